@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * neuronprof provider API: how a device provider (the simulator, or a driver
+ * for real Neuron PCI devices) announces a device to the neuronprof core and
+ * feeds notifications into the rings of subscribed queues.
+ *
+ * Lifetime: nprof_device_register() returns a device that is visible to
+ * userspace as a DRM render node. nprof_device_unregister() unplugs it: it
+ * waits for every ioctl and callback in flight to finish, marks every live
+ * subscription DEAD and wakes its pollers; after it returns the core never
+ * calls the provider's ops again and nprof_notify() on the device fails.
+ * Subscriptions and mappings that userspace still holds stay valid.
+ */
+#ifndef _NEURONPROF_PROVIDER_H_
+#define _NEURONPROF_PROVIDER_H_
+
+#include <linux/types.h>
+#include <drm/neuronprof_drm.h>
+
+struct device;
+struct module;
+struct nprof_device;
+
+/**
+ * struct nprof_queue_id - address of one notification queue.
+ * @kind: enum neuronprof_target_kind.
+ * @index: core or TopSP index.
+ * @type: enum neuronprof_queue_type.
+ * @engine: engine, 0 for types without per-engine queues.
+ */
+struct nprof_queue_id {
+	u32 kind;
+	u32 index;
+	u32 type;
+	u32 engine;
+};
+
+/**
+ * struct nprof_device_desc - what a provider announces.
+ * @provider: short provider name, at most 15 characters ("sim").
+ * @arch: enum neuronprof_arch.
+ * @num_cores: NeuronCores, 1..256.
+ * @num_topsps: TopSPs, 0..256, a multiple of @num_cores.
+ * @engines_per_core: 1..NEURONPROF_MAX_ENGINES.
+ * @core_queue_types: (1 << type) bits of the queue types of a NeuronCore.
+ * @topsp_queue_types: (1 << type) bits of the queue types of a TopSP.
+ * @per_engine_queue_types: (1 << type) bits of the types with one queue per engine.
+ * @min_ring_size: smallest ring, a power of two >= PAGE_SIZE.
+ * @max_ring_size: largest ring, a power of two >= @min_ring_size.
+ * @caps: NEURONPROF_CAP_* bits.
+ */
+struct nprof_device_desc {
+	const char *provider;
+	u32 arch;
+	u32 num_cores;
+	u32 num_topsps;
+	u32 engines_per_core;
+	u32 core_queue_types;
+	u32 topsp_queue_types;
+	u32 per_engine_queue_types;
+	u64 min_ring_size;
+	u64 max_ring_size;
+	u64 caps;
+};
+
+/**
+ * struct nprof_hw_ops - callbacks of a provider.
+ *
+ * All callbacks are made in process context, inside drm_dev_enter(), with no
+ * core spinlock held; they may sleep. They are never called after
+ * nprof_device_unregister() returned.
+ *
+ * @owner: the provider module; pinned while any subscription exists.
+ * @queue_start: start producing into a queue that was just subscribed.
+ *	Returns 0 or a negative errno, which SUBSCRIBE returns to userspace.
+ * @queue_stop: stop producing into a queue whose subscription ends.
+ * @flush: push every in-flight notification of the queue into the ring
+ *	(through nprof_notify()) before returning. Optional (NEURONPROF_CAP_FLUSH).
+ * @sim_exec: run a synthetic program (NEURONPROF_CAP_SIM_EXEC). The core has
+ *	validated @args against the device; the callback fills status and
+ *	produced. Returns 0 or a negative errno.
+ */
+struct nprof_hw_ops {
+	struct module *owner;
+	int (*queue_start)(struct nprof_device *ndev, const struct nprof_queue_id *q);
+	void (*queue_stop)(struct nprof_device *ndev, const struct nprof_queue_id *q);
+	int (*flush)(struct nprof_device *ndev, const struct nprof_queue_id *q);
+	int (*sim_exec)(struct nprof_device *ndev, struct drm_neuronprof_sim_exec *args);
+};
+
+struct nprof_device *nprof_device_register(struct device *parent,
+					   const struct nprof_device_desc *desc,
+					   const struct nprof_hw_ops *ops, void *priv);
+void nprof_device_unregister(struct nprof_device *ndev);
+void *nprof_device_priv(struct nprof_device *ndev);
+const struct nprof_device_desc *nprof_device_desc(struct nprof_device *ndev);
+
+/**
+ * enum nprof_notify_result - what happened to one notification.
+ * @NPROF_NOTIFY_DELIVERED: written into the ring.
+ * @NPROF_NOTIFY_LOST: the ring was full (or overflow was forced): counted in
+ *	the ring's lost counter and the ring is flagged OVERFLOWED.
+ * @NPROF_NOTIFY_UNSUBSCRIBED: nobody subscribed the queue; discarded.
+ */
+enum nprof_notify_result {
+	NPROF_NOTIFY_DELIVERED,
+	NPROF_NOTIFY_LOST,
+	NPROF_NOTIFY_UNSUBSCRIBED,
+};
+
+/**
+ * nprof_notify() - produce one notification into a queue.
+ * @ndev: the device.
+ * @q: the queue.
+ * @n: the entry; the core fills @n->seq, queue_type and engine; the provider
+ *	fills every other member (timestamp in the device clock domain).
+ * @force_lost: count it as lost even when there is room (fault injection).
+ *
+ * Callable from any context, including hard IRQ. Never overwrites unread
+ * entries.
+ *
+ * Return: an enum nprof_notify_result.
+ */
+enum nprof_notify_result nprof_notify(struct nprof_device *ndev,
+				      const struct nprof_queue_id *q,
+				      struct neuronprof_notification *n,
+				      bool force_lost);
+
+/**
+ * nprof_queues_flushed() - tell the core that every queue of a core and its
+ * TopSPs got all its in-flight notifications (end of an execution), so
+ * pollers are woken even below their watermark.
+ * @ndev: the device.
+ * @core: the NeuronCore.
+ */
+void nprof_queues_flushed(struct nprof_device *ndev, u32 core);
+
+#endif /* _NEURONPROF_PROVIDER_H_ */

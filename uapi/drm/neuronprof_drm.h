@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * neuronprof: NeuronCore notification queues as mmap-able rings.
+ *
+ * This is the only header shared by the kernel modules and userspace. Every
+ * struct here has fixed-width members, explicit padding and a size that is a
+ * multiple of 8, so it has the same layout for i386 and x86_64 userspace.
+ * Flags, pads and reserved members must be zero on input or the ioctl fails
+ * with EINVAL. Command numbers are explicit constants and never reused.
+ *
+ * Documentation/uapi.rst describes every ioctl, its arguments and every errno;
+ * Documentation/ring.rst describes the ring protocol.
+ */
+#ifndef _UAPI_NEURONPROF_DRM_H_
+#define _UAPI_NEURONPROF_DRM_H_
+
+#ifdef __KERNEL__
+#include <drm/drm.h>
+#else
+#include "drm.h"	/* from libdrm: pkg-config --cflags libdrm */
+#endif
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+/** NEURONPROF_DRIVER_NAME - the DRM driver name reported by DRM_IOCTL_VERSION. */
+#define NEURONPROF_DRIVER_NAME		"neuronprof"
+
+/** NEURONPROF_UAPI_VERSION - bumped when a struct grows or semantics extend. */
+#define NEURONPROF_UAPI_VERSION		1
+
+/* DRM ioctls on the render node (driver-private range). */
+#define DRM_NEURONPROF_GET_INFO		0x00
+#define DRM_NEURONPROF_NQ_SUBSCRIBE	0x01
+#define DRM_NEURONPROF_SIM_EXEC		0x02
+
+#define DRM_IOCTL_NEURONPROF_GET_INFO \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NEURONPROF_GET_INFO, struct drm_neuronprof_get_info)
+#define DRM_IOCTL_NEURONPROF_NQ_SUBSCRIBE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NEURONPROF_NQ_SUBSCRIBE, struct drm_neuronprof_nq_subscribe)
+#define DRM_IOCTL_NEURONPROF_SIM_EXEC \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NEURONPROF_SIM_EXEC, struct drm_neuronprof_sim_exec)
+
+/* ioctls on a subscription fd (not a DRM fd: its own magic). */
+#define NEURONPROF_NQ_IOC_MAGIC		0xB9
+#define NEURONPROF_IOCTL_NQ_DRAIN \
+	_IOWR(NEURONPROF_NQ_IOC_MAGIC, 0x01, struct neuronprof_nq_drain)
+
+/**
+ * enum neuronprof_arch - device architecture.
+ * @NEURONPROF_ARCH_TRN1: Trainium1, 2 NeuronCore-v2, 6 TopSPs.
+ * @NEURONPROF_ARCH_INF2: Inferentia2, 2 NeuronCore-v2, 6 TopSPs.
+ * @NEURONPROF_ARCH_TRN2: Trainium2, 8 physical NeuronCore-v3, 16 TopSPs.
+ */
+enum neuronprof_arch {
+	NEURONPROF_ARCH_TRN1 = 1,
+	NEURONPROF_ARCH_INF2 = 2,
+	NEURONPROF_ARCH_TRN2 = 3,
+};
+
+/**
+ * enum neuronprof_target_kind - what a queue belongs to.
+ * @NEURONPROF_TARGET_CORE: a NeuronCore (index < num_cores).
+ * @NEURONPROF_TARGET_TOPSP: a TopSP (index < num_topsps). TopSP t serves
+ *	NeuronCore t / (num_topsps / num_cores).
+ */
+enum neuronprof_target_kind {
+	NEURONPROF_TARGET_CORE = 0,
+	NEURONPROF_TARGET_TOPSP = 1,
+};
+
+/**
+ * enum neuronprof_queue_type - notification queue types.
+ *
+ * The values follow the device notification types the Neuron runtime
+ * collects and are ABI. TRACE, EVENT and DMA have one queue per engine;
+ * every other type has a single queue per target (engine must be 0).
+ *
+ * @NEURONPROF_QT_TRACE: instruction trace, code = opcode.
+ * @NEURONPROF_QT_EVENT: engine events, code = event id.
+ * @NEURONPROF_QT_ERROR: execution errors, code = error code.
+ * @NEURONPROF_QT_INFER_STATUS: execution start/stop, code = start/stop marker.
+ * @NEURONPROF_QT_DMA: DMA descriptors completed, code = DMA queue.
+ * @NEURONPROF_QT_THROTTLE: power/thermal throttling, code = throttle level.
+ * @NEURONPROF_QT_TOPSP_TRACE: TopSP instruction trace.
+ * @NEURONPROF_QT_TOPSP_EVENT: TopSP events (collectives).
+ * @NEURONPROF_QT_TOPSP_ERROR: TopSP errors.
+ * @NEURONPROF_QT_COUNT: number of queue types.
+ */
+enum neuronprof_queue_type {
+	NEURONPROF_QT_TRACE = 0,
+	NEURONPROF_QT_EVENT = 1,
+	NEURONPROF_QT_ERROR = 2,
+	NEURONPROF_QT_INFER_STATUS = 3,
+	NEURONPROF_QT_DMA = 4,
+	NEURONPROF_QT_THROTTLE = 5,
+	NEURONPROF_QT_TOPSP_TRACE = 6,
+	NEURONPROF_QT_TOPSP_EVENT = 7,
+	NEURONPROF_QT_TOPSP_ERROR = 8,
+	NEURONPROF_QT_COUNT = 9,
+};
+
+/**
+ * enum neuronprof_engine - NeuronCore engines (the @engine of a queue).
+ * @NEURONPROF_ENGINE_TENSOR: the tensor (PE array) engine.
+ * @NEURONPROF_ENGINE_VECTOR: the vector engine.
+ * @NEURONPROF_ENGINE_SCALAR: the scalar (activation) engine.
+ * @NEURONPROF_ENGINE_GPSIMD: the general-purpose SIMD engine.
+ * @NEURONPROF_ENGINE_SYNC: the sync engine (NeuronCore-v3 only).
+ */
+enum neuronprof_engine {
+	NEURONPROF_ENGINE_TENSOR = 0,
+	NEURONPROF_ENGINE_VECTOR = 1,
+	NEURONPROF_ENGINE_SCALAR = 2,
+	NEURONPROF_ENGINE_GPSIMD = 3,
+	NEURONPROF_ENGINE_SYNC = 4,
+};
+
+/** NEURONPROF_MAX_ENGINES - upper bound of engines_per_core on any device. */
+#define NEURONPROF_MAX_ENGINES		8
+
+/* Codes of NEURONPROF_QT_INFER_STATUS entries. */
+#define NEURONPROF_INFER_START		1
+#define NEURONPROF_INFER_STOP		2
+
+/**
+ * struct neuronprof_notification - one ring entry (entry_size bytes).
+ *
+ * Devices may report a larger entry_size in the future; consumers step by
+ * entry_size and read only the members they know.
+ *
+ * @timestamp_ns: time the device produced it, in the device's clock domain.
+ * @seq: per-queue sequence number. It starts at 0 when the queue is
+ *	subscribed and counts every notification the queue produced, delivered or
+ *	lost, so a gap between two entries equals the notifications lost there.
+ * @queue_type: enum neuronprof_queue_type of the queue.
+ * @engine: engine of the queue.
+ * @code: type-specific code (opcode, event id, error code, DMA queue, ...).
+ * @model_id: model id of the program that produced it.
+ * @iteration: iteration of the program that produced it.
+ * @payload: type-specific payload words.
+ */
+struct neuronprof_notification {
+	__u64 timestamp_ns;
+	__u64 seq;
+	__u16 queue_type;
+	__u16 engine;
+	__u32 code;
+	__u32 model_id;
+	__u32 iteration;
+	__u64 payload[4];
+};
+
+/* Capability bits of drm_neuronprof_device_info.caps. */
+#define NEURONPROF_CAP_SIM_EXEC		(1ULL << 0)	/* SIM_EXEC is supported */
+#define NEURONPROF_CAP_FLUSH		(1ULL << 1)	/* NQ_DRAIN can flush */
+
+/* Queries of DRM_IOCTL_NEURONPROF_GET_INFO. */
+#define NEURONPROF_INFO_DEVICE		1	/* struct drm_neuronprof_device_info */
+
+/**
+ * struct drm_neuronprof_get_info - argument of DRM_IOCTL_NEURONPROF_GET_INFO.
+ *
+ * @query: in, NEURONPROF_INFO_*.
+ * @size: in/out. In: size of the buffer at @data; 0 asks for the size the
+ *	query needs, which is returned here without copying anything. Out: the
+ *	number of bytes written (at most the size passed in). A buffer smaller
+ *	than the first version of the query's struct fails with EINVAL.
+ * @flags: in, must be 0.
+ * @pad: must be 0.
+ * @data: in, user pointer to the buffer.
+ */
+struct drm_neuronprof_get_info {
+	__u32 query;
+	__u32 size;
+	__u32 flags;
+	__u32 pad;
+	__u64 data;
+};
+
+/**
+ * struct drm_neuronprof_device_info - reply to NEURONPROF_INFO_DEVICE.
+ *
+ * @uapi_version: NEURONPROF_UAPI_VERSION of the running module.
+ * @arch: enum neuronprof_arch.
+ * @provider: NUL-terminated name of the provider ("sim", ...).
+ * @num_cores: number of NeuronCores.
+ * @num_topsps: number of TopSPs.
+ * @engines_per_core: engines of a NeuronCore (per-engine queues).
+ * @entry_size: bytes per ring entry (a power of two).
+ * @core_queue_types: bit (1 << type) set for each type a NeuronCore has.
+ * @topsp_queue_types: bit (1 << type) set for each type a TopSP has.
+ * @per_engine_queue_types: bit (1 << type) set for types with a queue per engine.
+ * @clock_id: clock domain of timestamps (a clockid_t, CLOCK_MONOTONIC = 1).
+ * @caps: NEURONPROF_CAP_* bits.
+ * @min_ring_size: smallest ring data size accepted, in bytes.
+ * @max_ring_size: largest ring data size accepted, in bytes.
+ * @device_index: index of this device among neuronprof devices.
+ * @pad: zero.
+ * @reserved: zero.
+ */
+struct drm_neuronprof_device_info {
+	__u32 uapi_version;
+	__u32 arch;
+	char provider[16];
+	__u32 num_cores;
+	__u32 num_topsps;
+	__u32 engines_per_core;
+	__u32 entry_size;
+	__u32 core_queue_types;
+	__u32 topsp_queue_types;
+	__u32 per_engine_queue_types;
+	__u32 clock_id;
+	__u64 caps;
+	__u64 min_ring_size;
+	__u64 max_ring_size;
+	__u32 device_index;
+	__u32 pad;
+	__u64 reserved[4];
+};
+
+/**
+ * struct drm_neuronprof_nq_subscribe - argument of DRM_IOCTL_NEURONPROF_NQ_SUBSCRIBE.
+ *
+ * Creates a subscription to one queue: a new file descriptor (O_CLOEXEC)
+ * that is the subscription. One subscriber per queue per device.
+ *
+ * @target_kind: in, enum neuronprof_target_kind.
+ * @target_index: in, core or TopSP index.
+ * @queue_type: in, enum neuronprof_queue_type, valid for @target_kind.
+ * @engine: in, engine; 0 for queue types without per-engine queues.
+ * @ring_size: in, bytes of the data area: a power of two, a multiple of the
+ *	page size, within [min_ring_size, max_ring_size].
+ * @watermark: in, bytes unread before poll reports EPOLLIN; 0 means one entry.
+ *	At most @ring_size.
+ * @flags: in, must be 0.
+ * @fd: out, the subscription file descriptor.
+ * @pad: must be 0.
+ * @header_offset: out, mmap offset of the header page (read-only).
+ * @header_size: out, its size.
+ * @consumer_offset: out, mmap offset of the consumer page (read-write).
+ * @consumer_size: out, its size.
+ * @data_offset: out, mmap offset of the data area (read-only).
+ * @data_size: out, its size (== @ring_size).
+ * @reserved: must be 0.
+ */
+struct drm_neuronprof_nq_subscribe {
+	__u32 target_kind;
+	__u32 target_index;
+	__u32 queue_type;
+	__u32 engine;
+	__u64 ring_size;
+	__u32 watermark;
+	__u32 flags;
+	__s32 fd;
+	__u32 pad;
+	__u64 header_offset;
+	__u64 header_size;
+	__u64 consumer_offset;
+	__u64 consumer_size;
+	__u64 data_offset;
+	__u64 data_size;
+	__u64 reserved[2];
+};
+
+/* Bits of neuronprof_ring_header.flags. */
+#define NEURONPROF_RING_OVERFLOWED	(1U << 0)	/* at least one entry was lost */
+#define NEURONPROF_RING_DEAD		(1U << 1)	/* the device is gone */
+#define NEURONPROF_RING_BAD_CONSUMER	(1U << 2)	/* an invalid consumer_pos was ignored */
+
+/** NEURONPROF_RING_VERSION - version of struct neuronprof_ring_header. */
+#define NEURONPROF_RING_VERSION		1
+
+/**
+ * struct neuronprof_ring_header - the read-only header page of a subscription.
+ *
+ * Positions are free-running byte counters; the entry at position p is at
+ * data + (p & (ring_size - 1)). Entries never straddle the end of the data
+ * area (ring_size is a multiple of entry_size).
+ *
+ * Ordering (see Documentation/ring.rst): the kernel writes entries, then
+ * stores @producer_pos with release semantics (B); userspace loads
+ * @producer_pos with acquire semantics (C), reads the entries, then stores
+ * neuronprof_ring_consumer.consumer_pos with release semantics (D); the
+ * kernel loads consumer_pos with acquire semantics (A) before reusing space.
+ * A pairs with D, B pairs with C.
+ *
+ * @version: NEURONPROF_RING_VERSION.
+ * @header_size: bytes of this struct the kernel fills.
+ * @entry_size: bytes per entry.
+ * @flags: NEURONPROF_RING_* bits.
+ * @ring_size: bytes of the data area.
+ * @queue_type: the subscribed queue type.
+ * @target_kind: the subscribed target kind.
+ * @target_index: the subscribed target index.
+ * @engine: the subscribed engine.
+ * @reserved0: zero.
+ * @producer_pos: bytes produced (written by the kernel only), on its own
+ *	cache line.
+ * @lost: notifications lost because the ring was full.
+ * @reserved1: zero.
+ */
+struct neuronprof_ring_header {
+	__u32 version;
+	__u32 header_size;
+	__u32 entry_size;
+	__u32 flags;
+	__u64 ring_size;
+	__u32 queue_type;
+	__u32 target_kind;
+	__u32 target_index;
+	__u32 engine;
+	__u64 reserved0[4];
+	__u64 producer_pos;
+	__u64 lost;
+	__u64 reserved1[6];
+};
+
+/**
+ * struct neuronprof_ring_consumer - the read-write consumer page.
+ * @consumer_pos: bytes consumed; written by userspace only. The kernel reads
+ *	it once per use, and ignores (and flags with NEURONPROF_RING_BAD_CONSUMER)
+ *	a value that moves backwards, passes producer_pos or is not a multiple of
+ *	entry_size.
+ */
+struct neuronprof_ring_consumer {
+	__u64 consumer_pos;
+};
+
+/* Flags of struct neuronprof_nq_drain. */
+#define NEURONPROF_DRAIN_FLUSH		(1U << 0)	/* flush in-flight notifications first */
+#define NEURONPROF_DRAIN_RELEASE	(1U << 1)	/* release space up to release_pos */
+
+/**
+ * struct neuronprof_nq_drain - argument of NEURONPROF_IOCTL_NQ_DRAIN.
+ *
+ * @flags: in, NEURONPROF_DRAIN_* bits.
+ * @pad: must be 0.
+ * @release_pos: in with NEURONPROF_DRAIN_RELEASE: the new consumer position,
+ *	a multiple of entry_size between the current consumer and producer
+ *	positions; must be 0 without that flag.
+ * @producer_pos: out, producer position.
+ * @consumer_pos: out, consumer position (after the release).
+ * @lost: out, notifications lost so far.
+ * @ring_flags: out, NEURONPROF_RING_* bits.
+ * @pad2: zero.
+ */
+struct neuronprof_nq_drain {
+	__u32 flags;
+	__u32 pad;
+	__u64 release_pos;
+	__u64 producer_pos;
+	__u64 consumer_pos;
+	__u64 lost;
+	__u32 ring_flags;
+	__u32 pad2;
+};
+
+/* Flags of struct drm_neuronprof_sim_exec. */
+#define NEURONPROF_SIM_EXEC_ERROR	(1U << 0)	/* raise an execution error */
+#define NEURONPROF_SIM_EXEC_THROTTLE	(1U << 1)	/* throttle every iteration */
+
+/* Limits of a SIM_EXEC program. */
+#define NEURONPROF_SIM_MAX_ITERATIONS		65536
+#define NEURONPROF_SIM_MAX_INSTRUCTIONS		(1U << 20)	/* per engine per iteration */
+#define NEURONPROF_SIM_MAX_DMA			(1U << 20)	/* per iteration */
+#define NEURONPROF_SIM_MAX_NOTIFICATIONS	(1ULL << 26)	/* per program */
+
+/**
+ * struct drm_neuronprof_sim_exec - argument of DRM_IOCTL_NEURONPROF_SIM_EXEC.
+ *
+ * Runs a synthetic program on one NeuronCore of a device that reports
+ * NEURONPROF_CAP_SIM_EXEC and blocks until it completes. What it produces per
+ * iteration is described in Documentation/simulator.rst.
+ *
+ * @core: in, NeuronCore index.
+ * @flags: in, NEURONPROF_SIM_EXEC_* bits.
+ * @model_id: in, written into every notification.
+ * @iterations: in, 1..NEURONPROF_SIM_MAX_ITERATIONS.
+ * @instructions: in, instructions per engine per iteration; entries at and
+ *	beyond engines_per_core must be 0.
+ * @dma_transfers: in, DMA transfers per iteration.
+ * @status: out, 0 on success, else the error code the execution raised.
+ * @timeout_ns: in, absolute CLOCK_MONOTONIC deadline, 0 for none.
+ * @produced: out, notifications produced per queue type, delivered or lost
+ *	(queues nobody subscribed discard theirs and are not counted).
+ * @reserved: must be 0.
+ */
+struct drm_neuronprof_sim_exec {
+	__u32 core;
+	__u32 flags;
+	__u32 model_id;
+	__u32 iterations;
+	__u32 instructions[NEURONPROF_MAX_ENGINES];
+	__u32 dma_transfers;
+	__u32 status;
+	__u64 timeout_ns;
+	__u64 produced[16];
+	__u64 reserved[2];
+};
+
+#if defined(__cplusplus)
+}
+#endif
+
+#endif /* _UAPI_NEURONPROF_DRM_H_ */
