@@ -7,7 +7,7 @@
 set -euo pipefail
 
 PKGS=(
-	build-essential gcc-multilib g++ clang llvm lld libclang-rt-14-dev make bc bison flex
+	build-essential gcc-multilib g++ g++-multilib clang llvm lld libclang-rt-14-dev make bc bison flex
 	libelf-dev libssl-dev dwarves kmod pkg-config python3 python3-protobuf
 	linux-headers-amd64 linux-image-amd64 linux-source-6.1
 	qemu-system-x86 busybox-static cpio xz-utils file
