@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One simulated Neuron device: the platform driver whose probe announces the
+ * device to the neuronprof core and whose remove unplugs it, and the provider
+ * callbacks (queue start/stop, flush, program execution) with their fault
+ * injection.
+ *
+ * Removal while userspace holds subscriptions or mappings is the core's job
+ * (DEAD rings, ENODEV); ours is that nothing of the simulator still produces
+ * into the device: remove sets @dying, which makes executions stop with
+ * -ENODEV within NPROF_SIM_POLL_INTERVAL notifications and stalled flushes
+ * return, then takes every core's execution lock before unregistering.
+ */
+
+#include <linux/bitmap.h>
+#include <linux/device.h>
+#include <linux/export.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/overflow.h>
+#include <linux/platform_device.h>
+#include <linux/sched/signal.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <kunit/visibility.h>
+
+#include "sim.h"
+
+#define NPROF_SIM_CORE_QUEUE_TYPES					\
+	(BIT(NEURONPROF_QT_TRACE) | BIT(NEURONPROF_QT_EVENT) |		\
+	 BIT(NEURONPROF_QT_ERROR) | BIT(NEURONPROF_QT_INFER_STATUS) |	\
+	 BIT(NEURONPROF_QT_DMA) | BIT(NEURONPROF_QT_THROTTLE))
+#define NPROF_SIM_TOPSP_QUEUE_TYPES					\
+	(BIT(NEURONPROF_QT_TOPSP_TRACE) | BIT(NEURONPROF_QT_TOPSP_EVENT) | \
+	 BIT(NEURONPROF_QT_TOPSP_ERROR))
+#define NPROF_SIM_PER_ENGINE_QUEUE_TYPES				\
+	(BIT(NEURONPROF_QT_TRACE) | BIT(NEURONPROF_QT_EVENT) |		\
+	 BIT(NEURONPROF_QT_DMA))
+#define NPROF_SIM_MAX_RING_SIZE		SZ_64M
+#define NPROF_SIM_EXEC_FLAGS	(NEURONPROF_SIM_EXEC_ERROR | NEURONPROF_SIM_EXEC_THROTTLE)
+
+static const struct nprof_sim_arch nprof_sim_archs[] = {
+	{ "trn1", NEURONPROF_ARCH_TRN1, 2, 6, 4 },
+	{ "inf2", NEURONPROF_ARCH_INF2, 2, 6, 4 },
+	{ "trn2", NEURONPROF_ARCH_TRN2, 8, 16, 5 },
+};
+
+/**
+ * nprof_sim_arch_by_name() - look an architecture up by name.
+ * @name: "trn1", "inf2" or "trn2".
+ *
+ * Return: the architecture, or NULL if @name is none of them.
+ */
+const struct nprof_sim_arch *nprof_sim_arch_by_name(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(nprof_sim_archs); i++)
+		if (!strcmp(nprof_sim_archs[i].name, name))
+			return &nprof_sim_archs[i];
+	return NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_sim_arch_by_name);
+
+/**
+ * nprof_sim_arch_by_id() - look an architecture up by enum neuronprof_arch.
+ * @arch: the architecture.
+ *
+ * Return: the architecture, or NULL if the simulator has no such one.
+ */
+const struct nprof_sim_arch *nprof_sim_arch_by_id(u32 arch)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(nprof_sim_archs); i++)
+		if (nprof_sim_archs[i].arch == arch)
+			return &nprof_sim_archs[i];
+	return NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_sim_arch_by_id);
+
+/**
+ * nprof_sim_fill_desc() - the device description of an architecture.
+ * @a: the architecture.
+ * @desc: out.
+ */
+void nprof_sim_fill_desc(const struct nprof_sim_arch *a,
+			 struct nprof_device_desc *desc)
+{
+	*desc = (struct nprof_device_desc) {
+		.provider = "sim",
+		.arch = a->arch,
+		.num_cores = a->num_cores,
+		.num_topsps = a->num_topsps,
+		.engines_per_core = a->engines_per_core,
+		.core_queue_types = NPROF_SIM_CORE_QUEUE_TYPES,
+		.topsp_queue_types = NPROF_SIM_TOPSP_QUEUE_TYPES,
+		.per_engine_queue_types = NPROF_SIM_PER_ENGINE_QUEUE_TYPES,
+		.min_ring_size = PAGE_SIZE,
+		.max_ring_size = NPROF_SIM_MAX_RING_SIZE,
+		.caps = NEURONPROF_CAP_SIM_EXEC | NEURONPROF_CAP_FLUSH,
+	};
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_sim_fill_desc);
+
+/*
+ * Lay the queues of the device out in one bitmap: all NeuronCores, then all
+ * TopSPs; within a target the queue types in order, per-engine ones taking
+ * engines_per_core slots.
+ */
+static void nprof_sim_layout_queues(struct nprof_sim_device *sdev)
+{
+	const u32 types[2] = { sdev->desc.core_queue_types,
+			       sdev->desc.topsp_queue_types };
+	const u32 targets[2] = { sdev->desc.num_cores, sdev->desc.num_topsps };
+	u32 kind, type, base = 0;
+
+	for (kind = 0; kind < 2; kind++) {
+		u32 slot = 0;
+
+		for (type = 0; type < NEURONPROF_QT_COUNT; type++) {
+			sdev->type_offset[kind][type] = slot;
+			if (!(types[kind] & BIT(type)))
+				continue;
+			slot += sdev->desc.per_engine_queue_types & BIT(type) ?
+				sdev->desc.engines_per_core : 1;
+		}
+		sdev->queue_base[kind] = base;
+		sdev->queue_stride[kind] = slot;
+		base += slot * targets[kind];
+	}
+	sdev->num_queues = base;
+}
+
+/**
+ * nprof_sim_queue_index() - bit of a queue in the active bitmap.
+ * @sdev: the device.
+ * @q: the queue.
+ *
+ * Return: the index, or -EINVAL if the device has no such queue.
+ */
+int nprof_sim_queue_index(const struct nprof_sim_device *sdev,
+			  const struct nprof_queue_id *q)
+{
+	const struct nprof_device_desc *d = &sdev->desc;
+	u32 types, targets, engines;
+
+	switch (q->kind) {
+	case NEURONPROF_TARGET_CORE:
+		types = d->core_queue_types;
+		targets = d->num_cores;
+		break;
+	case NEURONPROF_TARGET_TOPSP:
+		types = d->topsp_queue_types;
+		targets = d->num_topsps;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (q->index >= targets || q->type >= NEURONPROF_QT_COUNT ||
+	    !(types & BIT(q->type)))
+		return -EINVAL;
+	engines = d->per_engine_queue_types & BIT(q->type) ? d->engines_per_core : 1;
+	if (q->engine >= engines)
+		return -EINVAL;
+	return sdev->queue_base[q->kind] + q->index * sdev->queue_stride[q->kind] +
+	       sdev->type_offset[q->kind][q->type] + q->engine;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_sim_queue_index);
+
+static int nprof_sim_queue_start(struct nprof_device *ndev,
+				 const struct nprof_queue_id *q)
+{
+	struct nprof_sim_device *sdev = nprof_device_priv(ndev);
+	int idx = nprof_sim_queue_index(sdev, q);
+	int err;
+
+	if (idx < 0)
+		return idx;
+	err = atomic_xchg(nprof_sim_knob(sdev, NPROF_SIM_FAIL_NEXT_SUBSCRIBE), 0);
+	if (err)
+		return -err;
+	/* The core allows one subscriber per queue; a second start is its bug. */
+	if (test_and_set_bit(idx, sdev->active)) {
+		dev_warn_once(sdev->dev, "queue %u/%u/%u/%u started twice\n",
+			      q->kind, q->index, q->type, q->engine);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+static void nprof_sim_queue_stop(struct nprof_device *ndev,
+				 const struct nprof_queue_id *q)
+{
+	struct nprof_sim_device *sdev = nprof_device_priv(ndev);
+	int idx = nprof_sim_queue_index(sdev, q);
+
+	if (idx < 0 || !test_and_clear_bit(idx, sdev->active))
+		dev_warn_once(sdev->dev, "queue %u/%u/%u/%u stopped but not started\n",
+			      q->kind, q->index, q->type, q->engine);
+}
+
+static int nprof_sim_flush(struct nprof_device *ndev,
+			   const struct nprof_queue_id *q)
+{
+	struct nprof_sim_device *sdev = nprof_device_priv(ndev);
+	unsigned int stall_ms;
+	long left;
+	int err;
+
+	if (nprof_sim_queue_index(sdev, q) < 0)
+		return -EINVAL;
+	err = atomic_read(nprof_sim_knob(sdev, NPROF_SIM_FLUSH_FAIL));
+	if (err)
+		return -err;
+	stall_ms = atomic_read(nprof_sim_knob(sdev, NPROF_SIM_FLUSH_STALL_MS));
+	if (stall_ms) {
+		/* Removal must not wait for a stalled flush: it wakes us. */
+		left = wait_event_interruptible_timeout(sdev->dying_wq,
+							READ_ONCE(sdev->dying),
+							msecs_to_jiffies(stall_ms));
+		if (left < 0)
+			return left;
+		if (READ_ONCE(sdev->dying))
+			return -ENODEV;
+	}
+	/*
+	 * Executions push every notification synchronously through
+	 * nprof_notify(), so nothing is ever in flight: the ring already holds
+	 * everything the queue produced.
+	 */
+	return 0;
+}
+
+/**
+ * struct nprof_sim_exec_ctx - an execution on a device.
+ * @run: the generator's state.
+ * @sdev: the device.
+ * @args: the ioctl arguments (produced[] is filled here).
+ */
+struct nprof_sim_exec_ctx {
+	struct nprof_sim_run run;
+	struct nprof_sim_device *sdev;
+	struct drm_neuronprof_sim_exec *args;
+};
+
+static int nprof_sim_exec_emit(struct nprof_sim_run *run,
+			       const struct nprof_queue_id *q,
+			       struct neuronprof_notification *n)
+{
+	struct nprof_sim_exec_ctx *ctx = container_of(run, struct nprof_sim_exec_ctx, run);
+	struct nprof_sim_device *sdev = ctx->sdev;
+	int idx = nprof_sim_queue_index(sdev, q);
+	bool lost;
+
+	/* A queue that was not started produces nothing, like the hardware. */
+	if (idx < 0 || !test_bit(idx, sdev->active))
+		return 0;
+	lost = atomic_read(nprof_sim_knob(sdev, NPROF_SIM_FORCE_OVERFLOW));
+	if (nprof_notify(sdev->ndev, q, n, lost) != NPROF_NOTIFY_UNSUBSCRIBED)
+		ctx->args->produced[q->type]++;
+	return 0;
+}
+
+static int nprof_sim_exec_poll(struct nprof_sim_run *run, bool boundary)
+{
+	struct nprof_sim_exec_ctx *ctx = container_of(run, struct nprof_sim_exec_ctx, run);
+
+	if (READ_ONCE(ctx->sdev->dying))
+		return -ENODEV;
+	if (fatal_signal_pending(current))
+		return -EINTR;
+	if (boundary && ctx->args->timeout_ns && ktime_get_ns() >= ctx->args->timeout_ns)
+		return -ETIMEDOUT;
+	return 0;
+}
+
+static int nprof_sim_exec_check(const struct nprof_sim_device *sdev,
+				const struct drm_neuronprof_sim_exec *args,
+				struct nprof_sim_program *prog)
+{
+	u32 engines = sdev->desc.engines_per_core;
+	u32 e;
+
+	if (args->core >= sdev->desc.num_cores ||
+	    args->flags & ~NPROF_SIM_EXEC_FLAGS ||
+	    !args->iterations || args->iterations > NEURONPROF_SIM_MAX_ITERATIONS ||
+	    args->dma_transfers > NEURONPROF_SIM_MAX_DMA ||
+	    args->reserved[0] || args->reserved[1])
+		return -EINVAL;
+	for (e = 0; e < NEURONPROF_MAX_ENGINES; e++)
+		if (args->instructions[e] > NEURONPROF_SIM_MAX_INSTRUCTIONS ||
+		    (e >= engines && args->instructions[e]))
+			return -EINVAL;
+
+	*prog = (struct nprof_sim_program) {
+		.model_id = args->model_id,
+		.iterations = args->iterations,
+		.dma_transfers = args->dma_transfers,
+		.throttle = args->flags & NEURONPROF_SIM_EXEC_THROTTLE,
+		.error = args->flags & NEURONPROF_SIM_EXEC_ERROR,
+	};
+	memcpy(prog->instructions, args->instructions, sizeof(prog->instructions));
+	if (nprof_sim_program_count(prog, engines,
+				    sdev->desc.num_topsps / sdev->desc.num_cores,
+				    NULL) > NEURONPROF_SIM_MAX_NOTIFICATIONS)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * nprof_sim_exec() - the sim_exec callback: run a program on a core.
+ * @ndev: the device.
+ * @args: the program; status and produced are filled.
+ *
+ * Executions on one core are serialised; their notifications go into the
+ * started queues of the core and of its TopSPs.
+ *
+ * Return: 0; -EINVAL for a program the device cannot run; -EINTR when
+ * interrupted while waiting for the core or killed; -ETIMEDOUT when
+ * args->timeout_ns passed before an iteration; -ENODEV when the device is
+ * being removed. produced counts what was produced until then.
+ */
+int nprof_sim_exec(struct nprof_device *ndev, struct drm_neuronprof_sim_exec *args)
+{
+	struct nprof_sim_device *sdev = nprof_device_priv(ndev);
+	struct nprof_sim_program prog;
+	struct nprof_sim_core *core;
+	struct nprof_sim_exec_ctx ctx = {
+		.sdev = sdev,
+		.args = args,
+		.run = {
+			.prog = &prog,
+			.engines = sdev->desc.engines_per_core,
+			.topsps_per_core = sdev->desc.num_topsps / sdev->desc.num_cores,
+			.emit = nprof_sim_exec_emit,
+			.poll = nprof_sim_exec_poll,
+		},
+	};
+	int ret;
+
+	args->status = 0;
+	memset(args->produced, 0, sizeof(args->produced));
+	ret = nprof_sim_exec_check(sdev, args, &prog);
+	if (ret)
+		return ret;
+	ctx.run.core = args->core;
+	core = &sdev->cores[args->core];
+
+	if (mutex_lock_interruptible(&core->exec_lock))
+		return -EINTR;
+	if (READ_ONCE(sdev->dying)) {
+		mutex_unlock(&core->exec_lock);
+		return -ENODEV;
+	}
+	if (atomic_xchg(nprof_sim_knob(sdev, NPROF_SIM_EXEC_ERROR), 0))
+		prog.error = true;
+	ctx.run.last_ts = core->last_ts;
+
+	ret = nprof_sim_program_run(&ctx.run);
+
+	core->last_ts = ctx.run.last_ts;
+	args->status = ctx.run.status;
+	/* Wake pollers below their watermark: the execution is over. */
+	nprof_queues_flushed(ndev, args->core);
+	mutex_unlock(&core->exec_lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_sim_exec);
+
+static const struct nprof_hw_ops nprof_sim_ops = {
+	.owner = THIS_MODULE,
+	.queue_start = nprof_sim_queue_start,
+	.queue_stop = nprof_sim_queue_stop,
+	.flush = nprof_sim_flush,
+	.sim_exec = nprof_sim_exec,
+};
+
+/**
+ * nprof_sim_probe() - announce a simulated device to the neuronprof core.
+ * @pdev: its platform device, with a struct nprof_sim_pdata.
+ *
+ * Return: 0 or a negative errno, also stored in the platform data.
+ */
+int nprof_sim_probe(struct platform_device *pdev)
+{
+	struct nprof_sim_pdata *pdata = dev_get_platdata(&pdev->dev);
+	const struct nprof_sim_arch *arch;
+	struct nprof_sim_device *sdev;
+	struct nprof_device *ndev;
+	u32 i;
+	int err;
+
+	if (!pdata) {
+		dev_err(&pdev->dev, "no platform data: create devices with new_device\n");
+		return -EINVAL;
+	}
+	arch = nprof_sim_arch_by_id(pdata->arch);
+	if (!arch || pdev->id < 0) {
+		dev_err(&pdev->dev, "bad platform data: arch %u, id %d\n",
+			pdata->arch, pdev->id);
+		err = -EINVAL;
+		goto err_out;
+	}
+
+	sdev = devm_kzalloc(&pdev->dev, struct_size(sdev, cores, arch->num_cores),
+			    GFP_KERNEL);
+	if (!sdev) {
+		err = -ENOMEM;
+		goto err_out;
+	}
+	sdev->dev = &pdev->dev;
+	sdev->id = pdev->id;
+	sdev->arch = arch;
+	nprof_sim_fill_desc(arch, &sdev->desc);
+	nprof_sim_layout_queues(sdev);
+	sdev->active = devm_bitmap_zalloc(&pdev->dev, sdev->num_queues, GFP_KERNEL);
+	if (!sdev->active) {
+		err = -ENOMEM;
+		goto err_out;
+	}
+	init_waitqueue_head(&sdev->dying_wq);
+	for (i = 0; i < arch->num_cores; i++)
+		mutex_init(&sdev->cores[i].exec_lock);
+	platform_set_drvdata(pdev, sdev);
+
+	ndev = nprof_device_register(&pdev->dev, &sdev->desc, &nprof_sim_ops, sdev);
+	if (IS_ERR_OR_NULL(ndev)) {
+		err = ndev ? PTR_ERR(ndev) : -ENOMEM;
+		dev_err(&pdev->dev, "cannot register %s device %u with neuronprof: %d\n",
+			arch->name, sdev->id, err);
+		goto err_mutex;
+	}
+	sdev->ndev = ndev;
+	nprof_sim_debugfs_init(sdev);
+	pdata->probe_err = 0;
+	dev_info(&pdev->dev, "simulated %s device %u: %u cores, %u TopSPs, %u engines\n",
+		 arch->name, sdev->id, arch->num_cores, arch->num_topsps,
+		 arch->engines_per_core);
+	return 0;
+
+err_mutex:
+	for (i = 0; i < arch->num_cores; i++)
+		mutex_destroy(&sdev->cores[i].exec_lock);
+err_out:
+	pdata->probe_err = err;
+	return err;
+}
+
+/**
+ * nprof_sim_remove() - unplug a simulated device.
+ * @pdev: its platform device.
+ *
+ * Return: 0.
+ */
+int nprof_sim_remove(struct platform_device *pdev)
+{
+	struct nprof_sim_device *sdev = platform_get_drvdata(pdev);
+	u32 i;
+
+	nprof_sim_debugfs_fini(sdev);
+
+	WRITE_ONCE(sdev->dying, true);
+	wake_up_all(&sdev->dying_wq);
+	/*
+	 * An execution holds its core's lock from start to end and sees
+	 * @dying within NPROF_SIM_POLL_INTERVAL notifications; once we got
+	 * every lock, nothing produces into the device any more.
+	 */
+	for (i = 0; i < sdev->desc.num_cores; i++) {
+		mutex_lock(&sdev->cores[i].exec_lock);
+		mutex_unlock(&sdev->cores[i].exec_lock);
+	}
+
+	nprof_device_unregister(sdev->ndev);
+	for (i = 0; i < sdev->desc.num_cores; i++)
+		mutex_destroy(&sdev->cores[i].exec_lock);
+	return 0;
+}
