@@ -1,0 +1,897 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suites of neuronprof_sim:
+ *  - neuronprof_sim_program: the program generator on its own (counts per
+ *    queue type, ordering, timestamps, model id and iteration, early stops)
+ *    and the parser of new_device;
+ *  - neuronprof_sim_device: real simulated devices registered with the core
+ *    (creation and removal, queue layout, executions, fault injection,
+ *    removal during an execution);
+ *  - neuronprof_sim_bench: the cost of producing one notification against a
+ *    memcpy of the entry. It reports, it never asserts on time.
+ */
+
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/mutex.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+
+#include "sim/sim.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+/* Device ids of the test devices: far above those created at load. */
+#define SIM_TEST_ID		4000
+
+/* ---- recording what the generator emits ---------------------------------- */
+
+/* Small enough to index by (kind, index < 16, type < 16, engine < 8). */
+#define SIM_TEST_KEYS		(2 * 16 * 16 * 8)
+#define SIM_TEST_MAX_RECORDS	4096
+
+struct sim_test_record {
+	struct nprof_queue_id q;
+	struct neuronprof_notification n;
+};
+
+struct sim_test_rec {
+	struct kunit *test;
+	struct sim_test_record *recs;
+	unsigned int nr;
+	unsigned int cap;
+	int fail_at;		/* emit fails with -EIO at this record, -1 never */
+	u32 stop_iteration;	/* poll stops the run before it, 0 never */
+	u64 polls_mid;
+	u64 polls_boundary;
+};
+
+static unsigned int sim_test_key(const struct nprof_queue_id *q)
+{
+	return ((q->kind * 16 + q->index) * 16 + q->type) * 8 + q->engine;
+}
+
+static int sim_test_emit(struct nprof_sim_run *run, const struct nprof_queue_id *q,
+			 struct neuronprof_notification *n)
+{
+	struct sim_test_rec *rec = run->priv;
+
+	if (rec->fail_at >= 0 && rec->nr == rec->fail_at)
+		return -EIO;
+	if (rec->nr >= rec->cap)
+		return -ENOSPC;
+	rec->recs[rec->nr].q = *q;
+	rec->recs[rec->nr].n = *n;
+	rec->nr++;
+	return 0;
+}
+
+static int sim_test_poll(struct nprof_sim_run *run, bool boundary)
+{
+	struct sim_test_rec *rec = run->priv;
+
+	if (!boundary) {
+		rec->polls_mid++;
+		return 0;
+	}
+	rec->polls_boundary++;
+	if (rec->stop_iteration && run->iteration == rec->stop_iteration)
+		return -ETIMEDOUT;
+	return 0;
+}
+
+static struct sim_test_rec *sim_test_rec_new(struct kunit *test, unsigned int cap)
+{
+	struct sim_test_rec *rec = kunit_kzalloc(test, sizeof(*rec), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, rec);
+	rec->recs = kunit_kmalloc_array(test, cap, sizeof(*rec->recs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rec->recs);
+	rec->test = test;
+	rec->cap = cap;
+	rec->fail_at = -1;
+	return rec;
+}
+
+/* ---- parameterised programs ---------------------------------------------- */
+
+struct sim_test_case {
+	const char *name;
+	struct nprof_sim_program prog;
+	u32 core;
+	u32 engines;
+	u32 topsps_per_core;
+	/*
+	 * Expected per queue type, worked out by hand from the documented
+	 * rules, in type order: TRACE, EVENT, ERROR, INFER_STATUS, DMA,
+	 * THROTTLE, TOPSP_TRACE, TOPSP_EVENT, TOPSP_ERROR.
+	 */
+	u64 expect[NEURONPROF_QT_COUNT];
+};
+
+static const struct sim_test_case sim_test_cases[] = {
+	{
+		.name = "trn2_all_engines_dma_throttle",
+		.prog = { .model_id = 7, .iterations = 1,
+			  .instructions = { 3, 1, 0, 2, 4 }, .dma_transfers = 7,
+			  .throttle = true },
+		.core = 5, .engines = 5, .topsps_per_core = 2,
+		.expect = { 10,  8,  0,  2,  7,  1,  2,  4,  0 },
+	},
+	{
+		.name = "trn1_error_three_iterations",
+		.prog = { .model_id = 0xdeadbeef, .iterations = 3,
+			  .instructions = { 5 }, .error = true },
+		.core = 1, .engines = 4, .topsps_per_core = 3,
+		.expect = { 15,  6,  1,  6,  0,  0,  9, 18,  1 },
+	},
+	{
+		.name = "inf2_empty_program",
+		.prog = { .model_id = 1, .iterations = 4 },
+		.core = 0, .engines = 4, .topsps_per_core = 3,
+		.expect = {  0,  0,  0,  8,  0,  0, 12, 24,  0 },
+	},
+	{
+		.name = "inf2_dma_throttle_error",
+		.prog = { .model_id = 2, .iterations = 2, .dma_transfers = 9,
+			  .throttle = true, .error = true },
+		.core = 1, .engines = 4, .topsps_per_core = 3,
+		.expect = {  0,  0,  1,  4, 18,  2,  6, 12,  1 },
+	},
+	{
+		.name = "no_topsps_error",
+		.prog = { .model_id = 3, .iterations = 2, .instructions = { 1 },
+			  .error = true },
+		.core = 0, .engines = 1, .topsps_per_core = 0,
+		.expect = {  2,  4,  1,  4,  0,  0,  0,  0,  0 },
+	},
+	{
+		.name = "instructions_beyond_engines_ignored",
+		.prog = { .model_id = 4, .iterations = 2,
+			  .instructions = { 0, 2, 0, 0, 9, 9, 9, 9 } },
+		.core = 0, .engines = 4, .topsps_per_core = 3,
+		.expect = {  4,  4,  0,  4,  0,  0,  6, 12,  0 },
+	},
+};
+
+static void sim_test_case_desc(const struct sim_test_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sim_program, sim_test_cases, sim_test_case_desc);
+
+static struct sim_test_rec *sim_test_run_case(struct kunit *test,
+					      const struct sim_test_case *c,
+					      struct nprof_sim_run *run)
+{
+	struct sim_test_rec *rec = sim_test_rec_new(test, SIM_TEST_MAX_RECORDS);
+
+	*run = (struct nprof_sim_run) {
+		.prog = &c->prog,
+		.core = c->core,
+		.engines = c->engines,
+		.topsps_per_core = c->topsps_per_core,
+		.emit = sim_test_emit,
+		.poll = sim_test_poll,
+		.priv = rec,
+	};
+	KUNIT_ASSERT_EQ(test, nprof_sim_program_run(run), 0);
+	return rec;
+}
+
+static bool sim_test_is_core(const struct sim_test_record *r)
+{
+	return r->q.kind == NEURONPROF_TARGET_CORE;
+}
+
+/* Every type gets exactly the documented number, on the right queues. */
+static void sim_program_counts(struct kunit *test)
+{
+	const struct sim_test_case *c = test->param_value;
+	u64 got[NEURONPROF_QT_COUNT] = { 0 }, formula[NEURONPROF_QT_COUNT];
+	u64 trace[NEURONPROF_MAX_ENGINES] = { 0 }, dma[NEURONPROF_MAX_ENGINES] = { 0 };
+	u32 first_topsp = c->core * c->topsps_per_core;
+	u64 total = 0, iters = c->prog.iterations;
+	struct nprof_sim_run run;
+	struct sim_test_rec *rec;
+	unsigned int i, t, e;
+
+	rec = sim_test_run_case(test, c, &run);
+	for (i = 0; i < rec->nr; i++) {
+		const struct sim_test_record *r = &rec->recs[i];
+
+		KUNIT_ASSERT_LT(test, r->q.type, (u32)NEURONPROF_QT_COUNT);
+		got[r->q.type]++;
+		if (sim_test_is_core(r)) {
+			KUNIT_EXPECT_EQ(test, r->q.index, c->core);
+			KUNIT_EXPECT_LT(test, r->q.type, (u32)NEURONPROF_QT_TOPSP_TRACE);
+			KUNIT_EXPECT_LT(test, r->q.engine, c->engines);
+		} else {
+			KUNIT_EXPECT_EQ(test, r->q.kind, (u32)NEURONPROF_TARGET_TOPSP);
+			KUNIT_EXPECT_GE(test, r->q.index, first_topsp);
+			KUNIT_EXPECT_LT(test, r->q.index, first_topsp + c->topsps_per_core);
+			KUNIT_EXPECT_GE(test, r->q.type, (u32)NEURONPROF_QT_TOPSP_TRACE);
+			KUNIT_EXPECT_EQ(test, r->q.engine, 0U);
+		}
+		/* Only TRACE, EVENT and DMA have per-engine queues. */
+		if (r->q.type != NEURONPROF_QT_TRACE && r->q.type != NEURONPROF_QT_EVENT &&
+		    r->q.type != NEURONPROF_QT_DMA)
+			KUNIT_EXPECT_EQ(test, r->q.engine, 0U);
+		KUNIT_EXPECT_EQ(test, (u32)r->n.queue_type, r->q.type);
+		KUNIT_EXPECT_EQ(test, (u32)r->n.engine, r->q.engine);
+		if (r->q.type == NEURONPROF_QT_TRACE)
+			trace[r->q.engine]++;
+		if (r->q.type == NEURONPROF_QT_DMA) {
+			dma[r->q.engine]++;
+			/* Synthetic device addresses, never kernel pointers. */
+			KUNIT_EXPECT_LT(test, r->n.payload[1], 1ULL << 48);
+			KUNIT_EXPECT_LT(test, r->n.payload[2], 1ULL << 48);
+		}
+	}
+	for (t = 0; t < NEURONPROF_QT_COUNT; t++) {
+		KUNIT_EXPECT_EQ_MSG(test, got[t], c->expect[t], "queue type %u", t);
+		total += c->expect[t];
+	}
+	KUNIT_EXPECT_EQ(test, run.emitted, total);
+	KUNIT_EXPECT_EQ(test, run.iteration, c->prog.iterations);
+	KUNIT_EXPECT_EQ(test, run.status,
+			c->prog.error ? (u32)NPROF_SIM_EXEC_ERROR_STATUS : 0U);
+
+	for (e = 0; e < c->engines; e++) {
+		u64 rr = c->prog.dma_transfers / c->engines +
+			 (e < c->prog.dma_transfers % c->engines);
+
+		KUNIT_EXPECT_EQ_MSG(test, trace[e], iters * c->prog.instructions[e],
+				    "engine %u", e);
+		KUNIT_EXPECT_EQ_MSG(test, dma[e], iters * rr, "DMA round-robin, engine %u", e);
+	}
+
+	/* The closed form the driver bounds programs with agrees. */
+	KUNIT_EXPECT_EQ(test, nprof_sim_program_count(&c->prog, c->engines,
+						      c->topsps_per_core, formula),
+			total);
+	for (t = 0; t < NEURONPROF_QT_COUNT; t++)
+		KUNIT_EXPECT_EQ_MSG(test, formula[t], c->expect[t], "queue type %u", t);
+}
+
+/*
+ * Per iteration: INFER start first, INFER stop last with the status; each
+ * engine's TRACE entries between its EVENT start and end; iterations do not
+ * interleave; model_id and iteration on every entry.
+ */
+static void sim_program_ordering(struct kunit *test)
+{
+	const struct sim_test_case *c = test->param_value;
+	struct nprof_sim_run run;
+	struct sim_test_rec *rec;
+	unsigned int i, start = 0;
+	u32 it = 0;
+
+	rec = sim_test_run_case(test, c, &run);
+	KUNIT_ASSERT_GT(test, rec->nr, 0U);
+	for (i = 0; i < rec->nr; i++) {
+		const struct sim_test_record *r = &rec->recs[i];
+
+		KUNIT_EXPECT_EQ(test, r->n.model_id, c->prog.model_id);
+		KUNIT_EXPECT_EQ(test, r->n.seq, 0ULL);
+		if (r->n.iteration != it) {
+			KUNIT_ASSERT_EQ(test, r->n.iteration, it + 1);
+			it++;
+			start = i;
+		}
+		if (i == start) {
+			KUNIT_EXPECT_EQ(test, r->q.type, (u32)NEURONPROF_QT_INFER_STATUS);
+			KUNIT_EXPECT_EQ(test, r->n.code, (u32)NEURONPROF_INFER_START);
+		} else if (i + 1 == rec->nr || rec->recs[i + 1].n.iteration != it) {
+			bool raised = c->prog.error && it == c->prog.iterations - 1;
+
+			KUNIT_EXPECT_EQ(test, r->q.type, (u32)NEURONPROF_QT_INFER_STATUS);
+			KUNIT_EXPECT_EQ(test, r->n.code, (u32)NEURONPROF_INFER_STOP);
+			KUNIT_EXPECT_EQ(test, r->n.payload[0],
+					raised ? (u64)NPROF_SIM_EXEC_ERROR_STATUS : 0ULL);
+		} else {
+			KUNIT_EXPECT_NE(test, r->q.type, (u32)NEURONPROF_QT_INFER_STATUS);
+		}
+
+		if (r->q.type == NEURONPROF_QT_TRACE) {
+			/* The nearest earlier EVENT is its engine's start. */
+			int j = i - 1;
+
+			while (j >= 0 && rec->recs[j].q.type == NEURONPROF_QT_TRACE)
+				j--;
+			KUNIT_ASSERT_GE(test, j, 0);
+			KUNIT_EXPECT_EQ(test, rec->recs[j].q.type, (u32)NEURONPROF_QT_EVENT);
+			KUNIT_EXPECT_EQ(test, rec->recs[j].q.engine, r->q.engine);
+			KUNIT_EXPECT_EQ(test, rec->recs[j].n.code, (u32)NPROF_SIM_EVENT_START);
+		}
+		if (r->q.type == NEURONPROF_QT_EVENT && r->n.code == NPROF_SIM_EVENT_END) {
+			u32 insns = c->prog.instructions[r->q.engine];
+
+			KUNIT_ASSERT_GE(test, i, insns + 1);
+			KUNIT_EXPECT_EQ(test, rec->recs[i - insns - 1].n.code,
+					(u32)NPROF_SIM_EVENT_START);
+			KUNIT_EXPECT_EQ(test, rec->recs[i - insns - 1].q.engine, r->q.engine);
+		}
+		if (r->q.type == NEURONPROF_QT_ERROR || r->q.type == NEURONPROF_QT_TOPSP_ERROR) {
+			KUNIT_EXPECT_EQ(test, r->n.iteration, c->prog.iterations - 1);
+			KUNIT_EXPECT_EQ(test, r->n.code, (u32)NPROF_SIM_EXEC_ERROR_STATUS);
+		}
+		if (r->q.type == NEURONPROF_QT_TOPSP_ERROR)
+			KUNIT_EXPECT_EQ(test, r->q.index, c->core * c->topsps_per_core);
+	}
+	KUNIT_EXPECT_EQ(test, it, c->prog.iterations - 1);
+}
+
+/* Timestamps rise strictly per queue, from the floor the caller passes in. */
+static void sim_program_timestamps(struct kunit *test)
+{
+	const struct sim_test_case *c = test->param_value;
+	struct sim_test_rec *rec = sim_test_rec_new(test, SIM_TEST_MAX_RECORDS);
+	u64 *last = kunit_kzalloc(test, SIM_TEST_KEYS * sizeof(*last), GFP_KERNEL);
+	/* A floor in the future: the generator must not go below it. */
+	u64 floor = ktime_get_ns() + 10 * NSEC_PER_SEC;
+	u64 prev_any;
+	struct nprof_sim_run run = {
+		.prog = &c->prog,
+		.core = c->core,
+		.engines = c->engines,
+		.topsps_per_core = c->topsps_per_core,
+		.emit = sim_test_emit,
+		.priv = rec,
+		.last_ts = floor,
+	};
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, last);
+	KUNIT_ASSERT_EQ(test, nprof_sim_program_run(&run), 0);
+	prev_any = floor;
+	for (i = 0; i < rec->nr; i++) {
+		const struct sim_test_record *r = &rec->recs[i];
+		unsigned int key = sim_test_key(&r->q);
+
+		KUNIT_ASSERT_LT(test, key, (unsigned int)SIM_TEST_KEYS);
+		KUNIT_EXPECT_GT(test, r->n.timestamp_ns, last[key]);
+		KUNIT_EXPECT_GT(test, r->n.timestamp_ns, prev_any);
+		last[key] = r->n.timestamp_ns;
+		prev_any = r->n.timestamp_ns;
+	}
+	KUNIT_EXPECT_EQ(test, run.last_ts, prev_any);
+
+	/* Without a floor, they come from CLOCK_MONOTONIC. */
+	rec->nr = 0;
+	run.last_ts = 0;
+	prev_any = ktime_get_ns();
+	KUNIT_ASSERT_EQ(test, nprof_sim_program_run(&run), 0);
+	KUNIT_ASSERT_GT(test, rec->nr, 0U);
+	KUNIT_EXPECT_GE(test, rec->recs[0].n.timestamp_ns, prev_any);
+	KUNIT_EXPECT_LE(test, rec->recs[rec->nr - 1].n.timestamp_ns, ktime_get_ns());
+}
+
+static const struct nprof_sim_program sim_test_three_iterations = {
+	.model_id = 9, .iterations = 3, .instructions = { 2, 2 }, .dma_transfers = 1,
+};
+
+/* An emit error stops the run at once and is returned. */
+static void sim_program_emit_error_stops(struct kunit *test)
+{
+	struct sim_test_rec *rec = sim_test_rec_new(test, SIM_TEST_MAX_RECORDS);
+	struct nprof_sim_run run = {
+		.prog = &sim_test_three_iterations,
+		.engines = 4,
+		.topsps_per_core = 3,
+		.emit = sim_test_emit,
+		.priv = rec,
+	};
+
+	rec->fail_at = 5;
+	KUNIT_EXPECT_EQ(test, nprof_sim_program_run(&run), -EIO);
+	KUNIT_EXPECT_EQ(test, rec->nr, 5U);
+	KUNIT_EXPECT_EQ(test, run.emitted, 5ULL);
+	KUNIT_EXPECT_EQ(test, run.iteration, 0U);
+}
+
+/* poll runs before every iteration and can stop between two of them. */
+static void sim_program_poll_between_iterations(struct kunit *test)
+{
+	struct sim_test_rec *rec = sim_test_rec_new(test, SIM_TEST_MAX_RECORDS);
+	struct nprof_sim_run run = {
+		.prog = &sim_test_three_iterations,
+		.engines = 4,
+		.topsps_per_core = 3,
+		.emit = sim_test_emit,
+		.poll = sim_test_poll,
+		.priv = rec,
+	};
+	u64 per_iteration = nprof_sim_program_count(&sim_test_three_iterations, 4, 3, NULL) / 3;
+	unsigned int i;
+
+	rec->stop_iteration = 2;
+	KUNIT_EXPECT_EQ(test, nprof_sim_program_run(&run), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, rec->polls_boundary, 3ULL);
+	KUNIT_EXPECT_EQ(test, (u64)rec->nr, 2 * per_iteration);
+	for (i = 0; i < rec->nr; i++)
+		KUNIT_EXPECT_LT(test, rec->recs[i].n.iteration, 2U);
+	/* The last entry generated closed its iteration. */
+	KUNIT_EXPECT_EQ(test, rec->recs[rec->nr - 1].n.code, (u32)NEURONPROF_INFER_STOP);
+}
+
+/* Long iterations poll every NPROF_SIM_POLL_INTERVAL notifications. */
+static void sim_program_poll_mid_iteration(struct kunit *test)
+{
+	static const struct nprof_sim_program prog = {
+		.iterations = 1, .instructions = { 3 * NPROF_SIM_POLL_INTERVAL },
+	};
+	struct sim_test_rec *rec = sim_test_rec_new(test, 4 * NPROF_SIM_POLL_INTERVAL);
+	struct nprof_sim_run run = {
+		.prog = &prog,
+		.engines = 1,
+		.emit = sim_test_emit,
+		.poll = sim_test_poll,
+		.priv = rec,
+	};
+
+	KUNIT_ASSERT_EQ(test, nprof_sim_program_run(&run), 0);
+	/* 3 * interval TRACE + 2 EVENT + 2 INFER_STATUS entries. */
+	KUNIT_EXPECT_EQ(test, run.emitted, 3ULL * NPROF_SIM_POLL_INTERVAL + 4);
+	KUNIT_EXPECT_EQ(test, rec->polls_mid, 3ULL);
+	KUNIT_EXPECT_EQ(test, rec->polls_boundary, 1ULL);
+}
+
+/* A run that cannot be generated is refused before anything is emitted. */
+static void sim_program_bad_run(struct kunit *test)
+{
+	struct sim_test_rec *rec = sim_test_rec_new(test, 16);
+	struct nprof_sim_run run = {
+		.prog = &sim_test_three_iterations,
+		.engines = 0,
+		.emit = sim_test_emit,
+		.priv = rec,
+	};
+
+	KUNIT_EXPECT_EQ(test, nprof_sim_program_run(&run), -EINVAL);
+	run.engines = NEURONPROF_MAX_ENGINES + 1;
+	KUNIT_EXPECT_EQ(test, nprof_sim_program_run(&run), -EINVAL);
+	run.engines = 1;
+	run.emit = NULL;
+	KUNIT_EXPECT_EQ(test, nprof_sim_program_run(&run), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rec->nr, 0U);
+}
+
+static void sim_program_arch_topologies(struct kunit *test)
+{
+	static const struct { const char *name; u32 arch, cores, topsps, engines; } want[] = {
+		{ "trn1", NEURONPROF_ARCH_TRN1, 2, 6, 4 },
+		{ "inf2", NEURONPROF_ARCH_INF2, 2, 6, 4 },
+		{ "trn2", NEURONPROF_ARCH_TRN2, 8, 16, 5 },
+	};
+	struct nprof_device_desc desc;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		const struct nprof_sim_arch *a = nprof_sim_arch_by_name(want[i].name);
+
+		KUNIT_ASSERT_NOT_NULL(test, a);
+		KUNIT_EXPECT_PTR_EQ(test, nprof_sim_arch_by_id(want[i].arch), a);
+		nprof_sim_fill_desc(a, &desc);
+		KUNIT_EXPECT_STREQ(test, desc.provider, "sim");
+		KUNIT_EXPECT_EQ(test, desc.arch, want[i].arch);
+		KUNIT_EXPECT_EQ(test, desc.num_cores, want[i].cores);
+		KUNIT_EXPECT_EQ(test, desc.num_topsps, want[i].topsps);
+		KUNIT_EXPECT_EQ(test, desc.engines_per_core, want[i].engines);
+		KUNIT_EXPECT_EQ(test, desc.core_queue_types, 0x3fU);
+		KUNIT_EXPECT_EQ(test, desc.topsp_queue_types, 0x1c0U);
+		KUNIT_EXPECT_EQ(test, desc.per_engine_queue_types, 0x13U);
+		KUNIT_EXPECT_EQ(test, desc.min_ring_size, (u64)PAGE_SIZE);
+		KUNIT_EXPECT_EQ(test, desc.max_ring_size, 64ULL << 20);
+		KUNIT_EXPECT_EQ(test, desc.caps,
+				NEURONPROF_CAP_SIM_EXEC | NEURONPROF_CAP_FLUSH);
+	}
+	KUNIT_EXPECT_NULL(test, nprof_sim_arch_by_name("inf1"));
+	KUNIT_EXPECT_NULL(test, nprof_sim_arch_by_name("TRN2"));
+	KUNIT_EXPECT_NULL(test, nprof_sim_arch_by_id(0));
+	KUNIT_EXPECT_NULL(test, nprof_sim_arch_by_id(4));
+}
+
+static void sim_program_parse_new_device(struct kunit *test)
+{
+	static const char * const bad[] = {
+		"", "\n", "   ", "x", "-1", "3x", "0x10", "2147483648", "4294967296",
+		"3 trn9", "3 trn1 extra", "3 TRN1", "3 trn1 inf2",
+	};
+	const struct nprof_sim_arch *arch;
+	unsigned int i;
+	u32 id;
+
+	KUNIT_EXPECT_EQ(test, nprof_sim_parse_new_device("3", &id, &arch), 0);
+	KUNIT_EXPECT_EQ(test, id, 3U);
+	/* Without an architecture: that of the arch parameter. */
+	KUNIT_EXPECT_NOT_NULL(test, arch);
+	KUNIT_EXPECT_EQ(test, nprof_sim_parse_new_device("12 trn1\n", &id, &arch), 0);
+	KUNIT_EXPECT_EQ(test, id, 12U);
+	KUNIT_EXPECT_PTR_EQ(test, arch, nprof_sim_arch_by_name("trn1"));
+	KUNIT_EXPECT_EQ(test, nprof_sim_parse_new_device("  7\tinf2  ", &id, &arch), 0);
+	KUNIT_EXPECT_EQ(test, id, 7U);
+	KUNIT_EXPECT_PTR_EQ(test, arch, nprof_sim_arch_by_name("inf2"));
+	KUNIT_EXPECT_EQ(test, nprof_sim_parse_new_device("2147483647 trn2", &id, &arch), 0);
+	KUNIT_EXPECT_EQ(test, id, (u32)INT_MAX);
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		KUNIT_EXPECT_EQ_MSG(test, nprof_sim_parse_new_device(bad[i], &id, &arch),
+				    -EINVAL, "input \"%s\"", bad[i]);
+}
+
+static struct kunit_case sim_program_cases[] = {
+	KUNIT_CASE_PARAM(sim_program_counts, sim_program_gen_params),
+	KUNIT_CASE_PARAM(sim_program_ordering, sim_program_gen_params),
+	KUNIT_CASE_PARAM(sim_program_timestamps, sim_program_gen_params),
+	KUNIT_CASE(sim_program_emit_error_stops),
+	KUNIT_CASE(sim_program_poll_between_iterations),
+	KUNIT_CASE(sim_program_poll_mid_iteration),
+	KUNIT_CASE(sim_program_bad_run),
+	KUNIT_CASE(sim_program_arch_topologies),
+	KUNIT_CASE(sim_program_parse_new_device),
+	{}
+};
+
+static struct kunit_suite sim_program_suite = {
+	.name = "neuronprof_sim_program",
+	.test_cases = sim_program_cases,
+};
+
+/* ---- real devices ------------------------------------------------------- */
+
+static struct nprof_sim_device *sim_test_dev_new(struct kunit *test, u32 id,
+						 const char *arch)
+{
+	struct nprof_sim_device *sdev;
+
+	KUNIT_ASSERT_EQ(test, nprof_sim_dev_new(id, nprof_sim_arch_by_name(arch)), 0);
+	sdev = nprof_sim_dev_find(id);
+	KUNIT_ASSERT_NOT_NULL(test, sdev);
+	return sdev;
+}
+
+static void sim_device_new_del(struct kunit *test)
+{
+	const struct nprof_sim_arch *trn1 = nprof_sim_arch_by_name("trn1");
+	struct nprof_sim_device *sdev;
+
+	KUNIT_EXPECT_NULL(test, nprof_sim_dev_find(SIM_TEST_ID));
+	KUNIT_EXPECT_EQ(test, nprof_sim_dev_del(SIM_TEST_ID), -ENOENT);
+	sdev = sim_test_dev_new(test, SIM_TEST_ID, "trn1");
+	KUNIT_EXPECT_EQ(test, sdev->id, (u32)SIM_TEST_ID);
+	KUNIT_EXPECT_PTR_EQ(test, sdev->arch, trn1);
+	KUNIT_EXPECT_NOT_NULL(test, sdev->ndev);
+	KUNIT_EXPECT_EQ(test, nprof_sim_dev_new(SIM_TEST_ID, trn1), -EEXIST);
+	KUNIT_EXPECT_EQ(test, nprof_sim_dev_new(NPROF_SIM_MAX_ID + 1U, trn1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, nprof_sim_dev_del(SIM_TEST_ID), 0);
+	KUNIT_EXPECT_NULL(test, nprof_sim_dev_find(SIM_TEST_ID));
+	KUNIT_EXPECT_EQ(test, nprof_sim_dev_del(SIM_TEST_ID), -ENOENT);
+	/* The id is free again. */
+	sim_test_dev_new(test, SIM_TEST_ID, "trn2");
+	KUNIT_EXPECT_EQ(test, nprof_sim_dev_del(SIM_TEST_ID), 0);
+}
+
+/*
+ * Check the queues of one target of a device: each valid one maps to a bit
+ * of its own in @seen; the others (types of the other kind, engines beyond
+ * the type's) are refused. Returns the number of valid queues.
+ */
+static unsigned int sim_test_check_target(struct kunit *test,
+					  struct nprof_sim_device *sdev,
+					  u32 kind, u32 index, unsigned long *seen)
+{
+	const struct nprof_device_desc *d = &sdev->desc;
+	u32 types = kind ? d->topsp_queue_types : d->core_queue_types;
+	struct nprof_queue_id q = { .kind = kind, .index = index };
+	unsigned int n = 0;
+
+	for (q.type = 0; q.type < NEURONPROF_QT_COUNT; q.type++) {
+		u32 engines = d->per_engine_queue_types & BIT(q.type) ?
+			      d->engines_per_core : 1;
+
+		for (q.engine = 0; q.engine <= engines; q.engine++) {
+			int idx = nprof_sim_queue_index(sdev, &q);
+
+			if (!(types & BIT(q.type)) || q.engine == engines) {
+				KUNIT_EXPECT_EQ(test, idx, -EINVAL);
+				continue;
+			}
+			KUNIT_ASSERT_GE(test, idx, 0);
+			KUNIT_ASSERT_LT(test, (u32)idx, sdev->num_queues);
+			KUNIT_EXPECT_FALSE(test, test_and_set_bit(idx, seen));
+			n++;
+		}
+	}
+	return n;
+}
+
+/* Every queue of a device has its own bit; anything else is refused. */
+static void sim_device_queue_layout(struct kunit *test)
+{
+	static const char * const archs[] = { "trn1", "trn2" };
+	unsigned int a;
+
+	for (a = 0; a < ARRAY_SIZE(archs); a++) {
+		struct nprof_sim_device *sdev = sim_test_dev_new(test, SIM_TEST_ID, archs[a]);
+		const struct nprof_device_desc *d = &sdev->desc;
+		unsigned int i, n = 0, expect;
+		struct nprof_queue_id q;
+		unsigned long *seen;
+
+		seen = kunit_kcalloc(test, BITS_TO_LONGS(sdev->num_queues), sizeof(long),
+				     GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, seen);
+		for (i = 0; i < d->num_cores; i++)
+			n += sim_test_check_target(test, sdev, NEURONPROF_TARGET_CORE, i, seen);
+		for (i = 0; i < d->num_topsps; i++)
+			n += sim_test_check_target(test, sdev, NEURONPROF_TARGET_TOPSP, i, seen);
+
+		q = (struct nprof_queue_id){ .index = d->num_cores };
+		KUNIT_EXPECT_EQ(test, nprof_sim_queue_index(sdev, &q), -EINVAL);
+		q = (struct nprof_queue_id){ .kind = NEURONPROF_TARGET_TOPSP,
+					     .index = d->num_topsps,
+					     .type = NEURONPROF_QT_TOPSP_TRACE };
+		KUNIT_EXPECT_EQ(test, nprof_sim_queue_index(sdev, &q), -EINVAL);
+		q = (struct nprof_queue_id){ .kind = 2 };
+		KUNIT_EXPECT_EQ(test, nprof_sim_queue_index(sdev, &q), -EINVAL);
+		q = (struct nprof_queue_id){ .type = NEURONPROF_QT_COUNT };
+		KUNIT_EXPECT_EQ(test, nprof_sim_queue_index(sdev, &q), -EINVAL);
+		/* cores * (3 per-engine types * engines + 3) + topsps * 3 */
+		expect = d->num_cores * (3 * d->engines_per_core + 3) + d->num_topsps * 3;
+		KUNIT_EXPECT_EQ(test, n, expect);
+		KUNIT_EXPECT_EQ(test, sdev->num_queues, expect);
+		KUNIT_EXPECT_EQ(test, nprof_sim_dev_del(SIM_TEST_ID), 0);
+	}
+}
+
+static void sim_test_exec_args(struct drm_neuronprof_sim_exec *args, u32 core,
+			       u32 iterations, u32 insns)
+{
+	*args = (struct drm_neuronprof_sim_exec) {
+		.core = core,
+		.model_id = 42,
+		.iterations = iterations,
+		.instructions = { insns, insns },
+		.dma_transfers = 3,
+	};
+}
+
+/* With no queue started nothing is produced, and nothing is counted. */
+static void sim_device_exec_unsubscribed(struct kunit *test)
+{
+	struct nprof_sim_device *sdev = sim_test_dev_new(test, SIM_TEST_ID, "inf2");
+	struct drm_neuronprof_sim_exec args;
+	unsigned int t;
+
+	sim_test_exec_args(&args, 1, 4, 10);
+	args.flags = NEURONPROF_SIM_EXEC_THROTTLE;
+	memset(args.produced, 0xff, sizeof(args.produced));
+	KUNIT_EXPECT_EQ(test, nprof_sim_exec(sdev->ndev, &args), 0);
+	KUNIT_EXPECT_EQ(test, args.status, 0U);
+	for (t = 0; t < ARRAY_SIZE(args.produced); t++)
+		KUNIT_EXPECT_EQ_MSG(test, args.produced[t], 0ULL, "queue type %u", t);
+	/* The per-core timestamp floor advanced past the execution. */
+	KUNIT_EXPECT_GT(test, sdev->cores[1].last_ts, 0ULL);
+	KUNIT_EXPECT_EQ(test, sdev->cores[0].last_ts, 0ULL);
+
+	args.flags = NEURONPROF_SIM_EXEC_ERROR;
+	KUNIT_EXPECT_EQ(test, nprof_sim_exec(sdev->ndev, &args), 0);
+	KUNIT_EXPECT_EQ(test, args.status, (u32)NPROF_SIM_EXEC_ERROR_STATUS);
+	KUNIT_EXPECT_EQ(test, nprof_sim_dev_del(SIM_TEST_ID), 0);
+}
+
+/* The driver re-checks what the core should have refused. */
+static void sim_device_exec_bad_args(struct kunit *test)
+{
+	struct nprof_sim_device *sdev = sim_test_dev_new(test, SIM_TEST_ID, "trn1");
+	struct drm_neuronprof_sim_exec args;
+
+	sim_test_exec_args(&args, 2, 1, 1);		/* trn1 has cores 0..1 */
+	KUNIT_EXPECT_EQ(test, nprof_sim_exec(sdev->ndev, &args), -EINVAL);
+	sim_test_exec_args(&args, 0, 0, 1);
+	KUNIT_EXPECT_EQ(test, nprof_sim_exec(sdev->ndev, &args), -EINVAL);
+	sim_test_exec_args(&args, 0, NEURONPROF_SIM_MAX_ITERATIONS + 1, 1);
+	KUNIT_EXPECT_EQ(test, nprof_sim_exec(sdev->ndev, &args), -EINVAL);
+	sim_test_exec_args(&args, 0, 1, NEURONPROF_SIM_MAX_INSTRUCTIONS + 1);
+	KUNIT_EXPECT_EQ(test, nprof_sim_exec(sdev->ndev, &args), -EINVAL);
+	sim_test_exec_args(&args, 0, 1, 1);
+	args.instructions[4] = 1;			/* trn1 has engines 0..3 */
+	KUNIT_EXPECT_EQ(test, nprof_sim_exec(sdev->ndev, &args), -EINVAL);
+	sim_test_exec_args(&args, 0, 1, 1);
+	args.flags = 1U << 2;
+	KUNIT_EXPECT_EQ(test, nprof_sim_exec(sdev->ndev, &args), -EINVAL);
+	sim_test_exec_args(&args, 0, 1, 1);
+	args.reserved[1] = 1;
+	KUNIT_EXPECT_EQ(test, nprof_sim_exec(sdev->ndev, &args), -EINVAL);
+	sim_test_exec_args(&args, 0, 1, 1);
+	args.dma_transfers = NEURONPROF_SIM_MAX_DMA + 1;
+	KUNIT_EXPECT_EQ(test, nprof_sim_exec(sdev->ndev, &args), -EINVAL);
+	/* Each term fits, the total does not. */
+	sim_test_exec_args(&args, 0, NEURONPROF_SIM_MAX_ITERATIONS,
+			   NEURONPROF_SIM_MAX_INSTRUCTIONS);
+	KUNIT_EXPECT_EQ(test, nprof_sim_exec(sdev->ndev, &args), -EINVAL);
+	KUNIT_EXPECT_EQ(test, nprof_sim_dev_del(SIM_TEST_ID), 0);
+}
+
+/* A passed deadline stops before the next iteration; exec_error is one-shot. */
+static void sim_device_exec_timeout_and_error_knob(struct kunit *test)
+{
+	struct nprof_sim_device *sdev = sim_test_dev_new(test, SIM_TEST_ID, "trn2");
+	struct drm_neuronprof_sim_exec args;
+
+	sim_test_exec_args(&args, 3, 8, 1);
+	args.timeout_ns = ktime_get_ns();
+	KUNIT_EXPECT_EQ(test, nprof_sim_exec(sdev->ndev, &args), -ETIMEDOUT);
+	sim_test_exec_args(&args, 3, 8, 1);
+	args.timeout_ns = ktime_get_ns() + 3600 * NSEC_PER_SEC;
+	KUNIT_EXPECT_EQ(test, nprof_sim_exec(sdev->ndev, &args), 0);
+
+	atomic_set(nprof_sim_knob(sdev, NPROF_SIM_EXEC_ERROR), 1);
+	sim_test_exec_args(&args, 0, 2, 1);
+	KUNIT_EXPECT_EQ(test, nprof_sim_exec(sdev->ndev, &args), 0);
+	KUNIT_EXPECT_EQ(test, args.status, (u32)NPROF_SIM_EXEC_ERROR_STATUS);
+	KUNIT_EXPECT_EQ(test, atomic_read(nprof_sim_knob(sdev, NPROF_SIM_EXEC_ERROR)), 0);
+	KUNIT_EXPECT_EQ(test, nprof_sim_exec(sdev->ndev, &args), 0);
+	KUNIT_EXPECT_EQ(test, args.status, 0U);
+	KUNIT_EXPECT_EQ(test, nprof_sim_dev_del(SIM_TEST_ID), 0);
+}
+
+struct sim_test_exec_thread {
+	struct nprof_device *ndev;
+	struct drm_neuronprof_sim_exec args;
+	int ret;
+	struct completion done;
+};
+
+static int sim_test_exec_fn(void *data)
+{
+	struct sim_test_exec_thread *t = data;
+
+	t->ret = nprof_sim_exec(t->ndev, &t->args);
+	complete(&t->done);
+	return 0;
+}
+
+#define SIM_TEST_LONG_ITERATIONS	64
+#define SIM_TEST_LONG_INSNS		(NEURONPROF_SIM_MAX_INSTRUCTIONS / 2 - 16)
+
+/* del_device during a long execution stops it with -ENODEV and waits. */
+static void sim_device_del_during_exec(struct kunit *test)
+{
+	struct nprof_sim_device *sdev = sim_test_dev_new(test, SIM_TEST_ID, "trn1");
+	struct sim_test_exec_thread *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct nprof_sim_program prog;
+	struct task_struct *task;
+	unsigned int waited;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->ndev = sdev->ndev;
+	init_completion(&t->done);
+	/* About 2^26 notifications: far longer than the test waits for it. */
+	sim_test_exec_args(&t->args, 1, SIM_TEST_LONG_ITERATIONS, SIM_TEST_LONG_INSNS);
+	t->args.dma_transfers = 0;
+	prog = (struct nprof_sim_program) {
+		.iterations = SIM_TEST_LONG_ITERATIONS,
+		.instructions = { SIM_TEST_LONG_INSNS, SIM_TEST_LONG_INSNS },
+	};
+	KUNIT_ASSERT_LE(test, nprof_sim_program_count(&prog, 4, 3, NULL),
+			NEURONPROF_SIM_MAX_NOTIFICATIONS);
+
+	task = kthread_run(sim_test_exec_fn, t, "nprof_sim_test_exec");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	for (waited = 0; !mutex_is_locked(&sdev->cores[1].exec_lock) && waited < 5000;
+	     waited++)
+		usleep_range(1000, 2000);
+	KUNIT_ASSERT_TRUE(test, mutex_is_locked(&sdev->cores[1].exec_lock));
+	KUNIT_EXPECT_FALSE(test, completion_done(&t->done));
+
+	KUNIT_EXPECT_EQ(test, nprof_sim_dev_del(SIM_TEST_ID), 0);
+	/* del returned: the execution is over, and it did not run to the end. */
+	KUNIT_EXPECT_TRUE(test, completion_done(&t->done));
+	wait_for_completion(&t->done);
+	KUNIT_EXPECT_EQ(test, t->ret, -ENODEV);
+}
+
+static struct kunit_case sim_device_cases[] = {
+	KUNIT_CASE(sim_device_new_del),
+	KUNIT_CASE(sim_device_queue_layout),
+	KUNIT_CASE(sim_device_exec_unsubscribed),
+	KUNIT_CASE(sim_device_exec_bad_args),
+	KUNIT_CASE(sim_device_exec_timeout_and_error_knob),
+	KUNIT_CASE(sim_device_del_during_exec),
+	{}
+};
+
+static void sim_device_exit(struct kunit *test)
+{
+	/* A failed assertion must not leave the test device behind. */
+	nprof_sim_dev_del(SIM_TEST_ID);
+}
+
+static struct kunit_suite sim_device_suite = {
+	.name = "neuronprof_sim_device",
+	.exit = sim_device_exit,
+	.test_cases = sim_device_cases,
+};
+
+/* ---- benchmark ---------------------------------------------------------- */
+
+#define SIM_BENCH_ENTRIES	65536U
+#define SIM_BENCH_BUF_ENTRIES	256
+
+struct sim_bench {
+	struct neuronprof_notification *buf;
+	unsigned int pos;
+};
+
+static int sim_bench_emit(struct nprof_sim_run *run, const struct nprof_queue_id *q,
+			  struct neuronprof_notification *n)
+{
+	struct sim_bench *b = run->priv;
+
+	memcpy(&b->buf[b->pos++ % SIM_BENCH_BUF_ENTRIES], n, sizeof(*n));
+	return 0;
+}
+
+/*
+ * Producing one TRACE notification (generator, timestamp, emit into a buffer)
+ * against copying one prepared entry into the same buffer.
+ */
+static void sim_bench_producer(struct kunit *test)
+{
+	static const struct nprof_sim_program prog = {
+		.iterations = 1, .instructions = { SIM_BENCH_ENTRIES - 4 },
+	};
+	struct neuronprof_notification src = { .code = 1, .model_id = 2 };
+	struct sim_bench b = { 0 };
+	struct nprof_sim_run run = {
+		.prog = &prog, .engines = 1, .emit = sim_bench_emit, .priv = &b,
+	};
+	u64 t0, t_gen, t_copy, gen_ps, copy_ps;
+	unsigned int i;
+
+	b.buf = kunit_kcalloc(test, SIM_BENCH_BUF_ENTRIES, sizeof(*b.buf), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b.buf);
+
+	t0 = ktime_get_ns();
+	KUNIT_ASSERT_EQ(test, nprof_sim_program_run(&run), 0);
+	t_gen = ktime_get_ns() - t0;
+	KUNIT_ASSERT_EQ(test, run.emitted, (u64)SIM_BENCH_ENTRIES);
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < SIM_BENCH_ENTRIES; i++) {
+		src.seq = i;
+		memcpy(&b.buf[i % SIM_BENCH_BUF_ENTRIES], &src, sizeof(src));
+		/* Keep the compiler from folding the copies into one. */
+		barrier();
+	}
+	t_copy = ktime_get_ns() - t0;
+
+	gen_ps = div_u64(t_gen * 1000, SIM_BENCH_ENTRIES);
+	copy_ps = div_u64(t_copy * 1000, SIM_BENCH_ENTRIES) ?: 1;
+	kunit_info(test, "producer (generator + emit memcpy): %llu.%03llu ns/notification\n",
+		   gen_ps / 1000, gen_ps % 1000);
+	kunit_info(test, "plain memcpy of a %zu-byte entry: %llu.%03llu ns/entry\n",
+		   sizeof(src), copy_ps / 1000, copy_ps % 1000);
+	kunit_info(test, "ratio producer/memcpy: %llu.%02llu\n",
+		   div_u64(gen_ps, copy_ps), div_u64(gen_ps * 100, copy_ps) % 100);
+}
+
+static struct kunit_case sim_bench_cases[] = {
+	KUNIT_CASE(sim_bench_producer),
+	{}
+};
+
+static struct kunit_suite sim_bench_suite = {
+	.name = "neuronprof_sim_bench",
+	.test_cases = sim_bench_cases,
+};
+
+kunit_test_suites(&sim_program_suite, &sim_device_suite, &sim_bench_suite);
+
+MODULE_DESCRIPTION("KUnit tests of neuronprof_sim");
+MODULE_LICENSE("GPL");
