@@ -16,9 +16,12 @@
 #include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/mutex.h>
+#include <linux/err.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
+#include <linux/vmalloc.h>
 
+#include "core/neuronprof_core.h"
 #include "sim/sim.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
@@ -543,6 +546,30 @@ static struct kunit_suite sim_program_suite = {
 
 /* ---- real devices ------------------------------------------------------- */
 
+#define SIM_TEST_MAX_SUBS	8
+
+/* What a device test leaves behind, torn down by sim_device_exit(). */
+struct sim_test_ctx {
+	struct nprof_sub *subs[SIM_TEST_MAX_SUBS];
+	unsigned int nr_subs;
+};
+
+static int sim_device_init(struct kunit *test)
+{
+	test->priv = kunit_kzalloc(test, sizeof(struct sim_test_ctx), GFP_KERNEL);
+	return test->priv ? 0 : -ENOMEM;
+}
+
+static void sim_device_exit(struct kunit *test)
+{
+	struct sim_test_ctx *ctx = test->priv;
+
+	/* A failed assertion must not leave subscriptions or the device behind. */
+	while (ctx->nr_subs)
+		nprof_sub_destroy(ctx->subs[--ctx->nr_subs]);
+	nprof_sim_dev_del(SIM_TEST_ID);
+}
+
 static struct nprof_sim_device *sim_test_dev_new(struct kunit *test, u32 id,
 						 const char *arch)
 {
@@ -552,6 +579,89 @@ static struct nprof_sim_device *sim_test_dev_new(struct kunit *test, u32 id,
 	sdev = nprof_sim_dev_find(id);
 	KUNIT_ASSERT_NOT_NULL(test, sdev);
 	return sdev;
+}
+
+static struct nprof_sub *sim_test_try_subscribe(struct kunit *test,
+						struct nprof_sim_device *sdev,
+						u32 kind, u32 index, u32 type,
+						u32 engine, u64 ring_size)
+{
+	struct sim_test_ctx *ctx = test->priv;
+	const struct drm_neuronprof_nq_subscribe args = {
+		.target_kind = kind,
+		.target_index = index,
+		.queue_type = type,
+		.engine = engine,
+		.ring_size = ring_size,
+	};
+	struct nprof_sub *sub;
+
+	KUNIT_ASSERT_LT(test, ctx->nr_subs, (unsigned int)SIM_TEST_MAX_SUBS);
+	sub = nprof_sub_create(sdev->ndev, &args);
+	if (!IS_ERR(sub))
+		ctx->subs[ctx->nr_subs++] = sub;
+	return sub;
+}
+
+static struct nprof_sub *sim_test_subscribe(struct kunit *test,
+					    struct nprof_sim_device *sdev,
+					    u32 kind, u32 index, u32 type,
+					    u32 engine, u64 ring_size)
+{
+	struct nprof_sub *sub;
+
+	sub = sim_test_try_subscribe(test, sdev, kind, index, type, engine, ring_size);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(sub), "subscribe %u/%u/%u/%u: %ld",
+			       kind, index, type, engine, PTR_ERR(sub));
+	return sub;
+}
+
+static void sim_test_unsubscribe(struct kunit *test, struct nprof_sub *sub)
+{
+	struct sim_test_ctx *ctx = test->priv;
+	unsigned int i;
+
+	for (i = 0; i < ctx->nr_subs; i++) {
+		if (ctx->subs[i] != sub)
+			continue;
+		ctx->subs[i] = ctx->subs[--ctx->nr_subs];
+		nprof_sub_destroy(sub);
+		return;
+	}
+	KUNIT_FAIL(test, "unsubscribing an unknown subscription");
+}
+
+static bool sim_test_active(struct nprof_sim_device *sdev, const struct nprof_queue_id *q)
+{
+	int idx = nprof_sim_queue_index(sdev, q);
+
+	return idx >= 0 && test_bit(idx, sdev->active);
+}
+
+/*
+ * Check the unread entries of a ring: sequence numbers contiguous from
+ * @first_seq, the queue's type and engine, the model id, timestamps rising.
+ * Returns the number of entries.
+ */
+static u64 sim_test_check_ring(struct kunit *test, struct nprof_sub *sub,
+			       u64 first_seq, u32 model_id)
+{
+	const struct nprof_ring *ring = &sub->ring;
+	u64 pos, n = 0, last_ts = 0;
+
+	KUNIT_EXPECT_EQ(test, ring->prod % NPROF_ENTRY_SIZE, 0ULL);
+	for (pos = ring->cons; pos < ring->prod; pos += NPROF_ENTRY_SIZE, n++) {
+		const struct neuronprof_notification *e =
+			(const void *)(ring->data + (pos & (ring->size - 1)));
+
+		KUNIT_EXPECT_EQ(test, e->seq, first_seq + n);
+		KUNIT_EXPECT_EQ(test, (u32)e->queue_type, sub->q.type);
+		KUNIT_EXPECT_EQ(test, (u32)e->engine, sub->q.engine);
+		KUNIT_EXPECT_EQ(test, e->model_id, model_id);
+		KUNIT_EXPECT_GT(test, e->timestamp_ns, last_ts);
+		last_ts = e->timestamp_ns;
+	}
+	return n;
 }
 
 static void sim_device_new_del(struct kunit *test)
@@ -796,6 +906,197 @@ static void sim_device_del_during_exec(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->ret, -ENODEV);
 }
 
+/*
+ * Notifications reach the rings of the started queues only, with sequence
+ * numbers contiguous per queue, and produced[] counts exactly them.
+ */
+static void sim_device_exec_subscribed(struct kunit *test)
+{
+	struct nprof_sim_device *sdev = sim_test_dev_new(test, SIM_TEST_ID, "trn1");
+	struct drm_neuronprof_sim_exec args;
+	struct nprof_sub *trace, *infer, *dma, *tev, *other;
+	unsigned int t;
+
+	trace = sim_test_subscribe(test, sdev, NEURONPROF_TARGET_CORE, 0,
+				   NEURONPROF_QT_TRACE, 0, PAGE_SIZE * 4);
+	infer = sim_test_subscribe(test, sdev, NEURONPROF_TARGET_CORE, 0,
+				   NEURONPROF_QT_INFER_STATUS, 0, PAGE_SIZE);
+	dma = sim_test_subscribe(test, sdev, NEURONPROF_TARGET_CORE, 0,
+				 NEURONPROF_QT_DMA, 1, PAGE_SIZE);
+	/* trn1: TopSPs 0..2 serve core 0. */
+	tev = sim_test_subscribe(test, sdev, NEURONPROF_TARGET_TOPSP, 2,
+				 NEURONPROF_QT_TOPSP_EVENT, 0, PAGE_SIZE);
+	/* Core 1's queue and TopSP 3 (core 1) get nothing from core 0. */
+	other = sim_test_subscribe(test, sdev, NEURONPROF_TARGET_CORE, 1,
+				   NEURONPROF_QT_TRACE, 0, PAGE_SIZE);
+	sim_test_subscribe(test, sdev, NEURONPROF_TARGET_TOPSP, 3,
+			   NEURONPROF_QT_TOPSP_EVENT, 0, PAGE_SIZE);
+	KUNIT_EXPECT_TRUE(test, sim_test_active(sdev, &trace->q));
+
+	sim_test_exec_args(&args, 0, 3, 0);
+	args.instructions[0] = 20;
+	args.instructions[1] = 5;
+	args.dma_transfers = 8;
+	KUNIT_ASSERT_EQ(test, nprof_sim_exec(sdev->ndev, &args), 0);
+	KUNIT_EXPECT_EQ(test, args.status, 0U);
+
+	KUNIT_EXPECT_EQ(test, sim_test_check_ring(test, trace, 0, 42), 60ULL);
+	KUNIT_EXPECT_EQ(test, sim_test_check_ring(test, infer, 0, 42), 6ULL);
+	/* 8 transfers round-robin over 4 engines: 2 per iteration on engine 1. */
+	KUNIT_EXPECT_EQ(test, sim_test_check_ring(test, dma, 0, 42), 6ULL);
+	KUNIT_EXPECT_EQ(test, sim_test_check_ring(test, tev, 0, 42), 6ULL);
+	KUNIT_EXPECT_EQ(test, sim_test_check_ring(test, other, 0, 42), 0ULL);
+	for (t = 0; t < ARRAY_SIZE(args.produced); t++) {
+		u64 want = t == NEURONPROF_QT_TRACE ? 60 :
+			   t == NEURONPROF_QT_INFER_STATUS || t == NEURONPROF_QT_DMA ||
+			   t == NEURONPROF_QT_TOPSP_EVENT ? 6 : 0;
+
+		KUNIT_EXPECT_EQ_MSG(test, args.produced[t], want, "queue type %u", t);
+	}
+
+	/* A second execution continues the sequence of every queue. */
+	KUNIT_ASSERT_EQ(test, nprof_sim_exec(sdev->ndev, &args), 0);
+	KUNIT_EXPECT_EQ(test, sim_test_check_ring(test, infer, 0, 42), 12ULL);
+	KUNIT_EXPECT_EQ(test, sim_test_check_ring(test, tev, 0, 42), 12ULL);
+
+	/* queue_stop: the queue is no longer produced into. */
+	sim_test_unsubscribe(test, trace);
+	KUNIT_EXPECT_FALSE(test, sim_test_active(sdev, &(struct nprof_queue_id){
+		.kind = NEURONPROF_TARGET_CORE, .type = NEURONPROF_QT_TRACE }));
+	KUNIT_ASSERT_EQ(test, nprof_sim_exec(sdev->ndev, &args), 0);
+	KUNIT_EXPECT_EQ(test, args.produced[NEURONPROF_QT_TRACE], 0ULL);
+	KUNIT_EXPECT_EQ(test, args.produced[NEURONPROF_QT_INFER_STATUS], 6ULL);
+}
+
+/*
+ * A full ring loses what does not fit: produced counts delivered + lost, and
+ * the gap in the sequence numbers is exactly the lost count.
+ */
+static void sim_device_exec_overflow(struct kunit *test)
+{
+	struct nprof_sim_device *sdev = sim_test_dev_new(test, SIM_TEST_ID, "trn2");
+	u64 cap = PAGE_SIZE / NPROF_ENTRY_SIZE;
+	struct drm_neuronprof_sim_exec args;
+	struct nprof_sub *trace;
+
+	trace = sim_test_subscribe(test, sdev, NEURONPROF_TARGET_CORE, 7,
+				   NEURONPROF_QT_TRACE, 4, PAGE_SIZE);
+	sim_test_exec_args(&args, 7, 1, 0);
+	args.instructions[4] = cap + 36;
+	KUNIT_ASSERT_EQ(test, nprof_sim_exec(sdev->ndev, &args), 0);
+	KUNIT_EXPECT_EQ(test, args.produced[NEURONPROF_QT_TRACE], cap + 36);
+	KUNIT_EXPECT_EQ(test, sim_test_check_ring(test, trace, 0, 42), cap);
+	KUNIT_EXPECT_EQ(test, trace->ring.lost, 36ULL);
+	KUNIT_EXPECT_TRUE(test, trace->ring.flags & NEURONPROF_RING_OVERFLOWED);
+
+	/* Consume everything; the next delivered entry shows the gap. */
+	nprof_ring_consume(&trace->ring, trace->ring.prod);
+	args.instructions[4] = 1;
+	KUNIT_ASSERT_EQ(test, nprof_sim_exec(sdev->ndev, &args), 0);
+	KUNIT_EXPECT_EQ(test, sim_test_check_ring(test, trace, cap + 36, 42), 1ULL);
+
+	/* force_overflow: everything is lost, and still counted. */
+	nprof_ring_consume(&trace->ring, trace->ring.prod);
+	atomic_set(nprof_sim_knob(sdev, NPROF_SIM_FORCE_OVERFLOW), 1);
+	args.instructions[4] = 5;
+	KUNIT_ASSERT_EQ(test, nprof_sim_exec(sdev->ndev, &args), 0);
+	KUNIT_EXPECT_EQ(test, args.produced[NEURONPROF_QT_TRACE], 5ULL);
+	KUNIT_EXPECT_EQ(test, sim_test_check_ring(test, trace, 0, 42), 0ULL);
+	KUNIT_EXPECT_EQ(test, trace->ring.lost, 41ULL);
+	atomic_set(nprof_sim_knob(sdev, NPROF_SIM_FORCE_OVERFLOW), 0);
+	KUNIT_ASSERT_EQ(test, nprof_sim_exec(sdev->ndev, &args), 0);
+	KUNIT_EXPECT_EQ(test, sim_test_check_ring(test, trace, cap + 42, 42), 5ULL);
+}
+
+/* fail_next_subscribe fails exactly one queue_start with its errno. */
+static void sim_device_fail_next_subscribe(struct kunit *test)
+{
+	struct nprof_sim_device *sdev = sim_test_dev_new(test, SIM_TEST_ID, "inf2");
+	struct nprof_sub *sub;
+
+	atomic_set(nprof_sim_knob(sdev, NPROF_SIM_FAIL_NEXT_SUBSCRIBE), EIO);
+	sub = sim_test_try_subscribe(test, sdev, NEURONPROF_TARGET_TOPSP, 5,
+				     NEURONPROF_QT_TOPSP_ERROR, 0, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(sub), -EIO);
+	KUNIT_EXPECT_EQ(test, atomic_read(nprof_sim_knob(sdev, NPROF_SIM_FAIL_NEXT_SUBSCRIBE)), 0);
+	KUNIT_EXPECT_FALSE(test, sim_test_active(sdev, &(struct nprof_queue_id){
+		.kind = NEURONPROF_TARGET_TOPSP, .index = 5,
+		.type = NEURONPROF_QT_TOPSP_ERROR }));
+	sub = sim_test_subscribe(test, sdev, NEURONPROF_TARGET_TOPSP, 5,
+				 NEURONPROF_QT_TOPSP_ERROR, 0, PAGE_SIZE);
+	KUNIT_EXPECT_TRUE(test, sim_test_active(sdev, &sub->q));
+}
+
+/* flush_fail fails flushes while set; flush_stall_ms delays them. */
+static void sim_device_flush_faults(struct kunit *test)
+{
+	struct nprof_sim_device *sdev = sim_test_dev_new(test, SIM_TEST_ID, "trn1");
+	struct neuronprof_nq_drain d = { .flags = NEURONPROF_DRAIN_FLUSH };
+	struct nprof_sub *sub;
+	u64 t0;
+
+	sub = sim_test_subscribe(test, sdev, NEURONPROF_TARGET_CORE, 1,
+				 NEURONPROF_QT_EVENT, 3, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, nprof_sub_drain(sub, &d), 0);
+	atomic_set(nprof_sim_knob(sdev, NPROF_SIM_FLUSH_FAIL), EAGAIN);
+	KUNIT_EXPECT_EQ(test, nprof_sub_drain(sub, &d), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, nprof_sub_drain(sub, &d), -EAGAIN);
+	atomic_set(nprof_sim_knob(sdev, NPROF_SIM_FLUSH_FAIL), 0);
+	KUNIT_EXPECT_EQ(test, nprof_sub_drain(sub, &d), 0);
+
+	atomic_set(nprof_sim_knob(sdev, NPROF_SIM_FLUSH_STALL_MS), 50);
+	t0 = ktime_get_ns();
+	KUNIT_EXPECT_EQ(test, nprof_sub_drain(sub, &d), 0);
+	KUNIT_EXPECT_GE(test, ktime_get_ns() - t0, 50 * NSEC_PER_MSEC);
+}
+
+struct sim_test_drain_thread {
+	struct nprof_sub *sub;
+	int ret;
+	struct completion done;
+};
+
+static int sim_test_drain_fn(void *data)
+{
+	struct sim_test_drain_thread *t = data;
+	struct neuronprof_nq_drain d = { .flags = NEURONPROF_DRAIN_FLUSH };
+
+	t->ret = nprof_sub_drain(t->sub, &d);
+	complete(&t->done);
+	return 0;
+}
+
+/*
+ * Removal does not wait out a stalled flush, and leaves the subscription
+ * dead but intact.
+ */
+static void sim_device_del_during_stalled_flush(struct kunit *test)
+{
+	struct nprof_sim_device *sdev = sim_test_dev_new(test, SIM_TEST_ID, "trn2");
+	struct sim_test_drain_thread *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct task_struct *task;
+	u64 t0;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->sub = sim_test_subscribe(test, sdev, NEURONPROF_TARGET_CORE, 0,
+				    NEURONPROF_QT_THROTTLE, 0, PAGE_SIZE);
+	init_completion(&t->done);
+	atomic_set(nprof_sim_knob(sdev, NPROF_SIM_FLUSH_STALL_MS),
+		   NPROF_SIM_MAX_FLUSH_STALL_MS);
+	task = kthread_run(sim_test_drain_fn, t, "nprof_sim_test_drain");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	msleep(100);
+	KUNIT_EXPECT_FALSE(test, completion_done(&t->done));
+
+	t0 = ktime_get_ns();
+	KUNIT_EXPECT_EQ(test, nprof_sim_dev_del(SIM_TEST_ID), 0);
+	wait_for_completion(&t->done);
+	KUNIT_EXPECT_LT(test, ktime_get_ns() - t0,
+			(u64)NPROF_SIM_MAX_FLUSH_STALL_MS / 2 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, t->ret, -ENODEV);
+	KUNIT_EXPECT_TRUE(test, t->sub->ring.flags & NEURONPROF_RING_DEAD);
+}
+
 static struct kunit_case sim_device_cases[] = {
 	KUNIT_CASE(sim_device_new_del),
 	KUNIT_CASE(sim_device_queue_layout),
@@ -803,17 +1104,17 @@ static struct kunit_case sim_device_cases[] = {
 	KUNIT_CASE(sim_device_exec_bad_args),
 	KUNIT_CASE(sim_device_exec_timeout_and_error_knob),
 	KUNIT_CASE(sim_device_del_during_exec),
+	KUNIT_CASE(sim_device_exec_subscribed),
+	KUNIT_CASE(sim_device_exec_overflow),
+	KUNIT_CASE(sim_device_fail_next_subscribe),
+	KUNIT_CASE(sim_device_flush_faults),
+	KUNIT_CASE(sim_device_del_during_stalled_flush),
 	{}
 };
 
-static void sim_device_exit(struct kunit *test)
-{
-	/* A failed assertion must not leave the test device behind. */
-	nprof_sim_dev_del(SIM_TEST_ID);
-}
-
 static struct kunit_suite sim_device_suite = {
 	.name = "neuronprof_sim_device",
+	.init = sim_device_init,
 	.exit = sim_device_exit,
 	.test_cases = sim_device_cases,
 };
@@ -821,9 +1122,49 @@ static struct kunit_suite sim_device_suite = {
 /* ---- benchmark ---------------------------------------------------------- */
 
 #define SIM_BENCH_ENTRIES	65536U
-#define SIM_BENCH_BUF_ENTRIES	256
+#define SIM_BENCH_RING_SIZE	(SIM_BENCH_ENTRIES * NPROF_ENTRY_SIZE)
 
-struct sim_bench {
+/*
+ * The baseline: copy one prepared entry into consecutive slots of a buffer
+ * as large as the ring, like the producer's final memcpy.
+ */
+static u64 sim_bench_memcpy_ns(struct kunit *test)
+{
+	struct neuronprof_notification src = { .code = 1, .model_id = 2 };
+	struct neuronprof_notification *buf;
+	unsigned int i;
+	u64 t0, t;
+
+	/* vmalloc()ed like the ring, and populated at once like it. */
+	buf = vzalloc(SIM_BENCH_RING_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	t0 = ktime_get_ns();
+	for (i = 0; i < SIM_BENCH_ENTRIES; i++) {
+		src.seq = i;
+		memcpy(&buf[i], &src, sizeof(src));
+		/* Keep the compiler from merging or dropping the copies. */
+		barrier();
+	}
+	t = ktime_get_ns() - t0;
+	vfree(buf);
+	return t;
+}
+
+static void sim_bench_report(struct kunit *test, const char *what, u64 t_prod)
+{
+	u64 t_copy = sim_bench_memcpy_ns(test);
+	u64 prod_ps = div_u64(t_prod * 1000, SIM_BENCH_ENTRIES);
+	u64 copy_ps = div_u64(t_copy * 1000, SIM_BENCH_ENTRIES) ?: 1;
+
+	kunit_info(test, "%s: %llu.%03llu ns/notification over %u\n", what,
+		   prod_ps / 1000, prod_ps % 1000, SIM_BENCH_ENTRIES);
+	kunit_info(test, "memcpy of one %zu-byte entry: %llu.%03llu ns/entry\n",
+		   sizeof(struct neuronprof_notification), copy_ps / 1000, copy_ps % 1000);
+	kunit_info(test, "ratio %s / memcpy: %llu.%02llu\n", what,
+		   div_u64(prod_ps, copy_ps), div_u64(prod_ps * 100, copy_ps) % 100);
+}
+
+struct sim_bench_buf {
 	struct neuronprof_notification *buf;
 	unsigned int pos;
 };
@@ -831,63 +1172,69 @@ struct sim_bench {
 static int sim_bench_emit(struct nprof_sim_run *run, const struct nprof_queue_id *q,
 			  struct neuronprof_notification *n)
 {
-	struct sim_bench *b = run->priv;
+	struct sim_bench_buf *b = run->priv;
 
-	memcpy(&b->buf[b->pos++ % SIM_BENCH_BUF_ENTRIES], n, sizeof(*n));
+	memcpy(&b->buf[b->pos++ % SIM_BENCH_ENTRIES], n, sizeof(*n));
 	return 0;
 }
 
-/*
- * Producing one TRACE notification (generator, timestamp, emit into a buffer)
- * against copying one prepared entry into the same buffer.
- */
-static void sim_bench_producer(struct kunit *test)
+/* The generator alone: program, timestamps and a copy into a buffer. */
+static void sim_bench_generator(struct kunit *test)
 {
 	static const struct nprof_sim_program prog = {
 		.iterations = 1, .instructions = { SIM_BENCH_ENTRIES - 4 },
 	};
-	struct neuronprof_notification src = { .code = 1, .model_id = 2 };
-	struct sim_bench b = { 0 };
+	struct sim_bench_buf b = { 0 };
 	struct nprof_sim_run run = {
 		.prog = &prog, .engines = 1, .emit = sim_bench_emit, .priv = &b,
 	};
-	u64 t0, t_gen, t_copy, gen_ps, copy_ps;
-	unsigned int i;
+	u64 t0;
+	int ret;
 
-	b.buf = kunit_kcalloc(test, SIM_BENCH_BUF_ENTRIES, sizeof(*b.buf), GFP_KERNEL);
+	b.buf = vzalloc(SIM_BENCH_RING_SIZE);
 	KUNIT_ASSERT_NOT_NULL(test, b.buf);
-
 	t0 = ktime_get_ns();
-	KUNIT_ASSERT_EQ(test, nprof_sim_program_run(&run), 0);
-	t_gen = ktime_get_ns() - t0;
+	ret = nprof_sim_program_run(&run);
+	t0 = ktime_get_ns() - t0;
+	vfree(b.buf);
+	KUNIT_ASSERT_EQ(test, ret, 0);
 	KUNIT_ASSERT_EQ(test, run.emitted, (u64)SIM_BENCH_ENTRIES);
+	sim_bench_report(test, "generator + emit memcpy", t0);
+}
 
+/*
+ * The whole producer: a SIM_EXEC on a real device whose TRACE queue is
+ * subscribed with a ring that holds every entry, through nprof_notify().
+ */
+static void sim_bench_notify(struct kunit *test)
+{
+	struct nprof_sim_device *sdev = sim_test_dev_new(test, SIM_TEST_ID, "trn2");
+	struct drm_neuronprof_sim_exec args = {
+		.iterations = 1, .instructions = { SIM_BENCH_ENTRIES },
+	};
+	struct nprof_sub *sub;
+	u64 t0;
+
+	sub = sim_test_subscribe(test, sdev, NEURONPROF_TARGET_CORE, 0,
+				 NEURONPROF_QT_TRACE, 0, SIM_BENCH_RING_SIZE);
 	t0 = ktime_get_ns();
-	for (i = 0; i < SIM_BENCH_ENTRIES; i++) {
-		src.seq = i;
-		memcpy(&b.buf[i % SIM_BENCH_BUF_ENTRIES], &src, sizeof(src));
-		/* Keep the compiler from folding the copies into one. */
-		barrier();
-	}
-	t_copy = ktime_get_ns() - t0;
-
-	gen_ps = div_u64(t_gen * 1000, SIM_BENCH_ENTRIES);
-	copy_ps = div_u64(t_copy * 1000, SIM_BENCH_ENTRIES) ?: 1;
-	kunit_info(test, "producer (generator + emit memcpy): %llu.%03llu ns/notification\n",
-		   gen_ps / 1000, gen_ps % 1000);
-	kunit_info(test, "plain memcpy of a %zu-byte entry: %llu.%03llu ns/entry\n",
-		   sizeof(src), copy_ps / 1000, copy_ps % 1000);
-	kunit_info(test, "ratio producer/memcpy: %llu.%02llu\n",
-		   div_u64(gen_ps, copy_ps), div_u64(gen_ps * 100, copy_ps) % 100);
+	KUNIT_ASSERT_EQ(test, nprof_sim_exec(sdev->ndev, &args), 0);
+	t0 = ktime_get_ns() - t0;
+	KUNIT_ASSERT_EQ(test, args.produced[NEURONPROF_QT_TRACE], (u64)SIM_BENCH_ENTRIES);
+	KUNIT_ASSERT_EQ(test, sub->ring.lost, 0ULL);
+	sim_bench_report(test, "SIM_EXEC through nprof_notify into a ring", t0);
 }
 
 static struct kunit_case sim_bench_cases[] = {
-	KUNIT_CASE(sim_bench_producer),
+	KUNIT_CASE(sim_bench_generator),
+	KUNIT_CASE(sim_bench_notify),
 	{}
 };
 
 static struct kunit_suite sim_bench_suite = {
 	.name = "neuronprof_sim_bench",
+	.init = sim_device_init,
+	.exit = sim_device_exit,
 	.test_cases = sim_bench_cases,
 };
 
