@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * neuronprof core internals, shared by the files of neuronprof.ko and by its
+ * KUnit suites (driver/tests/neuronprof_core_test.c). Nothing here is API for
+ * providers: they use neuronprof_provider.h only.
+ */
+#ifndef _NEURONPROF_CORE_H_
+#define _NEURONPROF_CORE_H_
+
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/sizes.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/xarray.h>
+#include <drm/drm_device.h>
+#include <drm/neuronprof_drm.h>
+
+#include "neuronprof_provider.h"
+
+struct drm_file;
+struct module;
+
+/* Bytes of one ring entry; fixed for every device of this uapi version. */
+#define NPROF_ENTRY_SIZE		sizeof(struct neuronprof_notification)
+
+/*
+ * The subscription mapping, in pages of the one vmalloc_user() buffer that
+ * backs it: the header page, the consumer page, then the data area. The
+ * mmap offset of a region is its page offset here, so the layout returned by
+ * NQ_SUBSCRIBE is (pgoff << PAGE_SHIFT, size) of each.
+ */
+#define NPROF_HEADER_PGOFF		0
+#define NPROF_CONSUMER_PGOFF		1
+#define NPROF_DATA_PGOFF		2
+
+/* Topology limits a provider may announce (see struct nprof_device_desc). */
+#define NPROF_MAX_CORES			256
+#define NPROF_MAX_TOPSPS		256
+/* The largest max_ring_size a provider may announce: one vmalloc per ring. */
+#define NPROF_RING_SIZE_LIMIT		SZ_1G
+
+/*
+ * Conservative bound of the notifications one SIM_EXEC iteration produces
+ * besides its instructions and DMA transfers: per engine a start and an end
+ * event, per core an execution start, stop, throttle and error entry, and
+ * per TopSP serving the core a start, trace, end and error entry.
+ */
+#define NPROF_SIM_PER_ENGINE_FIXED	2
+#define NPROF_SIM_PER_CORE_FIXED	4
+#define NPROF_SIM_PER_TOPSP_FIXED	4
+
+/**
+ * struct nprof_device - one device a provider registered.
+ * @drm: the DRM device; its render node is the device's uapi.
+ * @desc: copy of the provider's description (@desc.provider points at
+ *	@provider).
+ * @provider: the provider name, NUL-terminated.
+ * @ops: the provider's callbacks; never called after unregistration.
+ * @priv: the provider's cookie (nprof_device_priv()).
+ * @index: device_index reported by GET_INFO.
+ * @queues: live subscriptions by queue slot (nprof_queue_slot()). Lookups
+ *	run under RCU in any context (nprof_notify()); stores happen inside
+ *	drm_dev_enter() (subscribe), erases under @subs_lock.
+ * @subs_lock: see below.
+ */
+struct nprof_device {
+	struct drm_device drm;
+	struct nprof_device_desc desc;
+	char provider[16];
+	const struct nprof_hw_ops *ops;
+	void *priv;
+	int index;
+	struct xarray queues;
+	/*
+	 * Protects detaching a subscription from @queues (a closing
+	 * subscription against device unregistration), so that exactly one
+	 * of them erases it and decides whether it died with the device.
+	 */
+	struct mutex subs_lock;
+};
+
+static inline struct nprof_device *to_nprof_device(struct drm_device *drm)
+{
+	return container_of(drm, struct nprof_device, drm);
+}
+
+/**
+ * struct nprof_file - per-open-file state of a render or primary node.
+ * @ndev: the device the file was opened on.
+ *
+ * Subscriptions are not per-file state: each is its own file descriptor and
+ * outlives the file it was created through.
+ */
+struct nprof_file {
+	struct nprof_device *ndev;
+};
+
+/**
+ * struct nprof_ring - the kernel side of one ring.
+ *
+ * @hdr: the header page (read-only for userspace).
+ * @cons_page: the consumer page (read-write for userspace).
+ * @data: the data area.
+ * @size: bytes of @data, a power of two.
+ * @watermark: unread bytes from which a reader is woken, >= one entry.
+ * @prod: bytes produced.
+ * @cons: bytes consumed, last valid value.
+ * @seq: notifications produced, delivered or lost.
+ * @lost: notifications lost because the ring was full (or forced).
+ * @flags: NEURONPROF_RING_* bits, mirrored in @hdr.
+ * @queue_type: queue type written into every entry.
+ * @engine: engine written into every entry.
+ *
+ * The kernel's copies of the positions are authoritative: userspace can only
+ * write the consumer page, and whatever it writes there is validated before
+ * it is believed (nprof_ring_sync_consumer()). The owner serialises every
+ * call on a ring (struct nprof_sub.lock).
+ */
+struct nprof_ring {
+	struct neuronprof_ring_header *hdr;
+	struct neuronprof_ring_consumer *cons_page;
+	u8 *data;
+	u64 size;
+	u64 watermark;
+	u64 prod;
+	u64 cons;
+	u64 seq;
+	u64 lost;
+	u32 flags;
+	u16 queue_type;
+	u16 engine;
+};
+
+/**
+ * struct nprof_sub - one subscription: a queue, its ring and its file.
+ * @ndev: the device; referenced (drm_dev_get()) for the subscription's life.
+ * @q: the queue.
+ * @slot: index of @q in @ndev->queues.
+ * @mem: the vmalloc_user() buffer: header page | consumer page | data.
+ * @owner: the provider module, pinned for the subscription's life.
+ * @lock: see below.
+ * @ring: the ring.
+ * @flush_pos: producer position at the last flush; a reader is woken
+ *	below the watermark until it consumed past it.
+ * @detached: no longer in @ndev->queues; the producer must not touch @ring.
+ * @dead: detached because the device went away.
+ * @wq: readers and pollers.
+ * @read_lock: see below.
+ * @rcu: frees the struct after nprof_notify() callers that found it in
+ *	@ndev->queues are done.
+ */
+struct nprof_sub {
+	struct nprof_device *ndev;
+	struct nprof_queue_id q;
+	unsigned long slot;
+	void *mem;
+	struct module *owner;
+	/*
+	 * Protects @ring (positions, counters, flags and the ring memory the
+	 * producer writes), @flush_pos, @detached and @dead. Taken with
+	 * interrupts disabled: nprof_notify() may run in hard IRQ context.
+	 */
+	spinlock_t lock;
+	struct nprof_ring ring;
+	u64 flush_pos;
+	bool detached;
+	bool dead;
+	wait_queue_head_t wq;
+	/* Protects the consumer side of read() against a concurrent read(). */
+	struct mutex read_lock;
+	struct rcu_head rcu;
+};
+
+/* neuronprof_ring.c: ring arithmetic and the producer. */
+void nprof_ring_init(struct nprof_ring *ring, void *mem, u64 size, u32 watermark,
+		     const struct nprof_queue_id *q);
+bool nprof_ring_consumer_valid(u64 last, u64 next, u64 prod);
+u64 nprof_ring_unread(const struct nprof_ring *ring);
+void nprof_ring_sync_consumer(struct nprof_ring *ring);
+void nprof_ring_consume(struct nprof_ring *ring, u64 pos);
+enum nprof_notify_result nprof_ring_produce(struct nprof_ring *ring,
+					    struct neuronprof_notification *n,
+					    bool force_lost, bool *wake);
+void nprof_ring_set_flags(struct nprof_ring *ring, u32 flags);
+
+/* neuronprof_sub.c: subscriptions and their file. */
+bool nprof_queue_valid(const struct nprof_device_desc *desc,
+		       const struct nprof_queue_id *q);
+unsigned long nprof_queue_slot(const struct nprof_device_desc *desc,
+			       const struct nprof_queue_id *q);
+void nprof_sub_kill(struct nprof_sub *sub);
+void nprof_sub_flushed(struct nprof_sub *sub);
+int nprof_ioctl_nq_subscribe(struct drm_device *drm, void *data,
+			     struct drm_file *file);
+
+/**
+ * struct nprof_subscribe_call - how NQ_SUBSCRIBE reaches its handler.
+ *
+ * @args: the ioctl argument.
+ * @file: out, the subscription's file.
+ *
+ * The handler creates the subscription's file but does not install it: the
+ * caller installs it only once the result reached userspace, so a failing
+ * copy never leaves behind a descriptor that userspace does not know of.
+ */
+struct nprof_subscribe_call {
+	struct drm_neuronprof_nq_subscribe args;
+	struct file *file;
+};
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Static unless KUnit is enabled (VISIBLE_IF_KUNIT), for the core's suites. */
+int nprof_subscribe_validate(const struct nprof_device_desc *desc,
+			     const struct drm_neuronprof_nq_subscribe *args,
+			     const char **why);
+struct nprof_sub *nprof_sub_create(struct nprof_device *ndev,
+				   const struct drm_neuronprof_nq_subscribe *args);
+void nprof_sub_destroy(struct nprof_sub *sub);
+__poll_t nprof_sub_poll_mask(struct nprof_sub *sub);
+int nprof_sub_drain(struct nprof_sub *sub, struct neuronprof_nq_drain *d);
+int nprof_desc_validate(const struct nprof_device_desc *desc,
+			const struct nprof_hw_ops *ops, const char **why);
+int nprof_sim_exec_validate(const struct nprof_device_desc *desc,
+			    const struct drm_neuronprof_sim_exec *args,
+			    const char **why);
+#endif
+
+#endif /* _NEURONPROF_CORE_H_ */

@@ -1,0 +1,715 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * neuronprof core: the DRM driver, the provider API and the device ioctls.
+ */
+
+/**
+ * DOC: overview
+ *
+ * neuronprof.ko exposes the notification queues of AWS Neuron devices
+ * (NeuronCores and TopSPs) to userspace as rings that a profiler maps and
+ * consumes without a system call per notification.
+ *
+ * Devices come from providers: a provider describes one device (topology,
+ * queue types, ring limits, capabilities) and its callbacks in
+ * nprof_device_register(), which creates one DRM device with a render node
+ * for it. neuronprof_sim.ko is such a provider; a driver for real Neuron
+ * PCI devices would be another. The provider feeds notifications into
+ * subscribed queues with nprof_notify(), from any context.
+ *
+ * Userspace opens the render node, asks what the device is with
+ * DRM_IOCTL_NEURONPROF_GET_INFO and subscribes to one queue with
+ * DRM_IOCTL_NEURONPROF_NQ_SUBSCRIBE, which returns a new file descriptor:
+ * the subscription. That file is mapped (a read-only header page, a
+ * read-write consumer page, the read-only data area), polled, read, and
+ * drained with NEURONPROF_IOCTL_NQ_DRAIN. It lives until the descriptor and
+ * every mapping are gone; closing the render node does not end it.
+ *
+ * Every entry point that reaches the provider runs inside drm_dev_enter().
+ * nprof_device_unregister() unplugs the DRM device, which waits for all of
+ * them, then marks every live subscription DEAD: its ring stays mapped and
+ * readable, its pollers see EPOLLHUP, and the provider is never called again.
+ *
+ * Documentation/uapi.rst describes the ioctls and Documentation/ring.rst the
+ * ring protocol, including the memory ordering.
+ */
+
+#include <linux/bits.h>
+#include <linux/compat.h>
+#include <linux/device.h>
+#include <linux/err.h>
+#include <linux/export.h>
+#include <linux/file.h>
+#include <linux/idr.h>
+#include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
+#include <linux/stddef.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_ioctl.h>
+#include <drm/drm_managed.h>
+#include <drm/drm_print.h>
+#include <kunit/visibility.h>
+
+#include "neuronprof_core.h"
+
+#define NPROF_DRIVER_DESC	"Neuron notification queues as mmap-able rings"
+#define NPROF_DRIVER_DATE	"20261129"
+#define NPROF_DRIVER_MAJOR	1
+#define NPROF_DRIVER_MINOR	0
+
+/* Queue types that exist on a NeuronCore, and on a TopSP. */
+#define NPROF_CORE_TYPES_ALL	GENMASK(NEURONPROF_QT_THROTTLE, NEURONPROF_QT_TRACE)
+#define NPROF_TOPSP_TYPES_ALL	GENMASK(NEURONPROF_QT_TOPSP_ERROR, NEURONPROF_QT_TOPSP_TRACE)
+#define NPROF_CAPS_ALL		(NEURONPROF_CAP_SIM_EXEC | NEURONPROF_CAP_FLUSH)
+#define NPROF_SIM_EXEC_FLAGS	(NEURONPROF_SIM_EXEC_ERROR | NEURONPROF_SIM_EXEC_THROTTLE)
+
+/*
+ * The first version of NEURONPROF_INFO_DEVICE's reply. The struct may grow
+ * after @reserved; callers built against version 1 keep working.
+ */
+#define NPROF_DEVICE_INFO_SIZE_V1 \
+	offsetofend(struct drm_neuronprof_device_info, reserved)
+
+/* device_index of each registered device. */
+static DEFINE_IDA(nprof_ida);
+
+static bool nprof_pow2(u64 v)
+{
+	return v && !(v & (v - 1));
+}
+
+/**
+ * nprof_desc_validate() - check what a provider announces.
+ * @desc: the description.
+ * @ops: the callbacks.
+ * @why: out, what is wrong.
+ *
+ * Return: 0 or -EINVAL.
+ */
+VISIBLE_IF_KUNIT int nprof_desc_validate(const struct nprof_device_desc *desc,
+					 const struct nprof_hw_ops *ops,
+					 const char **why)
+{
+	const size_t max = sizeof_field(struct nprof_device, provider);
+	size_t len;
+
+	if (!desc || !ops) {
+		*why = "no description or no ops";
+		return -EINVAL;
+	}
+	len = desc->provider ? strnlen(desc->provider, max) : 0;
+	if (!len || len >= max) {
+		*why = "provider name must have 1 to 15 characters";
+		return -EINVAL;
+	}
+	if (desc->arch < NEURONPROF_ARCH_TRN1 || desc->arch > NEURONPROF_ARCH_TRN2) {
+		*why = "unknown architecture";
+		return -EINVAL;
+	}
+	if (!desc->num_cores || desc->num_cores > NPROF_MAX_CORES) {
+		*why = "num_cores must be 1 to 256";
+		return -EINVAL;
+	}
+	if (desc->num_topsps > NPROF_MAX_TOPSPS || desc->num_topsps % desc->num_cores) {
+		*why = "num_topsps must be 0 to 256 and a multiple of num_cores";
+		return -EINVAL;
+	}
+	if (!desc->engines_per_core || desc->engines_per_core > NEURONPROF_MAX_ENGINES) {
+		*why = "engines_per_core must be 1 to NEURONPROF_MAX_ENGINES";
+		return -EINVAL;
+	}
+	if (desc->core_queue_types & ~NPROF_CORE_TYPES_ALL ||
+	    desc->topsp_queue_types & ~NPROF_TOPSP_TYPES_ALL) {
+		*why = "a queue type announced for a target kind that cannot have it";
+		return -EINVAL;
+	}
+	if (desc->per_engine_queue_types & ~desc->core_queue_types) {
+		*why = "per_engine_queue_types must be NeuronCore queue types of the device";
+		return -EINVAL;
+	}
+	if (!nprof_pow2(desc->min_ring_size) || desc->min_ring_size < PAGE_SIZE) {
+		*why = "min_ring_size must be a power of two of at least PAGE_SIZE";
+		return -EINVAL;
+	}
+	if (!nprof_pow2(desc->max_ring_size) || desc->max_ring_size < desc->min_ring_size ||
+	    desc->max_ring_size > NPROF_RING_SIZE_LIMIT) {
+		*why = "max_ring_size must be a power of two from min_ring_size to 1 GiB";
+		return -EINVAL;
+	}
+	if (desc->caps & ~NPROF_CAPS_ALL) {
+		*why = "unknown capability bits";
+		return -EINVAL;
+	}
+	if (!ops->queue_start || !ops->queue_stop) {
+		*why = "queue_start and queue_stop are mandatory";
+		return -EINVAL;
+	}
+	if (!(desc->caps & NEURONPROF_CAP_FLUSH) != !ops->flush) {
+		*why = "NEURONPROF_CAP_FLUSH must be set exactly when there is a flush op";
+		return -EINVAL;
+	}
+	if (!(desc->caps & NEURONPROF_CAP_SIM_EXEC) != !ops->sim_exec) {
+		*why = "NEURONPROF_CAP_SIM_EXEC must be set exactly when there is a sim_exec op";
+		return -EINVAL;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_desc_validate);
+
+/**
+ * nprof_sim_exec_validate() - check SIM_EXEC arguments against a device.
+ * @desc: the device.
+ * @args: the arguments; the out members are not looked at.
+ * @why: out, what is wrong.
+ *
+ * The notification bound is conservative: per iteration, every instruction
+ * and DMA transfer counts one, every engine with instructions
+ * NPROF_SIM_PER_ENGINE_FIXED, the core NPROF_SIM_PER_CORE_FIXED and every
+ * TopSP serving it NPROF_SIM_PER_TOPSP_FIXED.
+ *
+ * Return: 0 or -EINVAL.
+ */
+VISIBLE_IF_KUNIT int nprof_sim_exec_validate(const struct nprof_device_desc *desc,
+					     const struct drm_neuronprof_sim_exec *args,
+					     const char **why)
+{
+	u64 per_iteration;
+	u32 e;
+
+	if (args->core >= desc->num_cores) {
+		*why = "core out of range";
+		return -EINVAL;
+	}
+	if (args->flags & ~NPROF_SIM_EXEC_FLAGS) {
+		*why = "unknown flags";
+		return -EINVAL;
+	}
+	if (!args->iterations || args->iterations > NEURONPROF_SIM_MAX_ITERATIONS) {
+		*why = "iterations must be 1 to NEURONPROF_SIM_MAX_ITERATIONS";
+		return -EINVAL;
+	}
+	if (args->dma_transfers > NEURONPROF_SIM_MAX_DMA) {
+		*why = "dma_transfers above NEURONPROF_SIM_MAX_DMA";
+		return -EINVAL;
+	}
+	if (args->reserved[0] || args->reserved[1]) {
+		*why = "reserved must be 0";
+		return -EINVAL;
+	}
+
+	per_iteration = args->dma_transfers + NPROF_SIM_PER_CORE_FIXED +
+			(u64)NPROF_SIM_PER_TOPSP_FIXED * (desc->num_topsps / desc->num_cores);
+	for (e = 0; e < NEURONPROF_MAX_ENGINES; e++) {
+		if (!args->instructions[e])
+			continue;
+		if (e >= desc->engines_per_core) {
+			*why = "instructions for an engine the core does not have";
+			return -EINVAL;
+		}
+		if (args->instructions[e] > NEURONPROF_SIM_MAX_INSTRUCTIONS) {
+			*why = "instructions above NEURONPROF_SIM_MAX_INSTRUCTIONS";
+			return -EINVAL;
+		}
+		per_iteration += args->instructions[e] + NPROF_SIM_PER_ENGINE_FIXED;
+	}
+	/* At most 2^16 * (8 * 2^20 + 2^20 + 1060): no overflow. */
+	if (per_iteration * args->iterations > NEURONPROF_SIM_MAX_NOTIFICATIONS) {
+		*why = "the program may produce more than NEURONPROF_SIM_MAX_NOTIFICATIONS";
+		return -EINVAL;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_sim_exec_validate);
+
+static void nprof_fill_info(const struct nprof_device *ndev,
+			    struct drm_neuronprof_device_info *info)
+{
+	const struct nprof_device_desc *d = &ndev->desc;
+
+	memset(info, 0, sizeof(*info));
+	info->uapi_version = NEURONPROF_UAPI_VERSION;
+	info->arch = d->arch;
+	strscpy(info->provider, ndev->provider, sizeof(info->provider));
+	info->num_cores = d->num_cores;
+	info->num_topsps = d->num_topsps;
+	info->engines_per_core = d->engines_per_core;
+	info->entry_size = NPROF_ENTRY_SIZE;
+	info->core_queue_types = d->core_queue_types;
+	info->topsp_queue_types = d->topsp_queue_types;
+	info->per_engine_queue_types = d->per_engine_queue_types;
+	info->clock_id = CLOCK_MONOTONIC;
+	info->caps = d->caps;
+	info->min_ring_size = d->min_ring_size;
+	info->max_ring_size = d->max_ring_size;
+	info->device_index = ndev->index;
+}
+
+/*
+ * DRM_IOCTL_NEURONPROF_GET_INFO: a query of the device. size == 0 asks for
+ * the size the query needs; otherwise min(size, needed) bytes are copied and
+ * size says how many.
+ *
+ * Errors: EINVAL non-zero flags or pad, unknown query, size smaller than the
+ * query's first version; EFAULT data is not writable; ENODEV the device is
+ * gone.
+ */
+static int nprof_ioctl_get_info(struct drm_device *drm, void *data,
+				struct drm_file *file)
+{
+	struct nprof_device *ndev = to_nprof_device(drm);
+	struct drm_neuronprof_get_info *args = data;
+	struct drm_neuronprof_device_info info;
+	int idx, ret = 0;
+	u32 size;
+
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+
+	if (args->flags || args->pad) {
+		drm_dbg(drm, "GET_INFO: flags and pad must be 0\n");
+		ret = -EINVAL;
+		goto out;
+	}
+	if (args->query != NEURONPROF_INFO_DEVICE) {
+		drm_dbg(drm, "GET_INFO: unknown query %u\n", args->query);
+		ret = -EINVAL;
+		goto out;
+	}
+	if (!args->size) {
+		args->size = sizeof(info);
+		goto out;
+	}
+	if (args->size < NPROF_DEVICE_INFO_SIZE_V1) {
+		drm_dbg(drm, "GET_INFO: size %u below %zu\n", args->size,
+			NPROF_DEVICE_INFO_SIZE_V1);
+		ret = -EINVAL;
+		goto out;
+	}
+
+	nprof_fill_info(ndev, &info);
+	size = min_t(u32, args->size, sizeof(info));
+	if (copy_to_user(u64_to_user_ptr(args->data), &info, size)) {
+		ret = -EFAULT;
+		goto out;
+	}
+	args->size = size;
+out:
+	drm_dev_exit(idx);
+	return ret;
+}
+
+/*
+ * DRM_IOCTL_NEURONPROF_SIM_EXEC: run a synthetic program on one NeuronCore
+ * and wait for it; the provider fills status and produced. Pollers of the
+ * core's queues are woken afterwards even below their watermark.
+ *
+ * Errors: EOPNOTSUPP the device has no NEURONPROF_CAP_SIM_EXEC; EINVAL core
+ * out of range, unknown flags, iterations, instructions or DMA transfers out
+ * of range, non-zero reserved, too many notifications; ETIMEDOUT timeout_ns
+ * already passed (or passed while running); ENODEV the device is gone; the
+ * provider's error (EINTR when interrupted, ...).
+ */
+static int nprof_ioctl_sim_exec(struct drm_device *drm, void *data,
+				struct drm_file *file)
+{
+	struct nprof_device *ndev = to_nprof_device(drm);
+	struct drm_neuronprof_sim_exec *args = data;
+	const char *why;
+	int idx, ret;
+
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+
+	if (!(ndev->desc.caps & NEURONPROF_CAP_SIM_EXEC)) {
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+	ret = nprof_sim_exec_validate(&ndev->desc, args, &why);
+	if (ret) {
+		drm_dbg(drm, "SIM_EXEC: %s\n", why);
+		goto out;
+	}
+	if (args->timeout_ns && ktime_get_ns() >= args->timeout_ns) {
+		ret = -ETIMEDOUT;
+		goto out;
+	}
+
+	args->status = 0;
+	memset(args->produced, 0, sizeof(args->produced));
+	ret = ndev->ops->sim_exec(ndev, args);
+	/* Whatever it produced, even when it failed half-way, is readable. */
+	nprof_queues_flushed(ndev, args->core);
+out:
+	drm_dev_exit(idx);
+	return ret;
+}
+
+/*
+ * DRM_IOCTL_NEURONPROF_NQ_SUBSCRIBE encoded with another size or direction
+ * than the uapi header defines. The right encoding never gets here:
+ * nprof_drm_ioctl() handles it before drm_ioctl() would.
+ *
+ * Errors: EINVAL always.
+ */
+static int nprof_ioctl_nq_subscribe_bad_size(struct drm_device *drm, void *data,
+					     struct drm_file *file)
+{
+	drm_dbg(drm, "NQ_SUBSCRIBE: struct size or direction unknown to this uapi\n");
+	return -EINVAL;
+}
+
+static const struct drm_ioctl_desc nprof_ioctls[] = {
+	DRM_IOCTL_DEF_DRV(NEURONPROF_GET_INFO, nprof_ioctl_get_info, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(NEURONPROF_NQ_SUBSCRIBE, nprof_ioctl_nq_subscribe_bad_size,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(NEURONPROF_SIM_EXEC, nprof_ioctl_sim_exec, DRM_RENDER_ALLOW),
+};
+
+/*
+ * NQ_SUBSCRIBE outside drm_ioctl(): drm_ioctl() copies the result out after
+ * the handler returned, too late to keep the new descriptor out of the file
+ * table if that copy fails. Here the descriptor is installed only after the
+ * copy succeeded; otherwise the file is dropped and its number released.
+ */
+static long nprof_nq_subscribe_user(struct file *filp, void __user *uarg)
+{
+	const struct drm_ioctl_desc *desc = &nprof_ioctls[DRM_NEURONPROF_NQ_SUBSCRIBE];
+	struct nprof_subscribe_call call = {};
+	long ret;
+
+	if (copy_from_user(&call.args, uarg, sizeof(call.args)))
+		return -EFAULT;
+	ret = drm_ioctl_kernel(filp, nprof_ioctl_nq_subscribe, &call, desc->flags);
+	if (ret)
+		return ret;
+	if (copy_to_user(uarg, &call.args, sizeof(call.args))) {
+		put_unused_fd(call.args.fd);
+		fput(call.file);
+		return -EFAULT;
+	}
+	fd_install(call.args.fd, call.file);
+	return 0;
+}
+
+/*
+ * Driver ioctls this file handles itself, -ENOIOCTLCMD for those drm_ioctl()
+ * handles. Driver-range numbers without an ioctl fail with ENOTTY ("no such
+ * ioctl") rather than drm_ioctl()'s EINVAL.
+ */
+static long nprof_drm_ioctl_own(struct file *filp, unsigned int cmd,
+				void __user *uarg)
+{
+	unsigned int nr = DRM_IOCTL_NR(cmd);
+
+	if (DRM_IOCTL_TYPE(cmd) != DRM_IOCTL_BASE || nr < DRM_COMMAND_BASE ||
+	    nr >= DRM_COMMAND_END)
+		return -ENOIOCTLCMD;
+	if (nr - DRM_COMMAND_BASE >= ARRAY_SIZE(nprof_ioctls))
+		return -ENOTTY;
+	if (cmd == DRM_IOCTL_NEURONPROF_NQ_SUBSCRIBE)
+		return nprof_nq_subscribe_user(filp, uarg);
+	return -ENOIOCTLCMD;
+}
+
+static long nprof_drm_ioctl(struct file *filp, unsigned int cmd,
+			    unsigned long arg)
+{
+	long ret = nprof_drm_ioctl_own(filp, cmd, (void __user *)arg);
+
+	return ret == -ENOIOCTLCMD ? drm_ioctl(filp, cmd, arg) : ret;
+}
+
+#ifdef CONFIG_COMPAT
+/* Every neuronprof struct has the same layout for 32-bit callers. */
+static long nprof_drm_compat_ioctl(struct file *filp, unsigned int cmd,
+				   unsigned long arg)
+{
+	long ret = nprof_drm_ioctl_own(filp, cmd, compat_ptr(arg));
+
+	return ret == -ENOIOCTLCMD ? drm_compat_ioctl(filp, cmd, arg) : ret;
+}
+#else
+#define nprof_drm_compat_ioctl NULL
+#endif
+
+static int nprof_drm_open(struct drm_device *drm, struct drm_file *file)
+{
+	struct nprof_file *nfile;
+
+	nfile = kzalloc(sizeof(*nfile), GFP_KERNEL);
+	if (!nfile)
+		return -ENOMEM;
+	nfile->ndev = to_nprof_device(drm);
+	file->driver_priv = nfile;
+	return 0;
+}
+
+static void nprof_drm_postclose(struct drm_device *drm, struct drm_file *file)
+{
+	kfree(file->driver_priv);
+	file->driver_priv = NULL;
+}
+
+static const struct file_operations nprof_drm_fops = {
+	.owner		= THIS_MODULE,
+	.open		= drm_open,
+	.release	= drm_release,
+	.unlocked_ioctl	= nprof_drm_ioctl,
+	.compat_ioctl	= nprof_drm_compat_ioctl,
+	.poll		= drm_poll,
+	.read		= drm_read,
+	.llseek		= noop_llseek,
+};
+
+static const struct drm_driver nprof_drm_driver = {
+	.driver_features	= DRIVER_RENDER,
+	.open			= nprof_drm_open,
+	.postclose		= nprof_drm_postclose,
+	.ioctls			= nprof_ioctls,
+	.num_ioctls		= ARRAY_SIZE(nprof_ioctls),
+	.fops			= &nprof_drm_fops,
+	.name			= NEURONPROF_DRIVER_NAME,
+	.desc			= NPROF_DRIVER_DESC,
+	.date			= NPROF_DRIVER_DATE,
+	.major			= NPROF_DRIVER_MAJOR,
+	.minor			= NPROF_DRIVER_MINOR,
+};
+
+/* The last reference to the DRM device is gone: so is every subscription. */
+static void nprof_device_release(struct drm_device *drm, void *unused)
+{
+	struct nprof_device *ndev = to_nprof_device(drm);
+
+	xa_destroy(&ndev->queues);
+	ida_free(&nprof_ida, ndev->index);
+}
+
+/**
+ * nprof_device_register() - announce a device and create its DRM device.
+ * @parent: the provider's device; the DRM device is a managed resource of
+ *	it (devm_drm_dev_alloc()) and lives until @parent releases it and the
+ *	last subscription is gone.
+ * @desc: what the device is; copied, need not outlive the call.
+ * @ops: the provider's callbacks; must outlive the device (static const in
+ *	the provider module, which subscriptions pin through @ops->owner).
+ * @priv: the provider's cookie, returned by nprof_device_priv().
+ *
+ * The render node appears last, once everything else is ready.
+ *
+ * Context: process context; may sleep.
+ * Return: the device, or ERR_PTR(-EINVAL) for an invalid @desc or @ops,
+ * -ENOMEM, or the error of drm_dev_register().
+ */
+struct nprof_device *nprof_device_register(struct device *parent,
+					   const struct nprof_device_desc *desc,
+					   const struct nprof_hw_ops *ops, void *priv)
+{
+	struct nprof_device *ndev;
+	const char *why;
+	void *group;
+	int ret;
+
+	if (!parent)
+		return ERR_PTR(-EINVAL);
+	ret = nprof_desc_validate(desc, ops, &why);
+	if (ret) {
+		dev_err(parent, "neuronprof: invalid device description: %s\n", why);
+		return ERR_PTR(ret);
+	}
+
+	/* On failure, release the DRM device now, not when @parent goes. */
+	group = devres_open_group(parent, NULL, GFP_KERNEL);
+	if (!group)
+		return ERR_PTR(-ENOMEM);
+
+	ndev = devm_drm_dev_alloc(parent, &nprof_drm_driver, struct nprof_device, drm);
+	if (IS_ERR(ndev)) {
+		ret = PTR_ERR(ndev);
+		goto err_group;
+	}
+	ndev->desc = *desc;
+	strscpy(ndev->provider, desc->provider, sizeof(ndev->provider));
+	ndev->desc.provider = ndev->provider;
+	ndev->ops = ops;
+	ndev->priv = priv;
+	xa_init(&ndev->queues);
+
+	ndev->index = ida_alloc(&nprof_ida, GFP_KERNEL);
+	if (ndev->index < 0) {
+		ret = ndev->index;
+		goto err_group;
+	}
+	ret = drmm_add_action_or_reset(&ndev->drm, nprof_device_release, NULL);
+	if (ret)
+		goto err_group;
+	ret = drmm_mutex_init(&ndev->drm, &ndev->subs_lock);
+	if (ret)
+		goto err_group;
+
+	ret = drm_dev_register(&ndev->drm, 0);
+	if (ret)
+		goto err_group;
+
+	devres_remove_group(parent, group);
+	return ndev;
+
+err_group:
+	devres_release_group(parent, group);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_GPL(nprof_device_register);
+
+/**
+ * nprof_device_unregister() - unplug a device.
+ * @ndev: the device.
+ *
+ * Unplugs the DRM device, which waits for every ioctl and provider callback
+ * in flight; from then on ioctls fail with ENODEV. Every live subscription
+ * is marked NEURONPROF_RING_DEAD, its pollers get EPOLLHUP | EPOLLERR, and
+ * its queue leaves the table so nprof_notify() returns
+ * NPROF_NOTIFY_UNSUBSCRIBED. Mappings stay valid; the memory of a ring goes
+ * when its subscription's file is released. After this returns, the
+ * provider's ops are never called again and no nprof_notify() call on the
+ * device is still running.
+ *
+ * The provider must make its sleeping callbacks (sim_exec, flush) return
+ * promptly once it decided to remove the device: this waits for them.
+ *
+ * Context: process context; may sleep.
+ */
+void nprof_device_unregister(struct nprof_device *ndev)
+{
+	struct nprof_sub *sub;
+	unsigned long slot;
+
+	drm_dev_unplug(&ndev->drm);
+
+	mutex_lock(&ndev->subs_lock);
+	xa_for_each(&ndev->queues, slot, sub)
+		nprof_sub_kill(sub);
+	mutex_unlock(&ndev->subs_lock);
+
+	/* Producers that found a subscription before it left the table. */
+	synchronize_rcu();
+}
+EXPORT_SYMBOL_GPL(nprof_device_unregister);
+
+/**
+ * nprof_device_priv() - the provider's cookie.
+ * @ndev: the device.
+ *
+ * Return: the @priv given to nprof_device_register().
+ */
+void *nprof_device_priv(struct nprof_device *ndev)
+{
+	return ndev->priv;
+}
+EXPORT_SYMBOL_GPL(nprof_device_priv);
+
+/**
+ * nprof_device_desc() - the device description, as the core keeps it.
+ * @ndev: the device.
+ *
+ * Return: the core's copy of the description given at registration.
+ */
+const struct nprof_device_desc *nprof_device_desc(struct nprof_device *ndev)
+{
+	return &ndev->desc;
+}
+EXPORT_SYMBOL_GPL(nprof_device_desc);
+
+/**
+ * nprof_notify() - produce one notification into a queue.
+ * @ndev: the device.
+ * @q: the queue.
+ * @n: the entry; the core fills @n->seq, queue_type and engine.
+ * @force_lost: count it as lost even when there is room.
+ *
+ * Unread entries are never overwritten: without room the notification is
+ * counted in the ring's lost counter and the ring is flagged OVERFLOWED.
+ * Readers are woken when the unread bytes reach the watermark.
+ *
+ * Context: any, including hard IRQ.
+ * Return: NPROF_NOTIFY_DELIVERED, NPROF_NOTIFY_LOST, or
+ * NPROF_NOTIFY_UNSUBSCRIBED when nobody subscribed @q (or it does not exist,
+ * or the device was unregistered).
+ */
+enum nprof_notify_result nprof_notify(struct nprof_device *ndev,
+				      const struct nprof_queue_id *q,
+				      struct neuronprof_notification *n,
+				      bool force_lost)
+{
+	enum nprof_notify_result ret = NPROF_NOTIFY_UNSUBSCRIBED;
+	struct nprof_sub *sub;
+	unsigned long flags;
+	bool wake = false;
+
+	if (!nprof_queue_valid(&ndev->desc, q))
+		return NPROF_NOTIFY_UNSUBSCRIBED;
+
+	rcu_read_lock();
+	sub = xa_load(&ndev->queues, nprof_queue_slot(&ndev->desc, q));
+	if (sub) {
+		spin_lock_irqsave(&sub->lock, flags);
+		if (!sub->detached)
+			ret = nprof_ring_produce(&sub->ring, n, force_lost, &wake);
+		spin_unlock_irqrestore(&sub->lock, flags);
+		if (wake)
+			wake_up_interruptible_poll(&sub->wq, EPOLLIN | EPOLLRDNORM);
+	}
+	rcu_read_unlock();
+	return ret;
+}
+EXPORT_SYMBOL_GPL(nprof_notify);
+
+/* Flush @count consecutive targets of one kind: their slots are one range. */
+static void nprof_flush_targets(struct nprof_device *ndev, u32 kind, u32 first,
+				u32 count)
+{
+	const struct nprof_queue_id base = { .kind = kind, .index = first };
+	unsigned long start = nprof_queue_slot(&ndev->desc, &base);
+	unsigned long last = start + (unsigned long)count * NEURONPROF_QT_COUNT *
+			     NEURONPROF_MAX_ENGINES - 1;
+	struct nprof_sub *sub;
+	unsigned long slot;
+
+	xa_for_each_range(&ndev->queues, slot, sub, start, last)
+		nprof_sub_flushed(sub);
+}
+
+/**
+ * nprof_queues_flushed() - every queue of a core and its TopSPs got all its
+ *	in-flight notifications (an execution ended).
+ * @ndev: the device.
+ * @core: the NeuronCore; out-of-range values are ignored.
+ *
+ * Readers of those queues are woken even below their watermark, and poll
+ * reports EPOLLIN until they consumed what was produced so far.
+ *
+ * Context: any, including hard IRQ.
+ */
+void nprof_queues_flushed(struct nprof_device *ndev, u32 core)
+{
+	const struct nprof_device_desc *d = &ndev->desc;
+	u32 per_core;
+
+	if (core >= d->num_cores)
+		return;
+	per_core = d->num_topsps / d->num_cores;
+
+	rcu_read_lock();
+	nprof_flush_targets(ndev, NEURONPROF_TARGET_CORE, core, 1);
+	if (per_core)
+		nprof_flush_targets(ndev, NEURONPROF_TARGET_TOPSP, core * per_core,
+				    per_core);
+	rcu_read_unlock();
+}
+EXPORT_SYMBOL_GPL(nprof_queues_flushed);
+
+MODULE_DESCRIPTION("neuronprof: " NPROF_DRIVER_DESC);
+MODULE_LICENSE("GPL");

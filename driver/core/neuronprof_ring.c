@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * neuronprof ring: the arithmetic of one ring shared with userspace and its
+ * producer. No locking here: the subscription serialises every call on a
+ * ring with its spinlock (struct nprof_sub.lock). Documentation/ring.rst is
+ * the protocol this file implements.
+ *
+ * Positions are free-running 64-bit byte counters; the entry at position p
+ * lives at data + (p & (size - 1)). Every position is a multiple of the entry
+ * size and the data size is a power-of-two multiple of it, so an entry never
+ * straddles the end of the data area.
+ *
+ * Memory ordering, the same pairing as the perf ring buffer:
+ *
+ *   kernel (producer)                  userspace (consumer)
+ *   A: cons = load_acquire(consumer)   C: prod = load_acquire(producer_pos)
+ *      if room: write the entry           read entries below prod
+ *   B: store_release(producer_pos)     D: store_release(consumer, new cons)
+ *
+ * A pairs with D: the kernel reuses space only after the consumer finished
+ * reading it. B pairs with C: the consumer reads an entry only after the
+ * kernel finished writing it.
+ */
+
+#include <linux/export.h>
+#include <linux/minmax.h>
+#include <linux/string.h>
+#include <kunit/visibility.h>
+
+#include "neuronprof_core.h"
+
+/* Entries tile the data area and every page; the header fits its page. */
+static_assert((NPROF_ENTRY_SIZE & (NPROF_ENTRY_SIZE - 1)) == 0);
+static_assert(NPROF_ENTRY_SIZE <= PAGE_SIZE);
+static_assert(sizeof(struct neuronprof_ring_header) <= PAGE_SIZE);
+
+/**
+ * nprof_ring_init() - set up a ring in a zeroed buffer and fill its header.
+ * @ring: the ring.
+ * @mem: 2 * PAGE_SIZE + @size zeroed bytes: header page, consumer page, data.
+ * @size: bytes of the data area, a power of two and a multiple of the entry
+ *	size.
+ * @watermark: unread bytes that wake a reader; 0 means one entry.
+ * @q: the queue the ring belongs to.
+ */
+void nprof_ring_init(struct nprof_ring *ring, void *mem, u64 size, u32 watermark,
+		     const struct nprof_queue_id *q)
+{
+	struct neuronprof_ring_header *hdr = mem;
+
+	*ring = (struct nprof_ring) {
+		.hdr = hdr,
+		.cons_page = mem + NPROF_CONSUMER_PGOFF * PAGE_SIZE,
+		.data = mem + NPROF_DATA_PGOFF * PAGE_SIZE,
+		.size = size,
+		.watermark = max_t(u64, watermark, NPROF_ENTRY_SIZE),
+		.queue_type = q->type,
+		.engine = q->engine,
+	};
+
+	hdr->version = NEURONPROF_RING_VERSION;
+	hdr->header_size = sizeof(*hdr);
+	hdr->entry_size = NPROF_ENTRY_SIZE;
+	hdr->ring_size = size;
+	hdr->queue_type = q->type;
+	hdr->target_kind = q->kind;
+	hdr->target_index = q->index;
+	hdr->engine = q->engine;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_ring_init);
+
+/**
+ * nprof_ring_consumer_valid() - whether a consumer position can be believed.
+ * @last: the last valid consumer position.
+ * @next: the proposed one.
+ * @prod: the producer position.
+ *
+ * Valid means: a multiple of the entry size, not behind @last and not past
+ * @prod. The comparisons are done on distances from @last so that they stay
+ * right when the counters wrap around 2^64.
+ *
+ * Return: true if @next is valid.
+ */
+bool nprof_ring_consumer_valid(u64 last, u64 next, u64 prod)
+{
+	return IS_ALIGNED(next, NPROF_ENTRY_SIZE) && next - last <= prod - last;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_ring_consumer_valid);
+
+/**
+ * nprof_ring_unread() - bytes produced and not yet consumed.
+ * @ring: the ring.
+ *
+ * Return: the unread bytes, at most the ring size.
+ */
+u64 nprof_ring_unread(const struct nprof_ring *ring)
+{
+	return ring->prod - ring->cons;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_ring_unread);
+
+/**
+ * nprof_ring_set_flags() - raise NEURONPROF_RING_* flags.
+ * @ring: the ring.
+ * @flags: the flags; flags are never cleared.
+ */
+void nprof_ring_set_flags(struct nprof_ring *ring, u32 flags)
+{
+	ring->flags |= flags;
+	WRITE_ONCE(ring->hdr->flags, ring->flags);
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_ring_set_flags);
+
+/**
+ * nprof_ring_sync_consumer() - take in the consumer position userspace wrote.
+ * @ring: the ring.
+ *
+ * The consumer page is writable by userspace and therefore hostile: it is
+ * read exactly once, and a value that is not entry-aligned, moves backwards
+ * or passes the producer is ignored (the last valid one stays in force) and
+ * flagged with NEURONPROF_RING_BAD_CONSUMER.
+ */
+void nprof_ring_sync_consumer(struct nprof_ring *ring)
+{
+	/*
+	 * A: pairs with userspace's release store D of consumer_pos: once we
+	 * see the new position, its reads of the entries below it are done
+	 * and the space can be written again.
+	 */
+	u64 pos = smp_load_acquire(&ring->cons_page->consumer_pos);
+
+	if (pos == ring->cons)
+		return;
+	if (nprof_ring_consumer_valid(ring->cons, pos, ring->prod))
+		ring->cons = pos;
+	else
+		nprof_ring_set_flags(ring, NEURONPROF_RING_BAD_CONSUMER);
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_ring_sync_consumer);
+
+/**
+ * nprof_ring_consume() - consume on userspace's behalf (read(), NQ_DRAIN).
+ * @ring: the ring.
+ * @pos: the new consumer position; ignored unless it moves forward and is
+ *	valid (a racing userspace store may have moved the consumer already).
+ */
+void nprof_ring_consume(struct nprof_ring *ring, u64 pos)
+{
+	/* Do not overwrite a newer position userspace stored meanwhile. */
+	nprof_ring_sync_consumer(ring);
+	if (pos == ring->cons || !nprof_ring_consumer_valid(ring->cons, pos, ring->prod))
+		return;
+	ring->cons = pos;
+	/*
+	 * The kernel acting as the consumer: like D, the release orders the
+	 * copy of the entries (read()) before the space is handed back.
+	 */
+	smp_store_release(&ring->cons_page->consumer_pos, pos);
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_ring_consume);
+
+/**
+ * nprof_ring_produce() - append one notification, or count it as lost.
+ * @ring: the ring.
+ * @n: the entry; its seq, queue_type and engine are filled here.
+ * @force_lost: count it as lost even if there is room.
+ * @wake: out, true when this entry made the unread bytes reach the
+ *	watermark, so the caller must wake readers.
+ *
+ * Unread entries are never overwritten: without room the notification only
+ * increments the lost counter and raises NEURONPROF_RING_OVERFLOWED. Either
+ * way it takes a sequence number, so a gap in the sequence numbers of the
+ * delivered entries is exactly the number lost there.
+ *
+ * Return: NPROF_NOTIFY_DELIVERED or NPROF_NOTIFY_LOST.
+ */
+enum nprof_notify_result nprof_ring_produce(struct nprof_ring *ring,
+					    struct neuronprof_notification *n,
+					    bool force_lost, bool *wake)
+{
+	u64 unread;
+
+	*wake = false;
+	nprof_ring_sync_consumer(ring);		/* A, see there */
+
+	n->seq = ring->seq++;
+	n->queue_type = ring->queue_type;
+	n->engine = ring->engine;
+
+	unread = nprof_ring_unread(ring);
+	if (force_lost || ring->size - unread < NPROF_ENTRY_SIZE) {
+		ring->lost++;
+		WRITE_ONCE(ring->hdr->lost, ring->lost);
+		nprof_ring_set_flags(ring, NEURONPROF_RING_OVERFLOWED);
+		return NPROF_NOTIFY_LOST;
+	}
+
+	memcpy(ring->data + (ring->prod & (ring->size - 1)), n, NPROF_ENTRY_SIZE);
+	ring->prod += NPROF_ENTRY_SIZE;
+	/*
+	 * B: pairs with userspace's acquire load C of producer_pos: an entry
+	 * is fully written before the position that covers it is visible.
+	 */
+	smp_store_release(&ring->hdr->producer_pos, ring->prod);
+
+	*wake = unread < ring->watermark &&
+		unread + NPROF_ENTRY_SIZE >= ring->watermark;
+	return NPROF_NOTIFY_DELIVERED;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_ring_produce);

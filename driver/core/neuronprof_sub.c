@@ -1,0 +1,678 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * neuronprof subscriptions: NQ_SUBSCRIBE and the subscription file (mmap,
+ * poll, read and NQ_DRAIN).
+ *
+ * A subscription is its file. The file descriptor and every mapping of the
+ * ring hold the file, so the queue stays subscribed and the ring allocated
+ * until the last of them is gone, as with perf and BPF ring buffers. The
+ * file pins neuronprof.ko (fops.owner); the subscription pins the DRM device
+ * (drm_dev_get()) and the provider module (try_module_get()).
+ */
+
+#include <linux/anon_inodes.h>
+#include <linux/bits.h>
+#include <linux/err.h>
+#include <linux/export.h>
+#include <linux/fcntl.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/minmax.h>
+#include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_print.h>
+#include <kunit/visibility.h>
+
+#include "neuronprof_core.h"
+
+#define NPROF_DRAIN_FLAGS	(NEURONPROF_DRAIN_FLUSH | NEURONPROF_DRAIN_RELEASE)
+
+/**
+ * nprof_queue_check() - whether a device has a queue.
+ * @desc: the device.
+ * @q: the queue.
+ * @why: out, what is wrong when the queue does not exist.
+ *
+ * Return: 0 or -EINVAL.
+ */
+static int nprof_queue_check(const struct nprof_device_desc *desc,
+			     const struct nprof_queue_id *q, const char **why)
+{
+	u32 types, targets, engines = 1;
+
+	switch (q->kind) {
+	case NEURONPROF_TARGET_CORE:
+		types = desc->core_queue_types;
+		targets = desc->num_cores;
+		break;
+	case NEURONPROF_TARGET_TOPSP:
+		types = desc->topsp_queue_types;
+		targets = desc->num_topsps;
+		break;
+	default:
+		*why = "unknown target kind";
+		return -EINVAL;
+	}
+	if (q->index >= targets) {
+		*why = "target index out of range";
+		return -EINVAL;
+	}
+	if (q->type >= NEURONPROF_QT_COUNT || !(types & BIT(q->type))) {
+		*why = "queue type not available for this target kind";
+		return -EINVAL;
+	}
+	if (q->kind == NEURONPROF_TARGET_CORE &&
+	    desc->per_engine_queue_types & BIT(q->type))
+		engines = desc->engines_per_core;
+	if (q->engine >= engines) {
+		*why = engines > 1 ? "engine out of range" :
+			"engine must be 0 for this queue type";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * nprof_queue_valid() - whether a device has a queue.
+ * @desc: the device.
+ * @q: the queue.
+ *
+ * Return: true if it does.
+ */
+bool nprof_queue_valid(const struct nprof_device_desc *desc,
+		       const struct nprof_queue_id *q)
+{
+	const char *why;
+
+	return !nprof_queue_check(desc, q, &why);
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_queue_valid);
+
+/**
+ * nprof_queue_slot() - index of a valid queue in nprof_device.queues.
+ * @desc: the device.
+ * @q: the queue, valid for @desc.
+ *
+ * NeuronCores first, then TopSPs; each target takes NEURONPROF_QT_COUNT *
+ * NEURONPROF_MAX_ENGINES consecutive slots, so the queues of one target, or
+ * of consecutive targets, form one range.
+ *
+ * Return: the slot.
+ */
+unsigned long nprof_queue_slot(const struct nprof_device_desc *desc,
+			       const struct nprof_queue_id *q)
+{
+	unsigned long target = q->index;
+
+	if (q->kind == NEURONPROF_TARGET_TOPSP)
+		target += desc->num_cores;
+	return (target * NEURONPROF_QT_COUNT + q->type) * NEURONPROF_MAX_ENGINES +
+	       q->engine;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_queue_slot);
+
+/**
+ * nprof_subscribe_validate() - check NQ_SUBSCRIBE arguments against a device.
+ * @desc: the device.
+ * @args: the arguments; the out members are not looked at.
+ * @why: out, what is wrong.
+ *
+ * Return: 0 or -EINVAL.
+ */
+VISIBLE_IF_KUNIT int nprof_subscribe_validate(const struct nprof_device_desc *desc,
+					      const struct drm_neuronprof_nq_subscribe *args,
+					      const char **why)
+{
+	const struct nprof_queue_id q = {
+		.kind = args->target_kind,
+		.index = args->target_index,
+		.type = args->queue_type,
+		.engine = args->engine,
+	};
+	u64 size = args->ring_size;
+
+	if (args->flags) {
+		*why = "flags must be 0";
+		return -EINVAL;
+	}
+	if (args->pad || args->reserved[0] || args->reserved[1]) {
+		*why = "pad and reserved must be 0";
+		return -EINVAL;
+	}
+	if (nprof_queue_check(desc, &q, why))
+		return -EINVAL;
+	if (!size || size & (size - 1)) {
+		*why = "ring_size is not a power of two";
+		return -EINVAL;
+	}
+	if (!PAGE_ALIGNED(size)) {
+		*why = "ring_size is not a multiple of the page size";
+		return -EINVAL;
+	}
+	if (size < desc->min_ring_size || size > desc->max_ring_size) {
+		*why = "ring_size outside the device's min_ring_size..max_ring_size";
+		return -EINVAL;
+	}
+	if (args->watermark > size) {
+		*why = "watermark larger than ring_size";
+		return -EINVAL;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_subscribe_validate);
+
+/*
+ * Take a subscription out of its device's queue table. Whoever comes first,
+ * the subscription's release or the device's unregistration, does it; @dead
+ * says the device is gone, which the ring header and pollers learn.
+ */
+static void nprof_sub_detach_locked(struct nprof_sub *sub, bool dead)
+{
+	unsigned long flags;
+
+	lockdep_assert_held(&sub->ndev->subs_lock);
+	if (sub->detached)
+		return;
+
+	xa_erase(&sub->ndev->queues, sub->slot);
+	/*
+	 * A producer may still hold @sub from its RCU lookup; once it gets
+	 * the lock it sees @detached and leaves the ring alone, which is what
+	 * lets the ring memory go before the RCU grace period ends.
+	 */
+	spin_lock_irqsave(&sub->lock, flags);
+	sub->detached = true;
+	if (dead) {
+		sub->dead = true;
+		nprof_ring_set_flags(&sub->ring, NEURONPROF_RING_DEAD);
+	}
+	spin_unlock_irqrestore(&sub->lock, flags);
+
+	if (dead)
+		wake_up_interruptible_poll(&sub->wq, EPOLLHUP | EPOLLERR);
+}
+
+/**
+ * nprof_sub_kill() - detach a subscription whose device went away.
+ * @sub: the subscription; the caller holds its device's subs_lock.
+ *
+ * The ring header gets NEURONPROF_RING_DEAD, pollers get EPOLLHUP | EPOLLERR
+ * and the producer can no longer reach the ring. The ring and its mappings
+ * stay until the subscription's file is released.
+ */
+void nprof_sub_kill(struct nprof_sub *sub)
+{
+	nprof_sub_detach_locked(sub, true);
+}
+
+/**
+ * nprof_sub_create() - subscribe to a queue.
+ * @ndev: the device.
+ * @args: NQ_SUBSCRIBE arguments; nothing is written back.
+ *
+ * Validates @args, allocates the ring, claims the queue, pins the provider
+ * module and the device and starts the queue. No file is created: that is
+ * the ioctl's business, so in-kernel users (KUnit) can subscribe too.
+ *
+ * Return: the subscription; ERR_PTR(-EINVAL) for bad arguments, -EBUSY if
+ * the queue has a subscriber, -ENOMEM, -ENODEV if the device or its provider
+ * is going away, or the error of the provider's queue_start.
+ */
+VISIBLE_IF_KUNIT struct nprof_sub *
+nprof_sub_create(struct nprof_device *ndev,
+		 const struct drm_neuronprof_nq_subscribe *args)
+{
+	struct nprof_sub *sub;
+	const char *why;
+	int idx, ret;
+
+	ret = nprof_subscribe_validate(&ndev->desc, args, &why);
+	if (ret) {
+		drm_dbg(&ndev->drm, "NQ_SUBSCRIBE: %s\n", why);
+		return ERR_PTR(ret);
+	}
+	if (!drm_dev_enter(&ndev->drm, &idx))
+		return ERR_PTR(-ENODEV);
+
+	sub = kzalloc(sizeof(*sub), GFP_KERNEL);
+	if (!sub) {
+		ret = -ENOMEM;
+		goto err_exit;
+	}
+	sub->ndev = ndev;
+	sub->q = (struct nprof_queue_id) {
+		.kind = args->target_kind,
+		.index = args->target_index,
+		.type = args->queue_type,
+		.engine = args->engine,
+	};
+	sub->slot = nprof_queue_slot(&ndev->desc, &sub->q);
+	sub->owner = ndev->ops->owner;
+	spin_lock_init(&sub->lock);
+	init_waitqueue_head(&sub->wq);
+	mutex_init(&sub->read_lock);
+
+	sub->mem = vmalloc_user(NPROF_DATA_PGOFF * PAGE_SIZE + args->ring_size);
+	if (!sub->mem) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	nprof_ring_init(&sub->ring, sub->mem, args->ring_size, args->watermark,
+			&sub->q);
+
+	if (!try_module_get(sub->owner)) {
+		ret = -ENODEV;
+		goto err_vfree;
+	}
+
+	ret = xa_insert(&ndev->queues, sub->slot, sub, GFP_KERNEL);
+	if (ret)
+		goto err_module;
+
+	ret = ndev->ops->queue_start(ndev, &sub->q);
+	if (ret) {
+		drm_dbg(&ndev->drm, "NQ_SUBSCRIBE: provider cannot start queue %u/%u/%u/%u: %d\n",
+			sub->q.kind, sub->q.index, sub->q.type, sub->q.engine, ret);
+		goto err_detach;
+	}
+
+	drm_dev_get(&ndev->drm);
+	drm_dev_exit(idx);
+	return sub;
+
+err_detach:
+	mutex_lock(&ndev->subs_lock);
+	nprof_sub_detach_locked(sub, false);
+	mutex_unlock(&ndev->subs_lock);
+err_module:
+	module_put(sub->owner);
+err_vfree:
+	vfree(sub->mem);
+err_free:
+	mutex_destroy(&sub->read_lock);
+	/* Producers that found @sub in the table may still look at it. */
+	kfree_rcu(sub, rcu);
+err_exit:
+	drm_dev_exit(idx);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_sub_create);
+
+/**
+ * nprof_sub_destroy() - end a subscription (its file is released).
+ * @sub: the subscription.
+ *
+ * Stops the queue unless the device is gone (a gone device's provider is
+ * never called again), frees the queue for the next subscriber, frees the
+ * ring and drops the references the subscription held.
+ */
+VISIBLE_IF_KUNIT void nprof_sub_destroy(struct nprof_sub *sub)
+{
+	struct nprof_device *ndev = sub->ndev;
+	struct module *owner = sub->owner;
+	int idx;
+
+	if (drm_dev_enter(&ndev->drm, &idx)) {
+		ndev->ops->queue_stop(ndev, &sub->q);
+		drm_dev_exit(idx);
+	}
+
+	mutex_lock(&ndev->subs_lock);
+	nprof_sub_detach_locked(sub, false);
+	mutex_unlock(&ndev->subs_lock);
+
+	vfree(sub->mem);
+	mutex_destroy(&sub->read_lock);
+	kfree_rcu(sub, rcu);
+	/*
+	 * The device before the module: the last reference to the device
+	 * puts its parent, whose release may be code of the provider.
+	 */
+	drm_dev_put(&ndev->drm);
+	module_put(owner);
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_sub_destroy);
+
+/**
+ * nprof_sub_flushed() - everything in flight reached the ring.
+ * @sub: the subscription.
+ *
+ * Readers are woken even below the watermark, and poll reports EPOLLIN
+ * until the consumer passed what was produced so far.
+ */
+void nprof_sub_flushed(struct nprof_sub *sub)
+{
+	unsigned long flags;
+	bool wake = false;
+
+	spin_lock_irqsave(&sub->lock, flags);
+	if (!sub->detached) {
+		nprof_ring_sync_consumer(&sub->ring);
+		sub->flush_pos = sub->ring.prod;
+		wake = nprof_ring_unread(&sub->ring) > 0;
+	}
+	spin_unlock_irqrestore(&sub->lock, flags);
+
+	if (wake)
+		wake_up_interruptible_poll(&sub->wq, EPOLLIN | EPOLLRDNORM);
+}
+
+/**
+ * nprof_sub_poll_mask() - the poll events a subscription reports now.
+ * @sub: the subscription.
+ *
+ * Return: EPOLLIN | EPOLLRDNORM when at least the watermark is unread, or
+ * when anything produced before the last flush is unread; EPOLLHUP |
+ * EPOLLERR once the device is gone.
+ */
+VISIBLE_IF_KUNIT __poll_t nprof_sub_poll_mask(struct nprof_sub *sub)
+{
+	struct nprof_ring *ring = &sub->ring;
+	unsigned long flags;
+	__poll_t mask = 0;
+
+	spin_lock_irqsave(&sub->lock, flags);
+	nprof_ring_sync_consumer(ring);
+	if (nprof_ring_unread(ring) >= ring->watermark ||
+	    (s64)(sub->flush_pos - ring->cons) > 0)
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (sub->dead)
+		mask |= EPOLLHUP | EPOLLERR;
+	spin_unlock_irqrestore(&sub->lock, flags);
+	return mask;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_sub_poll_mask);
+
+/**
+ * nprof_sub_drain() - the work of NEURONPROF_IOCTL_NQ_DRAIN.
+ * @sub: the subscription.
+ * @d: the argument, in and out.
+ *
+ * Return: 0; -EINVAL for unknown flags, non-zero pads, a release_pos without
+ * NEURONPROF_DRAIN_RELEASE or an invalid release_pos; -ENODEV when the
+ * device is gone; -EOPNOTSUPP for FLUSH without a provider flush; the
+ * provider's flush error.
+ */
+VISIBLE_IF_KUNIT int nprof_sub_drain(struct nprof_sub *sub,
+				     struct neuronprof_nq_drain *d)
+{
+	struct nprof_device *ndev = sub->ndev;
+	struct nprof_ring *ring = &sub->ring;
+	unsigned long flags;
+	bool wake = false;
+	int idx, ret = 0;
+
+	if (d->flags & ~NPROF_DRAIN_FLAGS || d->pad || d->pad2)
+		return -EINVAL;
+	if (!(d->flags & NEURONPROF_DRAIN_RELEASE) && d->release_pos)
+		return -EINVAL;
+	if (!drm_dev_enter(&ndev->drm, &idx))
+		return -ENODEV;
+
+	if (d->flags & NEURONPROF_DRAIN_FLUSH) {
+		ret = ndev->ops->flush ? ndev->ops->flush(ndev, &sub->q) : -EOPNOTSUPP;
+		if (ret)
+			goto out;
+	}
+
+	spin_lock_irqsave(&sub->lock, flags);
+	nprof_ring_sync_consumer(ring);
+	if (d->flags & NEURONPROF_DRAIN_RELEASE) {
+		if (!nprof_ring_consumer_valid(ring->cons, d->release_pos, ring->prod)) {
+			ret = -EINVAL;
+			goto unlock;
+		}
+		nprof_ring_consume(ring, d->release_pos);
+	}
+	if (d->flags & NEURONPROF_DRAIN_FLUSH) {
+		sub->flush_pos = ring->prod;
+		wake = nprof_ring_unread(ring) > 0;
+	}
+	d->producer_pos = ring->prod;
+	d->consumer_pos = ring->cons;
+	d->lost = ring->lost;
+	d->ring_flags = ring->flags;
+unlock:
+	spin_unlock_irqrestore(&sub->lock, flags);
+	if (wake)
+		wake_up_interruptible_poll(&sub->wq, EPOLLIN | EPOLLRDNORM);
+out:
+	drm_dev_exit(idx);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_sub_drain);
+
+static int nprof_sub_release(struct inode *inode, struct file *file)
+{
+	nprof_sub_destroy(file->private_data);
+	return 0;
+}
+
+/*
+ * Exactly one region per mapping, at exactly its offset and size: the header
+ * page and the data area read-only (and never upgradable by mprotect()), the
+ * consumer page read-write. MAP_SHARED only: a private copy of a ring is
+ * never what the caller wants.
+ *
+ * Errors: EINVAL not MAP_SHARED, or an offset/size that is not exactly one
+ * region; EPERM writable mapping of the header or data; what
+ * remap_vmalloc_range() returns.
+ */
+static int nprof_sub_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct nprof_sub *sub = file->private_data;
+	unsigned long size = vma->vm_end - vma->vm_start;
+	bool writable = false;
+	u64 want;
+
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	switch (vma->vm_pgoff) {
+	case NPROF_HEADER_PGOFF:
+		want = PAGE_SIZE;
+		break;
+	case NPROF_CONSUMER_PGOFF:
+		want = PAGE_SIZE;
+		writable = true;
+		break;
+	case NPROF_DATA_PGOFF:
+		want = sub->ring.size;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (size != want)
+		return -EINVAL;
+	if (!writable) {
+		if (vma->vm_flags & VM_WRITE)
+			return -EPERM;
+		vma->vm_flags &= ~VM_MAYWRITE;
+	}
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	return remap_vmalloc_range(vma, sub->mem, vma->vm_pgoff);
+}
+
+static __poll_t nprof_sub_poll(struct file *file, poll_table *wait)
+{
+	struct nprof_sub *sub = file->private_data;
+
+	poll_wait(file, &sub->wq, wait);
+	return nprof_sub_poll_mask(sub);
+}
+
+/*
+ * Copies whole entries (as many as fit in @count and are unread) and
+ * consumes them. An empty ring: 0 once the device is gone, EAGAIN with
+ * O_NONBLOCK, otherwise sleep until poll would report EPOLLIN or EPOLLHUP.
+ *
+ * Errors: EINVAL @count smaller than one entry; EAGAIN; ERESTARTSYS
+ * interrupted; EFAULT bad buffer (nothing is consumed then).
+ */
+static ssize_t nprof_sub_read(struct file *file, char __user *buf,
+			      size_t count, loff_t *ppos)
+{
+	struct nprof_sub *sub = file->private_data;
+	struct nprof_ring *ring = &sub->ring;
+	u64 cons, avail, off, first;
+	unsigned long flags;
+	ssize_t ret;
+	bool dead;
+
+	if (count < NPROF_ENTRY_SIZE)
+		return -EINVAL;
+
+	for (;;) {
+		if (mutex_lock_interruptible(&sub->read_lock))
+			return -ERESTARTSYS;
+		spin_lock_irqsave(&sub->lock, flags);
+		nprof_ring_sync_consumer(ring);
+		cons = ring->cons;
+		avail = nprof_ring_unread(ring);
+		dead = sub->dead;
+		spin_unlock_irqrestore(&sub->lock, flags);
+		if (avail)
+			break;
+		/* Never sleep holding read_lock: NQ_DRAIN may be what we wait for. */
+		mutex_unlock(&sub->read_lock);
+		if (dead)
+			return 0;
+		if (file->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		ret = wait_event_interruptible(sub->wq, nprof_sub_poll_mask(sub) &
+					       (EPOLLIN | EPOLLHUP));
+		if (ret)
+			return ret;
+	}
+
+	/*
+	 * The entries below the producer position are not written again
+	 * until the consumer position passes them, so they can be copied
+	 * without the spinlock.
+	 */
+	avail = min_t(u64, avail, round_down(count, NPROF_ENTRY_SIZE));
+	off = cons & (ring->size - 1);
+	first = min(avail, ring->size - off);
+	ret = -EFAULT;
+	if (copy_to_user(buf, ring->data + off, first) ||
+	    copy_to_user(buf + first, ring->data, avail - first))
+		goto out;
+
+	spin_lock_irqsave(&sub->lock, flags);
+	nprof_ring_consume(ring, cons + avail);
+	spin_unlock_irqrestore(&sub->lock, flags);
+	ret = avail;
+out:
+	mutex_unlock(&sub->read_lock);
+	return ret;
+}
+
+/*
+ * NEURONPROF_IOCTL_NQ_DRAIN, the only ioctl of a subscription file.
+ *
+ * Errors: ENOTTY unknown command; EFAULT bad argument pointer; EINVAL unknown
+ * flags, non-zero pad/pad2, release_pos without NEURONPROF_DRAIN_RELEASE, or
+ * a release_pos that is not entry-aligned or not between the consumer and
+ * producer positions; ENODEV the device is gone; EOPNOTSUPP FLUSH on a device
+ * without flush; the provider's flush error.
+ */
+static long nprof_sub_ioctl(struct file *file, unsigned int cmd,
+			    unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+	struct neuronprof_nq_drain d;
+	int ret;
+
+	if (cmd != NEURONPROF_IOCTL_NQ_DRAIN)
+		return -ENOTTY;
+	if (copy_from_user(&d, uarg, sizeof(d)))
+		return -EFAULT;
+	ret = nprof_sub_drain(file->private_data, &d);
+	if (ret)
+		return ret;
+	if (copy_to_user(uarg, &d, sizeof(d)))
+		return -EFAULT;
+	return 0;
+}
+
+static const struct file_operations nprof_sub_fops = {
+	.owner		= THIS_MODULE,
+	.release	= nprof_sub_release,
+	.read		= nprof_sub_read,
+	.poll		= nprof_sub_poll,
+	.mmap		= nprof_sub_mmap,
+	.unlocked_ioctl	= nprof_sub_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.llseek		= no_llseek,
+};
+
+/**
+ * nprof_ioctl_nq_subscribe() - DRM_IOCTL_NEURONPROF_NQ_SUBSCRIBE.
+ * @drm: the device.
+ * @data: a struct nprof_subscribe_call, see nprof_drm_ioctl().
+ * @file: the DRM file.
+ *
+ * Creates the subscription, its file and reserves a descriptor number for
+ * it; the caller installs the file once the result reached userspace.
+ *
+ * Errors: EINVAL bad flags, pad, reserved, target kind or index, queue type,
+ * engine, ring_size or watermark; EBUSY the queue has a subscriber; ENOMEM;
+ * EMFILE no free descriptor; ENODEV the device or provider is going away;
+ * the provider's queue_start error.
+ *
+ * Return: 0 or a negative errno.
+ */
+int nprof_ioctl_nq_subscribe(struct drm_device *drm, void *data,
+			     struct drm_file *file)
+{
+	struct nprof_subscribe_call *call = data;
+	struct drm_neuronprof_nq_subscribe *args = &call->args;
+	struct nprof_sub *sub;
+	struct file *filp;
+	int idx, fd, ret;
+
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+
+	sub = nprof_sub_create(to_nprof_device(drm), args);
+	if (IS_ERR(sub)) {
+		ret = PTR_ERR(sub);
+		goto out;
+	}
+
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0) {
+		ret = fd;
+		goto err_destroy;
+	}
+
+	filp = anon_inode_getfile("[neuronprof_nq]", &nprof_sub_fops, sub, O_RDWR);
+	if (IS_ERR(filp)) {
+		ret = PTR_ERR(filp);
+		goto err_fd;
+	}
+	stream_open(file_inode(filp), filp);
+
+	args->fd = fd;
+	args->pad = 0;
+	args->header_offset = NPROF_HEADER_PGOFF * PAGE_SIZE;
+	args->header_size = PAGE_SIZE;
+	args->consumer_offset = NPROF_CONSUMER_PGOFF * PAGE_SIZE;
+	args->consumer_size = PAGE_SIZE;
+	args->data_offset = NPROF_DATA_PGOFF * PAGE_SIZE;
+	args->data_size = args->ring_size;
+	call->file = filp;
+	drm_dev_exit(idx);
+	return 0;
+
+err_fd:
+	put_unused_fd(fd);
+err_destroy:
+	nprof_sub_destroy(sub);
+out:
+	drm_dev_exit(idx);
+	return ret;
+}
