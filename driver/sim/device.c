@@ -426,8 +426,8 @@ int nprof_sim_probe(struct platform_device *pdev)
 	platform_set_drvdata(pdev, sdev);
 
 	ndev = nprof_device_register(&pdev->dev, &sdev->desc, &nprof_sim_ops, sdev);
-	if (IS_ERR_OR_NULL(ndev)) {
-		err = ndev ? PTR_ERR(ndev) : -ENOMEM;
+	if (IS_ERR(ndev)) {
+		err = PTR_ERR(ndev);
 		dev_err(&pdev->dev, "cannot register %s device %u with neuronprof: %d\n",
 			arch->name, sdev->id, err);
 		goto err_mutex;
