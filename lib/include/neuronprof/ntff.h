@@ -1,0 +1,490 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libneuronprof: NTFF, the profile container.
+ *
+ * An NTFF file is a 128-byte little-endian header, a data region holding
+ * device queue entries exactly as the device wrote them, and an ntff_info
+ * protobuf message (proto/ntff.proto) describing the capture and, per
+ * drained queue, where its entries lie in the data region.
+ * Documentation/ntff.rst is the format specification; this header is the
+ * API of the writer and the reader.
+ *
+ * Writer: entries go from the caller's memory (typically the mapped ring) to
+ * the file with writev(), never through a heap copy; the checksum is
+ * computed over the same memory. The file appears under its final name only
+ * when complete (temporary name, fsync, rename, fsync of the directory).
+ *
+ * Reader: maps the file and validates everything before returning; accessors
+ * return pointers into the mapping.
+ */
+#ifndef NEURONPROF_NTFF_H
+#define NEURONPROF_NTFF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <neuronprof/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- on-disk header --------------------------------------------------- */
+
+#define NPROF_NTFF_MAGIC		"NTFF\r\n\x1a\n"	/* 8 bytes, no NUL */
+#define NPROF_NTFF_MAGIC_LEN		8
+#define NPROF_NTFF_VERSION_MAJOR	1
+#define NPROF_NTFF_VERSION_MINOR	0
+#define NPROF_NTFF_HEADER_SIZE		128
+
+/* Checksum algorithms (header.checksum_type). */
+#define NPROF_NTFF_CSUM_CRC32C		1	/* Castagnoli, reflected, init/xorout ~0 */
+
+/*
+ * struct nprof_ntff_header - the first 128 bytes of an NTFF file.
+ *
+ * Every multi-byte field is little-endian. Offsets are from the start of the
+ * file. The header is followed (in files this library writes) by the data
+ * region, then the metadata; readers must rely on the offsets only.
+ *
+ * @magic: NPROF_NTFF_MAGIC.
+ * @version_major: incompatible format revisions; readers refuse an unknown one.
+ * @version_minor: compatible additions; readers accept any minor.
+ * @header_size: bytes of header, >= 128; a later minor may grow it.
+ * @flags: no flag is defined in 1.0; readers ignore bits they do not know.
+ * @checksum_type: NPROF_NTFF_CSUM_CRC32C.
+ * @metadata_offset: offset of the ntff_info message.
+ * @metadata_length: its length in bytes.
+ * @data_offset: offset of the data region.
+ * @data_length: its length in bytes.
+ * @metadata_csum: checksum of the metadata bytes.
+ * @data_csum: checksum of the data region.
+ * @creation_time_ns: CLOCK_REALTIME when the file was finalized.
+ * @producer_version: NPROF_VERSION_CODE() of the library that wrote it.
+ * @reserved: zero in 1.0.
+ * @header_csum: checksum of bytes 0..123 of the header.
+ */
+struct nprof_ntff_header {
+	char magic[NPROF_NTFF_MAGIC_LEN];	/* 0x00 */
+	uint16_t version_major;			/* 0x08 */
+	uint16_t version_minor;			/* 0x0a */
+	uint32_t header_size;			/* 0x0c */
+	uint32_t flags;				/* 0x10 */
+	uint32_t checksum_type;			/* 0x14 */
+	uint64_t metadata_offset;		/* 0x18 */
+	uint64_t metadata_length;		/* 0x20 */
+	uint64_t data_offset;			/* 0x28 */
+	uint64_t data_length;			/* 0x30 */
+	uint32_t metadata_csum;			/* 0x38 */
+	uint32_t data_csum;			/* 0x3c */
+	uint64_t creation_time_ns;		/* 0x40 */
+	uint32_t producer_version;		/* 0x48 */
+	uint8_t reserved[48];			/* 0x4c */
+	uint32_t header_csum;			/* 0x7c */
+};
+
+#ifdef __cplusplus
+static_assert(sizeof(struct nprof_ntff_header) == NPROF_NTFF_HEADER_SIZE, "NTFF header size");
+#else
+_Static_assert(sizeof(struct nprof_ntff_header) == NPROF_NTFF_HEADER_SIZE, "NTFF header size");
+#endif
+
+/* ---- type mapping ------------------------------------------------------- */
+
+/*
+ * Notification trace types (ntff.proto notification_trace_type). The nine
+ * device queue types collapse onto these six; see nprof_ntff_map_queue_type().
+ */
+enum nprof_ntff_trace_type {
+	NPROF_NTFF_TRACE_INSTRUCTION = 0,
+	NPROF_NTFF_TRACE_EVENT = 1,
+	NPROF_NTFF_TRACE_ERROR = 2,
+	NPROF_NTFF_TRACE_INFER_STATUS = 3,
+	NPROF_NTFF_TRACE_DMA = 4,
+	NPROF_NTFF_TRACE_THROTTLE = 5,
+};
+
+/* Block types (ntff.proto block_type): which block produced a queue. */
+enum nprof_ntff_block_type {
+	NPROF_NTFF_BLOCK_ENGINE = 0,	/* one engine of a NeuronCore */
+	NPROF_NTFF_BLOCK_CORE = 1,	/* a NeuronCore as a whole */
+	NPROF_NTFF_BLOCK_TOPSP = 2,	/* a TopSP */
+};
+
+/* What kind of capture produced a file (ntff.proto capture_kind). */
+enum nprof_ntff_capture_kind {
+	NPROF_NTFF_CAPTURE_UNSPECIFIED = 0,
+	NPROF_NTFF_CAPTURE_SESSION = 1,
+	NPROF_NTFF_CAPTURE_MODEL = 2,
+	NPROF_NTFF_CAPTURE_CONTINUOUS = 3,
+};
+
+/**
+ * nprof_ntff_map_queue_type() - trace type and block type of a queue type.
+ * @queue_type: an enum neuronprof_queue_type value.
+ * @trace_type: out (may be NULL), an enum nprof_ntff_trace_type.
+ * @block_type: out (may be NULL), an enum nprof_ntff_block_type.
+ *
+ * Return: 0, or -EINVAL if @queue_type is unknown; callers drop such queues
+ * (never write them unmapped).
+ */
+NPROF_API int nprof_ntff_map_queue_type(uint32_t queue_type, uint32_t *trace_type,
+					uint32_t *block_type);
+
+/**
+ * nprof_queue_type_name() - "TRACE", "EVENT", ..., "TOPSP_ERROR".
+ *
+ * Return: the static name, or NULL with errno EINVAL for an unknown type.
+ */
+NPROF_API const char *nprof_queue_type_name(uint32_t queue_type);
+
+/**
+ * nprof_queue_type_from_name() - inverse of nprof_queue_type_name()
+ * (exact, case-sensitive).
+ *
+ * Return: the queue type (>= 0), or -EINVAL if @name is NULL or unknown.
+ */
+NPROF_API int nprof_queue_type_from_name(const char *name);
+
+/**
+ * nprof_ntff_trace_type_name() - "instruction", "event", "error",
+ * "infer_status", "dma", "throttle".
+ *
+ * Return: the static name, or NULL with errno EINVAL for an unknown value.
+ */
+NPROF_API const char *nprof_ntff_trace_type_name(uint32_t trace_type);
+
+/**
+ * nprof_ntff_block_type_name() - "engine", "core", "topsp".
+ *
+ * Return: the static name, or NULL with errno EINVAL for an unknown value.
+ */
+NPROF_API const char *nprof_ntff_block_type_name(uint32_t block_type);
+
+/* ---- capture description -------------------------------------------- */
+
+/*
+ * struct nprof_ntff_device - the device a capture came from (from the
+ * driver's struct drm_neuronprof_device_info). Strings are NUL-terminated.
+ */
+struct nprof_ntff_device {
+	uint32_t arch;			/* enum neuronprof_arch */
+	uint32_t uapi_version;
+	uint32_t num_cores;
+	uint32_t num_topsps;
+	uint32_t engines_per_core;
+	uint32_t entry_size;		/* bytes per ring entry */
+	uint32_t device_index;
+	uint32_t pad;			/* zero */
+	const char *provider;		/* "sim", ...; NULL if unknown */
+};
+
+/*
+ * struct nprof_ntff_info - what a file describes, beyond its queues.
+ *
+ * @size: sizeof(struct nprof_ntff_info) as the caller compiled it; set it
+ *	before passing the struct in either direction. A newer library fills
+ *	only what fits; an older library refuses a larger struct whose extra
+ *	bytes are not zero.
+ * @pid: process that captured.
+ * @core: NeuronCore (virtual core) index of the capture.
+ * @capture_kind: enum nprof_ntff_capture_kind.
+ * @clock_id: clock domain of every timestamp in the file (a clockid_t).
+ * @session_id: session id (SESSION captures).
+ * @model_id: model id (MODEL and CONTINUOUS captures).
+ * @model_name: model name, or NULL.
+ * @instance_id: machine instance id (nprof_output_instance_id()), or NULL.
+ * @hostname: host name, or NULL.
+ * @start_ns: capture start, in @clock_id.
+ * @stop_ns: capture stop, in @clock_id.
+ * @device: the device.
+ *
+ * Strings returned by the reader point into the reader and stay valid until
+ * it is closed; the writer copies the strings it is given.
+ */
+struct nprof_ntff_info {
+	size_t size;
+	uint32_t pid;
+	uint32_t core;
+	uint32_t capture_kind;
+	uint32_t clock_id;
+	uint64_t session_id;
+	uint64_t model_id;
+	const char *model_name;
+	const char *instance_id;
+	const char *hostname;
+	uint64_t start_ns;
+	uint64_t stop_ns;
+	struct nprof_ntff_device device;
+};
+
+/*
+ * struct nprof_ntff_queue_desc - a queue drain handed to the writer.
+ *
+ * @size: sizeof(struct nprof_ntff_queue_desc) (see nprof_ntff_info.size).
+ * @queue_type: enum neuronprof_queue_type.
+ * @target_kind: enum neuronprof_target_kind.
+ * @target_index: core or TopSP index.
+ * @engine: engine (0 for queues without per-engine instances).
+ * @entry_size: bytes per entry, a multiple of 8, at least 16 (the entry's
+ *	timestamp_ns and seq, which the writer reads for first/last seq).
+ * @ring_flags: NEURONPROF_RING_* flags seen at drain time.
+ * @lost_count: notifications lost by this queue (ring header lost).
+ */
+struct nprof_ntff_queue_desc {
+	size_t size;
+	uint32_t queue_type;
+	uint32_t target_kind;
+	uint32_t target_index;
+	uint32_t engine;
+	uint32_t entry_size;
+	uint32_t ring_flags;
+	uint64_t lost_count;
+};
+
+/*
+ * struct nprof_ntff_queue - one trace_info record of a file, as read.
+ *
+ * @size: sizeof(struct nprof_ntff_queue) (see nprof_ntff_info.size).
+ * @trace_type, @block_type: the mapped types (nprof_ntff_map_queue_type()).
+ * @queue_type, @target_kind, @target_index, @engine, @entry_size,
+ *	@ring_flags, @lost_count: as given to the writer.
+ * @entry_count: entries in this record.
+ * @first_seq, @last_seq: seq of its first and last entry (0 if none).
+ * @data_offset: offset of its entries from the start of the data region.
+ * @data_length: entry_count * entry_size.
+ * @entries: its first entry, inside the reader's mapping; entries follow
+ *	every @entry_size bytes. Aligned to 8 bytes.
+ */
+struct nprof_ntff_queue {
+	size_t size;
+	uint32_t trace_type;
+	uint32_t block_type;
+	uint32_t queue_type;
+	uint32_t target_kind;
+	uint32_t target_index;
+	uint32_t engine;
+	uint32_t entry_size;
+	uint32_t ring_flags;
+	uint64_t entry_count;
+	uint64_t lost_count;
+	uint64_t first_seq;
+	uint64_t last_seq;
+	uint64_t data_offset;
+	uint64_t data_length;
+	const void *entries;
+};
+
+/* ---- writer --------------------------------------------------------------- */
+
+struct nprof_ntff_writer;
+
+/* Flags of nprof_ntff_writer_create(). */
+#define NPROF_NTFF_WRITE_NOREPLACE	(1u << 0)	/* fail with EEXIST if the final name exists */
+
+/**
+ * nprof_ntff_writer_create() - start a new NTFF file.
+ * @dir: directory of the file (opened with O_DIRECTORY).
+ * @name: final file name inside @dir: not empty, no '/', not "." or "..".
+ * @flags: NPROF_NTFF_WRITE_* bits.
+ *
+ * Creates "<dir>/.<name>.<random>.tmp" with O_EXCL and mode 0644 (less the
+ * umask). Nothing exists under @name until nprof_ntff_writer_finalize()
+ * succeeds.
+ *
+ * Return: the writer, or NULL with errno set: EINVAL (bad name or flags),
+ * ENAMETOOLONG, ENOMEM, or the errno of opening @dir or creating the file.
+ */
+NPROF_API struct nprof_ntff_writer *nprof_ntff_writer_create(const char *dir, const char *name,
+							     unsigned int flags);
+
+/**
+ * nprof_ntff_writer_createat() - nprof_ntff_writer_create() in the directory
+ * @dirfd (for example from nprof_output_mkdir_p()). @dirfd is duplicated;
+ * the caller keeps ownership of its descriptor.
+ */
+NPROF_API struct nprof_ntff_writer *nprof_ntff_writer_createat(int dirfd, const char *name,
+							       unsigned int flags);
+
+/**
+ * nprof_ntff_writer_set_info() - describe the capture (may be called any
+ * number of times before finalize; the last call wins). Strings are copied.
+ *
+ * Return: 0; -EINVAL for NULL arguments or a bad @info->size; -ENOMEM.
+ */
+NPROF_API int nprof_ntff_writer_set_info(struct nprof_ntff_writer *w,
+					 const struct nprof_ntff_info *info);
+
+/**
+ * nprof_ntff_writer_append() - write one drained queue.
+ * @w: the writer.
+ * @desc: what the entries are.
+ * @span0: first entries (may be NULL when @len0 is 0).
+ * @len0: bytes at @span0, a multiple of @desc->entry_size.
+ * @span1: entries following @span0 in ring order (the part after a ring
+ *	wrap), or NULL.
+ * @len1: bytes at @span1, a multiple of @desc->entry_size.
+ *
+ * Writes both spans with one writev() (more on a short write) directly from
+ * the caller's memory and folds them into the data checksum; no entry is
+ * copied. The memory is not referenced after return. Each call adds one
+ * trace_info record; a queue drained several times has several records, in
+ * the order they were appended. A queue with no entries may be appended to
+ * record its lost count. The caller drops queue types that
+ * nprof_ntff_map_queue_type() does not know.
+ *
+ * After an I/O error the writer is failed: every later call returns the
+ * same error and only nprof_ntff_writer_abort() or _finalize() (which then
+ * fails and removes the temporary file) remain useful.
+ *
+ * Return: the index of the new record (>= 0); -EINVAL (bad descriptor, an
+ * unknown queue type, a length that is not a whole number of entries);
+ * -EFBIG (data region over 2^62 bytes); -ENOMEM; or the errno of writev().
+ */
+NPROF_API int nprof_ntff_writer_append(struct nprof_ntff_writer *w,
+				       const struct nprof_ntff_queue_desc *desc,
+				       const void *span0, size_t len0,
+				       const void *span1, size_t len1);
+
+/**
+ * nprof_ntff_writer_finalize() - complete the file and free the writer.
+ *
+ * Writes the metadata after the data, then the header, fsyncs the file,
+ * renames it to its final name (atomically replacing an existing file unless
+ * NPROF_NTFF_WRITE_NOREPLACE) and fsyncs the directory. On failure the
+ * temporary file is removed and nothing appears under the final name. The
+ * writer is freed in every case.
+ *
+ * Return: 0, or a negative errno (-EINVAL if @w is NULL, the stored error of
+ * a failed writer, -EEXIST with NOREPLACE, or that of the failing call).
+ */
+NPROF_API int nprof_ntff_writer_finalize(struct nprof_ntff_writer *w);
+
+/**
+ * nprof_ntff_writer_abort() - remove the temporary file and free the writer.
+ * NULL is allowed.
+ */
+NPROF_API void nprof_ntff_writer_abort(struct nprof_ntff_writer *w);
+
+/* ---- reader --------------------------------------------------------------- */
+
+struct nprof_ntff_reader;
+
+/* Flags of nprof_ntff_reader_open(). */
+#define NPROF_NTFF_READ_NO_DATA_CSUM	(1u << 0)	/* skip the data checksum (quick look) */
+
+/**
+ * nprof_ntff_reader_open() - map and validate an NTFF file.
+ * @path: the file.
+ * @flags: NPROF_NTFF_READ_* bits.
+ *
+ * Validates, in order: the size holds a header; magic; major version (an
+ * unknown major is refused, naming it); header size; checksum type; header
+ * checksum; every offset and length within the file without overflow and
+ * regions not overlapping the header; metadata and data checksums; the
+ * protobuf decode; each trace_info: known queue type with matching trace and
+ * block type, entry size (multiple of 8, >= 16), byte range inside the data
+ * region, length equal to entry_count * entry_size, first/last seq equal to
+ * the seq of its first/last entry and last_seq - first_seq + 1 >= entry_count.
+ *
+ * Return: the reader, or NULL with errno: EINVAL (flags), EBADMSG (any
+ * validation failure; the message says which check and the values),
+ * EPROTONOSUPPORT (unknown major version), ENOMEM, or the errno of
+ * open/fstat/mmap.
+ */
+NPROF_API struct nprof_ntff_reader *nprof_ntff_reader_open(const char *path, unsigned int flags);
+
+/**
+ * nprof_ntff_reader_open_mem() - validate an NTFF image in memory, as
+ * nprof_ntff_reader_open(). @buf is not copied and must stay valid and
+ * unchanged until the reader is closed; it need not be aligned.
+ */
+NPROF_API struct nprof_ntff_reader *nprof_ntff_reader_open_mem(const void *buf, size_t len,
+							       unsigned int flags);
+
+/**
+ * nprof_ntff_reader_close() - unmap and free. NULL is allowed.
+ */
+NPROF_API void nprof_ntff_reader_close(struct nprof_ntff_reader *r);
+
+/**
+ * nprof_ntff_reader_header() - the validated header, converted to host byte
+ * order (a copy inside the reader).
+ *
+ * Return: the header, or NULL with errno EINVAL if @r is NULL.
+ */
+NPROF_API const struct nprof_ntff_header *nprof_ntff_reader_header(const struct nprof_ntff_reader *r);
+
+/**
+ * nprof_ntff_reader_info() - the capture description.
+ * @info: out; set @info->size first.
+ *
+ * Return: 0, or -EINVAL for NULL arguments or a bad @info->size.
+ */
+NPROF_API int nprof_ntff_reader_info(const struct nprof_ntff_reader *r, struct nprof_ntff_info *info);
+
+/**
+ * nprof_ntff_reader_queue_count() - number of trace_info records.
+ *
+ * Return: the count, or -EINVAL if @r is NULL.
+ */
+NPROF_API int nprof_ntff_reader_queue_count(const struct nprof_ntff_reader *r);
+
+/**
+ * nprof_ntff_reader_queue() - one trace_info record.
+ * @idx: below nprof_ntff_reader_queue_count().
+ * @q: out; set @q->size first.
+ *
+ * Return: 0, or -EINVAL (NULL argument, bad @q->size), -ERANGE (@idx).
+ */
+NPROF_API int nprof_ntff_reader_queue(const struct nprof_ntff_reader *r, size_t idx,
+				      struct nprof_ntff_queue *q);
+
+/**
+ * nprof_ntff_reader_metadata() - the raw ntff_info bytes (for other decoders).
+ * @len: out, their length.
+ *
+ * Return: a pointer into the mapping, or NULL with errno EINVAL.
+ */
+NPROF_API const void *nprof_ntff_reader_metadata(const struct nprof_ntff_reader *r, size_t *len);
+
+/*
+ * struct nprof_ntff_entry_iter - walks the entries of one queue record:
+ *
+ *	struct nprof_ntff_entry_iter it;
+ *	const struct neuronprof_notification *n;
+ *
+ *	nprof_ntff_entry_iter_init(&it, &q);
+ *	while ((n = nprof_ntff_entry_iter_next(&it)))
+ *		use(n);	// read only the members of the first entry_size bytes
+ */
+struct nprof_ntff_entry_iter {
+	const unsigned char *pos;
+	const unsigned char *end;
+	size_t step;
+};
+
+static inline void nprof_ntff_entry_iter_init(struct nprof_ntff_entry_iter *it,
+					      const struct nprof_ntff_queue *q)
+{
+	it->pos = (const unsigned char *)q->entries;
+	it->end = it->pos + q->data_length;
+	it->step = q->entry_size;
+}
+
+/* Returns the next entry, or NULL after the last one. */
+static inline const void *nprof_ntff_entry_iter_next(struct nprof_ntff_entry_iter *it)
+{
+	const unsigned char *cur = it->pos;
+
+	if (cur == it->end)
+		return NULL;
+	it->pos = cur + it->step;
+	return cur;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NEURONPROF_NTFF_H */
