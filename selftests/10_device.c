@@ -70,10 +70,11 @@ TEST(render_nodes_of_loaded_devices)
 		ASSERT_EQ(0, ret) TH_LOG("%s: %s", nodes[i], strerror(-ret));
 		ASSERT_EQ((uint32_t)NEURONPROF_UAPI_VERSION, dev.info.uapi_version);
 		indices[i] = dev.info.device_index;
-		for (j = 0; j < i; j++)
+		for (j = 0; j < i; j++) {
 			ASSERT_NE(indices[j], indices[i])
 				TH_LOG("%s and %s share device_index %u",
 				       nodes[j], nodes[i], indices[i]);
+		}
 		nprof_dev_close(&dev);
 	}
 }
