@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# neuronprof: one entry point for building and testing.
+#
+#   make [all]      modules, library and tools
+#   make modules    neuronprof.ko and neuronprof_sim.ko for KVER (out of tree)
+#   make lib        libneuronprof (lib/)
+#   make tools      the neuronprof command-line tool (tools/)
+#   make deps       install the Debian packages everything needs
+#   make kunit      KUnit suites in a UML kernel (scripts/kunit.sh)
+#   make vm-test    kselftests in a QEMU VM on the Debian kernel
+#                   (scripts/vm-selftests.sh)
+#   make check      every test layer; last line "N passed, N failed"
+#   make clean
+#
+# KVER defaults to the newest installed Debian 6.1 amd64 headers, never to
+# the running kernel: modules are built for the distribution kernel that the
+# VM boots (and that real Neuron hosts run).
+#
+# This file is only read by make invoked on the command line; kbuild reads
+# the Kbuild file next to it.
+
+KVER ?= $(shell bash $(CURDIR)/scripts/kver.sh 2>/dev/null)
+KDIR ?= /lib/modules/$(KVER)/build
+
+# Symbols the kernel's .config lacks for an out-of-tree build.
+KBUILD_OPTS := CONFIG_DRM_NEURONPROF=m CONFIG_DRM_NEURONPROF_SIM=m W=1
+
+.PHONY: all modules lib tools deps kunit vm-test check clean
+
+all: modules lib tools
+
+deps:
+	bash scripts/deps.sh
+
+modules: deps
+	@if [ -z "$(KVER)" ] || [ ! -d "$(KDIR)" ]; then \
+		echo "modules: kernel build tree '$(KDIR)' not found (KVER='$(KVER)'; install linux-headers-amd64 or set KDIR)" >&2; \
+		exit 1; \
+	fi
+	$(MAKE) -C $(KDIR) M=$(CURDIR) $(KBUILD_OPTS) modules
+
+lib: deps
+	@if [ -f lib/Makefile ]; then $(MAKE) -C lib; else echo "lib: not present"; fi
+
+tools: deps lib
+	@if [ -f tools/Makefile ]; then $(MAKE) -C tools; else echo "tools: not present"; fi
+
+kunit: deps
+	bash scripts/kunit.sh
+
+vm-test: deps
+	bash scripts/vm-selftests.sh
+
+check: deps
+	bash scripts/check.sh
+
+clean:
+	@if [ -n "$(KVER)" ] && [ -d "$(KDIR)" ]; then \
+		$(MAKE) -C $(KDIR) M=$(CURDIR) $(KBUILD_OPTS) clean; \
+	fi
+	@for d in lib tools selftests; do \
+		if [ -f $$d/Makefile ]; then $(MAKE) -C $$d clean || exit 1; fi; \
+	done

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make check`: build everything, then run every test layer in order and
+# sum their results.
+#
+#   build   make modules, lib, tools (a failure counts as one failed test;
+#           a successful build counts nothing)
+#   host    the uapi layout test (scripts/uapi-layout/run.sh), and
+#           `make -C DIR check` for lib/ and tools/ where their Makefile has
+#           a check target
+#   kunit   scripts/kunit.sh: the driver's KUnit suites in UML
+#   vm      scripts/vm-selftests.sh: the kselftests in a QEMU VM
+#
+# Every layer ends its output with `N passed, N failed[, N skipped]`. A
+# layer whose inputs do not exist yet is reported as "not present" and
+# counts nothing. A layer that exits non-zero without reporting a failure,
+# or prints no result line, counts as one failure ("crashed"). The last line
+# is the sum; the exit status is non-zero if anything failed.
+#
+# Environment: NPROF_JOBS (make -j, default 2), CHECK_LOGDIR (where each
+# layer's log is kept, default a temporary directory removed at exit).
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+cd "$repo" || exit 1
+MAKE=${MAKE:-make}
+export MAKE
+jobs=${NPROF_JOBS:-2}
+
+if [ -n "${CHECK_LOGDIR:-}" ]; then
+	logdir=$CHECK_LOGDIR
+	mkdir -p "$logdir" || exit 1
+else
+	logdir=$(mktemp -d "${TMPDIR:-/tmp}/nprof-check.XXXXXX") || exit 1
+	trap 'rm -rf "$logdir"' EXIT
+fi
+
+total_pass=0
+total_fail=0
+total_skip=0
+summary=()
+
+# record NAME RESULT SECONDS: one summary row.
+record() {
+	summary+=("$(printf '%-14s %-48s %5ss' "$1" "$2" "$3")")
+}
+
+# run_layer NAME CMD...: run a command that ends with a result line.
+run_layer() {
+	local name=$1 log=$logdir/$1.log start rc line p f s note=
+	shift
+	echo
+	echo "=== $name: $*"
+	start=$SECONDS
+	"$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	line=$(grep -E '^([A-Za-z_-]+: )?[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$log" | tail -n 1)
+	if [ -z "$line" ]; then
+		p=0 f=1 s=0
+		note="crashed: exit $rc, no result line"
+	else
+		line=${line#*: }
+		p=$(sed -E 's/^([0-9]+) passed.*/\1/' <<<"$line")
+		f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
+		s=0
+		[[ $line == *skipped ]] && s=$(sed -E 's/.* ([0-9]+) skipped$/\1/' <<<"$line")
+		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+			f=1
+			note="crashed: exit $rc after reporting no failure"
+		fi
+	fi
+	total_pass=$((total_pass + p))
+	total_fail=$((total_fail + f))
+	total_skip=$((total_skip + s))
+	record "$name" "$p passed, $f failed, $s skipped${note:+ ($note)}" $((SECONDS - start))
+}
+
+# not_present NAME WHY
+not_present() {
+	echo
+	echo "=== $1: not present ($2)"
+	record "$1" "not present ($2)" 0
+}
+
+# has_check DIR: DIR/Makefile defines a check target.
+has_check() {
+	[ -f "$1/Makefile" ] && grep -Eq '^check[[:space:]]*:' "$1/Makefile"
+}
+
+# Build: a part that does not build fails the run even if no test covers it.
+for part in modules lib tools; do
+	echo
+	echo "=== build: make $part"
+	start=$SECONDS
+	if "$MAKE" -j"$jobs" --no-print-directory "$part" 2>&1 | tee "$logdir/build-$part.log"; [ "${PIPESTATUS[0]}" -eq 0 ]; then
+		if grep -qx "$part: not present" "$logdir/build-$part.log"; then
+			record "build/$part" "not present" $((SECONDS - start))
+		else
+			record "build/$part" "built" $((SECONDS - start))
+		fi
+	else
+		total_fail=$((total_fail + 1))
+		record "build/$part" "FAILED (counts as 1 failed)" $((SECONDS - start))
+	fi
+done
+
+# Host layer.
+run_layer host/uapi bash "$here/uapi-layout/run.sh"
+for d in lib tools; do
+	if has_check "$d"; then
+		run_layer "host/$d" "$MAKE" -j"$jobs" --no-print-directory -C "$d" check
+	else
+		not_present "host/$d" "no check target in $d/Makefile"
+	fi
+done
+
+# KUnit layer.
+if [ -f driver/tests/.kunitconfig ]; then
+	run_layer kunit bash "$here/kunit.sh"
+else
+	not_present kunit "no driver/tests/.kunitconfig"
+fi
+
+# VM layer.
+if [ -f selftests/Makefile ]; then
+	run_layer vm bash "$here/vm-selftests.sh"
+else
+	not_present vm "no selftests/Makefile"
+fi
+
+echo
+echo "=== summary"
+for row in "${summary[@]}"; do
+	echo "$row"
+done
+if [ "$total_skip" -gt 0 ]; then
+	echo "$total_pass passed, $total_fail failed, $total_skip skipped"
+else
+	echo "$total_pass passed, $total_fail failed"
+fi
+[ "$total_fail" -eq 0 ]
