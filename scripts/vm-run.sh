@@ -246,6 +246,8 @@ printf '%s\n' "$*" >"$root/cmd.sh"
 want_out=0
 [ -n "$outdir" ] && want_out=1
 
+# The initramfs root is already writable memory, so /tmp gets no tmpfs of
+# its own: one would hide files copied there with --file.
 # ttyS0 is the kernel console; the command's stdout and stderr stream to
 # ttyS1 and ttyS2 through FIFOs (so the command does not see a terminal);
 # ttyS3 carries the exit status and the /out archive between markers.
@@ -256,8 +258,6 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mount -t debugfs debugfs /sys/kernel/debug
-mount -t tmpfs tmpfs /tmp
-mount -t tmpfs tmpfs /run
 mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
