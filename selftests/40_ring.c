@@ -114,6 +114,7 @@ TEST_F_TIMEOUT(core_queues, everything_delivered_or_lost, 120)
 		exp.check_model = true;
 		exp.model_id = MODEL_ID + run;
 		exp.iterations = 3;
+		exp.ts_increasing = true;
 		exp.ts_min = nprof_now_ns();
 		ret = nprof_exec(self->dev.fd, &ex);
 		exp.ts_max = nprof_now_ns();

@@ -495,6 +495,13 @@ int nprof_ring_check_entry(struct nprof_ring *r,
 			 exp->ts_max);
 		return -1;
 	}
+	if (exp && exp->ts_increasing && r->delivered &&
+	    n->timestamp_ns <= r->last_ts) {
+		RING_ERR(r, "%s/%u[%u]: seq %llu timestamp %llu not after %llu",
+			 qn, r->q.index, r->q.engine, n->seq, n->timestamp_ns,
+			 r->last_ts);
+		return -1;
+	}
 	r->gaps += n->seq - r->next_seq;
 	r->next_seq = n->seq + 1;
 	r->delivered++;

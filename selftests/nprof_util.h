@@ -47,6 +47,7 @@ struct nprof_expect {
 	__u32 iterations;	/* entry iteration must be below; 0: unchecked */
 	__u64 ts_min;	/* timestamp bounds; ts_max == 0: unchecked */
 	__u64 ts_max;
+	bool ts_increasing;	/* strictly increasing within the queue */
 };
 
 /*
