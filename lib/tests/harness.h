@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A small TAP-like test harness: TEST() registers a case, CHECK*() record
+ * failures without stopping the case, SKIP() ends it as skipped. The program
+ * prints "ok N - name" / "not ok N - name" per case and ends with
+ * "N passed, N failed, N skipped"; it exits 1 if any case failed.
+ */
+#ifndef NPROF_TEST_HARNESS_H
+#define NPROF_TEST_HARNESS_H
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <neuronprof/neuronprof.h>
+
+typedef void (*test_fn)(void);
+
+struct test_case {
+	const char *name;
+	test_fn fn;
+};
+
+#define MAX_TESTS 256
+static struct test_case tests[MAX_TESTS];
+static int ntests;
+static int cur_failed;
+static const char *cur_skip;
+
+static inline void harness_register(const char *name, test_fn fn)
+{
+	if (ntests < MAX_TESTS)
+		tests[ntests++] = (struct test_case){ name, fn };
+}
+
+#define TEST(name) \
+	static void name(void); \
+	__attribute__((constructor)) static void register_##name(void) \
+	{ \
+		harness_register(#name, name); \
+	} \
+	static void name(void)
+
+#define FAIL(fmt, ...) \
+	do { \
+		printf("#   %s:%d: " fmt "\n", __FILE__, __LINE__, ##__VA_ARGS__); \
+		cur_failed = 1; \
+	} while (0)
+
+#define CHECK(cond) \
+	do { \
+		if (!(cond)) \
+			FAIL("CHECK(%s) failed", #cond); \
+	} while (0)
+
+#define CHECK_INT(a, b) \
+	do { \
+		long long a_ = (long long)(a), b_ = (long long)(b); \
+		if (a_ != b_) \
+			FAIL("%s == %lld, expected %s == %lld", #a, a_, #b, b_); \
+	} while (0)
+
+#define CHECK_STR(a, b) \
+	do { \
+		const char *a_ = (a), *b_ = (b); \
+		if (!a_ || !b_ || strcmp(a_, b_)) \
+			FAIL("%s == \"%s\", expected \"%s\"", #a, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
+	} while (0)
+
+#define CHECK_CONTAINS(hay, needle) \
+	do { \
+		const char *h_ = (hay), *n_ = (needle); \
+		if (!h_ || !strstr(h_, n_)) \
+			FAIL("%s == \"%s\" does not contain \"%s\"", #hay, h_ ? h_ : "(null)", n_); \
+	} while (0)
+
+/* expr must return -err and leave exactly msg as the last error. */
+#define CHECK_ERR_MSG(expr, err, msg) \
+	do { \
+		long long r_ = (long long)(expr); \
+		if (r_ != -(long long)(err)) \
+			FAIL("%s returned %lld, expected %d (%s)", #expr, r_, -(int)(err), \
+			     nprof_strerror_last()); \
+		else if (strcmp(nprof_strerror_last(), (msg))) \
+			FAIL("%s: message \"%s\", expected \"%s\"", #expr, nprof_strerror_last(), (msg)); \
+	} while (0)
+
+#define SKIP(reason) \
+	do { \
+		cur_skip = (reason); \
+		return; \
+	} while (0)
+
+static inline int harness_main(void)
+{
+	int i, passed = 0, failed = 0, skipped = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("1..%d\n", ntests);
+	for (i = 0; i < ntests; i++) {
+		cur_failed = 0;
+		cur_skip = NULL;
+		tests[i].fn();
+		if (cur_failed) {
+			printf("not ok %d - %s\n", i + 1, tests[i].name);
+			failed++;
+		} else if (cur_skip) {
+			printf("ok %d - %s # SKIP %s\n", i + 1, tests[i].name, cur_skip);
+			skipped++;
+		} else {
+			printf("ok %d - %s\n", i + 1, tests[i].name);
+			passed++;
+		}
+	}
+	printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+	return failed ? 1 : 0;
+}
+
+#define HARNESS_MAIN \
+	int main(void) \
+	{ \
+		return harness_main(); \
+	}
+
+#endif /* NPROF_TEST_HARNESS_H */

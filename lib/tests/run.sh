@@ -1,0 +1,31 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# run.sh RESULTS LABEL PROGRAM...: run each test program, echo its output,
+# and append "LABEL/program passed failed skipped" to RESULTS. A program that
+# crashes or exits non-zero without a summary counts as one failure.
+set -u
+results=$1 label=$2
+shift 2
+for prog in "$@"; do
+	name=$(basename "$prog")
+	out=$("$prog" 2>&1)
+	rc=$?
+	printf '%s\n' "$out" | sed "s|^|[$label/$name] |"
+	summary=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)
+	if [ -z "$summary" ]; then
+		echo "[$label/$name] no summary line, exit status $rc"
+		echo "$label/$name 0 1 0" >> "$results"
+		continue
+	fi
+	p=$(echo "$summary" | sed -E 's/^([0-9]+) passed.*/\1/')
+	f=$(echo "$summary" | sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/')
+	s=$(echo "$summary" | sed -nE 's/.*, ([0-9]+) skipped.*/\1/p')
+	[ -n "$s" ] || s=0
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "[$label/$name] exit status $rc despite no failed case"
+		f=1
+	fi
+	echo "$label/$name $p $f $s" >> "$results"
+done
+exit 0

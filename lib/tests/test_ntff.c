@@ -1,0 +1,765 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Host tests of the NTFF container: CRC32C, writer/reader round trips with
+ * wrapped spans, atomic appearance, rejection of damaged files, and decoding
+ * of the metadata by an independent protobuf implementation (protoc).
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <drm/neuronprof_drm.h>
+
+#include "harness.h"
+#include "internal.h"
+#include "ntff_internal.h"
+
+#define ENTRY sizeof(struct neuronprof_notification)
+
+static char dir[128];
+
+static const char *fresh_dir(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/nprof-test-ntff-XXXXXX");
+	return mkdtemp(dir);
+}
+
+static void rm_rf(const char *path)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
+	if (system(cmd))
+		printf("# cannot remove %s\n", path);
+}
+
+static int count_dir_entries(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
+}
+
+static void *read_whole(const char *path, size_t *len)
+{
+	struct stat st;
+	void *buf;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || fstat(fd, &st)) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (buf && read(fd, buf, (size_t)st.st_size) != st.st_size) {
+		free(buf);
+		buf = NULL;
+	}
+	close(fd);
+	*len = (size_t)st.st_size;
+	return buf;
+}
+
+static int write_whole(const char *path, const void *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, buf, len) == (ssize_t)len;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* ---- CRC32C --------------------------------------------------------------- */
+
+TEST(crc32c_vectors_and_paths)
+{
+	static unsigned char buf[100003];
+	uint32_t whole, part;
+	size_t i, len, off, split;
+
+	CHECK(nprof_crc32c_update(0, "123456789", 9) == 0xe3069283u);
+	CHECK(nprof_crc32c_update_sw(0, "123456789", 9) == 0xe3069283u);
+	CHECK(nprof_crc32c_update(0, "", 0) == 0);
+	srand(7);
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = (unsigned char)rand();
+	/* Hardware (three streams, both block sizes) equals the tables. */
+	for (i = 0; i < 200; i++) {
+		off = (size_t)rand() % 16;
+		len = (size_t)rand() % (sizeof(buf) - off);
+		if (i == 0)
+			len = sizeof(buf) - off;
+		whole = nprof_crc32c_update(0, buf + off, len);
+		if (whole != nprof_crc32c_update_sw(0, buf + off, len))
+			FAIL("crc mismatch at off %zu len %zu", off, len);
+		split = len ? (size_t)rand() % len : 0;
+		part = nprof_crc32c_update(0, buf + off, split);
+		part = nprof_crc32c_update(part, buf + off + split, len - split);
+		if (part != whole)
+			FAIL("incremental crc differs at split %zu of %zu", split, len);
+	}
+	printf("# crc32c hardware path: %s\n", nprof_crc32c_hw_available() ? "yes" : "no");
+}
+
+/* ---- round trip ----------------------------------------------------------- */
+
+/* A ring of @n entries with seq = base + i, as the device would write them. */
+static struct neuronprof_notification *make_ring(size_t n, uint16_t qt, uint64_t base)
+{
+	struct neuronprof_notification *r = calloc(n, ENTRY);
+	size_t i;
+
+	for (i = 0; r && i < n; i++) {
+		r[i].timestamp_ns = 1000 + 10 * (base + i);
+		r[i].seq = base + i;
+		r[i].queue_type = qt;
+		r[i].engine = 2;
+		r[i].code = (uint32_t)(0xc0de0000u + i);
+		r[i].model_id = 77;
+		r[i].payload[3] = ~(uint64_t)i;
+	}
+	return r;
+}
+
+static const struct nprof_ntff_info sample_info = {
+	.size = sizeof(struct nprof_ntff_info),
+	.pid = 4242,
+	.core = 1,
+	.capture_kind = NPROF_NTFF_CAPTURE_MODEL,
+	.clock_id = 1,
+	.session_id = 3,
+	.model_id = 77,
+	.model_name = "resnet50",
+	.instance_id = "i-0123456789abcdef0",
+	.hostname = "trn1-host",
+	.start_ns = 1000,
+	.stop_ns = 99999,
+	.device = {
+		.arch = NEURONPROF_ARCH_TRN1,
+		.uapi_version = NEURONPROF_UAPI_VERSION,
+		.num_cores = 2,
+		.num_topsps = 6,
+		.engines_per_core = 4,
+		.entry_size = 64,
+		.device_index = 0,
+		.provider = "sim",
+	},
+};
+
+/*
+ * Write a file with: a TRACE queue whose ring wrapped (entries 40..63 then
+ * 0..19 of the ring, seq 1000..1043), an empty ERROR queue with 5 lost, and
+ * a TOPSP_EVENT queue in one span. Returns the path in @path.
+ */
+static int write_sample(const char *d, const char *name, char *path, size_t plen)
+{
+	struct neuronprof_notification *ring, *ev;
+	struct nprof_ntff_queue_desc q = { .size = sizeof(q) };
+	struct nprof_ntff_writer *w;
+	size_t i;
+	int ret;
+
+	ring = make_ring(64, NEURONPROF_QT_TRACE, 0);
+	ev = make_ring(10, NEURONPROF_QT_TOPSP_EVENT, 500);
+	/* Ring positions 40..63 hold seq 1000..1023, 0..19 hold 1024..1043. */
+	for (i = 0; i < 64; i++)
+		ring[i].seq = i >= 40 ? 1000 + (i - 40) : 1024 + i;
+	w = nprof_ntff_writer_create(d, name, 0);
+	if (!w)
+		return -errno;
+	CHECK_INT(nprof_ntff_writer_set_info(w, &sample_info), 0);
+	q.queue_type = NEURONPROF_QT_TRACE;
+	q.target_kind = NEURONPROF_TARGET_CORE;
+	q.target_index = 1;
+	q.engine = 2;
+	q.entry_size = ENTRY;
+	q.lost_count = 0;
+	CHECK_INT(nprof_ntff_writer_append(w, &q, &ring[40], 24 * ENTRY, &ring[0], 20 * ENTRY), 0);
+	q.queue_type = NEURONPROF_QT_ERROR;
+	q.engine = 0;
+	q.lost_count = 5;
+	q.ring_flags = NEURONPROF_RING_OVERFLOWED;
+	CHECK_INT(nprof_ntff_writer_append(w, &q, NULL, 0, NULL, 0), 1);
+	q.queue_type = NEURONPROF_QT_TOPSP_EVENT;
+	q.target_kind = NEURONPROF_TARGET_TOPSP;
+	q.target_index = 3;
+	q.lost_count = 0;
+	q.ring_flags = 0;
+	CHECK_INT(nprof_ntff_writer_append(w, &q, NULL, 0, ev, 10 * ENTRY), 2);
+	/* Nothing under the final name before finalize. */
+	snprintf(path, plen, "%s/%s", d, name);
+	CHECK(access(path, F_OK) && errno == ENOENT);
+	ret = nprof_ntff_writer_finalize(w);
+	free(ring);
+	free(ev);
+	return ret;
+}
+
+TEST(ntff_round_trip)
+{
+	char path[PATH_MAX];
+	struct nprof_ntff_reader *r;
+	struct nprof_ntff_info info = { .size = sizeof(info) };
+	struct nprof_ntff_queue q = { .size = sizeof(q) };
+	const struct nprof_ntff_header *h;
+	struct nprof_ntff_entry_iter it;
+	const struct neuronprof_notification *e;
+	uint64_t want;
+	struct stat st;
+	int n;
+
+	if (!fresh_dir()) {
+		FAIL("mkdtemp");
+		return;
+	}
+	CHECK_INT(write_sample(dir, "profile.ntff", path, sizeof(path)), 0);
+	/* Only the final file: the temporary one was renamed. */
+	CHECK_INT(count_dir_entries(dir), 1);
+	CHECK(!stat(path, &st) && (st.st_mode & 0777) == (0644 & ~(mode_t)umask(022)));
+
+	r = nprof_ntff_reader_open(path, 0);
+	CHECK(r != NULL);
+	if (!r) {
+		printf("# %s\n", nprof_strerror_last());
+		rm_rf(dir);
+		return;
+	}
+	h = nprof_ntff_reader_header(r);
+	CHECK_INT(h->version_major, 1);
+	CHECK_INT(h->version_minor, 0);
+	CHECK_INT(h->header_size, 128);
+	CHECK_INT(h->data_offset, 128);
+	CHECK_INT(h->data_length, 54 * ENTRY);
+	CHECK_INT(h->metadata_offset, 128 + 54 * ENTRY);
+	CHECK_INT(h->producer_version, nprof_version());
+	CHECK(h->creation_time_ns > 1600000000ULL * 1000000000ULL);
+
+	CHECK_INT(nprof_ntff_reader_info(r, &info), 0);
+	CHECK_INT(info.pid, 4242);
+	CHECK_INT(info.core, 1);
+	CHECK_INT(info.capture_kind, NPROF_NTFF_CAPTURE_MODEL);
+	CHECK_INT(info.clock_id, 1);
+	CHECK_INT(info.session_id, 3);
+	CHECK_INT(info.model_id, 77);
+	CHECK_STR(info.model_name, "resnet50");
+	CHECK_STR(info.instance_id, "i-0123456789abcdef0");
+	CHECK_STR(info.hostname, "trn1-host");
+	CHECK_INT(info.start_ns, 1000);
+	CHECK_INT(info.stop_ns, 99999);
+	CHECK_INT(info.device.arch, NEURONPROF_ARCH_TRN1);
+	CHECK_INT(info.device.num_topsps, 6);
+	CHECK_INT(info.device.engines_per_core, 4);
+	CHECK_INT(info.device.entry_size, 64);
+	CHECK_STR(info.device.provider, "sim");
+
+	n = nprof_ntff_reader_queue_count(r);
+	CHECK_INT(n, 3);
+
+	CHECK_INT(nprof_ntff_reader_queue(r, 0, &q), 0);
+	CHECK_INT(q.queue_type, NEURONPROF_QT_TRACE);
+	CHECK_INT(q.trace_type, NPROF_NTFF_TRACE_INSTRUCTION);
+	CHECK_INT(q.block_type, NPROF_NTFF_BLOCK_ENGINE);
+	CHECK_INT(q.target_index, 1);
+	CHECK_INT(q.engine, 2);
+	CHECK_INT(q.entry_count, 44);
+	CHECK_INT(q.first_seq, 1000);
+	CHECK_INT(q.last_seq, 1043);
+	CHECK_INT(q.data_offset, 0);
+	CHECK_INT(q.data_length, 44 * ENTRY);
+	/* Entries come back in ring order across the wrap, one by one. */
+	want = 1000;
+	nprof_ntff_entry_iter_init(&it, &q);
+	while ((e = nprof_ntff_entry_iter_next(&it))) {
+		if (e->seq != want || e->queue_type != NEURONPROF_QT_TRACE || e->model_id != 77)
+			FAIL("entry seq %llu, expected %llu", (unsigned long long)e->seq,
+			     (unsigned long long)want);
+		want++;
+	}
+	CHECK_INT(want, 1044);
+
+	CHECK_INT(nprof_ntff_reader_queue(r, 1, &q), 0);
+	CHECK_INT(q.queue_type, NEURONPROF_QT_ERROR);
+	CHECK_INT(q.trace_type, NPROF_NTFF_TRACE_ERROR);
+	CHECK_INT(q.block_type, NPROF_NTFF_BLOCK_CORE);
+	CHECK_INT(q.entry_count, 0);
+	CHECK_INT(q.lost_count, 5);
+	CHECK_INT(q.ring_flags, NEURONPROF_RING_OVERFLOWED);
+	nprof_ntff_entry_iter_init(&it, &q);
+	CHECK(nprof_ntff_entry_iter_next(&it) == NULL);
+
+	CHECK_INT(nprof_ntff_reader_queue(r, 2, &q), 0);
+	CHECK_INT(q.queue_type, NEURONPROF_QT_TOPSP_EVENT);
+	CHECK_INT(q.trace_type, NPROF_NTFF_TRACE_EVENT);
+	CHECK_INT(q.block_type, NPROF_NTFF_BLOCK_TOPSP);
+	CHECK_INT(q.target_kind, NEURONPROF_TARGET_TOPSP);
+	CHECK_INT(q.target_index, 3);
+	CHECK_INT(q.entry_count, 10);
+	CHECK_INT(q.first_seq, 500);
+	CHECK_INT(q.last_seq, 509);
+	CHECK_INT(q.data_offset, 44 * ENTRY);
+	CHECK(((const struct neuronprof_notification *)q.entries)[9].payload[3] == ~(uint64_t)9);
+	CHECK(((uintptr_t)q.entries & 7) == 0);
+
+	CHECK_ERR_MSG(nprof_ntff_reader_queue(r, 3, &q), ERANGE,
+		      "queue record 3 does not exist (the file has 3)");
+	q.size = 8;
+	CHECK_INT(nprof_ntff_reader_queue(r, 0, &q), -EINVAL);
+	nprof_ntff_reader_close(r);
+	rm_rf(dir);
+}
+
+TEST(ntff_type_mapping)
+{
+	static const uint32_t want[NEURONPROF_QT_COUNT][2] = {
+		[NEURONPROF_QT_TRACE] = { NPROF_NTFF_TRACE_INSTRUCTION, NPROF_NTFF_BLOCK_ENGINE },
+		[NEURONPROF_QT_EVENT] = { NPROF_NTFF_TRACE_EVENT, NPROF_NTFF_BLOCK_ENGINE },
+		[NEURONPROF_QT_ERROR] = { NPROF_NTFF_TRACE_ERROR, NPROF_NTFF_BLOCK_CORE },
+		[NEURONPROF_QT_INFER_STATUS] = { NPROF_NTFF_TRACE_INFER_STATUS, NPROF_NTFF_BLOCK_CORE },
+		[NEURONPROF_QT_DMA] = { NPROF_NTFF_TRACE_DMA, NPROF_NTFF_BLOCK_ENGINE },
+		[NEURONPROF_QT_THROTTLE] = { NPROF_NTFF_TRACE_THROTTLE, NPROF_NTFF_BLOCK_CORE },
+		[NEURONPROF_QT_TOPSP_TRACE] = { NPROF_NTFF_TRACE_INSTRUCTION, NPROF_NTFF_BLOCK_TOPSP },
+		[NEURONPROF_QT_TOPSP_EVENT] = { NPROF_NTFF_TRACE_EVENT, NPROF_NTFF_BLOCK_TOPSP },
+		[NEURONPROF_QT_TOPSP_ERROR] = { NPROF_NTFF_TRACE_ERROR, NPROF_NTFF_BLOCK_TOPSP },
+	};
+	uint32_t qt, tt, bt;
+
+	for (qt = 0; qt < NEURONPROF_QT_COUNT; qt++) {
+		CHECK_INT(nprof_ntff_map_queue_type(qt, &tt, &bt), 0);
+		CHECK_INT(tt, want[qt][0]);
+		CHECK_INT(bt, want[qt][1]);
+		CHECK_INT(nprof_queue_type_from_name(nprof_queue_type_name(qt)), qt);
+	}
+	CHECK_ERR_MSG(nprof_ntff_map_queue_type(NEURONPROF_QT_COUNT, &tt, &bt), EINVAL,
+		      "unknown queue type 9");
+	CHECK_STR(nprof_queue_type_name(NEURONPROF_QT_INFER_STATUS), "INFER_STATUS");
+	CHECK_STR(nprof_ntff_trace_type_name(NPROF_NTFF_TRACE_INFER_STATUS), "infer_status");
+	CHECK_STR(nprof_ntff_block_type_name(NPROF_NTFF_BLOCK_TOPSP), "topsp");
+	CHECK(!nprof_ntff_trace_type_name(6) && errno == EINVAL);
+	CHECK(!nprof_ntff_block_type_name(3));
+	CHECK_INT(nprof_queue_type_from_name("trace"), -EINVAL);
+}
+
+TEST(ntff_writer_abort_and_errors)
+{
+	struct nprof_ntff_queue_desc q = { .size = sizeof(q), .queue_type = 0, .entry_size = 64 };
+	struct nprof_ntff_writer *w;
+	struct neuronprof_notification *ring = make_ring(4, 0, 0);
+	char path[PATH_MAX];
+	int fd;
+
+	if (!fresh_dir()) {
+		FAIL("mkdtemp");
+		return;
+	}
+	w = nprof_ntff_writer_create(dir, "a.ntff", 0);
+	CHECK(w != NULL);
+	CHECK_INT(nprof_ntff_writer_append(w, &q, ring, 4 * ENTRY, NULL, 0), 0);
+	/* The temporary file exists, hidden, and the final name does not. */
+	CHECK_INT(count_dir_entries(dir), 1);
+	snprintf(path, sizeof(path), "%s/a.ntff", dir);
+	CHECK(access(path, F_OK) != 0);
+	CHECK_ERR_MSG(nprof_ntff_writer_append(w, &q, ring, 100, NULL, 0), EINVAL,
+		      "span lengths 100 and 0 are not multiples of entry size 64");
+	q.queue_type = 9;
+	CHECK_ERR_MSG(nprof_ntff_writer_append(w, &q, ring, 64, NULL, 0), EINVAL,
+		      "cannot append queue type 9: not a known queue type");
+	q.queue_type = 0;
+	q.entry_size = 12;
+	CHECK_ERR_MSG(nprof_ntff_writer_append(w, &q, ring, 48, NULL, 0), EINVAL,
+		      "entry size 12 is not a multiple of 8 in [16, 1048576]");
+	q.entry_size = 64;
+	q.size = 4;
+	CHECK_INT(nprof_ntff_writer_append(w, &q, ring, 64, NULL, 0), -EINVAL);
+	nprof_ntff_writer_abort(w);
+	CHECK_INT(count_dir_entries(dir), 0);
+
+	/* Bad names never create anything. */
+	CHECK(!nprof_ntff_writer_create(dir, "a/b", 0) && errno == EINVAL);
+	CHECK_STR(nprof_strerror_last(), "NTFF file name 'a/b' is not a plain file name");
+	CHECK(!nprof_ntff_writer_create(dir, "..", 0) && errno == EINVAL);
+	CHECK(!nprof_ntff_writer_create(dir, "", 0) && errno == EINVAL);
+	CHECK(!nprof_ntff_writer_create(dir, "x", 0x80) && errno == EINVAL);
+	CHECK(!nprof_ntff_writer_create("/nonexistent/dir", "x", 0) && errno == ENOENT);
+	CHECK_STR(nprof_strerror_last(), "cannot open directory /nonexistent/dir: No such file or directory");
+
+	/* NOREPLACE keeps an existing file and leaves no temporary behind. */
+	CHECK(!write_whole(path, "keep", 4));
+	w = nprof_ntff_writer_create(dir, "a.ntff", NPROF_NTFF_WRITE_NOREPLACE);
+	CHECK(w != NULL);
+	CHECK_INT(nprof_ntff_writer_finalize(w), -EEXIST);
+	CHECK_INT(count_dir_entries(dir), 1);
+	{
+		size_t len;
+		char *b = read_whole(path, &len);
+
+		CHECK(b && len == 4 && !memcmp(b, "keep", 4));
+		free(b);
+	}
+	/* Without NOREPLACE the existing file is replaced atomically. */
+	fd = open(dir, O_RDONLY | O_DIRECTORY);
+	w = nprof_ntff_writer_createat(fd, "a.ntff", 0);
+	close(fd);
+	CHECK(w != NULL);
+	CHECK_INT(nprof_ntff_writer_finalize(w), 0);
+	{
+		struct nprof_ntff_reader *r = nprof_ntff_reader_open(path, 0);
+
+		CHECK(r != NULL);
+		if (r)
+			CHECK_INT(nprof_ntff_reader_queue_count(r), 0);
+		nprof_ntff_reader_close(r);
+	}
+	CHECK_INT(count_dir_entries(dir), 1);
+	free(ring);
+	rm_rf(dir);
+}
+
+/* ---- rejection ------------------------------------------------------------ */
+
+struct sample {
+	unsigned char *buf;
+	size_t len;
+};
+
+static int load_sample(struct sample *s)
+{
+	char path[PATH_MAX];
+
+	if (!fresh_dir())
+		return -1;
+	if (write_sample(dir, "s.ntff", path, sizeof(path)))
+		return -1;
+	s->buf = read_whole(path, &s->len);
+	rm_rf(dir);
+	return s->buf ? 0 : -1;
+}
+
+/* Re-seal the header checksum after editing header fields. */
+static void reseal(unsigned char *buf)
+{
+	uint32_t c = htole32(nprof_crc32c_update(0, buf, NTFF_HEADER_CSUM_SPAN));
+
+	memcpy(buf + offsetof(struct nprof_ntff_header, header_csum), &c, 4);
+}
+
+static void put64(unsigned char *buf, size_t off, uint64_t v)
+{
+	v = htole64(v);
+	memcpy(buf + off, &v, 8);
+}
+
+static void put16(unsigned char *buf, size_t off, uint16_t v)
+{
+	v = htole16(v);
+	memcpy(buf + off, &v, 2);
+}
+
+/* Open a copy of @len bytes of @buf; expect failure with @err and @msg in the message. */
+static void expect_reject(const unsigned char *buf, size_t len, int err, const char *msg)
+{
+	unsigned char *copy = malloc(len ? len : 1);
+	struct nprof_ntff_reader *r;
+
+	memcpy(copy, buf, len);
+	r = nprof_ntff_reader_open_mem(copy, len, 0);
+	if (r) {
+		FAIL("accepted a file that should fail with \"%s\"", msg);
+		nprof_ntff_reader_close(r);
+	} else {
+		if (errno != err)
+			FAIL("errno %d, expected %d (%s)", errno, err, nprof_strerror_last());
+		if (!strstr(nprof_strerror_last(), msg))
+			FAIL("message \"%s\" lacks \"%s\"", nprof_strerror_last(), msg);
+	}
+	free(copy);
+}
+
+TEST(ntff_rejects_damaged_files)
+{
+	struct sample s;
+	struct nprof_ntff_header h;
+	unsigned char *b;
+	char msg[256];
+
+	if (load_sample(&s)) {
+		FAIL("cannot produce the sample file");
+		return;
+	}
+	b = malloc(s.len);
+	ntff_header_decode(s.buf, &h);
+
+	/* Truncations at every region. */
+	expect_reject(s.buf, 0, EBADMSG, "buffer: truncated: 0 bytes, shorter than the 128-byte NTFF header");
+	expect_reject(s.buf, 10, EBADMSG, "truncated: 10 bytes");
+	expect_reject(s.buf, 100, EBADMSG, "truncated: 100 bytes");
+	snprintf(msg, sizeof(msg), "metadata [offset %llu, length %llu] extends past the end of the file (%zu bytes)",
+		 (unsigned long long)h.metadata_offset, (unsigned long long)h.metadata_length, s.len - 1);
+	expect_reject(s.buf, s.len - 1, EBADMSG, msg);
+	expect_reject(s.buf, 128 + 100, EBADMSG, "extends past the end of the file");
+
+	/* Wrong magic. */
+	memcpy(b, s.buf, s.len);
+	b[0] = 'X';
+	expect_reject(b, s.len, EBADMSG, "bad magic 58 54 46 46 0d 0a 1a 0a: not an NTFF file");
+
+	/* Unknown major version; a higher minor is accepted. */
+	memcpy(b, s.buf, s.len);
+	put16(b, 8, 2);
+	reseal(b);
+	expect_reject(b, s.len, EPROTONOSUPPORT,
+		      "NTFF version 2.0 is not supported: major version 2 is unknown (this reader reads 1.x)");
+	memcpy(b, s.buf, s.len);
+	put16(b, 10, 7);
+	b[0x50] = 1;	/* a later minor may use reserved bytes */
+	reseal(b);
+	{
+		struct nprof_ntff_reader *r = nprof_ntff_reader_open_mem(b, s.len, 0);
+
+		CHECK(r != NULL);
+		if (r)
+			CHECK_INT(nprof_ntff_reader_header(r)->version_minor, 7);
+		else
+			printf("# %s\n", nprof_strerror_last());
+		nprof_ntff_reader_close(r);
+	}
+	memcpy(b, s.buf, s.len);
+	b[0x50] = 1;
+	reseal(b);
+	expect_reject(b, s.len, EBADMSG, "reserved header byte at offset 80 is 0x01, not 0");
+
+	/* Bit flips: header, data, metadata. */
+	memcpy(b, s.buf, s.len);
+	b[0x30] ^= 0x04;
+	expect_reject(b, s.len, EBADMSG, "header checksum mismatch");
+	memcpy(b, s.buf, s.len);
+	b[h.data_offset + 77] ^= 0x10;
+	expect_reject(b, s.len, EBADMSG, "data checksum mismatch: stored");
+	memcpy(b, s.buf, s.len);
+	b[h.metadata_offset + 3] ^= 0x01;
+	expect_reject(b, s.len, EBADMSG, "metadata checksum mismatch: stored");
+	/* The quick-look flag skips only the data checksum. */
+	memcpy(b, s.buf, s.len);
+	b[h.data_offset + 77] ^= 0x10;
+	{
+		struct nprof_ntff_reader *r = nprof_ntff_reader_open_mem(b, s.len, NPROF_NTFF_READ_NO_DATA_CSUM);
+
+		CHECK(r != NULL);
+		nprof_ntff_reader_close(r);
+	}
+
+	/* Oversized and overflowing offsets. */
+	memcpy(b, s.buf, s.len);
+	put64(b, offsetof(struct nprof_ntff_header, metadata_offset), 1ULL << 40);
+	reseal(b);
+	expect_reject(b, s.len, EBADMSG, "metadata [offset 1099511627776, length");
+	memcpy(b, s.buf, s.len);
+	put64(b, offsetof(struct nprof_ntff_header, data_offset), UINT64_MAX - 8);
+	reseal(b);
+	expect_reject(b, s.len, EBADMSG, "data region [offset 18446744073709551607, length 3456] extends past the end");
+	memcpy(b, s.buf, s.len);
+	put64(b, offsetof(struct nprof_ntff_header, data_length), UINT64_MAX);
+	reseal(b);
+	expect_reject(b, s.len, EBADMSG, "data region [offset 128, length 18446744073709551615] extends past the end");
+	memcpy(b, s.buf, s.len);
+	put64(b, offsetof(struct nprof_ntff_header, data_offset), 64);
+	reseal(b);
+	expect_reject(b, s.len, EBADMSG, "overlaps the 128-byte header");
+	memcpy(b, s.buf, s.len);
+	put64(b, offsetof(struct nprof_ntff_header, data_length), h.data_length + 8);
+	reseal(b);
+	expect_reject(b, s.len, EBADMSG, "overlap");
+	memcpy(b, s.buf, s.len);
+	b[offsetof(struct nprof_ntff_header, checksum_type)] = 9;
+	reseal(b);
+	expect_reject(b, s.len, EBADMSG, "unknown checksum type 9");
+	memcpy(b, s.buf, s.len);
+	b[offsetof(struct nprof_ntff_header, header_size)] = 100;
+	reseal(b);
+	expect_reject(b, s.len, EBADMSG, "header size 100 is outside [128,");
+
+	free(b);
+	free(s.buf);
+}
+
+/*
+ * Re-encode the sample with its metadata edited by @edit, resealing every
+ * checksum, so only the semantic check can catch it.
+ */
+static unsigned char *with_metadata(const struct sample *s, void (*edit)(Neuronprof__Ntff__NtffInfo *),
+				    size_t *out_len)
+{
+	struct nprof_ntff_header h;
+	Neuronprof__Ntff__NtffInfo *m;
+	unsigned char *out;
+	size_t mlen;
+
+	ntff_header_decode(s->buf, &h);
+	m = neuronprof__ntff__ntff_info__unpack(NULL, h.metadata_length, s->buf + h.metadata_offset);
+	if (!m)
+		return NULL;
+	edit(m);
+	mlen = neuronprof__ntff__ntff_info__get_packed_size(m);
+	*out_len = h.metadata_offset + mlen;
+	out = malloc(*out_len);
+	memcpy(out, s->buf, h.metadata_offset);
+	neuronprof__ntff__ntff_info__pack(m, out + h.metadata_offset);
+	neuronprof__ntff__ntff_info__free_unpacked(m, NULL);
+	h.metadata_length = mlen;
+	h.metadata_csum = nprof_crc32c_update(0, out + h.metadata_offset, mlen);
+	ntff_header_encode(&h, out);
+	reseal(out);
+	return out;
+}
+
+static void edit_range_out(Neuronprof__Ntff__NtffInfo *m) { m->trace[2]->data_offset += 64; }
+static void edit_offset_huge(Neuronprof__Ntff__NtffInfo *m) { m->trace[0]->data_offset = UINT64_MAX - 10; }
+static void edit_len_not_multiple(Neuronprof__Ntff__NtffInfo *m) { m->trace[0]->data_length -= 8; }
+static void edit_count(Neuronprof__Ntff__NtffInfo *m) { m->trace[0]->entry_count = 45; }
+static void edit_first_seq(Neuronprof__Ntff__NtffInfo *m) { m->trace[0]->first_seq = 999; }
+static void edit_queue_type(Neuronprof__Ntff__NtffInfo *m) { m->trace[1]->queue_type = 9; }
+static void edit_trace_type(Neuronprof__Ntff__NtffInfo *m) { m->trace[0]->trace_type = 4; }
+static void edit_entry_size(Neuronprof__Ntff__NtffInfo *m) { m->trace[0]->entry_size = 60; }
+static void edit_empty_seq(Neuronprof__Ntff__NtffInfo *m) { m->trace[1]->last_seq = 3; }
+static void edit_missing(Neuronprof__Ntff__NtffInfo *m) { m->trace[0]->has_entry_size = 0; }
+
+TEST(ntff_rejects_bad_trace_info)
+{
+	static const struct {
+		void (*edit)(Neuronprof__Ntff__NtffInfo *);
+		const char *msg;
+	} cases[] = {
+		{ edit_range_out, "trace_info 2: entries [offset 2880, length 640] lie outside the 3456-byte data region" },
+		{ edit_offset_huge, "trace_info 0: entries [offset 18446744073709551605, length 2816] lie outside" },
+		{ edit_len_not_multiple, "trace_info 0: data length 2808 is not a multiple of entry size 64" },
+		{ edit_count, "trace_info 0: entry count 45 does not match 2816 bytes of 64-byte entries" },
+		{ edit_first_seq, "trace_info 0: first/last seq 999/1043 differ from its entries' 1000/1043" },
+		{ edit_queue_type, "trace_info 1 has unknown queue type 9" },
+		{ edit_trace_type, "trace_info 0: queue type 0 maps to trace type 0 / block type 0, file says 4 / 0" },
+		{ edit_entry_size, "trace_info 0: entry size 60 is not a multiple of 8 in [16, 1048576]" },
+		{ edit_empty_seq, "trace_info 1: no entries but first/last seq 0/3" },
+		{ edit_missing, "trace_info 0 lacks queue_type, entry_size" },
+	};
+	struct sample s;
+	size_t i, len;
+
+	if (load_sample(&s)) {
+		FAIL("cannot produce the sample file");
+		return;
+	}
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unsigned char *b = with_metadata(&s, cases[i].edit, &len);
+
+		if (!b) {
+			FAIL("cannot re-encode case %zu", i);
+			continue;
+		}
+		expect_reject(b, len, EBADMSG, cases[i].msg);
+		free(b);
+	}
+	/* Metadata that is not protobuf at all, with a valid checksum. */
+	{
+		struct nprof_ntff_header h;
+		unsigned char *b = malloc(s.len);
+
+		memcpy(b, s.buf, s.len);
+		ntff_header_decode(b, &h);
+		memset(b + h.metadata_offset, 0xff, h.metadata_length);
+		h.metadata_csum = nprof_crc32c_update(0, b + h.metadata_offset, h.metadata_length);
+		ntff_header_encode(&h, b);
+		reseal(b);
+		expect_reject(b, s.len, EBADMSG, "is not a valid ntff_info message");
+		free(b);
+	}
+	free(s.buf);
+}
+
+TEST(ntff_reader_open_errors)
+{
+	char path[PATH_MAX];
+
+	CHECK(!nprof_ntff_reader_open("/nonexistent.ntff", 0) && errno == ENOENT);
+	CHECK_STR(nprof_strerror_last(), "cannot open /nonexistent.ntff: No such file or directory");
+	CHECK(!nprof_ntff_reader_open("/tmp", 0) && errno == EINVAL);
+	CHECK(!nprof_ntff_reader_open("/dev/null", 0) && errno == EINVAL);
+	CHECK(!nprof_ntff_reader_open_mem("x", 1, 0x10) && errno == EINVAL);
+	if (!fresh_dir()) {
+		FAIL("mkdtemp");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/empty.ntff", dir);
+	CHECK(!write_whole(path, "", 0));
+	CHECK(!nprof_ntff_reader_open(path, 0) && errno == EBADMSG);
+	CHECK_CONTAINS(nprof_strerror_last(), "empty.ntff: truncated: 0 bytes");
+	rm_rf(dir);
+}
+
+/* ---- independent decoder ------------------------------------------------- */
+
+TEST(ntff_metadata_decodes_with_protoc)
+{
+	char path[PATH_MAX], meta[PATH_MAX], cmd[3 * PATH_MAX], line[512];
+	struct nprof_ntff_reader *r;
+	const void *m;
+	size_t mlen;
+	FILE *p;
+	int traces = 0, saw_model = 0, saw_instr = 0, saw_topsp = 0, saw_lost = 0, saw_seq = 0;
+
+	if (system("protoc --version > /dev/null 2>&1"))
+		SKIP("protoc is not installed");
+	if (!fresh_dir()) {
+		FAIL("mkdtemp");
+		return;
+	}
+	CHECK_INT(write_sample(dir, "p.ntff", path, sizeof(path)), 0);
+	r = nprof_ntff_reader_open(path, 0);
+	CHECK(r != NULL);
+	if (!r) {
+		rm_rf(dir);
+		return;
+	}
+	m = nprof_ntff_reader_metadata(r, &mlen);
+	snprintf(meta, sizeof(meta), "%s/meta.bin", dir);
+	CHECK(!write_whole(meta, m, mlen));
+	nprof_ntff_reader_close(r);
+
+	snprintf(cmd, sizeof(cmd),
+		 "protoc --decode=neuronprof.ntff.ntff_info -I'%s' '%s/ntff.proto' < '%s' 2>&1",
+		 PROTO_DIR, PROTO_DIR, meta);
+	p = popen(cmd, "r");
+	CHECK(p != NULL);
+	while (p && fgets(line, sizeof(line), p)) {
+		traces += !strcmp(line, "trace {\n");
+		saw_model += !strcmp(line, "model_name: \"resnet50\"\n");
+		saw_instr += !strcmp(line, "  trace_type: NTT_INSTRUCTION\n");
+		saw_topsp += !strcmp(line, "  block_type: BLOCK_TOPSP\n");
+		saw_lost += !strcmp(line, "  lost_count: 5\n");
+		saw_seq += !strcmp(line, "  last_seq: 1043\n");
+	}
+	CHECK(p && pclose(p) == 0);
+	CHECK_INT(traces, 3);
+	CHECK_INT(saw_model, 1);
+	CHECK_INT(saw_instr, 1);
+	CHECK_INT(saw_topsp, 1);
+	CHECK_INT(saw_lost, 1);
+	CHECK_INT(saw_seq, 1);
+	rm_rf(dir);
+}
+
+HARNESS_MAIN
