@@ -313,6 +313,17 @@ TEST_F(device, get_info_longer_argument)
 	ASSERT_EQ(0, memcmp(&info, &self->dev.info, sizeof(info)));
 }
 
+/* A driver ioctl number this uapi does not define. */
+TEST_F(device, unknown_driver_ioctl_enotty)
+{
+	struct drm_neuronprof_get_info gi;
+	unsigned long cmd = DRM_IOWR(DRM_COMMAND_BASE + DRM_NEURONPROF_SIM_EXEC + 1,
+				     struct drm_neuronprof_get_info);
+
+	init_get_info(&gi, NULL, 0);
+	ASSERT_ERRNO(ENOTTY, ioctl(self->dev.fd, cmd, &gi));
+}
+
 /* What the simulator announces, as Documentation/simulator.rst has it. */
 TEST_F(device, sim_device_info)
 {

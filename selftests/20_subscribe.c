@@ -387,24 +387,45 @@ TEST_F(subscribe, close_while_mapped_unsubscribes)
 }
 
 /*
- * A newer userspace may pass a longer struct; the DRM core hands the driver
- * the part it knows, zero-extended.
+ * NQ_SUBSCRIBE creates a descriptor, so it takes exactly the struct of the
+ * uapi header: an encoding with another size is refused, and no descriptor
+ * is left behind.
  */
-TEST_F(subscribe, longer_argument)
+static void subscribe_with_size(struct __test_metadata *_metadata,
+				FIXTURE_DATA(subscribe) *self, size_t size)
 {
 	struct {
 		struct drm_neuronprof_nq_subscribe sub;
-		__u64 newer[2];
+		__u64 more[2];
 	} arg;
-	unsigned long cmd = DRM_IOWR(DRM_COMMAND_BASE + DRM_NEURONPROF_NQ_SUBSCRIBE,
-				     arg);
+	unsigned long cmd = _IOC(_IOC_READ | _IOC_WRITE, DRM_IOCTL_BASE,
+				 DRM_COMMAND_BASE + DRM_NEURONPROF_NQ_SUBSCRIBE,
+				 size);
+	int before, after;
 
+	before = nprof_lowest_free_fd();
+	ASSERT_LE(0, before);
 	memset(&arg, 0, sizeof(arg));
 	arg.sub = self->sub;
-	ASSERT_EQ(0, ioctl(self->dev.fd, cmd, &arg)) TH_LOG("%s", strerror(errno));
-	self->fd = arg.sub.fd;
-	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(self->sub.ring_size, arg.sub.data_size);
+	ASSERT_ERRNO(EINVAL, ioctl(self->dev.fd, cmd, &arg));
+	after = nprof_lowest_free_fd();
+	ASSERT_LE(0, after);
+	ASSERT_EQ(before, after) TH_LOG("a descriptor was left open");
+	/* The queue was not taken either. */
+	ASSERT_EQ(0, do_subscribe(self)) TH_LOG("%s", strerror(errno));
+	self->fd = self->sub.fd;
+}
+
+TEST_F(subscribe, longer_struct_einval)
+{
+	subscribe_with_size(_metadata, self,
+			    sizeof(struct drm_neuronprof_nq_subscribe) + 16);
+}
+
+TEST_F(subscribe, shorter_struct_einval)
+{
+	subscribe_with_size(_metadata, self,
+			    sizeof(struct drm_neuronprof_nq_subscribe) - 16);
 }
 
 /* The queue a subscription was made for is the one its header names. */

@@ -46,6 +46,16 @@ bool nprof_is_pow2(__u64 v)
 	return v && !(v & (v - 1));
 }
 
+/* The descriptor number the next open() gets, to spot leaked descriptors. */
+int nprof_lowest_free_fd(void)
+{
+	int fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd >= 0)
+		close(fd);
+	return fd;
+}
+
 long nprof_page_size(void)
 {
 	return sysconf(_SC_PAGESIZE);

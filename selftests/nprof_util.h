@@ -128,6 +128,7 @@ int nprof_core_queues(const struct drm_neuronprof_device_info *info,
 		      __u32 core, struct nprof_queue *out, int max);
 
 /* Misc. */
+int nprof_lowest_free_fd(void);
 __u64 nprof_now_ns(void);
 bool nprof_is_pow2(__u64 v);
 long nprof_page_size(void);
