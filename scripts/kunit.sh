@@ -81,13 +81,29 @@ mkdir -p "$dest"
 	driver uapi) | tar -xf - -C "$dest" ||
 	fail "cannot copy driver/ and uapi/ into $dest"
 
+# The driver's Kbuild files add -I$(src)/../../uapi and -I$(src)/..: $(src)
+# is absolute in an M= build, but relative to the source tree in an in-tree
+# build, and kunit.py builds with O=, where relative include paths resolve
+# against the build directory and miss. A glue Kbuild one level up gives the
+# same two directories as absolute paths to everything below it.
+cat >"$dest/Kbuild" <<'EOF'
+# SPDX-License-Identifier: GPL-2.0
+# Written by scripts/kunit.sh: the project's include paths for an O= build.
+subdir-ccflags-y += -I$(srctree)/$(src)/uapi -I$(srctree)/$(src)/driver
+obj-y += driver/
+EOF
+
 # Hook the driver into the DRM build, once.
 kconfig_line='source "drivers/gpu/drm/neuronprof/driver/Kconfig"'
-make_line='obj-$(CONFIG_DRM_NEURONPROF) += neuronprof/driver/'
-grep -qxF "$kconfig_line" "$src/drivers/gpu/drm/Kconfig" ||
-	printf '\n%s\n' "$kconfig_line" >>"$src/drivers/gpu/drm/Kconfig"
-grep -qxF "$make_line" "$src/drivers/gpu/drm/Makefile" ||
-	printf '%s\n' "$make_line" >>"$src/drivers/gpu/drm/Makefile"
+make_line='obj-$(CONFIG_DRM_NEURONPROF) += neuronprof/'
+drm=$src/drivers/gpu/drm
+grep -qxF "$kconfig_line" "$drm/Kconfig" ||
+	printf '\n%s\n' "$kconfig_line" >>"$drm/Kconfig"
+if ! grep -qxF "$make_line" "$drm/Makefile"; then
+	# Drop a hook an older version of this script wrote.
+	sed -i '/neuronprof\//d' "$drm/Makefile"
+	printf '%s\n' "$make_line" >>"$drm/Makefile"
+fi
 
 case $kunitconfig in
 /*) kc_path=$kunitconfig ;;
