@@ -49,7 +49,7 @@ record() {
 
 # run_layer NAME CMD...: run a command that ends with a result line.
 run_layer() {
-	local name=$1 log=$logdir/$1.log start rc line p f s note=
+	local name=$1 log=$logdir/${1//\//-}.log start rc line p f s note=
 	shift
 	echo
 	echo "=== $name: $*"
