@@ -305,12 +305,12 @@ chmod +x "$root/init" || die "cannot write $root/init"
 qemu_pid=$!
 
 # Stream the command's output while it runs.
-tail -n +1 -f --pid="$qemu_pid" "$work/stdout" &
+tail -s 0.2 -n +1 -f --pid="$qemu_pid" "$work/stdout" &
 tail_pids+=($!)
-tail -n +1 -f --pid="$qemu_pid" "$work/stderr" >&2 &
+tail -s 0.2 -n +1 -f --pid="$qemu_pid" "$work/stderr" >&2 &
 tail_pids+=($!)
 if [ "$console" -eq 1 ]; then
-	tail -n +1 -f --pid="$qemu_pid" "$work/console.log" >&2 &
+	tail -s 0.2 -n +1 -f --pid="$qemu_pid" "$work/console.log" >&2 &
 	tail_pids+=($!)
 fi
 
