@@ -155,7 +155,7 @@ add_file() {
 	esac
 	mkdir -p "$root$(dirname "$dst")" || die "cannot create $(dirname "$dst") in the guest tree"
 	if [ -d "$src" ]; then
-		cp -a "$src/." "$root$dst/" 2>/dev/null || { mkdir -p "$root$dst" && cp -a "$src/." "$root$dst/"; } ||
+		mkdir -p "$root$dst" && cp -a "$src/." "$root$dst/" ||
 			die "cannot copy directory $src"
 		while IFS= read -r -d '' f; do
 			add_libs "$f"
@@ -333,7 +333,7 @@ tail_pids=()
 
 show_console() {
 	echo "vm-run: last lines of the guest console:" >&2
-	tail -n "${1:-40}" "$work/console.log" | sed 's/^/  | /' >&2
+	tail -n 40 "$work/console.log" | sed 's/^/  | /' >&2
 }
 
 if [ "$timed_out" -eq 1 ]; then
