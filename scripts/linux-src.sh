@@ -22,22 +22,28 @@ LINUX_SOURCE_TARBALL=${LINUX_SOURCE_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 name=$(basename "$LINUX_SOURCE_TARBALL" .tar.xz)
 tree=$NPROF_CACHE/$name
 
-# The marker is written last, so a tree without it is an interrupted run.
-if [ -f "$tree/.neuronprof-extracted" ]; then
-	echo "$tree"
-	exit 0
-fi
-
 if [ ! -f "$LINUX_SOURCE_TARBALL" ]; then
 	echo "linux-src: $LINUX_SOURCE_TARBALL not found (install linux-source-6.1: make deps)" >&2
 	exit 1
+fi
+
+# The marker is written last, so a tree without it is an interrupted run. It
+# records the tarball's size and time, so a package upgrade that replaces
+# the tarball causes a fresh extraction.
+marker=$tree/.neuronprof-extracted
+stamp=$(stat -c '%s %Y' "$LINUX_SOURCE_TARBALL")
+# An empty marker predates the stamp; it was written for this tarball.
+[ -f "$marker" ] && [ ! -s "$marker" ] && echo "$stamp" >"$marker"
+if [ -f "$marker" ] && [ "$(cat "$marker")" = "$stamp" ]; then
+	echo "$tree"
+	exit 0
 fi
 
 mkdir -p "$NPROF_CACHE"
 exec 9>"$NPROF_CACHE/$name.lock"
 flock 9
 
-if [ ! -f "$tree/.neuronprof-extracted" ]; then
+if [ ! -f "$marker" ] || [ "$(cat "$marker")" != "$stamp" ]; then
 	echo "linux-src: extracting $LINUX_SOURCE_TARBALL into $NPROF_CACHE (once)" >&2
 	rm -rf "$tree" "$tree.partial"
 	mkdir "$tree.partial"
@@ -49,7 +55,7 @@ if [ ! -f "$tree/.neuronprof-extracted" ]; then
 	fi
 	mv "$tree.partial/$name" "$tree"
 	rmdir "$tree.partial"
-	touch "$tree/.neuronprof-extracted"
+	echo "$stamp" >"$marker"
 fi
 
 echo "$tree"
