@@ -100,14 +100,17 @@ TEST(crc32c_vectors_and_paths)
 	srand(7);
 	for (i = 0; i < sizeof(buf); i++)
 		buf[i] = (unsigned char)rand();
-	/* Hardware (three streams, both block sizes) equals the tables. */
-	for (i = 0; i < 200; i++) {
+	/* Folding, three streams (both block sizes) and tables all agree. */
+	for (i = 0; i < 400; i++) {
 		off = (size_t)rand() % 16;
 		len = (size_t)rand() % (sizeof(buf) - off);
 		if (i == 0)
 			len = sizeof(buf) - off;
+		else if (i < 200)
+			len = (size_t)rand() % 1024;	/* around the folding threshold */
 		whole = nprof_crc32c_update(0, buf + off, len);
-		if (whole != nprof_crc32c_update_sw(0, buf + off, len))
+		if (whole != nprof_crc32c_update_sw(0, buf + off, len) ||
+		    whole != nprof_crc32c_update_crc32_insn(0, buf + off, len))
 			FAIL("crc mismatch at off %zu len %zu", off, len);
 		split = len ? (size_t)rand() % len : 0;
 		part = nprof_crc32c_update(0, buf + off, split);
@@ -322,6 +325,74 @@ TEST(ntff_round_trip)
 	q.size = 8;
 	CHECK_INT(nprof_ntff_reader_queue(r, 0, &q), -EINVAL);
 	nprof_ntff_reader_close(r);
+	rm_rf(dir);
+}
+
+TEST(ntff_consecutive_drains_share_a_record)
+{
+	struct neuronprof_notification *ring = make_ring(8, NEURONPROF_QT_DMA, 0);
+	struct nprof_ntff_queue_desc q = { .size = sizeof(q), .queue_type = NEURONPROF_QT_DMA,
+					    .entry_size = ENTRY };
+	struct nprof_ntff_queue rq = { .size = sizeof(rq) };
+	struct nprof_ntff_entry_iter it;
+	const struct neuronprof_notification *e;
+	struct nprof_ntff_reader *r;
+	struct nprof_ntff_writer *w;
+	char path[PATH_MAX];
+	uint64_t want = 0;
+	int k;
+
+	if (!fresh_dir()) {
+		FAIL("mkdtemp");
+		return;
+	}
+	w = nprof_ntff_writer_create(dir, "m.ntff", 0);
+	CHECK(w != NULL);
+	/* Three drains of one queue: seq 0..7, 8..15, 16..23; one record. */
+	for (k = 0; k < 3; k++) {
+		int i;
+
+		for (i = 0; i < 8; i++)
+			ring[(i + 5) % 8].seq = (uint64_t)(8 * k + i);
+		q.lost_count = (uint64_t)k;
+		q.ring_flags = k == 1 ? NEURONPROF_RING_OVERFLOWED : 0;
+		CHECK_INT(nprof_ntff_writer_append(w, &q, &ring[5], 3 * ENTRY, ring, 5 * ENTRY), 0);
+	}
+	/* An empty drain of the same queue still extends it. */
+	q.lost_count = 9;
+	CHECK_INT(nprof_ntff_writer_append(w, &q, NULL, 0, NULL, 0), 0);
+	/* Another engine starts a record; going back starts another one. */
+	q.engine = 1;
+	CHECK_INT(nprof_ntff_writer_append(w, &q, ring, ENTRY, NULL, 0), 1);
+	q.engine = 0;
+	CHECK_INT(nprof_ntff_writer_append(w, &q, ring, ENTRY, NULL, 0), 2);
+	/* A seq that does not move forward cannot extend a record. */
+	CHECK_INT(nprof_ntff_writer_append(w, &q, ring, ENTRY, NULL, 0), 3);
+	CHECK_INT(nprof_ntff_writer_finalize(w), 0);
+
+	snprintf(path, sizeof(path), "%s/m.ntff", dir);
+	r = nprof_ntff_reader_open(path, 0);
+	CHECK(r != NULL);
+	if (r) {
+		CHECK_INT(nprof_ntff_reader_queue_count(r), 4);
+		CHECK_INT(nprof_ntff_reader_queue(r, 0, &rq), 0);
+		CHECK_INT(rq.entry_count, 24);
+		CHECK_INT(rq.first_seq, 0);
+		CHECK_INT(rq.last_seq, 23);
+		CHECK_INT(rq.lost_count, 0 + 1 + 2 + 9);
+		CHECK_INT(rq.ring_flags, NEURONPROF_RING_OVERFLOWED);
+		nprof_ntff_entry_iter_init(&it, &rq);
+		while ((e = nprof_ntff_entry_iter_next(&it)))
+			if (e->seq != want++)
+				FAIL("entry %llu has seq %llu", (unsigned long long)want - 1,
+				     (unsigned long long)e->seq);
+		CHECK_INT(want, 24);
+		CHECK_INT(nprof_ntff_reader_queue(r, 1, &rq), 0);
+		CHECK_INT(rq.engine, 1);
+		CHECK_INT(rq.data_offset, 24 * ENTRY);
+	}
+	nprof_ntff_reader_close(r);
+	free(ring);
 	rm_rf(dir);
 }
 

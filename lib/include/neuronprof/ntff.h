@@ -229,7 +229,9 @@ struct nprof_ntff_info {
  * @entry_size: bytes per entry, a multiple of 8, at least 16 (the entry's
  *	timestamp_ns and seq, which the writer reads for first/last seq).
  * @ring_flags: NEURONPROF_RING_* flags seen at drain time.
- * @lost_count: notifications lost by this queue (ring header lost).
+ * @lost_count: notifications the queue lost during the span these entries
+ *	cover (the growth of the ring header's lost counter since the queue's
+ *	previous append).
  */
 struct nprof_ntff_queue_desc {
 	size_t size;
@@ -254,7 +256,9 @@ struct nprof_ntff_queue_desc {
  * @data_offset: offset of its entries from the start of the data region.
  * @data_length: entry_count * entry_size.
  * @entries: its first entry, inside the reader's mapping; entries follow
- *	every @entry_size bytes. Aligned to 8 bytes.
+ *	every @entry_size bytes. Aligned to 8 bytes for files opened with
+ *	nprof_ntff_reader_open(); for nprof_ntff_reader_open_mem() the alignment
+ *	follows that of the buffer.
  */
 struct nprof_ntff_queue {
 	size_t size;
@@ -325,19 +329,26 @@ NPROF_API int nprof_ntff_writer_set_info(struct nprof_ntff_writer *w,
  *	wrap), or NULL.
  * @len1: bytes at @span1, a multiple of @desc->entry_size.
  *
- * Writes both spans with one writev() (more on a short write) directly from
- * the caller's memory and folds them into the data checksum; no entry is
- * copied. The memory is not referenced after return. Each call adds one
- * trace_info record; a queue drained several times has several records, in
- * the order they were appended. A queue with no entries may be appended to
- * record its lost count. The caller drops queue types that
- * nprof_ntff_map_queue_type() does not know.
+ * Writes both spans with one pwritev() (more on a short write) directly
+ * from the caller's memory and folds them into the data checksum; no entry
+ * is copied. The memory is not referenced after return. The writer reads the
+ * seq member (offset 8) of the first and last entry for first/last seq.
+ *
+ * Records: a call adds one trace_info record, except that a call for the
+ * same queue (queue type, target kind and index, engine, entry size) as the
+ * previous call, whose first seq follows the previous record's last seq,
+ * extends that record; so a queue drained many times in a row costs one
+ * record, and the writer's heap stays proportional to the number of
+ * interleaved drains, never to the bytes. An extended record adds
+ * @desc->lost_count to its lost count and ORs the ring flags.
+ * A queue with no entries may be appended to record its lost count. The
+ * caller drops queue types that nprof_ntff_map_queue_type() does not know.
  *
  * After an I/O error the writer is failed: every later call returns the
  * same error and only nprof_ntff_writer_abort() or _finalize() (which then
  * fails and removes the temporary file) remain useful.
  *
- * Return: the index of the new record (>= 0); -EINVAL (bad descriptor, an
+ * Return: the index of the record the entries went to (>= 0); -EINVAL (bad descriptor, an
  * unknown queue type, a length that is not a whole number of entries);
  * -EFBIG (data region over 2^62 bytes); -ENOMEM; or the errno of writev().
  */
