@@ -125,12 +125,11 @@ static struct nprof_ntff_writer *writer_open(int dirfd, const char *name, unsign
 NPROF_API struct nprof_ntff_writer *nprof_ntff_writer_createat(int dirfd, const char *name,
 							       unsigned int flags)
 {
-	int fd;
+	int fd, ret;
 
-	if (check_name(name)) {
-		errno = EINVAL;
-		if (name && strlen(name) + TMP_EXTRA > NAME_MAX && !strchr(name, '/'))
-			errno = ENAMETOOLONG;
+	ret = check_name(name);
+	if (ret) {
+		errno = -ret;
 		return NULL;
 	}
 	if (flags & ~NPROF_NTFF_WRITE_NOREPLACE)
@@ -145,14 +144,13 @@ NPROF_API struct nprof_ntff_writer *nprof_ntff_writer_createat(int dirfd, const 
 NPROF_API struct nprof_ntff_writer *nprof_ntff_writer_create(const char *dir, const char *name,
 							     unsigned int flags)
 {
-	int fd, err;
+	int fd, err, ret;
 
 	if (!dir)
 		return nprof_err_ptr(EINVAL, "NTFF directory is NULL");
-	if (check_name(name)) {
-		errno = EINVAL;
-		if (name && strlen(name) + TMP_EXTRA > NAME_MAX && !strchr(name, '/'))
-			errno = ENAMETOOLONG;
+	ret = check_name(name);
+	if (ret) {
+		errno = -ret;
 		return NULL;
 	}
 	if (flags & ~NPROF_NTFF_WRITE_NOREPLACE)

@@ -88,6 +88,7 @@ static void normalize(const char *in, char *out, size_t outlen)
 NPROF_API int nprof_output_check_base(const char *base)
 {
 	char norm[PATH_MAX], cwd[PATH_MAX], abs_path[2 * PATH_MAX + 2], tmpdir[PATH_MAX + 8];
+	char tmpnorm[PATH_MAX];
 
 	if (!base || !*base)
 		return 0;
@@ -110,10 +111,10 @@ NPROF_API int nprof_output_check_base(const char *base)
 		snprintf(abs_path, sizeof(abs_path), "%s/%s", cwd, norm);
 	normalize(abs_path, norm, sizeof(norm));
 	snprintf(tmpdir, sizeof(tmpdir), "%s/tmp", cwd);
-	normalize(tmpdir, abs_path, sizeof(abs_path) < PATH_MAX ? sizeof(abs_path) : PATH_MAX);
+	normalize(tmpdir, tmpnorm, sizeof(tmpnorm));
 	if (!strcmp(norm, "/dev/null"))
 		return nprof_err(EINVAL, "output directory '%s' is refused: it is /dev/null", base);
-	if (!strcmp(norm, abs_path))
+	if (!strcmp(norm, tmpnorm))
 		return nprof_err(EINVAL,
 				 "output directory '%s' is refused: it is " NPROF_OUTPUT_FAIL_DIR
 				 ", reserved for on-fail salvage", base);

@@ -3,14 +3,20 @@
 #
 # run.sh RESULTS LABEL PROGRAM...: run each test program, echo its output,
 # and append "LABEL/program passed failed skipped" to RESULTS. A program that
-# crashes or exits non-zero without a summary counts as one failure.
+# crashes, hangs past TEST_TIMEOUT seconds (default 300) or exits non-zero
+# without a summary counts as one failure.
 set -u
 results=$1 label=$2
 shift 2
+limit=${TEST_TIMEOUT:-300}
 for prog in "$@"; do
 	name=$(basename "$prog")
-	out=$("$prog" 2>&1)
+	out=$(timeout --kill-after=10 "$limit" "$prog" 2>&1)
 	rc=$?
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		out="$out
+timed out after ${limit}s"
+	fi
 	printf '%s\n' "$out" | sed "s|^|[$label/$name] |"
 	summary=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)
 	if [ -z "$summary" ]; then
