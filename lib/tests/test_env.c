@@ -239,6 +239,32 @@ TEST(env_bad_values)
 		   "NEURON_RT_PROFILE_BUF_THROTTLE_MB: 16385 is out of range [1, 16384]");
 }
 
+TEST(env_failure_is_all_or_nothing)
+{
+	/* Valid variables before and after the bad one must not be applied. */
+	char *envp[] = {
+		"NEURON_RT_INSPECT_ENABLE=1",
+		"NEURON_RT_INSPECT_OUTPUT_DIR=/data/x",
+		"NEURON_RT_INSPECT_DEVICE_PROFILE=session",
+		"NEURON_RT_INSPECT_EVENT_FILTER_NC=0-3,x",
+		"NEURON_RT_PROFILE_BUF_DMA_MB=2",
+		NULL,
+	};
+	uint64_t size;
+	int ret;
+	struct nprof_inspect_config *cfg = parse(&ret, envp);
+
+	CHECK_INT(ret, -EINVAL);
+	CHECK_STR(nprof_strerror_last(), "NEURON_RT_INSPECT_EVENT_FILTER_NC: bad core index 'x' in '0-3,x'");
+	CHECK_INT(nprof_inspect_config_get_enable_inspect(cfg), 0);
+	CHECK_STR(nprof_inspect_config_get_output_dir(cfg), "./output");
+	CHECK_INT(nprof_inspect_config_get_device_profile_mode(cfg), NPROF_DEVICE_PROFILE_MODEL);
+	CHECK_INT(nprof_inspect_config_get_capture_enabled_for_nc(cfg, 7), 1);
+	CHECK_INT(nprof_inspect_config_get_ring_size(cfg, 4, &size), 0);
+	CHECK(size == 64 * MiB);
+	nprof_inspect_config_free(cfg);
+}
+
 TEST(env_ring_sizes)
 {
 	char *envp[] = {
