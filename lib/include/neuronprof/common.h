@@ -79,7 +79,8 @@ typedef void (*nprof_log_fn)(enum nprof_log_level level, const char *msg, void *
  *
  * The default handler prints warnings and errors only. The environment
  * variable NPROF_LOG_LEVEL (error, warn, info, debug) sets the initial
- * @max_level when the library loads.
+ * level; it is read once, the first time the library logs or a handler is
+ * installed.
  *
  * Return: 0, or -EINVAL if @max_level is not an enum nprof_log_level.
  */
