@@ -273,25 +273,27 @@ struct waiter {
 	bool use_read;
 	void *buf;
 	size_t len;
-	int timeout_ms;
 	int ret;
 	int err;
 	short revents;
+	__u64 elapsed_ms;
 };
 
 static void *waiter_fn(void *arg)
 {
 	struct waiter *w = arg;
+	__u64 t0 = nprof_now_ns();
 
 	if (w->use_read) {
 		w->ret = (int)read(w->fd, w->buf, w->len);
 	} else {
 		struct pollfd p = { .fd = w->fd, .events = POLLIN };
 
-		w->ret = poll(&p, 1, w->timeout_ms);
+		w->ret = poll(&p, 1, WAIT_TIMEOUT_MS);
 		w->revents = p.revents;
 	}
 	w->err = errno;
+	w->elapsed_ms = (nprof_now_ns() - t0) / 1000000;
 	return NULL;
 }
 
@@ -304,7 +306,7 @@ TEST_F(ring, poll_woken_at_end_of_exec_below_watermark)
 	struct nprof_ring hi;
 	struct nprof_queue q = trace0;
 	struct drm_neuronprof_sim_exec ex;
-	struct waiter w = { .timeout_ms = 20000 };
+	struct waiter w = { 0 };
 	pthread_t th;
 	int ret;
 
@@ -321,6 +323,9 @@ TEST_F(ring, poll_woken_at_end_of_exec_below_watermark)
 	ASSERT_EQ(0, pthread_join(th, NULL));
 	EXPECT_EQ(1, w.ret) TH_LOG("poll: %d (%s)", w.ret, strerror(w.err));
 	EXPECT_TRUE(w.revents & POLLIN);
+	EXPECT_GT(WAIT_WOKEN_MS, w.elapsed_ms)
+		TH_LOG("poll was not woken, it ended after %llu ms",
+		       (unsigned long long)w.elapsed_ms);
 	EXPECT_FALSE(w.revents & (POLLHUP | POLLERR));
 	nprof_ring_close(&hi);
 }
@@ -547,6 +552,7 @@ TEST_F(ring, read_blocks_until_exec)
 	ASSERT_EQ(0, pthread_join(th, NULL));
 	ASSERT_LT(0, w.ret) TH_LOG("read: %s", strerror(w.err));
 	ASSERT_EQ(0, w.ret % (int)self->esz);
+	ASSERT_GT(WAIT_WOKEN_MS, w.elapsed_ms);
 }
 
 TEST_F(ring, drain_reports_positions)

@@ -68,17 +68,19 @@ struct waiter {
 	int ret;
 	int err;
 	unsigned int events;
+	__u64 elapsed_ms;
 };
 
 static void *waiter_fn(void *arg)
 {
 	struct waiter *w = arg;
 	unsigned char buf[1024];
+	__u64 t0 = nprof_now_ns();
 
 	if (w->kind == 0) {
 		struct pollfd p = { .fd = w->fd, .events = POLLIN };
 
-		w->ret = poll(&p, 1, 20000);
+		w->ret = poll(&p, 1, WAIT_TIMEOUT_MS);
 		w->events = (unsigned short)p.revents;
 	} else if (w->kind == 1) {
 		struct epoll_event ev = { .events = EPOLLIN }, out = { 0 };
@@ -87,7 +89,7 @@ static void *waiter_fn(void *arg)
 		if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, w->fd, &ev)) {
 			w->ret = -1;
 		} else {
-			w->ret = epoll_wait(ep, &out, 1, 20000);
+			w->ret = epoll_wait(ep, &out, 1, WAIT_TIMEOUT_MS);
 			w->events = out.events;
 		}
 		if (ep >= 0)
@@ -96,6 +98,7 @@ static void *waiter_fn(void *arg)
 		w->ret = (int)read(w->fd, buf, sizeof(buf));
 	}
 	w->err = errno;
+	w->elapsed_ms = (nprof_now_ns() - t0) / 1000000;
 	return NULL;
 }
 
@@ -110,6 +113,9 @@ static void unplug_with_waiter(struct __test_metadata *_metadata,
 	usleep(200 * 1000);
 	unplug(_metadata, self);
 	ASSERT_EQ(0, pthread_join(th, NULL));
+	ASSERT_GT(WAIT_WOKEN_MS, w->elapsed_ms)
+		TH_LOG("the waiter was not woken, it ended after %llu ms",
+		       (unsigned long long)w->elapsed_ms);
 }
 
 TEST_F(unplug, poll_thread_gets_hup)
@@ -151,10 +157,13 @@ TEST_F(unplug, poll_process_gets_hup)
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		struct pollfd p = { .fd = self->r.fd, .events = POLLIN };
-		int ret = poll(&p, 1, 20000);
+		__u64 t0 = nprof_now_ns();
+		int ret = poll(&p, 1, WAIT_TIMEOUT_MS);
 
 		if (ret != 1)
 			_exit(10);
+		if (nprof_now_ns() - t0 >= WAIT_WOKEN_MS * 1000000ull)
+			_exit(13);
 		if ((p.revents & (POLLHUP | POLLERR)) != (POLLHUP | POLLERR))
 			_exit(11);
 		/* The child's copy of the mapping is readable too. */
@@ -167,7 +176,7 @@ TEST_F(unplug, poll_process_gets_hup)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status)) TH_LOG("child status %#x", status);
 	ASSERT_EQ(0, WEXITSTATUS(status))
-		TH_LOG("child: 10 poll did not return, 11 no POLLHUP|POLLERR, 12 not DEAD; got %d",
+		TH_LOG("child: 10 poll timed out, 11 no POLLHUP|POLLERR, 12 not DEAD, 13 not woken; got %d",
 		       WEXITSTATUS(status));
 }
 

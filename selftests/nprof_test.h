@@ -41,6 +41,14 @@
  */
 #define NPROF_TEST_ID(prog, n)	(1000u + (prog) * 100u + (n))
 
+/*
+ * Waits that must end because of a wakeup use WAIT_TIMEOUT_MS, and are
+ * asserted to have ended before WAIT_WOKEN_MS: a missing wakeup would let
+ * them end at their timeout anyway, with the state they waited for.
+ */
+#define WAIT_TIMEOUT_MS		15000
+#define WAIT_WOKEN_MS		10000
+
 /* Entries of a ring of @bytes. */
 #define RING_ENTRIES(dev, bytes) ((bytes) / (dev)->info.entry_size)
 
