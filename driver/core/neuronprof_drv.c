@@ -325,6 +325,9 @@ static int nprof_ioctl_sim_exec(struct drm_device *drm, void *data,
 	if (!drm_dev_enter(drm, &idx))
 		return -ENODEV;
 
+	/* drm_ioctl() copies the struct back even on failure: no stale outputs. */
+	args->status = 0;
+	memset(args->produced, 0, sizeof(args->produced));
 	if (!(ndev->desc.caps & NEURONPROF_CAP_SIM_EXEC)) {
 		ret = -EOPNOTSUPP;
 		goto out;
@@ -339,8 +342,6 @@ static int nprof_ioctl_sim_exec(struct drm_device *drm, void *data,
 		goto out;
 	}
 
-	args->status = 0;
-	memset(args->produced, 0, sizeof(args->produced));
 	ret = ndev->ops->sim_exec(ndev, args);
 	/* Whatever it produced, even when it failed half-way, is readable. */
 	nprof_queues_flushed(ndev, args->core);
