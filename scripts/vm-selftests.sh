@@ -14,7 +14,9 @@
 # its TAP lines do not show counts as one more failure; so does a kernel log
 # problem (BUG, WARNING, Oops, ...) reported by vm-run.sh. The guest's /out
 # (the programs run with it as working directory) is brought back to
-# selftests/build/vm-out/.
+# selftests/build/vm-out/; if selftests/Makefile has a host-check target,
+# `make -C selftests host-check VM_OUT=<that directory>` then checks on the
+# host what the guest wrote, and its `N passed, N failed` line is added.
 #
 # Ends with `N passed, N failed[, N skipped]`; exits non-zero on any failure.
 #
@@ -114,6 +116,28 @@ awk -v nprogs=${#progs[@]} '
 	}' "$work/output.log" >"$work/counts"
 sed '$d' "$work/counts"
 read -r passed failed skipped < <(tail -n 1 "$work/counts")
+
+# Host side of the end-to-end tests: read back what the guest wrote.
+if grep -Eq '^host-check[[:space:]]*:' "$repo/selftests/Makefile"; then
+	echo "vm-selftests: make -C selftests host-check VM_OUT=$outdir"
+	"$MAKE" -s --no-print-directory -C "$repo/selftests" host-check VM_OUT="$outdir" 2>&1 |
+		tee "$work/host-check.log"
+	hc_rc=${PIPESTATUS[0]}
+	hc=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$work/host-check.log" | tail -n 1)
+	if [ -z "$hc" ]; then
+		echo "vm-selftests: host-check printed no result line (exit $hc_rc)"
+		failed=$((failed + 1))
+	else
+		read -r hp _ hf _ hs _ <<<"${hc//,/}"
+		passed=$((passed + hp))
+		failed=$((failed + hf))
+		skipped=$((skipped + ${hs:-0}))
+		if [ "$hc_rc" -ne 0 ] && [ "$hf" -eq 0 ]; then
+			echo "vm-selftests: host-check exited with $hc_rc without a failed test"
+			failed=$((failed + 1))
+		fi
+	fi
+fi
 
 if [ "$vm_rc" -ne 0 ]; then
 	case $vm_rc in
