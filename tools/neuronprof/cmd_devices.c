@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: MIT
+/*
+ * neuronprof devices: every neuronprof device the library finds through
+ * libdrm, with what its GET_INFO reply says it offers.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <xf86drm.h>
+
+#include <drm/neuronprof_drm.h>
+#include <neuronprof/device.h>
+
+#include "json.h"
+#include "tool.h"
+
+static const char devices_usage[] =
+	"Usage: neuronprof devices [--json]\n"
+	"\n"
+	"List the neuronprof devices (DRM render nodes of the neuronprof driver):\n"
+	"node, driver version, architecture, NeuronCores, TopSPs, engines, queue\n"
+	"types per target kind, ring size limits, clock and capabilities. Nodes\n"
+	"this user cannot open are not listed; 'neuronprof doctor' says why.\n"
+	"\n"
+	"  --json        machine-readable output\n"
+	"  -h, --help    this text\n";
+
+struct dev_entry {
+	struct nprof_device_node node;
+	struct nprof_device_info info;
+	char driver_version[64];
+	char driver_date[32];
+	bool have_info;
+	char error[256];
+};
+
+static void queue_types(FILE *f, uint32_t mask)
+{
+	bool first = true;
+
+	for (uint32_t t = 0; t < 32; t++) {
+		if (!(mask & (1u << t)))
+			continue;
+		fprintf(f, "%s%s", first ? "" : " ", queue_name(t));
+		first = false;
+	}
+	if (first)
+		fputs("none", f);
+}
+
+static void queue_types_json(struct json *j, const char *key, uint32_t mask)
+{
+	json_arr_begin(j, key);
+	for (uint32_t t = 0; t < 32; t++)
+		if (mask & (1u << t))
+			json_str(j, NULL, queue_name(t));
+	json_arr_end(j);
+}
+
+static void query(struct dev_entry *d)
+{
+	struct nprof_device *dev = nprof_device_open_path(d->node.path);
+	drmVersionPtr v;
+
+	if (!dev) {
+		snprintf(d->error, sizeof(d->error), "%s", nprof_strerror_last());
+		return;
+	}
+	d->info.size = sizeof(d->info);
+	if (nprof_device_get_info(dev, &d->info)) {
+		snprintf(d->error, sizeof(d->error), "%s", nprof_strerror_last());
+		nprof_device_close(dev);
+		return;
+	}
+	d->have_info = true;
+	v = drmGetVersion(nprof_device_fd(dev));
+	if (v) {
+		snprintf(d->driver_version, sizeof(d->driver_version), "%d.%d.%d",
+			 v->version_major, v->version_minor, v->version_patchlevel);
+		snprintf(d->driver_date, sizeof(d->driver_date), "%.*s", v->date_len,
+			 v->date ? v->date : "");
+		drmFreeVersion(v);
+	} else {
+		snprintf(d->driver_version, sizeof(d->driver_version), "unknown");
+	}
+	nprof_device_close(dev);
+}
+
+static void print_text(const struct dev_entry *d, size_t n)
+{
+	if (!n) {
+		printf("no neuronprof device found (run 'neuronprof doctor' to see why)\n");
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct nprof_device_info *in = &d[i].info;
+
+		printf("%s: device %u, %s, provider %s\n", d[i].node.path, d[i].node.device_index,
+		       arch_name(d[i].node.arch), d[i].node.provider);
+		if (!d[i].have_info) {
+			printf("  cannot query: %s\n", d[i].error);
+			continue;
+		}
+		printf("  driver neuronprof %s (%s), uapi %u\n", d[i].driver_version,
+		       d[i].driver_date, in->uapi_version);
+		printf("  %u NeuronCores, %u TopSPs, %u engines per core:", in->num_cores,
+		       in->num_topsps, in->engines_per_core);
+		for (uint32_t e = 0; e < in->engines_per_core; e++) {
+			const char *en = engine_name(e);
+
+			if (en)
+				printf(" %s", en);
+			else
+				printf(" engine%u", e);
+		}
+		printf("\n  NeuronCore queues: ");
+		queue_types(stdout, in->core_queue_types);
+		printf("\n  TopSP queues: ");
+		queue_types(stdout, in->topsp_queue_types);
+		printf("\n  one queue per engine: ");
+		queue_types(stdout, in->per_engine_queue_types);
+		printf("\n  entry size %u bytes, ring size %" PRIu64 " to %" PRIu64 " bytes\n",
+		       in->entry_size, in->min_ring_size, in->max_ring_size);
+		printf("  clock %s, capabilities:%s%s%s\n", clock_name(in->clock_id),
+		       in->caps & NPROF_DEVICE_CAP_SIM_EXEC ? " SIM_EXEC" : "",
+		       in->caps & NPROF_DEVICE_CAP_FLUSH ? " FLUSH" : "",
+		       in->caps ? "" : " none");
+	}
+}
+
+static void print_json(const struct dev_entry *d, size_t n)
+{
+	struct json j;
+
+	json_init(&j, stdout, true);
+	json_obj_begin(&j, NULL);
+	json_arr_begin(&j, "devices");
+	for (size_t i = 0; i < n; i++) {
+		const struct nprof_device_info *in = &d[i].info;
+
+		json_obj_begin(&j, NULL);
+		json_str(&j, "node", d[i].node.path);
+		json_u64(&j, "device_index", d[i].node.device_index);
+		json_str(&j, "arch", arch_name(d[i].node.arch));
+		json_str(&j, "provider", d[i].node.provider);
+		if (!d[i].have_info) {
+			json_str(&j, "error", d[i].error);
+			json_obj_end(&j);
+			continue;
+		}
+		json_str(&j, "driver_version", d[i].driver_version);
+		json_str(&j, "driver_date", d[i].driver_date);
+		json_u64(&j, "uapi_version", in->uapi_version);
+		json_u64(&j, "num_cores", in->num_cores);
+		json_u64(&j, "num_topsps", in->num_topsps);
+		json_u64(&j, "engines_per_core", in->engines_per_core);
+		json_arr_begin(&j, "engines");
+		for (uint32_t e = 0; e < in->engines_per_core; e++)
+			json_str(&j, NULL, engine_name(e));
+		json_arr_end(&j);
+		queue_types_json(&j, "core_queue_types", in->core_queue_types);
+		queue_types_json(&j, "topsp_queue_types", in->topsp_queue_types);
+		queue_types_json(&j, "per_engine_queue_types", in->per_engine_queue_types);
+		json_u64(&j, "entry_size", in->entry_size);
+		json_u64(&j, "min_ring_size", in->min_ring_size);
+		json_u64(&j, "max_ring_size", in->max_ring_size);
+		json_u64(&j, "clock_id", in->clock_id);
+		json_str(&j, "clock", clock_name(in->clock_id));
+		json_arr_begin(&j, "caps");
+		if (in->caps & NPROF_DEVICE_CAP_SIM_EXEC)
+			json_str(&j, NULL, "SIM_EXEC");
+		if (in->caps & NPROF_DEVICE_CAP_FLUSH)
+			json_str(&j, NULL, "FLUSH");
+		json_arr_end(&j);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_obj_end(&j);
+	json_finish(&j);
+}
+
+int cmd_devices(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct dev_entry *d = NULL;
+	bool json = false;
+	int c, n;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			fputs(devices_usage, stdout);
+			return 0;
+		case ':':
+			return usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+
+	n = nprof_device_list(NULL, 0);
+	if (n < 0)
+		return fail("cannot enumerate DRM devices: %s", nprof_strerror_last());
+	if (n) {
+		struct nprof_device_node *nodes = calloc((size_t)n, sizeof(*nodes));
+		int got;
+
+		d = calloc((size_t)n, sizeof(*d));
+		if (!nodes || !d) {
+			free(nodes);
+			free(d);
+			return fail("out of memory");
+		}
+		for (int i = 0; i < n; i++)
+			nodes[i].size = sizeof(nodes[i]);
+		got = nprof_device_list(nodes, (size_t)n);
+		if (got < 0) {
+			free(nodes);
+			free(d);
+			return fail("cannot enumerate DRM devices: %s", nprof_strerror_last());
+		}
+		/* A device may have come or gone between the two calls. */
+		n = got < n ? got : n;
+		for (int i = 0; i < n; i++) {
+			d[i].node = nodes[i];
+			query(&d[i]);
+		}
+		free(nodes);
+	}
+	if (json)
+		print_json(d, (size_t)n);
+	else
+		print_text(d, (size_t)n);
+	free(d);
+	if (fflush(stdout) || ferror(stdout))
+		return fail("cannot write the output: %s", strerror(errno));
+	return 0;
+}

@@ -1,0 +1,620 @@
+// SPDX-License-Identifier: MIT
+/*
+ * neuronprof doctor: why neuronprof does or does not work on this machine,
+ * and what to do about it. It asks libkmod whether the modules are in the
+ * module tree of the running kernel and whether they are loaded, reads their
+ * parameters from /sys/module, and looks at every DRM render node: which
+ * driver it belongs to, its owner, group and mode, and whether this user may
+ * open it. Each problem comes with the command that fixes it.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <grp.h>
+#include <libgen.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <libkmod.h>
+#include <xf86drm.h>
+
+#include <drm/neuronprof_drm.h>
+#include <neuronprof/device.h>
+
+#include "json.h"
+#include "tool.h"
+
+static const char doctor_usage[] =
+	"Usage: neuronprof doctor [--json] [--module-dir DIR]\n"
+	"\n"
+	"Check what neuronprof needs: the kernel modules neuronprof and\n"
+	"neuronprof_sim (installed for the running kernel? loaded? with which\n"
+	"parameters?), the DRM render nodes of neuronprof devices and whether this\n"
+	"user may open them. Every problem is printed with what to do about it.\n"
+	"Exit status 0 when nothing is wrong, 1 when a problem was found.\n"
+	"\n"
+	"  --json            machine-readable output\n"
+	"  --module-dir DIR  module tree to search (default /lib/modules/$(uname -r))\n"
+	"  -h, --help        this text\n";
+
+#define MAX_PARAMS	16
+#define MAX_NODES	64
+#define MAX_PROBLEMS	16
+
+struct param {
+	char name[64];
+	char value[128];
+};
+
+struct module_report {
+	const char *name;
+	bool installed;		/* in the module tree (or built in) */
+	bool builtin;
+	char path[PATH_MAX];
+	char version[64];	/* modinfo version, if any */
+	char vermagic[128];	/* modinfo vermagic: the kernel it was built for */
+	const char *state;	/* "live", "coming", "going", "builtin", "not loaded" */
+	bool loaded;
+	int refcnt;
+	struct param params[MAX_PARAMS];
+	int nparams;
+};
+
+struct node_report {
+	char path[PATH_MAX];
+	char driver[64];	/* DRM driver name, or the kernel module behind it */
+	bool neuronprof;
+	mode_t mode;
+	uid_t uid;
+	gid_t gid;
+	char owner[64];
+	char group[64];
+	bool can_open;
+	char open_error[256];
+	bool have_info;
+	uint32_t device_index, arch, num_cores;
+};
+
+struct problem {
+	char what[512];
+	char fix[512];
+};
+
+struct report {
+	char release[256];
+	char moddir[PATH_MAX];
+	bool moddir_exists;
+	char user[64];
+	uid_t uid;
+	struct module_report mods[2];
+	struct node_report nodes[MAX_NODES];
+	int nnodes;
+	int neuronprof_nodes;
+	struct problem problems[MAX_PROBLEMS];
+	int nproblems;
+};
+
+static void problem(struct report *r, const char *fix, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void problem(struct report *r, const char *fix, const char *fmt, ...)
+{
+	struct problem *p;
+	va_list ap;
+
+	if (r->nproblems == MAX_PROBLEMS)
+		return;
+	p = &r->problems[r->nproblems++];
+	va_start(ap, fmt);
+	vsnprintf(p->what, sizeof(p->what), fmt, ap);
+	va_end(ap);
+	snprintf(p->fix, sizeof(p->fix), "%s", fix);
+}
+
+static void read_params(struct module_report *m)
+{
+	char dir[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/sys/module/%s/parameters", m->name);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d)) && m->nparams < MAX_PARAMS) {
+		struct param *p = &m->params[m->nparams];
+		char path[PATH_MAX + 256];
+		ssize_t n;
+		int fd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(p->name, sizeof(p->name), "%.*s", (int)sizeof(p->name) - 1, de->d_name);
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			snprintf(p->value, sizeof(p->value), "(unreadable: %s)", strerror(errno));
+		} else {
+			n = read(fd, p->value, sizeof(p->value) - 1);
+			p->value[n > 0 ? n : 0] = '\0';
+			p->value[strcspn(p->value, "\n")] = '\0';
+			close(fd);
+		}
+		m->nparams++;
+	}
+	closedir(d);
+}
+
+static void module_info(struct module_report *m, struct kmod_module *mod)
+{
+	struct kmod_list *info = NULL, *l;
+
+	if (kmod_module_get_info(mod, &info) < 0)
+		return;
+	kmod_list_foreach(l, info) {
+		const char *key = kmod_module_info_get_key(l);
+		const char *val = kmod_module_info_get_value(l);
+
+		if (!key || !val)
+			continue;
+		if (!strcmp(key, "version"))
+			snprintf(m->version, sizeof(m->version), "%s", val);
+		else if (!strcmp(key, "vermagic"))
+			snprintf(m->vermagic, sizeof(m->vermagic), "%s", val);
+	}
+	kmod_module_info_free_list(info);
+}
+
+static void check_module(struct kmod_ctx *ctx, struct module_report *m)
+{
+	struct kmod_list *list = NULL, *l;
+	struct kmod_module *mod = NULL;
+	int st;
+
+	m->state = "not loaded";
+	if (ctx && kmod_module_new_from_lookup(ctx, m->name, &list) >= 0) {
+		kmod_list_foreach(l, list) {
+			struct kmod_module *cand = kmod_module_get_module(l);
+
+			if (!mod && !strcmp(kmod_module_get_name(cand), m->name))
+				mod = cand;
+			else
+				kmod_module_unref(cand);
+		}
+		kmod_module_unref_list(list);
+	}
+	if (mod) {
+		const char *path = kmod_module_get_path(mod);
+
+		if (path) {
+			m->installed = true;
+			snprintf(m->path, sizeof(m->path), "%s", path);
+			module_info(m, mod);
+		}
+		st = kmod_module_get_initstate(mod);
+		switch (st) {
+		case KMOD_MODULE_BUILTIN:
+			m->builtin = m->installed = m->loaded = true;
+			m->state = "builtin";
+			break;
+		case KMOD_MODULE_LIVE:
+			m->loaded = true;
+			m->state = "live";
+			break;
+		case KMOD_MODULE_COMING:
+			m->loaded = true;
+			m->state = "coming";
+			break;
+		case KMOD_MODULE_GOING:
+			m->loaded = true;
+			m->state = "going";
+			break;
+		default:
+			break;
+		}
+		if (m->loaded && !m->builtin)
+			m->refcnt = kmod_module_get_refcnt(mod);
+		kmod_module_unref(mod);
+	} else {
+		/* Not in the module index: /sys/module still tells whether it is loaded. */
+		char path[PATH_MAX];
+		struct stat sb;
+
+		snprintf(path, sizeof(path), "/sys/module/%s/initstate", m->name);
+		if (!stat(path, &sb)) {
+			m->loaded = true;
+			m->state = "live";
+		}
+	}
+	if (m->loaded)
+		read_params(m);
+}
+
+/* The kernel module behind a render node, from sysfs (no open needed). */
+static void node_module(const struct stat *st, char *buf, size_t len)
+{
+	char link[PATH_MAX], target[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/sys/dev/char/%u:%u/device/driver/module",
+		 major(st->st_rdev), minor(st->st_rdev));
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n <= 0) {
+		snprintf(link, sizeof(link), "/sys/dev/char/%u:%u/device/driver",
+			 major(st->st_rdev), minor(st->st_rdev));
+		n = readlink(link, target, sizeof(target) - 1);
+	}
+	if (n <= 0) {
+		buf[0] = '\0';
+		return;
+	}
+	target[n] = '\0';
+	snprintf(buf, len, "%s", basename(target));
+}
+
+static void check_node(struct node_report *n)
+{
+	struct passwd *pw;
+	struct group *gr;
+	struct stat st;
+	int fd;
+
+	if (stat(n->path, &st)) {
+		snprintf(n->open_error, sizeof(n->open_error), "cannot stat: %s", strerror(errno));
+		return;
+	}
+	n->mode = st.st_mode;
+	n->uid = st.st_uid;
+	n->gid = st.st_gid;
+	pw = getpwuid(st.st_uid);
+	gr = getgrgid(st.st_gid);
+	snprintf(n->owner, sizeof(n->owner), "%s", pw ? pw->pw_name : "?");
+	if (!pw)
+		snprintf(n->owner, sizeof(n->owner), "%u", (unsigned int)st.st_uid);
+	if (gr)
+		snprintf(n->group, sizeof(n->group), "%s", gr->gr_name);
+	else
+		snprintf(n->group, sizeof(n->group), "%u", (unsigned int)st.st_gid);
+	node_module(&st, n->driver, sizeof(n->driver));
+
+	fd = open(n->path, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(n->open_error, sizeof(n->open_error), "%s", strerror(errno));
+	} else {
+		drmVersionPtr v = drmGetVersion(fd);
+
+		n->can_open = true;
+		if (v) {
+			snprintf(n->driver, sizeof(n->driver), "%.*s", v->name_len,
+				 v->name ? v->name : "");
+			drmFreeVersion(v);
+		}
+		close(fd);
+	}
+	n->neuronprof = !strcmp(n->driver, NEURONPROF_DRIVER_NAME) ||
+			!strcmp(n->driver, "neuronprof_sim");
+	if (n->neuronprof && n->can_open) {
+		struct nprof_device *dev = nprof_device_open_path(n->path);
+		struct nprof_device_info info = { .size = sizeof(info) };
+
+		if (dev && !nprof_device_get_info(dev, &info)) {
+			n->have_info = true;
+			n->device_index = info.device_index;
+			n->arch = info.arch;
+			n->num_cores = info.num_cores;
+		} else {
+			snprintf(n->open_error, sizeof(n->open_error), "%s", nprof_strerror_last());
+		}
+		nprof_device_close(dev);
+	}
+}
+
+static int cmp_node(const void *a, const void *b)
+{
+	return strcmp(((const struct node_report *)a)->path, ((const struct node_report *)b)->path);
+}
+
+static void scan_nodes(struct report *r)
+{
+	struct dirent *de;
+	DIR *d = opendir("/dev/dri");
+
+	if (!d)
+		return;
+	while ((de = readdir(d)) && r->nnodes < MAX_NODES) {
+		struct node_report *n;
+
+		if (strncmp(de->d_name, "renderD", 7))
+			continue;
+		n = &r->nodes[r->nnodes++];
+		snprintf(n->path, sizeof(n->path), "/dev/dri/%s", de->d_name);
+		check_node(n);
+		if (n->neuronprof)
+			r->neuronprof_nodes++;
+	}
+	closedir(d);
+	qsort(r->nodes, (size_t)r->nnodes, sizeof(r->nodes[0]), cmp_node);
+}
+
+static bool user_in_group(gid_t gid)
+{
+	gid_t groups[256];
+	int n;
+
+	if (getegid() == gid)
+		return true;
+	n = getgroups(256, groups);
+	for (int i = 0; i < n; i++)
+		if (groups[i] == gid)
+			return true;
+	return false;
+}
+
+static void diagnose(struct report *r)
+{
+	const struct module_report *core = &r->mods[0], *sim = &r->mods[1];
+	char fix[512];
+
+	if (!r->moddir_exists)
+		problem(r, "boot a kernel that has its modules installed, or install neuronprof for "
+			"this kernel (make modules; sudo make install)",
+			"the module directory %s of the running kernel %s does not exist",
+			r->moddir, r->release);
+	if (!core->installed && !core->loaded)
+		problem(r, "build and install the modules for this kernel: make modules, then "
+			"sudo make install in the neuronprof source tree",
+			"the kernel module neuronprof is not installed for kernel %s", r->release);
+	if (!sim->installed && !sim->loaded && !core->loaded)
+		problem(r, "build and install the modules for this kernel: make modules, then "
+			"sudo make install in the neuronprof source tree",
+			"the kernel module neuronprof_sim (simulated devices) is not installed for "
+			"kernel %s", r->release);
+	if (core->installed && !core->loaded && !sim->loaded) {
+		if (sim->installed)
+			problem(r, "run: sudo modprobe neuronprof_sim (simulated devices; it loads "
+				"neuronprof too), or sudo modprobe neuronprof for hardware",
+				"neuronprof is installed but not loaded");
+		else
+			problem(r, "run: sudo modprobe neuronprof",
+				"neuronprof is installed but not loaded");
+	}
+	if (core->loaded && !r->neuronprof_nodes) {
+		if (sim->loaded)
+			problem(r, "create a simulated device: echo 0 | sudo tee "
+				"/sys/bus/platform/drivers/neuronprof_sim/new_device (or reload with "
+				"sudo modprobe -r neuronprof_sim; sudo modprobe neuronprof_sim devices=1)",
+				"neuronprof_sim is loaded but no neuronprof device exists (parameter "
+				"devices=0, or every device was deleted)");
+		else
+			problem(r, sim->installed ? "run: sudo modprobe neuronprof_sim" :
+				"load a provider: install neuronprof_sim, or a hardware provider",
+				"neuronprof is loaded but no provider registered a device");
+	}
+	for (int i = 0; i < r->nnodes; i++) {
+		const struct node_report *n = &r->nodes[i];
+		bool in_group;
+
+		if (!n->neuronprof)
+			continue;
+		if (n->can_open) {
+			if (!n->have_info)
+				problem(r, "check the kernel log (dmesg) for neuronprof errors",
+					"%s opens but does not answer GET_INFO: %s", n->path,
+					n->open_error);
+			continue;
+		}
+		in_group = user_in_group(n->gid);
+		if (in_group && (n->mode & 060) != 060)
+			snprintf(fix, sizeof(fix), "give the group read/write access: sudo chmod "
+				 "g+rw %s (a udev rule makes it permanent)", n->path);
+		else if (!in_group && (n->mode & 060) == 060)
+			snprintf(fix, sizeof(fix), "add your user to group %s: sudo usermod -aG %s "
+				 "%s, then log in again", n->group, n->group, r->user);
+		else
+			snprintf(fix, sizeof(fix), "ask for read/write access to %s (mode %04o, "
+				 "owner %s, group %s), e.g. a udev rule with GROUP=\"render\", "
+				 "MODE=\"0660\"", n->path, (unsigned int)(n->mode & 07777), n->owner,
+				 n->group);
+		problem(r, fix, "%s (neuronprof) cannot be opened by %s: %s", n->path, r->user,
+			n->open_error);
+	}
+}
+
+static const char *yes(bool b)
+{
+	return b ? "yes" : "no";
+}
+
+static void print_text(const struct report *r)
+{
+	printf("kernel %s, module directory %s%s\n", r->release, r->moddir,
+	       r->moddir_exists ? "" : " (missing)");
+	printf("user %s (uid %u)\n", r->user, (unsigned int)r->uid);
+	for (int i = 0; i < 2; i++) {
+		const struct module_report *m = &r->mods[i];
+
+		printf("module %s: installed %s%s%s, %s", m->name, yes(m->installed),
+		       m->path[0] ? " at " : "", m->path, m->state);
+		if (m->loaded && !m->builtin)
+			printf(" (refcount %d)", m->refcnt);
+		putchar('\n');
+		if (m->version[0] || m->vermagic[0])
+			printf("  version %s, built for %s\n", m->version[0] ? m->version : "-",
+			       m->vermagic[0] ? m->vermagic : "-");
+		for (int k = 0; k < m->nparams; k++)
+			printf("  parameter %s = %s\n", m->params[k].name, m->params[k].value);
+	}
+	if (!r->nnodes)
+		printf("no DRM render nodes in /dev/dri\n");
+	for (int i = 0; i < r->nnodes; i++) {
+		const struct node_report *n = &r->nodes[i];
+
+		printf("%s: driver %s, mode %04o, owner %s, group %s, %s", n->path,
+		       n->driver[0] ? n->driver : "unknown", (unsigned int)(n->mode & 07777),
+		       n->owner, n->group, n->can_open ? "read/write ok" : "cannot open");
+		if (n->have_info)
+			printf(", device %u (%s, %u NeuronCores)", n->device_index,
+			       arch_name(n->arch), n->num_cores);
+		if (!n->can_open && n->open_error[0])
+			printf(": %s", n->open_error);
+		putchar('\n');
+	}
+	printf("%d neuronprof device%s usable\n", r->neuronprof_nodes,
+	       r->neuronprof_nodes == 1 ? "" : "s");
+	if (!r->nproblems) {
+		printf("no problems found\n");
+		return;
+	}
+	printf("%d problem%s:\n", r->nproblems, r->nproblems == 1 ? "" : "s");
+	for (int i = 0; i < r->nproblems; i++)
+		printf("  %d. %s\n     fix: %s\n", i + 1, r->problems[i].what, r->problems[i].fix);
+}
+
+static void print_json(const struct report *r)
+{
+	struct json j;
+
+	json_init(&j, stdout, true);
+	json_obj_begin(&j, NULL);
+	json_str(&j, "kernel_release", r->release);
+	json_str(&j, "module_dir", r->moddir);
+	json_bool(&j, "module_dir_exists", r->moddir_exists);
+	json_str(&j, "user", r->user);
+	json_u64(&j, "uid", r->uid);
+	json_arr_begin(&j, "modules");
+	for (int i = 0; i < 2; i++) {
+		const struct module_report *m = &r->mods[i];
+
+		json_obj_begin(&j, NULL);
+		json_str(&j, "name", m->name);
+		json_bool(&j, "installed", m->installed);
+		json_str(&j, "path", m->path[0] ? m->path : NULL);
+		json_str(&j, "version", m->version[0] ? m->version : NULL);
+		json_str(&j, "vermagic", m->vermagic[0] ? m->vermagic : NULL);
+		json_bool(&j, "loaded", m->loaded);
+		json_str(&j, "state", m->state);
+		json_obj_begin(&j, "parameters");
+		for (int k = 0; k < m->nparams; k++)
+			json_str(&j, m->params[k].name, m->params[k].value);
+		json_obj_end(&j);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_arr_begin(&j, "nodes");
+	for (int i = 0; i < r->nnodes; i++) {
+		const struct node_report *n = &r->nodes[i];
+
+		json_obj_begin(&j, NULL);
+		json_str(&j, "path", n->path);
+		json_str(&j, "driver", n->driver[0] ? n->driver : NULL);
+		json_bool(&j, "neuronprof", n->neuronprof);
+		json_u64(&j, "mode", n->mode & 07777);
+		json_str(&j, "owner", n->owner);
+		json_str(&j, "group", n->group);
+		json_bool(&j, "can_open", n->can_open);
+		json_str(&j, "error", n->open_error[0] ? n->open_error : NULL);
+		if (n->have_info) {
+			json_u64(&j, "device_index", n->device_index);
+			json_str(&j, "arch", arch_name(n->arch));
+			json_u64(&j, "num_cores", n->num_cores);
+		}
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_u64(&j, "usable_devices", (uint64_t)r->neuronprof_nodes);
+	json_arr_begin(&j, "problems");
+	for (int i = 0; i < r->nproblems; i++) {
+		json_obj_begin(&j, NULL);
+		json_str(&j, "problem", r->problems[i].what);
+		json_str(&j, "fix", r->problems[i].fix);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_bool(&j, "ok", r->nproblems == 0);
+	json_obj_end(&j);
+	json_finish(&j);
+}
+
+int cmd_doctor(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "module-dir", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *moddir = NULL;
+	struct kmod_ctx *ctx;
+	struct report *r;
+	struct utsname u;
+	struct passwd *pw;
+	struct stat st;
+	bool json = false;
+	int c, ret;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'm':
+			moddir = optarg;
+			break;
+		case 'h':
+			fputs(doctor_usage, stdout);
+			return 0;
+		case ':':
+			return usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return fail("out of memory");
+	uname(&u);
+	snprintf(r->release, sizeof(r->release), "%s", u.release);
+	r->uid = getuid();
+	pw = getpwuid(r->uid);
+	snprintf(r->user, sizeof(r->user), "%s", pw ? pw->pw_name : "$USER");
+
+	/* libkmod logs to stderr by default; its findings are reported below instead. */
+	ctx = kmod_new(moddir, NULL);
+	if (ctx)
+		kmod_set_log_priority(ctx, 0);
+	if (moddir)
+		snprintf(r->moddir, sizeof(r->moddir), "%s", moddir);
+	else if (ctx && kmod_get_dirname(ctx))
+		snprintf(r->moddir, sizeof(r->moddir), "%s", kmod_get_dirname(ctx));
+	else
+		snprintf(r->moddir, sizeof(r->moddir), "/lib/modules/%s", r->release);
+	r->moddir_exists = !stat(r->moddir, &st) && S_ISDIR(st.st_mode);
+	r->mods[0].name = "neuronprof";
+	r->mods[1].name = "neuronprof_sim";
+	check_module(r->moddir_exists ? ctx : NULL, &r->mods[0]);
+	check_module(r->moddir_exists ? ctx : NULL, &r->mods[1]);
+	kmod_unref(ctx);
+
+	scan_nodes(r);
+	diagnose(r);
+	if (json)
+		print_json(r);
+	else
+		print_text(r);
+	ret = r->nproblems ? EXIT_FAIL : 0;
+	free(r);
+	if (fflush(stdout) || ferror(stdout))
+		return fail("cannot write the output: %s", strerror(errno));
+	return ret;
+}

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: MIT
+/*
+ * neuronprof dump: one NTFF file as text or JSON: the header, the capture
+ * description, every queue record and its entries.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "json.h"
+#include "profile.h"
+#include "tool.h"
+
+static const char dump_usage[] =
+	"Usage: neuronprof dump [--json] [--entries N | --no-entries]\n"
+	"                       [--progress=auto|always|never] FILE\n"
+	"\n"
+	"Print an NTFF profile: its header, the capture and device description,\n"
+	"each queue record and its entries.\n"
+	"\n"
+	"  --json            machine-readable output\n"
+	"  --entries N       at most N entries per queue record (default: all)\n"
+	"  --no-entries      no entries, only the header and metadata\n"
+	"  --progress=WHEN   progress bar on stderr (default auto: on a terminal,\n"
+	"                    for large files)\n"
+	"  -h, --help        this text\n";
+
+struct dump_opts {
+	bool json;
+	uint64_t max_entries;
+	enum progress_mode progress;
+};
+
+static void entry_line(FILE *out, const struct entry *e)
+{
+	fprintf(out, "    seq %" PRIu64 " ts %" PRIu64 " engine %u code 0x%x model %u iter %u"
+		" payload 0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 "\n",
+		e->seq, e->ts, e->engine, e->code, e->model_id, e->iteration,
+		e->payload[0], e->payload[1], e->payload[2], e->payload[3]);
+}
+
+static void entry_json(struct json *j, const struct entry *e)
+{
+	json_obj_begin(j, NULL);
+	json_u64(j, "seq", e->seq);
+	json_u64(j, "timestamp_ns", e->ts);
+	json_u64(j, "queue_type", e->queue_type);
+	json_u64(j, "engine", e->engine);
+	json_u64(j, "code", e->code);
+	json_u64(j, "model_id", e->model_id);
+	json_u64(j, "iteration", e->iteration);
+	json_arr_begin(j, "payload");
+	for (int i = 0; i < 4; i++)
+		json_u64(j, NULL, e->payload[i]);
+	json_arr_end(j);
+	json_obj_end(j);
+}
+
+static const char *target_kind_name(uint32_t kind)
+{
+	return kind == NEURONPROF_TARGET_CORE ? "core" : kind == NEURONPROF_TARGET_TOPSP ? "topsp" :
+	       "unknown";
+}
+
+static void dump_text(const struct prof_file *f, const struct dump_opts *o, struct progress *pg)
+{
+	const struct nprof_ntff_header *h = nprof_ntff_reader_header(f->reader);
+	const struct nprof_ntff_info *in = &f->info;
+	const struct nprof_ntff_device *d = &in->device;
+	uint64_t done = 0;
+
+	printf("file: %s\n", f->path);
+	printf("header:\n");
+	printf("  version %u.%u, header size %u, flags 0x%x, checksum %s\n", h->version_major,
+	       h->version_minor, h->header_size, h->flags,
+	       h->checksum_type == NPROF_NTFF_CSUM_CRC32C ? "crc32c" : "unknown");
+	printf("  data: offset %" PRIu64 ", length %" PRIu64 ", checksum 0x%08x\n",
+	       h->data_offset, h->data_length, h->data_csum);
+	printf("  metadata: offset %" PRIu64 ", length %" PRIu64 ", checksum 0x%08x\n",
+	       h->metadata_offset, h->metadata_length, h->metadata_csum);
+	printf("  created %" PRIu64 " ns (CLOCK_REALTIME), producer %u.%u.%u\n",
+	       h->creation_time_ns, h->producer_version >> 16, (h->producer_version >> 8) & 0xff,
+	       h->producer_version & 0xff);
+	printf("capture:\n");
+	printf("  kind %s, pid %u, core %u", capture_kind_name(in->capture_kind), in->pid,
+	       in->core);
+	if (in->capture_kind == NPROF_NTFF_CAPTURE_SESSION)
+		printf(", session %" PRIu64, in->session_id);
+	else
+		printf(", model %s (id %" PRIu64 ")", in->model_name ? in->model_name : "-",
+		       in->model_id);
+	printf("\n  instance %s, host %s\n", in->instance_id ? in->instance_id : "-",
+	       in->hostname ? in->hostname : "-");
+	printf("  clock %s (%u), start %" PRIu64 " ns, stop %" PRIu64 " ns\n",
+	       clock_name(in->clock_id), in->clock_id, in->start_ns, in->stop_ns);
+	printf("device:\n");
+	printf("  index %u, arch %s (%u), provider %s, uapi %u\n", d->device_index,
+	       arch_name(d->arch), d->arch, d->provider ? d->provider : "-", d->uapi_version);
+	printf("  %u NeuronCores, %u TopSPs, %u engines per core, entry size %u\n",
+	       d->num_cores, d->num_topsps, d->engines_per_core, d->entry_size);
+	printf("queues: %zu records, %" PRIu64 " entries\n", f->nqueues, f->entries);
+	for (size_t i = 0; i < f->nqueues; i++) {
+		const struct nprof_ntff_queue *q = &f->queues[i];
+		struct nprof_ntff_entry_iter it;
+		const void *p;
+		uint64_t n = 0;
+		const char *en = engine_name(q->engine);
+
+		printf("  [%zu] %s %s %u engine %u%s%s%s: %s/%s, %" PRIu64 " entries, lost %" PRIu64
+		       ", seq %" PRIu64 "..%" PRIu64 ", entry size %u, data +%" PRIu64
+		       " len %" PRIu64 ", ring flags 0x%x\n",
+		       i, queue_name(q->queue_type), target_kind_name(q->target_kind),
+		       q->target_index, q->engine, en && q->block_type == NPROF_NTFF_BLOCK_ENGINE ?
+		       " (" : "", en && q->block_type == NPROF_NTFF_BLOCK_ENGINE ? en : "",
+		       en && q->block_type == NPROF_NTFF_BLOCK_ENGINE ? ")" : "",
+		       nprof_ntff_trace_type_name(q->trace_type),
+		       nprof_ntff_block_type_name(q->block_type), q->entry_count, q->lost_count,
+		       q->first_seq, q->last_seq, q->entry_size, q->data_offset, q->data_length,
+		       q->ring_flags);
+		nprof_ntff_entry_iter_init(&it, q);
+		while (n < o->max_entries && (p = nprof_ntff_entry_iter_next(&it))) {
+			struct entry e;
+
+			entry_decode(p, q->entry_size, &e);
+			entry_line(stdout, &e);
+			progress_update(pg, ++done);
+			n++;
+		}
+		if (n < q->entry_count && o->max_entries)
+			printf("    ... %" PRIu64 " more\n", q->entry_count - n);
+	}
+}
+
+static void dump_json(const struct prof_file *f, const struct dump_opts *o, struct progress *pg)
+{
+	const struct nprof_ntff_header *h = nprof_ntff_reader_header(f->reader);
+	const struct nprof_ntff_info *in = &f->info;
+	const struct nprof_ntff_device *d = &in->device;
+	uint64_t done = 0;
+	struct json j;
+
+	json_init(&j, stdout, true);
+	json_obj_begin(&j, NULL);
+	json_str(&j, "file", f->path);
+	json_obj_begin(&j, "header");
+	json_u64(&j, "version_major", h->version_major);
+	json_u64(&j, "version_minor", h->version_minor);
+	json_u64(&j, "header_size", h->header_size);
+	json_u64(&j, "flags", h->flags);
+	json_str(&j, "checksum_type", h->checksum_type == NPROF_NTFF_CSUM_CRC32C ? "crc32c" :
+		 "unknown");
+	json_u64(&j, "metadata_offset", h->metadata_offset);
+	json_u64(&j, "metadata_length", h->metadata_length);
+	json_hex(&j, "metadata_csum", h->metadata_csum);
+	json_u64(&j, "data_offset", h->data_offset);
+	json_u64(&j, "data_length", h->data_length);
+	json_hex(&j, "data_csum", h->data_csum);
+	json_u64(&j, "creation_time_ns", h->creation_time_ns);
+	json_u64(&j, "producer_version", h->producer_version);
+	json_obj_end(&j);
+	json_obj_begin(&j, "capture");
+	json_str(&j, "kind", capture_kind_name(in->capture_kind));
+	json_u64(&j, "pid", in->pid);
+	json_u64(&j, "core", in->core);
+	json_u64(&j, "session_id", in->session_id);
+	json_u64(&j, "model_id", in->model_id);
+	json_str(&j, "model_name", in->model_name);
+	json_str(&j, "instance_id", in->instance_id);
+	json_str(&j, "hostname", in->hostname);
+	json_u64(&j, "clock_id", in->clock_id);
+	json_str(&j, "clock", clock_name(in->clock_id));
+	json_u64(&j, "start_ns", in->start_ns);
+	json_u64(&j, "stop_ns", in->stop_ns);
+	json_obj_end(&j);
+	json_obj_begin(&j, "device");
+	json_u64(&j, "device_index", d->device_index);
+	json_u64(&j, "arch", d->arch);
+	json_str(&j, "arch_name", arch_name(d->arch));
+	json_str(&j, "provider", d->provider);
+	json_u64(&j, "uapi_version", d->uapi_version);
+	json_u64(&j, "num_cores", d->num_cores);
+	json_u64(&j, "num_topsps", d->num_topsps);
+	json_u64(&j, "engines_per_core", d->engines_per_core);
+	json_u64(&j, "entry_size", d->entry_size);
+	json_obj_end(&j);
+	json_u64(&j, "entry_count", f->entries);
+	json_arr_begin(&j, "queues");
+	for (size_t i = 0; i < f->nqueues; i++) {
+		const struct nprof_ntff_queue *q = &f->queues[i];
+		struct nprof_ntff_entry_iter it;
+		const void *p;
+		uint64_t n = 0;
+
+		json_obj_begin(&j, NULL);
+		json_str(&j, "queue_type", queue_name(q->queue_type));
+		json_str(&j, "trace_type", nprof_ntff_trace_type_name(q->trace_type));
+		json_str(&j, "block_type", nprof_ntff_block_type_name(q->block_type));
+		json_str(&j, "target_kind", target_kind_name(q->target_kind));
+		json_u64(&j, "target_index", q->target_index);
+		json_u64(&j, "engine", q->engine);
+		json_u64(&j, "entry_size", q->entry_size);
+		json_u64(&j, "entry_count", q->entry_count);
+		json_u64(&j, "lost_count", q->lost_count);
+		json_u64(&j, "first_seq", q->first_seq);
+		json_u64(&j, "last_seq", q->last_seq);
+		json_u64(&j, "data_offset", q->data_offset);
+		json_u64(&j, "data_length", q->data_length);
+		json_u64(&j, "ring_flags", q->ring_flags);
+		if (o->max_entries) {
+			json_arr_begin(&j, "entries");
+			nprof_ntff_entry_iter_init(&it, q);
+			while (n < o->max_entries && (p = nprof_ntff_entry_iter_next(&it))) {
+				struct entry e;
+
+				entry_decode(p, q->entry_size, &e);
+				entry_json(&j, &e);
+				progress_update(pg, ++done);
+				n++;
+			}
+			json_arr_end(&j);
+		}
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_obj_end(&j);
+	json_finish(&j);
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "entries", required_argument, NULL, 'n' },
+		{ "no-entries", no_argument, NULL, 'N' },
+		{ "progress", required_argument, NULL, 'P' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct dump_opts o = { .max_entries = UINT64_MAX, .progress = PROGRESS_AUTO };
+	struct progress pg;
+	struct profile prof;
+	struct stat st;
+	uint64_t total;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			o.json = true;
+			break;
+		case 'n':
+			if (parse_u64("--entries", optarg, 0, UINT64_MAX, false, &o.max_entries))
+				return EXIT_USAGE;
+			break;
+		case 'N':
+			o.max_entries = 0;
+			break;
+		case 'P':
+			if (parse_progress(optarg, &o.progress))
+				return EXIT_USAGE;
+			break;
+		case 'h':
+			fputs(dump_usage, stdout);
+			return 0;
+		case ':':
+			return usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return usage_error(optind == argc ? "missing FILE" : "expected one FILE, got %d",
+				   argc - optind);
+	if (!stat(argv[optind], &st) && S_ISDIR(st.st_mode))
+		return fail("%s is a directory; dump reads one NTFF file (summary and export "
+			    "take directories)", argv[optind]);
+	if (profile_load(argv[optind], &prof))
+		return EXIT_FAIL;
+	total = prof.files[0].entries;
+	if (o.max_entries != UINT64_MAX) {
+		total = 0;
+		for (size_t i = 0; i < prof.files[0].nqueues; i++) {
+			uint64_t n = prof.files[0].queues[i].entry_count;
+
+			total += n < o.max_entries ? n : o.max_entries;
+		}
+	}
+	progress_start(&pg, o.progress, "dump", total);
+	if (o.json)
+		dump_json(&prof.files[0], &o, &pg);
+	else
+		dump_text(&prof.files[0], &o, &pg);
+	progress_finish(&pg);
+	profile_free(&prof);
+	if (fflush(stdout) || ferror(stdout))
+		return fail("cannot write the output: %s", strerror(errno));
+	return 0;
+}

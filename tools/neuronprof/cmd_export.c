@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: MIT
+/*
+ * neuronprof export: a profile as a Chrome trace-event JSON file or a
+ * native Perfetto trace. The work common to both formats is in export.c,
+ * each format in export_<format>.c.
+ *
+ * With -o the trace is written to a temporary file in the same directory
+ * and renamed over OUT only once complete, so OUT is never half written.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "export.h"
+
+static const char export_usage[] =
+	"Usage: neuronprof export --format json|perfetto [-o OUT]\n"
+	"                         [--progress=auto|always|never] PATH\n"
+	"\n"
+	"Convert a profile (an NTFF file, or a directory searched recursively for\n"
+	".ntff files) into a timeline:\n"
+	"  json      Chrome trace-event JSON (chrome://tracing, ui.perfetto.dev)\n"
+	"  perfetto  native Perfetto protobuf trace (ui.perfetto.dev, trace_processor)\n"
+	"\n"
+	"  -f, --format FMT  output format (required)\n"
+	"  -o, --output OUT  write to OUT (default: standard output; a Perfetto\n"
+	"                    trace is binary and never goes to a terminal)\n"
+	"  --progress=WHEN   progress bar on stderr (default auto: on a terminal,\n"
+	"                    for large profiles)\n"
+	"  -h, --help        this text\n";
+
+enum format {
+	FMT_NONE,
+	FMT_JSON,
+	FMT_PERFETTO,
+};
+
+static int run(const struct profile *prof, const char *source, enum format fmt, FILE *out,
+	       enum progress_mode pmode, struct export_stats *st)
+{
+	struct progress pg;
+	int ret;
+
+	/* Big buffered writes: the exporters emit many small pieces. */
+	setvbuf(out, NULL, _IOFBF, 1 << 20);
+	progress_start(&pg, pmode, "export", prof->entries);
+	if (fmt == FMT_JSON) {
+		struct json_export *x = json_export_new(out);
+
+		if (!x)
+			return fail("out of memory");
+		ret = export_run(prof, source, &json_format, x, &pg, st);
+		json_export_free(x);
+	} else {
+		struct perfetto_export *x = perfetto_export_new(out);
+
+		if (!x)
+			return fail("out of memory");
+		ret = export_run(prof, source, &perfetto_format, x, &pg, st);
+		perfetto_export_free(x);
+	}
+	progress_finish(&pg);
+	return ret ? EXIT_FAIL : 0;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "progress", required_argument, NULL, 'P' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	enum progress_mode pmode = PROGRESS_AUTO;
+	enum format fmt = FMT_NONE;
+	const char *outpath = NULL;
+	char tmp[PATH_MAX];
+	struct export_stats st;
+	struct profile prof;
+	FILE *out;
+	int c, ret, fd;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:f:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (!strcmp(optarg, "json"))
+				fmt = FMT_JSON;
+			else if (!strcmp(optarg, "perfetto"))
+				fmt = FMT_PERFETTO;
+			else
+				return usage_error("unknown format '%s' (expected json or perfetto)",
+						   optarg);
+			break;
+		case 'o':
+			outpath = optarg;
+			break;
+		case 'P':
+			if (parse_progress(optarg, &pmode))
+				return EXIT_USAGE;
+			break;
+		case 'h':
+			fputs(export_usage, stdout);
+			return 0;
+		case ':':
+			return usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (fmt == FMT_NONE)
+		return usage_error("missing --format (json or perfetto)");
+	if (optind != argc - 1)
+		return usage_error(optind == argc ? "missing PATH" : "expected one PATH, got %d",
+				   argc - optind);
+	if (outpath && !strcmp(outpath, "-"))
+		outpath = NULL;
+	if (!outpath && fmt == FMT_PERFETTO && isatty(STDOUT_FILENO))
+		return usage_error("a Perfetto trace is binary: give -o FILE or redirect the "
+				   "output");
+	if (profile_load(argv[optind], &prof))
+		return EXIT_FAIL;
+
+	if (!outpath) {
+		ret = run(&prof, argv[optind], fmt, stdout, pmode, &st);
+		if (!ret && (fflush(stdout) || ferror(stdout)))
+			ret = fail("cannot write the output: %s", strerror(errno));
+		profile_free(&prof);
+		return ret;
+	}
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", outpath) >= sizeof(tmp)) {
+		profile_free(&prof);
+		return fail("output path too long: %s", outpath);
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		ret = fail("cannot create %s: %s", tmp, strerror(errno));
+		profile_free(&prof);
+		return ret;
+	}
+	/* mkstemp makes 0600; a trace is as readable as any file the user makes. */
+	{
+		mode_t um = umask(0);
+
+		umask(um);
+		if (fchmod(fd, 0666 & ~um))
+			warn("cannot set the mode of %s: %s", tmp, strerror(errno));
+	}
+	out = fdopen(fd, "w");
+	if (!out) {
+		ret = fail("cannot open %s: %s", tmp, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		profile_free(&prof);
+		return ret;
+	}
+	ret = run(&prof, argv[optind], fmt, out, pmode, &st);
+	if (!ret && (fflush(out) || ferror(out) || fsync(fileno(out))))
+		ret = fail("cannot write %s: %s", outpath, strerror(errno));
+	if (fclose(out) && !ret)
+		ret = fail("cannot write %s: %s", outpath, strerror(errno));
+	if (!ret && rename(tmp, outpath))
+		ret = fail("cannot rename %s to %s: %s", tmp, outpath, strerror(errno));
+	if (ret)
+		unlink(tmp);
+	else
+		printf("%s: %" PRIu64 " entries from %zu file%s: %" PRIu64 " slices, %" PRIu64
+		       " instants (%" PRIu64 " lost markers), %" PRIu64 " counter samples\n",
+		       outpath, st.entries, prof.nfiles, prof.nfiles == 1 ? "" : "s", st.slices,
+		       st.instants, st.lost_markers, st.counters);
+	profile_free(&prof);
+	return ret;
+}

@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: MIT
+/*
+ * neuronprof(1): the format-independent part of export (see export.h):
+ * the layout of processes and tracks, and the walk over the entries that
+ * pairs starts with stops and turns entries into events.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+
+struct layout {
+	struct xproc **procs;
+	size_t nprocs;
+	struct xtrack **tracks;
+	size_t ntracks;
+	/* Queue track of each record: qtrack[file][record]. */
+	struct xtrack ***qtrack;
+};
+
+static void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n);
+
+	if (!q) {
+		fail("out of memory");
+		exit(EXIT_FAIL);
+	}
+	return q;
+}
+
+static struct xproc *proc_get(struct layout *l, const struct prof_file *f, uint32_t core)
+{
+	uint32_t dev = f->info.device.device_index;
+	const char *provider = f->info.device.provider;
+	struct xproc *p;
+
+	for (size_t i = 0; i < l->nprocs; i++)
+		if (l->procs[i]->dev == dev && l->procs[i]->core == core)
+			return l->procs[i];
+	p = xrealloc(NULL, sizeof(*p));
+	memset(p, 0, sizeof(*p));
+	p->dev = dev;
+	p->core = core;
+	p->pid = (int32_t)(1000 * (dev + 1) + core);
+	snprintf(p->name, sizeof(p->name), "device %u NeuronCore %u (%s%s%s)", dev, core,
+		 arch_name(f->info.device.arch), provider ? " " : "", provider ? provider : "");
+	l->procs = xrealloc(l->procs, (l->nprocs + 1) * sizeof(*l->procs));
+	l->procs[l->nprocs++] = p;
+	return p;
+}
+
+static struct xtrack *track_find(struct layout *l, const struct xproc *p, enum xtrack_kind kind,
+				 uint32_t qt, uint32_t kind_t, uint32_t idx, uint32_t engine)
+{
+	for (size_t i = 0; i < l->ntracks; i++) {
+		struct xtrack *t = l->tracks[i];
+
+		if (t->proc == p && t->kind == kind && t->queue_type == qt &&
+		    t->target_kind == kind_t && t->target_index == idx && t->engine == engine)
+			return t;
+	}
+	return NULL;
+}
+
+static struct xtrack *track_new(struct layout *l, const struct xproc *p, enum xtrack_kind kind,
+				uint32_t qt, uint32_t kind_t, uint32_t idx, uint32_t engine)
+{
+	struct xtrack *t = xrealloc(NULL, sizeof(*t));
+
+	memset(t, 0, sizeof(*t));
+	t->kind = kind;
+	t->proc = p;
+	t->queue_type = qt;
+	t->target_kind = kind_t;
+	t->target_index = idx;
+	t->engine = engine;
+	l->tracks = xrealloc(l->tracks, (l->ntracks + 1) * sizeof(*l->tracks));
+	l->tracks[l->ntracks++] = t;
+	return t;
+}
+
+static bool per_engine(uint32_t qt)
+{
+	return qt == NEURONPROF_QT_TRACE || qt == NEURONPROF_QT_EVENT || qt == NEURONPROF_QT_DMA;
+}
+
+static bool topsp_type(uint32_t qt)
+{
+	return qt == NEURONPROF_QT_TOPSP_TRACE || qt == NEURONPROF_QT_TOPSP_EVENT ||
+	       qt == NEURONPROF_QT_TOPSP_ERROR;
+}
+
+/*
+ * Thread ids order the tracks of a core in a viewer: core-level queues
+ * first (tid = queue type), then each engine's queues (100 * (engine + 1) +
+ * queue type), then each TopSP's (10000 + 100 * topsp + queue type).
+ */
+static struct xtrack *group_get(struct layout *l, const struct xproc *p, uint32_t qt,
+				uint32_t idx, uint32_t engine)
+{
+	bool tsp = topsp_type(qt);
+	uint32_t gidx = tsp ? idx : engine;
+	struct xtrack *g = track_find(l, p, XT_GROUP, 0, tsp, gidx, 0);
+	const char *en;
+
+	if (g)
+		return g;
+	g = track_new(l, p, XT_GROUP, 0, tsp, gidx, 0);
+	if (tsp) {
+		g->tid = (int32_t)(10000 + 100 * gidx);
+		snprintf(g->name, sizeof(g->name), "TopSP %u", gidx);
+	} else {
+		g->tid = (int32_t)(100 * (gidx + 1));
+		en = engine_name(gidx);
+		if (en)
+			snprintf(g->name, sizeof(g->name), "engine %u (%s)", gidx, en);
+		else
+			snprintf(g->name, sizeof(g->name), "engine %u", gidx);
+	}
+	snprintf(g->full_name, sizeof(g->full_name), "%s", g->name);
+	return g;
+}
+
+/* THROTTLE records become two counter series of their core; no queue track. */
+static struct xtrack *throttle_tracks(struct layout *l, const struct xproc *p)
+{
+	static const char *const series[] = { "throttle level", "clock percent" };
+	struct xtrack *level = NULL;
+
+	for (uint32_t s = 0; s < 2; s++) {
+		struct xtrack *c = track_find(l, p, XT_COUNTER, s, 0, 0, 0);
+
+		if (!c) {
+			c = track_new(l, p, XT_COUNTER, s, 0, 0, 0);
+			c->tid = NEURONPROF_QT_THROTTLE;
+			snprintf(c->name, sizeof(c->name), "%s", series[s]);
+			snprintf(c->full_name, sizeof(c->full_name), "%s", series[s]);
+		}
+		if (s == XCOUNTER_THROTTLE_LEVEL)
+			level = c;
+	}
+	return level;
+}
+
+static struct xtrack *queue_track(struct layout *l, const struct prof_file *f,
+				  const struct nprof_ntff_queue *q)
+{
+	struct xproc *p = proc_get(l, f, queue_core(f, q));
+	struct xtrack *t, *g = NULL;
+
+	if (q->queue_type == NEURONPROF_QT_THROTTLE)
+		return throttle_tracks(l, p);
+	t = track_find(l, p, XT_QUEUE, q->queue_type, q->target_kind, q->target_index,
+		       q->engine);
+	if (t)
+		return t;
+	if (per_engine(q->queue_type) || topsp_type(q->queue_type))
+		g = group_get(l, p, q->queue_type, q->target_index, q->engine);
+	t = track_new(l, p, XT_QUEUE, q->queue_type, q->target_kind, q->target_index, q->engine);
+	snprintf(t->name, sizeof(t->name), "%s", queue_name(q->queue_type));
+	/* parent_uuid is resolved once uuids are given out. */
+	if (g) {
+		t->tid = g->tid + (int32_t)q->queue_type;
+		snprintf(t->full_name, sizeof(t->full_name), "%s %s", g->name, t->name);
+	} else {
+		t->tid = (int32_t)q->queue_type;
+		snprintf(t->full_name, sizeof(t->full_name), "core %s", t->name);
+	}
+	return t;
+}
+
+static int cmp_proc(const void *a, const void *b)
+{
+	const struct xproc *x = *(struct xproc *const *)a, *y = *(struct xproc *const *)b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->core < y->core ? -1 : x->core > y->core;
+}
+
+static int cmp_track(const void *a, const void *b)
+{
+	const struct xtrack *x = *(struct xtrack *const *)a, *y = *(struct xtrack *const *)b;
+
+	if (x->proc->sort_index != y->proc->sort_index)
+		return x->proc->sort_index < y->proc->sort_index ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	/* A group and its first queue may share a tid: the group goes first. */
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return x->queue_type < y->queue_type ? -1 : x->queue_type > y->queue_type;
+}
+
+static void layout_build(struct layout *l, const struct profile *prof)
+{
+	uint64_t uuid = 1;
+
+	memset(l, 0, sizeof(*l));
+	l->qtrack = xrealloc(NULL, prof->nfiles * sizeof(*l->qtrack));
+	for (size_t i = 0; i < prof->nfiles; i++) {
+		const struct prof_file *f = &prof->files[i];
+
+		l->qtrack[i] = xrealloc(NULL, (f->nqueues + 1) * sizeof(**l->qtrack));
+		for (size_t k = 0; k < f->nqueues; k++)
+			l->qtrack[i][k] = queue_track(l, f, &f->queues[k]);
+	}
+	qsort(l->procs, l->nprocs, sizeof(*l->procs), cmp_proc);
+	for (size_t i = 0; i < l->nprocs; i++) {
+		l->procs[i]->sort_index = (int)i;
+		l->procs[i]->uuid = uuid++;
+	}
+	qsort(l->tracks, l->ntracks, sizeof(*l->tracks), cmp_track);
+	for (size_t i = 0; i < l->ntracks; i++) {
+		l->tracks[i]->sort_index = (int)i;
+		l->tracks[i]->uuid = uuid++;
+	}
+	for (size_t i = 0; i < l->ntracks; i++) {
+		struct xtrack *t = l->tracks[i];
+
+		t->parent_uuid = t->proc->uuid;
+		if (t->kind != XT_QUEUE ||
+		    (!per_engine(t->queue_type) && !topsp_type(t->queue_type)))
+			continue;
+		for (size_t k = 0; k < l->ntracks; k++) {
+			const struct xtrack *g = l->tracks[k];
+			bool tsp = topsp_type(t->queue_type);
+
+			if (g->kind == XT_GROUP && g->proc == t->proc && g->target_kind == tsp &&
+			    g->target_index == (tsp ? t->target_index : t->engine)) {
+				t->parent_uuid = g->uuid;
+				break;
+			}
+		}
+	}
+}
+
+static void layout_free(struct layout *l, const struct profile *prof)
+{
+	for (size_t i = 0; i < l->nprocs; i++)
+		free(l->procs[i]);
+	for (size_t i = 0; i < l->ntracks; i++)
+		free(l->tracks[i]);
+	for (size_t i = 0; i < prof->nfiles; i++)
+		free(l->qtrack[i]);
+	free(l->procs);
+	free(l->tracks);
+	free(l->qtrack);
+}
+
+static const struct xtrack *counter_track(const struct layout *l, const struct xproc *p,
+					  uint32_t series)
+{
+	for (size_t i = 0; i < l->ntracks; i++)
+		if (l->tracks[i]->kind == XT_COUNTER && l->tracks[i]->proc == p &&
+		    l->tracks[i]->queue_type == series)
+			return l->tracks[i];
+	return NULL;
+}
+
+/* Everything the walk of one record needs. */
+struct walk {
+	const struct xformat *fmt;
+	void *ctx;
+	struct export_stats *st;
+	const struct xtrack *t;
+	const struct xtrack *level, *clock;	/* counter tracks, for THROTTLE */
+};
+
+static int instant(struct walk *w, const char *cat, const char *name, uint64_t ts,
+		   const struct xarg *args, int nargs)
+{
+	w->st->instants++;
+	return w->fmt->instant(w->ctx, w->t, cat, name, ts, args, nargs);
+}
+
+/* Arguments every event of an entry carries. */
+static int base_args(struct xarg *a, const struct entry *e)
+{
+	a[0] = (struct xarg){ .key = "model_id", .kind = XARG_U64, .u = e->model_id };
+	a[1] = (struct xarg){ .key = "iteration", .kind = XARG_U64, .u = e->iteration };
+	a[2] = (struct xarg){ .key = "seq", .kind = XARG_U64, .u = e->seq };
+	return 3;
+}
+
+static int unmatched(struct walk *w, const char *cat, const char *what, const struct entry *e)
+{
+	struct xarg a[XARGS_MAX];
+	int n = base_args(a, e);
+
+	a[n++] = (struct xarg){ .key = "code", .kind = XARG_U64, .u = e->code };
+	return instant(w, cat, what, e->ts, a, n);
+}
+
+static int pair_slice(struct walk *w, enum xslice_style style, const char *cat,
+		      const char *name, const struct entry *s, const struct entry *e,
+		      const char *start_key, const char *end_key)
+{
+	struct xarg a[XARGS_MAX];
+	int n = base_args(a, s);
+
+	a[n++] = (struct xarg){ .key = start_key, .kind = XARG_U64, .u = s->payload[0] };
+	if (end_key)
+		a[n++] = (struct xarg){ .key = end_key, .kind = XARG_U64, .u = e->payload[0] };
+	w->st->slices++;
+	return w->fmt->slice(w->ctx, w->t, style, cat, name, s->ts, e->ts, a, n);
+}
+
+/* Group name used in slice names: "vector", "engine 7", "TopSP 3". */
+static void unit_name(const struct xtrack *t, char *buf, size_t len)
+{
+	const char *en = engine_name(t->engine);
+
+	if (topsp_type(t->queue_type))
+		snprintf(buf, len, "TopSP %u", t->target_index);
+	else if (en)
+		snprintf(buf, len, "%s", en);
+	else
+		snprintf(buf, len, "engine %u", t->engine);
+}
+
+static int walk_record(struct walk *w, const struct nprof_ntff_queue *q, struct progress *pg,
+		       uint64_t *done)
+{
+	struct nprof_ntff_entry_iter it;
+	struct entry e, start = { 0 };
+	bool open = false, have_prev = false;
+	uint64_t prev_seq = 0;
+	const void *p;
+	char name[64], unit[32];
+	struct xarg a[XARGS_MAX];
+	int n, ret = 0;
+
+	unit_name(w->t, unit, sizeof(unit));
+	nprof_ntff_entry_iter_init(&it, q);
+	while (!ret && (p = nprof_ntff_entry_iter_next(&it))) {
+		entry_decode(p, q->entry_size, &e);
+		progress_update(pg, ++*done);
+		w->st->entries++;
+		if (have_prev && e.seq > prev_seq + 1) {
+			uint64_t lost = e.seq - prev_seq - 1;
+
+			snprintf(name, sizeof(name), "lost %" PRIu64, lost);
+			a[0] = (struct xarg){ .key = "lost", .kind = XARG_U64, .u = lost };
+			a[1] = (struct xarg){ .key = "after_seq", .kind = XARG_U64, .u = prev_seq };
+			w->st->lost_markers++;
+			ret = instant(w, "lost", name, e.ts, a, 2);
+			if (ret)
+				break;
+		}
+		prev_seq = e.seq;
+		have_prev = true;
+
+		switch (q->queue_type) {
+		case NEURONPROF_QT_INFER_STATUS:
+			if (e.code == NEURONPROF_INFER_START) {
+				if (open)
+					ret = unmatched(w, "infer", "infer start without stop",
+							&start);
+				start = e;
+				open = true;
+			} else if (e.code == NEURONPROF_INFER_STOP) {
+				if (open) {
+					snprintf(name, sizeof(name), "model %u iteration %u",
+						 start.model_id, start.iteration);
+					ret = pair_slice(w, XSLICE_COMPLETE, "infer", name, &start,
+							 &e, "iterations", "status");
+					open = false;
+				} else {
+					ret = unmatched(w, "infer", "infer stop without start", &e);
+				}
+			} else {
+				ret = unmatched(w, "infer", "infer status", &e);
+			}
+			break;
+		case NEURONPROF_QT_EVENT:
+		case NEURONPROF_QT_TOPSP_EVENT:
+			if (e.code == EVENT_CODE_START) {
+				if (open)
+					ret = unmatched(w, "event", "event start without end",
+							&start);
+				start = e;
+				open = true;
+			} else if (e.code == EVENT_CODE_END && open) {
+				snprintf(name, sizeof(name), "%s iteration %u", unit, start.iteration);
+				ret = pair_slice(w, XSLICE_BEGIN_END, "event", name, &start, &e,
+						 q->queue_type == NEURONPROF_QT_EVENT ?
+						 "instructions" : "topsp", NULL);
+				open = false;
+			} else if (e.code == EVENT_CODE_END) {
+				ret = unmatched(w, "event", "event end without start", &e);
+			} else {
+				snprintf(name, sizeof(name), "event %u", e.code);
+				ret = unmatched(w, "event", name, &e);
+			}
+			break;
+		case NEURONPROF_QT_TRACE:
+		case NEURONPROF_QT_TOPSP_TRACE:
+			snprintf(name, sizeof(name), "op 0x%04x", e.code);
+			n = base_args(a, &e);
+			a[n++] = (struct xarg){ .key = "pc", .kind = XARG_HEX, .u = e.payload[0] };
+			a[n++] = (struct xarg){ .key = "operand0", .kind = XARG_HEX,
+						.u = e.payload[1] };
+			a[n++] = (struct xarg){ .key = "operand1", .kind = XARG_HEX,
+						.u = e.payload[2] };
+			ret = instant(w, "instruction", name, e.ts, a, n);
+			break;
+		case NEURONPROF_QT_DMA:
+			snprintf(name, sizeof(name), "dma queue %u", e.code);
+			n = base_args(a, &e);
+			a[n++] = (struct xarg){ .key = "bytes", .kind = XARG_U64, .u = e.payload[0] };
+			a[n++] = (struct xarg){ .key = "src", .kind = XARG_HEX, .u = e.payload[1] };
+			a[n++] = (struct xarg){ .key = "dst", .kind = XARG_HEX, .u = e.payload[2] };
+			ret = instant(w, "dma", name, e.ts, a, n);
+			break;
+		case NEURONPROF_QT_ERROR:
+		case NEURONPROF_QT_TOPSP_ERROR:
+			snprintf(name, sizeof(name), "error %u", e.code);
+			n = base_args(a, &e);
+			a[n++] = (struct xarg){ .key = "payload0", .kind = XARG_U64,
+						.u = e.payload[0] };
+			ret = instant(w, "error", name, e.ts, a, n);
+			break;
+		case NEURONPROF_QT_THROTTLE: {
+			struct xcounter c[2] = {
+				{ .track = w->level, .key = "level", .value = (int64_t)e.code },
+				{ .track = w->clock, .key = "clock_percent",
+				  .value = (int64_t)e.payload[0] },
+			};
+
+			w->st->counters++;
+			ret = w->fmt->counter(w->ctx, w->t->proc, "throttle", e.ts, c, 2);
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	if (!ret && open)
+		ret = unmatched(w, q->queue_type == NEURONPROF_QT_INFER_STATUS ? "infer" : "event",
+				q->queue_type == NEURONPROF_QT_INFER_STATUS ?
+				"infer start without stop" : "event start without end", &start);
+	return ret;
+}
+
+int export_run(const struct profile *prof, const char *source, const struct xformat *fmt,
+	       void *ctx, struct progress *pg, struct export_stats *st)
+{
+	struct layout l;
+	uint64_t done = 0;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	layout_build(&l, prof);
+	ret = fmt->begin(ctx, source);
+	for (size_t i = 0; !ret && i < l.nprocs; i++)
+		ret = fmt->process(ctx, l.procs[i]);
+	for (size_t i = 0; !ret && i < l.ntracks; i++)
+		ret = fmt->track(ctx, l.tracks[i]);
+	for (size_t i = 0; !ret && i < prof->nfiles; i++) {
+		const struct prof_file *f = &prof->files[i];
+
+		for (size_t k = 0; !ret && k < f->nqueues; k++) {
+			struct walk w = { .fmt = fmt, .ctx = ctx, .st = st, .t = l.qtrack[i][k] };
+
+			if (f->queues[k].queue_type == NEURONPROF_QT_THROTTLE) {
+				w.level = counter_track(&l, w.t->proc, XCOUNTER_THROTTLE_LEVEL);
+				w.clock = counter_track(&l, w.t->proc, XCOUNTER_THROTTLE_CLOCK);
+			}
+			ret = walk_record(&w, &f->queues[k], pg, &done);
+		}
+	}
+	if (!ret)
+		ret = fmt->end(ctx);
+	layout_free(&l, prof);
+	return ret;
+}

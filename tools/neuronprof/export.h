@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * neuronprof(1): turning a profile into timeline events, independent of the
+ * output format.
+ *
+ * export_run() lays the profile out as processes (one per device and
+ * NeuronCore) holding tracks (one per queue, grouped by engine or TopSP,
+ * plus counter tracks for throttling), then walks every entry once and
+ * calls the format's callbacks:
+ *
+ *   INFER_STATUS start/stop pair  -> slice   "model M iteration I"
+ *   EVENT / TOPSP_EVENT start/end -> slice   "<engine> iteration I"
+ *   TRACE / TOPSP_TRACE           -> instant "op 0x...."
+ *   DMA                           -> instant "dma queue Q"
+ *   ERROR / TOPSP_ERROR           -> instant "error C"
+ *   THROTTLE                      -> counter "throttle" (level, clock percent)
+ *   a gap in sequence numbers     -> instant "lost N"
+ *   a start without its stop (or the reverse), other codes -> instant
+ *
+ * Pairs are matched within one queue record, whose entries are in device
+ * order.
+ */
+#ifndef NEURONPROF_TOOL_EXPORT_H
+#define NEURONPROF_TOOL_EXPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "profile.h"
+#include "tool.h"
+
+/* A process: one NeuronCore of one device. */
+struct xproc {
+	uint32_t dev, core;
+	int32_t pid;		/* 1000 * (dev + 1) + core */
+	uint64_t uuid;		/* Perfetto track uuid, > 0 */
+	int sort_index;
+	char name[96];
+};
+
+enum xtrack_kind {
+	XT_GROUP,	/* an engine or a TopSP: parent of its queue tracks */
+	XT_QUEUE,	/* one notification queue */
+	XT_COUNTER,	/* one counter series */
+};
+
+struct xtrack {
+	enum xtrack_kind kind;
+	const struct xproc *proc;
+	/* Identity: queue type (or counter series), target, engine. */
+	uint32_t queue_type, target_kind, target_index, engine;
+	int32_t tid;		/* thread id in Chrome JSON, unique in the process */
+	uint64_t uuid;		/* Perfetto track uuid, > 0 */
+	uint64_t parent_uuid;	/* group or process */
+	int sort_index;
+	char name[64];		/* within its parent: "TRACE", "engine 1 (vector)" */
+	char full_name[128];	/* alone: "engine 1 (vector) TRACE" */
+};
+
+enum xarg_kind {
+	XARG_U64,
+	XARG_HEX,
+	XARG_STR,
+};
+
+struct xarg {
+	const char *key;
+	enum xarg_kind kind;
+	uint64_t u;
+	const char *s;
+};
+
+#define XARGS_MAX	6
+
+/* How a slice is best written where the format offers a choice. */
+enum xslice_style {
+	XSLICE_COMPLETE,	/* one record with a duration (inferences) */
+	XSLICE_BEGIN_END,	/* begin and end records, as the device reported them */
+};
+
+struct xcounter {
+	const struct xtrack *track;	/* XT_COUNTER track of the series */
+	const char *key;		/* series name inside the counter */
+	int64_t value;
+};
+
+/* Callbacks of an output format; each returns 0 or -1 after an error message. */
+struct xformat {
+	int (*begin)(void *ctx, const char *source);
+	int (*process)(void *ctx, const struct xproc *p);
+	int (*track)(void *ctx, const struct xtrack *t);
+	int (*slice)(void *ctx, const struct xtrack *t, enum xslice_style style, const char *cat,
+		     const char *name, uint64_t ts, uint64_t end_ts, const struct xarg *args,
+		     int nargs);
+	int (*instant)(void *ctx, const struct xtrack *t, const char *cat, const char *name,
+		       uint64_t ts, const struct xarg *args, int nargs);
+	int (*counter)(void *ctx, const struct xproc *p, const char *name, uint64_t ts,
+		       const struct xcounter *series, int n);
+	int (*end)(void *ctx);
+};
+
+/* Counter series of THROTTLE (xtrack.queue_type of XT_COUNTER tracks). */
+#define XCOUNTER_THROTTLE_LEVEL		0
+#define XCOUNTER_THROTTLE_CLOCK		1
+
+struct export_stats {
+	uint64_t entries, slices, instants, counters, lost_markers;
+};
+
+/*
+ * export_run() - lay out @prof and feed every event to @fmt.
+ * Return: 0, or -1 after an error message.
+ */
+int export_run(const struct profile *prof, const char *source, const struct xformat *fmt,
+	       void *ctx, struct progress *pg, struct export_stats *st);
+
+/* The formats. @out is written with stdio; the caller flushes and closes it. */
+struct json_export;
+struct json_export *json_export_new(FILE *out);
+void json_export_free(struct json_export *x);
+extern const struct xformat json_format;
+
+struct perfetto_export;
+struct perfetto_export *perfetto_export_new(FILE *out);
+void perfetto_export_free(struct perfetto_export *x);
+extern const struct xformat perfetto_format;
+
+#endif /* NEURONPROF_TOOL_EXPORT_H */

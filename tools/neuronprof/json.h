@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * neuronprof(1): a streaming JSON writer.
+ *
+ * Output is produced as it is described, never built in memory, so a dump
+ * of millions of entries needs no more memory than one of ten. The writer
+ * tracks nesting to place commas; keys are given for members of objects and
+ * NULL for elements of arrays. Strings are escaped per RFC 8259 (control
+ * characters as \u00XX; bytes >= 0x80 pass through, so UTF-8 stays UTF-8
+ * and other bytes are replaced by U+FFFD to keep the document valid).
+ */
+#ifndef NEURONPROF_TOOL_JSON_H
+#define NEURONPROF_TOOL_JSON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define JSON_MAX_DEPTH	32
+
+struct json {
+	FILE *f;
+	bool pretty;		/* newline and indent before every member */
+	int depth;
+	bool first[JSON_MAX_DEPTH];
+};
+
+void json_init(struct json *j, FILE *f, bool pretty);
+void json_obj_begin(struct json *j, const char *key);
+void json_obj_end(struct json *j);
+void json_arr_begin(struct json *j, const char *key);
+void json_arr_end(struct json *j);
+void json_str(struct json *j, const char *key, const char *val);	/* NULL -> null */
+void json_u64(struct json *j, const char *key, uint64_t val);
+void json_i64(struct json *j, const char *key, int64_t val);
+void json_bool(struct json *j, const char *key, bool val);
+void json_hex(struct json *j, const char *key, uint64_t val);	/* "0x..." string */
+/* Ends the document with a newline. */
+void json_finish(struct json *j);
+
+/* Writes @s as a JSON string literal (with quotes). */
+void json_write_string(FILE *f, const char *s);
+
+#endif /* NEURONPROF_TOOL_JSON_H */

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+/*
+ * neuronprof(1): the command-line front end of libneuronprof. This file only
+ * dispatches to the subcommands; each lives in cmd_<name>.c.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <neuronprof/common.h>
+
+#include "tool.h"
+
+struct subcommand {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct subcommand subcommands[] = {
+	{ "devices", cmd_devices, "list neuronprof devices and what they offer" },
+	{ "doctor", cmd_doctor, "check the kernel modules and device nodes, say how to fix them" },
+	{ "record", cmd_record, "capture a profile on the simulator, or of a command" },
+	{ "dump", cmd_dump, "print an NTFF file: header, metadata, entries" },
+	{ "summary", cmd_summary, "per-core and per-engine activity of a profile" },
+	{ "export", cmd_export, "convert a profile to Chrome trace JSON or Perfetto" },
+};
+
+static void usage(FILE *f)
+{
+	fputs("Usage: neuronprof [--version] [--help] <command> [<args>]\n"
+	      "\n"
+	      "Commands:\n", f);
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+		fprintf(f, "  %-9s %s\n", subcommands[i].name, subcommands[i].summary);
+	fputs("\n'neuronprof <command> --help' describes a command; man neuronprof has it all.\n",
+	      f);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("neuronprof (libneuronprof %s)\n", nprof_version_string());
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
+		if (!strcmp(argv[1], subcommands[i].name)) {
+			tool_cmd = subcommands[i].name;
+			return subcommands[i].fn(argc - 1, argv + 1);
+		}
+	}
+	if (argv[1][0] == '-')
+		return usage_error("unknown option '%s'", argv[1]);
+	return usage_error("unknown command '%s' (commands: devices, doctor, record, dump, "
+			   "summary, export)", argv[1]);
+}

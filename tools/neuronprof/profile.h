@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * neuronprof(1): a profile as the read-only subcommands see it, one NTFF
+ * file or every .ntff file under a directory, each opened and validated by
+ * the library's reader; and the decoding of one queue entry.
+ */
+#ifndef NEURONPROF_TOOL_PROFILE_H
+#define NEURONPROF_TOOL_PROFILE_H
+
+#include <endian.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <drm/neuronprof_drm.h>
+#include <neuronprof/ntff.h>
+
+struct prof_file {
+	char *path;
+	struct nprof_ntff_reader *reader;
+	struct nprof_ntff_info info;
+	size_t nqueues;
+	struct nprof_ntff_queue *queues;
+	uint64_t entries;	/* over all its queues */
+};
+
+struct profile {
+	struct prof_file *files;	/* sorted by path */
+	size_t nfiles;
+	uint64_t entries;		/* over all files */
+};
+
+/*
+ * profile_load() - open @path: an NTFF file, or a directory searched
+ * recursively for regular files named *.ntff (symbolic links are not
+ * followed, hidden temporary files of a writer are skipped). Every file is
+ * fully validated (checksums included).
+ *
+ * Return: 0, or -1 after printing an error naming the file and what is
+ * wrong with it (missing, not NTFF, truncated, a directory without NTFF
+ * files, ...).
+ */
+int profile_load(const char *path, struct profile *p);
+void profile_free(struct profile *p);
+
+/*
+ * struct entry - one notification, decoded from the little-endian bytes of
+ * the file. Members beyond the record's entry_size read as zero; the entry
+ * size is at least 16, so timestamp and seq are always there.
+ */
+struct entry {
+	uint64_t ts;
+	uint64_t seq;
+	uint16_t queue_type;
+	uint16_t engine;
+	uint32_t code;
+	uint32_t model_id;
+	uint32_t iteration;
+	uint64_t payload[4];
+};
+
+static inline void entry_decode(const void *src, uint32_t entry_size, struct entry *e)
+{
+	struct neuronprof_notification n;
+
+	/* memcpy: entries of an in-memory image need not be aligned. */
+	if (entry_size >= sizeof(n)) {
+		memcpy(&n, src, sizeof(n));
+	} else {
+		memset(&n, 0, sizeof(n));
+		memcpy(&n, src, entry_size);
+	}
+	e->ts = le64toh(n.timestamp_ns);
+	e->seq = le64toh(n.seq);
+	e->queue_type = le16toh(n.queue_type);
+	e->engine = le16toh(n.engine);
+	e->code = le32toh(n.code);
+	e->model_id = le32toh(n.model_id);
+	e->iteration = le32toh(n.iteration);
+	for (int i = 0; i < 4; i++)
+		e->payload[i] = le64toh(n.payload[i]);
+}
+
+/*
+ * The NeuronCore a queue belongs to: its own index for a core queue, the
+ * core a TopSP serves (t / (num_topsps / num_cores)) for a TopSP queue, or
+ * the file's core when the device description cannot say.
+ */
+uint32_t queue_core(const struct prof_file *f, const struct nprof_ntff_queue *q);
+
+/* Sim convention, documented in Documentation/simulator.rst: EVENT codes. */
+#define EVENT_CODE_START	1
+#define EVENT_CODE_END		2
+
+#endif /* NEURONPROF_TOOL_PROFILE_H */
