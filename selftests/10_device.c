@@ -431,7 +431,7 @@ TEST_F(topology, every_queue_subscribable)
 			       q[k].engine, strerror(-fds[k]));
 		h = mmap(NULL, sub.header_size, PROT_READ, MAP_SHARED, fds[k],
 			 (off_t)sub.header_offset);
-		ASSERT_NE(MAP_FAILED, h) TH_LOG("mmap header: %s", strerror(errno));
+		ASSERT_TRUE(h != MAP_FAILED) TH_LOG("mmap header: %s", strerror(errno));
 		EXPECT_EQ(q[k].kind, h->target_kind);
 		EXPECT_EQ(q[k].index, h->target_index);
 		EXPECT_EQ(q[k].type, h->queue_type);

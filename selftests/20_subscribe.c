@@ -379,7 +379,7 @@ TEST_F(subscribe, mapping_keeps_subscription)
 	first = self->sub;
 	h = mmap(NULL, first.header_size, PROT_READ, MAP_SHARED, first.fd,
 		 (off_t)first.header_offset);
-	ASSERT_NE(MAP_FAILED, h) TH_LOG("%s", strerror(errno));
+	ASSERT_TRUE(h != MAP_FAILED) TH_LOG("%s", strerror(errno));
 	ASSERT_EQ(0, close(first.fd));
 	ASSERT_ERRNO(EBUSY, do_subscribe(self));
 	EXPECT_EQ((__u32)NEURONPROF_RING_VERSION, h->version);
@@ -448,7 +448,7 @@ TEST_F(subscribe, header_names_queue)
 	self->fd = self->sub.fd;
 	h = mmap(NULL, self->sub.header_size, PROT_READ, MAP_SHARED, self->fd,
 		 (off_t)self->sub.header_offset);
-	ASSERT_NE(MAP_FAILED, h) TH_LOG("%s", strerror(errno));
+	ASSERT_TRUE(h != MAP_FAILED) TH_LOG("%s", strerror(errno));
 	EXPECT_EQ((__u32)NEURONPROF_TARGET_TOPSP, h->target_kind);
 	EXPECT_EQ(last, h->target_index);
 	EXPECT_EQ((__u32)NEURONPROF_QT_TOPSP_ERROR, h->queue_type);

@@ -63,7 +63,7 @@ static bool all_zero(const void *p, size_t len)
 	int __e = errno;						\
 	if (__p != MAP_FAILED)						\
 		munmap(__p, (len));					\
-	ASSERT_EQ(MAP_FAILED, __p)					\
+	ASSERT_TRUE(__p == MAP_FAILED)					\
 		TH_LOG("mmap(len %llu, off %llu) succeeded, expected %s", \
 		       (unsigned long long)(len), (unsigned long long)(off), \
 		       strerror(err));					\
@@ -79,12 +79,12 @@ TEST_F(mmap, fresh_ring_layout)
 	const unsigned char *d;
 
 	h = map(self, s->header_size, PROT_READ, MAP_SHARED, s->header_offset);
-	ASSERT_NE(MAP_FAILED, h) TH_LOG("header: %s", strerror(errno));
+	ASSERT_TRUE(h != MAP_FAILED) TH_LOG("header: %s", strerror(errno));
 	c = map(self, s->consumer_size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		s->consumer_offset);
-	ASSERT_NE(MAP_FAILED, c) TH_LOG("consumer: %s", strerror(errno));
+	ASSERT_TRUE(c != MAP_FAILED) TH_LOG("consumer: %s", strerror(errno));
 	d = map(self, s->data_size, PROT_READ, MAP_SHARED, s->data_offset);
-	ASSERT_NE(MAP_FAILED, d) TH_LOG("data: %s", strerror(errno));
+	ASSERT_TRUE(d != MAP_FAILED) TH_LOG("data: %s", strerror(errno));
 
 	EXPECT_EQ((__u32)NEURONPROF_RING_VERSION, h->version);
 	EXPECT_LE((__u32)sizeof(*h), h->header_size);
@@ -144,7 +144,7 @@ TEST_F(mmap, header_mprotect_writable_fails)
 	void *p = map(self, self->sub.header_size, PROT_READ, MAP_SHARED,
 		      self->sub.header_offset);
 
-	ASSERT_NE(MAP_FAILED, p) TH_LOG("%s", strerror(errno));
+	ASSERT_TRUE(p != MAP_FAILED) TH_LOG("%s", strerror(errno));
 	ASSERT_ERRNO(EACCES, mprotect(p, self->sub.header_size,
 				      PROT_READ | PROT_WRITE));
 	munmap(p, self->sub.header_size);
@@ -155,7 +155,7 @@ TEST_F(mmap, data_mprotect_writable_fails)
 	void *p = map(self, self->sub.data_size, PROT_READ, MAP_SHARED,
 		      self->sub.data_offset);
 
-	ASSERT_NE(MAP_FAILED, p) TH_LOG("%s", strerror(errno));
+	ASSERT_TRUE(p != MAP_FAILED) TH_LOG("%s", strerror(errno));
 	ASSERT_ERRNO(EACCES, mprotect(p, self->sub.data_size,
 				      PROT_READ | PROT_WRITE));
 	munmap(p, self->sub.data_size);
@@ -241,13 +241,13 @@ TEST_F(mmap, data_mremap_grow_fails)
 		      self->sub.data_offset);
 	void *q;
 
-	ASSERT_NE(MAP_FAILED, p) TH_LOG("%s", strerror(errno));
+	ASSERT_TRUE(p != MAP_FAILED) TH_LOG("%s", strerror(errno));
 	q = mremap(p, self->sub.data_size, self->sub.data_size * 2, MREMAP_MAYMOVE);
 	if (q != MAP_FAILED)
 		munmap(q, self->sub.data_size * 2);
 	else
 		munmap(p, self->sub.data_size);
-	ASSERT_EQ(MAP_FAILED, q) TH_LOG("mremap grew the data mapping");
+	ASSERT_TRUE(q == MAP_FAILED) TH_LOG("mremap grew the data mapping");
 }
 
 /* The mappings outlive the fd. */
@@ -258,10 +258,10 @@ TEST_F(mmap, mapping_outlives_fd)
 
 	h = map(self, self->sub.header_size, PROT_READ, MAP_SHARED,
 		self->sub.header_offset);
-	ASSERT_NE(MAP_FAILED, h);
+	ASSERT_TRUE(h != MAP_FAILED);
 	d = map(self, self->sub.data_size, PROT_READ, MAP_SHARED,
 		self->sub.data_offset);
-	ASSERT_NE(MAP_FAILED, d);
+	ASSERT_TRUE(d != MAP_FAILED);
 	ASSERT_EQ(0, close(self->fd));
 	self->fd = -1;
 	EXPECT_EQ((__u32)NEURONPROF_RING_VERSION, h->version);
@@ -278,10 +278,10 @@ TEST_F(mmap, consumer_mapped_twice_shares)
 
 	a = map(self, self->sub.consumer_size, PROT_READ | PROT_WRITE,
 		MAP_SHARED, self->sub.consumer_offset);
-	ASSERT_NE(MAP_FAILED, a);
+	ASSERT_TRUE(a != MAP_FAILED);
 	b = map(self, self->sub.consumer_size, PROT_READ | PROT_WRITE,
 		MAP_SHARED, self->sub.consumer_offset);
-	ASSERT_NE(MAP_FAILED, b);
+	ASSERT_TRUE(b != MAP_FAILED);
 	__atomic_store_n(&a->consumer_pos, 0, __ATOMIC_RELEASE);
 	((volatile unsigned char *)a)[self->sub.consumer_size - 1] = 0x5a;
 	EXPECT_EQ(0x5a, ((volatile unsigned char *)b)[self->sub.consumer_size - 1]);
@@ -297,7 +297,7 @@ TEST_F(mmap, render_node_mmap_fails)
 
 	if (p != MAP_FAILED)
 		munmap(p, (size_t)self->page);
-	ASSERT_EQ(MAP_FAILED, p)
+	ASSERT_TRUE(p == MAP_FAILED)
 		TH_LOG("the render node mapped a subscription's offset");
 }
 

@@ -428,7 +428,7 @@ TEST_F(ring, read_whole_entries)
 	__u64 total = 0;
 	ssize_t n;
 
-	ASSERT_NE(NULL, buf);
+	ASSERT_TRUE(buf != NULL);
 	ASSERT_EQ(0, run_trace(self->dev.fd, self->cap / 2, 1, &ex));
 	ASSERT_EQ(0, fcntl(self->r.fd, F_SETFL, O_NONBLOCK));
 	for (;;) {
@@ -768,7 +768,7 @@ static void hostile(struct __test_metadata *_metadata,
 	lost1 = self->r.hdr->lost;
 	prod = nprof_ring_producer(&self->r);
 	snap = malloc(size);
-	ASSERT_NE(NULL, snap);
+	ASSERT_TRUE(snap != NULL);
 	memcpy(snap, self->r.data, size);
 
 	nprof_ring_set_consumer(&self->r, garbage);
@@ -846,7 +846,7 @@ TEST_F(ring, hostile_consumer_backwards)
 	ASSERT_EQ(half + self->cap * self->esz, prod);
 	lost1 = self->r.hdr->lost;
 	snap = malloc(size);
-	ASSERT_NE(NULL, snap);
+	ASSERT_TRUE(snap != NULL);
 	memcpy(snap, self->r.data, size);
 
 	nprof_ring_set_consumer(&self->r, half - self->esz);

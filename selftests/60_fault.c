@@ -166,7 +166,11 @@ TEST_F(fault, flush_stall_delays_flush)
 	t0 = nprof_now_ns();
 	ASSERT_EQ(0, nprof_drain(self->r.fd, NEURONPROF_DRAIN_FLUSH, 0, &d));
 	t1 = nprof_now_ns();
-	ASSERT_LE(300ull * 1000000, t1 - t0)
+	/*
+	 * The stall is a jiffies timeout measured here in CLOCK_MONOTONIC:
+	 * allow for a few jiffies of rounding and of a VM's clock drift.
+	 */
+	ASSERT_LE(250ull * 1000000, t1 - t0)
 		TH_LOG("the flush returned after %llu ns",
 		       (unsigned long long)(t1 - t0));
 	/* A drain without FLUSH does not stall. */

@@ -196,7 +196,7 @@ TEST_F(unplug, mapping_readable_and_dead)
 	prod = nprof_ring_producer(&self->r);
 	ASSERT_LT(0ull, prod);
 	snap = malloc(size);
-	ASSERT_NE(NULL, snap);
+	ASSERT_TRUE(snap != NULL);
 	memcpy(snap, self->r.data, size);
 
 	unplug(_metadata, self);
