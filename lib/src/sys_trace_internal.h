@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * System-trace internals shared by sys_trace.c, the system-profile writer
+ * and the library's own entry points.
+ *
+ * An entry point of the library traces itself like this; when the trace is
+ * off or filters the event out, the cost is two loads and no clock read:
+ *
+ *	struct nprof_sys_trace_event ev;
+ *
+ *	nprof_sys_trace_begin(&ev, NPROF_EV_NQ_DRAIN, NPROF_SYS_TRACE_SRC_NEURON_RT, core);
+ *	... the work ...
+ *	nprof_sys_trace_end(&ev);
+ *
+ * nprof_st_wanted() answers the filter question alone, for code that wants
+ * to skip preparing attributes.
+ */
+#ifndef NEURONPROF_SYS_TRACE_INTERNAL_H
+#define NEURONPROF_SYS_TRACE_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <neuronprof/output.h>
+#include <neuronprof/sys_trace.h>
+
+/* Rings: one per core and one for events not tied to a core. */
+#define NPROF_ST_RINGS		(NPROF_MAX_CORES + 1)
+#define NPROF_ST_MASK_WORDS	((NPROF_ST_RINGS + 63) / 64)
+
+/* The filter: a type bit per captured type, 0 while the trace is off. */
+extern _Atomic uint64_t nprof_st_type_mask;
+/* A bit per ring with a ring (captured cores and the no-core ring). */
+extern _Atomic uint64_t nprof_st_core_mask[NPROF_ST_MASK_WORDS];
+
+static inline bool nprof_st_wanted(uint32_t type, uint32_t core)
+{
+	uint64_t t = atomic_load_explicit(&nprof_st_type_mask, memory_order_acquire);
+
+	if (type >= NPROF_SYS_TRACE_EVENT_COUNT || core > NPROF_SYS_TRACE_NO_CORE)
+		return false;
+	if (!((t >> type) & 1))
+		return false;
+	return (atomic_load_explicit(&nprof_st_core_mask[core >> 6], memory_order_relaxed) >>
+		(core & 63)) & 1;
+}
+
+/* What the system-profile writer needs to know about the trace. */
+struct nprof_st_session {
+	bool started;			/* started at least once (since release) */
+	bool active;
+	uint32_t pid;
+	int64_t worker_gid;		/* -1: none */
+	uint64_t max_events;
+	uint64_t type_mask;		/* captured types (of the last start) */
+	uint8_t capture_nc[NPROF_MAX_CORES];
+	uint64_t start_ns;		/* CLOCK_MONOTONIC */
+	uint64_t stop_ns;		/* 0 while active */
+	uint64_t start_real_ns;		/* CLOCK_REALTIME at start */
+	char instance_id[NPROF_INSTANCE_ID_MAX + 1];
+};
+
+void nprof_st_session_get(struct nprof_st_session *s);
+
+/* The name of the JSON/proto group of an event type. */
+static inline const char *nprof_st_group_name(uint32_t type)
+{
+	return nprof_sys_trace_event_type_is_hardware(type) ? "hardware" : "software";
+}
+
+#endif /* NEURONPROF_SYS_TRACE_INTERNAL_H */
