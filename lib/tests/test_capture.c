@@ -1,0 +1,555 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Host tests of the SESSION capture engine on the fake device of
+ * fake_device.h: the state machine (stop without start, double stop,
+ * double start, unknown ids), session ids, NTFF files written from the
+ * rings (including a range that wraps and losses), reuse of subscriptions
+ * held by a stashed session, drains that fail, and close waiting for a
+ * call in progress.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <neuronprof/capture.h>
+
+#include "fake_device.h"
+#include "harness.h"
+
+#define ES	64u
+
+struct fixture {
+	struct fake_dev *fd;
+	struct nprof_device *dev;
+	struct nprof_capture *cap;
+	char dir[64];
+};
+
+static void rm_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char path[512];
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+static int setup(struct fixture *f, uint64_t ring_size)
+{
+	struct nprof_device_info info = fake_trn2_info();
+	struct nprof_capture_opts opts = { .size = sizeof(opts) };
+	int t;
+
+	memset(f, 0, sizeof(*f));
+	f->fd = fake_dev_new();
+	f->dev = nprof_device_create(&info, &fake_ops, f->fd);
+	for (t = 0; t < NPROF_QUEUE_TYPES; t++)
+		opts.ring_size[t] = ring_size;
+	f->cap = nprof_capture_create(f->dev, ring_size ? &opts : NULL);
+	snprintf(f->dir, sizeof(f->dir), "/tmp/nprof-capture-test.XXXXXX");
+	if (!f->fd || !f->dev || !f->cap || !mkdtemp(f->dir))
+		return -1;
+	return 0;
+}
+
+static void teardown(struct fixture *f)
+{
+	nprof_capture_close(f->cap);
+	if (f->fd)
+		CHECK_INT(fake_subscribed(f->fd), 0);
+	nprof_device_close(f->dev);
+	if (f->fd)
+		fake_dev_free(f->fd);
+	rm_tree(f->dir);
+}
+
+static struct fake_queue *queue(struct fixture *f, uint32_t kind, uint32_t index, uint32_t type,
+				uint32_t engine)
+{
+	return fake_find(f->fd, kind, index, type, engine);
+}
+
+static char *file_of(struct fixture *f, uint32_t nc, uint64_t id)
+{
+	static char path[256];
+
+	snprintf(path, sizeof(path), "%s/profile_nc_%u_session_%llu.ntff", f->dir, nc,
+		 (unsigned long long)id);
+	return path;
+}
+
+/* The record of one queue in a reader, or -1. */
+static int find_record(struct nprof_ntff_reader *r, uint32_t kind, uint32_t index, uint32_t type,
+		       uint32_t engine, struct nprof_ntff_queue *q)
+{
+	int i, n = nprof_ntff_reader_queue_count(r);
+
+	for (i = 0; i < n; i++) {
+		q->size = sizeof(*q);
+		if (nprof_ntff_reader_queue(r, (size_t)i, q))
+			return -1;
+		if (q->target_kind == kind && q->target_index == index && q->queue_type == type &&
+		    q->engine == engine)
+			return i;
+	}
+	return -1;
+}
+
+TEST(state_machine_errors)
+{
+	struct fixture f;
+	uint64_t id = 99;
+
+	if (setup(&f, 0))
+		FAIL("setup: %s", nprof_strerror_last());
+	CHECK_ERR_MSG(nprof_capture_session_stop(f.cap, 0, &id), EINVAL,
+		      "no active profile session for NC 0");
+	CHECK_INT(id, 99);
+	CHECK_ERR_MSG(nprof_capture_session_serialize(f.cap, 0, 7, f.dir), ENOENT,
+		      "unable to find profile session id 7");
+	CHECK_ERR_MSG(nprof_capture_session_drop(f.cap, 0, 7), ENOENT,
+		      "unable to find profile session id 7");
+	CHECK_ERR_MSG(nprof_capture_session_start(f.cap, 8), EINVAL,
+		      "NC 8 does not exist (the device has 8 NeuronCores)");
+	CHECK_INT(nprof_capture_session_start(NULL, 0), -EINVAL);
+	CHECK_INT(nprof_capture_session_stop(f.cap, 0, NULL), -EINVAL);
+	CHECK_INT(nprof_capture_session_active(f.cap, 0), 0);
+
+	CHECK_INT(nprof_capture_session_start(f.cap, 0), 0);
+	CHECK_INT(nprof_capture_session_active(f.cap, 0), 1);
+	CHECK_INT(fake_subscribed(f.fd), 24);
+	CHECK_ERR_MSG(nprof_capture_session_start(f.cap, 0), EBUSY,
+		      "a profile session is already active on NC 0");
+	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
+	CHECK_INT(id, 0);
+	CHECK_INT(nprof_capture_session_active(f.cap, 0), 0);
+	CHECK_ERR_MSG(nprof_capture_session_stop(f.cap, 0, &id), EINVAL,
+		      "no active profile session for NC 0");
+	CHECK_INT(id, 0);
+	/* The stashed session keeps the rings subscribed until serialized. */
+	CHECK_INT(fake_subscribed(f.fd), 24);
+	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, 0, f.dir), 0);
+	CHECK_INT(fake_subscribed(f.fd), 0);
+	CHECK_ERR_MSG(nprof_capture_session_serialize(f.cap, 0, 0, f.dir), ENOENT,
+		      "unable to find profile session id 0");
+	teardown(&f);
+}
+
+TEST(session_ids_are_monotonic_per_core)
+{
+	struct fixture f;
+	uint64_t id;
+	int i;
+
+	if (setup(&f, 0))
+		FAIL("setup: %s", nprof_strerror_last());
+	for (i = 0; i < 3; i++) {
+		CHECK_INT(nprof_capture_session_start(f.cap, 2), 0);
+		CHECK_INT(nprof_capture_session_stop(f.cap, 2, &id), 0);
+		CHECK_INT(id, i);
+		CHECK_INT(nprof_capture_session_drop(f.cap, 2, id), 0);
+	}
+	CHECK_INT(nprof_capture_session_start(f.cap, 5), 0);
+	CHECK_INT(nprof_capture_session_stop(f.cap, 5, &id), 0);
+	CHECK_INT(id, 0);
+	/* Dropped ids are gone; the next one keeps counting. */
+	CHECK_INT(nprof_capture_session_serialize(f.cap, 2, 1, f.dir), -ENOENT);
+	CHECK_INT(nprof_capture_session_start(f.cap, 2), 0);
+	CHECK_INT(nprof_capture_session_stop(f.cap, 2, &id), 0);
+	CHECK_INT(id, 3);
+	teardown(&f);
+}
+
+TEST(serialized_file_holds_every_queue_entry_for_entry)
+{
+	struct nprof_ntff_info info = { .size = sizeof(info) };
+	struct nprof_capture_stats st = { .size = sizeof(st) };
+	struct nprof_ntff_entry_iter it;
+	struct nprof_ntff_reader *r;
+	struct nprof_ntff_queue q;
+	struct fixture f;
+	const struct neuronprof_notification *n;
+	uint64_t id, seq;
+
+	if (setup(&f, 0))
+		FAIL("setup: %s", nprof_strerror_last());
+	CHECK_INT(nprof_capture_session_start(f.cap, 3), 0);
+	fake_produce(f.fd, queue(&f, NPROF_TARGET_CORE, 3, NEURONPROF_QT_TRACE, 2), 100, 42);
+	fake_produce(f.fd, queue(&f, NPROF_TARGET_CORE, 3, NEURONPROF_QT_ERROR, 0), 1, 42);
+	fake_produce(f.fd, queue(&f, NPROF_TARGET_TOPSP, 7, NEURONPROF_QT_TOPSP_EVENT, 0), 6, 42);
+	CHECK_INT(nprof_capture_session_stop(f.cap, 3, &id), 0);
+	CHECK_INT(f.fd->flushes, 24);	/* every queue flushed at stop */
+	CHECK_INT(nprof_capture_session_stats(f.cap, 3, id, &st), 0);
+	CHECK_INT(st.queues, 24);
+	CHECK_INT(st.entries[NEURONPROF_QT_TRACE], 100);
+	CHECK_INT(st.entries[NEURONPROF_QT_ERROR], 1);
+	CHECK_INT(st.entries[NEURONPROF_QT_TOPSP_EVENT], 6);
+	CHECK_INT(st.lost[NEURONPROF_QT_TRACE], 0);
+	CHECK(st.stop_ns >= st.start_ns);
+	CHECK_INT(nprof_capture_session_serialize(f.cap, 3, id, f.dir), 0);
+
+	r = nprof_ntff_reader_open(file_of(&f, 3, id), 0);
+	CHECK(r);
+	if (!r) {
+		FAIL("%s", nprof_strerror_last());
+		teardown(&f);
+		return;
+	}
+	CHECK_INT(nprof_ntff_reader_queue_count(r), 24);
+	CHECK_INT(nprof_ntff_reader_info(r, &info), 0);
+	CHECK_INT(info.core, 3);
+	CHECK_INT(info.session_id, id);
+	CHECK_INT(info.capture_kind, NPROF_NTFF_CAPTURE_SESSION);
+	CHECK_INT(info.clock_id, CLOCK_MONOTONIC);
+	CHECK_INT(info.device.num_cores, 8);
+	CHECK_INT(info.device.num_topsps, 16);
+	CHECK_STR(info.device.provider, "fake");
+	CHECK_INT(info.pid, getpid());
+
+	CHECK(find_record(r, NPROF_TARGET_CORE, 3, NEURONPROF_QT_TRACE, 2, &q) >= 0);
+	CHECK_INT(q.entry_count, 100);
+	CHECK_INT(q.first_seq, 0);
+	CHECK_INT(q.last_seq, 99);
+	CHECK_INT(q.trace_type, NPROF_NTFF_TRACE_INSTRUCTION);
+	CHECK_INT(q.block_type, NPROF_NTFF_BLOCK_ENGINE);
+	seq = 0;
+	nprof_ntff_entry_iter_init(&it, &q);
+	while ((n = nprof_ntff_entry_iter_next(&it))) {
+		CHECK_INT(n->seq, seq);
+		CHECK_INT(n->engine, 2);
+		CHECK_INT(n->model_id, 42);
+		seq++;
+	}
+	CHECK_INT(seq, 100);
+	CHECK(find_record(r, NPROF_TARGET_TOPSP, 7, NEURONPROF_QT_TOPSP_EVENT, 0, &q) >= 0);
+	CHECK_INT(q.entry_count, 6);
+	CHECK_INT(q.block_type, NPROF_NTFF_BLOCK_TOPSP);
+	CHECK(find_record(r, NPROF_TARGET_CORE, 3, NEURONPROF_QT_DMA, 4, &q) >= 0);
+	CHECK_INT(q.entry_count, 0);
+	CHECK(find_record(r, NPROF_TARGET_TOPSP, 8, NEURONPROF_QT_TOPSP_EVENT, 0, &q) < 0);
+	nprof_ntff_reader_close(r);
+	teardown(&f);
+}
+
+TEST(losses_are_recorded_per_queue)
+{
+	struct nprof_ntff_reader *r;
+	struct nprof_ntff_queue q;
+	struct fixture f;
+	uint64_t id;
+
+	if (setup(&f, 4096))	/* 64 entries per ring */
+		FAIL("setup: %s", nprof_strerror_last());
+	CHECK_INT(nprof_capture_session_start(f.cap, 1), 0);
+	CHECK_INT(fake_produce(f.fd, queue(&f, NPROF_TARGET_CORE, 1, NEURONPROF_QT_EVENT, 0), 100, 1), 64);
+	CHECK_INT(nprof_capture_session_stop(f.cap, 1, &id), 0);
+	CHECK_INT(nprof_capture_session_serialize(f.cap, 1, id, f.dir), 0);
+	r = nprof_ntff_reader_open(file_of(&f, 1, id), 0);
+	CHECK(r && find_record(r, NPROF_TARGET_CORE, 1, NEURONPROF_QT_EVENT, 0, &q) >= 0);
+	if (r) {
+		CHECK_INT(q.entry_count, 64);
+		CHECK_INT(q.lost_count, 36);
+		CHECK_INT(q.last_seq, 63);
+		CHECK(q.ring_flags & NPROF_RING_OVERFLOWED);
+		nprof_ntff_reader_close(r);
+	}
+	teardown(&f);
+}
+
+/*
+ * A stashed session keeps the rings; the next session reuses them from
+ * where they are, so its range can wrap past the end of the data area and
+ * is written as two spans. Serializing in either order works.
+ */
+TEST(reused_rings_wrap_and_sessions_serialize_out_of_order)
+{
+	struct nprof_ntff_entry_iter it;
+	struct nprof_ntff_reader *r;
+	struct nprof_ntff_queue q;
+	struct fixture f;
+	const struct neuronprof_notification *n;
+	struct fake_queue *fq;
+	uint64_t id0, id1, seq;
+
+	if (setup(&f, 4096))
+		FAIL("setup: %s", nprof_strerror_last());
+	CHECK_INT(nprof_capture_session_start(f.cap, 0), 0);
+	fq = queue(&f, NPROF_TARGET_CORE, 0, NEURONPROF_QT_INFER_STATUS, 0);
+	CHECK_INT(fake_produce(f.fd, fq, 40, 1), 40);
+	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id0), 0);
+	/* Produced between sessions: in neither. */
+	CHECK_INT(fake_produce(f.fd, fq, 5, 1), 5);
+	CHECK_INT(nprof_capture_session_start(f.cap, 0), 0);
+	CHECK_INT(fake_subscribed(f.fd), 24);
+	/* Session 0 still pins entries 0..44: only 19 of 30 fit. */
+	CHECK_INT(fake_produce(f.fd, fq, 30, 2), 19);
+	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id0, f.dir), 0);
+	/* Now the ring is free up to entry 45 (session 1's begin). */
+	CHECK_INT(fq->cons->consumer_pos, 45 * ES);
+	CHECK_INT(fake_produce(f.fd, fq, 20, 3), 20);
+	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id1), 0);
+	CHECK_INT(id1, 1);
+	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id1, f.dir), 0);
+	CHECK_INT(fake_subscribed(f.fd), 0);
+
+	r = nprof_ntff_reader_open(file_of(&f, 0, id0), 0);
+	CHECK(r && find_record(r, NPROF_TARGET_CORE, 0, NEURONPROF_QT_INFER_STATUS, 0, &q) >= 0);
+	if (r) {
+		CHECK_INT(q.entry_count, 40);
+		CHECK_INT(q.last_seq, 39);
+		CHECK_INT(q.lost_count, 0);
+		nprof_ntff_reader_close(r);
+	}
+	r = nprof_ntff_reader_open(file_of(&f, 0, id1), 0);
+	CHECK(r && find_record(r, NPROF_TARGET_CORE, 0, NEURONPROF_QT_INFER_STATUS, 0, &q) >= 0);
+	if (r) {
+		/* seq 45..63 delivered, 64..74 lost, 75..94 delivered. */
+		CHECK_INT(q.entry_count, 39);
+		CHECK_INT(q.lost_count, 11);
+		CHECK_INT(q.first_seq, 45);
+		CHECK_INT(q.last_seq, 94);
+		seq = 45;
+		nprof_ntff_entry_iter_init(&it, &q);
+		while ((n = nprof_ntff_entry_iter_next(&it))) {
+			if (seq == 64)
+				seq = 75;
+			CHECK_INT(n->seq, seq);
+			CHECK_INT(n->model_id, seq < 64 ? 2 : 3);
+			seq++;
+		}
+		CHECK_INT(seq, 95);
+		nprof_ntff_reader_close(r);
+	}
+	teardown(&f);
+}
+
+TEST(failed_serialize_keeps_the_session)
+{
+	struct fixture f;
+	char missing[128];
+	uint64_t id;
+
+	if (setup(&f, 0))
+		FAIL("setup: %s", nprof_strerror_last());
+	CHECK_INT(nprof_capture_session_start(f.cap, 4), 0);
+	fake_produce(f.fd, queue(&f, NPROF_TARGET_CORE, 4, NEURONPROF_QT_TRACE, 0), 3, 1);
+	CHECK_INT(nprof_capture_session_stop(f.cap, 4, &id), 0);
+	snprintf(missing, sizeof(missing), "%s/missing", f.dir);
+	CHECK_INT(nprof_capture_session_serialize(f.cap, 4, id, missing), -ENOENT);
+	CHECK_CONTAINS(nprof_strerror_last(), "cannot open directory");
+	CHECK_INT(nprof_capture_session_serialize_at(f.cap, 4, id, -1), -EBADF);
+	CHECK_CONTAINS(nprof_strerror_last(), "cannot serialize profile session id 0 of NC 4");
+	CHECK_INT(nprof_capture_session_serialize(f.cap, 4, id, f.dir), 0);
+	teardown(&f);
+}
+
+TEST(start_failure_unsubscribes_what_it_subscribed)
+{
+	struct fixture f;
+
+	if (setup(&f, 0))
+		FAIL("setup: %s", nprof_strerror_last());
+	f.fd->subscribe_fail_at = 10;
+	f.fd->subscribe_err = ENOSPC;
+	CHECK_INT(nprof_capture_session_start(f.cap, 6), -ENOSPC);
+	CHECK_STR(nprof_strerror_last(),
+		  "cannot start a profile session on NC 6: cannot subscribe core 6 EVENT (type 1) engine 4 on (test device 0) with a 1048576-byte ring: No space left on device");
+	CHECK_INT(fake_subscribed(f.fd), 0);
+	CHECK_INT(nprof_capture_session_active(f.cap, 6), 0);
+	CHECK_INT(nprof_capture_session_start(f.cap, 6), 0);
+	teardown(&f);
+}
+
+TEST(failed_drains_still_harvest_the_mapped_rings)
+{
+	struct nprof_capture_stats st = { .size = sizeof(st) };
+	struct fixture f;
+	uint64_t id;
+
+	if (setup(&f, 0))
+		FAIL("setup: %s", nprof_strerror_last());
+	nprof_log_set_handler(NULL, NULL, NPROF_LOG_ERROR);	/* the warnings are expected */
+	CHECK_INT(nprof_capture_session_start(f.cap, 7), 0);
+	fake_produce(f.fd, queue(&f, NPROF_TARGET_CORE, 7, NEURONPROF_QT_THROTTLE, 0), 4, 1);
+	f.fd->flush_err = ETIMEDOUT;	/* flush fails: drain without */
+	CHECK_INT(nprof_capture_session_stop(f.cap, 7, &id), 0);
+	CHECK_INT(nprof_capture_session_stats(f.cap, 7, id, &st), 0);
+	CHECK_INT(st.entries[NEURONPROF_QT_THROTTLE], 4);
+	CHECK_INT(nprof_capture_session_drop(f.cap, 7, id), 0);
+
+	f.fd->flush_err = 0;
+	CHECK_INT(nprof_capture_session_start(f.cap, 7), 0);
+	fake_produce(f.fd, queue(&f, NPROF_TARGET_CORE, 7, NEURONPROF_QT_THROTTLE, 0), 5, 1);
+	f.fd->drain_err = ENODEV;	/* device gone: read the header */
+	CHECK_INT(nprof_capture_session_stop(f.cap, 7, &id), 0);
+	CHECK_INT(nprof_capture_session_stats(f.cap, 7, id, &st), 0);
+	CHECK_INT(st.entries[NEURONPROF_QT_THROTTLE], 5);
+	CHECK_INT(nprof_capture_session_serialize(f.cap, 7, id, f.dir), 0);
+	nprof_log_set_handler(NULL, NULL, NPROF_LOG_WARN);
+	teardown(&f);
+}
+
+struct stopper {
+	struct nprof_capture *cap;
+	uint64_t id;
+	int ret;
+};
+
+static void *stop_thread(void *arg)
+{
+	struct stopper *s = arg;
+
+	s->ret = nprof_capture_session_stop(s->cap, 0, &s->id);
+	return NULL;
+}
+
+static void *close_thread(void *arg)
+{
+	nprof_capture_close(arg);
+	return NULL;
+}
+
+struct prober {
+	struct nprof_capture *cap;
+	int ret;
+	char msg[128];
+};
+
+static void *probe_thread(void *arg)
+{
+	struct prober *p = arg;
+
+	p->ret = nprof_capture_session_active(p->cap, 0);
+	snprintf(p->msg, sizeof(p->msg), "%s", nprof_strerror_last());
+	return NULL;
+}
+
+TEST(close_waits_for_a_stop_in_progress)
+{
+	struct timespec settle = { 0, 200 * 1000 * 1000 }, deadline;
+	struct prober p = { 0 };
+	struct fixture f;
+	struct stopper s;
+	pthread_t ts, tc, tp;
+	int joined;
+
+	if (setup(&f, 0))
+		FAIL("setup: %s", nprof_strerror_last());
+	CHECK_INT(nprof_capture_session_start(f.cap, 0), 0);
+	fake_produce(f.fd, queue(&f, NPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 0), 8, 1);
+
+	/* The stop blocks in its first drain. */
+	pthread_mutex_lock(&f.fd->m);
+	f.fd->block = true;
+	pthread_mutex_unlock(&f.fd->m);
+	s.cap = f.cap;
+	s.ret = 1;
+	pthread_create(&ts, NULL, stop_thread, &s);
+	pthread_mutex_lock(&f.fd->m);
+	while (!f.fd->blocked)
+		pthread_cond_wait(&f.fd->cv, &f.fd->m);
+	pthread_mutex_unlock(&f.fd->m);
+
+	pthread_create(&tc, NULL, close_thread, f.cap);
+	nanosleep(&settle, NULL);
+	/*
+	 * Close now waits for the stop; a new call on the core is refused. It
+	 * runs in a thread so that, were it let in, it would only block on the
+	 * core (and fail the check below) instead of hanging the test.
+	 */
+	p.cap = f.cap;
+	p.ret = 1;
+	pthread_create(&tp, NULL, probe_thread, &p);
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += 5;
+	joined = !pthread_timedjoin_np(tp, NULL, &deadline);
+	CHECK(joined);
+	CHECK_INT(p.ret, -ESHUTDOWN);
+	CHECK_STR(p.msg, "the capture engine is closing");
+	CHECK_INT(s.ret, 1);	/* the stop is still in progress */
+
+	pthread_mutex_lock(&f.fd->m);
+	f.fd->block = false;
+	pthread_cond_broadcast(&f.fd->cv);
+	pthread_mutex_unlock(&f.fd->m);
+	pthread_join(ts, NULL);
+	pthread_join(tc, NULL);
+	if (!joined)
+		pthread_join(tp, NULL);
+	CHECK_INT(s.ret, 0);
+	CHECK_INT(s.id, 0);
+	CHECK_INT(fake_subscribed(f.fd), 0);
+	f.cap = NULL;	/* closed by the thread */
+	teardown(&f);
+}
+
+struct core_worker {
+	struct fixture *f;
+	uint32_t nc;
+	int failures;
+};
+
+static void *core_thread(void *arg)
+{
+	struct core_worker *w = arg;
+	uint64_t id;
+	int round;
+
+	for (round = 0; round < 20; round++) {
+		if (nprof_capture_session_start(w->f->cap, w->nc) ||
+		    nprof_capture_session_stop(w->f->cap, w->nc, &id) || id != (uint64_t)round ||
+		    (round % 2 ? nprof_capture_session_drop(w->f->cap, w->nc, id) :
+				 nprof_capture_session_serialize(w->f->cap, w->nc, id, w->f->dir)))
+			w->failures++;
+	}
+	return NULL;
+}
+
+TEST(cores_run_in_parallel)
+{
+	struct core_worker w[8];
+	pthread_t t[8];
+	struct fixture f;
+	uint32_t i;
+
+	if (setup(&f, 4096))
+		FAIL("setup: %s", nprof_strerror_last());
+	/* The fake backend is not thread-safe: give each thread its own queues. */
+	for (i = 0; i < 8; i++) {
+		w[i] = (struct core_worker){ &f, i, 0 };
+		pthread_create(&t[i], NULL, core_thread, &w[i]);
+	}
+	for (i = 0; i < 8; i++) {
+		pthread_join(t[i], NULL);
+		CHECK_INT(w[i].failures, 0);
+	}
+	CHECK_INT(access(file_of(&f, 5, 18), F_OK), 0);
+	CHECK_INT(access(file_of(&f, 5, 19), F_OK), -1);
+	teardown(&f);
+}
+
+TEST(options_from_config)
+{
+	struct nprof_capture_opts opts = { .size = sizeof(opts) };
+	struct nprof_inspect_config *cfg = nprof_inspect_config_allocate();
+
+	CHECK(cfg);
+	CHECK_INT(nprof_inspect_config_set_ring_size(cfg, NEURONPROF_QT_DMA, 2ULL << 20), 0);
+	CHECK_INT(nprof_capture_opts_from_config(&opts, cfg), 0);
+	CHECK_INT(opts.ring_size[NEURONPROF_QT_DMA], 2ULL << 20);
+	CHECK_INT(opts.ring_size[NEURONPROF_QT_TRACE], nprof_ring_size_default(NEURONPROF_QT_TRACE));
+	opts.size = 8;
+	CHECK_INT(nprof_capture_opts_from_config(&opts, cfg), -EINVAL);
+	nprof_inspect_config_free(cfg);
+}
+
+HARNESS_MAIN
