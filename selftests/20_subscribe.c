@@ -456,6 +456,49 @@ TEST_F(subscribe, header_names_queue)
 	munmap((void *)h, self->sub.header_size);
 }
 
+/*
+ * The result cannot be written back: no descriptor may be left behind for
+ * a subscription userspace never learnt of, and the queue stays free.
+ */
+TEST_F(subscribe, unwritable_argument_efault_no_leak)
+{
+	size_t page = (size_t)nprof_page_size();
+	struct drm_neuronprof_nq_subscribe *ro;
+	int before, after;
+
+	ro = mmap(NULL, page, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(ro != MAP_FAILED);
+	memcpy(ro, &self->sub, sizeof(*ro));
+	ASSERT_EQ(0, mprotect(ro, page, PROT_READ));
+	before = nprof_lowest_free_fd();
+	ASSERT_ERRNO(EFAULT, ioctl(self->dev.fd, DRM_IOCTL_NEURONPROF_NQ_SUBSCRIBE, ro));
+	after = nprof_lowest_free_fd();
+	munmap(ro, page);
+	ASSERT_EQ(before, after) TH_LOG("a descriptor was left open");
+	ASSERT_EQ(0, do_subscribe(self)) TH_LOG("queue still taken: %s", strerror(errno));
+	self->fd = self->sub.fd;
+}
+
+/* No descriptor left: EMFILE, and the queue stays free. */
+TEST_F(subscribe, fd_limit_emfile)
+{
+	struct rlimit old, lim;
+	int ret, err;
+
+	ASSERT_EQ(0, getrlimit(RLIMIT_NOFILE, &old));
+	lim = old;
+	lim.rlim_cur = (rlim_t)nprof_lowest_free_fd();
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &lim));
+	ret = do_subscribe(self);
+	err = errno;
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &old));
+	ASSERT_EQ(-1, ret) TH_LOG("subscribed beyond RLIMIT_NOFILE");
+	ASSERT_EQ(EMFILE, err) TH_LOG("%s", strerror(err));
+	ASSERT_EQ(0, do_subscribe(self)) TH_LOG("queue still taken: %s", strerror(errno));
+	self->fd = self->sub.fd;
+}
+
 TEST_F(subscribe, closed_render_fd_ebadf)
 {
 	int fd = dup(self->dev.fd);

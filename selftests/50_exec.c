@@ -445,4 +445,89 @@ TEST_F_TIMEOUT(exec, same_core_serialised, 120)
 	EXPECT_EQ(2ull, switches) TH_LOG("the two programs interleaved");
 }
 
+/*
+ * Subscriptions come and go while a program produces into their queue: each
+ * new subscriber gets the queue (its predecessor's close released it) and
+ * a consistent ring; the program is unaffected.
+ */
+TEST_F_TIMEOUT(exec, subscribe_churn_during_exec, 120)
+{
+	struct nprof_queue q = { NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 0 };
+	struct exec_thread t = { .fd = self->dev.fd };
+	__u64 seen = 0;
+	pthread_t th;
+	int k, ret;
+
+	nprof_exec_init(&t.ex, 0, MODEL_ID, 400, 0, 0, 0);
+	t.ex.instructions[0] = 200;
+	ASSERT_EQ(0, pthread_create(&th, NULL, exec_fn, &t));
+	for (k = 0; k < 300; k++) {
+		struct nprof_ring r;
+
+		ret = nprof_ring_open(self->dev.fd, &q, self->dev.info.min_ring_size,
+				      0, &r);
+		ASSERT_EQ(0, ret) TH_LOG("round %d: %s", k, strerror(-ret));
+		ASSERT_RING_OK(&r, nprof_ring_consume(&r, NULL));
+		seen += r.delivered + r.hdr->lost;
+		nprof_ring_close(&r);
+	}
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	ASSERT_EQ(0, t.ret) TH_LOG("SIM_EXEC: %s", strerror(-t.ret));
+	/* What the subscriptions accounted for was all produced. */
+	ASSERT_GE(t.ex.produced[NEURONPROF_QT_TRACE], seen);
+}
+
+/* Every core runs a program at once, each into all of its own queues. */
+TEST_F_TIMEOUT(exec, all_cores_at_once, 180)
+{
+	const struct drm_neuronprof_device_info *i = &self->dev.info;
+	struct exec_thread t[32];
+	struct nprof_ring (*r)[64];
+	int nq[32];
+	pthread_t th[32];
+	__u32 c, ncores = i->num_cores < 32 ? i->num_cores : 32;
+	int k, ty;
+
+	r = calloc(ncores, sizeof(*r));
+	ASSERT_TRUE(r != NULL);
+	for (c = 0; c < ncores; c++) {
+		struct nprof_queue q[64];
+
+		nq[c] = nprof_core_queues(i, c, q, 64);
+		ASSERT_LT(0, nq[c]);
+		for (k = 0; k < nq[c]; k++) {
+			int ret = nprof_ring_open(self->dev.fd, &q[k], 16384, 0, &r[c][k]);
+
+			ASSERT_EQ(0, ret) TH_LOG("%s", strerror(-ret));
+		}
+		t[c].fd = self->dev.fd;
+		nprof_exec_init(&t[c].ex, c, MODEL_ID + c, 4, 10 + c, 3,
+				i->engines_per_core);
+		t[c].ex.flags = NEURONPROF_SIM_EXEC_THROTTLE;
+	}
+	for (c = 0; c < ncores; c++)
+		ASSERT_EQ(0, pthread_create(&th[c], NULL, exec_fn, &t[c]));
+	for (c = 0; c < ncores; c++)
+		ASSERT_EQ(0, pthread_join(th[c], NULL));
+	for (c = 0; c < ncores; c++) {
+		struct nprof_expect exp = {
+			.check_model = true, .model_id = MODEL_ID + c,
+			.iterations = 4, .ts_increasing = true,
+		};
+		__u64 got[16] = { 0 };
+
+		ASSERT_EQ(0, t[c].ret) TH_LOG("core %u: %s", c, strerror(-t[c].ret));
+		for (k = 0; k < nq[c]; k++) {
+			ASSERT_RING_OK(&r[c][k], nprof_ring_settle(&r[c][k], &exp, true));
+			got[r[c][k].q.type] += r[c][k].delivered + r[c][k].hdr->lost;
+			nprof_ring_close(&r[c][k]);
+		}
+		for (ty = 0; ty < 16; ty++) {
+			EXPECT_EQ(t[c].ex.produced[ty], got[ty])
+				TH_LOG("core %u %s", c, nprof_qt_name(ty));
+		}
+	}
+	free(r);
+}
+
 TEST_HARNESS_MAIN

@@ -393,4 +393,62 @@ TEST_F(unplug, during_stalled_flush)
 	ASSERT_GT(t0 + 8000ull * 1000000, t_del) TH_LOG("del_device waited for the stall");
 }
 
+/*
+ * Unplug while one thread runs a program and another subscribes and
+ * unsubscribes in a loop: everything ends, with ENODEV once the device is
+ * gone, and nothing else.
+ */
+struct churn_thread {
+	int devfd;
+	__u32 min_ring;
+	volatile bool stop;
+	int rounds;
+	int ret;	/* first unexpected error, or -ENODEV once gone */
+};
+
+static void *churn_fn(void *arg)
+{
+	struct nprof_queue q = { NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 1 };
+	struct churn_thread *c = arg;
+
+	while (!c->stop) {
+		struct nprof_ring r;
+		int ret = nprof_ring_open(c->devfd, &q, c->min_ring, 0, &r);
+
+		if (ret) {
+			c->ret = ret;
+			break;
+		}
+		nprof_ring_consume(&r, NULL);
+		nprof_ring_close(&r);
+		c->rounds++;
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(unplug, during_exec_and_churn, 120)
+{
+	struct exec_thread t = { .fd = self->dev.fd };
+	struct churn_thread c = {
+		.devfd = self->dev.fd,
+		.min_ring = (__u32)self->dev.info.min_ring_size,
+	};
+	pthread_t th[2];
+
+	nprof_exec_init(&t.ex, 0, MODEL_ID, NEURONPROF_SIM_MAX_ITERATIONS, 0, 0, 0);
+	t.ex.instructions[0] = 256;
+	t.ex.instructions[1] = 256;
+	ASSERT_EQ(0, pthread_create(&th[0], NULL, exec_fn, &t));
+	ASSERT_EQ(0, pthread_create(&th[1], NULL, churn_fn, &c));
+	usleep(500 * 1000);
+	unplug(_metadata, self);
+	ASSERT_EQ(0, pthread_join(th[0], NULL));
+	c.stop = true;
+	ASSERT_EQ(0, pthread_join(th[1], NULL));
+	ASSERT_EQ(-ENODEV, t.ret) TH_LOG("SIM_EXEC: %s", t.ret ? strerror(-t.ret) : "completed");
+	ASSERT_LT(0, c.rounds) TH_LOG("no subscription round before the unplug");
+	ASSERT_EQ(-ENODEV, c.ret) TH_LOG("subscribe: %s", c.ret ? strerror(-c.ret) : "no error");
+	ASSERT_TRUE(self->r.hdr->flags & NEURONPROF_RING_DEAD);
+}
+
 TEST_HARNESS_MAIN
