@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: MIT
+/*
+ * capture_vm OUTDIR: the end-to-end SESSION capture test, run inside the VM
+ * (lib/vmtests/run.sh) on a freshly booted kernel where neuronprof is
+ * installed but not loaded.
+ *
+ *  1. The "no device" diagnosis through libkmod: installed but not loaded;
+ *     after loading only neuronprof.ko, loaded without a device; then
+ *     nprof_device_open() loads neuronprof_sim.ko itself.
+ *  2. A SESSION on every core of the trn2 device: cores 0-6 with 1 MiB
+ *     rings, core 7 with one-page rings on a second capture engine so that
+ *     entries are lost. Every core runs its own SIM_EXEC programs in its own
+ *     thread (one with THROTTLE, one with ERROR, one with both), then stops,
+ *     and serializes into OUTDIR; core 0 then runs a second session.
+ *  3. OUTDIR/manifest.txt records the device, every session and every
+ *     execution with what SIM_EXEC reported per queue type, for the host
+ *     checker (check_ntff.c) to compare the NTFF files against.
+ *
+ * Output: "ok N - ..." / "not ok N - ..." lines, then "N passed, N failed".
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <neuronprof/capture.h>
+#include <neuronprof/device.h>
+#include <neuronprof/ntff.h>
+
+#define NCORES		8
+#define ENGINES		5
+#define LOSSY_CORE	7
+#define MAX_EXECS	2
+#define QT		NPROF_SIM_QUEUE_TYPES
+
+static int passed, failed, testno;
+static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void result(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void result(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&out_lock);
+	printf("%s %d - ", ok ? "ok" : "not ok", ++testno);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	if (ok)
+		passed++;
+	else
+		failed++;
+	fflush(stdout);
+	pthread_mutex_unlock(&out_lock);
+}
+
+static void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&out_lock);
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	pthread_mutex_unlock(&out_lock);
+}
+
+struct exec_rec {
+	struct nprof_sim_program prog;
+	struct nprof_sim_result res;
+	int ret;
+};
+
+struct core_run {
+	uint32_t nc;
+	struct nprof_device *dev;
+	struct nprof_capture *cap;
+	const char *outdir;
+	struct exec_rec execs[MAX_EXECS];
+	int nexecs;
+	uint64_t session_id;
+	int stop_ret, ser_ret;
+	struct nprof_capture_stats stats;
+	int stats_ret;
+};
+
+/* Programs differ per core: iterations, instructions, DMA and flags. */
+static void program_for(uint32_t nc, int exec, struct nprof_sim_program *p)
+{
+	uint32_t e;
+
+	memset(p, 0, sizeof(*p));
+	p->size = sizeof(*p);
+	p->core = nc;
+	p->model_id = 1000 + nc * 10 + (uint32_t)exec;
+	if (exec == 1) {
+		/* A short second execution: the session spans executions. */
+		p->iterations = 1;
+		p->instructions[0] = 3;
+		p->dma_transfers = 2;
+		return;
+	}
+	p->iterations = 2 + nc % 3;
+	for (e = 0; e < ENGINES; e++)
+		p->instructions[e] = (nc + 1) * 4 + e;
+	if (nc == 1)
+		p->instructions[3] = 0;	/* an idle engine: no EVENT either */
+	p->dma_transfers = nc;		/* core 0: none */
+	if (nc == 2 || nc == 4 || nc == LOSSY_CORE)
+		p->flags |= NPROF_SIM_EXEC_THROTTLE;
+	if (nc == 3 || nc == 4)
+		p->flags |= NPROF_SIM_EXEC_ERROR;
+	if (nc == LOSSY_CORE)
+		for (e = 0; e < ENGINES; e++)
+			p->instructions[e] = 150;	/* 3 x 150 TRACE per engine, 64 slots */
+}
+
+static void *core_thread(void *arg)
+{
+	struct core_run *r = arg;
+	int i;
+
+	for (i = 0; i < MAX_EXECS; i++) {
+		struct exec_rec *x = &r->execs[i];
+
+		program_for(r->nc, i, &x->prog);
+		x->res.size = sizeof(x->res);
+		x->ret = nprof_device_sim_exec(r->dev, &x->prog, &x->res);
+		result(!x->ret, "core %u: SIM_EXEC %d (model %u, %u iterations, flags 0x%x)%s%s", r->nc,
+		       i, x->prog.model_id, x->prog.iterations, x->prog.flags, x->ret ? ": " : "",
+		       x->ret ? nprof_strerror_last() : "");
+		r->nexecs++;
+	}
+	r->stop_ret = nprof_capture_session_stop(r->cap, r->nc, &r->session_id);
+	result(!r->stop_ret, "core %u: session stopped, id %" PRIu64 "%s%s", r->nc, r->session_id,
+	       r->stop_ret ? ": " : "", r->stop_ret ? nprof_strerror_last() : "");
+	if (r->stop_ret)
+		return NULL;
+	r->stats.size = sizeof(r->stats);
+	r->stats_ret = nprof_capture_session_stats(r->cap, r->nc, r->session_id, &r->stats);
+	r->ser_ret = nprof_capture_session_serialize(r->cap, r->nc, r->session_id, r->outdir);
+	result(!r->ser_ret, "core %u: session %" PRIu64 " serialized%s%s", r->nc, r->session_id,
+	       r->ser_ret ? ": " : "", r->ser_ret ? nprof_strerror_last() : "");
+	return NULL;
+}
+
+/* In-VM check: the stash's counts against what SIM_EXEC reported. */
+static void check_counts(const struct core_run *r)
+{
+	uint64_t produced[QT] = { 0 };
+	bool ok = !r->stats_ret;
+	int i, t;
+
+	for (i = 0; i < r->nexecs; i++)
+		for (t = 0; t < QT; t++)
+			produced[t] += r->execs[i].res.produced[t];
+	for (t = 0; ok && t < QT; t++)
+		if (r->stats.entries[t] + r->stats.lost[t] != produced[t]) {
+			diag("core %u type %d: %" PRIu64 " entries + %" PRIu64 " lost != %" PRIu64
+			     " produced", r->nc, t, r->stats.entries[t], r->stats.lost[t], produced[t]);
+			ok = false;
+		}
+	result(ok, "core %u: entries + lost == produced for every queue type", r->nc);
+	if (r->nc == LOSSY_CORE) {
+		uint64_t lost = 0;
+
+		for (t = 0; t < QT; t++)
+			lost += r->stats.lost[t];
+		result(lost > 0 && (r->stats.ring_flags & NPROF_RING_OVERFLOWED),
+		       "core %u: one-page rings lost %" PRIu64 " notifications and say OVERFLOWED",
+		       r->nc, lost);
+	}
+}
+
+static void manifest_session(FILE *m, const struct core_run *r, uint64_t ring_size)
+{
+	int i, t, e;
+
+	fprintf(m, "session core %u id %" PRIu64 " file profile_nc_%u_session_%" PRIu64
+		   ".ntff ring_size %" PRIu64 "\n",
+		r->nc, r->session_id, r->nc, r->session_id, ring_size);
+	for (i = 0; i < r->nexecs; i++) {
+		const struct exec_rec *x = &r->execs[i];
+
+		if (x->ret)
+			continue;
+		fprintf(m, "exec core %u id %" PRIu64 " model %u iterations %u flags %u dma %u instr ",
+			r->nc, r->session_id, x->prog.model_id, x->prog.iterations, x->prog.flags,
+			x->prog.dma_transfers);
+		for (e = 0; e < ENGINES; e++)
+			fprintf(m, "%s%u", e ? "," : "", x->prog.instructions[e]);
+		fprintf(m, " status %u produced ", x->res.status);
+		for (t = 0; t < QT; t++)
+			fprintf(m, "%s%" PRIu64, t ? "," : "", x->res.produced[t]);
+		fprintf(m, "\n");
+	}
+}
+
+static struct nprof_device *diagnose_and_open(void)
+{
+	struct nprof_device_node nodes[4];
+	struct nprof_device *dev;
+	int n, i;
+
+	for (i = 0; i < 4; i++)
+		nodes[i].size = sizeof(nodes[i]);
+	n = nprof_device_list(nodes, 4);
+	result(n == 0, "no neuronprof device before any module is loaded (found %d)", n);
+
+	dev = nprof_device_open(NPROF_DEVICE_ANY, 0);
+	result(!dev && errno == ENODEV &&
+	       strstr(nprof_strerror_last(), "the kernel module neuronprof is installed but not loaded"),
+	       "no device, module not loaded: \"%s\"", nprof_strerror_last());
+	nprof_device_close(dev);
+
+	dev = nprof_device_open(NPROF_DEVICE_ANY, NPROF_DEVICE_LOAD_MODULE);
+	result(!dev && errno == ENODEV &&
+	       strstr(nprof_strerror_last(),
+		      "neuronprof is loaded but no device is registered; no Neuron hardware was found and neuronprof_sim is not loaded"),
+	       "no device after loading neuronprof.ko alone: \"%s\"", nprof_strerror_last());
+	nprof_device_close(dev);
+
+	dev = nprof_device_open(NPROF_DEVICE_ANY, NPROF_DEVICE_LOAD_SIM);
+	result(dev != NULL, "nprof_device_open() loads neuronprof_sim and opens %s%s%s",
+	       dev ? nprof_device_path(dev) : "nothing", dev ? "" : ": ",
+	       dev ? "" : nprof_strerror_last());
+	n = nprof_device_list(nodes, 4);
+	result(n == 1 && nodes[0].device_index == 0 && nodes[0].arch == 3 &&
+	       !strcmp(nodes[0].provider, "sim") && nodes[0].num_cores == NCORES,
+	       "libdrm enumeration finds one trn2 sim device (found %d: %s)", n,
+	       n > 0 ? nodes[0].path : "-");
+	return dev;
+}
+
+int main(int argc, char **argv)
+{
+	struct nprof_capture_opts small = { .size = sizeof(small) };
+	struct nprof_device_info info = { .size = sizeof(info) };
+	struct nprof_capture *cap = NULL, *lossy = NULL;
+	struct core_run runs[NCORES], again;
+	pthread_t threads[NCORES];
+	struct nprof_device *dev;
+	char path[512];
+	FILE *m = NULL;
+	uint32_t nc;
+	int t, ret;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s OUTDIR\n", argv[0]);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	dev = diagnose_and_open();
+	if (!dev)
+		goto out;
+	ret = nprof_device_get_info(dev, &info);
+	result(!ret && info.arch == 3 && info.num_cores == NCORES && info.num_topsps == 16 &&
+	       info.engines_per_core == ENGINES && info.entry_size == 64 &&
+	       (info.caps & NPROF_DEVICE_CAP_SIM_EXEC) && (info.caps & NPROF_DEVICE_CAP_FLUSH),
+	       "GET_INFO: arch %u, %u cores, %u TopSPs, %u engines, %u-byte entries, caps 0x%" PRIx64,
+	       info.arch, info.num_cores, info.num_topsps, info.engines_per_core, info.entry_size,
+	       info.caps);
+	if (ret || info.num_cores != NCORES || info.engines_per_core != ENGINES)
+		goto out;
+
+	cap = nprof_capture_create(dev, NULL);
+	for (t = 0; t < NPROF_QUEUE_TYPES; t++)
+		small.ring_size[t] = 1;	/* rounded up to one page */
+	lossy = nprof_capture_create(dev, &small);
+	result(cap && lossy, "two capture engines on the device");
+	if (!cap || !lossy)
+		goto out;
+
+	for (nc = 0; nc < NCORES; nc++) {
+		struct nprof_capture *c = nc == LOSSY_CORE ? lossy : cap;
+
+		ret = nprof_capture_session_start(c, nc);
+		result(!ret, "core %u: session started%s%s", nc, ret ? ": " : "",
+		       ret ? nprof_strerror_last() : "");
+	}
+	ret = nprof_capture_session_start(cap, 3);
+	result(ret == -EBUSY, "a second start on core 3 fails with EBUSY (%d: %s)", ret,
+	       nprof_strerror_last());
+	/* The other engine holds core 7's queues: the kernel says EBUSY. */
+	ret = nprof_capture_session_start(cap, LOSSY_CORE);
+	result(ret == -EBUSY && strstr(nprof_strerror_last(), "already has a subscriber") &&
+	       nprof_capture_session_active(cap, LOSSY_CORE) == 0,
+	       "core 7 on a second engine: EBUSY, nothing left subscribed (%s)", nprof_strerror_last());
+
+	for (nc = 0; nc < NCORES; nc++) {
+		memset(&runs[nc], 0, sizeof(runs[nc]));
+		runs[nc].nc = nc;
+		runs[nc].dev = dev;
+		runs[nc].cap = nc == LOSSY_CORE ? lossy : cap;
+		runs[nc].outdir = argv[1];
+		pthread_create(&threads[nc], NULL, core_thread, &runs[nc]);
+	}
+	for (nc = 0; nc < NCORES; nc++)
+		pthread_join(threads[nc], NULL);
+	for (nc = 0; nc < NCORES; nc++) {
+		result(runs[nc].session_id == 0, "core %u: first session id is 0", nc);
+		check_counts(&runs[nc]);
+	}
+
+	/* A second session on core 0: fresh subscriptions, the next id. */
+	memset(&again, 0, sizeof(again));
+	again.nc = 0;
+	again.dev = dev;
+	again.cap = cap;
+	again.outdir = argv[1];
+	ret = nprof_capture_session_start(cap, 0);
+	result(!ret, "core 0: second session started%s%s", ret ? ": " : "",
+	       ret ? nprof_strerror_last() : "");
+	core_thread(&again);
+	result(again.session_id == 1, "core 0: second session id is 1 (%" PRIu64 ")",
+	       again.session_id);
+	check_counts(&again);
+	ret = nprof_capture_session_serialize(cap, 0, 0, argv[1]);
+	result(ret == -ENOENT && !strcmp(nprof_strerror_last(), "unable to find profile session id 0"),
+	       "serializing session 0 again: \"%s\"", nprof_strerror_last());
+
+	snprintf(path, sizeof(path), "%s/manifest.txt", argv[1]);
+	m = fopen(path, "w");
+	result(m != NULL, "manifest %s created", path);
+	if (m) {
+		fprintf(m, "device arch %u cores %u topsps %u engines %u entry_size %u clock %u\n",
+			info.arch, info.num_cores, info.num_topsps, info.engines_per_core,
+			info.entry_size, info.clock_id);
+		for (nc = 0; nc < NCORES; nc++)
+			if (!runs[nc].ser_ret && !runs[nc].stop_ret)
+				manifest_session(m, &runs[nc], nc == LOSSY_CORE ? 4096 : NPROF_CAPTURE_DEFAULT_RING_SIZE);
+		if (!again.ser_ret && !again.stop_ret)
+			manifest_session(m, &again, NPROF_CAPTURE_DEFAULT_RING_SIZE);
+		result(!fclose(m), "manifest written");
+	}
+out:
+	nprof_capture_close(cap);
+	nprof_capture_close(lossy);
+	nprof_device_close(dev);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
