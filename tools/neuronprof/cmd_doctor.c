@@ -96,7 +96,8 @@ struct report {
 	struct module_report mods[2];
 	struct node_report nodes[MAX_NODES];
 	int nnodes;
-	int neuronprof_nodes;
+	int neuronprof_nodes;	/* nodes of the neuronprof driver */
+	int usable;		/* of those, opened and described by this user */
 	struct problem problems[MAX_PROBLEMS];
 	int nproblems;
 };
@@ -166,8 +167,14 @@ static void module_info(struct module_report *m, struct kmod_module *mod)
 			continue;
 		if (!strcmp(key, "version"))
 			snprintf(m->version, sizeof(m->version), "%s", val);
-		else if (!strcmp(key, "vermagic"))
+		else if (!strcmp(key, "vermagic")) {
+			size_t n;
+
 			snprintf(m->vermagic, sizeof(m->vermagic), "%s", val);
+			n = strlen(m->vermagic);
+			while (n && m->vermagic[n - 1] == ' ')
+				m->vermagic[--n] = '\0';
+		}
 	}
 	kmod_module_info_free_list(info);
 }
@@ -338,6 +345,8 @@ static void scan_nodes(struct report *r)
 		check_node(n);
 		if (n->neuronprof)
 			r->neuronprof_nodes++;
+		if (n->neuronprof && n->have_info)
+			r->usable++;
 	}
 	closedir(d);
 	qsort(r->nodes, (size_t)r->nnodes, sizeof(r->nodes[0]), cmp_node);
@@ -466,8 +475,8 @@ static void print_text(const struct report *r)
 			printf(": %s", n->open_error);
 		putchar('\n');
 	}
-	printf("%d neuronprof device%s usable\n", r->neuronprof_nodes,
-	       r->neuronprof_nodes == 1 ? "" : "s");
+	printf("%d neuronprof device node%s, %d usable by %s\n", r->neuronprof_nodes,
+	       r->neuronprof_nodes == 1 ? "" : "s", r->usable, r->user);
 	if (!r->nproblems) {
 		printf("no problems found\n");
 		return;
@@ -528,7 +537,8 @@ static void print_json(const struct report *r)
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
-	json_u64(&j, "usable_devices", (uint64_t)r->neuronprof_nodes);
+	json_u64(&j, "neuronprof_nodes", (uint64_t)r->neuronprof_nodes);
+	json_u64(&j, "usable_devices", (uint64_t)r->usable);
 	json_arr_begin(&j, "problems");
 	for (int i = 0; i < r->nproblems; i++) {
 		json_obj_begin(&j, NULL);

@@ -1,0 +1,228 @@
+# SPDX-License-Identifier: MIT
+"""Independent checks of the neuronprof tool's machine-readable outputs.
+
+Each subcommand reads one output of the tool, parses it with a standard
+implementation (Python's json, Google's protobuf runtime on code generated
+by protoc from proto/perfetto_trace.proto) and compares it with the
+expected values given on the command line as KEY=VALUE. It prints what
+differs and exits 1, or exits 0 when everything matches.
+
+  check.py dump-json FILE KEY=VALUE...
+  check.py summary-json FILE KEY=VALUE...      KEY is a path: cores.0.lost
+  check.py chrome-json FILE KEY=VALUE...       KEY: ph.X, ph.i, ..., lost_markers
+  check.py perfetto FILE PB2_DIR KEY=VALUE...  KEY: descriptors, processes,
+                                               counters, SLICE_BEGIN, ...
+  check.py doctor-json FILE
+  check.py devices-json FILE KEY=VALUE...
+"""
+import collections
+import importlib
+import json
+import sys
+
+errors = []
+
+
+def expect(what, got, want):
+    if str(got) != str(want):
+        errors.append(f"{what}: got {got!r}, expected {want!r}")
+
+
+def pairs(args):
+    for a in args:
+        key, _, val = a.partition("=")
+        yield key, val
+
+
+def lookup(doc, path):
+    cur = doc
+    for part in path.split("."):
+        if isinstance(cur, list):
+            cur = cur[int(part)]
+        else:
+            cur = cur[part]
+    if isinstance(cur, bool):
+        return "true" if cur else "false"
+    return cur
+
+
+def by_path(doc, args):
+    for key, val in pairs(args):
+        try:
+            expect(key, lookup(doc, key), val)
+        except (KeyError, IndexError, ValueError, TypeError) as e:
+            errors.append(f"{key}: missing ({e!r})")
+
+
+def dump_json(path, args):
+    doc = json.load(open(path))
+    queues = doc["queues"]
+    computed = {
+        "records": len(queues),
+        "entries": sum(len(q.get("entries", [])) for q in queues),
+        "with_entries": sum(1 for q in queues if "entries" in q),
+    }
+    for q in queues:
+        if "entries" in q and len(q["entries"]) > q["entry_count"]:
+            errors.append(f"queue {q['queue_type']}: more entries than entry_count")
+        seqs = [e["seq"] for e in q.get("entries", [])]
+        if seqs and len(seqs) == q["entry_count"]:
+            expect(f"{q['queue_type']} first_seq", q["first_seq"], seqs[0])
+            expect(f"{q['queue_type']} last_seq", q["last_seq"], seqs[-1])
+    rest = []
+    for key, val in pairs(args):
+        if key in computed:
+            expect(key, computed[key], val)
+        else:
+            rest.append(f"{key}={val}")
+    by_path(doc, rest)
+
+
+def summary_json(path, args):
+    by_path(json.load(open(path)), args)
+
+
+def chrome_json(path, args):
+    doc = json.load(open(path))
+    events = doc["traceEvents"]
+    phases = collections.Counter(e["ph"] for e in events)
+    names = {}
+    stack = collections.defaultdict(list)
+    for e in events:
+        for key in ("ph", "pid", "name"):
+            if key not in e:
+                errors.append(f"event without {key}: {e}")
+        if e["ph"] != "M" and "ts" not in e:
+            errors.append(f"event without ts: {e}")
+        if e["ph"] == "M" and e["name"] in ("process_name", "thread_name"):
+            names[(e["pid"], e.get("tid"))] = e["args"]["name"]
+        if e["ph"] == "B":
+            stack[(e["pid"], e["tid"])].append(e)
+        elif e["ph"] == "E":
+            open_ = stack[(e["pid"], e["tid"])]
+            if not open_:
+                errors.append(f"E without B: {e}")
+            else:
+                b = open_.pop()
+                if float(e["ts"]) < float(b["ts"]):
+                    errors.append(f"E before its B: {b} {e}")
+        elif e["ph"] == "X" and float(e["dur"]) < 0:
+            errors.append(f"negative duration: {e}")
+    for key, left in stack.items():
+        if left:
+            errors.append(f"{len(left)} B without E on {key}")
+    # Every thread and process that has events is named.
+    for e in events:
+        if e["ph"] in "XBEi" and (e["pid"], e["tid"]) not in names:
+            errors.append(f"thread {e['pid']}/{e['tid']} has no thread_name")
+            break
+        if e["ph"] != "M" and (e["pid"], None) not in names:
+            errors.append(f"process {e['pid']} has no process_name")
+            break
+    computed = {f"ph.{p}": phases.get(p, 0) for p in "MXBEiC"}
+    computed["lost_markers"] = sum(1 for e in events if e.get("cat") == "lost")
+    computed["processes"] = sum(1 for k in names if k[1] is None)
+    computed["threads"] = sum(1 for k in names if k[1] is not None)
+    for key, val in pairs(args):
+        if key.startswith("name:"):
+            want = key[5:]
+            got = sum(1 for e in events if e.get("name") == want)
+            expect(key, got, val)
+        elif key in computed:
+            expect(key, computed[key], val)
+        else:
+            errors.append(f"unknown key {key}")
+
+
+def perfetto(path, pb2_dir, args):
+    sys.path.insert(0, pb2_dir)
+    pb2 = importlib.import_module("perfetto_trace_pb2")
+    trace = pb2.Trace()
+    trace.ParseFromString(open(path, "rb").read())
+    te = pb2.TrackEvent
+    tracks = {}
+    for p in trace.packet:
+        if p.trusted_packet_sequence_id != 1:
+            errors.append("packet without trusted_packet_sequence_id 1")
+            break
+        if p.HasField("track_descriptor"):
+            td = p.track_descriptor
+            if td.uuid in tracks:
+                errors.append(f"track uuid {td.uuid} declared twice")
+            tracks[td.uuid] = td
+    for td in tracks.values():
+        if td.HasField("parent_uuid") and td.parent_uuid not in tracks:
+            errors.append(f"track {td.uuid} ({td.name}): unknown parent {td.parent_uuid}")
+    types = collections.Counter()
+    depth = collections.Counter()
+    for p in trace.packet:
+        if not p.HasField("track_event"):
+            continue
+        ev = p.track_event
+        types[te.Type.Name(ev.type)] += 1
+        if not p.HasField("timestamp"):
+            errors.append("track event without timestamp")
+        td = tracks.get(ev.track_uuid)
+        if td is None:
+            errors.append(f"event on undeclared track {ev.track_uuid}")
+            continue
+        is_counter = td.HasField("counter")
+        if (ev.type == te.TYPE_COUNTER) != is_counter:
+            errors.append(f"{te.Type.Name(ev.type)} on track {td.name}")
+        if ev.type == te.TYPE_SLICE_BEGIN:
+            depth[ev.track_uuid] += 1
+            if not ev.name:
+                errors.append("slice begin without a name")
+        elif ev.type == te.TYPE_SLICE_END:
+            depth[ev.track_uuid] -= 1
+    for uuid, d in depth.items():
+        if d:
+            errors.append(f"track {tracks[uuid].name}: {d} unbalanced slice begins")
+    computed = dict(types)
+    computed["packets"] = len(trace.packet)
+    computed["descriptors"] = len(tracks)
+    computed["processes"] = sum(1 for t in tracks.values() if t.HasField("process"))
+    computed["counters"] = sum(1 for t in tracks.values() if t.HasField("counter"))
+    for key, val in pairs(args):
+        expect(key, computed.get(key, 0), val)
+
+
+def doctor_json(path, args):
+    doc = json.load(open(path))
+    for key in ("kernel_release", "module_dir", "modules", "nodes", "problems", "ok"):
+        if key not in doc:
+            errors.append(f"missing {key}")
+    names = [m["name"] for m in doc.get("modules", [])]
+    expect("modules", names, ["neuronprof", "neuronprof_sim"])
+    for p in doc.get("problems", []):
+        if not p.get("problem") or not p.get("fix"):
+            errors.append(f"problem without text or fix: {p}")
+    expect("ok", doc.get("ok"), not doc.get("problems"))
+    by_path(doc, args)
+
+
+def main():
+    cmd, path, *args = sys.argv[1:]
+    try:
+        if cmd == "dump-json":
+            dump_json(path, args)
+        elif cmd == "summary-json":
+            summary_json(path, args)
+        elif cmd == "chrome-json":
+            chrome_json(path, args)
+        elif cmd == "perfetto":
+            perfetto(path, args[0], args[1:])
+        elif cmd == "doctor-json":
+            doctor_json(path, args)
+        elif cmd == "devices-json":
+            summary_json(path, args)
+        else:
+            errors.append(f"unknown check {cmd}")
+    except (ValueError, KeyError, OSError) as e:
+        errors.append(f"{path}: {e!r}")
+    for e in errors:
+        print(f"# {e}")
+    sys.exit(1 if errors else 0)
+
+
+main()

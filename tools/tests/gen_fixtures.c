@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Writes the NTFF fixtures of the tool's tests with the library's writer.
+ * Everything is deterministic (timestamps, sequence numbers, payloads), so
+ * tests/run.sh can assert exact counts; the numbers each fixture must give
+ * are listed in tests/run.sh next to the checks.
+ *
+ * Usage: gen_fixtures DIR        the test fixtures
+ *        gen_fixtures --large N FILE   one file of about N entries (benchmarks)
+ *
+ * DIR/basic.ntff      NeuronCore 0 of a trn1 sim device, 2 iterations:
+ *                     INFER_STATUS start/stop pairs (the second stop with
+ *                     status 1004), EVENT start/end pairs and TRACE on
+ *                     engines 0 and 1, DMA on both, THROTTLE, ERROR, and
+ *                     TopSPs 0 and 1 (TOPSP_EVENT pairs, TOPSP_TRACE,
+ *                     TOPSP_ERROR). TRACE engine 1 skips 2 sequence numbers
+ *                     and records lost = 2.
+ * DIR/prof/           a directory: basic.ntff again as
+ *                     profile_nc_0_session_3.ntff, sub/profile_nc_1_session_0.ntff
+ *                     (core 1: one iteration plus a start without a stop,
+ *                     and an empty DMA queue that recorded 5 lost), and
+ *                     files a reader must skip.
+ * DIR/gap.ntff        one TRACE queue with a gap of 3 but lost = 1: entries
+ *                     vanished without being counted.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <drm/neuronprof_drm.h>
+#include <neuronprof/ntff.h>
+
+#define MAX_QUEUES	32
+#define ENTRY		sizeof(struct neuronprof_notification)
+
+struct queue {
+	uint32_t qt, kind, index, engine;
+	uint64_t lost;
+	uint64_t next_seq;
+	struct neuronprof_notification *e;
+	size_t n, cap;
+};
+
+struct fixture {
+	struct queue q[MAX_QUEUES];
+	int nq;
+	uint64_t now;		/* timestamp of the next entry */
+	uint32_t model_id;
+};
+
+static void die(const char *what)
+{
+	fprintf(stderr, "gen_fixtures: %s: %s\n", what, nprof_strerror_last()[0] ?
+		nprof_strerror_last() : strerror(errno));
+	exit(1);
+}
+
+static struct queue *queue(struct fixture *f, uint32_t qt, uint32_t kind, uint32_t index,
+			   uint32_t engine)
+{
+	struct queue *q;
+
+	for (int i = 0; i < f->nq; i++) {
+		q = &f->q[i];
+		if (q->qt == qt && q->kind == kind && q->index == index && q->engine == engine)
+			return q;
+	}
+	if (f->nq == MAX_QUEUES) {
+		errno = ENOSPC;
+		die("too many queues");
+	}
+	q = &f->q[f->nq++];
+	memset(q, 0, sizeof(*q));
+	q->qt = qt;
+	q->kind = kind;
+	q->index = index;
+	q->engine = engine;
+	return q;
+}
+
+/* One notification on a queue, 100 ns after the previous one of the fixture. */
+static void emit(struct fixture *f, uint32_t qt, uint32_t kind, uint32_t index, uint32_t engine,
+		 uint32_t code, uint32_t iter, uint64_t p0, uint64_t p1, uint64_t p2, uint64_t p3)
+{
+	struct queue *q = queue(f, qt, kind, index, engine);
+	struct neuronprof_notification *n;
+
+	if (q->n == q->cap) {
+		q->cap = q->cap ? q->cap * 2 : 16;
+		q->e = realloc(q->e, q->cap * ENTRY);
+		if (!q->e)
+			die("realloc");
+	}
+	n = &q->e[q->n++];
+	memset(n, 0, sizeof(*n));
+	f->now += 100;
+	n->timestamp_ns = f->now;
+	n->seq = q->next_seq++;
+	n->queue_type = (uint16_t)qt;
+	n->engine = (uint16_t)engine;
+	n->code = code;
+	n->model_id = f->model_id;
+	n->iteration = iter;
+	n->payload[0] = p0;
+	n->payload[1] = p1;
+	n->payload[2] = p2;
+	n->payload[3] = p3;
+}
+
+static void write_file(struct fixture *f, const char *dir, const char *name, uint32_t core,
+		       uint64_t session_id)
+{
+	struct nprof_ntff_info info = {
+		.size = sizeof(info),
+		.pid = 4242,
+		.core = core,
+		.capture_kind = NPROF_NTFF_CAPTURE_SESSION,
+		.clock_id = CLOCK_MONOTONIC,
+		.session_id = session_id,
+		.instance_id = "i-0123456789abcdef0",
+		.hostname = "fixture-host",
+		.start_ns = 1000000,
+		.stop_ns = f->now + 1000,
+		.device = {
+			.arch = NEURONPROF_ARCH_TRN1,
+			.uapi_version = NEURONPROF_UAPI_VERSION,
+			.num_cores = 2,
+			.num_topsps = 6,
+			.engines_per_core = 4,
+			.entry_size = ENTRY,
+			.device_index = 0,
+			.provider = "sim",
+		},
+	};
+	struct nprof_ntff_writer *w = nprof_ntff_writer_create(dir, name, 0);
+
+	if (!w)
+		die(name);
+	if (nprof_ntff_writer_set_info(w, &info))
+		die("set_info");
+	for (int i = 0; i < f->nq; i++) {
+		struct queue *q = &f->q[i];
+		struct nprof_ntff_queue_desc d = {
+			.size = sizeof(d),
+			.queue_type = q->qt,
+			.target_kind = q->kind,
+			.target_index = q->index,
+			.engine = q->engine,
+			.entry_size = ENTRY,
+			.ring_flags = q->lost ? NEURONPROF_RING_OVERFLOWED : 0,
+			.lost_count = q->lost,
+		};
+
+		if (nprof_ntff_writer_append(w, &d, q->e, q->n * ENTRY, NULL, 0) < 0)
+			die("append");
+	}
+	if (nprof_ntff_writer_finalize(w))
+		die("finalize");
+}
+
+static void fixture_free(struct fixture *f)
+{
+	for (int i = 0; i < f->nq; i++)
+		free(f->q[i].e);
+	memset(f, 0, sizeof(*f));
+}
+
+#define CORE	NEURONPROF_TARGET_CORE
+#define TOPSP	NEURONPROF_TARGET_TOPSP
+
+/* What the simulator does per iteration, scaled down (simulator.rst). */
+static void basic(struct fixture *f)
+{
+	const uint32_t iters = 2, instr = 3;
+
+	memset(f, 0, sizeof(*f));
+	f->now = 1000000;
+	f->model_id = 7;
+	/* Queues in the order a capture appends them. */
+	queue(f, NEURONPROF_QT_INFER_STATUS, CORE, 0, 0);
+	for (uint32_t it = 0; it < iters; it++) {
+		bool last = it == iters - 1;
+
+		emit(f, NEURONPROF_QT_INFER_STATUS, CORE, 0, 0, NEURONPROF_INFER_START, it, iters,
+		     0, 0, 0);
+		for (uint32_t e = 0; e < 2; e++) {
+			emit(f, NEURONPROF_QT_EVENT, CORE, 0, e, 1, it, instr, 0, 0, 0);
+			for (uint32_t i = 0; i < instr; i++) {
+				struct queue *q = queue(f, NEURONPROF_QT_TRACE, CORE, 0, e);
+
+				/* Engine 1 loses two notifications after its third. */
+				if (e == 1 && q->n == 3) {
+					q->next_seq += 2;
+					q->lost = 2;
+				}
+				emit(f, NEURONPROF_QT_TRACE, CORE, 0, e, ((e + 1) << 8) | i, it,
+				     16 * i, 0x1000 + i, 0x2000 + i, i);
+			}
+			emit(f, NEURONPROF_QT_EVENT, CORE, 0, e, 2, it, 0, 0, 0, 0);
+		}
+		for (uint32_t d = 0; d < 3; d++)
+			emit(f, NEURONPROF_QT_DMA, CORE, 0, d % 2, d % 16, it, 4096 * (d + 1),
+			     0x10000000 + d, 0x20000000 + d, d);
+		emit(f, NEURONPROF_QT_THROTTLE, CORE, 0, 0, 1 + it, it, 90 - 10 * it, 0, 0, 0);
+		for (uint32_t t = 0; t < 2; t++) {
+			emit(f, NEURONPROF_QT_TOPSP_EVENT, TOPSP, t, 0, 1, it, t, 0, 0, 0);
+			emit(f, NEURONPROF_QT_TOPSP_TRACE, TOPSP, t, 0, 0x700 | t, it, t, 0, 0, 0);
+			emit(f, NEURONPROF_QT_TOPSP_EVENT, TOPSP, t, 0, 2, it, t, 0, 0, 0);
+		}
+		if (last) {
+			emit(f, NEURONPROF_QT_ERROR, CORE, 0, 0, 1004, it, it, 0, 0, 0);
+			emit(f, NEURONPROF_QT_TOPSP_ERROR, TOPSP, 0, 0, 1004, it, it, 0, 0, 0);
+		}
+		emit(f, NEURONPROF_QT_INFER_STATUS, CORE, 0, 0,
+		     NEURONPROF_INFER_STOP, it, last ? 1004 : 0, 0, 0, 0);
+	}
+}
+
+static void core1(struct fixture *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->now = 2000000;
+	f->model_id = 9;
+	emit(f, NEURONPROF_QT_INFER_STATUS, CORE, 1, 0, NEURONPROF_INFER_START, 0, 1, 0, 0, 0);
+	emit(f, NEURONPROF_QT_EVENT, CORE, 1, 0, 1, 0, 4, 0, 0, 0);
+	for (uint32_t i = 0; i < 4; i++)
+		emit(f, NEURONPROF_QT_TRACE, CORE, 1, 0, 0x100 | i, 0, 16 * i, 0, 0, 0);
+	emit(f, NEURONPROF_QT_EVENT, CORE, 1, 0, 2, 0, 0, 0, 0, 0);
+	for (uint32_t d = 0; d < 3; d++)
+		emit(f, NEURONPROF_QT_DMA, CORE, 1, 2, d, 0, 8192, 0x1000, 0x2000, d);
+	emit(f, NEURONPROF_QT_INFER_STATUS, CORE, 1, 0, NEURONPROF_INFER_STOP, 0, 0, 0, 0, 0);
+	/* The next iteration starts; the capture stopped before it ended. */
+	emit(f, NEURONPROF_QT_INFER_STATUS, CORE, 1, 0, NEURONPROF_INFER_START, 1, 1, 0, 0, 0);
+	/* A queue that delivered nothing but counted 5 lost. */
+	queue(f, NEURONPROF_QT_DMA, CORE, 1, 3)->lost = 5;
+}
+
+static void gap(struct fixture *f)
+{
+	struct queue *q;
+
+	memset(f, 0, sizeof(*f));
+	f->now = 3000000;
+	f->model_id = 1;
+	for (uint32_t i = 0; i < 4; i++) {
+		q = queue(f, NEURONPROF_QT_TRACE, CORE, 0, 0);
+		if (i == 2)
+			q->next_seq += 3;
+		emit(f, NEURONPROF_QT_TRACE, CORE, 0, 0, 0x100 | i, 0, 16 * i, 0, 0, 0);
+	}
+	q->lost = 1;
+}
+
+/* A large profile for benchmarks: the simulator's pattern, repeated. */
+static void large(struct fixture *f, uint64_t entries)
+{
+	const uint32_t instr = 64, dma = 16;
+	/* Per iteration: 2 INFER + 4 * (2 EVENT + instr TRACE) + dma DMA + 1 THROTTLE. */
+	uint64_t per_iter = 2 + 4 * (2 + instr) + dma + 1;
+	uint32_t iters = (uint32_t)((entries + per_iter - 1) / per_iter);
+
+	memset(f, 0, sizeof(*f));
+	f->now = 1000000;
+	f->model_id = 3;
+	for (uint32_t it = 0; it < iters; it++) {
+		emit(f, NEURONPROF_QT_INFER_STATUS, CORE, 0, 0, NEURONPROF_INFER_START, it, iters,
+		     0, 0, 0);
+		for (uint32_t e = 0; e < 4; e++) {
+			emit(f, NEURONPROF_QT_EVENT, CORE, 0, e, 1, it, instr, 0, 0, 0);
+			for (uint32_t i = 0; i < instr; i++)
+				emit(f, NEURONPROF_QT_TRACE, CORE, 0, e, ((e + 1) << 8) | (i % 32),
+				     it, 16 * i, i, i + 1, i + 2);
+			emit(f, NEURONPROF_QT_EVENT, CORE, 0, e, 2, it, 0, 0, 0, 0);
+		}
+		for (uint32_t d = 0; d < dma; d++)
+			emit(f, NEURONPROF_QT_DMA, CORE, 0, d % 4, d % 16, it, 4096, 0x1000 * d,
+			     0x2000 * d, d);
+		emit(f, NEURONPROF_QT_THROTTLE, CORE, 0, 0, 1 + it % 3, it, 90, 0, 0, 0);
+		emit(f, NEURONPROF_QT_INFER_STATUS, CORE, 0, 0, NEURONPROF_INFER_STOP, it, 0, 0,
+		     0, 0);
+	}
+}
+
+static void mkdir_or_die(const char *path)
+{
+	if (mkdir(path, 0755) && errno != EEXIST)
+		die(path);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+
+	if (!fp || fputs(text, fp) < 0 || fclose(fp))
+		die(path);
+}
+
+int main(int argc, char **argv)
+{
+	struct fixture f;
+	char path[4096];
+
+	if (argc == 4 && !strcmp(argv[1], "--large")) {
+		char *dir = strdup(argv[3]), *slash, *name;
+
+		if (!dir)
+			die("strdup");
+		slash = strrchr(dir, '/');
+		if (slash) {
+			*slash = '\0';
+			name = slash + 1;
+		} else {
+			name = dir;
+			dir = ".";
+		}
+		large(&f, strtoull(argv[2], NULL, 0));
+		write_file(&f, dir, name, 0, 0);
+		fixture_free(&f);
+		return 0;
+	}
+	if (argc != 2) {
+		fprintf(stderr, "usage: gen_fixtures DIR | gen_fixtures --large N FILE\n");
+		return 2;
+	}
+	mkdir_or_die(argv[1]);
+	snprintf(path, sizeof(path), "%s/prof", argv[1]);
+	mkdir_or_die(path);
+	snprintf(path, sizeof(path), "%s/prof/sub", argv[1]);
+	mkdir_or_die(path);
+
+	basic(&f);
+	write_file(&f, argv[1], "basic.ntff", 0, 3);
+	snprintf(path, sizeof(path), "%s/prof", argv[1]);
+	write_file(&f, path, "profile_nc_0_session_3.ntff", 0, 3);
+	fixture_free(&f);
+
+	core1(&f);
+	snprintf(path, sizeof(path), "%s/prof/sub", argv[1]);
+	write_file(&f, path, "profile_nc_1_session_0.ntff", 1, 0);
+	fixture_free(&f);
+
+	gap(&f);
+	write_file(&f, argv[1], "gap.ntff", 0, 0);
+	fixture_free(&f);
+
+	/* What a directory scan must skip: other files, a writer's temporary file. */
+	snprintf(path, sizeof(path), "%s/prof/notes.txt", argv[1]);
+	write_text(path, "not a profile\n");
+	snprintf(path, sizeof(path), "%s/prof/.profile_nc_0_session_4.ntff.Ab12Cd.tmp", argv[1]);
+	write_text(path, "NTFF\r\n\x1a\n(incomplete)");
+	return 0;
+}
