@@ -7,6 +7,7 @@
  */
 #include "nprof_test.h"
 
+#include <dirent.h>
 #include <limits.h>
 #include <sys/sysmacros.h>
 
@@ -131,6 +132,36 @@ TEST_F(device, render_node_of_sim_device)
 	base = base ? base + 1 : link;
 	snprintf(expect, sizeof(expect), "neuronprof_sim.%u", DEV_ID);
 	ASSERT_STREQ(expect, base);
+}
+
+/* The primary node of the same device accepts the ioctls too. */
+TEST_F(device, primary_node_accepts_ioctls)
+{
+	struct drm_neuronprof_device_info info;
+	char dir[128], path[300];
+	struct dirent *de;
+	DIR *d;
+	int fd = -1, ret;
+
+	snprintf(dir, sizeof(dir), "/sys/class/drm/%s/device/drm",
+		 self->dev.node + strlen("/dev/dri/"));
+	d = opendir(dir);
+	ASSERT_TRUE(d != NULL) TH_LOG("%s: %s", dir, strerror(errno));
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "card", 4))
+			continue;
+		snprintf(path, sizeof(path), "/dev/dri/%s", de->d_name);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		break;
+	}
+	closedir(d);
+	if (fd < 0)
+		SKIP(return, "no primary node for %s", self->dev.node);
+	ASSERT_EQ(1, nprof_is_neuronprof_fd(fd));
+	ret = nprof_get_info(fd, &info);
+	ASSERT_EQ(0, ret) TH_LOG("GET_INFO on %s: %s", path, strerror(-ret));
+	ASSERT_EQ(self->dev.info.device_index, info.device_index);
+	close(fd);
 }
 
 /* size 0 asks for the size and copies nothing. */

@@ -82,6 +82,32 @@ TEST_F(subscribe, returns_fd_and_layout)
 	ASSERT_EQ(0ull, s->reserved[1]);
 }
 
+/* Out members are ignored on input and overwritten. */
+TEST_F(subscribe, out_members_ignored_on_input)
+{
+	struct drm_neuronprof_nq_subscribe ref;
+
+	ASSERT_EQ(0, do_subscribe(self));
+	ref = self->sub;
+	ASSERT_EQ(0, close(ref.fd));
+	self->sub.fd = 12345;
+	self->sub.header_offset = ~0ull;
+	self->sub.header_size = 1;
+	self->sub.consumer_offset = 3;
+	self->sub.consumer_size = ~0ull;
+	self->sub.data_offset = 1ull << 40;
+	self->sub.data_size = 5;
+	ASSERT_EQ(0, do_subscribe(self)) TH_LOG("%s", strerror(errno));
+	self->fd = self->sub.fd;
+	ASSERT_NE(12345, self->sub.fd);
+	ASSERT_EQ(ref.header_offset, self->sub.header_offset);
+	ASSERT_EQ(ref.header_size, self->sub.header_size);
+	ASSERT_EQ(ref.consumer_offset, self->sub.consumer_offset);
+	ASSERT_EQ(ref.consumer_size, self->sub.consumer_size);
+	ASSERT_EQ(ref.data_offset, self->sub.data_offset);
+	ASSERT_EQ(ref.data_size, self->sub.data_size);
+}
+
 /* The subscription fd is not a DRM fd: DRM ioctls do not reach a driver. */
 TEST_F(subscribe, subscription_fd_is_not_drm)
 {

@@ -250,6 +250,59 @@ TEST_F(mmap, data_mremap_grow_fails)
 	ASSERT_TRUE(q == MAP_FAILED) TH_LOG("mremap grew the data mapping");
 }
 
+#define SMAPS_LINE 512
+
+/* The VmFlags line of the /proc/self/smaps entry starting at @addr. */
+static bool vm_flags_of(const void *addr, char flags[SMAPS_LINE])
+{
+	char line[SMAPS_LINE], start[32];
+	bool in = false;
+	FILE *f = fopen("/proc/self/smaps", "re");
+
+	if (!f)
+		return false;
+	snprintf(start, sizeof(start), "%lx-", (unsigned long)addr);
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, start, strlen(start)))
+			in = true;
+		else if (in && !strncmp(line, "VmFlags:", 8)) {
+			memcpy(flags, line + 8, strlen(line + 8) + 1);
+			fclose(f);
+			return true;
+		}
+	}
+	fclose(f);
+	return false;
+}
+
+/* Ring mappings are left out of core dumps and cannot be expanded. */
+TEST_F(mmap, mappings_dontdump_dontexpand)
+{
+	const struct drm_neuronprof_nq_subscribe *s = &self->sub;
+	struct { __u64 off, len; int prot; const char *name; } area[3] = {
+		{ s->header_offset, s->header_size, PROT_READ, "header" },
+		{ s->consumer_offset, s->consumer_size, PROT_READ | PROT_WRITE, "consumer" },
+		{ s->data_offset, s->data_size, PROT_READ, "data" },
+	};
+	char flags[SMAPS_LINE];
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		void *p = map(self, area[k].len, area[k].prot, MAP_SHARED, area[k].off);
+
+		ASSERT_TRUE(p != MAP_FAILED) TH_LOG("%s: %s", area[k].name, strerror(errno));
+		ASSERT_TRUE(vm_flags_of(p, flags))
+			TH_LOG("%s not found in /proc/self/smaps", area[k].name);
+		EXPECT_TRUE(strstr(flags, " dd") != NULL) TH_LOG("%s: VmFlags%s", area[k].name, flags);
+		EXPECT_TRUE(strstr(flags, " de") != NULL) TH_LOG("%s: VmFlags%s", area[k].name, flags);
+		if (area[k].prot == PROT_READ) {
+			EXPECT_TRUE(strstr(flags, " mw") == NULL)
+				TH_LOG("%s may be made writable: VmFlags%s", area[k].name, flags);
+		}
+		munmap(p, area[k].len);
+	}
+}
+
 /* The mappings outlive the fd. */
 TEST_F(mmap, mapping_outlives_fd)
 {

@@ -555,6 +555,65 @@ TEST_F(ring, read_blocks_until_exec)
 	ASSERT_GT(WAIT_WOKEN_MS, w.elapsed_ms);
 }
 
+/*
+ * After a flush (here: the end of an execution) EPOLLIN holds, even below
+ * the watermark, until the consumer passed everything produced before it.
+ */
+TEST_F(ring, poll_in_until_flush_consumed)
+{
+	struct nprof_ring hi;
+	struct nprof_queue q = trace0;
+	struct drm_neuronprof_sim_exec ex;
+	__u64 prod;
+	short rev = 0;
+	int ret;
+
+	q.engine = 3;
+	ret = nprof_ring_open(self->dev.fd, &q, self->dev.info.min_ring_size,
+			      (__u32)self->dev.info.min_ring_size, &hi);
+	ASSERT_EQ(0, ret);
+	nprof_exec_init(&ex, 0, MODEL_ID, 1, 0, 0, 0);
+	ex.instructions[3] = 6;
+	ASSERT_EQ(0, nprof_exec(self->dev.fd, &ex));
+	prod = nprof_ring_producer(&hi);
+	ASSERT_LT(self->esz, prod);
+	ASSERT_GT(self->dev.info.min_ring_size, prod) TH_LOG("below the watermark");
+	ASSERT_EQ(1, poll_in(hi.fd, 0, &rev));
+	/* Half consumed: what is left was produced before the flush. */
+	nprof_ring_set_consumer(&hi, prod / self->esz / 2 * self->esz);
+	ASSERT_EQ(1, poll_in(hi.fd, 0, &rev));
+	ASSERT_TRUE(rev & POLLIN);
+	nprof_ring_set_consumer(&hi, prod);
+	ASSERT_EQ(0, poll_in(hi.fd, 0, &rev));
+	/* A flush with nothing unread reports nothing. */
+	ASSERT_EQ(0, nprof_drain(hi.fd, NEURONPROF_DRAIN_FLUSH, 0, NULL));
+	ASSERT_EQ(0, poll_in(hi.fd, 0, &rev));
+	nprof_ring_close(&hi);
+}
+
+/* The subscription fd has no file position and cannot be written. */
+TEST_F(ring, write_einval)
+{
+	unsigned char buf[64] = { 0 };
+
+	ASSERT_ERRNO(EINVAL, (int)write(self->r.fd, buf, sizeof(buf)));
+}
+
+TEST_F(ring, lseek_espipe)
+{
+	ASSERT_ERRNO(ESPIPE, (int)lseek(self->r.fd, 0, SEEK_SET));
+}
+
+TEST_F(ring, pread_espipe)
+{
+	struct drm_neuronprof_sim_exec ex;
+	unsigned char buf[256];
+
+	ASSERT_EQ(0, run_trace(self->dev.fd, 2, 1, &ex));
+	ASSERT_ERRNO(ESPIPE, (int)pread(self->r.fd, buf, sizeof(buf), 0));
+	ASSERT_EQ(0ull, nprof_ring_consumer_pos(&self->r));
+}
+
 TEST_F(ring, drain_reports_positions)
 {
 	struct drm_neuronprof_sim_exec ex;

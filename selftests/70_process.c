@@ -8,6 +8,8 @@
  */
 #include "nprof_test.h"
 
+#include <sys/socket.h>
+
 #define PROG 7
 #define DEV_ID NPROF_TEST_ID(PROG, 0)
 #define MODEL_ID 0x7011u
@@ -291,6 +293,102 @@ TEST_F(process, exec_drops_subscription)
 	ASSERT_EQ(2, write(self->to_child[1], "x\n", 2));
 	ASSERT_EQ(self->pid, waitpid(self->pid, &status, 0));
 	self->pid = -1;
+}
+
+/* Send @fd over the unix socket @sock (SCM_RIGHTS). */
+static int send_fd(int sock, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	char byte = 'f';
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+}
+
+static int recv_fd(int sock)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	char byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm;
+	int fd;
+
+	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
+		return -1;
+	cm = CMSG_FIRSTHDR(&msg);
+	if (!cm || cm->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+/*
+ * A subscription fd passed to another process is owned by it like any
+ * file: the sender can close its copy, the receiver drains and holds the
+ * queue until it closes it.
+ */
+TEST_F(process, fd_passed_with_scm_rights)
+{
+	struct drm_neuronprof_nq_subscribe sub;
+	int sv[2], fd, status;
+	char c = 'x';
+
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
+	self->pid = fork();
+	ASSERT_LE(0, self->pid);
+	if (self->pid == 0) {
+		struct neuronprof_nq_drain d;
+		int got = recv_fd(sv[1]);
+
+		if (got < 0)
+			_exit(CHILD_PIPE);
+		if (nprof_drain(got, 0, 0, &d))
+			_exit(CHILD_CONSUME);
+		if (write(self->from_child[1], &c, 1) != 1)
+			_exit(CHILD_PIPE);
+		if (read(self->to_child[0], &c, 1) != 1)
+			_exit(CHILD_PIPE);
+		close(got);
+		if (write(self->from_child[1], &c, 1) != 1)
+			_exit(CHILD_PIPE);
+		_exit(CHILD_OK);
+	}
+	fd = nprof_subscribe_q(self->dev.fd, &trace0,
+			       self->dev.info.min_ring_size, 0, &sub);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, send_fd(sv[0], fd));
+	ASSERT_EQ(0, close(fd));
+	ASSERT_EQ(1, read(self->from_child[0], &c, 1)) TH_LOG("the child could not drain");
+	/* The child holds it now. */
+	ASSERT_EQ(-EBUSY, nprof_subscribe_q(self->dev.fd, &trace0,
+					    self->dev.info.min_ring_size, 0, &sub));
+	ASSERT_EQ(1, write(self->to_child[1], &c, 1));
+	ASSERT_EQ(1, read(self->from_child[0], &c, 1));
+	/* Closed by the child, and gone. */
+	fd = nprof_subscribe_q(self->dev.fd, &trace0,
+			       self->dev.info.min_ring_size, 0, &sub);
+	EXPECT_LE(0, fd) TH_LOG("%s", strerror(-fd));
+	if (fd >= 0)
+		close(fd);
+	ASSERT_EQ(self->pid, waitpid(self->pid, &status, 0));
+	self->pid = -1;
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(CHILD_OK, WEXITSTATUS(status));
+	close(sv[0]);
+	close(sv[1]);
 }
 
 TEST_HARNESS_MAIN
