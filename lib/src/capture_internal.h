@@ -6,6 +6,7 @@
 #ifndef NEURONPROF_CAPTURE_INTERNAL_H
 #define NEURONPROF_CAPTURE_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,5 +31,32 @@ struct nprof_queue_id {
  */
 size_t nprof_capture_plan(const struct nprof_device_info *info, uint32_t nc,
 			  struct nprof_queue_id *out, size_t max);
+
+/*
+ * How a file written by nprof_capture_session_serialize_named() describes
+ * itself, for the captures built on the SESSION engine (MODEL, CONTINUOUS).
+ * @capture_kind: enum nprof_ntff_capture_kind.
+ * @has_core, @core: the core written into the file (the runtime's virtual
+ *	core), instead of the device's core index.
+ * @model_name, @model_id: the model (@model_name may be NULL).
+ */
+struct nprof_capture_label {
+	uint32_t capture_kind;
+	bool has_core;
+	uint32_t core;
+	const char *model_name;
+	uint64_t model_id;
+};
+
+/*
+ * nprof_capture_session_serialize_at() under another file name and
+ * description: the MODEL and continuous captures harvest through the
+ * SESSION engine and only differ in what the file is called and says.
+ * @fname: a file name in @dirfd, or NULL for profile_nc_<nc>_session_<id>.ntff.
+ * @label: the description, or NULL for a SESSION capture.
+ */
+int nprof_capture_session_serialize_named(struct nprof_capture *cap, uint32_t nc,
+					  uint64_t session_id, int dirfd, const char *fname,
+					  const struct nprof_capture_label *label);
 
 #endif /* NEURONPROF_CAPTURE_INTERNAL_H */

@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -548,20 +549,32 @@ static int find_session(struct cap_core *c, uint64_t id, bool allow_busy,
 	return nprof_err(ENOENT, "unable to find profile session id %llu", (unsigned long long)id);
 }
 
-/* Write one session; no lock held (the busy session pins what it reads). */
+/*
+ * Write one session; no lock held (the busy session pins what it reads).
+ * @fname and @label come from nprof_capture_session_serialize_named(); NULL
+ * means the SESSION file name and description.
+ */
 static int write_session(struct nprof_capture *cap, struct cap_core *c,
-			 const struct cap_session *s, int dirfd)
+			 const struct cap_session *s, int dirfd, const char *fname,
+			 const struct nprof_capture_label *label)
 {
 	const struct nprof_device_info *di = &cap->dev->info;
 	struct nprof_ntff_writer *w;
 	struct nprof_ntff_info info;
-	char name[128];
+	char name[NAME_MAX + 1];
 	size_t i;
 	int ret;
 
-	ret = nprof_output_session_ntff_name(name, sizeof(name), c->nc, s->id);
-	if (ret < 0)
-		return ret;
+	if (fname) {
+		ret = snprintf(name, sizeof(name), "%s", fname);
+		if (ret < 0 || (size_t)ret >= sizeof(name))
+			return nprof_err(ENAMETOOLONG, "file name '%.32s...' is longer than NAME_MAX",
+					 fname);
+	} else {
+		ret = nprof_output_session_ntff_name(name, sizeof(name), c->nc, s->id);
+		if (ret < 0)
+			return ret;
+	}
 	w = nprof_ntff_writer_createat(dirfd, name, 0);
 	if (!w)
 		return nprof_err(errno, "cannot serialize profile session id %llu of NC %u: %s",
@@ -574,10 +587,12 @@ static int write_session(struct nprof_capture *cap, struct cap_core *c,
 	memset(&info, 0, sizeof(info));
 	info.size = sizeof(info);
 	info.pid = (uint32_t)getpid();
-	info.core = c->nc;
-	info.capture_kind = NPROF_NTFF_CAPTURE_SESSION;
+	info.core = label && label->has_core ? label->core : c->nc;
+	info.capture_kind = label ? label->capture_kind : NPROF_NTFF_CAPTURE_SESSION;
 	info.clock_id = di->clock_id;
 	info.session_id = s->id;
+	info.model_name = label ? label->model_name : NULL;
+	info.model_id = label ? label->model_id : 0;
 	info.instance_id = cap->instance_id[0] ? cap->instance_id : NULL;
 	info.hostname = cap->hostname[0] ? cap->hostname : NULL;
 	info.start_ns = s->start_ns;
@@ -633,6 +648,13 @@ static int write_session(struct nprof_capture *cap, struct cap_core *c,
 NPROF_API int nprof_capture_session_serialize_at(struct nprof_capture *cap, uint32_t nc,
 						 uint64_t session_id, int dirfd)
 {
+	return nprof_capture_session_serialize_named(cap, nc, session_id, dirfd, NULL, NULL);
+}
+
+int nprof_capture_session_serialize_named(struct nprof_capture *cap, uint32_t nc,
+					  uint64_t session_id, int dirfd, const char *fname,
+					  const struct nprof_capture_label *label)
+{
 	struct cap_session **link, *s;
 	struct cap_core *c;
 	int ret;
@@ -650,7 +672,7 @@ NPROF_API int nprof_capture_session_serialize_at(struct nprof_capture *cap, uint
 	s->busy = true;
 	pthread_mutex_unlock(&c->lock);
 
-	ret = write_session(cap, c, s, dirfd);
+	ret = write_session(cap, c, s, dirfd, fname, label);
 
 	pthread_mutex_lock(&c->lock);
 	s->busy = false;
