@@ -379,6 +379,7 @@ int nprof_ring_map(struct nprof_ring *r)
 {
 	const struct drm_neuronprof_nq_subscribe *s = &r->sub;
 	void *p;
+	int ret;
 
 	p = mmap(NULL, s->header_size, PROT_READ, MAP_SHARED, r->fd,
 		 (off_t)s->header_offset);
@@ -398,9 +399,9 @@ int nprof_ring_map(struct nprof_ring *r)
 	r->entry_size = r->hdr->entry_size;
 	return 0;
 err:
-	p = (void *)(intptr_t)-errno;
+	ret = -errno;
 	nprof_ring_unmap(r);
-	return (int)(intptr_t)p;
+	return ret;
 }
 
 void nprof_ring_unmap(struct nprof_ring *r)
@@ -438,7 +439,7 @@ int nprof_ring_open(int devfd, const struct nprof_queue *q, __u64 ring_size,
 void nprof_ring_close(struct nprof_ring *r)
 {
 	nprof_ring_unmap(r);
-	if (r->fd > 0)
+	if (r->fd >= 0)
 		close(r->fd);
 	r->fd = -1;
 }
