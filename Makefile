@@ -11,6 +11,15 @@
 #   make vm-test    kselftests in a QEMU VM on the Debian kernel
 #                   (scripts/vm-selftests.sh)
 #   make check      every test layer; last line "N passed, N failed"
+#   make install    modules into $(DESTDIR)/lib/modules/$(KVER)/extra (+ depmod),
+#                   library, headers, pkg-config file, tool and man pages
+#                   under $(DESTDIR)$(PREFIX) (default /usr/local); on a
+#                   Neuron instance: make install KVER=$(uname -r)
+#                   (Documentation/install.rst)
+#   make uninstall  remove what install recorded in its manifest
+#                   ($(DESTDIR)$(PREFIX)/share/neuronprof/install_manifest.txt)
+#   make install-check  install and uninstall in a temporary root, DKMS build
+#   make dkms-install / dkms-remove   register the modules with DKMS for KVER
 #   make clean
 #
 # KVER defaults to the newest installed Debian 6.1 amd64 headers, never to
@@ -54,6 +63,26 @@ vm-test: deps
 
 check: deps
 	bash scripts/check.sh
+
+PREFIX ?= /usr/local
+
+.PHONY: install uninstall install-check dkms-install dkms-remove
+
+install: modules lib tools
+	DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" KVER="$(KVER)" MAKE="$(MAKE)" \
+		bash scripts/install.sh install
+
+uninstall:
+	DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" bash scripts/install.sh uninstall
+
+install-check: deps
+	MAKE="$(MAKE)" bash tests/install/run.sh
+
+dkms-install:
+	KVER="$(KVER)" bash scripts/dkms.sh install
+
+dkms-remove:
+	bash scripts/dkms.sh remove
 
 clean:
 	@if [ -n "$(KVER)" ] && [ -d "$(KDIR)" ]; then \
