@@ -400,15 +400,19 @@ static long nprof_nq_subscribe_user(struct file *filp, void __user *uarg)
 /*
  * Driver ioctls this file handles itself, -ENOIOCTLCMD for those drm_ioctl()
  * handles. Driver-range numbers without an ioctl fail with ENOTTY ("no such
- * ioctl") rather than drm_ioctl()'s EINVAL.
+ * ioctl") rather than drm_ioctl()'s EINVAL. Commands of another ioctl type
+ * (such as NEURONPROF_IOCTL_NQ_DRAIN sent to the render node) fail with
+ * ENOTTY here: drm_ioctl() and drm_compat_ioctl() dispatch on the number
+ * alone and would run an unrelated DRM ioctl for them.
  */
 static long nprof_drm_ioctl_own(struct file *filp, unsigned int cmd,
 				void __user *uarg)
 {
 	unsigned int nr = DRM_IOCTL_NR(cmd);
 
-	if (DRM_IOCTL_TYPE(cmd) != DRM_IOCTL_BASE || nr < DRM_COMMAND_BASE ||
-	    nr >= DRM_COMMAND_END)
+	if (DRM_IOCTL_TYPE(cmd) != DRM_IOCTL_BASE)
+		return -ENOTTY;
+	if (nr < DRM_COMMAND_BASE || nr >= DRM_COMMAND_END)
 		return -ENOIOCTLCMD;
 	if (nr - DRM_COMMAND_BASE >= ARRAY_SIZE(nprof_ioctls))
 		return -ENOTTY;
