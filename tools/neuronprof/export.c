@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "fmt.h"
 
 struct layout {
 	struct xproc **procs;
@@ -329,7 +330,7 @@ static int walk_record(struct walk *w, const struct nprof_ntff_queue *q, struct 
 	bool open = false, have_prev = false;
 	uint64_t prev_seq = 0;
 	const void *p;
-	char name[64], unit[32];
+	char name[64], unit[32], *np;
 	struct xarg a[XARGS_MAX];
 	int n, ret = 0;
 
@@ -363,8 +364,9 @@ static int walk_record(struct walk *w, const struct nprof_ntff_queue *q, struct 
 				open = true;
 			} else if (e.code == NEURONPROF_INFER_STOP) {
 				if (open) {
-					snprintf(name, sizeof(name), "model %u iteration %u",
-						 start.model_id, start.iteration);
+					np = fmt_u64(fmt_str(name, "model "), start.model_id);
+					np = fmt_u64(fmt_str(np, " iteration "), start.iteration);
+					*np = '\0';
 					ret = pair_slice(w, XSLICE_COMPLETE, "infer", name, &start,
 							 &e, "iterations", "status");
 					open = false;
@@ -384,7 +386,9 @@ static int walk_record(struct walk *w, const struct nprof_ntff_queue *q, struct 
 				start = e;
 				open = true;
 			} else if (e.code == EVENT_CODE_END && open) {
-				snprintf(name, sizeof(name), "%s iteration %u", unit, start.iteration);
+				np = fmt_u64(fmt_str(fmt_str(name, unit), " iteration "),
+					     start.iteration);
+				*np = '\0';
 				ret = pair_slice(w, XSLICE_BEGIN_END, "event", name, &start, &e,
 						 q->queue_type == NEURONPROF_QT_EVENT ?
 						 "instructions" : "topsp", NULL);
@@ -398,7 +402,7 @@ static int walk_record(struct walk *w, const struct nprof_ntff_queue *q, struct 
 			break;
 		case NEURONPROF_QT_TRACE:
 		case NEURONPROF_QT_TOPSP_TRACE:
-			snprintf(name, sizeof(name), "op 0x%04x", e.code);
+			*fmt_hex(fmt_str(name, "op 0x"), e.code, 4) = '\0';
 			n = base_args(a, &e);
 			a[n++] = (struct xarg){ .key = "pc", .kind = XARG_HEX, .u = e.payload[0] };
 			a[n++] = (struct xarg){ .key = "operand0", .kind = XARG_HEX,
@@ -408,7 +412,7 @@ static int walk_record(struct walk *w, const struct nprof_ntff_queue *q, struct 
 			ret = instant(w, "instruction", name, e.ts, a, n);
 			break;
 		case NEURONPROF_QT_DMA:
-			snprintf(name, sizeof(name), "dma queue %u", e.code);
+			*fmt_u64(fmt_str(name, "dma queue "), e.code) = '\0';
 			n = base_args(a, &e);
 			a[n++] = (struct xarg){ .key = "bytes", .kind = XARG_U64, .u = e.payload[0] };
 			a[n++] = (struct xarg){ .key = "src", .kind = XARG_HEX, .u = e.payload[1] };
@@ -417,7 +421,7 @@ static int walk_record(struct walk *w, const struct nprof_ntff_queue *q, struct 
 			break;
 		case NEURONPROF_QT_ERROR:
 		case NEURONPROF_QT_TOPSP_ERROR:
-			snprintf(name, sizeof(name), "error %u", e.code);
+			*fmt_u64(fmt_str(name, "error "), e.code) = '\0';
 			n = base_args(a, &e);
 			a[n++] = (struct xarg){ .key = "payload0", .kind = XARG_U64,
 						.u = e.payload[0] };

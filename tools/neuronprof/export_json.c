@@ -10,6 +10,9 @@
  * DMA transfers, errors and losses "i" instants on their queue's thread,
  * throttling a "C" counter. Timestamps are in microseconds with the
  * nanoseconds kept as three decimals, so no precision is lost.
+ *
+ * Events are formatted into a buffer with fmt.h rather than with stdio's
+ * printf family, which cost most of the export's time.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -18,115 +21,173 @@
 #include <neuronprof/common.h>
 
 #include "export.h"
+#include "fmt.h"
 #include "json.h"
 
 struct json_export {
-	FILE *out;
 	bool first;
+	struct obuf ob;
 };
 
 struct json_export *json_export_new(FILE *out)
 {
-	struct json_export *x = calloc(1, sizeof(*x));
+	struct json_export *x = malloc(sizeof(*x));
 
 	if (x) {
-		x->out = out;
 		x->first = true;
+		x->ob.f = out;
+		x->ob.len = 0;
 	}
 	return x;
 }
 
 void json_export_free(struct json_export *x)
 {
+	if (x)
+		ob_flush(&x->ob);
 	free(x);
+}
+
+/*
+ * A string literal. Names and keys the walk makes are plain ASCII and take
+ * the fast path; anything else (a provider name from a file) goes through
+ * the full escaper.
+ */
+static void string(struct json_export *x, const char *s)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p >= 0x7f || *p == '"' || *p == '\\')
+			break;
+	if (*p) {
+		ob_flush(&x->ob);
+		json_write_string(x->ob.f, s);
+		return;
+	}
+	ob_mem(&x->ob, "\"", 1);
+	ob_mem(&x->ob, s, (size_t)(p - (const unsigned char *)s));
+	ob_mem(&x->ob, "\"", 1);
 }
 
 static void sep(struct json_export *x)
 {
 	if (!x->first)
-		fputs(",\n", x->out);
+		ob_mem(&x->ob, ",\n", 2);
 	x->first = false;
 }
 
-static void ts_us(FILE *f, uint64_t ns)
+static void ts_us(struct json_export *x, uint64_t ns)
 {
-	fprintf(f, "%" PRIu64 ".%03u", ns / 1000, (unsigned int)(ns % 1000));
+	char *p = ob_reserve(&x->ob, 24);
+	unsigned int frac = (unsigned int)(ns % 1000);
+
+	p = fmt_u64(p, ns / 1000);
+	*p++ = '.';
+	*p++ = (char)('0' + frac / 100);
+	*p++ = (char)('0' + frac / 10 % 10);
+	*p++ = (char)('0' + frac % 10);
+	ob_commit(&x->ob, p);
 }
 
-static void args(FILE *f, const struct xarg *a, int n)
+static void args(struct json_export *x, const struct xarg *a, int n)
 {
-	fputs(",\"args\":{", f);
+	ob_str(&x->ob, ",\"args\":{");
 	for (int i = 0; i < n; i++) {
 		if (i)
-			fputc(',', f);
-		fprintf(f, "\"%s\":", a[i].key);
+			ob_mem(&x->ob, ",", 1);
+		string(x, a[i].key);
+		ob_mem(&x->ob, ":", 1);
 		switch (a[i].kind) {
 		case XARG_U64:
-			fprintf(f, "%" PRIu64, a[i].u);
+			ob_u64(&x->ob, a[i].u);
 			break;
-		case XARG_HEX:
-			fprintf(f, "\"0x%" PRIx64 "\"", a[i].u);
+		case XARG_HEX: {
+			char *p = ob_reserve(&x->ob, 20);
+
+			*p++ = '"';
+			*p++ = '0';
+			*p++ = 'x';
+			p = fmt_hex(p, a[i].u, 1);
+			*p++ = '"';
+			ob_commit(&x->ob, p);
 			break;
+		}
 		case XARG_STR:
-			json_write_string(f, a[i].s);
+			string(x, a[i].s);
 			break;
 		}
 	}
-	fputc('}', f);
+	ob_mem(&x->ob, "}", 1);
 }
 
-/* Start of an event: name, category, phase, pid and tid. */
+/* Start of an event: name, category, phase, pid and tid, then "ts":. */
 static void head(struct json_export *x, const char *name, const char *cat, char ph,
 		 const struct xtrack *t)
 {
+	char phase[] = ",\"ph\":\"?\",\"pid\":";
+
 	sep(x);
-	fputs("{\"name\":", x->out);
-	json_write_string(x->out, name);
-	fprintf(x->out, ",\"cat\":\"%s\",\"ph\":\"%c\",\"pid\":%d,\"tid\":%d,\"ts\":", cat, ph,
-		t->proc->pid, t->tid);
+	ob_str(&x->ob, "{\"name\":");
+	string(x, name);
+	ob_str(&x->ob, ",\"cat\":");
+	string(x, cat);
+	phase[7] = ph;
+	ob_str(&x->ob, phase);
+	ob_i64(&x->ob, t->proc->pid);
+	ob_str(&x->ob, ",\"tid\":");
+	ob_i64(&x->ob, t->tid);
+	ob_str(&x->ob, ",\"ts\":");
 }
 
 static int j_begin(void *ctx, const char *source)
 {
 	struct json_export *x = ctx;
 
-	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":", x->out);
-	fprintf(x->out, "\"neuronprof %s\",\"source\":", nprof_version_string());
-	json_write_string(x->out, source);
-	fputs("},\n\"traceEvents\":[\n", x->out);
+	ob_str(&x->ob, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"neuronprof ");
+	ob_str(&x->ob, nprof_version_string());
+	ob_str(&x->ob, "\",\"source\":");
+	string(x, source);
+	ob_str(&x->ob, "},\n\"traceEvents\":[\n");
 	return 0;
+}
+
+static void metadata(struct json_export *x, const char *what, int32_t pid, const int32_t *tid,
+		     const char *name, int sort_index)
+{
+	sep(x);
+	ob_str(&x->ob, "{\"name\":\"");
+	ob_str(&x->ob, what);
+	ob_str(&x->ob, "\",\"ph\":\"M\",\"pid\":");
+	ob_i64(&x->ob, pid);
+	if (tid) {
+		ob_str(&x->ob, ",\"tid\":");
+		ob_i64(&x->ob, *tid);
+	}
+	if (name) {
+		ob_str(&x->ob, ",\"args\":{\"name\":");
+		string(x, name);
+	} else {
+		ob_str(&x->ob, ",\"args\":{\"sort_index\":");
+		ob_i64(&x->ob, sort_index);
+	}
+	ob_str(&x->ob, "}}");
 }
 
 static int j_process(void *ctx, const struct xproc *p)
 {
-	struct json_export *x = ctx;
-
-	sep(x);
-	fprintf(x->out, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":",
-		p->pid);
-	json_write_string(x->out, p->name);
-	fputs("}}", x->out);
-	sep(x);
-	fprintf(x->out, "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%d,"
-		"\"args\":{\"sort_index\":%d}}", p->pid, p->sort_index);
+	metadata(ctx, "process_name", p->pid, NULL, p->name, 0);
+	metadata(ctx, "process_sort_index", p->pid, NULL, NULL, p->sort_index);
 	return 0;
 }
 
 static int j_track(void *ctx, const struct xtrack *t)
 {
-	struct json_export *x = ctx;
-
 	/* Groups exist only in Perfetto; counters are named by their events. */
 	if (t->kind != XT_QUEUE)
 		return 0;
-	sep(x);
-	fprintf(x->out, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
-		"\"args\":{\"name\":", t->proc->pid, t->tid);
-	json_write_string(x->out, t->full_name);
-	fputs("}}", x->out);
-	sep(x);
-	fprintf(x->out, "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
-		"\"args\":{\"sort_index\":%d}}", t->proc->pid, t->tid, t->sort_index);
+	metadata(ctx, "thread_name", t->proc->pid, &t->tid, t->full_name, 0);
+	metadata(ctx, "thread_sort_index", t->proc->pid, &t->tid, NULL, t->sort_index);
 	return 0;
 }
 
@@ -137,20 +198,20 @@ static int j_slice(void *ctx, const struct xtrack *t, enum xslice_style style, c
 
 	if (style == XSLICE_COMPLETE) {
 		head(x, name, cat, 'X', t);
-		ts_us(x->out, ts);
-		fputs(",\"dur\":", x->out);
-		ts_us(x->out, end_ts - ts);
-		args(x->out, a, n);
-		fputc('}', x->out);
+		ts_us(x, ts);
+		ob_str(&x->ob, ",\"dur\":");
+		ts_us(x, end_ts - ts);
+		args(x, a, n);
+		ob_mem(&x->ob, "}", 1);
 		return 0;
 	}
 	head(x, name, cat, 'B', t);
-	ts_us(x->out, ts);
-	args(x->out, a, n);
-	fputc('}', x->out);
+	ts_us(x, ts);
+	args(x, a, n);
+	ob_mem(&x->ob, "}", 1);
 	head(x, name, cat, 'E', t);
-	ts_us(x->out, end_ts);
-	fputc('}', x->out);
+	ts_us(x, end_ts);
+	ob_mem(&x->ob, "}", 1);
 	return 0;
 }
 
@@ -160,10 +221,10 @@ static int j_instant(void *ctx, const struct xtrack *t, const char *cat, const c
 	struct json_export *x = ctx;
 
 	head(x, name, cat, 'i', t);
-	ts_us(x->out, ts);
-	fputs(",\"s\":\"t\"", x->out);
-	args(x->out, a, n);
-	fputc('}', x->out);
+	ts_us(x, ts);
+	ob_str(&x->ob, ",\"s\":\"t\"");
+	args(x, a, n);
+	ob_mem(&x->ob, "}", 1);
 	return 0;
 }
 
@@ -173,14 +234,21 @@ static int j_counter(void *ctx, const struct xproc *p, const char *name, uint64_
 	struct json_export *x = ctx;
 
 	sep(x);
-	fputs("{\"name\":", x->out);
-	json_write_string(x->out, name);
-	fprintf(x->out, ",\"cat\":\"throttle\",\"ph\":\"C\",\"pid\":%d,\"ts\":", p->pid);
-	ts_us(x->out, ts);
-	fputs(",\"args\":{", x->out);
-	for (int i = 0; i < n; i++)
-		fprintf(x->out, "%s\"%s\":%" PRId64, i ? "," : "", c[i].key, c[i].value);
-	fputs("}}", x->out);
+	ob_str(&x->ob, "{\"name\":");
+	string(x, name);
+	ob_str(&x->ob, ",\"cat\":\"throttle\",\"ph\":\"C\",\"pid\":");
+	ob_i64(&x->ob, p->pid);
+	ob_str(&x->ob, ",\"ts\":");
+	ts_us(x, ts);
+	ob_str(&x->ob, ",\"args\":{");
+	for (int i = 0; i < n; i++) {
+		if (i)
+			ob_mem(&x->ob, ",", 1);
+		string(x, c[i].key);
+		ob_mem(&x->ob, ":", 1);
+		ob_i64(&x->ob, c[i].value);
+	}
+	ob_str(&x->ob, "}}");
 	return 0;
 }
 
@@ -188,7 +256,8 @@ static int j_end(void *ctx)
 {
 	struct json_export *x = ctx;
 
-	fputs("\n]}\n", x->out);
+	ob_str(&x->ob, "\n]}\n");
+	ob_flush(&x->ob);
 	return 0;
 }
 

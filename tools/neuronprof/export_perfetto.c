@@ -26,18 +26,49 @@
 #include <string.h>
 
 #include "export.h"
+#include "fmt.h"
 #include "perfetto_trace.pb-c.h"
 
 /* All packets form one sequence; 0 would mean "no sequence". */
 #define SEQUENCE_ID			1
 #define SEQ_INCREMENTAL_STATE_CLEARED	1
 
+/*
+ * A ProtobufCBuffer that appends to a growable array: packing into it sizes
+ * only the submessages (their length prefixes need it), where
+ * get_packed_size() followed by pack() would size the whole packet twice.
+ */
+struct packet_buf {
+	ProtobufCBuffer base;
+	uint8_t *data;
+	size_t len, cap;
+	bool nomem;
+};
+
 struct perfetto_export {
 	FILE *out;
-	uint8_t *buf;
-	size_t cap;
+	struct packet_buf pb;
 	bool first;
 };
+
+static void packet_append(ProtobufCBuffer *buffer, size_t len, const uint8_t *data)
+{
+	struct packet_buf *b = (struct packet_buf *)buffer;
+
+	if (b->len + len > b->cap) {
+		size_t cap = b->cap * 2 > b->len + len ? b->cap * 2 : b->len + len;
+		uint8_t *d = realloc(b->data, cap);
+
+		if (!d) {
+			b->nomem = true;
+			return;
+		}
+		b->data = d;
+		b->cap = cap;
+	}
+	memcpy(b->data + b->len, data, len);
+	b->len += len;
+}
 
 struct perfetto_export *perfetto_export_new(FILE *out)
 {
@@ -47,9 +78,10 @@ struct perfetto_export *perfetto_export_new(FILE *out)
 		return NULL;
 	x->out = out;
 	x->first = true;
-	x->cap = 4096;
-	x->buf = malloc(x->cap);
-	if (!x->buf) {
+	x->pb.base.append = packet_append;
+	x->pb.cap = 4096;
+	x->pb.data = malloc(x->pb.cap);
+	if (!x->pb.data) {
 		free(x);
 		return NULL;
 	}
@@ -59,7 +91,7 @@ struct perfetto_export *perfetto_export_new(FILE *out)
 void perfetto_export_free(struct perfetto_export *x)
 {
 	if (x)
-		free(x->buf);
+		free(x->pb.data);
 	free(x);
 }
 
@@ -80,8 +112,6 @@ static void put_varint(FILE *f, uint64_t v)
 
 static int emit(struct perfetto_export *x, Perfetto__Protos__TracePacket *pkt)
 {
-	size_t len;
-
 	pkt->optional_trusted_packet_sequence_id_case =
 		PERFETTO__PROTOS__TRACE_PACKET__OPTIONAL_TRUSTED_PACKET_SEQUENCE_ID_TRUSTED_PACKET_SEQUENCE_ID;
 	pkt->trusted_packet_sequence_id = SEQUENCE_ID;
@@ -91,21 +121,15 @@ static int emit(struct perfetto_export *x, Perfetto__Protos__TracePacket *pkt)
 		pkt->sequence_flags = SEQ_INCREMENTAL_STATE_CLEARED;
 		x->first = false;
 	}
-	len = perfetto__protos__trace_packet__get_packed_size(pkt);
-	if (len > x->cap) {
-		uint8_t *b = realloc(x->buf, len);
-
-		if (!b) {
-			fail("out of memory");
-			return -1;
-		}
-		x->buf = b;
-		x->cap = len;
+	x->pb.len = 0;
+	perfetto__protos__trace_packet__pack_to_buffer(pkt, &x->pb.base);
+	if (x->pb.nomem) {
+		fail("out of memory");
+		return -1;
 	}
-	perfetto__protos__trace_packet__pack(pkt, x->buf);
 	fputc(0x0a, x->out);	/* Trace.packet: field 1, length-delimited */
-	put_varint(x->out, len);
-	fwrite(x->buf, 1, len, x->out);
+	put_varint(x->out, x->pb.len);
+	fwrite(x->pb.data, 1, x->pb.len, x->out);
 	return 0;
 }
 
@@ -190,7 +214,7 @@ static void annotate(Perfetto__Protos__TrackEvent *ev, struct annotations *an,
 			d->uint_value = a[i].u;
 			break;
 		case XARG_HEX:
-			snprintf(an->hex[i], sizeof(an->hex[i]), "0x%" PRIx64, a[i].u);
+			*fmt_hex(fmt_str(an->hex[i], "0x"), a[i].u, 1) = '\0';
 			d->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE;
 			d->string_value = an->hex[i];
 			break;
