@@ -6,7 +6,8 @@
 #
 #   build   make modules, lib, tools (a failure counts as one failed test;
 #           a successful build counts nothing)
-#   host    the uapi layout test (scripts/uapi-layout/run.sh), and
+#   host    the uapi layout test (scripts/uapi-layout/run.sh), the kernel
+#           lint (scripts/lint-kernel.sh: checkpatch --strict, W=1 -Werror), and
 #           `make -C DIR check` for lib/ and tools/ where their Makefile has
 #           a check target
 #   kunit   scripts/kunit.sh: the driver's KUnit suites in UML
@@ -108,6 +109,7 @@ done
 
 # Host layer.
 run_layer host/uapi bash "$here/uapi-layout/run.sh"
+run_layer host/kernel-lint bash "$here/lint-kernel.sh"
 for d in lib tools; do
 	if has_check "$d"; then
 		run_layer "host/$d" "$MAKE" -j"$jobs" --no-print-directory -C "$d" check
