@@ -12,6 +12,7 @@ PKGS=(
 	linux-headers-amd64 linux-image-amd64 linux-source-6.1
 	qemu-system-x86 busybox-static cpio xz-utils file
 	libdrm-dev libkmod-dev libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
+	dkms man-db
 )
 
 missing=()

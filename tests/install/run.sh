@@ -1,0 +1,433 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install test (Documentation/install.rst): `make install` into temporary
+# roots, then what was installed, that a program builds against it with
+# pkg-config (shared and static) and runs, that the man pages render and
+# their examples compile, that `make uninstall` leaves each root exactly as
+# it was, and that DKMS builds and installs the modules from dkms.conf.
+#
+#   empty root    DESTDIR=<empty dir> PREFIX=/usr: every file, no depmod
+#   kernel root   a root holding the kernel's module index for KVER (drm and
+#                 what it needs, copied from /lib/modules/$KVER): depmod
+#                 runs, modprobe resolves neuronprof_sim to neuronprof
+#   dkms          dkms build and install with scratch trees (nothing under
+#                 /var/lib/dkms, /usr/src or /lib/modules is touched)
+#
+# Nothing is loaded: `modprobe --show-depends` only reads the index.
+# Ends with `N passed, N failed[, N skipped]`; exits non-zero on a failure.
+#
+# Environment: MAKE, KVER (default scripts/kver.sh), CC (default cc).
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+MAKE=${MAKE:-make}
+CC=${CC:-cc}
+export LC_ALL=C
+
+pass=0
+fail=0
+skip=0
+
+ok() {
+	pass=$((pass + 1))
+	echo "ok - $*"
+}
+
+not_ok() {
+	fail=$((fail + 1))
+	echo "not ok - $*"
+}
+
+skipped() {
+	skip=$((skip + 1))
+	echo "ok - $1 # SKIP $2"
+}
+
+# check NAME CMD...: one test that passes when CMD succeeds; CMD's output is
+# shown only on failure.
+check() {
+	local name=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		ok "$name"
+	else
+		not_ok "$name"
+		[ -z "$out" ] || printf '%s\n' "$out" | sed 's/^/#   /'
+	fi
+}
+
+finish() {
+	if [ "$skip" -gt 0 ]; then
+		echo "$pass passed, $fail failed, $skip skipped"
+	else
+		echo "$pass passed, $fail failed"
+	fi
+	[ "$fail" -eq 0 ]
+	exit
+}
+
+fatal() {
+	not_ok "$*"
+	finish
+}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/nprof-install-test.XXXXXX") || fatal "cannot create a work directory"
+trap 'rm -rf "$work"' EXIT
+
+KVER=${KVER:-$(bash "$repo/scripts/kver.sh")} || fatal "no kernel release (scripts/kver.sh)"
+export KVER
+version=$(awk '/^#define NPROF_VERSION_(MAJOR|MINOR|PATCH)/ { v = v (v == "" ? "" : ".") $3 } END { print v }' \
+	"$repo/lib/include/neuronprof/common.h")
+[ -n "$version" ] || fatal "no NPROF_VERSION_* in lib/include/neuronprof/common.h"
+
+# listing DIR: every entry under DIR with its type, link target and content
+# hash, to compare a root before install and after uninstall.
+listing() {
+	(cd "$1" && find . -mindepth 1 -printf '%y %p %l\n' | sort) &&
+		(cd "$1" && find . -type f -exec sha256sum {} + | sort -k2)
+}
+
+# ---- the empty root -------------------------------------------------------
+root=$work/root
+mkdir "$root"
+echo "# make install DESTDIR=$root PREFIX=/usr"
+if ! "$MAKE" -C "$repo" --no-print-directory install DESTDIR="$root" PREFIX=/usr >"$work/install.log" 2>&1; then
+	sed 's/^/#   /' "$work/install.log" | tail -n 40
+	fatal "make install DESTDIR=<empty root> PREFIX=/usr"
+fi
+ok "make install DESTDIR=<empty root> PREFIX=/usr"
+
+moddir=$root/lib/modules/$KVER
+check "depmod is skipped with a message in a root without the kernel's index" \
+	grep -q "depmod skipped: .*/lib/modules/$KVER/modules.dep does not exist" "$work/install.log"
+check "no module index is created in that root" \
+	bash -c '! compgen -G "$1/modules.*" >/dev/null' _ "$moddir"
+
+for ko in core/neuronprof sim/neuronprof_sim; do
+	name=${ko#*/}
+	check "$name.ko installed in lib/modules/$KVER/extra, identical to the build" \
+		cmp "$repo/driver/$ko.ko" "$moddir/extra/$name.ko"
+done
+check "installed modules are for KVER $KVER" \
+	bash -c '[ "$(modinfo -F vermagic "$1" | cut -d" " -f1)" = "$2" ]' _ "$moddir/extra/neuronprof_sim.ko" "$KVER"
+
+libdir=$root/usr/lib
+check "libneuronprof.so.$version installed, soname libneuronprof.so.1, no rpath" \
+	bash -c '[ -f "$1" ] && [ -x "$1" ] && [ ! -L "$1" ] &&
+		readelf -d "$1" | grep -q "(SONAME).*\[libneuronprof.so.1\]" &&
+		! readelf -d "$1" | grep -Eq "\((RPATH|RUNPATH)\)"' _ "$libdir/libneuronprof.so.$version"
+check "libneuronprof.so.1 -> libneuronprof.so.$version" \
+	bash -c '[ "$(readlink "$1/libneuronprof.so.1")" = "libneuronprof.so.$2" ]' _ "$libdir" "$version"
+check "libneuronprof.so -> libneuronprof.so.1" \
+	bash -c '[ "$(readlink "$1/libneuronprof.so")" = "libneuronprof.so.1" ]' _ "$libdir"
+check "libneuronprof.a installed" \
+	bash -c '[ -f "$1" ] && ar t "$1" | grep -q "\.o$"' _ "$libdir/libneuronprof.a"
+check "every public header installed unchanged" \
+	bash -c 'for h in "$1"/lib/include/neuronprof/*.h; do cmp "$h" "$2/usr/include/neuronprof/${h##*/}" || exit 1; done' _ "$repo" "$root"
+check "libneuronprof.pc installed with prefix=/usr" \
+	grep -qx 'prefix=/usr' "$libdir/pkgconfig/libneuronprof.pc"
+
+if [ -f "$repo/tools/Makefile" ]; then
+	check "the neuronprof tool installed in /usr/bin, without an rpath" \
+		bash -c '[ -x "$1" ] && ! readelf -d "$1" | grep -Eq "\((RPATH|RUNPATH)\)"' _ "$root/usr/bin/neuronprof"
+else
+	skipped "the neuronprof tool installed" "tools/Makefile does not exist"
+fi
+
+mandir=$root/usr/share/man
+pages=("$repo"/man/man3/*.3)
+if [ -e "${pages[0]}" ]; then
+	check "every man3 page installed" \
+		bash -c 'for p in "${@:2}"; do cmp "$p" "$1/man3/${p##*/}" || exit 1; done' _ "$mandir" "${pages[@]}"
+else
+	not_ok "man/man3 holds no library man page"
+fi
+if [ -f "$repo/man/neuronprof.1" ]; then
+	check "neuronprof(1) installed" cmp "$repo/man/neuronprof.1" "$mandir/man1/neuronprof.1"
+fi
+
+# Every exported function has a man page (its own or a .so alias page), and
+# every function a page names exists in a public header.
+exports=$(sed -n 's/^[[:space:]]*\(nprof_[a-z0-9_]*\);$/\1/p' "$repo/lib/libneuronprof.map")
+missing=
+for sym in $exports; do
+	[ -f "$mandir/man3/$sym.3" ] || missing="$missing $sym"
+done
+if [ -n "$exports" ] && [ -z "$missing" ]; then
+	ok "every exported function has a man page ($(wc -w <<<"$exports") functions)"
+else
+	not_ok "exported functions without a man page:${missing:- (no exports found in lib/libneuronprof.map)}"
+fi
+unknown=
+for p in "$repo"/man/man3/*.3; do
+	for fn in $(sed -n '/^\.SH NAME/,/^\.SH/{/^\.SH/d;p}' "$p" | sed 's/\\-.*//; s/,/ /g'); do
+		[ "$fn" = libneuronprof ] && continue
+		grep -Eq "\\b$fn\\(" "$repo"/lib/include/neuronprof/*.h || unknown="$unknown ${p##*/}:$fn"
+	done
+done
+if [ -z "$unknown" ]; then
+	ok "every function named by a man page is declared in a public header"
+else
+	not_ok "man pages name functions no header declares:$unknown"
+fi
+
+# Pages render without a groff warning, directly and through an alias page.
+warned=
+for p in "$repo"/man/man3/*.3 "$repo"/man/*.1; do
+	[ -f "$p" ] || continue
+	out=$(MANWIDTH=80 man --warnings -l "$p" 2>&1 >/dev/null)
+	[ -z "$out" ] || warned="$warned
+$p: $out"
+done
+if [ -z "$warned" ]; then
+	ok "every man page renders without warnings (man --warnings -l)"
+else
+	not_ok "man pages with warnings:$(sed 's/^/#   /' <<<"$warned")"
+fi
+# nprof_device_list is named only in the NAME section of nprof_device(3).
+check "man nprof_device_open shows nprof_device(3) through its alias page" \
+	bash -c 'out=$(MANWIDTH=80 man --warnings -M "$1" 3 nprof_device_open 2>"$2") &&
+		[ ! -s "$2" ] && grep -q "nprof_device_list" <<<"$out"' _ "$mandir" "$work/man-alias.err"
+
+check "the manifest lists every installed file" \
+	bash -c 'cd "$1" && diff <(find . \( -type f -o -type l \) ! -path ./usr/share/neuronprof/install_manifest.txt | sed "s/^\.//" | sort) \
+		<(sed -n "s/^file //p" usr/share/neuronprof/install_manifest.txt | sort)' _ "$root"
+
+# ---- a program built with pkg-config ------------------------------------------
+cat >"$work/prog.c" <<'EOF'
+/* Links libneuronprof, parses an inspect environment, reports where the
+ * library's code came from. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <neuronprof/neuronprof.h>
+
+int main(void)
+{
+	char *good[] = { "NEURON_RT_INSPECT_ENABLE=1",
+			 "NEURON_RT_INSPECT_OUTPUT_DIR=/var/tmp/prof",
+			 "NEURON_RT_INSPECT_EVENT_FILTER_NC=0-1,4",
+			 "NEURON_RT_PROFILE_BUF_DMA_MB=2", NULL };
+	char *bad[] = { "NEURON_RT_INSPECT_EVENT_FILTER_NC=0-3,x", NULL };
+	struct nprof_inspect_config *cfg = nprof_inspect_config_allocate();
+	uint64_t dma = 0;
+	Dl_info where;
+	int rc;
+
+	if (!cfg)
+		return 1;
+	printf("version %s %u\n", nprof_version_string(), nprof_version());
+	rc = nprof_inspect_config_parse_envp(cfg, good);
+	if (rc) {
+		printf("parse failed: %s\n", nprof_strerror_last());
+		return 1;
+	}
+	nprof_inspect_config_get_ring_size(cfg, (uint32_t)nprof_queue_type_from_name("DMA"), &dma);
+	printf("enable %d dir %s nc0 %d nc1 %d nc2 %d nc4 %d dma %" PRIu64 "\n",
+	       nprof_inspect_config_get_enable_inspect(cfg),
+	       nprof_inspect_config_get_output_dir(cfg),
+	       nprof_inspect_config_get_capture_enabled_for_nc(cfg, 0),
+	       nprof_inspect_config_get_capture_enabled_for_nc(cfg, 1),
+	       nprof_inspect_config_get_capture_enabled_for_nc(cfg, 2),
+	       nprof_inspect_config_get_capture_enabled_for_nc(cfg, 4), dma);
+	rc = nprof_inspect_config_parse_envp(cfg, bad);
+	printf("bad %d %s\n", rc, nprof_strerror_last());
+	if (dladdr((void *)nprof_version, &where) && where.dli_fname)
+		printf("from %s\n", where.dli_fname);
+	nprof_inspect_config_free(cfg);
+	return 0;
+}
+EOF
+expected="version $version $(( ${version%%.*} << 16 | $(cut -d. -f2 <<<"$version") << 8 | ${version##*.} ))
+enable 1 dir /var/tmp/prof nc0 1 nc1 1 nc2 0 nc4 1 dma 2097152
+bad -22 NEURON_RT_INSPECT_EVENT_FILTER_NC: bad core index 'x' in '0-3,x'"
+
+pc() {
+	PKG_CONFIG_SYSROOT_DIR=$root PKG_CONFIG_PATH=$libdir/pkgconfig pkg-config "$@"
+}
+
+check "pkg-config --modversion libneuronprof is $version" \
+	bash -c '[ "$(PKG_CONFIG_SYSROOT_DIR=$1 PKG_CONFIG_PATH=$1/usr/lib/pkgconfig pkg-config --modversion libneuronprof)" = "$2" ]' _ "$root" "$version"
+
+if cflags=$(pc --cflags libneuronprof) && libs=$(pc --libs libneuronprof) &&
+	# shellcheck disable=SC2086
+	"$CC" -Wall -Wextra -Werror -o "$work/prog" "$work/prog.c" $cflags $libs >"$work/cc.log" 2>&1; then
+	ok "a program builds with pkg-config --cflags --libs libneuronprof ($cflags $libs)"
+	out=$(LD_LIBRARY_PATH=$libdir "$work/prog" 2>&1)
+	if [ "$(head -n 3 <<<"$out")" = "$expected" ] && [ "$(sed -n 4p <<<"$out")" = "from $libdir/libneuronprof.so.1" ]; then
+		ok "it runs against the installed libneuronprof.so.1 and parses an environment"
+	else
+		not_ok "it runs against the installed libneuronprof.so.1 and parses an environment"
+		printf '%s\n' "# expected:" "$expected" "from $libdir/libneuronprof.so.1" "# got:" "$out" | sed 's/^/#   /'
+	fi
+else
+	not_ok "a program builds with pkg-config --cflags --libs libneuronprof"
+	sed 's/^/#   /' "$work/cc.log"
+	skipped "it runs against the installed libneuronprof.so.1" "it did not build"
+fi
+
+# Static libneuronprof.a, its dependencies (Requires.private) shared: the
+# .pc file must name every library the archive needs.
+if reqs=$(pc --print-requires-private libneuronprof) && [ -n "$reqs" ] &&
+	# shellcheck disable=SC2086,SC2046
+	"$CC" -Wall -Wextra -Werror -o "$work/prog-static" "$work/prog.c" $(pc --cflags libneuronprof) \
+		-L"$libdir" -l:libneuronprof.a $(pkg-config --libs $reqs) -pthread >"$work/cc-static.log" 2>&1; then
+	out=$("$work/prog-static" 2>&1)
+	if [ "$(head -n 3 <<<"$out")" = "$expected" ] && ! ldd "$work/prog-static" | grep -q libneuronprof; then
+		ok "a program links libneuronprof.a plus the .pc's Requires.private ($(xargs <<<"$reqs")) and runs"
+	else
+		not_ok "a program links libneuronprof.a plus the .pc's Requires.private and runs"
+		printf '%s\n' "$out" | sed 's/^/#   /'
+	fi
+else
+	not_ok "a program links libneuronprof.a plus the .pc's Requires.private ($(xargs <<<"${reqs:-}"))"
+	sed 's/^/#   /' "$work/cc-static.log"
+fi
+
+# The EXAMPLE of every man3 page is a complete program: it must compile and
+# link against the installed library.
+examples=0
+bad_examples=
+for p in "$repo"/man/man3/*.3; do
+	[ -f "$p" ] || continue
+	src=$work/example-$(basename "$p" .3).c
+	awk '/^\.SH EXAMPLE/ { ex = 1; next } /^\.SH/ { ex = 0 } ex && /^\.EE/ { in_ex = 0 } ex && in_ex { print } ex && /^\.EX/ { in_ex = 1 }' "$p" |
+		sed -e "s/\\\\(aq/'/g" -e 's/\\-/-/g' -e 's/\\&//g' -e 's/\\e/\\/g' >"$src"
+	if [ ! -s "$src" ]; then
+		bad_examples="$bad_examples ${p##*/}(no EXAMPLE program)"
+		continue
+	fi
+	examples=$((examples + 1))
+	# shellcheck disable=SC2086
+	if ! "$CC" -Wall -Wextra -Werror -o "${src%.c}" "$src" $(pc --cflags --libs libneuronprof) >"$src.log" 2>&1; then
+		bad_examples="$bad_examples ${p##*/}"
+		sed "s|^|#   ${p##*/}: |" "$src.log" | head -n 20
+	fi
+done
+if [ -z "$bad_examples" ] && [ "$examples" -gt 0 ]; then
+	ok "the EXAMPLE programs of $examples man pages compile and link with -Wall -Wextra -Werror"
+else
+	not_ok "man page EXAMPLE programs that do not build:${bad_examples:- none found}"
+fi
+
+# ---- uninstall ----------------------------------------------------------------
+# A second install over the first must not forget what the first created.
+"$MAKE" -C "$repo" --no-print-directory install DESTDIR="$root" PREFIX=/usr >"$work/install2.log" 2>&1
+check "make install again over an existing install" grep -q "manifest:" "$work/install2.log"
+if "$MAKE" -C "$repo" --no-print-directory uninstall DESTDIR="$root" PREFIX=/usr >"$work/uninstall.log" 2>&1; then
+	ok "make uninstall DESTDIR=<root> PREFIX=/usr"
+else
+	not_ok "make uninstall DESTDIR=<root> PREFIX=/usr"
+	sed 's/^/#   /' "$work/uninstall.log"
+fi
+left=$(cd "$root" && find . -mindepth 1)
+if [ -z "$left" ]; then
+	ok "the root is empty after uninstall"
+else
+	not_ok "the root is empty after uninstall; left:"
+	sed 's/^/#   /' <<<"$left"
+fi
+if "$MAKE" -C "$repo" --no-print-directory uninstall DESTDIR="$root" PREFIX=/usr >"$work/uninstall2.log" 2>&1; then
+	not_ok "a second uninstall fails: nothing is installed"
+else
+	check "a second uninstall fails and says there is no manifest" \
+		grep -q "nothing to uninstall: no manifest at $root/usr/share/neuronprof/install_manifest.txt" "$work/uninstall2.log"
+fi
+
+# ---- a root with the kernel's module index ------------------------------------
+# drm and what it needs, as the host's index for KVER lists them, stand in for
+# the kernel's module tree.
+host=/lib/modules/$KVER
+kroot=$work/kroot
+kmod=$kroot/lib/modules/$KVER
+drm_line=$(grep -E '^kernel/drivers/gpu/drm/drm\.ko(\.[a-z]+)?:' "$host/modules.dep" 2>/dev/null)
+if [ -z "$drm_line" ]; then
+	skipped "kernel root: depmod and modprobe resolution" "$host/modules.dep does not list drm.ko (linux-image-$KVER not installed)"
+else
+	mkdir -p "$kmod"
+	for f in modules.order modules.builtin modules.builtin.modinfo; do
+		[ -f "$host/$f" ] && cp "$host/$f" "$kmod/"
+	done
+	for m in $(tr -d : <<<"$drm_line"); do
+		mkdir -p "$kmod/$(dirname "$m")"
+		cp "$host/$m" "$kmod/$m"
+	done
+	depmod -b "$kroot" "$KVER"
+	listing "$kroot" >"$work/kroot.before"
+
+	if "$MAKE" -C "$repo" --no-print-directory install DESTDIR="$kroot" PREFIX=/usr >"$work/kinstall.log" 2>&1; then
+		ok "make install into a root with the kernel's module index"
+		check "depmod -b ran on that root" grep -q "depmod -b $kroot $KVER" "$work/kinstall.log"
+		check "modules.dep: neuronprof_sim depends on neuronprof, neuronprof on drm" \
+			bash -c 'grep -Eq "^extra/neuronprof_sim\.ko: (.* )?extra/neuronprof\.ko( |$)" "$1/modules.dep" &&
+				grep -Eq "^extra/neuronprof\.ko: (.* )?kernel/drivers/gpu/drm/drm\.ko" "$1/modules.dep"' _ "$kmod"
+		# --show-depends lists the insmod sequence; it loads nothing.
+		deps=$(modprobe -d "$kroot" -S "$KVER" --show-depends neuronprof_sim 2>&1)
+		if [ "$(sed -n '$s/^insmod \(.*\) *$/\1/p' <<<"$deps" | xargs)" = "$kmod/extra/neuronprof_sim.ko" ] &&
+			[ "$(tail -n 2 <<<"$deps" | head -n 1 | xargs)" = "insmod $kmod/extra/neuronprof.ko" ] &&
+			grep -q "insmod $kmod/kernel/drivers/gpu/drm/drm.ko" <<<"$deps"; then
+			ok "modprobe neuronprof_sim resolves drm, then neuronprof, then neuronprof_sim"
+		else
+			not_ok "modprobe neuronprof_sim resolves drm, then neuronprof, then neuronprof_sim"
+			sed 's/^/#   /' <<<"$deps"
+		fi
+		"$MAKE" -C "$repo" --no-print-directory uninstall DESTDIR="$kroot" PREFIX=/usr >"$work/kuninstall.log" 2>&1
+		listing "$kroot" >"$work/kroot.after"
+		check "uninstall restores that root exactly (files, links and module index)" \
+			diff "$work/kroot.before" "$work/kroot.after"
+	else
+		not_ok "make install into a root with the kernel's module index"
+		sed 's/^/#   /' "$work/kinstall.log" | tail -n 40
+	fi
+fi
+
+# ---- DKMS --------------------------------------------------------------------
+conf_version=$(sed -n 's/^PACKAGE_VERSION="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$repo/dkms.conf")
+check "dkms.conf PACKAGE_VERSION ($conf_version) is the library version ($version)" \
+	test "$conf_version" = "$version"
+if ! command -v dkms >/dev/null; then
+	not_ok "dkms is installed (scripts/deps.sh installs it)"
+else
+	dk=$work/dkms
+	mkdir -p "$dk/src" "$dk/tree" "$dk/root/lib/modules/$KVER"
+	# Signing keys in scratch too: dkms would otherwise create them in
+	# /var/lib/dkms.
+	dkms_scratch() {
+		mok_signing_key=$dk/mok.key mok_certificate=$dk/mok.pub \
+			dkms "$@" --sourcetree "$dk/src" --dkmstree "$dk/tree" \
+			--installtree "$dk/root/lib/modules" -m neuronprof -v "$conf_version"
+	}
+	bash "$repo/scripts/dkms.sh" source "$dk/src/neuronprof-$conf_version"
+	check "the DKMS source tree holds only sources (no build products)" \
+		bash -c '! find "$1" -name "*.o" -o -name "*.ko" -o -name "*.mod*" -o -name "*.cmd" | grep -q .' _ "$dk/src"
+	if dkms_scratch build -k "$KVER" >"$work/dkms-build.log" 2>&1; then
+		ok "dkms build -k $KVER from dkms.conf"
+		built=$dk/tree/neuronprof/$conf_version/$KVER/$(uname -m)/module
+		check "DKMS built neuronprof.ko and neuronprof_sim.ko for $KVER" \
+			bash -c '[ "$(modinfo -F vermagic "$1/neuronprof.ko" | cut -d" " -f1)" = "$2" ] &&
+				[ "$(modinfo -F depends "$1/neuronprof_sim.ko")" = neuronprof ]' _ "$built" "$KVER"
+	else
+		not_ok "dkms build -k $KVER from dkms.conf"
+		sed 's/^/#   /' "$work/dkms-build.log" | tail -n 30
+		find "$dk/tree" -name make.log -exec tail -n 30 {} \; | sed 's/^/#   /'
+	fi
+	# dkms install would load modules if the machine's DKMS configuration
+	# asks for that; never on this host.
+	if grep -Eqs '^[[:space:]]*modprobe_on_install=' /etc/dkms/framework.conf /etc/dkms/framework.conf.d/*.conf; then
+		skipped "dkms install into a scratch root" "this machine's DKMS configuration sets modprobe_on_install"
+	elif dkms_scratch install -k "$KVER" --no-depmod >"$work/dkms-install.log" 2>&1; then
+		check "dkms install puts both modules into a scratch root (updates/dkms on Debian)" \
+			bash -c 'ls "$1"/lib/modules/"$2"/updates/dkms/neuronprof.ko "$1"/lib/modules/"$2"/updates/dkms/neuronprof_sim.ko' _ "$dk/root" "$KVER"
+		dkms_scratch remove --all >"$work/dkms-remove.log" 2>&1
+		check "dkms remove takes them out again" \
+			bash -c '! find "$1" -name "*.ko*" | grep -q .' _ "$dk/root"
+	else
+		not_ok "dkms install into a scratch root"
+		sed 's/^/#   /' "$work/dkms-install.log" | tail -n 30
+	fi
+fi
+
+finish
