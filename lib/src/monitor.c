@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <neuronprof/monitor.h>
 
@@ -59,6 +60,7 @@ struct nprof_monitor {
 	pthread_mutex_t lock;		/* everything below */
 	pthread_cond_t cond;		/* wakes the sampler for stop */
 	pthread_t thread;
+	pid_t owner;			/* process whose thread samples */
 	bool thread_running;
 	bool stopping;
 	bool stopped;
@@ -598,6 +600,7 @@ NPROF_API struct nprof_monitor *nprof_monitor_start(const struct nprof_monitor_o
 		return nprof_err_ptr(ret, "cannot start the monitor thread: %s", strerror(ret));
 	}
 	m->thread_running = true;
+	m->owner = getpid();
 	return m;
 }
 
@@ -607,7 +610,9 @@ static void stop_thread(struct nprof_monitor *m)
 	m->stopping = true;
 	pthread_cond_signal(&m->cond);
 	pthread_mutex_unlock(&m->lock);
-	pthread_join(m->thread, NULL);
+	/* A forked child inherits the monitor but not its thread. */
+	if (m->owner == getpid())
+		pthread_join(m->thread, NULL);
 	m->thread_running = false;
 }
 

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <neuronprof/monitor.h>
@@ -484,6 +485,38 @@ TEST(unreadable_file_while_running_is_counted)
 	CHECK_INT(nprof_monitor_sample_now(m), 0);
 	CHECK_INT(nprof_monitor_sample_count(m), 2);
 	nprof_monitor_free(m);	/* running: stops the thread, no stop sample */
+	cleanup();
+}
+
+TEST(forked_child_can_stop_an_inherited_monitor)
+{
+	struct nprof_monitor_opts o;
+	struct nprof_monitor *m;
+	pid_t pid;
+	int st;
+
+	if (fixtures())
+		return;
+	o = fixture_opts();
+	o.period_ms = 5;
+	m = nprof_monitor_start(&o);
+	if (!m) {
+		FAIL("start: %s", nprof_strerror_last());
+		cleanup();
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		/* No sampler thread here: stop must not wait for one. */
+		int ok = nprof_monitor_stop(m) == 0 && nprof_monitor_sample_count(m) >= 2;
+
+		nprof_monitor_free(m);
+		_exit(ok ? 0 : 1);
+	}
+	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK_INT(nprof_monitor_stop(m), 0);
+	nprof_monitor_free(m);
 	cleanup();
 }
 

@@ -149,7 +149,9 @@ struct nprof_monitor_stats {
  *
  * The start sample is taken before this returns, so a /proc file that
  * cannot be read or parsed fails the start. The sampler thread runs with
- * every signal blocked.
+ * every signal blocked. A child created by fork() inherits the samples but
+ * not the thread; it may read, stop (the stop sample is then the child's)
+ * and free the monitor.
  *
  * Return: the monitor (nprof_monitor_free() releases it), or NULL with
  * errno EINVAL (bad @opts; the message names the field), ENOMEM, the

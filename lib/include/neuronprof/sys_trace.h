@@ -249,7 +249,9 @@ static inline uint64_t nprof_sys_trace_now(void)
  * @start_ns, @end_ns: CLOCK_MONOTONIC, @end_ns >= @start_ns.
  *
  * The cheap path: no allocation, no system call (the thread id is cached
- * per thread).
+ * per thread). Not async-signal-safe: a signal handler must not record on
+ * a core whose ring the interrupted thread may be writing (the per-ring
+ * spinlock would never be released).
  *
  * Return: 1 if recorded; 0 if not (trace inactive, core or type filtered
  * out); -EINVAL for an unknown type or source, a core above
