@@ -296,8 +296,9 @@ struct drm_neuronprof_nq_subscribe {
  * @target_index: the subscribed target index.
  * @engine: the subscribed engine.
  * @reserved0: zero.
- * @producer_pos: bytes produced (written by the kernel only), on its own
- *	cache line.
+ * @producer_pos: bytes produced (written by the kernel only). The consumer
+ *	position lives on a page of its own, so the two never share a cache
+ *	line.
  * @lost: notifications lost because the ring was full.
  * @reserved1: zero.
  */
