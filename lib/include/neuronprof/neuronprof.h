@@ -19,5 +19,9 @@
 #include <neuronprof/sys_trace_events.h>
 #include <neuronprof/output.h>
 #include <neuronprof/ntff.h>
+#include <neuronprof/device.h>
+#include <neuronprof/capture.h>
+#include <neuronprof/sys_trace.h>
+#include <neuronprof/monitor.h>
 
 #endif /* NEURONPROF_NEURONPROF_H */
