@@ -12,6 +12,8 @@
 
 #include <neuronprof/device.h>
 
+struct nprof_capture;
+
 /* One queue of a device. */
 struct nprof_queue_id {
 	uint32_t target_kind;
