@@ -24,7 +24,8 @@ static const char export_usage[] =
 	"                         [--progress=auto|always|never] PATH\n"
 	"\n"
 	"Convert a profile (an NTFF file, or a directory searched recursively for\n"
-	".ntff files) into a timeline:\n"
+	".ntff files and the system profile files ntrace.pb, cpu_util.pb and\n"
+	"host_mem.pb) into a timeline:\n"
 	"  json      Chrome trace-event JSON (chrome://tracing, ui.perfetto.dev)\n"
 	"  perfetto  native Perfetto protobuf trace (ui.perfetto.dev, trace_processor)\n"
 	"\n"
@@ -176,6 +177,10 @@ int cmd_export(int argc, char **argv)
 		       " instants (%" PRIu64 " lost markers), %" PRIu64 " counter samples\n",
 		       outpath, st.entries, prof.nfiles, prof.nfiles == 1 ? "" : "s", st.slices,
 		       st.instants, st.lost_markers, st.counters);
+	if (!ret && prof.nsys)
+		printf("%s: system profile of %zu director%s: %" PRIu64 " host events, %" PRIu64
+		       " host samples\n", outpath, prof.nsys, prof.nsys == 1 ? "y" : "ies",
+		       st.host_events, st.host_samples);
 	profile_free(&prof);
 	return ret;
 }

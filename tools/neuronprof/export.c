@@ -44,7 +44,7 @@ static struct xproc *proc_get(struct layout *l, const struct prof_file *f, uint3
 	memset(p, 0, sizeof(*p));
 	p->dev = dev;
 	p->core = core;
-	p->pid = (int32_t)(1000 * (dev + 1) + core);
+	p->pid = (int32_t)(XPID_DEVICE_BASE + 1000 * dev + core);
 	snprintf(p->name, sizeof(p->name), "device %u NeuronCore %u (%s%s%s)", dev, core,
 		 arch_name(f->info.device.arch), provider ? " " : "", provider ? provider : "");
 	l->procs = xrealloc(l->procs, (l->nprocs + 1) * sizeof(*l->procs));
@@ -124,26 +124,8 @@ static struct xtrack *group_get(struct layout *l, const struct xproc *p, uint32_
 	return g;
 }
 
-/* THROTTLE records become two counter series of their core; no queue track. */
-static struct xtrack *throttle_tracks(struct layout *l, const struct xproc *p)
-{
-	static const char *const series[] = { "throttle level", "clock percent" };
-	struct xtrack *level = NULL;
-
-	for (uint32_t s = 0; s < 2; s++) {
-		struct xtrack *c = track_find(l, p, XT_COUNTER, s, 0, 0, 0);
-
-		if (!c) {
-			c = track_new(l, p, XT_COUNTER, s, 0, 0, 0);
-			c->tid = NEURONPROF_QT_THROTTLE;
-			snprintf(c->name, sizeof(c->name), "%s", series[s]);
-			snprintf(c->full_name, sizeof(c->full_name), "%s", series[s]);
-		}
-		if (s == XCOUNTER_THROTTLE_LEVEL)
-			level = c;
-	}
-	return level;
-}
+static void counter_tracks(struct layout *l, const struct xproc *p, uint32_t first,
+			   uint32_t last);
 
 static struct xtrack *queue_track(struct layout *l, const struct prof_file *f,
 				  const struct nprof_ntff_queue *q)
@@ -151,8 +133,11 @@ static struct xtrack *queue_track(struct layout *l, const struct prof_file *f,
 	struct xproc *p = proc_get(l, f, queue_core(f, q));
 	struct xtrack *t, *g = NULL;
 
-	if (q->queue_type == NEURONPROF_QT_THROTTLE)
-		return throttle_tracks(l, p);
+	/* THROTTLE records become two counter series of their core; no queue track. */
+	if (q->queue_type == NEURONPROF_QT_THROTTLE) {
+		counter_tracks(l, p, XCOUNTER_THROTTLE_LEVEL, XCOUNTER_THROTTLE_CLOCK);
+		return track_find(l, p, XT_COUNTER, XCOUNTER_THROTTLE_LEVEL, 0, 0, 0);
+	}
 	t = track_find(l, p, XT_QUEUE, q->queue_type, q->target_kind, q->target_index,
 		       q->engine);
 	if (t)
@@ -172,10 +157,90 @@ static struct xtrack *queue_track(struct layout *l, const struct prof_file *f,
 	return t;
 }
 
+static struct xproc *host_proc(struct layout *l, uint32_t pid, const char *instance)
+{
+	struct xproc *p;
+
+	for (size_t i = 0; i < l->nprocs; i++)
+		if (l->procs[i]->host && l->procs[i]->pid == (int32_t)pid)
+			return l->procs[i];
+	p = xrealloc(NULL, sizeof(*p));
+	memset(p, 0, sizeof(*p));
+	p->host = true;
+	p->pid = (int32_t)pid;
+	snprintf(p->name, sizeof(p->name), "host process %u%s%s%s", pid,
+		 instance && *instance ? " (" : "", instance && *instance ? instance : "",
+		 instance && *instance ? ")" : "");
+	l->procs = xrealloc(l->procs, (l->nprocs + 1) * sizeof(*l->procs));
+	l->procs[l->nprocs++] = p;
+	return p;
+}
+
+static struct xtrack *host_thread(struct layout *l, const struct xproc *p, uint32_t tid)
+{
+	struct xtrack *t = track_find(l, p, XT_THREAD, 0, 0, tid, 0);
+
+	if (t)
+		return t;
+	t = track_new(l, p, XT_THREAD, 0, 0, tid, 0);
+	t->tid = (int32_t)tid;
+	snprintf(t->name, sizeof(t->name), "thread %u", tid);
+	snprintf(t->full_name, sizeof(t->full_name), "thread %u", tid);
+	return t;
+}
+
+static const char *const series_name[XCOUNTER_SERIES] = {
+	[XCOUNTER_THROTTLE_LEVEL] = "throttle level",
+	[XCOUNTER_THROTTLE_CLOCK] = "clock percent",
+	[XCOUNTER_CPU_UTIL] = "cpu util percent",
+	[XCOUNTER_CPU_USER] = "cpu user percent",
+	[XCOUNTER_CPU_SYSTEM] = "cpu system percent",
+	[XCOUNTER_CPU_IOWAIT] = "cpu iowait percent",
+	[XCOUNTER_MEM_USED] = "host memory used bytes",
+	[XCOUNTER_MEM_AVAILABLE] = "host memory available bytes",
+	[XCOUNTER_PROCESS_RSS] = "process rss bytes",
+};
+
+static void counter_tracks(struct layout *l, const struct xproc *p, uint32_t first,
+			   uint32_t last)
+{
+	for (uint32_t s = first; s <= last; s++) {
+		struct xtrack *c;
+
+		if (track_find(l, p, XT_COUNTER, s, 0, 0, 0))
+			continue;
+		c = track_new(l, p, XT_COUNTER, s, 0, 0, 0);
+		c->tid = (int32_t)(p->host ? 0 : NEURONPROF_QT_THROTTLE);
+		snprintf(c->name, sizeof(c->name), "%s", series_name[s]);
+		snprintf(c->full_name, sizeof(c->full_name), "%s", series_name[s]);
+	}
+}
+
+static void layout_sysprof(struct layout *l, const struct sysprof *s)
+{
+	if (s->ntrace) {
+		for (size_t i = 0; i < s->ntrace->n_events; i++) {
+			const Neuronprof__System__NtraceEvent *ev = s->ntrace->events[i];
+
+			host_thread(l, host_proc(l, ev->pid, ev->instance_id), ev->tid);
+		}
+	}
+	if (s->cpu && s->cpu->n_samples)
+		counter_tracks(l, host_proc(l, s->cpu->pid, s->cpu->instance_id),
+			       XCOUNTER_CPU_UTIL, XCOUNTER_CPU_IOWAIT);
+	if (s->mem && s->mem->n_samples)
+		counter_tracks(l, host_proc(l, s->mem->pid, s->mem->instance_id),
+			       XCOUNTER_MEM_USED, XCOUNTER_PROCESS_RSS);
+}
+
 static int cmp_proc(const void *a, const void *b)
 {
 	const struct xproc *x = *(struct xproc *const *)a, *y = *(struct xproc *const *)b;
 
+	if (x->host != y->host)
+		return x->host ? 1 : -1;
+	if (x->host)
+		return x->pid < y->pid ? -1 : x->pid > y->pid;
 	if (x->dev != y->dev)
 		return x->dev < y->dev ? -1 : 1;
 	return x->core < y->core ? -1 : x->core > y->core;
@@ -208,6 +273,8 @@ static void layout_build(struct layout *l, const struct profile *prof)
 		for (size_t k = 0; k < f->nqueues; k++)
 			l->qtrack[i][k] = queue_track(l, f, &f->queues[k]);
 	}
+	for (size_t i = 0; i < prof->nsys; i++)
+		layout_sysprof(l, &prof->sys[i]);
 	qsort(l->procs, l->nprocs, sizeof(*l->procs), cmp_proc);
 	for (size_t i = 0; i < l->nprocs; i++) {
 		l->procs[i]->sort_index = (int)i;
@@ -221,7 +288,8 @@ static void layout_build(struct layout *l, const struct profile *prof)
 	for (size_t i = 0; i < l->ntracks; i++) {
 		struct xtrack *t = l->tracks[i];
 
-		t->parent_uuid = t->proc->uuid;
+		/* A thread track belongs to its process through its pid. */
+		t->parent_uuid = t->kind == XT_THREAD ? 0 : t->proc->uuid;
 		if (t->kind != XT_QUEUE ||
 		    (!per_engine(t->queue_type) && !topsp_type(t->queue_type)))
 			continue;
@@ -449,6 +517,113 @@ static int walk_record(struct walk *w, const struct nprof_ntff_queue *q, struct 
 	return ret;
 }
 
+static const char *source_name(uint32_t source)
+{
+	switch (source) {
+	case NEURONPROF__SYSTEM__EVENT_SOURCE__SOURCE_NEURON_RT: return "neuron_rt";
+	case NEURONPROF__SYSTEM__EVENT_SOURCE__SOURCE_NEURON_HW: return "neuron_hw";
+	case NEURONPROF__SYSTEM__EVENT_SOURCE__SOURCE_FRAMEWORK: return "framework";
+	default: return "host";
+	}
+}
+
+static int host_event(struct layout *l, const Neuronprof__System__NtraceEvent *ev,
+		      const struct xformat *fmt, void *ctx)
+{
+	struct xproc *p = host_proc(l, ev->pid, ev->instance_id);
+	const struct xtrack *t = host_thread(l, p, ev->tid);
+	uint64_t end = ev->end_ns >= ev->start_ns ? ev->end_ns : ev->start_ns;
+	struct xarg a[XARGS_MAX];
+	int n = 0;
+
+	a[n++] = (struct xarg){ .key = "id", .kind = XARG_HEX, .u = ev->id };
+	a[n++] = (struct xarg){ .key = "type", .kind = XARG_U64, .u = ev->type };
+	if (ev->has_core_index)
+		a[n++] = (struct xarg){ .key = "core", .kind = XARG_U64, .u = ev->core_index };
+	if (ev->has_model_id)
+		a[n++] = (struct xarg){ .key = "model_id", .kind = XARG_U64, .u = ev->model_id };
+	if (ev->n_flow_ids)
+		a[n++] = (struct xarg){ .key = "flow_id", .kind = XARG_U64, .u = ev->flow_ids[0] };
+	if (ev->has_worker_global_id)
+		a[n++] = (struct xarg){ .key = "worker_global_id", .kind = XARG_U64,
+					.u = ev->worker_global_id };
+	for (size_t i = 0; i < ev->n_attributes && n < XARGS_MAX; i++) {
+		const Neuronprof__System__Attribute *at = ev->attributes[i];
+
+		if (!at->key)
+			continue;
+		a[n] = (struct xarg){ .key = at->key };
+		if (at->has_int_value) {
+			a[n].kind = XARG_I64;
+			a[n].i = at->int_value;
+		} else if (at->has_uint_value) {
+			a[n].kind = XARG_U64;
+			a[n].u = at->uint_value;
+		} else if (at->has_double_value) {
+			a[n].kind = XARG_DOUBLE;
+			a[n].d = at->double_value;
+		} else if (at->string_value) {
+			a[n].kind = XARG_STR;
+			a[n].s = at->string_value;
+		} else {
+			continue;
+		}
+		n++;
+	}
+	return fmt->slice(ctx, t, XSLICE_COMPLETE, source_name(ev->source),
+			  ev->name && *ev->name ? ev->name : "event", ev->start_ns, end, a, n);
+}
+
+/* The system profile of one directory: host events, then host counters. */
+static int walk_sysprof(struct layout *l, const struct sysprof *s, const struct xformat *fmt,
+			void *ctx, struct export_stats *st)
+{
+	int ret = 0;
+
+	for (size_t i = 0; !ret && s->ntrace && i < s->ntrace->n_events; i++) {
+		ret = host_event(l, s->ntrace->events[i], fmt, ctx);
+		st->host_events++;
+	}
+	for (size_t i = 0; !ret && s->cpu && i < s->cpu->n_samples; i++) {
+		const Neuronprof__System__CpuUtilSample *cs = s->cpu->samples[i];
+		const struct xproc *p = host_proc(l, s->cpu->pid, s->cpu->instance_id);
+		const Neuronprof__System__CpuCoreUtil *u = cs->total;
+		struct xcounter c[4];
+
+		/* The first sample covers the time since boot: not this run's load. */
+		if (!u || !cs->interval_ns)
+			continue;
+		c[0] = (struct xcounter){ .track = counter_track(l, p, XCOUNTER_CPU_UTIL),
+					  .key = "util_pct", .is_double = true, .dvalue = u->util_pct };
+		c[1] = (struct xcounter){ .track = counter_track(l, p, XCOUNTER_CPU_USER),
+					  .key = "user_pct", .is_double = true, .dvalue = u->user_pct };
+		c[2] = (struct xcounter){ .track = counter_track(l, p, XCOUNTER_CPU_SYSTEM),
+					  .key = "system_pct", .is_double = true,
+					  .dvalue = u->system_pct };
+		c[3] = (struct xcounter){ .track = counter_track(l, p, XCOUNTER_CPU_IOWAIT),
+					  .key = "iowait_pct", .is_double = true,
+					  .dvalue = u->iowait_pct };
+		st->host_samples++;
+		ret = fmt->counter(ctx, p, "host cpu", cs->ts_ns, c, 4);
+	}
+	for (size_t i = 0; !ret && s->mem && i < s->mem->n_samples; i++) {
+		const Neuronprof__System__HostMemSample *ms = s->mem->samples[i];
+		const struct xproc *p = host_proc(l, s->mem->pid, s->mem->instance_id);
+		struct xcounter c[3] = {
+			{ .track = counter_track(l, p, XCOUNTER_MEM_USED), .key = "used_bytes",
+			  .value = (int64_t)ms->host_used_bytes },
+			{ .track = counter_track(l, p, XCOUNTER_MEM_AVAILABLE),
+			  .key = "available_bytes", .value = (int64_t)ms->host_available_bytes },
+			{ .track = counter_track(l, p, XCOUNTER_PROCESS_RSS),
+			  .key = "process_rss_bytes", .value = (int64_t)ms->process_rss_bytes },
+		};
+
+		st->host_samples++;
+		ret = fmt->counter(ctx, p, "host memory", ms->ts_ns, c, 3);
+	}
+	return ret;
+}
+
 int export_run(const struct profile *prof, const char *source, const struct xformat *fmt,
 	       void *ctx, struct progress *pg, struct export_stats *st)
 {
@@ -476,6 +651,8 @@ int export_run(const struct profile *prof, const char *source, const struct xfor
 			ret = walk_record(&w, &f->queues[k], pg, &done);
 		}
 	}
+	for (size_t i = 0; !ret && i < prof->nsys; i++)
+		ret = walk_sysprof(&l, &prof->sys[i], fmt, ctx, st);
 	if (!ret)
 		ret = fmt->end(ctx);
 	layout_free(&l, prof);

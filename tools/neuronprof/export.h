@@ -18,7 +18,9 @@
  *   a start without its stop (or the reverse), other codes -> instant
  *
  * Pairs are matched within one queue record, whose entries are in device
- * order.
+ * order. The system profile of a session directory adds a process per host
+ * process with a track per thread (ntrace.pb events as complete slices) and
+ * host counters (cpu_util.pb, host_mem.pb).
  */
 #ifndef NEURONPROF_TOOL_EXPORT_H
 #define NEURONPROF_TOOL_EXPORT_H
@@ -30,10 +32,18 @@
 #include "profile.h"
 #include "tool.h"
 
-/* A process: one NeuronCore of one device. */
+/*
+ * Process ids of NeuronCores: XPID_DEVICE_BASE + 1000 * device + core. The
+ * base is above the kernel's PID_MAX_LIMIT (2^22), so a NeuronCore never
+ * shares a pid with a host process of the system profile.
+ */
+#define XPID_DEVICE_BASE	10000000
+
+/* A process: one NeuronCore of one device, or a host process. */
 struct xproc {
-	uint32_t dev, core;
-	int32_t pid;		/* 1000 * (dev + 1) + core */
+	bool host;		/* a host process of the system profile */
+	uint32_t dev, core;	/* NeuronCore processes */
+	int32_t pid;		/* XPID_DEVICE_BASE + ..., or the host pid */
 	uint64_t uuid;		/* Perfetto track uuid, > 0 */
 	int sort_index;
 	char name[96];
@@ -43,6 +53,7 @@ enum xtrack_kind {
 	XT_GROUP,	/* an engine or a TopSP: parent of its queue tracks */
 	XT_QUEUE,	/* one notification queue */
 	XT_COUNTER,	/* one counter series */
+	XT_THREAD,	/* a host thread (system profile events) */
 };
 
 struct xtrack {
@@ -62,6 +73,8 @@ enum xarg_kind {
 	XARG_U64,
 	XARG_HEX,
 	XARG_STR,
+	XARG_I64,
+	XARG_DOUBLE,
 };
 
 struct xarg {
@@ -69,9 +82,11 @@ struct xarg {
 	enum xarg_kind kind;
 	uint64_t u;
 	const char *s;
+	int64_t i;
+	double d;
 };
 
-#define XARGS_MAX	6
+#define XARGS_MAX	10
 
 /* How a slice is best written where the format offers a choice. */
 enum xslice_style {
@@ -82,7 +97,9 @@ enum xslice_style {
 struct xcounter {
 	const struct xtrack *track;	/* XT_COUNTER track of the series */
 	const char *key;		/* series name inside the counter */
+	bool is_double;
 	int64_t value;
+	double dvalue;			/* when is_double */
 };
 
 /* Callbacks of an output format; each returns 0 or -1 after an error message. */
@@ -100,12 +117,26 @@ struct xformat {
 	int (*end)(void *ctx);
 };
 
-/* Counter series of THROTTLE (xtrack.queue_type of XT_COUNTER tracks). */
-#define XCOUNTER_THROTTLE_LEVEL		0
-#define XCOUNTER_THROTTLE_CLOCK		1
+/*
+ * Counter series (xtrack.queue_type of XT_COUNTER tracks): THROTTLE of a
+ * NeuronCore, and the host's cpu_util.pb and host_mem.pb.
+ */
+enum xcounter_series {
+	XCOUNTER_THROTTLE_LEVEL,
+	XCOUNTER_THROTTLE_CLOCK,
+	XCOUNTER_CPU_UTIL,
+	XCOUNTER_CPU_USER,
+	XCOUNTER_CPU_SYSTEM,
+	XCOUNTER_CPU_IOWAIT,
+	XCOUNTER_MEM_USED,
+	XCOUNTER_MEM_AVAILABLE,
+	XCOUNTER_PROCESS_RSS,
+	XCOUNTER_SERIES,
+};
 
 struct export_stats {
 	uint64_t entries, slices, instants, counters, lost_markers;
+	uint64_t host_events, host_samples;	/* system profile */
 };
 
 /*

@@ -4,17 +4,20 @@
  * object form, {"traceEvents": [...]}), which chrome://tracing, Perfetto
  * and most trace viewers open.
  *
- * pid is the NeuronCore (1000 * (device + 1) + core), tid the queue (see
- * export.c); "M" metadata events name and order both. Inferences are "X"
+ * pid is the NeuronCore (XPID_DEVICE_BASE + 1000 * device + core), tid the
+ * queue (see export.c); "M" metadata events name and order both. Host
+ * processes and threads of the system profile keep their own pid and tid. Inferences are "X"
  * complete events, engine and TopSP events "B"/"E" pairs, instructions,
  * DMA transfers, errors and losses "i" instants on their queue's thread,
- * throttling a "C" counter. Timestamps are in microseconds with the
+ * throttling a "C" counter; host events are "X" events, host CPU and
+ * memory samples "C" counters. Timestamps are in microseconds with the
  * nanoseconds kept as three decimals, so no precision is lost.
  *
  * Events are formatted into a buffer with fmt.h rather than with stdio's
  * printf family, which cost most of the export's time.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,6 +93,14 @@ static void ts_us(struct json_export *x, uint64_t ns)
 	ob_commit(&x->ob, p);
 }
 
+/* JSON has no NaN or infinity; a sample that is not a number reads as 0. */
+static void number(struct json_export *x, double d)
+{
+	char *p = ob_reserve(&x->ob, 32);
+
+	ob_commit(&x->ob, p + snprintf(p, 32, "%.6g", isfinite(d) ? d : 0.0));
+}
+
 static void args(struct json_export *x, const struct xarg *a, int n)
 {
 	ob_str(&x->ob, ",\"args\":{");
@@ -115,6 +126,12 @@ static void args(struct json_export *x, const struct xarg *a, int n)
 		}
 		case XARG_STR:
 			string(x, a[i].s);
+			break;
+		case XARG_I64:
+			ob_i64(&x->ob, a[i].i);
+			break;
+		case XARG_DOUBLE:
+			number(x, a[i].d);
 			break;
 		}
 	}
@@ -184,7 +201,7 @@ static int j_process(void *ctx, const struct xproc *p)
 static int j_track(void *ctx, const struct xtrack *t)
 {
 	/* Groups exist only in Perfetto; counters are named by their events. */
-	if (t->kind != XT_QUEUE)
+	if (t->kind != XT_QUEUE && t->kind != XT_THREAD)
 		return 0;
 	metadata(ctx, "thread_name", t->proc->pid, &t->tid, t->full_name, 0);
 	metadata(ctx, "thread_sort_index", t->proc->pid, &t->tid, NULL, t->sort_index);
@@ -236,7 +253,7 @@ static int j_counter(void *ctx, const struct xproc *p, const char *name, uint64_
 	sep(x);
 	ob_str(&x->ob, "{\"name\":");
 	string(x, name);
-	ob_str(&x->ob, ",\"cat\":\"throttle\",\"ph\":\"C\",\"pid\":");
+	ob_str(&x->ob, ",\"cat\":\"counter\",\"ph\":\"C\",\"pid\":");
 	ob_i64(&x->ob, p->pid);
 	ob_str(&x->ob, ",\"ts\":");
 	ts_us(x, ts);
@@ -246,7 +263,10 @@ static int j_counter(void *ctx, const struct xproc *p, const char *name, uint64_
 			ob_mem(&x->ob, ",", 1);
 		string(x, c[i].key);
 		ob_mem(&x->ob, ":", 1);
-		ob_i64(&x->ob, c[i].value);
+		if (c[i].is_double)
+			number(x, c[i].dvalue);
+		else
+			ob_i64(&x->ob, c[i].value);
 	}
 	ob_str(&x->ob, "}}");
 	return 0;

@@ -8,7 +8,9 @@
  * the JSON export uses), under it a track per engine and per TopSP, under
  * those a track per queue; core-level queues (INFER_STATUS, ERROR) sit
  * directly under the core; THROTTLE becomes two counter tracks ("throttle
- * level", "clock percent"). Events are TrackEvents on those tracks:
+ * level", "clock percent"). The system profile adds a process track per
+ * host process, a thread track (ThreadDescriptor) per host thread and host
+ * counter tracks. Events are TrackEvents on those tracks:
  * SLICE_BEGIN/SLICE_END pairs, INSTANTs with debug annotations for the
  * arguments, COUNTERs.
  *
@@ -179,12 +181,23 @@ static int p_track(void *ctx, const struct xtrack *t)
 {
 	Perfetto__Protos__TrackDescriptor td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
 	Perfetto__Protos__CounterDescriptor cd = PERFETTO__PROTOS__COUNTER_DESCRIPTOR__INIT;
+	Perfetto__Protos__ThreadDescriptor thd = PERFETTO__PROTOS__THREAD_DESCRIPTOR__INIT;
 
 	td.has_uuid = 1;
 	td.uuid = t->uuid;
+	td.name = (char *)t->name;
+	if (t->kind == XT_THREAD) {
+		/* A thread track belongs to its process through the pid. */
+		thd.has_pid = 1;
+		thd.pid = t->proc->pid;
+		thd.has_tid = 1;
+		thd.tid = t->tid;
+		thd.thread_name = (char *)t->name;
+		td.thread = &thd;
+		return emit_descriptor(ctx, &td);
+	}
 	td.has_parent_uuid = 1;
 	td.parent_uuid = t->parent_uuid;
-	td.name = (char *)t->name;
 	if (t->kind == XT_COUNTER)
 		td.counter = &cd;
 	return emit_descriptor(ctx, &td);
@@ -221,6 +234,14 @@ static void annotate(Perfetto__Protos__TrackEvent *ev, struct annotations *an,
 		case XARG_STR:
 			d->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE;
 			d->string_value = (char *)a[i].s;
+			break;
+		case XARG_I64:
+			d->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_INT_VALUE;
+			d->int_value = a[i].i;
+			break;
+		case XARG_DOUBLE:
+			d->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_DOUBLE_VALUE;
+			d->double_value = a[i].d;
 			break;
 		}
 		an->ptr[i] = d;
@@ -288,9 +309,15 @@ static int p_counter(void *ctx, const struct xproc *p, const char *name, uint64_
 			continue;
 		event_init(&ev, c[i].track, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER,
 			   NULL, NULL);
-		ev.counter_value_field_case =
-			PERFETTO__PROTOS__TRACK_EVENT__COUNTER_VALUE_FIELD_COUNTER_VALUE;
-		ev.counter_value = c[i].value;
+		if (c[i].is_double) {
+			ev.counter_value_field_case =
+				PERFETTO__PROTOS__TRACK_EVENT__COUNTER_VALUE_FIELD_DOUBLE_COUNTER_VALUE;
+			ev.double_counter_value = c[i].dvalue;
+		} else {
+			ev.counter_value_field_case =
+				PERFETTO__PROTOS__TRACK_EVENT__COUNTER_VALUE_FIELD_COUNTER_VALUE;
+			ev.counter_value = c[i].value;
+		}
 		if (emit_event(ctx, ts, &ev))
 			return -1;
 	}

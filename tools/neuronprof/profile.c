@@ -47,10 +47,20 @@ static bool has_ntff_suffix(const char *name)
 	return n > 5 && !strcmp(name + n - 5, ".ntff");
 }
 
-/* Collects *.ntff under @dir, depth first; -1 after an error message. */
-static int scan_dir(const char *dir, struct path_list *l, int depth)
+static bool is_sysprof_file(const char *name)
+{
+	return !strcmp(name, "ntrace.pb") || !strcmp(name, "cpu_util.pb") ||
+	       !strcmp(name, "host_mem.pb");
+}
+
+/*
+ * Collects *.ntff under @dir into @l and the directories holding system
+ * profile files into @sys, depth first; -1 after an error message.
+ */
+static int scan_dir(const char *dir, struct path_list *l, struct path_list *sys, int depth)
 {
 	struct dirent *de;
+	bool sys_here = false;
 	DIR *d;
 	int ret = 0;
 
@@ -81,7 +91,7 @@ static int scan_dir(const char *dir, struct path_list *l, int depth)
 			break;
 		}
 		if (S_ISDIR(st.st_mode)) {
-			if (scan_dir(sub, l, depth + 1)) {
+			if (scan_dir(sub, l, sys, depth + 1)) {
 				ret = -1;
 				break;
 			}
@@ -91,10 +101,106 @@ static int scan_dir(const char *dir, struct path_list *l, int depth)
 				ret = -1;
 				break;
 			}
+		} else if (S_ISREG(st.st_mode) && is_sysprof_file(de->d_name)) {
+			sys_here = true;
 		}
 	}
 	closedir(d);
+	if (!ret && sys_here && path_list_add(sys, dir, ".")) {
+		fail("out of memory");
+		ret = -1;
+	}
 	return ret;
+}
+
+/* Reads @dir/@name whole; 0 and *buf NULL if it does not exist. */
+static int read_whole(const char *dir, const char *name, uint8_t **buf, size_t *len)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+	size_t got = 0;
+	int fd;
+
+	*buf = NULL;
+	*len = 0;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return 0;
+		fail("cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		fail("%s is not a regular file", path);
+		close(fd);
+		return -1;
+	}
+	*buf = malloc(st.st_size ? (size_t)st.st_size : 1);
+	if (!*buf) {
+		fail("out of memory reading %s", path);
+		close(fd);
+		return -1;
+	}
+	while (got < (size_t)st.st_size) {
+		n = read(fd, *buf + got, (size_t)st.st_size - got);
+		if (n <= 0) {
+			fail("cannot read %s: %s", path, n ? strerror(errno) : "unexpected end");
+			free(*buf);
+			*buf = NULL;
+			close(fd);
+			return -1;
+		}
+		got += (size_t)n;
+	}
+	close(fd);
+	*len = got;
+	return 0;
+}
+
+static int load_message(const char *dir, const char *name,
+			const ProtobufCMessageDescriptor *desc, void **out)
+{
+	uint8_t *buf;
+	size_t len;
+
+	*out = NULL;
+	if (read_whole(dir, name, &buf, &len))
+		return -1;
+	if (!buf)
+		return 0;
+	*out = protobuf_c_message_unpack(desc, NULL, len, buf);
+	free(buf);
+	if (!*out) {
+		fail("%s/%s: not a valid %s message (proto/system_profile.proto)", dir, name,
+		     desc->name);
+		return -1;
+	}
+	return 0;
+}
+
+static int load_sysprof(struct sysprof *s)
+{
+	if (load_message(s->dir, "ntrace.pb", &neuronprof__system__ntrace__descriptor,
+			 (void **)&s->ntrace) ||
+	    load_message(s->dir, "cpu_util.pb", &neuronprof__system__cpu_util__descriptor,
+			 (void **)&s->cpu) ||
+	    load_message(s->dir, "host_mem.pb", &neuronprof__system__host_mem__descriptor,
+			 (void **)&s->mem))
+		return -1;
+	return 0;
+}
+
+static void free_sysprof(struct sysprof *s)
+{
+	if (s->ntrace)
+		neuronprof__system__ntrace__free_unpacked(s->ntrace, NULL);
+	if (s->cpu)
+		neuronprof__system__cpu_util__free_unpacked(s->cpu, NULL);
+	if (s->mem)
+		neuronprof__system__host_mem__free_unpacked(s->mem, NULL);
+	free(s->dir);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -140,9 +246,17 @@ static int open_file(struct prof_file *f, char *path)
 	return 0;
 }
 
+static void free_list(struct path_list *l)
+{
+	for (size_t k = 0; k < l->n; k++)
+		free(l->v[k]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
 int profile_load(const char *path, struct profile *p)
 {
-	struct path_list l = { 0 };
+	struct path_list l = { 0 }, sys = { 0 };
 	struct stat st;
 
 	memset(p, 0, sizeof(*p));
@@ -151,13 +265,14 @@ int profile_load(const char *path, struct profile *p)
 		return -1;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		if (scan_dir(path, &l, 0))
+		if (scan_dir(path, &l, &sys, 0))
 			goto err;
-		if (!l.n) {
-			fail("no .ntff files under directory %s", path);
+		if (!l.n && !sys.n) {
+			fail("no .ntff files (nor a system profile) under directory %s", path);
 			goto err;
 		}
 		qsort(l.v, l.n, sizeof(*l.v), cmp_str);
+		qsort(sys.v, sys.n, sizeof(*sys.v), cmp_str);
 	} else {
 		char *dup = strdup(path);
 
@@ -169,29 +284,43 @@ int profile_load(const char *path, struct profile *p)
 		l.v[0] = dup;
 		l.n = 1;
 	}
-	p->files = calloc(l.n, sizeof(*p->files));
-	if (!p->files) {
+	p->files = calloc(l.n ? l.n : 1, sizeof(*p->files));
+	p->sys = calloc(sys.n ? sys.n : 1, sizeof(*p->sys));
+	if (!p->files || !p->sys) {
 		fail("out of memory");
-		goto err;
+		goto err_free;
 	}
+	/* From here on the profile owns each path as soon as it takes it. */
 	for (size_t i = 0; i < l.n; i++) {
 		p->nfiles = i + 1;
 		if (open_file(&p->files[i], l.v[i])) {
-			/* Ownership of the remaining paths stays with the list. */
-			for (size_t k = i + 1; k < l.n; k++)
-				free(l.v[k]);
-			free(l.v);
-			profile_free(p);
-			return -1;
+			l.v[i] = NULL;
+			goto err_free;
 		}
+		l.v[i] = NULL;
 		p->entries += p->files[i].entries;
 	}
-	free(l.v);
+	for (size_t i = 0; i < sys.n; i++) {
+		/* scan_dir() recorded "<dir>/."; the directory itself is the name. */
+		size_t n = strlen(sys.v[i]);
+
+		sys.v[i][n - 2] = '\0';
+		p->nsys = i + 1;
+		p->sys[i].dir = sys.v[i];
+		sys.v[i] = NULL;
+		if (load_sysprof(&p->sys[i]))
+			goto err_free;
+		if (p->sys[i].ntrace)
+			p->host_events += p->sys[i].ntrace->n_events;
+	}
+	free_list(&l);
+	free_list(&sys);
 	return 0;
+err_free:
+	profile_free(p);
 err:
-	for (size_t k = 0; k < l.n; k++)
-		free(l.v[k]);
-	free(l.v);
+	free_list(&l);
+	free_list(&sys);
 	return -1;
 }
 
@@ -202,7 +331,10 @@ void profile_free(struct profile *p)
 		free(p->files[i].queues);
 		free(p->files[i].path);
 	}
+	for (size_t i = 0; i < p->nsys; i++)
+		free_sysprof(&p->sys[i]);
 	free(p->files);
+	free(p->sys);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -14,6 +14,8 @@
 #include <drm/neuronprof_drm.h>
 #include <neuronprof/ntff.h>
 
+#include "system_profile.pb-c.h"
+
 struct prof_file {
 	char *path;
 	struct nprof_ntff_reader *reader;
@@ -23,21 +25,37 @@ struct prof_file {
 	uint64_t entries;	/* over all its queues */
 };
 
+/*
+ * The system profile of an inspect session directory (proto/system_profile.proto,
+ * Documentation/sys_trace.rst): each member is NULL when its file is absent.
+ */
+struct sysprof {
+	char *dir;
+	Neuronprof__System__Ntrace *ntrace;	/* ntrace.pb: host events */
+	Neuronprof__System__CpuUtil *cpu;	/* cpu_util.pb */
+	Neuronprof__System__HostMem *mem;	/* host_mem.pb */
+};
+
 struct profile {
 	struct prof_file *files;	/* sorted by path */
 	size_t nfiles;
 	uint64_t entries;		/* over all files */
+	struct sysprof *sys;		/* directories with system profile files, sorted */
+	size_t nsys;
+	uint64_t host_events;		/* over all ntrace.pb */
 };
 
 /*
  * profile_load() - open @path: an NTFF file, or a directory searched
  * recursively for regular files named *.ntff (symbolic links are not
- * followed, hidden temporary files of a writer are skipped). Every file is
- * fully validated (checksums included).
+ * followed, hidden temporary files of a writer are skipped) and for the
+ * system profile files ntrace.pb, cpu_util.pb and host_mem.pb. Every NTFF
+ * file is fully validated (checksums included); system profile files must
+ * decode as their messages.
  *
  * Return: 0, or -1 after printing an error naming the file and what is
- * wrong with it (missing, not NTFF, truncated, a directory without NTFF
- * files, ...).
+ * wrong with it (missing, not NTFF, truncated, a directory without
+ * profiles, ...).
  */
 int profile_load(const char *path, struct profile *p);
 void profile_free(struct profile *p);

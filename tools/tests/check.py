@@ -183,6 +183,7 @@ def perfetto(path, pb2_dir, args):
     computed["descriptors"] = len(tracks)
     computed["processes"] = sum(1 for t in tracks.values() if t.HasField("process"))
     computed["counters"] = sum(1 for t in tracks.values() if t.HasField("counter"))
+    computed["threads"] = sum(1 for t in tracks.values() if t.HasField("thread"))
     for key, val in pairs(args):
         expect(key, computed.get(key, 0), val)
 

@@ -22,6 +22,12 @@
  *                     files a reader must skip.
  * DIR/gap.ntff        one TRACE queue with a gap of 3 but lost = 1: entries
  *                     vanished without being counted.
+ * DIR/prof/           also holds a system profile written by the library
+ *                     (nprof_system_profile_write()): ntrace.pb with 6 host
+ *                     events of one process on 2 threads (3 + 1 on the main
+ *                     thread, 2 on another), trace_info.pb, and cpu_util.pb
+ *                     and host_mem.pb from a monitor that took 3 samples
+ *                     (start, one on demand, stop).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -31,8 +37,13 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include <pthread.h>
+
 #include <drm/neuronprof_drm.h>
+#include <neuronprof/config.h>
+#include <neuronprof/monitor.h>
 #include <neuronprof/ntff.h>
+#include <neuronprof/sys_trace.h>
 
 #define MAX_QUEUES	32
 #define ENTRY		sizeof(struct neuronprof_notification)
@@ -285,6 +296,79 @@ static void large(struct fixture *f, uint64_t entries)
 	}
 }
 
+static void record(const struct nprof_sys_trace_event *ev)
+{
+	if (nprof_sys_trace_record_event(ev) != 1)
+		die("nprof_sys_trace_record_event");
+}
+
+static void *second_thread(void *arg)
+{
+	struct nprof_sys_trace_event ev = {
+		.type = NPROF_EV_NRT_TENSOR_WRITE, .source = NPROF_SYS_TRACE_SRC_FRAMEWORK,
+		.core = 0, .start_ns = 1000050, .end_ns = 1000090,
+	};
+
+	(void)arg;
+	record(&ev);
+	ev.type = NPROF_EV_NRT_TENSOR_READ;
+	ev.start_ns = 1004700;
+	ev.end_ns = 1004800;
+	record(&ev);
+	return NULL;
+}
+
+/* The system profile of a session, from the library's own writer. */
+static void system_profile(const char *dir)
+{
+	struct nprof_sys_trace_config *cfg = nprof_sys_trace_config_allocate();
+	struct nprof_monitor_opts mopts = { .size = sizeof(mopts), .period_ms = 3600000 };
+	struct nprof_system_profile_opts sopts = { .size = sizeof(sopts) };
+	const struct nprof_sys_trace_attr attrs[2] = {
+		{ .key = "bytes", .type = NPROF_SYS_TRACE_ATTR_UINT, .v.u = 4096 },
+		{ .key = "tensor", .type = NPROF_SYS_TRACE_ATTR_STR, .v.s = "input0" },
+	};
+	struct nprof_sys_trace_event ev = {
+		.type = NPROF_EV_NRT_EXECUTE, .source = NPROF_SYS_TRACE_SRC_NEURON_RT, .core = 0,
+		.flags = NPROF_SYS_TRACE_F_MODEL_ID | NPROF_SYS_TRACE_F_FLOW_ID,
+		.start_ns = 1000100, .end_ns = 1002200, .model_id = 7, .flow_id = 1,
+		.attrs = attrs, .nattrs = 2,
+	};
+	struct nprof_monitor *mon;
+	pthread_t th;
+
+	if (!cfg || nprof_sys_trace_start(cfg))
+		die("nprof_sys_trace_start");
+	mon = nprof_monitor_start(&mopts);
+	if (!mon)
+		die("nprof_monitor_start");
+	record(&ev);			/* iteration 0 */
+	ev.start_ns = 1002300;		/* iteration 1 */
+	ev.end_ns = 1004600;
+	ev.flow_id = 2;
+	record(&ev);
+	ev = (struct nprof_sys_trace_event){
+		.type = NPROF_EV_DEVICE_EXEC, .source = NPROF_SYS_TRACE_SRC_NEURON_HW, .core = 0,
+		.start_ns = 1000150, .end_ns = 1004550,
+	};
+	record(&ev);
+	ev = (struct nprof_sys_trace_event){
+		.type = NPROF_EV_MODEL_LOAD, .source = NPROF_SYS_TRACE_SRC_NEURON_RT,
+		.core = NPROF_SYS_TRACE_NO_CORE, .start_ns = 900000, .end_ns = 1000000,
+	};
+	record(&ev);
+	if (pthread_create(&th, NULL, second_thread, NULL) || pthread_join(th, NULL))
+		die("pthread");
+	if (nprof_monitor_sample_now(mon) || nprof_monitor_stop(mon))
+		die("monitor");
+	sopts.monitor = mon;
+	if (nprof_sys_trace_stop() || nprof_system_profile_write(dir, &sopts))
+		die("nprof_system_profile_write");
+	nprof_monitor_free(mon);
+	nprof_sys_trace_release();
+	nprof_sys_trace_config_free(cfg);
+}
+
 static void mkdir_or_die(const char *path)
 {
 	if (mkdir(path, 0755) && errno != EEXIST)
@@ -346,6 +430,9 @@ int main(int argc, char **argv)
 	gap(&f);
 	write_file(&f, argv[1], "gap.ntff", 0, 0);
 	fixture_free(&f);
+
+	snprintf(path, sizeof(path), "%s/prof", argv[1]);
+	system_profile(path);
 
 	/* What a directory scan must skip: other files, a writer's temporary file. */
 	snprintf(path, sizeof(path), "%s/prof/notes.txt", argv[1]);

@@ -232,12 +232,18 @@ t_export_json() {
 }
 run "export json: valid, event counts per phase, B/E balanced, names" t_export_json
 
+# The directory adds core 1 (one inference, an unmatched start, an empty
+# queue) and the system profile (6 host events on 2 threads of 1 process,
+# 2 CPU samples with an interval and 3 memory samples).
 t_export_json_dir() {
-	"$np" export --format json -o "$tmp/p.json" "$prof" >/dev/null || return 1
-	check chrome-json "$tmp/p.json" ph.M=40 ph.X=3 ph.B=9 ph.E=9 ph.i=33 ph.C=2 \
-		processes=2 threads=18 "name:infer start without stop=1"
+	"$np" export --format json -o "$tmp/p.json" "$prof" >"$tmp/o" || return 1
+	has "$tmp/p.json: system profile of 1 directory: 6 host events, 5 host samples" "$tmp/o" &&
+	check chrome-json "$tmp/p.json" ph.M=46 ph.X=9 ph.B=9 ph.E=9 ph.i=33 ph.C=7 \
+		processes=3 threads=20 "name:infer start without stop=1" "name:nrt_execute=2" \
+		"name:device_exec=1" "name:model_load=1" "name:nrt_tensor_write=1" \
+		"name:host cpu=2" "name:host memory=3"
 }
-run "export json of a directory: both cores, unmatched start" t_export_json_dir
+run "export json of a directory: both cores, unmatched start, system profile" t_export_json_dir
 
 t_export_stdout() {
 	"$np" export --format json "$basic" >"$tmp/stdout.json" || return 1
@@ -266,8 +272,8 @@ t_perfetto_python() {
 	check perfetto "$tmp/b.pftrace" "$tmp/pb2" packets=69 descriptors=20 processes=1 \
 		counters=2 TYPE_SLICE_BEGIN=10 TYPE_SLICE_END=10 TYPE_INSTANT=25 TYPE_COUNTER=4 &&
 	"$np" export --format perfetto -o "$tmp/p.pftrace" "$prof" >/dev/null &&
-	check perfetto "$tmp/p.pftrace" "$tmp/pb2" descriptors=29 processes=2 counters=2 \
-		TYPE_SLICE_BEGIN=12 TYPE_SLICE_END=12 TYPE_INSTANT=33 TYPE_COUNTER=4
+	check perfetto "$tmp/p.pftrace" "$tmp/pb2" descriptors=39 processes=3 counters=9 \
+		threads=2 TYPE_SLICE_BEGIN=18 TYPE_SLICE_END=18 TYPE_INSTANT=33 TYPE_COUNTER=21
 }
 run "export perfetto: python protobuf decodes, tracks resolve, slices balance" t_perfetto_python
 
@@ -294,8 +300,13 @@ run "unknown export format: exit 2, named" \
 	expect_exit 2 "unknown format 'xml' \(expected json or perfetto\)" "$np" export --format xml "$basic"
 run "export without --format: exit 2" expect_exit 2 "missing --format" "$np" export "$basic"
 mkdir -p "$fx/empty"
+mkdir -p "$fx/badsys"
+printf '\377\377\377' >"$fx/badsys/ntrace.pb"
+run "a system profile file that does not decode: exit 1, named" \
+	expect_exit 1 "badsys/ntrace.pb: not a valid neuronprof.system.ntrace message" \
+	"$np" export --format json "$fx/badsys"
 run "directory without profiles: exit 1" \
-	expect_exit 1 "no .ntff files under directory $fx/empty" "$np" summary "$fx/empty"
+	expect_exit 1 "no .ntff files \(nor a system profile\) under directory $fx/empty" "$np" summary "$fx/empty"
 mkdir -p "$fx/mixed"
 cp "$basic" "$fx/mixed/a.ntff"
 cp "$fx/truncated.ntff" "$fx/mixed/b.ntff"
