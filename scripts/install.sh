@@ -3,8 +3,9 @@
 #
 # `make install` and `make uninstall` (Documentation/install.rst).
 #
-#   scripts/install.sh install     modules, library, headers, pkg-config file,
-#                                  the neuronprof tool, man pages
+#   scripts/install.sh install     modules, library, headers (the library's and
+#                                  the driver's uapi), pkg-config file, the
+#                                  neuronprof tool, man pages
 #   scripts/install.sh uninstall   remove exactly what install put there
 #
 # Environment (the top-level Makefile passes its variables):
@@ -146,6 +147,8 @@ stage_man() {
 			case $fn in
 			*[!A-Za-z0-9_]*) die "$page: '$fn' in the NAME section is not a function name" ;;
 			esac
+			[ ! -e "$stage$MANDIR/man3/$fn.3" ] ||
+				die "$fn is named by two man pages ($(sed 's/^\.so //' "$stage$MANDIR/man3/$fn.3") and man3/$base.3)"
 			printf '.so man3/%s.3\n' "$base" >"$stage$MANDIR/man3/$fn.3"
 			chmod 0644 "$stage$MANDIR/man3/$fn.3"
 		done
@@ -222,6 +225,12 @@ do_install() {
 	else
 		say "tools/Makefile not found: the neuronprof tool is not installed"
 	fi
+
+	# The driver's uapi, for programs that read ring entries (struct
+	# neuronprof_notification) or queue types: <drm/neuronprof_drm.h>, as
+	# the tools and the documentation include it.
+	install -d "$stage$INCLUDEDIR/drm"
+	install -m 0644 uapi/drm/neuronprof_drm.h "$stage$INCLUDEDIR/drm/"
 
 	stage_modules "$stage"
 	stage_man "$stage"

@@ -126,6 +126,8 @@ check "libneuronprof.a installed" \
 	bash -c '[ -f "$1" ] && ar t "$1" | grep -q "\.o$"' _ "$libdir/libneuronprof.a"
 check "every public header installed unchanged" \
 	bash -c 'for h in "$1"/lib/include/neuronprof/*.h; do cmp "$h" "$2/usr/include/neuronprof/${h##*/}" || exit 1; done' _ "$repo" "$root"
+check "the driver's uapi header installed as <drm/neuronprof_drm.h>" \
+	cmp "$repo/uapi/drm/neuronprof_drm.h" "$root/usr/include/drm/neuronprof_drm.h"
 check "libneuronprof.pc installed with prefix=/usr" \
 	grep -qx 'prefix=/usr' "$libdir/pkgconfig/libneuronprof.pc"
 
@@ -249,10 +251,16 @@ pc() {
 	PKG_CONFIG_SYSROOT_DIR=$root PKG_CONFIG_PATH=$libdir/pkgconfig pkg-config "$@"
 }
 
+# The staged root holds libneuronprof only: the packages it requires come
+# from this machine, so their flags are taken without the sysroot.
+reqs=$(pc --print-requires-private libneuronprof)
+# shellcheck disable=SC2086
+dep_cflags=$(pkg-config --cflags $reqs)
+
 check "pkg-config --modversion libneuronprof is $version" \
 	bash -c '[ "$(PKG_CONFIG_SYSROOT_DIR=$1 PKG_CONFIG_PATH=$1/usr/lib/pkgconfig pkg-config --modversion libneuronprof)" = "$2" ]' _ "$root" "$version"
 
-if cflags=$(pc --cflags libneuronprof) && libs=$(pc --libs libneuronprof) &&
+if cflags="$(pc --cflags libneuronprof) $dep_cflags" && libs=$(pc --libs libneuronprof) &&
 	# shellcheck disable=SC2086
 	"$CC" -Wall -Wextra -Werror -o "$work/prog" "$work/prog.c" $cflags $libs >"$work/cc.log" 2>&1; then
 	ok "a program builds with pkg-config --cflags --libs libneuronprof ($cflags $libs)"
@@ -271,9 +279,9 @@ fi
 
 # Static libneuronprof.a, its dependencies (Requires.private) shared: the
 # .pc file must name every library the archive needs.
-if reqs=$(pc --print-requires-private libneuronprof) && [ -n "$reqs" ] &&
+if [ -n "$reqs" ] &&
 	# shellcheck disable=SC2086,SC2046
-	"$CC" -Wall -Wextra -Werror -o "$work/prog-static" "$work/prog.c" $(pc --cflags libneuronprof) \
+	"$CC" -Wall -Wextra -Werror -o "$work/prog-static" "$work/prog.c" $(pc --cflags libneuronprof) $dep_cflags \
 		-L"$libdir" -l:libneuronprof.a $(pkg-config --libs $reqs) -pthread >"$work/cc-static.log" 2>&1; then
 	out=$("$work/prog-static" 2>&1)
 	if [ "$(head -n 3 <<<"$out")" = "$expected" ] && ! ldd "$work/prog-static" | grep -q libneuronprof; then
@@ -287,14 +295,14 @@ else
 	sed 's/^/#   /' "$work/cc-static.log"
 fi
 
-# The EXAMPLE of every man3 page is a complete program: it must compile and
-# link against the installed library.
+# The first code block of the EXAMPLE of every man3 page is a complete
+# program: it must compile and link against the installed library.
 examples=0
 bad_examples=
 for p in "$repo"/man/man3/*.3; do
 	[ -f "$p" ] || continue
 	src=$work/example-$(basename "$p" .3).c
-	awk '/^\.SH EXAMPLE/ { ex = 1; next } /^\.SH/ { ex = 0 } ex && /^\.EE/ { in_ex = 0 } ex && in_ex { print } ex && /^\.EX/ { in_ex = 1 }' "$p" |
+	awk '/^\.SH EXAMPLE/ { ex = 1; next } /^\.SH/ { ex = 0 } ex && /^\.EE/ { ex = 0 } ex && in_ex { print } ex && /^\.EX/ { in_ex = 1 }' "$p" |
 		sed -e "s/\\\\(aq/'/g" -e 's/\\-/-/g' -e 's/\\&//g' -e 's/\\e/\\/g' >"$src"
 	if [ ! -s "$src" ]; then
 		bad_examples="$bad_examples ${p##*/}(no EXAMPLE program)"
@@ -302,7 +310,7 @@ for p in "$repo"/man/man3/*.3; do
 	fi
 	examples=$((examples + 1))
 	# shellcheck disable=SC2086
-	if ! "$CC" -Wall -Wextra -Werror -o "${src%.c}" "$src" $(pc --cflags --libs libneuronprof) >"$src.log" 2>&1; then
+	if ! "$CC" -Wall -Wextra -Werror -o "${src%.c}" "$src" $(pc --cflags --libs libneuronprof) $dep_cflags >"$src.log" 2>&1; then
 		bad_examples="$bad_examples ${p##*/}"
 		sed "s|^|#   ${p##*/}: |" "$src.log" | head -n 20
 	fi
