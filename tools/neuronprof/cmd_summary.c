@@ -332,10 +332,14 @@ static void build(struct summary *s, const struct profile *prof)
 		for (size_t k = 0; k < f->nqueues; k++)
 			add_queue(s, f, k);
 	}
-	qsort(s->cores, s->ncores, sizeof(*s->cores), cmp_core);
+	/* qsort() must not see the NULL of an empty array. */
+	if (s->ncores > 1)
+		qsort(s->cores, s->ncores, sizeof(*s->cores), cmp_core);
 	for (size_t i = 0; i < s->ncores; i++) {
-		qsort(s->cores[i].eng, s->cores[i].neng, sizeof(*s->cores[i].eng), cmp_eng);
-		qsort(s->cores[i].tsp, s->cores[i].ntsp, sizeof(*s->cores[i].tsp), cmp_tsp);
+		if (s->cores[i].neng > 1)
+			qsort(s->cores[i].eng, s->cores[i].neng, sizeof(*s->cores[i].eng), cmp_eng);
+		if (s->cores[i].ntsp > 1)
+			qsort(s->cores[i].tsp, s->cores[i].ntsp, sizeof(*s->cores[i].tsp), cmp_tsp);
 	}
 }
 

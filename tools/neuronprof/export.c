@@ -275,12 +275,14 @@ static void layout_build(struct layout *l, const struct profile *prof)
 	}
 	for (size_t i = 0; i < prof->nsys; i++)
 		layout_sysprof(l, &prof->sys[i]);
-	qsort(l->procs, l->nprocs, sizeof(*l->procs), cmp_proc);
+	if (l->nprocs > 1)
+		qsort(l->procs, l->nprocs, sizeof(*l->procs), cmp_proc);
 	for (size_t i = 0; i < l->nprocs; i++) {
 		l->procs[i]->sort_index = (int)i;
 		l->procs[i]->uuid = uuid++;
 	}
-	qsort(l->tracks, l->ntracks, sizeof(*l->tracks), cmp_track);
+	if (l->ntracks > 1)
+		qsort(l->tracks, l->ntracks, sizeof(*l->tracks), cmp_track);
 	for (size_t i = 0; i < l->ntracks; i++) {
 		l->tracks[i]->sort_index = (int)i;
 		l->tracks[i]->uuid = uuid++;

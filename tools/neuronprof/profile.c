@@ -271,8 +271,11 @@ int profile_load(const char *path, struct profile *p)
 			fail("no .ntff files (nor a system profile) under directory %s", path);
 			goto err;
 		}
-		qsort(l.v, l.n, sizeof(*l.v), cmp_str);
-		qsort(sys.v, sys.n, sizeof(*sys.v), cmp_str);
+		/* qsort() must not see the NULL of an empty list. */
+		if (l.n > 1)
+			qsort(l.v, l.n, sizeof(*l.v), cmp_str);
+		if (sys.n > 1)
+			qsort(sys.v, sys.n, sizeof(*sys.v), cmp_str);
 	} else {
 		char *dup = strdup(path);
 
