@@ -379,11 +379,12 @@ static int arm_sessions(void)
 				nprof_rt_capture_put(vnc);
 		}
 		if (ret) {
+			size_t before = nprof_insp.narmed;
 			char why[1024];
 
 			snprintf(why, sizeof(why), "%s", nprof_err_current());
 			rollback_cores(vnc);
-			if (!vnc || !nprof_insp.narmed)
+			if (!before)
 				return nprof_err(-ret, "cannot start the device profile session on NC %u: %s",
 						 vnc, why);
 			return nprof_err(-ret,

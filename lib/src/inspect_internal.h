@@ -62,8 +62,9 @@ void nprof_rt_capture_put(uint32_t vnc);
 void nprof_rt_set_capture_opts(const struct nprof_capture_opts *opts);
 
 /*
- * Test seam: use these devices instead of enumerating (they are not closed
- * by the registry). n = 0 restores enumeration. -EBUSY while referenced.
+ * Test seam: use these @n devices instead of enumerating (they are not
+ * closed by the registry); @n may be 0 for a registry without devices.
+ * @devs NULL restores enumeration. -EBUSY while referenced.
  */
 int nprof_rt_set_test_devices(struct nprof_device *const *devs, size_t n);
 

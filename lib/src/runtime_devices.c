@@ -40,6 +40,7 @@ static char rt_why[512];		/* why there is no device, for messages */
 static struct nprof_capture_opts rt_opts = { .size = sizeof(rt_opts) };
 static struct nprof_device *test_devs[RT_MAX_DEVICES];
 static size_t test_ndevs;
+static bool test_mode;
 
 static void rt_add(struct nprof_device *dev, bool owned)
 {
@@ -71,9 +72,11 @@ static void rt_open_all(void)
 	rt_ndevs = 0;
 	rt_ncores = 0;
 	rt_why[0] = '\0';
-	if (test_ndevs) {
+	if (test_mode) {
 		for (i = 0; i < test_ndevs; i++)
 			rt_add(test_devs[i], false);
+		if (!test_ndevs)
+			snprintf(rt_why, sizeof(rt_why), "the test registry has no device");
 		return;
 	}
 	for (i = 0; i < RT_MAX_DEVICES; i++)
@@ -248,6 +251,7 @@ int nprof_rt_set_test_devices(struct nprof_device *const *devs, size_t n)
 		if (n)
 			memcpy(test_devs, devs, n * sizeof(*devs));
 		test_ndevs = n;
+		test_mode = devs != NULL;
 	}
 	pthread_mutex_unlock(&rt_lock);
 	return ret;

@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers of the session-layer host tests (test_inspect*.c): a fake device
+ * (fake_device.h) that also runs synthetic programs, so MODEL, SESSION and
+ * continuous captures work end to end without a kernel; scratch
+ * directories; and questions about the files a session left.
+ */
+#ifndef NPROF_INSPECT_UTIL_H
+#define NPROF_INSPECT_UTIL_H
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <neuronprof/inspect.h>
+#include <neuronprof/profile.h>
+#include <neuronprof/runtime.h>
+#include <neuronprof/sys_trace.h>
+
+#include "fake_device.h"
+#include "inspect_internal.h"
+
+/*
+ * SIM_EXEC of the fake device: every subscribed queue of the core and of
+ * its TopSPs gets @iterations notifications carrying the model id; the
+ * error flag makes the execution report 1004, as the simulator does.
+ */
+static inline int fakex_sim_exec(struct nprof_device *dev, struct drm_neuronprof_sim_exec *args)
+{
+	struct fake_dev *fd = dev->priv;
+	uint32_t per = dev->info.num_topsps / dev->info.num_cores;
+	int i;
+
+	if (args->core >= dev->info.num_cores)
+		return -EINVAL;
+	pthread_mutex_lock(&fd->qm);
+	for (i = 0; i < FAKE_MAX_QUEUES; i++) {
+		struct fake_queue *q = &fd->q[i];
+		bool mine;
+
+		if (!q->used)
+			continue;
+		mine = q->kind == NPROF_TARGET_CORE ? q->index == args->core :
+						      per && q->index / per == args->core;
+		if (!mine)
+			continue;
+		fake_produce(fd, q, args->iterations, args->model_id);
+		if (q->type < 16)
+			args->produced[q->type] += args->iterations;
+	}
+	pthread_mutex_unlock(&fd->qm);
+	args->status = (args->flags & NEURONPROF_SIM_EXEC_ERROR) ? 1004 : 0;
+	return 0;
+}
+
+static const struct nprof_device_ops fakex_ops = {
+	.subscribe = fake_subscribe,
+	.drain = fake_drain,
+	.unsubscribe = fake_unsubscribe,
+	.sim_exec = fakex_sim_exec,
+};
+
+struct fakex {
+	struct fake_dev *fd[2];
+	struct nprof_device *dev[2];
+	int ndev;
+};
+
+/* @ndev fake trn2 devices (8 cores each) installed as the registry's devices. */
+static inline int fakex_setup(struct fakex *x, int ndev)
+{
+	struct nprof_device_info info = fake_trn2_info();
+	int i;
+
+	memset(x, 0, sizeof(*x));
+	info.caps |= NPROF_DEVICE_CAP_SIM_EXEC;
+	for (i = 0; i < ndev; i++) {
+		info.device_index = (uint32_t)i;
+		x->fd[i] = fake_dev_new();
+		if (!x->fd[i])
+			return -1;
+		x->dev[i] = nprof_device_create(&info, &fakex_ops, x->fd[i]);
+		if (!x->dev[i])
+			return -1;
+		x->ndev++;
+	}
+	return nprof_rt_set_test_devices(x->dev, (size_t)ndev);
+}
+
+static inline int fakex_subscribed(const struct fakex *x)
+{
+	int i, n = 0;
+
+	for (i = 0; i < x->ndev; i++)
+		n += fake_subscribed(x->fd[i]);
+	return n;
+}
+
+static inline void fakex_teardown(struct fakex *x)
+{
+	int i;
+
+	nprof_rt_set_test_devices(NULL, 0);
+	for (i = 0; i < x->ndev; i++) {
+		nprof_device_close(x->dev[i]);
+		fake_dev_free(x->fd[i]);
+	}
+	memset(x, 0, sizeof(*x));
+}
+
+/* A program of @iterations on any core (the model's core replaces it). */
+static inline struct nprof_sim_program fakex_prog(uint32_t iterations, bool fail)
+{
+	struct nprof_sim_program p;
+
+	memset(&p, 0, sizeof(p));
+	p.size = sizeof(p);
+	p.iterations = iterations;
+	p.instructions[0] = 1;
+	p.flags = fail ? NPROF_SIM_EXEC_ERROR : 0;
+	return p;
+}
+
+/* ---- scratch directories ------------------------------------------------------ */
+
+static inline void rm_rf(const char *path)
+{
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	if (lstat(path, &st))
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		unlink(path);
+		return;
+	}
+	d = opendir(path);
+	while (d && (de = readdir(d))) {
+		char sub[2 * PATH_MAX];
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name) >= (int)sizeof(sub))
+			continue;
+		rm_rf(sub);
+	}
+	if (d)
+		closedir(d);
+	rmdir(path);
+}
+
+/* A fresh scratch directory made the current one; the old one is saved. */
+struct scratch {
+	char dir[PATH_MAX];
+	int oldcwd;
+};
+
+static inline int scratch_enter(struct scratch *s)
+{
+	snprintf(s->dir, sizeof(s->dir), "/tmp/nprof-inspect-test.XXXXXX");
+	if (!mkdtemp(s->dir))
+		return -1;
+	s->oldcwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->oldcwd < 0 || chdir(s->dir))
+		return -1;
+	return 0;
+}
+
+static inline void scratch_leave(struct scratch *s)
+{
+	if (s->oldcwd >= 0) {
+		if (fchdir(s->oldcwd))
+			perror("fchdir");
+		close(s->oldcwd);
+	}
+	rm_rf(s->dir);
+}
+
+static inline bool file_exists(const char *dir, const char *name)
+{
+	char path[2 * PATH_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return !stat(path, &st) && S_ISREG(st.st_mode) && st.st_size > 0;
+}
+
+static inline bool path_exists(const char *path)
+{
+	struct stat st;
+
+	return !lstat(path, &st);
+}
+
+/* Entries of @dir (not "." and ".."); -1 if it cannot be read. */
+static inline int dir_count(const char *dir)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* Entries of @dir whose name starts with '.' (temporary files); -1 on error. */
+static inline int dir_hidden(const char *dir)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		if (de->d_name[0] == '.' && strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* First entry of @dir whose name starts with @prefix, into @out. */
+static inline bool dir_find(const char *dir, const char *prefix, char *out, size_t len)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	bool found = false;
+
+	if (!d)
+		return false;
+	while (!found && (de = readdir(d))) {
+		if (!strncmp(de->d_name, prefix, strlen(prefix))) {
+			snprintf(out, len, "%s", de->d_name);
+			found = true;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+/*
+ * Open and validate an NTFF file; fills @info and returns the total entry
+ * count over its queues, or -1 if it does not validate.
+ */
+static inline long ntff_check(const char *dir, const char *name, struct nprof_ntff_info *info)
+{
+	struct nprof_ntff_reader *r;
+	char path[2 * PATH_MAX];
+	long total = 0;
+	int n, i;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	r = nprof_ntff_reader_open(path, 0);
+	if (!r) {
+		printf("#   %s: %s\n", path, nprof_strerror_last());
+		return -1;
+	}
+	info->size = sizeof(*info);
+	if (nprof_ntff_reader_info(r, info)) {
+		nprof_ntff_reader_close(r);
+		return -1;
+	}
+	n = nprof_ntff_reader_queue_count(r);
+	for (i = 0; i < n; i++) {
+		struct nprof_ntff_queue q = { .size = sizeof(q) };
+
+		if (nprof_ntff_reader_queue(r, (size_t)i, &q)) {
+			nprof_ntff_reader_close(r);
+			return -1;
+		}
+		total += (long)q.entry_count;
+	}
+	/* The strings point into the reader: tests only compare them right away. */
+	info->model_name = NULL;
+	info->instance_id = NULL;
+	info->hostname = NULL;
+	info->device.provider = NULL;
+	nprof_ntff_reader_close(r);
+	return total;
+}
+
+/* The model name stored in an NTFF file, into @out. */
+static inline int ntff_model_name(const char *dir, const char *name, char *out, size_t len)
+{
+	struct nprof_ntff_info info = { .size = sizeof(info) };
+	struct nprof_ntff_reader *r;
+	char path[2 * PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	r = nprof_ntff_reader_open(path, 0);
+	if (!r)
+		return -1;
+	if (nprof_ntff_reader_info(r, &info) || !info.model_name) {
+		nprof_ntff_reader_close(r);
+		return -1;
+	}
+	snprintf(out, len, "%s", info.model_name);
+	nprof_ntff_reader_close(r);
+	return 0;
+}
+
+/* A configuration writing into @base with @activities; inspect enabled. */
+static inline struct nprof_inspect_config *cfg_new(const char *base, unsigned int activities,
+						   enum nprof_device_profile_mode mode)
+{
+	struct nprof_inspect_config *cfg = nprof_inspect_config_allocate();
+	uint32_t t;
+
+	if (!cfg)
+		return NULL;
+	if (nprof_inspect_config_set_output_dir(cfg, base) ||
+	    nprof_inspect_config_set_activity_mask(cfg, activities) ||
+	    nprof_inspect_config_set_device_profile_mode(cfg, mode) ||
+	    nprof_inspect_config_set_enable_inspect(cfg, true) ||
+	    nprof_inspect_config_set_sys_trace_max_events_per_nc(cfg, 1024)) {
+		nprof_inspect_config_free(cfg);
+		return NULL;
+	}
+	/* Small rings: the fake device allocates them for real. */
+	for (t = 0; t < NPROF_QUEUE_TYPES; t++)
+		nprof_inspect_config_set_ring_size(cfg, t, 1ULL << 20);
+	return cfg;
+}
+
+#endif /* NPROF_INSPECT_UTIL_H */
