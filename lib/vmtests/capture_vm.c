@@ -11,7 +11,9 @@
  *     rings, core 7 with one-page rings on a second capture engine so that
  *     entries are lost. Every core runs its own SIM_EXEC programs in its own
  *     thread (one with THROTTLE, one with ERROR, one with both), then stops,
- *     and serializes into OUTDIR; core 0 then runs a second session.
+ *     and serializes into OUTDIR; core 0 then runs a second session, and
+ *     core 1 two sessions where the second starts while the first is still
+ *     stashed (it continues the same subscriptions), serialized in reverse.
  *  3. OUTDIR/manifest.txt records the device, every session and every
  *     execution with what SIM_EXEC reported per queue type, for the host
  *     checker (check_ntff.c) to compare the NTFF files against.
@@ -126,13 +128,13 @@ static void program_for(uint32_t nc, int exec, struct nprof_sim_program *p)
 			p->instructions[e] = 150;	/* 3 x 150 TRACE per engine, 64 slots */
 }
 
-static void *core_thread(void *arg)
+/* Run programs @first..@last (program_for() numbers), then stop. */
+static void exec_and_stop(struct core_run *r, int first, int last)
 {
-	struct core_run *r = arg;
 	int i;
 
-	for (i = 0; i < MAX_EXECS; i++) {
-		struct exec_rec *x = &r->execs[i];
+	for (i = first; i <= last && r->nexecs < MAX_EXECS; i++) {
+		struct exec_rec *x = &r->execs[r->nexecs++];
 
 		program_for(r->nc, i, &x->prog);
 		x->res.size = sizeof(x->res);
@@ -140,18 +142,30 @@ static void *core_thread(void *arg)
 		result(!x->ret, "core %u: SIM_EXEC %d (model %u, %u iterations, flags 0x%x)%s%s", r->nc,
 		       i, x->prog.model_id, x->prog.iterations, x->prog.flags, x->ret ? ": " : "",
 		       x->ret ? nprof_strerror_last() : "");
-		r->nexecs++;
 	}
 	r->stop_ret = nprof_capture_session_stop(r->cap, r->nc, &r->session_id);
 	result(!r->stop_ret, "core %u: session stopped, id %" PRIu64 "%s%s", r->nc, r->session_id,
 	       r->stop_ret ? ": " : "", r->stop_ret ? nprof_strerror_last() : "");
 	if (r->stop_ret)
-		return NULL;
+		return;
 	r->stats.size = sizeof(r->stats);
 	r->stats_ret = nprof_capture_session_stats(r->cap, r->nc, r->session_id, &r->stats);
+}
+
+static void serialize(struct core_run *r)
+{
 	r->ser_ret = nprof_capture_session_serialize(r->cap, r->nc, r->session_id, r->outdir);
 	result(!r->ser_ret, "core %u: session %" PRIu64 " serialized%s%s", r->nc, r->session_id,
 	       r->ser_ret ? ": " : "", r->ser_ret ? nprof_strerror_last() : "");
+}
+
+static void *core_thread(void *arg)
+{
+	struct core_run *r = arg;
+
+	exec_and_stop(r, 0, MAX_EXECS - 1);
+	if (!r->stop_ret)
+		serialize(r);
 	return NULL;
 }
 
@@ -183,13 +197,18 @@ static void check_counts(const struct core_run *r)
 	}
 }
 
-static void manifest_session(FILE *m, const struct core_run *r, uint64_t ring_size)
+/*
+ * @follows: the session whose subscriptions this one continued (-1: fresh
+ * subscriptions, sequence numbers start at 0).
+ */
+static void manifest_session(FILE *m, const struct core_run *r, uint64_t ring_size,
+			     int64_t follows)
 {
 	int i, t, e;
 
 	fprintf(m, "session core %u id %" PRIu64 " file profile_nc_%u_session_%" PRIu64
-		   ".ntff ring_size %" PRIu64 "\n",
-		r->nc, r->session_id, r->nc, r->session_id, ring_size);
+		   ".ntff ring_size %" PRIu64 " follows %" PRId64 "\n",
+		r->nc, r->session_id, r->nc, r->session_id, ring_size, follows);
 	for (i = 0; i < r->nexecs; i++) {
 		const struct exec_rec *x = &r->execs[i];
 
@@ -248,7 +267,7 @@ int main(int argc, char **argv)
 	struct nprof_capture_opts small = { .size = sizeof(small) };
 	struct nprof_device_info info = { .size = sizeof(info) };
 	struct nprof_capture *cap = NULL, *lossy = NULL;
-	struct core_run runs[NCORES], again;
+	struct core_run runs[NCORES], again, reuse[2];
 	pthread_t threads[NCORES];
 	struct nprof_device *dev;
 	char path[512];
@@ -331,6 +350,27 @@ int main(int argc, char **argv)
 	result(ret == -ENOENT && !strcmp(nprof_strerror_last(), "unable to find profile session id 0"),
 	       "serializing session 0 again: \"%s\"", nprof_strerror_last());
 
+	/*
+	 * Core 1: a session stopped and left stashed keeps the rings; the next
+	 * session continues them. Serialize the later one first.
+	 */
+	for (t = 0; t < 2; t++) {
+		memset(&reuse[t], 0, sizeof(reuse[t]));
+		reuse[t].nc = 1;
+		reuse[t].dev = dev;
+		reuse[t].cap = cap;
+		reuse[t].outdir = argv[1];
+		ret = nprof_capture_session_start(cap, 1);
+		result(!ret, "core 1: session %d started%s%s", t + 1, ret ? ": " : "",
+		       ret ? nprof_strerror_last() : "");
+		exec_and_stop(&reuse[t], t, t);
+		result(reuse[t].session_id == (uint64_t)t + 1, "core 1: session id %" PRIu64,
+		       reuse[t].session_id);
+		check_counts(&reuse[t]);
+	}
+	serialize(&reuse[1]);
+	serialize(&reuse[0]);
+
 	snprintf(path, sizeof(path), "%s/manifest.txt", argv[1]);
 	m = fopen(path, "w");
 	result(m != NULL, "manifest %s created", path);
@@ -340,9 +380,15 @@ int main(int argc, char **argv)
 			info.entry_size, info.clock_id);
 		for (nc = 0; nc < NCORES; nc++)
 			if (!runs[nc].ser_ret && !runs[nc].stop_ret)
-				manifest_session(m, &runs[nc], nc == LOSSY_CORE ? 4096 : NPROF_CAPTURE_DEFAULT_RING_SIZE);
+				manifest_session(m, &runs[nc],
+						 nc == LOSSY_CORE ? 4096 : NPROF_CAPTURE_DEFAULT_RING_SIZE, -1);
 		if (!again.ser_ret && !again.stop_ret)
-			manifest_session(m, &again, NPROF_CAPTURE_DEFAULT_RING_SIZE);
+			manifest_session(m, &again, NPROF_CAPTURE_DEFAULT_RING_SIZE, -1);
+		if (!reuse[0].ser_ret && !reuse[0].stop_ret)
+			manifest_session(m, &reuse[0], NPROF_CAPTURE_DEFAULT_RING_SIZE, -1);
+		if (!reuse[1].ser_ret && !reuse[1].stop_ret)
+			manifest_session(m, &reuse[1], NPROF_CAPTURE_DEFAULT_RING_SIZE,
+					 (int64_t)reuse[0].session_id);
 		result(!fclose(m), "manifest written");
 	}
 out:

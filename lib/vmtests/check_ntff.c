@@ -12,7 +12,8 @@
  *    of the session's programs; timestamps strictly increase per queue and
  *    lie between the session's start and stop; sequence numbers strictly
  *    increase, and the numbers missing before, between and after the
- *    delivered entries add up to the record's lost count;
+ *    delivered entries add up to the record's lost count (a session that
+ *    continued an earlier one's subscriptions starts where that one ended);
  *  - per queue, entries + lost equal what the simulator's documented
  *    formulas give for the programs run; per queue type, entries + lost
  *    equal what SIM_EXEC reported;
@@ -51,13 +52,22 @@ struct exec {
 	uint64_t produced[QT];
 };
 
+/* Where the next sequence number of a queue stands after a session. */
+struct queue_end {
+	uint32_t kind, index, type, engine;
+	uint64_t next_seq;
+};
+
 struct session {
 	uint32_t core;
 	uint64_t id;
 	char file[128];
 	uint64_t ring_size;
+	int64_t follows;	/* session whose subscriptions continued, or -1 */
 	struct exec execs[MAX_EXECS];
 	int nexecs;
+	struct queue_end ends[MAX_QUEUES];	/* filled by check_session() */
+	int nends;
 };
 
 struct device {
@@ -68,6 +78,7 @@ struct device {
 struct equeue {
 	uint32_t kind, index, type, engine;
 	uint64_t expected;	/* produced by the programs, by the formulas */
+	uint64_t base;		/* sequence number of its first notification */
 	bool seen;
 };
 
@@ -153,8 +164,9 @@ static int read_manifest(const char *path, struct device *dev, struct session *s
 				goto bad;
 			s = &ss[(*nss)++];
 			memset(s, 0, sizeof(*s));
-			if (sscanf(line, "session core %u id %" SCNu64 " file %127s ring_size %" SCNu64,
-				   &s->core, &s->id, s->file, &s->ring_size) != 4)
+			if (sscanf(line, "session core %u id %" SCNu64 " file %127s ring_size %" SCNu64
+				   " follows %" SCNd64, &s->core, &s->id, s->file, &s->ring_size,
+				   &s->follows) != 5)
 				goto bad;
 		} else if (!strncmp(line, "exec ", 5)) {
 			if (!*nss)
@@ -245,11 +257,11 @@ static int expected_queues(const struct device *d, const struct session *s, stru
 		per_engine = t == NEURONPROF_QT_TRACE || t == NEURONPROF_QT_EVENT ||
 			     t == NEURONPROF_QT_DMA;
 		for (e = 0; e < (per_engine ? d->engines : 1); e++)
-			q[n++] = (struct equeue){ NEURONPROF_TARGET_CORE, s->core, t, e, 0, false };
+			q[n++] = (struct equeue){ NEURONPROF_TARGET_CORE, s->core, t, e, 0, 0, false };
 	}
 	for (i = s->core * per; i < (s->core + 1) * per; i++)
 		for (t = 0; t < 3; t++)
-			q[n++] = (struct equeue){ NEURONPROF_TARGET_TOPSP, i, topsp_types[t], 0, 0, false };
+			q[n++] = (struct equeue){ NEURONPROF_TARGET_TOPSP, i, topsp_types[t], 0, 0, 0, false };
 	for (k = 0; k < n; k++)
 		for (i = 0; i < (uint32_t)s->nexecs; i++)
 			q[k].expected += formula(d, &s->execs[i], q[k].kind, q[k].index, q[k].type,
@@ -423,7 +435,10 @@ static bool check_record(const struct nprof_ntff_queue *q, const struct nprof_nt
 			     q->block_type, want_trace[q->queue_type], want_block[q->queue_type]);
 	if (q->entry_size != sizeof(*n))
 		ok = problem("%s: entry size %u", what, q->entry_size);
-	missing = q->entry_count ? q->first_seq : 0;
+	if (q->entry_count && q->first_seq < eq->base)
+		ok = problem("%s: first seq %" PRIu64 " is before the session's first, %" PRIu64, what,
+			     q->first_seq, eq->base);
+	missing = q->entry_count ? q->first_seq - eq->base : 0;
 	nprof_ntff_entry_iter_init(&it, q);
 	while ((n = nprof_ntff_entry_iter_next(&it))) {
 		count++;
@@ -461,12 +476,14 @@ static bool check_record(const struct nprof_ntff_queue *q, const struct nprof_nt
 	if (count != q->entry_count)
 		ok = problem("%s: iterated %" PRIu64 " entries, the record says %" PRIu64, what, count,
 			     q->entry_count);
-	/* The sequence numbers count from 0 at the subscription up to expected - 1. */
-	if (count && q->last_seq >= eq->expected)
-		ok = problem("%s: last seq %" PRIu64 " but only %" PRIu64 " were produced", what,
-			     q->last_seq, eq->expected);
+	/* The session's sequence numbers run from base to base + expected - 1. */
+	if (count && q->last_seq >= eq->base + eq->expected)
+		ok = problem("%s: last seq %" PRIu64 " but only %" PRIu64 " from %" PRIu64
+			     " were produced", what, q->last_seq, eq->expected, eq->base);
 	else
-		missing += count ? eq->expected - 1 - q->last_seq : eq->expected;
+		missing += count ? eq->base + eq->expected - 1 - q->last_seq : eq->expected;
+	if (q->ring_flags & NEURONPROF_RING_BAD_CONSUMER)
+		ok = problem("%s: the kernel flagged a bad consumer position", what);
 	if (missing != q->lost_count)
 		ok = problem("%s: %" PRIu64 " sequence numbers missing, the record says %" PRIu64 " lost",
 			     what, missing, q->lost_count);
@@ -480,8 +497,25 @@ static bool check_record(const struct nprof_ntff_queue *q, const struct nprof_nt
 	return ok;
 }
 
+/* The first sequence numbers of a session continuing @prev's subscriptions. */
+static bool set_bases(const struct session *prev, struct equeue *eq, int neq)
+{
+	int k, j;
+
+	for (k = 0; k < neq; k++) {
+		for (j = 0; j < prev->nends; j++)
+			if (prev->ends[j].kind == eq[k].kind && prev->ends[j].index == eq[k].index &&
+			    prev->ends[j].type == eq[k].type && prev->ends[j].engine == eq[k].engine)
+				break;
+		if (j == prev->nends)
+			return false;
+		eq[k].base = prev->ends[j].next_seq;
+	}
+	return true;
+}
+
 static void check_session(const char *outdir, const char *proto_dir, const struct device *d,
-			  const struct session *s)
+			  struct session *s, const struct session *all, int nall)
 {
 	struct nprof_ntff_info info = { .size = sizeof(info) };
 	uint64_t entries[QT] = { 0 }, lost[QT] = { 0 }, produced[QT] = { 0 };
@@ -519,6 +553,19 @@ static void check_session(const char *outdir, const char *proto_dir, const struc
 
 	/* Queue set: exactly the queues of the core and of its TopSPs, once each. */
 	neq = expected_queues(d, s, eq);
+	s->nends = neq;
+	if (s->follows >= 0) {
+		const struct session *prev = NULL;
+
+		for (i = 0; i < nall; i++)
+			if (all[i].core == s->core && all[i].id == (uint64_t)s->follows)
+				prev = &all[i];
+		result(prev && set_bases(prev, eq, neq),
+		       "%s: continues the subscriptions of session %" PRId64, tag, s->follows);
+	}
+	for (k = 0; k < neq; k++)
+		s->ends[k] = (struct queue_end){ eq[k].kind, eq[k].index, eq[k].type, eq[k].engine,
+						 eq[k].base + eq[k].expected };
 	nq = nprof_ntff_reader_queue_count(r);
 	ok = true;
 	for (i = 0; i < nq; i++) {
@@ -667,7 +714,7 @@ int main(int argc, char **argv)
 	       dev.engines <= MAX_ENGINES, "manifest %s: %d sessions", path, nss);
 	if (!i && dev.cores && dev.topsps >= dev.cores && dev.engines <= MAX_ENGINES) {
 		for (i = 0; i < nss; i++)
-			check_session(argv[1], argv[2], &dev, &ss[i]);
+			check_session(argv[1], argv[2], &dev, &ss[i], ss, nss);
 		check_no_strays(argv[1], ss, nss);
 	}
 	printf("%d passed, %d failed\n", passed, failed);
