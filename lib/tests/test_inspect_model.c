@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Host tests of per-execution capture on fake devices: the MODEL record map
+ * (double stop), MODEL capture of the first execution per model per core,
+ * on-fail capture with its discard and salvage into ./tmp and the cleanup
+ * at close, a stop during an execution, the runtime hooks' misuse errors,
+ * the direct nprof_profile_start/stop API and continuous profiling.
+ */
+#include <errno.h>
+#include <regex.h>
+#include <stdlib.h>
+
+#include "harness.h"
+#include "inspect_util.h"
+
+/* ---- the record map ------------------------------------------------------------ */
+
+TEST(record_map_double_stop)
+{
+	struct nprof_record r, out;
+	size_t done;
+
+	nprof_records_clear();
+	memset(&r, 0, sizeof(r));
+	snprintf(r.name, sizeof(r.name), "m_vnc_0.ntff");
+	CHECK_INT(nprof_records_insert(&r), 0);
+	CHECK_INT(nprof_records_insert(&r), -EEXIST);
+	CHECK_INT(nprof_records_count(&done), 1);
+	CHECK_INT(done, 0);
+	CHECK_INT(nprof_records_complete("m_vnc_0.ntff", &out), 0);
+	CHECK(out.complete && !out.abandoned);
+	CHECK_ERR_MSG(nprof_records_complete("m_vnc_0.ntff", &out), EALREADY,
+		      "Trying to stop already completed profile m_vnc_0.ntff");
+	CHECK_STR(out.name, "m_vnc_0.ntff");
+	CHECK_ERR_MSG(nprof_records_complete("other_vnc_1.ntff", &out), EALREADY,
+		      "Trying to stop already completed profile other_vnc_1.ntff");
+	CHECK_STR(out.name, "");
+	/* A complete record keeps its model from being captured again. */
+	CHECK_INT(nprof_records_insert(&r), -EEXIST);
+	CHECK_INT(nprof_records_erase("m_vnc_0.ntff"), 0);
+	CHECK_INT(nprof_records_erase("m_vnc_0.ntff"), -ENOENT);
+	CHECK_INT(nprof_records_insert(&r), 0);
+
+	/* Abandon completes armed incomplete records and reports them. */
+	snprintf(r.name, sizeof(r.name), "n_vnc_1.ntff");
+	r.armed = true;
+	CHECK_INT(nprof_records_insert(&r), 0);
+	CHECK_INT(nprof_records_complete("n_vnc_1.ntff", NULL), 0);
+	snprintf(r.name, sizeof(r.name), "p_vnc_2.ntff");
+	CHECK_INT(nprof_records_insert(&r), 0);
+	CHECK_INT(nprof_records_abandon(&out, 1), 2);
+	CHECK_INT(nprof_records_complete("p_vnc_2.ntff", &out), -EALREADY);
+	CHECK(out.abandoned);
+	CHECK_INT(nprof_records_count(&done), 3);
+	CHECK_INT(done, 3);
+	nprof_records_clear();
+	CHECK_INT(nprof_records_count(NULL), 0);
+}
+
+/* ---- MODEL capture ------------------------------------------------------------------ */
+
+static int run(struct nprof_model *m, uint32_t iterations, bool fail)
+{
+	struct nprof_sim_program p = fakex_prog(iterations, fail);
+	struct nprof_sim_result res = { .size = sizeof(res) };
+	int ret = nprof_model_sim_execute(m, &p, &res);
+
+	if (!ret && res.status != (fail ? 1004u : 0u))
+		return -1000;
+	return ret;
+}
+
+/* Entries per queue of a capture of @it iterations on a fake trn2 core: 24 queues. */
+#define ENTRIES(it)	(24L * (it))
+
+TEST(model_mode_captures_first_execution_per_model_per_core)
+{
+	struct nprof_model *a2, *b2, *a3;
+	struct nprof_inspect_config *cfg;
+	struct nprof_ntff_info info;
+	char dir[PATH_MAX], name[256];
+	struct scratch s;
+	struct fakex x;
+	size_t done;
+
+	CHECK(!scratch_enter(&s));
+	CHECK_INT(fakex_setup(&x, 1), 0);
+	cfg = cfg_new("out", NPROF_ACTIVITY_ALL, NPROF_DEVICE_PROFILE_MODEL);
+	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
+	/* MODEL mode arms nothing at begin. */
+	CHECK_INT(fakex_subscribed(&x), 0);
+	CHECK(nprof_inspect_session_dir(dir, sizeof(dir)) > 0);
+	a2 = nprof_model_load("resnet/a", 11, 2);
+	b2 = nprof_model_load("bert", 12, 2);
+	a3 = nprof_model_load("resnet/a", 11, 3);
+	CHECK(a2 && b2 && a3);
+	CHECK_INT(run(a2, 3, false), 0);
+	CHECK_INT(run(a2, 5, false), 0);
+	CHECK_INT(run(b2, 2, false), 0);
+	CHECK_INT(run(a2, 7, true), 0);
+	CHECK_INT(run(b2, 4, false), 0);
+	CHECK_INT(run(a3, 6, false), 0);
+	/* Nothing stays subscribed between executions. */
+	CHECK_INT(fakex_subscribed(&x), 0);
+	CHECK_INT(nprof_records_count(&done), 3);
+	CHECK_INT(done, 3);
+
+	/* '/' is not a file name character: it becomes '_'. */
+	CHECK_INT(ntff_check(dir, "resnet_a_vnc_2.ntff", &info), ENTRIES(3));
+	CHECK_INT(info.capture_kind, NPROF_NTFF_CAPTURE_MODEL);
+	CHECK_INT(info.core, 2);
+	CHECK_INT(info.model_id, 11);
+	CHECK_INT(ntff_model_name(dir, "resnet_a_vnc_2.ntff", name, sizeof(name)), 0);
+	CHECK_STR(name, "resnet/a");
+	CHECK_INT(ntff_check(dir, "bert_vnc_2.ntff", &info), ENTRIES(2));
+	CHECK_INT(info.model_id, 12);
+	CHECK_INT(ntff_check(dir, "resnet_a_vnc_3.ntff", &info), ENTRIES(6));
+	CHECK_INT(info.core, 3);
+	CHECK_INT(nprof_inspect_stop(), 0);
+	/* Three profiles and the system profile. */
+	CHECK_INT(dir_count(dir), 3 + 4);
+	CHECK_INT(dir_hidden(dir), 0);
+	CHECK_INT(nprof_model_unload(a2), 0);
+	CHECK_INT(nprof_model_unload(b2), 0);
+	CHECK_INT(nprof_model_unload(a3), 0);
+	CHECK_INT(nprof_inspect_close(), 0);
+	CHECK_INT(nprof_records_count(NULL), 0);
+	CHECK(!path_exists("tmp"));
+	nprof_inspect_config_free(cfg);
+	fakex_teardown(&x);
+	scratch_leave(&s);
+}
+
+/* Per-core filter: a core that is not captured gets no MODEL profile. */
+TEST(model_mode_respects_the_core_filter)
+{
+	struct nprof_inspect_config *cfg;
+	struct nprof_model *m;
+	char dir[PATH_MAX];
+	struct scratch s;
+	struct fakex x;
+
+	CHECK(!scratch_enter(&s));
+	CHECK_INT(fakex_setup(&x, 1), 0);
+	cfg = cfg_new("out", NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_MODEL);
+	nprof_inspect_config_set_capture_enabled_for_nc(cfg, 4, false);
+	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
+	CHECK(nprof_inspect_session_dir(dir, sizeof(dir)) > 0);
+	m = nprof_model_load("m", 1, 4);
+	CHECK_INT(run(m, 2, false), 0);
+	CHECK_INT(dir_count(dir), 0);
+	CHECK_INT(nprof_model_unload(m), 0);
+	CHECK_INT(nprof_inspect_close(), 0);
+	nprof_inspect_config_free(cfg);
+	fakex_teardown(&x);
+	scratch_leave(&s);
+}
+
+/*
+ * Inspect-on-fail alone: successful executions are captured and discarded
+ * unwritten; the first failing one is written and moved into
+ * ./tmp/<instance>-<pid>/; close removes only what this process put there.
+ */
+TEST(on_fail_salvages_into_tmp)
+{
+	char dir[PATH_MAX], salv[PATH_MAX], name[256];
+	struct nprof_inspect_config *cfg;
+	struct nprof_ntff_info info;
+	struct nprof_model *m, *other;
+	struct scratch s;
+	struct fakex x;
+	int fd;
+
+	CHECK(!scratch_enter(&s));
+	CHECK_INT(fakex_setup(&x, 1), 0);
+	/* Someone else's file in ./tmp: it must survive our cleanup. */
+	CHECK(!mkdir("tmp", 0755));
+	fd = open("tmp/foreign.txt", O_CREAT | O_WRONLY, 0644);
+	CHECK(fd >= 0 && write(fd, "x", 1) == 1);
+	close(fd);
+	cfg = cfg_new("out", NPROF_ACTIVITY_ALL, NPROF_DEVICE_PROFILE_MODEL);
+	nprof_inspect_config_set_enable_inspect(cfg, false);
+	nprof_inspect_config_set_enable_inspect_on_fail(cfg, true);
+	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
+	/* Inspect off: no activity is armed, only on-fail capture. */
+	CHECK_INT(nprof_sys_trace_is_active(), 0);
+	CHECK(nprof_inspect_session_dir(dir, sizeof(dir)) > 0);
+	CHECK(nprof_inspect_salvage_dir(salv, sizeof(salv)) > 0);
+	m = nprof_model_load("failing", 21, 5);
+	other = nprof_model_load("steady", 22, 6);
+	CHECK_INT(run(m, 2, false), 0);
+	CHECK_INT(run(other, 2, false), 0);
+	CHECK_INT(nprof_records_count(NULL), 0);
+	CHECK_INT(dir_count(dir), 0);
+	CHECK(!path_exists(salv));
+	CHECK_INT(run(m, 3, true), 0);
+	CHECK_INT(dir_count(dir), 0);
+	CHECK_INT(ntff_check(salv, "failing_vnc_5.ntff", &info), ENTRIES(3));
+	CHECK_INT(info.capture_kind, NPROF_NTFF_CAPTURE_MODEL);
+	CHECK_INT(ntff_model_name(salv, "failing_vnc_5.ntff", name, sizeof(name)), 0);
+	CHECK_STR(name, "failing");
+	/* The record is complete: later failures of it are not captured again. */
+	CHECK_INT(run(m, 9, true), 0);
+	CHECK_INT(ntff_check(salv, "failing_vnc_5.ntff", &info), ENTRIES(3));
+	CHECK_INT(dir_count(salv), 1);
+	CHECK_INT(fakex_subscribed(&x), 0);
+	CHECK_INT(nprof_model_unload(m), 0);
+	CHECK_INT(nprof_model_unload(other), 0);
+	CHECK_INT(nprof_inspect_stop(), 0);
+	/* Stop leaves the salvage; close removes it. */
+	CHECK(path_exists(salv));
+	CHECK_INT(nprof_inspect_close(), 0);
+	CHECK(!path_exists(salv));
+	CHECK(path_exists("tmp/foreign.txt"));
+	unlink("tmp/foreign.txt");
+	nprof_inspect_config_free(cfg);
+	fakex_teardown(&x);
+	scratch_leave(&s);
+}
+
+/* MODEL mode with on-fail: a wanted profile of a failed execution is salvaged too. */
+TEST(model_and_on_fail)
+{
+	char dir[PATH_MAX], salv[PATH_MAX];
+	struct nprof_inspect_config *cfg;
+	struct nprof_ntff_info info;
+	struct nprof_model *ok, *bad;
+	struct scratch s;
+	struct fakex x;
+
+	CHECK(!scratch_enter(&s));
+	CHECK_INT(fakex_setup(&x, 1), 0);
+	cfg = cfg_new("out", NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_MODEL);
+	nprof_inspect_config_set_enable_inspect_on_fail(cfg, true);
+	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
+	CHECK(nprof_inspect_session_dir(dir, sizeof(dir)) > 0);
+	CHECK(nprof_inspect_salvage_dir(salv, sizeof(salv)) > 0);
+	ok = nprof_model_load("ok", 1, 0);
+	bad = nprof_model_load("bad", 2, 1);
+	CHECK_INT(run(ok, 2, false), 0);
+	CHECK_INT(run(bad, 3, true), 0);
+	CHECK_INT(ntff_check(dir, "ok_vnc_0.ntff", &info), ENTRIES(2));
+	CHECK(!file_exists(dir, "bad_vnc_1.ntff"));
+	CHECK_INT(ntff_check(salv, "bad_vnc_1.ntff", &info), ENTRIES(3));
+	CHECK(!file_exists(salv, "ok_vnc_0.ntff"));
+	nprof_model_unload(ok);
+	nprof_model_unload(bad);
+	CHECK_INT(nprof_inspect_close(), 0);
+	CHECK(file_exists(dir, "ok_vnc_0.ntff"));
+	CHECK(!path_exists("tmp"));
+	nprof_inspect_config_free(cfg);
+	fakex_teardown(&x);
+	scratch_leave(&s);
+}
+
+/* A stop while an execution runs abandons its capture; the end is quiet. */
+TEST(stop_during_execution_abandons)
+{
+	struct nprof_inspect_config *cfg;
+	struct nprof_model *m;
+	char dir[PATH_MAX];
+	struct scratch s;
+	struct fakex x;
+
+	CHECK(!scratch_enter(&s));
+	CHECK_INT(fakex_setup(&x, 1), 0);
+	cfg = cfg_new("out", NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_MODEL);
+	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
+	CHECK(nprof_inspect_session_dir(dir, sizeof(dir)) > 0);
+	m = nprof_model_load("long", 3, 7);
+	CHECK_INT(nprof_model_execute_begin(m), 0);
+	CHECK_INT(fakex_subscribed(&x), 24);
+	CHECK_INT(nprof_inspect_stop(), 0);
+	CHECK_INT(fakex_subscribed(&x), 0);
+	CHECK_INT(nprof_model_execute_end(m, 0), 0);
+	CHECK_INT(dir_count(dir), 0);
+	CHECK_INT(nprof_inspect_close(), 0);
+	/* Same, with the records cleared by close before the execution ends. */
+	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
+	CHECK_INT(nprof_model_execute_begin(m), 0);
+	CHECK_INT(nprof_inspect_close(), 0);
+	CHECK_INT(nprof_model_execute_end(m, 0), 0);
+	CHECK_INT(fakex_subscribed(&x), 0);
+	CHECK_INT(nprof_model_unload(m), 0);
+	nprof_inspect_config_free(cfg);
+	fakex_teardown(&x);
+	scratch_leave(&s);
+}
+
+TEST(hooks_refuse_misuse)
+{
+	struct nprof_sim_program p = fakex_prog(1, false);
+	struct nprof_model *m;
+	struct fakex x;
+
+	CHECK_INT(fakex_setup(&x, 1), 0);
+	CHECK(nprof_model_load(NULL, 1, 0) == NULL && errno == EINVAL);
+	CHECK(nprof_model_load("", 1, 0) == NULL && errno == EINVAL);
+	CHECK(nprof_model_load("m", 1, NPROF_MAX_CORES) == NULL && errno == EINVAL);
+	CHECK_STR(nprof_strerror_last(), "NC 256 is out of range (0..255)");
+	m = nprof_model_load("m", 1, 0);
+	CHECK(m != NULL);
+	CHECK_STR(nprof_model_name(m), "m");
+	CHECK_INT(nprof_model_id(m), 1);
+	CHECK_INT(nprof_model_vnc(m), 0);
+	CHECK_ERR_MSG(nprof_model_execute_end(m, 0), EINVAL, "model m is not executing on NC 0");
+	CHECK_INT(nprof_model_execute_begin(m), 0);
+	CHECK_ERR_MSG(nprof_model_execute_begin(m), EBUSY,
+		      "model m is already executing on NC 0 (executions of a model are synchronous)");
+	CHECK_INT(nprof_model_sim_execute(m, &p, NULL), -EBUSY);
+	CHECK_ERR_MSG(nprof_model_unload(m), EBUSY,
+		      "model m on NC 0 is executing: it cannot be unloaded");
+	CHECK_INT(nprof_model_execute_end(m, 0), 0);
+	CHECK_INT(nprof_model_execute_end(m, 0), -EINVAL);
+	CHECK_INT(nprof_model_unload(m), 0);
+	/* A core no device holds. */
+	m = nprof_model_load("far", 1, 200);
+	CHECK_INT(nprof_model_sim_execute(m, &p, NULL), -ENODEV);
+	CHECK_CONTAINS(nprof_strerror_last(), "no neuronprof device holds NC 200");
+	CHECK_INT(nprof_model_unload(m), 0);
+	CHECK_INT(nprof_model_unload(NULL), 0);
+	fakex_teardown(&x);
+}
+
+/* ---- direct MODEL profiles ------------------------------------------------------------ */
+
+TEST(direct_profile_start_stop)
+{
+	struct nprof_ntff_info info;
+	struct nprof_model *m;
+	struct scratch s;
+	struct fakex x;
+
+	CHECK(!scratch_enter(&s));
+	CHECK_INT(fakex_setup(&x, 1), 0);
+	CHECK(!mkdir("prof", 0755));
+	m = nprof_model_load("direct", 31, 1);
+	CHECK_INT(nprof_profile_start(m, "prof/direct.ntff"), 0);
+	CHECK_ERR_MSG(nprof_profile_start(m, "prof/direct.ntff"), EBUSY,
+		      "a profile is already being captured into prof/direct.ntff");
+	/* The core is taken: another file on it cannot start. */
+	CHECK_INT(nprof_profile_start(m, "prof/other.ntff"), -EBUSY);
+	CHECK_INT(run(m, 2, false), 0);
+	CHECK_INT(run(m, 3, false), 0);
+	CHECK_INT(nprof_profile_stop("prof/direct.ntff"), 0);
+	CHECK_INT(ntff_check("prof", "direct.ntff", &info), ENTRIES(5));
+	CHECK_INT(info.capture_kind, NPROF_NTFF_CAPTURE_MODEL);
+	CHECK_INT(info.model_id, 31);
+	CHECK_ERR_MSG(nprof_profile_stop("prof/direct.ntff"), EALREADY,
+		      "Trying to stop already completed profile prof/direct.ntff");
+	CHECK_ERR_MSG(nprof_profile_stop("prof/never.ntff"), ENOENT,
+		      "no profile was started for prof/never.ntff");
+	/* A completed profile can be started again. */
+	CHECK_INT(nprof_profile_start(m, "prof/direct.ntff"), 0);
+	CHECK_INT(nprof_profile_stop("prof/direct.ntff"), 0);
+	CHECK_INT(ntff_check("prof", "direct.ntff", &info), 0);
+	/* A missing directory fails the write; the profile is complete anyway. */
+	CHECK_INT(nprof_profile_start(m, "nodir/x.ntff"), 0);
+	CHECK_INT(nprof_profile_stop("nodir/x.ntff"), -ENOENT);
+	CHECK_CONTAINS(nprof_strerror_last(), "cannot open directory nodir");
+	CHECK_INT(nprof_profile_stop("nodir/x.ntff"), -EALREADY);
+	CHECK_INT(fakex_subscribed(&x), 0);
+	CHECK_INT(nprof_model_unload(m), 0);
+	fakex_teardown(&x);
+	scratch_leave(&s);
+}
+
+/* ---- continuous profiling ------------------------------------------------------------- */
+
+TEST(continuous_saves_last_execution)
+{
+	struct nprof_profile_continuous_options *o;
+	struct nprof_ntff_info info;
+	struct nprof_model *a, *b;
+	char name[NAME_MAX + 1], inst[NPROF_INSTANCE_ID_MAX + 1], pattern[512];
+	regex_t re;
+	struct scratch s;
+	struct fakex x;
+
+	CHECK(!scratch_enter(&s));
+	CHECK_INT(fakex_setup(&x, 1), 0);
+	o = nprof_profile_continuous_options_allocate();
+	CHECK_STR(nprof_profile_continuous_options_get_output_dir(o), "./output");
+	CHECK_INT(nprof_profile_continuous_options_set_output_dir(o, ""), -EINVAL);
+	CHECK_INT(nprof_profile_continuous_options_set_output_dir(o, "cont/out"), 0);
+	CHECK_ERR_MSG(nprof_profile_continuous_save(0, o), EINVAL,
+		      "To use nprof_profile_continuous_save() you must first call nprof_profile_continuous_start()");
+	CHECK_INT(nprof_profile_continuous_start(o), 0);
+	CHECK_INT(nprof_profile_continuous_is_enabled(), 1);
+	a = nprof_model_load("a", 41, 1);
+	b = nprof_model_load("b", 42, 1);
+	CHECK_ERR_MSG(nprof_profile_continuous_save(1, o), ENOENT,
+		      "no execution on NC 1 was captured since continuous profiling started or the last save");
+	CHECK_INT(run(a, 2, false), 0);
+	CHECK_INT(run(b, 4, false), 0);
+	/* The last execution is kept, its rings stay subscribed. */
+	CHECK_INT(fakex_subscribed(&x), 24);
+	CHECK_INT(nprof_model_execute_begin(a), 0);
+	CHECK_INT(nprof_profile_continuous_save(1, o), -EBUSY);
+	CHECK_INT(nprof_model_execute_end(a, 0), 0);
+	CHECK_INT(run(b, 3, false), 0);
+	CHECK_INT(nprof_profile_continuous_save(1, NULL), -EINVAL);
+	CHECK_INT(nprof_profile_continuous_save(1, o), 0);
+	CHECK_INT(fakex_subscribed(&x), 0);
+	CHECK_INT(dir_count("cont/out"), 1);
+	CHECK(dir_find("cont/out", "model_", name, sizeof(name)));
+	CHECK(nprof_output_instance_id(NULL, inst, sizeof(inst)) > 0);
+	snprintf(pattern, sizeof(pattern),
+		 "^model_42_pid_%ld_vnc_1_inst_%s_[0-9]{8}_[0-9]{6}\\.ntff$", (long)getpid(), inst);
+	CHECK(!regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB));
+	CHECK(!regexec(&re, name, 0, NULL, 0));
+	regfree(&re);
+	CHECK_INT(ntff_check("cont/out", name, &info), ENTRIES(3));
+	CHECK_INT(info.capture_kind, NPROF_NTFF_CAPTURE_CONTINUOUS);
+	CHECK_INT(info.model_id, 42);
+	CHECK_INT(info.core, 1);
+	/* Saved once: a second save needs another execution. */
+	CHECK_INT(nprof_profile_continuous_save(1, o), -ENOENT);
+	CHECK_INT(nprof_profile_continuous_save(NPROF_MAX_CORES, o), -EINVAL);
+	CHECK_INT(run(a, 1, true), 0);
+	CHECK_INT(fakex_subscribed(&x), 24);
+	CHECK_INT(nprof_profile_continuous_stop(), 0);
+	CHECK_INT(fakex_subscribed(&x), 0);
+	CHECK_INT(nprof_profile_continuous_is_enabled(), 0);
+	CHECK_INT(nprof_profile_continuous_save(1, o), -EINVAL);
+	/* Executions after the stop capture nothing. */
+	CHECK_INT(run(a, 1, false), 0);
+	CHECK_INT(fakex_subscribed(&x), 0);
+	nprof_model_unload(a);
+	nprof_model_unload(b);
+	nprof_profile_continuous_options_free(o);
+	fakex_teardown(&x);
+	scratch_leave(&s);
+}
+
+/* Continuous stopped while an execution runs: its end releases the capture. */
+TEST(continuous_stop_during_execution)
+{
+	struct nprof_model *m;
+	struct fakex x;
+
+	CHECK_INT(fakex_setup(&x, 1), 0);
+	CHECK_INT(nprof_profile_continuous_start(NULL), 0);
+	m = nprof_model_load("m", 1, 2);
+	CHECK_INT(nprof_model_execute_begin(m), 0);
+	CHECK_INT(fakex_subscribed(&x), 24);
+	CHECK_INT(nprof_profile_continuous_stop(), 0);
+	CHECK_INT(fakex_subscribed(&x), 24);
+	CHECK_INT(nprof_model_execute_end(m, 0), 0);
+	CHECK_INT(fakex_subscribed(&x), 0);
+	nprof_model_unload(m);
+	fakex_teardown(&x);
+}
+
+HARNESS_MAIN
