@@ -11,7 +11,9 @@
 #           `make -C DIR check` for lib/ and tools/ where their Makefile has
 #           a check target
 #   kunit   scripts/kunit.sh: the driver's KUnit suites in UML
-#   vm      scripts/vm-selftests.sh: the kselftests in a QEMU VM
+#   vm      scripts/vm-selftests.sh: the kselftests in a QEMU VM, then each
+#           lib/vmtests*/run.sh (library end to end in the VM, checked on
+#           the host)
 #
 # Every layer ends its output with `N passed, N failed[, N skipped]`. A
 # layer whose inputs do not exist yet is reported as "not present" and
@@ -125,12 +127,17 @@ else
 	not_present kunit "no driver/tests/.kunitconfig"
 fi
 
-# VM layer.
+# VM layer: the uapi kselftests, then end-to-end library runs whose NTFF
+# files the host reads back.
 if [ -f selftests/Makefile ]; then
 	run_layer vm bash "$here/vm-selftests.sh"
 else
 	not_present vm "no selftests/Makefile"
 fi
+for t in lib/vmtests*/run.sh; do
+	[ -f "$t" ] || continue
+	run_layer "vm/$(basename "$(dirname "$t")")" env NPROF_KO_DIR="$repo/driver" bash "$t"
+done
 
 echo
 echo "=== summary"
