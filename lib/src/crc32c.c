@@ -245,6 +245,9 @@ static uint32_t crc_hw_raw(uint32_t r, const unsigned char *p, size_t len)
 /* Minimum length for the folding path; below it the streams are faster. */
 #define CLMUL_MIN	1024
 
+/* Software prefetch distance of the folding loop (best of 1-32 KiB tried). */
+#define PREFETCH_AHEAD	8192
+
 __attribute__((target("pclmul,sse4.2")))
 static inline __m128i fold(__m128i a, __m128i b, __m128i k)
 {
@@ -282,6 +285,18 @@ VTARGET static uint32_t crc_clmul_raw(uint32_t r, const unsigned char *p, size_t
 	p += 256;
 	len -= 256;
 	while (len >= 256) {
+		/*
+		 * A buffer larger than the caches (the data region of a big
+		 * profile) streams from DRAM, and the hardware prefetcher
+		 * alone kept this loop at about 36 GB/s; asking for the lines
+		 * PREFETCH_AHEAD bytes ahead brought it to the ~40 GB/s of a
+		 * plain load loop, and costs nothing on cached data.
+		 * Prefetches never fault, so running past the end is harmless.
+		 */
+		_mm_prefetch((const char *)p + PREFETCH_AHEAD, _MM_HINT_T0);
+		_mm_prefetch((const char *)p + PREFETCH_AHEAD + 64, _MM_HINT_T0);
+		_mm_prefetch((const char *)p + PREFETCH_AHEAD + 128, _MM_HINT_T0);
+		_mm_prefetch((const char *)p + PREFETCH_AHEAD + 192, _MM_HINT_T0);
 		y0 = vfold(y0, VLOAD(p), k2048);
 		y1 = vfold(y1, VLOAD(p + 64), k2048);
 		y2 = vfold(y2, VLOAD(p + 128), k2048);
