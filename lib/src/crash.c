@@ -245,7 +245,8 @@ static void flush(int sig, unsigned int wait_ms)
 			if (sig)
 				say2("neuronprof: Interrupt signal (", (unsigned long)sig,
 				     ") received. Finishing saving profiling data...\n");
-			ret = nprof_inspect_harvest_locked(true);
+			/* At exit, a full stop: everything is released as at a normal stop. */
+			ret = nprof_inspect_harvest_locked(sig != 0);
 			if (sig) {
 				nprof_crash_say(ret ? "neuronprof: profiling data partly saved in " :
 						      "neuronprof: profiling data saved in ");

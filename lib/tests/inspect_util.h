@@ -249,6 +249,25 @@ static inline bool dir_find(const char *dir, const char *prefix, char *out, size
 	return found;
 }
 
+/* First entry of @dir other than "." and "..", into @out. */
+static inline bool dir_first(const char *dir, char *out, size_t len)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	bool found = false;
+
+	if (!d)
+		return false;
+	while (!found && (de = readdir(d))) {
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+			snprintf(out, len, "%s", de->d_name);
+			found = true;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
 /*
  * Open and validate an NTFF file; fills @info and returns the total entry
  * count over its queues, or -1 if it does not validate.

@@ -1,0 +1,510 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Host tests of the crash flush: each case runs in a forked child that
+ * begins a session and then dies (a segmentation fault, abort(), exit()
+ * without a stop, SIGTERM, SIGINT), and the parent checks what the child
+ * left: complete files and no temporary ones, the exit status the child
+ * would have had without the library, the chaining to handlers installed
+ * before, and the cases where the flush must give up instead of hanging.
+ *
+ * The parent never begins a session itself: the handlers are installed
+ * once per process, and each child must install them fresh.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "harness.h"
+#include "inspect_util.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+#ifndef UNDER_ASAN
+#define UNDER_ASAN 0
+#endif
+
+#define CHILD_TIMEOUT_S	30
+
+/*
+ * A real segmentation fault: a store into a page mapped without access
+ * (not through NULL, which the undefined-behaviour sanitizer would report
+ * and exit on before the fault).
+ */
+static void segfault(void)
+{
+	volatile int *p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if ((void *)p == MAP_FAILED)
+		_exit(96);
+	*p = 1;
+	_exit(95);
+}
+
+struct child {
+	pid_t pid;
+	int status;
+	char err[8192];		/* the child's stderr */
+	double seconds;
+};
+
+/* Run @fn in a child with stderr in a file; wait for it (killed after a timeout). */
+static void run_child(struct child *c, void (*fn)(void *), void *arg)
+{
+	struct timespec t0, t1, nap = { 0, 10000000 };
+	int fd, waited = 0;
+	ssize_t n;
+
+	memset(c, 0, sizeof(*c));
+	fd = open("child.err", O_CREAT | O_TRUNC | O_RDWR, 0644);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	c->pid = fork();
+	if (c->pid == 0) {
+		dup2(fd, STDERR_FILENO);
+		fn(arg);
+		_exit(99);
+	}
+	while (waitpid(c->pid, &c->status, WNOHANG) == 0) {
+		if (++waited > CHILD_TIMEOUT_S * 100) {
+			kill(c->pid, SIGKILL);
+			waitpid(c->pid, &c->status, 0);
+			FAIL("child %d hung", (int)c->pid);
+			break;
+		}
+		nanosleep(&nap, NULL);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	c->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	n = pread(fd, c->err, sizeof(c->err) - 1, 0);
+	c->err[n > 0 ? n : 0] = '\0';
+	close(fd);
+	printf("# child %d: %s %d after %.2f s; stderr: %s\n", (int)c->pid,
+	       WIFSIGNALED(c->status) ? "signal" : "exit",
+	       WIFSIGNALED(c->status) ? WTERMSIG(c->status) : WEXITSTATUS(c->status), c->seconds,
+	       c->err);
+}
+
+/*
+ * Did the child die of @sig as it would have without the library? Under
+ * AddressSanitizer a fault goes on to ASan's own handler (installed before
+ * ours, so chained to), which reports and exits non-zero.
+ */
+static bool died_of(const struct child *c, int sig)
+{
+	if (WIFSIGNALED(c->status))
+		return WTERMSIG(c->status) == sig;
+	return UNDER_ASAN && sig == SIGSEGV && WIFEXITED(c->status) && WEXITSTATUS(c->status) != 0;
+}
+
+static bool exited_with(const struct child *c, int code)
+{
+	return WIFEXITED(c->status) && WEXITSTATUS(c->status) == code;
+}
+
+/* The session directory out/<instance>-<pid>/<ns> of child @pid. */
+static bool session_dir_of(pid_t pid, char *out, size_t len)
+{
+	char inst[NPROF_INSTANCE_ID_MAX + 1], parent[PATH_MAX], leaf[NAME_MAX + 1];
+
+	if (nprof_output_instance_id(NULL, inst, sizeof(inst)) < 0)
+		return false;
+	snprintf(parent, sizeof(parent), "out/%s-%ld", inst, (long)pid);
+	if (!dir_first(parent, leaf, sizeof(leaf)))
+		return false;
+	return snprintf(out, len, "%s/%s", parent, leaf) < (int)len;
+}
+
+static void begin_or_exit(unsigned int acts, enum nprof_device_profile_mode mode)
+{
+	struct nprof_inspect_config *cfg = cfg_new("out", acts, mode);
+
+	if (!cfg || nprof_inspect_begin_with_options(cfg)) {
+		fprintf(stderr, "begin failed: %s\n", nprof_strerror_last());
+		_exit(98);
+	}
+	nprof_inspect_config_free(cfg);
+	nprof_sys_trace_record(NPROF_EV_USER, NPROF_SYS_TRACE_SRC_FRAMEWORK, 0, 1, 2);
+}
+
+#define SYS_ACTS	(NPROF_ACTIVITY_SYSTEM_PROFILE | NPROF_ACTIVITY_CPU_UTIL | \
+			 NPROF_ACTIVITY_HOST_MEMORY)
+
+/* The four system-profile files, complete, and nothing else in @dir. */
+static void check_system_profile(const char *dir, int others)
+{
+	CHECK(file_exists(dir, "ntrace.pb"));
+	CHECK(file_exists(dir, "trace_info.pb"));
+	CHECK(file_exists(dir, "cpu_util.pb"));
+	CHECK(file_exists(dir, "host_mem.pb"));
+	CHECK_INT(dir_count(dir), 4 + others);
+	CHECK_INT(dir_hidden(dir), 0);
+}
+
+/* ---- the flush ------------------------------------------------------------------ */
+
+static void child_segfault(void *arg)
+{
+	(void)arg;
+	begin_or_exit(SYS_ACTS, NPROF_DEVICE_PROFILE_DISABLED);
+	segfault();
+}
+
+TEST(segfault_flushes_the_system_profile)
+{
+	char dir[PATH_MAX];
+	struct scratch s;
+	struct child c;
+
+	CHECK(!scratch_enter(&s));
+	run_child(&c, child_segfault, NULL);
+	CHECK(died_of(&c, SIGSEGV));
+	CHECK_CONTAINS(c.err, "Interrupt signal (11) received. Finishing saving profiling data");
+	CHECK_CONTAINS(c.err, "profiling data saved in out/");
+	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
+	check_system_profile(dir, 0);
+	scratch_leave(&s);
+}
+
+static void child_abort_with_device(void *arg)
+{
+	struct fakex x;
+	uint32_t nc;
+	struct nprof_inspect_config *cfg;
+
+	(void)arg;
+	if (fakex_setup(&x, 1))
+		_exit(97);
+	cfg = cfg_new("out", NPROF_ACTIVITY_ALL, NPROF_DEVICE_PROFILE_SESSION);
+	for (nc = 2; nc < NPROF_MAX_CORES; nc++)
+		nprof_inspect_config_set_capture_enabled_for_nc(cfg, nc, false);
+	if (nprof_inspect_begin_with_options(cfg))
+		_exit(98);
+	fake_produce(x.fd[0], fake_find(x.fd[0], NPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 1), 9, 3);
+	fake_produce(x.fd[0], fake_find(x.fd[0], NPROF_TARGET_CORE, 1, NEURONPROF_QT_DMA, 0), 4, 3);
+	abort();
+}
+
+TEST(abort_flushes_device_sessions)
+{
+	struct nprof_ntff_info info;
+	char dir[PATH_MAX];
+	struct scratch s;
+	struct child c;
+
+	CHECK(!scratch_enter(&s));
+	run_child(&c, child_abort_with_device, NULL);
+	CHECK(died_of(&c, SIGABRT));
+	CHECK_CONTAINS(c.err, "Interrupt signal (6) received");
+	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
+	CHECK_INT(ntff_check(dir, "profile_nc_0_session_0.ntff", &info), 9);
+	CHECK_INT(info.pid, c.pid);
+	CHECK_INT(ntff_check(dir, "profile_nc_1_session_0.ntff", &info), 4);
+	check_system_profile(dir, 2);
+	scratch_leave(&s);
+}
+
+static void child_exit(void *arg)
+{
+	(void)arg;
+	begin_or_exit(SYS_ACTS, NPROF_DEVICE_PROFILE_DISABLED);
+	exit(3);
+}
+
+TEST(exit_without_stop_flushes)
+{
+	char dir[PATH_MAX];
+	struct scratch s;
+	struct child c;
+
+	CHECK(!scratch_enter(&s));
+	run_child(&c, child_exit, NULL);
+	CHECK(exited_with(&c, 3));
+	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
+	check_system_profile(dir, 0);
+	scratch_leave(&s);
+}
+
+/* ---- chaining -------------------------------------------------------------------- */
+
+static void siginfo_handler(int sig, siginfo_t *info, void *uctx)
+{
+	(void)uctx;
+	/* Exit with a code that proves the handler got its arguments. */
+	_exit(sig == SIGTERM && info && info->si_signo == SIGTERM && info->si_pid == getpid() ? 42 : 43);
+}
+
+static void child_sigterm_chained(void *arg)
+{
+	struct sigaction sa;
+
+	(void)arg;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = siginfo_handler;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGTERM, &sa, NULL);
+	begin_or_exit(SYS_ACTS, NPROF_DEVICE_PROFILE_DISABLED);
+	kill(getpid(), SIGTERM);
+	_exit(44);
+}
+
+TEST(sigterm_chains_to_the_previous_siginfo_handler)
+{
+	char dir[PATH_MAX];
+	struct scratch s;
+	struct child c;
+
+	CHECK(!scratch_enter(&s));
+	run_child(&c, child_sigterm_chained, NULL);
+	CHECK(exited_with(&c, 42));
+	CHECK_CONTAINS(c.err, "Interrupt signal (15) received");
+	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
+	check_system_profile(dir, 0);
+	scratch_leave(&s);
+}
+
+static volatile sig_atomic_t got_sigint;
+
+static void plain_handler(int sig)
+{
+	got_sigint = sig;
+}
+
+static void child_sigint_returns(void *arg)
+{
+	(void)arg;
+	signal(SIGINT, plain_handler);
+	begin_or_exit(SYS_ACTS, NPROF_DEVICE_PROFILE_DISABLED);
+	raise(SIGINT);
+	if (got_sigint != SIGINT)
+		_exit(10);
+	/* The flush ended the session; the application goes on and closes. */
+	if (nprof_inspect_is_active())
+		_exit(11);
+	if (nprof_inspect_stop() != -EALREADY)
+		_exit(12);
+	if (nprof_inspect_close())
+		_exit(13);
+	/* A second signal is handled again (the flush finds no session). */
+	got_sigint = 0;
+	raise(SIGINT);
+	_exit(got_sigint == SIGINT ? 0 : 14);
+}
+
+TEST(sigint_chains_to_a_handler_that_returns)
+{
+	char dir[PATH_MAX];
+	struct scratch s;
+	struct child c;
+
+	CHECK(!scratch_enter(&s));
+	run_child(&c, child_sigint_returns, NULL);
+	CHECK(exited_with(&c, 0));
+	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
+	check_system_profile(dir, 0);
+	scratch_leave(&s);
+}
+
+static void child_sigint_ignored(void *arg)
+{
+	struct sigaction cur;
+
+	(void)arg;
+	signal(SIGINT, SIG_IGN);
+	begin_or_exit(SYS_ACTS, NPROF_DEVICE_PROFILE_DISABLED);
+	sigaction(SIGINT, NULL, &cur);
+	if (cur.sa_handler != SIG_IGN)
+		_exit(20);
+	raise(SIGINT);
+	if (!nprof_inspect_is_active())
+		_exit(21);
+	_exit(nprof_inspect_close() ? 22 : 0);
+}
+
+TEST(an_ignored_signal_stays_ignored)
+{
+	char dir[PATH_MAX];
+	struct scratch s;
+	struct child c;
+
+	CHECK(!scratch_enter(&s));
+	run_child(&c, child_sigint_ignored, NULL);
+	CHECK(exited_with(&c, 0));
+	CHECK(!strstr(c.err, "Interrupt signal"));
+	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
+	check_system_profile(dir, 0);
+	scratch_leave(&s);
+}
+
+/* ---- giving up instead of hanging ---------------------------------------------- */
+
+static void child_crash_holding_lock(void *arg)
+{
+	struct nprof_inspect_guard g;
+
+	(void)arg;
+	begin_or_exit(SYS_ACTS, NPROF_DEVICE_PROFILE_DISABLED);
+	nprof_inspect_lock_shared(&g);
+	segfault();
+}
+
+TEST(flush_skips_when_the_crashing_thread_holds_the_lock)
+{
+	char dir[PATH_MAX];
+	struct scratch s;
+	struct child c;
+
+	CHECK(!scratch_enter(&s));
+	run_child(&c, child_crash_holding_lock, NULL);
+	CHECK(died_of(&c, SIGSEGV));
+	CHECK_CONTAINS(c.err, "the inspect session lock is held by the thread that stopped");
+	CHECK(c.seconds < 5);
+	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
+	CHECK_INT(dir_count(dir), 0);
+	scratch_leave(&s);
+}
+
+static volatile int holder_ready;
+
+static void *lock_holder(void *arg)
+{
+	struct nprof_inspect_guard g;
+
+	(void)arg;
+	nprof_inspect_lock_shared(&g);
+	holder_ready = 1;
+	sleep(20);
+	nprof_inspect_unlock(&g);
+	return NULL;
+}
+
+static void child_crash_lock_busy(void *arg)
+{
+	pthread_t t;
+
+	(void)arg;
+	nprof_crash_set_timeouts(200, 5000);
+	begin_or_exit(SYS_ACTS, NPROF_DEVICE_PROFILE_DISABLED);
+	pthread_create(&t, NULL, lock_holder, NULL);
+	while (!holder_ready)
+		usleep(1000);
+	segfault();
+}
+
+TEST(flush_gives_up_when_another_thread_keeps_the_lock)
+{
+	char dir[PATH_MAX];
+	struct scratch s;
+	struct child c;
+
+	CHECK(!scratch_enter(&s));
+	run_child(&c, child_crash_lock_busy, NULL);
+	CHECK(died_of(&c, SIGSEGV));
+	CHECK_CONTAINS(c.err, "the inspect session lock stayed busy for 200 ms");
+	CHECK(c.seconds < 5);
+	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
+	CHECK_INT(dir_count(dir), 0);
+	scratch_leave(&s);
+}
+
+static void child_hung_flush(void *arg)
+{
+	struct nprof_inspect_config *cfg;
+	struct fakex x;
+	uint32_t nc;
+
+	(void)arg;
+	if (fakex_setup(&x, 1))
+		_exit(97);
+	nprof_crash_set_timeouts(1000, 300);
+	cfg = cfg_new("out", NPROF_ACTIVITY_ALL, NPROF_DEVICE_PROFILE_SESSION);
+	for (nc = 1; nc < NPROF_MAX_CORES; nc++)
+		nprof_inspect_config_set_capture_enabled_for_nc(cfg, nc, false);
+	if (nprof_inspect_begin_with_options(cfg))
+		_exit(98);
+	/* Every drain now blocks: the harvest hangs in the first one. */
+	x.fd[0]->block = true;
+	segfault();
+}
+
+TEST(watchdog_ends_a_hung_flush)
+{
+	char dir[PATH_MAX];
+	struct scratch s;
+	struct child c;
+
+	CHECK(!scratch_enter(&s));
+	run_child(&c, child_hung_flush, NULL);
+	CHECK(died_of(&c, SIGSEGV));
+	CHECK_CONTAINS(c.err, "saving profiling data did not finish within 300 ms");
+	CHECK(c.seconds < 10);
+	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
+	/* Nothing was complete: nothing is there, not even a temporary file. */
+	CHECK_INT(dir_count(dir), 0);
+	scratch_leave(&s);
+}
+
+/* ---- fork ------------------------------------------------------------------------------ */
+
+static void grandchild(void)
+{
+	/* The inherited session is the parent's: neither exit nor a fault flushes it. */
+	if (nprof_inspect_is_active())
+		_exit(50);
+	if (nprof_inspect_stop() != -EALREADY)
+		_exit(51);
+	exit(0);
+}
+
+static void child_forks(void *arg)
+{
+	char dir[PATH_MAX];
+	int status, i;
+	pid_t pid;
+
+	(void)arg;
+	begin_or_exit(SYS_ACTS, NPROF_DEVICE_PROFILE_DISABLED);
+	if (nprof_inspect_session_dir(dir, sizeof(dir)) < 0)
+		_exit(60);
+	for (i = 0; i < 2; i++) {
+		pid = fork();
+		if (pid == 0) {
+			if (i)
+				segfault();
+			grandchild();
+		}
+		waitpid(pid, &status, 0);
+		if (i == 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+			_exit(61);
+		if (i == 1 && !WIFSIGNALED(status) && !UNDER_ASAN)
+			_exit(62);
+		if (dir_count(dir) != 0)
+			_exit(63 + i);
+	}
+	if (!nprof_inspect_is_active())
+		_exit(65);
+	_exit(nprof_inspect_close() ? 66 : 0);
+}
+
+TEST(forked_children_leave_the_parent_session_alone)
+{
+	char dir[PATH_MAX];
+	struct scratch s;
+	struct child c;
+
+	CHECK(!scratch_enter(&s));
+	run_child(&c, child_forks, NULL);
+	CHECK(exited_with(&c, 0));
+	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
+	check_system_profile(dir, 0);
+	scratch_leave(&s);
+}
+
+HARNESS_MAIN
