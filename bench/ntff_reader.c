@@ -237,9 +237,9 @@ int main(int argc, char **argv)
 	 * and a file larger than the last-level cache is evicted by the time
 	 * iteration starts, so the reader reads memory twice where the
 	 * baseline reads it once. At the iteration's rate (a plain pass over
-	 * the mapping) that caps the ratio at:
+	 * the mapping) that caps the ratio, even if mapping cost nothing, at:
 	 */
-	printf("two-pass bound (streaming read / 2 x iterate): %.2f\n",
+	printf("two-pass bound, mapping aside (stream / 2 x iterate): %.2f\n",
 	       best_stream / (2 * best_iter));
 	printf("read() into a fresh whole-file buffer:      %8.1f MB/s (informational: reader/this %.2f)\n",
 	       rate(bytes, best_whole), best_whole / best_reader);
