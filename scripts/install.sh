@@ -21,6 +21,8 @@
 #   INSTALL_MOD_DIR  directory of the modules under lib/modules/$KVER,
 #                    default extra
 #   INSTALL_MOD_STRIP=1  strip debug information from the installed modules
+#   INSTALL_MODULES=no   install everything but the modules (DKMS provides
+#                    them)
 #   MAKE             make program for lib/ and tools/
 #
 # How it works: every part installs into a private staging directory with
@@ -203,8 +205,14 @@ do_install() {
 	setup
 	kver
 	cd "$repo"
-	check_module driver/core/neuronprof.ko
-	check_module driver/sim/neuronprof_sim.ko
+	case ${INSTALL_MODULES:-yes} in
+	yes | no) ;;
+	*) die "INSTALL_MODULES must be yes or no, not '$INSTALL_MODULES'" ;;
+	esac
+	if [ "${INSTALL_MODULES:-yes}" = yes ]; then
+		check_module driver/core/neuronprof.ko
+		check_module driver/sim/neuronprof_sim.ko
+	fi
 
 	stage=$(mktemp -d "${TMPDIR:-/tmp}/nprof-install.XXXXXX") || die "cannot create a staging directory"
 	# shellcheck disable=SC2064
@@ -232,7 +240,11 @@ do_install() {
 	install -d "$stage$INCLUDEDIR/drm"
 	install -m 0644 uapi/drm/neuronprof_drm.h "$stage$INCLUDEDIR/drm/"
 
-	stage_modules "$stage"
+	if [ "${INSTALL_MODULES:-yes}" = yes ]; then
+		stage_modules "$stage"
+	else
+		say "INSTALL_MODULES=no: the kernel modules are not installed"
+	fi
 	stage_man "$stage"
 	# The manifest's directory is staged so that it is recorded if created.
 	install -d "$stage$(dirname "$MANIFEST_PATH")"
@@ -250,7 +262,7 @@ do_install() {
 		done <"$MANIFEST"
 	fi
 
-	if [ -f "$DESTDIR/lib/modules/$KVER/updates/dkms/neuronprof.ko" ]; then
+	if [ "${INSTALL_MODULES:-yes}" = yes ] && [ -f "$DESTDIR/lib/modules/$KVER/updates/dkms/neuronprof.ko" ]; then
 		say "warning: DKMS installed neuronprof for $KVER as well (updates/dkms); modprobe prefers that copy"
 	fi
 
@@ -261,14 +273,16 @@ do_install() {
 		echo "# neuronprof install manifest: what make install put under DESTDIR."
 		echo "# make uninstall removes these files, then these directories if empty."
 		echo "kver $KVER"
-		if has_depmod_index; then
+		if [ "${INSTALL_MODULES:-yes}" = yes ] && has_depmod_index; then
 			echo "depmod $KVER"
 		fi
 		LC_ALL=C sort -u "$new"
 	} >"$MANIFEST.tmp"
 	mv -f "$MANIFEST.tmp" "$MANIFEST"
 
-	if has_depmod_index; then
+	if [ "${INSTALL_MODULES:-yes}" = no ]; then
+		:
+	elif has_depmod_index; then
 		run_depmod
 	else
 		say "depmod skipped: $DESTDIR/lib/modules/$KVER/modules.dep does not exist (kernel $KVER is not installed in ${DESTDIR:-/});"

@@ -345,6 +345,20 @@ else
 		grep -q "nothing to uninstall: no manifest at $root/usr/share/neuronprof/install_manifest.txt" "$work/uninstall2.log"
 fi
 
+# INSTALL_MODULES=no (DKMS provides the modules): everything else.
+nroot=$work/nomod
+mkdir "$nroot"
+if "$MAKE" -C "$repo" --no-print-directory install DESTDIR="$nroot" PREFIX=/usr INSTALL_MODULES=no \
+	>"$work/nomod.log" 2>&1; then
+	check "INSTALL_MODULES=no installs the library but no module" \
+		bash -c '[ ! -e "$1/lib" ] && [ -f "$1/usr/lib/libneuronprof.so.$2" ]' _ "$nroot" "$version"
+	"$MAKE" -C "$repo" --no-print-directory uninstall DESTDIR="$nroot" PREFIX=/usr >>"$work/nomod.log" 2>&1
+	check "and uninstall empties that root" bash -c '[ -z "$(ls -A "$1")" ]' _ "$nroot"
+else
+	not_ok "make install INSTALL_MODULES=no"
+	sed 's/^/#   /' "$work/nomod.log" | tail -n 20
+fi
+
 # ---- a root with the kernel's module index ------------------------------------
 # drm and what it needs, as the host's index for KVER lists them, stand in for
 # the kernel's module tree.
