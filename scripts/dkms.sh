@@ -13,6 +13,10 @@
 # KVER: kernel release to build for; default scripts/kver.sh, like every
 # other target (on a Neuron instance: KVER=$(uname -r)). DKMS builds the
 # modules again by itself for kernels installed later (AUTOINSTALL).
+#
+# For tests and image builds, DKMS's trees can be moved (dkms --sourcetree,
+# --dkmstree, --installtree): DKMS_SOURCE_TREE (default /usr/src), DKMS_TREE,
+# DKMS_INSTALL_TREE; DKMS_NO_DEPMOD=1 passes --no-depmod.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,6 +29,18 @@ die() {
 
 conf_value() {
 	sed -n "s/^$1=\"\\{0,1\\}\\([^\"]*\\)\"\\{0,1\\}\$/\\1/p" "$repo/dkms.conf"
+}
+
+src_tree=${DKMS_SOURCE_TREE:-/usr/src}
+trees=(--sourcetree "$src_tree")
+[ -z "${DKMS_TREE:-}" ] || trees+=(--dkmstree "$DKMS_TREE")
+[ -z "${DKMS_INSTALL_TREE:-}" ] || trees+=(--installtree "$DKMS_INSTALL_TREE")
+[ "${DKMS_NO_DEPMOD:-}" != 1 ] || trees+=(--no-depmod)
+
+run_dkms() {
+	local action=$1
+	shift
+	dkms "$action" "${trees[@]}" -m "$name" -v "$version" "$@"
 }
 
 name=$(conf_value PACKAGE_NAME)
@@ -55,25 +71,25 @@ source)
 install)
 	need_dkms
 	KVER=${KVER:-$(bash "$here/kver.sh")} || die "no kernel release: set KVER"
-	src=/usr/src/$name-$version
-	if dkms status -m "$name" -v "$version" | grep -q .; then
+	src=$src_tree/$name-$version
+	if run_dkms status | grep -q .; then
 		echo "dkms: removing the registered $name/$version first"
-		dkms remove -m "$name" -v "$version" --all
+		run_dkms remove --all
 	fi
 	rm -rf "$src"
 	copy_source "$src"
-	dkms add -m "$name" -v "$version"
-	dkms build -m "$name" -v "$version" -k "$KVER"
-	dkms install -m "$name" -v "$version" -k "$KVER"
+	run_dkms add
+	run_dkms build -k "$KVER"
+	run_dkms install -k "$KVER"
 	;;
 remove)
 	need_dkms
-	if dkms status -m "$name" -v "$version" | grep -q .; then
-		dkms remove -m "$name" -v "$version" --all
+	if run_dkms status | grep -q .; then
+		run_dkms remove --all
 	else
 		echo "dkms: $name/$version is not registered"
 	fi
-	rm -rf "/usr/src/$name-$version"
+	rm -rf "${src_tree:?}/$name-$version"
 	;;
 *)
 	echo "usage: $0 source DIR | install | remove" >&2

@@ -11,8 +11,9 @@
 #   kernel root   a root holding the kernel's module index for KVER (drm and
 #                 what it needs, copied from /lib/modules/$KVER): depmod
 #                 runs, modprobe resolves neuronprof_sim to neuronprof
-#   dkms          dkms build and install with scratch trees (nothing under
-#                 /var/lib/dkms, /usr/src or /lib/modules is touched)
+#   dkms          scripts/dkms.sh install and remove (make dkms-install and
+#                 dkms-remove) with scratch trees: nothing under /var/lib/dkms,
+#                 /usr/src or /lib/modules is touched
 #
 # Nothing is loaded: `modprobe --show-depends` only reads the index.
 # Ends with `N passed, N failed[, N skipped]`; exits non-zero on a failure.
@@ -415,40 +416,38 @@ if ! command -v dkms >/dev/null; then
 else
 	dk=$work/dkms
 	mkdir -p "$dk/src" "$dk/tree" "$dk/root/lib/modules/$KVER"
-	# Signing keys in scratch too: dkms would otherwise create them in
-	# /var/lib/dkms.
-	dkms_scratch() {
-		mok_signing_key=$dk/mok.key mok_certificate=$dk/mok.pub \
-			dkms "$@" --sourcetree "$dk/src" --dkmstree "$dk/tree" \
-			--installtree "$dk/root/lib/modules" -m neuronprof -v "$conf_version"
+	# make dkms-install's script with every DKMS tree in scratch, and the
+	# signing key too (dkms would otherwise create one in /var/lib/dkms).
+	dkms_script() {
+		DKMS_SOURCE_TREE=$dk/src DKMS_TREE=$dk/tree DKMS_INSTALL_TREE=$dk/root/lib/modules \
+			DKMS_NO_DEPMOD=1 mok_signing_key=$dk/mok.key mok_certificate=$dk/mok.pub \
+			bash "$repo/scripts/dkms.sh" "$@"
 	}
-	bash "$repo/scripts/dkms.sh" source "$dk/src/neuronprof-$conf_version"
-	check "the DKMS source tree holds only sources (no build products)" \
-		bash -c '! find "$1" -name "*.o" -o -name "*.ko" -o -name "*.mod*" -o -name "*.cmd" | grep -q .' _ "$dk/src"
-	if dkms_scratch build -k "$KVER" >"$work/dkms-build.log" 2>&1; then
-		ok "dkms build -k $KVER from dkms.conf"
+	# dkms install would load modules if the machine's DKMS configuration
+	# asked for that; never on this host.
+	if grep -Eqs '^[[:space:]]*modprobe_on_install=' /etc/dkms/framework.conf /etc/dkms/framework.conf.d/*.conf; then
+		skipped "scripts/dkms.sh install (make dkms-install) into scratch trees" \
+			"this machine's DKMS configuration sets modprobe_on_install"
+	elif dkms_script install >"$work/dkms-install.log" 2>&1; then
+		ok "scripts/dkms.sh install (make dkms-install): dkms add, build -k $KVER and install from dkms.conf"
+		check "the DKMS source tree holds only sources (no build products)" \
+			bash -c '[ -f "$1/dkms.conf" ] && ! find "$1" -name "*.o" -o -name "*.ko" -o -name "*.mod*" -o -name "*.cmd" | grep -q .' \
+			_ "$dk/src/neuronprof-$conf_version"
 		built=$dk/tree/neuronprof/$conf_version/$KVER/$(uname -m)/module
-		check "DKMS built neuronprof.ko and neuronprof_sim.ko for $KVER" \
+		check "DKMS built neuronprof.ko for $KVER and neuronprof_sim.ko depending on it" \
 			bash -c '[ "$(modinfo -F vermagic "$1/neuronprof.ko" | cut -d" " -f1)" = "$2" ] &&
 				[ "$(modinfo -F depends "$1/neuronprof_sim.ko")" = neuronprof ]' _ "$built" "$KVER"
+		check "dkms install put both modules into the install tree (updates/dkms on Debian)" \
+			bash -c 'ls "$1"/lib/modules/"$2"/updates/dkms/neuronprof.ko "$1"/lib/modules/"$2"/updates/dkms/neuronprof_sim.ko' \
+			_ "$dk/root" "$KVER"
+		dkms_script remove >"$work/dkms-remove.log" 2>&1
+		check "scripts/dkms.sh remove (make dkms-remove) takes out the modules, the build and the sources" \
+			bash -c '! find "$1/root" -name "*.ko*" | grep -q . && [ ! -e "$1/src/neuronprof-$2" ] &&
+				[ ! -e "$1/tree/neuronprof/$2" ]' _ "$dk" "$conf_version"
 	else
-		not_ok "dkms build -k $KVER from dkms.conf"
-		sed 's/^/#   /' "$work/dkms-build.log" | tail -n 30
-		find "$dk/tree" -name make.log -exec tail -n 30 {} \; | sed 's/^/#   /'
-	fi
-	# dkms install would load modules if the machine's DKMS configuration
-	# asks for that; never on this host.
-	if grep -Eqs '^[[:space:]]*modprobe_on_install=' /etc/dkms/framework.conf /etc/dkms/framework.conf.d/*.conf; then
-		skipped "dkms install into a scratch root" "this machine's DKMS configuration sets modprobe_on_install"
-	elif dkms_scratch install -k "$KVER" --no-depmod >"$work/dkms-install.log" 2>&1; then
-		check "dkms install puts both modules into a scratch root (updates/dkms on Debian)" \
-			bash -c 'ls "$1"/lib/modules/"$2"/updates/dkms/neuronprof.ko "$1"/lib/modules/"$2"/updates/dkms/neuronprof_sim.ko' _ "$dk/root" "$KVER"
-		dkms_scratch remove --all >"$work/dkms-remove.log" 2>&1
-		check "dkms remove takes them out again" \
-			bash -c '! find "$1" -name "*.ko*" | grep -q .' _ "$dk/root"
-	else
-		not_ok "dkms install into a scratch root"
+		not_ok "scripts/dkms.sh install (make dkms-install) into scratch trees"
 		sed 's/^/#   /' "$work/dkms-install.log" | tail -n 30
+		find "$dk/tree" -name make.log -exec tail -n 30 {} \; | sed 's/^/#   /'
 	fi
 fi
 
