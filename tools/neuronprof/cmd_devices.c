@@ -53,11 +53,11 @@ static void queue_types(FILE *f, uint32_t mask)
 
 static void queue_types_json(struct json *j, const char *key, uint32_t mask)
 {
-	json_arr_begin(j, key);
+	jw_arr_begin(j, key);
 	for (uint32_t t = 0; t < 32; t++)
 		if (mask & (1u << t))
-			json_str(j, NULL, queue_name(t));
-	json_arr_end(j);
+			jw_str(j, NULL, queue_name(t));
+	jw_arr_end(j);
 }
 
 static void query(struct dev_entry *d)
@@ -135,51 +135,51 @@ static void print_json(const struct dev_entry *d, size_t n)
 {
 	struct json j;
 
-	json_init(&j, stdout, true);
-	json_obj_begin(&j, NULL);
-	json_arr_begin(&j, "devices");
+	jw_init(&j, stdout, true);
+	jw_obj_begin(&j, NULL);
+	jw_arr_begin(&j, "devices");
 	for (size_t i = 0; i < n; i++) {
 		const struct nprof_device_info *in = &d[i].info;
 
-		json_obj_begin(&j, NULL);
-		json_str(&j, "node", d[i].node.path);
-		json_u64(&j, "device_index", d[i].node.device_index);
-		json_str(&j, "arch", arch_name(d[i].node.arch));
-		json_str(&j, "provider", d[i].node.provider);
+		jw_obj_begin(&j, NULL);
+		jw_str(&j, "node", d[i].node.path);
+		jw_u64(&j, "device_index", d[i].node.device_index);
+		jw_str(&j, "arch", arch_name(d[i].node.arch));
+		jw_str(&j, "provider", d[i].node.provider);
 		if (!d[i].have_info) {
-			json_str(&j, "error", d[i].error);
-			json_obj_end(&j);
+			jw_str(&j, "error", d[i].error);
+			jw_obj_end(&j);
 			continue;
 		}
-		json_str(&j, "driver_version", d[i].driver_version);
-		json_str(&j, "driver_date", d[i].driver_date);
-		json_u64(&j, "uapi_version", in->uapi_version);
-		json_u64(&j, "num_cores", in->num_cores);
-		json_u64(&j, "num_topsps", in->num_topsps);
-		json_u64(&j, "engines_per_core", in->engines_per_core);
-		json_arr_begin(&j, "engines");
+		jw_str(&j, "driver_version", d[i].driver_version);
+		jw_str(&j, "driver_date", d[i].driver_date);
+		jw_u64(&j, "uapi_version", in->uapi_version);
+		jw_u64(&j, "num_cores", in->num_cores);
+		jw_u64(&j, "num_topsps", in->num_topsps);
+		jw_u64(&j, "engines_per_core", in->engines_per_core);
+		jw_arr_begin(&j, "engines");
 		for (uint32_t e = 0; e < in->engines_per_core; e++)
-			json_str(&j, NULL, engine_name(e));
-		json_arr_end(&j);
+			jw_str(&j, NULL, engine_name(e));
+		jw_arr_end(&j);
 		queue_types_json(&j, "core_queue_types", in->core_queue_types);
 		queue_types_json(&j, "topsp_queue_types", in->topsp_queue_types);
 		queue_types_json(&j, "per_engine_queue_types", in->per_engine_queue_types);
-		json_u64(&j, "entry_size", in->entry_size);
-		json_u64(&j, "min_ring_size", in->min_ring_size);
-		json_u64(&j, "max_ring_size", in->max_ring_size);
-		json_u64(&j, "clock_id", in->clock_id);
-		json_str(&j, "clock", clock_name(in->clock_id));
-		json_arr_begin(&j, "caps");
+		jw_u64(&j, "entry_size", in->entry_size);
+		jw_u64(&j, "min_ring_size", in->min_ring_size);
+		jw_u64(&j, "max_ring_size", in->max_ring_size);
+		jw_u64(&j, "clock_id", in->clock_id);
+		jw_str(&j, "clock", clock_name(in->clock_id));
+		jw_arr_begin(&j, "caps");
 		if (in->caps & NPROF_DEVICE_CAP_SIM_EXEC)
-			json_str(&j, NULL, "SIM_EXEC");
+			jw_str(&j, NULL, "SIM_EXEC");
 		if (in->caps & NPROF_DEVICE_CAP_FLUSH)
-			json_str(&j, NULL, "FLUSH");
-		json_arr_end(&j);
-		json_obj_end(&j);
+			jw_str(&j, NULL, "FLUSH");
+		jw_arr_end(&j);
+		jw_obj_end(&j);
 	}
-	json_arr_end(&j);
-	json_obj_end(&j);
-	json_finish(&j);
+	jw_arr_end(&j);
+	jw_obj_end(&j);
+	jw_finish(&j);
 }
 
 int cmd_devices(int argc, char **argv)

@@ -490,66 +490,66 @@ static void print_json(const struct report *r)
 {
 	struct json j;
 
-	json_init(&j, stdout, true);
-	json_obj_begin(&j, NULL);
-	json_str(&j, "kernel_release", r->release);
-	json_str(&j, "module_dir", r->moddir);
-	json_bool(&j, "module_dir_exists", r->moddir_exists);
-	json_str(&j, "user", r->user);
-	json_u64(&j, "uid", r->uid);
-	json_arr_begin(&j, "modules");
+	jw_init(&j, stdout, true);
+	jw_obj_begin(&j, NULL);
+	jw_str(&j, "kernel_release", r->release);
+	jw_str(&j, "module_dir", r->moddir);
+	jw_bool(&j, "module_dir_exists", r->moddir_exists);
+	jw_str(&j, "user", r->user);
+	jw_u64(&j, "uid", r->uid);
+	jw_arr_begin(&j, "modules");
 	for (int i = 0; i < 2; i++) {
 		const struct module_report *m = &r->mods[i];
 
-		json_obj_begin(&j, NULL);
-		json_str(&j, "name", m->name);
-		json_bool(&j, "installed", m->installed);
-		json_str(&j, "path", m->path[0] ? m->path : NULL);
-		json_str(&j, "version", m->version[0] ? m->version : NULL);
-		json_str(&j, "vermagic", m->vermagic[0] ? m->vermagic : NULL);
-		json_bool(&j, "loaded", m->loaded);
-		json_str(&j, "state", m->state);
-		json_obj_begin(&j, "parameters");
+		jw_obj_begin(&j, NULL);
+		jw_str(&j, "name", m->name);
+		jw_bool(&j, "installed", m->installed);
+		jw_str(&j, "path", m->path[0] ? m->path : NULL);
+		jw_str(&j, "version", m->version[0] ? m->version : NULL);
+		jw_str(&j, "vermagic", m->vermagic[0] ? m->vermagic : NULL);
+		jw_bool(&j, "loaded", m->loaded);
+		jw_str(&j, "state", m->state);
+		jw_obj_begin(&j, "parameters");
 		for (int k = 0; k < m->nparams; k++)
-			json_str(&j, m->params[k].name, m->params[k].value);
-		json_obj_end(&j);
-		json_obj_end(&j);
+			jw_str(&j, m->params[k].name, m->params[k].value);
+		jw_obj_end(&j);
+		jw_obj_end(&j);
 	}
-	json_arr_end(&j);
-	json_arr_begin(&j, "nodes");
+	jw_arr_end(&j);
+	jw_arr_begin(&j, "nodes");
 	for (int i = 0; i < r->nnodes; i++) {
 		const struct node_report *n = &r->nodes[i];
 
-		json_obj_begin(&j, NULL);
-		json_str(&j, "path", n->path);
-		json_str(&j, "driver", n->driver[0] ? n->driver : NULL);
-		json_bool(&j, "neuronprof", n->neuronprof);
-		json_u64(&j, "mode", n->mode & 07777);
-		json_str(&j, "owner", n->owner);
-		json_str(&j, "group", n->group);
-		json_bool(&j, "can_open", n->can_open);
-		json_str(&j, "error", n->open_error[0] ? n->open_error : NULL);
+		jw_obj_begin(&j, NULL);
+		jw_str(&j, "path", n->path);
+		jw_str(&j, "driver", n->driver[0] ? n->driver : NULL);
+		jw_bool(&j, "neuronprof", n->neuronprof);
+		jw_u64(&j, "mode", n->mode & 07777);
+		jw_str(&j, "owner", n->owner);
+		jw_str(&j, "group", n->group);
+		jw_bool(&j, "can_open", n->can_open);
+		jw_str(&j, "error", n->open_error[0] ? n->open_error : NULL);
 		if (n->have_info) {
-			json_u64(&j, "device_index", n->device_index);
-			json_str(&j, "arch", arch_name(n->arch));
-			json_u64(&j, "num_cores", n->num_cores);
+			jw_u64(&j, "device_index", n->device_index);
+			jw_str(&j, "arch", arch_name(n->arch));
+			jw_u64(&j, "num_cores", n->num_cores);
 		}
-		json_obj_end(&j);
+		jw_obj_end(&j);
 	}
-	json_arr_end(&j);
-	json_u64(&j, "neuronprof_nodes", (uint64_t)r->neuronprof_nodes);
-	json_u64(&j, "usable_devices", (uint64_t)r->usable);
-	json_arr_begin(&j, "problems");
+	jw_arr_end(&j);
+	jw_u64(&j, "neuronprof_nodes", (uint64_t)r->neuronprof_nodes);
+	jw_u64(&j, "usable_devices", (uint64_t)r->usable);
+	jw_arr_begin(&j, "problems");
 	for (int i = 0; i < r->nproblems; i++) {
-		json_obj_begin(&j, NULL);
-		json_str(&j, "problem", r->problems[i].what);
-		json_str(&j, "fix", r->problems[i].fix);
-		json_obj_end(&j);
+		jw_obj_begin(&j, NULL);
+		jw_str(&j, "problem", r->problems[i].what);
+		jw_str(&j, "fix", r->problems[i].fix);
+		jw_obj_end(&j);
 	}
-	json_arr_end(&j);
-	json_bool(&j, "ok", r->nproblems == 0);
-	json_obj_end(&j);
-	json_finish(&j);
+	jw_arr_end(&j);
+	jw_bool(&j, "ok", r->nproblems == 0);
+	jw_obj_end(&j);
+	jw_finish(&j);
 }
 
 int cmd_doctor(int argc, char **argv)

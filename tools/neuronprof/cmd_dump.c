@@ -44,19 +44,19 @@ static void entry_line(FILE *out, const struct entry *e)
 
 static void entry_json(struct json *j, const struct entry *e)
 {
-	json_obj_begin(j, NULL);
-	json_u64(j, "seq", e->seq);
-	json_u64(j, "timestamp_ns", e->ts);
-	json_u64(j, "queue_type", e->queue_type);
-	json_u64(j, "engine", e->engine);
-	json_u64(j, "code", e->code);
-	json_u64(j, "model_id", e->model_id);
-	json_u64(j, "iteration", e->iteration);
-	json_arr_begin(j, "payload");
+	jw_obj_begin(j, NULL);
+	jw_u64(j, "seq", e->seq);
+	jw_u64(j, "timestamp_ns", e->ts);
+	jw_u64(j, "queue_type", e->queue_type);
+	jw_u64(j, "engine", e->engine);
+	jw_u64(j, "code", e->code);
+	jw_u64(j, "model_id", e->model_id);
+	jw_u64(j, "iteration", e->iteration);
+	jw_arr_begin(j, "payload");
 	for (int i = 0; i < 4; i++)
-		json_u64(j, NULL, e->payload[i]);
-	json_arr_end(j);
-	json_obj_end(j);
+		jw_u64(j, NULL, e->payload[i]);
+	jw_arr_end(j);
+	jw_obj_end(j);
 }
 
 static const char *target_kind_name(uint32_t kind)
@@ -142,75 +142,75 @@ static void dump_json(const struct prof_file *f, const struct dump_opts *o, stru
 	uint64_t done = 0;
 	struct json j;
 
-	json_init(&j, stdout, true);
-	json_obj_begin(&j, NULL);
-	json_str(&j, "file", f->path);
-	json_obj_begin(&j, "header");
-	json_u64(&j, "version_major", h->version_major);
-	json_u64(&j, "version_minor", h->version_minor);
-	json_u64(&j, "header_size", h->header_size);
-	json_u64(&j, "flags", h->flags);
-	json_str(&j, "checksum_type", h->checksum_type == NPROF_NTFF_CSUM_CRC32C ? "crc32c" :
+	jw_init(&j, stdout, true);
+	jw_obj_begin(&j, NULL);
+	jw_str(&j, "file", f->path);
+	jw_obj_begin(&j, "header");
+	jw_u64(&j, "version_major", h->version_major);
+	jw_u64(&j, "version_minor", h->version_minor);
+	jw_u64(&j, "header_size", h->header_size);
+	jw_u64(&j, "flags", h->flags);
+	jw_str(&j, "checksum_type", h->checksum_type == NPROF_NTFF_CSUM_CRC32C ? "crc32c" :
 		 "unknown");
-	json_u64(&j, "metadata_offset", h->metadata_offset);
-	json_u64(&j, "metadata_length", h->metadata_length);
-	json_hex(&j, "metadata_csum", h->metadata_csum);
-	json_u64(&j, "data_offset", h->data_offset);
-	json_u64(&j, "data_length", h->data_length);
-	json_hex(&j, "data_csum", h->data_csum);
-	json_u64(&j, "creation_time_ns", h->creation_time_ns);
-	json_u64(&j, "producer_version", h->producer_version);
-	json_obj_end(&j);
-	json_obj_begin(&j, "capture");
-	json_str(&j, "kind", capture_kind_name(in->capture_kind));
-	json_u64(&j, "pid", in->pid);
-	json_u64(&j, "core", in->core);
-	json_u64(&j, "session_id", in->session_id);
-	json_u64(&j, "model_id", in->model_id);
-	json_str(&j, "model_name", in->model_name);
-	json_str(&j, "instance_id", in->instance_id);
-	json_str(&j, "hostname", in->hostname);
-	json_u64(&j, "clock_id", in->clock_id);
-	json_str(&j, "clock", clock_name(in->clock_id));
-	json_u64(&j, "start_ns", in->start_ns);
-	json_u64(&j, "stop_ns", in->stop_ns);
-	json_obj_end(&j);
-	json_obj_begin(&j, "device");
-	json_u64(&j, "device_index", d->device_index);
-	json_u64(&j, "arch", d->arch);
-	json_str(&j, "arch_name", arch_name(d->arch));
-	json_str(&j, "provider", d->provider);
-	json_u64(&j, "uapi_version", d->uapi_version);
-	json_u64(&j, "num_cores", d->num_cores);
-	json_u64(&j, "num_topsps", d->num_topsps);
-	json_u64(&j, "engines_per_core", d->engines_per_core);
-	json_u64(&j, "entry_size", d->entry_size);
-	json_obj_end(&j);
-	json_u64(&j, "entry_count", f->entries);
-	json_arr_begin(&j, "queues");
+	jw_u64(&j, "metadata_offset", h->metadata_offset);
+	jw_u64(&j, "metadata_length", h->metadata_length);
+	jw_hex(&j, "metadata_csum", h->metadata_csum);
+	jw_u64(&j, "data_offset", h->data_offset);
+	jw_u64(&j, "data_length", h->data_length);
+	jw_hex(&j, "data_csum", h->data_csum);
+	jw_u64(&j, "creation_time_ns", h->creation_time_ns);
+	jw_u64(&j, "producer_version", h->producer_version);
+	jw_obj_end(&j);
+	jw_obj_begin(&j, "capture");
+	jw_str(&j, "kind", capture_kind_name(in->capture_kind));
+	jw_u64(&j, "pid", in->pid);
+	jw_u64(&j, "core", in->core);
+	jw_u64(&j, "session_id", in->session_id);
+	jw_u64(&j, "model_id", in->model_id);
+	jw_str(&j, "model_name", in->model_name);
+	jw_str(&j, "instance_id", in->instance_id);
+	jw_str(&j, "hostname", in->hostname);
+	jw_u64(&j, "clock_id", in->clock_id);
+	jw_str(&j, "clock", clock_name(in->clock_id));
+	jw_u64(&j, "start_ns", in->start_ns);
+	jw_u64(&j, "stop_ns", in->stop_ns);
+	jw_obj_end(&j);
+	jw_obj_begin(&j, "device");
+	jw_u64(&j, "device_index", d->device_index);
+	jw_u64(&j, "arch", d->arch);
+	jw_str(&j, "arch_name", arch_name(d->arch));
+	jw_str(&j, "provider", d->provider);
+	jw_u64(&j, "uapi_version", d->uapi_version);
+	jw_u64(&j, "num_cores", d->num_cores);
+	jw_u64(&j, "num_topsps", d->num_topsps);
+	jw_u64(&j, "engines_per_core", d->engines_per_core);
+	jw_u64(&j, "entry_size", d->entry_size);
+	jw_obj_end(&j);
+	jw_u64(&j, "entry_count", f->entries);
+	jw_arr_begin(&j, "queues");
 	for (size_t i = 0; i < f->nqueues; i++) {
 		const struct nprof_ntff_queue *q = &f->queues[i];
 		struct nprof_ntff_entry_iter it;
 		const void *p;
 		uint64_t n = 0;
 
-		json_obj_begin(&j, NULL);
-		json_str(&j, "queue_type", queue_name(q->queue_type));
-		json_str(&j, "trace_type", nprof_ntff_trace_type_name(q->trace_type));
-		json_str(&j, "block_type", nprof_ntff_block_type_name(q->block_type));
-		json_str(&j, "target_kind", target_kind_name(q->target_kind));
-		json_u64(&j, "target_index", q->target_index);
-		json_u64(&j, "engine", q->engine);
-		json_u64(&j, "entry_size", q->entry_size);
-		json_u64(&j, "entry_count", q->entry_count);
-		json_u64(&j, "lost_count", q->lost_count);
-		json_u64(&j, "first_seq", q->first_seq);
-		json_u64(&j, "last_seq", q->last_seq);
-		json_u64(&j, "data_offset", q->data_offset);
-		json_u64(&j, "data_length", q->data_length);
-		json_u64(&j, "ring_flags", q->ring_flags);
+		jw_obj_begin(&j, NULL);
+		jw_str(&j, "queue_type", queue_name(q->queue_type));
+		jw_str(&j, "trace_type", nprof_ntff_trace_type_name(q->trace_type));
+		jw_str(&j, "block_type", nprof_ntff_block_type_name(q->block_type));
+		jw_str(&j, "target_kind", target_kind_name(q->target_kind));
+		jw_u64(&j, "target_index", q->target_index);
+		jw_u64(&j, "engine", q->engine);
+		jw_u64(&j, "entry_size", q->entry_size);
+		jw_u64(&j, "entry_count", q->entry_count);
+		jw_u64(&j, "lost_count", q->lost_count);
+		jw_u64(&j, "first_seq", q->first_seq);
+		jw_u64(&j, "last_seq", q->last_seq);
+		jw_u64(&j, "data_offset", q->data_offset);
+		jw_u64(&j, "data_length", q->data_length);
+		jw_u64(&j, "ring_flags", q->ring_flags);
 		if (o->max_entries) {
-			json_arr_begin(&j, "entries");
+			jw_arr_begin(&j, "entries");
 			nprof_ntff_entry_iter_init(&it, q);
 			while (n < o->max_entries && (p = nprof_ntff_entry_iter_next(&it))) {
 				struct entry e;
@@ -220,13 +220,13 @@ static void dump_json(const struct prof_file *f, const struct dump_opts *o, stru
 				progress_update(pg, ++done);
 				n++;
 			}
-			json_arr_end(&j);
+			jw_arr_end(&j);
 		}
-		json_obj_end(&j);
+		jw_obj_end(&j);
 	}
-	json_arr_end(&j);
-	json_obj_end(&j);
-	json_finish(&j);
+	jw_arr_end(&j);
+	jw_obj_end(&j);
+	jw_finish(&j);
 }
 
 int cmd_dump(int argc, char **argv)

@@ -2,27 +2,33 @@
 /*
  * neuronprof record: capture a profile.
  *
- * Synthetic mode (no command): runs a synthetic model on simulated
- * NeuronCores (SIM_EXEC) inside SESSION captures of the library and writes
- * one NTFF file per core. It then proves the capture complete: for every
- * queue type, the entries captured plus the notifications the rings counted
- * as lost must equal what the simulator says it produced.
+ * Synthetic mode (no command): one inspect session of the library, begun
+ * with options (never the environment), on simulated NeuronCores. A
+ * synthetic model is loaded on every chosen core through the runtime hooks
+ * and executed there (SIM_EXEC between nprof_model_execute_begin() and
+ * _end()), so the library captures exactly as it would for a runtime:
+ * SESSION mode writes profile_nc_<vnc>_session_<id>.ntff per core covering
+ * every execution, MODEL mode writes <model>_vnc_<vnc>.ntff with the first
+ * execution of the model on each core; the system profile (ntrace.pb,
+ * trace_info.pb, cpu_util.pb, host_mem.pb) comes from the same session.
+ * Everything lands in the session directory
+ * <out>/<instance_id>-<pid>/<session_init_ns>/. The tool then reads the
+ * directory back and proves the capture complete: for every core and queue
+ * type, the entries in its file plus the notifications the file counts as
+ * lost must equal what the simulator says the captured executions produced.
  *
  * Command mode (`record [options] -- CMD ARGS`): runs CMD with
  * NEURON_RT_INSPECT_ENABLE=1 and the other inspect variables set from the
  * options, so a program using the library's inspect session profiles
  * itself. The variables are first checked with the library's own parser, so
  * a bad value is reported here rather than by the program.
- *
- * MODEL-keyed capture and the system profile need the library's inspect
- * session and MODEL capture engine, which do not exist yet; the synthetic
- * mode refuses them instead of pretending.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,58 +38,74 @@
 #include <unistd.h>
 
 #include <drm/neuronprof_drm.h>
-#include <neuronprof/capture.h>
 #include <neuronprof/config.h>
 #include <neuronprof/device.h>
+#include <neuronprof/inspect.h>
+#include <neuronprof/ntff.h>
 #include <neuronprof/output.h>
+#include <neuronprof/runtime.h>
 
 #include "json.h"
+#include "profile.h"
 #include "tool.h"
 
 static const char record_usage[] =
-	"Usage: neuronprof record [--mode session] [--cores LIST] [--iterations N]\n"
-	"                         [--ring-size BYTES] [-o DIR] [synthetic options]\n"
+	"Usage: neuronprof record [--mode session|model] [--cores LIST] [--executions N]\n"
+	"                         [--iterations N] [--system-profile] [--cpu-util]\n"
+	"                         [--host-memory] [-o DIR] [synthetic options]\n"
 	"       neuronprof record [inspect options] [-o DIR] -- CMD [ARGS...]\n"
 	"\n"
-	"Without a command: run a synthetic model on simulated NeuronCores\n"
-	"(neuronprof_sim) inside SESSION captures and write\n"
-	"DIR/profile_nc_<core>_session_<id>.ntff per core; the entries captured\n"
-	"plus those lost are checked against what the simulator produced.\n"
+	"Without a command: one inspect session on simulated NeuronCores\n"
+	"(neuronprof_sim). A synthetic model is loaded on every chosen core and\n"
+	"executed N times through the library's runtime hooks; everything is written\n"
+	"into the session directory DIR/<instance_id>-<pid>/<session_init_ns>/:\n"
+	"  --mode session  profile_nc_<core>_session_<id>.ntff per core, every execution\n"
+	"  --mode model    <model>_vnc_<core>.ntff per core, the first execution only\n"
+	"and, when asked for, the system profile (ntrace.pb and trace_info.pb,\n"
+	"cpu_util.pb, host_mem.pb). The files are read back: entries plus those\n"
+	"counted lost must equal what the simulator produced, per queue type.\n"
 	"With a command: run it with NEURON_RT_INSPECT_ENABLE=1 and the inspect\n"
 	"environment below, and exit with its status.\n"
 	"\n"
 	"Common options:\n"
-	"  -o, --output DIR      output directory (default ./output)\n"
-	"  --mode session|model  device profile mode (synthetic: session only;\n"
-	"                        model needs the MODEL capture, not available yet)\n"
+	"  -o, --output DIR      output base directory (default ./output)\n"
+	"  --mode session|model  device profile mode (synthetic default: session;\n"
+	"                        with a command: the library's default, model)\n"
 	"  --cores LIST          NeuronCores: 0 | 0,2 | 0-3 | all (default all)\n"
-	"  --ring-size BYTES     ring size per queue (K, M, G suffixes; default 1M;\n"
-	"                        with a command, whole MiB)\n"
+	"  --ring-size BYTES     ring size per queue, whole MiB (M, G suffixes;\n"
+	"                        synthetic default 1M)\n"
+	"  --system-profile      the host system trace: ntrace.pb, trace_info.pb\n"
+	"                        (--no-system-profile: off; synthetic default off)\n"
+	"  --cpu-util            CPU utilisation samples: cpu_util.pb\n"
+	"  --host-memory         host and process memory samples: host_mem.pb\n"
+	"  --event-types LIST    system trace event types (names, hardware, software,\n"
+	"                        ^name to exclude)\n"
+	"  --max-events N        system trace events kept per NeuronCore\n"
 	"Synthetic options:\n"
-	"  --device N            device index (default: the first)\n"
-	"  --iterations N        iterations of the model (default 4, at most 65536)\n"
+	"  --device N            device index (default: the first); --cores are its\n"
+	"                        own cores, files name them by the library's global\n"
+	"                        numbering (the cores of lower devices come first)\n"
+	"  --executions N        executions of the model per core (default 1)\n"
+	"  --iterations N        iterations per execution (default 4, at most 65536)\n"
 	"  --instructions N      instructions per engine per iteration (default 32)\n"
 	"  --dma N               DMA transfers per iteration (default 8)\n"
+	"  --model-name NAME     name of the model (default synthetic)\n"
 	"  --model-id N          model id written into every entry (default 1)\n"
 	"  --throttle            throttle every iteration (THROTTLE entries)\n"
-	"  --error               raise an execution error in the last iteration\n"
+	"  --error               raise an execution error in the last iteration of\n"
+	"                        the last execution\n"
 	"  --load-sim            load neuronprof_sim if no device exists\n"
 	"  --timeout SEC         give up on an execution after SEC seconds\n"
 	"  --json                machine-readable result\n"
-	"Inspect options (with a command):\n"
-	"  --system-profile, --no-system-profile   NEURON_RT_INSPECT_SYSTEM_PROFILE\n"
-	"  --cpu-util            NEURON_RT_INSPECT_CPU_UTIL=1\n"
-	"  --host-memory         NEURON_RT_INSPECT_HOST_MEMORY=1\n"
+	"Command-only options:\n"
 	"  --on-fail             NEURON_RT_INSPECT_ON_FAIL=1\n"
-	"  --event-types LIST    NEURON_RT_INSPECT_EVENT_FILTER_TYPE\n"
-	"  --max-events N        NEURON_RT_INSPECT_SYS_TRACE_MAX_EVENTS_PER_NC\n"
 	"  -h, --help            this text\n";
 
 enum {
 	OPT_MODE = 256, OPT_CORES, OPT_ITER, OPT_RING, OPT_DEVICE, OPT_INSTR, OPT_DMA,
 	OPT_MODEL_ID, OPT_THROTTLE, OPT_ERROR, OPT_LOAD_SIM, OPT_TIMEOUT, OPT_JSON,
 	OPT_SYSPROF, OPT_NO_SYSPROF, OPT_CPU_UTIL, OPT_HOST_MEM, OPT_ON_FAIL,
-	OPT_EVENT_TYPES, OPT_MAX_EVENTS,
+	OPT_EVENT_TYPES, OPT_MAX_EVENTS, OPT_EXECUTIONS, OPT_MODEL_NAME,
 };
 
 struct record_opts {
@@ -92,26 +114,37 @@ struct record_opts {
 	const char *cores;		/* NULL: all */
 	uint8_t core_map[NPROF_MAX_CORES / 8];
 	uint64_t ring_size;		/* 0: not given */
+	int sysprof;			/* -1 not given, else 0/1 */
+	bool cpu_util, host_mem;
+	const char *event_types, *max_events;
+	uint64_t max_events_n;
 	/* synthetic */
-	uint64_t device, iterations, instructions, dma, model_id, timeout_s;
+	uint64_t device, executions, iterations, instructions, dma, model_id, timeout_s;
+	const char *model_name;
 	bool device_given, throttle, error, load_sim, json;
 	const char *synthetic_only;	/* first synthetic-only option seen */
 	/* command */
-	int sysprof;			/* -1 not given, else 0/1 */
-	bool cpu_util, host_mem, on_fail;
-	const char *event_types, *max_events;
+	bool on_fail;
 	const char *command_only;	/* first command-only option seen */
-	const char *unavailable;	/* an option that needs what does not exist yet */
 };
 
 /* ---- synthetic mode ------------------------------------------------------- */
 
+/* What one core of the synthetic model did and what its profile holds. */
 struct core_result {
-	uint32_t core;
+	uint32_t core;			/* device-local index */
+	uint32_t vnc;			/* virtual core: the library's numbering */
+	uint32_t executions;		/* executions the profile covers */
+	uint32_t status;		/* first failure among them, else 0 */
 	uint64_t session_id;
-	struct nprof_sim_result res;
-	struct nprof_capture_stats stats;
-	char file[64];
+	uint64_t produced[NPROF_QUEUE_TYPES];
+	uint64_t captured[NPROF_QUEUE_TYPES];
+	uint64_t lost[NPROF_QUEUE_TYPES];
+	const char *file;		/* in the loaded profile; NULL if none */
+};
+
+static const char *const sysprof_files[] = {
+	"ntrace.pb", "trace_info.pb", "cpu_util.pb", "host_mem.pb",
 };
 
 static uint64_t monotonic_ns(void)
@@ -122,195 +155,420 @@ static uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static void print_results(const struct record_opts *o, const struct core_result *cr, int n,
-			  const char *node)
+static bool session_mode(const struct record_opts *o)
 {
+	return !o->mode || !strcmp(o->mode, "session");
+}
+
+/* Which system profile files the options ask for: a bit per sysprof_files[]. */
+static unsigned int sysprof_wanted(const struct record_opts *o)
+{
+	return (o->sysprof == 1 ? 3u : 0u) | (o->cpu_util ? 4u : 0u) | (o->host_mem ? 8u : 0u);
+}
+
+/*
+ * The virtual core of the device's first NeuronCore: the library numbers
+ * the cores of every neuronprof device it can open in device-index order.
+ */
+static int first_vnc(uint32_t device_index, uint32_t *vnc)
+{
+	struct nprof_device_node nodes[64];
+	int n;
+
+	for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++)
+		nodes[i].size = sizeof(nodes[i]);
+	n = nprof_device_list(nodes, sizeof(nodes) / sizeof(nodes[0]));
+	if (n < 0)
+		return fail("cannot list the neuronprof devices: %s", nprof_strerror_last());
+	*vnc = 0;
+	for (int i = 0; i < n && i < (int)(sizeof(nodes) / sizeof(nodes[0])); i++)
+		if (nodes[i].device_index < device_index)
+			*vnc += nodes[i].num_cores;
+	return 0;
+}
+
+static int build_config(const struct record_opts *o, const uint32_t *vncs, int n,
+			struct nprof_inspect_config **out)
+{
+	struct nprof_inspect_config *cfg = nprof_inspect_config_allocate();
+	unsigned int acts = NPROF_ACTIVITY_DEVICE_PROFILE;
+	char *envp[2] = { NULL, NULL };
+	int ret = EXIT_FAIL;
+
+	if (!cfg)
+		return fail("out of memory");
+	if (o->sysprof == 1)
+		acts |= NPROF_ACTIVITY_SYSTEM_PROFILE;
+	if (o->cpu_util)
+		acts |= NPROF_ACTIVITY_CPU_UTIL;
+	if (o->host_mem)
+		acts |= NPROF_ACTIVITY_HOST_MEMORY;
+	if (nprof_inspect_config_set_enable_inspect(cfg, true) ||
+	    nprof_inspect_config_set_activity_mask(cfg, acts) ||
+	    nprof_inspect_config_set_device_profile_mode(cfg, session_mode(o) ?
+							 NPROF_DEVICE_PROFILE_SESSION :
+							 NPROF_DEVICE_PROFILE_MODEL)) {
+		fail("%s", nprof_strerror_last());
+		goto out;
+	}
+	if (nprof_inspect_config_set_output_dir(cfg, o->outdir)) {
+		ret = usage_error("-o %s: %s", o->outdir, nprof_strerror_last());
+		goto out;
+	}
+	/* Only the chosen cores are profiled and traced. */
+	for (uint32_t c = 0; c < NPROF_MAX_CORES; c++)
+		nprof_inspect_config_set_capture_enabled_for_nc(cfg, c, false);
+	for (int i = 0; i < n; i++)
+		nprof_inspect_config_set_capture_enabled_for_nc(cfg, vncs[i], true);
+	for (uint32_t t = 0; t < NPROF_QUEUE_TYPES; t++) {
+		if (nprof_inspect_config_set_ring_size(cfg, t, o->ring_size)) {
+			ret = usage_error("--ring-size: %s", nprof_strerror_last());
+			goto out;
+		}
+	}
+	if (o->max_events &&
+	    nprof_inspect_config_set_sys_trace_max_events_per_nc(cfg, o->max_events_n)) {
+		ret = usage_error("--max-events %s: %s", o->max_events, nprof_strerror_last());
+		goto out;
+	}
+	/* The list grammar (groups, ^exclusions) is the library parser's. */
+	if (o->event_types) {
+		if (asprintf(&envp[0], "NEURON_RT_INSPECT_EVENT_FILTER_TYPE=%s",
+			     o->event_types) < 0) {
+			envp[0] = NULL;
+			fail("out of memory");
+			goto out;
+		}
+		if (nprof_inspect_config_parse_envp(cfg, envp)) {
+			ret = usage_error("--event-types: %s", nprof_strerror_last());
+			goto out;
+		}
+	}
+	*out = cfg;
+	cfg = NULL;
+	ret = 0;
+out:
+	free(envp[0]);
+	nprof_inspect_config_free(cfg);
+	return ret;
+}
+
+/* Runs the executions; every model is loaded before and unloaded after. */
+static int run_model(const struct record_opts *o, const struct nprof_device_info *info,
+		     struct core_result *cr, int n)
+{
+	struct nprof_model **models = calloc((size_t)n, sizeof(*models));
+	int ret = 0;
+
+	if (!models)
+		return fail("out of memory");
+	for (int i = 0; i < n; i++) {
+		models[i] = nprof_model_load(o->model_name, o->model_id, cr[i].vnc);
+		if (!models[i]) {
+			ret = fail("cannot load model %s on NeuronCore %u: %s", o->model_name,
+				   cr[i].vnc, nprof_strerror_last());
+			goto out;
+		}
+	}
+	/* Round robin, so every core's first execution comes before any second one. */
+	for (uint32_t x = 0; x < o->executions; x++) {
+		bool last = x + 1 == o->executions;
+
+		for (int i = 0; i < n; i++) {
+			struct nprof_sim_result res = { .size = sizeof(res) };
+			struct nprof_sim_program prog = {
+				.size = sizeof(prog),
+				.flags = (o->throttle ? NPROF_SIM_EXEC_THROTTLE : 0) |
+					 (o->error && last ? NPROF_SIM_EXEC_ERROR : 0),
+				.iterations = (uint32_t)o->iterations,
+				.dma_transfers = (uint32_t)o->dma,
+				.timeout_ns = o->timeout_s ?
+					      monotonic_ns() + o->timeout_s * 1000000000ULL : 0,
+			};
+			bool counted = session_mode(o) || x == 0;
+
+			for (uint32_t e = 0; e < info->engines_per_core && e < NPROF_MAX_ENGINES; e++)
+				prog.instructions[e] = (uint32_t)o->instructions;
+			if (nprof_model_sim_execute(models[i], &prog, &res)) {
+				ret = fail("execution %u of model %s on NeuronCore %u: %s", x + 1,
+					   o->model_name, cr[i].vnc, nprof_strerror_last());
+				goto out;
+			}
+			if (!counted)
+				continue;
+			cr[i].executions++;
+			if (!cr[i].status)
+				cr[i].status = res.status;
+			for (uint32_t t = 0; t < NPROF_QUEUE_TYPES; t++)
+				cr[i].produced[t] += res.produced[t];
+		}
+	}
+out:
+	for (int i = 0; i < n; i++) {
+		if (models[i] && nprof_model_unload(models[i]) && !ret)
+			ret = fail("cannot unload model %s on NeuronCore %u: %s", o->model_name,
+				   cr[i].vnc, nprof_strerror_last());
+	}
+	free(models);
+	return ret;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/*
+ * Reads the session directory back with the tool's own loader (every file
+ * validated, checksums included) and matches each core with its file: the
+ * entries in the file plus the losses it records must be what the simulator
+ * produced, per queue type.
+ */
+static int verify(const struct record_opts *o, const char *dir, struct core_result *cr, int n,
+		  struct profile *prof)
+{
+	int ret = 0;
+
+	if (profile_load(dir, prof))
+		return EXIT_FAIL;
+	for (int i = 0; i < n; i++) {
+		char want[NAME_MAX + 1];
+
+		if (session_mode(o))
+			snprintf(want, sizeof(want), "profile_nc_%u_session_", cr[i].vnc);
+		else
+			nprof_output_model_ntff_name(want, sizeof(want), o->model_name, cr[i].vnc);
+		for (size_t k = 0; k < prof->nfiles; k++) {
+			const struct prof_file *f = &prof->files[k];
+			const char *name = base_name(f->path);
+
+			if (session_mode(o) ? strncmp(name, want, strlen(want)) : strcmp(name, want))
+				continue;
+			if (f->info.core != cr[i].vnc || f->info.capture_kind !=
+			    (session_mode(o) ? NPROF_NTFF_CAPTURE_SESSION : NPROF_NTFF_CAPTURE_MODEL)) {
+				ret = fail("%s: describes a %s capture of NeuronCore %u, expected a %s "
+					   "capture of NeuronCore %u", f->path,
+					   capture_kind_name(f->info.capture_kind), f->info.core,
+					   session_mode(o) ? "session" : "model", cr[i].vnc);
+				continue;
+			}
+			if (cr[i].file) {
+				ret = fail("NeuronCore %u has two profiles in %s: %s and %s", cr[i].vnc,
+					   dir, cr[i].file, name);
+				continue;
+			}
+			cr[i].session_id = f->info.session_id;
+			cr[i].file = name;
+			for (size_t q = 0; q < f->nqueues; q++) {
+				uint32_t t = f->queues[q].queue_type;
+
+				if (t >= NPROF_QUEUE_TYPES)
+					continue;
+				cr[i].captured[t] += f->queues[q].entry_count;
+				cr[i].lost[t] += f->queues[q].lost_count;
+			}
+		}
+		if (!cr[i].file) {
+			ret = fail("NeuronCore %u: no profile %s%s in %s (the library's messages above "
+				   "say why)", cr[i].vnc, want, session_mode(o) ? "<id>.ntff" : "", dir);
+			continue;
+		}
+		for (uint32_t t = 0; t < NPROF_QUEUE_TYPES; t++) {
+			if (cr[i].captured[t] + cr[i].lost[t] == cr[i].produced[t])
+				continue;
+			ret = fail("NeuronCore %u, %s: the simulator produced %" PRIu64
+				   " notifications but %s holds %" PRIu64 " and counts %" PRIu64
+				   " lost", cr[i].vnc, queue_name(t), cr[i].produced[t], cr[i].file,
+				   cr[i].captured[t], cr[i].lost[t]);
+		}
+	}
+	if ((size_t)n != prof->nfiles)
+		ret = fail("%s holds %zu profiles for %d NeuronCore%s", dir, prof->nfiles, n,
+			   n == 1 ? "" : "s");
+	for (size_t s = 0; s < sizeof(sysprof_files) / sizeof(sysprof_files[0]); s++) {
+		char path[PATH_MAX + 16];
+		bool want = sysprof_wanted(o) & (1u << s);
+		bool have;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, sysprof_files[s]);
+		have = !access(path, F_OK);
+		if (want != have)
+			ret = fail("%s %s", path, want ? "is missing" : "was not asked for");
+	}
+	return ret;
+}
+
+static void print_results(const struct record_opts *o, const struct core_result *cr, int n,
+			  const char *node, const char *dir, const struct profile *prof)
+{
+	const struct sysprof *sp = prof->nsys ? &prof->sys[0] : NULL;
+	unsigned int sysw = sysprof_wanted(o);
+
 	if (o->json) {
 		struct json j;
 
-		json_init(&j, stdout, true);
-		json_obj_begin(&j, NULL);
-		json_str(&j, "device", node);
-		json_str(&j, "output_dir", o->outdir);
-		json_arr_begin(&j, "cores");
+		jw_init(&j, stdout, true);
+		jw_obj_begin(&j, NULL);
+		jw_str(&j, "device", node);
+		jw_str(&j, "output_dir", o->outdir);
+		jw_str(&j, "session_dir", dir);
+		jw_str(&j, "mode", session_mode(o) ? "session" : "model");
+		jw_str(&j, "model_name", o->model_name);
+		jw_u64(&j, "model_id", o->model_id);
+		jw_u64(&j, "executions", o->executions);
+		jw_u64(&j, "iterations", o->iterations);
+		jw_arr_begin(&j, "cores");
 		for (int i = 0; i < n; i++) {
-			json_obj_begin(&j, NULL);
-			json_u64(&j, "core", cr[i].core);
-			json_u64(&j, "session_id", cr[i].session_id);
-			json_str(&j, "file", cr[i].file);
-			json_u64(&j, "status", cr[i].res.status);
-			json_obj_begin(&j, "queue_types");
+			jw_obj_begin(&j, NULL);
+			jw_u64(&j, "core", cr[i].core);
+			jw_u64(&j, "vnc", cr[i].vnc);
+			jw_u64(&j, "session_id", cr[i].session_id);
+			jw_str(&j, "file", cr[i].file);
+			jw_u64(&j, "executions", cr[i].executions);
+			jw_u64(&j, "status", cr[i].status);
+			jw_obj_begin(&j, "queue_types");
 			for (uint32_t t = 0; t < NPROF_QUEUE_TYPES; t++) {
-				json_obj_begin(&j, queue_name(t));
-				json_u64(&j, "produced", cr[i].res.produced[t]);
-				json_u64(&j, "captured", cr[i].stats.entries[t]);
-				json_u64(&j, "lost", cr[i].stats.lost[t]);
-				json_obj_end(&j);
+				jw_obj_begin(&j, queue_name(t));
+				jw_u64(&j, "produced", cr[i].produced[t]);
+				jw_u64(&j, "captured", cr[i].captured[t]);
+				jw_u64(&j, "lost", cr[i].lost[t]);
+				jw_obj_end(&j);
 			}
-			json_obj_end(&j);
-			json_obj_end(&j);
+			jw_obj_end(&j);
+			jw_obj_end(&j);
 		}
-		json_arr_end(&j);
-		json_obj_end(&j);
-		json_finish(&j);
+		jw_arr_end(&j);
+		jw_obj_begin(&j, "system_profile");
+		for (size_t s = 0; s < sizeof(sysprof_files) / sizeof(sysprof_files[0]); s++)
+			jw_bool(&j, sysprof_files[s], sysw & (1u << s));
+		jw_u64(&j, "host_events", sp && sp->ntrace ? sp->ntrace->n_events : 0);
+		jw_u64(&j, "cpu_util_samples", sp && sp->cpu ? sp->cpu->n_samples : 0);
+		jw_u64(&j, "host_mem_samples", sp && sp->mem ? sp->mem->n_samples : 0);
+		jw_obj_end(&j);
+		jw_obj_end(&j);
+		jw_finish(&j);
 		return;
 	}
+	printf("session directory %s (%s capture, %s)\n", dir,
+	       session_mode(o) ? "SESSION" : "MODEL", node);
 	for (int i = 0; i < n; i++) {
 		uint64_t cap = 0, lost = 0, prod = 0;
 
 		for (uint32_t t = 0; t < NPROF_QUEUE_TYPES; t++) {
-			cap += cr[i].stats.entries[t];
-			lost += cr[i].stats.lost[t];
-			prod += cr[i].res.produced[t];
+			cap += cr[i].captured[t];
+			lost += cr[i].lost[t];
+			prod += cr[i].produced[t];
 		}
-		printf("%s/%s: NeuronCore %u, session %" PRIu64 ": %" PRIu64 " entries, %" PRIu64
-		       " lost, %" PRIu64 " produced%s\n", o->outdir, cr[i].file, cr[i].core,
-		       cr[i].session_id, cap, lost, prod,
-		       cr[i].res.status ? " (execution raised an error)" : "");
+		if (session_mode(o))
+			printf("  %s: NeuronCore %u, session %" PRIu64 ", %u execution%s", cr[i].file,
+			       cr[i].vnc, cr[i].session_id, cr[i].executions,
+			       cr[i].executions == 1 ? "" : "s");
+		else
+			printf("  %s: NeuronCore %u, model %s (id %" PRIu64 "), first of %" PRIu64
+			       " execution%s", cr[i].file, cr[i].vnc, o->model_name, o->model_id,
+			       o->executions, o->executions == 1 ? "" : "s");
+		printf(": %" PRIu64 " entries, %" PRIu64 " lost, %" PRIu64 " produced%s\n", cap,
+		       lost, prod, cr[i].status ? " (execution raised an error)" : "");
 	}
+	if (sysw & 1)
+		printf("  ntrace.pb: %zu host events\n", sp && sp->ntrace ? sp->ntrace->n_events : 0);
+	if (sysw & 2)
+		printf("  trace_info.pb\n");
+	if (sysw & 4)
+		printf("  cpu_util.pb: %zu samples\n", sp && sp->cpu ? sp->cpu->n_samples : 0);
+	if (sysw & 8)
+		printf("  host_mem.pb: %zu samples\n", sp && sp->mem ? sp->mem->n_samples : 0);
 }
 
 static int record_synthetic(struct record_opts *o)
 {
-	struct nprof_capture_opts copts = { .size = sizeof(copts) };
 	struct nprof_device_info info = { .size = sizeof(info) };
+	struct nprof_inspect_config *cfg = NULL;
+	struct profile prof = { 0 };
 	struct core_result *cr = NULL;
-	struct nprof_capture *cap = NULL;
 	struct nprof_device *dev;
-	uint32_t cores[NPROF_MAX_CORES];
-	int ncores = 0, started = 0, ret = EXIT_FAIL, dirfd = -1;
-	char node[NPROF_DEVICE_PATH_MAX];
+	char node[NPROF_DEVICE_PATH_MAX], dir[PATH_MAX];
+	uint32_t vncs[NPROF_MAX_CORES], base = 0;
+	int ncores = 0, ret = EXIT_FAIL, r;
+	bool begun = false;
 
-	if (o->mode && strcmp(o->mode, "session"))
-		return fail("--mode %s: MODEL capture is not available yet in libneuronprof (it "
-			    "needs the inspect/MODEL capture engine); use --mode session, or "
-			    "record a program that uses the runtime with: record --mode model -- "
-			    "CMD", o->mode);
-	if (o->unavailable)
-		return fail("%s: the system profile (host trace, CPU utilisation, host memory) is "
-			    "not available yet in libneuronprof (it needs the inspect session); "
-			    "it can only be requested for a command: record %s -- CMD",
-			    o->unavailable, o->unavailable);
 	if (o->command_only)
 		return usage_error("%s applies to a command (record %s -- CMD), not to the "
 				   "synthetic model", o->command_only, o->command_only);
+	if ((o->event_types || o->max_events) && o->sysprof != 1)
+		return usage_error("%s configures the system trace: add --system-profile",
+				   o->event_types ? "--event-types" : "--max-events");
+	/* Rings of a synthetic model fit in 1 MiB; the runtime's 64 MiB would not fit a VM. */
+	if (!o->ring_size)
+		o->ring_size = 1ULL << 20;
 
 	dev = nprof_device_open(o->device_given ? (int)o->device : NPROF_DEVICE_ANY,
 				o->load_sim ? NPROF_DEVICE_LOAD_SIM : 0);
 	if (!dev)
 		return fail("%s", nprof_strerror_last());
 	snprintf(node, sizeof(node), "%s", nprof_device_path(dev));
-	if (nprof_device_get_info(dev, &info)) {
-		fail("%s: %s", node, nprof_strerror_last());
-		goto out;
-	}
-	if (!(info.caps & NPROF_DEVICE_CAP_SIM_EXEC)) {
-		fail("%s (provider %s) is not simulated: the synthetic model runs only on "
-		     "neuronprof_sim devices (to profile a real workload: record -- CMD)", node,
-		     info.provider);
-		goto out;
-	}
-	for (uint32_t c = 0; c < info.num_cores && c < NPROF_MAX_CORES; c++)
-		if (!o->cores || (o->core_map[c / 8] & (1u << (c % 8))))
-			cores[ncores++] = c;
+	r = nprof_device_get_info(dev, &info);
+	/* The library opens the devices itself; this handle was only for the checks. */
+	nprof_device_close(dev);
+	if (r)
+		return fail("%s: %s", node, nprof_strerror_last());
+	if (!(info.caps & NPROF_DEVICE_CAP_SIM_EXEC))
+		return fail("%s (provider %s) is not simulated: the synthetic model runs only on "
+			    "neuronprof_sim devices (to profile a real workload: record -- CMD)",
+			    node, info.provider);
 	if (o->cores) {
-		for (uint32_t c = info.num_cores; c < NPROF_MAX_CORES; c++) {
-			if (o->core_map[c / 8] & (1u << (c % 8))) {
-				ret = usage_error("--cores %s: %s has %u NeuronCores (0 to %u)",
-						  o->cores, node, info.num_cores,
-						  info.num_cores - 1);
-				goto out;
-			}
-		}
+		for (uint32_t c = info.num_cores; c < NPROF_MAX_CORES; c++)
+			if (o->core_map[c / 8] & (1u << (c % 8)))
+				return usage_error("--cores %s: %s has %u NeuronCores (0 to %u)",
+						   o->cores, node, info.num_cores,
+						   info.num_cores - 1);
 	}
-	for (uint32_t t = 0; t < NPROF_QUEUE_TYPES; t++)
-		copts.ring_size[t] = o->ring_size;
-	cap = nprof_capture_create(dev, &copts);
-	if (!cap) {
+	if (first_vnc(info.device_index, &base))
+		return EXIT_FAIL;
+	cr = calloc(info.num_cores ? info.num_cores : 1, sizeof(*cr));
+	if (!cr)
+		return fail("out of memory");
+	for (uint32_t c = 0; c < info.num_cores && base + c < NPROF_MAX_CORES; c++) {
+		if (o->cores && !(o->core_map[c / 8] & (1u << (c % 8))))
+			continue;
+		cr[ncores].core = c;
+		cr[ncores].vnc = base + c;
+		vncs[ncores] = base + c;
+		ncores++;
+	}
+	ret = build_config(o, vncs, ncores, &cfg);
+	if (ret)
+		goto out;
+	ret = EXIT_FAIL;
+	if (nprof_inspect_begin_with_options(cfg)) {
+		fail("cannot begin the inspect session: %s", nprof_strerror_last());
+		goto out;
+	}
+	begun = true;
+	if (nprof_inspect_session_dir(dir, sizeof(dir)) < 0) {
 		fail("%s", nprof_strerror_last());
 		goto out;
 	}
-	cr = calloc((size_t)ncores, sizeof(*cr));
-	if (!cr) {
-		fail("out of memory");
+	if (run_model(o, &info, cr, ncores))
+		goto out;
+	begun = false;
+	if (nprof_inspect_stop()) {
+		fail("%s", nprof_strerror_last());
 		goto out;
 	}
-	dirfd = nprof_output_mkdir_p(o->outdir, 0755);
-	if (dirfd < 0) {
-		fail("cannot create output directory %s: %s", o->outdir, nprof_strerror_last());
-		goto out;
-	}
-
-	for (started = 0; started < ncores; started++) {
-		if (nprof_capture_session_start(cap, cores[started])) {
-			fail("cannot start a session on NeuronCore %u: %s", cores[started],
-			     nprof_strerror_last());
-			goto out;
-		}
-	}
-	for (int i = 0; i < ncores; i++) {
-		struct nprof_sim_program prog = {
-			.size = sizeof(prog),
-			.core = cores[i],
-			.flags = (o->throttle ? NPROF_SIM_EXEC_THROTTLE : 0) |
-				 (o->error ? NPROF_SIM_EXEC_ERROR : 0),
-			.model_id = (uint32_t)o->model_id,
-			.iterations = (uint32_t)o->iterations,
-			.dma_transfers = (uint32_t)o->dma,
-			.timeout_ns = o->timeout_s ? monotonic_ns() + o->timeout_s * 1000000000ULL : 0,
-		};
-
-		for (uint32_t e = 0; e < info.engines_per_core && e < NPROF_MAX_ENGINES; e++)
-			prog.instructions[e] = (uint32_t)o->instructions;
-		cr[i].core = cores[i];
-		cr[i].res.size = sizeof(cr[i].res);
-		if (nprof_device_sim_exec(dev, &prog, &cr[i].res)) {
-			fail("%s", nprof_strerror_last());
-			goto out;
-		}
-	}
-	for (int i = 0; i < ncores; i++) {
-		int err = nprof_capture_session_stop(cap, cores[i], &cr[i].session_id);
-
-		if (err) {
-			fail("cannot stop the session on NeuronCore %u: %s", cores[i],
-			     nprof_strerror_last());
-			goto out;
-		}
-		cr[i].stats.size = sizeof(cr[i].stats);
-		if (nprof_capture_session_stats(cap, cores[i], cr[i].session_id, &cr[i].stats)) {
-			fail("NeuronCore %u: %s", cores[i], nprof_strerror_last());
-			goto out;
-		}
-		nprof_output_session_ntff_name(cr[i].file, sizeof(cr[i].file), cores[i],
-					       cr[i].session_id);
-		if (nprof_capture_session_serialize_at(cap, cores[i], cr[i].session_id, dirfd)) {
-			fail("%s", nprof_strerror_last());
-			goto out;
-		}
-	}
-	started = 0;	/* every session was stopped */
-	ret = 0;
-	for (int i = 0; i < ncores; i++) {
-		for (uint32_t t = 0; t < NPROF_QUEUE_TYPES; t++) {
-			uint64_t got = cr[i].stats.entries[t] + cr[i].stats.lost[t];
-
-			if (got != cr[i].res.produced[t]) {
-				fail("NeuronCore %u, %s: the simulator produced %" PRIu64
-				     " notifications but the profile holds %" PRIu64 " and counts %"
-				     PRIu64 " lost", cores[i], queue_name(t), cr[i].res.produced[t],
-				     cr[i].stats.entries[t], cr[i].stats.lost[t]);
-				ret = EXIT_FAIL;
-			}
-		}
-	}
-	print_results(o, cr, ncores, node);
+	ret = verify(o, dir, cr, ncores, &prof);
+	/* Also after a mismatch: the figures show what is off. */
+	if (prof.files)
+		print_results(o, cr, ncores, node, dir, &prof);
 out:
-	/* nprof_capture_close() discards sessions still active or stashed. */
-	nprof_capture_close(cap);
-	nprof_device_close(dev);
-	if (dirfd >= 0)
-		close(dirfd);
+	/* A session that failed half way still writes what it captured. */
+	if (begun && nprof_inspect_stop())
+		fail("%s", nprof_strerror_last());
+	nprof_inspect_close();
+	nprof_inspect_config_free(cfg);
+	profile_free(&prof);
 	free(cr);
 	return ret;
 }
@@ -422,9 +680,6 @@ static int record_command(struct record_opts *o, char **cmd)
 	if (o->synthetic_only)
 		return usage_error("%s applies to the synthetic model, not to a command",
 				   o->synthetic_only);
-	if (o->ring_size && (o->ring_size & ((1ULL << 20) - 1)))
-		return usage_error("--ring-size %" PRIu64 ": the runtime's buffers are sized in "
-				   "whole MiB (NEURON_RT_PROFILE_BUF_<TYPE>_MB)", o->ring_size);
 	if (build_env(o, &env))
 		return EXIT_FAIL;
 
@@ -494,11 +749,13 @@ int cmd_record(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "cores", required_argument, NULL, OPT_CORES },
+		{ "executions", required_argument, NULL, OPT_EXECUTIONS },
 		{ "iterations", required_argument, NULL, OPT_ITER },
 		{ "ring-size", required_argument, NULL, OPT_RING },
 		{ "device", required_argument, NULL, OPT_DEVICE },
 		{ "instructions", required_argument, NULL, OPT_INSTR },
 		{ "dma", required_argument, NULL, OPT_DMA },
+		{ "model-name", required_argument, NULL, OPT_MODEL_NAME },
 		{ "model-id", required_argument, NULL, OPT_MODEL_ID },
 		{ "throttle", no_argument, NULL, OPT_THROTTLE },
 		{ "error", no_argument, NULL, OPT_ERROR },
@@ -517,7 +774,9 @@ int cmd_record(int argc, char **argv)
 	};
 	struct record_opts o = {
 		.outdir = NPROF_DEFAULT_OUTPUT_DIR,
+		.executions = 1,
 		.iterations = 4,
+		.model_name = "synthetic",
 		.instructions = 32,
 		.dma = 8,
 		.model_id = 1,
@@ -545,6 +804,19 @@ int cmd_record(int argc, char **argv)
 			if (parse_core_list("--cores", optarg, o.core_map, NPROF_MAX_CORES))
 				return EXIT_USAGE;
 			o.cores = optarg;
+			break;
+		case OPT_EXECUTIONS:
+			if (parse_u64("--executions", optarg, 1, NEURONPROF_SIM_MAX_ITERATIONS,
+				      false, &o.executions))
+				return EXIT_USAGE;
+			o.synthetic_only = o.synthetic_only ? o.synthetic_only : "--executions";
+			break;
+		case OPT_MODEL_NAME:
+			if (!*optarg || strlen(optarg) > NPROF_MODEL_NAME_MAX)
+				return usage_error("--model-name: '%s' is not 1 to %d bytes long",
+						   optarg, NPROF_MODEL_NAME_MAX);
+			o.model_name = optarg;
+			o.synthetic_only = o.synthetic_only ? o.synthetic_only : "--model-name";
 			break;
 		case OPT_ITER:
 			if (parse_u64("--iterations", optarg, 1, NEURONPROF_SIM_MAX_ITERATIONS,
@@ -602,18 +874,12 @@ int cmd_record(int argc, char **argv)
 		case OPT_SYSPROF:
 		case OPT_NO_SYSPROF:
 			o.sysprof = c == OPT_SYSPROF;
-			if (c == OPT_SYSPROF && !o.unavailable)
-				o.unavailable = "--system-profile";
 			break;
 		case OPT_CPU_UTIL:
 			o.cpu_util = true;
-			if (!o.unavailable)
-				o.unavailable = "--cpu-util";
 			break;
 		case OPT_HOST_MEM:
 			o.host_mem = true;
-			if (!o.unavailable)
-				o.unavailable = "--host-memory";
 			break;
 		case OPT_ON_FAIL:
 			o.on_fail = true;
@@ -621,14 +887,13 @@ int cmd_record(int argc, char **argv)
 			break;
 		case OPT_EVENT_TYPES:
 			o.event_types = optarg;
-			o.command_only = o.command_only ? o.command_only : "--event-types";
 			break;
 		case OPT_MAX_EVENTS:
 			if (parse_u64("--max-events", optarg, 1, NPROF_SYS_TRACE_MAX_EVENTS_LIMIT,
 				      false, &v))
 				return EXIT_USAGE;
 			o.max_events = optarg;
-			o.command_only = o.command_only ? o.command_only : "--max-events";
+			o.max_events_n = v;
 			break;
 		case 'h':
 			fputs(record_usage, stdout);
@@ -639,6 +904,11 @@ int cmd_record(int argc, char **argv)
 			return usage_error("unknown option '%s'", opt);
 		}
 	}
+	/* Both the runtime's variables and the inspect configuration count in MiB. */
+	if (o.ring_size && (o.ring_size & ((1ULL << 20) - 1)))
+		return usage_error("--ring-size %" PRIu64 ": rings are sized in whole MiB (the "
+				   "inspect configuration, NEURON_RT_PROFILE_BUF_<TYPE>_MB)",
+				   o.ring_size);
 	if (optind < argc)
 		return record_command(&o, argv + optind);
 	return record_synthetic(&o);

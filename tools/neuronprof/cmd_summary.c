@@ -466,10 +466,10 @@ static void print_text(const struct summary *s, const char *path)
 
 static void span_json(struct json *j, const struct span *s)
 {
-	json_u64(j, "first_ns", s->first);
-	json_u64(j, "last_ns", s->last);
-	json_u64(j, "span_ns", span_ns(s));
-	json_u64(j, "busy_ns", s->busy_ns);
+	jw_u64(j, "first_ns", s->first);
+	jw_u64(j, "last_ns", s->last);
+	jw_u64(j, "span_ns", span_ns(s));
+	jw_u64(j, "busy_ns", s->busy_ns);
 }
 
 static void print_json(const struct summary *s, const char *path)
@@ -478,97 +478,97 @@ static void print_json(const struct summary *s, const char *path)
 	struct json j;
 
 	totals(s, &t);
-	json_init(&j, stdout, true);
-	json_obj_begin(&j, NULL);
-	json_str(&j, "path", path);
-	json_u64(&j, "files", s->files);
-	json_u64(&j, "queue_records", s->queues);
-	json_u64(&j, "entries", s->entries);
-	json_arr_begin(&j, "cores");
+	jw_init(&j, stdout, true);
+	jw_obj_begin(&j, NULL);
+	jw_str(&j, "path", path);
+	jw_u64(&j, "files", s->files);
+	jw_u64(&j, "queue_records", s->queues);
+	jw_u64(&j, "entries", s->entries);
+	jw_arr_begin(&j, "cores");
 	for (size_t i = 0; i < s->ncores; i++) {
 		const struct core_stats *c = &s->cores[i];
 
-		json_obj_begin(&j, NULL);
-		json_u64(&j, "device", c->dev);
-		json_str(&j, "arch", arch_name(c->arch));
-		json_str(&j, "provider", c->provider);
-		json_u64(&j, "core", c->core);
-		json_u64(&j, "entries", c->entries);
+		jw_obj_begin(&j, NULL);
+		jw_u64(&j, "device", c->dev);
+		jw_str(&j, "arch", arch_name(c->arch));
+		jw_str(&j, "provider", c->provider);
+		jw_u64(&j, "core", c->core);
+		jw_u64(&j, "entries", c->entries);
 		span_json(&j, &c->span);
-		json_u64(&j, "inferences", c->inferences);
-		json_u64(&j, "inferences_failed", c->infer_failed);
-		json_u64(&j, "inference_busy_ns", c->infer.busy_ns);
-		json_u64(&j, "errors", c->errors);
-		json_u64(&j, "throttle_events", c->throttles);
-		json_u64(&j, "max_throttle_level", c->max_throttle);
-		json_u64(&j, "lost", c->lost);
-		json_u64(&j, "seq_gaps", c->gaps);
-		json_arr_begin(&j, "engines");
+		jw_u64(&j, "inferences", c->inferences);
+		jw_u64(&j, "inferences_failed", c->infer_failed);
+		jw_u64(&j, "inference_busy_ns", c->infer.busy_ns);
+		jw_u64(&j, "errors", c->errors);
+		jw_u64(&j, "throttle_events", c->throttles);
+		jw_u64(&j, "max_throttle_level", c->max_throttle);
+		jw_u64(&j, "lost", c->lost);
+		jw_u64(&j, "seq_gaps", c->gaps);
+		jw_arr_begin(&j, "engines");
 		for (size_t k = 0; k < c->neng; k++) {
 			const struct eng_stats *e = &c->eng[k];
 
-			json_obj_begin(&j, NULL);
-			json_u64(&j, "engine", e->engine);
-			json_str(&j, "name", engine_name(e->engine));
-			json_u64(&j, "instructions", e->instructions);
-			json_u64(&j, "events", e->events);
-			json_u64(&j, "event_slices", e->event_slices);
-			json_u64(&j, "dma", e->dma);
+			jw_obj_begin(&j, NULL);
+			jw_u64(&j, "engine", e->engine);
+			jw_str(&j, "name", engine_name(e->engine));
+			jw_u64(&j, "instructions", e->instructions);
+			jw_u64(&j, "events", e->events);
+			jw_u64(&j, "event_slices", e->event_slices);
+			jw_u64(&j, "dma", e->dma);
 			span_json(&j, &e->span);
-			json_obj_end(&j);
+			jw_obj_end(&j);
 		}
-		json_arr_end(&j);
-		json_arr_begin(&j, "topsps");
+		jw_arr_end(&j);
+		jw_arr_begin(&j, "topsps");
 		for (size_t k = 0; k < c->ntsp; k++) {
 			const struct topsp_stats *tp = &c->tsp[k];
 
-			json_obj_begin(&j, NULL);
-			json_u64(&j, "topsp", tp->topsp);
-			json_u64(&j, "instructions", tp->instructions);
-			json_u64(&j, "events", tp->events);
-			json_u64(&j, "event_slices", tp->event_slices);
-			json_u64(&j, "errors", tp->errors);
-			json_u64(&j, "lost", tp->lost);
-			json_u64(&j, "seq_gaps", tp->gaps);
+			jw_obj_begin(&j, NULL);
+			jw_u64(&j, "topsp", tp->topsp);
+			jw_u64(&j, "instructions", tp->instructions);
+			jw_u64(&j, "events", tp->events);
+			jw_u64(&j, "event_slices", tp->event_slices);
+			jw_u64(&j, "errors", tp->errors);
+			jw_u64(&j, "lost", tp->lost);
+			jw_u64(&j, "seq_gaps", tp->gaps);
 			span_json(&j, &tp->span);
-			json_obj_end(&j);
+			jw_obj_end(&j);
 		}
-		json_arr_end(&j);
-		json_obj_end(&j);
+		jw_arr_end(&j);
+		jw_obj_end(&j);
 	}
-	json_arr_end(&j);
-	json_obj_begin(&j, "totals");
-	json_u64(&j, "instructions", t.instructions);
-	json_u64(&j, "events", t.events);
-	json_u64(&j, "dma", t.dma);
-	json_u64(&j, "inferences", t.inferences);
-	json_u64(&j, "inferences_failed", t.infer_failed);
-	json_u64(&j, "errors", t.errors);
-	json_u64(&j, "throttle_events", t.throttles);
-	json_u64(&j, "lost", t.lost);
-	json_u64(&j, "seq_gaps", t.gaps);
-	json_u64(&j, "records_with_unexplained_gaps", t.unexplained);
-	json_obj_end(&j);
-	json_arr_begin(&j, "losses");
+	jw_arr_end(&j);
+	jw_obj_begin(&j, "totals");
+	jw_u64(&j, "instructions", t.instructions);
+	jw_u64(&j, "events", t.events);
+	jw_u64(&j, "dma", t.dma);
+	jw_u64(&j, "inferences", t.inferences);
+	jw_u64(&j, "inferences_failed", t.infer_failed);
+	jw_u64(&j, "errors", t.errors);
+	jw_u64(&j, "throttle_events", t.throttles);
+	jw_u64(&j, "lost", t.lost);
+	jw_u64(&j, "seq_gaps", t.gaps);
+	jw_u64(&j, "records_with_unexplained_gaps", t.unexplained);
+	jw_obj_end(&j);
+	jw_arr_begin(&j, "losses");
 	for (size_t i = 0; i < s->nlosses; i++) {
 		const struct loss *l = &s->losses[i];
 
-		json_obj_begin(&j, NULL);
-		json_str(&j, "file", l->file);
-		json_u64(&j, "record", l->record);
-		json_str(&j, "queue_type", queue_name(l->queue_type));
-		json_str(&j, "target_kind",
+		jw_obj_begin(&j, NULL);
+		jw_str(&j, "file", l->file);
+		jw_u64(&j, "record", l->record);
+		jw_str(&j, "queue_type", queue_name(l->queue_type));
+		jw_str(&j, "target_kind",
 			 l->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core");
-		json_u64(&j, "target_index", l->target_index);
-		json_u64(&j, "engine", l->engine);
-		json_u64(&j, "lost", l->lost);
-		json_u64(&j, "seq_gaps", l->gaps);
-		json_bool(&j, "explained", l->gaps <= l->lost);
-		json_obj_end(&j);
+		jw_u64(&j, "target_index", l->target_index);
+		jw_u64(&j, "engine", l->engine);
+		jw_u64(&j, "lost", l->lost);
+		jw_u64(&j, "seq_gaps", l->gaps);
+		jw_bool(&j, "explained", l->gaps <= l->lost);
+		jw_obj_end(&j);
 	}
-	json_arr_end(&j);
-	json_obj_end(&j);
-	json_finish(&j);
+	jw_arr_end(&j);
+	jw_obj_end(&j);
+	jw_finish(&j);
 }
 
 int cmd_summary(int argc, char **argv)

@@ -65,7 +65,7 @@ static void string(struct json_export *x, const char *s)
 			break;
 	if (*p) {
 		ob_flush(&x->ob);
-		json_write_string(x->ob.f, s);
+		jw_write_string(x->ob.f, s);
 		return;
 	}
 	ob_mem(&x->ob, "\"", 1);

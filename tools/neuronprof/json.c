@@ -7,7 +7,7 @@
 
 #include "json.h"
 
-void json_init(struct json *j, FILE *f, bool pretty)
+void jw_init(struct json *j, FILE *f, bool pretty)
 {
 	memset(j, 0, sizeof(*j));
 	j->f = f;
@@ -47,7 +47,7 @@ static size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
-void json_write_string(FILE *f, const char *str)
+void jw_write_string(FILE *f, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 
@@ -102,7 +102,7 @@ static void member(struct json *j, const char *key)
 	if (j->pretty && j->depth > 0)
 		indent(j);
 	if (key) {
-		json_write_string(j->f, key);
+		jw_write_string(j->f, key);
 		fputs(j->pretty ? ": " : ":", j->f);
 	}
 }
@@ -127,60 +127,60 @@ static void close_(struct json *j, char c)
 	fputc(c, j->f);
 }
 
-void json_obj_begin(struct json *j, const char *key)
+void jw_obj_begin(struct json *j, const char *key)
 {
 	open_(j, key, '{');
 }
 
-void json_obj_end(struct json *j)
+void jw_obj_end(struct json *j)
 {
 	close_(j, '}');
 }
 
-void json_arr_begin(struct json *j, const char *key)
+void jw_arr_begin(struct json *j, const char *key)
 {
 	open_(j, key, '[');
 }
 
-void json_arr_end(struct json *j)
+void jw_arr_end(struct json *j)
 {
 	close_(j, ']');
 }
 
-void json_str(struct json *j, const char *key, const char *val)
+void jw_str(struct json *j, const char *key, const char *val)
 {
 	member(j, key);
 	if (val)
-		json_write_string(j->f, val);
+		jw_write_string(j->f, val);
 	else
 		fputs("null", j->f);
 }
 
-void json_u64(struct json *j, const char *key, uint64_t val)
+void jw_u64(struct json *j, const char *key, uint64_t val)
 {
 	member(j, key);
 	fprintf(j->f, "%" PRIu64, val);
 }
 
-void json_i64(struct json *j, const char *key, int64_t val)
+void jw_i64(struct json *j, const char *key, int64_t val)
 {
 	member(j, key);
 	fprintf(j->f, "%" PRId64, val);
 }
 
-void json_bool(struct json *j, const char *key, bool val)
+void jw_bool(struct json *j, const char *key, bool val)
 {
 	member(j, key);
 	fputs(val ? "true" : "false", j->f);
 }
 
-void json_hex(struct json *j, const char *key, uint64_t val)
+void jw_hex(struct json *j, const char *key, uint64_t val)
 {
 	member(j, key);
 	fprintf(j->f, "\"0x%" PRIx64 "\"", val);
 }
 
-void json_finish(struct json *j)
+void jw_finish(struct json *j)
 {
 	fputc('\n', j->f);
 }

@@ -25,20 +25,20 @@ struct json {
 	bool first[JSON_MAX_DEPTH];
 };
 
-void json_init(struct json *j, FILE *f, bool pretty);
-void json_obj_begin(struct json *j, const char *key);
-void json_obj_end(struct json *j);
-void json_arr_begin(struct json *j, const char *key);
-void json_arr_end(struct json *j);
-void json_str(struct json *j, const char *key, const char *val);	/* NULL -> null */
-void json_u64(struct json *j, const char *key, uint64_t val);
-void json_i64(struct json *j, const char *key, int64_t val);
-void json_bool(struct json *j, const char *key, bool val);
-void json_hex(struct json *j, const char *key, uint64_t val);	/* "0x..." string */
+void jw_init(struct json *j, FILE *f, bool pretty);
+void jw_obj_begin(struct json *j, const char *key);
+void jw_obj_end(struct json *j);
+void jw_arr_begin(struct json *j, const char *key);
+void jw_arr_end(struct json *j);
+void jw_str(struct json *j, const char *key, const char *val);	/* NULL -> null */
+void jw_u64(struct json *j, const char *key, uint64_t val);
+void jw_i64(struct json *j, const char *key, int64_t val);
+void jw_bool(struct json *j, const char *key, bool val);
+void jw_hex(struct json *j, const char *key, uint64_t val);	/* "0x..." string */
 /* Ends the document with a newline. */
-void json_finish(struct json *j);
+void jw_finish(struct json *j);
 
 /* Writes @s as a JSON string literal (with quotes). */
-void json_write_string(FILE *f, const char *s);
+void jw_write_string(FILE *f, const char *s);
 
 #endif /* NEURONPROF_TOOL_JSON_H */
