@@ -187,7 +187,8 @@ static inline bool file_exists(const char *dir, const char *name)
 	char path[2 * PATH_MAX];
 	struct stat st;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+		return false;
 	return !stat(path, &st) && S_ISREG(st.st_mode) && st.st_size > 0;
 }
 
@@ -279,7 +280,8 @@ static inline long ntff_check(const char *dir, const char *name, struct nprof_nt
 	long total = 0;
 	int n, i;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+		return -1;
 	r = nprof_ntff_reader_open(path, 0);
 	if (!r) {
 		printf("#   %s: %s\n", path, nprof_strerror_last());
@@ -316,7 +318,8 @@ static inline int ntff_model_name(const char *dir, const char *name, char *out, 
 	struct nprof_ntff_reader *r;
 	char path[2 * PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+		return -1;
 	r = nprof_ntff_reader_open(path, 0);
 	if (!r)
 		return -1;

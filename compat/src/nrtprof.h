@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internals of libnrtprof: the export macro and the one place where a
+ * libneuronprof result becomes an NRT_STATUS.
+ */
+#ifndef NRTPROF_INTERNAL_H
+#define NRTPROF_INTERNAL_H
+
+#include <nrt/nrt_status.h>
+
+/* Exported from libnrtprof.so (built with -fvisibility=hidden). */
+#define NRT_API __attribute__((visibility("default")))
+
+/*
+ * The NRT_STATUS of a libneuronprof result @ret (0 or a count: success;
+ * -errno: failure). A failure is logged with libneuronprof's message,
+ * naming @fn, as the runtime logs its errors; NEURON_RT_LOG_LEVEL=OFF
+ * (or FATAL) silences it.
+ */
+NRT_STATUS nrtprof_status(const char *fn, int ret);
+
+/* The NRT_STATUS of a positive errno value, without logging. */
+NRT_STATUS nrtprof_errno_status(int err);
+
+#endif /* NRTPROF_INTERNAL_H */

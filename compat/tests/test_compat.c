@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Host test of libnrtprof: the errno to NRT_STATUS table, the statuses the
+ * runtime API returns for its error cases, and one environment-driven run
+ * (nrt_init ... nrt_close) on fake devices that leaves the expected files.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include <nrt/nrt_profile.h>
+#include <nrt/nrt_sim.h>
+#include <nrt/nrt_sys_trace.h>
+
+#include "../src/nrtprof.h"
+#include "harness.h"
+#include "inspect_util.h"
+
+TEST(errno_to_status)
+{
+	CHECK_INT(nrtprof_errno_status(0), NRT_SUCCESS);
+	CHECK_INT(nrtprof_errno_status(EINVAL), NRT_INVALID);
+	CHECK_INT(nrtprof_errno_status(ENOENT), NRT_INVALID);
+	CHECK_INT(nrtprof_errno_status(EBADF), NRT_INVALID_HANDLE);
+	CHECK_INT(nrtprof_errno_status(ENOMEM), NRT_RESOURCE);
+	CHECK_INT(nrtprof_errno_status(ENOSPC), NRT_RESOURCE);
+	CHECK_INT(nrtprof_errno_status(ETIMEDOUT), NRT_TIMEOUT);
+	CHECK_INT(nrtprof_errno_status(ENODEV), NRT_HW_ERROR);
+	CHECK_INT(nrtprof_errno_status(ESHUTDOWN), NRT_CLOSED);
+	CHECK_INT(nrtprof_errno_status(EBUSY), NRT_FAILURE);
+	CHECK_INT(nrtprof_errno_status(EALREADY), NRT_FAILURE);
+	CHECK_INT(nrtprof_status("test", 5), NRT_SUCCESS);
+}
+
+TEST(error_statuses)
+{
+	nrt_profile_continuous_options_t *co = NULL;
+	nrt_inspect_config_t *cfg = NULL;
+	nrt_model_t *m = NULL;
+	const char **names;
+	size_t n;
+
+	setenv("NEURON_RT_LOG_LEVEL", "OFF", 1);
+	CHECK_INT(nrt_inspect_config_allocate(NULL), NRT_INVALID);
+	CHECK_INT(nrt_inspect_config_allocate(&cfg), NRT_SUCCESS);
+	CHECK_INT(nrt_inspect_config_set_output_dir(cfg, "./tmp"), NRT_INVALID);
+	CHECK_INT(nrt_inspect_config_set_output_dir(cfg, "/dev/null"), NRT_INVALID);
+	CHECK_INT(nrt_inspect_config_set_capture_enabled_for_nc(cfg, 256, true), NRT_INVALID);
+	CHECK_INT(nrt_inspect_config_set_activity(cfg, "nope", true), NRT_INVALID);
+	CHECK_INT(nrt_inspect_config_set_capture_enabled_for_event_type_string(cfg, "nope", true),
+		  NRT_INVALID);
+	CHECK_INT(nrt_inspect_config_get_all_activity_types(&names, &n), NRT_SUCCESS);
+	CHECK_INT(n, 4);
+	nrt_inspect_config_free_activity_types(names, n);
+	CHECK_INT(nrt_inspect_config_free(cfg), NRT_SUCCESS);
+	CHECK_INT(nrt_inspect_begin_with_options(NULL), NRT_INVALID);
+	CHECK_INT(nrt_inspect_stop(), NRT_SUCCESS);
+	CHECK_INT(nrt_profile_stop("never.ntff"), NRT_INVALID);
+	CHECK_INT(nrt_profile_start(NULL, "x.ntff"), NRT_INVALID_HANDLE);
+	CHECK_INT(nrt_profile_continuous_options_allocate(&co), NRT_SUCCESS);
+	CHECK_INT(nrt_profile_continuous_save(0, co), NRT_INVALID);
+	CHECK_INT(nrt_profile_continuous_stop(), NRT_FAILURE);
+	CHECK_INT(nrt_profile_continuous_options_free(co), NRT_SUCCESS);
+	CHECK_INT(nrtsim_load("m", 1, 0, &m), NRT_UNINITIALIZED);
+	CHECK_INT(nrt_init(NRT_FRAMEWORK_TYPE_INVALID, NULL, NULL), NRT_INVALID);
+	CHECK_INT(nrt_sys_trace_stop(), NRT_FAILURE);
+	CHECK_INT(nrt_unload(NULL), NRT_INVALID_HANDLE);
+	unsetenv("NEURON_RT_LOG_LEVEL");
+}
+
+/* nrt_init begins the session the environment asks for; nrt_close ends it. */
+TEST(environment_run_on_fake_devices)
+{
+	char inst[NPROF_INSTANCE_ID_MAX + 1], parent[PATH_MAX], leaf[NAME_MAX + 1];
+	char dir[2 * PATH_MAX], salv[PATH_MAX];
+	struct nprof_ntff_info info;
+	nrt_model_t *a = NULL, *b = NULL;
+	struct scratch s;
+	struct fakex x;
+
+	CHECK(!scratch_enter(&s));
+	CHECK_INT(fakex_setup(&x, 1), 0);
+	setenv("NEURON_RT_INSPECT_ENABLE", "1", 1);
+	setenv("NEURON_RT_INSPECT_OUTPUT_DIR", "out", 1);
+	setenv("NEURON_RT_INSPECT_DEVICE_PROFILE", "model", 1);
+	setenv("NEURON_RT_INSPECT_ON_FAIL", "1", 1);
+	setenv("NEURON_RT_PROFILE_BUF_TRACE_MB", "1", 1);
+	setenv("NEURON_RT_PROFILE_BUF_EVENT_MB", "1", 1);
+	setenv("NEURON_RT_PROFILE_BUF_DMA_MB", "1", 1);
+	CHECK_INT(nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "1", "1"), NRT_SUCCESS);
+	CHECK_INT(nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "1", "1"), NRT_FAILURE);
+	CHECK_INT(nrtsim_load("a", 1, 0, &a), NRT_SUCCESS);
+	CHECK_INT(nrtsim_load("b", 2, 1, &b), NRT_SUCCESS);
+	CHECK_INT(nrtsim_execute(a, 2, false), NRT_SUCCESS);
+	CHECK_INT(nrtsim_execute(a, 2, false), NRT_SUCCESS);
+	CHECK_INT(nrtsim_execute(b, 3, true), NRT_EXEC_COMPLETED_WITH_ERR);
+	CHECK(nprof_inspect_salvage_dir(salv, sizeof(salv)) > 0);
+	CHECK_INT(ntff_check(salv, "b_vnc_1.ntff", &info), 24 * 3);
+	CHECK_INT(nrt_unload(a), NRT_SUCCESS);
+	CHECK_INT(nrt_unload(b), NRT_SUCCESS);
+	nrt_close();
+	CHECK(!path_exists("tmp"));
+	CHECK(nprof_output_instance_id(NULL, inst, sizeof(inst)) > 0);
+	snprintf(parent, sizeof(parent), "out/%s-%ld", inst, (long)getpid());
+	CHECK(dir_first(parent, leaf, sizeof(leaf)));
+	snprintf(dir, sizeof(dir), "%s/%s", parent, leaf);
+	CHECK_INT(ntff_check(dir, "a_vnc_0.ntff", &info), 24 * 2);
+	CHECK(file_exists(dir, "ntrace.pb"));
+	CHECK(file_exists(dir, "trace_info.pb"));
+	CHECK(!file_exists(dir, "b_vnc_1.ntff"));
+	unsetenv("NEURON_RT_INSPECT_ENABLE");
+	unsetenv("NEURON_RT_INSPECT_OUTPUT_DIR");
+	unsetenv("NEURON_RT_INSPECT_DEVICE_PROFILE");
+	unsetenv("NEURON_RT_INSPECT_ON_FAIL");
+	fakex_teardown(&x);
+	scratch_leave(&s);
+}
+
+HARNESS_MAIN
