@@ -441,8 +441,14 @@ static void print_results(const struct record_opts *o, const struct core_result 
 		}
 		jw_arr_end(&j);
 		jw_obj_begin(&j, "system_profile");
-		for (size_t s = 0; s < sizeof(sysprof_files) / sizeof(sysprof_files[0]); s++)
-			jw_bool(&j, sysprof_files[s], sysw & (1u << s));
+		/* Keys without ".pb", so that paths like system_profile.ntrace work. */
+		for (size_t s = 0; s < sizeof(sysprof_files) / sizeof(sysprof_files[0]); s++) {
+			char key[32];
+
+			snprintf(key, sizeof(key), "%.*s", (int)strcspn(sysprof_files[s], "."),
+				 sysprof_files[s]);
+			jw_bool(&j, key, sysw & (1u << s));
+		}
 		jw_u64(&j, "host_events", sp && sp->ntrace ? sp->ntrace->n_events : 0);
 		jw_u64(&j, "cpu_util_samples", sp && sp->cpu ? sp->cpu->n_samples : 0);
 		jw_u64(&j, "host_mem_samples", sp && sp->mem ? sp->mem->n_samples : 0);
@@ -500,6 +506,9 @@ static int record_synthetic(struct record_opts *o)
 	if ((o->event_types || o->max_events) && o->sysprof != 1)
 		return usage_error("%s configures the system trace: add --system-profile",
 				   o->event_types ? "--event-types" : "--max-events");
+	/* Before anything is loaded or opened. */
+	if (nprof_output_check_base(o->outdir))
+		return usage_error("-o %s: %s", o->outdir, nprof_strerror_last());
 	/* Rings of a synthetic model fit in 1 MiB; the runtime's 64 MiB would not fit a VM. */
 	if (!o->ring_size)
 		o->ring_size = 1ULL << 20;

@@ -14,7 +14,8 @@
 # "# " lines); the last line is "N passed, N failed, N skipped". Exit status
 # non-zero if anything failed.
 #
-# The end-to-end test of `record` runs the tool inside a QEMU VM with the
+# The end-to-end test of `record` (SESSION and MODEL capture, the system
+# profile) runs the tool inside a QEMU VM with the
 # modules (scripts/vm-run.sh); it is skipped when the modules are not built
 # (make modules) or NPROF_SKIP_VM=1.
 set -uo pipefail
@@ -338,10 +339,19 @@ suite() {
 	run "progress bar: forced, silent when stderr is not a terminal" t_progress
 
 	# ---- record ----------------------------------------------------------------------
-	run "record --mode model: not available yet, exit 1" \
-		expect_exit 1 "MODEL capture is not available yet" "$np" record --mode model -o "$tmp/rec"
-	run "record --system-profile: not available yet, exit 1" \
-		expect_exit 1 "system profile .* is not available yet" "$np" record --system-profile -o "$tmp/rec"
+	run "record: rings in whole MiB only, exit 2" \
+		expect_exit 2 "--ring-size 4096: rings are sized in whole MiB" "$np" record --ring-size 4096
+	run "record: --event-types without the system trace, exit 2" \
+		expect_exit 2 "--event-types configures the system trace: add --system-profile" \
+		"$np" record --event-types hardware
+	run "record: --on-fail is for a command, exit 2" \
+		expect_exit 2 "--on-fail applies to a command" "$np" record --on-fail --mode model
+	run "record: --executions 0, exit 2, range named" \
+		expect_exit 2 "--executions: 0 is out of range \[1, 65536\]" "$np" record --executions 0
+	run "record: empty --model-name, exit 2" \
+		expect_exit 2 "--model-name: '' is not 1 to 200 bytes long" "$np" record --model-name ''
+	run "record: /dev/null refused as output, exit 2" \
+		expect_exit 2 "'/dev/null' is refused" "$np" record --mode model -o /dev/null
 	run "record --iterations 0: exit 2, range named" \
 		expect_exit 2 "--iterations: 0 is out of range \[1, 65536\]" "$np" record --iterations 0
 	run "record --cores with a bad list: exit 2" \

@@ -6,9 +6,13 @@
 # Boots the Debian kernel in QEMU with the modules (scripts/vm-run.sh),
 # loads neuronprof_sim (one trn2 device: 8 NeuronCores, 2 TopSPs each, 5
 # engines) and runs devices, doctor (as root, then as a user without access
-# to the render node) and record; the host then checks what came back,
-# and summarizes and exports the recorded profiles. Prints what failed and
-# exits 1, or exits 0.
+# to the render node) and record: SESSION capture with the whole system
+# profile, MODEL capture with the system trace only, a recording whose rings
+# overflow; the host then checks what came back, and summarizes and exports
+# the recorded profiles. Every expected number follows from the simulator's
+# formulas (Documentation/simulator.rst) and the events the library records
+# per model, execution and core (Documentation/tool.rst, "record"). Prints
+# what failed and exits 1, or exits 0.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -43,9 +47,13 @@ modprobe neuronprof_sim || echo "modprobe failed: $?" >/out/errors
 $np devices >/out/devices.txt 2>&1; echo $? >/out/devices.rc
 $np devices --json >/out/devices.json 2>/out/devices.err
 $np doctor --json >/out/doctor.json 2>/out/doctor.err; echo $? >/out/doctor.rc
-$np record --cores 0-1 --iterations 3 --throttle --error -o /out/rec --json \
-	>/out/record.json 2>/out/record.err; echo $? >/out/record.rc
-$np record --cores 2 --iterations 50 --ring-size 4096 -o /out/small \
+$np record --cores 0-1 --executions 2 --iterations 3 --throttle --error --system-profile \
+	--cpu-util --host-memory -o /out/rec --json >/out/record.json 2>/out/record.err
+echo $? >/out/record.rc
+$np record --mode model --model-name 'my model' --model-id 7 --cores 1,3 --executions 3 \
+	--iterations 2 --error --system-profile -o /out/model --json >/out/model.json 2>/out/model.err
+echo $? >/out/model.rc
+$np record --cores 2 --iterations 1 --instructions 20000 --dma 0 --ring-size 1M -o /out/small \
 	>/out/small.txt 2>&1; echo $? >/out/small.rc
 $np record --cores 9 -o /out/none >/out/badcore.txt 2>&1; echo $? >/out/badcore.rc
 # A user outside the node's group: doctor must say how to get access.
@@ -105,40 +113,108 @@ grep -q "Permission denied\|cannot be opened\|permission" "$out/record-nobody.tx
 	bad "record as nobody: $(cat "$out/record-nobody.txt")"
 
 status record 0
+status model 0
 status small 0
 status badcore 2
 grep -q -- "--cores 9: /dev/dri/renderD[0-9]* has 8 NeuronCores (0 to 7)" "$out/badcore.txt" ||
 	bad "record --cores 9: $(cat "$out/badcore.txt")"
 
-# Two cores, 3 iterations, 32 instructions on each of 5 engines, 8 DMA,
-# throttled, an error in the last iteration; Documentation/simulator.rst
-# gives what the simulator produces per queue type.
-check summary-json "$out/record.json" cores.0.core=0 cores.1.core=1 \
-	cores.0.queue_types.TRACE.produced=480 cores.0.queue_types.TRACE.captured=480 \
-	cores.0.queue_types.TOPSP_EVENT.produced=12 cores.1.queue_types.DMA.captured=24 \
-	cores.0.status=1004 cores.0.file=profile_nc_0_session_0.ntff
-[ -f "$out/rec/profile_nc_0_session_0.ntff" ] && [ -f "$out/rec/profile_nc_1_session_0.ntff" ] ||
-	bad "record wrote: $(ls "$out/rec")"
-"$np" summary --json "$out/rec" >"$work/summary.json" || bad "summary of the recording"
-check summary-json "$work/summary.json" files=2 cores.0.inferences=3 cores.0.inferences_failed=1 \
-	cores.0.errors=1 cores.0.throttle_events=3 cores.0.engines.4.name=sync \
-	cores.0.engines.4.instructions=96 cores.0.engines.0.dma=6 cores.0.engines.4.dma=3 \
+# jq-less field access: field FILE PATH
+field() {
+	"$py" -c 'import json,sys
+v=json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."):
+    v=v[int(k)] if isinstance(v,list) else v[k]
+print(v)' "$1" "$2" 2>/dev/null
+}
+# The guest's session directory under the host's copy of /out.
+host_dir() {
+	local d
+	d=$(field "$1" session_dir) || return 1
+	echo "$out/${d#/out/}"
+}
+
+# SESSION: two cores, 2 executions of 3 iterations, 32 instructions on each
+# of 5 engines, 8 DMA, throttled, an error in the last iteration of the
+# last execution. One file per core covers both executions.
+check summary-json "$out/record.json" mode=session cores.0.core=0 cores.1.core=1 \
+	cores.0.executions=2 cores.0.status=1004 cores.0.file=profile_nc_0_session_0.ntff \
+	cores.1.file=profile_nc_1_session_0.ntff \
+	cores.0.queue_types.TRACE.produced=960 cores.0.queue_types.TRACE.captured=960 \
+	cores.0.queue_types.TOPSP_EVENT.produced=24 cores.1.queue_types.DMA.captured=48 \
+	cores.1.queue_types.THROTTLE.captured=6 cores.0.queue_types.ERROR.captured=1 \
+	system_profile.ntrace=true system_profile.trace_info=true \
+	system_profile.cpu_util=true system_profile.host_mem=true \
+	system_profile.host_events=20
+rec=$(host_dir "$out/record.json") || bad "record.json has no session_dir"
+for f in profile_nc_0_session_0.ntff profile_nc_1_session_0.ntff ntrace.pb trace_info.pb \
+	cpu_util.pb host_mem.pb; do
+	[ -f "$rec/$f" ] || bad "record did not write $f: $(ls "$rec" 2>&1)"
+done
+case "$rec" in
+"$out"/rec/neuronprof-vm-[0-9]*/[0-9]*) ;;
+*) bad "session directory $rec is not <out>/<instance_id>-<pid>/<session_init_ns>" ;;
+esac
+"$np" summary --json "$rec" >"$work/summary.json" || bad "summary of the recording"
+check summary-json "$work/summary.json" files=2 cores.0.inferences=6 cores.0.inferences_failed=1 \
+	cores.0.errors=1 cores.0.throttle_events=6 cores.0.engines.4.name=sync \
+	cores.0.engines.4.instructions=192 cores.0.engines.0.dma=12 cores.0.engines.4.dma=6 \
 	cores.0.topsps.0.topsp=0 cores.0.topsps.1.topsp=1 cores.1.topsps.0.topsp=2 \
-	cores.0.topsps.0.errors=1 cores.0.topsps.1.instructions=3 \
-	totals.instructions=972 totals.dma=48 totals.errors=4 totals.throttle_events=6 \
-	totals.inferences=6 totals.lost=0 totals.seq_gaps=0
-"$np" export --format json -o "$work/rec.json" "$out/rec" >/dev/null || bad "export json"
-check chrome-json "$work/rec.json" ph.X=6 ph.B=42 ph.E=42 ph.i=1024 ph.C=6 processes=2
-"$np" export --format perfetto -o "$work/rec.pftrace" "$out/rec" >/dev/null || bad "export perfetto"
+	cores.0.topsps.0.errors=1 cores.0.topsps.1.instructions=6 \
+	totals.instructions=1944 totals.dma=96 totals.errors=4 totals.throttle_events=12 \
+	totals.inferences=12 totals.lost=0 totals.seq_gaps=0
+# Host events: inspect_begin, inspect_stop; per core model_load, nrt_unload,
+# profile_stop, profile_serialize; per execution nrt_execute, sim_exec; one
+# exec_error per core. Counters: one C per THROTTLE entry, one "host cpu" per
+# CPU sample but the first, one "host memory" per memory sample.
+cpu=$(field "$out/record.json" system_profile.cpu_util_samples)
+mem=$(field "$out/record.json" system_profile.host_mem_samples)
+[ -n "$cpu" ] && [ "$cpu" -ge 1 ] && [ -n "$mem" ] && [ "$mem" -ge 1 ] ||
+	bad "cpu_util/host_mem samples: '$cpu' '$mem'"
+"$np" export --format json -o "$work/rec.json" "$rec" >/dev/null || bad "export json"
+check chrome-json "$work/rec.json" ph.X=32 ph.B=84 ph.E=84 ph.i=2044 processes=3 \
+	name:nrt_execute=4 name:sim_exec=4 name:model_load=2 name:exec_error=2 \
+	name:inspect_begin=1 name:throttle=12 "name:host cpu=$((cpu - 1))" "name:host memory=$mem"
+"$np" export --format perfetto -o "$work/rec.pftrace" "$rec" >/dev/null || bad "export perfetto"
 mkdir -p "$work/pb2" && protoc --python_out="$work/pb2" -I"$repo/proto" \
 	"$repo/proto/perfetto_trace.proto" || bad "protoc --python_out"
-check perfetto "$work/rec.pftrace" "$work/pb2" processes=2 TYPE_SLICE_BEGIN=48 \
-	TYPE_SLICE_END=48 TYPE_INSTANT=1024 TYPE_COUNTER=12
+check perfetto "$work/rec.pftrace" "$work/pb2" processes=3 TYPE_SLICE_BEGIN=116 \
+	TYPE_SLICE_END=116 TYPE_INSTANT=2044 \
+	TYPE_COUNTER=$((12 * 2 + 4 * (cpu - 1) + 3 * mem))
 
-# 4096-byte rings hold 64 entries: the rest of 50 iterations is lost, and
-# counted. Lost at the end of a ring leaves no gap in sequence numbers.
-"$np" summary --json "$out/small" >"$work/small.json" || bad "summary of the small-ring recording"
-check summary-json "$work/small.json" cores.0.core=2 cores.0.lost=8076 cores.0.seq_gaps=0 \
-	totals.records_with_unexplained_gaps=0 cores.0.engines.0.instructions=64
+# MODEL: cores 1 and 3, 3 executions of 2 iterations, the last one failing.
+# Only the first execution on each core is captured, into
+# <model name with '_' for ' '>_vnc_<core>.ntff; cpu_util and host_mem were
+# not asked for.
+check summary-json "$out/model.json" mode=model model_name="my model" model_id=7 \
+	cores.0.core=1 cores.1.core=3 cores.0.file=my_model_vnc_1.ntff \
+	cores.1.file=my_model_vnc_3.ntff cores.0.executions=1 cores.0.status=0 \
+	cores.1.queue_types.TRACE.produced=320 cores.1.queue_types.TRACE.captured=320 \
+	cores.1.queue_types.ERROR.produced=0 cores.0.queue_types.INFER_STATUS.captured=4 \
+	system_profile.ntrace=true system_profile.cpu_util=false \
+	system_profile.host_mem=false system_profile.host_events=26
+mdl=$(host_dir "$out/model.json") || bad "model.json has no session_dir"
+[ "$(ls "$mdl" 2>&1 | tr '\n' ' ')" = "my_model_vnc_1.ntff my_model_vnc_3.ntff ntrace.pb trace_info.pb " ] ||
+	bad "model recording wrote: $(ls "$mdl" 2>&1)"
+"$np" dump --json "$mdl/my_model_vnc_3.ntff" >"$work/model-dump.json" || bad "dump of the model profile"
+check dump-json "$work/model-dump.json" capture.kind=model capture.core=3 capture.model_id=7 \
+	"capture.model_name=my model" device.num_cores=8
+"$np" summary --json "$mdl" >"$work/model-summary.json" || bad "summary of the model recording"
+check summary-json "$work/model-summary.json" files=2 cores.0.core=1 cores.1.core=3 \
+	cores.0.inferences=2 cores.0.inferences_failed=0 totals.errors=0 totals.instructions=648 \
+	totals.lost=0
+"$np" export --format json -o "$work/model-export.json" "$mdl" >/dev/null || bad "export json of the model"
+# Events as for SESSION plus one profile_start per core, 3 executions per core.
+check chrome-json "$work/model-export.json" ph.X=30 processes=3 name:profile_start=2 name:nrt_execute=6 \
+	name:sim_exec=6 name:exec_error=2 name:profile_serialize=2
+
+# 1 MiB rings hold 16384 entries: of 20000 instructions per engine 3616 are
+# lost, and counted. Lost at the end of a ring leaves no gap in sequence numbers.
+grep -Eq '^  profile_nc_2_session_0.ntff: NeuronCore 2, session 0, 1 execution: 81938 entries, 18080 lost, 100018 produced$' \
+	"$out/small.txt" || bad "small rings: $(cat "$out/small.txt")"
+sml=$(sed -n 's|^session directory /out/\([^ ]*\) .*|\1|p' "$out/small.txt")
+"$np" summary --json "$out/$sml" >"$work/small.json" || bad "summary of the small-ring recording"
+check summary-json "$work/small.json" cores.0.core=2 cores.0.lost=18080 cores.0.seq_gaps=0 \
+	totals.records_with_unexplained_gaps=0 cores.0.engines.0.instructions=16384
 
 exit "$failed"
