@@ -11,6 +11,12 @@
 #   make vm-test    kselftests in a QEMU VM on the Debian kernel
 #                   (scripts/vm-selftests.sh)
 #   make check      every test layer; last line "N passed, N failed"
+#   make demo       the stack end to end on the simulator in a VM: record
+#                   SESSION and MODEL captures with the system profile,
+#                   summarize, export to Perfetto/JSON in ./demo-output
+#                   (scripts/demo.sh; DEMO_SHORT=1 for a short run)
+#   make bench      every benchmark (bench/, the tool's export benchmark),
+#                   each ending with its ratio to a baseline
 #   make install    modules into $(DESTDIR)/lib/modules/$(KVER)/extra (+ depmod),
 #                   library, headers, pkg-config file, tool and man pages
 #                   under $(DESTDIR)$(PREFIX) (default /usr/local); on a
@@ -63,6 +69,14 @@ vm-test: deps
 
 check: deps
 	bash scripts/check.sh
+
+.PHONY: demo bench
+
+demo:
+	MAKE="$(MAKE)" bash scripts/demo.sh
+
+bench: deps lib
+	$(MAKE) -C bench run
 
 PREFIX ?= /usr/local
 

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make demo`: the whole stack on the simulator, end to end.
+#
+#  1. make modules lib tools (which first runs `make deps`);
+#  2. boots the Debian kernel in a QEMU VM with the modules
+#     (scripts/vm-run.sh), loads the simulator (modprobe neuronprof_sim
+#     arch=trn2: one trn2 device, 8 NeuronCores) and runs there
+#       neuronprof devices
+#       neuronprof record --mode session ...   SESSION capture
+#       neuronprof record --mode model ...     MODEL capture
+#     each with the system profile (host trace, CPU utilisation, host
+#     memory). A core is captured by one inspect session at a time and a
+#     session has one device profile mode, so these are two recordings;
+#  3. brings the guest's /out back as DEMO_OUT (default ./demo-output):
+#       session/<instance>-<pid>/<session_ns>/profile_nc_<n>_session_<id>.ntff
+#       model/<instance>-<pid>/<session_ns>/<model>_vnc_<n>.ntff
+#     each next to ntrace.pb, trace_info.pb, cpu_util.pb, host_mem.pb;
+#  4. on the host: `neuronprof summary` of each recording, then one timeline
+#     of both (device profiles and system profiles) exported as
+#     DEMO_OUT/profile.pftrace (Perfetto) and DEMO_OUT/profile.json (Chrome
+#     JSON).
+#
+# Environment: DEMO_SHORT=1 (2 cores, 2 executions of 2 iterations, for
+# `make check`; default: 8 cores, 3 executions of 4 iterations), DEMO_OUT,
+# NPROF_JOBS (make -j, default 2), MAKE, VM_TIMEOUT (default 600).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+MAKE=${MAKE:-make}
+out=${DEMO_OUT:-$repo/demo-output}
+np=$repo/tools/build/neuronprof
+
+if [ "${DEMO_SHORT:-0}" = 1 ]; then
+	cores=0-1 executions=2 iterations=2
+else
+	cores=all executions=3 iterations=4
+fi
+model=synthetic_mlp
+
+step() {
+	printf '\n==> %s\n' "$*"
+}
+
+step "building modules, library and tool (make modules lib tools)"
+"$MAKE" -C "$repo" --no-print-directory -j"${NPROF_JOBS:-2}" modules lib tools
+
+# The guest's half. Each step's status is kept so every step runs and the
+# VM's exit status says whether all of them worked.
+guest=$(mktemp "${TMPDIR:-/tmp}/nprof-demo-guest.XXXXXX")
+trap 'rm -f "$guest"' EXIT
+cat >"$guest" <<EOF
+np=/tool/neuronprof
+rc=0
+cd /tmp
+run() {
+	echo
+	echo "guest\\\$ \$*"
+	"\$@" || { echo "(exit status \$?)"; rc=1; }
+}
+run modprobe neuronprof_sim arch=trn2
+run \$np devices
+run \$np record --mode session --cores $cores --executions $executions \\
+	--iterations $iterations --throttle --system-profile --cpu-util --host-memory \\
+	-o /out/session
+run \$np record --mode model --model-name $model --model-id 2 --cores $cores \\
+	--executions $executions --iterations $iterations --system-profile --cpu-util \\
+	--host-memory -o /out/model
+exit \$rc
+EOF
+
+step "booting the simulator VM (scripts/vm-run.sh; QEMU, Debian kernel $(bash "$here/kver.sh" 2>/dev/null || echo '?'))"
+rm -rf "$out"
+mkdir -p "$out"
+if ! bash "$here/vm-run.sh" --timeout "${VM_TIMEOUT:-600}" --outdir "$out" \
+	--file "$np:/tool/neuronprof" --file "$guest:/tool/demo.sh" -- sh /tool/demo.sh; then
+	echo "demo: the run in the VM failed (see above)" >&2
+	exit 1
+fi
+
+step "summary of the SESSION recording (neuronprof summary $out/session)"
+"$np" summary "$out/session"
+step "summary of the MODEL recording (neuronprof summary $out/model)"
+"$np" summary "$out/model"
+
+step "exporting both recordings and their system profiles"
+"$np" export --format perfetto -o "$out/profile.pftrace" "$out"
+"$np" export --format json -o "$out/profile.json" "$out"
+
+step "done"
+echo "profiles:  $out/session/ (SESSION), $out/model/ (MODEL)"
+echo "timeline:  $out/profile.pftrace (Perfetto), $out/profile.json (Chrome JSON)"
+echo "Open $out/profile.pftrace at https://ui.perfetto.dev (Open trace file)."
