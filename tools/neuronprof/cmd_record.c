@@ -658,7 +658,7 @@ static int build_env(const struct record_opts *o, struct env_list *e)
 		ok &= !env_add(e, "NEURON_RT_INSPECT_HOST_MEMORY", "1");
 	if (o->on_fail)
 		ok &= !env_add(e, "NEURON_RT_INSPECT_ON_FAIL", "1");
-	if (o->cores && strcmp(o->cores, "all"))
+	if (o->cores)
 		ok &= !env_add(e, "NEURON_RT_INSPECT_EVENT_FILTER_NC", "%s", o->cores);
 	if (o->event_types)
 		ok &= !env_add(e, "NEURON_RT_INSPECT_EVENT_FILTER_TYPE", "%s", o->event_types);
@@ -812,7 +812,8 @@ int cmd_record(int argc, char **argv)
 		case OPT_CORES:
 			if (parse_core_list("--cores", optarg, o.core_map, NPROF_MAX_CORES))
 				return EXIT_USAGE;
-			o.cores = optarg;
+			/* "all" means every core the device has, not all 256 indices. */
+			o.cores = strcmp(optarg, "all") ? optarg : NULL;
 			break;
 		case OPT_EXECUTIONS:
 			if (parse_u64("--executions", optarg, 1, NEURONPROF_SIM_MAX_ITERATIONS,

@@ -55,6 +55,7 @@ $np record --mode model --model-name 'my model' --model-id 7 --cores 1,3 --execu
 echo $? >/out/model.rc
 $np record --cores 2 --iterations 1 --instructions 20000 --dma 0 --ring-size 1M -o /out/small \
 	>/out/small.txt 2>&1; echo $? >/out/small.rc
+$np record --cores all --iterations 1 -o /out/all >/out/all.txt 2>&1; echo $? >/out/all.rc
 $np record --cores 9 -o /out/none >/out/badcore.txt 2>&1; echo $? >/out/badcore.rc
 # A user outside the node's group: doctor must say how to get access.
 node=$(ls /dev/dri/renderD* | head -n 1)
@@ -116,6 +117,10 @@ status record 0
 status model 0
 status small 0
 status badcore 2
+status all 0
+# 1 iteration: 2 INFER_STATUS, 5 x (32 TRACE + 2 EVENT), 8 DMA, 2 x (1 TOPSP_TRACE + 2 TOPSP_EVENT).
+count=$(grep -Ec '^  profile_nc_[0-7]_session_0.ntff: NeuronCore [0-7], session 0, 1 execution: 186 entries, 0 lost, 186 produced$' "$out/all.txt")
+[ "$count" = 8 ] || bad "record --cores all: $(cat "$out/all.txt")"
 grep -q -- "--cores 9: /dev/dri/renderD[0-9]* has 8 NeuronCores (0 to 7)" "$out/badcore.txt" ||
 	bad "record --cores 9: $(cat "$out/badcore.txt")"
 
