@@ -14,6 +14,7 @@
 #   vm      scripts/vm-selftests.sh: the kselftests in a QEMU VM, then each
 #           lib/vmtests*/run.sh (library end to end in the VM, checked on
 #           the host)
+#   install tests/install/run.sh: make install into a staging root
 #
 # Every layer ends its output with `N passed, N failed[, N skipped]`. A
 # layer whose inputs do not exist yet is reported as "not present" and
@@ -138,6 +139,13 @@ for t in lib/vmtests*/run.sh; do
 	[ -f "$t" ] || continue
 	run_layer "vm/$(basename "$(dirname "$t")")" env NPROF_KO_DIR="$repo/driver" bash "$t"
 done
+
+# Install layer: make install into a staging root, then uninstall.
+if [ -f tests/install/run.sh ]; then
+	run_layer install bash tests/install/run.sh
+else
+	not_present install "no tests/install/run.sh"
+fi
 
 echo
 echo "=== summary"
