@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The host side of the session-layer VM test: reads what the guest brought
+ * back and checks it against each scenario's expect.txt and the exit codes
+ * in runs.txt. Every NTFF file is opened with the library's reader, which
+ * validates the header, checksums, metadata and every record.
+ *
+ *   check_inspect OUTDIR
+ *
+ * runs.txt lines:  run NAME STATUS WANTED     (WANTED: a number, or "signal")
+ * expect.txt lines (paths relative to the scenario directory):
+ *   tree BASE NAME|*      BASE holds exactly one directory NAME (any name
+ *                         for *), which holds exactly one directory whose
+ *                         name is a number of nanoseconds: $S from then on
+ *   ntff PATH k=v ...     a valid NTFF file; keys kind, core, model, entries
+ *                         (a number, or + for at least one)
+ *   file PATH             a non-empty regular file
+ *   absent PATH           nothing there
+ *   count DIR N           DIR holds N entries
+ *   nohidden DIR          no entry of DIR starts with '.' (no temporary file)
+ *   match DIR REGEX N     N entries of DIR match REGEX; with N = 1, $M is it
+ *
+ * Prints "ok - ..." or "not ok - ... (why)" per line, then "N passed, N failed".
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <neuronprof/ntff.h>
+
+static int passed, failed;
+
+static void result(int ok, const char *scenario, const char *line, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s - %s: %s", ok ? "ok" : "not ok", scenario, line);
+	if (!ok && fmt) {
+		printf(" (");
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+		printf(")");
+	}
+	printf("\n");
+	if (ok)
+		passed++;
+	else
+		failed++;
+}
+
+/* Entries of @dir other than . and ..; with @re, only matching ones. */
+static int list(const char *dir, regex_t *re, char *first, size_t len, int *hidden)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	if (hidden)
+		*hidden = 0;
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (hidden && de->d_name[0] == '.')
+			(*hidden)++;
+		if (re && regexec(re, de->d_name, 0, NULL, 0))
+			continue;
+		if (!n && first)
+			snprintf(first, len, "%s", de->d_name);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+
+	return !stat(p, &st) && S_ISDIR(st.st_mode);
+}
+
+static int check_ntff(const char *path, char *keys, char *why, size_t wlen)
+{
+	struct nprof_ntff_info info = { .size = sizeof(info) };
+	struct nprof_ntff_reader *r;
+	unsigned long long entries = 0;
+	char *tok, *save = NULL;
+	int i, n;
+
+	r = nprof_ntff_reader_open(path, 0);
+	if (!r) {
+		snprintf(why, wlen, "%s", nprof_strerror_last());
+		return 0;
+	}
+	nprof_ntff_reader_info(r, &info);
+	n = nprof_ntff_reader_queue_count(r);
+	for (i = 0; i < n; i++) {
+		struct nprof_ntff_queue q = { .size = sizeof(q) };
+
+		if (!nprof_ntff_reader_queue(r, (size_t)i, &q))
+			entries += q.entry_count;
+	}
+	nprof_ntff_reader_close(r);
+	for (tok = strtok_r(keys, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		char *eq = strchr(tok, '=');
+		unsigned long long want, got;
+
+		if (!eq)
+			continue;
+		*eq = '\0';
+		if (!strcmp(tok, "kind"))
+			got = info.capture_kind;
+		else if (!strcmp(tok, "core"))
+			got = info.core;
+		else if (!strcmp(tok, "model"))
+			got = info.model_id;
+		else if (!strcmp(tok, "entries"))
+			got = entries;
+		else {
+			snprintf(why, wlen, "unknown key %s", tok);
+			return 0;
+		}
+		if (!strcmp(eq + 1, "+")) {
+			if (!got) {
+				snprintf(why, wlen, "%s is 0", tok);
+				return 0;
+			}
+			continue;
+		}
+		want = strtoull(eq + 1, NULL, 10);
+		if (got != want) {
+			snprintf(why, wlen, "%s is %llu, expected %llu", tok, got, want);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* snprintf that reports truncation instead of hiding it. */
+static bool fmt(char *buf, size_t len, const char *f, ...) __attribute__((format(printf, 3, 4)));
+static bool fmt(char *buf, size_t len, const char *f, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, f);
+	n = vsnprintf(buf, len, f, ap);
+	va_end(ap);
+	return n >= 0 && (size_t)n < len;
+}
+
+static void check_scenario(const char *out, const char *scenario)
+{
+	char base[PATH_MAX], path[PATH_MAX], line[1024], S[PATH_MAX], M[PATH_MAX];
+	FILE *f;
+
+	if (!fmt(base, sizeof(base), "%s/%s", out, scenario) ||
+	    !fmt(path, sizeof(path), "%s/expect.txt", base)) {
+		result(0, scenario, "expect.txt", "path too long");
+		return;
+	}
+	f = fopen(path, "r");
+	if (!f) {
+		result(0, scenario, "expect.txt", "cannot open %s", path);
+		return;
+	}
+	S[0] = M[0] = '\0';
+	while (fgets(line, sizeof(line), f)) {
+		char verb[16], a[1024], b[1024], rest[1024], shown[1024], why[512];
+		char rel[PATH_MAX], p[PATH_MAX];
+		int n, ok = 0, hidden;
+		struct stat st;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (!line[0])
+			continue;
+		snprintf(shown, sizeof(shown), "%s", line);
+		why[0] = '\0';
+		a[0] = b[0] = rest[0] = '\0';
+		n = sscanf(line, "%15s %1023s %1023s %1023[^\n]", verb, a, b, rest);
+		if (n < 2) {
+			result(0, scenario, shown, "malformed line");
+			continue;
+		}
+		if (!strncmp(a, "$S", 2))
+			ok = fmt(rel, sizeof(rel), "%s%s", S, a + 2);
+		else if (!strncmp(a, "$M", 2))
+			ok = fmt(rel, sizeof(rel), "%s%s", M, a + 2);
+		else
+			ok = fmt(rel, sizeof(rel), "%s", a);
+		if (!ok || !fmt(p, sizeof(p), "%s/%s", base, rel)) {
+			result(0, scenario, shown, "path too long");
+			continue;
+		}
+		ok = 0;
+		if (!strcmp(verb, "tree")) {
+			char inst[NAME_MAX + 1], ns[NAME_MAX + 1], d[PATH_MAX];
+			char *end;
+
+			if (list(p, NULL, inst, sizeof(inst), NULL) != 1) {
+				snprintf(why, sizeof(why), "%.300s does not hold exactly one entry", p);
+			} else if (strcmp(b, "*") && strcmp(inst, b)) {
+				snprintf(why, sizeof(why), "it holds %s", inst);
+			} else if (!fmt(d, sizeof(d), "%s/%s", p, inst) ||
+				   list(d, NULL, ns, sizeof(ns), NULL) != 1) {
+				snprintf(why, sizeof(why), "%.300s does not hold exactly one entry", d);
+			} else {
+				strtoull(ns, &end, 10);
+				if (*end || !ns[0] || !fmt(d, sizeof(d), "%s/%s/%s", p, inst, ns) || !is_dir(d))
+					snprintf(why, sizeof(why), "%s is not a directory named by a time in ns", ns);
+				else
+					ok = fmt(S, sizeof(S), "%s/%s/%s", rel, inst, ns);
+			}
+		} else if (!strcmp(verb, "ntff")) {
+			char keys[2100];
+
+			snprintf(keys, sizeof(keys), "%s %s", b, rest);
+			ok = check_ntff(p, keys, why, sizeof(why));
+		} else if (!strcmp(verb, "file")) {
+			ok = !stat(p, &st) && S_ISREG(st.st_mode) && st.st_size > 0;
+			if (!ok)
+				snprintf(why, sizeof(why), "missing or empty");
+		} else if (!strcmp(verb, "absent")) {
+			ok = lstat(p, &st) && errno == ENOENT;
+			if (!ok)
+				snprintf(why, sizeof(why), "it exists");
+		} else if (!strcmp(verb, "count")) {
+			int got = list(p, NULL, NULL, 0, NULL);
+
+			ok = got == atoi(b);
+			if (!ok)
+				snprintf(why, sizeof(why), "%d entries", got);
+		} else if (!strcmp(verb, "nohidden")) {
+			ok = is_dir(p) && list(p, NULL, NULL, 0, &hidden) >= 0 && !hidden;
+			if (!ok)
+				snprintf(why, sizeof(why), "temporary files are left");
+		} else if (!strcmp(verb, "match")) {
+			char first[NAME_MAX + 1] = "";
+			regex_t re;
+			int got;
+
+			if (regcomp(&re, b, REG_EXTENDED | REG_NOSUB)) {
+				snprintf(why, sizeof(why), "bad regex");
+			} else {
+				got = list(p, &re, first, sizeof(first), NULL);
+				regfree(&re);
+				ok = got == atoi(rest);
+				if (!ok)
+					snprintf(why, sizeof(why), "%d entries match", got);
+				else if (got == 1)
+					ok = fmt(M, sizeof(M), "%s/%s", rel, first);
+			}
+		} else {
+			snprintf(why, sizeof(why), "unknown verb");
+		}
+		result(ok, scenario, shown, "%s", why);
+	}
+	fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+	char path[PATH_MAX + 16], line[512];
+	FILE *f;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s OUTDIR\n", argv[0]);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	snprintf(path, sizeof(path), "%s/runs.txt", argv[1]);
+	f = fopen(path, "r");
+	if (!f) {
+		result(0, "runs", "runs.txt", "cannot open %s", path);
+	} else {
+		while (fgets(line, sizeof(line), f)) {
+			char name[128], want[32];
+			int status;
+
+			line[strcspn(line, "\n")] = '\0';
+			if (sscanf(line, "run %127s %d %31s", name, &status, want) != 3) {
+				result(0, "runs", line, "malformed line");
+				continue;
+			}
+			if (!strcmp(want, "signal"))
+				result(status > 128, "runs", line, "expected death by a signal");
+			else
+				result(status == atoi(want), "runs", line, "exit status %d", status);
+			/* A scenario directory comes with its expectations. */
+			snprintf(path, sizeof(path), "%s/%s/expect.txt", argv[1], name);
+			if (!access(path, R_OK))
+				check_scenario(argv[1], name);
+		}
+		fclose(f);
+	}
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
