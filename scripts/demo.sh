@@ -31,6 +31,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 MAKE=${MAKE:-make}
 out=${DEMO_OUT:-$repo/demo-output}
+case $out in /*) ;; *) out=$PWD/$out ;; esac
+# Paths as printed: relative to the current directory when below it.
+show=${out#"$PWD"/}
 np=$repo/tools/build/neuronprof
 
 if [ "${DEMO_SHORT:-0}" = 1 ]; then
@@ -72,24 +75,30 @@ exit \$rc
 EOF
 
 step "booting the simulator VM (scripts/vm-run.sh; QEMU, Debian kernel $(bash "$here/kver.sh" 2>/dev/null || echo '?'))"
+# Only a directory an earlier demo made is replaced.
+if [ -e "$out" ] && [ ! -e "$out/.neuronprof-demo" ] && [ -n "$(ls -A "$out" 2>/dev/null)" ]; then
+	echo "demo: $out exists and was not written by the demo; set DEMO_OUT or remove it" >&2
+	exit 1
+fi
 rm -rf "$out"
 mkdir -p "$out"
+: >"$out/.neuronprof-demo"
 if ! bash "$here/vm-run.sh" --timeout "${VM_TIMEOUT:-600}" --outdir "$out" \
 	--file "$np:/tool/neuronprof" --file "$guest:/tool/demo.sh" -- sh /tool/demo.sh; then
 	echo "demo: the run in the VM failed (see above)" >&2
 	exit 1
 fi
 
-step "summary of the SESSION recording (neuronprof summary $out/session)"
-"$np" summary "$out/session"
-step "summary of the MODEL recording (neuronprof summary $out/model)"
-"$np" summary "$out/model"
+step "summary of the SESSION recording (neuronprof summary $show/session)"
+"$np" summary "$show/session"
+step "summary of the MODEL recording (neuronprof summary $show/model)"
+"$np" summary "$show/model"
 
-step "exporting both recordings and their system profiles"
-"$np" export --format perfetto -o "$out/profile.pftrace" "$out"
-"$np" export --format json -o "$out/profile.json" "$out"
+step "exporting both recordings and their system profiles into one timeline"
+"$np" export --format perfetto -o "$show/profile.pftrace" "$show"
+"$np" export --format json -o "$show/profile.json" "$show"
 
 step "done"
-echo "profiles:  $out/session/ (SESSION), $out/model/ (MODEL)"
-echo "timeline:  $out/profile.pftrace (Perfetto), $out/profile.json (Chrome JSON)"
-echo "Open $out/profile.pftrace at https://ui.perfetto.dev (Open trace file)."
+echo "profiles:  $show/session/ (SESSION), $show/model/ (MODEL)"
+echo "timeline:  $show/profile.pftrace (Perfetto), $show/profile.json (Chrome JSON)"
+echo "Open $show/profile.pftrace at https://ui.perfetto.dev (Open trace file)."

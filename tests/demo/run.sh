@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The `demo` layer of `make check`: runs the short demo
+# (DEMO_SHORT=1 scripts/demo.sh: 2 NeuronCores, 2 executions of 2
+# iterations, SESSION and MODEL recordings with the system profile) into a
+# temporary directory and checks what it wrote and printed:
+#  - the session directories hold exactly the expected files;
+#  - the summaries agree with the simulator's formulas and with each other
+#    (a SESSION file covers every execution, a MODEL file the first one);
+#  - the exports decode (Python's json; protoc for the Perfetto trace) and
+#    count the inferences, executions and host events both recordings made;
+#  - the demo printed the recordings, the paths and the ui.perfetto.dev hint.
+# Skipped when QEMU is missing or NPROF_SKIP_VM=1. The last line is
+# "N passed, N failed[, N skipped]"; the exit status is non-zero on failure.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+np=$repo/tools/build/neuronprof
+cores=2 executions=2 iterations=2
+model=synthetic_mlp
+
+pass=0 fail=0 skip=0 n=0
+ok() {
+	n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $1"
+}
+not_ok() {
+	n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"
+	shift
+	[ $# -gt 0 ] && printf '# %s\n' "$@"
+}
+finish() {
+	if [ "$skip" -gt 0 ]; then
+		echo "$pass passed, $fail failed, $skip skipped"
+	else
+		echo "$pass passed, $fail failed"
+	fi
+	[ "$fail" -eq 0 ]
+	exit
+}
+
+why=
+if [ "${NPROF_SKIP_VM:-0}" = 1 ]; then
+	why="NPROF_SKIP_VM=1"
+elif ! command -v "${QEMU:-qemu-system-x86_64}" >/dev/null; then
+	why="no QEMU"
+fi
+if [ -n "$why" ]; then
+	n=$((n + 1)); skip=$((skip + 1))
+	echo "ok $n - make demo DEMO_SHORT=1 # SKIP $why"
+	finish
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/nprof-demo-test.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+out=$tmp/demo-output
+log=$tmp/demo.log
+py=python3
+
+if DEMO_SHORT=1 DEMO_OUT=$out bash "$repo/scripts/demo.sh" >"$log" 2>&1; then
+	ok "make demo DEMO_SHORT=1 exits 0"
+else
+	not_ok "make demo DEMO_SHORT=1 exits 0" "$(tail -n 40 "$log")"
+	finish
+fi
+
+# field FILE PATH: one value of a JSON document ("totals.lost", "cores.0.entries").
+field() {
+	"$py" -c 'import json,sys
+v=json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."):
+    v=v[int(k)] if isinstance(v,list) else v[k]
+print(v)' "$1" "$2"
+}
+
+# The one session directory <kind>/<instance>-<pid>/<session_init_ns> and
+# exactly the files it must hold.
+session_dir() {
+	local kind=$1 d
+	shift
+	d=$(find "$out/$kind" -mindepth 2 -maxdepth 2 -type d)
+	if [ "$(printf '%s\n' "$d" | grep -c .)" -ne 1 ] ||
+	   ! [[ $d =~ ^$out/$kind/[A-Za-z0-9._-]+-[0-9]+/[0-9]+$ ]]; then
+		not_ok "$kind: one session directory <instance>-<pid>/<session_init_ns>" "found: $d"
+		return 1
+	fi
+	local got want
+	got=$(cd "$d" && ls | sort | tr '\n' ' ')
+	want=$(printf '%s\n' "$@" | sort | tr '\n' ' ')
+	if [ "$got" = "$want" ]; then
+		ok "$kind: $d holds $*"
+	else
+		not_ok "$kind: session directory holds the expected files" "got:  $got" "want: $want"
+	fi
+}
+
+sysprof=(ntrace.pb trace_info.pb cpu_util.pb host_mem.pb)
+session_dir session profile_nc_0_session_0.ntff profile_nc_1_session_0.ntff "${sysprof[@]}"
+session_dir model "${model}_vnc_0.ntff" "${model}_vnc_1.ntff" "${sysprof[@]}"
+
+for f in profile.pftrace profile.json; do
+	if [ -s "$out/$f" ]; then ok "$f written"; else not_ok "$f written"; fi
+done
+
+# expect NAME GOT WANT
+expect() {
+	if [ "$2" = "$3" ]; then ok "$1 = $3"; else not_ok "$1" "got $2, expected $3"; fi
+}
+
+"$np" summary --json "$out/session" >"$tmp/session.json" 2>"$tmp/err" &&
+"$np" summary --json "$out/model" >"$tmp/model.json" 2>>"$tmp/err" ||
+	not_ok "summary --json of both recordings" "$(cat "$tmp/err")"
+if [ -s "$tmp/session.json" ] && [ -s "$tmp/model.json" ]; then
+	s=$tmp/session.json m=$tmp/model.json
+	expect "session: inferences (cores x executions x iterations)" \
+		"$(field "$s" totals.inferences)" $((cores * executions * iterations))
+	expect "model: inferences (cores x iterations, first execution only)" \
+		"$(field "$m" totals.inferences)" $((cores * iterations))
+	expect "session: throttle events (--throttle)" "$(field "$s" totals.throttle_events)" \
+		$((cores * executions * iterations))
+	expect "model: throttle events" "$(field "$m" totals.throttle_events)" 0
+	for f in "$s" "$m"; do
+		k=$(basename "$f" .json)
+		expect "$k: lost, sequence gaps, failed inferences" \
+			"$(field "$f" totals.lost) $(field "$f" totals.seq_gaps) $(field "$f" totals.inferences_failed)" "0 0 0"
+	done
+	# One model execution of 2 iterations: 186 entries per iteration
+	# (Documentation/simulator.rst); SESSION adds the THROTTLE entries.
+	for c in 0 1; do
+		me=$(field "$m" cores.$c.entries) se=$(field "$s" cores.$c.entries)
+		expect "core $c: model entries (2 iterations x 186)" "$me" $((iterations * 186))
+		expect "core $c: session entries = executions x (model entries + throttle)" \
+			"$se" $((executions * (me + iterations)))
+	done
+	# What the demo printed agrees with the files.
+	me=$(field "$m" cores.0.entries)
+	if grep -Eq "^  ${model}_vnc_0.ntff: NeuronCore 0, model $model \(id 2\), first of $executions executions: $me entries, 0 lost, $me produced$" "$log"; then
+		ok "the MODEL record line of core 0 says $me entries"
+	else
+		not_ok "the MODEL record line of core 0" "$(grep "_vnc_0.ntff" "$log")"
+	fi
+	se=$(field "$s" cores.1.entries)
+	if grep -Eq "^  profile_nc_1_session_0.ntff: NeuronCore 1, session 0, $executions executions: $se entries, 0 lost, $se produced$" "$log"; then
+		ok "the SESSION record line of core 1 says $se entries"
+	else
+		not_ok "the SESSION record line of core 1" "$(grep "profile_nc_1" "$log")"
+	fi
+fi
+
+# The timeline: both recordings, their host processes and host events.
+# Host events per recording: inspect_begin and _stop; per core model_load,
+# nrt_unload, profile_stop, profile_serialize (+ profile_start for MODEL);
+# per execution nrt_execute and sim_exec.
+host_session=$((2 + cores * 4 + cores * executions * 2))
+host_model=$((2 + cores * 5 + cores * executions * 2))
+if "$py" - "$out/profile.json" >"$tmp/counts" 2>"$tmp/err" <<'EOF'
+import collections, json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+names = collections.Counter(e["name"] for e in ev if e["ph"] == "X")
+procs = sum(1 for e in ev if e["ph"] == "M" and e["name"] == "process_name")
+infer = sum(v for k, v in names.items() if k.startswith("model "))
+print(names["nrt_execute"], names["sim_exec"], names["profile_start"], infer, procs)
+EOF
+then
+	read -r nrt sim start infer procs <"$tmp/counts"
+	expect "profile.json: nrt_execute slices (2 recordings)" "$nrt" $((2 * cores * executions))
+	expect "profile.json: sim_exec slices" "$sim" $((2 * cores * executions))
+	expect "profile.json: profile_start slices (MODEL only)" "$start" "$cores"
+	expect "profile.json: inference slices" "$infer" \
+		$((cores * executions * iterations + cores * iterations))
+	expect "profile.json: processes (2 cores, 2 host processes)" "$procs" $((cores + 2))
+else
+	not_ok "profile.json parses" "$(cat "$tmp/err")"
+fi
+if grep -Fq "profile.pftrace: system profile of 2 directories: $((host_session + host_model)) host events" "$log"; then
+	ok "the export counted $((host_session + host_model)) host events"
+else
+	not_ok "host events of the export" "$(grep "host events" "$log")"
+fi
+if protoc --decode=perfetto.protos.Trace -I"$repo/proto" "$repo/proto/perfetto_trace.proto" \
+	<"$out/profile.pftrace" >"$tmp/pf.txt" 2>"$tmp/err"; then
+	expect "profile.pftrace: track descriptors of processes" \
+		"$(grep -c '^    process {' "$tmp/pf.txt")" $((cores + 2))
+else
+	not_ok "profile.pftrace decodes with protoc" "$(head -n 5 "$tmp/err")"
+fi
+
+if grep -Fq "Open $out/profile.pftrace at https://ui.perfetto.dev" "$log" &&
+   grep -Fq "timeline:  $out/profile.pftrace (Perfetto), $out/profile.json (Chrome JSON)" "$log"; then
+	ok "the demo printed the paths and the ui.perfetto.dev hint"
+else
+	not_ok "the demo printed the paths and the ui.perfetto.dev hint" "$(tail -n 4 "$log")"
+fi
+
+finish
