@@ -15,6 +15,8 @@
 #           lib/vmtests*/run.sh (library end to end in the VM, checked on
 #           the host)
 #   install tests/install/run.sh: make install into a staging root
+#   demo    tests/demo/run.sh: `make demo` in its short form (DEMO_SHORT=1),
+#           its files, summaries and exports checked
 #
 # Every layer ends its output with `N passed, N failed[, N skipped]`. A
 # layer whose inputs do not exist yet is reported as "not present" and
@@ -145,6 +147,13 @@ if [ -f tests/install/run.sh ]; then
 	run_layer install bash tests/install/run.sh
 else
 	not_present install "no tests/install/run.sh"
+fi
+
+# Demo layer: the README's main command, short, into a temporary directory.
+if [ -f tests/demo/run.sh ]; then
+	run_layer demo bash tests/demo/run.sh
+else
+	not_present demo "no tests/demo/run.sh"
 fi
 
 echo
