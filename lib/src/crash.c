@@ -230,8 +230,8 @@ static void flush(int sig, unsigned int wait_ms)
 {
 	int ret;
 
-	/* An unlocked peek: no session, nothing to say. */
-	if (!nprof_insp.active || nprof_insp.pid != getpid())
+	/* A peek without the lock: no session of this process, nothing to say. */
+	if (nprof_inspect_active_pid() != getpid())
 		return;
 	watchdog_arm();
 	ret = nprof_inspect_trylock_excl(wait_ms);

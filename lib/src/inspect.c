@@ -16,6 +16,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,14 @@ struct nprof_inspect_state nprof_insp = { .dirfd = -1 };
 
 /* Protects nprof_insp. */
 static pthread_rwlock_t insp_lock = PTHREAD_RWLOCK_INITIALIZER;
+
+/* The pid of the active session, 0 if none: what the crash flush peeks at unlocked. */
+static _Atomic pid_t active_pid;
+
+pid_t nprof_inspect_active_pid(void)
+{
+	return atomic_load(&active_pid);
+}
 
 __thread int nprof_inspect_lock_depth __attribute__((tls_model("initial-exec")));
 
@@ -490,6 +499,7 @@ static int begin_locked(struct nprof_inspect_config *cfg)
 			goto fail;
 	}
 	nprof_insp.active = true;
+	atomic_store(&active_pid, nprof_insp.pid);
 	nprof_insp.on_fail_seen |= nprof_insp.on_fail;
 	trace_point(NPROF_EV_INSPECT_BEGIN, nprof_sys_trace_now());
 	nprof_log(NPROF_LOG_INFO, "inspect session begun in %s", nprof_insp.dir);
@@ -668,6 +678,7 @@ int nprof_inspect_harvest_locked(bool crash)
 		}
 	}
 	nprof_insp.active = false;
+	atomic_store(&active_pid, 0);
 	if (crash)
 		return ret;
 

@@ -128,6 +128,12 @@ extern __thread int nprof_inspect_lock_depth;
 int nprof_inspect_trylock_excl(unsigned int wait_ms);
 void nprof_inspect_unlock_raw(void);
 
+/*
+ * The pid of the process whose session is active, 0 if none; readable
+ * without the lock (the crash flush peeks at it before trying the lock).
+ */
+pid_t nprof_inspect_active_pid(void);
+
 /* Is the session active in this process (not one inherited over fork)? Locked. */
 bool nprof_inspect_live(void);
 

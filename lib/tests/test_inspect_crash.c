@@ -20,6 +20,7 @@
 
 #include "harness.h"
 #include "inspect_util.h"
+#include "system_profile.pb-c.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define UNDER_ASAN 1
@@ -137,6 +138,66 @@ static void begin_or_exit(unsigned int acts, enum nprof_device_profile_mode mode
 #define SYS_ACTS	(NPROF_ACTIVITY_SYSTEM_PROFILE | NPROF_ACTIVITY_CPU_UTIL | \
 			 NPROF_ACTIVITY_HOST_MEMORY)
 
+static uint8_t *slurp(const char *dir, const char *name, size_t *len)
+{
+	char path[2 * PATH_MAX];
+	uint8_t *buf = NULL;
+	struct stat st;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return NULL;
+	if (!fstat(fd, &st) && st.st_size > 0) {
+		buf = malloc((size_t)st.st_size);
+		if (buf && read(fd, buf, (size_t)st.st_size) != st.st_size) {
+			free(buf);
+			buf = NULL;
+		}
+		*len = (size_t)st.st_size;
+	}
+	close(fd);
+	return buf;
+}
+
+/*
+ * The flush wrote real system-profile messages: ntrace.pb holds the event
+ * the child recorded and the session's own begin/stop events, and
+ * trace_info.pb names the child and the session directory's time.
+ */
+static void check_messages(const char *dir, pid_t pid)
+{
+	Neuronprof__System__TraceInfo *ti;
+	Neuronprof__System__Ntrace *nt;
+	const char *leaf = strrchr(dir, '/');
+	bool user = false, begin = false, stop = false;
+	uint8_t *buf;
+	size_t len = 0, i;
+
+	buf = slurp(dir, "ntrace.pb", &len);
+	nt = buf ? neuronprof__system__ntrace__unpack(NULL, len, buf) : NULL;
+	CHECK(nt != NULL);
+	for (i = 0; nt && i < nt->n_events; i++) {
+		user |= !strcmp(nt->events[i]->name, "user") && nt->events[i]->pid == (uint32_t)pid;
+		begin |= !strcmp(nt->events[i]->name, "inspect_begin");
+		stop |= !strcmp(nt->events[i]->name, "inspect_stop");
+	}
+	CHECK(user && begin && stop);
+	if (nt)
+		neuronprof__system__ntrace__free_unpacked(nt, NULL);
+	free(buf);
+	buf = slurp(dir, "trace_info.pb", &len);
+	ti = buf ? neuronprof__system__trace_info__unpack(NULL, len, buf) : NULL;
+	CHECK(ti != NULL);
+	if (ti) {
+		CHECK_INT(ti->pid, pid);
+		CHECK(leaf && ti->session_init_ns == strtoull(leaf + 1, NULL, 10));
+		neuronprof__system__trace_info__free_unpacked(ti, NULL);
+	}
+	free(buf);
+}
+
 /* The four system-profile files, complete, and nothing else in @dir. */
 static void check_system_profile(const char *dir, int others)
 {
@@ -170,6 +231,7 @@ TEST(segfault_flushes_the_system_profile)
 	CHECK_CONTAINS(c.err, "profiling data saved in out/");
 	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
 	check_system_profile(dir, 0);
+	check_messages(dir, c.pid);
 	scratch_leave(&s);
 }
 
@@ -229,6 +291,7 @@ TEST(exit_without_stop_flushes)
 	CHECK(exited_with(&c, 3));
 	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
 	check_system_profile(dir, 0);
+	check_messages(dir, c.pid);
 	scratch_leave(&s);
 }
 
