@@ -498,6 +498,8 @@ static int begin_locked(struct nprof_inspect_config *cfg)
 		if (ret)
 			goto fail;
 	}
+	nprof_model_capture_reset();
+	nprof_insp.generation++;
 	nprof_insp.active = true;
 	atomic_store(&active_pid, nprof_insp.pid);
 	nprof_insp.on_fail_seen |= nprof_insp.on_fail;
@@ -508,10 +510,12 @@ fail:
 	{
 		char why[1024];
 		bool seen = nprof_insp.on_fail_seen;
+		uint64_t gen = nprof_insp.generation;
 
 		snprintf(why, sizeof(why), "%s", nprof_err_current());
 		rollback(UINT32_MAX);
 		nprof_insp.on_fail_seen = seen;
+		nprof_insp.generation = gen;
 		nprof_err(-ret, "%s", why);
 	}
 	return ret;

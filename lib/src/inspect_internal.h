@@ -100,6 +100,7 @@ struct nprof_inspect_state {
 	struct nprof_monitor *monitor;
 	struct nprof_armed_core *armed;	/* SESSION cores */
 	size_t narmed;
+	uint64_t generation;		/* counts sessions begun in this process */
 };
 
 extern struct nprof_inspect_state nprof_insp;
@@ -203,6 +204,7 @@ void nprof_records_clear(void);
 /* What an execution armed, kept in the model between begin and end. */
 struct nprof_exec_capture {
 	bool model_armed;		/* a MODEL record was inserted */
+	uint64_t generation;		/* of the session it was armed in */
 	char record[NAME_MAX + 1];
 	bool continuous_armed;
 };
@@ -215,6 +217,9 @@ int nprof_model_capture_finish(struct nprof_model *m, struct nprof_exec_capture 
 
 /* Stop and drop the armed captures of executions in flight (inspect stop). */
 void nprof_model_capture_abandon_all(bool crash);
+
+/* A new session: forget the previous one's records and warnings. Locked. */
+void nprof_model_capture_reset(void);
 
 void nprof_continuous_exec_begin(struct nprof_model *m, struct nprof_exec_capture *ec);
 void nprof_continuous_exec_end(struct nprof_model *m, struct nprof_exec_capture *ec,

@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,18 @@ static void trace_point(uint32_t type, uint32_t vnc, uint64_t model_id, uint64_t
 }
 
 /* ---- per-execution capture ------------------------------------------------------ */
+
+/* Cores whose failure to arm was already logged at warning level in this session. */
+static atomic_uchar arm_warned[NPROF_MAX_CORES];
+
+void nprof_model_capture_reset(void)
+{
+	size_t i;
+
+	nprof_records_clear();
+	for (i = 0; i < NPROF_MAX_CORES; i++)
+		atomic_store(&arm_warned[i], 0);
+}
 
 void nprof_model_capture_arm(struct nprof_model *m, struct nprof_exec_capture *ec)
 {
@@ -108,14 +121,17 @@ void nprof_model_capture_arm(struct nprof_model *m, struct nprof_exec_capture *e
 			nprof_rt_capture_put(vnc);
 	}
 	if (ret) {
-		nprof_log(NPROF_LOG_WARN, "the device profile of model %s on NC %u is not captured: %s",
-			  model, vnc, nprof_err_current());
+		/* Once per core and session: on-fail would repeat it every execution. */
+		nprof_log(atomic_exchange(&arm_warned[vnc], 1) ? NPROF_LOG_DEBUG : NPROF_LOG_WARN,
+			  "the device profile of model %s on NC %u is not captured: %s", model, vnc,
+			  nprof_err_current());
 		nprof_records_erase(r.name);
 		goto out;
 	}
 	nprof_records_set_armed(r.name, cap, local);
 	trace_point(NPROF_EV_PROFILE_START, vnc, r.model_id, t0);
 	ec->model_armed = true;
+	ec->generation = nprof_insp.generation;
 	snprintf(ec->record, sizeof(ec->record), "%s", r.name);
 out:
 	nprof_inspect_unlock(&g);
@@ -129,23 +145,23 @@ int nprof_model_capture_finish(struct nprof_model *m, struct nprof_exec_capture 
 	struct nprof_record r;
 	bool failed = status != NPROF_EXEC_OK;
 	uint64_t sid, t0;
-	int ret;
+	int ret = 0;
 
 	(void)m;
 	if (!ec->model_armed)
 		return 0;
 	ec->model_armed = false;
 	nprof_inspect_lock_shared(&g);
+	if (ec->generation != nprof_insp.generation || !nprof_inspect_live()) {
+		/*
+		 * The session this execution was armed in was stopped (which
+		 * abandoned the capture) and maybe another one begun.
+		 */
+		goto out;
+	}
 	ret = nprof_records_complete(ec->record, &r);
 	if (ret) {
-		if (r.abandoned || (!r.name[0] && !nprof_inspect_live())) {
-			/* A stop harvested the session while this execution ran. */
-			if (r.abandoned)
-				nprof_records_erase(ec->record);
-			ret = 0;
-		} else {
-			nprof_log(NPROF_LOG_ERROR, "%s", nprof_err_current());
-		}
+		nprof_log(NPROF_LOG_ERROR, "%s", nprof_err_current());
 		goto out;
 	}
 	t0 = nprof_sys_trace_now();

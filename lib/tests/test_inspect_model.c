@@ -281,6 +281,22 @@ TEST(stop_during_execution_abandons)
 	CHECK_INT(nprof_inspect_close(), 0);
 	CHECK_INT(nprof_model_execute_end(m, 0), 0);
 	CHECK_INT(fakex_subscribed(&x), 0);
+	/*
+	 * Stopped, then a new session begun while the execution runs: its end
+	 * leaves the new session alone, which captures the model afresh.
+	 */
+	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
+	CHECK_INT(nprof_model_execute_begin(m), 0);
+	CHECK_INT(nprof_inspect_stop(), 0);
+	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
+	CHECK(nprof_inspect_session_dir(dir, sizeof(dir)) > 0);
+	CHECK_INT(nprof_records_count(NULL), 0);
+	CHECK_INT(nprof_model_execute_end(m, 0), 0);
+	CHECK_INT(nprof_records_count(NULL), 0);
+	CHECK_INT(run(m, 2, false), 0);
+	CHECK_INT(dir_count(dir), 1);
+	CHECK_INT(nprof_inspect_close(), 0);
+	CHECK_INT(fakex_subscribed(&x), 0);
 	CHECK_INT(nprof_model_unload(m), 0);
 	nprof_inspect_config_free(cfg);
 	fakex_teardown(&x);
