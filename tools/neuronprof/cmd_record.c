@@ -65,7 +65,7 @@ static const char record_usage[] =
 	"cpu_util.pb, host_mem.pb). The files are read back: entries plus those\n"
 	"counted lost must equal what the simulator produced, per queue type.\n"
 	"With a command: run it with NEURON_RT_INSPECT_ENABLE=1 and the inspect\n"
-	"environment below, and exit with its status.\n"
+	"environment the options set, and exit with its status.\n"
 	"\n"
 	"Common options:\n"
 	"  -o, --output DIR      output base directory (default ./output)\n"
