@@ -24,7 +24,7 @@
 NRT_API NRT_STATUS nrt_profile_start(nrt_model_t *model, const char *filename)
 {
 	if (!model)
-		return nrtprof_status(__func__, -EBADF);
+		return nrtprof_error(__func__, NRT_INVALID_HANDLE, "model is NULL");
 	return nrtprof_status(__func__, nprof_profile_start((struct nprof_model *)model, filename));
 }
 
@@ -40,7 +40,7 @@ NRT_API NRT_STATUS nrt_profile_continuous_options_allocate(nrt_profile_continuou
 	struct nprof_profile_continuous_options *o;
 
 	if (!options)
-		return nrtprof_status(__func__, -EINVAL);
+		return nrtprof_error(__func__, NRT_INVALID, "options pointer is NULL");
 	o = nprof_profile_continuous_options_allocate();
 	if (!o)
 		return nrtprof_status(__func__, -errno);
@@ -105,7 +105,7 @@ NRT_API NRT_STATUS nrt_inspect_config_allocate(nrt_inspect_config_t **options)
 	struct nprof_inspect_config *cfg;
 
 	if (!options)
-		return nrtprof_status(__func__, -EINVAL);
+		return nrtprof_error(__func__, NRT_INVALID, "options pointer is NULL");
 	cfg = nprof_inspect_config_allocate();
 	if (!cfg)
 		return nrtprof_status(__func__, -errno);

@@ -28,10 +28,10 @@ NRT_API NRT_STATUS nrt_init(nrt_framework_type_t framework, const char *fw_versi
 	(void)fw_version;
 	(void)fal_version;
 	if (framework <= NRT_FRAMEWORK_TYPE_INVALID || framework > NRT_FRAMEWORK_TYPE_MXNET)
-		return nrtprof_status(__func__, -EINVAL);
+		return nrtprof_error(__func__, NRT_INVALID, "invalid framework type");
 	pthread_mutex_lock(&init_lock);
 	if (initialized) {
-		st = nrtprof_status(__func__, -EALREADY);
+		st = nrtprof_error(__func__, NRT_FAILURE, "the runtime is already initialized");
 	} else {
 		st = nrtprof_status(__func__, nprof_inspect_begin());
 		initialized = st == NRT_SUCCESS;
@@ -55,12 +55,10 @@ NRT_API NRT_STATUS nrt_unload(nrt_model_t *model)
 	int ret;
 
 	if (!model)
-		return nrtprof_status(__func__, -EBADF);
+		return nrtprof_error(__func__, NRT_INVALID_HANDLE, "model is NULL");
 	ret = nprof_model_unload((struct nprof_model *)model);
-	if (ret == -EBUSY) {
-		nrtprof_status(__func__, ret);
-		return NRT_EXEC_NC_BUSY;
-	}
+	if (ret == -EBUSY)
+		return nrtprof_error(__func__, NRT_EXEC_NC_BUSY, nprof_strerror_last());
 	return nrtprof_status(__func__, ret);
 }
 
@@ -74,9 +72,9 @@ NRT_API NRT_STATUS nrtsim_load(const char *name, uint32_t model_id, int32_t star
 	ok = initialized;
 	pthread_mutex_unlock(&init_lock);
 	if (!ok)
-		return NRT_UNINITIALIZED;
+		return nrtprof_error(__func__, NRT_UNINITIALIZED, "nrt_init() was not called");
 	if (!model || start_nc < 0)
-		return nrtprof_status(__func__, -EINVAL);
+		return nrtprof_error(__func__, NRT_INVALID, "model pointer is NULL or start_nc is negative");
 	m = nprof_model_load(name, model_id, (uint32_t)start_nc);
 	if (!m)
 		return nrtprof_status(__func__, -errno);
@@ -91,7 +89,7 @@ NRT_API NRT_STATUS nrtsim_execute(nrt_model_t *model, uint32_t iterations, bool 
 	int ret;
 
 	if (!model)
-		return nrtprof_status(__func__, -EBADF);
+		return nrtprof_error(__func__, NRT_INVALID_HANDLE, "model is NULL");
 	memset(&p, 0, sizeof(p));
 	p.size = sizeof(p);
 	p.iterations = iterations;
@@ -100,10 +98,8 @@ NRT_API NRT_STATUS nrtsim_execute(nrt_model_t *model, uint32_t iterations, bool 
 	p.dma_transfers = 1;
 	p.flags = fail ? NPROF_SIM_EXEC_ERROR : 0;
 	ret = nprof_model_sim_execute((struct nprof_model *)model, &p, &res);
-	if (ret == -EBUSY) {
-		nrtprof_status(__func__, ret);
-		return NRT_EXEC_NC_BUSY;
-	}
+	if (ret == -EBUSY)
+		return nrtprof_error(__func__, NRT_EXEC_NC_BUSY, nprof_strerror_last());
 	if (ret)
 		return nrtprof_status(__func__, ret);
 	/* The simulator reports an execution error as the runtime's 1004. */
@@ -112,5 +108,5 @@ NRT_API NRT_STATUS nrtsim_execute(nrt_model_t *model, uint32_t iterations, bool 
 
 NRT_API const char *nrtsim_last_error(void)
 {
-	return nprof_strerror_last();
+	return nrtprof_last_error();
 }

@@ -57,14 +57,25 @@ static int quiet(void)
 	return v && (!strcasecmp(v, "OFF") || !strcasecmp(v, "FATAL"));
 }
 
+/* The last failure's message in this thread, whoever found it. */
+static __thread char last_error[1024];
+
+const char *nrtprof_last_error(void)
+{
+	return last_error;
+}
+
+NRT_STATUS nrtprof_error(const char *fn, NRT_STATUS st, const char *msg)
+{
+	snprintf(last_error, sizeof(last_error), "%s", msg);
+	if (!quiet())
+		fprintf(stderr, "nrt: %s: %s (status %d)\n", fn, msg, (int)st);
+	return st;
+}
+
 NRT_STATUS nrtprof_status(const char *fn, int ret)
 {
-	NRT_STATUS st;
-
 	if (ret >= 0)
 		return NRT_SUCCESS;
-	st = nrtprof_errno_status(-ret);
-	if (!quiet())
-		fprintf(stderr, "nrt: %s: %s (status %d)\n", fn, nprof_strerror_last(), (int)st);
-	return st;
+	return nrtprof_error(fn, nrtprof_errno_status(-ret), nprof_strerror_last());
 }

@@ -20,7 +20,7 @@ NRT_API NRT_STATUS nrt_sys_trace_config_allocate(nrt_sys_trace_config_t **option
 	struct nprof_sys_trace_config *c;
 
 	if (!options)
-		return nrtprof_status(__func__, -EINVAL);
+		return nrtprof_error(__func__, NRT_INVALID, "options pointer is NULL");
 	c = nprof_sys_trace_config_allocate();
 	if (!c)
 		return nrtprof_status(__func__, -errno);
@@ -94,7 +94,7 @@ NRT_API NRT_STATUS nrt_sys_trace_fetch_options_allocate(nrt_sys_trace_fetch_opti
 	struct nprof_sys_trace_fetch_options *o;
 
 	if (!options)
-		return nrtprof_status(__func__, -EINVAL);
+		return nrtprof_error(__func__, NRT_INVALID, "options pointer is NULL");
 	o = nprof_sys_trace_fetch_options_allocate();
 	if (!o)
 		return nrtprof_status(__func__, -errno);

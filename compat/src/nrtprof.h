@@ -19,7 +19,16 @@
  */
 NRT_STATUS nrtprof_status(const char *fn, int ret);
 
+/*
+ * A failure found by libnrtprof itself (a NULL handle, a second nrt_init):
+ * logged like nrtprof_status() with @msg, and returned as @st.
+ */
+NRT_STATUS nrtprof_error(const char *fn, NRT_STATUS st, const char *msg);
+
 /* The NRT_STATUS of a positive errno value, without logging. */
 NRT_STATUS nrtprof_errno_status(int err);
+
+/* The message of the last failure in this thread (nrtsim_last_error()). */
+const char *nrtprof_last_error(void);
 
 #endif /* NRTPROF_INTERNAL_H */
