@@ -154,9 +154,6 @@ int nprof_model_capture_finish(struct nprof_model *m, struct nprof_exec_capture 
 	if (!ec->model_armed)
 		return 0;
 	ec->model_armed = false;
-	/* The common case, no session: no lock, no signal-mask system calls. */
-	if (!nprof_inspect_active_pid())
-		return;
 	nprof_inspect_lock_shared(&g);
 	if (ec->generation != nprof_insp.generation || !nprof_inspect_live()) {
 		/*
