@@ -11,13 +11,13 @@
 
 #include "json.h"
 
-void json_init(struct json *j)
+void nprof_json_init(struct nprof_json *j)
 {
 	memset(j, 0, sizeof(*j));
 	j->first[0] = true;
 }
 
-static bool reserve(struct json *j, size_t more)
+static bool reserve(struct nprof_json *j, size_t more)
 {
 	size_t cap;
 	char *p;
@@ -44,7 +44,7 @@ static bool reserve(struct json *j, size_t more)
 	return true;
 }
 
-static void put(struct json *j, const char *s, size_t n)
+static void put(struct nprof_json *j, const char *s, size_t n)
 {
 	if (!reserve(j, n))
 		return;
@@ -54,7 +54,7 @@ static void put(struct json *j, const char *s, size_t n)
 }
 
 /* Separator before a value or a key at the current level. */
-static void sep(struct json *j)
+static void sep(struct nprof_json *j)
 {
 	if (j->after_key) {
 		j->after_key = false;
@@ -65,7 +65,7 @@ static void sep(struct json *j)
 	j->first[j->depth] = false;
 }
 
-static void open_container(struct json *j, char c)
+static void open_container(struct nprof_json *j, char c)
 {
 	sep(j);
 	if (j->depth + 1 >= JSON_MAX_DEPTH) {
@@ -78,7 +78,7 @@ static void open_container(struct json *j, char c)
 	j->first[j->depth] = true;
 }
 
-static void close_container(struct json *j, char c)
+static void close_container(struct nprof_json *j, char c)
 {
 	if (j->depth == 0 || j->after_key) {
 		if (!j->err)
@@ -89,22 +89,22 @@ static void close_container(struct json *j, char c)
 	j->depth--;
 }
 
-void json_obj_begin(struct json *j)
+void nprof_json_obj_begin(struct nprof_json *j)
 {
 	open_container(j, '{');
 }
 
-void json_obj_end(struct json *j)
+void nprof_json_obj_end(struct nprof_json *j)
 {
 	close_container(j, '}');
 }
 
-void json_arr_begin(struct json *j)
+void nprof_json_arr_begin(struct nprof_json *j)
 {
 	open_container(j, '[');
 }
 
-void json_arr_end(struct json *j)
+void nprof_json_arr_end(struct nprof_json *j)
 {
 	close_container(j, ']');
 }
@@ -146,7 +146,7 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
 	return len;
 }
 
-static void put_escaped(struct json *j, const char *str)
+static void put_escaped(struct nprof_json *j, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t n = strlen(str), i = 0, run;
@@ -206,7 +206,7 @@ static void put_escaped(struct json *j, const char *str)
 	put(j, "\"", 1);
 }
 
-void json_key(struct json *j, const char *key)
+void nprof_json_key(struct nprof_json *j, const char *key)
 {
 	sep(j);
 	put_escaped(j, key);
@@ -214,13 +214,13 @@ void json_key(struct json *j, const char *key)
 	j->after_key = true;
 }
 
-void json_str(struct json *j, const char *s)
+void nprof_json_str(struct nprof_json *j, const char *s)
 {
 	sep(j);
 	put_escaped(j, s ? s : "");
 }
 
-void json_u64(struct json *j, uint64_t v)
+void nprof_json_u64(struct nprof_json *j, uint64_t v)
 {
 	char b[24];
 	int n = snprintf(b, sizeof(b), "%" PRIu64, v);
@@ -229,7 +229,7 @@ void json_u64(struct json *j, uint64_t v)
 	put(j, b, (size_t)n);
 }
 
-void json_i64(struct json *j, int64_t v)
+void nprof_json_i64(struct nprof_json *j, int64_t v)
 {
 	char b[24];
 	int n = snprintf(b, sizeof(b), "%" PRId64, v);
@@ -238,13 +238,13 @@ void json_i64(struct json *j, int64_t v)
 	put(j, b, (size_t)n);
 }
 
-void json_double(struct json *j, double v)
+void nprof_json_double(struct nprof_json *j, double v)
 {
 	char b[40];
 	int n;
 
 	if (!isfinite(v)) {
-		json_null(j);
+		nprof_json_null(j);
 		return;
 	}
 	/* 17 significant digits round-trip any double. */
@@ -253,13 +253,13 @@ void json_double(struct json *j, double v)
 	put(j, b, (size_t)n);
 }
 
-void json_null(struct json *j)
+void nprof_json_null(struct nprof_json *j)
 {
 	sep(j);
 	put(j, "null", 4);
 }
 
-void json_bool(struct json *j, bool v)
+void nprof_json_bool(struct nprof_json *j, bool v)
 {
 	sep(j);
 	if (v)
@@ -268,7 +268,7 @@ void json_bool(struct json *j, bool v)
 		put(j, "false", 5);
 }
 
-int json_finish(struct json *j, char **buf, size_t *len)
+int nprof_json_finish(struct nprof_json *j, char **buf, size_t *len)
 {
 	int err = j->err;
 
@@ -277,7 +277,7 @@ int json_finish(struct json *j, char **buf, size_t *len)
 	if (!err && !j->buf && !reserve(j, 0))
 		err = j->err;
 	if (err) {
-		json_discard(j);
+		nprof_json_discard(j);
 		return err;
 	}
 	j->buf[j->len] = '\0';
@@ -288,7 +288,7 @@ int json_finish(struct json *j, char **buf, size_t *len)
 	return 0;
 }
 
-void json_discard(struct json *j)
+void nprof_json_discard(struct nprof_json *j)
 {
 	free(j->buf);
 	j->buf = NULL;

@@ -4,7 +4,7 @@
  * tracked by the writer; strings are escaped (quote, backslash, control
  * characters) and invalid UTF-8 is replaced by U+FFFD, so the output is
  * always valid JSON. Errors are sticky: after an allocation failure every
- * call is a no-op and json_finish() reports -ENOMEM.
+ * call is a no-op and nprof_json_finish() reports -ENOMEM.
  */
 #ifndef NEURONPROF_JSON_H
 #define NEURONPROF_JSON_H
@@ -15,7 +15,7 @@
 
 #define JSON_MAX_DEPTH	16
 
-struct json {
+struct nprof_json {
 	char *buf;
 	size_t len;
 	size_t cap;
@@ -25,27 +25,27 @@ struct json {
 	bool after_key;			/* a value completes "key": */
 };
 
-void json_init(struct json *j);
-void json_obj_begin(struct json *j);
-void json_obj_end(struct json *j);
-void json_arr_begin(struct json *j);
-void json_arr_end(struct json *j);
-void json_key(struct json *j, const char *key);
-void json_str(struct json *j, const char *s);
-void json_u64(struct json *j, uint64_t v);
-void json_i64(struct json *j, int64_t v);
+void nprof_json_init(struct nprof_json *j);
+void nprof_json_obj_begin(struct nprof_json *j);
+void nprof_json_obj_end(struct nprof_json *j);
+void nprof_json_arr_begin(struct nprof_json *j);
+void nprof_json_arr_end(struct nprof_json *j);
+void nprof_json_key(struct nprof_json *j, const char *key);
+void nprof_json_str(struct nprof_json *j, const char *s);
+void nprof_json_u64(struct nprof_json *j, uint64_t v);
+void nprof_json_i64(struct nprof_json *j, int64_t v);
 /* NaN and infinities have no JSON form; they are written as null. */
-void json_double(struct json *j, double v);
-void json_null(struct json *j);
-void json_bool(struct json *j, bool v);
+void nprof_json_double(struct nprof_json *j, double v);
+void nprof_json_null(struct nprof_json *j);
+void nprof_json_bool(struct nprof_json *j, bool v);
 
 /*
  * Hand the NUL-terminated buffer to the caller (*buf, *len) or, on error,
  * free it. Return: 0, -ENOMEM, or -EINVAL if containers are left open.
  */
-int json_finish(struct json *j, char **buf, size_t *len);
+int nprof_json_finish(struct nprof_json *j, char **buf, size_t *len);
 
 /* Free the buffer without handing it over. */
-void json_discard(struct json *j);
+void nprof_json_discard(struct nprof_json *j);
 
 #endif /* NEURONPROF_JSON_H */

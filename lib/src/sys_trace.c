@@ -814,82 +814,82 @@ NPROF_API int nprof_sys_trace_fetch_options_set_nc_idx(struct nprof_sys_trace_fe
 	return 0;
 }
 
-static void json_core(struct json *j, uint32_t core)
+static void json_core(struct nprof_json *j, uint32_t core)
 {
 	if (core == NPROF_SYS_TRACE_NO_CORE)
-		json_null(j);
+		nprof_json_null(j);
 	else
-		json_u64(j, core);
+		nprof_json_u64(j, core);
 }
 
-static void json_event(struct json *j, const struct nprof_sys_trace_record *rec,
+static void json_event(struct nprof_json *j, const struct nprof_sys_trace_record *rec,
 		       const char *instance_id, int64_t gid)
 {
 	uint32_t i;
 
-	json_obj_begin(j);
-	json_key(j, "id");
-	json_u64(j, rec->id);
-	json_key(j, "name");
-	json_str(j, nprof_sys_trace_event_type_name(rec->type));
-	json_key(j, "type");
-	json_u64(j, rec->type);
-	json_key(j, "group");
-	json_str(j, nprof_st_group_name(rec->type));
-	json_key(j, "source");
-	json_str(j, source_names[rec->source]);
-	json_key(j, "start_ns");
-	json_u64(j, rec->start_ns);
-	json_key(j, "end_ns");
-	json_u64(j, rec->end_ns);
-	json_key(j, "duration_ns");
-	json_u64(j, rec->end_ns - rec->start_ns);
-	json_key(j, "instance_id");
-	json_str(j, instance_id);
-	json_key(j, "pid");
-	json_u64(j, rec->pid);
-	json_key(j, "tid");
-	json_u64(j, rec->tid);
-	json_key(j, "core_index");
+	nprof_json_obj_begin(j);
+	nprof_json_key(j, "id");
+	nprof_json_u64(j, rec->id);
+	nprof_json_key(j, "name");
+	nprof_json_str(j, nprof_sys_trace_event_type_name(rec->type));
+	nprof_json_key(j, "type");
+	nprof_json_u64(j, rec->type);
+	nprof_json_key(j, "group");
+	nprof_json_str(j, nprof_st_group_name(rec->type));
+	nprof_json_key(j, "source");
+	nprof_json_str(j, source_names[rec->source]);
+	nprof_json_key(j, "start_ns");
+	nprof_json_u64(j, rec->start_ns);
+	nprof_json_key(j, "end_ns");
+	nprof_json_u64(j, rec->end_ns);
+	nprof_json_key(j, "duration_ns");
+	nprof_json_u64(j, rec->end_ns - rec->start_ns);
+	nprof_json_key(j, "instance_id");
+	nprof_json_str(j, instance_id);
+	nprof_json_key(j, "pid");
+	nprof_json_u64(j, rec->pid);
+	nprof_json_key(j, "tid");
+	nprof_json_u64(j, rec->tid);
+	nprof_json_key(j, "core_index");
 	json_core(j, rec->core);
-	json_key(j, "worker_global_id");
+	nprof_json_key(j, "worker_global_id");
 	if (gid >= 0)
-		json_u64(j, (uint64_t)gid);
+		nprof_json_u64(j, (uint64_t)gid);
 	else
-		json_null(j);
-	json_key(j, "model_id");
+		nprof_json_null(j);
+	nprof_json_key(j, "model_id");
 	if (rec->flags & NPROF_SYS_TRACE_F_MODEL_ID)
-		json_u64(j, rec->model_id);
+		nprof_json_u64(j, rec->model_id);
 	else
-		json_null(j);
-	json_key(j, "flow_ids");
-	json_arr_begin(j);
+		nprof_json_null(j);
+	nprof_json_key(j, "flow_ids");
+	nprof_json_arr_begin(j);
 	if (rec->flags & NPROF_SYS_TRACE_F_FLOW_ID)
-		json_u64(j, rec->flow_id);
-	json_arr_end(j);
-	json_key(j, "attributes");
-	json_obj_begin(j);
+		nprof_json_u64(j, rec->flow_id);
+	nprof_json_arr_end(j);
+	nprof_json_key(j, "attributes");
+	nprof_json_obj_begin(j);
 	for (i = 0; i < rec->nattrs; i++) {
 		const struct nprof_sys_trace_attr *a = &rec->attrs[i];
 
-		json_key(j, a->key);
+		nprof_json_key(j, a->key);
 		switch (a->type) {
 		case NPROF_SYS_TRACE_ATTR_INT:
-			json_i64(j, a->v.i);
+			nprof_json_i64(j, a->v.i);
 			break;
 		case NPROF_SYS_TRACE_ATTR_UINT:
-			json_u64(j, a->v.u);
+			nprof_json_u64(j, a->v.u);
 			break;
 		case NPROF_SYS_TRACE_ATTR_DOUBLE:
-			json_double(j, a->v.d);
+			nprof_json_double(j, a->v.d);
 			break;
 		default:
-			json_str(j, a->v.s);
+			nprof_json_str(j, a->v.s);
 			break;
 		}
 	}
-	json_obj_end(j);
-	json_obj_end(j);
+	nprof_json_obj_end(j);
+	nprof_json_obj_end(j);
 }
 
 struct fetch_ring {
@@ -906,7 +906,7 @@ NPROF_API int nprof_sys_trace_fetch_events(char **buf, size_t *len,
 	struct nprof_st_session s;
 	uint32_t first, last, c;
 	size_t nrings = 0, i;
-	struct json j;
+	struct nprof_json j;
 	int ret;
 
 	if (!buf || !len)
@@ -926,18 +926,18 @@ NPROF_API int nprof_sys_trace_fetch_events(char **buf, size_t *len,
 		return nprof_err(ENOMEM, "cannot allocate the fetch buffer");
 	nprof_st_session_get(&s);
 
-	json_init(&j);
-	json_obj_begin(&j);
-	json_key(&j, "clock_domain");
-	json_str(&j, "CLOCK_MONOTONIC");
-	json_key(&j, "instance_id");
-	json_str(&j, s.instance_id);
-	json_key(&j, "pid");
-	json_u64(&j, s.pid);
-	json_key(&j, "active");
-	json_bool(&j, s.active);
-	json_key(&j, "events");
-	json_arr_begin(&j);
+	nprof_json_init(&j);
+	nprof_json_obj_begin(&j);
+	nprof_json_key(&j, "clock_domain");
+	nprof_json_str(&j, "CLOCK_MONOTONIC");
+	nprof_json_key(&j, "instance_id");
+	nprof_json_str(&j, s.instance_id);
+	nprof_json_key(&j, "pid");
+	nprof_json_u64(&j, s.pid);
+	nprof_json_key(&j, "active");
+	nprof_json_bool(&j, s.active);
+	nprof_json_key(&j, "events");
+	nprof_json_arr_begin(&j);
 	for (c = first; c <= last; c++) {
 		struct nprof_sys_trace_stats st;
 		uint64_t want, got = 0;
@@ -963,32 +963,32 @@ NPROF_API int nprof_sys_trace_fetch_events(char **buf, size_t *len,
 		fetched[nrings].fetched = got;
 		nrings++;
 	}
-	json_arr_end(&j);
-	json_key(&j, "rings");
-	json_arr_begin(&j);
+	nprof_json_arr_end(&j);
+	nprof_json_key(&j, "rings");
+	nprof_json_arr_begin(&j);
 	for (i = 0; i < nrings; i++) {
 		struct nprof_sys_trace_stats st;
 
 		ring_stats(fetched[i].core, &st);
-		json_obj_begin(&j);
-		json_key(&j, "core_index");
+		nprof_json_obj_begin(&j);
+		nprof_json_key(&j, "core_index");
 		json_core(&j, fetched[i].core);
-		json_key(&j, "capacity");
-		json_u64(&j, st.capacity);
-		json_key(&j, "fetched");
-		json_u64(&j, fetched[i].fetched);
-		json_key(&j, "pending");
-		json_u64(&j, st.pending);
-		json_key(&j, "recorded");
-		json_u64(&j, st.recorded);
-		json_key(&j, "overwritten");
-		json_u64(&j, st.overwritten);
-		json_obj_end(&j);
+		nprof_json_key(&j, "capacity");
+		nprof_json_u64(&j, st.capacity);
+		nprof_json_key(&j, "fetched");
+		nprof_json_u64(&j, fetched[i].fetched);
+		nprof_json_key(&j, "pending");
+		nprof_json_u64(&j, st.pending);
+		nprof_json_key(&j, "recorded");
+		nprof_json_u64(&j, st.recorded);
+		nprof_json_key(&j, "overwritten");
+		nprof_json_u64(&j, st.overwritten);
+		nprof_json_obj_end(&j);
 	}
-	json_arr_end(&j);
-	json_obj_end(&j);
+	nprof_json_arr_end(&j);
+	nprof_json_obj_end(&j);
 	free(recs);
-	ret = json_finish(&j, buf, len);
+	ret = nprof_json_finish(&j, buf, len);
 	if (ret)
 		return nprof_err(-ret, "cannot build the system-trace JSON: %s", strerror(-ret));
 	return 0;
