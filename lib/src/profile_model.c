@@ -94,7 +94,7 @@ void nprof_model_capture_arm(struct nprof_model *m, struct nprof_exec_capture *e
 	if (!want && !nprof_insp.on_fail)
 		goto out;
 	if (nprof_continuous_enabled()) {
-		nprof_log(NPROF_LOG_WARN,
+		nprof_log(atomic_exchange(&arm_warned[vnc], 1) ? NPROF_LOG_DEBUG : NPROF_LOG_WARN,
 			  "Continuous profiling is already enabled: the execution of model %s on NC %u is not captured for inspect",
 			  model, vnc);
 		goto out;
