@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * libFuzzer target: the NTFF reader on arbitrary bytes. Each input is opened
- * as is, then once more with every checksum recomputed, so mutations reach
- * the protobuf decode and the trace_info checks instead of stopping at a
- * checksum mismatch. Whatever opens is walked completely.
+ * as is, then once more with every checksum recomputed (the block table
+ * included), so mutations reach the protobuf decode and the trace_info
+ * checks instead of stopping at a checksum mismatch. Each time it is opened
+ * in the three validation modes, whatever opens is walked completely (the
+ * lazy reader with the chunk iterator), and the modes must agree: the lazy
+ * mode skips only the data blocks' checksums at open, and never hands out
+ * an entry of a file the default mode refuses.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,12 +21,13 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static volatile uint64_t sink;
+
 static void walk(struct nprof_ntff_reader *r)
 {
 	struct nprof_ntff_info info = { .size = sizeof(info) };
 	struct nprof_ntff_queue q = { .size = sizeof(q) };
 	struct nprof_ntff_entry_iter it;
-	volatile uint64_t sink = 0;
 	const unsigned char *e;
 	size_t mlen;
 	int i, n;
@@ -47,23 +53,117 @@ static void walk(struct nprof_ntff_reader *r)
 			sink += seq + e[q.entry_size - 1];
 			count++;
 		}
-		if (count != q.entry_count)
+		if (count != (q.entries ? q.entry_count : 0))
 			abort();
 	}
-	(void)sink;
 }
 
+/*
+ * Walk record @idx in chunks; every chunk must follow the previous one and
+ * fit in a block. Returns 0 after the last entry or the iterator's error;
+ * *first is the first entry (NULL if none was handed out).
+ */
+static int walk_chunks(struct nprof_ntff_reader *r, size_t idx, const void **first)
+{
+	const struct nprof_ntff_header *h = nprof_ntff_reader_header(r);
+	struct nprof_ntff_queue q = { .size = sizeof(q) };
+	struct nprof_ntff_chunk_iter it;
+	const unsigned char *p, *next = NULL;
+	uint64_t count = 0, seq;
+	int n, k;
+
+	*first = NULL;
+	if (nprof_ntff_reader_queue(r, idx, &q) || nprof_ntff_chunk_iter_init(&it, r, idx))
+		abort();
+	while ((n = nprof_ntff_chunk_iter_next(&it, (const void **)&p)) > 0) {
+		if ((uint64_t)n * q.entry_size > h->block_size || (next && p != next))
+			abort();
+		if (!*first)
+			*first = p;
+		for (k = 0; k < n; k++) {
+			const unsigned char *e = p + (size_t)k * q.entry_size;
+
+			memcpy(&seq, e + 8, sizeof(seq));
+			sink += seq + e[q.entry_size - 1];
+		}
+		next = p + (size_t)n * q.entry_size;
+		count += (uint64_t)n;
+	}
+	if (n == 0 && count != q.entry_count)
+		abort();
+	if (n < 0 && (n != -EBADMSG || !strstr(nprof_strerror_last(), "data checksum mismatch")))
+		abort();
+	return n;
+}
+
+static void check_modes(const unsigned char *buf, size_t size)
+{
+	struct nprof_ntff_reader *eager, *lazy, *quick;
+	struct nprof_ntff_queue q = { .size = sizeof(q) };
+	const void *first;
+	int i, n, ret;
+
+	eager = nprof_ntff_reader_open_mem(buf, size, 0);
+	if (eager)
+		walk(eager);
+	else if (!*nprof_strerror_last())
+		abort();	/* every refusal must say why */
+	lazy = nprof_ntff_reader_open_mem(buf, size, NPROF_NTFF_READ_VERIFY_LAZY);
+	quick = nprof_ntff_reader_open_mem(buf, size, NPROF_NTFF_READ_NO_DATA_CSUM);
+	/* Both skip the data blocks at open; the lazy one checks seqs' blocks only to name them. */
+	if (!lazy != !quick || (eager && !lazy))
+		abort();
+	if (quick)
+		walk(quick);
+	if (lazy) {
+		walk(lazy);
+		n = nprof_ntff_reader_queue_count(lazy);
+		for (i = 0; i < n; i++) {
+			ret = walk_chunks(lazy, (size_t)i, &first);
+			/* A block the default mode accepted cannot fail later. */
+			if (ret && eager)
+				abort();
+			if (eager && !nprof_ntff_reader_queue(eager, (size_t)i, &q) && q.entry_count &&
+			    first != q.entries)
+				abort();
+			if (quick && walk_chunks(quick, (size_t)i, &first))
+				abort();
+		}
+	}
+	nprof_ntff_reader_close(eager);
+	nprof_ntff_reader_close(lazy);
+	nprof_ntff_reader_close(quick);
+}
+
+/* Recompute every checksum the header and the block table hold. */
 static void reseal(unsigned char *b, size_t size)
 {
 	struct nprof_ntff_header h;
+	uint32_t bs;
+	uint64_t i, n;
 
 	if (size < NPROF_NTFF_HEADER_SIZE)
 		return;
 	ntff_header_decode(b, &h);
+	bs = h.block_size;
+	if (bs >= NPROF_NTFF_BLOCK_SIZE_MIN && bs <= NPROF_NTFF_BLOCK_SIZE_MAX && !(bs & (bs - 1)) &&
+	    h.data_offset <= size && h.data_length <= size - h.data_offset &&
+	    h.block_table_offset <= size && h.block_table_length <= size - h.block_table_offset) {
+		n = ntff_block_count(h.data_length, bs);
+		if (h.block_table_length == n * NTFF_BLOCK_CSUM_SIZE) {
+			for (i = 0; i < n; i++) {
+				uint64_t len = h.data_length - i * bs;
+				uint32_t c = htole32(nprof_crc32c_update(0, b + h.data_offset + i * bs,
+									 len < bs ? len : bs));
+
+				memcpy(b + h.block_table_offset + i * NTFF_BLOCK_CSUM_SIZE, &c, sizeof(c));
+			}
+		}
+		h.block_table_csum = nprof_crc32c_update(0, b + h.block_table_offset,
+							 h.block_table_length);
+	}
 	if (h.metadata_offset <= size && h.metadata_length <= size - h.metadata_offset)
 		h.metadata_csum = nprof_crc32c_update(0, b + h.metadata_offset, h.metadata_length);
-	if (h.data_offset <= size && h.data_length <= size - h.data_offset)
-		h.data_csum = nprof_crc32c_update(0, b + h.data_offset, h.data_length);
 	ntff_header_encode(&h, b);
 	h.header_csum = nprof_crc32c_update(0, b, NTFF_HEADER_CSUM_SPAN);
 	ntff_header_encode(&h, b);
@@ -71,27 +171,15 @@ static void reseal(unsigned char *b, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct nprof_ntff_reader *r;
 	unsigned char *copy;
 
-	r = nprof_ntff_reader_open_mem(data, size, 0);
-	if (r) {
-		walk(r);
-		nprof_ntff_reader_close(r);
-	} else if (!*nprof_strerror_last()) {
-		abort();	/* every refusal must say why */
-	}
-
+	check_modes(data, size);
 	copy = malloc(size ? size : 1);
 	if (!copy)
 		return 0;
 	memcpy(copy, data, size);
 	reseal(copy, size);
-	r = nprof_ntff_reader_open_mem(copy, size, 0);
-	if (r) {
-		walk(r);
-		nprof_ntff_reader_close(r);
-	}
+	check_modes(copy, size);
 	free(copy);
 	return 0;
 }

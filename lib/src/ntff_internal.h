@@ -29,6 +29,26 @@
 /* The largest data region the writer produces. */
 #define NTFF_MAX_DATA		(1ULL << 62)
 
+/* Bytes per block table entry (a little-endian CRC32C). */
+#define NTFF_BLOCK_CSUM_SIZE	4
+
+/* Every entry the writer accepts fits in one block of the default size. */
+_Static_assert(NTFF_MAX_ENTRY_SIZE <= NPROF_NTFF_BLOCK_SIZE_DEFAULT, "NTFF entry larger than a block");
+
+/*
+ * Use @block_size (a power of two in [NPROF_NTFF_BLOCK_SIZE_MIN,
+ * NPROF_NTFF_BLOCK_SIZE_MAX]) instead of the default; only before the first
+ * append. Appends of entries larger than a block are then refused. Not
+ * exported: tests and the fuzz corpus use it to make many-block files small.
+ */
+int ntff_writer_set_block_size(struct nprof_ntff_writer *w, uint32_t block_size);
+
+/* Number of blocks of @block_size covering @data_length bytes. */
+static inline uint64_t ntff_block_count(uint64_t data_length, uint32_t block_size)
+{
+	return data_length / block_size + (data_length % block_size != 0);
+}
+
 void ntff_header_encode(const struct nprof_ntff_header *h, unsigned char out[NPROF_NTFF_HEADER_SIZE]);
 void ntff_header_decode(const unsigned char in[NPROF_NTFF_HEADER_SIZE], struct nprof_ntff_header *h);
 

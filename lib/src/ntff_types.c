@@ -120,9 +120,12 @@ void ntff_header_encode(const struct nprof_ntff_header *h, unsigned char out[NPR
 	PUT(OFF(data_offset), 64, h->data_offset);
 	PUT(OFF(data_length), 64, h->data_length);
 	PUT(OFF(metadata_csum), 32, h->metadata_csum);
-	PUT(OFF(data_csum), 32, h->data_csum);
+	PUT(OFF(block_table_csum), 32, h->block_table_csum);
 	PUT(OFF(creation_time_ns), 64, h->creation_time_ns);
 	PUT(OFF(producer_version), 32, h->producer_version);
+	PUT(OFF(block_size), 32, h->block_size);
+	PUT(OFF(block_table_offset), 64, h->block_table_offset);
+	PUT(OFF(block_table_length), 64, h->block_table_length);
 	memcpy(out + OFF(reserved), h->reserved, sizeof(h->reserved));
 	PUT(OFF(header_csum), 32, h->header_csum);
 }
@@ -140,9 +143,12 @@ void ntff_header_decode(const unsigned char in[NPROF_NTFF_HEADER_SIZE], struct n
 	GET(OFF(data_offset), 64, h->data_offset);
 	GET(OFF(data_length), 64, h->data_length);
 	GET(OFF(metadata_csum), 32, h->metadata_csum);
-	GET(OFF(data_csum), 32, h->data_csum);
+	GET(OFF(block_table_csum), 32, h->block_table_csum);
 	GET(OFF(creation_time_ns), 64, h->creation_time_ns);
 	GET(OFF(producer_version), 32, h->producer_version);
+	GET(OFF(block_size), 32, h->block_size);
+	GET(OFF(block_table_offset), 64, h->block_table_offset);
+	GET(OFF(block_table_length), 64, h->block_table_length);
 	memcpy(h->reserved, in + OFF(reserved), sizeof(h->reserved));
 	GET(OFF(header_csum), 32, h->header_csum);
 }

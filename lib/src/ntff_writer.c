@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * NTFF writer. Layout written: header (128 bytes) | data region | metadata.
- * The data region is written as queues are appended, straight from the
- * caller's memory with pwritev(); the metadata and then the header are
- * written at finalize, when their contents are known. Heap use depends on
- * the number of queue records only, never on the number of bytes.
+ * NTFF writer. Layout written: header (128 bytes) | data region | block
+ * table | metadata. The data region is written as queues are appended,
+ * straight from the caller's memory with pwritev(), and each data block's
+ * CRC32C is computed over that same memory as it passes; the block table,
+ * the metadata and then the header are written at finalize, when their
+ * contents are known. Heap use depends on the number of queue records and
+ * on the block table (4 bytes per block of data), never on the entries.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,7 +36,11 @@ struct nprof_ntff_writer {
 	int error;			/* sticky negative errno once failed */
 	char *error_msg;		/* its message, replayed by later calls */
 	uint64_t data_len;
-	uint32_t data_csum;
+	uint32_t block_size;		/* a power of two */
+	uint32_t block_csum;		/* CRC32C of the partial block at data_len */
+	uint32_t *blocks;		/* CRC32C of each complete block */
+	size_t nblocks;
+	size_t blocks_cap;
 	Neuronprof__Ntff__NtffInfo info;
 	Neuronprof__Ntff__DeviceInfo device;
 	Neuronprof__Ntff__TraceInfo *traces;
@@ -117,9 +123,22 @@ static struct nprof_ntff_writer *writer_open(int dirfd, const char *name, unsign
 		return nprof_err_ptr(err, "cannot create a temporary file for '%s': %s", name,
 				     strerror(err));
 	}
+	w->block_size = NPROF_NTFF_BLOCK_SIZE_DEFAULT;
 	neuronprof__ntff__ntff_info__init(&w->info);
 	neuronprof__ntff__device_info__init(&w->device);
 	return w;
+}
+
+int ntff_writer_set_block_size(struct nprof_ntff_writer *w, uint32_t block_size)
+{
+	if (w->data_len || w->ntraces)
+		return nprof_err(EINVAL, "NTFF block size must be set before the first append");
+	if (block_size < NPROF_NTFF_BLOCK_SIZE_MIN || block_size > NPROF_NTFF_BLOCK_SIZE_MAX ||
+	    (block_size & (block_size - 1)))
+		return nprof_err(EINVAL, "NTFF block size %u is not a power of two in [%u, %u]",
+				 block_size, NPROF_NTFF_BLOCK_SIZE_MIN, NPROF_NTFF_BLOCK_SIZE_MAX);
+	w->block_size = block_size;
+	return 0;
 }
 
 NPROF_API struct nprof_ntff_writer *nprof_ntff_writer_createat(int dirfd, const char *name,
@@ -249,6 +268,56 @@ static int write_all(struct nprof_ntff_writer *w, struct iovec *iov, int iovcnt,
 }
 
 /*
+ * Room in the block table for every block that @more bytes of data complete,
+ * plus the partial one finalize adds, so that checksumming cannot fail half
+ * way through an append.
+ */
+static int reserve_blocks(struct nprof_ntff_writer *w, uint64_t more)
+{
+	uint64_t need = ntff_block_count(w->data_len + more, w->block_size);
+	size_t cap;
+	void *p;
+
+	if (need <= w->blocks_cap)
+		return 0;
+	if (need > SIZE_MAX / 2 / sizeof(*w->blocks))
+		return nprof_err(ENOMEM, "cannot hold a block table of %llu blocks",
+				 (unsigned long long)need);
+	cap = w->blocks_cap ? w->blocks_cap : 16;
+	while (cap < need)
+		cap *= 2;
+	p = realloc(w->blocks, cap * sizeof(*w->blocks));
+	if (!p)
+		return nprof_err(ENOMEM, "cannot grow the block table to %zu blocks", cap);
+	w->blocks = p;
+	w->blocks_cap = cap;
+	return 0;
+}
+
+/*
+ * Fold @len bytes at @p, which go to data offset @pos, into the checksums of
+ * the blocks they fall in, closing each block they complete.
+ */
+static void csum_span(struct nprof_ntff_writer *w, const unsigned char *p, size_t len, uint64_t pos)
+{
+	uint64_t mask = w->block_size - 1;
+
+	while (len) {
+		size_t room = (size_t)(w->block_size - (pos & mask));
+		size_t n = len < room ? len : room;
+
+		w->block_csum = nprof_crc32c_update(w->block_csum, p, n);
+		p += n;
+		len -= n;
+		pos += n;
+		if (!(pos & mask)) {
+			w->blocks[w->nblocks++] = w->block_csum;
+			w->block_csum = 0;
+		}
+	}
+}
+
+/*
  * Consecutive drains of one queue extend its last record instead of adding
  * one, so draining a queue many times costs no more metadata than once. The
  * sequence must move forward, or the record could not be checked.
@@ -296,6 +365,9 @@ NPROF_API int nprof_ntff_writer_append(struct nprof_ntff_writer *w,
 	if (es < NTFF_MIN_ENTRY_SIZE || es % 8 || es > NTFF_MAX_ENTRY_SIZE)
 		return nprof_err(EINVAL, "entry size %zu is not a multiple of 8 in [%d, %u]", es,
 				 NTFF_MIN_ENTRY_SIZE, NTFF_MAX_ENTRY_SIZE);
+	if (es > w->block_size)
+		return nprof_err(EINVAL, "entry size %zu exceeds the file's block size %u", es,
+				 w->block_size);
 	if (len0 % es || len1 % es)
 		return nprof_err(EINVAL, "span lengths %zu and %zu are not multiples of entry size %zu",
 				 len0, len1, es);
@@ -327,16 +399,17 @@ NPROF_API int nprof_ntff_writer_append(struct nprof_ntff_writer *w,
 		w->traces = p;
 		w->traces_cap = cap;
 	}
+	ret = reserve_blocks(w, total);
+	if (ret)
+		return ret;
 
 	/*
 	 * Checksum the caller's memory itself: the bytes handed to the kernel
 	 * are these. (Checksumming and writing in cache-sized pieces, so that
 	 * memory is read once, measured no faster than this.)
 	 */
-	if (len0)
-		w->data_csum = nprof_crc32c_update(w->data_csum, span0, len0);
-	if (len1)
-		w->data_csum = nprof_crc32c_update(w->data_csum, span1, len1);
+	csum_span(w, span0, len0, w->data_len);
+	csum_span(w, span1, len1, w->data_len + len0);
 	ret = write_all(w, iov, iovcnt, NPROF_NTFF_HEADER_SIZE + w->data_len);
 	if (ret)
 		return writer_fail(w, ret);
@@ -387,6 +460,7 @@ static void writer_free(struct nprof_ntff_writer *w)
 	free(w->info.model_name);
 	free(w->device.provider);
 	free(w->traces);
+	free(w->blocks);
 	free(w->name);
 	free(w->tmpname);
 	free(w->error_msg);
@@ -408,9 +482,9 @@ static int finalize(struct nprof_ntff_writer *w)
 	Neuronprof__Ntff__TraceInfo **ptrs = NULL;
 	struct nprof_ntff_header h;
 	uint8_t *meta = NULL;
-	struct iovec iov;
+	struct iovec iov[2];
 	struct timespec ts;
-	size_t i, mlen;
+	size_t i, mlen, tlen;
 	char producer[32];
 	int ret;
 
@@ -432,9 +506,19 @@ static int finalize(struct nprof_ntff_writer *w)
 	}
 	neuronprof__ntff__ntff_info__pack(&w->info, meta);
 
-	iov.iov_base = meta;
-	iov.iov_len = mlen;
-	ret = write_all(w, &iov, 1, NPROF_NTFF_HEADER_SIZE + w->data_len);
+	/* The partial last block; reserve_blocks() left room for it. */
+	if (w->data_len % w->block_size) {
+		w->blocks[w->nblocks++] = w->block_csum;
+		w->block_csum = 0;
+	}
+	for (i = 0; i < w->nblocks; i++)
+		w->blocks[i] = htole32(w->blocks[i]);
+	tlen = w->nblocks * NTFF_BLOCK_CSUM_SIZE;
+	iov[0].iov_base = w->blocks;
+	iov[0].iov_len = tlen;
+	iov[1].iov_base = meta;
+	iov[1].iov_len = mlen;
+	ret = write_all(w, iov, 2, NPROF_NTFF_HEADER_SIZE + w->data_len);
 	if (ret)
 		goto out;
 
@@ -446,19 +530,22 @@ static int finalize(struct nprof_ntff_writer *w)
 	h.checksum_type = NPROF_NTFF_CSUM_CRC32C;
 	h.data_offset = NPROF_NTFF_HEADER_SIZE;
 	h.data_length = w->data_len;
-	h.metadata_offset = NPROF_NTFF_HEADER_SIZE + w->data_len;
+	h.block_size = w->block_size;
+	h.block_table_offset = NPROF_NTFF_HEADER_SIZE + w->data_len;
+	h.block_table_length = tlen;
+	h.block_table_csum = nprof_crc32c_update(0, w->blocks, tlen);
+	h.metadata_offset = h.block_table_offset + tlen;
 	h.metadata_length = mlen;
 	h.metadata_csum = nprof_crc32c_update(0, meta, mlen);
-	h.data_csum = w->data_csum;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	h.creation_time_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 	h.producer_version = nprof_version();
 	ntff_header_encode(&h, hbuf);
 	h.header_csum = nprof_crc32c_update(0, hbuf, NTFF_HEADER_CSUM_SPAN);
 	ntff_header_encode(&h, hbuf);
-	iov.iov_base = hbuf;
-	iov.iov_len = sizeof(hbuf);
-	ret = write_all(w, &iov, 1, 0);
+	iov[0].iov_base = hbuf;
+	iov[0].iov_len = sizeof(hbuf);
+	ret = write_all(w, iov, 1, 0);
 	if (ret)
 		goto out;
 

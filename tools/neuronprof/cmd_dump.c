@@ -77,8 +77,10 @@ static void dump_text(const struct prof_file *f, const struct dump_opts *o, stru
 	printf("  version %u.%u, header size %u, flags 0x%x, checksum %s\n", h->version_major,
 	       h->version_minor, h->header_size, h->flags,
 	       h->checksum_type == NPROF_NTFF_CSUM_CRC32C ? "crc32c" : "unknown");
-	printf("  data: offset %" PRIu64 ", length %" PRIu64 ", checksum 0x%08x\n",
-	       h->data_offset, h->data_length, h->data_csum);
+	printf("  data: offset %" PRIu64 ", length %" PRIu64 ", blocks of %u bytes\n",
+	       h->data_offset, h->data_length, h->block_size);
+	printf("  block table: offset %" PRIu64 ", length %" PRIu64 ", checksum 0x%08x\n",
+	       h->block_table_offset, h->block_table_length, h->block_table_csum);
 	printf("  metadata: offset %" PRIu64 ", length %" PRIu64 ", checksum 0x%08x\n",
 	       h->metadata_offset, h->metadata_length, h->metadata_csum);
 	printf("  created %" PRIu64 " ns (CLOCK_REALTIME), producer %u.%u.%u\n",
@@ -157,7 +159,10 @@ static void dump_json(const struct prof_file *f, const struct dump_opts *o, stru
 	jw_hex(&j, "metadata_csum", h->metadata_csum);
 	jw_u64(&j, "data_offset", h->data_offset);
 	jw_u64(&j, "data_length", h->data_length);
-	jw_hex(&j, "data_csum", h->data_csum);
+	jw_u64(&j, "block_size", h->block_size);
+	jw_u64(&j, "block_table_offset", h->block_table_offset);
+	jw_u64(&j, "block_table_length", h->block_table_length);
+	jw_hex(&j, "block_table_csum", h->block_table_csum);
 	jw_u64(&j, "creation_time_ns", h->creation_time_ns);
 	jw_u64(&j, "producer_version", h->producer_version);
 	jw_obj_end(&j);

@@ -3,19 +3,22 @@
  * libneuronprof: NTFF, the profile container.
  *
  * An NTFF file is a 128-byte little-endian header, a data region holding
- * device queue entries exactly as the device wrote them, and an ntff_info
- * protobuf message (proto/ntff.proto) describing the capture and, per
- * drained queue, where its entries lie in the data region.
+ * device queue entries exactly as the device wrote them, a block table (a
+ * CRC32C per fixed-size block of the data region) and an ntff_info protobuf
+ * message (proto/ntff.proto) describing the capture and, per drained queue,
+ * where its entries lie in the data region.
  * Documentation/ntff.rst is the format specification; this header is the
  * API of the writer and the reader.
  *
  * Writer: entries go from the caller's memory (typically the mapped ring) to
- * the file with writev(), never through a heap copy; the checksum is
- * computed over the same memory. The file appears under its final name only
+ * the file with writev(), never through a heap copy; the block checksums
+ * are computed over the same memory. The file appears under its final name only
  * when complete (temporary name, fsync, rename, fsync of the directory).
  *
  * Reader: maps the file and validates everything before returning; accessors
- * return pointers into the mapping.
+ * return pointers into the mapping. In the one-pass mode
+ * (NPROF_NTFF_READ_VERIFY_LAZY) the data blocks are verified instead by the
+ * chunk iterator, each just before its entries are handed out.
  */
 #ifndef NEURONPROF_NTFF_H
 #define NEURONPROF_NTFF_H
@@ -41,11 +44,23 @@ extern "C" {
 #define NPROF_NTFF_CSUM_CRC32C		1	/* Castagnoli, reflected, init/xorout ~0 */
 
 /*
+ * Data blocks: header.block_size is a power of two in this range. The writer
+ * uses NPROF_NTFF_BLOCK_SIZE_DEFAULT. No entry is larger than a block (a
+ * reader refuses a record whose entry size exceeds the block size), so an
+ * entry spans at most two blocks; the writer's largest entry size, 1 MiB, is
+ * the default block size.
+ */
+#define NPROF_NTFF_BLOCK_SIZE_MIN	(1u << 12)
+#define NPROF_NTFF_BLOCK_SIZE_MAX	(1u << 30)
+#define NPROF_NTFF_BLOCK_SIZE_DEFAULT	(1u << 20)
+
+/*
  * struct nprof_ntff_header - the first 128 bytes of an NTFF file.
  *
  * Every multi-byte field is little-endian. Offsets are from the start of the
  * file. The header is followed (in files this library writes) by the data
- * region, then the metadata; readers must rely on the offsets only.
+ * region, the block table, then the metadata; readers must rely on the
+ * offsets only.
  *
  * @magic: NPROF_NTFF_MAGIC.
  * @version_major: incompatible format revisions; readers refuse an unknown one.
@@ -58,9 +73,16 @@ extern "C" {
  * @data_offset: offset of the data region.
  * @data_length: its length in bytes.
  * @metadata_csum: checksum of the metadata bytes.
- * @data_csum: checksum of the data region.
+ * @block_table_csum: checksum of the block table bytes.
  * @creation_time_ns: CLOCK_REALTIME when the file was finalized.
  * @producer_version: NPROF_VERSION_CODE() of the library that wrote it.
+ * @block_size: bytes per data block, a power of two in
+ *	[NPROF_NTFF_BLOCK_SIZE_MIN, NPROF_NTFF_BLOCK_SIZE_MAX]; block i covers
+ *	bytes [i * block_size, (i + 1) * block_size) of the data region, the
+ *	last one is partial unless the data length is a multiple.
+ * @block_table_offset: offset of the block table: one little-endian u32
+ *	checksum per data block, in order.
+ * @block_table_length: its length, 4 * ceil(data_length / block_size).
  * @reserved: zero in 1.0.
  * @header_csum: checksum of bytes 0..123 of the header.
  */
@@ -76,10 +98,13 @@ struct nprof_ntff_header {
 	uint64_t data_offset;			/* 0x28 */
 	uint64_t data_length;			/* 0x30 */
 	uint32_t metadata_csum;			/* 0x38 */
-	uint32_t data_csum;			/* 0x3c */
+	uint32_t block_table_csum;		/* 0x3c */
 	uint64_t creation_time_ns;		/* 0x40 */
 	uint32_t producer_version;		/* 0x48 */
-	uint8_t reserved[48];			/* 0x4c */
+	uint32_t block_size;			/* 0x4c */
+	uint64_t block_table_offset;		/* 0x50 */
+	uint64_t block_table_length;		/* 0x58 */
+	uint8_t reserved[28];			/* 0x60 */
 	uint32_t header_csum;			/* 0x7c */
 };
 
@@ -258,7 +283,9 @@ struct nprof_ntff_queue_desc {
  * @entries: its first entry, inside the reader's mapping; entries follow
  *	every @entry_size bytes. Aligned to 8 bytes for files opened with
  *	nprof_ntff_reader_open(); for nprof_ntff_reader_open_mem() the alignment
- *	follows that of the buffer.
+ *	follows that of the buffer. NULL for a reader opened with
+ *	NPROF_NTFF_READ_VERIFY_LAZY, whose entries are unverified until the
+ *	chunk iterator hands them out (nprof_ntff_chunk_iter_next()).
  */
 struct nprof_ntff_queue {
 	size_t size;
@@ -330,8 +357,8 @@ NPROF_API int nprof_ntff_writer_set_info(struct nprof_ntff_writer *w,
  * @len1: bytes at @span1, a multiple of @desc->entry_size.
  *
  * Writes both spans with one pwritev() (more on a short write) directly
- * from the caller's memory and folds them into the data checksum; no entry
- * is copied. The memory is not referenced after return. The writer reads the
+ * from the caller's memory and folds them into the checksums of the data
+ * blocks they fall in; no entry is copied. The memory is not referenced after return. The writer reads the
  * seq member (offset 8) of the first and last entry for first/last seq.
  *
  * Records: a call adds one trace_info record, except that a call for the
@@ -351,6 +378,8 @@ NPROF_API int nprof_ntff_writer_set_info(struct nprof_ntff_writer *w,
  * Return: the index of the record the entries went to (>= 0); -EINVAL (bad descriptor, an
  * unknown queue type, a length that is not a whole number of entries);
  * -EFBIG (data region over 2^62 bytes); -ENOMEM; or the errno of writev().
+ * The writer's heap holds the records and the block table (4 bytes per
+ * NPROF_NTFF_BLOCK_SIZE_DEFAULT bytes of data), never entries.
  */
 NPROF_API int nprof_ntff_writer_append(struct nprof_ntff_writer *w,
 				       const struct nprof_ntff_queue_desc *desc,
@@ -360,7 +389,8 @@ NPROF_API int nprof_ntff_writer_append(struct nprof_ntff_writer *w,
 /**
  * nprof_ntff_writer_finalize() - complete the file and free the writer.
  *
- * Writes the metadata after the data, then the header, fsyncs the file,
+ * Writes the block table and the metadata after the data, then the header,
+ * fsyncs the file,
  * renames it to its final name (atomically replacing an existing file unless
  * NPROF_NTFF_WRITE_NOREPLACE) and fsyncs the directory. On failure the
  * temporary file is removed and nothing appears under the final name. The
@@ -382,7 +412,8 @@ NPROF_API void nprof_ntff_writer_abort(struct nprof_ntff_writer *w);
 struct nprof_ntff_reader;
 
 /* Flags of nprof_ntff_reader_open(). */
-#define NPROF_NTFF_READ_NO_DATA_CSUM	(1u << 0)	/* skip the data checksum (quick look) */
+#define NPROF_NTFF_READ_NO_DATA_CSUM	(1u << 0)	/* skip the data blocks' checksums (quick look) */
+#define NPROF_NTFF_READ_VERIFY_LAZY	(1u << 1)	/* verify data blocks as the chunk iterator reaches them */
 
 /**
  * nprof_ntff_reader_open() - map and validate an NTFF file.
@@ -391,12 +422,22 @@ struct nprof_ntff_reader;
  *
  * Validates, in order: the size holds a header; magic; major version (an
  * unknown major is refused, naming it); header size; checksum type; header
- * checksum; every offset and length within the file without overflow and
- * regions not overlapping the header; metadata and data checksums; the
+ * checksum; reserved bytes; every region (metadata, data, block table) within
+ * the file without overflow, after the header and not overlapping another;
+ * block size and block table length; metadata and block table checksums; the
  * protobuf decode; each trace_info: known queue type with matching trace and
- * block type, entry size (multiple of 8, >= 16), byte range inside the data
- * region, length equal to entry_count * entry_size, first/last seq equal to
- * the seq of its first/last entry and last_seq - first_seq + 1 >= entry_count.
+ * block type, entry size (multiple of 8, >= 16, <= block size), byte range
+ * inside the data region, length equal to entry_count * entry_size,
+ * first/last seq equal to the seq of its first/last entry and
+ * last_seq - first_seq + 1 >= entry_count; then the checksum of every data
+ * block.
+ *
+ * With NPROF_NTFF_READ_NO_DATA_CSUM the data blocks are not checked at all
+ * (corruption of entries goes unnoticed). With NPROF_NTFF_READ_VERIFY_LAZY
+ * (one pass over the data instead of two) everything but the data blocks is
+ * validated here, nprof_ntff_reader_queue() gives no entries pointer, and
+ * nprof_ntff_chunk_iter_next() verifies each block, once, before handing
+ * out any entry from it. The two flags exclude each other.
  *
  * Return: the reader, or NULL with errno: EINVAL (flags), EBADMSG (any
  * validation failure; the message says which check and the values),
@@ -460,7 +501,9 @@ NPROF_API int nprof_ntff_reader_queue(const struct nprof_ntff_reader *r, size_t 
 NPROF_API const void *nprof_ntff_reader_metadata(const struct nprof_ntff_reader *r, size_t *len);
 
 /*
- * struct nprof_ntff_entry_iter - walks the entries of one queue record:
+ * struct nprof_ntff_entry_iter - walks the entries of one queue record (of a
+ * reader opened without NPROF_NTFF_READ_VERIFY_LAZY; a record without an
+ * entries pointer yields nothing):
  *
  *	struct nprof_ntff_entry_iter it;
  *	const struct neuronprof_notification *n;
@@ -479,7 +522,7 @@ static inline void nprof_ntff_entry_iter_init(struct nprof_ntff_entry_iter *it,
 					      const struct nprof_ntff_queue *q)
 {
 	it->pos = (const unsigned char *)q->entries;
-	it->end = it->pos + q->data_length;
+	it->end = it->pos ? it->pos + q->data_length : it->pos;
 	it->step = q->entry_size;
 }
 
@@ -493,6 +536,64 @@ static inline const void *nprof_ntff_entry_iter_next(struct nprof_ntff_entry_ite
 	it->pos = cur + it->step;
 	return cur;
 }
+
+/*
+ * struct nprof_ntff_chunk_iter - walks the entries of one queue record in
+ * chunks, verifying each data block before any of its entries is handed
+ * out; the one-pass way to read a file opened with
+ * NPROF_NTFF_READ_VERIFY_LAZY (it works in every mode):
+ *
+ *	struct nprof_ntff_chunk_iter it;
+ *	const unsigned char *p;
+ *	int n;
+ *
+ *	nprof_ntff_chunk_iter_init(&it, r, idx);
+ *	while ((n = nprof_ntff_chunk_iter_next(&it, (const void **)&p)) > 0)
+ *		for (int i = 0; i < n; i++)
+ *			use(p + (size_t)i * q.entry_size);
+ *	if (n < 0)
+ *		fail();		// -EBADMSG: a corrupt block, named in the message
+ *
+ * The members are the iterator's state; callers only read @entry_size.
+ */
+struct nprof_ntff_chunk_iter {
+	struct nprof_ntff_reader *reader;
+	uint64_t pos;		/* next entry, from the start of the data region */
+	uint64_t end;		/* end of the record's entries */
+	size_t queue;		/* record index */
+	uint32_t entry_size;	/* bytes per entry */
+	uint32_t pad;
+};
+
+/**
+ * nprof_ntff_chunk_iter_init() - start walking record @idx of @r.
+ *
+ * Return: 0, or -EINVAL (NULL argument), -ERANGE (@idx not below
+ * nprof_ntff_reader_queue_count()).
+ */
+NPROF_API int nprof_ntff_chunk_iter_init(struct nprof_ntff_chunk_iter *it,
+					 struct nprof_ntff_reader *r, size_t idx);
+
+/**
+ * nprof_ntff_chunk_iter_next() - the next chunk of entries.
+ * @it: the iterator.
+ * @entries: out, the chunk's first entry, inside the reader's mapping;
+ *	entries follow every @it->entry_size bytes.
+ *
+ * A chunk is the record's next entries up to the end of the data block they
+ * start in, or a single entry that crosses into the next block; so it is
+ * never larger than a block. Every block the chunk touches is verified
+ * against the block table before it is returned (unless the reader was
+ * opened with NPROF_NTFF_READ_NO_DATA_CSUM); a block is verified once per
+ * reader, whichever record or iterator reaches it first. A reader opened
+ * without NPROF_NTFF_READ_VERIFY_LAZY verified every block at open.
+ *
+ * Return: the number of entries in the chunk (> 0); 0 after the last one;
+ * -EINVAL (NULL argument); -EBADMSG if a block fails its checksum (the
+ * message names the block, its byte range and the record; no entry of it is
+ * returned and later calls fail the same way).
+ */
+NPROF_API int nprof_ntff_chunk_iter_next(struct nprof_ntff_chunk_iter *it, const void **entries);
 
 #ifdef __cplusplus
 }
