@@ -20,7 +20,7 @@
 #define NTFF_HEADER_CSUM_SPAN	offsetof(struct nprof_ntff_header, header_csum)
 
 /* Sanity bound of an entry size (the uapi's entries are 64 bytes). */
-#define NTFF_MAX_ENTRY_SIZE	(1u << 20)
+#define NTFF_MAX_ENTRY_SIZE	(1u << 18)
 
 /* Offset of the seq member in a device entry (struct neuronprof_notification). */
 #define NTFF_ENTRY_SEQ_OFFSET	8

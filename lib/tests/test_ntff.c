@@ -460,7 +460,7 @@ TEST(ntff_writer_abort_and_errors)
 	q.queue_type = 0;
 	q.entry_size = 12;
 	CHECK_ERR_MSG(nprof_ntff_writer_append(w, &q, ring, 48, NULL, 0), EINVAL,
-		      "entry size 12 is not a multiple of 8 in [16, 1048576]");
+		      "entry size 12 is not a multiple of 8 in [16, 262144]");
 	q.entry_size = 64;
 	q.size = 4;
 	CHECK_INT(nprof_ntff_writer_append(w, &q, ring, 64, NULL, 0), -EINVAL);
@@ -750,7 +750,7 @@ TEST(ntff_rejects_bad_trace_info)
 		{ edit_first_seq, "trace_info 0: first/last seq 999/1043 differ from its entries' 1000/1043" },
 		{ edit_queue_type, "trace_info 1 has unknown queue type 9" },
 		{ edit_trace_type, "trace_info 0: queue type 0 maps to trace type 0 / block type 0, file says 4 / 0" },
-		{ edit_entry_size, "trace_info 0: entry size 60 is not a multiple of 8 in [16, 1048576]" },
+		{ edit_entry_size, "trace_info 0: entry size 60 is not a multiple of 8 in [16, 262144]" },
 		{ edit_empty_seq, "trace_info 1: no entries but first/last seq 0/3" },
 		{ edit_missing, "trace_info 0 lacks queue_type, entry_size" },
 	};
@@ -1082,7 +1082,7 @@ TEST(ntff_blocks_default_size)
 {
 	struct nprof_ntff_queue_desc qd = { .size = sizeof(qd), .queue_type = NEURONPROF_QT_TRACE,
 					     .entry_size = ENTRY };
-	const size_t per = 1024, appends = 40;	/* 40 x 64 KiB: 2.5 MiB, 3 blocks */
+	const size_t per = 1024, appends = 10;	/* 10 x 64 KiB: 2.5 blocks of 256 KiB */
 	const struct nprof_ntff_header *h;
 	struct nprof_ntff_reader *r;
 	struct nprof_ntff_writer *w;
@@ -1116,16 +1116,16 @@ TEST(ntff_blocks_default_size)
 		if (!r)
 			break;
 		h = nprof_ntff_reader_header(r);
-		CHECK_INT(h->block_size, 1u << 20);
+		CHECK_INT(h->block_size, 256 * 1024);
 		CHECK_INT(h->data_length, appends * per * ENTRY);
 		CHECK_INT(h->block_table_length, 3 * 4);
 		CHECK_INT(walk_chunks(r, 0, &err, &crossing), appends * per);
 		CHECK_INT(err, 0);
 		CHECK_INT(crossing, 0);
-		/* One chunk per block: 1 MiB, 1 MiB, 0.5 MiB. */
+		/* One chunk per block: 256 KiB, 256 KiB, 128 KiB. */
 		nprof_ntff_chunk_iter_init(&it, r, 0);
 		while ((n = nprof_ntff_chunk_iter_next(&it, &p)) > 0)
-			CHECK_INT(n, (chunks++ % 3 == 2 ? 8192 : 16384));
+			CHECK_INT(n, (chunks++ % 3 == 2 ? 2048 : 4096));
 		nprof_ntff_reader_close(r);
 	}
 	CHECK_INT(chunks, 6);
