@@ -22,7 +22,7 @@
  * latter makes both read() and the mapping several times slower, and which
  * one a freshly written file gets depends on memory fragmentation.
  *
- * The machine may be shared: the three measurements are interleaved round
+ * The machine may be shared: the four measurements are interleaved round
  * by round and the best of each is kept.
  *
  * Usage: ntff_reader [MiB [ROUNDS]]   (default 256 and 7; scratch file in
