@@ -9,10 +9,15 @@ set -u
 results=$1 label=$2
 shift 2
 limit=${TEST_TIMEOUT:-300}
+# Output goes through a file, not a pipe: a process the test forked and
+# left behind would hold a pipe open and stall this script past the timeout.
+outfile=$(mktemp "${TMPDIR:-/tmp}/nprof-test.XXXXXX") || exit 1
+trap 'rm -f "$outfile"' EXIT
 for prog in "$@"; do
 	name=$(basename "$prog")
-	out=$(timeout --kill-after=10 "$limit" "$prog" 2>&1)
+	timeout --kill-after=10 "$limit" "$prog" > "$outfile" 2>&1
 	rc=$?
+	out=$(cat "$outfile")
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		out="$out
 timed out after ${limit}s"

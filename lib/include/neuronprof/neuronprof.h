@@ -23,5 +23,8 @@
 #include <neuronprof/capture.h>
 #include <neuronprof/sys_trace.h>
 #include <neuronprof/monitor.h>
+#include <neuronprof/inspect.h>
+#include <neuronprof/runtime.h>
+#include <neuronprof/profile.h>
 
 #endif /* NEURONPROF_NEURONPROF_H */
