@@ -8,7 +8,7 @@
 #           a successful build counts nothing)
 #   host    the uapi layout test (scripts/uapi-layout/run.sh), the kernel
 #           lint (scripts/lint-kernel.sh: checkpatch --strict, W=1 -Werror), and
-#           `make -C DIR check` for lib/ and tools/ where their Makefile has
+#           `make -C DIR check` for lib/, compat/ and tools/ where their Makefile has
 #           a check target
 #   kunit   scripts/kunit.sh: the driver's KUnit suites in UML
 #   vm      scripts/vm-selftests.sh: the kselftests in a QEMU VM, then each
@@ -115,7 +115,7 @@ done
 # Host layer.
 run_layer host/uapi bash "$here/uapi-layout/run.sh"
 run_layer host/kernel-lint bash "$here/lint-kernel.sh"
-for d in lib tools; do
+for d in lib compat tools; do
 	if has_check "$d"; then
 		run_layer "host/$d" "$MAKE" -j"$jobs" --no-print-directory -C "$d" check
 	else
