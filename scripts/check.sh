@@ -19,8 +19,8 @@
 #           its files, summaries and exports checked
 #
 # Every layer ends its output with `N passed, N failed[, N skipped]`. A
-# layer whose inputs do not exist yet is reported as "not present" and
-# counts nothing. A layer that exits non-zero without reporting a failure,
+# layer whose inputs are missing is reported as MISSING and counts as one
+# failure. A layer that exits non-zero without reporting a failure,
 # or prints no result line, counts as one failure ("crashed"). The last line
 # is the sum; the exit status is non-zero if anything failed.
 #
@@ -83,11 +83,13 @@ run_layer() {
 	record "$name" "$p passed, $f failed, $s skipped${note:+ ($note)}" $((SECONDS - start))
 }
 
-# not_present NAME WHY
+# not_present NAME WHY: every layer exists in this tree, so one that went
+# missing is a failure, not a silent gap.
 not_present() {
 	echo
-	echo "=== $1: not present ($2)"
-	record "$1" "not present ($2)" 0
+	echo "=== $1: MISSING ($2)"
+	total_fail=$((total_fail + 1))
+	record "$1" "MISSING ($2), counts as 1 failed" 0
 }
 
 # has_check DIR: DIR/Makefile defines a check target.
@@ -102,7 +104,8 @@ for part in modules lib tools; do
 	start=$SECONDS
 	if "$MAKE" -j"$jobs" --no-print-directory "$part" 2>&1 | tee "$logdir/build-$part.log"; [ "${PIPESTATUS[0]}" -eq 0 ]; then
 		if grep -qx "$part: not present" "$logdir/build-$part.log"; then
-			record "build/$part" "not present" $((SECONDS - start))
+			total_fail=$((total_fail + 1))
+			record "build/$part" "MISSING, counts as 1 failed" $((SECONDS - start))
 		else
 			record "build/$part" "built" $((SECONDS - start))
 		fi
