@@ -3,7 +3,6 @@
  * neuronprof devices: every neuronprof device the library finds through
  * libdrm, with what its GET_INFO reply says it offers.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -202,14 +201,12 @@ int cmd_devices(int argc, char **argv)
 		case 'h':
 			fputs(devices_usage, stdout);
 			return 0;
-		case ':':
-			return usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			return option_error(c, argv);
 		}
 	}
-	if (optind != argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (check_operands(argc, argv, 0, NULL))
+		return EXIT_USAGE;
 
 	n = nprof_device_list(NULL, 0);
 	if (n < 0)
@@ -245,7 +242,5 @@ int cmd_devices(int argc, char **argv)
 	else
 		print_text(d, (size_t)n);
 	free(d);
-	if (fflush(stdout) || ferror(stdout))
-		return fail("cannot write the output: %s", strerror(errno));
-	return 0;
+	return flush_stdout();
 }

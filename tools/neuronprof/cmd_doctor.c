@@ -581,14 +581,12 @@ int cmd_doctor(int argc, char **argv)
 		case 'h':
 			fputs(doctor_usage, stdout);
 			return 0;
-		case ':':
-			return usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			return option_error(c, argv);
 		}
 	}
-	if (optind != argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (check_operands(argc, argv, 0, NULL))
+		return EXIT_USAGE;
 
 	r = calloc(1, sizeof(*r));
 	if (!r)
@@ -624,7 +622,5 @@ int cmd_doctor(int argc, char **argv)
 		print_text(r);
 	ret = r->nproblems ? EXIT_FAIL : 0;
 	free(r);
-	if (fflush(stdout) || ferror(stdout))
-		return fail("cannot write the output: %s", strerror(errno));
-	return ret;
+	return flush_stdout() ? EXIT_FAIL : ret;
 }

@@ -3,7 +3,6 @@
  * neuronprof dump: one NTFF file as text or JSON: the header, the capture
  * description, every queue record and its entries.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -271,15 +270,12 @@ int cmd_dump(int argc, char **argv)
 		case 'h':
 			fputs(dump_usage, stdout);
 			return 0;
-		case ':':
-			return usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			return option_error(c, argv);
 		}
 	}
-	if (optind != argc - 1)
-		return usage_error(optind == argc ? "missing FILE" : "expected one FILE, got %d",
-				   argc - optind);
+	if (check_operands(argc, argv, 1, "FILE"))
+		return EXIT_USAGE;
 	if (!stat(argv[optind], &st) && S_ISDIR(st.st_mode))
 		return fail("%s is a directory; dump reads one NTFF file (summary and export "
 			    "take directories)", argv[optind]);
@@ -301,7 +297,5 @@ int cmd_dump(int argc, char **argv)
 		dump_text(&prof.files[0], &o, &pg);
 	progress_finish(&pg);
 	profile_free(&prof);
-	if (fflush(stdout) || ferror(stdout))
-		return fail("cannot write the output: %s", strerror(errno));
-	return 0;
+	return flush_stdout();
 }

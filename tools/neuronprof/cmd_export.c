@@ -110,17 +110,14 @@ int cmd_export(int argc, char **argv)
 		case 'h':
 			fputs(export_usage, stdout);
 			return 0;
-		case ':':
-			return usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			return option_error(c, argv);
 		}
 	}
 	if (fmt == FMT_NONE)
 		return usage_error("missing --format (json or perfetto)");
-	if (optind != argc - 1)
-		return usage_error(optind == argc ? "missing PATH" : "expected one PATH, got %d",
-				   argc - optind);
+	if (check_operands(argc, argv, 1, "PATH"))
+		return EXIT_USAGE;
 	if (outpath && !strcmp(outpath, "-"))
 		outpath = NULL;
 	if (!outpath && fmt == FMT_PERFETTO && isatty(STDOUT_FILENO))
@@ -131,8 +128,8 @@ int cmd_export(int argc, char **argv)
 
 	if (!outpath) {
 		ret = run(&prof, argv[optind], fmt, stdout, pmode, &st);
-		if (!ret && (fflush(stdout) || ferror(stdout)))
-			ret = fail("cannot write the output: %s", strerror(errno));
+		if (!ret)
+			ret = flush_stdout();
 		profile_free(&prof);
 		return ret;
 	}

@@ -796,8 +796,6 @@ int cmd_record(int argc, char **argv)
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:o:h", longopts, NULL)) != -1) {
-		const char *opt = argv[optind - 1];
-
 		switch (c) {
 		case 'o':
 			if (!*optarg)
@@ -908,10 +906,8 @@ int cmd_record(int argc, char **argv)
 		case 'h':
 			fputs(record_usage, stdout);
 			return 0;
-		case ':':
-			return usage_error("option '%s' needs a value", opt);
 		default:
-			return usage_error("unknown option '%s'", opt);
+			return option_error(c, argv);
 		}
 	}
 	/* Both the runtime's variables and the inspect configuration count in MiB. */

@@ -10,7 +10,6 @@
  * record leave no gap); a larger gap means entries vanished without being
  * counted, and is reported as such.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -592,15 +591,12 @@ int cmd_summary(int argc, char **argv)
 		case 'h':
 			fputs(summary_usage, stdout);
 			return 0;
-		case ':':
-			return usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			return option_error(c, argv);
 		}
 	}
-	if (optind != argc - 1)
-		return usage_error(optind == argc ? "missing PATH" : "expected one PATH, got %d",
-				   argc - optind);
+	if (check_operands(argc, argv, 1, "PATH"))
+		return EXIT_USAGE;
 	if (profile_load(argv[optind], &prof))
 		return EXIT_FAIL;
 	build(&s, &prof);
@@ -610,7 +606,5 @@ int cmd_summary(int argc, char **argv)
 		print_text(&s, argv[optind]);
 	destroy(&s);
 	profile_free(&prof);
-	if (fflush(stdout) || ferror(stdout))
-		return fail("cannot write the output: %s", strerror(errno));
-	return 0;
+	return flush_stdout();
 }

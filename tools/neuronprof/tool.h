@@ -39,6 +39,26 @@ int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "neuronprof: <cmd>: warning: <msg>" on stderr. */
 void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * option_error() - the usage error for what getopt_long() returned for a bad
+ * option: ':' (an option without its value, with "+:" leading the short
+ * options) or anything else (an unknown option). Returns EXIT_USAGE.
+ */
+int option_error(int c, char **argv);
+
+/*
+ * check_operands() - checks that exactly @want operands (0 or 1) follow the
+ * options at argv[optind]; @name names the one wanted ("FILE", "PATH").
+ * Return: 0, or EXIT_USAGE after the usage error.
+ */
+int check_operands(int argc, char **argv, int want, const char *name);
+
+/*
+ * flush_stdout() - writes out what stdout holds and reports a failed write
+ * made at any time. Return: 0, or EXIT_FAIL after the message.
+ */
+int flush_stdout(void);
+
 /* ---- parsing (util.c) ------------------------------------------------------ */
 
 /*

@@ -4,6 +4,7 @@
  * prints for architectures, engines, queue types and clocks.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -56,6 +57,34 @@ void warn(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmsg("warning: ", fmt, ap);
 	va_end(ap);
+}
+
+int option_error(int c, char **argv)
+{
+	/* getopt_long() has stepped past the option it did not accept. */
+	if (c == ':')
+		return usage_error("option '%s' needs a value", argv[optind - 1]);
+	return usage_error("unknown option '%s'", argv[optind - 1]);
+}
+
+int check_operands(int argc, char **argv, int want, const char *name)
+{
+	int have = argc - optind;
+
+	if (have == want)
+		return 0;
+	if (!want)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (!have)
+		return usage_error("missing %s", name);
+	return usage_error("expected one %s, got %d", name, have);
+}
+
+int flush_stdout(void)
+{
+	if (fflush(stdout) || ferror(stdout))
+		return fail("cannot write the output: %s", strerror(errno));
+	return 0;
 }
 
 int parse_u64(const char *what, const char *s, uint64_t min, uint64_t max, bool suffixes,
