@@ -89,6 +89,25 @@ struct nprof_device *nprof_device_create(const struct nprof_device_info *info,
 /* Check a device description for values the library cannot work with. */
 int nprof_device_info_check(const struct nprof_device_info *info);
 
+/*
+ * A render node found while enumerating: its path, its device number, and
+ * @seq, the order it was found in (libdrm's nodes first, then the DRM
+ * directory's).
+ */
+struct nprof_drm_node {
+	char path[NPROF_DEVICE_PATH_MAX];
+	unsigned int major;
+	unsigned int minor;
+	size_t seq;
+};
+
+/*
+ * Sort @nodes by device number and keep one entry per device number, the
+ * one found first (two paths may name one node: libdrm's and the
+ * directory's, or a link). Returns the number kept, at the start of @nodes.
+ */
+size_t nprof_drm_nodes_unique(struct nprof_drm_node *nodes, size_t n);
+
 /* ---- module state (libkmod) ---------------------------------------------- */
 
 enum nprof_mod_state {

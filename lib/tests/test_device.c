@@ -457,6 +457,49 @@ TEST(missing_message_unknown_and_denied)
 		      "no neuronprof device could be opened: /dev/dri/renderD129: Permission denied (check the permissions of the render node)");
 }
 
+static void drm_node(struct nprof_drm_node *n, const char *path, unsigned int maj,
+		     unsigned int min, size_t seq)
+{
+	memset(n, 0, sizeof(*n));
+	snprintf(n->path, sizeof(n->path), "%s", path);
+	n->major = maj;
+	n->minor = min;
+	n->seq = seq;
+}
+
+/*
+ * What the enumeration gathers with two simulated devices: libdrm's folded
+ * entry (one render node, here the second) first, then the directory's
+ * nodes and a link to one of them. Every device number stays once, in
+ * minor order, under the path found first.
+ */
+TEST(enumeration_keeps_each_render_node_once_in_minor_order)
+{
+	struct nprof_drm_node n[6];
+
+	drm_node(&n[0], "/dev/dri/renderD129", 226, 129, 0);
+	drm_node(&n[1], "/dev/dri/renderD130", 226, 130, 1);
+	drm_node(&n[2], "/dev/dri/renderD128", 226, 128, 2);
+	drm_node(&n[3], "/dev/dri/by-link/x", 226, 130, 3);
+	drm_node(&n[4], "/dev/dri/renderD129", 226, 129, 4);
+	drm_node(&n[5], "/dev/other/renderD128", 227, 128, 5);
+	CHECK_INT(nprof_drm_nodes_unique(n, 6), 4);
+	CHECK_STR(n[0].path, "/dev/dri/renderD128");
+	CHECK_STR(n[1].path, "/dev/dri/renderD129");
+	CHECK_INT(n[1].seq, 0);
+	CHECK_STR(n[2].path, "/dev/dri/renderD130");
+	CHECK_INT(n[2].seq, 1);
+	CHECK_STR(n[3].path, "/dev/other/renderD128");
+	CHECK_INT(n[3].major, 227);
+
+	/* Found in the opposite order: the same set, the other paths. */
+	drm_node(&n[0], "/dev/dri/by-link/x", 226, 130, 0);
+	drm_node(&n[1], "/dev/dri/renderD130", 226, 130, 1);
+	CHECK_INT(nprof_drm_nodes_unique(n, 2), 1);
+	CHECK_STR(n[0].path, "/dev/dri/by-link/x");
+	CHECK_INT(nprof_drm_nodes_unique(n, 0), 0);
+}
+
 TEST(open_without_load_flag_never_loads)
 {
 	hooks_reset(NPROF_MOD_NOT_LOADED, NPROF_MOD_NOT_LOADED);

@@ -14,7 +14,12 @@
  *     and serializes into OUTDIR; core 0 then runs a second session, and
  *     core 1 two sessions where the second starts while the first is still
  *     stashed (it continues the same subscriptions), serialized in reverse.
- *  3. OUTDIR/manifest.txt records the device, every session and every
+ *  3. A second simulated device (new_device): nprof_device_list() finds
+ *     both render nodes with distinct device indexes, each opens by its
+ *     index, and a SESSION on core 0 of the second device captures its
+ *     programs (into OUTDIR/device1) while a session on core 0 of the first
+ *     device sees none of them.
+ *  4. OUTDIR/manifest.txt records the device, every session and every
  *     execution with what SIM_EXEC reported per queue type, for the host
  *     checker (check_ntff.c) to compare the NTFF files against.
  *
@@ -22,6 +27,8 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -38,6 +45,9 @@
 #define LOSSY_CORE	7
 #define MAX_EXECS	2
 #define QT		NPROF_SIM_QUEUE_TYPES
+#define NEW_DEVICE	"/sys/bus/platform/drivers/neuronprof_sim/new_device"
+#define SECOND_SUBDIR	"device1"
+#define SECOND_MODELS	1000	/* added to the second device's model ids */
 
 static int passed, failed, testno;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -89,6 +99,9 @@ struct core_run {
 	struct nprof_device *dev;
 	struct nprof_capture *cap;
 	const char *outdir;
+	const char *subdir;		/* of the manifest's OUTDIR, or NULL */
+	uint32_t device_index;
+	uint32_t model_offset;		/* added to program_for()'s model ids */
 	struct exec_rec execs[MAX_EXECS];
 	int nexecs;
 	uint64_t session_id;
@@ -128,24 +141,36 @@ static void program_for(uint32_t nc, int exec, struct nprof_sim_program *p)
 			p->instructions[e] = 150;	/* 3 x 150 TRACE per engine, 64 slots */
 }
 
+/* "" for the first device, "device N: " for another (messages). */
+static const char *dev_tag(const struct core_run *r, char *buf, size_t len)
+{
+	if (!r->device_index)
+		return "";
+	snprintf(buf, len, "device %u: ", r->device_index);
+	return buf;
+}
+
 /* Run programs @first..@last (program_for() numbers), then stop. */
 static void exec_and_stop(struct core_run *r, int first, int last)
 {
+	char tag[32];
 	int i;
 
+	dev_tag(r, tag, sizeof(tag));
 	for (i = first; i <= last && r->nexecs < MAX_EXECS; i++) {
 		struct exec_rec *x = &r->execs[r->nexecs++];
 
 		program_for(r->nc, i, &x->prog);
+		x->prog.model_id += r->model_offset;
 		x->res.size = sizeof(x->res);
 		x->ret = nprof_device_sim_exec(r->dev, &x->prog, &x->res);
-		result(!x->ret, "core %u: SIM_EXEC %d (model %u, %u iterations, flags 0x%x)%s%s", r->nc,
-		       i, x->prog.model_id, x->prog.iterations, x->prog.flags, x->ret ? ": " : "",
-		       x->ret ? nprof_strerror_last() : "");
+		result(!x->ret, "%score %u: SIM_EXEC %d (model %u, %u iterations, flags 0x%x)%s%s",
+		       tag, r->nc, i, x->prog.model_id, x->prog.iterations, x->prog.flags,
+		       x->ret ? ": " : "", x->ret ? nprof_strerror_last() : "");
 	}
 	r->stop_ret = nprof_capture_session_stop(r->cap, r->nc, &r->session_id);
-	result(!r->stop_ret, "core %u: session stopped, id %" PRIu64 "%s%s", r->nc, r->session_id,
-	       r->stop_ret ? ": " : "", r->stop_ret ? nprof_strerror_last() : "");
+	result(!r->stop_ret, "%score %u: session stopped, id %" PRIu64 "%s%s", tag, r->nc,
+	       r->session_id, r->stop_ret ? ": " : "", r->stop_ret ? nprof_strerror_last() : "");
 	if (r->stop_ret)
 		return;
 	r->stats.size = sizeof(r->stats);
@@ -154,9 +179,13 @@ static void exec_and_stop(struct core_run *r, int first, int last)
 
 static void serialize(struct core_run *r)
 {
+	char tag[32];
+
+	dev_tag(r, tag, sizeof(tag));
 	r->ser_ret = nprof_capture_session_serialize(r->cap, r->nc, r->session_id, r->outdir);
-	result(!r->ser_ret, "core %u: session %" PRIu64 " serialized%s%s", r->nc, r->session_id,
-	       r->ser_ret ? ": " : "", r->ser_ret ? nprof_strerror_last() : "");
+	result(!r->ser_ret, "%score %u: session %" PRIu64 " serialized into %s%s%s", tag, r->nc,
+	       r->session_id, r->outdir, r->ser_ret ? ": " : "",
+	       r->ser_ret ? nprof_strerror_last() : "");
 }
 
 static void *core_thread(void *arg)
@@ -174,18 +203,20 @@ static void check_counts(const struct core_run *r)
 {
 	uint64_t produced[QT] = { 0 };
 	bool ok = !r->stats_ret;
+	char tag[32];
 	int i, t;
 
+	dev_tag(r, tag, sizeof(tag));
 	for (i = 0; i < r->nexecs; i++)
 		for (t = 0; t < QT; t++)
 			produced[t] += r->execs[i].res.produced[t];
 	for (t = 0; ok && t < QT; t++)
 		if (r->stats.entries[t] + r->stats.lost[t] != produced[t]) {
-			diag("core %u type %d: %" PRIu64 " entries + %" PRIu64 " lost != %" PRIu64
-			     " produced", r->nc, t, r->stats.entries[t], r->stats.lost[t], produced[t]);
+			diag("%score %u type %d: %" PRIu64 " entries + %" PRIu64 " lost != %" PRIu64
+			     " produced", tag, r->nc, t, r->stats.entries[t], r->stats.lost[t], produced[t]);
 			ok = false;
 		}
-	result(ok, "core %u: entries + lost == produced for every queue type", r->nc);
+	result(ok, "%score %u: entries + lost == produced for every queue type", tag, r->nc);
 	if (r->nc == LOSSY_CORE) {
 		uint64_t lost = 0;
 
@@ -206,9 +237,10 @@ static void manifest_session(FILE *m, const struct core_run *r, uint64_t ring_si
 {
 	int i, t, e;
 
-	fprintf(m, "session core %u id %" PRIu64 " file profile_nc_%u_session_%" PRIu64
-		   ".ntff ring_size %" PRIu64 " follows %" PRId64 "\n",
-		r->nc, r->session_id, r->nc, r->session_id, ring_size, follows);
+	fprintf(m, "session core %u id %" PRIu64 " file %s%sprofile_nc_%u_session_%" PRIu64
+		   ".ntff ring_size %" PRIu64 " follows %" PRId64 " device %u\n",
+		r->nc, r->session_id, r->subdir ? r->subdir : "", r->subdir ? "/" : "", r->nc,
+		r->session_id, ring_size, follows, r->device_index);
 	for (i = 0; i < r->nexecs; i++) {
 		const struct exec_rec *x = &r->execs[i];
 
@@ -262,15 +294,142 @@ static struct nprof_device *diagnose_and_open(void)
 	return dev;
 }
 
+/* Create simulated device @id through the simulator's new_device. */
+static int sim_new_device(unsigned int id)
+{
+	FILE *f = fopen(NEW_DEVICE, "w");
+
+	if (!f)
+		return -errno;
+	fprintf(f, "%u\n", id);
+	/* The write happens at the flush: its error is the driver's answer. */
+	return fclose(f) ? -errno : 0;
+}
+
+/*
+ * A second device (id 1): both are enumerated, each opens by its index, and
+ * a SESSION on core 0 of the second one captures its programs while core 0
+ * of the first (@cap0) has a session too, which must see nothing of them.
+ * The second device's session goes to @r (serialized into @subdir_path,
+ * OUTDIR/device1); its device and engine are returned in @dev1 and @cap1.
+ */
+static void second_device(struct nprof_capture *cap0, const char *subdir_path, struct core_run *r,
+			  struct nprof_device **dev1, struct nprof_capture **cap1)
+{
+	struct nprof_device_info i0 = { .size = sizeof(i0) }, i1 = { .size = sizeof(i1) };
+	struct nprof_capture_stats st0 = { .size = sizeof(st0) };
+	struct nprof_device_node nodes[4];
+	struct nprof_device *d0 = NULL, *d1 = NULL;
+	uint64_t id0 = 0, seen0 = 0, produced = 0;
+	int n = 0, i, t, ret, ret0, tries;
+	bool ok;
+
+	memset(r, 0, sizeof(*r));
+	r->stop_ret = r->ser_ret = -ENOENT;	/* nothing to put in the manifest yet */
+	ret = sim_new_device(1);
+	result(!ret, "second simulated device created through %s%s%s", NEW_DEVICE,
+	       ret ? ": " : "", ret ? strerror(-ret) : "");
+	if (ret)
+		return;
+	/* Probing is synchronous, but leave the render node a moment anyway. */
+	for (tries = 0; tries < 40; tries++) {
+		struct timespec ts = { 0, 50 * 1000 * 1000 };
+
+		for (i = 0; i < 4; i++)
+			nodes[i].size = sizeof(nodes[i]);
+		n = nprof_device_list(nodes, 4);
+		if (n >= 2)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	ok = n == 2 && nodes[0].device_index == 0 && nodes[1].device_index > 0 &&
+	     strcmp(nodes[0].path, nodes[1].path);
+	for (i = 0; ok && i < 2; i++)
+		ok = nodes[i].arch == 3 && !strcmp(nodes[i].provider, "sim") &&
+		     nodes[i].num_cores == NCORES;
+	result(ok, "nprof_device_list() finds both sim devices, sorted by index (found %d: %s index %u, %s index %u)",
+	       n, n > 0 ? nodes[0].path : "-", n > 0 ? nodes[0].device_index : 0,
+	       n > 1 ? nodes[1].path : "-", n > 1 ? nodes[1].device_index : 0);
+	if (n != 2)
+		return;
+
+	d0 = nprof_device_open((int)nodes[0].device_index, 0);
+	d1 = nprof_device_open((int)nodes[1].device_index, 0);
+	ok = d0 && d1 && !nprof_device_get_info(d0, &i0) && !nprof_device_get_info(d1, &i1) &&
+	     i0.device_index == nodes[0].device_index && i1.device_index == nodes[1].device_index &&
+	     !strcmp(nprof_device_path(d0), nodes[0].path) &&
+	     !strcmp(nprof_device_path(d1), nodes[1].path);
+	result(ok, "each device opens by its index: GET_INFO device_index %u at %s, %u at %s%s%s",
+	       i0.device_index, d0 ? nprof_device_path(d0) : "-", i1.device_index,
+	       d1 ? nprof_device_path(d1) : "-", ok ? "" : ": ", ok ? "" : nprof_strerror_last());
+	nprof_device_close(d0);
+	if (!ok) {
+		nprof_device_close(d1);
+		return;
+	}
+	*dev1 = d1;
+	*cap1 = nprof_capture_create(d1, NULL);
+	result(*cap1 != NULL, "device %u: capture engine created%s%s", i1.device_index,
+	       *cap1 ? "" : ": ", *cap1 ? "" : nprof_strerror_last());
+	if (!*cap1)
+		return;
+
+	/* The same core number on both devices: distinct queues, no EBUSY. */
+	ret = nprof_capture_session_start(*cap1, 0);
+	result(!ret, "device %u: core 0 session started%s%s", i1.device_index, ret ? ": " : "",
+	       ret ? nprof_strerror_last() : "");
+	ret0 = nprof_capture_session_start(cap0, 0);
+	result(!ret0, "device 0: core 0 session started alongside it%s%s", ret0 ? ": " : "",
+	       ret0 ? nprof_strerror_last() : "");
+	if (ret)
+		return;
+
+	r->nc = 0;
+	r->dev = d1;
+	r->cap = *cap1;
+	r->outdir = subdir_path;
+	r->subdir = SECOND_SUBDIR;
+	r->device_index = i1.device_index;
+	r->model_offset = SECOND_MODELS;
+	r->stop_ret = r->ser_ret = 0;
+	exec_and_stop(r, 0, MAX_EXECS - 1);
+	check_counts(r);
+	for (i = 0; i < r->nexecs; i++)
+		for (t = 0; t < QT; t++)
+			produced += r->execs[i].res.produced[t];
+
+	if (!ret0) {
+		ret0 = nprof_capture_session_stop(cap0, 0, &id0);
+		if (!ret0)
+			ret0 = nprof_capture_session_stats(cap0, 0, id0, &st0);
+		for (t = 0; !ret0 && t < QT; t++)
+			seen0 += st0.entries[t] + st0.lost[t];
+		result(!ret0 && seen0 == 0 && produced > 0,
+		       "device 0: core 0 saw %" PRIu64 " of the %" PRIu64 " notifications device %u produced%s%s",
+		       seen0, produced, i1.device_index, ret0 ? ": " : "",
+		       ret0 ? nprof_strerror_last() : "");
+	}
+
+	if (r->stop_ret)
+		return;
+	ret = mkdir(subdir_path, 0755) ? -errno : 0;
+	result(!ret, "%s created%s%s", subdir_path, ret ? ": " : "", ret ? strerror(-ret) : "");
+	if (ret) {
+		r->ser_ret = ret;
+		return;
+	}
+	serialize(r);
+}
+
 int main(int argc, char **argv)
 {
 	struct nprof_capture_opts small = { .size = sizeof(small) };
 	struct nprof_device_info info = { .size = sizeof(info) };
-	struct nprof_capture *cap = NULL, *lossy = NULL;
-	struct core_run runs[NCORES], again, reuse[2];
+	struct nprof_capture *cap = NULL, *lossy = NULL, *cap1 = NULL;
+	struct core_run runs[NCORES], again, reuse[2], second;
 	pthread_t threads[NCORES];
-	struct nprof_device *dev;
-	char path[512];
+	struct nprof_device *dev, *dev1 = NULL;
+	char path[512], subdir[512];
 	FILE *m = NULL;
 	uint32_t nc;
 	int t, ret;
@@ -371,6 +530,9 @@ int main(int argc, char **argv)
 	serialize(&reuse[1]);
 	serialize(&reuse[0]);
 
+	snprintf(subdir, sizeof(subdir), "%s/%s", argv[1], SECOND_SUBDIR);
+	second_device(cap, subdir, &second, &dev1, &cap1);
+
 	snprintf(path, sizeof(path), "%s/manifest.txt", argv[1]);
 	m = fopen(path, "w");
 	result(m != NULL, "manifest %s created", path);
@@ -389,11 +551,15 @@ int main(int argc, char **argv)
 		if (!reuse[1].ser_ret && !reuse[1].stop_ret)
 			manifest_session(m, &reuse[1], NPROF_CAPTURE_DEFAULT_RING_SIZE,
 					 (int64_t)reuse[0].session_id);
+		if (!second.ser_ret && !second.stop_ret)
+			manifest_session(m, &second, NPROF_CAPTURE_DEFAULT_RING_SIZE, -1);
 		result(!fclose(m), "manifest written");
 	}
 out:
 	nprof_capture_close(cap);
 	nprof_capture_close(lossy);
+	nprof_capture_close(cap1);
+	nprof_device_close(dev1);
 	nprof_device_close(dev);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

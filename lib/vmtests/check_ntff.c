@@ -5,7 +5,8 @@
  * VM) and every NTFF file it names, and checks them entry by entry:
  *
  *  - the file validates (checksums, bounds) and describes the right core,
- *    session, capture kind, clock and device;
+ *    session, capture kind, clock and device (its index too: a session of
+ *    the second simulated device lies in a subdirectory);
  *  - the queue records are exactly the queues of the core and its TopSPs
  *    (computed here from the device description, not by the library);
  *  - every entry carries its record's queue type and engine and a model id
@@ -59,6 +60,7 @@ struct queue_end {
 };
 
 struct session {
+	uint32_t device;	/* device index */
 	uint32_t core;
 	uint64_t id;
 	char file[128];
@@ -165,8 +167,8 @@ static int read_manifest(const char *path, struct device *dev, struct session *s
 			s = &ss[(*nss)++];
 			memset(s, 0, sizeof(*s));
 			if (sscanf(line, "session core %u id %" SCNu64 " file %127s ring_size %" SCNu64
-				   " follows %" SCNd64, &s->core, &s->id, s->file, &s->ring_size,
-				   &s->follows) != 5)
+				   " follows %" SCNd64 " device %u", &s->core, &s->id, s->file,
+				   &s->ring_size, &s->follows, &s->device) != 6)
 				goto bad;
 		} else if (!strncmp(line, "exec ", 5)) {
 			if (!*nss)
@@ -526,7 +528,11 @@ static void check_session(const char *outdir, const char *proto_dir, const struc
 	int nq, neq, i, k, t;
 	bool ok;
 
-	snprintf(tag, sizeof(tag), "core %u session %" PRIu64, s->core, s->id);
+	if (s->device)
+		snprintf(tag, sizeof(tag), "device %u core %u session %" PRIu64, s->device, s->core,
+			 s->id);
+	else
+		snprintf(tag, sizeof(tag), "core %u session %" PRIu64, s->core, s->id);
 	snprintf(path, sizeof(path), "%s/%s", outdir, s->file);
 	r = nprof_ntff_reader_open(path, 0);
 	result(r != NULL, "%s: %s opens and validates%s%s", tag, s->file, r ? "" : ": ",
@@ -542,10 +548,11 @@ static void check_session(const char *outdir, const char *proto_dir, const struc
 	if (info.device.arch != d->arch || info.device.num_cores != d->cores ||
 	    info.device.num_topsps != d->topsps || info.device.engines_per_core != d->engines ||
 	    info.device.entry_size != d->entry_size || !info.device.provider ||
-	    strcmp(info.device.provider, "sim"))
-		ok = problem("device arch %u cores %u topsps %u engines %u entry size %u provider %s",
-			     info.device.arch, info.device.num_cores, info.device.num_topsps,
-			     info.device.engines_per_core, info.device.entry_size,
+	    strcmp(info.device.provider, "sim") || info.device.device_index != s->device)
+		ok = problem("device %u arch %u cores %u topsps %u engines %u entry size %u provider %s",
+			     info.device.device_index, info.device.arch, info.device.num_cores,
+			     info.device.num_topsps, info.device.engines_per_core,
+			     info.device.entry_size,
 			     info.device.provider ? info.device.provider : "(none)");
 	if (!(info.start_ns < info.stop_ns))
 		ok = problem("start %" PRIu64 " is not before stop %" PRIu64, info.start_ns, info.stop_ns);
@@ -558,7 +565,8 @@ static void check_session(const char *outdir, const char *proto_dir, const struc
 		const struct session *prev = NULL;
 
 		for (i = 0; i < nall; i++)
-			if (all[i].core == s->core && all[i].id == (uint64_t)s->follows)
+			if (all[i].device == s->device && all[i].core == s->core &&
+			    all[i].id == (uint64_t)s->follows)
 				prev = &all[i];
 		result(prev && set_bases(prev, eq, neq),
 		       "%s: continues the subscriptions of session %" PRId64, tag, s->follows);
@@ -666,31 +674,52 @@ static void check_session(const char *outdir, const char *proto_dir, const struc
 	nprof_ntff_reader_close(r);
 }
 
-/* Every file in OUTDIR is the manifest or a file it names: no temporaries left. */
-static void check_no_strays(const char *outdir, const struct session *ss, int nss)
+/*
+ * Count the files of @dir (@rel: its path under OUTDIR, "" for OUTDIR) and
+ * flag any that is not the manifest or a file the manifest names;
+ * subdirectories are listed the same way, one level deep.
+ */
+static int list_files(const char *dir, const char *rel, const struct session *ss, int nss,
+		      bool *ok)
 {
+	char name[2 * sizeof(((struct dirent *)0)->d_name) + 2], sub[1024];
 	struct dirent *de;
-	bool ok = true;
 	int i, files = 0;
-	DIR *d = opendir(outdir);
+	DIR *d = opendir(dir);
 
 	if (!d) {
-		result(false, "%s can be listed: %s", outdir, strerror(errno));
-		return;
+		*ok = problem("%s cannot be listed: %s", dir, strerror(errno));
+		return 0;
 	}
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
+		snprintf(name, sizeof(name), "%s%s%s", rel, *rel ? "/" : "", de->d_name);
+		if (de->d_type == DT_DIR && !*rel) {
+			snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
+			files += list_files(sub, de->d_name, ss, nss, ok);
+			continue;
+		}
 		files++;
-		if (!strcmp(de->d_name, "manifest.txt"))
+		if (!*rel && !strcmp(de->d_name, "manifest.txt"))
 			continue;
 		for (i = 0; i < nss; i++)
-			if (!strcmp(de->d_name, ss[i].file))
+			if (!strcmp(name, ss[i].file))
 				break;
 		if (i == nss)
-			ok = problem("unexpected file %s", de->d_name);
+			*ok = problem("unexpected %s %s", de->d_type == DT_DIR ? "directory" : "file",
+				      name);
 	}
 	closedir(d);
+	return files;
+}
+
+/* Every file under OUTDIR is the manifest or a file it names: no temporaries left. */
+static void check_no_strays(const char *outdir, const struct session *ss, int nss)
+{
+	bool ok = true;
+	int files = list_files(outdir, "", ss, nss, &ok);
+
 	result(ok && files == nss + 1, "%s holds the manifest and the %d NTFF files, nothing else",
 	       outdir, nss);
 }

@@ -92,13 +92,18 @@ struct nprof_device_node {
  *	is 0).
  * @max: elements of @nodes.
  *
- * Enumerates DRM devices with libdrm (drmGetDevices2()), opens each render
- * node and keeps those whose driver (drmGetVersion()) is "neuronprof".
- * Render nodes this process may not open are skipped. Never loads a module.
+ * Gathers the render nodes of the DRM devices libdrm reports
+ * (drmGetDevices2()) and those of the DRM directory (/dev/dri/renderD*),
+ * which libdrm may fold together (it merges devices whose bus information
+ * compares equal, as the simulator's platform devices do), keeps each
+ * device number once, opens each node and keeps those whose driver
+ * (drmGetVersion()) is "neuronprof". Render nodes this process may not open
+ * are skipped. Never loads a module.
  *
  * Return: the number of neuronprof devices, which may exceed @max (only
  * @max are filled); -EINVAL for bad arguments or a bad @nodes[i].size;
- * -ENOMEM; or the error of drmGetDevices2().
+ * -ENOMEM; the error of drmGetDevices2(), or that of reading the DRM
+ * directory.
  */
 NPROF_API int nprof_device_list(struct nprof_device_node *nodes, size_t max);
 
