@@ -13,7 +13,8 @@
  *                         for *), which holds exactly one directory whose
  *                         name is a number of nanoseconds: $S from then on
  *   ntff PATH k=v ...     a valid NTFF file; keys kind, core, model, entries
- *                         (a number, or + for at least one)
+ *                         (a number, or + for at least one), device (the
+ *                         device index of its device description)
  *   file PATH             a non-empty regular file
  *   absent PATH           nothing there
  *   count DIR N           DIR holds N entries
@@ -127,6 +128,8 @@ static int check_ntff(const char *path, char *keys, char *why, size_t wlen)
 			got = info.model_id;
 		else if (!strcmp(tok, "entries"))
 			got = entries;
+		else if (!strcmp(tok, "device"))
+			got = info.device.device_index;
 		else {
 			snprintf(why, wlen, "unknown key %s", tok);
 			return 0;

@@ -5,7 +5,8 @@
 # scripts/vm-run.sh): load one simulated trn2 device (8 NeuronCores), run
 # every scenario in its own directory under /out, record each exit status
 # in /out/runs.txt ("run NAME STATUS WANTED") and, for the compat example,
-# write the expect.txt that check_inspect reads on the host.
+# write the expect.txt that check_inspect reads on the host. Last, add a
+# second device and run the SESSION scenario across both (16 cores).
 set -u
 runs=/out/runs.txt
 : >"$runs"
@@ -92,4 +93,15 @@ match saves ^model_102_pid_[0-9]+_vnc_1_inst_.+_[0-9]{8}_[0-9]{6}\.ntff$ 1
 ntff $M kind=3 core=1 model=102 entries=+
 X
 run compat_systrace 0 /out/compat_systrace /nrt_profile_example systrace
+
+# Two devices: virtual cores 0-7 on device 0, 8-15 on device 1.
+if echo 1 >/sys/bus/platform/drivers/neuronprof_sim/new_device; then
+	ls -l /dev/dri
+	# shellcheck disable=SC2086
+	run session2 0 /out env $BUF NEURON_RT_INSPECT_ENABLE=1 NEURON_RT_INSPECT_OUTPUT_DIR=out \
+		NEURON_RT_INSPECT_DEVICE_PROFILE=session /inspect_vm session2 /out/session2
+else
+	echo "inspect-guest: cannot create a second simulated device"
+	echo "run new_device 1 0" >>"$runs"
+fi
 echo "inspect-guest: done"

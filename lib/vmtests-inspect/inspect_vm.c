@@ -9,6 +9,8 @@
  * counts the simulator reported producing), files that must be absent.
  *
  *   inspect_vm session DIR      environment-driven session, SESSION mode
+ *   inspect_vm session2 DIR     the same on two simulated devices: virtual
+ *                               cores run across both, in device order
  *   inspect_vm model DIR        MODEL mode with inspect-on-fail
  *   inspect_vm onfail DIR       inspect-on-fail alone
  *   inspect_vm continuous DIR   continuous profiling
@@ -20,6 +22,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,18 +68,43 @@ static void expect(const char *fmt, ...)
 	fflush(expect_file);
 }
 
-static uint32_t total_cores(void)
+static struct nprof_device_node nodes[16];
+static int nnodes;
+
+/* The devices, as the session layer numbers them (nprof_device_list() order). */
+static void list_devices(void)
 {
-	struct nprof_device_node nodes[16];
-	uint32_t n = 0;
-	int i, count;
+	int i;
 
 	for (i = 0; i < 16; i++)
 		nodes[i].size = sizeof(nodes[i]);
-	count = nprof_device_list(nodes, 16);
-	for (i = 0; i < count && i < 16; i++)
+	nnodes = nprof_device_list(nodes, 16);
+	if (nnodes > 16)
+		nnodes = 16;
+}
+
+static uint32_t total_cores(void)
+{
+	uint32_t n = 0;
+	int i;
+
+	list_devices();
+	for (i = 0; i < nnodes; i++)
 		n += nodes[i].num_cores;
 	return n;
+}
+
+/* The device index of virtual core @vnc: the devices' cores follow each other. */
+static uint32_t device_of(uint32_t vnc)
+{
+	int i;
+
+	for (i = 0; i < nnodes; i++) {
+		if (vnc < nodes[i].num_cores)
+			return nodes[i].device_index;
+		vnc -= nodes[i].num_cores;
+	}
+	return UINT32_MAX;
 }
 
 /* Run one execution; returns the notifications the simulator produced. */
@@ -147,8 +175,11 @@ static bool exists(const char *path)
 
 /* ---- scenarios ------------------------------------------------------------------- */
 
-/* NEURON_RT_INSPECT_DEVICE_PROFILE=session: every core of every device in one file each. */
-static void scenario_session(bool crash)
+/*
+ * NEURON_RT_INSPECT_DEVICE_PROFILE=session: every core of every device in
+ * one file each. @devices: how many devices there must be (0: any).
+ */
+static void scenario_session(bool crash, int devices)
 {
 	char inst[NPROF_INSTANCE_ID_MAX + 1], dir[4096];
 	uint32_t n = total_cores(), vnc;
@@ -157,6 +188,16 @@ static void scenario_session(bool crash)
 
 	instance(inst, sizeof(inst));
 	check(n >= 2 && n <= 64, "%u NeuronCores on the simulated devices", n);
+	if (devices) {
+		int i;
+		bool distinct = nnodes == devices;
+
+		for (i = 1; distinct && i < nnodes; i++)
+			distinct = nodes[i].device_index > nodes[i - 1].device_index;
+		check(distinct, "%d devices with distinct indexes (found %d)", devices, nnodes);
+		if (!distinct)
+			exit(1);
+	}
 	check(!nprof_inspect_begin(), "nprof_inspect_begin() from the environment");
 	check(nprof_inspect_is_active() == 1, "the session is active");
 	check(nprof_inspect_session_dir(dir, sizeof(dir)) > 0, "session directory %s", dir);
@@ -174,8 +215,8 @@ static void scenario_session(bool crash)
 
 	expect("tree out %s-%ld", inst, (long)getpid());
 	for (vnc = 0; vnc < n; vnc++)
-		expect("ntff $S/profile_nc_%u_session_0.ntff kind=1 core=%u entries=%llu", vnc, vnc,
-		       (unsigned long long)produced[vnc]);
+		expect("ntff $S/profile_nc_%u_session_0.ntff kind=1 core=%u device=%u entries=%llu",
+		       vnc, vnc, device_of(vnc), (unsigned long long)produced[vnc]);
 	expect("file $S/ntrace.pb");
 	expect("file $S/trace_info.pb");
 	expect("file $S/cpu_util.pb");
@@ -318,7 +359,8 @@ int main(int argc, char **argv)
 	const char *what = argc > 1 ? argv[1] : "";
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: %s session|model|onfail|continuous|crash DIR\n", argv[0]);
+		fprintf(stderr, "usage: %s session|session2|model|onfail|continuous|crash DIR\n",
+			argv[0]);
 		return 2;
 	}
 	mkdir(argv[2], 0755);
@@ -333,9 +375,11 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!strcmp(what, "session"))
-		scenario_session(false);
+		scenario_session(false, 0);
+	else if (!strcmp(what, "session2"))
+		scenario_session(false, 2);
 	else if (!strcmp(what, "crash"))
-		scenario_session(true);
+		scenario_session(true, 0);
 	else if (!strcmp(what, "model"))
 		scenario_model();
 	else if (!strcmp(what, "onfail"))

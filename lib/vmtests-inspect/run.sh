@@ -70,8 +70,8 @@ while read -r p f; do
 done < <(grep -E '^[0-9]+ passed, [0-9]+ failed' "$work/guest.log" |
 	sed -E 's/^([0-9]+) passed, ([0-9]+) failed.*/\1 \2/')
 lines=$(grep -cE '^[0-9]+ passed, [0-9]+ failed' "$work/guest.log")
-if [ "$lines" -ne 5 ]; then
-	echo "vmtests-inspect: $lines of the 5 inspect_vm runs printed a result line"
+if [ "$lines" -ne 6 ]; then
+	echo "vmtests-inspect: $lines of the 6 inspect_vm runs printed a result line"
 	failed=$((failed + 1))
 fi
 if [ "$vm_rc" -ne 0 ]; then
