@@ -38,28 +38,43 @@ static const uint64_t ring_size_default[NPROF_QT_COUNT] = {
 	1 * MiB,	/* TOPSP_ERROR */
 };
 
-int nprof_dup_name_list(const char *const *src, size_t n, const char ***names, size_t *count)
+int nprof_dup_name_list(const char *const *src, size_t n, uint64_t mask, const char ***names,
+			size_t *count)
 {
+	size_t i, k = 0, sel = 0;
 	const char **out;
-	size_t i;
 
 	if (!names || !count)
 		return nprof_err(EINVAL, "name list output pointer is NULL");
-	out = calloc(n ? n : 1, sizeof(*out));
+	for (i = 0; i < n; i++)
+		sel += (mask >> i) & 1;
+	out = calloc(sel ? sel : 1, sizeof(*out));
 	if (!out)
-		return nprof_err(ENOMEM, "cannot allocate a list of %zu names", n);
+		return nprof_err(ENOMEM, "cannot allocate a list of %zu names", sel);
 	for (i = 0; i < n; i++) {
-		out[i] = strdup(src[i]);
-		if (!out[i]) {
-			while (i--)
-				free((char *)out[i]);
-			free(out);
-			return nprof_err(ENOMEM, "cannot allocate a list of %zu names", n);
+		if (!((mask >> i) & 1))
+			continue;
+		out[k] = strdup(src[i]);
+		if (!out[k]) {
+			nprof_free_name_list(out, k);
+			return nprof_err(ENOMEM, "cannot allocate a list of %zu names", sel);
 		}
+		k++;
 	}
 	*names = out;
-	*count = n;
+	*count = sel;
 	return 0;
+}
+
+void nprof_free_name_list(const char **names, size_t count)
+{
+	size_t i;
+
+	if (!names)
+		return;
+	for (i = 0; i < count; i++)
+		free((char *)names[i]);
+	free(names);
 }
 
 /* ---- activities --------------------------------------------------------- */
@@ -89,32 +104,22 @@ NPROF_API const char *nprof_activity_name(unsigned int activity)
 
 NPROF_API int nprof_inspect_config_get_all_activity_types(const char ***names, size_t *count)
 {
-	return nprof_dup_name_list(activity_names, ARRAY_SIZE(activity_names), names, count);
+	return nprof_dup_name_list(activity_names, ARRAY_SIZE(activity_names), UINT64_MAX, names,
+				   count);
 }
 
 NPROF_API int nprof_inspect_config_get_enabled_activity_types(const struct nprof_inspect_config *cfg,
 							      const char ***names, size_t *count)
 {
-	const char *sel[ARRAY_SIZE(activity_names)];
-	size_t i, n = 0;
-
 	if (!cfg)
 		return nprof_err(EINVAL, "inspect config is NULL");
-	for (i = 0; i < ARRAY_SIZE(activity_names); i++)
-		if (cfg->activities & (1u << i))
-			sel[n++] = activity_names[i];
-	return nprof_dup_name_list(sel, n, names, count);
+	return nprof_dup_name_list(activity_names, ARRAY_SIZE(activity_names), cfg->activities,
+				   names, count);
 }
 
 NPROF_API void nprof_inspect_config_free_activity_types(const char **names, size_t count)
 {
-	size_t i;
-
-	if (!names)
-		return;
-	for (i = 0; i < count; i++)
-		free((char *)names[i]);
-	free(names);
+	nprof_free_name_list(names, count);
 }
 
 /* ---- system-trace configuration ----------------------------------------- */

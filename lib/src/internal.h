@@ -75,8 +75,13 @@ struct nprof_inspect_config {
 /* Parse "group or name" event-type selectors into a mask; 0 or -EINVAL. */
 int nprof_sys_trace_event_selector(const char *name, uint64_t *mask);
 
-/* Allocate a copy of @n static names into a fresh array of fresh strings. */
-int nprof_dup_name_list(const char *const *src, size_t n, const char ***names, size_t *count);
+/*
+ * Copy the names @src[i] (i < @n <= 64) whose bit i is set in @mask into a
+ * fresh array of fresh strings; nprof_free_name_list() releases it.
+ */
+int nprof_dup_name_list(const char *const *src, size_t n, uint64_t mask, const char ***names,
+			size_t *count);
+void nprof_free_name_list(const char **names, size_t count);
 
 /* Number of queue types the library knows (NPROF_QUEUE_TYPES). */
 #define NPROF_QT_COUNT	NPROF_QUEUE_TYPES

@@ -102,31 +102,20 @@ int nprof_sys_trace_event_selector(const char *name, uint64_t *mask)
 
 NPROF_API int nprof_sys_trace_get_event_types(const char ***names, size_t *count)
 {
-	return nprof_dup_name_list(event_names, NPROF_SYS_TRACE_EVENT_COUNT, names, count);
+	return nprof_dup_name_list(event_names, NPROF_SYS_TRACE_EVENT_COUNT, UINT64_MAX, names,
+				   count);
 }
 
 NPROF_API void nprof_sys_trace_free_event_types(const char **names, size_t count)
 {
-	size_t i;
-
-	if (!names)
-		return;
-	for (i = 0; i < count; i++)
-		free((char *)names[i]);
-	free(names);
+	nprof_free_name_list(names, count);
 }
 
 NPROF_API int nprof_sys_trace_config_get_enabled_event_types(const struct nprof_sys_trace_config *cfg,
 							     const char ***names, size_t *count)
 {
-	const char *sel[NPROF_SYS_TRACE_EVENT_COUNT];
-	size_t n = 0;
-	int i;
-
 	if (!cfg)
 		return nprof_err(EINVAL, "system-trace config is NULL");
-	for (i = 0; i < NPROF_SYS_TRACE_EVENT_COUNT; i++)
-		if (cfg->event_type_mask & (1ULL << i))
-			sel[n++] = event_names[i];
-	return nprof_dup_name_list(sel, n, names, count);
+	return nprof_dup_name_list(event_names, NPROF_SYS_TRACE_EVENT_COUNT, cfg->event_type_mask,
+				   names, count);
 }
