@@ -550,6 +550,47 @@ static int find_session(struct cap_core *c, uint64_t id, bool allow_busy,
 }
 
 /*
+ * Enter a call on core @nc and find its stashed session @id there. On
+ * success the call is counted and the core's lock held: session_put() ends
+ * both.
+ */
+static int session_get(struct nprof_capture *cap, uint32_t nc, uint64_t id, bool allow_busy,
+		       struct cap_core **out, struct cap_session ***link)
+{
+	struct cap_core *c;
+	int ret;
+
+	ret = core_get(cap, nc, &c);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&c->lock);
+	ret = find_session(c, id, allow_busy, link);
+	if (ret) {
+		pthread_mutex_unlock(&c->lock);
+		core_put(c);
+		return ret;
+	}
+	*out = c;
+	return 0;
+}
+
+static void session_put(struct cap_core *c)
+{
+	pthread_mutex_unlock(&c->lock);
+	core_put(c);
+}
+
+/* Take the session at *@link out of the stash and give back its ring space. Called locked. */
+static void unstash(struct cap_core *c, struct cap_session **link)
+{
+	struct cap_session *s = *link;
+
+	*link = s->next;
+	free(s);
+	release_space(c);
+}
+
+/*
  * Write one session; no lock held (the busy session pins what it reads).
  * @fname and @label come from nprof_capture_session_serialize_named(); NULL
  * means the SESSION file name and description.
@@ -659,15 +700,9 @@ int nprof_capture_session_serialize_named(struct nprof_capture *cap, uint32_t nc
 	struct cap_core *c;
 	int ret;
 
-	ret = core_get(cap, nc, &c);
+	ret = session_get(cap, nc, session_id, false, &c, &link);
 	if (ret)
 		return ret;
-	pthread_mutex_lock(&c->lock);
-	ret = find_session(c, session_id, false, &link);
-	if (ret) {
-		pthread_mutex_unlock(&c->lock);
-		goto out;
-	}
 	s = *link;
 	s->busy = true;
 	pthread_mutex_unlock(&c->lock);
@@ -680,13 +715,9 @@ int nprof_capture_session_serialize_named(struct nprof_capture *cap, uint32_t nc
 		/* Other sessions may have been unstashed meanwhile: look again. */
 		for (link = &c->stash; *link != s; link = &(*link)->next)
 			;
-		*link = s->next;
-		free(s);
-		release_space(c);
+		unstash(c, link);
 	}
-	pthread_mutex_unlock(&c->lock);
-out:
-	core_put(c);
+	session_put(c);
 	return ret;
 }
 
@@ -708,24 +739,16 @@ NPROF_API int nprof_capture_session_serialize(struct nprof_capture *cap, uint32_
 NPROF_API int nprof_capture_session_drop(struct nprof_capture *cap, uint32_t nc,
 					 uint64_t session_id)
 {
-	struct cap_session **link, *s;
+	struct cap_session **link;
 	struct cap_core *c;
 	int ret;
 
-	ret = core_get(cap, nc, &c);
+	ret = session_get(cap, nc, session_id, false, &c, &link);
 	if (ret)
 		return ret;
-	pthread_mutex_lock(&c->lock);
-	ret = find_session(c, session_id, false, &link);
-	if (!ret) {
-		s = *link;
-		*link = s->next;
-		free(s);
-		release_space(c);
-	}
-	pthread_mutex_unlock(&c->lock);
-	core_put(c);
-	return ret;
+	unstash(c, link);
+	session_put(c);
+	return 0;
 }
 
 NPROF_API int nprof_capture_session_stats(struct nprof_capture *cap, uint32_t nc,
@@ -741,31 +764,26 @@ NPROF_API int nprof_capture_session_stats(struct nprof_capture *cap, uint32_t nc
 	if (st->size < sizeof(*st))
 		return nprof_err(EINVAL, "struct nprof_capture_stats size %zu is unsupported (this library: %zu)",
 				 st->size, sizeof(*st));
-	ret = core_get(cap, nc, &c);
+	ret = session_get(cap, nc, session_id, true, &c, &link);
 	if (ret)
 		return ret;
-	pthread_mutex_lock(&c->lock);
-	ret = find_session(c, session_id, true, &link);
-	if (!ret) {
-		s = *link;
-		size = st->size;
-		memset(st, 0, sizeof(*st));
-		st->size = size;
-		st->start_ns = s->start_ns;
-		st->stop_ns = s->stop_ns;
-		for (i = 0; i < c->nqueues; i++) {
-			uint32_t t = c->queues[i].id.queue_type;
-			uint32_t es = nprof_nq_ring(c->queues[i].nq)->entry_size;
+	s = *link;
+	size = st->size;
+	memset(st, 0, sizeof(*st));
+	st->size = size;
+	st->start_ns = s->start_ns;
+	st->stop_ns = s->stop_ns;
+	for (i = 0; i < c->nqueues; i++) {
+		uint32_t t = c->queues[i].id.queue_type;
+		uint32_t es = nprof_nq_ring(c->queues[i].nq)->entry_size;
 
-			if (t >= NPROF_QUEUE_TYPES)
-				continue;
-			st->queues++;
-			st->entries[t] += (s->w[i].end - s->w[i].begin) / es;
-			st->lost[t] += s->w[i].lost_end - s->w[i].lost_begin;
-			st->ring_flags |= s->w[i].ring_flags;
-		}
+		if (t >= NPROF_QUEUE_TYPES)
+			continue;
+		st->queues++;
+		st->entries[t] += (s->w[i].end - s->w[i].begin) / es;
+		st->lost[t] += s->w[i].lost_end - s->w[i].lost_begin;
+		st->ring_flags |= s->w[i].ring_flags;
 	}
-	pthread_mutex_unlock(&c->lock);
-	core_put(c);
-	return ret;
+	session_put(c);
+	return 0;
 }
