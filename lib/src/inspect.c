@@ -381,12 +381,7 @@ static int arm_sessions(void)
 
 		if (!nprof_insp.capture_nc[vnc])
 			continue;
-		ret = nprof_rt_capture_get(vnc, &a->cap, &a->local);
-		if (!ret) {
-			ret = nprof_capture_session_start(a->cap, a->local);
-			if (ret)
-				nprof_rt_capture_put(vnc);
-		}
+		ret = nprof_rt_capture_start(vnc, &a->cap, &a->local);
 		if (ret) {
 			size_t before = nprof_insp.narmed;
 			char why[1024];

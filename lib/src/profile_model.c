@@ -117,12 +117,7 @@ void nprof_model_capture_arm(struct nprof_model *m, struct nprof_exec_capture *e
 		goto out;
 	}
 	t0 = nprof_sys_trace_now();
-	ret = nprof_rt_capture_get(vnc, &cap, &local);
-	if (!ret) {
-		ret = nprof_capture_session_start(cap, local);
-		if (ret)
-			nprof_rt_capture_put(vnc);
-	}
+	ret = nprof_rt_capture_start(vnc, &cap, &local);
 	if (ret) {
 		/* Once per core and session: on-fail would repeat it every execution. */
 		nprof_log(atomic_exchange(&arm_warned[vnc], 1) ? NPROF_LOG_DEBUG : NPROF_LOG_WARN,
@@ -295,12 +290,7 @@ NPROF_API int nprof_profile_start(struct nprof_model *m, const char *filename)
 		fresh = true;
 	}
 	/* The registry must be open to find the core: the model holds it open. */
-	ret = nprof_rt_capture_get(vnc, &cap, &local);
-	if (!ret) {
-		ret = nprof_capture_session_start(cap, local);
-		if (ret)
-			nprof_rt_capture_put(vnc);
-	}
+	ret = nprof_rt_capture_start(vnc, &cap, &local);
 	if (ret) {
 		ret = nprof_err(-ret, "cannot start the profile of model %s on NC %u: %s",
 				nprof_model_name_internal(m), vnc, nprof_err_current());

@@ -211,6 +211,19 @@ out:
 	return ret;
 }
 
+int nprof_rt_capture_start(uint32_t vnc, struct nprof_capture **cap, uint32_t *local)
+{
+	int ret;
+
+	ret = nprof_rt_capture_get(vnc, cap, local);
+	if (ret)
+		return ret;
+	ret = nprof_capture_session_start(*cap, *local);
+	if (ret)
+		nprof_rt_capture_put(vnc);
+	return ret;
+}
+
 void nprof_rt_capture_put(uint32_t vnc)
 {
 	struct rt_dev *d;
