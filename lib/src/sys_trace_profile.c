@@ -448,6 +448,28 @@ static void fill_core_util(const struct nprof_cpu_util *u, bool aggregate,
 	c->busy_ticks = u->busy_ticks;
 }
 
+/*
+ * The monitor's statistics and how many samples it holds, for the two host
+ * files; no monitor means no samples and no statistics.
+ */
+static int monitor_samples(const struct writer *w, struct nprof_monitor_stats *ms,
+			   size_t *nsamples)
+{
+	int ret, n;
+
+	*nsamples = 0;
+	if (!w->mon)
+		return 0;
+	ret = nprof_monitor_get_stats(w->mon, ms);
+	if (ret)
+		return ret;
+	n = nprof_monitor_sample_count(w->mon);
+	if (n < 0)
+		return n;
+	*nsamples = (size_t)n;
+	return 0;
+}
+
 static int write_cpu_util(struct writer *w)
 {
 	struct nprof_monitor_stats ms = { .size = sizeof(ms) };
@@ -456,22 +478,18 @@ static int write_cpu_util(struct writer *w)
 	Neuronprof__System__CpuCoreUtil *totals = NULL;
 	struct nprof_cpu_util *cpus = NULL;
 	Neuronprof__System__CpuUtil cu;
-	size_t nsamples = 0, nkept = 0, used = 0, i, k;
-	int ret = 0, n;
+	size_t nsamples, nkept = 0, used = 0, i, k;
+	int ret, n;
 
 	neuronprof__system__cpu_util__init(&cu);
 	cu.instance_id = (char *)w->instance_id;
 	cu.has_pid = 1;
 	cu.pid = w->pid;
 	cu.clock_domain = "CLOCK_MONOTONIC";
+	ret = monitor_samples(w, &ms, &nsamples);
+	if (ret)
+		return ret;
 	if (w->mon) {
-		ret = nprof_monitor_get_stats(w->mon, &ms);
-		if (ret)
-			return ret;
-		n = nprof_monitor_sample_count(w->mon);
-		if (n < 0)
-			return n;
-		nsamples = (size_t)n;
 		cu.has_period_ms = cu.has_effective_period_ms = cu.has_num_cpus = 1;
 		cu.has_decimations = 1;
 		cu.period_ms = ms.period_ms;
@@ -537,22 +555,18 @@ static int write_host_mem(struct writer *w)
 	struct nprof_monitor_stats ms = { .size = sizeof(ms) };
 	Neuronprof__System__HostMemSample *samples = NULL, **ptrs = NULL;
 	Neuronprof__System__HostMem hm;
-	size_t nsamples = 0, nkept = 0, i;
-	int ret = 0, n;
+	size_t nsamples, nkept = 0, i;
+	int ret, n;
 
 	neuronprof__system__host_mem__init(&hm);
 	hm.instance_id = (char *)w->instance_id;
 	hm.has_pid = 1;
 	hm.pid = w->pid;
 	hm.clock_domain = "CLOCK_MONOTONIC";
+	ret = monitor_samples(w, &ms, &nsamples);
+	if (ret)
+		return ret;
 	if (w->mon) {
-		ret = nprof_monitor_get_stats(w->mon, &ms);
-		if (ret)
-			return ret;
-		n = nprof_monitor_sample_count(w->mon);
-		if (n < 0)
-			return n;
-		nsamples = (size_t)n;
 		hm.has_period_ms = hm.has_effective_period_ms = hm.has_decimations = 1;
 		hm.period_ms = ms.period_ms;
 		hm.effective_period_ms = ms.effective_period_ms;
