@@ -141,19 +141,30 @@ int ntff_writer_set_block_size(struct nprof_ntff_writer *w, uint32_t block_size)
 	return 0;
 }
 
+/* The arguments both create calls take: 0, or -errno with the message recorded. */
+static int check_create(const char *name, unsigned int flags)
+{
+	int ret;
+
+	ret = check_name(name);
+	if (ret)
+		return ret;
+	if (flags & ~NPROF_NTFF_WRITE_NOREPLACE)
+		return nprof_err(EINVAL, "unknown NTFF writer flags 0x%x",
+				 flags & ~NPROF_NTFF_WRITE_NOREPLACE);
+	return 0;
+}
+
 NPROF_API struct nprof_ntff_writer *nprof_ntff_writer_createat(int dirfd, const char *name,
 							       unsigned int flags)
 {
 	int fd, ret;
 
-	ret = check_name(name);
+	ret = check_create(name, flags);
 	if (ret) {
 		errno = -ret;
 		return NULL;
 	}
-	if (flags & ~NPROF_NTFF_WRITE_NOREPLACE)
-		return nprof_err_ptr(EINVAL, "unknown NTFF writer flags 0x%x",
-				     flags & ~NPROF_NTFF_WRITE_NOREPLACE);
 	fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
 	if (fd < 0)
 		return nprof_err_ptr(errno, "bad directory descriptor %d: %s", dirfd, strerror(errno));
@@ -167,14 +178,11 @@ NPROF_API struct nprof_ntff_writer *nprof_ntff_writer_create(const char *dir, co
 
 	if (!dir)
 		return nprof_err_ptr(EINVAL, "NTFF directory is NULL");
-	ret = check_name(name);
+	ret = check_create(name, flags);
 	if (ret) {
 		errno = -ret;
 		return NULL;
 	}
-	if (flags & ~NPROF_NTFF_WRITE_NOREPLACE)
-		return nprof_err_ptr(EINVAL, "unknown NTFF writer flags 0x%x",
-				     flags & ~NPROF_NTFF_WRITE_NOREPLACE);
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		err = errno;
