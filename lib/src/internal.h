@@ -47,6 +47,17 @@ uint32_t nprof_crc32c_update_crc32_insn(uint32_t crc, const void *buf, size_t le
 /* Whether nprof_crc32c_update() uses the SSE4.2 instruction. */
 int nprof_crc32c_hw_available(void);
 
+/* The temporary name of a file "name" is ".name.<16 hex digits>.tmp". */
+#define NPROF_TMP_EXTRA	(1 + 1 + 16 + 4)
+
+/*
+ * Create the temporary file of @name in @dirfd (exclusive, write-only, mode
+ * 0644 less the umask, close-on-exec) under a fresh random suffix; its name
+ * goes to @tmp (@size bytes). Return: the descriptor, or -1 with errno set
+ * and @tmp emptied.
+ */
+int nprof_tmpfile_create(int dirfd, const char *name, char *tmp, size_t size);
+
 /*
  * Internal view of the config objects, shared by config.c and env.c.
  */

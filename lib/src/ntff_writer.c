@@ -11,11 +11,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -23,9 +21,6 @@
 
 #include "internal.h"
 #include "ntff_internal.h"
-
-/* ".<name>.<16 hex>.tmp" */
-#define TMP_EXTRA	(1 + 1 + 16 + 4)
 
 struct nprof_ntff_writer {
 	int dirfd;
@@ -70,30 +65,16 @@ static int check_name(const char *name)
 	if (strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
 		return nprof_err(EINVAL, "NTFF file name '%s' is not a plain file name", name);
 	len = strlen(name);
-	if (len + TMP_EXTRA > NAME_MAX)
+	if (len + NPROF_TMP_EXTRA > NAME_MAX)
 		return nprof_err(ENAMETOOLONG, "NTFF file name '%s' is longer than %d bytes", name,
-				 NAME_MAX - TMP_EXTRA);
+				 NAME_MAX - NPROF_TMP_EXTRA);
 	return 0;
-}
-
-static uint64_t tmp_suffix(void)
-{
-	static _Atomic uint64_t counter;
-	struct timespec ts;
-	uint64_t r;
-
-	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) == (ssize_t)sizeof(r))
-		return r;
-	/* No entropy yet (early boot): still unique within this host. */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((uint64_t)getpid() << 40) ^ ((uint64_t)ts.tv_nsec << 8) ^ (uint64_t)ts.tv_sec ^
-	       atomic_fetch_add(&counter, 1);
 }
 
 static struct nprof_ntff_writer *writer_open(int dirfd, const char *name, unsigned int flags)
 {
 	struct nprof_ntff_writer *w;
-	int tries, err;
+	int err;
 
 	w = calloc(1, sizeof(*w));
 	if (!w) {
@@ -109,16 +90,9 @@ static struct nprof_ntff_writer *writer_open(int dirfd, const char *name, unsign
 		nprof_ntff_writer_abort(w);
 		return nprof_err_ptr(ENOMEM, "cannot allocate an NTFF writer");
 	}
-	for (tries = 0; tries < 100; tries++) {
-		snprintf(w->tmpname, NAME_MAX + 1, ".%s.%016llx.tmp", name,
-			 (unsigned long long)tmp_suffix());
-		w->fd = openat(dirfd, w->tmpname, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		if (w->fd >= 0 || errno != EEXIST)
-			break;
-	}
+	w->fd = nprof_tmpfile_create(dirfd, name, w->tmpname, NAME_MAX + 1);
 	if (w->fd < 0) {
 		err = errno;
-		w->tmpname[0] = '\0';	/* nothing to unlink */
 		nprof_ntff_writer_abort(w);
 		return nprof_err_ptr(err, "cannot create a temporary file for '%s': %s", name,
 				     strerror(err));

@@ -16,11 +16,9 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -63,36 +61,16 @@ struct writer {
 
 /* ---- files -------------------------------------------------------------------- */
 
-static uint64_t tmp_suffix(void)
-{
-	static _Atomic uint64_t counter;
-	uint64_t r;
-
-	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) == (ssize_t)sizeof(r))
-		return r;
-	/* No entropy yet: still unique within this host. */
-	return ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL) ^ atomic_fetch_add(&counter, 1);
-}
-
 static int file_open(struct writer *w, struct out_file *f, const char *name)
 {
-	int tries;
-
 	f->name = name;
 	f->buf = malloc(WBUF_SIZE);
 	if (!f->buf)
 		return nprof_err(ENOMEM, "cannot allocate a write buffer for %s", name);
-	for (tries = 0; tries < 100; tries++) {
-		snprintf(f->tmp, sizeof(f->tmp), ".%s.%016" PRIx64 ".tmp", name, tmp_suffix());
-		f->fd = openat(w->dirfd, f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		if (f->fd >= 0 || errno != EEXIST)
-			break;
-	}
-	if (f->fd < 0) {
-		f->tmp[0] = '\0';
+	f->fd = nprof_tmpfile_create(w->dirfd, name, f->tmp, sizeof(f->tmp));
+	if (f->fd < 0)
 		return nprof_err(errno, "cannot create a temporary file for %s: %s", name,
 				 strerror(errno));
-	}
 	return 0;
 }
 
