@@ -198,7 +198,10 @@ NPROF_API struct nprof_capture *nprof_capture_create(struct nprof_device *dev,
 	return cap;
 }
 
-/* Enter a call on core @nc: counts it so close waits for it. */
+/*
+ * Enter a call on core @nc: counts it so close waits for it, and takes the
+ * core's lock. core_put() drops both.
+ */
 static int core_get(struct nprof_capture *cap, uint32_t nc, struct cap_core **out)
 {
 	struct cap_core *c;
@@ -216,12 +219,14 @@ static int core_get(struct nprof_capture *cap, uint32_t nc, struct cap_core **ou
 	}
 	c->refs++;
 	pthread_mutex_unlock(&c->ref_lock);
+	pthread_mutex_lock(&c->lock);
 	*out = c;
 	return 0;
 }
 
 static void core_put(struct cap_core *c)
 {
+	pthread_mutex_unlock(&c->lock);
 	pthread_mutex_lock(&c->ref_lock);
 	if (!--c->refs)
 		pthread_cond_broadcast(&c->ref_cond);
@@ -409,7 +414,6 @@ NPROF_API int nprof_capture_session_start(struct nprof_capture *cap, uint32_t nc
 	if (ret)
 		return ret;
 	flush = cap->dev->info.caps & NPROF_DEVICE_CAP_FLUSH;
-	pthread_mutex_lock(&c->lock);
 	if (c->active) {
 		ret = nprof_err(EBUSY, "a profile session is already active on NC %u", nc);
 		goto out;
@@ -447,7 +451,6 @@ NPROF_API int nprof_capture_session_start(struct nprof_capture *cap, uint32_t nc
 	c->active_start_ns = now_ns((clockid_t)cap->dev->info.clock_id);
 	release_space(c);
 out:
-	pthread_mutex_unlock(&c->lock);
 	core_put(c);
 	return ret;
 }
@@ -460,9 +463,7 @@ NPROF_API int nprof_capture_session_active(struct nprof_capture *cap, uint32_t n
 	ret = core_get(cap, nc, &c);
 	if (ret)
 		return ret;
-	pthread_mutex_lock(&c->lock);
 	ret = c->active != NULL;
-	pthread_mutex_unlock(&c->lock);
 	core_put(c);
 	return ret;
 }
@@ -482,7 +483,6 @@ NPROF_API int nprof_capture_session_stop(struct nprof_capture *cap, uint32_t nc,
 	if (ret)
 		return ret;
 	flush = cap->dev->info.caps & NPROF_DEVICE_CAP_FLUSH;
-	pthread_mutex_lock(&c->lock);
 	if (!c->active) {
 		ret = nprof_err(EINVAL, "no active profile session for NC %u", nc);
 		goto out;
@@ -526,7 +526,6 @@ NPROF_API int nprof_capture_session_stop(struct nprof_capture *cap, uint32_t nc,
 	c->active = NULL;
 	*session_id = s->id;
 out:
-	pthread_mutex_unlock(&c->lock);
 	core_put(c);
 	return ret;
 }
@@ -550,9 +549,8 @@ static int find_session(struct cap_core *c, uint64_t id, bool allow_busy,
 }
 
 /*
- * Enter a call on core @nc and find its stashed session @id there. On
- * success the call is counted and the core's lock held: session_put() ends
- * both.
+ * core_get() and the stashed session @id of that core: on success the call
+ * is counted and the core's lock held, as after core_get().
  */
 static int session_get(struct nprof_capture *cap, uint32_t nc, uint64_t id, bool allow_busy,
 		       struct cap_core **out, struct cap_session ***link)
@@ -563,21 +561,13 @@ static int session_get(struct nprof_capture *cap, uint32_t nc, uint64_t id, bool
 	ret = core_get(cap, nc, &c);
 	if (ret)
 		return ret;
-	pthread_mutex_lock(&c->lock);
 	ret = find_session(c, id, allow_busy, link);
 	if (ret) {
-		pthread_mutex_unlock(&c->lock);
 		core_put(c);
 		return ret;
 	}
 	*out = c;
 	return 0;
-}
-
-static void session_put(struct cap_core *c)
-{
-	pthread_mutex_unlock(&c->lock);
-	core_put(c);
 }
 
 /* Take the session at *@link out of the stash and give back its ring space. Called locked. */
@@ -717,7 +707,7 @@ int nprof_capture_session_serialize_named(struct nprof_capture *cap, uint32_t nc
 			;
 		unstash(c, link);
 	}
-	session_put(c);
+	core_put(c);
 	return ret;
 }
 
@@ -747,7 +737,7 @@ NPROF_API int nprof_capture_session_drop(struct nprof_capture *cap, uint32_t nc,
 	if (ret)
 		return ret;
 	unstash(c, link);
-	session_put(c);
+	core_put(c);
 	return 0;
 }
 
@@ -784,6 +774,6 @@ NPROF_API int nprof_capture_session_stats(struct nprof_capture *cap, uint32_t nc
 		st->lost[t] += s->w[i].lost_end - s->w[i].lost_begin;
 		st->ring_flags |= s->w[i].ring_flags;
 	}
-	session_put(c);
+	core_put(c);
 	return 0;
 }
