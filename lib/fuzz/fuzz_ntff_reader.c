@@ -144,7 +144,7 @@ static void reseal(unsigned char *b, size_t size)
 
 	if (size < NPROF_NTFF_HEADER_SIZE)
 		return;
-	ntff_header_decode(b, &h);
+	nprof_ntff_header_decode(b, &h);
 	bs = h.block_size;
 	if (bs >= NPROF_NTFF_BLOCK_SIZE_MIN && bs <= NPROF_NTFF_BLOCK_SIZE_MAX && !(bs & (bs - 1)) &&
 	    h.data_offset <= size && h.data_length <= size - h.data_offset &&
@@ -164,9 +164,9 @@ static void reseal(unsigned char *b, size_t size)
 	}
 	if (h.metadata_offset <= size && h.metadata_length <= size - h.metadata_offset)
 		h.metadata_csum = nprof_crc32c_update(0, b + h.metadata_offset, h.metadata_length);
-	ntff_header_encode(&h, b);
+	nprof_ntff_header_encode(&h, b);
 	h.header_csum = nprof_crc32c_update(0, b, NTFF_HEADER_CSUM_SPAN);
-	ntff_header_encode(&h, b);
+	nprof_ntff_header_encode(&h, b);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

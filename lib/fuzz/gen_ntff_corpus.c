@@ -72,7 +72,7 @@ static int write_blocks(const char *dir, const char *name)
 	w = nprof_ntff_writer_create(dir, name, 0);
 	if (!w)
 		return -errno;
-	if (ntff_writer_set_block_size(w, NPROF_NTFF_BLOCK_SIZE_MIN))
+	if (nprof_ntff_writer_set_block_size(w, NPROF_NTFF_BLOCK_SIZE_MIN))
 		goto fail;
 	for (k = 0; k < 3; k++) {
 		words = recs[k].es / 8;

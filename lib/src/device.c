@@ -660,7 +660,7 @@ NPROF_API int nprof_device_sim_exec(struct nprof_device *dev, const struct nprof
 
 	if (!dev || !prog || !res)
 		return nprof_err(EINVAL, "device, program or result is NULL");
-	if (!ntff_sized_struct_ok(prog, sizeof(*prog)))
+	if (!nprof_ntff_sized_struct_ok(prog, sizeof(*prog)))
 		return nprof_err(EINVAL, "struct nprof_sim_program size %zu is unsupported (this library: %zu)",
 				 prog->size, sizeof(*prog));
 	if (res->size < sizeof(*res))

@@ -45,7 +45,7 @@ NPROF_API struct nprof_nq *nprof_nq_subscribe(struct nprof_device *dev,
 
 	if (!dev || !params)
 		return nprof_err_ptr(EINVAL, "device or queue parameters are NULL");
-	if (!ntff_sized_struct_ok(params, sizeof(*params)))
+	if (!nprof_ntff_sized_struct_ok(params, sizeof(*params)))
 		return nprof_err_ptr(EINVAL, "struct nprof_nq_params size %zu is unsupported (this library: %zu)",
 				     params->size, sizeof(*params));
 	describe(what, sizeof(what), params);

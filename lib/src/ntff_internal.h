@@ -41,7 +41,7 @@ _Static_assert(NTFF_MAX_ENTRY_SIZE <= NPROF_NTFF_BLOCK_SIZE_DEFAULT, "NTFF entry
  * append. Appends of entries larger than a block are then refused. Not
  * exported: tests and the fuzz corpus use it to make many-block files small.
  */
-int ntff_writer_set_block_size(struct nprof_ntff_writer *w, uint32_t block_size);
+int nprof_ntff_writer_set_block_size(struct nprof_ntff_writer *w, uint32_t block_size);
 
 /* Number of blocks of @block_size covering @data_length bytes. */
 static inline uint64_t ntff_block_count(uint64_t data_length, uint32_t block_size)
@@ -49,14 +49,16 @@ static inline uint64_t ntff_block_count(uint64_t data_length, uint32_t block_siz
 	return data_length / block_size + (data_length % block_size != 0);
 }
 
-void ntff_header_encode(const struct nprof_ntff_header *h, unsigned char out[NPROF_NTFF_HEADER_SIZE]);
-void ntff_header_decode(const unsigned char in[NPROF_NTFF_HEADER_SIZE], struct nprof_ntff_header *h);
+void nprof_ntff_header_encode(const struct nprof_ntff_header *h,
+			      unsigned char out[NPROF_NTFF_HEADER_SIZE]);
+void nprof_ntff_header_decode(const unsigned char in[NPROF_NTFF_HEADER_SIZE],
+			      struct nprof_ntff_header *h);
 
 /*
  * A caller-sized struct whose first member is its size: valid if at least
  * @ours bytes, and any bytes past @ours (a newer caller) are zero.
  */
-bool ntff_sized_struct_ok(const void *p, size_t ours);
+bool nprof_ntff_sized_struct_ok(const void *p, size_t ours);
 
 static inline uint64_t ntff_entry_seq(const unsigned char *entry)
 {

@@ -105,7 +105,7 @@ static int validate_header(struct nprof_ntff_reader *r)
 	if (r->len < NPROF_NTFF_HEADER_SIZE)
 		return BAD(r, "truncated: %zu bytes, shorter than the %d-byte NTFF header", r->len,
 			   NPROF_NTFF_HEADER_SIZE);
-	ntff_header_decode(r->base, h);
+	nprof_ntff_header_decode(r->base, h);
 
 	if (h->header_size < NPROF_NTFF_HEADER_SIZE || h->header_size > r->len)
 		return BAD(r, "header size %u is outside [%d, file size %zu]", h->header_size,

@@ -106,7 +106,8 @@ NPROF_API const char *nprof_ntff_block_type_name(uint32_t block_type)
 	} while (0)
 #define OFF(m) offsetof(struct nprof_ntff_header, m)
 
-void ntff_header_encode(const struct nprof_ntff_header *h, unsigned char out[NPROF_NTFF_HEADER_SIZE])
+void nprof_ntff_header_encode(const struct nprof_ntff_header *h,
+			      unsigned char out[NPROF_NTFF_HEADER_SIZE])
 {
 	memset(out, 0, NPROF_NTFF_HEADER_SIZE);
 	memcpy(out, h->magic, NPROF_NTFF_MAGIC_LEN);
@@ -130,7 +131,8 @@ void ntff_header_encode(const struct nprof_ntff_header *h, unsigned char out[NPR
 	PUT(OFF(header_csum), 32, h->header_csum);
 }
 
-void ntff_header_decode(const unsigned char in[NPROF_NTFF_HEADER_SIZE], struct nprof_ntff_header *h)
+void nprof_ntff_header_decode(const unsigned char in[NPROF_NTFF_HEADER_SIZE],
+			      struct nprof_ntff_header *h)
 {
 	memcpy(h->magic, in, NPROF_NTFF_MAGIC_LEN);
 	GET(OFF(version_major), 16, h->version_major);
@@ -153,7 +155,7 @@ void ntff_header_decode(const unsigned char in[NPROF_NTFF_HEADER_SIZE], struct n
 	GET(OFF(header_csum), 32, h->header_csum);
 }
 
-bool ntff_sized_struct_ok(const void *p, size_t ours)
+bool nprof_ntff_sized_struct_ok(const void *p, size_t ours)
 {
 	const unsigned char *b = p;
 	size_t size, i;

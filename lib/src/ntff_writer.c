@@ -103,7 +103,7 @@ static struct nprof_ntff_writer *writer_open(int dirfd, const char *name, unsign
 	return w;
 }
 
-int ntff_writer_set_block_size(struct nprof_ntff_writer *w, uint32_t block_size)
+int nprof_ntff_writer_set_block_size(struct nprof_ntff_writer *w, uint32_t block_size)
 {
 	if (w->data_len || w->ntraces)
 		return nprof_err(EINVAL, "NTFF block size must be set before the first append");
@@ -187,7 +187,7 @@ NPROF_API int nprof_ntff_writer_set_info(struct nprof_ntff_writer *w,
 
 	if (!w || !info)
 		return nprof_err(EINVAL, "NTFF writer or info is NULL");
-	if (!ntff_sized_struct_ok(info, sizeof(*info)))
+	if (!nprof_ntff_sized_struct_ok(info, sizeof(*info)))
 		return nprof_err(EINVAL, "struct nprof_ntff_info size %zu is unsupported (this library: %zu)",
 				 info->size, sizeof(*info));
 	if (w->error)
@@ -336,7 +336,7 @@ NPROF_API int nprof_ntff_writer_append(struct nprof_ntff_writer *w,
 		return nprof_err(EINVAL, "NTFF writer or queue descriptor is NULL");
 	if (w->error)
 		return writer_replay(w);
-	if (!ntff_sized_struct_ok(desc, sizeof(*desc)))
+	if (!nprof_ntff_sized_struct_ok(desc, sizeof(*desc)))
 		return nprof_err(EINVAL,
 				 "struct nprof_ntff_queue_desc size %zu is unsupported (this library: %zu)",
 				 desc->size, sizeof(*desc));
@@ -522,9 +522,9 @@ static int finalize(struct nprof_ntff_writer *w)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	h.creation_time_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 	h.producer_version = nprof_version();
-	ntff_header_encode(&h, hbuf);
+	nprof_ntff_header_encode(&h, hbuf);
 	h.header_csum = nprof_crc32c_update(0, hbuf, NTFF_HEADER_CSUM_SPAN);
-	ntff_header_encode(&h, hbuf);
+	nprof_ntff_header_encode(&h, hbuf);
 	iov[0].iov_base = hbuf;
 	iov[0].iov_len = sizeof(hbuf);
 	ret = write_all(w, iov, 1, 0);

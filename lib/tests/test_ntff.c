@@ -589,7 +589,7 @@ TEST(ntff_rejects_damaged_files)
 		return;
 	}
 	b = malloc(s.len);
-	ntff_header_decode(s.buf, &h);
+	nprof_ntff_header_decode(s.buf, &h);
 
 	/* Truncations at every region. */
 	expect_reject(s.buf, 0, EBADMSG, "buffer: truncated: 0 bytes, shorter than the 128-byte NTFF header");
@@ -708,7 +708,7 @@ static unsigned char *with_metadata(const struct sample *s, void (*edit)(Neuronp
 	unsigned char *out;
 	size_t mlen;
 
-	ntff_header_decode(s->buf, &h);
+	nprof_ntff_header_decode(s->buf, &h);
 	m = neuronprof__ntff__ntff_info__unpack(NULL, h.metadata_length, s->buf + h.metadata_offset);
 	if (!m)
 		return NULL;
@@ -721,7 +721,7 @@ static unsigned char *with_metadata(const struct sample *s, void (*edit)(Neuronp
 	neuronprof__ntff__ntff_info__free_unpacked(m, NULL);
 	h.metadata_length = mlen;
 	h.metadata_csum = nprof_crc32c_update(0, out + h.metadata_offset, mlen);
-	ntff_header_encode(&h, out);
+	nprof_ntff_header_encode(&h, out);
 	reseal(out);
 	return out;
 }
@@ -777,10 +777,10 @@ TEST(ntff_rejects_bad_trace_info)
 		unsigned char *b = malloc(s.len);
 
 		memcpy(b, s.buf, s.len);
-		ntff_header_decode(b, &h);
+		nprof_ntff_header_decode(b, &h);
 		memset(b + h.metadata_offset, 0xff, h.metadata_length);
 		h.metadata_csum = nprof_crc32c_update(0, b + h.metadata_offset, h.metadata_length);
-		ntff_header_encode(&h, b);
+		nprof_ntff_header_encode(&h, b);
 		reseal(b);
 		expect_reject(b, s.len, EBADMSG, "is not a valid ntff_info message");
 		free(b);
@@ -886,7 +886,7 @@ static int write_blocks_sample(const char *d, const char *name, char *path, size
 	w = nprof_ntff_writer_create(d, name, 0);
 	if (!w)
 		return -errno;
-	CHECK_INT(ntff_writer_set_block_size(w, MB_BS), 0);
+	CHECK_INT(nprof_ntff_writer_set_block_size(w, MB_BS), 0);
 	for (i = 0; i < 3 && !ret; i++) {
 		q.queue_type = mb_recs[i].queue_type;
 		q.engine = mb_recs[i].engine;
@@ -1146,18 +1146,18 @@ TEST(ntff_blocks_writer_rules)
 	}
 	w = nprof_ntff_writer_create(dir, "w.ntff", 0);
 	CHECK(w != NULL);
-	CHECK_ERR_MSG(ntff_writer_set_block_size(w, 0), EINVAL,
+	CHECK_ERR_MSG(nprof_ntff_writer_set_block_size(w, 0), EINVAL,
 		      "NTFF block size 0 is not a power of two in [4096, 1073741824]");
-	CHECK_INT(ntff_writer_set_block_size(w, 12288), -EINVAL);
-	CHECK_INT(ntff_writer_set_block_size(w, 2048), -EINVAL);
-	CHECK_INT(ntff_writer_set_block_size(w, 1u << 31), -EINVAL);
-	CHECK_INT(ntff_writer_set_block_size(w, 4096), 0);
+	CHECK_INT(nprof_ntff_writer_set_block_size(w, 12288), -EINVAL);
+	CHECK_INT(nprof_ntff_writer_set_block_size(w, 2048), -EINVAL);
+	CHECK_INT(nprof_ntff_writer_set_block_size(w, 1u << 31), -EINVAL);
+	CHECK_INT(nprof_ntff_writer_set_block_size(w, 4096), 0);
 	/* An entry must fit in a block. */
 	CHECK_ERR_MSG(nprof_ntff_writer_append(w, &qd, e, 2 * 8192, NULL, 0), EINVAL,
 		      "entry size 8192 exceeds the file's block size 4096");
-	CHECK_INT(ntff_writer_set_block_size(w, 8192), 0);
+	CHECK_INT(nprof_ntff_writer_set_block_size(w, 8192), 0);
 	CHECK_INT(nprof_ntff_writer_append(w, &qd, e, 2 * 8192, NULL, 0), 0);
-	CHECK_ERR_MSG(ntff_writer_set_block_size(w, 16384), EINVAL,
+	CHECK_ERR_MSG(nprof_ntff_writer_set_block_size(w, 16384), EINVAL,
 		      "NTFF block size must be set before the first append");
 	nprof_ntff_writer_abort(w);
 	free(e);
@@ -1174,7 +1174,7 @@ static unsigned char *with_block_size(const struct sample *s, uint32_t block_siz
 	unsigned char *out;
 	uint64_t n, i;
 
-	ntff_header_decode(s->buf, &h);
+	nprof_ntff_header_decode(s->buf, &h);
 	n = ntff_block_count(h.data_length, block_size);
 	*out_len = 128 + h.data_length + 4 * n + h.metadata_length;
 	out = calloc(1, *out_len);
@@ -1194,7 +1194,7 @@ static unsigned char *with_block_size(const struct sample *s, uint32_t block_siz
 	h.block_table_length = 4 * n;
 	h.block_table_csum = nprof_crc32c_update(0, out + h.block_table_offset, 4 * n);
 	h.metadata_offset = h.block_table_offset + 4 * n;
-	ntff_header_encode(&h, out);
+	nprof_ntff_header_encode(&h, out);
 	reseal(out);
 	return out;
 }
@@ -1262,7 +1262,7 @@ TEST(ntff_blocks_rejects_bad_layout)
 		FAIL("cannot produce the many-block sample");
 		return;
 	}
-	ntff_header_decode(s.buf, &h);
+	nprof_ntff_header_decode(s.buf, &h);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		b = with_field(&s, cases[i].off, cases[i].bits, cases[i].v);
 		expect_reject(b, s.len, EBADMSG, cases[i].msg);
@@ -1346,7 +1346,7 @@ static void check_flip(const struct sample *s, uint64_t off, uint64_t blk, const
 	size_t i;
 	char msg[256];
 
-	ntff_header_decode(s->buf, &h);
+	nprof_ntff_header_decode(s->buf, &h);
 	memcpy(b, s->buf, s->len);
 	b[h.data_offset + off] ^= 0x20;
 	expect_reject(b, s->len, EBADMSG, "data checksum mismatch: stored 0x");
@@ -1407,7 +1407,7 @@ TEST(ntff_blocks_detect_bit_flips)
 		FAIL("cannot produce the many-block sample");
 		return;
 	}
-	ntff_header_decode(s.buf, &h);
+	nprof_ntff_header_decode(s.buf, &h);
 	/* Block 3 lies inside record 1 (a word of its entry 249, not the seq). */
 	check_flip(&s, 3 * MB_BS + 110, 3,
 		   "in block 3 (bytes 12288..16383 of the data region, queue record 1 (DMA core 0 engine 1))");
@@ -1440,7 +1440,7 @@ TEST(ntff_blocks_detect_bit_flips)
 	memcpy(b, s.buf, s.len);
 	b[h.block_table_offset + 4 * 2] ^= 0x01;
 	h.block_table_csum = nprof_crc32c_update(0, b + h.block_table_offset, h.block_table_length);
-	ntff_header_encode(&h, b);
+	nprof_ntff_header_encode(&h, b);
 	reseal(b);
 	expect_reject(b, s.len, EBADMSG,
 		      "in block 2 (bytes 8192..12287 of the data region, queue record 1 (DMA core 0 engine 1))");
