@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Capture-engine internals the host tests reach: which queues a session on
- * a core subscribes.
+ * Capture-engine internals the session layer and the host tests reach:
+ * which queues a session on a core subscribes, captures about a model, and
+ * files written under another name.
  */
 #ifndef NEURONPROF_CAPTURE_INTERNAL_H
 #define NEURONPROF_CAPTURE_INTERNAL_H
@@ -33,6 +34,15 @@ struct nprof_queue_id {
  */
 size_t nprof_capture_plan(const struct nprof_device_info *info, uint32_t nc,
 			  struct nprof_queue_id *out, size_t max);
+
+/*
+ * nprof_capture_session_start() of a capture about one model (MODEL,
+ * on-fail and continuous captures): the session's profile_start,
+ * profile_stop and profile_serialize events carry *@model_id. NULL is
+ * nprof_capture_session_start().
+ */
+int nprof_capture_session_start_for(struct nprof_capture *cap, uint32_t nc,
+				    const uint64_t *model_id);
 
 /*
  * How a file written by nprof_capture_session_serialize_named() describes

@@ -12,6 +12,13 @@
  * overwrite what a stashed session will write later. Serialize hands the
  * range to the NTFF writer as at most two spans of the mapping.
  *
+ * System trace: the engine records profile_start, profile_stop and
+ * profile_serialize for every capture, whoever drives it (the inspect
+ * session, MODEL and on-fail captures, continuous profiling, a direct user
+ * of this API), so each is recorded once; a capture about a model carries
+ * its id from start to serialize. The queues record their own events
+ * (device_nq.c).
+ *
  * Locking: struct cap_core.lock guards a core's sessions and subscriptions.
  * Serialize marks its session busy under the lock, writes without it (a
  * busy session keeps its range and the subscriptions alive) and takes the
@@ -36,6 +43,7 @@
 #include "capture_internal.h"
 #include "device_internal.h"
 #include "internal.h"
+#include "sys_trace_internal.h"
 
 /* A subscribed queue of a core. */
 struct cap_queue {
@@ -57,6 +65,8 @@ struct cap_session {
 	struct cap_session *next;
 	uint64_t id;
 	bool busy;			/* being serialized */
+	bool has_model;			/* a capture about model @model_id */
+	uint64_t model_id;
 	uint64_t start_ns;
 	uint64_t stop_ns;
 	struct cap_window w[];		/* one per cap_core.queues[] */
@@ -76,6 +86,8 @@ struct cap_core {
 	size_t nqueues;
 	struct cap_window *active;	/* the active session's windows, or NULL */
 	uint64_t active_start_ns;
+	bool active_has_model;		/* as cap_session, for the active session */
+	uint64_t active_model_id;
 	uint64_t next_id;		/* minted at stop, monotonic */
 	struct cap_session *stash;	/* oldest first */
 };
@@ -400,19 +412,53 @@ static void queue_snapshot(struct cap_core *c, struct nprof_nq *nq, bool flush,
 	st->ring_flags = rs.flags;
 }
 
+/* ---- system trace ---------------------------------------------------------------- */
+
+/* Begin a profile_* event on the trace's core of core @c of the device. */
+static int trace_begin(struct nprof_sys_trace_event *ev, uint32_t type,
+		       const struct nprof_capture *cap, const struct cap_core *c)
+{
+	return nprof_sys_trace_begin(ev, type, NPROF_SYS_TRACE_SRC_NEURON_RT,
+				     nprof_device_trace_core(cap->dev, NPROF_TARGET_CORE, c->nc));
+}
+
+/* End it, with the model if the capture has one and @n attributes of @a. */
+static void trace_end(struct nprof_sys_trace_event *ev, int want, bool has_model,
+		      uint64_t model_id, const struct nprof_sys_trace_attr *a, uint32_t n)
+{
+	if (want != 1)
+		return;
+	if (has_model) {
+		ev->flags |= NPROF_SYS_TRACE_F_MODEL_ID;
+		ev->model_id = model_id;
+	}
+	ev->attrs = a;
+	ev->nattrs = n;
+	nprof_sys_trace_end(ev);
+}
+
+static inline struct nprof_sys_trace_attr uint_attr(const char *key, uint64_t v)
+{
+	return (struct nprof_sys_trace_attr){ .key = key, .type = NPROF_SYS_TRACE_ATTR_UINT, .v.u = v };
+}
+
 /* ---- sessions ------------------------------------------------------------------ */
 
-NPROF_API int nprof_capture_session_start(struct nprof_capture *cap, uint32_t nc)
+int nprof_capture_session_start_for(struct nprof_capture *cap, uint32_t nc,
+				    const uint64_t *model_id)
 {
+	struct nprof_sys_trace_attr attr;
+	struct nprof_sys_trace_event ev;
 	bool flush, fresh;
 	struct cap_window *w;
 	struct cap_core *c;
 	size_t i;
-	int ret;
+	int ret, want;
 
 	ret = core_get(cap, nc, &c);
 	if (ret)
 		return ret;
+	want = trace_begin(&ev, NPROF_EV_PROFILE_START, cap, c);
 	flush = cap->dev->info.caps & NPROF_DEVICE_CAP_FLUSH;
 	if (c->active) {
 		ret = nprof_err(EBUSY, "a profile session is already active on NC %u", nc);
@@ -449,10 +495,19 @@ NPROF_API int nprof_capture_session_start(struct nprof_capture *cap, uint32_t nc
 	}
 	c->active = w;
 	c->active_start_ns = now_ns((clockid_t)cap->dev->info.clock_id);
+	c->active_has_model = model_id != NULL;
+	c->active_model_id = model_id ? *model_id : 0;
 	release_space(c);
+	attr = uint_attr("queues", c->nqueues);
+	trace_end(&ev, want, c->active_has_model, c->active_model_id, &attr, 1);
 out:
 	core_put(c);
 	return ret;
+}
+
+NPROF_API int nprof_capture_session_start(struct nprof_capture *cap, uint32_t nc)
+{
+	return nprof_capture_session_start_for(cap, nc, NULL);
 }
 
 NPROF_API int nprof_capture_session_active(struct nprof_capture *cap, uint32_t nc)
@@ -471,17 +526,21 @@ NPROF_API int nprof_capture_session_active(struct nprof_capture *cap, uint32_t n
 NPROF_API int nprof_capture_session_stop(struct nprof_capture *cap, uint32_t nc,
 					 uint64_t *session_id)
 {
+	struct nprof_sys_trace_attr attrs[3];
+	struct nprof_sys_trace_event ev;
+	uint64_t entries = 0, lost = 0;
 	struct cap_session *s, **tail;
 	struct cap_core *c;
 	bool flush;
 	size_t i;
-	int ret;
+	int ret, want;
 
 	if (!session_id)
 		return nprof_err(EINVAL, "session id pointer is NULL");
 	ret = core_get(cap, nc, &c);
 	if (ret)
 		return ret;
+	want = trace_begin(&ev, NPROF_EV_PROFILE_STOP, cap, c);
 	flush = cap->dev->info.caps & NPROF_DEVICE_CAP_FLUSH;
 	if (!c->active) {
 		ret = nprof_err(EINVAL, "no active profile session for NC %u", nc);
@@ -515,16 +574,24 @@ NPROF_API int nprof_capture_session_stop(struct nprof_capture *cap, uint32_t nc,
 			w->end = w->begin;
 			w->lost_end = w->lost_begin;
 		}
+		entries += (w->end - w->begin) / ring->entry_size;
+		lost += w->lost_end - w->lost_begin;
 	}
 	s->start_ns = c->active_start_ns;
 	s->stop_ns = now_ns((clockid_t)cap->dev->info.clock_id);
 	s->id = c->next_id++;
+	s->has_model = c->active_has_model;
+	s->model_id = c->active_model_id;
 	for (tail = &c->stash; *tail; tail = &(*tail)->next)
 		;
 	*tail = s;
 	free(c->active);
 	c->active = NULL;
 	*session_id = s->id;
+	attrs[0] = uint_attr("session_id", s->id);
+	attrs[1] = uint_attr("entries", entries);
+	attrs[2] = uint_attr("lost", lost);
+	trace_end(&ev, want, s->has_model, s->model_id, attrs, 3);
 out:
 	core_put(c);
 	return ret;
@@ -686,9 +753,11 @@ int nprof_capture_session_serialize_named(struct nprof_capture *cap, uint32_t nc
 					  uint64_t session_id, int dirfd, const char *fname,
 					  const struct nprof_capture_label *label)
 {
+	struct nprof_sys_trace_attr attrs[2];
+	struct nprof_sys_trace_event ev;
 	struct cap_session **link, *s;
 	struct cap_core *c;
-	int ret;
+	int ret, want;
 
 	ret = session_get(cap, nc, session_id, false, &c, &link);
 	if (ret)
@@ -697,7 +766,14 @@ int nprof_capture_session_serialize_named(struct nprof_capture *cap, uint32_t nc
 	s->busy = true;
 	pthread_mutex_unlock(&c->lock);
 
+	/* Recorded whether the write works or not: the time went into it either way. */
+	want = trace_begin(&ev, NPROF_EV_PROFILE_SERIALIZE, cap, c);
 	ret = write_session(cap, c, s, dirfd, fname, label);
+	attrs[0] = uint_attr("session_id", s->id);
+	attrs[1] = (struct nprof_sys_trace_attr){
+		.key = "error", .type = NPROF_SYS_TRACE_ATTR_INT, .v.i = -ret,
+	};
+	trace_end(&ev, want, s->has_model, s->model_id, attrs, ret ? 2 : 1);
 
 	pthread_mutex_lock(&c->lock);
 	s->busy = false;

@@ -183,7 +183,8 @@ void nprof_continuous_exec_begin(struct nprof_model *m, struct nprof_exec_captur
 			goto out;
 		}
 	}
-	ret = nprof_capture_session_start(s->cap, s->local);
+	s->model_id = nprof_model_id_internal(m);
+	ret = nprof_capture_session_start_for(s->cap, s->local, &s->model_id);
 	if (ret) {
 		nprof_log(NPROF_LOG_WARN, "continuous profiling of model %s on NC %u: %s",
 			  nprof_model_name_internal(m), vnc, nprof_err_current());
@@ -192,7 +193,6 @@ void nprof_continuous_exec_begin(struct nprof_model *m, struct nprof_exec_captur
 		goto out;
 	}
 	s->state = SLOT_ARMED;
-	s->model_id = nprof_model_id_internal(m);
 	snprintf(s->model_name, sizeof(s->model_name), "%s", nprof_model_name_internal(m));
 	ec->continuous_armed = true;
 out:

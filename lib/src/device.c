@@ -27,6 +27,7 @@
 #include "device_internal.h"
 #include "internal.h"
 #include "ntff_internal.h"
+#include "sys_trace_internal.h"
 
 /* ---- hooks ------------------------------------------------------------------ */
 
@@ -52,6 +53,78 @@ static struct nprof_device_hooks get_hooks(void)
 	h = hooks;
 	pthread_mutex_unlock(&hooks_lock);
 	return h;
+}
+
+/* ---- system trace ------------------------------------------------------------ */
+
+uint32_t nprof_device_trace_core(const struct nprof_device *dev, uint32_t target_kind,
+				 uint32_t target_index)
+{
+	uint32_t per, core;
+
+	if (target_kind == NPROF_TARGET_CORE) {
+		core = target_index;
+	} else if (target_kind == NPROF_TARGET_TOPSP) {
+		/* As nprof_device_topsp_core(), without its messages. */
+		per = dev->info.num_cores ? dev->info.num_topsps / dev->info.num_cores : 0;
+		if (!per)
+			return NPROF_SYS_TRACE_NO_CORE;
+		core = target_index / per;
+	} else {
+		return NPROF_SYS_TRACE_NO_CORE;
+	}
+	if (core >= dev->info.num_cores ||
+	    (uint64_t)dev->trace_core_base + core >= NPROF_SYS_TRACE_NO_CORE)
+		return NPROF_SYS_TRACE_NO_CORE;
+	return dev->trace_core_base + core;
+}
+
+/*
+ * The attributes of device_open and device_close: the device index, its
+ * node (interned: the device and its path go away before the event is
+ * read) and, at open, what the device is. Returns how many were filled.
+ */
+static uint32_t device_attrs(const struct nprof_device *dev, bool open,
+			     struct nprof_sys_trace_attr a[NPROF_SYS_TRACE_MAX_ATTRS])
+{
+	const char *path = nprof_st_intern(dev->path);
+	const char *provider = open ? nprof_st_intern(dev->info.provider) : NULL;
+	uint32_t n = 0;
+
+	memset(a, 0, NPROF_SYS_TRACE_MAX_ATTRS * sizeof(*a));
+	a[n].key = "device";
+	a[n].type = NPROF_SYS_TRACE_ATTR_UINT;
+	a[n++].v.u = dev->info.device_index;
+	if (path) {
+		a[n].key = "path";
+		a[n].type = NPROF_SYS_TRACE_ATTR_STR;
+		a[n++].v.s = path;
+	}
+	if (open) {
+		a[n].key = "cores";
+		a[n].type = NPROF_SYS_TRACE_ATTR_UINT;
+		a[n++].v.u = dev->info.num_cores;
+	}
+	if (provider) {
+		a[n].key = "provider";
+		a[n].type = NPROF_SYS_TRACE_ATTR_STR;
+		a[n++].v.s = provider;
+	}
+	return n;
+}
+
+/* End the device_open begun before the device was opened; @want: what begin returned. */
+static void trace_open_end(struct nprof_sys_trace_event *ev, int want,
+			   const struct nprof_device *dev)
+{
+	struct nprof_sys_trace_attr a[NPROF_SYS_TRACE_MAX_ATTRS];
+
+	/* Filtered out or off at begin: nothing to prepare. */
+	if (want != 1)
+		return;
+	ev->nattrs = device_attrs(dev, true, a);
+	ev->attrs = a;
+	nprof_sys_trace_end(ev);
 }
 
 /* ---- describing a device ---------------------------------------------------- */
@@ -164,15 +237,29 @@ static struct nprof_device *device_alloc(void)
 	return dev;
 }
 
+/*
+ * Close and free, untraced: the failure paths of open use it, so that only
+ * a device whose open was traced is traced closing.
+ */
+static void device_free(struct nprof_device *dev)
+{
+	if (dev->fd >= 0)
+		close(dev->fd);
+	free(dev);
+}
+
 NPROF_API struct nprof_device *nprof_device_open_path(const char *path)
 {
+	struct nprof_sys_trace_event ev;
 	struct nprof_device *dev;
-	int ret, err;
+	int ret, err, want;
 
 	if (!path)
 		return nprof_err_ptr(EINVAL, "device path is NULL");
 	if (strlen(path) >= NPROF_DEVICE_PATH_MAX)
 		return nprof_err_ptr(ENAMETOOLONG, "device path %s is too long", path);
+	want = nprof_sys_trace_begin(&ev, NPROF_EV_DEVICE_OPEN, NPROF_SYS_TRACE_SRC_NEURON_RT,
+				     NPROF_SYS_TRACE_NO_CORE);
 	dev = device_alloc();
 	if (!dev)
 		return NULL;
@@ -187,24 +274,26 @@ NPROF_API struct nprof_device *nprof_device_open_path(const char *path)
 	ret = is_neuronprof(dev->fd);
 	if (ret <= 0) {
 		err = ret ? -ret : ENODEV;
-		nprof_device_close(dev);
+		device_free(dev);
 		return nprof_err_ptr(err, "%s is not a neuronprof device%s%s", path,
 				     ret ? ": " : "", ret ? strerror(-ret) : "");
 	}
 	ret = query_info(dev->fd, path, &dev->info);
 	if (ret) {
-		nprof_device_close(dev);
+		device_free(dev);
 		errno = -ret;
 		return NULL;
 	}
+	trace_open_end(&ev, want, dev);
 	return dev;
 }
 
 struct nprof_device *nprof_device_create(const struct nprof_device_info *info,
 					 const struct nprof_device_ops *ops, void *priv)
 {
+	struct nprof_sys_trace_event ev;
 	struct nprof_device *dev;
-	int ret;
+	int ret, want;
 
 	if (!info || !ops)
 		return nprof_err_ptr(EINVAL, "device info or operations are NULL");
@@ -213,6 +302,9 @@ struct nprof_device *nprof_device_create(const struct nprof_device_info *info,
 		errno = -ret;
 		return NULL;
 	}
+	/* Traced as an open, so that its nprof_device_close() pairs with something. */
+	want = nprof_sys_trace_begin(&ev, NPROF_EV_DEVICE_OPEN, NPROF_SYS_TRACE_SRC_NEURON_RT,
+				     NPROF_SYS_TRACE_NO_CORE);
 	dev = device_alloc();
 	if (!dev)
 		return NULL;
@@ -221,16 +313,25 @@ struct nprof_device *nprof_device_create(const struct nprof_device_info *info,
 	dev->ops = ops;
 	dev->priv = priv;
 	snprintf(dev->path, sizeof(dev->path), "(test device %u)", info->device_index);
+	trace_open_end(&ev, want, dev);
 	return dev;
 }
 
 NPROF_API void nprof_device_close(struct nprof_device *dev)
 {
+	struct nprof_sys_trace_attr a[NPROF_SYS_TRACE_MAX_ATTRS];
+	struct nprof_sys_trace_event ev;
+
 	if (!dev)
 		return;
-	if (dev->fd >= 0)
-		close(dev->fd);
-	free(dev);
+	if (nprof_sys_trace_begin(&ev, NPROF_EV_DEVICE_CLOSE, NPROF_SYS_TRACE_SRC_NEURON_RT,
+				  NPROF_SYS_TRACE_NO_CORE) == 1) {
+		/* The attributes outlive the device: take them before it goes. */
+		ev.nattrs = device_attrs(dev, false, a);
+		ev.attrs = a;
+	}
+	device_free(dev);
+	nprof_sys_trace_end(&ev);
 }
 
 NPROF_API int nprof_device_fd(const struct nprof_device *dev)

@@ -64,6 +64,12 @@ struct nprof_device {
 	struct nprof_device_info info;
 	const struct nprof_device_ops *ops;
 	void *priv;			/* the test backend's */
+	/*
+	 * The system trace's index of core 0 of this device: the session
+	 * layer's device registry numbers the cores of all devices one after
+	 * the other (virtual cores) and sets it; 0 for a device used alone.
+	 */
+	uint32_t trace_core_base;
 };
 
 struct nprof_nq {
@@ -73,8 +79,17 @@ struct nprof_nq {
 	void *maps[3];			/* header, consumer, data mappings */
 	size_t map_len[3];
 	struct nprof_ring ring;
+	uint64_t lost_seen;		/* lost count of the last drain, for nq_overflow */
 	void *priv;			/* the test backend's */
 };
+
+/*
+ * The system-trace core of a queue of @dev: trace_core_base plus the core
+ * (a TopSP's: the core it serves), or NPROF_SYS_TRACE_NO_CORE when there is
+ * none. Never fails and records no message.
+ */
+uint32_t nprof_device_trace_core(const struct nprof_device *dev, uint32_t target_kind,
+				 uint32_t target_index);
 
 /* The real (ioctl) operations. */
 extern const struct nprof_device_ops nprof_drm_ops;

@@ -381,7 +381,7 @@ static int arm_sessions(void)
 
 		if (!nprof_insp.capture_nc[vnc])
 			continue;
-		ret = nprof_rt_capture_start(vnc, &a->cap, &a->local);
+		ret = nprof_rt_capture_start(vnc, NULL, &a->cap, &a->local);
 		if (ret) {
 			size_t before = nprof_insp.narmed;
 			char why[1024];
@@ -590,24 +590,19 @@ static int harvest_cores(bool crash)
 			.has_core = true,
 			.core = a->vnc,
 		};
-		struct nprof_sys_trace_event ev;
 		char name[NAME_MAX + 1];
 		uint64_t sid;
 
-		nprof_sys_trace_begin(&ev, NPROF_EV_PROFILE_STOP, NPROF_SYS_TRACE_SRC_NEURON_RT, a->vnc);
+		/* The engine records profile_stop and profile_serialize. */
 		r = nprof_capture_session_stop(a->cap, a->local, &sid);
-		nprof_sys_trace_end(&ev);
 		if (r) {
 			nprof_log(NPROF_LOG_ERROR, "Failed to stop device profile session on NC %u: %s",
 				  a->vnc, nprof_err_current());
 			ret = keep_first(ret, r);
 		} else {
 			nprof_output_session_ntff_name(name, sizeof(name), a->vnc, sid);
-			nprof_sys_trace_begin(&ev, NPROF_EV_PROFILE_SERIALIZE,
-					      NPROF_SYS_TRACE_SRC_NEURON_RT, a->vnc);
 			r = nprof_capture_session_serialize_named(a->cap, a->local, sid, nprof_insp.dirfd,
 								  name, &label);
-			nprof_sys_trace_end(&ev);
 			if (r) {
 				nprof_log(NPROF_LOG_ERROR, "cannot write the device profile of NC %u: %s",
 					  a->vnc, nprof_err_current());

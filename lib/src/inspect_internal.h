@@ -59,11 +59,14 @@ int nprof_rt_capture_get(uint32_t vnc, struct nprof_capture **cap, uint32_t *loc
 void nprof_rt_capture_put(uint32_t vnc);
 
 /*
- * nprof_rt_capture_get() and a session started on the core: on success the
- * caller holds the engine (nprof_rt_capture_put() when done with the
- * session); on failure nothing is held and the message is recorded.
+ * nprof_rt_capture_get() and a session started on the core, about the model
+ * *@model_id (NULL: a SESSION capture; see
+ * nprof_capture_session_start_for()): on success the caller holds the
+ * engine (nprof_rt_capture_put() when done with the session); on failure
+ * nothing is held and the message is recorded.
  */
-int nprof_rt_capture_start(uint32_t vnc, struct nprof_capture **cap, uint32_t *local);
+int nprof_rt_capture_start(uint32_t vnc, const uint64_t *model_id, struct nprof_capture **cap,
+			   uint32_t *local);
 
 /* Ring sizes of engines created from now on; NULL restores the defaults. */
 void nprof_rt_set_capture_opts(const struct nprof_capture_opts *opts);

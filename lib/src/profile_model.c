@@ -32,7 +32,6 @@
 
 #include <neuronprof/ntff.h>
 #include <neuronprof/profile.h>
-#include <neuronprof/sys_trace.h>
 
 #include "capture_internal.h"
 #include "inspect_internal.h"
@@ -40,21 +39,6 @@
 
 /* In-flight captures abandoned by one stop without allocating. */
 #define ABANDON_BATCH	64
-
-static void trace_point(uint32_t type, uint32_t vnc, uint64_t model_id, uint64_t t0)
-{
-	struct nprof_sys_trace_event ev;
-
-	memset(&ev, 0, sizeof(ev));
-	ev.type = type;
-	ev.source = NPROF_SYS_TRACE_SRC_NEURON_RT;
-	ev.core = vnc;
-	ev.flags = NPROF_SYS_TRACE_F_MODEL_ID;
-	ev.model_id = model_id;
-	ev.start_ns = t0;
-	ev.end_ns = nprof_sys_trace_now();
-	nprof_sys_trace_record_event(&ev);
-}
 
 /* ---- per-execution capture ------------------------------------------------------ */
 
@@ -78,7 +62,6 @@ void nprof_model_capture_arm(struct nprof_model *m, struct nprof_exec_capture *e
 	struct nprof_capture *cap;
 	struct nprof_record r;
 	uint32_t local;
-	uint64_t t0;
 	bool want;
 	int ret;
 
@@ -116,8 +99,7 @@ void nprof_model_capture_arm(struct nprof_model *m, struct nprof_exec_capture *e
 			nprof_log(NPROF_LOG_WARN, "%s", nprof_err_current());
 		goto out;
 	}
-	t0 = nprof_sys_trace_now();
-	ret = nprof_rt_capture_start(vnc, &cap, &local);
+	ret = nprof_rt_capture_start(vnc, &r.model_id, &cap, &local);
 	if (ret) {
 		/* Once per core and session: on-fail would repeat it every execution. */
 		nprof_log(atomic_exchange(&arm_warned[vnc], 1) ? NPROF_LOG_DEBUG : NPROF_LOG_WARN,
@@ -127,7 +109,6 @@ void nprof_model_capture_arm(struct nprof_model *m, struct nprof_exec_capture *e
 		goto out;
 	}
 	nprof_records_set_armed(r.name, cap, local);
-	trace_point(NPROF_EV_PROFILE_START, vnc, r.model_id, t0);
 	ec->model_armed = true;
 	ec->generation = nprof_insp.generation;
 	snprintf(ec->record, sizeof(ec->record), "%s", r.name);
@@ -142,7 +123,7 @@ int nprof_model_capture_finish(struct nprof_model *m, struct nprof_exec_capture 
 	struct nprof_inspect_guard g;
 	struct nprof_record r;
 	bool failed = status != NPROF_EXEC_OK;
-	uint64_t sid, t0;
+	uint64_t sid;
 	int ret = 0;
 
 	(void)m;
@@ -162,9 +143,7 @@ int nprof_model_capture_finish(struct nprof_model *m, struct nprof_exec_capture 
 		nprof_log(NPROF_LOG_ERROR, "%s", nprof_err_current());
 		goto out;
 	}
-	t0 = nprof_sys_trace_now();
 	ret = nprof_capture_session_stop(r.cap, r.local, &sid);
-	trace_point(NPROF_EV_PROFILE_STOP, r.vnc, r.model_id, t0);
 	if (ret) {
 		ret = nprof_err(-ret, "Failed to stop device profile session on NC %u: %s", r.vnc,
 				nprof_err_current());
@@ -186,10 +165,8 @@ int nprof_model_capture_finish(struct nprof_model *m, struct nprof_exec_capture 
 	label.core = r.vnc;
 	label.model_name = r.model_name;
 	label.model_id = r.model_id;
-	t0 = nprof_sys_trace_now();
 	ret = nprof_capture_session_serialize_named(r.cap, r.local, sid, nprof_insp.dirfd, r.name,
 						    &label);
-	trace_point(NPROF_EV_PROFILE_SERIALIZE, r.vnc, r.model_id, t0);
 	if (ret) {
 		ret = nprof_err(-ret, "cannot write %s/%s: %s", nprof_insp.dir, r.name,
 				nprof_err_current());
@@ -266,6 +243,7 @@ NPROF_API int nprof_profile_start(struct nprof_model *m, const char *filename)
 	struct direct_profile *d;
 	struct nprof_capture *cap;
 	uint32_t vnc, local;
+	uint64_t model_id;
 	bool fresh = false;
 	int ret;
 
@@ -290,7 +268,8 @@ NPROF_API int nprof_profile_start(struct nprof_model *m, const char *filename)
 		fresh = true;
 	}
 	/* The registry must be open to find the core: the model holds it open. */
-	ret = nprof_rt_capture_start(vnc, &cap, &local);
+	model_id = nprof_model_id_internal(m);
+	ret = nprof_rt_capture_start(vnc, &model_id, &cap, &local);
 	if (ret) {
 		ret = nprof_err(-ret, "cannot start the profile of model %s on NC %u: %s",
 				nprof_model_name_internal(m), vnc, nprof_err_current());
@@ -303,13 +282,12 @@ NPROF_API int nprof_profile_start(struct nprof_model *m, const char *filename)
 	d->vnc = vnc;
 	d->local = local;
 	d->cap = cap;
-	d->model_id = nprof_model_id_internal(m);
+	d->model_id = model_id;
 	snprintf(d->model_name, sizeof(d->model_name), "%s", nprof_model_name_internal(m));
 	if (fresh) {
 		d->next = directs;
 		directs = d;
 	}
-	trace_point(NPROF_EV_PROFILE_START, vnc, d->model_id, nprof_sys_trace_now());
 out:
 	pthread_mutex_unlock(&direct_lock);
 	return ret;
@@ -344,7 +322,7 @@ NPROF_API int nprof_profile_stop(const char *filename)
 	struct nprof_capture_label label;
 	struct direct_profile *d;
 	const char *base;
-	uint64_t sid, t0;
+	uint64_t sid;
 	int ret, fd;
 
 	if (!filename)
@@ -360,9 +338,7 @@ NPROF_API int nprof_profile_stop(const char *filename)
 		goto out;
 	}
 	d->complete = true;
-	t0 = nprof_sys_trace_now();
 	ret = nprof_capture_session_stop(d->cap, d->local, &sid);
-	trace_point(NPROF_EV_PROFILE_STOP, d->vnc, d->model_id, t0);
 	if (ret)
 		goto put;
 	fd = open_parent(filename, &base);
@@ -377,9 +353,7 @@ NPROF_API int nprof_profile_stop(const char *filename)
 	label.core = d->vnc;
 	label.model_name = d->model_name;
 	label.model_id = d->model_id;
-	t0 = nprof_sys_trace_now();
 	ret = nprof_capture_session_serialize_named(d->cap, d->local, sid, fd, base, &label);
-	trace_point(NPROF_EV_PROFILE_SERIALIZE, d->vnc, d->model_id, t0);
 	close(fd);
 	if (ret)
 		nprof_capture_session_drop(d->cap, d->local, sid);

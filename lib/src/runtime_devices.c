@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture_internal.h"
+#include "device_internal.h"
 #include "inspect_internal.h"
 #include "internal.h"
 
@@ -59,6 +61,8 @@ static void rt_add(struct nprof_device *dev, bool owned)
 	d->first_vnc = rt_ncores;
 	d->ncores = info.num_cores;
 	rt_ncores += info.num_cores;
+	/* Its queue and capture events carry virtual cores, like the runtime's. */
+	dev->trace_core_base = d->first_vnc;
 }
 
 /* Open every device; called locked on the first reference. */
@@ -119,6 +123,8 @@ static void rt_close_all(void)
 		}
 		if (d->owned)
 			nprof_device_close(d->dev);
+		else
+			d->dev->trace_core_base = 0;
 		memset(d, 0, sizeof(*d));
 	}
 	rt_ndevs = 0;
@@ -211,14 +217,15 @@ out:
 	return ret;
 }
 
-int nprof_rt_capture_start(uint32_t vnc, struct nprof_capture **cap, uint32_t *local)
+int nprof_rt_capture_start(uint32_t vnc, const uint64_t *model_id, struct nprof_capture **cap,
+			   uint32_t *local)
 {
 	int ret;
 
 	ret = nprof_rt_capture_get(vnc, cap, local);
 	if (ret)
 		return ret;
-	ret = nprof_capture_session_start(*cap, *local);
+	ret = nprof_capture_session_start_for(*cap, *local, model_id);
 	if (ret)
 		nprof_rt_capture_put(vnc);
 	return ret;

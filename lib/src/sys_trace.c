@@ -416,18 +416,13 @@ static pthread_mutex_t intern_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct intern_node *intern_tab[INTERN_BUCKETS];
 static size_t intern_count;
 
-NPROF_API const char *nprof_sys_trace_intern(const char *s)
+/* The interning itself; -errno in *@err on failure, no message. */
+static const char *intern(const char *s, size_t len, int *err)
 {
 	struct intern_node *n;
 	uint32_t h = 2166136261u;	/* FNV-1a */
 	const char *ret = NULL;
-	size_t len;
 
-	if (!s)
-		return nprof_err_ptr(EINVAL, "string to intern is NULL");
-	len = strnlen(s, INTERN_MAX_LEN + 1);
-	if (len > INTERN_MAX_LEN)
-		return nprof_err_ptr(EINVAL, "string to intern is longer than %d bytes", INTERN_MAX_LEN);
 	for (size_t i = 0; i < len; i++)
 		h = (h ^ (unsigned char)s[i]) * 16777619u;
 	pthread_mutex_lock(&intern_lock);
@@ -437,13 +432,12 @@ NPROF_API const char *nprof_sys_trace_intern(const char *s)
 			goto out;
 		}
 	if (intern_count >= INTERN_MAX) {
-		nprof_err_ptr(ENOSPC, "cannot intern '%.64s': %d strings are interned already", s,
-			      INTERN_MAX);
+		*err = -ENOSPC;
 		goto out;
 	}
 	n = malloc(sizeof(*n) + len + 1);
 	if (!n) {
-		nprof_err_ptr(ENOMEM, "cannot intern a string of %zu bytes", len);
+		*err = -ENOMEM;
 		goto out;
 	}
 	memcpy(n->s, s, len + 1);
@@ -453,6 +447,37 @@ NPROF_API const char *nprof_sys_trace_intern(const char *s)
 	ret = n->s;
 out:
 	pthread_mutex_unlock(&intern_lock);
+	return ret;
+}
+
+const char *nprof_st_intern(const char *s)
+{
+	size_t len;
+	int err = 0;
+
+	if (!s)
+		return NULL;
+	len = strnlen(s, INTERN_MAX_LEN + 1);
+	return len > INTERN_MAX_LEN ? NULL : intern(s, len, &err);
+}
+
+NPROF_API const char *nprof_sys_trace_intern(const char *s)
+{
+	const char *ret;
+	size_t len;
+	int err = 0;
+
+	if (!s)
+		return nprof_err_ptr(EINVAL, "string to intern is NULL");
+	len = strnlen(s, INTERN_MAX_LEN + 1);
+	if (len > INTERN_MAX_LEN)
+		return nprof_err_ptr(EINVAL, "string to intern is longer than %d bytes", INTERN_MAX_LEN);
+	ret = intern(s, len, &err);
+	if (err == -ENOSPC)
+		return nprof_err_ptr(ENOSPC, "cannot intern '%.64s': %d strings are interned already",
+				     s, INTERN_MAX);
+	if (err)
+		return nprof_err_ptr(ENOMEM, "cannot intern a string of %zu bytes", len);
 	return ret;
 }
 

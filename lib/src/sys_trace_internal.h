@@ -46,6 +46,13 @@ static inline bool nprof_st_wanted(uint32_t type, uint32_t core)
 		(core & 63)) & 1;
 }
 
+/*
+ * nprof_sys_trace_intern() for the library's own trace points: NULL on any
+ * failure, without touching the thread's last error (a trace point on an
+ * error path must not replace the message that explains the error).
+ */
+const char *nprof_st_intern(const char *s);
+
 /* What the system-profile writer needs to know about the trace. */
 struct nprof_st_session {
 	bool started;			/* started at least once (since release) */

@@ -7,8 +7,13 @@
  * every name the public Neuron documentation shows, with the group
  * "hardware" exactly as documented there, and every other type in the group
  * "software". Values are stable: new types are only appended, before
- * NPROF_SYS_TRACE_EVENT_COUNT. Documentation/library.rst lists each type and
- * what produces it.
+ * NPROF_SYS_TRACE_EVENT_COUNT (they are ABI: ntrace.pb carries them).
+ *
+ * Who records what: the library's own entry points record the types marked
+ * [lib] below; every other type is recorded by applications or runtimes
+ * through the recording API (nprof_sys_trace_record*(), _begin/_end).
+ * Documentation/library.rst lists each type and who records it, and
+ * Documentation/sys_trace.rst what the library's events carry.
  */
 #ifndef NEURONPROF_SYS_TRACE_EVENTS_H
 #define NEURONPROF_SYS_TRACE_EVENTS_H
@@ -31,9 +36,9 @@ enum nprof_sys_trace_event_type {
 	NPROF_EV_TIMESTAMP_SYNC_POINT = 5,	/* "timestamp_sync_point" host/device clock pair */
 	NPROF_EV_HW_NOTIFY = 6,			/* "hw_notify" a device notification */
 	/* group "software": documented names */
-	NPROF_EV_MODEL_LOAD = 7,		/* "model_load" */
+	NPROF_EV_MODEL_LOAD = 7,		/* "model_load" [lib] */
 	NPROF_EV_NRT_LOAD = 8,			/* "nrt_load" */
-	NPROF_EV_NRT_EXECUTE = 9,		/* "nrt_execute" */
+	NPROF_EV_NRT_EXECUTE = 9,		/* "nrt_execute" [lib] */
 	NPROF_EV_RUNTIME_EXECUTE = 10,		/* "runtime_execute" */
 	NPROF_EV_NRT_TENSOR_READ = 11,		/* "nrt_tensor_read" */
 	NPROF_EV_NRT_TENSOR_WRITE = 12,		/* "nrt_tensor_write" */
@@ -46,22 +51,26 @@ enum nprof_sys_trace_event_type {
 	NPROF_EV_CC_EXEC = 19,			/* "cc_exec" */
 	NPROF_EV_DMEM_BUF_COPYIN = 20,		/* "dmem_buf_copyin" */
 	NPROF_EV_DMEM_BUF_COPYOUT = 21,		/* "dmem_buf_copyout" */
-	/* group "software": events libneuronprof itself produces */
-	NPROF_EV_NRT_UNLOAD = 22,		/* "nrt_unload" a model is unloaded */
-	NPROF_EV_NRT_TENSOR_ALLOCATE = 23,	/* "nrt_tensor_allocate" */
-	NPROF_EV_NRT_TENSOR_FREE = 24,		/* "nrt_tensor_free" */
-	NPROF_EV_INSPECT_BEGIN = 25,		/* "inspect_begin" a session starts */
-	NPROF_EV_INSPECT_STOP = 26,		/* "inspect_stop" a session stops */
-	NPROF_EV_PROFILE_START = 27,		/* "profile_start" device capture armed */
-	NPROF_EV_PROFILE_STOP = 28,		/* "profile_stop" device capture harvested */
-	NPROF_EV_PROFILE_SERIALIZE = 29,	/* "profile_serialize" NTFF written */
-	NPROF_EV_NQ_SUBSCRIBE = 30,		/* "nq_subscribe" a queue subscribed */
-	NPROF_EV_NQ_DRAIN = 31,			/* "nq_drain" a ring drained */
-	NPROF_EV_NQ_OVERFLOW = 32,		/* "nq_overflow" a ring lost entries */
-	NPROF_EV_DEVICE_OPEN = 33,		/* "device_open" a device opened */
-	NPROF_EV_DEVICE_CLOSE = 34,		/* "device_close" a device closed */
-	NPROF_EV_SIM_EXEC = 35,			/* "sim_exec" a simulated program ran */
-	NPROF_EV_EXEC_ERROR = 36,		/* "exec_error" an execution failed */
+	/*
+	 * group "software": names of our own, for the library's events and
+	 * three for applications (the library has no tensor API; "user" is the
+	 * application's own)
+	 */
+	NPROF_EV_NRT_UNLOAD = 22,		/* "nrt_unload" [lib] a model is unloaded */
+	NPROF_EV_NRT_TENSOR_ALLOCATE = 23,	/* "nrt_tensor_allocate" a tensor is allocated */
+	NPROF_EV_NRT_TENSOR_FREE = 24,		/* "nrt_tensor_free" a tensor is freed */
+	NPROF_EV_INSPECT_BEGIN = 25,		/* "inspect_begin" [lib] a session starts */
+	NPROF_EV_INSPECT_STOP = 26,		/* "inspect_stop" [lib] a session stops */
+	NPROF_EV_PROFILE_START = 27,		/* "profile_start" [lib] device capture armed */
+	NPROF_EV_PROFILE_STOP = 28,		/* "profile_stop" [lib] device capture harvested */
+	NPROF_EV_PROFILE_SERIALIZE = 29,	/* "profile_serialize" [lib] NTFF written */
+	NPROF_EV_NQ_SUBSCRIBE = 30,		/* "nq_subscribe" [lib] a queue subscribed */
+	NPROF_EV_NQ_DRAIN = 31,			/* "nq_drain" [lib] a ring drained */
+	NPROF_EV_NQ_OVERFLOW = 32,		/* "nq_overflow" [lib] a ring lost entries */
+	NPROF_EV_DEVICE_OPEN = 33,		/* "device_open" [lib] a device opened */
+	NPROF_EV_DEVICE_CLOSE = 34,		/* "device_close" [lib] a device closed */
+	NPROF_EV_SIM_EXEC = 35,			/* "sim_exec" [lib] a simulated program ran */
+	NPROF_EV_EXEC_ERROR = 36,		/* "exec_error" [lib] an execution failed */
 	NPROF_EV_USER = 37,			/* "user" an application-defined event */
 	NPROF_SYS_TRACE_EVENT_COUNT = 38,
 };
