@@ -4,8 +4,8 @@
  * fake_device.h: the state machine (stop without start, double stop,
  * double start, unknown ids), session ids, NTFF files written from the
  * rings (including a range that wraps and losses), reuse of subscriptions
- * held by a stashed session, drains that fail, and close waiting for a
- * call in progress.
+ * held by a stashed session, drains that fail, close waiting for a call in
+ * progress, and the system-trace events of captures.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -13,8 +13,10 @@
 
 #include <neuronprof/capture.h>
 
+#include "capture_internal.h"
 #include "fake_device.h"
 #include "harness.h"
+#include "trace_util.h"
 
 #define ES	64u
 
@@ -349,6 +351,105 @@ TEST(failed_serialize_keeps_the_session)
 	CHECK_INT(nprof_capture_session_serialize_at(f.cap, 4, id, -1), -EBADF);
 	CHECK_CONTAINS(nprof_strerror_last(), "cannot serialize profile session id 0 of NC 4");
 	CHECK_INT(nprof_capture_session_serialize(f.cap, 4, id, f.dir), 0);
+	teardown(&f);
+}
+
+static struct trace_log tlog;
+
+/*
+ * profile_start, profile_stop and profile_serialize, once per capture on the
+ * capture's core, with the harvest's numbers; the queue events of the same
+ * capture around them; a capture about a model carries its id.
+ */
+TEST(capture_events_once_per_capture)
+{
+	const struct nprof_sys_trace_record *r;
+	const uint64_t model = 77;
+	struct fixture f;
+	uint64_t id0, id1, id;
+
+	if (setup(&f, 4096))	/* 64 entries per ring */
+		FAIL("setup: %s", nprof_strerror_last());
+	if (trace_start_all())
+		FAIL("cannot start the trace");
+	CHECK_INT(nprof_capture_session_stop(f.cap, 1, &id), -EINVAL);
+	CHECK_INT(nprof_capture_session_start(f.cap, 1), 0);
+	CHECK_INT(nprof_capture_session_start(f.cap, 1), -EBUSY);
+	CHECK_INT(trace_take(1, &tlog), 24 + 1);
+	CHECK_INT(trace_count(&tlog, NPROF_EV_NQ_SUBSCRIBE), 24);
+	r = trace_nth(&tlog, NPROF_EV_PROFILE_START, 0);
+	CHECK(r != NULL);
+	if (r) {
+		CHECK_INT(r->core, 1);
+		CHECK_INT(r->flags, 0);
+		CHECK_INT(rec_uint(r, "queues"), 24);
+	}
+	/* The harvest drains every queue once (with a flush) and finds one loss. */
+	CHECK_INT(fake_produce(f.fd, queue(&f, NPROF_TARGET_CORE, 1, NEURONPROF_QT_EVENT, 0), 100, 1), 64);
+	CHECK_INT(nprof_capture_session_stop(f.cap, 1, &id0), 0);
+	CHECK_INT(trace_take(1, &tlog), 24 + 1 + 1);
+	CHECK_INT(trace_count(&tlog, NPROF_EV_NQ_DRAIN), 24);
+	CHECK_INT(rec_uint(trace_nth(&tlog, NPROF_EV_NQ_DRAIN, 5), "flush"), 1);
+	r = trace_nth(&tlog, NPROF_EV_NQ_OVERFLOW, 0);
+	CHECK(r != NULL);
+	if (r) {
+		CHECK_STR(rec_str(r, "queue_type"), "EVENT");
+		CHECK_INT(rec_uint(r, "engine"), 0);
+		CHECK_INT(rec_uint(r, "lost"), 36);
+	}
+	r = trace_nth(&tlog, NPROF_EV_PROFILE_STOP, 0);
+	CHECK(r != NULL);
+	if (r) {
+		CHECK_INT(r->core, 1);
+		CHECK_INT(rec_uint(r, "session_id"), id0);
+		CHECK_INT(rec_uint(r, "entries"), 64);
+		CHECK_INT(rec_uint(r, "lost"), 36);
+	}
+	/* A session on the rings the stashed one holds drains them to begin. */
+	CHECK_INT(nprof_capture_session_start(f.cap, 1), 0);
+	CHECK_INT(trace_take(1, &tlog), 24 + 1);
+	CHECK_INT(trace_count(&tlog, NPROF_EV_NQ_DRAIN), 24);
+	CHECK_INT(trace_count(&tlog, NPROF_EV_PROFILE_START), 1);
+	CHECK_INT(nprof_capture_session_stop(f.cap, 1, &id1), 0);
+	CHECK_INT(trace_take(1, &tlog), 24 + 1);
+	CHECK_INT(rec_uint(trace_nth(&tlog, NPROF_EV_PROFILE_STOP, 0), "entries"), 0);
+	/* Serialize: one event per write, failed ones with the error. */
+	CHECK_INT(nprof_capture_session_serialize_at(f.cap, 1, id0, -1), -EBADF);
+	CHECK_INT(nprof_capture_session_serialize(f.cap, 1, 99, f.dir), -ENOENT);
+	CHECK_INT(nprof_capture_session_serialize(f.cap, 1, id0, f.dir), 0);
+	CHECK_INT(nprof_capture_session_drop(f.cap, 1, id1), 0);
+	CHECK_INT(trace_take(1, &tlog), 2);
+	CHECK_INT(trace_count(&tlog, NPROF_EV_PROFILE_SERIALIZE), 2);
+	r = trace_nth(&tlog, NPROF_EV_PROFILE_SERIALIZE, 0);
+	if (r) {
+		CHECK_INT(rec_uint(r, "session_id"), id0);
+		CHECK(rec_attr(r, "error") && rec_attr(r, "error")->v.i == EBADF);
+	}
+	r = trace_nth(&tlog, NPROF_EV_PROFILE_SERIALIZE, 1);
+	if (r) {
+		CHECK_INT(r->nattrs, 1);
+		CHECK_INT(rec_uint(r, "session_id"), id0);
+	}
+
+	/* About a model, on a device whose cores the registry numbers from 8. */
+	f.dev->trace_core_base = 8;
+	CHECK_INT(nprof_capture_session_start_for(f.cap, 2, &model), 0);
+	CHECK_INT(nprof_capture_session_stop(f.cap, 2, &id), 0);
+	CHECK_INT(nprof_capture_session_serialize(f.cap, 2, id, f.dir), 0);
+	CHECK_INT(trace_take(2, &tlog), 0);
+	CHECK_INT(trace_take(10, &tlog), 24 + 1 + 24 + 1 + 1);
+	for (uint32_t type = NPROF_EV_PROFILE_START; type <= NPROF_EV_PROFILE_SERIALIZE; type++) {
+		r = trace_nth(&tlog, type, 0);
+		CHECK(r != NULL);
+		if (!r)
+			continue;
+		CHECK_INT(trace_count(&tlog, type), 1);
+		CHECK_INT(r->core, 10);
+		CHECK_INT(r->flags, NPROF_SYS_TRACE_F_MODEL_ID);
+		CHECK_INT(r->model_id, model);
+	}
+	f.dev->trace_core_base = 0;
+	trace_end_all();
 	teardown(&f);
 }
 

@@ -2,8 +2,9 @@
 /*
  * Host tests of the device layer that need no kernel: the ring consumer's
  * span arithmetic against a ring laid out in memory as a subscription maps
- * it, the queue plan of a session, and the choice of the "no device"
- * message from the module state (injected through the hooks seam).
+ * it, the queue plan of a session, the choice of the "no device" message
+ * from the module state (injected through the hooks seam), and the
+ * system-trace events of devices and queues.
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -13,6 +14,7 @@
 #include "capture_internal.h"
 #include "fake_device.h"
 #include "harness.h"
+#include "trace_util.h"
 
 #define ES	64u
 
@@ -629,6 +631,189 @@ TEST(subscription_through_the_device_layer)
 	CHECK_INT(errno, EINVAL);
 	nprof_nq_close(nq);
 	CHECK_INT(fake_subscribed(fd), 0);
+	nprof_device_close(dev);
+	fake_dev_free(fd);
+}
+
+/* ---- system-trace events ---------------------------------------------------------- */
+
+static struct trace_log tlog;
+
+/* device_open and device_close: no core, the device and its node. */
+TEST(device_events_on_the_no_core_ring)
+{
+	struct nprof_device_info info = fake_trn2_info();
+	const struct nprof_sys_trace_record *r;
+	struct fake_dev *fd = fake_dev_new();
+	struct nprof_device *dev;
+
+	info.device_index = 3;
+	if (trace_start_all())
+		FAIL("cannot start the trace");
+	dev = nprof_device_create(&info, &fake_ops, fd);
+	CHECK(dev != NULL);
+	/* A refused description opens nothing and records nothing. */
+	info.num_cores = 0;
+	CHECK(!nprof_device_create(&info, &fake_ops, fd));
+	CHECK_INT(trace_take(NPROF_SYS_TRACE_NO_CORE, &tlog), 1);
+	r = trace_nth(&tlog, NPROF_EV_DEVICE_OPEN, 0);
+	CHECK(r != NULL);
+	if (r) {
+		CHECK_INT(r->core, NPROF_SYS_TRACE_NO_CORE);
+		CHECK_INT(r->source, NPROF_SYS_TRACE_SRC_NEURON_RT);
+		CHECK_INT(r->flags, 0);
+		CHECK_INT(rec_uint(r, "device"), 3);
+		CHECK_STR(rec_str(r, "path"), "(test device 3)");
+		CHECK_INT(rec_uint(r, "cores"), 8);
+		CHECK_STR(rec_str(r, "provider"), "fake");
+	}
+	/* Opening a node that is not a device records nothing either. */
+	CHECK(!nprof_device_open_path("/dev/null"));
+	nprof_device_close(dev);
+	CHECK_INT(trace_take(NPROF_SYS_TRACE_NO_CORE, &tlog), 1);
+	r = trace_nth(&tlog, NPROF_EV_DEVICE_CLOSE, 0);
+	CHECK(r != NULL);
+	if (r) {
+		CHECK_INT(r->core, NPROF_SYS_TRACE_NO_CORE);
+		CHECK_INT(rec_uint(r, "device"), 3);
+		CHECK_STR(rec_str(r, "path"), "(test device 3)");
+		CHECK_INT(r->nattrs, 2);
+	}
+	/* Nothing went to any core's ring. */
+	for (uint32_t c = 0; c < NPROF_MAX_CORES; c++)
+		CHECK_INT(trace_take(c, &tlog), 0);
+	trace_end_all();
+	fake_dev_free(fd);
+}
+
+/*
+ * nq_subscribe, nq_drain and nq_overflow on the queue's core (a TopSP's: the
+ * core it serves), offset by the device's first virtual core; one overflow
+ * per loss, counted from the previous drain; failures record nothing.
+ */
+TEST(queue_events_on_the_queue_core)
+{
+	struct nprof_device_info info = fake_trn2_info();
+	struct fake_dev *fd = fake_dev_new();
+	struct nprof_device *dev = nprof_device_create(&info, &fake_ops, fd);
+	struct nprof_nq_params p = { .size = sizeof(p), .target_kind = NPROF_TARGET_CORE,
+				     .target_index = 2, .queue_type = NEURONPROF_QT_DMA,
+				     .engine = 3, .ring_size = 5000 };
+	struct nprof_nq_params t = { .size = sizeof(p), .target_kind = NPROF_TARGET_TOPSP,
+				     .target_index = 5, .queue_type = NEURONPROF_QT_TOPSP_EVENT,
+				     .ring_size = 4096 };
+	struct nprof_nq_drain_state st = { .size = sizeof(st) };
+	const struct nprof_sys_trace_record *r;
+	struct fake_queue *q;
+	struct nprof_nq *nq, *tq;
+
+	if (trace_start_all())
+		FAIL("cannot start the trace");
+	nq = nprof_nq_subscribe(dev, &p);
+	/* TopSP 5 of 16 on 8 cores serves core 2. */
+	tq = nprof_nq_subscribe(dev, &t);
+	CHECK(nq && tq);
+	CHECK(!nprof_nq_subscribe(dev, &p));	/* EBUSY */
+	CHECK_INT(trace_take(2, &tlog), 2);
+	CHECK_INT(trace_count(&tlog, NPROF_EV_NQ_SUBSCRIBE), 2);
+	r = trace_nth(&tlog, NPROF_EV_NQ_SUBSCRIBE, 0);
+	if (r) {
+		CHECK_INT(r->core, 2);
+		CHECK_INT(r->nattrs, 4);
+		CHECK_INT(rec_uint(r, "device"), 0);
+		CHECK_STR(rec_str(r, "queue_type"), "DMA");
+		CHECK_INT(rec_uint(r, "engine"), 3);
+		CHECK_INT(rec_uint(r, "ring_size"), 8192);	/* as rounded */
+	}
+	r = trace_nth(&tlog, NPROF_EV_NQ_SUBSCRIBE, 1);
+	if (r) {
+		CHECK_STR(rec_str(r, "queue_type"), "TOPSP_EVENT");
+		CHECK_INT(rec_uint(r, "topsp"), 5);
+		CHECK(!rec_attr(r, "engine"));
+		CHECK_INT(rec_uint(r, "ring_size"), 4096);
+	}
+	q = fake_find(fd, NPROF_TARGET_CORE, 2, NEURONPROF_QT_DMA, 3);
+	CHECK(q != NULL);
+	if (!q)
+		goto out;
+
+	/* 3 entries, nothing lost: a drain, no overflow. */
+	fake_produce(fd, q, 3, 7);
+	CHECK_INT(nprof_nq_drain(nq, NPROF_NQ_DRAIN_FLUSH, &st), 0);
+	CHECK_INT(trace_take(2, &tlog), 1);
+	r = trace_nth(&tlog, NPROF_EV_NQ_DRAIN, 0);
+	if (r) {
+		CHECK_STR(rec_str(r, "queue_type"), "DMA");
+		CHECK_INT(rec_uint(r, "engine"), 3);
+		CHECK_INT(rec_uint(r, "flush"), 1);
+		CHECK_INT(rec_uint(r, "pending_entries"), 3);
+	}
+	/* The ring holds 128 entries: of 130 more, 5 are lost. */
+	CHECK_INT(fake_produce(fd, q, 130, 7), 125);
+	CHECK_INT(nprof_nq_drain(nq, 0, &st), 0);
+	CHECK_INT(st.lost, 5);
+	CHECK_INT(trace_take(2, &tlog), 2);
+	r = trace_nth(&tlog, NPROF_EV_NQ_DRAIN, 0);
+	if (r) {
+		CHECK_INT(rec_uint(r, "flush"), 0);
+		CHECK_INT(rec_uint(r, "pending_entries"), 128);
+	}
+	r = trace_nth(&tlog, NPROF_EV_NQ_OVERFLOW, 0);
+	CHECK(r != NULL);
+	if (r) {
+		CHECK_INT(r->core, 2);
+		CHECK_INT(r->start_ns, r->end_ns);
+		CHECK_STR(rec_str(r, "queue_type"), "DMA");
+		CHECK_INT(rec_uint(r, "engine"), 3);
+		CHECK_INT(rec_uint(r, "lost"), 5);
+		CHECK_INT(rec_uint(r, "lost_total"), 5);
+	}
+	/* Reported once: the next drain finds nothing new. */
+	CHECK_INT(nprof_nq_drain(nq, 0, &st), 0);
+	CHECK_INT(trace_take(2, &tlog), 1);
+	CHECK_INT(trace_count(&tlog, NPROF_EV_NQ_DRAIN), 1);
+	/* Losses while the trace is off are the next drain's, recorded or not. */
+	CHECK_INT(fake_produce(fd, q, 4, 7), 0);
+	nprof_sys_trace_stop();
+	CHECK_INT(nprof_nq_drain(nq, 0, &st), 0);
+	CHECK_INT(fake_produce(fd, q, 10, 7), 0);
+	if (trace_start_all())
+		FAIL("cannot restart the trace");
+	CHECK_INT(nprof_nq_drain(nq, 0, &st), 0);
+	CHECK_INT(trace_take(2, &tlog), 2);
+	r = trace_nth(&tlog, NPROF_EV_NQ_OVERFLOW, 0);
+	if (r) {
+		CHECK_INT(rec_uint(r, "lost"), 10);
+		CHECK_INT(rec_uint(r, "lost_total"), 19);
+	}
+	/* A failed drain records nothing and does not consume a loss. */
+	CHECK_INT(fake_produce(fd, q, 1, 7), 0);
+	fd->drain_err = EIO;
+	CHECK_INT(nprof_nq_drain(nq, 0, &st), -EIO);
+	fd->drain_err = 0;
+	CHECK_INT(trace_take(2, &tlog), 0);
+	CHECK_INT(nprof_nq_drain(nq, 0, &st), 0);
+	CHECK_INT(trace_take(2, &tlog), 2);
+	CHECK_INT(rec_uint(trace_nth(&tlog, NPROF_EV_NQ_OVERFLOW, 0), "lost"), 1);
+
+	/* A device numbered from virtual core 8 by the registry puts core 2 on core 10. */
+	nprof_nq_close(nq);
+	dev->trace_core_base = 8;
+	nq = nprof_nq_subscribe(dev, &p);
+	CHECK(nq != NULL);
+	CHECK_INT(trace_take(2, &tlog), 0);
+	CHECK_INT(trace_take(10, &tlog), 1);
+	CHECK_INT(trace_count(&tlog, NPROF_EV_NQ_SUBSCRIBE), 1);
+	CHECK_INT(nprof_device_trace_core(dev, NPROF_TARGET_TOPSP, 15), 15);
+	CHECK_INT(nprof_device_trace_core(dev, NPROF_TARGET_CORE, 8), NPROF_SYS_TRACE_NO_CORE);
+	dev->trace_core_base = 250;
+	CHECK_INT(nprof_device_trace_core(dev, NPROF_TARGET_CORE, 5), 255);
+	CHECK_INT(nprof_device_trace_core(dev, NPROF_TARGET_CORE, 6), NPROF_SYS_TRACE_NO_CORE);
+	dev->trace_core_base = 0;
+out:
+	nprof_nq_close(nq);
+	nprof_nq_close(tq);
+	trace_end_all();
 	nprof_device_close(dev);
 	fake_dev_free(fd);
 }

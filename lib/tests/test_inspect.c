@@ -3,8 +3,8 @@
  * Host tests of the inspect session controller: output directory templating
  * through begin, the refused directories, the activity fan-out and what
  * stop writes, the environment path, rollback of device sessions, SESSION
- * capture on fake devices with virtual core numbering, and the mutual
- * exclusion with continuous profiling.
+ * capture on fake devices with virtual core numbering (and the events it
+ * traces), and the mutual exclusion with continuous profiling.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -288,6 +288,40 @@ TEST(options_ignore_the_environment)
 	scratch_leave(&s);
 }
 
+/*
+ * The trace of session_mode_on_two_devices: inspect_begin and _stop; per
+ * armed core (1, and 9 = core 1 of device 1) one capture, so profile_start,
+ * _stop and _serialize once and, per queue of the core, one nq_subscribe
+ * (at begin, naming the core's device) and one nq_drain (the harvest's).
+ * The registry does not open test devices (no device_open) and the 1 MiB
+ * rings lose nothing (no nq_overflow): 2 + 2 x (3 + 2 x 24) events.
+ */
+static void check_session_trace(const char *dir)
+{
+	Neuronprof__System__Ntrace *nt = ntrace_load(dir);
+	const uint32_t cores[2] = { 1, 9 };
+	int i;
+
+	CHECK(nt != NULL);
+	if (!nt)
+		return;
+	CHECK_INT(nt->n_events, 2 + 2 * (3 + 2 * 24));
+	CHECK_INT(ntrace_count(nt, "inspect_begin", NTRACE_NO_CORE, NULL, 0), 1);
+	CHECK_INT(ntrace_count(nt, "inspect_stop", NTRACE_NO_CORE, NULL, 0), 1);
+	CHECK_INT(ntrace_count(nt, "device_open", NTRACE_ANY_CORE, NULL, 0), 0);
+	CHECK_INT(ntrace_count(nt, "nq_overflow", NTRACE_ANY_CORE, NULL, 0), 0);
+	for (i = 0; i < 2; i++) {
+		uint32_t c = cores[i];
+
+		CHECK_INT(ntrace_count(nt, "profile_start", c, "queues", 24), 1);
+		CHECK_INT(ntrace_count(nt, "profile_stop", c, "session_id", 0), 1);
+		CHECK_INT(ntrace_count(nt, "profile_serialize", c, "session_id", 0), 1);
+		CHECK_INT(ntrace_count(nt, "nq_subscribe", c, "device", (uint64_t)i), 24);
+		CHECK_INT(ntrace_count(nt, "nq_drain", c, "flush", 1), 24);
+	}
+	ntrace_free(nt);
+}
+
 /* SESSION mode on two fake devices: virtual cores, the capture filter, the files. */
 TEST(session_mode_on_two_devices)
 {
@@ -321,6 +355,7 @@ TEST(session_mode_on_two_devices)
 	CHECK(file_exists(dir, "ntrace.pb"));
 	/* Two profiles and the four system-profile files, nothing else. */
 	CHECK_INT(dir_count(dir), 6);
+	check_session_trace(dir);
 	CHECK_INT(nprof_inspect_close(), 0);
 	nprof_inspect_config_free(cfg);
 	fakex_teardown(&x);

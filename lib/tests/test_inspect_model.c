@@ -4,7 +4,8 @@
  * (double stop), MODEL capture of the first execution per model per core,
  * on-fail capture with its discard and salvage into ./tmp and the cleanup
  * at close, a stop during an execution, the runtime hooks' misuse errors,
- * the direct nprof_profile_start/stop API and continuous profiling.
+ * the direct nprof_profile_start/stop API and continuous profiling; and the
+ * system-trace events of those captures (once each, with the model id).
  */
 #include <errno.h>
 #include <regex.h>
@@ -12,6 +13,7 @@
 
 #include "harness.h"
 #include "inspect_util.h"
+#include "trace_util.h"
 
 /* ---- the record map ------------------------------------------------------------ */
 
@@ -73,6 +75,38 @@ static int run(struct nprof_model *m, uint32_t iterations, bool fail)
 /* Entries per queue of a capture of @it iterations on a fake trn2 core: 24 queues. */
 #define ENTRIES(it)	(24L * (it))
 
+/*
+ * The trace of the test below: three captures (a2: core 2 model 11, b2:
+ * core 2 model 12, a3: core 3 model 11), each with one profile_start, _stop
+ * and _serialize carrying the model id and its 24 queues' nq_subscribe and
+ * nq_drain; 3 model_load, 6 nrt_execute and sim_exec, 1 exec_error,
+ * inspect_begin and _stop (the unloads come after the stop).
+ */
+static void check_model_trace(const char *dir)
+{
+	static const char *const profile[] = { "profile_start", "profile_stop", "profile_serialize" };
+	Neuronprof__System__Ntrace *nt = ntrace_load(dir);
+	int i;
+
+	CHECK(nt != NULL);
+	if (!nt)
+		return;
+	CHECK_INT(nt->n_events, 2 + 3 + 2 * 6 + 1 + 3 * (3 + 2 * 24));
+	for (i = 0; i < 3; i++) {
+		CHECK_INT(ntrace_count(nt, profile[i], NTRACE_ANY_CORE, NULL, 0), 3);
+		CHECK_INT(ntrace_count_model(nt, profile[i], 2, 11), 1);
+		CHECK_INT(ntrace_count_model(nt, profile[i], 2, 12), 1);
+		CHECK_INT(ntrace_count_model(nt, profile[i], 3, 11), 1);
+	}
+	CHECK_INT(ntrace_count(nt, "nq_subscribe", 2, NULL, 0), 2 * 24);
+	CHECK_INT(ntrace_count(nt, "nq_subscribe", 3, NULL, 0), 24);
+	CHECK_INT(ntrace_count(nt, "nq_drain", 2, NULL, 0), 2 * 24);
+	CHECK_INT(ntrace_count(nt, "nq_drain", 3, NULL, 0), 24);
+	CHECK_INT(ntrace_count(nt, "nrt_execute", NTRACE_ANY_CORE, NULL, 0), 6);
+	CHECK_INT(ntrace_count(nt, "exec_error", 2, NULL, 0), 1);
+	ntrace_free(nt);
+}
+
 TEST(model_mode_captures_first_execution_per_model_per_core)
 {
 	struct nprof_model *a2, *b2, *a3;
@@ -120,6 +154,7 @@ TEST(model_mode_captures_first_execution_per_model_per_core)
 	/* Three profiles and the system profile. */
 	CHECK_INT(dir_count(dir), 3 + 4);
 	CHECK_INT(dir_hidden(dir), 0);
+	check_model_trace(dir);
 	CHECK_INT(nprof_model_unload(a2), 0);
 	CHECK_INT(nprof_model_unload(b2), 0);
 	CHECK_INT(nprof_model_unload(a3), 0);
@@ -303,6 +338,47 @@ TEST(stop_during_execution_abandons)
 	scratch_leave(&s);
 }
 
+/*
+ * The trace of an abandoned capture: armed (profile_start, 24 nq_subscribe),
+ * then harvested by the stop (24 nq_drain, profile_stop) and dropped: no
+ * profile_serialize, and no nrt_execute (the execution ends after the stop).
+ */
+TEST(abandoned_capture_is_traced_without_serialize)
+{
+	struct nprof_inspect_config *cfg;
+	Neuronprof__System__Ntrace *nt;
+	struct nprof_model *m;
+	char dir[PATH_MAX];
+	struct scratch s;
+	struct fakex x;
+
+	CHECK(!scratch_enter(&s));
+	CHECK_INT(fakex_setup(&x, 1), 0);
+	cfg = cfg_new("out", NPROF_ACTIVITY_DEVICE_PROFILE | NPROF_ACTIVITY_SYSTEM_PROFILE,
+		      NPROF_DEVICE_PROFILE_MODEL);
+	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
+	CHECK(nprof_inspect_session_dir(dir, sizeof(dir)) > 0);
+	m = nprof_model_load("long", 3, 7);
+	CHECK_INT(nprof_model_execute_begin(m), 0);
+	CHECK_INT(nprof_inspect_stop(), 0);
+	CHECK_INT(nprof_model_execute_end(m, 0), 0);
+	nt = ntrace_load(dir);
+	CHECK(nt != NULL);
+	CHECK_INT(nt ? nt->n_events : 0, 2 + 1 + 1 + 24 + 24 + 1);
+	CHECK_INT(ntrace_count_model(nt, "profile_start", 7, 3), 1);
+	CHECK_INT(ntrace_count_model(nt, "profile_stop", 7, 3), 1);
+	CHECK_INT(ntrace_count(nt, "profile_serialize", NTRACE_ANY_CORE, NULL, 0), 0);
+	CHECK_INT(ntrace_count(nt, "nq_subscribe", 7, NULL, 0), 24);
+	CHECK_INT(ntrace_count(nt, "nq_drain", 7, NULL, 0), 24);
+	CHECK_INT(ntrace_count(nt, "model_load", 7, NULL, 0), 1);
+	ntrace_free(nt);
+	CHECK_INT(nprof_inspect_close(), 0);
+	CHECK_INT(nprof_model_unload(m), 0);
+	nprof_inspect_config_free(cfg);
+	fakex_teardown(&x);
+	scratch_leave(&s);
+}
+
 TEST(hooks_refuse_misuse)
 {
 	struct nprof_sim_program p = fakex_prog(1, false);
@@ -383,6 +459,8 @@ TEST(direct_profile_start_stop)
 
 /* ---- continuous profiling ------------------------------------------------------------- */
 
+static struct trace_log tlog;
+
 TEST(continuous_saves_last_execution)
 {
 	struct nprof_profile_continuous_options *o;
@@ -403,6 +481,8 @@ TEST(continuous_saves_last_execution)
 		      "To use nprof_profile_continuous_save() you must first call nprof_profile_continuous_start()");
 	CHECK_INT(nprof_profile_continuous_start(o), 0);
 	CHECK_INT(nprof_profile_continuous_is_enabled(), 1);
+	if (trace_start_all())
+		FAIL("cannot start the trace");
 	a = nprof_model_load("a", 41, 1);
 	b = nprof_model_load("b", 42, 1);
 	CHECK_ERR_MSG(nprof_profile_continuous_save(1, o), ENOENT,
@@ -442,6 +522,23 @@ TEST(continuous_saves_last_execution)
 	/* Executions after the stop capture nothing. */
 	CHECK_INT(run(a, 1, false), 0);
 	CHECK_INT(fakex_subscribed(&x), 0);
+	/*
+	 * Every captured execution: a, b, a, b, a (models 41, 42) each with a
+	 * profile_start and _stop about its model and its 24 queues'
+	 * nq_subscribe and nq_drain (a new execution drops the stash, which
+	 * gives the rings back); the one save a profile_serialize.
+	 */
+	trace_take(1, &tlog);
+	CHECK_INT(trace_count_model(&tlog, NPROF_EV_PROFILE_START, 41), 3);
+	CHECK_INT(trace_count_model(&tlog, NPROF_EV_PROFILE_START, 42), 2);
+	CHECK_INT(trace_count_model(&tlog, NPROF_EV_PROFILE_STOP, 41), 3);
+	CHECK_INT(trace_count_model(&tlog, NPROF_EV_PROFILE_STOP, 42), 2);
+	CHECK_INT(trace_count(&tlog, NPROF_EV_PROFILE_SERIALIZE), 1);
+	CHECK_INT(trace_count_model(&tlog, NPROF_EV_PROFILE_SERIALIZE, 42), 1);
+	CHECK_INT(trace_count(&tlog, NPROF_EV_NQ_SUBSCRIBE), 5 * 24);
+	CHECK_INT(trace_count(&tlog, NPROF_EV_NQ_DRAIN), 5 * 24);
+	CHECK_INT(trace_count(&tlog, NPROF_EV_NRT_EXECUTE), 6);
+	trace_end_all();
 	nprof_model_unload(a);
 	nprof_model_unload(b);
 	nprof_profile_continuous_options_free(o);

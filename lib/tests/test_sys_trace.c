@@ -22,6 +22,7 @@
 #include <neuronprof/sys_trace.h>
 
 #include "harness.h"
+#include "sys_trace_internal.h"
 #include "system_profile.pb-c.h"
 
 #define SRC_RT	NPROF_SYS_TRACE_SRC_NEURON_RT
@@ -743,6 +744,10 @@ TEST(intern_returns_one_stable_copy)
 	CHECK(a == b);
 	CHECK(nprof_sys_trace_intern("other") != a);
 	CHECK(nprof_sys_trace_intern(NULL) == NULL && errno == EINVAL);
+	/* The library's trace points intern the same way and leave the last error alone. */
+	CHECK(nprof_st_intern("model_17") == a);
+	CHECK(nprof_st_intern(NULL) == NULL);
+	CHECK_STR(nprof_strerror_last(), "string to intern is NULL");
 }
 
 TEST(worker_global_id_range)
