@@ -20,6 +20,13 @@
  *   count DIR N           DIR holds N entries
  *   nohidden DIR          no entry of DIR starts with '.' (no temporary file)
  *   match DIR REGEX N     N entries of DIR match REGEX; with N = 1, $M is it
+ *   trace PATH NAME CORE N [KEY=VALUE ...]
+ *                         the ntrace.pb at PATH holds N events named NAME on
+ *                         core CORE (a number, "none" for the events without
+ *                         a core, "*" for any) whose attribute KEY is VALUE
+ *                         (a number: an unsigned attribute; else a string
+ *                         attribute) for every pair; the key "model" is the
+ *                         event's model id. NAME "*" is any event.
  *
  * Prints "ok - ..." or "not ok - ... (why)" per line, then "N passed, N failed".
  */
@@ -36,6 +43,8 @@
 #include <unistd.h>
 
 #include <neuronprof/ntff.h>
+
+#include "system_profile.pb-c.h"
 
 static int passed, failed;
 
@@ -146,6 +155,96 @@ static int check_ntff(const char *path, char *keys, char *why, size_t wlen)
 			snprintf(why, wlen, "%s is %llu, expected %llu", tok, got, want);
 			return 0;
 		}
+	}
+	return 1;
+}
+
+static Neuronprof__System__Ntrace *load_ntrace(const char *path)
+{
+	Neuronprof__System__Ntrace *nt = NULL;
+	uint8_t *buf = NULL;
+	struct stat st;
+	FILE *f = fopen(path, "rb");
+
+	if (!f)
+		return NULL;
+	if (!fstat(fileno(f), &st) && st.st_size > 0)
+		buf = malloc((size_t)st.st_size);
+	if (buf && fread(buf, 1, (size_t)st.st_size, f) == (size_t)st.st_size)
+		nt = neuronprof__system__ntrace__unpack(NULL, (size_t)st.st_size, buf);
+	free(buf);
+	fclose(f);
+	return nt;
+}
+
+/* Does @e satisfy KEY=VALUE? */
+static bool event_has(const Neuronprof__System__NtraceEvent *e, const char *key, const char *value)
+{
+	char *end;
+	unsigned long long v = strtoull(value, &end, 10);
+	bool number = *value && !*end;
+	size_t i;
+
+	if (!strcmp(key, "model"))
+		return number && e->has_model_id && e->model_id == v;
+	for (i = 0; i < e->n_attributes; i++) {
+		const Neuronprof__System__Attribute *a = e->attributes[i];
+
+		if (strcmp(a->key, key))
+			continue;
+		if (number)
+			return a->has_uint_value && a->uint_value == v;
+		return a->string_value && !strcmp(a->string_value, value);
+	}
+	return false;
+}
+
+/* The "trace" verb: @spec is "CORE N [KEY=VALUE ...]". */
+static int check_trace(const char *path, const char *name, char *spec, char *why, size_t wlen)
+{
+	char *tok, *save = NULL, *pairs[8], *core, *want;
+	Neuronprof__System__Ntrace *nt;
+	size_t i, n = 0, npairs = 0, k;
+
+	core = strtok_r(spec, " ", &save);
+	want = strtok_r(NULL, " ", &save);
+	while ((tok = strtok_r(NULL, " ", &save))) {
+		if (!strchr(tok, '=') || npairs == 8) {
+			snprintf(why, wlen, "%s: not KEY=VALUE, or more than 8 of them", tok);
+			return 0;
+		}
+		pairs[npairs++] = tok;
+	}
+	if (!core || !want) {
+		snprintf(why, wlen, "malformed trace line");
+		return 0;
+	}
+	nt = load_ntrace(path);
+	if (!nt) {
+		snprintf(why, wlen, "cannot read or decode %.300s", path);
+		return 0;
+	}
+	for (i = 0; i < nt->n_events; i++) {
+		const Neuronprof__System__NtraceEvent *e = nt->events[i];
+		bool ok = !strcmp(name, "*") || !strcmp(e->name, name);
+
+		if (!strcmp(core, "none"))
+			ok = ok && !e->has_core_index;
+		else if (strcmp(core, "*"))
+			ok = ok && e->has_core_index && e->core_index == strtoul(core, NULL, 10);
+		for (k = 0; ok && k < npairs; k++) {
+			char *eq = strchr(pairs[k], '=');
+
+			*eq = '\0';
+			ok = event_has(e, pairs[k], eq + 1);
+			*eq = '=';
+		}
+		n += ok;
+	}
+	neuronprof__system__ntrace__free_unpacked(nt, NULL);
+	if (n != strtoull(want, NULL, 10)) {
+		snprintf(why, wlen, "%zu such events", n);
+		return 0;
 	}
 	return 1;
 }
@@ -264,6 +363,8 @@ static void check_scenario(const char *out, const char *scenario)
 				else if (got == 1)
 					ok = fmt(M, sizeof(M), "%s/%s", rel, first);
 			}
+		} else if (!strcmp(verb, "trace")) {
+			ok = check_trace(p, b, rest, why, sizeof(why));
 		} else {
 			snprintf(why, sizeof(why), "unknown verb");
 		}

@@ -6,7 +6,9 @@
  * directory before close removes it) and writes expect.txt, which tells
  * check_inspect on the host what the directory must hold: the session tree,
  * every NTFF file with its kind, core, model and exact entry count (the
- * counts the simulator reported producing), files that must be absent.
+ * counts the simulator reported producing), files that must be absent, and
+ * the events of ntrace.pb (each kind on its core with its attributes, and
+ * their total, derived from what the scenario did).
  *
  *   inspect_vm session DIR      environment-driven session, SESSION mode
  *   inspect_vm session2 DIR     the same on two simulated devices: virtual
@@ -107,6 +109,94 @@ static uint32_t device_of(uint32_t vnc)
 	return UINT32_MAX;
 }
 
+/* ---- the system trace -------------------------------------------------------------- */
+
+/* Queues the library subscribes to capture one core of each listed device. */
+static uint32_t queues[16];
+
+/*
+ * The library's queue plan (Documentation/capture.rst): every core queue
+ * type, one per engine for per-engine types, and every TopSP queue type of
+ * each of the core's TopSPs. Every type the simulator has is one the
+ * library knows. Read with the trace off, so it is not in any session.
+ */
+static void count_queues(void)
+{
+	int i;
+
+	for (i = 0; i < nnodes; i++) {
+		struct nprof_device_info info = { .size = sizeof(info) };
+		struct nprof_device *dev = nprof_device_open((int)nodes[i].device_index, 0);
+		uint32_t t, n = 0;
+
+		queues[i] = 0;
+		check(dev && !nprof_device_get_info(dev, &info), "device %u described",
+		      nodes[i].device_index);
+		nprof_device_close(dev);
+		if (!dev || !info.num_cores)
+			continue;
+		for (t = 0; t < 32; t++) {
+			if (info.core_queue_types & (1u << t))
+				n += info.per_engine_queue_types & (1u << t) ? info.engines_per_core : 1;
+			if (info.topsp_queue_types & (1u << t))
+				n += info.num_topsps / info.num_cores;
+		}
+		queues[i] = n;
+	}
+}
+
+static uint32_t queues_of(uint32_t vnc)
+{
+	int i;
+
+	for (i = 0; i < nnodes; i++) {
+		if (vnc < nodes[i].num_cores)
+			return queues[i];
+		vnc -= nodes[i].num_cores;
+	}
+	return 0;
+}
+
+/*
+ * What a session's begin records of the devices: the library opens every
+ * device (device_open, no core) after the trace started; they close after
+ * it stopped. Returns the events.
+ */
+static uint32_t expect_devices(void)
+{
+	int i;
+
+	for (i = 0; i < nnodes; i++)
+		expect("trace $S/ntrace.pb device_open none 1 device=%u path=%s cores=%u provider=%s",
+		       nodes[i].device_index, nodes[i].path, nodes[i].num_cores, nodes[i].provider);
+	expect("trace $S/ntrace.pb device_open none %d", nnodes);
+	expect("trace $S/ntrace.pb device_close * 0");
+	return (uint32_t)nnodes;
+}
+
+/*
+ * One capture of @vnc (about @model if non-zero) that harvested @entries:
+ * profile_start, _stop, _serialize once, and per queue one nq_subscribe
+ * (naming the device) and one nq_drain (the harvest's, with a flush); the
+ * 1 MiB rings lose nothing. Returns the events.
+ */
+static uint32_t expect_capture(uint32_t vnc, uint64_t model, uint64_t entries)
+{
+	uint32_t q = queues_of(vnc);
+	char m[32] = "";
+
+	if (model)
+		snprintf(m, sizeof(m), " model=%llu", (unsigned long long)model);
+	expect("trace $S/ntrace.pb profile_start %u 1 queues=%u%s", vnc, q, m);
+	expect("trace $S/ntrace.pb profile_stop %u 1 session_id=0 entries=%llu lost=0%s", vnc,
+	       (unsigned long long)entries, m);
+	expect("trace $S/ntrace.pb profile_serialize %u 1 session_id=0%s", vnc, m);
+	expect("trace $S/ntrace.pb nq_subscribe %u %u device=%u", vnc, q, device_of(vnc));
+	expect("trace $S/ntrace.pb nq_drain %u %u flush=1", vnc, q);
+	expect("trace $S/ntrace.pb nq_overflow %u 0", vnc);
+	return 3 + 2 * q;
+}
+
 /* Run one execution; returns the notifications the simulator produced. */
 static uint64_t run(struct nprof_model *m, uint32_t iterations, bool fail)
 {
@@ -185,6 +275,7 @@ static void scenario_session(bool crash, int devices)
 	uint32_t n = total_cores(), vnc;
 	uint64_t produced[64] = { 0 };
 	struct nprof_model *m[64];
+	uint32_t events;
 
 	instance(inst, sizeof(inst));
 	check(n >= 2 && n <= 64, "%u NeuronCores on the simulated devices", n);
@@ -198,6 +289,7 @@ static void scenario_session(bool crash, int devices)
 		if (!distinct)
 			exit(1);
 	}
+	count_queues();
 	check(!nprof_inspect_begin(), "nprof_inspect_begin() from the environment");
 	check(nprof_inspect_is_active() == 1, "the session is active");
 	check(nprof_inspect_session_dir(dir, sizeof(dir)) > 0, "session directory %s", dir);
@@ -223,6 +315,28 @@ static void scenario_session(bool crash, int devices)
 	expect("file $S/host_mem.pb");
 	expect("count $S %u", n + 4);
 	expect("nohidden $S");
+
+	/*
+	 * The trace: inspect_begin and _stop; the devices; one capture per
+	 * core; per core the model's model_load (and nrt_unload, which comes
+	 * before the close's harvest; the crash never unloads); per execution
+	 * nrt_execute and sim_exec, and the failed one's exec_error.
+	 */
+	events = 2 + expect_devices();
+	expect("trace $S/ntrace.pb inspect_begin none 1");
+	expect("trace $S/ntrace.pb inspect_stop none 1");
+	for (vnc = 0; vnc < n; vnc++) {
+		events += expect_capture(vnc, 0, produced[vnc]);
+		expect("trace $S/ntrace.pb model_load %u 1 model=%u", vnc, 500 + vnc);
+		expect("trace $S/ntrace.pb nrt_unload %u %d model=%u", vnc, !crash, 500 + vnc);
+		events += 1 + !crash;
+	}
+	expect("trace $S/ntrace.pb nrt_execute 0 2 model=500");
+	expect("trace $S/ntrace.pb nrt_execute %u 2 model=%u", n - 1, 500 + n - 1);
+	expect("trace $S/ntrace.pb sim_exec * 4");
+	expect("trace $S/ntrace.pb exec_error %u 1 model=%u status=1004", n - 1, 500 + n - 1);
+	events += 4 + 4 + 1;
+	expect("trace $S/ntrace.pb * * %u", events);
 	if (crash) {
 		/* The crash flush writes all of it: no stop, no close. */
 		fflush(NULL);
@@ -243,9 +357,12 @@ static void scenario_model(void)
 	char inst[NPROF_INSTANCE_ID_MAX + 1], salv[4096], path[8192];
 	struct nprof_model *a, *b, *c;
 	uint64_t pa, pb, pc;
+	uint32_t events;
 	FILE *keep;
 
 	instance(inst, sizeof(inst));
+	list_devices();
+	count_queues();
 	/* Someone else's file in ./tmp: close must leave it. */
 	mkdir("tmp", 0755);
 	keep = fopen("tmp/keep.txt", "w");
@@ -285,6 +402,28 @@ static void scenario_model(void)
 	expect("nohidden $S");
 	expect("file tmp/keep.txt");
 	expect("count tmp 1");
+
+	/*
+	 * The trace: inspect_begin and _stop; the devices (begun with on-fail
+	 * on, the session opens them); one capture per model, its first
+	 * execution (the record it leaves keeps the later ones, failing or
+	 * not, from being captured); 3 model_load and nrt_unload (before the
+	 * close); 7 nrt_execute and sim_exec; 4 failed executions.
+	 */
+	events = 2 + expect_devices();
+	expect("trace $S/ntrace.pb inspect_begin none 1");
+	expect("trace $S/ntrace.pb inspect_stop none 1");
+	events += expect_capture(0, 11, pa) + expect_capture(1, 12, pb) + expect_capture(2, 13, pc);
+	expect("trace $S/ntrace.pb model_load * 3");
+	expect("trace $S/ntrace.pb nrt_unload * 3");
+	expect("trace $S/ntrace.pb nrt_execute 0 3 model=11");
+	expect("trace $S/ntrace.pb nrt_execute 1 2 model=12");
+	expect("trace $S/ntrace.pb nrt_execute 2 2 model=13");
+	expect("trace $S/ntrace.pb sim_exec * 7");
+	expect("trace $S/ntrace.pb exec_error * 4 status=1004");
+	expect("trace $S/ntrace.pb exec_error 2 2 model=13");
+	events += 3 + 3 + 7 + 7 + 4;
+	expect("trace $S/ntrace.pb * * %u", events);
 }
 
 /* Inspect-on-fail alone (NEURON_RT_INSPECT_ENABLE=0, _ON_FAIL=1). */
