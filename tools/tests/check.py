@@ -9,7 +9,11 @@ differs and exits 1, or exits 0 when everything matches.
 
   check.py dump-json FILE KEY=VALUE...
   check.py summary-json FILE KEY=VALUE...      KEY is a path: cores.0.lost
-  check.py chrome-json FILE KEY=VALUE...       KEY: ph.X, ph.i, ..., lost_markers
+  check.py chrome-json FILE KEY=VALUE...       KEY: ph.X, ph.i, ..., lost_markers,
+                                               name:NAME (events so named),
+                                               event:NAME@ARG:V@... (X events so
+                                               named whose args ARG are V; V "-":
+                                               ARG absent)
   check.py perfetto FILE PB2_DIR KEY=VALUE...  KEY: descriptors, processes,
                                                counters, SLICE_BEGIN, ...
   check.py doctor-json FILE
@@ -127,6 +131,25 @@ def chrome_json(path, args):
         if key.startswith("name:"):
             want = key[5:]
             got = sum(1 for e in events if e.get("name") == want)
+            expect(key, got, val)
+        elif key.startswith("event:"):
+            name, *conds = key[6:].split("@")
+            want_args = [c.split(":", 1) for c in conds]
+            if any(len(c) != 2 for c in want_args):
+                errors.append(f"malformed key {key}")
+                continue
+
+            def matches(e):
+                args = e.get("args", {})
+                for k, v in want_args:
+                    if v == "-":
+                        if k in args:
+                            return False
+                    elif k not in args or str(args[k]) != v:
+                        return False
+                return True
+            got = sum(1 for e in events
+                      if e["ph"] == "X" and e.get("name") == name and matches(e))
             expect(key, got, val)
         elif key in computed:
             expect(key, computed[key], val)

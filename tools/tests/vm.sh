@@ -53,8 +53,8 @@ echo $? >/out/record.rc
 $np record --mode model --model-name 'my model' --model-id 7 --cores 1,3 --executions 3 \
 	--iterations 2 --error --system-profile -o /out/model --json >/out/model.json 2>/out/model.err
 echo $? >/out/model.rc
-$np record --cores 2 --iterations 1 --instructions 20000 --dma 0 --ring-size 1M -o /out/small \
-	>/out/small.txt 2>&1; echo $? >/out/small.rc
+$np record --cores 2 --iterations 1 --instructions 20000 --dma 0 --ring-size 1M --system-profile \
+	-o /out/small >/out/small.txt 2>&1; echo $? >/out/small.rc
 $np record --cores all --iterations 1 -o /out/all >/out/all.txt 2>&1; echo $? >/out/all.rc
 $np record --cores 9 -o /out/none >/out/badcore.txt 2>&1; echo $? >/out/badcore.rc
 # A user outside the node's group: doctor must say how to get access.
@@ -139,9 +139,24 @@ host_dir() {
 	echo "$out/${d#/out/}"
 }
 
+# Host events of a recording (Documentation/tool.rst, "record"):
+# inspect_begin and inspect_stop; one device_open (one device); per core
+# model_load, nrt_unload, profile_start, profile_stop, profile_serialize
+# and, per queue of the core, one nq_subscribe and one nq_drain (the
+# harvest's); per execution nrt_execute and sim_exec; one exec_error per
+# failed execution; one nq_overflow per queue that lost notifications. A
+# trn2 core has 24 queues: TRACE, EVENT and DMA on each of 5 engines, ERROR,
+# INFER_STATUS and THROTTLE, and 3 queue types on each of its 2 TopSPs.
+queues=$((3 * 5 + 3 + 2 * 3))
+# host_events CORES EXECUTIONS FAILED OVERFLOWS
+host_events() {
+	echo $((2 + 1 + $1 * (5 + 2 * queues) + 2 * $2 + $3 + $4))
+}
+
 # SESSION: two cores, 2 executions of 3 iterations, 32 instructions on each
 # of 5 engines, 8 DMA, throttled, an error in the last iteration of the
 # last execution. One file per core covers both executions.
+host_session=$(host_events 2 4 2 0)
 check summary-json "$out/record.json" mode=session cores.0.core=0 cores.1.core=1 \
 	cores.0.executions=2 cores.0.status=1004 cores.0.file=profile_nc_0_session_0.ntff \
 	cores.1.file=profile_nc_1_session_0.ntff \
@@ -150,7 +165,7 @@ check summary-json "$out/record.json" mode=session cores.0.core=0 cores.1.core=1
 	cores.1.queue_types.THROTTLE.captured=6 cores.0.queue_types.ERROR.captured=1 \
 	system_profile.ntrace=true system_profile.trace_info=true \
 	system_profile.cpu_util=true system_profile.host_mem=true \
-	system_profile.host_events=20
+	system_profile.host_events=$host_session
 rec=$(host_dir "$out/record.json") || bad "record.json has no session_dir"
 for f in profile_nc_0_session_0.ntff profile_nc_1_session_0.ntff ntrace.pb trace_info.pb \
 	cpu_util.pb host_mem.pb; do
@@ -168,36 +183,47 @@ check summary-json "$work/summary.json" files=2 cores.0.inferences=6 cores.0.inf
 	cores.0.topsps.0.errors=1 cores.0.topsps.1.instructions=6 \
 	totals.instructions=1944 totals.dma=96 totals.errors=4 totals.throttle_events=12 \
 	totals.inferences=12 totals.lost=0 totals.seq_gaps=0
-# Host events: inspect_begin, inspect_stop; per core model_load, nrt_unload,
-# profile_stop, profile_serialize; per execution nrt_execute, sim_exec; one
-# exec_error per core. Counters: one C per THROTTLE entry, one "host cpu" per
-# CPU sample but the first, one "host memory" per memory sample.
+# Host events as above, X slices with the 12 inferences; the queue and
+# capture events on their cores with their attributes, the device on none.
+# Counters: one C per THROTTLE entry, one "host cpu" per CPU sample but the
+# first, one "host memory" per memory sample.
 cpu=$(field "$out/record.json" system_profile.cpu_util_samples)
 mem=$(field "$out/record.json" system_profile.host_mem_samples)
 [ -n "$cpu" ] && [ "$cpu" -ge 1 ] && [ -n "$mem" ] && [ "$mem" -ge 1 ] ||
 	bad "cpu_util/host_mem samples: '$cpu' '$mem'"
 "$np" export --format json -o "$work/rec.json" "$rec" >/dev/null || bad "export json"
-check chrome-json "$work/rec.json" ph.X=32 ph.B=84 ph.E=84 ph.i=2044 processes=3 \
-	name:nrt_execute=4 name:sim_exec=4 name:model_load=2 name:exec_error=2 \
-	name:inspect_begin=1 name:throttle=12 "name:host cpu=$((cpu - 1))" "name:host memory=$mem"
+check chrome-json "$work/rec.json" ph.X=$((host_session + 12)) ph.B=84 ph.E=84 ph.i=2044 \
+	processes=3 name:nrt_execute=4 name:sim_exec=4 name:model_load=2 name:exec_error=2 \
+	name:inspect_begin=1 name:throttle=12 "name:host cpu=$((cpu - 1))" "name:host memory=$mem" \
+	"event:device_open@core:-@device:0@cores:8@provider:sim=1" name:device_close=0 \
+	"event:nq_subscribe@core:0@device:0=$queues" "event:nq_subscribe@core:1@device:0=$queues" \
+	"event:nq_subscribe@core:0@queue_type:TRACE=5" "event:nq_subscribe@core:1@topsp:2=3" \
+	"event:nq_subscribe@core:1@topsp:3@queue_type:TOPSP_EVENT=1" \
+	"event:nq_drain@core:0@flush:1=$queues" "event:nq_drain@core:1@flush:1=$queues" \
+	"event:profile_start@core:0@queues:$queues@model_id:-=1" "event:profile_start@core:1=1" \
+	"event:profile_stop@core:1@session_id:0@lost:0=1" "event:profile_serialize@core:0=1" \
+	name:nq_overflow=0
 "$np" export --format perfetto -o "$work/rec.pftrace" "$rec" >/dev/null || bad "export perfetto"
 mkdir -p "$work/pb2" && protoc --python_out="$work/pb2" -I"$repo/proto" \
 	"$repo/proto/perfetto_trace.proto" || bad "protoc --python_out"
-check perfetto "$work/rec.pftrace" "$work/pb2" processes=3 TYPE_SLICE_BEGIN=116 \
-	TYPE_SLICE_END=116 TYPE_INSTANT=2044 \
+# A slice begin and end per B/E pair (84) and per X event.
+check perfetto "$work/rec.pftrace" "$work/pb2" processes=3 \
+	TYPE_SLICE_BEGIN=$((84 + host_session + 12)) TYPE_SLICE_END=$((84 + host_session + 12)) \
+	TYPE_INSTANT=2044 \
 	TYPE_COUNTER=$((12 * 2 + 4 * (cpu - 1) + 3 * mem))
 
 # MODEL: cores 1 and 3, 3 executions of 2 iterations, the last one failing.
 # Only the first execution on each core is captured, into
 # <model name with '_' for ' '>_vnc_<core>.ntff; cpu_util and host_mem were
 # not asked for.
+host_model=$(host_events 2 6 2 0)
 check summary-json "$out/model.json" mode=model model_name="my model" model_id=7 \
 	cores.0.core=1 cores.1.core=3 cores.0.file=my_model_vnc_1.ntff \
 	cores.1.file=my_model_vnc_3.ntff cores.0.executions=1 cores.0.status=0 \
 	cores.1.queue_types.TRACE.produced=320 cores.1.queue_types.TRACE.captured=320 \
 	cores.1.queue_types.ERROR.produced=0 cores.0.queue_types.INFER_STATUS.captured=4 \
 	system_profile.ntrace=true system_profile.cpu_util=false \
-	system_profile.host_mem=false system_profile.host_events=26
+	system_profile.host_mem=false system_profile.host_events=$host_model
 mdl=$(host_dir "$out/model.json") || bad "model.json has no session_dir"
 [ "$(ls "$mdl" 2>&1 | tr '\n' ' ')" = "my_model_vnc_1.ntff my_model_vnc_3.ntff ntrace.pb trace_info.pb " ] ||
 	bad "model recording wrote: $(ls "$mdl" 2>&1)"
@@ -209,9 +235,14 @@ check summary-json "$work/model-summary.json" files=2 cores.0.core=1 cores.1.cor
 	cores.0.inferences=2 cores.0.inferences_failed=0 totals.errors=0 totals.instructions=648 \
 	totals.lost=0
 "$np" export --format json -o "$work/model-export.json" "$mdl" >/dev/null || bad "export json of the model"
-# Events as for SESSION plus one profile_start per core, 3 executions per core.
-check chrome-json "$work/model-export.json" ph.X=30 processes=3 name:profile_start=2 name:nrt_execute=6 \
-	name:sim_exec=6 name:exec_error=2 name:profile_serialize=2
+# Events as for SESSION, 3 executions per core, the 4 inferences of the
+# captured first executions; the capture events carry the model id.
+check chrome-json "$work/model-export.json" ph.X=$((host_model + 4)) processes=3 \
+	name:profile_start=2 name:nrt_execute=6 name:sim_exec=6 name:exec_error=2 \
+	name:profile_serialize=2 "event:profile_start@core:1@model_id:7=1" \
+	"event:profile_stop@core:3@model_id:7=1" "event:profile_serialize@core:3@model_id:7=1" \
+	"event:nq_subscribe@core:3=$queues" "event:nq_drain@core:1=$queues" \
+	name:nq_subscribe=$((2 * queues)) name:device_open=1 name:nq_overflow=0
 
 # 1 MiB rings hold 16384 entries: of 20000 instructions per engine 3616 are
 # lost, and counted. Lost at the end of a ring leaves no gap in sequence numbers.
@@ -221,5 +252,14 @@ sml=$(sed -n 's|^session directory /out/\([^ ]*\) .*|\1|p' "$out/small.txt")
 "$np" summary --json "$out/$sml" >"$work/small.json" || bad "summary of the small-ring recording"
 check summary-json "$work/small.json" cores.0.core=2 cores.0.lost=18080 cores.0.seq_gaps=0 \
 	totals.records_with_unexplained_gaps=0 cores.0.engines.0.instructions=16384
+# The harvest's drain of each TRACE ring finds its 3616 lost: one nq_overflow
+# each, on core 2.
+grep -q "^  ntrace.pb: $(host_events 1 1 0 5) host events$" "$out/small.txt" ||
+	bad "small rings: host events: $(grep ntrace.pb "$out/small.txt")"
+"$np" export --format json -o "$work/small-export.json" "$out/$sml" >/dev/null ||
+	bad "export json of the small-ring recording"
+check chrome-json "$work/small-export.json" name:nq_overflow=5 \
+	"event:nq_overflow@core:2@queue_type:TRACE@lost:3616@lost_total:3616=5" \
+	"event:profile_stop@core:2@lost:18080@entries:81938=1"
 
 exit "$failed"
