@@ -3,8 +3,7 @@
  * Helpers of the session-layer host tests (test_inspect*.c): a fake device
  * (fake_device.h) that also runs synthetic programs, so MODEL, SESSION and
  * continuous captures work end to end without a kernel; scratch
- * directories; and questions about the files a session left, ntrace.pb
- * included.
+ * directories; and questions about the files a session left.
  */
 #ifndef NPROF_INSPECT_UTIL_H
 #define NPROF_INSPECT_UTIL_H
@@ -25,7 +24,6 @@
 
 #include "fake_device.h"
 #include "inspect_internal.h"
-#include "system_profile.pb-c.h"
 
 /*
  * SIM_EXEC of the fake device: every subscribed queue of the core and of
@@ -332,94 +330,6 @@ static inline int ntff_model_name(const char *dir, const char *name, char *out, 
 	snprintf(out, len, "%s", info.model_name);
 	nprof_ntff_reader_close(r);
 	return 0;
-}
-
-/* ---- ntrace.pb -------------------------------------------------------------------- */
-
-/* ntrace.pb of @dir decoded, or NULL; release with ntrace_free(). */
-static inline Neuronprof__System__Ntrace *ntrace_load(const char *dir)
-{
-	Neuronprof__System__Ntrace *nt = NULL;
-	char path[2 * PATH_MAX];
-	uint8_t *buf = NULL;
-	struct stat st;
-	int fd;
-
-	if (snprintf(path, sizeof(path), "%s/ntrace.pb", dir) >= (int)sizeof(path))
-		return NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	if (!fstat(fd, &st) && st.st_size >= 0)
-		buf = malloc((size_t)st.st_size + 1);
-	if (buf && read(fd, buf, (size_t)st.st_size) == st.st_size)
-		nt = neuronprof__system__ntrace__unpack(NULL, (size_t)st.st_size, buf);
-	free(buf);
-	close(fd);
-	return nt;
-}
-
-static inline void ntrace_free(Neuronprof__System__Ntrace *nt)
-{
-	if (nt)
-		neuronprof__system__ntrace__free_unpacked(nt, NULL);
-}
-
-/* The value of unsigned attribute @key of @e; UINT64_MAX when absent. */
-static inline uint64_t ntrace_uint(const Neuronprof__System__NtraceEvent *e, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < e->n_attributes; i++)
-		if (!strcmp(e->attributes[i]->key, key) && e->attributes[i]->has_uint_value)
-			return e->attributes[i]->uint_value;
-	return UINT64_MAX;
-}
-
-/* Core filter of ntrace_count(): any core, or none. */
-#define NTRACE_ANY_CORE	UINT32_MAX
-#define NTRACE_NO_CORE	NPROF_SYS_TRACE_NO_CORE
-
-/*
- * Events named @name on @core (NTRACE_NO_CORE: without a core,
- * NTRACE_ANY_CORE: any); with @key, only those whose unsigned attribute
- * @key is @value.
- */
-static inline size_t ntrace_count(const Neuronprof__System__Ntrace *nt, const char *name,
-				  uint32_t core, const char *key, uint64_t value)
-{
-	size_t i, n = 0;
-
-	for (i = 0; nt && i < nt->n_events; i++) {
-		const Neuronprof__System__NtraceEvent *e = nt->events[i];
-
-		if (strcmp(e->name, name))
-			continue;
-		if (core == NTRACE_NO_CORE && e->has_core_index)
-			continue;
-		if (core != NTRACE_NO_CORE && core != NTRACE_ANY_CORE &&
-		    (!e->has_core_index || e->core_index != core))
-			continue;
-		if (key && ntrace_uint(e, key) != value)
-			continue;
-		n++;
-	}
-	return n;
-}
-
-/* Events named @name on core @core that carry model id @model. */
-static inline size_t ntrace_count_model(const Neuronprof__System__Ntrace *nt, const char *name,
-					uint32_t core, uint64_t model)
-{
-	size_t i, n = 0;
-
-	for (i = 0; nt && i < nt->n_events; i++) {
-		const Neuronprof__System__NtraceEvent *e = nt->events[i];
-
-		n += !strcmp(e->name, name) && e->has_core_index && e->core_index == core &&
-		     e->has_model_id && e->model_id == model;
-	}
-	return n;
 }
 
 /* A configuration writing into @base with @activities; inspect enabled. */

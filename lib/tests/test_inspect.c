@@ -13,6 +13,7 @@
 
 #include "harness.h"
 #include "inspect_util.h"
+#include "ntrace_util.h"
 
 #define NO_DEVICE_ACTS	(NPROF_ACTIVITY_SYSTEM_PROFILE | NPROF_ACTIVITY_CPU_UTIL | \
 			 NPROF_ACTIVITY_HOST_MEMORY)

@@ -13,6 +13,7 @@
 
 #include "harness.h"
 #include "inspect_util.h"
+#include "ntrace_util.h"
 #include "trace_util.h"
 
 /* ---- the record map ------------------------------------------------------------ */
