@@ -149,24 +149,38 @@ if [ -s "$tmp/session.json" ] && [ -s "$tmp/model.json" ]; then
 fi
 
 # The timeline: both recordings, their host processes and host events.
-# Host events per recording: inspect_begin and _stop; per core model_load,
-# nrt_unload, profile_stop, profile_serialize (+ profile_start for MODEL);
-# per execution nrt_execute and sim_exec.
-host_session=$((2 + cores * 4 + cores * executions * 2))
-host_model=$((2 + cores * 5 + cores * executions * 2))
+# Host events per recording (Documentation/tool.rst, "record"):
+# inspect_begin and _stop; device_open of the one device; per core
+# model_load, nrt_unload, profile_start, profile_stop, profile_serialize
+# (one capture per core in either mode) and per queue of the core one
+# nq_subscribe and one nq_drain; per execution nrt_execute and sim_exec. A
+# trn2 core has 24 queues: TRACE, EVENT and DMA on each of 5 engines, ERROR,
+# INFER_STATUS and THROTTLE, and 3 on each of its 2 TopSPs. Nothing fails
+# and the rings lose nothing.
+queues=$((3 * 5 + 3 + 2 * 3))
+host_session=$((2 + 1 + cores * (5 + 2 * queues) + cores * executions * 2))
+host_model=$host_session
 if "$py" - "$out/profile.json" >"$tmp/counts" 2>"$tmp/err" <<'EOF'
 import collections, json, sys
 ev = json.load(open(sys.argv[1]))["traceEvents"]
 names = collections.Counter(e["name"] for e in ev if e["ph"] == "X")
 procs = sum(1 for e in ev if e["ph"] == "M" and e["name"] == "process_name")
 infer = sum(v for k, v in names.items() if k.startswith("model "))
-print(names["nrt_execute"], names["sim_exec"], names["profile_start"], infer, procs)
+sub = collections.Counter(e["args"].get("core") for e in ev
+                          if e["ph"] == "X" and e["name"] == "nq_subscribe")
+print(names["nrt_execute"], names["sim_exec"], names["profile_start"], infer, procs,
+      names["device_open"], names["nq_drain"], sub[0], sub[1], len(sub))
 EOF
 then
-	read -r nrt sim start infer procs <"$tmp/counts"
+	read -r nrt sim start infer procs dev drain sub0 sub1 subcores <"$tmp/counts"
 	expect "profile.json: nrt_execute slices (2 recordings)" "$nrt" $((2 * cores * executions))
 	expect "profile.json: sim_exec slices" "$sim" $((2 * cores * executions))
-	expect "profile.json: profile_start slices (MODEL only)" "$start" "$cores"
+	expect "profile.json: profile_start slices (a capture per core, 2 recordings)" "$start" \
+		$((2 * cores))
+	expect "profile.json: device_open slices (1 device, 2 recordings)" "$dev" 2
+	expect "profile.json: nq_drain slices (2 recordings)" "$drain" $((2 * cores * queues))
+	expect "profile.json: nq_subscribe slices on core 0, core 1, cores" "$sub0 $sub1 $subcores" \
+		"$((2 * queues)) $((2 * queues)) $cores"
 	expect "profile.json: inference slices" "$infer" \
 		$((cores * executions * iterations + cores * iterations))
 	expect "profile.json: processes (2 cores, 2 host processes)" "$procs" $((cores + 2))
