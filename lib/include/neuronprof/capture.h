@@ -30,6 +30,12 @@
  * per-core lock, except the file writing of serialize, which runs outside
  * it. nprof_capture_close() waits for calls in progress.
  *
+ * System trace: a successful start records profile_start, a successful stop
+ * profile_stop (with the session id and the entries and losses harvested),
+ * and each serialize of a stashed session profile_serialize (with the error
+ * if the write failed), on the core; the queues record their own events
+ * (<neuronprof/device.h>). Documentation/sys_trace.rst lists them.
+ *
  * Documentation/capture.rst describes the engine in full.
  */
 #ifndef NEURONPROF_CAPTURE_H

@@ -21,6 +21,12 @@
  * Thread safety: a device may be used from several threads at once. A
  * subscription and its ring have a single consumer; calls on one
  * subscription must not run concurrently.
+ *
+ * System trace: opening and closing a device record device_open and
+ * device_close (no core); a successful subscription nq_subscribe, a
+ * successful drain nq_drain, and a drain that finds the queue's lost count
+ * grown since the previous one nq_overflow, on the queue's core (a TopSP's:
+ * the core it serves). Documentation/sys_trace.rst lists their attributes.
  */
 #ifndef NEURONPROF_DEVICE_H
 #define NEURONPROF_DEVICE_H
