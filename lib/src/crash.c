@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "inspect_internal.h"
+#include "sys_trace_internal.h"
 #include "internal.h"
 
 /* Stack for the handlers of the thread that began the first session. */
@@ -246,7 +247,9 @@ static void flush(int sig, unsigned int wait_ms)
 				say2("neuronprof: Interrupt signal (", (unsigned long)sig,
 				     ") received. Finishing saving profiling data...\n");
 			/* At exit, a full stop: everything is released as at a normal stop. */
+			nprof_st_set_signal_context(sig != 0);
 			ret = nprof_inspect_harvest_locked(sig != 0);
+			nprof_st_set_signal_context(false);
 			if (sig) {
 				nprof_crash_say(ret ? "neuronprof: profiling data partly saved in " :
 						      "neuronprof: profiling data saved in ");

@@ -155,6 +155,48 @@ static inline void ring_unlock(struct st_ring *r)
 	atomic_store_explicit(&r->lock, 0, memory_order_release);
 }
 
+/*
+ * Set while this thread saves profiling data from a fatal-signal handler
+ * (crash.c). The signal may have interrupted this very thread inside a ring
+ * lock, which it would then wait for forever: in that context the paths a
+ * harvest takes (recording the library's own events, draining, statistics)
+ * try the lock a bounded number of times and give up, losing that event or
+ * those pending events rather than hanging the process.
+ */
+static _Thread_local bool st_in_signal;
+
+void nprof_st_set_signal_context(bool on)
+{
+	st_in_signal = on;
+}
+
+/* Tests only: take ring @core's lock and keep it, as interrupted code would. */
+void nprof_st_test_hold_ring_lock(uint32_t core)
+{
+	if (core <= NPROF_SYS_TRACE_NO_CORE)
+		ring_lock(&rings[core]);
+}
+
+/* ring_lock(), except that in a signal handler it may fail: false then. */
+static inline bool ring_lock_harvest(struct st_ring *r)
+{
+	unsigned int spins;
+
+	if (likely(!atomic_exchange_explicit(&r->lock, 1, memory_order_acquire)))
+		return true;
+	if (!st_in_signal) {
+		ring_lock_slow(r);
+		return true;
+	}
+	for (spins = 0; spins < ST_SPINS; spins++) {
+		cpu_relax();
+		if (!atomic_load_explicit(&r->lock, memory_order_relaxed) &&
+		    !atomic_exchange_explicit(&r->lock, 1, memory_order_acquire))
+			return true;
+	}
+	return false;
+}
+
 /* ---- identity -------------------------------------------------------------- */
 
 static inline uint32_t cur_tid(void)
@@ -509,7 +551,8 @@ static inline bool scalars_ok(uint32_t type, uint32_t source, uint32_t core, uin
 /* Take the next slot of @r; the caller fills it and calls ring_commit(). */
 static inline struct st_slot *ring_claim(struct st_ring *r)
 {
-	ring_lock(r);
+	if (unlikely(!ring_lock_harvest(r)))
+		return NULL;
 	if (unlikely(!r->cap)) {
 		ring_unlock(r);
 		return NULL;
@@ -717,7 +760,8 @@ static size_t ring_take(uint32_t core, struct nprof_sys_trace_record *out, size_
 	uint32_t idx;
 	size_t n, i;
 
-	ring_lock(r);
+	if (!ring_lock_harvest(r))
+		return 0;
 	pending = r->head - r->tail;
 	n = pending < max ? (size_t)pending : max;
 	if (!r->cap || !n) {
@@ -761,7 +805,8 @@ static void ring_stats(uint32_t core, struct nprof_sys_trace_stats *st)
 {
 	struct st_ring *r = &rings[core];
 
-	ring_lock(r);
+	if (!ring_lock_harvest(r))
+		return;		/* in a signal handler only: the stats stay zero */
 	st->capacity = r->cap;
 	st->recorded = r->head;
 	st->overwritten = r->overwritten;

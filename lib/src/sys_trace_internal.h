@@ -70,6 +70,16 @@ struct nprof_st_session {
 
 void nprof_st_session_get(struct nprof_st_session *s);
 
+/*
+ * nprof_st_set_signal_context() - this thread is (no longer) saving data
+ * from a fatal-signal handler: ring locks are then only tried, so a lock the
+ * interrupted code held cannot hang the flush.
+ */
+void nprof_st_set_signal_context(bool on);
+
+/* Tests only: take a ring's lock and never release it. */
+void nprof_st_test_hold_ring_lock(uint32_t core);
+
 /* The name of the JSON/proto group of an event type. */
 static inline const char *nprof_st_group_name(uint32_t type)
 {

@@ -20,6 +20,7 @@
 
 #include "harness.h"
 #include "inspect_util.h"
+#include "sys_trace_internal.h"
 #include "system_profile.pb-c.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -511,6 +512,40 @@ TEST(watchdog_ends_a_hung_flush)
 	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
 	/* Nothing was complete: nothing is there, not even a temporary file. */
 	CHECK_INT(dir_count(dir), 0);
+	scratch_leave(&s);
+}
+
+/* The fault hits while this thread holds ring locks (inside a record). */
+static void child_fault_in_record(void *arg)
+{
+	(void)arg;
+	nprof_crash_set_timeouts(1000, 5000);
+	begin_or_exit(SYS_ACTS, NPROF_DEVICE_PROFILE_DISABLED);
+	/* An event in a ring nobody holds: it must reach ntrace.pb. */
+	nprof_sys_trace_record(NPROF_EV_USER, NPROF_SYS_TRACE_SRC_FRAMEWORK, 1, 3, 4);
+	nprof_st_test_hold_ring_lock(0);
+	nprof_st_test_hold_ring_lock(NPROF_SYS_TRACE_NO_CORE);
+	segfault();
+}
+
+TEST(fault_inside_a_ring_lock_still_saves)
+{
+	char dir[PATH_MAX];
+	struct scratch s;
+	struct child c;
+
+	CHECK(!scratch_enter(&s));
+	run_child(&c, child_fault_in_record, NULL);
+	CHECK(died_of(&c, SIGSEGV));
+	/*
+	 * The flush gave up on the two held rings (their events are lost)
+	 * instead of waiting for the watchdog, and saved everything else.
+	 */
+	CHECK(strstr(c.err, "did not finish within") == NULL);
+	CHECK_CONTAINS(c.err, "profiling data saved in");
+	CHECK(c.seconds < 4);
+	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
+	check_system_profile(dir, 0);
 	scratch_leave(&s);
 }
 
