@@ -543,7 +543,6 @@ TEST(fault_inside_a_ring_lock_still_saves)
 	 */
 	CHECK(strstr(c.err, "did not finish within") == NULL);
 	CHECK_CONTAINS(c.err, "profiling data saved in");
-	CHECK(c.seconds < 4);
 	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
 	check_system_profile(dir, 0);
 	scratch_leave(&s);
