@@ -163,7 +163,10 @@ struct scratch {
 
 static inline int scratch_enter(struct scratch *s)
 {
-	snprintf(s->dir, sizeof(s->dir), "/tmp/nprof-inspect-test.XXXXXX");
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(s->dir, sizeof(s->dir), "%s/nprof-inspect-test.XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(s->dir))
 		return -1;
 	s->oldcwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
