@@ -57,6 +57,7 @@ struct mon_sample {
 };
 
 struct nprof_monitor {
+	struct nprof_monitor *fork_prev, *fork_next;	/* live monitors, under fork_lock */
 	pthread_mutex_t lock;		/* everything below */
 	pthread_cond_t cond;		/* wakes the sampler for stop */
 	pthread_t thread;
@@ -511,10 +512,69 @@ static void *sampler(void *arg)
 	return NULL;
 }
 
+/* ---- fork --------------------------------------------------------------------------------- */
+
+/*
+ * A child forked while a sampler thread held its monitor's lock would
+ * inherit the lock held by a thread it does not have, and its first stop
+ * or free would wait forever. Every live monitor's lock is held across
+ * fork(), as the system trace does for its rings.
+ */
+static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;	/* Protects the list. */
+static struct nprof_monitor *fork_list;
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+static void fork_prepare(void)
+{
+	struct nprof_monitor *m;
+
+	pthread_mutex_lock(&fork_lock);
+	for (m = fork_list; m; m = m->fork_next)
+		pthread_mutex_lock(&m->lock);
+}
+
+static void fork_done(void)
+{
+	struct nprof_monitor *m;
+
+	for (m = fork_list; m; m = m->fork_next)
+		pthread_mutex_unlock(&m->lock);
+	pthread_mutex_unlock(&fork_lock);
+}
+
+static void fork_register_handlers(void)
+{
+	pthread_atfork(fork_prepare, fork_done, fork_done);
+}
+
+static void fork_track(struct nprof_monitor *m)
+{
+	pthread_once(&fork_once, fork_register_handlers);
+	pthread_mutex_lock(&fork_lock);
+	m->fork_next = fork_list;
+	if (fork_list)
+		fork_list->fork_prev = m;
+	fork_list = m;
+	pthread_mutex_unlock(&fork_lock);
+}
+
+static void fork_untrack(struct nprof_monitor *m)
+{
+	pthread_mutex_lock(&fork_lock);
+	if (m->fork_prev)
+		m->fork_prev->fork_next = m->fork_next;
+	else
+		fork_list = m->fork_next;
+	if (m->fork_next)
+		m->fork_next->fork_prev = m->fork_prev;
+	pthread_mutex_unlock(&fork_lock);
+}
+
 /* ---- API ----------------------------------------------------------------------------------- */
 
 static void monitor_release(struct nprof_monitor *m)
 {
+	fork_untrack(m);
 	pthread_cond_destroy(&m->cond);
 	pthread_mutex_destroy(&m->lock);
 	free(m->path_stat);
@@ -565,6 +625,7 @@ NPROF_API struct nprof_monitor *nprof_monitor_start(const struct nprof_monitor_o
 	if (!m)
 		return nprof_err_ptr(ENOMEM, "cannot allocate a monitor");
 	pthread_mutex_init(&m->lock, NULL);
+	fork_track(m);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&m->cond, &ca);
