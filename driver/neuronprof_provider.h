@@ -4,12 +4,32 @@
  * for real Neuron PCI devices) announces a device to the neuronprof core and
  * feeds notifications into the rings of subscribed queues.
  *
- * Lifetime: nprof_device_register() returns a device that is visible to
- * userspace as a DRM render node. nprof_device_unregister() unplugs it: it
- * waits for every ioctl and callback in flight to finish, marks every live
- * subscription DEAD and wakes its pollers; after it returns the core never
- * calls the provider's ops again and nprof_notify() on the device fails.
- * Subscriptions and mappings that userspace still holds stay valid.
+ * Lifetime, in the order of devm_drm_dev_alloc() and drm_dev_register():
+ *
+ * 1. nprof_device_alloc() creates the device. It is invisible: there is no
+ *    render node, no ioctl can reach it and the core calls none of the
+ *    provider's ops. nprof_device_priv() and nprof_device_desc() work, and
+ *    nprof_notify() is harmless (nothing can be subscribed yet).
+ * 2. The provider finishes every piece of its own state that an op or a
+ *    producer may touch, including whatever holds the returned pointer.
+ * 3. nprof_device_publish() creates the render node. From the moment it is
+ *    called (before it returns) userspace can open the node and every op
+ *    may run, concurrently, in the contexts struct nprof_hw_ops gives.
+ *    A publish that fails leaves the device unpublished.
+ * 4. nprof_device_unregister() unplugs a published device: it waits for
+ *    every ioctl and op in flight to finish, marks every live subscription
+ *    DEAD and wakes its pollers. After it returns the core never calls the
+ *    provider's ops again and nprof_notify() on the device delivers
+ *    nothing; the provider may free its state. A device that was never
+ *    published (or whose publish failed) is dropped with nprof_device_free()
+ *    instead.
+ *
+ * Subscriptions and mappings that userspace still holds stay valid after
+ * unregistration. The memory of the device itself is a managed resource of
+ * the parent given to nprof_device_alloc(), released when the parent is
+ * released and the last subscription is gone: the parent must be a device
+ * the provider owns (its own platform device), never a device another
+ * driver owns.
  */
 #ifndef _NEURONPROF_PROVIDER_H_
 #define _NEURONPROF_PROVIDER_H_
@@ -66,19 +86,33 @@ struct nprof_device_desc {
 /**
  * struct nprof_hw_ops - callbacks of a provider.
  *
- * All callbacks are made in process context, inside drm_dev_enter(), with no
- * core spinlock held; they may sleep. They are never called after
- * nprof_device_unregister() returned.
+ * When: only between nprof_device_publish() and the return of
+ * nprof_device_unregister(); never before publication, never after
+ * unregistration. Different queues' and different ioctls' callbacks run
+ * concurrently; the core serialises queue_start and queue_stop of one queue
+ * (a queue has at most one subscriber) and never calls flush on a queue
+ * that is not started.
+ *
+ * Context: process context, inside drm_dev_enter(), with no core spinlock
+ * held and no core mutex held; they may sleep. They must not call
+ * nprof_device_unregister() (it waits for them).
  *
  * @owner: the provider module; pinned while any subscription exists.
- * @queue_start: start producing into a queue that was just subscribed.
- *	Returns 0 or a negative errno, which SUBSCRIBE returns to userspace.
- * @queue_stop: stop producing into a queue whose subscription ends.
+ * @queue_start: start producing into a queue that was just subscribed; its
+ *	ring is ready, so nprof_notify() may deliver from now on. Returns 0 or
+ *	a negative errno, which SUBSCRIBE returns to userspace.
+ * @queue_stop: stop producing into a queue whose subscription ends; called
+ *	once for every successful @queue_start while the device is published.
  * @flush: push every in-flight notification of the queue into the ring
- *	(through nprof_notify()) before returning. Optional (NEURONPROF_CAP_FLUSH).
+ *	(through nprof_notify()) before returning. Optional
+ *	(NEURONPROF_CAP_FLUSH).
  * @sim_exec: run a synthetic program (NEURONPROF_CAP_SIM_EXEC). The core has
- *	validated @args against the device; the callback fills status and
- *	produced. Returns 0 or a negative errno.
+ *	already validated @args against the device (nprof_sim_exec_validate()
+ *	of the core: core, flags, limits, reserved fields, the notification
+ *	bound) and zeroed the outputs; the callback fills status and produced
+ *	and must not validate again. After it returns the core wakes the
+ *	pollers of the core's queues (nprof_queues_flushed()), so the callback
+ *	need not. Returns 0 or a negative errno.
  */
 struct nprof_hw_ops {
 	struct module *owner;
@@ -88,10 +122,12 @@ struct nprof_hw_ops {
 	int (*sim_exec)(struct nprof_device *ndev, struct drm_neuronprof_sim_exec *args);
 };
 
-struct nprof_device *nprof_device_register(struct device *parent,
-					   const struct nprof_device_desc *desc,
-					   const struct nprof_hw_ops *ops, void *priv);
+struct nprof_device *nprof_device_alloc(struct device *parent,
+					const struct nprof_device_desc *desc,
+					const struct nprof_hw_ops *ops, void *priv);
+int nprof_device_publish(struct nprof_device *ndev);
 void nprof_device_unregister(struct nprof_device *ndev);
+void nprof_device_free(struct nprof_device *ndev);
 void *nprof_device_priv(struct nprof_device *ndev);
 const struct nprof_device_desc *nprof_device_desc(struct nprof_device *ndev);
 

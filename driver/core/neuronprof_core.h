@@ -27,7 +27,7 @@ struct module;
 #define NPROF_ENTRY_SIZE		sizeof(struct neuronprof_notification)
 
 /*
- * The subscription mapping, in pages of the one vmalloc_user() buffer that
+ * The subscription mapping, in pages of the one vmalloc buffer that
  * backs it: the header page, the consumer page, then the data area. The
  * mmap offset of a region is its page offset here, so the layout returned by
  * NQ_SUBSCRIBE is (pgoff << PAGE_SHIFT, size) of each.
@@ -60,6 +60,10 @@ struct module;
  * @provider: the provider name, NUL-terminated.
  * @ops: the provider's callbacks; never called after unregistration.
  * @priv: the provider's cookie (nprof_device_priv()).
+ * @parent: the provider's device, which the DRM device is a resource of.
+ * @group: until publication, the devres group of the DRM device (so that
+ *	nprof_device_free() releases it); NULL once published.
+ * @published: nprof_device_publish() succeeded.
  * @index: device_index reported by GET_INFO.
  * @queues: live subscriptions by queue slot (nprof_queue_slot()). Lookups
  *	run under RCU in any context (nprof_notify()); stores happen inside
@@ -72,6 +76,9 @@ struct nprof_device {
 	char provider[16];
 	const struct nprof_hw_ops *ops;
 	void *priv;
+	struct device *parent;
+	void *group;
+	bool published;
 	int index;
 	struct xarray queues;
 	/*
@@ -86,17 +93,6 @@ static inline struct nprof_device *to_nprof_device(struct drm_device *drm)
 {
 	return container_of(drm, struct nprof_device, drm);
 }
-
-/**
- * struct nprof_file - per-open-file state of a render or primary node.
- * @ndev: the device the file was opened on.
- *
- * Subscriptions are not per-file state: each is its own file descriptor and
- * outlives the file it was created through.
- */
-struct nprof_file {
-	struct nprof_device *ndev;
-};
 
 /**
  * struct nprof_ring - the kernel side of one ring.
@@ -135,11 +131,28 @@ struct nprof_ring {
 };
 
 /**
+ * struct nprof_charge - what a ring's memory is charged to (neuronprof_policy.c).
+ * @user: the subscriber's user, referenced; NULL when nothing is charged.
+ * @user_pages: pages charged to @user's locked_vm (within the allowance).
+ * @mm: the subscribing process's mm, grabbed; NULL when nothing is pinned.
+ * @pinned_pages: pages charged to @mm's pinned_vm (beyond the allowance).
+ */
+struct nprof_charge {
+	struct user_struct *user;
+	u64 user_pages;
+	struct mm_struct *mm;
+	u64 pinned_pages;
+};
+
+/**
  * struct nprof_sub - one subscription: a queue, its ring and its file.
  * @ndev: the device; referenced (drm_dev_get()) for the subscription's life.
  * @q: the queue.
  * @slot: index of @q in @ndev->queues.
- * @mem: the vmalloc_user() buffer: header page | consumer page | data.
+ * @mem: the vmalloc'ed buffer: header page | consumer page | data; charged
+ *	to the subscriber's memory cgroup (__GFP_ACCOUNT).
+ * @mem_size: bytes of @mem.
+ * @charge: the locked-memory charge of @mem.
  * @owner: the provider module, pinned for the subscription's life.
  * @lock: see below.
  * @ring: the ring.
@@ -148,7 +161,8 @@ struct nprof_ring {
  * @detached: no longer in @ndev->queues; the producer must not touch @ring.
  * @dead: detached because the device went away.
  * @wq: readers and pollers.
- * @read_lock: see below.
+ * @read_pos: how far read() calls have claimed entries to copy: at or past
+ *	@ring.cons, at most @ring.prod (see nprof_sub_read_claim()).
  * @rcu: frees the struct after nprof_notify() callers that found it in
  *	@ndev->queues are done.
  */
@@ -157,10 +171,12 @@ struct nprof_sub {
 	struct nprof_queue_id q;
 	unsigned long slot;
 	void *mem;
+	u64 mem_size;
+	struct nprof_charge charge;
 	struct module *owner;
 	/*
 	 * Protects @ring (positions, counters, flags and the ring memory the
-	 * producer writes), @flush_pos, @detached and @dead. Taken with
+	 * producer writes), @flush_pos, @read_pos, @detached and @dead. Taken with
 	 * interrupts disabled: nprof_notify() may run in hard IRQ context.
 	 */
 	spinlock_t lock;
@@ -169,8 +185,7 @@ struct nprof_sub {
 	bool detached;
 	bool dead;
 	wait_queue_head_t wq;
-	/* Protects the consumer side of read() against a concurrent read(). */
-	struct mutex read_lock;
+	u64 read_pos;
 	struct rcu_head rcu;
 };
 
@@ -185,6 +200,11 @@ enum nprof_notify_result nprof_ring_produce(struct nprof_ring *ring,
 					    struct neuronprof_notification *n,
 					    bool force_lost, bool *wake);
 void nprof_ring_set_flags(struct nprof_ring *ring, u32 flags);
+
+/* neuronprof_policy.c: who may observe, and memory accounting. */
+int nprof_observe_check(void);
+int nprof_charge(struct nprof_charge *c, u64 pages);
+void nprof_uncharge(struct nprof_charge *c);
 
 /* neuronprof_sub.c: subscriptions and their file. */
 bool nprof_queue_valid(const struct nprof_device_desc *desc,
@@ -223,6 +243,11 @@ __poll_t nprof_sub_poll_mask(struct nprof_sub *sub);
 int nprof_sub_drain(struct nprof_sub *sub, struct neuronprof_nq_drain *d);
 int nprof_desc_validate(const struct nprof_device_desc *desc,
 			const struct nprof_hw_ops *ops, const char **why);
+u64 nprof_charge_split(u64 user_locked, u64 pages, u64 allowance);
+u64 nprof_sub_read_claim(struct nprof_sub *sub, void *buf, u64 max, u64 *start);
+void nprof_sub_read_commit(struct nprof_sub *sub, u64 start, u64 len, bool copied);
+vm_fault_t nprof_sub_fault_page(struct nprof_sub *sub, pgoff_t pgoff,
+				struct page **page);
 int nprof_sim_exec_validate(const struct nprof_device_desc *desc,
 			    const struct drm_neuronprof_sim_exec *args,
 			    const char **why);

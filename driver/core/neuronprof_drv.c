@@ -11,10 +11,12 @@
  * consumes without a system call per notification.
  *
  * Devices come from providers: a provider describes one device (topology,
- * queue types, ring limits, capabilities) and its callbacks in
- * nprof_device_register(), which creates one DRM device with a render node
- * for it. neuronprof_sim.ko is such a provider; a driver for real Neuron
- * PCI devices would be another. The provider feeds notifications into
+ * queue types, ring limits, capabilities) and its callbacks to
+ * nprof_device_alloc(), which creates an invisible DRM device for it; the
+ * provider finishes its own initialisation, then makes the device visible
+ * with nprof_device_publish(), which creates the render node.
+ * neuronprof_sim.ko is such a provider; a driver for real Neuron PCI
+ * devices would be another. The provider feeds notifications into
  * subscribed queues with nprof_notify(), from any context.
  *
  * Userspace opens the render node, asks what the device is with
@@ -364,11 +366,18 @@ static int nprof_ioctl_nq_subscribe_bad_size(struct drm_device *drm, void *data,
 	return -EINVAL;
 }
 
+/*
+ * The render node is the uapi. On the primary (card) node the ioctls need
+ * DRM_AUTH, as DRM expects of a node that a master governs: an
+ * unauthenticated opener of the card node gets EACCES.
+ */
+#define NPROF_IOCTL_FLAGS	(DRM_RENDER_ALLOW | DRM_AUTH)
+
 static const struct drm_ioctl_desc nprof_ioctls[] = {
-	DRM_IOCTL_DEF_DRV(NEURONPROF_GET_INFO, nprof_ioctl_get_info, DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(NEURONPROF_GET_INFO, nprof_ioctl_get_info, NPROF_IOCTL_FLAGS),
 	DRM_IOCTL_DEF_DRV(NEURONPROF_NQ_SUBSCRIBE, nprof_ioctl_nq_subscribe_bad_size,
-			  DRM_RENDER_ALLOW),
-	DRM_IOCTL_DEF_DRV(NEURONPROF_SIM_EXEC, nprof_ioctl_sim_exec, DRM_RENDER_ALLOW),
+			  NPROF_IOCTL_FLAGS),
+	DRM_IOCTL_DEF_DRV(NEURONPROF_SIM_EXEC, nprof_ioctl_sim_exec, NPROF_IOCTL_FLAGS),
 };
 
 /*
@@ -442,24 +451,6 @@ static long nprof_drm_compat_ioctl(struct file *filp, unsigned int cmd,
 #define nprof_drm_compat_ioctl NULL
 #endif
 
-static int nprof_drm_open(struct drm_device *drm, struct drm_file *file)
-{
-	struct nprof_file *nfile;
-
-	nfile = kzalloc(sizeof(*nfile), GFP_KERNEL);
-	if (!nfile)
-		return -ENOMEM;
-	nfile->ndev = to_nprof_device(drm);
-	file->driver_priv = nfile;
-	return 0;
-}
-
-static void nprof_drm_postclose(struct drm_device *drm, struct drm_file *file)
-{
-	kfree(file->driver_priv);
-	file->driver_priv = NULL;
-}
-
 static const struct file_operations nprof_drm_fops = {
 	.owner		= THIS_MODULE,
 	.open		= drm_open,
@@ -473,8 +464,6 @@ static const struct file_operations nprof_drm_fops = {
 
 static const struct drm_driver nprof_drm_driver = {
 	.driver_features	= DRIVER_RENDER,
-	.open			= nprof_drm_open,
-	.postclose		= nprof_drm_postclose,
 	.ioctls			= nprof_ioctls,
 	.num_ioctls		= ARRAY_SIZE(nprof_ioctls),
 	.fops			= &nprof_drm_fops,
@@ -495,24 +484,26 @@ static void nprof_device_release(struct drm_device *drm, void *unused)
 }
 
 /**
- * nprof_device_register() - announce a device and create its DRM device.
- * @parent: the provider's device; the DRM device is a managed resource of
- *	it (devm_drm_dev_alloc()) and lives until @parent releases it and the
- *	last subscription is gone.
+ * nprof_device_alloc() - create a device, not yet visible to userspace.
+ * @parent: a device the provider owns (its own platform device); the DRM
+ *	device is a managed resource of it (devm_drm_dev_alloc()) and lives
+ *	until @parent releases it and the last subscription is gone.
  * @desc: what the device is; copied, need not outlive the call.
  * @ops: the provider's callbacks; must outlive the device (static const in
  *	the provider module, which subscriptions pin through @ops->owner).
  * @priv: the provider's cookie, returned by nprof_device_priv().
  *
- * The render node appears last, once everything else is ready.
+ * Nothing can reach the device and no op is called until
+ * nprof_device_publish(): the provider initialises its own state in
+ * between. Drop it with nprof_device_free() unless it gets published.
  *
  * Context: process context; may sleep.
- * Return: the device, or ERR_PTR(-EINVAL) for an invalid @desc or @ops,
- * -ENOMEM, or the error of drm_dev_register().
+ * Return: the device, or ERR_PTR(-EINVAL) for an invalid @parent, @desc or
+ * @ops, or ERR_PTR(-ENOMEM).
  */
-struct nprof_device *nprof_device_register(struct device *parent,
-					   const struct nprof_device_desc *desc,
-					   const struct nprof_hw_ops *ops, void *priv)
+struct nprof_device *nprof_device_alloc(struct device *parent,
+					const struct nprof_device_desc *desc,
+					const struct nprof_hw_ops *ops, void *priv)
 {
 	struct nprof_device *ndev;
 	const char *why;
@@ -527,7 +518,7 @@ struct nprof_device *nprof_device_register(struct device *parent,
 		return ERR_PTR(ret);
 	}
 
-	/* On failure, release the DRM device now, not when @parent goes. */
+	/* Until published, the DRM device can be released on its own. */
 	group = devres_open_group(parent, NULL, GFP_KERNEL);
 	if (!group)
 		return ERR_PTR(-ENOMEM);
@@ -537,6 +528,8 @@ struct nprof_device *nprof_device_register(struct device *parent,
 		ret = PTR_ERR(ndev);
 		goto err_group;
 	}
+	ndev->parent = parent;
+	ndev->group = group;
 	ndev->desc = *desc;
 	strscpy(ndev->provider, desc->provider, sizeof(ndev->provider));
 	ndev->desc.provider = ndev->provider;
@@ -556,18 +549,64 @@ struct nprof_device *nprof_device_register(struct device *parent,
 	if (ret)
 		goto err_group;
 
-	ret = drm_dev_register(&ndev->drm, 0);
-	if (ret)
-		goto err_group;
-
-	devres_remove_group(parent, group);
+	devres_close_group(parent, group);
 	return ndev;
 
 err_group:
 	devres_release_group(parent, group);
 	return ERR_PTR(ret);
 }
-EXPORT_SYMBOL_GPL(nprof_device_register);
+EXPORT_SYMBOL_GPL(nprof_device_alloc);
+
+/**
+ * nprof_device_publish() - make a device visible: create its render node.
+ * @ndev: a device from nprof_device_alloc(), not yet published.
+ *
+ * Every op may run from the moment this is called: the provider must have
+ * finished initialising whatever the ops and its producers use.
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -EINVAL if @ndev is already published; the error of
+ * drm_dev_register(), after which @ndev is still unpublished (drop it with
+ * nprof_device_free()).
+ */
+int nprof_device_publish(struct nprof_device *ndev)
+{
+	int ret;
+
+	if (WARN_ON(ndev->published))
+		return -EINVAL;
+	ret = drm_dev_register(&ndev->drm, 0);
+	if (ret)
+		return ret;
+	ndev->published = true;
+	/* From now on the device lives as long as its parent (or a subscriber). */
+	devres_remove_group(ndev->parent, ndev->group);
+	ndev->group = NULL;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(nprof_device_publish);
+
+/**
+ * nprof_device_free() - drop a device that was never published.
+ * @ndev: a device from nprof_device_alloc() that nprof_device_publish() did
+ *	not publish (never called, or failed).
+ *
+ * Releases the DRM device now rather than when the parent goes. A published
+ * device is unregistered with nprof_device_unregister() instead; given one,
+ * this warns and does that.
+ *
+ * Context: process context; may sleep.
+ */
+void nprof_device_free(struct nprof_device *ndev)
+{
+	if (WARN_ON(ndev->published)) {
+		nprof_device_unregister(ndev);
+		return;
+	}
+	devres_release_group(ndev->parent, ndev->group);
+}
+EXPORT_SYMBOL_GPL(nprof_device_free);
 
 /**
  * nprof_device_unregister() - unplug a device.
@@ -582,6 +621,9 @@ EXPORT_SYMBOL_GPL(nprof_device_register);
  * provider's ops are never called again and no nprof_notify() call on the
  * device is still running.
  *
+ * Only for a published device; an unpublished one is dropped with
+ * nprof_device_free() (given one, this warns and does that).
+ *
  * The provider must make its sleeping callbacks (sim_exec, flush) return
  * promptly once it decided to remove the device: this waits for them.
  *
@@ -592,6 +634,10 @@ void nprof_device_unregister(struct nprof_device *ndev)
 	struct nprof_sub *sub;
 	unsigned long slot;
 
+	if (WARN_ON(!ndev->published)) {
+		nprof_device_free(ndev);
+		return;
+	}
 	drm_dev_unplug(&ndev->drm);
 
 	mutex_lock(&ndev->subs_lock);
@@ -608,7 +654,7 @@ EXPORT_SYMBOL_GPL(nprof_device_unregister);
  * nprof_device_priv() - the provider's cookie.
  * @ndev: the device.
  *
- * Return: the @priv given to nprof_device_register().
+ * Return: the @priv given to nprof_device_alloc().
  */
 void *nprof_device_priv(struct nprof_device *ndev)
 {
@@ -620,7 +666,7 @@ EXPORT_SYMBOL_GPL(nprof_device_priv);
  * nprof_device_desc() - the device description, as the core keeps it.
  * @ndev: the device.
  *
- * Return: the core's copy of the description given at registration.
+ * Return: the core's copy of the description given to nprof_device_alloc().
  */
 const struct nprof_device_desc *nprof_device_desc(struct nprof_device *ndev)
 {

@@ -20,6 +20,7 @@
 #include <linux/minmax.h>
 #include <linux/module.h>
 #include <linux/poll.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
@@ -214,12 +215,17 @@ void nprof_sub_kill(struct nprof_sub *sub)
  * @ndev: the device.
  * @args: NQ_SUBSCRIBE arguments; nothing is written back.
  *
- * Validates @args, allocates the ring, claims the queue, pins the provider
- * module and the device and starts the queue. No file is created: that is
- * the ioctl's business, so in-kernel users (KUnit) can subscribe too.
+ * Validates @args, checks that the caller may observe the device, claims
+ * the queue, charges and allocates the ring, pins the provider module and
+ * the device and starts the queue. The queue is claimed before anything is
+ * allocated, so a subscribe to a busy queue costs nothing. No file is
+ * created: that is the ioctl's business, so in-kernel users (KUnit) can
+ * subscribe too.
  *
- * Return: the subscription; ERR_PTR(-EINVAL) for bad arguments, -EBUSY if
- * the queue has a subscriber, -ENOMEM, -ENODEV if the device or its provider
+ * Return: the subscription; ERR_PTR(-EINVAL) for bad arguments, -EACCES if
+ * the caller may not observe (nprof_observe_check()), -EBUSY if the queue
+ * has a subscriber, -EPERM if the ring exceeds the caller's locked-memory
+ * budget (nprof_charge()), -ENOMEM, -ENODEV if the device or its provider
  * is going away, or the error of the provider's queue_start.
  */
 VISIBLE_IF_KUNIT struct nprof_sub *
@@ -235,6 +241,9 @@ nprof_sub_create(struct nprof_device *ndev,
 		drm_dbg(&ndev->drm, "NQ_SUBSCRIBE: %s\n", why);
 		return ERR_PTR(ret);
 	}
+	ret = nprof_observe_check();
+	if (ret)
+		return ERR_PTR(ret);
 	if (!drm_dev_enter(&ndev->drm, &idx))
 		return ERR_PTR(-ENODEV);
 
@@ -254,12 +263,21 @@ nprof_sub_create(struct nprof_device *ndev,
 	sub->owner = ndev->ops->owner;
 	spin_lock_init(&sub->lock);
 	init_waitqueue_head(&sub->wq);
-	mutex_init(&sub->read_lock);
 
-	sub->mem = vmalloc_user(NPROF_DATA_PGOFF * PAGE_SIZE + args->ring_size);
+	/* A reserved slot: taken for other subscribers, NULL for producers. */
+	ret = xa_insert(&ndev->queues, sub->slot, NULL, GFP_KERNEL);
+	if (ret)
+		goto err_free;
+
+	sub->mem_size = NPROF_DATA_PGOFF * PAGE_SIZE + args->ring_size;
+	ret = nprof_charge(&sub->charge, sub->mem_size >> PAGE_SHIFT);
+	if (ret)
+		goto err_release;
+	sub->mem = __vmalloc(sub->mem_size,
+			     GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN);
 	if (!sub->mem) {
 		ret = -ENOMEM;
-		goto err_free;
+		goto err_uncharge;
 	}
 	nprof_ring_init(&sub->ring, sub->mem, args->ring_size, args->watermark,
 			&sub->q);
@@ -269,7 +287,8 @@ nprof_sub_create(struct nprof_device *ndev,
 		goto err_vfree;
 	}
 
-	ret = xa_insert(&ndev->queues, sub->slot, sub, GFP_KERNEL);
+	/* The ring is ready: producers may find it from now on. */
+	ret = xa_err(xa_store(&ndev->queues, sub->slot, sub, GFP_KERNEL));
 	if (ret)
 		goto err_module;
 
@@ -285,17 +304,26 @@ nprof_sub_create(struct nprof_device *ndev,
 	return sub;
 
 err_detach:
+	/* This erases the slot, and the reservation with it. */
 	mutex_lock(&ndev->subs_lock);
 	nprof_sub_detach_locked(sub, false);
 	mutex_unlock(&ndev->subs_lock);
+	module_put(sub->owner);
+	vfree(sub->mem);
+	nprof_uncharge(&sub->charge);
+	/* Producers that found @sub in the table may still look at it. */
+	kfree_rcu(sub, rcu);
+	goto err_exit;
 err_module:
 	module_put(sub->owner);
 err_vfree:
 	vfree(sub->mem);
+err_uncharge:
+	nprof_uncharge(&sub->charge);
+err_release:
+	xa_release(&ndev->queues, sub->slot);
 err_free:
-	mutex_destroy(&sub->read_lock);
-	/* Producers that found @sub in the table may still look at it. */
-	kfree_rcu(sub, rcu);
+	kfree(sub);
 err_exit:
 	drm_dev_exit(idx);
 	return ERR_PTR(ret);
@@ -326,7 +354,7 @@ VISIBLE_IF_KUNIT void nprof_sub_destroy(struct nprof_sub *sub)
 	mutex_unlock(&ndev->subs_lock);
 
 	vfree(sub->mem);
-	mutex_destroy(&sub->read_lock);
+	nprof_uncharge(&sub->charge);
 	kfree_rcu(sub, rcu);
 	/*
 	 * The device before the module: the last reference to the device
@@ -452,6 +480,49 @@ static int nprof_sub_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/**
+ * nprof_sub_fault_page() - the page of a subscription's buffer at an offset.
+ * @sub: the subscription.
+ * @pgoff: page offset in the mapping space (header, consumer, data pages).
+ * @page: out, the page.
+ *
+ * Return: 0, or VM_FAULT_SIGBUS past the end of the buffer.
+ */
+VISIBLE_IF_KUNIT vm_fault_t nprof_sub_fault_page(struct nprof_sub *sub,
+						 pgoff_t pgoff,
+						 struct page **page)
+{
+	if (pgoff >= sub->mem_size >> PAGE_SHIFT)
+		return VM_FAULT_SIGBUS;
+	*page = vmalloc_to_page(sub->mem + (pgoff << PAGE_SHIFT));
+	return *page ? 0 : VM_FAULT_SIGBUS;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_sub_fault_page);
+
+/*
+ * Pages are mapped when touched, as perf maps its ring buffer: whatever zaps
+ * the page tables of a mapping (MADV_DONTNEED, ...) only makes the next
+ * access fault the same page in again. The mapping holds the file, so the
+ * buffer outlives it.
+ */
+static vm_fault_t nprof_sub_vm_fault(struct vm_fault *vmf)
+{
+	struct nprof_sub *sub = vmf->vma->vm_file->private_data;
+	struct page *page;
+	vm_fault_t ret;
+
+	ret = nprof_sub_fault_page(sub, vmf->pgoff, &page);
+	if (ret)
+		return ret;
+	get_page(page);
+	vmf->page = page;
+	return 0;
+}
+
+static const struct vm_operations_struct nprof_sub_vm_ops = {
+	.fault = nprof_sub_vm_fault,
+};
+
 /*
  * Exactly one region per mapping, at exactly its offset and size: the header
  * page and the data area read-only (and never upgradable by mprotect()), the
@@ -459,8 +530,7 @@ static int nprof_sub_release(struct inode *inode, struct file *file)
  * never what the caller wants.
  *
  * Errors: EINVAL not MAP_SHARED, or an offset/size that is not exactly one
- * region; EPERM writable mapping of the header or data; what
- * remap_vmalloc_range() returns.
+ * region; EPERM writable mapping of the header or data.
  */
 static int nprof_sub_mmap(struct file *file, struct vm_area_struct *vma)
 {
@@ -493,7 +563,8 @@ static int nprof_sub_mmap(struct file *file, struct vm_area_struct *vma)
 		vma->vm_flags &= ~VM_MAYWRITE;
 	}
 	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
-	return remap_vmalloc_range(vma, sub->mem, vma->vm_pgoff);
+	vma->vm_ops = &nprof_sub_vm_ops;
+	return 0;
 }
 
 static __poll_t nprof_sub_poll(struct file *file, poll_table *wait)
@@ -504,69 +575,125 @@ static __poll_t nprof_sub_poll(struct file *file, poll_table *wait)
 	return nprof_sub_poll_mask(sub);
 }
 
+/**
+ * nprof_sub_read_claim() - claim unread entries for a read() and copy them.
+ * @sub: the subscription.
+ * @buf: kernel buffer the entries are copied into.
+ * @max: bytes of @buf, a multiple of the entry size.
+ * @start: out, the position of the first entry claimed.
+ *
+ * Under the ring's lock, so the entries are copied while nothing can
+ * overwrite them, whatever the consumer page or a concurrent NQ_DRAIN
+ * release does meanwhile. Claims start at the consumer position or where
+ * an earlier read() claim ended, whichever is further, so concurrent
+ * read() calls never return the same entry twice.
+ *
+ * Return: bytes claimed and copied, 0 when nothing is unread.
+ */
+VISIBLE_IF_KUNIT u64 nprof_sub_read_claim(struct nprof_sub *sub, void *buf,
+					  u64 max, u64 *start)
+{
+	struct nprof_ring *ring = &sub->ring;
+	unsigned long flags;
+	u64 pos, len, off, first;
+
+	spin_lock_irqsave(&sub->lock, flags);
+	nprof_ring_sync_consumer(ring);
+	pos = (s64)(sub->read_pos - ring->cons) > 0 ? sub->read_pos : ring->cons;
+	len = min(ring->prod - pos, max);
+	if (len) {
+		off = pos & (ring->size - 1);
+		first = min(len, ring->size - off);
+		memcpy(buf, ring->data + off, first);
+		memcpy(buf + first, ring->data, len - first);
+		sub->read_pos = pos + len;
+	}
+	spin_unlock_irqrestore(&sub->lock, flags);
+	*start = pos;
+	return len;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_sub_read_claim);
+
+/**
+ * nprof_sub_read_commit() - finish a claim of nprof_sub_read_claim().
+ * @sub: the subscription.
+ * @start: the claim's first position.
+ * @len: the claim's bytes.
+ * @copied: the entries reached userspace.
+ *
+ * Copied entries are consumed (unless the consumer is already past them);
+ * a claim that did not reach userspace is given back, unless a later claim
+ * was made meanwhile, so the entries stay for the next read().
+ */
+VISIBLE_IF_KUNIT void nprof_sub_read_commit(struct nprof_sub *sub, u64 start,
+					    u64 len, bool copied)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&sub->lock, flags);
+	if (copied)
+		nprof_ring_consume(&sub->ring, start + len);
+	else if (sub->read_pos == start + len)
+		sub->read_pos = start;
+	spin_unlock_irqrestore(&sub->lock, flags);
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_sub_read_commit);
+
+/* Bytes one read() copies at most: a bounce buffer's worth. */
+#define NPROF_READ_CHUNK	SZ_16K
+
 /*
- * Copies whole entries (as many as fit in @count and are unread) and
- * consumes them. An empty ring: 0 once the device is gone, EAGAIN with
- * O_NONBLOCK, otherwise sleep until poll would report EPOLLIN or EPOLLHUP.
+ * Copies whole entries (as many as fit in @count, are unread and fit in
+ * NPROF_READ_CHUNK) and consumes them. An empty ring: 0 once the device is
+ * gone, EAGAIN with O_NONBLOCK, otherwise sleep until poll would report
+ * EPOLLIN or EPOLLHUP. The entries go through a kernel buffer filled under
+ * the ring's lock (nprof_sub_read_claim()), so no lock is held while
+ * userspace memory is touched.
  *
  * Errors: EINVAL @count smaller than one entry; EAGAIN; ERESTARTSYS
- * interrupted; EFAULT bad buffer (nothing is consumed then).
+ * interrupted; ENOMEM; EFAULT bad buffer (nothing is consumed then, unless
+ * a concurrent read() consumed past it).
  */
 static ssize_t nprof_sub_read(struct file *file, char __user *buf,
 			      size_t count, loff_t *ppos)
 {
 	struct nprof_sub *sub = file->private_data;
-	struct nprof_ring *ring = &sub->ring;
-	u64 cons, avail, off, first;
+	u64 max, start, len;
 	unsigned long flags;
+	void *kbuf;
 	ssize_t ret;
 	bool dead;
 
 	if (count < NPROF_ENTRY_SIZE)
 		return -EINVAL;
+	max = round_down(min_t(size_t, count, NPROF_READ_CHUNK), NPROF_ENTRY_SIZE);
+	kbuf = kmalloc(max, GFP_KERNEL);
+	if (!kbuf)
+		return -ENOMEM;
 
 	for (;;) {
-		if (mutex_lock_interruptible(&sub->read_lock))
-			return -ERESTARTSYS;
+		len = nprof_sub_read_claim(sub, kbuf, max, &start);
+		if (len)
+			break;
 		spin_lock_irqsave(&sub->lock, flags);
-		nprof_ring_sync_consumer(ring);
-		cons = ring->cons;
-		avail = nprof_ring_unread(ring);
 		dead = sub->dead;
 		spin_unlock_irqrestore(&sub->lock, flags);
-		if (avail)
-			break;
-		/* Never sleep holding read_lock: NQ_DRAIN may be what we wait for. */
-		mutex_unlock(&sub->read_lock);
+		ret = 0;
 		if (dead)
-			return 0;
+			goto out;
+		ret = -EAGAIN;
 		if (file->f_flags & O_NONBLOCK)
-			return -EAGAIN;
+			goto out;
 		ret = wait_event_interruptible(sub->wq, nprof_sub_poll_mask(sub) &
 					       (EPOLLIN | EPOLLHUP));
 		if (ret)
-			return ret;
+			goto out;
 	}
 
-	/*
-	 * The entries below the producer position are not written again
-	 * until the consumer position passes them, so they can be copied
-	 * without the spinlock.
-	 */
-	avail = min_t(u64, avail, round_down(count, NPROF_ENTRY_SIZE));
-	off = cons & (ring->size - 1);
-	first = min(avail, ring->size - off);
-	ret = -EFAULT;
-	if (copy_to_user(buf, ring->data + off, first) ||
-	    copy_to_user(buf + first, ring->data, avail - first))
-		goto out;
-
-	spin_lock_irqsave(&sub->lock, flags);
-	nprof_ring_consume(ring, cons + avail);
-	spin_unlock_irqrestore(&sub->lock, flags);
-	ret = avail;
+	ret = copy_to_user(buf, kbuf, len) ? -EFAULT : (ssize_t)len;
+	nprof_sub_read_commit(sub, start, len, ret > 0);
 out:
-	mutex_unlock(&sub->read_lock);
+	kfree(kbuf);
 	return ret;
 }
 
@@ -619,7 +746,10 @@ static const struct file_operations nprof_sub_fops = {
  * it; the caller installs the file once the result reached userspace.
  *
  * Errors: EINVAL bad flags, pad, reserved, target kind or index, queue type,
- * engine, ring_size or watermark; EBUSY the queue has a subscriber; ENOMEM;
+ * engine, ring_size or watermark; EACCES the caller may not observe the
+ * device (CAP_PERFMON needed while neuronprof.observe_paranoid is set);
+ * EBUSY the queue has a subscriber; EPERM the ring exceeds the caller's
+ * locked-memory budget (neuronprof.mlock_kb, then RLIMIT_MEMLOCK); ENOMEM;
  * EMFILE no free descriptor; ENODEV the device or provider is going away;
  * the provider's queue_start error.
  *
@@ -632,17 +762,12 @@ int nprof_ioctl_nq_subscribe(struct drm_device *drm, void *data,
 	struct drm_neuronprof_nq_subscribe *args = &call->args;
 	struct nprof_sub *sub;
 	struct file *filp;
-	int idx, fd, ret;
+	int fd, ret;
 
-	if (!drm_dev_enter(drm, &idx))
-		return -ENODEV;
-
+	/* nprof_sub_create() enters the device for the provider call. */
 	sub = nprof_sub_create(to_nprof_device(drm), args);
-	if (IS_ERR(sub)) {
-		ret = PTR_ERR(sub);
-		goto out;
-	}
-
+	if (IS_ERR(sub))
+		return PTR_ERR(sub);
 	fd = get_unused_fd_flags(O_CLOEXEC);
 	if (fd < 0) {
 		ret = fd;
@@ -665,14 +790,11 @@ int nprof_ioctl_nq_subscribe(struct drm_device *drm, void *data,
 	args->data_offset = NPROF_DATA_PGOFF * PAGE_SIZE;
 	args->data_size = args->ring_size;
 	call->file = filp;
-	drm_dev_exit(idx);
 	return 0;
 
 err_fd:
 	put_unused_fd(fd);
 err_destroy:
 	nprof_sub_destroy(sub);
-out:
-	drm_dev_exit(idx);
 	return ret;
 }

@@ -38,7 +38,6 @@
 	(BIT(NEURONPROF_QT_TRACE) | BIT(NEURONPROF_QT_EVENT) |		\
 	 BIT(NEURONPROF_QT_DMA))
 #define NPROF_SIM_MAX_RING_SIZE		SZ_64M
-#define NPROF_SIM_EXEC_FLAGS	(NEURONPROF_SIM_EXEC_ERROR | NEURONPROF_SIM_EXEC_THROTTLE)
 
 static const struct nprof_sim_arch nprof_sim_archs[] = {
 	{ "trn1", NEURONPROF_ARCH_TRN1, 2, 6, 4 },
@@ -276,24 +275,10 @@ static int nprof_sim_exec_poll(struct nprof_sim_run *run, bool boundary)
 	return 0;
 }
 
-static int nprof_sim_exec_check(const struct nprof_sim_device *sdev,
-				const struct drm_neuronprof_sim_exec *args,
-				struct nprof_sim_program *prog)
+/* The program of validated SIM_EXEC arguments (see nprof_hw_ops.sim_exec). */
+static void nprof_sim_exec_program(const struct drm_neuronprof_sim_exec *args,
+				   struct nprof_sim_program *prog)
 {
-	u32 engines = sdev->desc.engines_per_core;
-	u32 e;
-
-	if (args->core >= sdev->desc.num_cores ||
-	    args->flags & ~NPROF_SIM_EXEC_FLAGS ||
-	    !args->iterations || args->iterations > NEURONPROF_SIM_MAX_ITERATIONS ||
-	    args->dma_transfers > NEURONPROF_SIM_MAX_DMA ||
-	    args->reserved[0] || args->reserved[1])
-		return -EINVAL;
-	for (e = 0; e < NEURONPROF_MAX_ENGINES; e++)
-		if (args->instructions[e] > NEURONPROF_SIM_MAX_INSTRUCTIONS ||
-		    (e >= engines && args->instructions[e]))
-			return -EINVAL;
-
 	*prog = (struct nprof_sim_program) {
 		.model_id = args->model_id,
 		.iterations = args->iterations,
@@ -302,11 +287,6 @@ static int nprof_sim_exec_check(const struct nprof_sim_device *sdev,
 		.error = args->flags & NEURONPROF_SIM_EXEC_ERROR,
 	};
 	memcpy(prog->instructions, args->instructions, sizeof(prog->instructions));
-	if (nprof_sim_program_count(prog, engines,
-				    sdev->desc.num_topsps / sdev->desc.num_cores,
-				    NULL) > NEURONPROF_SIM_MAX_NOTIFICATIONS)
-		return -EINVAL;
-	return 0;
 }
 
 /**
@@ -315,9 +295,11 @@ static int nprof_sim_exec_check(const struct nprof_sim_device *sdev,
  * @args: the program; status and produced are filled.
  *
  * Executions on one core are serialised; their notifications go into the
- * started queues of the core and of its TopSPs.
+ * started queues of the core and of its TopSPs. @args were validated by the
+ * core (struct nprof_hw_ops); waking the pollers afterwards is the core's
+ * job too.
  *
- * Return: 0; -EINVAL for a program the device cannot run; -EINTR when
+ * Return: 0; -EINTR when
  * interrupted while waiting for the core or killed; -ETIMEDOUT when
  * args->timeout_ns passed before an iteration; -ENODEV when the device is
  * being removed. produced counts what was produced until then.
@@ -340,11 +322,7 @@ int nprof_sim_exec(struct nprof_device *ndev, struct drm_neuronprof_sim_exec *ar
 	};
 	int ret;
 
-	args->status = 0;
-	memset(args->produced, 0, sizeof(args->produced));
-	ret = nprof_sim_exec_check(sdev, args, &prog);
-	if (ret)
-		return ret;
+	nprof_sim_exec_program(args, &prog);
 	ctx.run.core = args->core;
 	core = &sdev->cores[args->core];
 
@@ -362,8 +340,6 @@ int nprof_sim_exec(struct nprof_device *ndev, struct drm_neuronprof_sim_exec *ar
 
 	core->last_ts = ctx.run.last_ts;
 	args->status = ctx.run.status;
-	/* Wake pollers below their watermark: the execution is over. */
-	nprof_queues_flushed(ndev, args->core);
 	mutex_unlock(&core->exec_lock);
 	return ret;
 }
@@ -425,21 +401,35 @@ int nprof_sim_probe(struct platform_device *pdev)
 		mutex_init(&sdev->cores[i].exec_lock);
 	platform_set_drvdata(pdev, sdev);
 
-	ndev = nprof_device_register(&pdev->dev, &sdev->desc, &nprof_sim_ops, sdev);
+	/*
+	 * Everything the ops and the producers use is ready before the
+	 * device becomes visible: userspace may subscribe and execute on the
+	 * render node from inside nprof_device_publish().
+	 */
+	ndev = nprof_device_alloc(&pdev->dev, &sdev->desc, &nprof_sim_ops, sdev);
 	if (IS_ERR(ndev)) {
 		err = PTR_ERR(ndev);
-		dev_err(&pdev->dev, "cannot register %s device %u with neuronprof: %d\n",
+		dev_err(&pdev->dev, "cannot create %s device %u in neuronprof: %d\n",
 			arch->name, sdev->id, err);
 		goto err_mutex;
 	}
 	sdev->ndev = ndev;
 	nprof_sim_debugfs_init(sdev);
+	err = nprof_device_publish(ndev);
+	if (err) {
+		dev_err(&pdev->dev, "cannot publish %s device %u: %d\n",
+			arch->name, sdev->id, err);
+		goto err_debugfs;
+	}
 	pdata->probe_err = 0;
 	dev_info(&pdev->dev, "simulated %s device %u: %u cores, %u TopSPs, %u engines\n",
 		 arch->name, sdev->id, arch->num_cores, arch->num_topsps,
 		 arch->engines_per_core);
 	return 0;
 
+err_debugfs:
+	nprof_sim_debugfs_fini(sdev);
+	nprof_device_free(ndev);
 err_mutex:
 	for (i = 0; i < arch->num_cores; i++)
 		mutex_destroy(&sdev->cores[i].exec_lock);

@@ -13,6 +13,9 @@
  */
 
 #include <kunit/test.h>
+#include <linux/cred.h>
+#include <linux/sched/user.h>
+#include <linux/vmalloc.h>
 #include <linux/bitmap.h>
 #include <linux/bits.h>
 #include <linux/completion.h>
@@ -854,6 +857,24 @@ static int tp_sim_exec(struct nprof_device *ndev, struct drm_neuronprof_sim_exec
 	return -EOPNOTSUPP;
 }
 
+/* What a provider does: allocate, initialise, then publish. */
+static struct nprof_device *tp_register(struct device *parent,
+					const struct nprof_device_desc *desc,
+					const struct nprof_hw_ops *ops, void *priv)
+{
+	struct nprof_device *ndev = nprof_device_alloc(parent, desc, ops, priv);
+	int ret;
+
+	if (IS_ERR(ndev))
+		return ndev;
+	ret = nprof_device_publish(ndev);
+	if (ret) {
+		nprof_device_free(ndev);
+		return ERR_PTR(ret);
+	}
+	return ndev;
+}
+
 static int unplug_init(struct kunit *test)
 {
 	struct tp_ctx *ctx;
@@ -865,7 +886,7 @@ static int unplug_init(struct kunit *test)
 	ctx->parent = root_device_register("neuronprof_kunit");
 	if (IS_ERR(ctx->parent))
 		return PTR_ERR(ctx->parent);
-	ctx->ndev = nprof_device_register(ctx->parent, &test_desc, &tp_ops, ctx);
+	ctx->ndev = tp_register(ctx->parent, &test_desc, &tp_ops, ctx);
 	if (IS_ERR(ctx->ndev)) {
 		root_device_unregister(ctx->parent);
 		return PTR_ERR(ctx->ndev);
@@ -1138,7 +1159,7 @@ static void unplug_test_drain_no_flush(struct kunit *test)
 	struct nprof_sub *sub;
 
 	desc.caps = 0;
-	ctx->ndev_noflush = nprof_device_register(ctx->parent, &desc, &tp_ops_noflush, ctx);
+	ctx->ndev_noflush = tp_register(ctx->parent, &desc, &tp_ops_noflush, ctx);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx->ndev_noflush);
 	sub = tp_subscribe(test, ctx->ndev_noflush, &sub_base);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sub);
@@ -1262,16 +1283,157 @@ static void unplug_test_register_rejects(struct kunit *test)
 	struct tp_ctx *ctx = test->priv;
 	struct nprof_device_desc desc = test_desc;
 
-	KUNIT_EXPECT_EQ(test, PTR_ERR(nprof_device_register(NULL, &test_desc, &tp_ops, ctx)),
+	KUNIT_EXPECT_EQ(test, PTR_ERR(nprof_device_alloc(NULL, &test_desc, &tp_ops, ctx)),
 			-EINVAL);
 	desc.num_cores = 0;
-	KUNIT_EXPECT_EQ(test, PTR_ERR(nprof_device_register(ctx->parent, &desc, &tp_ops, ctx)),
+	KUNIT_EXPECT_EQ(test, PTR_ERR(nprof_device_alloc(ctx->parent, &desc, &tp_ops, ctx)),
 			-EINVAL);
 	/* The accessors of a registered device. */
 	KUNIT_EXPECT_PTR_EQ(test, nprof_device_priv(ctx->ndev), (void *)ctx);
 	KUNIT_EXPECT_EQ(test, nprof_device_desc(ctx->ndev)->num_topsps, test_desc.num_topsps);
 	KUNIT_EXPECT_STREQ(test, nprof_device_desc(ctx->ndev)->provider, "kunit");
 	KUNIT_EXPECT_PTR_NE(test, nprof_device_desc(ctx->ndev)->provider, test_desc.provider);
+}
+
+/*
+ * An allocated device is invisible until published: no render node, no op
+ * called, producers harmless; dropped unpublished, it takes its index along.
+ */
+static void unplug_test_alloc_unpublished(struct kunit *test)
+{
+	struct tp_ctx *ctx = test->priv;
+	struct nprof_device *ndev;
+	int index;
+
+	ndev = nprof_device_alloc(ctx->parent, &test_desc, &tp_ops, ctx);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ndev);
+	KUNIT_EXPECT_PTR_EQ(test, nprof_device_priv(ndev), (void *)ctx);
+	KUNIT_EXPECT_FALSE(test, ndev->published);
+	KUNIT_EXPECT_FALSE(test, drm_dev_is_unplugged(&ndev->drm));
+	KUNIT_EXPECT_TRUE(test, !ndev->drm.render || !ndev->drm.render->kdev ||
+			  !device_is_registered(ndev->drm.render->kdev));
+	KUNIT_EXPECT_EQ(test, tp_notify(ndev, &sub_base, 1), NPROF_NOTIFY_UNSUBSCRIBED);
+	index = ndev->index;
+	nprof_device_free(ndev);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->starts), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->flushes), 0);
+
+	/* Published, the same parent gets a render node and the index again. */
+	ndev = tp_register(ctx->parent, &test_desc, &tp_ops, ctx);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ndev);
+	KUNIT_EXPECT_TRUE(test, ndev->published);
+	KUNIT_EXPECT_EQ(test, ndev->index, index);
+	KUNIT_EXPECT_TRUE(test, ndev->drm.render && device_is_registered(ndev->drm.render->kdev));
+	nprof_device_unregister(ndev);
+}
+
+/* read(): claims copy under the lock and never hand out an entry twice. */
+static void unplug_test_read_claim(struct kunit *test)
+{
+	struct tp_ctx *ctx = test->priv;
+	struct neuronprof_notification buf[4];
+	struct nprof_sub *sub;
+	u64 start, len;
+
+	sub = tp_subscribe(test, ctx->ndev, &sub_base);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sub);
+	KUNIT_EXPECT_EQ(test, nprof_sub_read_claim(sub, buf, sizeof(buf), &start), 0ULL);
+	KUNIT_ASSERT_EQ(test, tp_notify(ctx->ndev, &sub_base, 10), NPROF_NOTIFY_DELIVERED);
+	KUNIT_ASSERT_EQ(test, tp_notify(ctx->ndev, &sub_base, 11), NPROF_NOTIFY_DELIVERED);
+	KUNIT_ASSERT_EQ(test, tp_notify(ctx->ndev, &sub_base, 12), NPROF_NOTIFY_DELIVERED);
+
+	/* Two claims in flight take disjoint entries. */
+	len = nprof_sub_read_claim(sub, buf, 2 * NPROF_ENTRY_SIZE, &start);
+	KUNIT_EXPECT_EQ(test, len, 2 * NPROF_ENTRY_SIZE);
+	KUNIT_EXPECT_EQ(test, start, 0ULL);
+	KUNIT_EXPECT_EQ(test, buf[0].code, 10U);
+	KUNIT_EXPECT_EQ(test, buf[1].code, 11U);
+	len = nprof_sub_read_claim(sub, &buf[2], 2 * NPROF_ENTRY_SIZE, &start);
+	KUNIT_EXPECT_EQ(test, len, (u64)NPROF_ENTRY_SIZE);
+	KUNIT_EXPECT_EQ(test, start, 2 * NPROF_ENTRY_SIZE);
+	KUNIT_EXPECT_EQ(test, buf[2].code, 12U);
+
+	/* The later claim failed: given back, the entry is read again. */
+	nprof_sub_read_commit(sub, start, len, false);
+	KUNIT_EXPECT_EQ(test, sub->read_pos, 2 * NPROF_ENTRY_SIZE);
+	nprof_sub_read_commit(sub, 0, 2 * NPROF_ENTRY_SIZE, true);
+	KUNIT_EXPECT_EQ(test, sub->ring.cons, 2 * NPROF_ENTRY_SIZE);
+
+	/*
+	 * A release (NQ_DRAIN or the consumer page) past a claim: the claim's
+	 * copy is already safe in its buffer, its commit does not move the
+	 * consumer back, and the next claim starts at the new consumer.
+	 */
+	len = nprof_sub_read_claim(sub, buf, sizeof(buf), &start);
+	KUNIT_EXPECT_EQ(test, len, (u64)NPROF_ENTRY_SIZE);
+	KUNIT_EXPECT_EQ(test, buf[0].code, 12U);
+	KUNIT_ASSERT_EQ(test, tp_notify(ctx->ndev, &sub_base, 13), NPROF_NOTIFY_DELIVERED);
+	nprof_ring_consume(&sub->ring, 4 * NPROF_ENTRY_SIZE);
+	nprof_sub_read_commit(sub, start, len, true);
+	KUNIT_EXPECT_EQ(test, sub->ring.cons, 4 * NPROF_ENTRY_SIZE);
+	KUNIT_EXPECT_EQ(test, nprof_sub_read_claim(sub, buf, sizeof(buf), &start), 0ULL);
+	KUNIT_ASSERT_EQ(test, tp_notify(ctx->ndev, &sub_base, 14), NPROF_NOTIFY_DELIVERED);
+	KUNIT_EXPECT_EQ(test, nprof_sub_read_claim(sub, buf, sizeof(buf), &start),
+			(u64)NPROF_ENTRY_SIZE);
+	KUNIT_EXPECT_EQ(test, start, 4 * NPROF_ENTRY_SIZE);
+	KUNIT_EXPECT_EQ(test, buf[0].code, 14U);
+}
+
+/* The fault handler's pages: the buffer's own, nothing past it. */
+static void unplug_test_fault_pages(struct kunit *test)
+{
+	struct tp_ctx *ctx = test->priv;
+	struct nprof_sub *sub;
+	struct page *page;
+	pgoff_t pg, pages;
+
+	sub = tp_subscribe(test, ctx->ndev, &sub_base);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sub);
+	pages = NPROF_DATA_PGOFF + sub_base.ring_size / PAGE_SIZE;
+	KUNIT_EXPECT_EQ(test, sub->mem_size, (u64)pages * PAGE_SIZE);
+	for (pg = 0; pg < pages; pg++) {
+		page = NULL;
+		KUNIT_EXPECT_EQ(test, nprof_sub_fault_page(sub, pg, &page), (vm_fault_t)0);
+		KUNIT_EXPECT_PTR_EQ(test, page, vmalloc_to_page(sub->mem + pg * PAGE_SIZE));
+	}
+	KUNIT_EXPECT_EQ(test, nprof_sub_fault_page(sub, pages, &page), VM_FAULT_SIGBUS);
+	KUNIT_EXPECT_EQ(test, nprof_sub_fault_page(sub, ULONG_MAX, &page), VM_FAULT_SIGBUS);
+}
+
+/* A ring is charged to its subscriber's user while it exists. */
+static void unplug_test_ring_charged(struct kunit *test)
+{
+	struct tp_ctx *ctx = test->priv;
+	struct user_struct *user = current_user();
+	long before = atomic_long_read(&user->locked_vm);
+	u64 pages = NPROF_DATA_PGOFF + sub_base.ring_size / PAGE_SIZE;
+	struct nprof_sub *sub;
+
+	sub = tp_subscribe(test, ctx->ndev, &sub_base);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sub);
+	KUNIT_EXPECT_PTR_EQ(test, sub->charge.user, user);
+	KUNIT_EXPECT_EQ(test, sub->charge.user_pages + sub->charge.pinned_pages, pages);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&user->locked_vm) - before,
+			(long)sub->charge.user_pages);
+	/* A busy queue is refused before anything is allocated or charged. */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(tp_subscribe(test, ctx->ndev, &sub_base)), -EBUSY);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&user->locked_vm) - before,
+			(long)sub->charge.user_pages);
+	tp_unsubscribe(test, sub);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&user->locked_vm), before);
+}
+
+/* nprof_charge_split(): the allowance first, the rest against the rlimit. */
+static void unplug_test_charge_split(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, nprof_charge_split(0, 10, 100), 0ULL);
+	KUNIT_EXPECT_EQ(test, nprof_charge_split(95, 10, 100), 5ULL);
+	KUNIT_EXPECT_EQ(test, nprof_charge_split(90, 10, 100), 0ULL);
+	KUNIT_EXPECT_EQ(test, nprof_charge_split(100, 10, 100), 10ULL);
+	/* Over an allowance that was lowered: nothing more from it. */
+	KUNIT_EXPECT_EQ(test, nprof_charge_split(150, 10, 100), 10ULL);
+	KUNIT_EXPECT_EQ(test, nprof_charge_split(0, 10, 0), 10ULL);
+	KUNIT_EXPECT_EQ(test, nprof_charge_split(0, 0, 0), 0ULL);
 }
 
 static struct kunit_case unplug_cases[] = {
@@ -1285,6 +1447,11 @@ static struct kunit_case unplug_cases[] = {
 	KUNIT_CASE(unplug_test_flushed_wakes),
 	KUNIT_CASE(unplug_test_notify_hardirq),
 	KUNIT_CASE(unplug_test_register_rejects),
+	KUNIT_CASE(unplug_test_alloc_unpublished),
+	KUNIT_CASE(unplug_test_read_claim),
+	KUNIT_CASE(unplug_test_fault_pages),
+	KUNIT_CASE(unplug_test_ring_charged),
+	KUNIT_CASE(unplug_test_charge_split),
 	{}
 };
 

@@ -779,7 +779,8 @@ static void sim_device_exec_unsubscribed(struct kunit *test)
 
 	sim_test_exec_args(&args, 1, 4, 10);
 	args.flags = NEURONPROF_SIM_EXEC_THROTTLE;
-	memset(args.produced, 0xff, sizeof(args.produced));
+	/* The core zeroes the outputs before the callback. */
+	memset(args.produced, 0, sizeof(args.produced));
 	KUNIT_EXPECT_EQ(test, nprof_sim_exec(sdev->ndev, &args), 0);
 	KUNIT_EXPECT_EQ(test, args.status, 0U);
 	for (t = 0; t < ARRAY_SIZE(args.produced); t++)
@@ -794,36 +795,43 @@ static void sim_device_exec_unsubscribed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, nprof_sim_dev_del(SIM_TEST_ID), 0);
 }
 
-/* The driver re-checks what the core should have refused. */
+/*
+ * The core refuses, for the simulator's own description, every program the
+ * simulator cannot run: the callback relies on it and does not check again.
+ */
 static void sim_device_exec_bad_args(struct kunit *test)
 {
 	struct nprof_sim_device *sdev = sim_test_dev_new(test, SIM_TEST_ID, "trn1");
+	const struct nprof_device_desc *desc = nprof_device_desc(sdev->ndev);
 	struct drm_neuronprof_sim_exec args;
+	const char *why;
 
 	sim_test_exec_args(&args, 2, 1, 1);		/* trn1 has cores 0..1 */
-	KUNIT_EXPECT_EQ(test, nprof_sim_exec(sdev->ndev, &args), -EINVAL);
+	KUNIT_EXPECT_EQ(test, nprof_sim_exec_validate(desc, &args, &why), -EINVAL);
 	sim_test_exec_args(&args, 0, 0, 1);
-	KUNIT_EXPECT_EQ(test, nprof_sim_exec(sdev->ndev, &args), -EINVAL);
+	KUNIT_EXPECT_EQ(test, nprof_sim_exec_validate(desc, &args, &why), -EINVAL);
 	sim_test_exec_args(&args, 0, NEURONPROF_SIM_MAX_ITERATIONS + 1, 1);
-	KUNIT_EXPECT_EQ(test, nprof_sim_exec(sdev->ndev, &args), -EINVAL);
+	KUNIT_EXPECT_EQ(test, nprof_sim_exec_validate(desc, &args, &why), -EINVAL);
 	sim_test_exec_args(&args, 0, 1, NEURONPROF_SIM_MAX_INSTRUCTIONS + 1);
-	KUNIT_EXPECT_EQ(test, nprof_sim_exec(sdev->ndev, &args), -EINVAL);
+	KUNIT_EXPECT_EQ(test, nprof_sim_exec_validate(desc, &args, &why), -EINVAL);
 	sim_test_exec_args(&args, 0, 1, 1);
 	args.instructions[4] = 1;			/* trn1 has engines 0..3 */
-	KUNIT_EXPECT_EQ(test, nprof_sim_exec(sdev->ndev, &args), -EINVAL);
+	KUNIT_EXPECT_EQ(test, nprof_sim_exec_validate(desc, &args, &why), -EINVAL);
 	sim_test_exec_args(&args, 0, 1, 1);
 	args.flags = 1U << 2;
-	KUNIT_EXPECT_EQ(test, nprof_sim_exec(sdev->ndev, &args), -EINVAL);
+	KUNIT_EXPECT_EQ(test, nprof_sim_exec_validate(desc, &args, &why), -EINVAL);
 	sim_test_exec_args(&args, 0, 1, 1);
 	args.reserved[1] = 1;
-	KUNIT_EXPECT_EQ(test, nprof_sim_exec(sdev->ndev, &args), -EINVAL);
+	KUNIT_EXPECT_EQ(test, nprof_sim_exec_validate(desc, &args, &why), -EINVAL);
 	sim_test_exec_args(&args, 0, 1, 1);
 	args.dma_transfers = NEURONPROF_SIM_MAX_DMA + 1;
-	KUNIT_EXPECT_EQ(test, nprof_sim_exec(sdev->ndev, &args), -EINVAL);
+	KUNIT_EXPECT_EQ(test, nprof_sim_exec_validate(desc, &args, &why), -EINVAL);
 	/* Each term fits, the total does not. */
 	sim_test_exec_args(&args, 0, NEURONPROF_SIM_MAX_ITERATIONS,
 			   NEURONPROF_SIM_MAX_INSTRUCTIONS);
-	KUNIT_EXPECT_EQ(test, nprof_sim_exec(sdev->ndev, &args), -EINVAL);
+	KUNIT_EXPECT_EQ(test, nprof_sim_exec_validate(desc, &args, &why), -EINVAL);
+	sim_test_exec_args(&args, 1, 1, 1);
+	KUNIT_EXPECT_EQ(test, nprof_sim_exec_validate(desc, &args, &why), 0);
 	KUNIT_EXPECT_EQ(test, nprof_sim_dev_del(SIM_TEST_ID), 0);
 }
 

@@ -103,6 +103,12 @@ NPROF_API struct nprof_nq *nprof_nq_subscribe(struct nprof_device *dev,
 		unsigned long long ring_size = nq->params.ring_size;
 
 		free(nq);
+		if (ret == -EACCES)
+			return nprof_err_ptr(EACCES, "cannot subscribe %s on %s: observing a device needs CAP_PERFMON or CAP_SYS_ADMIN unless an administrator sets the neuronprof.observe_paranoid module parameter to 0",
+					     what, dev->path);
+		if (ret == -EPERM)
+			return nprof_err_ptr(EPERM, "cannot subscribe %s on %s: a %llu-byte ring exceeds this user's locked-memory allowance (neuronprof.mlock_kb) and RLIMIT_MEMLOCK; raise either, use a smaller ring, or run with CAP_IPC_LOCK",
+					     what, dev->path, ring_size);
 		if (ret == -EBUSY)
 			return nprof_err_ptr(EBUSY, "cannot subscribe %s on %s: the queue already has a subscriber",
 					     what, dev->path);

@@ -30,10 +30,14 @@ extern "C" {
 /** NEURONPROF_UAPI_VERSION - bumped when a struct grows or semantics extend. */
 #define NEURONPROF_UAPI_VERSION		1
 
-/* DRM ioctls on the render node (driver-private range). */
+/*
+ * DRM ioctls on the render node (driver-private range). SIM_EXEC belongs to
+ * the simulator section at the end of this header: only devices reporting
+ * NEURONPROF_CAP_SIM_EXEC implement it.
+ */
 #define DRM_NEURONPROF_GET_INFO		0x00
 #define DRM_NEURONPROF_NQ_SUBSCRIBE	0x01
-#define DRM_NEURONPROF_SIM_EXEC		0x02
+#define DRM_NEURONPROF_SIM_EXEC		0x02	/* simulator section */
 
 #define DRM_IOCTL_NEURONPROF_GET_INFO \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NEURONPROF_GET_INFO, struct drm_neuronprof_get_info)
@@ -357,6 +361,19 @@ struct neuronprof_nq_drain {
 	__u32 ring_flags;
 	__u32 pad2;
 };
+
+/*
+ * Simulator section. DRM_IOCTL_NEURONPROF_SIM_EXEC runs a synthetic workload
+ * on a simulated device (neuronprof_sim); a device without
+ * NEURONPROF_CAP_SIM_EXEC, such as one of real hardware, fails it with
+ * EOPNOTSUPP, so a production program never depends on it. It stays in this
+ * header, with its command number reserved, because it is the workload side
+ * of the same render node that is observed: tests and the demo drive and
+ * observe one device through one interface. Running it is a workload, not
+ * observation: whoever may open the render node may run it, as whoever may
+ * open a Neuron device may run a model on it, and its entries go into the
+ * rings of whoever observes that core's queues (Documentation/uapi.rst).
+ */
 
 /* Flags of struct drm_neuronprof_sim_exec. */
 #define NEURONPROF_SIM_EXEC_ERROR	(1U << 0)	/* raise an execution error */
