@@ -10,7 +10,7 @@ PKGS=(
 	build-essential gcc-multilib g++ g++-multilib clang llvm lld libclang-rt-14-dev make bc bison flex
 	libelf-dev libssl-dev dwarves kmod pkg-config python3 python3-protobuf
 	linux-headers-amd64 linux-image-amd64 linux-source-6.1
-	qemu-system-x86 busybox-static cpio xz-utils file
+	qemu-system-x86 qemu-user busybox-static cpio xz-utils file
 	libdrm-dev libkmod-dev libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
 	dkms man-db
 )

@@ -72,21 +72,33 @@ static void *race_fn(void *arg)
 	return NULL;
 }
 
+FIXTURE(race) {
+	int unused;
+};
+
+FIXTURE_SETUP(race)
+{
+	REQUIRE_ROOT();
+	if (!nprof_sim_loaded())
+		SETUP_SKIP("neuronprof_sim is not loaded");
+}
+
+FIXTURE_TEARDOWN(race)
+{
+}
+
 /*
  * Devices are created and removed while other threads hammer every new
  * node. Before providers had to finish initialising before publication,
  * this oopsed (NULL device in the producer) and then hung removal.
  */
-TEST(probe_race)
+TEST_F_TIMEOUT(race, probe_race, 300)
 {
 	pthread_t th[RACE_THREADS];
 	struct race rc = { 0 };
 	char path[NPROF_PATH_MAX], buf[32];
 	int i, cycle, ret = 0;
 
-	REQUIRE_ROOT();
-	if (!nprof_sim_loaded())
-		SKIP(return, "neuronprof_sim is not loaded");
 	nprof_sim_del_device(RACE_DEV_ID);
 	for (i = 0; i < RACE_MINORS; i++) {
 		snprintf(path, sizeof(path), "/dev/dri/renderD%d", 128 + i);
@@ -249,7 +261,7 @@ static void *releaser_fn(void *arg)
  * entry read() returns is whole and in order (sequence numbers only grow,
  * the model id is the one the program wrote), whatever was released.
  */
-TEST_F(hostile, read_races_release)
+TEST_F_TIMEOUT(hostile, read_races_release, 300)
 {
 	struct racer prod = { .self = self }, rel = { .self = self };
 	const struct neuronprof_notification *n;

@@ -13,20 +13,23 @@
  */
 
 #include <kunit/test.h>
-#include <linux/cred.h>
-#include <linux/sched/user.h>
-#include <linux/vmalloc.h>
 #include <linux/bitmap.h>
 #include <linux/bits.h>
 #include <linux/completion.h>
+#include <linux/cred.h>
 #include <linux/device.h>
 #include <linux/err.h>
 #include <linux/hrtimer.h>
 #include <linux/kref.h>
 #include <linux/poll.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
+#include <linux/vmalloc.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
 
 #include "core/neuronprof_core.h"
 

@@ -76,13 +76,28 @@ if ! python3 "$here/gen_layout.py" "$header" >"$work/layout.c" 2>"$work/gen.log"
 	exit 1
 fi
 
+# i386 programs run natively where the host kernel has IA32 emulation, else
+# under qemu-i386 (Debian's qemu-user): some hosts are built without it. They
+# are linked statically so that neither way needs i386 shared libraries.
+probe=$work/probe32
+run32=()
+if printf 'int main(void) { return 0; }\n' | $CC -m32 -static -x c - -o "$probe" 2>/dev/null &&
+	! "$probe" 2>/dev/null; then
+	if command -v qemu-i386 >/dev/null; then
+		run32=(qemu-i386)
+		echo "# this kernel cannot execute i386 programs: running them under qemu-i386"
+	fi
+fi
+
 abis=("$CC 64" "$CC 32" "$CLANG 64" "$CLANG 32")
 for spec in "${abis[@]}"; do
 	read -r cc bits <<<"$spec"
 	out=$work/layout-$cc-$bits
+	runner=()
+	[ "$bits" = 32 ] && runner=("${run32[@]}")
 	# shellcheck disable=SC2086
-	if "$cc" -m"$bits" -std=c11 "${cwarn[@]}" $drm_cflags "$work/layout.c" \
-		-o "$out" >"$out.log" 2>&1 && "$out" >"$out.txt" 2>>"$out.log"; then
+	if "$cc" -m"$bits" -static -std=c11 "${cwarn[@]}" $drm_cflags "$work/layout.c" \
+		-o "$out" >"$out.log" 2>&1 && "${runner[@]}" "$out" >"$out.txt" 2>>"$out.log"; then
 		result "layout program builds and runs: $cc -m$bits" 0
 	else
 		result "layout program builds and runs: $cc -m$bits" 1 "$out.log"
