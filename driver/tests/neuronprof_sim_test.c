@@ -770,6 +770,17 @@ static void sim_test_exec_args(struct drm_neuronprof_sim_exec *args, u32 core,
 	};
 }
 
+/*
+ * The sim_exec callback as the core calls it: with the outputs zeroed (the
+ * core validates the arguments too; these tests pass valid ones).
+ */
+static int sim_test_exec(struct nprof_device *ndev, struct drm_neuronprof_sim_exec *args)
+{
+	args->status = 0;
+	memset(args->produced, 0, sizeof(args->produced));
+	return nprof_sim_exec(ndev, args);
+}
+
 /* With no queue started nothing is produced, and nothing is counted. */
 static void sim_device_exec_unsubscribed(struct kunit *test)
 {
@@ -779,9 +790,8 @@ static void sim_device_exec_unsubscribed(struct kunit *test)
 
 	sim_test_exec_args(&args, 1, 4, 10);
 	args.flags = NEURONPROF_SIM_EXEC_THROTTLE;
-	/* The core zeroes the outputs before the callback. */
-	memset(args.produced, 0, sizeof(args.produced));
-	KUNIT_EXPECT_EQ(test, nprof_sim_exec(sdev->ndev, &args), 0);
+	memset(args.produced, 0xff, sizeof(args.produced));
+	KUNIT_EXPECT_EQ(test, sim_test_exec(sdev->ndev, &args), 0);
 	KUNIT_EXPECT_EQ(test, args.status, 0U);
 	for (t = 0; t < ARRAY_SIZE(args.produced); t++)
 		KUNIT_EXPECT_EQ_MSG(test, args.produced[t], 0ULL, "queue type %u", t);
@@ -790,7 +800,7 @@ static void sim_device_exec_unsubscribed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sdev->cores[0].last_ts, 0ULL);
 
 	args.flags = NEURONPROF_SIM_EXEC_ERROR;
-	KUNIT_EXPECT_EQ(test, nprof_sim_exec(sdev->ndev, &args), 0);
+	KUNIT_EXPECT_EQ(test, sim_test_exec(sdev->ndev, &args), 0);
 	KUNIT_EXPECT_EQ(test, args.status, (u32)NPROF_SIM_EXEC_ERROR_STATUS);
 	KUNIT_EXPECT_EQ(test, nprof_sim_dev_del(SIM_TEST_ID), 0);
 }
@@ -843,17 +853,17 @@ static void sim_device_exec_timeout_and_error_knob(struct kunit *test)
 
 	sim_test_exec_args(&args, 3, 8, 1);
 	args.timeout_ns = ktime_get_ns();
-	KUNIT_EXPECT_EQ(test, nprof_sim_exec(sdev->ndev, &args), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, sim_test_exec(sdev->ndev, &args), -ETIMEDOUT);
 	sim_test_exec_args(&args, 3, 8, 1);
 	args.timeout_ns = ktime_get_ns() + 3600 * NSEC_PER_SEC;
-	KUNIT_EXPECT_EQ(test, nprof_sim_exec(sdev->ndev, &args), 0);
+	KUNIT_EXPECT_EQ(test, sim_test_exec(sdev->ndev, &args), 0);
 
 	atomic_set(nprof_sim_knob(sdev, NPROF_SIM_EXEC_ERROR), 1);
 	sim_test_exec_args(&args, 0, 2, 1);
-	KUNIT_EXPECT_EQ(test, nprof_sim_exec(sdev->ndev, &args), 0);
+	KUNIT_EXPECT_EQ(test, sim_test_exec(sdev->ndev, &args), 0);
 	KUNIT_EXPECT_EQ(test, args.status, (u32)NPROF_SIM_EXEC_ERROR_STATUS);
 	KUNIT_EXPECT_EQ(test, atomic_read(nprof_sim_knob(sdev, NPROF_SIM_EXEC_ERROR)), 0);
-	KUNIT_EXPECT_EQ(test, nprof_sim_exec(sdev->ndev, &args), 0);
+	KUNIT_EXPECT_EQ(test, sim_test_exec(sdev->ndev, &args), 0);
 	KUNIT_EXPECT_EQ(test, args.status, 0U);
 	KUNIT_EXPECT_EQ(test, nprof_sim_dev_del(SIM_TEST_ID), 0);
 }
@@ -869,7 +879,7 @@ static int sim_test_exec_fn(void *data)
 {
 	struct sim_test_exec_thread *t = data;
 
-	t->ret = nprof_sim_exec(t->ndev, &t->args);
+	t->ret = sim_test_exec(t->ndev, &t->args);
 	complete(&t->done);
 	return 0;
 }
@@ -945,7 +955,7 @@ static void sim_device_exec_subscribed(struct kunit *test)
 	args.instructions[0] = 20;
 	args.instructions[1] = 5;
 	args.dma_transfers = 8;
-	KUNIT_ASSERT_EQ(test, nprof_sim_exec(sdev->ndev, &args), 0);
+	KUNIT_ASSERT_EQ(test, sim_test_exec(sdev->ndev, &args), 0);
 	KUNIT_EXPECT_EQ(test, args.status, 0U);
 
 	KUNIT_EXPECT_EQ(test, sim_test_check_ring(test, trace, 0, 42), 60ULL);
@@ -963,7 +973,7 @@ static void sim_device_exec_subscribed(struct kunit *test)
 	}
 
 	/* A second execution continues the sequence of every queue. */
-	KUNIT_ASSERT_EQ(test, nprof_sim_exec(sdev->ndev, &args), 0);
+	KUNIT_ASSERT_EQ(test, sim_test_exec(sdev->ndev, &args), 0);
 	KUNIT_EXPECT_EQ(test, sim_test_check_ring(test, infer, 0, 42), 12ULL);
 	KUNIT_EXPECT_EQ(test, sim_test_check_ring(test, tev, 0, 42), 12ULL);
 
@@ -971,7 +981,7 @@ static void sim_device_exec_subscribed(struct kunit *test)
 	sim_test_unsubscribe(test, trace);
 	KUNIT_EXPECT_FALSE(test, sim_test_active(sdev, &(struct nprof_queue_id){
 		.kind = NEURONPROF_TARGET_CORE, .type = NEURONPROF_QT_TRACE }));
-	KUNIT_ASSERT_EQ(test, nprof_sim_exec(sdev->ndev, &args), 0);
+	KUNIT_ASSERT_EQ(test, sim_test_exec(sdev->ndev, &args), 0);
 	KUNIT_EXPECT_EQ(test, args.produced[NEURONPROF_QT_TRACE], 0ULL);
 	KUNIT_EXPECT_EQ(test, args.produced[NEURONPROF_QT_INFER_STATUS], 6ULL);
 }
@@ -991,7 +1001,7 @@ static void sim_device_exec_overflow(struct kunit *test)
 				   NEURONPROF_QT_TRACE, 4, PAGE_SIZE);
 	sim_test_exec_args(&args, 7, 1, 0);
 	args.instructions[4] = cap + 36;
-	KUNIT_ASSERT_EQ(test, nprof_sim_exec(sdev->ndev, &args), 0);
+	KUNIT_ASSERT_EQ(test, sim_test_exec(sdev->ndev, &args), 0);
 	KUNIT_EXPECT_EQ(test, args.produced[NEURONPROF_QT_TRACE], cap + 36);
 	KUNIT_EXPECT_EQ(test, sim_test_check_ring(test, trace, 0, 42), cap);
 	KUNIT_EXPECT_EQ(test, trace->ring.lost, 36ULL);
@@ -1000,19 +1010,19 @@ static void sim_device_exec_overflow(struct kunit *test)
 	/* Consume everything; the next delivered entry shows the gap. */
 	nprof_ring_consume(&trace->ring, trace->ring.prod);
 	args.instructions[4] = 1;
-	KUNIT_ASSERT_EQ(test, nprof_sim_exec(sdev->ndev, &args), 0);
+	KUNIT_ASSERT_EQ(test, sim_test_exec(sdev->ndev, &args), 0);
 	KUNIT_EXPECT_EQ(test, sim_test_check_ring(test, trace, cap + 36, 42), 1ULL);
 
 	/* force_overflow: everything is lost, and still counted. */
 	nprof_ring_consume(&trace->ring, trace->ring.prod);
 	atomic_set(nprof_sim_knob(sdev, NPROF_SIM_FORCE_OVERFLOW), 1);
 	args.instructions[4] = 5;
-	KUNIT_ASSERT_EQ(test, nprof_sim_exec(sdev->ndev, &args), 0);
+	KUNIT_ASSERT_EQ(test, sim_test_exec(sdev->ndev, &args), 0);
 	KUNIT_EXPECT_EQ(test, args.produced[NEURONPROF_QT_TRACE], 5ULL);
 	KUNIT_EXPECT_EQ(test, sim_test_check_ring(test, trace, 0, 42), 0ULL);
 	KUNIT_EXPECT_EQ(test, trace->ring.lost, 41ULL);
 	atomic_set(nprof_sim_knob(sdev, NPROF_SIM_FORCE_OVERFLOW), 0);
-	KUNIT_ASSERT_EQ(test, nprof_sim_exec(sdev->ndev, &args), 0);
+	KUNIT_ASSERT_EQ(test, sim_test_exec(sdev->ndev, &args), 0);
 	KUNIT_EXPECT_EQ(test, sim_test_check_ring(test, trace, cap + 42, 42), 5ULL);
 }
 
@@ -1226,7 +1236,7 @@ static void sim_bench_notify(struct kunit *test)
 	sub = sim_test_subscribe(test, sdev, NEURONPROF_TARGET_CORE, 0,
 				 NEURONPROF_QT_TRACE, 0, SIM_BENCH_RING_SIZE);
 	t0 = ktime_get_ns();
-	KUNIT_ASSERT_EQ(test, nprof_sim_exec(sdev->ndev, &args), 0);
+	KUNIT_ASSERT_EQ(test, sim_test_exec(sdev->ndev, &args), 0);
 	t0 = ktime_get_ns() - t0;
 	KUNIT_ASSERT_EQ(test, args.produced[NEURONPROF_QT_TRACE], (u64)SIM_BENCH_ENTRIES);
 	KUNIT_ASSERT_EQ(test, sub->ring.lost, 0ULL);
