@@ -16,8 +16,8 @@
 
 #include <neuronprof/ntff.h>
 
-#include "internal.h"
-#include "ntff_internal.h"
+#include "util/internal.h"
+#include "ntff/ntff_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

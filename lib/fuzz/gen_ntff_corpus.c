@@ -14,7 +14,7 @@
 #include <drm/neuronprof_drm.h>
 #include <neuronprof/ntff.h>
 
-#include "ntff_internal.h"
+#include "ntff/ntff_internal.h"
 
 static int write_file(const char *dir, const char *name, int nqueues, int entries, int wrap)
 {

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "device_internal.h"
+#include "device/device_internal.h"
 
 #define FAKE_MAX_QUEUES	512
 

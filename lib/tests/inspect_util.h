@@ -23,7 +23,8 @@
 #include <neuronprof/sys_trace.h>
 
 #include "fake_device.h"
-#include "inspect_internal.h"
+#include "capture/engines.h"
+#include "session/session_internal.h"
 
 /*
  * SIM_EXEC of the fake device: every subscribed queue of the core and of

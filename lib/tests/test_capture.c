@@ -13,7 +13,7 @@
 
 #include <neuronprof/capture.h>
 
-#include "capture_internal.h"
+#include "capture/capture_internal.h"
 #include "fake_device.h"
 #include "harness.h"
 #include "trace_util.h"

@@ -11,7 +11,7 @@
 
 #include <neuronprof/device.h>
 
-#include "capture_internal.h"
+#include "capture/capture_internal.h"
 #include "fake_device.h"
 #include "harness.h"
 #include "trace_util.h"

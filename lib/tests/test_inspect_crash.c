@@ -20,7 +20,7 @@
 
 #include "harness.h"
 #include "inspect_util.h"
-#include "sys_trace_internal.h"
+#include "trace/sys_trace_internal.h"
 #include "system_profile.pb-c.h"
 
 #if defined(__SANITIZE_ADDRESS__)

@@ -140,16 +140,20 @@ TEST(model_mode_captures_first_execution_per_model_per_core)
 	CHECK_INT(nprof_records_count(&done), 3);
 	CHECK_INT(done, 3);
 
-	/* '/' is not a file name character: it becomes '_'. */
-	CHECK_INT(ntff_check(dir, "resnet_a_vnc_2.ntff", &info), ENTRIES(3));
+	/*
+	 * "<model>_vnc_<interned id>.ntff": the three loaded models were
+	 * interned 0, 1 and 2 in load order, whatever their cores. '/' is not
+	 * a file name character: it becomes '_'.
+	 */
+	CHECK_INT(ntff_check(dir, "resnet_a_vnc_0.ntff", &info), ENTRIES(3));
 	CHECK_INT(info.capture_kind, NPROF_NTFF_CAPTURE_MODEL);
 	CHECK_INT(info.core, 2);
 	CHECK_INT(info.model_id, 11);
-	CHECK_INT(ntff_model_name(dir, "resnet_a_vnc_2.ntff", name, sizeof(name)), 0);
+	CHECK_INT(ntff_model_name(dir, "resnet_a_vnc_0.ntff", name, sizeof(name)), 0);
 	CHECK_STR(name, "resnet/a");
-	CHECK_INT(ntff_check(dir, "bert_vnc_2.ntff", &info), ENTRIES(2));
+	CHECK_INT(ntff_check(dir, "bert_vnc_1.ntff", &info), ENTRIES(2));
 	CHECK_INT(info.model_id, 12);
-	CHECK_INT(ntff_check(dir, "resnet_a_vnc_3.ntff", &info), ENTRIES(6));
+	CHECK_INT(ntff_check(dir, "resnet_a_vnc_2.ntff", &info), ENTRIES(6));
 	CHECK_INT(info.core, 3);
 	CHECK_INT(nprof_inspect_stop(), 0);
 	/* Three profiles and the system profile. */
@@ -231,13 +235,13 @@ TEST(on_fail_salvages_into_tmp)
 	CHECK(!path_exists(salv));
 	CHECK_INT(run(m, 3, true), 0);
 	CHECK_INT(dir_count(dir), 0);
-	CHECK_INT(ntff_check(salv, "failing_vnc_5.ntff", &info), ENTRIES(3));
+	CHECK_INT(ntff_check(salv, "failing_vnc_0.ntff", &info), ENTRIES(3));
 	CHECK_INT(info.capture_kind, NPROF_NTFF_CAPTURE_MODEL);
-	CHECK_INT(ntff_model_name(salv, "failing_vnc_5.ntff", name, sizeof(name)), 0);
+	CHECK_INT(ntff_model_name(salv, "failing_vnc_0.ntff", name, sizeof(name)), 0);
 	CHECK_STR(name, "failing");
 	/* The record is complete: later failures of it are not captured again. */
 	CHECK_INT(run(m, 9, true), 0);
-	CHECK_INT(ntff_check(salv, "failing_vnc_5.ntff", &info), ENTRIES(3));
+	CHECK_INT(ntff_check(salv, "failing_vnc_0.ntff", &info), ENTRIES(3));
 	CHECK_INT(dir_count(salv), 1);
 	CHECK_INT(fakex_subscribed(&x), 0);
 	CHECK_INT(nprof_model_unload(m), 0);

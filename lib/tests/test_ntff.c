@@ -18,8 +18,8 @@
 #include <drm/neuronprof_drm.h>
 
 #include "harness.h"
-#include "internal.h"
-#include "ntff_internal.h"
+#include "util/internal.h"
+#include "ntff/ntff_internal.h"
 
 #define ENTRY sizeof(struct neuronprof_notification)
 

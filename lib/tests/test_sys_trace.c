@@ -22,7 +22,7 @@
 #include <neuronprof/sys_trace.h>
 
 #include "harness.h"
-#include "sys_trace_internal.h"
+#include "trace/sys_trace_internal.h"
 #include "system_profile.pb-c.h"
 
 #define SRC_RT	NPROF_SYS_TRACE_SRC_NEURON_RT

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Capture-engine internals the capture modes and the host tests reach:
+ * which queues a session on a core subscribes, captures about a model, and
+ * files written under another name.
+ *
+ * capture/ is layer 4 of the library (lib/src/README): it may call util/,
+ * model/, ntff/, output/ and device/, and records its system-trace events
+ * through util/tracepoint.h; never trace/, config/, the modes or session/.
+ */
+#ifndef NEURONPROF_CAPTURE_INTERNAL_H
+#define NEURONPROF_CAPTURE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <neuronprof/device.h>
+
+struct nprof_capture;
+
+/* One queue of a device. */
+struct nprof_queue_id {
+	uint32_t target_kind;
+	uint32_t target_index;
+	uint32_t queue_type;
+	uint32_t engine;
+};
+
+/*
+ * The queues of a session on core @nc of a device described by @info: every
+ * queue type of the core (one per engine for per-engine types), then every
+ * queue type of each TopSP serving the core, in type and engine order.
+ * Types this library does not know are left out with a debug message.
+ * Fills at most @max ids (@out may be NULL when @max is 0).
+ *
+ * Return: the number of queues (which may exceed @max).
+ */
+size_t nprof_capture_plan(const struct nprof_device_info *info, uint32_t nc,
+			  struct nprof_queue_id *out, size_t max);
+
+/*
+ * nprof_capture_session_start() of a capture about one model (MODEL,
+ * on-fail and continuous captures): the session's profile_start,
+ * profile_stop and profile_serialize events carry *@model_id. NULL is
+ * nprof_capture_session_start().
+ */
+int nprof_capture_session_start_for(struct nprof_capture *cap, uint32_t nc,
+				    const uint64_t *model_id);
+
+/*
+ * How a file written by nprof_capture_session_serialize_named() describes
+ * itself, for the captures built on the SESSION engine (MODEL, CONTINUOUS).
+ * @capture_kind: enum nprof_ntff_capture_kind.
+ * @has_core, @core: the core written into the file (the runtime's virtual
+ *	core), instead of the device's core index.
+ * @model_name, @model_id: the model (@model_name may be NULL).
+ */
+struct nprof_capture_label {
+	uint32_t capture_kind;
+	bool has_core;
+	uint32_t core;
+	const char *model_name;
+	uint64_t model_id;
+};
+
+/*
+ * nprof_capture_session_serialize_at() under another file name and
+ * description: the MODEL and continuous captures harvest through the
+ * SESSION engine and only differ in what the file is called and says.
+ * @fname: a file name in @dirfd, or NULL for profile_nc_<nc>_session_<id>.ntff.
+ * @label: the description, or NULL for a SESSION capture.
+ */
+int nprof_capture_session_serialize_named(struct nprof_capture *cap, uint32_t nc,
+					  uint64_t session_id, int dirfd, const char *fname,
+					  const struct nprof_capture_label *label);
+
+#endif /* NEURONPROF_CAPTURE_INTERNAL_H */

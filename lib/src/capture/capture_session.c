@@ -1,0 +1,836 @@
+// SPDX-License-Identifier: MIT
+/*
+ * SESSION-keyed device-profile capture (the seed's nrt_profile_session_*):
+ * per-core start / stop (harvest, mint an id, stash) / serialize (pop and
+ * write NTFF) / drop, with per-core locking and reference counting.
+ *
+ * Zero copy: a harvested session is a range of positions in each of the
+ * core's rings, never a heap copy of entries. The rings stay subscribed and
+ * mapped while any session covers them (the active one or a stashed one),
+ * and the consumer position of each ring is only ever moved up to the
+ * oldest position a live session still needs, so the device cannot
+ * overwrite what a stashed session will write later. Serialize hands the
+ * range to the NTFF writer as at most two spans of the mapping.
+ *
+ * System trace: the engine records profile_start, profile_stop and
+ * profile_serialize for every capture, whoever drives it (the inspect
+ * session, MODEL and on-fail captures, continuous profiling, a direct user
+ * of this API), so each is recorded once; a capture about a model carries
+ * its id from start to serialize. The queues record their own events
+ * (device_nq.c).
+ *
+ * Locking: struct cap_core.lock guards a core's sessions and subscriptions.
+ * Serialize marks its session busy under the lock, writes without it (a
+ * busy session keeps its range and the subscriptions alive) and takes the
+ * lock again to unstash it. struct cap_core.ref_lock guards the count of
+ * calls in progress, which close waits to fall to zero.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <neuronprof/capture.h>
+#include <neuronprof/ntff.h>
+#include <neuronprof/output.h>
+
+#include "capture/capture_internal.h"
+#include "device/device_internal.h"
+#include "util/internal.h"
+#include "util/tracepoint.h"
+
+/* A subscribed queue of a core. */
+struct cap_queue {
+	struct nprof_queue_id id;
+	struct nprof_nq *nq;
+};
+
+/* A session's part of one queue: ring positions [begin, end) and losses. */
+struct cap_window {
+	uint64_t begin;
+	uint64_t end;
+	uint64_t lost_begin;
+	uint64_t lost_end;
+	uint32_t ring_flags;
+};
+
+/* A harvested session waiting in the stash. */
+struct cap_session {
+	struct cap_session *next;
+	uint64_t id;
+	bool busy;			/* being serialized */
+	bool has_model;			/* a capture about model @model_id */
+	uint64_t model_id;
+	uint64_t start_ns;
+	uint64_t stop_ns;
+	struct cap_window w[];		/* one per cap_core.queues[] */
+};
+
+struct cap_core {
+	/* Protects refs and closing. */
+	pthread_mutex_t ref_lock;
+	pthread_cond_t ref_cond;	/* signalled when refs drops to 0 */
+	unsigned int refs;		/* calls in progress on this core */
+	bool closing;
+
+	/* Protects every member below. */
+	pthread_mutex_t lock;
+	uint32_t nc;
+	struct cap_queue *queues;	/* NULL while nothing is subscribed */
+	size_t nqueues;
+	struct cap_window *active;	/* the active session's windows, or NULL */
+	uint64_t active_start_ns;
+	bool active_has_model;		/* as cap_session, for the active session */
+	uint64_t active_model_id;
+	uint64_t next_id;		/* minted at stop, monotonic */
+	struct cap_session *stash;	/* oldest first */
+};
+
+struct nprof_capture {
+	struct nprof_device *dev;
+	struct nprof_capture_opts opts;
+	char instance_id[NPROF_INSTANCE_ID_MAX + 1];
+	char hostname[256];
+	uint32_t ncores;
+	struct cap_core cores[];
+};
+
+/* ---- queue plan ------------------------------------------------------------- */
+
+static void plan_add(struct nprof_queue_id *out, size_t max, size_t *n, uint32_t kind,
+		     uint32_t index, uint32_t type, uint32_t engine)
+{
+	if (*n < max)
+		out[*n] = (struct nprof_queue_id){ kind, index, type, engine };
+	(*n)++;
+}
+
+static void plan_target(const struct nprof_device_info *info, uint32_t nc, uint32_t kind,
+			uint32_t index, struct nprof_queue_id *out, size_t max, size_t *n)
+{
+	uint32_t types = kind == NPROF_TARGET_CORE ? info->core_queue_types : info->topsp_queue_types;
+	uint32_t type, engine, engines;
+
+	for (type = 0; type < 32; type++) {
+		if (!(types & (1u << type)))
+			continue;
+		if (nprof_ntff_map_queue_type(type, NULL, NULL)) {
+			/* The seed drops unmapped types the same way: never written. */
+			nprof_log(NPROF_LOG_DEBUG,
+				  "NC %u: dropping queue type %u of %s %u: not a queue type this library knows",
+				  nc, type, kind == NPROF_TARGET_CORE ? "core" : "TopSP", index);
+			continue;
+		}
+		engines = kind == NPROF_TARGET_CORE && (info->per_engine_queue_types & (1u << type)) ?
+				  info->engines_per_core : 1;
+		for (engine = 0; engine < engines; engine++)
+			plan_add(out, max, n, kind, index, type, engine);
+	}
+}
+
+size_t nprof_capture_plan(const struct nprof_device_info *info, uint32_t nc,
+			  struct nprof_queue_id *out, size_t max)
+{
+	uint32_t per = info->num_cores ? info->num_topsps / info->num_cores : 0;
+	size_t n = 0;
+	uint32_t t;
+
+	plan_target(info, nc, NPROF_TARGET_CORE, nc, out, max, &n);
+	for (t = 0; per && t < info->num_topsps; t++)
+		if (t / per == nc)
+			plan_target(info, nc, NPROF_TARGET_TOPSP, t, out, max, &n);
+	return n;
+}
+
+/* ---- engine lifetime --------------------------------------------------------- */
+
+NPROF_API struct nprof_capture *nprof_capture_create(struct nprof_device *dev,
+						     const struct nprof_capture_opts *opts)
+{
+	struct nprof_capture *cap;
+	uint32_t i, t;
+	int ret;
+
+	if (!dev)
+		return nprof_err_ptr(EINVAL, "device is NULL");
+	if (opts && opts->size < sizeof(*opts))
+		return nprof_err_ptr(EINVAL, "struct nprof_capture_opts size %zu is unsupported (this library: %zu)",
+				     opts->size, sizeof(*opts));
+	cap = calloc(1, sizeof(*cap) + dev->info.num_cores * sizeof(cap->cores[0]));
+	if (!cap)
+		return nprof_err_ptr(ENOMEM, "cannot allocate a capture engine for %u cores",
+				     dev->info.num_cores);
+	cap->dev = dev;
+	cap->ncores = dev->info.num_cores;
+	cap->opts.size = sizeof(cap->opts);
+	for (t = 0; t < NPROF_QUEUE_TYPES; t++)
+		cap->opts.ring_size[t] = opts && opts->ring_size[t] ? opts->ring_size[t] :
+								      NPROF_CAPTURE_DEFAULT_RING_SIZE;
+	ret = nprof_output_instance_id(NULL, cap->instance_id, sizeof(cap->instance_id));
+	if (ret < 0) {
+		nprof_log(NPROF_LOG_WARN, "no instance id for profiles: %s", nprof_err_current());
+		cap->instance_id[0] = '\0';
+	}
+	if (gethostname(cap->hostname, sizeof(cap->hostname)))
+		cap->hostname[0] = '\0';
+	cap->hostname[sizeof(cap->hostname) - 1] = '\0';
+	for (i = 0; i < cap->ncores; i++) {
+		struct cap_core *c = &cap->cores[i];
+
+		pthread_mutex_init(&c->ref_lock, NULL);
+		pthread_cond_init(&c->ref_cond, NULL);
+		pthread_mutex_init(&c->lock, NULL);
+		c->nc = i;
+	}
+	return cap;
+}
+
+/*
+ * Enter a call on core @nc: counts it so close waits for it, and takes the
+ * core's lock. core_put() drops both.
+ */
+static int core_get(struct nprof_capture *cap, uint32_t nc, struct cap_core **out)
+{
+	struct cap_core *c;
+
+	if (!cap)
+		return nprof_err(EINVAL, "capture engine is NULL");
+	if (nc >= cap->ncores)
+		return nprof_err(EINVAL, "NC %u does not exist (the device has %u NeuronCores)", nc,
+				 cap->ncores);
+	c = &cap->cores[nc];
+	pthread_mutex_lock(&c->ref_lock);
+	if (c->closing) {
+		pthread_mutex_unlock(&c->ref_lock);
+		return nprof_err(ESHUTDOWN, "the capture engine is closing");
+	}
+	c->refs++;
+	pthread_mutex_unlock(&c->ref_lock);
+	pthread_mutex_lock(&c->lock);
+	*out = c;
+	return 0;
+}
+
+static void core_put(struct cap_core *c)
+{
+	pthread_mutex_unlock(&c->lock);
+	pthread_mutex_lock(&c->ref_lock);
+	if (!--c->refs)
+		pthread_cond_broadcast(&c->ref_cond);
+	pthread_mutex_unlock(&c->ref_lock);
+}
+
+static void unsubscribe_all(struct cap_core *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nqueues; i++)
+		nprof_nq_close(c->queues[i].nq);
+	free(c->queues);
+	c->queues = NULL;
+	c->nqueues = 0;
+}
+
+static void free_stash(struct cap_core *c)
+{
+	while (c->stash) {
+		struct cap_session *s = c->stash;
+
+		c->stash = s->next;
+		free(s);
+	}
+}
+
+NPROF_API void nprof_capture_close(struct nprof_capture *cap)
+{
+	uint32_t i;
+
+	if (!cap)
+		return;
+	for (i = 0; i < cap->ncores; i++) {
+		struct cap_core *c = &cap->cores[i];
+
+		pthread_mutex_lock(&c->ref_lock);
+		c->closing = true;
+		while (c->refs)
+			pthread_cond_wait(&c->ref_cond, &c->ref_lock);
+		pthread_mutex_unlock(&c->ref_lock);
+	}
+	for (i = 0; i < cap->ncores; i++) {
+		struct cap_core *c = &cap->cores[i];
+
+		if (c->active || c->stash)
+			nprof_log(NPROF_LOG_DEBUG, "NC %u: closing discards %s%s", i,
+				  c->active ? "an active session " : "",
+				  c->stash ? "stashed sessions" : "");
+		free(c->active);
+		free_stash(c);
+		unsubscribe_all(c);
+		pthread_mutex_destroy(&c->lock);
+		pthread_cond_destroy(&c->ref_cond);
+		pthread_mutex_destroy(&c->ref_lock);
+	}
+	free(cap);
+}
+
+/* ---- subscriptions and ring space -------------------------------------------- */
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clk, &ts))
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Subscribe every queue of the plan; all or nothing. Called locked. */
+static int subscribe_all(struct nprof_capture *cap, struct cap_core *c)
+{
+	const struct nprof_device_info *info = &cap->dev->info;
+	struct nprof_queue_id *ids;
+	size_t n, i;
+	int ret = 0;
+
+	n = nprof_capture_plan(info, c->nc, NULL, 0);
+	if (!n)
+		return nprof_err(ENODEV, "NC %u has no queue this library can capture", c->nc);
+	ids = calloc(n, sizeof(*ids));
+	c->queues = calloc(n, sizeof(*c->queues));
+	if (!ids || !c->queues) {
+		free(ids);
+		free(c->queues);
+		c->queues = NULL;
+		return nprof_err(ENOMEM, "cannot allocate %zu queues for NC %u", n, c->nc);
+	}
+	nprof_capture_plan(info, c->nc, ids, n);
+	for (i = 0; i < n; i++) {
+		struct nprof_nq_params p = {
+			.size = sizeof(p),
+			.target_kind = ids[i].target_kind,
+			.target_index = ids[i].target_index,
+			.queue_type = ids[i].queue_type,
+			.engine = ids[i].engine,
+			.ring_size = cap->opts.ring_size[ids[i].queue_type],
+		};
+
+		c->queues[i].id = ids[i];
+		c->queues[i].nq = nprof_nq_subscribe(cap->dev, &p);
+		if (!c->queues[i].nq) {
+			ret = nprof_err(errno, "cannot start a profile session on NC %u: %s", c->nc,
+					nprof_err_current());
+			break;
+		}
+		c->nqueues = i + 1;
+	}
+	free(ids);
+	if (ret)
+		unsubscribe_all(c);
+	return ret;
+}
+
+/*
+ * Give back the ring space no live session needs: each ring's consumer
+ * moves to the oldest begin of the active and the stashed sessions (busy
+ * ones included). Without any session left, unsubscribe. Called locked.
+ */
+static void release_space(struct cap_core *c)
+{
+	size_t i;
+
+	if (!c->active && !c->stash) {
+		unsubscribe_all(c);
+		return;
+	}
+	for (i = 0; i < c->nqueues; i++) {
+		struct nprof_ring *ring = nprof_nq_ring(c->queues[i].nq);
+		uint64_t cons = nprof_ring_load_consumer(ring);
+		uint64_t best = UINT64_MAX, pos = cons;
+		struct cap_session *s;
+
+		/* Distances from the consumer stay ordered when positions wrap. */
+		if (c->active && c->active[i].begin - cons < best) {
+			best = c->active[i].begin - cons;
+			pos = c->active[i].begin;
+		}
+		for (s = c->stash; s; s = s->next) {
+			if (s->w[i].begin - cons < best) {
+				best = s->w[i].begin - cons;
+				pos = s->w[i].begin;
+			}
+		}
+		if (pos != cons && nprof_ring_release(ring, pos))
+			nprof_log(NPROF_LOG_WARN, "NC %u: %s", c->nc, nprof_err_current());
+	}
+}
+
+/*
+ * Positions, lost count and flags of a queue: NQ_DRAIN (with a flush if
+ * asked), else the mapped header as it is (a failed flush, a removed device:
+ * the mapping stays valid and a partial profile beats none).
+ */
+static void queue_snapshot(struct cap_core *c, struct nprof_nq *nq, bool flush,
+			   struct nprof_nq_drain_state *st)
+{
+	struct nprof_ring_state rs = { .size = sizeof(rs) };
+
+	st->size = sizeof(*st);
+	if (!nprof_nq_drain(nq, flush ? NPROF_NQ_DRAIN_FLUSH : 0, st))
+		return;
+	nprof_log(NPROF_LOG_WARN, "NC %u: %s; using the ring as it is", c->nc, nprof_err_current());
+	if (flush && !nprof_nq_drain(nq, 0, st))
+		return;
+	nprof_ring_get_state(nprof_nq_ring(nq), &rs);
+	st->producer_pos = rs.producer_pos;
+	st->consumer_pos = rs.consumer_pos;
+	st->lost = rs.lost;
+	st->ring_flags = rs.flags;
+}
+
+/* ---- system trace ---------------------------------------------------------------- */
+
+/* Begin a profile_* event on the trace's core of core @c of the device. */
+static int trace_begin(struct nprof_sys_trace_event *ev, uint32_t type,
+		       const struct nprof_capture *cap, const struct cap_core *c)
+{
+	return nprof_tp_begin(ev, type, NPROF_SYS_TRACE_SRC_NEURON_RT,
+				     nprof_device_trace_core(cap->dev, NPROF_TARGET_CORE, c->nc));
+}
+
+/* End it, with the model if the capture has one and @n attributes of @a. */
+static void trace_end(struct nprof_sys_trace_event *ev, int want, bool has_model,
+		      uint64_t model_id, const struct nprof_sys_trace_attr *a, uint32_t n)
+{
+	if (want != 1)
+		return;
+	if (has_model) {
+		ev->flags |= NPROF_SYS_TRACE_F_MODEL_ID;
+		ev->model_id = model_id;
+	}
+	ev->attrs = a;
+	ev->nattrs = n;
+	nprof_tp_end(ev);
+}
+
+static inline struct nprof_sys_trace_attr uint_attr(const char *key, uint64_t v)
+{
+	return (struct nprof_sys_trace_attr){ .key = key, .type = NPROF_SYS_TRACE_ATTR_UINT, .v.u = v };
+}
+
+/* ---- sessions ------------------------------------------------------------------ */
+
+int nprof_capture_session_start_for(struct nprof_capture *cap, uint32_t nc,
+				    const uint64_t *model_id)
+{
+	struct nprof_sys_trace_attr attr;
+	struct nprof_sys_trace_event ev;
+	bool flush, fresh;
+	struct cap_window *w;
+	struct cap_core *c;
+	size_t i;
+	int ret, want;
+
+	ret = core_get(cap, nc, &c);
+	if (ret)
+		return ret;
+	want = trace_begin(&ev, NPROF_EV_PROFILE_START, cap, c);
+	flush = cap->dev->info.caps & NPROF_DEVICE_CAP_FLUSH;
+	if (c->active) {
+		ret = nprof_err(EBUSY, "a profile session is already active on NC %u", nc);
+		goto out;
+	}
+	fresh = !c->queues;
+	if (fresh) {
+		ret = subscribe_all(cap, c);
+		if (ret)
+			goto out;
+	}
+	w = calloc(c->nqueues, sizeof(*w));
+	if (!w) {
+		ret = nprof_err(ENOMEM, "cannot allocate a session for NC %u", nc);
+		if (fresh)
+			unsubscribe_all(c);
+		goto out;
+	}
+	for (i = 0; i < c->nqueues; i++) {
+		struct nprof_nq_drain_state st;
+
+		if (fresh) {
+			/* Everything since the subscription belongs to this session. */
+			w[i].begin = nprof_ring_load_consumer(nprof_nq_ring(c->queues[i].nq));
+			continue;
+		}
+		/*
+		 * Reused rings (an unserialized session holds them): begin
+		 * after what is in flight now, so it is not counted twice.
+		 */
+		queue_snapshot(c, c->queues[i].nq, flush, &st);
+		w[i].begin = st.producer_pos;
+		w[i].lost_begin = st.lost;
+	}
+	c->active = w;
+	c->active_start_ns = now_ns((clockid_t)cap->dev->info.clock_id);
+	c->active_has_model = model_id != NULL;
+	c->active_model_id = model_id ? *model_id : 0;
+	release_space(c);
+	attr = uint_attr("queues", c->nqueues);
+	trace_end(&ev, want, c->active_has_model, c->active_model_id, &attr, 1);
+out:
+	core_put(c);
+	return ret;
+}
+
+NPROF_API int nprof_capture_session_start(struct nprof_capture *cap, uint32_t nc)
+{
+	return nprof_capture_session_start_for(cap, nc, NULL);
+}
+
+NPROF_API int nprof_capture_session_active(struct nprof_capture *cap, uint32_t nc)
+{
+	struct cap_core *c;
+	int ret;
+
+	ret = core_get(cap, nc, &c);
+	if (ret)
+		return ret;
+	ret = c->active != NULL;
+	core_put(c);
+	return ret;
+}
+
+NPROF_API int nprof_capture_session_stop(struct nprof_capture *cap, uint32_t nc,
+					 uint64_t *session_id)
+{
+	struct nprof_sys_trace_attr attrs[3];
+	struct nprof_sys_trace_event ev;
+	uint64_t entries = 0, lost = 0;
+	struct cap_session *s, **tail;
+	struct cap_core *c;
+	bool flush;
+	size_t i;
+	int ret, want;
+
+	if (!session_id)
+		return nprof_err(EINVAL, "session id pointer is NULL");
+	ret = core_get(cap, nc, &c);
+	if (ret)
+		return ret;
+	want = trace_begin(&ev, NPROF_EV_PROFILE_STOP, cap, c);
+	flush = cap->dev->info.caps & NPROF_DEVICE_CAP_FLUSH;
+	if (!c->active) {
+		ret = nprof_err(EINVAL, "no active profile session for NC %u", nc);
+		goto out;
+	}
+	s = calloc(1, sizeof(*s) + c->nqueues * sizeof(s->w[0]));
+	if (!s) {
+		ret = nprof_err(ENOMEM, "cannot allocate the harvest of NC %u", nc);
+		goto out;
+	}
+	for (i = 0; i < c->nqueues; i++) {
+		struct nprof_nq *nq = c->queues[i].nq;
+		struct nprof_ring *ring = nprof_nq_ring(nq);
+		struct nprof_nq_drain_state st;
+		struct cap_window *w = &s->w[i];
+
+		queue_snapshot(c, nq, flush, &st);
+		*w = c->active[i];
+		w->end = st.producer_pos;
+		w->lost_end = st.lost;
+		w->ring_flags = st.ring_flags;
+		/* A ring cannot hold more than its size unread: anything else is corrupt. */
+		if ((w->end - w->begin) % ring->entry_size || w->end - w->begin > ring->size ||
+		    w->lost_end < w->lost_begin) {
+			nprof_log(NPROF_LOG_ERROR,
+				  "NC %u: queue type %u target %u/%u engine %u reports positions %llu..%llu, lost %llu..%llu; dropping its entries",
+				  nc, ring->queue_type, ring->target_kind, ring->target_index,
+				  ring->engine, (unsigned long long)w->begin,
+				  (unsigned long long)w->end, (unsigned long long)w->lost_begin,
+				  (unsigned long long)w->lost_end);
+			w->end = w->begin;
+			w->lost_end = w->lost_begin;
+		}
+		entries += (w->end - w->begin) / ring->entry_size;
+		lost += w->lost_end - w->lost_begin;
+	}
+	s->start_ns = c->active_start_ns;
+	s->stop_ns = now_ns((clockid_t)cap->dev->info.clock_id);
+	s->id = c->next_id++;
+	s->has_model = c->active_has_model;
+	s->model_id = c->active_model_id;
+	for (tail = &c->stash; *tail; tail = &(*tail)->next)
+		;
+	*tail = s;
+	free(c->active);
+	c->active = NULL;
+	*session_id = s->id;
+	attrs[0] = uint_attr("session_id", s->id);
+	attrs[1] = uint_attr("entries", entries);
+	attrs[2] = uint_attr("lost", lost);
+	trace_end(&ev, want, s->has_model, s->model_id, attrs, 3);
+out:
+	core_put(c);
+	return ret;
+}
+
+/* Find a stashed session; -ENOENT / -EBUSY with the message. Called locked. */
+static int find_session(struct cap_core *c, uint64_t id, bool allow_busy,
+			struct cap_session ***link)
+{
+	struct cap_session **p;
+
+	for (p = &c->stash; *p; p = &(*p)->next) {
+		if ((*p)->id != id)
+			continue;
+		if ((*p)->busy && !allow_busy)
+			return nprof_err(EBUSY, "profile session id %llu of NC %u is being serialized",
+					 (unsigned long long)id, c->nc);
+		*link = p;
+		return 0;
+	}
+	return nprof_err(ENOENT, "unable to find profile session id %llu", (unsigned long long)id);
+}
+
+/*
+ * core_get() and the stashed session @id of that core: on success the call
+ * is counted and the core's lock held, as after core_get().
+ */
+static int session_get(struct nprof_capture *cap, uint32_t nc, uint64_t id, bool allow_busy,
+		       struct cap_core **out, struct cap_session ***link)
+{
+	struct cap_core *c;
+	int ret;
+
+	ret = core_get(cap, nc, &c);
+	if (ret)
+		return ret;
+	ret = find_session(c, id, allow_busy, link);
+	if (ret) {
+		core_put(c);
+		return ret;
+	}
+	*out = c;
+	return 0;
+}
+
+/* Take the session at *@link out of the stash and give back its ring space. Called locked. */
+static void unstash(struct cap_core *c, struct cap_session **link)
+{
+	struct cap_session *s = *link;
+
+	*link = s->next;
+	free(s);
+	release_space(c);
+}
+
+/*
+ * Write one session; no lock held (the busy session pins what it reads).
+ * @fname and @label come from nprof_capture_session_serialize_named(); NULL
+ * means the SESSION file name and description.
+ */
+static int write_session(struct nprof_capture *cap, struct cap_core *c,
+			 const struct cap_session *s, int dirfd, const char *fname,
+			 const struct nprof_capture_label *label)
+{
+	const struct nprof_device_info *di = &cap->dev->info;
+	struct nprof_ntff_writer *w;
+	struct nprof_ntff_info info;
+	char name[NAME_MAX + 1];
+	size_t i;
+	int ret;
+
+	if (fname) {
+		ret = snprintf(name, sizeof(name), "%s", fname);
+		if (ret < 0 || (size_t)ret >= sizeof(name))
+			return nprof_err(ENAMETOOLONG, "file name '%.32s...' is longer than NAME_MAX",
+					 fname);
+	} else {
+		ret = nprof_output_session_ntff_name(name, sizeof(name), c->nc, s->id);
+		if (ret < 0)
+			return ret;
+	}
+	w = nprof_ntff_writer_createat(dirfd, name, 0);
+	if (!w)
+		return nprof_err(errno, "cannot serialize profile session id %llu of NC %u: %s",
+				 (unsigned long long)s->id, c->nc, nprof_err_current());
+
+	/*
+	 * The device is described once per file, in the capture description,
+	 * not per queue: every queue of a session comes from this device.
+	 */
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	info.pid = (uint32_t)getpid();
+	info.core = label && label->has_core ? label->core : c->nc;
+	info.capture_kind = label ? label->capture_kind : NPROF_NTFF_CAPTURE_SESSION;
+	info.clock_id = di->clock_id;
+	info.session_id = s->id;
+	info.model_name = label ? label->model_name : NULL;
+	info.model_id = label ? label->model_id : 0;
+	info.instance_id = cap->instance_id[0] ? cap->instance_id : NULL;
+	info.hostname = cap->hostname[0] ? cap->hostname : NULL;
+	info.start_ns = s->start_ns;
+	info.stop_ns = s->stop_ns;
+	info.device.arch = di->arch;
+	info.device.uapi_version = di->uapi_version;
+	info.device.num_cores = di->num_cores;
+	info.device.num_topsps = di->num_topsps;
+	info.device.engines_per_core = di->engines_per_core;
+	info.device.entry_size = di->entry_size;
+	info.device.device_index = di->device_index;
+	info.device.provider = di->provider;
+	ret = nprof_ntff_writer_set_info(w, &info);
+
+	for (i = 0; !ret && i < c->nqueues; i++) {
+		const struct cap_queue *q = &c->queues[i];
+		const struct cap_window *win = &s->w[i];
+		struct nprof_ring *ring = nprof_nq_ring(q->nq);
+		struct nprof_ntff_queue_desc desc;
+		struct nprof_ring_spans sp;
+
+		if (nprof_ntff_map_queue_type(q->id.queue_type, NULL, NULL)) {
+			nprof_log(NPROF_LOG_DEBUG, "NC %u: dropping queue type %u: not a queue type this library knows",
+				  c->nc, q->id.queue_type);
+			continue;
+		}
+		ret = nprof_ring_window(ring, win->begin, win->end, &sp);
+		if (ret < 0)
+			break;
+		memset(&desc, 0, sizeof(desc));
+		desc.size = sizeof(desc);
+		desc.queue_type = q->id.queue_type;
+		desc.target_kind = q->id.target_kind;
+		desc.target_index = q->id.target_index;
+		desc.engine = q->id.engine;
+		desc.entry_size = ring->entry_size;
+		desc.ring_flags = win->ring_flags;
+		desc.lost_count = win->lost_end - win->lost_begin;
+		ret = nprof_ntff_writer_append(w, &desc, sp.ptr[0], sp.len[0], sp.ptr[1], sp.len[1]);
+		ret = ret < 0 ? ret : 0;
+	}
+	if (ret) {
+		nprof_ntff_writer_abort(w);
+	} else {
+		ret = nprof_ntff_writer_finalize(w);
+	}
+	if (ret)
+		return nprof_err(-ret, "cannot serialize profile session id %llu of NC %u into %s: %s",
+				 (unsigned long long)s->id, c->nc, name, nprof_err_current());
+	return 0;
+}
+
+NPROF_API int nprof_capture_session_serialize_at(struct nprof_capture *cap, uint32_t nc,
+						 uint64_t session_id, int dirfd)
+{
+	return nprof_capture_session_serialize_named(cap, nc, session_id, dirfd, NULL, NULL);
+}
+
+int nprof_capture_session_serialize_named(struct nprof_capture *cap, uint32_t nc,
+					  uint64_t session_id, int dirfd, const char *fname,
+					  const struct nprof_capture_label *label)
+{
+	struct nprof_sys_trace_attr attrs[2];
+	struct nprof_sys_trace_event ev;
+	struct cap_session **link, *s;
+	struct cap_core *c;
+	int ret, want;
+
+	ret = session_get(cap, nc, session_id, false, &c, &link);
+	if (ret)
+		return ret;
+	s = *link;
+	s->busy = true;
+	pthread_mutex_unlock(&c->lock);
+
+	/* Recorded whether the write works or not: the time went into it either way. */
+	want = trace_begin(&ev, NPROF_EV_PROFILE_SERIALIZE, cap, c);
+	ret = write_session(cap, c, s, dirfd, fname, label);
+	attrs[0] = uint_attr("session_id", s->id);
+	attrs[1] = (struct nprof_sys_trace_attr){
+		.key = "error", .type = NPROF_SYS_TRACE_ATTR_INT, .v.i = -ret,
+	};
+	trace_end(&ev, want, s->has_model, s->model_id, attrs, ret ? 2 : 1);
+
+	pthread_mutex_lock(&c->lock);
+	s->busy = false;
+	if (!ret) {
+		/* Other sessions may have been unstashed meanwhile: look again. */
+		for (link = &c->stash; *link != s; link = &(*link)->next)
+			;
+		unstash(c, link);
+	}
+	core_put(c);
+	return ret;
+}
+
+NPROF_API int nprof_capture_session_serialize(struct nprof_capture *cap, uint32_t nc,
+					      uint64_t session_id, const char *dir)
+{
+	int fd, ret;
+
+	if (!dir)
+		return nprof_err(EINVAL, "output directory is NULL");
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return nprof_err(errno, "cannot open directory %s: %s", dir, strerror(errno));
+	ret = nprof_capture_session_serialize_at(cap, nc, session_id, fd);
+	close(fd);
+	return ret;
+}
+
+NPROF_API int nprof_capture_session_drop(struct nprof_capture *cap, uint32_t nc,
+					 uint64_t session_id)
+{
+	struct cap_session **link;
+	struct cap_core *c;
+	int ret;
+
+	ret = session_get(cap, nc, session_id, false, &c, &link);
+	if (ret)
+		return ret;
+	unstash(c, link);
+	core_put(c);
+	return 0;
+}
+
+NPROF_API int nprof_capture_session_stats(struct nprof_capture *cap, uint32_t nc,
+					  uint64_t session_id, struct nprof_capture_stats *st)
+{
+	struct cap_session **link, *s;
+	struct cap_core *c;
+	size_t size, i;
+	int ret;
+
+	if (!st)
+		return nprof_err(EINVAL, "stats is NULL");
+	if (st->size < sizeof(*st))
+		return nprof_err(EINVAL, "struct nprof_capture_stats size %zu is unsupported (this library: %zu)",
+				 st->size, sizeof(*st));
+	ret = session_get(cap, nc, session_id, true, &c, &link);
+	if (ret)
+		return ret;
+	s = *link;
+	size = st->size;
+	memset(st, 0, sizeof(*st));
+	st->size = size;
+	st->start_ns = s->start_ns;
+	st->stop_ns = s->stop_ns;
+	for (i = 0; i < c->nqueues; i++) {
+		uint32_t t = c->queues[i].id.queue_type;
+		uint32_t es = nprof_nq_ring(c->queues[i].nq)->entry_size;
+
+		if (t >= NPROF_QUEUE_TYPES)
+			continue;
+		st->queues++;
+		st->entries[t] += (s->w[i].end - s->w[i].begin) / es;
+		st->lost[t] += s->w[i].lost_end - s->w[i].lost_begin;
+		st->ring_flags |= s->w[i].ring_flags;
+	}
+	core_put(c);
+	return 0;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The inspect configuration (config.c) and its environment parser (env.c):
+ * the options bag the inspect controller is given.
+ *
+ * config/ is layer 5 of the library (lib/src/README), next to the capture
+ * modes: it may call util/, output/ (the output-directory policy) and the
+ * host trace's event taxonomy in trace/, never the modes or session/.
+ */
+#ifndef NEURONPROF_CONFIG_INTERNAL_H
+#define NEURONPROF_CONFIG_INTERNAL_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <neuronprof/config.h>
+
+#include "trace/sys_trace_internal.h"
+#include "util/internal.h"
+
+struct nprof_inspect_config {
+	int session_id;
+	unsigned int activities;		/* enum nprof_activity bits */
+	enum nprof_device_profile_mode device_profile_mode;
+	bool enable_inspect;
+	bool enable_inspect_on_fail;
+	uint8_t capture_nc[NPROF_MAX_CORES];
+	uint64_t ring_size[NPROF_QUEUE_TYPES];	/* bytes */
+	struct nprof_sys_trace_config sys_trace;
+	char output_dir[PATH_MAX];
+};
+
+/*
+ * The device profile mode NEURON_RT_INSPECT_DEVICE_PROFILE asks for
+ * (NPROF_DEVICE_PROFILE_DISABLED when it is unset or 0), as
+ * nprof_inspect_config_parse_env() reads it; -EINVAL with a message for a
+ * value it would refuse.
+ */
+int nprof_env_device_profile_mode(void);
+
+#endif /* NEURONPROF_CONFIG_INTERNAL_H */

@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The one parser of the inspect environment (NEURON_RT_INSPECT_* and
+ * NEURON_RT_PROFILE_BUF_<TYPE>_MB). Values are parsed strictly: no sign, no
+ * blanks, no trailing characters; every error names the variable, the part
+ * that is wrong and the whole value. The parse works on a copy of the
+ * configuration and commits it only when every variable was valid.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <neuronprof/config.h>
+#include <neuronprof/output.h>
+#include <neuronprof/sys_trace_events.h>
+
+#include "config/config_internal.h"
+
+#define ENV_PREFIX		"NEURON_RT_INSPECT_"
+#define ENV_BUF_PREFIX		"NEURON_RT_PROFILE_BUF_"
+#define MiB			(1024ULL * 1024ULL)
+
+struct env_ctx {
+	nprof_env_lookup_fn lookup;
+	void *ctx;
+};
+
+static const char *env_get(const struct env_ctx *e, const char *name)
+{
+	return e->lookup ? e->lookup(name, e->ctx) : getenv(name);
+}
+
+static int parse_bool(const char *var, const char *v, bool *out)
+{
+	if (!strcmp(v, "0")) {
+		*out = false;
+		return 0;
+	}
+	if (!strcmp(v, "1")) {
+		*out = true;
+		return 0;
+	}
+	return nprof_err(EINVAL, "%s: expected 0 or 1, got '%s'", var, v);
+}
+
+/* Decimal digits only; -EINVAL "not a number" or -ERANGE on overflow. */
+static int parse_u64(const char *s, size_t len, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (!len)
+		return -EINVAL;
+	for (i = 0; i < len; i++) {
+		unsigned int d;
+
+		if (s[i] < '0' || s[i] > '9')
+			return -EINVAL;
+		d = (unsigned int)(s[i] - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_number_in_range(const char *var, const char *v, uint64_t lo, uint64_t hi,
+				 uint64_t *out)
+{
+	int ret = parse_u64(v, strlen(v), out);
+
+	if (ret == -EINVAL)
+		return nprof_err(EINVAL, "%s: '%s' is not a non-negative decimal number", var, v);
+	if (ret == -ERANGE || *out < lo || *out > hi)
+		return nprof_err(EINVAL, "%s: %s is out of range [%llu, %llu]", var, v,
+				 (unsigned long long)lo, (unsigned long long)hi);
+	return 0;
+}
+
+/* One element "N" of a core list; the message quotes the element and list. */
+static int parse_core(const char *var, const char *whole, const char *s, size_t len,
+		      uint32_t *core)
+{
+	uint64_t v = 0;
+	int ret = parse_u64(s, len, &v);
+
+	if (ret == -EINVAL)
+		return nprof_err(EINVAL, "%s: bad core index '%.*s' in '%s'", var, (int)len, s, whole);
+	if (ret == -ERANGE || v >= NPROF_MAX_CORES)
+		return nprof_err(EINVAL, "%s: core index %.*s is out of range [0, %d] in '%s'", var,
+				 (int)len, s, NPROF_MAX_CORES - 1, whole);
+	*core = (uint32_t)v;
+	return 0;
+}
+
+/* "0", "0,2,4", "0-3", "0-3,8" -> cores[] flags. */
+static int parse_core_list(const char *var, const char *v, uint8_t cores[NPROF_MAX_CORES])
+{
+	const char *p = v;
+
+	memset(cores, 0, NPROF_MAX_CORES);
+	if (!*v)
+		return nprof_err(EINVAL, "%s: empty core list", var);
+	for (;;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		const char *dash = memchr(p, '-', len);
+		uint32_t lo, hi, c;
+		int ret;
+
+		if (!len)
+			return nprof_err(EINVAL, "%s: empty element in '%s'", var, v);
+		if (dash) {
+			ret = parse_core(var, v, p, (size_t)(dash - p), &lo);
+			if (!ret)
+				ret = parse_core(var, v, dash + 1, len - (size_t)(dash - p) - 1, &hi);
+			if (ret)
+				return ret;
+			if (lo > hi)
+				return nprof_err(EINVAL, "%s: range '%.*s' is reversed in '%s'", var,
+						 (int)len, p, v);
+		} else {
+			ret = parse_core(var, v, p, len, &lo);
+			if (ret)
+				return ret;
+			hi = lo;
+		}
+		for (c = lo; c <= hi; c++)
+			cores[c] = 1;
+		if (!end)
+			return 0;
+		p = end + 1;
+	}
+}
+
+/* "name,hardware,^name" -> mask; no positive item means "all but ...". */
+static int parse_event_filter(const char *var, const char *v, uint64_t *out)
+{
+	uint64_t include = 0, exclude = 0;
+	bool any_include = false;
+	const char *p = v;
+	char item[128];
+
+	if (!*v)
+		return nprof_err(EINVAL, "%s: empty event type list", var);
+	for (;;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		bool neg = len && *p == '^';
+		uint64_t mask;
+
+		if (neg) {
+			p++;
+			len--;
+		}
+		if (!len)
+			return nprof_err(EINVAL, "%s: empty element in '%s'", var, v);
+		if (len >= sizeof(item))
+			return nprof_err(EINVAL, "%s: unknown event type '%.*s' in '%s'", var,
+					 (int)len, p, v);
+		memcpy(item, p, len);
+		item[len] = '\0';
+		if (nprof_sys_trace_event_selector(item, &mask))
+			return nprof_err(EINVAL, "%s: unknown event type '%s' in '%s'", var, item, v);
+		if (neg) {
+			exclude |= mask;
+		} else {
+			include |= mask;
+			any_include = true;
+		}
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	*out = (any_include ? include : NPROF_SYS_TRACE_ALL_MASK) & ~exclude;
+	return 0;
+}
+
+/*
+ * NEURON_RT_PROFILE_BUF_<TYPE>_MB names: the runtime's classes first, then
+ * one per queue type. Two names of the same queue must agree.
+ */
+static const struct {
+	const char *type;
+	uint32_t queue_type;
+} buf_vars[] = {
+	{ "EVENT", 1 },
+	{ "DMA", 4 },
+	{ "THROTTLE", 5 },
+	{ "CC_CORE_INSTRUCTION", 6 },
+	{ "CC_CORE_EVENT", 7 },
+	{ "TRACE", 0 },
+	{ "ERROR", 2 },
+	{ "INFER_STATUS", 3 },
+	{ "TOPSP_TRACE", 6 },
+	{ "TOPSP_EVENT", 7 },
+	{ "TOPSP_ERROR", 8 },
+};
+
+static int parse_ring_sizes(const struct env_ctx *e, struct nprof_inspect_config *cfg)
+{
+	const char *set_by[NPROF_QT_COUNT] = { 0 };
+	char var[64];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(buf_vars); i++) {
+		uint32_t qt = buf_vars[i].queue_type;
+		const char *v;
+		uint64_t mb;
+		int ret;
+
+		snprintf(var, sizeof(var), ENV_BUF_PREFIX "%s_MB", buf_vars[i].type);
+		v = env_get(e, var);
+		if (!v)
+			continue;
+		ret = parse_number_in_range(var, v, NPROF_RING_SIZE_MIN_MB, NPROF_RING_SIZE_MAX_MB, &mb);
+		if (ret)
+			return ret;
+		if (set_by[qt] && cfg->ring_size[qt] != mb * MiB)
+			return nprof_err(EINVAL, "%s=%s conflicts with " ENV_BUF_PREFIX "%s_MB=%llu",
+					 var, v, set_by[qt],
+					 (unsigned long long)(cfg->ring_size[qt] / MiB));
+		cfg->ring_size[qt] = mb * MiB;
+		set_by[qt] = buf_vars[i].type;
+	}
+	return 0;
+}
+
+/* NEURON_RT_INSPECT_DEVICE_PROFILE: the mode it asks for, or -EINVAL. */
+static int parse_device_profile(const char *v)
+{
+	if (!strcmp(v, "0"))
+		return NPROF_DEVICE_PROFILE_DISABLED;
+	if (!strcmp(v, "1") || !strcmp(v, "model"))
+		return NPROF_DEVICE_PROFILE_MODEL;
+	if (!strcmp(v, "session"))
+		return NPROF_DEVICE_PROFILE_SESSION;
+	return nprof_err(EINVAL, ENV_PREFIX "DEVICE_PROFILE: expected 0, 1, model or session, got '%s'",
+			 v);
+}
+
+int nprof_env_device_profile_mode(void)
+{
+	const char *v = getenv(ENV_PREFIX "DEVICE_PROFILE");
+
+	return v ? parse_device_profile(v) : NPROF_DEVICE_PROFILE_DISABLED;
+}
+
+static int parse_all(const struct env_ctx *e, struct nprof_inspect_config *cfg)
+{
+	const char *v;
+	bool b = false;
+	int ret;
+
+#define BOOL_VAR(suffix, stmt) \
+	do { \
+		v = env_get(e, ENV_PREFIX suffix); \
+		if (v) { \
+			ret = parse_bool(ENV_PREFIX suffix, v, &b); \
+			if (ret) \
+				return ret; \
+			stmt; \
+		} \
+	} while (0)
+#define SET_ACTIVITY(bit) \
+	(cfg->activities = b ? (cfg->activities | (bit)) : (cfg->activities & ~(unsigned int)(bit)))
+
+	BOOL_VAR("ENABLE", cfg->enable_inspect = b);
+	BOOL_VAR("ON_FAIL", cfg->enable_inspect_on_fail = b);
+	BOOL_VAR("SYSTEM_PROFILE", SET_ACTIVITY(NPROF_ACTIVITY_SYSTEM_PROFILE));
+	BOOL_VAR("CPU_UTIL", SET_ACTIVITY(NPROF_ACTIVITY_CPU_UTIL));
+	BOOL_VAR("HOST_MEMORY", SET_ACTIVITY(NPROF_ACTIVITY_HOST_MEMORY));
+#undef BOOL_VAR
+#undef SET_ACTIVITY
+
+	v = env_get(e, ENV_PREFIX "DEVICE_PROFILE");
+	if (v) {
+		ret = parse_device_profile(v);
+		if (ret < 0)
+			return ret;
+		cfg->device_profile_mode = (enum nprof_device_profile_mode)ret;
+		if (ret == NPROF_DEVICE_PROFILE_DISABLED)
+			cfg->activities &= ~(unsigned int)NPROF_ACTIVITY_DEVICE_PROFILE;
+		else
+			cfg->activities |= NPROF_ACTIVITY_DEVICE_PROFILE;
+	}
+
+	v = env_get(e, ENV_PREFIX "OUTPUT_DIR");
+	if (v) {
+		ret = nprof_inspect_config_set_output_dir(cfg, v);
+		if (ret)
+			return nprof_err(-ret, ENV_PREFIX "OUTPUT_DIR: %s", nprof_err_current());
+	}
+
+	v = env_get(e, ENV_PREFIX "EVENT_FILTER_NC");
+	if (v) {
+		uint8_t cores[NPROF_MAX_CORES];
+
+		ret = parse_core_list(ENV_PREFIX "EVENT_FILTER_NC", v, cores);
+		if (ret)
+			return ret;
+		/* As nprof_inspect_config_set_capture_enabled_for_nc() would. */
+		memcpy(cfg->capture_nc, cores, sizeof(cores));
+		memcpy(cfg->sys_trace.capture_nc, cores, sizeof(cores));
+	}
+
+	v = env_get(e, ENV_PREFIX "EVENT_FILTER_TYPE");
+	if (v) {
+		ret = parse_event_filter(ENV_PREFIX "EVENT_FILTER_TYPE", v,
+					 &cfg->sys_trace.event_type_mask);
+		if (ret)
+			return ret;
+	}
+
+	v = env_get(e, ENV_PREFIX "SYS_TRACE_MAX_EVENTS_PER_NC");
+	if (v) {
+		ret = parse_number_in_range(ENV_PREFIX "SYS_TRACE_MAX_EVENTS_PER_NC", v, 1,
+					    NPROF_SYS_TRACE_MAX_EVENTS_LIMIT,
+					    &cfg->sys_trace.max_events_per_nc);
+		if (ret)
+			return ret;
+	}
+
+	return parse_ring_sizes(e, cfg);
+}
+
+/* Names parse_all() reads, to warn about misspelt variables. */
+static bool known_var(const char *name, size_t len)
+{
+	static const char *const inspect[] = {
+		"ENABLE", "OUTPUT_DIR", "SYSTEM_PROFILE", "DEVICE_PROFILE", "ON_FAIL",
+		"CPU_UTIL", "HOST_MEMORY", "EVENT_FILTER_NC", "EVENT_FILTER_TYPE",
+		"SYS_TRACE_MAX_EVENTS_PER_NC",
+	};
+	char buf[96];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(inspect); i++) {
+		snprintf(buf, sizeof(buf), ENV_PREFIX "%s", inspect[i]);
+		if (strlen(buf) == len && !strncmp(buf, name, len))
+			return true;
+	}
+	for (i = 0; i < ARRAY_SIZE(buf_vars); i++) {
+		snprintf(buf, sizeof(buf), ENV_BUF_PREFIX "%s_MB", buf_vars[i].type);
+		if (strlen(buf) == len && !strncmp(buf, name, len))
+			return true;
+	}
+	return false;
+}
+
+static void warn_unknown(char *const envp[])
+{
+	size_t i;
+
+	if (!envp)
+		return;
+	for (i = 0; envp[i]; i++) {
+		const char *eq = strchr(envp[i], '=');
+		size_t len = eq ? (size_t)(eq - envp[i]) : strlen(envp[i]);
+
+		if (strncmp(envp[i], ENV_PREFIX, strlen(ENV_PREFIX)) &&
+		    strncmp(envp[i], ENV_BUF_PREFIX, strlen(ENV_BUF_PREFIX)))
+			continue;
+		if (!known_var(envp[i], len))
+			nprof_log(NPROF_LOG_WARN, "ignoring unknown environment variable %.*s",
+				  (int)len, envp[i]);
+	}
+}
+
+NPROF_API int nprof_inspect_config_parse_env(struct nprof_inspect_config *cfg,
+					     nprof_env_lookup_fn lookup, void *ctx)
+{
+	struct env_ctx e = { .lookup = lookup, .ctx = ctx };
+	struct nprof_inspect_config *tmp;
+	int ret;
+
+	if (!cfg)
+		return nprof_err(EINVAL, "inspect config is NULL");
+	if (!lookup) {
+		extern char **environ;
+
+		warn_unknown(environ);
+	}
+	/* Work on a copy so a bad variable leaves @cfg untouched. */
+	tmp = malloc(sizeof(*tmp));
+	if (!tmp)
+		return nprof_err(ENOMEM, "cannot allocate an inspect config");
+	memcpy(tmp, cfg, sizeof(*tmp));
+	ret = parse_all(&e, tmp);
+	if (!ret)
+		memcpy(cfg, tmp, sizeof(*cfg));
+	free(tmp);
+	return ret;
+}
+
+static const char *envp_lookup(const char *name, void *ctx)
+{
+	char *const *envp = ctx;
+	size_t len = strlen(name);
+	size_t i;
+
+	for (i = 0; envp[i]; i++)
+		if (!strncmp(envp[i], name, len) && envp[i][len] == '=')
+			return envp[i] + len + 1;
+	return NULL;
+}
+
+NPROF_API int nprof_inspect_config_parse_envp(struct nprof_inspect_config *cfg, char *const envp[])
+{
+	if (!envp)
+		return nprof_err(EINVAL, "envp is NULL");
+	warn_unknown(envp);
+	return nprof_inspect_config_parse_env(cfg, envp_lookup, (void *)envp);
+}

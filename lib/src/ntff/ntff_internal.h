@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * NTFF internals shared by the writer and the reader: header encoding and
+ * the checks of caller-sized structs.
+ *
+ * ntff/ is layer 2 of the library (lib/src/README): it may call util/
+ * only.
+ */
+#ifndef NEURONPROF_NTFF_INTERNAL_H
+#define NEURONPROF_NTFF_INTERNAL_H
+
+#include <endian.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <neuronprof/ntff.h>
+
+#include "ntff.pb-c.h"
+
+/* Bytes covered by header_csum: everything before it. */
+#define NTFF_HEADER_CSUM_SPAN	offsetof(struct nprof_ntff_header, header_csum)
+
+/* Sanity bound of an entry size (the uapi's entries are 64 bytes). */
+#define NTFF_MAX_ENTRY_SIZE	(1u << 18)
+
+/* Offset of the seq member in a device entry (struct neuronprof_notification). */
+#define NTFF_ENTRY_SEQ_OFFSET	8
+#define NTFF_MIN_ENTRY_SIZE	16
+
+/* The largest data region the writer produces. */
+#define NTFF_MAX_DATA		(1ULL << 62)
+
+/* Bytes per block table entry (a little-endian CRC32C). */
+#define NTFF_BLOCK_CSUM_SIZE	4
+
+/* Every entry the writer accepts fits in one block of the default size. */
+_Static_assert(NTFF_MAX_ENTRY_SIZE <= NPROF_NTFF_BLOCK_SIZE_DEFAULT, "NTFF entry larger than a block");
+
+/*
+ * Use @block_size (a power of two in [NPROF_NTFF_BLOCK_SIZE_MIN,
+ * NPROF_NTFF_BLOCK_SIZE_MAX]) instead of the default; only before the first
+ * append. Appends of entries larger than a block are then refused. Not
+ * exported: tests and the fuzz corpus use it to make many-block files small.
+ */
+int nprof_ntff_writer_set_block_size(struct nprof_ntff_writer *w, uint32_t block_size);
+
+/* Number of blocks of @block_size covering @data_length bytes. */
+static inline uint64_t ntff_block_count(uint64_t data_length, uint32_t block_size)
+{
+	return data_length / block_size + (data_length % block_size != 0);
+}
+
+void nprof_ntff_header_encode(const struct nprof_ntff_header *h,
+			      unsigned char out[NPROF_NTFF_HEADER_SIZE]);
+void nprof_ntff_header_decode(const unsigned char in[NPROF_NTFF_HEADER_SIZE],
+			      struct nprof_ntff_header *h);
+
+/*
+ * A caller-sized struct whose first member is its size: valid if at least
+ * @ours bytes, and any bytes past @ours (a newer caller) are zero.
+ */
+bool nprof_ntff_sized_struct_ok(const void *p, size_t ours);
+
+static inline uint64_t ntff_entry_seq(const unsigned char *entry)
+{
+	uint64_t v;
+
+	memcpy(&v, entry + NTFF_ENTRY_SEQ_OFFSET, sizeof(v));
+	return le64toh(v);
+}
+
+#endif /* NEURONPROF_NTFF_INTERNAL_H */

@@ -1,0 +1,569 @@
+// SPDX-License-Identifier: MIT
+/*
+ * NTFF writer. Layout written: header (128 bytes) | data region | block
+ * table | metadata. The data region is written as queues are appended,
+ * straight from the caller's memory with pwritev(), and each data block's
+ * CRC32C is computed over that same memory as it passes; the block table,
+ * the metadata and then the header are written at finalize, when their
+ * contents are known. Heap use depends on the number of queue records and
+ * on the block table (4 bytes per block of data), never on the entries.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/internal.h"
+#include "ntff/ntff_internal.h"
+
+struct nprof_ntff_writer {
+	int dirfd;
+	int fd;
+	unsigned int flags;
+	char *name;
+	char *tmpname;
+	int error;			/* sticky negative errno once failed */
+	char *error_msg;		/* its message, replayed by later calls */
+	uint64_t data_len;
+	uint32_t block_size;		/* a power of two */
+	uint32_t block_csum;		/* CRC32C of the partial block at data_len */
+	uint32_t *blocks;		/* CRC32C of each complete block */
+	size_t nblocks;
+	size_t blocks_cap;
+	Neuronprof__Ntff__NtffInfo info;
+	Neuronprof__Ntff__DeviceInfo device;
+	Neuronprof__Ntff__TraceInfo *traces;
+	size_t ntraces;
+	size_t traces_cap;
+};
+
+static int writer_fail(struct nprof_ntff_writer *w, int ret)
+{
+	w->error = ret;
+	free(w->error_msg);
+	w->error_msg = strdup(nprof_err_current());
+	return ret;
+}
+
+static int writer_replay(const struct nprof_ntff_writer *w)
+{
+	return nprof_err(-w->error, "%s", w->error_msg ? w->error_msg : "NTFF writer failed earlier");
+}
+
+static int check_name(const char *name)
+{
+	size_t len;
+
+	if (!name || !*name)
+		return nprof_err(EINVAL, "NTFF file name is empty");
+	if (strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return nprof_err(EINVAL, "NTFF file name '%s' is not a plain file name", name);
+	len = strlen(name);
+	if (len + NPROF_TMP_EXTRA > NAME_MAX)
+		return nprof_err(ENAMETOOLONG, "NTFF file name '%s' is longer than %d bytes", name,
+				 NAME_MAX - NPROF_TMP_EXTRA);
+	return 0;
+}
+
+static struct nprof_ntff_writer *writer_open(int dirfd, const char *name, unsigned int flags)
+{
+	struct nprof_ntff_writer *w;
+	int err;
+
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		close(dirfd);
+		return nprof_err_ptr(ENOMEM, "cannot allocate an NTFF writer");
+	}
+	w->dirfd = dirfd;
+	w->fd = -1;
+	w->flags = flags;
+	w->name = strdup(name);
+	w->tmpname = malloc(NAME_MAX + 1);
+	if (!w->name || !w->tmpname) {
+		nprof_ntff_writer_abort(w);
+		return nprof_err_ptr(ENOMEM, "cannot allocate an NTFF writer");
+	}
+	w->fd = nprof_tmpfile_create(dirfd, name, w->tmpname, NAME_MAX + 1);
+	if (w->fd < 0) {
+		err = errno;
+		nprof_ntff_writer_abort(w);
+		return nprof_err_ptr(err, "cannot create a temporary file for '%s': %s", name,
+				     strerror(err));
+	}
+	w->block_size = NPROF_NTFF_BLOCK_SIZE_DEFAULT;
+	neuronprof__ntff__ntff_info__init(&w->info);
+	neuronprof__ntff__device_info__init(&w->device);
+	return w;
+}
+
+int nprof_ntff_writer_set_block_size(struct nprof_ntff_writer *w, uint32_t block_size)
+{
+	if (w->data_len || w->ntraces)
+		return nprof_err(EINVAL, "NTFF block size must be set before the first append");
+	if (block_size < NPROF_NTFF_BLOCK_SIZE_MIN || block_size > NPROF_NTFF_BLOCK_SIZE_MAX ||
+	    (block_size & (block_size - 1)))
+		return nprof_err(EINVAL, "NTFF block size %u is not a power of two in [%u, %u]",
+				 block_size, NPROF_NTFF_BLOCK_SIZE_MIN, NPROF_NTFF_BLOCK_SIZE_MAX);
+	w->block_size = block_size;
+	return 0;
+}
+
+/* The arguments both create calls take: 0, or -errno with the message recorded. */
+static int check_create(const char *name, unsigned int flags)
+{
+	int ret;
+
+	ret = check_name(name);
+	if (ret)
+		return ret;
+	if (flags & ~NPROF_NTFF_WRITE_NOREPLACE)
+		return nprof_err(EINVAL, "unknown NTFF writer flags 0x%x",
+				 flags & ~NPROF_NTFF_WRITE_NOREPLACE);
+	return 0;
+}
+
+NPROF_API struct nprof_ntff_writer *nprof_ntff_writer_createat(int dirfd, const char *name,
+							       unsigned int flags)
+{
+	int fd, ret;
+
+	ret = check_create(name, flags);
+	if (ret) {
+		errno = -ret;
+		return NULL;
+	}
+	fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		return nprof_err_ptr(errno, "bad directory descriptor %d: %s", dirfd, strerror(errno));
+	return writer_open(fd, name, flags);
+}
+
+NPROF_API struct nprof_ntff_writer *nprof_ntff_writer_create(const char *dir, const char *name,
+							     unsigned int flags)
+{
+	int fd, err, ret;
+
+	if (!dir)
+		return nprof_err_ptr(EINVAL, "NTFF directory is NULL");
+	ret = check_create(name, flags);
+	if (ret) {
+		errno = -ret;
+		return NULL;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		return nprof_err_ptr(err, "cannot open directory %s: %s", dir, strerror(err));
+	}
+	return writer_open(fd, name, flags);
+}
+
+static int dup_str(char **dst, const char *src)
+{
+	char *s = NULL;
+
+	if (src) {
+		s = strdup(src);
+		if (!s)
+			return nprof_err(ENOMEM, "cannot copy a string of the capture description");
+	}
+	free(*dst);
+	*dst = s;
+	return 0;
+}
+
+NPROF_API int nprof_ntff_writer_set_info(struct nprof_ntff_writer *w,
+					 const struct nprof_ntff_info *info)
+{
+	Neuronprof__Ntff__NtffInfo *m;
+	int ret;
+
+	if (!w || !info)
+		return nprof_err(EINVAL, "NTFF writer or info is NULL");
+	if (!nprof_ntff_sized_struct_ok(info, sizeof(*info)))
+		return nprof_err(EINVAL, "struct nprof_ntff_info size %zu is unsupported (this library: %zu)",
+				 info->size, sizeof(*info));
+	if (w->error)
+		return writer_replay(w);
+	m = &w->info;
+	ret = dup_str(&m->instance_id, info->instance_id);
+	if (!ret)
+		ret = dup_str(&m->hostname, info->hostname);
+	if (!ret)
+		ret = dup_str(&m->model_name, info->model_name);
+	if (!ret)
+		ret = dup_str(&w->device.provider, info->device.provider);
+	if (ret)
+		return ret;
+	m->has_pid = 1, m->pid = info->pid;
+	m->has_core = 1, m->core = info->core;
+	m->has_capture_kind = 1;
+	m->capture_kind = (Neuronprof__Ntff__CaptureKind)info->capture_kind;
+	m->has_clock_id = 1, m->clock_id = info->clock_id;
+	m->has_session_id = 1, m->session_id = info->session_id;
+	m->has_model_id = 1, m->model_id = info->model_id;
+	m->has_start_ns = 1, m->start_ns = info->start_ns;
+	m->has_stop_ns = 1, m->stop_ns = info->stop_ns;
+	w->device.has_arch = 1, w->device.arch = info->device.arch;
+	w->device.has_uapi_version = 1, w->device.uapi_version = info->device.uapi_version;
+	w->device.has_num_cores = 1, w->device.num_cores = info->device.num_cores;
+	w->device.has_num_topsps = 1, w->device.num_topsps = info->device.num_topsps;
+	w->device.has_engines_per_core = 1, w->device.engines_per_core = info->device.engines_per_core;
+	w->device.has_entry_size = 1, w->device.entry_size = info->device.entry_size;
+	w->device.has_device_index = 1, w->device.device_index = info->device.device_index;
+	m->device = &w->device;
+	return 0;
+}
+
+/* pwritev() until everything is written; iov is consumed. */
+static int write_all(struct nprof_ntff_writer *w, struct iovec *iov, int iovcnt, uint64_t off)
+{
+	while (iovcnt) {
+		ssize_t n = pwritev(w->fd, iov, iovcnt, (off_t)off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return nprof_err(errno, "cannot write %s: %s", w->tmpname, strerror(errno));
+		}
+		if (n == 0)
+			return nprof_err(EIO, "cannot write %s: no progress", w->tmpname);
+		off += (uint64_t)n;
+		while (iovcnt && (size_t)n >= iov->iov_len) {
+			n -= (ssize_t)iov->iov_len;
+			iov++;
+			iovcnt--;
+		}
+		if (iovcnt) {
+			iov->iov_base = (char *)iov->iov_base + n;
+			iov->iov_len -= (size_t)n;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Room in the block table for every block that @more bytes of data complete,
+ * plus the partial one finalize adds, so that checksumming cannot fail half
+ * way through an append.
+ */
+static int reserve_blocks(struct nprof_ntff_writer *w, uint64_t more)
+{
+	uint64_t need = ntff_block_count(w->data_len + more, w->block_size);
+	size_t cap;
+	void *p;
+
+	if (need <= w->blocks_cap)
+		return 0;
+	if (need > SIZE_MAX / 2 / sizeof(*w->blocks))
+		return nprof_err(ENOMEM, "cannot hold a block table of %llu blocks",
+				 (unsigned long long)need);
+	cap = w->blocks_cap ? w->blocks_cap : 16;
+	while (cap < need)
+		cap *= 2;
+	p = realloc(w->blocks, cap * sizeof(*w->blocks));
+	if (!p)
+		return nprof_err(ENOMEM, "cannot grow the block table to %zu blocks", cap);
+	w->blocks = p;
+	w->blocks_cap = cap;
+	return 0;
+}
+
+/*
+ * Fold @len bytes at @p, which go to data offset @pos, into the checksums of
+ * the blocks they fall in, closing each block they complete.
+ */
+static void csum_span(struct nprof_ntff_writer *w, const unsigned char *p, size_t len, uint64_t pos)
+{
+	uint64_t mask = w->block_size - 1;
+
+	while (len) {
+		size_t room = (size_t)(w->block_size - (pos & mask));
+		size_t n = len < room ? len : room;
+
+		w->block_csum = nprof_crc32c_update(w->block_csum, p, n);
+		p += n;
+		len -= n;
+		pos += n;
+		if (!(pos & mask)) {
+			w->blocks[w->nblocks++] = w->block_csum;
+			w->block_csum = 0;
+		}
+	}
+}
+
+/*
+ * Consecutive drains of one queue extend its last record instead of adding
+ * one, so draining a queue many times costs no more metadata than once. The
+ * sequence must move forward, or the record could not be checked.
+ */
+static bool same_queue_as_last(const struct nprof_ntff_writer *w,
+			       const struct nprof_ntff_queue_desc *desc, bool has_entries,
+			       uint64_t first_seq)
+{
+	const Neuronprof__Ntff__TraceInfo *t;
+
+	if (!w->ntraces)
+		return false;
+	t = &w->traces[w->ntraces - 1];
+	return t->queue_type == desc->queue_type && t->target_kind == desc->target_kind &&
+	       t->target_index == desc->target_index && t->engine == desc->engine &&
+	       t->entry_size == desc->entry_size &&
+	       (!t->entry_count || !has_entries || first_seq > t->last_seq);
+}
+
+NPROF_API int nprof_ntff_writer_append(struct nprof_ntff_writer *w,
+				       const struct nprof_ntff_queue_desc *desc,
+				       const void *span0, size_t len0,
+				       const void *span1, size_t len1)
+{
+	const unsigned char *first = NULL, *last = NULL;
+	Neuronprof__Ntff__TraceInfo *ti;
+	uint32_t trace_type, block_type;
+	struct iovec iov[2];
+	int iovcnt = 0, ret;
+	uint64_t total;
+	size_t es;
+
+	if (!w || !desc)
+		return nprof_err(EINVAL, "NTFF writer or queue descriptor is NULL");
+	if (w->error)
+		return writer_replay(w);
+	if (!nprof_ntff_sized_struct_ok(desc, sizeof(*desc)))
+		return nprof_err(EINVAL,
+				 "struct nprof_ntff_queue_desc size %zu is unsupported (this library: %zu)",
+				 desc->size, sizeof(*desc));
+	if (nprof_ntff_map_queue_type(desc->queue_type, &trace_type, &block_type))
+		return nprof_err(EINVAL, "cannot append queue type %u: not a known queue type",
+				 desc->queue_type);
+	es = desc->entry_size;
+	if (es < NTFF_MIN_ENTRY_SIZE || es % 8 || es > NTFF_MAX_ENTRY_SIZE)
+		return nprof_err(EINVAL, "entry size %zu is not a multiple of 8 in [%d, %u]", es,
+				 NTFF_MIN_ENTRY_SIZE, NTFF_MAX_ENTRY_SIZE);
+	if (es > w->block_size)
+		return nprof_err(EINVAL, "entry size %zu exceeds the file's block size %u", es,
+				 w->block_size);
+	if (len0 % es || len1 % es)
+		return nprof_err(EINVAL, "span lengths %zu and %zu are not multiples of entry size %zu",
+				 len0, len1, es);
+	if ((len0 && !span0) || (len1 && !span1))
+		return nprof_err(EINVAL, "span pointer is NULL with a non-zero length");
+	total = (uint64_t)len0 + len1;
+	if (total > NTFF_MAX_DATA - w->data_len)
+		return nprof_err(EFBIG, "data region would exceed 2^62 bytes");
+
+	if (len0) {
+		iov[iovcnt].iov_base = (void *)span0;
+		iov[iovcnt++].iov_len = len0;
+		first = span0;
+		last = (const unsigned char *)span0 + len0 - es;
+	}
+	if (len1) {
+		iov[iovcnt].iov_base = (void *)span1;
+		iov[iovcnt++].iov_len = len1;
+		if (!first)
+			first = span1;
+		last = (const unsigned char *)span1 + len1 - es;
+	}
+	if (w->ntraces == w->traces_cap) {
+		size_t cap = w->traces_cap ? 2 * w->traces_cap : 16;
+		void *p = realloc(w->traces, cap * sizeof(*w->traces));
+
+		if (!p)
+			return nprof_err(ENOMEM, "cannot grow the list of %zu queue records", cap);
+		w->traces = p;
+		w->traces_cap = cap;
+	}
+	ret = reserve_blocks(w, total);
+	if (ret)
+		return ret;
+
+	/*
+	 * Checksum the caller's memory itself: the bytes handed to the kernel
+	 * are these. (Checksumming and writing in cache-sized pieces, so that
+	 * memory is read once, measured no faster than this.)
+	 */
+	csum_span(w, span0, len0, w->data_len);
+	csum_span(w, span1, len1, w->data_len + len0);
+	ret = write_all(w, iov, iovcnt, NPROF_NTFF_HEADER_SIZE + w->data_len);
+	if (ret)
+		return writer_fail(w, ret);
+
+	if (same_queue_as_last(w, desc, first != NULL, first ? ntff_entry_seq(first) : 0)) {
+		ti = &w->traces[w->ntraces - 1];
+		if (first) {
+			if (!ti->entry_count)
+				ti->first_seq = ntff_entry_seq(first);
+			ti->last_seq = ntff_entry_seq(last);
+		}
+		ti->entry_count += total / es;
+		ti->data_length += total;
+		ti->lost_count += desc->lost_count;
+		ti->ring_flags |= desc->ring_flags;
+		w->data_len += total;
+		return (int)(w->ntraces - 1);
+	}
+
+	ti = &w->traces[w->ntraces];
+	neuronprof__ntff__trace_info__init(ti);
+	ti->has_trace_type = 1, ti->trace_type = (Neuronprof__Ntff__NotificationTraceType)trace_type;
+	ti->has_block_type = 1, ti->block_type = (Neuronprof__Ntff__BlockType)block_type;
+	ti->has_queue_type = 1, ti->queue_type = desc->queue_type;
+	ti->has_target_kind = 1, ti->target_kind = desc->target_kind;
+	ti->has_target_index = 1, ti->target_index = desc->target_index;
+	ti->has_engine = 1, ti->engine = desc->engine;
+	ti->has_entry_size = 1, ti->entry_size = desc->entry_size;
+	ti->has_entry_count = 1, ti->entry_count = total / es;
+	ti->has_lost_count = 1, ti->lost_count = desc->lost_count;
+	ti->has_first_seq = 1, ti->first_seq = first ? ntff_entry_seq(first) : 0;
+	ti->has_last_seq = 1, ti->last_seq = last ? ntff_entry_seq(last) : 0;
+	ti->has_data_offset = 1, ti->data_offset = w->data_len;
+	ti->has_data_length = 1, ti->data_length = total;
+	ti->has_ring_flags = 1, ti->ring_flags = desc->ring_flags;
+	w->data_len += total;
+	return (int)w->ntraces++;
+}
+
+static void writer_free(struct nprof_ntff_writer *w)
+{
+	if (w->fd >= 0)
+		close(w->fd);
+	if (w->dirfd >= 0)
+		close(w->dirfd);
+	free(w->info.instance_id);
+	free(w->info.hostname);
+	free(w->info.model_name);
+	free(w->device.provider);
+	free(w->traces);
+	free(w->blocks);
+	free(w->name);
+	free(w->tmpname);
+	free(w->error_msg);
+	free(w);
+}
+
+NPROF_API void nprof_ntff_writer_abort(struct nprof_ntff_writer *w)
+{
+	if (!w)
+		return;
+	if (w->tmpname && w->tmpname[0])
+		unlinkat(w->dirfd, w->tmpname, 0);
+	writer_free(w);
+}
+
+static int finalize(struct nprof_ntff_writer *w)
+{
+	unsigned char hbuf[NPROF_NTFF_HEADER_SIZE];
+	Neuronprof__Ntff__TraceInfo **ptrs = NULL;
+	struct nprof_ntff_header h;
+	uint8_t *meta = NULL;
+	struct iovec iov[2];
+	struct timespec ts;
+	size_t i, mlen, tlen;
+	char producer[32];
+	int ret;
+
+	ptrs = malloc((w->ntraces ? w->ntraces : 1) * sizeof(*ptrs));
+	if (!ptrs)
+		return nprof_err(ENOMEM, "cannot allocate %zu queue records", w->ntraces);
+	for (i = 0; i < w->ntraces; i++)
+		ptrs[i] = &w->traces[i];
+	w->info.trace = ptrs;
+	w->info.n_trace = w->ntraces;
+	snprintf(producer, sizeof(producer), "libneuronprof %s", nprof_version_string());
+	w->info.producer = producer;
+
+	mlen = neuronprof__ntff__ntff_info__get_packed_size(&w->info);
+	meta = malloc(mlen ? mlen : 1);
+	if (!meta) {
+		ret = nprof_err(ENOMEM, "cannot allocate %zu bytes of metadata", mlen);
+		goto out;
+	}
+	neuronprof__ntff__ntff_info__pack(&w->info, meta);
+
+	/* The partial last block; reserve_blocks() left room for it. */
+	if (w->data_len % w->block_size) {
+		w->blocks[w->nblocks++] = w->block_csum;
+		w->block_csum = 0;
+	}
+	for (i = 0; i < w->nblocks; i++)
+		w->blocks[i] = htole32(w->blocks[i]);
+	tlen = w->nblocks * NTFF_BLOCK_CSUM_SIZE;
+	iov[0].iov_base = w->blocks;
+	iov[0].iov_len = tlen;
+	iov[1].iov_base = meta;
+	iov[1].iov_len = mlen;
+	ret = write_all(w, iov, 2, NPROF_NTFF_HEADER_SIZE + w->data_len);
+	if (ret)
+		goto out;
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, NPROF_NTFF_MAGIC, NPROF_NTFF_MAGIC_LEN);
+	h.version_major = NPROF_NTFF_VERSION_MAJOR;
+	h.version_minor = NPROF_NTFF_VERSION_MINOR;
+	h.header_size = NPROF_NTFF_HEADER_SIZE;
+	h.checksum_type = NPROF_NTFF_CSUM_CRC32C;
+	h.data_offset = NPROF_NTFF_HEADER_SIZE;
+	h.data_length = w->data_len;
+	h.block_size = w->block_size;
+	h.block_table_offset = NPROF_NTFF_HEADER_SIZE + w->data_len;
+	h.block_table_length = tlen;
+	h.block_table_csum = nprof_crc32c_update(0, w->blocks, tlen);
+	h.metadata_offset = h.block_table_offset + tlen;
+	h.metadata_length = mlen;
+	h.metadata_csum = nprof_crc32c_update(0, meta, mlen);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	h.creation_time_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	h.producer_version = nprof_version();
+	nprof_ntff_header_encode(&h, hbuf);
+	h.header_csum = nprof_crc32c_update(0, hbuf, NTFF_HEADER_CSUM_SPAN);
+	nprof_ntff_header_encode(&h, hbuf);
+	iov[0].iov_base = hbuf;
+	iov[0].iov_len = sizeof(hbuf);
+	ret = write_all(w, iov, 1, 0);
+	if (ret)
+		goto out;
+
+	if (fsync(w->fd)) {
+		ret = nprof_err(errno, "cannot sync %s: %s", w->tmpname, strerror(errno));
+		goto out;
+	}
+	if (w->flags & NPROF_NTFF_WRITE_NOREPLACE)
+		ret = renameat2(w->dirfd, w->tmpname, w->dirfd, w->name, RENAME_NOREPLACE);
+	else
+		ret = renameat(w->dirfd, w->tmpname, w->dirfd, w->name);
+	if (ret) {
+		ret = nprof_err(errno, "cannot rename %s to %s: %s", w->tmpname, w->name,
+				strerror(errno));
+		goto out;
+	}
+	w->tmpname[0] = '\0';	/* renamed: nothing left to unlink */
+	/* The rename is durable only once the directory is. */
+	if (fsync(w->dirfd))
+		ret = nprof_err(errno, "cannot sync the directory of %s: %s", w->name, strerror(errno));
+out:
+	w->info.trace = NULL;
+	w->info.n_trace = 0;
+	w->info.producer = NULL;
+	free(ptrs);
+	free(meta);
+	return ret;
+}
+
+NPROF_API int nprof_ntff_writer_finalize(struct nprof_ntff_writer *w)
+{
+	int ret;
+
+	if (!w)
+		return nprof_err(EINVAL, "NTFF writer is NULL");
+	ret = w->error ? writer_replay(w) : finalize(w);
+	nprof_ntff_writer_abort(w);
+	return ret;
+}
