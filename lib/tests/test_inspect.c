@@ -457,6 +457,61 @@ TEST(continuous_excludes_device_profiling)
 	scratch_leave(&s);
 }
 
+/*
+ * As the runtime: continuous profiling refuses to start while
+ * NEURON_RT_INSPECT_DEVICE_PROFILE asks for device profiling, session or
+ * not; 0 does not ask, and a bad value is reported as the parser reports it.
+ */
+TEST(continuous_refuses_the_device_profile_environment)
+{
+	static const char *const asking[] = { "1", "model", "session" };
+	size_t i;
+
+	clear_env();
+	for (i = 0; i < sizeof(asking) / sizeof(asking[0]); i++) {
+		setenv("NEURON_RT_INSPECT_DEVICE_PROFILE", asking[i], 1);
+		CHECK_INT(nprof_profile_continuous_start(NULL), -EBUSY);
+		CHECK_CONTAINS(nprof_strerror_last(),
+			       "Please disable inspect device profiling (NEURON_RT_INSPECT_DEVICE_PROFILE=0) before starting continuous profiling");
+		CHECK_CONTAINS(nprof_strerror_last(), asking[i]);
+		CHECK_INT(nprof_profile_continuous_is_enabled(), 0);
+	}
+	setenv("NEURON_RT_INSPECT_DEVICE_PROFILE", "sometimes", 1);
+	CHECK_ERR_MSG(nprof_profile_continuous_start(NULL), EINVAL,
+		      "NEURON_RT_INSPECT_DEVICE_PROFILE: expected 0, 1, model or session, got 'sometimes'");
+	setenv("NEURON_RT_INSPECT_DEVICE_PROFILE", "0", 1);
+	CHECK_INT(nprof_profile_continuous_start(NULL), 0);
+	CHECK_INT(nprof_profile_continuous_stop(), 0);
+	clear_env();
+	CHECK_INT(nprof_profile_continuous_start(NULL), 0);
+	CHECK_INT(nprof_profile_continuous_stop(), 0);
+}
+
+/*
+ * A begin that fails after the device profiling of its session was claimed
+ * against continuous profiling (here: a SESSION core that cannot start)
+ * gives the claim back.
+ */
+TEST(failed_begin_releases_the_continuous_exclusion)
+{
+	struct nprof_inspect_config *cfg;
+	struct scratch s;
+	struct fakex x;
+
+	CHECK(!scratch_enter(&s));
+	CHECK_INT(fakex_setup(&x, 1), 0);
+	cfg = cfg_new("out", NPROF_ACTIVITY_ALL, NPROF_DEVICE_PROFILE_SESSION);
+	x.fd[0]->subscribe_fail_at = 1;
+	x.fd[0]->subscribe_err = ENOSPC;
+	CHECK_INT(nprof_inspect_begin_with_options(cfg), -ENOSPC);
+	CHECK_INT(nprof_inspect_is_active(), 0);
+	CHECK_INT(nprof_profile_continuous_start(NULL), 0);
+	CHECK_INT(nprof_profile_continuous_stop(), 0);
+	nprof_inspect_config_free(cfg);
+	fakex_teardown(&x);
+	scratch_leave(&s);
+}
+
 /* The session records its own events and the runtime hooks' into the trace. */
 TEST(session_traces_hooks)
 {

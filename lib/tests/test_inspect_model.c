@@ -13,6 +13,7 @@
 
 #include "harness.h"
 #include "inspect_util.h"
+#include "model/registry.h"
 #include "ntrace_util.h"
 #include "trace_util.h"
 
@@ -417,6 +418,42 @@ TEST(hooks_refuse_misuse)
 	CHECK_INT(nprof_model_unload(m), 0);
 	CHECK_INT(nprof_model_unload(NULL), 0);
 	fakex_teardown(&x);
+}
+
+/* ---- the model registry ----------------------------------------------------------------- */
+
+/*
+ * Interned ids: one per distinct (name, id, core) of the loaded models, the
+ * smallest free one, the same for a second load of the same model on the
+ * same core, free again when no loaded model holds it.
+ */
+TEST(model_registry_interns_ids)
+{
+	struct nprof_model *a, *b, *a_again, *a_elsewhere, *d;
+
+	a = nprof_model_load("x", 7, 5);
+	b = nprof_model_load("y", 8, 5);
+	a_again = nprof_model_load("x", 7, 5);
+	a_elsewhere = nprof_model_load("x", 7, 6);
+	CHECK(a && b && a_again && a_elsewhere);
+	CHECK_INT(nprof_model_info(a)->interned, 0);
+	CHECK_INT(nprof_model_info(b)->interned, 1);
+	CHECK_INT(nprof_model_info(a_again)->interned, 0);
+	CHECK_INT(nprof_model_info(a_elsewhere)->interned, 2);
+	CHECK_INT(nprof_model_unload(b), 0);
+	d = nprof_model_load("z", 9, 0);
+	CHECK_INT(nprof_model_info(d)->interned, 1);
+	/* Still held by a_again after the first unload. */
+	CHECK_INT(nprof_model_unload(a), 0);
+	b = nprof_model_load("y", 8, 5);
+	CHECK_INT(nprof_model_info(b)->interned, 3);
+	CHECK_INT(nprof_model_unload(a_again), 0);
+	a = nprof_model_load("w", 1, 1);
+	CHECK_INT(nprof_model_info(a)->interned, 0);
+	nprof_model_unload(a);
+	nprof_model_unload(b);
+	nprof_model_unload(d);
+	nprof_model_unload(a_elsewhere);
 }
 
 /* ---- direct MODEL profiles ------------------------------------------------------------ */
