@@ -6,6 +6,8 @@
  * nprof_inspect_config, an nrt_model_t a struct nprof_model, and so on.
  */
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <nrt/nrt_profile.h>
 
@@ -17,6 +19,7 @@
 #include "nrtprof.h"
 
 #define CFG(o)	((struct nprof_inspect_config *)(o))
+#define RING_SIZE_PREFIX "NEURON_RT_PROFILE_BUF_"
 #define COPTS(o) ((struct nprof_profile_continuous_options *)(o))
 
 /* ---- device profiles of a model -------------------------------------------------- */
@@ -83,9 +86,51 @@ NRT_API NRT_STATUS nrt_inspect_begin(void)
 	return nrtprof_status(__func__, nprof_inspect_begin());
 }
 
+/* The environment as nprof_inspect_config_parse_env() sees it: the ring-size variables only. */
+static const char *ring_size_var(const char *name, void *ctx)
+{
+	(void)ctx;
+	return strncmp(name, RING_SIZE_PREFIX, strlen(RING_SIZE_PREFIX)) ? NULL : getenv(name);
+}
+
+/*
+ * The runtime sizes its profile buffers from NEURON_RT_PROFILE_BUF_<TYPE>_MB
+ * whichever way a session begins; nrt_inspect_config_t has no setter for
+ * them. So a session begun with options gets the ring sizes of the
+ * environment (parsed and checked as nrt_inspect_begin() does) and
+ * everything else from the options.
+ */
+static int begin_with_options(const struct nprof_inspect_config *options)
+{
+	struct nprof_inspect_config *cfg, *env;
+	uint64_t size;
+	uint32_t t;
+	int ret;
+
+	if (!options)
+		return nprof_inspect_begin_with_options(NULL);
+	cfg = nprof_inspect_config_allocate();
+	env = nprof_inspect_config_allocate();
+	ret = cfg && env ? 0 : -errno;
+	if (!ret)
+		ret = nprof_inspect_config_copy(cfg, options);
+	if (!ret)
+		ret = nprof_inspect_config_parse_env(env, ring_size_var, NULL);
+	for (t = 0; !ret && t < NPROF_QUEUE_TYPES; t++) {
+		ret = nprof_inspect_config_get_ring_size(env, t, &size);
+		if (!ret)
+			ret = nprof_inspect_config_set_ring_size(cfg, t, size);
+	}
+	if (!ret)
+		ret = nprof_inspect_begin_with_options(cfg);
+	nprof_inspect_config_free(env);
+	nprof_inspect_config_free(cfg);
+	return ret;
+}
+
 NRT_API NRT_STATUS nrt_inspect_begin_with_options(nrt_inspect_config_t *options)
 {
-	return nrtprof_status(__func__, nprof_inspect_begin_with_options(CFG(options)));
+	return nrtprof_status(__func__, begin_with_options(CFG(options)));
 }
 
 NRT_API NRT_STATUS nrt_inspect_stop(void)

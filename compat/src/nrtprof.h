@@ -6,6 +6,8 @@
 #ifndef NRTPROF_INTERNAL_H
 #define NRTPROF_INTERNAL_H
 
+#include <stddef.h>
+
 #include <nrt/nrt_status.h>
 
 /* Exported from libnrtprof.so (built with -fvisibility=hidden). */
@@ -24,6 +26,13 @@ NRT_STATUS nrtprof_status(const char *fn, int ret);
  * logged like nrtprof_status() with @msg, and returned as @st.
  */
 NRT_STATUS nrtprof_error(const char *fn, NRT_STATUS st, const char *msg);
+
+/*
+ * @msg into @out (@size bytes) with every nprof_<name>() that has an
+ * nrt_<name>() counterpart in this API renamed to it: messages through
+ * this API name the functions the caller used.
+ */
+void nrtprof_nrt_names(const char *msg, char *out, size_t size);
 
 /* The NRT_STATUS of a positive errno value, without logging. */
 NRT_STATUS nrtprof_errno_status(int err);

@@ -115,4 +115,100 @@ TEST(environment_run_on_fake_devices)
 	scratch_leave(&s);
 }
 
+/* Messages through this API name the nrt_* functions the caller used. */
+TEST(messages_name_nrt_functions)
+{
+	nrt_profile_continuous_options_t *co = NULL;
+	char out[256];
+
+	setenv("NEURON_RT_LOG_LEVEL", "OFF", 1);
+	CHECK_INT(nrt_profile_continuous_options_allocate(&co), NRT_SUCCESS);
+	CHECK_INT(nrt_profile_continuous_save(0, co), NRT_INVALID);
+	CHECK_STR(nrtsim_last_error(),
+		  "To use nrt_profile_continuous_save() you must first call nrt_profile_continuous_start()");
+	CHECK_INT(nrt_profile_continuous_options_free(co), NRT_SUCCESS);
+	CHECK_INT(nrt_inspect_begin_with_options(NULL), NRT_INVALID);
+	CHECK_STR(nrtsim_last_error(), "nrt_inspect_begin_with_options() called with null options");
+	/* Only names with an nrt_* counterpart change; the rest is copied as is. */
+	nrtprof_nrt_names("nprof_device_open() and nprof_profile_stop() and nprof_profile_stop",
+			  out, sizeof(out));
+	CHECK_STR(out, "nprof_device_open() and nrt_profile_stop() and nprof_profile_stop");
+	nrtprof_nrt_names("stop it (nprof_profile_continuous_stop())", out, 20);
+	CHECK_STR(out, "stop it (nprof_prof");
+	unsetenv("NEURON_RT_LOG_LEVEL");
+}
+
+/* The EVENT ring size each subscription asked for (0: none yet). */
+static uint64_t event_ring_size;
+
+static int spy_subscribe(struct nprof_device *dev, struct nprof_nq *nq)
+{
+	if (nq->params.queue_type == NEURONPROF_QT_EVENT)
+		event_ring_size = nq->params.ring_size;
+	return fake_subscribe(dev, nq);
+}
+
+static const struct nprof_device_ops spy_ops = {
+	.subscribe = spy_subscribe,
+	.drain = fake_drain,
+	.unsubscribe = fake_unsubscribe,
+	.sim_exec = fakex_sim_exec,
+};
+
+/*
+ * A session begun with options sizes its rings from
+ * NEURON_RT_PROFILE_BUF_<TYPE>_MB, as the runtime does; without the
+ * variable the default (64 MiB for EVENT) stays.
+ */
+TEST(begin_with_options_honours_the_ring_size_environment)
+{
+	struct nprof_device_info info = fake_trn2_info();
+	struct nprof_device *dev;
+	nrt_inspect_config_t *cfg = NULL;
+	struct fake_dev *fd;
+	nrt_model_t *m = NULL;
+	struct scratch s;
+
+	CHECK(!scratch_enter(&s));
+	info.caps |= NPROF_DEVICE_CAP_SIM_EXEC;
+	fd = fake_dev_new();
+	dev = nprof_device_create(&info, &spy_ops, fd);
+	CHECK(fd && dev);
+	CHECK_INT(nprof_rt_set_test_devices(&dev, 1), 0);
+	CHECK_INT(nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "1", "1"), NRT_SUCCESS);
+	CHECK_INT(nrt_inspect_config_allocate(&cfg), NRT_SUCCESS);
+	CHECK_INT(nrt_inspect_config_set_output_dir(cfg, "out"), NRT_SUCCESS);
+	CHECK_INT(nrt_inspect_config_set_enable_inspect(cfg, true), NRT_SUCCESS);
+	CHECK_INT(nrtsim_load("m", 1, 0, &m), NRT_SUCCESS);
+
+	setenv("NEURON_RT_PROFILE_BUF_EVENT_MB", "2", 1);
+	CHECK_INT(nrt_inspect_begin_with_options(cfg), NRT_SUCCESS);
+	CHECK_INT(nrtsim_execute(m, 1, false), NRT_SUCCESS);
+	CHECK_INT(event_ring_size, 2ULL << 20);
+	CHECK_INT(nrt_inspect_stop(), NRT_SUCCESS);
+
+	unsetenv("NEURON_RT_PROFILE_BUF_EVENT_MB");
+	event_ring_size = 0;
+	CHECK_INT(nrt_inspect_begin_with_options(cfg), NRT_SUCCESS);
+	CHECK_INT(nrtsim_execute(m, 1, false), NRT_SUCCESS);
+	CHECK_INT(event_ring_size, 64ULL << 20);
+	CHECK_INT(nrt_inspect_stop(), NRT_SUCCESS);
+
+	/* A bad value fails the begin, as it fails nrt_inspect_begin(). */
+	setenv("NEURON_RT_LOG_LEVEL", "OFF", 1);
+	setenv("NEURON_RT_PROFILE_BUF_EVENT_MB", "lots", 1);
+	CHECK_INT(nrt_inspect_begin_with_options(cfg), NRT_INVALID);
+	CHECK_CONTAINS(nrtsim_last_error(), "NEURON_RT_PROFILE_BUF_EVENT_MB");
+	unsetenv("NEURON_RT_PROFILE_BUF_EVENT_MB");
+	unsetenv("NEURON_RT_LOG_LEVEL");
+
+	CHECK_INT(nrt_unload(m), NRT_SUCCESS);
+	nrt_close();
+	CHECK_INT(nrt_inspect_config_free(cfg), NRT_SUCCESS);
+	nprof_rt_set_test_devices(NULL, 0);
+	nprof_device_close(dev);
+	fake_dev_free(fd);
+	scratch_leave(&s);
+}
+
 HARNESS_MAIN
