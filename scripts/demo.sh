@@ -15,7 +15,7 @@
 #     session has one device profile mode, so these are two recordings;
 #  3. brings the guest's /out back as DEMO_OUT (default ./demo-output):
 #       session/<instance>-<pid>/<session_ns>/profile_nc_<n>_session_<id>.ntff
-#       model/<instance>-<pid>/<session_ns>/<model>_vnc_<n>.ntff
+#       model/<instance>-<pid>/<session_ns>/<model>_vnc_<id>.ntff
 #     each next to ntrace.pb, trace_info.pb, cpu_util.pb, host_mem.pb;
 #  4. on the host: `neuronprof summary` of each recording, then one timeline
 #     of both (device profiles and system profiles) exported as

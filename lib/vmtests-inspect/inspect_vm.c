@@ -440,19 +440,19 @@ static void scenario_onfail(void)
 	d = load("flaky", 21, 1);
 	run(d, 2, false);
 	run(d, 3, false);
-	snprintf(path, sizeof(path), "%s/flaky_vnc_1.ntff", salv);
+	snprintf(path, sizeof(path), "%s/flaky_vnc_0.ntff", salv);
 	check(!exists(path), "successful executions leave nothing in %s", salv);
 	pd = run(d, 5, true);
 	check(exists(path), "%s exists after the failure", path);
 	mkdir("salvaged", 0755);
-	check(!copy_file(path, "salvaged/flaky_vnc_1.ntff"), "copied %s", path);
+	check(!copy_file(path, "salvaged/flaky_vnc_0.ntff"), "copied %s", path);
 	nprof_model_unload(d);
 	check(!nprof_inspect_close(), "nprof_inspect_close()");
 	check(!exists("tmp"), "close removed ./tmp");
 
 	expect("tree out %s-%ld", inst, (long)getpid());
 	expect("count $S 0");
-	expect("ntff salvaged/flaky_vnc_1.ntff kind=2 core=1 model=21 entries=%llu",
+	expect("ntff salvaged/flaky_vnc_0.ntff kind=2 core=1 model=21 entries=%llu",
 	       (unsigned long long)pd);
 	expect("absent tmp");
 }

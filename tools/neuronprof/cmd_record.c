@@ -8,7 +8,7 @@
  * and executed there (SIM_EXEC between nprof_model_execute_begin() and
  * _end()), so the library captures exactly as it would for a runtime:
  * SESSION mode writes profile_nc_<vnc>_session_<id>.ntff per core covering
- * every execution, MODEL mode writes <model>_vnc_<vnc>.ntff with the first
+ * every execution, MODEL mode writes <model>_vnc_<interned id>.ntff with the first
  * execution of the model on each core; the system profile (ntrace.pb,
  * trace_info.pb, cpu_util.pb, host_mem.pb) comes from the same session.
  * Everything lands in the session directory
@@ -60,7 +60,8 @@ static const char record_usage[] =
 	"executed N times through the library's runtime hooks; everything is written\n"
 	"into the session directory DIR/<instance_id>-<pid>/<session_init_ns>/:\n"
 	"  --mode session  profile_nc_<core>_session_<id>.ntff per core, every execution\n"
-	"  --mode model    <model>_vnc_<core>.ntff per core, the first execution only\n"
+	"  --mode model    <model>_vnc_<id>.ntff per core (the library's interned\n"
+	"                  model id), the first execution only\n"
 	"and, when asked for, the system profile (ntrace.pb and trace_info.pb,\n"
 	"cpu_util.pb, host_mem.pb). The files are read back: entries plus those\n"
 	"counted lost must equal what the simulator produced, per queue type.\n"
@@ -336,16 +337,29 @@ static int verify(const struct record_opts *o, const char *dir, struct core_resu
 	for (int i = 0; i < n; i++) {
 		char want[NAME_MAX + 1];
 
-		if (session_mode(o))
+		if (session_mode(o)) {
 			snprintf(want, sizeof(want), "profile_nc_%u_session_", cr[i].vnc);
-		else
-			nprof_output_model_ntff_name(want, sizeof(want), o->model_name, cr[i].vnc);
+		} else {
+			/*
+			 * "<model>_vnc_<interned id>.ntff": the id is the library's,
+			 * so the file of this core is the one with the prefix that
+			 * describes this core.
+			 */
+			int len = nprof_output_model_ntff_name(want, sizeof(want), o->model_name, 0);
+
+			if (len < (int)sizeof("0.ntff"))
+				return fail("model name %s gives no file name", o->model_name);
+			want[len - (int)strlen("0.ntff")] = '\0';
+		}
 		for (size_t k = 0; k < prof->nfiles; k++) {
 			const struct prof_file *f = &prof->files[k];
 			const char *name = base_name(f->path);
 
-			if (session_mode(o) ? strncmp(name, want, strlen(want)) : strcmp(name, want))
+			if (strncmp(name, want, strlen(want)))
 				continue;
+			if (!session_mode(o) && f->info.core != cr[i].vnc &&
+			    f->info.capture_kind == NPROF_NTFF_CAPTURE_MODEL)
+				continue;	/* the model's file of another core */
 			if (f->info.core != cr[i].vnc || f->info.capture_kind !=
 			    (session_mode(o) ? NPROF_NTFF_CAPTURE_SESSION : NPROF_NTFF_CAPTURE_MODEL)) {
 				ret = fail("%s: describes a %s capture of NeuronCore %u, expected a %s "
@@ -372,7 +386,7 @@ static int verify(const struct record_opts *o, const char *dir, struct core_resu
 		}
 		if (!cr[i].file) {
 			ret = fail("NeuronCore %u: no profile %s%s in %s (the library's messages above "
-				   "say why)", cr[i].vnc, want, session_mode(o) ? "<id>.ntff" : "", dir);
+				   "say why)", cr[i].vnc, want, "<id>.ntff", dir);
 			continue;
 		}
 		for (uint32_t t = 0; t < NPROF_QUEUE_TYPES; t++) {

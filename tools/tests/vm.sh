@@ -214,20 +214,21 @@ check perfetto "$work/rec.pftrace" "$work/pb2" processes=3 \
 
 # MODEL: cores 1 and 3, 3 executions of 2 iterations, the last one failing.
 # Only the first execution on each core is captured, into
-# <model name with '_' for ' '>_vnc_<core>.ntff; cpu_util and host_mem were
+# <model name with '_' for ' '>_vnc_<interned id>.ntff (0 and 1: the models were
+# loaded in core order; the dump shows core 3); cpu_util and host_mem were
 # not asked for.
 host_model=$(host_events 2 6 2 0)
 check summary-json "$out/model.json" mode=model model_name="my model" model_id=7 \
-	cores.0.core=1 cores.1.core=3 cores.0.file=my_model_vnc_1.ntff \
-	cores.1.file=my_model_vnc_3.ntff cores.0.executions=1 cores.0.status=0 \
+	cores.0.core=1 cores.1.core=3 cores.0.file=my_model_vnc_0.ntff \
+	cores.1.file=my_model_vnc_1.ntff cores.0.executions=1 cores.0.status=0 \
 	cores.1.queue_types.TRACE.produced=320 cores.1.queue_types.TRACE.captured=320 \
 	cores.1.queue_types.ERROR.produced=0 cores.0.queue_types.INFER_STATUS.captured=4 \
 	system_profile.ntrace=true system_profile.cpu_util=false \
 	system_profile.host_mem=false system_profile.host_events=$host_model
 mdl=$(host_dir "$out/model.json") || bad "model.json has no session_dir"
-[ "$(ls "$mdl" 2>&1 | tr '\n' ' ')" = "my_model_vnc_1.ntff my_model_vnc_3.ntff ntrace.pb trace_info.pb " ] ||
+[ "$(ls "$mdl" 2>&1 | tr '\n' ' ')" = "my_model_vnc_0.ntff my_model_vnc_1.ntff ntrace.pb trace_info.pb " ] ||
 	bad "model recording wrote: $(ls "$mdl" 2>&1)"
-"$np" dump --json "$mdl/my_model_vnc_3.ntff" >"$work/model-dump.json" || bad "dump of the model profile"
+"$np" dump --json "$mdl/my_model_vnc_1.ntff" >"$work/model-dump.json" || bad "dump of the model profile"
 check dump-json "$work/model-dump.json" capture.kind=model capture.core=3 capture.model_id=7 \
 	"capture.model_name=my model" device.num_cores=8
 "$np" summary --json "$mdl" >"$work/model-summary.json" || bad "summary of the model recording"

@@ -128,7 +128,8 @@ NPROF_API int nprof_output_session_ntff_name(char *buf, size_t len, uint32_t nc,
 
 /**
  * nprof_output_model_ntff_name() - "<model_name>_vnc_<vnc>.ntff", the file of
- * a MODEL capture. Characters of @model_name outside [A-Za-z0-9._+-] are
+ * a MODEL capture (the library's own MODEL captures pass the model's
+ * interned id as @vnc, as the runtime does). Characters of @model_name outside [A-Za-z0-9._+-] are
  * replaced by '_' and a leading '.' becomes '_', so the result is always a
  * plain file name.
  *

@@ -19,7 +19,9 @@
  * What begin arms and end does with it:
  *  - an inspect session in MODEL mode with inspect enabled captures the
  *    first execution of each model on each core into
- *    <session dir>/<model_name>_vnc_<vnc>.ntff (synchronously, in end);
+ *    <session dir>/<model_name>_vnc_<interned model id>.ntff (synchronously,
+ *    in end; the interned id is the runtime's: one small number per loaded
+ *    model name, id and core);
  *  - with inspect-on-fail, an execution whose status is not 0 is captured
  *    and its profile moved into ./tmp/<instance_id>-<pid>/; profiles of
  *    successful executions nobody asked for are discarded unwritten;
