@@ -421,7 +421,11 @@ TEST(missing_message_not_installed)
 				      .release = "6.1.0-57-amd64" };
 
 	CHECK_ERR_MSG(nprof_device_missing_error(&r), ENODEV,
-		      "no neuronprof device: the kernel module neuronprof is not installed for kernel 6.1.0-57-amd64 (install it with 'make install')");
+		      "no neuronprof device: the kernel module neuronprof is not installed for kernel 6.1.0-57-amd64 (build and install it for the running kernel with 'make install KVER=$(uname -r)')");
+	/* Without the running kernel's headers there is nothing to build with. */
+	r.no_headers = true;
+	CHECK_ERR_MSG(nprof_device_missing_error(&r), ENODEV,
+		      "no neuronprof device: the kernel module neuronprof is not installed for kernel 6.1.0-57-amd64, and that kernel has no headers to build it with (install linux-headers-6.1.0-57-amd64, then 'make install KVER=$(uname -r)'; or try neuronprof on simulated devices in a VM with 'make demo')");
 }
 
 TEST(missing_message_installed_not_loaded)

@@ -91,6 +91,7 @@ struct report {
 	char release[256];
 	char moddir[PATH_MAX];
 	bool moddir_exists;
+	bool have_headers;	/* <moddir>/build holds a kernel build tree */
 	char user[64];
 	uid_t uid;
 	struct module_report mods[2];
@@ -366,23 +367,41 @@ static bool user_in_group(gid_t gid)
 	return false;
 }
 
+/*
+ * How to get the modules for the running kernel. A plain "make install"
+ * builds for the distribution kernel whose headers the build finds, which
+ * need not be the running one: name the running kernel, and when its
+ * headers are missing, say so and offer the VM demo instead.
+ */
+static void install_fix(const struct report *r, char *buf, size_t len)
+{
+	if (r->have_headers)
+		snprintf(buf, len, "build and install the modules for the running kernel: sudo make "
+			 "install KVER=$(uname -r) in the neuronprof source tree");
+	else
+		snprintf(buf, len, "there are no headers of kernel %.64s (%.200s/build) to build the "
+			 "modules for it: install linux-headers-%.64s, then sudo make install KVER=$(uname -r) in "
+			 "the neuronprof source tree; or try neuronprof on simulated devices in a VM "
+			 "with make demo", r->release, r->moddir, r->release);
+}
+
 static void diagnose(struct report *r)
 {
 	const struct module_report *core = &r->mods[0], *sim = &r->mods[1];
-	char fix[512];
+	char fix[700], install[640];
 
-	if (!r->moddir_exists)
-		problem(r, "boot a kernel that has its modules installed, or install neuronprof for "
-			"this kernel (make modules; sudo make install)",
-			"the module directory %s of the running kernel %s does not exist",
+	install_fix(r, install, sizeof(install));
+	if (!r->moddir_exists) {
+		snprintf(fix, sizeof(fix), "boot a kernel that has its modules installed, or install "
+			 "neuronprof for this one: %s", install);
+		problem(r, fix, "the module directory %s of the running kernel %s does not exist",
 			r->moddir, r->release);
+	}
 	if (!core->installed && !core->loaded)
-		problem(r, "build and install the modules for this kernel: make modules, then "
-			"sudo make install in the neuronprof source tree",
-			"the kernel module neuronprof is not installed for kernel %s", r->release);
+		problem(r, install, "the kernel module neuronprof is not installed for kernel %s",
+			r->release);
 	if (!sim->installed && !sim->loaded && !core->loaded)
-		problem(r, "build and install the modules for this kernel: make modules, then "
-			"sudo make install in the neuronprof source tree",
+		problem(r, install,
 			"the kernel module neuronprof_sim (simulated devices) is not installed for "
 			"kernel %s", r->release);
 	if (core->installed && !core->loaded && !sim->loaded) {
@@ -608,6 +627,12 @@ int cmd_doctor(int argc, char **argv)
 	else
 		snprintf(r->moddir, sizeof(r->moddir), "/lib/modules/%s", r->release);
 	r->moddir_exists = !stat(r->moddir, &st) && S_ISDIR(st.st_mode);
+	{
+		char mk[PATH_MAX + 16];
+
+		snprintf(mk, sizeof(mk), "%s/build/Makefile", r->moddir);
+		r->have_headers = !stat(mk, &st) && S_ISREG(st.st_mode);
+	}
 	r->mods[0].name = "neuronprof";
 	r->mods[1].name = "neuronprof_sim";
 	check_module(r->moddir_exists ? ctx : NULL, &r->mods[0]);

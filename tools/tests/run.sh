@@ -415,13 +415,30 @@ suite() {
 	}
 	run "doctor: report parses, every problem has a fix, exit status matches" t_doctor
 
+	# The running kernel need not be the one a plain make install builds
+	# for: the fixes name it (KVER=$(uname -r)), and without its headers
+	# they offer the VM demo.
 	t_doctor_missing_tree() {
+		local kv
+		kv=$(uname -r)
 		"$np" doctor --json --module-dir "$tmp/no-modules" >"$tmp/dr.json"
 		[ $? -eq 1 ] || { echo "expected exit 1"; return 1; }
 		check doctor-json "$tmp/dr.json" module_dir_exists=false modules.0.installed=false \
-			problems.0.fix="boot a kernel that has its modules installed, or install neuronprof for this kernel (make modules; sudo make install)"
+			problems.0.fix="boot a kernel that has its modules installed, or install neuronprof for this one: there are no headers of kernel $kv ($tmp/no-modules/build) to build the modules for it: install linux-headers-$kv, then sudo make install KVER=\$(uname -r) in the neuronprof source tree; or try neuronprof on simulated devices in a VM with make demo"
 	}
 	run "doctor: a missing module tree is a problem with a fix" t_doctor_missing_tree
+
+	t_doctor_headers_no_modules() {
+		local root=$tmp/hdrroot
+		mkdir -p "$root/build" && : >"$root/build/Makefile" || return 1
+		"$np" doctor --json --module-dir "$root" >"$tmp/dr.json"
+		[ $? -eq 1 ] || { echo "expected exit 1"; return 1; }
+		check doctor-json "$tmp/dr.json" modules.0.installed=false \
+			problems.0.problem="the kernel module neuronprof is not installed for kernel $(uname -r)" \
+			problems.0.fix="build and install the modules for the running kernel: sudo make install KVER=\$(uname -r) in the neuronprof source tree"
+	}
+	run "doctor: with the running kernel's headers, the fix installs for it by name" \
+		t_doctor_headers_no_modules
 
 	# A module tree holding the built modules: installed, not loaded.
 	ko_core=$repo/driver/core/neuronprof.ko

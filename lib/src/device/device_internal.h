@@ -145,6 +145,7 @@ struct nprof_mod_report {
 	enum nprof_mod_state core;	/* neuronprof */
 	enum nprof_mod_state sim;	/* neuronprof_sim */
 	char release[65];
+	bool no_headers;	/* no /lib/modules/<release>/build to build the modules with */
 	char why_unknown[128];
 	char denied_node[NPROF_DEVICE_PATH_MAX];	/* "" if none */
 	int denied_errno;

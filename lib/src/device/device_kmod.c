@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 
 #include <libkmod.h>
@@ -48,9 +49,20 @@ int nprof_device_missing_error(const struct nprof_mod_report *r)
 				 r->denied_node, strerror(r->denied_errno ? r->denied_errno : EACCES));
 	switch (r->core) {
 	case NPROF_MOD_NOT_INSTALLED:
+		/*
+		 * A plain 'make install' builds for the distribution kernel
+		 * whose headers the build finds, which need not be the running
+		 * one: name the running kernel, and without its headers offer
+		 * the VM demo.
+		 */
+		if (r->no_headers)
+			return nprof_err(ENODEV,
+					 "no neuronprof device: the kernel module " CORE_MODULE
+					 " is not installed for kernel %s, and that kernel has no headers to build it with (install linux-headers-%s, then 'make install KVER=$(uname -r)'; or try neuronprof on simulated devices in a VM with 'make demo')",
+					 rel, rel);
 		return nprof_err(ENODEV,
 				 "no neuronprof device: the kernel module " CORE_MODULE
-				 " is not installed for kernel %s (install it with 'make install')",
+				 " is not installed for kernel %s (build and install it for the running kernel with 'make install KVER=$(uname -r)')",
 				 rel);
 	case NPROF_MOD_NOT_LOADED:
 		return nprof_err(ENODEV,
@@ -113,8 +125,14 @@ int nprof_kmod_query(struct nprof_mod_report *r)
 	struct kmod_ctx *ctx;
 	struct utsname u;
 
-	if (!uname(&u))
+	if (!uname(&u)) {
+		char mk[sizeof(r->release) + 32];
+		struct stat st;
+
 		snprintf(r->release, sizeof(r->release), "%s", u.release);
+		snprintf(mk, sizeof(mk), "/lib/modules/%s/build/Makefile", r->release);
+		r->no_headers = stat(mk, &st) || !S_ISREG(st.st_mode);
+	}
 	ctx = kmod_new(NULL, NULL);
 	if (!ctx) {
 		r->core = r->sim = NPROF_MOD_UNKNOWN;
