@@ -481,6 +481,8 @@ TEST(ntff_writer_abort_and_errors)
 	w = nprof_ntff_writer_create(dir, "a.ntff", NPROF_NTFF_WRITE_NOREPLACE);
 	CHECK(w != NULL);
 	CHECK_INT(nprof_ntff_writer_finalize(w), -EEXIST);
+	/* The message names the file asked for, not the writer's temporary one. */
+	CHECK_STR(nprof_strerror_last(), "cannot put a.ntff in place: File exists");
 	CHECK_INT(count_dir_entries(dir), 1);
 	{
 		size_t len;
@@ -594,6 +596,10 @@ TEST(ntff_rejects_damaged_files)
 	/* Truncations at every region. */
 	expect_reject(s.buf, 0, EBADMSG, "buffer: truncated: 0 bytes, shorter than the 128-byte NTFF header");
 	expect_reject(s.buf, 10, EBADMSG, "truncated: 10 bytes");
+	/* A few bytes that are not the start of an NTFF file are no NTFF file. */
+	expect_reject((const unsigned char *)"hello\n", 6, EBADMSG,
+		      "buffer: bad magic: not an NTFF file (6 bytes, which do not start like one)");
+	expect_reject(s.buf, 5, EBADMSG, "truncated: 5 bytes");
 	expect_reject(s.buf, 100, EBADMSG, "truncated: 100 bytes");
 	snprintf(msg, sizeof(msg), "metadata [offset %llu, length %llu] extends past the end of the file (%zu bytes)",
 		 (unsigned long long)h.metadata_offset, (unsigned long long)h.metadata_length, s.len - 1);

@@ -140,7 +140,7 @@ int cmd_export(int argc, char **argv)
 	}
 	fd = mkstemp(tmp);
 	if (fd < 0) {
-		ret = fail("cannot create %s: %s", tmp, strerror(errno));
+		ret = fail("cannot create %s: %s", outpath, strerror(errno));
 		profile_free(&prof);
 		return ret;
 	}
@@ -150,11 +150,11 @@ int cmd_export(int argc, char **argv)
 
 		umask(um);
 		if (fchmod(fd, 0666 & ~um))
-			warn("cannot set the mode of %s: %s", tmp, strerror(errno));
+			warn("cannot set the mode of %s: %s", outpath, strerror(errno));
 	}
 	out = fdopen(fd, "w");
 	if (!out) {
-		ret = fail("cannot open %s: %s", tmp, strerror(errno));
+		ret = fail("cannot open %s: %s", outpath, strerror(errno));
 		close(fd);
 		unlink(tmp);
 		profile_free(&prof);
@@ -166,7 +166,7 @@ int cmd_export(int argc, char **argv)
 	if (fclose(out) && !ret)
 		ret = fail("cannot write %s: %s", outpath, strerror(errno));
 	if (!ret && rename(tmp, outpath))
-		ret = fail("cannot rename %s to %s: %s", tmp, outpath, strerror(errno));
+		ret = fail("cannot put %s in place: %s", outpath, strerror(errno));
 	if (ret)
 		unlink(tmp);
 	else

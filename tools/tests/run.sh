@@ -290,6 +290,9 @@ suite() {
 		expect_exit 1 "cannot open $fx/nope.ntff: No such file or directory" "$np" dump "$fx/nope.ntff"
 	run "not an NTFF file: exit 1, says so" \
 		expect_exit 1 "notes.txt: bad magic .*: not an NTFF file" "$np" summary "$prof/notes.txt"
+	printf 'hello\n' >"$fx/short.txt"
+	run "a short text file is not an NTFF file, not a truncated one" \
+		expect_exit 1 "short.txt: bad magic: not an NTFF file \(6 bytes" "$np" dump "$fx/short.txt"
 	head -c 1000 "$basic" >"$fx/truncated.ntff"
 	run "truncated file: exit 1, says what is past the end" \
 		expect_exit 1 "truncated.ntff: metadata .* extends past the end of the file \(1000 bytes\)" \
@@ -320,10 +323,13 @@ suite() {
 			"$fx/flipped.ntff" || return 1
 		[ ! -e "$tmp/partial.json" ] || { echo "partial output left behind"; return 1; }
 		ls "$tmp" | grep -q 'partial.json.tmp' && { echo "temporary file left behind"; return 1; }
-		expect_exit 1 "cannot create $tmp/no/such/dir/x.json.tmp" "$np" export --format json \
-			-o "$tmp/no/such/dir/x.json" "$basic"
+		# The file asked for is named, not the writer's temporary one.
+		expect_exit 1 "cannot create $tmp/no/such/dir/x\.json: No such file or directory" \
+			"$np" export --format json -o "$tmp/no/such/dir/x.json" "$basic" || return 1
+		grep -q '\.tmp' "$tmp/err" && { echo "temporary name in the message"; return 1; }
+		return 0
 	}
-	run "failed export leaves no output file; bad -o directory named" t_no_partial
+	run "failed export leaves no output file; bad -o file named, not its temporary" t_no_partial
 
 	# ---- progress bar --------------------------------------------------------------
 	t_progress() {

@@ -85,8 +85,12 @@ static int validate_header(struct nprof_ntff_reader *r)
 	size_t i;
 
 	if (r->len < NPROF_NTFF_MAGIC_LEN + 4) {
-		if (r->len >= NPROF_NTFF_MAGIC_LEN && memcmp(r->base, NPROF_NTFF_MAGIC, NPROF_NTFF_MAGIC_LEN))
-			return BAD(r, "bad magic: not an NTFF file");
+		/* Only the start of an NTFF file is a truncated one; a short text file is not. */
+		size_t n = r->len < NPROF_NTFF_MAGIC_LEN ? r->len : NPROF_NTFF_MAGIC_LEN;
+
+		if (memcmp(r->base, NPROF_NTFF_MAGIC, n))
+			return BAD(r, "bad magic: not an NTFF file (%zu bytes, which do not start like one)",
+				   r->len);
 		return BAD(r, "truncated: %zu bytes, shorter than the %d-byte NTFF header", r->len,
 			   NPROF_NTFF_HEADER_SIZE);
 	}

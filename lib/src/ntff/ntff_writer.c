@@ -231,10 +231,10 @@ static int write_all(struct nprof_ntff_writer *w, struct iovec *iov, int iovcnt,
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return nprof_err(errno, "cannot write %s: %s", w->tmpname, strerror(errno));
+			return nprof_err(errno, "cannot write %s: %s", w->name, strerror(errno));
 		}
 		if (n == 0)
-			return nprof_err(EIO, "cannot write %s: no progress", w->tmpname);
+			return nprof_err(EIO, "cannot write %s: no progress", w->name);
 		off += (uint64_t)n;
 		while (iovcnt && (size_t)n >= iov->iov_len) {
 			n -= (ssize_t)iov->iov_len;
@@ -532,7 +532,7 @@ static int finalize(struct nprof_ntff_writer *w)
 		goto out;
 
 	if (fsync(w->fd)) {
-		ret = nprof_err(errno, "cannot sync %s: %s", w->tmpname, strerror(errno));
+		ret = nprof_err(errno, "cannot sync %s: %s", w->name, strerror(errno));
 		goto out;
 	}
 	if (w->flags & NPROF_NTFF_WRITE_NOREPLACE)
@@ -540,8 +540,7 @@ static int finalize(struct nprof_ntff_writer *w)
 	else
 		ret = renameat(w->dirfd, w->tmpname, w->dirfd, w->name);
 	if (ret) {
-		ret = nprof_err(errno, "cannot rename %s to %s: %s", w->tmpname, w->name,
-				strerror(errno));
+		ret = nprof_err(errno, "cannot put %s in place: %s", w->name, strerror(errno));
 		goto out;
 	}
 	w->tmpname[0] = '\0';	/* renamed: nothing left to unlink */

@@ -673,8 +673,7 @@ NPROF_API int nprof_system_profile_writeat(int dirfd, const struct nprof_system_
 		if (f->fd < 0)
 			continue;
 		if (renameat(dirfd, f->tmp, dirfd, f->name))
-			ret = nprof_err(errno, "cannot rename %s to %s: %s", f->tmp, f->name,
-					strerror(errno));
+			ret = nprof_err(errno, "cannot put %s in place: %s", f->name, strerror(errno));
 		else
 			f->tmp[0] = '\0';
 	}
