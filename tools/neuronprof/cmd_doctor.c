@@ -84,7 +84,7 @@ struct node_report {
 
 struct problem {
 	char what[512];
-	char fix[512];
+	char fix[800];
 };
 
 struct report {
@@ -388,7 +388,7 @@ static void install_fix(const struct report *r, char *buf, size_t len)
 static void diagnose(struct report *r)
 {
 	const struct module_report *core = &r->mods[0], *sim = &r->mods[1];
-	char fix[700], install[640];
+	char fix[800], install[640];
 
 	install_fix(r, install, sizeof(install));
 	if (!r->moddir_exists) {
