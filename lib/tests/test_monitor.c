@@ -520,6 +520,45 @@ TEST(forked_child_can_stop_an_inherited_monitor)
 	cleanup();
 }
 
+/*
+ * The child inherits the condition variable the parent's sampler waits on,
+ * with that waiter counted: destroying it there must not wait for a thread
+ * the child does not have.
+ */
+TEST(forked_child_frees_a_monitor_whose_sampler_waits)
+{
+	struct nprof_monitor_opts o;
+	struct nprof_monitor *m;
+	pid_t pid;
+	int st;
+
+	if (fixtures())
+		return;
+	o = fixture_opts();
+	/* The sampler waits on its condition variable when fork() happens. */
+	o.period_ms = 60000;
+	m = nprof_monitor_start(&o);
+	if (!m) {
+		FAIL("start: %s", nprof_strerror_last());
+		cleanup();
+		return;
+	}
+	usleep(100 * 1000);
+	pid = fork();
+	if (pid == 0) {
+		/* No sampler thread here: stop must not wait for one. */
+		int ok = nprof_monitor_stop(m) == 0 && nprof_monitor_sample_count(m) >= 2;
+
+		nprof_monitor_free(m);
+		_exit(ok ? 0 : 1);
+	}
+	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK_INT(nprof_monitor_stop(m), 0);
+	nprof_monitor_free(m);
+	cleanup();
+}
+
 TEST(real_proc_files)
 {
 	struct nprof_monitor_opts o = { .size = sizeof(o), .period_ms = 5 };

@@ -542,9 +542,35 @@ static void fork_done(void)
 	pthread_mutex_unlock(&fork_lock);
 }
 
+/* The condition variable wakes the sampler of @m for stop; waits use CLOCK_MONOTONIC. */
+static void cond_init(struct nprof_monitor *m)
+{
+	pthread_condattr_t ca;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&m->cond, &ca);
+	pthread_condattr_destroy(&ca);
+}
+
+/*
+ * The child has no sampler thread, but the condition variable it inherits
+ * still counts the parent's sampler as a waiter when it was waiting at the
+ * fork, and destroying it would wait for that thread forever: the child
+ * starts from a fresh one.
+ */
+static void fork_child(void)
+{
+	struct nprof_monitor *m;
+
+	for (m = fork_list; m; m = m->fork_next)
+		cond_init(m);
+	fork_done();
+}
+
 static void fork_register_handlers(void)
 {
-	pthread_atfork(fork_prepare, fork_done, fork_done);
+	pthread_atfork(fork_prepare, fork_done, fork_child);
 }
 
 static void fork_track(struct nprof_monitor *m)
@@ -611,7 +637,6 @@ static int check_opts(const struct nprof_monitor_opts *o)
 NPROF_API struct nprof_monitor *nprof_monitor_start(const struct nprof_monitor_opts *opts)
 {
 	struct nprof_monitor_opts def = { .size = sizeof(def) };
-	pthread_condattr_t ca;
 	sigset_t all, old;
 	struct nprof_monitor *m;
 	int ret;
@@ -626,10 +651,7 @@ NPROF_API struct nprof_monitor *nprof_monitor_start(const struct nprof_monitor_o
 		return nprof_err_ptr(ENOMEM, "cannot allocate a monitor");
 	pthread_mutex_init(&m->lock, NULL);
 	fork_track(m);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&m->cond, &ca);
-	pthread_condattr_destroy(&ca);
+	cond_init(m);
 	m->period_ms = opts->period_ms ? opts->period_ms : NPROF_MONITOR_DEFAULT_PERIOD_MS;
 	m->eff_period_ms = m->period_ms;
 	m->what = opts->what ? opts->what : NPROF_MONITOR_ALL;
