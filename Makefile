@@ -26,6 +26,9 @@
 #                   ($(DESTDIR)$(PREFIX)/share/neuronprof/install_manifest.txt)
 #   make install-check  install and uninstall in a temporary root, DKMS build
 #   make dkms-install / dkms-remove   register the modules with DKMS for KVER
+#   make deb        Debian packages (debhelper, dh_dkms) in build/packages/deb
+#   make rpm        RPM packages (rpm/neuronprof.spec) in build/packages/rpm
+#   make package-check  build both and check them (tests/packages/run.sh)
 #   make clean
 #
 # KVER defaults to the newest installed Debian 6.1 amd64 headers, never to
@@ -80,7 +83,7 @@ bench: deps lib
 
 PREFIX ?= /usr/local
 
-.PHONY: install uninstall install-check dkms-install dkms-remove
+.PHONY: install uninstall install-check dkms-install dkms-remove deb rpm package-check
 
 install: modules lib tools
 	DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" KVER="$(KVER)" MAKE="$(MAKE)" \
@@ -97,6 +100,15 @@ dkms-install:
 
 dkms-remove:
 	bash scripts/dkms.sh remove
+
+deb: deps
+	bash scripts/package.sh deb
+
+rpm: deps
+	bash scripts/package.sh rpm
+
+package-check: deps
+	MAKE="$(MAKE)" bash tests/packages/run.sh
 
 clean:
 	@if [ -n "$(KVER)" ] && [ -d "$(KDIR)" ]; then \

@@ -13,6 +13,7 @@ PKGS=(
 	qemu-system-x86 qemu-user busybox-static cpio xz-utils file
 	libdrm-dev libkmod-dev libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
 	dkms man-db
+	debhelper dh-dkms dpkg-dev fakeroot lintian rpm
 )
 
 missing=()

@@ -5,7 +5,9 @@
 #
 #   scripts/install.sh install     modules, library, headers (the library's and
 #                                  the driver's uapi), pkg-config file, the
-#                                  neuronprof tool, man pages
+#                                  neuronprof tool, the nrt compatibility
+#                                  library (libnrtprof) and its headers, man
+#                                  pages
 #   scripts/install.sh uninstall   remove exactly what install put there
 #
 # Environment (the top-level Makefile passes its variables):
@@ -22,7 +24,10 @@
 #                    default extra
 #   INSTALL_MOD_STRIP=1  strip debug information from the installed modules
 #   INSTALL_MODULES=no   install everything but the modules (DKMS provides
-#                    them)
+#                    them); KVER is then neither needed nor recorded
+#   INSTALL_MANIFEST=no  write no manifest (a package build: the package
+#                    manager keeps the file list; make uninstall then has
+#                    nothing to follow)
 #   MAKE             make program for lib/ and tools/
 #
 # How it works: every part installs into a private staging directory with
@@ -203,20 +208,24 @@ copy_tree() {
 do_install() {
 	local stage new old line tag path
 	setup
-	kver
 	cd "$repo"
 	case ${INSTALL_MODULES:-yes} in
 	yes | no) ;;
 	*) die "INSTALL_MODULES must be yes or no, not '$INSTALL_MODULES'" ;;
 	esac
+	case ${INSTALL_MANIFEST:-yes} in
+	yes | no) ;;
+	*) die "INSTALL_MANIFEST must be yes or no, not '$INSTALL_MANIFEST'" ;;
+	esac
 	if [ "${INSTALL_MODULES:-yes}" = yes ]; then
+		kver
 		check_module driver/core/neuronprof.ko
 		check_module driver/sim/neuronprof_sim.ko
 	fi
 
 	stage=$(mktemp -d "${TMPDIR:-/tmp}/nprof-install.XXXXXX") || die "cannot create a staging directory"
 	# shellcheck disable=SC2064
-	trap "rm -rf '$stage'" EXIT
+	trap "rm -rf '$stage' '$stage.manifest'" EXIT
 
 	say "staging the library, headers and pkg-config file (make -C lib install)"
 	# -W regenerates the pkg-config file: it records PREFIX, which the
@@ -234,6 +243,15 @@ do_install() {
 		say "tools/Makefile not found: the neuronprof tool is not installed"
 	fi
 
+	if [ -f compat/Makefile ]; then
+		say "staging the nrt compatibility library (make -C compat install)"
+		"$MAKE" --no-print-directory -C compat install \
+			DESTDIR="$stage" PREFIX="$PREFIX" LIBDIR="$LIBDIR" INCLUDEDIR="$INCLUDEDIR" >&2 ||
+			die "make -C compat install failed"
+	else
+		say "compat/Makefile not found: libnrtprof is not installed"
+	fi
+
 	# The driver's uapi, for programs that read ring entries (struct
 	# neuronprof_notification) or queue types: <drm/neuronprof_drm.h>, as
 	# the tools and the documentation include it.
@@ -247,13 +265,13 @@ do_install() {
 	fi
 	stage_man "$stage"
 	# The manifest's directory is staged so that it is recorded if created.
-	install -d "$stage$(dirname "$MANIFEST_PATH")"
+	[ "${INSTALL_MANIFEST:-yes}" = no ] || install -d "$stage$(dirname "$MANIFEST_PATH")"
 
 	# Keep what an earlier install recorded and is still there, so a
 	# reinstall does not forget directories that one created.
 	new=$stage.manifest
 	: >"$new"
-	if [ -f "$MANIFEST" ]; then
+	if [ "${INSTALL_MANIFEST:-yes}" = yes ] && [ -f "$MANIFEST" ]; then
 		while read -r tag path; do
 			case $tag in
 			dir) [ -d "$DESTDIR$path" ] && printf 'dir %s\n' "$path" >>"$new" ;;
@@ -269,16 +287,18 @@ do_install() {
 	say "installing into ${DESTDIR:-/}"
 	copy_tree "$stage" "$new"
 
-	{
-		echo "# neuronprof install manifest: what make install put under DESTDIR."
-		echo "# make uninstall removes these files, then these directories if empty."
-		echo "kver $KVER"
-		if [ "${INSTALL_MODULES:-yes}" = yes ] && has_depmod_index; then
-			echo "depmod $KVER"
-		fi
-		LC_ALL=C sort -u "$new"
-	} >"$MANIFEST.tmp"
-	mv -f "$MANIFEST.tmp" "$MANIFEST"
+	if [ "${INSTALL_MANIFEST:-yes}" = yes ]; then
+		{
+			echo "# neuronprof install manifest: what make install put under DESTDIR."
+			echo "# make uninstall removes these files, then these directories if empty."
+			if [ "${INSTALL_MODULES:-yes}" = yes ]; then
+				echo "kver $KVER"
+				! has_depmod_index || echo "depmod $KVER"
+			fi
+			LC_ALL=C sort -u "$new"
+		} >"$MANIFEST.tmp"
+		mv -f "$MANIFEST.tmp" "$MANIFEST"
+	fi
 
 	if [ "${INSTALL_MODULES:-yes}" = no ]; then
 		:
@@ -292,10 +312,14 @@ do_install() {
 	if [ -z "$DESTDIR" ] && command -v ldconfig >/dev/null && [ "$(id -u)" -eq 0 ]; then
 		ldconfig
 	fi
-	if [ -z "$DESTDIR" ] && [ "$KVER" != "$(uname -r)" ]; then
+	if [ "${INSTALL_MODULES:-yes}" = yes ] && [ -z "$DESTDIR" ] && [ "$KVER" != "$(uname -r)" ]; then
 		say "note: the modules are for kernel $KVER; this machine runs $(uname -r) (on a Neuron instance: make install KVER=\$(uname -r))"
 	fi
-	say "manifest: $MANIFEST"
+	if [ "${INSTALL_MANIFEST:-yes}" = yes ]; then
+		say "manifest: $MANIFEST"
+	else
+		say "INSTALL_MANIFEST=no: no manifest written"
+	fi
 }
 
 # A manifest made by an install with another DESTDIR or PREFIX is never at
