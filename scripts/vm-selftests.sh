@@ -5,18 +5,24 @@
 # Debian 6.1 kernel, with neuronprof_sim (and through it neuronprof)
 # loaded by modprobe.
 #
-# It builds the modules (make modules) and the programs (make -C selftests),
-# asks `make -C selftests list` for the programs in run order, boots one VM
-# (scripts/vm-run.sh) that loads the modules and runs every program in turn,
-# then reads each program's TAP output: `ok`, `ok ... # SKIP`, `not ok`, the
-# plan line and the harness's `# Totals:` line. A program that stops before
-# its Totals line, runs fewer tests than it planned, or exits with a failure
-# its TAP lines do not show counts as one more failure; so does a kernel log
-# problem (BUG, WARNING, Oops, ...) reported by vm-run.sh. The guest's /out
-# (the programs run with it as working directory) is brought back to
-# selftests/build/vm-out/; if selftests/Makefile has a host-check target,
-# `make -C selftests host-check VM_OUT=<that directory>` then checks on the
-# host what the guest wrote, and its `N passed, N failed` line is added.
+# It builds the modules (make modules), installs the kselftests the way a
+# user does (make -C selftests install INSTALL_PATH=...: the programs,
+# kselftest-list.txt, run_kselftest.sh), boots one VM (scripts/vm-run.sh)
+# with that directory at /kselftests, loads the modules and runs
+# /kselftests/run_kselftest.sh there, as on a Neuron instance. It then reads
+# the KTAP the runner prints: per program the runner's result line (exit
+# status, SKIP, TIMEOUT) and, prefixed "# ", the program's own TAP: `ok`,
+# `ok ... # SKIP`, `not ok`, the plan line and the harness's `# Totals:`
+# line. A program that stops before its Totals line, runs fewer tests than
+# it planned, or exits with a failure its TAP lines do not show counts as
+# one more failure; so does a program of kselftest-list.txt the runner did
+# not finish, and a kernel log problem (BUG, WARNING, Oops, ...) reported by
+# vm-run.sh. Files the programs leave in their working directory (the
+# installed collection directory, as the kernel's runner has it) are moved
+# to the guest's /out, which is brought back to selftests/build/vm-out/; if
+# selftests/Makefile has a host-check target, `make -C selftests host-check
+# VM_OUT=<that directory>` then checks on the host what the guest wrote, and
+# its `N passed, N failed` line is added.
 #
 # Ends with `N passed, N failed[, N skipped]`; exits non-zero on any failure.
 #
@@ -40,46 +46,46 @@ fail() {
 
 echo "vm-selftests: building the modules"
 "$MAKE" -C "$repo" --no-print-directory modules || fail "the modules do not build (make modules)"
-echo "vm-selftests: building the selftests"
-"$MAKE" -C "$repo/selftests" --no-print-directory || fail "the selftests do not build (make -C selftests)"
-
-progs=()
-while IFS= read -r p; do
-	[ -n "$p" ] || continue
-	[ -x "$p" ] || fail "make -C selftests list names $p, which is not an executable"
-	progs+=("$(readlink -f "$p")")
-done < <("$MAKE" -s --no-print-directory -C "$repo/selftests" list)
-[ ${#progs[@]} -gt 0 ] || fail "make -C selftests list names no program"
-
 work=$(mktemp -d "${TMPDIR:-/tmp}/vm-selftests.XXXXXX") || fail "cannot create a work directory"
 trap 'rm -rf "$work"' EXIT
 
-# The guest side. Markers delimit each program's output so the host can
-# tell which lines belong to which program and whether it finished.
-{
-	echo '#!/bin/sh'
-	echo 'echo "# vm-selftests: modprobe neuronprof_sim"'
-	echo 'if ! modprobe neuronprof_sim; then'
-	echo '	echo "# vm-selftests: MODPROBE-FAILED"'
-	echo '	exit 3'
-	echo 'fi'
-	echo 'ls -l /dev/dri'
-	echo 'cd /out'
-	for p in "${progs[@]}"; do
-		echo "echo '# vm-selftests: BEGIN $(basename "$p")'"
-		echo "timeout $prog_timeout '$p' 2>&1"
-		echo "echo \"# vm-selftests: END $(basename "$p") \$?\""
-	done
-} >"$work/guest.sh"
+inst=$work/kselftests
+echo "vm-selftests: building and installing the selftests (make -C selftests install)"
+"$MAKE" -C "$repo/selftests" --no-print-directory install INSTALL_PATH="$inst" ||
+	fail "the selftests do not build or install (make -C selftests install)"
+[ -x "$inst/run_kselftest.sh" ] || fail "make -C selftests install left no run_kselftest.sh"
 
-file_args=(--file "$work/guest.sh:/vm-selftests.sh")
-for p in "${progs[@]}"; do
-	file_args+=(--file "$p")
+progs=()
+while IFS=: read -r collection p; do
+	[ -n "$p" ] || continue
+	[ -x "$inst/$collection/$p" ] || fail "kselftest-list.txt names $collection:$p, which is not an installed executable"
+	progs+=("$p")
+done <"$inst/kselftest-list.txt"
+[ ${#progs[@]} -gt 0 ] || fail "kselftest-list.txt names no program"
+
+# The guest side: what a user runs on a machine with the modules.
+cat >"$work/guest.sh" <<EOF
+#!/bin/sh
+echo "# vm-selftests: modprobe neuronprof_sim"
+if ! modprobe neuronprof_sim; then
+	echo "# vm-selftests: MODPROBE-FAILED"
+	exit 3
+fi
+ls -l /dev/dri
+touch /tmp/vm-selftests.start
+/kselftests/run_kselftest.sh --override-timeout $prog_timeout
+echo "# vm-selftests: RUN-KSELFTEST-EXIT \$?"
+# What the programs wrote in their working directory goes back to the host.
+for d in /kselftests/*/; do
+	find "\$d" -mindepth 1 -maxdepth 1 -newer /tmp/vm-selftests.start -exec mv {} /out/ \;
 done
+EOF
+
+file_args=(--file "$work/guest.sh:/vm-selftests.sh" --file "$inst:/kselftests")
 
 outdir=$repo/selftests/build/vm-out
 rm -rf "$outdir"
-echo "vm-selftests: booting a VM for ${#progs[@]} programs"
+echo "vm-selftests: booting a VM for ${#progs[@]} programs (/kselftests/run_kselftest.sh)"
 bash "$here/vm-run.sh" --timeout "$vm_timeout" --outdir "$outdir" "${file_args[@]}" \
 	-- sh /vm-selftests.sh | tee "$work/output.log"
 vm_rc=${PIPESTATUS[0]}
@@ -87,33 +93,49 @@ vm_rc=${PIPESTATUS[0]}
 grep -q '^# vm-selftests: MODPROBE-FAILED' "$work/output.log" &&
 	fail "modprobe neuronprof_sim failed in the VM (see above)"
 
-# Per program: TAP counts and consistency checks.
-awk -v nprogs=${#progs[@]} '
-	function finish(name, rc) {
+# Per program: TAP counts and consistency checks. The runner's KTAP: a
+# "# selftests: COLLECTION: NAME" line opens a program, its own output
+# follows prefixed "# ", and the runner's "ok N|not ok N selftests: ..."
+# line closes it with the exit status (0; 4 for "# SKIP", every test
+# skipped; "# exit=RC"; 124 for "# TIMEOUT").
+tr -d '\r' <"$work/output.log" | awk -v nprogs=${#progs[@]} '
+	function finish(name, rc, how) {
 		extra = 0
 		why = ""
-		if (!totals) { extra = 1; why = "no # Totals line (crashed or killed)" }
+		if (rc == 124) { extra = 1; why = "killed at its timeout: " how }
+		else if (!totals) { extra = 1; why = "no # Totals line (crashed or killed)" }
 		else if (plan >= 0 && ran != plan) { extra = 1; why = "planned " plan " tests, ran " ran }
 		else if (rc != 0 && rc != 4 && fail == 0) { extra = 1; why = "exited with " rc " without a failed test" }
 		printf "vm-selftests: %s: %d ok, %d not ok, %d skipped%s\n", name, pass, fail + extra, skip, why == "" ? "" : " (" why ")"
 		tpass += pass; tfail += fail + extra; tskip += skip
 		done++
 	}
-	/^# vm-selftests: BEGIN / { name = $4; pass = fail = skip = ran = 0; plan = -1; totals = 0; inprog = 1; next }
-	/^# vm-selftests: END / { if (inprog) finish($4, $5); inprog = 0; next }
+	/^# selftests: [^ ]+: / { if (inprog) finish(name, -1, ""); name = $4; pass = fail = skip = ran = 0; plan = -1; totals = 0; inprog = 1; next }
+	/^(not )?ok [0-9]+ selftests: / {
+		if (!inprog) next
+		if ($1 == "ok") rc = ($0 ~ /# SKIP$/) ? 4 : 0
+		else if ($0 ~ /# exit=[0-9]+$/) { rc = $0; sub(/.*# exit=/, "", rc); rc += 0 }
+		else if ($0 ~ /# TIMEOUT/) rc = 124
+		else rc = -1
+		how = $0; sub(/^[^#]*# */, "", how)
+		finish(name, rc, how)
+		inprog = 0
+		next
+	}
 	!inprog { next }
-	/^1\.\.[0-9]+/ { sub(/^1\.\./, ""); plan = $0 + 0; next }
-	/^# Totals:/ { totals = 1; next }
-	/^ok / { ran++; if ($0 ~ /# SKIP/) skip++; else pass++; next }
-	/^not ok / { ran++; fail++; next }
+	{ if (substr($0, 1, 2) == "# ") line = substr($0, 3); else if ($0 == "#") line = ""; else next }
+	line ~ /^1\.\.[0-9]+/ { sub(/^1\.\./, "", line); plan = line + 0; next }
+	line ~ /^# Totals:/ { totals = 1; next }
+	line ~ /^ok / { ran++; if (line ~ /# SKIP/) skip++; else pass++; next }
+	line ~ /^not ok / { ran++; fail++; next }
 	END {
-		if (inprog) finish(name, -1)
+		if (inprog) finish(name, -1, "")
 		if (done < nprogs) {
 			printf "vm-selftests: only %d of %d programs ran to completion\n", done, nprogs
 			tfail++
 		}
 		print tpass + 0, tfail + 0, tskip + 0
-	}' "$work/output.log" >"$work/counts"
+	}' >"$work/counts"
 sed '$d' "$work/counts"
 read -r passed failed skipped < <(tail -n 1 "$work/counts")
 
