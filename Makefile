@@ -117,3 +117,4 @@ clean:
 	@for d in lib tools selftests; do \
 		if [ -f $$d/Makefile ]; then $(MAKE) -C $$d clean || exit 1; fi; \
 	done
+	rm -rf build/packages

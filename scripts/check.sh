@@ -15,6 +15,9 @@
 #           lib/vmtests*/run.sh (library end to end in the VM, checked on
 #           the host)
 #   install tests/install/run.sh: make install into a staging root
+#   packages tests/packages/run.sh: make deb and make rpm, lintian, the
+#           .debs unpacked and used, the DKMS sources built, the RPMs'
+#           file lists against the .debs'
 #   demo    tests/demo/run.sh: `make demo` in its short form (DEMO_SHORT=1),
 #           its files, summaries and exports checked
 #
@@ -150,6 +153,13 @@ if [ -f tests/install/run.sh ]; then
 	run_layer install bash tests/install/run.sh
 else
 	not_present install "no tests/install/run.sh"
+fi
+
+# Package layer: make deb and make rpm into a temporary directory, checked.
+if [ -f tests/packages/run.sh ]; then
+	run_layer packages bash tests/packages/run.sh
+else
+	not_present packages "no tests/packages/run.sh"
 fi
 
 # Demo layer: the README's main command, short, into a temporary directory.
