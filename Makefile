@@ -114,7 +114,7 @@ clean:
 	@if [ -n "$(KVER)" ] && [ -d "$(KDIR)" ]; then \
 		$(MAKE) -C $(KDIR) M=$(CURDIR) $(KBUILD_OPTS) clean; \
 	fi
-	@for d in lib tools selftests; do \
+	@for d in lib tools compat selftests; do \
 		if [ -f $$d/Makefile ]; then $(MAKE) -C $$d clean || exit 1; fi; \
 	done
 	rm -rf build/packages
