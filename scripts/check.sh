@@ -9,7 +9,8 @@
 #   host    the uapi layout test (scripts/uapi-layout/run.sh), the kernel
 #           lint (scripts/lint-kernel.sh: checkpatch --strict, W=1 -Werror), and
 #           `make -C DIR check` for lib/, compat/ and tools/ where their Makefile has
-#           a check target
+#           a check target, and tests/kselftest/run.sh (the kselftest
+#           conventions of selftests/: install, run_tests, the runner)
 #   kunit   scripts/kunit.sh: the driver's KUnit suites in UML
 #   vm      scripts/vm-selftests.sh: the kselftests in a QEMU VM, then each
 #           lib/vmtests*/run.sh (library end to end in the VM, checked on
@@ -128,6 +129,12 @@ for d in lib compat tools; do
 		not_present "host/$d" "no check target in $d/Makefile"
 	fi
 done
+
+if [ -f tests/kselftest/run.sh ]; then
+	run_layer host/kselftest bash tests/kselftest/run.sh
+else
+	not_present host/kselftest "no tests/kselftest/run.sh"
+fi
 
 # KUnit layer.
 if [ -f driver/tests/.kunitconfig ]; then
