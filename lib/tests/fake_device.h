@@ -6,7 +6,9 @@
  * count what does not fit as lost and still give it a sequence number,
  * publish the producer position with a release store), and knobs to make
  * subscriptions and drains fail or block. The library drives it through the
- * same struct nprof_device_ops seam as the real ioctls.
+ * same struct nprof_device_ops seam as the real ioctls. A subscription's
+ * descriptor is an eventfd that the producer signals as the kernel wakes a
+ * subscriber: when the unread bytes cross the watermark, and at a flush.
  */
 #ifndef NPROF_FAKE_DEVICE_H
 #define NPROF_FAKE_DEVICE_H
@@ -16,6 +18,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,6 +39,8 @@ struct fake_queue {
 	uint64_t seq;
 	uint64_t prod;
 	uint64_t lost;
+	int efd;			/* the subscription's descriptor: an eventfd */
+	uint64_t watermark;		/* bytes, at least one entry */
 };
 
 struct fake_dev {
@@ -101,8 +106,19 @@ static inline int fake_ring_alloc(struct fake_queue *q, uint64_t data_size, uint
 	return 0;
 }
 
+/* Wake the subscriber, as the kernel's wait queue does. */
+static inline void fake_wake(struct fake_queue *q)
+{
+	uint64_t one = 1;
+
+	if (q->efd > 0 && write(q->efd, &one, sizeof(one)) < 0)
+		abort();
+}
+
 static inline void fake_ring_free(struct fake_queue *q)
 {
+	if (q->efd > 0)
+		close(q->efd);
 	if (q->mem)
 		munmap(q->mem, q->mem_len);
 	memset(q, 0, sizeof(*q));
@@ -140,6 +156,8 @@ static inline uint64_t fake_produce(struct fake_dev *fd, struct fake_queue *q, u
 		q->prod += es;
 		__atomic_store_n(&q->hdr->producer_pos, q->prod, __ATOMIC_RELEASE);
 		delivered++;
+		if (q->prod - cons >= q->watermark && q->prod - es - cons < q->watermark)
+			fake_wake(q);
 	}
 	return delivered;
 }
@@ -178,10 +196,19 @@ static inline int fake_subscribe(struct nprof_device *dev, struct nprof_nq *nq)
 		pthread_mutex_unlock(&fd->qm);
 		return ret;
 	}
+	q->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (q->efd < 0) {
+		ret = -errno;
+		fake_ring_free(q);
+		pthread_mutex_unlock(&fd->qm);
+		return ret;
+	}
+	q->watermark = nq->params.watermark > dev->info.entry_size ? nq->params.watermark :
+								      dev->info.entry_size;
 	q->used = true;
 	pthread_mutex_unlock(&fd->qm);
 	nq->priv = q;
-	nq->fd = 1000 + i;
+	nq->fd = q->efd;
 	nq->maps[0] = q->hdr;
 	nq->map_len[0] = page;
 	nq->maps[1] = q->cons;
@@ -214,6 +241,9 @@ static inline int fake_drain(struct nprof_nq *nq, uint32_t flags, struct neuronp
 		return -fd->drain_err;
 	if ((flags & NEURONPROF_DRAIN_FLUSH) && fd->flush_err)
 		return -fd->flush_err;
+	if ((flags & NEURONPROF_DRAIN_FLUSH) &&
+	    q->prod != __atomic_load_n(&q->cons->consumer_pos, __ATOMIC_ACQUIRE))
+		fake_wake(q);
 	memset(st, 0, sizeof(*st));
 	st->producer_pos = q->prod;
 	st->consumer_pos = __atomic_load_n(&q->cons->consumer_pos, __ATOMIC_ACQUIRE);

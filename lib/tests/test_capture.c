@@ -45,22 +45,38 @@ static void rm_tree(const char *dir)
 	rmdir(dir);
 }
 
-static int setup(struct fixture *f, uint64_t ring_size)
+/*
+ * An engine on a fresh fake device with @flags (NPROF_CAPTURE_ZERO_COPY or
+ * 0: streaming) and its spools in @spool_dir (NULL: the fixture's scratch
+ * directory).
+ */
+static int setup_mode(struct fixture *f, uint64_t ring_size, uint32_t flags, const char *spool_dir)
 {
 	struct nprof_device_info info = fake_trn2_info();
 	struct nprof_capture_opts opts = { .size = sizeof(opts) };
+	const char *tmp = getenv("TMPDIR");
 	int t;
 
 	memset(f, 0, sizeof(*f));
+	snprintf(f->dir, sizeof(f->dir), "%s/nprof-capture-test.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(f->dir))
+		return -1;
 	f->fd = fake_dev_new();
 	f->dev = nprof_device_create(&info, &fake_ops, f->fd);
 	for (t = 0; t < NPROF_QUEUE_TYPES; t++)
 		opts.ring_size[t] = ring_size;
-	f->cap = nprof_capture_create(f->dev, ring_size ? &opts : NULL);
-	snprintf(f->dir, sizeof(f->dir), "/tmp/nprof-capture-test.XXXXXX");
-	if (!f->fd || !f->dev || !f->cap || !mkdtemp(f->dir))
+	opts.flags = flags;
+	opts.spool_dir = spool_dir ? spool_dir : f->dir;
+	f->cap = nprof_capture_create(f->dev, &opts);
+	if (!f->fd || !f->dev || !f->cap)
 		return -1;
 	return 0;
+}
+
+/* The zero-copy engine the tests of the seed's behaviour use. */
+static int setup(struct fixture *f, uint64_t ring_size)
+{
+	return setup_mode(f, ring_size, NPROF_CAPTURE_ZERO_COPY, NULL);
 }
 
 static void teardown(struct fixture *f)
@@ -638,6 +654,28 @@ TEST(cores_run_in_parallel)
 	teardown(&f);
 }
 
+TEST(streaming_cores_run_in_parallel)
+{
+	struct core_worker w[8];
+	pthread_t t[8];
+	struct fixture f;
+	uint32_t i;
+
+	if (setup_mode(&f, 4096, 0, NULL))
+		FAIL("setup: %s", nprof_strerror_last());
+	for (i = 0; i < 8; i++) {
+		w[i] = (struct core_worker){ &f, i, 0 };
+		pthread_create(&t[i], NULL, core_thread, &w[i]);
+	}
+	for (i = 0; i < 8; i++) {
+		pthread_join(t[i], NULL);
+		CHECK_INT(w[i].failures, 0);
+	}
+	CHECK_INT(access(file_of(&f, 5, 18), F_OK), 0);
+	CHECK_INT(access(file_of(&f, 5, 19), F_OK), -1);
+	teardown(&f);
+}
+
 TEST(options_from_config)
 {
 	struct nprof_capture_opts opts = { .size = sizeof(opts) };
@@ -648,6 +686,11 @@ TEST(options_from_config)
 	CHECK_INT(nprof_capture_opts_from_config(&opts, cfg), 0);
 	CHECK_INT(opts.ring_size[NEURONPROF_QT_DMA], 2ULL << 20);
 	CHECK_INT(opts.ring_size[NEURONPROF_QT_TRACE], nprof_ring_size_default(NEURONPROF_QT_TRACE));
+	CHECK_INT(opts.flags, 0);	/* streaming by default */
+	CHECK_INT(nprof_inspect_config_get_streaming(cfg), 1);
+	CHECK_INT(nprof_inspect_config_set_streaming(cfg, false), 0);
+	CHECK_INT(nprof_capture_opts_from_config(&opts, cfg), 0);
+	CHECK_INT(opts.flags, NPROF_CAPTURE_ZERO_COPY);
 	opts.size = 8;
 	CHECK_INT(nprof_capture_opts_from_config(&opts, cfg), -EINVAL);
 	nprof_inspect_config_free(cfg);

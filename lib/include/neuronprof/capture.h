@@ -69,11 +69,29 @@ struct nprof_capture;
  *	neuronprof_queue_type); 0 means NPROF_CAPTURE_DEFAULT_RING_SIZE. The
  *	device layer rounds each up to a power of two and clamps it to the
  *	device's limits (nprof_device_ring_size()).
+ * @flags: NPROF_CAPTURE_ZERO_COPY or 0.
+ * @spool_dir: where streaming keeps what the rings cannot hold, as unnamed
+ *	temporary files (NULL: $TMPDIR, else /var/tmp). The string is copied.
+ *
+ * Callers compiled before @flags existed pass a smaller @size; they get the
+ * defaults of the members they do not know.
  */
 struct nprof_capture_opts {
 	size_t size;
 	uint64_t ring_size[NPROF_QUEUE_TYPES];
+	uint32_t flags;
+	uint32_t reserved;		/* must be 0 */
+	const char *spool_dir;
 };
+
+/*
+ * Keep entries in the rings until serialize (no drainer, no spool): a
+ * session then holds at most one ring of each queue, and what does not fit
+ * is counted as lost. Without it (the default) the engine streams: a
+ * drainer thread moves ring contents into spool files while the capture
+ * runs, so nothing is lost while the disk keeps up.
+ */
+#define NPROF_CAPTURE_ZERO_COPY		(1u << 0)
 
 /**
  * nprof_capture_opts_from_config() - take the ring sizes of an inspect
@@ -192,6 +210,46 @@ NPROF_API int nprof_capture_session_serialize_at(struct nprof_capture *cap, uint
  */
 NPROF_API int nprof_capture_session_drop(struct nprof_capture *cap, uint32_t nc,
 					 uint64_t session_id);
+
+/**
+ * nprof_capture_session_sync() - wait until the drainer has moved into the
+ * spools everything the rings of core @nc held when the call began (a pass
+ * of the drainer that starts after the call). Without streaming there is
+ * nothing to move and it returns at once.
+ *
+ * Return: 0; -EINVAL (bad core), -ESHUTDOWN (the engine closes), or the
+ * error that stopped streaming of one of the core's queues (its entries
+ * then stay in the ring, as without streaming, and the file counts what
+ * does not fit as lost).
+ */
+NPROF_API int nprof_capture_session_sync(struct nprof_capture *cap, uint32_t nc);
+
+/*
+ * struct nprof_capture_progress - what an engine has moved so far.
+ * @size: sizeof(struct nprof_capture_progress) as the caller compiled it.
+ * @streaming: 1 when the engine streams, 0 with NPROF_CAPTURE_ZERO_COPY.
+ * @queues: queues subscribed now.
+ * @entries, @bytes: entries and bytes written into spools since create.
+ * @lost: notifications lost by the queues subscribed now, since each was
+ *	subscribed.
+ */
+struct nprof_capture_progress {
+	size_t size;
+	uint32_t streaming;
+	uint32_t queues;
+	uint64_t entries;
+	uint64_t bytes;
+	uint64_t lost;
+};
+
+/**
+ * nprof_capture_get_progress() - what the engine has moved so far, for a
+ * status line. No ioctl, no file access.
+ *
+ * Return: 0; -EINVAL.
+ */
+NPROF_API int nprof_capture_get_progress(struct nprof_capture *cap,
+					 struct nprof_capture_progress *p);
 
 /*
  * struct nprof_capture_stats - what a stashed session holds.

@@ -301,6 +301,25 @@ NPROF_API int nprof_inspect_config_set_enable_inspect_on_fail(struct nprof_inspe
 NPROF_API int nprof_inspect_config_get_enable_inspect_on_fail(const struct nprof_inspect_config *cfg);
 
 /**
+ * nprof_inspect_config_set_streaming() - stream device profiles to disk
+ * while they are captured (default on; NEURON_RT_INSPECT_STREAMING). On, a
+ * drainer moves ring contents into spool files in the output directory as
+ * the capture runs, so a capture larger than its rings loses nothing while
+ * the disk keeps up; off, entries stay in the rings until the profile is
+ * written (zero copy) and what does not fit is counted as lost.
+ *
+ * Return: 0, or -EINVAL if @cfg is NULL.
+ */
+NPROF_API int nprof_inspect_config_set_streaming(struct nprof_inspect_config *cfg, bool enable);
+
+/**
+ * nprof_inspect_config_get_streaming() - the streaming switch.
+ *
+ * Return: 1 or 0, or -EINVAL if @cfg is NULL.
+ */
+NPROF_API int nprof_inspect_config_get_streaming(const struct nprof_inspect_config *cfg);
+
+/**
  * nprof_inspect_config_set_ring_size() - ring size of one queue type.
  * @queue_type: an enum neuronprof_queue_type value (below NPROF_QUEUE_TYPES).
  * @bytes: requested ring size in bytes, a whole number of MiB within

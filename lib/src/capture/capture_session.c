@@ -19,11 +19,23 @@
  * its id from start to serialize. The queues record their own events
  * (device_nq.c).
  *
- * Locking: struct cap_core.lock guards a core's sessions and subscriptions.
+ * Streaming (the default; capture_stream.c): every subscribed queue also
+ * has a spool file where ring position p lives at offset p - base, so the
+ * windows above stay the same whether their entries are still in the ring
+ * or already in the spool. A drainer thread per engine moves ring contents
+ * into the spools while the capture runs (only what the active session
+ * needs; the rest is released unwritten), stop moves the rest itself, and
+ * serialize writes each window from the spool and, for whatever a failed
+ * spool left behind, from the ring. The ring's consumer position is then
+ * the drainer's, and release_space() punches the spool instead.
+ *
+ * Locking: struct cap_core.lock guards a core's sessions, subscriptions
+ * and spools; the drainer takes it around each queue it drains.
  * Serialize marks its session busy under the lock, writes without it (a
- * busy session keeps its range and the subscriptions alive) and takes the
- * lock again to unstash it. struct cap_core.ref_lock guards the count of
- * calls in progress, which close waits to fall to zero.
+ * busy session keeps its range, its spool bytes and the subscriptions
+ * alive) and takes the lock again to unstash it. struct cap_core.ref_lock
+ * guards the count of calls in progress, which close waits to fall to zero
+ * before it stops the drainer.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,6 +53,7 @@
 #include <neuronprof/output.h>
 
 #include "capture/capture_internal.h"
+#include "capture/capture_stream.h"
 #include "device/device_internal.h"
 #include "util/internal.h"
 #include "util/tracepoint.h"
@@ -49,6 +62,9 @@
 struct cap_queue {
 	struct nprof_queue_id id;
 	struct nprof_nq *nq;
+	uint64_t lost_base;		/* the ring's lost count at the subscription */
+	uint32_t watermark;		/* bytes, as subscribed */
+	struct nprof_spool spool;	/* fd -1 without streaming */
 };
 
 /* A session's part of one queue: ring positions [begin, end) and losses. */
@@ -95,11 +111,19 @@ struct cap_core {
 struct nprof_capture {
 	struct nprof_device *dev;
 	struct nprof_capture_opts opts;
+	pid_t pid;			/* the creator; a forked child only frees its copy */
+	bool streaming;
+	char *spool_dir;
+	struct nprof_drainer *drainer;	/* NULL without streaming */
+	uint64_t spooled_bytes;		/* atomic */
 	char instance_id[NPROF_INSTANCE_ID_MAX + 1];
 	char hostname[256];
 	uint32_t ncores;
 	struct cap_core cores[];
 };
+
+/* The size of struct nprof_capture_opts before flags and spool_dir. */
+#define CAPTURE_OPTS_V1_SIZE	offsetof(struct nprof_capture_opts, flags)
 
 /* ---- queue plan ------------------------------------------------------------- */
 
@@ -150,28 +174,61 @@ size_t nprof_capture_plan(const struct nprof_device_info *info, uint32_t nc,
 
 /* ---- engine lifetime --------------------------------------------------------- */
 
+/* Where spools go without a spool_dir option: $TMPDIR, else /var/tmp (a disk, not tmpfs). */
+static const char *default_spool_dir(void)
+{
+	const char *d = getenv("TMPDIR");
+
+	return d && *d ? d : "/var/tmp";
+}
+
+static void drain_cb(void *arg, uint64_t key);
+
 NPROF_API struct nprof_capture *nprof_capture_create(struct nprof_device *dev,
 						     const struct nprof_capture_opts *opts)
 {
+	bool v2 = opts && opts->size >= sizeof(*opts);
 	struct nprof_capture *cap;
 	uint32_t i, t;
 	int ret;
 
 	if (!dev)
 		return nprof_err_ptr(EINVAL, "device is NULL");
-	if (opts && opts->size < sizeof(*opts))
+	if (opts && opts->size < CAPTURE_OPTS_V1_SIZE)
 		return nprof_err_ptr(EINVAL, "struct nprof_capture_opts size %zu is unsupported (this library: %zu)",
 				     opts->size, sizeof(*opts));
+	if (v2 && ((opts->flags & ~NPROF_CAPTURE_ZERO_COPY) || opts->reserved))
+		return nprof_err_ptr(EINVAL, "unknown capture option flags 0x%x or reserved 0x%x",
+				     opts->flags & ~NPROF_CAPTURE_ZERO_COPY, opts->reserved);
 	cap = calloc(1, sizeof(*cap) + dev->info.num_cores * sizeof(cap->cores[0]));
 	if (!cap)
 		return nprof_err_ptr(ENOMEM, "cannot allocate a capture engine for %u cores",
 				     dev->info.num_cores);
 	cap->dev = dev;
 	cap->ncores = dev->info.num_cores;
+	cap->pid = getpid();
 	cap->opts.size = sizeof(cap->opts);
 	for (t = 0; t < NPROF_QUEUE_TYPES; t++)
 		cap->opts.ring_size[t] = opts && opts->ring_size[t] ? opts->ring_size[t] :
 								      NPROF_CAPTURE_DEFAULT_RING_SIZE;
+	cap->opts.flags = v2 ? opts->flags : 0;
+	cap->streaming = !(cap->opts.flags & NPROF_CAPTURE_ZERO_COPY);
+	if (cap->streaming) {
+		cap->spool_dir = strdup(v2 && opts->spool_dir ? opts->spool_dir : default_spool_dir());
+		if (!cap->spool_dir) {
+			free(cap);
+			return nprof_err_ptr(ENOMEM, "cannot allocate a capture engine");
+		}
+		cap->opts.spool_dir = cap->spool_dir;
+		cap->drainer = nprof_drainer_start(drain_cb, cap);
+		if (!cap->drainer) {
+			ret = errno;
+			free(cap->spool_dir);
+			free(cap);
+			return nprof_err_ptr(ret, "cannot create a capture engine: %s",
+					     nprof_err_current());
+		}
+	}
 	ret = nprof_output_instance_id(NULL, cap->instance_id, sizeof(cap->instance_id));
 	if (ret < 0) {
 		nprof_log(NPROF_LOG_WARN, "no instance id for profiles: %s", nprof_err_current());
@@ -226,12 +283,18 @@ static void core_put(struct cap_core *c)
 	pthread_mutex_unlock(&c->ref_lock);
 }
 
-static void unsubscribe_all(struct cap_core *c)
+static void unsubscribe_all(struct nprof_capture *cap, struct cap_core *c)
 {
 	size_t i;
 
-	for (i = 0; i < c->nqueues; i++)
-		nprof_nq_close(c->queues[i].nq);
+	for (i = 0; i < c->nqueues; i++) {
+		struct cap_queue *q = &c->queues[i];
+
+		if (cap->drainer)
+			nprof_drainer_unwatch(cap->drainer, nprof_nq_fd(q->nq));
+		nprof_spool_close(&q->spool);
+		nprof_nq_close(q->nq);
+	}
 	free(c->queues);
 	c->queues = NULL;
 	c->nqueues = 0;
@@ -247,12 +310,42 @@ static void free_stash(struct cap_core *c)
 	}
 }
 
+/*
+ * A forked child holds a copy of a parent's engine: no drainer thread, and
+ * locks that may have been held at fork(). It closes its copies of the
+ * descriptors and mappings (the parent's subscriptions live on) and frees.
+ */
+static void forget_inherited(struct nprof_capture *cap)
+{
+	uint32_t i;
+	size_t q;
+
+	nprof_drainer_forget(cap->drainer);
+	for (i = 0; i < cap->ncores; i++) {
+		struct cap_core *c = &cap->cores[i];
+
+		for (q = 0; q < c->nqueues; q++) {
+			nprof_spool_close(&c->queues[q].spool);
+			nprof_nq_close(c->queues[q].nq);
+		}
+		free(c->queues);
+		free(c->active);
+		free_stash(c);
+	}
+	free(cap->spool_dir);
+	free(cap);
+}
+
 NPROF_API void nprof_capture_close(struct nprof_capture *cap)
 {
 	uint32_t i;
 
 	if (!cap)
 		return;
+	if (cap->pid != getpid()) {
+		forget_inherited(cap);
+		return;
+	}
 	for (i = 0; i < cap->ncores; i++) {
 		struct cap_core *c = &cap->cores[i];
 
@@ -262,6 +355,9 @@ NPROF_API void nprof_capture_close(struct nprof_capture *cap)
 			pthread_cond_wait(&c->ref_cond, &c->ref_lock);
 		pthread_mutex_unlock(&c->ref_lock);
 	}
+	/* No call runs any more: stop the drainer before the cores go. */
+	nprof_drainer_stop(cap->drainer);
+	cap->drainer = NULL;
 	for (i = 0; i < cap->ncores; i++) {
 		struct cap_core *c = &cap->cores[i];
 
@@ -271,11 +367,12 @@ NPROF_API void nprof_capture_close(struct nprof_capture *cap)
 				  c->stash ? "stashed sessions" : "");
 		free(c->active);
 		free_stash(c);
-		unsubscribe_all(c);
+		unsubscribe_all(cap, c);
 		pthread_mutex_destroy(&c->lock);
 		pthread_cond_destroy(&c->ref_cond);
 		pthread_mutex_destroy(&c->ref_lock);
 	}
+	free(cap->spool_dir);
 	free(cap);
 }
 
@@ -290,12 +387,96 @@ static uint64_t now_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* Key of queue @i of core @nc for the drainer. */
+static inline uint64_t drain_key(uint32_t nc, size_t i)
+{
+	return (uint64_t)nc << 32 | (uint32_t)i;
+}
+
+static void queue_warn(const struct cap_core *c, const struct cap_queue *q, const char *what)
+{
+	nprof_log(NPROF_LOG_WARN,
+		  "NC %u: queue type %u target %u/%u engine %u %s: %s; its entries stay in the ring, and what does not fit is counted as lost",
+		  c->nc, q->id.queue_type, q->id.target_kind, q->id.target_index, q->id.engine,
+		  what, nprof_err_current());
+}
+
+/*
+ * Give queue @i a spool and have the drainer watch it. A queue that cannot
+ * stream keeps its entries in its ring (zero copy): a profile with losses
+ * beats no profile; subscribe_all() warns once. Called locked.
+ */
+static int stream_queue(struct nprof_capture *cap, struct cap_core *c, size_t i)
+{
+	struct cap_queue *q = &c->queues[i];
+	uint64_t base = nprof_ring_load_consumer(nprof_nq_ring(q->nq));
+	int ret;
+
+	ret = nprof_spool_open(&q->spool, cap->spool_dir, base);
+	if (ret)
+		return ret;
+	ret = nprof_drainer_watch(cap->drainer, nprof_nq_fd(q->nq), drain_key(c->nc, i));
+	if (ret) {
+		q->spool.err = ret;
+		nprof_spool_close(&q->spool);
+	}
+	return ret;
+}
+
+/*
+ * Move what queue @i's ring holds into its spool: what the active session
+ * needs is written, the rest released unwritten. Called locked.
+ */
+static int pull_queue(struct nprof_capture *cap, struct cap_core *c, size_t i)
+{
+	struct cap_queue *q = &c->queues[i];
+	bool failed = q->spool.err != 0;
+	int64_t n;
+
+	if (q->spool.fd < 0)
+		return q->spool.err;
+	n = nprof_spool_pull(&q->spool, nprof_nq_ring(q->nq), c->active ? &c->active[i].begin : NULL,
+			     q->watermark);
+	if (n < 0) {
+		if (!failed)
+			queue_warn(c, q, "stopped streaming");
+		return (int)n;
+	}
+	__atomic_fetch_add(&cap->spooled_bytes, (uint64_t)n, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* The drainer's callback: one queue, or every queue of every core. */
+static void drain_cb(void *arg, uint64_t key)
+{
+	struct nprof_capture *cap = arg;
+	uint32_t nc, first = 0, last = cap->ncores;
+	size_t i;
+
+	if (key != NPROF_DRAIN_ALL) {
+		first = (uint32_t)(key >> 32);
+		last = first + 1;
+		if (first >= cap->ncores)
+			return;
+	}
+	for (nc = first; nc < last; nc++) {
+		struct cap_core *c = &cap->cores[nc];
+
+		pthread_mutex_lock(&c->lock);
+		for (i = 0; i < c->nqueues; i++)
+			if (key == NPROF_DRAIN_ALL || i == (uint32_t)key)
+				pull_queue(cap, c, i);
+		pthread_mutex_unlock(&c->lock);
+	}
+}
+
 /* Subscribe every queue of the plan; all or nothing. Called locked. */
 static int subscribe_all(struct nprof_capture *cap, struct cap_core *c)
 {
 	const struct nprof_device_info *info = &cap->dev->info;
 	struct nprof_queue_id *ids;
-	size_t n, i;
+	size_t n, i, unstreamed = 0;
+	char why[256] = "";
 	int ret = 0;
 
 	n = nprof_capture_plan(info, c->nc, NULL, 0);
@@ -319,19 +500,32 @@ static int subscribe_all(struct nprof_capture *cap, struct cap_core *c)
 			.engine = ids[i].engine,
 			.ring_size = cap->opts.ring_size[ids[i].queue_type],
 		};
+		struct cap_queue *q = &c->queues[i];
 
-		c->queues[i].id = ids[i];
-		c->queues[i].nq = nprof_nq_subscribe(cap->dev, &p);
-		if (!c->queues[i].nq) {
+		/* Streaming: woken a quarter full, three quarters left to wake in. */
+		if (cap->streaming)
+			p.watermark = (uint32_t)(nprof_device_ring_size(cap->dev, p.ring_size) / 4);
+		q->id = ids[i];
+		q->spool.fd = -1;
+		q->nq = nprof_nq_subscribe(cap->dev, &p);
+		if (!q->nq) {
 			ret = nprof_err(errno, "cannot start a profile session on NC %u: %s", c->nc,
 					nprof_err_current());
 			break;
 		}
 		c->nqueues = i + 1;
+		q->watermark = p.watermark;
+		q->lost_base = __atomic_load_n(&nprof_nq_ring(q->nq)->hdr->lost, __ATOMIC_RELAXED);
+		if (cap->streaming && stream_queue(cap, c, i) && !unstreamed++)
+			snprintf(why, sizeof(why), "%s", nprof_err_current());
 	}
 	free(ids);
 	if (ret)
-		unsubscribe_all(c);
+		unsubscribe_all(cap, c);
+	else if (unstreamed)
+		nprof_log(NPROF_LOG_WARN,
+			  "NC %u: %zu of %zu queues cannot stream (%s): their entries stay in the rings, and what does not fit is counted as lost",
+			  c->nc, unstreamed, n, why);
 	return ret;
 }
 
@@ -340,33 +534,43 @@ static int subscribe_all(struct nprof_capture *cap, struct cap_core *c)
  * moves to the oldest begin of the active and the stashed sessions (busy
  * ones included). Without any session left, unsubscribe. Called locked.
  */
-static void release_space(struct cap_core *c)
+static void release_space(struct nprof_capture *cap, struct cap_core *c)
 {
 	size_t i;
 
 	if (!c->active && !c->stash) {
-		unsubscribe_all(c);
+		unsubscribe_all(cap, c);
 		return;
 	}
 	for (i = 0; i < c->nqueues; i++) {
-		struct nprof_ring *ring = nprof_nq_ring(c->queues[i].nq);
+		struct cap_queue *q = &c->queues[i];
+		struct nprof_ring *ring = nprof_nq_ring(q->nq);
 		uint64_t cons = nprof_ring_load_consumer(ring);
+		/* A spool holds everything since its base; a ring since its consumer. */
+		uint64_t from = q->spool.fd >= 0 ? q->spool.base : cons;
 		uint64_t best = UINT64_MAX, pos = cons;
 		struct cap_session *s;
 
-		/* Distances from the consumer stay ordered when positions wrap. */
-		if (c->active && c->active[i].begin - cons < best) {
-			best = c->active[i].begin - cons;
+		/* Distances from there stay ordered when positions wrap. */
+		if (c->active && c->active[i].begin - from < best) {
+			best = c->active[i].begin - from;
 			pos = c->active[i].begin;
 		}
 		for (s = c->stash; s; s = s->next) {
-			if (s->w[i].begin - cons < best) {
-				best = s->w[i].begin - cons;
+			if (s->w[i].begin - from < best) {
+				best = s->w[i].begin - from;
 				pos = s->w[i].begin;
 			}
 		}
-		if (pos != cons && nprof_ring_release(ring, pos))
-			nprof_log(NPROF_LOG_WARN, "NC %u: %s", c->nc, nprof_err_current());
+		if (q->spool.fd >= 0)
+			nprof_spool_punch(&q->spool, pos);
+		/* The ring gives back what nobody needs, never below what it holds. */
+		if (pos - cons <= nprof_ring_load_producer(ring) - cons && pos != cons) {
+			if (nprof_ring_release(ring, pos))
+				nprof_log(NPROF_LOG_WARN, "NC %u: %s", c->nc, nprof_err_current());
+			else if (q->spool.fd >= 0)
+				q->spool.spooled = pos;	/* released unwritten: a hole */
+		}
 	}
 }
 
@@ -423,6 +627,21 @@ static inline struct nprof_sys_trace_attr uint_attr(const char *key, uint64_t v)
 	return (struct nprof_sys_trace_attr){ .key = key, .type = NPROF_SYS_TRACE_ATTR_UINT, .v.u = v };
 }
 
+/*
+ * Whether a harvested window can be written: its part not in the spool is
+ * at most one ring long (the ring cannot hold more unread), and its end is
+ * not past what the producer published.
+ */
+static bool window_fits(const struct cap_queue *q, struct nprof_ring *ring,
+			const struct cap_window *w)
+{
+	uint64_t from = w->begin;
+
+	if (q->spool.fd >= 0 && (int64_t)(q->spool.spooled - w->begin) > 0)
+		from = (int64_t)(q->spool.spooled - w->end) >= 0 ? w->end : q->spool.spooled;
+	return (int64_t)(w->end - w->begin) >= 0 && w->end - from <= ring->size;
+}
+
 /* ---- sessions ------------------------------------------------------------------ */
 
 int nprof_capture_session_start_for(struct nprof_capture *cap, uint32_t nc,
@@ -455,7 +674,7 @@ int nprof_capture_session_start_for(struct nprof_capture *cap, uint32_t nc,
 	if (!w) {
 		ret = nprof_err(ENOMEM, "cannot allocate a session for NC %u", nc);
 		if (fresh)
-			unsubscribe_all(c);
+			unsubscribe_all(cap, c);
 		goto out;
 	}
 	for (i = 0; i < c->nqueues; i++) {
@@ -478,7 +697,7 @@ int nprof_capture_session_start_for(struct nprof_capture *cap, uint32_t nc,
 	c->active_start_ns = now_ns((clockid_t)cap->dev->info.clock_id);
 	c->active_has_model = model_id != NULL;
 	c->active_model_id = model_id ? *model_id : 0;
-	release_space(c);
+	release_space(cap, c);
 	attr = uint_attr("queues", c->nqueues);
 	trace_end(&ev, want, c->active_has_model, c->active_model_id, &attr, 1);
 out:
@@ -533,7 +752,8 @@ NPROF_API int nprof_capture_session_stop(struct nprof_capture *cap, uint32_t nc,
 		goto out;
 	}
 	for (i = 0; i < c->nqueues; i++) {
-		struct nprof_nq *nq = c->queues[i].nq;
+		struct cap_queue *q = &c->queues[i];
+		struct nprof_nq *nq = q->nq;
 		struct nprof_ring *ring = nprof_nq_ring(nq);
 		struct nprof_nq_drain_state st;
 		struct cap_window *w = &s->w[i];
@@ -543,8 +763,10 @@ NPROF_API int nprof_capture_session_stop(struct nprof_capture *cap, uint32_t nc,
 		w->end = st.producer_pos;
 		w->lost_end = st.lost;
 		w->ring_flags = st.ring_flags;
+		/* Streaming: the rest into the spool now, while the session is active. */
+		pull_queue(cap, c, i);
 		/* A ring cannot hold more than its size unread: anything else is corrupt. */
-		if ((w->end - w->begin) % ring->entry_size || w->end - w->begin > ring->size ||
+		if ((w->end - w->begin) % ring->entry_size || !window_fits(q, ring, w) ||
 		    w->lost_end < w->lost_begin) {
 			nprof_log(NPROF_LOG_ERROR,
 				  "NC %u: queue type %u target %u/%u engine %u reports positions %llu..%llu, lost %llu..%llu; dropping its entries",
@@ -619,13 +841,13 @@ static int session_get(struct nprof_capture *cap, uint32_t nc, uint64_t id, bool
 }
 
 /* Take the session at *@link out of the stash and give back its ring space. Called locked. */
-static void unstash(struct cap_core *c, struct cap_session **link)
+static void unstash(struct nprof_capture *cap, struct cap_core *c, struct cap_session **link)
 {
 	struct cap_session *s = *link;
 
 	*link = s->next;
 	free(s);
-	release_space(c);
+	release_space(cap, c);
 }
 
 /*
@@ -687,20 +909,16 @@ static int write_session(struct nprof_capture *cap, struct cap_core *c,
 	ret = nprof_ntff_writer_set_info(w, &info);
 
 	for (i = 0; !ret && i < c->nqueues; i++) {
-		const struct cap_queue *q = &c->queues[i];
+		struct cap_queue *q = &c->queues[i];
 		const struct cap_window *win = &s->w[i];
 		struct nprof_ring *ring = nprof_nq_ring(q->nq);
 		struct nprof_ntff_queue_desc desc;
-		struct nprof_ring_spans sp;
 
 		if (nprof_ntff_map_queue_type(q->id.queue_type, NULL, NULL)) {
 			nprof_log(NPROF_LOG_DEBUG, "NC %u: dropping queue type %u: not a queue type this library knows",
 				  c->nc, q->id.queue_type);
 			continue;
 		}
-		ret = nprof_ring_window(ring, win->begin, win->end, &sp);
-		if (ret < 0)
-			break;
 		memset(&desc, 0, sizeof(desc));
 		desc.size = sizeof(desc);
 		desc.queue_type = q->id.queue_type;
@@ -710,8 +928,8 @@ static int write_session(struct nprof_capture *cap, struct cap_core *c,
 		desc.entry_size = ring->entry_size;
 		desc.ring_flags = win->ring_flags;
 		desc.lost_count = win->lost_end - win->lost_begin;
-		ret = nprof_ntff_writer_append(w, &desc, sp.ptr[0], sp.len[0], sp.ptr[1], sp.len[1]);
-		ret = ret < 0 ? ret : 0;
+		/* From the spool, and from the ring what a failed spool left there. */
+		ret = nprof_spool_write(&q->spool, ring, w, &desc, win->begin, win->end);
 	}
 	if (ret) {
 		nprof_ntff_writer_abort(w);
@@ -762,7 +980,7 @@ int nprof_capture_session_serialize_named(struct nprof_capture *cap, uint32_t nc
 		/* Other sessions may have been unstashed meanwhile: look again. */
 		for (link = &c->stash; *link != s; link = &(*link)->next)
 			;
-		unstash(c, link);
+		unstash(cap, c, link);
 	}
 	core_put(c);
 	return ret;
@@ -793,7 +1011,7 @@ NPROF_API int nprof_capture_session_drop(struct nprof_capture *cap, uint32_t nc,
 	ret = session_get(cap, nc, session_id, false, &c, &link);
 	if (ret)
 		return ret;
-	unstash(c, link);
+	unstash(cap, c, link);
 	core_put(c);
 	return 0;
 }
@@ -832,5 +1050,66 @@ NPROF_API int nprof_capture_session_stats(struct nprof_capture *cap, uint32_t nc
 		st->ring_flags |= s->w[i].ring_flags;
 	}
 	core_put(c);
+	return 0;
+}
+
+NPROF_API int nprof_capture_session_sync(struct nprof_capture *cap, uint32_t nc)
+{
+	struct cap_core *c;
+	size_t i;
+	int ret;
+
+	ret = core_get(cap, nc, &c);
+	if (ret)
+		return ret;
+	if (!cap->streaming) {
+		core_put(c);
+		return 0;
+	}
+	/* Counted but unlocked: the drainer needs the lock; close waits for us. */
+	pthread_mutex_unlock(&c->lock);
+	ret = nprof_drainer_sync(cap->drainer);
+	pthread_mutex_lock(&c->lock);
+	for (i = 0; !ret && i < c->nqueues; i++) {
+		if (c->queues[i].spool.err)
+			ret = nprof_err(-c->queues[i].spool.err,
+					"NC %u: queue type %u target %u/%u engine %u does not stream",
+					nc, c->queues[i].id.queue_type, c->queues[i].id.target_kind,
+					c->queues[i].id.target_index, c->queues[i].id.engine);
+	}
+	core_put(c);
+	return ret;
+}
+
+NPROF_API int nprof_capture_get_progress(struct nprof_capture *cap,
+					 struct nprof_capture_progress *p)
+{
+	size_t size, i;
+	uint32_t nc;
+
+	if (!cap || !p)
+		return nprof_err(EINVAL, "capture engine or progress is NULL");
+	if (p->size < sizeof(*p))
+		return nprof_err(EINVAL, "struct nprof_capture_progress size %zu is unsupported (this library: %zu)",
+				 p->size, sizeof(*p));
+	size = p->size;
+	memset(p, 0, size);
+	p->size = size;
+	p->streaming = cap->streaming;
+	p->bytes = __atomic_load_n(&cap->spooled_bytes, __ATOMIC_RELAXED);
+	p->entries = p->bytes / cap->dev->info.entry_size;
+	for (nc = 0; nc < cap->ncores; nc++) {
+		struct cap_core *c = &cap->cores[nc];
+
+		pthread_mutex_lock(&c->lock);
+		for (i = 0; i < c->nqueues; i++) {
+			struct nprof_ring *ring = nprof_nq_ring(c->queues[i].nq);
+
+			p->lost += __atomic_load_n(&ring->hdr->lost, __ATOMIC_RELAXED) -
+				   c->queues[i].lost_base;
+		}
+		p->queues += (uint32_t)c->nqueues;
+		pthread_mutex_unlock(&c->lock);
+	}
 	return 0;
 }

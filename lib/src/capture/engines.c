@@ -40,6 +40,7 @@ static unsigned int rt_refs;
 static uint32_t rt_ncores;
 static char rt_why[512];		/* why there is no device, for messages */
 static struct nprof_capture_opts rt_opts = { .size = sizeof(rt_opts) };
+static char rt_spool_dir[PATH_MAX];	/* rt_opts.spool_dir points here */
 static struct nprof_device *test_devs[RT_MAX_DEVICES];
 static size_t test_ndevs;
 static bool test_mode;
@@ -252,8 +253,14 @@ void nprof_rt_set_capture_opts(const struct nprof_capture_opts *opts)
 {
 	pthread_mutex_lock(&rt_lock);
 	memset(&rt_opts, 0, sizeof(rt_opts));
-	if (opts)
+	rt_spool_dir[0] = '\0';
+	if (opts) {
 		memcpy(rt_opts.ring_size, opts->ring_size, sizeof(rt_opts.ring_size));
+		rt_opts.flags = opts->flags;
+		if (opts->spool_dir)
+			snprintf(rt_spool_dir, sizeof(rt_spool_dir), "%s", opts->spool_dir);
+	}
+	rt_opts.spool_dir = rt_spool_dir[0] ? rt_spool_dir : NULL;
 	rt_opts.size = sizeof(rt_opts);
 	pthread_mutex_unlock(&rt_lock);
 }

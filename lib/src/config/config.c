@@ -5,6 +5,7 @@
  * environment parser (env.c) goes through the same checks.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -195,6 +196,7 @@ static void inspect_defaults(struct nprof_inspect_config *cfg)
 	cfg->device_profile_mode = NPROF_DEVICE_PROFILE_MODEL;
 	cfg->enable_inspect = false;
 	cfg->enable_inspect_on_fail = false;
+	cfg->streaming = true;
 	memset(cfg->capture_nc, 1, sizeof(cfg->capture_nc));
 	for (i = 0; i < NPROF_QT_COUNT; i++)
 		cfg->ring_size[i] = ring_size_default[i];
@@ -399,6 +401,19 @@ NPROF_API int nprof_inspect_config_get_enable_inspect_on_fail(const struct nprof
 	return cfg->enable_inspect_on_fail;
 }
 
+NPROF_API int nprof_inspect_config_set_streaming(struct nprof_inspect_config *cfg, bool enable)
+{
+	CHECK_CFG(cfg);
+	cfg->streaming = enable;
+	return 0;
+}
+
+NPROF_API int nprof_inspect_config_get_streaming(const struct nprof_inspect_config *cfg)
+{
+	CHECK_CFG(cfg);
+	return cfg->streaming;
+}
+
 NPROF_API uint64_t nprof_ring_size_default(uint32_t queue_type)
 {
 	return queue_type < NPROF_QT_COUNT ? ring_size_default[queue_type] : 0;
@@ -439,13 +454,19 @@ NPROF_API int nprof_capture_opts_from_config(struct nprof_capture_opts *opts,
 
 	if (!opts || !cfg)
 		return nprof_err(EINVAL, "capture options or configuration is NULL");
-	if (opts->size < sizeof(*opts))
+	/* Callers compiled before flags and spool_dir existed pass a smaller struct. */
+	if (opts->size < offsetof(struct nprof_capture_opts, flags))
 		return nprof_err(EINVAL, "struct nprof_capture_opts size %zu is unsupported (this library: %zu)",
 				 opts->size, sizeof(*opts));
 	for (t = 0; t < NPROF_QUEUE_TYPES; t++) {
 		ret = nprof_inspect_config_get_ring_size(cfg, t, &opts->ring_size[t]);
 		if (ret)
 			return ret;
+	}
+	if (opts->size >= sizeof(*opts)) {
+		opts->flags &= ~NPROF_CAPTURE_ZERO_COPY;
+		if (!cfg->streaming)
+			opts->flags |= NPROF_CAPTURE_ZERO_COPY;
 	}
 	return 0;
 }

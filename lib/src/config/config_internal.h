@@ -25,6 +25,7 @@ struct nprof_inspect_config {
 	enum nprof_device_profile_mode device_profile_mode;
 	bool enable_inspect;
 	bool enable_inspect_on_fail;
+	bool streaming;				/* device profiles stream to spools */
 	uint8_t capture_nc[NPROF_MAX_CORES];
 	uint64_t ring_size[NPROF_QUEUE_TYPES];	/* bytes */
 	struct nprof_sys_trace_config sys_trace;

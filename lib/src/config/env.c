@@ -269,6 +269,7 @@ static int parse_all(const struct env_ctx *e, struct nprof_inspect_config *cfg)
 
 	BOOL_VAR("ENABLE", cfg->enable_inspect = b);
 	BOOL_VAR("ON_FAIL", cfg->enable_inspect_on_fail = b);
+	BOOL_VAR("STREAMING", cfg->streaming = b);
 	BOOL_VAR("SYSTEM_PROFILE", SET_ACTIVITY(NPROF_ACTIVITY_SYSTEM_PROFILE));
 	BOOL_VAR("CPU_UTIL", SET_ACTIVITY(NPROF_ACTIVITY_CPU_UTIL));
 	BOOL_VAR("HOST_MEMORY", SET_ACTIVITY(NPROF_ACTIVITY_HOST_MEMORY));
@@ -332,7 +333,7 @@ static bool known_var(const char *name, size_t len)
 	static const char *const inspect[] = {
 		"ENABLE", "OUTPUT_DIR", "SYSTEM_PROFILE", "DEVICE_PROFILE", "ON_FAIL",
 		"CPU_UTIL", "HOST_MEMORY", "EVENT_FILTER_NC", "EVENT_FILTER_TYPE",
-		"SYS_TRACE_MAX_EVENTS_PER_NC",
+		"SYS_TRACE_MAX_EVENTS_PER_NC", "STREAMING",
 	};
 	char buf[96];
 	size_t i;

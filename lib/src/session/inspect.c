@@ -289,6 +289,8 @@ static int begin_locked(struct nprof_inspect_config *cfg)
 		ret = nprof_capture_opts_from_config(&copts, cfg);
 		if (ret)
 			goto fail;
+		/* Spools next to the files they become: the same disk, no tmpfs. */
+		copts.spool_dir = nprof_insp.dir;
 		nprof_rt_set_capture_opts(&copts);
 		nprof_rt_get();
 		nprof_insp.rt_ref = true;

@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Host tests of streaming capture (capture_stream.c) on the fake device of
+ * fake_device.h, whose subscription descriptors are eventfds signalled as
+ * the kernel wakes a subscriber (watermark crossings and flushes): a session
+ * twenty rings long on every queue of a core loses nothing and keeps every
+ * entry in order, while the same production without streaming loses exactly
+ * what does not fit; a stashed session no longer pins the rings; a spool
+ * that cannot be created degrades to the rings with the seed's losses; and a
+ * forked child lets go of an inherited engine without touching it.
+ *
+ * The producer waits for the drainer between batches by watching the
+ * consumer position it publishes: the drainer is woken only by the
+ * watermark crossings, so a missed wakeup hangs the test (and the runner's
+ * timeout fails it) rather than passing by luck. Nothing is timed.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <neuronprof/capture.h>
+
+#include "capture_internal.h"
+#include "fake_device.h"
+#include "harness.h"
+
+#define ES		64u
+#define RING		4096u			/* 64 entries */
+#define RING_ENTRIES	(RING / ES)
+#define BATCH		(RING_ENTRIES / 4)	/* one watermark */
+#define ROUNDS		80			/* 80 * 16 = 20 rings */
+#define TOTAL		(ROUNDS * BATCH)
+
+struct fixture {
+	struct fake_dev *fd;
+	struct nprof_device *dev;
+	struct nprof_capture *cap;
+	char dir[256];
+};
+
+static void rm_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char path[512];
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+static int setup(struct fixture *f, uint32_t flags, const char *spool_dir)
+{
+	struct nprof_device_info info = fake_trn2_info();
+	struct nprof_capture_opts opts = { .size = sizeof(opts) };
+	const char *tmp = getenv("TMPDIR");
+	int t;
+
+	memset(f, 0, sizeof(*f));
+	snprintf(f->dir, sizeof(f->dir), "%s/nprof-stream-test.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(f->dir))
+		return -1;
+	f->fd = fake_dev_new();
+	f->dev = nprof_device_create(&info, &fake_ops, f->fd);
+	for (t = 0; t < NPROF_QUEUE_TYPES; t++)
+		opts.ring_size[t] = RING;
+	opts.flags = flags;
+	opts.spool_dir = spool_dir ? spool_dir : f->dir;
+	f->cap = nprof_capture_create(f->dev, &opts);
+	return f->fd && f->dev && f->cap ? 0 : -1;
+}
+
+static void teardown(struct fixture *f)
+{
+	nprof_capture_close(f->cap);
+	if (f->fd)
+		CHECK_INT(fake_subscribed(f->fd), 0);
+	nprof_device_close(f->dev);
+	if (f->fd)
+		fake_dev_free(f->fd);
+	rm_tree(f->dir);
+}
+
+static char *file_of(struct fixture *f, uint32_t nc, uint64_t id)
+{
+	static char path[512];
+
+	snprintf(path, sizeof(path), "%s/profile_nc_%u_session_%llu.ntff", f->dir, nc,
+		 (unsigned long long)id);
+	return path;
+}
+
+/* Whether fake queue @q belongs to core @nc (its own, or a TopSP serving it). */
+static bool of_core(const struct fake_queue *q, uint32_t nc)
+{
+	return q->used && (q->kind == NPROF_TARGET_CORE ? q->index == nc : q->index / 2 == nc);
+}
+
+/* Produce @n on every queue of core @nc; return how many were delivered. */
+static uint64_t produce_core(struct fixture *f, uint32_t nc, uint64_t n, uint32_t model)
+{
+	uint64_t delivered = 0;
+	int i;
+
+	for (i = 0; i < FAKE_MAX_QUEUES; i++)
+		if (of_core(&f->fd->q[i], nc))
+			delivered += fake_produce(f->fd, &f->fd->q[i], n, model);
+	return delivered;
+}
+
+/* Wait until the drainer has consumed everything produced on core @nc. */
+static void wait_drained(struct fixture *f, uint32_t nc)
+{
+	int i;
+
+	for (i = 0; i < FAKE_MAX_QUEUES; i++) {
+		struct fake_queue *q = &f->fd->q[i];
+
+		if (!of_core(q, nc))
+			continue;
+		while (__atomic_load_n(&q->cons->consumer_pos, __ATOMIC_ACQUIRE) != q->prod)
+			sched_yield();
+	}
+}
+
+/*
+ * Check every record of @path: @entries entries with sequence numbers
+ * @first, @first + 1, ... in order, and @lost lost. Returns the records.
+ */
+static int check_file(const char *path, uint64_t entries, uint64_t first, uint64_t lost)
+{
+	struct nprof_ntff_reader *r = nprof_ntff_reader_open(path, 0);
+	int i, n, bad = 0;
+
+	CHECK(r != NULL);
+	if (!r)
+		return 0;
+	n = nprof_ntff_reader_queue_count(r);
+	for (i = 0; i < n; i++) {
+		const struct neuronprof_notification *e;
+		struct nprof_ntff_entry_iter it;
+		struct nprof_ntff_queue q = { .size = sizeof(q) };
+		uint64_t seq = first;
+
+		CHECK_INT(nprof_ntff_reader_queue(r, (size_t)i, &q), 0);
+		CHECK_INT(q.entry_count, entries);
+		CHECK_INT(q.lost_count, lost);
+		nprof_ntff_entry_iter_init(&it, &q);
+		while ((e = nprof_ntff_entry_iter_next(&it)))
+			bad += e->seq != seq++;
+		CHECK_INT(seq - first, entries);
+	}
+	CHECK_INT(bad, 0);
+	nprof_ntff_reader_close(r);
+	return n;
+}
+
+TEST(streaming_session_twenty_rings_long_loses_nothing)
+{
+	struct nprof_capture_progress p = { .size = sizeof(p) };
+	struct nprof_capture_stats st = { .size = sizeof(st) };
+	struct fixture f;
+	uint64_t id, delivered = 0;
+	int round;
+
+	if (setup(&f, 0, NULL))
+		FAIL("setup: %s", nprof_strerror_last());
+	CHECK_INT(nprof_capture_session_start(f.cap, 0), 0);
+	for (round = 0; round < ROUNDS; round++) {
+		delivered += produce_core(&f, 0, BATCH, 1);
+		wait_drained(&f, 0);
+	}
+	CHECK_INT(delivered, 24ULL * TOTAL);
+	CHECK_INT(nprof_capture_get_progress(f.cap, &p), 0);
+	CHECK_INT(p.streaming, 1);
+	CHECK_INT(p.queues, 24);
+	CHECK_INT(p.entries, 24ULL * TOTAL);
+	CHECK_INT(p.bytes, 24ULL * TOTAL * ES);
+	CHECK_INT(p.lost, 0);
+	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
+	CHECK_INT(nprof_capture_session_stats(f.cap, 0, id, &st), 0);
+	CHECK_INT(st.entries[NEURONPROF_QT_TRACE], 5ULL * TOTAL);
+	CHECK_INT(st.lost[NEURONPROF_QT_TRACE], 0);
+	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
+	CHECK_INT(check_file(file_of(&f, 0, id), TOTAL, 0, 0), 24);
+	teardown(&f);
+}
+
+TEST(zero_copy_session_loses_exactly_what_does_not_fit)
+{
+	struct fixture f;
+	uint64_t id, delivered = 0;
+	int round;
+
+	if (setup(&f, NPROF_CAPTURE_ZERO_COPY, NULL))
+		FAIL("setup: %s", nprof_strerror_last());
+	CHECK_INT(nprof_capture_session_start(f.cap, 0), 0);
+	for (round = 0; round < ROUNDS; round++)
+		delivered += produce_core(&f, 0, BATCH, 1);
+	CHECK_INT(delivered, 24ULL * RING_ENTRIES);
+	CHECK_INT(nprof_capture_session_sync(f.cap, 0), 0);	/* nothing to move */
+	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
+	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
+	CHECK_INT(check_file(file_of(&f, 0, id), RING_ENTRIES, 0, TOTAL - RING_ENTRIES), 24);
+	teardown(&f);
+}
+
+/* The final part below the watermark: moved by stop, in order. */
+TEST(stop_moves_what_the_drainer_has_not)
+{
+	struct fixture f;
+	uint64_t id;
+
+	if (setup(&f, 0, NULL))
+		FAIL("setup: %s", nprof_strerror_last());
+	CHECK_INT(nprof_capture_session_start(f.cap, 0), 0);
+	CHECK_INT(produce_core(&f, 0, 3 * BATCH, 1), 24ULL * 3 * BATCH);
+	wait_drained(&f, 0);
+	CHECK_INT(produce_core(&f, 0, BATCH - 1, 1), 24ULL * (BATCH - 1));
+	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
+	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
+	CHECK_INT(check_file(file_of(&f, 0, id), 4 * BATCH - 1, 0, 0), 24);
+	teardown(&f);
+}
+
+/*
+ * A stashed session's entries are in the spool, so the next session has
+ * the whole ring; entries between the two sessions are in neither.
+ */
+TEST(stashed_session_does_not_pin_streamed_rings)
+{
+	struct fixture f;
+	uint64_t id0, id1;
+	int round;
+
+	if (setup(&f, 0, NULL))
+		FAIL("setup: %s", nprof_strerror_last());
+	CHECK_INT(nprof_capture_session_start(f.cap, 0), 0);
+	CHECK_INT(produce_core(&f, 0, 40, 1), 24 * 40);
+	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id0), 0);
+	CHECK_INT(produce_core(&f, 0, 5, 1), 24 * 5);
+	CHECK_INT(nprof_capture_session_start(f.cap, 0), 0);
+	for (round = 0; round < 10; round++) {
+		CHECK_INT(produce_core(&f, 0, BATCH, 2), 24 * BATCH);
+		CHECK_INT(nprof_capture_session_sync(f.cap, 0), 0);
+	}
+	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id1), 0);
+	/* Out of order: the later session first. */
+	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id1, f.dir), 0);
+	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id0, f.dir), 0);
+	CHECK_INT(check_file(file_of(&f, 0, id0), 40, 0, 0), 24);
+	CHECK_INT(check_file(file_of(&f, 0, id1), 10 * BATCH, 45, 0), 24);
+	teardown(&f);
+}
+
+/* No spool: the queues keep their entries in the rings, as without streaming. */
+TEST(spool_that_cannot_be_created_falls_back_to_the_rings)
+{
+	struct fixture f;
+	uint64_t id;
+
+	if (setup(&f, 0, "/nonexistent-nprof-spool-dir"))
+		FAIL("setup: %s", nprof_strerror_last());
+	CHECK_INT(nprof_capture_session_start(f.cap, 0), 0);
+	CHECK_INT(produce_core(&f, 0, 100, 1), 24ULL * RING_ENTRIES);
+	CHECK_ERR_MSG(nprof_capture_session_sync(f.cap, 0), ENOENT,
+		      "NC 0: queue type 0 target 0/0 engine 0 does not stream");
+	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
+	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
+	CHECK_INT(check_file(file_of(&f, 0, id), RING_ENTRIES, 0, 100 - RING_ENTRIES), 24);
+	teardown(&f);
+}
+
+/* Spools are unnamed: nothing but the profile ever appears in the directory. */
+TEST(spools_leave_no_file)
+{
+	struct fixture f;
+	struct dirent *de;
+	uint64_t id;
+	int files = 0;
+	DIR *d;
+
+	if (setup(&f, 0, NULL))
+		FAIL("setup: %s", nprof_strerror_last());
+	CHECK_INT(nprof_capture_session_start(f.cap, 0), 0);
+	CHECK_INT(produce_core(&f, 0, 2 * BATCH, 1), 24 * 2 * BATCH);
+	CHECK_INT(nprof_capture_session_sync(f.cap, 0), 0);
+	d = opendir(f.dir);
+	while (d && (de = readdir(d)))
+		files += de->d_name[0] != '.';
+	CHECK_INT(files, 0);
+	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
+	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
+	rewinddir(d);
+	files = 0;
+	while (d && (de = readdir(d)))
+		files += de->d_name[0] != '.';
+	CHECK_INT(files, 1);
+	if (d)
+		closedir(d);
+	teardown(&f);
+}
+
+/*
+ * A child forked during a streaming capture owns none of it: closing its
+ * copy neither waits for a drainer that does not exist in it nor disturbs
+ * the parent, whose capture goes on.
+ */
+TEST(forked_child_lets_go_of_the_engine)
+{
+	struct fixture f;
+	uint64_t id;
+	int status = -1;
+	pid_t pid;
+
+	if (setup(&f, 0, NULL))
+		FAIL("setup: %s", nprof_strerror_last());
+	CHECK_INT(nprof_capture_session_start(f.cap, 0), 0);
+	CHECK_INT(produce_core(&f, 0, BATCH, 1), 24 * BATCH);
+	pid = fork();
+	if (pid == 0) {
+		nprof_capture_close(f.cap);
+		_exit(0);
+	}
+	CHECK(pid > 0);
+	CHECK_INT(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK_INT(produce_core(&f, 0, BATCH, 1), 24 * BATCH);
+	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
+	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
+	CHECK_INT(check_file(file_of(&f, 0, id), 2 * BATCH, 0, 0), 24);
+	teardown(&f);
+}
+
+TEST(bad_options_are_refused)
+{
+	struct nprof_device_info info = fake_trn2_info();
+	struct nprof_capture_opts opts = { .size = sizeof(opts), .flags = 1u << 7 };
+	struct fake_dev *fd = fake_dev_new();
+	struct nprof_device *dev = nprof_device_create(&info, &fake_ops, fd);
+
+	CHECK(dev != NULL);
+	CHECK(nprof_capture_create(dev, &opts) == NULL);
+	CHECK_INT(errno, EINVAL);
+	CHECK_STR(nprof_strerror_last(), "unknown capture option flags 0x80 or reserved 0x0");
+	opts.flags = 0;
+	opts.reserved = 1;
+	CHECK(nprof_capture_create(dev, &opts) == NULL);
+	CHECK_INT(errno, EINVAL);
+	nprof_device_close(dev);
+	fake_dev_free(fd);
+}
+
+HARNESS_MAIN
