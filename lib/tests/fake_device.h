@@ -59,6 +59,12 @@ struct fake_dev {
 	pthread_cond_t cv;
 	bool block;
 	bool blocked;			/* a drain is waiting */
+	/*
+	 * SIM_EXEC (inspect_util.h) produces one watermark at a time and waits
+	 * until the consumer has taken it: a device no faster than a streaming
+	 * consumer, so that "nothing lost" does not depend on timing.
+	 */
+	bool pace;
 };
 
 static inline long fake_page(void)

@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +51,20 @@ static inline int fakex_sim_exec(struct nprof_device *dev, struct drm_neuronprof
 						      per && q->index / per == args->core;
 		if (!mine)
 			continue;
-		fake_produce(fd, q, args->iterations, args->model_id);
+		if (fd->pace) {
+			uint64_t left = args->iterations, batch = q->watermark / q->hdr->entry_size;
+
+			while (left) {
+				uint64_t n = left < batch ? left : batch;
+
+				fake_produce(fd, q, n, args->model_id);
+				left -= n;
+				while (__atomic_load_n(&q->cons->consumer_pos, __ATOMIC_ACQUIRE) != q->prod)
+					sched_yield();
+			}
+		} else {
+			fake_produce(fd, q, args->iterations, args->model_id);
+		}
 		if (q->type < 16)
 			args->produced[q->type] += args->iterations;
 	}

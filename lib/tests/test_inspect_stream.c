@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Host tests of streaming in the capture modes built on the engine: a MODEL
+ * capture and a continuous profile of one execution twenty rings long on
+ * every queue of its core lose nothing and keep every entry in order, while
+ * the same executions with streaming switched off (the configuration's
+ * switch, NEURON_RT_INSPECT_STREAMING=0, or zero-copy engine options) lose
+ * exactly what one ring cannot hold.
+ *
+ * The fake device's rings are clamped to one page (64 entries); its
+ * SIM_EXEC paces itself to a streaming consumer (fake_dev.pace), so nothing
+ * here depends on timing.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "capture_internal.h"
+#include "harness.h"
+#include "inspect_util.h"
+
+#define RING		4096u
+#define RING_ENTRIES	64u
+#define TOTAL		(20u * RING_ENTRIES)	/* per queue and execution */
+
+/* fakex_setup() with one-page rings, paced when @pace. */
+static int setup(struct fakex *x, bool pace)
+{
+	if (fakex_setup(x, 1))
+		return -1;
+	x->dev[0]->info.max_ring_size = RING;
+	x->fd[0]->pace = pace;
+	return 0;
+}
+
+static int run(struct nprof_model *m, uint32_t iterations)
+{
+	struct nprof_sim_program p = fakex_prog(iterations, false);
+	struct nprof_sim_result res = { .size = sizeof(res) };
+
+	return nprof_model_sim_execute(m, &p, &res);
+}
+
+/*
+ * Every record of @dir/@name: @entries entries numbered from 0 in order
+ * and @lost lost. Returns the number of records.
+ */
+static int check_file(const char *dir, const char *name, uint64_t entries, uint64_t lost)
+{
+	struct nprof_ntff_reader *r;
+	char path[2 * PATH_MAX];
+	int i, n, bad = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	r = nprof_ntff_reader_open(path, 0);
+	CHECK(r != NULL);
+	if (!r)
+		return 0;
+	n = nprof_ntff_reader_queue_count(r);
+	for (i = 0; i < n; i++) {
+		const struct neuronprof_notification *e;
+		struct nprof_ntff_queue q = { .size = sizeof(q) };
+		struct nprof_ntff_entry_iter it;
+		uint64_t seq = 0;
+
+		CHECK_INT(nprof_ntff_reader_queue(r, (size_t)i, &q), 0);
+		CHECK_INT(q.entry_count, entries);
+		CHECK_INT(q.lost_count, lost);
+		nprof_ntff_entry_iter_init(&it, &q);
+		while ((e = nprof_ntff_entry_iter_next(&it)))
+			bad += e->seq != seq++;
+		CHECK_INT(seq, entries);
+	}
+	CHECK_INT(bad, 0);
+	nprof_ntff_reader_close(r);
+	return n;
+}
+
+static void model_capture(bool streaming)
+{
+	struct nprof_inspect_config *cfg;
+	struct nprof_model *m;
+	char dir[PATH_MAX];
+	struct scratch s;
+	struct fakex x;
+
+	CHECK(!scratch_enter(&s));
+	CHECK_INT(setup(&x, streaming), 0);
+	cfg = cfg_new("out", NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_MODEL);
+	CHECK(cfg != NULL);
+	CHECK_INT(nprof_inspect_config_set_streaming(cfg, streaming), 0);
+	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
+	CHECK(nprof_inspect_session_dir(dir, sizeof(dir)) > 0);
+	m = nprof_model_load("long", 7, 2);
+	CHECK(m != NULL);
+	CHECK_INT(run(m, TOTAL), 0);
+	if (streaming)
+		CHECK_INT(check_file(dir, "long_vnc_2.ntff", TOTAL, 0), 24);
+	else
+		CHECK_INT(check_file(dir, "long_vnc_2.ntff", RING_ENTRIES, TOTAL - RING_ENTRIES), 24);
+	CHECK_INT(nprof_inspect_stop(), 0);
+	/* The spools lived in the session directory, unnamed: only the profile is there. */
+	CHECK_INT(dir_count(dir), 1);
+	CHECK_INT(dir_hidden(dir), 0);
+	CHECK_INT(nprof_model_unload(m), 0);
+	CHECK_INT(nprof_inspect_close(), 0);
+	nprof_inspect_config_free(cfg);
+	fakex_teardown(&x);
+	scratch_leave(&s);
+}
+
+TEST(model_capture_twenty_rings_long_loses_nothing)
+{
+	model_capture(true);
+}
+
+TEST(model_capture_without_streaming_loses_what_one_ring_cannot_hold)
+{
+	model_capture(false);
+}
+
+/* The environment's switch reaches the engine. */
+TEST(environment_switches_streaming_off)
+{
+	struct nprof_inspect_config *cfg = nprof_inspect_config_allocate();
+	struct nprof_capture_opts opts = { .size = sizeof(opts) };
+
+	CHECK(cfg != NULL);
+	CHECK_INT(setenv("NEURON_RT_INSPECT_STREAMING", "0", 1), 0);
+	CHECK_INT(nprof_inspect_config_parse_env(cfg, NULL, NULL), 0);
+	CHECK_INT(nprof_inspect_config_get_streaming(cfg), 0);
+	CHECK_INT(nprof_capture_opts_from_config(&opts, cfg), 0);
+	CHECK_INT(opts.flags, NPROF_CAPTURE_ZERO_COPY);
+	CHECK_INT(setenv("NEURON_RT_INSPECT_STREAMING", "yes please", 1), 0);
+	CHECK_INT(nprof_inspect_config_parse_env(cfg, NULL, NULL), -EINVAL);
+	unsetenv("NEURON_RT_INSPECT_STREAMING");
+	nprof_inspect_config_free(cfg);
+}
+
+static void continuous(bool streaming)
+{
+	struct nprof_capture_opts zc = { .size = sizeof(zc), .flags = NPROF_CAPTURE_ZERO_COPY };
+	struct nprof_profile_continuous_options *o;
+	char name[NAME_MAX + 1];
+	struct nprof_model *m;
+	struct scratch s;
+	struct fakex x;
+
+	CHECK(!scratch_enter(&s));
+	CHECK_INT(setup(&x, streaming), 0);
+	/* Continuous profiling takes the engine options of the device registry. */
+	nprof_rt_set_capture_opts(streaming ? NULL : &zc);
+	o = nprof_profile_continuous_options_allocate();
+	CHECK_INT(nprof_profile_continuous_options_set_output_dir(o, "cont"), 0);
+	CHECK_INT(nprof_profile_continuous_start(o), 0);
+	m = nprof_model_load("long", 9, 1);
+	CHECK(m != NULL);
+	CHECK_INT(run(m, TOTAL / 2), 0);
+	CHECK_INT(run(m, TOTAL), 0);	/* the last execution is the one saved */
+	CHECK_INT(nprof_profile_continuous_save(1, o), 0);
+	CHECK(dir_find("cont", "model_", name, sizeof(name)));
+	if (streaming)
+		CHECK_INT(check_file("cont", name, TOTAL, 0), 24);
+	else
+		CHECK_INT(check_file("cont", name, RING_ENTRIES, TOTAL - RING_ENTRIES), 24);
+	CHECK_INT(nprof_profile_continuous_stop(), 0);
+	nprof_rt_set_capture_opts(NULL);
+	nprof_model_unload(m);
+	nprof_profile_continuous_options_free(o);
+	fakex_teardown(&x);
+	scratch_leave(&s);
+}
+
+TEST(continuous_profile_twenty_rings_long_loses_nothing)
+{
+	continuous(true);
+}
+
+TEST(continuous_profile_without_streaming_loses_what_one_ring_cannot_hold)
+{
+	continuous(false);
+}
+
+HARNESS_MAIN
