@@ -252,6 +252,26 @@ NPROF_API int nprof_capture_get_progress(struct nprof_capture *cap,
 					 struct nprof_capture_progress *p);
 
 /*
+ * A live view of every capture of a process, for a tool that runs it: if
+ * the environment variable NPROF_PROGRESS_FD_ENV names a descriptor of at
+ * least sizeof(struct nprof_progress_page) bytes (a memfd the tool created)
+ * whose @magic is NPROF_PROGRESS_MAGIC, the capture engines of the process
+ * add to its counters, with relaxed atomic additions, what they move:
+ * @entries and @bytes written into spools, and @lost, the notifications
+ * their queues lost (counted as they are seen: at each drain, and at stop).
+ * neuronprof record uses it for its status line.
+ */
+#define NPROF_PROGRESS_FD_ENV	"NEURONPROF_PROGRESS_FD"
+#define NPROF_PROGRESS_MAGIC	0x6e70726f67726573ULL	/* "nprogres" */
+
+struct nprof_progress_page {
+	uint64_t magic;
+	uint64_t entries;
+	uint64_t bytes;
+	uint64_t lost;
+};
+
+/*
  * struct nprof_capture_stats - what a stashed session holds.
  * @size: sizeof(struct nprof_capture_stats) as the caller compiled it.
  * @queues: queues (records) of the session.

@@ -63,6 +63,7 @@ struct cap_queue {
 	struct nprof_queue_id id;
 	struct nprof_nq *nq;
 	uint64_t lost_base;		/* the ring's lost count at the subscription */
+	uint64_t lost_seen;		/* ... when last added to the progress page */
 	uint32_t watermark;		/* bytes, as subscribed */
 	struct nprof_spool spool;	/* fd -1 without streaming */
 };
@@ -423,6 +424,17 @@ static int stream_queue(struct nprof_capture *cap, struct cap_core *c, size_t i)
 	return ret;
 }
 
+/* Report the losses of queue @q not reported yet to the progress page. Called locked. */
+static void account_lost(struct cap_queue *q)
+{
+	uint64_t lost = __atomic_load_n(&nprof_nq_ring(q->nq)->hdr->lost, __ATOMIC_RELAXED);
+
+	if (lost != q->lost_seen) {
+		nprof_progress_add(0, 0, lost - q->lost_seen);
+		q->lost_seen = lost;
+	}
+}
+
 /*
  * Move what queue @i's ring holds into its spool: what the active session
  * needs is written, the rest released unwritten. Called locked.
@@ -433,6 +445,7 @@ static int pull_queue(struct nprof_capture *cap, struct cap_core *c, size_t i)
 	bool failed = q->spool.err != 0;
 	int64_t n;
 
+	account_lost(q);
 	if (q->spool.fd < 0)
 		return q->spool.err;
 	n = nprof_spool_pull(&q->spool, nprof_nq_ring(q->nq), c->active ? &c->active[i].begin : NULL,
@@ -443,6 +456,7 @@ static int pull_queue(struct nprof_capture *cap, struct cap_core *c, size_t i)
 		return (int)n;
 	}
 	__atomic_fetch_add(&cap->spooled_bytes, (uint64_t)n, __ATOMIC_RELAXED);
+	nprof_progress_add((uint64_t)n / nprof_nq_ring(q->nq)->entry_size, (uint64_t)n, 0);
 	return 0;
 }
 
@@ -516,6 +530,7 @@ static int subscribe_all(struct nprof_capture *cap, struct cap_core *c)
 		c->nqueues = i + 1;
 		q->watermark = p.watermark;
 		q->lost_base = __atomic_load_n(&nprof_nq_ring(q->nq)->hdr->lost, __ATOMIC_RELAXED);
+		q->lost_seen = q->lost_base;
 		if (cap->streaming && stream_queue(cap, c, i) && !unstreamed++)
 			snprintf(why, sizeof(why), "%s", nprof_err_current());
 	}
@@ -765,6 +780,7 @@ NPROF_API int nprof_capture_session_stop(struct nprof_capture *cap, uint32_t nc,
 		w->ring_flags = st.ring_flags;
 		/* Streaming: the rest into the spool now, while the session is active. */
 		pull_queue(cap, c, i);
+		account_lost(q);
 		/* A ring cannot hold more than its size unread: anything else is corrupt. */
 		if ((w->end - w->begin) % ring->entry_size || !window_fits(q, ring, w) ||
 		    w->lost_end < w->lost_begin) {

@@ -29,6 +29,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <neuronprof/capture.h>
 #include <neuronprof/ntff.h>
 
 #include "capture/capture_stream.h"
@@ -261,6 +262,54 @@ int nprof_spool_write(struct nprof_spool *sp, struct nprof_ring *ring,
 		return ret;
 	ret = nprof_ntff_writer_append(w, &desc, s.ptr[0], s.len[0], s.ptr[1], s.len[1]);
 	return ret < 0 ? ret : 0;
+}
+
+/* ---- progress page ------------------------------------------------------------ */
+
+static struct nprof_progress_page *progress_page;
+static pthread_once_t progress_once = PTHREAD_ONCE_INIT;
+
+static void progress_map(void)
+{
+	const char *v = getenv(NPROF_PROGRESS_FD_ENV);
+	struct nprof_progress_page *p;
+	char *end;
+	long fd;
+
+	if (!v || !*v)
+		return;
+	errno = 0;
+	fd = strtol(v, &end, 10);
+	if (errno || *end || fd < 0 || fd > INT_MAX) {
+		nprof_log(NPROF_LOG_DEBUG, "%s=%s is not a descriptor: no progress page",
+			  NPROF_PROGRESS_FD_ENV, v);
+		return;
+	}
+	p = mmap(NULL, sizeof(*p), PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+	if (p == MAP_FAILED) {
+		nprof_log(NPROF_LOG_DEBUG, "%s=%s cannot be mapped: %s", NPROF_PROGRESS_FD_ENV, v,
+			  strerror(errno));
+		return;
+	}
+	if (__atomic_load_n(&p->magic, __ATOMIC_RELAXED) != NPROF_PROGRESS_MAGIC) {
+		munmap(p, sizeof(*p));
+		nprof_log(NPROF_LOG_DEBUG, "%s=%s is not a progress page", NPROF_PROGRESS_FD_ENV, v);
+		return;
+	}
+	progress_page = p;
+}
+
+void nprof_progress_add(uint64_t entries, uint64_t bytes, uint64_t lost)
+{
+	pthread_once(&progress_once, progress_map);
+	if (!progress_page)
+		return;
+	if (entries)
+		__atomic_fetch_add(&progress_page->entries, entries, __ATOMIC_RELAXED);
+	if (bytes)
+		__atomic_fetch_add(&progress_page->bytes, bytes, __ATOMIC_RELAXED);
+	if (lost)
+		__atomic_fetch_add(&progress_page->lost, lost, __ATOMIC_RELAXED);
 }
 
 /* ---- drainer ----------------------------------------------------------------- */

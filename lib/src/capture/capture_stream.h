@@ -71,6 +71,12 @@ int nprof_spool_write(struct nprof_spool *sp, struct nprof_ring *ring,
 		      struct nprof_ntff_writer *w, const struct nprof_ntff_queue_desc *desc,
 		      uint64_t begin, uint64_t end);
 
+/*
+ * Add to the progress page of NPROF_PROGRESS_FD_ENV, if the process was
+ * given one (looked up once); nothing otherwise.
+ */
+void nprof_progress_add(uint64_t entries, uint64_t bytes, uint64_t lost);
+
 /* ---- the drainer -------------------------------------------------------------- */
 
 struct nprof_drainer;
