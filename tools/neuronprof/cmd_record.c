@@ -22,6 +22,13 @@
  * options, so a program using the library's inspect session profiles
  * itself. The variables are first checked with the library's own parser, so
  * a bad value is reported here rather than by the program.
+ *
+ * Long runs: --duration SEC executes the synthetic model until SEC have
+ * passed, or sends the command SIGTERM after SEC (the library's crash flush
+ * then writes its profiles). Captures stream to disk by default
+ * (--no-streaming keeps them in the rings); on a terminal a status line
+ * shows entries per second, MB written and notifications lost so far
+ * (record_status.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -32,7 +39,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -47,6 +56,7 @@
 
 #include "json.h"
 #include "profile.h"
+#include "record_status.h"
 #include "tool.h"
 
 static const char record_usage[] =
@@ -73,6 +83,12 @@ static const char record_usage[] =
 	"  --mode session|model  device profile mode (synthetic default: session;\n"
 	"                        with a command: the library's default, model)\n"
 	"  --cores LIST          NeuronCores: 0 | 0,2 | 0-3 | all (default all)\n"
+	"  --duration SEC        synthetic: execute until SEC seconds have passed\n"
+	"                        (instead of --executions); command: stop it with\n"
+	"                        SIGTERM after SEC seconds\n"
+	"  --no-streaming        keep entries in the rings until the profile is\n"
+	"                        written (NEURON_RT_INSPECT_STREAMING=0): what does not\n"
+	"                        fit is counted as lost\n"
 	"  --ring-size BYTES     ring size per queue, whole MiB (M, G suffixes;\n"
 	"                        synthetic default 1M)\n"
 	"  --system-profile      the host system trace: ntrace.pb, trace_info.pb\n"
@@ -106,7 +122,8 @@ enum {
 	OPT_MODE = 256, OPT_CORES, OPT_ITER, OPT_RING, OPT_DEVICE, OPT_INSTR, OPT_DMA,
 	OPT_MODEL_ID, OPT_THROTTLE, OPT_ERROR, OPT_LOAD_SIM, OPT_TIMEOUT, OPT_JSON,
 	OPT_SYSPROF, OPT_NO_SYSPROF, OPT_CPU_UTIL, OPT_HOST_MEM, OPT_ON_FAIL,
-	OPT_EVENT_TYPES, OPT_MAX_EVENTS, OPT_EXECUTIONS, OPT_MODEL_NAME,
+	OPT_EVENT_TYPES, OPT_MAX_EVENTS, OPT_EXECUTIONS, OPT_MODEL_NAME, OPT_DURATION,
+	OPT_NO_STREAMING,
 };
 
 struct record_opts {
@@ -121,6 +138,8 @@ struct record_opts {
 	uint64_t max_events_n;
 	/* synthetic */
 	uint64_t device, executions, iterations, instructions, dma, model_id, timeout_s;
+	uint64_t duration_s;		/* 0: not given */
+	bool executions_given, no_streaming;
 	const char *model_name;
 	bool device_given, throttle, error, load_sim, json;
 	const char *synthetic_only;	/* first synthetic-only option seen */
@@ -256,9 +275,10 @@ out:
 
 /* Runs the executions; every model is loaded before and unloaded after. */
 static int run_model(const struct record_opts *o, const struct nprof_device_info *info,
-		     struct core_result *cr, int n)
+		     struct core_result *cr, int n, struct record_status *st)
 {
 	struct nprof_model **models = calloc((size_t)n, sizeof(*models));
+	uint64_t until = o->duration_s ? monotonic_ns() + o->duration_s * 1000000000ULL : 0;
 	int ret = 0;
 
 	if (!models)
@@ -272,8 +292,8 @@ static int run_model(const struct record_opts *o, const struct nprof_device_info
 		}
 	}
 	/* Round robin, so every core's first execution comes before any second one. */
-	for (uint32_t x = 0; x < o->executions; x++) {
-		bool last = x + 1 == o->executions;
+	for (uint32_t x = 0; until ? x == 0 || monotonic_ns() < until : x < o->executions; x++) {
+		bool last = !until && x + 1 == o->executions;
 
 		for (int i = 0; i < n; i++) {
 			struct nprof_sim_result res = { .size = sizeof(res) };
@@ -295,6 +315,7 @@ static int run_model(const struct record_opts *o, const struct nprof_device_info
 					   o->model_name, cr[i].vnc, nprof_strerror_last());
 				goto out;
 			}
+			record_status_tick(st, false);
 			if (!counted)
 				continue;
 			cr[i].executions++;
@@ -506,6 +527,7 @@ static int record_synthetic(struct record_opts *o)
 {
 	struct nprof_device_info info = { .size = sizeof(info) };
 	struct nprof_inspect_config *cfg = NULL;
+	struct record_status st = { .fd = -1 };
 	struct profile prof = { 0 };
 	struct core_result *cr = NULL;
 	struct nprof_device *dev;
@@ -520,6 +542,11 @@ static int record_synthetic(struct record_opts *o)
 	if ((o->event_types || o->max_events) && o->sysprof != 1)
 		return usage_error("%s configures the system trace: add --system-profile",
 				   o->event_types ? "--event-types" : "--max-events");
+	if (o->duration_s && o->executions_given)
+		return usage_error("--duration and --executions both say how long to run: give one");
+	if (o->duration_s && o->error)
+		return usage_error("--error raises the error in the last execution, which --duration "
+				   "does not know in advance: use --executions");
 	/* Before anything is loaded or opened. */
 	if (nprof_output_check_base(o->outdir))
 		return usage_error("-o %s: %s", o->outdir, nprof_strerror_last());
@@ -565,6 +592,13 @@ static int record_synthetic(struct record_opts *o)
 	if (ret)
 		goto out;
 	ret = EXIT_FAIL;
+	if (o->no_streaming && nprof_inspect_config_set_streaming(cfg, false)) {
+		fail("%s", nprof_strerror_last());
+		goto out;
+	}
+	/* Before the session: the library looks for the page at its first capture. */
+	if (record_status_start(&st))
+		goto out;
 	if (nprof_inspect_begin_with_options(cfg)) {
 		fail("cannot begin the inspect session: %s", nprof_strerror_last());
 		goto out;
@@ -574,13 +608,14 @@ static int record_synthetic(struct record_opts *o)
 		fail("%s", nprof_strerror_last());
 		goto out;
 	}
-	if (run_model(o, &info, cr, ncores))
+	if (run_model(o, &info, cr, ncores, &st))
 		goto out;
 	begun = false;
 	if (nprof_inspect_stop()) {
 		fail("%s", nprof_strerror_last());
 		goto out;
 	}
+	record_status_finish(&st);
 	ret = verify(o, dir, cr, ncores, &prof);
 	/* Also after a mismatch: the figures show what is off. */
 	if (prof.files)
@@ -590,6 +625,7 @@ out:
 	if (begun && nprof_inspect_stop())
 		fail("%s", nprof_strerror_last());
 	nprof_inspect_close();
+	record_status_finish(&st);
 	nprof_inspect_config_free(cfg);
 	profile_free(&prof);
 	free(cr);
@@ -672,6 +708,8 @@ static int build_env(const struct record_opts *o, struct env_list *e)
 		ok &= !env_add(e, "NEURON_RT_INSPECT_HOST_MEMORY", "1");
 	if (o->on_fail)
 		ok &= !env_add(e, "NEURON_RT_INSPECT_ON_FAIL", "1");
+	if (o->no_streaming)
+		ok &= !env_add(e, "NEURON_RT_INSPECT_STREAMING", "0");
 	if (o->cores)
 		ok &= !env_add(e, "NEURON_RT_INSPECT_EVENT_FILTER_NC", "%s", o->cores);
 	if (o->event_types)
@@ -692,11 +730,51 @@ static int build_env(const struct record_opts *o, struct env_list *e)
 	return ok ? 0 : -1;
 }
 
+/*
+ * Wait for the command, redrawing the status line every second; after
+ * --duration, send it SIGTERM once (the library's crash flush writes what it
+ * captured). Return its wait status, or -1 with errno.
+ */
+static int wait_command(const struct record_opts *o, pid_t pid, const char *name,
+			struct record_status *st)
+{
+	uint64_t until = o->duration_s ? monotonic_ns() + o->duration_s * 1000000000ULL : 0;
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	int status;
+
+	for (;;) {
+		pid_t r = waitpid(pid, &status, pfd >= 0 ? WNOHANG : 0);
+
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR) {
+			status = -1;
+			break;
+		}
+		if (until && monotonic_ns() >= until) {
+			fprintf(stderr, "%sneuronprof: record: %" PRIu64 "s passed: stopping %s with SIGTERM\n",
+				st->drawn ? "\n" : "", o->duration_s, name);
+			kill(pid, SIGTERM);
+			until = 0;
+		}
+		if (pfd >= 0) {
+			struct pollfd p = { .fd = pfd, .events = POLLIN };
+
+			poll(&p, 1, 1000);
+		}
+		record_status_tick(st, false);
+	}
+	if (pfd >= 0)
+		close(pfd);
+	return status;
+}
+
 static int record_command(struct record_opts *o, char **cmd)
 {
 	struct nprof_inspect_config *cfg;
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
 	struct env_list env = { .n = 0 };
+	struct record_status st = { .fd = -1 };
 	int status, ret;
 	pid_t pid;
 
@@ -725,9 +803,15 @@ static int record_command(struct record_opts *o, char **cmd)
 		return ret;
 	}
 
+	/* The command inherits the progress page's descriptor and variable. */
+	if (record_status_start(&st)) {
+		env_free(&env);
+		return EXIT_FAIL;
+	}
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
+		record_status_finish(&st);
 		env_free(&env);
 		return fail("cannot fork: %s", strerror(errno));
 	}
@@ -742,14 +826,10 @@ static int record_command(struct record_opts *o, char **cmd)
 	/* Like system(): the terminal's ^C and ^\ are for the command. */
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			status = -1;
-			break;
-		}
-	}
+	status = wait_command(o, pid, cmd[0], &st);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
+	record_status_finish(&st);
 	env_free(&env);
 	if (status == -1)
 		return fail("cannot wait for %s: %s", cmd[0], strerror(errno));
@@ -773,6 +853,8 @@ int cmd_record(int argc, char **argv)
 		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "cores", required_argument, NULL, OPT_CORES },
 		{ "executions", required_argument, NULL, OPT_EXECUTIONS },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "no-streaming", no_argument, NULL, OPT_NO_STREAMING },
 		{ "iterations", required_argument, NULL, OPT_ITER },
 		{ "ring-size", required_argument, NULL, OPT_RING },
 		{ "device", required_argument, NULL, OPT_DEVICE },
@@ -832,6 +914,7 @@ int cmd_record(int argc, char **argv)
 				      false, &o.executions))
 				return EXIT_USAGE;
 			o.synthetic_only = o.synthetic_only ? o.synthetic_only : "--executions";
+			o.executions_given = true;
 			break;
 		case OPT_MODEL_NAME:
 			if (!*optarg || strlen(optarg) > NPROF_MODEL_NAME_MAX)
@@ -888,6 +971,13 @@ int cmd_record(int argc, char **argv)
 			if (parse_u64("--timeout", optarg, 1, 86400, false, &o.timeout_s))
 				return EXIT_USAGE;
 			o.synthetic_only = o.synthetic_only ? o.synthetic_only : "--timeout";
+			break;
+		case OPT_DURATION:
+			if (parse_u64("--duration", optarg, 1, 7 * 86400, false, &o.duration_s))
+				return EXIT_USAGE;
+			break;
+		case OPT_NO_STREAMING:
+			o.no_streaming = true;
 			break;
 		case OPT_JSON:
 			o.json = true;

@@ -23,6 +23,7 @@ static const struct subcommand subcommands[] = {
 	{ "dump", cmd_dump, "print an NTFF file: header, metadata, entries" },
 	{ "summary", cmd_summary, "per-core and per-engine activity of a profile" },
 	{ "export", cmd_export, "convert a profile to Chrome trace JSON or Perfetto" },
+	{ "top", cmd_top, "a live view of a device: utilisation, rates, queues" },
 };
 
 static void usage(FILE *f)
@@ -59,5 +60,5 @@ int main(int argc, char **argv)
 	if (argv[1][0] == '-')
 		return usage_error("unknown option '%s'", argv[1]);
 	return usage_error("unknown command '%s' (commands: devices, doctor, record, dump, "
-			   "summary, export)", argv[1]);
+			   "summary, export, top)", argv[1]);
 }

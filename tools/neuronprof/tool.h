@@ -26,6 +26,7 @@ int cmd_dump(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 
 /* ---- messages (util.c) ------------------------------------------------- */
 
