@@ -300,6 +300,31 @@ TEST(stashed_session_does_not_pin_streamed_rings)
 	teardown(&f);
 }
 
+/*
+ * A session without entries on a queue, stashed while the next one (on the
+ * same subscriptions) streams past it: written later, its empty record does
+ * not look for a ring range the drainer has long released.
+ */
+TEST(empty_stashed_window_behind_the_drainer)
+{
+	struct fixture f;
+	uint64_t id0, id1;
+
+	if (setup(&f, 0, NULL))
+		FAIL("setup: %s", nprof_strerror_last());
+	CHECK_INT(nprof_capture_session_start(f.cap, 0), 0);
+	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id0), 0);
+	CHECK_INT(nprof_capture_session_start(f.cap, 0), 0);
+	CHECK_INT(produce_core(&f, 0, 2 * BATCH, 1), 24 * 2 * BATCH);
+	CHECK_INT(nprof_capture_session_sync(f.cap, 0), 0);
+	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id1), 0);
+	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id1, f.dir), 0);
+	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id0, f.dir), 0);
+	CHECK_INT(check_file(file_of(&f, 0, id0), 0, 0, 0), 24);
+	CHECK_INT(check_file(file_of(&f, 0, id1), 2 * BATCH, 0, 0), 24);
+	teardown(&f);
+}
+
 /* No spool: the queues keep their entries in the rings, as without streaming. */
 TEST(spool_that_cannot_be_created_falls_back_to_the_rings)
 {

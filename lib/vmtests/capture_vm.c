@@ -19,9 +19,16 @@
  *     index, and a SESSION on core 0 of the second device captures its
  *     programs (into OUTDIR/device1) while a session on core 0 of the first
  *     device sees none of them.
- *  4. OUTDIR/manifest.txt records the device, every session and every
+ *  4. Captures longer than their rings (OUTDIR/stream): a streaming session
+ *     on core 2 with one-page rings runs 80 programs that together put 20
+ *     to 40 rings' worth on every queue but the error queues, waiting for
+ *     the drainer (nprof_capture_session_sync()) between programs, and loses
+ *     nothing; the same programs on core 3 without streaming
+ *     (NPROF_CAPTURE_ZERO_COPY) lose exactly what one ring cannot hold.
+ *  5. OUTDIR/manifest.txt records the device, every session and every
  *     execution with what SIM_EXEC reported per queue type, for the host
- *     checker (check_ntff.c) to compare the NTFF files against.
+ *     checker (check_ntff.c) to compare the NTFF files against; the
+ *     streaming session is marked "stream 1".
  *
  * Output: "ok N - ..." / "not ok N - ..." lines, then "N passed, N failed".
  */
@@ -36,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <drm/neuronprof_drm.h>
 #include <neuronprof/capture.h>
 #include <neuronprof/device.h>
 #include <neuronprof/ntff.h>
@@ -44,6 +52,8 @@
 #define ENGINES		5
 #define LOSSY_CORE	7
 #define MAX_EXECS	2
+#define LONG_EXECS	80	/* programs of a long session */
+#define LONG_SUBDIR	"stream"
 #define QT		NPROF_SIM_QUEUE_TYPES
 #define NEW_DEVICE	"/sys/bus/platform/drivers/neuronprof_sim/new_device"
 #define SECOND_SUBDIR	"device1"
@@ -102,12 +112,13 @@ struct core_run {
 	const char *subdir;		/* of the manifest's OUTDIR, or NULL */
 	uint32_t device_index;
 	uint32_t model_offset;		/* added to program_for()'s model ids */
-	struct exec_rec execs[MAX_EXECS];
+	struct exec_rec execs[LONG_EXECS];
 	int nexecs;
 	uint64_t session_id;
 	int stop_ret, ser_ret;
 	struct nprof_capture_stats stats;
 	int stats_ret;
+	bool streamed;			/* a long session of a streaming engine */
 };
 
 /* Programs differ per core: iterations, instructions, DMA and flags. */
@@ -230,7 +241,8 @@ static void check_counts(const struct core_run *r)
 
 /*
  * @follows: the session whose subscriptions this one continued (-1: fresh
- * subscriptions, sequence numbers start at 0).
+ * subscriptions, sequence numbers start at 0). A streamed session is marked
+ * "stream 1": its small rings lose nothing.
  */
 static void manifest_session(FILE *m, const struct core_run *r, uint64_t ring_size,
 			     int64_t follows)
@@ -238,9 +250,9 @@ static void manifest_session(FILE *m, const struct core_run *r, uint64_t ring_si
 	int i, t, e;
 
 	fprintf(m, "session core %u id %" PRIu64 " file %s%sprofile_nc_%u_session_%" PRIu64
-		   ".ntff ring_size %" PRIu64 " follows %" PRId64 " device %u\n",
+		   ".ntff ring_size %" PRIu64 " follows %" PRId64 " device %u%s\n",
 		r->nc, r->session_id, r->subdir ? r->subdir : "", r->subdir ? "/" : "", r->nc,
-		r->session_id, ring_size, follows, r->device_index);
+		r->session_id, ring_size, follows, r->device_index, r->streamed ? " stream 1" : "");
 	for (i = 0; i < r->nexecs; i++) {
 		const struct exec_rec *x = &r->execs[i];
 
@@ -256,6 +268,108 @@ static void manifest_session(FILE *m, const struct core_run *r, uint64_t ring_si
 			fprintf(m, "%s%" PRIu64, t ? "," : "", x->res.produced[t]);
 		fprintf(m, "\n");
 	}
+}
+
+/* Programs of a long session: at most 32 notifications per queue each. */
+static void long_program(uint32_t nc, int i, struct nprof_sim_program *p)
+{
+	uint32_t e;
+
+	memset(p, 0, sizeof(*p));
+	p->size = sizeof(*p);
+	p->core = nc;
+	p->model_id = 5000 + nc * 100 + (uint32_t)i;
+	p->iterations = 16;
+	for (e = 0; e < ENGINES; e++)
+		p->instructions[e] = 2;
+	p->dma_transfers = ENGINES;
+	p->flags = NPROF_SIM_EXEC_THROTTLE | NPROF_SIM_EXEC_ERROR;
+}
+
+/*
+ * Step 4: LONG_EXECS programs on core @nc of a fresh engine with one-page
+ * rings, streaming into @outdir's spools or (@zero_copy) not, serialized
+ * into @outdir. Fills @r for the manifest.
+ */
+static void long_session(struct nprof_device *dev, uint32_t nc, bool zero_copy,
+			 const char *outdir, struct core_run *r)
+{
+	struct nprof_capture_opts o = { .size = sizeof(o) };
+	uint64_t produced[QT] = { 0 }, lost = 0, below = 0;
+	const char *what = zero_copy ? "without streaming" : "streaming";
+	struct nprof_capture *cap;
+	int i, t, ret, sync_fail = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->stop_ret = r->ser_ret = -ENOENT;
+	r->nc = nc;
+	r->dev = dev;
+	r->outdir = outdir;
+	r->subdir = LONG_SUBDIR;
+	r->streamed = !zero_copy;
+	for (t = 0; t < NPROF_QUEUE_TYPES; t++)
+		o.ring_size[t] = 1;	/* one page */
+	o.flags = zero_copy ? NPROF_CAPTURE_ZERO_COPY : 0;
+	o.spool_dir = outdir;
+	cap = nprof_capture_create(dev, &o);
+	r->cap = cap;
+	ret = cap ? nprof_capture_session_start(cap, nc) : -errno;
+	result(!ret, "core %u: long session %s, one-page rings, started%s%s", nc, what,
+	       ret ? ": " : "", ret ? nprof_strerror_last() : "");
+	if (ret) {
+		nprof_capture_close(cap);
+		return;
+	}
+	for (i = 0; i < LONG_EXECS; i++) {
+		struct exec_rec *x = &r->execs[r->nexecs++];
+
+		long_program(nc, i, &x->prog);
+		x->res.size = sizeof(x->res);
+		x->ret = nprof_device_sim_exec(dev, &x->prog, &x->res);
+		if (x->ret) {
+			result(false, "core %u: long session: SIM_EXEC %d: %s", nc, i,
+			       nprof_strerror_last());
+			break;
+		}
+		/* Waits for the drainer, which frees the ring for the next program. */
+		if (nprof_capture_session_sync(cap, nc))
+			sync_fail++;
+		for (t = 0; t < QT; t++)
+			produced[t] += x->res.produced[t];
+	}
+	result(!sync_fail, "core %u: long session %s: %d syncs failed", nc, what, sync_fail);
+	r->stop_ret = nprof_capture_session_stop(cap, nc, &r->session_id);
+	r->stats.size = sizeof(r->stats);
+	r->stats_ret = r->stop_ret ? r->stop_ret :
+				     nprof_capture_session_stats(cap, nc, r->session_id, &r->stats);
+	result(!r->stats_ret, "core %u: long session %s stopped%s%s", nc, what,
+	       r->stats_ret ? ": " : "", r->stats_ret ? nprof_strerror_last() : "");
+	if (r->stats_ret) {
+		nprof_capture_close(cap);
+		return;
+	}
+	check_counts(r);
+	for (t = 0; t < QT; t++)
+		lost += r->stats.lost[t];
+	/* Every TRACE queue got 40 rings' worth; one ring of each was kept without streaming. */
+	below = produced[NEURONPROF_QT_TRACE] - (uint64_t)ENGINES * 64;
+	if (zero_copy)
+		result(r->stats.entries[NEURONPROF_QT_TRACE] == (uint64_t)ENGINES * 64 &&
+		       r->stats.lost[NEURONPROF_QT_TRACE] == below,
+		       "core %u: without streaming TRACE kept %" PRIu64 " (one ring per engine) and lost %" PRIu64 " of %" PRIu64,
+		       nc, r->stats.entries[NEURONPROF_QT_TRACE], r->stats.lost[NEURONPROF_QT_TRACE],
+		       produced[NEURONPROF_QT_TRACE]);
+	else
+		result(lost == 0 && produced[NEURONPROF_QT_DMA] >= 20ULL * 64 * ENGINES &&
+		       produced[NEURONPROF_QT_TOPSP_TRACE] >= 20ULL * 64 * 2,
+		       "core %u: streaming lost %" PRIu64 " of %" PRIu64 " TRACE, %" PRIu64 " DMA, %" PRIu64 " TOPSP_TRACE notifications (20 rings and more per queue)",
+		       nc, lost, produced[NEURONPROF_QT_TRACE], produced[NEURONPROF_QT_DMA],
+		       produced[NEURONPROF_QT_TOPSP_TRACE]);
+	r->ser_ret = nprof_capture_session_serialize(cap, nc, r->session_id, outdir);
+	result(!r->ser_ret, "core %u: long session %s serialized into %s%s%s", nc, what, outdir,
+	       r->ser_ret ? ": " : "", r->ser_ret ? nprof_strerror_last() : "");
+	nprof_capture_close(cap);
+	r->cap = NULL;
 }
 
 static struct nprof_device *diagnose_and_open(void)
@@ -426,7 +540,7 @@ int main(int argc, char **argv)
 	struct nprof_capture_opts small = { .size = sizeof(small) };
 	struct nprof_device_info info = { .size = sizeof(info) };
 	struct nprof_capture *cap = NULL, *lossy = NULL, *cap1 = NULL;
-	struct core_run runs[NCORES], again, reuse[2], second;
+	struct core_run runs[NCORES], again, reuse[2], second, longs[2];
 	pthread_t threads[NCORES];
 	struct nprof_device *dev, *dev1 = NULL;
 	char path[512], subdir[512];
@@ -456,6 +570,7 @@ int main(int argc, char **argv)
 	cap = nprof_capture_create(dev, NULL);
 	for (t = 0; t < NPROF_QUEUE_TYPES; t++)
 		small.ring_size[t] = 1;	/* rounded up to one page */
+	small.flags = NPROF_CAPTURE_ZERO_COPY;	/* the seed's behaviour: what does not fit is lost */
 	lossy = nprof_capture_create(dev, &small);
 	result(cap && lossy, "two capture engines on the device");
 	if (!cap || !lossy)
@@ -533,6 +648,12 @@ int main(int argc, char **argv)
 	snprintf(subdir, sizeof(subdir), "%s/%s", argv[1], SECOND_SUBDIR);
 	second_device(cap, subdir, &second, &dev1, &cap1);
 
+	snprintf(subdir, sizeof(subdir), "%s/%s", argv[1], LONG_SUBDIR);
+	ret = mkdir(subdir, 0755) ? -errno : 0;
+	result(!ret, "%s created%s%s", subdir, ret ? ": " : "", ret ? strerror(-ret) : "");
+	long_session(dev, 2, false, subdir, &longs[0]);
+	long_session(dev, 3, true, subdir, &longs[1]);
+
 	snprintf(path, sizeof(path), "%s/manifest.txt", argv[1]);
 	m = fopen(path, "w");
 	result(m != NULL, "manifest %s created", path);
@@ -553,6 +674,9 @@ int main(int argc, char **argv)
 					 (int64_t)reuse[0].session_id);
 		if (!second.ser_ret && !second.stop_ret)
 			manifest_session(m, &second, NPROF_CAPTURE_DEFAULT_RING_SIZE, -1);
+		for (t = 0; t < 2; t++)
+			if (!longs[t].ser_ret && !longs[t].stop_ret)
+				manifest_session(m, &longs[t], 4096, -1);
 		result(!fclose(m), "manifest written");
 	}
 out:

@@ -41,7 +41,7 @@
 #include <neuronprof/ntff.h>
 
 #define QT		NEURONPROF_QT_COUNT
-#define MAX_EXECS	8
+#define MAX_EXECS	96
 #define MAX_SESSIONS	64
 #define MAX_ENGINES	NEURONPROF_MAX_ENGINES
 #define MAX_QUEUES	256
@@ -66,6 +66,7 @@ struct session {
 	char file[128];
 	uint64_t ring_size;
 	int64_t follows;	/* session whose subscriptions continued, or -1 */
+	bool streamed;		/* "stream 1": small rings that lose nothing */
 	struct exec execs[MAX_EXECS];
 	int nexecs;
 	struct queue_end ends[MAX_QUEUES];	/* filled by check_session() */
@@ -170,6 +171,7 @@ static int read_manifest(const char *path, struct device *dev, struct session *s
 				   " follows %" SCNd64 " device %u", &s->core, &s->id, s->file,
 				   &s->ring_size, &s->follows, &s->device) != 6)
 				goto bad;
+			s->streamed = strstr(line, " stream 1") != NULL;
 		} else if (!strncmp(line, "exec ", 5)) {
 			if (!*nss)
 				goto bad;
@@ -411,9 +413,10 @@ static bool model_of_session(const struct session *s, uint32_t model)
 	return false;
 }
 
+/* Small rings lose what does not fit, unless the session streamed. */
 static bool lossy(const struct session *s)
 {
-	return s->ring_size < 65536;
+	return s->ring_size < 65536 && !s->streamed;
 }
 
 /*

@@ -54,7 +54,23 @@ $np record --mode model --model-name 'my model' --model-id 7 --cores 1,3 --execu
 	--iterations 2 --error --system-profile -o /out/model --json >/out/model.json 2>/out/model.err
 echo $? >/out/model.rc
 $np record --cores 2 --iterations 1 --instructions 20000 --dma 0 --ring-size 1M --system-profile \
-	-o /out/small >/out/small.txt 2>&1; echo $? >/out/small.rc
+	--no-streaming -o /out/small >/out/small.txt 2>&1; echo $? >/out/small.rc
+# Long runs: executions until 2 s have passed; a command stopped after 1 s.
+$np record --cores 0 --iterations 2 --duration 2 -o /out/dur --json >/out/dur.json 2>/out/dur.err
+echo $? >/out/dur.rc
+$np record --duration 1 -o /out/durcmd -- sleep 60 >/out/durcmd.txt 2>&1; echo $? >/out/durcmd.rc
+# top watches core 1 while sim_run executes there without subscribing; top's
+# first sample says the queues are watched, SIGTERM ends it with a final one.
+$np top --json --interval 200 >/out/top.json 2>/out/top.err &
+tp=$!
+n=0
+while [ ! -s /out/top.json ] && [ $n -lt 600 ] && kill -0 $tp 2>/dev/null; do
+	sleep 0.1
+	n=$((n + 1))
+done
+/tool/sim_run 1 5 4 6 3 >/out/sim_run.txt 2>/out/sim_run.err; echo $? >/out/sim_run.rc
+kill -TERM $tp
+wait $tp; echo $? >/out/top.rc
 $np record --cores all --iterations 1 -o /out/all >/out/all.txt 2>&1; echo $? >/out/all.rc
 $np record --cores 9 -o /out/none >/out/badcore.txt 2>&1; echo $? >/out/badcore.rc
 # A user outside the node's group: doctor must say how to get access.
@@ -70,6 +86,7 @@ rm -rf "$out"
 mkdir -p "$out"
 bash "$repo/scripts/vm-run.sh" --timeout "${VM_TIMEOUT:-300}" --outdir "$out" \
 	--file "$np:/tool/neuronprof" --file "$work/guest.sh:/tool/guest.sh" \
+	--file "$build/tests/sim_run:/tool/sim_run" \
 	-- sh /tool/guest.sh >"$work/vm-run.log" 2>&1
 rc=$?
 if [ "$rc" -ne 0 ]; then
@@ -116,6 +133,43 @@ grep -q "Permission denied\|cannot be opened\|permission" "$out/record-nobody.tx
 status record 0
 status model 0
 status small 0
+status dur 0
+"$py" - "$out/dur.json" <<'PY' || bad "record --duration: $(cat "$out/dur.json" "$out/dur.err")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = r["cores"][0]
+# Executions until the duration passed, every one in the profile: what the
+# simulator produced was captured (streaming), nothing lost.
+assert c["core"] == 0 and c["executions"] >= 1, c
+for name, q in c["queue_types"].items():
+    assert q["captured"] == q["produced"] and q["lost"] == 0, (name, q)
+PY
+status durcmd 143
+grep -q "1s passed: stopping sleep with SIGTERM" "$out/durcmd.txt" ||
+	bad "record --duration with a command: $(cat "$out/durcmd.txt")"
+status sim_run 0
+status top 0
+"$py" - "$out/top.json" "$out/sim_run.txt" <<'PY' || bad "top --json against SIM_EXEC: $(tail -c 600 "$out/top.json"; cat "$out/top.err" "$out/sim_run.txt" "$out/sim_run.err")"
+import json, sys
+samples = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+sim = dict(l.split(None, 1) for l in open(sys.argv[2]) if l.strip())
+produced = [int(v) for v in sim["produced"].split(",")]
+iterations = int(sim["iterations"])
+assert len(samples) >= 2 and samples[0]["sample"] == 1 and not samples[0]["final"], samples[0]
+last = samples[-1]
+assert last["final"] and last["busy_queues"] == 0, last
+core = last["cores"][1]["totals"]
+# TRACE 0, DMA 4 (enum neuronprof_queue_type); one execution per iteration.
+assert core["instructions"] == produced[0], (core, produced)
+assert core["dma_transfers"] == produced[4], (core, produced)
+assert core["executions"] == iterations, (core, iterations)
+# Every sample's per-interval figures add up to the totals.
+assert sum(s["cores"][1]["executions"] for s in samples) == iterations
+assert sum(e["instructions"] for s in samples for e in s["cores"][1]["engines"]) == produced[0]
+assert all(q["total_lost"] == 0 for q in last["queues"])
+# Only core 1 ran.
+assert all(c["totals"]["instructions"] == 0 for i, c in enumerate(last["cores"]) if i != 1)
+PY
 status badcore 2
 status all 0
 # 1 iteration: 2 INFER_STATUS, 5 x (32 TRACE + 2 EVENT), 8 DMA, 2 x (1 TOPSP_TRACE + 2 TOPSP_EVENT).

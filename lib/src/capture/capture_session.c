@@ -175,12 +175,17 @@ size_t nprof_capture_plan(const struct nprof_device_info *info, uint32_t nc,
 
 /* ---- engine lifetime --------------------------------------------------------- */
 
-/* Where spools go without a spool_dir option: $TMPDIR, else /var/tmp (a disk, not tmpfs). */
+/*
+ * Where spools go without a spool_dir option: $TMPDIR, else /var/tmp (a
+ * disk, where /tmp may be memory), else /tmp when /var/tmp is missing.
+ */
 static const char *default_spool_dir(void)
 {
 	const char *d = getenv("TMPDIR");
 
-	return d && *d ? d : "/var/tmp";
+	if (d && *d)
+		return d;
+	return access("/var/tmp", W_OK | X_OK) ? "/tmp" : "/var/tmp";
 }
 
 static void drain_cb(void *arg, uint64_t key);

@@ -255,8 +255,13 @@ int nprof_spool_write(struct nprof_spool *sp, struct nprof_ring *ring,
 		if (ret)
 			return ret;
 	}
-	if (split == end && split != begin)
-		return 0;
+	if (split == end) {
+		if (begin != end)
+			return 0;
+		/* No entry: still a record, with its losses (the ring may be far past it). */
+		ret = nprof_ntff_writer_append(w, &desc, NULL, 0, NULL, 0);
+		return ret < 0 ? ret : 0;
+	}
 	ret = nprof_ring_window(ring, split, end, &s);
 	if (ret < 0)
 		return ret;
