@@ -46,6 +46,17 @@ _Static_assert(NTFF_MAX_ENTRY_SIZE <= NPROF_NTFF_BLOCK_SIZE_DEFAULT, "NTFF entry
  */
 int nprof_ntff_writer_set_block_size(struct nprof_ntff_writer *w, uint32_t block_size);
 
+/*
+ * nprof_ntff_writer_append() of one span that is also bytes [@off, @off +
+ * @len) of file @fd (@map maps them): checksummed from @map, moved with
+ * copy_file_range() where the kernel can (no copy through user memory,
+ * shared extents on file systems that have them), written from @map
+ * otherwise. The capture engine's spools use it.
+ */
+int nprof_ntff_writer_append_file(struct nprof_ntff_writer *w,
+				  const struct nprof_ntff_queue_desc *desc, const void *map,
+				  size_t len, int fd, uint64_t off);
+
 /* Number of blocks of @block_size covering @data_length bytes. */
 static inline uint64_t ntff_block_count(uint64_t data_length, uint32_t block_size)
 {

@@ -319,10 +319,59 @@ static bool same_queue_as_last(const struct nprof_ntff_writer *w,
 	       (!t->entry_count || !has_entries || first_seq > t->last_seq);
 }
 
+/*
+ * Move @len bytes at offset @off of @fd to data offset @pos of the file with
+ * copy_file_range() (in the kernel, or shared extents where the file system
+ * can); -EXDEV, -EINVAL, -ENOSYS or -EOPNOTSUPP before any byte moved means
+ * the caller should write the bytes itself.
+ */
+static int copy_range(struct nprof_ntff_writer *w, int fd, uint64_t off, uint64_t len,
+		      uint64_t pos)
+{
+	loff_t in = (loff_t)off, out = (loff_t)pos;
+	bool moved = false;
+
+	while (len) {
+		ssize_t n = copy_file_range(fd, &in, w->fd, &out, (size_t)len, 0);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (!moved && (errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
+				       errno == EOPNOTSUPP))
+				return -errno;
+			return nprof_err(errno, "cannot copy into %s: %s", w->tmpname, strerror(errno));
+		}
+		if (!n)
+			return nprof_err(EIO, "cannot copy into %s: the source ended early", w->tmpname);
+		moved = true;
+		len -= (uint64_t)n;
+	}
+	return 0;
+}
+
+static int append(struct nprof_ntff_writer *w, const struct nprof_ntff_queue_desc *desc,
+		  const void *span0, size_t len0, const void *span1, size_t len1, int src_fd,
+		  uint64_t src_off);
+
 NPROF_API int nprof_ntff_writer_append(struct nprof_ntff_writer *w,
 				       const struct nprof_ntff_queue_desc *desc,
 				       const void *span0, size_t len0,
 				       const void *span1, size_t len1)
+{
+	return append(w, desc, span0, len0, span1, len1, -1, 0);
+}
+
+int nprof_ntff_writer_append_file(struct nprof_ntff_writer *w,
+				  const struct nprof_ntff_queue_desc *desc, const void *map,
+				  size_t len, int fd, uint64_t off)
+{
+	return append(w, desc, map, len, NULL, 0, fd, off);
+}
+
+static int append(struct nprof_ntff_writer *w, const struct nprof_ntff_queue_desc *desc,
+		  const void *span0, size_t len0, const void *span1, size_t len1, int src_fd,
+		  uint64_t src_off)
 {
 	const unsigned char *first = NULL, *last = NULL;
 	Neuronprof__Ntff__TraceInfo *ti;
@@ -392,7 +441,11 @@ NPROF_API int nprof_ntff_writer_append(struct nprof_ntff_writer *w,
 	 */
 	csum_span(w, span0, len0, w->data_len);
 	csum_span(w, span1, len1, w->data_len + len0);
-	ret = write_all(w, iov, iovcnt, NPROF_NTFF_HEADER_SIZE + w->data_len);
+	ret = src_fd >= 0 && len0 ?
+		copy_range(w, src_fd, src_off, len0, NPROF_NTFF_HEADER_SIZE + w->data_len) :
+		-EXDEV;
+	if (ret == -EXDEV || ret == -EINVAL || ret == -ENOSYS || ret == -EOPNOTSUPP)
+		ret = write_all(w, iov, iovcnt, NPROF_NTFF_HEADER_SIZE + w->data_len);
 	if (ret)
 		return writer_fail(w, ret);
 
