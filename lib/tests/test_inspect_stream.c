@@ -7,12 +7,18 @@
  * switch, NEURON_RT_INSPECT_STREAMING=0, or zero-copy engine options) lose
  * exactly what one ring cannot hold.
  *
+ * A crash in the middle of a streaming SESSION capture: abort() leaves
+ * complete files holding every entry, spooled or still in the rings, and
+ * SIGKILL (no flush possible) leaves no file at all, not even a temporary.
+ *
  * The fake device's rings are clamped to one page (64 entries); its
  * SIM_EXEC paces itself to a streaming consumer (fake_dev.pace), so nothing
  * here depends on timing.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 
 #include "capture_internal.h"
 #include "harness.h"
@@ -178,6 +184,103 @@ TEST(continuous_profile_twenty_rings_long_loses_nothing)
 TEST(continuous_profile_without_streaming_loses_what_one_ring_cannot_hold)
 {
 	continuous(false);
+}
+
+/* ---- crashes ------------------------------------------------------------------ */
+
+/*
+ * The child: a streaming SESSION capture on core 0 twenty rings long (the
+ * producer waiting for the drainer), then @extra entries per queue left in
+ * the rings, then the signal @sig.
+ */
+static void crash_child(int sig, uint64_t extra)
+{
+	struct nprof_inspect_config *cfg;
+	struct fakex x;
+	int round, i;
+
+	if (setup(&x, false))
+		_exit(97);
+	cfg = cfg_new("out", NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
+	for (i = 1; i < NPROF_MAX_CORES; i++)
+		nprof_inspect_config_set_capture_enabled_for_nc(cfg, (uint32_t)i, false);
+	if (!cfg || nprof_inspect_begin_with_options(cfg))
+		_exit(98);
+	for (round = 0; round < 80; round++) {
+		for (i = 0; i < FAKE_MAX_QUEUES; i++) {
+			struct fake_queue *q = &x.fd[0]->q[i];
+
+			if (!q->used)
+				continue;
+			fake_produce(x.fd[0], q, 16, 5);
+			while (__atomic_load_n(&q->cons->consumer_pos, __ATOMIC_ACQUIRE) != q->prod)
+				sched_yield();
+		}
+	}
+	for (i = 0; i < FAKE_MAX_QUEUES; i++)
+		if (x.fd[0]->q[i].used)
+			fake_produce(x.fd[0], &x.fd[0]->q[i], extra, 5);
+	raise(sig);
+	_exit(96);
+}
+
+/* Fork crash_child(@sig); return its pid after it died, with *@status. */
+static pid_t crash(int sig, int *status)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		crash_child(sig, 10);
+	if (pid > 0)
+		waitpid(pid, status, 0);
+	return pid;
+}
+
+static bool child_session_dir(pid_t pid, char *out, size_t len)
+{
+	char inst[NPROF_INSTANCE_ID_MAX + 1], parent[PATH_MAX], leaf[NAME_MAX + 1];
+
+	if (nprof_output_instance_id(NULL, inst, sizeof(inst)) < 0)
+		return false;
+	snprintf(parent, sizeof(parent), "out/%s-%ld", inst, (long)pid);
+	if (!dir_first(parent, leaf, sizeof(leaf)))
+		return false;
+	return snprintf(out, len, "%s/%s", parent, leaf) < (int)len;
+}
+
+TEST(abort_during_streaming_capture_leaves_complete_files)
+{
+	char dir[PATH_MAX];
+	struct scratch s;
+	int status = 0;
+	pid_t pid;
+
+	CHECK(!scratch_enter(&s));
+	pid = crash(SIGABRT, &status);
+	CHECK(pid > 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+	CHECK(child_session_dir(pid, dir, sizeof(dir)));
+	/* Twenty rings spooled and ten entries still in each ring: all there, in order. */
+	CHECK_INT(check_file(dir, "profile_nc_0_session_0.ntff", TOTAL + 10, 0), 24);
+	CHECK_INT(dir_count(dir), 1);
+	CHECK_INT(dir_hidden(dir), 0);
+	scratch_leave(&s);
+}
+
+TEST(sigkill_during_streaming_capture_leaves_no_file)
+{
+	char dir[PATH_MAX];
+	struct scratch s;
+	int status = 0;
+	pid_t pid;
+
+	CHECK(!scratch_enter(&s));
+	pid = crash(SIGKILL, &status);
+	CHECK(pid > 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	/* The session directory exists (begin made it); nothing is in it, not even a spool. */
+	CHECK(child_session_dir(pid, dir, sizeof(dir)));
+	CHECK_INT(dir_count(dir), 0);
+	CHECK_INT(dir_hidden(dir), 0);
+	scratch_leave(&s);
 }
 
 HARNESS_MAIN
