@@ -112,7 +112,7 @@ suite() {
 	# ---- command line ---------------------------------------------------------
 	t_help() {
 		"$np" --help >"$tmp/o" || return 1
-		for c in devices doctor record dump summary export; do
+		for c in devices doctor record dump summary export top; do
 			has "  $c " "$tmp/o" || return 1
 			"$np" "$c" --help >"$tmp/h" || { echo "$c --help failed"; return 1; }
 			has "Usage: neuronprof $c" "$tmp/h" || return 1
@@ -362,6 +362,23 @@ suite() {
 		expect_exit 2 "--iterations: 0 is out of range \[1, 65536\]" "$np" record --iterations 0
 	run "record --cores with a bad list: exit 2" \
 		expect_exit 2 "--cores: expected a core index at 'x' in '0-x'" "$np" record --cores 0-x
+	run "record --duration with --executions: exit 2" \
+		expect_exit 2 "--duration and --executions both say how long to run" \
+		"$np" record --duration 5 --executions 2
+	run "record --duration with --error: exit 2" \
+		expect_exit 2 "--error raises the error in the last execution" \
+		"$np" record --duration 5 --error
+	run "record --duration 0: exit 2, range named" \
+		expect_exit 2 "--duration: 0 is out of range" "$np" record --duration 0
+
+	# ---- top -------------------------------------------------------------------------
+	run "top --batch --json: exit 2" \
+		expect_exit 2 "--batch and --json exclude each other" "$np" top --batch --json
+	run "top without a terminal and without --batch/--json: exit 2" \
+		expect_exit 2 "stdout is not a terminal: use --batch or --json" "$np" top
+	run "top --interval below the drain period: exit 2" \
+		expect_exit 2 "--interval: 50 is out of range" "$np" top --json --interval 50
+	run "top with an operand: exit 2" expect_exit 2 "" "$np" top --json extra
 
 	t_record_env() {
 		(cd "$tmp" && "$np" record -o "$tmp/out" --mode session --cores 0,1 --ring-size 2M \
