@@ -642,9 +642,14 @@ int cmd_top(int argc, char **argv)
 	t.interval_ns = interval_ms * 1000000ULL;
 	t.start_ns = t.mark_ns = now_ns();
 	next = t.start_ns + t.interval_ns;
-	/* A first sample at once: a script knows from it that the queues are watched. */
+	/*
+	 * A first sample at once: a script knows from it that the queues are
+	 * watched; the screen shows the device before the first interval ends.
+	 */
 	if (t.mode != TOP_SCREEN)
 		sample(&t, false);
+	else
+		sample_screen(&t, 0);
 	while (!top_quit && (!t.count || t.samples < t.count)) {
 		wait_input(&t, TOP_DRAIN_MS);
 		drain(&t, false);
