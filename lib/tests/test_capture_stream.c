@@ -24,7 +24,7 @@
 
 #include <neuronprof/capture.h>
 
-#include "capture_internal.h"
+#include "capture/capture_internal.h"
 #include "fake_device.h"
 #include "harness.h"
 

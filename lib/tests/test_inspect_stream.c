@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 
-#include "capture_internal.h"
+#include "capture/capture_internal.h"
 #include "harness.h"
 #include "inspect_util.h"
 
@@ -100,9 +100,9 @@ static void model_capture(bool streaming)
 	CHECK(m != NULL);
 	CHECK_INT(run(m, TOTAL), 0);
 	if (streaming)
-		CHECK_INT(check_file(dir, "long_vnc_2.ntff", TOTAL, 0), 24);
+		CHECK_INT(check_file(dir, "long_vnc_0.ntff", TOTAL, 0), 24);
 	else
-		CHECK_INT(check_file(dir, "long_vnc_2.ntff", RING_ENTRIES, TOTAL - RING_ENTRIES), 24);
+		CHECK_INT(check_file(dir, "long_vnc_0.ntff", RING_ENTRIES, TOTAL - RING_ENTRIES), 24);
 	CHECK_INT(nprof_inspect_stop(), 0);
 	/* The spools lived in the session directory, unnamed: only the profile is there. */
 	CHECK_INT(dir_count(dir), 1);
