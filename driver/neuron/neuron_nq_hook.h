@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Notification queue hook: lets one other module (a profiler) observe the
+ * notification queues this driver programs and the head-register writes the
+ * runtime makes through NEURON_IOCTL_BAR_WRITE. Nothing changes in what the
+ * driver does when no hook is registered: every call site costs one pointer
+ * load.
+ *
+ * This header is the whole contract: it names no type of the driver, so a
+ * module built out of tree can carry a copy of it.
+ */
+#ifndef NEURON_NQ_HOOK_H
+#define NEURON_NQ_HOOK_H
+
+#include <linux/types.h>
+
+struct device;
+
+/* Version of this contract; neuron_nq_hook_register() refuses another one. */
+#define NEURON_NQ_HOOK_VERSION		1
+
+/* Target of a queue (struct neuron_nq_hook_qid.target). */
+#define NEURON_NQ_HOOK_NC		0	/* a NeuronCore */
+#define NEURON_NQ_HOOK_TOPSP		1	/* a TopSP */
+
+/**
+ * struct neuron_nq_hook_dev - one device of the driver.
+ * @dev: its PCI device.
+ * @device_index: N of /dev/neuronN.
+ * @arch: the driver's enum neuron_arch (2: v2, inf2/trn1; 3: v3, trn2).
+ * @pci_device: PCI device id.
+ * @nc_count: NeuronCores per device (ndhal_address_map.nc_per_device).
+ * @nc_map: bit n set when NeuronCore n is usable (dev_nc_map).
+ * @ts_count: TopSPs per device (ndhal_address_map.ts_per_device).
+ */
+struct neuron_nq_hook_dev {
+	struct device *dev;
+	u32 device_index;
+	u32 arch;
+	u32 pci_device;
+	u32 nc_count;
+	u32 nc_map;
+	u32 ts_count;
+};
+
+/**
+ * struct neuron_nq_hook_qid - which queue.
+ * @target: NEURON_NQ_HOOK_NC or NEURON_NQ_HOOK_TOPSP.
+ * @id: NeuronCore or TopSP index.
+ * @nq_type: the driver's NQ_TYPE_* (TRACE 0, NOTIFY 1, EVENT 2, ERROR 3,
+ *	TRACE_DMA 4, THROTTLE 5): as asked for when programmed, as decoded by
+ *	notific_decode_nq_head_reg_access_v2/_v3 on a head write.
+ * @instance: engine index as asked for when programmed; for TRACE_DMA the
+ *	SDMA engine whose block holds the queue; as decoded on a head write.
+ * @sdma: the register set lives in SDMA engine @instance's block.
+ * @reg: index of the 0x28-byte register set within its block, the one the
+ *	driver writes base and size to: what a head write and a programmed
+ *	queue have in common.
+ */
+struct neuron_nq_hook_qid {
+	u8 target;
+	u8 id;
+	u8 nq_type;
+	u8 instance;
+	u8 sdma;
+	u8 reg;
+	u16 pad;
+};
+
+/**
+ * struct neuron_nq_hook_queue - a queue the driver programmed or halts.
+ * @qid: which queue.
+ * @on_host: the ring is in host memory (else in device memory).
+ * @size: bytes of the ring, a power of two.
+ * @va: kernel address of a host-memory ring, NULL for device memory.
+ */
+struct neuron_nq_hook_queue {
+	struct neuron_nq_hook_qid qid;
+	u32 on_host;
+	u32 size;
+	void *va;
+};
+
+/**
+ * struct neuron_nq_hook_ops - the callbacks of the registered module.
+ *
+ * Every callback is made in process context without a driver spinlock held
+ * and may sleep. device_added and device_removed are serialised with each
+ * other and with registration; the queue callbacks run under SRCU and may
+ * run concurrently for different queues.
+ *
+ * @version: NEURON_NQ_HOOK_VERSION.
+ * @device_added: a device finished probing (or existed at registration).
+ * @device_removed: a device is being removed; its queues were halted first.
+ *	After it returns @d is gone.
+ * @queue_programmed: the driver wrote base and size of a queue, or handed an
+ *	existing queue to the runtime again (NOTIFICATIONS_INIT without
+ *	reallocation).
+ * @queue_halted: the driver stops a queue and is about to free its memory
+ *	(queue reallocation, core reset, device removal). After it returns
+ *	@q->va must not be touched.
+ * @head_write: the runtime writes @head to a queue's head register; the
+ *	write reaches the device after the callback returned.
+ */
+struct neuron_nq_hook_ops {
+	u32 version;
+	void (*device_added)(const struct neuron_nq_hook_dev *d);
+	void (*device_removed)(const struct neuron_nq_hook_dev *d);
+	void (*queue_programmed)(const struct neuron_nq_hook_dev *d,
+				 const struct neuron_nq_hook_queue *q);
+	void (*queue_halted)(const struct neuron_nq_hook_dev *d,
+			     const struct neuron_nq_hook_queue *q);
+	void (*head_write)(const struct neuron_nq_hook_dev *d,
+			   const struct neuron_nq_hook_qid *qid, u32 head);
+};
+
+/**
+ * neuron_nq_hook_register() - register the one callback table.
+ * @ops: the callbacks; must stay valid until unregistered.
+ *
+ * device_added is called for every existing device before this returns.
+ *
+ * Return: 0, -EINVAL for another @ops->version, -EBUSY if a table is
+ * registered already.
+ */
+int neuron_nq_hook_register(const struct neuron_nq_hook_ops *ops);
+
+/**
+ * neuron_nq_hook_unregister() - remove the callback table.
+ * @ops: the table that was registered.
+ *
+ * When this returns no callback is running or will run.
+ */
+void neuron_nq_hook_unregister(const struct neuron_nq_hook_ops *ops);
+
+#endif /* NEURON_NQ_HOOK_H */

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Apply the neuronprof hook (driver/neuron/vendor/*.patch) to the vendor's
+# Neuron driver source and build, install or check it.
+#
+# Usage: scripts/neuron-vendor-hook.sh COMMAND [--src DIR] [--kver KVER]
+#   status    say whether DIR is a supported vendor tree and carries the hook
+#   apply     apply the series to DIR (nothing to do if it is applied)
+#   build     apply, then build neuron.ko in DIR for KVER
+#   install   apply, then rebuild and install neuron.ko for KVER through DKMS
+#             (dkms install --force) or, without DKMS, into
+#             /lib/modules/KVER/updates/ and run depmod
+# DIR defaults to the one /usr/src/aws-neuronx-<version>/ (the tree the
+# aws-neuronx-dkms package installs); KVER to the running kernel.
+#
+# The series is written against aws-neuronx 2.24.7.0; any other version is
+# refused before anything is touched. Exit status: 0 done, 1 failure,
+# 2 unsupported version or no vendor tree.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+patches=$repo/driver/neuron/vendor
+SUPPORTED=2.24.7.0
+
+die() { echo "neuron-vendor-hook: $1" >&2; exit "${2:-1}"; }
+usage() { sed -n '/^# Usage:/,/^# DIR defaults/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 1; }
+
+cmd=${1:-}
+[ -n "$cmd" ] || usage
+shift
+src=
+kver=$(uname -r)
+while [ $# -gt 0 ]; do
+	case $1 in
+	--src) src=${2:?--src needs a directory}; shift 2 ;;
+	--kver) kver=${2:?--kver needs a kernel version}; shift 2 ;;
+	*) usage ;;
+	esac
+done
+
+if [ -z "$src" ]; then
+	mapfile -t trees < <(ls -d /usr/src/aws-neuronx-*/ 2>/dev/null)
+	[ ${#trees[@]} -gt 0 ] ||
+		die "no /usr/src/aws-neuronx-<version>/: install aws-neuronx-dkms first, or give --src" 2
+	[ ${#trees[@]} -eq 1 ] ||
+		die "several vendor trees (${trees[*]}): choose one with --src" 2
+	src=${trees[0]%/}
+fi
+[ -f "$src/dkms.conf" ] && [ -f "$src/neuron_nq.c" ] ||
+	die "$src is not an aws-neuronx driver tree (no dkms.conf or neuron_nq.c)" 2
+version=$(sed -n 's/^PACKAGE_VERSION=\(.*\)$/\1/p' "$src/dkms.conf" | tr -d '"')
+name=$(sed -n 's/^PACKAGE_NAME=\(.*\)$/\1/p' "$src/dkms.conf" | tr -d '"')
+if [ "$version" != "$SUPPORTED" ]; then
+	die "$src is aws-neuronx $version; the hook series is for $SUPPORTED only. Install aws-neuronx-dkms=$SUPPORTED* or port driver/neuron/vendor/ (Documentation/hardware.rst)" 2
+fi
+
+applied() {
+	[ -f "$src/neuron_nq_hook.c" ] && grep -q 'EXPORT_SYMBOL_GPL(neuron_nq_hook_register)' "$src/neuron_nq_hook.c"
+}
+
+apply() {
+	local p
+	if applied; then
+		echo "neuron-vendor-hook: $src already carries the hook"
+		return 0
+	fi
+	# Try the whole series on a scratch copy first: all or nothing.
+	scratch=$(mktemp -d "${TMPDIR:-/tmp}/neuron-hook.XXXXXX") || die "no scratch directory"
+	trap 'rm -rf "$scratch"' EXIT
+	cp -a "$src/." "$scratch/" || die "copying $src failed"
+	for p in "$patches"/0*.patch; do
+		patch -d "$scratch" -p1 -s -f < "$p" > /dev/null ||
+			die "$(basename "$p") does not apply to $src (a modified tree?); nothing was changed"
+	done
+	for p in "$patches"/0*.patch; do
+		patch -d "$src" -p1 -s -f < "$p" || die "applying $(basename "$p") failed half-way in $src"
+	done
+	echo "neuron-vendor-hook: applied $(ls "$patches"/0*.patch | wc -l) patches to $src"
+}
+
+build() {
+	local kdir=/lib/modules/$kver/build
+	[ -d "$kdir" ] || die "no kernel build tree $kdir: install linux-headers-$kver"
+	make -C "$kdir" M="$src" modules || die "building $src failed"
+	echo "neuron-vendor-hook: built $src/neuron.ko for $kver"
+}
+
+case $cmd in
+status)
+	if applied; then
+		echo "$src: $name $version, carries the neuronprof hook"
+	else
+		echo "$src: $name $version, without the neuronprof hook (apply: $0 install)"
+	fi
+	;;
+apply) apply ;;
+build) apply && build ;;
+install)
+	[ "$(id -u)" -eq 0 ] || die "install needs root"
+	apply
+	if command -v dkms > /dev/null && dkms status "$name/$version" 2>/dev/null | grep -q .; then
+		dkms build "$name/$version" -k "$kver" --force || die "dkms build failed"
+		dkms install "$name/$version" -k "$kver" --force || die "dkms install failed"
+	else
+		build
+		install -D -m 0644 "$src/neuron.ko" "/lib/modules/$kver/updates/neuron.ko" || die "copying neuron.ko failed"
+		depmod "$kver" || die "depmod failed"
+	fi
+	echo "neuron-vendor-hook: installed; stop the Neuron runtime, then: rmmod neuron && modprobe neuron && modprobe neuronprof_neuron"
+	;;
+*) usage ;;
+esac
