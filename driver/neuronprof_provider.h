@@ -162,6 +162,51 @@ enum nprof_notify_result nprof_notify(struct nprof_device *ndev,
 				      struct neuronprof_notification *n,
 				      bool force_lost);
 
+/** NPROF_NOTIFY_BATCH_MAX - most notifications one nprof_notify_batch() takes. */
+#define NPROF_NOTIFY_BATCH_MAX	4096
+
+/**
+ * struct nprof_notify_stats - what happened to a batch.
+ * @delivered: written into the ring.
+ * @lost: counted as lost (ring full, forced, or not captured).
+ */
+struct nprof_notify_stats {
+	u32 delivered;
+	u32 lost;
+};
+
+enum nprof_notify_result nprof_notify_batch(struct nprof_device *ndev,
+					    const struct nprof_queue_id *q,
+					    const struct neuronprof_notification *n,
+					    u32 count, bool force_lost,
+					    struct nprof_notify_stats *st);
+
+struct nprof_sub;
+
+/**
+ * struct nprof_notify_span - room reserved by nprof_notify_begin().
+ * @entries: where to write.
+ * @count: entries that fit at @entries (may be 0: ring full).
+ * @seq: seq of the first entry.
+ * @queue_type: queue_type to write into every entry.
+ * @engine: engine to write into every entry.
+ * @sub: private to the core.
+ * @flags: private to the core.
+ */
+struct nprof_notify_span {
+	struct neuronprof_notification *entries;
+	u32 count;
+	u64 seq;
+	u16 queue_type;
+	u16 engine;
+	struct nprof_sub *sub;
+	unsigned long flags;
+};
+
+int nprof_notify_begin(struct nprof_device *ndev, const struct nprof_queue_id *q,
+		       u32 count, struct nprof_notify_span *span);
+u32 nprof_notify_end(struct nprof_notify_span *span, u32 written, u32 produced);
+
 /**
  * nprof_queues_flushed() - tell the core that every queue of a core and its
  * TopSPs got all its in-flight notifications (end of an execution), so

@@ -200,6 +200,9 @@ enum nprof_notify_result nprof_ring_produce(struct nprof_ring *ring,
 					    struct neuronprof_notification *n,
 					    bool force_lost, bool *wake);
 void nprof_ring_set_flags(struct nprof_ring *ring, u32 flags);
+void nprof_ring_produce_batch(struct nprof_ring *ring,
+			      const struct neuronprof_notification *n, u32 count,
+			      bool force_lost, u32 *delivered, bool *wake);
 
 /* neuronprof_policy.c: who may observe, and memory accounting. */
 int nprof_observe_check(void);

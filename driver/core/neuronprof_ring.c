@@ -208,3 +208,66 @@ enum nprof_notify_result nprof_ring_produce(struct nprof_ring *ring,
 	return NPROF_NOTIFY_DELIVERED;
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_ring_produce);
+
+/**
+ * nprof_ring_produce_batch() - append notifications, or count them as lost.
+ * @ring: the ring.
+ * @n: @count entries to copy, or NULL to count @count notifications as lost
+ *	that the provider could not capture at all.
+ * @count: number of notifications.
+ * @force_lost: count them all as lost even if there is room.
+ * @delivered: out, how many were written; the rest were counted as lost.
+ * @wake: out, true when the unread bytes reached the watermark.
+ *
+ * The same as @count calls of nprof_ring_produce() with no consumer move in
+ * between, at the cost of one: the consumer position is read once (A), the
+ * entries are copied in at most two runs (the data area may wrap), their
+ * seq, queue_type and engine are filled in the ring, and the producer
+ * position is published once (B). The first entries that fit are
+ * delivered, the rest are lost, in order: sequence numbers stay gapless
+ * across both.
+ */
+void nprof_ring_produce_batch(struct nprof_ring *ring,
+			      const struct neuronprof_notification *n, u32 count,
+			      bool force_lost, u32 *delivered, bool *wake)
+{
+	const u64 es = NPROF_ENTRY_SIZE;
+	u64 unread, room, k, i, first, off;
+	struct neuronprof_notification *dst;
+
+	*wake = false;
+	*delivered = 0;
+	if (!count)
+		return;
+	nprof_ring_sync_consumer(ring);		/* A, see there */
+
+	unread = nprof_ring_unread(ring);
+	room = (ring->size - unread) / es;
+	k = (force_lost || !n) ? 0 : min_t(u64, count, room);
+
+	if (k) {
+		off = ring->prod & (ring->size - 1);
+		first = min_t(u64, k, (ring->size - off) / es);
+		memcpy(ring->data + off, n, first * es);
+		if (k > first)
+			memcpy(ring->data, n + first, (k - first) * es);
+		for (i = 0; i < k; i++) {
+			dst = (void *)(ring->data + ((ring->prod + i * es) & (ring->size - 1)));
+			dst->seq = ring->seq + i;
+			dst->queue_type = ring->queue_type;
+			dst->engine = ring->engine;
+		}
+		ring->prod += k * es;
+		/* B: pairs with userspace's acquire load C, as in nprof_ring_produce(). */
+		smp_store_release(&ring->hdr->producer_pos, ring->prod);
+		*wake = unread < ring->watermark && unread + k * es >= ring->watermark;
+	}
+	ring->seq += count;
+	if (k < count) {
+		ring->lost += count - k;
+		WRITE_ONCE(ring->hdr->lost, ring->lost);
+		nprof_ring_set_flags(ring, NEURONPROF_RING_OVERFLOWED);
+	}
+	*delivered = k;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_ring_produce_batch);

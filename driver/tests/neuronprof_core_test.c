@@ -387,6 +387,76 @@ static void ring_test_kernel_consume(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, ring->flags & NEURONPROF_RING_BAD_CONSUMER);
 }
 
+/*
+ * A batch that wraps and overflows: the first entries that fit are
+ * delivered in two runs around the end of the data area, the rest lost,
+ * sequence numbers gapless across both, one watermark crossing reported.
+ */
+static void ring_test_batch_wrap_and_overflow(struct kunit *test)
+{
+	struct nprof_ring *ring = ring_new(test, PAGE_SIZE, 0);
+	u32 cap = PAGE_SIZE / ENTRY, i, delivered;
+	struct neuronprof_notification *n;
+	bool wake;
+
+	n = kunit_kcalloc(test, 2 * cap, sizeof(*n), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, n);
+	for (i = 0; i < 2 * cap; i++)
+		n[i].code = 1000 + i;
+
+	/* Three quarters in, half consumed: the next batch wraps. */
+	nprof_ring_produce_batch(ring, n, cap * 3 / 4, false, &delivered, &wake);
+	KUNIT_EXPECT_EQ(test, delivered, cap * 3 / 4);
+	KUNIT_EXPECT_TRUE(test, wake);
+	ring_user_consume(ring, cap / 2 * ENTRY);
+
+	nprof_ring_produce_batch(ring, n, cap, false, &delivered, &wake);
+	KUNIT_EXPECT_EQ(test, delivered, cap - cap / 4);	/* the room left */
+	KUNIT_EXPECT_FALSE(test, wake);		/* it was above the watermark */
+	KUNIT_EXPECT_EQ(test, ring->lost, (u64)(cap - delivered));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(ring->hdr->lost), ring->lost);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(ring->hdr->flags) & NEURONPROF_RING_OVERFLOWED);
+	KUNIT_EXPECT_EQ(test, ring->seq, (u64)(cap * 3 / 4 + cap));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(ring->hdr->producer_pos), ring->prod);
+	KUNIT_EXPECT_EQ(test, nprof_ring_unread(ring), (u64)PAGE_SIZE);
+	/* The second batch: after the first one's entries, around the end. */
+	for (i = 0; i < delivered; i++) {
+		const struct neuronprof_notification *e =
+			ring_at(ring, (u64)(cap * 3 / 4 + i) * ENTRY);
+
+		KUNIT_EXPECT_EQ(test, e->seq, (u64)(cap * 3 / 4 + i));
+		KUNIT_EXPECT_EQ(test, e->code, 1000 + i);
+		KUNIT_EXPECT_EQ(test, e->queue_type, (u16)ring_test_q.type);
+		KUNIT_EXPECT_EQ(test, e->engine, (u16)ring_test_q.engine);
+	}
+	/* The unread half of the first batch is untouched. */
+	KUNIT_EXPECT_EQ(test, ring_at(ring, (u64)cap / 2 * ENTRY)->seq, (u64)cap / 2);
+
+	/* Not captured at all: counted as lost, seq advanced, nothing written. */
+	nprof_ring_produce_batch(ring, NULL, 5, false, &delivered, &wake);
+	KUNIT_EXPECT_EQ(test, delivered, 0U);
+	KUNIT_EXPECT_EQ(test, ring->seq, (u64)(cap * 3 / 4 + cap + 5));
+	KUNIT_EXPECT_EQ(test, ring->lost, (u64)(cap / 4 + 5));
+}
+
+/* A batch with force_lost delivers nothing and counts everything. */
+static void ring_test_batch_force_lost(struct kunit *test)
+{
+	struct nprof_ring *ring = ring_new(test, PAGE_SIZE, 0);
+	struct neuronprof_notification n[3] = {};
+	u32 delivered;
+	bool wake;
+
+	nprof_ring_produce_batch(ring, n, 3, true, &delivered, &wake);
+	KUNIT_EXPECT_EQ(test, delivered, 0U);
+	KUNIT_EXPECT_FALSE(test, wake);
+	KUNIT_EXPECT_EQ(test, ring->lost, 3ULL);
+	KUNIT_EXPECT_EQ(test, ring->prod, 0ULL);
+	nprof_ring_produce_batch(ring, n, 3, false, &delivered, &wake);
+	KUNIT_EXPECT_EQ(test, delivered, 3U);
+	KUNIT_EXPECT_EQ(test, ring_at(ring, 0)->seq, 3ULL);
+}
+
 static struct kunit_case ring_cases[] = {
 	KUNIT_CASE(ring_test_init_header),
 	KUNIT_CASE(ring_test_fill_then_overflow),
@@ -400,6 +470,8 @@ static struct kunit_case ring_cases[] = {
 	KUNIT_CASE_PARAM(ring_test_hostile_consumer, hostile_gen_params),
 	KUNIT_CASE(ring_test_hostile_consumer_cannot_free_space),
 	KUNIT_CASE(ring_test_kernel_consume),
+	KUNIT_CASE(ring_test_batch_wrap_and_overflow),
+	KUNIT_CASE(ring_test_batch_force_lost),
 	{}
 };
 
