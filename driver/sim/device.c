@@ -237,12 +237,37 @@ static int nprof_sim_flush(struct nprof_device *ndev,
  * @run: the generator's state.
  * @sdev: the device.
  * @args: the ioctl arguments (produced[] is filled here).
+ * @bq: the queue of the entries in @batch.
+ * @bn: entries in @batch.
+ * @batch: consecutive entries of one queue not yet handed to the core.
+ * @span: room in a ring the generator builds TRACE entries in.
+ * @spanned: @span is held (between reserve and commit).
  */
 struct nprof_sim_exec_ctx {
 	struct nprof_sim_run run;
 	struct nprof_sim_device *sdev;
 	struct drm_neuronprof_sim_exec *args;
+	struct nprof_queue_id bq;
+	u32 bn;
+	struct neuronprof_notification *batch;
+	struct nprof_notify_span span;
+	bool spanned;
 };
+
+/* Hand the staged entries to the core: one lookup, lock and wakeup. */
+static void nprof_sim_exec_flush_batch(struct nprof_sim_exec_ctx *ctx)
+{
+	struct nprof_sim_device *sdev = ctx->sdev;
+	bool lost;
+
+	if (!ctx->bn)
+		return;
+	lost = atomic_read(nprof_sim_knob(sdev, NPROF_SIM_FORCE_OVERFLOW));
+	if (nprof_notify_batch(sdev->ndev, &ctx->bq, ctx->batch, ctx->bn, lost, NULL) !=
+	    NPROF_NOTIFY_UNSUBSCRIBED)
+		ctx->args->produced[ctx->bq.type] += ctx->bn;
+	ctx->bn = 0;
+}
 
 static int nprof_sim_exec_emit(struct nprof_sim_run *run,
 			       const struct nprof_queue_id *q,
@@ -251,14 +276,53 @@ static int nprof_sim_exec_emit(struct nprof_sim_run *run,
 	struct nprof_sim_exec_ctx *ctx = container_of(run, struct nprof_sim_exec_ctx, run);
 	struct nprof_sim_device *sdev = ctx->sdev;
 	int idx = nprof_sim_queue_index(sdev, q);
-	bool lost;
 
 	/* A queue that was not started produces nothing, like the hardware. */
 	if (idx < 0 || !test_bit(idx, sdev->active))
 		return 0;
-	lost = atomic_read(nprof_sim_knob(sdev, NPROF_SIM_FORCE_OVERFLOW));
-	if (nprof_notify(sdev->ndev, q, n, lost) != NPROF_NOTIFY_UNSUBSCRIBED)
-		ctx->args->produced[q->type]++;
+	if (ctx->bn && (ctx->bn == NPROF_SIM_BATCH || memcmp(&ctx->bq, q, sizeof(*q))))
+		nprof_sim_exec_flush_batch(ctx);
+	if (!ctx->bn)
+		ctx->bq = *q;
+	ctx->batch[ctx->bn++] = *n;
+	return 0;
+}
+
+/* Room for a run of TRACE entries of one queue, in its ring. */
+static struct neuronprof_notification *
+nprof_sim_exec_reserve(struct nprof_sim_run *run, const struct nprof_queue_id *q,
+		       u32 want, u32 *got, u64 *seq)
+{
+	struct nprof_sim_exec_ctx *ctx = container_of(run, struct nprof_sim_exec_ctx, run);
+	struct nprof_sim_device *sdev = ctx->sdev;
+	int idx = nprof_sim_queue_index(sdev, q);
+
+	ctx->spanned = false;
+	*got = 0;
+	if (idx < 0 || !test_bit(idx, sdev->active))
+		return NULL;
+	/* Staged entries of other queues may go later; of this one not. */
+	nprof_sim_exec_flush_batch(ctx);
+	if (nprof_notify_begin(sdev->ndev, q, want, &ctx->span))
+		return NULL;
+	ctx->spanned = true;
+	if (atomic_read(nprof_sim_knob(sdev, NPROF_SIM_FORCE_OVERFLOW)))
+		ctx->span.count = 0;
+	*got = ctx->span.count;
+	*seq = ctx->span.seq;
+	return ctx->span.entries;
+}
+
+static int nprof_sim_exec_commit(struct nprof_sim_run *run, const struct nprof_queue_id *q,
+				 u32 written, u32 produced)
+{
+	struct nprof_sim_exec_ctx *ctx = container_of(run, struct nprof_sim_exec_ctx, run);
+
+	if (!ctx->spanned)
+		return 0;
+	nprof_notify_end(&ctx->span, written, produced);
+	ctx->spanned = false;
+	ctx->args->produced[q->type] += produced;
 	return 0;
 }
 
@@ -266,6 +330,8 @@ static int nprof_sim_exec_poll(struct nprof_sim_run *run, bool boundary)
 {
 	struct nprof_sim_exec_ctx *ctx = container_of(run, struct nprof_sim_exec_ctx, run);
 
+	/* What was produced so far is in the rings before anyone looks. */
+	nprof_sim_exec_flush_batch(ctx);
 	if (READ_ONCE(ctx->sdev->dying))
 		return -ENODEV;
 	if (fatal_signal_pending(current))
@@ -317,19 +383,27 @@ int nprof_sim_exec(struct nprof_device *ndev, struct drm_neuronprof_sim_exec *ar
 			.engines = sdev->desc.engines_per_core,
 			.topsps_per_core = sdev->desc.num_topsps / sdev->desc.num_cores,
 			.emit = nprof_sim_exec_emit,
+			.reserve = nprof_sim_exec_reserve,
+			.commit = nprof_sim_exec_commit,
 			.poll = nprof_sim_exec_poll,
 		},
 	};
 	int ret;
 
 	nprof_sim_exec_program(args, &prog);
+	ctx.batch = kmalloc_array(NPROF_SIM_BATCH, sizeof(*ctx.batch), GFP_KERNEL);
+	if (!ctx.batch)
+		return -ENOMEM;
 	ctx.run.core = args->core;
 	core = &sdev->cores[args->core];
 
-	if (mutex_lock_interruptible(&core->exec_lock))
+	if (mutex_lock_interruptible(&core->exec_lock)) {
+		kfree(ctx.batch);
 		return -EINTR;
+	}
 	if (READ_ONCE(sdev->dying)) {
 		mutex_unlock(&core->exec_lock);
+		kfree(ctx.batch);
 		return -ENODEV;
 	}
 	if (atomic_xchg(nprof_sim_knob(sdev, NPROF_SIM_EXEC_ERROR), 0))
@@ -337,6 +411,8 @@ int nprof_sim_exec(struct nprof_device *ndev, struct drm_neuronprof_sim_exec *ar
 	ctx.run.last_ts = core->last_ts;
 
 	ret = nprof_sim_program_run(&ctx.run);
+	nprof_sim_exec_flush_batch(&ctx);
+	kfree(ctx.batch);
 
 	core->last_ts = ctx.run.last_ts;
 	args->status = ctx.run.status;

@@ -31,15 +31,53 @@
  * Strictly increasing, not merely non-decreasing: two entries of one queue
  * never share a timestamp, even where the clock is coarse, so consumers may
  * sort by it. run->last_ts carries the floor across executions of a core.
+ *
+ * The clock is read once per NPROF_SIM_CLOCK_INTERVAL notifications; the
+ * ones in between are stamped 1 ns after their predecessor. Producing a
+ * notification takes longer than 1 ns, so no timestamp runs ahead of the
+ * clock, and a reader still sees the time an execution took.
  */
 static u64 nprof_sim_timestamp(struct nprof_sim_run *run)
 {
-	u64 now = ktime_get_ns();
+	u64 now;
 
+	if (run->clock_left) {
+		run->clock_left--;
+		return ++run->last_ts;
+	}
+	run->clock_left = NPROF_SIM_CLOCK_INTERVAL - 1;
+	now = ktime_get_ns();
 	if (now <= run->last_ts)
 		now = run->last_ts + 1;
 	run->last_ts = now;
 	return now;
+}
+
+static void nprof_sim_fill(struct nprof_sim_run *run, struct neuronprof_notification *n,
+			   u32 type, u32 engine, u32 code, u64 p0, u64 p1, u64 p2, u64 p3)
+{
+	*n = (struct neuronprof_notification) {
+		.timestamp_ns = nprof_sim_timestamp(run),
+		.queue_type = type,
+		.engine = engine,
+		.code = code,
+		.model_id = run->prog->model_id,
+		.iteration = run->iteration,
+		.payload = { p0, p1, p2, p3 },
+	};
+}
+
+/* @count more notifications were emitted: poll every NPROF_SIM_POLL_INTERVAL. */
+static int nprof_sim_emitted(struct nprof_sim_run *run, u32 count)
+{
+	u64 before = run->emitted;
+
+	run->emitted += count;
+	if (before / NPROF_SIM_POLL_INTERVAL == run->emitted / NPROF_SIM_POLL_INTERVAL)
+		return 0;
+	/* A program can produce 2^26 entries: let others run meanwhile. */
+	cond_resched();
+	return run->poll ? run->poll(run, false) : 0;
 }
 
 static int nprof_sim_put(struct nprof_sim_run *run, u32 kind, u32 index,
@@ -52,25 +90,14 @@ static int nprof_sim_put(struct nprof_sim_run *run, u32 kind, u32 index,
 		.type = type,
 		.engine = engine,
 	};
-	struct neuronprof_notification n = {
-		.timestamp_ns = nprof_sim_timestamp(run),
-		.queue_type = type,
-		.engine = engine,
-		.code = code,
-		.model_id = run->prog->model_id,
-		.iteration = run->iteration,
-		.payload = { p0, p1, p2, p3 },
-	};
+	struct neuronprof_notification n;
 	int ret;
 
+	nprof_sim_fill(run, &n, type, engine, code, p0, p1, p2, p3);
 	ret = run->emit(run, &q, &n);
 	if (ret)
 		return ret;
-	if (++run->emitted % NPROF_SIM_POLL_INTERVAL)
-		return 0;
-	/* A program can produce 2^26 entries: let others run meanwhile. */
-	cond_resched();
-	return run->poll ? run->poll(run, false) : 0;
+	return nprof_sim_emitted(run, 1);
 }
 
 static int nprof_sim_put_core(struct nprof_sim_run *run, u32 type, u32 engine,
@@ -87,21 +114,76 @@ static int nprof_sim_put_topsp(struct nprof_sim_run *run, u32 topsp, u32 type,
 			     p0, 0, 0, 0);
 }
 
+/* One TRACE entry per instruction; payload: pc, two operands, immediate. */
+static void nprof_sim_fill_trace(struct nprof_sim_run *run, struct neuronprof_notification *n,
+				 u32 engine, u32 i)
+{
+	u32 opcode = (engine + 1) << 8 | (i % NPROF_SIM_OPCODES_PER_ENGINE);
+
+	nprof_sim_fill(run, n, NEURONPROF_QT_TRACE, engine, opcode,
+		       (u64)i * NPROF_SIM_INSN_BYTES, i % 64, (i + 1) % 64,
+		       i ^ run->iteration);
+}
+
+/*
+ * The TRACE entries of an engine, up to NPROF_SIM_BATCH at a time, built
+ * where @run->reserve says (in place in a ring): what does not fit is
+ * produced all the same and counted as lost by @run->commit.
+ */
+static int nprof_sim_trace_reserved(struct nprof_sim_run *run, u32 engine, u32 insns)
+{
+	const struct nprof_queue_id q = {
+		.kind = NEURONPROF_TARGET_CORE,
+		.index = run->core,
+		.type = NEURONPROF_QT_TRACE,
+		.engine = engine,
+	};
+	struct neuronprof_notification *dst;
+	u32 i = 0, j, want, got, produced;
+	u64 seq;
+	int ret;
+
+	while (i < insns) {
+		want = min_t(u32, insns - i, NPROF_SIM_BATCH);
+		got = 0;
+		dst = run->reserve(run, &q, want, &got, &seq);
+		for (j = 0; dst && j < got; j++) {
+			nprof_sim_fill_trace(run, &dst[j], engine, i + j);
+			dst[j].seq = seq + j;
+		}
+		produced = dst && got ? got : want;
+		ret = run->commit(run, &q, dst ? got : 0, produced);
+		if (!ret)
+			ret = nprof_sim_emitted(run, produced);
+		if (ret)
+			return ret;
+		i += produced;
+	}
+	return 0;
+}
+
 static int nprof_sim_engine(struct nprof_sim_run *run, u32 engine)
 {
 	u32 insns = run->prog->instructions[engine];
+	const struct nprof_queue_id q = {
+		.kind = NEURONPROF_TARGET_CORE,
+		.index = run->core,
+		.type = NEURONPROF_QT_TRACE,
+		.engine = engine,
+	};
+	struct neuronprof_notification n;
 	u32 i;
 	int ret;
 
 	ret = nprof_sim_put_core(run, NEURONPROF_QT_EVENT, engine,
 				 NPROF_SIM_EVENT_START, insns, 0, 0, 0);
-	for (i = 0; !ret && i < insns; i++) {
-		u32 opcode = (engine + 1) << 8 | (i % NPROF_SIM_OPCODES_PER_ENGINE);
-
-		/* payload: pc, then two operands and the immediate. */
-		ret = nprof_sim_put_core(run, NEURONPROF_QT_TRACE, engine, opcode,
-					 (u64)i * NPROF_SIM_INSN_BYTES,
-					 i % 64, (i + 1) % 64, i ^ run->iteration);
+	if (!ret && run->reserve)
+		ret = nprof_sim_trace_reserved(run, engine, insns);
+	for (i = 0; !ret && !run->reserve && i < insns; i++) {
+		nprof_sim_fill_trace(run, &n, engine, i);
+		ret = run->emit(run, &q, &n);
+		if (!ret)
+			ret = nprof_sim_emitted(run, 1);
 	}
 	if (ret)
 		return ret;
@@ -210,7 +292,7 @@ int nprof_sim_program_run(struct nprof_sim_run *run)
 {
 	int ret;
 
-	if (!run->emit || !run->prog || !run->engines ||
+	if (!run->emit || !run->prog || !run->engines || !run->reserve != !run->commit ||
 	    run->engines > NEURONPROF_MAX_ENGINES)
 		return -EINVAL;
 

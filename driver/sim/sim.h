@@ -86,12 +86,22 @@ struct nprof_sim_program {
  *	@core * @topsps_per_core onwards.
  * @emit: receives every notification in order. The generator filled every
  *	member but @n->seq. A non-zero return stops the run with that value.
+ * @reserve: optional, with @commit: the TRACE entries of an engine are
+ *	then built in place, up to NPROF_SIM_BATCH at a time, instead of
+ *	going to @emit. Returns where to build *@got (<= @want) entries, the
+ *	first with seq *@seq; or NULL when none are wanted (queue not
+ *	started): the @want entries are then produced without being built.
+ *	A non-NULL return with *@got 0 means no room: all @want are lost.
+ * @commit: after each @reserve: @written entries were built, @produced
+ *	(>= @written) notifications were produced; the rest are lost. A
+ *	non-zero return stops the run with that value.
  * @poll: optional; called before every iteration (@boundary true) and every
  *	NPROF_SIM_POLL_INTERVAL notifications (@boundary false). A non-zero
  *	return stops the run with that value.
  * @priv: for the caller.
  * @last_ts: in/out: timestamp of the last notification; every notification
  *	gets a larger one.
+ * @clock_left: notifications still stamped from the last clock read.
  * @iteration: out: the iteration being (or last) generated.
  * @emitted: out: notifications handed to @emit.
  * @status: out: 0, or NPROF_SIM_EXEC_ERROR_STATUS once the error was raised.
@@ -103,13 +113,25 @@ struct nprof_sim_run {
 	u32 topsps_per_core;
 	int (*emit)(struct nprof_sim_run *run, const struct nprof_queue_id *q,
 		    struct neuronprof_notification *n);
+	struct neuronprof_notification *(*reserve)(struct nprof_sim_run *run,
+						   const struct nprof_queue_id *q,
+						   u32 want, u32 *got, u64 *seq);
+	int (*commit)(struct nprof_sim_run *run, const struct nprof_queue_id *q,
+		      u32 written, u32 produced);
 	int (*poll)(struct nprof_sim_run *run, bool boundary);
 	void *priv;
 	u64 last_ts;
+	u32 clock_left;
 	u32 iteration;
 	u64 emitted;
 	u32 status;
 };
+
+/* Entries of one queue the generator builds at once (@reserve). */
+#define NPROF_SIM_BATCH			64
+
+/* Notifications per read of the clock (see nprof_sim_timestamp()). */
+#define NPROF_SIM_CLOCK_INTERVAL	64
 
 /* Notifications between two mid-iteration polls (and cond_resched()s). */
 #define NPROF_SIM_POLL_INTERVAL		1024
