@@ -68,6 +68,12 @@ struct nprof_queue_id {
  * @min_ring_size: smallest ring, a power of two >= PAGE_SIZE.
  * @max_ring_size: largest ring, a power of two >= @min_ring_size.
  * @caps: NEURONPROF_CAP_* bits.
+ * @queue_instances: queues of a per-engine type per target, 0 (the core
+ *	then uses @engines_per_core) to NEURONPROF_MAX_INSTANCES.
+ * @clock_domain: NEURONPROF_CLOCK_* of the timestamps.
+ * @raw_format: NEURONPROF_RAW_FORMAT_*, non-zero exactly with
+ *	NEURONPROF_CAP_RAW.
+ * @raw_entry_size: bytes of one device entry of @raw_format (reported only).
  */
 struct nprof_device_desc {
 	const char *provider;
@@ -81,6 +87,10 @@ struct nprof_device_desc {
 	u64 min_ring_size;
 	u64 max_ring_size;
 	u64 caps;
+	u32 queue_instances;
+	u32 clock_domain;
+	u32 raw_format;
+	u32 raw_entry_size;
 };
 
 /**

@@ -192,6 +192,7 @@ struct nprof_sub {
 /* neuronprof_ring.c: ring arithmetic and the producer. */
 void nprof_ring_init(struct nprof_ring *ring, void *mem, u64 size, u32 watermark,
 		     const struct nprof_queue_id *q);
+void nprof_ring_set_format(struct nprof_ring *ring, u32 raw_format, u32 clock_domain);
 bool nprof_ring_consumer_valid(u64 last, u64 next, u64 prod);
 u64 nprof_ring_unread(const struct nprof_ring *ring);
 void nprof_ring_sync_consumer(struct nprof_ring *ring);

@@ -65,9 +65,12 @@
 #define NPROF_DRIVER_MINOR	0
 
 /* Queue types that exist on a NeuronCore, and on a TopSP. */
-#define NPROF_CORE_TYPES_ALL	GENMASK(NEURONPROF_QT_THROTTLE, NEURONPROF_QT_TRACE)
-#define NPROF_TOPSP_TYPES_ALL	GENMASK(NEURONPROF_QT_TOPSP_ERROR, NEURONPROF_QT_TOPSP_TRACE)
-#define NPROF_CAPS_ALL		(NEURONPROF_CAP_SIM_EXEC | NEURONPROF_CAP_FLUSH)
+#define NPROF_CORE_TYPES_ALL	(GENMASK(NEURONPROF_QT_THROTTLE, NEURONPROF_QT_TRACE) | \
+				 BIT(NEURONPROF_QT_NOTIFY))
+#define NPROF_TOPSP_TYPES_ALL	(GENMASK(NEURONPROF_QT_TOPSP_ERROR, NEURONPROF_QT_TOPSP_TRACE) | \
+				 GENMASK(NEURONPROF_QT_TOPSP_THROTTLE, NEURONPROF_QT_TOPSP_NOTIFY))
+#define NPROF_CAPS_ALL		(NEURONPROF_CAP_SIM_EXEC | NEURONPROF_CAP_FLUSH | \
+				 NEURONPROF_CAP_RAW)
 #define NPROF_SIM_EXEC_FLAGS	(NEURONPROF_SIM_EXEC_ERROR | NEURONPROF_SIM_EXEC_THROTTLE)
 
 /*
@@ -128,6 +131,19 @@ VISIBLE_IF_KUNIT int nprof_desc_validate(const struct nprof_device_desc *desc,
 	if (desc->core_queue_types & ~NPROF_CORE_TYPES_ALL ||
 	    desc->topsp_queue_types & ~NPROF_TOPSP_TYPES_ALL) {
 		*why = "a queue type announced for a target kind that cannot have it";
+		return -EINVAL;
+	}
+	if (desc->queue_instances > NEURONPROF_MAX_INSTANCES) {
+		*why = "queue_instances must be 0 (engines_per_core) to NEURONPROF_MAX_INSTANCES";
+		return -EINVAL;
+	}
+	if (desc->clock_domain > NEURONPROF_CLOCK_CAPTURED) {
+		*why = "unknown clock domain";
+		return -EINVAL;
+	}
+	if (!(desc->caps & NEURONPROF_CAP_RAW) != !desc->raw_format ||
+	    desc->raw_format > NEURONPROF_RAW_FORMAT_NEURON_V3) {
+		*why = "NEURONPROF_CAP_RAW must be set exactly with a known raw_format";
 		return -EINVAL;
 	}
 	if (desc->per_engine_queue_types & ~desc->core_queue_types) {
@@ -249,6 +265,10 @@ static void nprof_fill_info(const struct nprof_device *ndev,
 	info->min_ring_size = d->min_ring_size;
 	info->max_ring_size = d->max_ring_size;
 	info->device_index = ndev->index;
+	info->queue_instances = d->queue_instances;
+	info->clock_domain = d->clock_domain;
+	info->raw_format = d->raw_format;
+	info->raw_entry_size = d->raw_entry_size;
 }
 
 /*
@@ -531,6 +551,8 @@ struct nprof_device *nprof_device_alloc(struct device *parent,
 	ndev->parent = parent;
 	ndev->group = group;
 	ndev->desc = *desc;
+	if (!ndev->desc.queue_instances)
+		ndev->desc.queue_instances = desc->engines_per_core;
 	strscpy(ndev->provider, desc->provider, sizeof(ndev->provider));
 	ndev->desc.provider = ndev->provider;
 	ndev->ops = ops;
@@ -890,8 +912,8 @@ static void nprof_flush_targets(struct nprof_device *ndev, u32 kind, u32 first,
 {
 	const struct nprof_queue_id base = { .kind = kind, .index = first };
 	unsigned long start = nprof_queue_slot(&ndev->desc, &base);
-	unsigned long last = start + (unsigned long)count * NEURONPROF_QT_COUNT *
-			     NEURONPROF_MAX_ENGINES - 1;
+	unsigned long last = start + (unsigned long)count * NEURONPROF_QT_MAX *
+			     NEURONPROF_MAX_INSTANCES - 1;
 	struct nprof_sub *sub;
 	unsigned long slot;
 

@@ -70,6 +70,19 @@ void nprof_ring_init(struct nprof_ring *ring, void *mem, u64 size, u32 watermark
 EXPORT_SYMBOL_IF_KUNIT(nprof_ring_init);
 
 /**
+ * nprof_ring_set_format() - state the raw format and clock domain of a ring.
+ * @ring: the ring, just initialised.
+ * @raw_format: NEURONPROF_RAW_FORMAT_*.
+ * @clock_domain: NEURONPROF_CLOCK_*.
+ */
+void nprof_ring_set_format(struct nprof_ring *ring, u32 raw_format, u32 clock_domain)
+{
+	ring->hdr->raw_format = raw_format;
+	ring->hdr->clock_domain = clock_domain;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_ring_set_format);
+
+/**
  * nprof_ring_consumer_valid() - whether a consumer position can be believed.
  * @last: the last valid consumer position.
  * @next: the proposed one.

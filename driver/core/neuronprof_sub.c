@@ -62,13 +62,13 @@ static int nprof_queue_check(const struct nprof_device_desc *desc,
 		*why = "target index out of range";
 		return -EINVAL;
 	}
-	if (q->type >= NEURONPROF_QT_COUNT || !(types & BIT(q->type))) {
+	if (q->type >= NEURONPROF_QT_MAX || !(types & BIT(q->type))) {
 		*why = "queue type not available for this target kind";
 		return -EINVAL;
 	}
 	if (q->kind == NEURONPROF_TARGET_CORE &&
 	    desc->per_engine_queue_types & BIT(q->type))
-		engines = desc->engines_per_core;
+		engines = desc->queue_instances ?: desc->engines_per_core;
 	if (q->engine >= engines) {
 		*why = engines > 1 ? "engine out of range" :
 			"engine must be 0 for this queue type";
@@ -98,8 +98,8 @@ EXPORT_SYMBOL_IF_KUNIT(nprof_queue_valid);
  * @desc: the device.
  * @q: the queue, valid for @desc.
  *
- * NeuronCores first, then TopSPs; each target takes NEURONPROF_QT_COUNT *
- * NEURONPROF_MAX_ENGINES consecutive slots, so the queues of one target, or
+ * NeuronCores first, then TopSPs; each target takes NEURONPROF_QT_MAX *
+ * NEURONPROF_MAX_INSTANCES consecutive slots, so the queues of one target, or
  * of consecutive targets, form one range.
  *
  * Return: the slot.
@@ -111,7 +111,7 @@ unsigned long nprof_queue_slot(const struct nprof_device_desc *desc,
 
 	if (q->kind == NEURONPROF_TARGET_TOPSP)
 		target += desc->num_cores;
-	return (target * NEURONPROF_QT_COUNT + q->type) * NEURONPROF_MAX_ENGINES +
+	return (target * NEURONPROF_QT_MAX + q->type) * NEURONPROF_MAX_INSTANCES +
 	       q->engine;
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_queue_slot);
@@ -281,6 +281,7 @@ nprof_sub_create(struct nprof_device *ndev,
 	}
 	nprof_ring_init(&sub->ring, sub->mem, args->ring_size, args->watermark,
 			&sub->q);
+	nprof_ring_set_format(&sub->ring, ndev->desc.raw_format, ndev->desc.clock_domain);
 
 	if (!try_module_get(sub->owner)) {
 		ret = -ENODEV;

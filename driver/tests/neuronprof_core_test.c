@@ -653,7 +653,7 @@ static const struct patch_case desc_bad_cases[] = {
 					CORE_TYPES | BIT(NEURONPROF_QT_TOPSP_EVENT)) } },
 	{ "topsp_has_core_type", { DESC(topsp_queue_types,
 					TOPSP_TYPES | BIT(NEURONPROF_QT_TRACE)) } },
-	{ "unknown_type", { DESC(core_queue_types, CORE_TYPES | BIT(NEURONPROF_QT_COUNT)) } },
+	{ "unknown_type", { DESC(core_queue_types, CORE_TYPES | BIT(NEURONPROF_QT_MAX)) } },
 	{ "per_engine_not_core_type", { DESC(core_queue_types, BIT(NEURONPROF_QT_ERROR)) } },
 	{ "per_engine_topsp_type", { DESC(per_engine_queue_types,
 					  BIT(NEURONPROF_QT_TOPSP_TRACE)) } },
@@ -664,6 +664,12 @@ static const struct patch_case desc_bad_cases[] = {
 	{ "max_not_pow2", { DESC(max_ring_size, 24 * PAGE_SIZE) } },
 	{ "max_above_limit", { DESC(max_ring_size, NPROF_RING_SIZE_LIMIT * 2) } },
 	{ "unknown_cap", { DESC(caps, NEURONPROF_CAP_FLUSH | BIT_ULL(5)) } },
+	{ "too_many_instances", { DESC(queue_instances, NEURONPROF_MAX_INSTANCES + 1) } },
+	{ "unknown_clock_domain", { DESC(clock_domain, NEURONPROF_CLOCK_CAPTURED + 1) } },
+	{ "raw_cap_without_format", { DESC(caps, NEURONPROF_CAP_FLUSH | NEURONPROF_CAP_RAW) } },
+	{ "raw_format_without_cap", { DESC(raw_format, NEURONPROF_RAW_FORMAT_NEURON_V2) } },
+	{ "unknown_raw_format", { DESC(caps, NEURONPROF_CAP_FLUSH | NEURONPROF_CAP_RAW),
+				  DESC(raw_format, NEURONPROF_RAW_FORMAT_NEURON_V3 + 1) } },
 	{ "flush_op_without_cap", { DESC(caps, 0) } },
 	{ "sim_exec_cap_without_op", { DESC(caps, NEURONPROF_CAP_FLUSH |
 					       NEURONPROF_CAP_SIM_EXEC) } },
@@ -836,8 +842,9 @@ static void device_test_queue_slots(struct kunit *test)
 		.core_queue_types = CORE_TYPES,
 		.topsp_queue_types = TOPSP_TYPES,
 		.per_engine_queue_types = CORE_TYPES,
+		.queue_instances = NEURONPROF_MAX_INSTANCES,
 	};
-	const unsigned long per_target = NEURONPROF_QT_COUNT * NEURONPROF_MAX_ENGINES;
+	const unsigned long per_target = NEURONPROF_QT_MAX * NEURONPROF_MAX_INSTANCES;
 	const unsigned long nbits = (NPROF_MAX_CORES + NPROF_MAX_TOPSPS) * per_target;
 	struct nprof_queue_id q;
 	unsigned long *seen, slot, count = 0;
@@ -848,8 +855,9 @@ static void device_test_queue_slots(struct kunit *test)
 		u32 targets = q.kind ? desc.num_topsps : desc.num_cores;
 
 		for (q.index = 0; q.index < targets; q.index++)
-			for (q.type = 0; q.type < NEURONPROF_QT_COUNT; q.type++)
-				for (q.engine = 0; q.engine < NEURONPROF_MAX_ENGINES; q.engine++) {
+			for (q.type = 0; q.type < NEURONPROF_QT_MAX; q.type++)
+				for (q.engine = 0; q.engine < NEURONPROF_MAX_INSTANCES;
+				     q.engine++) {
 					unsigned long target;
 
 					if (!nprof_queue_valid(&desc, &q))
@@ -862,8 +870,8 @@ static void device_test_queue_slots(struct kunit *test)
 					count++;
 				}
 	}
-	/* 6 per-engine core types * 8 engines + 3 TopSP types, per target. */
-	KUNIT_EXPECT_EQ(test, count, NPROF_MAX_CORES * 6UL * 8 + NPROF_MAX_TOPSPS * 3UL);
+	/* 6 per-engine core types * 16 instances + 3 TopSP types, per target. */
+	KUNIT_EXPECT_EQ(test, count, NPROF_MAX_CORES * 6UL * 16 + NPROF_MAX_TOPSPS * 3UL);
 }
 
 static struct kunit_case device_cases[] = {

@@ -28,7 +28,7 @@ extern "C" {
 #define NEURONPROF_DRIVER_NAME		"neuronprof"
 
 /** NEURONPROF_UAPI_VERSION - bumped when a struct grows or semantics extend. */
-#define NEURONPROF_UAPI_VERSION		1
+#define NEURONPROF_UAPI_VERSION		2
 
 /*
  * DRM ioctls on the render node (driver-private range). SIM_EXEC belongs to
@@ -78,8 +78,12 @@ enum neuronprof_target_kind {
  * enum neuronprof_queue_type - notification queue types.
  *
  * The values follow the device notification types the Neuron runtime
- * collects and are ABI. TRACE, EVENT and DMA have one queue per engine;
- * every other type has a single queue per target (engine must be 0).
+ * collects and are ABI. The types in drm_neuronprof_device_info's
+ * per_engine_queue_types have one queue per engine (per instance: up to
+ * queue_instances, e.g. DMA per SDMA engine); every other type has a single
+ * queue per target (engine must be 0). Values from NEURONPROF_QT_COUNT on
+ * are uapi version 2: a consumer built against version 1 never subscribes
+ * them.
  *
  * @NEURONPROF_QT_TRACE: instruction trace, code = opcode.
  * @NEURONPROF_QT_EVENT: engine events, code = event id.
@@ -90,7 +94,13 @@ enum neuronprof_target_kind {
  * @NEURONPROF_QT_TOPSP_TRACE: TopSP instruction trace.
  * @NEURONPROF_QT_TOPSP_EVENT: TopSP events (collectives).
  * @NEURONPROF_QT_TOPSP_ERROR: TopSP errors.
- * @NEURONPROF_QT_COUNT: number of queue types.
+ * @NEURONPROF_QT_COUNT: number of queue types of uapi version 1.
+ * @NEURONPROF_QT_NOTIFY: explicit notifications of NOTIFY instructions (the
+ *	vendor's NOTIFY type).
+ * @NEURONPROF_QT_TOPSP_NOTIFY: TopSP explicit notifications.
+ * @NEURONPROF_QT_TOPSP_DMA: TopSP DMA notifications.
+ * @NEURONPROF_QT_TOPSP_THROTTLE: TopSP throttling notifications.
+ * @NEURONPROF_QT_MAX: number of queue type values of this uapi version.
  */
 enum neuronprof_queue_type {
 	NEURONPROF_QT_TRACE = 0,
@@ -103,6 +113,11 @@ enum neuronprof_queue_type {
 	NEURONPROF_QT_TOPSP_EVENT = 7,
 	NEURONPROF_QT_TOPSP_ERROR = 8,
 	NEURONPROF_QT_COUNT = 9,
+	NEURONPROF_QT_NOTIFY = 9,
+	NEURONPROF_QT_TOPSP_NOTIFY = 10,
+	NEURONPROF_QT_TOPSP_DMA = 11,
+	NEURONPROF_QT_TOPSP_THROTTLE = 12,
+	NEURONPROF_QT_MAX = 13,
 };
 
 /**
@@ -124,6 +139,12 @@ enum neuronprof_engine {
 /** NEURONPROF_MAX_ENGINES - upper bound of engines_per_core on any device. */
 #define NEURONPROF_MAX_ENGINES		8
 
+/**
+ * NEURONPROF_MAX_INSTANCES - upper bound of queue_instances: queues of one
+ * per-engine type on one target (the vendor driver has 16 per type).
+ */
+#define NEURONPROF_MAX_INSTANCES	16
+
 /* Codes of NEURONPROF_QT_INFER_STATUS entries. */
 #define NEURONPROF_INFER_START		1
 #define NEURONPROF_INFER_STOP		2
@@ -133,6 +154,15 @@ enum neuronprof_engine {
  *
  * Devices may report a larger entry_size in the future; consumers step by
  * entry_size and read only the members they know.
+ *
+ * Raw entries (devices with NEURONPROF_CAP_RAW): the device's own entry,
+ * whose layout this uapi does not know, travels as bytes. @timestamp_ns is
+ * then the time the provider captured it (see clock_domain), @code is
+ * NEURONPROF_RAW_CODE(), @model_id the raw format (NEURONPROF_RAW_FORMAT_*),
+ * @iteration the index of the device entry among those captured from the
+ * queue since the subscription (low 32 bits), and @payload holds bytes
+ * [32 * part, 32 * part + len) of it. A device entry longer than 32 bytes
+ * takes several consecutive ring entries, parts 0 to parts - 1.
  *
  * @timestamp_ns: time the device produced it, in the device's clock domain.
  * @seq: per-queue sequence number. It starts at 0 when the queue is
@@ -159,6 +189,34 @@ struct neuronprof_notification {
 /* Capability bits of drm_neuronprof_device_info.caps. */
 #define NEURONPROF_CAP_SIM_EXEC		(1ULL << 0)	/* SIM_EXEC is supported */
 #define NEURONPROF_CAP_FLUSH		(1ULL << 1)	/* NQ_DRAIN can flush */
+#define NEURONPROF_CAP_RAW		(1ULL << 2)	/* entries are raw device entries */
+
+/* code of a raw entry: bytes in this entry's payload, part, parts. */
+#define NEURONPROF_RAW_CODE(len, part, parts) \
+	((__u32)(len) | (__u32)(part) << 8 | (__u32)(parts) << 16)
+#define NEURONPROF_RAW_LEN(code)	((code) & 0xff)
+#define NEURONPROF_RAW_PART(code)	(((code) >> 8) & 0xff)
+#define NEURONPROF_RAW_PARTS(code)	(((code) >> 16) & 0xff)
+/* Raw bytes one ring entry carries (sizeof payload). */
+#define NEURONPROF_RAW_BYTES_PER_ENTRY	32
+
+/*
+ * Raw formats (device_info.raw_format, a raw entry's model_id): whose
+ * entries the bytes are. The layouts are not public; a decoder for one is
+ * added when it is known (Documentation/hardware.rst).
+ */
+#define NEURONPROF_RAW_FORMAT_NONE	0	/* not raw */
+#define NEURONPROF_RAW_FORMAT_NEURON_V2	1	/* NeuronCore-v2 (trn1, inf2) queue entries */
+#define NEURONPROF_RAW_FORMAT_NEURON_V3	2	/* NeuronCore-v3 (trn2) queue entries */
+
+/*
+ * Clock domains (device_info.clock_domain, ring header clock_domain): what
+ * timestamp_ns measures, either way a time of the clock clock_id.
+ * CAPTURED: when the host captured the entry; the device's own times are in
+ * the raw bytes, in a clock whose relation to clock_id is not known.
+ */
+#define NEURONPROF_CLOCK_PRODUCED	0	/* when the device produced the entry */
+#define NEURONPROF_CLOCK_CAPTURED	1	/* when the host captured it */
 
 /* Queries of DRM_IOCTL_NEURONPROF_GET_INFO. */
 #define NEURONPROF_INFO_DEVICE		1	/* struct drm_neuronprof_device_info */
@@ -203,6 +261,19 @@ struct drm_neuronprof_get_info {
  * @device_index: index of this device among neuronprof devices.
  * @pad: zero.
  * @reserved: zero.
+ * @queue_instances: uapi version 2: queues of a per-engine type per target
+ *	(engine is below it), at most NEURONPROF_MAX_INSTANCES.
+ * @clock_domain: uapi version 2: NEURONPROF_CLOCK_*.
+ * @raw_format: uapi version 2: NEURONPROF_RAW_FORMAT_* of the entries,
+ *	NEURONPROF_RAW_FORMAT_NONE unless caps has NEURONPROF_CAP_RAW.
+ * @raw_entry_size: uapi version 2: bytes of one device entry in a raw
+ *	format (the provider's setting), 0 when not raw.
+ * @reserved2: zero.
+ *
+ * Version 1 ends at @reserved; GET_INFO copies what the caller's size
+ * holds, so a caller built against version 1 keeps working, and one built
+ * against version 2 on a version-1 module gets the version-1 size back and
+ * treats the rest as zero (queue_instances then equals engines_per_core).
  */
 struct drm_neuronprof_device_info {
 	__u32 uapi_version;
@@ -222,6 +293,11 @@ struct drm_neuronprof_device_info {
 	__u32 device_index;
 	__u32 pad;
 	__u64 reserved[4];
+	__u32 queue_instances;
+	__u32 clock_domain;
+	__u32 raw_format;
+	__u32 raw_entry_size;
+	__u64 reserved2[2];
 };
 
 /**
@@ -233,7 +309,8 @@ struct drm_neuronprof_device_info {
  * @target_kind: in, enum neuronprof_target_kind.
  * @target_index: in, core or TopSP index.
  * @queue_type: in, enum neuronprof_queue_type, valid for @target_kind.
- * @engine: in, engine; 0 for queue types without per-engine queues.
+ * @engine: in, engine (instance); 0 for queue types without per-engine
+ *	queues, else below the device's queue_instances.
  * @ring_size: in, bytes of the data area: a power of two, a multiple of the
  *	page size, within [min_ring_size, max_ring_size].
  * @watermark: in, bytes unread before poll reports EPOLLIN; 0 means one entry.
@@ -299,6 +376,9 @@ struct drm_neuronprof_nq_subscribe {
  * @target_kind: the subscribed target kind.
  * @target_index: the subscribed target index.
  * @engine: the subscribed engine.
+ * @raw_format: NEURONPROF_RAW_FORMAT_* of the entries (0 before uapi
+ *	version 2, and for devices without NEURONPROF_CAP_RAW).
+ * @clock_domain: NEURONPROF_CLOCK_* of the timestamps (0 before version 2).
  * @reserved0: zero.
  * @producer_pos: bytes produced (written by the kernel only). The consumer
  *	position lives on a page of its own, so the two never share a cache
@@ -316,7 +396,9 @@ struct neuronprof_ring_header {
 	__u32 target_kind;
 	__u32 target_index;
 	__u32 engine;
-	__u64 reserved0[4];
+	__u32 raw_format;
+	__u32 clock_domain;
+	__u64 reserved0[3];
 	__u64 producer_pos;
 	__u64 lost;
 	__u64 reserved1[6];
