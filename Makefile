@@ -42,7 +42,8 @@ KVER ?= $(shell bash $(CURDIR)/scripts/kver.sh 2>/dev/null)
 KDIR ?= /lib/modules/$(KVER)/build
 
 # Symbols the kernel's .config lacks for an out-of-tree build.
-KBUILD_OPTS := CONFIG_DRM_NEURONPROF=m CONFIG_DRM_NEURONPROF_SIM=m W=1
+KBUILD_OPTS := CONFIG_DRM_NEURONPROF=m CONFIG_DRM_NEURONPROF_SIM=m \
+	       CONFIG_DRM_NEURONPROF_NEURON=m CONFIG_DRM_NEURONPROF_FAKE_NEURON=m W=1
 
 .PHONY: all modules lib tools deps kunit vm-test check clean
 

@@ -45,6 +45,7 @@ trap 'rm -rf "$work"' EXIT
 cp -r Kbuild driver uapi "$work/"
 find "$work" \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' -o -name '*.mod*' \) -delete
 if make -s -C "$kdir" M="$work" CONFIG_DRM_NEURONPROF=m CONFIG_DRM_NEURONPROF_SIM=m \
+	CONFIG_DRM_NEURONPROF_NEURON=m CONFIG_DRM_NEURONPROF_FAKE_NEURON=m \
 	W=1 KCFLAGS=-Werror modules > "$work/build.log" 2>&1 &&
 	! grep -E 'warning:' "$work/build.log"; then
 	pass=$((pass + 1))

@@ -297,6 +297,7 @@ int nprof_sim_program_run(struct nprof_sim_run *run)
 		return -EINVAL;
 
 	run->status = 0;
+	run->clock_left = 0;	/* every run starts with a clock read */
 	for (run->iteration = 0; run->iteration < run->prog->iterations;
 	     run->iteration++) {
 		if (run->poll) {

@@ -1,0 +1,606 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * neuronprof_neuron: announces every device of the vendor's neuron.ko to the
+ * neuronprof core and captures what the runtime consumes from its
+ * notification queues, through the hook the patched neuron.ko exports
+ * (driver/neuron/vendor/, neuron_nq_hook.h). It never allocates or programs
+ * a queue and never writes a register: neuron.ko and the runtime own them.
+ *
+ * On each head-register write of a queue somebody subscribed, the entries
+ * between the old and the new head (the runtime has consumed them; the
+ * device cannot overwrite them before the write lands, which happens after
+ * this returns) are copied into the subscription's ring as raw entries;
+ * what does not fit is counted as lost. A halt (reallocation, core reset,
+ * removal) waits for a copy in flight and forgets the queue's memory. A
+ * device's removal unplugs its neuronprof device.
+ *
+ * What public sources do not say is a parameter, marked UNVERIFIED in
+ * Documentation/hardware.rst: the entry size and what the head register
+ * counts, per architecture.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/err.h>
+#include <linux/export.h>
+#include <linux/log2.h>
+#include <linux/module.h>
+#include <linux/platform_device.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <kunit/visibility.h>
+
+#include "neuron.h"
+
+static struct nprof_nn_arch nprof_nn_archs[] = {
+	{ .name = "v2", .vendor_arch = 2, .raw_format = NEURONPROF_RAW_FORMAT_NEURON_V2,
+	  .engines_per_core = 5, .entry_size = 64, .head_mode = NPROF_NN_HEAD_RING_ENTRIES },
+	{ .name = "v3", .vendor_arch = 3, .raw_format = NEURONPROF_RAW_FORMAT_NEURON_V3,
+	  .engines_per_core = 5, .entry_size = 64, .head_mode = NPROF_NN_HEAD_RING_ENTRIES },
+};
+
+module_param_named(entry_size_v2, nprof_nn_archs[0].entry_size, uint, 0444);
+MODULE_PARM_DESC(entry_size_v2, "UNVERIFIED: bytes of a NeuronCore-v2 queue entry, a power of two from 16 to 256 (default 64)");
+module_param_named(entry_size_v3, nprof_nn_archs[1].entry_size, uint, 0444);
+MODULE_PARM_DESC(entry_size_v3, "UNVERIFIED: bytes of a NeuronCore-v3 queue entry, a power of two from 16 to 256 (default 64)");
+module_param_named(head_mode_v2, nprof_nn_archs[0].head_mode, uint, 0444);
+MODULE_PARM_DESC(head_mode_v2, "UNVERIFIED: what a v2 head register holds: 0 entry index in the ring (default), 1 byte offset in the ring, 2 free-running 32-bit entry counter");
+module_param_named(head_mode_v3, nprof_nn_archs[1].head_mode, uint, 0444);
+MODULE_PARM_DESC(head_mode_v3, "UNVERIFIED: what a v3 head register holds: 0 entry index in the ring (default), 1 byte offset in the ring, 2 free-running 32-bit entry counter");
+
+/* Every device of neuron.ko that the core knows; hook callbacks serialise on it. */
+static DEFINE_MUTEX(nprof_nn_lock);
+static LIST_HEAD(nprof_nn_devices);
+
+/**
+ * nprof_nn_arch_of() - the architecture of a vendor arch value.
+ * @vendor_arch: the vendor's enum neuron_arch.
+ *
+ * Return: the table entry, or NULL for an architecture without profiling
+ * support (v1) or with invalid parameters.
+ */
+const struct nprof_nn_arch *nprof_nn_arch_of(u32 vendor_arch)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(nprof_nn_archs); i++) {
+		const struct nprof_nn_arch *a = &nprof_nn_archs[i];
+
+		if (a->vendor_arch != vendor_arch)
+			continue;
+		if (!is_power_of_2(a->entry_size) || a->entry_size < 16 || a->entry_size > 256 ||
+		    a->head_mode > NPROF_NN_HEAD_COUNTER_ENTRIES)
+			return NULL;
+		return a;
+	}
+	return NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_nn_arch_of);
+
+/* Key of a hook queue address: target, id, block (main or SDMA engine), register. */
+static unsigned long nprof_nn_key(const struct neuron_nq_hook_qid *qid)
+{
+	unsigned long block = qid->sdma ? 1 + qid->instance : 0;
+
+	return (((unsigned long)qid->target * 256 + qid->id) * 17 + block) * 256 + qid->reg;
+}
+
+/* Key of a neuronprof queue in nprof_nn_device.subscribed. */
+static unsigned long nprof_nn_slot(const struct nprof_queue_id *q)
+{
+	return (((unsigned long)q->kind * 256 + q->index) * NEURONPROF_QT_MAX + q->type) *
+	       NEURONPROF_MAX_INSTANCES + q->engine;
+}
+
+static const u8 nprof_nn_core_types[NPROF_NN_NQ_TYPES] = {
+	NEURONPROF_QT_TRACE, NEURONPROF_QT_NOTIFY, NEURONPROF_QT_EVENT,
+	NEURONPROF_QT_ERROR, NEURONPROF_QT_DMA, NEURONPROF_QT_THROTTLE,
+};
+
+static const u8 nprof_nn_topsp_types[NPROF_NN_NQ_TYPES] = {
+	NEURONPROF_QT_TOPSP_TRACE, NEURONPROF_QT_TOPSP_NOTIFY, NEURONPROF_QT_TOPSP_EVENT,
+	NEURONPROF_QT_TOPSP_ERROR, NEURONPROF_QT_TOPSP_DMA, NEURONPROF_QT_TOPSP_THROTTLE,
+};
+
+/**
+ * nprof_nn_map_queue() - the neuronprof queue of a programmed vendor queue.
+ * @dev: the device.
+ * @qid: the queue as the hook reported it when programmed.
+ * @q: out.
+ *
+ * A NeuronCore queue of vendor type T and instance I (the runtime's engine
+ * index; for TRACE_DMA the SDMA engine) is (CORE, id, type of T, I); a
+ * TopSP queue is (TOPSP, id, TopSP type of T, 0) and only instance 0 is
+ * addressable (TopSP queues have no per-engine types in the uapi).
+ *
+ * Return: false for a queue neuronprof cannot address.
+ */
+bool nprof_nn_map_queue(const struct nprof_nn_device *dev,
+			const struct neuron_nq_hook_qid *qid, struct nprof_queue_id *q)
+{
+	if (qid->nq_type >= NPROF_NN_NQ_TYPES || qid->instance >= NEURONPROF_MAX_INSTANCES)
+		return false;
+	*q = (struct nprof_queue_id) {
+		.kind = qid->target == NEURON_NQ_HOOK_TOPSP ? NEURONPROF_TARGET_TOPSP :
+							      NEURONPROF_TARGET_CORE,
+		.index = qid->id,
+	};
+	if (q->kind == NEURONPROF_TARGET_CORE) {
+		q->type = nprof_nn_core_types[qid->nq_type];
+		q->engine = qid->instance;
+		if (qid->id >= dev->desc.num_cores)
+			return false;
+	} else {
+		q->type = nprof_nn_topsp_types[qid->nq_type];
+		if (qid->id >= dev->desc.num_topsps || qid->instance)
+			return false;
+	}
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_nn_map_queue);
+
+/**
+ * nprof_nn_consumed() - entries the runtime consumed with one head write.
+ * @arch: the architecture (its head_mode and entry_size).
+ * @size: bytes of the ring.
+ * @old_head: the previous head value.
+ * @new_head: the written one.
+ * @first: out, ring index of the first consumed entry.
+ *
+ * Return: consumed entries; more than the ring holds only with a
+ * free-running counter (the runtime skipped head writes); U64_MAX for a head
+ * value that cannot be one in this mode (out of the ring, misaligned).
+ */
+u64 nprof_nn_consumed(const struct nprof_nn_arch *arch, u32 size, u32 old_head,
+		      u32 new_head, u32 *first)
+{
+	u32 n = size / arch->entry_size;
+
+	switch (arch->head_mode) {
+	case NPROF_NN_HEAD_RING_BYTES:
+		if (new_head >= size || new_head % arch->entry_size)
+			return U64_MAX;
+		old_head /= arch->entry_size;
+		new_head /= arch->entry_size;
+		fallthrough;
+	case NPROF_NN_HEAD_RING_ENTRIES:
+		if (new_head >= n)
+			return U64_MAX;
+		*first = old_head % n;
+		return (new_head + n - *first) % n;
+	default:
+		*first = old_head % n;
+		return (u32)(new_head - old_head);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_nn_consumed);
+
+/**
+ * nprof_nn_find() - the provider's device of a hook device.
+ * @hd: the hook's device.
+ *
+ * Context: nprof_nn_lock held.
+ * Return: the device or NULL.
+ */
+struct nprof_nn_device *nprof_nn_find(const struct neuron_nq_hook_dev *hd)
+{
+	struct nprof_nn_device *dev;
+
+	lockdep_assert_held(&nprof_nn_lock);
+	list_for_each_entry(dev, &nprof_nn_devices, node)
+		if (dev->hd == hd)
+			return dev;
+	return NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_nn_find);
+
+/*
+ * Copy @count device entries from ring index @first of @nq into its
+ * subscription, and count @uncaptured more as lost before them. Each device
+ * entry becomes entry_size / 32 ring entries, all delivered or all lost:
+ * ring sizes and positions stay multiples of that.
+ */
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * nprof_nn_ndev() - the neuronprof device of a neuron device (KUnit).
+ * @device_index: N of /dev/neuronN.
+ *
+ * Return: the device or NULL.
+ */
+struct nprof_device *nprof_nn_ndev(u32 device_index)
+{
+	struct nprof_device *ndev = NULL;
+	struct nprof_nn_device *dev;
+
+	mutex_lock(&nprof_nn_lock);
+	list_for_each_entry(dev, &nprof_nn_devices, node)
+		if (dev->hd->device_index == device_index)
+			ndev = dev->ndev;
+	mutex_unlock(&nprof_nn_lock);
+	return ndev;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_nn_ndev);
+
+/**
+ * nprof_nn_set_format() - set entry size and head mode of v2 (KUnit), for
+ *	devices added afterwards.
+ * @entry_size: bytes.
+ * @head_mode: enum nprof_nn_head_mode.
+ */
+void nprof_nn_set_format(u32 entry_size, u32 head_mode)
+{
+	nprof_nn_archs[0].entry_size = entry_size;
+	nprof_nn_archs[0].head_mode = head_mode;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_nn_set_format);
+#endif
+
+static void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq,
+			  u32 first, u64 count, u64 uncaptured)
+{
+	const u32 es = dev->arch->entry_size;
+	const u32 parts = es / NEURONPROF_RAW_BYTES_PER_ENTRY;
+	const u32 n = nq->size / es;
+	const u64 now = ktime_get_ns();
+	struct nprof_notify_span span;
+	u64 done = 0;
+	u32 want, got, i, p;
+
+	while (uncaptured) {
+		want = min_t(u64, uncaptured, NPROF_NOTIFY_BATCH_MAX / parts);
+		nprof_notify_batch(dev->ndev, &nq->q, NULL, want * parts, false, NULL);
+		uncaptured -= want;
+		nq->captured += want;
+	}
+	while (done < count) {
+		want = min_t(u64, count - done, NPROF_NN_SCRATCH / parts);
+		if (nprof_notify_begin(dev->ndev, &nq->q, want * parts, &span))
+			return;		/* unsubscribed meanwhile */
+		got = min(span.count / parts, want);
+		for (i = 0; i < got; i++) {
+			const u8 *src = nq->va + (u64)((first + done + i) % n) * es;
+
+			for (p = 0; p < parts; p++) {
+				struct neuronprof_notification *e = &span.entries[i * parts + p];
+
+				e->timestamp_ns = now;
+				e->seq = span.seq + i * parts + p;
+				e->queue_type = span.queue_type;
+				e->engine = span.engine;
+				e->code = NEURONPROF_RAW_CODE(NEURONPROF_RAW_BYTES_PER_ENTRY,
+							      p, parts);
+				e->model_id = dev->arch->raw_format;
+				e->iteration = (u32)(nq->captured + i);
+				memcpy(e->payload, src + p * NEURONPROF_RAW_BYTES_PER_ENTRY,
+				       NEURONPROF_RAW_BYTES_PER_ENTRY);
+			}
+		}
+		nprof_notify_end(&span, got * parts, want * parts);
+		nq->captured += want;
+		done += want;
+	}
+}
+
+static bool nprof_nn_is_subscribed(struct nprof_nn_device *dev, const struct nprof_queue_id *q)
+{
+	return xa_load(&dev->subscribed, nprof_nn_slot(q));
+}
+
+static void nprof_nn_head_write(const struct neuron_nq_hook_dev *hd,
+				const struct neuron_nq_hook_qid *qid, u32 head)
+{
+	struct nprof_nn_device *dev;
+	struct nprof_nn_queue *nq;
+	u64 consumed, capturable;
+	u32 first = 0, n;
+
+	mutex_lock(&nprof_nn_lock);
+	dev = nprof_nn_find(hd);
+	if (!dev)
+		goto out;
+	mutex_lock(&dev->lock);
+	nq = xa_load(&dev->queues, nprof_nn_key(qid));
+	if (!nq || !nq->va)
+		goto unlock;
+	consumed = nprof_nn_consumed(dev->arch, nq->size, nq->head, head, &first);
+	if (consumed == U64_MAX) {
+		dev_warn_ratelimited(&dev->pdev->dev,
+				     "queue %u/%u/%u/%u: head %u is not a head in head_mode %u\n",
+				     nq->q.kind, nq->q.index, nq->q.type, nq->q.engine,
+				     head, dev->arch->head_mode);
+		goto unlock;
+	}
+	nq->head = head;
+	if (!consumed || !dev->ndev || !nprof_nn_is_subscribed(dev, &nq->q))
+		goto unlock;
+	/* Only the last ring's worth is still in memory; older ones count as lost. */
+	n = nq->size / dev->arch->entry_size;
+	capturable = min_t(u64, consumed, n);
+	nprof_nn_copy(dev, nq, (first + (consumed - capturable)) % n, capturable,
+		      consumed - capturable);
+unlock:
+	mutex_unlock(&dev->lock);
+out:
+	mutex_unlock(&nprof_nn_lock);
+}
+
+static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
+				      const struct neuron_nq_hook_queue *hq)
+{
+	struct nprof_nn_device *dev;
+	struct nprof_nn_queue *nq;
+	struct nprof_queue_id q;
+	unsigned long key = nprof_nn_key(&hq->qid);
+
+	mutex_lock(&nprof_nn_lock);
+	dev = nprof_nn_find(hd);
+	if (!dev || !nprof_nn_map_queue(dev, &hq->qid, &q))
+		goto out;
+	if (!hq->on_host || !hq->va || hq->size < dev->arch->entry_size ||
+	    !is_power_of_2(hq->size)) {
+		dev_info_ratelimited(&dev->pdev->dev, "queue %u/%u/%u/%u: %s, not captured\n",
+				     q.kind, q.index, q.type, q.engine,
+				     hq->on_host ? "bad size" : "in device memory");
+		goto out;
+	}
+	mutex_lock(&dev->lock);
+	nq = xa_load(&dev->queues, key);
+	if (nq && nq->va == hq->va && nq->size == hq->size)
+		goto unlock;	/* handed out again, as it was */
+	if (!nq) {
+		nq = kzalloc(sizeof(*nq), GFP_KERNEL);
+		if (!nq || xa_err(xa_store(&dev->queues, key, nq, GFP_KERNEL))) {
+			kfree(nq);
+			goto unlock;
+		}
+	}
+	nq->qid = hq->qid;
+	nq->q = q;
+	nq->va = hq->va;
+	nq->size = hq->size;
+	nq->head = 0;
+unlock:
+	mutex_unlock(&dev->lock);
+out:
+	mutex_unlock(&nprof_nn_lock);
+}
+
+static void nprof_nn_queue_halted(const struct neuron_nq_hook_dev *hd,
+				  const struct neuron_nq_hook_queue *hq)
+{
+	struct nprof_nn_device *dev;
+	struct nprof_nn_queue *nq;
+
+	mutex_lock(&nprof_nn_lock);
+	dev = nprof_nn_find(hd);
+	if (!dev)
+		goto out;
+	/* Taking the lock waits for a copy from this memory in flight. */
+	mutex_lock(&dev->lock);
+	nq = xa_load(&dev->queues, nprof_nn_key(&hq->qid));
+	if (nq && nq->va == hq->va) {
+		nq->va = NULL;
+		if (dev->ndev && nq->q.kind == NEURONPROF_TARGET_CORE)
+			nprof_queues_flushed(dev->ndev, nq->q.index);
+	}
+	mutex_unlock(&dev->lock);
+out:
+	mutex_unlock(&nprof_nn_lock);
+}
+
+static int nprof_nn_queue_start(struct nprof_device *ndev, const struct nprof_queue_id *q)
+{
+	struct nprof_nn_device *dev = nprof_device_priv(ndev);
+	struct nprof_nn_queue *nq;
+	unsigned long key;
+	int ret;
+
+	mutex_lock(&dev->lock);
+	ret = xa_err(xa_store(&dev->subscribed, nprof_nn_slot(q), xa_mk_value(1), GFP_KERNEL));
+	/* Captures count from the subscription on. */
+	xa_for_each(&dev->queues, key, nq)
+		if (!memcmp(&nq->q, q, sizeof(*q)))
+			nq->captured = 0;
+	mutex_unlock(&dev->lock);
+	return ret;
+}
+
+static void nprof_nn_queue_stop(struct nprof_device *ndev, const struct nprof_queue_id *q)
+{
+	struct nprof_nn_device *dev = nprof_device_priv(ndev);
+
+	mutex_lock(&dev->lock);
+	xa_erase(&dev->subscribed, nprof_nn_slot(q));
+	mutex_unlock(&dev->lock);
+}
+
+static const struct nprof_hw_ops nprof_nn_ops = {
+	.owner = THIS_MODULE,
+	.queue_start = nprof_nn_queue_start,
+	.queue_stop = nprof_nn_queue_stop,
+};
+
+static void nprof_nn_fill_desc(const struct neuron_nq_hook_dev *hd,
+			       const struct nprof_nn_arch *arch, struct nprof_device_desc *d)
+{
+	u32 all = 0, topsp = 0, i;
+
+	for (i = 0; i < NPROF_NN_NQ_TYPES; i++) {
+		all |= BIT(nprof_nn_core_types[i]);
+		topsp |= BIT(nprof_nn_topsp_types[i]);
+	}
+	*d = (struct nprof_device_desc) {
+		.provider = "neuron",
+		.arch = hd->pci_device == 0x7364 ? NEURONPROF_ARCH_TRN2 :
+			hd->pci_device == 0x7264 ? NEURONPROF_ARCH_INF2 : NEURONPROF_ARCH_TRN1,
+		.num_cores = hd->nc_count,
+		.num_topsps = hd->ts_count,
+		.engines_per_core = arch->engines_per_core,
+		.core_queue_types = all,
+		.topsp_queue_types = topsp,
+		.per_engine_queue_types = all,
+		.min_ring_size = PAGE_SIZE,
+		.max_ring_size = SZ_256M,
+		.caps = NEURONPROF_CAP_RAW,
+		.queue_instances = NEURONPROF_MAX_INSTANCES,
+		.clock_domain = NEURONPROF_CLOCK_CAPTURED,
+		.raw_format = arch->raw_format,
+		.raw_entry_size = arch->entry_size,
+	};
+}
+
+static void nprof_nn_free(struct nprof_nn_device *dev)
+{
+	struct nprof_nn_queue *nq;
+	unsigned long key;
+
+	xa_for_each(&dev->queues, key, nq)
+		kfree(nq);
+	xa_destroy(&dev->queues);
+	xa_destroy(&dev->subscribed);
+	kfree(dev->scratch);
+	kfree(dev);
+}
+
+static void nprof_nn_device_added(const struct neuron_nq_hook_dev *hd)
+{
+	const struct nprof_nn_arch *arch = nprof_nn_arch_of(hd->arch);
+	struct nprof_nn_device *dev;
+	struct nprof_device *ndev;
+
+	if (!arch) {
+		dev_warn(hd->dev, "neuronprof: architecture %u not supported (or its entry_size/head_mode parameters are invalid): not profiled\n",
+			 hd->arch);
+		return;
+	}
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return;
+	dev->hd = hd;
+	dev->arch = arch;
+	mutex_init(&dev->lock);
+	xa_init(&dev->queues);
+	xa_init(&dev->subscribed);
+	nprof_nn_fill_desc(hd, arch, &dev->desc);
+	dev->pdev = platform_device_register_data(hd->dev, "neuronprof_neuron",
+						  hd->device_index, NULL, 0);
+	if (IS_ERR(dev->pdev)) {
+		dev_err(hd->dev, "neuronprof: cannot create the profiling device: %ld\n",
+			PTR_ERR(dev->pdev));
+		goto err_free;
+	}
+	/* Head writes find the device from here on, before it is visible. */
+	mutex_lock(&nprof_nn_lock);
+	list_add_tail(&dev->node, &nprof_nn_devices);
+	mutex_unlock(&nprof_nn_lock);
+
+	ndev = nprof_device_register(&dev->pdev->dev, &dev->desc, &nprof_nn_ops, dev);
+	if (IS_ERR(ndev)) {
+		dev_err(hd->dev, "neuronprof: registering with the core failed: %ld\n",
+			PTR_ERR(ndev));
+		goto err_unlist;
+	}
+	mutex_lock(&dev->lock);
+	dev->ndev = ndev;
+	mutex_unlock(&dev->lock);
+	dev_info(hd->dev, "neuronprof: neuron%u profiled (%u cores, %u TopSPs, entry size %u and head mode %u UNVERIFIED)\n",
+		 hd->device_index, hd->nc_count, hd->ts_count, arch->entry_size, arch->head_mode);
+	return;
+
+err_unlist:
+	mutex_lock(&nprof_nn_lock);
+	list_del(&dev->node);
+	mutex_unlock(&nprof_nn_lock);
+	platform_device_unregister(dev->pdev);
+err_free:
+	nprof_nn_free(dev);
+}
+
+/* Unplug and free one device; nprof_nn_lock is not held (unregister waits for callbacks). */
+static void nprof_nn_remove(struct nprof_nn_device *dev)
+{
+	if (dev->ndev)
+		nprof_device_unregister(dev->ndev);
+	platform_device_unregister(dev->pdev);
+	nprof_nn_free(dev);
+}
+
+static void nprof_nn_device_removed(const struct neuron_nq_hook_dev *hd)
+{
+	struct nprof_nn_device *dev;
+
+	mutex_lock(&nprof_nn_lock);
+	dev = nprof_nn_find(hd);
+	if (dev)
+		list_del(&dev->node);
+	mutex_unlock(&nprof_nn_lock);
+	if (dev)
+		nprof_nn_remove(dev);
+}
+
+/* The callbacks neuron.ko's hook calls. */
+const struct neuron_nq_hook_ops nprof_nn_hook_ops = {
+	.version = NEURON_NQ_HOOK_VERSION,
+	.device_added = nprof_nn_device_added,
+	.device_removed = nprof_nn_device_removed,
+	.queue_programmed = nprof_nn_queue_programmed,
+	.queue_halted = nprof_nn_queue_halted,
+	.head_write = nprof_nn_head_write,
+};
+EXPORT_SYMBOL_IF_KUNIT(nprof_nn_hook_ops);
+
+static int (*nprof_nn_register)(const struct neuron_nq_hook_ops *ops);
+static void (*nprof_nn_unregister)(const struct neuron_nq_hook_ops *ops);
+
+static int __init nprof_nn_init(void)
+{
+	int ret;
+
+	nprof_nn_register = symbol_get(neuron_nq_hook_register);
+	nprof_nn_unregister = symbol_get(neuron_nq_hook_unregister);
+	if (!nprof_nn_register || !nprof_nn_unregister) {
+		pr_err("neuron.ko is not loaded or does not carry the neuronprof hook: load it first (modprobe neuron); if it is loaded, apply the hook with scripts/neuron-vendor-hook.sh install (Documentation/hardware.rst)\n");
+		ret = -ENODEV;
+		goto err_put;
+	}
+	ret = nprof_nn_register(&nprof_nn_hook_ops);
+	if (ret) {
+		pr_err("registering with neuron.ko's hook failed: %d%s\n", ret,
+		       ret == -EBUSY ? " (another module holds the hook)" :
+		       ret == -EINVAL ? " (hook version mismatch: rebuild both)" : "");
+		goto err_put;
+	}
+	return 0;
+
+err_put:
+	if (nprof_nn_register)
+		symbol_put(neuron_nq_hook_register);
+	if (nprof_nn_unregister)
+		symbol_put(neuron_nq_hook_unregister);
+	return ret;
+}
+
+static void __exit nprof_nn_exit(void)
+{
+	struct nprof_nn_device *dev, *tmp;
+	LIST_HEAD(gone);
+
+	nprof_nn_unregister(&nprof_nn_hook_ops);
+	mutex_lock(&nprof_nn_lock);
+	list_splice_init(&nprof_nn_devices, &gone);
+	mutex_unlock(&nprof_nn_lock);
+	list_for_each_entry_safe(dev, tmp, &gone, node) {
+		list_del(&dev->node);
+		nprof_nn_remove(dev);
+	}
+	symbol_put(neuron_nq_hook_register);
+	symbol_put(neuron_nq_hook_unregister);
+}
+
+module_init(nprof_nn_init);
+module_exit(nprof_nn_exit);
+
+MODULE_DESCRIPTION("neuronprof: devices of the vendor's neuron.ko (needs its neuronprof hook)");
+MODULE_LICENSE("GPL");

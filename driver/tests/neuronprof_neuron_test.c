@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite neuronprof_neuron: the provider for neuron.ko devices
+ * (driver/neuron/provider.c) driven through the hook by the fake neuron.ko
+ * (driver/neuron/fake.c): devices come and go, queues are programmed in host
+ * memory per the public register map, the "hardware" writes synthetic
+ * entries and the "runtime" consumes them and writes heads. Every case
+ * checks that what the runtime consumed was delivered or counted as lost,
+ * exactly, and that delivered entries carry the device's bytes in order.
+ */
+
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/kthread.h>
+#include <linux/err.h>
+#include <linux/string.h>
+
+#include "core/neuronprof_core.h"
+#include "neuron/fake.h"
+#include "neuron/neuron.h"
+
+#define NN_RING		(64 * 64)	/* device ring: 64 entries of 64 bytes */
+
+struct nn_test_ctx {
+	int dev;
+	struct nprof_sub *sub;
+};
+
+static int nn_test_init(struct kunit *test)
+{
+	struct nn_test_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+
+	if (!ctx)
+		return -ENOMEM;
+	ctx->dev = -1;
+	test->priv = ctx;
+	nprof_nn_set_format(64, NPROF_NN_HEAD_RING_ENTRIES);
+	nprof_fake_set_format(64, NPROF_NN_HEAD_RING_ENTRIES);
+	return 0;
+}
+
+static void nn_test_exit(struct kunit *test)
+{
+	struct nn_test_ctx *ctx = test->priv;
+
+	if (ctx->sub)
+		nprof_sub_destroy(ctx->sub);
+	if (ctx->dev >= 0)
+		nprof_fake_remove(ctx->dev);
+	nprof_nn_set_format(64, NPROF_NN_HEAD_RING_ENTRIES);
+	nprof_fake_set_format(64, NPROF_NN_HEAD_RING_ENTRIES);
+}
+
+/* A trn1-like device (2 cores, 6 TopSPs) and its neuronprof device. */
+static struct nprof_device *nn_test_device(struct kunit *test)
+{
+	struct nn_test_ctx *ctx = test->priv;
+	struct nprof_device *ndev;
+
+	ctx->dev = nprof_fake_add(2, 2, 6);
+	KUNIT_ASSERT_GE(test, ctx->dev, 0);
+	ndev = nprof_nn_ndev(ctx->dev);
+	KUNIT_ASSERT_NOT_NULL(test, ndev);
+	return ndev;
+}
+
+static struct nprof_sub *nn_test_subscribe(struct kunit *test, struct nprof_device *ndev,
+					   u32 kind, u32 index, u32 type, u32 engine, u64 size)
+{
+	struct nn_test_ctx *ctx = test->priv;
+	const struct drm_neuronprof_nq_subscribe args = {
+		.target_kind = kind, .target_index = index, .queue_type = type,
+		.engine = engine, .ring_size = size,
+	};
+
+	ctx->sub = nprof_sub_create(ndev, &args);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ctx->sub));
+	return ctx->sub;
+}
+
+/*
+ * Check the ring holds device entries @first.. of fake queue @q in order,
+ * @parts ring entries each; return the device entries delivered.
+ */
+static u64 nn_test_check_ring(struct kunit *test, struct nprof_sub *sub, int q, u32 first,
+			      u32 parts)
+{
+	struct nprof_ring *ring = &sub->ring;
+	u64 pos, i = 0;
+
+	for (pos = 0; pos < ring->prod; pos += NPROF_ENTRY_SIZE, i++) {
+		const struct neuronprof_notification *e =
+			(const void *)(ring->data + (pos & (ring->size - 1)));
+		u32 seq = first + i / parts, p = i % parts;
+
+		KUNIT_ASSERT_EQ(test, e->seq, i);
+		KUNIT_ASSERT_EQ(test, e->code, NEURONPROF_RAW_CODE(32, p, parts));
+		KUNIT_ASSERT_EQ(test, e->model_id, (u32)NEURONPROF_RAW_FORMAT_NEURON_V2);
+		KUNIT_ASSERT_EQ(test, e->iteration, (u32)(i / parts));
+		if (!p)
+			KUNIT_ASSERT_EQ(test, e->payload[0], NPROF_FAKE_WORD0(q, seq));
+		else
+			KUNIT_ASSERT_EQ(test, ((const u8 *)e->payload)[0], (u8)(seq + 32 * p));
+	}
+	return i / parts;
+}
+
+/* The device is announced with what the provider knows. */
+static void nn_test_device_info(struct kunit *test)
+{
+	struct nprof_device *ndev = nn_test_device(test);
+	const struct nprof_device_desc *d = nprof_device_desc(ndev);
+
+	KUNIT_EXPECT_STREQ(test, d->provider, "neuron");
+	KUNIT_EXPECT_EQ(test, d->num_cores, 2U);
+	KUNIT_EXPECT_EQ(test, d->num_topsps, 6U);
+	KUNIT_EXPECT_EQ(test, d->queue_instances, (u32)NEURONPROF_MAX_INSTANCES);
+	KUNIT_EXPECT_EQ(test, d->raw_format, (u32)NEURONPROF_RAW_FORMAT_NEURON_V2);
+	KUNIT_EXPECT_EQ(test, d->clock_domain, (u32)NEURONPROF_CLOCK_CAPTURED);
+	KUNIT_EXPECT_TRUE(test, d->caps & NEURONPROF_CAP_RAW);
+	KUNIT_EXPECT_TRUE(test, d->core_queue_types & BIT(NEURONPROF_QT_NOTIFY));
+	KUNIT_EXPECT_TRUE(test, d->topsp_queue_types & BIT(NEURONPROF_QT_TOPSP_DMA));
+}
+
+/* Consumed entries arrive in order across the device ring's wrap. */
+static void nn_test_wrap(struct kunit *test)
+{
+	struct nprof_device *ndev = nn_test_device(test);
+	struct nn_test_ctx *ctx = test->priv;
+	struct nprof_sub *sub;
+	int q, round;
+
+	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 1, NEURONPROF_QT_TRACE, 3,
+				16 * PAGE_SIZE);
+	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 1, 0, 3, NN_RING);
+	KUNIT_ASSERT_GE(test, q, 0);
+	for (round = 0; round < 5; round++) {
+		KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 50), 50L);
+		KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 30, true), 30L);
+		KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 20, true), 20L);
+	}
+	/* The head register got what the runtime wrote: an index in the ring. */
+	KUNIT_EXPECT_EQ(test, nprof_fake_head_reg(ctx->dev, q), 250U % 64);
+	KUNIT_EXPECT_EQ(test, nn_test_check_ring(test, sub, q, 0, 1), 250ULL);
+	KUNIT_EXPECT_EQ(test, sub->ring.lost, 0ULL);
+	/* A queue nobody subscribed is not copied: the DMA one of core 0. */
+	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 0, 4, 2, NN_RING);
+	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 10), 10L);
+	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 10, true), 10L);
+	KUNIT_EXPECT_EQ(test, sub->ring.prod, 250 * NPROF_ENTRY_SIZE);
+}
+
+/* Entries of 128 bytes: two ring entries each, never split by a loss. */
+static void nn_test_two_parts_and_overflow(struct kunit *test)
+{
+	struct nn_test_ctx *ctx = test->priv;
+	struct nprof_device *ndev;
+	struct nprof_sub *sub;
+	u64 delivered;
+	int q;
+
+	nprof_nn_set_format(128, NPROF_NN_HEAD_RING_BYTES);
+	nprof_fake_set_format(128, NPROF_NN_HEAD_RING_BYTES);
+	ndev = nn_test_device(test);
+	/* 64 ring entries: room for 32 device entries. */
+	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_NOTIFY, 0,
+				PAGE_SIZE);
+	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 0, 1, 0, 2 * PAGE_SIZE);
+	KUNIT_ASSERT_GE(test, q, 0);
+	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 25), 25L);
+	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 25, true), 25L);
+	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 25), 25L);
+	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 25, true), 25L);
+	delivered = nn_test_check_ring(test, sub, q, 0, 2);
+	KUNIT_EXPECT_EQ(test, delivered, 32ULL);
+	/* delivered + lost = produced, in ring entries. */
+	KUNIT_EXPECT_EQ(test, sub->ring.prod / NPROF_ENTRY_SIZE + sub->ring.lost, 100ULL);
+	KUNIT_EXPECT_EQ(test, sub->ring.seq, 100ULL);
+	KUNIT_EXPECT_TRUE(test, sub->ring.flags & NEURONPROF_RING_OVERFLOWED);
+}
+
+/*
+ * With a free-running counter, a head that passes more than a ring: only
+ * the last ring's worth is still in memory; the rest is counted as lost.
+ */
+static void nn_test_head_passes_a_ring(struct kunit *test)
+{
+	struct nn_test_ctx *ctx = test->priv;
+	struct nprof_device *ndev;
+	struct nprof_sub *sub;
+	int q, i;
+
+	nprof_nn_set_format(64, NPROF_NN_HEAD_COUNTER_ENTRIES);
+	nprof_fake_set_format(64, NPROF_NN_HEAD_COUNTER_ENTRIES);
+	ndev = nn_test_device(test);
+	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_TOPSP, 5, NEURONPROF_QT_TOPSP_TRACE,
+				0, 16 * PAGE_SIZE);
+	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_TOPSP, 5, 0, 0, NN_RING);
+	KUNIT_ASSERT_GE(test, q, 0);
+	/* 150 entries consumed without a head write, then one write. */
+	for (i = 0; i < 3; i++) {
+		KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 50), 50L);
+		KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 50, i == 2), 50L);
+	}
+	KUNIT_EXPECT_EQ(test, nprof_fake_head_reg(ctx->dev, q), 150U);
+	KUNIT_EXPECT_EQ(test, sub->ring.lost, 150ULL - 64);
+	KUNIT_EXPECT_EQ(test, sub->ring.prod / NPROF_ENTRY_SIZE, 64ULL);
+	/* The delivered ones are the last 64, after seq 86 (the lost). */
+	KUNIT_EXPECT_EQ(test, ((struct neuronprof_notification *)sub->ring.data)->seq, 86ULL);
+	KUNIT_EXPECT_EQ(test, ((struct neuronprof_notification *)sub->ring.data)->payload[0],
+			NPROF_FAKE_WORD0(q, 86));
+}
+
+/* A core reset halts the queues; reprogrammed, they go on from head 0. */
+static void nn_test_core_reset(struct kunit *test)
+{
+	struct nprof_device *ndev = nn_test_device(test);
+	struct nn_test_ctx *ctx = test->priv;
+	struct nprof_sub *sub;
+	int q;
+
+	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_EVENT, 0,
+				16 * PAGE_SIZE);
+	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 0, 2, 0, NN_RING);
+	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 40), 40L);
+	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 40, true), 40L);
+	KUNIT_ASSERT_EQ(test, nprof_fake_reset_core(ctx->dev, 0), 1);
+	/* Halted and freed: nothing of it is read any more. */
+	KUNIT_EXPECT_EQ(test, nprof_fake_consume(ctx->dev, q, 0, true), -ENOENT);
+	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 0, 2, 0, NN_RING);
+	KUNIT_ASSERT_GE(test, q, 0);
+	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 10), 10L);
+	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 10, true), 10L);
+	KUNIT_EXPECT_EQ(test, sub->ring.prod / NPROF_ENTRY_SIZE, 50ULL);
+	KUNIT_EXPECT_EQ(test, sub->ring.lost, 0ULL);
+	/* The new ring's entries restart from its first (device seq 0). */
+	KUNIT_EXPECT_EQ(test, ((struct neuronprof_notification *)
+			       (sub->ring.data + 40 * NPROF_ENTRY_SIZE))->payload[0],
+			NPROF_FAKE_WORD0(q, 0));
+}
+
+struct nn_halt_race {
+	int dev, q;
+	long consumed;
+	struct completion done;
+};
+
+static int nn_test_runtime(void *arg)
+{
+	struct nn_halt_race *r = arg;
+	long n;
+
+	for (;;) {
+		n = nprof_fake_produce(r->dev, r->q, 60);
+		if (n < 0)
+			break;
+		n = nprof_fake_consume(r->dev, r->q, n, true);
+		if (n < 0)
+			break;
+		r->consumed += n;
+	}
+	complete(&r->done);
+	return 0;
+}
+
+/*
+ * A halt while the runtime consumes and the provider copies: the halt waits
+ * for the copy, the ring memory is freed only after (KASAN would see a
+ * use after free), and everything consumed before was delivered.
+ */
+static void nn_test_halt_during_copy(struct kunit *test)
+{
+	struct nprof_device *ndev = nn_test_device(test);
+	struct nn_test_ctx *ctx = test->priv;
+	struct nn_halt_race r = { .dev = ctx->dev };
+	struct task_struct *t;
+	struct nprof_sub *sub;
+
+	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 1, NEURONPROF_QT_ERROR, 0,
+				256 * PAGE_SIZE);
+	r.q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 1, 3, 0, NN_RING);
+	KUNIT_ASSERT_GE(test, r.q, 0);
+	init_completion(&r.done);
+	t = kthread_run(nn_test_runtime, &r, "nn_test_runtime");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	while (READ_ONCE(sub->ring.prod) < 100 * NPROF_ENTRY_SIZE)
+		cond_resched();
+	KUNIT_EXPECT_EQ(test, nprof_fake_halt(ctx->dev, r.q), 0);
+	wait_for_completion(&r.done);
+	KUNIT_EXPECT_EQ(test, sub->ring.prod / NPROF_ENTRY_SIZE + sub->ring.lost, (u64)r.consumed);
+	KUNIT_EXPECT_EQ(test, nn_test_check_ring(test, sub, r.q, 0, 1), (u64)r.consumed);
+}
+
+/* Removal with a live subscription: it dies, the ring stays readable. */
+static void nn_test_remove_subscribed(struct kunit *test)
+{
+	struct nprof_device *ndev = nn_test_device(test);
+	struct nn_test_ctx *ctx = test->priv;
+	struct nprof_sub *sub;
+	int q;
+
+	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_DMA, 15,
+				16 * PAGE_SIZE);
+	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 0, 4, 15, NN_RING);
+	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 20), 20L);
+	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 20, true), 20L);
+	KUNIT_ASSERT_EQ(test, nprof_fake_remove(ctx->dev), 0);
+	ctx->dev = -1;
+	KUNIT_EXPECT_TRUE(test, sub->dead);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(sub->ring.hdr->flags) & NEURONPROF_RING_DEAD);
+	KUNIT_EXPECT_EQ(test, nn_test_check_ring(test, sub, q, 0, 1), 20ULL);
+	KUNIT_EXPECT_TRUE(test, nprof_sub_poll_mask(sub) & EPOLLHUP);
+}
+
+static struct kunit_case nn_cases[] = {
+	KUNIT_CASE(nn_test_device_info),
+	KUNIT_CASE(nn_test_wrap),
+	KUNIT_CASE(nn_test_two_parts_and_overflow),
+	KUNIT_CASE(nn_test_head_passes_a_ring),
+	KUNIT_CASE(nn_test_core_reset),
+	KUNIT_CASE(nn_test_halt_during_copy),
+	KUNIT_CASE(nn_test_remove_subscribed),
+	{}
+};
+
+static struct kunit_suite nn_suite = {
+	.name = "neuronprof_neuron",
+	.init = nn_test_init,
+	.exit = nn_test_exit,
+	.test_cases = nn_cases,
+};
+
+kunit_test_suites(&nn_suite);
+
+MODULE_DESCRIPTION("KUnit tests of neuronprof_neuron with the fake neuron.ko");
+MODULE_LICENSE("GPL");
