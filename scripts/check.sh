@@ -7,7 +7,9 @@
 #   build   make modules, lib, tools (a failure counts as one failed test;
 #           a successful build counts nothing)
 #   host    the uapi layout test (scripts/uapi-layout/run.sh), the kernel
-#           lint (scripts/lint-kernel.sh: checkpatch --strict, W=1 -Werror), and
+#           lint (scripts/lint-kernel.sh: checkpatch --strict, W=1 -Werror), the
+#           vendor hook (scripts/vendor-hook-test.sh: the vendor tree with and
+#           without driver/neuron/vendor/ builds and loads in the VM), and
 #           `make -C DIR check` for lib/, compat/ and tools/ where their Makefile has
 #           a check target, and tests/kselftest/run.sh (the kselftest
 #           conventions of selftests/: install, run_tests, the runner)
@@ -122,6 +124,9 @@ done
 # Host layer.
 run_layer host/uapi bash "$here/uapi-layout/run.sh"
 run_layer host/kernel-lint bash "$here/lint-kernel.sh"
+# The vendor hook: the patched and unpatched vendor trees build (W=1, no new
+# warning) and load in the VM next to the provider (skipped without a tree).
+run_layer host/vendor-hook bash "$here/vendor-hook-test.sh"
 for d in lib compat tools; do
 	if has_check "$d"; then
 		run_layer "host/$d" "$MAKE" -j"$jobs" --no-print-directory -C "$d" check

@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Test layer for the vendor hook (driver/neuron/vendor/) and the provider's
+# behaviour next to a real neuron.ko, without hardware:
+#   - the series applies to the vendor tree, the header it adds is the one
+#     neuronprof_neuron.ko is built against, and another version is refused;
+#   - the tree builds against the Debian 6.1 headers with W=1 with and
+#     without the series, and the series adds no warning (the vendor's
+#     -Werror is dropped in both scratch copies so W=1 warnings can be
+#     compared; they are compared without line numbers);
+#   - in the QEMU VM (no Neuron device): the unpatched neuron.ko loads and
+#     unloads, and neuronprof_neuron refuses to load with a clear message;
+#     the patched one loads, the provider registers with it (neuron.ko is
+#     then in use), and loads and unloads work in both orders; no oops.
+#
+# The vendor tree comes from NEURON_DRIVER_SRC (a directory or a .tar.gz),
+# else the one /usr/src/aws-neuronx-*/, else ../shared/vendor/*.tar.gz beside
+# the repository; without any, the layer reports "skipped" with the reason.
+# The VM part needs the modules built (make modules). It boots QEMU: run
+# the script under flock /tmp/nprof-vm.lock (make check is run that way).
+#
+# VENDOR_HOOK_VM=0 skips the VM part (counted as one skipped test).
+#
+# Ends with "N passed, N failed[, N skipped]".
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+kver=${KVER:-$(bash "$here/kver.sh")}
+kdir=${KDIR:-/lib/modules/$kver/build}
+pass=0
+fail=0
+n=0
+
+result() {
+	n=$((n + 1))
+	if [ "$2" -eq 0 ]; then
+		pass=$((pass + 1))
+		echo "ok $n - $1"
+	else
+		fail=$((fail + 1))
+		echo "not ok $n - $1"
+		[ -n "${3:-}" ] && [ -s "$3" ] && tail -n 40 "$3" | sed 's/^/# /'
+	fi
+}
+
+skip() {
+	echo "vendor-hook: skipped: $1"
+	echo "0 passed, 0 failed, 1 skipped"
+	exit 0
+}
+
+src=${NEURON_DRIVER_SRC:-}
+if [ -z "$src" ]; then
+	for d in /usr/src/aws-neuronx-*/; do
+		[ -f "$d/dkms.conf" ] && src=${d%/} && break
+	done
+fi
+if [ -z "$src" ]; then
+	for t in "$repo"/../shared/vendor/aws-neuronx-*.tar.gz; do
+		[ -f "$t" ] && src=$t && break
+	done
+fi
+[ -n "$src" ] || skip "no vendor tree: set NEURON_DRIVER_SRC, install aws-neuronx-dkms, or put the tarball in ../shared/vendor/"
+[ -d "$kdir" ] || skip "no kernel build tree $kdir"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/nprof-vendor.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/plain"
+if [ -d "$src" ]; then
+	cp -a "$src/." "$work/plain/"
+else
+	tar -xzf "$src" -C "$work/plain" --strip-components=1 || skip "cannot extract $src"
+fi
+echo "vendor tree: $src"
+cp -a "$work/plain" "$work/hook"
+
+bash "$here/neuron-vendor-hook.sh" apply --src "$work/hook" > "$work/apply.log" 2>&1
+result "the series applies" $? "$work/apply.log"
+cmp "$work/hook/neuron_nq_hook.h" "$repo/driver/neuron/neuron_nq_hook.h" > "$work/cmp.log" 2>&1
+result "driver/neuron/neuron_nq_hook.h is the header the series adds" $? "$work/cmp.log"
+bash "$here/neuron-vendor-hook.sh" apply --src "$work/hook" > "$work/again.log" 2>&1 &&
+	grep -q "already carries the hook" "$work/again.log"
+result "applying again changes nothing" $? "$work/again.log"
+
+cp -a "$work/plain" "$work/other"
+sed -i 's/^PACKAGE_VERSION=.*/PACKAGE_VERSION=2.99.0.0/' "$work/other/dkms.conf"
+bash "$here/neuron-vendor-hook.sh" apply --src "$work/other" > "$work/other.log" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "for 2.24.7.0 only" "$work/other.log" &&
+	[ ! -e "$work/other/neuron_nq_hook.c" ] && cmp -s "$work/plain/neuron_nq.c" "$work/other/neuron_nq.c"
+result "another version is refused and left untouched" $? "$work/other.log"
+
+build() {
+	sed -i 's/ -Werror//' "$work/$1/Kbuild"
+	make -C "$kdir" M="$work/$1" W=1 -j"${NPROF_JOBS:-2}" modules > "$work/build-$1.log" 2>&1
+}
+build plain
+result "the vendor tree builds with W=1 without the series" $? "$work/build-plain.log"
+build hook
+result "the vendor tree builds with W=1 with the series" $? "$work/build-hook.log"
+norm() {
+	grep -E 'warning:' "$work/build-$1.log" |
+		sed -E "s#$work/$1/##; s#:[0-9]+(:[0-9]+)?:#:#" | sort
+}
+diff <(norm plain) <(norm hook) > "$work/warn.diff"
+result "the series adds no W=1 warning ($(norm plain | wc -l) in the vendor tree)" $? "$work/warn.diff"
+modinfo -F depends "$work/hook/neuron.ko" > /dev/null 2>&1 &&
+	grep -q neuron_nq_hook_register "$work/hook/Module.symvers"
+result "the patched neuron.ko exports neuron_nq_hook_register" $?
+
+# The VM part.
+prov=$repo/driver/neuron/neuronprof_neuron.ko
+skipped=0
+if [ "${VENDOR_HOOK_VM:-1}" = 0 ]; then
+	echo "vendor-hook: VM part skipped (VENDOR_HOOK_VM=0)"
+	skipped=1
+elif [ ! -f "$prov" ] || [ ! -f "$repo/driver/core/neuronprof.ko" ]; then
+	echo "vendor-hook: the VM part needs make modules"
+	result "modules built for the VM part" 1
+else
+	mkdir -p "$work/vm/plain" "$work/vm/hook"
+	cp "$work/plain/neuron.ko" "$work/vm/plain/"
+	cp "$work/hook/neuron.ko" "$work/vm/hook/"
+	cat > "$work/vm/run.sh" <<'GUEST'
+V=/nprof-vendor
+t() { if "$@" > /tmp/out 2>&1; then echo "VM-OK $D"; else echo "VM-FAIL $D"; cat /tmp/out; fi; }
+modprobe neuronprof || exit 3
+D="unpatched neuron.ko loads"; t insmod $V/plain/neuron.ko
+D="the provider refuses to load next to it"; t sh -c '! modprobe neuronprof_neuron'
+D="with a message saying the hook is missing"; t sh -c 'dmesg | grep -q "does not carry the neuronprof hook"'
+D="unpatched neuron.ko unloads"; t rmmod neuron
+D="the provider refuses to load without neuron.ko"; t sh -c '! modprobe neuronprof_neuron'
+D="patched neuron.ko loads"; t insmod $V/hook/neuron.ko
+D="the provider loads and registers with the hook"; t modprobe neuronprof_neuron
+D="neuron.ko is held by the provider"; t sh -c 'ls /sys/module/neuron/holders | grep -q neuronprof_neuron'
+D="neuron.ko cannot be unloaded first"; t sh -c '! rmmod neuron'
+D="the provider unloads"; t rmmod neuronprof_neuron
+D="the provider loads again"; t modprobe neuronprof_neuron
+D="the provider unloads again"; t rmmod neuronprof_neuron
+D="patched neuron.ko unloads"; t rmmod neuron
+D="patched neuron.ko loads after the provider was refused"; t sh -c '! modprobe neuronprof_neuron && insmod /nprof-vendor/hook/neuron.ko && modprobe neuronprof_neuron && rmmod neuronprof_neuron && rmmod neuron'
+GUEST
+	bash "$here/vm-run.sh" --timeout 300 \
+		--file "$work/vm:/nprof-vendor" -- 'sh /nprof-vendor/run.sh' > "$work/vm.log" 2>&1
+	rc=$?
+	while IFS= read -r line; do
+		case $line in
+		VM-OK\ *) result "vm: ${line#VM-OK }" 0 ;;
+		VM-FAIL\ *) result "vm: ${line#VM-FAIL }" 1 ;;
+		esac
+	done < "$work/vm.log"
+	[ $rc -eq 0 ] && grep -q "VM-OK patched neuron.ko loads after" "$work/vm.log"
+	result "vm: the run completed with a clean kernel log (vm-run status $rc)" $? "$work/vm.log"
+fi
+
+if [ "$skipped" -gt 0 ]; then
+	echo "$pass passed, $fail failed, $skipped skipped"
+else
+	echo "$pass passed, $fail failed"
+fi
+[ "$fail" -eq 0 ]
