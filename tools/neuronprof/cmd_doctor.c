@@ -5,7 +5,10 @@
  * module tree of the running kernel and whether they are loaded, reads their
  * parameters from /sys/module, and looks at every DRM render node: which
  * driver it belongs to, its owner, group and mode, and whether this user may
- * open it. Each problem comes with the command that fixes it.
+ * open it. On a Neuron instance (Neuron PCI devices or neuron.ko loaded) it
+ * also reports the vendor driver and its version, whether it carries the
+ * neuronprof hook and whether the provider neuronprof_neuron is loaded.
+ * Each problem comes with the command that fixes it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -87,6 +90,15 @@ struct problem {
 	char fix[800];
 };
 
+/* A Neuron instance: the vendor driver, its neuronprof hook, the provider. */
+struct neuron_report {
+	int pci_devices;	/* Neuron PCI functions (vendor 0x1d0f, trn1/inf2/trn2) */
+	bool vendor_loaded;	/* neuron.ko */
+	char vendor_version[64];
+	bool hook;		/* neuron.ko exports neuron_nq_hook_register */
+	bool provider_loaded;	/* neuronprof_neuron.ko */
+};
+
 struct report {
 	char release[256];
 	char moddir[PATH_MAX];
@@ -101,6 +113,7 @@ struct report {
 	int usable;		/* of those, opened and described by this user */
 	struct problem problems[MAX_PROBLEMS];
 	int nproblems;
+	struct neuron_report neuron;
 };
 
 static void problem(struct report *r, const char *fix, const char *fmt, ...)
@@ -243,6 +256,100 @@ static void check_module(struct kmod_ctx *ctx, struct module_report *m)
 	}
 	if (m->loaded)
 		read_params(m);
+}
+
+/* Read the first line of a sysfs file into @buf; false if it cannot be read. */
+static bool read_first_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fgets(buf, (int)len, f) != NULL;
+	fclose(f);
+	if (ok)
+		buf[strcspn(buf, "\n")] = 0;
+	return ok;
+}
+
+/*
+ * Neuron devices and the vendor driver: PCI functions with the ids
+ * neuron.ko claims, whether it is loaded and which version, whether it
+ * carries the neuronprof hook (its symbol in /proc/kallsyms, whose names
+ * are readable without privileges), and whether the provider is loaded.
+ */
+static void check_neuron(struct neuron_report *nr)
+{
+	static const char *const ids[] = { "0x7164", "0x7264", "0x7364" };
+	char path[PATH_MAX], vendor[16], device[16], line[512];
+	struct dirent *de;
+	struct stat sb;
+	DIR *d;
+	FILE *f;
+
+	d = opendir("/sys/bus/pci/devices");
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/vendor", de->d_name);
+		if (!read_first_line(path, vendor, sizeof(vendor)) || strcmp(vendor, "0x1d0f"))
+			continue;
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/device", de->d_name);
+		if (!read_first_line(path, device, sizeof(device)))
+			continue;
+		for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+			if (!strcmp(device, ids[i]))
+				nr->pci_devices++;
+	}
+	if (d)
+		closedir(d);
+	nr->vendor_loaded = !stat("/sys/module/neuron/initstate", &sb) ||
+			    !stat("/sys/module/neuron", &sb);
+	if (nr->vendor_loaded)
+		read_first_line("/sys/module/neuron/version", nr->vendor_version,
+				sizeof(nr->vendor_version));
+	nr->provider_loaded = !stat("/sys/module/neuronprof_neuron", &sb);
+	f = nr->vendor_loaded ? fopen("/proc/kallsyms", "r") : NULL;
+	while (f && fgets(line, sizeof(line), f)) {
+		if (strstr(line, " neuron_nq_hook_register\t[neuron]") ||
+		    strstr(line, " neuron_nq_hook_register [neuron]")) {
+			nr->hook = true;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+}
+
+static void diagnose_neuron(struct report *r)
+{
+	const struct neuron_report *nr = &r->neuron;
+
+	if (!nr->pci_devices && !nr->vendor_loaded)
+		return;		/* not a Neuron instance */
+	if (!nr->vendor_loaded) {
+		problem(r, "install the vendor driver (the aws-neuronx-dkms package), then: sudo "
+			"modprobe neuron",
+			"%d Neuron device%s but the vendor driver neuron.ko is not loaded",
+			nr->pci_devices, nr->pci_devices == 1 ? "" : "s");
+		return;
+	}
+	if (!nr->hook) {
+		if (strcmp(nr->vendor_version, "2.24.7.0"))
+			problem(r, "install aws-neuronx-dkms 2.24.7.0, or port driver/neuron/vendor/ "
+				"to this version (Documentation/hardware.rst)",
+				"neuron.ko %s lacks the neuronprof hook, and the hook series is for "
+				"2.24.7.0 only", nr->vendor_version[0] ? nr->vendor_version : "(no version)");
+		else
+			problem(r, "sudo scripts/neuron-vendor-hook.sh install, stop the Neuron runtime, "
+				"then: sudo rmmod neuron && sudo modprobe neuron",
+				"neuron.ko %s does not carry the neuronprof hook", nr->vendor_version);
+		return;
+	}
+	if (!nr->provider_loaded)
+		problem(r, "sudo modprobe neuronprof_neuron",
+			"neuron.ko carries the hook but the provider neuronprof_neuron is not loaded");
 }
 
 /* The kernel module behind a render node, from sysfs (no open needed). */
@@ -390,6 +497,7 @@ static void diagnose(struct report *r)
 	const struct module_report *core = &r->mods[0], *sim = &r->mods[1];
 	char fix[800], install[640];
 
+	diagnose_neuron(r);
 	install_fix(r, install, sizeof(install));
 	if (!r->moddir_exists) {
 		snprintf(fix, sizeof(fix), "boot a kernel that has its modules installed, or install "
@@ -413,7 +521,10 @@ static void diagnose(struct report *r)
 			problem(r, "run: sudo modprobe neuronprof",
 				"neuronprof is installed but not loaded");
 	}
-	if (core->loaded && !r->neuronprof_nodes) {
+	if (core->loaded && !r->neuronprof_nodes && !r->neuron.provider_loaded &&
+	    (r->neuron.pci_devices || r->neuron.vendor_loaded)) {
+		/* diagnose_neuron() says what the instance lacks. */
+	} else if (core->loaded && !r->neuronprof_nodes) {
 		if (sim->loaded)
 			problem(r, "create a simulated device: echo 0 | sudo tee "
 				"/sys/bus/platform/drivers/neuronprof_sim/new_device (or reload with "
@@ -494,6 +605,13 @@ static void print_text(const struct report *r)
 			printf(": %s", n->open_error);
 		putchar('\n');
 	}
+	if (r->neuron.pci_devices || r->neuron.vendor_loaded)
+		printf("Neuron instance: %d device%s, neuron.ko %s%s%s, neuronprof hook %s, "
+		       "provider neuronprof_neuron %s\n", r->neuron.pci_devices,
+		       r->neuron.pci_devices == 1 ? "" : "s",
+		       r->neuron.vendor_loaded ? "loaded" : "not loaded",
+		       r->neuron.vendor_version[0] ? " version " : "", r->neuron.vendor_version,
+		       yes(r->neuron.hook), r->neuron.provider_loaded ? "loaded" : "not loaded");
 	printf("%d neuronprof device node%s, %d usable by %s\n", r->neuronprof_nodes,
 	       r->neuronprof_nodes == 1 ? "" : "s", r->usable, r->user);
 	if (!r->nproblems) {
@@ -556,6 +674,13 @@ static void print_json(const struct report *r)
 		jw_obj_end(&j);
 	}
 	jw_arr_end(&j);
+	jw_obj_begin(&j, "neuron");
+	jw_u64(&j, "pci_devices", (uint64_t)r->neuron.pci_devices);
+	jw_bool(&j, "vendor_loaded", r->neuron.vendor_loaded);
+	jw_str(&j, "vendor_version", r->neuron.vendor_version[0] ? r->neuron.vendor_version : NULL);
+	jw_bool(&j, "hook", r->neuron.hook);
+	jw_bool(&j, "provider_loaded", r->neuron.provider_loaded);
+	jw_obj_end(&j);
 	jw_u64(&j, "neuronprof_nodes", (uint64_t)r->neuronprof_nodes);
 	jw_u64(&j, "usable_devices", (uint64_t)r->usable);
 	jw_arr_begin(&j, "problems");
@@ -640,6 +765,7 @@ int cmd_doctor(int argc, char **argv)
 	kmod_unref(ctx);
 
 	scan_nodes(r);
+	check_neuron(&r->neuron);
 	diagnose(r);
 	if (json)
 		print_json(r);
