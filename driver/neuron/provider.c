@@ -469,6 +469,7 @@ static void nprof_nn_device_added(const struct neuron_nq_hook_dev *hd)
 	const struct nprof_nn_arch *arch = nprof_nn_arch_of(hd->arch);
 	struct nprof_nn_device *dev;
 	struct nprof_device *ndev;
+	int ret;
 
 	if (!arch) {
 		dev_warn(hd->dev, "neuronprof: architecture %u not supported (or its entry_size/head_mode parameters are invalid): not profiled\n",
@@ -496,15 +497,25 @@ static void nprof_nn_device_added(const struct neuron_nq_hook_dev *hd)
 	list_add_tail(&dev->node, &nprof_nn_devices);
 	mutex_unlock(&nprof_nn_lock);
 
-	ndev = nprof_device_register(&dev->pdev->dev, &dev->desc, &nprof_nn_ops, dev);
+	ndev = nprof_device_alloc(&dev->pdev->dev, &dev->desc, &nprof_nn_ops, dev);
 	if (IS_ERR(ndev)) {
-		dev_err(hd->dev, "neuronprof: registering with the core failed: %ld\n",
+		dev_err(hd->dev, "neuronprof: allocating the device failed: %ld\n",
 			PTR_ERR(ndev));
 		goto err_unlist;
 	}
 	mutex_lock(&dev->lock);
 	dev->ndev = ndev;
 	mutex_unlock(&dev->lock);
+	/* Everything an op or a head write touches is ready: make it visible. */
+	ret = nprof_device_publish(ndev);
+	if (ret) {
+		dev_err(hd->dev, "neuronprof: publishing the device failed: %d\n", ret);
+		mutex_lock(&dev->lock);
+		dev->ndev = NULL;
+		mutex_unlock(&dev->lock);
+		nprof_device_free(ndev);
+		goto err_unlist;
+	}
 	dev_info(hd->dev, "neuronprof: neuron%u profiled (%u cores, %u TopSPs, entry size %u and head mode %u UNVERIFIED)\n",
 		 hd->device_index, hd->nc_count, hd->ts_count, arch->entry_size, arch->head_mode);
 	return;
