@@ -277,6 +277,12 @@ static void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq
 				       NEURONPROF_RAW_BYTES_PER_ENTRY);
 			}
 		}
+		/*
+		 * Room that stops at the end of the data area goes on at its
+		 * start in the next round; only a full ring loses entries.
+		 */
+		if (got)
+			want = got;
 		nprof_notify_end(&span, got * parts, want * parts);
 		nq->captured += want;
 		done += want;

@@ -150,6 +150,32 @@ static void nn_test_wrap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sub->ring.prod, 250 * NPROF_ENTRY_SIZE);
 }
 
+/* A copy that reaches the end of the neuronprof ring goes on at its start. */
+static void nn_test_ring_wraps_mid_copy(struct kunit *test)
+{
+	struct nprof_device *ndev = nn_test_device(test);
+	struct nn_test_ctx *ctx = test->priv;
+	struct nprof_sub *sub;
+	const struct neuronprof_notification *e;
+	int q;
+
+	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_THROTTLE, 0,
+				PAGE_SIZE);
+	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 0, 5, 0, NN_RING);
+	KUNIT_ASSERT_GE(test, q, 0);
+	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 40), 40L);
+	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 40, true), 40L);
+	/* The reader consumed all 40: 24 entries of room at the end, 40 in all. */
+	smp_store_release(&sub->ring.cons_page->consumer_pos, 40 * NPROF_ENTRY_SIZE);
+	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 40), 40L);
+	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 40, true), 40L);
+	KUNIT_EXPECT_EQ(test, sub->ring.lost, 0ULL);
+	KUNIT_EXPECT_EQ(test, sub->ring.prod, 80 * NPROF_ENTRY_SIZE);
+	e = (const void *)sub->ring.data;	/* the 65th entry, wrapped */
+	KUNIT_EXPECT_EQ(test, e->seq, 64ULL);
+	KUNIT_EXPECT_EQ(test, e->payload[0], NPROF_FAKE_WORD0(q, 64));
+}
+
 /* Entries of 128 bytes: two ring entries each, never split by a loss. */
 static void nn_test_two_parts_and_overflow(struct kunit *test)
 {
@@ -315,6 +341,7 @@ static void nn_test_remove_subscribed(struct kunit *test)
 static struct kunit_case nn_cases[] = {
 	KUNIT_CASE(nn_test_device_info),
 	KUNIT_CASE(nn_test_wrap),
+	KUNIT_CASE(nn_test_ring_wraps_mid_copy),
 	KUNIT_CASE(nn_test_two_parts_and_overflow),
 	KUNIT_CASE(nn_test_head_passes_a_ring),
 	KUNIT_CASE(nn_test_core_reset),
