@@ -301,6 +301,7 @@ static void nn_test_halt_during_copy(struct kunit *test)
 	struct nn_halt_race r = { .dev = ctx->dev };
 	struct task_struct *t;
 	struct nprof_sub *sub;
+	unsigned long i;
 
 	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 1, NEURONPROF_QT_ERROR, 0,
 				256 * PAGE_SIZE);
@@ -309,7 +310,7 @@ static void nn_test_halt_during_copy(struct kunit *test)
 	init_completion(&r.done);
 	t = kthread_run(nn_test_runtime, &r, "nn_test_runtime");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
-	while (READ_ONCE(sub->ring.prod) < 100 * NPROF_ENTRY_SIZE)
+	for (i = 0; i < 1000000 && READ_ONCE(sub->ring.prod) < 100 * NPROF_ENTRY_SIZE; i++)
 		cond_resched();
 	KUNIT_EXPECT_EQ(test, nprof_fake_halt(ctx->dev, r.q), 0);
 	wait_for_completion(&r.done);
