@@ -13,6 +13,7 @@
 #include <linux/completion.h>
 #include <linux/kthread.h>
 #include <linux/err.h>
+#include <linux/poll.h>
 #include <linux/string.h>
 
 #include "core/neuronprof_core.h"
