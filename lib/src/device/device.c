@@ -147,6 +147,10 @@ int nprof_device_info_check(const struct nprof_device_info *info)
 	if (es < sizeof(struct neuronprof_notification) || es & (es - 1) || es > NTFF_MAX_ENTRY_SIZE)
 		return nprof_err(EPROTO, "device reports entry size %u (expected a power of two from %zu)",
 				 es, sizeof(struct neuronprof_notification));
+	/* Raw device entries must not be written into NTFF as decoded ones. */
+	if (info->caps & NEURONPROF_CAP_RAW)
+		return nprof_err(EPROTONOSUPPORT, "device %s delivers raw entries, which this "
+				 "library does not carry into NTFF yet", info->provider);
 	if (!info->min_ring_size || info->min_ring_size > info->max_ring_size ||
 	    info->min_ring_size < es)
 		return nprof_err(EPROTO, "device reports ring sizes %llu to %llu",
