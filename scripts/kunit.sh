@@ -70,7 +70,10 @@ fi
 
 # Refresh the in-tree copy. Build products of an out-of-tree module build in
 # the repository must not leak into the kernel tree: an object file in the
-# source directory would shadow the one the O= build has to produce.
+# source directory would shadow the one the O= build has to produce. The
+# copies get the current time (tar -m), not the clone's: the build directory
+# is shared, and an object another clone built later than this clone's
+# sources were written would otherwise be taken as up to date.
 dest=$src/drivers/gpu/drm/neuronprof
 rm -rf "$dest"
 mkdir -p "$dest"
@@ -78,7 +81,7 @@ mkdir -p "$dest"
 	--exclude='*.o' --exclude='*.ko' --exclude='*.mod' --exclude='*.mod.c' \
 	--exclude='.*.cmd' --exclude='*.a' --exclude='modules.order' \
 	--exclude='Module.symvers' --exclude='.*.d' \
-	driver uapi) | tar -xf - -C "$dest" ||
+	driver uapi) | tar -xmf - -C "$dest" ||
 	fail "cannot copy driver/ and uapi/ into $dest"
 
 # The driver's Kbuild files add -I$(src)/../../uapi and -I$(src)/..: $(src)
