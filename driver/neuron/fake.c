@@ -165,10 +165,14 @@ static struct fake_queue *fake_queue_get(struct fake_dev *d, int q)
 	return &d->q[q];
 }
 
-static void __iomem *fake_reg(struct fake_dev *d, u32 block, u32 reg, u32 off)
+/*
+ * A register of the fake BAR. It is ordinary memory, so it is accessed as
+ * such (UML's readl()/writel() only reach its own emulated I/O regions).
+ */
+static u32 *fake_reg(struct fake_dev *d, u32 block, u32 reg, u32 off)
 {
-	return (void __iomem *)(d->bar + (u64)block * NQ_BLOCK_SIZE + NQ_REGS_START +
-				reg * NQ_REG_SIZE + off);
+	return (u32 *)(d->bar + (u64)block * NQ_BLOCK_SIZE + NQ_REGS_START +
+		       reg * NQ_REG_SIZE + off);
 }
 
 /* Block of a queue: NeuronCore main blocks, then SDMA blocks, then TopSPs. */
@@ -281,9 +285,9 @@ EXPORT_SYMBOL_IF_KUNIT(nprof_fake_add);
 /* Halt a queue before freeing its ring, as nnq_halt()/ts_nq_destroy() do. */
 static void fake_halt_locked(struct fake_dev *d, struct fake_queue *fq)
 {
-	writel(0, fake_reg(d, fq->block, fq->hq.qid.reg, NQ_REG_BASE_LO));
-	writel(0, fake_reg(d, fq->block, fq->hq.qid.reg, NQ_REG_BASE_HI));
-	writel(0, fake_reg(d, fq->block, fq->hq.qid.reg, NQ_REG_SIZE_OFF));
+	WRITE_ONCE(*fake_reg(d, fq->block, fq->hq.qid.reg, NQ_REG_BASE_LO), 0);
+	WRITE_ONCE(*fake_reg(d, fq->block, fq->hq.qid.reg, NQ_REG_BASE_HI), 0);
+	WRITE_ONCE(*fake_reg(d, fq->block, fq->hq.qid.reg, NQ_REG_SIZE_OFF), 0);
 	fake_call_queue(d, fq, false);
 	free_pages_exact(fq->hq.va, fq->hq.size);
 	fq->used = false;
@@ -383,10 +387,12 @@ int nprof_fake_program(int dev, u32 target, u32 id, u32 nq_type, u32 instance, u
 		.hq = { .qid = qid, .on_host = 1, .size = size, .va = va },
 	};
 	fq->block = fake_block(d, &qid);
-	writel(upper_32_bits(virt_to_phys(va)), fake_reg(d, fq->block, qid.reg, NQ_REG_BASE_HI));
-	writel(lower_32_bits(virt_to_phys(va)), fake_reg(d, fq->block, qid.reg, NQ_REG_BASE_LO));
-	writel(size, fake_reg(d, fq->block, qid.reg, NQ_REG_SIZE_OFF));
-	writel(0, fake_reg(d, fq->block, qid.reg, NQ_REG_HEAD));
+	WRITE_ONCE(*fake_reg(d, fq->block, qid.reg, NQ_REG_BASE_HI),
+		   upper_32_bits(virt_to_phys(va)));
+	WRITE_ONCE(*fake_reg(d, fq->block, qid.reg, NQ_REG_BASE_LO),
+		   lower_32_bits(virt_to_phys(va)));
+	WRITE_ONCE(*fake_reg(d, fq->block, qid.reg, NQ_REG_SIZE_OFF), size);
+	WRITE_ONCE(*fake_reg(d, fq->block, qid.reg, NQ_REG_HEAD), 0);
 	fake_call_queue(d, fq, true);
 	ret = fq - d->q;
 out:
@@ -557,7 +563,7 @@ long nprof_fake_consume(int dev, int q, u32 n, bool write_head)
 			ops->head_write(&d->hd, &qid, fake_head_value(fq));
 		srcu_read_unlock(&fake_hook_srcu, idx);
 	}
-	writel(fake_head_value(fq), fake_reg(d, fq->block, fq->hq.qid.reg, NQ_REG_HEAD));
+	WRITE_ONCE(*fake_reg(d, fq->block, fq->hq.qid.reg, NQ_REG_HEAD), fake_head_value(fq));
 out:
 	mutex_unlock(&fake_lock);
 	return ret;
@@ -579,7 +585,8 @@ u32 nprof_fake_head_reg(int dev, int q)
 	mutex_lock(&fake_lock);
 	fq = fake_queue_get(fake_dev_get(dev), q);
 	if (fq)
-		v = readl(fake_reg(&fake_devs[dev], fq->block, fq->hq.qid.reg, NQ_REG_HEAD));
+		v = READ_ONCE(*fake_reg(&fake_devs[dev], fq->block, fq->hq.qid.reg,
+					NQ_REG_HEAD));
 	mutex_unlock(&fake_lock);
 	return v;
 }

@@ -142,13 +142,14 @@ static void nn_test_wrap(struct kunit *test)
 	}
 	/* The head register got what the runtime wrote: an index in the ring. */
 	KUNIT_EXPECT_EQ(test, nprof_fake_head_reg(ctx->dev, q), 250U % 64);
-	KUNIT_EXPECT_EQ(test, nn_test_check_ring(test, sub, q, 0, 1), 250ULL);
+	/* 64-byte device entries: two ring entries each. */
+	KUNIT_EXPECT_EQ(test, nn_test_check_ring(test, sub, q, 0, 2), 250ULL);
 	KUNIT_EXPECT_EQ(test, sub->ring.lost, 0ULL);
 	/* A queue nobody subscribed is not copied: the DMA one of core 0. */
 	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 0, 4, 2, NN_RING);
 	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 10), 10L);
 	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 10, true), 10L);
-	KUNIT_EXPECT_EQ(test, sub->ring.prod, 250 * NPROF_ENTRY_SIZE);
+	KUNIT_EXPECT_EQ(test, sub->ring.prod, 500 * NPROF_ENTRY_SIZE);
 }
 
 /* A copy that reaches the end of the neuronprof ring goes on at its start. */
@@ -164,21 +165,23 @@ static void nn_test_ring_wraps_mid_copy(struct kunit *test)
 				PAGE_SIZE);
 	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 0, 5, 0, NN_RING);
 	KUNIT_ASSERT_GE(test, q, 0);
-	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 40), 40L);
-	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 40, true), 40L);
-	/* The reader consumed all 40: 24 entries of room at the end, 40 in all. */
+	/* 20 device entries of 64 bytes: 40 of the ring's 64 entries. */
+	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 20), 20L);
+	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 20, true), 20L);
+	/* The reader consumed all 40: 24 entries of room at the end, 64 in all. */
 	smp_store_release(&sub->ring.cons_page->consumer_pos, 40 * NPROF_ENTRY_SIZE);
-	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 40), 40L);
-	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 40, true), 40L);
+	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 20), 20L);
+	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 20, true), 20L);
 	KUNIT_EXPECT_EQ(test, sub->ring.lost, 0ULL);
 	KUNIT_EXPECT_EQ(test, sub->ring.prod, 80 * NPROF_ENTRY_SIZE);
-	e = (const void *)sub->ring.data;	/* the 65th entry, wrapped */
+	/* The 65th ring entry, wrapped: device entry 32, part 0. */
+	e = (const void *)sub->ring.data;
 	KUNIT_EXPECT_EQ(test, e->seq, 64ULL);
-	KUNIT_EXPECT_EQ(test, e->payload[0], NPROF_FAKE_WORD0(q, 64));
+	KUNIT_EXPECT_EQ(test, e->payload[0], NPROF_FAKE_WORD0(q, 32));
 }
 
-/* Entries of 128 bytes: two ring entries each, never split by a loss. */
-static void nn_test_two_parts_and_overflow(struct kunit *test)
+/* Entries of 128 bytes: four ring entries each, never split by a loss. */
+static void nn_test_four_parts_and_overflow(struct kunit *test)
 {
 	struct nn_test_ctx *ctx = test->priv;
 	struct nprof_device *ndev;
@@ -189,7 +192,7 @@ static void nn_test_two_parts_and_overflow(struct kunit *test)
 	nprof_nn_set_format(128, NPROF_NN_HEAD_RING_BYTES);
 	nprof_fake_set_format(128, NPROF_NN_HEAD_RING_BYTES);
 	ndev = nn_test_device(test);
-	/* 64 ring entries: room for 32 device entries. */
+	/* 64 ring entries: room for 16 device entries. */
 	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_NOTIFY, 0,
 				PAGE_SIZE);
 	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 0, 1, 0, 2 * PAGE_SIZE);
@@ -198,11 +201,12 @@ static void nn_test_two_parts_and_overflow(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 25, true), 25L);
 	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 25), 25L);
 	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 25, true), 25L);
-	delivered = nn_test_check_ring(test, sub, q, 0, 2);
-	KUNIT_EXPECT_EQ(test, delivered, 32ULL);
+	delivered = nn_test_check_ring(test, sub, q, 0, 4);
+	KUNIT_EXPECT_EQ(test, delivered, 16ULL);
 	/* delivered + lost = produced, in ring entries. */
-	KUNIT_EXPECT_EQ(test, sub->ring.prod / NPROF_ENTRY_SIZE + sub->ring.lost, 100ULL);
-	KUNIT_EXPECT_EQ(test, sub->ring.seq, 100ULL);
+	KUNIT_EXPECT_EQ(test, sub->ring.prod / NPROF_ENTRY_SIZE + sub->ring.lost, 200ULL);
+	KUNIT_EXPECT_EQ(test, sub->ring.lost, 136ULL);
+	KUNIT_EXPECT_EQ(test, sub->ring.seq, 200ULL);
 	KUNIT_EXPECT_TRUE(test, sub->ring.flags & NEURONPROF_RING_OVERFLOWED);
 }
 
@@ -230,10 +234,11 @@ static void nn_test_head_passes_a_ring(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 50, i == 2), 50L);
 	}
 	KUNIT_EXPECT_EQ(test, nprof_fake_head_reg(ctx->dev, q), 150U);
-	KUNIT_EXPECT_EQ(test, sub->ring.lost, 150ULL - 64);
-	KUNIT_EXPECT_EQ(test, sub->ring.prod / NPROF_ENTRY_SIZE, 64ULL);
-	/* The delivered ones are the last 64, after seq 86 (the lost). */
-	KUNIT_EXPECT_EQ(test, ((struct neuronprof_notification *)sub->ring.data)->seq, 86ULL);
+	/* 86 device entries lost, 64 delivered, two ring entries each. */
+	KUNIT_EXPECT_EQ(test, sub->ring.lost, 2 * (150ULL - 64));
+	KUNIT_EXPECT_EQ(test, sub->ring.prod / NPROF_ENTRY_SIZE, 2 * 64ULL);
+	/* The delivered ones are the last 64, after the lost. */
+	KUNIT_EXPECT_EQ(test, ((struct neuronprof_notification *)sub->ring.data)->seq, 172ULL);
 	KUNIT_EXPECT_EQ(test, ((struct neuronprof_notification *)sub->ring.data)->payload[0],
 			NPROF_FAKE_WORD0(q, 86));
 }
@@ -258,11 +263,11 @@ static void nn_test_core_reset(struct kunit *test)
 	KUNIT_ASSERT_GE(test, q, 0);
 	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 10), 10L);
 	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 10, true), 10L);
-	KUNIT_EXPECT_EQ(test, sub->ring.prod / NPROF_ENTRY_SIZE, 50ULL);
+	KUNIT_EXPECT_EQ(test, sub->ring.prod / NPROF_ENTRY_SIZE, 2 * 50ULL);
 	KUNIT_EXPECT_EQ(test, sub->ring.lost, 0ULL);
 	/* The new ring's entries restart from its first (device seq 0). */
 	KUNIT_EXPECT_EQ(test, ((struct neuronprof_notification *)
-			       (sub->ring.data + 40 * NPROF_ENTRY_SIZE))->payload[0],
+			       (sub->ring.data + 80 * NPROF_ENTRY_SIZE))->payload[0],
 			NPROF_FAKE_WORD0(q, 0));
 }
 
@@ -315,8 +320,10 @@ static void nn_test_halt_during_copy(struct kunit *test)
 		cond_resched();
 	KUNIT_EXPECT_EQ(test, nprof_fake_halt(ctx->dev, r.q), 0);
 	wait_for_completion(&r.done);
-	KUNIT_EXPECT_EQ(test, sub->ring.prod / NPROF_ENTRY_SIZE + sub->ring.lost, (u64)r.consumed);
-	KUNIT_EXPECT_EQ(test, nn_test_check_ring(test, sub, r.q, 0, 1), (u64)r.consumed);
+	KUNIT_EXPECT_EQ(test, sub->ring.prod / NPROF_ENTRY_SIZE + sub->ring.lost,
+			2 * (u64)r.consumed);
+	KUNIT_EXPECT_EQ(test, nn_test_check_ring(test, sub, r.q, 0, 2),
+			(u64)r.consumed - sub->ring.lost / 2);
 }
 
 /* Removal with a live subscription: it dies, the ring stays readable. */
@@ -336,7 +343,7 @@ static void nn_test_remove_subscribed(struct kunit *test)
 	ctx->dev = -1;
 	KUNIT_EXPECT_TRUE(test, sub->dead);
 	KUNIT_EXPECT_TRUE(test, READ_ONCE(sub->ring.hdr->flags) & NEURONPROF_RING_DEAD);
-	KUNIT_EXPECT_EQ(test, nn_test_check_ring(test, sub, q, 0, 1), 20ULL);
+	KUNIT_EXPECT_EQ(test, nn_test_check_ring(test, sub, q, 0, 2), 20ULL);
 	KUNIT_EXPECT_TRUE(test, nprof_sub_poll_mask(sub) & EPOLLHUP);
 }
 
@@ -344,7 +351,7 @@ static struct kunit_case nn_cases[] = {
 	KUNIT_CASE(nn_test_device_info),
 	KUNIT_CASE(nn_test_wrap),
 	KUNIT_CASE(nn_test_ring_wraps_mid_copy),
-	KUNIT_CASE(nn_test_two_parts_and_overflow),
+	KUNIT_CASE(nn_test_four_parts_and_overflow),
 	KUNIT_CASE(nn_test_head_passes_a_ring),
 	KUNIT_CASE(nn_test_core_reset),
 	KUNIT_CASE(nn_test_halt_during_copy),
