@@ -282,20 +282,23 @@ static bool read_first_line(const char *path, char *buf, size_t len)
 static void check_neuron(struct neuron_report *nr)
 {
 	static const char *const ids[] = { "0x7164", "0x7264", "0x7364" };
+	/* Tests point this at a fake /sys and /proc; empty on a real system. */
+	const char *root = getenv("NEURONPROF_DOCTOR_ROOT") ? getenv("NEURONPROF_DOCTOR_ROOT") : "";
 	char path[PATH_MAX], vendor[16], device[16], line[512];
 	struct dirent *de;
 	struct stat sb;
 	DIR *d;
 	FILE *f;
 
-	d = opendir("/sys/bus/pci/devices");
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices", root);
+	d = opendir(path);
 	while (d && (de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/vendor", de->d_name);
+		snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/%s/vendor", root, de->d_name);
 		if (!read_first_line(path, vendor, sizeof(vendor)) || strcmp(vendor, "0x1d0f"))
 			continue;
-		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/device", de->d_name);
+		snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/%s/device", root, de->d_name);
 		if (!read_first_line(path, device, sizeof(device)))
 			continue;
 		for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
@@ -304,13 +307,15 @@ static void check_neuron(struct neuron_report *nr)
 	}
 	if (d)
 		closedir(d);
-	nr->vendor_loaded = !stat("/sys/module/neuron/initstate", &sb) ||
-			    !stat("/sys/module/neuron", &sb);
+	snprintf(path, sizeof(path), "%s/sys/module/neuron", root);
+	nr->vendor_loaded = !stat(path, &sb);
+	snprintf(path, sizeof(path), "%s/sys/module/neuron/version", root);
 	if (nr->vendor_loaded)
-		read_first_line("/sys/module/neuron/version", nr->vendor_version,
-				sizeof(nr->vendor_version));
-	nr->provider_loaded = !stat("/sys/module/neuronprof_neuron", &sb);
-	f = nr->vendor_loaded ? fopen("/proc/kallsyms", "r") : NULL;
+		read_first_line(path, nr->vendor_version, sizeof(nr->vendor_version));
+	snprintf(path, sizeof(path), "%s/sys/module/neuronprof_neuron", root);
+	nr->provider_loaded = !stat(path, &sb);
+	snprintf(path, sizeof(path), "%s/proc/kallsyms", root);
+	f = nr->vendor_loaded ? fopen(path, "r") : NULL;
 	while (f && fgets(line, sizeof(line), f)) {
 		if (strstr(line, " neuron_nq_hook_register\t[neuron]") ||
 		    strstr(line, " neuron_nq_hook_register [neuron]")) {

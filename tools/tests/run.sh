@@ -463,6 +463,31 @@ suite() {
 	run "doctor: with the running kernel's headers, the fix installs for it by name" \
 		t_doctor_headers_no_modules
 
+	# A Neuron instance (a fake /sys and /proc): each missing piece is one
+	# problem with its fix, in the order they have to be fixed.
+	t_doctor_instance() {
+		local r=$tmp/instance d
+		d=$r/sys/bus/pci/devices/0000:00:1e.0
+		mkdir -p "$d" "$r/proc" && echo 0x1d0f >"$d/vendor" && echo 0x7164 >"$d/device" &&
+		printf 'ffffffff00000000 T printk\n' >"$r/proc/kallsyms" || return 1
+		NEURONPROF_DOCTOR_ROOT=$r "$np" doctor --json >"$tmp/dr.json"
+		check doctor-json "$tmp/dr.json" neuron.pci_devices=1 neuron.vendor_loaded=false || return 1
+		has '"fix": "install the vendor driver' "$tmp/dr.json" || return 1
+		mkdir -p "$r/sys/module/neuron" && echo 2.24.7.0 >"$r/sys/module/neuron/version" || return 1
+		NEURONPROF_DOCTOR_ROOT=$r "$np" doctor --json >"$tmp/dr.json"
+		check doctor-json "$tmp/dr.json" neuron.vendor_version=2.24.7.0 neuron.hook=false || return 1
+		has 'neuron-vendor-hook.sh install' "$tmp/dr.json" || return 1
+		printf 'ffffffffc0000000 T neuron_nq_hook_register\t[neuron]\n' >>"$r/proc/kallsyms"
+		NEURONPROF_DOCTOR_ROOT=$r "$np" doctor >"$tmp/dr"
+		has 'neuronprof hook yes' "$tmp/dr" || return 1
+		has 'fix: sudo modprobe neuronprof_neuron' "$tmp/dr" || return 1
+		mkdir -p "$r/sys/module/neuronprof_neuron"
+		NEURONPROF_DOCTOR_ROOT=$r "$np" doctor --json >"$tmp/dr.json"
+		check doctor-json "$tmp/dr.json" neuron.provider_loaded=true || return 1
+		! grep -q 'neuronprof_neuron' <("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["problems"])' "$tmp/dr.json")
+	}
+	run "doctor: on a Neuron instance, vendor driver, hook and provider each have their fix" t_doctor_instance
+
 	# A module tree holding the built modules: installed, not loaded.
 	ko_core=$repo/driver/core/neuronprof.ko
 	ko_sim=$repo/driver/sim/neuronprof_sim.ko
