@@ -138,7 +138,7 @@ static void write_file(struct fixture *f, const char *dir, const char *name, uin
 		.stop_ns = f->now + 1000,
 		.device = {
 			.arch = NEURONPROF_ARCH_TRN1,
-			.uapi_version = NEURONPROF_UAPI_VERSION,
+			.uapi_version = 1,	/* a recording from a version-1 sim module */
 			.num_cores = 2,
 			.num_topsps = 6,
 			.engines_per_core = 4,

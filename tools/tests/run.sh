@@ -468,7 +468,7 @@ suite() {
 	t_doctor_instance() {
 		local r=$tmp/instance d
 		d=$r/sys/bus/pci/devices/0000:00:1e.0
-		mkdir -p "$d" "$r/proc" && echo 0x1d0f >"$d/vendor" && echo 0x7164 >"$d/device" &&
+		rm -rf "$r" && mkdir -p "$d" "$r/proc" && echo 0x1d0f >"$d/vendor" && echo 0x7164 >"$d/device" &&
 		printf 'ffffffff00000000 T printk\n' >"$r/proc/kallsyms" || return 1
 		NEURONPROF_DOCTOR_ROOT=$r "$np" doctor --json >"$tmp/dr.json"
 		check doctor-json "$tmp/dr.json" neuron.pci_devices=1 neuron.vendor_loaded=false || return 1
