@@ -290,6 +290,8 @@ static int nn_test_runtime(void *arg)
 		if (n < 0)
 			break;
 		r->consumed += n;
+		/* UML is uniprocessor and not preemptible: let the test run. */
+		cond_resched();
 	}
 	complete(&r->done);
 	return 0;
