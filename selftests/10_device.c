@@ -193,11 +193,28 @@ TEST_F(device, get_info_too_small)
 	struct drm_neuronprof_device_info info;
 	struct drm_neuronprof_get_info gi;
 
+	/* Below the first version of the struct (it ends at reserved). */
 	memset(&info, 0xa5, sizeof(info));
-	init_get_info(&gi, &info, sizeof(info) - 8);
+	init_get_info(&gi, &info, offsetof(struct drm_neuronprof_device_info, queue_instances) - 8);
 	ASSERT_ERRNO(EINVAL, get_info_raw(self->dev.fd, &gi));
 	ASSERT_TRUE(all_bytes(&info, sizeof(info), 0xa5))
 		TH_LOG("a failed GET_INFO wrote into the buffer");
+}
+
+/* A caller built against uapi version 1 gets the version-1 struct, no more. */
+TEST_F(device, get_info_version1_size)
+{
+	const size_t v1 = offsetof(struct drm_neuronprof_device_info, queue_instances);
+	struct drm_neuronprof_device_info info;
+	struct drm_neuronprof_get_info gi;
+
+	memset(&info, 0xa5, sizeof(info));
+	init_get_info(&gi, &info, v1);
+	ASSERT_EQ(0, get_info_raw(self->dev.fd, &gi));
+	ASSERT_EQ(v1, gi.size);
+	ASSERT_EQ((uint32_t)NEURONPROF_UAPI_VERSION, info.uapi_version);
+	ASSERT_TRUE(all_bytes((char *)&info + v1, sizeof(info) - v1, 0xa5))
+		TH_LOG("GET_INFO wrote past the size it was given");
 }
 
 TEST_F(device, get_info_one_byte)
