@@ -7,6 +7,8 @@
  *
  * Usage: gen_fixtures DIR        the test fixtures
  *        gen_fixtures --large N FILE   one file of about N entries (benchmarks)
+ *        gen_fixtures --jitter N FILE  the same with steps of 50 to 249 ns between
+ *                                      entries instead of 100 (distributions)
  *
  * DIR/basic.ntff      NeuronCore 0 of a trn1 sim device, 2 iterations:
  *                     INFER_STATUS start/stop pairs (the second stop with
@@ -61,6 +63,7 @@ struct fixture {
 	int nq;
 	uint64_t now;		/* timestamp of the next entry */
 	uint32_t model_id;
+	uint32_t jitter;	/* non-zero: steps of 50 to 249 ns from this LCG state */
 };
 
 static void die(const char *what)
@@ -108,7 +111,12 @@ static void emit(struct fixture *f, uint32_t qt, uint32_t kind, uint32_t index, 
 	}
 	n = &q->e[q->n++];
 	memset(n, 0, sizeof(*n));
-	f->now += 100;
+	if (f->jitter) {
+		f->jitter = f->jitter * 1103515245u + 12345u;
+		f->now += 50 + (f->jitter >> 16) % 200;
+	} else {
+		f->now += 100;
+	}
 	n->timestamp_ns = f->now;
 	n->seq = q->next_seq++;
 	n->queue_type = (uint16_t)qt;
@@ -267,15 +275,13 @@ static void gap(struct fixture *f)
 }
 
 /* A large profile for benchmarks: the simulator's pattern, repeated. */
-static void large(struct fixture *f, uint64_t entries)
+static void large_body(struct fixture *f, uint64_t entries)
 {
 	const uint32_t instr = 64, dma = 16;
 	/* Per iteration: 2 INFER + 4 * (2 EVENT + instr TRACE) + dma DMA + 1 THROTTLE. */
 	uint64_t per_iter = 2 + 4 * (2 + instr) + dma + 1;
 	uint32_t iters = (uint32_t)((entries + per_iter - 1) / per_iter);
 
-	memset(f, 0, sizeof(*f));
-	f->now = 1000000;
 	f->model_id = 3;
 	for (uint32_t it = 0; it < iters; it++) {
 		emit(f, NEURONPROF_QT_INFER_STATUS, CORE, 0, 0, NEURONPROF_INFER_START, it, iters,
@@ -294,6 +300,21 @@ static void large(struct fixture *f, uint64_t entries)
 		emit(f, NEURONPROF_QT_INFER_STATUS, CORE, 0, 0, NEURONPROF_INFER_STOP, it, 0, 0,
 		     0, 0);
 	}
+}
+
+static void large(struct fixture *f, uint64_t entries)
+{
+	memset(f, 0, sizeof(*f));
+	f->now = 1000000;
+	large_body(f, entries);
+}
+
+static void large_jitter(struct fixture *f, uint64_t entries)
+{
+	memset(f, 0, sizeof(*f));
+	f->now = 1000000;
+	f->jitter = 1;
+	large_body(f, entries);
 }
 
 static void record(const struct nprof_sys_trace_event *ev)
@@ -388,26 +409,31 @@ int main(int argc, char **argv)
 	struct fixture f;
 	char path[4096];
 
-	if (argc == 4 && !strcmp(argv[1], "--large")) {
-		char *dir = strdup(argv[3]), *slash, *name;
+	if (argc == 4 && (!strcmp(argv[1], "--large") || !strcmp(argv[1], "--jitter"))) {
+		char *copy = strdup(argv[3]), *slash, *name, *dir;
 
-		if (!dir)
+		if (!copy)
 			die("strdup");
-		slash = strrchr(dir, '/');
+		slash = strrchr(copy, '/');
 		if (slash) {
 			*slash = '\0';
+			dir = copy;
 			name = slash + 1;
 		} else {
-			name = dir;
 			dir = ".";
+			name = copy;
 		}
-		large(&f, strtoull(argv[2], NULL, 0));
+		if (!strcmp(argv[1], "--jitter"))
+			large_jitter(&f, strtoull(argv[2], NULL, 0));
+		else
+			large(&f, strtoull(argv[2], NULL, 0));
 		write_file(&f, dir, name, 0, 0);
 		fixture_free(&f);
+		free(copy);
 		return 0;
 	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: gen_fixtures DIR | gen_fixtures --large N FILE\n");
+		fprintf(stderr, "usage: gen_fixtures DIR | gen_fixtures --large|--jitter N FILE\n");
 		return 2;
 	}
 	mkdir_or_die(argv[1]);

@@ -173,56 +173,138 @@ suite() {
 		expect_exit 1 "is a directory; dump reads one NTFF file" "$np" dump "$prof"
 
 	# ---- summary ----------------------------------------------------------------
+	# prof/ holds two recordings: prof/ (core 0 and the system profile) and
+	# prof/sub/ (core 1); each is summarized on its own.
 	t_summary_text() {
 		"$np" summary "$prof" >"$tmp/s" || return 1
-		has "profile $prof: 2 files, 19 queue records, 58 entries" "$tmp/s" &&
-		has "device 0 (trn1, sim) NeuronCore 0: 46 entries" "$tmp/s" &&
-		has "inferences 2 (1 failed), busy 4400 ns" "$tmp/s" &&
-		has "errors 1, throttle events 2 (max level 2)" "$tmp/s" &&
+		count_is 2 '^recording ' "$tmp/s" &&
+		has "recording $prof: 1 file, 14 queue records, 46 entries; system trace: 6 host events" "$tmp/s" &&
+		has "recording $prof/sub: 1 file, 5 queue records, 12 entries; no system trace" "$tmp/s" &&
+		has "device 0 (trn1, sim) NeuronCore 0: 46 entries, active 4.500us (1000100 .. 1004600 ns)" "$tmp/s" &&
+		has "inferences 2 (1 failed), executions 1, busy 4.400us, utilisation 97.78%" "$tmp/s" &&
+		has "errors 2, throttle events 2 (max level 2)" "$tmp/s" &&
 		has "lost 2 recorded, 2 missing from sequence numbers" "$tmp/s" &&
 		has "lost 5 recorded, 0 missing from sequence numbers" "$tmp/s" &&
-		has "TopSP 0: instructions 2, events 4, errors 1, span 2900 ns, busy 400 ns, lost 0, gaps 0" "$tmp/s" &&
-		has "totals: instructions 20, events 18, dma 9, inferences 3 (1 failed), errors 2, throttle events 2, lost 7, sequence gaps 2" "$tmp/s" &&
+		has "totals: instructions 16, events 16, dma 6 (49152 bytes), inferences 2 (1 failed), executions 1, errors 2, throttle events 2, lost 2, sequence gaps 2" "$tmp/s" &&
+		has "totals: instructions 4, events 2, dma 3 (24576 bytes), inferences 1 (0 failed), executions 1, errors 0, throttle events 0, lost 5, sequence gaps 0" "$tmp/s" &&
+		has "host system trace: 6 events; 2 nrt_execute calls, 1 matched to a device execution" "$tmp/s" &&
 		count_is 0 '^warning:' "$tmp/s"
 	}
-	run "summary of a directory (recursive): exact counts" t_summary_text
+	run "summary of a directory: one summary per recording, exact counts" t_summary_text
 
+	# Instructions 100 ns apart: each lasts until the next entry of its
+	# queue, bounded by its engine's EVENT end, so 6 x 100 ns per engine.
 	t_summary_json() {
 		"$np" summary --json "$prof" >"$tmp/s.json" || return 1
-		check summary-json "$tmp/s.json" files=2 queue_records=19 entries=58 \
-			cores.0.core=0 cores.0.entries=46 cores.0.inferences=2 cores.0.inferences_failed=1 \
-			cores.0.errors=1 cores.0.throttle_events=2 cores.0.max_throttle_level=2 \
-			cores.0.lost=2 cores.0.seq_gaps=2 cores.0.first_ns=1000100 cores.0.last_ns=1004600 \
-			cores.0.inference_busy_ns=4400 \
-			cores.0.engines.0.instructions=6 cores.0.engines.0.dma=4 cores.0.engines.0.events=4 \
-			cores.0.engines.0.event_slices=2 cores.0.engines.0.busy_ns=800 \
-			cores.0.engines.1.name=vector cores.0.engines.1.instructions=6 cores.0.engines.1.dma=2 \
-			cores.0.topsps.0.instructions=2 cores.0.topsps.0.errors=1 cores.0.topsps.1.events=4 \
-			cores.1.core=1 cores.1.entries=12 cores.1.inferences=1 cores.1.lost=5 cores.1.seq_gaps=0 \
-			cores.1.engines.1.engine=2 cores.1.engines.1.dma=3 \
-			cores.1.engines.2.engine=3 cores.1.engines.2.dma=0 \
-			totals.instructions=20 totals.dma=9 totals.errors=2 totals.throttle_events=2 \
-			totals.lost=7 totals.seq_gaps=2 totals.inferences=3 totals.records_with_unexplained_gaps=0 \
-			losses.0.seq_gaps=2 losses.0.lost=2 losses.0.explained=true \
-			losses.1.seq_gaps=0 losses.1.lost=5 losses.1.explained=true
+		check summary-json "$tmp/s.json" files=2 entries=58 \
+			recordings.0.path="$prof" recordings.1.path="$prof/sub" \
+			recordings.0.files=1 recordings.0.queue_records=14 recordings.0.entries=46 \
+			recordings.0.cores.0.core=0 recordings.0.cores.0.busy_ns=4400 \
+			recordings.0.cores.0.inference_busy_ns=4400 recordings.0.cores.0.utilization_pct=97.78 \
+			recordings.0.cores.0.inferences=2 recordings.0.cores.0.inferences_failed=1 \
+			recordings.0.cores.0.executions=1 recordings.0.cores.0.errors=2 \
+			recordings.0.cores.0.throttle_events=2 recordings.0.cores.0.max_throttle_level=2 \
+			recordings.0.cores.0.lost=2 recordings.0.cores.0.seq_gaps=2 \
+			recordings.0.cores.0.first_ns=1000100 recordings.0.cores.0.last_ns=1004600 \
+			recordings.0.cores.0.engines.0.instructions=6 recordings.0.cores.0.engines.0.busy_ns=600 \
+			recordings.0.cores.0.engines.0.event_busy_ns=800 recordings.0.cores.0.engines.0.dma=4 \
+			recordings.0.cores.0.engines.0.dma_bytes=32768 recordings.0.cores.0.engines.0.events=4 \
+			recordings.0.cores.0.engines.0.event_slices=2 recordings.0.cores.0.engines.1.name=vector \
+			recordings.0.cores.0.engines.0.ops.0.code=256 recordings.0.cores.0.engines.0.ops.0.count=2 \
+			recordings.0.cores.0.engines.0.ops.0.total_ns=200 recordings.0.cores.0.engines.0.ops.0.busy_pct=33.33 \
+			recordings.0.cores.0.topsps.0.instructions=2 recordings.0.cores.0.topsps.0.errors=1 \
+			recordings.0.cores.0.topsps.1.events=4 \
+			recordings.0.cores.0.throttle.0.level=1 recordings.0.cores.0.throttle.0.time_ns=2200 \
+			recordings.0.cores.0.throttle.1.level=2 recordings.0.cores.0.throttle.1.time_ns=900 \
+			recordings.0.cores.0.errors_by_code.0.code=1004 recordings.0.cores.0.errors_by_code.0.count=2 \
+			recordings.0.models.0.model_id=7 recordings.0.models.0.latency.count=1 \
+			recordings.0.models.0.latency.max_ns=4500 recordings.0.models.0.host_matched=1 \
+			recordings.0.executions.0.host_call.start_ns=1000100 recordings.0.executions.0.host_call.flow_id=1 \
+			recordings.0.executions.0.iterations=2 recordings.0.executions.0.failed=true \
+			recordings.0.host.events=6 recordings.0.host.nrt_execute_calls=2 recordings.0.host.nrt_execute_matched=1 \
+			recordings.0.host.event_types.2.name=nrt_execute recordings.0.host.event_types.2.total_ns=4400 \
+			recordings.0.totals.instructions=16 recordings.0.totals.dma=6 recordings.0.totals.errors=2 \
+			recordings.0.totals.lost=2 recordings.0.totals.seq_gaps=2 \
+			recordings.0.totals.records_with_unexplained_gaps=0 \
+			recordings.0.losses.0.seq_gaps=2 recordings.0.losses.0.lost=2 recordings.0.losses.0.explained=true \
+			recordings.1.cores.0.core=1 recordings.1.cores.0.entries=12 recordings.1.cores.0.inferences=1 \
+			recordings.1.cores.0.lost=5 recordings.1.cores.0.seq_gaps=0 \
+			recordings.1.cores.0.engines.1.engine=2 recordings.1.cores.0.engines.1.dma=3 \
+			recordings.1.cores.0.engines.2.engine=3 recordings.1.cores.0.engines.2.dma=0 \
+			recordings.1.host=None recordings.1.losses.0.lost=5 recordings.1.losses.0.explained=true
 	}
-	run "summary --json: exact per-core, per-engine, per-TopSP numbers" t_summary_json
+	run "summary --json: per recording, exact per-core, per-engine, per-op, host numbers" t_summary_json
+
+	# A second computation of every number from dump --json (and ntrace.pb
+	# decoded by python's protobuf), in tests/summary_check.py.
+	t_summary_recompute() {
+		mkdir -p "$tmp/sys_pb2" &&
+		protoc --python_out="$tmp/sys_pb2" -I"$repo/proto" "$repo/proto/system_profile.proto" || return 1
+		"$np" dump --json "$prof/profile_nc_0_session_3.ntff" >"$tmp/d0.json" &&
+		"$np" dump --json "$prof/sub/profile_nc_1_session_0.ntff" >"$tmp/d1.json" || return 1
+		for top in 1 5; do
+			"$np" summary --json --top $top "$prof" >"$tmp/s.json" || return 1
+			"$py" "$here/summary_check.py" recompute "$tmp/s.json" 0 $top \
+				--ntrace "$prof/ntrace.pb" "$tmp/sys_pb2" "$tmp/d0.json" &&
+			"$py" "$here/summary_check.py" recompute "$tmp/s.json" 1 $top "$tmp/d1.json" || return 1
+		done
+		"$gen" --jitter 20000 "$fx/jitter.ntff" &&
+		"$np" dump --json "$fx/jitter.ntff" >"$tmp/dj.json" &&
+		"$np" summary --json --top 4 "$fx/jitter.ntff" >"$tmp/sj.json" &&
+		"$py" "$here/summary_check.py" recompute "$tmp/sj.json" 0 4 "$tmp/dj.json"
+	}
+	run "summary: every number recomputed from dump --json by a second implementation" t_summary_recompute
+
+	t_summary_formats() {
+		"$np" summary --json --top 3 "$prof" >"$tmp/s.json" &&
+		"$np" summary --ns --top 3 "$prof" >"$tmp/s.txt" &&
+		"$py" "$here/summary_check.py" text "$tmp/s.json" "$tmp/s.txt" || return 1
+		rm -rf "$tmp/csv" &&
+		"$np" summary --csv "$tmp/csv" --top 3 "$prof" >"$tmp/o" || return 1
+		has "$tmp/csv: 10 tables of 2 recordings" "$tmp/o" &&
+		"$py" "$here/summary_check.py" csv "$tmp/s.json" "$tmp/csv" || return 1
+		"$np" summary --json --top 3 "$fx/jitter.ntff" >"$tmp/sj.json" &&
+		"$np" summary --ns --top 3 "$fx/jitter.ntff" >"$tmp/sj.txt" &&
+		"$py" "$here/summary_check.py" text "$tmp/sj.json" "$tmp/sj.txt" &&
+		rm -rf "$tmp/csvj" && "$np" summary --csv "$tmp/csvj" --top 3 "$fx/jitter.ntff" >/dev/null &&
+		"$py" "$here/summary_check.py" csv "$tmp/sj.json" "$tmp/csvj"
+	}
+	run "summary: text (--ns), CSV and JSON carry the same numbers" t_summary_formats
+
+	t_summary_sys_only() {
+		mkdir -p "$fx/sysonly" && cp "$prof/ntrace.pb" "$prof/cpu_util.pb" "$fx/sysonly/" &&
+		"$np" summary "$fx/sysonly" >"$tmp/s" || return 1
+		has "recording $fx/sysonly: 0 files, 0 queue records, 0 entries; system trace: 6 host events" "$tmp/s" &&
+		has "host system trace: 6 events; 2 nrt_execute calls, 0 matched to a device execution" "$tmp/s" &&
+		"$np" summary --json "$fx/sysonly" >"$tmp/s.json" &&
+		check summary-json "$tmp/s.json" files=0 recordings.0.host.events=6 \
+			recordings.0.host.event_types.0.name=device_exec recordings.0.host.event_types.0.total_ns=4400
+	}
+	run "summary of a directory with only a system profile" t_summary_sys_only
 
 	t_summary_gap() {
 		"$np" summary "$fx/gap.ntff" >"$tmp/s" || return 1
 		has "warning: $fx/gap.ntff record 0 (TRACE core 0 engine 0): lost 1 recorded, 3 missing from sequence numbers: entries vanished without being counted as lost" "$tmp/s" &&
 		"$np" summary --json "$fx/gap.ntff" >"$tmp/s.json" &&
-		check summary-json "$tmp/s.json" totals.seq_gaps=3 totals.lost=1 \
-			totals.records_with_unexplained_gaps=1 losses.0.explained=false
+		check summary-json "$tmp/s.json" recordings.0.totals.seq_gaps=3 recordings.0.totals.lost=1 \
+			recordings.0.totals.records_with_unexplained_gaps=1 recordings.0.losses.0.explained=false
 	}
 	run "summary: a gap larger than the recorded loss is flagged" t_summary_gap
 
 	t_summary_file() {
 		"$np" summary --json "$basic" >"$tmp/s.json" || return 1
-		check summary-json "$tmp/s.json" files=1 entries=46 totals.instructions=16 totals.dma=6 \
-			totals.events=16 totals.errors=2
+		check summary-json "$tmp/s.json" files=1 entries=46 recordings.0.path="$basic" \
+			recordings.0.totals.instructions=16 recordings.0.totals.dma=6 \
+			recordings.0.totals.events=16 recordings.0.totals.errors=2 recordings.0.host=None
 	}
 	run "summary of one file" t_summary_file
+
+	run "summary --json with --csv: exit 2" \
+		expect_exit 2 "--json and --csv are exclusive" "$np" summary --json --csv "$tmp/c" "$basic"
+	run "summary --top 0: exit 2, range named" \
+		expect_exit 2 "--top: 0 is out of range" "$np" summary --top 0 "$basic"
+	run "summary --csv into a directory that cannot be made: exit 1, named" \
+		expect_exit 1 "cannot create directory $tmp/no/such/csv" "$np" summary --csv "$tmp/no/such/csv" "$basic"
 
 	# ---- export: Chrome JSON -----------------------------------------------------
 	t_export_json() {
@@ -337,6 +419,8 @@ suite() {
 		has "dump [########################################] 100.0% 46/46 entries" "$tmp/e" &&
 		"$np" export --format json --progress=always -o "$tmp/x.json" "$basic" >/dev/null 2>"$tmp/e" &&
 		has "export [" "$tmp/e" &&
+		"$np" summary --progress=always "$basic" >/dev/null 2>"$tmp/e" &&
+		has "summary [########################################] 100.0% 46/46 entries" "$tmp/e" &&
 		"$np" dump "$basic" >/dev/null 2>"$tmp/e" &&
 		[ ! -s "$tmp/e" ] || { echo "progress output without a terminal"; return 1; }
 		expect_exit 2 "--progress: 'sometimes' is not one of auto, always, never" \

@@ -230,13 +230,33 @@ case "$rec" in
 *) bad "session directory $rec is not <out>/<instance_id>-<pid>/<session_init_ns>" ;;
 esac
 "$np" summary --json "$rec" >"$work/summary.json" || bad "summary of the recording"
-check summary-json "$work/summary.json" files=2 cores.0.inferences=6 cores.0.inferences_failed=1 \
-	cores.0.errors=1 cores.0.throttle_events=6 cores.0.engines.4.name=sync \
-	cores.0.engines.4.instructions=192 cores.0.engines.0.dma=12 cores.0.engines.4.dma=6 \
-	cores.0.topsps.0.topsp=0 cores.0.topsps.1.topsp=1 cores.1.topsps.0.topsp=2 \
-	cores.0.topsps.0.errors=1 cores.0.topsps.1.instructions=6 \
-	totals.instructions=1944 totals.dma=96 totals.errors=4 totals.throttle_events=12 \
-	totals.inferences=12 totals.lost=0 totals.seq_gaps=0
+# One recording; errors count the core's ERROR and its TopSP's TOPSP_ERROR.
+# Executions: 2 per core of 3 iterations, each started by one nrt_execute.
+check summary-json "$work/summary.json" files=2 recordings.0.cores.0.inferences=6 \
+	recordings.0.cores.0.inferences_failed=1 recordings.0.cores.0.executions=2 \
+	recordings.0.cores.0.errors=2 recordings.0.cores.0.throttle_events=6 \
+	recordings.0.cores.0.engines.4.name=sync \
+	recordings.0.cores.0.engines.4.instructions=192 recordings.0.cores.0.engines.0.dma=12 \
+	recordings.0.cores.0.engines.4.dma=6 recordings.0.cores.0.topsps.0.topsp=0 \
+	recordings.0.cores.0.topsps.1.topsp=1 recordings.0.cores.1.topsps.0.topsp=2 \
+	recordings.0.cores.0.topsps.0.errors=1 recordings.0.cores.0.topsps.1.instructions=6 \
+	recordings.0.cores.0.errors_by_code.0.code=1004 recordings.0.cores.0.errors_by_code.0.count=2 \
+	recordings.0.totals.instructions=1944 recordings.0.totals.dma=96 recordings.0.totals.errors=4 \
+	recordings.0.totals.throttle_events=12 recordings.0.totals.executions=4 \
+	recordings.0.totals.inferences=12 recordings.0.totals.lost=0 recordings.0.totals.seq_gaps=0 \
+	recordings.0.host.nrt_execute_calls=4 recordings.0.host.nrt_execute_matched=4 \
+	recordings.0.models.0.latency.count=4 recordings.0.models.0.host_matched=4
+# Every number of the summary, recomputed from the dumps and ntrace.pb.
+mkdir -p "$work/sys_pb2" && protoc --python_out="$work/sys_pb2" -I"$repo/proto" \
+	"$repo/proto/system_profile.proto" || bad "protoc --python_out system_profile"
+"$np" dump --json "$rec/profile_nc_0_session_0.ntff" >"$work/d0.json" &&
+"$np" dump --json "$rec/profile_nc_1_session_0.ntff" >"$work/d1.json" ||
+	bad "dump of the session files"
+"$py" "$here/summary_check.py" recompute "$work/summary.json" 0 5 --ntrace "$rec/ntrace.pb" \
+	"$work/sys_pb2" "$work/d0.json" "$work/d1.json" || bad "summary recomputed from the dumps"
+"$np" summary --ns "$rec" >"$work/summary.txt" &&
+"$py" "$here/summary_check.py" text "$work/summary.json" "$work/summary.txt" ||
+	bad "summary text and JSON disagree"
 # Host events as above, X slices with the 12 inferences; the queue and
 # capture events on their cores with their attributes, the device on none.
 # Counters: one C per THROTTLE entry, one "host cpu" per CPU sample but the
@@ -286,9 +306,12 @@ mdl=$(host_dir "$out/model.json") || bad "model.json has no session_dir"
 check dump-json "$work/model-dump.json" capture.kind=model capture.core=3 capture.model_id=7 \
 	"capture.model_name=my model" device.num_cores=8
 "$np" summary --json "$mdl" >"$work/model-summary.json" || bad "summary of the model recording"
-check summary-json "$work/model-summary.json" files=2 cores.0.core=1 cores.1.core=3 \
-	cores.0.inferences=2 cores.0.inferences_failed=0 totals.errors=0 totals.instructions=648 \
-	totals.lost=0
+check summary-json "$work/model-summary.json" files=2 recordings.0.cores.0.core=1 \
+	recordings.0.cores.1.core=3 recordings.0.cores.0.inferences=2 \
+	recordings.0.cores.0.inferences_failed=0 recordings.0.totals.errors=0 \
+	recordings.0.totals.instructions=648 recordings.0.totals.lost=0 \
+	recordings.0.totals.executions=2 recordings.0.host.nrt_execute_calls=6 \
+	recordings.0.host.nrt_execute_matched=2
 "$np" export --format json -o "$work/model-export.json" "$mdl" >/dev/null || bad "export json of the model"
 # Events as for SESSION, 3 executions per core, the 4 inferences of the
 # captured first executions; the capture events carry the model id.
@@ -305,8 +328,9 @@ grep -Eq '^  profile_nc_2_session_0.ntff: NeuronCore 2, session 0, 1 execution: 
 	"$out/small.txt" || bad "small rings: $(cat "$out/small.txt")"
 sml=$(sed -n 's|^session directory /out/\([^ ]*\) .*|\1|p' "$out/small.txt")
 "$np" summary --json "$out/$sml" >"$work/small.json" || bad "summary of the small-ring recording"
-check summary-json "$work/small.json" cores.0.core=2 cores.0.lost=18080 cores.0.seq_gaps=0 \
-	totals.records_with_unexplained_gaps=0 cores.0.engines.0.instructions=16384
+check summary-json "$work/small.json" recordings.0.cores.0.core=2 recordings.0.cores.0.lost=18080 \
+	recordings.0.cores.0.seq_gaps=0 recordings.0.totals.records_with_unexplained_gaps=0 \
+	recordings.0.cores.0.engines.0.instructions=16384
 # The harvest's drain of each TRACE ring finds its 3616 lost: one nq_overflow
 # each, on core 2.
 grep -q "^  ntrace.pb: $(host_events 1 1 0 5) host events$" "$out/small.txt" ||
