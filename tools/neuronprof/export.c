@@ -10,6 +10,7 @@
 
 #include "export.h"
 #include "fmt.h"
+#include "timing.h"
 
 struct layout {
 	struct xproc **procs;
@@ -46,6 +47,9 @@ static struct xproc *proc_get(struct layout *l, const struct prof_file *f, uint3
 	p->core = core;
 	p->pid = (int32_t)(XPID_DEVICE_BASE + 1000 * dev + core);
 	snprintf(p->name, sizeof(p->name), "device %u NeuronCore %u (%s%s%s)", dev, core,
+		 arch_name(f->info.device.arch), provider ? " " : "", provider ? provider : "");
+	p->dev_pid = (int32_t)(XPID_DEVICE_BASE + 1000 * dev + 999);
+	snprintf(p->dev_name, sizeof(p->dev_name), "device %u (%s%s%s)", dev,
 		 arch_name(f->info.device.arch), provider ? " " : "", provider ? provider : "");
 	l->procs = xrealloc(l->procs, (l->nprocs + 1) * sizeof(*l->procs));
 	l->procs[l->nprocs++] = p;
@@ -201,6 +205,21 @@ static const char *const series_name[XCOUNTER_SERIES] = {
 	[XCOUNTER_PROCESS_RSS] = "process rss bytes",
 };
 
+static const struct {
+	enum xunit unit;
+	const char *name;
+} series_unit[XCOUNTER_SERIES] = {
+	[XCOUNTER_THROTTLE_LEVEL] = { XUNIT_COUNT, "level" },
+	[XCOUNTER_THROTTLE_CLOCK] = { XUNIT_NONE, "%" },
+	[XCOUNTER_CPU_UTIL] = { XUNIT_NONE, "%" },
+	[XCOUNTER_CPU_USER] = { XUNIT_NONE, "%" },
+	[XCOUNTER_CPU_SYSTEM] = { XUNIT_NONE, "%" },
+	[XCOUNTER_CPU_IOWAIT] = { XUNIT_NONE, "%" },
+	[XCOUNTER_MEM_USED] = { XUNIT_BYTES, NULL },
+	[XCOUNTER_MEM_AVAILABLE] = { XUNIT_BYTES, NULL },
+	[XCOUNTER_PROCESS_RSS] = { XUNIT_BYTES, NULL },
+};
+
 static void counter_tracks(struct layout *l, const struct xproc *p, uint32_t first,
 			   uint32_t last)
 {
@@ -213,7 +232,24 @@ static void counter_tracks(struct layout *l, const struct xproc *p, uint32_t fir
 		c->tid = (int32_t)(p->host ? 0 : NEURONPROF_QT_THROTTLE);
 		snprintf(c->name, sizeof(c->name), "%s", series_name[s]);
 		snprintf(c->full_name, sizeof(c->full_name), "%s", series_name[s]);
+		c->unit = series_unit[s].unit;
+		c->unit_name = series_unit[s].name;
 	}
+}
+
+/* Executions sit on a track of their core, after the core-level queues. */
+#define EXEC_TID	50
+
+static void exec_track(struct layout *l, struct xproc *p)
+{
+	struct xtrack *t;
+
+	if (track_find(l, p, XT_EXEC, 0, 0, 0, 0))
+		return;
+	t = track_new(l, p, XT_EXEC, 0, 0, 0, 0);
+	t->tid = EXEC_TID;
+	snprintf(t->name, sizeof(t->name), "executions");
+	snprintf(t->full_name, sizeof(t->full_name), "core executions");
 }
 
 static void layout_sysprof(struct layout *l, const struct sysprof *s)
@@ -260,26 +296,39 @@ static int cmp_track(const void *a, const void *b)
 	return x->queue_type < y->queue_type ? -1 : x->queue_type > y->queue_type;
 }
 
-static void layout_build(struct layout *l, const struct profile *prof)
+static void layout_build(struct layout *l, const struct profile *prof, const struct timing *tm)
 {
 	uint64_t uuid = 1;
 
 	memset(l, 0, sizeof(*l));
-	l->qtrack = xrealloc(NULL, prof->nfiles * sizeof(*l->qtrack));
+	l->qtrack = xrealloc(NULL, (prof->nfiles + 1) * sizeof(*l->qtrack));
 	for (size_t i = 0; i < prof->nfiles; i++) {
 		const struct prof_file *f = &prof->files[i];
 
 		l->qtrack[i] = xrealloc(NULL, (f->nqueues + 1) * sizeof(**l->qtrack));
-		for (size_t k = 0; k < f->nqueues; k++)
+		for (size_t k = 0; k < f->nqueues; k++) {
 			l->qtrack[i][k] = queue_track(l, f, &f->queues[k]);
+			if (f->queues[k].queue_type == NEURONPROF_QT_INFER_STATUS &&
+			    timing_core(tm, f->info.device.device_index, queue_core(f, &f->queues[k])))
+				exec_track(l, proc_get(l, f, queue_core(f, &f->queues[k])));
+		}
 	}
 	for (size_t i = 0; i < prof->nsys; i++)
 		layout_sysprof(l, &prof->sys[i]);
 	if (l->nprocs > 1)
 		qsort(l->procs, l->nprocs, sizeof(*l->procs), cmp_proc);
 	for (size_t i = 0; i < l->nprocs; i++) {
-		l->procs[i]->sort_index = (int)i;
-		l->procs[i]->uuid = uuid++;
+		struct xproc *p = l->procs[i];
+
+		/* A device's uuid comes right before its first core's. */
+		if (!p->host && (!i || l->procs[i - 1]->host || l->procs[i - 1]->dev != p->dev)) {
+			p->dev_first = true;
+			p->dev_uuid = uuid++;
+		} else if (!p->host) {
+			p->dev_uuid = l->procs[i - 1]->dev_uuid;
+		}
+		p->sort_index = (int)i;
+		p->uuid = uuid++;
 	}
 	if (l->ntracks > 1)
 		qsort(l->tracks, l->ntracks, sizeof(*l->tracks), cmp_track);
@@ -338,6 +387,7 @@ struct walk {
 	struct export_stats *st;
 	const struct xtrack *t;
 	const struct xtrack *level, *clock;	/* counter tracks, for THROTTLE */
+	struct instr_clock clk;			/* TRACE: the duration model */
 };
 
 static int instant(struct walk *w, const char *cat, const char *name, uint64_t ts,
@@ -376,7 +426,22 @@ static int pair_slice(struct walk *w, enum xslice_style style, const char *cat,
 	if (end_key)
 		a[n++] = (struct xarg){ .key = end_key, .kind = XARG_U64, .u = e->payload[0] };
 	w->st->slices++;
-	return w->fmt->slice(w->ctx, w->t, style, cat, name, s->ts, e->ts, a, n);
+	return w->fmt->slice(w->ctx, w->t, style, cat, name, s->ts, e->ts, a, n, 0, 0);
+}
+
+/* An instruction as a slice, its end given by the timing model. */
+static int instruction(struct walk *w, const struct entry *e, uint64_t end)
+{
+	struct xarg a[3];
+	char name[16];
+
+	*fmt_hex(fmt_str(name, "op 0x"), e->code, 4) = '\0';
+	a[0] = (struct xarg){ .key = "pc", .kind = XARG_HEX, .u = e->payload[0] };
+	a[1] = (struct xarg){ .key = "operand0", .kind = XARG_HEX, .u = e->payload[1] };
+	a[2] = (struct xarg){ .key = "operand1", .kind = XARG_HEX, .u = e->payload[2] };
+	w->st->slices++;
+	return w->fmt->slice(w->ctx, w->t, XSLICE_BEGIN_END, "instruction", name, e->ts, end, a,
+			     3, 0, 0);
 }
 
 /* Group name used in slice names: "vector", "engine 7", "TopSP 3". */
@@ -396,8 +461,8 @@ static int walk_record(struct walk *w, const struct nprof_ntff_queue *q, struct 
 		       uint64_t *done)
 {
 	struct nprof_ntff_entry_iter it;
-	struct entry e, start = { 0 };
-	bool open = false, have_prev = false;
+	struct entry e, start = { 0 }, pend = { 0 };
+	bool open = false, have_prev = false, have_pend = false;
 	uint64_t prev_seq = 0;
 	const void *p;
 	char name[64], unit[32], *np;
@@ -435,8 +500,7 @@ static int walk_record(struct walk *w, const struct nprof_ntff_queue *q, struct 
 			} else if (e.code == NEURONPROF_INFER_STOP) {
 				if (open) {
 					np = fmt_u64(fmt_str(name, "model "), start.model_id);
-					np = fmt_u64(fmt_str(np, " iteration "), start.iteration);
-					*np = '\0';
+					*fmt_str(np, " iteration") = '\0';
 					ret = pair_slice(w, XSLICE_COMPLETE, "infer", name, &start,
 							 &e, "iterations", "status");
 					open = false;
@@ -456,9 +520,7 @@ static int walk_record(struct walk *w, const struct nprof_ntff_queue *q, struct 
 				start = e;
 				open = true;
 			} else if (e.code == EVENT_CODE_END && open) {
-				np = fmt_u64(fmt_str(fmt_str(name, unit), " iteration "),
-					     start.iteration);
-				*np = '\0';
+				*fmt_str(fmt_str(name, unit), " iteration") = '\0';
 				ret = pair_slice(w, XSLICE_BEGIN_END, "event", name, &start, &e,
 						 q->queue_type == NEURONPROF_QT_EVENT ?
 						 "instructions" : "topsp", NULL);
@@ -472,14 +534,11 @@ static int walk_record(struct walk *w, const struct nprof_ntff_queue *q, struct 
 			break;
 		case NEURONPROF_QT_TRACE:
 		case NEURONPROF_QT_TOPSP_TRACE:
-			*fmt_hex(fmt_str(name, "op 0x"), e.code, 4) = '\0';
-			n = base_args(a, &e);
-			a[n++] = (struct xarg){ .key = "pc", .kind = XARG_HEX, .u = e.payload[0] };
-			a[n++] = (struct xarg){ .key = "operand0", .kind = XARG_HEX,
-						.u = e.payload[1] };
-			a[n++] = (struct xarg){ .key = "operand1", .kind = XARG_HEX,
-						.u = e.payload[2] };
-			ret = instant(w, "instruction", name, e.ts, a, n);
+			/* An instruction ends when the next entry of its record says. */
+			if (have_pend)
+				ret = instruction(w, &pend, instr_end(&w->clk, pend.ts, true, e.ts));
+			pend = e;
+			have_pend = true;
 			break;
 		case NEURONPROF_QT_DMA:
 			*fmt_u64(fmt_str(name, "dma queue "), e.code) = '\0';
@@ -512,6 +571,8 @@ static int walk_record(struct walk *w, const struct nprof_ntff_queue *q, struct 
 			break;
 		}
 	}
+	if (!ret && have_pend)
+		ret = instruction(w, &pend, instr_end(&w->clk, pend.ts, false, 0));
 	if (!ret && open)
 		ret = unmatched(w, q->queue_type == NEURONPROF_QT_INFER_STATUS ? "infer" : "event",
 				q->queue_type == NEURONPROF_QT_INFER_STATUS ?
@@ -529,8 +590,58 @@ static const char *source_name(uint32_t source)
 	}
 }
 
+/* Flows: the host calls that started an execution, by event, with their flow id. */
+struct flow {
+	const Neuronprof__System__NtraceEvent *ev;
+	uint64_t id;
+};
+
+struct flows {
+	struct flow *v;
+	size_t n;
+};
+
+static int cmp_flow(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)((const struct flow *)a)->ev;
+	uintptr_t y = (uintptr_t)((const struct flow *)b)->ev;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Flow ids are given in (core, execution) order from 1, so they are unique in the trace. */
+static void flows_build(struct flows *fl, const struct timing *tm)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < tm->ncores; i++)
+		for (size_t k = 0; k < tm->cores[i].nexec; k++)
+			n += tm->cores[i].exec[k].host != NULL;
+	fl->v = xrealloc(NULL, (n + 1) * sizeof(*fl->v));
+	fl->n = 0;
+	for (size_t i = 0; i < tm->ncores; i++)
+		for (size_t k = 0; k < tm->cores[i].nexec; k++)
+			if (tm->cores[i].exec[k].host) {
+				fl->v[fl->n].ev = tm->cores[i].exec[k].host;
+				fl->v[fl->n].id = fl->n + 1;
+				fl->n++;
+			}
+	if (fl->n > 1)
+		qsort(fl->v, fl->n, sizeof(*fl->v), cmp_flow);
+}
+
+static uint64_t flow_of(const struct flows *fl, const Neuronprof__System__NtraceEvent *ev)
+{
+	struct flow key = { .ev = ev }, *f;
+
+	if (!fl->n)
+		return 0;
+	f = bsearch(&key, fl->v, fl->n, sizeof(*fl->v), cmp_flow);
+	return f ? f->id : 0;
+}
+
 static int host_event(struct layout *l, const Neuronprof__System__NtraceEvent *ev,
-		      const struct xformat *fmt, void *ctx)
+		      const struct xformat *fmt, void *ctx, uint64_t flow_out)
 {
 	struct xproc *p = host_proc(l, ev->pid, ev->instance_id);
 	const struct xtrack *t = host_thread(l, p, ev->tid);
@@ -573,18 +684,22 @@ static int host_event(struct layout *l, const Neuronprof__System__NtraceEvent *e
 		n++;
 	}
 	return fmt->slice(ctx, t, XSLICE_COMPLETE, source_name(ev->source),
-			  ev->name && *ev->name ? ev->name : "event", ev->start_ns, end, a, n);
+			  ev->name && *ev->name ? ev->name : "event", ev->start_ns, end, a, n,
+			  flow_out, 0);
 }
 
 /* The system profile of one directory: host events, then host counters. */
 static int walk_sysprof(struct layout *l, const struct sysprof *s, const struct xformat *fmt,
-			void *ctx, struct export_stats *st)
+			void *ctx, struct export_stats *st, const struct flows *fl)
 {
 	int ret = 0;
 
 	for (size_t i = 0; !ret && s->ntrace && i < s->ntrace->n_events; i++) {
-		ret = host_event(l, s->ntrace->events[i], fmt, ctx);
+		uint64_t flow = flow_of(fl, s->ntrace->events[i]);
+
+		ret = host_event(l, s->ntrace->events[i], fmt, ctx, flow);
 		st->host_events++;
+		st->flows += flow != 0;
 	}
 	for (size_t i = 0; !ret && s->cpu && i < s->cpu->n_samples; i++) {
 		const Neuronprof__System__CpuUtilSample *cs = s->cpu->samples[i];
@@ -626,15 +741,58 @@ static int walk_sysprof(struct layout *l, const struct sysprof *s, const struct 
 	return ret;
 }
 
+/* The executions of each core as slices on its executions track, flows ending there. */
+static int walk_executions(const struct layout *l, const struct timing *tm,
+			   const struct flows *fl, const struct xformat *fmt, void *ctx,
+			   struct export_stats *st)
+{
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < tm->ncores; i++) {
+		const struct core_timing *c = &tm->cores[i];
+		const struct xtrack *t = NULL;
+		char name[48];
+
+		for (size_t k = 0; k < l->ntracks; k++)
+			if (l->tracks[k]->kind == XT_EXEC && l->tracks[k]->proc->dev == c->dev &&
+			    l->tracks[k]->proc->core == c->core && !l->tracks[k]->proc->host)
+				t = l->tracks[k];
+		for (size_t k = 0; t && !ret && k < c->nexec; k++) {
+			const struct execution *x = &c->exec[k];
+			uint64_t flow = x->host ? flow_of(fl, x->host) : 0;
+			struct xarg a[4] = {
+				{ .key = "model_id", .kind = XARG_U64, .u = x->model_id },
+				{ .key = "execution", .kind = XARG_U64, .u = k },
+				{ .key = "iterations", .kind = XARG_U64, .u = x->iterations },
+				{ .key = "failed", .kind = XARG_U64, .u = x->failed },
+			};
+
+			*fmt_str(fmt_u64(fmt_str(name, "model "), x->model_id), " execution") = '\0';
+			st->executions++;
+			ret = fmt->slice(ctx, t, XSLICE_COMPLETE, "execution", name, x->start, x->stop,
+					 a, 4, 0, flow);
+		}
+	}
+	return ret;
+}
+
 int export_run(const struct profile *prof, const char *source, const struct xformat *fmt,
 	       void *ctx, struct progress *pg, struct export_stats *st)
 {
+	const struct prof_file **files = xrealloc(NULL, (prof->nfiles + 1) * sizeof(*files));
+	struct timing tm;
+	struct flows fl;
 	struct layout l;
 	uint64_t done = 0;
 	int ret;
 
 	memset(st, 0, sizeof(*st));
-	layout_build(&l, prof);
+	for (size_t i = 0; i < prof->nfiles; i++)
+		files[i] = &prof->files[i];
+	timing_build(&tm, files, prof->nfiles, prof->sys, prof->nsys);
+	free(files);
+	flows_build(&fl, &tm);
+	layout_build(&l, prof, &tm);
 	ret = fmt->begin(ctx, source);
 	for (size_t i = 0; !ret && i < l.nprocs; i++)
 		ret = fmt->process(ctx, l.procs[i]);
@@ -644,7 +802,13 @@ int export_run(const struct profile *prof, const char *source, const struct xfor
 		const struct prof_file *f = &prof->files[i];
 
 		for (size_t k = 0; !ret && k < f->nqueues; k++) {
+			const struct nprof_ntff_queue *q = &f->queues[k];
 			struct walk w = { .fmt = fmt, .ctx = ctx, .st = st, .t = l.qtrack[i][k] };
+			bool tsp = q->queue_type == NEURONPROF_QT_TOPSP_TRACE;
+
+			instr_clock_init(&w.clk, timing_core(&tm, f->info.device.device_index,
+							     queue_core(f, q)),
+					 tsp, tsp ? q->target_index : q->engine);
 
 			if (f->queues[k].queue_type == NEURONPROF_QT_THROTTLE) {
 				w.level = counter_track(&l, w.t->proc, XCOUNTER_THROTTLE_LEVEL);
@@ -653,10 +817,14 @@ int export_run(const struct profile *prof, const char *source, const struct xfor
 			ret = walk_record(&w, &f->queues[k], pg, &done);
 		}
 	}
+	if (!ret)
+		ret = walk_executions(&l, &tm, &fl, fmt, ctx, st);
 	for (size_t i = 0; !ret && i < prof->nsys; i++)
-		ret = walk_sysprof(&l, &prof->sys[i], fmt, ctx, st);
+		ret = walk_sysprof(&l, &prof->sys[i], fmt, ctx, st, &fl);
 	if (!ret)
 		ret = fmt->end(ctx);
 	layout_free(&l, prof);
+	free(fl.v);
+	timing_free(&tm);
 	return ret;
 }

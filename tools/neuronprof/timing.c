@@ -202,7 +202,7 @@ static void match_host(struct timing *t, const Neuronprof__System__Ntrace *nt)
 }
 
 void timing_build(struct timing *t, const struct prof_file *const *files, size_t nfiles,
-		  const struct sysprof *sys)
+		  const struct sysprof *sys, size_t nsys)
 {
 	memset(t, 0, sizeof(*t));
 	for (size_t i = 0; i < nfiles; i++) {
@@ -239,8 +239,9 @@ void timing_build(struct timing *t, const struct prof_file *const *files, size_t
 				qsort(c->units[k].w, c->units[k].n, sizeof(*c->units[k].w),
 				      cmp_window);
 	}
-	if (sys && sys->ntrace)
-		match_host(t, sys->ntrace);
+	for (size_t i = 0; i < nsys; i++)
+		if (sys[i].ntrace)
+			match_host(t, sys[i].ntrace);
 }
 
 void timing_free(struct timing *t)

@@ -79,12 +79,12 @@ struct timing {
 };
 
 /*
- * timing_build() - the inferences and executions of every core of @files
- * (INFER_STATUS records only), then the host calls of @sys (may be NULL)
+ * timing_build() - the inferences, executions and EVENT windows of every
+ * core of @files, then the host calls of the @nsys system profiles @sys
  * matched to executions. Exits on allocation failure.
  */
 void timing_build(struct timing *t, const struct prof_file *const *files, size_t nfiles,
-		  const struct sysprof *sys);
+		  const struct sysprof *sys, size_t nsys);
 void timing_free(struct timing *t);
 const struct core_timing *timing_core(const struct timing *t, uint32_t dev, uint32_t core);
 
