@@ -171,13 +171,15 @@ int cmd_export(int argc, char **argv)
 		unlink(tmp);
 	else
 		printf("%s: %" PRIu64 " entries from %zu file%s: %" PRIu64 " slices, %" PRIu64
-		       " instants (%" PRIu64 " lost markers), %" PRIu64 " counter samples\n",
-		       outpath, st.entries, prof.nfiles, prof.nfiles == 1 ? "" : "s", st.slices,
-		       st.instants, st.lost_markers, st.counters);
+		       " instants (%" PRIu64 " lost markers), %" PRIu64 " counter samples, %" PRIu64
+		       " executions\n", outpath, st.entries, prof.nfiles,
+		       prof.nfiles == 1 ? "" : "s", st.slices, st.instants, st.lost_markers,
+		       st.counters, st.executions);
 	if (!ret && prof.nsys)
 		printf("%s: system profile of %zu director%s: %" PRIu64 " host events, %" PRIu64
-		       " host samples\n", outpath, prof.nsys, prof.nsys == 1 ? "y" : "ies",
-		       st.host_events, st.host_samples);
+		       " host samples, %" PRIu64 " host calls linked to their execution by a flow\n",
+		       outpath, prof.nsys, prof.nsys == 1 ? "y" : "ies", st.host_events,
+		       st.host_samples, st.flows);
 	profile_free(&prof);
 	return ret;
 }

@@ -19,6 +19,8 @@ struct layout {
 	size_t ntracks;
 	/* Queue track of each record: qtrack[file][record]. */
 	struct xtrack ***qtrack;
+	/* Host events: the lane of each, lane[system profile][event]. */
+	uint32_t **lane;
 };
 
 static void *xrealloc(void *p, size_t n)
@@ -180,17 +182,105 @@ static struct xproc *host_proc(struct layout *l, uint32_t pid, const char *insta
 	return p;
 }
 
-static struct xtrack *host_thread(struct layout *l, const struct xproc *p, uint32_t tid)
+/*
+ * The track of a host thread's events. Events of one thread that overlap
+ * without nesting (a device event recorded from that thread, say) go to
+ * further lanes, so the slices of every track nest: lane 0 is the thread's
+ * own track, lane N > 0 a track "thread T lane N" beside it.
+ */
+#define LANE_TID_STEP	4194304		/* PID_MAX_LIMIT: lane tids never collide */
+
+static struct xtrack *host_thread(struct layout *l, const struct xproc *p, uint32_t tid,
+				  uint32_t lane)
 {
-	struct xtrack *t = track_find(l, p, XT_THREAD, 0, 0, tid, 0);
+	struct xtrack *t = track_find(l, p, XT_THREAD, 0, 0, tid, lane);
 
 	if (t)
 		return t;
-	t = track_new(l, p, XT_THREAD, 0, 0, tid, 0);
-	t->tid = (int32_t)tid;
-	snprintf(t->name, sizeof(t->name), "thread %u", tid);
-	snprintf(t->full_name, sizeof(t->full_name), "thread %u", tid);
+	t = track_new(l, p, XT_THREAD, 0, 0, tid, lane);
+	t->tid = (int32_t)(tid + (uint64_t)lane * LANE_TID_STEP);
+	if (lane) {
+		snprintf(t->name, sizeof(t->name), "thread %u lane %u", tid, lane);
+		snprintf(t->full_name, sizeof(t->full_name), "thread %u lane %u", tid, lane);
+	} else {
+		snprintf(t->name, sizeof(t->name), "thread %u", tid);
+		snprintf(t->full_name, sizeof(t->full_name), "thread %u", tid);
+	}
 	return t;
+}
+
+static int cmp_host_event(const void *a, const void *b, void *arg)
+{
+	const Neuronprof__System__NtraceEvent *const *ev = arg;
+	const Neuronprof__System__NtraceEvent *x = ev[*(const size_t *)a];
+	const Neuronprof__System__NtraceEvent *y = ev[*(const size_t *)b];
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	/* The longer first: it is the parent of what starts with it. */
+	if (x->end_ns != y->end_ns)
+		return x->end_ns > y->end_ns ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+static uint64_t host_end(const Neuronprof__System__NtraceEvent *ev)
+{
+	return ev->end_ns >= ev->start_ns ? ev->end_ns : ev->start_ns;
+}
+
+/* Lanes of the events of @nt: per thread, the first lane where the event nests. */
+static uint32_t *host_lanes(const Neuronprof__System__Ntrace *nt)
+{
+	size_t n = nt->n_events, nlanes = 0;
+	size_t *order = xrealloc(NULL, (n + 1) * sizeof(*order));
+	uint32_t *lane = xrealloc(NULL, (n + 1) * sizeof(*lane));
+	/* Per lane, the ends of the open slices (a stack). */
+	struct lane_stack {
+		uint64_t *end;
+		size_t n, cap;
+	} *ls = NULL;
+
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	if (n > 1)
+		qsort_r(order, n, sizeof(*order), cmp_host_event, nt->events);
+	for (size_t k = 0; k < n; k++) {
+		const Neuronprof__System__NtraceEvent *ev = nt->events[order[k]];
+		uint64_t end = host_end(ev);
+		size_t j;
+
+		if (k && (nt->events[order[k - 1]]->pid != ev->pid ||
+			  nt->events[order[k - 1]]->tid != ev->tid))
+			for (j = 0; j < nlanes; j++)
+				ls[j].n = 0;	/* another thread: lanes start empty */
+		for (j = 0; j < nlanes; j++) {
+			struct lane_stack *s = &ls[j];
+
+			while (s->n && s->end[s->n - 1] <= ev->start_ns)
+				s->n--;
+			if (!s->n || s->end[s->n - 1] >= end)
+				break;
+		}
+		if (j == nlanes) {
+			ls = xrealloc(ls, (nlanes + 1) * sizeof(*ls));
+			memset(&ls[nlanes++], 0, sizeof(*ls));
+		}
+		if (ls[j].n == ls[j].cap) {
+			ls[j].cap = ls[j].cap ? ls[j].cap * 2 : 8;
+			ls[j].end = xrealloc(ls[j].end, ls[j].cap * sizeof(*ls[j].end));
+		}
+		ls[j].end[ls[j].n++] = end;
+		lane[order[k]] = (uint32_t)j;
+	}
+	for (size_t j = 0; j < nlanes; j++)
+		free(ls[j].end);
+	free(ls);
+	free(order);
+	return lane;
 }
 
 static const char *const series_name[XCOUNTER_SERIES] = {
@@ -252,13 +342,15 @@ static void exec_track(struct layout *l, struct xproc *p)
 	snprintf(t->full_name, sizeof(t->full_name), "core executions");
 }
 
-static void layout_sysprof(struct layout *l, const struct sysprof *s)
+static void layout_sysprof(struct layout *l, const struct sysprof *s, uint32_t **lanes)
 {
+	*lanes = NULL;
 	if (s->ntrace) {
+		*lanes = host_lanes(s->ntrace);
 		for (size_t i = 0; i < s->ntrace->n_events; i++) {
 			const Neuronprof__System__NtraceEvent *ev = s->ntrace->events[i];
 
-			host_thread(l, host_proc(l, ev->pid, ev->instance_id), ev->tid);
+			host_thread(l, host_proc(l, ev->pid, ev->instance_id), ev->tid, (*lanes)[i]);
 		}
 	}
 	if (s->cpu && s->cpu->n_samples)
@@ -313,8 +405,9 @@ static void layout_build(struct layout *l, const struct profile *prof, const str
 				exec_track(l, proc_get(l, f, queue_core(f, &f->queues[k])));
 		}
 	}
+	l->lane = xrealloc(NULL, (prof->nsys + 1) * sizeof(*l->lane));
 	for (size_t i = 0; i < prof->nsys; i++)
-		layout_sysprof(l, &prof->sys[i]);
+		layout_sysprof(l, &prof->sys[i], &l->lane[i]);
 	if (l->nprocs > 1)
 		qsort(l->procs, l->nprocs, sizeof(*l->procs), cmp_proc);
 	for (size_t i = 0; i < l->nprocs; i++) {
@@ -339,8 +432,8 @@ static void layout_build(struct layout *l, const struct profile *prof, const str
 	for (size_t i = 0; i < l->ntracks; i++) {
 		struct xtrack *t = l->tracks[i];
 
-		/* A thread track belongs to its process through its pid. */
-		t->parent_uuid = t->kind == XT_THREAD ? 0 : t->proc->uuid;
+		/* A thread track belongs to its process through its pid; lanes are children. */
+		t->parent_uuid = t->kind == XT_THREAD && !t->engine ? 0 : t->proc->uuid;
 		if (t->kind != XT_QUEUE ||
 		    (!per_engine(t->queue_type) && !topsp_type(t->queue_type)))
 			continue;
@@ -365,6 +458,9 @@ static void layout_free(struct layout *l, const struct profile *prof)
 		free(l->tracks[i]);
 	for (size_t i = 0; i < prof->nfiles; i++)
 		free(l->qtrack[i]);
+	for (size_t i = 0; i < prof->nsys; i++)
+		free(l->lane[i]);
+	free(l->lane);
 	free(l->procs);
 	free(l->tracks);
 	free(l->qtrack);
@@ -641,10 +737,10 @@ static uint64_t flow_of(const struct flows *fl, const Neuronprof__System__Ntrace
 }
 
 static int host_event(struct layout *l, const Neuronprof__System__NtraceEvent *ev,
-		      const struct xformat *fmt, void *ctx, uint64_t flow_out)
+		      uint32_t lane, const struct xformat *fmt, void *ctx, uint64_t flow_out)
 {
 	struct xproc *p = host_proc(l, ev->pid, ev->instance_id);
-	const struct xtrack *t = host_thread(l, p, ev->tid);
+	const struct xtrack *t = host_thread(l, p, ev->tid, lane);
 	uint64_t end = ev->end_ns >= ev->start_ns ? ev->end_ns : ev->start_ns;
 	struct xarg a[XARGS_MAX];
 	int n = 0;
@@ -689,15 +785,16 @@ static int host_event(struct layout *l, const Neuronprof__System__NtraceEvent *e
 }
 
 /* The system profile of one directory: host events, then host counters. */
-static int walk_sysprof(struct layout *l, const struct sysprof *s, const struct xformat *fmt,
-			void *ctx, struct export_stats *st, const struct flows *fl)
+static int walk_sysprof(struct layout *l, const struct sysprof *s, const uint32_t *lane,
+			const struct xformat *fmt, void *ctx, struct export_stats *st,
+			const struct flows *fl)
 {
 	int ret = 0;
 
 	for (size_t i = 0; !ret && s->ntrace && i < s->ntrace->n_events; i++) {
 		uint64_t flow = flow_of(fl, s->ntrace->events[i]);
 
-		ret = host_event(l, s->ntrace->events[i], fmt, ctx, flow);
+		ret = host_event(l, s->ntrace->events[i], lane[i], fmt, ctx, flow);
 		st->host_events++;
 		st->flows += flow != 0;
 	}
@@ -820,7 +917,7 @@ int export_run(const struct profile *prof, const char *source, const struct xfor
 	if (!ret)
 		ret = walk_executions(&l, &tm, &fl, fmt, ctx, st);
 	for (size_t i = 0; !ret && i < prof->nsys; i++)
-		ret = walk_sysprof(&l, &prof->sys[i], fmt, ctx, st, &fl);
+		ret = walk_sysprof(&l, &prof->sys[i], l.lane[i], fmt, ctx, st, &fl);
 	if (!ret)
 		ret = fmt->end(ctx);
 	layout_free(&l, prof);

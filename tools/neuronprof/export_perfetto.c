@@ -330,7 +330,7 @@ static int p_track(void *ctx, const struct xtrack *t)
 	pb_open(e, PKT_TRACK_DESCRIPTOR);
 	pb_uint(e, TD_UUID, t->uuid);
 	pb_str(e, TD_NAME, t->name);
-	if (t->kind == XT_THREAD) {
+	if (t->kind == XT_THREAD && !t->engine) {
 		/* A thread track belongs to its process through the pid. */
 		pb_open(e, TD_THREAD);
 		pb_int(e, THREAD_PID, t->proc->pid);

@@ -307,27 +307,37 @@ suite() {
 		expect_exit 1 "cannot create directory $tmp/no/such/csv" "$np" summary --csv "$tmp/no/such/csv" "$basic"
 
 	# ---- export: Chrome JSON -----------------------------------------------------
+	# basic.ntff: 26 slices = 2 iterations + 8 engine/TopSP event pairs + 16
+	# instructions; 9 instants = 6 DMA + 2 errors + 1 lost marker; 1 execution
+	# (2 iterations). JSON: X for iterations and executions, B/E for event
+	# pairs and instructions (name: counts both); 14 threads = 13 queues + the
+	# executions track.
 	t_export_json() {
 		"$np" export --format json -o "$tmp/b.json" "$basic" >"$tmp/o" || return 1
-		has "$tmp/b.json: 46 entries from 1 file: 10 slices, 25 instants (1 lost markers), 2 counter samples" "$tmp/o" &&
-		check chrome-json "$tmp/b.json" ph.M=28 ph.X=2 ph.B=8 ph.E=8 ph.i=25 ph.C=2 \
-			lost_markers=1 processes=1 threads=13 "name:lost 2=1" "name:model 7 iteration 1=1" \
-			"name:error 1004=2" "name:throttle=2"
+		has "$tmp/b.json: 46 entries from 1 file: 26 slices, 9 instants (1 lost markers), 2 counter samples, 1 executions" "$tmp/o" &&
+		check chrome-json "$tmp/b.json" ph.M=30 ph.X=3 ph.B=24 ph.E=24 ph.i=9 ph.C=2 \
+			lost_markers=1 processes=1 threads=14 "name:lost 2=1" "name:model 7 iteration=2" \
+			"name:model 7 execution=1" "name:op 0x0100=4" "name:op 0x0700=4" \
+			"name:error 1004=2" "name:throttle=2" ph.s=0 ph.f=0
 	}
 	run "export json: valid, event counts per phase, B/E balanced, names" t_export_json
 
-	# The directory adds core 1 (one inference, an unmatched start, an empty
-	# queue) and the system profile (6 host events on 2 threads of 1 process,
-	# 2 CPU samples with an interval and 3 memory samples).
+	# The directory adds core 1 (one iteration and its execution, 4
+	# instructions, an unmatched start, an empty queue) and the system profile
+	# (6 host events of 1 process on 2 threads, the device_exec event, which
+	# overlaps both nrt_execute calls of its thread, on a second lane; 2 CPU
+	# samples with an interval and 3 memory samples). The first nrt_execute
+	# started the execution of core 0: one flow.
 	t_export_json_dir() {
 		"$np" export --format json -o "$tmp/p.json" "$prof" >"$tmp/o" || return 1
-		has "$tmp/p.json: system profile of 1 directory: 6 host events, 5 host samples" "$tmp/o" &&
-		check chrome-json "$tmp/p.json" ph.M=46 ph.X=9 ph.B=9 ph.E=9 ph.i=33 ph.C=7 \
-			processes=3 threads=20 "name:infer start without stop=1" "name:nrt_execute=2" \
-			"name:device_exec=1" "name:model_load=1" "name:nrt_tensor_write=1" \
+		has "$tmp/p.json: system profile of 1 directory: 6 host events, 5 host samples, 1 host calls linked to their execution by a flow" "$tmp/o" &&
+		check chrome-json "$tmp/p.json" ph.M=52 ph.X=11 ph.B=29 ph.E=29 ph.i=13 ph.C=7 \
+			ph.s=1 ph.f=1 processes=3 threads=23 "name:infer start without stop=1" \
+			"name:nrt_execute=2" "name:device_exec=1" "name:model_load=1" \
+			"name:nrt_tensor_write=1" "name:model 9 execution=1" \
 			"name:host cpu=2" "name:host memory=3"
 	}
-	run "export json of a directory: both cores, unmatched start, system profile" t_export_json_dir
+	run "export json of a directory: both cores, unmatched start, system profile, a flow" t_export_json_dir
 
 	t_export_stdout() {
 		"$np" export --format json "$basic" >"$tmp/stdout.json" || return 1
@@ -336,30 +346,43 @@ suite() {
 	run "export json to stdout equals -o output" t_export_stdout
 
 	# ---- export: Perfetto ---------------------------------------------------------
+	# Descriptors: the device (a process), its core, 13 queue tracks, 4 engine
+	# and TopSP groups, 2 counter tracks, the executions track: 22. Packets:
+	# the first (clearing the incremental state), 22 descriptors, a begin and
+	# an end per slice (26 + 1 execution), 9 instants, 2 x 2 counter values.
 	t_perfetto_protoc() {
 		"$np" export --format perfetto -o "$tmp/b.pftrace" "$basic" >/dev/null || return 1
 		protoc --decode=perfetto.protos.Trace -I"$repo/proto" "$proto" <"$tmp/b.pftrace" \
 			>"$tmp/b.txt" || return 1
-		count_is 20 '^  track_descriptor \{' "$tmp/b.txt" &&
+		count_is 22 '^  track_descriptor \{' "$tmp/b.txt" &&
 		count_is 1 '^    process \{' "$tmp/b.txt" &&
-		count_is 10 'type: TYPE_SLICE_BEGIN' "$tmp/b.txt" &&
-		count_is 10 'type: TYPE_SLICE_END' "$tmp/b.txt" &&
-		count_is 25 'type: TYPE_INSTANT' "$tmp/b.txt" &&
-		count_is 4 'type: TYPE_COUNTER' "$tmp/b.txt"
+		count_is 27 'type: TYPE_SLICE_BEGIN' "$tmp/b.txt" &&
+		count_is 27 'type: TYPE_SLICE_END' "$tmp/b.txt" &&
+		count_is 9 'type: TYPE_INSTANT' "$tmp/b.txt" &&
+		count_is 4 'type: TYPE_COUNTER' "$tmp/b.txt" &&
+		count_is 1 'sequence_flags: 1$' "$tmp/b.txt" &&
+		count_is 0 '^    name: "' "$tmp/b.txt" &&
+		has 'unit: UNIT_COUNT' "$tmp/b.txt" &&
+		has 'unit_name: "%"' "$tmp/b.txt"
+		# protoc --decode_raw knows no schema at all: the file is protobuf.
+		protoc --decode_raw <"$tmp/b.pftrace" >/dev/null
 	}
-	run "export perfetto: protoc --decode=perfetto.protos.Trace, counts" t_perfetto_protoc
+	run "export perfetto: protoc decodes, counts, interned names, counter units" t_perfetto_protoc
 
 	t_perfetto_python() {
 		"$py" -c 'import google.protobuf' || { echo "no python3 with google.protobuf ($py)"; return 1; }
 		mkdir -p "$tmp/pb2" &&
 		protoc --python_out="$tmp/pb2" -I"$repo/proto" "$proto" || return 1
-		check perfetto "$tmp/b.pftrace" "$tmp/pb2" packets=69 descriptors=20 processes=1 \
-			counters=2 TYPE_SLICE_BEGIN=10 TYPE_SLICE_END=10 TYPE_INSTANT=25 TYPE_COUNTER=4 &&
+		check perfetto "$tmp/b.pftrace" "$tmp/pb2" packets=90 descriptors=22 processes=1 \
+			counters=2 TYPE_SLICE_BEGIN=27 TYPE_SLICE_END=27 TYPE_INSTANT=9 TYPE_COUNTER=4 \
+			flows=0 "name:op 0x0100=2" "name:model 7 execution=1" "track:NeuronCore 0=1" \
+			"track:device 0 (trn1 sim)=1" "track:executions=1" &&
 		"$np" export --format perfetto -o "$tmp/p.pftrace" "$prof" >/dev/null &&
-		check perfetto "$tmp/p.pftrace" "$tmp/pb2" descriptors=39 processes=3 counters=9 \
-			threads=2 TYPE_SLICE_BEGIN=18 TYPE_SLICE_END=18 TYPE_INSTANT=33 TYPE_COUNTER=21
+		check perfetto "$tmp/p.pftrace" "$tmp/pb2" descriptors=43 processes=2 counters=9 \
+			threads=2 TYPE_SLICE_BEGIN=40 TYPE_SLICE_END=40 TYPE_INSTANT=13 TYPE_COUNTER=21 \
+			flows=1 "name:nrt_execute=2" lanes=1
 	}
-	run "export perfetto: python protobuf decodes, tracks resolve, slices balance" t_perfetto_python
+	run "export perfetto: python protobuf decodes; interned ids, flags, nesting, flows" t_perfetto_python
 
 	t_perfetto_stdout() {
 		"$np" export --format perfetto "$basic" >"$tmp/stdout.pftrace" || return 1

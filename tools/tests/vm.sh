@@ -266,7 +266,11 @@ mem=$(field "$out/record.json" system_profile.host_mem_samples)
 [ -n "$cpu" ] && [ "$cpu" -ge 1 ] && [ -n "$mem" ] && [ "$mem" -ge 1 ] ||
 	bad "cpu_util/host_mem samples: '$cpu' '$mem'"
 "$np" export --format json -o "$work/rec.json" "$rec" >/dev/null || bad "export json"
-check chrome-json "$work/rec.json" ph.X=$((host_session + 12)) ph.B=84 ph.E=84 ph.i=2044 \
+# Instructions (1944, TopSPs' included) are B/E slices; the instants left
+# are 96 DMA transfers and 4 errors. 4 executions (X), each linked by a
+# flow to the nrt_execute that started it.
+check chrome-json "$work/rec.json" ph.X=$((host_session + 12 + 4)) ph.B=$((84 + 1944)) \
+	ph.E=$((84 + 1944)) ph.i=100 ph.s=4 ph.f=4 \
 	processes=3 name:nrt_execute=4 name:sim_exec=4 name:model_load=2 name:exec_error=2 \
 	name:inspect_begin=1 name:throttle=12 "name:host cpu=$((cpu - 1))" "name:host memory=$mem" \
 	"event:device_open@core:-@device:0@cores:8@provider:sim=1" name:device_close=0 \
@@ -280,10 +284,11 @@ check chrome-json "$work/rec.json" ph.X=$((host_session + 12)) ph.B=84 ph.E=84 p
 "$np" export --format perfetto -o "$work/rec.pftrace" "$rec" >/dev/null || bad "export perfetto"
 mkdir -p "$work/pb2" && protoc --python_out="$work/pb2" -I"$repo/proto" \
 	"$repo/proto/perfetto_trace.proto" || bad "protoc --python_out"
-# A slice begin and end per B/E pair (84) and per X event.
-check perfetto "$work/rec.pftrace" "$work/pb2" processes=3 \
-	TYPE_SLICE_BEGIN=$((84 + host_session + 12)) TYPE_SLICE_END=$((84 + host_session + 12)) \
-	TYPE_INSTANT=2044 \
+# A slice begin and end per B/E pair and per X event.
+# Processes: the device (its cores are tracks under it) and the host.
+check perfetto "$work/rec.pftrace" "$work/pb2" processes=2 flows=4 \
+	TYPE_SLICE_BEGIN=$((84 + 1944 + host_session + 12 + 4)) \
+	TYPE_SLICE_END=$((84 + 1944 + host_session + 12 + 4)) TYPE_INSTANT=100 \
 	TYPE_COUNTER=$((12 * 2 + 4 * (cpu - 1) + 3 * mem))
 
 # MODEL: cores 1 and 3, 3 executions of 2 iterations, the last one failing.
@@ -315,7 +320,7 @@ check summary-json "$work/model-summary.json" files=2 recordings.0.cores.0.core=
 "$np" export --format json -o "$work/model-export.json" "$mdl" >/dev/null || bad "export json of the model"
 # Events as for SESSION, 3 executions per core, the 4 inferences of the
 # captured first executions; the capture events carry the model id.
-check chrome-json "$work/model-export.json" ph.X=$((host_model + 4)) processes=3 \
+check chrome-json "$work/model-export.json" ph.X=$((host_model + 4 + 2)) processes=3 ph.s=2 \
 	name:profile_start=2 name:nrt_execute=6 name:sim_exec=6 name:exec_error=2 \
 	name:profile_serialize=2 "event:profile_start@core:1@model_id:7=1" \
 	"event:profile_stop@core:3@model_id:7=1" "event:profile_serialize@core:3@model_id:7=1" \
