@@ -536,7 +536,7 @@ static int instruction(struct walk *w, const struct entry *e, uint64_t end)
 	a[1] = (struct xarg){ .key = "operand0", .kind = XARG_HEX, .u = e->payload[1] };
 	a[2] = (struct xarg){ .key = "operand1", .kind = XARG_HEX, .u = e->payload[2] };
 	w->st->slices++;
-	return w->fmt->slice(w->ctx, w->t, XSLICE_BEGIN_END, "instruction", name, e->ts, end, a,
+	return w->fmt->slice(w->ctx, w->t, XSLICE_COMPLETE, "instruction", name, e->ts, end, a,
 			     3, 0, 0);
 }
 

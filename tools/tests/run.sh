@@ -309,15 +309,14 @@ suite() {
 	# ---- export: Chrome JSON -----------------------------------------------------
 	# basic.ntff: 26 slices = 2 iterations + 8 engine/TopSP event pairs + 16
 	# instructions; 9 instants = 6 DMA + 2 errors + 1 lost marker; 1 execution
-	# (2 iterations). JSON: X for iterations and executions, B/E for event
-	# pairs and instructions (name: counts both); 14 threads = 13 queues + the
-	# executions track.
+	# (2 iterations). JSON: X for iterations, executions and instructions, B/E
+	# for event pairs; 14 threads = 13 queues + the executions track.
 	t_export_json() {
 		"$np" export --format json -o "$tmp/b.json" "$basic" >"$tmp/o" || return 1
 		has "$tmp/b.json: 46 entries from 1 file: 26 slices, 9 instants (1 lost markers), 2 counter samples, 1 executions" "$tmp/o" &&
-		check chrome-json "$tmp/b.json" ph.M=30 ph.X=3 ph.B=24 ph.E=24 ph.i=9 ph.C=2 \
+		check chrome-json "$tmp/b.json" ph.M=30 ph.X=19 ph.B=8 ph.E=8 ph.i=9 ph.C=2 \
 			lost_markers=1 processes=1 threads=14 "name:lost 2=1" "name:model 7 iteration=2" \
-			"name:model 7 execution=1" "name:op 0x0100=4" "name:op 0x0700=4" \
+			"name:model 7 execution=1" "name:op 0x0100=2" "name:op 0x0700=2" \
 			"name:error 1004=2" "name:throttle=2" ph.s=0 ph.f=0
 	}
 	run "export json: valid, event counts per phase, B/E balanced, names" t_export_json
@@ -331,7 +330,7 @@ suite() {
 	t_export_json_dir() {
 		"$np" export --format json -o "$tmp/p.json" "$prof" >"$tmp/o" || return 1
 		has "$tmp/p.json: system profile of 1 directory: 6 host events, 5 host samples, 1 host calls linked to their execution by a flow" "$tmp/o" &&
-		check chrome-json "$tmp/p.json" ph.M=52 ph.X=11 ph.B=29 ph.E=29 ph.i=13 ph.C=7 \
+		check chrome-json "$tmp/p.json" ph.M=52 ph.X=31 ph.B=9 ph.E=9 ph.i=13 ph.C=7 \
 			ph.s=1 ph.f=1 processes=3 threads=23 "name:infer start without stop=1" \
 			"name:nrt_execute=2" "name:device_exec=1" "name:model_load=1" \
 			"name:nrt_tensor_write=1" "name:model 9 execution=1" \

@@ -266,11 +266,11 @@ mem=$(field "$out/record.json" system_profile.host_mem_samples)
 [ -n "$cpu" ] && [ "$cpu" -ge 1 ] && [ -n "$mem" ] && [ "$mem" -ge 1 ] ||
 	bad "cpu_util/host_mem samples: '$cpu' '$mem'"
 "$np" export --format json -o "$work/rec.json" "$rec" >/dev/null || bad "export json"
-# Instructions (1944, TopSPs' included) are B/E slices; the instants left
+# Instructions (1944, TopSPs' included) are X slices; the instants left
 # are 96 DMA transfers and 4 errors. 4 executions (X), each linked by a
 # flow to the nrt_execute that started it.
-check chrome-json "$work/rec.json" ph.X=$((host_session + 12 + 4)) ph.B=$((84 + 1944)) \
-	ph.E=$((84 + 1944)) ph.i=100 ph.s=4 ph.f=4 \
+check chrome-json "$work/rec.json" ph.X=$((host_session + 12 + 4 + 1944)) ph.B=84 ph.E=84 \
+	ph.i=100 ph.s=4 ph.f=4 \
 	processes=3 name:nrt_execute=4 name:sim_exec=4 name:model_load=2 name:exec_error=2 \
 	name:inspect_begin=1 name:throttle=12 "name:host cpu=$((cpu - 1))" "name:host memory=$mem" \
 	"event:device_open@core:-@device:0@cores:8@provider:sim=1" name:device_close=0 \
