@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Export throughput of the neuronprof tool: entries per second turned into
- * Chrome trace JSON and into a Perfetto trace, against the rate at which
+ * Chrome trace JSON and into a Perfetto trace, and rows per second written
+ * into an SQLite database (a real file in $BENCH_DIR), against the rate at which
  * the library's reader alone opens, validates and iterates the same file
  * (the floor under any export). Built by `make -C tools bench` with the
  * tool's own export code, run by `make -C tools bench-run`.
@@ -267,12 +268,37 @@ static double heap_of(const char *dir, uint64_t entries, bool perfetto)
 	return kib;
 }
 
+/* One SQLite export into a file of @dir (the format needs one), loading included. */
+static double sqlite_once(const char *path, const char *dir, uint64_t *rows)
+{
+	struct export_stats st;
+	struct progress pg;
+	struct profile prof;
+	char db[4096];
+	double t0 = now();
+	int ret;
+
+	snprintf(db, sizeof(db), "%s/bench-export-%d.db", dir, (int)getpid());
+	unlink(db);
+	if (profile_load(path, &prof))
+		die("export setup");
+	progress_start(&pg, PROGRESS_NEVER, "export", prof.entries);
+	ret = sqlite_export(&prof, path, db, &pg, &st);
+	profile_free(&prof);
+	unlink(db);
+	if (ret)
+		die("sqlite export");
+	*rows = st.rows;
+	return now() - t0;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t entries = argc > 1 ? strtoull(argv[1], NULL, 0) : 2000000;
 	const char *dir = getenv("BENCH_DIR") ? getenv("BENCH_DIR") : "/var/tmp";
-	double best_read = 1e30, best_json = 1e30, best_pf = 1e30, r_read, r_json, r_pf;
-	uint64_t n = 0, json_bytes = 0, pf_bytes = 0;
+	double best_read = 1e30, best_json = 1e30, best_pf = 1e30, best_sq = 1e30;
+	double r_read, r_json, r_pf, r_sq;
+	uint64_t n = 0, json_bytes = 0, pf_bytes = 0, rows = 0;
 	char name[64], path[4096];
 
 	if (!entries) {
@@ -291,11 +317,14 @@ int main(int argc, char **argv)
 		best_json = t < best_json ? t : best_json;
 		t = export_once(path, true, &pf_bytes);
 		best_pf = t < best_pf ? t : best_pf;
+		t = sqlite_once(path, dir, &rows);
+		best_sq = t < best_sq ? t : best_sq;
 	}
 	unlink(path);
 	r_read = (double)n / best_read;
 	r_json = (double)n / best_json;
 	r_pf = (double)n / best_pf;
+	r_sq = (double)rows / best_sq;
 	printf("profile: %llu entries (%.1f MiB of entries), best of %d runs\n",
 	       (unsigned long long)n, (double)n * 64 / (1 << 20), RUNS);
 	printf("reader (open, validate, iterate): %8.3f s  %7.2f M entries/s\n", best_read,
@@ -304,6 +333,8 @@ int main(int argc, char **argv)
 	       best_json, r_json / 1e6, (double)json_bytes / (1 << 20));
 	printf("export perfetto:                  %8.3f s  %7.2f M entries/s  %.1f MiB out\n",
 	       best_pf, r_pf / 1e6, (double)pf_bytes / (1 << 20));
+	printf("export sqlite (a file in %s):  %8.3f s  %7.2f M rows/s (%llu rows)\n", dir, best_sq,
+	       r_sq / 1e6, (unsigned long long)rows);
 	printf("perfetto file: %.1f bytes per entry, %.3fx the %.1f of the protobuf-c exporter\n",
 	       (double)pf_bytes / (double)n, (double)pf_bytes / (double)n / PROTOBUF_C_BYTES_PER_ENTRY,
 	       PROTOBUF_C_BYTES_PER_ENTRY);
@@ -314,5 +345,6 @@ int main(int argc, char **argv)
 	       heap_of(dir, entries, false));
 	printf("ratio json/reader: %.3f\n", r_json / r_read);
 	printf("ratio perfetto/reader: %.3f\n", r_pf / r_read);
+	printf("ratio sqlite rows/reader entries: %.3f\n", r_sq / r_read);
 	return 0;
 }

@@ -46,84 +46,6 @@ static const char summary_usage[] =
 	"                for large profiles)\n"
 	"  -h, --help    this text\n";
 
-/* ---- recordings ------------------------------------------------------------ */
-
-static char *dir_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char *d = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
-
-	if (!d) {
-		fail("out of memory");
-		exit(EXIT_FAIL);
-	}
-	return d;
-}
-
-static int cmp_rec(const void *a, const void *b)
-{
-	return strcmp(((const struct recording *)a)->path, ((const struct recording *)b)->path);
-}
-
-static struct recording *rec_for(struct recording **v, size_t *n, char *dir)
-{
-	struct recording *r;
-
-	for (size_t i = 0; i < *n; i++) {
-		if (!strcmp((*v)[i].path, dir)) {
-			free(dir);
-			return &(*v)[i];
-		}
-	}
-	r = realloc(*v, (*n + 1) * sizeof(**v));
-	if (!r) {
-		fail("out of memory");
-		exit(EXIT_FAIL);
-	}
-	*v = r;
-	r = &(*v)[(*n)++];
-	memset(r, 0, sizeof(*r));
-	r->path = dir;
-	return r;
-}
-
-/* The recordings of @p: one per directory holding NTFF files or a system profile. */
-static struct recording *split(const struct profile *p, const char *arg, bool is_file,
-			       size_t *nrec)
-{
-	struct recording *v = NULL, *r;
-	size_t n = 0;
-
-	for (size_t i = 0; i < p->nfiles; i++) {
-		char *d = is_file ? strdup(arg) : dir_of(p->files[i].path);
-
-		if (!d) {
-			fail("out of memory");
-			exit(EXIT_FAIL);
-		}
-		r = rec_for(&v, &n, d);
-		r->files = realloc(r->files, (r->nfiles + 1) * sizeof(*r->files));
-		if (!r->files) {
-			fail("out of memory");
-			exit(EXIT_FAIL);
-		}
-		r->files[r->nfiles++] = &p->files[i];
-	}
-	for (size_t i = 0; i < p->nsys; i++) {
-		char *d = strdup(p->sys[i].dir);
-
-		if (!d) {
-			fail("out of memory");
-			exit(EXIT_FAIL);
-		}
-		rec_for(&v, &n, d)->sys = &p->sys[i];
-	}
-	if (n > 1)
-		qsort(v, n, sizeof(*v), cmp_rec);
-	*nrec = n;
-	return v;
-}
-
 /* ---- text ---------------------------------------------------------------------- */
 
 static bool raw_ns;
@@ -917,7 +839,7 @@ int cmd_summary(int argc, char **argv)
 	if (profile_load(argv[optind], &prof))
 		return EXIT_FAIL;
 	is_file = !stat(argv[optind], &st) && !S_ISDIR(st.st_mode);
-	recs = split(&prof, argv[optind], is_file, &nrec);
+	recs = recordings_split(&prof, argv[optind], is_file, &nrec);
 	stats = calloc(nrec ? nrec : 1, sizeof(*stats));
 	if (!stats) {
 		fail("out of memory");
@@ -960,13 +882,10 @@ int cmd_summary(int argc, char **argv)
 			text_recording(&stats[i]);
 		}
 	}
-	for (size_t i = 0; i < nrec; i++) {
+	for (size_t i = 0; i < nrec; i++)
 		rec_stats_free(&stats[i]);
-		free(recs[i].path);
-		free(recs[i].files);
-	}
 	free(stats);
-	free(recs);
+	recordings_free(recs, nrec);
 	profile_free(&prof);
 	if (ret)
 		return ret;

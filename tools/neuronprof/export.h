@@ -163,6 +163,7 @@ enum xcounter_series {
 struct export_stats {
 	uint64_t entries, slices, instants, counters, lost_markers, executions, flows;
 	uint64_t host_events, host_samples;	/* system profile */
+	uint64_t rows;				/* SQLite: rows written */
 };
 
 /*
@@ -182,5 +183,13 @@ struct perfetto_export;
 struct perfetto_export *perfetto_export_new(FILE *out);
 void perfetto_export_free(struct perfetto_export *x);
 extern const struct xformat perfetto_format;
+
+/*
+ * sqlite_export() - @prof as an SQLite database at @path (an empty file or
+ * none), schema in Documentation/analysis.rst; @source is the path the
+ * profile came from. Return: 0, or -1 after an error naming the file.
+ */
+int sqlite_export(const struct profile *prof, const char *source, const char *path,
+		  struct progress *pg, struct export_stats *st);
 
 #endif /* NEURONPROF_TOOL_EXPORT_H */

@@ -61,6 +61,92 @@ static void push_u64(uint64_t **v, size_t *n, size_t *cap, uint64_t x)
 	(*v)[(*n)++] = x;
 }
 
+/* ---- recordings ------------------------------------------------------------ */
+
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *d = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
+
+	if (!d) {
+		fail("out of memory");
+		exit(EXIT_FAIL);
+	}
+	return d;
+}
+
+static int cmp_rec(const void *a, const void *b)
+{
+	return strcmp(((const struct recording *)a)->path, ((const struct recording *)b)->path);
+}
+
+static struct recording *rec_for(struct recording **v, size_t *n, char *dir)
+{
+	struct recording *r;
+
+	for (size_t i = 0; i < *n; i++) {
+		if (!strcmp((*v)[i].path, dir)) {
+			free(dir);
+			return &(*v)[i];
+		}
+	}
+	r = realloc(*v, (*n + 1) * sizeof(**v));
+	if (!r) {
+		fail("out of memory");
+		exit(EXIT_FAIL);
+	}
+	*v = r;
+	r = &(*v)[(*n)++];
+	memset(r, 0, sizeof(*r));
+	r->path = dir;
+	return r;
+}
+
+struct recording *recordings_split(const struct profile *p, const char *arg, bool is_file,
+			       size_t *nrec)
+{
+	struct recording *v = NULL, *r;
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->nfiles; i++) {
+		char *d = is_file ? strdup(arg) : dir_of(p->files[i].path);
+
+		if (!d) {
+			fail("out of memory");
+			exit(EXIT_FAIL);
+		}
+		r = rec_for(&v, &n, d);
+		r->files = realloc(r->files, (r->nfiles + 1) * sizeof(*r->files));
+		if (!r->files) {
+			fail("out of memory");
+			exit(EXIT_FAIL);
+		}
+		r->files[r->nfiles++] = &p->files[i];
+	}
+	for (size_t i = 0; i < p->nsys; i++) {
+		char *d = strdup(p->sys[i].dir);
+
+		if (!d) {
+			fail("out of memory");
+			exit(EXIT_FAIL);
+		}
+		rec_for(&v, &n, d)->sys = &p->sys[i];
+	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_rec);
+	*nrec = n;
+	return v;
+}
+
+void recordings_free(struct recording *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(r[i].path);
+		free(r[i].files);
+	}
+	free(r);
+}
+
 /* ---- idle gaps: the longest @max, kept sorted longest first --------------- */
 
 static void gap_add(struct top_gaps *t, uint64_t start, uint64_t end)

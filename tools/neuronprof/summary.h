@@ -22,6 +22,15 @@ struct recording {
 	const struct sysprof *sys;	/* NULL when the directory has none */
 };
 
+/*
+ * recordings_split() - the recordings of @p: one per directory holding NTFF
+ * files or a system profile, in path order; for a single file (@is_file),
+ * that file, named @arg. recordings_free() frees what it returns.
+ */
+struct recording *recordings_split(const struct profile *p, const char *arg, bool is_file,
+				   size_t *nrec);
+void recordings_free(struct recording *r, size_t n);
+
 /* Distribution of a set of durations. */
 struct dist {
 	uint64_t count, total, min, avg, median, p95, p99, max;

@@ -389,6 +389,33 @@ suite() {
 	}
 	run "export perfetto to a pipe equals -o output" t_perfetto_stdout
 
+	# ---- export: SQLite -------------------------------------------------------------
+	# Every query of Documentation/analysis-queries.sql, run by the sqlite3
+	# program, gives summary's numbers (tests/summary_check.py sql).
+	t_sqlite() {
+		rm -f "$tmp/p.db" &&
+		"$np" export --format sqlite -o "$tmp/p.db" "$prof" >"$tmp/o" || return 1
+		has "$tmp/p.db: 58 entries from 2 files, 6 host events, 2 executions: " "$tmp/o" &&
+		[ "$(sqlite3 "$tmp/p.db" 'PRAGMA integrity_check')" = ok ] &&
+		[ "$(sqlite3 "$tmp/p.db" 'SELECT count(*) FROM instructions; SELECT count(*) FROM entries;
+			SELECT count(*) FROM recordings; SELECT count(*) FROM host_events;
+			SELECT count(*) FROM sqlite_master WHERE type = "index" AND sql IS NOT NULL' | tr '\n' ' ')" = "20 38 2 6 8 " ] ||
+			{ echo "unexpected row counts"; return 1; }
+		"$np" summary --json "$prof" >"$tmp/s.json" &&
+		"$py" "$here/summary_check.py" sql "$tmp/s.json" "$tmp/p.db" "$repo/Documentation/analysis-queries.sql" || return 1
+		rm -f "$tmp/j.db" &&
+		"$np" export --format sqlite -o "$tmp/j.db" "$fx/jitter.ntff" >/dev/null &&
+		"$np" summary --json "$fx/jitter.ntff" >"$tmp/sj.json" &&
+		"$py" "$here/summary_check.py" sql "$tmp/sj.json" "$tmp/j.db" "$repo/Documentation/analysis-queries.sql"
+	}
+	if command -v sqlite3 >/dev/null; then
+		run "export sqlite: the documented queries reproduce summary --json" t_sqlite
+	else
+		skip_test "export sqlite: the documented queries reproduce summary --json" "no sqlite3 program"
+	fi
+	run "export sqlite without -o: exit 2" \
+		expect_exit 2 "an SQLite database is a file: give -o FILE" "$np" export --format sqlite "$basic"
+
 	# ---- bad inputs ----------------------------------------------------------------
 	run "missing file: exit 1, names it" \
 		expect_exit 1 "cannot open $fx/nope.ntff: No such file or directory" "$np" dump "$fx/nope.ntff"
@@ -406,7 +433,7 @@ suite() {
 	run "corrupted data: exit 1, checksum mismatch" \
 		expect_exit 1 "flipped.ntff: data checksum mismatch" "$np" export --format json "$fx/flipped.ntff"
 	run "unknown export format: exit 2, named" \
-		expect_exit 2 "unknown format 'xml' \(expected json or perfetto\)" "$np" export --format xml "$basic"
+		expect_exit 2 "unknown format 'xml' \(expected json, perfetto or sqlite\)" "$np" export --format xml "$basic"
 	run "export without --format: exit 2" expect_exit 2 "missing --format" "$np" export "$basic"
 	mkdir -p "$fx/empty"
 	mkdir -p "$fx/badsys"

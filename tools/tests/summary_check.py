@@ -11,6 +11,9 @@ the timing model of Documentation/analysis.rst written the obvious way
       REC: index of the recording in SUMMARY.json; TOP: the --top given
   summary_check.py text SUMMARY.json TEXT     TEXT: `summary --ns` of the same path
   summary_check.py csv SUMMARY.json CSV_DIR   CSV_DIR: `summary --csv` of the same path
+  summary_check.py sql SUMMARY.json DB QUERIES
+      DB: `export --format sqlite` of the same path; QUERIES:
+      Documentation/analysis-queries.sql, each query run by the sqlite3 program
 
 Prints what differs ("# ..." lines) and exits 1, or exits 0.
 """
@@ -430,6 +433,97 @@ def csv_check(summary_path, csv_dir):
         expect(f"csv {name}.csv rows", len(rows[name]), n)
 
 
+def sql_check(summary_path, db, queries):
+    """Every query of the documentation, run by sqlite3, against the JSON."""
+    import re
+    import subprocess
+    doc = json.load(open(summary_path))
+    parts = re.split(r"^-- query: (\w+)\n", open(queries).read(), flags=re.M)
+    rows = {}
+    for name, body in zip(parts[1::2], parts[2::2]):
+        r = subprocess.run(["sqlite3", "-json", db], input=body, capture_output=True, text=True)
+        if r.returncode:
+            errors.append(f"query {name}: {r.stderr.strip()}")
+            return
+        rows[name] = json.loads(r.stdout) if r.stdout.strip() else []
+    want = collections.Counter()
+
+    def one(table, **key):
+        got = [r for r in rows[table] if all(r[k] == v for k, v in key.items())]
+        if len(got) != 1:
+            errors.append(f"{table} {key}: {len(got)} rows")
+            return None
+        return got[0]
+
+    def same(what, row, obj, keys):
+        for k in keys:
+            expect(f"{what} {k}", row[k] if not isinstance(obj[k], float) else float(row[k]), obj[k])
+
+    for rec in doc["recordings"]:
+        rp = rec["path"]
+        for c in rec["cores"]:
+            want["cores"] += 1
+            tag = f"{rp} core {c['core']}"
+            r = one("cores", recording=rp, device=c["device"], core=c["core"])
+            if r:
+                same(tag, r, c, ("entries", "first_ns", "last_ns", "span_ns", "inferences",
+                                 "inferences_failed", "busy_ns", "utilization_pct", "executions"))
+            for kind, key in (("engine", "engines"), ("topsp", "topsps")):
+                for u in c[key]:
+                    want["units"] += 1
+                    ut = f"{tag} {kind} {u[kind]}"
+                    r = one("units", recording=rp, device=c["device"], core=c["core"],
+                            unit_kind=kind, unit_index=u[kind])
+                    if r:
+                        same(ut, r, u, ("instructions", "busy_ns", "utilization_pct"))
+                    if kind == "engine" and u["dma"]:
+                        want["dma"] += 1
+                        r = one("dma", recording=rp, device=c["device"], core=c["core"], engine=u["engine"])
+                        if r:
+                            expect(f"{ut} dma", (r["transfers"], r["bytes"]), (u["dma"], u["dma_bytes"]))
+                    for o in u["ops"]:
+                        want["ops"] += 1
+                        r = one("ops", recording=rp, device=c["device"], core=c["core"],
+                                unit_kind=kind, unit_index=u[kind], code=o["code"])
+                        if r:
+                            same(f"{ut} op {o['code']:#x}", r, o, ("count", "total_ns", "min_ns", "avg_ns",
+                                                                 "median_ns", "p95_ns", "max_ns", "busy_pct"))
+            for t in c["throttle"]:
+                want["throttle"] += 1
+                r = one("throttle", recording=rp, device=c["device"], core=c["core"], level=t["level"])
+                if r:
+                    same(f"{tag} throttle {t['level']}", r, t, ("events", "time_ns"))
+            for e in c["errors_by_code"]:
+                want["errors"] += 1
+                r = one("errors", recording=rp, device=c["device"], core=c["core"], code=e["code"])
+                if r:
+                    same(f"{tag} error {e['code']}", r, e, ("count", "first_ns"))
+        for m in rec["models"]:
+            want["models"] += 1
+            r = one("models", recording=rp, model_id=m["model_id"])
+            if r:
+                same(f"{rp} model {m['model_id']}", r, m["latency"],
+                     ("count", "min_ns", "avg_ns", "median_ns", "p99_ns", "max_ns"))
+                same(f"{rp} model {m['model_id']}", r, m, ("failed", "host_matched"))
+        for x in rec["executions"]:
+            want["executions"] += 1
+            r = one("executions", recording=rp, device=x["device"], core=x["core"], index=x["index"])
+            if r:
+                same(f"{rp} execution {x['core']}/{x['index']}", r, x,
+                     ("model_id", "start_ns", "latency_ns", "iterations"))
+                h = x["host_call"] or {}
+                expect(f"{rp} execution {x['core']}/{x['index']} host",
+                       (r["before_ns"], r["after_ns"]), (h.get("before_ns"), h.get("after_ns")))
+        for t in (rec["host"] or {}).get("event_types", []):
+            want["host_events"] += 1
+            r = one("host_events", recording=rp, name=t["name"])
+            if r:
+                same(f"{rp} host {t['name']}", r, t,
+                     ("count", "total_ns", "min_ns", "avg_ns", "median_ns", "p99_ns", "max_ns"))
+    for name, got in rows.items():
+        expect(f"rows of query {name}", len(got), want[name])
+
+
 def main():
     cmd, path, *args = sys.argv[1:]
     try:
@@ -439,6 +533,8 @@ def main():
             text(path, args[0])
         elif cmd == "csv":
             csv_check(path, args[0])
+        elif cmd == "sql":
+            sql_check(path, args[0], args[1])
         else:
             errors.append(f"unknown check {cmd}")
     except (ValueError, KeyError, OSError, StopIteration, IndexError) as e:
