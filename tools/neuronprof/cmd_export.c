@@ -187,6 +187,14 @@ int cmd_export(int argc, char **argv)
 		       " executions\n", outpath, st.entries, prof.nfiles,
 		       prof.nfiles == 1 ? "" : "s", st.slices, st.instants, st.lost_markers,
 		       st.counters, st.executions);
+	if (!ret && st.machines > 1 && fmt != FMT_SQLITE) {
+		printf("%s: %" PRIu64 " machines on one timeline (CLOCK_REALTIME, by their clock "
+		       "mappings)", outpath, st.machines);
+		if (st.unmapped)
+			printf("; %" PRIu64 " without a mapping on %s own clock", st.unmapped,
+			       st.unmapped == 1 ? "its" : "their");
+		printf("\n");
+	}
 	if (!ret && prof.nsys && fmt != FMT_SQLITE)
 		printf("%s: system profile of %zu director%s: %" PRIu64 " host events, %" PRIu64
 		       " host samples, %" PRIu64 " host calls linked to their execution by a flow\n",

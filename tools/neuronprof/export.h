@@ -45,6 +45,15 @@
  */
 #define XPID_DEVICE_BASE	10000000
 
+/*
+ * With several machines in one export, machine m > 0 moves its NeuronCores by
+ * XPID_MACHINE_STEP * m and its host processes to XPID_HOST_BASE +
+ * PID_MAX_LIMIT * (m - 1) + pid, so nothing of two machines merges.
+ */
+#define XPID_MACHINE_STEP	100000
+#define XPID_HOST_BASE		200000000
+#define XPID_PID_MAX		4194304
+
 /* A process: one NeuronCore of one device, or a host process. */
 struct xproc {
 	bool host;		/* a host process of the system profile */
@@ -53,6 +62,9 @@ struct xproc {
 	uint64_t uuid;		/* Perfetto track uuid, > 0 */
 	int sort_index;
 	char name[96];
+	/* The machine (host) of a multi-host export, and its clock shift. */
+	uint32_t machine;
+	int64_t shift;		/* added to every timestamp: CLOCK_MONOTONIC -> REALTIME */
 	/* NeuronCore processes: the device they belong to. */
 	uint64_t dev_uuid;	/* Perfetto track uuid of the device, > 0 */
 	int32_t dev_pid;	/* XPID_DEVICE_BASE + 1000 * device + 999 */
@@ -162,6 +174,7 @@ enum xcounter_series {
 
 struct export_stats {
 	uint64_t entries, slices, instants, counters, lost_markers, executions, flows;
+	uint64_t machines, unmapped;	/* machines; those without a clock mapping */
 	uint64_t host_events, host_samples;	/* system profile */
 	uint64_t rows;				/* SQLite: rows written */
 };

@@ -563,7 +563,7 @@ static void write_recording(struct sq *q, const struct recording *rec, struct pr
 
 	b_string(q, ST_RECORDING, 1, rec->path);
 	r.id = step(q, ST_RECORDING);
-	timing_build(&tm, rec->files, rec->nfiles, rec->sys, rec->sys ? 1 : 0);
+	timing_build(&tm, rec->files, rec->nfiles, NULL, rec->sys, rec->sys ? 1 : 0, NULL);
 	for (size_t i = 0; i < rec->nfiles && !q->rc; i++) {
 		const struct prof_file *f = rec->files[i];
 		const struct nprof_ntff_info *in = &f->info;

@@ -647,7 +647,7 @@ void rec_stats_build(struct rec_stats *s, const struct recording *r, unsigned in
 	memset(s, 0, sizeof(*s));
 	s->rec = r;
 	s->top = top;
-	timing_build(&s->timing, r->files, r->nfiles, r->sys, r->sys ? 1 : 0);
+	timing_build(&s->timing, r->files, r->nfiles, NULL, r->sys, r->sys ? 1 : 0, NULL);
 	for (size_t i = 0; i < r->nfiles; i++) {
 		const struct prof_file *f = r->files[i];
 

@@ -23,12 +23,13 @@ static void *xgrow(void *v, size_t n, size_t *cap, size_t size)
 	return p;
 }
 
-static struct core_timing *core_get(struct timing *t, uint32_t dev, uint32_t core)
+static struct core_timing *core_get(struct timing *t, uint32_t host, uint32_t dev,
+				    uint32_t core)
 {
 	struct core_timing *c;
 
 	for (size_t i = 0; i < t->ncores; i++)
-		if (t->cores[i].dev == dev && t->cores[i].core == core)
+		if (t->cores[i].host == host && t->cores[i].dev == dev && t->cores[i].core == core)
 			return &t->cores[i];
 	t->cores = realloc(t->cores, (t->ncores + 1) * sizeof(*t->cores));
 	if (!t->cores) {
@@ -37,6 +38,7 @@ static struct core_timing *core_get(struct timing *t, uint32_t dev, uint32_t cor
 	}
 	c = &t->cores[t->ncores++];
 	memset(c, 0, sizeof(*c));
+	c->host = host;
 	c->dev = dev;
 	c->core = core;
 	return c;
@@ -164,7 +166,7 @@ static bool is_nrt_execute(const Neuronprof__System__NtraceEvent *ev)
 	return ev->name && !strcmp(ev->name, "nrt_execute") && ev->has_core_index;
 }
 
-static void match_host(struct timing *t, const Neuronprof__System__Ntrace *nt)
+static void match_host(struct timing *t, const Neuronprof__System__Ntrace *nt, uint32_t host)
 {
 	for (size_t i = 0; i < nt->n_events; i++) {
 		const Neuronprof__System__NtraceEvent *ev = nt->events[i];
@@ -176,7 +178,7 @@ static void match_host(struct timing *t, const Neuronprof__System__Ntrace *nt)
 			struct core_timing *c = &t->cores[k];
 			size_t lo = 0, hi = c->nexec;
 
-			if (c->vcore != ev->core_index)
+			if (c->host != host || c->vcore != ev->core_index)
 				continue;
 			/* The first execution starting at or after the call's start. */
 			while (lo < hi) {
@@ -202,7 +204,8 @@ static void match_host(struct timing *t, const Neuronprof__System__Ntrace *nt)
 }
 
 void timing_build(struct timing *t, const struct prof_file *const *files, size_t nfiles,
-		  const struct sysprof *sys, size_t nsys)
+		  const uint32_t *file_host, const struct sysprof *sys, size_t nsys,
+		  const uint32_t *sys_host)
 {
 	memset(t, 0, sizeof(*t));
 	for (size_t i = 0; i < nfiles; i++) {
@@ -216,7 +219,8 @@ void timing_build(struct timing *t, const struct prof_file *const *files, size_t
 			    q->queue_type != NEURONPROF_QT_EVENT &&
 			    q->queue_type != NEURONPROF_QT_TOPSP_EVENT)
 				continue;
-			c = core_get(t, f->info.device.device_index, queue_core(f, q));
+			c = core_get(t, file_host ? file_host[i] : 0, f->info.device.device_index,
+				     queue_core(f, q));
 			if (q->queue_type == NEURONPROF_QT_EVENT) {
 				add_events(unit_get(c, false, q->engine), q);
 			} else if (q->queue_type == NEURONPROF_QT_TOPSP_EVENT) {
@@ -241,7 +245,7 @@ void timing_build(struct timing *t, const struct prof_file *const *files, size_t
 	}
 	for (size_t i = 0; i < nsys; i++)
 		if (sys[i].ntrace)
-			match_host(t, sys[i].ntrace);
+			match_host(t, sys[i].ntrace, sys_host ? sys_host[i] : 0);
 }
 
 void timing_free(struct timing *t)
@@ -257,10 +261,11 @@ void timing_free(struct timing *t)
 	memset(t, 0, sizeof(*t));
 }
 
-const struct core_timing *timing_core(const struct timing *t, uint32_t dev, uint32_t core)
+const struct core_timing *timing_core_of(const struct timing *t, uint32_t host, uint32_t dev,
+					 uint32_t core)
 {
 	for (size_t i = 0; i < t->ncores; i++)
-		if (t->cores[i].dev == dev && t->cores[i].core == core)
+		if (t->cores[i].host == host && t->cores[i].dev == dev && t->cores[i].core == core)
 			return &t->cores[i];
 	return NULL;
 }

@@ -61,6 +61,7 @@ struct unit_windows {
 
 /* The inferences and executions of one NeuronCore, in time order. */
 struct core_timing {
+	uint32_t host;			/* index of its host in the caller's numbering */
 	uint32_t dev, core;
 	uint32_t vcore;			/* the library's core index (files' info.core) */
 	struct inference *inf;
@@ -81,12 +82,22 @@ struct timing {
 /*
  * timing_build() - the inferences, executions and EVENT windows of every
  * core of @files, then the host calls of the @nsys system profiles @sys
- * matched to executions. Exits on allocation failure.
+ * matched to executions of the same host. @file_host and @sys_host give the
+ * host of each file and system profile (NULL: all one host). Exits on
+ * allocation failure.
  */
 void timing_build(struct timing *t, const struct prof_file *const *files, size_t nfiles,
-		  const struct sysprof *sys, size_t nsys);
+		  const uint32_t *file_host, const struct sysprof *sys, size_t nsys,
+		  const uint32_t *sys_host);
 void timing_free(struct timing *t);
-const struct core_timing *timing_core(const struct timing *t, uint32_t dev, uint32_t core);
+const struct core_timing *timing_core_of(const struct timing *t, uint32_t host, uint32_t dev,
+					 uint32_t core);
+
+static inline const struct core_timing *timing_core(const struct timing *t, uint32_t dev,
+						    uint32_t core)
+{
+	return timing_core_of(t, 0, dev, core);
+}
 
 /* The instruction duration model over one queue record, entries in order. */
 struct instr_clock {

@@ -24,6 +24,12 @@
  *                     files a reader must skip.
  * DIR/gap.ntff        one TRACE queue with a gap of 3 but lost = 1: entries
  *                     vanished without being counted.
+ * DIR/hosts/{a,b,c}/  three recordings of machines host-a, host-b, host-c
+ *                     (core 1's content, instance ids set accordingly); a/
+ *                     and b/ have a trace_info.pb whose clock mapping
+ *                     (start_ns, start_realtime_ns) is 1000000 ->
+ *                     1700000000000000000 and 5000000 -> 1700000000000500000;
+ *                     c/ has none.
  * DIR/prof/           also holds a system profile written by the library
  *                     (nprof_system_profile_write()): ntrace.pb with 6 host
  *                     events of one process on 2 threads (3 + 1 on the main
@@ -46,6 +52,8 @@
 #include <neuronprof/monitor.h>
 #include <neuronprof/ntff.h>
 #include <neuronprof/sys_trace.h>
+
+#include "system_profile.pb-c.h"
 
 #define MAX_QUEUES	32
 #define ENTRY		sizeof(struct neuronprof_notification)
@@ -130,6 +138,8 @@ static void emit(struct fixture *f, uint32_t qt, uint32_t kind, uint32_t index, 
 	n->payload[3] = p3;
 }
 
+static const char *fixture_instance = "i-0123456789abcdef0";
+
 static void write_file(struct fixture *f, const char *dir, const char *name, uint32_t core,
 		       uint64_t session_id)
 {
@@ -140,7 +150,7 @@ static void write_file(struct fixture *f, const char *dir, const char *name, uin
 		.capture_kind = NPROF_NTFF_CAPTURE_SESSION,
 		.clock_id = CLOCK_MONOTONIC,
 		.session_id = session_id,
-		.instance_id = "i-0123456789abcdef0",
+		.instance_id = fixture_instance,
 		.hostname = "fixture-host",
 		.start_ns = 1000000,
 		.stop_ns = f->now + 1000,
@@ -390,6 +400,32 @@ static void system_profile(const char *dir)
 	nprof_sys_trace_config_free(cfg);
 }
 
+/* A trace_info.pb holding only a machine's name and its clock mapping. */
+static void write_trace_info(const char *dir, const char *instance, uint64_t mono, uint64_t real)
+{
+	Neuronprof__System__TraceInfo ti = NEURONPROF__SYSTEM__TRACE_INFO__INIT;
+	char path[4096];
+	uint8_t *buf;
+	size_t len;
+	FILE *fp;
+
+	ti.instance_id = (char *)instance;
+	ti.has_start_ns = 1;
+	ti.start_ns = mono;
+	ti.has_start_realtime_ns = 1;
+	ti.start_realtime_ns = real;
+	len = neuronprof__system__trace_info__get_packed_size(&ti);
+	buf = malloc(len ? len : 1);
+	if (!buf)
+		die("malloc");
+	neuronprof__system__trace_info__pack(&ti, buf);
+	snprintf(path, sizeof(path), "%s/trace_info.pb", dir);
+	fp = fopen(path, "wb");
+	if (!fp || fwrite(buf, 1, len, fp) != len || fclose(fp))
+		die(path);
+	free(buf);
+}
+
 static void mkdir_or_die(const char *path)
 {
 	if (mkdir(path, 0755) && errno != EEXIST)
@@ -456,6 +492,24 @@ int main(int argc, char **argv)
 	gap(&f);
 	write_file(&f, argv[1], "gap.ntff", 0, 0);
 	fixture_free(&f);
+
+	snprintf(path, sizeof(path), "%s/hosts", argv[1]);
+	mkdir_or_die(path);
+	for (int h = 0; h < 3; h++) {
+		static const char *const names[3] = { "host-a", "host-b", "host-c" };
+
+		snprintf(path, sizeof(path), "%s/hosts/%c", argv[1], 'a' + h);
+		mkdir_or_die(path);
+		fixture_instance = names[h];
+		core1(&f);
+		write_file(&f, path, "profile_nc_1_session_0.ntff", 1, 0);
+		fixture_free(&f);
+		if (h == 0)
+			write_trace_info(path, names[h], 1000000, 1700000000000000000ULL);
+		else if (h == 1)
+			write_trace_info(path, names[h], 5000000, 1700000000000500000ULL);
+	}
+	fixture_instance = "i-0123456789abcdef0";
 
 	snprintf(path, sizeof(path), "%s/prof", argv[1]);
 	system_profile(path);

@@ -338,6 +338,36 @@ suite() {
 	}
 	run "export json of a directory: both cores, unmatched start, system profile, a flow" t_export_json_dir
 
+	# Three machines (hosts/a, b, c: core 1's content each): a and b have a
+	# clock mapping (trace_info.pb), c has none. On one timeline each keeps its
+	# own processes, and a's and b's timestamps move to CLOCK_REALTIME: the
+	# first iteration starts at 2000100 ns on each machine's CLOCK_MONOTONIC.
+	t_export_machines() {
+		"$np" export --format json -o "$tmp/h.json" "$fx/hosts" >"$tmp/o" 2>"$tmp/e" || return 1
+		has "$tmp/h.json: 3 machines on one timeline (CLOCK_REALTIME, by their clock mappings); 1 without a mapping on its own clock" "$tmp/o" &&
+		has "warning: host-c: no clock mapping" "$tmp/e" &&
+		check chrome-json "$tmp/h.json" processes=3 "name:model 9 iteration=3" || return 1
+		"$py" - "$tmp/h.json" <<-'PY' || return 1
+		import decimal, json, sys
+		d = json.load(open(sys.argv[1]), parse_float=decimal.Decimal)["traceEvents"]
+		names = {e["pid"]: e["args"]["name"] for e in d if e.get("name") == "process_name"}
+		got = sorted((names[e["pid"]].split(":")[0], int(e["ts"] * 1000))
+		             for e in d if e.get("name") == "model 9 iteration")
+		want = [("host-a", 2000100 - 1000000 + 1700000000000000000),
+		        ("host-b", 2000100 - 5000000 + 1700000000000500000),
+		        ("host-c", 2000100)]
+		if got != want:
+		    sys.exit(f"iterations at {got}, expected {want}")
+		if len(set(names)) != 3:
+		    sys.exit(f"processes {names}")
+		PY
+		mkdir -p "$tmp/pb2" && protoc --python_out="$tmp/pb2" -I"$repo/proto" "$proto" &&
+		"$np" export --format perfetto -o "$tmp/h.pftrace" "$fx/hosts" >/dev/null 2>&1 &&
+		check perfetto "$tmp/h.pftrace" "$tmp/pb2" processes=3 "track:host-a: device 0 (trn1 sim)=1" \
+			"track:host-c: device 0 (trn1 sim)=1"
+	}
+	run "export of three machines: one timeline by their clock mappings, one group each" t_export_machines
+
 	t_export_stdout() {
 		"$np" export --format json "$basic" >"$tmp/stdout.json" || return 1
 		cmp "$tmp/stdout.json" "$tmp/b.json"

@@ -318,9 +318,10 @@ check summary-json "$work/model-summary.json" files=2 recordings.0.cores.0.core=
 	recordings.0.totals.executions=2 recordings.0.host.nrt_execute_calls=6 \
 	recordings.0.host.nrt_execute_matched=2
 "$np" export --format json -o "$work/model-export.json" "$mdl" >/dev/null || bad "export json of the model"
-# Events as for SESSION, 3 executions per core, the 4 inferences of the
-# captured first executions; the capture events carry the model id.
-check chrome-json "$work/model-export.json" ph.X=$((host_model + 4 + 2)) processes=3 ph.s=2 \
+# Events as for SESSION, 3 executions per core, the 4 inferences, 2 executions
+# and 648 instructions of the captured first executions (2 linked by a flow to
+# their call); the capture events carry the model id.
+check chrome-json "$work/model-export.json" ph.X=$((host_model + 4 + 2 + 648)) processes=3 ph.s=2 \
 	name:profile_start=2 name:nrt_execute=6 name:sim_exec=6 name:exec_error=2 \
 	name:profile_serialize=2 "event:profile_start@core:1@model_id:7=1" \
 	"event:profile_stop@core:3@model_id:7=1" "event:profile_serialize@core:3@model_id:7=1" \
