@@ -72,6 +72,12 @@ done
 kill -TERM $tp
 wait $tp; echo $? >/out/top.rc
 $np record --cores all --iterations 1 -o /out/all >/out/all.txt 2>&1; echo $? >/out/all.rc
+# A second machine: the instance id falls back on the host name in the VM.
+vmhost=$(hostname)
+hostname vm-b
+$np record --cores 0 --executions 2 --iterations 1 --system-profile -o /out/hostb \
+	>/out/hostb.txt 2>&1; echo $? >/out/hostb.rc
+hostname "$vmhost"
 $np record --cores 9 -o /out/none >/out/badcore.txt 2>&1; echo $? >/out/badcore.rc
 # A user outside the node's group: doctor must say how to get access.
 node=$(ls /dev/dri/renderD* | head -n 1)
@@ -346,5 +352,47 @@ grep -q "^  ntrace.pb: $(host_events 1 1 0 5) host events$" "$out/small.txt" ||
 check chrome-json "$work/small-export.json" name:nq_overflow=5 \
 	"event:nq_overflow@core:2@queue_type:TRACE@lost:3616@lost_total:3616=5" \
 	"event:profile_stop@core:2@lost:18080@entries:81938=1"
+
+# Two machines (the SESSION recording, and one made under another host
+# name), exported together: each on CLOCK_REALTIME by its trace_info.pb's
+# clock mapping, so every event of a machine falls within its session's
+# wall-clock window, and the second recording's after the first's.
+[ "$(cat "$out/hostb.rc" 2>/dev/null)" = 0 ] || bad "record as vm-b: $(cat "$out/hostb.txt")"
+hb=$(sed -n 's|^session directory /out/\([^ ]*\) .*|\1|p' "$out/hostb.txt")
+rm -rf "$work/machines" && mkdir -p "$work/machines" &&
+cp -r "$rec" "$work/machines/a" && cp -r "$out/$hb" "$work/machines/b" ||
+	bad "cannot gather the two machines' recordings"
+"$np" export --format json -o "$work/machines.json" "$work/machines" >"$work/machines.out" 2>&1 ||
+	bad "export of two machines: $(cat "$work/machines.out")"
+grep -q "2 machines on one timeline (CLOCK_REALTIME, by their clock mappings)$" "$work/machines.out" ||
+	bad "export of two machines: $(cat "$work/machines.out")"
+"$py" - "$work/machines.json" "$work/machines" "$work/sys_pb2" <<'PY' || bad "two machines on one timeline"
+import decimal, json, sys
+sys.path.insert(0, sys.argv[3])
+import system_profile_pb2 as pb
+win = {}
+for m in ("a", "b"):
+    ti = pb.trace_info()
+    ti.ParseFromString(open(f"{sys.argv[2]}/{m}/trace_info.pb", "rb").read())
+    shift = ti.start_realtime_ns - ti.start_ns
+    win[ti.instance_id] = (ti.start_ns + shift, ti.stop_ns + shift)
+d = json.load(open(sys.argv[1]), parse_float=decimal.Decimal)["traceEvents"]
+names = {e["pid"]: e["args"]["name"] for e in d if e.get("name") == "process_name"}
+seen = {}
+for e in d:
+    if e["ph"] not in "XBi" or not names.get(e["pid"], "").split(": ")[0] in win:
+        continue
+    m = names[e["pid"]].split(": ")[0]
+    ts = int(e["ts"] * 1000)
+    lo, hi = win[m]
+    if not lo <= ts <= hi:
+        sys.exit(f"{m}: event {e['name']} at {ts} outside its session [{lo}, {hi}]")
+    seen.setdefault(m, []).append(ts)
+if sorted(seen) != sorted(win):
+    sys.exit(f"machines with device events: {sorted(seen)}, expected {sorted(win)}")
+(a, ea), (b, eb) = sorted(seen.items(), key=lambda kv: min(kv[1]))
+if max(ea) >= min(eb):
+    sys.exit(f"{a}'s events do not all come before {b}'s")
+PY
 
 exit "$failed"
