@@ -81,6 +81,14 @@ static const char *unit_label(const struct unit *u, char *buf, size_t len)
 
 #define U(u)	unit_label((u), (char[32]){ 0 }, 32)
 
+static bool any_unit_gaps(const struct core_stats *c)
+{
+	for (size_t k = 0; k < c->nunits; k++)
+		if (c->units[k].idle.n)
+			return true;
+	return false;
+}
+
 static void text_core(const struct rec_stats *s, const struct core_stats *c)
 {
 	uint64_t span = c->any ? c->last - c->first : 0;
@@ -124,8 +132,10 @@ static void text_core(const struct rec_stats *s, const struct core_stats *c)
 			}
 		}
 	}
-	printf("  longest idle gaps:\n");
-	printf("    %-12s %12s %12s  %s\n", "unit", "idle", "at", "where");
+	if (c->idle.n || any_unit_gaps(c)) {
+		printf("  longest idle gaps:\n");
+		printf("    %-12s %12s %12s  %s\n", "unit", "idle", "at", "where");
+	}
 	for (size_t i = 0; i < c->idle.n; i++) {
 		const struct idle_gap *g = &c->idle.g[i];
 

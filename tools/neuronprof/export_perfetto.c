@@ -246,7 +246,7 @@ static void packet_begin(struct perfetto_export *x, uint32_t flags)
 {
 	struct pbenc *e = &x->e;
 
-	if (e->len >= PBENC_FLUSH)
+	if (e->len >= PBENC_FLUSH || e->nomem)
 		pb_flush(e);
 	pb_need(e, 256);
 	pb_open(e, TRACE_PACKET);

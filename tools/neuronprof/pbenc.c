@@ -30,10 +30,9 @@ void pb_grow(struct pbenc *e, size_t n)
 		cap *= 2;
 	p = realloc(e->buf, cap + PBENC_SLACK);
 	if (!p) {
-		/* Keep writing into the slack of the old buffer; the export fails at its end. */
+		/* Keep writing into the old buffer from its start; the export fails at its end. */
 		e->nomem = true;
 		e->len = 0;
-		e->depth = 0;
 		return;
 	}
 	e->buf = p;

@@ -14,7 +14,9 @@
  * PBENC_SLACK bytes of room beyond what pb_need() was told, which covers
  * any run of fixed-size fields (tags, varints, fixed64, doubles) a caller
  * writes between two pb_need() calls; strings and bytes call pb_need()
- * themselves.
+ * themselves. When growing fails, nomem is set, the buffered bytes are
+ * dropped and later fields land in the slack of the old buffer, never
+ * written: the caller reports the failure at the end.
  */
 #ifndef NEURONPROF_TOOL_PBENC_H
 #define NEURONPROF_TOOL_PBENC_H
@@ -132,6 +134,10 @@ static inline void pb_close(struct pbenc *e)
 {
 	size_t at = e->open[--e->depth];
 	size_t n = e->len - at - 1;
+
+	/* Out of memory: the output is abandoned; only the nesting is kept. */
+	if (e->nomem)
+		return;
 
 	if (n < 0x80) {
 		e->buf[at] = (uint8_t)n;
