@@ -507,6 +507,22 @@ suite() {
 	}
 	run "progress bar: forced, silent when stderr is not a terminal" t_progress
 
+	# A large profile under a terminal (script(1) gives one): the automatic
+	# bar of summary and export appears, and reaches every entry.
+	t_progress_tty() {
+		"$gen" --large 250000 "$fx/large.ntff" || return 1
+		script -qec "'$np' summary '$fx/large.ntff' >/dev/null" /dev/null | tr '\r' '\n' >"$tmp/tty" &&
+		has "summary [########################################] 100.0% 250172/250172 entries" "$tmp/tty" &&
+		script -qec "'$np' export --format perfetto -o '$tmp/large.pftrace' '$fx/large.ntff' >/dev/null" \
+			/dev/null | tr '\r' '\n' >"$tmp/tty" &&
+		has "export [########################################] 100.0% 250172/250172 entries" "$tmp/tty"
+	}
+	if command -v script >/dev/null; then
+		run "progress bar: on by itself for a large profile on a terminal" t_progress_tty
+	else
+		skip_test "progress bar: on by itself for a large profile on a terminal" "no script(1)"
+	fi
+
 	# ---- record ----------------------------------------------------------------------
 	run "record: rings in whole MiB only, exit 2" \
 		expect_exit 2 "--ring-size 4096: rings are sized in whole MiB" "$np" record --ring-size 4096
