@@ -333,7 +333,7 @@ int main(int argc, char **argv)
 	       best_json, r_json / 1e6, (double)json_bytes / (1 << 20));
 	printf("export perfetto:                  %8.3f s  %7.2f M entries/s  %.1f MiB out\n",
 	       best_pf, r_pf / 1e6, (double)pf_bytes / (1 << 20));
-	printf("export sqlite (a file in %s):  %8.3f s  %7.2f M rows/s (%llu rows)\n", dir, best_sq,
+	printf("export sqlite (into a file):      %8.3f s  %7.2f M rows/s  %llu rows\n", best_sq,
 	       r_sq / 1e6, (unsigned long long)rows);
 	printf("perfetto file: %.1f bytes per entry, %.3fx the %.1f of the protobuf-c exporter\n",
 	       (double)pf_bytes / (double)n, (double)pf_bytes / (double)n / PROTOBUF_C_BYTES_PER_ENTRY,
