@@ -140,7 +140,8 @@ static void text_core(const struct rec_stats *s, const struct core_stats *c)
 		const struct idle_gap *g = &c->idle.g[i];
 
 		printf("    %-12s %12s %12s  %s\n", "core", D(g->end - g->start),
-		       D(g->start - c->first), exec_where(c->ct, g->start, where, sizeof(where)));
+		       D(g->start - c->first),
+		       exec_where(c->ct, g->start, g->end, where, sizeof(where)));
 	}
 	for (size_t k = 0; k < c->nunits; k++)
 		for (size_t i = 0; i < c->units[k].idle.n; i++) {
@@ -148,7 +149,7 @@ static void text_core(const struct rec_stats *s, const struct core_stats *c)
 
 			printf("    %-12s %12s %12s  %s\n", U(&c->units[k]), D(g->end - g->start),
 			       D(g->start - c->first),
-			       exec_where(c->ct, g->start, where, sizeof(where)));
+			       exec_where(c->ct, g->start, g->end, where, sizeof(where)));
 		}
 	if (c->nlevels) {
 		printf("  throttling (a level holds until the next THROTTLE entry):\n");
@@ -355,7 +356,8 @@ static void gaps_json(struct json *j, const struct top_gaps *g, const struct cor
 		jw_u64(j, "end_ns", g->g[i].end);
 		jw_u64(j, "idle_ns", g->g[i].end - g->g[i].start);
 		jw_u64(j, "at_ns", g->g[i].start - c->first);
-		jw_str(j, "where", exec_where(c->ct, g->g[i].start, where, sizeof(where)));
+		jw_str(j, "where",
+		       exec_where(c->ct, g->g[i].start, g->g[i].end, where, sizeof(where)));
 		jw_obj_end(j);
 	}
 	jw_arr_end(j);
@@ -653,7 +655,7 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 			fprintf(f[CSV_GAPS], ",%u,%u,core,%u,%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64
 				",%" PRIu64 ",%s\n", c->dev, c->core, c->core, g + 1, gp->start,
 				gp->end, gp->end - gp->start, gp->start - c->first,
-				exec_where(c->ct, gp->start, where, sizeof(where)));
+				exec_where(c->ct, gp->start, gp->end, where, sizeof(where)));
 		}
 		for (size_t k = 0; k < c->nunits; k++) {
 			const struct unit *u = &c->units[k];
@@ -682,7 +684,7 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 					",%" PRIu64 ",%s\n", c->dev, c->core, unit_kind(u), u->index,
 					g + 1, gp->start, gp->end, gp->end - gp->start,
 					gp->start - c->first,
-					exec_where(c->ct, gp->start, where, sizeof(where)));
+					exec_where(c->ct, gp->start, gp->end, where, sizeof(where)));
 			}
 		}
 		for (size_t l = 0; l < c->nlevels; l++) {

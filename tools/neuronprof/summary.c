@@ -686,11 +686,11 @@ void rec_stats_free(struct rec_stats *s)
 	memset(s, 0, sizeof(*s));
 }
 
-const char *exec_where(const struct core_timing *ct, uint64_t ts, char *buf, size_t len)
+/* Index + 1 of the last execution of @ct starting at or before @ts; 0 if none. */
+static size_t exec_at(const struct core_timing *ct, uint64_t ts)
 {
 	size_t lo = 0, hi = ct ? ct->nexec : 0;
 
-	/* The last execution starting at or before @ts. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -699,11 +699,25 @@ const char *exec_where(const struct core_timing *ct, uint64_t ts, char *buf, siz
 		else
 			hi = mid;
 	}
-	if (!lo)
+	return lo;
+}
+
+const char *exec_where(const struct core_timing *ct, uint64_t start, uint64_t end, char *buf,
+		       size_t len)
+{
+	size_t ks = exec_at(ct, start), ke = exec_at(ct, end);
+
+	if (ks != ke) {
+		if (ks)
+			snprintf(buf, len, "from execution %zu to execution %zu", ks - 1, ke - 1);
+		else
+			snprintf(buf, len, "before execution %zu", ke - 1);
+	} else if (!ks) {
 		snprintf(buf, len, "before the first execution");
-	else if (ts < ct->exec[lo - 1].stop)
-		snprintf(buf, len, "in execution %zu", lo - 1);
-	else
-		snprintf(buf, len, "after execution %zu", lo - 1);
+	} else if (end <= ct->exec[ks - 1].stop) {
+		snprintf(buf, len, "in execution %zu", ks - 1);
+	} else {
+		snprintf(buf, len, "after execution %zu", ks - 1);
+	}
 	return buf;
 }

@@ -151,10 +151,12 @@ void rec_stats_build(struct rec_stats *s, const struct recording *r, unsigned in
 void rec_stats_free(struct rec_stats *s);
 
 /*
- * exec_where() - "execution N" when @ts lies in execution N of @ct (0-based,
- * in time order), "after execution N" when it lies after it and before the
- * next, "before the first execution" otherwise; into @buf.
+ * exec_where() - where the interval [@start, @end] of @ct lies, into @buf:
+ * "in execution N" (0-based, in time order), "after execution N" (after
+ * its end, before the next starts), "from execution N to execution M" (it
+ * spans a start), "before execution M" or "before the first execution".
  */
-const char *exec_where(const struct core_timing *ct, uint64_t ts, char *buf, size_t len);
+const char *exec_where(const struct core_timing *ct, uint64_t start, uint64_t end, char *buf,
+		       size_t len);
 
 #endif /* NEURONPROF_TOOL_SUMMARY_H */
