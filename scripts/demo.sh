@@ -17,10 +17,12 @@
 #       session/<instance>-<pid>/<session_ns>/profile_nc_<n>_session_<id>.ntff
 #       model/<instance>-<pid>/<session_ns>/<model>_vnc_<id>.ntff
 #     each next to ntrace.pb, trace_info.pb, cpu_util.pb, host_mem.pb;
-#  4. on the host: `neuronprof summary` of each recording, then one timeline
-#     of both (device profiles and system profiles) exported as
+#  4. on the host: `neuronprof summary --top 3` of each recording (where
+#     the time went: Documentation/analysis.rst), then one timeline of both
+#     (device profiles and system profiles) exported as
 #     DEMO_OUT/profile.pftrace (Perfetto) and DEMO_OUT/profile.json (Chrome
-#     JSON).
+#     JSON), and both as the SQLite database DEMO_OUT/profile.db, queried
+#     with sqlite3 for the ops that took the most time.
 #
 # Environment: DEMO_SHORT=1 (2 cores, 2 executions of 2 iterations, for
 # `make check`; default: 8 cores, 3 executions of 4 iterations), DEMO_OUT,
@@ -89,16 +91,27 @@ if ! bash "$here/vm-run.sh" --timeout "${VM_TIMEOUT:-600}" --outdir "$out" \
 	exit 1
 fi
 
-step "summary of the SESSION recording (neuronprof summary $show/session)"
-"$np" summary "$show/session"
-step "summary of the MODEL recording (neuronprof summary $show/model)"
-"$np" summary "$show/model"
+step "summary of the SESSION recording (neuronprof summary --top 3 $show/session)"
+"$np" summary --top 3 "$show/session"
+step "summary of the MODEL recording (neuronprof summary --top 3 $show/model)"
+"$np" summary --top 3 "$show/model"
 
 step "exporting both recordings and their system profiles into one timeline"
 "$np" export --format perfetto -o "$show/profile.pftrace" "$show"
 "$np" export --format json -o "$show/profile.json" "$show"
 
+step "both recordings as an SQLite database, and the ops that took the most time"
+"$np" export --format sqlite -o "$show/profile.db" "$show"
+if command -v sqlite3 >/dev/null; then
+	sqlite3 -header -column "$show/profile.db" \
+		"SELECT q.unit_kind || ' ' || q.unit_index AS unit, printf('0x%04x', i.opcode) AS op,
+		        count(*) AS count, sum(i.dur) AS total_ns, sum(i.dur) / count(*) AS avg_ns
+		 FROM instructions i JOIN queues q ON q.id = i.queue_id
+		 GROUP BY q.unit_kind, q.unit_index, i.opcode ORDER BY total_ns DESC LIMIT 5"
+fi
+
 step "done"
 echo "profiles:  $show/session/ (SESSION), $show/model/ (MODEL)"
 echo "timeline:  $show/profile.pftrace (Perfetto), $show/profile.json (Chrome JSON)"
+echo "database:  $show/profile.db (SQLite; Documentation/analysis.rst has the schema and queries)"
 echo "Open $show/profile.pftrace at https://ui.perfetto.dev (Open trace file)."

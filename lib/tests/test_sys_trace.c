@@ -1218,6 +1218,14 @@ TEST(system_profile_files_decode)
 		CHECK_INT(ti->max_events_per_nc, 2);
 		CHECK_INT(ti->n_captured_cores, NPROF_MAX_CORES);
 		CHECK(ti->has_stop_ns && ti->stop_ns >= ti->start_ns);
+		/*
+		 * The clock mapping of the session start pairs the same two clocks
+		 * as the one taken at write time: their offsets agree (within a
+		 * second, whatever adjusted the wall clock meanwhile).
+		 */
+		CHECK(ti->has_start_realtime_ns && ti->has_sync_realtime_ns);
+		CHECK(llabs((long long)(ti->start_realtime_ns - ti->start_ns) -
+			    (long long)(ti->sync_realtime_ns - ti->sync_monotonic_ns)) < 1000000000LL);
 		CHECK(ti->host_name != NULL);
 		for (size_t i = 0; i < ti->n_cores; i++)
 			if (ti->cores[i]->has_core_index && ti->cores[i]->core_index == 3) {

@@ -114,33 +114,33 @@ expect() {
 if [ -s "$tmp/session.json" ] && [ -s "$tmp/model.json" ]; then
 	s=$tmp/session.json m=$tmp/model.json
 	expect "session: inferences (cores x executions x iterations)" \
-		"$(field "$s" totals.inferences)" $((cores * executions * iterations))
+		"$(field "$s" recordings.0.totals.inferences)" $((cores * executions * iterations))
 	expect "model: inferences (cores x iterations, first execution only)" \
-		"$(field "$m" totals.inferences)" $((cores * iterations))
-	expect "session: throttle events (--throttle)" "$(field "$s" totals.throttle_events)" \
+		"$(field "$m" recordings.0.totals.inferences)" $((cores * iterations))
+	expect "session: throttle events (--throttle)" "$(field "$s" recordings.0.totals.throttle_events)" \
 		$((cores * executions * iterations))
-	expect "model: throttle events" "$(field "$m" totals.throttle_events)" 0
+	expect "model: throttle events" "$(field "$m" recordings.0.totals.throttle_events)" 0
 	for f in "$s" "$m"; do
 		k=$(basename "$f" .json)
 		expect "$k: lost, sequence gaps, failed inferences" \
-			"$(field "$f" totals.lost) $(field "$f" totals.seq_gaps) $(field "$f" totals.inferences_failed)" "0 0 0"
+			"$(field "$f" recordings.0.totals.lost) $(field "$f" recordings.0.totals.seq_gaps) $(field "$f" recordings.0.totals.inferences_failed)" "0 0 0"
 	done
 	# One model execution of 2 iterations: 186 entries per iteration
 	# (Documentation/simulator.rst); SESSION adds the THROTTLE entries.
 	for c in 0 1; do
-		me=$(field "$m" cores.$c.entries) se=$(field "$s" cores.$c.entries)
+		me=$(field "$m" recordings.0.cores.$c.entries) se=$(field "$s" recordings.0.cores.$c.entries)
 		expect "core $c: model entries (2 iterations x 186)" "$me" $((iterations * 186))
 		expect "core $c: session entries = executions x (model entries + throttle)" \
 			"$se" $((executions * (me + iterations)))
 	done
 	# What the demo printed agrees with the files.
-	me=$(field "$m" cores.0.entries)
+	me=$(field "$m" recordings.0.cores.0.entries)
 	if grep -Eq "^  ${model}_vnc_0.ntff: NeuronCore 0, model $model \(id 2\), first of $executions executions: $me entries, 0 lost, $me produced$" "$log"; then
 		ok "the MODEL record line of core 0 says $me entries"
 	else
 		not_ok "the MODEL record line of core 0" "$(grep "_vnc_0.ntff" "$log")"
 	fi
-	se=$(field "$s" cores.1.entries)
+	se=$(field "$s" recordings.0.cores.1.entries)
 	if grep -Eq "^  profile_nc_1_session_0.ntff: NeuronCore 1, session 0, $executions executions: $se entries, 0 lost, $se produced$" "$log"; then
 		ok "the SESSION record line of core 1 says $se entries"
 	else
@@ -165,7 +165,7 @@ import collections, json, sys
 ev = json.load(open(sys.argv[1]))["traceEvents"]
 names = collections.Counter(e["name"] for e in ev if e["ph"] == "X")
 procs = sum(1 for e in ev if e["ph"] == "M" and e["name"] == "process_name")
-infer = sum(v for k, v in names.items() if k.startswith("model "))
+infer = sum(v for k, v in names.items() if k.startswith("model ") and k.endswith(" iteration"))
 sub = collections.Counter(e["args"].get("core") for e in ev
                           if e["ph"] == "X" and e["name"] == "nq_subscribe")
 print(names["nrt_execute"], names["sim_exec"], names["profile_start"], infer, procs,
@@ -194,8 +194,9 @@ else
 fi
 if protoc --decode=perfetto.protos.Trace -I"$repo/proto" "$repo/proto/perfetto_trace.proto" \
 	<"$out/profile.pftrace" >"$tmp/pf.txt" 2>"$tmp/err"; then
+	# Processes: the device (its cores are tracks under it) and 2 host processes.
 	expect "profile.pftrace: track descriptors of processes" \
-		"$(grep -c '^    process {' "$tmp/pf.txt")" $((cores + 2))
+		"$(grep -c '^    process {' "$tmp/pf.txt")" 3
 else
 	not_ok "profile.pftrace decodes with protoc" "$(head -n 5 "$tmp/err")"
 fi

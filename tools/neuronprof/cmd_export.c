@@ -20,7 +20,7 @@
 #include "export.h"
 
 static const char export_usage[] =
-	"Usage: neuronprof export --format json|perfetto [-o OUT]\n"
+	"Usage: neuronprof export --format json|perfetto|sqlite [-o OUT]\n"
 	"                         [--progress=auto|always|never] PATH\n"
 	"\n"
 	"Convert a profile (an NTFF file, or a directory searched recursively for\n"
@@ -28,6 +28,7 @@ static const char export_usage[] =
 	"host_mem.pb) into a timeline:\n"
 	"  json      Chrome trace-event JSON (chrome://tracing, ui.perfetto.dev)\n"
 	"  perfetto  native Perfetto protobuf trace (ui.perfetto.dev, trace_processor)\n"
+	"  sqlite    an SQLite database (schema: Documentation/analysis.rst); needs -o\n"
 	"\n"
 	"  -f, --format FMT  output format (required)\n"
 	"  -o, --output OUT  write to OUT (default: standard output; a Perfetto\n"
@@ -40,10 +41,11 @@ enum format {
 	FMT_NONE,
 	FMT_JSON,
 	FMT_PERFETTO,
+	FMT_SQLITE,
 };
 
 static int run(const struct profile *prof, const char *source, enum format fmt, FILE *out,
-	       enum progress_mode pmode, struct export_stats *st)
+	       const char *out_path, enum progress_mode pmode, struct export_stats *st)
 {
 	struct progress pg;
 	int ret;
@@ -51,7 +53,9 @@ static int run(const struct profile *prof, const char *source, enum format fmt, 
 	/* Big buffered writes: the exporters emit many small pieces. */
 	setvbuf(out, NULL, _IOFBF, 1 << 20);
 	progress_start(&pg, pmode, "export", prof->entries);
-	if (fmt == FMT_JSON) {
+	if (fmt == FMT_SQLITE) {
+		ret = sqlite_export(prof, source, out_path, &pg, st);
+	} else if (fmt == FMT_JSON) {
 		struct json_export *x = json_export_new(out);
 
 		if (!x)
@@ -96,9 +100,11 @@ int cmd_export(int argc, char **argv)
 				fmt = FMT_JSON;
 			else if (!strcmp(optarg, "perfetto"))
 				fmt = FMT_PERFETTO;
+			else if (!strcmp(optarg, "sqlite"))
+				fmt = FMT_SQLITE;
 			else
-				return usage_error("unknown format '%s' (expected json or perfetto)",
-						   optarg);
+				return usage_error("unknown format '%s' (expected json, perfetto or "
+						   "sqlite)", optarg);
 			break;
 		case 'o':
 			outpath = optarg;
@@ -115,11 +121,13 @@ int cmd_export(int argc, char **argv)
 		}
 	}
 	if (fmt == FMT_NONE)
-		return usage_error("missing --format (json or perfetto)");
+		return usage_error("missing --format (json, perfetto or sqlite)");
 	if (check_operands(argc, argv, 1, "PATH"))
 		return EXIT_USAGE;
 	if (outpath && !strcmp(outpath, "-"))
 		outpath = NULL;
+	if (!outpath && fmt == FMT_SQLITE)
+		return usage_error("an SQLite database is a file: give -o FILE");
 	if (!outpath && fmt == FMT_PERFETTO && isatty(STDOUT_FILENO))
 		return usage_error("a Perfetto trace is binary: give -o FILE or redirect the "
 				   "output");
@@ -127,7 +135,7 @@ int cmd_export(int argc, char **argv)
 		return EXIT_FAIL;
 
 	if (!outpath) {
-		ret = run(&prof, argv[optind], fmt, stdout, pmode, &st);
+		ret = run(&prof, argv[optind], fmt, stdout, NULL, pmode, &st);
 		if (!ret)
 			ret = flush_stdout();
 		profile_free(&prof);
@@ -160,7 +168,7 @@ int cmd_export(int argc, char **argv)
 		profile_free(&prof);
 		return ret;
 	}
-	ret = run(&prof, argv[optind], fmt, out, pmode, &st);
+	ret = run(&prof, argv[optind], fmt, out, tmp, pmode, &st);
 	if (!ret && (fflush(out) || ferror(out) || fsync(fileno(out))))
 		ret = fail("cannot write %s: %s", outpath, strerror(errno));
 	if (fclose(out) && !ret)
@@ -169,15 +177,29 @@ int cmd_export(int argc, char **argv)
 		ret = fail("cannot put %s in place: %s", outpath, strerror(errno));
 	if (ret)
 		unlink(tmp);
+	else if (fmt == FMT_SQLITE)
+		printf("%s: %" PRIu64 " entries from %zu file%s, %" PRIu64 " host events, %" PRIu64
+		       " executions: %" PRIu64 " rows\n", outpath, st.entries, prof.nfiles,
+		       prof.nfiles == 1 ? "" : "s", st.host_events, st.executions, st.rows);
 	else
 		printf("%s: %" PRIu64 " entries from %zu file%s: %" PRIu64 " slices, %" PRIu64
-		       " instants (%" PRIu64 " lost markers), %" PRIu64 " counter samples\n",
-		       outpath, st.entries, prof.nfiles, prof.nfiles == 1 ? "" : "s", st.slices,
-		       st.instants, st.lost_markers, st.counters);
-	if (!ret && prof.nsys)
+		       " instants (%" PRIu64 " lost markers), %" PRIu64 " counter samples, %" PRIu64
+		       " executions\n", outpath, st.entries, prof.nfiles,
+		       prof.nfiles == 1 ? "" : "s", st.slices, st.instants, st.lost_markers,
+		       st.counters, st.executions);
+	if (!ret && st.machines > 1 && fmt != FMT_SQLITE) {
+		printf("%s: %" PRIu64 " machines on one timeline (CLOCK_REALTIME, by their clock "
+		       "mappings)", outpath, st.machines);
+		if (st.unmapped)
+			printf("; %" PRIu64 " without a mapping on %s own clock", st.unmapped,
+			       st.unmapped == 1 ? "its" : "their");
+		printf("\n");
+	}
+	if (!ret && prof.nsys && fmt != FMT_SQLITE)
 		printf("%s: system profile of %zu director%s: %" PRIu64 " host events, %" PRIu64
-		       " host samples\n", outpath, prof.nsys, prof.nsys == 1 ? "y" : "ies",
-		       st.host_events, st.host_samples);
+		       " host samples, %" PRIu64 " host calls linked to their execution by a flow\n",
+		       outpath, prof.nsys, prof.nsys == 1 ? "y" : "ies", st.host_events,
+		       st.host_samples, st.flows);
 	profile_free(&prof);
 	return ret;
 }

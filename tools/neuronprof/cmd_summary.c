@@ -1,380 +1,192 @@
 // SPDX-License-Identifier: MIT
 /*
- * neuronprof summary: what a profile says about each NeuronCore, engine and
- * TopSP: when it was active, how much it executed (instructions, DMA
- * transfers, inferences), what went wrong (errors, throttling) and what
- * was lost. Losses are counted twice, independently: the lost counts the
- * rings recorded, and the gaps in the sequence numbers of the entries that
- * made it into the file. A gap can only be smaller than or equal to the
- * recorded loss (losses before the first or after the last entry of a
- * record leave no gap); a larger gap means entries vanished without being
- * counted, and is reported as such.
+ * neuronprof summary: where the time of each recording went
+ * (Documentation/analysis.rst). A path may hold several recordings (the
+ * directories holding NTFF files or a system profile); each is summarized
+ * on its own, never merged. The statistics are computed once (summary.c)
+ * and printed as text, JSON or CSV files with the same numbers.
+ *
+ * Losses are counted twice, independently: the lost counts the rings
+ * recorded, and the gaps in the sequence numbers of the entries that made it
+ * into the file. A gap larger than the recorded loss means entries vanished
+ * without being counted, and is reported as such.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "json.h"
-#include "profile.h"
+#include "summary.h"
 #include "tool.h"
 
 static const char summary_usage[] =
-	"Usage: neuronprof summary [--json] PATH\n"
+	"Usage: neuronprof summary [--json | --csv DIR] [--top N] [--ns]\n"
+	"                          [--progress=auto|always|never] PATH\n"
 	"\n"
-	"Summarize a profile: PATH is an NTFF file or a directory, searched\n"
-	"recursively for .ntff files. Per NeuronCore, engine and TopSP: first and\n"
-	"last timestamp, span and busy time, instruction (TRACE), EVENT and DMA\n"
-	"counts, inferences, errors, throttling, recorded lost entries and the\n"
-	"gaps found in sequence numbers.\n"
+	"Where the time went, per recording: PATH is an NTFF file or a directory,\n"
+	"searched recursively; each directory holding profiles (a session\n"
+	"directory) is one recording, summarized on its own. Per NeuronCore and\n"
+	"engine: utilisation, busy time, idle gaps; per op: count, total, avg,\n"
+	"median, p95, max and share of the engine's busy time; execution latency\n"
+	"per model and the host's nrt_execute call around each; DMA bytes and\n"
+	"bandwidth; time per throttle level; errors by code; the host system\n"
+	"trace per event type; lost entries and sequence gaps.\n"
 	"\n"
-	"  --json        machine-readable output\n"
+	"  --json        one JSON document\n"
+	"  --csv DIR     one CSV file per table into DIR (created if missing)\n"
+	"  --top N       rows per ranked table: ops per engine, idle gaps,\n"
+	"                executions listed in the text (default 5)\n"
+	"  --ns          durations in the text as whole nanoseconds\n"
+	"  --progress=WHEN  progress bar on stderr (default auto: on a terminal,\n"
+	"                for large profiles)\n"
 	"  -h, --help    this text\n";
 
-/* Activity over a set of entries: first/last timestamps and busy time. */
-struct span {
-	uint64_t first, last;
-	uint64_t busy_ns;	/* sum of matched start/stop slice durations */
-	bool any;
-};
+/* ---- text ---------------------------------------------------------------------- */
 
-static void span_add(struct span *s, uint64_t ts)
+static bool raw_ns;
+
+/* A duration as one token: "4.400us", or whole nanoseconds with --ns. */
+static const char *dur(uint64_t ns, char *buf, size_t len)
 {
-	if (!s->any || ts < s->first)
-		s->first = ts;
-	if (!s->any || ts > s->last)
-		s->last = ts;
-	s->any = true;
+	if (raw_ns || ns < 1000)
+		snprintf(buf, len, "%" PRIu64 "%s", ns, raw_ns ? "" : "ns");
+	else if (ns < 1000000)
+		snprintf(buf, len, "%.3fus", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, len, "%.3fms", (double)ns / 1e6);
+	else
+		snprintf(buf, len, "%.3fs", (double)ns / 1e9);
+	return buf;
 }
 
-static void span_merge(struct span *to, const struct span *from)
+#define D(ns)	dur((ns), (char[32]){ 0 }, 32)
+
+static const char *unit_label(const struct unit *u, char *buf, size_t len)
 {
-	if (!from->any)
-		return;
-	span_add(to, from->first);
-	span_add(to, from->last);
+	const char *n = engine_name(u->index);
+
+	if (u->topsp)
+		snprintf(buf, len, "topsp%u", u->index);
+	else if (n)
+		snprintf(buf, len, "%u:%s", u->index, n);
+	else
+		snprintf(buf, len, "%u", u->index);
+	return buf;
 }
 
-struct eng_stats {
-	uint32_t engine;
-	uint64_t instructions, events, event_slices, dma;
-	struct span span;
-};
+#define U(u)	unit_label((u), (char[32]){ 0 }, 32)
 
-struct topsp_stats {
-	uint32_t topsp;
-	uint64_t instructions, events, event_slices, errors, lost, gaps;
-	struct span span;
-};
-
-struct core_stats {
-	uint32_t dev, core, arch;
-	char provider[16];
-	uint64_t entries, inferences, infer_failed, errors, throttles, lost, gaps;
-	uint32_t max_throttle;
-	struct span span;	/* every queue of the core, TopSPs included */
-	struct span infer;	/* INFER_STATUS only; busy = inference time */
-	struct eng_stats *eng;
-	size_t neng;
-	struct topsp_stats *tsp;
-	size_t ntsp;
-};
-
-/* A queue record whose sequence numbers or lost count say something was lost. */
-struct loss {
-	const char *file;
-	size_t record;
-	uint32_t queue_type, target_kind, target_index, engine;
-	uint64_t lost, gaps;
-};
-
-struct summary {
-	struct core_stats *cores;
-	size_t ncores;
-	struct loss *losses;
-	size_t nlosses;
-	uint64_t files, queues, entries;
-};
-
-static void *grow(void *v, size_t n, size_t size)
+static bool any_unit_gaps(const struct core_stats *c)
 {
-	/* Arrays grow by one element; they hold cores, engines and TopSPs. */
-	void *p = realloc(v, (n + 1) * size);
-
-	if (!p) {
-		fail("out of memory");
-		exit(EXIT_FAIL);
-	}
-	memset((char *)p + n * size, 0, size);
-	return p;
+	for (size_t k = 0; k < c->nunits; k++)
+		if (c->units[k].idle.n)
+			return true;
+	return false;
 }
 
-static struct core_stats *core_get(struct summary *s, const struct prof_file *f, uint32_t core)
+static void text_core(const struct rec_stats *s, const struct core_stats *c)
 {
-	uint32_t dev = f->info.device.device_index;
-	struct core_stats *c;
+	uint64_t span = c->any ? c->last - c->first : 0;
+	char where[64];
 
-	for (size_t i = 0; i < s->ncores; i++)
-		if (s->cores[i].dev == dev && s->cores[i].core == core)
-			return &s->cores[i];
-	s->cores = grow(s->cores, s->ncores, sizeof(*s->cores));
-	c = &s->cores[s->ncores++];
-	c->dev = dev;
-	c->core = core;
-	c->arch = f->info.device.arch;
-	snprintf(c->provider, sizeof(c->provider), "%s",
-		 f->info.device.provider ? f->info.device.provider : "-");
-	return c;
-}
+	printf("\ndevice %u (%s, %s) NeuronCore %u: %" PRIu64 " entries, active %s (%" PRIu64
+	       " .. %" PRIu64 " ns)\n", c->dev, arch_name(c->arch), c->provider, c->core,
+	       c->entries, D(span), c->first, c->last);
+	printf("  inferences %" PRIu64 " (%" PRIu64 " failed), executions %zu, busy %s, "
+	       "utilisation %.2f%%\n", c->inferences, c->infer_failed, c->ct ? c->ct->nexec : 0,
+	       D(c->infer_busy), c->util_pct);
+	printf("  errors %" PRIu64 ", throttle events %" PRIu64 " (max level %u)\n", c->errors,
+	       c->throttles, c->max_throttle);
+	printf("  lost %" PRIu64 " recorded, %" PRIu64 " missing from sequence numbers\n",
+	       c->lost, c->gaps);
+	if (c->nunits) {
+		printf("  engines and TopSPs:\n");
+		printf("    %-12s %8s %12s %8s %7s %12s %6s %10s %10s\n", "unit", "util%", "busy",
+		       "instr", "events", "event_busy", "dma", "dma_bytes", "dma_MB/s");
+		for (size_t k = 0; k < c->nunits; k++) {
+			const struct unit *u = &c->units[k];
 
-static struct eng_stats *eng_get(struct core_stats *c, uint32_t engine)
-{
-	for (size_t i = 0; i < c->neng; i++)
-		if (c->eng[i].engine == engine)
-			return &c->eng[i];
-	c->eng = grow(c->eng, c->neng, sizeof(*c->eng));
-	c->eng[c->neng].engine = engine;
-	return &c->eng[c->neng++];
-}
+			printf("    %-12s %7.2f%% %12s %8" PRIu64 " %7" PRIu64 " %12s %6" PRIu64
+			       " %10" PRIu64 " %10.2f\n", U(u), u->util_pct, D(u->busy),
+			       u->instructions, u->events, D(u->event_busy), u->dma, u->dma_bytes,
+			       u->dma_mbps);
+		}
+		printf("  top ops per unit by total time (instruction durations: "
+		       "Documentation/analysis.rst):\n");
+		printf("    %-12s %8s %8s %12s %12s %12s %12s %12s %7s\n", "unit", "op", "count",
+		       "total", "avg", "median", "p95", "max", "%busy");
+		for (size_t k = 0; k < c->nunits; k++) {
+			const struct unit *u = &c->units[k];
 
-static struct topsp_stats *tsp_get(struct core_stats *c, uint32_t topsp)
-{
-	for (size_t i = 0; i < c->ntsp; i++)
-		if (c->tsp[i].topsp == topsp)
-			return &c->tsp[i];
-	c->tsp = grow(c->tsp, c->ntsp, sizeof(*c->tsp));
-	c->tsp[c->ntsp].topsp = topsp;
-	return &c->tsp[c->ntsp++];
-}
+			for (size_t i = 0; i < u->nops && i < s->top; i++) {
+				const struct op_stats *o = &u->ops[i];
 
-static bool same_queue(const struct nprof_ntff_queue *a, const struct nprof_ntff_queue *b)
-{
-	return a->queue_type == b->queue_type && a->target_kind == b->target_kind &&
-	       a->target_index == b->target_index && a->engine == b->engine;
-}
-
-/* Gap between this record and the previous record of the same queue in the file. */
-static uint64_t gap_before(const struct prof_file *f, size_t idx)
-{
-	const struct nprof_ntff_queue *q = &f->queues[idx];
-
-	if (!q->entry_count)
-		return 0;
-	for (size_t i = idx; i-- > 0;) {
-		const struct nprof_ntff_queue *p = &f->queues[i];
-
-		if (!same_queue(p, q) || !p->entry_count)
-			continue;
-		return q->first_seq > p->last_seq + 1 ? q->first_seq - p->last_seq - 1 : 0;
-	}
-	return 0;
-}
-
-static void add_queue(struct summary *s, const struct prof_file *f, size_t idx)
-{
-	const struct nprof_ntff_queue *q = &f->queues[idx];
-	struct core_stats *c = core_get(s, f, queue_core(f, q));
-	struct eng_stats *eng = NULL;
-	struct topsp_stats *tsp = NULL;
-	struct nprof_ntff_entry_iter it;
-	struct entry e, start = { 0 };
-	bool open = false, have_prev = false;
-	uint64_t prev_seq = 0, gaps = gap_before(f, idx);
-	struct span qspan = { 0 };
-	const void *p;
-
-	/*
-	 * The queue type alone decides where counts go, so a record whose
-	 * target kind disagrees with its type still lands somewhere valid.
-	 */
-	switch (q->queue_type) {
-	case NEURONPROF_QT_TRACE:
-	case NEURONPROF_QT_EVENT:
-	case NEURONPROF_QT_DMA:
-		eng = eng_get(c, q->engine);
-		break;
-	case NEURONPROF_QT_TOPSP_TRACE:
-	case NEURONPROF_QT_TOPSP_EVENT:
-	case NEURONPROF_QT_TOPSP_ERROR:
-		tsp = tsp_get(c, q->target_index);
-		break;
-	default:
-		break;
-	}
-
-	nprof_ntff_entry_iter_init(&it, q);
-	while ((p = nprof_ntff_entry_iter_next(&it))) {
-		entry_decode(p, q->entry_size, &e);
-		if (have_prev && e.seq > prev_seq + 1)
-			gaps += e.seq - prev_seq - 1;
-		prev_seq = e.seq;
-		have_prev = true;
-		span_add(&qspan, e.ts);
-
-		switch (q->queue_type) {
-		case NEURONPROF_QT_TRACE:
-			eng->instructions++;
-			break;
-		case NEURONPROF_QT_DMA:
-			eng->dma++;
-			break;
-		case NEURONPROF_QT_EVENT:
-		case NEURONPROF_QT_TOPSP_EVENT:
-			if (eng)
-				eng->events++;
-			else if (tsp)
-				tsp->events++;
-			if (e.code == EVENT_CODE_START) {
-				start = e;
-				open = true;
-			} else if (e.code == EVENT_CODE_END && open) {
-				if (eng) {
-					eng->event_slices++;
-					eng->span.busy_ns += e.ts - start.ts;
-				} else if (tsp) {
-					tsp->event_slices++;
-					tsp->span.busy_ns += e.ts - start.ts;
-				}
-				open = false;
+				printf("    %-12s 0x%06x %8" PRIu64 " %12s %12s %12s %12s %12s %6.2f%%\n",
+				       U(u), o->code, o->d.count, D(o->d.total), D(o->d.avg),
+				       D(o->d.median), D(o->d.p95), D(o->d.max), o->busy_pct);
 			}
-			break;
-		case NEURONPROF_QT_INFER_STATUS:
-			span_add(&c->infer, e.ts);
-			if (e.code == NEURONPROF_INFER_START) {
-				start = e;
-				open = true;
-			} else if (e.code == NEURONPROF_INFER_STOP && open) {
-				c->inferences++;
-				c->infer.busy_ns += e.ts - start.ts;
-				if (e.payload[0])
-					c->infer_failed++;
-				open = false;
-			}
-			break;
-		case NEURONPROF_QT_ERROR:
-			c->errors++;
-			break;
-		case NEURONPROF_QT_TOPSP_ERROR:
-			tsp->errors++;
-			break;
-		case NEURONPROF_QT_THROTTLE:
-			c->throttles++;
-			if (e.code > c->max_throttle)
-				c->max_throttle = e.code;
-			break;
-		case NEURONPROF_QT_TOPSP_TRACE:
-			tsp->instructions++;
-			break;
-		default:
-			break;
 		}
 	}
-	c->entries += q->entry_count;
-	c->lost += q->lost_count;
-	c->gaps += gaps;
-	span_merge(&c->span, &qspan);
-	if (eng)
-		span_merge(&eng->span, &qspan);
-	if (tsp) {
-		span_merge(&tsp->span, &qspan);
-		tsp->lost += q->lost_count;
-		tsp->gaps += gaps;
+	if (c->idle.n || any_unit_gaps(c)) {
+		printf("  longest idle gaps:\n");
+		printf("    %-12s %12s %12s  %s\n", "unit", "idle", "at", "where");
 	}
-	if (q->lost_count || gaps) {
-		struct loss *l;
+	for (size_t i = 0; i < c->idle.n; i++) {
+		const struct idle_gap *g = &c->idle.g[i];
 
-		s->losses = grow(s->losses, s->nlosses, sizeof(*s->losses));
-		l = &s->losses[s->nlosses++];
-		l->file = f->path;
-		l->record = idx;
-		l->queue_type = q->queue_type;
-		l->target_kind = q->target_kind;
-		l->target_index = q->target_index;
-		l->engine = q->engine;
-		l->lost = q->lost_count;
-		l->gaps = gaps;
+		printf("    %-12s %12s %12s  %s\n", "core", D(g->end - g->start),
+		       D(g->start - c->first),
+		       exec_where(c->ct, g->start, g->end, where, sizeof(where)));
 	}
-}
+	for (size_t k = 0; k < c->nunits; k++)
+		for (size_t i = 0; i < c->units[k].idle.n; i++) {
+			const struct idle_gap *g = &c->units[k].idle.g[i];
 
-static int cmp_core(const void *a, const void *b)
-{
-	const struct core_stats *x = a, *y = b;
-
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	return x->core < y->core ? -1 : x->core > y->core;
-}
-
-static int cmp_eng(const void *a, const void *b)
-{
-	const struct eng_stats *x = a, *y = b;
-
-	return x->engine < y->engine ? -1 : x->engine > y->engine;
-}
-
-static int cmp_tsp(const void *a, const void *b)
-{
-	const struct topsp_stats *x = a, *y = b;
-
-	return x->topsp < y->topsp ? -1 : x->topsp > y->topsp;
-}
-
-static void build(struct summary *s, const struct profile *prof)
-{
-	memset(s, 0, sizeof(*s));
-	for (size_t i = 0; i < prof->nfiles; i++) {
-		const struct prof_file *f = &prof->files[i];
-
-		s->files++;
-		s->queues += f->nqueues;
-		s->entries += f->entries;
-		for (size_t k = 0; k < f->nqueues; k++)
-			add_queue(s, f, k);
+			printf("    %-12s %12s %12s  %s\n", U(&c->units[k]), D(g->end - g->start),
+			       D(g->start - c->first),
+			       exec_where(c->ct, g->start, g->end, where, sizeof(where)));
+		}
+	if (c->nlevels) {
+		printf("  throttling (a level holds until the next THROTTLE entry):\n");
+		printf("    %-6s %7s %12s %8s\n", "level", "events", "time", "%span");
+		for (size_t i = 0; i < c->nlevels; i++)
+			printf("    %-6u %7" PRIu64 " %12s %7.2f%%\n", c->levels[i].level,
+			       c->levels[i].events, D(c->levels[i].ns), c->levels[i].pct);
 	}
-	/* qsort() must not see the NULL of an empty array. */
-	if (s->ncores > 1)
-		qsort(s->cores, s->ncores, sizeof(*s->cores), cmp_core);
-	for (size_t i = 0; i < s->ncores; i++) {
-		if (s->cores[i].neng > 1)
-			qsort(s->cores[i].eng, s->cores[i].neng, sizeof(*s->cores[i].eng), cmp_eng);
-		if (s->cores[i].ntsp > 1)
-			qsort(s->cores[i].tsp, s->cores[i].ntsp, sizeof(*s->cores[i].tsp), cmp_tsp);
+	if (c->nerrs) {
+		printf("  errors by code:\n");
+		printf("    %-8s %7s %12s\n", "code", "count", "first_at");
+		for (size_t i = 0; i < c->nerrs; i++)
+			printf("    %-8u %7" PRIu64 " %12s\n", c->errs[i].code, c->errs[i].count,
+			       D(c->errs[i].first_ns - c->first));
 	}
-}
-
-static void destroy(struct summary *s)
-{
-	for (size_t i = 0; i < s->ncores; i++) {
-		free(s->cores[i].eng);
-		free(s->cores[i].tsp);
-	}
-	free(s->cores);
-	free(s->losses);
 }
 
 struct totals {
-	uint64_t instructions, events, dma, inferences, infer_failed, errors, throttles, lost,
-		 gaps, unexplained;
+	uint64_t instructions, events, dma, dma_bytes, inferences, infer_failed, executions,
+		 errors, throttles, lost, gaps, unexplained;
 };
 
-static void totals(const struct summary *s, struct totals *t)
+static void totals(const struct rec_stats *s, struct totals *t)
 {
 	memset(t, 0, sizeof(*t));
 	for (size_t i = 0; i < s->ncores; i++) {
 		const struct core_stats *c = &s->cores[i];
 
-		for (size_t k = 0; k < c->neng; k++) {
-			t->instructions += c->eng[k].instructions;
-			t->events += c->eng[k].events;
-			t->dma += c->eng[k].dma;
-		}
-		for (size_t k = 0; k < c->ntsp; k++) {
-			t->instructions += c->tsp[k].instructions;
-			t->events += c->tsp[k].events;
-			t->errors += c->tsp[k].errors;
+		for (size_t k = 0; k < c->nunits; k++) {
+			t->instructions += c->units[k].instructions;
+			t->events += c->units[k].events;
+			t->dma += c->units[k].dma;
+			t->dma_bytes += c->units[k].dma_bytes;
 		}
 		t->inferences += c->inferences;
 		t->infer_failed += c->infer_failed;
+		t->executions += c->ct ? c->ct->nexec : 0;
 		t->errors += c->errors;
 		t->throttles += c->throttles;
 		t->lost += c->lost;
@@ -385,71 +197,125 @@ static void totals(const struct summary *s, struct totals *t)
 			t->unexplained++;
 }
 
-static uint64_t span_ns(const struct span *s)
+/* Executions of every core in one list, longest first (ties: time order). */
+struct exec_ref {
+	const struct core_timing *ct;
+	const struct execution *x;
+	size_t index;
+};
+
+static int cmp_exec_ref(const void *a, const void *b)
 {
-	return s->any ? s->last - s->first : 0;
+	const struct exec_ref *x = a, *y = b;
+	uint64_t lx = x->x->stop - x->x->start, ly = y->x->stop - y->x->start;
+
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
+	return x->x->start < y->x->start ? -1 : x->x->start > y->x->start;
 }
 
-static const char *engine_label(uint32_t engine, char *buf, size_t len)
+static struct exec_ref *exec_list(const struct rec_stats *s, size_t *n, bool by_latency)
 {
-	const char *n = engine_name(engine);
+	struct exec_ref *v;
+	size_t k = 0, total = 0;
 
-	if (n)
-		snprintf(buf, len, "%u %s", engine, n);
-	else
-		snprintf(buf, len, "%u", engine);
-	return buf;
+	for (size_t i = 0; i < s->timing.ncores; i++)
+		total += s->timing.cores[i].nexec;
+	v = calloc(total ? total : 1, sizeof(*v));
+	if (!v) {
+		fail("out of memory");
+		exit(EXIT_FAIL);
+	}
+	for (size_t i = 0; i < s->timing.ncores; i++)
+		for (size_t j = 0; j < s->timing.cores[i].nexec; j++)
+			v[k++] = (struct exec_ref){ .ct = &s->timing.cores[i],
+						    .x = &s->timing.cores[i].exec[j], .index = j };
+	if (by_latency && total > 1)
+		qsort(v, total, sizeof(*v), cmp_exec_ref);
+	*n = total;
+	return v;
 }
 
-static void print_text(const struct summary *s, const char *path)
+static uint64_t host_ns(const Neuronprof__System__NtraceEvent *h)
 {
+	return h->end_ns > h->start_ns ? h->end_ns - h->start_ns : 0;
+}
+
+static void text_recording(const struct rec_stats *s)
+{
+	const struct recording *r = s->rec;
+	struct exec_ref *ex;
 	struct totals t;
+	size_t nex;
 
 	totals(s, &t);
-	printf("profile %s: %" PRIu64 " file%s, %" PRIu64 " queue records, %" PRIu64
-	       " entries\n", path, s->files, s->files == 1 ? "" : "s", s->queues, s->entries);
-	for (size_t i = 0; i < s->ncores; i++) {
-		const struct core_stats *c = &s->cores[i];
+	printf("recording %s: %zu file%s, %" PRIu64 " queue records, %" PRIu64 " entries; ",
+	       r->path, r->nfiles, r->nfiles == 1 ? "" : "s", s->queues, s->entries);
+	if (r->sys && r->sys->ntrace)
+		printf("system trace: %" PRIu64 " host events\n", s->host_events);
+	else
+		printf("no system trace\n");
+	for (size_t i = 0; i < s->ncores; i++)
+		text_core(s, &s->cores[i]);
 
-		printf("\ndevice %u (%s, %s) NeuronCore %u: %" PRIu64 " entries\n", c->dev,
-		       arch_name(c->arch), c->provider, c->core, c->entries);
-		printf("  active %" PRIu64 " .. %" PRIu64 " ns, span %" PRIu64 " ns\n",
-		       c->span.first, c->span.last, span_ns(&c->span));
-		printf("  inferences %" PRIu64 " (%" PRIu64 " failed), busy %" PRIu64 " ns\n",
-		       c->inferences, c->infer_failed, c->infer.busy_ns);
-		printf("  errors %" PRIu64 ", throttle events %" PRIu64 " (max level %u)\n",
-		       c->errors, c->throttles, c->max_throttle);
-		printf("  lost %" PRIu64 " recorded, %" PRIu64 " missing from sequence numbers\n",
-		       c->lost, c->gaps);
-		if (c->neng) {
-			printf("  %-10s %12s %8s %8s %14s %14s %12s %12s\n", "engine", "instructions",
-			       "events", "dma", "first_ns", "last_ns", "span_ns", "busy_ns");
-			for (size_t k = 0; k < c->neng; k++) {
-				const struct eng_stats *e = &c->eng[k];
-				char lbl[32];
+	if (s->nmodels) {
+		printf("\nexecution latency per model (first inference start to last stop):\n");
+		printf("  %-8s %6s %6s %12s %12s %12s %12s %12s %6s %12s %12s\n", "model", "count",
+		       "failed", "min", "avg", "median", "p99", "max", "host", "host_avg",
+		       "overhead_avg");
+		for (size_t i = 0; i < s->nmodels; i++) {
+			const struct model_stats *m = &s->models[i];
 
-				printf("  %-10s %12" PRIu64 " %8" PRIu64 " %8" PRIu64 " %14" PRIu64
-				       " %14" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n",
-				       engine_label(e->engine, lbl, sizeof(lbl)), e->instructions,
-				       e->events, e->dma, e->span.first, e->span.last,
-				       span_ns(&e->span), e->span.busy_ns);
-			}
+			printf("  %-8u %6" PRIu64 " %6" PRIu64 " %12s %12s %12s %12s %12s %6" PRIu64
+			       " %12s %12s\n", m->model_id, m->lat.count, m->failed, D(m->lat.min),
+			       D(m->lat.avg), D(m->lat.median), D(m->lat.p99), D(m->lat.max),
+			       m->host_matched, D(m->host.avg), D(m->overhead.avg));
 		}
-		for (size_t k = 0; k < c->ntsp; k++) {
-			const struct topsp_stats *tp = &c->tsp[k];
+		ex = exec_list(s, &nex, true);
+		printf("longest executions and the host call around each:\n");
+		printf("  %-6s %-5s %-8s %6s %12s %12s %6s %12s %12s %12s\n", "device", "core",
+		       "model", "index", "start_at", "latency", "iter", "host_call", "before",
+		       "after");
+		for (size_t i = 0; i < nex && i < s->top; i++) {
+			const struct execution *x = ex[i].x;
+			const struct core_stats *c = NULL;
 
-			printf("  TopSP %u: instructions %" PRIu64 ", events %" PRIu64
-			       ", errors %" PRIu64 ", span %" PRIu64 " ns, busy %" PRIu64
-			       " ns, lost %" PRIu64 ", gaps %" PRIu64 "\n", tp->topsp,
-			       tp->instructions, tp->events, tp->errors, span_ns(&tp->span),
-			       tp->span.busy_ns, tp->lost, tp->gaps);
+			for (size_t k = 0; k < s->ncores; k++)
+				if (s->cores[k].ct == ex[i].ct)
+					c = &s->cores[k];
+			printf("  %-6u %-5u %-8u %6zu %12s %12s %6u", ex[i].ct->dev, ex[i].ct->core,
+			       x->model_id, ex[i].index, D(c ? x->start - c->first : x->start),
+			       D(x->stop - x->start), x->iterations);
+			if (x->host)
+				printf(" %12s %12s %12s%s\n", D(host_ns(x->host)),
+				       D(x->start - x->host->start_ns),
+				       D(x->host->end_ns > x->stop ? x->host->end_ns - x->stop : 0),
+				       x->failed ? "  failed" : "");
+			else
+				printf(" %12s %12s %12s%s\n", "-", "-", "-", x->failed ? "  failed" : "");
+		}
+		free(ex);
+	}
+	if (r->sys && r->sys->ntrace) {
+		printf("\nhost system trace: %" PRIu64 " events; %" PRIu64 " nrt_execute calls, %"
+		       PRIu64 " matched to a device execution\n", s->host_events,
+		       s->timing.host_calls, s->timing.host_calls_matched);
+		printf("  %-20s %7s %12s %12s %12s %12s %12s\n", "event", "count", "total", "avg",
+		       "median", "p99", "max");
+		for (size_t i = 0; i < s->nhost; i++) {
+			const struct host_type *h = &s->host[i];
+
+			printf("  %-20s %7" PRIu64 " %12s %12s %12s %12s %12s\n", h->name, h->d.count,
+			       D(h->d.total), D(h->d.avg), D(h->d.median), D(h->d.p99), D(h->d.max));
 		}
 	}
-	printf("\ntotals: instructions %" PRIu64 ", events %" PRIu64 ", dma %" PRIu64
-	       ", inferences %" PRIu64 " (%" PRIu64 " failed), errors %" PRIu64
-	       ", throttle events %" PRIu64 ", lost %" PRIu64 ", sequence gaps %" PRIu64 "\n",
-	       t.instructions, t.events, t.dma, t.inferences, t.infer_failed, t.errors,
-	       t.throttles, t.lost, t.gaps);
+	if (s->ncores)
+		printf("\ntotals: instructions %" PRIu64 ", events %" PRIu64 ", dma %" PRIu64
+		       " (%" PRIu64 " bytes), inferences %" PRIu64 " (%" PRIu64 " failed), executions %"
+		       PRIu64 ", errors %" PRIu64 ", throttle events %" PRIu64 ", lost %" PRIu64
+		       ", sequence gaps %" PRIu64 "\n", t.instructions, t.events, t.dma, t.dma_bytes,
+		       t.inferences, t.infer_failed, t.executions, t.errors, t.throttles, t.lost,
+		       t.gaps);
 	for (size_t i = 0; i < s->nlosses; i++) {
 		const struct loss *l = &s->losses[i];
 
@@ -463,130 +329,513 @@ static void print_text(const struct summary *s, const char *path)
 	}
 }
 
-static void span_json(struct json *j, const struct span *s)
+/* ---- JSON ---------------------------------------------------------------------- */
+
+static void dist_json(struct json *j, const struct dist *d, bool p95, bool p99)
 {
-	jw_u64(j, "first_ns", s->first);
-	jw_u64(j, "last_ns", s->last);
-	jw_u64(j, "span_ns", span_ns(s));
-	jw_u64(j, "busy_ns", s->busy_ns);
+	jw_u64(j, "count", d->count);
+	jw_u64(j, "total_ns", d->total);
+	jw_u64(j, "min_ns", d->min);
+	jw_u64(j, "avg_ns", d->avg);
+	jw_u64(j, "median_ns", d->median);
+	if (p95)
+		jw_u64(j, "p95_ns", d->p95);
+	if (p99)
+		jw_u64(j, "p99_ns", d->p99);
+	jw_u64(j, "max_ns", d->max);
 }
 
-static void print_json(const struct summary *s, const char *path)
+static void gaps_json(struct json *j, const struct top_gaps *g, const struct core_stats *c)
 {
+	char where[64];
+
+	jw_arr_begin(j, "idle_gaps");
+	for (size_t i = 0; i < g->n; i++) {
+		jw_obj_begin(j, NULL);
+		jw_u64(j, "start_ns", g->g[i].start);
+		jw_u64(j, "end_ns", g->g[i].end);
+		jw_u64(j, "idle_ns", g->g[i].end - g->g[i].start);
+		jw_u64(j, "at_ns", g->g[i].start - c->first);
+		jw_str(j, "where",
+		       exec_where(c->ct, g->g[i].start, g->g[i].end, where, sizeof(where)));
+		jw_obj_end(j);
+	}
+	jw_arr_end(j);
+}
+
+static void unit_json(struct json *j, const struct unit *u, const struct core_stats *c)
+{
+	jw_obj_begin(j, NULL);
+	if (u->topsp) {
+		jw_u64(j, "topsp", u->index);
+	} else {
+		jw_u64(j, "engine", u->index);
+		jw_str(j, "name", engine_name(u->index));
+	}
+	jw_u64(j, "instructions", u->instructions);
+	jw_u64(j, "events", u->events);
+	jw_u64(j, "event_slices", u->event_slices);
+	jw_u64(j, "event_busy_ns", u->event_busy);
+	if (!u->topsp) {
+		jw_u64(j, "dma", u->dma);
+		jw_u64(j, "dma_bytes", u->dma_bytes);
+		jw_fixed(j, "dma_mbps", u->dma_mbps, 2);
+	} else {
+		jw_u64(j, "errors", u->errors);
+	}
+	jw_u64(j, "lost", u->lost);
+	jw_u64(j, "seq_gaps", u->gaps);
+	jw_u64(j, "first_ns", u->first);
+	jw_u64(j, "last_ns", u->last);
+	jw_u64(j, "span_ns", u->any ? u->last - u->first : 0);
+	jw_u64(j, "busy_ns", u->busy);
+	jw_fixed(j, "utilization_pct", u->util_pct, 2);
+	jw_arr_begin(j, "ops");
+	for (size_t i = 0; i < u->nops; i++) {
+		jw_obj_begin(j, NULL);
+		jw_u64(j, "code", u->ops[i].code);
+		dist_json(j, &u->ops[i].d, true, false);
+		jw_fixed(j, "busy_pct", u->ops[i].busy_pct, 2);
+		jw_obj_end(j);
+	}
+	jw_arr_end(j);
+	gaps_json(j, &u->idle, c);
+	jw_obj_end(j);
+}
+
+static void core_json(struct json *j, const struct core_stats *c)
+{
+	jw_obj_begin(j, NULL);
+	jw_u64(j, "device", c->dev);
+	jw_str(j, "arch", arch_name(c->arch));
+	jw_str(j, "provider", c->provider);
+	jw_u64(j, "core", c->core);
+	jw_u64(j, "entries", c->entries);
+	jw_u64(j, "first_ns", c->first);
+	jw_u64(j, "last_ns", c->last);
+	jw_u64(j, "span_ns", c->any ? c->last - c->first : 0);
+	jw_u64(j, "busy_ns", c->infer_busy);
+	jw_fixed(j, "utilization_pct", c->util_pct, 2);
+	jw_u64(j, "inferences", c->inferences);
+	jw_u64(j, "inferences_failed", c->infer_failed);
+	jw_u64(j, "inference_busy_ns", c->infer_busy);
+	jw_u64(j, "executions", c->ct ? c->ct->nexec : 0);
+	jw_u64(j, "errors", c->errors);
+	jw_u64(j, "throttle_events", c->throttles);
+	jw_u64(j, "max_throttle_level", c->max_throttle);
+	jw_u64(j, "lost", c->lost);
+	jw_u64(j, "seq_gaps", c->gaps);
+	jw_arr_begin(j, "engines");
+	for (size_t k = 0; k < c->nunits; k++)
+		if (!c->units[k].topsp)
+			unit_json(j, &c->units[k], c);
+	jw_arr_end(j);
+	jw_arr_begin(j, "topsps");
+	for (size_t k = 0; k < c->nunits; k++)
+		if (c->units[k].topsp)
+			unit_json(j, &c->units[k], c);
+	jw_arr_end(j);
+	gaps_json(j, &c->idle, c);
+	jw_arr_begin(j, "throttle");
+	for (size_t i = 0; i < c->nlevels; i++) {
+		jw_obj_begin(j, NULL);
+		jw_u64(j, "level", c->levels[i].level);
+		jw_u64(j, "events", c->levels[i].events);
+		jw_u64(j, "time_ns", c->levels[i].ns);
+		jw_fixed(j, "span_pct", c->levels[i].pct, 2);
+		jw_obj_end(j);
+	}
+	jw_arr_end(j);
+	jw_arr_begin(j, "errors_by_code");
+	for (size_t i = 0; i < c->nerrs; i++) {
+		jw_obj_begin(j, NULL);
+		jw_u64(j, "code", c->errs[i].code);
+		jw_u64(j, "count", c->errs[i].count);
+		jw_u64(j, "first_ns", c->errs[i].first_ns);
+		jw_obj_end(j);
+	}
+	jw_arr_end(j);
+	jw_obj_end(j);
+}
+
+static void json_recording(struct json *j, const struct rec_stats *s)
+{
+	const struct recording *r = s->rec;
+	struct exec_ref *ex;
 	struct totals t;
-	struct json j;
+	size_t nex;
 
 	totals(s, &t);
-	jw_init(&j, stdout, true);
-	jw_obj_begin(&j, NULL);
-	jw_str(&j, "path", path);
-	jw_u64(&j, "files", s->files);
-	jw_u64(&j, "queue_records", s->queues);
-	jw_u64(&j, "entries", s->entries);
-	jw_arr_begin(&j, "cores");
-	for (size_t i = 0; i < s->ncores; i++) {
-		const struct core_stats *c = &s->cores[i];
+	jw_obj_begin(j, NULL);
+	jw_str(j, "path", r->path);
+	jw_u64(j, "files", r->nfiles);
+	jw_u64(j, "queue_records", s->queues);
+	jw_u64(j, "entries", s->entries);
+	jw_arr_begin(j, "cores");
+	for (size_t i = 0; i < s->ncores; i++)
+		core_json(j, &s->cores[i]);
+	jw_arr_end(j);
+	jw_arr_begin(j, "models");
+	for (size_t i = 0; i < s->nmodels; i++) {
+		const struct model_stats *m = &s->models[i];
 
-		jw_obj_begin(&j, NULL);
-		jw_u64(&j, "device", c->dev);
-		jw_str(&j, "arch", arch_name(c->arch));
-		jw_str(&j, "provider", c->provider);
-		jw_u64(&j, "core", c->core);
-		jw_u64(&j, "entries", c->entries);
-		span_json(&j, &c->span);
-		jw_u64(&j, "inferences", c->inferences);
-		jw_u64(&j, "inferences_failed", c->infer_failed);
-		jw_u64(&j, "inference_busy_ns", c->infer.busy_ns);
-		jw_u64(&j, "errors", c->errors);
-		jw_u64(&j, "throttle_events", c->throttles);
-		jw_u64(&j, "max_throttle_level", c->max_throttle);
-		jw_u64(&j, "lost", c->lost);
-		jw_u64(&j, "seq_gaps", c->gaps);
-		jw_arr_begin(&j, "engines");
-		for (size_t k = 0; k < c->neng; k++) {
-			const struct eng_stats *e = &c->eng[k];
-
-			jw_obj_begin(&j, NULL);
-			jw_u64(&j, "engine", e->engine);
-			jw_str(&j, "name", engine_name(e->engine));
-			jw_u64(&j, "instructions", e->instructions);
-			jw_u64(&j, "events", e->events);
-			jw_u64(&j, "event_slices", e->event_slices);
-			jw_u64(&j, "dma", e->dma);
-			span_json(&j, &e->span);
-			jw_obj_end(&j);
-		}
-		jw_arr_end(&j);
-		jw_arr_begin(&j, "topsps");
-		for (size_t k = 0; k < c->ntsp; k++) {
-			const struct topsp_stats *tp = &c->tsp[k];
-
-			jw_obj_begin(&j, NULL);
-			jw_u64(&j, "topsp", tp->topsp);
-			jw_u64(&j, "instructions", tp->instructions);
-			jw_u64(&j, "events", tp->events);
-			jw_u64(&j, "event_slices", tp->event_slices);
-			jw_u64(&j, "errors", tp->errors);
-			jw_u64(&j, "lost", tp->lost);
-			jw_u64(&j, "seq_gaps", tp->gaps);
-			span_json(&j, &tp->span);
-			jw_obj_end(&j);
-		}
-		jw_arr_end(&j);
-		jw_obj_end(&j);
+		jw_obj_begin(j, NULL);
+		jw_u64(j, "model_id", m->model_id);
+		jw_u64(j, "failed", m->failed);
+		jw_obj_begin(j, "latency");
+		dist_json(j, &m->lat, false, true);
+		jw_obj_end(j);
+		jw_u64(j, "host_matched", m->host_matched);
+		jw_obj_begin(j, "host_call");
+		dist_json(j, &m->host, false, true);
+		jw_obj_end(j);
+		jw_obj_begin(j, "host_overhead");
+		dist_json(j, &m->overhead, false, true);
+		jw_obj_end(j);
+		jw_obj_end(j);
 	}
-	jw_arr_end(&j);
-	jw_obj_begin(&j, "totals");
-	jw_u64(&j, "instructions", t.instructions);
-	jw_u64(&j, "events", t.events);
-	jw_u64(&j, "dma", t.dma);
-	jw_u64(&j, "inferences", t.inferences);
-	jw_u64(&j, "inferences_failed", t.infer_failed);
-	jw_u64(&j, "errors", t.errors);
-	jw_u64(&j, "throttle_events", t.throttles);
-	jw_u64(&j, "lost", t.lost);
-	jw_u64(&j, "seq_gaps", t.gaps);
-	jw_u64(&j, "records_with_unexplained_gaps", t.unexplained);
-	jw_obj_end(&j);
-	jw_arr_begin(&j, "losses");
+	jw_arr_end(j);
+	ex = exec_list(s, &nex, false);
+	jw_arr_begin(j, "executions");
+	for (size_t i = 0; i < nex; i++) {
+		const struct execution *x = ex[i].x;
+
+		jw_obj_begin(j, NULL);
+		jw_u64(j, "device", ex[i].ct->dev);
+		jw_u64(j, "core", ex[i].ct->core);
+		jw_u64(j, "index", ex[i].index);
+		jw_u64(j, "model_id", x->model_id);
+		jw_u64(j, "start_ns", x->start);
+		jw_u64(j, "stop_ns", x->stop);
+		jw_u64(j, "latency_ns", x->stop - x->start);
+		jw_u64(j, "iterations", x->iterations);
+		jw_bool(j, "failed", x->failed);
+		if (x->host) {
+			jw_obj_begin(j, "host_call");
+			jw_u64(j, "start_ns", x->host->start_ns);
+			jw_u64(j, "end_ns", x->host->end_ns);
+			jw_u64(j, "duration_ns", host_ns(x->host));
+			jw_u64(j, "before_ns", x->start - x->host->start_ns);
+			jw_u64(j, "after_ns", x->host->end_ns > x->stop ? x->host->end_ns - x->stop : 0);
+			if (x->host->n_flow_ids)
+				jw_u64(j, "flow_id", x->host->flow_ids[0]);
+			jw_obj_end(j);
+		} else {
+			jw_null(j, "host_call");
+		}
+		jw_obj_end(j);
+	}
+	jw_arr_end(j);
+	free(ex);
+	if (r->sys && r->sys->ntrace) {
+		jw_obj_begin(j, "host");
+		jw_u64(j, "events", s->host_events);
+		jw_u64(j, "nrt_execute_calls", s->timing.host_calls);
+		jw_u64(j, "nrt_execute_matched", s->timing.host_calls_matched);
+		jw_arr_begin(j, "event_types");
+		for (size_t i = 0; i < s->nhost; i++) {
+			jw_obj_begin(j, NULL);
+			jw_str(j, "name", s->host[i].name);
+			dist_json(j, &s->host[i].d, false, true);
+			jw_obj_end(j);
+		}
+		jw_arr_end(j);
+		jw_obj_end(j);
+	} else {
+		jw_null(j, "host");
+	}
+	jw_obj_begin(j, "totals");
+	jw_u64(j, "instructions", t.instructions);
+	jw_u64(j, "events", t.events);
+	jw_u64(j, "dma", t.dma);
+	jw_u64(j, "dma_bytes", t.dma_bytes);
+	jw_u64(j, "inferences", t.inferences);
+	jw_u64(j, "inferences_failed", t.infer_failed);
+	jw_u64(j, "executions", t.executions);
+	jw_u64(j, "errors", t.errors);
+	jw_u64(j, "throttle_events", t.throttles);
+	jw_u64(j, "lost", t.lost);
+	jw_u64(j, "seq_gaps", t.gaps);
+	jw_u64(j, "records_with_unexplained_gaps", t.unexplained);
+	jw_obj_end(j);
+	jw_arr_begin(j, "losses");
 	for (size_t i = 0; i < s->nlosses; i++) {
 		const struct loss *l = &s->losses[i];
 
-		jw_obj_begin(&j, NULL);
-		jw_str(&j, "file", l->file);
-		jw_u64(&j, "record", l->record);
-		jw_str(&j, "queue_type", queue_name(l->queue_type));
-		jw_str(&j, "target_kind",
-			 l->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core");
-		jw_u64(&j, "target_index", l->target_index);
-		jw_u64(&j, "engine", l->engine);
-		jw_u64(&j, "lost", l->lost);
-		jw_u64(&j, "seq_gaps", l->gaps);
-		jw_bool(&j, "explained", l->gaps <= l->lost);
-		jw_obj_end(&j);
+		jw_obj_begin(j, NULL);
+		jw_str(j, "file", l->file);
+		jw_u64(j, "record", l->record);
+		jw_str(j, "queue_type", queue_name(l->queue_type));
+		jw_str(j, "target_kind",
+		       l->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core");
+		jw_u64(j, "target_index", l->target_index);
+		jw_u64(j, "engine", l->engine);
+		jw_u64(j, "lost", l->lost);
+		jw_u64(j, "seq_gaps", l->gaps);
+		jw_bool(j, "explained", l->gaps <= l->lost);
+		jw_obj_end(j);
 	}
-	jw_arr_end(&j);
-	jw_obj_end(&j);
-	jw_finish(&j);
+	jw_arr_end(j);
+	jw_obj_end(j);
 }
+
+/* ---- CSV ------------------------------------------------------------------------ */
+
+enum csv_table {
+	CSV_CORES, CSV_UNITS, CSV_OPS, CSV_GAPS, CSV_THROTTLE, CSV_ERRORS, CSV_MODELS,
+	CSV_EXECUTIONS, CSV_HOST, CSV_LOSSES, CSV_TABLES,
+};
+
+static const char *const csv_name[CSV_TABLES] = {
+	"cores.csv", "units.csv", "ops.csv", "idle_gaps.csv", "throttle.csv", "errors.csv",
+	"models.csv", "executions.csv", "host_events.csv", "losses.csv",
+};
+
+static const char *const csv_header[CSV_TABLES] = {
+	"recording,device,core,entries,first_ns,last_ns,span_ns,busy_ns,utilization_pct,"
+	"inferences,inferences_failed,executions,errors,throttle_events,max_throttle_level,"
+	"lost,seq_gaps",
+	"recording,device,core,unit,index,instructions,events,event_busy_ns,busy_ns,"
+	"utilization_pct,dma,dma_bytes,dma_mbps,errors,lost,seq_gaps",
+	"recording,device,core,unit,index,code,count,total_ns,min_ns,avg_ns,median_ns,p95_ns,"
+	"max_ns,busy_pct",
+	"recording,device,core,unit,index,rank,start_ns,end_ns,idle_ns,at_ns,where",
+	"recording,device,core,level,events,time_ns,span_pct",
+	"recording,device,core,code,count,first_ns",
+	"recording,model_id,count,failed,min_ns,avg_ns,median_ns,p99_ns,max_ns,host_matched,"
+	"host_avg_ns,host_overhead_avg_ns",
+	"recording,device,core,index,model_id,start_ns,stop_ns,latency_ns,iterations,failed,"
+	"host_start_ns,host_end_ns,host_duration_ns,before_ns,after_ns,flow_id",
+	"recording,name,count,total_ns,min_ns,avg_ns,median_ns,p99_ns,max_ns",
+	"recording,file,record,queue_type,target_kind,target_index,engine,lost,seq_gaps,explained",
+};
+
+/* A CSV field: quoted when it holds a comma, a quote or a line break (RFC 4180). */
+static void csv_str(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static const char *unit_kind(const struct unit *u)
+{
+	return u->topsp ? "topsp" : "engine";
+}
+
+static void csv_recording(FILE **f, const struct rec_stats *s)
+{
+	const char *rp = s->rec->path;
+	char where[64];
+	struct exec_ref *ex;
+	size_t nex;
+
+	for (size_t i = 0; i < s->ncores; i++) {
+		const struct core_stats *c = &s->cores[i];
+
+		csv_str(f[CSV_CORES], rp);
+		fprintf(f[CSV_CORES], ",%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
+			PRIu64 ",%.2f,%" PRIu64 ",%" PRIu64 ",%zu,%" PRIu64 ",%" PRIu64 ",%u,%" PRIu64
+			",%" PRIu64 "\n", c->dev, c->core, c->entries, c->first, c->last,
+			c->any ? c->last - c->first : 0, c->infer_busy, c->util_pct, c->inferences,
+			c->infer_failed, c->ct ? c->ct->nexec : 0, c->errors, c->throttles,
+			c->max_throttle, c->lost, c->gaps);
+		for (size_t g = 0; g < c->idle.n; g++) {
+			const struct idle_gap *gp = &c->idle.g[g];
+
+			csv_str(f[CSV_GAPS], rp);
+			fprintf(f[CSV_GAPS], ",%u,%u,core,%u,%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64
+				",%" PRIu64 ",%s\n", c->dev, c->core, c->core, g + 1, gp->start,
+				gp->end, gp->end - gp->start, gp->start - c->first,
+				exec_where(c->ct, gp->start, gp->end, where, sizeof(where)));
+		}
+		for (size_t k = 0; k < c->nunits; k++) {
+			const struct unit *u = &c->units[k];
+
+			csv_str(f[CSV_UNITS], rp);
+			fprintf(f[CSV_UNITS], ",%u,%u,%s,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
+				PRIu64 ",%.2f,%" PRIu64 ",%" PRIu64 ",%.2f,%" PRIu64 ",%" PRIu64 ",%"
+				PRIu64 "\n", c->dev, c->core, unit_kind(u), u->index, u->instructions,
+				u->events, u->event_busy, u->busy, u->util_pct, u->dma, u->dma_bytes,
+				u->dma_mbps, u->errors, u->lost, u->gaps);
+			for (size_t o = 0; o < u->nops; o++) {
+				const struct op_stats *op = &u->ops[o];
+
+				csv_str(f[CSV_OPS], rp);
+				fprintf(f[CSV_OPS], ",%u,%u,%s,%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64
+					",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.2f\n", c->dev,
+					c->core, unit_kind(u), u->index, op->code, op->d.count,
+					op->d.total, op->d.min, op->d.avg, op->d.median, op->d.p95,
+					op->d.max, op->busy_pct);
+			}
+			for (size_t g = 0; g < u->idle.n; g++) {
+				const struct idle_gap *gp = &u->idle.g[g];
+
+				csv_str(f[CSV_GAPS], rp);
+				fprintf(f[CSV_GAPS], ",%u,%u,%s,%u,%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64
+					",%" PRIu64 ",%s\n", c->dev, c->core, unit_kind(u), u->index,
+					g + 1, gp->start, gp->end, gp->end - gp->start,
+					gp->start - c->first,
+					exec_where(c->ct, gp->start, gp->end, where, sizeof(where)));
+			}
+		}
+		for (size_t l = 0; l < c->nlevels; l++) {
+			csv_str(f[CSV_THROTTLE], rp);
+			fprintf(f[CSV_THROTTLE], ",%u,%u,%u,%" PRIu64 ",%" PRIu64 ",%.2f\n", c->dev,
+				c->core, c->levels[l].level, c->levels[l].events, c->levels[l].ns,
+				c->levels[l].pct);
+		}
+		for (size_t e = 0; e < c->nerrs; e++) {
+			csv_str(f[CSV_ERRORS], rp);
+			fprintf(f[CSV_ERRORS], ",%u,%u,%u,%" PRIu64 ",%" PRIu64 "\n", c->dev, c->core,
+				c->errs[e].code, c->errs[e].count, c->errs[e].first_ns);
+		}
+	}
+	for (size_t i = 0; i < s->nmodels; i++) {
+		const struct model_stats *m = &s->models[i];
+
+		csv_str(f[CSV_MODELS], rp);
+		fprintf(f[CSV_MODELS], ",%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", m->model_id,
+			m->lat.count, m->failed, m->lat.min, m->lat.avg, m->lat.median, m->lat.p99,
+			m->lat.max, m->host_matched, m->host.avg, m->overhead.avg);
+	}
+	ex = exec_list(s, &nex, false);
+	for (size_t i = 0; i < nex; i++) {
+		const struct execution *x = ex[i].x;
+
+		csv_str(f[CSV_EXECUTIONS], rp);
+		fprintf(f[CSV_EXECUTIONS], ",%u,%u,%zu,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%s",
+			ex[i].ct->dev, ex[i].ct->core, ex[i].index, x->model_id, x->start, x->stop,
+			x->stop - x->start, x->iterations, x->failed ? "true" : "false");
+		if (x->host) {
+			fprintf(f[CSV_EXECUTIONS], ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
+				PRIu64 ",", x->host->start_ns, x->host->end_ns, host_ns(x->host),
+				x->start - x->host->start_ns,
+				x->host->end_ns > x->stop ? x->host->end_ns - x->stop : 0);
+			if (x->host->n_flow_ids)
+				fprintf(f[CSV_EXECUTIONS], "%" PRIu64, x->host->flow_ids[0]);
+			fputc('\n', f[CSV_EXECUTIONS]);
+		} else {
+			fputs(",,,,,,\n", f[CSV_EXECUTIONS]);
+		}
+	}
+	free(ex);
+	for (size_t i = 0; i < s->nhost; i++) {
+		const struct host_type *h = &s->host[i];
+
+		csv_str(f[CSV_HOST], rp);
+		fputc(',', f[CSV_HOST]);
+		csv_str(f[CSV_HOST], h->name);
+		fprintf(f[CSV_HOST], ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
+			PRIu64 ",%" PRIu64 "\n", h->d.count, h->d.total, h->d.min, h->d.avg,
+			h->d.median, h->d.p99, h->d.max);
+	}
+	for (size_t i = 0; i < s->nlosses; i++) {
+		const struct loss *l = &s->losses[i];
+
+		csv_str(f[CSV_LOSSES], rp);
+		fputc(',', f[CSV_LOSSES]);
+		csv_str(f[CSV_LOSSES], l->file);
+		fprintf(f[CSV_LOSSES], ",%zu,%s,%s,%u,%u,%" PRIu64 ",%" PRIu64 ",%s\n", l->record,
+			queue_name(l->queue_type),
+			l->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core", l->target_index,
+			l->engine, l->lost, l->gaps, l->gaps <= l->lost ? "true" : "false");
+	}
+}
+
+static int csv_open(const char *dir, FILE **f)
+{
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		fail("cannot create directory %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	for (int i = 0; i < CSV_TABLES; i++) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/%s", dir, csv_name[i]);
+		f[i] = fopen(path, "w");
+		if (!f[i]) {
+			fail("cannot create %s: %s", path, strerror(errno));
+			while (i-- > 0)
+				fclose(f[i]);
+			return -1;
+		}
+		fprintf(f[i], "%s\n", csv_header[i]);
+	}
+	return 0;
+}
+
+static int csv_close(const char *dir, FILE **f)
+{
+	int ret = 0;
+
+	for (int i = 0; i < CSV_TABLES; i++) {
+		bool bad = ferror(f[i]);
+
+		if (fclose(f[i]) || bad) {
+			if (!ret)
+				fail("cannot write %s/%s: %s", dir, csv_name[i], strerror(errno));
+			ret = -1;
+		}
+	}
+	return ret;
+}
+
+/* ---- command -------------------------------------------------------------------- */
 
 int cmd_summary(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "csv", required_argument, NULL, 'c' },
+		{ "top", required_argument, NULL, 't' },
+		{ "ns", no_argument, NULL, 'n' },
+		{ "progress", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	enum progress_mode pmode = PROGRESS_AUTO;
+	const char *csv_dir = NULL;
+	struct recording *recs;
+	struct rec_stats *stats;
+	struct progress pg;
 	struct profile prof;
-	struct summary s;
-	bool json = false;
-	int c;
+	FILE *csv[CSV_TABLES];
+	uint64_t top = 5, done = 0;
+	size_t nrec;
+	bool json = false, is_file;
+	struct stat st;
+	int c, ret = 0;
 
 	opterr = 0;
+	raw_ns = false;
 	while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
+			break;
+		case 'c':
+			csv_dir = optarg;
+			break;
+		case 't':
+			if (parse_u64("--top", optarg, 1, 1000000, false, &top))
+				return EXIT_USAGE;
+			break;
+		case 'n':
+			raw_ns = true;
+			break;
+		case 'P':
+			if (parse_progress(optarg, &pmode))
+				return EXIT_USAGE;
 			break;
 		case 'h':
 			fputs(summary_usage, stdout);
@@ -595,16 +844,62 @@ int cmd_summary(int argc, char **argv)
 			return option_error(c, argv);
 		}
 	}
+	if (json && csv_dir)
+		return usage_error("--json and --csv are exclusive");
 	if (check_operands(argc, argv, 1, "PATH"))
 		return EXIT_USAGE;
 	if (profile_load(argv[optind], &prof))
 		return EXIT_FAIL;
-	build(&s, &prof);
-	if (json)
-		print_json(&s, argv[optind]);
-	else
-		print_text(&s, argv[optind]);
-	destroy(&s);
+	is_file = !stat(argv[optind], &st) && !S_ISDIR(st.st_mode);
+	recs = recordings_split(&prof, argv[optind], is_file, &nrec);
+	stats = calloc(nrec ? nrec : 1, sizeof(*stats));
+	if (!stats) {
+		fail("out of memory");
+		exit(EXIT_FAIL);
+	}
+	progress_start(&pg, pmode, "summary", prof.entries);
+	for (size_t i = 0; i < nrec; i++)
+		rec_stats_build(&stats[i], &recs[i], (unsigned int)top, &pg, &done);
+	progress_finish(&pg);
+
+	if (json) {
+		struct json j;
+
+		jw_init(&j, stdout, true);
+		jw_obj_begin(&j, NULL);
+		jw_str(&j, "path", argv[optind]);
+		jw_u64(&j, "files", prof.nfiles);
+		jw_u64(&j, "entries", prof.entries);
+		jw_arr_begin(&j, "recordings");
+		for (size_t i = 0; i < nrec; i++)
+			json_recording(&j, &stats[i]);
+		jw_arr_end(&j);
+		jw_obj_end(&j);
+		jw_finish(&j);
+	} else if (csv_dir) {
+		if (!csv_open(csv_dir, csv)) {
+			for (size_t i = 0; i < nrec; i++)
+				csv_recording(csv, &stats[i]);
+			ret = csv_close(csv_dir, csv) ? EXIT_FAIL : 0;
+			if (!ret)
+				printf("%s: %d tables of %zu recording%s\n", csv_dir, CSV_TABLES, nrec,
+				       nrec == 1 ? "" : "s");
+		} else {
+			ret = EXIT_FAIL;
+		}
+	} else {
+		for (size_t i = 0; i < nrec; i++) {
+			if (i)
+				printf("\n");
+			text_recording(&stats[i]);
+		}
+	}
+	for (size_t i = 0; i < nrec; i++)
+		rec_stats_free(&stats[i]);
+	free(stats);
+	recordings_free(recs, nrec);
 	profile_free(&prof);
+	if (ret)
+		return ret;
 	return flush_stdout();
 }

@@ -8,8 +8,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
 #include "export.h"
 #include "fmt.h"
+#include "summary.h"
+#include "timing.h"
+
+/*
+ * Machines: each recording (summary.h) belongs to the machine named by its
+ * NTFF files' instance id (or host name), or by its system profile's. With
+ * one machine, timestamps stay as recorded (CLOCK_MONOTONIC). With several,
+ * each machine's timestamps move to CLOCK_REALTIME by its clock mapping:
+ * trace_info.pb's start_ns and start_realtime_ns, read together at session
+ * start (or its sync_* pair, read together when it was written); a machine
+ * without one stays on its own clock, and the export says so.
+ */
+struct machines {
+	uint32_t *file_machine;		/* by index in profile.files */
+	uint32_t *sys_machine;		/* by index in profile.sys */
+	char (*name)[96];
+	int64_t *shift;
+	bool *mapped;
+	size_t n;
+	bool aligned;
+};
 
 struct layout {
 	struct xproc **procs;
@@ -18,6 +41,9 @@ struct layout {
 	size_t ntracks;
 	/* Queue track of each record: qtrack[file][record]. */
 	struct xtrack ***qtrack;
+	/* Host events: the lane of each, lane[system profile][event]. */
+	uint32_t **lane;
+	const struct machines *m;
 };
 
 static void *xrealloc(void *p, size_t n)
@@ -31,21 +57,37 @@ static void *xrealloc(void *p, size_t n)
 	return q;
 }
 
-static struct xproc *proc_get(struct layout *l, const struct prof_file *f, uint32_t core)
+static uint32_t file_machine(const struct layout *l, const struct prof_file *f,
+			     const struct profile *prof)
+{
+	return l->m->file_machine[f - prof->files];
+}
+
+static struct xproc *proc_get(struct layout *l, const struct prof_file *f, uint32_t core,
+			      uint32_t machine)
 {
 	uint32_t dev = f->info.device.device_index;
 	const char *provider = f->info.device.provider;
+	const char *mname = l->m->aligned ? l->m->name[machine] : "";
+	const char *sep = l->m->aligned ? ": " : "";
 	struct xproc *p;
 
 	for (size_t i = 0; i < l->nprocs; i++)
-		if (l->procs[i]->dev == dev && l->procs[i]->core == core)
+		if (!l->procs[i]->host && l->procs[i]->machine == machine &&
+		    l->procs[i]->dev == dev && l->procs[i]->core == core)
 			return l->procs[i];
 	p = xrealloc(NULL, sizeof(*p));
 	memset(p, 0, sizeof(*p));
 	p->dev = dev;
 	p->core = core;
-	p->pid = (int32_t)(XPID_DEVICE_BASE + 1000 * dev + core);
-	snprintf(p->name, sizeof(p->name), "device %u NeuronCore %u (%s%s%s)", dev, core,
+	p->machine = machine;
+	p->shift = l->m->shift[machine];
+	p->pid = (int32_t)(XPID_DEVICE_BASE + XPID_MACHINE_STEP * machine + 1000 * dev + core);
+	snprintf(p->name, sizeof(p->name), "%s%sdevice %u NeuronCore %u (%s%s%s)", mname, sep,
+		 dev, core, arch_name(f->info.device.arch), provider ? " " : "",
+		 provider ? provider : "");
+	p->dev_pid = (int32_t)(XPID_DEVICE_BASE + XPID_MACHINE_STEP * machine + 1000 * dev + 999);
+	snprintf(p->dev_name, sizeof(p->dev_name), "%s%sdevice %u (%s%s%s)", mname, sep, dev,
 		 arch_name(f->info.device.arch), provider ? " " : "", provider ? provider : "");
 	l->procs = xrealloc(l->procs, (l->nprocs + 1) * sizeof(*l->procs));
 	l->procs[l->nprocs++] = p;
@@ -128,9 +170,9 @@ static void counter_tracks(struct layout *l, const struct xproc *p, uint32_t fir
 			   uint32_t last);
 
 static struct xtrack *queue_track(struct layout *l, const struct prof_file *f,
-				  const struct nprof_ntff_queue *q)
+				  const struct nprof_ntff_queue *q, uint32_t machine)
 {
-	struct xproc *p = proc_get(l, f, queue_core(f, q));
+	struct xproc *p = proc_get(l, f, queue_core(f, q), machine);
 	struct xtrack *t, *g = NULL;
 
 	/* THROTTLE records become two counter series of their core; no queue track. */
@@ -157,17 +199,21 @@ static struct xtrack *queue_track(struct layout *l, const struct prof_file *f,
 	return t;
 }
 
-static struct xproc *host_proc(struct layout *l, uint32_t pid, const char *instance)
+static struct xproc *host_proc(struct layout *l, uint32_t machine, uint32_t pid,
+			       const char *instance)
 {
+	int32_t xpid = (int32_t)(machine ? XPID_HOST_BASE + XPID_PID_MAX * (machine - 1) + pid : pid);
 	struct xproc *p;
 
 	for (size_t i = 0; i < l->nprocs; i++)
-		if (l->procs[i]->host && l->procs[i]->pid == (int32_t)pid)
+		if (l->procs[i]->host && l->procs[i]->pid == xpid)
 			return l->procs[i];
 	p = xrealloc(NULL, sizeof(*p));
 	memset(p, 0, sizeof(*p));
 	p->host = true;
-	p->pid = (int32_t)pid;
+	p->pid = xpid;
+	p->machine = machine;
+	p->shift = l->m->shift[machine];
 	snprintf(p->name, sizeof(p->name), "host process %u%s%s%s", pid,
 		 instance && *instance ? " (" : "", instance && *instance ? instance : "",
 		 instance && *instance ? ")" : "");
@@ -176,17 +222,105 @@ static struct xproc *host_proc(struct layout *l, uint32_t pid, const char *insta
 	return p;
 }
 
-static struct xtrack *host_thread(struct layout *l, const struct xproc *p, uint32_t tid)
+/*
+ * The track of a host thread's events. Events of one thread that overlap
+ * without nesting (a device event recorded from that thread, say) go to
+ * further lanes, so the slices of every track nest: lane 0 is the thread's
+ * own track, lane N > 0 a track "thread T lane N" beside it.
+ */
+#define LANE_TID_STEP	4194304		/* PID_MAX_LIMIT: lane tids never collide */
+
+static struct xtrack *host_thread(struct layout *l, const struct xproc *p, uint32_t tid,
+				  uint32_t lane)
 {
-	struct xtrack *t = track_find(l, p, XT_THREAD, 0, 0, tid, 0);
+	struct xtrack *t = track_find(l, p, XT_THREAD, 0, 0, tid, lane);
 
 	if (t)
 		return t;
-	t = track_new(l, p, XT_THREAD, 0, 0, tid, 0);
-	t->tid = (int32_t)tid;
-	snprintf(t->name, sizeof(t->name), "thread %u", tid);
-	snprintf(t->full_name, sizeof(t->full_name), "thread %u", tid);
+	t = track_new(l, p, XT_THREAD, 0, 0, tid, lane);
+	t->tid = (int32_t)(tid + (uint64_t)lane * LANE_TID_STEP);
+	if (lane) {
+		snprintf(t->name, sizeof(t->name), "thread %u lane %u", tid, lane);
+		snprintf(t->full_name, sizeof(t->full_name), "thread %u lane %u", tid, lane);
+	} else {
+		snprintf(t->name, sizeof(t->name), "thread %u", tid);
+		snprintf(t->full_name, sizeof(t->full_name), "thread %u", tid);
+	}
 	return t;
+}
+
+static int cmp_host_event(const void *a, const void *b, void *arg)
+{
+	const Neuronprof__System__NtraceEvent *const *ev = arg;
+	const Neuronprof__System__NtraceEvent *x = ev[*(const size_t *)a];
+	const Neuronprof__System__NtraceEvent *y = ev[*(const size_t *)b];
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	/* The longer first: it is the parent of what starts with it. */
+	if (x->end_ns != y->end_ns)
+		return x->end_ns > y->end_ns ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+static uint64_t host_end(const Neuronprof__System__NtraceEvent *ev)
+{
+	return ev->end_ns >= ev->start_ns ? ev->end_ns : ev->start_ns;
+}
+
+/* Lanes of the events of @nt: per thread, the first lane where the event nests. */
+static uint32_t *host_lanes(const Neuronprof__System__Ntrace *nt)
+{
+	size_t n = nt->n_events, nlanes = 0;
+	size_t *order = xrealloc(NULL, (n + 1) * sizeof(*order));
+	uint32_t *lane = xrealloc(NULL, (n + 1) * sizeof(*lane));
+	/* Per lane, the ends of the open slices (a stack). */
+	struct lane_stack {
+		uint64_t *end;
+		size_t n, cap;
+	} *ls = NULL;
+
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	if (n > 1)
+		qsort_r(order, n, sizeof(*order), cmp_host_event, nt->events);
+	for (size_t k = 0; k < n; k++) {
+		const Neuronprof__System__NtraceEvent *ev = nt->events[order[k]];
+		uint64_t end = host_end(ev);
+		size_t j;
+
+		if (k && (nt->events[order[k - 1]]->pid != ev->pid ||
+			  nt->events[order[k - 1]]->tid != ev->tid))
+			for (j = 0; j < nlanes; j++)
+				ls[j].n = 0;	/* another thread: lanes start empty */
+		for (j = 0; j < nlanes; j++) {
+			struct lane_stack *s = &ls[j];
+
+			while (s->n && s->end[s->n - 1] <= ev->start_ns)
+				s->n--;
+			if (!s->n || s->end[s->n - 1] >= end)
+				break;
+		}
+		if (j == nlanes) {
+			ls = xrealloc(ls, (nlanes + 1) * sizeof(*ls));
+			memset(&ls[nlanes++], 0, sizeof(*ls));
+		}
+		if (ls[j].n == ls[j].cap) {
+			ls[j].cap = ls[j].cap ? ls[j].cap * 2 : 8;
+			ls[j].end = xrealloc(ls[j].end, ls[j].cap * sizeof(*ls[j].end));
+		}
+		ls[j].end[ls[j].n++] = end;
+		lane[order[k]] = (uint32_t)j;
+	}
+	for (size_t j = 0; j < nlanes; j++)
+		free(ls[j].end);
+	free(ls);
+	free(order);
+	return lane;
 }
 
 static const char *const series_name[XCOUNTER_SERIES] = {
@@ -201,6 +335,21 @@ static const char *const series_name[XCOUNTER_SERIES] = {
 	[XCOUNTER_PROCESS_RSS] = "process rss bytes",
 };
 
+static const struct {
+	enum xunit unit;
+	const char *name;
+} series_unit[XCOUNTER_SERIES] = {
+	[XCOUNTER_THROTTLE_LEVEL] = { XUNIT_COUNT, "level" },
+	[XCOUNTER_THROTTLE_CLOCK] = { XUNIT_NONE, "%" },
+	[XCOUNTER_CPU_UTIL] = { XUNIT_NONE, "%" },
+	[XCOUNTER_CPU_USER] = { XUNIT_NONE, "%" },
+	[XCOUNTER_CPU_SYSTEM] = { XUNIT_NONE, "%" },
+	[XCOUNTER_CPU_IOWAIT] = { XUNIT_NONE, "%" },
+	[XCOUNTER_MEM_USED] = { XUNIT_BYTES, NULL },
+	[XCOUNTER_MEM_AVAILABLE] = { XUNIT_BYTES, NULL },
+	[XCOUNTER_PROCESS_RSS] = { XUNIT_BYTES, NULL },
+};
+
 static void counter_tracks(struct layout *l, const struct xproc *p, uint32_t first,
 			   uint32_t last)
 {
@@ -213,23 +362,44 @@ static void counter_tracks(struct layout *l, const struct xproc *p, uint32_t fir
 		c->tid = (int32_t)(p->host ? 0 : NEURONPROF_QT_THROTTLE);
 		snprintf(c->name, sizeof(c->name), "%s", series_name[s]);
 		snprintf(c->full_name, sizeof(c->full_name), "%s", series_name[s]);
+		c->unit = series_unit[s].unit;
+		c->unit_name = series_unit[s].name;
 	}
 }
 
-static void layout_sysprof(struct layout *l, const struct sysprof *s)
+/* Executions sit on a track of their core, after the core-level queues. */
+#define EXEC_TID	50
+
+static void exec_track(struct layout *l, struct xproc *p)
 {
+	struct xtrack *t;
+
+	if (track_find(l, p, XT_EXEC, 0, 0, 0, 0))
+		return;
+	t = track_new(l, p, XT_EXEC, 0, 0, 0, 0);
+	t->tid = EXEC_TID;
+	snprintf(t->name, sizeof(t->name), "executions");
+	snprintf(t->full_name, sizeof(t->full_name), "core executions");
+}
+
+static void layout_sysprof(struct layout *l, const struct sysprof *s, uint32_t machine,
+			   uint32_t **lanes)
+{
+	*lanes = NULL;
 	if (s->ntrace) {
+		*lanes = host_lanes(s->ntrace);
 		for (size_t i = 0; i < s->ntrace->n_events; i++) {
 			const Neuronprof__System__NtraceEvent *ev = s->ntrace->events[i];
 
-			host_thread(l, host_proc(l, ev->pid, ev->instance_id), ev->tid);
+			host_thread(l, host_proc(l, machine, ev->pid, ev->instance_id), ev->tid,
+				    (*lanes)[i]);
 		}
 	}
 	if (s->cpu && s->cpu->n_samples)
-		counter_tracks(l, host_proc(l, s->cpu->pid, s->cpu->instance_id),
+		counter_tracks(l, host_proc(l, machine, s->cpu->pid, s->cpu->instance_id),
 			       XCOUNTER_CPU_UTIL, XCOUNTER_CPU_IOWAIT);
 	if (s->mem && s->mem->n_samples)
-		counter_tracks(l, host_proc(l, s->mem->pid, s->mem->instance_id),
+		counter_tracks(l, host_proc(l, machine, s->mem->pid, s->mem->instance_id),
 			       XCOUNTER_MEM_USED, XCOUNTER_PROCESS_RSS);
 }
 
@@ -241,6 +411,8 @@ static int cmp_proc(const void *a, const void *b)
 		return x->host ? 1 : -1;
 	if (x->host)
 		return x->pid < y->pid ? -1 : x->pid > y->pid;
+	if (x->machine != y->machine)
+		return x->machine < y->machine ? -1 : 1;
 	if (x->dev != y->dev)
 		return x->dev < y->dev ? -1 : 1;
 	return x->core < y->core ? -1 : x->core > y->core;
@@ -260,26 +432,46 @@ static int cmp_track(const void *a, const void *b)
 	return x->queue_type < y->queue_type ? -1 : x->queue_type > y->queue_type;
 }
 
-static void layout_build(struct layout *l, const struct profile *prof)
+static void layout_build(struct layout *l, const struct profile *prof, const struct timing *tm,
+			 const struct machines *m)
 {
 	uint64_t uuid = 1;
 
 	memset(l, 0, sizeof(*l));
-	l->qtrack = xrealloc(NULL, prof->nfiles * sizeof(*l->qtrack));
+	l->m = m;
+	l->qtrack = xrealloc(NULL, (prof->nfiles + 1) * sizeof(*l->qtrack));
 	for (size_t i = 0; i < prof->nfiles; i++) {
 		const struct prof_file *f = &prof->files[i];
 
 		l->qtrack[i] = xrealloc(NULL, (f->nqueues + 1) * sizeof(**l->qtrack));
-		for (size_t k = 0; k < f->nqueues; k++)
-			l->qtrack[i][k] = queue_track(l, f, &f->queues[k]);
+		uint32_t mi = file_machine(l, f, prof);
+
+		for (size_t k = 0; k < f->nqueues; k++) {
+			l->qtrack[i][k] = queue_track(l, f, &f->queues[k], mi);
+			if (f->queues[k].queue_type == NEURONPROF_QT_INFER_STATUS &&
+			    timing_core_of(tm, mi, f->info.device.device_index,
+					   queue_core(f, &f->queues[k])))
+				exec_track(l, proc_get(l, f, queue_core(f, &f->queues[k]), mi));
+		}
 	}
+	l->lane = xrealloc(NULL, (prof->nsys + 1) * sizeof(*l->lane));
 	for (size_t i = 0; i < prof->nsys; i++)
-		layout_sysprof(l, &prof->sys[i]);
+		layout_sysprof(l, &prof->sys[i], m->sys_machine[i], &l->lane[i]);
 	if (l->nprocs > 1)
 		qsort(l->procs, l->nprocs, sizeof(*l->procs), cmp_proc);
 	for (size_t i = 0; i < l->nprocs; i++) {
-		l->procs[i]->sort_index = (int)i;
-		l->procs[i]->uuid = uuid++;
+		struct xproc *p = l->procs[i];
+
+		/* A device's uuid comes right before its first core's. */
+		if (!p->host && (!i || l->procs[i - 1]->host || l->procs[i - 1]->dev != p->dev ||
+				 l->procs[i - 1]->machine != p->machine)) {
+			p->dev_first = true;
+			p->dev_uuid = uuid++;
+		} else if (!p->host) {
+			p->dev_uuid = l->procs[i - 1]->dev_uuid;
+		}
+		p->sort_index = (int)i;
+		p->uuid = uuid++;
 	}
 	if (l->ntracks > 1)
 		qsort(l->tracks, l->ntracks, sizeof(*l->tracks), cmp_track);
@@ -290,8 +482,8 @@ static void layout_build(struct layout *l, const struct profile *prof)
 	for (size_t i = 0; i < l->ntracks; i++) {
 		struct xtrack *t = l->tracks[i];
 
-		/* A thread track belongs to its process through its pid. */
-		t->parent_uuid = t->kind == XT_THREAD ? 0 : t->proc->uuid;
+		/* A thread track belongs to its process through its pid; lanes are children. */
+		t->parent_uuid = t->kind == XT_THREAD && !t->engine ? 0 : t->proc->uuid;
 		if (t->kind != XT_QUEUE ||
 		    (!per_engine(t->queue_type) && !topsp_type(t->queue_type)))
 			continue;
@@ -316,6 +508,9 @@ static void layout_free(struct layout *l, const struct profile *prof)
 		free(l->tracks[i]);
 	for (size_t i = 0; i < prof->nfiles; i++)
 		free(l->qtrack[i]);
+	for (size_t i = 0; i < prof->nsys; i++)
+		free(l->lane[i]);
+	free(l->lane);
 	free(l->procs);
 	free(l->tracks);
 	free(l->qtrack);
@@ -338,13 +533,15 @@ struct walk {
 	struct export_stats *st;
 	const struct xtrack *t;
 	const struct xtrack *level, *clock;	/* counter tracks, for THROTTLE */
+	struct instr_clock clk;			/* TRACE: the duration model */
 };
 
 static int instant(struct walk *w, const char *cat, const char *name, uint64_t ts,
 		   const struct xarg *args, int nargs)
 {
 	w->st->instants++;
-	return w->fmt->instant(w->ctx, w->t, cat, name, ts, args, nargs);
+	return w->fmt->instant(w->ctx, w->t, cat, name, ts + (uint64_t)w->t->proc->shift, args,
+			       nargs);
 }
 
 /* Arguments every event of an entry carries. */
@@ -376,7 +573,24 @@ static int pair_slice(struct walk *w, enum xslice_style style, const char *cat,
 	if (end_key)
 		a[n++] = (struct xarg){ .key = end_key, .kind = XARG_U64, .u = e->payload[0] };
 	w->st->slices++;
-	return w->fmt->slice(w->ctx, w->t, style, cat, name, s->ts, e->ts, a, n);
+	return w->fmt->slice(w->ctx, w->t, style, cat, name, s->ts + (uint64_t)w->t->proc->shift,
+			     e->ts + (uint64_t)w->t->proc->shift, a, n, 0, 0);
+}
+
+/* An instruction as a slice, its end given by the timing model. */
+static int instruction(struct walk *w, const struct entry *e, uint64_t end)
+{
+	struct xarg a[3];
+	char name[16];
+
+	*fmt_hex(fmt_str(name, "op 0x"), e->code, 4) = '\0';
+	a[0] = (struct xarg){ .key = "pc", .kind = XARG_HEX, .u = e->payload[0] };
+	a[1] = (struct xarg){ .key = "operand0", .kind = XARG_HEX, .u = e->payload[1] };
+	a[2] = (struct xarg){ .key = "operand1", .kind = XARG_HEX, .u = e->payload[2] };
+	w->st->slices++;
+	return w->fmt->slice(w->ctx, w->t, XSLICE_COMPLETE, "instruction", name,
+			     e->ts + (uint64_t)w->t->proc->shift, end + (uint64_t)w->t->proc->shift, a,
+			     3, 0, 0);
 }
 
 /* Group name used in slice names: "vector", "engine 7", "TopSP 3". */
@@ -396,8 +610,8 @@ static int walk_record(struct walk *w, const struct nprof_ntff_queue *q, struct 
 		       uint64_t *done)
 {
 	struct nprof_ntff_entry_iter it;
-	struct entry e, start = { 0 };
-	bool open = false, have_prev = false;
+	struct entry e, start = { 0 }, pend = { 0 };
+	bool open = false, have_prev = false, have_pend = false;
 	uint64_t prev_seq = 0;
 	const void *p;
 	char name[64], unit[32], *np;
@@ -435,8 +649,7 @@ static int walk_record(struct walk *w, const struct nprof_ntff_queue *q, struct 
 			} else if (e.code == NEURONPROF_INFER_STOP) {
 				if (open) {
 					np = fmt_u64(fmt_str(name, "model "), start.model_id);
-					np = fmt_u64(fmt_str(np, " iteration "), start.iteration);
-					*np = '\0';
+					*fmt_str(np, " iteration") = '\0';
 					ret = pair_slice(w, XSLICE_COMPLETE, "infer", name, &start,
 							 &e, "iterations", "status");
 					open = false;
@@ -456,9 +669,7 @@ static int walk_record(struct walk *w, const struct nprof_ntff_queue *q, struct 
 				start = e;
 				open = true;
 			} else if (e.code == EVENT_CODE_END && open) {
-				np = fmt_u64(fmt_str(fmt_str(name, unit), " iteration "),
-					     start.iteration);
-				*np = '\0';
+				*fmt_str(fmt_str(name, unit), " iteration") = '\0';
 				ret = pair_slice(w, XSLICE_BEGIN_END, "event", name, &start, &e,
 						 q->queue_type == NEURONPROF_QT_EVENT ?
 						 "instructions" : "topsp", NULL);
@@ -472,14 +683,11 @@ static int walk_record(struct walk *w, const struct nprof_ntff_queue *q, struct 
 			break;
 		case NEURONPROF_QT_TRACE:
 		case NEURONPROF_QT_TOPSP_TRACE:
-			*fmt_hex(fmt_str(name, "op 0x"), e.code, 4) = '\0';
-			n = base_args(a, &e);
-			a[n++] = (struct xarg){ .key = "pc", .kind = XARG_HEX, .u = e.payload[0] };
-			a[n++] = (struct xarg){ .key = "operand0", .kind = XARG_HEX,
-						.u = e.payload[1] };
-			a[n++] = (struct xarg){ .key = "operand1", .kind = XARG_HEX,
-						.u = e.payload[2] };
-			ret = instant(w, "instruction", name, e.ts, a, n);
+			/* An instruction ends when the next entry of its record says. */
+			if (have_pend)
+				ret = instruction(w, &pend, instr_end(&w->clk, pend.ts, true, e.ts));
+			pend = e;
+			have_pend = true;
 			break;
 		case NEURONPROF_QT_DMA:
 			*fmt_u64(fmt_str(name, "dma queue "), e.code) = '\0';
@@ -505,13 +713,16 @@ static int walk_record(struct walk *w, const struct nprof_ntff_queue *q, struct 
 			};
 
 			w->st->counters++;
-			ret = w->fmt->counter(w->ctx, w->t->proc, "throttle", e.ts, c, 2);
+			ret = w->fmt->counter(w->ctx, w->t->proc, "throttle",
+					      e.ts + (uint64_t)w->t->proc->shift, c, 2);
 			break;
 		}
 		default:
 			break;
 		}
 	}
+	if (!ret && have_pend)
+		ret = instruction(w, &pend, instr_end(&w->clk, pend.ts, false, 0));
 	if (!ret && open)
 		ret = unmatched(w, q->queue_type == NEURONPROF_QT_INFER_STATUS ? "infer" : "event",
 				q->queue_type == NEURONPROF_QT_INFER_STATUS ?
@@ -529,11 +740,62 @@ static const char *source_name(uint32_t source)
 	}
 }
 
-static int host_event(struct layout *l, const Neuronprof__System__NtraceEvent *ev,
-		      const struct xformat *fmt, void *ctx)
+/* Flows: the host calls that started an execution, by event, with their flow id. */
+struct flow {
+	const Neuronprof__System__NtraceEvent *ev;
+	uint64_t id;
+};
+
+struct flows {
+	struct flow *v;
+	size_t n;
+};
+
+static int cmp_flow(const void *a, const void *b)
 {
-	struct xproc *p = host_proc(l, ev->pid, ev->instance_id);
-	const struct xtrack *t = host_thread(l, p, ev->tid);
+	uintptr_t x = (uintptr_t)((const struct flow *)a)->ev;
+	uintptr_t y = (uintptr_t)((const struct flow *)b)->ev;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Flow ids are given in (core, execution) order from 1, so they are unique in the trace. */
+static void flows_build(struct flows *fl, const struct timing *tm)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < tm->ncores; i++)
+		for (size_t k = 0; k < tm->cores[i].nexec; k++)
+			n += tm->cores[i].exec[k].host != NULL;
+	fl->v = xrealloc(NULL, (n + 1) * sizeof(*fl->v));
+	fl->n = 0;
+	for (size_t i = 0; i < tm->ncores; i++)
+		for (size_t k = 0; k < tm->cores[i].nexec; k++)
+			if (tm->cores[i].exec[k].host) {
+				fl->v[fl->n].ev = tm->cores[i].exec[k].host;
+				fl->v[fl->n].id = fl->n + 1;
+				fl->n++;
+			}
+	if (fl->n > 1)
+		qsort(fl->v, fl->n, sizeof(*fl->v), cmp_flow);
+}
+
+static uint64_t flow_of(const struct flows *fl, const Neuronprof__System__NtraceEvent *ev)
+{
+	struct flow key = { .ev = ev }, *f;
+
+	if (!fl->n)
+		return 0;
+	f = bsearch(&key, fl->v, fl->n, sizeof(*fl->v), cmp_flow);
+	return f ? f->id : 0;
+}
+
+static int host_event(struct layout *l, const Neuronprof__System__NtraceEvent *ev,
+		      uint32_t machine, uint32_t lane, const struct xformat *fmt, void *ctx,
+		      uint64_t flow_out)
+{
+	struct xproc *p = host_proc(l, machine, ev->pid, ev->instance_id);
+	const struct xtrack *t = host_thread(l, p, ev->tid, lane);
 	uint64_t end = ev->end_ns >= ev->start_ns ? ev->end_ns : ev->start_ns;
 	struct xarg a[XARGS_MAX];
 	int n = 0;
@@ -573,22 +835,28 @@ static int host_event(struct layout *l, const Neuronprof__System__NtraceEvent *e
 		n++;
 	}
 	return fmt->slice(ctx, t, XSLICE_COMPLETE, source_name(ev->source),
-			  ev->name && *ev->name ? ev->name : "event", ev->start_ns, end, a, n);
+			  ev->name && *ev->name ? ev->name : "event",
+			  ev->start_ns + (uint64_t)p->shift, end + (uint64_t)p->shift, a, n,
+			  flow_out, 0);
 }
 
 /* The system profile of one directory: host events, then host counters. */
-static int walk_sysprof(struct layout *l, const struct sysprof *s, const struct xformat *fmt,
-			void *ctx, struct export_stats *st)
+static int walk_sysprof(struct layout *l, const struct sysprof *s, uint32_t machine,
+			const uint32_t *lane, const struct xformat *fmt, void *ctx,
+			struct export_stats *st, const struct flows *fl)
 {
 	int ret = 0;
 
 	for (size_t i = 0; !ret && s->ntrace && i < s->ntrace->n_events; i++) {
-		ret = host_event(l, s->ntrace->events[i], fmt, ctx);
+		uint64_t flow = flow_of(fl, s->ntrace->events[i]);
+
+		ret = host_event(l, s->ntrace->events[i], machine, lane[i], fmt, ctx, flow);
 		st->host_events++;
+		st->flows += flow != 0;
 	}
 	for (size_t i = 0; !ret && s->cpu && i < s->cpu->n_samples; i++) {
 		const Neuronprof__System__CpuUtilSample *cs = s->cpu->samples[i];
-		const struct xproc *p = host_proc(l, s->cpu->pid, s->cpu->instance_id);
+		const struct xproc *p = host_proc(l, machine, s->cpu->pid, s->cpu->instance_id);
 		const Neuronprof__System__CpuCoreUtil *u = cs->total;
 		struct xcounter c[4];
 
@@ -606,11 +874,11 @@ static int walk_sysprof(struct layout *l, const struct sysprof *s, const struct 
 					  .key = "iowait_pct", .is_double = true,
 					  .dvalue = u->iowait_pct };
 		st->host_samples++;
-		ret = fmt->counter(ctx, p, "host cpu", cs->ts_ns, c, 4);
+		ret = fmt->counter(ctx, p, "host cpu", cs->ts_ns + (uint64_t)p->shift, c, 4);
 	}
 	for (size_t i = 0; !ret && s->mem && i < s->mem->n_samples; i++) {
 		const Neuronprof__System__HostMemSample *ms = s->mem->samples[i];
-		const struct xproc *p = host_proc(l, s->mem->pid, s->mem->instance_id);
+		const struct xproc *p = host_proc(l, machine, s->mem->pid, s->mem->instance_id);
 		struct xcounter c[3] = {
 			{ .track = counter_track(l, p, XCOUNTER_MEM_USED), .key = "used_bytes",
 			  .value = (int64_t)ms->host_used_bytes },
@@ -621,20 +889,169 @@ static int walk_sysprof(struct layout *l, const struct sysprof *s, const struct 
 		};
 
 		st->host_samples++;
-		ret = fmt->counter(ctx, p, "host memory", ms->ts_ns, c, 3);
+		ret = fmt->counter(ctx, p, "host memory", ms->ts_ns + (uint64_t)p->shift, c, 3);
 	}
 	return ret;
+}
+
+/* The executions of each core as slices on its executions track, flows ending there. */
+static int walk_executions(const struct layout *l, const struct timing *tm,
+			   const struct flows *fl, const struct xformat *fmt, void *ctx,
+			   struct export_stats *st)
+{
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < tm->ncores; i++) {
+		const struct core_timing *c = &tm->cores[i];
+		const struct xtrack *t = NULL;
+		char name[48];
+
+		for (size_t k = 0; k < l->ntracks; k++)
+			if (l->tracks[k]->kind == XT_EXEC && l->tracks[k]->proc->dev == c->dev &&
+			    l->tracks[k]->proc->core == c->core && !l->tracks[k]->proc->host &&
+			    l->tracks[k]->proc->machine == c->host)
+				t = l->tracks[k];
+		for (size_t k = 0; t && !ret && k < c->nexec; k++) {
+			const struct execution *x = &c->exec[k];
+			uint64_t flow = x->host ? flow_of(fl, x->host) : 0;
+			struct xarg a[4] = {
+				{ .key = "model_id", .kind = XARG_U64, .u = x->model_id },
+				{ .key = "execution", .kind = XARG_U64, .u = k },
+				{ .key = "iterations", .kind = XARG_U64, .u = x->iterations },
+				{ .key = "failed", .kind = XARG_U64, .u = x->failed },
+			};
+
+			*fmt_str(fmt_u64(fmt_str(name, "model "), x->model_id), " execution") = '\0';
+			st->executions++;
+			ret = fmt->slice(ctx, t, XSLICE_COMPLETE, "execution", name,
+					 x->start + (uint64_t)t->proc->shift,
+					 x->stop + (uint64_t)t->proc->shift, a, 4, 0, flow);
+		}
+	}
+	return ret;
+}
+
+static const char *recording_machine(const struct recording *r)
+{
+	const struct sysprof *s = r->sys;
+
+	for (size_t i = 0; i < r->nfiles; i++) {
+		const struct nprof_ntff_info *in = &r->files[i]->info;
+
+		if (in->instance_id && *in->instance_id)
+			return in->instance_id;
+		if (in->hostname && *in->hostname)
+			return in->hostname;
+	}
+	if (s && s->info && s->info->instance_id && *s->info->instance_id)
+		return s->info->instance_id;
+	if (s && s->ntrace && s->ntrace->n_events && s->ntrace->events[0]->instance_id)
+		return s->ntrace->events[0]->instance_id;
+	if (s && s->cpu && s->cpu->instance_id)
+		return s->cpu->instance_id;
+	if (s && s->mem && s->mem->instance_id)
+		return s->mem->instance_id;
+	return "unknown";
+}
+
+/* The clock mapping of a recording: CLOCK_REALTIME minus CLOCK_MONOTONIC; false if none. */
+static bool recording_shift(const struct recording *r, int64_t *shift)
+{
+	const Neuronprof__System__TraceInfo *ti = r->sys ? r->sys->info : NULL;
+
+	if (ti && ti->has_start_ns && ti->has_start_realtime_ns) {
+		*shift = (int64_t)(ti->start_realtime_ns - ti->start_ns);
+		return true;
+	}
+	if (ti && ti->has_sync_monotonic_ns && ti->has_sync_realtime_ns) {
+		*shift = (int64_t)(ti->sync_realtime_ns - ti->sync_monotonic_ns);
+		return true;
+	}
+	return false;
+}
+
+static void machines_build(struct machines *m, const struct profile *prof, const char *source,
+			   struct export_stats *st)
+{
+	struct stat sb;
+	bool is_file = !stat(source, &sb) && !S_ISDIR(sb.st_mode);
+	size_t nrec;
+	struct recording *recs = recordings_split(prof, source, is_file, &nrec);
+
+	memset(m, 0, sizeof(*m));
+	m->file_machine = xrealloc(NULL, (prof->nfiles + 1) * sizeof(*m->file_machine));
+	m->sys_machine = xrealloc(NULL, (prof->nsys + 1) * sizeof(*m->sys_machine));
+	m->name = xrealloc(NULL, (nrec + 1) * sizeof(*m->name));
+	m->shift = xrealloc(NULL, (nrec + 1) * sizeof(*m->shift));
+	m->mapped = xrealloc(NULL, (nrec + 1) * sizeof(*m->mapped));
+	m->shift[0] = 0;
+	for (size_t i = 0; i < nrec; i++) {
+		const struct recording *r = &recs[i];
+		const char *name = recording_machine(r);
+		int64_t shift;
+		size_t k;
+
+		for (k = 0; k < m->n && strcmp(m->name[k], name); k++)
+			;
+		if (k == m->n) {
+			snprintf(m->name[k], sizeof(m->name[k]), "%s", name);
+			m->shift[k] = 0;
+			m->mapped[k] = false;
+			m->n++;
+		}
+		if (!m->mapped[k] && recording_shift(r, &shift)) {
+			m->shift[k] = shift;
+			m->mapped[k] = true;
+		}
+		for (size_t f = 0; f < r->nfiles; f++)
+			m->file_machine[r->files[f] - prof->files] = (uint32_t)k;
+		if (r->sys)
+			m->sys_machine[r->sys - prof->sys] = (uint32_t)k;
+	}
+	m->aligned = m->n > 1;
+	st->machines = m->n;
+	for (size_t k = 0; k < m->n; k++) {
+		if (!m->aligned) {
+			m->shift[k] = 0;
+		} else if (!m->mapped[k]) {
+			st->unmapped++;
+			warn("%s: no clock mapping (trace_info.pb with start_ns and start_realtime_ns): "
+			     "its events stay on its own CLOCK_MONOTONIC timeline, not aligned with "
+			     "the other machines'", m->name[k]);
+		}
+	}
+	recordings_free(recs, nrec);
+}
+
+static void machines_free(struct machines *m)
+{
+	free(m->file_machine);
+	free(m->sys_machine);
+	free(m->name);
+	free(m->shift);
+	free(m->mapped);
 }
 
 int export_run(const struct profile *prof, const char *source, const struct xformat *fmt,
 	       void *ctx, struct progress *pg, struct export_stats *st)
 {
+	struct machines mach;
+	const struct prof_file **files = xrealloc(NULL, (prof->nfiles + 1) * sizeof(*files));
+	struct timing tm;
+	struct flows fl;
 	struct layout l;
 	uint64_t done = 0;
 	int ret;
 
 	memset(st, 0, sizeof(*st));
-	layout_build(&l, prof);
+	machines_build(&mach, prof, source, st);
+	for (size_t i = 0; i < prof->nfiles; i++)
+		files[i] = &prof->files[i];
+	timing_build(&tm, files, prof->nfiles, mach.file_machine, prof->sys, prof->nsys,
+		     mach.sys_machine);
+	free(files);
+	flows_build(&fl, &tm);
+	layout_build(&l, prof, &tm, &mach);
 	ret = fmt->begin(ctx, source);
 	for (size_t i = 0; !ret && i < l.nprocs; i++)
 		ret = fmt->process(ctx, l.procs[i]);
@@ -644,7 +1061,14 @@ int export_run(const struct profile *prof, const char *source, const struct xfor
 		const struct prof_file *f = &prof->files[i];
 
 		for (size_t k = 0; !ret && k < f->nqueues; k++) {
+			const struct nprof_ntff_queue *q = &f->queues[k];
 			struct walk w = { .fmt = fmt, .ctx = ctx, .st = st, .t = l.qtrack[i][k] };
+			bool tsp = q->queue_type == NEURONPROF_QT_TOPSP_TRACE;
+
+			instr_clock_init(&w.clk, timing_core_of(&tm, mach.file_machine[i],
+								f->info.device.device_index,
+								queue_core(f, q)),
+					 tsp, tsp ? q->target_index : q->engine);
 
 			if (f->queues[k].queue_type == NEURONPROF_QT_THROTTLE) {
 				w.level = counter_track(&l, w.t->proc, XCOUNTER_THROTTLE_LEVEL);
@@ -653,10 +1077,16 @@ int export_run(const struct profile *prof, const char *source, const struct xfor
 			ret = walk_record(&w, &f->queues[k], pg, &done);
 		}
 	}
+	if (!ret)
+		ret = walk_executions(&l, &tm, &fl, fmt, ctx, st);
 	for (size_t i = 0; !ret && i < prof->nsys; i++)
-		ret = walk_sysprof(&l, &prof->sys[i], fmt, ctx, st);
+		ret = walk_sysprof(&l, &prof->sys[i], mach.sys_machine[i], l.lane[i], fmt, ctx, st,
+				   &fl);
 	if (!ret)
 		ret = fmt->end(ctx);
 	layout_free(&l, prof);
+	free(fl.v);
+	timing_free(&tm);
+	machines_free(&mach);
 	return ret;
 }

@@ -4,13 +4,15 @@
  * output format.
  *
  * export_run() lays the profile out as processes (one per device and
- * NeuronCore) holding tracks (one per queue, grouped by engine or TopSP,
- * plus counter tracks for throttling), then walks every entry once and
- * calls the format's callbacks:
+ * NeuronCore; a format that can nest tracks puts the cores under a track of
+ * their device) holding tracks (one per queue, grouped by engine or TopSP,
+ * an executions track, counter tracks for throttling), then walks every
+ * entry once and calls the format's callbacks:
  *
- *   INFER_STATUS start/stop pair  -> slice   "model M iteration I"
- *   EVENT / TOPSP_EVENT start/end -> slice   "<engine> iteration I"
- *   TRACE / TOPSP_TRACE           -> instant "op 0x...."
+ *   INFER_STATUS start/stop pair  -> slice   "model M iteration"
+ *   EVENT / TOPSP_EVENT start/end -> slice   "<engine> iteration"
+ *   TRACE / TOPSP_TRACE           -> slice   "op 0x....", lasting as the
+ *                                    timing model says (timing.h)
  *   DMA                           -> instant "dma queue Q"
  *   ERROR / TOPSP_ERROR           -> instant "error C"
  *   THROTTLE                      -> counter "throttle" (level, clock percent)
@@ -18,9 +20,13 @@
  *   a start without its stop (or the reverse), other codes -> instant
  *
  * Pairs are matched within one queue record, whose entries are in device
- * order. The system profile of a session directory adds a process per host
- * process with a track per thread (ntrace.pb events as complete slices) and
- * host counters (cpu_util.pb, host_mem.pb).
+ * order. Each execution (timing.h) is a slice "model M execution" on its
+ * core's executions track. The system profile of a session directory adds a
+ * process per host process with a track per thread (ntrace.pb events as
+ * complete slices) and host counters (cpu_util.pb, host_mem.pb); an
+ * nrt_execute call that started an execution is linked to it by a flow.
+ * Names of events are drawn from bounded sets (event types, opcodes, models,
+ * engines), so a format may intern them.
  */
 #ifndef NEURONPROF_TOOL_EXPORT_H
 #define NEURONPROF_TOOL_EXPORT_H
@@ -39,6 +45,15 @@
  */
 #define XPID_DEVICE_BASE	10000000
 
+/*
+ * With several machines in one export, machine m > 0 moves its NeuronCores by
+ * XPID_MACHINE_STEP * m and its host processes to XPID_HOST_BASE +
+ * PID_MAX_LIMIT * (m - 1) + pid, so nothing of two machines merges.
+ */
+#define XPID_MACHINE_STEP	100000
+#define XPID_HOST_BASE		200000000
+#define XPID_PID_MAX		4194304
+
 /* A process: one NeuronCore of one device, or a host process. */
 struct xproc {
 	bool host;		/* a host process of the system profile */
@@ -47,6 +62,22 @@ struct xproc {
 	uint64_t uuid;		/* Perfetto track uuid, > 0 */
 	int sort_index;
 	char name[96];
+	/* The machine (host) of a multi-host export, and its clock shift. */
+	uint32_t machine;
+	int64_t shift;		/* added to every timestamp: CLOCK_MONOTONIC -> REALTIME */
+	/* NeuronCore processes: the device they belong to. */
+	uint64_t dev_uuid;	/* Perfetto track uuid of the device, > 0 */
+	int32_t dev_pid;	/* XPID_DEVICE_BASE + 1000 * device + 999 */
+	bool dev_first;		/* the first core of its device in process order */
+	char dev_name[64];
+};
+
+/* Unit of a counter track, as Perfetto's CounterDescriptor.Unit. */
+enum xunit {
+	XUNIT_NONE,
+	XUNIT_TIME_NS,
+	XUNIT_COUNT,
+	XUNIT_BYTES,
 };
 
 enum xtrack_kind {
@@ -54,6 +85,7 @@ enum xtrack_kind {
 	XT_QUEUE,	/* one notification queue */
 	XT_COUNTER,	/* one counter series */
 	XT_THREAD,	/* a host thread (system profile events) */
+	XT_EXEC,	/* the executions of a NeuronCore */
 };
 
 struct xtrack {
@@ -67,6 +99,8 @@ struct xtrack {
 	int sort_index;
 	char name[64];		/* within its parent: "TRACE", "engine 1 (vector)" */
 	char full_name[128];	/* alone: "engine 1 (vector) TRACE" */
+	enum xunit unit;	/* counters */
+	const char *unit_name;	/* counters: "%", "level", or NULL */
 };
 
 enum xarg_kind {
@@ -107,9 +141,13 @@ struct xformat {
 	int (*begin)(void *ctx, const char *source);
 	int (*process)(void *ctx, const struct xproc *p);
 	int (*track)(void *ctx, const struct xtrack *t);
+	/*
+	 * A slice; @flow_out (non-zero) starts a flow at it, @flow_in ends the
+	 * flow of that id at it.
+	 */
 	int (*slice)(void *ctx, const struct xtrack *t, enum xslice_style style, const char *cat,
 		     const char *name, uint64_t ts, uint64_t end_ts, const struct xarg *args,
-		     int nargs);
+		     int nargs, uint64_t flow_out, uint64_t flow_in);
 	int (*instant)(void *ctx, const struct xtrack *t, const char *cat, const char *name,
 		       uint64_t ts, const struct xarg *args, int nargs);
 	int (*counter)(void *ctx, const struct xproc *p, const char *name, uint64_t ts,
@@ -135,8 +173,10 @@ enum xcounter_series {
 };
 
 struct export_stats {
-	uint64_t entries, slices, instants, counters, lost_markers;
+	uint64_t entries, slices, instants, counters, lost_markers, executions, flows;
+	uint64_t machines, unmapped;	/* machines; those without a clock mapping */
 	uint64_t host_events, host_samples;	/* system profile */
+	uint64_t rows;				/* SQLite: rows written */
 };
 
 /*
@@ -156,5 +196,13 @@ struct perfetto_export;
 struct perfetto_export *perfetto_export_new(FILE *out);
 void perfetto_export_free(struct perfetto_export *x);
 extern const struct xformat perfetto_format;
+
+/*
+ * sqlite_export() - @prof as an SQLite database at @path (an empty file or
+ * none), schema in Documentation/analysis.rst; @source is the path the
+ * profile came from. Return: 0, or -1 after an error naming the file.
+ */
+int sqlite_export(const struct profile *prof, const char *source, const char *path,
+		  struct progress *pg, struct export_stats *st);
 
 #endif /* NEURONPROF_TOOL_EXPORT_H */

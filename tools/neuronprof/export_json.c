@@ -6,11 +6,13 @@
  *
  * pid is the NeuronCore (XPID_DEVICE_BASE + 1000 * device + core), tid the
  * queue (see export.c); "M" metadata events name and order both. Host
- * processes and threads of the system profile keep their own pid and tid. Inferences are "X"
- * complete events, engine and TopSP events "B"/"E" pairs, instructions,
- * DMA transfers, errors and losses "i" instants on their queue's thread,
- * throttling a "C" counter; host events are "X" events, host CPU and
- * memory samples "C" counters. Timestamps are in microseconds with the
+ * processes and threads of the system profile keep their own pid and tid.
+ * Inferences and executions are "X" complete events, engine and TopSP
+ * events and instructions "B"/"E" pairs, DMA transfers, errors and losses
+ * "i" instants on their queue's thread, throttling a "C" counter; host
+ * events are "X" events, host CPU and memory samples "C" counters. A flow
+ * ("s" at the nrt_execute call, "f" at the execution it started) links a host
+ * call to the device. Timestamps are in microseconds with the
  * nanoseconds kept as three decimals, so no precision is lost.
  *
  * Events are formatted into a buffer with fmt.h rather than with stdio's
@@ -201,18 +203,35 @@ static int j_process(void *ctx, const struct xproc *p)
 static int j_track(void *ctx, const struct xtrack *t)
 {
 	/* Groups exist only in Perfetto; counters are named by their events. */
-	if (t->kind != XT_QUEUE && t->kind != XT_THREAD)
+	if (t->kind != XT_QUEUE && t->kind != XT_THREAD && t->kind != XT_EXEC)
 		return 0;
 	metadata(ctx, "thread_name", t->proc->pid, &t->tid, t->full_name, 0);
 	metadata(ctx, "thread_sort_index", t->proc->pid, &t->tid, NULL, t->sort_index);
 	return 0;
 }
 
+/* A flow event: "s" starts flow @id, "f" (bound to the enclosing slice) ends it. */
+static void flow(struct json_export *x, char ph, uint64_t id, const struct xtrack *t, uint64_t ts)
+{
+	head(x, "execute", "flow", ph, t);
+	ts_us(x, ts);
+	ob_str(&x->ob, ",\"id\":");
+	ob_u64(&x->ob, id);
+	if (ph == 'f')
+		ob_str(&x->ob, ",\"bp\":\"e\"");
+	ob_mem(&x->ob, "}", 1);
+}
+
 static int j_slice(void *ctx, const struct xtrack *t, enum xslice_style style, const char *cat,
-		   const char *name, uint64_t ts, uint64_t end_ts, const struct xarg *a, int n)
+		   const char *name, uint64_t ts, uint64_t end_ts, const struct xarg *a, int n,
+		   uint64_t flow_out, uint64_t flow_in)
 {
 	struct json_export *x = ctx;
 
+	if (flow_out)
+		flow(x, 's', flow_out, t, ts);
+	if (flow_in)
+		flow(x, 'f', flow_in, t, ts);
 	if (style == XSLICE_COMPLETE) {
 		head(x, name, cat, 'X', t);
 		ts_us(x, ts);

@@ -1,75 +1,220 @@
 // SPDX-License-Identifier: MIT
 /*
  * neuronprof export --format perfetto: a native Perfetto trace (a
- * perfetto.protos.Trace message, proto/perfetto_trace.proto), which
- * ui.perfetto.dev and trace_processor open.
+ * perfetto.protos.Trace message), which ui.perfetto.dev and trace_processor
+ * open. proto/perfetto_trace.proto declares what is written, with the
+ * field numbers of Perfetto's published protos; the tests decode the output
+ * with it, the writer here does not need it.
  *
- * Tracks: a process track per NeuronCore (ProcessDescriptor with the pid
- * the JSON export uses), under it a track per engine and per TopSP, under
- * those a track per queue; core-level queues (INFER_STATUS, ERROR) sit
- * directly under the core; THROTTLE becomes two counter tracks ("throttle
- * level", "clock percent"). The system profile adds a process track per
- * host process, a thread track (ThreadDescriptor) per host thread and host
- * counter tracks. Events are TrackEvents on those tracks:
- * SLICE_BEGIN/SLICE_END pairs, INSTANTs with debug annotations for the
- * arguments, COUNTERs.
+ * Tracks: a process track per device (ProcessDescriptor, pid
+ * XPID_DEVICE_BASE + 1000 * device + 999), under it a track per NeuronCore,
+ * under those a track per engine and per TopSP with a track per queue, the
+ * core-level queues, the core's executions and its counter tracks
+ * (CounterDescriptor with a unit). The system profile adds a process track
+ * per host process, a thread track per host thread and host counter tracks.
+ * Children are ordered explicitly (child_ordering, sibling_order_rank).
  *
- * Streaming: a Trace is nothing but its repeated field 1, so each packet is
- * packed on its own with protobuf-c and written as field 1 (tag 0x0a, the
- * varint length, the bytes). The output is byte for byte what packing one
- * Trace holding every packet would give, without holding them in memory.
+ * Events are TrackEvents: SLICE_BEGIN/SLICE_END pairs (instructions,
+ * iterations, executions, host events), INSTANTs, COUNTERs. Event names,
+ * categories and debug annotation names are interned: the first packet
+ * that uses a string defines it in its interned_data, and every packet
+ * that uses an interned id carries SEQ_NEEDS_INCREMENTAL_STATE; the first
+ * packet of the (single) sequence carries SEQ_INCREMENTAL_STATE_CLEARED.
+ * An nrt_execute host call has flow_ids = [F] and the execution it started
+ * terminating_flow_ids = [F].
  *
- * Timestamps are the device's (the NTFF clock_id, CLOCK_MONOTONIC for the
- * simulator) in nanoseconds, written as packet timestamps without a clock
- * id, so trace processor takes them as its trace clock unchanged.
+ * Encoding: pbenc.h, straight into a large buffer written with fwrite().
+ * Timestamps are the device's (the NTFF clock, CLOCK_MONOTONIC for the
+ * simulator) in nanoseconds, without a clock id, so trace processor takes
+ * them as its trace clock unchanged.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "export.h"
-#include "fmt.h"
-#include "perfetto_trace.pb-c.h"
+#include "pbenc.h"
 
 /* All packets form one sequence; 0 would mean "no sequence". */
 #define SEQUENCE_ID			1
 #define SEQ_INCREMENTAL_STATE_CLEARED	1
+#define SEQ_NEEDS_INCREMENTAL_STATE	2
+
+/* Field numbers of Perfetto's protos (see proto/perfetto_trace.proto). */
+enum {
+	TRACE_PACKET = 1,
+
+	PKT_TIMESTAMP = 8,
+	PKT_SEQUENCE_ID = 10,
+	PKT_TRACK_EVENT = 11,
+	PKT_INTERNED_DATA = 12,
+	PKT_SEQUENCE_FLAGS = 13,
+	PKT_TRACK_DESCRIPTOR = 60,
+	PKT_FIRST_ON_SEQUENCE = 87,
+
+	INTERNED_CATEGORIES = 1,
+	INTERNED_NAMES = 2,
+	INTERNED_ANNOTATION_NAMES = 3,
+	INTERNED_IID = 1,
+	INTERNED_NAME = 2,
+
+	TD_UUID = 1,
+	TD_NAME = 2,
+	TD_PROCESS = 3,
+	TD_THREAD = 4,
+	TD_PARENT_UUID = 5,
+	TD_COUNTER = 8,
+	TD_CHILD_ORDERING = 11,
+	TD_SIBLING_ORDER_RANK = 12,
+	PROCESS_PID = 1,
+	PROCESS_NAME = 6,
+	THREAD_PID = 1,
+	THREAD_TID = 2,
+	THREAD_NAME = 5,
+	COUNTER_UNIT = 3,
+	COUNTER_UNIT_NAME = 6,
+	CHILD_ORDERING_EXPLICIT = 3,
+
+	TE_CATEGORY_IIDS = 3,
+	TE_DEBUG_ANNOTATIONS = 4,
+	TE_TYPE = 9,
+	TE_NAME_IID = 10,
+	TE_TRACK_UUID = 11,
+	TE_CATEGORIES = 22,
+	TE_NAME = 23,
+	TE_COUNTER_VALUE = 30,
+	TE_DOUBLE_COUNTER_VALUE = 44,
+	TE_FLOW_IDS = 47,
+	TE_TERMINATING_FLOW_IDS = 48,
+	TYPE_SLICE_BEGIN = 1,
+	TYPE_SLICE_END = 2,
+	TYPE_INSTANT = 3,
+	TYPE_COUNTER = 4,
+
+	DA_NAME_IID = 1,
+	DA_UINT = 3,
+	DA_INT = 4,
+	DA_DOUBLE = 5,
+	DA_STRING = 6,
+	DA_POINTER = 7,
+	DA_NAME = 10,
+};
 
 /*
- * A ProtobufCBuffer that appends to a growable array: packing into it sizes
- * only the submessages (their length prefixes need it), where
- * get_packed_size() followed by pack() would size the whole packet twice.
+ * Interned strings of one kind: string -> iid, open addressing. At most
+ * INTERN_MAX strings are interned; later ones are written inline, so memory
+ * stays bounded whatever the names.
  */
-struct packet_buf {
-	ProtobufCBuffer base;
-	uint8_t *data;
-	size_t len, cap;
-	bool nomem;
+#define INTERN_MAX	65536
+
+struct intern {
+	char **key;
+	uint32_t *hash;
+	uint64_t *iid;
+	size_t slots, n;
+	uint64_t next_iid;
+};
+
+/* Strings a packet defines before using them. */
+struct pending {
+	uint32_t field;
+	uint64_t iid;
+	const char *s;
 };
 
 struct perfetto_export {
-	FILE *out;
-	struct packet_buf pb;
-	bool first;
+	struct pbenc e;
+	struct intern names, cats, keys;
+	struct pending def[2 + XARGS_MAX];
+	int ndef;
 };
 
-static void packet_append(ProtobufCBuffer *buffer, size_t len, const uint8_t *data)
+static uint32_t hash_str(const char *s, size_t *len)
 {
-	struct packet_buf *b = (struct packet_buf *)buffer;
+	uint32_t h = 2166136261u;
+	const char *p = s;
 
-	if (b->len + len > b->cap) {
-		size_t cap = b->cap * 2 > b->len + len ? b->cap * 2 : b->len + len;
-		uint8_t *d = realloc(b->data, cap);
+	for (; *p; p++)
+		h = (h ^ (uint8_t)*p) * 16777619u;
+	*len = (size_t)(p - s);
+	return h;
+}
 
-		if (!d) {
-			b->nomem = true;
-			return;
-		}
-		b->data = d;
-		b->cap = cap;
+static int intern_grow(struct intern *t)
+{
+	size_t slots = t->slots ? t->slots * 2 : 256;
+	char **key = calloc(slots, sizeof(*key));
+	uint32_t *hash = calloc(slots, sizeof(*hash));
+	uint64_t *iid = calloc(slots, sizeof(*iid));
+
+	if (!key || !hash || !iid) {
+		free(key);
+		free(hash);
+		free(iid);
+		return -1;
 	}
-	memcpy(b->data + b->len, data, len);
-	b->len += len;
+	for (size_t i = 0; i < t->slots; i++) {
+		size_t h;
+
+		if (!t->key[i])
+			continue;
+		for (h = t->hash[i] & (slots - 1); key[h]; h = (h + 1) & (slots - 1))
+			;
+		key[h] = t->key[i];
+		hash[h] = t->hash[i];
+		iid[h] = t->iid[i];
+	}
+	free(t->key);
+	free(t->hash);
+	free(t->iid);
+	t->key = key;
+	t->hash = hash;
+	t->iid = iid;
+	t->slots = slots;
+	return 0;
+}
+
+static void intern_free(struct intern *t)
+{
+	for (size_t i = 0; i < t->slots; i++)
+		free(t->key[i]);
+	free(t->key);
+	free(t->hash);
+	free(t->iid);
+}
+
+/*
+ * The iid of @s, defined in this packet (queued in x->def under @field) if
+ * new; 0 when the table is full or memory ran out: write @s inline.
+ */
+static uint64_t intern(struct perfetto_export *x, struct intern *t, uint32_t field,
+		       const char *s)
+{
+	size_t len, h;
+	uint32_t hv = hash_str(s, &len);
+
+	if (t->slots) {
+		for (h = hv & (t->slots - 1); t->key[h]; h = (h + 1) & (t->slots - 1))
+			if (t->hash[h] == hv && !strcmp(t->key[h], s))
+				return t->iid[h];
+	}
+	if (t->n >= INTERN_MAX)
+		return 0;
+	if ((t->n + 1) * 2 > t->slots) {
+		if (intern_grow(t))
+			return 0;
+	}
+	for (h = hv & (t->slots - 1); t->key[h]; h = (h + 1) & (t->slots - 1))
+		;
+	t->key[h] = malloc(len + 1);
+	if (!t->key[h])
+		return 0;
+	memcpy(t->key[h], s, len + 1);
+	t->hash[h] = hv;
+	t->iid[h] = ++t->next_iid;
+	t->n++;
+	x->def[x->ndef++] = (struct pending){ .field = field, .iid = t->iid[h], .s = t->key[h] };
+	return t->iid[h];
 }
 
 struct perfetto_export *perfetto_export_new(FILE *out)
@@ -78,12 +223,7 @@ struct perfetto_export *perfetto_export_new(FILE *out)
 
 	if (!x)
 		return NULL;
-	x->out = out;
-	x->first = true;
-	x->pb.base.append = packet_append;
-	x->pb.cap = 4096;
-	x->pb.data = malloc(x->pb.cap);
-	if (!x->pb.data) {
+	if (pb_init(&x->e, out)) {
 		free(x);
 		return NULL;
 	}
@@ -92,233 +232,269 @@ struct perfetto_export *perfetto_export_new(FILE *out)
 
 void perfetto_export_free(struct perfetto_export *x)
 {
-	if (x)
-		free(x->pb.data);
+	if (!x)
+		return;
+	pb_free(&x->e);
+	intern_free(&x->names);
+	intern_free(&x->cats);
+	intern_free(&x->keys);
 	free(x);
 }
 
-static void put_varint(FILE *f, uint64_t v)
+/* Starts a packet of the sequence; @flags: sequence_flags, 0 for none. */
+static void packet_begin(struct perfetto_export *x, uint32_t flags)
 {
-	uint8_t b[10];
-	int n = 0;
+	struct pbenc *e = &x->e;
 
-	do {
-		b[n] = v & 0x7f;
-		v >>= 7;
-		if (v)
-			b[n] |= 0x80;
-		n++;
-	} while (v);
-	fwrite(b, 1, (size_t)n, f);
+	if (e->len >= PBENC_FLUSH || e->nomem)
+		pb_flush(e);
+	pb_need(e, 256);
+	pb_open(e, TRACE_PACKET);
+	pb_uint(e, PKT_SEQUENCE_ID, SEQUENCE_ID);
+	if (flags)
+		pb_uint(e, PKT_SEQUENCE_FLAGS, flags);
 }
 
-static int emit(struct perfetto_export *x, Perfetto__Protos__TracePacket *pkt)
+static int packet_end(struct perfetto_export *x)
 {
-	pkt->optional_trusted_packet_sequence_id_case =
-		PERFETTO__PROTOS__TRACE_PACKET__OPTIONAL_TRUSTED_PACKET_SEQUENCE_ID_TRUSTED_PACKET_SEQUENCE_ID;
-	pkt->trusted_packet_sequence_id = SEQUENCE_ID;
-	if (x->first) {
-		/* Nothing is interned, but readers want a sequence to start clean. */
-		pkt->has_sequence_flags = 1;
-		pkt->sequence_flags = SEQ_INCREMENTAL_STATE_CLEARED;
-		x->first = false;
-	}
-	x->pb.len = 0;
-	perfetto__protos__trace_packet__pack_to_buffer(pkt, &x->pb.base);
-	if (x->pb.nomem) {
-		fail("out of memory");
-		return -1;
-	}
-	fputc(0x0a, x->out);	/* Trace.packet: field 1, length-delimited */
-	put_varint(x->out, x->pb.len);
-	fwrite(x->pb.data, 1, x->pb.len, x->out);
+	pb_close(&x->e);
+	if (x->e.nomem)
+		return fail("out of memory");
 	return 0;
-}
-
-static int emit_descriptor(struct perfetto_export *x, Perfetto__Protos__TrackDescriptor *td)
-{
-	Perfetto__Protos__TracePacket pkt = PERFETTO__PROTOS__TRACE_PACKET__INIT;
-
-	pkt.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_DESCRIPTOR;
-	pkt.track_descriptor = td;
-	return emit(x, &pkt);
-}
-
-static int emit_event(struct perfetto_export *x, uint64_t ts, Perfetto__Protos__TrackEvent *ev)
-{
-	Perfetto__Protos__TracePacket pkt = PERFETTO__PROTOS__TRACE_PACKET__INIT;
-
-	pkt.has_timestamp = 1;
-	pkt.timestamp = ts;
-	pkt.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_EVENT;
-	pkt.track_event = ev;
-	return emit(x, &pkt);
 }
 
 static int p_begin(void *ctx, const char *source)
 {
-	(void)ctx;
+	struct perfetto_export *x = ctx;
+
+	/* The sequence starts clean: its first packet says so and holds nothing else. */
 	(void)source;
-	return 0;
+	packet_begin(x, SEQ_INCREMENTAL_STATE_CLEARED);
+	pb_uint(&x->e, PKT_FIRST_ON_SEQUENCE, 1);
+	return packet_end(x);
+}
+
+static void process_desc(struct pbenc *e, int32_t pid, const char *name)
+{
+	pb_open(e, TD_PROCESS);
+	pb_int(e, PROCESS_PID, pid);
+	pb_str(e, PROCESS_NAME, name);
+	pb_close(e);
 }
 
 static int p_process(void *ctx, const struct xproc *p)
 {
-	Perfetto__Protos__TrackDescriptor td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
-	Perfetto__Protos__ProcessDescriptor pd = PERFETTO__PROTOS__PROCESS_DESCRIPTOR__INIT;
+	struct perfetto_export *x = ctx;
+	struct pbenc *e = &x->e;
+	char name[64];
 
-	pd.has_pid = 1;
-	pd.pid = p->pid;
-	pd.process_name = (char *)p->name;
-	td.has_uuid = 1;
-	td.uuid = p->uuid;
-	td.name = (char *)p->name;
-	td.process = &pd;
-	return emit_descriptor(ctx, &td);
+	if (p->host) {
+		packet_begin(x, 0);
+		pb_open(e, PKT_TRACK_DESCRIPTOR);
+		pb_uint(e, TD_UUID, p->uuid);
+		pb_str(e, TD_NAME, p->name);
+		process_desc(e, p->pid, p->name);
+		pb_close(e);
+		return packet_end(x);
+	}
+	if (p->dev_first) {
+		/* The device: a process whose children are its cores, in core order. */
+		packet_begin(x, 0);
+		pb_open(e, PKT_TRACK_DESCRIPTOR);
+		pb_uint(e, TD_UUID, p->dev_uuid);
+		pb_str(e, TD_NAME, p->dev_name);
+		process_desc(e, p->dev_pid, p->dev_name);
+		pb_uint(e, TD_CHILD_ORDERING, CHILD_ORDERING_EXPLICIT);
+		pb_close(e);
+		if (packet_end(x))
+			return -1;
+	}
+	snprintf(name, sizeof(name), "NeuronCore %u", p->core);
+	packet_begin(x, 0);
+	pb_open(e, PKT_TRACK_DESCRIPTOR);
+	pb_uint(e, TD_UUID, p->uuid);
+	pb_uint(e, TD_PARENT_UUID, p->dev_uuid);
+	pb_str(e, TD_NAME, name);
+	pb_uint(e, TD_CHILD_ORDERING, CHILD_ORDERING_EXPLICIT);
+	pb_int(e, TD_SIBLING_ORDER_RANK, (int64_t)p->core);
+	pb_close(e);
+	return packet_end(x);
 }
 
 static int p_track(void *ctx, const struct xtrack *t)
 {
-	Perfetto__Protos__TrackDescriptor td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
-	Perfetto__Protos__CounterDescriptor cd = PERFETTO__PROTOS__COUNTER_DESCRIPTOR__INIT;
-	Perfetto__Protos__ThreadDescriptor thd = PERFETTO__PROTOS__THREAD_DESCRIPTOR__INIT;
+	struct perfetto_export *x = ctx;
+	struct pbenc *e = &x->e;
 
-	td.has_uuid = 1;
-	td.uuid = t->uuid;
-	td.name = (char *)t->name;
-	if (t->kind == XT_THREAD) {
+	packet_begin(x, 0);
+	pb_open(e, PKT_TRACK_DESCRIPTOR);
+	pb_uint(e, TD_UUID, t->uuid);
+	pb_str(e, TD_NAME, t->name);
+	if (t->kind == XT_THREAD && !t->engine) {
 		/* A thread track belongs to its process through the pid. */
-		thd.has_pid = 1;
-		thd.pid = t->proc->pid;
-		thd.has_tid = 1;
-		thd.tid = t->tid;
-		thd.thread_name = (char *)t->name;
-		td.thread = &thd;
-		return emit_descriptor(ctx, &td);
+		pb_open(e, TD_THREAD);
+		pb_int(e, THREAD_PID, t->proc->pid);
+		pb_int(e, THREAD_TID, t->tid);
+		pb_str(e, THREAD_NAME, t->name);
+		pb_close(e);
+	} else {
+		pb_uint(e, TD_PARENT_UUID, t->parent_uuid);
+		pb_int(e, TD_SIBLING_ORDER_RANK, t->sort_index);
+		if (t->kind == XT_GROUP)
+			pb_uint(e, TD_CHILD_ORDERING, CHILD_ORDERING_EXPLICIT);
 	}
-	td.has_parent_uuid = 1;
-	td.parent_uuid = t->parent_uuid;
-	if (t->kind == XT_COUNTER)
-		td.counter = &cd;
-	return emit_descriptor(ctx, &td);
+	if (t->kind == XT_COUNTER) {
+		pb_open(e, TD_COUNTER);
+		if (t->unit != XUNIT_NONE)
+			pb_uint(e, COUNTER_UNIT, t->unit);
+		if (t->unit_name)
+			pb_str(e, COUNTER_UNIT_NAME, t->unit_name);
+		pb_close(e);
+	}
+	pb_close(e);
+	return packet_end(x);
 }
 
-/* Debug annotations of @a; hex values become strings like the JSON export's. */
-struct annotations {
-	Perfetto__Protos__DebugAnnotation da[XARGS_MAX];
-	Perfetto__Protos__DebugAnnotation *ptr[XARGS_MAX];
-	char hex[XARGS_MAX][24];
-};
-
-static void annotate(Perfetto__Protos__TrackEvent *ev, struct annotations *an,
-		     const struct xarg *a, int n)
+/* Interned data of what the coming event uses for the first time. */
+static void definitions(struct perfetto_export *x)
 {
+	struct pbenc *e = &x->e;
+
+	if (!x->ndef)
+		return;
+	pb_open(e, PKT_INTERNED_DATA);
+	for (int i = 0; i < x->ndef; i++) {
+		pb_need(e, 64);
+		pb_open(e, x->def[i].field);
+		pb_uint(e, INTERNED_IID, x->def[i].iid);
+		pb_str(e, INTERNED_NAME, x->def[i].s);
+		pb_close(e);
+	}
+	pb_close(e);
+	x->ndef = 0;
+}
+
+static void annotation(struct perfetto_export *x, const struct xarg *a, uint64_t key_iid)
+{
+	struct pbenc *e = &x->e;
+
+	pb_need(e, 64);
+	pb_open(e, TE_DEBUG_ANNOTATIONS);
+	if (key_iid)
+		pb_uint(e, DA_NAME_IID, key_iid);
+	else
+		pb_str(e, DA_NAME, a->key);
+	switch (a->kind) {
+	case XARG_U64:
+		pb_uint(e, DA_UINT, a->u);
+		break;
+	case XARG_HEX:
+		/* Shown in hex by viewers. */
+		pb_uint(e, DA_POINTER, a->u);
+		break;
+	case XARG_STR:
+		pb_str(e, DA_STRING, a->s);
+		break;
+	case XARG_I64:
+		pb_int(e, DA_INT, a->i);
+		break;
+	case XARG_DOUBLE:
+		pb_double(e, DA_DOUBLE, a->d);
+		break;
+	}
+	pb_close(e);
+}
+
+/* A named event (slice begin or instant) with its category and arguments. */
+static int named_event(struct perfetto_export *x, uint32_t type, const struct xtrack *t,
+		       const char *cat, const char *name, uint64_t ts, const struct xarg *a,
+		       int n, uint64_t flow_out, uint64_t flow_in)
+{
+	struct pbenc *e = &x->e;
+	uint64_t cat_iid, name_iid, key_iid[XARGS_MAX];
+	bool interned;
+
 	if (n > XARGS_MAX)
 		n = XARGS_MAX;
+	x->ndef = 0;
+	cat_iid = intern(x, &x->cats, INTERNED_CATEGORIES, cat);
+	name_iid = intern(x, &x->names, INTERNED_NAMES, name);
+	interned = cat_iid || name_iid;
 	for (int i = 0; i < n; i++) {
-		Perfetto__Protos__DebugAnnotation *d = &an->da[i];
-
-		perfetto__protos__debug_annotation__init(d);
-		d->name_field_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__NAME_FIELD_NAME;
-		d->name = (char *)a[i].key;
-		switch (a[i].kind) {
-		case XARG_U64:
-			d->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_UINT_VALUE;
-			d->uint_value = a[i].u;
-			break;
-		case XARG_HEX:
-			*fmt_hex(fmt_str(an->hex[i], "0x"), a[i].u, 1) = '\0';
-			d->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE;
-			d->string_value = an->hex[i];
-			break;
-		case XARG_STR:
-			d->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE;
-			d->string_value = (char *)a[i].s;
-			break;
-		case XARG_I64:
-			d->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_INT_VALUE;
-			d->int_value = a[i].i;
-			break;
-		case XARG_DOUBLE:
-			d->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_DOUBLE_VALUE;
-			d->double_value = a[i].d;
-			break;
-		}
-		an->ptr[i] = d;
+		key_iid[i] = intern(x, &x->keys, INTERNED_ANNOTATION_NAMES, a[i].key);
+		interned |= key_iid[i] != 0;
 	}
-	ev->n_debug_annotations = (size_t)n;
-	ev->debug_annotations = an->ptr;
-}
-
-static void event_init(Perfetto__Protos__TrackEvent *ev, const struct xtrack *t,
-		       Perfetto__Protos__TrackEvent__Type type, char **cat, const char *name)
-{
-	perfetto__protos__track_event__init(ev);
-	ev->has_type = 1;
-	ev->type = type;
-	ev->has_track_uuid = 1;
-	ev->track_uuid = t->uuid;
-	if (cat) {
-		ev->n_categories = 1;
-		ev->categories = cat;
-	}
-	if (name) {
-		ev->name_field_case = PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME;
-		ev->name = (char *)name;
-	}
+	packet_begin(x, interned ? SEQ_NEEDS_INCREMENTAL_STATE : 0);
+	pb_uint(e, PKT_TIMESTAMP, ts);
+	definitions(x);
+	pb_open(e, PKT_TRACK_EVENT);
+	pb_uint(e, TE_TYPE, type);
+	pb_uint(e, TE_TRACK_UUID, t->uuid);
+	if (cat_iid)
+		pb_uint(e, TE_CATEGORY_IIDS, cat_iid);
+	else
+		pb_str(e, TE_CATEGORIES, cat);
+	if (name_iid)
+		pb_uint(e, TE_NAME_IID, name_iid);
+	else
+		pb_str(e, TE_NAME, name);
+	for (int i = 0; i < n; i++)
+		annotation(x, &a[i], key_iid[i]);
+	if (flow_out)
+		pb_fixed64(e, TE_FLOW_IDS, flow_out);
+	if (flow_in)
+		pb_fixed64(e, TE_TERMINATING_FLOW_IDS, flow_in);
+	pb_close(e);
+	return packet_end(x);
 }
 
 static int p_slice(void *ctx, const struct xtrack *t, enum xslice_style style, const char *cat,
-		   const char *name, uint64_t ts, uint64_t end_ts, const struct xarg *a, int n)
+		   const char *name, uint64_t ts, uint64_t end_ts, const struct xarg *a, int n,
+		   uint64_t flow_out, uint64_t flow_in)
 {
-	Perfetto__Protos__TrackEvent ev;
-	struct annotations an;
-	char *cats[1] = { (char *)cat };
+	struct perfetto_export *x = ctx;
+	struct pbenc *e = &x->e;
 
 	/* TrackEvent has no complete events: every slice is a begin/end pair. */
 	(void)style;
-	event_init(&ev, t, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN, cats, name);
-	annotate(&ev, &an, a, n);
-	if (emit_event(ctx, ts, &ev))
+	if (named_event(x, TYPE_SLICE_BEGIN, t, cat, name, ts, a, n, flow_out, flow_in))
 		return -1;
-	event_init(&ev, t, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END, NULL, NULL);
-	return emit_event(ctx, end_ts, &ev);
+	packet_begin(x, 0);
+	pb_uint(e, PKT_TIMESTAMP, end_ts);
+	pb_open(e, PKT_TRACK_EVENT);
+	pb_uint(e, TE_TYPE, TYPE_SLICE_END);
+	pb_uint(e, TE_TRACK_UUID, t->uuid);
+	pb_close(e);
+	return packet_end(x);
 }
 
 static int p_instant(void *ctx, const struct xtrack *t, const char *cat, const char *name,
 		     uint64_t ts, const struct xarg *a, int n)
 {
-	Perfetto__Protos__TrackEvent ev;
-	struct annotations an;
-	char *cats[1] = { (char *)cat };
-
-	event_init(&ev, t, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT, cats, name);
-	annotate(&ev, &an, a, n);
-	return emit_event(ctx, ts, &ev);
+	return named_event(ctx, TYPE_INSTANT, t, cat, name, ts, a, n, 0, 0);
 }
 
 static int p_counter(void *ctx, const struct xproc *p, const char *name, uint64_t ts,
 		     const struct xcounter *c, int n)
 {
-	Perfetto__Protos__TrackEvent ev;
+	struct perfetto_export *x = ctx;
+	struct pbenc *e = &x->e;
 
+	/* One counter track per series, named by its descriptor. */
 	(void)p;
 	(void)name;
 	for (int i = 0; i < n; i++) {
-		if (!c[i].track)
-			continue;
-		event_init(&ev, c[i].track, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER,
-			   NULL, NULL);
-		if (c[i].is_double) {
-			ev.counter_value_field_case =
-				PERFETTO__PROTOS__TRACK_EVENT__COUNTER_VALUE_FIELD_DOUBLE_COUNTER_VALUE;
-			ev.double_counter_value = c[i].dvalue;
-		} else {
-			ev.counter_value_field_case =
-				PERFETTO__PROTOS__TRACK_EVENT__COUNTER_VALUE_FIELD_COUNTER_VALUE;
-			ev.counter_value = c[i].value;
-		}
-		if (emit_event(ctx, ts, &ev))
+		packet_begin(x, 0);
+		pb_uint(e, PKT_TIMESTAMP, ts);
+		pb_open(e, PKT_TRACK_EVENT);
+		pb_uint(e, TE_TYPE, TYPE_COUNTER);
+		pb_uint(e, TE_TRACK_UUID, c[i].track->uuid);
+		if (c[i].is_double)
+			pb_double(e, TE_DOUBLE_COUNTER_VALUE, c[i].dvalue);
+		else
+			pb_int(e, TE_COUNTER_VALUE, c[i].value);
+		pb_close(e);
+		if (packet_end(x))
 			return -1;
 	}
 	return 0;
@@ -326,8 +502,10 @@ static int p_counter(void *ctx, const struct xproc *p, const char *name, uint64_
 
 static int p_end(void *ctx)
 {
-	(void)ctx;
-	return 0;
+	struct perfetto_export *x = ctx;
+
+	pb_flush(&x->e);
+	return x->e.nomem ? fail("out of memory") : 0;
 }
 
 const struct xformat perfetto_format = {

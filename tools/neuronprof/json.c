@@ -162,6 +162,18 @@ void jw_u64(struct json *j, const char *key, uint64_t val)
 	fprintf(j->f, "%" PRIu64, val);
 }
 
+void jw_fixed(struct json *j, const char *key, double val, int decimals)
+{
+	member(j, key);
+	fprintf(j->f, "%.*f", decimals, val);
+}
+
+void jw_null(struct json *j, const char *key)
+{
+	member(j, key);
+	fputs("null", j->f);
+}
+
 void jw_i64(struct json *j, const char *key, int64_t val)
 {
 	member(j, key);

@@ -33,6 +33,9 @@ void jw_arr_end(struct json *j);
 void jw_str(struct json *j, const char *key, const char *val);	/* NULL -> null */
 void jw_u64(struct json *j, const char *key, uint64_t val);
 void jw_i64(struct json *j, const char *key, int64_t val);
+/* A number with @decimals digits after the point, as the text output prints it. */
+void jw_fixed(struct json *j, const char *key, double val, int decimals);
+void jw_null(struct json *j, const char *key);
 void jw_bool(struct json *j, const char *key, bool val);
 void jw_hex(struct json *j, const char *key, uint64_t val);	/* "0x..." string */
 /* Ends the document with a newline. */

@@ -50,7 +50,7 @@ static bool has_ntff_suffix(const char *name)
 static bool is_sysprof_file(const char *name)
 {
 	return !strcmp(name, "ntrace.pb") || !strcmp(name, "cpu_util.pb") ||
-	       !strcmp(name, "host_mem.pb");
+	       !strcmp(name, "host_mem.pb") || !strcmp(name, "trace_info.pb");
 }
 
 /*
@@ -187,7 +187,9 @@ static int load_sysprof(struct sysprof *s)
 	    load_message(s->dir, "cpu_util.pb", &neuronprof__system__cpu_util__descriptor,
 			 (void **)&s->cpu) ||
 	    load_message(s->dir, "host_mem.pb", &neuronprof__system__host_mem__descriptor,
-			 (void **)&s->mem))
+			 (void **)&s->mem) ||
+	    load_message(s->dir, "trace_info.pb", &neuronprof__system__trace_info__descriptor,
+			 (void **)&s->info))
 		return -1;
 	return 0;
 }
@@ -200,6 +202,8 @@ static void free_sysprof(struct sysprof *s)
 		neuronprof__system__cpu_util__free_unpacked(s->cpu, NULL);
 	if (s->mem)
 		neuronprof__system__host_mem__free_unpacked(s->mem, NULL);
+	if (s->info)
+		neuronprof__system__trace_info__free_unpacked(s->info, NULL);
 	free(s->dir);
 }
 

@@ -34,6 +34,7 @@ struct sysprof {
 	Neuronprof__System__Ntrace *ntrace;	/* ntrace.pb: host events */
 	Neuronprof__System__CpuUtil *cpu;	/* cpu_util.pb */
 	Neuronprof__System__HostMem *mem;	/* host_mem.pb */
+	Neuronprof__System__TraceInfo *info;	/* trace_info.pb: the clock mapping */
 };
 
 struct profile {
@@ -49,7 +50,8 @@ struct profile {
  * profile_load() - open @path: an NTFF file, or a directory searched
  * recursively for regular files named *.ntff (symbolic links are not
  * followed, hidden temporary files of a writer are skipped) and for the
- * system profile files ntrace.pb, cpu_util.pb and host_mem.pb. Every NTFF
+ * system profile files ntrace.pb, cpu_util.pb, host_mem.pb and trace_info.pb.
+ * Every NTFF
  * file is fully validated (checksums included); system profile files must
  * decode as their messages.
  *

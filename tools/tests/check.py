@@ -123,7 +123,13 @@ def chrome_json(path, args):
         if e["ph"] != "M" and (e["pid"], None) not in names:
             errors.append(f"process {e['pid']} has no process_name")
             break
-    computed = {f"ph.{p}": phases.get(p, 0) for p in "MXBEiC"}
+    # Every flow has one start ("s") and one end ("f").
+    starts = collections.Counter(e["id"] for e in events if e["ph"] == "s")
+    ends = collections.Counter(e["id"] for e in events if e["ph"] == "f")
+    for f in set(starts) | set(ends):
+        if starts[f] != 1 or ends[f] != 1:
+            errors.append(f"flow {f}: {starts[f]} starts, {ends[f]} ends")
+    computed = {f"ph.{p}": phases.get(p, 0) for p in "MXBEiCsf"}
     computed["lost_markers"] = sum(1 for e in events if e.get("cat") == "lost")
     computed["processes"] = sum(1 for k in names if k[1] is None)
     computed["threads"] = sum(1 for k in names if k[1] is not None)
@@ -158,11 +164,19 @@ def chrome_json(path, args):
 
 
 def perfetto(path, pb2_dir, args):
+    """Decodes with Google's protobuf runtime and checks what Perfetto requires:
+    the sequence starts with SEQ_INCREMENTAL_STATE_CLEARED; every interned id
+    is defined (in its packet or an earlier one) before use, by a packet that
+    says SEQ_NEEDS_INCREMENTAL_STATE; events sit on declared tracks, counters
+    on counter tracks (with a unit); slices are closed and properly nested per
+    track; every flow id has both ends."""
     sys.path.insert(0, pb2_dir)
     pb2 = importlib.import_module("perfetto_trace_pb2")
     trace = pb2.Trace()
     trace.ParseFromString(open(path, "rb").read())
     te = pb2.TrackEvent
+    CLEARED = pb2.TracePacket.SEQ_INCREMENTAL_STATE_CLEARED
+    NEEDS = pb2.TracePacket.SEQ_NEEDS_INCREMENTAL_STATE
     tracks = {}
     for p in trace.packet:
         if p.trusted_packet_sequence_id != 1:
@@ -176,15 +190,57 @@ def perfetto(path, pb2_dir, args):
     for td in tracks.values():
         if td.HasField("parent_uuid") and td.parent_uuid not in tracks:
             errors.append(f"track {td.uuid} ({td.name}): unknown parent {td.parent_uuid}")
+        if td.HasField("counter") and not (td.counter.HasField("unit") or td.counter.unit_name):
+            errors.append(f"counter track {td.name} without a unit")
+    if not trace.packet or not trace.packet[0].sequence_flags & CLEARED:
+        errors.append("the first packet does not clear the incremental state")
+    interned = None
+    kinds = ("event_categories", "event_names", "debug_annotation_names")
     types = collections.Counter()
-    depth = collections.Counter()
-    for p in trace.packet:
+    names = collections.Counter()
+    per_track = collections.defaultdict(list)
+    flows_out, flows_in = collections.Counter(), collections.Counter()
+
+    def resolve(kind, iid, p):
+        if not p.sequence_flags & NEEDS:
+            errors.append(f"packet at {p.timestamp} uses interned {kind} {iid} without SEQ_NEEDS_INCREMENTAL_STATE")
+        if interned is None or iid not in interned[kind]:
+            errors.append(f"{kind} iid {iid} used before it is defined")
+            return None
+        return interned[kind][iid]
+
+    for i, p in enumerate(trace.packet):
+        if p.sequence_flags & CLEARED:
+            interned = {k: {} for k in kinds}
+        if p.HasField("interned_data"):
+            if interned is None:
+                errors.append("interned data before the state was cleared")
+                interned = {k: {} for k in kinds}
+            for k in kinds:
+                for d in getattr(p.interned_data, k):
+                    if d.iid in interned[k] and interned[k][d.iid] != d.name:
+                        errors.append(f"{k} iid {d.iid} redefined")
+                    interned[k][d.iid] = d.name
         if not p.HasField("track_event"):
             continue
         ev = p.track_event
         types[te.Type.Name(ev.type)] += 1
         if not p.HasField("timestamp"):
             errors.append("track event without timestamp")
+        name = ev.name
+        if ev.HasField("name_iid"):
+            name = resolve("event_names", ev.name_iid, p)
+        for c in ev.category_iids:
+            resolve("event_categories", c, p)
+        for d in ev.debug_annotations:
+            if d.HasField("name_iid"):
+                resolve("debug_annotation_names", d.name_iid, p)
+        if ev.type in (te.TYPE_SLICE_BEGIN, te.TYPE_INSTANT):
+            names[name] += 1
+        for f in ev.flow_ids:
+            flows_out[f] += 1
+        for f in ev.terminating_flow_ids:
+            flows_in[f] += 1
         td = tracks.get(ev.track_uuid)
         if td is None:
             errors.append(f"event on undeclared track {ev.track_uuid}")
@@ -192,23 +248,53 @@ def perfetto(path, pb2_dir, args):
         is_counter = td.HasField("counter")
         if (ev.type == te.TYPE_COUNTER) != is_counter:
             errors.append(f"{te.Type.Name(ev.type)} on track {td.name}")
-        if ev.type == te.TYPE_SLICE_BEGIN:
-            depth[ev.track_uuid] += 1
-            if not ev.name:
-                errors.append("slice begin without a name")
-        elif ev.type == te.TYPE_SLICE_END:
-            depth[ev.track_uuid] -= 1
-    for uuid, d in depth.items():
-        if d:
-            errors.append(f"track {tracks[uuid].name}: {d} unbalanced slice begins")
+        if ev.type == te.TYPE_SLICE_BEGIN and not name:
+            errors.append("slice begin without a name")
+        if ev.type in (te.TYPE_SLICE_BEGIN, te.TYPE_SLICE_END):
+            per_track[ev.track_uuid].append((ev.type, p.timestamp, i))
+    # Closed and nested: pair each begin with the next end of its track in
+    # file order, then check the intervals of a track nest (no partial overlap).
+    for uuid, evs in per_track.items():
+        spans, open_ = [], []
+        for typ, ts, i in evs:
+            if typ == te.TYPE_SLICE_BEGIN:
+                open_.append(ts)
+            elif not open_:
+                errors.append(f"track {tracks[uuid].name}: slice end without a begin")
+            else:
+                b = open_.pop()
+                if ts < b:
+                    errors.append(f"track {tracks[uuid].name}: slice ends before it begins")
+                spans.append((b, ts))
+        if open_:
+            errors.append(f"track {tracks[uuid].name}: {len(open_)} unclosed slices")
+        stack = []
+        for b, e in sorted(spans, key=lambda s: (s[0], -s[1])):
+            while stack and stack[-1] <= b:
+                stack.pop()
+            if stack and e > stack[-1]:
+                errors.append(f"track {tracks[uuid].name}: slice [{b}, {e}] overlaps its parent ending at {stack[-1]}")
+                break
+            stack.append(e)
+    for f in set(flows_out) | set(flows_in):
+        if flows_out[f] != 1 or flows_in[f] != 1:
+            errors.append(f"flow {f}: {flows_out[f]} starts, {flows_in[f]} ends")
     computed = dict(types)
     computed["packets"] = len(trace.packet)
     computed["descriptors"] = len(tracks)
     computed["processes"] = sum(1 for t in tracks.values() if t.HasField("process"))
     computed["counters"] = sum(1 for t in tracks.values() if t.HasField("counter"))
     computed["threads"] = sum(1 for t in tracks.values() if t.HasField("thread"))
+    computed["flows"] = len(flows_out)
+    computed["lanes"] = sum(1 for t in tracks.values() if " lane " in t.name)
+    computed["interned_names"] = len(interned["event_names"]) if interned else 0
     for key, val in pairs(args):
-        expect(key, computed.get(key, 0), val)
+        if key.startswith("name:"):
+            expect(key, names.get(key[5:], 0), val)
+        elif key.startswith("track:"):
+            expect(key, sum(1 for t in tracks.values() if t.name == key[6:]), val)
+        else:
+            expect(key, computed.get(key, 0), val)
 
 
 def doctor_json(path, args):

@@ -7,6 +7,8 @@
  *
  * Usage: gen_fixtures DIR        the test fixtures
  *        gen_fixtures --large N FILE   one file of about N entries (benchmarks)
+ *        gen_fixtures --jitter N FILE  the same with steps of 50 to 249 ns between
+ *                                      entries instead of 100 (distributions)
  *
  * DIR/basic.ntff      NeuronCore 0 of a trn1 sim device, 2 iterations:
  *                     INFER_STATUS start/stop pairs (the second stop with
@@ -22,6 +24,12 @@
  *                     files a reader must skip.
  * DIR/gap.ntff        one TRACE queue with a gap of 3 but lost = 1: entries
  *                     vanished without being counted.
+ * DIR/hosts/{a,b,c}/  three recordings of machines host-a, host-b, host-c
+ *                     (core 1's content, instance ids set accordingly); a/
+ *                     and b/ have a trace_info.pb whose clock mapping
+ *                     (start_ns, start_realtime_ns) is 1000000 ->
+ *                     1700000000000000000 and 5000000 -> 1700000000000500000;
+ *                     c/ has none.
  * DIR/prof/           also holds a system profile written by the library
  *                     (nprof_system_profile_write()): ntrace.pb with 6 host
  *                     events of one process on 2 threads (3 + 1 on the main
@@ -45,6 +53,8 @@
 #include <neuronprof/ntff.h>
 #include <neuronprof/sys_trace.h>
 
+#include "system_profile.pb-c.h"
+
 #define MAX_QUEUES	32
 #define ENTRY		sizeof(struct neuronprof_notification)
 
@@ -61,6 +71,7 @@ struct fixture {
 	int nq;
 	uint64_t now;		/* timestamp of the next entry */
 	uint32_t model_id;
+	uint32_t jitter;	/* non-zero: steps of 50 to 249 ns from this LCG state */
 };
 
 static void die(const char *what)
@@ -108,7 +119,12 @@ static void emit(struct fixture *f, uint32_t qt, uint32_t kind, uint32_t index, 
 	}
 	n = &q->e[q->n++];
 	memset(n, 0, sizeof(*n));
-	f->now += 100;
+	if (f->jitter) {
+		f->jitter = f->jitter * 1103515245u + 12345u;
+		f->now += 50 + (f->jitter >> 16) % 200;
+	} else {
+		f->now += 100;
+	}
 	n->timestamp_ns = f->now;
 	n->seq = q->next_seq++;
 	n->queue_type = (uint16_t)qt;
@@ -122,6 +138,8 @@ static void emit(struct fixture *f, uint32_t qt, uint32_t kind, uint32_t index, 
 	n->payload[3] = p3;
 }
 
+static const char *fixture_instance = "i-0123456789abcdef0";
+
 static void write_file(struct fixture *f, const char *dir, const char *name, uint32_t core,
 		       uint64_t session_id)
 {
@@ -132,7 +150,7 @@ static void write_file(struct fixture *f, const char *dir, const char *name, uin
 		.capture_kind = NPROF_NTFF_CAPTURE_SESSION,
 		.clock_id = CLOCK_MONOTONIC,
 		.session_id = session_id,
-		.instance_id = "i-0123456789abcdef0",
+		.instance_id = fixture_instance,
 		.hostname = "fixture-host",
 		.start_ns = 1000000,
 		.stop_ns = f->now + 1000,
@@ -267,15 +285,13 @@ static void gap(struct fixture *f)
 }
 
 /* A large profile for benchmarks: the simulator's pattern, repeated. */
-static void large(struct fixture *f, uint64_t entries)
+static void large_body(struct fixture *f, uint64_t entries)
 {
 	const uint32_t instr = 64, dma = 16;
 	/* Per iteration: 2 INFER + 4 * (2 EVENT + instr TRACE) + dma DMA + 1 THROTTLE. */
 	uint64_t per_iter = 2 + 4 * (2 + instr) + dma + 1;
 	uint32_t iters = (uint32_t)((entries + per_iter - 1) / per_iter);
 
-	memset(f, 0, sizeof(*f));
-	f->now = 1000000;
 	f->model_id = 3;
 	for (uint32_t it = 0; it < iters; it++) {
 		emit(f, NEURONPROF_QT_INFER_STATUS, CORE, 0, 0, NEURONPROF_INFER_START, it, iters,
@@ -294,6 +310,21 @@ static void large(struct fixture *f, uint64_t entries)
 		emit(f, NEURONPROF_QT_INFER_STATUS, CORE, 0, 0, NEURONPROF_INFER_STOP, it, 0, 0,
 		     0, 0);
 	}
+}
+
+static void large(struct fixture *f, uint64_t entries)
+{
+	memset(f, 0, sizeof(*f));
+	f->now = 1000000;
+	large_body(f, entries);
+}
+
+static void large_jitter(struct fixture *f, uint64_t entries)
+{
+	memset(f, 0, sizeof(*f));
+	f->now = 1000000;
+	f->jitter = 1;
+	large_body(f, entries);
 }
 
 static void record(const struct nprof_sys_trace_event *ev)
@@ -369,6 +400,32 @@ static void system_profile(const char *dir)
 	nprof_sys_trace_config_free(cfg);
 }
 
+/* A trace_info.pb holding only a machine's name and its clock mapping. */
+static void write_trace_info(const char *dir, const char *instance, uint64_t mono, uint64_t real)
+{
+	Neuronprof__System__TraceInfo ti = NEURONPROF__SYSTEM__TRACE_INFO__INIT;
+	char path[4096];
+	uint8_t *buf;
+	size_t len;
+	FILE *fp;
+
+	ti.instance_id = (char *)instance;
+	ti.has_start_ns = 1;
+	ti.start_ns = mono;
+	ti.has_start_realtime_ns = 1;
+	ti.start_realtime_ns = real;
+	len = neuronprof__system__trace_info__get_packed_size(&ti);
+	buf = malloc(len ? len : 1);
+	if (!buf)
+		die("malloc");
+	neuronprof__system__trace_info__pack(&ti, buf);
+	snprintf(path, sizeof(path), "%s/trace_info.pb", dir);
+	fp = fopen(path, "wb");
+	if (!fp || fwrite(buf, 1, len, fp) != len || fclose(fp))
+		die(path);
+	free(buf);
+}
+
 static void mkdir_or_die(const char *path)
 {
 	if (mkdir(path, 0755) && errno != EEXIST)
@@ -388,26 +445,31 @@ int main(int argc, char **argv)
 	struct fixture f;
 	char path[4096];
 
-	if (argc == 4 && !strcmp(argv[1], "--large")) {
-		char *dir = strdup(argv[3]), *slash, *name;
+	if (argc == 4 && (!strcmp(argv[1], "--large") || !strcmp(argv[1], "--jitter"))) {
+		char *copy = strdup(argv[3]), *slash, *name, *dir;
 
-		if (!dir)
+		if (!copy)
 			die("strdup");
-		slash = strrchr(dir, '/');
+		slash = strrchr(copy, '/');
 		if (slash) {
 			*slash = '\0';
+			dir = copy;
 			name = slash + 1;
 		} else {
-			name = dir;
 			dir = ".";
+			name = copy;
 		}
-		large(&f, strtoull(argv[2], NULL, 0));
+		if (!strcmp(argv[1], "--jitter"))
+			large_jitter(&f, strtoull(argv[2], NULL, 0));
+		else
+			large(&f, strtoull(argv[2], NULL, 0));
 		write_file(&f, dir, name, 0, 0);
 		fixture_free(&f);
+		free(copy);
 		return 0;
 	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: gen_fixtures DIR | gen_fixtures --large N FILE\n");
+		fprintf(stderr, "usage: gen_fixtures DIR | gen_fixtures --large|--jitter N FILE\n");
 		return 2;
 	}
 	mkdir_or_die(argv[1]);
@@ -430,6 +492,24 @@ int main(int argc, char **argv)
 	gap(&f);
 	write_file(&f, argv[1], "gap.ntff", 0, 0);
 	fixture_free(&f);
+
+	snprintf(path, sizeof(path), "%s/hosts", argv[1]);
+	mkdir_or_die(path);
+	for (int h = 0; h < 3; h++) {
+		static const char *const names[3] = { "host-a", "host-b", "host-c" };
+
+		snprintf(path, sizeof(path), "%s/hosts/%c", argv[1], 'a' + h);
+		mkdir_or_die(path);
+		fixture_instance = names[h];
+		core1(&f);
+		write_file(&f, path, "profile_nc_1_session_0.ntff", 1, 0);
+		fixture_free(&f);
+		if (h == 0)
+			write_trace_info(path, names[h], 1000000, 1700000000000000000ULL);
+		else if (h == 1)
+			write_trace_info(path, names[h], 5000000, 1700000000000500000ULL);
+	}
+	fixture_instance = "i-0123456789abcdef0";
 
 	snprintf(path, sizeof(path), "%s/prof", argv[1]);
 	system_profile(path);

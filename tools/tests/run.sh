@@ -173,79 +173,200 @@ suite() {
 		expect_exit 1 "is a directory; dump reads one NTFF file" "$np" dump "$prof"
 
 	# ---- summary ----------------------------------------------------------------
+	# prof/ holds two recordings: prof/ (core 0 and the system profile) and
+	# prof/sub/ (core 1); each is summarized on its own.
 	t_summary_text() {
 		"$np" summary "$prof" >"$tmp/s" || return 1
-		has "profile $prof: 2 files, 19 queue records, 58 entries" "$tmp/s" &&
-		has "device 0 (trn1, sim) NeuronCore 0: 46 entries" "$tmp/s" &&
-		has "inferences 2 (1 failed), busy 4400 ns" "$tmp/s" &&
-		has "errors 1, throttle events 2 (max level 2)" "$tmp/s" &&
+		count_is 2 '^recording ' "$tmp/s" &&
+		has "recording $prof: 1 file, 14 queue records, 46 entries; system trace: 6 host events" "$tmp/s" &&
+		has "recording $prof/sub: 1 file, 5 queue records, 12 entries; no system trace" "$tmp/s" &&
+		has "device 0 (trn1, sim) NeuronCore 0: 46 entries, active 4.500us (1000100 .. 1004600 ns)" "$tmp/s" &&
+		has "inferences 2 (1 failed), executions 1, busy 4.400us, utilisation 97.78%" "$tmp/s" &&
+		has "errors 2, throttle events 2 (max level 2)" "$tmp/s" &&
 		has "lost 2 recorded, 2 missing from sequence numbers" "$tmp/s" &&
 		has "lost 5 recorded, 0 missing from sequence numbers" "$tmp/s" &&
-		has "TopSP 0: instructions 2, events 4, errors 1, span 2900 ns, busy 400 ns, lost 0, gaps 0" "$tmp/s" &&
-		has "totals: instructions 20, events 18, dma 9, inferences 3 (1 failed), errors 2, throttle events 2, lost 7, sequence gaps 2" "$tmp/s" &&
+		has "totals: instructions 16, events 16, dma 6 (49152 bytes), inferences 2 (1 failed), executions 1, errors 2, throttle events 2, lost 2, sequence gaps 2" "$tmp/s" &&
+		has "totals: instructions 4, events 2, dma 3 (24576 bytes), inferences 1 (0 failed), executions 1, errors 0, throttle events 0, lost 5, sequence gaps 0" "$tmp/s" &&
+		has "host system trace: 6 events; 2 nrt_execute calls, 1 matched to a device execution" "$tmp/s" &&
 		count_is 0 '^warning:' "$tmp/s"
 	}
-	run "summary of a directory (recursive): exact counts" t_summary_text
+	run "summary of a directory: one summary per recording, exact counts" t_summary_text
 
+	# Instructions 100 ns apart: each lasts until the next entry of its
+	# queue, bounded by its engine's EVENT end, so 6 x 100 ns per engine.
 	t_summary_json() {
 		"$np" summary --json "$prof" >"$tmp/s.json" || return 1
-		check summary-json "$tmp/s.json" files=2 queue_records=19 entries=58 \
-			cores.0.core=0 cores.0.entries=46 cores.0.inferences=2 cores.0.inferences_failed=1 \
-			cores.0.errors=1 cores.0.throttle_events=2 cores.0.max_throttle_level=2 \
-			cores.0.lost=2 cores.0.seq_gaps=2 cores.0.first_ns=1000100 cores.0.last_ns=1004600 \
-			cores.0.inference_busy_ns=4400 \
-			cores.0.engines.0.instructions=6 cores.0.engines.0.dma=4 cores.0.engines.0.events=4 \
-			cores.0.engines.0.event_slices=2 cores.0.engines.0.busy_ns=800 \
-			cores.0.engines.1.name=vector cores.0.engines.1.instructions=6 cores.0.engines.1.dma=2 \
-			cores.0.topsps.0.instructions=2 cores.0.topsps.0.errors=1 cores.0.topsps.1.events=4 \
-			cores.1.core=1 cores.1.entries=12 cores.1.inferences=1 cores.1.lost=5 cores.1.seq_gaps=0 \
-			cores.1.engines.1.engine=2 cores.1.engines.1.dma=3 \
-			cores.1.engines.2.engine=3 cores.1.engines.2.dma=0 \
-			totals.instructions=20 totals.dma=9 totals.errors=2 totals.throttle_events=2 \
-			totals.lost=7 totals.seq_gaps=2 totals.inferences=3 totals.records_with_unexplained_gaps=0 \
-			losses.0.seq_gaps=2 losses.0.lost=2 losses.0.explained=true \
-			losses.1.seq_gaps=0 losses.1.lost=5 losses.1.explained=true
+		check summary-json "$tmp/s.json" files=2 entries=58 \
+			recordings.0.path="$prof" recordings.1.path="$prof/sub" \
+			recordings.0.files=1 recordings.0.queue_records=14 recordings.0.entries=46 \
+			recordings.0.cores.0.core=0 recordings.0.cores.0.busy_ns=4400 \
+			recordings.0.cores.0.inference_busy_ns=4400 recordings.0.cores.0.utilization_pct=97.78 \
+			recordings.0.cores.0.inferences=2 recordings.0.cores.0.inferences_failed=1 \
+			recordings.0.cores.0.executions=1 recordings.0.cores.0.errors=2 \
+			recordings.0.cores.0.throttle_events=2 recordings.0.cores.0.max_throttle_level=2 \
+			recordings.0.cores.0.lost=2 recordings.0.cores.0.seq_gaps=2 \
+			recordings.0.cores.0.first_ns=1000100 recordings.0.cores.0.last_ns=1004600 \
+			recordings.0.cores.0.engines.0.instructions=6 recordings.0.cores.0.engines.0.busy_ns=600 \
+			recordings.0.cores.0.engines.0.event_busy_ns=800 recordings.0.cores.0.engines.0.dma=4 \
+			recordings.0.cores.0.engines.0.dma_bytes=32768 recordings.0.cores.0.engines.0.events=4 \
+			recordings.0.cores.0.engines.0.event_slices=2 recordings.0.cores.0.engines.1.name=vector \
+			recordings.0.cores.0.engines.0.ops.0.code=256 recordings.0.cores.0.engines.0.ops.0.count=2 \
+			recordings.0.cores.0.engines.0.ops.0.total_ns=200 recordings.0.cores.0.engines.0.ops.0.busy_pct=33.33 \
+			recordings.0.cores.0.topsps.0.instructions=2 recordings.0.cores.0.topsps.0.errors=1 \
+			recordings.0.cores.0.topsps.1.events=4 \
+			recordings.0.cores.0.throttle.0.level=1 recordings.0.cores.0.throttle.0.time_ns=2200 \
+			recordings.0.cores.0.throttle.1.level=2 recordings.0.cores.0.throttle.1.time_ns=900 \
+			recordings.0.cores.0.errors_by_code.0.code=1004 recordings.0.cores.0.errors_by_code.0.count=2 \
+			recordings.0.models.0.model_id=7 recordings.0.models.0.latency.count=1 \
+			recordings.0.models.0.latency.max_ns=4500 recordings.0.models.0.host_matched=1 \
+			recordings.0.executions.0.host_call.start_ns=1000100 recordings.0.executions.0.host_call.flow_id=1 \
+			recordings.0.executions.0.iterations=2 recordings.0.executions.0.failed=true \
+			recordings.0.host.events=6 recordings.0.host.nrt_execute_calls=2 recordings.0.host.nrt_execute_matched=1 \
+			recordings.0.host.event_types.2.name=nrt_execute recordings.0.host.event_types.2.total_ns=4400 \
+			recordings.0.totals.instructions=16 recordings.0.totals.dma=6 recordings.0.totals.errors=2 \
+			recordings.0.totals.lost=2 recordings.0.totals.seq_gaps=2 \
+			recordings.0.totals.records_with_unexplained_gaps=0 \
+			recordings.0.losses.0.seq_gaps=2 recordings.0.losses.0.lost=2 recordings.0.losses.0.explained=true \
+			recordings.1.cores.0.core=1 recordings.1.cores.0.entries=12 recordings.1.cores.0.inferences=1 \
+			recordings.1.cores.0.lost=5 recordings.1.cores.0.seq_gaps=0 \
+			recordings.1.cores.0.engines.1.engine=2 recordings.1.cores.0.engines.1.dma=3 \
+			recordings.1.cores.0.engines.2.engine=3 recordings.1.cores.0.engines.2.dma=0 \
+			recordings.1.host=None recordings.1.losses.0.lost=5 recordings.1.losses.0.explained=true
 	}
-	run "summary --json: exact per-core, per-engine, per-TopSP numbers" t_summary_json
+	run "summary --json: per recording, exact per-core, per-engine, per-op, host numbers" t_summary_json
+
+	# A second computation of every number from dump --json (and ntrace.pb
+	# decoded by python's protobuf), in tests/summary_check.py.
+	t_summary_recompute() {
+		mkdir -p "$tmp/sys_pb2" &&
+		protoc --python_out="$tmp/sys_pb2" -I"$repo/proto" "$repo/proto/system_profile.proto" || return 1
+		"$np" dump --json "$prof/profile_nc_0_session_3.ntff" >"$tmp/d0.json" &&
+		"$np" dump --json "$prof/sub/profile_nc_1_session_0.ntff" >"$tmp/d1.json" || return 1
+		for top in 1 5; do
+			"$np" summary --json --top $top "$prof" >"$tmp/s.json" || return 1
+			"$py" "$here/summary_check.py" recompute "$tmp/s.json" 0 $top \
+				--ntrace "$prof/ntrace.pb" "$tmp/sys_pb2" "$tmp/d0.json" &&
+			"$py" "$here/summary_check.py" recompute "$tmp/s.json" 1 $top "$tmp/d1.json" || return 1
+		done
+		"$gen" --jitter 20000 "$fx/jitter.ntff" &&
+		"$np" dump --json "$fx/jitter.ntff" >"$tmp/dj.json" &&
+		"$np" summary --json --top 4 "$fx/jitter.ntff" >"$tmp/sj.json" &&
+		"$py" "$here/summary_check.py" recompute "$tmp/sj.json" 0 4 "$tmp/dj.json"
+	}
+	run "summary: every number recomputed from dump --json by a second implementation" t_summary_recompute
+
+	t_summary_formats() {
+		"$np" summary --json --top 3 "$prof" >"$tmp/s.json" &&
+		"$np" summary --ns --top 3 "$prof" >"$tmp/s.txt" &&
+		"$py" "$here/summary_check.py" text "$tmp/s.json" "$tmp/s.txt" || return 1
+		rm -rf "$tmp/csv" &&
+		"$np" summary --csv "$tmp/csv" --top 3 "$prof" >"$tmp/o" || return 1
+		has "$tmp/csv: 10 tables of 2 recordings" "$tmp/o" &&
+		"$py" "$here/summary_check.py" csv "$tmp/s.json" "$tmp/csv" || return 1
+		"$np" summary --json --top 3 "$fx/jitter.ntff" >"$tmp/sj.json" &&
+		"$np" summary --ns --top 3 "$fx/jitter.ntff" >"$tmp/sj.txt" &&
+		"$py" "$here/summary_check.py" text "$tmp/sj.json" "$tmp/sj.txt" &&
+		rm -rf "$tmp/csvj" && "$np" summary --csv "$tmp/csvj" --top 3 "$fx/jitter.ntff" >/dev/null &&
+		"$py" "$here/summary_check.py" csv "$tmp/sj.json" "$tmp/csvj"
+	}
+	run "summary: text (--ns), CSV and JSON carry the same numbers" t_summary_formats
+
+	t_summary_sys_only() {
+		mkdir -p "$fx/sysonly" && cp "$prof/ntrace.pb" "$prof/cpu_util.pb" "$fx/sysonly/" &&
+		"$np" summary "$fx/sysonly" >"$tmp/s" || return 1
+		has "recording $fx/sysonly: 0 files, 0 queue records, 0 entries; system trace: 6 host events" "$tmp/s" &&
+		has "host system trace: 6 events; 2 nrt_execute calls, 0 matched to a device execution" "$tmp/s" &&
+		"$np" summary --json "$fx/sysonly" >"$tmp/s.json" &&
+		check summary-json "$tmp/s.json" files=0 recordings.0.host.events=6 \
+			recordings.0.host.event_types.0.name=device_exec recordings.0.host.event_types.0.total_ns=4400
+	}
+	run "summary of a directory with only a system profile" t_summary_sys_only
 
 	t_summary_gap() {
 		"$np" summary "$fx/gap.ntff" >"$tmp/s" || return 1
 		has "warning: $fx/gap.ntff record 0 (TRACE core 0 engine 0): lost 1 recorded, 3 missing from sequence numbers: entries vanished without being counted as lost" "$tmp/s" &&
 		"$np" summary --json "$fx/gap.ntff" >"$tmp/s.json" &&
-		check summary-json "$tmp/s.json" totals.seq_gaps=3 totals.lost=1 \
-			totals.records_with_unexplained_gaps=1 losses.0.explained=false
+		check summary-json "$tmp/s.json" recordings.0.totals.seq_gaps=3 recordings.0.totals.lost=1 \
+			recordings.0.totals.records_with_unexplained_gaps=1 recordings.0.losses.0.explained=false
 	}
 	run "summary: a gap larger than the recorded loss is flagged" t_summary_gap
 
 	t_summary_file() {
 		"$np" summary --json "$basic" >"$tmp/s.json" || return 1
-		check summary-json "$tmp/s.json" files=1 entries=46 totals.instructions=16 totals.dma=6 \
-			totals.events=16 totals.errors=2
+		check summary-json "$tmp/s.json" files=1 entries=46 recordings.0.path="$basic" \
+			recordings.0.totals.instructions=16 recordings.0.totals.dma=6 \
+			recordings.0.totals.events=16 recordings.0.totals.errors=2 recordings.0.host=None
 	}
 	run "summary of one file" t_summary_file
 
+	run "summary --json with --csv: exit 2" \
+		expect_exit 2 "--json and --csv are exclusive" "$np" summary --json --csv "$tmp/c" "$basic"
+	run "summary --top 0: exit 2, range named" \
+		expect_exit 2 "--top: 0 is out of range" "$np" summary --top 0 "$basic"
+	run "summary --csv into a directory that cannot be made: exit 1, named" \
+		expect_exit 1 "cannot create directory $tmp/no/such/csv" "$np" summary --csv "$tmp/no/such/csv" "$basic"
+
 	# ---- export: Chrome JSON -----------------------------------------------------
+	# basic.ntff: 26 slices = 2 iterations + 8 engine/TopSP event pairs + 16
+	# instructions; 9 instants = 6 DMA + 2 errors + 1 lost marker; 1 execution
+	# (2 iterations). JSON: X for iterations, executions and instructions, B/E
+	# for event pairs; 14 threads = 13 queues + the executions track.
 	t_export_json() {
 		"$np" export --format json -o "$tmp/b.json" "$basic" >"$tmp/o" || return 1
-		has "$tmp/b.json: 46 entries from 1 file: 10 slices, 25 instants (1 lost markers), 2 counter samples" "$tmp/o" &&
-		check chrome-json "$tmp/b.json" ph.M=28 ph.X=2 ph.B=8 ph.E=8 ph.i=25 ph.C=2 \
-			lost_markers=1 processes=1 threads=13 "name:lost 2=1" "name:model 7 iteration 1=1" \
-			"name:error 1004=2" "name:throttle=2"
+		has "$tmp/b.json: 46 entries from 1 file: 26 slices, 9 instants (1 lost markers), 2 counter samples, 1 executions" "$tmp/o" &&
+		check chrome-json "$tmp/b.json" ph.M=30 ph.X=19 ph.B=8 ph.E=8 ph.i=9 ph.C=2 \
+			lost_markers=1 processes=1 threads=14 "name:lost 2=1" "name:model 7 iteration=2" \
+			"name:model 7 execution=1" "name:op 0x0100=2" "name:op 0x0700=2" \
+			"name:error 1004=2" "name:throttle=2" ph.s=0 ph.f=0
 	}
 	run "export json: valid, event counts per phase, B/E balanced, names" t_export_json
 
-	# The directory adds core 1 (one inference, an unmatched start, an empty
-	# queue) and the system profile (6 host events on 2 threads of 1 process,
-	# 2 CPU samples with an interval and 3 memory samples).
+	# The directory adds core 1 (one iteration and its execution, 4
+	# instructions, an unmatched start, an empty queue) and the system profile
+	# (6 host events of 1 process on 2 threads, the device_exec event, which
+	# overlaps both nrt_execute calls of its thread, on a second lane; 2 CPU
+	# samples with an interval and 3 memory samples). The first nrt_execute
+	# started the execution of core 0: one flow.
 	t_export_json_dir() {
 		"$np" export --format json -o "$tmp/p.json" "$prof" >"$tmp/o" || return 1
-		has "$tmp/p.json: system profile of 1 directory: 6 host events, 5 host samples" "$tmp/o" &&
-		check chrome-json "$tmp/p.json" ph.M=46 ph.X=9 ph.B=9 ph.E=9 ph.i=33 ph.C=7 \
-			processes=3 threads=20 "name:infer start without stop=1" "name:nrt_execute=2" \
-			"name:device_exec=1" "name:model_load=1" "name:nrt_tensor_write=1" \
+		has "$tmp/p.json: system profile of 1 directory: 6 host events, 5 host samples, 1 host calls linked to their execution by a flow" "$tmp/o" &&
+		check chrome-json "$tmp/p.json" ph.M=52 ph.X=31 ph.B=9 ph.E=9 ph.i=13 ph.C=7 \
+			ph.s=1 ph.f=1 processes=3 threads=23 "name:infer start without stop=1" \
+			"name:nrt_execute=2" "name:device_exec=1" "name:model_load=1" \
+			"name:nrt_tensor_write=1" "name:model 9 execution=1" \
 			"name:host cpu=2" "name:host memory=3"
 	}
-	run "export json of a directory: both cores, unmatched start, system profile" t_export_json_dir
+	run "export json of a directory: both cores, unmatched start, system profile, a flow" t_export_json_dir
+
+	# Three machines (hosts/a, b, c: core 1's content each): a and b have a
+	# clock mapping (trace_info.pb), c has none. On one timeline each keeps its
+	# own processes, and a's and b's timestamps move to CLOCK_REALTIME: the
+	# first iteration starts at 2000100 ns on each machine's CLOCK_MONOTONIC.
+	t_export_machines() {
+		"$np" export --format json -o "$tmp/h.json" "$fx/hosts" >"$tmp/o" 2>"$tmp/e" || return 1
+		has "$tmp/h.json: 3 machines on one timeline (CLOCK_REALTIME, by their clock mappings); 1 without a mapping on its own clock" "$tmp/o" &&
+		has "warning: host-c: no clock mapping" "$tmp/e" &&
+		check chrome-json "$tmp/h.json" processes=3 "name:model 9 iteration=3" || return 1
+		"$py" - "$tmp/h.json" <<-'PY' || return 1
+		import decimal, json, sys
+		d = json.load(open(sys.argv[1]), parse_float=decimal.Decimal)["traceEvents"]
+		names = {e["pid"]: e["args"]["name"] for e in d if e.get("name") == "process_name"}
+		got = sorted((names[e["pid"]].split(":")[0], int(e["ts"] * 1000))
+		             for e in d if e.get("name") == "model 9 iteration")
+		want = [("host-a", 2000100 - 1000000 + 1700000000000000000),
+		        ("host-b", 2000100 - 5000000 + 1700000000000500000),
+		        ("host-c", 2000100)]
+		if got != want:
+		    sys.exit(f"iterations at {got}, expected {want}")
+		if len(set(names)) != 3:
+		    sys.exit(f"processes {names}")
+		PY
+		mkdir -p "$tmp/pb2" && protoc --python_out="$tmp/pb2" -I"$repo/proto" "$proto" &&
+		"$np" export --format perfetto -o "$tmp/h.pftrace" "$fx/hosts" >/dev/null 2>&1 &&
+		check perfetto "$tmp/h.pftrace" "$tmp/pb2" processes=3 "track:host-a: device 0 (trn1 sim)=1" \
+			"track:host-c: device 0 (trn1 sim)=1"
+	}
+	run "export of three machines: one timeline by their clock mappings, one group each" t_export_machines
 
 	t_export_stdout() {
 		"$np" export --format json "$basic" >"$tmp/stdout.json" || return 1
@@ -254,36 +375,76 @@ suite() {
 	run "export json to stdout equals -o output" t_export_stdout
 
 	# ---- export: Perfetto ---------------------------------------------------------
+	# Descriptors: the device (a process), its core, 13 queue tracks, 4 engine
+	# and TopSP groups, 2 counter tracks, the executions track: 22. Packets:
+	# the first (clearing the incremental state), 22 descriptors, a begin and
+	# an end per slice (26 + 1 execution), 9 instants, 2 x 2 counter values.
 	t_perfetto_protoc() {
 		"$np" export --format perfetto -o "$tmp/b.pftrace" "$basic" >/dev/null || return 1
 		protoc --decode=perfetto.protos.Trace -I"$repo/proto" "$proto" <"$tmp/b.pftrace" \
 			>"$tmp/b.txt" || return 1
-		count_is 20 '^  track_descriptor \{' "$tmp/b.txt" &&
+		count_is 22 '^  track_descriptor \{' "$tmp/b.txt" &&
 		count_is 1 '^    process \{' "$tmp/b.txt" &&
-		count_is 10 'type: TYPE_SLICE_BEGIN' "$tmp/b.txt" &&
-		count_is 10 'type: TYPE_SLICE_END' "$tmp/b.txt" &&
-		count_is 25 'type: TYPE_INSTANT' "$tmp/b.txt" &&
-		count_is 4 'type: TYPE_COUNTER' "$tmp/b.txt"
+		count_is 27 'type: TYPE_SLICE_BEGIN' "$tmp/b.txt" &&
+		count_is 27 'type: TYPE_SLICE_END' "$tmp/b.txt" &&
+		count_is 9 'type: TYPE_INSTANT' "$tmp/b.txt" &&
+		count_is 4 'type: TYPE_COUNTER' "$tmp/b.txt" &&
+		count_is 1 'sequence_flags: 1$' "$tmp/b.txt" &&
+		count_is 0 '^    name: "' "$tmp/b.txt" &&
+		has 'unit: UNIT_COUNT' "$tmp/b.txt" &&
+		has 'unit_name: "%"' "$tmp/b.txt"
+		# protoc --decode_raw knows no schema at all: the file is protobuf.
+		protoc --decode_raw <"$tmp/b.pftrace" >/dev/null
 	}
-	run "export perfetto: protoc --decode=perfetto.protos.Trace, counts" t_perfetto_protoc
+	run "export perfetto: protoc decodes, counts, interned names, counter units" t_perfetto_protoc
 
 	t_perfetto_python() {
 		"$py" -c 'import google.protobuf' || { echo "no python3 with google.protobuf ($py)"; return 1; }
 		mkdir -p "$tmp/pb2" &&
 		protoc --python_out="$tmp/pb2" -I"$repo/proto" "$proto" || return 1
-		check perfetto "$tmp/b.pftrace" "$tmp/pb2" packets=69 descriptors=20 processes=1 \
-			counters=2 TYPE_SLICE_BEGIN=10 TYPE_SLICE_END=10 TYPE_INSTANT=25 TYPE_COUNTER=4 &&
+		check perfetto "$tmp/b.pftrace" "$tmp/pb2" packets=90 descriptors=22 processes=1 \
+			counters=2 TYPE_SLICE_BEGIN=27 TYPE_SLICE_END=27 TYPE_INSTANT=9 TYPE_COUNTER=4 \
+			flows=0 "name:op 0x0100=2" "name:model 7 execution=1" "track:NeuronCore 0=1" \
+			"track:device 0 (trn1 sim)=1" "track:executions=1" &&
 		"$np" export --format perfetto -o "$tmp/p.pftrace" "$prof" >/dev/null &&
-		check perfetto "$tmp/p.pftrace" "$tmp/pb2" descriptors=39 processes=3 counters=9 \
-			threads=2 TYPE_SLICE_BEGIN=18 TYPE_SLICE_END=18 TYPE_INSTANT=33 TYPE_COUNTER=21
+		check perfetto "$tmp/p.pftrace" "$tmp/pb2" descriptors=43 processes=2 counters=9 \
+			threads=2 TYPE_SLICE_BEGIN=40 TYPE_SLICE_END=40 TYPE_INSTANT=13 TYPE_COUNTER=21 \
+			flows=1 "name:nrt_execute=2" lanes=1
 	}
-	run "export perfetto: python protobuf decodes, tracks resolve, slices balance" t_perfetto_python
+	run "export perfetto: python protobuf decodes; interned ids, flags, nesting, flows" t_perfetto_python
 
 	t_perfetto_stdout() {
 		"$np" export --format perfetto "$basic" >"$tmp/stdout.pftrace" || return 1
 		cmp "$tmp/stdout.pftrace" "$tmp/b.pftrace"
 	}
 	run "export perfetto to a pipe equals -o output" t_perfetto_stdout
+
+	# ---- export: SQLite -------------------------------------------------------------
+	# Every query of Documentation/analysis-queries.sql, run by the sqlite3
+	# program, gives summary's numbers (tests/summary_check.py sql).
+	t_sqlite() {
+		rm -f "$tmp/p.db" &&
+		"$np" export --format sqlite -o "$tmp/p.db" "$prof" >"$tmp/o" || return 1
+		has "$tmp/p.db: 58 entries from 2 files, 6 host events, 2 executions: " "$tmp/o" &&
+		[ "$(sqlite3 "$tmp/p.db" 'PRAGMA integrity_check')" = ok ] &&
+		[ "$(sqlite3 "$tmp/p.db" 'SELECT count(*) FROM instructions; SELECT count(*) FROM entries;
+			SELECT count(*) FROM recordings; SELECT count(*) FROM host_events;
+			SELECT count(*) FROM sqlite_master WHERE type = "index" AND sql IS NOT NULL' | tr '\n' ' ')" = "20 38 2 6 8 " ] ||
+			{ echo "unexpected row counts"; return 1; }
+		"$np" summary --json "$prof" >"$tmp/s.json" &&
+		"$py" "$here/summary_check.py" sql "$tmp/s.json" "$tmp/p.db" "$repo/Documentation/analysis-queries.sql" || return 1
+		rm -f "$tmp/j.db" &&
+		"$np" export --format sqlite -o "$tmp/j.db" "$fx/jitter.ntff" >/dev/null &&
+		"$np" summary --json "$fx/jitter.ntff" >"$tmp/sj.json" &&
+		"$py" "$here/summary_check.py" sql "$tmp/sj.json" "$tmp/j.db" "$repo/Documentation/analysis-queries.sql"
+	}
+	if command -v sqlite3 >/dev/null; then
+		run "export sqlite: the documented queries reproduce summary --json" t_sqlite
+	else
+		skip_test "export sqlite: the documented queries reproduce summary --json" "no sqlite3 program"
+	fi
+	run "export sqlite without -o: exit 2" \
+		expect_exit 2 "an SQLite database is a file: give -o FILE" "$np" export --format sqlite "$basic"
 
 	# ---- bad inputs ----------------------------------------------------------------
 	run "missing file: exit 1, names it" \
@@ -302,7 +463,7 @@ suite() {
 	run "corrupted data: exit 1, checksum mismatch" \
 		expect_exit 1 "flipped.ntff: data checksum mismatch" "$np" export --format json "$fx/flipped.ntff"
 	run "unknown export format: exit 2, named" \
-		expect_exit 2 "unknown format 'xml' \(expected json or perfetto\)" "$np" export --format xml "$basic"
+		expect_exit 2 "unknown format 'xml' \(expected json, perfetto or sqlite\)" "$np" export --format xml "$basic"
 	run "export without --format: exit 2" expect_exit 2 "missing --format" "$np" export "$basic"
 	mkdir -p "$fx/empty"
 	mkdir -p "$fx/badsys"
@@ -337,12 +498,30 @@ suite() {
 		has "dump [########################################] 100.0% 46/46 entries" "$tmp/e" &&
 		"$np" export --format json --progress=always -o "$tmp/x.json" "$basic" >/dev/null 2>"$tmp/e" &&
 		has "export [" "$tmp/e" &&
+		"$np" summary --progress=always "$basic" >/dev/null 2>"$tmp/e" &&
+		has "summary [########################################] 100.0% 46/46 entries" "$tmp/e" &&
 		"$np" dump "$basic" >/dev/null 2>"$tmp/e" &&
 		[ ! -s "$tmp/e" ] || { echo "progress output without a terminal"; return 1; }
 		expect_exit 2 "--progress: 'sometimes' is not one of auto, always, never" \
 			"$np" dump --progress=sometimes "$basic"
 	}
 	run "progress bar: forced, silent when stderr is not a terminal" t_progress
+
+	# A large profile under a terminal (script(1) gives one): the automatic
+	# bar of summary and export appears, and reaches every entry.
+	t_progress_tty() {
+		"$gen" --large 250000 "$fx/large.ntff" || return 1
+		script -qec "'$np' summary '$fx/large.ntff' >/dev/null" /dev/null | tr '\r' '\n' >"$tmp/tty" &&
+		has "summary [########################################] 100.0% 250172/250172 entries" "$tmp/tty" &&
+		script -qec "'$np' export --format perfetto -o '$tmp/large.pftrace' '$fx/large.ntff' >/dev/null" \
+			/dev/null | tr '\r' '\n' >"$tmp/tty" &&
+		has "export [########################################] 100.0% 250172/250172 entries" "$tmp/tty"
+	}
+	if command -v script >/dev/null; then
+		run "progress bar: on by itself for a large profile on a terminal" t_progress_tty
+	else
+		skip_test "progress bar: on by itself for a large profile on a terminal" "no script(1)"
+	fi
 
 	# ---- record ----------------------------------------------------------------------
 	run "record: rings in whole MiB only, exit 2" \

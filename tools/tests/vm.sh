@@ -72,6 +72,12 @@ done
 kill -TERM $tp
 wait $tp; echo $? >/out/top.rc
 $np record --cores all --iterations 1 -o /out/all >/out/all.txt 2>&1; echo $? >/out/all.rc
+# A second machine: the instance id falls back on the host name in the VM.
+vmhost=$(hostname)
+hostname vm-b
+$np record --cores 0 --executions 2 --iterations 1 --system-profile -o /out/hostb \
+	>/out/hostb.txt 2>&1; echo $? >/out/hostb.rc
+hostname "$vmhost"
 $np record --cores 9 -o /out/none >/out/badcore.txt 2>&1; echo $? >/out/badcore.rc
 # A user outside the node's group: doctor must say how to get access.
 node=$(ls /dev/dri/renderD* | head -n 1)
@@ -230,13 +236,33 @@ case "$rec" in
 *) bad "session directory $rec is not <out>/<instance_id>-<pid>/<session_init_ns>" ;;
 esac
 "$np" summary --json "$rec" >"$work/summary.json" || bad "summary of the recording"
-check summary-json "$work/summary.json" files=2 cores.0.inferences=6 cores.0.inferences_failed=1 \
-	cores.0.errors=1 cores.0.throttle_events=6 cores.0.engines.4.name=sync \
-	cores.0.engines.4.instructions=192 cores.0.engines.0.dma=12 cores.0.engines.4.dma=6 \
-	cores.0.topsps.0.topsp=0 cores.0.topsps.1.topsp=1 cores.1.topsps.0.topsp=2 \
-	cores.0.topsps.0.errors=1 cores.0.topsps.1.instructions=6 \
-	totals.instructions=1944 totals.dma=96 totals.errors=4 totals.throttle_events=12 \
-	totals.inferences=12 totals.lost=0 totals.seq_gaps=0
+# One recording; errors count the core's ERROR and its TopSP's TOPSP_ERROR.
+# Executions: 2 per core of 3 iterations, each started by one nrt_execute.
+check summary-json "$work/summary.json" files=2 recordings.0.cores.0.inferences=6 \
+	recordings.0.cores.0.inferences_failed=1 recordings.0.cores.0.executions=2 \
+	recordings.0.cores.0.errors=2 recordings.0.cores.0.throttle_events=6 \
+	recordings.0.cores.0.engines.4.name=sync \
+	recordings.0.cores.0.engines.4.instructions=192 recordings.0.cores.0.engines.0.dma=12 \
+	recordings.0.cores.0.engines.4.dma=6 recordings.0.cores.0.topsps.0.topsp=0 \
+	recordings.0.cores.0.topsps.1.topsp=1 recordings.0.cores.1.topsps.0.topsp=2 \
+	recordings.0.cores.0.topsps.0.errors=1 recordings.0.cores.0.topsps.1.instructions=6 \
+	recordings.0.cores.0.errors_by_code.0.code=1004 recordings.0.cores.0.errors_by_code.0.count=2 \
+	recordings.0.totals.instructions=1944 recordings.0.totals.dma=96 recordings.0.totals.errors=4 \
+	recordings.0.totals.throttle_events=12 recordings.0.totals.executions=4 \
+	recordings.0.totals.inferences=12 recordings.0.totals.lost=0 recordings.0.totals.seq_gaps=0 \
+	recordings.0.host.nrt_execute_calls=4 recordings.0.host.nrt_execute_matched=4 \
+	recordings.0.models.0.latency.count=4 recordings.0.models.0.host_matched=4
+# Every number of the summary, recomputed from the dumps and ntrace.pb.
+mkdir -p "$work/sys_pb2" && protoc --python_out="$work/sys_pb2" -I"$repo/proto" \
+	"$repo/proto/system_profile.proto" || bad "protoc --python_out system_profile"
+"$np" dump --json "$rec/profile_nc_0_session_0.ntff" >"$work/d0.json" &&
+"$np" dump --json "$rec/profile_nc_1_session_0.ntff" >"$work/d1.json" ||
+	bad "dump of the session files"
+"$py" "$here/summary_check.py" recompute "$work/summary.json" 0 5 --ntrace "$rec/ntrace.pb" \
+	"$work/sys_pb2" "$work/d0.json" "$work/d1.json" || bad "summary recomputed from the dumps"
+"$np" summary --ns "$rec" >"$work/summary.txt" &&
+"$py" "$here/summary_check.py" text "$work/summary.json" "$work/summary.txt" ||
+	bad "summary text and JSON disagree"
 # Host events as above, X slices with the 12 inferences; the queue and
 # capture events on their cores with their attributes, the device on none.
 # Counters: one C per THROTTLE entry, one "host cpu" per CPU sample but the
@@ -246,7 +272,11 @@ mem=$(field "$out/record.json" system_profile.host_mem_samples)
 [ -n "$cpu" ] && [ "$cpu" -ge 1 ] && [ -n "$mem" ] && [ "$mem" -ge 1 ] ||
 	bad "cpu_util/host_mem samples: '$cpu' '$mem'"
 "$np" export --format json -o "$work/rec.json" "$rec" >/dev/null || bad "export json"
-check chrome-json "$work/rec.json" ph.X=$((host_session + 12)) ph.B=84 ph.E=84 ph.i=2044 \
+# Instructions (1944, TopSPs' included) are X slices; the instants left
+# are 96 DMA transfers and 4 errors. 4 executions (X), each linked by a
+# flow to the nrt_execute that started it.
+check chrome-json "$work/rec.json" ph.X=$((host_session + 12 + 4 + 1944)) ph.B=84 ph.E=84 \
+	ph.i=100 ph.s=4 ph.f=4 \
 	processes=3 name:nrt_execute=4 name:sim_exec=4 name:model_load=2 name:exec_error=2 \
 	name:inspect_begin=1 name:throttle=12 "name:host cpu=$((cpu - 1))" "name:host memory=$mem" \
 	"event:device_open@core:-@device:0@cores:8@provider:sim=1" name:device_close=0 \
@@ -260,10 +290,11 @@ check chrome-json "$work/rec.json" ph.X=$((host_session + 12)) ph.B=84 ph.E=84 p
 "$np" export --format perfetto -o "$work/rec.pftrace" "$rec" >/dev/null || bad "export perfetto"
 mkdir -p "$work/pb2" && protoc --python_out="$work/pb2" -I"$repo/proto" \
 	"$repo/proto/perfetto_trace.proto" || bad "protoc --python_out"
-# A slice begin and end per B/E pair (84) and per X event.
-check perfetto "$work/rec.pftrace" "$work/pb2" processes=3 \
-	TYPE_SLICE_BEGIN=$((84 + host_session + 12)) TYPE_SLICE_END=$((84 + host_session + 12)) \
-	TYPE_INSTANT=2044 \
+# A slice begin and end per B/E pair and per X event.
+# Processes: the device (its cores are tracks under it) and the host.
+check perfetto "$work/rec.pftrace" "$work/pb2" processes=2 flows=4 \
+	TYPE_SLICE_BEGIN=$((84 + 1944 + host_session + 12 + 4)) \
+	TYPE_SLICE_END=$((84 + 1944 + host_session + 12 + 4)) TYPE_INSTANT=100 \
 	TYPE_COUNTER=$((12 * 2 + 4 * (cpu - 1) + 3 * mem))
 
 # MODEL: cores 1 and 3, 3 executions of 2 iterations, the last one failing.
@@ -286,13 +317,17 @@ mdl=$(host_dir "$out/model.json") || bad "model.json has no session_dir"
 check dump-json "$work/model-dump.json" capture.kind=model capture.core=3 capture.model_id=7 \
 	"capture.model_name=my model" device.num_cores=8
 "$np" summary --json "$mdl" >"$work/model-summary.json" || bad "summary of the model recording"
-check summary-json "$work/model-summary.json" files=2 cores.0.core=1 cores.1.core=3 \
-	cores.0.inferences=2 cores.0.inferences_failed=0 totals.errors=0 totals.instructions=648 \
-	totals.lost=0
+check summary-json "$work/model-summary.json" files=2 recordings.0.cores.0.core=1 \
+	recordings.0.cores.1.core=3 recordings.0.cores.0.inferences=2 \
+	recordings.0.cores.0.inferences_failed=0 recordings.0.totals.errors=0 \
+	recordings.0.totals.instructions=648 recordings.0.totals.lost=0 \
+	recordings.0.totals.executions=2 recordings.0.host.nrt_execute_calls=6 \
+	recordings.0.host.nrt_execute_matched=2
 "$np" export --format json -o "$work/model-export.json" "$mdl" >/dev/null || bad "export json of the model"
-# Events as for SESSION, 3 executions per core, the 4 inferences of the
-# captured first executions; the capture events carry the model id.
-check chrome-json "$work/model-export.json" ph.X=$((host_model + 4)) processes=3 \
+# Events as for SESSION, 3 executions per core, the 4 inferences, 2 executions
+# and 648 instructions of the captured first executions (2 linked by a flow to
+# their call); the capture events carry the model id.
+check chrome-json "$work/model-export.json" ph.X=$((host_model + 4 + 2 + 648)) processes=3 ph.s=2 \
 	name:profile_start=2 name:nrt_execute=6 name:sim_exec=6 name:exec_error=2 \
 	name:profile_serialize=2 "event:profile_start@core:1@model_id:7=1" \
 	"event:profile_stop@core:3@model_id:7=1" "event:profile_serialize@core:3@model_id:7=1" \
@@ -305,8 +340,9 @@ grep -Eq '^  profile_nc_2_session_0.ntff: NeuronCore 2, session 0, 1 execution: 
 	"$out/small.txt" || bad "small rings: $(cat "$out/small.txt")"
 sml=$(sed -n 's|^session directory /out/\([^ ]*\) .*|\1|p' "$out/small.txt")
 "$np" summary --json "$out/$sml" >"$work/small.json" || bad "summary of the small-ring recording"
-check summary-json "$work/small.json" cores.0.core=2 cores.0.lost=18080 cores.0.seq_gaps=0 \
-	totals.records_with_unexplained_gaps=0 cores.0.engines.0.instructions=16384
+check summary-json "$work/small.json" recordings.0.cores.0.core=2 recordings.0.cores.0.lost=18080 \
+	recordings.0.cores.0.seq_gaps=0 recordings.0.totals.records_with_unexplained_gaps=0 \
+	recordings.0.cores.0.engines.0.instructions=16384
 # The harvest's drain of each TRACE ring finds its 3616 lost: one nq_overflow
 # each, on core 2.
 grep -q "^  ntrace.pb: $(host_events 1 1 0 5) host events$" "$out/small.txt" ||
@@ -316,5 +352,47 @@ grep -q "^  ntrace.pb: $(host_events 1 1 0 5) host events$" "$out/small.txt" ||
 check chrome-json "$work/small-export.json" name:nq_overflow=5 \
 	"event:nq_overflow@core:2@queue_type:TRACE@lost:3616@lost_total:3616=5" \
 	"event:profile_stop@core:2@lost:18080@entries:81938=1"
+
+# Two machines (the SESSION recording, and one made under another host
+# name), exported together: each on CLOCK_REALTIME by its trace_info.pb's
+# clock mapping, so every event of a machine falls within its session's
+# wall-clock window, and the second recording's after the first's.
+[ "$(cat "$out/hostb.rc" 2>/dev/null)" = 0 ] || bad "record as vm-b: $(cat "$out/hostb.txt")"
+hb=$(sed -n 's|^session directory /out/\([^ ]*\) .*|\1|p' "$out/hostb.txt")
+rm -rf "$work/machines" && mkdir -p "$work/machines" &&
+cp -r "$rec" "$work/machines/a" && cp -r "$out/$hb" "$work/machines/b" ||
+	bad "cannot gather the two machines' recordings"
+"$np" export --format json -o "$work/machines.json" "$work/machines" >"$work/machines.out" 2>&1 ||
+	bad "export of two machines: $(cat "$work/machines.out")"
+grep -q "2 machines on one timeline (CLOCK_REALTIME, by their clock mappings)$" "$work/machines.out" ||
+	bad "export of two machines: $(cat "$work/machines.out")"
+"$py" - "$work/machines.json" "$work/machines" "$work/sys_pb2" <<'PY' || bad "two machines on one timeline"
+import decimal, json, sys
+sys.path.insert(0, sys.argv[3])
+import system_profile_pb2 as pb
+win = {}
+for m in ("a", "b"):
+    ti = pb.trace_info()
+    ti.ParseFromString(open(f"{sys.argv[2]}/{m}/trace_info.pb", "rb").read())
+    shift = ti.start_realtime_ns - ti.start_ns
+    win[ti.instance_id] = (ti.start_ns + shift, ti.stop_ns + shift)
+d = json.load(open(sys.argv[1]), parse_float=decimal.Decimal)["traceEvents"]
+names = {e["pid"]: e["args"]["name"] for e in d if e.get("name") == "process_name"}
+seen = {}
+for e in d:
+    if e["ph"] not in "XBi" or not names.get(e["pid"], "").split(": ")[0] in win:
+        continue
+    m = names[e["pid"]].split(": ")[0]
+    ts = int(e["ts"] * 1000)
+    lo, hi = win[m]
+    if not lo <= ts <= hi:
+        sys.exit(f"{m}: event {e['name']} at {ts} outside its session [{lo}, {hi}]")
+    seen.setdefault(m, []).append(ts)
+if sorted(seen) != sorted(win):
+    sys.exit(f"machines with device events: {sorted(seen)}, expected {sorted(win)}")
+(a, ea), (b, eb) = sorted(seen.items(), key=lambda kv: min(kv[1]))
+if max(ea) >= min(eb):
+    sys.exit(f"{a}'s events do not all come before {b}'s")
+PY
 
 exit "$failed"

@@ -59,7 +59,7 @@ struct nprof_st_session {
 	uint8_t capture_nc[NPROF_MAX_CORES];
 	uint64_t start_ns;		/* CLOCK_MONOTONIC */
 	uint64_t stop_ns;		/* 0 while active */
-	uint64_t start_real_ns;		/* CLOCK_REALTIME at start */
+	uint64_t start_real_ns;		/* CLOCK_REALTIME at start, read with start_ns */
 	char instance_id[NPROF_INSTANCE_ID_MAX + 1];
 };
 

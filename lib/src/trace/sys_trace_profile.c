@@ -373,6 +373,9 @@ static int write_trace_info(struct writer *w)
 	if (w->sess.started) {
 		ti.has_start_ns = 1;
 		ti.start_ns = w->sess.start_ns;
+		/* Read with start_ns at session start: the session's clock mapping. */
+		ti.has_start_realtime_ns = 1;
+		ti.start_realtime_ns = w->sess.start_real_ns;
 		if (!w->sess.active) {
 			ti.has_stop_ns = 1;
 			ti.stop_ns = w->sess.stop_ns;

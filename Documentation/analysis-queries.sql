@@ -1,0 +1,168 @@
+-- SPDX-License-Identifier: GPL-2.0
+--
+-- SQL that reproduces the tables of `neuronprof summary` from a database
+-- written by `neuronprof export --format sqlite` (Documentation/analysis.rst).
+-- Each query starts at a "-- query: NAME" line; tools/tests/run.sh runs every
+-- one with the sqlite3 program and compares its rows with `summary --json`.
+-- Percentiles are nearest-rank, as in summary: the value at rank
+-- ceil(n * p / 100) of the sorted values, computed as (n * p + 99) / 100;
+-- n is the count over the whole partition (a window without ORDER BY: with
+-- one, count(*) would be a running count).
+
+-- query: cores
+-- Per NeuronCore: active span, inference busy time, utilisation, executions.
+WITH times AS (
+  SELECT queue_id, ts FROM entries UNION ALL SELECT queue_id, ts FROM instructions
+), span AS (
+  SELECT q.core_id, min(t.ts) AS first_ns, max(t.ts) AS last_ns
+  FROM times t JOIN queues q ON q.id = t.queue_id GROUP BY q.core_id
+), inf AS (
+  SELECT core_id, count(*) AS n, sum(dur) AS busy, sum(status != 0) AS failed
+  FROM inferences GROUP BY core_id
+)
+SELECT rs.value AS recording, d.device_index AS device, c.core,
+       (SELECT sum(entry_count) FROM queues WHERE core_id = c.id) AS entries,
+       span.first_ns, span.last_ns, span.last_ns - span.first_ns AS span_ns,
+       coalesce(inf.n, 0) AS inferences, coalesce(inf.failed, 0) AS inferences_failed,
+       coalesce(inf.busy, 0) AS busy_ns,
+       coalesce(round(100.0 * inf.busy / nullif(span.last_ns - span.first_ns, 0), 2), 0)
+         AS utilization_pct,
+       (SELECT count(*) FROM executions WHERE core_id = c.id) AS executions
+FROM cores c
+JOIN devices d ON d.id = c.device_id
+JOIN recordings r ON r.id = c.recording_id JOIN strings rs ON rs.id = r.path_id
+JOIN span ON span.core_id = c.id
+LEFT JOIN inf ON inf.core_id = c.id
+ORDER BY recording, device, c.core;
+
+-- query: units
+-- Per engine and TopSP: instructions and busy time (the sum of their durations).
+WITH span AS (
+  SELECT q.core_id, max(t.ts) - min(t.ts) AS span_ns
+  FROM (SELECT queue_id, ts FROM entries UNION ALL SELECT queue_id, ts FROM instructions) t
+  JOIN queues q ON q.id = t.queue_id GROUP BY q.core_id
+), busy AS (
+  SELECT q.core_id, q.unit_kind, q.unit_index, count(i.ts) AS instructions,
+         coalesce(sum(i.dur), 0) AS busy_ns
+  FROM queues q LEFT JOIN instructions i ON i.queue_id = q.id
+  WHERE q.unit_kind IS NOT NULL GROUP BY q.core_id, q.unit_kind, q.unit_index
+)
+SELECT rs.value AS recording, d.device_index AS device, c.core, b.unit_kind, b.unit_index,
+       b.instructions, b.busy_ns,
+       coalesce(round(100.0 * b.busy_ns / nullif(span.span_ns, 0), 2), 0) AS utilization_pct
+FROM busy b JOIN cores c ON c.id = b.core_id JOIN devices d ON d.id = c.device_id
+JOIN recordings r ON r.id = c.recording_id JOIN strings rs ON rs.id = r.path_id
+JOIN span ON span.core_id = c.id
+ORDER BY recording, device, c.core, b.unit_kind, b.unit_index;
+
+-- query: ops
+-- Per op of each engine and TopSP: count, total, min, avg, median, p95, max,
+-- and its share of the unit's busy time.
+WITH d AS (
+  SELECT q.core_id, q.unit_kind, q.unit_index, i.opcode, i.dur,
+         row_number() OVER (op ORDER BY i.dur) AS rn, count(*) OVER op AS n
+  FROM instructions i JOIN queues q ON q.id = i.queue_id
+  WINDOW op AS (PARTITION BY q.core_id, q.unit_kind, q.unit_index, i.opcode)
+), unit AS (
+  SELECT q.core_id, q.unit_kind, q.unit_index, sum(i.dur) AS busy
+  FROM instructions i JOIN queues q ON q.id = i.queue_id
+  GROUP BY q.core_id, q.unit_kind, q.unit_index
+)
+SELECT rs.value AS recording, dv.device_index AS device, c.core, d.unit_kind, d.unit_index,
+       d.opcode AS code, count(*) AS count, sum(d.dur) AS total_ns, min(d.dur) AS min_ns,
+       sum(d.dur) / count(*) AS avg_ns,
+       max(CASE WHEN d.rn = (d.n * 50 + 99) / 100 THEN d.dur END) AS median_ns,
+       max(CASE WHEN d.rn = (d.n * 95 + 99) / 100 THEN d.dur END) AS p95_ns,
+       max(d.dur) AS max_ns,
+       coalesce(round(100.0 * sum(d.dur) / nullif(unit.busy, 0), 2), 0) AS busy_pct
+FROM d JOIN unit USING (core_id, unit_kind, unit_index)
+JOIN cores c ON c.id = d.core_id JOIN devices dv ON dv.id = c.device_id
+JOIN recordings r ON r.id = c.recording_id JOIN strings rs ON rs.id = r.path_id
+GROUP BY d.core_id, d.unit_kind, d.unit_index, d.opcode
+ORDER BY recording, device, c.core, d.unit_kind, d.unit_index, total_ns DESC, code;
+
+-- query: dma
+-- DMA transfers and bytes per engine.
+SELECT rs.value AS recording, dv.device_index AS device, c.core, dma.engine,
+       count(*) AS transfers, sum(dma.bytes) AS bytes
+FROM dma JOIN cores c ON c.id = dma.core_id JOIN devices dv ON dv.id = c.device_id
+JOIN recordings r ON r.id = c.recording_id JOIN strings rs ON rs.id = r.path_id
+GROUP BY dma.core_id, dma.engine
+ORDER BY recording, device, c.core, dma.engine;
+
+-- query: models
+-- Execution latency per model, and how many executions a host call started.
+WITH x AS (
+  SELECT c.recording_id, e.model_id, e.latency, e.failed, e.host_event_id,
+         row_number() OVER (m ORDER BY e.latency) AS rn, count(*) OVER m AS n
+  FROM executions e JOIN cores c ON c.id = e.core_id
+  WINDOW m AS (PARTITION BY c.recording_id, e.model_id)
+)
+SELECT rs.value AS recording, x.model_id, count(*) AS count, sum(x.failed) AS failed,
+       min(x.latency) AS min_ns, sum(x.latency) / count(*) AS avg_ns,
+       max(CASE WHEN x.rn = (x.n * 50 + 99) / 100 THEN x.latency END) AS median_ns,
+       max(CASE WHEN x.rn = (x.n * 99 + 99) / 100 THEN x.latency END) AS p99_ns,
+       max(x.latency) AS max_ns, count(x.host_event_id) AS host_matched
+FROM x JOIN recordings r ON r.id = x.recording_id JOIN strings rs ON rs.id = r.path_id
+GROUP BY x.recording_id, x.model_id
+ORDER BY recording, x.model_id;
+
+-- query: executions
+-- Each execution with the host call that started it: the host time before
+-- the device started and after it finished.
+SELECT rs.value AS recording, dv.device, c.core, e.idx AS "index", e.model_id,
+       e.start_ns, e.latency AS latency_ns, e.iterations,
+       e.start_ns - h.start_ns AS before_ns,
+       CASE WHEN h.id IS NULL THEN NULL WHEN h.end_ns > e.stop_ns THEN h.end_ns - e.stop_ns
+            ELSE 0 END AS after_ns
+FROM executions e JOIN cores c ON c.id = e.core_id
+JOIN (SELECT id, device_index AS device FROM devices) dv ON dv.id = c.device_id
+JOIN recordings r ON r.id = c.recording_id JOIN strings rs ON rs.id = r.path_id
+LEFT JOIN host_events h ON h.id = e.host_event_id
+ORDER BY recording, dv.device, c.core, e.idx;
+
+-- query: throttle
+-- Time per throttle level: a level holds until the next THROTTLE entry of
+-- its core, the last one until the core's last entry.
+WITH last AS (
+  SELECT q.core_id, max(t.ts) AS last_ns
+  FROM (SELECT queue_id, ts FROM entries UNION ALL SELECT queue_id, ts FROM instructions) t
+  JOIN queues q ON q.id = t.queue_id GROUP BY q.core_id
+), t AS (
+  SELECT core_id, level, ts, lead(ts) OVER (PARTITION BY core_id ORDER BY ts) AS next_ts
+  FROM throttle
+)
+SELECT rs.value AS recording, dv.device_index AS device, c.core, t.level,
+       count(*) AS events, sum(coalesce(t.next_ts, last.last_ns) - t.ts) AS time_ns
+FROM t JOIN last USING (core_id) JOIN cores c ON c.id = t.core_id
+JOIN devices dv ON dv.id = c.device_id
+JOIN recordings r ON r.id = c.recording_id JOIN strings rs ON rs.id = r.path_id
+GROUP BY t.core_id, t.level
+ORDER BY recording, device, c.core, t.level;
+
+-- query: errors
+-- Errors of each core (its own and its TopSPs') by code.
+SELECT rs.value AS recording, dv.device_index AS device, c.core, e.code, count(*) AS count,
+       min(e.ts) AS first_ns
+FROM errors e JOIN cores c ON c.id = e.core_id JOIN devices dv ON dv.id = c.device_id
+JOIN recordings r ON r.id = c.recording_id JOIN strings rs ON rs.id = r.path_id
+GROUP BY e.core_id, e.code
+ORDER BY recording, device, c.core, e.code;
+
+-- query: host_events
+-- The host system trace per event type.
+WITH h AS (
+  SELECT h.recording_id, h.name_id, h.dur, row_number() OVER (t ORDER BY h.dur) AS rn,
+         count(*) OVER t AS n
+  FROM host_events h
+  WINDOW t AS (PARTITION BY h.recording_id, h.name_id)
+)
+SELECT rs.value AS recording, ns.value AS name, count(*) AS count, sum(h.dur) AS total_ns,
+       min(h.dur) AS min_ns, sum(h.dur) / count(*) AS avg_ns,
+       max(CASE WHEN h.rn = (h.n * 50 + 99) / 100 THEN h.dur END) AS median_ns,
+       max(CASE WHEN h.rn = (h.n * 99 + 99) / 100 THEN h.dur END) AS p99_ns,
+       max(h.dur) AS max_ns
+FROM h JOIN strings ns ON ns.id = h.name_id
+JOIN recordings r ON r.id = h.recording_id JOIN strings rs ON rs.id = r.path_id
+GROUP BY h.recording_id, h.name_id
+ORDER BY recording, name;

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * neuronprof(1): a streaming protobuf encoder for the Perfetto export.
+ *
+ * Fields go straight into one large buffer as tags and varints. A nested
+ * message is opened with its tag and one byte reserved for its length;
+ * closing it writes the length there, and only when the length needs more
+ * than one varint byte (128 bytes or more) is the body moved up to make
+ * room, so the encoding stays minimal while nothing is sized twice. The
+ * buffer is written out with fwrite() between top-level messages once it
+ * holds PBENC_FLUSH bytes; a message larger than what is left grows it.
+ *
+ * No allocation or error check per field: the buffer always has
+ * PBENC_SLACK bytes of room beyond what pb_need() was told, which covers
+ * any run of fixed-size fields (tags, varints, fixed64, doubles) a caller
+ * writes between two pb_need() calls; strings and bytes call pb_need()
+ * themselves. When growing fails, nomem is set, the buffered bytes are
+ * dropped and later fields land in the slack of the old buffer, never
+ * written: the caller reports the failure at the end.
+ */
+#ifndef NEURONPROF_TOOL_PBENC_H
+#define NEURONPROF_TOOL_PBENC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define PBENC_FLUSH	(1u << 20)
+#define PBENC_SLACK	4096
+#define PBENC_DEPTH	8
+
+enum pb_wire {
+	PB_VARINT = 0,
+	PB_FIXED64 = 1,
+	PB_LEN = 2,
+	PB_FIXED32 = 5,
+};
+
+struct pbenc {
+	FILE *f;
+	uint8_t *buf;
+	size_t len, cap;		/* cap excludes the slack */
+	size_t open[PBENC_DEPTH];	/* offset of each open message's length byte */
+	int depth;
+	bool nomem;			/* an allocation failed: the output is incomplete */
+};
+
+/* 0, or -1 when out of memory. */
+int pb_init(struct pbenc *e, FILE *f);
+void pb_free(struct pbenc *e);
+/* Room for @n more bytes (plus the slack); sets nomem on failure. */
+void pb_grow(struct pbenc *e, size_t n);
+/* Writes out what is buffered; only between top-level messages. */
+void pb_flush(struct pbenc *e);
+
+static inline void pb_need(struct pbenc *e, size_t n)
+{
+	if (e->len + n > e->cap)
+		pb_grow(e, n);
+}
+
+static inline uint8_t *pb_varint_at(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+static inline void pb_raw_varint(struct pbenc *e, uint64_t v)
+{
+	e->len = (size_t)(pb_varint_at(e->buf + e->len, v) - e->buf);
+}
+
+static inline void pb_tag(struct pbenc *e, uint32_t field, enum pb_wire wire)
+{
+	pb_raw_varint(e, (uint64_t)field << 3 | wire);
+}
+
+static inline void pb_uint(struct pbenc *e, uint32_t field, uint64_t v)
+{
+	pb_tag(e, field, PB_VARINT);
+	pb_raw_varint(e, v);
+}
+
+/* int32/int64 fields: negative values as 10-byte two's complement, as protobuf does. */
+static inline void pb_int(struct pbenc *e, uint32_t field, int64_t v)
+{
+	pb_uint(e, field, (uint64_t)v);
+}
+
+static inline void pb_fixed64(struct pbenc *e, uint32_t field, uint64_t v)
+{
+	pb_tag(e, field, PB_FIXED64);
+	for (int i = 0; i < 8; i++)
+		e->buf[e->len++] = (uint8_t)(v >> (8 * i));
+}
+
+static inline void pb_double(struct pbenc *e, uint32_t field, double d)
+{
+	uint64_t v;
+
+	memcpy(&v, &d, sizeof(v));
+	pb_fixed64(e, field, v);
+}
+
+static inline void pb_bytes(struct pbenc *e, uint32_t field, const void *p, size_t n)
+{
+	pb_need(e, n + 16);
+	if (e->nomem)
+		return;
+	pb_tag(e, field, PB_LEN);
+	pb_raw_varint(e, n);
+	memcpy(e->buf + e->len, p, n);
+	e->len += n;
+}
+
+static inline void pb_str(struct pbenc *e, uint32_t field, const char *s)
+{
+	pb_bytes(e, field, s, strlen(s));
+}
+
+/* Opens nested message @field; every pb_open() has its pb_close(). */
+static inline void pb_open(struct pbenc *e, uint32_t field)
+{
+	pb_tag(e, field, PB_LEN);
+	e->open[e->depth++] = e->len++;
+}
+
+static inline void pb_close(struct pbenc *e)
+{
+	size_t at = e->open[--e->depth];
+	size_t n = e->len - at - 1;
+
+	/* Out of memory: the output is abandoned; only the nesting is kept. */
+	if (e->nomem)
+		return;
+
+	if (n < 0x80) {
+		e->buf[at] = (uint8_t)n;
+		return;
+	}
+	/* A longer length: move the body up by the extra varint bytes. */
+	{
+		uint8_t tmp[10];
+		size_t k = (size_t)(pb_varint_at(tmp, n) - tmp);
+
+		pb_need(e, k);
+		if (e->nomem)
+			return;
+		memmove(e->buf + at + k, e->buf + at + 1, n);
+		memcpy(e->buf + at, tmp, k);
+		e->len += k - 1;
+	}
+}
+
+#endif /* NEURONPROF_TOOL_PBENC_H */

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * neuronprof(1): the statistics of one recording that `summary` prints as
+ * text, JSON or CSV (Documentation/analysis.rst). Everything is computed
+ * once, here, so the three outputs cannot disagree.
+ */
+#ifndef NEURONPROF_TOOL_SUMMARY_H
+#define NEURONPROF_TOOL_SUMMARY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "profile.h"
+#include "timing.h"
+#include "tool.h"
+
+/* A recording: the NTFF files and system profile of one directory. */
+struct recording {
+	char *path;
+	const struct prof_file **files;
+	size_t nfiles;
+	const struct sysprof *sys;	/* NULL when the directory has none */
+};
+
+/*
+ * recordings_split() - the recordings of @p: one per directory holding NTFF
+ * files or a system profile, in path order; for a single file (@is_file),
+ * that file, named @arg. recordings_free() frees what it returns.
+ */
+struct recording *recordings_split(const struct profile *p, const char *arg, bool is_file,
+				   size_t *nrec);
+void recordings_free(struct recording *r, size_t n);
+
+/* Distribution of a set of durations. */
+struct dist {
+	uint64_t count, total, min, avg, median, p95, p99, max;
+};
+
+struct op_stats {
+	uint32_t code;
+	uint64_t *dur;			/* freed once the distribution is known */
+	size_t n, cap;
+	struct dist d;
+	double busy_pct;		/* of the unit's busy time */
+};
+
+/* An idle gap: time between two busy intervals. */
+struct idle_gap {
+	uint64_t start, end;
+};
+
+struct top_gaps {
+	struct idle_gap *g;		/* longest first once finished */
+	size_t n, max;
+};
+
+/* An engine or a TopSP of a NeuronCore. */
+struct unit {
+	bool topsp;
+	uint32_t index;			/* engine or TopSP number */
+	uint64_t instructions, events, event_slices, event_busy, busy;
+	uint64_t dma, dma_bytes, errors, lost, gaps;
+	uint64_t first, last;
+	bool any;
+	double util_pct, dma_mbps;
+	struct op_stats *ops;		/* sorted by total, largest first, when finished */
+	size_t nops;
+	uint32_t *slots;		/* open-addressing index of ops by code */
+	size_t nslots;
+	struct top_gaps idle;
+};
+
+struct code_count {
+	uint32_t code;
+	uint64_t count, first_ns;
+};
+
+struct level_time {
+	uint32_t level;
+	uint64_t events, ns;
+	double pct;			/* of the core's span */
+};
+
+struct throttle_mark {
+	uint64_t ts;
+	uint32_t level;
+};
+
+struct core_stats {
+	uint32_t dev, core, arch;
+	char provider[16];
+	uint64_t entries, errors, throttles, lost, gaps;
+	uint32_t max_throttle;
+	uint64_t first, last;
+	bool any;
+	uint64_t inferences, infer_failed, infer_busy;
+	double util_pct;
+	const struct core_timing *ct;
+	struct unit *units;		/* engines by number, then TopSPs by number */
+	size_t nunits;
+	struct code_count *errs;
+	size_t nerrs;
+	struct throttle_mark *marks;
+	size_t nmarks, marks_cap;
+	struct level_time *levels;
+	size_t nlevels;
+	struct top_gaps idle;
+};
+
+struct loss {
+	const char *file;
+	size_t record;
+	uint32_t queue_type, target_kind, target_index, engine;
+	uint64_t lost, gaps;
+};
+
+struct model_stats {
+	uint32_t model_id;
+	uint64_t failed;
+	struct dist lat;		/* device latency of its executions */
+	uint64_t host_matched;
+	struct dist host;		/* nrt_execute durations of matched calls */
+	struct dist overhead;		/* host call minus device latency */
+};
+
+struct host_type {
+	const char *name;
+	uint64_t *dur;
+	size_t n, cap;
+	struct dist d;
+};
+
+struct rec_stats {
+	const struct recording *rec;
+	uint64_t queues, entries;
+	struct core_stats *cores;
+	size_t ncores;
+	struct loss *losses;
+	size_t nlosses;
+	struct timing timing;
+	struct model_stats *models;
+	size_t nmodels;
+	struct host_type *host;
+	size_t nhost;
+	uint64_t host_events;
+	unsigned int top;
+};
+
+void rec_stats_build(struct rec_stats *s, const struct recording *r, unsigned int top,
+		     struct progress *pg, uint64_t *done);
+void rec_stats_free(struct rec_stats *s);
+
+/*
+ * exec_where() - where the interval [@start, @end] of @ct lies, into @buf:
+ * "in execution N" (0-based, in time order), "after execution N" (after
+ * its end, before the next starts), "from execution N to execution M" (it
+ * spans a start), "before execution M" or "before the first execution".
+ */
+const char *exec_where(const struct core_timing *ct, uint64_t start, uint64_t end, char *buf,
+		       size_t len);
+
+#endif /* NEURONPROF_TOOL_SUMMARY_H */

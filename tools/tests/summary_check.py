@@ -1,0 +1,547 @@
+# SPDX-License-Identifier: MIT
+"""A second, simple computation of `neuronprof summary`, to check the tool's.
+
+It starts from what `neuronprof dump --json` prints for each NTFF file of a
+recording (and, for the host part, from ntrace.pb decoded by Google's
+protobuf runtime on code generated from proto/system_profile.proto), applies
+the timing model of Documentation/analysis.rst written the obvious way
+(linear scans, no cursors), and compares every number with `summary --json`.
+
+  summary_check.py recompute SUMMARY.json REC TOP [--ntrace FILE PB2_DIR] DUMP.json...
+      REC: index of the recording in SUMMARY.json; TOP: the --top given
+  summary_check.py text SUMMARY.json TEXT     TEXT: `summary --ns` of the same path
+  summary_check.py csv SUMMARY.json CSV_DIR   CSV_DIR: `summary --csv` of the same path
+  summary_check.py sql SUMMARY.json DB QUERIES
+      DB: `export --format sqlite` of the same path; QUERIES:
+      Documentation/analysis-queries.sql, each query run by the sqlite3 program
+
+Prints what differs ("# ..." lines) and exits 1, or exits 0.
+"""
+import collections
+import csv
+import importlib
+import json
+import math
+import os
+import sys
+
+errors = []
+QT = {n: i for i, n in enumerate(
+    "TRACE EVENT ERROR INFER_STATUS DMA THROTTLE TOPSP_TRACE TOPSP_EVENT TOPSP_ERROR".split())}
+
+
+def expect(what, got, want):
+    if isinstance(want, float) or isinstance(got, float):
+        if abs(float(got) - float(want)) > 0.0051:
+            errors.append(f"{what}: got {got!r}, expected {want!r}")
+    elif got != want:
+        errors.append(f"{what}: got {got!r}, expected {want!r}")
+
+
+def pctl(sorted_vals, p):
+    if not sorted_vals:
+        return 0
+    rank = max(1, math.ceil(len(sorted_vals) * p / 100))
+    return sorted_vals[rank - 1]
+
+
+def dist(vals):
+    v = sorted(vals)
+    if not v:
+        return dict(count=0, total_ns=0, min_ns=0, avg_ns=0, median_ns=0, p95_ns=0,
+                    p99_ns=0, max_ns=0)
+    return dict(count=len(v), total_ns=sum(v), min_ns=v[0], avg_ns=sum(v) // len(v),
+                median_ns=pctl(v, 50), p95_ns=pctl(v, 95), p99_ns=pctl(v, 99),
+                max_ns=v[-1])
+
+
+def check_dist(what, got, vals):
+    want = dist(vals)
+    for k, v in got.items():
+        if k in want:
+            expect(f"{what}.{k}", v, want[k])
+
+
+def pct(a, b):
+    return round(100.0 * a / b, 2) if b else 0.0
+
+
+def windows_of(entries, start_code, stop_code):
+    out, start = [], None
+    for e in entries:
+        if e["code"] == start_code:
+            start = e
+        elif e["code"] == stop_code and start is not None:
+            out.append((start, e))
+            start = None
+    return out
+
+
+def recompute(summary_path, rec_index, top, rest):
+    ntrace = None
+    if rest[0] == "--ntrace":
+        sys.path.insert(0, rest[2])
+        pb2 = importlib.import_module("system_profile_pb2")
+        ntrace = pb2.ntrace()
+        ntrace.ParseFromString(open(rest[1], "rb").read())
+        rest = rest[3:]
+    rec = json.load(open(summary_path))["recordings"][rec_index]
+    cores = collections.defaultdict(lambda: dict(records=[], vcore=None))
+    for path in rest:
+        d = json.load(open(path))
+        dev = d["device"]
+        for q in d["queues"]:
+            if q["target_kind"] == "core":
+                core = q["target_index"]
+            else:
+                core = q["target_index"] // (dev["num_topsps"] // dev["num_cores"])
+            c = cores[(dev["device_index"], core)]
+            c["records"].append(q)
+            if q["queue_type"] == "INFER_STATUS":
+                c["vcore"] = d["capture"]["core"]
+    expect("cores", len(rec["cores"]), len(cores))
+    all_execs = []
+    for jc in rec["cores"]:
+        c = cores[(jc["device"], jc["core"])]
+        recs = c["records"]
+        ents = [e for q in recs for e in q["entries"]]
+        first, last = min(e["timestamp_ns"] for e in ents), max(e["timestamp_ns"] for e in ents)
+        span = last - first
+        tag = f"core {jc['core']}"
+        expect(f"{tag} entries", jc["entries"], len(ents))
+        expect(f"{tag} first_ns", jc["first_ns"], first)
+        expect(f"{tag} span_ns", jc["span_ns"], span)
+        infs = sorted((p for q in recs if q["queue_type"] == "INFER_STATUS"
+                       for p in windows_of(q["entries"], 1, 2)),
+                      key=lambda p: p[0]["timestamp_ns"])
+        busy = sum(b["timestamp_ns"] - a["timestamp_ns"] for a, b in infs)
+        expect(f"{tag} inferences", jc["inferences"], len(infs))
+        expect(f"{tag} failed", jc["inferences_failed"], sum(1 for _, b in infs if b["payload"][0]))
+        expect(f"{tag} busy_ns", jc["busy_ns"], busy)
+        expect(f"{tag} utilization_pct", jc["utilization_pct"], pct(busy, span))
+        # Executions: a new one at iteration 0, a lower iteration or another model.
+        execs = []
+        for a, b in infs:
+            prev = execs[-1] if execs else None
+            if (prev is None or a["iteration"] == 0 or a["model_id"] != prev["model"]
+                    or a["iteration"] <= prev["last_iter"]):
+                prev = dict(start=a["timestamp_ns"], model=a["model_id"], n=0, failed=False,
+                            core=jc["core"], dev=jc["device"], vcore=c["vcore"])
+                execs.append(prev)
+            prev.update(stop=b["timestamp_ns"], last_iter=a["iteration"])
+            prev["n"] += 1
+            prev["failed"] |= bool(b["payload"][0])
+        expect(f"{tag} executions", jc["executions"], len(execs))
+        all_execs += execs
+        # Idle gaps between inferences, longest first, ties in time order.
+        gaps = sorted(((b[0]["timestamp_ns"] - a[1]["timestamp_ns"], a[1]["timestamp_ns"])
+                       for a, b in zip(infs, infs[1:]) if b[0]["timestamp_ns"] > a[1]["timestamp_ns"]),
+                      key=lambda g: (-g[0], g[1]))[:top]
+        expect(f"{tag} idle gaps", [(g["idle_ns"], g["start_ns"]) for g in jc["idle_gaps"]], gaps)
+
+        def unit_windows(topsp, index):
+            out = []
+            for q in recs:
+                if topsp and q["queue_type"] == "TOPSP_EVENT" and q["target_index"] == index or \
+                        not topsp and q["queue_type"] == "EVENT" and q["engine"] == index:
+                    out += [(a["timestamp_ns"], b["timestamp_ns"]) for a, b in windows_of(q["entries"], 1, 2)]
+            return out
+        inf_w = [(a["timestamp_ns"], b["timestamp_ns"]) for a, b in infs]
+
+        for topsp, key in ((False, "engines"), (True, "topsps")):
+            for ju in jc[key]:
+                index = ju["topsp"] if topsp else ju["engine"]
+                ut = f"{tag} {'topsp' if topsp else 'engine'} {index}"
+                if topsp:
+                    mine = [q for q in recs if q["queue_type"].startswith("TOPSP_") and
+                            q["target_index"] == index]
+                else:
+                    mine = [q for q in recs if q["queue_type"] in ("TRACE", "EVENT", "DMA") and
+                            q["engine"] == index]
+                ev_w = unit_windows(topsp, index)
+                durs = collections.defaultdict(list)
+                busy_u, igaps = 0, []
+                for q in mine:
+                    if q["queue_type"] not in ("TRACE", "TOPSP_TRACE"):
+                        continue
+                    es = q["entries"]
+                    prev_end = None
+                    for i, e in enumerate(es):
+                        ts = e["timestamp_ns"]
+                        bounds = [s for (b, s) in inf_w + ev_w if b <= ts <= s]
+                        nxt = es[i + 1]["timestamp_ns"] if i + 1 < len(es) else None
+                        if bounds:
+                            end = min(bounds + ([nxt] if nxt is not None else []))
+                        else:
+                            end = nxt if nxt is not None else ts
+                        durs[e["code"]].append(end - ts)
+                        busy_u += end - ts
+                        if prev_end is not None and ts > prev_end:
+                            igaps.append((ts - prev_end, prev_end))
+                        prev_end = end
+                trace = [e for q in mine if q["queue_type"] in ("TRACE", "TOPSP_TRACE") for e in q["entries"]]
+                expect(f"{ut} instructions", ju["instructions"], len(trace))
+                expect(f"{ut} busy_ns", ju["busy_ns"], busy_u)
+                expect(f"{ut} utilization_pct", ju["utilization_pct"], pct(busy_u, span))
+                expect(f"{ut} event_busy_ns", ju["event_busy_ns"], sum(s - b for b, s in ev_w))
+                if not topsp:
+                    dma = [e for q in mine if q["queue_type"] == "DMA" for e in q["entries"]]
+                    expect(f"{ut} dma", ju["dma"], len(dma))
+                    nbytes = sum(e["payload"][0] for e in dma)
+                    expect(f"{ut} dma_bytes", ju["dma_bytes"], nbytes)
+                    expect(f"{ut} dma_mbps", ju["dma_mbps"],
+                           round(nbytes * 1e3 / busy, 2) if busy else 0.0)
+                igaps = sorted(igaps, key=lambda g: (-g[0], g[1]))[:top]
+                expect(f"{ut} idle gaps", [(g["idle_ns"], g["start_ns"]) for g in ju["idle_gaps"]], igaps)
+                expect(f"{ut} ops", sorted(o["code"] for o in ju["ops"]), sorted(durs))
+                for o in ju["ops"]:
+                    vals = durs.get(o["code"], [])
+                    check_dist(f"{ut} op {o['code']:#x}", o, vals)
+                    expect(f"{ut} op {o['code']:#x} busy_pct", o["busy_pct"], pct(sum(vals), busy_u))
+                totals = [o["total_ns"] for o in ju["ops"]]
+                if totals != sorted(totals, reverse=True):
+                    errors.append(f"{ut}: ops not sorted by total time")
+        # Throttle: a level holds until the next THROTTLE entry, the last until the core's last entry.
+        marks = sorted((e["timestamp_ns"], e["code"]) for q in recs
+                       if q["queue_type"] == "THROTTLE" for e in q["entries"])
+        lv = collections.defaultdict(lambda: [0, 0])
+        for i, (ts, level) in enumerate(marks):
+            end = marks[i + 1][0] if i + 1 < len(marks) else last
+            lv[level][0] += 1
+            lv[level][1] += end - ts
+        expect(f"{tag} throttle", [(t["level"], t["events"], t["time_ns"]) for t in jc["throttle"]],
+               [(k, v[0], v[1]) for k, v in sorted(lv.items())])
+        errs = collections.defaultdict(list)
+        for q in recs:
+            if q["queue_type"] in ("ERROR", "TOPSP_ERROR"):
+                for e in q["entries"]:
+                    errs[e["code"]].append(e["timestamp_ns"])
+        expect(f"{tag} errors_by_code", [(x["code"], x["count"], x["first_ns"]) for x in jc["errors_by_code"]],
+               [(k, len(v), min(v)) for k, v in sorted(errs.items())])
+    # Host calls: the nrt_execute of the same core and model within which an execution starts.
+    host = []
+    if ntrace is not None:
+        host = [e for e in ntrace.events if e.name == "nrt_execute" and e.HasField("core_index")]
+        all_execs.sort(key=lambda x: (x["dev"], x["core"], x["start"]))
+        for h in host:
+            for x in sorted(all_execs, key=lambda x: x["start"]):
+                if (x["vcore"] == h.core_index and "host" not in x and
+                        h.start_ns <= x["start"] <= h.end_ns and
+                        (not h.HasField("model_id") or h.model_id == x["model"])):
+                    x["host"] = h
+                    break
+        by_name = collections.defaultdict(list)
+        for e in ntrace.events:
+            by_name[e.name or "event"].append(max(0, e.end_ns - e.start_ns))
+        jh = rec["host"]
+        expect("host events", jh["events"], len(ntrace.events))
+        expect("host nrt_execute_calls", jh["nrt_execute_calls"], len(host))
+        expect("host types", [t["name"] for t in jh["event_types"]], sorted(by_name))
+        for t in jh["event_types"]:
+            check_dist(f"host {t['name']}", t, by_name[t["name"]])
+    else:
+        expect("host", rec["host"], None)
+    jx = {(x["device"], x["core"], x["start_ns"]): x for x in rec["executions"]}
+    expect("executions", len(jx), len(all_execs))
+    for x in all_execs:
+        j = jx.get((x["dev"], x["core"], x["start"]))
+        if j is None:
+            errors.append(f"execution at {x['start']} missing")
+            continue
+        expect(f"execution {x['start']} latency", j["latency_ns"], x["stop"] - x["start"])
+        expect(f"execution {x['start']} iterations", j["iterations"], x["n"])
+        h = x.get("host")
+        if h is None:
+            expect(f"execution {x['start']} host_call", j["host_call"], None)
+        elif j["host_call"] is None:
+            errors.append(f"execution {x['start']}: no host call, expected the one at {h.start_ns}")
+        else:
+            expect(f"execution {x['start']} host before_ns", j["host_call"]["before_ns"],
+                   x["start"] - h.start_ns)
+            expect(f"execution {x['start']} host after_ns", j["host_call"]["after_ns"],
+                   max(0, h.end_ns - x["stop"]))
+    models = collections.defaultdict(list)
+    for x in all_execs:
+        models[x["model"]].append(x)
+    expect("models", [m["model_id"] for m in rec["models"]], sorted(models))
+    for m in rec["models"]:
+        xs = models[m["model_id"]]
+        check_dist(f"model {m['model_id']} latency", m["latency"], [x["stop"] - x["start"] for x in xs])
+        expect(f"model {m['model_id']} failed", m["failed"], sum(1 for x in xs if x["failed"]))
+        hs = [x for x in xs if "host" in x]
+        expect(f"model {m['model_id']} host_matched", m["host_matched"], len(hs))
+        check_dist(f"model {m['model_id']} host_call", m["host_call"],
+                   [x["host"].end_ns - x["host"].start_ns for x in hs])
+
+
+def text(summary_path, text_path):
+    """Every table row of `summary --ns` against the JSON."""
+    doc = json.load(open(summary_path))
+    lines = open(text_path).read().splitlines()
+    recs = [l for l in lines if l.startswith("recording ")]
+    expect("recordings in text", len(recs), len(doc["recordings"]))
+    ri = -1
+    core = None
+    section = None
+    for line in lines:
+        if line.startswith("recording "):
+            ri += 1
+            rec = doc["recordings"][ri]
+            expect("recording path", line.split(":")[0][len("recording "):], rec["path"])
+            continue
+        if line.startswith("execution latency"):
+            section = "execution"
+            continue
+        if line.startswith("longest executions"):
+            section = "execlist"
+            continue
+        if line.startswith("host system trace"):
+            section = "host"
+            continue
+        if line.startswith("device "):
+            cidx = int(line.split("NeuronCore ")[1].split(":")[0])
+            core = next(c for c in rec["cores"] if c["core"] == cidx)
+            section = None
+            continue
+        if line.startswith("  inferences "):
+            w = line.replace(",", "").replace("(", "").replace("%", "").split()
+            expect("text inferences", int(w[1]), core["inferences"])
+            expect("text executions", int(w[5]), core["executions"])
+            expect("text busy", int(w[7]), core["busy_ns"])
+            expect("text utilisation", float(w[9]), core["utilization_pct"])
+            continue
+        if line.endswith(":") and line.startswith("  "):
+            section = line.strip().split()[0]
+            continue
+        if not line.startswith("    ") and not line.startswith("  "):
+            section = None
+            continue
+        w = line.split()
+        if not w or w[0] in ("unit", "level", "code", "model", "device", "event"):
+            continue
+
+        def unit_of(label):
+            if label.startswith("topsp"):
+                return next(u for u in core["topsps"] if u["topsp"] == int(label[5:]))
+            return next(u for u in core["engines"] if u["engine"] == int(label.split(":")[0]))
+        if section == "engines" and line.startswith("    "):
+            u = unit_of(w[0])
+            expect(f"text {w[0]} util", float(w[1].rstrip("%")), u["utilization_pct"])
+            expect(f"text {w[0]} busy", int(w[2]), u["busy_ns"])
+            expect(f"text {w[0]} instr", int(w[3]), u["instructions"])
+            if "dma" in u:
+                expect(f"text {w[0]} dma_bytes", int(w[7]), u["dma_bytes"])
+                expect(f"text {w[0]} dma_mbps", float(w[8]), u["dma_mbps"])
+        elif section == "top" and line.startswith("    "):
+            u = unit_of(w[0])
+            o = next(o for o in u["ops"] if o["code"] == int(w[1], 16))
+            got = [int(x) for x in w[2:8]] + [float(w[8].rstrip("%"))]
+            want = [o["count"], o["total_ns"], o["avg_ns"], o["median_ns"], o["p95_ns"],
+                    o["max_ns"], o["busy_pct"]]
+            expect(f"text op {w[0]} {w[1]}", got, want)
+        elif section == "longest" and line.startswith("    "):
+            src = core if w[0] == "core" else unit_of(w[0])
+            if not any(g["idle_ns"] == int(w[1]) and g["at_ns"] == int(w[2])
+                       for g in src["idle_gaps"]):
+                errors.append(f"text idle gap {line.strip()} not in the JSON")
+        elif section == "throttling" and line.startswith("    "):
+            t = next(t for t in core["throttle"] if t["level"] == int(w[0]))
+            expect(f"text throttle {w[0]}", [int(w[1]), int(w[2]), float(w[3].rstrip("%"))],
+                   [t["events"], t["time_ns"], t["span_pct"]])
+        elif section == "errors" and line.startswith("    "):
+            e = next(e for e in core["errors_by_code"] if e["code"] == int(w[0]))
+            expect(f"text error {w[0]}", int(w[1]), e["count"])
+        elif line.startswith("  ") and not line.startswith("   ") and section in ("execution", "host"):
+            if section == "execution":
+                m = next(m for m in rec["models"] if m["model_id"] == int(w[0]))
+                got = [int(x) for x in w[1:8]]
+                want = [m["latency"]["count"], m["failed"], m["latency"]["min_ns"],
+                        m["latency"]["avg_ns"], m["latency"]["median_ns"],
+                        m["latency"]["p99_ns"], m["latency"]["max_ns"]]
+                expect(f"text model {w[0]}", got, want)
+            else:
+                t = next(t for t in rec["host"]["event_types"] if t["name"] == w[0])
+                got = [int(x) for x in w[1:7]]
+                want = [t["count"], t["total_ns"], t["avg_ns"], t["median_ns"], t["p99_ns"],
+                        t["max_ns"]]
+                expect(f"text host {w[0]}", got, want)
+        elif section == "execlist":
+            x = next(x for x in rec["executions"] if x["device"] == int(w[0]) and
+                     x["core"] == int(w[1]) and x["index"] == int(w[3]))
+            expect(f"text execution {w[0]}/{w[1]}/{w[3]} latency", int(w[5]), x["latency_ns"])
+
+
+def csv_check(summary_path, csv_dir):
+    """Every CSV table against the JSON."""
+    doc = json.load(open(summary_path))
+    rows = {}
+    for name in ("cores", "units", "ops", "idle_gaps", "throttle", "errors", "models",
+                 "executions", "host_events", "losses"):
+        with open(os.path.join(csv_dir, name + ".csv"), newline="") as f:
+            rows[name] = list(csv.DictReader(f))
+    want = collections.Counter()
+    for rec in doc["recordings"]:
+        for c in rec["cores"]:
+            want["cores"] += 1
+            r = next(r for r in rows["cores"] if r["recording"] == rec["path"] and
+                     int(r["core"]) == c["core"] and int(r["device"]) == c["device"])
+            for k in ("entries", "busy_ns", "span_ns", "inferences", "executions", "errors", "lost"):
+                expect(f"csv core {c['core']} {k}", int(r[k]), c[k])
+            expect(f"csv core {c['core']} utilization_pct", float(r["utilization_pct"]), c["utilization_pct"])
+            want["idle_gaps"] += len(c["idle_gaps"])
+            want["throttle"] += len(c["throttle"])
+            want["errors"] += len(c["errors_by_code"])
+            for kind, key in (("engine", "engines"), ("topsp", "topsps")):
+                for u in c[key]:
+                    want["units"] += 1
+                    want["idle_gaps"] += len(u["idle_gaps"])
+                    idx = u[kind]
+                    r = next(r for r in rows["units"] if r["recording"] == rec["path"] and
+                             int(r["core"]) == c["core"] and r["unit"] == kind and int(r["index"]) == idx)
+                    for k in ("instructions", "busy_ns", "event_busy_ns"):
+                        expect(f"csv {kind} {idx} {k}", int(r[k]), u[k])
+                    expect(f"csv {kind} {idx} utilization_pct", float(r["utilization_pct"]), u["utilization_pct"])
+                    for o in u["ops"]:
+                        want["ops"] += 1
+                        r = next(r for r in rows["ops"] if r["recording"] == rec["path"] and
+                                 int(r["core"]) == c["core"] and r["unit"] == kind and
+                                 int(r["index"]) == idx and int(r["code"]) == o["code"])
+                        for k in ("count", "total_ns", "min_ns", "avg_ns", "median_ns", "p95_ns", "max_ns"):
+                            expect(f"csv op {o['code']} {k}", int(r[k]), o[k])
+                        expect(f"csv op {o['code']} busy_pct", float(r["busy_pct"]), o["busy_pct"])
+        for m in rec["models"]:
+            want["models"] += 1
+            r = next(r for r in rows["models"] if r["recording"] == rec["path"] and
+                     int(r["model_id"]) == m["model_id"])
+            expect(f"csv model {m['model_id']} p99", int(r["p99_ns"]), m["latency"]["p99_ns"])
+            expect(f"csv model {m['model_id']} count", int(r["count"]), m["latency"]["count"])
+        for x in rec["executions"]:
+            want["executions"] += 1
+            r = next(r for r in rows["executions"] if r["recording"] == rec["path"] and
+                     int(r["core"]) == x["core"] and int(r["start_ns"]) == x["start_ns"])
+            expect(f"csv execution {x['start_ns']} latency", int(r["latency_ns"]), x["latency_ns"])
+            expect(f"csv execution {x['start_ns']} host", r["before_ns"] or None,
+                   str(x["host_call"]["before_ns"]) if x["host_call"] else None)
+        if rec["host"]:
+            for t in rec["host"]["event_types"]:
+                want["host_events"] += 1
+                r = next(r for r in rows["host_events"] if r["recording"] == rec["path"] and
+                         r["name"] == t["name"])
+                expect(f"csv host {t['name']} total", int(r["total_ns"]), t["total_ns"])
+        want["losses"] += len(rec["losses"])
+    for name, n in want.items():
+        expect(f"csv {name}.csv rows", len(rows[name]), n)
+
+
+def sql_check(summary_path, db, queries):
+    """Every query of the documentation, run by sqlite3, against the JSON."""
+    import re
+    import subprocess
+    doc = json.load(open(summary_path))
+    parts = re.split(r"^-- query: (\w+)\n", open(queries).read(), flags=re.M)
+    rows = {}
+    for name, body in zip(parts[1::2], parts[2::2]):
+        r = subprocess.run(["sqlite3", "-json", db], input=body, capture_output=True, text=True)
+        if r.returncode:
+            errors.append(f"query {name}: {r.stderr.strip()}")
+            return
+        rows[name] = json.loads(r.stdout) if r.stdout.strip() else []
+    want = collections.Counter()
+
+    def one(table, **key):
+        got = [r for r in rows[table] if all(r[k] == v for k, v in key.items())]
+        if len(got) != 1:
+            errors.append(f"{table} {key}: {len(got)} rows")
+            return None
+        return got[0]
+
+    def same(what, row, obj, keys):
+        for k in keys:
+            expect(f"{what} {k}", row[k] if not isinstance(obj[k], float) else float(row[k]), obj[k])
+
+    for rec in doc["recordings"]:
+        rp = rec["path"]
+        for c in rec["cores"]:
+            want["cores"] += 1
+            tag = f"{rp} core {c['core']}"
+            r = one("cores", recording=rp, device=c["device"], core=c["core"])
+            if r:
+                same(tag, r, c, ("entries", "first_ns", "last_ns", "span_ns", "inferences",
+                                 "inferences_failed", "busy_ns", "utilization_pct", "executions"))
+            for kind, key in (("engine", "engines"), ("topsp", "topsps")):
+                for u in c[key]:
+                    want["units"] += 1
+                    ut = f"{tag} {kind} {u[kind]}"
+                    r = one("units", recording=rp, device=c["device"], core=c["core"],
+                            unit_kind=kind, unit_index=u[kind])
+                    if r:
+                        same(ut, r, u, ("instructions", "busy_ns", "utilization_pct"))
+                    if kind == "engine" and u["dma"]:
+                        want["dma"] += 1
+                        r = one("dma", recording=rp, device=c["device"], core=c["core"], engine=u["engine"])
+                        if r:
+                            expect(f"{ut} dma", (r["transfers"], r["bytes"]), (u["dma"], u["dma_bytes"]))
+                    for o in u["ops"]:
+                        want["ops"] += 1
+                        r = one("ops", recording=rp, device=c["device"], core=c["core"],
+                                unit_kind=kind, unit_index=u[kind], code=o["code"])
+                        if r:
+                            same(f"{ut} op {o['code']:#x}", r, o, ("count", "total_ns", "min_ns", "avg_ns",
+                                                                 "median_ns", "p95_ns", "max_ns", "busy_pct"))
+            for t in c["throttle"]:
+                want["throttle"] += 1
+                r = one("throttle", recording=rp, device=c["device"], core=c["core"], level=t["level"])
+                if r:
+                    same(f"{tag} throttle {t['level']}", r, t, ("events", "time_ns"))
+            for e in c["errors_by_code"]:
+                want["errors"] += 1
+                r = one("errors", recording=rp, device=c["device"], core=c["core"], code=e["code"])
+                if r:
+                    same(f"{tag} error {e['code']}", r, e, ("count", "first_ns"))
+        for m in rec["models"]:
+            want["models"] += 1
+            r = one("models", recording=rp, model_id=m["model_id"])
+            if r:
+                same(f"{rp} model {m['model_id']}", r, m["latency"],
+                     ("count", "min_ns", "avg_ns", "median_ns", "p99_ns", "max_ns"))
+                same(f"{rp} model {m['model_id']}", r, m, ("failed", "host_matched"))
+        for x in rec["executions"]:
+            want["executions"] += 1
+            r = one("executions", recording=rp, device=x["device"], core=x["core"], index=x["index"])
+            if r:
+                same(f"{rp} execution {x['core']}/{x['index']}", r, x,
+                     ("model_id", "start_ns", "latency_ns", "iterations"))
+                h = x["host_call"] or {}
+                expect(f"{rp} execution {x['core']}/{x['index']} host",
+                       (r["before_ns"], r["after_ns"]), (h.get("before_ns"), h.get("after_ns")))
+        for t in (rec["host"] or {}).get("event_types", []):
+            want["host_events"] += 1
+            r = one("host_events", recording=rp, name=t["name"])
+            if r:
+                same(f"{rp} host {t['name']}", r, t,
+                     ("count", "total_ns", "min_ns", "avg_ns", "median_ns", "p99_ns", "max_ns"))
+    for name, got in rows.items():
+        expect(f"rows of query {name}", len(got), want[name])
+
+
+def main():
+    cmd, path, *args = sys.argv[1:]
+    try:
+        if cmd == "recompute":
+            recompute(path, int(args[0]), int(args[1]), args[2:])
+        elif cmd == "text":
+            text(path, args[0])
+        elif cmd == "csv":
+            csv_check(path, args[0])
+        elif cmd == "sql":
+            sql_check(path, args[0], args[1])
+        else:
+            errors.append(f"unknown check {cmd}")
+    except (ValueError, KeyError, OSError, StopIteration, IndexError) as e:
+        errors.append(f"{path}: {e!r}")
+    for e in errors:
+        print(f"# {e}")
+    sys.exit(1 if errors else 0)
+
+
+main()
