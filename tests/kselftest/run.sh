@@ -146,8 +146,8 @@ else
 		not_ok "every test of every program skips with a reason"
 		sed 's/^/#   /' <<<"$bad"
 	fi
-	check "the reasons name what is missing (root, neuronprof_sim, a render node)" \
-		bash -c 'grep -E "^# ok [0-9]+ .*# SKIP" "$1" | grep -Evq "neuronprof_sim|render node|root" && exit 1; exit 0' _ "$work/run.log"
+	check "the reasons name what is missing (root, neuronprof_sim, the fake Neuron device, a render node)" \
+		bash -c 'grep -E "^# ok [0-9]+ .*# SKIP" "$1" | grep -Evq "neuronprof_sim|neuronprof_fake_neuron|render node|root" && exit 1; exit 0' _ "$work/run.log"
 	if [ "$m32_ok" -eq 0 ]; then
 		skipped "the _m32 programs skip too" "this kernel cannot run i386 programs (no IA32 emulation)"
 	fi
