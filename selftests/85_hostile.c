@@ -231,8 +231,8 @@ static void *producer_fn(void *arg)
 }
 
 /*
- * Release everything produced, as fast as possible: through the consumer
- * page, and every few rounds through NQ_DRAIN.
+ * Release everything produced, every 200 us: through the consumer page, and
+ * every few rounds through NQ_DRAIN.
  */
 static void *releaser_fn(void *arg)
 {
@@ -245,6 +245,8 @@ static void *releaser_fn(void *arg)
 		prod = nprof_ring_producer(r);
 		if (prod == nprof_ring_consumer_pos(r))
 			continue;
+		/* Paced, so that read() gets its share of the entries. */
+		usleep(200);
 		if (rl->count % 8) {
 			nprof_ring_set_consumer(r, prod);
 		} else {
