@@ -314,8 +314,11 @@ TEST_F_TIMEOUT(hostile, read_races_release, 300)
 	       (unsigned long long)reads, (unsigned long long)got, prod.count, rel.count);
 	ASSERT_EQ(0, prod.err);
 	ASSERT_EQ(0, rel.err == -EINVAL ? 0 : rel.err);
+	/*
+	 * How many releases landed between reads depends on scheduling; the
+	 * deterministic form of this race is read_copy_stalled_by_userfaultfd.
+	 */
 	ASSERT_LT(0ull, got);
-	ASSERT_LT(0ul, rel.count);
 }
 
 struct uffd_reader {
