@@ -22,6 +22,7 @@
 
 #include "capture/capture_internal.h"
 #include "harness.h"
+#include "ntff_check.h"
 #include "inspect_util.h"
 
 #define RING		4096u
@@ -46,39 +47,13 @@ static int run(struct nprof_model *m, uint32_t iterations)
 	return nprof_model_sim_execute(m, &p, &res);
 }
 
-/*
- * Every record of @dir/@name: @entries entries numbered from 0 in order
- * and @lost lost. Returns the number of records.
- */
+/* The queues of profile @name in @dir: @entries each from seq 0, @lost lost; their number. */
 static int check_file(const char *dir, const char *name, uint64_t entries, uint64_t lost)
 {
-	struct nprof_ntff_reader *r;
 	char path[2 * PATH_MAX];
-	int i, n, bad = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	r = nprof_ntff_reader_open(path, 0);
-	CHECK(r != NULL);
-	if (!r)
-		return 0;
-	n = nprof_ntff_reader_queue_count(r);
-	for (i = 0; i < n; i++) {
-		const struct neuronprof_notification *e;
-		struct nprof_ntff_queue q = { .size = sizeof(q) };
-		struct nprof_ntff_entry_iter it;
-		uint64_t seq = 0;
-
-		CHECK_INT(nprof_ntff_reader_queue(r, (size_t)i, &q), 0);
-		CHECK_INT(q.entry_count, entries);
-		CHECK_INT(q.lost_count, lost);
-		nprof_ntff_entry_iter_init(&it, &q);
-		while ((e = nprof_ntff_entry_iter_next(&it)))
-			bad += e->seq != seq++;
-		CHECK_INT(seq, entries);
-	}
-	CHECK_INT(bad, 0);
-	nprof_ntff_reader_close(r);
-	return n;
+	return ntff_check_queues(path, entries, 0, lost);
 }
 
 static void model_capture(bool streaming)

@@ -83,6 +83,8 @@ struct equeue {
 	uint64_t expected;	/* produced by the programs, by the formulas */
 	uint64_t base;		/* sequence number of its first notification */
 	bool seen;
+	int *recs;		/* its records, in file order (a streamed capture has several) */
+	int nrecs;
 };
 
 static int passed, failed, testno;
@@ -420,18 +422,51 @@ static bool lossy(const struct session *s)
 }
 
 /*
- * Entry-by-entry checks of one record against its expected queue; counts
- * error entries and INFER_STATUS entries out of order on the way.
+ * The records of one queue as one: entries, losses and flags summed,
+ * first_seq of the first record with entries, last_seq of the last.
  */
-static bool check_record(const struct nprof_ntff_queue *q, const struct nprof_ntff_info *info,
-			 const struct session *s, const struct equeue *eq, uint64_t *err_entries,
-			 uint64_t *infer_bad)
+static void merge_records(const struct nprof_ntff_queue *recs, int n, struct nprof_ntff_queue *q)
+{
+	int i;
+
+	*q = recs[0];
+	q->entry_count = q->lost_count = q->data_length = 0;
+	q->ring_flags = 0;
+	q->entries = NULL;
+	for (i = 0; i < n; i++) {
+		if (recs[i].entry_count && !q->entry_count)
+			q->first_seq = recs[i].first_seq;
+		if (recs[i].entry_count)
+			q->last_seq = recs[i].last_seq;
+		q->entry_count += recs[i].entry_count;
+		q->lost_count += recs[i].lost_count;
+		q->ring_flags |= recs[i].ring_flags;
+	}
+}
+
+/*
+ * Entry-by-entry checks of the @nrec records of one queue, in file order,
+ * against its expected queue; counts error entries and INFER_STATUS entries
+ * out of order on the way.
+ */
+static bool check_record(const struct nprof_ntff_queue *recs, int nrec,
+			 const struct nprof_ntff_info *info, const struct session *s,
+			 const struct equeue *eq, uint64_t *err_entries, uint64_t *infer_bad)
 {
 	const struct neuronprof_notification *n, *prev = NULL;
 	struct nprof_ntff_entry_iter it;
 	uint64_t missing, count = 0, k = 0;
+	struct nprof_ntff_queue merged, *q = &merged;
 	bool ok = true;
 	char what[64];
+	int r;
+
+	merge_records(recs, nrec, q);
+	for (r = 1; r < nrec; r++)
+		if (recs[r].entry_size != recs[0].entry_size ||
+		    recs[r].trace_type != recs[0].trace_type || recs[r].block_type != recs[0].block_type)
+			ok = problem("queue type %u: record %d of %d describes it differently",
+				     q->queue_type, r, nrec);
 
 	snprintf(what, sizeof(what), "%s %u type %u engine %u",
 		 q->target_kind ? "TopSP" : "core", q->target_index, q->queue_type, q->engine);
@@ -444,7 +479,8 @@ static bool check_record(const struct nprof_ntff_queue *q, const struct nprof_nt
 		ok = problem("%s: first seq %" PRIu64 " is before the session's first, %" PRIu64, what,
 			     q->first_seq, eq->base);
 	missing = q->entry_count ? q->first_seq - eq->base : 0;
-	nprof_ntff_entry_iter_init(&it, q);
+	for (r = 0; r < nrec; r++) {
+	nprof_ntff_entry_iter_init(&it, &recs[r]);
 	while ((n = nprof_ntff_entry_iter_next(&it))) {
 		count++;
 		if (n->queue_type != q->queue_type || n->engine != q->engine)
@@ -477,6 +513,7 @@ static bool check_record(const struct nprof_ntff_queue *q, const struct nprof_nt
 			(*infer_bad)++;
 		prev = n;
 		k++;
+	}
 	}
 	if (count != q->entry_count)
 		ok = problem("%s: iterated %" PRIu64 " entries, the record says %" PRIu64, what, count,
@@ -587,37 +624,51 @@ static void check_session(const char *outdir, const char *proto_dir, const struc
 			if (eq[k].kind == q.target_kind && eq[k].index == q.target_index &&
 			    eq[k].type == q.queue_type && eq[k].engine == q.engine)
 				break;
-		if (k == neq)
+		if (k == neq) {
 			ok = problem("record %d: %s %u type %u engine %u is not a queue of core %u", i,
 				     q.target_kind ? "TopSP" : "core", q.target_index, q.queue_type,
 				     q.engine, s->core);
-		else if (eq[k].seen)
-			ok = problem("record %d: queue %u/%u/%u/%u appears twice", i, q.target_kind,
-				     q.target_index, q.queue_type, q.engine);
-		else
-			eq[k].seen = true;
+			continue;
+		}
+		/* A streamed capture writes a queue's entries as they come: several records. */
+		eq[k].seen = true;
+		eq[k].recs = realloc(eq[k].recs, (size_t)(eq[k].nrecs + 1) * sizeof(int));
+		if (!eq[k].recs) {
+			fprintf(stderr, "check_ntff: out of memory\n");
+			exit(2);
+		}
+		eq[k].recs[eq[k].nrecs++] = i;
 	}
 	for (k = 0; k < neq; k++)
 		if (!eq[k].seen)
 			ok = problem("queue %u/%u/%u/%u has no record", eq[k].kind, eq[k].index,
 				     eq[k].type, eq[k].engine);
-	result(ok && nq == neq, "%s: %d records, exactly the %d queues of the core and its TopSPs",
-	       tag, nq, neq);
+	result(ok, "%s: %d records, of exactly the %d queues of the core and its TopSPs", tag, nq,
+	       neq);
 
-	/* Entry by entry. */
+	/* Entry by entry, queue by queue. */
 	ok = true;
-	for (i = 0; i < nq; i++) {
-		struct nprof_ntff_queue q = { .size = sizeof(q) };
+	for (k = 0; k < neq; k++) {
+		struct nprof_ntff_queue *recs, q;
 
-		nprof_ntff_reader_queue(r, (size_t)i, &q);
-		for (k = 0; k < neq; k++)
-			if (eq[k].kind == q.target_kind && eq[k].index == q.target_index &&
-			    eq[k].type == q.queue_type && eq[k].engine == q.engine)
-				break;
-		if (k == neq)
+		if (!eq[k].nrecs)
 			continue;
-		if (!check_record(&q, &info, s, &eq[k], &err_entries, &infer_bad))
+		recs = calloc((size_t)eq[k].nrecs, sizeof(*recs));
+		if (!recs) {
+			fprintf(stderr, "check_ntff: out of memory\n");
+			exit(2);
+		}
+		for (i = 0; i < eq[k].nrecs; i++) {
+			recs[i].size = sizeof(recs[i]);
+			nprof_ntff_reader_queue(r, (size_t)eq[k].recs[i], &recs[i]);
+		}
+		if (!check_record(recs, eq[k].nrecs, &info, s, &eq[k], &err_entries, &infer_bad))
 			ok = false;
+		merge_records(recs, eq[k].nrecs, &q);
+		free(recs);
+		free(eq[k].recs);
+		eq[k].recs = NULL;
+		eq[k].nrecs = 0;
 		entries[q.queue_type] += q.entry_count;
 		lost[q.queue_type] += q.lost_count;
 		total_entries += q.entry_count;

@@ -19,18 +19,20 @@
  * its id from start to serialize. The queues record their own events
  * (device_nq.c).
  *
- * Streaming (the default; capture_stream.c): every subscribed queue also
- * has a spool file where ring position p lives at offset p - base, so the
- * windows above stay the same whether their entries are still in the ring
- * or already in the spool. A drainer thread per engine moves ring contents
- * into the spools while the capture runs (only what the active session
- * needs; the rest is released unwritten), stop moves the rest itself, and
- * serialize writes each window from the spool and, for whatever a failed
- * spool left behind, from the ring. The ring's consumer position is then
- * the drainer's, and release_space() punches the spool instead.
+ * Streaming (the default; capture_stream.c): a session's NTFF file is
+ * written while it runs. Start opens a pending writer (an unnamed file in
+ * the spool directory), a drainer thread per engine appends what the rings
+ * hold to the active session's file as the watermarks are crossed and
+ * releases that ring space, stop appends the rest, and serialize only
+ * completes the file and links it into place: every entry is written once.
+ * A window's @streamed says how far its entries are in the file; what is
+ * beyond (all of it without streaming, or after a failed write) stays in
+ * the ring and serialize appends it from there, so the consumer position
+ * is only ever moved up to the oldest position a session still needs in the
+ * ring (need_pos()).
  *
  * Locking: struct cap_core.lock guards a core's sessions, subscriptions
- * and spools; the drainer takes it around each queue it drains.
+ * and pending writers; the drainer takes it around each queue it drains.
  * Serialize marks its session busy under the lock, writes without it (a
  * busy session keeps its range, its spool bytes and the subscriptions
  * alive) and takes the lock again to unstash it. struct cap_core.ref_lock
@@ -55,6 +57,7 @@
 #include "capture/capture_internal.h"
 #include "capture/capture_stream.h"
 #include "device/device_internal.h"
+#include "ntff/ntff_internal.h"
 #include "util/internal.h"
 #include "util/tracepoint.h"
 
@@ -65,16 +68,24 @@ struct cap_queue {
 	uint64_t lost_base;		/* the ring's lost count at the subscription */
 	uint64_t lost_seen;		/* ... when last added to the progress page */
 	uint32_t watermark;		/* bytes, as subscribed */
-	struct nprof_spool spool;	/* fd -1 without streaming */
+	int stream_err;			/* -errno of its last failed stream, 0 if none */
 };
 
-/* A session's part of one queue: ring positions [begin, end) and losses. */
+/*
+ * A session's part of one queue: ring positions [begin, end) and losses.
+ * [begin, streamed) is in the session's file, with losses up to lost_attr
+ * (and the queue has a record there if @recorded); [streamed, end) is in
+ * the ring.
+ */
 struct cap_window {
 	uint64_t begin;
 	uint64_t end;
+	uint64_t streamed;
 	uint64_t lost_begin;
 	uint64_t lost_end;
+	uint64_t lost_attr;
 	uint32_t ring_flags;
+	bool recorded;
 };
 
 /* A harvested session waiting in the stash. */
@@ -82,6 +93,7 @@ struct cap_session {
 	struct cap_session *next;
 	uint64_t id;
 	bool busy;			/* being serialized */
+	struct nprof_ntff_writer *pw;	/* its file, NULL without streaming */
 	bool has_model;			/* a capture about model @model_id */
 	uint64_t model_id;
 	uint64_t start_ns;
@@ -102,6 +114,9 @@ struct cap_core {
 	struct cap_queue *queues;	/* NULL while nothing is subscribed */
 	size_t nqueues;
 	struct cap_window *active;	/* the active session's windows, or NULL */
+	struct nprof_ntff_writer *active_pw;	/* its file, NULL without streaming */
+	char *active_pw_err;		/* why a streaming engine's session has no file */
+	int active_pw_errno;		/* ... and its errno */
 	uint64_t active_start_ns;
 	bool active_has_model;		/* as cap_session, for the active session */
 	uint64_t active_model_id;
@@ -116,7 +131,7 @@ struct nprof_capture {
 	bool streaming;
 	char *spool_dir;
 	struct nprof_drainer *drainer;	/* NULL without streaming */
-	uint64_t spooled_bytes;		/* atomic */
+	uint64_t streamed_bytes;	/* atomic */
 	char instance_id[NPROF_INSTANCE_ID_MAX + 1];
 	char hostname[256];
 	uint32_t ncores;
@@ -298,7 +313,6 @@ static void unsubscribe_all(struct nprof_capture *cap, struct cap_core *c)
 
 		if (cap->drainer)
 			nprof_drainer_unwatch(cap->drainer, nprof_nq_fd(q->nq));
-		nprof_spool_close(&q->spool);
 		nprof_nq_close(q->nq);
 	}
 	free(c->queues);
@@ -306,12 +320,23 @@ static void unsubscribe_all(struct nprof_capture *cap, struct cap_core *c)
 	c->nqueues = 0;
 }
 
-static void free_stash(struct cap_core *c)
+/* Free the sessions of a core; a forked child (@inherited) leaves their files alone. */
+static void free_sessions(struct cap_core *c, bool inherited)
 {
+	void (*drop)(struct nprof_ntff_writer *) =
+		inherited ? nprof_ntff_writer_forget : nprof_ntff_writer_abort;
+
+	drop(c->active_pw);
+	c->active_pw = NULL;
+	free(c->active_pw_err);
+	c->active_pw_err = NULL;
+	free(c->active);
+	c->active = NULL;
 	while (c->stash) {
 		struct cap_session *s = c->stash;
 
 		c->stash = s->next;
+		drop(s->pw);
 		free(s);
 	}
 }
@@ -330,13 +355,10 @@ static void forget_inherited(struct nprof_capture *cap)
 	for (i = 0; i < cap->ncores; i++) {
 		struct cap_core *c = &cap->cores[i];
 
-		for (q = 0; q < c->nqueues; q++) {
-			nprof_spool_close(&c->queues[q].spool);
+		for (q = 0; q < c->nqueues; q++)
 			nprof_nq_close(c->queues[q].nq);
-		}
 		free(c->queues);
-		free(c->active);
-		free_stash(c);
+		free_sessions(c, true);
 	}
 	free(cap->spool_dir);
 	free(cap);
@@ -371,8 +393,7 @@ NPROF_API void nprof_capture_close(struct nprof_capture *cap)
 			nprof_log(NPROF_LOG_DEBUG, "NC %u: closing discards %s%s", i,
 				  c->active ? "an active session " : "",
 				  c->stash ? "stashed sessions" : "");
-		free(c->active);
-		free_stash(c);
+		free_sessions(c, false);
 		unsubscribe_all(cap, c);
 		pthread_mutex_destroy(&c->lock);
 		pthread_cond_destroy(&c->ref_cond);
@@ -408,25 +429,16 @@ static void queue_warn(const struct cap_core *c, const struct cap_queue *q, cons
 }
 
 /*
- * Give queue @i a spool and have the drainer watch it. A queue that cannot
- * stream keeps its entries in its ring (zero copy): a profile with losses
- * beats no profile; subscribe_all() warns once. Called locked.
+ * Have the drainer watch queue @i. A queue it cannot watch is drained only
+ * by stop (and kicks), so its entries wait in its ring: a profile with
+ * losses beats no profile; subscribe_all() warns once. Called locked.
  */
 static int stream_queue(struct nprof_capture *cap, struct cap_core *c, size_t i)
 {
 	struct cap_queue *q = &c->queues[i];
-	uint64_t base = nprof_ring_load_consumer(nprof_nq_ring(q->nq));
-	int ret;
 
-	ret = nprof_spool_open(&q->spool, cap->spool_dir, base);
-	if (ret)
-		return ret;
-	ret = nprof_drainer_watch(cap->drainer, nprof_nq_fd(q->nq), drain_key(c->nc, i));
-	if (ret) {
-		q->spool.err = ret;
-		nprof_spool_close(&q->spool);
-	}
-	return ret;
+	q->stream_err = nprof_drainer_watch(cap->drainer, nprof_nq_fd(q->nq), drain_key(c->nc, i));
+	return q->stream_err;
 }
 
 /* Report the losses of queue @q not reported yet to the progress page. Called locked. */
@@ -440,29 +452,114 @@ static void account_lost(struct cap_queue *q)
 	}
 }
 
+/* How queue @q is described in a file. */
+static void queue_desc(const struct cap_queue *q, struct nprof_ntff_queue_desc *desc)
+{
+	memset(desc, 0, sizeof(*desc));
+	desc->size = sizeof(*desc);
+	desc->queue_type = q->id.queue_type;
+	desc->target_kind = q->id.target_kind;
+	desc->target_index = q->id.target_index;
+	desc->engine = q->id.engine;
+	desc->entry_size = nprof_nq_ring(q->nq)->entry_size;
+}
+
 /*
- * Move what queue @i's ring holds into its spool: what the active session
- * needs is written, the rest released unwritten. Called locked.
+ * Append ring positions [@w->streamed, @upto) of queue @q to @pw, with the
+ * losses up to @lost not attributed yet and @flags, and move the window on.
+ * Nothing is appended when there is nothing new and the queue already has a
+ * record in the file. @progress: count the bytes as streamed (a pending
+ * file's). Return 0 or -errno (the window is then unchanged).
  */
-static int pull_queue(struct nprof_capture *cap, struct cap_core *c, size_t i)
+static int stream_window(struct nprof_capture *cap, const struct cap_queue *q,
+			 struct nprof_ntff_writer *pw, struct cap_window *w, uint64_t upto,
+			 uint64_t lost, uint32_t flags, bool progress)
+{
+	struct nprof_ring *ring = nprof_nq_ring(q->nq);
+	uint64_t len = upto - w->streamed;
+	struct nprof_ntff_queue_desc desc;
+	int ret;
+
+	queue_desc(q, &desc);
+	desc.lost_count = lost > w->lost_attr ? lost - w->lost_attr : 0;
+	desc.ring_flags = flags;
+	if (!len && !desc.lost_count && !flags && w->recorded)
+		return 0;
+	ret = nprof_stream_append(ring, pw, &desc, w->streamed, upto);
+	if (ret)
+		return ret;
+	w->streamed = upto;
+	if (lost > w->lost_attr)
+		w->lost_attr = lost;
+	w->recorded = true;
+	if (len && progress) {
+		__atomic_fetch_add(&cap->streamed_bytes, len, __ATOMIC_RELAXED);
+		nprof_progress_add(len / ring->entry_size, len, 0);
+	}
+	return 0;
+}
+
+/* Whether ring position @pos lies in [@from, @to] (distances stay ordered across wraps). */
+static inline bool pos_within(uint64_t pos, uint64_t from, uint64_t to)
+{
+	return pos - from <= to - from;
+}
+
+/*
+ * The oldest position of queue @i that a session still needs in the ring,
+ * between the consumer @cons and the producer @prod: the active session's
+ * first entry not in its file, and that of every stashed session with
+ * entries not in its file; @prod when none needs anything. Called locked.
+ */
+static uint64_t need_pos(const struct cap_core *c, size_t i, uint64_t cons, uint64_t prod)
+{
+	uint64_t pos = prod;
+	const struct cap_session *s;
+
+	if (c->active && pos_within(c->active[i].streamed, cons, pos))
+		pos = c->active[i].streamed;
+	for (s = c->stash; s; s = s->next)
+		if (s->w[i].streamed != s->w[i].end && pos_within(s->w[i].streamed, cons, pos))
+			pos = s->w[i].streamed;
+	return pos;
+}
+
+/*
+ * Drain queue @i: append what its ring holds to the active session's file
+ * and release the ring space no session needs any more (all of it while no
+ * session is active). Repeats while the producer keeps at least the
+ * watermark unread, so that when the drainer sleeps again the next crossing
+ * is a new edge. Called locked.
+ */
+static void pull_queue(struct nprof_capture *cap, struct cap_core *c, size_t i)
 {
 	struct cap_queue *q = &c->queues[i];
-	bool failed = q->spool.err != 0;
-	int64_t n;
+	struct nprof_ring *ring = nprof_nq_ring(q->nq);
+	uint64_t wm = q->watermark > ring->entry_size ? q->watermark : ring->entry_size;
+	struct nprof_ring_spans sp;
+	uint64_t pos;
+	int ret = 0;
 
 	account_lost(q);
-	if (q->spool.fd < 0)
-		return q->spool.err;
-	n = nprof_spool_pull(&q->spool, nprof_nq_ring(q->nq), c->active ? &c->active[i].begin : NULL,
-			     q->watermark);
-	if (n < 0) {
-		if (!failed)
-			queue_warn(c, q, "stopped streaming");
-		return (int)n;
+	while (nprof_ring_peek(ring, &sp) > 0) {
+		if (c->active && c->active_pw && pos_within(c->active[i].streamed, sp.begin, sp.end)) {
+			uint64_t lost = __atomic_load_n(&ring->hdr->lost, __ATOMIC_RELAXED);
+
+			ret = stream_window(cap, q, c->active_pw, &c->active[i], sp.end, lost, 0, true);
+			if (ret && !q->stream_err)
+				queue_warn(c, q, "cannot be written");
+			q->stream_err = ret;
+		}
+		pos = need_pos(c, i, sp.begin, sp.end);
+		if (pos == sp.begin)
+			break;
+		if (nprof_ring_release(ring, pos)) {
+			nprof_log(NPROF_LOG_WARN, "NC %u: %s", c->nc, nprof_err_current());
+			break;
+		}
+		if (ret || nprof_ring_load_producer(ring) - pos < wm)
+			break;
 	}
-	__atomic_fetch_add(&cap->spooled_bytes, (uint64_t)n, __ATOMIC_RELAXED);
-	nprof_progress_add((uint64_t)n / nprof_nq_ring(q->nq)->entry_size, (uint64_t)n, 0);
-	return 0;
 }
 
 /* The drainer's callback: one queue, or every queue of every core. */
@@ -525,7 +622,6 @@ static int subscribe_all(struct nprof_capture *cap, struct cap_core *c)
 		if (cap->streaming)
 			p.watermark = (uint32_t)(nprof_device_ring_size(cap->dev, p.ring_size) / 4);
 		q->id = ids[i];
-		q->spool.fd = -1;
 		q->nq = nprof_nq_subscribe(cap->dev, &p);
 		if (!q->nq) {
 			ret = nprof_err(errno, "cannot start a profile session on NC %u: %s", c->nc,
@@ -550,9 +646,8 @@ static int subscribe_all(struct nprof_capture *cap, struct cap_core *c)
 }
 
 /*
- * Give back the ring space no live session needs: each ring's consumer
- * moves to the oldest begin of the active and the stashed sessions (busy
- * ones included). Without any session left, unsubscribe. Called locked.
+ * Give back the ring space no live session needs (need_pos()). Without
+ * any session left, unsubscribe. Called locked.
  */
 static void release_space(struct nprof_capture *cap, struct cap_core *c)
 {
@@ -563,34 +658,15 @@ static void release_space(struct nprof_capture *cap, struct cap_core *c)
 		return;
 	}
 	for (i = 0; i < c->nqueues; i++) {
-		struct cap_queue *q = &c->queues[i];
-		struct nprof_ring *ring = nprof_nq_ring(q->nq);
-		uint64_t cons = nprof_ring_load_consumer(ring);
-		/* A spool holds everything since its base; a ring since its consumer. */
-		uint64_t from = q->spool.fd >= 0 ? q->spool.base : cons;
-		uint64_t best = UINT64_MAX, pos = cons;
-		struct cap_session *s;
+		struct nprof_ring *ring = nprof_nq_ring(c->queues[i].nq);
+		struct nprof_ring_spans sp;
+		uint64_t pos;
 
-		/* Distances from there stay ordered when positions wrap. */
-		if (c->active && c->active[i].begin - from < best) {
-			best = c->active[i].begin - from;
-			pos = c->active[i].begin;
-		}
-		for (s = c->stash; s; s = s->next) {
-			if (s->w[i].begin - from < best) {
-				best = s->w[i].begin - from;
-				pos = s->w[i].begin;
-			}
-		}
-		if (q->spool.fd >= 0)
-			nprof_spool_punch(&q->spool, pos);
-		/* The ring gives back what nobody needs, never below what it holds. */
-		if (pos - cons <= nprof_ring_load_producer(ring) - cons && pos != cons) {
-			if (nprof_ring_release(ring, pos))
-				nprof_log(NPROF_LOG_WARN, "NC %u: %s", c->nc, nprof_err_current());
-			else if (q->spool.fd >= 0)
-				q->spool.spooled = pos;	/* released unwritten: a hole */
-		}
+		if (nprof_ring_peek(ring, &sp) <= 0)
+			continue;
+		pos = need_pos(c, i, sp.begin, sp.end);
+		if (pos != sp.begin && nprof_ring_release(ring, pos))
+			nprof_log(NPROF_LOG_WARN, "NC %u: %s", c->nc, nprof_err_current());
 	}
 }
 
@@ -648,18 +724,14 @@ static inline struct nprof_sys_trace_attr uint_attr(const char *key, uint64_t v)
 }
 
 /*
- * Whether a harvested window can be written: its part not in the spool is
- * at most one ring long (the ring cannot hold more unread), and its end is
- * not past what the producer published.
+ * Whether a harvested window can be written: it does not end before it
+ * begins or before what is already in the file, and its part not in the
+ * file is at most one ring long (the ring cannot hold more unread).
  */
-static bool window_fits(const struct cap_queue *q, struct nprof_ring *ring,
-			const struct cap_window *w)
+static bool window_fits(struct nprof_ring *ring, const struct cap_window *w)
 {
-	uint64_t from = w->begin;
-
-	if (q->spool.fd >= 0 && (int64_t)(q->spool.spooled - w->begin) > 0)
-		from = (int64_t)(q->spool.spooled - w->end) >= 0 ? w->end : q->spool.spooled;
-	return (int64_t)(w->end - w->begin) >= 0 && w->end - from <= ring->size;
+	return (int64_t)(w->end - w->begin) >= 0 && pos_within(w->streamed, w->begin, w->end) &&
+	       w->end - w->streamed <= ring->size;
 }
 
 /* ---- sessions ------------------------------------------------------------------ */
@@ -703,15 +775,28 @@ int nprof_capture_session_start_for(struct nprof_capture *cap, uint32_t nc,
 		if (fresh) {
 			/* Everything since the subscription belongs to this session. */
 			w[i].begin = nprof_ring_load_consumer(nprof_nq_ring(c->queues[i].nq));
-			continue;
+		} else {
+			/*
+			 * Reused rings (an unserialized session holds them): begin
+			 * after what is in flight now, so it is not counted twice.
+			 */
+			queue_snapshot(c, c->queues[i].nq, flush, &st);
+			w[i].begin = st.producer_pos;
+			w[i].lost_begin = st.lost;
 		}
-		/*
-		 * Reused rings (an unserialized session holds them): begin
-		 * after what is in flight now, so it is not counted twice.
-		 */
-		queue_snapshot(c, c->queues[i].nq, flush, &st);
-		w[i].begin = st.producer_pos;
-		w[i].lost_begin = st.lost;
+		w[i].streamed = w[i].begin;
+		w[i].lost_attr = w[i].lost_begin;
+	}
+	/* Streaming: the file is written from now on; without one, the rings keep it all. */
+	if (cap->streaming) {
+		c->active_pw = nprof_ntff_writer_create_pending(cap->spool_dir);
+		c->active_pw_errno = c->active_pw ? 0 : errno;
+		free(c->active_pw_err);
+		c->active_pw_err = c->active_pw ? NULL : strdup(nprof_err_current());
+		if (!c->active_pw)
+			nprof_log(NPROF_LOG_WARN,
+				  "NC %u: cannot stream this profile session (%s): its entries stay in the rings, and what does not fit is counted as lost",
+				  nc, nprof_err_current());
 	}
 	c->active = w;
 	c->active_start_ns = now_ns((clockid_t)cap->dev->info.clock_id);
@@ -783,20 +868,27 @@ NPROF_API int nprof_capture_session_stop(struct nprof_capture *cap, uint32_t nc,
 		w->end = st.producer_pos;
 		w->lost_end = st.lost;
 		w->ring_flags = st.ring_flags;
-		/* Streaming: the rest into the spool now, while the session is active. */
-		pull_queue(cap, c, i);
 		account_lost(q);
 		/* A ring cannot hold more than its size unread: anything else is corrupt. */
-		if ((w->end - w->begin) % ring->entry_size || !window_fits(q, ring, w) ||
+		if ((w->end - w->begin) % ring->entry_size || !window_fits(ring, w) ||
 		    w->lost_end < w->lost_begin) {
 			nprof_log(NPROF_LOG_ERROR,
-				  "NC %u: queue type %u target %u/%u engine %u reports positions %llu..%llu, lost %llu..%llu; dropping its entries",
+				  "NC %u: queue type %u target %u/%u engine %u reports positions %llu..%llu, lost %llu..%llu; dropping its entries not written yet",
 				  nc, ring->queue_type, ring->target_kind, ring->target_index,
 				  ring->engine, (unsigned long long)w->begin,
 				  (unsigned long long)w->end, (unsigned long long)w->lost_begin,
 				  (unsigned long long)w->lost_end);
-			w->end = w->begin;
-			w->lost_end = w->lost_begin;
+			w->end = w->streamed;
+			w->lost_end = w->lost_attr;
+		}
+		/* Streaming: the rest into the file now, while the session is active. */
+		if (c->active_pw) {
+			ret = stream_window(cap, q, c->active_pw, w, w->end, w->lost_end,
+					    w->ring_flags, true);
+			if (ret && !q->stream_err)
+				queue_warn(c, q, "cannot be written");
+			q->stream_err = ret;
+			ret = 0;
 		}
 		entries += (w->end - w->begin) / ring->entry_size;
 		lost += w->lost_end - w->lost_begin;
@@ -806,11 +898,15 @@ NPROF_API int nprof_capture_session_stop(struct nprof_capture *cap, uint32_t nc,
 	s->id = c->next_id++;
 	s->has_model = c->active_has_model;
 	s->model_id = c->active_model_id;
+	s->pw = c->active_pw;
+	c->active_pw = NULL;
 	for (tail = &c->stash; *tail; tail = &(*tail)->next)
 		;
 	*tail = s;
 	free(c->active);
 	c->active = NULL;
+	/* What the file holds leaves the rings: the next session has them whole. */
+	release_space(cap, c);
 	*session_id = s->id;
 	attrs[0] = uint_attr("session_id", s->id);
 	attrs[1] = uint_attr("entries", entries);
@@ -867,21 +963,58 @@ static void unstash(struct nprof_capture *cap, struct cap_core *c, struct cap_se
 	struct cap_session *s = *link;
 
 	*link = s->next;
+	nprof_ntff_writer_abort(s->pw);
 	free(s);
 	release_space(cap, c);
 }
 
-/*
- * Write one session; no lock held (the busy session pins what it reads).
- * @fname and @label come from nprof_capture_session_serialize_named(); NULL
- * means the SESSION file name and description.
- */
-static int write_session(struct nprof_capture *cap, struct cap_core *c,
-			 const struct cap_session *s, int dirfd, const char *fname,
-			 const struct nprof_capture_label *label)
+/* The description of session @s of core @c in its file. */
+static void session_info(const struct nprof_capture *cap, const struct cap_core *c,
+			 const struct cap_session *s, const struct nprof_capture_label *label,
+			 struct nprof_ntff_info *info)
 {
 	const struct nprof_device_info *di = &cap->dev->info;
-	struct nprof_ntff_writer *w;
+
+	/*
+	 * The device is described once per file, in the capture description,
+	 * not per queue: every queue of a session comes from this device.
+	 */
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	info->pid = (uint32_t)getpid();
+	info->core = label && label->has_core ? label->core : c->nc;
+	info->capture_kind = label ? label->capture_kind : NPROF_NTFF_CAPTURE_SESSION;
+	info->clock_id = di->clock_id;
+	info->session_id = s->id;
+	info->model_name = label ? label->model_name : NULL;
+	info->model_id = label ? label->model_id : 0;
+	info->instance_id = cap->instance_id[0] ? cap->instance_id : NULL;
+	info->hostname = cap->hostname[0] ? cap->hostname : NULL;
+	info->start_ns = s->start_ns;
+	info->stop_ns = s->stop_ns;
+	info->device.arch = di->arch;
+	info->device.uapi_version = di->uapi_version;
+	info->device.num_cores = di->num_cores;
+	info->device.num_topsps = di->num_topsps;
+	info->device.engines_per_core = di->engines_per_core;
+	info->device.entry_size = di->entry_size;
+	info->device.device_index = di->device_index;
+	info->device.provider = di->provider;
+}
+
+/*
+ * Write one session; no lock held (the busy session pins what it reads).
+ * @win is a copy of its windows, moved on as entries reach its file (the
+ * caller puts it back under the lock, also when writing fails: what reached
+ * a pending file is there for the next try). @fname and @label come from
+ * nprof_capture_session_serialize_named(); NULL means the SESSION file name
+ * and description.
+ */
+static int write_session(struct nprof_capture *cap, struct cap_core *c, struct cap_session *s,
+			 struct cap_window *win, int dirfd, const char *fname,
+			 const struct nprof_capture_label *label)
+{
+	struct nprof_ntff_writer *w = s->pw;
 	struct nprof_ntff_info info;
 	char name[NAME_MAX + 1];
 	size_t i;
@@ -897,62 +1030,23 @@ static int write_session(struct nprof_capture *cap, struct cap_core *c,
 		if (ret < 0)
 			return ret;
 	}
-	w = nprof_ntff_writer_createat(dirfd, name, 0);
+	/* Without a file written while it ran, the whole session is in the rings. */
+	if (!w)
+		w = nprof_ntff_writer_createat(dirfd, name, 0);
 	if (!w)
 		return nprof_err(errno, "cannot serialize profile session id %llu of NC %u: %s",
 				 (unsigned long long)s->id, c->nc, nprof_err_current());
-
-	/*
-	 * The device is described once per file, in the capture description,
-	 * not per queue: every queue of a session comes from this device.
-	 */
-	memset(&info, 0, sizeof(info));
-	info.size = sizeof(info);
-	info.pid = (uint32_t)getpid();
-	info.core = label && label->has_core ? label->core : c->nc;
-	info.capture_kind = label ? label->capture_kind : NPROF_NTFF_CAPTURE_SESSION;
-	info.clock_id = di->clock_id;
-	info.session_id = s->id;
-	info.model_name = label ? label->model_name : NULL;
-	info.model_id = label ? label->model_id : 0;
-	info.instance_id = cap->instance_id[0] ? cap->instance_id : NULL;
-	info.hostname = cap->hostname[0] ? cap->hostname : NULL;
-	info.start_ns = s->start_ns;
-	info.stop_ns = s->stop_ns;
-	info.device.arch = di->arch;
-	info.device.uapi_version = di->uapi_version;
-	info.device.num_cores = di->num_cores;
-	info.device.num_topsps = di->num_topsps;
-	info.device.engines_per_core = di->engines_per_core;
-	info.device.entry_size = di->entry_size;
-	info.device.device_index = di->device_index;
-	info.device.provider = di->provider;
+	session_info(cap, c, s, label, &info);
 	ret = nprof_ntff_writer_set_info(w, &info);
 
-	for (i = 0; !ret && i < c->nqueues; i++) {
-		struct cap_queue *q = &c->queues[i];
-		const struct cap_window *win = &s->w[i];
-		struct nprof_ring *ring = nprof_nq_ring(q->nq);
-		struct nprof_ntff_queue_desc desc;
-
-		if (nprof_ntff_map_queue_type(q->id.queue_type, NULL, NULL)) {
-			nprof_log(NPROF_LOG_DEBUG, "NC %u: dropping queue type %u: not a queue type this library knows",
-				  c->nc, q->id.queue_type);
-			continue;
-		}
-		memset(&desc, 0, sizeof(desc));
-		desc.size = sizeof(desc);
-		desc.queue_type = q->id.queue_type;
-		desc.target_kind = q->id.target_kind;
-		desc.target_index = q->id.target_index;
-		desc.engine = q->id.engine;
-		desc.entry_size = ring->entry_size;
-		desc.ring_flags = win->ring_flags;
-		desc.lost_count = win->lost_end - win->lost_begin;
-		/* From the spool, and from the ring what a failed spool left there. */
-		ret = nprof_spool_write(&q->spool, ring, w, &desc, win->begin, win->end);
-	}
-	if (ret) {
+	/* What is still in the rings; every queue gets a record, even without entries. */
+	for (i = 0; !ret && i < c->nqueues; i++)
+		ret = stream_window(cap, &c->queues[i], w, &win[i], win[i].end, win[i].lost_end,
+				    win[i].ring_flags, s->pw != NULL);
+	if (s->pw) {
+		if (!ret)
+			ret = nprof_ntff_writer_commit(&s->pw, dirfd, name);
+	} else if (ret) {
 		nprof_ntff_writer_abort(w);
 	} else {
 		ret = nprof_ntff_writer_finalize(w);
@@ -976,6 +1070,7 @@ int nprof_capture_session_serialize_named(struct nprof_capture *cap, uint32_t nc
 	struct nprof_sys_trace_attr attrs[2];
 	struct nprof_sys_trace_event ev;
 	struct cap_session **link, *s;
+	struct cap_window *win;
 	struct cap_core *c;
 	int ret, want;
 
@@ -983,12 +1078,19 @@ int nprof_capture_session_serialize_named(struct nprof_capture *cap, uint32_t nc
 	if (ret)
 		return ret;
 	s = *link;
+	win = malloc(c->nqueues * sizeof(*win) + 1);
+	if (!win) {
+		core_put(c);
+		return nprof_err(ENOMEM, "cannot serialize profile session id %llu of NC %u",
+				 (unsigned long long)session_id, nc);
+	}
+	memcpy(win, s->w, c->nqueues * sizeof(*win));
 	s->busy = true;
 	pthread_mutex_unlock(&c->lock);
 
 	/* Recorded whether the write works or not: the time went into it either way. */
 	want = trace_begin(&ev, NPROF_EV_PROFILE_SERIALIZE, cap, c);
-	ret = write_session(cap, c, s, dirfd, fname, label);
+	ret = write_session(cap, c, s, win, dirfd, fname, label);
 	attrs[0] = uint_attr("session_id", s->id);
 	attrs[1] = (struct nprof_sys_trace_attr){
 		.key = "error", .type = NPROF_SYS_TRACE_ATTR_INT, .v.i = -ret,
@@ -996,6 +1098,8 @@ int nprof_capture_session_serialize_named(struct nprof_capture *cap, uint32_t nc
 	trace_end(&ev, want, s->has_model, s->model_id, attrs, ret ? 2 : 1);
 
 	pthread_mutex_lock(&c->lock);
+	memcpy(s->w, win, c->nqueues * sizeof(*win));
+	free(win);
 	s->busy = false;
 	if (!ret) {
 		/* Other sessions may have been unstashed meanwhile: look again. */
@@ -1091,9 +1195,13 @@ NPROF_API int nprof_capture_session_sync(struct nprof_capture *cap, uint32_t nc)
 	pthread_mutex_unlock(&c->lock);
 	ret = nprof_drainer_sync(cap->drainer);
 	pthread_mutex_lock(&c->lock);
+	if (!ret && c->active && !c->active_pw)
+		ret = nprof_err(c->active_pw_errno ? c->active_pw_errno : EIO,
+				"NC %u: the profile session does not stream: %s", nc,
+				c->active_pw_err ? c->active_pw_err : "no file to stream into");
 	for (i = 0; !ret && i < c->nqueues; i++) {
-		if (c->queues[i].spool.err)
-			ret = nprof_err(-c->queues[i].spool.err,
+		if (c->queues[i].stream_err)
+			ret = nprof_err(-c->queues[i].stream_err,
 					"NC %u: queue type %u target %u/%u engine %u does not stream",
 					nc, c->queues[i].id.queue_type, c->queues[i].id.target_kind,
 					c->queues[i].id.target_index, c->queues[i].id.engine);
@@ -1117,7 +1225,7 @@ NPROF_API int nprof_capture_get_progress(struct nprof_capture *cap,
 	memset(p, 0, size);
 	p->size = size;
 	p->streaming = cap->streaming;
-	p->bytes = __atomic_load_n(&cap->spooled_bytes, __ATOMIC_RELAXED);
+	p->bytes = __atomic_load_n(&cap->streamed_bytes, __ATOMIC_RELAXED);
 	p->entries = p->bytes / cap->dev->info.entry_size;
 	for (nc = 0; nc < cap->ncores; nc++) {
 		struct cap_core *c = &cap->cores[nc];

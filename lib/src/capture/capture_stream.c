@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * Streaming capture: per-queue spools (unnamed temporary files that extend
- * a ring onto disk) and the drainer thread that fills them while a capture
- * runs (Documentation/capture.rst, "Streaming").
+ * Streaming capture: the drainer thread that moves ring contents into the
+ * NTFF files of the captures running (Documentation/capture.rst,
+ * "Streaming"), and the progress page.
  *
- * Bytes go from the ring mapping to the spool with pwritev() and from the
- * spool to the NTFF file through a read-only mapping of the spool handed to
- * the NTFF writer, which checksums and writes that memory: no entry is ever
- * copied into the heap, and the heap used does not grow with the capture.
+ * Bytes go from the ring mapping to the file being captured, written once:
+ * the NTFF writer checksums the mapped entries and pwritev()s them, so no
+ * entry is ever copied into the heap, and the heap used does not grow with
+ * the capture.
  *
  * The drainer sleeps in epoll_wait() on the subscriptions' descriptors,
  * edge-triggered: the kernel wakes a subscriber when the unread bytes cross
@@ -36,238 +36,26 @@
 #include "ntff/ntff_internal.h"
 #include "util/internal.h"
 
-/* Bytes of the spool mapped at a time while writing an NTFF file. */
-#define SPOOL_MAP_CHUNK		(32ULL << 20)
-
 /* Events taken from epoll per wakeup. */
 #define DRAINER_EVENTS		64
 
 /* The eventfd's epoll key; queue keys are (core << 32 | index). */
 #define DRAINER_KEY_KICK	(UINT64_MAX - 1)
 
-/* ---- spool ------------------------------------------------------------------ */
+/* ---- ring to file ------------------------------------------------------------ */
 
-int nprof_spool_open(struct nprof_spool *sp, const char *dir, uint64_t base)
+int nprof_stream_append(struct nprof_ring *ring, struct nprof_ntff_writer *w,
+			const struct nprof_ntff_queue_desc *desc, uint64_t begin, uint64_t end)
 {
-	char name[64];
-	int dfd, fd, err;
-
-	memset(sp, 0, sizeof(*sp));
-	sp->fd = -1;
-	sp->base = base;
-	sp->spooled = base;
-	sp->punched = base;
-	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd >= 0) {
-		sp->fd = fd;
-		return 0;
-	}
-	err = errno;
-	if (err != EOPNOTSUPP && err != EISDIR && err != EINVAL)
-		goto fail;
-	/* No O_TMPFILE here: a name that lives for one system call. */
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0) {
-		err = errno;
-		goto fail;
-	}
-	fd = nprof_tmpfile_create(dfd, "spool", name, sizeof(name));
-	err = errno;
-	if (fd >= 0) {
-		unlinkat(dfd, name, 0);
-		/* nprof_tmpfile_create() opens write-only; the NTFF writer maps it. */
-		snprintf(name, sizeof(name), "/proc/self/fd/%d", fd);
-		sp->fd = open(name, O_RDWR | O_CLOEXEC);
-		err = errno;
-		close(fd);
-	}
-	close(dfd);
-	if (sp->fd >= 0)
-		return 0;
-fail:
-	sp->err = -err;
-	return nprof_err(err, "cannot create a spool file in %s: %s", dir, strerror(err));
-}
-
-void nprof_spool_close(struct nprof_spool *sp)
-{
-	if (sp->fd >= 0)
-		close(sp->fd);
-	sp->fd = -1;
-}
-
-static int spool_pwritev(struct nprof_spool *sp, struct iovec *iov, int iovcnt, uint64_t pos)
-{
-	uint64_t off = pos - sp->base;
-
-	while (iovcnt) {
-		ssize_t n = pwritev(sp->fd, iov, iovcnt, (off_t)off);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return nprof_err(errno, "cannot write the spool at offset %llu: %s",
-					 (unsigned long long)off, strerror(errno));
-		}
-		if (!n)
-			return nprof_err(EIO, "cannot write the spool at offset %llu: no progress",
-					 (unsigned long long)off);
-		off += (uint64_t)n;
-		while (iovcnt && (size_t)n >= iov->iov_len) {
-			n -= (ssize_t)iov->iov_len;
-			iov++;
-			iovcnt--;
-		}
-		if (iovcnt) {
-			iov->iov_base = (char *)iov->iov_base + n;
-			iov->iov_len -= (size_t)n;
-		}
-	}
-	return 0;
-}
-
-int64_t nprof_spool_pull(struct nprof_spool *sp, struct nprof_ring *ring, const uint64_t *keep_from,
-			 uint64_t watermark)
-{
-	int64_t written = 0;
+	struct nprof_ring_spans s = { 0 };
 	int ret;
 
-	if (sp->err)
-		return sp->err;
-	if (watermark < ring->entry_size)
-		watermark = ring->entry_size;
-	for (;;) {
-		struct nprof_ring_spans s;
-		struct iovec iov[2];
-		uint64_t from, len;
-		int n, iovcnt = 0;
-
-		n = nprof_ring_peek(ring, &s);
-		if (n <= 0) {
-			ret = n;
-			break;
-		}
-		/* What no session needs is released unwritten (a hole in the spool). */
-		if (!keep_from || (int64_t)(*keep_from - s.begin) >= (int64_t)(s.end - s.begin))
-			from = s.end;
-		else if ((int64_t)(*keep_from - s.begin) > 0)
-			from = *keep_from;
-		else
-			from = s.begin;
-		len = s.end - from;
-		if (len) {
-			ret = nprof_ring_window(ring, from, s.end, &s);
-			if (ret < 0)
-				break;
-			iov[iovcnt].iov_base = (void *)s.ptr[0];
-			iov[iovcnt++].iov_len = s.len[0];
-			if (s.len[1]) {
-				iov[iovcnt].iov_base = (void *)s.ptr[1];
-				iov[iovcnt++].iov_len = s.len[1];
-			}
-			ret = spool_pwritev(sp, iov, iovcnt, from);
-			if (ret)
-				break;
-		}
-		ret = nprof_ring_release(ring, s.end);
-		if (ret)
-			break;
-		sp->spooled = s.end;
-		written += (int64_t)len;
-		if (nprof_ring_load_producer(ring) - s.end < watermark)
-			return written;
-	}
-	if (ret < 0) {
-		sp->err = ret;
-		return ret;
-	}
-	return written;
-}
-
-void nprof_spool_punch(struct nprof_spool *sp, uint64_t pos)
-{
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-	uint64_t start, end;
-
-	if (sp->fd < 0)
-		return;
-	if (pos - sp->punched > sp->spooled - sp->punched)
-		pos = sp->spooled;	/* never past what is written */
-	start = (sp->punched - sp->base) & ~(page - 1);
-	end = (pos - sp->base) & ~(page - 1);
-	if (end <= start)
-		return;
-	if (fallocate(sp->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)start,
-		      (off_t)(end - start)))
-		nprof_log(NPROF_LOG_DEBUG, "cannot punch the spool: %s", strerror(errno));
-	else
-		sp->punched = sp->base + end;
-}
-
-/* Append spool bytes [begin, end) of the queue to @w in mapped pieces. */
-static int spool_write_part(struct nprof_spool *sp, struct nprof_ntff_writer *w,
-			    struct nprof_ntff_queue_desc *desc, uint64_t begin, uint64_t end)
-{
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-
-	while (begin != end) {
-		uint64_t off = begin - sp->base;
-		uint64_t len = end - begin < SPOOL_MAP_CHUNK ? end - begin : SPOOL_MAP_CHUNK;
-		uint64_t moff = off & ~(page - 1);
-		size_t mlen = (size_t)(off - moff + len);
-		void *map;
-		int ret;
-
-		/* Populated at once: one call instead of a fault per page. */
-		map = mmap(NULL, mlen, PROT_READ, MAP_SHARED | MAP_POPULATE, sp->fd, (off_t)moff);
-		if (map == MAP_FAILED)
-			return nprof_err(errno, "cannot map %llu bytes of the spool: %s",
-					 (unsigned long long)len, strerror(errno));
-		madvise(map, mlen, MADV_SEQUENTIAL);
-		ret = nprof_ntff_writer_append_file(w, desc, (char *)map + (off - moff), (size_t)len,
-						    sp->fd, off);
-		munmap(map, mlen);
+	if (begin != end) {
+		ret = nprof_ring_window(ring, begin, end, &s);
 		if (ret < 0)
 			return ret;
-		/* Later pieces extend the same record; the losses are counted once. */
-		desc->lost_count = 0;
-		begin += len;
 	}
-	return 0;
-}
-
-int nprof_spool_write(struct nprof_spool *sp, struct nprof_ring *ring,
-		      struct nprof_ntff_writer *w, const struct nprof_ntff_queue_desc *qdesc,
-		      uint64_t begin, uint64_t end)
-{
-	struct nprof_ntff_queue_desc desc = *qdesc;
-	struct nprof_ring_spans s;
-	uint64_t split;
-	int ret;
-
-	/* [begin, split) is in the spool, [split, end) still in the ring. */
-	if (sp->fd < 0 || (int64_t)(sp->spooled - begin) <= 0)
-		split = begin;
-	else if (sp->spooled - begin >= end - begin)
-		split = end;
-	else
-		split = sp->spooled;
-	if (split != begin) {
-		ret = spool_write_part(sp, w, &desc, begin, split);
-		if (ret)
-			return ret;
-	}
-	if (split == end) {
-		if (begin != end)
-			return 0;
-		/* No entry: still a record, with its losses (the ring may be far past it). */
-		ret = nprof_ntff_writer_append(w, &desc, NULL, 0, NULL, 0);
-		return ret < 0 ? ret : 0;
-	}
-	ret = nprof_ring_window(ring, split, end, &s);
-	if (ret < 0)
-		return ret;
-	ret = nprof_ntff_writer_append(w, &desc, s.ptr[0], s.len[0], s.ptr[1], s.len[1]);
+	ret = nprof_ntff_writer_append(w, desc, s.ptr[0], s.len[0], s.ptr[1], s.len[1]);
 	return ret < 0 ? ret : 0;
 }
 

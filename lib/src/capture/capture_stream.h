@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Streaming capture, the capture engine's way of keeping what rings cannot
- * hold (Documentation/capture.rst, "Streaming"): a spool per queue, an
- * unnamed temporary file that extends the ring onto disk, and a drainer
- * thread per engine that moves ring contents into the spools as the
- * subscriptions' poll watermarks are crossed, releasing ring space while the
- * capture runs. capture_session.c owns the sessions and decides what a
- * queue's drain may skip; this file only moves bytes and sleeps.
+ * hold (Documentation/capture.rst, "Streaming"): a drainer thread per
+ * engine that is woken as the subscriptions' poll watermarks are crossed,
+ * so that the engine moves ring contents into the NTFF file of the running
+ * capture (a pending writer, ntff/ntff_internal.h) and releases ring space
+ * while the capture runs. capture_session.c owns the sessions and decides
+ * where a queue's entries go; this file only moves bytes and sleeps.
  */
 #ifndef NEURONPROF_CAPTURE_STREAM_H
 #define NEURONPROF_CAPTURE_STREAM_H
@@ -20,56 +20,13 @@ struct nprof_ntff_writer;
 struct nprof_ntff_queue_desc;
 
 /*
- * The spool of one queue. Ring position p is at file offset p - base, so a
- * session's window [begin, end) of ring positions is the same range of the
- * spool; what no session needs is never written (a hole) or punched out.
- * @spooled: ring positions below it are in the spool (or were skipped) and
- *	released from the ring.
- * @punched: file offsets below punched - base are holes.
- * @err: sticky -errno once a write failed; the queue then keeps its entries
- *	in the ring, as without streaming.
+ * Append ring positions [@begin, @end) of a queue (entries the consumer has
+ * not released) to @w as the one or two spans of the mapping, under @desc;
+ * an empty range still makes a record (with @desc's losses and flags).
+ * Return 0 or -errno with the message.
  */
-struct nprof_spool {
-	int fd;
-	uint64_t base;
-	uint64_t spooled;
-	uint64_t punched;
-	int err;
-};
-
-/*
- * Open the spool of a queue whose ring starts at consumer position @base, as
- * an unnamed temporary file in @dir (O_TMPFILE; where the file system has no
- * O_TMPFILE, a file created and unlinked at once). Nothing ever appears under
- * a name, so a crash leaves nothing behind. 0 or -errno with a message.
- */
-int nprof_spool_open(struct nprof_spool *sp, const char *dir, uint64_t base);
-
-void nprof_spool_close(struct nprof_spool *sp);
-
-/*
- * Move the unread part of @ring into the spool and release it from the
- * ring. Ring positions below *@keep_from are skipped (released without being
- * written: no session needs them); NULL skips everything (no active session). Repeats while the producer keeps more
- * than @watermark bytes unread, so that a caller that sleeps afterwards is
- * woken by the next crossing. Return: bytes written to the spool, or -errno
- * (then sp->err is set and the ring keeps what was not written).
- */
-int64_t nprof_spool_pull(struct nprof_spool *sp, struct nprof_ring *ring, const uint64_t *keep_from,
-			 uint64_t watermark);
-
-/* Punch the file range of ring positions below @pos (never above spooled). */
-void nprof_spool_punch(struct nprof_spool *sp, uint64_t pos);
-
-/*
- * Append ring positions [begin, end) of queue @desc to @w: the part below
- * spooled from the spool (mapped in pieces, so the writer checksums and
- * writes the page cache's memory, never a heap copy), the rest from @ring
- * as its spans. Return 0 or -errno.
- */
-int nprof_spool_write(struct nprof_spool *sp, struct nprof_ring *ring,
-		      struct nprof_ntff_writer *w, const struct nprof_ntff_queue_desc *desc,
-		      uint64_t begin, uint64_t end);
+int nprof_stream_append(struct nprof_ring *ring, struct nprof_ntff_writer *w,
+			const struct nprof_ntff_queue_desc *desc, uint64_t begin, uint64_t end);
 
 /*
  * Add to the progress page of NPROF_PROGRESS_FD_ENV, if the process was

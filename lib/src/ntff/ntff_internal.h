@@ -47,15 +47,29 @@ _Static_assert(NTFF_MAX_ENTRY_SIZE <= NPROF_NTFF_BLOCK_SIZE_DEFAULT, "NTFF entry
 int nprof_ntff_writer_set_block_size(struct nprof_ntff_writer *w, uint32_t block_size);
 
 /*
- * nprof_ntff_writer_append() of one span that is also bytes [@off, @off +
- * @len) of file @fd (@map maps them): checksummed from @map, moved with
- * copy_file_range() where the kernel can (no copy through user memory,
- * shared extents on file systems that have them), written from @map
- * otherwise. The capture engine's spools use it.
+ * A pending writer: the NTFF file of a capture still running, written as
+ * its entries arrive, before its name and directory are known. The file is
+ * an unnamed temporary file in @dir (O_TMPFILE; a hidden temporary name
+ * where the file system lacks it), so a process that dies leaves nothing.
+ * Unlike the public writer, an append that fails (a full disk) changes
+ * nothing and may be retried. NULL with errno and the message on failure.
  */
-int nprof_ntff_writer_append_file(struct nprof_ntff_writer *w,
-				  const struct nprof_ntff_queue_desc *desc, const void *map,
-				  size_t len, int fd, uint64_t off);
+struct nprof_ntff_writer *nprof_ntff_writer_create_pending(const char *dir);
+
+/*
+ * Complete a pending writer's file and put it in place as @name in @dirfd:
+ * linked (renamed) there when @dirfd is on the same file system, else
+ * copied. On success, and on a failure once the file is in place (the
+ * directory's sync), the writer is freed and *@wp set to NULL; on any other
+ * failure it is left as it was, for another commit or an abort.
+ */
+int nprof_ntff_writer_commit(struct nprof_ntff_writer **wp, int dirfd, const char *name);
+
+/*
+ * Free a writer inherited through fork(): close the child's descriptors and
+ * remove nothing (the file is the parent's).
+ */
+void nprof_ntff_writer_forget(struct nprof_ntff_writer *w);
 
 /* Number of blocks of @block_size covering @data_length bytes. */
 static inline uint64_t ntff_block_count(uint64_t data_length, uint32_t block_size)

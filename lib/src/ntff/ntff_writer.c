@@ -10,10 +10,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -26,8 +29,10 @@ struct nprof_ntff_writer {
 	int dirfd;
 	int fd;
 	unsigned int flags;
-	char *name;
-	char *tmpname;
+	char *name;			/* NULL for a pending writer until commit */
+	char *tmpname;			/* "" when there is no name to remove */
+	bool pending;			/* nprof_ntff_writer_create_pending() */
+	uint64_t writeback;		/* pending: data below it is under writeback */
 	int error;			/* sticky negative errno once failed */
 	char *error_msg;		/* its message, replayed by later calls */
 	uint64_t data_len;
@@ -71,7 +76,13 @@ static int check_name(const char *name)
 	return 0;
 }
 
-static struct nprof_ntff_writer *writer_open(int dirfd, const char *name, unsigned int flags)
+/*
+ * A writer of @name in @dirfd (which it owns from now on, also on failure):
+ * into @fd if it is a descriptor (an unnamed file), else into a new hidden
+ * temporary file of @dirfd.
+ */
+static struct nprof_ntff_writer *writer_open(int dirfd, const char *name, unsigned int flags,
+					     int fd)
 {
 	struct nprof_ntff_writer *w;
 	int err;
@@ -79,10 +90,12 @@ static struct nprof_ntff_writer *writer_open(int dirfd, const char *name, unsign
 	w = calloc(1, sizeof(*w));
 	if (!w) {
 		close(dirfd);
+		if (fd >= 0)
+			close(fd);
 		return nprof_err_ptr(ENOMEM, "cannot allocate an NTFF writer");
 	}
 	w->dirfd = dirfd;
-	w->fd = -1;
+	w->fd = fd;
 	w->flags = flags;
 	w->name = strdup(name);
 	w->tmpname = malloc(NAME_MAX + 1);
@@ -90,7 +103,9 @@ static struct nprof_ntff_writer *writer_open(int dirfd, const char *name, unsign
 		nprof_ntff_writer_abort(w);
 		return nprof_err_ptr(ENOMEM, "cannot allocate an NTFF writer");
 	}
-	w->fd = nprof_tmpfile_create(dirfd, name, w->tmpname, NAME_MAX + 1);
+	w->tmpname[0] = '\0';
+	if (w->fd < 0)
+		w->fd = nprof_tmpfile_create(dirfd, name, w->tmpname, NAME_MAX + 1);
 	if (w->fd < 0) {
 		err = errno;
 		nprof_ntff_writer_abort(w);
@@ -142,7 +157,7 @@ NPROF_API struct nprof_ntff_writer *nprof_ntff_writer_createat(int dirfd, const 
 	fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
 	if (fd < 0)
 		return nprof_err_ptr(errno, "bad directory descriptor %d: %s", dirfd, strerror(errno));
-	return writer_open(fd, name, flags);
+	return writer_open(fd, name, flags, -1);
 }
 
 NPROF_API struct nprof_ntff_writer *nprof_ntff_writer_create(const char *dir, const char *name,
@@ -162,7 +177,7 @@ NPROF_API struct nprof_ntff_writer *nprof_ntff_writer_create(const char *dir, co
 		err = errno;
 		return nprof_err_ptr(err, "cannot open directory %s: %s", dir, strerror(err));
 	}
-	return writer_open(fd, name, flags);
+	return writer_open(fd, name, flags, -1);
 }
 
 static int dup_str(char **dst, const char *src)
@@ -320,64 +335,36 @@ static bool same_queue_as_last(const struct nprof_ntff_writer *w,
 }
 
 /*
- * Move @len bytes at offset @off of @fd to data offset @pos of the file with
- * copy_file_range() (in the kernel, or shared extents where the file system
- * can); -EXDEV, -EINVAL, -ENOSYS or -EOPNOTSUPP before any byte moved means
- * the caller should write the bytes itself.
+ * A pending file is written for as long as its capture runs: start the
+ * writeback of every NTFF_WRITEBACK_CHUNK written, so that its pages do not
+ * pile up dirty until commit's fsync (which then only waits for the tail).
  */
-static int copy_range(struct nprof_ntff_writer *w, int fd, uint64_t off, uint64_t len,
-		      uint64_t pos)
+#define NTFF_WRITEBACK_CHUNK	(8ULL << 20)
+
+static void start_writeback(struct nprof_ntff_writer *w, uint64_t data_end)
 {
-	loff_t in = (loff_t)off, out = (loff_t)pos;
-	bool moved = false;
+	uint64_t from = w->writeback;
 
-	while (len) {
-		ssize_t n = copy_file_range(fd, &in, w->fd, &out, (size_t)len, 0);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (!moved && (errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
-				       errno == EOPNOTSUPP))
-				return -errno;
-			return nprof_err(errno, "cannot copy into %s: %s", w->tmpname, strerror(errno));
-		}
-		if (!n)
-			return nprof_err(EIO, "cannot copy into %s: the source ended early", w->tmpname);
-		moved = true;
-		len -= (uint64_t)n;
-	}
-	return 0;
+	if (data_end - from < NTFF_WRITEBACK_CHUNK)
+		return;
+	w->writeback = data_end;
+	/* Only a hint: commit's fsync makes the file durable whatever happens here. */
+	if (sync_file_range(w->fd, (off_t)(NPROF_NTFF_HEADER_SIZE + from), (off_t)(data_end - from),
+			    SYNC_FILE_RANGE_WRITE))
+		nprof_log(NPROF_LOG_DEBUG, "%s: no early writeback: %s", w->name, strerror(errno));
 }
-
-static int append(struct nprof_ntff_writer *w, const struct nprof_ntff_queue_desc *desc,
-		  const void *span0, size_t len0, const void *span1, size_t len1, int src_fd,
-		  uint64_t src_off);
 
 NPROF_API int nprof_ntff_writer_append(struct nprof_ntff_writer *w,
 				       const struct nprof_ntff_queue_desc *desc,
 				       const void *span0, size_t len0,
 				       const void *span1, size_t len1)
 {
-	return append(w, desc, span0, len0, span1, len1, -1, 0);
-}
-
-int nprof_ntff_writer_append_file(struct nprof_ntff_writer *w,
-				  const struct nprof_ntff_queue_desc *desc, const void *map,
-				  size_t len, int fd, uint64_t off)
-{
-	return append(w, desc, map, len, NULL, 0, fd, off);
-}
-
-static int append(struct nprof_ntff_writer *w, const struct nprof_ntff_queue_desc *desc,
-		  const void *span0, size_t len0, const void *span1, size_t len1, int src_fd,
-		  uint64_t src_off)
-{
 	const unsigned char *first = NULL, *last = NULL;
 	Neuronprof__Ntff__TraceInfo *ti;
-	uint32_t trace_type, block_type;
+	uint32_t trace_type, block_type, block_csum;
 	struct iovec iov[2];
 	int iovcnt = 0, ret;
+	size_t nblocks;
 	uint64_t total;
 	size_t es;
 
@@ -439,15 +426,21 @@ static int append(struct nprof_ntff_writer *w, const struct nprof_ntff_queue_des
 	 * are these. (Checksumming and writing in cache-sized pieces, so that
 	 * memory is read once, measured no faster than this.)
 	 */
+	nblocks = w->nblocks;
+	block_csum = w->block_csum;
 	csum_span(w, span0, len0, w->data_len);
 	csum_span(w, span1, len1, w->data_len + len0);
-	ret = src_fd >= 0 && len0 ?
-		copy_range(w, src_fd, src_off, len0, NPROF_NTFF_HEADER_SIZE + w->data_len) :
-		-EXDEV;
-	if (ret == -EXDEV || ret == -EINVAL || ret == -ENOSYS || ret == -EOPNOTSUPP)
-		ret = write_all(w, iov, iovcnt, NPROF_NTFF_HEADER_SIZE + w->data_len);
+	ret = write_all(w, iov, iovcnt, NPROF_NTFF_HEADER_SIZE + w->data_len);
+	if (ret && w->pending) {
+		/* As if never called: the next append writes over what this left. */
+		w->nblocks = nblocks;
+		w->block_csum = block_csum;
+		return ret;
+	}
 	if (ret)
 		return writer_fail(w, ret);
+	if (w->pending)
+		start_writeback(w, w->data_len + total);
 
 	if (same_queue_as_last(w, desc, first != NULL, first ? ntff_entry_seq(first) : 0)) {
 		ti = &w->traces[w->ntraces - 1];
@@ -511,21 +504,31 @@ NPROF_API void nprof_ntff_writer_abort(struct nprof_ntff_writer *w)
 	writer_free(w);
 }
 
-static int finalize(struct nprof_ntff_writer *w)
+/*
+ * Write the block table and the metadata after the data, then the header,
+ * cut the file there and sync it. The writer's state is left as it was, so
+ * a failure (a full disk) can be retried.
+ */
+static int write_trailer(struct nprof_ntff_writer *w)
 {
 	unsigned char hbuf[NPROF_NTFF_HEADER_SIZE];
 	Neuronprof__Ntff__TraceInfo **ptrs = NULL;
 	struct nprof_ntff_header h;
+	uint32_t *table = NULL;
 	uint8_t *meta = NULL;
 	struct iovec iov[2];
 	struct timespec ts;
-	size_t i, mlen, tlen;
+	size_t i, mlen, tlen, nblocks = w->nblocks;
 	char producer[32];
 	int ret;
 
 	ptrs = malloc((w->ntraces ? w->ntraces : 1) * sizeof(*ptrs));
-	if (!ptrs)
-		return nprof_err(ENOMEM, "cannot allocate %zu queue records", w->ntraces);
+	table = malloc((w->nblocks + 1) * NTFF_BLOCK_CSUM_SIZE);
+	if (!ptrs || !table) {
+		ret = nprof_err(ENOMEM, "cannot allocate %zu queue records and %zu block checksums",
+				w->ntraces, w->nblocks + 1);
+		goto out;
+	}
 	for (i = 0; i < w->ntraces; i++)
 		ptrs[i] = &w->traces[i];
 	w->info.trace = ptrs;
@@ -541,15 +544,13 @@ static int finalize(struct nprof_ntff_writer *w)
 	}
 	neuronprof__ntff__ntff_info__pack(&w->info, meta);
 
-	/* The partial last block; reserve_blocks() left room for it. */
-	if (w->data_len % w->block_size) {
-		w->blocks[w->nblocks++] = w->block_csum;
-		w->block_csum = 0;
-	}
+	/* The table in file order, with the partial last block. */
 	for (i = 0; i < w->nblocks; i++)
-		w->blocks[i] = htole32(w->blocks[i]);
-	tlen = w->nblocks * NTFF_BLOCK_CSUM_SIZE;
-	iov[0].iov_base = w->blocks;
+		table[i] = htole32(w->blocks[i]);
+	if (w->data_len % w->block_size)
+		table[nblocks++] = htole32(w->block_csum);
+	tlen = nblocks * NTFF_BLOCK_CSUM_SIZE;
+	iov[0].iov_base = table;
 	iov[0].iov_len = tlen;
 	iov[1].iov_base = meta;
 	iov[1].iov_len = mlen;
@@ -568,7 +569,7 @@ static int finalize(struct nprof_ntff_writer *w)
 	h.block_size = w->block_size;
 	h.block_table_offset = NPROF_NTFF_HEADER_SIZE + w->data_len;
 	h.block_table_length = tlen;
-	h.block_table_csum = nprof_crc32c_update(0, w->blocks, tlen);
+	h.block_table_csum = nprof_crc32c_update(0, table, tlen);
 	h.metadata_offset = h.block_table_offset + tlen;
 	h.metadata_length = mlen;
 	h.metadata_csum = nprof_crc32c_update(0, meta, mlen);
@@ -584,29 +585,42 @@ static int finalize(struct nprof_ntff_writer *w)
 	if (ret)
 		goto out;
 
-	if (fsync(w->fd)) {
+	/* A failed append of a pending writer may have left bytes past the end. */
+	if (w->pending && ftruncate(w->fd, (off_t)(h.metadata_offset + mlen))) {
+		ret = nprof_err(errno, "cannot truncate %s: %s", w->name, strerror(errno));
+		goto out;
+	}
+	if (fsync(w->fd))
 		ret = nprof_err(errno, "cannot sync %s: %s", w->name, strerror(errno));
-		goto out;
-	}
-	if (w->flags & NPROF_NTFF_WRITE_NOREPLACE)
-		ret = renameat2(w->dirfd, w->tmpname, w->dirfd, w->name, RENAME_NOREPLACE);
-	else
-		ret = renameat(w->dirfd, w->tmpname, w->dirfd, w->name);
-	if (ret) {
-		ret = nprof_err(errno, "cannot put %s in place: %s", w->name, strerror(errno));
-		goto out;
-	}
-	w->tmpname[0] = '\0';	/* renamed: nothing left to unlink */
-	/* The rename is durable only once the directory is. */
-	if (fsync(w->dirfd))
-		ret = nprof_err(errno, "cannot sync the directory of %s: %s", w->name, strerror(errno));
 out:
 	w->info.trace = NULL;
 	w->info.n_trace = 0;
 	w->info.producer = NULL;
 	free(ptrs);
+	free(table);
 	free(meta);
 	return ret;
+}
+
+static int finalize(struct nprof_ntff_writer *w)
+{
+	int ret;
+
+	ret = write_trailer(w);
+	if (ret)
+		return ret;
+	if (w->flags & NPROF_NTFF_WRITE_NOREPLACE)
+		ret = renameat2(w->dirfd, w->tmpname, w->dirfd, w->name, RENAME_NOREPLACE);
+	else
+		ret = renameat(w->dirfd, w->tmpname, w->dirfd, w->name);
+	if (ret)
+		return nprof_err(errno, "cannot put %s in place: %s", w->name, strerror(errno));
+	w->tmpname[0] = '\0';	/* renamed: nothing left to unlink */
+	/* The rename is durable only once the directory is. */
+	if (fsync(w->dirfd))
+		return nprof_err(errno, "cannot sync the directory of %s: %s", w->name,
+				 strerror(errno));
+	return 0;
 }
 
 NPROF_API int nprof_ntff_writer_finalize(struct nprof_ntff_writer *w)
@@ -618,4 +632,162 @@ NPROF_API int nprof_ntff_writer_finalize(struct nprof_ntff_writer *w)
 	ret = w->error ? writer_replay(w) : finalize(w);
 	nprof_ntff_writer_abort(w);
 	return ret;
+}
+
+/* ---- pending writers (the capture engine's streaming) ---------------------- */
+
+struct nprof_ntff_writer *nprof_ntff_writer_create_pending(const char *dir)
+{
+	struct nprof_ntff_writer *w;
+	int dfd, fd, err;
+	char *label;
+
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		err = errno;
+		return nprof_err_ptr(err, "cannot open directory %s: %s", dir, strerror(err));
+	}
+	fd = openat(dfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+	err = errno;
+	if (fd < 0 && err != EOPNOTSUPP && err != EISDIR && err != EINVAL) {
+		close(dfd);
+		return nprof_err_ptr(err, "cannot create a file in %s: %s", dir, strerror(err));
+	}
+	/* Without O_TMPFILE on this file system (fd < 0): a hidden name until commit. */
+	w = writer_open(dfd, "capture.ntff", 0, fd);
+	if (!w)
+		return NULL;
+	w->pending = true;
+	if (asprintf(&label, "the profile being captured in %s", dir) >= 0) {
+		free(w->name);
+		w->name = label;
+	}
+	return w;
+}
+
+/* Copy the whole file of @w into @fd, in the kernel if it can, else from a mapping. */
+static int copy_file(struct nprof_ntff_writer *w, int fd, uint64_t len)
+{
+	const size_t chunk = 32u << 20;
+	loff_t in = 0, out = 0;
+	uint64_t done = 0;
+
+	while (done < len) {
+		ssize_t n = copy_file_range(w->fd, &in, fd, &out, (size_t)(len - done), 0);
+
+		if (n > 0) {
+			done += (uint64_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n == 0 || done || (errno != EXDEV && errno != EINVAL && errno != ENOSYS &&
+				       errno != EOPNOTSUPP))
+			return nprof_err(n ? errno : EIO, "cannot copy %s: %s", w->name,
+					 n ? strerror(errno) : "the file ended early");
+		break;	/* not between these files: from a mapping */
+	}
+	while (done < len) {
+		size_t n = len - done < chunk ? (size_t)(len - done) : chunk;
+		void *map = mmap(NULL, n, PROT_READ, MAP_SHARED, w->fd, (off_t)done);
+		struct iovec iov;
+		ssize_t wr = 0;
+
+		if (map == MAP_FAILED)
+			return nprof_err(errno, "cannot map %s: %s", w->name, strerror(errno));
+		iov.iov_base = map;
+		iov.iov_len = n;
+		while (iov.iov_len && (wr = pwritev(fd, &iov, 1, (off_t)(done + n - iov.iov_len))) > 0) {
+			iov.iov_base = (char *)iov.iov_base + wr;
+			iov.iov_len -= (size_t)wr;
+		}
+		munmap(map, n);
+		if (iov.iov_len)
+			return nprof_err(wr < 0 ? errno : EIO, "cannot copy %s: %s", w->name,
+					 wr < 0 ? strerror(errno) : "no progress");
+		done += n;
+	}
+	if (fsync(fd))
+		return nprof_err(errno, "cannot sync the copy of %s: %s", w->name, strerror(errno));
+	return 0;
+}
+
+/*
+ * Give the complete file of @w the temporary name @tmp in @dirfd: a link to
+ * the unnamed file, a rename of the hidden one, or, across file systems, a
+ * copy.
+ */
+static int place_tmp(struct nprof_ntff_writer *w, int dirfd, char *tmp, size_t size,
+		     uint64_t len)
+{
+	int ret, fd;
+
+	if (w->tmpname[0])
+		ret = nprof_tmpfile_rename(w->dirfd, w->tmpname, dirfd, w->name, tmp, size);
+	else
+		ret = nprof_tmpfile_link(w->fd, dirfd, w->name, tmp, size);
+	if (!ret) {
+		w->tmpname[0] = '\0';
+		return 0;
+	}
+	if (ret != -EXDEV)
+		return nprof_err(-ret, "cannot link %s into its directory: %s", w->name,
+				 strerror(-ret));
+	/* Another file system: the one case where the data is written twice. */
+	nprof_log(NPROF_LOG_DEBUG, "%s: the capture directory is on another file system; copying",
+		  w->name);
+	fd = nprof_tmpfile_create(dirfd, w->name, tmp, size);
+	if (fd < 0)
+		return nprof_err(errno, "cannot create a temporary file for %s: %s", w->name,
+				 strerror(errno));
+	ret = copy_file(w, fd, len);
+	close(fd);
+	if (ret)
+		unlinkat(dirfd, tmp, 0);
+	return ret;
+}
+
+int nprof_ntff_writer_commit(struct nprof_ntff_writer **wp, int dirfd, const char *name)
+{
+	struct nprof_ntff_writer *w = *wp;
+	char tmp[NAME_MAX + 1];
+	struct stat st;
+	char *dup;
+	int ret;
+
+	if (!w->pending)
+		return nprof_err(EINVAL, "NTFF writer is not a pending one");
+	ret = check_name(name);
+	if (ret)
+		return ret;
+	dup = strdup(name);
+	if (!dup)
+		return nprof_err(ENOMEM, "cannot copy the file name %s", name);
+	free(w->name);
+	w->name = dup;
+	ret = write_trailer(w);
+	if (ret)
+		return ret;
+	if (fstat(w->fd, &st))
+		return nprof_err(errno, "cannot stat %s: %s", name, strerror(errno));
+	ret = place_tmp(w, dirfd, tmp, sizeof(tmp), (uint64_t)st.st_size);
+	if (ret)
+		return ret;
+	if (renameat(dirfd, tmp, dirfd, name)) {
+		ret = nprof_err(errno, "cannot put %s in place: %s", name, strerror(errno));
+		unlinkat(dirfd, tmp, 0);
+		return ret;
+	}
+	/* In place: the writer is spent whatever the directory's sync says. */
+	if (fsync(dirfd))
+		ret = nprof_err(errno, "cannot sync the directory of %s: %s", name, strerror(errno));
+	writer_free(w);
+	*wp = NULL;
+	return ret;
+}
+
+void nprof_ntff_writer_forget(struct nprof_ntff_writer *w)
+{
+	if (w)
+		writer_free(w);
 }

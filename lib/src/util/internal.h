@@ -58,12 +58,23 @@ int nprof_crc32c_hw_available(void);
 #define NPROF_TMP_EXTRA	(1 + 1 + 16 + 4)
 
 /*
- * Create the temporary file of @name in @dirfd (exclusive, write-only, mode
+ * Create the temporary file of @name in @dirfd (exclusive, read-write, mode
  * 0644 less the umask, close-on-exec) under a fresh random suffix; its name
  * goes to @tmp (@size bytes). Return: the descriptor, or -1 with errno set
  * and @tmp emptied.
  */
 int nprof_tmpfile_create(int dirfd, const char *name, char *tmp, size_t size);
+
+/*
+ * Give the file open at @fd (an O_TMPFILE one, without a name) the
+ * temporary name of @name in @dirfd, written to @tmp. Return 0 or -errno
+ * (-EXDEV: another file system), @tmp emptied on failure.
+ */
+int nprof_tmpfile_link(int fd, int dirfd, const char *name, char *tmp, size_t size);
+
+/* Move @oldname of @olddirfd to the temporary name of @name in @dirfd, as above. */
+int nprof_tmpfile_rename(int olddirfd, const char *oldname, int dirfd, const char *name,
+			 char *tmp, size_t size);
 
 /*
  * Copy the names @src[i] (i < @n <= 64) whose bit i is set in @mask into a

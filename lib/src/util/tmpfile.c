@@ -36,11 +36,65 @@ int nprof_tmpfile_create(int dirfd, const char *name, char *tmp, size_t size)
 	/* Another writer of the same name may hold a suffix: draw again. */
 	for (tries = 0; tries < 100; tries++) {
 		snprintf(tmp, size, ".%s.%016" PRIx64 ".tmp", name, tmp_suffix());
-		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		fd = openat(dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fd >= 0 || errno != EEXIST)
 			break;
 	}
 	if (fd < 0)
 		tmp[0] = '\0';	/* nothing to unlink */
 	return fd;
+}
+
+/* Draw temporary names for @name in @dirfd until @try does not say EEXIST. */
+static int tmp_name_loop(int dirfd, const char *name, char *tmp, size_t size,
+			 int (*try)(int dirfd, const char *tmp, const void *arg), const void *arg)
+{
+	int tries, ret = -EEXIST;
+
+	for (tries = 0; tries < 100 && ret == -EEXIST; tries++) {
+		snprintf(tmp, size, ".%s.%016" PRIx64 ".tmp", name, tmp_suffix());
+		ret = try(dirfd, tmp, arg);
+	}
+	if (ret)
+		tmp[0] = '\0';
+	return ret;
+}
+
+static int try_link(int dirfd, const char *tmp, const void *arg)
+{
+	int fd = *(const int *)arg;
+	char proc[64];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (!linkat(AT_FDCWD, proc, dirfd, tmp, AT_SYMLINK_FOLLOW))
+		return 0;
+	/* Without /proc, the privileged way. */
+	if (errno == ENOENT && !linkat(fd, "", dirfd, tmp, AT_EMPTY_PATH))
+		return 0;
+	return -errno;
+}
+
+int nprof_tmpfile_link(int fd, int dirfd, const char *name, char *tmp, size_t size)
+{
+	return tmp_name_loop(dirfd, name, tmp, size, try_link, &fd);
+}
+
+struct rename_arg {
+	int olddirfd;
+	const char *oldname;
+};
+
+static int try_rename(int dirfd, const char *tmp, const void *arg)
+{
+	const struct rename_arg *r = arg;
+
+	return renameat2(r->olddirfd, r->oldname, dirfd, tmp, RENAME_NOREPLACE) ? -errno : 0;
+}
+
+int nprof_tmpfile_rename(int olddirfd, const char *oldname, int dirfd, const char *name,
+			 char *tmp, size_t size)
+{
+	struct rename_arg r = { olddirfd, oldname };
+
+	return tmp_name_loop(dirfd, name, tmp, size, try_rename, &r);
 }
