@@ -927,6 +927,9 @@ static int write_session(struct nprof_capture *cap, struct cap_core *c,
 	info.device.entry_size = di->entry_size;
 	info.device.device_index = di->device_index;
 	info.device.provider = di->provider;
+	info.device.clock_domain = di->clock_domain;
+	info.device.raw_format = di->raw_format;
+	info.device.raw_entry_size = di->raw_entry_size;
 	ret = nprof_ntff_writer_set_info(w, &info);
 
 	for (i = 0; !ret && i < c->nqueues; i++) {
