@@ -46,13 +46,13 @@ static void rm_tree(const char *dir)
 }
 
 /*
- * An engine on a fresh fake device with @flags (NPROF_CAPTURE_ZERO_COPY or
- * 0: streaming) and its spools in @spool_dir (NULL: the fixture's scratch
- * directory).
+ * An engine on a fresh fake device described by @info with @flags
+ * (NPROF_CAPTURE_ZERO_COPY or 0: streaming) and its spools in @spool_dir
+ * (NULL: the fixture's scratch directory).
  */
-static int setup_mode(struct fixture *f, uint64_t ring_size, uint32_t flags, const char *spool_dir)
+static int setup_device(struct fixture *f, const struct nprof_device_info *info,
+			uint64_t ring_size, uint32_t flags, const char *spool_dir)
 {
-	struct nprof_device_info info = fake_trn2_info();
 	struct nprof_capture_opts opts = { .size = sizeof(opts) };
 	const char *tmp = getenv("TMPDIR");
 	int t;
@@ -62,7 +62,7 @@ static int setup_mode(struct fixture *f, uint64_t ring_size, uint32_t flags, con
 	if (!mkdtemp(f->dir))
 		return -1;
 	f->fd = fake_dev_new();
-	f->dev = nprof_device_create(&info, &fake_ops, f->fd);
+	f->dev = nprof_device_create(info, &fake_ops, f->fd);
 	for (t = 0; t < NPROF_QUEUE_TYPES; t++)
 		opts.ring_size[t] = ring_size;
 	opts.flags = flags;
@@ -71,6 +71,14 @@ static int setup_mode(struct fixture *f, uint64_t ring_size, uint32_t flags, con
 	if (!f->fd || !f->dev || !f->cap)
 		return -1;
 	return 0;
+}
+
+/* An engine on a fresh fake trn2 device (see setup_device()). */
+static int setup_mode(struct fixture *f, uint64_t ring_size, uint32_t flags, const char *spool_dir)
+{
+	struct nprof_device_info info = fake_trn2_info();
+
+	return setup_device(f, &info, ring_size, flags, spool_dir);
 }
 
 /* The zero-copy engine the tests of the seed's behaviour use. */
@@ -281,6 +289,88 @@ TEST(losses_are_recorded_per_queue)
 		nprof_ntff_reader_close(r);
 	}
 	teardown(&f);
+}
+
+/* A device of raw entries as neuronprof_neuron describes one. */
+static struct nprof_device_info fake_raw_info(void)
+{
+	struct nprof_device_info info = fake_trn2_info();
+
+	info.caps |= NPROF_DEVICE_CAP_RAW;
+	info.raw_format = NEURONPROF_RAW_FORMAT_NEURON_V3;
+	info.raw_entry_size = 64;
+	info.clock_domain = NEURONPROF_CLOCK_CAPTURED;
+	return info;
+}
+
+/*
+ * A raw device is captured like any other, and its file says the entries
+ * are raw (format, device entry size, capture-time clock), with a major
+ * version that readers of decoded entries only refuse.
+ */
+TEST(raw_device_capture_is_labelled_raw)
+{
+	struct nprof_device_info info = fake_raw_info();
+	struct nprof_ntff_info ni = { .size = sizeof(ni) };
+	struct nprof_ntff_reader *r;
+	struct nprof_ntff_queue q;
+	struct fixture f;
+	uint64_t id;
+
+	if (setup_device(&f, &info, 4096, NPROF_CAPTURE_ZERO_COPY, NULL))
+		FAIL("setup: %s", nprof_strerror_last());
+	CHECK_INT(nprof_capture_session_start(f.cap, 2), 0);
+	CHECK_INT(fake_produce(f.fd, queue(&f, NPROF_TARGET_CORE, 2, NEURONPROF_QT_DMA, 1), 10, 9), 10);
+	CHECK_INT(nprof_capture_session_stop(f.cap, 2, &id), 0);
+	CHECK_INT(nprof_capture_session_serialize(f.cap, 2, id, f.dir), 0);
+	r = nprof_ntff_reader_open(file_of(&f, 2, id), 0);
+	CHECK(r != NULL);
+	if (r) {
+		CHECK_INT(nprof_ntff_reader_header(r)->version_major, NPROF_NTFF_VERSION_MAJOR_RAW);
+		CHECK_INT(nprof_ntff_reader_info(r, &ni), 0);
+		CHECK_INT(ni.device.raw_format, NEURONPROF_RAW_FORMAT_NEURON_V3);
+		CHECK_INT(ni.device.raw_entry_size, 64);
+		CHECK_INT(ni.device.clock_domain, NEURONPROF_CLOCK_CAPTURED);
+		CHECK(find_record(r, NPROF_TARGET_CORE, 2, NEURONPROF_QT_DMA, 1, &q) >= 0);
+		CHECK_INT(q.entry_count, 10);
+		nprof_ntff_reader_close(r);
+	}
+	/* A caller of library 1.0.0 gets its struct filled, nothing past it. */
+	memset(&info, 0xa5, sizeof(info));
+	info.size = NPROF_DEVICE_INFO_SIZE_V1;
+	CHECK_INT(nprof_device_get_info(f.dev, &info), 0);
+	CHECK_INT(info.num_cores, 8);
+	CHECK_INT(info.raw_format, 0xa5a5a5a5u);
+	info.size = sizeof(info);
+	CHECK_INT(nprof_device_get_info(f.dev, &info), 0);
+	CHECK_INT(info.raw_format, NEURONPROF_RAW_FORMAT_NEURON_V3);
+	teardown(&f);
+}
+
+/* A device that says raw without a format, or the reverse, is refused. */
+TEST(raw_device_description_must_agree)
+{
+	struct nprof_device_info info = fake_raw_info();
+	struct nprof_device *dev;
+
+	info.raw_format = NEURONPROF_RAW_FORMAT_NONE;
+	dev = nprof_device_create(&info, &fake_ops, NULL);
+	CHECK(!dev && errno == EPROTO);
+	CHECK_CONTAINS(nprof_strerror_last(), "raw capability 1 with raw format 0");
+	info = fake_trn2_info();
+	info.raw_format = NEURONPROF_RAW_FORMAT_NEURON_V2;
+	info.raw_entry_size = 64;
+	dev = nprof_device_create(&info, &fake_ops, NULL);
+	CHECK(!dev && errno == EPROTO);
+	info = fake_raw_info();
+	info.raw_entry_size = 0;
+	dev = nprof_device_create(&info, &fake_ops, NULL);
+	CHECK(!dev && errno == EPROTO);
+	info = fake_raw_info();
+	info.clock_domain = 2;
+	dev = nprof_device_create(&info, &fake_ops, NULL);
+	CHECK(!dev && errno == EPROTO);
+	CHECK_CONTAINS(nprof_strerror_last(), "clock domain 2");
 }
 
 /*

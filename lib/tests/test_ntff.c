@@ -248,7 +248,7 @@ TEST(ntff_round_trip)
 	}
 	h = nprof_ntff_reader_header(r);
 	CHECK_INT(h->version_major, 1);
-	CHECK_INT(h->version_minor, 0);
+	CHECK_INT(h->version_minor, 1);
 	CHECK_INT(h->header_size, 128);
 	CHECK_INT(h->data_offset, 128);
 	CHECK_INT(h->data_length, 54 * ENTRY);
@@ -613,10 +613,15 @@ TEST(ntff_rejects_damaged_files)
 
 	/* Unknown major version; a higher minor is accepted. */
 	memcpy(b, s.buf, s.len);
-	put16(b, 8, 2);
+	put16(b, 8, 3);
 	reseal(b);
 	expect_reject(b, s.len, EPROTONOSUPPORT,
-		      "NTFF version 2.0 is not supported: major version 2 is unknown (this reader reads 1.x)");
+		      "NTFF version 3.1 is not supported: major version 3 is unknown (this reader reads 1.x and 2.x)");
+	/* Major 2 is for raw entries only, and raw entries are major 2 only. */
+	memcpy(b, s.buf, s.len);
+	put16(b, 8, 2);
+	reseal(b);
+	expect_reject(b, s.len, EBADMSG, "major version 2 with raw format 0 (raw entries are major 2, others 1)");
 	memcpy(b, s.buf, s.len);
 	put16(b, 10, 7);
 	b[0x60] = 1;	/* a later minor may use reserved bytes */
@@ -1467,6 +1472,200 @@ TEST(ntff_blocks_detect_bit_flips)
 }
 
 /* ---- independent decoder ------------------------------------------------- */
+
+/* ---- raw entries ---------------------------------------------------------- */
+
+/*
+ * Ring entries of a raw device (uapi/drm/neuronprof_drm.h): device entries
+ * of 64 bytes in two parts each, the bytes recognisable by entry and offset.
+ */
+static struct neuronprof_notification *make_raw_ring(size_t n)
+{
+	struct neuronprof_notification *r = calloc(n, ENTRY);
+	size_t i, k;
+
+	for (i = 0; r && i < n; i++) {
+		unsigned char *b = (unsigned char *)r[i].payload;
+
+		r[i].timestamp_ns = 5000 + i;
+		r[i].seq = i;
+		r[i].queue_type = NEURONPROF_QT_DMA;
+		r[i].engine = 3;
+		r[i].code = NEURONPROF_RAW_CODE(32, i % 2, 2);
+		r[i].model_id = NEURONPROF_RAW_FORMAT_NEURON_V2;
+		r[i].iteration = (uint32_t)(i / 2);
+		for (k = 0; k < sizeof(r[i].payload); k++)
+			b[k] = (unsigned char)(i * 7 + k);
+	}
+	return r;
+}
+
+static int write_raw(const char *d, const char *name, const struct nprof_ntff_info *info,
+		     const struct neuronprof_notification *ring, size_t n)
+{
+	struct nprof_ntff_queue_desc q = {
+		.size = sizeof(q), .queue_type = NEURONPROF_QT_DMA,
+		.target_kind = NEURONPROF_TARGET_CORE, .target_index = 1, .engine = 3,
+		.entry_size = ENTRY,
+	};
+	struct nprof_ntff_writer *w = nprof_ntff_writer_create(d, name, 0);
+	int ret;
+
+	if (!w)
+		return -errno;
+	ret = nprof_ntff_writer_set_info(w, info);
+	if (!ret)
+		ret = nprof_ntff_writer_append(w, &q, ring, n * ENTRY, NULL, 0) < 0 ? -1 : 0;
+	if (ret) {
+		nprof_ntff_writer_abort(w);
+		return ret;
+	}
+	return nprof_ntff_writer_finalize(w);
+}
+
+TEST(ntff_raw_round_trip)
+{
+	struct nprof_ntff_info in = sample_info, out = { .size = sizeof(out) };
+	struct nprof_ntff_queue q = { .size = sizeof(q) };
+	struct neuronprof_notification *ring = make_raw_ring(12);
+	struct nprof_ntff_reader *r;
+	char path[PATH_MAX];
+
+	if (!fresh_dir() || !ring) {
+		FAIL("mkdtemp or calloc");
+		free(ring);
+		return;
+	}
+	in.device.provider = "neuron";
+	in.device.clock_domain = NEURONPROF_CLOCK_CAPTURED;
+	in.device.raw_format = NEURONPROF_RAW_FORMAT_NEURON_V2;
+	in.device.raw_entry_size = 64;
+	CHECK_INT(write_raw(dir, "raw.ntff", &in, ring, 12), 0);
+	snprintf(path, sizeof(path), "%s/raw.ntff", dir);
+	r = nprof_ntff_reader_open(path, 0);
+	CHECK(r != NULL);
+	if (r) {
+		/* Readers of major 1 only refuse it: they would decode the bytes. */
+		CHECK_INT(nprof_ntff_reader_header(r)->version_major, NPROF_NTFF_VERSION_MAJOR_RAW);
+		CHECK_INT(nprof_ntff_reader_info(r, &out), 0);
+		CHECK_INT(out.device.clock_domain, NEURONPROF_CLOCK_CAPTURED);
+		CHECK_INT(out.device.raw_format, NEURONPROF_RAW_FORMAT_NEURON_V2);
+		CHECK_INT(out.device.raw_entry_size, 64);
+		CHECK_STR(out.device.provider, "neuron");
+		CHECK_INT(nprof_ntff_reader_queue(r, 0, &q), 0);
+		CHECK_INT(q.entry_count, 12);
+		/* Every byte as written: nothing was decoded on the way. */
+		CHECK(q.entries && !memcmp(q.entries, ring, 12 * ENTRY));
+	} else {
+		printf("# %s\n", nprof_strerror_last());
+	}
+	nprof_ntff_reader_close(r);
+
+	/* A raw format without its device entry size describes nothing. */
+	in.device.raw_entry_size = 0;
+	CHECK(write_raw(dir, "bad.ntff", &in, ring, 12) == -EINVAL);
+	CHECK_CONTAINS(nprof_strerror_last(), "raw format 1 without a raw entry size");
+	free(ring);
+	rm_rf(dir);
+}
+
+/*
+ * Callers of library 1.0.0 know nothing of raw entries: a 1.0-sized struct
+ * is accepted both ways, and what it lacks reads as not raw, clocks of
+ * production.
+ */
+TEST(ntff_raw_fields_absent_in_old_structs)
+{
+	struct nprof_ntff_info in = sample_info, out;
+	struct neuronprof_notification *ring = make_raw_ring(4);
+	struct nprof_ntff_reader *r;
+	char path[PATH_MAX];
+
+	if (!fresh_dir() || !ring) {
+		FAIL("mkdtemp or calloc");
+		free(ring);
+		return;
+	}
+	/* Whatever lies past a 1.0 caller's struct is not read. */
+	in.size = NPROF_NTFF_INFO_SIZE_V1;
+	in.device.raw_format = NEURONPROF_RAW_FORMAT_NEURON_V3;
+	in.device.clock_domain = NEURONPROF_CLOCK_CAPTURED;
+	CHECK_INT(write_raw(dir, "old.ntff", &in, ring, 4), 0);
+	snprintf(path, sizeof(path), "%s/old.ntff", dir);
+	r = nprof_ntff_reader_open(path, 0);
+	CHECK(r != NULL);
+	if (r) {
+		CHECK_INT(nprof_ntff_reader_header(r)->version_major, 1);
+		memset(&out, 0xa5, sizeof(out));
+		out.size = NPROF_NTFF_INFO_SIZE_V1;
+		CHECK_INT(nprof_ntff_reader_info(r, &out), 0);
+		CHECK_INT(out.device.num_cores, 2);
+		/* Nothing written past the caller's size. */
+		CHECK_INT(out.device.clock_domain, 0xa5a5a5a5u);
+		out.size = sizeof(out);
+		CHECK_INT(nprof_ntff_reader_info(r, &out), 0);
+		CHECK_INT(out.device.raw_format, NEURONPROF_RAW_FORMAT_NONE);
+		CHECK_INT(out.device.clock_domain, NEURONPROF_CLOCK_PRODUCED);
+		out.size = NPROF_NTFF_INFO_SIZE_V1 - 1;
+		CHECK_INT(nprof_ntff_reader_info(r, &out), -EINVAL);
+	}
+	nprof_ntff_reader_close(r);
+	free(ring);
+	rm_rf(dir);
+}
+
+static void edit_drop_raw(Neuronprof__Ntff__NtffInfo *m)
+{
+	m->device->has_clock_domain = m->device->has_raw_format = 0;
+	m->device->has_raw_entry_size = 0;
+}
+
+static void edit_raw_in_v1(Neuronprof__Ntff__NtffInfo *m)
+{
+	m->device->raw_format = NEURONPROF_RAW_FORMAT_NEURON_V2;
+	m->device->raw_entry_size = 64;
+}
+
+/*
+ * A 1.0 file, whose device_info has no raw fields, reads as not raw with
+ * clocks of production; a major-1 file that says raw is refused (its
+ * writer broke the rule that keeps major-1 readers from decoding raw bytes).
+ */
+TEST(ntff_old_files_read_as_not_raw)
+{
+	struct nprof_ntff_info out = { .size = sizeof(out) };
+	struct nprof_ntff_reader *r;
+	unsigned char *b;
+	struct sample s;
+	size_t len;
+
+	CHECK_INT(load_sample(&s), 0);
+	if (!s.buf)
+		return;
+	b = with_metadata(&s, edit_drop_raw, &len);
+	CHECK(b != NULL);
+	put16(b, 10, 0);
+	reseal(b);
+	r = b ? nprof_ntff_reader_open_mem(b, len, 0) : NULL;
+	CHECK(r != NULL);
+	if (r) {
+		CHECK_INT(nprof_ntff_reader_header(r)->version_minor, 0);
+		out.device.raw_format = out.device.clock_domain = out.device.raw_entry_size = 7;
+		CHECK_INT(nprof_ntff_reader_info(r, &out), 0);
+		CHECK_INT(out.device.raw_format, NEURONPROF_RAW_FORMAT_NONE);
+		CHECK_INT(out.device.raw_entry_size, 0);
+		CHECK_INT(out.device.clock_domain, NEURONPROF_CLOCK_PRODUCED);
+		CHECK_INT(out.device.num_cores, 2);
+	}
+	nprof_ntff_reader_close(r);
+	free(b);
+	b = with_metadata(&s, edit_raw_in_v1, &len);
+	CHECK(b != NULL);
+	if (b)
+		expect_reject(b, len, EBADMSG, "major version 1 with raw format 1");
+	free(b);
+	free(s.buf);
+}
 
 TEST(ntff_metadata_decodes_with_protoc)
 {

@@ -41,6 +41,68 @@ static void entry_line(FILE *out, const struct entry *e)
 		e->payload[0], e->payload[1], e->payload[2], e->payload[3]);
 }
 
+/*
+ * Device entries of a raw record reassembled from consecutive parts; a part
+ * that does not continue the entry in progress starts over (the rest of that
+ * entry was lost).
+ */
+struct raw_asm {
+	uint32_t index, next;
+	size_t len;
+	unsigned char bytes[255 * NEURONPROF_RAW_BYTES_PER_ENTRY];
+};
+
+/* Return true when @p completes a device entry of more than one part. */
+static bool raw_asm_add(struct raw_asm *a, const struct raw_part *p)
+{
+	if (p->part == 0) {
+		a->index = p->index;
+		a->len = 0;
+	} else if (p->index != a->index || p->part != a->next) {
+		a->next = 0;
+		return false;
+	}
+	memcpy(a->bytes + a->len, p->bytes, p->len);
+	a->len += p->len;
+	a->next = p->part + 1;
+	return p->parts > 1 && a->next == p->parts;
+}
+
+static void raw_line(FILE *out, const struct entry *e, uint32_t format, struct raw_asm *a)
+{
+	char hex[2 * sizeof(a->bytes) + 1];
+	struct raw_part p;
+
+	raw_part_of(e, &p);
+	fprintf(out, "    seq %" PRIu64 " ts %" PRIu64 " raw %s entry %u part %u/%u: %s\n", e->seq,
+		e->ts, raw_format_name(format), p.index, p.part, p.parts,
+		hex_bytes(hex, p.bytes, p.len));
+	if (raw_asm_add(a, &p))
+		fprintf(out, "      entry %u (%zu bytes): %s\n", a->index, a->len,
+			hex_bytes(hex, a->bytes, a->len));
+}
+
+static void raw_json(struct json *j, const struct entry *e, uint32_t format)
+{
+	char hex[2 * NEURONPROF_RAW_BYTES_PER_ENTRY + 1];
+	struct raw_part p;
+
+	raw_part_of(e, &p);
+	jw_obj_begin(j, NULL);
+	jw_u64(j, "seq", e->seq);
+	jw_u64(j, "timestamp_ns", e->ts);
+	jw_u64(j, "queue_type", e->queue_type);
+	jw_u64(j, "engine", e->engine);
+	jw_obj_begin(j, "raw");
+	jw_str(j, "format", raw_format_name(format));
+	jw_u64(j, "entry", p.index);
+	jw_u64(j, "part", p.part);
+	jw_u64(j, "parts", p.parts);
+	jw_str(j, "bytes", hex_bytes(hex, p.bytes, p.len));
+	jw_obj_end(j);
+	jw_obj_end(j);
+}
+
 static void entry_json(struct json *j, const struct entry *e)
 {
 	jw_obj_begin(j, NULL);
@@ -64,7 +126,8 @@ static const char *target_kind_name(uint32_t kind)
 	       "unknown";
 }
 
-static void dump_text(const struct prof_file *f, const struct dump_opts *o, struct progress *pg)
+static void dump_text(const struct prof_file *f, const struct dump_opts *o, struct progress *pg,
+		      struct raw_asm *asm_)
 {
 	const struct nprof_ntff_header *h = nprof_ntff_reader_header(f->reader);
 	const struct nprof_ntff_info *in = &f->info;
@@ -102,6 +165,13 @@ static void dump_text(const struct prof_file *f, const struct dump_opts *o, stru
 	       arch_name(d->arch), d->arch, d->provider ? d->provider : "-", d->uapi_version);
 	printf("  %u NeuronCores, %u TopSPs, %u engines per core, entry size %u\n",
 	       d->num_cores, d->num_topsps, d->engines_per_core, d->entry_size);
+	if (file_is_raw(f))
+		printf("  raw entries, not decoded: format %s (%u), device entries of %u bytes\n",
+		       raw_format_name(d->raw_format), d->raw_format, d->raw_entry_size);
+	if (d->clock_domain != NEURONPROF_CLOCK_PRODUCED)
+		printf("  timestamps: %s (%u)%s\n", clock_domain_name(d->clock_domain),
+		       d->clock_domain, d->clock_domain == NEURONPROF_CLOCK_CAPTURED ?
+		       ", when the host captured each entry, not when the device produced it" : "");
 	printf("queues: %zu records, %" PRIu64 " entries\n", f->nqueues, f->entries);
 	for (size_t i = 0; i < f->nqueues; i++) {
 		const struct nprof_ntff_queue *q = &f->queues[i];
@@ -122,11 +192,15 @@ static void dump_text(const struct prof_file *f, const struct dump_opts *o, stru
 		       q->first_seq, q->last_seq, q->entry_size, q->data_offset, q->data_length,
 		       q->ring_flags);
 		nprof_ntff_entry_iter_init(&it, q);
+		asm_->next = 0;
 		while (n < o->max_entries && (p = nprof_ntff_entry_iter_next(&it))) {
 			struct entry e;
 
 			entry_decode(p, q->entry_size, &e);
-			entry_line(stdout, &e);
+			if (file_is_raw(f))
+				raw_line(stdout, &e, d->raw_format, asm_);
+			else
+				entry_line(stdout, &e);
 			progress_update(pg, ++done);
 			n++;
 		}
@@ -189,6 +263,12 @@ static void dump_json(const struct prof_file *f, const struct dump_opts *o, stru
 	jw_u64(&j, "num_topsps", d->num_topsps);
 	jw_u64(&j, "engines_per_core", d->engines_per_core);
 	jw_u64(&j, "entry_size", d->entry_size);
+	jw_u64(&j, "clock_domain", d->clock_domain);
+	jw_str(&j, "clock_domain_name", clock_domain_name(d->clock_domain));
+	jw_u64(&j, "raw_format", d->raw_format);
+	if (file_is_raw(f))
+		jw_str(&j, "raw_format_name", raw_format_name(d->raw_format));
+	jw_u64(&j, "raw_entry_size", d->raw_entry_size);
 	jw_obj_end(&j);
 	jw_u64(&j, "entry_count", f->entries);
 	jw_arr_begin(&j, "queues");
@@ -220,7 +300,10 @@ static void dump_json(const struct prof_file *f, const struct dump_opts *o, stru
 				struct entry e;
 
 				entry_decode(p, q->entry_size, &e);
-				entry_json(&j, &e);
+				if (file_is_raw(f))
+					raw_json(&j, &e, d->raw_format);
+				else
+					entry_json(&j, &e);
 				progress_update(pg, ++done);
 				n++;
 			}
@@ -244,6 +327,7 @@ int cmd_dump(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dump_opts o = { .max_entries = UINT64_MAX, .progress = PROGRESS_AUTO };
+	struct raw_asm *asm_ = NULL;
 	struct progress pg;
 	struct profile prof;
 	struct stat st;
@@ -293,8 +377,11 @@ int cmd_dump(int argc, char **argv)
 	progress_start(&pg, o.progress, "dump", total);
 	if (o.json)
 		dump_json(&prof.files[0], &o, &pg);
+	else if ((asm_ = malloc(sizeof(*asm_))))
+		dump_text(&prof.files[0], &o, &pg, asm_);
 	else
-		dump_text(&prof.files[0], &o, &pg);
+		fail("out of memory");
+	free(asm_);
 	progress_finish(&pg);
 	profile_free(&prof);
 	return flush_stdout();

@@ -316,6 +316,27 @@ static void text_recording(const struct rec_stats *s)
 		       ", sequence gaps %" PRIu64 "\n", t.instructions, t.events, t.dma, t.dma_bytes,
 		       t.inferences, t.infer_failed, t.executions, t.errors, t.throttles, t.lost,
 		       t.gaps);
+	if (s->nraws) {
+		printf("\nraw entries: %" PRIu64 " in %zu queue records, not decoded (their layout "
+		       "is not known: no op, event or error statistics)\n", s->raw_entries,
+		       s->nraws);
+		printf("  %-6s %-5s %-14s %-9s %6s %-10s %-9s %10s %14s %8s %8s\n", "device", "core",
+		       "queue", "target", "engine", "format", "clock", "entries", "device_entries",
+		       "lost", "gaps");
+		for (size_t i = 0; i < s->nraws; i++) {
+			const struct raw_queue *q = &s->raws[i];
+			char target[24];
+
+			snprintf(target, sizeof(target), "%s %u",
+				 q->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core",
+				 q->target_index);
+			printf("  %-6u %-5u %-14s %-9s %6u %-10s %-9s %10" PRIu64 " %14" PRIu64 " %8"
+			       PRIu64 " %8" PRIu64 "\n", q->dev, q->core, queue_name(q->queue_type),
+			       target, q->engine, raw_format_name(q->format),
+			       clock_domain_name(q->clock_domain), q->entries, q->device_entries,
+			       q->lost, q->gaps);
+		}
+	}
 	for (size_t i = 0; i < s->nlosses; i++) {
 		const struct loss *l = &s->losses[i];
 
@@ -558,6 +579,31 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 	jw_u64(j, "seq_gaps", t.gaps);
 	jw_u64(j, "records_with_unexplained_gaps", t.unexplained);
 	jw_obj_end(j);
+	jw_u64(j, "raw_entries", s->raw_entries);
+	jw_arr_begin(j, "raw_queues");
+	for (size_t i = 0; i < s->nraws; i++) {
+		const struct raw_queue *q = &s->raws[i];
+
+		jw_obj_begin(j, NULL);
+		jw_str(j, "file", q->file);
+		jw_u64(j, "record", q->record);
+		jw_u64(j, "device", q->dev);
+		jw_u64(j, "core", q->core);
+		jw_str(j, "queue_type", queue_name(q->queue_type));
+		jw_str(j, "target_kind",
+		       q->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core");
+		jw_u64(j, "target_index", q->target_index);
+		jw_u64(j, "engine", q->engine);
+		jw_str(j, "format", raw_format_name(q->format));
+		jw_str(j, "clock_domain", clock_domain_name(q->clock_domain));
+		jw_bool(j, "decoded", false);
+		jw_u64(j, "entries", q->entries);
+		jw_u64(j, "device_entries", q->device_entries);
+		jw_u64(j, "lost", q->lost);
+		jw_u64(j, "seq_gaps", q->gaps);
+		jw_obj_end(j);
+	}
+	jw_arr_end(j);
 	jw_arr_begin(j, "losses");
 	for (size_t i = 0; i < s->nlosses; i++) {
 		const struct loss *l = &s->losses[i];
@@ -583,12 +629,12 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 
 enum csv_table {
 	CSV_CORES, CSV_UNITS, CSV_OPS, CSV_GAPS, CSV_THROTTLE, CSV_ERRORS, CSV_MODELS,
-	CSV_EXECUTIONS, CSV_HOST, CSV_LOSSES, CSV_TABLES,
+	CSV_EXECUTIONS, CSV_HOST, CSV_LOSSES, CSV_RAW, CSV_TABLES,
 };
 
 static const char *const csv_name[CSV_TABLES] = {
 	"cores.csv", "units.csv", "ops.csv", "idle_gaps.csv", "throttle.csv", "errors.csv",
-	"models.csv", "executions.csv", "host_events.csv", "losses.csv",
+	"models.csv", "executions.csv", "host_events.csv", "losses.csv", "raw_queues.csv",
 };
 
 static const char *const csv_header[CSV_TABLES] = {
@@ -608,6 +654,8 @@ static const char *const csv_header[CSV_TABLES] = {
 	"host_start_ns,host_end_ns,host_duration_ns,before_ns,after_ns,flow_id",
 	"recording,name,count,total_ns,min_ns,avg_ns,median_ns,p99_ns,max_ns",
 	"recording,file,record,queue_type,target_kind,target_index,engine,lost,seq_gaps,explained",
+	"recording,file,record,device,core,queue_type,target_kind,target_index,engine,format,"
+	"clock_domain,entries,device_entries,lost,seq_gaps",
 };
 
 /* A CSV field: quoted when it holds a comma, a quote or a line break (RFC 4180). */
@@ -749,6 +797,19 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 			queue_name(l->queue_type),
 			l->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core", l->target_index,
 			l->engine, l->lost, l->gaps, l->gaps <= l->lost ? "true" : "false");
+	}
+	for (size_t i = 0; i < s->nraws; i++) {
+		const struct raw_queue *q = &s->raws[i];
+
+		csv_str(f[CSV_RAW], rp);
+		fputc(',', f[CSV_RAW]);
+		csv_str(f[CSV_RAW], q->file);
+		fprintf(f[CSV_RAW], ",%zu,%u,%u,%s,%s,%u,%u,%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64
+			",%" PRIu64 "\n", q->record, q->dev, q->core, queue_name(q->queue_type),
+			q->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core",
+			q->target_index, q->engine, raw_format_name(q->format),
+			clock_domain_name(q->clock_domain), q->entries, q->device_entries, q->lost,
+			q->gaps);
 	}
 }
 

@@ -175,8 +175,11 @@ static struct xtrack *queue_track(struct layout *l, const struct prof_file *f,
 	struct xproc *p = proc_get(l, f, queue_core(f, q), machine);
 	struct xtrack *t, *g = NULL;
 
-	/* THROTTLE records become two counter series of their core; no queue track. */
-	if (q->queue_type == NEURONPROF_QT_THROTTLE) {
+	/*
+	 * THROTTLE records become two counter series of their core; no queue
+	 * track. Raw ones hold no level: they are a queue like any other.
+	 */
+	if (q->queue_type == NEURONPROF_QT_THROTTLE && !file_is_raw(f)) {
 		counter_tracks(l, p, XCOUNTER_THROTTLE_LEVEL, XCOUNTER_THROTTLE_CLOCK);
 		return track_find(l, p, XT_COUNTER, XCOUNTER_THROTTLE_LEVEL, 0, 0, 0);
 	}
@@ -534,6 +537,7 @@ struct walk {
 	const struct xtrack *t;
 	const struct xtrack *level, *clock;	/* counter tracks, for THROTTLE */
 	struct instr_clock clk;			/* TRACE: the duration model */
+	const struct nprof_ntff_device *raw;	/* the device of a raw record, else NULL */
 };
 
 static int instant(struct walk *w, const char *cat, const char *name, uint64_t ts,
@@ -606,6 +610,68 @@ static void unit_name(const struct xtrack *t, char *buf, size_t len)
 		snprintf(buf, len, "engine %u", t->engine);
 }
 
+/* An instant "lost N" where the sequence numbers of a record skip N. */
+static int lost_marker(struct walk *w, const struct entry *e, bool *have_prev, uint64_t *prev_seq)
+{
+	uint64_t lost = e->seq - *prev_seq - 1;
+	bool gap = *have_prev && e->seq > *prev_seq + 1;
+	struct xarg a[2];
+	char name[32];
+
+	*prev_seq = e->seq;
+	*have_prev = true;
+	if (!gap)
+		return 0;
+	snprintf(name, sizeof(name), "lost %" PRIu64, lost);
+	a[0] = (struct xarg){ .key = "lost", .kind = XARG_U64, .u = lost };
+	a[1] = (struct xarg){ .key = "after_seq", .kind = XARG_U64, .u = e->seq - lost - 1 };
+	w->st->lost_markers++;
+	return instant(w, "lost", name, e->ts, a, 2);
+}
+
+/*
+ * A record of raw entries: an instant "raw <format>" per ring entry with its
+ * bytes, never decoded; its time is what the device's clock domain says
+ * (the capture time for NEURONPROF_CLOCK_CAPTURED).
+ */
+static int walk_raw(struct walk *w, const struct nprof_ntff_queue *q, struct progress *pg,
+		    uint64_t *done)
+{
+	char name[32], hex[2 * NEURONPROF_RAW_BYTES_PER_ENTRY + 1];
+	struct nprof_ntff_entry_iter it;
+	bool have_prev = false;
+	uint64_t prev_seq = 0;
+	struct raw_part part;
+	struct xarg a[7];
+	struct entry e;
+	const void *p;
+	int ret = 0;
+
+	snprintf(name, sizeof(name), "raw %s", raw_format_name(w->raw->raw_format));
+	nprof_ntff_entry_iter_init(&it, q);
+	while (!ret && (p = nprof_ntff_entry_iter_next(&it))) {
+		entry_decode(p, q->entry_size, &e);
+		progress_update(pg, ++*done);
+		w->st->entries++;
+		ret = lost_marker(w, &e, &have_prev, &prev_seq);
+		if (ret)
+			break;
+		raw_part_of(&e, &part);
+		a[0] = (struct xarg){ .key = "entry", .kind = XARG_U64, .u = part.index };
+		a[1] = (struct xarg){ .key = "part", .kind = XARG_U64, .u = part.part };
+		a[2] = (struct xarg){ .key = "parts", .kind = XARG_U64, .u = part.parts };
+		a[3] = (struct xarg){ .key = "bytes", .kind = XARG_STR,
+				      .s = hex_bytes(hex, part.bytes, part.len) };
+		a[4] = (struct xarg){ .key = "seq", .kind = XARG_U64, .u = e.seq };
+		a[5] = (struct xarg){ .key = "timestamp", .kind = XARG_STR,
+				      .s = w->raw->clock_domain == NEURONPROF_CLOCK_CAPTURED ?
+					   "capture time" : "device time" };
+		a[6] = (struct xarg){ .key = "decoded", .kind = XARG_STR, .s = "no" };
+		ret = instant(w, "raw", name, e.ts, a, 7);
+	}
+	return ret;
+}
+
 static int walk_record(struct walk *w, const struct nprof_ntff_queue *q, struct progress *pg,
 		       uint64_t *done)
 {
@@ -618,25 +684,17 @@ static int walk_record(struct walk *w, const struct nprof_ntff_queue *q, struct 
 	struct xarg a[XARGS_MAX];
 	int n, ret = 0;
 
+	if (w->raw)
+		return walk_raw(w, q, pg, done);
 	unit_name(w->t, unit, sizeof(unit));
 	nprof_ntff_entry_iter_init(&it, q);
 	while (!ret && (p = nprof_ntff_entry_iter_next(&it))) {
 		entry_decode(p, q->entry_size, &e);
 		progress_update(pg, ++*done);
 		w->st->entries++;
-		if (have_prev && e.seq > prev_seq + 1) {
-			uint64_t lost = e.seq - prev_seq - 1;
-
-			snprintf(name, sizeof(name), "lost %" PRIu64, lost);
-			a[0] = (struct xarg){ .key = "lost", .kind = XARG_U64, .u = lost };
-			a[1] = (struct xarg){ .key = "after_seq", .kind = XARG_U64, .u = prev_seq };
-			w->st->lost_markers++;
-			ret = instant(w, "lost", name, e.ts, a, 2);
-			if (ret)
-				break;
-		}
-		prev_seq = e.seq;
-		have_prev = true;
+		ret = lost_marker(w, &e, &have_prev, &prev_seq);
+		if (ret)
+			break;
 
 		switch (q->queue_type) {
 		case NEURONPROF_QT_INFER_STATUS:
@@ -1062,7 +1120,8 @@ int export_run(const struct profile *prof, const char *source, const struct xfor
 
 		for (size_t k = 0; !ret && k < f->nqueues; k++) {
 			const struct nprof_ntff_queue *q = &f->queues[k];
-			struct walk w = { .fmt = fmt, .ctx = ctx, .st = st, .t = l.qtrack[i][k] };
+			struct walk w = { .fmt = fmt, .ctx = ctx, .st = st, .t = l.qtrack[i][k],
+					  .raw = file_is_raw(f) ? &f->info.device : NULL };
 			bool tsp = q->queue_type == NEURONPROF_QT_TOPSP_TRACE;
 
 			instr_clock_init(&w.clk, timing_core_of(&tm, mach.file_machine[i],
@@ -1070,7 +1129,7 @@ int export_run(const struct profile *prof, const char *source, const struct xfor
 								queue_core(f, q)),
 					 tsp, tsp ? q->target_index : q->engine);
 
-			if (f->queues[k].queue_type == NEURONPROF_QT_THROTTLE) {
+			if (f->queues[k].queue_type == NEURONPROF_QT_THROTTLE && !w.raw) {
 				w.level = counter_track(&l, w.t->proc, XCOUNTER_THROTTLE_LEVEL);
 				w.clock = counter_track(&l, w.t->proc, XCOUNTER_THROTTLE_CLOCK);
 			}

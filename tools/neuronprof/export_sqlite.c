@@ -606,6 +606,16 @@ int sqlite_export(const struct profile *prof, const char *source, const char *pa
 	bool is_file = !stat(source, &sb) && !S_ISDIR(sb.st_mode);
 
 	memset(st, 0, sizeof(*st));
+	/* The schema's entry and instruction tables hold decoded members only. */
+	for (size_t i = 0; i < prof->nfiles; i++) {
+		if (file_is_raw(&prof->files[i])) {
+			fail("%s holds raw entries (format %s), which the SQLite schema has no "
+			     "table for: export them with --format json or perfetto",
+			     prof->files[i].path,
+			     raw_format_name(prof->files[i].info.device.raw_format));
+			return -1;
+		}
+	}
 	if (sqlite3_open_v2(path, &q.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
 	    SQLITE_OK) {
 		sq_fail(&q, "cannot open the database");

@@ -8,6 +8,7 @@
 #define NEURONPROF_TOOL_PROFILE_H
 
 #include <endian.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -99,6 +100,43 @@ static inline void entry_decode(const void *src, uint32_t entry_size, struct ent
 	for (int i = 0; i < 4; i++)
 		e->payload[i] = le64toh(n.payload[i]);
 }
+
+/*
+ * Raw entries (a file whose device has a raw format): the device's own
+ * entries as bytes, whose layout is not known here, so nothing reads them
+ * as opcodes, events or codes. Each ring entry carries @len bytes (part
+ * @part of @parts) of device entry @index (its iteration member) in its
+ * payload; timestamps are of the file's clock domain (capture times for
+ * NEURONPROF_CLOCK_CAPTURED).
+ */
+static inline bool file_is_raw(const struct prof_file *f)
+{
+	return f->info.device.raw_format != NEURONPROF_RAW_FORMAT_NONE;
+}
+
+struct raw_part {
+	uint32_t index, part, parts, len;
+	unsigned char bytes[NEURONPROF_RAW_BYTES_PER_ENTRY];	/* the first @len count */
+};
+
+static inline void raw_part_of(const struct entry *e, struct raw_part *r)
+{
+	r->index = e->iteration;
+	r->part = NEURONPROF_RAW_PART(e->code);
+	r->parts = NEURONPROF_RAW_PARTS(e->code);
+	r->len = NEURONPROF_RAW_LEN(e->code);
+	if (r->len > sizeof(r->bytes))
+		r->len = sizeof(r->bytes);
+	/* The payload's bytes in the order the device wrote them. */
+	for (int i = 0; i < 4; i++) {
+		uint64_t le = htole64(e->payload[i]);
+
+		memcpy(r->bytes + 8 * i, &le, sizeof(le));
+	}
+}
+
+/* @n bytes as lower-case hex into @buf (2 * @n + 1 bytes); returns @buf. */
+char *hex_bytes(char *buf, const unsigned char *p, size_t n);
 
 /*
  * The NeuronCore a queue belongs to: its own index for a core queue, the

@@ -307,6 +307,67 @@ static void instruction_done(struct unit *u, uint32_t code, uint64_t ts, uint64_
 	*have_prev = true;
 }
 
+static void loss_add(struct rec_stats *s, const struct prof_file *f, size_t idx, uint64_t gaps)
+{
+	const struct nprof_ntff_queue *q = &f->queues[idx];
+	struct loss *l;
+
+	if (!q->lost_count && !gaps)
+		return;
+	s->losses = xgrow1(s->losses, s->nlosses, sizeof(*s->losses));
+	l = &s->losses[s->nlosses++];
+	l->file = f->path;
+	l->record = idx;
+	l->queue_type = q->queue_type;
+	l->target_kind = q->target_kind;
+	l->target_index = q->target_index;
+	l->engine = q->engine;
+	l->lost = q->lost_count;
+	l->gaps = gaps;
+}
+
+/* A record of raw entries: how many, of how many device entries, and losses. */
+static void add_raw_queue(struct rec_stats *s, const struct prof_file *f, size_t idx,
+			  struct progress *pg, uint64_t *done)
+{
+	const struct nprof_ntff_queue *q = &f->queues[idx];
+	uint64_t prev_seq = 0, gaps = gap_before(f, idx);
+	bool have_prev = false;
+	struct nprof_ntff_entry_iter it;
+	struct raw_queue *rq;
+	struct raw_part part;
+	uint32_t prev_index = 0;
+	struct entry e;
+	const void *p;
+
+	s->raws = xgrow1(s->raws, s->nraws, sizeof(*s->raws));
+	rq = &s->raws[s->nraws++];
+	*rq = (struct raw_queue){
+		.file = f->path, .record = idx, .dev = f->info.device.device_index,
+		.core = queue_core(f, q), .format = f->info.device.raw_format,
+		.clock_domain = f->info.device.clock_domain, .queue_type = q->queue_type,
+		.target_kind = q->target_kind, .target_index = q->target_index,
+		.engine = q->engine, .entries = q->entry_count, .lost = q->lost_count,
+	};
+	nprof_ntff_entry_iter_init(&it, q);
+	while ((p = nprof_ntff_entry_iter_next(&it))) {
+		entry_decode(p, q->entry_size, &e);
+		progress_update(pg, ++*done);
+		raw_part_of(&e, &part);
+		if (have_prev && e.seq > prev_seq + 1)
+			gaps += e.seq - prev_seq - 1;
+		/* Parts of one device entry are consecutive and share its index. */
+		if (!have_prev || part.index != prev_index)
+			rq->device_entries++;
+		prev_seq = e.seq;
+		prev_index = part.index;
+		have_prev = true;
+	}
+	rq->gaps = gaps;
+	s->raw_entries += q->entry_count;
+	loss_add(s, f, idx, gaps);
+}
+
 static void add_queue(struct rec_stats *s, const struct prof_file *f, size_t idx,
 		      struct progress *pg, uint64_t *done)
 {
@@ -408,20 +469,7 @@ static void add_queue(struct rec_stats *s, const struct prof_file *f, size_t idx
 		u->lost += q->lost_count;
 		u->gaps += gaps;
 	}
-	if (q->lost_count || gaps) {
-		struct loss *l;
-
-		s->losses = xgrow1(s->losses, s->nlosses, sizeof(*s->losses));
-		l = &s->losses[s->nlosses++];
-		l->file = f->path;
-		l->record = idx;
-		l->queue_type = q->queue_type;
-		l->target_kind = q->target_kind;
-		l->target_index = q->target_index;
-		l->engine = q->engine;
-		l->lost = q->lost_count;
-		l->gaps = gaps;
-	}
+	loss_add(s, f, idx, gaps);
 }
 
 static int cmp_core(const void *a, const void *b)
@@ -654,7 +702,10 @@ void rec_stats_build(struct rec_stats *s, const struct recording *r, unsigned in
 		s->queues += f->nqueues;
 		s->entries += f->entries;
 		for (size_t k = 0; k < f->nqueues; k++)
-			add_queue(s, f, k, pg, done);
+			if (file_is_raw(f))
+				add_raw_queue(s, f, k, pg, done);
+			else
+				add_queue(s, f, k, pg, done);
 	}
 	if (s->ncores > 1)
 		qsort(s->cores, s->ncores, sizeof(*s->cores), cmp_core);
@@ -680,6 +731,7 @@ void rec_stats_free(struct rec_stats *s)
 	}
 	free(s->cores);
 	free(s->losses);
+	free(s->raws);
 	free(s->models);
 	free(s->host);
 	timing_free(&s->timing);

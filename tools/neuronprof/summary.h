@@ -114,6 +114,20 @@ struct loss {
 	uint64_t lost, gaps;
 };
 
+/*
+ * A queue record of raw entries: counted, never decoded (no op, event or
+ * error statistics come from bytes whose layout is not known).
+ */
+struct raw_queue {
+	const char *file;
+	size_t record;
+	uint32_t dev, core, format, clock_domain;
+	uint32_t queue_type, target_kind, target_index, engine;
+	uint64_t entries;		/* ring entries */
+	uint64_t device_entries;	/* device entries they hold parts of */
+	uint64_t lost, gaps;
+};
+
 struct model_stats {
 	uint32_t model_id;
 	uint64_t failed;
@@ -137,6 +151,9 @@ struct rec_stats {
 	size_t ncores;
 	struct loss *losses;
 	size_t nlosses;
+	struct raw_queue *raws;
+	size_t nraws;
+	uint64_t raw_entries;		/* ring entries of raw records */
 	struct timing timing;
 	struct model_stats *models;
 	size_t nmodels;

@@ -211,7 +211,8 @@ void timing_build(struct timing *t, const struct prof_file *const *files, size_t
 	for (size_t i = 0; i < nfiles; i++) {
 		const struct prof_file *f = files[i];
 
-		for (size_t k = 0; k < f->nqueues; k++) {
+		/* Raw entries hold no inference or event whose codes are known. */
+		for (size_t k = 0; !file_is_raw(f) && k < f->nqueues; k++) {
 			const struct nprof_ntff_queue *q = &f->queues[k];
 			struct core_timing *c;
 

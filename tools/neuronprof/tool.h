@@ -84,6 +84,9 @@ const char *engine_name(uint32_t engine);	/* "tensor", ..., "sync", NULL if unkn
 const char *queue_name(uint32_t queue_type);	/* "TRACE", ..., or "UNKNOWN" */
 const char *clock_name(uint32_t clock_id);	/* "CLOCK_MONOTONIC", ... */
 const char *capture_kind_name(uint32_t kind);	/* "session", "model", ... */
+const char *raw_format_name(uint32_t format);	/* "neuron-v2", "neuron-v3", "unknown" */
+/* "produced" (NEURONPROF_CLOCK_PRODUCED), "captured", or "unknown". */
+const char *clock_domain_name(uint32_t domain);
 
 /* ---- progress bar on a terminal (progress.c) ---------------------------- */
 

@@ -11,6 +11,7 @@
 
 #include <neuronprof/ntff.h>
 
+#include "profile.h"
 #include "tool.h"
 
 const char *tool_cmd = NULL;
@@ -237,6 +238,24 @@ const char *clock_name(uint32_t clock_id)
 	}
 }
 
+const char *raw_format_name(uint32_t format)
+{
+	switch (format) {
+	case NEURONPROF_RAW_FORMAT_NEURON_V2: return "neuron-v2";
+	case NEURONPROF_RAW_FORMAT_NEURON_V3: return "neuron-v3";
+	default: return "unknown";
+	}
+}
+
+const char *clock_domain_name(uint32_t domain)
+{
+	switch (domain) {
+	case NEURONPROF_CLOCK_PRODUCED: return "produced";
+	case NEURONPROF_CLOCK_CAPTURED: return "captured";
+	default: return "unknown";
+	}
+}
+
 const char *capture_kind_name(uint32_t kind)
 {
 	switch (kind) {
@@ -245,4 +264,16 @@ const char *capture_kind_name(uint32_t kind)
 	case NPROF_NTFF_CAPTURE_CONTINUOUS: return "continuous";
 	default: return "unspecified";
 	}
+}
+
+char *hex_bytes(char *buf, const unsigned char *p, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		buf[2 * i] = digits[p[i] >> 4];
+		buf[2 * i + 1] = digits[p[i] & 15];
+	}
+	buf[2 * n] = '\0';
+	return buf;
 }

@@ -30,6 +30,16 @@
  *                     (start_ns, start_realtime_ns) is 1000000 ->
  *                     1700000000000000000 and 5000000 -> 1700000000000500000;
  *                     c/ has none.
+ * DIR/raw/raw.ntff   core 1 of a raw device (neuronprof_neuron, trn1, raw
+ *                     format neuron-v2, 64-byte device entries, capture-time
+ *                     clock): TRACE engine 0 with 3 device entries (6 ring
+ *                     entries, parts 0 and 1 of 2) and DMA engine 2 with 2
+ *                     device entries of which the first lost its part 0
+ *                     (3 ring entries, lost = 1). Payload byte k of ring
+ *                     entry seq s is (0x40 * queue + 2 * s + k) & 0xff;
+ *                     codes, model ids and iterations are the raw ones, so a
+ *                     tool that decoded them would show opcodes 0x20000 and
+ *                     0x20100.
  * DIR/prof/           also holds a system profile written by the library
  *                     (nprof_system_profile_write()): ntrace.pb with 6 host
  *                     events of one process on 2 threads (3 + 1 on the main
@@ -37,6 +47,7 @@
  *                     and host_mem.pb from a monitor that took 3 samples
  *                     (start, one on demand, stop).
  */
+#include <endian.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -140,6 +151,9 @@ static void emit(struct fixture *f, uint32_t qt, uint32_t kind, uint32_t index, 
 
 static const char *fixture_instance = "i-0123456789abcdef0";
 
+/* The device of raw_fixture(): what neuronprof_neuron reports. */
+static bool fixture_raw;
+
 static void write_file(struct fixture *f, const char *dir, const char *name, uint32_t core,
 		       uint64_t session_id)
 {
@@ -167,6 +181,13 @@ static void write_file(struct fixture *f, const char *dir, const char *name, uin
 	};
 	struct nprof_ntff_writer *w = nprof_ntff_writer_create(dir, name, 0);
 
+	if (fixture_raw) {
+		info.device.uapi_version = NEURONPROF_UAPI_VERSION;
+		info.device.provider = "neuron";
+		info.device.clock_domain = NEURONPROF_CLOCK_CAPTURED;
+		info.device.raw_format = NEURONPROF_RAW_FORMAT_NEURON_V2;
+		info.device.raw_entry_size = 64;
+	}
 	if (!w)
 		die(name);
 	if (nprof_ntff_writer_set_info(w, &info))
@@ -285,6 +306,42 @@ static void gap(struct fixture *f)
 }
 
 /* A large profile for benchmarks: the simulator's pattern, repeated. */
+/* Ring entry @part of device entry @index on a raw queue (see the header). */
+static void raw_part(struct fixture *f, uint32_t qt, uint32_t engine, uint32_t index,
+		     uint32_t part, uint32_t qbytes)
+{
+	struct queue *q = queue(f, qt, NEURONPROF_TARGET_CORE, 1, engine);
+	uint64_t p[4];
+	unsigned char *b = (unsigned char *)p;
+
+	for (int k = 0; k < 32; k++)
+		b[k] = (unsigned char)(qbytes + 2 * q->next_seq + (uint64_t)k);
+	for (int i = 0; i < 4; i++)
+		p[i] = le64toh(p[i]);
+	f->model_id = NEURONPROF_RAW_FORMAT_NEURON_V2;
+	emit(f, qt, NEURONPROF_TARGET_CORE, 1, engine, NEURONPROF_RAW_CODE(32, part, 2), index,
+	     p[0], p[1], p[2], p[3]);
+}
+
+static void raw_fixture(struct fixture *f)
+{
+	struct queue *dma;
+
+	memset(f, 0, sizeof(*f));
+	f->now = 3000000;
+	for (uint32_t i = 0; i < 3; i++) {
+		raw_part(f, NEURONPROF_QT_TRACE, 0, i, 0, 0x40);
+		raw_part(f, NEURONPROF_QT_TRACE, 0, i, 1, 0x40);
+	}
+	/* Device entry 0's part 0 was lost: the ring counted it. */
+	dma = queue(f, NEURONPROF_QT_DMA, NEURONPROF_TARGET_CORE, 1, 2);
+	dma->next_seq = 1;
+	dma->lost = 1;
+	raw_part(f, NEURONPROF_QT_DMA, 2, 0, 1, 0x80);
+	raw_part(f, NEURONPROF_QT_DMA, 2, 1, 0, 0x80);
+	raw_part(f, NEURONPROF_QT_DMA, 2, 1, 1, 0x80);
+}
+
 static void large_body(struct fixture *f, uint64_t entries)
 {
 	const uint32_t instr = 64, dma = 16;
@@ -510,6 +567,14 @@ int main(int argc, char **argv)
 			write_trace_info(path, names[h], 5000000, 1700000000000500000ULL);
 	}
 	fixture_instance = "i-0123456789abcdef0";
+
+	snprintf(path, sizeof(path), "%s/raw", argv[1]);
+	mkdir_or_die(path);
+	raw_fixture(&f);
+	fixture_raw = true;
+	write_file(&f, path, "raw.ntff", 1, 0);
+	fixture_raw = false;
+	fixture_free(&f);
 
 	snprintf(path, sizeof(path), "%s/prof", argv[1]);
 	system_profile(path);

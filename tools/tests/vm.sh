@@ -90,6 +90,35 @@ chgrp render "$node" && chmod 0660 "$node"
 su -s /bin/sh nobody -c "$np doctor" >/out/doctor-nobody.txt 2>&1; echo $? >/out/doctor-nobody.rc
 su -s /bin/sh nobody -c "$np record --cores 0 -o /tmp/x" >/out/record-nobody.txt 2>&1
 echo $? >/out/record-nobody.rc
+# A raw device: neuronprof_neuron on the fake neuron.ko (test modules, loaded
+# only in this VM). A runtime's inspect session (inspect_run) records while
+# the fake hardware produces and the fake runtime consumes: core 0's TRACE
+# instance 1 (10 device entries, 5 times) and DMA instance 2 (3, 5 times).
+rmmod neuronprof_sim
+if modprobe neuronprof_fake_neuron && modprobe neuronprof_neuron; then
+	ctl=/sys/kernel/debug/neuronprof_fake_neuron/ctl
+	echo "add 2 2 6" >$ctl; dev=$(cat $ctl)
+	echo "program $dev 0 0 0 1 4096" >$ctl; qt=$(cat $ctl)
+	echo "program $dev 0 0 4 2 4096" >$ctl; qd=$(cat $ctl)
+	echo "$qt $qd" >/out/raw.queues
+	$np record --mode session --ring-size 1M --duration 10 -o /out/raw -- /tool/inspect_run /tmp/raw.ready \
+		>/out/raw.txt 2>&1 &
+	rp=$!
+	n=0
+	while [ ! -e /tmp/raw.ready ] && [ $n -lt 80 ] && kill -0 $rp 2>/dev/null; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	for r in 1 2 3 4 5; do
+		echo "produce $dev $qt 10" >$ctl; echo "consume $dev $qt 10" >$ctl
+		echo "produce $dev $qd 3" >$ctl; echo "consume $dev $qd 3" >$ctl
+	done
+	wait $rp; echo $? >/out/raw.rc
+	echo "remove $dev" >$ctl
+	rmmod neuronprof_neuron neuronprof_fake_neuron
+else
+	echo "raw device modules: $?" >>/out/errors
+fi
 true
 EOF
 
@@ -97,7 +126,7 @@ rm -rf "$out"
 mkdir -p "$out"
 bash "$repo/scripts/vm-run.sh" --timeout "${VM_TIMEOUT:-300}" --outdir "$out" \
 	--file "$np:/tool/neuronprof" --file "$work/guest.sh:/tool/guest.sh" \
-	--file "$build/tests/sim_run:/tool/sim_run" \
+	--file "$build/tests/sim_run:/tool/sim_run" --file "$build/tests/inspect_run:/tool/inspect_run" \
 	-- sh /tool/guest.sh >"$work/vm-run.log" 2>&1
 rc=$?
 if [ "$rc" -ne 0 ]; then
@@ -399,5 +428,73 @@ if sorted(seen) != sorted(win):
 if max(ea) >= min(eb):
     sys.exit(f"{a}'s events do not all come before {b}'s")
 PY
+
+# The raw device: SESSION files of both cores with raw entries (NTFF 2.x), the
+# fake hardware's bytes as it wrote them (fake.c: word 0 is
+# 0xFA4E << 48 | queue << 32 | entry, byte k >= 8 is (entry + k) & 0xff),
+# delivered + lost = produced, and dump, summary and export on them.
+status raw 0
+read -r qt qd <"$out/raw.queues" 2>/dev/null
+rawf=$(find "$out/raw" -name 'profile_nc_0_session_*.ntff' 2>/dev/null | head -n 1)
+if [ -z "$rawf" ] || [ -z "$qt" ]; then
+	bad "raw device: no SESSION file of core 0 under $out/raw: $(cat "$out/raw.txt")"
+else
+	"$np" dump --json "$rawf" >"$work/raw-dump.json" || bad "dump of $rawf"
+	"$py" - "$work/raw-dump.json" "$qt" "$qd" <<'PY' || bad "raw entries of $rawf"
+import json, sys
+d = json.load(open(sys.argv[1]))
+qt, qd = int(sys.argv[2]), int(sys.argv[3])
+dev = d["device"]
+want = {"raw_format_name": "neuron-v2", "raw_entry_size": 64, "clock_domain_name": "captured",
+        "provider": "neuron"}
+for k, v in want.items():
+    if dev.get(k) != v:
+        sys.exit(f"device {k} = {dev.get(k)!r}, expected {v!r}")
+if d["header"]["version_major"] != 2:
+    sys.exit(f"major version {d['header']['version_major']}, expected 2")
+def queue(qtype, engine):
+    for q in d["queues"]:
+        if q["queue_type"] == qtype and q["target_kind"] == "core" and q["engine"] == engine:
+            return q
+    sys.exit(f"no {qtype} engine {engine} record")
+for fq, qtype, engine, produced in ((qt, "TRACE", 1, 50), (qd, "DMA", 2, 15)):
+    q = queue(qtype, engine)
+    if q["entry_count"] + q["lost_count"] != 2 * produced or not q["entry_count"]:
+        sys.exit(f"{qtype}: {q['entry_count']} ring entries + {q['lost_count']} lost, "
+                 f"expected {2 * produced} produced")
+    for e in q["entries"]:
+        r = e["raw"]
+        b = bytes.fromhex(r["bytes"])
+        i, off = r["entry"], 32 * r["part"]
+        want = bytearray((i + off + k) & 0xff for k in range(32))
+        if r["part"] == 0:
+            want[0:8] = (0xFA4E << 48 | fq << 32 | i).to_bytes(8, "little")
+        if r["parts"] != 2 or b != bytes(want):
+            sys.exit(f"{qtype} entry {i} part {r['part']}: {r['bytes']}, expected {bytes(want).hex()}")
+PY
+	"$np" dump "$rawf" >"$work/raw-dump.txt" &&
+	grep -q "raw entries, not decoded: format neuron-v2 (1), device entries of 64 bytes" "$work/raw-dump.txt" ||
+		bad "dump text of $rawf: $(head -n 20 "$work/raw-dump.txt")"
+	"$np" summary --json "$out/raw" >"$work/raw-summary.json" || bad "summary of $out/raw"
+	"$py" - "$work/raw-summary.json" <<'PY' || bad "summary of the raw recording"
+import json, sys
+r = json.load(open(sys.argv[1]))["recordings"][0]
+got = {(q["queue_type"], q["core"], q["engine"]): q for q in r["raw_queues"] if q["entries"]}
+for key, n in ((("TRACE", 0, 1), 50), (("DMA", 0, 2), 15)):
+    q = got.get(key)
+    if not q or q["device_entries"] + q["lost"] // 2 != n or q["decoded"]:
+        sys.exit(f"{key}: {q}, expected {n} device entries")
+if len(got) != 2 or r["cores"] or r["models"]:
+    sys.exit(f"raw queues with entries {sorted(got)}, cores {r['cores']}, models {r['models']}")
+PY
+	"$np" export --format perfetto -o "$work/raw.pftrace" "$out/raw" >"$work/raw-export.txt" &&
+	"$np" export --format json -o "$work/raw.json" "$out/raw" >>"$work/raw-export.txt" ||
+		bad "export of $out/raw"
+	mkdir -p "$work/pb2" && protoc --python_out="$work/pb2" -I"$repo/proto" "$repo/proto/perfetto_trace.proto" &&
+	n=$("$py" -c 'import json,sys; print(sum(1 for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("name") == "raw neuron-v2"))' "$work/raw.json") &&
+	"$py" "$here/check.py" perfetto "$work/raw.pftrace" "$work/pb2" "name:raw neuron-v2=$n" \
+		"track:executions=0" || bad "export of the raw recording (JSON: $n raw instants)"
+	[ "${n:-0}" -gt 0 ] || bad "no raw instants in the JSON export"
+fi
 
 exit "$failed"

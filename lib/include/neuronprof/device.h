@@ -49,6 +49,7 @@ extern "C" {
 /* Capability bits of nprof_device_info.caps (NEURONPROF_CAP_*). */
 #define NPROF_DEVICE_CAP_SIM_EXEC	(1ULL << 0)	/* nprof_device_sim_exec() works */
 #define NPROF_DEVICE_CAP_FLUSH		(1ULL << 1)	/* drains can flush in-flight entries */
+#define NPROF_DEVICE_CAP_RAW		(1ULL << 2)	/* entries are raw device entries */
 
 /* Bits of nprof_ring_state.flags (NEURONPROF_RING_*). */
 #define NPROF_RING_OVERFLOWED		(1U << 0)	/* at least one entry was lost */
@@ -180,6 +181,14 @@ NPROF_API const char *nprof_device_path(const struct nprof_device *dev);
  * @caps: NPROF_DEVICE_CAP_* bits.
  * @min_ring_size, @max_ring_size: accepted ring data sizes in bytes.
  * @device_index: index among neuronprof devices.
+ * @clock_domain: what timestamps measure (NEURONPROF_CLOCK_*: when the
+ *	device produced an entry, or when the host captured it) (not in library 1.0.0).
+ * @raw_format: NEURONPROF_RAW_FORMAT_* of the entries, NONE unless @caps
+ *	has NPROF_DEVICE_CAP_RAW (not in library 1.0.0).
+ * @raw_entry_size: bytes of one device entry when raw, else 0 (not in library 1.0.0).
+ *
+ * A caller built against library 1.0 passes the size of the struct ending
+ * at @pad (NPROF_DEVICE_INFO_SIZE_V1) and gets that much.
  */
 struct nprof_device_info {
 	size_t size;
@@ -199,7 +208,14 @@ struct nprof_device_info {
 	uint64_t max_ring_size;
 	uint32_t device_index;
 	uint32_t pad;
+	uint32_t clock_domain;
+	uint32_t raw_format;
+	uint32_t raw_entry_size;
+	uint32_t pad2;
 };
+
+/* sizeof(struct nprof_device_info) in library 1.0. */
+#define NPROF_DEVICE_INFO_SIZE_V1	offsetof(struct nprof_device_info, clock_domain)
 
 /**
  * nprof_device_get_info() - the device's description, read once at open.

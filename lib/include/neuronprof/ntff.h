@@ -37,7 +37,14 @@ extern "C" {
 #define NPROF_NTFF_MAGIC		"NTFF\r\n\x1a\n"	/* 8 bytes, no NUL */
 #define NPROF_NTFF_MAGIC_LEN		8
 #define NPROF_NTFF_VERSION_MAJOR	1
-#define NPROF_NTFF_VERSION_MINOR	0
+#define NPROF_NTFF_VERSION_MINOR	1
+/*
+ * Files whose entries are raw device entries (nprof_ntff_device.raw_format
+ * not NONE) have this major version: a reader of major 1 only would decode
+ * their bytes as notifications, so it must refuse them. Otherwise they are
+ * the same format; this reader reads both.
+ */
+#define NPROF_NTFF_VERSION_MAJOR_RAW	2
 #define NPROF_NTFF_HEADER_SIZE		128
 
 /* Checksum algorithms (header.checksum_type). */
@@ -192,6 +199,14 @@ NPROF_API const char *nprof_ntff_block_type_name(uint32_t block_type);
 /*
  * struct nprof_ntff_device - the device a capture came from (from the
  * driver's struct drm_neuronprof_device_info). Strings are NUL-terminated.
+ *
+ * @clock_domain, @raw_format and @raw_entry_size are NTFF 1.1 (a caller or
+ * file without them has 0: timestamps of when the device produced the
+ * entries, entries that are not raw). A raw format other than
+ * NEURONPROF_RAW_FORMAT_NONE means every entry of the file is a raw entry
+ * (uapi/drm/neuronprof_drm.h): code NEURONPROF_RAW_CODE(len, part, parts),
+ * model_id the raw format, iteration the index of the device entry, the
+ * device's bytes in the payload; its layout is not known to this library.
  */
 struct nprof_ntff_device {
 	uint32_t arch;			/* enum neuronprof_arch */
@@ -203,6 +218,10 @@ struct nprof_ntff_device {
 	uint32_t device_index;
 	uint32_t pad;			/* zero */
 	const char *provider;		/* "sim", ...; NULL if unknown */
+	uint32_t clock_domain;		/* NEURONPROF_CLOCK_*: what timestamps measure */
+	uint32_t raw_format;		/* NEURONPROF_RAW_FORMAT_*, NONE if not raw */
+	uint32_t raw_entry_size;	/* bytes of one device entry, 0 if not raw */
+	uint32_t pad2;			/* zero */
 };
 
 /*
@@ -211,7 +230,8 @@ struct nprof_ntff_device {
  * @size: sizeof(struct nprof_ntff_info) as the caller compiled it; set it
  *	before passing the struct in either direction. A newer library fills
  *	only what fits; an older library refuses a larger struct whose extra
- *	bytes are not zero.
+ *	bytes are not zero. NPROF_NTFF_INFO_SIZE_V1 is the size of library
+ *	1.0's struct, which ends before @device.clock_domain.
  * @pid: process that captured.
  * @core: NeuronCore (virtual core) index of the capture.
  * @capture_kind: enum nprof_ntff_capture_kind.
@@ -243,6 +263,9 @@ struct nprof_ntff_info {
 	uint64_t stop_ns;
 	struct nprof_ntff_device device;
 };
+
+/* sizeof(struct nprof_ntff_info) in library 1.0 (NTFF 1.0). */
+#define NPROF_NTFF_INFO_SIZE_V1	offsetof(struct nprof_ntff_info, device.clock_domain)
 
 /*
  * struct nprof_ntff_queue_desc - a queue drain handed to the writer.

@@ -1000,6 +1000,9 @@ static void session_info(const struct nprof_capture *cap, const struct cap_core 
 	info->device.entry_size = di->entry_size;
 	info->device.device_index = di->device_index;
 	info->device.provider = di->provider;
+	info->device.clock_domain = di->clock_domain;
+	info->device.raw_format = di->raw_format;
+	info->device.raw_entry_size = di->raw_entry_size;
 }
 
 /*

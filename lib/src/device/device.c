@@ -147,10 +147,16 @@ int nprof_device_info_check(const struct nprof_device_info *info)
 	if (es < sizeof(struct neuronprof_notification) || es & (es - 1) || es > NTFF_MAX_ENTRY_SIZE)
 		return nprof_err(EPROTO, "device reports entry size %u (expected a power of two from %zu)",
 				 es, sizeof(struct neuronprof_notification));
-	/* Raw device entries must not be written into NTFF as decoded ones. */
-	if (info->caps & NEURONPROF_CAP_RAW)
-		return nprof_err(EPROTONOSUPPORT, "device %s delivers raw entries, which this "
-				 "library does not carry into NTFF yet", info->provider);
+	/* Raw entries are carried into NTFF as such, which needs their format. */
+	if (!(info->caps & NEURONPROF_CAP_RAW) != (info->raw_format == NEURONPROF_RAW_FORMAT_NONE) ||
+	    (info->raw_format != NEURONPROF_RAW_FORMAT_NONE && !info->raw_entry_size))
+		return nprof_err(EPROTO, "device reports raw capability %d with raw format %u and "
+				 "raw entry size %u", !!(info->caps & NEURONPROF_CAP_RAW),
+				 info->raw_format, info->raw_entry_size);
+	if (info->clock_domain > NEURONPROF_CLOCK_CAPTURED)
+		return nprof_err(EPROTO, "device reports clock domain %u (expected %d or %d)",
+				 info->clock_domain, NEURONPROF_CLOCK_PRODUCED,
+				 NEURONPROF_CLOCK_CAPTURED);
 	if (!info->min_ring_size || info->min_ring_size > info->max_ring_size ||
 	    info->min_ring_size < es)
 		return nprof_err(EPROTO, "device reports ring sizes %llu to %llu",
@@ -158,6 +164,9 @@ int nprof_device_info_check(const struct nprof_device_info *info)
 				 (unsigned long long)info->max_ring_size);
 	return 0;
 }
+
+/* struct drm_neuronprof_device_info of uapi version 1 ends at reserved. */
+#define DEVICE_INFO_UAPI_V1_SIZE	offsetof(struct drm_neuronprof_device_info, queue_instances)
 
 /* GET_INFO in its two steps: ask for the size, then fetch the struct. */
 static int query_info(int fd, const char *path, struct nprof_device_info *out)
@@ -172,11 +181,14 @@ static int query_info(int fd, const char *path, struct nprof_device_info *out)
 	if (drmIoctl(fd, DRM_IOCTL_NEURONPROF_GET_INFO, &gi))
 		return nprof_err(errno, "%s: GET_INFO size query failed: %s", path, strerror(errno));
 	need = gi.size;
-	if (need < sizeof(*di))
+	if (need < DEVICE_INFO_UAPI_V1_SIZE)
 		return nprof_err(EPROTO, "%s: GET_INFO reports a %u-byte device info, smaller than the %zu bytes of uapi version 1",
-				 path, need, sizeof(*di));
-	/* A newer kernel's struct is larger; take it whole and read our prefix. */
-	di = calloc(1, need);
+				 path, need, DEVICE_INFO_UAPI_V1_SIZE);
+	/*
+	 * A newer kernel's struct is larger; take it whole and read our prefix.
+	 * A version-1 kernel's is smaller: what it lacks reads as zero.
+	 */
+	di = calloc(1, need > sizeof(*di) ? need : sizeof(*di));
 	if (!di)
 		return nprof_err(ENOMEM, "cannot allocate %u bytes of device info", need);
 	memset(&gi, 0, sizeof(gi));
@@ -187,9 +199,9 @@ static int query_info(int fd, const char *path, struct nprof_device_info *out)
 		ret = nprof_err(errno, "%s: GET_INFO failed: %s", path, strerror(errno));
 		goto out;
 	}
-	if (gi.size < sizeof(*di)) {
+	if (gi.size < DEVICE_INFO_UAPI_V1_SIZE) {
 		ret = nprof_err(EPROTO, "%s: GET_INFO returned %u bytes, expected at least %zu", path,
-				gi.size, sizeof(*di));
+				gi.size, DEVICE_INFO_UAPI_V1_SIZE);
 		goto out;
 	}
 	memset(out, 0, sizeof(*out));
@@ -210,6 +222,10 @@ static int query_info(int fd, const char *path, struct nprof_device_info *out)
 	out->min_ring_size = di->min_ring_size;
 	out->max_ring_size = di->max_ring_size;
 	out->device_index = di->device_index;
+	/* Zero from a version-1 module, whose struct ends before them. */
+	out->clock_domain = di->clock_domain;
+	out->raw_format = di->raw_format;
+	out->raw_entry_size = di->raw_entry_size;
 	ret = nprof_device_info_check(out);
 	if (ret)
 		ret = nprof_err(-ret, "%s: %s", path, nprof_err_current());
@@ -359,10 +375,11 @@ NPROF_API int nprof_device_get_info(const struct nprof_device *dev, struct nprof
 	if (!dev || !info)
 		return nprof_err(EINVAL, "device or info is NULL");
 	size = info->size;
-	if (size < sizeof(*info))
-		return nprof_err(EINVAL, "struct nprof_device_info size %zu is unsupported (this library: %zu)",
-				 size, sizeof(*info));
-	*info = dev->info;
+	if (size < NPROF_DEVICE_INFO_SIZE_V1)
+		return nprof_err(EINVAL, "struct nprof_device_info size %zu is unsupported (this library: %zu to %zu)",
+				 size, (size_t)NPROF_DEVICE_INFO_SIZE_V1, sizeof(*info));
+	/* A 1.0 caller's struct ends before the raw fields. */
+	memcpy(info, &dev->info, size < sizeof(*info) ? size : sizeof(*info));
 	info->size = size;
 	return 0;
 }

@@ -88,6 +88,13 @@ void nprof_ntff_header_decode(const unsigned char in[NPROF_NTFF_HEADER_SIZE],
  */
 bool nprof_ntff_sized_struct_ok(const void *p, size_t ours);
 
+/*
+ * The same for a struct that grew: at least @oldest bytes (its first
+ * version), and any bytes past @ours zero. The caller reads or fills only
+ * min(size, @ours) bytes.
+ */
+bool nprof_ntff_sized_struct_ok_since(const void *p, size_t oldest, size_t ours);
+
 static inline uint64_t ntff_entry_seq(const unsigned char *entry)
 {
 	uint64_t v;

@@ -21,6 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <drm/neuronprof_drm.h>
+
 #include "util/internal.h"
 #include "ntff/ntff_internal.h"
 
@@ -102,10 +104,11 @@ static int validate_header(struct nprof_ntff_reader *r)
 	memcpy(&minor, r->base + 10, 2);
 	major = le16toh(major);
 	minor = le16toh(minor);
-	if (major != NPROF_NTFF_VERSION_MAJOR)
+	if (major != NPROF_NTFF_VERSION_MAJOR && major != NPROF_NTFF_VERSION_MAJOR_RAW)
 		return nprof_err(EPROTONOSUPPORT,
-				 "%s: NTFF version %u.%u is not supported: major version %u is unknown (this reader reads %d.x)",
-				 r->what, major, minor, major, NPROF_NTFF_VERSION_MAJOR);
+				 "%s: NTFF version %u.%u is not supported: major version %u is unknown (this reader reads %d.x and %d.x)",
+				 r->what, major, minor, major, NPROF_NTFF_VERSION_MAJOR,
+				 NPROF_NTFF_VERSION_MAJOR_RAW);
 	if (r->len < NPROF_NTFF_HEADER_SIZE)
 		return BAD(r, "truncated: %zu bytes, shorter than the %d-byte NTFF header", r->len,
 			   NPROF_NTFF_HEADER_SIZE);
@@ -339,6 +342,7 @@ static int validate_trace(struct nprof_ntff_reader *r, size_t i, const Neuronpro
 static int validate(struct nprof_ntff_reader *r)
 {
 	const struct nprof_ntff_header *h;
+	uint32_t raw_format;
 	uint64_t blk;
 	size_t i;
 	int ret;
@@ -361,6 +365,12 @@ static int validate(struct nprof_ntff_reader *r)
 		return BAD(r, "metadata (%llu bytes at offset %llu) is not a valid ntff_info message",
 			   (unsigned long long)h->metadata_length,
 			   (unsigned long long)h->metadata_offset);
+	raw_format = r->info->device ? r->info->device->raw_format : NEURONPROF_RAW_FORMAT_NONE;
+	/* Raw entries only in files that readers of major 1 refuse. */
+	if ((raw_format != NEURONPROF_RAW_FORMAT_NONE) != (h->version_major == NPROF_NTFF_VERSION_MAJOR_RAW))
+		return BAD(r, "major version %u with raw format %u (raw entries are major %d, others %d)",
+			   h->version_major, raw_format, NPROF_NTFF_VERSION_MAJOR_RAW,
+			   NPROF_NTFF_VERSION_MAJOR);
 	for (i = 0; i < r->info->n_trace; i++) {
 		ret = validate_trace(r, i, r->info->trace[i]);
 		if (ret)
@@ -511,9 +521,9 @@ NPROF_API int nprof_ntff_reader_info(const struct nprof_ntff_reader *r, struct n
 	if (!r || !info)
 		return nprof_err(EINVAL, "NTFF reader or info is NULL");
 	size = info->size;
-	if (size < sizeof(out))
+	if (size < NPROF_NTFF_INFO_SIZE_V1)
 		return nprof_err(EINVAL, "struct nprof_ntff_info size %zu is smaller than %zu", size,
-				 sizeof(out));
+				 (size_t)NPROF_NTFF_INFO_SIZE_V1);
 	m = r->info;
 	d = m->device;
 	memset(&out, 0, sizeof(out));
@@ -538,8 +548,12 @@ NPROF_API int nprof_ntff_reader_info(const struct nprof_ntff_reader *r, struct n
 		out.device.entry_size = d->entry_size;
 		out.device.device_index = d->device_index;
 		out.device.provider = d->provider;
+		out.device.clock_domain = d->clock_domain;
+		out.device.raw_format = d->raw_format;
+		out.device.raw_entry_size = d->raw_entry_size;
 	}
-	memcpy(info, &out, sizeof(out));
+	/* A 1.0 caller's struct ends before the raw fields. */
+	memcpy(info, &out, size < sizeof(out) ? size : sizeof(out));
 	return 0;
 }
 

@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <drm/neuronprof_drm.h>
+
 #include "util/internal.h"
 #include "ntff/ntff_internal.h"
 
@@ -195,16 +197,23 @@ static int dup_str(char **dst, const char *src)
 }
 
 NPROF_API int nprof_ntff_writer_set_info(struct nprof_ntff_writer *w,
-					 const struct nprof_ntff_info *info)
+					 const struct nprof_ntff_info *given)
 {
+	struct nprof_ntff_info copy, *info = &copy;
 	Neuronprof__Ntff__NtffInfo *m;
 	int ret;
 
-	if (!w || !info)
+	if (!w || !given)
 		return nprof_err(EINVAL, "NTFF writer or info is NULL");
-	if (!nprof_ntff_sized_struct_ok(info, sizeof(*info)))
-		return nprof_err(EINVAL, "struct nprof_ntff_info size %zu is unsupported (this library: %zu)",
-				 info->size, sizeof(*info));
+	if (!nprof_ntff_sized_struct_ok_since(given, NPROF_NTFF_INFO_SIZE_V1, sizeof(*given)))
+		return nprof_err(EINVAL, "struct nprof_ntff_info size %zu is unsupported (this library: %zu to %zu)",
+				 given->size, (size_t)NPROF_NTFF_INFO_SIZE_V1, sizeof(*given));
+	/* A 1.0 caller's struct ends before the raw fields: they read as 0. */
+	memset(&copy, 0, sizeof(copy));
+	memcpy(&copy, given, given->size < sizeof(copy) ? given->size : sizeof(copy));
+	if (info->device.raw_format != NEURONPROF_RAW_FORMAT_NONE && !info->device.raw_entry_size)
+		return nprof_err(EINVAL, "raw format %u without a raw entry size",
+				 info->device.raw_format);
 	if (w->error)
 		return writer_replay(w);
 	m = &w->info;
@@ -233,6 +242,9 @@ NPROF_API int nprof_ntff_writer_set_info(struct nprof_ntff_writer *w,
 	w->device.has_engines_per_core = 1, w->device.engines_per_core = info->device.engines_per_core;
 	w->device.has_entry_size = 1, w->device.entry_size = info->device.entry_size;
 	w->device.has_device_index = 1, w->device.device_index = info->device.device_index;
+	w->device.has_clock_domain = 1, w->device.clock_domain = info->device.clock_domain;
+	w->device.has_raw_format = 1, w->device.raw_format = info->device.raw_format;
+	w->device.has_raw_entry_size = 1, w->device.raw_entry_size = info->device.raw_entry_size;
 	m->device = &w->device;
 	return 0;
 }
@@ -560,7 +572,8 @@ static int write_trailer(struct nprof_ntff_writer *w)
 
 	memset(&h, 0, sizeof(h));
 	memcpy(h.magic, NPROF_NTFF_MAGIC, NPROF_NTFF_MAGIC_LEN);
-	h.version_major = NPROF_NTFF_VERSION_MAJOR;
+	h.version_major = w->device.raw_format != NEURONPROF_RAW_FORMAT_NONE ?
+				  NPROF_NTFF_VERSION_MAJOR_RAW : NPROF_NTFF_VERSION_MAJOR;
 	h.version_minor = NPROF_NTFF_VERSION_MINOR;
 	h.header_size = NPROF_NTFF_HEADER_SIZE;
 	h.checksum_type = NPROF_NTFF_CSUM_CRC32C;
