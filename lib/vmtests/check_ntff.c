@@ -263,11 +263,13 @@ static int expected_queues(const struct device *d, const struct session *s, stru
 		per_engine = t == NEURONPROF_QT_TRACE || t == NEURONPROF_QT_EVENT ||
 			     t == NEURONPROF_QT_DMA;
 		for (e = 0; e < (per_engine ? d->engines : 1); e++)
-			q[n++] = (struct equeue){ NEURONPROF_TARGET_CORE, s->core, t, e, 0, 0, false };
+			q[n++] = (struct equeue){ .kind = NEURONPROF_TARGET_CORE, .index = s->core,
+						  .type = t, .engine = e };
 	}
 	for (i = s->core * per; i < (s->core + 1) * per; i++)
 		for (t = 0; t < 3; t++)
-			q[n++] = (struct equeue){ NEURONPROF_TARGET_TOPSP, i, topsp_types[t], 0, 0, 0, false };
+			q[n++] = (struct equeue){ .kind = NEURONPROF_TARGET_TOPSP, .index = i,
+						  .type = topsp_types[t] };
 	for (k = 0; k < n; k++)
 		for (i = 0; i < (uint32_t)s->nexecs; i++)
 			q[k].expected += formula(d, &s->execs[i], q[k].kind, q[k].index, q[k].type,
