@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * stream_capture: streaming capture (Documentation/capture.rst, "Streaming")
- * measured on the library's real capture engine: its drainer thread, its
- * spools, stop and serialize.
+ * measured on the library's real capture engine: its drainer thread writing
+ * the session's file while the device produces, stop and serialize.
  *
  * A host has no kernel rings, so the device is the host tests' fake
  * (lib/tests/fake_device.h): rings laid out exactly like subscriptions,
@@ -335,9 +335,9 @@ int main(int argc, char **argv)
 		else
 			lo = mid;
 	}
-	printf("drainer (ring -> spool) while the device produced: %.0f entries/s, %.2fx write+fsync\n",
+	printf("drainer (ring -> file being captured) while the device produced: %.0f entries/s, %.2fx write+fsync\n",
 	       best_drain, best_write ? best_drain / best_write : 0.0);
-	printf("capture (ring -> spool -> NTFF under its name): %.0f entries/s\n", best_cap);
+	printf("capture (ring -> NTFF, complete under its name): %.0f entries/s\n", best_cap);
 	printf("write()+fsync of the same bytes: %.0f entries/s\n", best_write);
 	printf("highest loss-free production: %.0fx the ring size per second per queue (%d queues of %llu KiB, %.0f MB/s in all)\n",
 	       lo, QUEUES, (unsigned long long)(RATE_RING >> 10), lo * QUEUES * RATE_RING / 1e6);

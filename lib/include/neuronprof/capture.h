@@ -70,8 +70,10 @@ struct nprof_capture;
  *	device layer rounds each up to a power of two and clamps it to the
  *	device's limits (nprof_device_ring_size()).
  * @flags: NPROF_CAPTURE_ZERO_COPY or 0.
- * @spool_dir: where streaming keeps what the rings cannot hold, as unnamed
- *	temporary files (NULL: $TMPDIR, else /var/tmp). The string is copied.
+ * @spool_dir: where streaming writes the files of the captures running, as
+ *	unnamed temporary files (NULL: $TMPDIR, else /var/tmp); best on the
+ *	file system of the output directory, where serialize links the file
+ *	into place instead of copying it. The string is copied.
  *
  * Callers compiled before @flags existed pass a smaller @size; they get the
  * defaults of the members they do not know.
@@ -85,11 +87,12 @@ struct nprof_capture_opts {
 };
 
 /*
- * Keep entries in the rings until serialize (no drainer, no spool): a
- * session then holds at most one ring of each queue, and what does not fit
- * is counted as lost. Without it (the default) the engine streams: a
- * drainer thread moves ring contents into spool files while the capture
- * runs, so nothing is lost while the disk keeps up.
+ * Keep entries in the rings until serialize (no drainer, no file written
+ * while capturing): a session then holds at most one ring of each queue,
+ * and what does not fit is counted as lost. Without it (the default) the
+ * engine streams: a drainer thread writes ring contents into the session's
+ * NTFF file while the capture runs, so nothing is lost while the disk keeps
+ * up.
  */
 #define NPROF_CAPTURE_ZERO_COPY		(1u << 0)
 
@@ -212,15 +215,16 @@ NPROF_API int nprof_capture_session_drop(struct nprof_capture *cap, uint32_t nc,
 					 uint64_t session_id);
 
 /**
- * nprof_capture_session_sync() - wait until the drainer has moved into the
- * spools everything the rings of core @nc held when the call began (a pass
+ * nprof_capture_session_sync() - wait until the drainer has written into the
+ * active session's file everything the rings of core @nc held when the call began (a pass
  * of the drainer that starts after the call). Without streaming there is
  * nothing to move and it returns at once.
  *
  * Return: 0; -EINVAL (bad core), -ESHUTDOWN (the engine closes), or the
- * error that stopped streaming of one of the core's queues (its entries
- * then stay in the ring, as without streaming, and the file counts what
- * does not fit as lost).
+ * error that keeps the active session or one of the core's queues from
+ * streaming (its file could not be created, or the last write failed): the
+ * entries then stay in the ring, as without streaming, and the file counts
+ * what does not fit as lost.
  */
 NPROF_API int nprof_capture_session_sync(struct nprof_capture *cap, uint32_t nc);
 
@@ -229,7 +233,7 @@ NPROF_API int nprof_capture_session_sync(struct nprof_capture *cap, uint32_t nc)
  * @size: sizeof(struct nprof_capture_progress) as the caller compiled it.
  * @streaming: 1 when the engine streams, 0 with NPROF_CAPTURE_ZERO_COPY.
  * @queues: queues subscribed now.
- * @entries, @bytes: entries and bytes written into spools since create.
+ * @entries, @bytes: entries and bytes streamed into capture files since create.
  * @lost: notifications lost by the queues subscribed now, since each was
  *	subscribed.
  */
@@ -257,7 +261,7 @@ NPROF_API int nprof_capture_get_progress(struct nprof_capture *cap,
  * least sizeof(struct nprof_progress_page) bytes (a memfd the tool created)
  * whose @magic is NPROF_PROGRESS_MAGIC, the capture engines of the process
  * add to its counters, with relaxed atomic additions, what they move:
- * @entries and @bytes written into spools, and @lost, the notifications
+ * @entries and @bytes streamed into capture files, and @lost, the notifications
  * their queues lost (counted as they are seen: at each drain, and at stop).
  * neuronprof record uses it for its status line.
  */

@@ -303,8 +303,8 @@ NPROF_API int nprof_inspect_config_get_enable_inspect_on_fail(const struct nprof
 /**
  * nprof_inspect_config_set_streaming() - stream device profiles to disk
  * while they are captured (default on; NEURON_RT_INSPECT_STREAMING). On, a
- * drainer moves ring contents into spool files in the output directory as
- * the capture runs, so a capture larger than its rings loses nothing while
+ * drainer writes ring contents into the profile files (unnamed until
+ * complete) in the output directory as the capture runs, so a capture larger than its rings loses nothing while
  * the disk keeps up; off, entries stay in the rings until the profile is
  * written (zero copy) and what does not fit is counted as lost.
  *
