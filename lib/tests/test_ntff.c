@@ -1523,42 +1523,65 @@ static int write_raw(const char *d, const char *name, const struct nprof_ntff_in
 	return nprof_ntff_writer_finalize(w);
 }
 
+/*
+ * @n entries of make_raw_ring() written with @info to @name in a fresh
+ * directory (dir), and opened: the reader, and the ring in *@ring. The
+ * caller closes the reader, frees the ring and removes dir. NULL after
+ * recording the failure if a step fails; then nothing is left to free.
+ */
+static struct nprof_ntff_reader *open_raw_file(const char *name, const struct nprof_ntff_info *info,
+					       size_t n, struct neuronprof_notification **ring)
+{
+	struct nprof_ntff_reader *r = NULL;
+	char path[PATH_MAX];
+	int ret;
+
+	*ring = make_raw_ring(n);
+	if (!*ring || !fresh_dir()) {
+		FAIL("calloc or mkdtemp");
+		free(*ring);
+		*ring = NULL;
+		return NULL;
+	}
+	ret = write_raw(dir, name, info, *ring, n);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (ret)
+		FAIL("writing %s: %d: %s", path, ret, nprof_strerror_last());
+	else if (!(r = nprof_ntff_reader_open(path, 0)))
+		FAIL("opening %s: %s", path, nprof_strerror_last());
+	if (!r) {
+		free(*ring);
+		*ring = NULL;
+		rm_rf(dir);
+	}
+	return r;
+}
+
 TEST(ntff_raw_round_trip)
 {
 	struct nprof_ntff_info in = sample_info, out = { .size = sizeof(out) };
 	struct nprof_ntff_queue q = { .size = sizeof(q) };
-	struct neuronprof_notification *ring = make_raw_ring(12);
+	struct neuronprof_notification *ring;
 	struct nprof_ntff_reader *r;
-	char path[PATH_MAX];
 
-	if (!fresh_dir() || !ring) {
-		FAIL("mkdtemp or calloc");
-		free(ring);
-		return;
-	}
 	in.device.provider = "neuron";
 	in.device.clock_domain = NEURONPROF_CLOCK_CAPTURED;
 	in.device.raw_format = NEURONPROF_RAW_FORMAT_NEURON_V2;
 	in.device.raw_entry_size = 64;
-	CHECK_INT(write_raw(dir, "raw.ntff", &in, ring, 12), 0);
-	snprintf(path, sizeof(path), "%s/raw.ntff", dir);
-	r = nprof_ntff_reader_open(path, 0);
-	CHECK(r != NULL);
-	if (r) {
-		/* Readers of major 1 only refuse it: they would decode the bytes. */
-		CHECK_INT(nprof_ntff_reader_header(r)->version_major, NPROF_NTFF_VERSION_MAJOR_RAW);
-		CHECK_INT(nprof_ntff_reader_info(r, &out), 0);
-		CHECK_INT(out.device.clock_domain, NEURONPROF_CLOCK_CAPTURED);
-		CHECK_INT(out.device.raw_format, NEURONPROF_RAW_FORMAT_NEURON_V2);
-		CHECK_INT(out.device.raw_entry_size, 64);
-		CHECK_STR(out.device.provider, "neuron");
-		CHECK_INT(nprof_ntff_reader_queue(r, 0, &q), 0);
-		CHECK_INT(q.entry_count, 12);
-		/* Every byte as written: nothing was decoded on the way. */
-		CHECK(q.entries && !memcmp(q.entries, ring, 12 * ENTRY));
-	} else {
-		printf("# %s\n", nprof_strerror_last());
-	}
+	r = open_raw_file("raw.ntff", &in, 12, &ring);
+	if (!r)
+		return;
+	/* Readers of major 1 only refuse it: they would decode the bytes. */
+	CHECK_INT(nprof_ntff_reader_header(r)->version_major, NPROF_NTFF_VERSION_MAJOR_RAW);
+	CHECK_INT(nprof_ntff_reader_info(r, &out), 0);
+	CHECK_INT(out.device.clock_domain, NEURONPROF_CLOCK_CAPTURED);
+	CHECK_INT(out.device.raw_format, NEURONPROF_RAW_FORMAT_NEURON_V2);
+	CHECK_INT(out.device.raw_entry_size, 64);
+	CHECK_STR(out.device.provider, "neuron");
+	CHECK_INT(nprof_ntff_reader_queue(r, 0, &q), 0);
+	CHECK_INT(q.entry_count, 12);
+	/* Every byte as written: nothing was decoded on the way. */
+	CHECK(q.entries && !memcmp(q.entries, ring, 12 * ENTRY));
 	nprof_ntff_reader_close(r);
 
 	/* A raw format without its device entry size describes nothing. */
@@ -1577,38 +1600,29 @@ TEST(ntff_raw_round_trip)
 TEST(ntff_raw_fields_absent_in_old_structs)
 {
 	struct nprof_ntff_info in = sample_info, out;
-	struct neuronprof_notification *ring = make_raw_ring(4);
+	struct neuronprof_notification *ring;
 	struct nprof_ntff_reader *r;
-	char path[PATH_MAX];
 
-	if (!fresh_dir() || !ring) {
-		FAIL("mkdtemp or calloc");
-		free(ring);
-		return;
-	}
-	/* Whatever lies past a 1.0 caller's struct is not read. */
+	/* Whatever lies past a 1.0.0 caller's struct is not read. */
 	in.size = NPROF_NTFF_INFO_SIZE_V1;
 	in.device.raw_format = NEURONPROF_RAW_FORMAT_NEURON_V3;
 	in.device.clock_domain = NEURONPROF_CLOCK_CAPTURED;
-	CHECK_INT(write_raw(dir, "old.ntff", &in, ring, 4), 0);
-	snprintf(path, sizeof(path), "%s/old.ntff", dir);
-	r = nprof_ntff_reader_open(path, 0);
-	CHECK(r != NULL);
-	if (r) {
-		CHECK_INT(nprof_ntff_reader_header(r)->version_major, 1);
-		memset(&out, 0xa5, sizeof(out));
-		out.size = NPROF_NTFF_INFO_SIZE_V1;
-		CHECK_INT(nprof_ntff_reader_info(r, &out), 0);
-		CHECK_INT(out.device.num_cores, 2);
-		/* Nothing written past the caller's size. */
-		CHECK_INT(out.device.clock_domain, 0xa5a5a5a5u);
-		out.size = sizeof(out);
-		CHECK_INT(nprof_ntff_reader_info(r, &out), 0);
-		CHECK_INT(out.device.raw_format, NEURONPROF_RAW_FORMAT_NONE);
-		CHECK_INT(out.device.clock_domain, NEURONPROF_CLOCK_PRODUCED);
-		out.size = NPROF_NTFF_INFO_SIZE_V1 - 1;
-		CHECK_INT(nprof_ntff_reader_info(r, &out), -EINVAL);
-	}
+	r = open_raw_file("old.ntff", &in, 4, &ring);
+	if (!r)
+		return;
+	CHECK_INT(nprof_ntff_reader_header(r)->version_major, 1);
+	memset(&out, 0xa5, sizeof(out));
+	out.size = NPROF_NTFF_INFO_SIZE_V1;
+	CHECK_INT(nprof_ntff_reader_info(r, &out), 0);
+	CHECK_INT(out.device.num_cores, 2);
+	/* Nothing written past the caller's size. */
+	CHECK_INT(out.device.clock_domain, 0xa5a5a5a5u);
+	out.size = sizeof(out);
+	CHECK_INT(nprof_ntff_reader_info(r, &out), 0);
+	CHECK_INT(out.device.raw_format, NEURONPROF_RAW_FORMAT_NONE);
+	CHECK_INT(out.device.clock_domain, NEURONPROF_CLOCK_PRODUCED);
+	out.size = NPROF_NTFF_INFO_SIZE_V1 - 1;
+	CHECK_INT(nprof_ntff_reader_info(r, &out), -EINVAL);
 	nprof_ntff_reader_close(r);
 	free(ring);
 	rm_rf(dir);

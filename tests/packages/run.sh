@@ -219,7 +219,7 @@ L=usr/lib/$ma
 # usr/share/doc is each package's copyright and changelog, checked apart.
 expected() {
 	local h f
-	echo "f $L/libneuronprof.so.1.0.0"
+	echo "f $L/libneuronprof.so.$version"
 	echo "l $L/libneuronprof.so.1"
 	echo "l $L/libneuronprof.so"
 	echo "f $L/libneuronprof.a"
@@ -268,10 +268,10 @@ check "the DKMS sources are the tree's (scripts/dkms.sh source), dkms.conf inclu
 check "the headers are the tree's (library, uapi, nrt)" \
 	bash -c 'diff -r "$2/lib/include/neuronprof" "$1/usr/include/neuronprof" && diff "$2/uapi/drm/neuronprof_drm.h" "$1/usr/include/drm/neuronprof_drm.h" &&
 		diff -r "$2/compat/include/nrt" "$1/usr/include/nrt"' _ "$root" "$repo"
-check "libneuronprof.so.1.0.0 has soname libneuronprof.so.1, links .so.1 and .so lead to it, no rpath" \
-	bash -c '[ "$(objdump -p "$1/libneuronprof.so.1.0.0" | awk "\$1 == \"SONAME\" { print \$2 }")" = libneuronprof.so.1 ] &&
-		[ "$(readlink "$1/libneuronprof.so.1")" = libneuronprof.so.1.0.0 ] && [ "$(readlink -f "$1/libneuronprof.so")" = "$(readlink -f "$1/libneuronprof.so.1.0.0")" ] &&
-		! objdump -p "$1/libneuronprof.so.1.0.0" | grep -Eq "RPATH|RUNPATH"' _ "$root/$L"
+check "libneuronprof.so.$version has soname libneuronprof.so.1, links .so.1 and .so lead to it, no rpath" \
+	bash -c '[ "$(objdump -p "$1/libneuronprof.so.$2" | awk "\$1 == \"SONAME\" { print \$2 }")" = libneuronprof.so.1 ] &&
+		[ "$(readlink "$1/libneuronprof.so.1")" = "libneuronprof.so.$2" ] && [ "$(readlink -f "$1/libneuronprof.so")" = "$(readlink -f "$1/libneuronprof.so.$2")" ] &&
+		! objdump -p "$1/libneuronprof.so.$2" | grep -Eq "RPATH|RUNPATH"' _ "$root/$L" "$version"
 check "libnrtprof.so.1 has soname libnrtprof.so.1, libnrtprof.so leads to it" \
 	bash -c '[ "$(objdump -p "$1/libnrtprof.so.1" | awk "\$1 == \"SONAME\" { print \$2 }")" = libnrtprof.so.1 ] &&
 		[ "$(readlink "$1/libnrtprof.so")" = libnrtprof.so.1 ]' _ "$root/$L"

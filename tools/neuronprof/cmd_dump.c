@@ -82,17 +82,23 @@ static void raw_line(FILE *out, const struct entry *e, uint32_t format, struct r
 			hex_bytes(hex, a->bytes, a->len));
 }
 
+/* Opens an entry's JSON object with what every entry has, raw or not. */
+static void entry_json_begin(struct json *j, const struct entry *e)
+{
+	jw_obj_begin(j, NULL);
+	jw_u64(j, "seq", e->seq);
+	jw_u64(j, "timestamp_ns", e->ts);
+	jw_u64(j, "queue_type", e->queue_type);
+	jw_u64(j, "engine", e->engine);
+}
+
 static void raw_json(struct json *j, const struct entry *e, uint32_t format)
 {
 	char hex[2 * NEURONPROF_RAW_BYTES_PER_ENTRY + 1];
 	struct raw_part p;
 
 	raw_part_of(e, &p);
-	jw_obj_begin(j, NULL);
-	jw_u64(j, "seq", e->seq);
-	jw_u64(j, "timestamp_ns", e->ts);
-	jw_u64(j, "queue_type", e->queue_type);
-	jw_u64(j, "engine", e->engine);
+	entry_json_begin(j, e);
 	jw_obj_begin(j, "raw");
 	jw_str(j, "format", raw_format_name(format));
 	jw_u64(j, "entry", p.index);
@@ -105,11 +111,7 @@ static void raw_json(struct json *j, const struct entry *e, uint32_t format)
 
 static void entry_json(struct json *j, const struct entry *e)
 {
-	jw_obj_begin(j, NULL);
-	jw_u64(j, "seq", e->seq);
-	jw_u64(j, "timestamp_ns", e->ts);
-	jw_u64(j, "queue_type", e->queue_type);
-	jw_u64(j, "engine", e->engine);
+	entry_json_begin(j, e);
 	jw_u64(j, "code", e->code);
 	jw_u64(j, "model_id", e->model_id);
 	jw_u64(j, "iteration", e->iteration);

@@ -538,6 +538,12 @@ struct walk {
 	const struct xtrack *level, *clock;	/* counter tracks, for THROTTLE */
 	struct instr_clock clk;			/* TRACE: the duration model */
 	const struct nprof_ntff_device *raw;	/* the device of a raw record, else NULL */
+	/* The record's entries (walk_begin(), walk_next()). */
+	const struct nprof_ntff_queue *q;
+	struct nprof_ntff_entry_iter it;
+	struct seq_track seq;
+	struct progress *pg;
+	uint64_t *done;
 };
 
 static int instant(struct walk *w, const char *cat, const char *name, uint64_t ts,
@@ -611,16 +617,13 @@ static void unit_name(const struct xtrack *t, char *buf, size_t len)
 }
 
 /* An instant "lost N" where the sequence numbers of a record skip N. */
-static int lost_marker(struct walk *w, const struct entry *e, bool *have_prev, uint64_t *prev_seq)
+static int lost_marker(struct walk *w, const struct entry *e)
 {
-	uint64_t lost = e->seq - *prev_seq - 1;
-	bool gap = *have_prev && e->seq > *prev_seq + 1;
+	uint64_t lost = seq_skipped(&w->seq, e->seq);
 	struct xarg a[2];
 	char name[32];
 
-	*prev_seq = e->seq;
-	*have_prev = true;
-	if (!gap)
+	if (!lost)
 		return 0;
 	snprintf(name, sizeof(name), "lost %" PRIu64, lost);
 	a[0] = (struct xarg){ .key = "lost", .kind = XARG_U64, .u = lost };
@@ -629,33 +632,51 @@ static int lost_marker(struct walk *w, const struct entry *e, bool *have_prev, u
 	return instant(w, "lost", name, e->ts, a, 2);
 }
 
+/* Start walking the entries of record @q; @done counts them for @pg. */
+static void walk_begin(struct walk *w, const struct nprof_ntff_queue *q, struct progress *pg,
+		       uint64_t *done)
+{
+	w->q = q;
+	nprof_ntff_entry_iter_init(&w->it, q);
+	w->seq = (struct seq_track){ 0 };
+	w->pg = pg;
+	w->done = done;
+}
+
+/*
+ * The record's next entry into @e, decoded and counted, after the instant
+ * "lost N" where its sequence number skips. False at the end of the record,
+ * once *@ret is set (by the caller's handling of an entry or by that
+ * instant), and then *@ret is the result of the walk.
+ */
+static bool walk_next(struct walk *w, struct entry *e, int *ret)
+{
+	const void *p;
+
+	if (*ret || !(p = nprof_ntff_entry_iter_next(&w->it)))
+		return false;
+	entry_decode(p, w->q->entry_size, e);
+	progress_update(w->pg, ++*w->done);
+	w->st->entries++;
+	*ret = lost_marker(w, e);
+	return !*ret;
+}
+
 /*
  * A record of raw entries: an instant "raw <format>" per ring entry with its
  * bytes, never decoded; its time is what the device's clock domain says
  * (the capture time for NEURONPROF_CLOCK_CAPTURED).
  */
-static int walk_raw(struct walk *w, const struct nprof_ntff_queue *q, struct progress *pg,
-		    uint64_t *done)
+static int walk_raw(struct walk *w)
 {
 	char name[32], hex[2 * NEURONPROF_RAW_BYTES_PER_ENTRY + 1];
-	struct nprof_ntff_entry_iter it;
-	bool have_prev = false;
-	uint64_t prev_seq = 0;
 	struct raw_part part;
 	struct xarg a[7];
 	struct entry e;
-	const void *p;
 	int ret = 0;
 
 	snprintf(name, sizeof(name), "raw %s", raw_format_name(w->raw->raw_format));
-	nprof_ntff_entry_iter_init(&it, q);
-	while (!ret && (p = nprof_ntff_entry_iter_next(&it))) {
-		entry_decode(p, q->entry_size, &e);
-		progress_update(pg, ++*done);
-		w->st->entries++;
-		ret = lost_marker(w, &e, &have_prev, &prev_seq);
-		if (ret)
-			break;
+	while (walk_next(w, &e, &ret)) {
 		raw_part_of(&e, &part);
 		a[0] = (struct xarg){ .key = "entry", .kind = XARG_U64, .u = part.index };
 		a[1] = (struct xarg){ .key = "part", .kind = XARG_U64, .u = part.part };
@@ -675,27 +696,17 @@ static int walk_raw(struct walk *w, const struct nprof_ntff_queue *q, struct pro
 static int walk_record(struct walk *w, const struct nprof_ntff_queue *q, struct progress *pg,
 		       uint64_t *done)
 {
-	struct nprof_ntff_entry_iter it;
 	struct entry e, start = { 0 }, pend = { 0 };
-	bool open = false, have_prev = false, have_pend = false;
-	uint64_t prev_seq = 0;
-	const void *p;
+	bool open = false, have_pend = false;
 	char name[64], unit[32], *np;
 	struct xarg a[XARGS_MAX];
 	int n, ret = 0;
 
+	walk_begin(w, q, pg, done);
 	if (w->raw)
-		return walk_raw(w, q, pg, done);
+		return walk_raw(w);
 	unit_name(w->t, unit, sizeof(unit));
-	nprof_ntff_entry_iter_init(&it, q);
-	while (!ret && (p = nprof_ntff_entry_iter_next(&it))) {
-		entry_decode(p, q->entry_size, &e);
-		progress_update(pg, ++*done);
-		w->st->entries++;
-		ret = lost_marker(w, &e, &have_prev, &prev_seq);
-		if (ret)
-			break;
-
+	while (walk_next(w, &e, &ret)) {
 		switch (q->queue_type) {
 		case NEURONPROF_QT_INFER_STATUS:
 			if (e.code == NEURONPROF_INFER_START) {

@@ -102,6 +102,25 @@ static inline void entry_decode(const void *src, uint32_t entry_size, struct ent
 }
 
 /*
+ * The sequence numbers of a queue record's entries, in order: each entry's
+ * number is one more than the one before it unless entries were lost.
+ */
+struct seq_track {
+	bool have_prev;
+	uint64_t prev;
+};
+
+/* How many sequence numbers the record skips before @seq (0 for its first). */
+static inline uint64_t seq_skipped(struct seq_track *t, uint64_t seq)
+{
+	uint64_t skipped = t->have_prev && seq > t->prev + 1 ? seq - t->prev - 1 : 0;
+
+	t->prev = seq;
+	t->have_prev = true;
+	return skipped;
+}
+
+/*
  * Raw entries (a file whose device has a raw format): the device's own
  * entries as bytes, whose layout is not known here, so nothing reads them
  * as opcodes, events or codes. Each ring entry carries @len bytes (part

@@ -331,8 +331,8 @@ static void add_raw_queue(struct rec_stats *s, const struct prof_file *f, size_t
 			  struct progress *pg, uint64_t *done)
 {
 	const struct nprof_ntff_queue *q = &f->queues[idx];
-	uint64_t prev_seq = 0, gaps = gap_before(f, idx);
-	bool have_prev = false;
+	uint64_t gaps = gap_before(f, idx);
+	struct seq_track seq = { 0 };
 	struct nprof_ntff_entry_iter it;
 	struct raw_queue *rq;
 	struct raw_part part;
@@ -354,14 +354,11 @@ static void add_raw_queue(struct rec_stats *s, const struct prof_file *f, size_t
 		entry_decode(p, q->entry_size, &e);
 		progress_update(pg, ++*done);
 		raw_part_of(&e, &part);
-		if (have_prev && e.seq > prev_seq + 1)
-			gaps += e.seq - prev_seq - 1;
 		/* Parts of one device entry are consecutive and share its index. */
-		if (!have_prev || part.index != prev_index)
+		if (!seq.have_prev || part.index != prev_index)
 			rq->device_entries++;
-		prev_seq = e.seq;
+		gaps += seq_skipped(&seq, e.seq);
 		prev_index = part.index;
-		have_prev = true;
 	}
 	rq->gaps = gaps;
 	s->raw_entries += q->entry_count;
@@ -377,8 +374,9 @@ static void add_queue(struct rec_stats *s, const struct prof_file *f, size_t idx
 	struct unit *u = NULL;
 	struct nprof_ntff_entry_iter it;
 	struct entry e, start = { 0 }, pend = { 0 };
-	bool open = false, have_prev = false, have_pend = false, have_iend = false;
-	uint64_t prev_seq = 0, gaps = gap_before(f, idx), iend = 0;
+	bool open = false, have_pend = false, have_iend = false;
+	uint64_t gaps = gap_before(f, idx), iend = 0;
+	struct seq_track seq = { 0 };
 	struct instr_clock clk;
 	const void *p;
 
@@ -403,10 +401,7 @@ static void add_queue(struct rec_stats *s, const struct prof_file *f, size_t idx
 	while ((p = nprof_ntff_entry_iter_next(&it))) {
 		entry_decode(p, q->entry_size, &e);
 		progress_update(pg, ++*done);
-		if (have_prev && e.seq > prev_seq + 1)
-			gaps += e.seq - prev_seq - 1;
-		prev_seq = e.seq;
-		have_prev = true;
+		gaps += seq_skipped(&seq, e.seq);
 		seen(&c->first, &c->last, &c->any, e.ts);
 		if (u)
 			seen(&u->first, &u->last, &u->any, e.ts);

@@ -182,12 +182,12 @@ NPROF_API const char *nprof_device_path(const struct nprof_device *dev);
  * @min_ring_size, @max_ring_size: accepted ring data sizes in bytes.
  * @device_index: index among neuronprof devices.
  * @clock_domain: what timestamps measure (NEURONPROF_CLOCK_*: when the
- *	device produced an entry, or when the host captured it) (not in library 1.0.0).
+ *	device produced an entry, or when the host captured it) (added in 1.1.0).
  * @raw_format: NEURONPROF_RAW_FORMAT_* of the entries, NONE unless @caps
- *	has NPROF_DEVICE_CAP_RAW (not in library 1.0.0).
- * @raw_entry_size: bytes of one device entry when raw, else 0 (not in library 1.0.0).
+ *	has NPROF_DEVICE_CAP_RAW (added in 1.1.0).
+ * @raw_entry_size: bytes of one device entry when raw, else 0 (added in 1.1.0).
  *
- * A caller built against library 1.0 passes the size of the struct ending
+ * A caller built against library 1.0.0 passes the size of the struct ending
  * at @pad (NPROF_DEVICE_INFO_SIZE_V1) and gets that much.
  */
 struct nprof_device_info {
@@ -214,7 +214,7 @@ struct nprof_device_info {
 	uint32_t pad2;
 };
 
-/* sizeof(struct nprof_device_info) in library 1.0. */
+/* sizeof(struct nprof_device_info) in library 1.0.0. */
 #define NPROF_DEVICE_INFO_SIZE_V1	offsetof(struct nprof_device_info, clock_domain)
 
 /**

@@ -200,11 +200,11 @@ NPROF_API const char *nprof_ntff_block_type_name(uint32_t block_type);
  * struct nprof_ntff_device - the device a capture came from (from the
  * driver's struct drm_neuronprof_device_info). Strings are NUL-terminated.
  *
- * @clock_domain, @raw_format and @raw_entry_size are NTFF 1.1 (a caller or
- * file without them has 0: timestamps of when the device produced the
- * entries, entries that are not raw). A raw format other than
- * NEURONPROF_RAW_FORMAT_NONE means every entry of the file is a raw entry
- * (uapi/drm/neuronprof_drm.h): code NEURONPROF_RAW_CODE(len, part, parts),
+ * @clock_domain, @raw_format and @raw_entry_size were added in 1.1.0 and
+ * are NTFF 1.1 (a caller or file without them has 0: timestamps of when
+ * the device produced the entries, entries that are not raw). A raw format
+ * other than NEURONPROF_RAW_FORMAT_NONE means every entry of the file is a
+ * raw entry (uapi/drm/neuronprof_drm.h): code NEURONPROF_RAW_CODE(len, part, parts),
  * model_id the raw format, iteration the index of the device entry, the
  * device's bytes in the payload; its layout is not known to this library.
  */
@@ -231,7 +231,7 @@ struct nprof_ntff_device {
  *	before passing the struct in either direction. A newer library fills
  *	only what fits; an older library refuses a larger struct whose extra
  *	bytes are not zero. NPROF_NTFF_INFO_SIZE_V1 is the size of library
- *	1.0's struct, which ends before @device.clock_domain.
+ *	1.0.0's struct, which ends before @device.clock_domain.
  * @pid: process that captured.
  * @core: NeuronCore (virtual core) index of the capture.
  * @capture_kind: enum nprof_ntff_capture_kind.
@@ -264,7 +264,7 @@ struct nprof_ntff_info {
 	struct nprof_ntff_device device;
 };
 
-/* sizeof(struct nprof_ntff_info) in library 1.0 (NTFF 1.0). */
+/* sizeof(struct nprof_ntff_info) in library 1.0.0 (NTFF 1.0). */
 #define NPROF_NTFF_INFO_SIZE_V1	offsetof(struct nprof_ntff_info, device.clock_domain)
 
 /*
