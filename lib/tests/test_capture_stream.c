@@ -18,6 +18,8 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <sched.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -372,6 +374,47 @@ TEST(spool_that_cannot_be_created_falls_back_to_the_rings)
 	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
 	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
 	CHECK_INT(check_file(file_of(&f, 0, id), RING_ENTRIES, 0, 100 - RING_ENTRIES), 24);
+	teardown(&f);
+}
+
+/*
+ * A full disk (here the file size limit, which fails writes with EFBIG the
+ * same way): the queues keep their entries in the rings, what does not fit
+ * is counted as lost, sync says why, the next drain after the disk has room
+ * writes what the rings kept, and the file is complete with nothing counted
+ * twice.
+ */
+TEST(write_that_fails_keeps_entries_in_the_rings_and_is_retried)
+{
+	struct rlimit old, tiny = { .rlim_cur = 4096 };
+	void (*old_xfsz)(int);
+	struct fixture f;
+	uint64_t id;
+
+	if (setup(&f, 0, NULL))
+		FAIL("setup: %s", nprof_strerror_last());
+	CHECK_INT(getrlimit(RLIMIT_FSIZE, &old), 0);
+	CHECK_INT(nprof_capture_session_start(f.cap, 0), 0);
+	CHECK_INT(produce_core(&f, 0, BATCH, 1), 24 * BATCH);
+	CHECK_INT(nprof_capture_session_sync(f.cap, 0), 0);
+
+	/* The file is past 4 KiB: every further write fails. */
+	old_xfsz = signal(SIGXFSZ, SIG_IGN);
+	tiny.rlim_max = old.rlim_max;
+	CHECK_INT(setrlimit(RLIMIT_FSIZE, &tiny), 0);
+	CHECK_INT(produce_core(&f, 0, 2 * RING_ENTRIES, 1), 24ULL * RING_ENTRIES);
+	CHECK_ERR_MSG(nprof_capture_session_sync(f.cap, 0), EFBIG,
+		      "NC 0: queue type 0 target 0/0 engine 0 does not stream");
+	/* Nothing left the rings: they are full. */
+	CHECK_INT(produce_core(&f, 0, 1, 1), 0);
+
+	/* Room again: the next drain writes what the rings kept. */
+	CHECK_INT(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, old_xfsz);
+	CHECK_INT(nprof_capture_session_sync(f.cap, 0), 0);
+	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
+	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
+	CHECK_INT(check_file(file_of(&f, 0, id), BATCH + RING_ENTRIES, 0, RING_ENTRIES + 1), 24);
 	teardown(&f);
 }
 
