@@ -317,7 +317,7 @@ static void text_recording(const struct rec_stats *s)
 		       t.inferences, t.infer_failed, t.executions, t.errors, t.throttles, t.lost,
 		       t.gaps);
 	if (s->nraws) {
-		printf("\nraw entries: %" PRIu64 " in %zu queue records, not decoded (their layout "
+		printf("\nraw entries: %" PRIu64 " in %zu queues, not decoded (their layout "
 		       "is not known: no op, event or error statistics)\n", s->raw_entries,
 		       s->nraws);
 		printf("  %-6s %-5s %-14s %-9s %6s %-10s %-9s %10s %14s %8s %8s\n", "device", "core",
@@ -340,9 +340,13 @@ static void text_recording(const struct rec_stats *s)
 	for (size_t i = 0; i < s->nlosses; i++) {
 		const struct loss *l = &s->losses[i];
 
-		printf("%s: %s record %zu (%s %s %u engine %u): lost %" PRIu64
+		char later[48] = "";
+
+		if (l->records > 1)
+			snprintf(later, sizeof(later), " and %zu later ones", l->records - 1);
+		printf("%s: %s record %zu%s (%s %s %u engine %u): lost %" PRIu64
 		       " recorded, %" PRIu64 " missing from sequence numbers%s\n",
-		       l->gaps > l->lost ? "warning" : "loss", l->file, l->record,
+		       l->gaps > l->lost ? "warning" : "loss", l->file, l->record, later,
 		       queue_name(l->queue_type),
 		       l->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core",
 		       l->target_index, l->engine, l->lost, l->gaps,
@@ -587,6 +591,7 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 		jw_obj_begin(j, NULL);
 		jw_str(j, "file", q->file);
 		jw_u64(j, "record", q->record);
+		jw_u64(j, "records", q->records);
 		jw_u64(j, "device", q->dev);
 		jw_u64(j, "core", q->core);
 		jw_str(j, "queue_type", queue_name(q->queue_type));
@@ -611,6 +616,7 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 		jw_obj_begin(j, NULL);
 		jw_str(j, "file", l->file);
 		jw_u64(j, "record", l->record);
+		jw_u64(j, "records", l->records);
 		jw_str(j, "queue_type", queue_name(l->queue_type));
 		jw_str(j, "target_kind",
 		       l->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core");
@@ -653,8 +659,9 @@ static const char *const csv_header[CSV_TABLES] = {
 	"recording,device,core,index,model_id,start_ns,stop_ns,latency_ns,iterations,failed,"
 	"host_start_ns,host_end_ns,host_duration_ns,before_ns,after_ns,flow_id",
 	"recording,name,count,total_ns,min_ns,avg_ns,median_ns,p99_ns,max_ns",
-	"recording,file,record,queue_type,target_kind,target_index,engine,lost,seq_gaps,explained",
-	"recording,file,record,device,core,queue_type,target_kind,target_index,engine,format,"
+	"recording,file,record,records,queue_type,target_kind,target_index,engine,lost,seq_gaps,"
+	"explained",
+	"recording,file,record,records,device,core,queue_type,target_kind,target_index,engine,format,"
 	"clock_domain,entries,device_entries,lost,seq_gaps",
 };
 
@@ -793,8 +800,8 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 		csv_str(f[CSV_LOSSES], rp);
 		fputc(',', f[CSV_LOSSES]);
 		csv_str(f[CSV_LOSSES], l->file);
-		fprintf(f[CSV_LOSSES], ",%zu,%s,%s,%u,%u,%" PRIu64 ",%" PRIu64 ",%s\n", l->record,
-			queue_name(l->queue_type),
+		fprintf(f[CSV_LOSSES], ",%zu,%zu,%s,%s,%u,%u,%" PRIu64 ",%" PRIu64 ",%s\n",
+			l->record, l->records, queue_name(l->queue_type),
 			l->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core", l->target_index,
 			l->engine, l->lost, l->gaps, l->gaps <= l->lost ? "true" : "false");
 	}
@@ -804,8 +811,8 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 		csv_str(f[CSV_RAW], rp);
 		fputc(',', f[CSV_RAW]);
 		csv_str(f[CSV_RAW], q->file);
-		fprintf(f[CSV_RAW], ",%zu,%u,%u,%s,%s,%u,%u,%s,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-			",%" PRIu64 "\n", q->record, q->dev, q->core, queue_name(q->queue_type),
+		fprintf(f[CSV_RAW], ",%zu,%zu,%u,%u,%s,%s,%u,%u,%s,%s,%" PRIu64 ",%" PRIu64 ",%"
+			PRIu64 ",%" PRIu64 "\n", q->record, q->records, q->dev, q->core, queue_name(q->queue_type),
 			q->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core",
 			q->target_index, q->engine, raw_format_name(q->format),
 			clock_domain_name(q->clock_domain), q->entries, q->device_entries, q->lost,

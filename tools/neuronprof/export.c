@@ -39,7 +39,7 @@ struct layout {
 	size_t nprocs;
 	struct xtrack **tracks;
 	size_t ntracks;
-	/* Queue track of each record: qtrack[file][record]. */
+	/* Queue track of each queue: qtrack[file][queue] (prof_file.lqueues). */
 	struct xtrack ***qtrack;
 	/* Host events: the lane of each, lane[system profile][event]. */
 	uint32_t **lane;
@@ -176,7 +176,7 @@ static struct xtrack *queue_track(struct layout *l, const struct prof_file *f,
 	struct xtrack *t, *g = NULL;
 
 	/*
-	 * THROTTLE records become two counter series of their core; no queue
+	 * THROTTLE queues become two counter series of their core; no queue
 	 * track. Raw ones hold no level: they are a queue like any other.
 	 */
 	if (q->queue_type == NEURONPROF_QT_THROTTLE && !file_is_raw(f)) {
@@ -446,15 +446,16 @@ static void layout_build(struct layout *l, const struct profile *prof, const str
 	for (size_t i = 0; i < prof->nfiles; i++) {
 		const struct prof_file *f = &prof->files[i];
 
-		l->qtrack[i] = xrealloc(NULL, (f->nqueues + 1) * sizeof(**l->qtrack));
+		l->qtrack[i] = xrealloc(NULL, (f->nlqueues + 1) * sizeof(**l->qtrack));
 		uint32_t mi = file_machine(l, f, prof);
 
-		for (size_t k = 0; k < f->nqueues; k++) {
-			l->qtrack[i][k] = queue_track(l, f, &f->queues[k], mi);
-			if (f->queues[k].queue_type == NEURONPROF_QT_INFER_STATUS &&
-			    timing_core_of(tm, mi, f->info.device.device_index,
-					   queue_core(f, &f->queues[k])))
-				exec_track(l, proc_get(l, f, queue_core(f, &f->queues[k]), mi));
+		for (size_t k = 0; k < f->nlqueues; k++) {
+			const struct nprof_ntff_queue *q = &f->lqueues[k].q;
+
+			l->qtrack[i][k] = queue_track(l, f, q, mi);
+			if (q->queue_type == NEURONPROF_QT_INFER_STATUS &&
+			    timing_core_of(tm, mi, f->info.device.device_index, queue_core(f, q)))
+				exec_track(l, proc_get(l, f, queue_core(f, q), mi));
 		}
 	}
 	l->lane = xrealloc(NULL, (prof->nsys + 1) * sizeof(*l->lane));
@@ -529,7 +530,7 @@ static const struct xtrack *counter_track(const struct layout *l, const struct x
 	return NULL;
 }
 
-/* Everything the walk of one record needs. */
+/* Everything the walk of one queue needs. */
 struct walk {
 	const struct xformat *fmt;
 	void *ctx;
@@ -537,10 +538,9 @@ struct walk {
 	const struct xtrack *t;
 	const struct xtrack *level, *clock;	/* counter tracks, for THROTTLE */
 	struct instr_clock clk;			/* TRACE: the duration model */
-	const struct nprof_ntff_device *raw;	/* the device of a raw record, else NULL */
-	/* The record's entries (walk_begin(), walk_next()). */
-	const struct nprof_ntff_queue *q;
-	struct nprof_ntff_entry_iter it;
+	const struct nprof_ntff_device *raw;	/* the device of a raw queue, else NULL */
+	/* The queue's entries, across its records (walk_begin(), walk_next()). */
+	struct queue_iter it;
 	struct seq_track seq;
 	struct progress *pg;
 	uint64_t *done;
@@ -616,7 +616,7 @@ static void unit_name(const struct xtrack *t, char *buf, size_t len)
 		snprintf(buf, len, "engine %u", t->engine);
 }
 
-/* An instant "lost N" where the sequence numbers of a record skip N. */
+/* An instant "lost N" where the sequence numbers of a queue skip N. */
 static int lost_marker(struct walk *w, const struct entry *e)
 {
 	uint64_t lost = seq_skipped(&w->seq, e->seq);
@@ -632,20 +632,19 @@ static int lost_marker(struct walk *w, const struct entry *e)
 	return instant(w, "lost", name, e->ts, a, 2);
 }
 
-/* Start walking the entries of record @q; @done counts them for @pg. */
-static void walk_begin(struct walk *w, const struct nprof_ntff_queue *q, struct progress *pg,
-		       uint64_t *done)
+/* Start walking the entries of queue @lq of @f; @done counts them for @pg. */
+static void walk_begin(struct walk *w, const struct prof_file *f, const struct prof_queue *lq,
+		       struct progress *pg, uint64_t *done)
 {
-	w->q = q;
-	nprof_ntff_entry_iter_init(&w->it, q);
+	queue_iter_init(&w->it, f, lq);
 	w->seq = (struct seq_track){ 0 };
 	w->pg = pg;
 	w->done = done;
 }
 
 /*
- * The record's next entry into @e, decoded and counted, after the instant
- * "lost N" where its sequence number skips. False at the end of the record,
+ * The queue's next entry into @e, decoded and counted, after the instant
+ * "lost N" where its sequence number skips. False at the end of the queue,
  * once *@ret is set (by the caller's handling of an entry or by that
  * instant), and then *@ret is the result of the walk.
  */
@@ -653,9 +652,9 @@ static bool walk_next(struct walk *w, struct entry *e, int *ret)
 {
 	const void *p;
 
-	if (*ret || !(p = nprof_ntff_entry_iter_next(&w->it)))
+	if (*ret || !(p = queue_iter_next(&w->it)))
 		return false;
-	entry_decode(p, w->q->entry_size, e);
+	entry_decode(p, w->it.entry_size, e);
 	progress_update(w->pg, ++*w->done);
 	w->st->entries++;
 	*ret = lost_marker(w, e);
@@ -663,7 +662,7 @@ static bool walk_next(struct walk *w, struct entry *e, int *ret)
 }
 
 /*
- * A record of raw entries: an instant "raw <format>" per ring entry with its
+ * A queue of raw entries: an instant "raw <format>" per ring entry with its
  * bytes, never decoded; its time is what the device's clock domain says
  * (the capture time for NEURONPROF_CLOCK_CAPTURED).
  */
@@ -693,16 +692,21 @@ static int walk_raw(struct walk *w)
 	return ret;
 }
 
-static int walk_record(struct walk *w, const struct nprof_ntff_queue *q, struct progress *pg,
-		       uint64_t *done)
+/*
+ * A queue of decoded entries, all its records in order: pairs, instructions
+ * and sequence numbers continue from one record to the next.
+ */
+static int walk_queue(struct walk *w, const struct prof_file *f, const struct prof_queue *lq,
+		      struct progress *pg, uint64_t *done)
 {
+	const struct nprof_ntff_queue *q = &lq->q;
 	struct entry e, start = { 0 }, pend = { 0 };
 	bool open = false, have_pend = false;
 	char name[64], unit[32], *np;
 	struct xarg a[XARGS_MAX];
 	int n, ret = 0;
 
-	walk_begin(w, q, pg, done);
+	walk_begin(w, f, lq, pg, done);
 	if (w->raw)
 		return walk_raw(w);
 	unit_name(w->t, unit, sizeof(unit));
@@ -752,7 +756,7 @@ static int walk_record(struct walk *w, const struct nprof_ntff_queue *q, struct 
 			break;
 		case NEURONPROF_QT_TRACE:
 		case NEURONPROF_QT_TOPSP_TRACE:
-			/* An instruction ends when the next entry of its record says. */
+			/* An instruction ends when the next entry of its queue says. */
 			if (have_pend)
 				ret = instruction(w, &pend, instr_end(&w->clk, pend.ts, true, e.ts));
 			pend = e;
@@ -1129,8 +1133,8 @@ int export_run(const struct profile *prof, const char *source, const struct xfor
 	for (size_t i = 0; !ret && i < prof->nfiles; i++) {
 		const struct prof_file *f = &prof->files[i];
 
-		for (size_t k = 0; !ret && k < f->nqueues; k++) {
-			const struct nprof_ntff_queue *q = &f->queues[k];
+		for (size_t k = 0; !ret && k < f->nlqueues; k++) {
+			const struct nprof_ntff_queue *q = &f->lqueues[k].q;
 			struct walk w = { .fmt = fmt, .ctx = ctx, .st = st, .t = l.qtrack[i][k],
 					  .raw = file_is_raw(f) ? &f->info.device : NULL };
 			bool tsp = q->queue_type == NEURONPROF_QT_TOPSP_TRACE;
@@ -1140,11 +1144,11 @@ int export_run(const struct profile *prof, const char *source, const struct xfor
 								queue_core(f, q)),
 					 tsp, tsp ? q->target_index : q->engine);
 
-			if (f->queues[k].queue_type == NEURONPROF_QT_THROTTLE && !w.raw) {
+			if (q->queue_type == NEURONPROF_QT_THROTTLE && !w.raw) {
 				w.level = counter_track(&l, w.t->proc, XCOUNTER_THROTTLE_LEVEL);
 				w.clock = counter_track(&l, w.t->proc, XCOUNTER_THROTTLE_CLOCK);
 			}
-			ret = walk_record(&w, &f->queues[k], pg, &done);
+			ret = walk_queue(&w, f, &f->lqueues[k], pg, &done);
 		}
 	}
 	if (!ret)

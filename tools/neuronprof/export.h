@@ -19,8 +19,10 @@
  *   a gap in sequence numbers     -> instant "lost N"
  *   a start without its stop (or the reverse), other codes -> instant
  *
- * Pairs are matched within one queue record, whose entries are in device
- * order. Each execution (timing.h) is a slice "model M execution" on its
+ * Pairs are matched within one queue, whose entries are in device order:
+ * all of its records in file order (struct prof_queue), so a pair, an
+ * instruction or a sequence gap may span two records of a streamed file.
+ * Each execution (timing.h) is a slice "model M execution" on its
  * core's executions track. The system profile of a session directory adds a
  * process per host process with a track per thread (ntrace.pb events as
  * complete slices) and host counters (cpu_util.pb, host_mem.pb); an

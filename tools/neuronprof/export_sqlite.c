@@ -25,7 +25,7 @@
 #include "summary.h"
 #include "timing.h"
 
-#define SCHEMA_VERSION	"1"
+#define SCHEMA_VERSION	"2"
 
 static const char schema[] =
 	"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);\n"
@@ -43,7 +43,7 @@ static const char schema[] =
 	" record INTEGER NOT NULL, core_id INTEGER NOT NULL, queue_type TEXT NOT NULL,"
 	" unit_kind TEXT, unit_index INTEGER, target_kind TEXT, target_index INTEGER,"
 	" engine INTEGER, entry_size INTEGER, entry_count INTEGER, lost_count INTEGER,"
-	" first_seq INTEGER, last_seq INTEGER);\n"
+	" first_seq INTEGER, last_seq INTEGER, records INTEGER NOT NULL);\n"
 	"CREATE TABLE entries (queue_id INTEGER NOT NULL, ts INTEGER NOT NULL, seq INTEGER,"
 	" code INTEGER, model_id INTEGER, iteration INTEGER, payload0 INTEGER,"
 	" payload1 INTEGER, payload2 INTEGER, payload3 INTEGER);\n"
@@ -101,8 +101,8 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_CORE] = "INSERT INTO cores (recording_id, device_id, core, vcore) VALUES (?, ?, ?, ?)",
 	[ST_QUEUE] = "INSERT INTO queues (file_id, record, core_id, queue_type, unit_kind,"
 		     " unit_index, target_kind, target_index, engine, entry_size, entry_count,"
-		     " lost_count, first_seq, last_seq)"
-		     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		     " lost_count, first_seq, last_seq, records)"
+		     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[ST_ENTRY] = "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[ST_INSTRUCTION] = "INSERT INTO instructions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[ST_INFERENCE] = "INSERT INTO inferences VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -341,11 +341,16 @@ static void write_instruction(struct sq *q, int64_t qid, const struct entry *e, 
 	step(q, ST_INSTRUCTION);
 }
 
+/*
+ * A queue of @f, all its records in order: one row in `queues`, its
+ * instructions (an instruction at the end of one record ends at the next
+ * record's first entry) and its other entries.
+ */
 static void write_queue(struct sq *q, struct sq_rec *r, const struct prof_file *f,
-			int64_t file_id, size_t k, const struct timing *tm, struct progress *pg,
-			uint64_t *done)
+			int64_t file_id, const struct prof_queue *lq, const struct timing *tm,
+			struct progress *pg, uint64_t *done)
 {
-	const struct nprof_ntff_queue *qu = &f->queues[k];
+	const struct nprof_ntff_queue *qu = &lq->q;
 	uint32_t core = queue_core(f, qu);
 	bool tsp = qu->target_kind == NEURONPROF_TARGET_TOPSP;
 	bool trace = qu->queue_type == NEURONPROF_QT_TRACE ||
@@ -354,14 +359,14 @@ static void write_queue(struct sq *q, struct sq_rec *r, const struct prof_file *
 		    qu->queue_type == NEURONPROF_QT_DMA || qu->queue_type == NEURONPROF_QT_TOPSP_EVENT ||
 		    qu->queue_type == NEURONPROF_QT_TOPSP_ERROR;
 	int64_t core_id = core_row(q, r, f, core, tm), qid;
-	struct nprof_ntff_entry_iter it;
+	struct queue_iter it;
 	struct instr_clock clk;
 	struct entry e, pend;
 	bool have_pend = false;
 	const void *p;
 
 	b_i64(q, ST_QUEUE, 1, file_id);
-	b_u64(q, ST_QUEUE, 2, k);
+	b_u64(q, ST_QUEUE, 2, lq->rec[0]);
 	b_i64(q, ST_QUEUE, 3, core_id);
 	b_text(q, ST_QUEUE, 4, queue_name(qu->queue_type));
 	if (unit) {
@@ -379,17 +384,18 @@ static void write_queue(struct sq *q, struct sq_rec *r, const struct prof_file *
 	b_u64(q, ST_QUEUE, 12, qu->lost_count);
 	b_u64(q, ST_QUEUE, 13, qu->first_seq);
 	b_u64(q, ST_QUEUE, 14, qu->last_seq);
+	b_u64(q, ST_QUEUE, 15, lq->nrec);
 	qid = step(q, ST_QUEUE);
 
 	instr_clock_init(&clk, timing_core(tm, f->info.device.device_index, core), tsp,
 			 tsp ? qu->target_index : qu->engine);
-	nprof_ntff_entry_iter_init(&it, qu);
-	while (!q->rc && (p = nprof_ntff_entry_iter_next(&it))) {
-		entry_decode(p, qu->entry_size, &e);
+	queue_iter_init(&it, f, lq);
+	while (!q->rc && (p = queue_iter_next(&it))) {
+		entry_decode(p, it.entry_size, &e);
 		progress_update(pg, ++*done);
 		q->stats->entries++;
 		if (trace) {
-			/* An instruction ends when the next entry of its record says. */
+			/* An instruction ends when the next entry of its queue says. */
 			if (have_pend)
 				write_instruction(q, qid, &pend, instr_end(&clk, pend.ts, true, e.ts));
 			pend = e;
@@ -583,8 +589,8 @@ static void write_recording(struct sq *q, const struct recording *rec, struct pr
 		b_u64(q, ST_FILE, 12, in->stop_ns);
 		b_u64(q, ST_FILE, 13, in->clock_id);
 		file_id = step(q, ST_FILE);
-		for (size_t k = 0; k < f->nqueues && !q->rc; k++)
-			write_queue(q, &r, f, file_id, k, &tm, pg, done);
+		for (size_t k = 0; k < f->nlqueues && !q->rc; k++)
+			write_queue(q, &r, f, file_id, &f->lqueues[k], &tm, pg, done);
 	}
 	if (rec->sys && !q->rc)
 		hr = write_sysprof(q, r.id, rec->sys, &nhr);

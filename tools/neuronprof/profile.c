@@ -212,6 +212,93 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static bool same_queue(const struct nprof_ntff_queue *a, const struct nprof_ntff_queue *b)
+{
+	return a->queue_type == b->queue_type && a->target_kind == b->target_kind &&
+	       a->target_index == b->target_index && a->engine == b->engine;
+}
+
+static size_t queue_hash(const struct nprof_ntff_queue *q)
+{
+	uint64_t h = (uint64_t)q->queue_type << 48 ^ (uint64_t)q->target_kind << 40 ^
+		     (uint64_t)q->target_index << 20 ^ q->engine;
+
+	return (size_t)((h * 0x9e3779b97f4a7c15ull) >> 32);
+}
+
+/* Adds record @r to queue @lq, after the records it has. */
+static void queue_merge(struct prof_queue *lq, const struct nprof_ntff_queue *r)
+{
+	struct nprof_ntff_queue *q = &lq->q;
+
+	if (!lq->nrec) {
+		*q = *r;
+		q->entries = NULL;
+	} else {
+		if (r->entry_count && !q->entry_count)
+			q->first_seq = r->first_seq;
+		if (r->entry_count)
+			q->last_seq = r->last_seq;
+		q->entry_count += r->entry_count;
+		q->lost_count += r->lost_count;
+		q->data_length += r->data_length;
+		q->ring_flags |= r->ring_flags;
+	}
+	lq->nrec++;
+}
+
+/*
+ * Groups the records of @f into its queues (struct prof_queue): a hash of
+ * queue identities to queue numbers, then each queue's slice of f->lrec.
+ */
+static int group_queues(struct prof_file *f)
+{
+	size_t nslots = 16, *slot, *of = malloc((f->nqueues + 1) * sizeof(*of)), *fill;
+	struct prof_queue *lq;
+
+	while (nslots < 2 * f->nqueues)
+		nslots *= 2;
+	slot = malloc(nslots * sizeof(*slot));
+	f->lqueues = calloc(f->nqueues + 1, sizeof(*f->lqueues));
+	f->lrec = malloc((f->nqueues + 1) * sizeof(*f->lrec));
+	fill = calloc(f->nqueues + 1, sizeof(*fill));
+	if (!of || !slot || !f->lqueues || !f->lrec || !fill) {
+		free(of);
+		free(slot);
+		free(fill);
+		fail("out of memory");
+		return -1;
+	}
+	memset(slot, 0xff, nslots * sizeof(*slot));
+	for (size_t i = 0; i < f->nqueues; i++) {
+		const struct nprof_ntff_queue *r = &f->queues[i];
+		size_t h = queue_hash(r) & (nslots - 1);
+
+		while (slot[h] != SIZE_MAX && !same_queue(&f->lqueues[slot[h]].q, r))
+			h = (h + 1) & (nslots - 1);
+		if (slot[h] == SIZE_MAX)
+			slot[h] = f->nlqueues++;
+		of[i] = slot[h];
+		queue_merge(&f->lqueues[of[i]], r);
+	}
+	/* Each queue's records, in file order, one slice of f->lrec after another. */
+	for (size_t k = 0, at = 0; k < f->nlqueues; k++) {
+		f->lqueues[k].rec = f->lrec + at;
+		fill[k] = at;
+		at += f->lqueues[k].nrec;
+	}
+	for (size_t i = 0; i < f->nqueues; i++)
+		f->lrec[fill[of[i]]++] = i;
+	/* A file has far fewer queues than records (streamed, one per run of drains). */
+	lq = realloc(f->lqueues, (f->nlqueues + 1) * sizeof(*lq));
+	if (lq)
+		f->lqueues = lq;
+	free(of);
+	free(slot);
+	free(fill);
+	return 0;
+}
+
 static int open_file(struct prof_file *f, char *path)
 {
 	int n;
@@ -247,7 +334,7 @@ static int open_file(struct prof_file *f, char *path)
 		}
 		f->entries += f->queues[i].entry_count;
 	}
-	return 0;
+	return group_queues(f);
 }
 
 static void free_list(struct path_list *l)
@@ -336,6 +423,8 @@ void profile_free(struct profile *p)
 	for (size_t i = 0; i < p->nfiles; i++) {
 		nprof_ntff_reader_close(p->files[i].reader);
 		free(p->files[i].queues);
+		free(p->files[i].lqueues);
+		free(p->files[i].lrec);
 		free(p->files[i].path);
 	}
 	for (size_t i = 0; i < p->nsys; i++)

@@ -17,12 +17,36 @@
 
 #include "system_profile.pb-c.h"
 
+/*
+ * struct prof_queue - one queue of a file: every record of the same
+ * (queue_type, target_kind, target_index, engine), in file order. A queue
+ * drained in runs interleaved with other queues' (a streamed file) has a
+ * record per run; its entries, sequence numbers and start/stop pairs
+ * continue from one record to the next, so the analyses walk a queue, not a
+ * record (queue_iter below).
+ *
+ * @q: the records merged: identity, types, entry_size and data_offset of
+ *	the first record; entry_count, lost_count and data_length summed;
+ *	ring_flags OR-ed; first_seq of the first record with entries, last_seq
+ *	of the last; entries NULL (the entries are not contiguous).
+ * @rec: the indexes of its records in prof_file.queues, in file order.
+ * @nrec: how many (at least 1).
+ */
+struct prof_queue {
+	struct nprof_ntff_queue q;
+	const size_t *rec;
+	size_t nrec;
+};
+
 struct prof_file {
 	char *path;
 	struct nprof_ntff_reader *reader;
 	struct nprof_ntff_info info;
-	size_t nqueues;
+	size_t nqueues;			/* records, as the file holds them (dump) */
 	struct nprof_ntff_queue *queues;
+	size_t nlqueues;		/* queues, in the order of their first record */
+	struct prof_queue *lqueues;
+	size_t *lrec;			/* every prof_queue.rec, one after the other */
 	uint64_t entries;	/* over all its queues */
 };
 
@@ -102,15 +126,61 @@ static inline void entry_decode(const void *src, uint32_t entry_size, struct ent
 }
 
 /*
- * The sequence numbers of a queue record's entries, in order: each entry's
- * number is one more than the one before it unless entries were lost.
+ * struct queue_iter - walks the entries of a queue across its records, in
+ * file order, inside the reader's mapping (nothing is copied):
+ *
+ *	struct queue_iter it;
+ *	const void *p;
+ *
+ *	queue_iter_init(&it, f, lq);
+ *	while ((p = queue_iter_next(&it)))
+ *		entry_decode(p, it.entry_size, &e);
+ */
+struct queue_iter {
+	const struct nprof_ntff_queue *recs;	/* the file's records */
+	const size_t *next, *end;		/* records still to walk */
+	struct nprof_ntff_entry_iter it;	/* inside the current record */
+	uint32_t entry_size;			/* of the current record */
+};
+
+static inline void queue_iter_init(struct queue_iter *it, const struct prof_file *f,
+				   const struct prof_queue *lq)
+{
+	it->recs = f->queues;
+	it->next = lq->rec;
+	it->end = lq->rec + lq->nrec;
+	it->it = (struct nprof_ntff_entry_iter){ 0 };
+	it->entry_size = lq->q.entry_size;
+}
+
+/* The queue's next entry, or NULL after its last record's last one. */
+static inline const void *queue_iter_next(struct queue_iter *it)
+{
+	const void *p;
+
+	while (!(p = nprof_ntff_entry_iter_next(&it->it))) {
+		const struct nprof_ntff_queue *r;
+
+		if (it->next == it->end)
+			return NULL;
+		r = &it->recs[*it->next++];
+		nprof_ntff_entry_iter_init(&it->it, r);
+		it->entry_size = r->entry_size;
+	}
+	return p;
+}
+
+/*
+ * The sequence numbers of a queue's entries, in order (across its records):
+ * each entry's number is one more than the one before it unless entries
+ * were lost.
  */
 struct seq_track {
 	bool have_prev;
 	uint64_t prev;
 };
 
-/* How many sequence numbers the record skips before @seq (0 for its first). */
+/* How many sequence numbers the queue skips before @seq (0 for its first). */
 static inline uint64_t seq_skipped(struct seq_track *t, uint64_t seq)
 {
 	uint64_t skipped = t->have_prev && seq > t->prev + 1 ? seq - t->prev - 1 : 0;

@@ -270,29 +270,6 @@ static void error_add(struct core_stats *c, uint32_t code, uint64_t ts)
 	c->errs[c->nerrs++] = (struct code_count){ .code = code, .count = 1, .first_ns = ts };
 }
 
-static bool same_queue(const struct nprof_ntff_queue *a, const struct nprof_ntff_queue *b)
-{
-	return a->queue_type == b->queue_type && a->target_kind == b->target_kind &&
-	       a->target_index == b->target_index && a->engine == b->engine;
-}
-
-/* Gap between this record and the previous record of the same queue in the file. */
-static uint64_t gap_before(const struct prof_file *f, size_t idx)
-{
-	const struct nprof_ntff_queue *q = &f->queues[idx];
-
-	if (!q->entry_count)
-		return 0;
-	for (size_t i = idx; i-- > 0;) {
-		const struct nprof_ntff_queue *p = &f->queues[i];
-
-		if (!same_queue(p, q) || !p->entry_count)
-			continue;
-		return q->first_seq > p->last_seq + 1 ? q->first_seq - p->last_seq - 1 : 0;
-	}
-	return 0;
-}
-
 /* One TRACE entry whose end is now known. */
 static void instruction_done(struct unit *u, uint32_t code, uint64_t ts, uint64_t end,
 			     uint64_t *prev_end, bool *have_prev)
@@ -307,9 +284,10 @@ static void instruction_done(struct unit *u, uint32_t code, uint64_t ts, uint64_
 	*have_prev = true;
 }
 
-static void loss_add(struct rec_stats *s, const struct prof_file *f, size_t idx, uint64_t gaps)
+static void loss_add(struct rec_stats *s, const struct prof_file *f, const struct prof_queue *lq,
+		     uint64_t gaps)
 {
-	const struct nprof_ntff_queue *q = &f->queues[idx];
+	const struct nprof_ntff_queue *q = &lq->q;
 	struct loss *l;
 
 	if (!q->lost_count && !gaps)
@@ -317,7 +295,8 @@ static void loss_add(struct rec_stats *s, const struct prof_file *f, size_t idx,
 	s->losses = xgrow1(s->losses, s->nlosses, sizeof(*s->losses));
 	l = &s->losses[s->nlosses++];
 	l->file = f->path;
-	l->record = idx;
+	l->record = lq->rec[0];
+	l->records = lq->nrec;
 	l->queue_type = q->queue_type;
 	l->target_kind = q->target_kind;
 	l->target_index = q->target_index;
@@ -326,14 +305,14 @@ static void loss_add(struct rec_stats *s, const struct prof_file *f, size_t idx,
 	l->gaps = gaps;
 }
 
-/* A record of raw entries: how many, of how many device entries, and losses. */
-static void add_raw_queue(struct rec_stats *s, const struct prof_file *f, size_t idx,
-			  struct progress *pg, uint64_t *done)
+/* A queue of raw entries: how many, of how many device entries, and losses. */
+static void add_raw_queue(struct rec_stats *s, const struct prof_file *f,
+			  const struct prof_queue *lq, struct progress *pg, uint64_t *done)
 {
-	const struct nprof_ntff_queue *q = &f->queues[idx];
-	uint64_t gaps = gap_before(f, idx);
+	const struct nprof_ntff_queue *q = &lq->q;
+	uint64_t gaps = 0;
 	struct seq_track seq = { 0 };
-	struct nprof_ntff_entry_iter it;
+	struct queue_iter it;
 	struct raw_queue *rq;
 	struct raw_part part;
 	uint32_t prev_index = 0;
@@ -343,15 +322,16 @@ static void add_raw_queue(struct rec_stats *s, const struct prof_file *f, size_t
 	s->raws = xgrow1(s->raws, s->nraws, sizeof(*s->raws));
 	rq = &s->raws[s->nraws++];
 	*rq = (struct raw_queue){
-		.file = f->path, .record = idx, .dev = f->info.device.device_index,
+		.file = f->path, .record = lq->rec[0], .records = lq->nrec,
+		.dev = f->info.device.device_index,
 		.core = queue_core(f, q), .format = f->info.device.raw_format,
 		.clock_domain = f->info.device.clock_domain, .queue_type = q->queue_type,
 		.target_kind = q->target_kind, .target_index = q->target_index,
 		.engine = q->engine, .entries = q->entry_count, .lost = q->lost_count,
 	};
-	nprof_ntff_entry_iter_init(&it, q);
-	while ((p = nprof_ntff_entry_iter_next(&it))) {
-		entry_decode(p, q->entry_size, &e);
+	queue_iter_init(&it, f, lq);
+	while ((p = queue_iter_next(&it))) {
+		entry_decode(p, it.entry_size, &e);
 		progress_update(pg, ++*done);
 		raw_part_of(&e, &part);
 		/* Parts of one device entry are consecutive and share its index. */
@@ -362,20 +342,25 @@ static void add_raw_queue(struct rec_stats *s, const struct prof_file *f, size_t
 	}
 	rq->gaps = gaps;
 	s->raw_entries += q->entry_count;
-	loss_add(s, f, idx, gaps);
+	loss_add(s, f, lq, gaps);
 }
 
-static void add_queue(struct rec_stats *s, const struct prof_file *f, size_t idx,
+/*
+ * A queue of decoded entries, all its records in order: an instruction at
+ * the end of one record ends at the next record's first entry, and EVENT
+ * pairs and sequence numbers continue likewise.
+ */
+static void add_queue(struct rec_stats *s, const struct prof_file *f, const struct prof_queue *lq,
 		      struct progress *pg, uint64_t *done)
 {
-	const struct nprof_ntff_queue *q = &f->queues[idx];
+	const struct nprof_ntff_queue *q = &lq->q;
 	uint32_t core = queue_core(f, q);
 	struct core_stats *c = core_get(s, f, core);
 	struct unit *u = NULL;
-	struct nprof_ntff_entry_iter it;
+	struct queue_iter it;
 	struct entry e, start = { 0 }, pend = { 0 };
 	bool open = false, have_pend = false, have_iend = false;
-	uint64_t gaps = gap_before(f, idx), iend = 0;
+	uint64_t gaps = 0, iend = 0;
 	struct seq_track seq = { 0 };
 	struct instr_clock clk;
 	const void *p;
@@ -397,9 +382,9 @@ static void add_queue(struct rec_stats *s, const struct prof_file *f, size_t idx
 
 	instr_clock_init(&clk, timing_core(&s->timing, c->dev, core), u && u->topsp,
 			 u ? u->index : 0);
-	nprof_ntff_entry_iter_init(&it, q);
-	while ((p = nprof_ntff_entry_iter_next(&it))) {
-		entry_decode(p, q->entry_size, &e);
+	queue_iter_init(&it, f, lq);
+	while ((p = queue_iter_next(&it))) {
+		entry_decode(p, it.entry_size, &e);
 		progress_update(pg, ++*done);
 		gaps += seq_skipped(&seq, e.seq);
 		seen(&c->first, &c->last, &c->any, e.ts);
@@ -464,7 +449,7 @@ static void add_queue(struct rec_stats *s, const struct prof_file *f, size_t idx
 		u->lost += q->lost_count;
 		u->gaps += gaps;
 	}
-	loss_add(s, f, idx, gaps);
+	loss_add(s, f, lq, gaps);
 }
 
 static int cmp_core(const void *a, const void *b)
@@ -696,11 +681,11 @@ void rec_stats_build(struct rec_stats *s, const struct recording *r, unsigned in
 
 		s->queues += f->nqueues;
 		s->entries += f->entries;
-		for (size_t k = 0; k < f->nqueues; k++)
+		for (size_t k = 0; k < f->nlqueues; k++)
 			if (file_is_raw(f))
-				add_raw_queue(s, f, k, pg, done);
+				add_raw_queue(s, f, &f->lqueues[k], pg, done);
 			else
-				add_queue(s, f, k, pg, done);
+				add_queue(s, f, &f->lqueues[k], pg, done);
 	}
 	if (s->ncores > 1)
 		qsort(s->cores, s->ncores, sizeof(*s->cores), cmp_core);

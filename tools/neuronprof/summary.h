@@ -107,20 +107,21 @@ struct core_stats {
 	struct top_gaps idle;
 };
 
+/* A queue (all its records) that lost entries. */
 struct loss {
 	const char *file;
-	size_t record;
+	size_t record, records;		/* its first record in the file; how many it has */
 	uint32_t queue_type, target_kind, target_index, engine;
 	uint64_t lost, gaps;
 };
 
 /*
- * A queue record of raw entries: counted, never decoded (no op, event or
- * error statistics come from bytes whose layout is not known).
+ * A queue of raw entries (all its records): counted, never decoded (no op,
+ * event or error statistics come from bytes whose layout is not known).
  */
 struct raw_queue {
 	const char *file;
-	size_t record;
+	size_t record, records;		/* its first record in the file; how many it has */
 	uint32_t dev, core, format, clock_domain;
 	uint32_t queue_type, target_kind, target_index, engine;
 	uint64_t entries;		/* ring entries */
@@ -146,14 +147,14 @@ struct host_type {
 
 struct rec_stats {
 	const struct recording *rec;
-	uint64_t queues, entries;
+	uint64_t queues, entries;	/* queue records, entries */
 	struct core_stats *cores;
 	size_t ncores;
 	struct loss *losses;
 	size_t nlosses;
 	struct raw_queue *raws;
 	size_t nraws;
-	uint64_t raw_entries;		/* ring entries of raw records */
+	uint64_t raw_entries;		/* ring entries of raw queues */
 	struct timing timing;
 	struct model_stats *models;
 	size_t nmodels;

@@ -44,16 +44,18 @@ static struct core_timing *core_get(struct timing *t, uint32_t host, uint32_t de
 	return c;
 }
 
-static void add_record(struct core_timing *c, const struct nprof_ntff_queue *q)
+/* INFER_STATUS start/stop pairs of one queue, across its records. */
+static void add_inferences(struct core_timing *c, const struct prof_file *f,
+			   const struct prof_queue *lq)
 {
-	struct nprof_ntff_entry_iter it;
+	struct queue_iter it;
 	struct entry e, start = { 0 };
 	bool open = false;
 	const void *p;
 
-	nprof_ntff_entry_iter_init(&it, q);
-	while ((p = nprof_ntff_entry_iter_next(&it))) {
-		entry_decode(p, q->entry_size, &e);
+	queue_iter_init(&it, f, lq);
+	while ((p = queue_iter_next(&it))) {
+		entry_decode(p, it.entry_size, &e);
 		if (e.code == NEURONPROF_INFER_START) {
 			if (open)
 				c->unmatched_starts++;
@@ -92,18 +94,19 @@ static struct unit_windows *unit_get(struct core_timing *c, bool topsp, uint32_t
 	return &c->units[c->nunits++];
 }
 
-/* EVENT start (code 1) / end (code 2) pairs of one record. */
-static void add_events(struct unit_windows *u, const struct nprof_ntff_queue *q)
+/* EVENT start (code 1) / end (code 2) pairs of one queue, across its records. */
+static void add_events(struct unit_windows *u, const struct prof_file *f,
+		       const struct prof_queue *lq)
 {
-	struct nprof_ntff_entry_iter it;
+	struct queue_iter it;
 	struct entry e;
 	uint64_t start = 0;
 	bool open = false;
 	const void *p;
 
-	nprof_ntff_entry_iter_init(&it, q);
-	while ((p = nprof_ntff_entry_iter_next(&it))) {
-		entry_decode(p, q->entry_size, &e);
+	queue_iter_init(&it, f, lq);
+	while ((p = queue_iter_next(&it))) {
+		entry_decode(p, it.entry_size, &e);
 		if (e.code == EVENT_CODE_START) {
 			start = e.ts;
 			open = true;
@@ -212,8 +215,9 @@ void timing_build(struct timing *t, const struct prof_file *const *files, size_t
 		const struct prof_file *f = files[i];
 
 		/* Raw entries hold no inference or event whose codes are known. */
-		for (size_t k = 0; !file_is_raw(f) && k < f->nqueues; k++) {
-			const struct nprof_ntff_queue *q = &f->queues[k];
+		for (size_t k = 0; !file_is_raw(f) && k < f->nlqueues; k++) {
+			const struct prof_queue *lq = &f->lqueues[k];
+			const struct nprof_ntff_queue *q = &lq->q;
 			struct core_timing *c;
 
 			if (q->queue_type != NEURONPROF_QT_INFER_STATUS &&
@@ -223,12 +227,12 @@ void timing_build(struct timing *t, const struct prof_file *const *files, size_t
 			c = core_get(t, file_host ? file_host[i] : 0, f->info.device.device_index,
 				     queue_core(f, q));
 			if (q->queue_type == NEURONPROF_QT_EVENT) {
-				add_events(unit_get(c, false, q->engine), q);
+				add_events(unit_get(c, false, q->engine), f, lq);
 			} else if (q->queue_type == NEURONPROF_QT_TOPSP_EVENT) {
-				add_events(unit_get(c, true, q->target_index), q);
+				add_events(unit_get(c, true, q->target_index), f, lq);
 			} else {
 				c->vcore = f->info.core;
-				add_record(c, q);
+				add_inferences(c, f, lq);
 			}
 		}
 	}

@@ -3,19 +3,18 @@
  * neuronprof(1): the one timing model that summary and export share
  * (Documentation/analysis.rst).
  *
- * Inference: an INFER_STATUS start and the next stop of the same queue
- * record. Execution: the inferences of one program run, iteration 0 to the
+ * Inference: an INFER_STATUS start and the next stop of the same queue (a
+ * queue is all of its records in file order, struct prof_queue). Execution: the inferences of one program run, iteration 0 to the
  * last one, on one NeuronCore; a start with iteration 0 (or not above the
  * previous one, or of another model) begins a new execution.
  *
  * Instruction duration: a TRACE (or TOPSP_TRACE) entry lasts until the next
- * entry of the same queue record, bounded by the end of the engine's (or
- * TopSP's) EVENT start/end pair that contains it and by the end of the
- * inference that contains it; the last entry of a record lasts until the
- * nearer of those ends. An instruction outside every such window lasts until
- * the next entry of its record (the last one: no time). So instructions of
- * one queue never overlap, and an engine's busy time is the sum of its
- * instructions'.
+ * entry of the same queue, bounded by the end of the engine's (or TopSP's)
+ * EVENT start/end pair that contains it and by the end of the inference
+ * that contains it; the last entry of a queue lasts until the nearer of
+ * those ends. An instruction outside every such window lasts until the next
+ * entry of its queue (the last one: no time). So instructions of one queue
+ * never overlap, and an engine's busy time is the sum of its instructions'.
  *
  * Host calls: an nrt_execute event of the system trace started the device
  * execution of the same core and model whose first inference starts within
@@ -99,7 +98,7 @@ static inline const struct core_timing *timing_core(const struct timing *t, uint
 	return timing_core_of(t, 0, dev, core);
 }
 
-/* The instruction duration model over one queue record, entries in order. */
+/* The instruction duration model over one queue, entries in order. */
 struct instr_clock {
 	const struct core_timing *ct;	/* may be NULL: no inference known */
 	const struct unit_windows *uw;	/* may be NULL: no EVENT pair known */
@@ -120,7 +119,7 @@ static inline void instr_clock_init(struct instr_clock *c, const struct core_tim
 
 /*
  * instr_end() - when the instruction at @ts ends, given the timestamp of
- * the next entry of its record (@has_next false for the last one). Calls
+ * the next entry of its queue (@has_next false for the last one). Calls
  * must come with non-decreasing @ts.
  */
 static inline uint64_t instr_end(struct instr_clock *c, uint64_t ts, bool has_next,

@@ -460,7 +460,7 @@ suite() {
 
 	t_raw_summary() {
 		"$np" summary "$fx/raw" >"$tmp/rs.txt" || return 1
-		has "raw entries: 9 in 2 queue records, not decoded" "$tmp/rs.txt" &&
+		has "raw entries: 9 in 2 queues, not decoded" "$tmp/rs.txt" &&
 		count_is 1 '^  0 +1 +TRACE +core 1 +0 neuron-v2 +captured +6 +3 +0 +0$' "$tmp/rs.txt" &&
 		count_is 1 '^  0 +1 +DMA +core 1 +2 neuron-v2 +captured +3 +2 +1 +0$' "$tmp/rs.txt" &&
 		count_is 0 'op 0x|instructions|utilization|inferences|totals' "$tmp/rs.txt" || return 1

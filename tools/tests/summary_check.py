@@ -77,6 +77,18 @@ def windows_of(entries, start_code, stop_code):
     return out
 
 
+def queues_of(dump):
+    """The queues of a file: each one all of its records, entries in file order."""
+    queues = {}
+    for r in dump["queues"]:
+        key = (r["queue_type"], r["target_kind"], r["target_index"], r["engine"])
+        if key in queues:
+            queues[key]["entries"] = queues[key]["entries"] + r["entries"]
+        else:
+            queues[key] = dict(r)
+    return list(queues.values())
+
+
 def recompute(summary_path, rec_index, top, rest):
     ntrace = None
     if rest[0] == "--ntrace":
@@ -86,24 +98,24 @@ def recompute(summary_path, rec_index, top, rest):
         ntrace.ParseFromString(open(rest[1], "rb").read())
         rest = rest[3:]
     rec = json.load(open(summary_path))["recordings"][rec_index]
-    cores = collections.defaultdict(lambda: dict(records=[], vcore=None))
+    cores = collections.defaultdict(lambda: dict(queues=[], vcore=None))
     for path in rest:
         d = json.load(open(path))
         dev = d["device"]
-        for q in d["queues"]:
+        for q in queues_of(d):
             if q["target_kind"] == "core":
                 core = q["target_index"]
             else:
                 core = q["target_index"] // (dev["num_topsps"] // dev["num_cores"])
             c = cores[(dev["device_index"], core)]
-            c["records"].append(q)
+            c["queues"].append(q)
             if q["queue_type"] == "INFER_STATUS":
                 c["vcore"] = d["capture"]["core"]
     expect("cores", len(rec["cores"]), len(cores))
     all_execs = []
     for jc in rec["cores"]:
         c = cores[(jc["device"], jc["core"])]
-        recs = c["records"]
+        recs = c["queues"]
         ents = [e for q in recs for e in q["entries"]]
         first, last = min(e["timestamp_ns"] for e in ents), max(e["timestamp_ns"] for e in ents)
         span = last - first
