@@ -18,10 +18,20 @@ differs and exits 1, or exits 0 when everything matches.
                                                counters, SLICE_BEGIN, ...
   check.py doctor-json FILE
   check.py devices-json FILE KEY=VALUE...
+  check.py same KIND A B                       A and B (outputs of the same
+                                               profile written as different
+                                               records) agree but for what
+                                               counts records. KIND:
+                                               summary-json, csv (directories
+                                               of summary --csv), file (byte
+                                               for byte), sqlite
 """
 import collections
+import csv
 import importlib
 import json
+import os
+import sqlite3
 import sys
 
 errors = []
@@ -311,6 +321,76 @@ def doctor_json(path, args):
     by_path(doc, args)
 
 
+# What legitimately counts records: summary's queue_records, and the first
+# record and record count of a queue (losses, raw_queues, the queues table).
+RECORD_FIELDS = ("queue_records", "record", "records")
+
+
+def without_records(doc):
+    if isinstance(doc, dict):
+        return {k: without_records(v) for k, v in doc.items() if k not in RECORD_FIELDS}
+    if isinstance(doc, list):
+        return [without_records(v) for v in doc]
+    return doc
+
+
+def csv_rows(path):
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    keep = [i for i, name in enumerate(rows[0] if rows else []) if name not in RECORD_FIELDS]
+    return [[r[i] for i in keep] for r in rows]
+
+
+def sqlite_tables(path):
+    db = sqlite3.connect(path)
+    out = {}
+    for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"):
+        cur = db.execute(f"SELECT * FROM {name} ORDER BY rowid")
+        keep = [i for i, d in enumerate(cur.description) if d[0] not in RECORD_FIELDS]
+        out[name] = [tuple(r[i] for i in keep) for r in cur]
+    db.close()
+    return out
+
+
+def first_difference(what, a, b):
+    if a == b:
+        return
+    if isinstance(a, list) and isinstance(b, list):
+        for i, (x, y) in enumerate(zip(a, b)):
+            if x != y:
+                errors.append(f"{what}: row {i} differs: {x!r} against {y!r}")
+                return
+        errors.append(f"{what}: {len(a)} rows against {len(b)}")
+    else:
+        errors.append(f"{what} differs")
+
+
+def same(kind, a, b):
+    if kind == "summary-json":
+        ja, jb = without_records(json.load(open(a))), without_records(json.load(open(b)))
+        if ja != jb:
+            ta = json.dumps(ja, indent=1).splitlines()
+            tb = json.dumps(jb, indent=1).splitlines()
+            first_difference("summary JSON lines", ta, tb)
+    elif kind == "csv":
+        expect("CSV files", sorted(os.listdir(a)), sorted(os.listdir(b)))
+        for name in sorted(set(os.listdir(a)) & set(os.listdir(b))):
+            first_difference(name, csv_rows(os.path.join(a, name)), csv_rows(os.path.join(b, name)))
+    elif kind == "file":
+        with open(a, "rb") as fa, open(b, "rb") as fb:
+            da, db = fa.read(), fb.read()
+        if da != db:
+            at = next((i for i, (x, y) in enumerate(zip(da, db)) if x != y), min(len(da), len(db)))
+            errors.append(f"{a} and {b} differ from byte {at} ({len(da)} and {len(db)} bytes)")
+    elif kind == "sqlite":
+        ta, tb = sqlite_tables(a), sqlite_tables(b)
+        expect("tables", sorted(ta), sorted(tb))
+        for name in sorted(set(ta) & set(tb)):
+            first_difference(f"table {name}", ta[name], tb[name])
+    else:
+        errors.append(f"unknown kind {kind}")
+
+
 def main():
     cmd, path, *args = sys.argv[1:]
     try:
@@ -326,9 +406,11 @@ def main():
             doctor_json(path, args)
         elif cmd == "devices-json":
             summary_json(path, args)
+        elif cmd == "same":
+            same(path, args[0], args[1])
         else:
             errors.append(f"unknown check {cmd}")
-    except (ValueError, KeyError, OSError) as e:
+    except (ValueError, KeyError, OSError, sqlite3.Error) as e:
         errors.append(f"{path}: {e!r}")
     for e in errors:
         print(f"# {e}")

@@ -5,10 +5,21 @@
  * tests/run.sh can assert exact counts; the numbers each fixture must give
  * are listed in tests/run.sh next to the checks.
  *
- * Usage: gen_fixtures DIR        the test fixtures
- *        gen_fixtures --large N FILE   one file of about N entries (benchmarks)
- *        gen_fixtures --jitter N FILE  the same with steps of 50 to 249 ns between
- *                                      entries instead of 100 (distributions)
+ * Usage: gen_fixtures [--split C] DIR        the test fixtures
+ *        gen_fixtures [--split C] --large N FILE   one file of about N entries
+ *                                      (benchmarks)
+ *        gen_fixtures [--split C] --jitter N FILE  the same with steps of 50 to
+ *                                      249 ns between entries instead of 100
+ *                                      (distributions)
+ *
+ * Each queue is one record, appended whole, in the order the queues first
+ * appear. With --split C, the same entries are appended as a streaming
+ * capture drains them: C entries of each queue in turn, round after round,
+ * so that every queue with more than C entries is several records
+ * interleaved with the other queues' (the writer extends a record only when
+ * the same queue is appended twice in a row). A queue's lost count and ring
+ * flags go with its first record; an empty queue is one empty record. The
+ * profile is the same; only its records differ.
  *
  * DIR/basic.ntff      NeuronCore 0 of a trn1 sim device, 2 iterations:
  *                     INFER_STATUS start/stop pairs (the second stop with
@@ -154,6 +165,28 @@ static const char *fixture_instance = "i-0123456789abcdef0";
 /* The device of raw_fixture(): what neuronprof_neuron reports. */
 static bool fixture_raw;
 
+/* Entries per append with --split; 0: each queue in one append. */
+static size_t fixture_chunk;
+
+/* Appends entries [@from, @from + @n) of @q, with its losses if @from is 0. */
+static void append_queue(struct nprof_ntff_writer *w, const struct queue *q, size_t from,
+			 size_t n)
+{
+	struct nprof_ntff_queue_desc d = {
+		.size = sizeof(d),
+		.queue_type = q->qt,
+		.target_kind = q->kind,
+		.target_index = q->index,
+		.engine = q->engine,
+		.entry_size = ENTRY,
+		.ring_flags = q->lost && !from ? NEURONPROF_RING_OVERFLOWED : 0,
+		.lost_count = from ? 0 : q->lost,
+	};
+
+	if (nprof_ntff_writer_append(w, &d, q->e + from, n * ENTRY, NULL, 0) < 0)
+		die("append");
+}
+
 static void write_file(struct fixture *f, const char *dir, const char *name, uint32_t core,
 		       uint64_t session_id)
 {
@@ -192,21 +225,24 @@ static void write_file(struct fixture *f, const char *dir, const char *name, uin
 		die(name);
 	if (nprof_ntff_writer_set_info(w, &info))
 		die("set_info");
-	for (int i = 0; i < f->nq; i++) {
-		struct queue *q = &f->q[i];
-		struct nprof_ntff_queue_desc d = {
-			.size = sizeof(d),
-			.queue_type = q->qt,
-			.target_kind = q->kind,
-			.target_index = q->index,
-			.engine = q->engine,
-			.entry_size = ENTRY,
-			.ring_flags = q->lost ? NEURONPROF_RING_OVERFLOWED : 0,
-			.lost_count = q->lost,
-		};
+	if (!fixture_chunk) {
+		for (int i = 0; i < f->nq; i++)
+			append_queue(w, &f->q[i], 0, f->q[i].n);
+	} else {
+		bool more = true;
 
-		if (nprof_ntff_writer_append(w, &d, q->e, q->n * ENTRY, NULL, 0) < 0)
-			die("append");
+		for (size_t from = 0; more; from += fixture_chunk) {
+			more = false;
+			for (int i = 0; i < f->nq; i++) {
+				const struct queue *q = &f->q[i];
+
+				if (from >= q->n && (from || q->n))
+					continue;
+				append_queue(w, q, from, q->n - from < fixture_chunk ?
+					     q->n - from : fixture_chunk);
+				more |= q->n - from > fixture_chunk;
+			}
+		}
 	}
 	if (nprof_ntff_writer_finalize(w))
 		die("finalize");
@@ -502,6 +538,15 @@ int main(int argc, char **argv)
 	struct fixture f;
 	char path[4096];
 
+	if (argc > 2 && !strcmp(argv[1], "--split")) {
+		fixture_chunk = strtoull(argv[2], NULL, 0);
+		if (!fixture_chunk) {
+			fprintf(stderr, "gen_fixtures: --split needs a positive count\n");
+			return 2;
+		}
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc == 4 && (!strcmp(argv[1], "--large") || !strcmp(argv[1], "--jitter"))) {
 		char *copy = strdup(argv[3]), *slash, *name, *dir;
 
@@ -526,7 +571,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: gen_fixtures DIR | gen_fixtures --large|--jitter N FILE\n");
+		fprintf(stderr, "usage: gen_fixtures [--split C] DIR | "
+			"gen_fixtures [--split C] --large|--jitter N FILE\n");
 		return 2;
 	}
 	mkdir_or_die(argv[1]);

@@ -542,6 +542,61 @@ suite() {
 	else
 		skip_test "export sqlite: the documented queries reproduce summary --json" "no sqlite3 program"
 	fi
+	# ---- a queue is all of its records ----------------------------------------------
+	# The fixtures twice: each queue one record, and the same entries appended
+	# as a streaming capture drains them (gen_fixtures --split: a few entries of
+	# each queue in turn, so a queue is many records interleaved with the other
+	# queues'). Instructions, pairs and sequence gaps span records: summary,
+	# its CSV files, both timeline exports and the database must be the same
+	# but for what counts records (check.py same). Paths are given relative
+	# to each tree, so they print the same.
+	t_split() {
+		local w=$tmp/whole s=$tmp/split p n t d tables=0
+		rm -rf "$w" "$s"
+		"$gen" "$w" && "$gen" --split 2 "$s" &&
+		"$gen" --jitter 3000 "$w/jitter.ntff" && "$gen" --split 7 --jitter 3000 "$s/jitter.ntff" ||
+			return 1
+		# The system profile holds this run's pids and samples: one copy for both.
+		cp "$w"/prof/*.pb "$s/prof/" || return 1
+		for p in basic.ntff jitter.ntff; do
+			"$np" dump --json "$w/$p" >"$tmp/dw.json" && "$np" dump --json "$s/$p" >"$tmp/ds.json" &&
+			n=$("$py" -c 'import json,sys; print(*(len(json.load(open(f))["queues"]) for f in sys.argv[1:]))' \
+				"$tmp/dw.json" "$tmp/ds.json") || return 1
+			[ "${n% *}" -lt "${n#* }" ] || { echo "$p: records $n: --split did not split"; return 1; }
+		done
+		for p in basic.ntff prof gap.ntff hosts raw jitter.ntff; do
+			for t in w s; do
+				d=$w
+				[ $t = s ] && d=$s
+				rm -rf "$tmp/csv.$t"
+				(cd "$d" && "$np" summary --json --top 3 "$p" >"$tmp/sum.$t.json" &&
+					"$np" summary --csv "$tmp/csv.$t" --top 3 "$p" >/dev/null &&
+					"$np" export --format json -o "$tmp/x.$t.json" "$p" >/dev/null 2>&1 &&
+					"$np" export --format perfetto -o "$tmp/x.$t.pftrace" "$p" >/dev/null 2>&1) ||
+					{ echo "$p: a command failed on the $t tree"; return 1; }
+				rm -f "$tmp/x.$t.db"
+				[ "$p" = raw ] ||
+					(cd "$d" && "$np" export --format sqlite -o "$tmp/x.$t.db" "$p" >/dev/null) ||
+					{ echo "$p: export sqlite failed on the $t tree"; return 1; }
+			done
+			check same summary-json "$tmp/sum.w.json" "$tmp/sum.s.json" &&
+			check same csv "$tmp/csv.w" "$tmp/csv.s" &&
+			check same file "$tmp/x.w.json" "$tmp/x.s.json" &&
+			check same file "$tmp/x.w.pftrace" "$tmp/x.s.pftrace" ||
+				{ echo "$p: differs"; return 1; }
+			if [ -f "$tmp/x.w.db" ]; then
+				check same sqlite "$tmp/x.w.db" "$tmp/x.s.db" || { echo "$p: databases differ"; return 1; }
+				tables=$((tables + 1))
+			fi
+		done
+		[ "$tables" -eq 5 ] || { echo "$tables databases compared, expected 5"; return 1; }
+		# The second implementation of summary takes a queue as its records too.
+		"$np" dump --json "$s/jitter.ntff" >"$tmp/ds.json" &&
+		"$np" summary --json --top 4 "$s/jitter.ntff" >"$tmp/ss.json" &&
+		"$py" "$here/summary_check.py" recompute "$tmp/ss.json" 0 4 "$tmp/ds.json"
+	}
+	run "a queue split into records interleaved with others: summary, CSV, exports and database as if whole" t_split
+
 	run "export sqlite without -o: exit 2" \
 		expect_exit 2 "an SQLite database is a file: give -o FILE" "$np" export --format sqlite "$basic"
 
