@@ -20,6 +20,16 @@
  *   count DIR N           DIR holds N entries
  *   nohidden DIR          no entry of DIR starts with '.' (no temporary file)
  *   match DIR REGEX N     N entries of DIR match REGEX; with N = 1, $M is it
+ *   queues PATH LOST P0,P1,... [TYPE>=N ...]
+ *                         every queue of the NTFF file, taken as all of its
+ *                         records in file order: sequence numbers strictly
+ *                         increasing from 0, with no more missing than the
+ *                         queue lost; per queue type t, entries + lost ==
+ *                         Pt (what SIM_EXEC reported producing); LOST "0":
+ *                         nothing lost at all (so every entry is there, in
+ *                         order), "+": something lost; TYPE>=N (a type
+ *                         name): every queue of that type, and at least one,
+ *                         saw N notifications or more (entries + lost)
  *   trace PATH NAME CORE N [KEY=VALUE ...]
  *                         the ntrace.pb at PATH holds N events named NAME on
  *                         core CORE (a number, "none" for the events without
@@ -29,6 +39,11 @@
  *                         event's model id. NAME "*" is any event.
  *
  * Prints "ok - ..." or "not ok - ... (why)" per line, then "N passed, N failed".
+ *
+ *   check_inspect OUTDIR SCENARIO...
+ *
+ * checks only those scenarios' expect.txt, not runs.txt: guest.sh runs it
+ * in the VM on the scenarios whose files are too large to bring back.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -42,6 +57,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <drm/neuronprof_drm.h>
+#include <neuronprof/config.h>
 #include <neuronprof/ntff.h>
 
 #include "system_profile.pb-c.h"
@@ -157,6 +174,141 @@ static int check_ntff(const char *path, char *keys, char *why, size_t wlen)
 		}
 	}
 	return 1;
+}
+
+/* A queue of a file: all of its records. */
+struct qsum {
+	struct nprof_ntff_queue id;	/* its first record */
+	uint64_t entries, lost, missing, next_seq;
+	bool disorder;
+};
+
+/* The "queues" verb: @spec is "LOST P0,P1,... [TYPE>=N ...]". */
+static int check_queues(const char *path, char *spec, char *why, size_t wlen)
+{
+	uint64_t produced[NPROF_QUEUE_TYPES] = { 0 }, entries[NPROF_QUEUE_TYPES] = { 0 };
+	uint64_t lost[NPROF_QUEUE_TYPES] = { 0 }, least[NPROF_QUEUE_TYPES] = { 0 };
+	uint64_t total_lost = 0;
+	bool seen[NPROF_QUEUE_TYPES] = { false };
+	char *tok, *save = NULL, *want_lost, *list, *p, *end;
+	struct nprof_ntff_reader *r;
+	struct qsum *qs = NULL;
+	int i, k, n, nq = 0, ntypes = 0, ok = 0;
+
+	want_lost = strtok_r(spec, " ", &save);
+	list = strtok_r(NULL, " ", &save);
+	if (!want_lost || !list || (strcmp(want_lost, "0") && strcmp(want_lost, "+"))) {
+		snprintf(why, wlen, "malformed queues line");
+		return 0;
+	}
+	for (p = list, end = list; *p && ntypes < NPROF_QUEUE_TYPES; p = *end ? end + 1 : end) {
+		produced[ntypes++] = strtoull(p, &end, 10);
+		if (end == p || (*end && *end != ','))
+			break;
+	}
+	if (ntypes != NPROF_QUEUE_TYPES || *end) {
+		snprintf(why, wlen, "not %d counts: %s", NPROF_QUEUE_TYPES, list);
+		return 0;
+	}
+	while ((tok = strtok_r(NULL, " ", &save))) {
+		char *ge = strstr(tok, ">=");
+		int t;
+
+		if (ge)
+			*ge = '\0';
+		t = ge ? nprof_queue_type_from_name(tok) : -1;
+		if (t < 0 || t >= NPROF_QUEUE_TYPES) {
+			snprintf(why, wlen, "%s: not TYPE>=N", tok);
+			return 0;
+		}
+		least[t] = strtoull(ge + 2, NULL, 10);
+	}
+	r = nprof_ntff_reader_open(path, 0);
+	if (!r) {
+		snprintf(why, wlen, "%s", nprof_strerror_last());
+		return 0;
+	}
+	n = nprof_ntff_reader_queue_count(r);
+	qs = calloc((size_t)(n > 0 ? n : 1), sizeof(*qs));
+	if (!qs) {
+		snprintf(why, wlen, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		struct nprof_ntff_queue q = { .size = sizeof(q) };
+		const struct neuronprof_notification *e;
+		struct nprof_ntff_entry_iter it;
+		struct qsum *s;
+
+		if (nprof_ntff_reader_queue(r, (size_t)i, &q)) {
+			snprintf(why, wlen, "record %d: %s", i, nprof_strerror_last());
+			goto out;
+		}
+		if (q.queue_type >= NPROF_QUEUE_TYPES || q.entry_size < sizeof(*e)) {
+			snprintf(why, wlen, "record %d: queue type %u, entry size %u", i, q.queue_type,
+				 q.entry_size);
+			goto out;
+		}
+		for (k = 0; k < nq; k++)
+			if (qs[k].id.queue_type == q.queue_type && qs[k].id.target_kind == q.target_kind &&
+			    qs[k].id.target_index == q.target_index && qs[k].id.engine == q.engine)
+				break;
+		s = &qs[k];
+		if (k == nq)
+			qs[nq++].id = q;
+		s->entries += q.entry_count;
+		s->lost += q.lost_count;
+		nprof_ntff_entry_iter_init(&it, &q);
+		while ((e = nprof_ntff_entry_iter_next(&it))) {
+			if (e->seq < s->next_seq)
+				s->disorder = true;
+			else
+				s->missing += e->seq - s->next_seq;
+			s->next_seq = e->seq + 1;
+		}
+	}
+	for (k = 0; k < nq; k++) {
+		const struct qsum *s = &qs[k];
+		uint32_t t = s->id.queue_type;
+
+		if (s->disorder || s->missing > s->lost) {
+			snprintf(why, wlen, "%s queue %u/%u engine %u: %s, %llu missing, %llu lost",
+				 nprof_queue_type_name(t), s->id.target_kind, s->id.target_index,
+				 s->id.engine, s->disorder ? "entries out of order" : "in order",
+				 (unsigned long long)s->missing, (unsigned long long)s->lost);
+			goto out;
+		}
+		if (least[t] && s->entries + s->lost < least[t]) {
+			snprintf(why, wlen, "%s queue %u/%u engine %u saw %llu, fewer than %llu",
+				 nprof_queue_type_name(t), s->id.target_kind, s->id.target_index,
+				 s->id.engine, (unsigned long long)(s->entries + s->lost),
+				 (unsigned long long)least[t]);
+			goto out;
+		}
+		seen[t] = true;
+		entries[t] += s->entries;
+		lost[t] += s->lost;
+		total_lost += s->lost;
+	}
+	for (k = 0; k < NPROF_QUEUE_TYPES; k++) {
+		if (least[k] && !seen[k]) {
+			snprintf(why, wlen, "no %s queue", nprof_queue_type_name((uint32_t)k));
+			goto out;
+		}
+		if (entries[k] + lost[k] != produced[k]) {
+			snprintf(why, wlen, "%s: %llu entries + %llu lost, %llu produced",
+				 nprof_queue_type_name((uint32_t)k), (unsigned long long)entries[k],
+				 (unsigned long long)lost[k], (unsigned long long)produced[k]);
+			goto out;
+		}
+	}
+	ok = !strcmp(want_lost, "0") ? !total_lost : total_lost > 0;
+	if (!ok)
+		snprintf(why, wlen, "%llu lost", (unsigned long long)total_lost);
+out:
+	free(qs);
+	nprof_ntff_reader_close(r);
+	return ok;
 }
 
 static Neuronprof__System__Ntrace *load_ntrace(const char *path)
@@ -363,6 +515,11 @@ static void check_scenario(const char *out, const char *scenario)
 				else if (got == 1)
 					ok = fmt(M, sizeof(M), "%s/%s", rel, first);
 			}
+		} else if (!strcmp(verb, "queues")) {
+			char spec[2100];
+
+			snprintf(spec, sizeof(spec), "%s %s", b, rest);
+			ok = check_queues(p, spec, why, sizeof(why));
 		} else if (!strcmp(verb, "trace")) {
 			ok = check_trace(p, b, rest, why, sizeof(why));
 		} else {
@@ -378,14 +535,19 @@ int main(int argc, char **argv)
 	char path[PATH_MAX + 16], line[512];
 	FILE *f;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s OUTDIR\n", argv[0]);
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s OUTDIR [SCENARIO...]\n", argv[0]);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	snprintf(path, sizeof(path), "%s/runs.txt", argv[1]);
-	f = fopen(path, "r");
-	if (!f) {
+	f = argc > 2 ? NULL : fopen(path, "r");
+	if (argc > 2) {
+		int i;
+
+		for (i = 2; i < argc; i++)
+			check_scenario(argv[1], argv[i]);
+	} else if (!f) {
 		result(0, "runs", "runs.txt", "cannot open %s", path);
 	} else {
 		while (fgets(line, sizeof(line), f)) {

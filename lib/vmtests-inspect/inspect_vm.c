@@ -18,19 +18,43 @@
  *   inspect_vm continuous DIR   continuous profiling
  *   inspect_vm crash DIR        SESSION mode, then abort() without a stop
  *
+ * Captures longer than their rings (Documentation/capture.rst, "Streaming"):
+ *
+ *   inspect_vm model_stream DIR     MODEL capture of one execution that puts
+ *                                   LONG_RINGS rings' worth on every TRACE
+ *                                   and DMA queue of its core
+ *   inspect_vm model_zerocopy DIR   the same with NEURON_RT_INSPECT_STREAMING=0
+ *   inspect_vm continuous_stream DIR     the same execution as a continuous
+ *                                   profile, sized and switched by an on-fail
+ *                                   inspect session's environment
+ *   inspect_vm continuous_zerocopy DIR   the same with streaming off
+ *   inspect_vm crash_stream DIR     SESSION mode on core 0: abort() after the
+ *                                   drainer wrote part of the file
+ *   inspect_vm kill_stream DIR      the same, then SIGKILL (no flush)
+ *
+ * The streaming scenarios check that the environment switched streaming as
+ * their name says; their expect.txt gives check_inspect's "queues" line:
+ * every entry present in order, and entries + lost equal to what SIM_EXEC
+ * reported producing.
+ *
  * The environment (NEURON_RT_INSPECT_*, NEURON_RT_PROFILE_BUF_*_MB) comes
  * from the caller; relative output directories are relative to DIR, which
  * becomes the working directory. Each run ends with "N passed, N failed".
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <neuronprof/capture.h>
+#include <neuronprof/config.h>
 #include <neuronprof/device.h>
 #include <neuronprof/inspect.h>
 #include <neuronprof/ntff.h>
@@ -96,17 +120,31 @@ static uint32_t total_cores(void)
 	return n;
 }
 
-/* The device index of virtual core @vnc: the devices' cores follow each other. */
-static uint32_t device_of(uint32_t vnc)
+/*
+ * The node (nodes[] index) of virtual core @vnc, -1 if none; *@local: its
+ * core on that device. The devices' cores follow each other.
+ */
+static int node_of(uint32_t vnc, uint32_t *local)
 {
 	int i;
 
 	for (i = 0; i < nnodes; i++) {
-		if (vnc < nodes[i].num_cores)
-			return nodes[i].device_index;
+		if (vnc < nodes[i].num_cores) {
+			if (local)
+				*local = vnc;
+			return i;
+		}
 		vnc -= nodes[i].num_cores;
 	}
-	return UINT32_MAX;
+	return -1;
+}
+
+/* The device index of virtual core @vnc. */
+static uint32_t device_of(uint32_t vnc)
+{
+	int i = node_of(vnc, NULL);
+
+	return i < 0 ? UINT32_MAX : nodes[i].device_index;
 }
 
 /* ---- the system trace -------------------------------------------------------------- */
@@ -147,14 +185,9 @@ static void count_queues(void)
 
 static uint32_t queues_of(uint32_t vnc)
 {
-	int i;
+	int i = node_of(vnc, NULL);
 
-	for (i = 0; i < nnodes; i++) {
-		if (vnc < nodes[i].num_cores)
-			return queues[i];
-		vnc -= nodes[i].num_cores;
-	}
-	return 0;
+	return i < 0 ? 0 : queues[i];
 }
 
 /*
@@ -261,6 +294,335 @@ static bool exists(const char *path)
 	struct stat st;
 
 	return !lstat(path, &st);
+}
+
+/* ---- captures longer than their rings ------------------------------------------- */
+
+#define LONG_RINGS	20			/* rings' worth on every TRACE and DMA queue */
+#define LONG_PARTS	(2 * LONG_RINGS)	/* programs of half a ring each */
+#define LONG_INSNS	128			/* per engine and iteration; DMA transfers too */
+#define STREAM_WAIT_S	60			/* for the drainer, at most */
+
+/* The progress page the capture engines of this process count into (capture.h). */
+static struct nprof_progress_page *progress;
+
+/* Create the progress page and name it in the environment: before the first capture. */
+static void progress_open(void)
+{
+	char fd_str[16];
+	int fd = memfd_create("nprof-progress", 0);
+	void *p = MAP_FAILED;
+
+	if (fd >= 0 && !ftruncate(fd, sizeof(*progress)))
+		p = mmap(NULL, sizeof(*progress), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	check(p != MAP_FAILED, "a progress page in a memfd%s%s", p == MAP_FAILED ? ": " : "",
+	      p == MAP_FAILED ? strerror(errno) : "");
+	if (p == MAP_FAILED)
+		exit(1);
+	progress = p;
+	progress->magic = NPROF_PROGRESS_MAGIC;
+	snprintf(fd_str, sizeof(fd_str), "%d", fd);
+	setenv(NPROF_PROGRESS_FD_ENV, fd_str, 1);
+}
+
+/* Entries the engines of this process wrote into capture files so far. */
+static uint64_t streamed(void)
+{
+	return __atomic_load_n(&progress->entries, __ATOMIC_RELAXED);
+}
+
+/* Wait until the drainer wrote @target entries in all; false after STREAM_WAIT_S. */
+static bool wait_streamed(uint64_t target)
+{
+	struct timespec ms = { 0, 1000000 };
+	long i;
+
+	for (i = 0; i < STREAM_WAIT_S * 1000L && streamed() < target; i++)
+		nanosleep(&ms, NULL);
+	return streamed() >= target;
+}
+
+/* What the executions of a scenario produced, and the rings they went to. */
+struct long_exec {
+	struct nprof_device *dev;
+	struct nprof_device_info info;
+	uint32_t local;				/* the core on dev */
+	uint64_t ring[NPROF_QUEUE_TYPES];	/* entries of a ring of each type */
+	uint64_t min_ring;			/* of the smallest */
+	uint64_t produced[NPROF_SIM_QUEUE_TYPES];
+	uint64_t total;
+};
+
+/*
+ * Open the device of virtual core @vnc and size its rings as a capture
+ * does: the environment's NEURON_RT_PROFILE_BUF_<TYPE>_MB, as the device
+ * layer rounds them. Checks that the environment switches streaming as
+ * @streaming says.
+ */
+static void long_setup(uint32_t vnc, bool streaming, struct long_exec *x)
+{
+	struct nprof_inspect_config *cfg = nprof_inspect_config_allocate();
+	int node, on = -1;
+	uint64_t size;
+	uint32_t t;
+
+	memset(x, 0, sizeof(*x));
+	x->info.size = sizeof(x->info);
+	list_devices();
+	node = node_of(vnc, &x->local);
+	x->dev = node < 0 ? NULL : nprof_device_open((int)nodes[node].device_index, 0);
+	check(x->dev && !nprof_device_get_info(x->dev, &x->info) && x->info.entry_size,
+	      "the device of NC %u opened", vnc);
+	check(cfg && !nprof_inspect_config_parse_env(cfg, NULL, NULL),
+	      "the configuration of the environment");
+	if (!x->dev || !cfg || !x->info.entry_size)
+		exit(1);
+	x->min_ring = UINT64_MAX;
+	for (t = 0; t < NPROF_QUEUE_TYPES; t++) {
+		if (nprof_inspect_config_get_ring_size(cfg, t, &size))
+			size = 0;
+		x->ring[t] = nprof_device_ring_size(x->dev, size) / x->info.entry_size;
+		if (x->ring[t] < x->min_ring)
+			x->min_ring = x->ring[t];
+	}
+	on = nprof_inspect_config_get_streaming(cfg);
+	nprof_inspect_config_free(cfg);
+	check(on == streaming, "the environment switches streaming %s", streaming ? "on" : "off");
+	check(x->min_ring >= 2 * LONG_INSNS, "rings of at least %llu entries (the smallest: %llu)",
+	      2ULL * LONG_INSNS, (unsigned long long)x->min_ring);
+	if (on != streaming || x->min_ring < 2 * LONG_INSNS)
+		exit(1);
+}
+
+/*
+ * A program of @m putting @per entries (a multiple of LONG_INSNS) on every
+ * TRACE and DMA queue of its core, and fewer on every other queue: per
+ * iteration LONG_INSNS instructions and DMA transfers per engine, against
+ * at most 2 entries per queue of the other types.
+ */
+static void long_program(const struct long_exec *x, const struct nprof_model *m, uint64_t per,
+			 struct nprof_sim_program *p)
+{
+	uint32_t e;
+
+	memset(p, 0, sizeof(*p));
+	p->size = sizeof(*p);
+	p->core = x->local;
+	p->model_id = (uint32_t)nprof_model_id(m);
+	p->iterations = (uint32_t)(per / LONG_INSNS);
+	for (e = 0; e < x->info.engines_per_core && e < NPROF_MAX_ENGINES; e++)
+		p->instructions[e] = LONG_INSNS;
+	p->dma_transfers = x->info.engines_per_core * LONG_INSNS;
+	p->flags = NPROF_SIM_EXEC_THROTTLE;
+}
+
+/* Add what an execution reported. */
+static void long_add(struct long_exec *x, const struct nprof_sim_result *res)
+{
+	int t;
+
+	for (t = 0; t < NPROF_SIM_QUEUE_TYPES; t++) {
+		x->produced[t] += res->produced[t];
+		x->total += res->produced[t];
+	}
+}
+
+/*
+ * One execution of @m between the runtime hooks, LONG_RINGS rings long on
+ * every TRACE and DMA queue of its core: LONG_PARTS programs of half the
+ * smallest ring each, run on the device directly. @paced: after each, wait
+ * until the drainer wrote everything produced so far (the progress page),
+ * as capture_vm's long session waits in nprof_capture_session_sync(), so
+ * that "nothing lost" does not depend on timing. Half a ring, because the
+ * drainer counts a range as written just before it releases its ring
+ * space: the next program may find that much not released yet.
+ */
+static void long_execution(struct nprof_model *m, bool paced, struct long_exec *x)
+{
+	uint64_t base = streamed(), lost = __atomic_load_n(&progress->lost, __ATOMIC_RELAXED);
+	struct nprof_sim_program p;
+	int i, ret = 0, waits = 0;
+	uint32_t status = 0;
+
+	long_program(x, m, x->min_ring / 2 / LONG_INSNS * LONG_INSNS, &p);
+	check(!nprof_model_execute_begin(m), "execution of %s begins", nprof_model_name(m));
+	for (i = 0; !ret && i < LONG_PARTS; i++) {
+		struct nprof_sim_result res = { .size = sizeof(res) };
+
+		ret = nprof_device_sim_exec(x->dev, &p, &res);
+		long_add(x, &res);
+		status = res.status;
+		if (!ret && paced && !wait_streamed(base + x->total))
+			waits++;
+	}
+	check(!ret, "%d programs of %u iterations on NC %d (%llu notifications)", i, p.iterations,
+	      nprof_model_vnc(m), (unsigned long long)x->total);
+	if (paced)
+		check(!waits, "the drainer kept up: %d waits of %d s failed", waits, STREAM_WAIT_S);
+	check(!nprof_model_execute_end(m, ret ? 1 : status), "execution of %s ends",
+	      nprof_model_name(m));
+	/* The execution's capture is stopped: everything is in the file, or lost. */
+	if (paced)
+		check(streamed() - base == x->total &&
+		      __atomic_load_n(&progress->lost, __ATOMIC_RELAXED) == lost,
+		      "streamed %llu entries, all that were produced, none lost",
+		      (unsigned long long)(streamed() - base));
+	else
+		check(streamed() == base && __atomic_load_n(&progress->lost, __ATOMIC_RELAXED) > lost,
+		      "nothing streamed, %llu lost",
+		      (unsigned long long)(__atomic_load_n(&progress->lost, __ATOMIC_RELAXED) - lost));
+}
+
+/*
+ * The profile at @path, described by @desc ("kind=N core=N ..."): holds
+ * every entry produced (@streaming) or some; and check_inspect's "queues"
+ * line: every entry in order, none lost (@streaming) or some, entries +
+ * lost == produced per queue type, and with @rings that many rings' worth
+ * on every TRACE and DMA queue.
+ */
+static void expect_profile(const char *path, const char *desc, bool streaming,
+			   const struct long_exec *x, uint64_t rings)
+{
+	char list[NPROF_SIM_QUEUE_TYPES * 24] = "", least[128] = "";
+	size_t len = 0;
+	int t;
+
+	if (streaming)
+		expect("ntff %s %s entries=%llu", path, desc, (unsigned long long)x->total);
+	else
+		expect("ntff %s %s entries=+", path, desc);
+	for (t = 0; t < NPROF_SIM_QUEUE_TYPES; t++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%llu", t ? "," : "",
+					(unsigned long long)x->produced[t]);
+	if (rings)
+		snprintf(least, sizeof(least), " TRACE>=%llu DMA>=%llu",
+			 (unsigned long long)(rings * x->ring[nprof_queue_type_from_name("TRACE")]),
+			 (unsigned long long)(rings * x->ring[nprof_queue_type_from_name("DMA")]));
+	expect("queues %s %s %s%s", path, streaming ? "0" : "+", list, least);
+}
+
+/*
+ * The start of a scenario on NC 0: the progress page, the device and its
+ * rings (long_setup()), nprof_inspect_begin() from the environment.
+ */
+static void long_begin(char *inst, size_t len, bool streaming, struct long_exec *x)
+{
+	instance(inst, len);
+	progress_open();
+	long_setup(0, streaming, x);
+	check(!nprof_inspect_begin(), "nprof_inspect_begin() from the environment");
+}
+
+/* MODEL mode (the environment of scenario_model()): one execution LONG_RINGS rings long. */
+static void scenario_long_model(bool streaming)
+{
+	char inst[NPROF_INSTANCE_ID_MAX + 1];
+	struct nprof_model *m;
+	struct long_exec x;
+
+	long_begin(inst, sizeof(inst), streaming, &x);
+	m = load("long", 41, 0);
+	long_execution(m, streaming, &x);
+	nprof_model_unload(m);
+	check(!nprof_inspect_close(), "nprof_inspect_close()");
+	nprof_device_close(x.dev);
+
+	expect("tree out %s-%ld", inst, (long)getpid());
+	expect_profile("$S/long_vnc_0.ntff", "kind=2 core=0 model=41", streaming, &x, LONG_RINGS);
+	expect("count $S 5");
+	expect("nohidden $S");
+}
+
+/*
+ * Continuous profiling of one execution LONG_RINGS rings long. An inspect
+ * session with on-fail alone (its capture steps aside for continuous
+ * profiling) gives the captures the environment's ring sizes and
+ * streaming switch, and its directory for the pending files.
+ */
+static void scenario_long_continuous(bool streaming)
+{
+	struct nprof_profile_continuous_options *o = nprof_profile_continuous_options_allocate();
+	char inst[NPROF_INSTANCE_ID_MAX + 1];
+	struct nprof_model *m;
+	struct long_exec x;
+
+	long_begin(inst, sizeof(inst), streaming, &x);
+	check(o && !nprof_profile_continuous_options_set_output_dir(o, "saves"), "options");
+	check(!nprof_profile_continuous_start(o), "nprof_profile_continuous_start()");
+	m = load("long", 42, 0);
+	long_execution(m, streaming, &x);
+	check(!nprof_profile_continuous_save(0, o), "save NC 0");
+	check(!nprof_profile_continuous_stop(), "nprof_profile_continuous_stop()");
+	nprof_model_unload(m);
+	check(!nprof_inspect_close(), "nprof_inspect_close()");
+	nprof_profile_continuous_options_free(o);
+	nprof_device_close(x.dev);
+
+	expect("count saves 1");
+	expect("nohidden saves");
+	expect("match saves ^model_42_pid_%ld_vnc_0_inst_%s_[0-9]{8}_[0-9]{6}\\.ntff$ 1", (long)getpid(),
+	       inst);
+	expect_profile("$M", "kind=3 core=0 model=42", streaming, &x, LONG_RINGS);
+	/* The pending file lived in the session directory, unnamed. */
+	expect("tree out %s-%ld", inst, (long)getpid());
+	expect("count $S 0");
+	expect("nohidden $S");
+}
+
+/*
+ * A crash in the middle of a streaming SESSION capture of core 0
+ * (NEURON_RT_INSPECT_EVENT_FILTER_NC=0): an execution the drainer wrote
+ * (part of the file), a second one it may still be writing or not have
+ * seen, then @sig. SIGABRT: the crash flush leaves the complete file, every
+ * entry in order, and the system profile; SIGKILL (no flush possible):
+ * nothing at all. Neither leaves a temporary file.
+ */
+static void scenario_crash_stream(int sig)
+{
+	char inst[NPROF_INSTANCE_ID_MAX + 1], dir[4096];
+	struct nprof_sim_program p;
+	struct nprof_model *m;
+	struct long_exec x;
+	uint64_t first = 0;
+	int i, ret = 0;
+
+	long_begin(inst, sizeof(inst), true, &x);
+	check(nprof_inspect_session_dir(dir, sizeof(dir)) > 0, "session directory %s", dir);
+	m = load("net0", 600, 0);
+	/* Two iterations, far below the watermark (a quarter of a ring): a small file. */
+	long_program(&x, m, 2 * LONG_INSNS, &p);
+	for (i = 0; !ret && i < 2; i++) {
+		struct nprof_sim_result res = { .size = sizeof(res) };
+
+		ret = nprof_model_sim_execute(m, &p, &res);
+		check(!ret && !res.status, "execution %d of %s: %u iterations", i + 1,
+		      nprof_model_name(m), p.iterations);
+		long_add(&x, &res);
+		if (!i) {
+			first = x.total;
+			check(wait_streamed(first), "the drainer wrote the %llu entries of the first",
+			      (unsigned long long)first);
+		}
+	}
+	nprof_device_close(x.dev);
+
+	expect("tree out %s-%ld", inst, (long)getpid());
+	if (sig == SIGKILL) {
+		expect("absent $S/profile_nc_0_session_0.ntff");
+		expect("count $S 0");
+	} else {
+		expect_profile("$S/profile_nc_0_session_0.ntff", "kind=1 core=0", true, &x, 0);
+		expect("file $S/ntrace.pb");
+		expect("count $S 5");
+	}
+	expect("nohidden $S");
+	fflush(NULL);
+	printf("%d passed, %d failed\n", passed, failed);
+	fflush(stdout);
+	if (sig == SIGABRT)
+		abort();
+	raise(sig);
+	exit(1);
 }
 
 /* ---- scenarios ------------------------------------------------------------------- */
@@ -498,7 +860,8 @@ int main(int argc, char **argv)
 	const char *what = argc > 1 ? argv[1] : "";
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: %s session|session2|model|onfail|continuous|crash DIR\n",
+		fprintf(stderr,
+			"usage: %s session|session2|model|onfail|continuous|crash|model_stream|model_zerocopy|continuous_stream|continuous_zerocopy|crash_stream|kill_stream DIR\n",
 			argv[0]);
 		return 2;
 	}
@@ -525,6 +888,14 @@ int main(int argc, char **argv)
 		scenario_onfail();
 	else if (!strcmp(what, "continuous"))
 		scenario_continuous();
+	else if (!strcmp(what, "model_stream") || !strcmp(what, "model_zerocopy"))
+		scenario_long_model(!strcmp(what, "model_stream"));
+	else if (!strcmp(what, "continuous_stream") || !strcmp(what, "continuous_zerocopy"))
+		scenario_long_continuous(!strcmp(what, "continuous_stream"));
+	else if (!strcmp(what, "crash_stream"))
+		scenario_crash_stream(SIGABRT);
+	else if (!strcmp(what, "kill_stream"))
+		scenario_crash_stream(SIGKILL);
 	else
 		check(0, "unknown scenario %s", what);
 	fclose(expect_file);
