@@ -119,7 +119,6 @@ TEST(environment_switches_streaming_off)
 
 static void continuous(bool streaming)
 {
-	struct nprof_capture_opts zc = { .size = sizeof(zc), .flags = NPROF_CAPTURE_ZERO_COPY };
 	struct nprof_profile_continuous_options *o;
 	char name[NAME_MAX + 1];
 	struct nprof_model *m;
@@ -128,8 +127,9 @@ static void continuous(bool streaming)
 
 	CHECK(!scratch_enter(&s));
 	CHECK_INT(setup(&x, streaming), 0);
-	/* Continuous profiling takes the engine options of the device registry. */
-	nprof_rt_set_capture_opts(streaming ? NULL : &zc);
+	/* Outside an inspect session the environment switches streaming off. */
+	if (!streaming)
+		CHECK_INT(setenv("NEURON_RT_INSPECT_STREAMING", "0", 1), 0);
 	o = nprof_profile_continuous_options_allocate();
 	CHECK_INT(nprof_profile_continuous_options_set_output_dir(o, "cont"), 0);
 	CHECK_INT(nprof_profile_continuous_start(o), 0);
@@ -144,7 +144,7 @@ static void continuous(bool streaming)
 	else
 		CHECK_INT(check_file("cont", name, RING_ENTRIES, TOTAL - RING_ENTRIES), 24);
 	CHECK_INT(nprof_profile_continuous_stop(), 0);
-	nprof_rt_set_capture_opts(NULL);
+	unsetenv("NEURON_RT_INSPECT_STREAMING");
 	nprof_model_unload(m);
 	nprof_profile_continuous_options_free(o);
 	fakex_teardown(&x);

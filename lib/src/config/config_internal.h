@@ -40,4 +40,11 @@ struct nprof_inspect_config {
  */
 int nprof_env_device_profile_mode(void);
 
+/*
+ * Whether NEURON_RT_INSPECT_STREAMING asks for streaming (1, also when it
+ * is unset) or not (0), as nprof_inspect_config_parse_env() reads it;
+ * -EINVAL with a message for a value it would refuse.
+ */
+int nprof_env_streaming(void);
+
 #endif /* NEURONPROF_CONFIG_INTERNAL_H */

@@ -248,6 +248,20 @@ int nprof_env_device_profile_mode(void)
 	return v ? parse_device_profile(v) : NPROF_DEVICE_PROFILE_DISABLED;
 }
 
+int nprof_env_streaming(void)
+{
+	const char *v = getenv(ENV_PREFIX "STREAMING");
+	bool b = true;
+	int ret;
+
+	if (v) {
+		ret = parse_bool(ENV_PREFIX "STREAMING", v, &b);
+		if (ret)
+			return ret;
+	}
+	return b;
+}
+
 static int parse_all(const struct env_ctx *e, struct nprof_inspect_config *cfg)
 {
 	const char *v;

@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <neuronprof/capture.h>
 #include <neuronprof/ntff.h>
 #include <neuronprof/profile.h>
 #include <neuronprof/sys_trace.h>
@@ -62,6 +63,7 @@ static struct slot slots[NPROF_MAX_CORES];
 /* The process whose inspect session captures device profiles (0: none), and where it writes. */
 static pid_t inspect_pid;
 static char inspect_dir[PATH_MAX];
+static bool zero_copy_set;	/* start set the engines' options from the environment */
 
 bool nprof_continuous_enabled(void)
 {
@@ -120,12 +122,16 @@ static void slot_release(uint32_t vnc, struct slot *s)
 
 NPROF_API int nprof_profile_continuous_start(const struct nprof_profile_continuous_options *opts)
 {
-	int ret, mode;
+	struct nprof_capture_opts zc = { .size = sizeof(zc), .flags = NPROF_CAPTURE_ZERO_COPY };
+	int ret, mode, streaming;
 
 	(void)opts;
 	mode = nprof_env_device_profile_mode();
 	if (mode < 0)
 		return mode;
+	streaming = nprof_env_streaming();
+	if (streaming < 0)
+		return streaming;
 	if (mode != NPROF_DEVICE_PROFILE_DISABLED)
 		return nprof_err(EBUSY,
 				 "Please disable inspect device profiling (NEURON_RT_INSPECT_DEVICE_PROFILE=0) before starting continuous profiling: NEURON_RT_INSPECT_DEVICE_PROFILE=%s asks for it",
@@ -138,6 +144,14 @@ NPROF_API int nprof_profile_continuous_start(const struct nprof_profile_continuo
 	} else if (atomic_load(&cont_enabled)) {
 		ret = nprof_err(EALREADY, "continuous profiling is already enabled");
 	} else {
+		/*
+		 * Without an inspect session capturing device profiles (refused
+		 * above) the environment says whether captures stream.
+		 */
+		if (!streaming) {
+			nprof_rt_set_capture_opts(&zc);
+			zero_copy_set = true;
+		}
 		/* Devices stay open while it is enabled, so captures find them. */
 		nprof_rt_get();
 		atomic_store(&cont_enabled, true);
@@ -161,6 +175,10 @@ NPROF_API int nprof_profile_continuous_stop(void)
 		if (slots[vnc].state == SLOT_STASHED)
 			slot_release(vnc, &slots[vnc]);
 	/* ARMED and SAVING slots are released by their execution or save. */
+	if (zero_copy_set) {
+		nprof_rt_set_capture_opts(NULL);
+		zero_copy_set = false;
+	}
 	pthread_mutex_unlock(&cont_lock);
 	nprof_rt_put();
 	return 0;
