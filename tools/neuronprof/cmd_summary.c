@@ -356,6 +356,20 @@ static void text_recording(const struct rec_stats *s)
 
 /* ---- JSON ---------------------------------------------------------------------- */
 
+/* Which queue of which file a JSON object is about (a queue spans records). */
+static void json_queue_id(struct json *j, const char *file, uint64_t record, uint64_t records,
+			  uint32_t queue_type, uint32_t target_kind, uint32_t target_index,
+			  uint32_t engine)
+{
+	jw_str(j, "file", file);
+	jw_u64(j, "record", record);
+	jw_u64(j, "records", records);
+	jw_str(j, "queue_type", queue_name(queue_type));
+	jw_str(j, "target_kind", target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core");
+	jw_u64(j, "target_index", target_index);
+	jw_u64(j, "engine", engine);
+}
+
 static void dist_json(struct json *j, const struct dist *d, bool p95, bool p99)
 {
 	jw_u64(j, "count", d->count);
@@ -589,16 +603,10 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 		const struct raw_queue *q = &s->raws[i];
 
 		jw_obj_begin(j, NULL);
-		jw_str(j, "file", q->file);
-		jw_u64(j, "record", q->record);
-		jw_u64(j, "records", q->records);
+		json_queue_id(j, q->file, q->record, q->records, q->queue_type, q->target_kind,
+			      q->target_index, q->engine);
 		jw_u64(j, "device", q->dev);
 		jw_u64(j, "core", q->core);
-		jw_str(j, "queue_type", queue_name(q->queue_type));
-		jw_str(j, "target_kind",
-		       q->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core");
-		jw_u64(j, "target_index", q->target_index);
-		jw_u64(j, "engine", q->engine);
 		jw_str(j, "format", raw_format_name(q->format));
 		jw_str(j, "clock_domain", clock_domain_name(q->clock_domain));
 		jw_bool(j, "decoded", false);
@@ -614,14 +622,8 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 		const struct loss *l = &s->losses[i];
 
 		jw_obj_begin(j, NULL);
-		jw_str(j, "file", l->file);
-		jw_u64(j, "record", l->record);
-		jw_u64(j, "records", l->records);
-		jw_str(j, "queue_type", queue_name(l->queue_type));
-		jw_str(j, "target_kind",
-		       l->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core");
-		jw_u64(j, "target_index", l->target_index);
-		jw_u64(j, "engine", l->engine);
+		json_queue_id(j, l->file, l->record, l->records, l->queue_type, l->target_kind,
+			      l->target_index, l->engine);
 		jw_u64(j, "lost", l->lost);
 		jw_u64(j, "seq_gaps", l->gaps);
 		jw_bool(j, "explained", l->gaps <= l->lost);
