@@ -25,63 +25,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 MAKE=${MAKE:-make}
 CC=${CC:-cc}
-export LC_ALL=C
-
-pass=0
-fail=0
-skip=0
-
-ok() {
-	pass=$((pass + 1))
-	echo "ok - $*"
-}
-
-not_ok() {
-	fail=$((fail + 1))
-	echo "not ok - $*"
-}
-
-skipped() {
-	skip=$((skip + 1))
-	echo "ok - $1 # SKIP $2"
-}
-
-# check NAME CMD...: one test that passes when CMD succeeds; CMD's output is
-# shown only on failure.
-check() {
-	local name=$1 out
-	shift
-	if out=$("$@" 2>&1); then
-		ok "$name"
-	else
-		not_ok "$name"
-		[ -z "$out" ] || printf '%s\n' "$out" | sed 's/^/#   /'
-	fi
-}
-
-finish() {
-	if [ "$skip" -gt 0 ]; then
-		echo "$pass passed, $fail failed, $skip skipped"
-	else
-		echo "$pass passed, $fail failed"
-	fi
-	[ "$fail" -eq 0 ]
-	exit
-}
-
-fatal() {
-	not_ok "$*"
-	finish
-}
+. "$repo/tests/lib.sh"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/nprof-install-test.XXXXXX") || fatal "cannot create a work directory"
 trap 'rm -rf "$work"' EXIT
 
 KVER=${KVER:-$(bash "$repo/scripts/kver.sh")} || fatal "no kernel release (scripts/kver.sh)"
 export KVER
-version=$(awk '/^#define NPROF_VERSION_(MAJOR|MINOR|PATCH)/ { v = v (v == "" ? "" : ".") $3 } END { print v }' \
-	"$repo/lib/include/neuronprof/common.h")
-[ -n "$version" ] || fatal "no NPROF_VERSION_* in lib/include/neuronprof/common.h"
+version=$(library_version) || fatal "no NPROF_VERSION_* in lib/include/neuronprof/common.h"
 
 # listing DIR: every entry under DIR with its type, link target and content
 # hash, to compare a root before install and after uninstall.

@@ -26,52 +26,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 MAKE=${MAKE:-make}
 BUSYBOX=${BUSYBOX:-/bin/busybox}
-export LC_ALL=C
+. "$repo/tests/lib.sh"
+CHECK_SHOW_LINES=40
 
-pass=0
-fail=0
-skip=0
-
-ok() {
-	pass=$((pass + 1))
-	echo "ok - $*"
-}
-
-not_ok() {
-	fail=$((fail + 1))
-	echo "not ok - $*"
-}
-
-skipped() {
-	skip=$((skip + 1))
-	echo "ok - $1 # SKIP $2"
-}
-
-check() {
-	local name=$1 out
-	shift
-	if out=$("$@" 2>&1); then
-		ok "$name"
-	else
-		not_ok "$name"
-		[ -z "$out" ] || printf '%s\n' "$out" | head -n 40 | sed 's/^/#   /'
-	fi
-}
-
-finish() {
-	if [ "$skip" -gt 0 ]; then
-		echo "$pass passed, $fail failed, $skip skipped"
-	else
-		echo "$pass passed, $fail failed"
-	fi
-	[ "$fail" -eq 0 ]
-	exit
-}
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/nprof-kselftest-test.XXXXXX") || {
-	not_ok "cannot create a work directory"
-	finish
-}
+work=$(mktemp -d "${TMPDIR:-/tmp}/nprof-kselftest-test.XXXXXX") || fatal "cannot create a work directory"
 trap 'rm -rf "$work"' EXIT
 
 # ---- install ---------------------------------------------------------------------

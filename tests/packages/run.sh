@@ -33,54 +33,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 MAKE=${MAKE:-make}
 CC=${CC:-cc}
-export LC_ALL=C
-
-pass=0
-fail=0
-skip=0
-
-ok() {
-	pass=$((pass + 1))
-	echo "ok - $*"
-}
-
-not_ok() {
-	fail=$((fail + 1))
-	echo "not ok - $*"
-}
-
-skipped() {
-	skip=$((skip + 1))
-	echo "ok - $1 # SKIP $2"
-}
-
-# check NAME CMD...: one test that passes when CMD succeeds; CMD's output is
-# shown only on failure.
-check() {
-	local name=$1 out
-	shift
-	if out=$("$@" 2>&1); then
-		ok "$name"
-	else
-		not_ok "$name"
-		[ -z "$out" ] || printf '%s\n' "$out" | head -n 60 | sed 's/^/#   /'
-	fi
-}
-
-finish() {
-	if [ "$skip" -gt 0 ]; then
-		echo "$pass passed, $fail failed, $skip skipped"
-	else
-		echo "$pass passed, $fail failed"
-	fi
-	[ "$fail" -eq 0 ]
-	exit
-}
-
-fatal() {
-	not_ok "$*"
-	finish
-}
+. "$repo/tests/lib.sh"
+CHECK_SHOW_LINES=60
 
 step() {
 	echo "# $* ($((SECONDS - t0))s)"
@@ -91,9 +45,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/nprof-packages-test.XXXXXX") || fatal "cannot 
 trap 'wait; rm -rf "$work"' EXIT
 
 KVER=${KVER:-$(bash "$repo/scripts/kver.sh")} || fatal "no kernel release (scripts/kver.sh)"
-version=$(awk '/^#define NPROF_VERSION_(MAJOR|MINOR|PATCH)/ { v = v (v == "" ? "" : ".") $3 } END { print v }' \
-	"$repo/lib/include/neuronprof/common.h")
-[ -n "$version" ] || fatal "no NPROF_VERSION_* in lib/include/neuronprof/common.h"
+version=$(library_version) || fatal "no NPROF_VERSION_* in lib/include/neuronprof/common.h"
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH) || fatal "dpkg-architecture failed"
 arch=$(dpkg --print-architecture)
 
