@@ -8,10 +8,14 @@
 #ifndef NPROF_TEST_HARNESS_H
 #define NPROF_TEST_HARNESS_H
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <neuronprof/neuronprof.h>
 
@@ -122,5 +126,33 @@ static inline int harness_main(void)
 	{ \
 		return harness_main(); \
 	}
+
+/* Remove @path and everything under it (a test's scratch directory). */
+static inline void rm_rf(const char *path)
+{
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	if (lstat(path, &st))
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		unlink(path);
+		return;
+	}
+	d = opendir(path);
+	while (d && (de = readdir(d))) {
+		char sub[2 * PATH_MAX];
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name) >= (int)sizeof(sub))
+			continue;
+		rm_rf(sub);
+	}
+	if (d)
+		closedir(d);
+	rmdir(path);
+}
 
 #endif /* NPROF_TEST_HARNESS_H */

@@ -143,32 +143,6 @@ static inline struct nprof_sim_program fakex_prog(uint32_t iterations, bool fail
 
 /* ---- scratch directories ------------------------------------------------------ */
 
-static inline void rm_rf(const char *path)
-{
-	struct dirent *de;
-	struct stat st;
-	DIR *d;
-
-	if (lstat(path, &st))
-		return;
-	if (!S_ISDIR(st.st_mode)) {
-		unlink(path);
-		return;
-	}
-	d = opendir(path);
-	while (d && (de = readdir(d))) {
-		char sub[2 * PATH_MAX];
-
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name) >= (int)sizeof(sub))
-			continue;
-		rm_rf(sub);
-	}
-	if (d)
-		closedir(d);
-	rmdir(path);
-}
 
 /* A fresh scratch directory made the current one; the old one is saved. */
 struct scratch {

@@ -27,24 +27,6 @@ struct fixture {
 	char dir[64];
 };
 
-static void rm_tree(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char path[512];
-
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		unlink(path);
-	}
-	closedir(d);
-	rmdir(dir);
-}
-
 /*
  * An engine on a fresh fake device described by @info with @flags
  * (NPROF_CAPTURE_ZERO_COPY or 0: streaming) and its spools in @spool_dir
@@ -95,7 +77,7 @@ static void teardown(struct fixture *f)
 	nprof_device_close(f->dev);
 	if (f->fd)
 		fake_dev_free(f->fd);
-	rm_tree(f->dir);
+	rm_rf(f->dir);
 }
 
 static struct fake_queue *queue(struct fixture *f, uint32_t kind, uint32_t index, uint32_t type,

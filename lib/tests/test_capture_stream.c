@@ -48,24 +48,6 @@ struct fixture {
 	char dir[256];
 };
 
-static void rm_tree(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char path[512];
-
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		unlink(path);
-	}
-	closedir(d);
-	rmdir(dir);
-}
-
 static int setup(struct fixture *f, uint32_t flags, const char *spool_dir)
 {
 	struct nprof_device_info info = fake_trn2_info();
@@ -95,7 +77,7 @@ static void teardown(struct fixture *f)
 	nprof_device_close(f->dev);
 	if (f->fd)
 		fake_dev_free(f->fd);
-	rm_tree(f->dir);
+	rm_rf(f->dir);
 }
 
 static char *file_of(struct fixture *f, uint32_t nc, uint64_t id)

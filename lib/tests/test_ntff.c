@@ -31,15 +31,6 @@ static const char *fresh_dir(void)
 	return mkdtemp(dir);
 }
 
-static void rm_rf(const char *path)
-{
-	char cmd[PATH_MAX + 16];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
-	if (system(cmd))
-		printf("# cannot remove %s\n", path);
-}
-
 static int count_dir_entries(const char *path)
 {
 	DIR *d = opendir(path);
