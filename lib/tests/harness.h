@@ -155,4 +155,20 @@ static inline void rm_rf(const char *path)
 	rmdir(path);
 }
 
+/* Entries of directory @path, hidden ones included; -1 if it cannot be read. */
+static inline int dir_entries(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
+}
+
 #endif /* NPROF_TEST_HARNESS_H */

@@ -31,21 +31,6 @@ static const char *fresh_dir(void)
 	return mkdtemp(dir);
 }
 
-static int count_dir_entries(const char *path)
-{
-	DIR *d = opendir(path);
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			n++;
-	closedir(d);
-	return n;
-}
-
 static void *read_whole(const char *path, size_t *len)
 {
 	struct stat st;
@@ -227,7 +212,7 @@ TEST(ntff_round_trip)
 	}
 	CHECK_INT(write_sample(dir, "profile.ntff", path, sizeof(path)), 0);
 	/* Only the final file: the temporary one was renamed. */
-	CHECK_INT(count_dir_entries(dir), 1);
+	CHECK_INT(dir_entries(dir), 1);
 	CHECK(!stat(path, &st) && (st.st_mode & 0777) == (0644 & ~(mode_t)umask(022)));
 
 	r = nprof_ntff_reader_open(path, 0);
@@ -440,7 +425,7 @@ TEST(ntff_writer_abort_and_errors)
 	CHECK(w != NULL);
 	CHECK_INT(nprof_ntff_writer_append(w, &q, ring, 4 * ENTRY, NULL, 0), 0);
 	/* The temporary file exists, hidden, and the final name does not. */
-	CHECK_INT(count_dir_entries(dir), 1);
+	CHECK_INT(dir_entries(dir), 1);
 	snprintf(path, sizeof(path), "%s/a.ntff", dir);
 	CHECK(access(path, F_OK) != 0);
 	CHECK_ERR_MSG(nprof_ntff_writer_append(w, &q, ring, 100, NULL, 0), EINVAL,
@@ -456,7 +441,7 @@ TEST(ntff_writer_abort_and_errors)
 	q.size = 4;
 	CHECK_INT(nprof_ntff_writer_append(w, &q, ring, 64, NULL, 0), -EINVAL);
 	nprof_ntff_writer_abort(w);
-	CHECK_INT(count_dir_entries(dir), 0);
+	CHECK_INT(dir_entries(dir), 0);
 
 	/* Bad names never create anything. */
 	CHECK(!nprof_ntff_writer_create(dir, "a/b", 0) && errno == EINVAL);
@@ -474,7 +459,7 @@ TEST(ntff_writer_abort_and_errors)
 	CHECK_INT(nprof_ntff_writer_finalize(w), -EEXIST);
 	/* The message names the file asked for, not the writer's temporary one. */
 	CHECK_STR(nprof_strerror_last(), "cannot put a.ntff in place: File exists");
-	CHECK_INT(count_dir_entries(dir), 1);
+	CHECK_INT(dir_entries(dir), 1);
 	{
 		size_t len;
 		char *b = read_whole(path, &len);
@@ -496,7 +481,7 @@ TEST(ntff_writer_abort_and_errors)
 			CHECK_INT(nprof_ntff_reader_queue_count(r), 0);
 		nprof_ntff_reader_close(r);
 	}
-	CHECK_INT(count_dir_entries(dir), 1);
+	CHECK_INT(dir_entries(dir), 1);
 	free(ring);
 	rm_rf(dir);
 }

@@ -20,15 +20,6 @@ static const char *fresh_dir(void)
 	return tmproot;
 }
 
-static void rm_rf(const char *path)
-{
-	char cmd[PATH_MAX + 16];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
-	if (system(cmd))
-		printf("# cannot remove %s\n", path);
-}
-
 static int is_dir(const char *path)
 {
 	struct stat st;

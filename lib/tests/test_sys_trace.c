@@ -1080,21 +1080,6 @@ static int protoc_count(const char *msg, const char *file, const char *line)
 	return n;
 }
 
-static int dir_entries(const char *path)
-{
-	DIR *d = opendir(path);
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.' || (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")))
-			n++;
-	closedir(d);
-	return n;
-}
-
 TEST(system_profile_files_decode)
 {
 	struct nprof_monitor_opts mo = { .size = sizeof(mo), .period_ms = NPROF_MONITOR_MAX_PERIOD_MS };

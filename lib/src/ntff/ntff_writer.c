@@ -249,19 +249,19 @@ NPROF_API int nprof_ntff_writer_set_info(struct nprof_ntff_writer *w,
 	return 0;
 }
 
-/* pwritev() until everything is written; iov is consumed. */
-static int write_all(struct nprof_ntff_writer *w, struct iovec *iov, int iovcnt, uint64_t off)
+/* pwritev() to @fd (the file @name) until everything is written; iov is consumed. */
+static int write_fd(int fd, const char *name, struct iovec *iov, int iovcnt, uint64_t off)
 {
 	while (iovcnt) {
-		ssize_t n = pwritev(w->fd, iov, iovcnt, (off_t)off);
+		ssize_t n = pwritev(fd, iov, iovcnt, (off_t)off);
 
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return nprof_err(errno, "cannot write %s: %s", w->name, strerror(errno));
+			return nprof_err(errno, "cannot write %s: %s", name, strerror(errno));
 		}
 		if (n == 0)
-			return nprof_err(EIO, "cannot write %s: no progress", w->name);
+			return nprof_err(EIO, "cannot write %s: no progress", name);
 		off += (uint64_t)n;
 		while (iovcnt && (size_t)n >= iov->iov_len) {
 			n -= (ssize_t)iov->iov_len;
@@ -274,6 +274,11 @@ static int write_all(struct nprof_ntff_writer *w, struct iovec *iov, int iovcnt,
 		}
 	}
 	return 0;
+}
+
+static int write_all(struct nprof_ntff_writer *w, struct iovec *iov, int iovcnt, uint64_t off)
+{
+	return write_fd(w->fd, w->name, iov, iovcnt, off);
 }
 
 /*
@@ -706,21 +711,15 @@ static int copy_file(struct nprof_ntff_writer *w, int fd, uint64_t len)
 	while (done < len) {
 		size_t n = len - done < chunk ? (size_t)(len - done) : chunk;
 		void *map = mmap(NULL, n, PROT_READ, MAP_SHARED, w->fd, (off_t)done);
-		struct iovec iov;
-		ssize_t wr = 0;
+		struct iovec iov = { map, n };
+		int ret;
 
 		if (map == MAP_FAILED)
 			return nprof_err(errno, "cannot map %s: %s", w->name, strerror(errno));
-		iov.iov_base = map;
-		iov.iov_len = n;
-		while (iov.iov_len && (wr = pwritev(fd, &iov, 1, (off_t)(done + n - iov.iov_len))) > 0) {
-			iov.iov_base = (char *)iov.iov_base + wr;
-			iov.iov_len -= (size_t)wr;
-		}
+		ret = write_fd(fd, w->name, &iov, 1, done);
 		munmap(map, n);
-		if (iov.iov_len)
-			return nprof_err(wr < 0 ? errno : EIO, "cannot copy %s: %s", w->name,
-					 wr < 0 ? strerror(errno) : "no progress");
+		if (ret)
+			return ret;
 		done += n;
 	}
 	if (fsync(fd))

@@ -29,25 +29,12 @@ static uint64_t tmp_suffix(void)
 	       atomic_fetch_add(&counter, 1);
 }
 
-int nprof_tmpfile_create(int dirfd, const char *name, char *tmp, size_t size)
-{
-	int tries, fd = -1;
-
-	/* Another writer of the same name may hold a suffix: draw again. */
-	for (tries = 0; tries < 100; tries++) {
-		snprintf(tmp, size, ".%s.%016" PRIx64 ".tmp", name, tmp_suffix());
-		fd = openat(dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		if (fd >= 0 || errno != EEXIST)
-			break;
-	}
-	if (fd < 0)
-		tmp[0] = '\0';	/* nothing to unlink */
-	return fd;
-}
-
-/* Draw temporary names for @name in @dirfd until @try does not say EEXIST. */
+/*
+ * Draw temporary names for @name in @dirfd until @try does not say EEXIST
+ * (another writer of the same name may hold a suffix).
+ */
 static int tmp_name_loop(int dirfd, const char *name, char *tmp, size_t size,
-			 int (*try)(int dirfd, const char *tmp, const void *arg), const void *arg)
+			 int (*try)(int dirfd, const char *tmp, void *arg), void *arg)
 {
 	int tries, ret = -EEXIST;
 
@@ -60,9 +47,9 @@ static int tmp_name_loop(int dirfd, const char *name, char *tmp, size_t size,
 	return ret;
 }
 
-static int try_link(int dirfd, const char *tmp, const void *arg)
+static int try_link(int dirfd, const char *tmp, void *arg)
 {
-	int fd = *(const int *)arg;
+	int fd = *(int *)arg;
 	char proc[64];
 
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
@@ -84,7 +71,7 @@ struct rename_arg {
 	const char *oldname;
 };
 
-static int try_rename(int dirfd, const char *tmp, const void *arg)
+static int try_rename(int dirfd, const char *tmp, void *arg)
 {
 	const struct rename_arg *r = arg;
 
@@ -97,4 +84,26 @@ int nprof_tmpfile_rename(int olddirfd, const char *oldname, int dirfd, const cha
 	struct rename_arg r = { olddirfd, oldname };
 
 	return tmp_name_loop(dirfd, name, tmp, size, try_rename, &r);
+}
+
+static int try_create(int dirfd, const char *tmp, void *arg)
+{
+	int fd = openat(dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return -errno;
+	*(int *)arg = fd;
+	return 0;
+}
+
+int nprof_tmpfile_create(int dirfd, const char *name, char *tmp, size_t size)
+{
+	int fd = -1, ret;
+
+	ret = tmp_name_loop(dirfd, name, tmp, size, try_create, &fd);
+	if (ret) {
+		errno = -ret;
+		return -1;
+	}
+	return fd;
 }
