@@ -16,7 +16,6 @@
  * a new edge and cannot be missed. An eventfd carries kicks (sync) and stop.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -26,14 +25,12 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <neuronprof/capture.h>
 #include <neuronprof/ntff.h>
 
 #include "capture/capture_stream.h"
-#include "ntff/ntff_internal.h"
 #include "util/internal.h"
 
 /* Events taken from epoll per wakeup. */
