@@ -283,7 +283,7 @@ static double sqlite_once(const char *path, const char *dir, uint64_t *rows)
 	if (profile_load(path, &prof))
 		die("export setup");
 	progress_start(&pg, PROGRESS_NEVER, "export", prof.entries);
-	ret = sqlite_export(&prof, path, db, &pg, &st);
+	ret = sqlite_export(&prof, path, db, db, &pg, &st);
 	profile_free(&prof);
 	unlink(db);
 	if (ret)

@@ -44,8 +44,10 @@ enum format {
 	FMT_SQLITE,
 };
 
+/* @out_path: the temporary file of -o (SQLite writes it by name); @out_name: -o itself. */
 static int run(const struct profile *prof, const char *source, enum format fmt, FILE *out,
-	       const char *out_path, enum progress_mode pmode, struct export_stats *st)
+	       const char *out_path, const char *out_name, enum progress_mode pmode,
+	       struct export_stats *st)
 {
 	struct progress pg;
 	int ret;
@@ -54,7 +56,7 @@ static int run(const struct profile *prof, const char *source, enum format fmt, 
 	setvbuf(out, NULL, _IOFBF, 1 << 20);
 	progress_start(&pg, pmode, "export", prof->entries);
 	if (fmt == FMT_SQLITE) {
-		ret = sqlite_export(prof, source, out_path, &pg, st);
+		ret = sqlite_export(prof, source, out_path, out_name, &pg, st);
 	} else if (fmt == FMT_JSON) {
 		struct json_export *x = json_export_new(out);
 
@@ -135,7 +137,7 @@ int cmd_export(int argc, char **argv)
 		return EXIT_FAIL;
 
 	if (!outpath) {
-		ret = run(&prof, argv[optind], fmt, stdout, NULL, pmode, &st);
+		ret = run(&prof, argv[optind], fmt, stdout, NULL, NULL, pmode, &st);
 		if (!ret)
 			ret = flush_stdout();
 		profile_free(&prof);
@@ -168,7 +170,7 @@ int cmd_export(int argc, char **argv)
 		profile_free(&prof);
 		return ret;
 	}
-	ret = run(&prof, argv[optind], fmt, out, tmp, pmode, &st);
+	ret = run(&prof, argv[optind], fmt, out, tmp, outpath, pmode, &st);
 	if (!ret && (fflush(out) || ferror(out) || fsync(fileno(out))))
 		ret = fail("cannot write %s: %s", outpath, strerror(errno));
 	if (fclose(out) && !ret)

@@ -202,9 +202,11 @@ extern const struct xformat perfetto_format;
 /*
  * sqlite_export() - @prof as an SQLite database at @path (an empty file or
  * none), schema in Documentation/analysis.rst; @source is the path the
- * profile came from. Return: 0, or -1 after an error naming the file.
+ * profile came from, @name the file the user asked for (@path is its
+ * temporary until it is complete). Return: 0, or -1 after an error naming
+ * @name.
  */
 int sqlite_export(const struct profile *prof, const char *source, const char *path,
-		  struct progress *pg, struct export_stats *st);
+		  const char *name, struct progress *pg, struct export_stats *st);
 
 #endif /* NEURONPROF_TOOL_EXPORT_H */

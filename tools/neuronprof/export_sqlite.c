@@ -120,7 +120,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 struct sq {
 	sqlite3 *db;
 	sqlite3_stmt *st[ST_COUNT];
-	const char *path;
+	const char *name;	/* the file asked for, which messages name */
 	int rc;			/* first failure */
 	/* Strings already in the table: a small open-addressing map to their id. */
 	char **skey;
@@ -133,7 +133,7 @@ struct sq {
 static int sq_fail(struct sq *q, const char *what)
 {
 	if (!q->rc)
-		fail("%s: %s: %s", q->path, what, sqlite3_errmsg(q->db));
+		fail("%s: %s: %s", q->name, what, sqlite3_errmsg(q->db));
 	q->rc = -1;
 	return -1;
 }
@@ -144,7 +144,7 @@ static int exec_sql(struct sq *q, const char *sql, const char *what)
 
 	if (sqlite3_exec(q->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
 		if (!q->rc)
-			fail("%s: %s: %s", q->path, what, msg ? msg : "failed");
+			fail("%s: %s: %s", q->name, what, msg ? msg : "failed");
 		sqlite3_free(msg);
 		q->rc = -1;
 		return -1;
@@ -602,9 +602,9 @@ static void write_recording(struct sq *q, const struct recording *rec, struct pr
 }
 
 int sqlite_export(const struct profile *prof, const char *source, const char *path,
-		  struct progress *pg, struct export_stats *st)
+		  const char *name, struct progress *pg, struct export_stats *st)
 {
-	struct sq q = { .path = path, .stats = st };
+	struct sq q = { .name = name, .stats = st };
 	struct recording *recs;
 	size_t nrec;
 	uint64_t done = 0;
@@ -655,7 +655,7 @@ int sqlite_export(const struct profile *prof, const char *source, const char *pa
 	for (int i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(q.st[i]);
 	if (sqlite3_close(q.db) != SQLITE_OK && !q.rc) {
-		fail("%s: cannot close the database", path);
+		fail("%s: cannot close the database", name);
 		q.rc = -1;
 	}
 	for (size_t i = 0; i < q.sslots; i++)

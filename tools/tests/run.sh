@@ -646,6 +646,24 @@ suite() {
 	}
 	run "failed export leaves no output file; bad -o file named, not its temporary" t_no_partial
 
+	# A write that fails half way (the file size limit, as a full disk):
+	# every format names the -o file, never the temporary it writes first,
+	# and leaves neither behind.
+	t_write_fails() {
+		local f d=$tmp/wfail
+		rm -rf "$d" && mkdir -p "$d" || return 1
+		for f in json perfetto sqlite; do
+			(ulimit -f 1; trap '' XFSZ; exec "$np" export --format "$f" -o "$d/x.$f" "$prof") \
+				>"$tmp/out" 2>"$tmp/err"
+			[ $? -eq 1 ] || { echo "$f: expected exit 1"; cat "$tmp/err"; return 1; }
+			grep -qF -- "$d/x.$f: " "$tmp/err" ||
+				{ echo "$f: the -o file is not named:"; cat "$tmp/err"; return 1; }
+			grep -q '\.tmp' "$tmp/err" && { echo "$f: temporary name in the message:"; cat "$tmp/err"; return 1; }
+		done
+		[ -z "$(ls -A "$d")" ] || { echo "left behind:"; ls -A "$d"; return 1; }
+	}
+	run "export whose write fails: the message names the -o file, not its temporary" t_write_fails
+
 	# ---- progress bar --------------------------------------------------------------
 	t_progress() {
 		"$np" dump --progress=always "$basic" >/dev/null 2>"$tmp/e" || return 1
