@@ -14,7 +14,11 @@ It fails (exit 1) on:
   - any cycle of files (a file that reaches itself through uses);
   - any cycle of folders;
   - a use from a folder of a lower layer of a folder of a higher layer
-    (lib/src/README gives the layers; the table below is the same).
+    (lib/src/README gives the layers; the table below is the same);
+  - a use of another folder that the using folder may not call (the "may
+    call" column of lib/src/README, which each folder's header comment
+    repeats; MAY_CALL below is the same), such as capture/ -> trace/ on
+    one layer.
 Generated protobuf-c code (objects not in a folder) is a leaf everyone
 may use. With --graph it prints every edge with the symbols used.
 """
@@ -31,6 +35,21 @@ LAYERS = {
     "capture": 4, "trace": 4,
     "config": 5, "modes": 5,
     "session": 6,
+}
+
+# The other folders each folder may call (lib/src/README, "may call").
+MAY_CALL = {
+    "util": set(),
+    "model": {"util"},
+    "ntff": {"util"},
+    "output": {"util"},
+    "device": {"util", "ntff"},
+    "capture": {"util", "model", "ntff", "output", "device"},
+    "trace": {"util", "model", "ntff", "output"},
+    "config": {"util", "output", "trace"},
+    "modes": {"util", "model", "ntff", "output", "device", "capture", "trace", "config"},
+    "session": {"util", "model", "ntff", "output", "device", "capture", "trace", "config",
+                "modes"},
 }
 
 NM = os.environ.get("NM", "nm")
@@ -119,12 +138,17 @@ def main(argv):
         folder = name.split("/")[0]
         if folder not in LAYERS:
             errors.append(f"{name}: folder {folder}/ has no layer (add it to lib/src/README and this script)")
+        elif folder not in MAY_CALL:
+            errors.append(f"{name}: folder {folder}/ has no 'may call' list (add it to lib/src/README and this script)")
     for a in sorted(edges):
         for b in sorted(edges[a]):
             fa, fb = a.split("/")[0], b.split("/")[0]
             la, lb = LAYERS.get(fa, 0), LAYERS.get(fb, 0)
             if lb > la:
                 errors.append(f"upward use: {a} (layer {la}) -> {b} (layer {lb}): "
+                              + ", ".join(sorted(edges[a][b])))
+            elif fa != fb and fa in MAY_CALL and fb not in MAY_CALL[fa]:
+                errors.append(f"use outside what {fa}/ may call: {a} -> {b}: "
                               + ", ".join(sorted(edges[a][b])))
 
     file_edges = {a: set(edges[a]) for a in edges}
@@ -148,8 +172,10 @@ def main(argv):
     nedges = sum(len(v) for v in edges.values())
     for e in errors:
         print("check-layers: " + e)
+    verdict = ("no cycle, no upward use, no use outside a may-call list" if not errors
+               else f"{len(errors)} problem(s)")
     print(f"check-layers: {len(files)} files in {len(folders)} folders, {nedges} file-level "
-          f"uses: {'no cycle, no upward use' if not errors else str(len(errors)) + ' problem(s)'}")
+          f"uses: {verdict}")
     return 1 if errors else 0
 
 

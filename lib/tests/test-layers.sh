@@ -4,7 +4,8 @@
 # test-layers.sh: the library's layering (check-layers.py) on the objects of
 # this build ($LAYERS_OBJDIR, default build/obj), then on made-up objects
 # that break it, so the checker is known to catch a file cycle, a folder
-# cycle and an upward use. Last line "N passed, N failed".
+# cycle, an upward use and a use on one layer that the using folder's "may
+# call" list leaves out. Last line "N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 objdir=${LAYERS_OBJDIR:-build/obj}
@@ -17,7 +18,7 @@ if out=$(python3 "$here/check-layers.py" "$objdir" 2>&1); then
 	ok "the library's objects: $out"
 else
 	printf '%s\n' "$out"
-	not_ok "the library's objects have a cycle or an upward use"
+	not_ok "the library's objects have a cycle, an upward use or a use outside a may-call list"
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/nprof-layers.XXXXXX") || exit 1
@@ -57,6 +58,22 @@ if [ $rc -ne 0 ] && printf '%s\n' "$out" | grep -q 'file cycle: util/a <-> util/
 else
 	printf '%s\n' "$out"
 	not_ok "a file cycle inside a folder is caught"
+fi
+# capture/ and trace/ share layer 4, but capture/ may not call trace/ (its
+# events go through util/tracepoint.h): a sideways use without a cycle.
+rm -f "$work/obj/util/b.o"
+obj util/a 'int ua(void); int ua(void) { return 1; }'
+mkdir -p "$work/obj/capture" "$work/obj/trace"
+obj trace/t 'int ua(void); int tt(void); int tt(void) { return ua(); }'
+obj capture/c 'int tt(void); int cc(void); int cc(void) { return tt(); }'
+out=$(python3 "$here/check-layers.py" "$work/obj")
+rc=$?
+if [ $rc -ne 0 ] && printf '%s\n' "$out" | grep -q "use outside what capture/ may call: capture/c -> trace/t: tt" &&
+   ! printf '%s\n' "$out" | grep -q 'cycle\|upward'; then
+	ok "a use on one layer outside the folder's may-call list is caught"
+else
+	printf '%s\n' "$out"
+	not_ok "a use on one layer outside the folder's may-call list is caught"
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
