@@ -274,7 +274,8 @@ suite() {
 	t_summary_sys_only() {
 		mkdir -p "$fx/sysonly" && cp "$prof/ntrace.pb" "$prof/cpu_util.pb" "$fx/sysonly/" &&
 		"$np" summary "$fx/sysonly" >"$tmp/s" || return 1
-		has "recording $fx/sysonly: 0 files, 0 queue records, 0 entries; system trace: 6 host events" "$tmp/s" &&
+		has "recording $fx/sysonly: a system profile without NTFF files; system trace: 6 host events" "$tmp/s" &&
+		count_is 0 '0 files|0 entries' "$tmp/s" &&
 		has "host system trace: 6 events; 2 nrt_execute calls, 0 matched to a device execution" "$tmp/s" &&
 		"$np" summary --json "$fx/sysonly" >"$tmp/s.json" &&
 		check summary-json "$tmp/s.json" files=0 recordings.0.host.events=6 \
