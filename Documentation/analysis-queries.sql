@@ -166,3 +166,61 @@ FROM h JOIN strings ns ON ns.id = h.name_id
 JOIN recordings r ON r.id = h.recording_id JOIN strings rs ON rs.id = r.path_id
 GROUP BY h.recording_id, h.name_id
 ORDER BY recording, name;
+
+-- query: idle_gaps
+-- The longest idle gaps of each core (from the stop of an inference to the
+-- start of the next) and of each engine and TopSP (from the end of an
+-- instruction to the start of the next of its queue, rows in file order),
+-- longest first, ties in time order; 5 each, as summary's default --top.
+-- at_ns: the gap's start from the core's first timestamp.
+WITH g AS (
+  SELECT core_id, 'core' AS unit_kind, NULL AS unit_index,
+         lag(stop_ns) OVER (PARTITION BY core_id ORDER BY start_ns, stop_ns) AS start_ns,
+         start_ns AS end_ns
+  FROM inferences
+  UNION ALL
+  SELECT q.core_id, q.unit_kind, q.unit_index,
+         lag(i.end_ts) OVER (PARTITION BY i.queue_id ORDER BY i.rowid) AS start_ns,
+         i.ts AS end_ns
+  FROM instructions i JOIN queues q ON q.id = i.queue_id
+), ranked AS (
+  SELECT *, row_number() OVER (PARTITION BY core_id, unit_kind, unit_index
+                               ORDER BY end_ns - start_ns DESC, start_ns) AS rank
+  FROM g WHERE end_ns > start_ns
+), first AS (
+  SELECT q.core_id, min(t.ts) AS first_ns
+  FROM (SELECT queue_id, ts FROM entries UNION ALL SELECT queue_id, ts FROM instructions) t
+  JOIN queues q ON q.id = t.queue_id GROUP BY q.core_id
+)
+SELECT rs.value AS recording, dv.device_index AS device, c.core, g.unit_kind, g.unit_index,
+       g.rank, g.start_ns, g.end_ns, g.end_ns - g.start_ns AS idle_ns,
+       g.start_ns - first.first_ns AS at_ns
+FROM ranked g JOIN first USING (core_id) JOIN cores c ON c.id = g.core_id
+JOIN devices dv ON dv.id = c.device_id
+JOIN recordings r ON r.id = c.recording_id JOIN strings rs ON rs.id = r.path_id
+WHERE g.rank <= 5
+ORDER BY recording, device, c.core, g.unit_kind, g.unit_index, g.rank;
+
+-- query: losses
+-- Each queue that lost entries: what its rings counted (lost) and what its
+-- sequence numbers miss (seq_gaps: over consecutive rows of the queue in
+-- file order, seq - previous seq - 1 when positive); explained when the
+-- gaps are no more than the recorded loss.
+WITH s AS (
+  SELECT queue_id, seq, lag(seq) OVER (PARTITION BY queue_id ORDER BY rowid) AS prev
+  FROM entries
+  UNION ALL
+  SELECT queue_id, seq, lag(seq) OVER (PARTITION BY queue_id ORDER BY rowid) AS prev
+  FROM instructions
+), g AS (
+  SELECT queue_id, sum(CASE WHEN seq > prev + 1 THEN seq - prev - 1 ELSE 0 END) AS seq_gaps
+  FROM s GROUP BY queue_id
+)
+SELECT rs.value AS recording, fs.value AS file, q.record, q.records, q.queue_type,
+       q.target_kind, q.target_index, q.engine, q.lost_count AS lost,
+       coalesce(g.seq_gaps, 0) AS seq_gaps, coalesce(g.seq_gaps, 0) <= q.lost_count AS explained
+FROM queues q LEFT JOIN g ON g.queue_id = q.id
+JOIN files f ON f.id = q.file_id JOIN strings fs ON fs.id = f.path_id
+JOIN recordings r ON r.id = f.recording_id JOIN strings rs ON rs.id = r.path_id
+WHERE q.lost_count > 0 OR coalesce(g.seq_gaps, 0) > 0
+ORDER BY recording, file, q.record;

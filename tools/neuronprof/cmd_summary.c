@@ -249,8 +249,11 @@ static void text_recording(const struct rec_stats *s)
 	size_t nex;
 
 	totals(s, &t);
-	printf("recording %s: %zu file%s, %" PRIu64 " queue records, %" PRIu64 " entries; ",
-	       r->path, r->nfiles, r->nfiles == 1 ? "" : "s", s->queues, s->entries);
+	if (r->nfiles)
+		printf("recording %s: %zu file%s, %" PRIu64 " queue records, %" PRIu64 " entries; ",
+		       r->path, r->nfiles, r->nfiles == 1 ? "" : "s", s->queues, s->entries);
+	else
+		printf("recording %s: a system profile without NTFF files; ", r->path);
 	if (r->sys && r->sys->ntrace)
 		printf("system trace: %" PRIu64 " host events\n", s->host_events);
 	else

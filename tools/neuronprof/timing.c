@@ -23,6 +23,22 @@ static void *xgrow(void *v, size_t n, size_t *cap, size_t size)
 	return p;
 }
 
+/* Room for @extra more elements beyond @n, in one allocation of exactly that size. */
+static void *xreserve(void *v, size_t n, size_t extra, size_t *cap, size_t size)
+{
+	void *p;
+
+	if (n + extra <= *cap)
+		return v;
+	*cap = n + extra;
+	p = realloc(v, (*cap ? *cap : 1) * size);
+	if (!p) {
+		fail("out of memory");
+		exit(EXIT_FAIL);
+	}
+	return p;
+}
+
 static struct core_timing *core_get(struct timing *t, uint32_t host, uint32_t dev,
 				    uint32_t core)
 {
@@ -53,6 +69,8 @@ static void add_inferences(struct core_timing *c, const struct prof_file *f,
 	bool open = false;
 	const void *p;
 
+	/* A pair takes two entries: the array never grows again for this queue. */
+	c->inf = xreserve(c->inf, c->ninf, lq->q.entry_count / 2, &c->inf_cap, sizeof(*c->inf));
 	queue_iter_init(&it, f, lq);
 	while ((p = queue_iter_next(&it))) {
 		entry_decode(p, it.entry_size, &e);
@@ -104,6 +122,7 @@ static void add_events(struct unit_windows *u, const struct prof_file *f,
 	bool open = false;
 	const void *p;
 
+	u->w = xreserve(u->w, u->n, lq->q.entry_count / 2, &u->cap, sizeof(*u->w));
 	queue_iter_init(&it, f, lq);
 	while ((p = queue_iter_next(&it))) {
 		entry_decode(p, it.entry_size, &e);
@@ -131,6 +150,17 @@ const struct unit_windows *timing_unit(const struct core_timing *ct, bool topsp,
 		if (ct->units[i].topsp == topsp && ct->units[i].index == index)
 			return &ct->units[i];
 	return NULL;
+}
+
+/* Whether @n elements of @size at @v are in the order of @cmp already. */
+static bool sorted(const void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	const char *p = v;
+
+	for (size_t i = 1; i < n; i++)
+		if (cmp(p + (i - 1) * size, p + i * size) > 0)
+			return false;
+	return true;
 }
 
 static int cmp_inf(const void *a, const void *b)
@@ -239,12 +269,17 @@ void timing_build(struct timing *t, const struct prof_file *const *files, size_t
 	for (size_t i = 0; i < t->ncores; i++) {
 		struct core_timing *c = &t->cores[i];
 
-		/* Records of one core may come from several files: time order. */
-		if (c->ninf > 1)
+		/*
+		 * Records of one core may come from several files: time order.
+		 * Usually they are in it already, and qsort() would allocate a
+		 * copy of the array to find that out.
+		 */
+		if (!sorted(c->inf, c->ninf, sizeof(*c->inf), cmp_inf))
 			qsort(c->inf, c->ninf, sizeof(*c->inf), cmp_inf);
 		build_executions(c);
 		for (size_t k = 0; k < c->nunits; k++)
-			if (c->units[k].n > 1)
+			if (!sorted(c->units[k].w, c->units[k].n, sizeof(*c->units[k].w),
+				    cmp_window))
 				qsort(c->units[k].w, c->units[k].n, sizeof(*c->units[k].w),
 				      cmp_window);
 	}

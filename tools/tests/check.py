@@ -13,9 +13,18 @@ differs and exits 1, or exits 0 when everything matches.
                                                name:NAME (events so named),
                                                event:NAME@ARG:V@... (X events so
                                                named whose args ARG are V; V "-":
-                                               ARG absent)
+                                               ARG absent), flow:FROM>TO (flows
+                                               from the X slice named FROM that
+                                               starts where the "s" is, to the
+                                               one named TO where the "f" is)
   check.py perfetto FILE PB2_DIR KEY=VALUE...  KEY: descriptors, processes,
-                                               counters, SLICE_BEGIN, ...
+                                               counters, SLICE_BEGIN, ...,
+                                               name:NAME, track:NAME,
+                                               parent:TRACK>PARENT (tracks
+                                               so named under a track so
+                                               named), flow:FROM>TO (flows
+                                               from an event named FROM to
+                                               one named TO)
   check.py doctor-json FILE
   check.py devices-json FILE KEY=VALUE...
   check.py same KIND A B                       A and B (outputs of the same
@@ -139,6 +148,16 @@ def chrome_json(path, args):
     for f in set(starts) | set(ends):
         if starts[f] != 1 or ends[f] != 1:
             errors.append(f"flow {f}: {starts[f]} starts, {ends[f]} ends")
+    # The slice each flow event binds to: the X slice of its thread that starts there.
+    starting = collections.defaultdict(list)
+    for e in events:
+        if e["ph"] == "X":
+            starting[(e["pid"], e.get("tid"), e["ts"])].append(e["name"])
+    bound = {}
+    for e in events:
+        if e["ph"] in "sf":
+            on = starting.get((e["pid"], e.get("tid"), e["ts"]), [])
+            bound.setdefault(e["id"], {})[e["ph"]] = on[0] if len(on) == 1 else None
     computed = {f"ph.{p}": phases.get(p, 0) for p in "MXBEiCsf"}
     computed["lost_markers"] = sum(1 for e in events if e.get("cat") == "lost")
     computed["processes"] = sum(1 for k in names if k[1] is None)
@@ -147,6 +166,10 @@ def chrome_json(path, args):
         if key.startswith("name:"):
             want = key[5:]
             got = sum(1 for e in events if e.get("name") == want)
+            expect(key, got, val)
+        elif key.startswith("flow:"):
+            src, dst = key[5:].split(">", 1)
+            got = sum(1 for b in bound.values() if b.get("s") == src and b.get("f") == dst)
             expect(key, got, val)
         elif key.startswith("event:"):
             name, *conds = key[6:].split("@")
@@ -210,6 +233,7 @@ def perfetto(path, pb2_dir, args):
     names = collections.Counter()
     per_track = collections.defaultdict(list)
     flows_out, flows_in = collections.Counter(), collections.Counter()
+    flow_from, flow_to = {}, {}
 
     def resolve(kind, iid, p):
         if not p.sequence_flags & NEEDS:
@@ -249,8 +273,10 @@ def perfetto(path, pb2_dir, args):
             names[name] += 1
         for f in ev.flow_ids:
             flows_out[f] += 1
+            flow_from[f] = name
         for f in ev.terminating_flow_ids:
             flows_in[f] += 1
+            flow_to[f] = name
         td = tracks.get(ev.track_uuid)
         if td is None:
             errors.append(f"event on undeclared track {ev.track_uuid}")
@@ -303,6 +329,15 @@ def perfetto(path, pb2_dir, args):
             expect(key, names.get(key[5:], 0), val)
         elif key.startswith("track:"):
             expect(key, sum(1 for t in tracks.values() if t.name == key[6:]), val)
+        elif key.startswith("parent:"):
+            child, parent = key[7:].split(">", 1)
+            expect(key, sum(1 for t in tracks.values() if t.name == child and
+                            t.HasField("parent_uuid") and
+                            tracks[t.parent_uuid].name == parent), val)
+        elif key.startswith("flow:"):
+            src, dst = key[5:].split(">", 1)
+            expect(key, sum(1 for f in flow_from if flow_from[f] == src and
+                            flow_to.get(f) == dst), val)
         else:
             expect(key, computed.get(key, 0), val)
 

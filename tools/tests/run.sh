@@ -274,7 +274,8 @@ suite() {
 	t_summary_sys_only() {
 		mkdir -p "$fx/sysonly" && cp "$prof/ntrace.pb" "$prof/cpu_util.pb" "$fx/sysonly/" &&
 		"$np" summary "$fx/sysonly" >"$tmp/s" || return 1
-		has "recording $fx/sysonly: 0 files, 0 queue records, 0 entries; system trace: 6 host events" "$tmp/s" &&
+		has "recording $fx/sysonly: a system profile without NTFF files; system trace: 6 host events" "$tmp/s" &&
+		count_is 0 '0 files|0 entries' "$tmp/s" &&
 		has "host system trace: 6 events; 2 nrt_execute calls, 0 matched to a device execution" "$tmp/s" &&
 		"$np" summary --json "$fx/sysonly" >"$tmp/s.json" &&
 		check summary-json "$tmp/s.json" files=0 recordings.0.host.events=6 \
@@ -331,7 +332,8 @@ suite() {
 		"$np" export --format json -o "$tmp/p.json" "$prof" >"$tmp/o" || return 1
 		has "$tmp/p.json: system profile of 1 directory: 6 host events, 5 host samples, 1 host calls linked to their execution by a flow" "$tmp/o" &&
 		check chrome-json "$tmp/p.json" ph.M=52 ph.X=31 ph.B=9 ph.E=9 ph.i=13 ph.C=7 \
-			ph.s=1 ph.f=1 processes=3 threads=23 "name:infer start without stop=1" \
+			ph.s=1 ph.f=1 "flow:nrt_execute>model 7 execution=1" processes=3 threads=23 \
+			"name:infer start without stop=1" \
 			"name:nrt_execute=2" "name:device_exec=1" "name:model_load=1" \
 			"name:nrt_tensor_write=1" "name:model 9 execution=1" \
 			"name:host cpu=2" "name:host memory=3"
@@ -405,11 +407,12 @@ suite() {
 		check perfetto "$tmp/b.pftrace" "$tmp/pb2" packets=90 descriptors=22 processes=1 \
 			counters=2 TYPE_SLICE_BEGIN=27 TYPE_SLICE_END=27 TYPE_INSTANT=9 TYPE_COUNTER=4 \
 			flows=0 "name:op 0x0100=2" "name:model 7 execution=1" "track:NeuronCore 0=1" \
-			"track:device 0 (trn1 sim)=1" "track:executions=1" &&
+			"track:device 0 (trn1 sim)=1" "track:executions=1" \
+			"parent:NeuronCore 0>device 0 (trn1 sim)=1" "parent:executions>NeuronCore 0=1" &&
 		"$np" export --format perfetto -o "$tmp/p.pftrace" "$prof" >/dev/null &&
 		check perfetto "$tmp/p.pftrace" "$tmp/pb2" descriptors=43 processes=2 counters=9 \
 			threads=2 TYPE_SLICE_BEGIN=40 TYPE_SLICE_END=40 TYPE_INSTANT=13 TYPE_COUNTER=21 \
-			flows=1 "name:nrt_execute=2" lanes=1
+			flows=1 "flow:nrt_execute>model 7 execution=1" "name:nrt_execute=2" lanes=1
 	}
 	run "export perfetto: python protobuf decodes; interned ids, flags, nesting, flows" t_perfetto_python
 

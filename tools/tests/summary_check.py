@@ -480,10 +480,24 @@ def sql_check(summary_path, db, queries):
             if r:
                 same(tag, r, c, ("entries", "first_ns", "last_ns", "span_ns", "inferences",
                                  "inferences_failed", "busy_ns", "utilization_pct", "executions"))
+            gap_keys = ("start_ns", "end_ns", "idle_ns", "at_ns")
+
+            def gaps(what, got_rows, jgaps):
+                want["idle_gaps"] += len(jgaps)
+                got_rows = sorted(got_rows, key=lambda r: r["rank"])
+                expect(f"{what} idle gaps", [[r[k] for k in gap_keys] for r in got_rows],
+                       [[g[k] for k in gap_keys] for g in jgaps])
+            gaps(tag, [r for r in rows["idle_gaps"] if r["recording"] == rp and
+                       r["device"] == c["device"] and r["core"] == c["core"] and
+                       r["unit_kind"] == "core"], c["idle_gaps"])
             for kind, key in (("engine", "engines"), ("topsp", "topsps")):
                 for u in c[key]:
                     want["units"] += 1
                     ut = f"{tag} {kind} {u[kind]}"
+                    gaps(ut, [r for r in rows["idle_gaps"] if r["recording"] == rp and
+                              r["device"] == c["device"] and r["core"] == c["core"] and
+                              r["unit_kind"] == kind and r["unit_index"] == u[kind]],
+                         u["idle_gaps"])
                     r = one("units", recording=rp, device=c["device"], core=c["core"],
                             unit_kind=kind, unit_index=u[kind])
                     if r:
@@ -526,6 +540,15 @@ def sql_check(summary_path, db, queries):
                 h = x["host_call"] or {}
                 expect(f"{rp} execution {x['core']}/{x['index']} host",
                        (r["before_ns"], r["after_ns"]), (h.get("before_ns"), h.get("after_ns")))
+        for lo in rec["losses"]:
+            want["losses"] += 1
+            r = one("losses", recording=rp, file=lo["file"], record=lo["record"])
+            if r:
+                same(f"{rp} loss {lo['file']} record {lo['record']}", r, lo,
+                     ("records", "queue_type", "target_kind", "target_index", "engine", "lost",
+                      "seq_gaps"))
+                expect(f"{rp} loss {lo['file']} record {lo['record']} explained",
+                       bool(r["explained"]), lo["explained"])
         for t in (rec["host"] or {}).get("event_types", []):
             want["host_events"] += 1
             r = one("host_events", recording=rp, name=t["name"])

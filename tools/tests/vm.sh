@@ -314,7 +314,7 @@ mem=$(field "$out/record.json" system_profile.host_mem_samples)
 # are 96 DMA transfers and 4 errors. 4 executions (X), each linked by a
 # flow to the nrt_execute that started it.
 check chrome-json "$work/rec.json" ph.X=$((host_session + 12 + 4 + 1944)) ph.B=84 ph.E=84 \
-	ph.i=100 ph.s=4 ph.f=4 \
+	ph.i=100 ph.s=4 ph.f=4 "flow:nrt_execute>model 1 execution=4" \
 	processes=3 name:nrt_execute=4 name:sim_exec=4 name:model_load=2 name:exec_error=2 \
 	name:inspect_begin=1 name:throttle=12 "name:host cpu=$((cpu - 1))" "name:host memory=$mem" \
 	"event:device_open@core:-@device:0@cores:8@provider:sim=1" name:device_close=0 \
@@ -331,6 +331,7 @@ mkdir -p "$work/pb2" && protoc --python_out="$work/pb2" -I"$repo/proto" \
 # A slice begin and end per B/E pair and per X event.
 # Processes: the device (its cores are tracks under it) and the host.
 check perfetto "$work/rec.pftrace" "$work/pb2" processes=2 flows=4 \
+	"flow:nrt_execute>model 1 execution=4" "parent:NeuronCore 1>device 0 (trn2 sim)=1" \
 	TYPE_SLICE_BEGIN=$((84 + 1944 + host_session + 12 + 4)) \
 	TYPE_SLICE_END=$((84 + 1944 + host_session + 12 + 4)) TYPE_INSTANT=100 \
 	TYPE_COUNTER=$((12 * 2 + 4 * (cpu - 1) + 3 * mem))
@@ -366,6 +367,7 @@ check summary-json "$work/model-summary.json" files=2 recordings.0.cores.0.core=
 # and 648 instructions of the captured first executions (2 linked by a flow to
 # their call); the capture events carry the model id.
 check chrome-json "$work/model-export.json" ph.X=$((host_model + 4 + 2 + 648)) processes=3 ph.s=2 \
+	"flow:nrt_execute>model 7 execution=2" \
 	name:profile_start=2 name:nrt_execute=6 name:sim_exec=6 name:exec_error=2 \
 	name:profile_serialize=2 "event:profile_start@core:1@model_id:7=1" \
 	"event:profile_stop@core:3@model_id:7=1" "event:profile_serialize@core:3@model_id:7=1" \
