@@ -6,11 +6,14 @@
  * and may once an administrator clears it; its rings are charged to its
  * user's locked-memory allowance (neuronprof.mlock_kb) and beyond it to
  * RLIMIT_MEMLOCK (EPERM when over, CAP_IPC_LOCK exempt); ring memory is
- * charged to the subscriber's memory cgroup. The module parameters are
- * restored after each test.
+ * charged to the subscriber's memory cgroup. Both refusals leave a kernel
+ * message that names the parameter to change. On the primary (card) node,
+ * a file that is not authenticated gets EACCES for every ioctl. The module
+ * parameters are restored after each test.
  */
 #include "nprof_test.h"
 
+#include <dirent.h>
 #include <grp.h>
 #include <sys/mount.h>
 
@@ -78,6 +81,36 @@ FIXTURE_TEARDOWN(policy)
 	TEARDOWN_SIM_DEV(&self->dev, DEV_ID);
 }
 
+/* /dev/kmsg, positioned after the last message: what comes next. */
+static int kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd >= 0 && lseek(fd, 0, SEEK_END) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Whether a kernel message logged since kmsg_open() contains @what. */
+static bool kmsg_has(int fd, const char *what)
+{
+	char rec[2048];
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* overwritten meanwhile: go on */
+		if (n < 0)
+			return false;	/* EAGAIN: no more messages */
+		rec[n] = '\0';
+		if (strstr(rec, what))
+			return true;
+	}
+}
+
 /* Become uid/gid 65534 with no capabilities left. */
 static int drop_privileges(void)
 {
@@ -133,10 +166,16 @@ TEST_F(policy, unprivileged_observation_refused)
 	struct drm_neuronprof_device_info info;
 	struct drm_neuronprof_nq_subscribe sub;
 	pid_t pid;
-	int status, fd;
+	int status, fd, kmsg;
 
+	kmsg = kmsg_open();
+	ASSERT_LE(0, kmsg) TH_LOG("/dev/kmsg: %s", strerror(errno));
 	ASSERT_EQ(EACCES, as_nobody(self->dev.node, self->dev.info.min_ring_size, 0,
 				    RLIM_INFINITY));
+	/* The refusal says which knob an administrator would change. */
+	EXPECT_TRUE(kmsg_has(kmsg, "neuronprof.observe_paranoid"))
+		TH_LOG("no kernel message naming neuronprof.observe_paranoid");
+	close(kmsg);
 	/* Opening and asking what the device is stays allowed. */
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -174,6 +213,7 @@ TEST_F(policy, memlock_allowance_then_rlimit)
 	__u64 small = self->dev.info.min_ring_size;
 	__u64 big = 64 * small;
 	char kb[32];
+	int kmsg;
 
 	ASSERT_LE(big, self->dev.info.max_ring_size);
 	ASSERT_EQ(0, nprof_write_file(PARANOID, "0"));
@@ -181,7 +221,13 @@ TEST_F(policy, memlock_allowance_then_rlimit)
 	snprintf(kb, sizeof(kb), "%llu", (unsigned long long)(small + 2 * 4096) / 1024);
 	ASSERT_EQ(0, nprof_write_file(MLOCK_KB, kb));
 	ASSERT_EQ(0, as_nobody(self->dev.node, small, 0, 0));
+	kmsg = kmsg_open();
+	ASSERT_LE(0, kmsg) TH_LOG("/dev/kmsg: %s", strerror(errno));
 	ASSERT_EQ(EPERM, as_nobody(self->dev.node, small, big, 0));
+	/* The refusal names the allowance an administrator would raise. */
+	EXPECT_TRUE(kmsg_has(kmsg, "neuronprof.mlock_kb"))
+		TH_LOG("no kernel message naming neuronprof.mlock_kb");
+	close(kmsg);
 	ASSERT_EQ(EPERM, as_nobody(self->dev.node, big, 0, 0));
 	/* RLIMIT_MEMLOCK takes what the allowance cannot. */
 	ASSERT_EQ(0, as_nobody(self->dev.node, small, big, big + 2 * 4096));
@@ -191,6 +237,26 @@ TEST_F(policy, memlock_allowance_then_rlimit)
 	ASSERT_EQ(0, nprof_write_file(MLOCK_KB, "0"));
 	ASSERT_EQ(EPERM, as_nobody(self->dev.node, small, 0, 0));
 	ASSERT_EQ(0, as_nobody(self->dev.node, small, 0, small + 2 * 4096));
+}
+
+/*
+ * The queue is claimed before its ring is charged or allocated: a
+ * subscription to a busy queue fails with EBUSY, at no cost, even when its
+ * ring could not have been charged (EPERM once the queue is free).
+ */
+TEST_F(policy, busy_queue_refused_before_charge)
+{
+	struct drm_neuronprof_nq_subscribe sub;
+	__u64 max = self->dev.info.max_ring_size;
+	int fd;
+
+	ASSERT_EQ(0, nprof_write_file(PARANOID, "0"));
+	ASSERT_EQ(0, nprof_write_file(MLOCK_KB, "0"));
+	fd = nprof_subscribe_q(self->dev.fd, &trace0, self->dev.info.min_ring_size, 0, &sub);
+	ASSERT_LE(0, fd) TH_LOG("subscribe: %s", strerror(-fd));
+	ASSERT_EQ(EBUSY, as_nobody(self->dev.node, max, 0, 0));
+	close(fd);
+	ASSERT_EQ(EPERM, as_nobody(self->dev.node, max, 0, 0));
 }
 
 /* CAP_IPC_LOCK (root here) is exempt from the limit. */
@@ -208,6 +274,100 @@ TEST_F(policy, ipc_lock_exempt)
 	setrlimit(RLIMIT_MEMLOCK, &old);
 	ASSERT_LE(0, fd) TH_LOG("subscribe: %s", strerror(-fd));
 	close(fd);
+}
+
+/* The primary (card) node of the device whose render node is @render. */
+static int card_node(const char *render, char *out, size_t len)
+{
+	char dir[320];
+	struct dirent *de;
+	int ret = -ENOENT;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/sys/class/drm/%s/device/drm",
+		 render + strlen("/dev/dri/"));
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "card", 4))
+			continue;
+		snprintf(out, len, "/dev/dri/%s", de->d_name);
+		ret = 0;
+		break;
+	}
+	closedir(d);
+	return ret;
+}
+
+/*
+ * The render node is the interface; on the primary (card) node every ioctl
+ * needs DRM_AUTH. A file of an unprivileged user there is neither the DRM
+ * master (root holds the node open, so a master exists) nor authenticated
+ * by it: GET_INFO, NQ_SUBSCRIBE and SIM_EXEC fail with EACCES. The same
+ * user on the render node is served (observation relaxed, so that only the
+ * node makes the difference). Exit status of the child: the failed step.
+ */
+TEST_F(policy, card_node_needs_auth)
+{
+	struct drm_neuronprof_device_info info;
+	struct drm_neuronprof_nq_subscribe sub;
+	struct drm_neuronprof_sim_exec ex;
+	char card[300];
+	int master, status;
+	struct stat st;
+	pid_t pid;
+
+	REQUIRE_SIM_EXEC(&self->dev);
+	if (card_node(self->dev.node, card, sizeof(card)))
+		SKIP(return, "no primary node for %s", self->dev.node);
+	ASSERT_EQ(0, nprof_write_file(PARANOID, "0"));
+	master = open(card, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, master) TH_LOG("%s: %s", card, strerror(errno));
+	/* Root is authenticated (and the first opener is the master). */
+	ASSERT_EQ(0, nprof_get_info(master, &info));
+	ASSERT_EQ(0, stat(card, &st));
+	ASSERT_EQ(0, chmod(card, 0666));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int fd, sfd;
+
+		if (drop_privileges())
+			_exit(100);
+		fd = open(card, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			_exit(101);
+		if (nprof_get_info(fd, &info) != -EACCES)
+			_exit(1);
+		if (nprof_subscribe_q(fd, &trace0, self->dev.info.min_ring_size, 0,
+				      &sub) != -EACCES)
+			_exit(2);
+		nprof_exec_init(&ex, 0, 1, 1, 1, 0, 1);
+		if (nprof_exec(fd, &ex) != -EACCES)
+			_exit(3);
+		close(fd);
+		fd = open(self->dev.node, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			_exit(102);
+		if (nprof_get_info(fd, &info))
+			_exit(4);
+		sfd = nprof_subscribe_q(fd, &trace0, self->dev.info.min_ring_size, 0, &sub);
+		if (sfd < 0)
+			_exit(5);
+		nprof_exec_init(&ex, 0, 1, 1, 1, 0, 1);
+		if (nprof_exec(fd, &ex))
+			_exit(6);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	chmod(card, st.st_mode & 07777);
+	close(master);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status))
+		TH_LOG("step %d: 1-3 GET_INFO, NQ_SUBSCRIBE, SIM_EXEC on %s not EACCES; 4-6 the same failed on %s",
+		       WEXITSTATUS(status), card, self->dev.node);
 }
 
 static long long cg_read(const char *file)

@@ -662,7 +662,7 @@ static const struct patch_case desc_bad_cases[] = {
 	{ "min_not_pow2", { DESC(min_ring_size, 3 * PAGE_SIZE) } },
 	{ "max_below_min", { DESC(max_ring_size, PAGE_SIZE) } },
 	{ "max_not_pow2", { DESC(max_ring_size, 24 * PAGE_SIZE) } },
-	{ "max_above_limit", { DESC(max_ring_size, NPROF_RING_SIZE_LIMIT * 2) } },
+	{ "max_above_limit", { DESC(max_ring_size, (u64)NPROF_RING_SIZE_LIMIT * 2) } },
 	{ "unknown_cap", { DESC(caps, NEURONPROF_CAP_FLUSH | BIT_ULL(5)) } },
 	{ "too_many_instances", { DESC(queue_instances, NEURONPROF_MAX_INSTANCES + 1) } },
 	{ "unknown_clock_domain", { DESC(clock_domain, NEURONPROF_CLOCK_CAPTURED + 1) } },
