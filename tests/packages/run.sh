@@ -17,8 +17,9 @@
 #              root) and runs against the unpacked libneuronprof.so.1; the
 #              static library; the nrt example against libnrtprof-dev; the
 #              tool runs; man pages and their alias links resolve
-#   dkms       the module sources of neuronprof-dkms build both modules for
-#              the Debian 6.1 kernel with the MAKE command of their dkms.conf
+#   dkms       the module sources of neuronprof-dkms build the three modules
+#              (neuronprof, neuronprof_sim, neuronprof_neuron) for the Debian
+#              6.1 kernel with the MAKE command of their dkms.conf
 #   rpm        every .deb has its RPM with the same file list (modulo the
 #              differences listed in Documentation/install.rst), the same
 #              headers and DKMS sources; the RPM scriptlets run dkms
@@ -327,16 +328,25 @@ else
 		not_ok "dkms.conf's MAKE[0] uses only variables DKMS sets: $cmd"
 	elif (cd "$dk" && eval "$cmd -j2") >"$work/dkms-make.log" 2>&1; then
 		ok "dkms.conf's MAKE[0] builds the packaged sources against the $KVER headers"
-		built=
-		for i in 0 1; do
+		# Every BUILT_MODULE_NAME[i] at its BUILT_MODULE_LOCATION[i], as
+		# dkms install copies them; the names, in dkms.conf's order.
+		built=()
+		names=
+		for i in $(sed -n 's/^BUILT_MODULE_NAME\[\([0-9]*\)\]=.*/\1/p' "$conf"); do
 			name=$(sed -n "s/^BUILT_MODULE_NAME\[$i\]=\"\(.*\)\"$/\1/p" "$conf")
 			loc=$(sed -n "s/^BUILT_MODULE_LOCATION\[$i\]=\"\(.*\)\"$/\1/p" "$conf")
-			built="$built $dk/$loc$name.ko"
+			built+=("$dk/$loc$name.ko")
+			names="$names $name"
 		done
-		# shellcheck disable=SC2086
-		check "BUILT_MODULE_NAME/LOCATION name the built modules, vermagic $KVER, neuronprof_sim depends on neuronprof" \
-			bash -c 'for ko in "${@:2}"; do [ "$(modinfo -F vermagic "$ko" | cut -d" " -f1)" = "$1" ] || exit 1; done &&
-				[ "$(modinfo -F depends "$3")" = neuronprof ] && [ "$(modinfo -F name "$2")" = neuronprof ]' _ "$KVER" $built
+		check "dkms.conf names the core, the simulator and the neuron.ko provider (not the fake neuron.ko):$names" \
+			test "$names" = " neuronprof neuronprof_sim neuronprof_neuron"
+		check "BUILT_MODULE_NAME/LOCATION name the built modules, vermagic $KVER; neuronprof_sim and neuronprof_neuron depend on neuronprof" \
+			bash -c 'for ko in "${@:2}"; do [ "$(modinfo -F vermagic "$ko" | cut -d" " -f1)" = "$1" ] || { echo "$ko"; exit 1; }; done &&
+				[ "$(modinfo -F name "$2")" = neuronprof ] && [ "$(modinfo -F depends "$3")" = neuronprof ] &&
+				[ "$(modinfo -F depends "$4")" = neuronprof ]' _ "$KVER" "${built[@]}"
+		check "the build makes no module dkms.conf does not name (the fake neuron.ko stays out)" \
+			bash -c '[ "$(cd "$1" && find . -name "*.ko" | sort | xargs)" = \
+				"./driver/core/neuronprof.ko ./driver/neuron/neuronprof_neuron.ko ./driver/sim/neuronprof_sim.ko" ]' _ "$dk"
 	else
 		not_ok "dkms.conf's MAKE[0] builds the packaged sources against the $KVER headers"
 		tail -n 30 "$work/dkms-make.log" | sed 's/^/#   /'
