@@ -5,8 +5,9 @@
 # `make rpm` into a temporary directory, then what they hold.
 #
 #   build      make deb and make rpm succeed and produce every package
-#   lintian    lintian on the .changes (source and binaries): no error, no
-#              warning, no override that matches nothing
+#   lintian    lintian on the .changes (source and binaries, info tags
+#              shown): no error, no warning, every override applied, none
+#              unused or mismatched
 #   metadata   versions agree (debian/changelog, the spec, dkms.conf, the
 #              library); sonames, symbols files, dependencies, the DKMS
 #              maintainer scripts; apt can resolve the .debs' dependencies
@@ -103,17 +104,25 @@ rpm_pid=$!
 
 # ---- lintian ------------------------------------------------------------------
 step "lintian"
-lintian --pedantic --display-experimental --info "$debdir/neuronprof_${deb_version}_$arch.changes" \
-	>"$work/lintian.log" 2>&1
+# Every tag shown, info ones included (-I: unused-override is one, and so
+# are both tags debian/ overrides), and the overridden ones as O: lines.
+lintian --pedantic --display-experimental --display-info --show-overrides \
+	"$debdir/neuronprof_${deb_version}_$arch.changes" >"$work/lintian.log" 2>&1
 lintian_rc=$?
 grep -v '^running with root privileges' "$work/lintian.log" | sed 's/^/#   lintian: /'
-if [ "$lintian_rc" -ne 2 ] && ! grep -Eq '^[EW]: ' "$work/lintian.log"; then
-	ok "lintian: no error and no warning (pedantic and experimental tags shown above)"
+# Exit status 0: lintian ran and found no error (1: errors, 2: lintian
+# itself failed, 127: no lintian); warnings are found in its output.
+if [ "$lintian_rc" -eq 0 ] && ! grep -Eq '^[EW]: ' "$work/lintian.log"; then
+	ok "lintian: no error and no warning (info, pedantic, experimental and overridden tags shown above)"
 else
 	not_ok "lintian: no error and no warning (exit $lintian_rc)"
 fi
 check "lintian: every override matches a tag it reports (no unused or mismatched override)" \
 	bash -c '! grep -E "(unused|mismatched)-override" "$1"' _ "$work/lintian.log"
+check "lintian: every override of debian/ is applied (an O: line for each package and tag)" \
+	bash -c 'for f in "${@:2}"; do grep -v "^#" "$f" | grep . | sed "s/ [[*].*//" | while IFS= read -r o; do
+			grep -qF "O: $o" "$1" || { echo "$f: $o"; exit 1; }; done || exit 1; done' \
+	_ "$work/lintian.log" "$repo"/debian/*lintian-overrides "$repo"/debian/source/lintian-overrides
 # Every override says why: a comment right above each override line.
 check "every lintian override has a comment that says why" \
 	bash -c 'for f in "$@"; do awk "/^#/ { c = 1; next } /^[[:space:]]*\$/ { c = 0; next } !c { exit 1 }" "$f" || { echo "$f"; exit 1; }; done' \
