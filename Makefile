@@ -3,7 +3,8 @@
 # neuronprof: one entry point for building and testing.
 #
 #   make [all]      modules, library and tools
-#   make modules    neuronprof.ko and neuronprof_sim.ko for KVER (out of tree)
+#   make modules    neuronprof.ko, neuronprof_sim.ko, neuronprof_neuron.ko and the
+#                   test module neuronprof_fake_neuron.ko for KVER (out of tree)
 #   make lib        libneuronprof (lib/)
 #   make tools      the neuronprof command-line tool (tools/)
 #   make deps       install the Debian packages everything needs

@@ -38,12 +38,17 @@
 # the sub-makefiles install. Files replace existing ones by rename, so a
 # running program keeps its old copy of the shared library.
 #
+# The modules: neuronprof (the core), neuronprof_sim (the simulator) and
+# neuronprof_neuron (the provider for the vendor's neuron.ko devices,
+# Documentation/hardware.rst), as dkms.conf names them; not the fake
+# neuron.ko, which is for tests only.
+#
 # depmod: modprobe finds neuronprof_sim's dependency on neuronprof through
 # the module index (modules.dep). The index is rebuilt only when the root
 # already has one for $KVER (lib/modules/$KVER/modules.dep: the kernel is
 # installed in that root, as on a live system or in an image being built).
 # In any other root, such as an empty staging directory, an index would list
-# our two modules and nothing of the kernel, so depmod is skipped with a
+# our modules and nothing of the kernel, so depmod is skipped with a
 # message; run `depmod $KVER` on the target once the files are in place.
 set -euo pipefail
 
@@ -51,6 +56,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 MAKE=${MAKE:-make}
 MANIFEST_REL=share/neuronprof/install_manifest.txt
+MODULES=(driver/core/neuronprof.ko driver/sim/neuronprof_sim.ko driver/neuron/neuronprof_neuron.ko)
 
 die() {
 	echo "install: $*" >&2
@@ -167,7 +173,7 @@ stage_modules() {
 	local stage=$1 moddir ko
 	moddir=$stage/lib/modules/$KVER/$INSTALL_MOD_DIR
 	install -d "$moddir"
-	for ko in driver/core/neuronprof.ko driver/sim/neuronprof_sim.ko; do
+	for ko in "${MODULES[@]}"; do
 		install -m 0644 "$ko" "$moddir/"
 		if [ "${INSTALL_MOD_STRIP:-}" = 1 ]; then
 			strip --strip-debug "$moddir/$(basename "$ko")"
@@ -206,7 +212,7 @@ copy_tree() {
 }
 
 do_install() {
-	local stage new old line tag path
+	local stage new old line tag path ko
 	setup
 	cd "$repo"
 	case ${INSTALL_MODULES:-yes} in
@@ -219,8 +225,9 @@ do_install() {
 	esac
 	if [ "${INSTALL_MODULES:-yes}" = yes ]; then
 		kver
-		check_module driver/core/neuronprof.ko
-		check_module driver/sim/neuronprof_sim.ko
+		for ko in "${MODULES[@]}"; do
+			check_module "$ko"
+		done
 	fi
 
 	stage=$(mktemp -d "${TMPDIR:-/tmp}/nprof-install.XXXXXX") || die "cannot create a staging directory"

@@ -16,13 +16,14 @@
 # line. A program that stops before its Totals line, runs fewer tests than
 # it planned, or exits with a failure its TAP lines do not show counts as
 # one more failure; so does a program of kselftest-list.txt the runner did
-# not finish, and a kernel log problem (BUG, WARNING, Oops, ...) reported by
-# vm-run.sh. Files the programs leave in their working directory (the
-# installed collection directory, as the kernel's runner has it) are moved
-# to the guest's /out, which is brought back to selftests/build/vm-out/; if
-# selftests/Makefile has a host-check target, `make -C selftests host-check
-# VM_OUT=<that directory>` then checks on the host what the guest wrote, and
-# its `N passed, N failed` line is added.
+# not finish, a kernel log problem (BUG, WARNING, Oops, ...) reported by
+# vm-run.sh, and an i386 program that skipped because the kernel would not
+# execute it (the guest's kernel does). Files the programs leave in their
+# working directory (the installed collection directory, as the kernel's
+# runner has it) are moved to the guest's /out, which is brought back to
+# selftests/build/vm-out/; if selftests/Makefile has a host-check target,
+# `make -C selftests host-check VM_OUT=<that directory>` then checks on the
+# host what the guest wrote, and its `N passed, N failed` line is added.
 #
 # Ends with `N passed, N failed[, N skipped]`; exits non-zero on any failure.
 #
@@ -139,6 +140,14 @@ tr -d '\r' <"$work/output.log" | awk -v nprogs=${#progs[@]} '
 	}' >"$work/counts"
 sed '$d' "$work/counts"
 read -r passed failed skipped < <(tail -n 1 "$work/counts")
+
+# The Debian kernel executes i386 programs (IA32 emulation): there the
+# _m32 programs must run, not skip for want of it (m32_wrapper.sh).
+m32_skips=$(grep -c '# SKIP this kernel cannot execute i386 programs' "$work/output.log")
+if [ "$m32_skips" -gt 0 ]; then
+	echo "vm-selftests: $m32_skips i386 program(s) skipped as if the guest kernel could not execute them"
+	failed=$((failed + 1))
+fi
 
 # Host side of the end-to-end tests: read back what the guest wrote.
 if grep -Eq '^host-check[[:space:]]*:' "$repo/selftests/Makefile"; then

@@ -10,7 +10,8 @@
 #   empty root    DESTDIR=<empty dir> PREFIX=/usr: every file, no depmod
 #   kernel root   a root holding the kernel's module index for KVER (drm and
 #                 what it needs, copied from /lib/modules/$KVER): depmod
-#                 runs, modprobe resolves neuronprof_sim to neuronprof
+#                 runs, modprobe resolves neuronprof_sim and neuronprof_neuron
+#                 to neuronprof
 #   dkms          scripts/dkms.sh install and remove (make dkms-install and
 #                 dkms-remove) with scratch trees: nothing under /var/lib/dkms,
 #                 /usr/src or /lib/modules is touched
@@ -57,11 +58,15 @@ check "depmod is skipped with a message in a root without the kernel's index" \
 check "no module index is created in that root" \
 	bash -c '! compgen -G "$1/modules.*" >/dev/null' _ "$moddir"
 
-for ko in core/neuronprof sim/neuronprof_sim; do
+# The core, the simulator and the provider for neuron.ko's devices; never
+# the fake neuron.ko, a test module.
+for ko in core/neuronprof sim/neuronprof_sim neuron/neuronprof_neuron; do
 	name=${ko#*/}
 	check "$name.ko installed in lib/modules/$KVER/extra, identical to the build" \
 		cmp "$repo/driver/$ko.ko" "$moddir/extra/$name.ko"
 done
+check "no other module installed (not the fake neuron.ko the build also makes)" \
+	bash -c '[ "$(cd "$1" && find . -name "*.ko*" | sort | xargs)" = "./extra/neuronprof.ko ./extra/neuronprof_neuron.ko ./extra/neuronprof_sim.ko" ]' _ "$moddir"
 check "installed modules are for KVER $KVER" \
 	bash -c '[ "$(modinfo -F vermagic "$1" | cut -d" " -f1)" = "$2" ]' _ "$moddir/extra/neuronprof_sim.ko" "$KVER"
 
@@ -335,8 +340,9 @@ else
 	if "$MAKE" -C "$repo" --no-print-directory install DESTDIR="$kroot" PREFIX=/usr >"$work/kinstall.log" 2>&1; then
 		ok "make install into a root with the kernel's module index"
 		check "depmod -b ran on that root" grep -q "depmod -b $kroot $KVER" "$work/kinstall.log"
-		check "modules.dep: neuronprof_sim depends on neuronprof, neuronprof on drm" \
+		check "modules.dep: neuronprof_sim and neuronprof_neuron depend on neuronprof, neuronprof on drm" \
 			bash -c 'grep -Eq "^extra/neuronprof_sim\.ko: (.* )?extra/neuronprof\.ko( |$)" "$1/modules.dep" &&
+				grep -Eq "^extra/neuronprof_neuron\.ko: (.* )?extra/neuronprof\.ko( |$)" "$1/modules.dep" &&
 				grep -Eq "^extra/neuronprof\.ko: (.* )?kernel/drivers/gpu/drm/drm\.ko" "$1/modules.dep"' _ "$kmod"
 		# --show-depends lists the insmod sequence; it loads nothing.
 		deps=$(modprobe -d "$kroot" -S "$KVER" --show-depends neuronprof_sim 2>&1)
@@ -385,11 +391,13 @@ else
 			bash -c '[ -f "$1/dkms.conf" ] && ! find "$1" -name "*.o" -o -name "*.ko" -o -name "*.mod*" -o -name "*.cmd" | grep -q .' \
 			_ "$dk/src/neuronprof-$conf_version"
 		built=$dk/tree/neuronprof/$conf_version/$KVER/$(uname -m)/module
-		check "DKMS built neuronprof.ko for $KVER and neuronprof_sim.ko depending on it" \
+		check "DKMS built neuronprof.ko for $KVER, and neuronprof_sim.ko and neuronprof_neuron.ko depending on it" \
 			bash -c '[ "$(modinfo -F vermagic "$1/neuronprof.ko" | cut -d" " -f1)" = "$2" ] &&
-				[ "$(modinfo -F depends "$1/neuronprof_sim.ko")" = neuronprof ]' _ "$built" "$KVER"
-		check "dkms install put both modules into the install tree (updates/dkms on Debian)" \
-			bash -c 'ls "$1"/lib/modules/"$2"/updates/dkms/neuronprof.ko "$1"/lib/modules/"$2"/updates/dkms/neuronprof_sim.ko' \
+				[ "$(modinfo -F depends "$1/neuronprof_sim.ko")" = neuronprof ] &&
+				[ "$(modinfo -F depends "$1/neuronprof_neuron.ko")" = neuronprof ]' _ "$built" "$KVER"
+		check "dkms install put the three modules, and only them, into the install tree (updates/dkms on Debian)" \
+			bash -c '[ "$(cd "$1/lib/modules/$2" && find . -name "*.ko*" | sort | xargs)" = \
+				"./updates/dkms/neuronprof.ko ./updates/dkms/neuronprof_neuron.ko ./updates/dkms/neuronprof_sim.ko" ]' \
 			_ "$dk/root" "$KVER"
 		dkms_script remove >"$work/dkms-remove.log" 2>&1
 		check "scripts/dkms.sh remove (make dkms-remove) takes out the modules, the build and the sources" \

@@ -7,13 +7,19 @@
 #   install    make -C selftests install INSTALL_PATH=DIR leaves the
 #              programs, settings, kselftest-list.txt (as make emit_tests
 #              prints it, other collections' lines kept), run_kselftest.sh
-#              and kselftest/runner.sh
+#              and kselftest/runner.sh; the i386 programs in m32/ with
+#              ia32_probe, each listed as m32_wrapper.sh
 #   run_tests  make -C selftests run_tests prints KTAP for every program,
-#              and every test of every program skips with a reason
+#              and every test of every program skips with a reason (the
+#              i386 ones because the kernel cannot execute them, where it
+#              cannot)
 #   runner     run_kselftest.sh under busybox sh with busybox's utilities
 #              only (what the VM has): -l, -t, -c, -s, -d, -o; exit status
 #              0, 4 (SKIP), other (exit=RC) and a hang (TIMEOUT, from the
 #              collection's settings file) become the kernel runner's lines
+#   m32        m32_wrapper.sh under busybox sh: runs m32/NAME with its
+#              arguments and exit status where ia32_probe answers, skips
+#              with the reason where it does not
 #
 # The selftests run here only when no neuronprof module is loaded, so they
 # cannot touch a device; they never load one (they skip first).
@@ -49,11 +55,21 @@ check "make emit_tests prints one neuronprof:PROGRAM line per program ($nprogs)"
 	bash -c '[ "$1" -gt 0 ] && [ -z "$(printf "%s\n" "${@:2}" | grep -v "^neuronprof:[0-9][0-9]_[a-z0-9_]*$")" ]' _ "$nprogs" "${emitted[@]}"
 check "kselftest-list.txt: the other collection's line, then the emit_tests lines in order" \
 	diff <(echo "othercollection:other_test"; printf '%s\n' "${emitted[@]}") "$inst/kselftest-list.txt"
-check "every listed program is installed, executable, and the one built" \
-	bash -c 'for e in "${@:3}"; do p=${e#neuronprof:}; [ -x "$1/neuronprof/$p" ] && cmp -s "$2/build/$p" "$1/neuronprof/$p" || { echo "$p"; exit 1; }; done' \
+# An i386 program NAME_m32 is m32/NAME_m32, started by m32_wrapper.sh
+# installed as NAME_m32.
+check "every listed program is installed, executable, and the one built (NAME_m32: m32_wrapper.sh, the program in m32/)" \
+	bash -c 'for e in "${@:3}"; do p=${e#neuronprof:}; [ -x "$1/neuronprof/$p" ] || { echo "$p"; exit 1; }
+		case $p in
+		*_m32) cmp -s "$2/m32_wrapper.sh" "$1/neuronprof/$p" && [ -x "$1/neuronprof/m32/$p" ] &&
+			cmp -s "$2/build/$p" "$1/neuronprof/m32/$p" || { echo "$p"; exit 1; } ;;
+		*) cmp -s "$2/build/$p" "$1/neuronprof/$p" || { echo "$p"; exit 1; } ;;
+		esac; done' \
 	_ "$inst" "$repo/selftests" "${emitted[@]}"
-check "nothing else in the collection directory but its settings (timeout=)" \
-	bash -c '[ "$(ls "$1/neuronprof" | grep -vx settings | wc -l)" -eq "$2" ] && grep -Eqx "timeout=[0-9]+" "$1/neuronprof/settings"' _ "$inst" "$nprogs"
+m32_listed=$(printf '%s\n' "${emitted[@]}" | sed -n 's/^neuronprof:\(.*_m32\)$/\1/p')
+check "nothing else in the collection directory but its settings (timeout=) and m32/ (the i386 programs and ia32_probe)" \
+	bash -c '[ "$(ls "$1/neuronprof" | grep -vx settings | grep -vx m32 | wc -l)" -eq "$2" ] && grep -Eqx "timeout=[0-9]+" "$1/neuronprof/settings" &&
+		if [ -n "$3" ]; then [ "$(ls "$1/neuronprof/m32" | xargs)" = "$(printf "%s\n" $3 ia32_probe | sort | xargs)" ]; else [ ! -e "$1/neuronprof/m32" ]; fi' \
+	_ "$inst" "$nprogs" "$m32_listed"
 check "run_kselftest.sh and kselftest/runner.sh are installed" \
 	test -x "$inst/run_kselftest.sh" -a -f "$inst/kselftest/runner.sh"
 check "run_kselftest.sh -l lists kselftest-list.txt" diff <("$inst/run_kselftest.sh" -l) "$inst/kselftest-list.txt"
@@ -66,9 +82,9 @@ done
 # i386 programs run only where the kernel has IA32 emulation.
 # bash reports an ELF file the kernel refuses (ENOEXEC) with status 126.
 m32_ok=1
-m32=$(printf '%s\n' "${emitted[@]}" | grep '_m32$' | head -n 1)
+m32=$(head -n 1 <<<"$m32_listed")
 if [ -n "$m32" ]; then
-	"$inst/neuronprof/${m32#neuronprof:}" -l >/dev/null 2>&1
+	"$inst/neuronprof/m32/$m32" -l >/dev/null 2>&1
 	[ $? -ne 126 ] || m32_ok=0
 fi
 if [ -n "$loaded" ]; then
@@ -80,10 +96,9 @@ else
 		bash -c '[ "$1" -eq 0 ] && grep -qx "TAP version 13" "$2" && grep -qx "1\.\.$3" "$2"' _ "$rc" "$work/run.log" "$nprogs"
 	# Per program: the runner's header and result line; inside, the
 	# program's own TAP, every test "ok N name # SKIP <reason>".
-	bad=$(awk -v m32_ok=$m32_ok '
+	bad=$(awk '
 		/^# selftests: neuronprof: / { name = $4; tests = 0; skips = 0; noreason = 0; others = 0; next }
 		/^(not )?ok [0-9]+ selftests: neuronprof: / {
-			if (!m32_ok && name ~ /_m32$/) { done++; next }
 			if ($1 != "ok") print name ": runner says " $0
 			else if (tests == 0) print name ": no test ran"
 			else if (skips != tests || others) print name ": " tests " tests, " skips " skipped"
@@ -104,10 +119,21 @@ else
 		not_ok "every test of every program skips with a reason"
 		sed 's/^/#   /' <<<"$bad"
 	fi
-	check "the reasons name what is missing (root, neuronprof_sim, the fake Neuron device, a render node)" \
-		bash -c 'grep -E "^# ok [0-9]+ .*# SKIP" "$1" | grep -Evq "neuronprof_sim|neuronprof_fake_neuron|render node|root" && exit 1; exit 0' _ "$work/run.log"
-	if [ "$m32_ok" -eq 0 ]; then
-		skipped "the _m32 programs skip too" "this kernel cannot run i386 programs (no IA32 emulation)"
+	check "the reasons name what is missing (root, neuronprof_sim, the fake Neuron device, a render node, i386 programs)" \
+		bash -c 'grep -E "^# ok [0-9]+ .*# SKIP" "$1" | grep -Evq "neuronprof_sim|neuronprof_fake_neuron|render node|root|i386 programs" && exit 1; exit 0' _ "$work/run.log"
+	# The i386 programs skip for the kernel's sake where, and only where,
+	# it cannot execute them.
+	if [ -n "$m32" ]; then
+		if [ "$m32_ok" -eq 0 ]; then
+			what="this kernel cannot execute i386 programs: every _m32 program skips for that reason"
+		else
+			what="this kernel executes i386 programs: no _m32 program skips for want of IA32 emulation"
+		fi
+		check "$what" \
+			bash -c 'n=$(awk "/^# selftests: neuronprof: .*_m32\$/ { p = 1; next } /^(not )?ok [0-9]+ selftests: / { p = 0 }
+					p && /# SKIP this kernel cannot execute i386 programs/ { n++ } END { print n + 0 }" "$1")
+				if [ "$2" -eq 0 ]; then [ "$n" -eq "$3" ]; else [ "$n" -eq 0 ]; fi' \
+			_ "$work/run.log" "$m32_ok" "$(wc -w <<<"$m32_listed")"
 	fi
 fi
 
@@ -159,5 +185,36 @@ check "-c coll runs the collection, -d runs nothing" \
 check "an unknown test or collection is refused" \
 	bash -c '! env -i PATH="$1" "$2" sh "$3/run_kselftest.sh" -t coll:nope 2>/dev/null && ! env -i PATH="$1" "$2" sh "$3/run_kselftest.sh" -c nope 2>/dev/null' \
 	_ "$bb" "$BUSYBOX" "$fake"
+
+# ---- m32_wrapper.sh, under busybox ----------------------------------------------------
+# Stand-ins for the i386 program and ia32_probe, so that both of its paths
+# run whatever this kernel executes.
+mw=$work/m32w
+mkdir -p "$mw/m32"
+cp "$repo/selftests/m32_wrapper.sh" "$mw/99_x_m32"
+printf '#!/bin/sh\necho "ran $0 with $# arguments: $*"\nexit 3\n' >"$mw/m32/99_x_m32"
+chmod +x "$mw/99_x_m32" "$mw/m32/99_x_m32"
+mwrun() {
+	(cd "$mw" && env -i PATH="$bb" "$BUSYBOX" sh ./99_x_m32 "$@")
+}
+printf '#!/bin/sh\necho ia32\n' >"$mw/m32/ia32_probe"
+chmod +x "$mw/m32/ia32_probe"
+out=$(mwrun -v "a b" 2>&1)
+rc=$?
+check "m32_wrapper.sh, ia32_probe answering: runs m32/NAME with its arguments and returns its exit status" \
+	bash -c '[ "$1" = "ran ./m32/99_x_m32 with 2 arguments: -v a b" ] && [ "$2" -eq 3 ]' _ "$out" "$rc"
+for probe in 'exit 0' 'echo no; exit 1' missing; do
+	rm -f "$mw/m32/ia32_probe"
+	if [ "$probe" != missing ]; then
+		printf '#!/bin/sh\n%s\n' "$probe" >"$mw/m32/ia32_probe"
+		chmod +x "$mw/m32/ia32_probe"
+	fi
+	out=$(mwrun -v 2>&1)
+	rc=$?
+	check "m32_wrapper.sh, ia32_probe '$probe': exit 4 and one test skipped with the reason, the program not run" \
+		bash -c '[ "$2" -eq 4 ] && grep -qx "1\.\.1" <<<"$1" &&
+			grep -qx "ok 1 99_x_m32 # SKIP this kernel cannot execute i386 programs (no IA32 emulation)" <<<"$1" &&
+			grep -q "^# Totals: .*skip:1" <<<"$1" && ! grep -q "^ran " <<<"$1"' _ "$out" "$rc"
+done
 
 finish

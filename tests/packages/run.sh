@@ -5,8 +5,9 @@
 # `make rpm` into a temporary directory, then what they hold.
 #
 #   build      make deb and make rpm succeed and produce every package
-#   lintian    lintian on the .changes (source and binaries): no error, no
-#              warning, no override that matches nothing
+#   lintian    lintian on the .changes (source and binaries, info tags
+#              shown): no error, no warning, every override applied, none
+#              unused or mismatched
 #   metadata   versions agree (debian/changelog, the spec, dkms.conf, the
 #              library); sonames, symbols files, dependencies, the DKMS
 #              maintainer scripts; apt can resolve the .debs' dependencies
@@ -17,8 +18,9 @@
 #              root) and runs against the unpacked libneuronprof.so.1; the
 #              static library; the nrt example against libnrtprof-dev; the
 #              tool runs; man pages and their alias links resolve
-#   dkms       the module sources of neuronprof-dkms build both modules for
-#              the Debian 6.1 kernel with the MAKE command of their dkms.conf
+#   dkms       the module sources of neuronprof-dkms build the three modules
+#              (neuronprof, neuronprof_sim, neuronprof_neuron) for the Debian
+#              6.1 kernel with the MAKE command of their dkms.conf
 #   rpm        every .deb has its RPM with the same file list (modulo the
 #              differences listed in Documentation/install.rst), the same
 #              headers and DKMS sources; the RPM scriptlets run dkms
@@ -102,17 +104,25 @@ rpm_pid=$!
 
 # ---- lintian ------------------------------------------------------------------
 step "lintian"
-lintian --pedantic --display-experimental --info "$debdir/neuronprof_${deb_version}_$arch.changes" \
-	>"$work/lintian.log" 2>&1
+# Every tag shown, info ones included (-I: unused-override is one, and so
+# are both tags debian/ overrides), and the overridden ones as O: lines.
+lintian --pedantic --display-experimental --display-info --show-overrides \
+	"$debdir/neuronprof_${deb_version}_$arch.changes" >"$work/lintian.log" 2>&1
 lintian_rc=$?
 grep -v '^running with root privileges' "$work/lintian.log" | sed 's/^/#   lintian: /'
-if [ "$lintian_rc" -ne 2 ] && ! grep -Eq '^[EW]: ' "$work/lintian.log"; then
-	ok "lintian: no error and no warning (pedantic and experimental tags shown above)"
+# Exit status 0: lintian ran and found no error (1: errors, 2: lintian
+# itself failed, 127: no lintian); warnings are found in its output.
+if [ "$lintian_rc" -eq 0 ] && ! grep -Eq '^[EW]: ' "$work/lintian.log"; then
+	ok "lintian: no error and no warning (info, pedantic, experimental and overridden tags shown above)"
 else
 	not_ok "lintian: no error and no warning (exit $lintian_rc)"
 fi
 check "lintian: every override matches a tag it reports (no unused or mismatched override)" \
 	bash -c '! grep -E "(unused|mismatched)-override" "$1"' _ "$work/lintian.log"
+check "lintian: every override of debian/ is applied (an O: line for each package and tag)" \
+	bash -c 'for f in "${@:2}"; do grep -v "^#" "$f" | grep . | sed "s/ [[*].*//" | while IFS= read -r o; do
+			grep -qF "O: $o" "$1" || { echo "$f: $o"; exit 1; }; done || exit 1; done' \
+	_ "$work/lintian.log" "$repo"/debian/*lintian-overrides "$repo"/debian/source/lintian-overrides
 # Every override says why: a comment right above each override line.
 check "every lintian override has a comment that says why" \
 	bash -c 'for f in "$@"; do awk "/^#/ { c = 1; next } /^[[:space:]]*\$/ { c = 0; next } !c { exit 1 }" "$f" || { echo "$f"; exit 1; }; done' \
@@ -327,16 +337,25 @@ else
 		not_ok "dkms.conf's MAKE[0] uses only variables DKMS sets: $cmd"
 	elif (cd "$dk" && eval "$cmd -j2") >"$work/dkms-make.log" 2>&1; then
 		ok "dkms.conf's MAKE[0] builds the packaged sources against the $KVER headers"
-		built=
-		for i in 0 1; do
+		# Every BUILT_MODULE_NAME[i] at its BUILT_MODULE_LOCATION[i], as
+		# dkms install copies them; the names, in dkms.conf's order.
+		built=()
+		names=
+		for i in $(sed -n 's/^BUILT_MODULE_NAME\[\([0-9]*\)\]=.*/\1/p' "$conf"); do
 			name=$(sed -n "s/^BUILT_MODULE_NAME\[$i\]=\"\(.*\)\"$/\1/p" "$conf")
 			loc=$(sed -n "s/^BUILT_MODULE_LOCATION\[$i\]=\"\(.*\)\"$/\1/p" "$conf")
-			built="$built $dk/$loc$name.ko"
+			built+=("$dk/$loc$name.ko")
+			names="$names $name"
 		done
-		# shellcheck disable=SC2086
-		check "BUILT_MODULE_NAME/LOCATION name the built modules, vermagic $KVER, neuronprof_sim depends on neuronprof" \
-			bash -c 'for ko in "${@:2}"; do [ "$(modinfo -F vermagic "$ko" | cut -d" " -f1)" = "$1" ] || exit 1; done &&
-				[ "$(modinfo -F depends "$3")" = neuronprof ] && [ "$(modinfo -F name "$2")" = neuronprof ]' _ "$KVER" $built
+		check "dkms.conf names the core, the simulator and the neuron.ko provider (not the fake neuron.ko):$names" \
+			test "$names" = " neuronprof neuronprof_sim neuronprof_neuron"
+		check "BUILT_MODULE_NAME/LOCATION name the built modules, vermagic $KVER; neuronprof_sim and neuronprof_neuron depend on neuronprof" \
+			bash -c 'for ko in "${@:2}"; do [ "$(modinfo -F vermagic "$ko" | cut -d" " -f1)" = "$1" ] || { echo "$ko"; exit 1; }; done &&
+				[ "$(modinfo -F name "$2")" = neuronprof ] && [ "$(modinfo -F depends "$3")" = neuronprof ] &&
+				[ "$(modinfo -F depends "$4")" = neuronprof ]' _ "$KVER" "${built[@]}"
+		check "the build makes no module dkms.conf does not name (the fake neuron.ko stays out)" \
+			bash -c '[ "$(cd "$1" && find . -name "*.ko" | sort | xargs)" = \
+				"./driver/core/neuronprof.ko ./driver/neuron/neuronprof_neuron.ko ./driver/sim/neuronprof_sim.ko" ]' _ "$dk"
 	else
 		not_ok "dkms.conf's MAKE[0] builds the packaged sources against the $KVER headers"
 		tail -n 30 "$work/dkms-make.log" | sed 's/^/#   /'
