@@ -19,8 +19,9 @@
 #   make bench      every benchmark (bench/, the tool's export benchmark),
 #                   each ending with its ratio to a baseline
 #   make install    modules into $(DESTDIR)/lib/modules/$(KVER)/extra (+ depmod),
-#                   library, headers, pkg-config file, tool and man pages
-#                   under $(DESTDIR)$(PREFIX) (default /usr/local); on a
+#                   library, headers, pkg-config file, tool, man pages and
+#                   the hook command neuronprof-neuron-hook with its patch
+#                   series under $(DESTDIR)$(PREFIX) (default /usr/local); on a
 #                   Neuron instance: make install KVER=$(uname -r)
 #                   (Documentation/install.rst)
 #   make uninstall  remove what install recorded in its manifest

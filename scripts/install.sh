@@ -7,15 +7,17 @@
 #                                  the driver's uapi), pkg-config file, the
 #                                  neuronprof tool, the nrt compatibility
 #                                  library (libnrtprof) and its headers, man
-#                                  pages
+#                                  pages, and neuronprof-neuron-hook, the
+#                                  command that applies the hook to the
+#                                  vendor's neuron.ko, with its patch series
 #   scripts/install.sh uninstall   remove exactly what install put there
 #
 # Environment (the top-level Makefile passes its variables):
 #   DESTDIR          staging root, empty for the live system
 #   PREFIX           default /usr/local
-#   LIBDIR, INCLUDEDIR, BINDIR, MANDIR
+#   LIBDIR, INCLUDEDIR, BINDIR, SBINDIR, MANDIR
 #                    default $PREFIX/lib, $PREFIX/include, $PREFIX/bin,
-#                    $PREFIX/share/man
+#                    $PREFIX/sbin, $PREFIX/share/man
 #   KVER             kernel release the modules are for; default
 #                    scripts/kver.sh (the newest Debian 6.1 headers), never
 #                    the running kernel: on a Neuron instance pass
@@ -43,6 +45,16 @@
 # Documentation/hardware.rst), as dkms.conf names them; not the fake
 # neuron.ko, which is for tests only.
 #
+# The hook (Documentation/hardware.rst): scripts/neuron-vendor-hook.sh is
+# installed as $SBINDIR/neuronprof-neuron-hook, and the series of
+# driver/neuron/vendor/ (0*.patch, README) into
+# $PREFIX/share/neuronprof/neuron-hook/. The installed copy has its
+# patch_dir line set to that directory relative to $SBINDIR, so it reads
+# the installed series, also from a staged root (DESTDIR) or an unpacked
+# package. The relation is lexical and the command resolves its own path
+# with readlink -f, so SBINDIR must not lead through a symbolic link into
+# another tree (the default, $PREFIX/sbin, does not).
+#
 # depmod: modprobe finds neuronprof_sim's dependency on neuronprof through
 # the module index (modules.dep). The index is rebuilt only when the root
 # already has one for $KVER (lib/modules/$KVER/modules.dep: the kernel is
@@ -56,6 +68,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 MAKE=${MAKE:-make}
 MANIFEST_REL=share/neuronprof/install_manifest.txt
+HOOK_CMD=neuronprof-neuron-hook
+HOOK_DATA_REL=share/neuronprof/neuron-hook
 MODULES=(driver/core/neuronprof.ko driver/sim/neuronprof_sim.ko driver/neuron/neuronprof_neuron.ko)
 
 die() {
@@ -91,9 +105,10 @@ setup() {
 	LIBDIR=${LIBDIR:-$PREFIX/lib}
 	INCLUDEDIR=${INCLUDEDIR:-$PREFIX/include}
 	BINDIR=${BINDIR:-$PREFIX/bin}
+	SBINDIR=${SBINDIR:-$PREFIX/sbin}
 	MANDIR=${MANDIR:-$PREFIX/share/man}
 	INSTALL_MOD_DIR=${INSTALL_MOD_DIR:-extra}
-	for v in PREFIX LIBDIR INCLUDEDIR BINDIR MANDIR; do
+	for v in PREFIX LIBDIR INCLUDEDIR BINDIR SBINDIR MANDIR; do
 		check_path_var "$v" "${!v}"
 	done
 	case $INSTALL_MOD_DIR in
@@ -167,6 +182,27 @@ stage_man() {
 		done
 	done
 	shopt -u nullglob
+}
+
+# The hook command and its series. The series' directory is written into
+# the command relative to SBINDIR (both without DESTDIR, lexically).
+stage_hook() {
+	local stage=$1 data rel line=' # set by scripts/install.sh' text p n=0
+	data=${PREFIX%/}/$HOOK_DATA_REL
+	rel=$(realpath -s -m --relative-to="$SBINDIR" "$data") || die "cannot relate $data to $SBINDIR"
+	text=$(cat scripts/neuron-vendor-hook.sh) || die "cannot read scripts/neuron-vendor-hook.sh"
+	[[ $text == *$'\n'"patch_dir=$line"$'\n'* ]] ||
+		die "scripts/neuron-vendor-hook.sh has no line 'patch_dir=$line'"
+	text=${text/$'\n'"patch_dir=$line"$'\n'/$'\n'"patch_dir=$(printf '%q' "$rel")$line"$'\n'}
+	install -d "$stage$SBINDIR" "$stage$data"
+	printf '%s\n' "$text" >"$stage$SBINDIR/$HOOK_CMD"
+	chmod 0755 "$stage$SBINDIR/$HOOK_CMD"
+	for p in driver/neuron/vendor/0*.patch driver/neuron/vendor/README; do
+		[ -f "$p" ] || die "$p not found"
+		install -m 0644 "$p" "$stage$data/"
+		n=$((n + 1))
+	done
+	[ "$n" -gt 1 ] || die "no patch series in driver/neuron/vendor"
 }
 
 stage_modules() {
@@ -270,6 +306,8 @@ do_install() {
 	else
 		say "INSTALL_MODULES=no: the kernel modules are not installed"
 	fi
+	say "staging $HOOK_CMD and its patch series"
+	stage_hook "$stage"
 	stage_man "$stage"
 	# The manifest's directory is staged so that it is recorded if created.
 	[ "${INSTALL_MANIFEST:-yes}" = no ] || install -d "$stage$(dirname "$MANIFEST_PATH")"

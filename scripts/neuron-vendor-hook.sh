@@ -1,31 +1,46 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Apply the neuronprof hook (driver/neuron/vendor/*.patch) to the vendor's
-# Neuron driver source and build, install or check it.
+# Apply the neuronprof hook (the patch series of driver/neuron/vendor/) to
+# the vendor's Neuron driver source and build, install or check it.
 #
-# Usage: scripts/neuron-vendor-hook.sh COMMAND [--src DIR] [--kver KVER]
+# Usage: neuronprof-neuron-hook COMMAND [--src DIR] [--kver KVER]
+#        (in the source tree: scripts/neuron-vendor-hook.sh COMMAND ...)
 #   status    say whether DIR is a supported vendor tree and carries the hook
 #   apply     apply the series to DIR (nothing to do if it is applied)
 #   build     apply, then build neuron.ko in DIR for KVER
 #   install   apply, then rebuild and install neuron.ko for KVER through DKMS
 #             (dkms install --force) or, without DKMS, into
 #             /lib/modules/KVER/updates/ and run depmod
+#   where     print the directory the patch series is read from
 # DIR defaults to the one /usr/src/aws-neuronx-<version>/ (the tree the
 # aws-neuronx-dkms package installs); KVER to the running kernel.
 #
 # The series is written against aws-neuronx 2.24.7.0; any other version is
 # refused before anything is touched. Exit status: 0 done, 1 failure,
 # 2 unsupported version or no vendor tree.
+#
+# Where the series is read from: in the source tree, driver/neuron/vendor/
+# beside this script's scripts/ directory. The packages and `make install`
+# (scripts/install.sh) install this script as neuronprof-neuron-hook and
+# the series into a data directory (/usr/share/neuronprof/neuron-hook/ in
+# the packages), and set patch_dir below to that directory, relative to the
+# directory the installed command is in (so the command also works from a
+# staged or unpacked root). Nowhere else is searched.
 set -uo pipefail
 
-here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/.." && pwd)
-patches=$repo/driver/neuron/vendor
+patch_dir= # set by scripts/install.sh
+self=$(readlink -f "$0")
+here=$(dirname "$self")
+if [ -n "$patch_dir" ]; then
+	patches=$here/$patch_dir
+else
+	patches=$here/../driver/neuron/vendor
+fi
 SUPPORTED=2.24.7.0
 
 die() { echo "neuron-vendor-hook: $1" >&2; exit "${2:-1}"; }
-usage() { sed -n '/^# Usage:/,/^# DIR defaults/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 1; }
+usage() { sed -n '/^# Usage:/,/^# DIR defaults/p' "$self" | sed '$d; s/^# \{0,1\}//' >&2; exit 1; }
 
 cmd=${1:-}
 [ -n "$cmd" ] || usage
@@ -40,6 +55,18 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
+if [ -d "$patches" ]; then
+	patches=$(cd -P "$patches" && pwd)
+fi
+compgen -G "$patches/0*.patch" > /dev/null ||
+	die "no hook patch series in $patches (an incomplete install?)"
+
+case $cmd in
+status | apply | build | install) ;;
+where) echo "$patches"; exit 0 ;;
+*) usage ;;
+esac
+
 if [ -z "$src" ]; then
 	mapfile -t trees < <(ls -d /usr/src/aws-neuronx-*/ 2>/dev/null)
 	[ ${#trees[@]} -gt 0 ] ||
@@ -53,7 +80,7 @@ fi
 version=$(sed -n 's/^PACKAGE_VERSION=\(.*\)$/\1/p' "$src/dkms.conf" | tr -d '"')
 name=$(sed -n 's/^PACKAGE_NAME=\(.*\)$/\1/p' "$src/dkms.conf" | tr -d '"')
 if [ "$version" != "$SUPPORTED" ]; then
-	die "$src is aws-neuronx $version; the hook series is for $SUPPORTED only. Install aws-neuronx-dkms=$SUPPORTED* or port driver/neuron/vendor/ (Documentation/hardware.rst)" 2
+	die "$src is aws-neuronx $version; the hook series is for $SUPPORTED only. Install aws-neuronx-dkms=$SUPPORTED* or port the series ($patches; Documentation/hardware.rst in the neuronprof sources)" 2
 fi
 
 applied() {
@@ -77,7 +104,7 @@ apply() {
 	for p in "$patches"/0*.patch; do
 		patch -d "$src" -p1 -s -f < "$p" || die "applying $(basename "$p") failed half-way in $src"
 	done
-	echo "neuron-vendor-hook: applied $(ls "$patches"/0*.patch | wc -l) patches to $src"
+	echo "neuron-vendor-hook: applied $(ls "$patches"/0*.patch | wc -l) patches from $patches to $src"
 }
 
 build() {
@@ -110,5 +137,4 @@ install)
 	fi
 	echo "neuron-vendor-hook: installed; stop the Neuron runtime, then: rmmod neuron && modprobe neuron && modprobe neuronprof_neuron"
 	;;
-*) usage ;;
 esac

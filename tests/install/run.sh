@@ -7,7 +7,11 @@
 # their examples compile, that `make uninstall` leaves each root exactly as
 # it was, and that DKMS builds and installs the modules from dkms.conf.
 #
-#   empty root    DESTDIR=<empty dir> PREFIX=/usr: every file, no depmod
+#   empty root    DESTDIR=<empty dir> PREFIX=/usr: every file, no depmod;
+#                 the hook command neuronprof-neuron-hook, run from that
+#                 root, applies its installed series to a scratch copy of
+#                 the vendor tree (skipped without one: NEURON_DRIVER_SRC,
+#                 /usr/src/aws-neuronx-*, ../shared/vendor/*.tar.gz)
 #   kernel root   a root holding the kernel's module index for KVER (drm and
 #                 what it needs, copied from /lib/modules/$KVER): depmod
 #                 runs, modprobe resolves neuronprof_sim and neuronprof_neuron
@@ -106,6 +110,18 @@ fi
 if [ -f "$repo/man/neuronprof.1" ]; then
 	check "neuronprof(1) installed" cmp "$repo/man/neuronprof.1" "$mandir/man1/neuronprof.1"
 fi
+check "neuronprof-neuron-hook(8) installed" \
+	cmp "$repo/man/neuronprof-neuron-hook.8" "$mandir/man8/neuronprof-neuron-hook.8"
+
+# The hook command and its series, as a user without the sources has them.
+check "neuronprof-neuron-hook installed in /usr/sbin, its series in /usr/share/neuronprof/neuron-hook" \
+	bash -c '[ -x "$1/usr/sbin/neuronprof-neuron-hook" ] && [ -f "$1/usr/share/neuronprof/neuron-hook/README" ]' _ "$root"
+check "the installed command differs from scripts/neuron-vendor-hook.sh only in its patch_dir line" \
+	bash -c '[ "$(diff "$2/scripts/neuron-vendor-hook.sh" "$1/usr/sbin/neuronprof-neuron-hook" | grep "^[<>]")" = \
+		"< patch_dir= # set by scripts/install.sh
+> patch_dir=../share/neuronprof/neuron-hook # set by scripts/install.sh" ]' _ "$root" "$repo"
+check_hook_command "installed hook" "$root/usr/sbin/neuronprof-neuron-hook" \
+	"$root/usr/share/neuronprof/neuron-hook" "$work/hook"
 
 # Every exported function has a man page (its own or a .so alias page), and
 # every function a page names exists in a public header.
@@ -134,7 +150,7 @@ fi
 
 # Pages render without a groff warning, directly and through an alias page.
 warned=
-for p in "$repo"/man/man3/*.3 "$repo"/man/*.1; do
+for p in "$repo"/man/man3/*.3 "$repo"/man/*.[1-8]; do
 	[ -f "$p" ] || continue
 	out=$(MANWIDTH=80 man --warnings -l "$p" 2>&1 >/dev/null)
 	[ -z "$out" ] || warned="$warned

@@ -17,13 +17,18 @@
 #              with pkg-config --cflags --libs libneuronprof (sysroot in that
 #              root) and runs against the unpacked libneuronprof.so.1; the
 #              static library; the nrt example against libnrtprof-dev; the
-#              tool runs; man pages and their alias links resolve
+#              tool runs; man pages and their alias links resolve; the hook
+#              command of neuronprof-dkms (neuronprof-neuron-hook), run from
+#              the root, applies its packaged series to a scratch copy of
+#              the vendor tree (skipped without one: NEURON_DRIVER_SRC,
+#              /usr/src/aws-neuronx-*, ../shared/vendor/*.tar.gz)
 #   dkms       the module sources of neuronprof-dkms build the three modules
 #              (neuronprof, neuronprof_sim, neuronprof_neuron) for the Debian
 #              6.1 kernel with the MAKE command of their dkms.conf
 #   rpm        every .deb has its RPM with the same file list (modulo the
 #              differences listed in Documentation/install.rst), the same
-#              headers and DKMS sources; the RPM scriptlets run dkms
+#              headers, DKMS sources and hook series; the hook command of
+#              the RPM root applies its series too; the RPM scriptlets run dkms
 #
 # Nothing is installed on this machine and nothing is loaded.
 # Ends with `N passed, N failed[, N skipped]`; exits non-zero on a failure.
@@ -138,6 +143,8 @@ soname() {
 check "neuronprof-dkms is Architecture: all and depends on dkms" \
 	bash -c '[ "$1" = all ] && grep -Eq "(^|, )dkms( |,|$)" <<<"$2"' _ "$(field neuronprof-dkms Architecture)" \
 	"$(field neuronprof-dkms Depends)"
+check "neuronprof-dkms depends on patch (neuronprof-neuron-hook applies the series with it)" \
+	bash -c 'grep -Eq "(^|, )patch( |,|$)" <<<"$1"' _ "$(field neuronprof-dkms Depends)"
 dpkg-deb -e "$(deb_file neuronprof-dkms)" "$work/dkms-control"
 check "neuronprof-dkms postinst runs DKMS's common.postinst for neuronprof $version (dkms add, build, install)" \
 	bash -c 'grep -q "^DKMS_NAME=neuronprof$" "$1/postinst" && grep -q "^DKMS_VERSION=$2$" "$1/postinst" &&
@@ -207,7 +214,14 @@ expected() {
 		echo "f usr/share/lintian/overrides/${f%.lintian-overrides}"
 	done
 	echo "f usr/bin/neuronprof"
-	echo "f usr/share/man/man1/neuronprof.1.gz"
+	for f in "$repo"/man/*.[1-8]; do
+		echo "f usr/share/man/man${f##*.}/${f##*/}.gz"
+	done
+	# neuronprof-dkms: the hook command and its series.
+	echo "f usr/sbin/neuronprof-neuron-hook"
+	for f in "$repo"/driver/neuron/vendor/*; do
+		echo "f usr/share/neuronprof/neuron-hook/${f##*/}"
+	done
 	echo "f $L/libnrtprof.so.1"
 	echo "l $L/libnrtprof.so"
 	for h in "$repo"/compat/include/nrt/*.h; do
@@ -220,7 +234,7 @@ actual() {
 }
 bash "$repo/scripts/dkms.sh" source "$work/dkms-src" >/dev/null || not_ok "scripts/dkms.sh source"
 
-check "the .debs hold exactly the expected files (library, headers, .pc, man pages and their aliases, tool, libnrtprof, DKMS sources)" \
+check "the .debs hold exactly the expected files (library, headers, .pc, man pages and their aliases, tool, libnrtprof, DKMS sources, hook command and series)" \
 	diff <(expected | sort -u) <(actual | sort)
 check "every package has its copyright and changelog under usr/share/doc" \
 	bash -c 'for p in "${@:2}"; do [ -f "$1/usr/share/doc/$p/copyright" ] && [ -f "$1/usr/share/doc/$p/changelog.gz" ] || { echo "$p"; exit 1; }; done' \
@@ -312,9 +326,15 @@ check "the nrt example (compat/examples) builds against libnrtprof-dev with -lnr
 	_ "$CC" "$root" "$work" "$repo/compat/examples/nrt_profile_example.c" "$L"
 check "the unpacked tool runs against the unpacked library (neuronprof --version)" \
 	bash -c '[ "$(LD_LIBRARY_PATH="$1" "$2" --version)" = "neuronprof (libneuronprof $3)" ]' _ "$root/$L" "$root/usr/bin/neuronprof" "$version"
-check "man -M <root> neuronprof and man 3 nprof_device_open (an alias link) render" \
-	bash -c 'MANWIDTH=80 man -M "$1" 1 neuronprof | grep -q "^NAME" && MANWIDTH=80 man -M "$1" 3 nprof_device_open | grep -q nprof_device_list' \
+check "man -M <root> neuronprof, neuronprof-neuron-hook and man 3 nprof_device_open (an alias link) render" \
+	bash -c 'MANWIDTH=80 man -M "$1" 1 neuronprof | grep -q "^NAME" && MANWIDTH=80 man -M "$1" 8 neuronprof-neuron-hook | grep -q "^NAME" &&
+		MANWIDTH=80 man -M "$1" 3 nprof_device_open | grep -q nprof_device_list' \
 	_ "$root/usr/share/man"
+check "neuronprof-dkms.deb holds the hook command, its series and its man page" \
+	bash -c 'l=$(dpkg-deb -c "$1"); for f in ./usr/sbin/neuronprof-neuron-hook ./usr/share/neuronprof/neuron-hook/README \
+		./usr/share/man/man8/neuronprof-neuron-hook.8.gz; do grep -q " $f$" <<<"$l" || { echo "missing: $f"; exit 1; }; done' \
+	_ "$(deb_file neuronprof-dkms)"
+check_hook_command "deb root" "$root/usr/sbin/neuronprof-neuron-hook" "$root/usr/share/neuronprof/neuron-hook" "$work/hook-deb"
 
 # ---- the DKMS sources build the modules -----------------------------------------
 # dkms.conf's own MAKE[0], with the values DKMS gives its variables, run on
@@ -417,12 +437,16 @@ for p in "${debs[@]}"; do
 		(cd "$rroot" && rpm2cpio "$(rpm_file "$r")" | cpio -idm --quiet) || not_ok "rpm2cpio $r"
 	done
 done
-check "the RPMs' headers and DKMS sources are the .debs'" \
-	bash -c 'diff -r "$1/usr/include" "$2/usr/include" && diff -r "$1/usr/src" "$2/usr/src"' _ "$root" "$rroot"
+check "the RPMs' headers, DKMS sources and hook series are the .debs'" \
+	bash -c 'diff -r "$1/usr/include" "$2/usr/include" && diff -r "$1/usr/src" "$2/usr/src" &&
+		diff -r "$1/usr/share/neuronprof" "$2/usr/share/neuronprof"' _ "$root" "$rroot"
+check_hook_command "rpm root" "$rroot/usr/sbin/neuronprof-neuron-hook" "$rroot/usr/share/neuronprof/neuron-hook" "$work/hook-rpm"
 check "libneuronprof provides libneuronprof.so.1()(64bit) and libneuronprof.so.1(NEURONPROF_1.0)(64bit)" \
 	bash -c 'p=$(rpm -qp --provides "$1" 2>/dev/null); grep -qx "libneuronprof.so.1()(64bit)" <<<"$p" && grep -qx "libneuronprof.so.1(NEURONPROF_1.0)(64bit)" <<<"$p"' \
 	_ "$(rpm_file libneuronprof)"
 check "the .pc file in libneuronprof-devel names libdir=/usr/lib64" grep -qx "libdir=/usr/lib64" "$rroot/usr/lib64/pkgconfig/libneuronprof.pc"
+check "neuronprof-dkms.rpm requires patch (for neuronprof-neuron-hook)" \
+	bash -c 'rpm -qpR "$1" 2>/dev/null | grep -qx patch' _ "$(rpm_file neuronprof-dkms)"
 check "neuronprof-dkms.rpm requires dkms; its scriptlets run dkms add, build, install and, before removal, dkms remove" \
 	bash -c 's=$(rpm -qp --scripts "$1" 2>/dev/null); rpm -qpR "$1" 2>/dev/null | grep -qx dkms &&
 		for a in "dkms add -m neuronprof -v $2" "dkms build -m neuronprof -v $2" "dkms install -m neuronprof -v $2" "dkms remove -m neuronprof -v $2"; do
