@@ -578,7 +578,7 @@ static int __init nprof_nn_init(void)
 	nprof_nn_register = symbol_get(neuron_nq_hook_register);
 	nprof_nn_unregister = symbol_get(neuron_nq_hook_unregister);
 	if (!nprof_nn_register || !nprof_nn_unregister) {
-		pr_err("neuron.ko is not loaded or does not carry the neuronprof hook: load it first (modprobe neuron); if it is loaded, apply the hook with scripts/neuron-vendor-hook.sh install (Documentation/hardware.rst)\n");
+		pr_err("neuron.ko is not loaded or does not carry the neuronprof hook: load it first (modprobe neuron); if it is loaded, apply the hook with neuronprof-neuron-hook install (package neuronprof-dkms, or make install), or from the neuronprof sources with scripts/neuron-vendor-hook.sh install (Documentation/hardware.rst)\n");
 		ret = -ENODEV;
 		goto err_put;
 	}

@@ -347,7 +347,9 @@ static void diagnose_neuron(struct report *r)
 				"neuron.ko %s lacks the neuronprof hook, and the hook series is for "
 				"2.24.7.0 only", nr->vendor_version[0] ? nr->vendor_version : "(no version)");
 		else
-			problem(r, "sudo scripts/neuron-vendor-hook.sh install, stop the Neuron runtime, "
+			problem(r, "sudo neuronprof-neuron-hook install (package neuronprof-dkms, or "
+				"make install; in the neuronprof sources: sudo "
+				"scripts/neuron-vendor-hook.sh install), stop the Neuron runtime, "
 				"then: sudo rmmod neuron && sudo modprobe neuron",
 				"neuron.ko %s does not carry the neuronprof hook", nr->vendor_version);
 		return;

@@ -830,7 +830,8 @@ suite() {
 		mkdir -p "$r/sys/module/neuron" && echo 2.24.7.0 >"$r/sys/module/neuron/version" || return 1
 		NEURONPROF_DOCTOR_ROOT=$r "$np" doctor --json >"$tmp/dr.json"
 		check doctor-json "$tmp/dr.json" neuron.vendor_version=2.24.7.0 neuron.hook=false || return 1
-		has 'neuron-vendor-hook.sh install' "$tmp/dr.json" || return 1
+		has '"fix": "sudo neuronprof-neuron-hook install' "$tmp/dr.json" || return 1
+		has 'scripts/neuron-vendor-hook.sh install' "$tmp/dr.json" || return 1
 		printf 'ffffffffc0000000 T neuron_nq_hook_register\t[neuron]\n' >>"$r/proc/kallsyms"
 		NEURONPROF_DOCTOR_ROOT=$r "$np" doctor >"$tmp/dr"
 		has 'neuronprof hook yes' "$tmp/dr" || return 1
