@@ -366,7 +366,7 @@ static void write_queue(struct sq *q, struct sq_rec *r, const struct prof_file *
 	const void *p;
 
 	b_i64(q, ST_QUEUE, 1, file_id);
-	b_u64(q, ST_QUEUE, 2, lq->rec[0]);
+	b_u64(q, ST_QUEUE, 2, lq->first);
 	b_i64(q, ST_QUEUE, 3, core_id);
 	b_text(q, ST_QUEUE, 4, queue_name(qu->queue_type));
 	if (unit) {

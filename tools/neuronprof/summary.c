@@ -295,7 +295,7 @@ static void loss_add(struct rec_stats *s, const struct prof_file *f, const struc
 	s->losses = xgrow1(s->losses, s->nlosses, sizeof(*s->losses));
 	l = &s->losses[s->nlosses++];
 	l->file = f->path;
-	l->record = lq->rec[0];
+	l->record = lq->first;
 	l->records = lq->nrec;
 	l->queue_type = q->queue_type;
 	l->target_kind = q->target_kind;
@@ -322,7 +322,7 @@ static void add_raw_queue(struct rec_stats *s, const struct prof_file *f,
 	s->raws = xgrow1(s->raws, s->nraws, sizeof(*s->raws));
 	rq = &s->raws[s->nraws++];
 	*rq = (struct raw_queue){
-		.file = f->path, .record = lq->rec[0], .records = lq->nrec,
+		.file = f->path, .record = lq->first, .records = lq->nrec,
 		.dev = f->info.device.device_index,
 		.core = queue_core(f, q), .format = f->info.device.raw_format,
 		.clock_domain = f->info.device.clock_domain, .queue_type = q->queue_type,
