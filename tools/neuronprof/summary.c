@@ -442,6 +442,7 @@ static void add_queue(struct rec_stats *s, const struct prof_file *f, const stru
 	if (have_pend)
 		instruction_done(u, pend.code, pend.ts, instr_end(&clk, pend.ts, false, 0), &iend,
 				 &have_iend);
+	instr_clock_free(&clk);
 	c->entries += q->entry_count;
 	c->lost += q->lost_count;
 	c->gaps += gaps;
@@ -675,7 +676,7 @@ void rec_stats_build(struct rec_stats *s, const struct recording *r, unsigned in
 	memset(s, 0, sizeof(*s));
 	s->rec = r;
 	s->top = top;
-	timing_build(&s->timing, r->files, r->nfiles, NULL, r->sys, r->sys ? 1 : 0, NULL);
+	timing_build(&s->timing, r->files, r->nfiles, NULL, r->sys, r->sys ? 1 : 0, NULL, 0);
 	for (size_t i = 0; i < r->nfiles; i++) {
 		const struct prof_file *f = r->files[i];
 
