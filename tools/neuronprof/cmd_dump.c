@@ -176,11 +176,14 @@ static void dump_text(const struct prof_file *f, const struct dump_opts *o, stru
 		       ", when the host captured each entry, not when the device produced it" : "");
 	printf("queues: %zu records, %" PRIu64 " entries\n", f->nqueues, f->entries);
 	for (size_t i = 0; i < f->nqueues; i++) {
-		const struct nprof_ntff_queue *q = &f->queues[i];
+		struct nprof_ntff_queue rec, *q = &rec;
 		struct nprof_ntff_entry_iter it;
 		const void *p;
 		uint64_t n = 0;
-		const char *en = engine_name(q->engine);
+		const char *en;
+
+		file_record(f, i, q);
+		en = engine_name(q->engine);
 
 		printf("  [%zu] %s %s %u engine %u%s%s%s: %s/%s, %" PRIu64 " entries, lost %" PRIu64
 		       ", seq %" PRIu64 "..%" PRIu64 ", entry size %u, data +%" PRIu64
@@ -275,11 +278,12 @@ static void dump_json(const struct prof_file *f, const struct dump_opts *o, stru
 	jw_u64(&j, "entry_count", f->entries);
 	jw_arr_begin(&j, "queues");
 	for (size_t i = 0; i < f->nqueues; i++) {
-		const struct nprof_ntff_queue *q = &f->queues[i];
+		struct nprof_ntff_queue rec, *q = &rec;
 		struct nprof_ntff_entry_iter it;
 		const void *p;
 		uint64_t n = 0;
 
+		file_record(f, i, q);
 		jw_obj_begin(&j, NULL);
 		jw_str(&j, "queue_type", queue_name(q->queue_type));
 		jw_str(&j, "trace_type", nprof_ntff_trace_type_name(q->trace_type));
@@ -371,9 +375,10 @@ int cmd_dump(int argc, char **argv)
 	if (o.max_entries != UINT64_MAX) {
 		total = 0;
 		for (size_t i = 0; i < prof.files[0].nqueues; i++) {
-			uint64_t n = prof.files[0].queues[i].entry_count;
+			struct nprof_ntff_queue q;
 
-			total += n < o.max_entries ? n : o.max_entries;
+			file_record(&prof.files[0], i, &q);
+			total += q.entry_count < o.max_entries ? q.entry_count : o.max_entries;
 		}
 	}
 	progress_start(&pg, o.progress, "dump", total);

@@ -397,12 +397,13 @@ static int verify(const struct record_opts *o, const char *dir, struct core_resu
 			cr[i].session_id = f->info.session_id;
 			cr[i].file = name;
 			for (size_t q = 0; q < f->nqueues; q++) {
-				uint32_t t = f->queues[q].queue_type;
+				struct nprof_ntff_queue r;
 
-				if (t >= NPROF_QUEUE_TYPES)
+				file_record(f, q, &r);
+				if (r.queue_type >= NPROF_QUEUE_TYPES)
 					continue;
-				cr[i].captured[t] += f->queues[q].entry_count;
-				cr[i].lost[t] += f->queues[q].lost_count;
+				cr[i].captured[r.queue_type] += r.entry_count;
+				cr[i].lost[r.queue_type] += r.lost_count;
 			}
 		}
 		if (!cr[i].file) {

@@ -977,6 +977,7 @@ static int walk_executions(const struct layout *l, const struct timing *tm,
 	for (size_t i = 0; !ret && i < tm->ncores; i++) {
 		const struct core_timing *c = &tm->cores[i];
 		const struct xtrack *t = NULL;
+		struct exec_cursor xc;
 		char name[48];
 
 		for (size_t k = 0; k < l->ntracks; k++)
@@ -984,12 +985,14 @@ static int walk_executions(const struct layout *l, const struct timing *tm,
 			    l->tracks[k]->proc->core == c->core && !l->tracks[k]->proc->host &&
 			    l->tracks[k]->proc->machine == c->host)
 				t = l->tracks[k];
-		for (size_t k = 0; t && !ret && k < c->nexec; k++) {
-			const struct execution *x = &c->exec[k];
+		if (!t)
+			continue;
+		for (exec_cursor_init(&xc, c); !ret && xc.have; exec_cursor_next(&xc)) {
+			const struct execution *x = &xc.cur;
 			uint64_t flow = x->host ? flow_of(fl, x->host) : 0;
 			struct xarg a[4] = {
 				{ .key = "model_id", .kind = XARG_U64, .u = x->model_id },
-				{ .key = "execution", .kind = XARG_U64, .u = k },
+				{ .key = "execution", .kind = XARG_U64, .u = xc.k },
 				{ .key = "iterations", .kind = XARG_U64, .u = x->iterations },
 				{ .key = "failed", .kind = XARG_U64, .u = x->failed },
 			};
@@ -1000,6 +1003,7 @@ static int walk_executions(const struct layout *l, const struct timing *tm,
 					 x->start + (uint64_t)t->proc->shift,
 					 x->stop + (uint64_t)t->proc->shift, a, 4, 0, flow);
 		}
+		exec_cursor_free(&xc);
 	}
 	return ret;
 }
@@ -1120,8 +1124,9 @@ int export_run(const struct profile *prof, const char *source, const struct xfor
 	machines_build(&mach, prof, source, st);
 	for (size_t i = 0; i < prof->nfiles; i++)
 		files[i] = &prof->files[i];
+	/* Streamed: the export's memory does not follow the profile's length. */
 	timing_build(&tm, files, prof->nfiles, mach.file_machine, prof->sys, prof->nsys,
-		     mach.sys_machine);
+		     mach.sys_machine, TIMING_STREAM);
 	free(files);
 	flows_build(&fl, &tm);
 	layout_build(&l, prof, &tm, &mach);
@@ -1149,6 +1154,7 @@ int export_run(const struct profile *prof, const char *source, const struct xfor
 				w.clock = counter_track(&l, w.t->proc, XCOUNTER_THROTTLE_CLOCK);
 			}
 			ret = walk_queue(&w, f, &f->lqueues[k], pg, &done);
+			instr_clock_free(&w.clk);
 		}
 	}
 	if (!ret)

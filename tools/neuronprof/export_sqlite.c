@@ -366,7 +366,7 @@ static void write_queue(struct sq *q, struct sq_rec *r, const struct prof_file *
 	const void *p;
 
 	b_i64(q, ST_QUEUE, 1, file_id);
-	b_u64(q, ST_QUEUE, 2, lq->rec[0]);
+	b_u64(q, ST_QUEUE, 2, lq->first);
 	b_i64(q, ST_QUEUE, 3, core_id);
 	b_text(q, ST_QUEUE, 4, queue_name(qu->queue_type));
 	if (unit) {
@@ -414,6 +414,7 @@ static void write_queue(struct sq *q, struct sq_rec *r, const struct prof_file *
 	}
 	if (have_pend && !q->rc)
 		write_instruction(q, qid, &pend, instr_end(&clk, pend.ts, false, 0));
+	instr_clock_free(&clk);
 }
 
 static const char *source_name(uint32_t s)
@@ -569,7 +570,7 @@ static void write_recording(struct sq *q, const struct recording *rec, struct pr
 
 	b_string(q, ST_RECORDING, 1, rec->path);
 	r.id = step(q, ST_RECORDING);
-	timing_build(&tm, rec->files, rec->nfiles, NULL, rec->sys, rec->sys ? 1 : 0, NULL);
+	timing_build(&tm, rec->files, rec->nfiles, NULL, rec->sys, rec->sys ? 1 : 0, NULL, 0);
 	for (size_t i = 0; i < rec->nfiles && !q->rc; i++) {
 		const struct prof_file *f = rec->files[i];
 		const struct nprof_ntff_info *in = &f->info;

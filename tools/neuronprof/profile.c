@@ -226,14 +226,15 @@ static size_t queue_hash(const struct nprof_ntff_queue *q)
 	return (size_t)((h * 0x9e3779b97f4a7c15ull) >> 32);
 }
 
-/* Adds record @r to queue @lq, after the records it has. */
-static void queue_merge(struct prof_queue *lq, const struct nprof_ntff_queue *r)
+/* Adds record @i, @r, to queue @lq, after the records it has. */
+static void queue_merge(struct prof_queue *lq, size_t i, const struct nprof_ntff_queue *r)
 {
 	struct nprof_ntff_queue *q = &lq->q;
 
 	if (!lq->nrec) {
 		*q = *r;
 		q->entries = NULL;
+		lq->first = i;
 	} else {
 		if (r->entry_count && !q->entry_count)
 			q->first_seq = r->first_seq;
@@ -244,59 +245,107 @@ static void queue_merge(struct prof_queue *lq, const struct nprof_ntff_queue *r)
 		q->data_length += r->data_length;
 		q->ring_flags |= r->ring_flags;
 	}
+	lq->last = i;
 	lq->nrec++;
 }
 
+/* A hash of queue identities to queue numbers, sized for @n queues. */
+static int slots_build(struct prof_file *f, size_t **slot, size_t *nslots, size_t n)
+{
+	size_t ns = 16, *s;
+
+	while (ns < 2 * n)
+		ns *= 2;
+	s = malloc(ns * sizeof(*s));
+	if (!s)
+		return -1;
+	memset(s, 0xff, ns * sizeof(*s));
+	for (size_t k = 0; k < f->nlqueues; k++) {
+		size_t h = queue_hash(&f->lqueues[k].q) & (ns - 1);
+
+		while (s[h] != SIZE_MAX)
+			h = (h + 1) & (ns - 1);
+		s[h] = k;
+	}
+	free(*slot);
+	*slot = s;
+	*nslots = ns;
+	return 0;
+}
+
 /*
- * Groups the records of @f into its queues (struct prof_queue): a hash of
- * queue identities to queue numbers, then each queue's slice of f->lrec.
+ * Groups the records of @f into its queues (struct prof_queue), one record
+ * at a time: what this keeps follows the number of queues, not of records.
  */
 static int group_queues(struct prof_file *f)
 {
-	size_t nslots = 16, *slot, *of = malloc((f->nqueues + 1) * sizeof(*of)), *fill;
-	struct prof_queue *lq;
+	size_t nslots = 0, cap = 0, *slot = NULL;
 
-	while (nslots < 2 * f->nqueues)
-		nslots *= 2;
-	slot = malloc(nslots * sizeof(*slot));
-	f->lqueues = calloc(f->nqueues + 1, sizeof(*f->lqueues));
-	f->lrec = malloc((f->nqueues + 1) * sizeof(*f->lrec));
-	fill = calloc(f->nqueues + 1, sizeof(*fill));
-	if (!of || !slot || !f->lqueues || !f->lrec || !fill) {
-		free(of);
-		free(slot);
-		free(fill);
-		fail("out of memory");
-		return -1;
-	}
-	memset(slot, 0xff, nslots * sizeof(*slot));
+	if (slots_build(f, &slot, &nslots, 0))
+		goto nomem;
 	for (size_t i = 0; i < f->nqueues; i++) {
-		const struct nprof_ntff_queue *r = &f->queues[i];
-		size_t h = queue_hash(r) & (nslots - 1);
+		struct nprof_ntff_queue r;
+		size_t h;
 
-		while (slot[h] != SIZE_MAX && !same_queue(&f->lqueues[slot[h]].q, r))
+		file_record(f, i, &r);
+		h = queue_hash(&r) & (nslots - 1);
+		while (slot[h] != SIZE_MAX && !same_queue(&f->lqueues[slot[h]].q, &r))
 			h = (h + 1) & (nslots - 1);
-		if (slot[h] == SIZE_MAX)
-			slot[h] = f->nlqueues++;
-		of[i] = slot[h];
-		queue_merge(&f->lqueues[of[i]], r);
+		if (slot[h] == SIZE_MAX) {
+			if (f->nlqueues == cap) {
+				struct prof_queue *lq;
+
+				cap = cap ? 2 * cap : 16;
+				lq = realloc(f->lqueues, cap * sizeof(*lq));
+				if (!lq)
+					goto nomem;
+				f->lqueues = lq;
+			}
+			memset(&f->lqueues[f->nlqueues], 0, sizeof(*f->lqueues));
+			slot[h] = f->nlqueues;
+			queue_merge(&f->lqueues[f->nlqueues++], i, &r);
+			/* Half full at most, so probing stays short. */
+			if (2 * f->nlqueues > nslots && slots_build(f, &slot, &nslots, f->nlqueues))
+				goto nomem;
+			continue;
+		}
+		queue_merge(&f->lqueues[slot[h]], i, &r);
 	}
-	/* Each queue's records, in file order, one slice of f->lrec after another. */
-	for (size_t k = 0, at = 0; k < f->nlqueues; k++) {
-		f->lqueues[k].rec = f->lrec + at;
-		fill[k] = at;
-		at += f->lqueues[k].nrec;
-	}
-	for (size_t i = 0; i < f->nqueues; i++)
-		f->lrec[fill[of[i]]++] = i;
-	/* A file has far fewer queues than records (streamed, one per run of drains). */
-	lq = realloc(f->lqueues, (f->nlqueues + 1) * sizeof(*lq));
-	if (lq)
-		f->lqueues = lq;
-	free(of);
+	if (!f->lqueues && !(f->lqueues = calloc(1, sizeof(*f->lqueues))))
+		goto nomem;
 	free(slot);
-	free(fill);
 	return 0;
+nomem:
+	free(slot);
+	fail("out of memory");
+	return -1;
+}
+
+void file_record(const struct prof_file *f, size_t i, struct nprof_ntff_queue *q)
+{
+	q->size = sizeof(*q);
+	/* A record of a validated file: only an index out of range could fail. */
+	if (nprof_ntff_reader_queue(f->reader, i, q)) {
+		fail("%s: queue record %zu: %s", f->path, i, nprof_strerror_last());
+		exit(EXIT_FAIL);
+	}
+}
+
+bool queue_iter_record(struct queue_iter *it)
+{
+	const struct nprof_ntff_queue *id = &it->lq->q;
+	struct nprof_ntff_queue r;
+
+	while (it->left) {
+		file_record(it->f, it->next++, &r);
+		if (!same_queue(&r, id))
+			continue;
+		it->left--;
+		nprof_ntff_entry_iter_init(&it->it, &r);
+		it->entry_size = r.entry_size;
+		return true;
+	}
+	return false;
 }
 
 static int open_file(struct prof_file *f, char *path)
@@ -321,18 +370,14 @@ static int open_file(struct prof_file *f, char *path)
 		return -1;
 	}
 	f->nqueues = (size_t)n;
-	f->queues = calloc(f->nqueues ? f->nqueues : 1, sizeof(*f->queues));
-	if (!f->queues) {
-		fail("out of memory");
-		return -1;
-	}
 	for (size_t i = 0; i < f->nqueues; i++) {
-		f->queues[i].size = sizeof(f->queues[i]);
-		if (nprof_ntff_reader_queue(f->reader, i, &f->queues[i])) {
+		struct nprof_ntff_queue q = { .size = sizeof(q) };
+
+		if (nprof_ntff_reader_queue(f->reader, i, &q)) {
 			fail("%s: queue record %zu: %s", path, i, nprof_strerror_last());
 			return -1;
 		}
-		f->entries += f->queues[i].entry_count;
+		f->entries += q.entry_count;
 	}
 	return group_queues(f);
 }
@@ -422,9 +467,7 @@ void profile_free(struct profile *p)
 {
 	for (size_t i = 0; i < p->nfiles; i++) {
 		nprof_ntff_reader_close(p->files[i].reader);
-		free(p->files[i].queues);
 		free(p->files[i].lqueues);
-		free(p->files[i].lrec);
 		free(p->files[i].path);
 	}
 	for (size_t i = 0; i < p->nsys; i++)

@@ -29,12 +29,15 @@
  *	the first record; entry_count, lost_count and data_length summed;
  *	ring_flags OR-ed; first_seq of the first record with entries, last_seq
  *	of the last; entries NULL (the entries are not contiguous).
- * @rec: the indexes of its records in prof_file.queues, in file order.
- * @nrec: how many (at least 1).
+ * @first, @last: the indexes of its first and last records in the file.
+ * @nrec: how many records it has (at least 1), all between @first and @last.
+ *
+ * Nothing is kept per record: the reader's record table (file_record())
+ * says which records between @first and @last are the queue's.
  */
 struct prof_queue {
 	struct nprof_ntff_queue q;
-	const size_t *rec;
+	size_t first, last;
 	size_t nrec;
 };
 
@@ -42,11 +45,9 @@ struct prof_file {
 	char *path;
 	struct nprof_ntff_reader *reader;
 	struct nprof_ntff_info info;
-	size_t nqueues;			/* records, as the file holds them (dump) */
-	struct nprof_ntff_queue *queues;
+	size_t nqueues;			/* records, as the file holds them (file_record()) */
 	size_t nlqueues;		/* queues, in the order of their first record */
 	struct prof_queue *lqueues;
-	size_t *lrec;			/* every prof_queue.rec, one after the other */
 	uint64_t entries;	/* over all its queues */
 };
 
@@ -126,6 +127,12 @@ static inline void entry_decode(const void *src, uint32_t entry_size, struct ent
 }
 
 /*
+ * file_record() - record @i (< f->nqueues) of @f, as the file holds it, into
+ * @q; its entries inside the reader's mapping.
+ */
+void file_record(const struct prof_file *f, size_t i, struct nprof_ntff_queue *q);
+
+/*
  * struct queue_iter - walks the entries of a queue across its records, in
  * file order, inside the reader's mapping (nothing is copied):
  *
@@ -137,8 +144,9 @@ static inline void entry_decode(const void *src, uint32_t entry_size, struct ent
  *		entry_decode(p, it.entry_size, &e);
  */
 struct queue_iter {
-	const struct nprof_ntff_queue *recs;	/* the file's records */
-	const size_t *next, *end;		/* records still to walk */
+	const struct prof_file *f;
+	const struct prof_queue *lq;
+	size_t next, left;			/* next record to look at; records still to walk */
 	struct nprof_ntff_entry_iter it;	/* inside the current record */
 	uint32_t entry_size;			/* of the current record */
 };
@@ -146,27 +154,25 @@ struct queue_iter {
 static inline void queue_iter_init(struct queue_iter *it, const struct prof_file *f,
 				   const struct prof_queue *lq)
 {
-	it->recs = f->queues;
-	it->next = lq->rec;
-	it->end = lq->rec + lq->nrec;
+	it->f = f;
+	it->lq = lq;
+	it->next = lq->first;
+	it->left = lq->nrec;
 	it->it = (struct nprof_ntff_entry_iter){ 0 };
 	it->entry_size = lq->q.entry_size;
 }
+
+/* Moves @it to the queue's next record; false after its last one. */
+bool queue_iter_record(struct queue_iter *it);
 
 /* The queue's next entry, or NULL after its last record's last one. */
 static inline const void *queue_iter_next(struct queue_iter *it)
 {
 	const void *p;
 
-	while (!(p = nprof_ntff_entry_iter_next(&it->it))) {
-		const struct nprof_ntff_queue *r;
-
-		if (it->next == it->end)
+	while (!(p = nprof_ntff_entry_iter_next(&it->it)))
+		if (!queue_iter_record(it))
 			return NULL;
-		r = &it->recs[*it->next++];
-		nprof_ntff_entry_iter_init(&it->it, r);
-		it->entry_size = r->entry_size;
-	}
 	return p;
 }
 

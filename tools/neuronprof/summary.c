@@ -295,7 +295,7 @@ static void loss_add(struct rec_stats *s, const struct prof_file *f, const struc
 	s->losses = xgrow1(s->losses, s->nlosses, sizeof(*s->losses));
 	l = &s->losses[s->nlosses++];
 	l->file = f->path;
-	l->record = lq->rec[0];
+	l->record = lq->first;
 	l->records = lq->nrec;
 	l->queue_type = q->queue_type;
 	l->target_kind = q->target_kind;
@@ -322,7 +322,7 @@ static void add_raw_queue(struct rec_stats *s, const struct prof_file *f,
 	s->raws = xgrow1(s->raws, s->nraws, sizeof(*s->raws));
 	rq = &s->raws[s->nraws++];
 	*rq = (struct raw_queue){
-		.file = f->path, .record = lq->rec[0], .records = lq->nrec,
+		.file = f->path, .record = lq->first, .records = lq->nrec,
 		.dev = f->info.device.device_index,
 		.core = queue_core(f, q), .format = f->info.device.raw_format,
 		.clock_domain = f->info.device.clock_domain, .queue_type = q->queue_type,
@@ -442,6 +442,7 @@ static void add_queue(struct rec_stats *s, const struct prof_file *f, const stru
 	if (have_pend)
 		instruction_done(u, pend.code, pend.ts, instr_end(&clk, pend.ts, false, 0), &iend,
 				 &have_iend);
+	instr_clock_free(&clk);
 	c->entries += q->entry_count;
 	c->lost += q->lost_count;
 	c->gaps += gaps;
@@ -675,7 +676,7 @@ void rec_stats_build(struct rec_stats *s, const struct recording *r, unsigned in
 	memset(s, 0, sizeof(*s));
 	s->rec = r;
 	s->top = top;
-	timing_build(&s->timing, r->files, r->nfiles, NULL, r->sys, r->sys ? 1 : 0, NULL);
+	timing_build(&s->timing, r->files, r->nfiles, NULL, r->sys, r->sys ? 1 : 0, NULL, 0);
 	for (size_t i = 0; i < r->nfiles; i++) {
 		const struct prof_file *f = r->files[i];
 

@@ -2,6 +2,7 @@
 /*
  * neuronprof(1): inferences, executions and their host calls (timing.h).
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,40 +61,15 @@ static struct core_timing *core_get(struct timing *t, uint32_t host, uint32_t de
 	return c;
 }
 
-/* INFER_STATUS start/stop pairs of one queue, across its records. */
-static void add_inferences(struct core_timing *c, const struct prof_file *f,
-			   const struct prof_queue *lq)
+static void source_add(struct timing_source **v, size_t *n, const struct prof_file *f,
+		       const struct prof_queue *lq)
 {
-	struct queue_iter it;
-	struct entry e, start = { 0 };
-	bool open = false;
-	const void *p;
-
-	/* A pair takes two entries: the array never grows again for this queue. */
-	c->inf = xreserve(c->inf, c->ninf, lq->q.entry_count / 2, &c->inf_cap, sizeof(*c->inf));
-	queue_iter_init(&it, f, lq);
-	while ((p = queue_iter_next(&it))) {
-		entry_decode(p, it.entry_size, &e);
-		if (e.code == NEURONPROF_INFER_START) {
-			if (open)
-				c->unmatched_starts++;
-			start = e;
-			open = true;
-		} else if (e.code == NEURONPROF_INFER_STOP) {
-			if (!open) {
-				c->unmatched_stops++;
-				continue;
-			}
-			c->inf = xgrow(c->inf, c->ninf, &c->inf_cap, sizeof(*c->inf));
-			c->inf[c->ninf++] = (struct inference){
-				.start = start.ts, .stop = e.ts, .status = e.payload[0],
-				.model_id = start.model_id, .iteration = start.iteration,
-			};
-			open = false;
-		}
+	*v = realloc(*v, (*n + 1) * sizeof(**v));
+	if (!*v) {
+		fail("out of memory");
+		exit(EXIT_FAIL);
 	}
-	if (open)
-		c->unmatched_starts++;
+	(*v)[(*n)++] = (struct timing_source){ .f = f, .lq = lq };
 }
 
 static struct unit_windows *unit_get(struct core_timing *c, bool topsp, uint32_t index)
@@ -112,30 +88,203 @@ static struct unit_windows *unit_get(struct core_timing *c, bool topsp, uint32_t
 	return &c->units[c->nunits++];
 }
 
-/* EVENT start (code 1) / end (code 2) pairs of one queue, across its records. */
-static void add_events(struct unit_windows *u, const struct prof_file *f,
-		       const struct prof_queue *lq)
-{
+/* ---- the pairs of one queue ---------------------------------------------- */
+
+struct timing_stream {
 	struct queue_iter it;
+	bool infer;			/* INFER_STATUS pairs, else EVENT windows */
+	bool open;
+	struct entry start;
+	uint64_t unmatched_starts, unmatched_stops;	/* INFER_STATUS */
+	struct inference head;		/* its next pair, when merged with others */
+	bool have;
+};
+
+static void stream_init(struct timing_stream *s, const struct timing_source *src, bool infer)
+{
+	memset(s, 0, sizeof(*s));
+	queue_iter_init(&s->it, src->f, src->lq);
+	s->infer = infer;
+}
+
+/*
+ * The queue's next pair into @out; false after the last one. INFER_STATUS:
+ * a start and the next stop (a start while one is open replaces it, a stop
+ * without a start is left out, both counted). EVENT: a start (code 1) and
+ * the next end (code 2).
+ */
+static bool stream_pair(struct timing_stream *s, struct inference *out)
+{
 	struct entry e;
-	uint64_t start = 0;
-	bool open = false;
 	const void *p;
 
-	u->w = xreserve(u->w, u->n, lq->q.entry_count / 2, &u->cap, sizeof(*u->w));
-	queue_iter_init(&it, f, lq);
-	while ((p = queue_iter_next(&it))) {
-		entry_decode(p, it.entry_size, &e);
-		if (e.code == EVENT_CODE_START) {
-			start = e.ts;
-			open = true;
-		} else if (e.code == EVENT_CODE_END && open) {
-			u->w = xgrow(u->w, u->n, &u->cap, sizeof(*u->w));
-			u->w[u->n++] = (struct window){ .start = start, .stop = e.ts };
-			open = false;
+	while ((p = queue_iter_next(&s->it))) {
+		entry_decode(p, s->it.entry_size, &e);
+		if (s->infer) {
+			if (e.code == NEURONPROF_INFER_START) {
+				if (s->open)
+					s->unmatched_starts++;
+				s->start = e;
+				s->open = true;
+			} else if (e.code == NEURONPROF_INFER_STOP) {
+				if (!s->open) {
+					s->unmatched_stops++;
+					continue;
+				}
+				*out = (struct inference){
+					.start = s->start.ts, .stop = e.ts, .status = e.payload[0],
+					.model_id = s->start.model_id,
+					.iteration = s->start.iteration,
+				};
+				s->open = false;
+				return true;
+			}
+		} else if (e.code == EVENT_CODE_START) {
+			s->start.ts = e.ts;
+			s->open = true;
+		} else if (e.code == EVENT_CODE_END && s->open) {
+			*out = (struct inference){ .start = s->start.ts, .stop = e.ts };
+			s->open = false;
+			return true;
 		}
 	}
+	if (s->infer && s->open)
+		s->unmatched_starts++;
+	s->open = false;
+	return false;
 }
+
+/* ---- cursors ------------------------------------------------------------- */
+
+/* A cursor over the arrays @inf or @win of @n, or (@src) merging the streams of @nsrc queues. */
+static void cursor_init(struct timing_cursor *c, const struct timing_source *src, size_t nsrc,
+			bool infer, const struct inference *inf, const struct window *win, size_t n)
+{
+	memset(c, 0, sizeof(*c));
+	c->inf = inf;
+	c->win = win;
+	c->n = n;
+	if (src) {
+		c->s = calloc(nsrc + 1, sizeof(*c->s));
+		if (!c->s) {
+			fail("out of memory");
+			exit(EXIT_FAIL);
+		}
+		c->ns = nsrc;
+		for (size_t i = 0; i < nsrc; i++) {
+			stream_init(&c->s[i], &src[i], infer);
+			c->s[i].have = stream_pair(&c->s[i], &c->s[i].head);
+		}
+	}
+	timing_cursor_next(c);
+}
+
+void timing_cursor_core(struct timing_cursor *c, const struct core_timing *ct)
+{
+	if (!ct)
+		cursor_init(c, NULL, 0, true, NULL, NULL, 0);
+	else
+		cursor_init(c, ct->streamed ? ct->src : NULL, ct->nsrc, true, ct->inf, NULL,
+			    ct->ninf);
+}
+
+void timing_cursor_unit(struct timing_cursor *c, const struct unit_windows *uw)
+{
+	if (!uw)
+		cursor_init(c, NULL, 0, false, NULL, NULL, 0);
+	else
+		cursor_init(c, uw->streamed ? uw->src : NULL, uw->nsrc, false, NULL, uw->w, uw->n);
+}
+
+void timing_cursor_next(struct timing_cursor *c)
+{
+	struct timing_stream *best = NULL;
+
+	if (!c->s) {
+		c->have = c->i < c->n;
+		if (c->have && c->inf)
+			c->cur = c->inf[c->i];
+		else if (c->have)
+			c->cur = (struct inference){ .start = c->win[c->i].start,
+						     .stop = c->win[c->i].stop };
+		c->i++;
+		return;
+	}
+	/* The earliest start; of equal ones, the first queue's. */
+	for (size_t i = 0; i < c->ns; i++)
+		if (c->s[i].have && (!best || c->s[i].head.start < best->head.start))
+			best = &c->s[i];
+	c->have = best != NULL;
+	if (best) {
+		c->cur = best->head;
+		best->have = stream_pair(best, &best->head);
+	}
+}
+
+void timing_cursor_free(struct timing_cursor *c)
+{
+	free(c->s);
+	c->s = NULL;
+	c->ns = 0;
+	c->have = false;
+}
+
+/*
+ * Executions from inferences: a start with iteration 0, not above the
+ * previous one's, or of another model begins a new one.
+ */
+static void exec_make(struct exec_cursor *x)
+{
+	struct execution *e = &x->cur;
+	const struct inference *in = &x->inf.cur;
+
+	x->have = x->inf.have;
+	if (!x->have)
+		return;
+	memset(e, 0, sizeof(*e));
+	e->start = in->start;
+	e->model_id = in->model_id;
+	e->first = x->ninf;
+	do {
+		e->stop = in->stop;
+		e->iterations++;
+		if (in->status)
+			e->failed = true;
+		x->last_iteration = in->iteration;
+		timing_cursor_next(&x->inf);
+		x->ninf++;
+	} while (x->inf.have && in->iteration != 0 && in->model_id == e->model_id &&
+		 in->iteration > x->last_iteration);
+}
+
+void exec_cursor_init(struct exec_cursor *x, const struct core_timing *ct)
+{
+	memset(x, 0, sizeof(*x));
+	x->ct = ct;
+	if (ct && !ct->exec)
+		timing_cursor_core(&x->inf, ct);
+	x->k = SIZE_MAX;
+	exec_cursor_next(x);
+}
+
+void exec_cursor_next(struct exec_cursor *x)
+{
+	x->k++;
+	if (x->ct && x->ct->exec) {
+		x->have = x->k < x->ct->nexec;
+		if (x->have)
+			x->cur = x->ct->exec[x->k];
+		return;
+	}
+	exec_make(x);
+}
+
+void exec_cursor_free(struct exec_cursor *x)
+{
+	timing_cursor_free(&x->inf);
+}
+
+/* ---- building ------------------------------------------------------------ */
 
 static int cmp_window(const void *a, const void *b)
 {
@@ -170,28 +319,88 @@ static int cmp_inf(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static void build_executions(struct core_timing *c)
+/*
+ * Whether the pairs of each of @n queues come in time order (of starts), so
+ * that cursors merging them give the order sorting them would; adds the
+ * INFER_STATUS queues' unmatched starts and stops to @c.
+ */
+static bool streams_in_order(const struct timing_source *src, size_t n, bool infer,
+			     struct core_timing *c)
 {
+	bool in_order = true;
+
+	for (size_t i = 0; i < n; i++) {
+		struct timing_stream s;
+		struct inference in;
+		uint64_t prev = 0;
+
+		stream_init(&s, &src[i], infer);
+		while (stream_pair(&s, &in)) {
+			if (in.start < prev)
+				in_order = false;
+			prev = in.start;
+		}
+		if (c) {
+			c->unmatched_starts += s.unmatched_starts;
+			c->unmatched_stops += s.unmatched_stops;
+		}
+	}
+	return in_order;
+}
+
+/*
+ * The pairs of queues @src in an array *@v of *@n (room for *@cap), in time
+ * order: inferences (@infer; their unmatched starts and stops are added to
+ * @c) or windows.
+ */
+static void pairs_build(const struct timing_source *src, size_t nsrc, bool infer, void **v,
+			size_t *n, size_t *cap, struct core_timing *c)
+{
+	size_t size = infer ? sizeof(struct inference) : sizeof(struct window);
+	int (*cmp)(const void *, const void *) = infer ? cmp_inf : cmp_window;
+
+	for (size_t k = 0; k < nsrc; k++) {
+		struct timing_stream s;
+		struct inference in;
+
+		/* A pair takes two entries: the array never grows again for this queue. */
+		*v = xreserve(*v, *n, src[k].lq->q.entry_count / 2, cap, size);
+		stream_init(&s, &src[k], infer);
+		while (stream_pair(&s, &in)) {
+			*v = xgrow(*v, *n, cap, size);
+			if (infer)
+				((struct inference *)*v)[(*n)++] = in;
+			else
+				((struct window *)*v)[(*n)++] = (struct window){ in.start, in.stop };
+		}
+		if (c) {
+			c->unmatched_starts += s.unmatched_starts;
+			c->unmatched_stops += s.unmatched_stops;
+		}
+	}
+	/*
+	 * Records of one core may come from several files: time order.
+	 * Usually they are in it already, and qsort() would allocate a
+	 * copy of the array to find that out.
+	 */
+	if (!sorted(*v, *n, size, cmp))
+		qsort(*v, *n, size, cmp);
+}
+
+/* The executions of @c in an array, made from its inferences. */
+static void executions_build(struct core_timing *c)
+{
+	struct exec_cursor x;
 	size_t cap = 0;
 
-	for (size_t i = 0; i < c->ninf; i++) {
-		const struct inference *in = &c->inf[i];
-		struct execution *x = c->nexec ? &c->exec[c->nexec - 1] : NULL;
-
-		if (!x || in->iteration == 0 || in->model_id != x->model_id ||
-		    in->iteration <= c->inf[i - 1].iteration) {
-			c->exec = xgrow(c->exec, c->nexec, &cap, sizeof(*c->exec));
-			x = &c->exec[c->nexec++];
-			memset(x, 0, sizeof(*x));
-			x->start = in->start;
-			x->model_id = in->model_id;
-			x->first = i;
-		}
-		x->stop = in->stop;
-		x->iterations++;
-		if (in->status)
-			x->failed = true;
+	memset(&x, 0, sizeof(x));
+	x.ct = c;
+	timing_cursor_core(&x.inf, c);
+	for (exec_make(&x); x.have; exec_make(&x)) {
+		c->exec = xgrow(c->exec, c->nexec, &cap, sizeof(*c->exec));
+		c->exec[c->nexec++] = x.cur;
 	}
+	exec_cursor_free(&x);
 }
 
 static bool is_nrt_execute(const Neuronprof__System__NtraceEvent *ev)
@@ -199,47 +408,75 @@ static bool is_nrt_execute(const Neuronprof__System__NtraceEvent *ev)
 	return ev->name && !strcmp(ev->name, "nrt_execute") && ev->has_core_index;
 }
 
+/* The core whose executions nrt_execute call @ev of @host may have started, or NULL. */
+static struct core_timing *host_core(struct timing *t, const Neuronprof__System__NtraceEvent *ev,
+				     uint32_t host)
+{
+	for (size_t k = 0; k < t->ncores; k++)
+		if (t->cores[k].host == host && t->cores[k].vcore == ev->core_index)
+			return &t->cores[k];
+	return NULL;
+}
+
 static void match_host(struct timing *t, const Neuronprof__System__Ntrace *nt, uint32_t host)
 {
 	for (size_t i = 0; i < nt->n_events; i++) {
 		const Neuronprof__System__NtraceEvent *ev = nt->events[i];
+		struct core_timing *c;
+		size_t lo = 0, hi;
 
 		if (!is_nrt_execute(ev))
 			continue;
 		t->host_calls++;
-		for (size_t k = 0; k < t->ncores; k++) {
-			struct core_timing *c = &t->cores[k];
-			size_t lo = 0, hi = c->nexec;
+		c = host_core(t, ev, host);
+		if (!c)
+			continue;
+		/* The first execution starting at or after the call's start. */
+		hi = c->nexec;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
 
-			if (c->host != host || c->vcore != ev->core_index)
+			if (c->exec[mid].start < ev->start_ns)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < c->nexec && c->exec[lo].start <= ev->end_ns; lo++) {
+			struct execution *x = &c->exec[lo];
+
+			if (x->host || (ev->has_model_id && ev->model_id != x->model_id))
 				continue;
-			/* The first execution starting at or after the call's start. */
-			while (lo < hi) {
-				size_t mid = lo + (hi - lo) / 2;
-
-				if (c->exec[mid].start < ev->start_ns)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			for (; lo < c->nexec && c->exec[lo].start <= ev->end_ns; lo++) {
-				struct execution *x = &c->exec[lo];
-
-				if (x->host || (ev->has_model_id && ev->model_id != x->model_id))
-					continue;
-				x->host = ev;
-				t->host_calls_matched++;
-				break;
-			}
+			x->host = ev;
+			t->host_calls_matched++;
 			break;
 		}
 	}
 }
 
+/*
+ * Streamed, the executions a host call may have started are kept: those of
+ * the cores of @nt's nrt_execute calls (@kept marks the cores done).
+ */
+static void keep_host_cores(struct timing *t, const Neuronprof__System__Ntrace *nt,
+			    uint32_t host, bool *kept)
+{
+	for (size_t i = 0; i < nt->n_events; i++) {
+		struct core_timing *c;
+
+		if (!is_nrt_execute(nt->events[i]) || !(c = host_core(t, nt->events[i], host)))
+			continue;
+		if (!kept[c - t->cores])
+			executions_build(c);
+		kept[c - t->cores] = true;
+	}
+}
+
 void timing_build(struct timing *t, const struct prof_file *const *files, size_t nfiles,
 		  const uint32_t *file_host, const struct sysprof *sys, size_t nsys,
-		  const uint32_t *sys_host)
+		  const uint32_t *sys_host, unsigned int flags)
 {
+	bool stream = flags & TIMING_STREAM;
+
 	memset(t, 0, sizeof(*t));
 	for (size_t i = 0; i < nfiles; i++) {
 		const struct prof_file *f = files[i];
@@ -248,6 +485,7 @@ void timing_build(struct timing *t, const struct prof_file *const *files, size_t
 		for (size_t k = 0; !file_is_raw(f) && k < f->nlqueues; k++) {
 			const struct prof_queue *lq = &f->lqueues[k];
 			const struct nprof_ntff_queue *q = &lq->q;
+			struct unit_windows *u;
 			struct core_timing *c;
 
 			if (q->queue_type != NEURONPROF_QT_INFER_STATUS &&
@@ -256,32 +494,50 @@ void timing_build(struct timing *t, const struct prof_file *const *files, size_t
 				continue;
 			c = core_get(t, file_host ? file_host[i] : 0, f->info.device.device_index,
 				     queue_core(f, q));
-			if (q->queue_type == NEURONPROF_QT_EVENT) {
-				add_events(unit_get(c, false, q->engine), f, lq);
-			} else if (q->queue_type == NEURONPROF_QT_TOPSP_EVENT) {
-				add_events(unit_get(c, true, q->target_index), f, lq);
-			} else {
+			if (q->queue_type == NEURONPROF_QT_INFER_STATUS) {
 				c->vcore = f->info.core;
-				add_inferences(c, f, lq);
+				source_add(&c->src, &c->nsrc, f, lq);
+				continue;
 			}
+			u = q->queue_type == NEURONPROF_QT_EVENT ? unit_get(c, false, q->engine) :
+			    unit_get(c, true, q->target_index);
+			source_add(&u->src, &u->nsrc, f, lq);
 		}
 	}
 	for (size_t i = 0; i < t->ncores; i++) {
 		struct core_timing *c = &t->cores[i];
 
-		/*
-		 * Records of one core may come from several files: time order.
-		 * Usually they are in it already, and qsort() would allocate a
-		 * copy of the array to find that out.
-		 */
-		if (!sorted(c->inf, c->ninf, sizeof(*c->inf), cmp_inf))
-			qsort(c->inf, c->ninf, sizeof(*c->inf), cmp_inf);
-		build_executions(c);
-		for (size_t k = 0; k < c->nunits; k++)
-			if (!sorted(c->units[k].w, c->units[k].n, sizeof(*c->units[k].w),
-				    cmp_window))
-				qsort(c->units[k].w, c->units[k].n, sizeof(*c->units[k].w),
-				      cmp_window);
+		/* Streamed unless a queue's pairs are out of time order: then sorted, as an array. */
+		if (stream && streams_in_order(c->src, c->nsrc, true, c)) {
+			c->streamed = true;
+		} else {
+			c->unmatched_starts = c->unmatched_stops = 0;
+			pairs_build(c->src, c->nsrc, true, (void **)&c->inf, &c->ninf, &c->inf_cap,
+				    c);
+			if (!stream)
+				executions_build(c);
+		}
+		for (size_t k = 0; k < c->nunits; k++) {
+			struct unit_windows *u = &c->units[k];
+
+			if (stream && streams_in_order(u->src, u->nsrc, false, NULL))
+				u->streamed = true;
+			else
+				pairs_build(u->src, u->nsrc, false, (void **)&u->w, &u->n, &u->cap,
+					    NULL);
+		}
+	}
+	if (stream && nsys) {
+		bool *kept = calloc(t->ncores + 1, sizeof(*kept));
+
+		if (!kept) {
+			fail("out of memory");
+			exit(EXIT_FAIL);
+		}
+		for (size_t i = 0; i < nsys; i++)
+			if (sys[i].ntrace)
+				keep_host_cores(t, sys[i].ntrace, sys_host ? sys_host[i] : 0, kept);
+		free(kept);
 	}
 	for (size_t i = 0; i < nsys; i++)
 		if (sys[i].ntrace)
@@ -293,8 +549,11 @@ void timing_free(struct timing *t)
 	for (size_t i = 0; i < t->ncores; i++) {
 		free(t->cores[i].inf);
 		free(t->cores[i].exec);
-		for (size_t k = 0; k < t->cores[i].nunits; k++)
+		free(t->cores[i].src);
+		for (size_t k = 0; k < t->cores[i].nunits; k++) {
 			free(t->cores[i].units[k].w);
+			free(t->cores[i].units[k].src);
+		}
 		free(t->cores[i].units);
 	}
 	free(t->cores);

@@ -50,15 +50,36 @@ struct window {
 	uint64_t start, stop;
 };
 
-/* The EVENT windows of one engine (or TopSP) of a core, in time order. */
+/* A queue whose pairs (inferences or EVENT windows) the model reads. */
+struct timing_source {
+	const struct prof_file *f;
+	const struct prof_queue *lq;
+};
+
+/*
+ * The EVENT windows of one engine (or TopSP) of a core, in time order: in
+ * @w, or (@streamed) read from its queues @src by cursors when needed.
+ */
 struct unit_windows {
 	bool topsp;
 	uint32_t index;
 	struct window *w;
 	size_t n, cap;
+	bool streamed;
+	struct timing_source *src;
+	size_t nsrc;
 };
 
-/* The inferences and executions of one NeuronCore, in time order. */
+/*
+ * The inferences and executions of one NeuronCore, in time order. Built
+ * with arrays (timing_build()), @inf and @exec hold them all. Streamed
+ * (TIMING_STREAM, @streamed), the inferences are read from the core's
+ * INFER_STATUS queues @src by cursors (struct timing_cursor) and @inf is
+ * empty; a core one of whose queues has its inferences out of time order
+ * keeps them in @inf, sorted, instead. Streamed, @exec and @nexec hold the
+ * executions only of a core with nrt_execute host calls to match them
+ * with; struct exec_cursor gives every core's.
+ */
 struct core_timing {
 	uint32_t host;			/* index of its host in the caller's numbering */
 	uint32_t dev, core;
@@ -70,6 +91,9 @@ struct core_timing {
 	size_t nexec;
 	struct unit_windows *units;
 	size_t nunits;
+	bool streamed;
+	struct timing_source *src;
+	size_t nsrc;
 };
 
 struct timing {
@@ -78,16 +102,20 @@ struct timing {
 	uint64_t host_calls, host_calls_matched;	/* nrt_execute events */
 };
 
+/* Flags of timing_build(). */
+#define TIMING_STREAM	(1u << 0)	/* read inferences and windows from their queues */
+
 /*
  * timing_build() - the inferences, executions and EVENT windows of every
  * core of @files, then the host calls of the @nsys system profiles @sys
  * matched to executions of the same host. @file_host and @sys_host give the
- * host of each file and system profile (NULL: all one host). Exits on
- * allocation failure.
+ * host of each file and system profile (NULL: all one host). With
+ * TIMING_STREAM in @flags, what it keeps does not grow with the number of
+ * inferences and windows (struct core_timing). Exits on allocation failure.
  */
 void timing_build(struct timing *t, const struct prof_file *const *files, size_t nfiles,
 		  const uint32_t *file_host, const struct sysprof *sys, size_t nsys,
-		  const uint32_t *sys_host);
+		  const uint32_t *sys_host, unsigned int flags);
 void timing_free(struct timing *t);
 const struct core_timing *timing_core_of(const struct timing *t, uint32_t host, uint32_t dev,
 					 uint32_t core);
@@ -98,23 +126,69 @@ static inline const struct core_timing *timing_core(const struct timing *t, uint
 	return timing_core_of(t, 0, dev, core);
 }
 
-/* The instruction duration model over one queue, entries in order. */
-struct instr_clock {
-	const struct core_timing *ct;	/* may be NULL: no inference known */
-	const struct unit_windows *uw;	/* may be NULL: no EVENT pair known */
-	size_t i, k;			/* first inference / window that may contain what comes */
-};
-
 /* The EVENT windows of engine (or TopSP) @index of @ct, or NULL. */
 const struct unit_windows *timing_unit(const struct core_timing *ct, bool topsp, uint32_t index);
+
+/* The pairs of one queue, in its order (timing.c). */
+struct timing_stream;
+
+/*
+ * struct timing_cursor - the inferences of a core or the windows of a unit,
+ * in time order, one at a time: @cur while @have. From the arrays, or
+ * merged from the streams of their queues (by start, ties in queue order:
+ * the order timing_build() sorts the arrays in).
+ */
+struct timing_cursor {
+	struct inference cur;		/* a window has only start and stop */
+	bool have;
+	const struct inference *inf;	/* array of inferences, or */
+	const struct window *win;	/* array of windows */
+	size_t n, i;
+	struct timing_stream *s;	/* or streams */
+	size_t ns;
+};
+
+void timing_cursor_core(struct timing_cursor *c, const struct core_timing *ct);
+void timing_cursor_unit(struct timing_cursor *c, const struct unit_windows *uw);
+void timing_cursor_next(struct timing_cursor *c);
+void timing_cursor_free(struct timing_cursor *c);
+
+/*
+ * struct exec_cursor - the executions of a core in time order, numbered
+ * from 0 (@k): from @exec where the core keeps them, else made from its
+ * inferences as they come.
+ */
+struct exec_cursor {
+	struct execution cur;
+	bool have;
+	size_t k;
+	const struct core_timing *ct;
+	struct timing_cursor inf;
+	size_t ninf;			/* inferences taken from @inf */
+	uint32_t last_iteration;	/* of the last inference of @cur */
+};
+
+void exec_cursor_init(struct exec_cursor *x, const struct core_timing *ct);
+void exec_cursor_next(struct exec_cursor *x);
+void exec_cursor_free(struct exec_cursor *x);
+
+/* The instruction duration model over one queue, entries in order. */
+struct instr_clock {
+	struct timing_cursor inf;	/* the core's inferences (none if unknown) */
+	struct timing_cursor win;	/* the unit's EVENT windows (none if unknown) */
+};
 
 static inline void instr_clock_init(struct instr_clock *c, const struct core_timing *ct,
 				    bool topsp, uint32_t index)
 {
-	c->ct = ct;
-	c->uw = timing_unit(ct, topsp, index);
-	c->i = 0;
-	c->k = 0;
+	timing_cursor_core(&c->inf, ct);
+	timing_cursor_unit(&c->win, timing_unit(ct, topsp, index));
+}
+
+static inline void instr_clock_free(struct instr_clock *c)
+{
+	timing_cursor_free(&c->inf);
+	timing_cursor_free(&c->win);
 }
 
 /*
@@ -125,22 +199,16 @@ static inline void instr_clock_init(struct instr_clock *c, const struct core_tim
 static inline uint64_t instr_end(struct instr_clock *c, uint64_t ts, bool has_next,
 				 uint64_t next_ts)
 {
-	const struct core_timing *ct = c->ct;
-	const struct unit_windows *uw = c->uw;
 	uint64_t bound = UINT64_MAX;
 
-	if (ct) {
-		while (c->i < ct->ninf && ct->inf[c->i].stop < ts)
-			c->i++;
-		if (c->i < ct->ninf && ct->inf[c->i].start <= ts)
-			bound = ct->inf[c->i].stop;
-	}
-	if (uw) {
-		while (c->k < uw->n && uw->w[c->k].stop < ts)
-			c->k++;
-		if (c->k < uw->n && uw->w[c->k].start <= ts && uw->w[c->k].stop < bound)
-			bound = uw->w[c->k].stop;
-	}
+	while (c->inf.have && c->inf.cur.stop < ts)
+		timing_cursor_next(&c->inf);
+	if (c->inf.have && c->inf.cur.start <= ts)
+		bound = c->inf.cur.stop;
+	while (c->win.have && c->win.cur.stop < ts)
+		timing_cursor_next(&c->win);
+	if (c->win.have && c->win.cur.start <= ts && c->win.cur.stop < bound)
+		bound = c->win.cur.stop;
 	if (bound == UINT64_MAX)
 		return has_next ? next_ts : ts;
 	return has_next && next_ts < bound ? next_ts : bound;
