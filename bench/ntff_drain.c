@@ -26,7 +26,8 @@
  *
  * Usage: ntff_drain [DIR [MiB [ROUNDS]]]  (default: $BENCH_DIR or /var/tmp,
  * 256, 9). DIR should be a disk-backed file system for the I/O to count.
- * Last line: "ratio ntff/write+fsync: X.XXx" (wall time; target >= 0.9).
+ * Last line: the ratio, printed as "ratio ntff/write+fsync: %.2fx" (wall
+ * time; target >= 0.9).
  */
 #include <errno.h>
 #include <fcntl.h>

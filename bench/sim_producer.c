@@ -29,7 +29,7 @@
  * Usage: sim_producer [ITERATIONS [INSTRUCTIONS [ROUNDS]]]
  *   (defaults 128, 4096 per engine, 5). DMA transfers per iteration are a
  *   quarter of INSTRUCTIONS, and every iteration throttles.
- * Last line: "ratio producer/memcpy: X.XXx".
+ * Last line: the ratio, printed as "ratio producer/memcpy: %.2fx".
  */
 #include <dirent.h>
 #include <errno.h>

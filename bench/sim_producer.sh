@@ -4,8 +4,8 @@
 # Run the kernel producer benchmark (sim_producer.c) where the modules can
 # run: a QEMU VM booting the distribution kernel (scripts/vm-run.sh) with
 # the modules under driver/ (make modules) and neuronprof_sim loaded as a
-# trn2 device. Its output, ending with "ratio producer/memcpy: X.XXx", is
-# printed as it comes.
+# trn2 device. Its output, ending with the ratio line (printed as
+# "ratio producer/memcpy: %.2fx"), is shown as it comes.
 #
 # Usage: bench/sim_producer.sh [ITERATIONS [INSTRUCTIONS [ROUNDS]]]
 #   (passed to sim_producer; see there for the defaults)

@@ -32,8 +32,8 @@
  *    passing R is reported as a multiple of the ring size per second.
  *
  * Usage: stream_capture [DIR [MiB [ROUNDS]]] (default: $BENCH_DIR or
- * /var/tmp, 512, 3). Last line: "ratio stream/write+fsync: X.XXx" (target
- * >= 0.8).
+ * /var/tmp, 512, 3). Last line: the ratio, printed as
+ * "ratio stream/write+fsync: %.2fx" (target >= 0.8).
  */
 #include <errno.h>
 #include <fcntl.h>
