@@ -4,7 +4,8 @@
 # pipefail` with $repo set: TAP-style result lines, their counts, and the
 # final `N passed, N failed[, N skipped]` line.
 #
-#   ok NAME / not_ok NAME / skipped NAME WHY     one result line
+#   ok NAME / not_ok NAME [DETAIL...] / skipped NAME WHY
+#                       one result line (not_ok: each DETAIL on a "# " line)
 #   check NAME CMD...   a test that passes when CMD succeeds; CMD's output is
 #                       shown only on failure, its first $CHECK_SHOW_LINES
 #                       lines (all when unset)
@@ -30,7 +31,9 @@ ok() {
 
 not_ok() {
 	fail=$((fail + 1))
-	echo "not ok - $*"
+	echo "not ok - $1"
+	shift
+	[ $# -eq 0 ] || printf '# %s\n' "$@"
 }
 
 skipped() {

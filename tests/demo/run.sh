@@ -21,24 +21,7 @@ np=$repo/tools/build/neuronprof
 cores=2 executions=2 iterations=2
 model=synthetic_mlp
 
-pass=0 fail=0 skip=0 n=0
-ok() {
-	n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $1"
-}
-not_ok() {
-	n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"
-	shift
-	[ $# -gt 0 ] && printf '# %s\n' "$@"
-}
-finish() {
-	if [ "$skip" -gt 0 ]; then
-		echo "$pass passed, $fail failed, $skip skipped"
-	else
-		echo "$pass passed, $fail failed"
-	fi
-	[ "$fail" -eq 0 ]
-	exit
-}
+. "$repo/tests/lib.sh"
 
 why=
 if [ "${NPROF_SKIP_VM:-0}" = 1 ]; then
@@ -47,8 +30,7 @@ elif ! command -v "${QEMU:-qemu-system-x86_64}" >/dev/null; then
 	why="no QEMU"
 fi
 if [ -n "$why" ]; then
-	n=$((n + 1)); skip=$((skip + 1))
-	echo "ok $n - make demo DEMO_SHORT=1 # SKIP $why"
+	skipped "make demo DEMO_SHORT=1" "$why"
 	finish
 fi
 
