@@ -95,6 +95,23 @@ static char *file_of(struct fixture *f, uint32_t nc, uint64_t id)
 	return path;
 }
 
+/*
+ * One session on core @nc while @n entries (seed @seed) are produced on its
+ * queue @type/@engine, of which @fit fit; the file it serializes, open, or
+ * NULL.
+ */
+static struct nprof_ntff_reader *capture_one(struct fixture *f, uint32_t nc, uint32_t type,
+					     uint32_t engine, int n, int seed, int fit)
+{
+	uint64_t id;
+
+	CHECK_INT(nprof_capture_session_start(f->cap, nc), 0);
+	CHECK_INT(fake_produce(f->fd, queue(f, NPROF_TARGET_CORE, nc, type, engine), n, seed), fit);
+	CHECK_INT(nprof_capture_session_stop(f->cap, nc, &id), 0);
+	CHECK_INT(nprof_capture_session_serialize(f->cap, nc, id, f->dir), 0);
+	return nprof_ntff_reader_open(file_of(f, nc, id), 0);
+}
+
 /* The record of one queue in a reader, or -1. */
 static int find_record(struct nprof_ntff_reader *r, uint32_t kind, uint32_t index, uint32_t type,
 		       uint32_t engine, struct nprof_ntff_queue *q)
@@ -253,15 +270,10 @@ TEST(losses_are_recorded_per_queue)
 	struct nprof_ntff_reader *r;
 	struct nprof_ntff_queue q;
 	struct fixture f;
-	uint64_t id;
 
 	if (setup(&f, 4096))	/* 64 entries per ring */
 		FAIL("setup: %s", nprof_strerror_last());
-	CHECK_INT(nprof_capture_session_start(f.cap, 1), 0);
-	CHECK_INT(fake_produce(f.fd, queue(&f, NPROF_TARGET_CORE, 1, NEURONPROF_QT_EVENT, 0), 100, 1), 64);
-	CHECK_INT(nprof_capture_session_stop(f.cap, 1, &id), 0);
-	CHECK_INT(nprof_capture_session_serialize(f.cap, 1, id, f.dir), 0);
-	r = nprof_ntff_reader_open(file_of(&f, 1, id), 0);
+	r = capture_one(&f, 1, NEURONPROF_QT_EVENT, 0, 100, 1, 64);
 	CHECK(r && find_record(r, NPROF_TARGET_CORE, 1, NEURONPROF_QT_EVENT, 0, &q) >= 0);
 	if (r) {
 		CHECK_INT(q.entry_count, 64);
@@ -297,15 +309,10 @@ TEST(raw_device_capture_is_labelled_raw)
 	struct nprof_ntff_reader *r;
 	struct nprof_ntff_queue q;
 	struct fixture f;
-	uint64_t id;
 
 	if (setup_device(&f, &info, 4096, NPROF_CAPTURE_ZERO_COPY, NULL))
 		FAIL("setup: %s", nprof_strerror_last());
-	CHECK_INT(nprof_capture_session_start(f.cap, 2), 0);
-	CHECK_INT(fake_produce(f.fd, queue(&f, NPROF_TARGET_CORE, 2, NEURONPROF_QT_DMA, 1), 10, 9), 10);
-	CHECK_INT(nprof_capture_session_stop(f.cap, 2, &id), 0);
-	CHECK_INT(nprof_capture_session_serialize(f.cap, 2, id, f.dir), 0);
-	r = nprof_ntff_reader_open(file_of(&f, 2, id), 0);
+	r = capture_one(&f, 2, NEURONPROF_QT_DMA, 1, 10, 9, 10);
 	CHECK(r != NULL);
 	if (r) {
 		CHECK_INT(nprof_ntff_reader_header(r)->version_major, NPROF_NTFF_VERSION_MAJOR_RAW);
