@@ -221,11 +221,7 @@ static struct exec_ref *exec_list(const struct rec_stats *s, size_t *n, bool by_
 
 	for (size_t i = 0; i < s->timing.ncores; i++)
 		total += s->timing.cores[i].nexec;
-	v = calloc(total ? total : 1, sizeof(*v));
-	if (!v) {
-		fail("out of memory");
-		exit(EXIT_FAIL);
-	}
+	v = xcalloc(total, sizeof(*v));
 	for (size_t i = 0; i < s->timing.ncores; i++)
 		for (size_t j = 0; j < s->timing.cores[i].nexec; j++)
 			v[k++] = (struct exec_ref){ .ct = &s->timing.cores[i],
@@ -925,11 +921,7 @@ int cmd_summary(int argc, char **argv)
 		return EXIT_FAIL;
 	is_file = !stat(argv[optind], &st) && !S_ISDIR(st.st_mode);
 	recs = recordings_split(&prof, argv[optind], is_file, &nrec);
-	stats = calloc(nrec ? nrec : 1, sizeof(*stats));
-	if (!stats) {
-		fail("out of memory");
-		exit(EXIT_FAIL);
-	}
+	stats = xcalloc(nrec, sizeof(*stats));
 	progress_start(&pg, pmode, "summary", prof.entries);
 	for (size_t i = 0; i < nrec; i++)
 		rec_stats_build(&stats[i], &recs[i], (unsigned int)top, &pg, &done);

@@ -46,17 +46,6 @@ struct layout {
 	const struct machines *m;
 };
 
-static void *xrealloc(void *p, size_t n)
-{
-	void *q = realloc(p, n);
-
-	if (!q) {
-		fail("out of memory");
-		exit(EXIT_FAIL);
-	}
-	return q;
-}
-
 static uint32_t file_machine(const struct layout *l, const struct prof_file *f,
 			     const struct profile *prof)
 {

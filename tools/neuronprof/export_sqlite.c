@@ -204,15 +204,9 @@ static int64_t string_id(struct sq *q, const char *s)
 		h = (h ^ (uint8_t)*p) * 16777619u;
 	if ((q->nstr + 1) * 2 > q->sslots) {
 		size_t n = q->sslots ? q->sslots * 2 : 256;
-		char **key = calloc(n, sizeof(*key));
-		int64_t *sid = calloc(n, sizeof(*sid));
+		char **key = xcalloc(n, sizeof(*key));
+		int64_t *sid = xcalloc(n, sizeof(*sid));
 
-		if (!key || !sid) {
-			free(key);
-			free(sid);
-			fail("out of memory");
-			exit(EXIT_FAIL);
-		}
 		for (size_t k = 0; k < q->sslots; k++) {
 			uint32_t hk = 2166136261u;
 
@@ -234,11 +228,7 @@ static int64_t string_id(struct sq *q, const char *s)
 	for (i = h & (q->sslots - 1); q->skey[i]; i = (i + 1) & (q->sslots - 1))
 		if (!strcmp(q->skey[i], s))
 			return q->sid[i];
-	q->skey[i] = strdup(s);
-	if (!q->skey[i]) {
-		fail("out of memory");
-		exit(EXIT_FAIL);
-	}
+	q->skey[i] = xstrdup(s);
 	b_text(q, ST_STRING, 1, s);
 	q->sid[i] = step(q, ST_STRING);
 	q->nstr++;
@@ -273,12 +263,8 @@ static int64_t device_row(struct sq *q, struct sq_rec *r, const struct prof_file
 	uint32_t d = f->info.device.device_index;
 
 	if (d >= r->ndev) {
-		int64_t *v = realloc(r->dev_id, (d + 1) * sizeof(*v));
+		int64_t *v = xrealloc(r->dev_id, (d + 1) * sizeof(*v));
 
-		if (!v) {
-			fail("out of memory");
-			exit(EXIT_FAIL);
-		}
 		memset(v + r->ndev, 0, (d + 1 - r->ndev) * sizeof(*v));
 		r->dev_id = v;
 		r->ndev = d + 1;
@@ -305,12 +291,7 @@ static int64_t core_row(struct sq *q, struct sq_rec *r, const struct prof_file *
 	for (size_t i = 0; i < r->ncores; i++)
 		if (r->cores[i].dev == dev && r->cores[i].core == core)
 			return r->cores[i].id;
-	c = realloc(r->cores, (r->ncores + 1) * sizeof(*c));
-	if (!c) {
-		fail("out of memory");
-		exit(EXIT_FAIL);
-	}
-	r->cores = c;
+	r->cores = xrealloc(r->cores, (r->ncores + 1) * sizeof(*r->cores));
 	c = &r->cores[r->ncores++];
 	c->dev = dev;
 	c->core = core;
@@ -445,12 +426,8 @@ static struct host_row *write_sysprof(struct sq *q, int64_t rec_id, const struct
 				      size_t *nrows)
 {
 	const Neuronprof__System__Ntrace *nt = s->ntrace;
-	struct host_row *rows = calloc(nt ? nt->n_events + 1 : 1, sizeof(*rows));
+	struct host_row *rows = xcalloc(nt ? nt->n_events : 0, sizeof(*rows));
 
-	if (!rows) {
-		fail("out of memory");
-		exit(EXIT_FAIL);
-	}
 	*nrows = 0;
 	for (size_t i = 0; nt && !q->rc && i < nt->n_events; i++) {
 		const Neuronprof__System__NtraceEvent *ev = nt->events[i];

@@ -11,33 +11,6 @@
 #include "summary.h"
 #include "tool.h"
 
-static void *xgrow(void *v, size_t n, size_t *cap, size_t size)
-{
-	void *p;
-
-	if (n < *cap)
-		return v;
-	*cap = *cap ? *cap * 2 : 8;
-	p = realloc(v, *cap * size);
-	if (!p) {
-		fail("out of memory");
-		exit(EXIT_FAIL);
-	}
-	return p;
-}
-
-static void *xgrow1(void *v, size_t n, size_t size)
-{
-	void *p = realloc(v, (n + 1) * size);
-
-	if (!p) {
-		fail("out of memory");
-		exit(EXIT_FAIL);
-	}
-	memset((char *)p + n * size, 0, size);
-	return p;
-}
-
 static void dist_of(struct dist *d, uint64_t *v, size_t n)
 {
 	memset(d, 0, sizeof(*d));
@@ -66,12 +39,12 @@ static void push_u64(uint64_t **v, size_t *n, size_t *cap, uint64_t x)
 static char *dir_of(const char *path)
 {
 	const char *slash = strrchr(path, '/');
-	char *d = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
+	char *d;
 
-	if (!d) {
-		fail("out of memory");
-		exit(EXIT_FAIL);
-	}
+	if (!slash)
+		return xstrdup(".");
+	d = xstrdup(path);
+	d[slash - path] = '\0';
 	return d;
 }
 
@@ -90,14 +63,8 @@ static struct recording *rec_for(struct recording **v, size_t *n, char *dir)
 			return &(*v)[i];
 		}
 	}
-	r = realloc(*v, (*n + 1) * sizeof(**v));
-	if (!r) {
-		fail("out of memory");
-		exit(EXIT_FAIL);
-	}
-	*v = r;
+	*v = xgrow1(*v, *n, sizeof(**v));
 	r = &(*v)[(*n)++];
-	memset(r, 0, sizeof(*r));
 	r->path = dir;
 	return r;
 }
@@ -109,28 +76,14 @@ struct recording *recordings_split(const struct profile *p, const char *arg, boo
 	size_t n = 0;
 
 	for (size_t i = 0; i < p->nfiles; i++) {
-		char *d = is_file ? strdup(arg) : dir_of(p->files[i].path);
+		char *d = is_file ? xstrdup(arg) : dir_of(p->files[i].path);
 
-		if (!d) {
-			fail("out of memory");
-			exit(EXIT_FAIL);
-		}
 		r = rec_for(&v, &n, d);
-		r->files = realloc(r->files, (r->nfiles + 1) * sizeof(*r->files));
-		if (!r->files) {
-			fail("out of memory");
-			exit(EXIT_FAIL);
-		}
+		r->files = xrealloc(r->files, (r->nfiles + 1) * sizeof(*r->files));
 		r->files[r->nfiles++] = &p->files[i];
 	}
 	for (size_t i = 0; i < p->nsys; i++) {
-		char *d = strdup(p->sys[i].dir);
-
-		if (!d) {
-			fail("out of memory");
-			exit(EXIT_FAIL);
-		}
-		rec_for(&v, &n, d)->sys = &p->sys[i];
+		rec_for(&v, &n, xstrdup(p->sys[i].dir))->sys = &p->sys[i];
 	}
 	if (n > 1)
 		qsort(v, n, sizeof(*v), cmp_rec);
@@ -156,13 +109,8 @@ static void gap_add(struct top_gaps *t, uint64_t start, uint64_t end)
 
 	if (!t->max || end <= start)
 		return;
-	if (!t->g) {
-		t->g = calloc(t->max, sizeof(*t->g));
-		if (!t->g) {
-			fail("out of memory");
-			exit(EXIT_FAIL);
-		}
-	}
+	if (!t->g)
+		t->g = xcalloc(t->max, sizeof(*t->g));
 	if (t->n == t->max && len <= t->g[t->n - 1].end - t->g[t->n - 1].start)
 		return;
 	if (t->n < t->max)
@@ -181,12 +129,8 @@ static struct op_stats *op_get(struct unit *u, uint32_t code)
 
 	if (u->nops * 2 >= u->nslots) {
 		size_t n = u->nslots ? u->nslots * 2 : 64;
-		uint32_t *slots = calloc(n, sizeof(*slots));
+		uint32_t *slots = xcalloc(n, sizeof(*slots));
 
-		if (!slots) {
-			fail("out of memory");
-			exit(EXIT_FAIL);
-		}
 		for (size_t i = 0; i < u->nops; i++) {
 			h = (u->ops[i].code * 2654435761u) & (n - 1);
 			while (slots[h])

@@ -9,35 +9,13 @@
 #include "timing.h"
 #include "tool.h"
 
-static void *xgrow(void *v, size_t n, size_t *cap, size_t size)
-{
-	void *p;
-
-	if (n < *cap)
-		return v;
-	*cap = *cap ? *cap * 2 : 16;
-	p = realloc(v, *cap * size);
-	if (!p) {
-		fail("out of memory");
-		exit(EXIT_FAIL);
-	}
-	return p;
-}
-
 /* Room for @extra more elements beyond @n, in one allocation of exactly that size. */
 static void *xreserve(void *v, size_t n, size_t extra, size_t *cap, size_t size)
 {
-	void *p;
-
 	if (n + extra <= *cap)
 		return v;
 	*cap = n + extra;
-	p = realloc(v, (*cap ? *cap : 1) * size);
-	if (!p) {
-		fail("out of memory");
-		exit(EXIT_FAIL);
-	}
-	return p;
+	return xrealloc(v, *cap * size);
 }
 
 static struct core_timing *core_get(struct timing *t, uint32_t host, uint32_t dev,
@@ -48,13 +26,8 @@ static struct core_timing *core_get(struct timing *t, uint32_t host, uint32_t de
 	for (size_t i = 0; i < t->ncores; i++)
 		if (t->cores[i].host == host && t->cores[i].dev == dev && t->cores[i].core == core)
 			return &t->cores[i];
-	t->cores = realloc(t->cores, (t->ncores + 1) * sizeof(*t->cores));
-	if (!t->cores) {
-		fail("out of memory");
-		exit(EXIT_FAIL);
-	}
+	t->cores = xgrow1(t->cores, t->ncores, sizeof(*t->cores));
 	c = &t->cores[t->ncores++];
-	memset(c, 0, sizeof(*c));
 	c->host = host;
 	c->dev = dev;
 	c->core = core;
@@ -64,11 +37,7 @@ static struct core_timing *core_get(struct timing *t, uint32_t host, uint32_t de
 static void source_add(struct timing_source **v, size_t *n, const struct prof_file *f,
 		       const struct prof_queue *lq)
 {
-	*v = realloc(*v, (*n + 1) * sizeof(**v));
-	if (!*v) {
-		fail("out of memory");
-		exit(EXIT_FAIL);
-	}
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
 	(*v)[(*n)++] = (struct timing_source){ .f = f, .lq = lq };
 }
 
@@ -77,12 +46,7 @@ static struct unit_windows *unit_get(struct core_timing *c, bool topsp, uint32_t
 	for (size_t i = 0; i < c->nunits; i++)
 		if (c->units[i].topsp == topsp && c->units[i].index == index)
 			return &c->units[i];
-	c->units = realloc(c->units, (c->nunits + 1) * sizeof(*c->units));
-	if (!c->units) {
-		fail("out of memory");
-		exit(EXIT_FAIL);
-	}
-	memset(&c->units[c->nunits], 0, sizeof(*c->units));
+	c->units = xgrow1(c->units, c->nunits, sizeof(*c->units));
 	c->units[c->nunits].topsp = topsp;
 	c->units[c->nunits].index = index;
 	return &c->units[c->nunits++];
@@ -165,11 +129,7 @@ static void cursor_init(struct timing_cursor *c, const struct timing_source *src
 	c->win = win;
 	c->n = n;
 	if (src) {
-		c->s = calloc(nsrc + 1, sizeof(*c->s));
-		if (!c->s) {
-			fail("out of memory");
-			exit(EXIT_FAIL);
-		}
+		c->s = xcalloc(nsrc, sizeof(*c->s));
 		c->ns = nsrc;
 		for (size_t i = 0; i < nsrc; i++) {
 			stream_init(&c->s[i], &src[i], infer);
@@ -528,12 +488,8 @@ void timing_build(struct timing *t, const struct prof_file *const *files, size_t
 		}
 	}
 	if (stream && nsys) {
-		bool *kept = calloc(t->ncores + 1, sizeof(*kept));
+		bool *kept = xcalloc(t->ncores, sizeof(*kept));
 
-		if (!kept) {
-			fail("out of memory");
-			exit(EXIT_FAIL);
-		}
 		for (size_t i = 0; i < nsys; i++)
 			if (sys[i].ntrace)
 				keep_host_cores(t, sys[i].ntrace, sys_host ? sys_host[i] : 0, kept);

@@ -77,6 +77,23 @@ int parse_u64(const char *what, const char *s, uint64_t min, uint64_t max, bool 
  */
 int parse_core_list(const char *what, const char *s, uint8_t *bitmap, unsigned int nbits);
 
+/* ---- memory (util.c) ------------------------------------------------------ */
+
+/*
+ * Allocation that cannot fail: on failure each prints "out of memory" and
+ * exits with EXIT_FAIL (the profile's reading is of no use half done).
+ *   xrealloc()  realloc() of @n bytes (at least one)
+ *   xcalloc()   calloc() of @n elements of @size (at least one)
+ *   xstrdup()   strdup()
+ *   xgrow()     @v with room for element @n, *@cap doubled when full
+ *   xgrow1()    @v with @n + 1 elements, the new one zeroed
+ */
+void *xrealloc(void *p, size_t n);
+void *xcalloc(size_t n, size_t size);
+char *xstrdup(const char *s);
+void *xgrow(void *v, size_t n, size_t *cap, size_t size);
+void *xgrow1(void *v, size_t n, size_t size);
+
 /* ---- names (util.c) -------------------------------------------------------- */
 
 const char *arch_name(uint32_t arch);		/* "trn1", "inf2", "trn2", "unknown" */

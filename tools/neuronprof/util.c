@@ -37,6 +37,55 @@ int fail(const char *fmt, ...)
 	return EXIT_FAIL;
 }
 
+static void out_of_memory(void)
+{
+	fail("out of memory");
+	exit(EXIT_FAIL);
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+
+	if (!q)
+		out_of_memory();
+	return q;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		out_of_memory();
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d)
+		out_of_memory();
+	return d;
+}
+
+void *xgrow(void *v, size_t n, size_t *cap, size_t size)
+{
+	if (n < *cap)
+		return v;
+	*cap = *cap ? *cap * 2 : 8;
+	return xrealloc(v, *cap * size);
+}
+
+void *xgrow1(void *v, size_t n, size_t size)
+{
+	void *p = xrealloc(v, (n + 1) * size);
+
+	memset((char *)p + n * size, 0, size);
+	return p;
+}
+
 int usage_error(const char *fmt, ...)
 {
 	va_list ap;
