@@ -275,7 +275,8 @@ static int slots_build(struct prof_file *f, size_t **slot, size_t *nslots, size_
 
 /*
  * Groups the records of @f into its queues (struct prof_queue), one record
- * at a time: what this keeps follows the number of queues, not of records.
+ * at a time, and counts the file's entries: what this keeps follows the
+ * number of queues, not of records.
  */
 static int group_queues(struct prof_file *f)
 {
@@ -288,6 +289,7 @@ static int group_queues(struct prof_file *f)
 		size_t h;
 
 		file_record(f, i, &r);
+		f->entries += r.entry_count;
 		h = queue_hash(&r) & (nslots - 1);
 		while (slot[h] != SIZE_MAX && !same_queue(&f->lqueues[slot[h]].q, &r))
 			h = (h + 1) & (nslots - 1);
@@ -370,15 +372,6 @@ static int open_file(struct prof_file *f, char *path)
 		return -1;
 	}
 	f->nqueues = (size_t)n;
-	for (size_t i = 0; i < f->nqueues; i++) {
-		struct nprof_ntff_queue q = { .size = sizeof(q) };
-
-		if (nprof_ntff_reader_queue(f->reader, i, &q)) {
-			fail("%s: queue record %zu: %s", path, i, nprof_strerror_last());
-			return -1;
-		}
-		f->entries += q.entry_count;
-	}
 	return group_queues(f);
 }
 
