@@ -25,6 +25,13 @@ differs and exits 1, or exits 0 when everything matches.
                                                named), flow:FROM>TO (flows
                                                from an event named FROM to
                                                one named TO)
+  check.py timeline-summary JSON SUMMARY       the Chrome JSON export and summary
+                                               --json of one recording agree: per
+                                               engine, the instruction slices'
+                                               count and total duration are its
+                                               instructions and busy_ns; per core,
+                                               the inference and execution slices
+                                               its inferences and executions
   check.py doctor-json FILE
   check.py devices-json FILE KEY=VALUE...
   check.py same KIND A B                       A and B (outputs of the same
@@ -342,6 +349,50 @@ def perfetto(path, pb2_dir, args):
             expect(key, computed.get(key, 0), val)
 
 
+def timeline_summary(path, summary_path):
+    """The export (cursors over the queues) against summary (arrays)."""
+    events = json.load(open(path))["traceEvents"]
+    proc, thread = {}, {}
+    for e in events:
+        if e["ph"] == "M" and e["name"] == "process_name":
+            proc[e["pid"]] = e["args"]["name"]
+        elif e["ph"] == "M" and e["name"] == "thread_name":
+            thread[(e["pid"], e["tid"])] = e["args"]["name"]
+    got = collections.Counter()
+    for e in events:
+        if e["ph"] != "X" or e.get("cat") not in ("instruction", "infer", "execution"):
+            continue
+        words = proc[e["pid"]].split()
+        if words[:1] != ["device"] or words[2:3] != ["NeuronCore"]:
+            continue
+        core = (int(words[1]), int(words[3]))
+        if e["cat"] == "instruction":
+            track = thread[(e["pid"], e["tid"])].split()
+            if track[0] != "engine" or track[-1] != "TRACE":
+                continue
+            key = core + (int(track[1]),)
+            got[key + ("instructions",)] += 1
+            got[key + ("busy_ns",)] += round(float(e["dur"]) * 1000)
+        else:
+            got[core + ({"infer": "inferences", "execution": "executions"}[e["cat"]],)] += 1
+    recs = json.load(open(summary_path))["recordings"]
+    if len(recs) != 1:
+        errors.append(f"{summary_path}: {len(recs)} recordings, expected one")
+        return
+    want = collections.Counter()
+    for c in recs[0]["cores"]:
+        core = (c["device"], c["core"])
+        for k in ("inferences", "executions"):
+            want[core + (k,)] = c[k]
+        for g in c["engines"]:
+            for k in ("instructions", "busy_ns"):
+                want[core + (g["engine"], k)] = g[k]
+    if not any(k[-1] == "busy_ns" and v for k, v in want.items()):
+        errors.append(f"{summary_path}: no engine was busy: nothing to compare")
+    for k in sorted(set(got) | set(want), key=str):
+        expect(f"{path} vs {summary_path}: {k}", got[k], want[k])
+
+
 def doctor_json(path, args):
     doc = json.load(open(path))
     for key in ("kernel_release", "module_dir", "modules", "nodes", "problems", "ok"):
@@ -437,6 +488,8 @@ def main():
             chrome_json(path, args)
         elif cmd == "perfetto":
             perfetto(path, args[0], args[1:])
+        elif cmd == "timeline-summary":
+            timeline_summary(path, args[0])
         elif cmd == "doctor-json":
             doctor_json(path, args)
         elif cmd == "devices-json":

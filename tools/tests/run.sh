@@ -599,6 +599,25 @@ suite() {
 		"$py" "$here/summary_check.py" recompute "$tmp/ss.json" 0 4 "$tmp/ds.json"
 	}
 	run "a queue split into records interleaved with others: summary, CSV, exports and database as if whole" t_split
+	# The exports read the timing model from the queues with cursors, summary
+	# from arrays: the same instructions, durations, inferences and executions.
+	t_timeline_summary() {
+		local p t d=$tmp/tl
+		rm -rf "$d" && mkdir -p "$d" || return 1
+		"$gen" "$d/whole" && "$gen" --jitter 3000 "$d/whole/jitter.ntff" &&
+			"$gen" --split 3 "$d/split" && "$gen" --split 5 --jitter 3000 "$d/split/jitter.ntff" ||
+			return 1
+		for p in basic.ntff jitter.ntff; do
+			for t in whole split; do
+				(cd "$d/$t" && "$np" summary --json "$p" >"$tmp/ts.json" &&
+					"$np" export --format json -o "$tmp/tx.json" "$p" >/dev/null) ||
+					{ echo "$p: a command failed on the $t tree"; return 1; }
+				check timeline-summary "$tmp/tx.json" "$tmp/ts.json" || { echo "$p ($t)"; return 1; }
+			done
+		done
+	}
+	run "the timeline export's instruction, inference and execution slices add up to summary's numbers" \
+		t_timeline_summary
 
 	run "export sqlite without -o: exit 2" \
 		expect_exit 2 "an SQLite database is a file: give -o FILE" "$np" export --format sqlite "$basic"
