@@ -23,6 +23,8 @@
 #include <neuronprof/runtime.h>
 #include <neuronprof/sys_trace.h>
 
+#include "harness.h"
+
 #include "fake_device.h"
 #include "capture/engines.h"
 #include "session/session_internal.h"
@@ -189,22 +191,6 @@ static inline bool path_exists(const char *path)
 	struct stat st;
 
 	return !lstat(path, &st);
-}
-
-/* Entries of @dir (not "." and ".."); -1 if it cannot be read. */
-static inline int dir_count(const char *dir)
-{
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			n++;
-	closedir(d);
-	return n;
 }
 
 /* Entries of @dir whose name starts with '.' (temporary files); -1 on error. */

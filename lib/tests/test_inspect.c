@@ -194,7 +194,7 @@ static void check_files(unsigned int acts)
 	CHECK_INT(file_exists(dir, "trace_info.pb"), !!(acts & NPROF_ACTIVITY_SYSTEM_PROFILE));
 	CHECK_INT(file_exists(dir, "cpu_util.pb"), !!(acts & NPROF_ACTIVITY_CPU_UTIL));
 	CHECK_INT(file_exists(dir, "host_mem.pb"), !!(acts & NPROF_ACTIVITY_HOST_MEMORY));
-	CHECK_INT(dir_count(dir), expect);
+	CHECK_INT(dir_entries(dir), expect);
 	CHECK_INT(dir_hidden(dir), 0);
 	CHECK_INT(nprof_inspect_close(), 0);
 	nprof_inspect_config_free(cfg);
@@ -355,7 +355,7 @@ TEST(session_mode_on_two_devices)
 	CHECK_INT(info.device.device_index, 1);
 	CHECK(file_exists(dir, "ntrace.pb"));
 	/* Two profiles and the four system-profile files, nothing else. */
-	CHECK_INT(dir_count(dir), 6);
+	CHECK_INT(dir_entries(dir), 6);
 	check_session_trace(dir);
 	CHECK_INT(nprof_inspect_close(), 0);
 	nprof_inspect_config_free(cfg);
@@ -386,7 +386,7 @@ TEST(session_mode_rolls_back)
 	CHECK_INT(nprof_inspect_is_active(), 0);
 	CHECK_INT(nprof_sys_trace_is_active(), 0);
 	/* The empty session directories are gone again. */
-	CHECK_INT(dir_count("out"), 0);
+	CHECK_INT(dir_entries("out"), 0);
 	/* And a session can begin after it. */
 	x.fd[0]->subscribe_fail_at = 0;
 	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);

@@ -206,7 +206,7 @@ static void check_system_profile(const char *dir, int others)
 	CHECK(file_exists(dir, "trace_info.pb"));
 	CHECK(file_exists(dir, "cpu_util.pb"));
 	CHECK(file_exists(dir, "host_mem.pb"));
-	CHECK_INT(dir_count(dir), 4 + others);
+	CHECK_INT(dir_entries(dir), 4 + others);
 	CHECK_INT(dir_hidden(dir), 0);
 }
 
@@ -431,7 +431,7 @@ TEST(flush_skips_when_the_crashing_thread_holds_the_lock)
 	CHECK_CONTAINS(c.err, "the inspect session lock is held by the thread that stopped");
 	CHECK(c.seconds < 5);
 	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
-	CHECK_INT(dir_count(dir), 0);
+	CHECK_INT(dir_entries(dir), 0);
 	scratch_leave(&s);
 }
 
@@ -474,7 +474,7 @@ TEST(flush_gives_up_when_another_thread_keeps_the_lock)
 	CHECK_CONTAINS(c.err, "the inspect session lock stayed busy for 200 ms");
 	CHECK(c.seconds < 5);
 	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
-	CHECK_INT(dir_count(dir), 0);
+	CHECK_INT(dir_entries(dir), 0);
 	scratch_leave(&s);
 }
 
@@ -511,7 +511,7 @@ TEST(watchdog_ends_a_hung_flush)
 	CHECK(c.seconds < 10);
 	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
 	/* Nothing was complete: nothing is there, not even a temporary file. */
-	CHECK_INT(dir_count(dir), 0);
+	CHECK_INT(dir_entries(dir), 0);
 	scratch_leave(&s);
 }
 
@@ -589,7 +589,7 @@ static void child_forks(void *arg)
 			_exit(61);
 		if (i == 1 && !WIFSIGNALED(status) && !UNDER_ASAN)
 			_exit(62);
-		if (dir_count(dir) != 0)
+		if (dir_entries(dir) != 0)
 			_exit(63 + i);
 	}
 	if (!nprof_inspect_is_active())
@@ -609,7 +609,7 @@ TEST(forked_children_leave_the_parent_session_alone)
 	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
 	CHECK(file_exists(dir, "ntrace.pb"));
 	CHECK(file_exists(dir, "trace_info.pb"));
-	CHECK_INT(dir_count(dir), 2);
+	CHECK_INT(dir_entries(dir), 2);
 	CHECK_INT(dir_hidden(dir), 0);
 	scratch_leave(&s);
 }

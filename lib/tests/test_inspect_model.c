@@ -158,7 +158,7 @@ TEST(model_mode_captures_first_execution_per_model_per_core)
 	CHECK_INT(info.core, 3);
 	CHECK_INT(nprof_inspect_stop(), 0);
 	/* Three profiles and the system profile. */
-	CHECK_INT(dir_count(dir), 3 + 4);
+	CHECK_INT(dir_entries(dir), 3 + 4);
 	CHECK_INT(dir_hidden(dir), 0);
 	check_model_trace(dir);
 	CHECK_INT(nprof_model_unload(a2), 0);
@@ -189,7 +189,7 @@ TEST(model_mode_respects_the_core_filter)
 	CHECK(nprof_inspect_session_dir(dir, sizeof(dir)) > 0);
 	m = nprof_model_load("m", 1, 4);
 	CHECK_INT(run(m, 2, false), 0);
-	CHECK_INT(dir_count(dir), 0);
+	CHECK_INT(dir_entries(dir), 0);
 	CHECK_INT(nprof_model_unload(m), 0);
 	CHECK_INT(nprof_inspect_close(), 0);
 	nprof_inspect_config_free(cfg);
@@ -232,10 +232,10 @@ TEST(on_fail_salvages_into_tmp)
 	CHECK_INT(run(m, 2, false), 0);
 	CHECK_INT(run(other, 2, false), 0);
 	CHECK_INT(nprof_records_count(NULL), 0);
-	CHECK_INT(dir_count(dir), 0);
+	CHECK_INT(dir_entries(dir), 0);
 	CHECK(!path_exists(salv));
 	CHECK_INT(run(m, 3, true), 0);
-	CHECK_INT(dir_count(dir), 0);
+	CHECK_INT(dir_entries(dir), 0);
 	CHECK_INT(ntff_check(salv, "failing_vnc_0.ntff", &info), ENTRIES(3));
 	CHECK_INT(info.capture_kind, NPROF_NTFF_CAPTURE_MODEL);
 	CHECK_INT(ntff_model_name(salv, "failing_vnc_0.ntff", name, sizeof(name)), 0);
@@ -243,7 +243,7 @@ TEST(on_fail_salvages_into_tmp)
 	/* The record is complete: later failures of it are not captured again. */
 	CHECK_INT(run(m, 9, true), 0);
 	CHECK_INT(ntff_check(salv, "failing_vnc_0.ntff", &info), ENTRIES(3));
-	CHECK_INT(dir_count(salv), 1);
+	CHECK_INT(dir_entries(salv), 1);
 	CHECK_INT(fakex_subscribed(&x), 0);
 	CHECK_INT(nprof_model_unload(m), 0);
 	CHECK_INT(nprof_model_unload(other), 0);
@@ -314,7 +314,7 @@ TEST(stop_during_execution_abandons)
 	CHECK_INT(nprof_inspect_stop(), 0);
 	CHECK_INT(fakex_subscribed(&x), 0);
 	CHECK_INT(nprof_model_execute_end(m, 0), 0);
-	CHECK_INT(dir_count(dir), 0);
+	CHECK_INT(dir_entries(dir), 0);
 	CHECK_INT(nprof_inspect_close(), 0);
 	/* Same, with the records cleared by close before the execution ends. */
 	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
@@ -335,7 +335,7 @@ TEST(stop_during_execution_abandons)
 	CHECK_INT(nprof_model_execute_end(m, 0), 0);
 	CHECK_INT(nprof_records_count(NULL), 0);
 	CHECK_INT(run(m, 2, false), 0);
-	CHECK_INT(dir_count(dir), 1);
+	CHECK_INT(dir_entries(dir), 1);
 	CHECK_INT(nprof_inspect_close(), 0);
 	CHECK_INT(fakex_subscribed(&x), 0);
 	CHECK_INT(nprof_model_unload(m), 0);
@@ -540,7 +540,7 @@ TEST(continuous_saves_last_execution)
 	CHECK_INT(nprof_profile_continuous_save(1, NULL), -EINVAL);
 	CHECK_INT(nprof_profile_continuous_save(1, o), 0);
 	CHECK_INT(fakex_subscribed(&x), 0);
-	CHECK_INT(dir_count("cont/out"), 1);
+	CHECK_INT(dir_entries("cont/out"), 1);
 	CHECK(dir_find("cont/out", "model_", name, sizeof(name)));
 	CHECK(nprof_output_instance_id(NULL, inst, sizeof(inst)) > 0);
 	snprintf(pattern, sizeof(pattern),

@@ -80,7 +80,7 @@ static void model_capture(bool streaming)
 		CHECK_INT(check_file(dir, "long_vnc_0.ntff", RING_ENTRIES, TOTAL - RING_ENTRIES), 24);
 	CHECK_INT(nprof_inspect_stop(), 0);
 	/* The spools lived in the session directory, unnamed: only the profile is there. */
-	CHECK_INT(dir_count(dir), 1);
+	CHECK_INT(dir_entries(dir), 1);
 	CHECK_INT(dir_hidden(dir), 0);
 	CHECK_INT(nprof_model_unload(m), 0);
 	CHECK_INT(nprof_inspect_close(), 0);
@@ -236,7 +236,7 @@ TEST(abort_during_streaming_capture_leaves_complete_files)
 	CHECK(child_session_dir(pid, dir, sizeof(dir)));
 	/* Twenty rings spooled and ten entries still in each ring: all there, in order. */
 	CHECK_INT(check_file(dir, "profile_nc_0_session_0.ntff", TOTAL + 10, 0), 24);
-	CHECK_INT(dir_count(dir), 1);
+	CHECK_INT(dir_entries(dir), 1);
 	CHECK_INT(dir_hidden(dir), 0);
 	scratch_leave(&s);
 }
@@ -253,7 +253,7 @@ TEST(sigkill_during_streaming_capture_leaves_no_file)
 	CHECK(pid > 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 	/* The session directory exists (begin made it); nothing is in it, not even a spool. */
 	CHECK(child_session_dir(pid, dir, sizeof(dir)));
-	CHECK_INT(dir_count(dir), 0);
+	CHECK_INT(dir_entries(dir), 0);
 	CHECK_INT(dir_hidden(dir), 0);
 	scratch_leave(&s);
 }
