@@ -16,7 +16,11 @@
  *   produce:Q:N     the emulated hardware writes N entries
  *   consume:Q:N     read N entries through mmap, check them, write the head
  *   heads:Q:N:K     consume N entries, writing the head every K entries
- *   free:Q          NEURON_IOCTL_MEM_FREE of the queue's memory handle
+ *   free:Q          NEURON_IOCTL_MEM_FREE of the queue's memory handle; later
+ *                   head writes of Q (consume) are not consumption: the
+ *                   queue is gone, the register still holds its address
+ *   rewind:Q:N      write a head N entries behind the last one (a runtime
+ *                   that restarts its count), not consumption
  *   reset[:NC_MAP]  NEURON_IOCTL_NC_RESET and wait for it
  *   sleep:MS
  * Prints one line per queue at the end:
@@ -55,6 +59,8 @@ struct queue {
 	__u32 size;
 	unsigned char *map;
 	unsigned long long produced, consumed;
+	unsigned long long pos;	/* entries the head is past: consumed, rewound, after free */
+	int freed;
 };
 
 static int fd = -1;
@@ -143,7 +149,8 @@ static void queue_init(const char *step, char *args, int realloc_)
 		q->head_reg = NQ_HEAD_REG(CORE_NOTIFIC(id), engine);
 	}
 	q->size = size;
-	q->produced = q->consumed = 0;
+	q->produced = q->consumed = q->pos = 0;
+	q->freed = 0;
 	q->map = NULL;
 	if (!loc[0]) {
 		q->map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, (off_t)q->mmap_offset);
@@ -194,7 +201,7 @@ static void check_entry(const char *step, struct queue *q, unsigned long long se
 
 static __u32 head_value(struct queue *q)
 {
-	unsigned long long pos = head_start + q->consumed;
+	unsigned long long pos = head_start + q->pos;
 	unsigned int nent = q->size / entry_size;
 
 	switch (unit) {
@@ -212,11 +219,14 @@ static void consume(const char *step, struct queue *q, unsigned long n, unsigned
 	unsigned long i;
 
 	errno = 0;
-	if (q->consumed + n > q->produced)
+	if (!q->freed && q->consumed + n > q->produced)
 		die(step, "consuming more than was produced");
 	for (i = 0; i < n; i++) {
-		check_entry(step, q, q->consumed);
-		q->consumed++;
+		if (!q->freed) {
+			check_entry(step, q, q->consumed);
+			q->consumed++;
+		}
+		q->pos++;
 		if ((i + 1) % every == 0 || i + 1 == n)
 			bar_write(step, q->head_reg, head_value(q));
 	}
@@ -290,8 +300,15 @@ int main(int argc, char **argv)
 			if (q->map)
 				munmap(q->map, q->size);
 			q->map = NULL;
+			q->freed = 1;
 			if (ioctl(fd, NEURON_IOCTL_MEM_FREE, &f))
 				die(name, "NEURON_IOCTL_MEM_FREE");
+		} else if (!strcmp(name, "rewind")) {
+			struct queue *q = queue_arg(name, &p);
+			unsigned long n = strtoul(p, NULL, 10);
+
+			q->pos = n > q->pos ? 0 : q->pos - n;
+			bar_write(name, q->head_reg, head_value(q));
 		} else if (!strcmp(name, "reset")) {
 			struct neuron_ioctl_device_reset r = {
 				.nc_map = *p ? (__u32)strtoul(p, NULL, 0) : NEURON_NC_MAP_DEVICE,
@@ -309,7 +326,7 @@ int main(int argc, char **argv)
 			if (rd.result)
 				die(name, "the reset failed");
 			for (c = 0; c < (int)nq; c++)
-				qs[c].produced = qs[c].consumed = 0;
+				qs[c].produced = qs[c].consumed = qs[c].pos = 0;
 		} else if (!strcmp(name, "sleep")) {
 			usleep(strtoul(p, NULL, 10) * 1000);
 		} else {

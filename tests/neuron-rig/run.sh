@@ -59,7 +59,7 @@ make -s -C "$repo/tools" build/neuronprof build/tests/inspect_run >/dev/null 2>&
 np=$repo/tools/build/neuronprof
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/nprof-rig.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT
+[ -n "${RIG_KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/tree"
 if [ -d "$src" ]; then
 	cp -a "$src/." "$work/tree/"
@@ -79,11 +79,13 @@ result "nrt_play builds against the vendor's neuron_ioctl.h" $? "$work/cc.log"
 	exit 1
 }
 
-# Scenarios: name entry_size head_unit head_start provider_head_mode.
+# Scenarios: name entry_size head_unit head_start provider_head_mode steps.
 scenarios=(
-	"index64 64 index 0 0"
-	"byte32 32 byte 5 1"
-	"counter128 128 counter 3 2"
+	"index64 64 index 0 0 main"
+	"byte32 32 byte 5 1 main"
+	"counter128 128 counter 3 2 main"
+	"memfree 64 index 0 0 memfree"
+	"rewind 64 counter 0 2 rewind"
 )
 # The runtime's steps, the same in each scenario: core 0 TRACE engine 1,
 # core 0 TRACE_DMA on SDMA engine 2, core 1 NOTIFY engine 3, TopSP 1
@@ -93,6 +95,15 @@ steps="realloc:core:0:0:1:4096 realloc:core:0:4:2:4096 realloc:core:1:1:3:4096 r
 steps="$steps produce:0:20 consume:0:20 produce:1:7 consume:1:7 produce:2:9 heads:2:9:3"
 steps="$steps produce:3:11 consume:3:11 produce:0:30 heads:0:30:10 produce:1:25 consume:1:25"
 steps="$steps produce:3:25 heads:3:25:8 produce:3:20 consume:3:20 produce:2:15 consume:2:15"
+# MEM_FREE of a queue's memory handle while it is captured: the runtime
+# frees queue 0 after consuming 5 of 10 entries and asks for another queue
+# (which may get the same pages); a head write to the freed queue's
+# register afterwards must deliver nothing (the memory is gone).
+memfree="realloc:core:0:0:5:4096 produce:0:10 consume:0:5 free:0 realloc:core:0:0:6:4096"
+memfree="$memfree produce:1:12 consume:0:5 consume:1:12"
+# A counter head that goes backwards (a runtime restarting its count):
+# neither lost entries nor a stall.
+rewind="realloc:core:0:0:8:4096 produce:0:10 consume:0:10 rewind:0:8 produce:0:4 sleep:200"
 
 cat >"$work/guest.sh" <<EOF
 #!/bin/sh
@@ -109,6 +120,11 @@ modprobe neuronprof
 for s in $(printf '%s ' "${scenarios[@]// /,}"); do
 	set -- \$(echo \$s | tr , ' ')
 	name=\$1 es=\$2 unit=\$3 start=\$4 mode=\$5
+	case \$6 in
+	main) steps="$steps" ;;
+	memfree) steps="$memfree" ;;
+	rewind) steps="$rewind" ;;
+	esac
 	modprobe neuronprof_neuron entry_size_v2=\$es head_mode_v2=\$mode || echo "provider \$name: \$?" >>/out/errors
 	/rig/neuronprof record --mode session --ring-size 1M --duration 60 -o /out/\$name \\
 		-- /rig/inspect_run /tmp/\$name.ready >/out/\$name.record 2>&1 &
@@ -118,7 +134,7 @@ for s in $(printf '%s ' "${scenarios[@]// /,}"); do
 		sleep 0.1
 		n=\$((n + 1))
 	done
-	/rig/nrt_play -e \$es -u \$unit -s \$start $steps >/out/\$name.play 2>&1
+	/rig/nrt_play -e \$es -u \$unit -s \$start \$steps >/out/\$name.play 2>&1
 	echo \$? >/out/\$name.play.rc
 	cat /sys/kernel/debug/neuronprof_trn_emu/queues >/out/\$name.queues
 	kill -TERM \$(pidof inspect_run) 2>/dev/null
@@ -126,6 +142,15 @@ for s in $(printf '%s ' "${scenarios[@]// /,}"); do
 	echo \$? >/out/\$name.record.rc
 	rmmod neuronprof_neuron
 done
+# Last: before the fix, a bad entry size oopsed the kernel.
+# Parameters a copy would divide by or overrun with: refused at load.
+for bad in entry_size_v2=16 entry_size_v2=48 entry_size_v3=8 head_mode_v2=3; do
+	if modprobe neuronprof_neuron \$bad 2>/dev/null; then
+		echo "\$bad" >>/out/params.accepted
+		rmmod neuronprof_neuron
+	fi
+done
+: >/out/params.done
 rmmod neuronprof neuron neuronprof_trn_emu || echo "rmmod: \$?" >>/out/errors
 dmesg >/out/dmesg.txt
 EOF
@@ -133,7 +158,7 @@ EOF
 out=$work/out
 mkdir -p "$out"
 VM_MEM=3G VM_APPEND='memmap=1088M$0x40000000' \
-	bash "$repo/scripts/vm-run.sh" --timeout "${VM_TIMEOUT:-600}" --outdir "$out" \
+	bash "$repo/scripts/vm-run.sh" --timeout "${VM_TIMEOUT:-300}" --outdir "$out" \
 	--ko "$work/tree/neuron.ko" --ko "$emu" --ko "$repo/driver/core/neuronprof.ko" \
 	--ko "$repo/driver/neuron/neuronprof_neuron.ko" \
 	--file "$emu:/rig/neuronprof_trn_emu.ko" --file "$work/nrt_play:/rig/nrt_play" \
@@ -145,6 +170,9 @@ result "the VM ran the rig cleanly (no WARN, oops, KASAN or lockdep report; exit
 
 grep -q "nd0: reset request .* completed" "$out/probe.log" 2>/dev/null && grep -q "^c" "$out/dev.txt" 2>/dev/null
 result "the vendor's neuron.ko probes the emulated trn1 and its reset completes: /dev/neuron0" $? "$out/probe.log"
+
+[ -e "$out/params.done" ] && [ ! -s "$out/params.accepted" ]
+result "neuronprof_neuron refuses entry sizes below 32 or not a power of two and unknown head modes at load" $? "$out/params.accepted"
 
 for s in "${scenarios[@]}"; do
 	set -- $s
