@@ -707,10 +707,13 @@ TEST(ntff_rejects_damaged_files)
 		      "buffer: bad magic: not an NTFF file (6 bytes, which do not start like one)");
 	expect_reject(s.buf, 5, EBADMSG, "truncated: 5 bytes");
 	expect_reject(s.buf, 100, EBADMSG, "truncated: 100 bytes");
-	snprintf(msg, sizeof(msg), "metadata [offset %llu, length %llu] extends past the end of the file (%zu bytes)",
-		 (unsigned long long)h.metadata_offset, (unsigned long long)h.metadata_length, s.len - 1);
+	/* Cut anywhere past the header: "truncated", the region and where it ends. */
+	snprintf(msg, sizeof(msg), "buffer: truncated: metadata [offset %llu, length %llu] ends at byte %llu, past the end of the file (%zu bytes)",
+		 (unsigned long long)h.metadata_offset, (unsigned long long)h.metadata_length,
+		 (unsigned long long)(h.metadata_offset + h.metadata_length), s.len - 1);
 	expect_reject(s.buf, s.len - 1, EBADMSG, msg);
-	expect_reject(s.buf, 128 + 100, EBADMSG, "extends past the end of the file");
+	expect_reject(s.buf, 128 + 100, EBADMSG, "buffer: truncated: ");
+	expect_reject(s.buf, 128 + 100, EBADMSG, "past the end of the file (228 bytes)");
 
 	/* Wrong magic. */
 	memcpy(b, s.buf, s.len);

@@ -631,8 +631,8 @@ suite() {
 	run "a short text file is not an NTFF file, not a truncated one" \
 		expect_exit 1 "short.txt: bad magic: not an NTFF file \(6 bytes" "$np" dump "$fx/short.txt"
 	head -c 1000 "$basic" >"$fx/truncated.ntff"
-	run "truncated file: exit 1, says what is past the end" \
-		expect_exit 1 "truncated.ntff: metadata .* extends past the end of the file \(1000 bytes\)" \
+	run "truncated file: exit 1, names the file, says truncated and what is past the end" \
+		expect_exit 1 "$fx/truncated.ntff: truncated: metadata .* ends at byte [0-9]+, past the end of the file \(1000 bytes\)" \
 		"$np" dump "$fx/truncated.ntff"
 	cp "$basic" "$fx/flipped.ntff"
 	printf '\377' | dd of="$fx/flipped.ntff" bs=1 seek=300 conv=notrunc 2>/dev/null
@@ -653,7 +653,7 @@ suite() {
 	cp "$basic" "$fx/mixed/a.ntff"
 	cp "$fx/truncated.ntff" "$fx/mixed/b.ntff"
 	run "a bad file inside a directory fails the whole command, named" \
-		expect_exit 1 "mixed/b.ntff: metadata" "$np" summary "$fx/mixed"
+		expect_exit 1 "mixed/b.ntff: truncated: metadata" "$np" summary "$fx/mixed"
 
 	t_no_partial() {
 		expect_exit 1 "checksum mismatch" "$np" export --format json -o "$tmp/partial.json" \
