@@ -613,6 +613,19 @@ TEST(ntff_writer_through_a_symlink)
 	CHECK(is_symlink(link));
 	CHECK_INT(dir_entries(dir), 4);
 	CHECK_INT(dir_entries(sub), 1);
+	/* Another user's link (made so by root) is not followed. */
+	if (!geteuid()) {
+		snprintf(link, sizeof(link), "%s/o.ntff", dir);
+		CHECK_INT(symlink("sub/o.ntff", link), 0);
+		CHECK_INT(lchown(link, 65534, 65534), 0);
+		CHECK_ERR_MSG(write_small("o.ntff", 0), EPERM,
+			      "cannot write o.ntff: the symbolic link o.ntff belongs to uid 65534, neither this user nor root");
+		CHECK(is_symlink(link));
+		CHECK_INT(dir_entries(dir), 5);
+		CHECK_INT(dir_entries(sub), 1);
+	} else {
+		printf("# not root: another user's link is not made\n");
+	}
 	rm_rf(dir);
 }
 

@@ -84,8 +84,9 @@ int nprof_tmpfile_rename(int olddirfd, const char *oldname, int dirfd, const cha
  *    @tmp, its hidden name in @tmpdirfd, or linked in first when @tmp is ""
  *    as for an O_TMPFILE file; copied first when the target's directory is
  *    on another file system), and the target's directory is synced;
- *  - a symbolic link: followed (at most 40 links), and the file it names
- *    (which may not exist yet) is treated by this rule; the link stays;
+ *  - a symbolic link: followed (at most 40 links, each owned by the
+ *    effective uid or root, else -EPERM), and the file it names (which may
+ *    not exist yet) is treated by this rule; the link stays;
  *  - a character or block device, a FIFO: the file's bytes are written
  *    into it in place; it is never renamed over nor unlinked;
  *  - a directory: -EISDIR; a socket: the error of opening it.

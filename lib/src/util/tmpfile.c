@@ -158,6 +158,11 @@ static int target_resolve(struct place_target *t, const char *label)
 		if (hops == PLACE_MAX_LINKS)
 			return nprof_err(ELOOP, "cannot write %s: more than %d symbolic links",
 					 label, PLACE_MAX_LINKS);
+		/* As on the output path: another user's link may be a trap in a shared directory. */
+		if (t->st.st_uid != geteuid() && t->st.st_uid != 0)
+			return nprof_err(EPERM, "cannot write %s: the symbolic link %s belongs to uid %u, "
+					 "neither this user nor root", label, t->name,
+					 (unsigned int)t->st.st_uid);
 		n = readlinkat(t->dirfd, t->name, link, sizeof(link));
 		if (n < 0)
 			return nprof_err(errno, "cannot read the link %s: %s", label, strerror(errno));
