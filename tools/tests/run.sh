@@ -824,6 +824,7 @@ recording $basic" ] || { echo "recordings not in the order of the PATHs:"; grep 
 
 	t_out_chardev() {
 		local d=$tmp/outdev f
+		rm -rf "$d" && mkdir -p "$d" || return 1
 		ref_outputs "$d/ref" || return 1
 		mknod "$d/null" c 1 3 || return 1
 		for f in json perfetto sqlite; do
@@ -849,6 +850,7 @@ recording $basic" ] || { echo "recordings not in the order of the PATHs:"; grep 
 
 	t_out_fifo() {
 		local d=$tmp/outfifo f rp
+		rm -rf "$d" && mkdir -p "$d" || return 1
 		ref_outputs "$d/ref" || return 1
 		for f in json perfetto sqlite; do
 			mkfifo "$d/fifo.$f" || return 1
@@ -872,6 +874,7 @@ recording $basic" ] || { echo "recordings not in the order of the PATHs:"; grep 
 
 	t_out_symlink() {
 		local d=$tmp/outlink f round
+		rm -rf "$d" && mkdir -p "$d" || return 1
 		ref_outputs "$d/ref" || return 1
 		mkdir -p "$d/real" || return 1
 		for f in json perfetto sqlite; do
