@@ -629,6 +629,40 @@ TEST(ntff_writer_through_a_symlink)
 	rm_rf(dir);
 }
 
+/*
+ * A link to a file on another file system (/dev/shm, a tmpfs): the file is
+ * copied into a temporary beside the target and renamed there; nothing is
+ * left in either directory but the link and the file.
+ */
+TEST(ntff_writer_through_a_symlink_to_another_file_system)
+{
+	char other[] = "/dev/shm/nprof-test-ntff-XXXXXX", link[PATH_MAX], target[PATH_MAX];
+	struct stat a, b;
+
+	if (!mkdtemp(other))
+		SKIP("no /dev/shm to link to");
+	if (!fresh_dir()) {
+		rm_rf(other);
+		FAIL("mkdtemp");
+		return;
+	}
+	if (stat(other, &a) || stat(dir, &b) || a.st_dev == b.st_dev) {
+		rm_rf(other);
+		rm_rf(dir);
+		SKIP("/dev/shm and /tmp are one file system");
+	}
+	snprintf(link, sizeof(link), "%s/a.ntff", dir);
+	snprintf(target, sizeof(target), "%s/real.ntff", other);
+	CHECK_INT(symlink(target, link), 0);
+	CHECK_INT(write_small("a.ntff", 0), 0);
+	CHECK(is_symlink(link));
+	check_small(target);
+	CHECK_INT(dir_entries(dir), 1);
+	CHECK_INT(dir_entries(other), 1);
+	rm_rf(other);
+	rm_rf(dir);
+}
+
 /* ---- rejection ------------------------------------------------------------ */
 
 struct sample {
