@@ -45,7 +45,7 @@ KDIR ?= /lib/modules/$(KVER)/build
 
 # Symbols the kernel's .config lacks for an out-of-tree build.
 KBUILD_OPTS := CONFIG_DRM_NEURONPROF=m CONFIG_DRM_NEURONPROF_SIM=m \
-	       CONFIG_DRM_NEURONPROF_NEURON=m CONFIG_DRM_NEURONPROF_FAKE_NEURON=m W=1
+	       CONFIG_DRM_NEURONPROF_NEURON=m CONFIG_DRM_NEURONPROF_FAKE_NEURON=m CONFIG_DRM_NEURONPROF_TRN_EMU=m W=1
 
 .PHONY: all modules lib tools deps kunit vm-test check clean
 

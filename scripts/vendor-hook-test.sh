@@ -51,17 +51,7 @@ skip() {
 	exit 0
 }
 
-src=${NEURON_DRIVER_SRC:-}
-if [ -z "$src" ]; then
-	for d in /usr/src/aws-neuronx-*/; do
-		[ -f "$d/dkms.conf" ] && src=${d%/} && break
-	done
-fi
-if [ -z "$src" ]; then
-	for t in "$repo"/../shared/vendor/aws-neuronx-*.tar.gz; do
-		[ -f "$t" ] && src=$t && break
-	done
-fi
+src=$(bash "$here/vendor-tree.sh")
 [ -n "$src" ] || skip "no vendor tree: set NEURON_DRIVER_SRC, install aws-neuronx-dkms, or put the tarball in ../shared/vendor/"
 [ -d "$kdir" ] || skip "no kernel build tree $kdir"
 

@@ -35,6 +35,7 @@
 # Environment: KVER (kernel version, default: scripts/kver.sh), VM_KERNEL
 # (default /boot/vmlinuz-$KVER), VM_MODULES_ROOT (directory holding
 # lib/modules/$KVER, default /), VM_MEM (default 1G), VM_SMP (default 2),
+# VM_APPEND (more kernel command line, e.g. memmap= for the Trainium rig),
 # BUSYBOX (a static busybox, default /bin/busybox), QEMU (default
 # qemu-system-x86_64).
 set -uo pipefail
@@ -306,7 +307,7 @@ chmod +x "$root/init" || die "cannot write $root/init"
 "$QEMU" -accel tcg -cpu max -m "$VM_MEM" -smp "$VM_SMP" -nographic -no-reboot \
 	-nodefaults -monitor none \
 	-kernel "$VM_KERNEL" -initrd "$work/initramfs.cpio" \
-	-append "console=ttyS0 panic=-1 8250.nr_uarts=4 rdinit=/init" \
+	-append "console=ttyS0 panic=-1 8250.nr_uarts=4 rdinit=/init${VM_APPEND:+ $VM_APPEND}" \
 	-serial "file:$work/console.log" -serial "file:$work/stdout" \
 	-serial "file:$work/stderr" -serial "file:$work/ctl" \
 	</dev/null >"$work/qemu.log" 2>&1 &

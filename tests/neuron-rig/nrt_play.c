@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nrt_play: plays the Neuron runtime against the vendor's neuron.ko through
+ * the vendor's own uapi (neuron_ioctl.h of the vendor tree, included at
+ * build time), on the emulated trn1 function of neuronprof_trn_emu: it
+ * asks for notification queues, has the emulated hardware write entries,
+ * reads them through the driver's mmap and consumes them by writing the
+ * head register with NEURON_IOCTL_BAR_WRITE, frees queue memory and resets
+ * cores, as the runtime does.
+ *
+ * Usage: nrt_play [-e ENTRY_SIZE] [-u index|byte|counter] [-s HEAD_START]
+ *                 [-d DEVICE] STEP...
+ * Steps (Q counts the queues asked for, from 0):
+ *   init:core|ts:ID:NQ_TYPE:ENGINE:SIZE[:dev]   NOTIFICATIONS_INIT_V2
+ *   realloc:core|ts:ID:NQ_TYPE:ENGINE:SIZE      ..._WITH_REALLOC_V2
+ *   produce:Q:N     the emulated hardware writes N entries
+ *   consume:Q:N     read N entries through mmap, check them, write the head
+ *   heads:Q:N:K     consume N entries, writing the head every K entries
+ *   free:Q          NEURON_IOCTL_MEM_FREE of the queue's memory handle
+ *   reset[:NC_MAP]  NEURON_IOCTL_NC_RESET and wait for it
+ *   sleep:MS
+ * Prints one line per queue at the end:
+ *   queue Q BLOCK N SET produced=P consumed=C
+ * Exit status 0, or 1 with a message naming the step that failed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "neuron_ioctl.h"
+
+#define EMU "/sys/kernel/debug/neuronprof_trn_emu/"
+#define MAXQ 64
+/* The register sets the driver programs, as trn_emu.c's table (v2). */
+#define CORE_NOTIFIC(nc)	(0x30535000ULL + (nc) * 0x700000ULL)
+#define TS_NOTIFIC(ts)		(0x30e04000ULL + (ts) * 0x40000ULL)
+#define SDMA_NOTIFIC(nc, e)	(0x30401000ULL + (nc) * 0x700000ULL + (e) * 0x7000ULL)
+#define NQ_HEAD_REG(blk, set)	((blk) + 0x100 + 0x28 * (set) + 0xc)
+#define NQ_TYPE_TRACE_DMA	4
+
+enum unit { U_INDEX, U_BYTE, U_COUNTER };
+
+struct queue {
+	const char *block;	/* core, ts, sdma: the block holding its registers */
+	unsigned int n, set;
+	__u64 head_reg;
+	__u64 mem_handle, mmap_offset;
+	__u32 size;
+	unsigned char *map;
+	unsigned long long produced, consumed;
+};
+
+static int fd = -1;
+static unsigned int entry_size = 64, head_start;
+static enum unit unit = U_INDEX;
+static __u64 bar0;
+static struct queue qs[MAXQ];
+static unsigned int nq;
+
+static void die(const char *step, const char *what)
+{
+	fprintf(stderr, "nrt_play: %s: %s%s%s\n", step, what, errno ? ": " : "",
+		errno ? strerror(errno) : "");
+	exit(1);
+}
+
+static void write_file(const char *step, const char *path, const char *s)
+{
+	int f = open(path, O_WRONLY);
+
+	if (f < 0 || write(f, s, strlen(s)) != (ssize_t)strlen(s))
+		die(step, path);
+	close(f);
+}
+
+static void bar_write(const char *step, __u64 off, __u32 v)
+{
+	__u64 addr = bar0 + off;
+	struct neuron_ioctl_bar_rw rw = { .bar = 0, .address = &addr, .data = &v, .count = 1 };
+
+	if (ioctl(fd, NEURON_IOCTL_BAR_WRITE, &rw))
+		die(step, "NEURON_IOCTL_BAR_WRITE");
+}
+
+static void queue_init(const char *step, char *args, int realloc_)
+{
+	char kind[8] = "", loc[8] = "";
+	unsigned int id, type, engine, size;
+	struct queue *q = &qs[nq];
+	int dev_type;
+
+	errno = 0;
+	if (nq == MAXQ ||
+	    sscanf(args, "%7[a-z]:%u:%u:%u:%u:%7s", kind, &id, &type, &engine, &size, loc) < 5)
+		die(step, "want core|ts:ID:NQ_TYPE:ENGINE:SIZE[:dev]");
+	dev_type = !strcmp(kind, "ts") ? NQ_DEVICE_TYPE_TOPSP : NQ_DEVICE_TYPE_NEURON_CORE;
+	if (realloc_) {
+		struct neuron_ioctl_notifications_init_with_realloc_v2 a = {
+			.nq_dev_id = id, .nq_dev_type = dev_type, .nq_type = type,
+			.engine_index = engine, .size = size, .on_host_memory = !loc[0],
+			.force_alloc_mem = 1,
+		};
+		if (ioctl(fd, NEURON_IOCTL_NOTIFICATIONS_INIT_WITH_REALLOC_V2, &a))
+			die(step, "NEURON_IOCTL_NOTIFICATIONS_INIT_WITH_REALLOC_V2");
+		q->mem_handle = a.mem_handle;
+		q->mmap_offset = a.mmap_offset;
+	} else {
+		struct neuron_ioctl_notifications_init_v2 a = {
+			.nq_dev_id = id, .nq_dev_type = dev_type, .nq_type = type,
+			.engine_index = engine, .size = size, .on_host_memory = !loc[0],
+		};
+		if (ioctl(fd, NEURON_IOCTL_NOTIFICATIONS_INIT_V2, &a))
+			die(step, "NEURON_IOCTL_NOTIFICATIONS_INIT_V2");
+		q->mem_handle = a.mem_handle;
+		q->mmap_offset = a.mmap_offset;
+	}
+	/*
+	 * Where the driver writes base and size (nnq_set_hwaddr_v2,
+	 * ts_nq_set_hwaddr_v2): TRACE_DMA in set 0 of the SDMA engine's own
+	 * block, every other queue in set ENGINE of its core's or TopSP's.
+	 */
+	if (dev_type == NQ_DEVICE_TYPE_TOPSP) {
+		q->block = "ts";
+		q->n = id;
+		q->set = engine;
+		q->head_reg = NQ_HEAD_REG(TS_NOTIFIC(id), engine);
+	} else if (type == NQ_TYPE_TRACE_DMA) {
+		q->block = "sdma";
+		q->n = id * 16 + engine;
+		q->set = 0;
+		q->head_reg = NQ_HEAD_REG(SDMA_NOTIFIC(id, engine), 0);
+	} else {
+		q->block = "core";
+		q->n = id;
+		q->set = engine;
+		q->head_reg = NQ_HEAD_REG(CORE_NOTIFIC(id), engine);
+	}
+	q->size = size;
+	q->produced = q->consumed = 0;
+	q->map = NULL;
+	if (!loc[0]) {
+		q->map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, (off_t)q->mmap_offset);
+		if (q->map == MAP_FAILED)
+			die(step, "mmap of the queue");
+	}
+	printf("init %u %s %u %u handle=0x%llx offset=0x%llx\n", nq, q->block, q->n, q->set,
+	       (unsigned long long)q->mem_handle, (unsigned long long)q->mmap_offset);
+	nq++;
+}
+
+static struct queue *queue_arg(const char *step, char **p)
+{
+	unsigned long i = strtoul(*p, p, 10);
+
+	errno = 0;
+	if (i >= nq)
+		die(step, "no such queue");
+	if (**p == ':')
+		(*p)++;
+	return &qs[i];
+}
+
+/* Check entry @seq of @q as trn_emu.c writes it. */
+static void check_entry(const char *step, struct queue *q, unsigned long long seq)
+{
+	unsigned int nent = q->size / entry_size, key, j;
+	const unsigned char *e = q->map + ((head_start + seq) % nent) * entry_size;
+	__u64 w0, want;
+
+	if (!q->map)
+		return;
+	key = (!strcmp(q->block, "ts") ? 1u : !strcmp(q->block, "sdma") ? 2u : 0u) << 12 |
+	      q->n << 6 | q->set;
+	want = 0xE3D0ULL << 48 | (__u64)key << 32 | (__u32)seq;
+	memcpy(&w0, e, 8);
+	errno = 0;
+	if (w0 != want) {
+		fprintf(stderr, "nrt_play: %s: entry %llu at ring offset %u: word 0 0x%016llx, expected 0x%016llx\n",
+			step, seq, (unsigned int)(e - q->map), (unsigned long long)w0,
+			(unsigned long long)want);
+		die(step, "an entry read through mmap is not what the hardware wrote");
+	}
+	for (j = 8; j < entry_size; j++)
+		if (e[j] != (unsigned char)(seq * 31 + j))
+			die(step, "an entry's bytes read through mmap differ");
+}
+
+static __u32 head_value(struct queue *q)
+{
+	unsigned long long pos = head_start + q->consumed;
+	unsigned int nent = q->size / entry_size;
+
+	switch (unit) {
+	case U_BYTE:
+		return (__u32)((pos % nent) * entry_size);
+	case U_COUNTER:
+		return (__u32)pos;
+	default:
+		return (__u32)(pos % nent);
+	}
+}
+
+static void consume(const char *step, struct queue *q, unsigned long n, unsigned long every)
+{
+	unsigned long i;
+
+	errno = 0;
+	if (q->consumed + n > q->produced)
+		die(step, "consuming more than was produced");
+	for (i = 0; i < n; i++) {
+		check_entry(step, q, q->consumed);
+		q->consumed++;
+		if ((i + 1) % every == 0 || i + 1 == n)
+			bar_write(step, q->head_reg, head_value(q));
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *dev = "/dev/neuron0";
+	struct neuron_ioctl_device_info info;
+	char buf[96];
+	int c, i;
+
+	while ((c = getopt(argc, argv, "e:u:s:d:")) != -1) {
+		switch (c) {
+		case 'e':
+			entry_size = strtoul(optarg, NULL, 0);
+			break;
+		case 'u':
+			unit = !strcmp(optarg, "byte") ? U_BYTE :
+			       !strcmp(optarg, "counter") ? U_COUNTER : U_INDEX;
+			break;
+		case 's':
+			head_start = strtoul(optarg, NULL, 0);
+			break;
+		case 'd':
+			dev = optarg;
+			break;
+		default:
+			fprintf(stderr, "usage: nrt_play [-e ENTRY_SIZE] [-u index|byte|counter] [-s HEAD_START] [-d DEVICE] STEP...\n");
+			return 2;
+		}
+	}
+	fd = open(dev, O_RDWR);
+	if (fd < 0)
+		die("open", dev);
+	memset(&info, 0, sizeof(info));
+	if (ioctl(fd, NEURON_IOCTL_DEVICE_INFO, &info))
+		die("open", "NEURON_IOCTL_DEVICE_INFO");
+	bar0 = info.bar_address[0];
+	snprintf(buf, sizeof(buf), "entry_size=%u head_start=%u", entry_size, head_start);
+	write_file("config", EMU "config", buf);
+
+	for (i = optind; i < argc; i++) {
+		char *step = argv[i], *p = strchr(step, ':');
+		const char *name = step;
+
+		if (p)
+			*p++ = 0;
+		else
+			p = step + strlen(step);
+		if (!strcmp(name, "init") || !strcmp(name, "realloc")) {
+			queue_init(name, p, name[0] == 'r');
+		} else if (!strcmp(name, "produce")) {
+			struct queue *q = queue_arg(name, &p);
+			unsigned long n = strtoul(p, NULL, 10);
+
+			snprintf(buf, sizeof(buf), "%s %u %u %lu", q->block, q->n, q->set, n);
+			write_file(name, EMU "produce", buf);
+			q->produced += n;
+		} else if (!strcmp(name, "consume") || !strcmp(name, "heads")) {
+			struct queue *q = queue_arg(name, &p);
+			unsigned long n = strtoul(p, &p, 10), every = 1;
+
+			if (name[0] == 'h' && *p == ':')
+				every = strtoul(p + 1, NULL, 10);
+			consume(name, q, n, every ? every : 1);
+		} else if (!strcmp(name, "free")) {
+			struct queue *q = queue_arg(name, &p);
+			struct neuron_ioctl_mem_free f = { .mem_handle = q->mem_handle };
+
+			if (q->map)
+				munmap(q->map, q->size);
+			q->map = NULL;
+			if (ioctl(fd, NEURON_IOCTL_MEM_FREE, &f))
+				die(name, "NEURON_IOCTL_MEM_FREE");
+		} else if (!strcmp(name, "reset")) {
+			struct neuron_ioctl_device_reset r = {
+				.nc_map = *p ? (__u32)strtoul(p, NULL, 0) : NEURON_NC_MAP_DEVICE,
+			};
+			struct neuron_ioctl_device_ready rd;
+
+			if (ioctl(fd, NEURON_IOCTL_NC_RESET, &r))
+				die(name, "NEURON_IOCTL_NC_RESET");
+			rd.request_id = r.request_id;
+			rd.result = -1;
+			/* nr_wait(): blocks until the reset thread is done with the request. */
+			if (ioctl(fd, NEURON_IOCTL_NC_RESET_READY, &rd))
+				die(name, "NEURON_IOCTL_NC_RESET_READY");
+			errno = 0;
+			if (rd.result)
+				die(name, "the reset failed");
+			for (c = 0; c < (int)nq; c++)
+				qs[c].produced = qs[c].consumed = 0;
+		} else if (!strcmp(name, "sleep")) {
+			usleep(strtoul(p, NULL, 10) * 1000);
+		} else {
+			errno = 0;
+			die(name, "unknown step");
+		}
+	}
+	for (i = 0; i < (int)nq; i++)
+		printf("queue %d %s %u %u produced=%llu consumed=%llu\n", i, qs[i].block,
+		       qs[i].n, qs[i].set, qs[i].produced, qs[i].consumed);
+	close(fd);
+	return 0;
+}

@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The hardware layer: the vendor's own neuron.ko (with the hook series of
+# driver/neuron/vendor/ and nothing else changed) probes an emulated trn1
+# PCI function (driver/tests/trn_emu.c) in the QEMU VM, a program plays the
+# runtime through the vendor's uapi (nrt_play.c, built against the vendor
+# tree's neuron_ioctl.h) and `neuronprof record` captures what it consumes.
+# Each scenario sets the entry size, the head unit and the head's start
+# value in the device model, the runtime and neuronprof_neuron's
+# parameters alike, and checks with check.py that every byte the hardware
+# wrote and the runtime consumed arrived, delivered + lost = consumed per
+# queue, for NeuronCore, TRACE_DMA and TopSP queues.
+#
+# The vendor tree comes from NEURON_DRIVER_SRC (a directory or a .tar.gz),
+# else /usr/src/aws-neuronx-*/, else ../shared/vendor/*.tar.gz beside the
+# repository (scripts/vendor-tree.sh); without one the layer is skipped
+# with the reason. Needs `make modules lib tools`. Boots QEMU with 3 GiB,
+# 1088 MiB of which memmap= reserves for the BARs.
+#
+# Ends with "N passed, N failed[, N skipped]".
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+kver=${KVER:-$(bash "$repo/scripts/kver.sh")}
+kdir=${KDIR:-/lib/modules/$kver/build}
+pass=0
+fail=0
+n=0
+
+result() {
+	n=$((n + 1))
+	if [ "$2" -eq 0 ]; then
+		pass=$((pass + 1))
+		echo "ok $n - $1"
+	else
+		fail=$((fail + 1))
+		echo "not ok $n - $1"
+		[ -n "${3:-}" ] && [ -s "$3" ] && tail -n 30 "$3" | sed 's/^/# /'
+	fi
+}
+
+skip() {
+	echo "neuron-rig: skipped: $1"
+	echo "0 passed, 0 failed, 1 skipped"
+	exit 0
+}
+
+src=$(bash "$repo/scripts/vendor-tree.sh") ||
+	skip "no vendor tree: set NEURON_DRIVER_SRC, install aws-neuronx-dkms, or put the tarball in ../shared/vendor/"
+[ -d "$kdir" ] || skip "no kernel build tree $kdir"
+emu=$repo/driver/tests/neuronprof_trn_emu.ko
+for f in "$emu" "$repo/driver/core/neuronprof.ko" "$repo/driver/neuron/neuronprof_neuron.ko"; do
+	[ -f "$f" ] || { echo "neuron-rig: $f missing: run make modules"; echo "0 passed, 1 failed"; exit 1; }
+done
+make -s -C "$repo/tools" build/neuronprof build/tests/inspect_run >/dev/null 2>&1 ||
+	{ echo "neuron-rig: cannot build the tool"; echo "0 passed, 1 failed"; exit 1; }
+np=$repo/tools/build/neuronprof
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/nprof-rig.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/tree"
+if [ -d "$src" ]; then
+	cp -a "$src/." "$work/tree/"
+else
+	tar -xzf "$src" -C "$work/tree" --strip-components=1
+fi
+echo "vendor tree: $src"
+bash "$repo/scripts/neuron-vendor-hook.sh" apply --src "$work/tree" >"$work/apply.log" 2>&1
+result "the hook series applies" $? "$work/apply.log"
+sed -i 's/ -Werror//' "$work/tree/Kbuild"
+make -C "$kdir" M="$work/tree" -j"${NPROF_JOBS:-2}" modules >"$work/build.log" 2>&1
+result "the hooked vendor neuron.ko builds" $? "$work/build.log"
+cc -Wall -Wextra -Werror -O2 -I"$work/tree" -o "$work/nrt_play" "$here/nrt_play.c" >"$work/cc.log" 2>&1
+result "nrt_play builds against the vendor's neuron_ioctl.h" $? "$work/cc.log"
+[ -f "$work/tree/neuron.ko" ] && [ -x "$work/nrt_play" ] || {
+	echo "$pass passed, $fail failed"
+	exit 1
+}
+
+# Scenarios: name entry_size head_unit head_start provider_head_mode.
+scenarios=(
+	"index64 64 index 0 0"
+	"byte32 32 byte 5 1"
+	"counter128 128 counter 3 2"
+)
+# The runtime's steps, the same in each scenario: core 0 TRACE engine 1,
+# core 0 TRACE_DMA on SDMA engine 2, core 1 NOTIFY engine 3, TopSP 1
+# TRACE; every ring 4 KiB, produced and consumed across wraps, the head
+# written per entry and in batches.
+steps="realloc:core:0:0:1:4096 realloc:core:0:4:2:4096 realloc:core:1:1:3:4096 realloc:ts:1:0:0:4096"
+steps="$steps produce:0:20 consume:0:20 produce:1:7 consume:1:7 produce:2:9 heads:2:9:3"
+steps="$steps produce:3:11 consume:3:11 produce:0:30 heads:0:30:10 produce:1:25 consume:1:25"
+steps="$steps produce:3:25 heads:3:25:8 produce:3:20 consume:3:20 produce:2:15 consume:2:15"
+
+cat >"$work/guest.sh" <<EOF
+#!/bin/sh
+insmod /rig/neuronprof_trn_emu.ko base=0x40000000 || echo "emu: \$?" >>/out/errors
+modprobe neuron || echo "neuron: \$?" >>/out/errors
+n=0
+while ! dmesg | grep -q "nd0: reset request .* completed" && [ \$n -lt 300 ]; do
+	sleep 0.1
+	n=\$((n + 1))
+done
+dmesg >/out/probe.log
+ls -l /dev/neuron0 >/out/dev.txt 2>&1
+modprobe neuronprof
+for s in $(printf '%s ' "${scenarios[@]// /,}"); do
+	set -- \$(echo \$s | tr , ' ')
+	name=\$1 es=\$2 unit=\$3 start=\$4 mode=\$5
+	modprobe neuronprof_neuron entry_size_v2=\$es head_mode_v2=\$mode || echo "provider \$name: \$?" >>/out/errors
+	/rig/neuronprof record --mode session --ring-size 1M --duration 60 -o /out/\$name \\
+		-- /rig/inspect_run /tmp/\$name.ready >/out/\$name.record 2>&1 &
+	rp=\$!
+	n=0
+	while [ ! -e /tmp/\$name.ready ] && [ \$n -lt 100 ] && kill -0 \$rp 2>/dev/null; do
+		sleep 0.1
+		n=\$((n + 1))
+	done
+	/rig/nrt_play -e \$es -u \$unit -s \$start $steps >/out/\$name.play 2>&1
+	echo \$? >/out/\$name.play.rc
+	cat /sys/kernel/debug/neuronprof_trn_emu/queues >/out/\$name.queues
+	kill -TERM \$(pidof inspect_run) 2>/dev/null
+	wait \$rp
+	echo \$? >/out/\$name.record.rc
+	rmmod neuronprof_neuron
+done
+rmmod neuronprof neuron neuronprof_trn_emu || echo "rmmod: \$?" >>/out/errors
+dmesg >/out/dmesg.txt
+EOF
+
+out=$work/out
+mkdir -p "$out"
+VM_MEM=3G VM_APPEND='memmap=1088M$0x40000000' \
+	bash "$repo/scripts/vm-run.sh" --timeout "${VM_TIMEOUT:-600}" --outdir "$out" \
+	--ko "$work/tree/neuron.ko" --ko "$emu" --ko "$repo/driver/core/neuronprof.ko" \
+	--ko "$repo/driver/neuron/neuronprof_neuron.ko" \
+	--file "$emu:/rig/neuronprof_trn_emu.ko" --file "$work/nrt_play:/rig/nrt_play" \
+	--file "$np:/rig/neuronprof" --file "$repo/tools/build/tests/inspect_run:/rig/inspect_run" \
+	--file "$work/guest.sh:/rig/guest.sh" -- sh /rig/guest.sh >"$work/vm.log" 2>&1
+rc=$?
+result "the VM ran the rig cleanly (no WARN, oops, KASAN or lockdep report; exit $rc)" $rc "$work/vm.log"
+[ -s "$out/errors" ] && sed 's/^/# /' "$out/errors"
+
+grep -q "nd0: reset request .* completed" "$out/probe.log" 2>/dev/null && grep -q "^c" "$out/dev.txt" 2>/dev/null
+result "the vendor's neuron.ko probes the emulated trn1 and its reset completes: /dev/neuron0" $? "$out/probe.log"
+
+for s in "${scenarios[@]}"; do
+	set -- $s
+	name=$1 es=$2
+	[ "$(cat "$out/$name.play.rc" 2>/dev/null)" = 0 ]
+	result "$name: the runtime's steps through the vendor uapi succeed" $? "$out/$name.play"
+	[ "$(cat "$out/$name.record.rc" 2>/dev/null)" = 0 ]
+	result "$name: neuronprof record succeeds" $? "$out/$name.record"
+	dumps=()
+	i=0
+	while IFS= read -r f; do
+		"$np" dump --json "$f" >"$work/$name.$i.json" 2>>"$work/$name.dump.log" && dumps+=("$work/$name.$i.json")
+		i=$((i + 1))
+	done < <(find "$out/$name" -name '*.ntff' 2>/dev/null | sort)
+	python3 "$here/check.py" "$out/$name.play" "$es" "${dumps[@]}" >"$work/$name.check" 2>&1
+	rc=$?
+	result "$name: every consumed byte arrives, delivered + lost = consumed (core, TRACE_DMA, TopSP)" $rc "$work/$name.check"
+	[ $rc -eq 0 ] && sed 's/^/# /' "$work/$name.check"
+done
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
