@@ -29,7 +29,8 @@
 # the timeout; 123 if the kernel log shows BUG:, WARNING:, Oops, KASAN,
 # UBSAN or a general protection fault (whatever the command returned);
 # 122 if the guest died before reporting a status; 125 if the VM could not
-# be prepared.
+# be prepared (a bad command line included). --help prints this text and
+# exits 0.
 #
 # Environment: KVER (kernel version, default: scripts/kver.sh), VM_KERNEL
 # (default /boot/vmlinuz-$KVER), VM_MODULES_ROOT (directory holding
@@ -47,9 +48,16 @@ die() {
 	exit 125
 }
 
+# usage STATUS: the usage text, on stdout for --help (status 0), else on
+# stderr before failing with STATUS.
 usage() {
+	if [ "$1" -eq 0 ]; then
+		sed -n '/^# Usage:/,/^# Environment:/p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '/^# Environment:/,/^set /p' "$0" | sed '1d; $d; s/^# \{0,1\}//'
+		exit 0
+	fi
 	sed -n '/^# Usage:/,/^# Exit status:/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
-	exit 125
+	exit "$1"
 }
 
 timeout=300
@@ -71,11 +79,11 @@ while [ $# -gt 0 ]; do
 	--console) console=1; shift ;;
 	--keep) keep=1; shift ;;
 	--) shift; break ;;
-	-h|--help) usage ;;
-	*) echo "vm-run: unknown argument '$1'" >&2; usage ;;
+	-h|--help) usage 0 ;;
+	*) echo "vm-run: unknown argument '$1'" >&2; usage 125 ;;
 	esac
 done
-[ $# -gt 0 ] || { echo "vm-run: no command given" >&2; usage; }
+[ $# -gt 0 ] || { echo "vm-run: no command given" >&2; usage 125; }
 case $timeout in
 '' | *[!0-9]*) die "--timeout must be a whole number of seconds, not '$timeout'" ;;
 esac

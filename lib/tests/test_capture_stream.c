@@ -30,6 +30,7 @@
 #include "fake_device.h"
 #include "harness.h"
 #include "ntff_check.h"
+#include "special_files.h"
 
 #define ES		64u
 #define RING		4096u			/* 64 entries */
@@ -375,6 +376,90 @@ TEST(serialize_copies_across_file_systems)
 	CHECK_INT(dir_entries(f.dir), 1);
 	teardown(&f);
 	rm_rf(spool);
+}
+
+/*
+ * A streamed session of 2 * BATCH entries per queue, every one through the
+ * spool file (the pending writer that serialize commits); its id.
+ */
+static uint64_t streamed_session(struct fixture *f)
+{
+	uint64_t id = 0;
+
+	CHECK_INT(nprof_capture_session_start(f->cap, 0), 0);
+	CHECK_INT(produce_core(f, 0, BATCH, 1), 24 * BATCH);
+	CHECK_INT(nprof_capture_session_sync(f->cap, 0), 0);
+	CHECK_INT(produce_core(f, 0, BATCH, 1), 24 * BATCH);
+	CHECK_INT(nprof_capture_session_sync(f->cap, 0), 0);
+	CHECK_INT(nprof_capture_session_stop(f->cap, 0, &id), 0);
+	return id;
+}
+
+/* The profile's name is a FIFO: the profile goes through it; it stays a FIFO. */
+TEST(serialize_into_a_fifo)
+{
+	char got[300];
+	struct fixture f;
+	pid_t reader;
+	uint64_t id;
+
+	if (setup(&f, 0, NULL))
+		FAIL("setup: %s", nprof_strerror_last());
+	id = streamed_session(&f);
+	snprintf(got, sizeof(got), "%s.read", f.dir);
+	reader = fifo_reader_start(file_of(&f, 0, id), got);
+	CHECK(reader > 0);
+	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
+	CHECK_INT(fifo_reader_finish(reader, false), 0);
+	CHECK(is_fifo(file_of(&f, 0, id)));
+	CHECK_INT(check_file(got, 2 * BATCH, 0, 0), 24);
+	CHECK_INT(dir_entries(f.dir), 1);	/* the FIFO; no spool, no temporary */
+	unlink(got);
+	teardown(&f);
+}
+
+/* The profile's name is a character device: written into, never replaced. */
+TEST(serialize_into_a_character_device)
+{
+	struct fixture f;
+	const char *why;
+	uint64_t id;
+
+	if (setup(&f, 0, NULL))
+		FAIL("setup: %s", nprof_strerror_last());
+	id = streamed_session(&f);
+	why = make_null_node(file_of(&f, 0, id));
+	if (why) {
+		CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
+		teardown(&f);
+		SKIP(why);
+	}
+	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
+	CHECK(is_null_node(file_of(&f, 0, id)));
+	CHECK_INT(dir_entries(f.dir), 1);
+	teardown(&f);
+}
+
+/* The profile's name is a symbolic link: the file it names gets the profile. */
+TEST(serialize_through_a_symlink)
+{
+	char sub[300], target[400];
+	struct fixture f;
+	uint64_t id;
+
+	if (setup(&f, 0, NULL))
+		FAIL("setup: %s", nprof_strerror_last());
+	id = streamed_session(&f);
+	snprintf(sub, sizeof(sub), "%s/kept", f.dir);
+	snprintf(target, sizeof(target), "%s/kept/profile.ntff", f.dir);
+	CHECK_INT(mkdir(sub, 0755), 0);
+	CHECK_INT(symlink("kept/profile.ntff", file_of(&f, 0, id)), 0);
+	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
+	CHECK(is_symlink(file_of(&f, 0, id)));
+	CHECK_INT(check_file(target, 2 * BATCH, 0, 0), 24);
+	CHECK_INT(dir_entries(f.dir), 2);	/* the link and kept/ */
+	CHECK_INT(dir_entries(sub), 1);
+	teardown(&f);
 }
 
 /* No file to stream into: the queues keep their entries in the rings, as without streaming. */

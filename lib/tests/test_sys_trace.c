@@ -22,6 +22,7 @@
 #include <neuronprof/sys_trace.h>
 
 #include "harness.h"
+#include "special_files.h"
 #include "trace/sys_trace_internal.h"
 #include "system_profile.pb-c.h"
 
@@ -1281,6 +1282,82 @@ TEST(system_profile_files_decode)
 	snprintf(path, sizeof(path), "rm -rf '%s'", tdir);
 	if (system(path))
 		printf("# cannot remove %s\n", tdir);
+}
+
+/*
+ * The files' names taken by a FIFO (with a reader) and a symbolic link:
+ * written in place or through the link, neither replaced, no temporary left.
+ */
+TEST(system_profile_into_a_fifo_and_through_a_symlink)
+{
+	struct nprof_system_profile_opts po = { .size = sizeof(po) };
+	char path[PATH_MAX], got[PATH_MAX], sub[PATH_MAX];
+	Neuronprof__System__TraceInfo *ti;
+	size_t len = 0;
+	pid_t reader;
+	void *buf;
+
+	snprintf(tdir, sizeof(tdir), "/tmp/nprof-sysprof-special-XXXXXX");
+	if (!mkdtemp(tdir)) {
+		FAIL("mkdtemp");
+		return;
+	}
+	po.instance_id = "i-0123456789abcdef0";
+	po.files = NPROF_SYSPROF_TRACE_INFO | NPROF_SYSPROF_CPU_UTIL;
+	snprintf(path, sizeof(path), "%s/trace_info.pb", tdir);
+	snprintf(got, sizeof(got), "%s.read", tdir);
+	reader = fifo_reader_start(path, got);
+	CHECK(reader > 0);
+	snprintf(sub, sizeof(sub), "%s/kept", tdir);
+	CHECK_INT(mkdir(sub, 0755), 0);
+	snprintf(path, sizeof(path), "%s/cpu_util.pb", tdir);
+	CHECK_INT(symlink("kept/cpu.pb", path), 0);
+	CHECK_INT(nprof_system_profile_write(tdir, &po), 0);
+	CHECK_INT(fifo_reader_finish(reader, false), 0);
+	snprintf(path, sizeof(path), "%s/trace_info.pb", tdir);
+	CHECK(is_fifo(path));
+	buf = slurp(got, &len);
+	ti = buf ? neuronprof__system__trace_info__unpack(NULL, len, buf) : NULL;
+	CHECK(ti != NULL);
+	if (ti) {
+		CHECK_STR(ti->instance_id, "i-0123456789abcdef0");
+		neuronprof__system__trace_info__free_unpacked(ti, NULL);
+	}
+	free(buf);
+	snprintf(path, sizeof(path), "%s/cpu_util.pb", tdir);
+	CHECK(is_symlink(path));
+	snprintf(path, sizeof(path), "%s/kept/cpu.pb", tdir);
+	CHECK(access(path, R_OK) == 0);
+	CHECK_INT(dir_entries(tdir), 3);	/* trace_info.pb, cpu_util.pb, kept/ */
+	CHECK_INT(dir_entries(sub), 1);
+	unlink(got);
+	rm_rf(tdir);
+}
+
+/* ntrace.pb's name taken by a character device node: written into, not replaced. */
+TEST(system_profile_into_a_character_device)
+{
+	struct nprof_system_profile_opts po = { .size = sizeof(po) };
+	char path[PATH_MAX];
+	const char *why;
+
+	snprintf(tdir, sizeof(tdir), "/tmp/nprof-sysprof-special-XXXXXX");
+	if (!mkdtemp(tdir)) {
+		FAIL("mkdtemp");
+		return;
+	}
+	po.instance_id = "i-0123456789abcdef0";
+	po.files = NPROF_SYSPROF_NTRACE | NPROF_SYSPROF_TRACE_INFO;
+	snprintf(path, sizeof(path), "%s/trace_info.pb", tdir);
+	why = make_null_node(path);
+	if (why) {
+		rm_rf(tdir);
+		SKIP(why);
+	}
+	CHECK_INT(nprof_system_profile_write(tdir, &po), 0);
+	CHECK(is_null_node(path));
+	CHECK_INT(dir_entries(tdir), 2);	/* the node and ntrace.pb */
+	rm_rf(tdir);
 }
 
 HARNESS_MAIN

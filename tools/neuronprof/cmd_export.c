@@ -4,8 +4,9 @@
  * native Perfetto trace. The work common to both formats is in export.c,
  * each format in export_<format>.c.
  *
- * With -o the trace is written to a temporary file in the same directory
- * and renamed over OUT only once complete, so OUT is never half written.
+ * -o OUT is written by the rule of output.c: a regular file through a
+ * temporary renamed over it once complete, so it is never half written; a
+ * device, a FIFO or "-" in place; a symbolic link followed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "export.h"
+#include "output.h"
 
 static const char export_usage[] =
 	"Usage: neuronprof export --format json|perfetto|sqlite [-o OUT]\n"
@@ -28,11 +30,14 @@ static const char export_usage[] =
 	"host_mem.pb) into a timeline:\n"
 	"  json      Chrome trace-event JSON (chrome://tracing, ui.perfetto.dev)\n"
 	"  perfetto  native Perfetto protobuf trace (ui.perfetto.dev, trace_processor)\n"
-	"  sqlite    an SQLite database (schema: Documentation/analysis.rst); needs -o\n"
+	"  sqlite    an SQLite database (schema: Documentation/analysis.rst)\n"
 	"\n"
-	"  -f, --format FMT  output format (required)\n"
-	"  -o, --output OUT  write to OUT (default: standard output; a Perfetto\n"
-	"                    trace is binary and never goes to a terminal)\n"
+	"  -f, --format FMT  output format (required): json, perfetto or sqlite\n"
+	"  -o, --output OUT  write to OUT (default, and '-': standard output; a\n"
+	"                    Perfetto trace or a database is binary and never goes\n"
+	"                    to a terminal). A regular file is replaced only once\n"
+	"                    the output is complete; a device or a FIFO is written\n"
+	"                    in place; a symbolic link is followed\n"
 	"  --progress=WHEN   progress bar on stderr (default auto: on a terminal,\n"
 	"                    for large profiles)\n"
 	"  -h, --help        this text\n";
@@ -44,7 +49,10 @@ enum format {
 	FMT_SQLITE,
 };
 
-/* @out_path: the temporary file of -o (SQLite writes it by name); @out_name: -o itself. */
+/*
+ * @out: the stream of JSON and Perfetto; @out_path: the file SQLite writes by
+ * name (a temporary of -o); @out_name: -o itself, for messages.
+ */
 static int run(const struct profile *prof, const char *source, enum format fmt, FILE *out,
 	       const char *out_path, const char *out_name, enum progress_mode pmode,
 	       struct export_stats *st)
@@ -53,7 +61,8 @@ static int run(const struct profile *prof, const char *source, enum format fmt, 
 	int ret;
 
 	/* Big buffered writes: the exporters emit many small pieces. */
-	setvbuf(out, NULL, _IOFBF, 1 << 20);
+	if (out)
+		setvbuf(out, NULL, _IOFBF, 1 << 20);
 	progress_start(&pg, pmode, "export", prof->entries);
 	if (fmt == FMT_SQLITE) {
 		ret = sqlite_export(prof, source, out_path, out_name, &pg, st);
@@ -88,11 +97,10 @@ int cmd_export(int argc, char **argv)
 	enum progress_mode pmode = PROGRESS_AUTO;
 	enum format fmt = FMT_NONE;
 	const char *outpath = NULL;
-	char tmp[PATH_MAX];
 	struct export_stats st;
 	struct profile prof;
-	FILE *out;
-	int c, ret, fd;
+	struct output out;
+	int c, ret;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:f:o:h", longopts, NULL)) != -1) {
@@ -126,82 +134,50 @@ int cmd_export(int argc, char **argv)
 		return usage_error("missing --format (json, perfetto or sqlite)");
 	if (check_operands(argc, argv, 1, "PATH"))
 		return EXIT_USAGE;
-	if (outpath && !strcmp(outpath, "-"))
-		outpath = NULL;
-	if (!outpath && fmt == FMT_SQLITE)
-		return usage_error("an SQLite database is a file: give -o FILE");
-	if (!outpath && fmt == FMT_PERFETTO && isatty(STDOUT_FILENO))
-		return usage_error("a Perfetto trace is binary: give -o FILE or redirect the "
-				   "output");
-	if (profile_load(argv[optind], &prof))
+	if (!outpath)
+		outpath = "-";
+	if (!strcmp(outpath, "-") && fmt != FMT_JSON && isatty(STDOUT_FILENO))
+		return usage_error("a%s is binary: give -o FILE or redirect the output",
+				   fmt == FMT_SQLITE ? "n SQLite database" : " Perfetto trace");
+	/* Before the work: a directory, or a file that cannot be made, fails now. */
+	if (output_open(&out, outpath, OUTPUT_STDOUT | (fmt == FMT_SQLITE ? OUTPUT_BY_NAME : 0)))
 		return EXIT_FAIL;
-
-	if (!outpath) {
-		ret = run(&prof, argv[optind], fmt, stdout, NULL, NULL, pmode, &st);
-		if (!ret)
-			ret = flush_stdout();
-		profile_free(&prof);
-		return ret;
+	if (profile_load(argv[optind], &prof)) {
+		output_abort(&out);
+		return EXIT_FAIL;
 	}
-
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", outpath) >= sizeof(tmp)) {
-		profile_free(&prof);
-		return fail("output path too long: %s", outpath);
-	}
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		ret = fail("cannot create %s: %s", outpath, strerror(errno));
-		profile_free(&prof);
-		return ret;
-	}
-	/* mkstemp makes 0600; a trace is as readable as any file the user makes. */
-	{
-		mode_t um = umask(0);
-
-		umask(um);
-		if (fchmod(fd, 0666 & ~um))
-			warn("cannot set the mode of %s: %s", outpath, strerror(errno));
-	}
-	out = fdopen(fd, "w");
-	if (!out) {
-		ret = fail("cannot open %s: %s", outpath, strerror(errno));
-		close(fd);
-		unlink(tmp);
-		profile_free(&prof);
-		return ret;
-	}
-	ret = run(&prof, argv[optind], fmt, out, tmp, outpath, pmode, &st);
-	if (!ret && (fflush(out) || ferror(out) || fsync(fileno(out))))
-		ret = fail("cannot write %s: %s", outpath, strerror(errno));
-	if (fclose(out) && !ret)
-		ret = fail("cannot write %s: %s", outpath, strerror(errno));
-	if (!ret && rename(tmp, outpath))
-		ret = fail("cannot put %s in place: %s", outpath, strerror(errno));
+	ret = run(&prof, argv[optind], fmt, out.f, out.path, outpath, pmode, &st);
 	if (ret)
-		unlink(tmp);
-	else if (fmt == FMT_SQLITE)
+		output_abort(&out);
+	else
+		ret = output_commit(&out);
+	if (ret || !strcmp(outpath, "-")) {
+		/* Standard output holds the trace: nothing else goes there. */
+	} else if (fmt == FMT_SQLITE) {
 		printf("%s: %" PRIu64 " entries from %zu file%s, %" PRIu64 " host events, %" PRIu64
 		       " executions: %" PRIu64 " rows\n", outpath, st.entries, prof.nfiles,
 		       prof.nfiles == 1 ? "" : "s", st.host_events, st.executions, st.rows);
-	else
+	} else {
 		printf("%s: %" PRIu64 " entries from %zu file%s: %" PRIu64 " slices, %" PRIu64
 		       " instants (%" PRIu64 " lost markers), %" PRIu64 " counter samples, %" PRIu64
 		       " executions\n", outpath, st.entries, prof.nfiles,
 		       prof.nfiles == 1 ? "" : "s", st.slices, st.instants, st.lost_markers,
 		       st.counters, st.executions);
-	if (!ret && st.machines > 1 && fmt != FMT_SQLITE) {
-		printf("%s: %" PRIu64 " machines on one timeline (CLOCK_REALTIME, by their clock "
-		       "mappings)", outpath, st.machines);
-		if (st.unmapped)
-			printf("; %" PRIu64 " without a mapping on %s own clock", st.unmapped,
-			       st.unmapped == 1 ? "its" : "their");
-		printf("\n");
+		if (st.machines > 1) {
+			printf("%s: %" PRIu64 " machines on one timeline (CLOCK_REALTIME, by their "
+			       "clock mappings)", outpath, st.machines);
+			if (st.unmapped)
+				printf("; %" PRIu64 " without a mapping on %s own clock", st.unmapped,
+				       st.unmapped == 1 ? "its" : "their");
+			printf("\n");
+		}
+		if (prof.nsys)
+			printf("%s: system profile of %zu director%s: %" PRIu64 " host events, %"
+			       PRIu64 " host samples, %" PRIu64 " host calls linked to their "
+			       "execution by a flow\n", outpath, prof.nsys,
+			       prof.nsys == 1 ? "y" : "ies", st.host_events, st.host_samples,
+			       st.flows);
 	}
-	if (!ret && prof.nsys && fmt != FMT_SQLITE)
-		printf("%s: system profile of %zu director%s: %" PRIu64 " host events, %" PRIu64
-		       " host samples, %" PRIu64 " host calls linked to their execution by a flow\n",
-		       outpath, prof.nsys, prof.nsys == 1 ? "y" : "ies", st.host_events,
-		       st.host_samples, st.flows);
 	profile_free(&prof);
 	return ret;
 }

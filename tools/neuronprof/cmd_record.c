@@ -89,8 +89,8 @@ static const char record_usage[] =
 	"  --no-streaming        keep entries in the rings until the profile is\n"
 	"                        written (NEURON_RT_INSPECT_STREAMING=0): what does not\n"
 	"                        fit is counted as lost\n"
-	"  --ring-size BYTES     ring size per queue, whole MiB (M, G suffixes;\n"
-	"                        synthetic default 1M)\n"
+	"  --ring-size BYTES     ring size per queue, whole MiB (K, M, G suffixes:\n"
+	"                        1M, 2048K, 1G; synthetic default 1M)\n"
 	"  --system-profile      the host system trace: ntrace.pb, trace_info.pb\n"
 	"                        (--no-system-profile: off; synthetic default off)\n"
 	"  --cpu-util            CPU utilisation samples: cpu_util.pb\n"
@@ -524,6 +524,28 @@ static void print_results(const struct record_opts *o, const struct core_result 
 		printf("  host_mem.pb: %zu samples\n", sp && sp->mem ? sp->mem->n_samples : 0);
 }
 
+/*
+ * -o names the base directory of the session directories: one to create, or
+ * one that exists (through a symbolic link too). A device, a FIFO or a file
+ * there is refused before any work, and is never written nor replaced.
+ * Return: 0, or -1 after the usage error.
+ */
+static int check_outdir(const char *dir)
+{
+	struct stat st;
+
+	if (nprof_output_check_base(dir)) {
+		usage_error("-o %s: %s", dir, nprof_strerror_last());
+		return -1;
+	}
+	if (!stat(dir, &st) && !S_ISDIR(st.st_mode)) {
+		usage_error("-o %s: not a directory (record writes a session directory under it)",
+			    dir);
+		return -1;
+	}
+	return 0;
+}
+
 static int record_synthetic(struct record_opts *o)
 {
 	struct nprof_device_info info = { .size = sizeof(info) };
@@ -549,8 +571,8 @@ static int record_synthetic(struct record_opts *o)
 		return usage_error("--error raises the error in the last execution, which --duration "
 				   "does not know in advance: use --executions");
 	/* Before anything is loaded or opened. */
-	if (nprof_output_check_base(o->outdir))
-		return usage_error("-o %s: %s", o->outdir, nprof_strerror_last());
+	if (check_outdir(o->outdir))
+		return EXIT_USAGE;
 	/* Rings of a synthetic model fit in 1 MiB; the runtime's 64 MiB would not fit a VM. */
 	if (!o->ring_size)
 		o->ring_size = 1ULL << 20;
@@ -798,10 +820,9 @@ static int record_command(struct record_opts *o, char **cmd)
 		return ret;
 	}
 	nprof_inspect_config_free(cfg);
-	if (nprof_output_check_base(o->outdir)) {
-		ret = usage_error("-o %s: %s", o->outdir, nprof_strerror_last());
+	if (check_outdir(o->outdir)) {
 		env_free(&env);
-		return ret;
+		return EXIT_USAGE;
 	}
 
 	/* The command inherits the progress page's descriptor and variable. */

@@ -21,16 +21,18 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "output.h"
 #include "summary.h"
 #include "tool.h"
 
 static const char summary_usage[] =
-	"Usage: neuronprof summary [--json | --csv DIR] [--top N] [--ns]\n"
-	"                          [--progress=auto|always|never] PATH\n"
+	"Usage: neuronprof summary [--json | --csv DIR] [--top N] [--ns] [--keep-going]\n"
+	"                          [--progress=auto|always|never] PATH...\n"
 	"\n"
-	"Where the time went, per recording: PATH is an NTFF file or a directory,\n"
-	"searched recursively; each directory holding profiles (a session\n"
-	"directory) is one recording, summarized on its own. Per NeuronCore and\n"
+	"Where the time went, per recording: each PATH is an NTFF file or a\n"
+	"directory, searched recursively; each directory holding profiles (a\n"
+	"session directory) is one recording, summarized on its own, in the order\n"
+	"of the PATHs. Per NeuronCore and\n"
 	"engine: utilisation, busy time, idle gaps; per op: count, total, avg,\n"
 	"median, p95, max and share of the engine's busy time; execution latency\n"
 	"per model and the host's nrt_execute call around each; DMA bytes and\n"
@@ -38,10 +40,14 @@ static const char summary_usage[] =
 	"trace per event type; lost entries and sequence gaps.\n"
 	"\n"
 	"  --json        one JSON document\n"
-	"  --csv DIR     one CSV file per table into DIR (created if missing)\n"
+	"  --csv DIR     one CSV file per table into DIR (created if missing;\n"
+	"                checked before any work)\n"
 	"  --top N       rows per ranked table: ops per engine, idle gaps,\n"
-	"                executions listed in the text (default 5)\n"
+	"                executions listed in the text (default 5, at least 1)\n"
 	"  --ns          durations in the text as whole nanoseconds\n"
+	"  --keep-going  a file that does not read (damaged, truncated, not NTFF)\n"
+	"                is skipped with a warning naming it, and the rest is\n"
+	"                summarized; the exit status is then 1\n"
 	"  --progress=WHEN  progress bar on stderr (default auto: on a terminal,\n"
 	"                for large profiles)\n"
 	"  -h, --help    this text\n";
@@ -821,45 +827,66 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 	}
 }
 
-static int csv_open(const char *dir, FILE **f)
+/*
+ * Every table of DIR opened by the rule of output.c (each a temporary
+ * renamed over its file when complete; a device, a FIFO or a link as
+ * output_open() says), before any work. On failure nothing is left.
+ */
+static int csv_open(const char *dir, struct output *o)
 {
+	struct stat st;
+
 	if (mkdir(dir, 0777) && errno != EEXIST) {
 		fail("cannot create directory %s: %s", dir, strerror(errno));
 		return -1;
 	}
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		fail("--csv %s: not a directory", dir);
+		return -1;
+	}
 	for (int i = 0; i < CSV_TABLES; i++) {
-		char path[4096];
+		char *path;
 
-		snprintf(path, sizeof(path), "%s/%s", dir, csv_name[i]);
-		f[i] = fopen(path, "w");
-		if (!f[i]) {
-			fail("cannot create %s: %s", path, strerror(errno));
-			while (i-- > 0)
-				fclose(f[i]);
+		if (asprintf(&path, "%s/%s", dir, csv_name[i]) < 0)
+			path = NULL;
+		if (!path || output_open(&o[i], path, 0)) {
+			if (!path)
+				fail("out of memory");
+			free(path);
+			while (i-- > 0) {
+				output_abort(&o[i]);
+				free((char *)o[i].name);
+			}
 			return -1;
 		}
-		fprintf(f[i], "%s\n", csv_header[i]);
+		fprintf(o[i].f, "%s\n", csv_header[i]);
 	}
 	return 0;
 }
 
-static int csv_close(const char *dir, FILE **f)
+/* Commit every table (or, after a failure, @abort: remove what was made). */
+static int csv_close(struct output *o, bool abort)
 {
 	int ret = 0;
 
 	for (int i = 0; i < CSV_TABLES; i++) {
-		bool bad = ferror(f[i]);
-
-		if (fclose(f[i]) || bad) {
-			if (!ret)
-				fail("cannot write %s/%s: %s", dir, csv_name[i], strerror(errno));
-			ret = -1;
-		}
+		if (abort || ret)
+			output_abort(&o[i]);
+		else
+			ret = output_commit(&o[i]);
+		free((char *)o[i].name);
 	}
 	return ret;
 }
 
 /* ---- command -------------------------------------------------------------------- */
+
+/* One PATH: its profile and recordings (which point into the profile). */
+struct summary_path {
+	struct profile prof;
+	struct recording *recs;
+	size_t nrec;
+};
 
 int cmd_summary(int argc, char **argv)
 {
@@ -868,21 +895,20 @@ int cmd_summary(int argc, char **argv)
 		{ "csv", required_argument, NULL, 'c' },
 		{ "top", required_argument, NULL, 't' },
 		{ "ns", no_argument, NULL, 'n' },
+		{ "keep-going", no_argument, NULL, 'k' },
 		{ "progress", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum progress_mode pmode = PROGRESS_AUTO;
 	const char *csv_dir = NULL;
-	struct recording *recs;
+	struct summary_path *sp;
 	struct rec_stats *stats;
 	struct progress pg;
-	struct profile prof;
-	FILE *csv[CSV_TABLES];
-	uint64_t top = 5, done = 0;
-	size_t nrec;
-	bool json = false, is_file;
-	struct stat st;
+	struct output csv[CSV_TABLES];
+	uint64_t top = 5, done = 0, entries = 0;
+	size_t nrec = 0, npaths, nfiles = 0, skipped = 0, k;
+	bool json = false, keep = false, loaded_any = false;
 	int c, ret = 0;
 
 	opterr = 0;
@@ -902,6 +928,9 @@ int cmd_summary(int argc, char **argv)
 		case 'n':
 			raw_ns = true;
 			break;
+		case 'k':
+			keep = true;
+			break;
 		case 'P':
 			if (parse_progress(optarg, &pmode))
 				return EXIT_USAGE;
@@ -915,16 +944,49 @@ int cmd_summary(int argc, char **argv)
 	}
 	if (json && csv_dir)
 		return usage_error("--json and --csv are exclusive");
-	if (check_operands(argc, argv, 1, "PATH"))
-		return EXIT_USAGE;
-	if (profile_load(argv[optind], &prof))
+	if (optind >= argc)
+		return usage_error("missing PATH");
+	/* The tables' directory before any work. */
+	if (csv_dir && csv_open(csv_dir, csv))
 		return EXIT_FAIL;
-	is_file = !stat(argv[optind], &st) && !S_ISDIR(st.st_mode);
-	recs = recordings_split(&prof, argv[optind], is_file, &nrec);
+	npaths = (size_t)(argc - optind);
+	sp = xcalloc(npaths, sizeof(*sp));
+	for (size_t i = 0; i < npaths; i++) {
+		const char *path = argv[optind + i];
+		struct stat st;
+		size_t nskip = 0;
+
+		if (profile_load_opts(path, &sp[i].prof, keep, &nskip)) {
+			skipped += nskip + 1;
+			if (keep) {
+				warn("%s: skipped (--keep-going)", path);
+				continue;
+			}
+			ret = EXIT_FAIL;
+			break;
+		}
+		skipped += nskip;
+		loaded_any = true;
+		sp[i].recs = recordings_split(&sp[i].prof, path,
+					      !stat(path, &st) && !S_ISDIR(st.st_mode), &sp[i].nrec);
+		nrec += sp[i].nrec;
+		nfiles += sp[i].prof.nfiles;
+		entries += sp[i].prof.entries;
+	}
+	if (!ret && !loaded_any)
+		ret = fail("nothing to summarize: no PATH could be read");
+	if (ret) {
+		if (csv_dir)
+			csv_close(csv, true);
+		goto out;
+	}
+
 	stats = xcalloc(nrec, sizeof(*stats));
-	progress_start(&pg, pmode, "summary", prof.entries);
-	for (size_t i = 0; i < nrec; i++)
-		rec_stats_build(&stats[i], &recs[i], (unsigned int)top, &pg, &done);
+	progress_start(&pg, pmode, "summary", entries);
+	k = 0;
+	for (size_t i = 0; i < npaths; i++)
+		for (size_t r = 0; r < sp[i].nrec; r++)
+			rec_stats_build(&stats[k++], &sp[i].recs[r], (unsigned int)top, &pg, &done);
 	progress_finish(&pg);
 
 	if (json) {
@@ -932,9 +994,15 @@ int cmd_summary(int argc, char **argv)
 
 		jw_init(&j, stdout, true);
 		jw_obj_begin(&j, NULL);
+		/* "path": the first PATH, as when summary took one; "paths": all of them. */
 		jw_str(&j, "path", argv[optind]);
-		jw_u64(&j, "files", prof.nfiles);
-		jw_u64(&j, "entries", prof.entries);
+		jw_arr_begin(&j, "paths");
+		for (size_t i = 0; i < npaths; i++)
+			jw_str(&j, NULL, argv[optind + i]);
+		jw_arr_end(&j);
+		jw_u64(&j, "files", nfiles);
+		jw_u64(&j, "entries", entries);
+		jw_u64(&j, "skipped", skipped);
 		jw_arr_begin(&j, "recordings");
 		for (size_t i = 0; i < nrec; i++)
 			json_recording(&j, &stats[i]);
@@ -942,16 +1010,16 @@ int cmd_summary(int argc, char **argv)
 		jw_obj_end(&j);
 		jw_finish(&j);
 	} else if (csv_dir) {
-		if (!csv_open(csv_dir, csv)) {
-			for (size_t i = 0; i < nrec; i++)
-				csv_recording(csv, &stats[i]);
-			ret = csv_close(csv_dir, csv) ? EXIT_FAIL : 0;
-			if (!ret)
-				printf("%s: %d tables of %zu recording%s\n", csv_dir, CSV_TABLES, nrec,
-				       nrec == 1 ? "" : "s");
-		} else {
-			ret = EXIT_FAIL;
-		}
+		FILE *f[CSV_TABLES];
+
+		for (int i = 0; i < CSV_TABLES; i++)
+			f[i] = csv[i].f;
+		for (size_t i = 0; i < nrec; i++)
+			csv_recording(f, &stats[i]);
+		ret = csv_close(csv, false);
+		if (!ret)
+			printf("%s: %d tables of %zu recording%s\n", csv_dir, CSV_TABLES, nrec,
+			       nrec == 1 ? "" : "s");
 	} else {
 		for (size_t i = 0; i < nrec; i++) {
 			if (i)
@@ -962,9 +1030,18 @@ int cmd_summary(int argc, char **argv)
 	for (size_t i = 0; i < nrec; i++)
 		rec_stats_free(&stats[i]);
 	free(stats);
-	recordings_free(recs, nrec);
-	profile_free(&prof);
-	if (ret)
-		return ret;
-	return flush_stdout();
+	if (!ret)
+		ret = flush_stdout();
+	if (!ret && skipped) {
+		fail("%zu file%s skipped (--keep-going): the summary leaves %s out", skipped,
+		     skipped == 1 ? "" : "s", skipped == 1 ? "it" : "them");
+		ret = EXIT_FAIL;
+	}
+out:
+	for (size_t i = 0; i < npaths; i++) {
+		recordings_free(sp[i].recs, sp[i].nrec);
+		profile_free(&sp[i].prof);
+	}
+	free(sp);
+	return ret;
 }

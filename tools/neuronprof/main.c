@@ -3,6 +3,7 @@
  * neuronprof(1): the command-line front end of libneuronprof. This file only
  * dispatches to the subcommands; each lives in cmd_<name>.c.
  */
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,7 +23,7 @@ static const struct subcommand subcommands[] = {
 	{ "record", cmd_record, "capture a profile on the simulator, or of a command" },
 	{ "dump", cmd_dump, "print an NTFF file: header, metadata, entries" },
 	{ "summary", cmd_summary, "per-core and per-engine activity of a profile" },
-	{ "export", cmd_export, "convert a profile to Chrome trace JSON or Perfetto" },
+	{ "export", cmd_export, "convert a profile to Chrome trace JSON, Perfetto or SQLite" },
 	{ "top", cmd_top, "a live view of a device: utilisation, rates, queues" },
 };
 
@@ -43,9 +44,27 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    (!strcmp(argv[1], "help") && argc == 2)) {
 		usage(stdout);
 		return 0;
+	}
+	/* "help CMD" is "CMD --help". */
+	if (!strcmp(argv[1], "help")) {
+		static char help_opt[] = "--help";
+		char *help_argv[] = { argv[2], help_opt, NULL };
+
+		if (argc > 3)
+			return usage_error("help takes one command, not '%s'", argv[3]);
+		for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
+			if (!strcmp(argv[2], subcommands[i].name)) {
+				tool_cmd = subcommands[i].name;
+				optind = 1;
+				return subcommands[i].fn(2, help_argv);
+			}
+		}
+		return usage_error("help: unknown command '%s' (commands: devices, doctor, "
+				   "record, dump, summary, export, top)", argv[2]);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("neuronprof (libneuronprof %s)\n", nprof_version_string());

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -15,6 +16,24 @@
 
 #include "profile.h"
 #include "tool.h"
+
+/* profile_load_opts()'s @keep_going while it runs: a bad file is a warning. */
+static bool keep_going;
+
+/* A problem with one file: an error, or with --keep-going a warning that it is skipped. */
+static void __attribute__((format(printf, 1, 2))) file_problem(const char *fmt, ...)
+{
+	char msg[8192];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (keep_going)
+		warn("%s: skipped (--keep-going)", msg);
+	else
+		fail("%s", msg);
+}
 
 struct path_list {
 	char **v;
@@ -129,11 +148,11 @@ static int read_whole(const char *dir, const char *name, uint8_t **buf, size_t *
 	if (fd < 0) {
 		if (errno == ENOENT)
 			return 0;
-		fail("cannot open %s: %s", path, strerror(errno));
+		file_problem("cannot open %s: %s", path, strerror(errno));
 		return -1;
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		fail("%s is not a regular file", path);
+		file_problem("%s is not a regular file", path);
 		close(fd);
 		return -1;
 	}
@@ -146,7 +165,7 @@ static int read_whole(const char *dir, const char *name, uint8_t **buf, size_t *
 	while (got < (size_t)st.st_size) {
 		n = read(fd, *buf + got, (size_t)st.st_size - got);
 		if (n <= 0) {
-			fail("cannot read %s: %s", path, n ? strerror(errno) : "unexpected end");
+			file_problem("cannot read %s: %s", path, n ? strerror(errno) : "unexpected end");
 			free(*buf);
 			*buf = NULL;
 			close(fd);
@@ -173,7 +192,7 @@ static int load_message(const char *dir, const char *name,
 	*out = protobuf_c_message_unpack(desc, NULL, len, buf);
 	free(buf);
 	if (!*out) {
-		fail("%s/%s: not a valid %s message (proto/system_profile.proto)", dir, name,
+		file_problem("%s/%s: not a valid %s message (proto/system_profile.proto)", dir, name,
 		     desc->name);
 		return -1;
 	}
@@ -358,17 +377,17 @@ static int open_file(struct prof_file *f, char *path)
 	f->reader = nprof_ntff_reader_open(path, 0);
 	if (!f->reader) {
 		/* The library's message names the file and the failed check. */
-		fail("%s", nprof_strerror_last());
+		file_problem("%s", nprof_strerror_last());
 		return -1;
 	}
 	f->info.size = sizeof(f->info);
 	if (nprof_ntff_reader_info(f->reader, &f->info)) {
-		fail("%s: %s", path, nprof_strerror_last());
+		file_problem("%s: %s", path, nprof_strerror_last());
 		return -1;
 	}
 	n = nprof_ntff_reader_queue_count(f->reader);
 	if (n < 0) {
-		fail("%s: %s", path, nprof_strerror_last());
+		file_problem("%s: %s", path, nprof_strerror_last());
 		return -1;
 	}
 	f->nqueues = (size_t)n;
@@ -385,13 +404,29 @@ static void free_list(struct path_list *l)
 
 int profile_load(const char *path, struct profile *p)
 {
+	return profile_load_opts(path, p, false, NULL);
+}
+
+/* Frees what open_file() took of a file that did not read. */
+static void drop_file(struct prof_file *f)
+{
+	nprof_ntff_reader_close(f->reader);
+	free(f->lqueues);
+	free(f->path);
+	memset(f, 0, sizeof(*f));
+}
+
+int profile_load_opts(const char *path, struct profile *p, bool keep, size_t *skipped)
+{
 	struct path_list l = { 0 }, sys = { 0 };
 	struct stat st;
+	size_t nskip = 0;
 
 	memset(p, 0, sizeof(*p));
+	keep_going = keep;
 	if (stat(path, &st)) {
 		fail("cannot open %s: %s", path, strerror(errno));
-		return -1;
+		goto err;
 	}
 	if (S_ISDIR(st.st_mode)) {
 		if (scan_dir(path, &l, &sys, 0))
@@ -424,35 +459,58 @@ int profile_load(const char *path, struct profile *p)
 	}
 	/* From here on the profile owns each path as soon as it takes it. */
 	for (size_t i = 0; i < l.n; i++) {
-		p->nfiles = i + 1;
-		if (open_file(&p->files[i], l.v[i])) {
-			l.v[i] = NULL;
-			goto err_free;
-		}
+		struct prof_file *f = &p->files[p->nfiles++];
+		int bad = open_file(f, l.v[i]);
+
 		l.v[i] = NULL;
-		p->entries += p->files[i].entries;
+		if (bad && !keep)
+			goto err_free;
+		if (bad) {
+			drop_file(f);
+			p->nfiles--;
+			nskip++;
+			continue;
+		}
+		p->entries += f->entries;
 	}
 	for (size_t i = 0; i < sys.n; i++) {
 		/* scan_dir() recorded "<dir>/."; the directory itself is the name. */
 		size_t n = strlen(sys.v[i]);
+		struct sysprof *s = &p->sys[p->nsys++];
 
 		sys.v[i][n - 2] = '\0';
-		p->nsys = i + 1;
-		p->sys[i].dir = sys.v[i];
+		s->dir = sys.v[i];
 		sys.v[i] = NULL;
-		if (load_sysprof(&p->sys[i]))
-			goto err_free;
-		if (p->sys[i].ntrace)
-			p->host_events += p->sys[i].ntrace->n_events;
+		if (load_sysprof(s)) {
+			if (!keep)
+				goto err_free;
+			free_sysprof(s);
+			memset(s, 0, sizeof(*s));
+			p->nsys--;
+			nskip++;
+			continue;
+		}
+		if (s->ntrace)
+			p->host_events += s->ntrace->n_events;
+	}
+	if (!p->nfiles && !p->nsys) {
+		fail("nothing left to read in %s: every file was skipped", path);
+		goto err_free;
 	}
 	free_list(&l);
 	free_list(&sys);
+	keep_going = false;
+	if (skipped)
+		*skipped = nskip;
 	return 0;
 err_free:
 	profile_free(p);
 err:
 	free_list(&l);
 	free_list(&sys);
+	keep_going = false;
+	if (skipped)
+		*skipped = nskip;
 	return -1;
 }
 

@@ -86,6 +86,14 @@ struct profile {
  * profiles, ...).
  */
 int profile_load(const char *path, struct profile *p);
+
+/*
+ * profile_load_opts() - profile_load(), and with @keep_going a file (or a
+ * directory's system profile) that does not read is skipped after a warning
+ * naming it and what is wrong, instead of failing the load; *@skipped (when
+ * not NULL) counts them. A load that leaves nothing to read fails.
+ */
+int profile_load_opts(const char *path, struct profile *p, bool keep_going, size_t *skipped);
 void profile_free(struct profile *p);
 
 /*

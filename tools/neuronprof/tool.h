@@ -64,7 +64,10 @@ int flush_stdout(void);
 
 /*
  * parse_u64() - a whole decimal (or 0x hex) number in [min, max], with an
- * optional binary suffix K, M, G (KiB, MiB, GiB) when @suffixes is set.
+ * optional binary suffix K, M, G (KiB, MiB, GiB) when @suffixes is set (the
+ * one parser of every size option: record's and top's --ring-size). A
+ * negative value is refused saying what the option takes; a range in a
+ * message is in the suffixes when the option takes them.
  * Return: 0, or -1 after printing a usage error naming @what and the value.
  */
 int parse_u64(const char *what, const char *s, uint64_t min, uint64_t max, bool suffixes,

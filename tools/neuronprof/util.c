@@ -137,6 +137,23 @@ int flush_stdout(void)
 	return 0;
 }
 
+/* @v in decimal, or with the largest suffix that divides it when sizes take suffixes. */
+static const char *size_str(uint64_t v, bool suffixes, char *buf, size_t len)
+{
+	static const char units[] = "KMG";
+	int u = -1;
+
+	while (suffixes && v && u < 2 && !(v & 1023)) {
+		v >>= 10;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+	else
+		snprintf(buf, len, "%llu%c", (unsigned long long)v, units[u]);
+	return buf;
+}
+
 int parse_u64(const char *what, const char *s, uint64_t min, uint64_t max, bool suffixes,
 	      uint64_t *out)
 {
@@ -144,6 +161,17 @@ int parse_u64(const char *what, const char *s, uint64_t min, uint64_t max, bool 
 	uint64_t mult = 1;
 	char *end;
 
+	/* A negative number is a number: say what the option takes instead. */
+	if (s && *s == '-' && s[1] >= '0' && s[1] <= '9') {
+		if (min == 1)
+			usage_error("%s: %s is negative: it must be positive", what, s);
+		else if (!min)
+			usage_error("%s: %s is negative: it must be zero or more", what, s);
+		else
+			usage_error("%s: %s is negative: it must be at least %s", what, s,
+				    size_str(min, suffixes, (char[32]){ 0 }, 32));
+		return -1;
+	}
 	/* strtoull accepts a sign and leading blanks; a count never has them. */
 	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ' || *s == '\t') {
 		usage_error("%s: '%s' is not a number", what, s ? s : "");
@@ -178,8 +206,9 @@ int parse_u64(const char *what, const char *s, uint64_t min, uint64_t max, bool 
 	}
 	v *= mult;
 	if (v < min || v > max) {
-		usage_error("%s: %s is out of range [%llu, %llu]", what, s,
-			    (unsigned long long)min, (unsigned long long)max);
+		usage_error("%s: %s is out of range [%s, %s]", what, s,
+			    size_str(min, suffixes, (char[32]){ 0 }, 32),
+			    size_str(max, suffixes, (char[32]){ 0 }, 32));
 		return -1;
 	}
 	*out = v;

@@ -11,6 +11,10 @@
  *        gen_fixtures [--split C] --jitter N FILE  the same with steps of 50 to
  *                                      249 ns between entries instead of 100
  *                                      (distributions)
+ *        gen_fixtures -h | --help      the usage, on stdout; any other
+ *                                      argument starting with '-' where DIR
+ *                                      goes is refused (exit 2), never made
+ *                                      a directory
  *
  * Each queue is one record, appended whole, in the order the queues first
  * appear. With --split C, the same entries are appended as a streaming
@@ -533,11 +537,21 @@ static void write_text(const char *path, const char *text)
 		die(path);
 }
 
+static const char usage_text[] =
+	"Usage: gen_fixtures [--split C] DIR              the test fixtures\n"
+	"       gen_fixtures [--split C] --large N FILE   one file of about N entries\n"
+	"       gen_fixtures [--split C] --jitter N FILE  the same, 50 to 249 ns steps\n"
+	"       gen_fixtures -h | --help                  this text\n";
+
 int main(int argc, char **argv)
 {
 	struct fixture f;
 	char path[4096];
 
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		fputs(usage_text, stdout);
+		return 0;
+	}
 	if (argc > 2 && !strcmp(argv[1], "--split")) {
 		fixture_chunk = strtoull(argv[2], NULL, 0);
 		if (!fixture_chunk) {
@@ -570,9 +584,11 @@ int main(int argc, char **argv)
 		free(copy);
 		return 0;
 	}
-	if (argc != 2) {
-		fprintf(stderr, "usage: gen_fixtures [--split C] DIR | "
-			"gen_fixtures [--split C] --large|--jitter N FILE\n");
+	/* An option where DIR belongs is an option this program does not know, not a name. */
+	if (argc != 2 || argv[1][0] == '-') {
+		if (argc == 2)
+			fprintf(stderr, "gen_fixtures: unknown option '%s'\n", argv[1]);
+		fputs(usage_text, stderr);
 		return 2;
 	}
 	mkdir_or_die(argv[1]);

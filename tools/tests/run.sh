@@ -128,6 +128,72 @@ suite() {
 	run "option without its value: exit 2" expect_exit 2 "'--format' needs a value" "$np" export --format
 	run "bad number: exit 2, named" expect_exit 2 "--entries: 'abc' is not a number" "$np" dump --entries abc "$basic"
 
+	t_help_cmd() {
+		"$np" help summary >"$tmp/h" || return 1
+		has "Usage: neuronprof summary" "$tmp/h" &&
+		count_is 0 '^Commands:' "$tmp/h" &&
+		"$np" help export >"$tmp/h" && has "sqlite" "$tmp/h" &&
+		"$np" help >"$tmp/h" && has "Commands:" "$tmp/h" && has "SQLite" "$tmp/h" || return 1
+		expect_exit 2 "help: unknown command 'bogus'" "$np" help bogus
+	}
+	run "help CMD prints CMD's help; the top-level help names SQLite" t_help_cmd
+
+	# The man page carries every option each command's --help lists, and
+	# the synopsis the options that were missing from it.
+	t_man_options() {
+		local man=$repo/man/neuronprof.1 c o syn
+		for c in devices doctor record dump summary export top; do
+			for o in $("$np" "$c" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
+				grep -qF -- "${o//-/\\-}" "$man" || { echo "$c $o: not in the man page"; return 1; }
+			done
+		done
+		syn=$(sed -n '/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p' "$man")
+		grep -A30 -F 'neuronprof top' <<<"$syn" | grep -qF 'ring\-size' &&
+		grep -A12 -F 'neuronprof summary' <<<"$syn" | grep -qF 'progress=' &&
+		grep -A12 -F 'neuronprof summary' <<<"$syn" | grep -qF 'keep\-going' &&
+		grep -qF 'sqlite' <<<"$syn" &&
+		sed -n '/^\.SH DESCRIPTION/,/^\.SH COMMANDS/p' "$man" | grep -q 'SQLite' ||
+			{ echo "the synopsis or description misses top --ring-size, summary --progress/--keep-going or SQLite"; return 1; }
+	}
+	run "man page: every option of every --help, the synopsis complete" t_man_options
+
+	# One parser for sizes: K, M and G everywhere, the range in the same units.
+	t_ring_size_units() {
+		"$np" record -o "$tmp/recdir" --ring-size 2048K -- env >"$tmp/env" 2>/dev/null &&
+		has "NEURON_RT_PROFILE_BUF_TRACE_MB=2" "$tmp/env" &&
+		"$np" record -o "$tmp/recdir" --ring-size 1G -- env >"$tmp/env" 2>/dev/null &&
+		has "NEURON_RT_PROFILE_BUF_TRACE_MB=1024" "$tmp/env" || return 1
+		expect_exit 2 "--ring-size: 1G is out of range \[4K, 64M\]" "$np" top --json --ring-size 1G &&
+		expect_exit 2 "--ring-size: '8T' is not a number \(suffixes K, M, G are allowed\)" \
+			"$np" top --json --ring-size 8T &&
+		expect_exit 2 "--ring-size: '8T' is not a number \(suffixes K, M, G are allowed\)" \
+			"$np" record --ring-size 8T -- true
+	}
+	run "--ring-size: K, M, G in record and top alike" t_ring_size_units
+
+	run "summary --top -1: exit 2, says it must be positive" \
+		expect_exit 2 "--top: -1 is negative: it must be positive" "$np" summary --top -1 "$basic"
+	run "dump --entries -1: exit 2, says it must be zero or more" \
+		expect_exit 2 "--entries: -1 is negative: it must be zero or more" "$np" dump --entries -1 "$basic"
+
+	t_vm_run_help() {
+		bash "$repo/scripts/vm-run.sh" --help >"$tmp/h" 2>"$tmp/e" || { echo "exit status $?"; return 1; }
+		has "Usage: scripts/vm-run.sh [options] -- CMD [ARGS...]" "$tmp/h" &&
+		has "Exit status:" "$tmp/h" && [ ! -s "$tmp/e" ] || return 1
+		expect_exit 125 "unknown argument '--bogus'" bash "$repo/scripts/vm-run.sh" --bogus
+	}
+	run "scripts/vm-run.sh --help: usage on stdout, exit 0" t_vm_run_help
+
+	t_gen_help() {
+		local d=$tmp/genhelp
+		rm -rf "$d" && mkdir -p "$d" || return 1
+		(cd "$d" && "$gen" --help) >"$tmp/h" || { echo "exit status $?"; return 1; }
+		has "Usage: gen_fixtures" "$tmp/h" || return 1
+		(cd "$d" && expect_exit 2 "unknown option '--bogus'" "$gen" --bogus) || return 1
+		[ -z "$(ls -A "$d")" ] || { echo "made in the working directory: $(ls -A "$d")"; return 1; }
+	}
+	run "gen_fixtures --help: usage, exit 0, no directory named --help" t_gen_help
+
 	# ---- dump -------------------------------------------------------------------
 	t_dump_text() {
 		"$np" dump "$basic" >"$tmp/d" || return 1
@@ -619,8 +685,17 @@ suite() {
 	run "the timeline export's instruction, inference and execution slices add up to summary's numbers" \
 		t_timeline_summary
 
-	run "export sqlite without -o: exit 2" \
-		expect_exit 2 "an SQLite database is a file: give -o FILE" "$np" export --format sqlite "$basic"
+	t_binary_tty() {
+		script -qec "'$np' export --format sqlite '$basic'" /dev/null >"$tmp/tty"
+		script -qec "'$np' export --format perfetto -o - '$basic'" /dev/null >>"$tmp/tty"
+		has "an SQLite database is binary: give -o FILE or redirect the output" "$tmp/tty" &&
+		has "a Perfetto trace is binary: give -o FILE or redirect the output" "$tmp/tty"
+	}
+	if command -v script >/dev/null; then
+		run "export sqlite or perfetto to a terminal: refused" t_binary_tty
+	else
+		skip_test "export sqlite or perfetto to a terminal: refused" "no script(1)"
+	fi
 
 	# ---- bad inputs ----------------------------------------------------------------
 	run "missing file: exit 1, names it" \
@@ -631,8 +706,8 @@ suite() {
 	run "a short text file is not an NTFF file, not a truncated one" \
 		expect_exit 1 "short.txt: bad magic: not an NTFF file \(6 bytes" "$np" dump "$fx/short.txt"
 	head -c 1000 "$basic" >"$fx/truncated.ntff"
-	run "truncated file: exit 1, says what is past the end" \
-		expect_exit 1 "truncated.ntff: metadata .* extends past the end of the file \(1000 bytes\)" \
+	run "truncated file: exit 1, names the file, says truncated and what is past the end" \
+		expect_exit 1 "$fx/truncated.ntff: truncated: metadata .* ends at byte [0-9]+, past the end of the file \(1000 bytes\)" \
 		"$np" dump "$fx/truncated.ntff"
 	cp "$basic" "$fx/flipped.ntff"
 	printf '\377' | dd of="$fx/flipped.ntff" bs=1 seek=300 conv=notrunc 2>/dev/null
@@ -653,7 +728,37 @@ suite() {
 	cp "$basic" "$fx/mixed/a.ntff"
 	cp "$fx/truncated.ntff" "$fx/mixed/b.ntff"
 	run "a bad file inside a directory fails the whole command, named" \
-		expect_exit 1 "mixed/b.ntff: metadata" "$np" summary "$fx/mixed"
+		expect_exit 1 "mixed/b.ntff: truncated: metadata" "$np" summary "$fx/mixed"
+
+	t_summary_keep_going() {
+		"$np" summary --keep-going "$fx/mixed" >"$tmp/s" 2>"$tmp/e"
+		[ $? -eq 1 ] || { echo "expected exit 1"; return 1; }
+		has "warning: $fx/mixed/b.ntff: truncated: metadata" "$tmp/e" &&
+		has "skipped (--keep-going)" "$tmp/e" &&
+		has "1 file skipped (--keep-going)" "$tmp/e" &&
+		has "recording $fx/mixed: 1 file, 14 queue records, 46 entries" "$tmp/s" || return 1
+		"$np" summary --keep-going --json "$fx/mixed" >"$tmp/s.json" 2>/dev/null
+		check summary-json "$tmp/s.json" files=1 entries=46 skipped=1 recordings.0.entries=46 \
+			recordings.0.totals.instructions=16
+	}
+	run "summary --keep-going: the bad file named and skipped, the rest summarized, exit 1" \
+		t_summary_keep_going
+
+	t_summary_paths() {
+		"$np" summary --json "$basic" "$fx/gap.ntff" "$prof" >"$tmp/s.json" || return 1
+		check summary-json "$tmp/s.json" path="$basic" paths.0="$basic" paths.1="$fx/gap.ntff" \
+			paths.2="$prof" files=4 entries=$((46 + 4 + 58)) skipped=0 \
+			recordings.0.path="$basic" recordings.1.path="$fx/gap.ntff" \
+			recordings.2.path="$prof" recordings.3.path="$prof/sub" \
+			recordings.1.totals.seq_gaps=3 recordings.3.cores.0.core=1 || return 1
+		"$np" summary "$fx/gap.ntff" "$basic" >"$tmp/s" || return 1
+		[ "$(grep '^recording ' "$tmp/s" | cut -d: -f1)" = "recording $fx/gap.ntff
+recording $basic" ] || { echo "recordings not in the order of the PATHs:"; grep '^recording ' "$tmp/s"; return 1; }
+		rm -rf "$tmp/csvp" && "$np" summary --csv "$tmp/csvp" "$basic" "$fx/gap.ntff" >"$tmp/o" &&
+		has "$tmp/csvp: 11 tables of 2 recordings" "$tmp/o" || return 1
+		expect_exit 1 "cannot open $fx/nope.ntff" "$np" summary "$basic" "$fx/nope.ntff"
+	}
+	run "summary of several PATHs: each one's recordings, in order" t_summary_paths
 
 	t_no_partial() {
 		expect_exit 1 "checksum mismatch" "$np" export --format json -o "$tmp/partial.json" \
@@ -685,6 +790,154 @@ suite() {
 		[ -z "$(ls -A "$d")" ] || { echo "left behind:"; ls -A "$d"; return 1; }
 	}
 	run "export whose write fails: the message names the -o file, not its temporary" t_write_fails
+
+	# ---- outputs that are not regular files ------------------------------------------
+	# Documentation/design.rst, "Writing an output": a device or a FIFO is
+	# written in place, never renamed over nor unlinked; a symbolic link is
+	# followed and stays a link. The device is a node of our own (1:3, as
+	# /dev/null) in the test's directory: the real /dev/null is never at stake.
+	# ref_outputs DIR: every writer's output as a regular file, to compare with.
+	ref_outputs() {
+		local f
+		rm -rf "$1" && mkdir -p "$1" || return 1
+		for f in json perfetto sqlite; do
+			"$np" export --format $f -o "$1/x.$f" "$prof" >/dev/null || return 1
+		done
+		"$np" summary --csv "$1/csv" "$prof" >/dev/null
+	}
+	# same_db A B: two SQLite databases with the same rows in every table.
+	same_db() {
+		local t
+		for t in $(sqlite3 "$1" "select name from sqlite_master where type = 'table' order by name"); do
+			[ "$(sqlite3 "$1" "select * from $t")" = "$(sqlite3 "$2" "select * from $t")" ] ||
+				{ echo "table $t differs between $1 and $2"; return 1; }
+		done
+	}
+	# same_output FORMAT GOT REF: the bytes (SQLite: the rows) REF has.
+	same_output() {
+		if [ "$1" = sqlite ]; then
+			same_db "$2" "$3"
+		else
+			cmp "$2" "$3"
+		fi
+	}
+
+	t_out_chardev() {
+		local d=$tmp/outdev f
+		rm -rf "$d" && mkdir -p "$d" || return 1
+		ref_outputs "$d/ref" || return 1
+		mknod "$d/null" c 1 3 || return 1
+		for f in json perfetto sqlite; do
+			"$np" export --format $f -o "$d/null" "$prof" >"$tmp/o" ||
+				{ echo "export $f into a device failed"; return 1; }
+			[ -c "$d/null" ] && [ "$(stat -c %t:%T "$d/null")" = 1:3 ] ||
+				{ echo "$f: the device node was replaced: $(ls -l "$d/null")"; return 1; }
+		done
+		mkdir -p "$d/csv" && mknod "$d/csv/cores.csv" c 1 3 || return 1
+		"$np" summary --csv "$d/csv" "$prof" >/dev/null || return 1
+		[ -c "$d/csv/cores.csv" ] || { echo "summary replaced the device cores.csv"; return 1; }
+		cmp "$d/csv/units.csv" "$d/ref/csv/units.csv" &&
+		[ -z "$(ls -A "$d" | grep -v '^ref$\|^null$\|^csv$')" ] &&
+		[ -z "$(ls -A "$d/csv" | grep '\.tmp')" ] || { echo "temporary files left"; ls -A "$d" "$d/csv"; return 1; }
+	}
+	if [ "$(id -u)" -ne 0 ]; then
+		skip_test "export and summary --csv into a character device: written in place, never replaced" \
+			"mknod of a character device needs root"
+	else
+		run "export and summary --csv into a character device: written in place, never replaced" \
+			t_out_chardev
+	fi
+
+	t_out_fifo() {
+		local d=$tmp/outfifo f rp
+		rm -rf "$d" && mkdir -p "$d" || return 1
+		ref_outputs "$d/ref" || return 1
+		for f in json perfetto sqlite; do
+			mkfifo "$d/fifo.$f" || return 1
+			timeout 20 cat "$d/fifo.$f" >"$d/got.$f" &
+			rp=$!
+			"$np" export --format $f -o "$d/fifo.$f" "$prof" >"$tmp/o" ||
+				{ echo "export $f into a FIFO failed"; kill $rp; return 1; }
+			wait $rp || { echo "$f: the reader of the FIFO got no end of file"; return 1; }
+			[ -p "$d/fifo.$f" ] || { echo "$f: the FIFO was replaced: $(ls -l "$d/fifo.$f")"; return 1; }
+			same_output $f "$d/got.$f" "$d/ref/x.$f" || { echo "$f: what came through the FIFO differs"; return 1; }
+		done
+		mkdir -p "$d/csv" && mkfifo "$d/csv/ops.csv" || return 1
+		timeout 20 cat "$d/csv/ops.csv" >"$d/got-ops.csv" &
+		rp=$!
+		"$np" summary --csv "$d/csv" "$prof" >/dev/null || { kill $rp; return 1; }
+		wait $rp && [ -p "$d/csv/ops.csv" ] && cmp "$d/got-ops.csv" "$d/ref/csv/ops.csv" ||
+			{ echo "summary --csv through a FIFO"; return 1; }
+		[ -z "$(ls -A "$d" "$d/csv" | grep '\.tmp')" ] || { echo "temporary files left"; return 1; }
+	}
+	run "export (json, perfetto, sqlite) and summary --csv through a FIFO: data through it, still a FIFO" t_out_fifo
+
+	t_out_symlink() {
+		local d=$tmp/outlink f round
+		rm -rf "$d" && mkdir -p "$d" || return 1
+		ref_outputs "$d/ref" || return 1
+		mkdir -p "$d/real" || return 1
+		for f in json perfetto sqlite; do
+			ln -s "real/x.$f" "$d/link.$f" || return 1
+			# First the link dangles (the file is created), then it names that file.
+			for round in 1 2; do
+				"$np" export --format $f -o "$d/link.$f" "$prof" >"$tmp/o" ||
+					{ echo "export $f through a link failed"; return 1; }
+				[ -L "$d/link.$f" ] || { echo "$f: the link was replaced: $(ls -l "$d/link.$f")"; return 1; }
+				[ -f "$d/real/x.$f" ] && same_output $f "$d/real/x.$f" "$d/ref/x.$f" ||
+					{ echo "$f: the link's target does not hold the output"; return 1; }
+			done
+		done
+		mkdir -p "$d/csv" && ln -s ../real/host.csv "$d/csv/host_events.csv" || return 1
+		"$np" summary --csv "$d/csv" "$prof" >/dev/null || return 1
+		[ -L "$d/csv/host_events.csv" ] && cmp "$d/real/host.csv" "$d/ref/csv/host_events.csv" ||
+			{ echo "summary --csv through a link"; return 1; }
+		# A link to a directory is a directory: refused.
+		ln -s real "$d/dirlink" &&
+		expect_exit 1 "cannot write $d/dirlink: it is a directory" \
+			"$np" export --format json -o "$d/dirlink" "$prof" || return 1
+		[ -L "$d/dirlink" ] &&
+		[ -z "$(ls -A "$d" "$d/real" "$d/csv" | grep '\.tmp')" ] || { echo "temporary files left"; return 1; }
+	}
+	run "export (json, perfetto, sqlite) and summary --csv through a symbolic link: the link stays, its target has the output" \
+		t_out_symlink
+
+	# -o naming a directory fails before any work: here the PATH does not
+	# even exist, and the message is about -o.
+	run "export -o a directory: exit 1 before reading anything, named" \
+		expect_exit 1 "cannot write $tmp: it is a directory" \
+		"$np" export --format perfetto -o "$tmp" "$fx/does-not-exist"
+	run "export sqlite -o a directory: exit 1 up front" \
+		expect_exit 1 "cannot write $tmp: it is a directory" \
+		"$np" export --format sqlite -o "$tmp" "$fx/does-not-exist"
+	run "summary --csv naming a file: exit 1 up front" \
+		expect_exit 1 "--csv $basic: not a directory" "$np" summary --csv "$basic" "$fx/does-not-exist"
+
+	t_export_sqlite_stdout() {
+		"$np" export --format sqlite "$prof" >"$tmp/stdout.db" &&
+		"$np" export --format sqlite -o - "$prof" >"$tmp/stdout2.db" &&
+		"$np" export --format sqlite -o "$tmp/file.db" "$prof" >/dev/null || return 1
+		same_db "$tmp/stdout.db" "$tmp/file.db" && same_db "$tmp/stdout2.db" "$tmp/file.db"
+	}
+	run "export sqlite to standard output (no -o, and -o -): the database -o writes" t_export_sqlite_stdout
+
+	# record's -o is a directory to write session directories under.
+	t_record_out_special() {
+		local d=$tmp/recout
+		rm -rf "$d" && mkdir -p "$d/base" && mkfifo "$d/fifo" || return 1
+		expect_exit 2 "-o $d/fifo: not a directory" "$np" record -o "$d/fifo" -- true || return 1
+		[ -p "$d/fifo" ] || { echo "the FIFO was replaced"; return 1; }
+		if [ "$(id -u)" -eq 0 ]; then
+			mknod "$d/null" c 1 3 &&
+			expect_exit 2 "-o $d/null: not a directory" "$np" record -o "$d/null" -- true || return 1
+			[ -c "$d/null" ] || { echo "the device node was replaced"; return 1; }
+		fi
+		ln -s base "$d/link" &&
+		"$np" record -o "$d/link" -- sh -c 'echo "$NEURON_RT_INSPECT_OUTPUT_DIR"' >"$tmp/o" 2>/dev/null &&
+		has "$d/link" "$tmp/o" && [ -L "$d/link" ] || { echo "record -o a link to a directory"; return 1; }
+	}
+	run "record -o a FIFO or a device: refused up front, left alone; a link to a directory: used" \
+		t_record_out_special
 
 	# ---- progress bar --------------------------------------------------------------
 	t_progress() {
@@ -754,11 +1007,11 @@ suite() {
 	run "top with an operand: exit 2" expect_exit 2 "" "$np" top --json extra
 
 	t_record_env() {
-		(cd "$tmp" && "$np" record -o "$tmp/out" --mode session --cores 0,1 --ring-size 2M \
+		(cd "$tmp" && "$np" record -o "$tmp/recdir" --mode session --cores 0,1 --ring-size 2M \
 			--cpu-util --event-types hardware --max-events 1000 -- env) >"$tmp/env" 2>"$tmp/e" ||
 			{ cat "$tmp/e"; return 1; }
 		has "NEURON_RT_INSPECT_ENABLE=1" "$tmp/env" &&
-		has "NEURON_RT_INSPECT_OUTPUT_DIR=$tmp/out" "$tmp/env" &&
+		has "NEURON_RT_INSPECT_OUTPUT_DIR=$tmp/recdir" "$tmp/env" &&
 		has "NEURON_RT_INSPECT_DEVICE_PROFILE=session" "$tmp/env" &&
 		has "NEURON_RT_INSPECT_EVENT_FILTER_NC=0,1" "$tmp/env" &&
 		has "NEURON_RT_INSPECT_CPU_UTIL=1" "$tmp/env" &&
@@ -770,9 +1023,9 @@ suite() {
 	}
 	run "record -- CMD: the inspect environment from the options" t_record_env
 	run "record -- CMD: the command's exit status" \
-		expect_exit 3 "sh exited with status 3" "$np" record -o "$tmp/out" -- sh -c 'exit 3'
+		expect_exit 3 "sh exited with status 3" "$np" record -o "$tmp/recdir" -- sh -c 'exit 3'
 	run "record -- CMD: a command that does not exist: 127" \
-		expect_exit 127 "cannot run $tmp/nonexistent" "$np" record -o "$tmp/out" -- "$tmp/nonexistent"
+		expect_exit 127 "cannot run $tmp/nonexistent" "$np" record -o "$tmp/recdir" -- "$tmp/nonexistent"
 	run "record -- CMD: synthetic options refused" \
 		expect_exit 2 "--iterations applies to the synthetic model" "$np" record --iterations 3 -- true
 	run "record -- CMD: ring size must be whole MiB" \

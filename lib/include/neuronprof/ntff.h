@@ -415,13 +415,18 @@ NPROF_API int nprof_ntff_writer_append(struct nprof_ntff_writer *w,
  *
  * Writes the block table and the metadata after the data, then the header,
  * fsyncs the file,
- * renames it to its final name (atomically replacing an existing file unless
- * NPROF_NTFF_WRITE_NOREPLACE) and fsyncs the directory. On failure the
- * temporary file is removed and nothing appears under the final name. The
- * writer is freed in every case.
+ * renames it to its final name (atomically replacing an existing regular
+ * file unless NPROF_NTFF_WRITE_NOREPLACE) and fsyncs the directory. A
+ * final name that is a character or block device or a FIFO is never
+ * replaced: the file's bytes are written into it and the temporary file
+ * removed. A final name that is a symbolic link is followed: the file it
+ * names (created if missing) gets the rename, and the link stays a link.
+ * On failure the temporary file is removed and nothing appears under the
+ * final name. The writer is freed in every case.
  *
  * Return: 0, or a negative errno (-EINVAL if @w is NULL, the stored error of
- * a failed writer, -EEXIST with NOREPLACE, or that of the failing call).
+ * a failed writer, -EEXIST with NOREPLACE (a link or device included),
+ * -EISDIR when the name is a directory, or that of the failing call).
  */
 NPROF_API int nprof_ntff_writer_finalize(struct nprof_ntff_writer *w);
 

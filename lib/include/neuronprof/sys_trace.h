@@ -438,7 +438,11 @@ struct nprof_system_profile_opts {
  * trace_info.pb (with the overwritten counts as they are after the drain),
  * cpu_util.pb and host_mem.pb. Each file is written under a temporary name
  * in @dir, synced, and renamed to its final name only once all of them are
- * written, so a file that exists is complete; existing files are replaced.
+ * written, so a file that exists is complete; existing regular files are
+ * replaced. A name that is a character or block device or a FIFO is
+ * written into in place instead, never renamed over nor unlinked; a name
+ * that is a symbolic link is followed to the file it names (the link
+ * stays).
  * Memory use does not grow with the number of events (ntrace.pb is
  * streamed). Called by the inspect session at stop; the trace may be
  * active or stopped.

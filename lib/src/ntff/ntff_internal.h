@@ -57,9 +57,10 @@ int nprof_ntff_writer_set_block_size(struct nprof_ntff_writer *w, uint32_t block
 struct nprof_ntff_writer *nprof_ntff_writer_create_pending(const char *dir);
 
 /*
- * Complete a pending writer's file and put it in place as @name in @dirfd:
- * linked (renamed) there when @dirfd is on the same file system, else
- * copied. On success, and on a failure once the file is in place (the
+ * Complete a pending writer's file and put it in place as @name in @dirfd
+ * by nprof_tmpfile_place(): linked (renamed) there when @dirfd is on the
+ * same file system, else copied; written into a device or FIFO of that
+ * name; through a symbolic link to the file it names. On success, and on a failure once the file is in place (the
  * directory's sync), the writer is freed and *@wp set to NULL; on any other
  * failure it is left as it was, for another commit or an abort.
  */

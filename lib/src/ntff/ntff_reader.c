@@ -52,6 +52,24 @@ static bool in_bounds(uint64_t off, uint64_t len, uint64_t size)
 	return off <= size && len <= size - off;
 }
 
+/*
+ * Region @what of a valid header lies past the end of the file: a file cut
+ * short says "truncated" (the header is whole and its region ends where the
+ * file once ended); bounds no file can have (past 2^63 bytes) are damage.
+ */
+static int past_end(const struct nprof_ntff_reader *r, const char *what, uint64_t off,
+		    uint64_t len)
+{
+	uint64_t end;
+
+	if (!__builtin_add_overflow(off, len, &end) && end <= INT64_MAX)
+		return BAD(r, "truncated: %s [offset %llu, length %llu] ends at byte %llu, past the end of the file (%zu bytes)",
+			   what, (unsigned long long)off, (unsigned long long)len,
+			   (unsigned long long)end, r->len);
+	return BAD(r, "%s [offset %llu, length %llu] extends past the end of the file (%zu bytes)",
+		   what, (unsigned long long)off, (unsigned long long)len, r->len);
+}
+
 /* Two non-empty ranges, both known to be in bounds, share a byte. */
 static bool overlap(uint64_t a_off, uint64_t a_len, uint64_t b_off, uint64_t b_len)
 {
@@ -132,17 +150,11 @@ static int validate_header(struct nprof_ntff_reader *r)
 					   h->reserved[i]);
 
 	if (!in_bounds(h->metadata_offset, h->metadata_length, r->len))
-		return BAD(r, "metadata [offset %llu, length %llu] extends past the end of the file (%zu bytes)",
-			   (unsigned long long)h->metadata_offset,
-			   (unsigned long long)h->metadata_length, r->len);
+		return past_end(r, "metadata", h->metadata_offset, h->metadata_length);
 	if (!in_bounds(h->data_offset, h->data_length, r->len))
-		return BAD(r, "data region [offset %llu, length %llu] extends past the end of the file (%zu bytes)",
-			   (unsigned long long)h->data_offset, (unsigned long long)h->data_length,
-			   r->len);
+		return past_end(r, "data region", h->data_offset, h->data_length);
 	if (!in_bounds(h->block_table_offset, h->block_table_length, r->len))
-		return BAD(r, "block table [offset %llu, length %llu] extends past the end of the file (%zu bytes)",
-			   (unsigned long long)h->block_table_offset,
-			   (unsigned long long)h->block_table_length, r->len);
+		return past_end(r, "block table", h->block_table_offset, h->block_table_length);
 	if (h->metadata_offset < h->header_size || h->data_offset < h->header_size ||
 	    h->block_table_offset < h->header_size)
 		return BAD(r, "metadata offset %llu, data offset %llu or block table offset %llu overlaps the %u-byte header",

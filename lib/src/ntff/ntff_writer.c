@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -629,18 +628,9 @@ static int finalize(struct nprof_ntff_writer *w)
 	ret = write_trailer(w);
 	if (ret)
 		return ret;
-	if (w->flags & NPROF_NTFF_WRITE_NOREPLACE)
-		ret = renameat2(w->dirfd, w->tmpname, w->dirfd, w->name, RENAME_NOREPLACE);
-	else
-		ret = renameat(w->dirfd, w->tmpname, w->dirfd, w->name);
-	if (ret)
-		return nprof_err(errno, "cannot put %s in place: %s", w->name, strerror(errno));
-	w->tmpname[0] = '\0';	/* renamed: nothing left to unlink */
-	/* The rename is durable only once the directory is. */
-	if (fsync(w->dirfd))
-		return nprof_err(errno, "cannot sync the directory of %s: %s", w->name,
-				 strerror(errno));
-	return 0;
+	/* Renamed over a regular file, written into a device or FIFO, through a link. */
+	return nprof_tmpfile_place(w->fd, w->dirfd, w->tmpname, w->dirfd, w->name,
+				   w->flags & NPROF_NTFF_WRITE_NOREPLACE, w->name, NULL);
 }
 
 NPROF_API int nprof_ntff_writer_finalize(struct nprof_ntff_writer *w)
@@ -685,87 +675,10 @@ struct nprof_ntff_writer *nprof_ntff_writer_create_pending(const char *dir)
 	return w;
 }
 
-/* Copy the whole file of @w into @fd, in the kernel if it can, else from a mapping. */
-static int copy_file(struct nprof_ntff_writer *w, int fd, uint64_t len)
-{
-	const size_t chunk = 32u << 20;
-	loff_t in = 0, out = 0;
-	uint64_t done = 0;
-
-	while (done < len) {
-		ssize_t n = copy_file_range(w->fd, &in, fd, &out, (size_t)(len - done), 0);
-
-		if (n > 0) {
-			done += (uint64_t)n;
-			continue;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n == 0 || done || (errno != EXDEV && errno != EINVAL && errno != ENOSYS &&
-				       errno != EOPNOTSUPP))
-			return nprof_err(n ? errno : EIO, "cannot copy %s: %s", w->name,
-					 n ? strerror(errno) : "the file ended early");
-		break;	/* not between these files: from a mapping */
-	}
-	while (done < len) {
-		size_t n = len - done < chunk ? (size_t)(len - done) : chunk;
-		void *map = mmap(NULL, n, PROT_READ, MAP_SHARED, w->fd, (off_t)done);
-		struct iovec iov = { map, n };
-		int ret;
-
-		if (map == MAP_FAILED)
-			return nprof_err(errno, "cannot map %s: %s", w->name, strerror(errno));
-		ret = write_fd(fd, w->name, &iov, 1, done);
-		munmap(map, n);
-		if (ret)
-			return ret;
-		done += n;
-	}
-	if (fsync(fd))
-		return nprof_err(errno, "cannot sync the copy of %s: %s", w->name, strerror(errno));
-	return 0;
-}
-
-/*
- * Give the complete file of @w the temporary name @tmp in @dirfd: a link to
- * the unnamed file, a rename of the hidden one, or, across file systems, a
- * copy.
- */
-static int place_tmp(struct nprof_ntff_writer *w, int dirfd, char *tmp, size_t size,
-		     uint64_t len)
-{
-	int ret, fd;
-
-	if (w->tmpname[0])
-		ret = nprof_tmpfile_rename(w->dirfd, w->tmpname, dirfd, w->name, tmp, size);
-	else
-		ret = nprof_tmpfile_link(w->fd, dirfd, w->name, tmp, size);
-	if (!ret) {
-		w->tmpname[0] = '\0';
-		return 0;
-	}
-	if (ret != -EXDEV)
-		return nprof_err(-ret, "cannot link %s into its directory: %s", w->name,
-				 strerror(-ret));
-	/* Another file system: the one case where the data is written twice. */
-	nprof_log(NPROF_LOG_DEBUG, "%s: the capture directory is on another file system; copying",
-		  w->name);
-	fd = nprof_tmpfile_create(dirfd, w->name, tmp, size);
-	if (fd < 0)
-		return nprof_err(errno, "cannot create a temporary file for %s: %s", w->name,
-				 strerror(errno));
-	ret = copy_file(w, fd, len);
-	close(fd);
-	if (ret)
-		unlinkat(dirfd, tmp, 0);
-	return ret;
-}
-
 int nprof_ntff_writer_commit(struct nprof_ntff_writer **wp, int dirfd, const char *name)
 {
 	struct nprof_ntff_writer *w = *wp;
-	char tmp[NAME_MAX + 1];
-	struct stat st;
+	bool placed;
 	char *dup;
 	int ret;
 
@@ -782,21 +695,16 @@ int nprof_ntff_writer_commit(struct nprof_ntff_writer **wp, int dirfd, const cha
 	ret = write_trailer(w);
 	if (ret)
 		return ret;
-	if (fstat(w->fd, &st))
-		return nprof_err(errno, "cannot stat %s: %s", name, strerror(errno));
-	ret = place_tmp(w, dirfd, tmp, sizeof(tmp), (uint64_t)st.st_size);
-	if (ret)
-		return ret;
-	if (renameat(dirfd, tmp, dirfd, name)) {
-		ret = nprof_err(errno, "cannot put %s in place: %s", name, strerror(errno));
-		unlinkat(dirfd, tmp, 0);
-		return ret;
-	}
+	/*
+	 * The unnamed file is linked in, the hidden one renamed (each copied
+	 * across file systems), or, for a device or FIFO, written into it.
+	 */
+	ret = nprof_tmpfile_place(w->fd, w->dirfd, w->tmpname, dirfd, name, false, name, &placed);
 	/* In place: the writer is spent whatever the directory's sync says. */
-	if (fsync(dirfd))
-		ret = nprof_err(errno, "cannot sync the directory of %s: %s", name, strerror(errno));
-	writer_free(w);
-	*wp = NULL;
+	if (placed) {
+		writer_free(w);
+		*wp = NULL;
+	}
 	return ret;
 }
 

@@ -10,7 +10,9 @@
  * messages are small and packed whole.
  *
  * Every file is written under a temporary name and renamed only when all
- * of them are complete, so the directory never shows a partial file.
+ * of them are complete, so the directory never shows a partial file; a
+ * name that is a device or a FIFO is written into instead, and a symbolic
+ * link is followed (nprof_tmpfile_place()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -675,13 +677,10 @@ NPROF_API int nprof_system_profile_writeat(int dirfd, const struct nprof_system_
 
 		if (f->fd < 0)
 			continue;
-		if (renameat(dirfd, f->tmp, dirfd, f->name))
-			ret = nprof_err(errno, "cannot put %s in place: %s", f->name, strerror(errno));
-		else
-			f->tmp[0] = '\0';
+		/* Renamed over a regular file, written into a device or FIFO, through a link. */
+		ret = nprof_tmpfile_place(f->fd, dirfd, f->tmp, dirfd, f->name, false, f->name,
+					  NULL);
 	}
-	if (!ret && fsync(dirfd))
-		ret = nprof_err(errno, "cannot sync the system profile directory: %s", strerror(errno));
 	for (i = 0; i < F_COUNT; i++)
 		file_cleanup(&w, &w.f[i]);
 	return ret;

@@ -77,6 +77,32 @@ int nprof_tmpfile_rename(int olddirfd, const char *oldname, int dirfd, const cha
 			 char *tmp, size_t size);
 
 /*
+ * nprof_tmpfile_place() - put the complete file open at @fd at @name in
+ * @dirfd, by the rule of every writer of a named output
+ * (Documentation/design.rst, "Writing an output"):
+ *  - @name absent or a regular file: the file is renamed over it (from
+ *    @tmp, its hidden name in @tmpdirfd, or linked in first when @tmp is ""
+ *    as for an O_TMPFILE file; copied first when the target's directory is
+ *    on another file system), and the target's directory is synced;
+ *  - a symbolic link: followed (at most 40 links, each owned by the
+ *    effective uid or root, else -EPERM), and the file it names (which may
+ *    not exist yet) is treated by this rule; the link stays;
+ *  - a character or block device, a FIFO: the file's bytes are written
+ *    into it in place; it is never renamed over nor unlinked;
+ *  - a directory: -EISDIR; a socket: the error of opening it.
+ * With @noreplace, @name must not exist at all, not even as a link:
+ * -EEXIST. @label names the file in messages. *@placed (when not NULL)
+ * says whether the file reached its target, which a failure can follow
+ * (the sync of the directory).
+ *
+ * Return: 0, with the temporary gone (@tmp emptied); or -errno with the
+ * message recorded and @tmp, when not "", still naming the temporary for
+ * the caller to remove.
+ */
+int nprof_tmpfile_place(int fd, int tmpdirfd, char *tmp, int dirfd, const char *name,
+			bool noreplace, const char *label, bool *placed);
+
+/*
  * Copy the names @src[i] (i < @n <= 64) whose bit i is set in @mask into a
  * fresh array of fresh strings; nprof_free_name_list() releases it.
  */

@@ -2,14 +2,21 @@
 /*
  * Temporary files for the writers that rename a file into place only once
  * it is complete (the NTFF writer, the system-profile writer), so a reader
- * never sees a partial file under its final name.
+ * never sees a partial file under its final name; and the one function that
+ * puts a complete file at its name, which renames over a regular file only:
+ * a device or a FIFO is written in place, a symbolic link is followed
+ * (Documentation/design.rst, "Writing an output").
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/random.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -106,4 +113,246 @@ int nprof_tmpfile_create(int dirfd, const char *name, char *tmp, size_t size)
 		return -1;
 	}
 	return fd;
+}
+
+/* ---- putting a complete file at its name ------------------------------------ */
+
+#define PLACE_MAX_LINKS	40	/* as the kernel's path walk (MAXSYMLINKS) */
+
+/* Where a name leads once its symbolic links are followed. */
+struct place_target {
+	int dirfd;			/* the directory holding @name */
+	bool own_dirfd;			/* opened while following a link */
+	char name[NAME_MAX + 1];
+	bool exists;
+	struct stat st;			/* of @name when it exists */
+};
+
+static void target_set_dir(struct place_target *t, int dirfd)
+{
+	if (t->own_dirfd)
+		close(t->dirfd);
+	t->dirfd = dirfd;
+	t->own_dirfd = true;
+}
+
+/* Follow @t's name while it is a symbolic link. Return: 0 or -errno with the message. */
+static int target_resolve(struct place_target *t, const char *label)
+{
+	char link[PATH_MAX];
+	const char *base;
+	char *slash;
+	ssize_t n;
+	int fd;
+
+	for (int hops = 0;; hops++) {
+		if (fstatat(t->dirfd, t->name, &t->st, AT_SYMLINK_NOFOLLOW)) {
+			if (errno != ENOENT)
+				return nprof_err(errno, "cannot look at %s: %s", label, strerror(errno));
+			t->exists = false;
+			return 0;
+		}
+		t->exists = true;
+		if (!S_ISLNK(t->st.st_mode))
+			return 0;
+		if (hops == PLACE_MAX_LINKS)
+			return nprof_err(ELOOP, "cannot write %s: more than %d symbolic links",
+					 label, PLACE_MAX_LINKS);
+		/* As on the output path: another user's link may be a trap in a shared directory. */
+		if (t->st.st_uid != geteuid() && t->st.st_uid != 0)
+			return nprof_err(EPERM, "cannot write %s: the symbolic link %s belongs to uid %u, "
+					 "neither this user nor root", label, t->name,
+					 (unsigned int)t->st.st_uid);
+		n = readlinkat(t->dirfd, t->name, link, sizeof(link));
+		if (n < 0)
+			return nprof_err(errno, "cannot read the link %s: %s", label, strerror(errno));
+		if ((size_t)n >= sizeof(link))
+			return nprof_err(ENAMETOOLONG, "the link %s is too long to follow", label);
+		link[n] = '\0';
+		/* The link's last component, in the directory its other components name. */
+		slash = strrchr(link, '/');
+		base = slash ? slash + 1 : link;
+		if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
+			return nprof_err(EISDIR, "cannot write %s: the link %s names a directory",
+					 label, link);
+		if (strlen(base) > NAME_MAX)
+			return nprof_err(ENAMETOOLONG, "cannot write %s: the link %s names a file "
+					 "name longer than %d bytes", label, link, NAME_MAX);
+		if (slash) {
+			*slash = '\0';
+			fd = openat(t->dirfd, slash == link ? "/" : link,
+				    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (fd < 0)
+				return nprof_err(errno, "cannot write %s: the directory %s its link "
+						 "leads to: %s", label, slash == link ? "/" : link,
+						 strerror(errno));
+			target_set_dir(t, fd);
+		}
+		memmove(t->name, base, strlen(base) + 1);
+	}
+}
+
+/* Copy all of @in (from offset 0) to @out at its current position. */
+static int copy_all(int in, int out, const char *label)
+{
+	char *buf = NULL;
+	struct stat st;
+	off_t off = 0;
+	int ret = 0;
+
+	if (fstat(in, &st))
+		return nprof_err(errno, "cannot stat the temporary file of %s: %s", label,
+				 strerror(errno));
+	/* In the kernel when it can (any output since Linux 2.6.33), else through a buffer. */
+	while (off < st.st_size) {
+		ssize_t n = sendfile(out, in, &off, (size_t)(st.st_size - off));
+
+		if (n > 0)
+			continue;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EINVAL || errno == ENOSYS) && !off)
+			break;
+		return nprof_err(n ? errno : EIO, "cannot write %s: %s", label,
+				 n ? strerror(errno) : "the temporary file ended early");
+	}
+	if (off < st.st_size) {
+		buf = malloc(1 << 20);
+		if (!buf)
+			return nprof_err(ENOMEM, "cannot allocate a copy buffer for %s", label);
+	}
+	while (off < st.st_size && !ret) {
+		ssize_t n = pread(in, buf, 1 << 20, off), done = 0;
+
+		if (n <= 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			ret = nprof_err(n ? errno : EIO, "cannot read the temporary file of %s: %s",
+					label, n ? strerror(errno) : "it ended early");
+			break;
+		}
+		while (done < n && !ret) {
+			ssize_t w = write(out, buf + done, (size_t)(n - done));
+
+			if (w > 0)
+				done += w;
+			else if (w < 0 && errno != EINTR)
+				ret = nprof_err(errno, "cannot write %s: %s", label, strerror(errno));
+		}
+		off += n;
+	}
+	free(buf);
+	return ret;
+}
+
+/* A device or a FIFO: the bytes go into it; nothing is renamed or unlinked there. */
+static int place_in_place(int fd, int tmpdirfd, char *tmp, const struct place_target *t,
+			  const char *label, bool *placed)
+{
+	int out, ret;
+
+	out = openat(t->dirfd, t->name, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (out < 0)
+		return nprof_err(errno, "cannot open %s: %s", label, strerror(errno));
+	ret = copy_all(fd, out, label);
+	if (close(out) && !ret)
+		ret = nprof_err(errno, "cannot write %s: %s", label, strerror(errno));
+	if (!ret && tmp[0]) {
+		unlinkat(tmpdirfd, tmp, 0);
+		tmp[0] = '\0';
+	}
+	*placed = !ret;
+	return ret;
+}
+
+static bool same_dir(int a, int b)
+{
+	struct stat sa, sb;
+
+	return !fstat(a, &sa) && !fstat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Absent or a regular file: a temporary in the target's directory, renamed over it. */
+static int place_rename(int fd, int tmpdirfd, char *tmp, const struct place_target *t,
+			bool noreplace, const char *label, bool *placed)
+{
+	unsigned int flags = noreplace ? RENAME_NOREPLACE : 0;
+	char there[NAME_MAX + 1];
+	int ret, out;
+
+	if (tmp[0] && same_dir(tmpdirfd, t->dirfd)) {
+		if (renameat2(tmpdirfd, tmp, t->dirfd, t->name, flags))
+			return nprof_err(errno, "cannot put %s in place: %s", label, strerror(errno));
+		tmp[0] = '\0';
+		goto placed;
+	}
+	/* First a temporary name in the target's directory: linked, moved or copied there. */
+	if (tmp[0])
+		ret = nprof_tmpfile_rename(tmpdirfd, tmp, t->dirfd, t->name, there, sizeof(there));
+	else
+		ret = nprof_tmpfile_link(fd, t->dirfd, t->name, there, sizeof(there));
+	if (!ret) {
+		tmp[0] = '\0';
+	} else if (ret == -EXDEV) {
+		nprof_log(NPROF_LOG_DEBUG, "%s: another file system than its temporary file; "
+			  "copying", label);
+		out = nprof_tmpfile_create(t->dirfd, t->name, there, sizeof(there));
+		if (out < 0)
+			return nprof_err(errno, "cannot create a temporary file for %s: %s", label,
+					 strerror(errno));
+		ret = copy_all(fd, out, label);
+		if (!ret && fsync(out))
+			ret = nprof_err(errno, "cannot sync the copy of %s: %s", label,
+					strerror(errno));
+		close(out);
+		if (ret) {
+			unlinkat(t->dirfd, there, 0);
+			return ret;
+		}
+		if (tmp[0]) {
+			unlinkat(tmpdirfd, tmp, 0);
+			tmp[0] = '\0';
+		}
+	} else {
+		return nprof_err(-ret, "cannot link %s into its directory: %s", label,
+				 strerror(-ret));
+	}
+	if (renameat2(t->dirfd, there, t->dirfd, t->name, flags)) {
+		ret = nprof_err(errno, "cannot put %s in place: %s", label, strerror(errno));
+		unlinkat(t->dirfd, there, 0);
+		return ret;
+	}
+placed:
+	*placed = true;
+	/* The rename is durable only once the directory is. */
+	if (fsync(t->dirfd))
+		return nprof_err(errno, "cannot sync the directory of %s: %s", label,
+				 strerror(errno));
+	return 0;
+}
+
+int nprof_tmpfile_place(int fd, int tmpdirfd, char *tmp, int dirfd, const char *name,
+			bool noreplace, const char *label, bool *placed)
+{
+	struct place_target t = { .dirfd = dirfd };
+	bool done = false;
+	int ret;
+
+	if (strlen(name) > NAME_MAX)
+		return nprof_err(ENAMETOOLONG, "cannot write %s: name longer than %d bytes", label,
+				 NAME_MAX);
+	memcpy(t.name, name, strlen(name) + 1);
+	/* Nothing may exist under the name: no link is followed, the rename says EEXIST. */
+	ret = noreplace ? 0 : target_resolve(&t, label);
+	if (!ret && t.exists && S_ISDIR(t.st.st_mode))
+		ret = nprof_err(EISDIR, "cannot write %s: it is a directory", label);
+	else if (!ret && !noreplace && t.exists && !S_ISREG(t.st.st_mode))
+		ret = place_in_place(fd, tmpdirfd, tmp, &t, label, &done);
+	else if (!ret)
+		ret = place_rename(fd, tmpdirfd, tmp, &t, noreplace, label, &done);
+	if (t.own_dirfd)
+		close(t.dirfd);
+	if (placed)
+		*placed = done;
+	return ret;
 }
