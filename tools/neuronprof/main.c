@@ -20,6 +20,7 @@ struct subcommand {
 static const struct subcommand subcommands[] = {
 	{ "devices", cmd_devices, "list neuronprof devices and what they offer" },
 	{ "doctor", cmd_doctor, "check the kernel modules and device nodes, say how to fix them" },
+	{ "calibrate", cmd_calibrate, "measure a Neuron device's queue entry size and head unit" },
 	{ "record", cmd_record, "capture a profile on the simulator, or of a command" },
 	{ "dump", cmd_dump, "print an NTFF file: header, metadata, entries" },
 	{ "summary", cmd_summary, "per-core and per-engine activity of a profile" },

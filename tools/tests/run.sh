@@ -112,7 +112,7 @@ suite() {
 	# ---- command line ---------------------------------------------------------
 	t_help() {
 		"$np" --help >"$tmp/o" || return 1
-		for c in devices doctor record dump summary export top; do
+		for c in devices doctor calibrate record dump summary export top; do
 			has "  $c " "$tmp/o" || return 1
 			"$np" "$c" --help >"$tmp/h" || { echo "$c --help failed"; return 1; }
 			has "Usage: neuronprof $c" "$tmp/h" || return 1
@@ -142,7 +142,7 @@ suite() {
 	# the synopsis the options that were missing from it.
 	t_man_options() {
 		local man=$repo/man/neuronprof.1 c o syn
-		for c in devices doctor record dump summary export top; do
+		for c in devices doctor calibrate record dump summary export top; do
 			for o in $("$np" "$c" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
 				grep -qF -- "${o//-/\\-}" "$man" || { echo "$c $o: not in the man page"; return 1; }
 			done
@@ -1114,6 +1114,49 @@ recording $basic" ] || { echo "recordings not in the order of the PATHs:"; grep 
 		! grep -q 'neuronprof_neuron' <("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["problems"])' "$tmp/dr.json")
 	}
 	run "doctor: on a Neuron instance, vendor driver, hook and provider each have their fix" t_doctor_instance
+
+	# ---- calibrate on logs of the calibration mode's format ------------------------------
+	# calibrate_log.py writes what neuronprof_neuron logs for a runtime that
+	# consumes with the given entry size, head unit and start; calibrate must
+	# name them without being told, and say "not enough data" rather than
+	# guess when the log cannot decide.
+	t_calibrate() {
+		local es=$1 unit=$2 mode=$3 per=$4
+		shift 4
+		"$py" "$here/calibrate_log.py" "$es" "$unit" 5 4096 300 "$per" "$@" >"$tmp/cal.log" || return 1
+		"$np" calibrate --from "$tmp/cal.log" -o "$tmp/cal.rep" >"$tmp/cal.out" 2>&1 || { cat "$tmp/cal.out"; return 1; }
+		has "set: modprobe neuronprof_neuron entry_size_v2=$es head_mode_v2=$mode" "$tmp/cal.out" || return 1
+		# The report carries the verdict as comments and the log: it is a log again.
+		"$np" calibrate --from "$tmp/cal.rep" -o - >"$tmp/cal.out2" 2>&1 &&
+			has "entry_size_v2=$es head_mode_v2=$mode" "$tmp/cal.out2"
+	}
+	for es in 32 64 128; do
+		run "calibrate: $es-byte entries, entry-index heads" t_calibrate $es index 0 1
+		run "calibrate: $es-byte entries, byte-offset heads" t_calibrate $es byte 1 1
+		run "calibrate: $es-byte entries, counter heads" t_calibrate $es counter 2 1
+		run "calibrate: $es-byte entries, entry-index heads in batches of 3, no ring bytes" \
+			t_calibrate $es index 0 3 --no-ring
+	done
+	t_calibrate_undecided() {
+		"$py" "$here/calibrate_log.py" "$@" >"$tmp/cal.log" || return 1
+		"$np" calibrate --from "$tmp/cal.log" -o - >"$tmp/cal.out" 2>&1
+		[ $? -eq 1 ] || { echo "expected exit 1"; cat "$tmp/cal.out"; return 1; }
+		has "not enough data" "$tmp/cal.out" && ! grep -q "^set:" "$tmp/cal.out"
+	}
+	run "calibrate: 5 head writes are not enough data" t_calibrate_undecided 64 index 0 4096 5 1
+	run "calibrate: counter heads that never pass the ring are not enough data" \
+		t_calibrate_undecided 64 counter 0 4096 40 1
+	run "calibrate: byte heads in batches without ring bytes do not give the entry size" \
+		t_calibrate_undecided 64 byte 0 4096 300 4 --no-ring
+	run "calibrate: a counter without ring bytes does not give the entry size" \
+		t_calibrate_undecided 64 counter 0 4096 300 1 --no-ring
+	t_calibrate_badlog() {
+		printf 'head 0 nc 0 0 1 1 5 10\nnot a log line\n' >"$tmp/cal.bad"
+		expect_exit 1 "cal.bad:2: not a calibration log line" "$np" calibrate --from "$tmp/cal.bad" -o -
+	}
+	run "calibrate: a line that is not a log line is named by file and line" t_calibrate_badlog
+	run "calibrate: --duration must be positive seconds" \
+		expect_exit 2 "--duration: '-1' is not a number of seconds" "$np" calibrate --duration -1
 
 	# A module tree holding the built modules: installed, not loaded.
 	ko_core=$repo/driver/core/neuronprof.ko
