@@ -362,16 +362,18 @@ suite() {
 	# tests/report_check.py: the data a page embeds and the SVG drawn from it
 	# against summary --json; the busy time per bucket recomputed from
 	# dump --json; in Chromium, the tables the page's script builds.
+	# A path with markup in it stays text (the JSON block says "<\/").
+	mkdir -p "$fx/mark</script><b>&\"'x" && cp "$basic" "$fx/mark</script><b>&\"'x/"
 	t_report_data() {
 		local p
-		for p in "$prof" "$fx/hosts" "$fx/raw" "$basic" "$fx/gap.ntff"; do
+		for p in "$prof" "$fx/hosts" "$fx/raw" "$basic" "$fx/gap.ntff" "$fx/mark</script><b>&\"'x"; do
 			"$np" report --top 3 -o "$tmp/r.html" "$p" &&
 			"$np" summary --json --top 3 "$p" >"$tmp/s.json" || return 1
 			"$py" "$here/report_check.py" data "$tmp/r.html" "$tmp/s.json" 3 ||
 				{ echo "# of $p"; return 1; }
 		done
 	}
-	run "report: the page's data and SVG equal summary --json (recordings, hosts, raw, gap)" t_report_data
+	run "report: the page's data and SVG equal summary --json (recordings, hosts, raw, gap, markup in a path)" t_report_data
 
 	t_report_buckets() {
 		"$gen" --jitter 20000 "$fx/rjitter.ntff" &&
@@ -423,8 +425,12 @@ suite() {
 	t_report_browser() {
 		local name p ud shots=$build/test-output
 		mkdir -p "$shots" || return 1
-		for name in prof hosts; do
-			case $name in prof) p=$prof ;; hosts) p=$fx/hosts ;; esac
+		for name in prof hosts markup; do
+			case $name in
+			prof) p=$prof ;;
+			hosts) p=$fx/hosts ;;
+			markup) p="$fx/mark</script><b>&\"'x" ;;
+			esac
 			"$np" report -o "$tmp/report-$name.html" "$p" || return 1
 			ud=$(mktemp -d "$tmp/chromium.XXXXXX")
 			timeout 120 chromium --headless --no-sandbox --disable-gpu \
