@@ -371,6 +371,8 @@ suite() {
 			"$np" summary --json --top 3 "$p" >"$tmp/s.json" || return 1
 			"$py" "$here/report_check.py" data "$tmp/r.html" "$tmp/s.json" 3 ||
 				{ echo "# of $p"; return 1; }
+			# Nothing to fetch: no src, no link but to its own sections.
+			count_is 0 '<link|<img|<iframe|src=|href="[^#]|url\(' "$tmp/r.html" || return 1
 		done
 	}
 	run "report: the page's data and SVG equal summary --json (recordings, hosts, raw, gap, markup in a path)" t_report_data
