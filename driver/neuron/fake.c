@@ -67,9 +67,11 @@ MODULE_PARM_DESC(head_mode, "What the runtime writes to a head register (as the 
 struct fake_queue {
 	bool used;
 	struct neuron_nq_hook_queue hq;
+	void *mem;		/* the ring; hq.va is NULL for device memory */
 	u32 block;		/* block index in the BAR */
 	u32 tail;		/* entries the hardware wrote (free-running) */
 	u32 head;		/* entries the runtime consumed (free-running) */
+	u32 head_base;		/* added to a counter-mode head value */
 };
 
 struct fake_dev {
@@ -289,7 +291,7 @@ static void fake_halt_locked(struct fake_dev *d, struct fake_queue *fq)
 	WRITE_ONCE(*fake_reg(d, fq->block, fq->hq.qid.reg, NQ_REG_BASE_HI), 0);
 	WRITE_ONCE(*fake_reg(d, fq->block, fq->hq.qid.reg, NQ_REG_SIZE_OFF), 0);
 	fake_call_queue(d, fq, false);
-	free_pages_exact(fq->hq.va, fq->hq.size);
+	free_pages_exact(fq->mem, fq->hq.size);
 	fq->used = false;
 }
 
@@ -328,20 +330,24 @@ int nprof_fake_remove(int dev)
 EXPORT_SYMBOL_IF_KUNIT(nprof_fake_remove);
 
 /**
- * nprof_fake_program() - the runtime asks for a queue (NOTIFICATIONS_INIT):
- *	a new one is allocated in host memory and programmed; asking again
- *	hands out the existing one; another size reallocates it (halting the
- *	old ring first).
+ * nprof_fake_program_at() - the runtime asks for a queue (NOTIFICATIONS_INIT):
+ *	a new one is allocated and programmed; asking again hands out the
+ *	existing one; another size or place reallocates it (halting the old
+ *	ring first).
  * @dev: the device.
  * @target: NEURON_NQ_HOOK_NC or NEURON_NQ_HOOK_TOPSP.
  * @id: core or TopSP.
  * @nq_type: vendor type 0..5.
  * @instance: engine index (SDMA engine for TRACE_DMA).
  * @size: bytes, a power of two, at least one page.
+ * @on_host: in host memory; else "device memory": the hook gets no kernel
+ *	address, as for the vendor's MEM_LOC_DEVICE (the fake still keeps the
+ *	ring in host memory for its hardware side).
  *
  * Return: the queue number, or a negative errno.
  */
-int nprof_fake_program(int dev, u32 target, u32 id, u32 nq_type, u32 instance, u32 size)
+int nprof_fake_program_at(int dev, u32 target, u32 id, u32 nq_type, u32 instance, u32 size,
+			  bool on_host)
 {
 	struct fake_queue *fq = NULL, *old = NULL;
 	struct neuron_nq_hook_qid qid = {
@@ -366,7 +372,7 @@ int nprof_fake_program(int dev, u32 target, u32 id, u32 nq_type, u32 instance, u
 		else if (!d->q[i].used && !fq)
 			fq = &d->q[i];
 	}
-	if (old && old->hq.size == size) {
+	if (old && old->hq.size == size && old->hq.on_host == on_host) {
 		fake_call_queue(d, old, true);		/* handed out again */
 		ret = old - d->q;
 		goto out;
@@ -384,7 +390,8 @@ int nprof_fake_program(int dev, u32 target, u32 id, u32 nq_type, u32 instance, u
 		goto out;
 	*fq = (struct fake_queue) {
 		.used = true,
-		.hq = { .qid = qid, .on_host = 1, .size = size, .va = va },
+		.hq = { .qid = qid, .on_host = on_host, .size = size, .va = on_host ? va : NULL },
+		.mem = va,
 	};
 	fq->block = fake_block(d, &qid);
 	WRITE_ONCE(*fake_reg(d, fq->block, qid.reg, NQ_REG_BASE_HI),
@@ -398,6 +405,23 @@ int nprof_fake_program(int dev, u32 target, u32 id, u32 nq_type, u32 instance, u
 out:
 	mutex_unlock(&fake_lock);
 	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_fake_program_at);
+
+/**
+ * nprof_fake_program() - nprof_fake_program_at() in host memory.
+ * @dev: the device.
+ * @target: NEURON_NQ_HOOK_NC or NEURON_NQ_HOOK_TOPSP.
+ * @id: core or TopSP.
+ * @nq_type: vendor type 0..5.
+ * @instance: engine index (SDMA engine for TRACE_DMA).
+ * @size: bytes, a power of two, at least one page.
+ *
+ * Return: the queue number, or a negative errno.
+ */
+int nprof_fake_program(int dev, u32 target, u32 id, u32 nq_type, u32 instance, u32 size)
+{
+	return nprof_fake_program_at(dev, target, id, nq_type, instance, size, true);
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_fake_program);
 
@@ -494,7 +518,7 @@ long nprof_fake_produce(int dev, int q, u32 n)
 		room = cap - (fq->tail - fq->head);
 		n = min(n, room);
 		for (i = 0; i < n; i++, fq->tail++)
-			fake_fill_entry(fq->hq.va + (u64)(fq->tail % cap) * entry_size, q,
+			fake_fill_entry(fq->mem + (u64)(fq->tail % cap) * entry_size, q,
 					fq->tail);
 		ret = n;
 	}
@@ -512,10 +536,30 @@ static u32 fake_head_value(struct fake_queue *fq)
 	case 1:
 		return (fq->head % cap) * entry_size;
 	case 2:
-		return fq->head;
+		return fq->head + fq->head_base;
 	default:
 		return fq->head % cap;
 	}
+}
+
+/* The runtime writes @fq's head register through BAR_WRITE. */
+static void fake_write_head(struct fake_dev *d, struct fake_queue *fq)
+{
+	const struct neuron_nq_hook_ops *ops;
+	struct neuron_nq_hook_qid qid;
+	u64 off;
+	int idx;
+
+	off = (u64)fq->block * NQ_BLOCK_SIZE + NQ_REGS_START + fq->hq.qid.reg * NQ_REG_SIZE +
+	      NQ_REG_HEAD;
+	if (!fake_decode_head(d, off, &qid)) {
+		idx = srcu_read_lock(&fake_hook_srcu);
+		ops = srcu_dereference(fake_hook, &fake_hook_srcu);
+		if (ops)
+			ops->head_write(&d->hd, &qid, fake_head_value(fq));
+		srcu_read_unlock(&fake_hook_srcu, idx);
+	}
+	WRITE_ONCE(*fake_reg(d, fq->block, fq->hq.qid.reg, NQ_REG_HEAD), fake_head_value(fq));
 }
 
 /**
@@ -532,13 +576,9 @@ static u32 fake_head_value(struct fake_queue *fq)
  */
 long nprof_fake_consume(int dev, int q, u32 n, bool write_head)
 {
-	const struct neuron_nq_hook_ops *ops;
-	struct neuron_nq_hook_qid qid;
 	struct fake_queue *fq;
 	struct fake_dev *d;
-	u64 off;
 	long ret = -ENOENT;
-	int idx;
 
 	mutex_lock(&fake_lock);
 	d = fake_dev_get(dev);
@@ -554,21 +594,42 @@ long nprof_fake_consume(int dev, int q, u32 n, bool write_head)
 		/* The hardware sees the room all the same. */
 		goto out;
 	}
-	off = (u64)fq->block * NQ_BLOCK_SIZE + NQ_REGS_START + fq->hq.qid.reg * NQ_REG_SIZE +
-	      NQ_REG_HEAD;
-	if (!fake_decode_head(d, off, &qid)) {
-		idx = srcu_read_lock(&fake_hook_srcu);
-		ops = srcu_dereference(fake_hook, &fake_hook_srcu);
-		if (ops)
-			ops->head_write(&d->hd, &qid, fake_head_value(fq));
-		srcu_read_unlock(&fake_hook_srcu, idx);
-	}
-	WRITE_ONCE(*fake_reg(d, fq->block, fq->hq.qid.reg, NQ_REG_HEAD), fake_head_value(fq));
+	fake_write_head(d, fq);
 out:
 	mutex_unlock(&fake_lock);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_fake_consume);
+
+/**
+ * nprof_fake_rebase_head() - the runtime's head counter jumps by @delta
+ *	without anything consumed (a counter re-programmed behind the hook's
+ *	back, or one that does not start at 0), and the runtime writes it.
+ *	Only meaningful in head mode 2.
+ * @dev: the device.
+ * @q: the queue.
+ * @delta: added to every later head value (mod 2^32).
+ *
+ * Return: 0 or -ENOENT.
+ */
+int nprof_fake_rebase_head(int dev, int q, u32 delta)
+{
+	struct fake_queue *fq;
+	struct fake_dev *d;
+	int ret = -ENOENT;
+
+	mutex_lock(&fake_lock);
+	d = fake_dev_get(dev);
+	fq = fake_queue_get(d, q);
+	if (fq) {
+		fq->head_base += delta;
+		fake_write_head(d, fq);
+		ret = 0;
+	}
+	mutex_unlock(&fake_lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_fake_rebase_head);
 
 /**
  * nprof_fake_head_reg() - the head register as the device would read it.
@@ -671,8 +732,8 @@ static const struct file_operations fake_ctl_fops = {
 
 static int __init fake_init(void)
 {
-	if (!is_power_of_2(entry_size) || entry_size < 16 || entry_size > 256 || head_mode > 2) {
-		pr_err("entry_size must be a power of two from 16 to 256 and head_mode 0 to 2\n");
+	if (!is_power_of_2(entry_size) || entry_size < 32 || entry_size > 256 || head_mode > 2) {
+		pr_err("entry_size must be a power of two from 32 to 256 and head_mode 0 to 2\n");
 		return -EINVAL;
 	}
 	fake_dir = debugfs_create_dir("neuronprof_fake_neuron", NULL);

@@ -19,6 +19,9 @@
 int nprof_fake_add(u32 vendor_arch, u32 nc, u32 ts);
 int nprof_fake_remove(int dev);
 int nprof_fake_program(int dev, u32 target, u32 id, u32 nq_type, u32 instance, u32 size);
+int nprof_fake_program_at(int dev, u32 target, u32 id, u32 nq_type, u32 instance, u32 size,
+			  bool on_host);
+int nprof_fake_rebase_head(int dev, int q, u32 delta);
 int nprof_fake_halt(int dev, int q);
 int nprof_fake_reset_core(int dev, u32 core);
 long nprof_fake_produce(int dev, int q, u32 n);
