@@ -88,6 +88,8 @@ DEFINE_STATIC_SRCU(fake_hook_srcu);
 /* Protects registration, the devices and their queues. */
 static DEFINE_MUTEX(fake_lock);
 static struct fake_dev fake_devs[NPROF_FAKE_MAX_DEVICES];
+/* Queue callbacks and head writes are not reported (KUnit: a hook registered late). */
+static bool fake_blind;
 
 /* ---- the hook, as driver/neuron/vendor/0001 exports it ------------------ */
 
@@ -135,11 +137,16 @@ static const struct neuron_nq_hook_ops *fake_ops_locked(void)
  * held here as well because the fake's own state needs it, which the
  * provider cannot tell apart.
  */
-static void fake_call_queue(struct fake_dev *d, struct fake_queue *fq, bool programmed)
+static void fake_call_queue(struct fake_dev *d, struct fake_queue *fq, bool programmed,
+			    bool fresh)
 {
 	const struct neuron_nq_hook_ops *ops;
-	int idx = srcu_read_lock(&fake_hook_srcu);
+	int idx;
 
+	if (fake_blind)
+		return;
+	fq->hq.fresh = programmed && fresh;
+	idx = srcu_read_lock(&fake_hook_srcu);
 	ops = srcu_dereference(fake_hook, &fake_hook_srcu);
 	if (ops) {
 		if (programmed)
@@ -290,7 +297,7 @@ static void fake_halt_locked(struct fake_dev *d, struct fake_queue *fq)
 	WRITE_ONCE(*fake_reg(d, fq->block, fq->hq.qid.reg, NQ_REG_BASE_LO), 0);
 	WRITE_ONCE(*fake_reg(d, fq->block, fq->hq.qid.reg, NQ_REG_BASE_HI), 0);
 	WRITE_ONCE(*fake_reg(d, fq->block, fq->hq.qid.reg, NQ_REG_SIZE_OFF), 0);
-	fake_call_queue(d, fq, false);
+	fake_call_queue(d, fq, false, false);
 	free_pages_exact(fq->mem, fq->hq.size);
 	fq->used = false;
 }
@@ -373,7 +380,7 @@ int nprof_fake_program_at(int dev, u32 target, u32 id, u32 nq_type, u32 instance
 			fq = &d->q[i];
 	}
 	if (old && old->hq.size == size && old->hq.on_host == on_host) {
-		fake_call_queue(d, old, true);		/* handed out again */
+		fake_call_queue(d, old, true, false);		/* handed out again */
 		ret = old - d->q;
 		goto out;
 	}
@@ -400,7 +407,7 @@ int nprof_fake_program_at(int dev, u32 target, u32 id, u32 nq_type, u32 instance
 		   lower_32_bits(virt_to_phys(va)));
 	WRITE_ONCE(*fake_reg(d, fq->block, qid.reg, NQ_REG_SIZE_OFF), size);
 	WRITE_ONCE(*fake_reg(d, fq->block, qid.reg, NQ_REG_HEAD), 0);
-	fake_call_queue(d, fq, true);
+	fake_call_queue(d, fq, true, true);
 	ret = fq - d->q;
 out:
 	mutex_unlock(&fake_lock);
@@ -552,7 +559,7 @@ static void fake_write_head(struct fake_dev *d, struct fake_queue *fq)
 
 	off = (u64)fq->block * NQ_BLOCK_SIZE + NQ_REGS_START + fq->hq.qid.reg * NQ_REG_SIZE +
 	      NQ_REG_HEAD;
-	if (!fake_decode_head(d, off, &qid)) {
+	if (!fake_blind && !fake_decode_head(d, off, &qid)) {
 		idx = srcu_read_lock(&fake_hook_srcu);
 		ops = srcu_dereference(fake_hook, &fake_hook_srcu);
 		if (ops)
@@ -632,6 +639,37 @@ int nprof_fake_rebase_head(int dev, int q, u32 delta)
 EXPORT_SYMBOL_IF_KUNIT(nprof_fake_rebase_head);
 
 /**
+ * nprof_fake_restart() - the queue starts over behind the hook's back (a
+ *	re-program the hook was not told of): the hardware writes from the
+ *	ring's start again, the runtime's counter restarts at 0, and the
+ *	runtime writes that head.
+ * @dev: the device.
+ * @q: the queue.
+ *
+ * Return: 0 or -ENOENT.
+ */
+int nprof_fake_restart(int dev, int q)
+{
+	struct fake_queue *fq;
+	struct fake_dev *d;
+	int ret = -ENOENT;
+
+	mutex_lock(&fake_lock);
+	d = fake_dev_get(dev);
+	fq = fake_queue_get(d, q);
+	if (fq) {
+		fq->tail = 0;
+		fq->head = 0;
+		fq->head_base = 0;
+		fake_write_head(d, fq);
+		ret = 0;
+	}
+	mutex_unlock(&fake_lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_fake_restart);
+
+/**
  * nprof_fake_head_reg() - the head register as the device would read it.
  * @dev: the device.
  * @q: the queue.
@@ -665,6 +703,20 @@ void nprof_fake_set_format(u32 size, u32 mode)
 	head_mode = mode;
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_fake_set_format);
+
+/**
+ * nprof_fake_set_blind() - while @blind, the fake tells the hook nothing
+ *	about queues and head writes, as for queues programmed before the
+ *	hook was registered (KUnit).
+ * @blind: the state.
+ */
+void nprof_fake_set_blind(bool blind)
+{
+	mutex_lock(&fake_lock);
+	fake_blind = blind;
+	mutex_unlock(&fake_lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_fake_set_blind);
 #endif
 
 /* ---- debugfs control ----------------------------------------------------- */

@@ -71,9 +71,10 @@ struct nprof_nn_arch {
  *	device memory is refused).
  * @size: bytes of the ring.
  * @head: last head value the runtime wrote (head_mode units), 0 when
- *	programmed: the baseline (UNVERIFIED: the register's reset value is
- *	not public).
- * @fresh: no head was written since the queue was programmed.
+ *	programmed in new memory: the baseline (UNVERIFIED: the register's
+ *	value after programming is not public).
+ * @synced: @head is known: the queue was programmed in new memory, or a
+ *	head was written since the provider learnt of it.
  * @captured: device entries captured since the subscription (the raw
  *	entries' iteration).
  */
@@ -85,7 +86,7 @@ struct nprof_nn_queue {
 	bool on_host;
 	u32 size;
 	u32 head;
-	bool fresh;
+	bool synced;
 	u64 captured;
 };
 
@@ -133,7 +134,7 @@ bool nprof_nn_arch_of(u32 vendor_arch, struct nprof_nn_arch *arch);
 bool nprof_nn_map_queue(const struct nprof_nn_device *dev,
 			const struct neuron_nq_hook_qid *qid, struct nprof_queue_id *q);
 u64 nprof_nn_consumed(const struct nprof_nn_arch *arch, u32 size, u32 old_head,
-		      u32 new_head, bool fresh, u32 *first);
+		      u32 new_head, u32 *first);
 struct nprof_nn_device *nprof_nn_find(const struct neuron_nq_hook_dev *hd);
 #if IS_ENABLED(CONFIG_KUNIT)
 struct nprof_device *nprof_nn_ndev(u32 device_index);

@@ -83,12 +83,19 @@ struct neuron_nq_hook_qid {
  * @on_host: the ring is in host memory (else in device memory).
  * @size: bytes of the ring, a power of two.
  * @va: kernel address of a host-memory ring, NULL for device memory.
+ * @fresh: queue_programmed only: 1 when the driver has just written base and
+ *	size for new memory (nothing consumed yet); 0 when an existing queue
+ *	is handed to the runtime again, its head wherever the runtime left
+ *	it. 0 for queue_halted.
+ * @pad: 0.
  */
 struct neuron_nq_hook_queue {
 	struct neuron_nq_hook_qid qid;
 	u32 on_host;
 	u32 size;
 	void *va;
+	u32 fresh;
+	u32 pad;
 };
 
 /**

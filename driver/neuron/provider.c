@@ -17,13 +17,18 @@
  * copy in flight and forgets the queue's memory. A device's removal unplugs
  * its neuronprof device.
  *
- * Baseline: a queue's head is taken as 0 when it is programmed (new memory)
- * and every entry the runtime consumes after that was written after the
- * programming. In counter mode a head that moves backwards, or a first head
- * write that passes more than a ring, is a re-program the hook did not see
- * (or a counter that does not start at 0): the queue resynchronises on it,
- * delivers nothing and counts nothing lost, so bytes written before the
- * queue was programmed are never delivered.
+ * Baseline: when the driver programs a queue in new memory (the hook's
+ * queue_programmed with fresh set), its head is taken as 0 (UNVERIFIED: the
+ * register's value after programming is not public) and every entry the
+ * runtime consumes from there was written after the programming. A queue
+ * the provider first learns of when it is handed out again (fresh clear:
+ * programmed before this module registered, its head wherever the runtime
+ * left it) has no baseline until its first head write: that write sets it,
+ * and what it consumed is neither delivered nor counted. In counter mode a
+ * head that moves backwards is a re-program the hook did not see: the queue
+ * resynchronises on it the same way. So bytes written before the queue was
+ * programmed, or before the provider knew where its head was, are never
+ * delivered.
  *
  * Queues in device memory cannot be read: subscribing to one fails with
  * EOPNOTSUPP, and a subscribed queue that is (re)programmed in device
@@ -233,14 +238,12 @@ EXPORT_SYMBOL_IF_KUNIT(nprof_nn_map_queue);
  * @size: bytes of the ring.
  * @old_head: the previous head value (0 right after programming).
  * @new_head: the written one.
- * @fresh: no head was written since the queue was programmed.
  * @first: out, ring index of the first consumed entry.
  *
- * A free-running counter that moves backwards, or that passes more than a
- * ring with the first write after programming, cannot be told from a
- * re-program the hook did not see (or a counter that does not restart at
- * programming): that is NPROF_NN_RESYNC, never a count of lost entries
- * (a backwards step would otherwise look like nearly 2^32 of them).
+ * A free-running counter that moves backwards cannot be told from a
+ * re-program the hook did not see: that is NPROF_NN_RESYNC, never a count
+ * of lost entries (a backwards step would otherwise look like nearly 2^32
+ * of them).
  *
  * Return: consumed entries, more than the ring holds only with a counter
  * (the runtime skipped head writes; less than 2^31); NPROF_NN_RESYNC; or
@@ -248,7 +251,7 @@ EXPORT_SYMBOL_IF_KUNIT(nprof_nn_map_queue);
  * of the ring, misaligned).
  */
 u64 nprof_nn_consumed(const struct nprof_nn_arch *arch, u32 size, u32 old_head,
-		      u32 new_head, bool fresh, u32 *first)
+		      u32 new_head, u32 *first)
 {
 	u32 n = size / arch->entry_size, d;
 
@@ -266,7 +269,7 @@ u64 nprof_nn_consumed(const struct nprof_nn_arch *arch, u32 size, u32 old_head,
 		return (new_head + n - *first) % n;
 	default:
 		d = new_head - old_head;
-		if ((s32)d < 0 || (fresh && d > n))
+		if ((s32)d < 0)
 			return NPROF_NN_RESYNC;
 		*first = old_head % n;
 		return d;
@@ -411,7 +414,6 @@ static void nprof_nn_head_write(const struct neuron_nq_hook_dev *hd,
 	struct nprof_nn_queue *nq;
 	u64 consumed, capturable;
 	u32 first = 0, n;
-	bool fresh;
 
 	down_read(&nprof_nn_lock);
 	dev = nprof_nn_find(hd);
@@ -423,8 +425,13 @@ static void nprof_nn_head_write(const struct neuron_nq_hook_dev *hd,
 	mutex_lock(&nq->lock);
 	if (!nq->va)
 		goto unlock;
-	fresh = nq->fresh;
-	consumed = nprof_nn_consumed(&dev->arch, nq->size, nq->head, head, fresh, &first);
+	if (!nq->synced) {
+		/* The baseline of a queue first seen handed out again. */
+		nq->head = head;
+		nq->synced = true;
+		goto unlock;
+	}
+	consumed = nprof_nn_consumed(&dev->arch, nq->size, nq->head, head, &first);
 	if (consumed == NPROF_NN_BAD_HEAD) {
 		dev_warn_ratelimited(&dev->pdev->dev,
 				     "queue %u/%u/%u/%u: head %u is not a head in head_mode %u\n",
@@ -433,12 +440,10 @@ static void nprof_nn_head_write(const struct neuron_nq_hook_dev *hd,
 		goto unlock;
 	}
 	nq->head = head;
-	nq->fresh = false;
 	if (consumed == NPROF_NN_RESYNC) {
 		dev_info_ratelimited(&dev->pdev->dev,
-				     "queue %u/%u/%u/%u: head counter %s to %u: taken as a re-program, nothing counted\n",
-				     nq->q.kind, nq->q.index, nq->q.type, nq->q.engine,
-				     fresh ? "starts more than a ring ahead" : "went back", head);
+				     "queue %u/%u/%u/%u: head counter went back to %u: taken as a re-program, nothing counted\n",
+				     nq->q.kind, nq->q.index, nq->q.type, nq->q.engine, head);
 		goto unlock;
 	}
 	if (!consumed || !READ_ONCE(dev->ndev) || !nprof_nn_is_subscribed(dev, &nq->q))
@@ -485,7 +490,7 @@ static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
 		}
 	}
 	mutex_lock(&nq->lock);
-	if (nq->va && nq->va == hq->va && nq->size == hq->size) {
+	if (!hq->fresh && nq->va && nq->va == hq->va && nq->size == hq->size) {
 		mutex_unlock(&nq->lock);
 		goto unlock;	/* handed out again, as it was */
 	}
@@ -496,7 +501,7 @@ static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
 	nq->size = hq->size;
 	/* The baseline: see the top of this file. */
 	nq->head = 0;
-	nq->fresh = true;
+	nq->synced = hq->fresh;
 	mutex_unlock(&nq->lock);
 	if (unreadable) {
 		dev_info_ratelimited(&dev->pdev->dev, "queue %u/%u/%u/%u: in device memory, not captured\n",

@@ -398,16 +398,17 @@ static void nn_test_params_checked(struct kunit *test)
 }
 
 /*
- * Counter mode: a head that goes backwards is a re-program, not 2^32 - k
- * lost entries (nor a loop over them): nothing is counted or delivered, and
- * capture goes on from the new value.
+ * Counter mode: a head that goes backwards (the queue restarted without the
+ * hook being told) is a re-program, not 2^32 - k lost entries (nor a loop
+ * over them): nothing is counted or delivered, and capture goes on from the
+ * new value.
  */
 static void nn_test_counter_backwards(struct kunit *test)
 {
 	struct nn_test_ctx *ctx = test->priv;
 	struct nprof_device *ndev;
 	struct nprof_sub *sub;
-	int q;
+	int q, i;
 
 	KUNIT_ASSERT_EQ(test, nprof_nn_set_format(64, NPROF_NN_HEAD_COUNTER_ENTRIES), 0);
 	nprof_fake_set_format(64, NPROF_NN_HEAD_COUNTER_ENTRIES);
@@ -418,43 +419,54 @@ static void nn_test_counter_backwards(struct kunit *test)
 	KUNIT_ASSERT_GE(test, q, 0);
 	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 10), 10L);
 	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 10, true), 10L);
-	/* The counter drops from 10 to 3. */
-	KUNIT_ASSERT_EQ(test, nprof_fake_rebase_head(ctx->dev, q, (u32)-7), 0);
-	KUNIT_EXPECT_EQ(test, nprof_fake_head_reg(ctx->dev, q), 3U);
+	/* Restarted behind the hook's back: the counter drops from 10 to 0. */
+	KUNIT_ASSERT_EQ(test, nprof_fake_restart(ctx->dev, q), 0);
+	KUNIT_EXPECT_EQ(test, nprof_fake_head_reg(ctx->dev, q), 0U);
 	KUNIT_EXPECT_EQ(test, sub->ring.lost, 0ULL);
 	KUNIT_EXPECT_EQ(test, sub->ring.seq, 20ULL);
 	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 5), 5L);
 	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 5, true), 5L);
-	KUNIT_EXPECT_EQ(test, nn_test_check_ring(test, sub, q, 0, 2), 15ULL);
 	KUNIT_EXPECT_EQ(test, sub->ring.lost, 0ULL);
+	KUNIT_ASSERT_EQ(test, sub->ring.prod / NPROF_ENTRY_SIZE, 30ULL);
+	/* Device entries 0..9, then 0..4 of the restarted queue. */
+	for (i = 0; i < 15; i++)
+		KUNIT_EXPECT_EQ(test, ((const struct neuronprof_notification *)sub->ring.data)
+				[2 * i].payload[0], NPROF_FAKE_WORD0(q, i < 10 ? i : i - 10));
 }
 
 /*
- * Counter mode: a counter that does not start at 0 when the queue is
- * programmed: its first write passes more than a ring, which would copy a
- * ring of bytes never written since programming. It is the baseline
- * instead: nothing delivered, nothing lost; what follows is captured.
+ * A queue programmed before the provider knew of it (before the hook was
+ * registered), then handed out again: its head is wherever the runtime
+ * left it, so taking it as 0 would deliver a ring of entries consumed long
+ * before. Its first head write is the baseline: nothing delivered or
+ * counted; what is consumed after it arrives exactly.
  */
-static void nn_test_counter_first_write_is_baseline(struct kunit *test)
+static void nn_test_first_seen_queue_baseline(struct kunit *test)
 {
 	struct nn_test_ctx *ctx = test->priv;
 	struct nprof_device *ndev;
 	struct nprof_sub *sub;
-	int q;
+	int q, q2;
 
-	KUNIT_ASSERT_EQ(test, nprof_nn_set_format(64, NPROF_NN_HEAD_COUNTER_ENTRIES), 0);
-	nprof_fake_set_format(64, NPROF_NN_HEAD_COUNTER_ENTRIES);
 	ndev = nn_test_device(test);
 	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_TOPSP, 2, NEURONPROF_QT_TOPSP_EVENT,
 				0, 16 * PAGE_SIZE);
+	nprof_fake_set_blind(true);
 	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_TOPSP, 2, 2, 0, NN_RING);
 	KUNIT_ASSERT_GE(test, q, 0);
-	KUNIT_ASSERT_EQ(test, nprof_fake_rebase_head(ctx->dev, q, 100000), 0);
+	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 30), 30L);
+	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 30, true), 30L);
+	nprof_fake_set_blind(false);
+	/* NOTIFICATIONS_INIT again: the same queue, handed out again. */
+	q2 = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_TOPSP, 2, 2, 0, NN_RING);
+	KUNIT_ASSERT_EQ(test, q2, q);
+	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 10), 10L);
+	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 10, true), 10L);
 	KUNIT_EXPECT_EQ(test, sub->ring.seq, 0ULL);
 	KUNIT_EXPECT_EQ(test, sub->ring.prod, 0ULL);
 	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 7), 7L);
 	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 7, true), 7L);
-	KUNIT_EXPECT_EQ(test, nn_test_check_ring(test, sub, q, 0, 2), 7ULL);
+	KUNIT_EXPECT_EQ(test, nn_test_check_ring(test, sub, q, 40, 2), 7ULL);
 	KUNIT_EXPECT_EQ(test, sub->ring.lost, 0ULL);
 }
 
@@ -493,15 +505,15 @@ static void nn_test_consumed_rules(struct kunit *test)
 					 .head_mode = NPROF_NN_HEAD_RING_ENTRIES };
 	u32 first;
 
-	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&c, 4096, 10, 3, false, &first), NPROF_NN_RESYNC);
-	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&c, 4096, 0, 65, true, &first), NPROF_NN_RESYNC);
-	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&c, 4096, 0, 64, true, &first), 64ULL);
-	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&c, 4096, 10, 1000, false, &first), 990ULL);
+	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&c, 4096, 10, 3, &first), NPROF_NN_RESYNC);
+	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&c, 4096, 0, 0x80000000U, &first), NPROF_NN_RESYNC);
+	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&c, 4096, 0, 150, &first), 150ULL);
+	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&c, 4096, 10, 1000, &first), 990ULL);
 	KUNIT_EXPECT_EQ(test, first, 10U);
 	/* Across the 32-bit wrap, forwards. */
-	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&c, 4096, U32_MAX - 1, 3, false, &first), 5ULL);
-	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&e, 4096, 60, 2, true, &first), 6ULL);
-	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&e, 4096, 0, 64, true, &first), NPROF_NN_BAD_HEAD);
+	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&c, 4096, U32_MAX - 1, 3, &first), 5ULL);
+	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&e, 4096, 60, 2, &first), 6ULL);
+	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&e, 4096, 0, 64, &first), NPROF_NN_BAD_HEAD);
 }
 
 /*
@@ -549,7 +561,7 @@ static struct kunit_case nn_cases[] = {
 	KUNIT_CASE(nn_test_remove_subscribed),
 	KUNIT_CASE(nn_test_params_checked),
 	KUNIT_CASE(nn_test_counter_backwards),
-	KUNIT_CASE(nn_test_counter_first_write_is_baseline),
+	KUNIT_CASE(nn_test_first_seen_queue_baseline),
 	KUNIT_CASE(nn_test_counter_huge_gap),
 	KUNIT_CASE(nn_test_consumed_rules),
 	KUNIT_CASE(nn_test_device_memory),
