@@ -9,6 +9,7 @@
 
 #include <linux/limits.h>
 #include <linux/list.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
 #include <linux/xarray.h>
@@ -79,7 +80,7 @@ struct nprof_nn_arch {
  *	entries' iteration).
  */
 struct nprof_nn_queue {
-	struct mutex lock;
+	struct mutex lock;	/* see above */
 	struct neuron_nq_hook_qid qid;
 	struct nprof_queue_id q;
 	void *va;
@@ -125,7 +126,6 @@ struct nprof_nn_device {
 
 extern const struct neuron_nq_hook_ops nprof_nn_hook_ops;
 
-struct kernel_param_ops;
 extern const struct kernel_param_ops nprof_nn_entry_size_ops;
 extern const struct kernel_param_ops nprof_nn_head_mode_ops;
 
