@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * neuronprof_fake_neuron: a test module that does what the patched vendor
- * neuron.ko does, on devices without hardware, so neuronprof_neuron.ko is
- * tested end to end. It exports the hook (neuron_nq_hook_register/
+ * neuronprof_fake_neuron: a test module that plays the patched vendor
+ * neuron.ko towards the provider, on devices without hardware, so
+ * neuronprof_neuron.ko's logic is tested. It is a re-creation, not the
+ * vendor's code: its BAR layout and head decoder are its own, so it tests
+ * neither the hook patches nor the vendor's behaviour
+ * (scripts/vendor-hook-test.sh checks the patches against the vendor tree). It exports the hook (neuron_nq_hook_register/
  * _unregister, with the same contract and the same SRCU/mutex scheme as
  * driver/neuron/vendor/0001) and so cannot be loaded next to neuron.ko.
  *
@@ -15,10 +18,11 @@
  * old ring first), as nnq_init() does. The "hardware" (produce) writes
  * synthetic entries at its tail, never past the head; the "runtime"
  * (consume) advances the head and writes the head register, calling
- * head_write first, with the register decoded the way
- * notific_decode_nq_head_reg_access_v2() does. A core reset and a device
- * removal halt (queue_halted) before freeing, as nnq_destroy_nc() and
- * neuron_pci_remove() do.
+ * head_write first, with the register decoded as the hook's decoder does
+ * (set i of a core or TopSP block: type i / 16, instance i % 16; set 0 of
+ * an SDMA block: TRACE_DMA), on the fake's own flat layout. A core reset
+ * and a device removal halt (queue_halted) before freeing, as
+ * nnq_destroy_nc() and neuron_pci_remove() do.
  *
  * Control: the functions of fake.h (KUnit), or debugfs
  * neuronprof_fake_neuron/ctl (kselftests): write one command, read back the
@@ -195,8 +199,8 @@ static u32 fake_block(struct fake_dev *d, const struct neuron_nq_hook_qid *qid)
 }
 
 /*
- * What notific_decode_nq_head_reg_access_v2() makes of a head register's
- * offset: the block gives target and id (and the SDMA engine), the set
+ * What the hook's decoder (neuron_nq_hook_decode_v2()) makes of a head
+ * register's offset, on the fake's layout: the block gives target and id (and the SDMA engine), the set
  * index i gives type i / 16 and instance i % 16.
  */
 static int fake_decode_head(struct fake_dev *d, u64 off, struct neuron_nq_hook_qid *qid)
