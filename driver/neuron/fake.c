@@ -5,12 +5,13 @@
  * neuronprof_neuron.ko's logic is tested. It is a re-creation, not the
  * vendor's code: its BAR layout and head decoder are its own, so it tests
  * neither the hook patches nor the vendor's behaviour
- * (scripts/vendor-hook-test.sh checks the patches against the vendor tree). It exports the hook (neuron_nq_hook_register/
- * _unregister, with the same contract and the same SRCU/mutex scheme as
- * driver/neuron/vendor/0001) and so cannot be loaded next to neuron.ko.
+ * (scripts/vendor-hook-test.sh checks the patches against the vendor tree).
+ * It exports the hook (neuron_nq_hook_register/_unregister, with the same
+ * contract and the same SRCU/mutex scheme as driver/neuron/vendor/0001) and
+ * so cannot be loaded next to neuron.ko.
  *
- * A device has a BAR0 in host memory laid out as the vendor's public
- * register map says: per notification block (one per NeuronCore, one per
+ * A device has a BAR0 in host memory with the vendor's register sets, in
+ * a flat layout of its own: per notification block (one per NeuronCore, one per
  * SDMA engine of a core, one per TopSP) register sets of 0x28 bytes at
  * 0x100 + 0x28 * i: base_lo, base_hi, size, head; 96 sets = 6 types x 16
  * instances. Programming a queue allocates its ring in host memory, writes
@@ -200,8 +201,9 @@ static u32 fake_block(struct fake_dev *d, const struct neuron_nq_hook_qid *qid)
 
 /*
  * What the hook's decoder (neuron_nq_hook_decode_v2()) makes of a head
- * register's offset, on the fake's layout: the block gives target and id (and the SDMA engine), the set
- * index i gives type i / 16 and instance i % 16.
+ * register's offset, on the fake's layout: the block gives target and id
+ * (and the SDMA engine), the set index i gives type i / 16 and instance
+ * i % 16.
  */
 static int fake_decode_head(struct fake_dev *d, u64 off, struct neuron_nq_hook_qid *qid)
 {
