@@ -723,6 +723,23 @@ void nprof_fake_set_blind(bool blind)
 	mutex_unlock(&fake_lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_fake_set_blind);
+
+/**
+ * nprof_fake_hook_dev() - the hook's description of a device (KUnit).
+ * @dev: the device.
+ *
+ * Return: it, or NULL; valid until the device is removed.
+ */
+const struct neuron_nq_hook_dev *nprof_fake_hook_dev(int dev)
+{
+	struct fake_dev *d;
+
+	mutex_lock(&fake_lock);
+	d = fake_dev_get(dev);
+	mutex_unlock(&fake_lock);
+	return d ? &d->hd : NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_fake_hook_dev);
 #endif
 
 /* ---- debugfs control ----------------------------------------------------- */

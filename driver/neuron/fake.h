@@ -31,6 +31,8 @@ u32 nprof_fake_head_reg(int dev, int q);
 #if IS_ENABLED(CONFIG_KUNIT)
 void nprof_fake_set_format(u32 size, u32 mode);
 void nprof_fake_set_blind(bool blind);
+struct neuron_nq_hook_dev;
+const struct neuron_nq_hook_dev *nprof_fake_hook_dev(int dev);
 #endif
 
 #endif /* _NEURONPROF_FAKE_NEURON_H_ */

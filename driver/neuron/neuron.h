@@ -139,6 +139,8 @@ struct nprof_nn_device *nprof_nn_find(const struct neuron_nq_hook_dev *hd);
 #if IS_ENABLED(CONFIG_KUNIT)
 struct nprof_device *nprof_nn_ndev(u32 device_index);
 int nprof_nn_set_format(u32 entry_size, u32 head_mode);
+struct mutex *nprof_nn_queue_lock(const struct neuron_nq_hook_dev *hd,
+				  const struct neuron_nq_hook_qid *qid);
 #endif
 
 #endif /* _NEURONPROF_NEURON_H_ */

@@ -338,6 +338,30 @@ int nprof_nn_set_format(u32 entry_size, u32 head_mode)
 	return nprof_nn_entry_size_ops.set(buf[0], &es) ?: nprof_nn_head_mode_ops.set(buf[1], &hm);
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_nn_set_format);
+
+/**
+ * nprof_nn_queue_lock() - the lock that a head write, copy or halt of one
+ *	queue holds (KUnit: holding it stands for a copy in flight).
+ * @hd: the hook's device.
+ * @qid: the queue.
+ *
+ * Return: the lock, valid while the device exists, or NULL for a queue the
+ * provider does not know.
+ */
+struct mutex *nprof_nn_queue_lock(const struct neuron_nq_hook_dev *hd,
+				  const struct neuron_nq_hook_qid *qid)
+{
+	struct nprof_nn_device *dev;
+	struct nprof_nn_queue *nq = NULL;
+
+	down_read(&nprof_nn_lock);
+	dev = nprof_nn_find(hd);
+	if (dev)
+		nq = xa_load(&dev->queues, nprof_nn_key(qid));
+	up_read(&nprof_nn_lock);
+	return nq ? &nq->lock : NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_nn_queue_lock);
 #endif
 
 /*

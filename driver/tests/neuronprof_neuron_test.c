@@ -11,6 +11,7 @@
 
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/err.h>
 #include <linux/moduleparam.h>
@@ -550,6 +551,105 @@ static void nn_test_device_memory(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sub->ring.prod, 0ULL);
 }
 
+struct nn_hold {
+	struct mutex *lock;
+	int dev, q;
+	struct completion held, release, halting, halted;
+};
+
+/* Holds queue A's lock as a copy in flight would, until released. */
+static int nn_test_holder(void *arg)
+{
+	struct nn_hold *h = arg;
+
+	mutex_lock(h->lock);
+	complete(&h->held);
+	wait_for_completion(&h->release);
+	mutex_unlock(h->lock);
+	return 0;
+}
+
+/* Halts queue A: blocks in the provider behind the holder. */
+static int nn_test_halter(void *arg)
+{
+	struct nn_hold *h = arg;
+
+	complete(&h->halting);
+	nprof_fake_halt(h->dev, h->q);
+	complete(&h->halted);
+	return 0;
+}
+
+/*
+ * Head writes of one device do not wait for another's: while a queue of
+ * device A is busy (its lock held, a halt of it waiting inside the
+ * provider), a head write of device B is copied at once. With one lock for
+ * every device the head write would wait for A (and this test would hang
+ * until KUnit's timeout).
+ */
+static void nn_test_devices_in_parallel(struct kunit *test)
+{
+	struct nn_test_ctx *ctx = test->priv;
+	const struct neuron_nq_hook_dev *hd_b;
+	struct nprof_device *ndev_b;
+	struct nn_hold h = {};
+	struct neuron_nq_hook_qid qid_b = {
+		.target = NEURON_NQ_HOOK_NC, .id = 0, .nq_type = 1, .instance = 0, .reg = 16,
+	};
+	const struct neuron_nq_hook_qid qid_a = {
+		.target = NEURON_NQ_HOOK_NC, .id = 1, .nq_type = 0, .instance = 2, .reg = 2,
+	};
+	struct task_struct *t;
+	struct nprof_sub *sub;
+	int dev_b, q_b;
+
+	nn_test_device(test);
+	h.dev = ctx->dev;
+	h.q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 1, 0, 2, NN_RING);
+	KUNIT_ASSERT_GE(test, h.q, 0);
+	h.lock = nprof_nn_queue_lock(nprof_fake_hook_dev(ctx->dev), &qid_a);
+	KUNIT_ASSERT_NOT_NULL(test, h.lock);
+	dev_b = nprof_fake_add(2, 2, 6);
+	KUNIT_ASSERT_GE(test, dev_b, 0);
+	ndev_b = nprof_nn_ndev(dev_b);
+	KUNIT_ASSERT_NOT_NULL(test, ndev_b);
+	/* Now: while the halt waits, the fake's own lock is taken. */
+	hd_b = nprof_fake_hook_dev(dev_b);
+	KUNIT_ASSERT_NOT_NULL(test, hd_b);
+	q_b = nprof_fake_program(dev_b, NEURON_NQ_HOOK_NC, 0, 1, 0, NN_RING);
+	KUNIT_ASSERT_GE(test, q_b, 0);
+	sub = nprof_sub_create(ndev_b, &(struct drm_neuronprof_nq_subscribe) {
+		.target_kind = NEURONPROF_TARGET_CORE, .queue_type = NEURONPROF_QT_NOTIFY,
+		.ring_size = 16 * PAGE_SIZE });
+	KUNIT_ASSERT_FALSE(test, IS_ERR(sub));
+	KUNIT_EXPECT_EQ(test, nprof_fake_produce(dev_b, q_b, 10), 10L);
+
+	init_completion(&h.held);
+	init_completion(&h.release);
+	init_completion(&h.halting);
+	init_completion(&h.halted);
+	t = kthread_run(nn_test_holder, &h, "nn_test_holder");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	wait_for_completion(&h.held);
+	t = kthread_run(nn_test_halter, &h, "nn_test_halter");
+	if (IS_ERR(t))
+		complete(&h.release);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	wait_for_completion(&h.halting);
+	msleep(20);	/* the halt is now waiting for A's queue */
+	KUNIT_EXPECT_FALSE(test, completion_done(&h.halted));
+
+	/* The runtime writes B's head (as BAR_WRITE would, after consuming 10). */
+	nprof_nn_hook_ops.head_write(hd_b, &qid_b, 10);
+	KUNIT_EXPECT_EQ(test, sub->ring.prod / NPROF_ENTRY_SIZE, 20ULL);
+	KUNIT_EXPECT_FALSE(test, completion_done(&h.halted));
+
+	complete(&h.release);
+	wait_for_completion(&h.halted);
+	nprof_sub_destroy(sub);
+	KUNIT_EXPECT_EQ(test, nprof_fake_remove(dev_b), 0);
+}
+
 static struct kunit_case nn_cases[] = {
 	KUNIT_CASE(nn_test_device_info),
 	KUNIT_CASE(nn_test_wrap),
@@ -565,6 +665,7 @@ static struct kunit_case nn_cases[] = {
 	KUNIT_CASE(nn_test_counter_huge_gap),
 	KUNIT_CASE(nn_test_consumed_rules),
 	KUNIT_CASE(nn_test_device_memory),
+	KUNIT_CASE(nn_test_devices_in_parallel),
 	{}
 };
 
