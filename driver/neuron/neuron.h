@@ -130,6 +130,17 @@ extern const struct kernel_param_ops nprof_nn_entry_size_ops;
 extern const struct kernel_param_ops nprof_nn_head_mode_ops;
 
 bool nprof_nn_entry_size_valid(u32 v);
+
+/* The calibration mode (calibrate.c). */
+void nprof_nn_cal_init(void);
+void nprof_nn_cal_exit(void);
+void nprof_nn_cal_device(const struct neuron_nq_hook_dev *hd);
+void nprof_nn_cal_programmed(const struct neuron_nq_hook_dev *hd,
+			     const struct neuron_nq_hook_queue *hq);
+void nprof_nn_cal_halted(const struct neuron_nq_hook_dev *hd,
+			 const struct neuron_nq_hook_queue *hq);
+void nprof_nn_cal_head(const struct neuron_nq_hook_dev *hd,
+		       const struct neuron_nq_hook_qid *qid, u32 head);
 bool nprof_nn_arch_of(u32 vendor_arch, struct nprof_nn_arch *arch);
 bool nprof_nn_map_queue(const struct nprof_nn_device *dev,
 			const struct neuron_nq_hook_qid *qid, struct nprof_queue_id *q);

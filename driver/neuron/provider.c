@@ -439,6 +439,7 @@ static void nprof_nn_head_write(const struct neuron_nq_hook_dev *hd,
 	u64 consumed, capturable;
 	u32 first = 0, n;
 
+	nprof_nn_cal_head(hd, qid, head);
 	down_read(&nprof_nn_lock);
 	dev = nprof_nn_find(hd);
 	if (!dev)
@@ -492,6 +493,7 @@ static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
 	unsigned long key = nprof_nn_key(&hq->qid);
 	bool unreadable = !hq->on_host || !hq->va;
 
+	nprof_nn_cal_programmed(hd, hq);
 	down_read(&nprof_nn_lock);
 	dev = nprof_nn_find(hd);
 	if (!dev || !nprof_nn_map_queue(dev, &hq->qid, &q))
@@ -546,6 +548,7 @@ static void nprof_nn_queue_halted(const struct neuron_nq_hook_dev *hd,
 	struct nprof_nn_queue *nq;
 	struct nprof_device *ndev;
 
+	nprof_nn_cal_halted(hd, hq);
 	down_read(&nprof_nn_lock);
 	dev = nprof_nn_find(hd);
 	if (!dev)
@@ -664,6 +667,7 @@ static void nprof_nn_device_added(const struct neuron_nq_hook_dev *hd)
 	struct nprof_nn_arch arch;
 	int ret;
 
+	nprof_nn_cal_device(hd);
 	if (!nprof_nn_arch_of(hd->arch, &arch)) {
 		dev_warn(hd->dev, "neuronprof: architecture %u not supported: not profiled\n",
 			 hd->arch);
@@ -775,8 +779,10 @@ static int __init nprof_nn_init(void)
 		ret = -ENODEV;
 		goto err_put;
 	}
+	nprof_nn_cal_init();
 	ret = nprof_nn_register(&nprof_nn_hook_ops);
 	if (ret) {
+		nprof_nn_cal_exit();
 		pr_err("registering with neuron.ko's hook failed: %d%s\n", ret,
 		       ret == -EBUSY ? " (another module holds the hook)" :
 		       ret == -EINVAL ? " (hook version mismatch: rebuild both)" : "");
@@ -798,6 +804,7 @@ static void __exit nprof_nn_exit(void)
 	LIST_HEAD(gone);
 
 	nprof_nn_unregister(&nprof_nn_hook_ops);
+	nprof_nn_cal_exit();
 	down_write(&nprof_nn_lock);
 	list_splice_init(&nprof_nn_devices, &gone);
 	up_write(&nprof_nn_lock);

@@ -552,6 +552,7 @@ static void nn_test_device_memory(struct kunit *test)
 }
 
 struct nn_hold {
+	/* the queue lock the holder takes, as a head write in flight would */
 	struct mutex *lock;
 	int dev, q;
 	struct completion held, release, halting, halted;
