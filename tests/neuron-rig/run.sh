@@ -87,6 +87,9 @@ scenarios=(
 	"memfree 64 index 0 0 memfree"
 	"rewind 64 counter 0 2 rewind"
 )
+# Calibration: 25 rounds of 16 entries, the head written per entry.
+calsteps="realloc:core:0:0:9:4096"
+for _ in $(seq 25); do calsteps="$calsteps produce:0:16 consume:0:16"; done
 # RIG_ONLY="NAME..." runs only those scenarios (to look at one).
 if [ -n "${RIG_ONLY:-}" ]; then
 	sel=()
@@ -96,10 +99,10 @@ if [ -n "${RIG_ONLY:-}" ]; then
 	scenarios=("${sel[@]}")
 fi
 # The runtime's steps, the same in each scenario: core 0 TRACE engine 1,
-# core 0 TRACE_DMA on SDMA engine 2, core 1 NOTIFY engine 3, TopSP 1
+# core 0 TRACE_DMA on SDMA engine 2, core 1 EVENT engine 3, TopSP 1
 # TRACE; every ring 4 KiB, produced and consumed across wraps, the head
 # written per entry and in batches.
-steps="realloc:core:0:0:1:4096 realloc:core:0:4:2:4096 realloc:core:1:1:3:4096 realloc:ts:1:0:0:4096"
+steps="realloc:core:0:0:1:4096 realloc:core:0:4:2:4096 realloc:core:1:2:3:4096 realloc:ts:1:0:0:4096"
 steps="$steps produce:0:20 consume:0:20 produce:1:7 consume:1:7 produce:2:9 heads:2:9:3"
 steps="$steps produce:3:11 consume:3:11 produce:0:30 heads:0:30:10 produce:1:25 consume:1:25"
 steps="$steps produce:3:25 heads:3:25:8 produce:3:20 consume:3:20 produce:2:15 consume:2:15"
@@ -107,11 +110,11 @@ steps="$steps produce:3:25 heads:3:25:8 produce:3:20 consume:3:20 produce:2:15 c
 # frees queue 0 after consuming 5 of 10 entries and asks for another queue
 # (which may get the same pages); a head write to the freed queue's
 # register afterwards must deliver nothing (the memory is gone).
-memfree="realloc:core:0:0:5:4096 produce:0:10 consume:0:5 free:0 realloc:core:0:0:6:4096"
+memfree="realloc:core:1:0:0:4096 produce:0:10 consume:0:5 free:0 realloc:core:1:0:2:4096"
 memfree="$memfree produce:1:12 consume:0:5 consume:1:12"
 # A counter head that goes backwards (a runtime restarting its count):
 # neither lost entries nor a stall.
-rewind="realloc:core:0:0:8:4096 produce:0:10 consume:0:10 rewind:0:8 produce:0:4 sleep:200"
+rewind="realloc:core:1:0:4:4096 produce:0:10 consume:0:10 rewind:0:8 produce:0:4 sleep:200"
 
 cat >"$work/guest.sh" <<EOF
 #!/bin/sh
@@ -150,6 +153,20 @@ for s in $(printf '%s ' "${scenarios[@]// /,}"); do
 	echo \$? >/out/\$name.record.rc
 	rmmod neuronprof_neuron
 done
+# Calibration: neuronprof calibrate names the entry size and head unit the
+# emulated hardware and the runtime use, without being told.
+modprobe neuronprof_neuron
+for es in 32 64 128; do
+	for unit in index byte counter; do
+		/rig/neuronprof calibrate --duration 120 -o /out/cal-\$es-\$unit.rep -- \
+			/rig/nrt_play -e \$es -u \$unit -s 0 $calsteps >/out/cal-\$es-\$unit.out 2>&1
+		echo \$? >/out/cal-\$es-\$unit.rc
+	done
+done
+/rig/neuronprof calibrate --duration 60 -o - -- /rig/nrt_play realloc:core:0:0:9:4096 \
+	produce:0:3 consume:0:3 >/out/cal-few.out 2>&1
+echo \$? >/out/cal-few.rc
+rmmod neuronprof_neuron
 # Last: before the fix, a bad entry size oopsed the kernel.
 # Parameters a copy would divide by or overrun with: refused at load.
 for bad in entry_size_v2=16 entry_size_v2=48 entry_size_v3=8 head_mode_v2=3; do
@@ -209,6 +226,20 @@ for s in "${scenarios[@]}"; do
 	result "$name: every consumed byte arrives, delivered + lost = consumed (core, TRACE_DMA, TopSP)" $rc "$work/$name.check"
 	[ $rc -eq 0 ] && sed 's/^/# /' "$work/$name.check"
 done
+
+m=0
+for unit in index byte counter; do
+	for es in 32 64 128; do
+		want="set: modprobe neuronprof_neuron entry_size_v2=$es head_mode_v2=$m"
+		grep -qF "$want" "$out/cal-$es-$unit.out" 2>/dev/null &&
+			[ "$(cat "$out/cal-$es-$unit.rc")" = 0 ] && [ -s "$out/cal-$es-$unit.rep" ]
+		result "calibrate names $es-byte entries and $unit heads (report written)" $? "$out/cal-$es-$unit.out"
+	done
+	m=$((m + 1))
+done
+grep -q "not enough data" "$out/cal-few.out" 2>/dev/null && ! grep -q "^set:" "$out/cal-few.out" &&
+	[ "$(cat "$out/cal-few.rc")" = 1 ]
+result "calibrate says not enough data for 3 head writes" $? "$out/cal-few.out"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
