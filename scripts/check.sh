@@ -155,6 +155,9 @@ if [ -f selftests/Makefile ]; then
 else
 	not_present vm "no selftests/Makefile"
 fi
+# The hardware layer: the vendor's own neuron.ko, hooked, on an emulated
+# trn1 PCI function (skipped without a vendor tree).
+run_layer vm/neuron-rig bash tests/neuron-rig/run.sh
 for t in lib/vmtests*/run.sh; do
 	[ -f "$t" ] || continue
 	run_layer "vm/$(basename "$(dirname "$t")")" env NPROF_KO_DIR="$repo/driver" bash "$t"

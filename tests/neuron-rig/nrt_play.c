@@ -23,6 +23,9 @@
  *                   that restarts its count), not consumption
  *   reset[:NC_MAP]  NEURON_IOCTL_NC_RESET and wait for it
  *   sleep:MS
+ *   bench:Q:K:N     N rounds: the hardware writes K entries, the runtime
+ *                   consumes them with one head write; prints the mean ns
+ *                   of the BAR_WRITE and of a memcpy of the K entries
  * Prints one line per queue at the end:
  *   queue Q BLOCK N SET produced=P consumed=C
  * Exit status 0, or 1 with a message naming the step that failed.
@@ -327,6 +330,45 @@ int main(int argc, char **argv)
 				die(name, "the reset failed");
 			for (c = 0; c < (int)nq; c++)
 				qs[c].produced = qs[c].consumed = qs[c].pos = 0;
+		} else if (!strcmp(name, "bench")) {
+			struct queue *q = queue_arg(name, &p);
+			unsigned long k = strtoul(p, &p, 10), rounds = 0, r;
+			struct timespec a, b;
+			double t_head = 0, t_copy = 0;
+			unsigned char *dst, *src;
+
+			if (*p == ':')
+				rounds = strtoul(p + 1, NULL, 10);
+			errno = 0;
+			if (!k || !rounds || k * entry_size > q->size || !q->map)
+				die(name, "want bench:Q:K:N with K entries fitting the host ring");
+			dst = malloc(k * entry_size);
+			src = malloc(k * entry_size);
+			if (!dst || !src)
+				die(name, "malloc");
+			memset(src, 0x5a, k * entry_size);
+			memset(dst, 0, k * entry_size);
+			for (r = 0; r < rounds; r++) {
+				snprintf(buf, sizeof(buf), "%s %u %u %lu", q->block, q->n, q->set, k);
+				write_file(name, EMU "produce", buf);
+				q->produced += k;
+				q->consumed += k;
+				q->pos += k;
+				clock_gettime(CLOCK_MONOTONIC, &a);
+				bar_write(name, q->head_reg, head_value(q));
+				clock_gettime(CLOCK_MONOTONIC, &b);
+				t_head += (b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec);
+				/* The baseline: as many bytes, cached memory to cached memory. */
+				clock_gettime(CLOCK_MONOTONIC, &a);
+				memcpy(dst, src, k * entry_size);
+				__asm__ volatile("" : : "r"(dst) : "memory");
+				clock_gettime(CLOCK_MONOTONIC, &b);
+				t_copy += (b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec);
+			}
+			printf("bench %lu entries of %u bytes per head write, %lu rounds: head write %.0f ns, memcpy %.0f ns\n",
+			       k, entry_size, rounds, t_head / rounds, t_copy / rounds);
+			free(dst);
+			free(src);
 		} else if (!strcmp(name, "sleep")) {
 			usleep(strtoul(p, NULL, 10) * 1000);
 		} else {

@@ -79,6 +79,56 @@ result "nrt_play builds against the vendor's neuron_ioctl.h" $? "$work/cc.log"
 	exit 1
 }
 
+# vm_run GUEST_SCRIPT: boot the rig's VM (3 GiB, 1088 MiB reserved for the
+# emulated function's BARs) with the modules and programs, /out into $out.
+out=$work/out
+vm_run() {
+	mkdir -p "$out"
+	VM_MEM=3G VM_APPEND='memmap=1088M$0x40000000' \
+		bash "$repo/scripts/vm-run.sh" --timeout "${VM_TIMEOUT:-300}" --outdir "$out" \
+		--ko "$work/tree/neuron.ko" --ko "$emu" --ko "$repo/driver/core/neuronprof.ko" \
+		--ko "$repo/driver/neuron/neuronprof_neuron.ko" \
+		--file "$emu:/rig/neuronprof_trn_emu.ko" --file "$work/nrt_play:/rig/nrt_play" \
+		--file "$np:/rig/neuronprof" --file "$repo/tools/build/tests/inspect_run:/rig/inspect_run" \
+		--file "$1:/rig/guest.sh" -- sh /rig/guest.sh >"$work/vm.log" 2>&1
+}
+
+# RIG_BENCH=1 (bench/neuron_head_write.sh): what a captured head write
+# costs. The runtime consumes 64 entries of 64 bytes per head write, 2000
+# times, with the queue not subscribed and subscribed by neuronprof record,
+# three times each, alternating; the cost a capture adds is the difference
+# of the medians, set against a memcpy of the 4096 consumed bytes measured
+# in the same process.
+if [ "${RIG_BENCH:-0}" = 1 ]; then
+	cat >"$work/bench.sh" <<GUEST
+#!/bin/sh
+insmod /rig/neuronprof_trn_emu.ko base=0x40000000
+modprobe neuron
+n=0
+while ! dmesg | grep -q "nd0: reset request .* completed" && [ \$n -lt 300 ]; do
+	sleep 0.1
+	n=\$((n + 1))
+done
+modprobe neuronprof
+modprobe neuronprof_neuron entry_size_v2=64 head_mode_v2=0
+for t in 1 2 3; do
+	/rig/nrt_play -e 64 realloc:core:0:0:1:65536 bench:0:64:2000 >>/out/off.txt 2>&1
+	/rig/neuronprof record --mode session --ring-size 8M --duration 600 -o /out/rec\$t \\
+		-- /rig/inspect_run /tmp/ready\$t >/out/record\$t.txt 2>&1 &
+	rp=\$!
+	n=0
+	while [ ! -e /tmp/ready\$t ] && [ \$n -lt 100 ]; do sleep 0.1; n=\$((n + 1)); done
+	/rig/nrt_play -e 64 realloc:core:0:0:1:65536 bench:0:64:2000 >>/out/on.txt 2>&1
+	kill -TERM \$(pidof inspect_run) 2>/dev/null
+	wait \$rp
+done
+true
+GUEST
+	vm_run "$work/bench.sh" || { echo "neuron-rig bench: the VM run failed:"; tail -n 30 "$work/vm.log"; exit 1; }
+	python3 "$here/bench.py" "$out/off.txt" "$out/on.txt"
+	exit $?
+fi
+
 # Scenarios: name entry_size head_unit head_start provider_head_mode steps.
 scenarios=(
 	"index64 64 index 0 0 main"
@@ -187,15 +237,7 @@ done
 dmesg >/out/dmesg.txt
 EOF
 
-out=$work/out
-mkdir -p "$out"
-VM_MEM=3G VM_APPEND='memmap=1088M$0x40000000' \
-	bash "$repo/scripts/vm-run.sh" --timeout "${VM_TIMEOUT:-300}" --outdir "$out" \
-	--ko "$work/tree/neuron.ko" --ko "$emu" --ko "$repo/driver/core/neuronprof.ko" \
-	--ko "$repo/driver/neuron/neuronprof_neuron.ko" \
-	--file "$emu:/rig/neuronprof_trn_emu.ko" --file "$work/nrt_play:/rig/nrt_play" \
-	--file "$np:/rig/neuronprof" --file "$repo/tools/build/tests/inspect_run:/rig/inspect_run" \
-	--file "$work/guest.sh:/rig/guest.sh" -- sh /rig/guest.sh >"$work/vm.log" 2>&1
+vm_run "$work/guest.sh"
 rc=$?
 result "the VM ran the rig cleanly (no WARN, oops, KASAN or lockdep report; exit $rc)" $rc "$work/vm.log"
 [ -s "$out/errors" ] && sed 's/^/# /' "$out/errors"

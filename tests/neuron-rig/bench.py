@@ -1,0 +1,30 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The head-write benchmark's figures (tests/neuron-rig/run.sh, RIG_BENCH=1).
+
+bench.py OFF ON: nrt_play's "bench" lines with the queue not subscribed
+(OFF) and captured (ON), three runs each. Prints the medians and, last, the
+cost a capture adds per head write against a memcpy of the consumed bytes.
+"""
+import re
+import statistics
+import sys
+
+
+def runs(path):
+    text = open(path).read()
+    return [(float(m.group(1)), float(m.group(2))) for m in
+            re.finditer(r"head write (\d+) ns, memcpy (\d+) ns", text)]
+
+
+off, on = runs(sys.argv[1]), runs(sys.argv[2])
+if len(off) != 3 or len(on) != 3:
+    sys.exit(f"expected 3 runs each, got {len(off)} and {len(on)}")
+h_off = statistics.median(h for h, _ in off)
+h_on = statistics.median(h for h, _ in on)
+cp = statistics.median(c for _, c in off + on)
+print(f"head write, queue not subscribed: {h_off:.0f} ns (median of 3 runs of 2000)")
+print(f"head write, captured by neuronprof record: {h_on:.0f} ns")
+print(f"memcpy of the 4096 consumed bytes: {cp:.0f} ns")
+print(f"neuron head write: capture adds {h_on - h_off:.0f} ns per head write of 64 x 64-byte "
+      f"entries: {(h_on - h_off) / cp:.2f}x a memcpy of the consumed bytes (goal <= 2x)")
