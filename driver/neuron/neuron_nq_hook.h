@@ -88,6 +88,9 @@ struct neuron_nq_hook_qid {
  *	is handed to the runtime again, its head wherever the runtime left
  *	it. 0 for queue_halted.
  * @pad: 0.
+ * @head: the queue's head register as the driver's register read
+ *	returns it when the queue is programmed (0 when halted): where the
+ *	device starts writing a fresh queue, the baseline of its consumption.
  */
 struct neuron_nq_hook_queue {
 	struct neuron_nq_hook_qid qid;
@@ -95,7 +98,7 @@ struct neuron_nq_hook_queue {
 	u32 size;
 	void *va;
 	u32 fresh;
-	u32 pad;
+	u32 head;
 };
 
 /**

@@ -18,9 +18,11 @@
  * its neuronprof device.
  *
  * Baseline: when the driver programs a queue in new memory (the hook's
- * queue_programmed with fresh set), its head is taken as 0 (UNVERIFIED: the
- * register's value after programming is not public) and every entry the
- * runtime consumes from there was written after the programming. A queue
+ * queue_programmed with fresh set), its head is the head register's value
+ * then, which the hook reads through the driver (UNVERIFIED: that the
+ * device starts writing a fresh queue where its head register points), and
+ * every entry the runtime consumes from there was written after the
+ * programming. A queue
  * the provider first learns of when it is handed out again (fresh clear:
  * programmed before this module registered, its head wherever the runtime
  * left it) has no baseline until its first head write: that write sets it,
@@ -526,7 +528,7 @@ static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
 	nq->on_host = !unreadable;
 	nq->size = hq->size;
 	/* The baseline: see the top of this file. */
-	nq->head = 0;
+	nq->head = hq->head;
 	nq->synced = hq->fresh;
 	mutex_unlock(&nq->lock);
 	if (unreadable) {

@@ -33,7 +33,9 @@
  *   entry size and the start position the test chose.
  *
  * Control, /sys/kernel/debug/neuronprof_trn_emu/: ``config`` takes
- * ``entry_size=N head_start=N`` (before queues are programmed); ``produce``
+ * ``entry_size=N head_start=N head_unit=index|byte|counter``, which the
+ * next reset applies: every head register then reads the start (in its
+ * unit) and the device writes a queue programmed after it from there; ``produce``
  * takes ``BLOCK N SET COUNT`` where BLOCK is ``core`` (N a NeuronCore),
  * ``ts`` (N a TopSP) or ``sdma`` (N = core * 16 + engine) and SET the
  * register set in that block, and reads back the result of the last
@@ -144,6 +146,7 @@ struct emu {
 	struct mutex lock;	/* everything below */
 	unsigned int entry_size;
 	unsigned int head_start;
+	bool head_bytes;	/* head registers count bytes, not entries */
 	struct emu_queue core[NC_COUNT][NQ_SETS];
 	struct emu_queue ts[TS_COUNT][NQ_SETS];
 	struct emu_queue sdma[NC_COUNT * SDMA_PER_NC][NQ_SETS];
@@ -296,7 +299,9 @@ static void emu_reset_queues(struct emu *e)
 				apb_wr(e, off + NQ_BASE_LO, 0);
 				apb_wr(e, off + NQ_BASE_HI, 0);
 				apb_wr(e, off + NQ_SIZE, 0);
-				apb_wr(e, off + NQ_HEAD, 0);
+				/* Where the device starts writing a fresh queue. */
+				apb_wr(e, off + NQ_HEAD, e->head_bytes ?
+				       e->head_start * e->entry_size : e->head_start);
 				memset(emu_q(e, b, n, s), 0, sizeof(struct emu_queue));
 			}
 }
@@ -500,6 +505,10 @@ static ssize_t emu_config_write(struct file *f, const char __user *ubuf,
 			emu->entry_size = v;
 		else if (sscanf(tok, "head_start=%u", &v) == 1)
 			emu->head_start = v;
+		else if (!strcmp(tok, "head_unit=byte"))
+			emu->head_bytes = true;
+		else if (!strcmp(tok, "head_unit=index") || !strcmp(tok, "head_unit=counter"))
+			emu->head_bytes = false;
 		else
 			ret = -EINVAL;
 	}
@@ -510,8 +519,9 @@ static ssize_t emu_config_write(struct file *f, const char __user *ubuf,
 static int emu_config_show(struct seq_file *m, void *v)
 {
 	mutex_lock(&emu->lock);
-	seq_printf(m, "entry_size=%u head_start=%u resets=%llu fw_requests=%llu\n",
-		   emu->entry_size, emu->head_start, emu->resets, emu->fw_requests);
+	seq_printf(m, "entry_size=%u head_start=%u head_unit=%s resets=%llu fw_requests=%llu\n",
+		   emu->entry_size, emu->head_start, emu->head_bytes ? "byte" : "entries",
+		   emu->resets, emu->fw_requests);
 	mutex_unlock(&emu->lock);
 	return 0;
 }

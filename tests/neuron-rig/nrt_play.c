@@ -21,7 +21,8 @@
  *                   queue is gone, the register still holds its address
  *   rewind:Q:N      write a head N entries behind the last one (a runtime
  *                   that restarts its count), not consumption
- *   reset[:NC_MAP]  NEURON_IOCTL_NC_RESET and wait for it
+ *   reset[:NC_MAP]  NEURON_IOCTL_NC_RESET and wait for it (the emulated
+ *                   device's head registers then read HEAD_START)
  *   sleep:MS
  *   bench:Q:K:N     N rounds: the hardware writes K entries, the runtime
  *                   consumes them with one head write; prints the mean ns
@@ -269,7 +270,8 @@ int main(int argc, char **argv)
 	if (ioctl(fd, NEURON_IOCTL_DEVICE_INFO, &info))
 		die("open", "NEURON_IOCTL_DEVICE_INFO");
 	bar0 = info.bar_address[0];
-	snprintf(buf, sizeof(buf), "entry_size=%u head_start=%u", entry_size, head_start);
+	snprintf(buf, sizeof(buf), "entry_size=%u head_start=%u head_unit=%s", entry_size,
+		 head_start, unit == U_BYTE ? "byte" : unit == U_COUNTER ? "counter" : "index");
 	write_file("config", EMU "config", buf);
 
 	for (i = optind; i < argc; i++) {

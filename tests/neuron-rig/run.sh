@@ -148,11 +148,12 @@ if [ -n "${RIG_ONLY:-}" ]; then
 	done
 	scenarios=("${sel[@]}")
 fi
-# The runtime's steps, the same in each scenario: core 0 TRACE engine 1,
+# The runtime's steps, the same in each scenario: a device reset (after
+# which the emulated head registers read the scenario's start), core 0 TRACE engine 1,
 # core 0 TRACE_DMA on SDMA engine 2, core 1 EVENT engine 3, TopSP 1
 # TRACE; every ring 4 KiB, produced and consumed across wraps, the head
 # written per entry and in batches.
-steps="realloc:core:0:0:1:4096 realloc:core:0:4:2:4096 realloc:core:1:2:3:4096 realloc:ts:1:0:0:4096"
+steps="reset realloc:core:0:0:1:4096 realloc:core:0:4:2:4096 realloc:core:1:2:3:4096 realloc:ts:1:0:0:4096"
 steps="$steps produce:0:20 consume:0:20 produce:1:7 consume:1:7 produce:2:9 heads:2:9:3"
 steps="$steps produce:3:11 consume:3:11 produce:0:30 heads:0:30:10 produce:1:25 consume:1:25"
 steps="$steps produce:3:25 heads:3:25:8 produce:3:20 consume:3:20 produce:2:15 consume:2:15"
