@@ -491,6 +491,13 @@ host-c $((2000100 - 4500000 + 1700000000000000000))" ] || { echo "inferences:"; 
 	else
 		skip_test "export sqlite of three machines" "no sqlite3 program"
 	fi
+	# The schema's two documents (the installed man page and analysis.rst)
+	# name every table, view and column of a database, the man page in order.
+	t_schema_doc() {
+		rm -f "$tmp/sd.db" && "$np" export --format sqlite -o "$tmp/sd.db" "$prof" >/dev/null &&
+		check schema-doc "$tmp/sd.db" "$repo/man/neuronprof-sqlite.5" "$repo/Documentation/analysis.rst"
+	}
+	run "export sqlite: neuronprof-sqlite(5) and analysis.rst document every table and column" t_schema_doc
 
 	t_export_stdout() {
 		"$np" export --format json "$basic" >"$tmp/stdout.json" || return 1
