@@ -14,7 +14,8 @@
 #   make check      every test layer; last line "N passed, N failed"
 #   make demo       the stack end to end on the simulator in a VM: record
 #                   SESSION and MODEL captures with the system profile,
-#                   summarize, export to Perfetto/JSON in ./demo-output
+#                   summarize, export to Perfetto/JSON/SQLite and an HTML
+#                   report (report.html) in ./demo-output
 #                   (scripts/demo.sh; DEMO_SHORT=1 for a short run)
 #   make bench      every benchmark (bench/, the tool's export benchmark),
 #                   each ending with its ratio to a baseline

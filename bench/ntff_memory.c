@@ -169,8 +169,10 @@ int main(void)
 	}
 	rmdir(dir);
 	munmap(ring, RING_SIZE);
-	printf("ratio peak(256)/peak(16): %.2f\n", (double)peaks[2] / (double)peaks[0]);
-	printf("ratio beyond the block table, (peak - table)(256)/(peak - table)(16): %.2f\n",
+	printf("peak(256)/peak(16), the block table included: %.2f\n",
+	       (double)peaks[2] / (double)peaks[0]);
+	printf("ratio peak heap beyond the block table at 256 MiB / the same at 16 MiB (the "
+	       "baseline measured in this run): %.2f (target 1.00: flat in the bytes)\n",
 	       (double)(peaks[2] - table[2]) / (double)(peaks[0] - table[0]));
 	return 0;
 }

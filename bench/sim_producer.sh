@@ -5,7 +5,8 @@
 # run: a QEMU VM booting the distribution kernel (scripts/vm-run.sh) with
 # the modules under driver/ (make modules) and neuronprof_sim loaded as a
 # trn2 device. Its output, ending with the ratio line (printed as
-# "ratio producer/memcpy: %.2fx"), is shown as it comes.
+# "ratio SIM_EXEC into subscribed rings / memcpy of the entry ...: %.2fx"),
+# is shown as it comes.
 #
 # Usage: bench/sim_producer.sh [ITERATIONS [INSTRUCTIONS [ROUNDS]]]
 #   (passed to sim_producer; see there for the defaults)

@@ -191,6 +191,11 @@ enum nprof_notify_result nprof_notify_batch(struct nprof_device *ndev,
 					    u32 count, bool force_lost,
 					    struct nprof_notify_stats *st);
 
+enum nprof_notify_result nprof_notify_lost(struct nprof_device *ndev,
+					   const struct nprof_queue_id *q, u64 count);
+bool nprof_queue_set_flags(struct nprof_device *ndev, const struct nprof_queue_id *q,
+			   u32 flags);
+
 struct nprof_sub;
 
 /**

@@ -22,7 +22,9 @@
 #     (device profiles and system profiles) exported as
 #     DEMO_OUT/profile.pftrace (Perfetto) and DEMO_OUT/profile.json (Chrome
 #     JSON), and both as the SQLite database DEMO_OUT/profile.db, queried
-#     with sqlite3 for the ops that took the most time.
+#     with sqlite3 for the ops that took the most time; and both recordings
+#     as one self-contained HTML page, DEMO_OUT/report.html (neuronprof
+#     report: plots and tables, nothing fetched).
 #
 # Environment: DEMO_SHORT=1 (2 cores, 2 executions of 2 iterations, for
 # `make check`; default: 8 cores, 3 executions of 4 iterations), DEMO_OUT,
@@ -96,6 +98,9 @@ step "summary of the SESSION recording (neuronprof summary --top 3 $show/session
 step "summary of the MODEL recording (neuronprof summary --top 3 $show/model)"
 "$np" summary --top 3 "$show/model"
 
+step "both recordings as one HTML page (neuronprof report -o $show/report.html $show)"
+"$np" report -o "$show/report.html" "$show"
+
 step "exporting both recordings and their system profiles into one timeline"
 "$np" export --format perfetto -o "$show/profile.pftrace" "$show"
 "$np" export --format json -o "$show/profile.json" "$show"
@@ -114,4 +119,5 @@ step "done"
 echo "profiles:  $show/session/ (SESSION), $show/model/ (MODEL)"
 echo "timeline:  $show/profile.pftrace (Perfetto), $show/profile.json (Chrome JSON)"
 echo "database:  $show/profile.db (SQLite; Documentation/analysis.rst has the schema and queries)"
+echo "report:    $show/report.html (open it in a browser; it fetches nothing)"
 echo "Open $show/profile.pftrace at https://ui.perfetto.dev (Open trace file)."

@@ -12,7 +12,7 @@ PKGS=(
 	linux-headers-amd64 linux-image-amd64 linux-source-6.1
 	qemu-system-x86 qemu-user busybox-static cpio xz-utils file
 	libdrm-dev libkmod-dev libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
-	dkms man-db libsqlite3-dev sqlite3
+	dkms man-db libsqlite3-dev sqlite3 chromium fonts-dejavu-core
 	debhelper dh-dkms dpkg-dev fakeroot lintian rpm
 )
 

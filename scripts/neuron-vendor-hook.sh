@@ -87,9 +87,20 @@ applied() {
 	[ -f "$src/neuron_nq_hook.c" ] && grep -q 'EXPORT_SYMBOL_GPL(neuron_nq_hook_register)' "$src/neuron_nq_hook.c"
 }
 
+# Contract version of the series (patch 1 adds the header) and of a tree's hook.
+series_version() {
+	sed -n 's/^+#define NEURON_NQ_HOOK_VERSION[[:space:]]*\([0-9]*\).*/\1/p' "$patches"/0001-*.patch
+}
+tree_version() {
+	sed -n 's/^#define NEURON_NQ_HOOK_VERSION[[:space:]]*\([0-9]*\).*/\1/p' "$src/neuron_nq_hook.h" 2>/dev/null
+}
+
 apply() {
-	local p
+	local p tv
 	if applied; then
+		tv=$(tree_version)
+		[ "$tv" = "$(series_version)" ] ||
+			die "$src carries hook version ${tv:-unknown} from another neuronprof; this series is version $(series_version). Restore the vendor source (reinstall aws-neuronx-dkms=$SUPPORTED*) and run this again"
 		echo "neuron-vendor-hook: $src already carries the hook"
 		return 0
 	fi

@@ -3,8 +3,16 @@
 #
 # Test layer for the vendor hook (driver/neuron/vendor/) and the provider's
 # behaviour next to a real neuron.ko, without hardware:
-#   - the series applies to the vendor tree, the header it adds is the one
-#     neuronprof_neuron.ko is built against, and another version is refused;
+#   - every patch of the series is in git format-patch form, the series
+#     applies to the vendor tree (and with git am where git is installed),
+#     the header it adds is the one neuronprof_neuron.ko is built against,
+#     and another version is refused;
+#   - the hook's head-register decoder (patch 4, in the vendor's
+#     v2/notific.c and v3/notific.c) is compiled in userspace against the
+#     vendor's own address maps with tests/vendor-hook/decode_test.c and
+#     checked on literal offsets (0x3040110c: a v2 TRACE_DMA head) and on
+#     every register set the driver programs;
+#   - patch 5: mc_free() tells the hook before it frees anything;
 #   - the tree builds against the Debian 6.1 headers with W=1 with and
 #     without the series, and the series adds no warning (the vendor's
 #     -Werror is dropped in both scratch copies so W=1 warnings can be
@@ -66,6 +74,22 @@ fi
 echo "vendor tree: $src"
 cp -a "$work/plain" "$work/hook"
 
+bad=
+for p in "$repo"/driver/neuron/vendor/0*.patch; do
+	head -n 1 "$p" | grep -q '^From [0-9a-f]\{40\} ' && grep -q '^Subject: \[PATCH [0-9]*/[0-9]*\]' "$p" &&
+		grep -q '^---$' "$p" && grep -q '^diff --git ' "$p" || bad="$bad $(basename "$p")"
+done
+echo "not in format-patch form:${bad:- none}" > "$work/form.log"
+[ -z "$bad" ]
+result "every patch is in git format-patch form ($(ls "$repo"/driver/neuron/vendor/0*.patch | wc -l) patches)" $? "$work/form.log"
+if command -v git > /dev/null; then
+	cp -a "$work/plain" "$work/am"
+	(cd "$work/am" && git init -q && git add -A &&
+		git -c user.name=t -c user.email=t@t commit -qm base &&
+		git -c user.name=t -c user.email=t@t am -q "$repo"/driver/neuron/vendor/0*.patch) > "$work/am.log" 2>&1
+	result "the series applies with git am" $? "$work/am.log"
+	rm -rf "$work/am"
+fi
 bash "$here/neuron-vendor-hook.sh" apply --src "$work/hook" > "$work/apply.log" 2>&1
 result "the series applies" $? "$work/apply.log"
 cmp "$work/hook/neuron_nq_hook.h" "$repo/driver/neuron/neuron_nq_hook.h" > "$work/cmp.log" 2>&1
@@ -73,6 +97,32 @@ result "driver/neuron/neuron_nq_hook.h is the header the series adds" $? "$work/
 bash "$here/neuron-vendor-hook.sh" apply --src "$work/hook" > "$work/again.log" 2>&1 &&
 	grep -q "already carries the hook" "$work/again.log"
 result "applying again changes nothing" $? "$work/again.log"
+
+# The decoder against the vendor's address maps, per architecture.
+for v in 2 3; do
+	${CC:-cc} -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -DNQ_V=$v \
+		-I "$repo/tests/vendor-hook/shim" -I "$work/hook" -I "$work/hook/v$v" \
+		-o "$work/decode_v$v" "$repo/tests/vendor-hook/decode_test.c" "$work/hook/v$v/notific.c" \
+		> "$work/decode_v$v.log" 2>&1 && "$work/decode_v$v" >> "$work/decode_v$v.log" 2>&1
+	rc=$?
+	result "v$v head decoder against the vendor's address map: $(tail -n 1 "$work/decode_v$v.log")" $rc \
+		"$work/decode_v$v.log"
+done
+# Patch 5: in mc_free(), the hook is told after the last reference is
+# dropped and before any of the memory is given back.
+awk '/^void mc_free\(/ { f = 1 } f && /neuron_nq_hook_mc_free\(/ && !seen { hook = NR; seen = 1 }
+	f && /ref_count > 0/ && !rc { rc = NR }
+	f && /(gen_pool_free|dma_free_coherent|kfree)\(/ && !fr { fr = NR }
+	f && /^}/ { exit } END { exit !(rc && hook > rc && fr && hook < fr) }' \
+	"$work/hook/neuron_mempool.c"
+result "mc_free() tells the hook after the last reference and before freeing (patch 5)" $?
+
+cp -a "$work/hook" "$work/old"
+sed -i 's/^#define NEURON_NQ_HOOK_VERSION.*/#define NEURON_NQ_HOOK_VERSION\t\t1/' "$work/old/neuron_nq_hook.h"
+bash "$here/neuron-vendor-hook.sh" apply --src "$work/old" > "$work/old.log" 2>&1
+[ $? -eq 1 ] && grep -q "carries hook version 1 from another neuronprof" "$work/old.log"
+result "a tree with an older hook version is refused" $? "$work/old.log"
+rm -rf "$work/old"
 
 cp -a "$work/plain" "$work/other"
 sed -i 's/^PACKAGE_VERSION=.*/PACKAGE_VERSION=2.99.0.0/' "$work/other/dkms.conf"

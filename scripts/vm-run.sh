@@ -27,7 +27,8 @@
 #
 # Exit status: the command's status if the run was clean; 124 if the VM hit
 # the timeout; 123 if the kernel log shows BUG:, WARNING:, Oops, KASAN,
-# UBSAN or a general protection fault (whatever the command returned);
+# UBSAN or a general protection fault (whatever the command returned; /out
+# still comes back if the guest archived it);
 # 122 if the guest died before reporting a status; 125 if the VM could not
 # be prepared (a bad command line included). --help prints this text and
 # exits 0.
@@ -353,8 +354,18 @@ fi
 
 status=$(sed -n 's/^NPROF-VM-EXIT \([0-9]*\)\r*$/\1/p' "$work/ctl" | head -n 1)
 
+# unpack_out: the guest's /out into --outdir, if it archived one.
+unpack_out() {
+	[ -n "$outdir" ] && grep -q '^NPROF-VM-OUT-END 0' "$work/ctl" || return 1
+	mkdir -p "$outdir" || die "cannot create --outdir $outdir"
+	sed -n '/^NPROF-VM-OUT-BEGIN/,/^NPROF-VM-OUT-END/{/^NPROF-VM-/d;p}' "$work/ctl" |
+		tr -d '\r' | base64 -d | tar -xz -C "$outdir"
+}
+
 pattern='BUG:|WARNING:|Oops|KASAN|UBSAN|general protection'
 if grep -Eq "$pattern" "$work/console.log"; then
+	# What the guest wrote still comes back, to show what led there.
+	unpack_out
 	echo "vm-run: the guest kernel log shows a problem:" >&2
 	grep -E -B2 -A30 "$pattern" "$work/console.log" | head -n 120 | sed 's/^/  | /' >&2
 	echo "vm-run: (the command exited with ${status:-no status})" >&2
@@ -375,8 +386,7 @@ if [ -n "$outdir" ]; then
 		show_console
 		exit 122
 	fi
-	if ! sed -n '/^NPROF-VM-OUT-BEGIN/,/^NPROF-VM-OUT-END/{/^NPROF-VM-/d;p}' "$work/ctl" |
-		tr -d '\r' | base64 -d | tar -xz -C "$outdir"; then
+	if ! unpack_out; then
 		echo "vm-run: cannot unpack the guest's /out into $outdir" >&2
 		exit 122
 	fi

@@ -798,6 +798,79 @@ out:
 EXPORT_SYMBOL_GPL(nprof_notify_batch);
 
 /**
+ * nprof_notify_lost() - count notifications as lost that the provider could
+ *	not capture at all, in constant time.
+ * @ndev: the device.
+ * @q: the queue.
+ * @count: how many; any number.
+ *
+ * The same as nprof_notify_batch() with no entries, @count at a time: each
+ * takes a sequence number and counts as lost, and the ring is flagged
+ * NEURONPROF_RING_OVERFLOWED; but one call for any @count, so a provider
+ * never loops to account for a large gap.
+ *
+ * Context: any, including hard IRQ.
+ * Return: NPROF_NOTIFY_UNSUBSCRIBED, or NPROF_NOTIFY_LOST.
+ */
+enum nprof_notify_result nprof_notify_lost(struct nprof_device *ndev,
+					   const struct nprof_queue_id *q, u64 count)
+{
+	enum nprof_notify_result ret = NPROF_NOTIFY_UNSUBSCRIBED;
+	struct nprof_sub *sub;
+	unsigned long flags;
+
+	if (!count || !nprof_queue_valid(&ndev->desc, q))
+		return ret;
+	rcu_read_lock();
+	sub = xa_load(&ndev->queues, nprof_queue_slot(&ndev->desc, q));
+	if (sub) {
+		spin_lock_irqsave(&sub->lock, flags);
+		if (!sub->detached) {
+			nprof_ring_lose(&sub->ring, count);
+			ret = NPROF_NOTIFY_LOST;
+		}
+		spin_unlock_irqrestore(&sub->lock, flags);
+	}
+	rcu_read_unlock();
+	return ret;
+}
+EXPORT_SYMBOL_GPL(nprof_notify_lost);
+
+/**
+ * nprof_queue_set_flags() - raise NEURONPROF_RING_* bits in the ring of a
+ *	queue's subscription, if there is one.
+ * @ndev: the device.
+ * @q: the queue.
+ * @flags: the bits; they stay set for the subscription's life.
+ *
+ * Context: any, including hard IRQ.
+ * Return: true if a subscription got them.
+ */
+bool nprof_queue_set_flags(struct nprof_device *ndev, const struct nprof_queue_id *q,
+			   u32 flags)
+{
+	struct nprof_sub *sub;
+	unsigned long irq;
+	bool ret = false;
+
+	if (!nprof_queue_valid(&ndev->desc, q))
+		return false;
+	rcu_read_lock();
+	sub = xa_load(&ndev->queues, nprof_queue_slot(&ndev->desc, q));
+	if (sub) {
+		spin_lock_irqsave(&sub->lock, irq);
+		if (!sub->detached) {
+			nprof_ring_set_flags(&sub->ring, flags);
+			ret = true;
+		}
+		spin_unlock_irqrestore(&sub->lock, irq);
+	}
+	rcu_read_unlock();
+	return ret;
+}
+EXPORT_SYMBOL_GPL(nprof_queue_set_flags);
+
+/**
  * nprof_notify_begin() - reserve room in a queue's ring to write entries in place.
  * @ndev: the device.
  * @q: the queue.

@@ -284,3 +284,22 @@ void nprof_ring_produce_batch(struct nprof_ring *ring,
 	*delivered = k;
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_ring_produce_batch);
+
+/**
+ * nprof_ring_lose() - count notifications as lost without producing them.
+ * @ring: the ring.
+ * @count: how many.
+ *
+ * Each takes a sequence number, as in nprof_ring_produce_batch() with no
+ * entries; the ring is flagged NEURONPROF_RING_OVERFLOWED.
+ */
+void nprof_ring_lose(struct nprof_ring *ring, u64 count)
+{
+	if (!count)
+		return;
+	ring->seq += count;
+	ring->lost += count;
+	WRITE_ONCE(ring->hdr->lost, ring->lost);
+	nprof_ring_set_flags(ring, NEURONPROF_RING_OVERFLOWED);
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_ring_lose);

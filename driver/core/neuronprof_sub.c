@@ -752,7 +752,7 @@ static const struct file_operations nprof_sub_fops = {
  * EBUSY the queue has a subscriber; EPERM the ring exceeds the caller's
  * locked-memory budget (neuronprof.mlock_kb, then RLIMIT_MEMLOCK); ENOMEM;
  * EMFILE no free descriptor; ENODEV the device or provider is going away;
- * the provider's queue_start error.
+ * the provider's queue_start error (EOPNOTSUPP: it cannot read the queue).
  *
  * Return: 0 or a negative errno.
  */

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * neuronprof_fake_neuron: a test module that does what the patched vendor
- * neuron.ko does, on devices without hardware, so neuronprof_neuron.ko is
- * tested end to end. It exports the hook (neuron_nq_hook_register/
- * _unregister, with the same contract and the same SRCU/mutex scheme as
- * driver/neuron/vendor/0001) and so cannot be loaded next to neuron.ko.
+ * neuronprof_fake_neuron: a test module that plays the patched vendor
+ * neuron.ko towards the provider, on devices without hardware, so
+ * neuronprof_neuron.ko's logic is tested. It is a re-creation, not the
+ * vendor's code: its BAR layout and head decoder are its own, so it tests
+ * neither the hook patches nor the vendor's behaviour
+ * (scripts/vendor-hook-test.sh checks the patches against the vendor tree).
+ * It exports the hook (neuron_nq_hook_register/_unregister, with the same
+ * contract and the same SRCU/mutex scheme as driver/neuron/vendor/0001) and
+ * so cannot be loaded next to neuron.ko.
  *
- * A device has a BAR0 in host memory laid out as the vendor's public
- * register map says: per notification block (one per NeuronCore, one per
+ * A device has a BAR0 in host memory with the vendor's register sets, in
+ * a flat layout of its own: per notification block (one per NeuronCore, one per
  * SDMA engine of a core, one per TopSP) register sets of 0x28 bytes at
  * 0x100 + 0x28 * i: base_lo, base_hi, size, head; 96 sets = 6 types x 16
  * instances. Programming a queue allocates its ring in host memory, writes
@@ -15,10 +19,11 @@
  * old ring first), as nnq_init() does. The "hardware" (produce) writes
  * synthetic entries at its tail, never past the head; the "runtime"
  * (consume) advances the head and writes the head register, calling
- * head_write first, with the register decoded the way
- * notific_decode_nq_head_reg_access_v2() does. A core reset and a device
- * removal halt (queue_halted) before freeing, as nnq_destroy_nc() and
- * neuron_pci_remove() do.
+ * head_write first, with the register decoded as the hook's decoder does
+ * (set i of a core or TopSP block: type i / 16, instance i % 16; set 0 of
+ * an SDMA block: TRACE_DMA), on the fake's own flat layout. A core reset
+ * and a device removal halt (queue_halted) before freeing, as
+ * nnq_destroy_nc() and neuron_pci_remove() do.
  *
  * Control: the functions of fake.h (KUnit), or debugfs
  * neuronprof_fake_neuron/ctl (kselftests): write one command, read back the
@@ -67,9 +72,11 @@ MODULE_PARM_DESC(head_mode, "What the runtime writes to a head register (as the 
 struct fake_queue {
 	bool used;
 	struct neuron_nq_hook_queue hq;
+	void *mem;		/* the ring; hq.va is NULL for device memory */
 	u32 block;		/* block index in the BAR */
 	u32 tail;		/* entries the hardware wrote (free-running) */
 	u32 head;		/* entries the runtime consumed (free-running) */
+	u32 head_base;		/* added to a counter-mode head value */
 };
 
 struct fake_dev {
@@ -86,6 +93,8 @@ DEFINE_STATIC_SRCU(fake_hook_srcu);
 /* Protects registration, the devices and their queues. */
 static DEFINE_MUTEX(fake_lock);
 static struct fake_dev fake_devs[NPROF_FAKE_MAX_DEVICES];
+/* Queue callbacks and head writes are not reported (KUnit: a hook registered late). */
+static bool fake_blind;
 
 /* ---- the hook, as driver/neuron/vendor/0001 exports it ------------------ */
 
@@ -133,11 +142,16 @@ static const struct neuron_nq_hook_ops *fake_ops_locked(void)
  * held here as well because the fake's own state needs it, which the
  * provider cannot tell apart.
  */
-static void fake_call_queue(struct fake_dev *d, struct fake_queue *fq, bool programmed)
+static void fake_call_queue(struct fake_dev *d, struct fake_queue *fq, bool programmed,
+			    bool fresh)
 {
 	const struct neuron_nq_hook_ops *ops;
-	int idx = srcu_read_lock(&fake_hook_srcu);
+	int idx;
 
+	if (fake_blind)
+		return;
+	fq->hq.fresh = programmed && fresh;
+	idx = srcu_read_lock(&fake_hook_srcu);
 	ops = srcu_dereference(fake_hook, &fake_hook_srcu);
 	if (ops) {
 		if (programmed)
@@ -186,9 +200,10 @@ static u32 fake_block(struct fake_dev *d, const struct neuron_nq_hook_qid *qid)
 }
 
 /*
- * What notific_decode_nq_head_reg_access_v2() makes of a head register's
- * offset: the block gives target and id (and the SDMA engine), the set
- * index i gives type i / 16 and instance i % 16.
+ * What the hook's decoder (neuron_nq_hook_decode_v2()) makes of a head
+ * register's offset, on the fake's layout: the block gives target and id
+ * (and the SDMA engine), the set index i gives type i / 16 and instance
+ * i % 16.
  */
 static int fake_decode_head(struct fake_dev *d, u64 off, struct neuron_nq_hook_qid *qid)
 {
@@ -288,8 +303,8 @@ static void fake_halt_locked(struct fake_dev *d, struct fake_queue *fq)
 	WRITE_ONCE(*fake_reg(d, fq->block, fq->hq.qid.reg, NQ_REG_BASE_LO), 0);
 	WRITE_ONCE(*fake_reg(d, fq->block, fq->hq.qid.reg, NQ_REG_BASE_HI), 0);
 	WRITE_ONCE(*fake_reg(d, fq->block, fq->hq.qid.reg, NQ_REG_SIZE_OFF), 0);
-	fake_call_queue(d, fq, false);
-	free_pages_exact(fq->hq.va, fq->hq.size);
+	fake_call_queue(d, fq, false, false);
+	free_pages_exact(fq->mem, fq->hq.size);
 	fq->used = false;
 }
 
@@ -328,20 +343,24 @@ int nprof_fake_remove(int dev)
 EXPORT_SYMBOL_IF_KUNIT(nprof_fake_remove);
 
 /**
- * nprof_fake_program() - the runtime asks for a queue (NOTIFICATIONS_INIT):
- *	a new one is allocated in host memory and programmed; asking again
- *	hands out the existing one; another size reallocates it (halting the
- *	old ring first).
+ * nprof_fake_program_at() - the runtime asks for a queue (NOTIFICATIONS_INIT):
+ *	a new one is allocated and programmed; asking again hands out the
+ *	existing one; another size or place reallocates it (halting the old
+ *	ring first).
  * @dev: the device.
  * @target: NEURON_NQ_HOOK_NC or NEURON_NQ_HOOK_TOPSP.
  * @id: core or TopSP.
  * @nq_type: vendor type 0..5.
  * @instance: engine index (SDMA engine for TRACE_DMA).
  * @size: bytes, a power of two, at least one page.
+ * @on_host: in host memory; else "device memory": the hook gets no kernel
+ *	address, as for the vendor's MEM_LOC_DEVICE (the fake still keeps the
+ *	ring in host memory for its hardware side).
  *
  * Return: the queue number, or a negative errno.
  */
-int nprof_fake_program(int dev, u32 target, u32 id, u32 nq_type, u32 instance, u32 size)
+int nprof_fake_program_at(int dev, u32 target, u32 id, u32 nq_type, u32 instance, u32 size,
+			  bool on_host)
 {
 	struct fake_queue *fq = NULL, *old = NULL;
 	struct neuron_nq_hook_qid qid = {
@@ -366,8 +385,8 @@ int nprof_fake_program(int dev, u32 target, u32 id, u32 nq_type, u32 instance, u
 		else if (!d->q[i].used && !fq)
 			fq = &d->q[i];
 	}
-	if (old && old->hq.size == size) {
-		fake_call_queue(d, old, true);		/* handed out again */
+	if (old && old->hq.size == size && old->hq.on_host == on_host) {
+		fake_call_queue(d, old, true, false);		/* handed out again */
 		ret = old - d->q;
 		goto out;
 	}
@@ -384,7 +403,8 @@ int nprof_fake_program(int dev, u32 target, u32 id, u32 nq_type, u32 instance, u
 		goto out;
 	*fq = (struct fake_queue) {
 		.used = true,
-		.hq = { .qid = qid, .on_host = 1, .size = size, .va = va },
+		.hq = { .qid = qid, .on_host = on_host, .size = size, .va = on_host ? va : NULL },
+		.mem = va,
 	};
 	fq->block = fake_block(d, &qid);
 	WRITE_ONCE(*fake_reg(d, fq->block, qid.reg, NQ_REG_BASE_HI),
@@ -393,11 +413,28 @@ int nprof_fake_program(int dev, u32 target, u32 id, u32 nq_type, u32 instance, u
 		   lower_32_bits(virt_to_phys(va)));
 	WRITE_ONCE(*fake_reg(d, fq->block, qid.reg, NQ_REG_SIZE_OFF), size);
 	WRITE_ONCE(*fake_reg(d, fq->block, qid.reg, NQ_REG_HEAD), 0);
-	fake_call_queue(d, fq, true);
+	fake_call_queue(d, fq, true, true);
 	ret = fq - d->q;
 out:
 	mutex_unlock(&fake_lock);
 	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_fake_program_at);
+
+/**
+ * nprof_fake_program() - nprof_fake_program_at() in host memory.
+ * @dev: the device.
+ * @target: NEURON_NQ_HOOK_NC or NEURON_NQ_HOOK_TOPSP.
+ * @id: core or TopSP.
+ * @nq_type: vendor type 0..5.
+ * @instance: engine index (SDMA engine for TRACE_DMA).
+ * @size: bytes, a power of two, at least one page.
+ *
+ * Return: the queue number, or a negative errno.
+ */
+int nprof_fake_program(int dev, u32 target, u32 id, u32 nq_type, u32 instance, u32 size)
+{
+	return nprof_fake_program_at(dev, target, id, nq_type, instance, size, true);
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_fake_program);
 
@@ -494,7 +531,7 @@ long nprof_fake_produce(int dev, int q, u32 n)
 		room = cap - (fq->tail - fq->head);
 		n = min(n, room);
 		for (i = 0; i < n; i++, fq->tail++)
-			fake_fill_entry(fq->hq.va + (u64)(fq->tail % cap) * entry_size, q,
+			fake_fill_entry(fq->mem + (u64)(fq->tail % cap) * entry_size, q,
 					fq->tail);
 		ret = n;
 	}
@@ -512,10 +549,30 @@ static u32 fake_head_value(struct fake_queue *fq)
 	case 1:
 		return (fq->head % cap) * entry_size;
 	case 2:
-		return fq->head;
+		return fq->head + fq->head_base;
 	default:
 		return fq->head % cap;
 	}
+}
+
+/* The runtime writes @fq's head register through BAR_WRITE. */
+static void fake_write_head(struct fake_dev *d, struct fake_queue *fq)
+{
+	const struct neuron_nq_hook_ops *ops;
+	struct neuron_nq_hook_qid qid;
+	u64 off;
+	int idx;
+
+	off = (u64)fq->block * NQ_BLOCK_SIZE + NQ_REGS_START + fq->hq.qid.reg * NQ_REG_SIZE +
+	      NQ_REG_HEAD;
+	if (!fake_blind && !fake_decode_head(d, off, &qid)) {
+		idx = srcu_read_lock(&fake_hook_srcu);
+		ops = srcu_dereference(fake_hook, &fake_hook_srcu);
+		if (ops)
+			ops->head_write(&d->hd, &qid, fake_head_value(fq));
+		srcu_read_unlock(&fake_hook_srcu, idx);
+	}
+	WRITE_ONCE(*fake_reg(d, fq->block, fq->hq.qid.reg, NQ_REG_HEAD), fake_head_value(fq));
 }
 
 /**
@@ -532,13 +589,9 @@ static u32 fake_head_value(struct fake_queue *fq)
  */
 long nprof_fake_consume(int dev, int q, u32 n, bool write_head)
 {
-	const struct neuron_nq_hook_ops *ops;
-	struct neuron_nq_hook_qid qid;
 	struct fake_queue *fq;
 	struct fake_dev *d;
-	u64 off;
 	long ret = -ENOENT;
-	int idx;
 
 	mutex_lock(&fake_lock);
 	d = fake_dev_get(dev);
@@ -554,21 +607,73 @@ long nprof_fake_consume(int dev, int q, u32 n, bool write_head)
 		/* The hardware sees the room all the same. */
 		goto out;
 	}
-	off = (u64)fq->block * NQ_BLOCK_SIZE + NQ_REGS_START + fq->hq.qid.reg * NQ_REG_SIZE +
-	      NQ_REG_HEAD;
-	if (!fake_decode_head(d, off, &qid)) {
-		idx = srcu_read_lock(&fake_hook_srcu);
-		ops = srcu_dereference(fake_hook, &fake_hook_srcu);
-		if (ops)
-			ops->head_write(&d->hd, &qid, fake_head_value(fq));
-		srcu_read_unlock(&fake_hook_srcu, idx);
-	}
-	WRITE_ONCE(*fake_reg(d, fq->block, fq->hq.qid.reg, NQ_REG_HEAD), fake_head_value(fq));
+	fake_write_head(d, fq);
 out:
 	mutex_unlock(&fake_lock);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_fake_consume);
+
+/**
+ * nprof_fake_rebase_head() - the runtime's head counter jumps by @delta
+ *	without anything consumed (a counter re-programmed behind the hook's
+ *	back, or one that does not start at 0), and the runtime writes it.
+ *	Only meaningful in head mode 2.
+ * @dev: the device.
+ * @q: the queue.
+ * @delta: added to every later head value (mod 2^32).
+ *
+ * Return: 0 or -ENOENT.
+ */
+int nprof_fake_rebase_head(int dev, int q, u32 delta)
+{
+	struct fake_queue *fq;
+	struct fake_dev *d;
+	int ret = -ENOENT;
+
+	mutex_lock(&fake_lock);
+	d = fake_dev_get(dev);
+	fq = fake_queue_get(d, q);
+	if (fq) {
+		fq->head_base += delta;
+		fake_write_head(d, fq);
+		ret = 0;
+	}
+	mutex_unlock(&fake_lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_fake_rebase_head);
+
+/**
+ * nprof_fake_restart() - the queue starts over behind the hook's back (a
+ *	re-program the hook was not told of): the hardware writes from the
+ *	ring's start again, the runtime's counter restarts at 0, and the
+ *	runtime writes that head.
+ * @dev: the device.
+ * @q: the queue.
+ *
+ * Return: 0 or -ENOENT.
+ */
+int nprof_fake_restart(int dev, int q)
+{
+	struct fake_queue *fq;
+	struct fake_dev *d;
+	int ret = -ENOENT;
+
+	mutex_lock(&fake_lock);
+	d = fake_dev_get(dev);
+	fq = fake_queue_get(d, q);
+	if (fq) {
+		fq->tail = 0;
+		fq->head = 0;
+		fq->head_base = 0;
+		fake_write_head(d, fq);
+		ret = 0;
+	}
+	mutex_unlock(&fake_lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_fake_restart);
 
 /**
  * nprof_fake_head_reg() - the head register as the device would read it.
@@ -604,6 +709,37 @@ void nprof_fake_set_format(u32 size, u32 mode)
 	head_mode = mode;
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_fake_set_format);
+
+/**
+ * nprof_fake_set_blind() - while @blind, the fake tells the hook nothing
+ *	about queues and head writes, as for queues programmed before the
+ *	hook was registered (KUnit).
+ * @blind: the state.
+ */
+void nprof_fake_set_blind(bool blind)
+{
+	mutex_lock(&fake_lock);
+	fake_blind = blind;
+	mutex_unlock(&fake_lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_fake_set_blind);
+
+/**
+ * nprof_fake_hook_dev() - the hook's description of a device (KUnit).
+ * @dev: the device.
+ *
+ * Return: it, or NULL; valid until the device is removed.
+ */
+const struct neuron_nq_hook_dev *nprof_fake_hook_dev(int dev)
+{
+	struct fake_dev *d;
+
+	mutex_lock(&fake_lock);
+	d = fake_dev_get(dev);
+	mutex_unlock(&fake_lock);
+	return d ? &d->hd : NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_fake_hook_dev);
 #endif
 
 /* ---- debugfs control ----------------------------------------------------- */
@@ -671,8 +807,8 @@ static const struct file_operations fake_ctl_fops = {
 
 static int __init fake_init(void)
 {
-	if (!is_power_of_2(entry_size) || entry_size < 16 || entry_size > 256 || head_mode > 2) {
-		pr_err("entry_size must be a power of two from 16 to 256 and head_mode 0 to 2\n");
+	if (!is_power_of_2(entry_size) || entry_size < 32 || entry_size > 256 || head_mode > 2) {
+		pr_err("entry_size must be a power of two from 32 to 256 and head_mode 0 to 2\n");
 		return -EINVAL;
 	}
 	fake_dir = debugfs_create_dir("neuronprof_fake_neuron", NULL);

@@ -19,6 +19,10 @@
 int nprof_fake_add(u32 vendor_arch, u32 nc, u32 ts);
 int nprof_fake_remove(int dev);
 int nprof_fake_program(int dev, u32 target, u32 id, u32 nq_type, u32 instance, u32 size);
+int nprof_fake_program_at(int dev, u32 target, u32 id, u32 nq_type, u32 instance, u32 size,
+			  bool on_host);
+int nprof_fake_rebase_head(int dev, int q, u32 delta);
+int nprof_fake_restart(int dev, int q);
 int nprof_fake_halt(int dev, int q);
 int nprof_fake_reset_core(int dev, u32 core);
 long nprof_fake_produce(int dev, int q, u32 n);
@@ -26,6 +30,9 @@ long nprof_fake_consume(int dev, int q, u32 n, bool write_head);
 u32 nprof_fake_head_reg(int dev, int q);
 #if IS_ENABLED(CONFIG_KUNIT)
 void nprof_fake_set_format(u32 size, u32 mode);
+void nprof_fake_set_blind(bool blind);
+struct neuron_nq_hook_dev;
+const struct neuron_nq_hook_dev *nprof_fake_hook_dev(int dev);
 #endif
 
 #endif /* _NEURONPROF_FAKE_NEURON_H_ */

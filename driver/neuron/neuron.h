@@ -7,7 +7,9 @@
 #ifndef _NEURONPROF_NEURON_H_
 #define _NEURONPROF_NEURON_H_
 
+#include <linux/limits.h>
 #include <linux/list.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
 #include <linux/xarray.h>
@@ -37,7 +39,7 @@ enum nprof_nn_head_mode {
  * @raw_format: NEURONPROF_RAW_FORMAT_* of its entries.
  * @engines_per_core: engines of a NeuronCore (V2_TPB_ENG_PER_NC: 5).
  * @entry_size: bytes of one queue entry. UNVERIFIED: not public; a module
- *	parameter (entry_size_v2/_v3), a power of two from 16 to 256.
+ *	parameter (entry_size_v2/_v3), a power of two from 32 to 256.
  * @head_mode: what the head register counts. UNVERIFIED: not public; a
  *	module parameter (head_mode_v2/_v3).
  */
@@ -50,24 +52,42 @@ struct nprof_nn_arch {
 	u32 head_mode;
 };
 
+/* Largest entry_size_v2/_v3 (a device entry is at most 8 raw entries). */
+#define NPROF_NN_ENTRY_SIZE_MAX		256
+
+/* nprof_nn_consumed(): not a head in this mode; a re-program to resync on. */
+#define NPROF_NN_BAD_HEAD		U64_MAX
+#define NPROF_NN_RESYNC			(U64_MAX - 1)
+
 /**
  * struct nprof_nn_queue - one queue the vendor driver programmed.
+ * @lock: protects every member but @qid and @q's identity for the
+ *	provider's key, and serialises copies with halts: a halted queue's
+ *	memory is never read. Taken after nprof_nn_device.lock.
  * @qid: the hook's address of it (@qid.reg and @qid.sdma find head writes).
  * @q: the neuronprof queue it is.
  * @va: kernel address of its ring (host memory), NULL when halted or in
  *	device memory.
+ * @on_host: the ring is in host memory (a subscription to a queue in
+ *	device memory is refused).
  * @size: bytes of the ring.
- * @head: last head value the runtime wrote (head_mode units), from 0 when
- *	programmed (UNVERIFIED: the register's reset value is not public).
+ * @head: last head value the runtime wrote (head_mode units), 0 when
+ *	programmed in new memory: the baseline (UNVERIFIED: the register's
+ *	value after programming is not public).
+ * @synced: @head is known: the queue was programmed in new memory, or a
+ *	head was written since the provider learnt of it.
  * @captured: device entries captured since the subscription (the raw
  *	entries' iteration).
  */
 struct nprof_nn_queue {
+	struct mutex lock;	/* see above */
 	struct neuron_nq_hook_qid qid;
 	struct nprof_queue_id q;
 	void *va;
+	bool on_host;
 	u32 size;
 	u32 head;
+	bool synced;
 	u64 captured;
 };
 
@@ -75,30 +95,30 @@ struct nprof_nn_queue {
  * struct nprof_nn_device - one device of neuron.ko, announced to the core.
  * @node: in the provider's device list.
  * @hd: the hook's device; valid until device_removed.
- * @arch: its architecture.
+ * @arch: its architecture, as the parameters were when it was added.
  * @pdev: our child device of the PCI device, the parent of the DRM device.
  * @ndev: the neuronprof device.
  * @desc: what was announced.
  * @lock: see below.
- * @queues: programmed queues by nprof_nn_key() of their hook address.
+ * @queues: programmed queues by nprof_nn_key() of their hook address; a
+ *	queue is freed only with the device.
  * @subscribed: neuronprof queue slots with a subscriber, by nprof_nn_slot().
- * @scratch: ring entries built for one copy.
  */
 struct nprof_nn_device {
 	struct list_head node;
 	const struct neuron_nq_hook_dev *hd;
-	const struct nprof_nn_arch *arch;
+	struct nprof_nn_arch arch;
 	struct platform_device *pdev;
 	struct nprof_device *ndev;
 	struct nprof_device_desc desc;
 	/*
-	 * Protects @queues, @subscribed, every queue's state and @scratch, and
-	 * serialises copies with halts: a halted queue's memory is never read.
+	 * Serialises changes to @queues, @subscribed and @ndev; head writes
+	 * read them without it (xa_load() is RCU-safe; @ndev is set before
+	 * the device is published and stays until it is unlisted).
 	 */
 	struct mutex lock;
 	struct xarray queues;
 	struct xarray subscribed;
-	struct neuronprof_notification *scratch;
 };
 
 /* Ring entries the provider builds per nprof_notify_begin(). */
@@ -106,7 +126,22 @@ struct nprof_nn_device {
 
 extern const struct neuron_nq_hook_ops nprof_nn_hook_ops;
 
-const struct nprof_nn_arch *nprof_nn_arch_of(u32 vendor_arch);
+extern const struct kernel_param_ops nprof_nn_entry_size_ops;
+extern const struct kernel_param_ops nprof_nn_head_mode_ops;
+
+bool nprof_nn_entry_size_valid(u32 v);
+
+/* The calibration mode (calibrate.c). */
+void nprof_nn_cal_init(void);
+void nprof_nn_cal_exit(void);
+void nprof_nn_cal_device(const struct neuron_nq_hook_dev *hd);
+void nprof_nn_cal_programmed(const struct neuron_nq_hook_dev *hd,
+			     const struct neuron_nq_hook_queue *hq);
+void nprof_nn_cal_halted(const struct neuron_nq_hook_dev *hd,
+			 const struct neuron_nq_hook_queue *hq);
+void nprof_nn_cal_head(const struct neuron_nq_hook_dev *hd,
+		       const struct neuron_nq_hook_qid *qid, u32 head);
+bool nprof_nn_arch_of(u32 vendor_arch, struct nprof_nn_arch *arch);
 bool nprof_nn_map_queue(const struct nprof_nn_device *dev,
 			const struct neuron_nq_hook_qid *qid, struct nprof_queue_id *q);
 u64 nprof_nn_consumed(const struct nprof_nn_arch *arch, u32 size, u32 old_head,
@@ -114,7 +149,9 @@ u64 nprof_nn_consumed(const struct nprof_nn_arch *arch, u32 size, u32 old_head,
 struct nprof_nn_device *nprof_nn_find(const struct neuron_nq_hook_dev *hd);
 #if IS_ENABLED(CONFIG_KUNIT)
 struct nprof_device *nprof_nn_ndev(u32 device_index);
-void nprof_nn_set_format(u32 entry_size, u32 head_mode);
+int nprof_nn_set_format(u32 entry_size, u32 head_mode);
+struct mutex *nprof_nn_queue_lock(const struct neuron_nq_hook_dev *hd,
+				  const struct neuron_nq_hook_qid *qid);
 #endif
 
 #endif /* _NEURONPROF_NEURON_H_ */

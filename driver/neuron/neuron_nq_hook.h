@@ -17,7 +17,7 @@
 struct device;
 
 /* Version of this contract; neuron_nq_hook_register() refuses another one. */
-#define NEURON_NQ_HOOK_VERSION		1
+#define NEURON_NQ_HOOK_VERSION		2
 
 /* Target of a queue (struct neuron_nq_hook_qid.target). */
 #define NEURON_NQ_HOOK_NC		0	/* a NeuronCore */
@@ -48,14 +48,24 @@ struct neuron_nq_hook_dev {
  * @target: NEURON_NQ_HOOK_NC or NEURON_NQ_HOOK_TOPSP.
  * @id: NeuronCore or TopSP index.
  * @nq_type: the driver's NQ_TYPE_* (TRACE 0, NOTIFY 1, EVENT 2, ERROR 3,
- *	TRACE_DMA 4, THROTTLE 5): as asked for when programmed, as decoded by
- *	notific_decode_nq_head_reg_access_v2/_v3 on a head write.
+ *	TRACE_DMA 4, THROTTLE 5): as asked for when programmed; on a head
+ *	write, as neuron_nq_hook_decode_v2/_v3 decode it (register set i of a
+ *	NeuronCore or TopSP block is type i / 16; a head in an SDMA block is
+ *	TRACE_DMA).
  * @instance: engine index as asked for when programmed; for TRACE_DMA the
- *	SDMA engine whose block holds the queue; as decoded on a head write.
+ *	SDMA engine whose block holds the queue; on a head write, i % 16, or
+ *	the SDMA engine.
  * @sdma: the register set lives in SDMA engine @instance's block.
  * @reg: index of the 0x28-byte register set within its block, the one the
- *	driver writes base and size to: what a head write and a programmed
- *	queue have in common.
+ *	driver writes base and size to (nnq_set_hwaddr_v2/_v3 write set
+ *	"index", the engine index, and set 0 of an SDMA block): what a head
+ *	write and a programmed queue have in common.
+ *
+ * Head writes are decoded from the offsets the driver programs queues at
+ * (notific_get_relative_offset_*_v2/_v3(), the register set at 0x100 +
+ * 0x28 * i, its head at +0x0c): NeuronCore, TopSP and SDMA blocks, v2 and
+ * v3. Contract version 1 used notific_decode_nq_head_reg_access_v2/_v3,
+ * which never decodes a TRACE_DMA head.
  */
 struct neuron_nq_hook_qid {
 	u8 target;
@@ -73,12 +83,19 @@ struct neuron_nq_hook_qid {
  * @on_host: the ring is in host memory (else in device memory).
  * @size: bytes of the ring, a power of two.
  * @va: kernel address of a host-memory ring, NULL for device memory.
+ * @fresh: queue_programmed only: 1 when the driver has just written base and
+ *	size for new memory (nothing consumed yet); 0 when an existing queue
+ *	is handed to the runtime again, its head wherever the runtime left
+ *	it. 0 for queue_halted.
+ * @pad: 0.
  */
 struct neuron_nq_hook_queue {
 	struct neuron_nq_hook_qid qid;
 	u32 on_host;
 	u32 size;
 	void *va;
+	u32 fresh;
+	u32 pad;
 };
 
 /**
@@ -96,9 +113,12 @@ struct neuron_nq_hook_queue {
  * @queue_programmed: the driver wrote base and size of a queue, or handed an
  *	existing queue to the runtime again (NOTIFICATIONS_INIT without
  *	reallocation).
- * @queue_halted: the driver stops a queue and is about to free its memory
- *	(queue reallocation, core reset, device removal). After it returns
- *	@q->va must not be touched.
+ * @queue_halted: the driver stops a queue or is about to free its memory,
+ *	on every path: queue reallocation, core reset, device removal, and
+ *	any other free of the memory (NEURON_IOCTL_MEM_FREE of the handle
+ *	NOTIFICATIONS_INIT returned, lifespan cleanup), which the driver
+ *	reports from mc_free() before the memory goes. It may come more than
+ *	once for the same memory. After it returns @q->va must not be touched.
  * @head_write: the runtime writes @head to a queue's head register; the
  *	write reaches the device after the callback returned.
  */

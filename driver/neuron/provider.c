@@ -10,9 +10,29 @@
  * between the old and the new head (the runtime has consumed them; the
  * device cannot overwrite them before the write lands, which happens after
  * this returns) are copied into the subscription's ring as raw entries;
- * what does not fit is counted as lost. A halt (reallocation, core reset,
- * removal) waits for a copy in flight and forgets the queue's memory. A
- * device's removal unplugs its neuronprof device.
+ * what does not fit is counted as lost. A head write copies at most one
+ * device ring's worth and takes only its queue's lock; head writes of
+ * different queues and devices run in parallel. A halt (reallocation, core
+ * reset, removal, the queue's memory freed through MEM_FREE) waits for a
+ * copy in flight and forgets the queue's memory. A device's removal unplugs
+ * its neuronprof device.
+ *
+ * Baseline: when the driver programs a queue in new memory (the hook's
+ * queue_programmed with fresh set), its head is taken as 0 (UNVERIFIED: the
+ * register's value after programming is not public) and every entry the
+ * runtime consumes from there was written after the programming. A queue
+ * the provider first learns of when it is handed out again (fresh clear:
+ * programmed before this module registered, its head wherever the runtime
+ * left it) has no baseline until its first head write: that write sets it,
+ * and what it consumed is neither delivered nor counted. In counter mode a
+ * head that moves backwards is a re-program the hook did not see: the queue
+ * resynchronises on it the same way. So bytes written before the queue was
+ * programmed, or before the provider knew where its head was, are never
+ * delivered.
+ *
+ * Queues in device memory cannot be read: subscribing to one fails with
+ * EOPNOTSUPP, and a subscribed queue that is (re)programmed in device
+ * memory gets NEURONPROF_RING_UNREADABLE in its ring's flags.
  *
  * What public sources do not say is a parameter, marked UNVERIFIED in
  * Documentation/hardware.rst: the entry size and what the head register
@@ -25,6 +45,8 @@
 #include <linux/export.h>
 #include <linux/log2.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/rwsem.h>
 #include <linux/platform_device.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -41,27 +63,95 @@ static struct nprof_nn_arch nprof_nn_archs[] = {
 	  .engines_per_core = 5, .entry_size = 64, .head_mode = NPROF_NN_HEAD_RING_ENTRIES },
 };
 
-module_param_named(entry_size_v2, nprof_nn_archs[0].entry_size, uint, 0444);
-MODULE_PARM_DESC(entry_size_v2, "UNVERIFIED: bytes of a NeuronCore-v2 queue entry, a power of two from 16 to 256 (default 64)");
-module_param_named(entry_size_v3, nprof_nn_archs[1].entry_size, uint, 0444);
-MODULE_PARM_DESC(entry_size_v3, "UNVERIFIED: bytes of a NeuronCore-v3 queue entry, a power of two from 16 to 256 (default 64)");
-module_param_named(head_mode_v2, nprof_nn_archs[0].head_mode, uint, 0444);
+/**
+ * nprof_nn_entry_size_valid() - whether a value fits the entry_size_* parameters.
+ * @v: bytes.
+ *
+ * A power of two from NEURONPROF_RAW_BYTES_PER_ENTRY (32: a device entry is
+ * one or more whole raw entries, never a fraction of one) to
+ * NPROF_NN_ENTRY_SIZE_MAX.
+ *
+ * Return: true if valid.
+ */
+bool nprof_nn_entry_size_valid(u32 v)
+{
+	return is_power_of_2(v) && v >= NEURONPROF_RAW_BYTES_PER_ENTRY &&
+	       v <= NPROF_NN_ENTRY_SIZE_MAX;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_nn_entry_size_valid);
+
+/*
+ * The parameters are checked when set, at load and through sysfs, so an
+ * invalid value never reaches the table; a device takes a copy of its
+ * architecture's values when it is added, so a write affects devices added
+ * afterwards only.
+ */
+static int nprof_nn_param_entry_size_set(const char *val, const struct kernel_param *kp)
+{
+	u32 v;
+	int ret = kstrtou32(val, 0, &v);
+
+	if (ret)
+		return ret;
+	if (!nprof_nn_entry_size_valid(v))
+		return -EINVAL;
+	WRITE_ONCE(*(u32 *)kp->arg, v);
+	return 0;
+}
+
+static int nprof_nn_param_head_mode_set(const char *val, const struct kernel_param *kp)
+{
+	u32 v;
+	int ret = kstrtou32(val, 0, &v);
+
+	if (ret)
+		return ret;
+	if (v > NPROF_NN_HEAD_COUNTER_ENTRIES)
+		return -EINVAL;
+	WRITE_ONCE(*(u32 *)kp->arg, v);
+	return 0;
+}
+
+const struct kernel_param_ops nprof_nn_entry_size_ops = {
+	.set = nprof_nn_param_entry_size_set,
+	.get = param_get_uint,
+};
+EXPORT_SYMBOL_IF_KUNIT(nprof_nn_entry_size_ops);
+
+const struct kernel_param_ops nprof_nn_head_mode_ops = {
+	.set = nprof_nn_param_head_mode_set,
+	.get = param_get_uint,
+};
+EXPORT_SYMBOL_IF_KUNIT(nprof_nn_head_mode_ops);
+
+module_param_cb(entry_size_v2, &nprof_nn_entry_size_ops, &nprof_nn_archs[0].entry_size, 0644);
+MODULE_PARM_DESC(entry_size_v2, "UNVERIFIED: bytes of a NeuronCore-v2 queue entry, a power of two from 32 to 256 (default 64); devices added after a change use it");
+module_param_cb(entry_size_v3, &nprof_nn_entry_size_ops, &nprof_nn_archs[1].entry_size, 0644);
+MODULE_PARM_DESC(entry_size_v3, "UNVERIFIED: bytes of a NeuronCore-v3 queue entry, a power of two from 32 to 256 (default 64); devices added after a change use it");
+module_param_cb(head_mode_v2, &nprof_nn_head_mode_ops, &nprof_nn_archs[0].head_mode, 0644);
 MODULE_PARM_DESC(head_mode_v2, "UNVERIFIED: what a v2 head register holds: 0 entry index in the ring (default), 1 byte offset in the ring, 2 free-running 32-bit entry counter");
-module_param_named(head_mode_v3, nprof_nn_archs[1].head_mode, uint, 0444);
+module_param_cb(head_mode_v3, &nprof_nn_head_mode_ops, &nprof_nn_archs[1].head_mode, 0644);
 MODULE_PARM_DESC(head_mode_v3, "UNVERIFIED: what a v3 head register holds: 0 entry index in the ring (default), 1 byte offset in the ring, 2 free-running 32-bit entry counter");
 
-/* Every device of neuron.ko that the core knows; hook callbacks serialise on it. */
-static DEFINE_MUTEX(nprof_nn_lock);
+/*
+ * Every device of neuron.ko that the core knows. Queue callbacks (head
+ * writes included) hold it for reading, so they run in parallel; a device
+ * is added and removed with it held for writing, which waits for them.
+ */
+static DECLARE_RWSEM(nprof_nn_lock);
 static LIST_HEAD(nprof_nn_devices);
 
 /**
- * nprof_nn_arch_of() - the architecture of a vendor arch value.
+ * nprof_nn_arch_of() - the architecture of a vendor arch value, as the
+ *	parameters are now.
  * @vendor_arch: the vendor's enum neuron_arch.
+ * @arch: out, a copy.
  *
- * Return: the table entry, or NULL for an architecture without profiling
- * support (v1) or with invalid parameters.
+ * Return: false for an architecture without profiling support (v1). The
+ * parameters were checked when set; they are checked again here so that
+ * nothing below ever divides by a part count of 0.
  */
-const struct nprof_nn_arch *nprof_nn_arch_of(u32 vendor_arch)
+bool nprof_nn_arch_of(u32 vendor_arch, struct nprof_nn_arch *arch)
 {
 	unsigned int i;
 
@@ -70,12 +160,13 @@ const struct nprof_nn_arch *nprof_nn_arch_of(u32 vendor_arch)
 
 		if (a->vendor_arch != vendor_arch)
 			continue;
-		if (!is_power_of_2(a->entry_size) || a->entry_size < 16 || a->entry_size > 256 ||
-		    a->head_mode > NPROF_NN_HEAD_COUNTER_ENTRIES)
-			return NULL;
-		return a;
+		*arch = *a;
+		arch->entry_size = READ_ONCE(a->entry_size);
+		arch->head_mode = READ_ONCE(a->head_mode);
+		return nprof_nn_entry_size_valid(arch->entry_size) &&
+		       arch->head_mode <= NPROF_NN_HEAD_COUNTER_ENTRIES;
 	}
-	return NULL;
+	return false;
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_nn_arch_of);
 
@@ -145,34 +236,43 @@ EXPORT_SYMBOL_IF_KUNIT(nprof_nn_map_queue);
  * nprof_nn_consumed() - entries the runtime consumed with one head write.
  * @arch: the architecture (its head_mode and entry_size).
  * @size: bytes of the ring.
- * @old_head: the previous head value.
+ * @old_head: the previous head value (0 right after programming).
  * @new_head: the written one.
  * @first: out, ring index of the first consumed entry.
  *
- * Return: consumed entries; more than the ring holds only with a
- * free-running counter (the runtime skipped head writes); U64_MAX for a head
- * value that cannot be one in this mode (out of the ring, misaligned).
+ * A free-running counter that moves backwards cannot be told from a
+ * re-program the hook did not see: that is NPROF_NN_RESYNC, never a count
+ * of lost entries (a backwards step would otherwise look like nearly 2^32
+ * of them).
+ *
+ * Return: consumed entries, more than the ring holds only with a counter
+ * (the runtime skipped head writes; less than 2^31); NPROF_NN_RESYNC; or
+ * NPROF_NN_BAD_HEAD for a head value that cannot be one in this mode (out
+ * of the ring, misaligned).
  */
 u64 nprof_nn_consumed(const struct nprof_nn_arch *arch, u32 size, u32 old_head,
 		      u32 new_head, u32 *first)
 {
-	u32 n = size / arch->entry_size;
+	u32 n = size / arch->entry_size, d;
 
 	switch (arch->head_mode) {
 	case NPROF_NN_HEAD_RING_BYTES:
 		if (new_head >= size || new_head % arch->entry_size)
-			return U64_MAX;
+			return NPROF_NN_BAD_HEAD;
 		old_head /= arch->entry_size;
 		new_head /= arch->entry_size;
 		fallthrough;
 	case NPROF_NN_HEAD_RING_ENTRIES:
 		if (new_head >= n)
-			return U64_MAX;
+			return NPROF_NN_BAD_HEAD;
 		*first = old_head % n;
 		return (new_head + n - *first) % n;
 	default:
+		d = new_head - old_head;
+		if ((s32)d < 0)
+			return NPROF_NN_RESYNC;
 		*first = old_head % n;
-		return (u32)(new_head - old_head);
+		return d;
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_nn_consumed);
@@ -196,12 +296,6 @@ struct nprof_nn_device *nprof_nn_find(const struct neuron_nq_hook_dev *hd)
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_nn_find);
 
-/*
- * Copy @count device entries from ring index @first of @nq into its
- * subscription, and count @uncaptured more as lost before them. Each device
- * entry becomes entry_size / 32 ring entries, all delivered or all lost:
- * ring sizes and positions stay multiples of that.
- */
 #if IS_ENABLED(CONFIG_KUNIT)
 /**
  * nprof_nn_ndev() - the neuronprof device of a neuron device (KUnit).
@@ -214,49 +308,88 @@ struct nprof_device *nprof_nn_ndev(u32 device_index)
 	struct nprof_device *ndev = NULL;
 	struct nprof_nn_device *dev;
 
-	mutex_lock(&nprof_nn_lock);
+	down_read(&nprof_nn_lock);
 	list_for_each_entry(dev, &nprof_nn_devices, node)
 		if (dev->hd->device_index == device_index)
 			ndev = dev->ndev;
-	mutex_unlock(&nprof_nn_lock);
+	up_read(&nprof_nn_lock);
 	return ndev;
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_nn_ndev);
 
 /**
  * nprof_nn_set_format() - set entry size and head mode of v2 (KUnit), for
- *	devices added afterwards.
+ *	devices added afterwards, through the parameters' checks.
  * @entry_size: bytes.
  * @head_mode: enum nprof_nn_head_mode.
+ *
+ * Return: 0, or -EINVAL (nothing changed) for a value the parameters refuse.
  */
-void nprof_nn_set_format(u32 entry_size, u32 head_mode)
+int nprof_nn_set_format(u32 entry_size, u32 head_mode)
 {
-	nprof_nn_archs[0].entry_size = entry_size;
-	nprof_nn_archs[0].head_mode = head_mode;
+	const struct kernel_param es = { .arg = &nprof_nn_archs[0].entry_size };
+	const struct kernel_param hm = { .arg = &nprof_nn_archs[0].head_mode };
+	char buf[2][16];
+
+	snprintf(buf[0], sizeof(buf[0]), "%u", entry_size);
+	snprintf(buf[1], sizeof(buf[1]), "%u", head_mode);
+	if (!nprof_nn_entry_size_valid(entry_size) || head_mode > NPROF_NN_HEAD_COUNTER_ENTRIES)
+		return -EINVAL;
+	return nprof_nn_entry_size_ops.set(buf[0], &es) ?: nprof_nn_head_mode_ops.set(buf[1], &hm);
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_nn_set_format);
+
+/**
+ * nprof_nn_queue_lock() - the lock that a head write, copy or halt of one
+ *	queue holds (KUnit: holding it stands for a copy in flight).
+ * @hd: the hook's device.
+ * @qid: the queue.
+ *
+ * Return: the lock, valid while the device exists, or NULL for a queue the
+ * provider does not know.
+ */
+struct mutex *nprof_nn_queue_lock(const struct neuron_nq_hook_dev *hd,
+				  const struct neuron_nq_hook_qid *qid)
+{
+	struct nprof_nn_device *dev;
+	struct nprof_nn_queue *nq = NULL;
+
+	down_read(&nprof_nn_lock);
+	dev = nprof_nn_find(hd);
+	if (dev)
+		nq = xa_load(&dev->queues, nprof_nn_key(qid));
+	up_read(&nprof_nn_lock);
+	return nq ? &nq->lock : NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_nn_queue_lock);
 #endif
 
+/*
+ * Copy @count device entries from ring index @first of @nq into its
+ * subscription, after counting @uncaptured more as lost (in one step,
+ * whatever their number). Each device entry becomes entry_size / 32 ring
+ * entries, all delivered or all lost: ring sizes and positions stay
+ * multiples of that. @count is at most one device ring.
+ */
 static void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq,
-			  u32 first, u64 count, u64 uncaptured)
+			  u32 first, u32 count, u64 uncaptured)
 {
-	const u32 es = dev->arch->entry_size;
+	struct nprof_device *ndev = READ_ONCE(dev->ndev);
+	const u32 es = dev->arch.entry_size;
 	const u32 parts = es / NEURONPROF_RAW_BYTES_PER_ENTRY;
 	const u32 n = nq->size / es;
 	const u64 now = ktime_get_ns();
 	struct nprof_notify_span span;
-	u64 done = 0;
-	u32 want, got, i, p;
+	u32 done = 0, want, got, i, p;
 
-	while (uncaptured) {
-		want = min_t(u64, uncaptured, NPROF_NOTIFY_BATCH_MAX / parts);
-		nprof_notify_batch(dev->ndev, &nq->q, NULL, want * parts, false, NULL);
-		uncaptured -= want;
-		nq->captured += want;
+	lockdep_assert_held(&nq->lock);
+	if (uncaptured) {
+		nprof_notify_lost(ndev, &nq->q, uncaptured * parts);
+		nq->captured += uncaptured;
 	}
 	while (done < count) {
-		want = min_t(u64, count - done, NPROF_NN_SCRATCH / parts);
-		if (nprof_notify_begin(dev->ndev, &nq->q, want * parts, &span))
+		want = min_t(u32, count - done, NPROF_NN_SCRATCH / parts);
+		if (nprof_notify_begin(ndev, &nq->q, want * parts, &span))
 			return;		/* unsubscribed meanwhile */
 		got = min(span.count / parts, want);
 		for (i = 0; i < got; i++) {
@@ -271,7 +404,7 @@ static void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq
 				e->engine = span.engine;
 				e->code = NEURONPROF_RAW_CODE(NEURONPROF_RAW_BYTES_PER_ENTRY,
 							      p, parts);
-				e->model_id = dev->arch->raw_format;
+				e->model_id = dev->arch.raw_format;
 				e->iteration = (u32)(nq->captured + i);
 				memcpy(e->payload, src + p * NEURONPROF_RAW_BYTES_PER_ENTRY,
 				       NEURONPROF_RAW_BYTES_PER_ENTRY);
@@ -294,6 +427,10 @@ static bool nprof_nn_is_subscribed(struct nprof_nn_device *dev, const struct npr
 	return xa_load(&dev->subscribed, nprof_nn_slot(q));
 }
 
+/*
+ * Context: nprof_nn_lock held for reading: @dev stays; its queues are freed
+ * only with it, so a queue found in @dev->queues stays too.
+ */
 static void nprof_nn_head_write(const struct neuron_nq_hook_dev *hd,
 				const struct neuron_nq_hook_qid *qid, u32 head)
 {
@@ -302,34 +439,49 @@ static void nprof_nn_head_write(const struct neuron_nq_hook_dev *hd,
 	u64 consumed, capturable;
 	u32 first = 0, n;
 
-	mutex_lock(&nprof_nn_lock);
+	nprof_nn_cal_head(hd, qid, head);
+	down_read(&nprof_nn_lock);
 	dev = nprof_nn_find(hd);
 	if (!dev)
 		goto out;
-	mutex_lock(&dev->lock);
 	nq = xa_load(&dev->queues, nprof_nn_key(qid));
-	if (!nq || !nq->va)
+	if (!nq)
+		goto out;
+	mutex_lock(&nq->lock);
+	if (!nq->va)
 		goto unlock;
-	consumed = nprof_nn_consumed(dev->arch, nq->size, nq->head, head, &first);
-	if (consumed == U64_MAX) {
+	if (!nq->synced) {
+		/* The baseline of a queue first seen handed out again. */
+		nq->head = head;
+		nq->synced = true;
+		goto unlock;
+	}
+	consumed = nprof_nn_consumed(&dev->arch, nq->size, nq->head, head, &first);
+	if (consumed == NPROF_NN_BAD_HEAD) {
 		dev_warn_ratelimited(&dev->pdev->dev,
 				     "queue %u/%u/%u/%u: head %u is not a head in head_mode %u\n",
 				     nq->q.kind, nq->q.index, nq->q.type, nq->q.engine,
-				     head, dev->arch->head_mode);
+				     head, dev->arch.head_mode);
 		goto unlock;
 	}
 	nq->head = head;
-	if (!consumed || !dev->ndev || !nprof_nn_is_subscribed(dev, &nq->q))
+	if (consumed == NPROF_NN_RESYNC) {
+		dev_info_ratelimited(&dev->pdev->dev,
+				     "queue %u/%u/%u/%u: head counter went back to %u: taken as a re-program, nothing counted\n",
+				     nq->q.kind, nq->q.index, nq->q.type, nq->q.engine, head);
+		goto unlock;
+	}
+	if (!consumed || !READ_ONCE(dev->ndev) || !nprof_nn_is_subscribed(dev, &nq->q))
 		goto unlock;
 	/* Only the last ring's worth is still in memory; older ones count as lost. */
-	n = nq->size / dev->arch->entry_size;
+	n = nq->size / dev->arch.entry_size;
 	capturable = min_t(u64, consumed, n);
 	nprof_nn_copy(dev, nq, (first + (consumed - capturable)) % n, capturable,
 		      consumed - capturable);
 unlock:
-	mutex_unlock(&dev->lock);
+	mutex_unlock(&nq->lock);
 out:
-	mutex_unlock(&nprof_nn_lock);
+	up_read(&nprof_nn_lock);
 }
 
 static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
@@ -339,38 +491,54 @@ static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
 	struct nprof_nn_queue *nq;
 	struct nprof_queue_id q;
 	unsigned long key = nprof_nn_key(&hq->qid);
+	bool unreadable = !hq->on_host || !hq->va;
 
-	mutex_lock(&nprof_nn_lock);
+	nprof_nn_cal_programmed(hd, hq);
+	down_read(&nprof_nn_lock);
 	dev = nprof_nn_find(hd);
 	if (!dev || !nprof_nn_map_queue(dev, &hq->qid, &q))
 		goto out;
-	if (!hq->on_host || !hq->va || hq->size < dev->arch->entry_size ||
-	    !is_power_of_2(hq->size)) {
-		dev_info_ratelimited(&dev->pdev->dev, "queue %u/%u/%u/%u: %s, not captured\n",
-				     q.kind, q.index, q.type, q.engine,
-				     hq->on_host ? "bad size" : "in device memory");
+	if (!unreadable && (hq->size < dev->arch.entry_size || !is_power_of_2(hq->size))) {
+		dev_info_ratelimited(&dev->pdev->dev, "queue %u/%u/%u/%u: bad size %u, not captured\n",
+				     q.kind, q.index, q.type, q.engine, hq->size);
 		goto out;
 	}
 	mutex_lock(&dev->lock);
 	nq = xa_load(&dev->queues, key);
-	if (nq && nq->va == hq->va && nq->size == hq->size)
-		goto unlock;	/* handed out again, as it was */
 	if (!nq) {
 		nq = kzalloc(sizeof(*nq), GFP_KERNEL);
-		if (!nq || xa_err(xa_store(&dev->queues, key, nq, GFP_KERNEL))) {
+		if (!nq)
+			goto unlock;
+		mutex_init(&nq->lock);
+		if (xa_err(xa_store(&dev->queues, key, nq, GFP_KERNEL))) {
 			kfree(nq);
 			goto unlock;
 		}
 	}
+	mutex_lock(&nq->lock);
+	if (!hq->fresh && nq->va && nq->va == hq->va && nq->size == hq->size) {
+		mutex_unlock(&nq->lock);
+		goto unlock;	/* handed out again, as it was */
+	}
 	nq->qid = hq->qid;
 	nq->q = q;
-	nq->va = hq->va;
+	nq->va = unreadable ? NULL : hq->va;
+	nq->on_host = !unreadable;
 	nq->size = hq->size;
+	/* The baseline: see the top of this file. */
 	nq->head = 0;
+	nq->synced = hq->fresh;
+	mutex_unlock(&nq->lock);
+	if (unreadable) {
+		dev_info_ratelimited(&dev->pdev->dev, "queue %u/%u/%u/%u: in device memory, not captured\n",
+				     q.kind, q.index, q.type, q.engine);
+		if (dev->ndev && nprof_nn_is_subscribed(dev, &q))
+			nprof_queue_set_flags(dev->ndev, &q, NEURONPROF_RING_UNREADABLE);
+	}
 unlock:
 	mutex_unlock(&dev->lock);
 out:
-	mutex_unlock(&nprof_nn_lock);
+	up_read(&nprof_nn_lock);
 }
 
 static void nprof_nn_queue_halted(const struct neuron_nq_hook_dev *hd,
@@ -378,37 +546,58 @@ static void nprof_nn_queue_halted(const struct neuron_nq_hook_dev *hd,
 {
 	struct nprof_nn_device *dev;
 	struct nprof_nn_queue *nq;
+	struct nprof_device *ndev;
 
-	mutex_lock(&nprof_nn_lock);
+	nprof_nn_cal_halted(hd, hq);
+	down_read(&nprof_nn_lock);
 	dev = nprof_nn_find(hd);
 	if (!dev)
 		goto out;
-	/* Taking the lock waits for a copy from this memory in flight. */
-	mutex_lock(&dev->lock);
 	nq = xa_load(&dev->queues, nprof_nn_key(&hq->qid));
-	if (nq && nq->va == hq->va) {
+	if (!nq)
+		goto out;
+	/* Taking the lock waits for a copy from this memory in flight. */
+	mutex_lock(&nq->lock);
+	if (nq->va && nq->va == hq->va) {
 		nq->va = NULL;
-		if (dev->ndev && nq->q.kind == NEURONPROF_TARGET_CORE)
-			nprof_queues_flushed(dev->ndev, nq->q.index);
+		ndev = READ_ONCE(dev->ndev);
+		if (ndev && nq->q.kind == NEURONPROF_TARGET_CORE)
+			nprof_queues_flushed(ndev, nq->q.index);
 	}
-	mutex_unlock(&dev->lock);
+	mutex_unlock(&nq->lock);
 out:
-	mutex_unlock(&nprof_nn_lock);
+	up_read(&nprof_nn_lock);
 }
 
+/*
+ * A queue the runtime put in device memory cannot be read: refuse it here,
+ * where the caller gets an errno; if it is programmed there later, its ring
+ * gets NEURONPROF_RING_UNREADABLE (nprof_nn_queue_programmed()).
+ */
 static int nprof_nn_queue_start(struct nprof_device *ndev, const struct nprof_queue_id *q)
 {
 	struct nprof_nn_device *dev = nprof_device_priv(ndev);
 	struct nprof_nn_queue *nq;
 	unsigned long key;
-	int ret;
+	int ret = 0;
 
 	mutex_lock(&dev->lock);
-	ret = xa_err(xa_store(&dev->subscribed, nprof_nn_slot(q), xa_mk_value(1), GFP_KERNEL));
-	/* Captures count from the subscription on. */
-	xa_for_each(&dev->queues, key, nq)
-		if (!memcmp(&nq->q, q, sizeof(*q)))
-			nq->captured = 0;
+	xa_for_each(&dev->queues, key, nq) {
+		if (memcmp(&nq->q, q, sizeof(*q)))
+			continue;
+		mutex_lock(&nq->lock);
+		if (!nq->on_host)
+			ret = -EOPNOTSUPP;
+		/* Captures count from the subscription on. */
+		nq->captured = 0;
+		mutex_unlock(&nq->lock);
+	}
+	if (ret)
+		dev_info(&dev->pdev->dev, "queue %u/%u/%u/%u is in device memory: cannot subscribe\n",
+			 q->kind, q->index, q->type, q->engine);
+	else
+		ret = xa_err(xa_store(&dev->subscribed, nprof_nn_slot(q), xa_mk_value(1),
+				      GFP_KERNEL));
 	mutex_unlock(&dev->lock);
 	return ret;
 }
@@ -462,23 +651,25 @@ static void nprof_nn_free(struct nprof_nn_device *dev)
 	struct nprof_nn_queue *nq;
 	unsigned long key;
 
-	xa_for_each(&dev->queues, key, nq)
+	xa_for_each(&dev->queues, key, nq) {
+		mutex_destroy(&nq->lock);
 		kfree(nq);
+	}
 	xa_destroy(&dev->queues);
 	xa_destroy(&dev->subscribed);
-	kfree(dev->scratch);
 	kfree(dev);
 }
 
 static void nprof_nn_device_added(const struct neuron_nq_hook_dev *hd)
 {
-	const struct nprof_nn_arch *arch = nprof_nn_arch_of(hd->arch);
 	struct nprof_nn_device *dev;
 	struct nprof_device *ndev;
+	struct nprof_nn_arch arch;
 	int ret;
 
-	if (!arch) {
-		dev_warn(hd->dev, "neuronprof: architecture %u not supported (or its entry_size/head_mode parameters are invalid): not profiled\n",
+	nprof_nn_cal_device(hd);
+	if (!nprof_nn_arch_of(hd->arch, &arch)) {
+		dev_warn(hd->dev, "neuronprof: architecture %u not supported: not profiled\n",
 			 hd->arch);
 		return;
 	}
@@ -490,7 +681,7 @@ static void nprof_nn_device_added(const struct neuron_nq_hook_dev *hd)
 	mutex_init(&dev->lock);
 	xa_init(&dev->queues);
 	xa_init(&dev->subscribed);
-	nprof_nn_fill_desc(hd, arch, &dev->desc);
+	nprof_nn_fill_desc(hd, &dev->arch, &dev->desc);
 	dev->pdev = platform_device_register_data(hd->dev, "neuronprof_neuron",
 						  hd->device_index, NULL, 0);
 	if (IS_ERR(dev->pdev)) {
@@ -499,9 +690,9 @@ static void nprof_nn_device_added(const struct neuron_nq_hook_dev *hd)
 		goto err_free;
 	}
 	/* Head writes find the device from here on, before it is visible. */
-	mutex_lock(&nprof_nn_lock);
+	down_write(&nprof_nn_lock);
 	list_add_tail(&dev->node, &nprof_nn_devices);
-	mutex_unlock(&nprof_nn_lock);
+	up_write(&nprof_nn_lock);
 
 	ndev = nprof_device_alloc(&dev->pdev->dev, &dev->desc, &nprof_nn_ops, dev);
 	if (IS_ERR(ndev)) {
@@ -510,32 +701,37 @@ static void nprof_nn_device_added(const struct neuron_nq_hook_dev *hd)
 		goto err_unlist;
 	}
 	mutex_lock(&dev->lock);
-	dev->ndev = ndev;
+	WRITE_ONCE(dev->ndev, ndev);
 	mutex_unlock(&dev->lock);
 	/* Everything an op or a head write touches is ready: make it visible. */
 	ret = nprof_device_publish(ndev);
 	if (ret) {
 		dev_err(hd->dev, "neuronprof: publishing the device failed: %d\n", ret);
-		mutex_lock(&dev->lock);
-		dev->ndev = NULL;
-		mutex_unlock(&dev->lock);
+		/* Unlisted first: no queue callback uses @ndev once this returns. */
+		down_write(&nprof_nn_lock);
+		list_del(&dev->node);
+		up_write(&nprof_nn_lock);
 		nprof_device_free(ndev);
-		goto err_unlist;
+		goto err_unregister;
 	}
 	dev_info(hd->dev, "neuronprof: neuron%u profiled (%u cores, %u TopSPs, entry size %u and head mode %u UNVERIFIED)\n",
-		 hd->device_index, hd->nc_count, hd->ts_count, arch->entry_size, arch->head_mode);
+		 hd->device_index, hd->nc_count, hd->ts_count, arch.entry_size, arch.head_mode);
 	return;
 
 err_unlist:
-	mutex_lock(&nprof_nn_lock);
+	down_write(&nprof_nn_lock);
 	list_del(&dev->node);
-	mutex_unlock(&nprof_nn_lock);
+	up_write(&nprof_nn_lock);
+err_unregister:
 	platform_device_unregister(dev->pdev);
 err_free:
 	nprof_nn_free(dev);
 }
 
-/* Unplug and free one device; nprof_nn_lock is not held (unregister waits for callbacks). */
+/*
+ * Unplug and free one device, unlisted: no queue callback can reach it any
+ * more; nprof_nn_lock is not held (unregister waits for the core's ops).
+ */
 static void nprof_nn_remove(struct nprof_nn_device *dev)
 {
 	if (dev->ndev)
@@ -548,11 +744,12 @@ static void nprof_nn_device_removed(const struct neuron_nq_hook_dev *hd)
 {
 	struct nprof_nn_device *dev;
 
-	mutex_lock(&nprof_nn_lock);
+	/* Waits for the queue callbacks that hold it for reading. */
+	down_write(&nprof_nn_lock);
 	dev = nprof_nn_find(hd);
 	if (dev)
 		list_del(&dev->node);
-	mutex_unlock(&nprof_nn_lock);
+	up_write(&nprof_nn_lock);
 	if (dev)
 		nprof_nn_remove(dev);
 }
@@ -582,8 +779,10 @@ static int __init nprof_nn_init(void)
 		ret = -ENODEV;
 		goto err_put;
 	}
+	nprof_nn_cal_init();
 	ret = nprof_nn_register(&nprof_nn_hook_ops);
 	if (ret) {
+		nprof_nn_cal_exit();
 		pr_err("registering with neuron.ko's hook failed: %d%s\n", ret,
 		       ret == -EBUSY ? " (another module holds the hook)" :
 		       ret == -EINVAL ? " (hook version mismatch: rebuild both)" : "");
@@ -605,9 +804,10 @@ static void __exit nprof_nn_exit(void)
 	LIST_HEAD(gone);
 
 	nprof_nn_unregister(&nprof_nn_hook_ops);
-	mutex_lock(&nprof_nn_lock);
+	nprof_nn_cal_exit();
+	down_write(&nprof_nn_lock);
 	list_splice_init(&nprof_nn_devices, &gone);
-	mutex_unlock(&nprof_nn_lock);
+	up_write(&nprof_nn_lock);
 	list_for_each_entry_safe(dev, tmp, &gone, node) {
 		list_del(&dev->node);
 		nprof_nn_remove(dev);

@@ -31,6 +31,7 @@ static const struct nprof_sim_knob_info nprof_sim_knob_infos[NPROF_SIM_NUM_KNOBS
 	[NPROF_SIM_FLUSH_STALL_MS] = { "flush_stall_ms", NPROF_SIM_MAX_FLUSH_STALL_MS },
 	[NPROF_SIM_FLUSH_FAIL] = { "flush_fail", NPROF_SIM_MAX_ERRNO },
 	[NPROF_SIM_EXEC_ERROR] = { "exec_error", 1 },
+	[NPROF_SIM_BUILD_UNSTARTED] = { "build_unstarted", 1 },
 };
 
 static struct dentry *nprof_sim_debugfs_root;

@@ -242,6 +242,8 @@ static int nprof_sim_flush(struct nprof_device *ndev,
  * @batch: consecutive entries of one queue not yet handed to the core.
  * @span: room in a ring the generator builds TRACE entries in.
  * @spanned: @span is held (between reserve and commit).
+ * @scratch: where TRACE entries of queues that are not started are built
+ *	and dropped, under NPROF_SIM_BUILD_UNSTARTED; NULL otherwise.
  */
 struct nprof_sim_exec_ctx {
 	struct nprof_sim_run run;
@@ -252,6 +254,7 @@ struct nprof_sim_exec_ctx {
 	struct neuronprof_notification *batch;
 	struct nprof_notify_span span;
 	bool spanned;
+	struct neuronprof_notification *scratch;
 };
 
 /* Hand the staged entries to the core: one lookup, lock and wakeup. */
@@ -299,8 +302,15 @@ nprof_sim_exec_reserve(struct nprof_sim_run *run, const struct nprof_queue_id *q
 
 	ctx->spanned = false;
 	*got = 0;
-	if (idx < 0 || !test_bit(idx, sdev->active))
-		return NULL;
+	if (idx < 0 || !test_bit(idx, sdev->active)) {
+		if (!ctx->scratch)
+			return NULL;
+		/* Built and dropped: want is at most NPROF_SIM_BATCH. */
+		*got = want;
+		*seq = 0;
+		atomic64_add(want, &sdev->unstarted_built);
+		return ctx->scratch;
+	}
 	/* Staged entries of other queues may go later; of this one not. */
 	nprof_sim_exec_flush_batch(ctx);
 	if (nprof_notify_begin(sdev->ndev, q, want, &ctx->span))
@@ -408,10 +418,19 @@ int nprof_sim_exec(struct nprof_device *ndev, struct drm_neuronprof_sim_exec *ar
 	}
 	if (atomic_xchg(nprof_sim_knob(sdev, NPROF_SIM_EXEC_ERROR), 0))
 		prog.error = true;
+	if (atomic_read(nprof_sim_knob(sdev, NPROF_SIM_BUILD_UNSTARTED))) {
+		ctx.scratch = kmalloc_array(NPROF_SIM_BATCH, sizeof(*ctx.scratch), GFP_KERNEL);
+		if (!ctx.scratch) {
+			mutex_unlock(&core->exec_lock);
+			kfree(ctx.batch);
+			return -ENOMEM;
+		}
+	}
 	ctx.run.last_ts = core->last_ts;
 
 	ret = nprof_sim_program_run(&ctx.run);
 	nprof_sim_exec_flush_batch(&ctx);
+	kfree(ctx.scratch);
 	kfree(ctx.batch);
 
 	core->last_ts = ctx.run.last_ts;

@@ -158,6 +158,10 @@ struct nprof_sim_core {
  * @NPROF_SIM_FLUSH_STALL_MS: flush sleeps that long.
  * @NPROF_SIM_FLUSH_FAIL: errno flush fails with while set.
  * @NPROF_SIM_EXEC_ERROR: the next execution raises an error.
+ * @NPROF_SIM_BUILD_UNSTARTED: while set, an execution builds the TRACE
+ *	entries of queues that are not started into a scratch buffer and drops
+ *	them (nothing is produced or counted), so that bench/sim_producer can
+ *	time the generator with every entry built and none delivered.
  * @NPROF_SIM_NUM_KNOBS: number of knobs.
  */
 enum nprof_sim_knob_id {
@@ -166,6 +170,7 @@ enum nprof_sim_knob_id {
 	NPROF_SIM_FLUSH_STALL_MS,
 	NPROF_SIM_FLUSH_FAIL,
 	NPROF_SIM_EXEC_ERROR,
+	NPROF_SIM_BUILD_UNSTARTED,
 	NPROF_SIM_NUM_KNOBS,
 };
 
@@ -200,6 +205,8 @@ struct nprof_sim_knob {
  * @debugfs: the device's debugfs directory.
  * @tainted: fault injection was enabled once (warned once).
  * @knobs: the fault-injection knobs, by enum nprof_sim_knob_id.
+ * @unstarted_built: TRACE entries built into the scratch buffer of
+ *	executions under NPROF_SIM_BUILD_UNSTARTED.
  * @cores: per-core state.
  */
 struct nprof_sim_device {
@@ -221,6 +228,7 @@ struct nprof_sim_device {
 	struct dentry *debugfs;
 	atomic_t tainted;
 	struct nprof_sim_knob knobs[NPROF_SIM_NUM_KNOBS];
+	atomic64_t unstarted_built;
 
 	struct nprof_sim_core cores[];
 };

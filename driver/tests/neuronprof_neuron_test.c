@@ -11,8 +11,10 @@
 
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/err.h>
+#include <linux/moduleparam.h>
 #include <linux/poll.h>
 #include <linux/string.h>
 
@@ -35,7 +37,8 @@ static int nn_test_init(struct kunit *test)
 		return -ENOMEM;
 	ctx->dev = -1;
 	test->priv = ctx;
-	nprof_nn_set_format(64, NPROF_NN_HEAD_RING_ENTRIES);
+	if (nprof_nn_set_format(64, NPROF_NN_HEAD_RING_ENTRIES))
+		return -EINVAL;
 	nprof_fake_set_format(64, NPROF_NN_HEAD_RING_ENTRIES);
 	return 0;
 }
@@ -48,7 +51,7 @@ static void nn_test_exit(struct kunit *test)
 		nprof_sub_destroy(ctx->sub);
 	if (ctx->dev >= 0)
 		nprof_fake_remove(ctx->dev);
-	nprof_nn_set_format(64, NPROF_NN_HEAD_RING_ENTRIES);
+	KUNIT_EXPECT_EQ(test, nprof_nn_set_format(64, NPROF_NN_HEAD_RING_ENTRIES), 0);
 	nprof_fake_set_format(64, NPROF_NN_HEAD_RING_ENTRIES);
 }
 
@@ -189,7 +192,7 @@ static void nn_test_four_parts_and_overflow(struct kunit *test)
 	u64 delivered;
 	int q;
 
-	nprof_nn_set_format(128, NPROF_NN_HEAD_RING_BYTES);
+	KUNIT_ASSERT_EQ(test, nprof_nn_set_format(128, NPROF_NN_HEAD_RING_BYTES), 0);
 	nprof_fake_set_format(128, NPROF_NN_HEAD_RING_BYTES);
 	ndev = nn_test_device(test);
 	/* 64 ring entries: room for 16 device entries. */
@@ -221,7 +224,7 @@ static void nn_test_head_passes_a_ring(struct kunit *test)
 	struct nprof_sub *sub;
 	int q, i;
 
-	nprof_nn_set_format(64, NPROF_NN_HEAD_COUNTER_ENTRIES);
+	KUNIT_ASSERT_EQ(test, nprof_nn_set_format(64, NPROF_NN_HEAD_COUNTER_ENTRIES), 0);
 	nprof_fake_set_format(64, NPROF_NN_HEAD_COUNTER_ENTRIES);
 	ndev = nn_test_device(test);
 	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_TOPSP, 5, NEURONPROF_QT_TOPSP_TRACE,
@@ -349,6 +352,305 @@ static void nn_test_remove_subscribed(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, nprof_sub_poll_mask(sub) & EPOLLHUP);
 }
 
+/*
+ * The parameters are checked when set (load and sysfs write go through the
+ * same set()): an entry size below 32 bytes (a part count of 0, which the
+ * copy divides by), not a power of two or above 256, and a head mode above
+ * 2 are refused and change nothing; a device added afterwards still
+ * captures with the last valid values.
+ */
+static void nn_test_params_checked(struct kunit *test)
+{
+	static const char * const bad_sizes[] = { "16", "0", "1", "48", "96", "512", "-64",
+						  "64k", "" };
+	u32 es = 64, hm = NPROF_NN_HEAD_RING_ENTRIES;
+	const struct kernel_param kes = { .arg = &es }, khm = { .arg = &hm };
+	struct nn_test_ctx *ctx = test->priv;
+	struct nprof_device *ndev;
+	struct nprof_sub *sub;
+	unsigned int i;
+	int q;
+
+	for (i = 0; i < ARRAY_SIZE(bad_sizes); i++) {
+		KUNIT_EXPECT_LT_MSG(test, nprof_nn_entry_size_ops.set(bad_sizes[i], &kes), 0,
+				    "entry size '%s'", bad_sizes[i]);
+		KUNIT_EXPECT_EQ(test, es, 64U);
+	}
+	KUNIT_EXPECT_EQ(test, nprof_nn_entry_size_ops.set("32", &kes), 0);
+	KUNIT_EXPECT_EQ(test, es, 32U);
+	KUNIT_EXPECT_EQ(test, nprof_nn_entry_size_ops.set("256", &kes), 0);
+	KUNIT_EXPECT_EQ(test, es, 256U);
+	KUNIT_EXPECT_LT(test, nprof_nn_head_mode_ops.set("3", &khm), 0);
+	KUNIT_EXPECT_EQ(test, hm, (u32)NPROF_NN_HEAD_RING_ENTRIES);
+	KUNIT_EXPECT_EQ(test, nprof_nn_head_mode_ops.set("2", &khm), 0);
+	KUNIT_EXPECT_EQ(test, hm, (u32)NPROF_NN_HEAD_COUNTER_ENTRIES);
+
+	/* The table itself refuses 16: the old crash (parts = 16 / 32 = 0). */
+	KUNIT_EXPECT_EQ(test, nprof_nn_set_format(16, NPROF_NN_HEAD_RING_ENTRIES), -EINVAL);
+	ndev = nn_test_device(test);
+	KUNIT_EXPECT_EQ(test, nprof_device_desc(ndev)->raw_entry_size, 64U);
+	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 0,
+				16 * PAGE_SIZE);
+	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 0, 0, 0, NN_RING);
+	KUNIT_ASSERT_GE(test, q, 0);
+	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 10), 10L);
+	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 10, true), 10L);
+	KUNIT_EXPECT_EQ(test, nn_test_check_ring(test, sub, q, 0, 2), 10ULL);
+}
+
+/*
+ * Counter mode: a head that goes backwards (the queue restarted without the
+ * hook being told) is a re-program, not 2^32 - k lost entries (nor a loop
+ * over them): nothing is counted or delivered, and capture goes on from the
+ * new value.
+ */
+static void nn_test_counter_backwards(struct kunit *test)
+{
+	struct nn_test_ctx *ctx = test->priv;
+	struct nprof_device *ndev;
+	struct nprof_sub *sub;
+	int q, i;
+
+	KUNIT_ASSERT_EQ(test, nprof_nn_set_format(64, NPROF_NN_HEAD_COUNTER_ENTRIES), 0);
+	nprof_fake_set_format(64, NPROF_NN_HEAD_COUNTER_ENTRIES);
+	ndev = nn_test_device(test);
+	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 1, NEURONPROF_QT_NOTIFY, 2,
+				16 * PAGE_SIZE);
+	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 1, 1, 2, NN_RING);
+	KUNIT_ASSERT_GE(test, q, 0);
+	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 10), 10L);
+	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 10, true), 10L);
+	/* Restarted behind the hook's back: the counter drops from 10 to 0. */
+	KUNIT_ASSERT_EQ(test, nprof_fake_restart(ctx->dev, q), 0);
+	KUNIT_EXPECT_EQ(test, nprof_fake_head_reg(ctx->dev, q), 0U);
+	KUNIT_EXPECT_EQ(test, sub->ring.lost, 0ULL);
+	KUNIT_EXPECT_EQ(test, sub->ring.seq, 20ULL);
+	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 5), 5L);
+	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 5, true), 5L);
+	KUNIT_EXPECT_EQ(test, sub->ring.lost, 0ULL);
+	KUNIT_ASSERT_EQ(test, sub->ring.prod / NPROF_ENTRY_SIZE, 30ULL);
+	/* Device entries 0..9, then 0..4 of the restarted queue. */
+	for (i = 0; i < 15; i++)
+		KUNIT_EXPECT_EQ(test, ((const struct neuronprof_notification *)sub->ring.data)
+				[2 * i].payload[0], NPROF_FAKE_WORD0(q, i < 10 ? i : i - 10));
+}
+
+/*
+ * A queue programmed before the provider knew of it (before the hook was
+ * registered), then handed out again: its head is wherever the runtime
+ * left it, so taking it as 0 would deliver a ring of entries consumed long
+ * before. Its first head write is the baseline: nothing delivered or
+ * counted; what is consumed after it arrives exactly.
+ */
+static void nn_test_first_seen_queue_baseline(struct kunit *test)
+{
+	struct nn_test_ctx *ctx = test->priv;
+	struct nprof_device *ndev;
+	struct nprof_sub *sub;
+	int q, q2;
+
+	ndev = nn_test_device(test);
+	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_TOPSP, 2, NEURONPROF_QT_TOPSP_EVENT,
+				0, 16 * PAGE_SIZE);
+	nprof_fake_set_blind(true);
+	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_TOPSP, 2, 2, 0, NN_RING);
+	KUNIT_ASSERT_GE(test, q, 0);
+	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 30), 30L);
+	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 30, true), 30L);
+	nprof_fake_set_blind(false);
+	/* NOTIFICATIONS_INIT again: the same queue, handed out again. */
+	q2 = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_TOPSP, 2, 2, 0, NN_RING);
+	KUNIT_ASSERT_EQ(test, q2, q);
+	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 10), 10L);
+	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 10, true), 10L);
+	KUNIT_EXPECT_EQ(test, sub->ring.seq, 0ULL);
+	KUNIT_EXPECT_EQ(test, sub->ring.prod, 0ULL);
+	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 7), 7L);
+	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 7, true), 7L);
+	KUNIT_EXPECT_EQ(test, nn_test_check_ring(test, sub, q, 40, 2), 7ULL);
+	KUNIT_EXPECT_EQ(test, sub->ring.lost, 0ULL);
+}
+
+/*
+ * A counter that skipped a huge number of head writes (2^31 - 1 entries):
+ * one ring's worth copied, the rest counted as lost in one step.
+ */
+static void nn_test_counter_huge_gap(struct kunit *test)
+{
+	struct nn_test_ctx *ctx = test->priv;
+	struct nprof_device *ndev;
+	struct nprof_sub *sub;
+	int q;
+
+	KUNIT_ASSERT_EQ(test, nprof_nn_set_format(64, NPROF_NN_HEAD_COUNTER_ENTRIES), 0);
+	nprof_fake_set_format(64, NPROF_NN_HEAD_COUNTER_ENTRIES);
+	ndev = nn_test_device(test);
+	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 1,
+				16 * PAGE_SIZE);
+	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 0, 0, 1, NN_RING);
+	KUNIT_ASSERT_GE(test, q, 0);
+	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 1), 1L);
+	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 1, true), 1L);
+	KUNIT_ASSERT_EQ(test, nprof_fake_rebase_head(ctx->dev, q, S32_MAX - 1), 0);
+	KUNIT_EXPECT_EQ(test, sub->ring.seq, 2ULL * S32_MAX);
+	KUNIT_EXPECT_EQ(test, sub->ring.lost, 2ULL * (S32_MAX - 1 - 64));
+	KUNIT_EXPECT_EQ(test, sub->ring.prod / NPROF_ENTRY_SIZE, 2ULL * (1 + 64));
+}
+
+/* The counter rules themselves. */
+static void nn_test_consumed_rules(struct kunit *test)
+{
+	const struct nprof_nn_arch c = { .entry_size = 64,
+					 .head_mode = NPROF_NN_HEAD_COUNTER_ENTRIES };
+	const struct nprof_nn_arch e = { .entry_size = 64,
+					 .head_mode = NPROF_NN_HEAD_RING_ENTRIES };
+	u32 first;
+
+	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&c, 4096, 10, 3, &first), NPROF_NN_RESYNC);
+	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&c, 4096, 0, 0x80000000U, &first), NPROF_NN_RESYNC);
+	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&c, 4096, 0, 150, &first), 150ULL);
+	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&c, 4096, 10, 1000, &first), 990ULL);
+	KUNIT_EXPECT_EQ(test, first, 10U);
+	/* Across the 32-bit wrap, forwards. */
+	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&c, 4096, U32_MAX - 1, 3, &first), 5ULL);
+	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&e, 4096, 60, 2, &first), 6ULL);
+	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&e, 4096, 0, 64, &first), NPROF_NN_BAD_HEAD);
+}
+
+/*
+ * A queue the runtime put in device memory cannot be read: subscribing to
+ * it fails with EOPNOTSUPP; a subscribed queue that is programmed there
+ * later gets NEURONPROF_RING_UNREADABLE, and nothing of it is delivered.
+ */
+static void nn_test_device_memory(struct kunit *test)
+{
+	struct nprof_device *ndev = nn_test_device(test);
+	struct nn_test_ctx *ctx = test->priv;
+	const struct drm_neuronprof_nq_subscribe args = {
+		.target_kind = NEURONPROF_TARGET_CORE, .target_index = 0,
+		.queue_type = NEURONPROF_QT_NOTIFY, .engine = 0, .ring_size = PAGE_SIZE,
+	};
+	struct nprof_sub *sub;
+	int q;
+
+	q = nprof_fake_program_at(ctx->dev, NEURON_NQ_HOOK_NC, 0, 1, 0, NN_RING, false);
+	KUNIT_ASSERT_GE(test, q, 0);
+	sub = nprof_sub_create(ndev, &args);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(sub), -EOPNOTSUPP);
+	if (!IS_ERR(sub))
+		nprof_sub_destroy(sub);
+
+	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 1, NEURONPROF_QT_EVENT, 0,
+				16 * PAGE_SIZE);
+	KUNIT_EXPECT_FALSE(test, sub->ring.flags & NEURONPROF_RING_UNREADABLE);
+	q = nprof_fake_program_at(ctx->dev, NEURON_NQ_HOOK_NC, 1, 2, 0, NN_RING, false);
+	KUNIT_ASSERT_GE(test, q, 0);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(sub->ring.hdr->flags) & NEURONPROF_RING_UNREADABLE);
+	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 10), 10L);
+	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 10, true), 10L);
+	KUNIT_EXPECT_EQ(test, sub->ring.prod, 0ULL);
+}
+
+struct nn_hold {
+	/* the queue lock the holder takes, as a head write in flight would */
+	struct mutex *lock;
+	int dev, q;
+	struct completion held, release, halting, halted;
+};
+
+/* Holds queue A's lock as a copy in flight would, until released. */
+static int nn_test_holder(void *arg)
+{
+	struct nn_hold *h = arg;
+
+	mutex_lock(h->lock);
+	complete(&h->held);
+	wait_for_completion(&h->release);
+	mutex_unlock(h->lock);
+	return 0;
+}
+
+/* Halts queue A: blocks in the provider behind the holder. */
+static int nn_test_halter(void *arg)
+{
+	struct nn_hold *h = arg;
+
+	complete(&h->halting);
+	nprof_fake_halt(h->dev, h->q);
+	complete(&h->halted);
+	return 0;
+}
+
+/*
+ * Head writes of one device do not wait for another's: while a queue of
+ * device A is busy (its lock held, a halt of it waiting inside the
+ * provider), a head write of device B is copied at once. With one lock for
+ * every device the head write would wait for A (and this test would hang
+ * until KUnit's timeout).
+ */
+static void nn_test_devices_in_parallel(struct kunit *test)
+{
+	struct nn_test_ctx *ctx = test->priv;
+	const struct neuron_nq_hook_dev *hd_b;
+	struct nprof_device *ndev_b;
+	struct nn_hold h = {};
+	struct neuron_nq_hook_qid qid_b = {
+		.target = NEURON_NQ_HOOK_NC, .id = 0, .nq_type = 1, .instance = 0, .reg = 16,
+	};
+	const struct neuron_nq_hook_qid qid_a = {
+		.target = NEURON_NQ_HOOK_NC, .id = 1, .nq_type = 0, .instance = 2, .reg = 2,
+	};
+	struct task_struct *t;
+	struct nprof_sub *sub;
+	int dev_b, q_b;
+
+	nn_test_device(test);
+	h.dev = ctx->dev;
+	h.q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 1, 0, 2, NN_RING);
+	KUNIT_ASSERT_GE(test, h.q, 0);
+	h.lock = nprof_nn_queue_lock(nprof_fake_hook_dev(ctx->dev), &qid_a);
+	KUNIT_ASSERT_NOT_NULL(test, h.lock);
+	dev_b = nprof_fake_add(2, 2, 6);
+	KUNIT_ASSERT_GE(test, dev_b, 0);
+	ndev_b = nprof_nn_ndev(dev_b);
+	KUNIT_ASSERT_NOT_NULL(test, ndev_b);
+	/* Now: while the halt waits, the fake's own lock is taken. */
+	hd_b = nprof_fake_hook_dev(dev_b);
+	KUNIT_ASSERT_NOT_NULL(test, hd_b);
+	q_b = nprof_fake_program(dev_b, NEURON_NQ_HOOK_NC, 0, 1, 0, NN_RING);
+	KUNIT_ASSERT_GE(test, q_b, 0);
+	sub = nprof_sub_create(ndev_b, &(struct drm_neuronprof_nq_subscribe) {
+		.target_kind = NEURONPROF_TARGET_CORE, .queue_type = NEURONPROF_QT_NOTIFY,
+		.ring_size = 16 * PAGE_SIZE });
+	KUNIT_ASSERT_FALSE(test, IS_ERR(sub));
+	KUNIT_EXPECT_EQ(test, nprof_fake_produce(dev_b, q_b, 10), 10L);
+
+	init_completion(&h.held);
+	init_completion(&h.release);
+	init_completion(&h.halting);
+	init_completion(&h.halted);
+	t = kthread_run(nn_test_holder, &h, "nn_test_holder");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	wait_for_completion(&h.held);
+	t = kthread_run(nn_test_halter, &h, "nn_test_halter");
+	if (IS_ERR(t))
+		complete(&h.release);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	wait_for_completion(&h.halting);
+	msleep(20);	/* the halt is now waiting for A's queue */
+	KUNIT_EXPECT_FALSE(test, completion_done(&h.halted));
+
+	/* The runtime writes B's head (as BAR_WRITE would, after consuming 10). */
+	nprof_nn_hook_ops.head_write(hd_b, &qid_b, 10);
+	KUNIT_EXPECT_EQ(test, sub->ring.prod / NPROF_ENTRY_SIZE, 20ULL);
+	KUNIT_EXPECT_FALSE(test, completion_done(&h.halted));
+
+	complete(&h.release);
+	wait_for_completion(&h.halted);
+	nprof_sub_destroy(sub);
+	KUNIT_EXPECT_EQ(test, nprof_fake_remove(dev_b), 0);
+}
+
 static struct kunit_case nn_cases[] = {
 	KUNIT_CASE(nn_test_device_info),
 	KUNIT_CASE(nn_test_wrap),
@@ -358,6 +660,13 @@ static struct kunit_case nn_cases[] = {
 	KUNIT_CASE(nn_test_core_reset),
 	KUNIT_CASE(nn_test_halt_during_copy),
 	KUNIT_CASE(nn_test_remove_subscribed),
+	KUNIT_CASE(nn_test_params_checked),
+	KUNIT_CASE(nn_test_counter_backwards),
+	KUNIT_CASE(nn_test_first_seen_queue_baseline),
+	KUNIT_CASE(nn_test_counter_huge_gap),
+	KUNIT_CASE(nn_test_consumed_rules),
+	KUNIT_CASE(nn_test_device_memory),
+	KUNIT_CASE(nn_test_devices_in_parallel),
 	{}
 };
 

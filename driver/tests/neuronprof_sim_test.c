@@ -806,6 +806,35 @@ static void sim_device_exec_unsubscribed(struct kunit *test)
 }
 
 /*
+ * build_unstarted: the TRACE entries of queues nobody started are built (in
+ * the execution's scratch buffer, NPROF_SIM_BATCH at a time) and dropped:
+ * none produced, none counted. Without it they are not built at all.
+ */
+static void sim_device_exec_build_unstarted(struct kunit *test)
+{
+	struct nprof_sim_device *sdev = sim_test_dev_new(test, SIM_TEST_ID, "inf2");
+	const u32 insns = 2 * NPROF_SIM_BATCH + 3;
+	struct drm_neuronprof_sim_exec args;
+	unsigned int t;
+
+	sim_test_exec_args(&args, 1, 4, insns);
+	KUNIT_EXPECT_EQ(test, sim_test_exec(sdev->ndev, &args), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->unstarted_built), 0LL);
+
+	atomic_set(nprof_sim_knob(sdev, NPROF_SIM_BUILD_UNSTARTED), 1);
+	KUNIT_EXPECT_EQ(test, sim_test_exec(sdev->ndev, &args), 0);
+	/* 4 iterations of insns instructions on each of the two engines given some. */
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->unstarted_built), 4LL * insns * 2);
+	for (t = 0; t < ARRAY_SIZE(args.produced); t++)
+		KUNIT_EXPECT_EQ_MSG(test, args.produced[t], 0ULL, "queue type %u", t);
+
+	atomic_set(nprof_sim_knob(sdev, NPROF_SIM_BUILD_UNSTARTED), 0);
+	KUNIT_EXPECT_EQ(test, sim_test_exec(sdev->ndev, &args), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->unstarted_built), 4LL * insns * 2);
+	KUNIT_EXPECT_EQ(test, nprof_sim_dev_del(SIM_TEST_ID), 0);
+}
+
+/*
  * The core refuses, for the simulator's own description, every program the
  * simulator cannot run: the callback relies on it and does not check again.
  */
@@ -1119,6 +1148,7 @@ static struct kunit_case sim_device_cases[] = {
 	KUNIT_CASE(sim_device_new_del),
 	KUNIT_CASE(sim_device_queue_layout),
 	KUNIT_CASE(sim_device_exec_unsubscribed),
+	KUNIT_CASE(sim_device_exec_build_unstarted),
 	KUNIT_CASE(sim_device_exec_bad_args),
 	KUNIT_CASE(sim_device_exec_timeout_and_error_knob),
 	KUNIT_CASE(sim_device_del_during_exec),

@@ -4,6 +4,8 @@
  * failures without stopping the case, SKIP() ends it as skipped. The program
  * prints "ok N - name" / "not ok N - name" per case and ends with
  * "N passed, N failed, N skipped"; it exits 1 if any case failed.
+ * A program registers at most MAX_TESTS cases: one more makes the run fail
+ * with a "not ok" line that says so, rather than leave cases out unnoticed.
  */
 #ifndef NPROF_TEST_HARNESS_H
 #define NPROF_TEST_HARNESS_H
@@ -26,9 +28,12 @@ struct test_case {
 	test_fn fn;
 };
 
+#ifndef MAX_TESTS
 #define MAX_TESTS 256
+#endif
 static struct test_case tests[MAX_TESTS];
 static int ntests;
+static int ntests_dropped;
 static int cur_failed;
 static const char *cur_skip;
 
@@ -36,6 +41,8 @@ static inline void harness_register(const char *name, test_fn fn)
 {
 	if (ntests < MAX_TESTS)
 		tests[ntests++] = (struct test_case){ name, fn };
+	else
+		ntests_dropped++;
 }
 
 #define TEST(name) \
@@ -101,7 +108,7 @@ static inline int harness_main(void)
 	int i, passed = 0, failed = 0, skipped = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("1..%d\n", ntests);
+	printf("1..%d\n", ntests + (ntests_dropped ? 1 : 0));
 	for (i = 0; i < ntests; i++) {
 		cur_failed = 0;
 		cur_skip = NULL;
@@ -116,6 +123,12 @@ static inline int harness_main(void)
 			printf("ok %d - %s\n", i + 1, tests[i].name);
 			passed++;
 		}
+	}
+	if (ntests_dropped) {
+		printf("not ok %d - %d more test cases than MAX_TESTS (%d) were registered "
+		       "and not run: raise MAX_TESTS in harness.h\n",
+		       ntests + 1, ntests_dropped, MAX_TESTS);
+		failed++;
 	}
 	printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
 	return failed ? 1 : 0;

@@ -565,6 +565,21 @@ TEST(start_failure_unsubscribes_what_it_subscribed)
 	teardown(&f);
 }
 
+/* A queue the provider cannot read (neuron: device memory) says so. */
+TEST(start_failure_names_an_unreadable_queue)
+{
+	struct fixture f;
+
+	if (setup(&f, 0))
+		FAIL("setup: %s", nprof_strerror_last());
+	f.fd->subscribe_fail_at = 1;
+	f.fd->subscribe_err = EOPNOTSUPP;
+	CHECK_ERR_MSG(nprof_capture_session_start(f.cap, 6), EOPNOTSUPP,
+		      "cannot start a profile session on NC 6: cannot subscribe core 6 TRACE (type 0) engine 0 on (test device 0): the provider cannot read this queue where the runtime put it (neuron: in device memory, which neuronprof does not capture; Documentation/hardware.rst)");
+	CHECK_INT(fake_subscribed(f.fd), 0);
+	teardown(&f);
+}
+
 TEST(failed_drains_still_harvest_the_mapped_rings)
 {
 	struct nprof_capture_stats st = { .size = sizeof(st) };

@@ -104,6 +104,44 @@ static struct nprof_monitor_opts fixture_opts(void)
 	return o;
 }
 
+/*
+ * Start a monitor with @o on the fixtures. On failure the case fails, the
+ * fixtures are removed and NULL is returned.
+ */
+static struct nprof_monitor *start_on_fixtures(const struct nprof_monitor_opts *o)
+{
+	struct nprof_monitor *m = nprof_monitor_start(o);
+
+	if (!m) {
+		FAIL("start: %s", nprof_strerror_last());
+		cleanup();
+	}
+	return m;
+}
+
+/*
+ * Stop and free @m in a forked child, which has no sampler thread (stop must
+ * not wait for one), and check that the child saw at least two samples;
+ * then stop and free it in the parent.
+ */
+static void stop_in_forked_child_then_parent(struct nprof_monitor *m)
+{
+	pid_t pid;
+	int st;
+
+	pid = fork();
+	if (pid == 0) {
+		int ok = nprof_monitor_stop(m) == 0 && nprof_monitor_sample_count(m) >= 2;
+
+		nprof_monitor_free(m);
+		_exit(ok ? 0 : 1);
+	}
+	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK_INT(nprof_monitor_stop(m), 0);
+	nprof_monitor_free(m);
+}
+
 #define CHECK_PCT(a, num, den) \
 	do { \
 		double e_ = 100.0 * (double)(num) / (double)(den); \
@@ -122,12 +160,9 @@ TEST(cpu_utilisation_from_two_stat_readings)
 	if (fixtures())
 		return;
 	o = fixture_opts();
-	m = nprof_monitor_start(&o);
-	if (!m) {
-		FAIL("start: %s", nprof_strerror_last());
-		cleanup();
+	m = start_on_fixtures(&o);
+	if (!m)
 		return;
-	}
 	put(stat_p, STAT_B);
 	CHECK_INT(nprof_monitor_stop(m), 0);
 	CHECK_INT(nprof_monitor_sample_count(m), 2);
@@ -193,12 +228,9 @@ TEST(cpu_hotplug_between_readings)
 	put(stat_p, "cpu  30 0 0 300 0 0 0 0\ncpu0 10 0 0 100 0 0 0 0\n"
 		    "cpu2 20 0 0 200 0 0 0 0\n");
 	o = fixture_opts();
-	m = nprof_monitor_start(&o);
-	if (!m) {
-		FAIL("start: %s", nprof_strerror_last());
-		cleanup();
+	m = start_on_fixtures(&o);
+	if (!m)
 		return;
-	}
 	CHECK_INT(nprof_monitor_get_stats(m, &st), 0);
 	CHECK_INT(st.ncpus, 3);	/* slots 0..2; cpu1 offline */
 	CHECK_INT(nprof_monitor_get_sample(m, 0, &s, c, 8), 2);
@@ -236,12 +268,9 @@ TEST(memory_fields)
 	o = fixture_opts();
 	o.what = NPROF_MONITOR_MEMORY;
 	o.proc_stat = "/nonexistent/stat";	/* not read: CPU is off */
-	m = nprof_monitor_start(&o);
-	if (!m) {
-		FAIL("start: %s", nprof_strerror_last());
-		cleanup();
+	m = start_on_fixtures(&o);
+	if (!m)
 		return;
-	}
 	CHECK_INT(nprof_monitor_get_sample(m, 0, &s, NULL, 0), 0);
 	CHECK_INT(s.has_cpu, 0);
 	CHECK_INT(s.has_mem, 1);
@@ -382,12 +411,9 @@ TEST(full_buffer_is_decimated_exactly)
 	o.max_samples = 4;
 	o.period_ms = 1000;
 	put_step(0);
-	m = nprof_monitor_start(&o);
-	if (!m) {
-		FAIL("start: %s", nprof_strerror_last());
-		cleanup();
+	m = start_on_fixtures(&o);
+	if (!m)
 		return;
-	}
 	for (k = 1; k <= 9; k++) {
 		put_step(k);
 		CHECK_INT(nprof_monitor_sample_now(m), 0);
@@ -440,12 +466,9 @@ TEST(sampler_thread_samples_periodically)
 		return;
 	o = fixture_opts();
 	o.period_ms = 10;
-	m = nprof_monitor_start(&o);
-	if (!m) {
-		FAIL("start: %s", nprof_strerror_last());
-		cleanup();
+	m = start_on_fixtures(&o);
+	if (!m)
 		return;
-	}
 	CHECK_INT(nprof_monitor_get_stats(m, &st), 0);
 	CHECK_INT(st.running, 1);
 	nanosleep(&ts, NULL);
@@ -470,12 +493,9 @@ TEST(unreadable_file_while_running_is_counted)
 	if (fixtures())
 		return;
 	o = fixture_opts();
-	m = nprof_monitor_start(&o);
-	if (!m) {
-		FAIL("start: %s", nprof_strerror_last());
-		cleanup();
+	m = start_on_fixtures(&o);
+	if (!m)
 		return;
-	}
 	put(stat_p, "garbage\n");
 	CHECK_INT(nprof_monitor_sample_now(m), -EPROTO);
 	CHECK_INT(nprof_monitor_get_stats(m, &st), 0);
@@ -492,31 +512,15 @@ TEST(forked_child_can_stop_an_inherited_monitor)
 {
 	struct nprof_monitor_opts o;
 	struct nprof_monitor *m;
-	pid_t pid;
-	int st;
 
 	if (fixtures())
 		return;
 	o = fixture_opts();
 	o.period_ms = 5;
-	m = nprof_monitor_start(&o);
-	if (!m) {
-		FAIL("start: %s", nprof_strerror_last());
-		cleanup();
+	m = start_on_fixtures(&o);
+	if (!m)
 		return;
-	}
-	pid = fork();
-	if (pid == 0) {
-		/* No sampler thread here: stop must not wait for one. */
-		int ok = nprof_monitor_stop(m) == 0 && nprof_monitor_sample_count(m) >= 2;
-
-		nprof_monitor_free(m);
-		_exit(ok ? 0 : 1);
-	}
-	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
-	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	CHECK_INT(nprof_monitor_stop(m), 0);
-	nprof_monitor_free(m);
+	stop_in_forked_child_then_parent(m);
 	cleanup();
 }
 
@@ -529,33 +533,17 @@ TEST(forked_child_frees_a_monitor_whose_sampler_waits)
 {
 	struct nprof_monitor_opts o;
 	struct nprof_monitor *m;
-	pid_t pid;
-	int st;
 
 	if (fixtures())
 		return;
 	o = fixture_opts();
 	/* The sampler waits on its condition variable when fork() happens. */
 	o.period_ms = 60000;
-	m = nprof_monitor_start(&o);
-	if (!m) {
-		FAIL("start: %s", nprof_strerror_last());
-		cleanup();
+	m = start_on_fixtures(&o);
+	if (!m)
 		return;
-	}
 	usleep(100 * 1000);
-	pid = fork();
-	if (pid == 0) {
-		/* No sampler thread here: stop must not wait for one. */
-		int ok = nprof_monitor_stop(m) == 0 && nprof_monitor_sample_count(m) >= 2;
-
-		nprof_monitor_free(m);
-		_exit(ok ? 0 : 1);
-	}
-	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
-	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	CHECK_INT(nprof_monitor_stop(m), 0);
-	nprof_monitor_free(m);
+	stop_in_forked_child_then_parent(m);
 	cleanup();
 }
 

@@ -9,8 +9,10 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -1297,6 +1299,74 @@ TEST(ntff_blocks_default_size)
 	}
 	CHECK_INT(chunks, 6);
 out:
+	rm_rf(dir);
+}
+
+/*
+ * The trailer is written from the writer's own block table (no copy at
+ * finalize): a commit whose trailer write fails (the file size limit) leaves
+ * the table as it was, and the retry writes a file whose blocks, the
+ * partial last one included, all verify.
+ */
+TEST(ntff_commit_retried_after_a_failed_trailer)
+{
+	struct nprof_ntff_queue_desc qd = { .size = sizeof(qd), .queue_type = NEURONPROF_QT_TRACE,
+					     .entry_size = ENTRY };
+	const size_t per = 1024, appends = 10;	/* 2.5 blocks of 256 KiB */
+	struct rlimit old, tiny;
+	const struct nprof_ntff_header *h;
+	struct nprof_ntff_reader *r;
+	struct nprof_ntff_writer *w;
+	void (*old_xfsz)(int);
+	char path[PATH_MAX];
+	int dirfd, err, crossing = 0;
+	unsigned char *e;
+	size_t k;
+
+	if (!fresh_dir()) {
+		FAIL("mkdtemp");
+		return;
+	}
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	w = nprof_ntff_writer_create_pending(dir);
+	CHECK(dirfd >= 0 && w != NULL);
+	if (dirfd < 0 || !w)
+		goto out;
+	for (k = 0; k < appends; k++) {
+		e = make_entries(per, ENTRY, k * per);
+		CHECK_INT(nprof_ntff_writer_append(w, &qd, e, per * ENTRY, NULL, 0), 0);
+		free(e);
+	}
+	/* The data is written: the limit lets nothing past it be. */
+	CHECK_INT(getrlimit(RLIMIT_FSIZE, &old), 0);
+	tiny = old;
+	tiny.rlim_cur = NPROF_NTFF_HEADER_SIZE + appends * per * ENTRY;
+	old_xfsz = signal(SIGXFSZ, SIG_IGN);
+	CHECK_INT(setrlimit(RLIMIT_FSIZE, &tiny), 0);
+	CHECK(nprof_ntff_writer_commit(&w, dirfd, "c.ntff") < 0);
+	CHECK(w != NULL);
+	CHECK_INT(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, old_xfsz);
+	snprintf(path, sizeof(path), "%s/c.ntff", dir);
+	CHECK(access(path, F_OK) != 0);
+	if (!w)
+		goto out;
+	CHECK_INT(nprof_ntff_writer_commit(&w, dirfd, "c.ntff"), 0);
+	CHECK(w == NULL);
+	nprof_ntff_writer_forget(w);
+	r = nprof_ntff_reader_open(path, 0);
+	CHECK(r != NULL);
+	if (r) {
+		h = nprof_ntff_reader_header(r);
+		CHECK_INT(h->data_length, appends * per * ENTRY);
+		CHECK_INT(h->block_table_length, 3 * 4);
+		CHECK_INT(walk_chunks(r, 0, &err, &crossing), appends * per);
+		CHECK_INT(err, 0);
+		nprof_ntff_reader_close(r);
+	}
+out:
+	if (dirfd >= 0)
+		close(dirfd);
 	rm_rf(dir);
 }
 

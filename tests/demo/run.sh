@@ -10,6 +10,10 @@
 #    (a SESSION file covers every execution, a MODEL file the first one);
 #  - the exports decode (Python's json; protoc for the Perfetto trace) and
 #    count the inferences, executions and host events both recordings made;
+#  - report.html carries the numbers of summary --json of the demo's output
+#    (tools/tests/report_check.py) and, in headless Chromium when it is
+#    installed, renders without a console error into every table (its
+#    screenshot: tools/build/test-output/demo-report.png);
 #  - the demo printed the recordings, the paths and the ui.perfetto.dev hint.
 # Skipped when QEMU is missing or NPROF_SKIP_VM=1. The last line is
 # "N passed, N failed[, N skipped]"; the exit status is non-zero on failure.
@@ -181,6 +185,35 @@ if protoc --decode=perfetto.protos.Trace -I"$repo/proto" "$repo/proto/perfetto_t
 		"$(grep -c '^    process {' "$tmp/pf.txt")" 3
 else
 	not_ok "profile.pftrace decodes with protoc" "$(head -n 5 "$tmp/err")"
+fi
+
+# The HTML page of both recordings: summary's numbers, and in a browser.
+"$np" summary --json "$out" >"$tmp/all.json" 2>"$tmp/err" || not_ok "summary --json of the demo" "$(cat "$tmp/err")"
+if [ -s "$out/report.html" ] &&
+   "$py" "$repo/tools/tests/report_check.py" data "$out/report.html" "$tmp/all.json" 10 >"$tmp/err" 2>&1; then
+	ok "report.html: the data and plots equal summary --json of both recordings"
+else
+	not_ok "report.html: the data and plots equal summary --json of both recordings" "$(head -n 20 "$tmp/err")"
+fi
+if ! command -v chromium >/dev/null; then
+	skipped "report.html in headless Chromium" "no chromium (scripts/deps.sh installs Debian's)"
+else
+	shots=$repo/tools/build/test-output
+	mkdir -p "$shots" "$tmp/chromium"
+	flags=(--headless --no-sandbox --disable-gpu --disable-background-networking
+	       --disable-component-update --disable-sync --no-first-run
+	       --user-data-dir="$tmp/chromium")
+	if timeout 120 chromium "${flags[@]}" --enable-logging=stderr --v=0 \
+		--dump-dom "file://$out/report.html" >"$tmp/dom.html" 2>"$tmp/chr.err" &&
+	   ! grep -E "Uncaught|ERROR:CONSOLE|CONSOLE\([0-9]+\)" "$tmp/chr.err" >"$tmp/err" &&
+	   "$py" "$repo/tools/tests/report_check.py" dom "$tmp/dom.html" "$out/report.html" >>"$tmp/err" 2>&1 &&
+	   timeout 120 chromium "${flags[@]}" --hide-scrollbars --window-size=1100,2400 \
+		--screenshot="$shots/demo-report.png" "file://$out/report.html" >/dev/null 2>&1 &&
+	   [ -s "$shots/demo-report.png" ]; then
+		ok "report.html in headless Chromium: no console error, every table built ($shots/demo-report.png)"
+	else
+		not_ok "report.html in headless Chromium" "$(head -n 20 "$tmp/err")"
+	fi
 fi
 
 if grep -Fq "Open $out/profile.pftrace at https://ui.perfetto.dev" "$log" &&

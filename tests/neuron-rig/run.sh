@@ -87,6 +87,14 @@ scenarios=(
 	"memfree 64 index 0 0 memfree"
 	"rewind 64 counter 0 2 rewind"
 )
+# RIG_ONLY="NAME..." runs only those scenarios (to look at one).
+if [ -n "${RIG_ONLY:-}" ]; then
+	sel=()
+	for s in "${scenarios[@]}"; do
+		case " $RIG_ONLY " in *" ${s%% *} "*) sel+=("$s") ;; esac
+	done
+	scenarios=("${sel[@]}")
+fi
 # The runtime's steps, the same in each scenario: core 0 TRACE engine 1,
 # core 0 TRACE_DMA on SDMA engine 2, core 1 NOTIFY engine 3, TopSP 1
 # TRACE; every ring 4 KiB, produced and consumed across wraps, the head
@@ -151,7 +159,14 @@ for bad in entry_size_v2=16 entry_size_v2=48 entry_size_v3=8 head_mode_v2=3; do
 	fi
 done
 : >/out/params.done
-rmmod neuronprof neuron neuronprof_trn_emu || echo "rmmod: \$?" >>/out/errors
+# Removal runs the vendor's nnq_destroy_all(); bounded, so that /out comes
+# back even if it never returns.
+( rmmod neuronprof neuron neuronprof_trn_emu; echo \$? >/out/rmmod.rc ) &
+n=0
+while [ ! -e /out/rmmod.rc ] && [ \$n -lt 100 ]; do
+	sleep 0.1
+	n=\$((n + 1))
+done
 dmesg >/out/dmesg.txt
 EOF
 
@@ -167,6 +182,8 @@ VM_MEM=3G VM_APPEND='memmap=1088M$0x40000000' \
 rc=$?
 result "the VM ran the rig cleanly (no WARN, oops, KASAN or lockdep report; exit $rc)" $rc "$work/vm.log"
 [ -s "$out/errors" ] && sed 's/^/# /' "$out/errors"
+[ "$(cat "$out/rmmod.rc" 2>/dev/null)" = 0 ]
+result "neuron.ko, neuronprof and the emulated function unload" $? "$out/dmesg.txt"
 
 grep -q "nd0: reset request .* completed" "$out/probe.log" 2>/dev/null && grep -q "^c" "$out/dev.txt" 2>/dev/null
 result "the vendor's neuron.ko probes the emulated trn1 and its reset completes: /dev/neuron0" $? "$out/probe.log"

@@ -155,8 +155,10 @@ check "neuronprof-dkms prerm runs dkms remove --all" \
 for p in libneuronprof1 libnrtprof1; do
 	dpkg-deb -e "$(deb_file $p)" "$work/$p-control"
 done
-check "libneuronprof1 has a symbols file for libneuronprof.so.1 (version node NEURONPROF_1.0) and a trigger for ldconfig" \
-	bash -c 'grep -q "^libneuronprof.so.1 libneuronprof1 " "$1/symbols" && grep -q "NEURONPROF_1.0@NEURONPROF_1.0" "$1/symbols" &&
+check "libneuronprof1 has a symbols file for libneuronprof.so.1 (version nodes NEURONPROF_1.0 at 1.0.0, NEURONPROF_1.1 at 1.1.0) and a trigger for ldconfig" \
+	bash -c 'grep -q "^libneuronprof.so.1 libneuronprof1 " "$1/symbols" && grep -q "^ NEURONPROF_1.0@NEURONPROF_1.0 1.0.0" "$1/symbols" &&
+		grep -q "^ NEURONPROF_1.1@NEURONPROF_1.1 1.1.0" "$1/symbols" &&
+		grep -q "^ nprof_capture_session_sync@NEURONPROF_1.1 1.1.0" "$1/symbols" &&
 		grep -q "ldconfig" "$1/triggers"' _ "$work/libneuronprof1-control"
 check "libnrtprof1 has a symbols file for libnrtprof.so.1 (version node NRT_2.0.0)" \
 	bash -c 'grep -q "^libnrtprof.so.1 libnrtprof1 " "$1/symbols" && grep -q "NRT_2.0.0@NRT_2.0.0" "$1/symbols"' \
@@ -449,8 +451,9 @@ check "the RPMs' headers, DKMS sources and hook series are the .debs'" \
 	bash -c 'diff -r "$1/usr/include" "$2/usr/include" && diff -r "$1/usr/src" "$2/usr/src" &&
 		diff -r "$1/usr/share/neuronprof" "$2/usr/share/neuronprof"' _ "$root" "$rroot"
 check_hook_command "rpm root" "$rroot/usr/sbin/neuronprof-neuron-hook" "$rroot/usr/share/neuronprof/neuron-hook" "$work/hook-rpm"
-check "libneuronprof provides libneuronprof.so.1()(64bit) and libneuronprof.so.1(NEURONPROF_1.0)(64bit)" \
-	bash -c 'p=$(rpm -qp --provides "$1" 2>/dev/null); grep -qx "libneuronprof.so.1()(64bit)" <<<"$p" && grep -qx "libneuronprof.so.1(NEURONPROF_1.0)(64bit)" <<<"$p"' \
+check "libneuronprof provides libneuronprof.so.1()(64bit), libneuronprof.so.1(NEURONPROF_1.0)(64bit) and (NEURONPROF_1.1)(64bit)" \
+	bash -c 'p=$(rpm -qp --provides "$1" 2>/dev/null); grep -qx "libneuronprof.so.1()(64bit)" <<<"$p" && grep -qx "libneuronprof.so.1(NEURONPROF_1.0)(64bit)" <<<"$p" &&
+		grep -qx "libneuronprof.so.1(NEURONPROF_1.1)(64bit)" <<<"$p"' \
 	_ "$(rpm_file libneuronprof)"
 check "the .pc file in libneuronprof-devel names libdir=/usr/lib64" grep -qx "libdir=/usr/lib64" "$rroot/usr/lib64/pkgconfig/libneuronprof.pc"
 check "neuronprof-dkms.rpm requires patch (for neuronprof-neuron-hook)" \

@@ -20,9 +20,11 @@ struct subcommand {
 static const struct subcommand subcommands[] = {
 	{ "devices", cmd_devices, "list neuronprof devices and what they offer" },
 	{ "doctor", cmd_doctor, "check the kernel modules and device nodes, say how to fix them" },
+	{ "calibrate", cmd_calibrate, "measure a Neuron device's queue entry size and head unit" },
 	{ "record", cmd_record, "capture a profile on the simulator, or of a command" },
 	{ "dump", cmd_dump, "print an NTFF file: header, metadata, entries" },
 	{ "summary", cmd_summary, "per-core and per-engine activity of a profile" },
+	{ "report", cmd_report, "one self-contained HTML page of a profile, with plots" },
 	{ "export", cmd_export, "convert a profile to Chrome trace JSON, Perfetto or SQLite" },
 	{ "top", cmd_top, "a live view of a device: utilisation, rates, queues" },
 };
@@ -64,7 +66,7 @@ int main(int argc, char **argv)
 			}
 		}
 		return usage_error("help: unknown command '%s' (commands: devices, doctor, "
-				   "record, dump, summary, export, top)", argv[2]);
+				   "record, dump, summary, report, export, top)", argv[2]);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("neuronprof (libneuronprof %s)\n", nprof_version_string());
@@ -79,5 +81,5 @@ int main(int argc, char **argv)
 	if (argv[1][0] == '-')
 		return usage_error("unknown option '%s'", argv[1]);
 	return usage_error("unknown command '%s' (commands: devices, doctor, record, dump, "
-			   "summary, export, top)", argv[1]);
+			   "summary, report, export, top)", argv[1]);
 }

@@ -22,8 +22,10 @@
 /* Subcommands: argv[0] is the subcommand name. */
 int cmd_devices(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_top(int argc, char **argv);

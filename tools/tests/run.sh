@@ -112,7 +112,7 @@ suite() {
 	# ---- command line ---------------------------------------------------------
 	t_help() {
 		"$np" --help >"$tmp/o" || return 1
-		for c in devices doctor record dump summary export top; do
+		for c in devices doctor calibrate record dump summary report export top; do
 			has "  $c " "$tmp/o" || return 1
 			"$np" "$c" --help >"$tmp/h" || { echo "$c --help failed"; return 1; }
 			has "Usage: neuronprof $c" "$tmp/h" || return 1
@@ -142,7 +142,7 @@ suite() {
 	# the synopsis the options that were missing from it.
 	t_man_options() {
 		local man=$repo/man/neuronprof.1 c o syn
-		for c in devices doctor record dump summary export top; do
+		for c in devices doctor calibrate record dump summary report export top; do
 			for o in $("$np" "$c" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
 				grep -qF -- "${o//-/\\-}" "$man" || { echo "$c $o: not in the man page"; return 1; }
 			done
@@ -357,6 +357,110 @@ suite() {
 			recordings.0.totals.records_with_unexplained_gaps=1 recordings.0.losses.0.explained=false
 	}
 	run "summary: a gap larger than the recorded loss is flagged" t_summary_gap
+
+	# ---- report -----------------------------------------------------------------
+	# tests/report_check.py: the data a page embeds and the SVG drawn from it
+	# against summary --json; the busy time per bucket recomputed from
+	# dump --json; in Chromium, the tables the page's script builds.
+	# A path with markup in it stays text (the JSON block says "<\/").
+	mkdir -p "$fx/mark</script><b>&\"'x" && cp "$basic" "$fx/mark</script><b>&\"'x/"
+	t_report_data() {
+		local p
+		for p in "$prof" "$fx/hosts" "$fx/raw" "$basic" "$fx/gap.ntff" "$fx/mark</script><b>&\"'x"; do
+			"$np" report --top 3 -o "$tmp/r.html" "$p" &&
+			"$np" summary --json --top 3 "$p" >"$tmp/s.json" || return 1
+			"$py" "$here/report_check.py" data "$tmp/r.html" "$tmp/s.json" 3 ||
+				{ echo "# of $p"; return 1; }
+			# Nothing to fetch: no src, no link but to its own sections.
+			count_is 0 '<link|<img|<iframe|src=|href="[^#]|url\(' "$tmp/r.html" || return 1
+		done
+	}
+	run "report: the page's data and SVG equal summary --json (recordings, hosts, raw, gap, markup in a path)" t_report_data
+
+	t_report_buckets() {
+		"$gen" --jitter 20000 "$fx/rjitter.ntff" &&
+		"$np" dump --json "$fx/rjitter.ntff" >"$tmp/dj.json" || return 1
+		for b in 200 7; do
+			"$np" report --buckets $b -o "$tmp/r.html" "$fx/rjitter.ntff" &&
+			"$py" "$here/report_check.py" buckets "$tmp/r.html" 0 "$tmp/dj.json" || return 1
+		done
+		"$np" dump --json "$prof/profile_nc_0_session_3.ntff" >"$tmp/d0.json" &&
+		"$np" dump --json "$prof/sub/profile_nc_1_session_0.ntff" >"$tmp/d1.json" &&
+		"$np" report --buckets 13 -o "$tmp/r.html" "$prof" &&
+		"$py" "$here/report_check.py" buckets "$tmp/r.html" 0 "$tmp/d0.json" &&
+		"$py" "$here/report_check.py" buckets "$tmp/r.html" 1 "$tmp/d1.json"
+	}
+	run "report: busy time per bucket recomputed from dump --json" t_report_buckets
+
+	# What cannot be shown is said; a file that does not read is an error
+	# that leaves no page, or with --keep-going a page that says so.
+	t_report_bad() {
+		"$np" report -o "$tmp/r.html" "$fx/raw" &&
+		has "9 raw entries in 2 queues are not decoded" "$tmp/r.html" &&
+		has "No decoded entries in this recording" "$tmp/r.html" &&
+		"$gen" --large 0 "$fx/rempty.ntff" &&
+		"$np" report -o "$tmp/e.html" "$fx/rempty.ntff" &&
+		has "No decoded entries in this recording" "$tmp/e.html" &&
+		has "No executions in this recording" "$tmp/e.html" &&
+		has "No queue lost entries." "$tmp/e.html" &&
+		mkdir -p "$fx/rsys" && cp "$prof/ntrace.pb" "$fx/rsys/" &&
+		"$np" report -o "$tmp/y.html" "$fx/rsys" &&
+		has "no NeuronCore to plot (a system profile alone)" "$tmp/y.html" || return 1
+		head -c 1000 "$basic" >"$fx/rtrunc.ntff"
+		rm -f "$tmp/t.html"
+		expect_exit 1 "rtrunc.ntff: truncated" "$np" report -o "$tmp/t.html" "$fx/rtrunc.ntff" || return 1
+		[ ! -e "$tmp/t.html" ] || { echo "a page was left behind"; return 1; }
+		mkdir -p "$fx/rmixed" && cp "$basic" "$fx/rtrunc.ntff" "$fx/rmixed/" &&
+		expect_exit 1 "1 file skipped \(--keep-going\)" \
+			"$np" report --keep-going -o "$tmp/k.html" "$fx/rmixed" &&
+		has "1 file did not read and is left out" "$tmp/k.html" &&
+		has "<svg class=\"timeline\"" "$tmp/k.html"
+	}
+	run "report: raw, empty and system-profile-only pages say what they cannot show; a bad file is an error" t_report_bad
+
+	run "report --buckets 0: exit 2" expect_exit 2 "--buckets: .*1" "$np" report --buckets 0 "$basic"
+	run "report without PATH: exit 2" expect_exit 2 "missing PATH" "$np" report -o "$tmp/x.html"
+
+	# The page in a browser (Debian's chromium, headless, nothing fetched):
+	# no console error, the script built every table from the data, and a
+	# screenshot in $build/test-output/.
+	t_report_browser() {
+		local name p ud shots=$build/test-output
+		mkdir -p "$shots" || return 1
+		for name in prof hosts markup; do
+			case $name in
+			prof) p=$prof ;;
+			hosts) p=$fx/hosts ;;
+			markup) p="$fx/mark</script><b>&\"'x" ;;
+			esac
+			"$np" report -o "$tmp/report-$name.html" "$p" || return 1
+			ud=$(mktemp -d "$tmp/chromium.XXXXXX")
+			timeout 120 chromium --headless --no-sandbox --disable-gpu \
+				--disable-background-networking --disable-component-update --disable-sync \
+				--no-first-run --user-data-dir="$ud" --enable-logging=stderr --v=0 \
+				--dump-dom "file://$tmp/report-$name.html" >"$tmp/dom-$name.html" 2>"$tmp/chr.err" ||
+				{ echo "chromium --dump-dom failed"; tail -20 "$tmp/chr.err"; return 1; }
+			if grep -E "Uncaught|ERROR:CONSOLE|CONSOLE\([0-9]+\)" "$tmp/chr.err"; then
+				echo "console errors in $name"; return 1
+			fi
+			"$py" "$here/report_check.py" dom "$tmp/dom-$name.html" "$tmp/report-$name.html" || return 1
+			rm -f "$shots/report-$name.png"
+			timeout 120 chromium --headless --no-sandbox --disable-gpu \
+				--disable-background-networking --disable-component-update --disable-sync \
+				--no-first-run --user-data-dir="$ud" --hide-scrollbars --window-size=1100,2400 \
+				--screenshot="$shots/report-$name.png" "file://$tmp/report-$name.html" \
+				>/dev/null 2>"$tmp/chr.err" &&
+			[ -s "$shots/report-$name.png" ] || { echo "no screenshot"; tail -20 "$tmp/chr.err"; return 1; }
+			rm -rf "$ud"
+		done
+	}
+	if [ -n "$label" ]; then
+		:	# the browser test is the same for the sanitizer build's page
+	elif ! command -v chromium >/dev/null; then
+		skip_test "report in headless Chromium" "no chromium (scripts/deps.sh installs Debian's)"
+	else
+		run "report in headless Chromium: no console error, tables equal the data, screenshot" t_report_browser
+	fi
 
 	t_summary_file() {
 		"$np" summary --json "$basic" >"$tmp/s.json" || return 1
@@ -1240,6 +1344,49 @@ recording $basic" ] || { echo "recordings not in the order of the PATHs:"; grep 
 		! grep -q 'neuronprof_neuron' <("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["problems"])' "$tmp/dr.json")
 	}
 	run "doctor: on a Neuron instance, vendor driver, hook and provider each have their fix" t_doctor_instance
+
+	# ---- calibrate on logs of the calibration mode's format ------------------------------
+	# calibrate_log.py writes what neuronprof_neuron logs for a runtime that
+	# consumes with the given entry size, head unit and start; calibrate must
+	# name them without being told, and say "not enough data" rather than
+	# guess when the log cannot decide.
+	t_calibrate() {
+		local es=$1 unit=$2 mode=$3 per=$4
+		shift 4
+		"$py" "$here/calibrate_log.py" "$es" "$unit" 5 4096 300 "$per" "$@" >"$tmp/cal.log" || return 1
+		"$np" calibrate --from "$tmp/cal.log" -o "$tmp/cal.rep" >"$tmp/cal.out" 2>&1 || { cat "$tmp/cal.out"; return 1; }
+		has "set: modprobe neuronprof_neuron entry_size_v2=$es head_mode_v2=$mode" "$tmp/cal.out" || return 1
+		# The report carries the verdict as comments and the log: it is a log again.
+		"$np" calibrate --from "$tmp/cal.rep" -o - >"$tmp/cal.out2" 2>&1 &&
+			has "entry_size_v2=$es head_mode_v2=$mode" "$tmp/cal.out2"
+	}
+	for es in 32 64 128; do
+		run "calibrate: $es-byte entries, entry-index heads" t_calibrate $es index 0 1
+		run "calibrate: $es-byte entries, byte-offset heads" t_calibrate $es byte 1 1
+		run "calibrate: $es-byte entries, counter heads" t_calibrate $es counter 2 1
+		run "calibrate: $es-byte entries, entry-index heads in batches of 3, no ring bytes" \
+			t_calibrate $es index 0 3 --no-ring
+	done
+	t_calibrate_undecided() {
+		"$py" "$here/calibrate_log.py" "$@" >"$tmp/cal.log" || return 1
+		"$np" calibrate --from "$tmp/cal.log" -o - >"$tmp/cal.out" 2>&1
+		[ $? -eq 1 ] || { echo "expected exit 1"; cat "$tmp/cal.out"; return 1; }
+		has "not enough data" "$tmp/cal.out" && ! grep -q "^set:" "$tmp/cal.out"
+	}
+	run "calibrate: 5 head writes are not enough data" t_calibrate_undecided 64 index 0 4096 5 1
+	run "calibrate: counter heads that never pass the ring are not enough data" \
+		t_calibrate_undecided 64 counter 0 4096 40 1
+	run "calibrate: byte heads in batches without ring bytes do not give the entry size" \
+		t_calibrate_undecided 64 byte 0 4096 300 4 --no-ring
+	run "calibrate: a counter without ring bytes does not give the entry size" \
+		t_calibrate_undecided 64 counter 0 4096 300 1 --no-ring
+	t_calibrate_badlog() {
+		printf 'head 0 nc 0 0 1 1 5 10\nnot a log line\n' >"$tmp/cal.bad"
+		expect_exit 1 "cal.bad:2: not a calibration log line" "$np" calibrate --from "$tmp/cal.bad" -o -
+	}
+	run "calibrate: a line that is not a log line is named by file and line" t_calibrate_badlog
+	run "calibrate: --duration must be positive seconds" \
+		expect_exit 2 "--duration: '-1' is not a number of seconds" "$np" calibrate --duration -1
 
 	# A module tree holding the built modules: installed, not loaded.
 	ko_core=$repo/driver/core/neuronprof.ko

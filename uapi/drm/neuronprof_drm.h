@@ -349,6 +349,11 @@ struct drm_neuronprof_nq_subscribe {
 #define NEURONPROF_RING_OVERFLOWED	(1U << 0)	/* at least one entry was lost */
 #define NEURONPROF_RING_DEAD		(1U << 1)	/* the device is gone */
 #define NEURONPROF_RING_BAD_CONSUMER	(1U << 2)	/* an invalid consumer_pos was ignored */
+/*
+ * The provider cannot read the observed queue where it lives (neuron: the
+ * runtime placed it in device memory): nothing of it is captured.
+ */
+#define NEURONPROF_RING_UNREADABLE	(1U << 3)
 
 /** NEURONPROF_RING_VERSION - version of struct neuronprof_ring_header. */
 #define NEURONPROF_RING_VERSION		1

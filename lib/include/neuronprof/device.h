@@ -55,6 +55,7 @@ extern "C" {
 #define NPROF_RING_OVERFLOWED		(1U << 0)	/* at least one entry was lost */
 #define NPROF_RING_DEAD			(1U << 1)	/* the device is gone */
 #define NPROF_RING_BAD_CONSUMER		(1U << 2)	/* the kernel ignored a consumer position */
+#define NPROF_RING_UNREADABLE		(1U << 3)	/* the provider cannot read the queue (neuron: device memory) */
 
 /* Upper bound of engines per NeuronCore on any device (NEURONPROF_MAX_ENGINES). */
 #define NPROF_MAX_ENGINES		8

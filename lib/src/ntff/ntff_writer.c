@@ -351,13 +351,10 @@ static bool same_queue_as_last(const struct nprof_ntff_writer *w,
 
 /*
  * A pending file is written for as long as its capture runs: start the
- * writeback of every NTFF_WRITEBACK_CHUNK written, so that its pages do not
- * pile up dirty until commit's fsync (which then only waits for the tail).
- * Measured with bench/stream_capture: 8 to 32 MiB did best; 1 to 4 MiB
- * cost more in calls than they saved, and waiting for the previous chunk's
- * writeback slowed the drainer more than it shortened the fsync.
+ * writeback of every NTFF_WRITEBACK_CHUNK (ntff_internal.h) written, so that
+ * its pages do not pile up dirty until commit's fsync (which then only waits
+ * for the tail).
  */
-#define NTFF_WRITEBACK_CHUNK	(8ULL << 20)
 
 static void start_writeback(struct nprof_ntff_writer *w, uint64_t data_end)
 {
@@ -532,19 +529,17 @@ static int write_trailer(struct nprof_ntff_writer *w)
 	unsigned char hbuf[NPROF_NTFF_HEADER_SIZE];
 	Neuronprof__Ntff__TraceInfo **ptrs = NULL;
 	struct nprof_ntff_header h;
-	uint32_t *table = NULL;
+	uint32_t *table = w->blocks;
 	uint8_t *meta = NULL;
 	struct iovec iov[2];
 	struct timespec ts;
-	size_t i, mlen, tlen, nblocks = w->nblocks;
+	size_t i, mlen, tlen, nblocks = w->nblocks, swapped = 0;
 	char producer[32];
 	int ret;
 
 	ptrs = malloc((w->ntraces ? w->ntraces : 1) * sizeof(*ptrs));
-	table = malloc((w->nblocks + 1) * NTFF_BLOCK_CSUM_SIZE);
-	if (!ptrs || !table) {
-		ret = nprof_err(ENOMEM, "cannot allocate %zu queue records and %zu block checksums",
-				w->ntraces, w->nblocks + 1);
+	if (!ptrs) {
+		ret = nprof_err(ENOMEM, "cannot allocate %zu queue records", w->ntraces);
 		goto out;
 	}
 	for (i = 0; i < w->ntraces; i++)
@@ -562,11 +557,18 @@ static int write_trailer(struct nprof_ntff_writer *w)
 	}
 	neuronprof__ntff__ntff_info__pack(&w->info, meta);
 
-	/* The table in file order, with the partial last block. */
-	for (i = 0; i < w->nblocks; i++)
-		table[i] = htole32(w->blocks[i]);
+	/*
+	 * The table in file order, with the partial last block, is the
+	 * writer's own table in little-endian order: reserve_blocks() keeps
+	 * room for the partial block, so finalize needs no second copy. The
+	 * slot past w->nblocks and the byte order are put back below, so a
+	 * failed finalize can be retried.
+	 */
 	if (w->data_len % w->block_size)
-		table[nblocks++] = htole32(w->block_csum);
+		table[nblocks++] = w->block_csum;
+	for (i = 0; i < nblocks; i++)
+		table[i] = htole32(table[i]);
+	swapped = nblocks;
 	tlen = nblocks * NTFF_BLOCK_CSUM_SIZE;
 	iov[0].iov_base = table;
 	iov[0].iov_len = tlen;
@@ -615,8 +617,9 @@ out:
 	w->info.trace = NULL;
 	w->info.n_trace = 0;
 	w->info.producer = NULL;
+	for (i = 0; i < swapped; i++)
+		table[i] = le32toh(table[i]);
 	free(ptrs);
-	free(table);
 	free(meta);
 	return ret;
 }

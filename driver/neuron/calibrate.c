@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * neuronprof_neuron: the calibration mode.
+ */
+
+/**
+ * DOC: calibration mode
+ *
+ * The entry size and the head register's unit of a real device are not
+ * public (Documentation/hardware.rst); ``neuronprof calibrate`` measures
+ * them on the first run on an instance. For it, neuronprof_neuron keeps a
+ * table of the queues the vendor driver programs (size, whether in host
+ * memory) at all times and, while its parameter ``calibrate`` is 1, logs
+ * every head write the runtime makes (value, time) and keeps a copy of the
+ * ring's first bytes (up to 16 KiB) as they were at the last head write.
+ * Setting ``calibrate`` to 1 clears the log; setting it to 0 stops logging
+ * and keeps the log for reading. debugfs ``neuronprof_neuron/calibration``
+ * (root only) prints it, one line per fact::
+ *
+ *   device DEV arch ARCH
+ *   queue DEV nc|ts ID SDMA INSTANCE REG SIZE ON_HOST
+ *   head DEV nc|ts ID SDMA INSTANCE REG VALUE NS
+ *   ring DEV nc|ts ID SDMA INSTANCE REG HEX...
+ *
+ * A queue is named as the hook names it (struct neuron_nq_hook_qid); for a
+ * queue outside an SDMA block INSTANCE is printed as 0, as its head writes
+ * cannot tell it. Nothing here depends on the entry_size and head_mode
+ * parameters, which are what it measures. At most 16384 head writes per
+ * queue and 256 queues are kept; more are counted and dropped.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/seq_file.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+
+#include "neuron.h"
+
+#define CAL_QUEUES	256
+#define CAL_HEADS	16384
+#define CAL_RING	SZ_16K
+#define CAL_DEVICES	64
+
+struct cal_head {
+	u32 value;
+	u64 ns;
+};
+
+struct cal_queue {
+	u32 dev;
+	u8 target, id, sdma, instance, reg;
+	u32 size;
+	bool on_host;
+	void *va;		/* host ring while programmed, else NULL */
+	struct cal_head *heads;
+	u32 nheads;
+	u32 dropped;
+	u8 *ring;
+	u32 ring_len;
+};
+
+/* Serialises the queue table, the log and cal_on. */
+static DEFINE_MUTEX(cal_lock);
+static struct cal_queue cal_queues[CAL_QUEUES];
+static u32 cal_nqueues;
+static u32 cal_arch[CAL_DEVICES];
+static bool cal_on;
+static struct dentry *cal_dir;
+
+static void cal_clear_log(void)
+{
+	u32 i;
+
+	for (i = 0; i < cal_nqueues; i++) {
+		cal_queues[i].nheads = 0;
+		cal_queues[i].dropped = 0;
+		cal_queues[i].ring_len = 0;
+	}
+}
+
+static int cal_param_set(const char *val, const struct kernel_param *kp)
+{
+	bool on;
+	int ret = kstrtobool(val, &on);
+
+	if (ret)
+		return ret;
+	mutex_lock(&cal_lock);
+	if (on && !cal_on)
+		cal_clear_log();
+	cal_on = on;
+	mutex_unlock(&cal_lock);
+	return 0;
+}
+
+static int cal_param_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(cal_on));
+}
+
+static const struct kernel_param_ops cal_param_ops = {
+	.set = cal_param_set,
+	.get = cal_param_get,
+};
+module_param_cb(calibrate, &cal_param_ops, NULL, 0644);
+MODULE_PARM_DESC(calibrate, "1: log head writes and ring bytes for neuronprof calibrate (debugfs neuronprof_neuron/calibration); setting it clears the log");
+
+/* The table slot of a queue; NULL if the table is full. cal_lock held. */
+static struct cal_queue *cal_find(u32 dev, const struct neuron_nq_hook_qid *qid, bool add)
+{
+	u8 inst = qid->sdma ? qid->instance : 0;
+	struct cal_queue *q;
+	u32 i;
+
+	for (i = 0; i < cal_nqueues; i++) {
+		q = &cal_queues[i];
+		if (q->dev == dev && q->target == qid->target && q->id == qid->id &&
+		    q->sdma == qid->sdma && q->instance == inst && q->reg == qid->reg)
+			return q;
+	}
+	if (!add || cal_nqueues == CAL_QUEUES)
+		return NULL;
+	q = &cal_queues[cal_nqueues++];
+	memset(q, 0, sizeof(*q));
+	q->dev = dev;
+	q->target = qid->target;
+	q->id = qid->id;
+	q->sdma = qid->sdma;
+	q->instance = inst;
+	q->reg = qid->reg;
+	return q;
+}
+
+void nprof_nn_cal_device(const struct neuron_nq_hook_dev *hd)
+{
+	if (hd->device_index < CAL_DEVICES)
+		WRITE_ONCE(cal_arch[hd->device_index], hd->arch);
+}
+
+void nprof_nn_cal_programmed(const struct neuron_nq_hook_dev *hd,
+			     const struct neuron_nq_hook_queue *hq)
+{
+	struct cal_queue *q;
+
+	mutex_lock(&cal_lock);
+	q = cal_find(hd->device_index, &hq->qid, true);
+	if (q) {
+		q->size = hq->size;
+		q->on_host = hq->on_host && hq->va;
+		q->va = q->on_host ? hq->va : NULL;
+		/* What was logged belongs to the queue that was there before. */
+		q->nheads = 0;
+		q->dropped = 0;
+		q->ring_len = 0;
+	}
+	mutex_unlock(&cal_lock);
+}
+
+void nprof_nn_cal_halted(const struct neuron_nq_hook_dev *hd,
+			 const struct neuron_nq_hook_queue *hq)
+{
+	struct cal_queue *q;
+
+	mutex_lock(&cal_lock);
+	q = cal_find(hd->device_index, &hq->qid, false);
+	if (q)
+		q->va = NULL;	/* its memory is about to be freed */
+	mutex_unlock(&cal_lock);
+}
+
+void nprof_nn_cal_head(const struct neuron_nq_hook_dev *hd,
+		       const struct neuron_nq_hook_qid *qid, u32 head)
+{
+	struct cal_queue *q;
+
+	if (!READ_ONCE(cal_on))
+		return;
+	mutex_lock(&cal_lock);
+	q = cal_on ? cal_find(hd->device_index, qid, true) : NULL;
+	if (!q)
+		goto out;
+	if (!q->heads)
+		q->heads = kvcalloc(CAL_HEADS, sizeof(*q->heads), GFP_KERNEL);
+	if (!q->heads || q->nheads == CAL_HEADS) {
+		q->dropped++;
+		goto out;
+	}
+	q->heads[q->nheads++] = (struct cal_head){ .value = head, .ns = ktime_get_ns() };
+	if (q->va && q->size) {
+		/* The hook calls before the head reaches the device: the bytes stay. */
+		if (!q->ring)
+			q->ring = kvmalloc(CAL_RING, GFP_KERNEL);
+		if (q->ring) {
+			q->ring_len = min_t(u32, q->size, CAL_RING);
+			memcpy(q->ring, q->va, q->ring_len);
+		}
+	}
+out:
+	mutex_unlock(&cal_lock);
+}
+
+static int cal_show(struct seq_file *m, void *v)
+{
+	u32 i, j;
+
+	mutex_lock(&cal_lock);
+	seq_printf(m, "# neuronprof_neuron calibration log 1 (calibrate=%d)\n", cal_on);
+	for (i = 0; i < CAL_DEVICES; i++)
+		if (cal_arch[i])
+			seq_printf(m, "device %u arch %u\n", i, cal_arch[i]);
+	for (i = 0; i < cal_nqueues; i++) {
+		struct cal_queue *q = &cal_queues[i];
+		char key[48];
+
+		snprintf(key, sizeof(key), "%u %s %u %u %u %u", q->dev,
+			 q->target == NEURON_NQ_HOOK_TOPSP ? "ts" : "nc", q->id, q->sdma,
+			 q->instance, q->reg);
+		if (q->size)
+			seq_printf(m, "queue %s %u %u\n", key, q->size, q->on_host);
+		for (j = 0; j < q->nheads; j++)
+			seq_printf(m, "head %s %u %llu\n", key, q->heads[j].value, q->heads[j].ns);
+		if (q->dropped)
+			seq_printf(m, "# %s: %u head writes not logged (the log is full)\n", key,
+				   q->dropped);
+		if (q->ring_len) {
+			seq_printf(m, "ring %s ", key);
+			for (j = 0; j < q->ring_len; j++)
+				seq_printf(m, "%02x", q->ring[j]);
+			seq_putc(m, '\n');
+		}
+	}
+	mutex_unlock(&cal_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(cal);
+
+void nprof_nn_cal_init(void)
+{
+	cal_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	debugfs_create_file("calibration", 0400, cal_dir, NULL, &cal_fops);
+}
+
+void nprof_nn_cal_exit(void)
+{
+	u32 i;
+
+	debugfs_remove_recursive(cal_dir);
+	for (i = 0; i < cal_nqueues; i++) {
+		kvfree(cal_queues[i].heads);
+		kvfree(cal_queues[i].ring);
+	}
+	cal_nqueues = 0;
+}

@@ -1,0 +1,317 @@
+# SPDX-License-Identifier: MIT
+"""Checks of `neuronprof report` pages against `summary --json` and `dump --json`.
+
+  report_check.py data REPORT.html SUMMARY.json TOP
+      the data the page embeds (<script type="application/json"
+      id="report-data">) equals summary --json --top TOP of the same path on
+      every field a plot or table shows; bucket series add up to the totals;
+      histograms hold every execution in the bin its latency falls in; the
+      SVG drawn by the tool (op bars, histogram bins, one timeline per core)
+      carries the same numbers
+  report_check.py buckets REPORT.html REC DUMP.json...
+      the busy time per bucket of every engine and TopSP of recording REC,
+      recomputed from dump --json of its files with the timing model of
+      Documentation/analysis.rst written the obvious way
+  report_check.py dom DOM.html REPORT.html
+      DOM.html: what a browser made of REPORT.html (chromium --dump-dom):
+      the script ran, and every table holds one row per element of the data
+
+Prints what differs ("# ..." lines) and exits 1, or exits 0.
+"""
+import collections
+import html.parser
+import json
+import sys
+
+errors = []
+
+
+def expect(what, got, want):
+    if isinstance(want, float) or isinstance(got, float):
+        if abs(float(got) - float(want)) > 0.0051:
+            errors.append(f"{what}: got {got!r}, expected {want!r}")
+    elif got != want:
+        errors.append(f"{what}: got {got!r}, expected {want!r}")
+
+
+class Page(html.parser.HTMLParser):
+    """The data block, the SVG elements and the table containers of a page."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.data = None
+        self.in_data = False
+        self.text = []
+        self.elems = []          # (tag, attrs) of every element
+        self.tbl = None          # attrs of the div.tbl being read
+        self.tables = []         # (attrs, rows in its tbody)
+        self.in_tbody = False
+        self.body = {}
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.elems.append((tag, a))
+        if tag == "body":
+            self.body = a
+        if tag == "script" and a.get("id") == "report-data":
+            self.in_data = True
+        if tag == "div" and "tbl" in a.get("class", "").split():
+            self.tbl = [a, 0]
+            self.tables.append(self.tbl)
+        if tag == "tbody":
+            self.in_tbody = True
+        if tag == "tr" and self.in_tbody and self.tbl is not None:
+            self.tbl[1] += 1
+
+    def handle_endtag(self, tag):
+        if tag == "script" and self.in_data:
+            self.in_data = False
+            self.data = json.loads("".join(self.text))
+        if tag == "tbody":
+            self.in_tbody = False
+        if tag == "div":
+            self.tbl = None if not self.in_tbody else self.tbl
+
+    def handle_data(self, d):
+        if self.in_data:
+            self.text.append(d)
+
+
+def load_page(path):
+    p = Page()
+    p.feed(open(path, encoding="utf-8").read())
+    p.close()
+    if p.data is None:
+        errors.append(f"{path}: no report-data block")
+    return p
+
+
+def units(c):
+    return c["engines"] + c["topsps"]
+
+
+CORE_FIELDS = ("device", "core", "entries", "first_ns", "last_ns", "span_ns", "busy_ns",
+               "utilization_pct", "inferences", "executions", "errors", "max_throttle_level",
+               "lost", "seq_gaps")
+UNIT_FIELDS = ("instructions", "busy_ns", "utilization_pct", "dma_bytes", "dma_mbps", "lost",
+               "seq_gaps")
+OP_FIELDS = ("code", "count", "total_ns", "median_ns", "p95_ns", "max_ns", "busy_pct")
+DIST_FIELDS = ("count", "total_ns", "min_ns", "avg_ns", "median_ns", "p99_ns", "max_ns")
+
+
+def hist_want(vals):
+    if not vals:
+        return dict(lo_ns=0, bin_ns=0, counts=[])
+    lo, hi = min(vals), max(vals)
+    nb = min(len(vals), 20)
+    w = (hi - lo) // nb + 1
+    counts = [0] * nb
+    for v in vals:
+        counts[(v - lo) // w] += 1
+    return dict(lo_ns=lo, bin_ns=w, counts=counts)
+
+
+def data(report, summary, top):
+    page = load_page(report)
+    d, s = page.data, json.load(open(summary))
+    if d is None:
+        return
+    expect("recordings", [r["path"] for r in d["recordings"]],
+           [r["path"] for r in s["recordings"]])
+    svg_ops = [a for t, a in page.elems if t == "rect" and a.get("class") == "op"]
+    svg_bins = [a for t, a in page.elems if t == "rect" and a.get("class") == "bin"]
+    svg_tl = [a for t, a in page.elems if t == "svg" and a.get("class") == "timeline"]
+    want_ops, want_bins, want_tl = [], [], []
+    for dr, sr in zip(d["recordings"], s["recordings"]):
+        rt = f"recording {sr['path']}"
+        expect(f"{rt} files", dr["files"], sr["files"])
+        expect(f"{rt} entries", dr["entries"], sr["entries"])
+        expect(f"{rt} raw_entries", dr["raw_entries"], sr["raw_entries"])
+        expect(f"{rt} cores", len(dr["cores"]), len(sr["cores"]))
+        for dc, sc in zip(dr["cores"], sr["cores"]):
+            ct = f"{rt} device {sc['device']} core {sc['core']}"
+            for k in CORE_FIELDS:
+                expect(f"{ct} {k}", dc[k], sc[k])
+            want_tl.append((str(sc["device"]), str(sc["core"]), str(dc["buckets"])))
+            nb, w = dc["buckets"], dc["bucket_ns"]
+            expect(f"{ct} buckets cover the span", nb * w > sc["span_ns"], True)
+            expect(f"{ct} bucket count", nb <= d["bucket_limit"], True)
+            for key in ("seq_gaps_by_bucket", "executions_by_bucket", "throttle_level_by_bucket"):
+                expect(f"{ct} {key} length", len(dc[key]), nb)
+            expect(f"{ct} seq gaps over the buckets", sum(dc["seq_gaps_by_bucket"]), sc["seq_gaps"])
+            expect(f"{ct} executions over the buckets", sum(dc["executions_by_bucket"]),
+                   sc["executions"])
+            expect(f"{ct} highest throttle level over the buckets",
+                   max(dc["throttle_level_by_bucket"]), sc["max_throttle_level"])
+            expect(f"{ct} throttle", dc["throttle"], sc["throttle"])
+            for kind in ("engines", "topsps"):
+                expect(f"{ct} {kind}", len(dc[kind]), len(sc[kind]))
+                for du, su in zip(dc[kind], sc[kind]):
+                    ut = f"{ct} {kind[:-1]} {su.get('engine', su.get('topsp'))}"
+                    for k in UNIT_FIELDS:
+                        if k in su:
+                            expect(f"{ut} {k}", du[k], su[k])
+                    expect(f"{ut} busy over the buckets", sum(du["busy_ns_by_bucket"]), su["busy_ns"])
+                    expect(f"{ut} busy fraction <= 1 per bucket",
+                           all(b <= w for b in du["busy_ns_by_bucket"]), True)
+                    if "dma_bytes" in su:
+                        expect(f"{ut} DMA bytes over the buckets", sum(du["dma_bytes_by_bucket"]),
+                               su["dma_bytes"])
+                    expect(f"{ut} ops", [[o[k] for k in OP_FIELDS] for o in du["ops"]],
+                           [[o[k] for k in OP_FIELDS] for o in su["ops"][:top]])
+                    for o in su["ops"][:top]:
+                        want_ops.append((du["label"], str(o["code"]), str(o["total_ns"])))
+        expect(f"{rt} models", [m["model_id"] for m in dr["models"]],
+               [m["model_id"] for m in sr["models"]])
+        for dm, sm in zip(dr["models"], sr["models"]):
+            mt = f"{rt} model {sm['model_id']}"
+            expect(f"{mt} failed", dm["failed"], sm["failed"])
+            expect(f"{mt} host_matched", dm["host_matched"], sm["host_matched"])
+            for k in DIST_FIELDS:
+                expect(f"{mt} latency {k}", dm["latency"][k], sm["latency"][k])
+                expect(f"{mt} host_overhead {k}", dm["host_overhead"][k], sm["host_overhead"][k])
+            xs = [x for x in sr["executions"] if x["model_id"] == sm["model_id"]]
+            lat = [x["latency_ns"] for x in xs]
+            over = [max(0, x["host_call"]["duration_ns"] - x["latency_ns"]) for x in xs
+                    if x["host_call"]]
+            expect(f"{mt} latency histogram", dm["latency_histogram"], hist_want(lat))
+            expect(f"{mt} overhead histogram", dm["overhead_histogram"], hist_want(over))
+            want_bins += [str(n) for n in hist_want(lat)["counts"]]
+            if sm["host_matched"]:
+                want_bins += [str(n) for n in hist_want(over)["counts"]]
+        expect(f"{rt} losses",
+               [(l["file"], l["record"], l["records"], l["queue_type"], l["target_kind"],
+                 l["target_index"], l["engine"], l["lost"], l["seq_gaps"], l["explained"])
+                for l in dr["losses"]],
+               [(l["file"], l["record"], l["records"], l["queue_type"], l["target_kind"],
+                 l["target_index"], l["engine"], l["lost"], l["seq_gaps"], l["explained"])
+                for l in sr["losses"]])
+        expect(f"{rt} raw queues",
+               [(q["file"], q["device"], q["core"], q["queue_type"], q["engine"], q["format"],
+                 q["entries"], q["device_entries"], q["lost"], q["seq_gaps"])
+                for q in dr["raw_queues"]],
+               [(q["file"], q["device"], q["core"], q["queue_type"], q["engine"], q["format"],
+                 q["entries"], q["device_entries"], q["lost"], q["seq_gaps"])
+                for q in sr["raw_queues"]])
+    expect("SVG op bars (unit, code, total_ns)",
+           [(a["data-unit"], a["data-code"], a["data-total-ns"]) for a in svg_ops], want_ops)
+    expect("SVG histogram bins", [a["data-count"] for a in svg_bins], want_bins)
+    expect("SVG timelines (device, core, buckets)",
+           [(a["data-device"], a["data-core"], a["data-buckets"]) for a in svg_tl], want_tl)
+
+
+def windows_of(entries, start_code, stop_code):
+    out, start = [], None
+    for e in entries:
+        if e["code"] == start_code:
+            start = e
+        elif e["code"] == stop_code and start is not None:
+            out.append((start["timestamp_ns"], e["timestamp_ns"]))
+            start = None
+    return out
+
+
+def buckets(report, rec_index, dumps):
+    d = load_page(report).data
+    if d is None:
+        return
+    rec = d["recordings"][rec_index]
+    cores = collections.defaultdict(dict)
+    for path in dumps:
+        dump = json.load(open(path))
+        dev = dump["device"]
+        for r in dump["queues"]:
+            if r["target_kind"] == "core":
+                core = r["target_index"]
+            else:
+                core = r["target_index"] // (dev["num_topsps"] // dev["num_cores"])
+            key = (r["queue_type"], r["target_kind"], r["target_index"], r["engine"])
+            qs = cores[(dev["device_index"], core)]
+            qs.setdefault(key, []).extend(r["entries"])
+    for c in rec["cores"]:
+        qs = cores[(c["device"], c["core"])]
+        ents = [e for es in qs.values() for e in es]
+        t0 = min(e["timestamp_ns"] for e in ents)
+        span = max(e["timestamp_ns"] for e in ents) - t0
+        w = span // d["bucket_limit"] + 1
+        nb = span // w + 1
+        ct = f"device {c['device']} core {c['core']}"
+        expect(f"{ct} bucket_ns", c["bucket_ns"], w)
+        expect(f"{ct} buckets", c["buckets"], nb)
+        infs = [p for k, es in qs.items() if k[0] == "INFER_STATUS" for p in windows_of(es, 1, 2)]
+        for topsp, key in ((False, "engines"), (True, "topsps")):
+            for u in c[key]:
+                idx = u["topsp"] if topsp else u["engine"]
+                evw = [p for k, es in qs.items()
+                       if (topsp and k[0] == "TOPSP_EVENT" and k[2] == idx) or
+                       (not topsp and k[0] == "EVENT" and k[3] == idx)
+                       for p in windows_of(es, 1, 2)]
+                want = [0] * nb
+                for k, es in qs.items():
+                    if not ((topsp and k[0] == "TOPSP_TRACE" and k[2] == idx) or
+                            (not topsp and k[0] == "TRACE" and k[3] == idx)):
+                        continue
+                    for i, e in enumerate(es):
+                        ts = e["timestamp_ns"]
+                        nxt = es[i + 1]["timestamp_ns"] if i + 1 < len(es) else None
+                        bounds = [s for (b, s) in infs + evw if b <= ts <= s]
+                        if bounds:
+                            end = min(bounds + ([nxt] if nxt is not None else []))
+                        else:
+                            end = nxt if nxt is not None else ts
+                        # one nanosecond at a time: slow and obviously right
+                        for t in range(ts, end):
+                            want[min((t - t0) // w, nb - 1)] += 1
+                expect(f"{ct} {u['label']} busy_ns_by_bucket", u["busy_ns_by_bucket"], want)
+
+
+def dom(dom_path, report):
+    page, after = load_page(report), Page()
+    after.feed(open(dom_path, encoding="utf-8").read())
+    after.close()
+    d = page.data
+    expect("the page's script ran (body data-rendered)", after.body.get("data-rendered"), "yes")
+    expect("tables", len(after.tables), len(page.tables))
+    if d is None:
+        return
+    for a, rows in after.tables:
+        kind, ri = a.get("data-kind"), int(a.get("data-rec", 0))
+        r = d["recordings"][ri] if ri < len(d["recordings"]) else None
+        if kind == "recordings":
+            want = len(d["recordings"])
+        elif kind in ("ops", "units", "buckets", "throttle"):
+            c = r["cores"][int(a["data-core"])]
+            want = {"ops": sum(len(u["ops"]) for u in units(c)), "units": len(units(c)),
+                    "buckets": c["buckets"], "throttle": len(c["throttle"])}[kind]
+        elif kind in ("latency", "overhead"):
+            m = r["models"][int(a["data-model"])]
+            want = len(m[kind + "_histogram"]["counts"])
+        elif kind == "models":
+            want = len(r["models"])
+        elif kind == "losses":
+            want = len(r["losses"])
+        elif kind == "raw":
+            want = len(r["raw_queues"])
+        else:
+            errors.append(f"unknown table kind {kind!r}")
+            continue
+        expect(f"table {kind} of recording {ri} core {a.get('data-core')} model "
+               f"{a.get('data-model')}: rows", (rows, a.get("data-rows")), (want, str(want)))
+
+
+def main():
+    if len(sys.argv) >= 5 and sys.argv[1] == "data":
+        data(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    elif len(sys.argv) >= 5 and sys.argv[1] == "buckets":
+        buckets(sys.argv[2], int(sys.argv[3]), sys.argv[4:])
+    elif len(sys.argv) == 4 and sys.argv[1] == "dom":
+        dom(sys.argv[2], sys.argv[3])
+    else:
+        sys.exit(__doc__)
+    for e in errors:
+        print("# " + e)
+    sys.exit(1 if errors else 0)
+
+
+if __name__ == "__main__":
+    main()
