@@ -212,6 +212,9 @@ WITH s AS (
   UNION ALL
   SELECT queue_id, seq, lag(seq) OVER (PARTITION BY queue_id ORDER BY rowid) AS prev
   FROM instructions
+  UNION ALL
+  SELECT queue_id, seq, lag(seq) OVER (PARTITION BY queue_id ORDER BY rowid) AS prev
+  FROM raw_entries
 ), g AS (
   SELECT queue_id, sum(CASE WHEN seq > prev + 1 THEN seq - prev - 1 ELSE 0 END) AS seq_gaps
   FROM s GROUP BY queue_id
@@ -223,4 +226,32 @@ FROM queues q LEFT JOIN g ON g.queue_id = q.id
 JOIN files f ON f.id = q.file_id JOIN strings fs ON fs.id = f.path_id
 JOIN recordings r ON r.id = f.recording_id JOIN strings rs ON rs.id = r.path_id
 WHERE q.lost_count > 0 OR coalesce(g.seq_gaps, 0) > 0
+ORDER BY recording, file, q.record;
+
+-- query: raw_queues
+-- Each queue of raw entries (a device whose entries are not decoded): its
+-- ring entries, the device entries they hold parts of (consecutive rows of
+-- one entry_index count once), what its rings lost and what its sequence
+-- numbers miss.
+WITH s AS (
+  SELECT queue_id, entry_index, seq,
+         lag(entry_index) OVER (PARTITION BY queue_id ORDER BY rowid) AS prev_index,
+         lag(seq) OVER (PARTITION BY queue_id ORDER BY rowid) AS prev_seq
+  FROM raw_entries
+), g AS (
+  SELECT queue_id, count(*) AS entries,
+         sum(prev_index IS NULL OR entry_index != prev_index) AS device_entries,
+         sum(CASE WHEN seq > prev_seq + 1 THEN seq - prev_seq - 1 ELSE 0 END) AS seq_gaps
+  FROM s GROUP BY queue_id
+)
+SELECT rs.value AS recording, fs.value AS file, q.record, q.records, q.queue_type,
+       q.target_kind, q.target_index, q.engine, d.device_index AS device, c.core,
+       d.raw_format AS format, d.clock_domain, coalesce(g.entries, 0) AS entries,
+       coalesce(g.device_entries, 0) AS device_entries, q.lost_count AS lost,
+       coalesce(g.seq_gaps, 0) AS seq_gaps
+FROM queues q LEFT JOIN g ON g.queue_id = q.id
+JOIN cores c ON c.id = q.core_id JOIN devices d ON d.id = c.device_id
+JOIN files f ON f.id = q.file_id JOIN strings fs ON fs.id = f.path_id
+JOIN recordings r ON r.id = f.recording_id JOIN strings rs ON rs.id = r.path_id
+WHERE d.raw_format IS NOT NULL
 ORDER BY recording, file, q.record;

@@ -15,9 +15,12 @@
 # Environment (the top-level Makefile passes its variables):
 #   DESTDIR          staging root, empty for the live system
 #   PREFIX           default /usr/local
-#   LIBDIR, INCLUDEDIR, BINDIR, SBINDIR, MANDIR
+#   LIBDIR, INCLUDEDIR, BINDIR, SBINDIR, MANDIR, DOCDIR
 #                    default $PREFIX/lib, $PREFIX/include, $PREFIX/bin,
-#                    $PREFIX/sbin, $PREFIX/share/man
+#                    $PREFIX/sbin, $PREFIX/share/man,
+#                    $PREFIX/share/doc/neuronprof (the SQLite schema,
+#                    Documentation/analysis.rst, and the queries on it,
+#                    Documentation/analysis-queries.sql)
 #   KVER             kernel release the modules are for; default
 #                    scripts/kver.sh (the newest Debian 6.1 headers), never
 #                    the running kernel: on a Neuron instance pass
@@ -107,8 +110,9 @@ setup() {
 	BINDIR=${BINDIR:-$PREFIX/bin}
 	SBINDIR=${SBINDIR:-$PREFIX/sbin}
 	MANDIR=${MANDIR:-$PREFIX/share/man}
+	DOCDIR=${DOCDIR:-$PREFIX/share/doc/neuronprof}
 	INSTALL_MOD_DIR=${INSTALL_MOD_DIR:-extra}
-	for v in PREFIX LIBDIR INCLUDEDIR BINDIR SBINDIR MANDIR; do
+	for v in PREFIX LIBDIR INCLUDEDIR BINDIR SBINDIR MANDIR DOCDIR; do
 		check_path_var "$v" "${!v}"
 	done
 	case $INSTALL_MOD_DIR in
@@ -280,7 +284,8 @@ do_install() {
 	if [ -f tools/Makefile ]; then
 		say "staging the neuronprof tool (make -C tools install)"
 		"$MAKE" --no-print-directory -C tools install \
-			DESTDIR="$stage" PREFIX="$PREFIX" BINDIR="$BINDIR" MANDIR="$MANDIR" >&2 ||
+			DESTDIR="$stage" PREFIX="$PREFIX" BINDIR="$BINDIR" MANDIR="$MANDIR" \
+			DOCDIR="$DOCDIR" >&2 ||
 			die "make -C tools install failed"
 	else
 		say "tools/Makefile not found: the neuronprof tool is not installed"

@@ -110,6 +110,20 @@ fi
 if [ -f "$repo/man/neuronprof.1" ]; then
 	check "neuronprof(1) installed" cmp "$repo/man/neuronprof.1" "$mandir/man1/neuronprof.1"
 fi
+if [ -f "$repo/tools/Makefile" ]; then
+	# The database's schema and the queries on it, where neuronprof-sqlite(5)
+	# says they are, and the page naming no other file of /usr/share/doc.
+	check "neuronprof-sqlite(5) installed" cmp "$repo/man/neuronprof-sqlite.5" "$mandir/man5/neuronprof-sqlite.5"
+	check "analysis.rst and analysis-queries.sql installed in /usr/share/doc/neuronprof" \
+		bash -c 'cmp "$2/Documentation/analysis.rst" "$1/usr/share/doc/neuronprof/analysis.rst" &&
+			cmp "$2/Documentation/analysis-queries.sql" "$1/usr/share/doc/neuronprof/analysis-queries.sql"' _ "$root" "$repo"
+	check "every /usr/share/doc file neuronprof-sqlite(5) names is installed" \
+		bash -c 'n=0; for f in $(LC_ALL=C MANWIDTH=200 man -l "$1/usr/share/man/man5/neuronprof-sqlite.5" 2>/dev/null |
+			grep -o "/usr/share/doc/neuronprof/[A-Za-z.-]*[a-z]" | sort -u); do
+			[ -f "$1$f" ] || { echo "$f named, not installed"; exit 1; }; n=$((n + 1)); done; [ "$n" -eq 2 ]' _ "$root"
+	check "man -M finds neuronprof-sqlite in section 5" \
+		bash -c 'MANWIDTH=80 man -M "$1" 5 neuronprof-sqlite 2>/dev/null | grep -q raw_entries' _ "$mandir"
+fi
 check "neuronprof-neuron-hook(8) installed" \
 	cmp "$repo/man/neuronprof-neuron-hook.8" "$mandir/man8/neuronprof-neuron-hook.8"
 

@@ -241,6 +241,11 @@ check "the .debs hold exactly the expected files (library, headers, .pc, man pag
 check "every package has its copyright and changelog under usr/share/doc" \
 	bash -c 'for p in "${@:2}"; do [ -f "$1/usr/share/doc/$p/copyright" ] && [ -f "$1/usr/share/doc/$p/changelog.gz" ] || { echo "$p"; exit 1; }; done' \
 	_ "$root" "${debs[@]}"
+check "neuronprof.deb ships the SQLite schema and its queries uncompressed in usr/share/doc/neuronprof" \
+	bash -c 'cmp "$2/Documentation/analysis.rst" "$1/usr/share/doc/neuronprof/analysis.rst" &&
+		cmp "$2/Documentation/analysis-queries.sql" "$1/usr/share/doc/neuronprof/analysis-queries.sql"' _ "$root" "$repo"
+check "neuronprof.deb: neuronprof-sqlite(5) names the queries where they are" \
+	bash -c 'zcat "$1/usr/share/man/man5/neuronprof-sqlite.5.gz" | grep -q "/usr/share/doc/neuronprof/analysis\\\\-queries.sql"' _ "$root"
 check "the DKMS sources are the tree's (scripts/dkms.sh source), dkms.conf included" \
 	diff -r "$work/dkms-src" "$root/usr/src/neuronprof-$version"
 check "the headers are the tree's (library, uapi, nrt)" \
@@ -439,6 +444,9 @@ for p in "${debs[@]}"; do
 		(cd "$rroot" && rpm2cpio "$(rpm_file "$r")" | cpio -idm --quiet) || not_ok "rpm2cpio $r"
 	done
 done
+check "neuronprof.rpm ships the SQLite schema and its queries in /usr/share/doc/neuronprof, as the .deb" \
+	bash -c 'cmp "$1/usr/share/doc/neuronprof/analysis.rst" "$2/usr/share/doc/neuronprof/analysis.rst" &&
+		cmp "$1/usr/share/doc/neuronprof/analysis-queries.sql" "$2/usr/share/doc/neuronprof/analysis-queries.sql"' _ "$root" "$rroot"
 check "the RPMs' headers, DKMS sources and hook series are the .debs'" \
 	bash -c 'diff -r "$1/usr/include" "$2/usr/include" && diff -r "$1/usr/src" "$2/usr/src" &&
 		diff -r "$1/usr/share/neuronprof" "$2/usr/share/neuronprof"' _ "$root" "$rroot"

@@ -27,10 +27,13 @@ static const char export_usage[] =
 	"\n"
 	"Convert a profile (an NTFF file, or a directory searched recursively for\n"
 	".ntff files and the system profile files ntrace.pb, cpu_util.pb and\n"
-	"host_mem.pb) into a timeline:\n"
+	"host_mem.pb) into a timeline. In a directory, a file that does not read\n"
+	"is skipped with a warning naming it and the rest exported (exit status 1).\n"
+	"Recordings of several machines share one timeline by their clock mappings.\n"
+	"Formats:\n"
 	"  json      Chrome trace-event JSON (chrome://tracing, ui.perfetto.dev)\n"
 	"  perfetto  native Perfetto protobuf trace (ui.perfetto.dev, trace_processor)\n"
-	"  sqlite    an SQLite database (schema: Documentation/analysis.rst)\n"
+	"  sqlite    an SQLite database (schema: neuronprof-sqlite(5))\n"
 	"\n"
 	"  -f, --format FMT  output format (required): json, perfetto or sqlite\n"
 	"  -o, --output OUT  write to OUT (default, and '-': standard output; a\n"
@@ -85,6 +88,24 @@ static int run(const struct profile *prof, const char *source, enum format fmt, 
 	return ret ? EXIT_FAIL : 0;
 }
 
+/* With several machines, how they were put on one timeline (machines.h). */
+static void machines_line(const char *outpath, const struct export_stats *st)
+{
+	if (st->machines < 2)
+		return;
+	if (st->unmapped == st->machines) {
+		printf("%s: %" PRIu64 " machines on one timeline, none with a clock mapping: each "
+		       "placed by its own clock, all starting together\n", outpath, st->machines);
+		return;
+	}
+	printf("%s: %" PRIu64 " machines on one timeline (CLOCK_REALTIME, by their clock "
+	       "mappings)", outpath, st->machines);
+	if (st->unmapped)
+		printf("; %" PRIu64 " without a mapping placed by %s own clock at the start of the "
+		       "others", st->unmapped, st->unmapped == 1 ? "its" : "their");
+	printf("\n");
+}
+
 int cmd_export(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -100,6 +121,9 @@ int cmd_export(int argc, char **argv)
 	struct export_stats st;
 	struct profile prof;
 	struct output out;
+	struct stat sb;
+	size_t nskip = 0;
+	bool is_dir;
 	int c, ret;
 
 	opterr = 0;
@@ -142,7 +166,14 @@ int cmd_export(int argc, char **argv)
 	/* Before the work: a directory, or a file that cannot be made, fails now. */
 	if (output_open(&out, outpath, OUTPUT_STDOUT | (fmt == FMT_SQLITE ? OUTPUT_BY_NAME : 0)))
 		return EXIT_FAIL;
-	if (profile_load(argv[optind], &prof)) {
+	/*
+	 * In a directory, a file that does not read is left out with a warning
+	 * naming it, and the rest exported; the exit status is then 1. A FILE
+	 * operand that does not read fails.
+	 */
+	is_dir = !stat(argv[optind], &sb) && S_ISDIR(sb.st_mode);
+	if (profile_load_skipping(argv[optind], &prof, is_dir ? "the export goes on without it" :
+				  NULL, &nskip)) {
 		output_abort(&out);
 		return EXIT_FAIL;
 	}
@@ -157,20 +188,17 @@ int cmd_export(int argc, char **argv)
 		printf("%s: %" PRIu64 " entries from %zu file%s, %" PRIu64 " host events, %" PRIu64
 		       " executions: %" PRIu64 " rows\n", outpath, st.entries, prof.nfiles,
 		       prof.nfiles == 1 ? "" : "s", st.host_events, st.executions, st.rows);
+		if (st.raw_entries)
+			printf("%s: %" PRIu64 " raw entries, not decoded, in raw_entries\n", outpath,
+			       st.raw_entries);
+		machines_line(outpath, &st);
 	} else {
 		printf("%s: %" PRIu64 " entries from %zu file%s: %" PRIu64 " slices, %" PRIu64
 		       " instants (%" PRIu64 " lost markers), %" PRIu64 " counter samples, %" PRIu64
 		       " executions\n", outpath, st.entries, prof.nfiles,
 		       prof.nfiles == 1 ? "" : "s", st.slices, st.instants, st.lost_markers,
 		       st.counters, st.executions);
-		if (st.machines > 1) {
-			printf("%s: %" PRIu64 " machines on one timeline (CLOCK_REALTIME, by their "
-			       "clock mappings)", outpath, st.machines);
-			if (st.unmapped)
-				printf("; %" PRIu64 " without a mapping on %s own clock", st.unmapped,
-				       st.unmapped == 1 ? "its" : "their");
-			printf("\n");
-		}
+		machines_line(outpath, &st);
 		if (prof.nsys)
 			printf("%s: system profile of %zu director%s: %" PRIu64 " host events, %"
 			       PRIu64 " host samples, %" PRIu64 " host calls linked to their "
@@ -178,6 +206,9 @@ int cmd_export(int argc, char **argv)
 			       prof.nsys == 1 ? "y" : "ies", st.host_events, st.host_samples,
 			       st.flows);
 	}
+	if (!ret && nskip)
+		ret = fail("%zu file%s of %s skipped: the export leaves %s out", nskip,
+			   nskip == 1 ? "" : "s", argv[optind], nskip == 1 ? "it" : "them");
 	profile_free(&prof);
 	return ret;
 }

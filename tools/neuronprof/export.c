@@ -12,27 +12,9 @@
 
 #include "export.h"
 #include "fmt.h"
+#include "machines.h"
 #include "summary.h"
 #include "timing.h"
-
-/*
- * Machines: each recording (summary.h) belongs to the machine named by its
- * NTFF files' instance id (or host name), or by its system profile's. With
- * one machine, timestamps stay as recorded (CLOCK_MONOTONIC). With several,
- * each machine's timestamps move to CLOCK_REALTIME by its clock mapping:
- * trace_info.pb's start_ns and start_realtime_ns, read together at session
- * start (or its sync_* pair, read together when it was written); a machine
- * without one stays on its own clock, and the export says so.
- */
-struct machines {
-	uint32_t *file_machine;		/* by index in profile.files */
-	uint32_t *sys_machine;		/* by index in profile.sys */
-	char (*name)[96];
-	int64_t *shift;
-	bool *mapped;
-	size_t n;
-	bool aligned;
-};
 
 struct layout {
 	struct xproc **procs;
@@ -57,7 +39,7 @@ static struct xproc *proc_get(struct layout *l, const struct prof_file *f, uint3
 {
 	uint32_t dev = f->info.device.device_index;
 	const char *provider = f->info.device.provider;
-	const char *mname = l->m->aligned ? l->m->name[machine] : "";
+	const char *mname = l->m->aligned ? l->m->v[machine].name : "";
 	const char *sep = l->m->aligned ? ": " : "";
 	struct xproc *p;
 
@@ -70,13 +52,13 @@ static struct xproc *proc_get(struct layout *l, const struct prof_file *f, uint3
 	p->dev = dev;
 	p->core = core;
 	p->machine = machine;
-	p->shift = l->m->shift[machine];
+	p->shift = l->m->v[machine].shift;
 	p->pid = (int32_t)(XPID_DEVICE_BASE + XPID_MACHINE_STEP * machine + 1000 * dev + core);
-	snprintf(p->name, sizeof(p->name), "%s%sdevice %u NeuronCore %u (%s%s%s)", mname, sep,
+	snprintf(p->name, sizeof(p->name), "%.40s%sdevice %u NeuronCore %u (%s%s%s)", mname, sep,
 		 dev, core, arch_name(f->info.device.arch), provider ? " " : "",
 		 provider ? provider : "");
 	p->dev_pid = (int32_t)(XPID_DEVICE_BASE + XPID_MACHINE_STEP * machine + 1000 * dev + 999);
-	snprintf(p->dev_name, sizeof(p->dev_name), "%s%sdevice %u (%s%s%s)", mname, sep, dev,
+	snprintf(p->dev_name, sizeof(p->dev_name), "%.24s%sdevice %u (%s%s%s)", mname, sep, dev,
 		 arch_name(f->info.device.arch), provider ? " " : "", provider ? provider : "");
 	l->procs = xrealloc(l->procs, (l->nprocs + 1) * sizeof(*l->procs));
 	l->procs[l->nprocs++] = p;
@@ -205,7 +187,7 @@ static struct xproc *host_proc(struct layout *l, uint32_t machine, uint32_t pid,
 	p->host = true;
 	p->pid = xpid;
 	p->machine = machine;
-	p->shift = l->m->shift[machine];
+	p->shift = l->m->v[machine].shift;
 	snprintf(p->name, sizeof(p->name), "host process %u%s%s%s", pid,
 		 instance && *instance ? " (" : "", instance && *instance ? instance : "",
 		 instance && *instance ? ")" : "");
@@ -997,110 +979,13 @@ static int walk_executions(const struct layout *l, const struct timing *tm,
 	return ret;
 }
 
-static const char *recording_machine(const struct recording *r)
-{
-	const struct sysprof *s = r->sys;
-
-	for (size_t i = 0; i < r->nfiles; i++) {
-		const struct nprof_ntff_info *in = &r->files[i]->info;
-
-		if (in->instance_id && *in->instance_id)
-			return in->instance_id;
-		if (in->hostname && *in->hostname)
-			return in->hostname;
-	}
-	if (s && s->info && s->info->instance_id && *s->info->instance_id)
-		return s->info->instance_id;
-	if (s && s->ntrace && s->ntrace->n_events && s->ntrace->events[0]->instance_id)
-		return s->ntrace->events[0]->instance_id;
-	if (s && s->cpu && s->cpu->instance_id)
-		return s->cpu->instance_id;
-	if (s && s->mem && s->mem->instance_id)
-		return s->mem->instance_id;
-	return "unknown";
-}
-
-/* The clock mapping of a recording: CLOCK_REALTIME minus CLOCK_MONOTONIC; false if none. */
-static bool recording_shift(const struct recording *r, int64_t *shift)
-{
-	const Neuronprof__System__TraceInfo *ti = r->sys ? r->sys->info : NULL;
-
-	if (ti && ti->has_start_ns && ti->has_start_realtime_ns) {
-		*shift = (int64_t)(ti->start_realtime_ns - ti->start_ns);
-		return true;
-	}
-	if (ti && ti->has_sync_monotonic_ns && ti->has_sync_realtime_ns) {
-		*shift = (int64_t)(ti->sync_realtime_ns - ti->sync_monotonic_ns);
-		return true;
-	}
-	return false;
-}
-
-static void machines_build(struct machines *m, const struct profile *prof, const char *source,
-			   struct export_stats *st)
-{
-	struct stat sb;
-	bool is_file = !stat(source, &sb) && !S_ISDIR(sb.st_mode);
-	size_t nrec;
-	struct recording *recs = recordings_split(prof, source, is_file, &nrec);
-
-	memset(m, 0, sizeof(*m));
-	m->file_machine = xrealloc(NULL, (prof->nfiles + 1) * sizeof(*m->file_machine));
-	m->sys_machine = xrealloc(NULL, (prof->nsys + 1) * sizeof(*m->sys_machine));
-	m->name = xrealloc(NULL, (nrec + 1) * sizeof(*m->name));
-	m->shift = xrealloc(NULL, (nrec + 1) * sizeof(*m->shift));
-	m->mapped = xrealloc(NULL, (nrec + 1) * sizeof(*m->mapped));
-	m->shift[0] = 0;
-	for (size_t i = 0; i < nrec; i++) {
-		const struct recording *r = &recs[i];
-		const char *name = recording_machine(r);
-		int64_t shift;
-		size_t k;
-
-		for (k = 0; k < m->n && strcmp(m->name[k], name); k++)
-			;
-		if (k == m->n) {
-			snprintf(m->name[k], sizeof(m->name[k]), "%s", name);
-			m->shift[k] = 0;
-			m->mapped[k] = false;
-			m->n++;
-		}
-		if (!m->mapped[k] && recording_shift(r, &shift)) {
-			m->shift[k] = shift;
-			m->mapped[k] = true;
-		}
-		for (size_t f = 0; f < r->nfiles; f++)
-			m->file_machine[r->files[f] - prof->files] = (uint32_t)k;
-		if (r->sys)
-			m->sys_machine[r->sys - prof->sys] = (uint32_t)k;
-	}
-	m->aligned = m->n > 1;
-	st->machines = m->n;
-	for (size_t k = 0; k < m->n; k++) {
-		if (!m->aligned) {
-			m->shift[k] = 0;
-		} else if (!m->mapped[k]) {
-			st->unmapped++;
-			warn("%s: no clock mapping (trace_info.pb with start_ns and start_realtime_ns): "
-			     "its events stay on its own CLOCK_MONOTONIC timeline, not aligned with "
-			     "the other machines'", m->name[k]);
-		}
-	}
-	recordings_free(recs, nrec);
-}
-
-static void machines_free(struct machines *m)
-{
-	free(m->file_machine);
-	free(m->sys_machine);
-	free(m->name);
-	free(m->shift);
-	free(m->mapped);
-}
-
 int export_run(const struct profile *prof, const char *source, const struct xformat *fmt,
 	       void *ctx, struct progress *pg, struct export_stats *st)
 {
+	struct stat sb;
+	bool is_file = !stat(source, &sb) && !S_ISDIR(sb.st_mode);
+	struct recording *recs;
+	size_t nrec;
 	struct machines mach;
 	const struct prof_file **files = xrealloc(NULL, (prof->nfiles + 1) * sizeof(*files));
 	struct timing tm;
@@ -1110,7 +995,11 @@ int export_run(const struct profile *prof, const char *source, const struct xfor
 	int ret;
 
 	memset(st, 0, sizeof(*st));
-	machines_build(&mach, prof, source, st);
+	recs = recordings_split(prof, source, is_file, &nrec);
+	machines_build(&mach, prof, recs, nrec);
+	recordings_free(recs, nrec);
+	st->machines = mach.n;
+	st->unmapped = mach.unmapped;
 	for (size_t i = 0; i < prof->nfiles; i++)
 		files[i] = &prof->files[i];
 	/* Streamed: the export's memory does not follow the profile's length. */

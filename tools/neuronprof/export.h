@@ -179,6 +179,7 @@ struct export_stats {
 	uint64_t machines, unmapped;	/* machines; those without a clock mapping */
 	uint64_t host_events, host_samples;	/* system profile */
 	uint64_t rows;				/* SQLite: rows written */
+	uint64_t raw_entries;			/* SQLite: rows of raw_entries */
 };
 
 /*

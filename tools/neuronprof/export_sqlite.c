@@ -9,7 +9,11 @@
  *
  * Recordings are those of summary (the directories holding profiles);
  * instructions carry their duration under the timing model (timing.h);
- * entries that are not instructions are kept whole in `entries`.
+ * entries that are not instructions are kept whole in `entries`; raw
+ * entries (a device whose entries are not decoded) are kept as bytes in
+ * `raw_entries`. With several machines, every time is moved onto one
+ * timeline as the JSON and Perfetto exports do (machines.h), and `machines`
+ * says how.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -22,21 +26,27 @@
 #include <neuronprof/common.h>
 
 #include "export.h"
+#include "machines.h"
 #include "summary.h"
 #include "timing.h"
 
-#define SCHEMA_VERSION	"2"
+#define SCHEMA_VERSION	"3"
 
 static const char schema[] =
 	"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);\n"
 	"CREATE TABLE strings (id INTEGER PRIMARY KEY, value TEXT NOT NULL UNIQUE);\n"
-	"CREATE TABLE recordings (id INTEGER PRIMARY KEY, path_id INTEGER NOT NULL);\n"
+	"CREATE TABLE machines (id INTEGER PRIMARY KEY, name TEXT NOT NULL, hostname TEXT,"
+	" clock TEXT NOT NULL, mapping_monotonic_ns INTEGER, mapping_realtime_ns INTEGER,"
+	" offset_ns INTEGER NOT NULL);\n"
+	"CREATE TABLE recordings (id INTEGER PRIMARY KEY, path_id INTEGER NOT NULL,"
+	" machine_id INTEGER NOT NULL REFERENCES machines (id));\n"
 	"CREATE TABLE files (id INTEGER PRIMARY KEY, recording_id INTEGER NOT NULL,"
 	" path_id INTEGER NOT NULL, pid INTEGER, instance_id INTEGER, hostname_id INTEGER,"
 	" core INTEGER, capture_kind TEXT, session_id INTEGER, model_name_id INTEGER,"
 	" model_id INTEGER, start_ns INTEGER, stop_ns INTEGER, clock_id INTEGER);\n"
 	"CREATE TABLE devices (id INTEGER PRIMARY KEY, device_index INTEGER, arch TEXT,"
-	" provider TEXT, num_cores INTEGER, num_topsps INTEGER, engines_per_core INTEGER);\n"
+	" provider TEXT, num_cores INTEGER, num_topsps INTEGER, engines_per_core INTEGER,"
+	" raw_format TEXT, raw_entry_size INTEGER, clock_domain TEXT);\n"
 	"CREATE TABLE cores (id INTEGER PRIMARY KEY, recording_id INTEGER NOT NULL,"
 	" device_id INTEGER NOT NULL, core INTEGER NOT NULL, vcore INTEGER);\n"
 	"CREATE TABLE queues (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL,"
@@ -47,6 +57,9 @@ static const char schema[] =
 	"CREATE TABLE entries (queue_id INTEGER NOT NULL, ts INTEGER NOT NULL, seq INTEGER,"
 	" code INTEGER, model_id INTEGER, iteration INTEGER, payload0 INTEGER,"
 	" payload1 INTEGER, payload2 INTEGER, payload3 INTEGER);\n"
+	"CREATE TABLE raw_entries (queue_id INTEGER NOT NULL REFERENCES queues (id),"
+	" ts INTEGER NOT NULL, seq INTEGER, entry_index INTEGER NOT NULL, part INTEGER NOT NULL,"
+	" parts INTEGER NOT NULL, bytes BLOB NOT NULL);\n"
 	"CREATE TABLE instructions (queue_id INTEGER NOT NULL, ts INTEGER NOT NULL,"
 	" end_ts INTEGER NOT NULL, dur INTEGER NOT NULL, opcode INTEGER, seq INTEGER,"
 	" model_id INTEGER, iteration INTEGER, pc INTEGER, operand0 INTEGER,"
@@ -77,6 +90,7 @@ static const char schema[] =
 
 static const char indices[] =
 	"CREATE INDEX entries_queue_ts ON entries (queue_id, ts);\n"
+	"CREATE INDEX raw_entries_queue ON raw_entries (queue_id, entry_index);\n"
 	"CREATE INDEX instructions_queue_ts ON instructions (queue_id, ts);\n"
 	"CREATE INDEX instructions_opcode ON instructions (opcode);\n"
 	"CREATE INDEX inferences_core ON inferences (core_id, start_ns);\n"
@@ -86,18 +100,22 @@ static const char indices[] =
 	"CREATE INDEX queues_core ON queues (core_id, queue_type);\n";
 
 enum stmt {
-	ST_STRING, ST_RECORDING, ST_FILE, ST_DEVICE, ST_CORE, ST_QUEUE, ST_ENTRY,
+	ST_STRING, ST_MACHINE, ST_RECORDING, ST_RAW, ST_FILE, ST_DEVICE, ST_CORE, ST_QUEUE, ST_ENTRY,
 	ST_INSTRUCTION, ST_INFERENCE, ST_EXECUTION, ST_HOST, ST_CPU, ST_MEM, ST_META, ST_COUNT,
 };
 
 static const char *const stmt_sql[ST_COUNT] = {
 	[ST_STRING] = "INSERT INTO strings (value) VALUES (?)",
-	[ST_RECORDING] = "INSERT INTO recordings (path_id) VALUES (?)",
+	[ST_MACHINE] = "INSERT INTO machines (name, hostname, clock, mapping_monotonic_ns,"
+		       " mapping_realtime_ns, offset_ns) VALUES (?, ?, ?, ?, ?, ?)",
+	[ST_RECORDING] = "INSERT INTO recordings (path_id, machine_id) VALUES (?, ?)",
+	[ST_RAW] = "INSERT INTO raw_entries VALUES (?, ?, ?, ?, ?, ?, ?)",
 	[ST_FILE] = "INSERT INTO files (recording_id, path_id, pid, instance_id, hostname_id,"
 		    " core, capture_kind, session_id, model_name_id, model_id, start_ns, stop_ns,"
 		    " clock_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[ST_DEVICE] = "INSERT INTO devices (device_index, arch, provider, num_cores, num_topsps,"
-		      " engines_per_core) VALUES (?, ?, ?, ?, ?, ?)",
+		      " engines_per_core, raw_format, raw_entry_size, clock_domain)"
+		      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[ST_CORE] = "INSERT INTO cores (recording_id, device_id, core, vcore) VALUES (?, ?, ?, ?)",
 	[ST_QUEUE] = "INSERT INTO queues (file_id, record, core_id, queue_type, unit_kind,"
 		     " unit_index, target_kind, target_index, engine, entry_size, entry_count,"
@@ -128,6 +146,7 @@ struct sq {
 	size_t sslots, nstr;
 	struct export_stats *stats;
 	uint64_t rows;
+	int64_t shift;		/* of the recording being written: its machine's */
 };
 
 static int sq_fail(struct sq *q, const char *what)
@@ -177,6 +196,12 @@ static void b_i64(struct sq *q, enum stmt st, int col, int64_t v)
 static void b_u64(struct sq *q, enum stmt st, int col, uint64_t v)
 {
 	sqlite3_bind_int64(q->st[st], col, (int64_t)v);
+}
+
+/* A time of the recording being written, moved onto the export's timeline. */
+static void b_ts(struct sq *q, enum stmt st, int col, uint64_t v)
+{
+	sqlite3_bind_int64(q->st[st], col, (int64_t)(v + (uint64_t)q->shift));
 }
 
 static void b_text(struct sq *q, enum stmt st, int col, const char *s)
@@ -276,6 +301,14 @@ static int64_t device_row(struct sq *q, struct sq_rec *r, const struct prof_file
 		b_u64(q, ST_DEVICE, 4, f->info.device.num_cores);
 		b_u64(q, ST_DEVICE, 5, f->info.device.num_topsps);
 		b_u64(q, ST_DEVICE, 6, f->info.device.engines_per_core);
+		if (file_is_raw(f)) {
+			b_text(q, ST_DEVICE, 7, raw_format_name(f->info.device.raw_format));
+			b_u64(q, ST_DEVICE, 8, f->info.device.raw_entry_size);
+		} else {
+			b_null(q, ST_DEVICE, 7);
+			b_null(q, ST_DEVICE, 8);
+		}
+		b_text(q, ST_DEVICE, 9, clock_domain_name(f->info.device.clock_domain));
 		r->dev_id[d] = step(q, ST_DEVICE);
 	}
 	return r->dev_id[d];
@@ -310,8 +343,8 @@ static int64_t core_row(struct sq *q, struct sq_rec *r, const struct prof_file *
 static void write_instruction(struct sq *q, int64_t qid, const struct entry *e, uint64_t end)
 {
 	b_i64(q, ST_INSTRUCTION, 1, qid);
-	b_u64(q, ST_INSTRUCTION, 2, e->ts);
-	b_u64(q, ST_INSTRUCTION, 3, end);
+	b_ts(q, ST_INSTRUCTION, 2, e->ts);
+	b_ts(q, ST_INSTRUCTION, 3, end);
 	b_u64(q, ST_INSTRUCTION, 4, end - e->ts);
 	b_u64(q, ST_INSTRUCTION, 5, e->code);
 	b_u64(q, ST_INSTRUCTION, 6, e->seq);
@@ -320,6 +353,37 @@ static void write_instruction(struct sq *q, int64_t qid, const struct entry *e, 
 	for (int i = 0; i < 3; i++)
 		b_u64(q, ST_INSTRUCTION, 9 + i, e->payload[i]);
 	step(q, ST_INSTRUCTION);
+}
+
+/*
+ * The entries of a raw queue (profile.h): each ring entry a row with its
+ * part of a device entry as bytes, never decoded; its time is of the
+ * device's clock domain (the capture time for NEURONPROF_CLOCK_CAPTURED).
+ */
+static void write_raw(struct sq *q, const struct prof_file *f, const struct prof_queue *lq,
+		      int64_t qid, struct progress *pg, uint64_t *done)
+{
+	struct raw_part part;
+	struct queue_iter it;
+	struct entry e;
+	const void *p;
+
+	queue_iter_init(&it, f, lq);
+	while (!q->rc && (p = queue_iter_next(&it))) {
+		entry_decode(p, it.entry_size, &e);
+		progress_update(pg, ++*done);
+		q->stats->entries++;
+		q->stats->raw_entries++;
+		raw_part_of(&e, &part);
+		b_i64(q, ST_RAW, 1, qid);
+		b_ts(q, ST_RAW, 2, e.ts);
+		b_u64(q, ST_RAW, 3, e.seq);
+		b_u64(q, ST_RAW, 4, part.index);
+		b_u64(q, ST_RAW, 5, part.part);
+		b_u64(q, ST_RAW, 6, part.parts);
+		sqlite3_bind_blob(q->st[ST_RAW], 7, part.bytes, (int)part.len, SQLITE_TRANSIENT);
+		step(q, ST_RAW);
+	}
 }
 
 /*
@@ -368,6 +432,10 @@ static void write_queue(struct sq *q, struct sq_rec *r, const struct prof_file *
 	b_u64(q, ST_QUEUE, 15, lq->nrec);
 	qid = step(q, ST_QUEUE);
 
+	if (file_is_raw(f)) {
+		write_raw(q, f, lq, qid, pg, done);
+		return;
+	}
 	instr_clock_init(&clk, timing_core(tm, f->info.device.device_index, core), tsp,
 			 tsp ? qu->target_index : qu->engine);
 	queue_iter_init(&it, f, lq);
@@ -384,7 +452,7 @@ static void write_queue(struct sq *q, struct sq_rec *r, const struct prof_file *
 			continue;
 		}
 		b_i64(q, ST_ENTRY, 1, qid);
-		b_u64(q, ST_ENTRY, 2, e.ts);
+		b_ts(q, ST_ENTRY, 2, e.ts);
 		b_u64(q, ST_ENTRY, 3, e.seq);
 		b_u64(q, ST_ENTRY, 4, e.code);
 		b_u64(q, ST_ENTRY, 5, e.model_id);
@@ -438,8 +506,8 @@ static struct host_row *write_sysprof(struct sq *q, int64_t rec_id, const struct
 		b_string(q, ST_HOST, 3, ev->name && *ev->name ? ev->name : "event");
 		b_u64(q, ST_HOST, 4, ev->type);
 		b_string(q, ST_HOST, 5, source_name(ev->source));
-		b_u64(q, ST_HOST, 6, ev->start_ns);
-		b_u64(q, ST_HOST, 7, end);
+		b_ts(q, ST_HOST, 6, ev->start_ns);
+		b_ts(q, ST_HOST, 7, end);
 		b_u64(q, ST_HOST, 8, end - ev->start_ns);
 		b_u64(q, ST_HOST, 9, ev->pid);
 		b_u64(q, ST_HOST, 10, ev->tid);
@@ -466,7 +534,7 @@ static struct host_row *write_sysprof(struct sq *q, int64_t rec_id, const struct
 		if (!cs->total || !cs->interval_ns)
 			continue;
 		b_i64(q, ST_CPU, 1, rec_id);
-		b_u64(q, ST_CPU, 2, cs->ts_ns);
+		b_ts(q, ST_CPU, 2, cs->ts_ns);
 		b_u64(q, ST_CPU, 3, cs->interval_ns);
 		sqlite3_bind_double(q->st[ST_CPU], 4, cs->total->util_pct);
 		sqlite3_bind_double(q->st[ST_CPU], 5, cs->total->user_pct);
@@ -479,7 +547,7 @@ static struct host_row *write_sysprof(struct sq *q, int64_t rec_id, const struct
 		const Neuronprof__System__HostMemSample *ms = s->mem->samples[i];
 
 		b_i64(q, ST_MEM, 1, rec_id);
-		b_u64(q, ST_MEM, 2, ms->ts_ns);
+		b_ts(q, ST_MEM, 2, ms->ts_ns);
 		b_u64(q, ST_MEM, 3, ms->host_used_bytes);
 		b_u64(q, ST_MEM, 4, ms->host_available_bytes);
 		b_u64(q, ST_MEM, 5, ms->process_rss_bytes);
@@ -507,8 +575,8 @@ static void write_timing(struct sq *q, struct sq_rec *r, const struct timing *tm
 			b_i64(q, ST_INFERENCE, 1, core_id);
 			b_u64(q, ST_INFERENCE, 2, in->model_id);
 			b_u64(q, ST_INFERENCE, 3, in->iteration);
-			b_u64(q, ST_INFERENCE, 4, in->start);
-			b_u64(q, ST_INFERENCE, 5, in->stop);
+			b_ts(q, ST_INFERENCE, 4, in->start);
+			b_ts(q, ST_INFERENCE, 5, in->stop);
 			b_u64(q, ST_INFERENCE, 6, in->stop - in->start);
 			b_u64(q, ST_INFERENCE, 7, in->status);
 			step(q, ST_INFERENCE);
@@ -522,8 +590,8 @@ static void write_timing(struct sq *q, struct sq_rec *r, const struct timing *tm
 			b_i64(q, ST_EXECUTION, 1, core_id);
 			b_u64(q, ST_EXECUTION, 2, k);
 			b_u64(q, ST_EXECUTION, 3, x->model_id);
-			b_u64(q, ST_EXECUTION, 4, x->start);
-			b_u64(q, ST_EXECUTION, 5, x->stop);
+			b_ts(q, ST_EXECUTION, 4, x->start);
+			b_ts(q, ST_EXECUTION, 5, x->stop);
 			b_u64(q, ST_EXECUTION, 6, x->stop - x->start);
 			b_u64(q, ST_EXECUTION, 7, x->iterations);
 			b_u64(q, ST_EXECUTION, 8, x->failed);
@@ -537,8 +605,8 @@ static void write_timing(struct sq *q, struct sq_rec *r, const struct timing *tm
 	}
 }
 
-static void write_recording(struct sq *q, const struct recording *rec, struct progress *pg,
-			    uint64_t *done)
+static void write_recording(struct sq *q, const struct recording *rec, int64_t machine_id,
+			    int64_t shift, struct progress *pg, uint64_t *done)
 {
 	struct sq_rec r = { 0 };
 	struct host_row *hr = NULL;
@@ -546,7 +614,9 @@ static void write_recording(struct sq *q, const struct recording *rec, struct pr
 	size_t nhr = 0;
 
 	b_string(q, ST_RECORDING, 1, rec->path);
+	b_i64(q, ST_RECORDING, 2, machine_id);
 	r.id = step(q, ST_RECORDING);
+	q->shift = shift;
 	timing_build(&tm, rec->files, rec->nfiles, NULL, rec->sys, rec->sys ? 1 : 0, NULL, 0);
 	for (size_t i = 0; i < rec->nfiles && !q->rc; i++) {
 		const struct prof_file *f = rec->files[i];
@@ -563,8 +633,15 @@ static void write_recording(struct sq *q, const struct recording *rec, struct pr
 		b_u64(q, ST_FILE, 8, in->session_id);
 		b_string(q, ST_FILE, 9, in->model_name);
 		b_u64(q, ST_FILE, 10, in->model_id);
-		b_u64(q, ST_FILE, 11, in->start_ns);
-		b_u64(q, ST_FILE, 12, in->stop_ns);
+		/* 0: not known, not a time. */
+		if (in->start_ns)
+			b_ts(q, ST_FILE, 11, in->start_ns);
+		else
+			b_null(q, ST_FILE, 11);
+		if (in->stop_ns)
+			b_ts(q, ST_FILE, 12, in->stop_ns);
+		else
+			b_null(q, ST_FILE, 12);
 		b_u64(q, ST_FILE, 13, in->clock_id);
 		file_id = step(q, ST_FILE);
 		for (size_t k = 0; k < f->nlqueues && !q->rc; k++)
@@ -579,27 +656,36 @@ static void write_recording(struct sq *q, const struct recording *rec, struct pr
 	free(r.dev_id);
 }
 
+/* A machine's row: its name, and how its times were put on the export's timeline. */
+static int64_t write_machine(struct sq *q, const struct machine *m)
+{
+	b_text(q, ST_MACHINE, 1, m->name);
+	b_text(q, ST_MACHINE, 2, m->hostname);
+	b_text(q, ST_MACHINE, 3, machine_clock_name(m->clock));
+	if (m->has_mapping) {
+		b_u64(q, ST_MACHINE, 4, m->map_monotonic_ns);
+		b_u64(q, ST_MACHINE, 5, m->map_realtime_ns);
+	} else {
+		b_null(q, ST_MACHINE, 4);
+		b_null(q, ST_MACHINE, 5);
+	}
+	b_i64(q, ST_MACHINE, 6, m->shift);
+	return step(q, ST_MACHINE);
+}
+
 int sqlite_export(const struct profile *prof, const char *source, const char *path,
 		  const char *name, struct progress *pg, struct export_stats *st)
 {
 	struct sq q = { .name = name, .stats = st };
 	struct recording *recs;
+	struct machines mach;
+	int64_t *mid;
 	size_t nrec;
 	uint64_t done = 0;
 	struct stat sb;
 	bool is_file = !stat(source, &sb) && !S_ISDIR(sb.st_mode);
 
 	memset(st, 0, sizeof(*st));
-	/* The schema's entry and instruction tables hold decoded members only. */
-	for (size_t i = 0; i < prof->nfiles; i++) {
-		if (file_is_raw(&prof->files[i])) {
-			fail("%s holds raw entries (format %s), which the SQLite schema has no "
-			     "table for: export them with --format json or perfetto",
-			     prof->files[i].path,
-			     raw_format_name(prof->files[i].info.device.raw_format));
-			return -1;
-		}
-	}
 	if (sqlite3_open_v2(path, &q.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
 	    SQLITE_OK) {
 		sq_fail(&q, "cannot open the database");
@@ -623,8 +709,17 @@ int sqlite_export(const struct profile *prof, const char *source, const char *pa
 	b_text(&q, ST_META, 2, source);
 	step(&q, ST_META);
 	recs = recordings_split(prof, source, is_file, &nrec);
+	machines_build(&mach, prof, recs, nrec);
+	st->machines = mach.n;
+	st->unmapped = mach.unmapped;
+	mid = xcalloc(mach.n + 1, sizeof(*mid));
+	for (size_t i = 0; i < mach.n && !q.rc; i++)
+		mid[i] = write_machine(&q, &mach.v[i]);
 	for (size_t i = 0; i < nrec && !q.rc; i++)
-		write_recording(&q, &recs[i], pg, &done);
+		write_recording(&q, &recs[i], mid[mach.rec_machine[i]],
+				mach.v[mach.rec_machine[i]].shift, pg, &done);
+	free(mid);
+	machines_free(&mach);
 	recordings_free(recs, nrec);
 	if (!q.rc)
 		exec_sql(&q, indices, "create the indices");

@@ -17,8 +17,11 @@
 #include "profile.h"
 #include "tool.h"
 
-/* profile_load_opts()'s @keep_going while it runs: a bad file is a warning. */
-static bool keep_going;
+/*
+ * profile_load_skipping()'s @why while it runs: a bad file is a warning
+ * saying why it is skipped; NULL, an error.
+ */
+static const char *skip_why;
 
 /* A problem with one file: an error, or with --keep-going a warning that it is skipped. */
 static void __attribute__((format(printf, 1, 2))) file_problem(const char *fmt, ...)
@@ -29,8 +32,8 @@ static void __attribute__((format(printf, 1, 2))) file_problem(const char *fmt, 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (keep_going)
-		warn("%s: skipped (--keep-going)", msg);
+	if (skip_why)
+		warn("%s: skipped (%s)", msg, skip_why);
 	else
 		fail("%s", msg);
 }
@@ -418,12 +421,18 @@ static void drop_file(struct prof_file *f)
 
 int profile_load_opts(const char *path, struct profile *p, bool keep, size_t *skipped)
 {
+	return profile_load_skipping(path, p, keep ? "--keep-going" : NULL, skipped);
+}
+
+int profile_load_skipping(const char *path, struct profile *p, const char *why, size_t *skipped)
+{
 	struct path_list l = { 0 }, sys = { 0 };
 	struct stat st;
 	size_t nskip = 0;
+	bool keep = why != NULL;
 
 	memset(p, 0, sizeof(*p));
-	keep_going = keep;
+	skip_why = why;
 	if (stat(path, &st)) {
 		fail("cannot open %s: %s", path, strerror(errno));
 		goto err;
@@ -499,7 +508,7 @@ int profile_load_opts(const char *path, struct profile *p, bool keep, size_t *sk
 	}
 	free_list(&l);
 	free_list(&sys);
-	keep_going = false;
+	skip_why = NULL;
 	if (skipped)
 		*skipped = nskip;
 	return 0;
@@ -508,7 +517,7 @@ err_free:
 err:
 	free_list(&l);
 	free_list(&sys);
-	keep_going = false;
+	skip_why = NULL;
 	if (skipped)
 		*skipped = nskip;
 	return -1;

@@ -94,6 +94,14 @@ int profile_load(const char *path, struct profile *p);
  * not NULL) counts them. A load that leaves nothing to read fails.
  */
 int profile_load_opts(const char *path, struct profile *p, bool keep_going, size_t *skipped);
+
+/*
+ * profile_load_skipping() - profile_load_opts() where @why (not NULL) is
+ * the reason a skipped file's warning gives ("--keep-going", or export's
+ * "the export goes on without it"); NULL fails on the first bad file.
+ */
+int profile_load_skipping(const char *path, struct profile *p, const char *why,
+			  size_t *skipped);
 void profile_free(struct profile *p);
 
 /*

@@ -32,6 +32,14 @@ differs and exits 1, or exits 0 when everything matches.
                                                instructions and busy_ns; per core,
                                                the inference and execution slices
                                                its inferences and executions
+  check.py schema-doc DB MAN RST              every table and view of the database
+                                               DB is documented, column by column, in
+                                               the man page MAN (its columns in
+                                               order, in italics under the table's
+                                               name) and in the schema table of RST
+                                               (each column as ``name`` on its row);
+                                               neither documents a table or view the
+                                               database lacks
   check.py doctor-json FILE
   check.py devices-json FILE KEY=VALUE...
   check.py same KIND A B                       A and B (outputs of the same
@@ -477,6 +485,60 @@ def same(kind, a, b):
         errors.append(f"unknown kind {kind}")
 
 
+def schema_doc(db, man, rst):
+    """The schema as the database has it, against its two documents."""
+    import re
+    con = sqlite3.connect(db)
+    schema = {}
+    for (name,) in con.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"
+                               " ORDER BY name"):
+        schema[name] = [r[1] for r in con.execute(f"PRAGMA table_info({name})")]
+    con.close()
+    # The man page: ".B name" after ".TP" in TABLES and Views, its paragraph
+    # running to the next .TP, .SS or .SH.
+    lines = open(man).read().split("\n")
+    man_cols = {}
+    i = 0
+    while i < len(lines):
+        if lines[i] == ".TP" and i + 1 < len(lines) and lines[i + 1].startswith(".B "):
+            name = lines[i + 1][3:].strip()
+            j = i + 2
+            while j < len(lines) and not re.match(r"^\.(TP|SS|SH)\b", lines[j]):
+                j += 1
+            para = "\n".join(lines[i + 2:j])
+            man_cols[name] = [a or b for a, b in
+                              re.findall(r"\\fI(\w+)\\fP|^\.IR? (\w+)", para, re.M)]
+            i = j
+        else:
+            i += 1
+    expect("man page tables and views", sorted(man_cols), sorted(schema))
+    for name, cols in schema.items():
+        if name in man_cols:
+            got = [c for c in man_cols[name] if c in cols]
+            expect(f"man page columns of {name}", got, cols)
+    # The reStructuredText schema table: rows start at column 0 with the
+    # table's name ("dma (view)"), continuation lines are indented.
+    text = open(rst).read()
+    m = re.search(r"^table +rows\n=+ +=+\n(.*?)^=+ +=+$", text, re.S | re.M)
+    if not m:
+        errors.append(f"{rst}: no schema table")
+        return
+    rows, cur = {}, None
+    for line in m.group(1).split("\n"):
+        if line and not line[0].isspace():
+            cur = line.split()[0]
+            rows[cur] = line[len(cur):]
+        elif cur:
+            rows[cur] += "\n" + line
+    expect("analysis.rst tables and views", sorted(rows), sorted(schema))
+    for name, cols in schema.items():
+        if name in rows:
+            have = set(re.findall(r"``(\w+)``", rows[name]))
+            missing = [c for c in cols if c not in have]
+            if missing:
+                errors.append(f"analysis.rst: {name} does not document {missing}")
+
+
 def main():
     cmd, path, *args = sys.argv[1:]
     try:
@@ -490,6 +552,8 @@ def main():
             perfetto(path, args[0], args[1:])
         elif cmd == "timeline-summary":
             timeline_summary(path, args[0])
+        elif cmd == "schema-doc":
+            schema_doc(path, args[0], args[1])
         elif cmd == "doctor-json":
             doctor_json(path, args)
         elif cmd == "devices-json":

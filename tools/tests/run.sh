@@ -514,10 +514,14 @@ suite() {
 	# clock mapping (trace_info.pb), c has none. On one timeline each keeps its
 	# own processes, and a's and b's timestamps move to CLOCK_REALTIME: the
 	# first iteration starts at 2000100 ns on each machine's CLOCK_MONOTONIC.
+	# Each machine starts at 1000000 (its files' start_ns; b's trace_info.pb
+	# says 5000000, earlier on its realtime clock: 1.7e18 - 3500000). c, on
+	# its own clock, is placed with its start on the mapped machines'
+	# earliest: moved by 1.7e18 - 4500000, never left 53 years before them.
 	t_export_machines() {
 		"$np" export --format json -o "$tmp/h.json" "$fx/hosts" >"$tmp/o" 2>"$tmp/e" || return 1
-		has "$tmp/h.json: 3 machines on one timeline (CLOCK_REALTIME, by their clock mappings); 1 without a mapping on its own clock" "$tmp/o" &&
-		has "warning: host-c: no clock mapping" "$tmp/e" &&
+		has "$tmp/h.json: 3 machines on one timeline (CLOCK_REALTIME, by their clock mappings); 1 without a mapping placed by its own clock at the start of the others" "$tmp/o" &&
+		has "warning: host-c: no clock mapping (trace_info.pb with start_ns and start_realtime_ns): placed by its own clock, its start on that of the mapped machines (moved by +1699999999995500000 ns)" "$tmp/e" &&
 		check chrome-json "$tmp/h.json" processes=3 "name:model 9 iteration=3" || return 1
 		"$py" - "$tmp/h.json" <<-'PY' || return 1
 		import decimal, json, sys
@@ -527,7 +531,7 @@ suite() {
 		             for e in d if e.get("name") == "model 9 iteration")
 		want = [("host-a", 2000100 - 1000000 + 1700000000000000000),
 		        ("host-b", 2000100 - 5000000 + 1700000000000500000),
-		        ("host-c", 2000100)]
+		        ("host-c", 2000100 - 1000000 + 1700000000000000000 - 3500000)]
 		if got != want:
 		    sys.exit(f"iterations at {got}, expected {want}")
 		if len(set(names)) != 3:
@@ -536,9 +540,68 @@ suite() {
 		mkdir -p "$tmp/pb2" && protoc --python_out="$tmp/pb2" -I"$repo/proto" "$proto" &&
 		"$np" export --format perfetto -o "$tmp/h.pftrace" "$fx/hosts" >/dev/null 2>&1 &&
 		check perfetto "$tmp/h.pftrace" "$tmp/pb2" processes=3 "track:host-a: device 0 (trn1 sim)=1" \
-			"track:host-c: device 0 (trn1 sim)=1"
+			"track:host-c: device 0 (trn1 sim)=1" || return 1
+		# No mapping anywhere: each machine on its own clock, all starting together.
+		rm -rf "$tmp/hn" && cp -r "$fx/hosts" "$tmp/hn" && rm "$tmp"/hn/*/trace_info.pb &&
+		"$np" export --format json -o "$tmp/hn.json" "$tmp/hn" >"$tmp/o" 2>"$tmp/e" || return 1
+		has "$tmp/hn.json: 3 machines on one timeline, none with a clock mapping: each placed by its own clock, all starting together" "$tmp/o" &&
+		count_is 3 "warning: host-.: no clock mapping .*its start on that of the earliest machine \(moved by \+0 ns\)" "$tmp/e" &&
+		"$py" -c 'import json,sys; d=json.load(open(sys.argv[1]))["traceEvents"]; t=sorted(e["ts"] for e in d if e.get("name") == "model 9 iteration"); sys.exit(0 if t == [2000.1] * 3 else f"iterations at {t}")' "$tmp/hn.json" || return 1
+		# Perfetto: the same times as JSON (the clock of its first slice of each machine).
+		"$py" - "$tmp/h.pftrace" "$tmp/pb2" <<-'PY'
+		import sys
+		sys.path.insert(0, sys.argv[2])
+		import perfetto_trace_pb2 as pb
+		t = pb.Trace(); t.ParseFromString(open(sys.argv[1], "rb").read())
+		ts = sorted(p.timestamp for p in t.packet if p.HasField("track_event") and p.timestamp)
+		if not ts or ts[-1] - ts[0] > 3600 * 10**9:
+		    sys.exit(f"events span {ts[-1] - ts[0] if ts else 0} ns: machines not on one timeline")
+		PY
 	}
 	run "export of three machines: one timeline by their clock mappings, one group each" t_export_machines
+
+	# The database puts the machines on the same timeline as JSON and says how.
+	t_sqlite_machines() {
+		rm -f "$tmp/h.db" &&
+		"$np" export --format sqlite -o "$tmp/h.db" "$fx/hosts" >"$tmp/o" 2>"$tmp/e" || return 1
+		has "$tmp/h.db: 3 machines on one timeline (CLOCK_REALTIME, by their clock mappings); 1 without a mapping placed by its own clock at the start of the others" "$tmp/o" &&
+		has "warning: host-c: no clock mapping" "$tmp/e" || return 1
+		[ "$(sqlite3 "$tmp/h.db" 'PRAGMA foreign_keys = ON; PRAGMA foreign_key_check' 2>&1)" = "" ] ||
+			{ echo "foreign keys broken"; return 1; }
+		[ "$(sqlite3 -separator ' ' "$tmp/h.db" "SELECT name, hostname, clock, coalesce(mapping_monotonic_ns, '-'),
+			coalesce(mapping_realtime_ns, '-'), offset_ns FROM machines ORDER BY id")" = "host-a fixture-host realtime 1000000 1700000000000000000 1699999999999000000
+host-b fixture-host realtime 5000000 1700000000000500000 1699999999995500000
+host-c fixture-host placed - - 1699999999995500000" ] || { echo "machines table:"; sqlite3 "$tmp/h.db" 'SELECT * FROM machines'; return 1; }
+		# Every time of the database as on the JSON timeline: the iterations,
+		# the files' starts, the instructions.
+		[ "$(sqlite3 -separator ' ' "$tmp/h.db" "SELECT m.name, i.start_ns FROM inferences i
+			JOIN cores c ON c.id = i.core_id JOIN recordings r ON r.id = c.recording_id
+			JOIN machines m ON m.id = r.machine_id ORDER BY m.name")" = "host-a $((2000100 - 1000000 + 1700000000000000000))
+host-b $((2000100 - 5000000 + 1700000000000500000))
+host-c $((2000100 - 4500000 + 1700000000000000000))" ] || { echo "inferences:"; sqlite3 "$tmp/h.db" 'SELECT * FROM inferences'; return 1; }
+		[ "$(sqlite3 "$tmp/h.db" "SELECT count(DISTINCT f.start_ns - m.offset_ns), count(*) FROM files f
+			JOIN recordings r ON r.id = f.recording_id JOIN machines m ON m.id = r.machine_id")" = "1|3" ] &&
+		[ "$(sqlite3 "$tmp/h.db" "SELECT max(ts) - min(ts) < 3600000000000 FROM instructions")" = 1 ] ||
+			{ echo "times not moved by their machine's offset"; return 1; }
+		# One machine: as recorded, offset 0, mapping kept.
+		rm -f "$tmp/h1.db" && "$np" export --format sqlite -o "$tmp/h1.db" "$fx/hosts/a" >/dev/null 2>"$tmp/e" &&
+		[ ! -s "$tmp/e" ] &&
+		[ "$(sqlite3 -separator ' ' "$tmp/h1.db" "SELECT name, clock, mapping_monotonic_ns, offset_ns FROM machines;
+			SELECT min(start_ns) FROM inferences")" = "host-a as recorded 1000000 0
+2000100" ] || { echo "one machine:"; sqlite3 "$tmp/h1.db" 'SELECT * FROM machines'; return 1; }
+	}
+	if command -v sqlite3 >/dev/null; then
+		run "export sqlite of three machines: the JSON timeline, a machines table referenced by recordings" t_sqlite_machines
+	else
+		skip_test "export sqlite of three machines" "no sqlite3 program"
+	fi
+	# The schema's two documents (the installed man page and analysis.rst)
+	# name every table, view and column of a database, the man page in order.
+	t_schema_doc() {
+		rm -f "$tmp/sd.db" && "$np" export --format sqlite -o "$tmp/sd.db" "$prof" >/dev/null &&
+		check schema-doc "$tmp/sd.db" "$repo/man/neuronprof-sqlite.5" "$repo/Documentation/analysis.rst"
+	}
+	run "export sqlite: neuronprof-sqlite(5) and analysis.rst document every table and column" t_schema_doc
 
 	t_export_stdout() {
 		"$np" export --format json "$basic" >"$tmp/stdout.json" || return 1
@@ -681,9 +744,38 @@ suite() {
 	}
 	run "export of raw entries: JSON and Perfetto instants 'raw <format>' with their bytes, capture times" t_raw_export
 
-	run "export sqlite of raw entries: refused, named" \
-		expect_exit 1 "raw/raw.ntff holds raw entries \(format neuron-v2\), which the SQLite schema has no table for" \
-		"$np" export --format sqlite -o "$tmp/raw.db" "$fx/raw"
+	# The database keeps raw entries as bytes: a row per ring entry with its
+	# device entry's index, its part, its capture time, and its queue; no
+	# instruction, entry or inference comes from them. Payload byte k of ring
+	# entry seq s is (0x40 * queue + 2 * s + k) & 0xff (gen_fixtures.c).
+	t_raw_sqlite() {
+		rm -f "$tmp/raw.db" &&
+		"$np" export --format sqlite -o "$tmp/raw.db" "$fx/raw" >"$tmp/o" || return 1
+		has "$tmp/raw.db: 9 entries from 1 file, 0 host events, 0 executions: " "$tmp/o" &&
+		has "$tmp/raw.db: 9 raw entries, not decoded, in raw_entries" "$tmp/o" || return 1
+		[ "$(sqlite3 "$tmp/raw.db" 'PRAGMA foreign_keys = ON; PRAGMA foreign_key_check; PRAGMA integrity_check')" = ok ] ||
+			{ echo "integrity or foreign keys"; return 1; }
+		[ "$(sqlite3 "$tmp/raw.db" 'SELECT count(*) FROM raw_entries; SELECT count(*) FROM entries;
+			SELECT count(*) FROM instructions; SELECT count(*) FROM inferences;
+			SELECT count(*) FROM queues; SELECT raw_format, raw_entry_size, clock_domain, provider FROM devices' |
+			tr '\n' ' ')" = "9 0 0 0 2 neuron-v2|64|captured|neuron " ] ||
+			{ echo "unexpected rows"; sqlite3 "$tmp/raw.db" 'SELECT * FROM devices; SELECT * FROM queues'; return 1; }
+		[ "$(sqlite3 -separator ' ' "$tmp/raw.db" "SELECT q.queue_type, q.engine, r.seq, r.ts, r.entry_index,
+			r.part, r.parts, length(r.bytes), hex(substr(r.bytes, 1, 4)), hex(substr(r.bytes, 32, 1))
+			FROM raw_entries r JOIN queues q ON q.id = r.queue_id
+			WHERE q.queue_type = 'TRACE' AND r.seq IN (0, 5) OR q.queue_type = 'DMA' AND r.seq = 1
+			ORDER BY r.rowid")" = "TRACE 0 0 3000100 0 0 2 32 40414243 5F
+TRACE 0 5 3000600 2 1 2 32 4A4B4C4D 69
+DMA 2 1 3000700 0 1 2 32 82838485 A1" ] ||
+			{ echo "raw rows:"; sqlite3 "$tmp/raw.db" 'SELECT queue_id, seq, ts, entry_index, part, parts, hex(bytes) FROM raw_entries'; return 1; }
+		"$np" summary --json "$fx/raw" >"$tmp/rs.json" &&
+		"$py" "$here/summary_check.py" sql "$tmp/rs.json" "$tmp/raw.db" "$repo/Documentation/analysis-queries.sql"
+	}
+	if command -v sqlite3 >/dev/null; then
+		run "export sqlite of raw entries: bytes, device entry index, part and capture time per ring entry; the raw_queues query gives summary's" t_raw_sqlite
+	else
+		skip_test "export sqlite of raw entries" "no sqlite3 program"
+	fi
 
 	t_perfetto_stdout() {
 		"$np" export --format perfetto "$basic" >"$tmp/stdout.pftrace" || return 1
@@ -701,7 +793,7 @@ suite() {
 		[ "$(sqlite3 "$tmp/p.db" 'PRAGMA integrity_check')" = ok ] &&
 		[ "$(sqlite3 "$tmp/p.db" 'SELECT count(*) FROM instructions; SELECT count(*) FROM entries;
 			SELECT count(*) FROM recordings; SELECT count(*) FROM host_events;
-			SELECT count(*) FROM sqlite_master WHERE type = "index" AND sql IS NOT NULL' | tr '\n' ' ')" = "20 38 2 6 8 " ] ||
+			SELECT count(*) FROM sqlite_master WHERE type = "index" AND sql IS NOT NULL' | tr '\n' ' ')" = "20 38 2 6 9 " ] ||
 			{ echo "unexpected row counts"; return 1; }
 		"$np" summary --json "$prof" >"$tmp/s.json" &&
 		"$py" "$here/summary_check.py" sql "$tmp/s.json" "$tmp/p.db" "$repo/Documentation/analysis-queries.sql" || return 1
@@ -748,8 +840,7 @@ suite() {
 					"$np" export --format perfetto -o "$tmp/x.$t.pftrace" "$p" >/dev/null 2>&1) ||
 					{ echo "$p: a command failed on the $t tree"; return 1; }
 				rm -f "$tmp/x.$t.db"
-				[ "$p" = raw ] ||
-					(cd "$d" && "$np" export --format sqlite -o "$tmp/x.$t.db" "$p" >/dev/null) ||
+				(cd "$d" && "$np" export --format sqlite -o "$tmp/x.$t.db" "$p" >/dev/null 2>&1) ||
 					{ echo "$p: export sqlite failed on the $t tree"; return 1; }
 			done
 			check same summary-json "$tmp/sum.w.json" "$tmp/sum.s.json" &&
@@ -762,7 +853,7 @@ suite() {
 				tables=$((tables + 1))
 			fi
 		done
-		[ "$tables" -eq 5 ] || { echo "$tables databases compared, expected 5"; return 1; }
+		[ "$tables" -eq 6 ] || { echo "$tables databases compared, expected 6"; return 1; }
 		# The second implementation of summary takes a queue as its records too.
 		"$np" dump --json "$s/jitter.ntff" >"$tmp/ds.json" &&
 		"$np" summary --json --top 4 "$s/jitter.ntff" >"$tmp/ss.json" &&
@@ -847,6 +938,41 @@ suite() {
 	}
 	run "summary --keep-going: the bad file named and skipped, the rest summarized, exit 1" \
 		t_summary_keep_going
+
+	# export of a directory goes on without a file that does not read: every
+	# format written, with the rest, the file named; exit status 1. A raw file
+	# beside it is exported too.
+	t_export_skips_bad_file() {
+		local f o
+		cp -r "$fx/raw" "$fx/mixed/" || return 1
+		for f in json perfetto sqlite; do
+			o=$tmp/mixed.$f
+			rm -f "$o"
+			"$np" export --format "$f" -o "$o" "$fx/mixed" >"$tmp/s" 2>"$tmp/e"
+			[ $? -eq 1 ] || { echo "$f: expected exit 1"; cat "$tmp/e"; return 1; }
+			has "warning: $fx/mixed/b.ntff: truncated: metadata" "$tmp/e" &&
+			has "skipped (the export goes on without it)" "$tmp/e" &&
+			has "1 file of $fx/mixed skipped: the export leaves it out" "$tmp/e" &&
+			has "$o: 55 entries from 2 files" "$tmp/s" &&
+			[ -s "$o" ] || { echo "$f"; return 1; }
+		done
+		check chrome-json "$tmp/mixed.json" "name:raw neuron-v2=9" &&
+		[ "$(sqlite3 "$tmp/mixed.sqlite" 'SELECT count(*) FROM files; SELECT count(*) FROM raw_entries;
+			SELECT count(*) FROM instructions' | tr '\n' ' ')" = "2 9 16 " ] ||
+			{ echo "database rows"; return 1; }
+		# A FILE operand that does not read still fails, and writes nothing.
+		rm -f "$tmp/one.json"
+		expect_exit 1 "mixed/b.ntff: truncated: metadata" \
+			"$np" export --format json -o "$tmp/one.json" "$fx/mixed/b.ntff" &&
+		[ ! -e "$tmp/one.json" ] || { echo "output written for a bad FILE"; return 1; }
+		rm -rf "$fx/mixed/raw"
+	}
+	if command -v sqlite3 >/dev/null; then
+		run "export of a directory with a bad file: named, skipped, the rest exported, exit 1" \
+			t_export_skips_bad_file
+	else
+		skip_test "export of a directory with a bad file" "no sqlite3 program"
+	fi
 
 	t_summary_paths() {
 		"$np" summary --json "$basic" "$fx/gap.ntff" "$prof" >"$tmp/s.json" || return 1

@@ -549,6 +549,14 @@ def sql_check(summary_path, db, queries):
                       "seq_gaps"))
                 expect(f"{rp} loss {lo['file']} record {lo['record']} explained",
                        bool(r["explained"]), lo["explained"])
+        for rq in rec.get("raw_queues", []):
+            want["raw_queues"] += 1
+            r = one("raw_queues", recording=rp, file=rq["file"], record=rq["record"])
+            if r:
+                same(f"{rp} raw queue {rq['file']} record {rq['record']}", r, rq,
+                     ("records", "queue_type", "target_kind", "target_index", "engine", "device",
+                      "core", "format", "clock_domain", "entries", "device_entries", "lost",
+                      "seq_gaps"))
         for t in (rec["host"] or {}).get("event_types", []):
             want["host_events"] += 1
             r = one("host_events", recording=rp, name=t["name"])

@@ -501,6 +501,17 @@ PY
 	"$py" "$here/check.py" perfetto "$work/raw.pftrace" "$work/pb2" "name:raw neuron-v2=$n" \
 		"track:executions=0" || bad "export of the raw recording (JSON: $n raw instants)"
 	[ "${n:-0}" -gt 0 ] || bad "no raw instants in the JSON export"
+	# The database holds the same ring entries as bytes, and its raw_queues
+	# and losses queries give summary's numbers.
+	if command -v sqlite3 >/dev/null; then
+		rm -f "$work/raw.db"
+		"$np" export --format sqlite -o "$work/raw.db" "$out/raw" >>"$work/raw-export.txt" ||
+			bad "export sqlite of $out/raw: $(cat "$work/raw-export.txt")"
+		[ "$(sqlite3 "$work/raw.db" 'SELECT count(*) FROM raw_entries')" = "${n:-0}" ] ||
+			bad "export sqlite of the raw recording: raw_entries rows differ from the JSON's $n raw instants"
+		"$py" "$here/summary_check.py" sql "$work/raw-summary.json" "$work/raw.db" \
+			"$repo/Documentation/analysis-queries.sql" || bad "SQL queries on the raw recording"
+	fi
 fi
 
 exit "$failed"
