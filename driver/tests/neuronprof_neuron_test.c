@@ -2,7 +2,7 @@
 /*
  * KUnit suite neuronprof_neuron: the provider for neuron.ko devices
  * (driver/neuron/provider.c) driven through the hook by the fake neuron.ko
- * (driver/neuron/fake.c): devices come and go, queues are programmed in host
+ * (driver/tests/fake_neuron.c): devices come and go, queues are programmed in host
  * memory per the public register map, the "hardware" writes synthetic
  * entries and the "runtime" consumes them and writes heads. Every case
  * checks that what the runtime consumed was delivered or counted as lost,
@@ -19,7 +19,7 @@
 #include <linux/string.h>
 
 #include "core/neuronprof_core.h"
-#include "neuron/fake.h"
+#include "fake_neuron.h"
 #include "neuron/neuron.h"
 
 #define NN_RING		(64 * 64)	/* device ring: 64 entries of 64 bytes */

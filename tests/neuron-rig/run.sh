@@ -204,6 +204,23 @@ for s in $(printf '%s ' "${scenarios[@]// /,}"); do
 	echo \$? >/out/\$name.record.rc
 	rmmod neuronprof_neuron
 done
+# A queue in device memory: the runtime asks for one before the capture
+# starts; subscribing to it must fail saying why, not give an empty ring.
+modprobe neuronprof_neuron
+/rig/nrt_play reset realloc:core:0:0:3:4096:dev >/out/devmem.play 2>&1
+echo \$? >/out/devmem.play.rc
+/rig/neuronprof record --mode session --ring-size 1M --duration 60 -o /out/devmem \\
+	-- /rig/inspect_run /tmp/devmem.ready >/out/devmem.record 2>&1 &
+rp=\$!
+n=0
+while [ ! -e /tmp/devmem.ready ] && [ \$n -lt 100 ] && kill -0 \$rp 2>/dev/null; do
+	sleep 0.1
+	n=\$((n + 1))
+done
+kill -TERM \$(pidof inspect_run) 2>/dev/null
+wait \$rp
+echo \$? >/out/devmem.record.rc
+rmmod neuronprof_neuron
 # Calibration: neuronprof calibrate names the entry size and head unit the
 # emulated hardware and the runtime use, without being told.
 modprobe neuronprof_neuron
@@ -269,6 +286,11 @@ for s in "${scenarios[@]}"; do
 	result "$name: every consumed byte arrives, delivered + lost = consumed (core, TRACE_DMA, TopSP)" $rc "$work/$name.check"
 	[ $rc -eq 0 ] && sed 's/^/# /' "$work/$name.check"
 done
+
+[ "$(cat "$out/devmem.play.rc" 2>/dev/null)" = 0 ] &&
+	grep -q "in device memory, which neuronprof does not capture" "$out/devmem.record" 2>/dev/null
+result "a queue in device memory: subscribing fails and record says why" $? "$out/devmem.record"
+[ -s "$out/devmem.play" ] && sed 's/^/# /' "$out/devmem.play" | head -n 3
 
 m=0
 for unit in index byte counter; do

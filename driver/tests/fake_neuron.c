@@ -25,7 +25,7 @@
  * and a device removal halt (queue_halted) before freeing, as
  * nnq_destroy_nc() and neuron_pci_remove() do.
  *
- * Control: the functions of fake.h (KUnit), or debugfs
+ * Control: the functions of fake_neuron.h (KUnit), or debugfs
  * neuronprof_fake_neuron/ctl (kselftests): write one command, read back the
  * result of the last one:
  *   add ARCH NC TS | remove DEV | program DEV TARGET ID TYPE INSTANCE SIZE |
@@ -48,8 +48,8 @@
 #include <linux/uaccess.h>
 #include <kunit/visibility.h>
 
-#include "fake.h"
-#include "neuron_nq_hook.h"
+#include "fake_neuron.h"
+#include "neuron/neuron_nq_hook.h"
 
 #define NQ_REGS_START		0x100
 #define NQ_REG_SIZE		0x28

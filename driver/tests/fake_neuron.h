@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * neuronprof_fake_neuron: a test module that stands in for the patched
- * neuron.ko (see fake.c). Its calls, for the KUnit suite.
+ * neuron.ko (see fake_neuron.c). Its calls, for the KUnit suite.
  */
 #ifndef _NEURONPROF_FAKE_NEURON_H_
 #define _NEURONPROF_FAKE_NEURON_H_
