@@ -346,6 +346,7 @@ static void nprof_sim_exec_program(const struct drm_neuronprof_sim_exec *args,
 				   struct nprof_sim_program *prog)
 {
 	*prog = (struct nprof_sim_program) {
+		.seed = READ_ONCE(nprof_sim_seed),
 		.model_id = args->model_id,
 		.iterations = args->iterations,
 		.dma_transfers = args->dma_transfers,

@@ -35,6 +35,12 @@ static char *nprof_sim_arch_name = "trn2";
 module_param_named(arch, nprof_sim_arch_name, charp, 0444);
 MODULE_PARM_DESC(arch, "Architecture of the devices created at load and of new_device without one: trn1, inf2 or trn2 (default trn2)");
 
+/* Read by every execution (device.c); changes apply to the next one. */
+unsigned long long nprof_sim_seed;
+EXPORT_SYMBOL_IF_KUNIT(nprof_sim_seed);
+module_param_named(seed, nprof_sim_seed, ullong, 0644);
+MODULE_PARM_DESC(seed, "Seed of the device-time model's jitter: a program and a seed give the same timings (default 0)");
+
 /* The architecture named by the arch parameter, checked at load. */
 static const struct nprof_sim_arch *nprof_sim_default_arch;
 

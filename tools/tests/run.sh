@@ -16,8 +16,9 @@
 #
 # The end-to-end test of `record` (SESSION and MODEL capture, the system
 # profile) runs the tool inside a QEMU VM with the
-# modules (scripts/vm-run.sh); it is skipped when the modules are not built
-# (make modules) or NPROF_SKIP_VM=1.
+# modules (scripts/vm-run.sh), and so does vm_model.sh (recordings against
+# the simulator's device-time model); they are skipped when the modules are
+# not built (make modules) or NPROF_SKIP_VM=1.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -905,6 +906,14 @@ suite() {
 		else
 			run "record in a VM: devices, doctor, record, summary, export (see vm.sh)" \
 				bash -c "tail -n 60 '$tmp/vm.log'; exit 1"
+		fi
+		bash "$here/vm_model.sh" "$build" "$tmp/vm_model" >"$tmp/vm_model.log" 2>&1
+		vm_rc=$?
+		if [ "$vm_rc" -eq 0 ]; then
+			run "recordings in a VM equal the simulator's device-time model (see vm_model.sh)" true
+		else
+			run "recordings in a VM equal the simulator's device-time model (see vm_model.sh)" \
+				bash -c "tail -n 60 '$tmp/vm_model.log'; exit 1"
 		fi
 	fi
 }
