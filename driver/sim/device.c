@@ -8,12 +8,14 @@
  * Removal while userspace holds subscriptions or mappings is the core's job
  * (DEAD rings, ENODEV); ours is that nothing of the simulator still produces
  * into the device: remove sets @dying, which makes executions stop with
- * -ENODEV within NPROF_SIM_POLL_INTERVAL notifications and stalled flushes
- * return, then takes every core's execution lock before unregistering.
+ * -ENODEV within NPROF_SIM_POLL_INTERVAL notifications (and wakes those
+ * sleeping for their pace) and stalled flushes return, then takes every
+ * core's execution lock before unregistering.
  */
 
 #include <linux/bitmap.h>
 #include <linux/device.h>
+#include <linux/hrtimer.h>
 #include <linux/export.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -242,6 +244,8 @@ static int nprof_sim_flush(struct nprof_device *ndev,
  * @batch: consecutive entries of one queue not yet handed to the core.
  * @span: room in a ring the generator builds TRACE entries in.
  * @spanned: @span is held (between reserve and commit).
+ * @host_start: CLOCK_MONOTONIC when the execution started.
+ * @scale: the time_scale parameter when it started (0: not paced).
  */
 struct nprof_sim_exec_ctx {
 	struct nprof_sim_run run;
@@ -252,7 +256,40 @@ struct nprof_sim_exec_ctx {
 	struct neuronprof_notification *batch;
 	struct nprof_notify_span span;
 	bool spanned;
+	u64 host_start;
+	u32 scale;
 };
+
+/* Pacing sleeps only when the device is this far ahead of the host. */
+#define NPROF_SIM_PACE_AHEAD_NS		(50 * NSEC_PER_USEC)
+/* How late a pacing sleep may end, so wakeups can be merged. */
+#define NPROF_SIM_PACE_SLACK_NS		(20 * NSEC_PER_USEC)
+
+/*
+ * Pacing: the host clock follows the device's. The entries up to device time
+ * run->last_ts are produced; sleep until the host clock reaches the time
+ * they took on the device (scaled by time_scale), if that is more than
+ * @ahead away. Removal and a fatal signal end the sleep; the caller checks
+ * for them.
+ */
+static void nprof_sim_exec_pace(struct nprof_sim_exec_ctx *ctx, u64 ahead)
+{
+	struct nprof_sim_run *run = &ctx->run;
+	DEFINE_WAIT(wait);
+	u64 target;
+	ktime_t kt;
+
+	if (!ctx->scale || run->last_ts <= run->start_ns)
+		return;
+	target = ctx->host_start + div_u64((run->last_ts - run->start_ns) * ctx->scale, 100);
+	if (target <= ktime_get_ns() + ahead)
+		return;
+	kt = ns_to_ktime(target);
+	prepare_to_wait(&ctx->sdev->dying_wq, &wait, TASK_KILLABLE);
+	if (!READ_ONCE(ctx->sdev->dying) && !fatal_signal_pending(current))
+		schedule_hrtimeout_range(&kt, NPROF_SIM_PACE_SLACK_NS, HRTIMER_MODE_ABS);
+	finish_wait(&ctx->sdev->dying_wq, &wait);
+}
 
 /* Hand the staged entries to the core: one lookup, lock and wakeup. */
 static void nprof_sim_exec_flush_batch(struct nprof_sim_exec_ctx *ctx)
@@ -332,6 +369,7 @@ static int nprof_sim_exec_poll(struct nprof_sim_run *run, bool boundary)
 
 	/* What was produced so far is in the rings before anyone looks. */
 	nprof_sim_exec_flush_batch(ctx);
+	nprof_sim_exec_pace(ctx, NPROF_SIM_PACE_AHEAD_NS);
 	if (READ_ONCE(ctx->sdev->dying))
 		return -ENODEV;
 	if (fatal_signal_pending(current))
@@ -364,7 +402,10 @@ static void nprof_sim_exec_program(const struct drm_neuronprof_sim_exec *args,
  * Executions on one core are serialised; their notifications go into the
  * started queues of the core and of its TopSPs. @args were validated by the
  * core (struct nprof_hw_ops); waking the pollers afterwards is the core's
- * job too.
+ * job too. The execution is paced by the device-time model: with the
+ * time_scale parameter at 100 it takes the host as long as the device (its
+ * entries are produced as their device time passes, the caller sleeping
+ * meanwhile); 0 produces at memory speed.
  *
  * Return: 0; -EINTR when
  * interrupted while waiting for the core or killed; -ETIMEDOUT when
@@ -410,10 +451,21 @@ int nprof_sim_exec(struct nprof_device *ndev, struct drm_neuronprof_sim_exec *ar
 	if (atomic_xchg(nprof_sim_knob(sdev, NPROF_SIM_EXEC_ERROR), 0))
 		prog.error = true;
 	ctx.run.last_ts = core->last_ts;
+	ctx.scale = READ_ONCE(nprof_sim_time_scale);
+	ctx.host_start = ktime_get_ns();
+	ctx.run.start_ns = ctx.host_start;
 
 	ret = nprof_sim_program_run(&ctx.run);
 	nprof_sim_exec_flush_batch(&ctx);
 	kfree(ctx.batch);
+	/* A device's execution ends when its last entry is due. */
+	if (!ret) {
+		nprof_sim_exec_pace(&ctx, 0);
+		if (READ_ONCE(sdev->dying))
+			ret = -ENODEV;
+		else if (fatal_signal_pending(current))
+			ret = -EINTR;
+	}
 
 	core->last_ts = ctx.run.last_ts;
 	args->status = ctx.run.status;

@@ -41,11 +41,11 @@
  * program's seed (nprof_sim_jitter_seed()).
  */
 static const u16 nprof_sim_op_base[NEURONPROF_MAX_ENGINES] = {
-	400, 200, 150, 300, 40, 100, 100, 100,
+	4000, 2000, 1500, 3000, 400, 1000, 1000, 1000,
 };
 
 static const u16 nprof_sim_op_step[NEURONPROF_MAX_ENGINES] = {
-	25, 10, 8, 15, 2, 5, 5, 5,
+	250, 100, 80, 150, 20, 50, 50, 50,
 };
 
 /**
@@ -248,6 +248,9 @@ static int nprof_sim_trace_reserved(struct nprof_sim_run *run, u32 engine, u32 i
 		produced = written ? written : want;
 		for (; j < produced; j++)
 			nprof_sim_clock_next(clk, i + j);
+		/* Done when the batch's last instruction is: what pacing waits for. */
+		if (clk->ts > run->last_ts)
+			run->last_ts = clk->ts;
 		ret = run->commit(run, &q, written, produced);
 		if (!ret)
 			ret = nprof_sim_emitted(run, produced);

@@ -144,14 +144,14 @@ struct nprof_sim_run {
  * The device-time model (program.c, Documentation/simulator.rst "Device
  * time"), in nanoseconds of device time.
  */
-#define NPROF_SIM_LAUNCH_NS		250	/* INFER start to the units' start */
-#define NPROF_SIM_SYNC_NS		120	/* last unit done to INFER stop */
-#define NPROF_SIM_RELAUNCH_NS		480	/* INFER stop to the next start */
+#define NPROF_SIM_LAUNCH_NS		1000	/* INFER start to the units' start */
+#define NPROF_SIM_SYNC_NS		500	/* last unit done to INFER stop */
+#define NPROF_SIM_RELAUNCH_NS		2000	/* INFER stop to the next start */
 #define NPROF_SIM_DMA_SETUP_NS		64	/* per transfer */
 #define NPROF_SIM_DMA_BYTES_PER_NS	32	/* 32 GB/s */
-#define NPROF_SIM_TOPSP_NS		900	/* first TopSP of a core */
-#define NPROF_SIM_TOPSP_STEP_NS		150	/* more per further TopSP */
-#define NPROF_SIM_JITTER_MASK		63	/* jitter 0..63 ns per instruction */
+#define NPROF_SIM_TOPSP_NS		9000	/* first TopSP of a core */
+#define NPROF_SIM_TOPSP_STEP_NS		1500	/* more per further TopSP */
+#define NPROF_SIM_JITTER_MASK		511	/* jitter 0..511 ns per instruction */
 #define NPROF_SIM_THROTTLE_LEVELS	3
 
 /* Percent of the full clock at throttle level @level (0: not throttled). */
@@ -160,8 +160,12 @@ static inline u32 nprof_sim_throttle_pct(u32 level)
 	return 100 - 25 * level;
 }
 
-/* The seed module parameter (main.c). */
+/* The seed and time_scale module parameters (main.c). */
 extern unsigned long long nprof_sim_seed;
+extern unsigned int nprof_sim_time_scale;
+
+/* Largest time_scale: an execution 1000 times slower than the device. */
+#define NPROF_SIM_MAX_TIME_SCALE	100000
 
 u32 nprof_sim_op_cost_ns(u32 engine, u32 op, u32 level);
 u64 nprof_sim_dma_ns(u64 bytes);

@@ -391,8 +391,8 @@ static void sim_program_timestamps(struct kunit *test)
  */
 static u32 ref_cost(u32 engine, u32 k, u32 level)
 {
-	static const u32 base[8] = { 400, 200, 150, 300, 40, 100, 100, 100 };
-	static const u32 step[8] = { 25, 10, 8, 15, 2, 5, 5, 5 };
+	static const u32 base[8] = { 4000, 2000, 1500, 3000, 400, 1000, 1000, 1000 };
+	static const u32 step[8] = { 250, 100, 80, 150, 20, 50, 50, 50 };
 	u32 cost = base[engine] + step[engine] * ((7 * k) % 32);
 
 	return cost * 100 / (100 - 25 * level);
@@ -443,7 +443,7 @@ static void ref_iteration(const struct nprof_sim_program *p, u32 engines, u32 to
 
 	memset(r, 0, sizeof(*r));
 	r->t0 = t0;
-	r->launch = t0 + 250;
+	r->launch = t0 + 1000;
 	r->level = p->throttle ? it % 3 + 1 : 0;
 	r->engine_start = r->launch + (p->dma_transfers ? ref_dma(0) : 0);
 	done = r->launch;
@@ -455,7 +455,7 @@ static void ref_iteration(const struct nprof_sim_program *p, u32 engines, u32 to
 		for (i = 0; i < p->instructions[e]; i++) {
 			if (i < REF_MAX_INSNS)
 				insn_ts[e][i] = ts;
-			ts += ref_cost(e, i % 32, r->level) + (ref_xorshift(&x) & 63);
+			ts += ref_cost(e, i % 32, r->level) + (ref_xorshift(&x) & 511);
 		}
 		r->engine_end[e] = ts;
 		done = max(done, ts);
@@ -466,8 +466,8 @@ static void ref_iteration(const struct nprof_sim_program *p, u32 engines, u32 to
 	r->dma_end = ts;
 	done = max(done, ts);
 	if (topsps)
-		done = max(done, r->launch + 900 + 150 * (topsps - 1));
-	r->stop = done + 120;
+		done = max(done, r->launch + 9000 + 1500 * (topsps - 1));
+	r->stop = done + 500;
 }
 
 /* Every entry of a program at the time the model gives it, from a given start. */
@@ -503,7 +503,7 @@ static void sim_model_schedule(struct kunit *test)
 		if (n->iteration != it) {
 			it = n->iteration;
 			ref_iteration(&prog, c->engines, c->topsps_per_core, it, next, &r, insn);
-			next = r.stop + 480;
+			next = r.stop + 2000;
 			dma_i = 0;
 			dma_ts = r.launch;
 		}
@@ -531,11 +531,11 @@ static void sim_model_schedule(struct kunit *test)
 			break;
 		case NEURONPROF_QT_ERROR:
 		case NEURONPROF_QT_TOPSP_ERROR:
-			want = r.stop - 120;
+			want = r.stop - 500;
 			break;
 		case NEURONPROF_QT_TOPSP_EVENT:
 			want = n->code == NPROF_SIM_EVENT_START ? r.launch :
-			       r.launch + 900 + 150 * (q->q.index - first_topsp);
+			       r.launch + 9000 + 1500 * (q->q.index - first_topsp);
 			break;
 		default:
 			want = r.launch;
@@ -553,9 +553,9 @@ static void sim_model_costs(struct kunit *test)
 {
 	u32 e, k, j;
 
-	KUNIT_EXPECT_EQ(test, nprof_sim_op_cost_ns(0, 0, 0), 400U);
-	KUNIT_EXPECT_EQ(test, nprof_sim_op_cost_ns(0, 1, 0), 575U);
-	KUNIT_EXPECT_EQ(test, nprof_sim_op_cost_ns(4, 31, 0), 40U + 2 * 25);
+	KUNIT_EXPECT_EQ(test, nprof_sim_op_cost_ns(0, 0, 0), 4000U);
+	KUNIT_EXPECT_EQ(test, nprof_sim_op_cost_ns(0, 1, 0), 5750U);
+	KUNIT_EXPECT_EQ(test, nprof_sim_op_cost_ns(4, 31, 0), 400U + 20 * 25);
 	for (e = 0; e < NEURONPROF_MAX_ENGINES; e++) {
 		for (k = 0; k < 32; k++) {
 			u32 full = nprof_sim_op_cost_ns(e, k, 0);
@@ -611,7 +611,7 @@ static void sim_model_concurrency(struct kunit *test)
 	struct nprof_sim_program one = { .iterations = 1, .instructions = { 64 } };
 	struct nprof_sim_program two = { .iterations = 1, .instructions = { 64, 64 } };
 	struct nprof_sim_program dma = { .iterations = 1, .instructions = { 1 },
-					 .dma_transfers = 400 };
+					 .dma_transfers = 1000 };
 	u64 busy1, busy2, len1, len2, lend, busyd, bytes = 0;
 	u32 i;
 
@@ -620,12 +620,12 @@ static void sim_model_concurrency(struct kunit *test)
 	/* Engine 0 is the slower: adding engine 1 does not lengthen the iteration. */
 	KUNIT_EXPECT_EQ(test, len1, len2);
 	KUNIT_EXPECT_GT(test, busy2, busy1);
-	KUNIT_EXPECT_EQ(test, len1, 250 + busy1 + 120);
-	/* 400 transfers outlast one instruction: the iteration is the DMA's. */
+	KUNIT_EXPECT_EQ(test, len1, 1000 + busy1 + 500);
+	/* 1000 transfers outlast one instruction: the iteration is the DMA's. */
 	lend = sim_model_stop_of(test, &dma, 2, &busyd);
-	for (i = 0; i < 400; i++)
+	for (i = 0; i < 1000; i++)
 		bytes += 4096ULL << (i % 4);
-	KUNIT_EXPECT_EQ(test, lend, 250 + 400 * 64 + bytes / 32 + 120);
+	KUNIT_EXPECT_EQ(test, lend, 1000 + 1000 * 64 + bytes / 32 + 500);
 	/* Same program and seed: same times; another seed: other jitter. */
 	KUNIT_EXPECT_EQ(test, sim_model_stop_of(test, &one, 2, &busy2), len1);
 	one.seed = 1;
@@ -814,12 +814,20 @@ static struct kunit_suite sim_program_suite = {
 struct sim_test_ctx {
 	struct nprof_sub *subs[SIM_TEST_MAX_SUBS];
 	unsigned int nr_subs;
+	unsigned int time_scale;	/* the parameter's value before the test */
 };
 
 static int sim_device_init(struct kunit *test)
 {
-	test->priv = kunit_kzalloc(test, sizeof(struct sim_test_ctx), GFP_KERNEL);
-	return test->priv ? 0 : -ENOMEM;
+	struct sim_test_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+
+	if (!ctx)
+		return -ENOMEM;
+	test->priv = ctx;
+	/* Unpaced unless a test asks: executions run at memory speed. */
+	ctx->time_scale = nprof_sim_time_scale;
+	WRITE_ONCE(nprof_sim_time_scale, 0);
+	return 0;
 }
 
 static void sim_device_exit(struct kunit *test)
@@ -830,6 +838,7 @@ static void sim_device_exit(struct kunit *test)
 	while (ctx->nr_subs)
 		nprof_sub_destroy(ctx->subs[--ctx->nr_subs]);
 	nprof_sim_dev_del(SIM_TEST_ID);
+	WRITE_ONCE(nprof_sim_time_scale, ctx->time_scale);
 }
 
 static struct nprof_sim_device *sim_test_dev_new(struct kunit *test, u32 id,
@@ -1150,7 +1159,7 @@ static int sim_test_exec_fn(void *data)
 #define SIM_TEST_LONG_INSNS		(NEURONPROF_SIM_MAX_INSTRUCTIONS / 2 - 16)
 
 /* del_device during a long execution stops it with -ENODEV and waits. */
-static void sim_device_del_during_exec(struct kunit *test)
+static void sim_test_del_during_exec(struct kunit *test, unsigned int scale)
 {
 	struct nprof_sim_device *sdev = sim_test_dev_new(test, SIM_TEST_ID, "trn1");
 	struct sim_test_exec_thread *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
@@ -1171,6 +1180,7 @@ static void sim_device_del_during_exec(struct kunit *test)
 	KUNIT_ASSERT_LE(test, nprof_sim_program_count(&prog, 4, 3, NULL),
 			NEURONPROF_SIM_MAX_NOTIFICATIONS);
 
+	WRITE_ONCE(nprof_sim_time_scale, scale);
 	task = kthread_run(sim_test_exec_fn, t, "nprof_sim_test_exec");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
 	for (waited = 0; !mutex_is_locked(&sdev->cores[1].exec_lock) && waited < 5000;
@@ -1184,6 +1194,62 @@ static void sim_device_del_during_exec(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, completion_done(&t->done));
 	wait_for_completion(&t->done);
 	KUNIT_EXPECT_EQ(test, t->ret, -ENODEV);
+}
+
+static void sim_device_del_during_exec(struct kunit *test)
+{
+	sim_test_del_during_exec(test, 0);
+}
+
+/* A paced execution, asleep until the device catches up, stops at once too. */
+static void sim_device_del_during_paced_exec(struct kunit *test)
+{
+	u64 t0 = ktime_get_ns();
+
+	sim_test_del_during_exec(test, NPROF_SIM_MAX_TIME_SCALE);
+	/* Its device time is hours at that scale; the sleep did not last. */
+	KUNIT_EXPECT_LT(test, ktime_get_ns() - t0, 30ULL * NSEC_PER_SEC);
+}
+
+/*
+ * Paced executions take the host the program's device time times
+ * time_scale / 100, and at 100 % or more no entry is stamped after the
+ * execution ended.
+ */
+static void sim_device_exec_paced(struct kunit *test)
+{
+	static const unsigned int scales[] = { 100, 400, 0 };
+	struct nprof_sim_device *sdev = sim_test_dev_new(test, SIM_TEST_ID, "trn1");
+	struct drm_neuronprof_sim_exec args;
+	struct nprof_sub *infer;
+	unsigned int k;
+
+	infer = sim_test_subscribe(test, sdev, NEURONPROF_TARGET_CORE, 0,
+				   NEURONPROF_QT_INFER_STATUS, 0, PAGE_SIZE);
+	for (k = 0; k < ARRAY_SIZE(scales); k++) {
+		const struct nprof_ring *r = &infer->ring;
+		const struct neuronprof_notification *first, *last;
+		u64 before, after, device;
+
+		WRITE_ONCE(nprof_sim_time_scale, scales[k]);
+		sim_test_exec_args(&args, 0, 3, 100);
+		before = ktime_get_ns();
+		KUNIT_ASSERT_EQ(test, sim_test_exec(sdev->ndev, &args), 0);
+		after = ktime_get_ns();
+		KUNIT_ASSERT_EQ(test, r->prod - r->cons, 6ULL * NPROF_ENTRY_SIZE);
+		first = (const void *)(r->data + (r->cons & (r->size - 1)));
+		last = (const void *)(r->data + ((r->prod - NPROF_ENTRY_SIZE) & (r->size - 1)));
+		/* 3 iterations of 100 instructions of at least 4 us on engine 0. */
+		device = last->timestamp_ns - first->timestamp_ns;
+		KUNIT_EXPECT_GT(test, device, 3ULL * 100 * 4000);
+		KUNIT_EXPECT_GE_MSG(test, after - before, div_u64(device * scales[k], 100),
+				    "time_scale %u", scales[k]);
+		if (scales[k] >= 100) {
+			KUNIT_EXPECT_GE(test, (u64)first->timestamp_ns, before);
+			KUNIT_EXPECT_LE(test, (u64)last->timestamp_ns, after);
+		}
+		nprof_ring_consume(&infer->ring, infer->ring.prod);
+	}
 }
 
 /*
@@ -1429,6 +1495,8 @@ static struct kunit_case sim_device_cases[] = {
 	KUNIT_CASE(sim_device_exec_bad_args),
 	KUNIT_CASE(sim_device_exec_timeout_and_error_knob),
 	KUNIT_CASE(sim_device_del_during_exec),
+	KUNIT_CASE(sim_device_del_during_paced_exec),
+	KUNIT_CASE(sim_device_exec_paced),
 	KUNIT_CASE(sim_device_exec_subscribed),
 	KUNIT_CASE(sim_device_exec_overflow),
 	KUNIT_CASE(sim_device_fail_next_subscribe),

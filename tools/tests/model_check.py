@@ -30,10 +30,11 @@ import math
 import sys
 
 M64 = (1 << 64) - 1
-BASE = [400, 200, 150, 300, 40, 100, 100, 100]
-STEP = [25, 10, 8, 15, 2, 5, 5, 5]
-LAUNCH, SYNC, RELAUNCH = 250, 120, 480
-TOPSP_NS, TOPSP_STEP = 900, 150
+BASE = [4000, 2000, 1500, 3000, 400, 1000, 1000, 1000]
+STEP = [250, 100, 80, 150, 20, 50, 50, 50]
+LAUNCH, SYNC, RELAUNCH = 1000, 500, 2000
+TOPSP_NS, TOPSP_STEP = 9000, 1500
+JITTER = 511
 
 errors = []
 checked = 0
@@ -95,7 +96,7 @@ def execution(p, t0, engines, topsps, first_topsp, failing):
             for i in range(n):
                 x = xorshift(x)
                 q[("TRACE", e)].append((ts, (e + 1) << 8 | i % 32, 16 * i))
-                ts += cost(e, i % 32, level) + (x & 63)
+                ts += cost(e, i % 32, level) + (x & JITTER)
             q[("EVENT", e)].append((ts, 2, n))
             done = max(done, ts)
         ts = launch
