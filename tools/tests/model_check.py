@@ -229,7 +229,7 @@ def main():
         expect(f"{tag} span_ns", jc["span_ns"], span)
         expect(f"{tag} inferences", jc["inferences"], len(infs))
         expect(f"{tag} inferences_failed", jc["inferences_failed"], sum(1 for i in infs if i[2]))
-        expect(f"{tag} busy_ns", jc["busy_ns"], busy)
+        expect(f"{tag} inference_busy_ns", jc["inference_busy_ns"], busy)
         expect(f"{tag} executions", jc["executions"], len(execs))
         expect(f"{tag} idle gaps", [(g["idle_ns"], g["start_ns"]) for g in jc["idle_gaps"]],
                gaps_top([(a, b) for a, b, _ in infs], top))
@@ -277,7 +277,15 @@ def main():
             if not topsp and ins and len(durs) > 1:
                 meds = {dist(v)["median_ns"] for v in durs.values()}
                 expect(f"{ut} distinct op medians", len(meds) > 1, True)
-        expect(f"{tag} utilization_pct", jc["utilization_pct"], pct(busy, span))
+        # One definition: the time any unit executes over the active span.
+        cbusy = union_ns(unit_busy)
+        expect(f"{tag} busy_ns", jc["busy_ns"], cbusy)
+        expect(f"{tag} utilization_pct", jc["utilization_pct"], pct(cbusy, span))
+        best = max((u["utilization_pct"] for u in jc["engines"] + jc["topsps"]), default=0)
+        expect(f"{tag} utilisation at least its busiest unit's", jc["utilization_pct"] >= best, True)
+        expect(f"{tag} utilisation at most the units' sum",
+               jc["utilization_pct"] <= sum(u["utilization_pct"]
+                                            for u in jc["engines"] + jc["topsps"]) + 0.01, True)
         marks = sorted((ts, lvl) for ts, lvl, _ in q.get(("THROTTLE", 0), []))
         lv = collections.defaultdict(lambda: [0, 0])
         for i, (ts, level) in enumerate(marks):
