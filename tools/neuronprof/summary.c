@@ -222,7 +222,15 @@ static void instruction_done(struct core_stats *c, struct unit *u, uint32_t code
 
 	push_u64(&o->dur, &o->n, &o->cap, end - ts);
 	u->busy += end - ts;
-	if (end > ts) {
+	/*
+	 * Instructions of a queue follow each other: one that starts within
+	 * the last interval (usually at its end) extends it, so the core keeps
+	 * about an interval per EVENT window of each unit, not per instruction.
+	 */
+	if (c->niv && ts >= c->iv[c->niv - 1].start && ts <= c->iv[c->niv - 1].end) {
+		if (end > c->iv[c->niv - 1].end)
+			c->iv[c->niv - 1].end = end;
+	} else if (end > ts) {
 		c->iv = xgrow(c->iv, c->niv, &c->iv_cap, sizeof(*c->iv));
 		c->iv[c->niv++] = (struct busy_iv){ ts, end };
 	}
