@@ -14,6 +14,7 @@
  */
 
 #include <linux/bitmap.h>
+#include <linux/completion.h>
 #include <linux/device.h>
 #include <linux/hrtimer.h>
 #include <linux/export.h>
@@ -25,6 +26,7 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
+#include <linux/workqueue.h>
 #include <kunit/visibility.h>
 
 #include "sim.h"
@@ -246,6 +248,10 @@ static int nprof_sim_flush(struct nprof_device *ndev,
  * @spanned: @span is held (between reserve and commit).
  * @host_start: CLOCK_MONOTONIC when the execution started.
  * @scale: the time_scale parameter when it started (0: not paced).
+ * @work: runs the program on the core (nprof_sim_exec_work()).
+ * @done: completed when @work has ended, with @ret.
+ * @cancel: set when the caller was killed: the execution stops.
+ * @ret: what the execution ended with.
  */
 struct nprof_sim_exec_ctx {
 	struct nprof_sim_run run;
@@ -258,6 +264,10 @@ struct nprof_sim_exec_ctx {
 	bool spanned;
 	u64 host_start;
 	u32 scale;
+	struct work_struct work;
+	struct completion done;
+	bool cancel;
+	int ret;
 };
 
 /* Pacing sleeps only when the device is this far ahead of the host. */
@@ -269,8 +279,9 @@ struct nprof_sim_exec_ctx {
  * Pacing: the host clock follows the device's. The entries up to device time
  * run->last_ts are produced; sleep until the host clock reaches the time
  * they took on the device (scaled by time_scale), if that is more than
- * @ahead away. Removal and a fatal signal end the sleep; the caller checks
- * for them.
+ * @ahead away. Removal and a cancel end the sleep; the caller checks for
+ * them. The sleep is TASK_IDLE: the worker has no signals to take, and a long
+ * pace is neither load nor a hung task.
  */
 static void nprof_sim_exec_pace(struct nprof_sim_exec_ctx *ctx, u64 ahead)
 {
@@ -285,8 +296,8 @@ static void nprof_sim_exec_pace(struct nprof_sim_exec_ctx *ctx, u64 ahead)
 	if (target <= ktime_get_ns() + ahead)
 		return;
 	kt = ns_to_ktime(target);
-	prepare_to_wait(&ctx->sdev->dying_wq, &wait, TASK_KILLABLE);
-	if (!READ_ONCE(ctx->sdev->dying) && !fatal_signal_pending(current))
+	prepare_to_wait(&ctx->sdev->dying_wq, &wait, TASK_IDLE);
+	if (!READ_ONCE(ctx->sdev->dying) && !READ_ONCE(ctx->cancel))
 		schedule_hrtimeout_range(&kt, NPROF_SIM_PACE_SLACK_NS, HRTIMER_MODE_ABS);
 	finish_wait(&ctx->sdev->dying_wq, &wait);
 }
@@ -372,11 +383,33 @@ static int nprof_sim_exec_poll(struct nprof_sim_run *run, bool boundary)
 	nprof_sim_exec_pace(ctx, NPROF_SIM_PACE_AHEAD_NS);
 	if (READ_ONCE(ctx->sdev->dying))
 		return -ENODEV;
-	if (fatal_signal_pending(current))
+	if (READ_ONCE(ctx->cancel))
 		return -EINTR;
 	if (boundary && ctx->args->timeout_ns && ktime_get_ns() >= ctx->args->timeout_ns)
 		return -ETIMEDOUT;
 	return 0;
+}
+
+/*
+ * The core running the program, as a device runs it: in a worker of its own,
+ * apart from the thread that asked for it, paced by the device-time model.
+ */
+static void nprof_sim_exec_work(struct work_struct *work)
+{
+	struct nprof_sim_exec_ctx *ctx = container_of(work, struct nprof_sim_exec_ctx, work);
+	int ret = nprof_sim_program_run(&ctx->run);
+
+	nprof_sim_exec_flush_batch(ctx);
+	/* A device's execution ends when its last entry is due. */
+	if (!ret) {
+		nprof_sim_exec_pace(ctx, 0);
+		if (READ_ONCE(ctx->sdev->dying))
+			ret = -ENODEV;
+		else if (READ_ONCE(ctx->cancel))
+			ret = -EINTR;
+	}
+	ctx->ret = ret;
+	complete(&ctx->done);
 }
 
 /* The program of validated SIM_EXEC arguments (see nprof_hw_ops.sim_exec). */
@@ -402,10 +435,11 @@ static void nprof_sim_exec_program(const struct drm_neuronprof_sim_exec *args,
  * Executions on one core are serialised; their notifications go into the
  * started queues of the core and of its TopSPs. @args were validated by the
  * core (struct nprof_hw_ops); waking the pollers afterwards is the core's
- * job too. The execution is paced by the device-time model: with the
- * time_scale parameter at 100 it takes the host as long as the device (its
- * entries are produced as their device time passes, the caller sleeping
- * meanwhile); 0 produces at memory speed.
+ * job too. The program runs asynchronously, in a worker of the unbound
+ * workqueue, while the caller waits for it; it is paced by the device-time
+ * model: with the time_scale parameter at 100 it takes the host as long as
+ * the device (its entries are produced as their device time passes); 0
+ * produces at memory speed. A caller killed meanwhile cancels it.
  *
  * Return: 0; -EINTR when
  * interrupted while waiting for the core or killed; -ETIMEDOUT when
@@ -455,17 +489,18 @@ int nprof_sim_exec(struct nprof_device *ndev, struct drm_neuronprof_sim_exec *ar
 	ctx.host_start = ktime_get_ns();
 	ctx.run.start_ns = ctx.host_start;
 
-	ret = nprof_sim_program_run(&ctx.run);
-	nprof_sim_exec_flush_batch(&ctx);
-	kfree(ctx.batch);
-	/* A device's execution ends when its last entry is due. */
-	if (!ret) {
-		nprof_sim_exec_pace(&ctx, 0);
-		if (READ_ONCE(sdev->dying))
-			ret = -ENODEV;
-		else if (fatal_signal_pending(current))
-			ret = -EINTR;
+	init_completion(&ctx.done);
+	INIT_WORK_ONSTACK(&ctx.work, nprof_sim_exec_work);
+	queue_work(system_unbound_wq, &ctx.work);
+	if (wait_for_completion_killable(&ctx.done)) {
+		/* Killed: the core stops within NPROF_SIM_POLL_INTERVAL entries. */
+		WRITE_ONCE(ctx.cancel, true);
+		wake_up_all(&sdev->dying_wq);
+		wait_for_completion(&ctx.done);
 	}
+	destroy_work_on_stack(&ctx.work);
+	kfree(ctx.batch);
+	ret = ctx.ret;
 
 	core->last_ts = ctx.run.last_ts;
 	args->status = ctx.run.status;

@@ -15,6 +15,8 @@
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/mutex.h>
 #include <linux/err.h>
 #include <linux/string.h>
@@ -1211,6 +1213,46 @@ static void sim_device_del_during_paced_exec(struct kunit *test)
 	KUNIT_EXPECT_LT(test, ktime_get_ns() - t0, 30ULL * NSEC_PER_SEC);
 }
 
+static int sim_test_exec_killable_fn(void *data)
+{
+	allow_signal(SIGKILL);
+	return sim_test_exec_fn(data);
+}
+
+/*
+ * The program runs in a worker while the caller waits: a caller killed then
+ * cancels it, and SIM_EXEC returns EINTR at once, though the program's
+ * device time is hours at this pace.
+ */
+static void sim_device_exec_killed(struct kunit *test)
+{
+	struct nprof_sim_device *sdev = sim_test_dev_new(test, SIM_TEST_ID, "trn1");
+	struct sim_test_exec_thread *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct task_struct *task;
+	unsigned int waited;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->ndev = sdev->ndev;
+	init_completion(&t->done);
+	sim_test_exec_args(&t->args, 0, 64, 4096);
+	WRITE_ONCE(nprof_sim_time_scale, NPROF_SIM_MAX_TIME_SCALE);
+	task = kthread_create(sim_test_exec_killable_fn, t, "nprof_sim_test_kill");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	get_task_struct(task);
+	wake_up_process(task);
+	for (waited = 0; !mutex_is_locked(&sdev->cores[0].exec_lock) && waited < 5000;
+	     waited++)
+		usleep_range(1000, 2000);
+	KUNIT_EXPECT_TRUE(test, mutex_is_locked(&sdev->cores[0].exec_lock));
+	KUNIT_EXPECT_FALSE(test, completion_done(&t->done));
+	send_sig(SIGKILL, task, 1);
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&t->done, 30 * HZ) > 0);
+	KUNIT_EXPECT_EQ(test, t->ret, -EINTR);
+	/* Nothing of the execution remains: the core takes the next one. */
+	KUNIT_EXPECT_FALSE(test, mutex_is_locked(&sdev->cores[0].exec_lock));
+	put_task_struct(task);
+}
+
 /*
  * Paced executions take the host the program's device time times
  * time_scale / 100, and at 100 % or more no entry is stamped after the
@@ -1497,6 +1539,7 @@ static struct kunit_case sim_device_cases[] = {
 	KUNIT_CASE(sim_device_del_during_exec),
 	KUNIT_CASE(sim_device_del_during_paced_exec),
 	KUNIT_CASE(sim_device_exec_paced),
+	KUNIT_CASE(sim_device_exec_killed),
 	KUNIT_CASE(sim_device_exec_subscribed),
 	KUNIT_CASE(sim_device_exec_overflow),
 	KUNIT_CASE(sim_device_fail_next_subscribe),
