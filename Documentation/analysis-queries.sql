@@ -10,7 +10,9 @@
 -- one, count(*) would be a running count).
 
 -- query: cores
--- Per NeuronCore: active span, inference busy time, utilisation, executions.
+-- Per NeuronCore: active span, busy time (the union of its engines' and
+-- TopSPs' instructions: each adds what it covers beyond the latest end before
+-- it), utilisation, inference time, executions.
 WITH times AS (
   SELECT queue_id, ts FROM entries UNION ALL SELECT queue_id, ts FROM instructions
 ), span AS (
@@ -19,20 +21,32 @@ WITH times AS (
 ), inf AS (
   SELECT core_id, count(*) AS n, sum(dur) AS busy, sum(status != 0) AS failed
   FROM inferences GROUP BY core_id
+), iv AS (
+  SELECT q.core_id, i.ts, i.end_ts,
+         max(i.end_ts) OVER (PARTITION BY q.core_id ORDER BY i.ts, i.end_ts
+                             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
+  FROM instructions i JOIN queues q ON q.id = i.queue_id WHERE i.end_ts > i.ts
+), busy AS (
+  SELECT core_id,
+         sum(CASE WHEN prev_end IS NULL OR prev_end <= ts THEN end_ts - ts
+                  WHEN prev_end < end_ts THEN end_ts - prev_end ELSE 0 END) AS busy
+  FROM iv GROUP BY core_id
 )
 SELECT rs.value AS recording, d.device_index AS device, c.core,
        (SELECT sum(entry_count) FROM queues WHERE core_id = c.id) AS entries,
        span.first_ns, span.last_ns, span.last_ns - span.first_ns AS span_ns,
        coalesce(inf.n, 0) AS inferences, coalesce(inf.failed, 0) AS inferences_failed,
-       coalesce(inf.busy, 0) AS busy_ns,
-       coalesce(round(100.0 * inf.busy / nullif(span.last_ns - span.first_ns, 0), 2), 0)
+       coalesce(busy.busy, 0) AS busy_ns,
+       coalesce(round(100.0 * busy.busy / nullif(span.last_ns - span.first_ns, 0), 2), 0)
          AS utilization_pct,
+       coalesce(inf.busy, 0) AS inference_busy_ns,
        (SELECT count(*) FROM executions WHERE core_id = c.id) AS executions
 FROM cores c
 JOIN devices d ON d.id = c.device_id
 JOIN recordings r ON r.id = c.recording_id JOIN strings rs ON rs.id = r.path_id
 JOIN span ON span.core_id = c.id
 LEFT JOIN inf ON inf.core_id = c.id
+LEFT JOIN busy ON busy.core_id = c.id
 ORDER BY recording, device, c.core;
 
 -- query: units

@@ -61,4 +61,4 @@ prog=$(readlink -f "$prog")
 
 export VM_SMP=${VM_SMP:-1}
 exec bash "$repo/scripts/vm-run.sh" --timeout "${SIM_BENCH_TIMEOUT:-900}" --file "$prog" -- \
-	"modprobe neuronprof_sim arch=trn2 || exit 3; '$prog' $*"
+	"modprobe neuronprof_sim arch=trn2 time_scale=0 || exit 3; '$prog' $*"

@@ -8,12 +8,15 @@
  * Removal while userspace holds subscriptions or mappings is the core's job
  * (DEAD rings, ENODEV); ours is that nothing of the simulator still produces
  * into the device: remove sets @dying, which makes executions stop with
- * -ENODEV within NPROF_SIM_POLL_INTERVAL notifications and stalled flushes
- * return, then takes every core's execution lock before unregistering.
+ * -ENODEV within NPROF_SIM_POLL_INTERVAL notifications (and wakes those
+ * sleeping for their pace) and stalled flushes return, then takes every
+ * core's execution lock before unregistering.
  */
 
 #include <linux/bitmap.h>
+#include <linux/completion.h>
 #include <linux/device.h>
+#include <linux/hrtimer.h>
 #include <linux/export.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -23,6 +26,7 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
+#include <linux/workqueue.h>
 #include <kunit/visibility.h>
 
 #include "sim.h"
@@ -244,6 +248,12 @@ static int nprof_sim_flush(struct nprof_device *ndev,
  * @spanned: @span is held (between reserve and commit).
  * @scratch: where TRACE entries of queues that are not started are built
  *	and dropped, under NPROF_SIM_BUILD_UNSTARTED; NULL otherwise.
+ * @host_start: CLOCK_MONOTONIC when the execution started.
+ * @scale: the time_scale parameter when it started (0: not paced).
+ * @work: runs the program on the core (nprof_sim_exec_work()).
+ * @done: completed when @work has ended, with @ret.
+ * @cancel: set when the caller was killed: the execution stops.
+ * @ret: what the execution ended with.
  */
 struct nprof_sim_exec_ctx {
 	struct nprof_sim_run run;
@@ -255,7 +265,45 @@ struct nprof_sim_exec_ctx {
 	struct nprof_notify_span span;
 	bool spanned;
 	struct neuronprof_notification *scratch;
+	u64 host_start;
+	u32 scale;
+	struct work_struct work;
+	struct completion done;
+	bool cancel;
+	int ret;
 };
+
+/* Pacing sleeps only when the device is this far ahead of the host. */
+#define NPROF_SIM_PACE_AHEAD_NS		(50 * NSEC_PER_USEC)
+/* How late a pacing sleep may end, so wakeups can be merged. */
+#define NPROF_SIM_PACE_SLACK_NS		(20 * NSEC_PER_USEC)
+
+/*
+ * Pacing: the host clock follows the device's. The entries up to device time
+ * run->last_ts are produced; sleep until the host clock reaches the time
+ * they took on the device (scaled by time_scale), if that is more than
+ * @ahead away. Removal and a cancel end the sleep; the caller checks for
+ * them. The sleep is TASK_IDLE: the worker has no signals to take, and a long
+ * pace is neither load nor a hung task.
+ */
+static void nprof_sim_exec_pace(struct nprof_sim_exec_ctx *ctx, u64 ahead)
+{
+	struct nprof_sim_run *run = &ctx->run;
+	DEFINE_WAIT(wait);
+	u64 target;
+	ktime_t kt;
+
+	if (!ctx->scale || run->last_ts <= run->start_ns)
+		return;
+	target = ctx->host_start + div_u64((run->last_ts - run->start_ns) * ctx->scale, 100);
+	if (target <= ktime_get_ns() + ahead)
+		return;
+	kt = ns_to_ktime(target);
+	prepare_to_wait(&ctx->sdev->dying_wq, &wait, TASK_IDLE);
+	if (!READ_ONCE(ctx->sdev->dying) && !READ_ONCE(ctx->cancel))
+		schedule_hrtimeout_range(&kt, NPROF_SIM_PACE_SLACK_NS, HRTIMER_MODE_ABS);
+	finish_wait(&ctx->sdev->dying_wq, &wait);
+}
 
 /* Hand the staged entries to the core: one lookup, lock and wakeup. */
 static void nprof_sim_exec_flush_batch(struct nprof_sim_exec_ctx *ctx)
@@ -342,13 +390,36 @@ static int nprof_sim_exec_poll(struct nprof_sim_run *run, bool boundary)
 
 	/* What was produced so far is in the rings before anyone looks. */
 	nprof_sim_exec_flush_batch(ctx);
+	nprof_sim_exec_pace(ctx, NPROF_SIM_PACE_AHEAD_NS);
 	if (READ_ONCE(ctx->sdev->dying))
 		return -ENODEV;
-	if (fatal_signal_pending(current))
+	if (READ_ONCE(ctx->cancel))
 		return -EINTR;
 	if (boundary && ctx->args->timeout_ns && ktime_get_ns() >= ctx->args->timeout_ns)
 		return -ETIMEDOUT;
 	return 0;
+}
+
+/*
+ * The core running the program, as a device runs it: in a worker of its own,
+ * apart from the thread that asked for it, paced by the device-time model.
+ */
+static void nprof_sim_exec_work(struct work_struct *work)
+{
+	struct nprof_sim_exec_ctx *ctx = container_of(work, struct nprof_sim_exec_ctx, work);
+	int ret = nprof_sim_program_run(&ctx->run);
+
+	nprof_sim_exec_flush_batch(ctx);
+	/* A device's execution ends when its last entry is due. */
+	if (!ret) {
+		nprof_sim_exec_pace(ctx, 0);
+		if (READ_ONCE(ctx->sdev->dying))
+			ret = -ENODEV;
+		else if (READ_ONCE(ctx->cancel))
+			ret = -EINTR;
+	}
+	ctx->ret = ret;
+	complete(&ctx->done);
 }
 
 /* The program of validated SIM_EXEC arguments (see nprof_hw_ops.sim_exec). */
@@ -356,6 +427,7 @@ static void nprof_sim_exec_program(const struct drm_neuronprof_sim_exec *args,
 				   struct nprof_sim_program *prog)
 {
 	*prog = (struct nprof_sim_program) {
+		.seed = READ_ONCE(nprof_sim_seed),
 		.model_id = args->model_id,
 		.iterations = args->iterations,
 		.dma_transfers = args->dma_transfers,
@@ -373,7 +445,11 @@ static void nprof_sim_exec_program(const struct drm_neuronprof_sim_exec *args,
  * Executions on one core are serialised; their notifications go into the
  * started queues of the core and of its TopSPs. @args were validated by the
  * core (struct nprof_hw_ops); waking the pollers afterwards is the core's
- * job too.
+ * job too. The program runs asynchronously, in a worker of the unbound
+ * workqueue, while the caller waits for it; it is paced by the device-time
+ * model: with the time_scale parameter at 100 it takes the host as long as
+ * the device (its entries are produced as their device time passes); 0
+ * produces at memory speed. A caller killed meanwhile cancels it.
  *
  * Return: 0; -EINTR when
  * interrupted while waiting for the core or killed; -ETIMEDOUT when
@@ -427,11 +503,23 @@ int nprof_sim_exec(struct nprof_device *ndev, struct drm_neuronprof_sim_exec *ar
 		}
 	}
 	ctx.run.last_ts = core->last_ts;
+	ctx.scale = READ_ONCE(nprof_sim_time_scale);
+	ctx.host_start = ktime_get_ns();
+	ctx.run.start_ns = ctx.host_start;
 
-	ret = nprof_sim_program_run(&ctx.run);
-	nprof_sim_exec_flush_batch(&ctx);
+	init_completion(&ctx.done);
+	INIT_WORK_ONSTACK(&ctx.work, nprof_sim_exec_work);
+	queue_work(system_unbound_wq, &ctx.work);
+	if (wait_for_completion_killable(&ctx.done)) {
+		/* Killed: the core stops within NPROF_SIM_POLL_INTERVAL entries. */
+		WRITE_ONCE(ctx.cancel, true);
+		wake_up_all(&sdev->dying_wq);
+		wait_for_completion(&ctx.done);
+	}
+	destroy_work_on_stack(&ctx.work);
 	kfree(ctx.scratch);
 	kfree(ctx.batch);
+	ret = ctx.ret;
 
 	core->last_ts = ctx.run.last_ts;
 	args->status = ctx.run.status;

@@ -35,6 +35,37 @@ static char *nprof_sim_arch_name = "trn2";
 module_param_named(arch, nprof_sim_arch_name, charp, 0444);
 MODULE_PARM_DESC(arch, "Architecture of the devices created at load and of new_device without one: trn1, inf2 or trn2 (default trn2)");
 
+/* Read by every execution (device.c); changes apply to the next one. */
+unsigned long long nprof_sim_seed;
+EXPORT_SYMBOL_IF_KUNIT(nprof_sim_seed);
+module_param_named(seed, nprof_sim_seed, ullong, 0644);
+MODULE_PARM_DESC(seed, "Seed of the device-time model's jitter: a program and a seed give the same timings (default 0)");
+
+unsigned int nprof_sim_time_scale = 100;
+EXPORT_SYMBOL_IF_KUNIT(nprof_sim_time_scale);
+
+static int nprof_sim_time_scale_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v;
+	int ret = kstrtouint(val, 10, &v);
+
+	if (ret || v > NPROF_SIM_MAX_TIME_SCALE) {
+		pr_err("time_scale=%s: expected 0 to %u (percent of device time)\n",
+		       val, NPROF_SIM_MAX_TIME_SCALE);
+		return -EINVAL;
+	}
+	WRITE_ONCE(*(unsigned int *)kp->arg, v);
+	return 0;
+}
+
+static const struct kernel_param_ops nprof_sim_time_scale_ops = {
+	.set = nprof_sim_time_scale_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(time_scale, &nprof_sim_time_scale_ops, &nprof_sim_time_scale, 0644);
+MODULE_PARM_DESC(time_scale, "Host time an execution takes, in percent of its device time: 100 runs programs at the device's pace, 10 ten times faster, 0 at memory speed (default 100, at most 100000)");
+
 /* The architecture named by the arch parameter, checked at load. */
 static const struct nprof_sim_arch *nprof_sim_default_arch;
 

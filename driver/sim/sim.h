@@ -67,8 +67,10 @@ void nprof_sim_fill_desc(const struct nprof_sim_arch *a,
  * @dma_transfers: DMA entries per iteration.
  * @throttle: one THROTTLE entry per iteration.
  * @error: raise an execution error in the last iteration.
+ * @seed: seeds the jitter of the device-time model (nprof_sim_jitter_seed()).
  */
 struct nprof_sim_program {
+	u64 seed;
 	u32 model_id;
 	u32 iterations;
 	u32 instructions[NEURONPROF_MAX_ENGINES];
@@ -99,9 +101,14 @@ struct nprof_sim_program {
  *	NPROF_SIM_POLL_INTERVAL notifications (@boundary false). A non-zero
  *	return stops the run with that value.
  * @priv: for the caller.
- * @last_ts: in/out: timestamp of the last notification; every notification
- *	gets a larger one.
- * @clock_left: notifications still stamped from the last clock read.
+ * @last_ts: in/out: the floor: every notification gets a larger timestamp;
+ *	out: the latest timestamp of the run (or of the instruction it stopped
+ *	in).
+ * @start_ns: in/out: device time of the first iteration's start; 0 reads
+ *	the clock. Raised above @last_ts if needed.
+ * @next_start: the next iteration's start (device time).
+ * @engine_start: the current iteration's engines' start.
+ * @level: the current iteration's throttle level, 0 for none.
  * @iteration: out: the iteration being (or last) generated.
  * @emitted: out: notifications handed to @emit.
  * @status: out: 0, or NPROF_SIM_EXEC_ERROR_STATUS once the error was raised.
@@ -121,7 +128,10 @@ struct nprof_sim_run {
 	int (*poll)(struct nprof_sim_run *run, bool boundary);
 	void *priv;
 	u64 last_ts;
-	u32 clock_left;
+	u64 start_ns;
+	u64 next_start;
+	u64 engine_start;
+	u32 level;
 	u32 iteration;
 	u64 emitted;
 	u32 status;
@@ -130,8 +140,36 @@ struct nprof_sim_run {
 /* Entries of one queue the generator builds at once (@reserve). */
 #define NPROF_SIM_BATCH			64
 
-/* Notifications per read of the clock (see nprof_sim_timestamp()). */
-#define NPROF_SIM_CLOCK_INTERVAL	64
+/*
+ * The device-time model (program.c, Documentation/simulator.rst "Device
+ * time"), in nanoseconds of device time.
+ */
+#define NPROF_SIM_LAUNCH_NS		1000	/* INFER start to the units' start */
+#define NPROF_SIM_SYNC_NS		500	/* last unit done to INFER stop */
+#define NPROF_SIM_RELAUNCH_NS		2000	/* INFER stop to the next start */
+#define NPROF_SIM_DMA_SETUP_NS		64	/* per transfer */
+#define NPROF_SIM_DMA_BYTES_PER_NS	32	/* 32 GB/s */
+#define NPROF_SIM_TOPSP_NS		9000	/* first TopSP of a core */
+#define NPROF_SIM_TOPSP_STEP_NS		1500	/* more per further TopSP */
+#define NPROF_SIM_JITTER_MASK		511	/* jitter 0..511 ns per instruction */
+#define NPROF_SIM_THROTTLE_LEVELS	3
+
+/* Percent of the full clock at throttle level @level (0: not throttled). */
+static inline u32 nprof_sim_throttle_pct(u32 level)
+{
+	return 100 - 25 * level;
+}
+
+/* The seed and time_scale module parameters (main.c). */
+extern unsigned long long nprof_sim_seed;
+extern unsigned int nprof_sim_time_scale;
+
+/* Largest time_scale: an execution 1000 times slower than the device. */
+#define NPROF_SIM_MAX_TIME_SCALE	100000
+
+u32 nprof_sim_op_cost_ns(u32 engine, u32 op, u32 level);
+u64 nprof_sim_dma_ns(u64 bytes);
+u32 nprof_sim_jitter_seed(u64 seed, u32 model_id, u32 iteration, u32 engine);
 
 /* Notifications between two mid-iteration polls (and cond_resched()s). */
 #define NPROF_SIM_POLL_INTERVAL		1024

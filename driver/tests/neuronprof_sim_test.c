@@ -15,6 +15,8 @@
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/mutex.h>
 #include <linux/err.h>
 #include <linux/string.h>
@@ -328,7 +330,10 @@ static void sim_program_ordering(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, it, c->prog.iterations - 1);
 }
 
-/* Timestamps rise strictly per queue, from the floor the caller passes in. */
+/*
+ * Timestamps rise strictly per queue, from above the floor the caller passes
+ * in; run.last_ts comes back as the latest of them.
+ */
 static void sim_program_timestamps(struct kunit *test)
 {
 	const struct sim_test_case *c = test->param_value;
@@ -336,7 +341,7 @@ static void sim_program_timestamps(struct kunit *test)
 	u64 *last = kunit_kzalloc(test, SIM_TEST_KEYS * sizeof(*last), GFP_KERNEL);
 	/* A floor in the future: the generator must not go below it. */
 	u64 floor = ktime_get_ns() + 10 * NSEC_PER_SEC;
-	u64 prev_any;
+	u64 latest = 0, before;
 	struct nprof_sim_run run = {
 		.prog = &c->prog,
 		.core = c->core,
@@ -350,27 +355,283 @@ static void sim_program_timestamps(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, last);
 	KUNIT_ASSERT_EQ(test, nprof_sim_program_run(&run), 0);
-	prev_any = floor;
+	KUNIT_EXPECT_EQ(test, run.start_ns, floor + 1);
+	KUNIT_ASSERT_GT(test, rec->nr, 0U);
+	/* The first entry is the first INFER start, at the start. */
+	KUNIT_EXPECT_EQ(test, rec->recs[0].n.timestamp_ns, floor + 1);
 	for (i = 0; i < rec->nr; i++) {
 		const struct sim_test_record *r = &rec->recs[i];
 		unsigned int key = sim_test_key(&r->q);
 
 		KUNIT_ASSERT_LT(test, key, (unsigned int)SIM_TEST_KEYS);
+		KUNIT_EXPECT_GT(test, r->n.timestamp_ns, floor);
 		KUNIT_EXPECT_GT(test, r->n.timestamp_ns, last[key]);
-		KUNIT_EXPECT_GT(test, r->n.timestamp_ns, prev_any);
 		last[key] = r->n.timestamp_ns;
-		prev_any = r->n.timestamp_ns;
+		latest = max_t(u64, latest, r->n.timestamp_ns);
 	}
-	KUNIT_EXPECT_EQ(test, run.last_ts, prev_any);
+	KUNIT_EXPECT_EQ(test, run.last_ts, latest);
+	/* The last INFER stop ends the run. */
+	KUNIT_EXPECT_EQ(test, rec->recs[rec->nr - 1].n.timestamp_ns, latest);
 
-	/* Without a floor, they come from CLOCK_MONOTONIC. */
+	/* Without a floor, the run starts at a read of CLOCK_MONOTONIC. */
 	rec->nr = 0;
 	run.last_ts = 0;
-	prev_any = ktime_get_ns();
+	run.start_ns = 0;
+	before = ktime_get_ns();
 	KUNIT_ASSERT_EQ(test, nprof_sim_program_run(&run), 0);
 	KUNIT_ASSERT_GT(test, rec->nr, 0U);
-	KUNIT_EXPECT_GE(test, rec->recs[0].n.timestamp_ns, prev_any);
-	KUNIT_EXPECT_LE(test, rec->recs[rec->nr - 1].n.timestamp_ns, ktime_get_ns());
+	KUNIT_EXPECT_GE(test, rec->recs[0].n.timestamp_ns, before);
+	KUNIT_EXPECT_LE(test, rec->recs[0].n.timestamp_ns, ktime_get_ns());
+}
+
+/* ---- the device-time model, recomputed ----------------------------------- */
+
+/*
+ * A second implementation of Documentation/simulator.rst, "Device time",
+ * written from the text: costs, jitter, DMA, TopSPs and the schedule of an
+ * iteration.
+ */
+static u32 ref_cost(u32 engine, u32 k, u32 level)
+{
+	static const u32 base[8] = { 4000, 2000, 1500, 3000, 400, 1000, 1000, 1000 };
+	static const u32 step[8] = { 250, 100, 80, 150, 20, 50, 50, 50 };
+	u32 cost = base[engine] + step[engine] * ((7 * k) % 32);
+
+	return cost * 100 / (100 - 25 * level);
+}
+
+static u32 ref_seed(u64 seed, u32 model, u32 iteration, u32 engine)
+{
+	u64 z = seed ^ ((u64)model << 32) ^ ((u64)iteration << 8) ^ engine;
+
+	z += 0x9e3779b97f4a7c15ULL;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	z ^= z >> 31;
+	return (u32)z | 1;
+}
+
+static u32 ref_xorshift(u32 *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return *x;
+}
+
+static u64 ref_dma(u32 i)
+{
+	u64 bytes = 4096ULL << (i % 4);
+
+	return 64 + (bytes + 31) / 32;
+}
+
+/* The expected timeline of one iteration. */
+struct ref_iter {
+	u64 t0, launch, engine_start, stop;
+	u64 engine_end[NEURONPROF_MAX_ENGINES];
+	u64 dma_end;
+	u32 level;
+};
+
+#define REF_MAX_INSNS	64
+
+static void ref_iteration(const struct nprof_sim_program *p, u32 engines, u32 topsps,
+			  u32 it, u64 t0, struct ref_iter *r,
+			  u64 insn_ts[NEURONPROF_MAX_ENGINES][REF_MAX_INSNS])
+{
+	u64 done, ts;
+	u32 e, i, x;
+
+	memset(r, 0, sizeof(*r));
+	r->t0 = t0;
+	r->launch = t0 + 1000;
+	r->level = p->throttle ? it % 3 + 1 : 0;
+	r->engine_start = r->launch + (p->dma_transfers ? ref_dma(0) : 0);
+	done = r->launch;
+	for (e = 0; e < engines; e++) {
+		if (!p->instructions[e])
+			continue;
+		x = ref_seed(p->seed, p->model_id, it, e);
+		ts = r->engine_start;
+		for (i = 0; i < p->instructions[e]; i++) {
+			if (i < REF_MAX_INSNS)
+				insn_ts[e][i] = ts;
+			ts += ref_cost(e, i % 32, r->level) + (ref_xorshift(&x) & 511);
+		}
+		r->engine_end[e] = ts;
+		done = max(done, ts);
+	}
+	ts = r->launch;
+	for (i = 0; i < p->dma_transfers; i++)
+		ts += ref_dma(i);
+	r->dma_end = ts;
+	done = max(done, ts);
+	if (topsps)
+		done = max(done, r->launch + 9000 + 1500 * (topsps - 1));
+	r->stop = done + 500;
+}
+
+/* Every entry of a program at the time the model gives it, from a given start. */
+static void sim_model_schedule(struct kunit *test)
+{
+	const struct sim_test_case *c = test->param_value;
+	struct sim_test_rec *rec = sim_test_rec_new(test, SIM_TEST_MAX_RECORDS);
+	u64 (*insn)[REF_MAX_INSNS] = kunit_kcalloc(test, NEURONPROF_MAX_ENGINES,
+						   sizeof(*insn), GFP_KERNEL);
+	struct nprof_sim_program prog = c->prog;
+	struct nprof_sim_run run = {
+		.prog = &prog,
+		.core = c->core,
+		.engines = c->engines,
+		.topsps_per_core = c->topsps_per_core,
+		.emit = sim_test_emit,
+		.priv = rec,
+		.start_ns = 1000000,
+	};
+	struct ref_iter r = { 0 };
+	u32 it = U32_MAX, dma_i = 0, first_topsp = c->core * c->topsps_per_core;
+	u64 next = run.start_ns, dma_ts = 0;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, insn);
+	prog.seed = 0x5eed;
+	KUNIT_ASSERT_EQ(test, nprof_sim_program_run(&run), 0);
+	for (i = 0; i < rec->nr; i++) {
+		const struct sim_test_record *q = &rec->recs[i];
+		const struct neuronprof_notification *n = &q->n;
+		u64 want;
+
+		if (n->iteration != it) {
+			it = n->iteration;
+			ref_iteration(&prog, c->engines, c->topsps_per_core, it, next, &r, insn);
+			next = r.stop + 2000;
+			dma_i = 0;
+			dma_ts = r.launch;
+		}
+		switch (q->q.type) {
+		case NEURONPROF_QT_INFER_STATUS:
+			want = n->code == NEURONPROF_INFER_START ? r.t0 : r.stop;
+			break;
+		case NEURONPROF_QT_EVENT:
+			want = n->code == NPROF_SIM_EVENT_START ? r.engine_start :
+			       r.engine_end[q->q.engine];
+			break;
+		case NEURONPROF_QT_TRACE:
+			KUNIT_ASSERT_LT(test, n->payload[0] / 16, (u64)REF_MAX_INSNS);
+			want = insn[q->q.engine][n->payload[0] / 16];
+			break;
+		case NEURONPROF_QT_DMA:
+			KUNIT_EXPECT_EQ(test, n->payload[3], (u64)dma_i);
+			dma_ts += ref_dma(dma_i++);
+			want = dma_ts;
+			break;
+		case NEURONPROF_QT_THROTTLE:
+			KUNIT_EXPECT_EQ(test, n->code, r.level);
+			KUNIT_EXPECT_EQ(test, n->payload[0], 100ULL - 25 * r.level);
+			want = r.t0;
+			break;
+		case NEURONPROF_QT_ERROR:
+		case NEURONPROF_QT_TOPSP_ERROR:
+			want = r.stop - 500;
+			break;
+		case NEURONPROF_QT_TOPSP_EVENT:
+			want = n->code == NPROF_SIM_EVENT_START ? r.launch :
+			       r.launch + 9000 + 1500 * (q->q.index - first_topsp);
+			break;
+		default:
+			want = r.launch;
+			break;
+		}
+		KUNIT_EXPECT_EQ_MSG(test, (u64)n->timestamp_ns, want,
+				    "entry %u: type %u engine %u code %u iteration %u",
+				    i, q->q.type, q->q.engine, n->code, it);
+	}
+	KUNIT_EXPECT_EQ(test, run.last_ts, r.stop);
+}
+
+/* The cost table: 32 distinct ops per engine, throttling stretches exactly. */
+static void sim_model_costs(struct kunit *test)
+{
+	u32 e, k, j;
+
+	KUNIT_EXPECT_EQ(test, nprof_sim_op_cost_ns(0, 0, 0), 4000U);
+	KUNIT_EXPECT_EQ(test, nprof_sim_op_cost_ns(0, 1, 0), 5750U);
+	KUNIT_EXPECT_EQ(test, nprof_sim_op_cost_ns(4, 31, 0), 400U + 20 * 25);
+	for (e = 0; e < NEURONPROF_MAX_ENGINES; e++) {
+		for (k = 0; k < 32; k++) {
+			u32 full = nprof_sim_op_cost_ns(e, k, 0);
+
+			KUNIT_EXPECT_EQ(test, full, ref_cost(e, k, 0));
+			KUNIT_EXPECT_EQ(test, nprof_sim_op_cost_ns(e, k, 1), full * 4 / 3);
+			KUNIT_EXPECT_EQ(test, nprof_sim_op_cost_ns(e, k, 2), full * 2);
+			KUNIT_EXPECT_EQ(test, nprof_sim_op_cost_ns(e, k, 3), full * 4);
+			for (j = 0; j < k; j++)
+				KUNIT_EXPECT_NE(test, full, nprof_sim_op_cost_ns(e, j, 0));
+		}
+	}
+	/* DMA: setup plus bytes at 32 bytes/ns, rounded up. */
+	KUNIT_EXPECT_EQ(test, nprof_sim_dma_ns(4096), 64ULL + 128);
+	KUNIT_EXPECT_EQ(test, nprof_sim_dma_ns(32768), 64ULL + 1024);
+	KUNIT_EXPECT_EQ(test, nprof_sim_dma_ns(33), 64ULL + 2);
+	KUNIT_EXPECT_EQ(test, nprof_sim_jitter_seed(0, 0, 0, 0), ref_seed(0, 0, 0, 0));
+	KUNIT_EXPECT_EQ(test, nprof_sim_jitter_seed(7, 9, 3, 2) & 1, 1U);
+}
+
+static u64 sim_model_stop_of(struct kunit *test, const struct nprof_sim_program *p,
+			     u32 engines, u64 *trace_sum)
+{
+	struct sim_test_rec *rec = sim_test_rec_new(test, SIM_TEST_MAX_RECORDS);
+	struct nprof_sim_run run = {
+		.prog = p, .engines = engines, .emit = sim_test_emit, .priv = rec,
+		.start_ns = 5000,
+	};
+	u64 start = 0, stop = 0;
+	unsigned int i;
+
+	KUNIT_EXPECT_EQ(test, nprof_sim_program_run(&run), 0);
+	*trace_sum = 0;
+	for (i = 0; i < rec->nr; i++) {
+		const struct sim_test_record *r = &rec->recs[i];
+
+		if (r->q.type == NEURONPROF_QT_EVENT && r->n.code == NPROF_SIM_EVENT_START)
+			start = r->n.timestamp_ns;
+		if (r->q.type == NEURONPROF_QT_EVENT && r->n.code == NPROF_SIM_EVENT_END)
+			*trace_sum += r->n.timestamp_ns - start;
+		if (r->q.type == NEURONPROF_QT_INFER_STATUS && r->n.code == NEURONPROF_INFER_STOP)
+			stop = r->n.timestamp_ns;
+	}
+	return stop - 5000;
+}
+
+/*
+ * Engines run concurrently and join at the end of the iteration; the DMA
+ * engine takes its bytes at its bandwidth; a seed changes the jitter only.
+ */
+static void sim_model_concurrency(struct kunit *test)
+{
+	struct nprof_sim_program one = { .iterations = 1, .instructions = { 64 } };
+	struct nprof_sim_program two = { .iterations = 1, .instructions = { 64, 64 } };
+	struct nprof_sim_program dma = { .iterations = 1, .instructions = { 1 },
+					 .dma_transfers = 1000 };
+	u64 busy1, busy2, len1, len2, lend, busyd, bytes = 0;
+	u32 i;
+
+	len1 = sim_model_stop_of(test, &one, 2, &busy1);
+	len2 = sim_model_stop_of(test, &two, 2, &busy2);
+	/* Engine 0 is the slower: adding engine 1 does not lengthen the iteration. */
+	KUNIT_EXPECT_EQ(test, len1, len2);
+	KUNIT_EXPECT_GT(test, busy2, busy1);
+	KUNIT_EXPECT_EQ(test, len1, 1000 + busy1 + 500);
+	/* 1000 transfers outlast one instruction: the iteration is the DMA's. */
+	lend = sim_model_stop_of(test, &dma, 2, &busyd);
+	for (i = 0; i < 1000; i++)
+		bytes += 4096ULL << (i % 4);
+	KUNIT_EXPECT_EQ(test, lend, 1000 + 1000 * 64 + bytes / 32 + 500);
+	/* Same program and seed: same times; another seed: other jitter. */
+	KUNIT_EXPECT_EQ(test, sim_model_stop_of(test, &one, 2, &busy2), len1);
+	one.seed = 1;
+	KUNIT_EXPECT_NE(test, sim_model_stop_of(test, &one, 2, &busy2), len1);
 }
 
 static const struct nprof_sim_program sim_test_three_iterations = {
@@ -530,6 +791,9 @@ static struct kunit_case sim_program_cases[] = {
 	KUNIT_CASE_PARAM(sim_program_counts, sim_program_gen_params),
 	KUNIT_CASE_PARAM(sim_program_ordering, sim_program_gen_params),
 	KUNIT_CASE_PARAM(sim_program_timestamps, sim_program_gen_params),
+	KUNIT_CASE_PARAM(sim_model_schedule, sim_program_gen_params),
+	KUNIT_CASE(sim_model_costs),
+	KUNIT_CASE(sim_model_concurrency),
 	KUNIT_CASE(sim_program_emit_error_stops),
 	KUNIT_CASE(sim_program_poll_between_iterations),
 	KUNIT_CASE(sim_program_poll_mid_iteration),
@@ -552,12 +816,20 @@ static struct kunit_suite sim_program_suite = {
 struct sim_test_ctx {
 	struct nprof_sub *subs[SIM_TEST_MAX_SUBS];
 	unsigned int nr_subs;
+	unsigned int time_scale;	/* the parameter's value before the test */
 };
 
 static int sim_device_init(struct kunit *test)
 {
-	test->priv = kunit_kzalloc(test, sizeof(struct sim_test_ctx), GFP_KERNEL);
-	return test->priv ? 0 : -ENOMEM;
+	struct sim_test_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+
+	if (!ctx)
+		return -ENOMEM;
+	test->priv = ctx;
+	/* Unpaced unless a test asks: executions run at memory speed. */
+	ctx->time_scale = nprof_sim_time_scale;
+	WRITE_ONCE(nprof_sim_time_scale, 0);
+	return 0;
 }
 
 static void sim_device_exit(struct kunit *test)
@@ -568,6 +840,7 @@ static void sim_device_exit(struct kunit *test)
 	while (ctx->nr_subs)
 		nprof_sub_destroy(ctx->subs[--ctx->nr_subs]);
 	nprof_sim_dev_del(SIM_TEST_ID);
+	WRITE_ONCE(nprof_sim_time_scale, ctx->time_scale);
 }
 
 static struct nprof_sim_device *sim_test_dev_new(struct kunit *test, u32 id,
@@ -917,7 +1190,7 @@ static int sim_test_exec_fn(void *data)
 #define SIM_TEST_LONG_INSNS		(NEURONPROF_SIM_MAX_INSTRUCTIONS / 2 - 16)
 
 /* del_device during a long execution stops it with -ENODEV and waits. */
-static void sim_device_del_during_exec(struct kunit *test)
+static void sim_test_del_during_exec(struct kunit *test, unsigned int scale)
 {
 	struct nprof_sim_device *sdev = sim_test_dev_new(test, SIM_TEST_ID, "trn1");
 	struct sim_test_exec_thread *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
@@ -938,6 +1211,7 @@ static void sim_device_del_during_exec(struct kunit *test)
 	KUNIT_ASSERT_LE(test, nprof_sim_program_count(&prog, 4, 3, NULL),
 			NEURONPROF_SIM_MAX_NOTIFICATIONS);
 
+	WRITE_ONCE(nprof_sim_time_scale, scale);
 	task = kthread_run(sim_test_exec_fn, t, "nprof_sim_test_exec");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
 	for (waited = 0; !mutex_is_locked(&sdev->cores[1].exec_lock) && waited < 5000;
@@ -953,10 +1227,150 @@ static void sim_device_del_during_exec(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->ret, -ENODEV);
 }
 
+static void sim_device_del_during_exec(struct kunit *test)
+{
+	sim_test_del_during_exec(test, 0);
+}
+
+/* A paced execution, asleep until the device catches up, stops at once too. */
+static void sim_device_del_during_paced_exec(struct kunit *test)
+{
+	u64 t0 = ktime_get_ns();
+
+	sim_test_del_during_exec(test, NPROF_SIM_MAX_TIME_SCALE);
+	/* Its device time is hours at that scale; the sleep did not last. */
+	KUNIT_EXPECT_LT(test, ktime_get_ns() - t0, 30ULL * NSEC_PER_SEC);
+}
+
+static int sim_test_exec_killable_fn(void *data)
+{
+	allow_signal(SIGKILL);
+	return sim_test_exec_fn(data);
+}
+
+/*
+ * The program runs in a worker while the caller waits: a caller killed then
+ * cancels it, and SIM_EXEC returns EINTR at once, though the program's
+ * device time is hours at this pace.
+ */
+static void sim_device_exec_killed(struct kunit *test)
+{
+	struct nprof_sim_device *sdev = sim_test_dev_new(test, SIM_TEST_ID, "trn1");
+	struct sim_test_exec_thread *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct task_struct *task;
+	unsigned int waited;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->ndev = sdev->ndev;
+	init_completion(&t->done);
+	sim_test_exec_args(&t->args, 0, 64, 4096);
+	WRITE_ONCE(nprof_sim_time_scale, NPROF_SIM_MAX_TIME_SCALE);
+	task = kthread_create(sim_test_exec_killable_fn, t, "nprof_sim_test_kill");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	get_task_struct(task);
+	wake_up_process(task);
+	for (waited = 0; !mutex_is_locked(&sdev->cores[0].exec_lock) && waited < 5000;
+	     waited++)
+		usleep_range(1000, 2000);
+	KUNIT_EXPECT_TRUE(test, mutex_is_locked(&sdev->cores[0].exec_lock));
+	KUNIT_EXPECT_FALSE(test, completion_done(&t->done));
+	send_sig(SIGKILL, task, 1);
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&t->done, 30 * HZ) > 0);
+	KUNIT_EXPECT_EQ(test, t->ret, -EINTR);
+	/* Nothing of the execution remains: the core takes the next one. */
+	KUNIT_EXPECT_FALSE(test, mutex_is_locked(&sdev->cores[0].exec_lock));
+	put_task_struct(task);
+}
+
+/*
+ * Paced executions take the host the program's device time times
+ * time_scale / 100, and at 100 % or more no entry is stamped after the
+ * execution ended.
+ */
+static void sim_device_exec_paced(struct kunit *test)
+{
+	static const unsigned int scales[] = { 100, 400, 0 };
+	struct nprof_sim_device *sdev = sim_test_dev_new(test, SIM_TEST_ID, "trn1");
+	struct drm_neuronprof_sim_exec args;
+	struct nprof_sub *infer;
+	unsigned int k;
+
+	infer = sim_test_subscribe(test, sdev, NEURONPROF_TARGET_CORE, 0,
+				   NEURONPROF_QT_INFER_STATUS, 0, PAGE_SIZE);
+	for (k = 0; k < ARRAY_SIZE(scales); k++) {
+		const struct nprof_ring *r = &infer->ring;
+		const struct neuronprof_notification *first, *last;
+		u64 before, after, device;
+
+		WRITE_ONCE(nprof_sim_time_scale, scales[k]);
+		sim_test_exec_args(&args, 0, 3, 100);
+		before = ktime_get_ns();
+		KUNIT_ASSERT_EQ(test, sim_test_exec(sdev->ndev, &args), 0);
+		after = ktime_get_ns();
+		KUNIT_ASSERT_EQ(test, r->prod - r->cons, 6ULL * NPROF_ENTRY_SIZE);
+		first = (const void *)(r->data + (r->cons & (r->size - 1)));
+		last = (const void *)(r->data + ((r->prod - NPROF_ENTRY_SIZE) & (r->size - 1)));
+		/* 3 iterations of 100 instructions of at least 4 us on engine 0. */
+		device = last->timestamp_ns - first->timestamp_ns;
+		KUNIT_EXPECT_GT(test, device, 3ULL * 100 * 4000);
+		KUNIT_EXPECT_GE_MSG(test, after - before, div_u64(device * scales[k], 100),
+				    "time_scale %u", scales[k]);
+		if (scales[k] >= 100) {
+			KUNIT_EXPECT_GE(test, (u64)first->timestamp_ns, before);
+			KUNIT_EXPECT_LE(test, (u64)last->timestamp_ns, after);
+		}
+		nprof_ring_consume(&infer->ring, infer->ring.prod);
+	}
+}
+
 /*
  * Notifications reach the rings of the started queues only, with sequence
  * numbers contiguous per queue, and produced[] counts exactly them.
  */
+/*
+ * The entries built in place in a ring (reserve/commit) carry the times the
+ * generator gives the same program from the same start through emit: the
+ * device's path and the model agree, whatever else is subscribed.
+ */
+static void sim_test_same_times(struct kunit *test,
+				const struct drm_neuronprof_sim_exec *args,
+				struct nprof_sub *infer, struct nprof_sub *trace)
+{
+	struct sim_test_rec *rec = sim_test_rec_new(test, SIM_TEST_MAX_RECORDS);
+	const struct nprof_ring *ir = &infer->ring, *tr = &trace->ring;
+	const struct neuronprof_notification *first = (const void *)(ir->data +
+							(ir->cons & (ir->size - 1)));
+	struct nprof_sim_program prog = {
+		.seed = READ_ONCE(nprof_sim_seed),
+		.model_id = args->model_id,
+		.iterations = args->iterations,
+		.dma_transfers = args->dma_transfers,
+	};
+	struct nprof_sim_run run = {
+		.prog = &prog, .engines = 4, .topsps_per_core = 3,
+		.emit = sim_test_emit, .priv = rec,
+	};
+	u64 pos = tr->cons;
+	unsigned int i, n = 0;
+
+	memcpy(prog.instructions, args->instructions, sizeof(prog.instructions));
+	run.start_ns = first->timestamp_ns;
+	KUNIT_ASSERT_EQ(test, nprof_sim_program_run(&run), 0);
+	for (i = 0; i < rec->nr; i++) {
+		const struct neuronprof_notification *e;
+
+		if (rec->recs[i].q.type != NEURONPROF_QT_TRACE || rec->recs[i].q.engine)
+			continue;
+		KUNIT_ASSERT_LT(test, pos, tr->prod);
+		e = (const void *)(tr->data + (pos & (tr->size - 1)));
+		KUNIT_EXPECT_EQ_MSG(test, e->timestamp_ns, rec->recs[i].n.timestamp_ns,
+				    "TRACE entry %u", n);
+		pos += NPROF_ENTRY_SIZE;
+		n++;
+	}
+	KUNIT_EXPECT_EQ(test, pos, tr->prod);
+}
+
 static void sim_device_exec_subscribed(struct kunit *test)
 {
 	struct nprof_sim_device *sdev = sim_test_dev_new(test, SIM_TEST_ID, "trn1");
@@ -1000,6 +1414,7 @@ static void sim_device_exec_subscribed(struct kunit *test)
 
 		KUNIT_EXPECT_EQ_MSG(test, args.produced[t], want, "queue type %u", t);
 	}
+	sim_test_same_times(test, &args, infer, trace);
 
 	/* A second execution continues the sequence of every queue. */
 	KUNIT_ASSERT_EQ(test, sim_test_exec(sdev->ndev, &args), 0);
@@ -1152,6 +1567,9 @@ static struct kunit_case sim_device_cases[] = {
 	KUNIT_CASE(sim_device_exec_bad_args),
 	KUNIT_CASE(sim_device_exec_timeout_and_error_knob),
 	KUNIT_CASE(sim_device_del_during_exec),
+	KUNIT_CASE(sim_device_del_during_paced_exec),
+	KUNIT_CASE(sim_device_exec_paced),
+	KUNIT_CASE(sim_device_exec_killed),
 	KUNIT_CASE(sim_device_exec_subscribed),
 	KUNIT_CASE(sim_device_exec_overflow),
 	KUNIT_CASE(sim_device_fail_next_subscribe),

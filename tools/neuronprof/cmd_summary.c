@@ -104,8 +104,8 @@ static void text_core(const struct rec_stats *s, const struct core_stats *c)
 	       " .. %" PRIu64 " ns)\n", c->dev, arch_name(c->arch), c->provider, c->core,
 	       c->entries, D(span), c->first, c->last);
 	printf("  inferences %" PRIu64 " (%" PRIu64 " failed), executions %zu, busy %s, "
-	       "utilisation %.2f%%\n", c->inferences, c->infer_failed, c->ct ? c->ct->nexec : 0,
-	       D(c->infer_busy), c->util_pct);
+	       "utilisation %.2f%%, in inferences %s\n", c->inferences, c->infer_failed,
+	       c->ct ? c->ct->nexec : 0, D(c->busy), c->util_pct, D(c->infer_busy));
 	printf("  errors %" PRIu64 ", throttle events %" PRIu64 " (max level %u)\n", c->errors,
 	       c->throttles, c->max_throttle);
 	printf("  lost %" PRIu64 " recorded, %" PRIu64 " missing from sequence numbers\n",
@@ -458,7 +458,7 @@ static void core_json(struct json *j, const struct core_stats *c)
 	jw_u64(j, "first_ns", c->first);
 	jw_u64(j, "last_ns", c->last);
 	jw_u64(j, "span_ns", c->any ? c->last - c->first : 0);
-	jw_u64(j, "busy_ns", c->infer_busy);
+	jw_u64(j, "busy_ns", c->busy);
 	jw_fixed(j, "utilization_pct", c->util_pct, 2);
 	jw_u64(j, "inferences", c->inferences);
 	jw_u64(j, "inferences_failed", c->infer_failed);
@@ -653,7 +653,7 @@ static const char *const csv_name[CSV_TABLES] = {
 static const char *const csv_header[CSV_TABLES] = {
 	"recording,device,core,entries,first_ns,last_ns,span_ns,busy_ns,utilization_pct,"
 	"inferences,inferences_failed,executions,errors,throttle_events,max_throttle_level,"
-	"lost,seq_gaps",
+	"lost,seq_gaps,inference_busy_ns",
 	"recording,device,core,unit,index,instructions,events,event_busy_ns,busy_ns,"
 	"utilization_pct,dma,dma_bytes,dma_mbps,errors,lost,seq_gaps",
 	"recording,device,core,unit,index,code,count,total_ns,min_ns,avg_ns,median_ns,p95_ns,"
@@ -706,10 +706,10 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 		csv_str(f[CSV_CORES], rp);
 		fprintf(f[CSV_CORES], ",%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
 			PRIu64 ",%.2f,%" PRIu64 ",%" PRIu64 ",%zu,%" PRIu64 ",%" PRIu64 ",%u,%" PRIu64
-			",%" PRIu64 "\n", c->dev, c->core, c->entries, c->first, c->last,
-			c->any ? c->last - c->first : 0, c->infer_busy, c->util_pct, c->inferences,
+			",%" PRIu64 ",%" PRIu64 "\n", c->dev, c->core, c->entries, c->first, c->last,
+			c->any ? c->last - c->first : 0, c->busy, c->util_pct, c->inferences,
 			c->infer_failed, c->ct ? c->ct->nexec : 0, c->errors, c->throttles,
-			c->max_throttle, c->lost, c->gaps);
+			c->max_throttle, c->lost, c->gaps, c->infer_busy);
 		for (size_t g = 0; g < c->idle.n; g++) {
 			const struct idle_gap *gp = &c->idle.g[g];
 

@@ -215,13 +215,25 @@ static void error_add(struct core_stats *c, uint32_t code, uint64_t ts)
 }
 
 /* One TRACE entry whose end is now known. */
-static void instruction_done(struct unit *u, uint32_t code, uint64_t ts, uint64_t end,
-			     uint64_t *prev_end, bool *have_prev)
+static void instruction_done(struct core_stats *c, struct unit *u, uint32_t code, uint64_t ts,
+			     uint64_t end, uint64_t *prev_end, bool *have_prev)
 {
 	struct op_stats *o = op_get(u, code);
 
 	push_u64(&o->dur, &o->n, &o->cap, end - ts);
 	u->busy += end - ts;
+	/*
+	 * Instructions of a queue follow each other: one that starts within
+	 * the last interval (usually at its end) extends it, so the core keeps
+	 * about an interval per EVENT window of each unit, not per instruction.
+	 */
+	if (c->niv && ts >= c->iv[c->niv - 1].start && ts <= c->iv[c->niv - 1].end) {
+		if (end > c->iv[c->niv - 1].end)
+			c->iv[c->niv - 1].end = end;
+	} else if (end > ts) {
+		c->iv = xgrow(c->iv, c->niv, &c->iv_cap, sizeof(*c->iv));
+		c->iv[c->niv++] = (struct busy_iv){ ts, end };
+	}
 	if (*have_prev && ts > *prev_end)
 		gap_add(&u->idle, *prev_end, ts);
 	*prev_end = end;
@@ -340,7 +352,7 @@ static void add_queue(struct rec_stats *s, const struct prof_file *f, const stru
 		case NEURONPROF_QT_TOPSP_TRACE:
 			u->instructions++;
 			if (have_pend)
-				instruction_done(u, pend.code, pend.ts,
+				instruction_done(c, u, pend.code, pend.ts,
 						 instr_end(&clk, pend.ts, true, e.ts), &iend,
 						 &have_iend);
 			pend = e;
@@ -384,7 +396,7 @@ static void add_queue(struct rec_stats *s, const struct prof_file *f, const stru
 		}
 	}
 	if (have_pend)
-		instruction_done(u, pend.code, pend.ts, instr_end(&clk, pend.ts, false, 0), &iend,
+		instruction_done(c, u, pend.code, pend.ts, instr_end(&clk, pend.ts, false, 0), &iend,
 				 &have_iend);
 	instr_clock_free(&clk);
 	c->entries += q->entry_count;
@@ -497,6 +509,33 @@ static int cmp_err(const void *a, const void *b)
 	return x->code < y->code ? -1 : x->code > y->code;
 }
 
+static int cmp_iv(const void *a, const void *b)
+{
+	const struct busy_iv *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/* The time at least one unit of the core executes: the union of the intervals. */
+static uint64_t union_ns(struct busy_iv *iv, size_t n)
+{
+	uint64_t total = 0, end = 0;
+
+	if (n > 1)
+		qsort(iv, n, sizeof(*iv), cmp_iv);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t from = i && iv[i].start < end ? end : iv[i].start;
+
+		if (iv[i].end > from)
+			total += iv[i].end - from;
+		if (!i || iv[i].end > end)
+			end = iv[i].end;
+	}
+	return total;
+}
+
 static void finish_core(struct core_stats *c, const struct timing *t)
 {
 	c->ct = timing_core(t, c->dev, c->core);
@@ -512,7 +551,10 @@ static void finish_core(struct core_stats *c, const struct timing *t)
 				gap_add(&c->idle, c->ct->inf[i - 1].stop, in->start);
 		}
 	}
-	c->util_pct = pct(c->infer_busy, c->any ? c->last - c->first : 0);
+	c->busy = union_ns(c->iv, c->niv);
+	free(c->iv);
+	c->iv = NULL;
+	c->util_pct = pct(c->busy, c->any ? c->last - c->first : 0);
 	if (c->nunits > 1)
 		qsort(c->units, c->nunits, sizeof(*c->units), cmp_unit);
 	for (size_t i = 0; i < c->nunits; i++)
@@ -650,6 +692,7 @@ void rec_stats_free(struct rec_stats *s)
 			free(c->units[k].idle.g);
 		}
 		free(c->units);
+		free(c->iv);
 		free(c->errs);
 		free(c->levels);
 		free(c->idle.g);

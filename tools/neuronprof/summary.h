@@ -94,7 +94,14 @@ struct core_stats {
 	uint64_t first, last;
 	bool any;
 	uint64_t inferences, infer_failed, infer_busy;
+	/*
+	 * busy: the union of the intervals of its units' instructions (@iv, freed
+	 * once merged); util_pct: busy over the active span.
+	 */
+	uint64_t busy;
 	double util_pct;
+	struct busy_iv { uint64_t start, end; } *iv;
+	size_t niv, iv_cap;
 	const struct core_timing *ct;
 	struct unit *units;		/* engines by number, then TopSPs by number */
 	size_t nunits;

@@ -16,8 +16,9 @@
 #
 # The end-to-end test of `record` (SESSION and MODEL capture, the system
 # profile) runs the tool inside a QEMU VM with the
-# modules (scripts/vm-run.sh); it is skipped when the modules are not built
-# (make modules) or NPROF_SKIP_VM=1.
+# modules (scripts/vm-run.sh), and so does vm_model.sh (recordings against
+# the simulator's device-time model); they are skipped when the modules are
+# not built (make modules) or NPROF_SKIP_VM=1.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -247,7 +248,7 @@ suite() {
 		has "recording $prof: 1 file, 14 queue records, 46 entries; system trace: 6 host events" "$tmp/s" &&
 		has "recording $prof/sub: 1 file, 5 queue records, 12 entries; no system trace" "$tmp/s" &&
 		has "device 0 (trn1, sim) NeuronCore 0: 46 entries, active 4.500us (1000100 .. 1004600 ns)" "$tmp/s" &&
-		has "inferences 2 (1 failed), executions 1, busy 4.400us, utilisation 97.78%" "$tmp/s" &&
+		has "inferences 2 (1 failed), executions 1, busy 1.600us, utilisation 35.56%, in inferences 4.400us" "$tmp/s" &&
 		has "errors 2, throttle events 2 (max level 2)" "$tmp/s" &&
 		has "lost 2 recorded, 2 missing from sequence numbers" "$tmp/s" &&
 		has "lost 5 recorded, 0 missing from sequence numbers" "$tmp/s" &&
@@ -260,13 +261,15 @@ suite() {
 
 	# Instructions 100 ns apart: each lasts until the next entry of its
 	# queue, bounded by its engine's EVENT end, so 6 x 100 ns per engine.
+	# The core is busy while any unit is: 600 + 600 ns of the engines and
+	# 2 x 200 ns of the TopSPs, which never overlap here, over 4.5 us.
 	t_summary_json() {
 		"$np" summary --json "$prof" >"$tmp/s.json" || return 1
 		check summary-json "$tmp/s.json" files=2 entries=58 \
 			recordings.0.path="$prof" recordings.1.path="$prof/sub" \
 			recordings.0.files=1 recordings.0.queue_records=14 recordings.0.entries=46 \
-			recordings.0.cores.0.core=0 recordings.0.cores.0.busy_ns=4400 \
-			recordings.0.cores.0.inference_busy_ns=4400 recordings.0.cores.0.utilization_pct=97.78 \
+			recordings.0.cores.0.core=0 recordings.0.cores.0.busy_ns=1600 \
+			recordings.0.cores.0.inference_busy_ns=4400 recordings.0.cores.0.utilization_pct=35.56 \
 			recordings.0.cores.0.inferences=2 recordings.0.cores.0.inferences_failed=1 \
 			recordings.0.cores.0.executions=1 recordings.0.cores.0.errors=2 \
 			recordings.0.cores.0.throttle_events=2 recordings.0.cores.0.max_throttle_level=2 \
@@ -1431,6 +1434,14 @@ recording $basic" ] || { echo "recordings not in the order of the PATHs:"; grep 
 		else
 			run "record in a VM: devices, doctor, record, summary, export (see vm.sh)" \
 				bash -c "tail -n 60 '$tmp/vm.log'; exit 1"
+		fi
+		bash "$here/vm_model.sh" "$build" "$tmp/vm_model" >"$tmp/vm_model.log" 2>&1
+		vm_rc=$?
+		if [ "$vm_rc" -eq 0 ]; then
+			run "recordings in a VM equal the simulator's device-time model (see vm_model.sh)" true
+		else
+			run "recordings in a VM equal the simulator's device-time model (see vm_model.sh)" \
+				bash -c "tail -n 60 '$tmp/vm_model.log'; exit 1"
 		fi
 	fi
 }

@@ -129,8 +129,8 @@ def recompute(summary_path, rec_index, top, rest):
         busy = sum(b["timestamp_ns"] - a["timestamp_ns"] for a, b in infs)
         expect(f"{tag} inferences", jc["inferences"], len(infs))
         expect(f"{tag} failed", jc["inferences_failed"], sum(1 for _, b in infs if b["payload"][0]))
-        expect(f"{tag} busy_ns", jc["busy_ns"], busy)
-        expect(f"{tag} utilization_pct", jc["utilization_pct"], pct(busy, span))
+        expect(f"{tag} inference_busy_ns", jc["inference_busy_ns"], busy)
+        core_iv = []
         # Executions: a new one at iteration 0, a lower iteration or another model.
         execs = []
         for a, b in infs:
@@ -188,6 +188,7 @@ def recompute(summary_path, rec_index, top, rest):
                             end = nxt if nxt is not None else ts
                         durs[e["code"]].append(end - ts)
                         busy_u += end - ts
+                        core_iv.append((ts, end))
                         if prev_end is not None and ts > prev_end:
                             igaps.append((ts - prev_end, prev_end))
                         prev_end = end
@@ -213,6 +214,17 @@ def recompute(summary_path, rec_index, top, rest):
                 totals = [o["total_ns"] for o in ju["ops"]]
                 if totals != sorted(totals, reverse=True):
                     errors.append(f"{ut}: ops not sorted by total time")
+        # Busy: the time any unit executes, the union of the instructions.
+        cbusy, cend = 0, None
+        for s, e in sorted(core_iv):
+            if cend is None or s >= cend:
+                cbusy += e - s
+                cend = e
+            elif e > cend:
+                cbusy += e - cend
+                cend = e
+        expect(f"{tag} busy_ns", jc["busy_ns"], cbusy)
+        expect(f"{tag} utilization_pct", jc["utilization_pct"], pct(cbusy, span))
         # Throttle: a level holds until the next THROTTLE entry, the last until the core's last entry.
         marks = sorted((e["timestamp_ns"], e["code"]) for q in recs
                        if q["queue_type"] == "THROTTLE" for e in q["entries"])
@@ -397,7 +409,8 @@ def csv_check(summary_path, csv_dir):
             want["cores"] += 1
             r = next(r for r in rows["cores"] if r["recording"] == rec["path"] and
                      int(r["core"]) == c["core"] and int(r["device"]) == c["device"])
-            for k in ("entries", "busy_ns", "span_ns", "inferences", "executions", "errors", "lost"):
+            for k in ("entries", "busy_ns", "span_ns", "inferences", "executions", "errors", "lost",
+                      "inference_busy_ns"):
                 expect(f"csv core {c['core']} {k}", int(r[k]), c[k])
             expect(f"csv core {c['core']} utilization_pct", float(r["utilization_pct"]), c["utilization_pct"])
             want["idle_gaps"] += len(c["idle_gaps"])
