@@ -10,6 +10,10 @@ set -uo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 src=${NEURON_DRIVER_SRC:-}
+if [ -n "$src" ] && [ ! -e "$src" ]; then
+	echo "vendor-tree: NEURON_DRIVER_SRC=$src does not exist" >&2
+	exit 1
+fi
 if [ -z "$src" ]; then
 	for d in /usr/src/aws-neuronx-*/; do
 		[ -f "$d/dkms.conf" ] && src=${d%/} && break
@@ -20,5 +24,5 @@ if [ -z "$src" ]; then
 		[ -f "$t" ] && src=$(cd "$(dirname "$t")" && pwd)/$(basename "$t") && break
 	done
 fi
-[ -n "$src" ] || exit 1
+[ -n "$src" ] && [ -e "$src" ] || exit 1
 echo "$src"

@@ -75,23 +75,9 @@ library_version() {
 	[ -n "$v" ] && echo "$v"
 }
 
-# As scripts/vendor-hook-test.sh finds it: NEURON_DRIVER_SRC (a directory or
-# a .tar.gz), else the one /usr/src/aws-neuronx-*/, else
-# ../shared/vendor/aws-neuronx-*.tar.gz beside the repository.
+# The vendor driver tree, as scripts/vendor-tree.sh finds it.
 vendor_source() {
-	local d t
-
-	if [ -n "${NEURON_DRIVER_SRC:-}" ]; then
-		echo "$NEURON_DRIVER_SRC"
-		return 0
-	fi
-	for d in /usr/src/aws-neuronx-*/; do
-		[ -f "$d/dkms.conf" ] && echo "${d%/}" && return 0
-	done
-	for t in "$repo"/../shared/vendor/aws-neuronx-*.tar.gz; do
-		[ -f "$t" ] && echo "$t" && return 0
-	done
-	return 1
+	bash "$repo/scripts/vendor-tree.sh"
 }
 
 # The hook command as the packages and make install put it: CMD (in a staged

@@ -25,37 +25,35 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 kver=${KVER:-$(bash "$repo/scripts/kver.sh")}
 kdir=${KDIR:-/lib/modules/$kver/build}
-pass=0
-fail=0
-n=0
+# shellcheck source=../lib.sh
+. "$repo/tests/lib.sh"
 
+# result NAME STATUS [LOG]: one result line; a failure shows LOG's tail.
 result() {
-	n=$((n + 1))
 	if [ "$2" -eq 0 ]; then
-		pass=$((pass + 1))
-		echo "ok $n - $1"
+		ok "$1"
+	elif [ -n "${3:-}" ] && [ -s "$3" ]; then
+		not_ok "$1" "$(tail -n 30 "$3")"
 	else
-		fail=$((fail + 1))
-		echo "not ok $n - $1"
-		[ -n "${3:-}" ] && [ -s "$3" ] && tail -n 30 "$3" | sed 's/^/# /'
+		not_ok "$1"
 	fi
 }
 
 skip() {
 	echo "neuron-rig: skipped: $1"
-	echo "0 passed, 0 failed, 1 skipped"
-	exit 0
+	skipped "the hardware layer" "$1"
+	finish
 }
 
-src=$(bash "$repo/scripts/vendor-tree.sh") ||
+src=$(vendor_source) ||
 	skip "no vendor tree: set NEURON_DRIVER_SRC, install aws-neuronx-dkms, or put the tarball in ../shared/vendor/"
 [ -d "$kdir" ] || skip "no kernel build tree $kdir"
 emu=$repo/driver/tests/neuronprof_trn_emu.ko
 for f in "$emu" "$repo/driver/core/neuronprof.ko" "$repo/driver/neuron/neuronprof_neuron.ko"; do
-	[ -f "$f" ] || { echo "neuron-rig: $f missing: run make modules"; echo "0 passed, 1 failed"; exit 1; }
+	[ -f "$f" ] || fatal "$f missing: run make modules"
 done
 make -s -C "$repo/tools" build/neuronprof build/tests/inspect_run >/dev/null 2>&1 ||
-	{ echo "neuron-rig: cannot build the tool"; echo "0 passed, 1 failed"; exit 1; }
+	fatal "cannot build the tool"
 np=$repo/tools/build/neuronprof
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/nprof-rig.XXXXXX") || exit 1
@@ -74,10 +72,7 @@ make -C "$kdir" M="$work/tree" -j"${NPROF_JOBS:-2}" modules >"$work/build.log" 2
 result "the hooked vendor neuron.ko builds" $? "$work/build.log"
 cc -Wall -Wextra -Werror -O2 -I"$work/tree" -o "$work/nrt_play" "$here/nrt_play.c" >"$work/cc.log" 2>&1
 result "nrt_play builds against the vendor's neuron_ioctl.h" $? "$work/cc.log"
-[ -f "$work/tree/neuron.ko" ] && [ -x "$work/nrt_play" ] || {
-	echo "$pass passed, $fail failed"
-	exit 1
-}
+[ -f "$work/tree/neuron.ko" ] && [ -x "$work/nrt_play" ] || finish
 
 # vm_run GUEST_SCRIPT: boot the rig's VM (3 GiB, 1088 MiB reserved for the
 # emulated function's BARs) with the modules and programs, /out into $out.
@@ -306,5 +301,4 @@ grep -q "not enough data" "$out/cal-few.out" 2>/dev/null && ! grep -q "^set:" "$
 	[ "$(cat "$out/cal-few.rc")" = 1 ]
 result "calibrate says not enough data for 3 head writes" $? "$out/cal-few.out"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
