@@ -200,8 +200,27 @@ static void u64_arr(struct json *j, const char *key, const uint64_t *v, size_t n
 	jw_arr_end(j);
 }
 
+/* The longest idle gaps, as summary --json writes them (cmd_summary.c). */
+static void gaps_json(struct json *j, const struct top_gaps *g, const struct core_stats *c)
+{
+	char where[64];
+
+	jw_arr_begin(j, "idle_gaps");
+	for (size_t i = 0; i < g->n; i++) {
+		jw_obj_begin(j, NULL);
+		jw_u64(j, "start_ns", g->g[i].start);
+		jw_u64(j, "end_ns", g->g[i].end);
+		jw_u64(j, "idle_ns", g->g[i].end - g->g[i].start);
+		jw_u64(j, "at_ns", g->g[i].start - c->first);
+		jw_str(j, "where",
+		       exec_where(c->ct, g->g[i].start, g->g[i].end, where, sizeof(where)));
+		jw_obj_end(j);
+	}
+	jw_arr_end(j);
+}
+
 static void unit_json(struct json *j, const struct unit *u, const struct unit_timeline *ut,
-		      const struct core_timeline *t, unsigned int top)
+		      const struct core_stats *c, const struct core_timeline *t, unsigned int top)
 {
 	jw_obj_begin(j, NULL);
 	if (u->topsp) {
@@ -235,6 +254,7 @@ static void unit_json(struct json *j, const struct unit *u, const struct unit_ti
 		jw_obj_end(j);
 	}
 	jw_arr_end(j);
+	gaps_json(j, &u->idle, c);
 	u64_arr(j, "busy_ns_by_bucket", ut->busy, t->nb);
 	if (!u->topsp)
 		u64_arr(j, "dma_bytes_by_bucket", ut->dma_bytes, t->nb);
@@ -252,8 +272,9 @@ static void core_json(struct json *j, const struct core_stats *c, const struct c
 	jw_u64(j, "first_ns", c->first);
 	jw_u64(j, "last_ns", c->last);
 	jw_u64(j, "span_ns", c->any ? c->last - c->first : 0);
-	jw_u64(j, "busy_ns", c->infer_busy);
+	jw_u64(j, "busy_ns", c->busy);
 	jw_fixed(j, "utilization_pct", c->util_pct, 2);
+	jw_u64(j, "inference_busy_ns", c->infer_busy);
 	jw_u64(j, "inferences", c->inferences);
 	jw_u64(j, "executions", c->ct ? c->ct->nexec : 0);
 	jw_u64(j, "errors", c->errors);
@@ -265,13 +286,14 @@ static void core_json(struct json *j, const struct core_stats *c, const struct c
 	jw_arr_begin(j, "engines");
 	for (size_t k = 0; k < c->nunits; k++)
 		if (!c->units[k].topsp)
-			unit_json(j, &c->units[k], &t->units[k], t, top);
+			unit_json(j, &c->units[k], &t->units[k], c, t, top);
 	jw_arr_end(j);
 	jw_arr_begin(j, "topsps");
 	for (size_t k = 0; k < c->nunits; k++)
 		if (c->units[k].topsp)
-			unit_json(j, &c->units[k], &t->units[k], t, top);
+			unit_json(j, &c->units[k], &t->units[k], c, t, top);
 	jw_arr_end(j);
+	gaps_json(j, &c->idle, c);
 	u64_arr(j, "seq_gaps_by_bucket", t->gaps, t->nb);
 	u64_arr(j, "executions_by_bucket", t->exec_starts, t->nb);
 	jw_arr_begin(j, "throttle_level_by_bucket");
@@ -452,10 +474,40 @@ static void row_label(FILE *f, int y, const char *label, const char *sub)
 		y, PLOT_W, STRIP_H);
 }
 
+/*
+ * The longest idle gaps of @g (a unit's, or the core's with @unit "core")
+ * over the row at @y: an outlined box each, from the gap's start to its
+ * end, its rank in the box when it is wide enough.
+ */
+static void idle_marks(FILE *f, const struct core_stats *c, const struct core_timeline *t,
+		       const struct top_gaps *g, const char *unit, int y)
+{
+	char where[64];
+
+	for (size_t i = 0; i < g->n; i++) {
+		const struct idle_gap *gp = &g->g[i];
+		double x0 = xpos(t, gp->start), x1 = xpos(t, gp->end), w = x1 - x0;
+
+		if (w < 2)
+			w = 2;
+		fprintf(f, "<rect class=\"idle\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
+			"data-device=\"%u\" data-core=\"%u\" data-unit=\"%s\" data-rank=\"%zu\" "
+			"data-start-ns=\"%" PRIu64 "\" data-idle-ns=\"%" PRIu64 "\"><title>%s idle gap "
+			"%zu: %s at +%s, %s</title></rect>", x0, y, w, STRIP_H, c->dev, c->core, unit,
+			i + 1, gp->start, gp->end - gp->start, unit, i + 1, D(gp->end - gp->start),
+			D(gp->start - c->first),
+			exec_where(c->ct, gp->start, gp->end, where, sizeof(where)));
+		if (w >= 12)
+			fprintf(f, "<text class=\"idlerank\" x=\"%.1f\" y=\"%d\">%zu</text>",
+				x0 + w / 2, y + STRIP_H / 2 + 4, i + 1);
+	}
+	fputc('\n', f);
+}
+
 static void svg_timeline(FILE *f, const struct core_stats *c, const struct core_timeline *t)
 {
 	const struct core_timing *ct = c->ct;
-	size_t nexec = ct ? ct->nexec : 0, rows = c->nunits + 4;
+	size_t nexec = ct ? ct->nexec : 0, rows = c->nunits + 5;
 	uint64_t maxdma = 0, *dma = xcalloc(t->nb, sizeof(*dma));
 	int h = (int)rows * (STRIP_H + ROW_GAP) + 30, y = 4;
 	char sub[48];
@@ -477,8 +529,14 @@ static void svg_timeline(FILE *f, const struct core_stats *c, const struct core_
 		row_label(f, y, U(u), sub);
 		strip_path(f, t->units[k].busy, t->nb, (double)t->width, y,
 			   palette[k % NPAL], "util");
+		idle_marks(f, c, t, &u->idle, U(u), y);
 		y += STRIP_H + ROW_GAP;
 	}
+	/* The core's idle gaps: between one inference's stop and the next's start. */
+	snprintf(sub, sizeof(sub), "%zu longest", c->idle.n);
+	row_label(f, y, "core idle gaps", c->idle.n ? sub : "none");
+	idle_marks(f, c, t, &c->idle, "core", y);
+	y += STRIP_H + ROW_GAP;
 	/* Executions: one bar each (and a triangle at its host call), or counts. */
 	row_label(f, y, "executions", nexec > EXEC_MARKS_MAX ? "per bucket" : NULL);
 	if (nexec > EXEC_MARKS_MAX) {
@@ -631,6 +689,9 @@ static const char page_style[] =
 	"svg .sub{text-anchor:end;fill:#888;font-size:9px}\n"
 	"svg .bg{fill:#f4f4f4}svg .tick{stroke:#bbb}svg .axis{fill:#666}\n"
 	"svg .bin{fill:#4e79a7}svg .title{font-weight:bold}\n"
+	"svg .idle{fill:#f28e2b;fill-opacity:.12;stroke:#c0392b;stroke-width:1.2;"
+	"stroke-dasharray:3 2}svg .idlerank{text-anchor:middle;fill:#c0392b;font-size:10px;"
+	"font-weight:bold}\n"
 	"table{border-collapse:collapse;font-size:12px;margin:.5em 0}\n"
 	"th,td{border:1px solid #ddd;padding:2px 6px;text-align:right}\n"
 	"th{background:#eee;cursor:pointer;user-select:none}th.asc:after{content:' \\25B2'}"
@@ -658,6 +719,9 @@ static const char page_script[] =
 	"c.throttle_level_by_bucket[i]);r.push(row);}return r;}\n"
 	"function bucketcols(c){return ['at_ns'].concat(c.engines.concat(c.topsps).map(function(u){"
 	"return u.label+' busy%';}),['dma_MB/s','executions','seq_gaps','throttle']);}\n"
+	"function idle(c){var r=[];function add(l,gs){gs.forEach(function(g,i){r.push([l,i+1,"
+	"g.idle_ns,g.at_ns,g.start_ns,g.end_ns,g.where]);});}add('core',c.idle_gaps);"
+	"c.engines.concat(c.topsps).forEach(function(u){add(u.label,u.idle_gaps);});return r;}\n"
 	"function hist(h){return h.counts.map(function(n,i){return [h.lo_ns+i*h.bin_ns,"
 	"h.lo_ns+(i+1)*h.bin_ns,n];});}\n"
 	"var K={\n"
@@ -665,6 +729,7 @@ static const char page_script[] =
 	" units:[['unit','instructions','busy_ns','util%','dma_bytes','dma_MB/s','lost',"
 	"'seq_gaps'],units],\n"
 	" buckets:[bucketcols,buckets],\n"
+	" idle:[['unit','rank','idle_ns','at_ns','start_ns','end_ns','where'],idle],\n"
 	" throttle:[['level','events','time_ns','span%'],function(c){return c.throttle.map("
 	"function(t){return [t.level,t.events,t.time_ns,t.span_pct];});}],\n"
 	" models:[['model','count','failed','min_ns','median_ns','p99_ns','max_ns','host_matched',"
@@ -724,6 +789,14 @@ static void numbers(FILE *f, const char *what, const char *kind, size_t rec, lon
 	fputs("</details>\n", f);
 }
 
+static bool any_unit_gaps(const struct core_stats *c)
+{
+	for (size_t k = 0; k < c->nunits; k++)
+		if (c->units[k].idle.n)
+			return true;
+	return false;
+}
+
 static void page_core(FILE *f, const struct rec_stats *s, size_t ri, size_t ci,
 		      const struct core_timeline *t)
 {
@@ -731,22 +804,31 @@ static void page_core(FILE *f, const struct rec_stats *s, size_t ri, size_t ci,
 
 	fprintf(f, "<h3 id=\"r%zu-d%u-c%u\">device %u (%s) NeuronCore %u</h3>\n", ri, c->dev, c->core,
 		c->dev, arch_name(c->arch), c->core);
-	fprintf(f, "<p>%" PRIu64 " entries over %s; %" PRIu64 " inferences in %zu executions, "
-		"busy %s (%.2f%%); %" PRIu64 " lost recorded, %" PRIu64 " missing from sequence "
-		"numbers.</p>\n", c->entries, D(c->any ? c->last - c->first : 0), c->inferences,
-		c->ct ? c->ct->nexec : 0, D(c->infer_busy), c->util_pct, c->lost, c->gaps);
+	fprintf(f, "<p>%" PRIu64 " entries over %s; %" PRIu64 " inferences in %zu executions "
+		"(%s in inferences), busy %s (%.2f%%); %" PRIu64 " lost recorded, %" PRIu64
+		" missing from sequence numbers.</p>\n", c->entries,
+		D(c->any ? c->last - c->first : 0), c->inferences, c->ct ? c->ct->nexec : 0,
+		D(c->infer_busy), D(c->busy), c->util_pct, c->lost, c->gaps);
 	fprintf(f, "<h4>Utilisation over time</h4>\n<p class=\"def\">Busy fraction of each engine "
 		"and TopSP per time bucket of %s (%zu buckets from the core's first timestamp), "
-		"executions and the nrt_execute calls that started them (&#9660;), sequence gaps "
-		"where they were seen, the throttle level and the DMA bandwidth. Defined in "
-		DOC_MODEL " (busy time, execution, host call, throttling, DMA bandwidth) and "
-		DOC_OVERTIME ".</p>\n", D(t->width), t->nb);
+		"the %u longest idle gaps of each unit (on its strip) and of the core (between "
+		"inferences), outlined and numbered longest first, executions and the "
+		"nrt_execute calls that started them (&#9660;), sequence gaps where they were "
+		"seen, the throttle level and the DMA bandwidth. Defined in " DOC_MODEL
+		" (busy time, idle gap, execution, host call, throttling, DMA bandwidth) and "
+		DOC_OVERTIME ".</p>\n", D(t->width), t->nb, s->top);
 	if (!c->nunits && !(c->ct && c->ct->nexec))
 		fputs("<p class=\"empty\">No engine or TopSP entries and no executions on this "
 		      "core: nothing to draw over time.</p>\n", f);
 	svg_timeline(f, c, t);
 	numbers(f, "Numbers behind the plot: per bucket", "buckets", ri, (long)ci, -1, false);
 	numbers(f, "Per engine and TopSP", "units", ri, (long)ci, -1, true);
+	if (c->idle.n || any_unit_gaps(c))
+		numbers(f, "Longest idle gaps (as summary&rsquo;s &ldquo;longest idle gaps&rdquo;)",
+			"idle", ri, (long)ci, -1, true);
+	else
+		fputs("<p>No idle gaps on this core (fewer than two inferences, and no unit with "
+		      "two instructions apart).</p>\n", f);
 	if (c->nlevels)
 		numbers(f, "Time per throttle level", "throttle", ri, (long)ci, -1, false);
 	fprintf(f, "<h4>Top ops per engine and TopSP</h4>\n<p class=\"def\">Total time of the %u ops "

@@ -6,8 +6,9 @@
       id="report-data">) equals summary --json --top TOP of the same path on
       every field a plot or table shows; bucket series add up to the totals;
       histograms hold every execution in the bin its latency falls in; the
-      SVG drawn by the tool (op bars, histogram bins, one timeline per core)
-      carries the same numbers
+      longest idle gaps of each core and unit are summary's, field by field;
+      the SVG drawn by the tool (op bars, histogram bins, idle gap boxes at
+      their start, one timeline per core) carries the same numbers
   report_check.py buckets REPORT.html REC DUMP.json...
       the busy time per bucket of every engine and TopSP of recording REC,
       recomputed from dump --json of its files with the timing model of
@@ -91,7 +92,7 @@ def units(c):
 
 
 CORE_FIELDS = ("device", "core", "entries", "first_ns", "last_ns", "span_ns", "busy_ns",
-               "utilization_pct", "inferences", "executions", "errors", "max_throttle_level",
+               "utilization_pct", "inference_busy_ns", "inferences", "executions", "errors", "max_throttle_level",
                "lost", "seq_gaps")
 UNIT_FIELDS = ("instructions", "busy_ns", "utilization_pct", "dma_bytes", "dma_mbps", "lost",
                "seq_gaps")
@@ -121,7 +122,8 @@ def data(report, summary, top):
     svg_ops = [a for t, a in page.elems if t == "rect" and a.get("class") == "op"]
     svg_bins = [a for t, a in page.elems if t == "rect" and a.get("class") == "bin"]
     svg_tl = [a for t, a in page.elems if t == "svg" and a.get("class") == "timeline"]
-    want_ops, want_bins, want_tl = [], [], []
+    svg_idle = [a for t, a in page.elems if t == "rect" and a.get("class") == "idle"]
+    want_ops, want_bins, want_tl, want_idle, want_idle_x = [], [], [], [], []
     for dr, sr in zip(d["recordings"], s["recordings"]):
         rt = f"recording {sr['path']}"
         expect(f"{rt} files", dr["files"], sr["files"])
@@ -133,6 +135,9 @@ def data(report, summary, top):
             for k in CORE_FIELDS:
                 expect(f"{ct} {k}", dc[k], sc[k])
             want_tl.append((str(sc["device"]), str(sc["core"]), str(dc["buckets"])))
+            # The longest idle gaps: summary's, every field, in its order.
+            expect(f"{ct} idle gaps", dc["idle_gaps"], sc["idle_gaps"])
+            idle_units = [("core", sc["idle_gaps"])]
             nb, w = dc["buckets"], dc["bucket_ns"]
             expect(f"{ct} buckets cover the span", nb * w > sc["span_ns"], True)
             expect(f"{ct} bucket count", nb <= d["bucket_limit"], True)
@@ -151,6 +156,8 @@ def data(report, summary, top):
                     for k in UNIT_FIELDS:
                         if k in su:
                             expect(f"{ut} {k}", du[k], su[k])
+                    expect(f"{ut} idle gaps", du["idle_gaps"], su["idle_gaps"])
+                    idle_units.append((du["label"], su["idle_gaps"]))
                     expect(f"{ut} busy over the buckets", sum(du["busy_ns_by_bucket"]), su["busy_ns"])
                     expect(f"{ut} busy fraction <= 1 per bucket",
                            all(b <= w for b in du["busy_ns_by_bucket"]), True)
@@ -161,6 +168,12 @@ def data(report, summary, top):
                            [[o[k] for k in OP_FIELDS] for o in su["ops"][:top]])
                     for o in su["ops"][:top]:
                         want_ops.append((du["label"], str(o["code"]), str(o["total_ns"])))
+            # Drawn on the strips: units first (as their strips), then the core's row.
+            # x from the gap's start: LABEL_W + offset / (buckets * bucket_ns) * PLOT_W
+            for label, gaps in idle_units[1:] + idle_units[:1]:
+                want_idle += [(str(sc["device"]), str(sc["core"]), label, str(i + 1),
+                               str(g["start_ns"]), str(g["idle_ns"])) for i, g in enumerate(gaps)]
+                want_idle_x += [round(120 + g["at_ns"] / (nb * w) * 820, 1) for g in gaps]
         expect(f"{rt} models", [m["model_id"] for m in dr["models"]],
                [m["model_id"] for m in sr["models"]])
         for dm, sm in zip(dr["models"], sr["models"]):
@@ -196,6 +209,13 @@ def data(report, summary, top):
     expect("SVG op bars (unit, code, total_ns)",
            [(a["data-unit"], a["data-code"], a["data-total-ns"]) for a in svg_ops], want_ops)
     expect("SVG histogram bins", [a["data-count"] for a in svg_bins], want_bins)
+    expect("SVG idle gaps (device, core, unit, rank, start_ns, idle_ns)",
+           [(a["data-device"], a["data-core"], a["data-unit"], a["data-rank"], a["data-start-ns"],
+             a["data-idle-ns"]) for a in svg_idle], want_idle)
+    got_x = [float(a["x"]) for a in svg_idle]
+    expect("SVG idle gaps drawn at their start (x)",
+           len(got_x) == len(want_idle_x) and all(abs(g - x) <= 0.11 for g, x in
+                                                 zip(got_x, want_idle_x)), True)
     expect("SVG timelines (device, core, buckets)",
            [(a["data-device"], a["data-core"], a["data-buckets"]) for a in svg_tl], want_tl)
 
@@ -279,9 +299,10 @@ def dom(dom_path, report):
         r = d["recordings"][ri] if ri < len(d["recordings"]) else None
         if kind == "recordings":
             want = len(d["recordings"])
-        elif kind in ("ops", "units", "buckets", "throttle"):
+        elif kind in ("ops", "units", "buckets", "throttle", "idle"):
             c = r["cores"][int(a["data-core"])]
             want = {"ops": sum(len(u["ops"]) for u in units(c)), "units": len(units(c)),
+                    "idle": len(c["idle_gaps"]) + sum(len(u["idle_gaps"]) for u in units(c)),
                     "buckets": c["buckets"], "throttle": len(c["throttle"])}[kind]
         elif kind in ("latency", "overhead"):
             m = r["models"][int(a["data-model"])]

@@ -369,7 +369,9 @@ suite() {
 	mkdir -p "$fx/mark</script><b>&\"'x" && cp "$basic" "$fx/mark</script><b>&\"'x/"
 	t_report_data() {
 		local p
-		for p in "$prof" "$fx/hosts" "$fx/raw" "$basic" "$fx/gap.ntff" "$fx/mark</script><b>&\"'x"; do
+		"$gen" --jitter 20000 "$fx/rjitter.ntff" || return 1
+		for p in "$prof" "$fx/hosts" "$fx/raw" "$basic" "$fx/gap.ntff" "$fx/rjitter.ntff" \
+			"$fx/mark</script><b>&\"'x"; do
 			"$np" report --top 3 -o "$tmp/r.html" "$p" &&
 			"$np" summary --json --top 3 "$p" >"$tmp/s.json" || return 1
 			"$py" "$here/report_check.py" data "$tmp/r.html" "$tmp/s.json" 3 ||
@@ -378,7 +380,7 @@ suite() {
 			count_is 0 '<link|<img|<iframe|src=|href="[^#]|url\(' "$tmp/r.html" || return 1
 		done
 	}
-	run "report: the page's data and SVG equal summary --json (recordings, hosts, raw, gap, markup in a path)" t_report_data
+	run "report: the page's data and SVG (idle gaps too) equal summary --json (recordings, hosts, raw, gap, jitter, markup in a path)" t_report_data
 
 	t_report_buckets() {
 		"$gen" --jitter 20000 "$fx/rjitter.ntff" &&
