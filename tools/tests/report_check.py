@@ -8,7 +8,10 @@
       histograms hold every execution in the bin its latency falls in; the
       longest idle gaps of each core and unit are summary's, field by field;
       the SVG drawn by the tool (op bars, histogram bins, idle gap boxes at
-      their start, one timeline per core) carries the same numbers
+      their start, one timeline per core) carries the same numbers; with
+      several recordings, the panels side by side (busy time and
+      utilisation per core, latency per model) hold summary's numbers of
+      each, on one axis per plot, each bar or box where they put it
   report_check.py buckets REPORT.html REC DUMP.json...
       the busy time per bucket of every engine and TopSP of recording REC,
       recomputed from dump --json of its files with the timing model of
@@ -48,10 +51,16 @@ class Page(html.parser.HTMLParser):
         self.tables = []         # (attrs, rows in its tbody)
         self.in_tbody = False
         self.body = {}
+        self.svg = None          # attrs of the svg being read
+        self.in_svg = []         # (tag, attrs, attrs of its svg) of every element in an svg
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         self.elems.append((tag, a))
+        if tag == "svg":
+            self.svg = a
+        elif self.svg is not None:
+            self.in_svg.append((tag, a, self.svg))
         if tag == "body":
             self.body = a
         if tag == "script" and a.get("id") == "report-data":
@@ -65,6 +74,8 @@ class Page(html.parser.HTMLParser):
             self.tbl[1] += 1
 
     def handle_endtag(self, tag):
+        if tag == "svg":
+            self.svg = None
         if tag == "script" and self.in_data:
             self.in_data = False
             self.data = json.loads("".join(self.text))
@@ -216,8 +227,69 @@ def data(report, summary, top):
     expect("SVG idle gaps drawn at their start (x)",
            len(got_x) == len(want_idle_x) and all(abs(g - x) <= 0.11 for g, x in
                                                  zip(got_x, want_idle_x)), True)
+    side_by_side(page, s)
     expect("SVG timelines (device, core, buckets)",
            [(a["data-device"], a["data-core"], a["data-buckets"]) for a in svg_tl], want_tl)
+
+
+def near(a, b):
+    return abs(float(a) - float(b)) <= 0.11
+
+
+def side_by_side(page, s):
+    """With several recordings, the panels drawn side by side: one per recording and
+    plot, every panel of a plot on the same axis, each bar and box where its numbers
+    (summary's) put it on that axis."""
+    recs = s["recordings"]
+    for cls in ("hostbusy", "hostutil", "hostlat"):
+        panels = [a for t, a in page.elems if t == "svg" and a.get("class") == cls]
+        if len(recs) < 2:
+            expect(f"{cls} panels with one recording", len(panels), 0)
+            continue
+        expect(f"{cls} panels (data-rec)", [p["data-rec"] for p in panels],
+               [str(i) for i in range(len(recs))])
+        expect(f"{cls} panels share one axis (scale, x0, plot width, size)",
+               len({(p["data-scale"], p["data-x0"], p["data-plot-w"], p["width"], p["height"])
+                    for p in panels}), 1)
+        if not panels:
+            continue
+        scale, x0, pw = (int(panels[0][k]) for k in ("data-scale", "data-x0", "data-plot-w"))
+        unit = pw / scale if scale else 0     # pixels per ns (per % for utilisation)
+        if cls == "hostlat":
+            want = max([m["latency"]["max_ns"] for r in recs for m in r["models"]], default=0)
+        elif cls == "hostbusy":
+            want = max([c["busy_ns"] for r in recs for c in r["cores"]], default=0)
+        else:
+            want = 100
+        expect(f"{cls} axis: 0 to the largest value of all recordings", scale, want)
+        for ri, r in enumerate(recs):
+            elems = [a for t, a, sv in page.in_svg if t == "rect" and sv.get("data-rec") == str(ri)
+                     and sv.get("class") == cls and a.get("class") in ("hbar", "hlat")]
+            rt = f"{cls} panel of {r['path']}"
+            if cls == "hostlat":
+                expect(f"{rt} models (model, count, min, median, p99, max)",
+                       [tuple(int(a[k]) for k in ("data-model", "data-count", "data-min-ns",
+                                                  "data-median-ns", "data-p99-ns", "data-max-ns"))
+                        for a in elems],
+                       [(m["model_id"],) + tuple(m["latency"][k] for k in
+                                                 ("count", "min_ns", "median_ns", "p99_ns", "max_ns"))
+                        for m in r["models"]])
+                for a, m in zip(elems, r["models"]):
+                    lat = m["latency"]
+                    expect(f"{rt} model {m['model_id']} box from the median to p99",
+                           near(a["x"], x0 + lat["median_ns"] * unit) and
+                           near(a["width"], max(2, (lat["p99_ns"] - lat["median_ns"]) * unit)),
+                           True)
+                continue
+            expect(f"{rt} cores (device, core, busy_ns)",
+                   [(int(a["data-device"]), int(a["data-core"]), int(a["data-busy-ns"])) for a in elems],
+                   [(c["device"], c["core"], c["busy_ns"]) for c in r["cores"]])
+            expect(f"{rt} utilisation", [float(a["data-util-pct"]) for a in elems],
+                   [c["utilization_pct"] for c in r["cores"]])
+            for a, c in zip(elems, r["cores"]):
+                v = c["busy_ns"] if cls == "hostbusy" else c["utilization_pct"]
+                expect(f"{rt} device {c['device']} core {c['core']} bar length",
+                       near(a["width"], v * unit) and near(a["x"], x0), True)
 
 
 def windows_of(entries, start_code, stop_code):
@@ -299,6 +371,10 @@ def dom(dom_path, report):
         r = d["recordings"][ri] if ri < len(d["recordings"]) else None
         if kind == "recordings":
             want = len(d["recordings"])
+        elif kind == "hostcores":
+            want = sum(len(x["cores"]) for x in d["recordings"])
+        elif kind == "hostmodels":
+            want = sum(len(x["models"]) for x in d["recordings"])
         elif kind in ("ops", "units", "buckets", "throttle", "idle"):
             c = r["cores"][int(a["data-core"])]
             want = {"ops": sum(len(u["ops"]) for u in units(c)), "units": len(units(c)),
