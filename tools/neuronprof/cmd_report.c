@@ -498,11 +498,12 @@ static void idle_marks(FILE *f, const struct core_stats *c, const struct core_ti
 
 		if (w < 2)
 			w = 2;
-		fprintf(f, "<rect class=\"idle\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
-			"data-device=\"%u\" data-core=\"%u\" data-unit=\"%s\" data-rank=\"%zu\" "
-			"data-start-ns=\"%" PRIu64 "\" data-idle-ns=\"%" PRIu64 "\"><title>%s idle gap "
-			"%zu: %s at +%s, %s</title></rect>", x0, y, w, STRIP_H, c->dev, c->core, unit,
-			i + 1, gp->start, gp->end - gp->start, unit, i + 1, D(gp->end - gp->start),
+		fprintf(f, "<rect class=\"idle\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
+			"height=\"%d\" data-device=\"%u\" data-core=\"%u\" data-unit=\"%s\" "
+			"data-rank=\"%zu\" data-start-ns=\"%" PRIu64 "\" data-idle-ns=\"%" PRIu64
+			"\"><title>%s idle gap %zu: %s at +%s, %s</title></rect>", x0, y, w, STRIP_H,
+			c->dev, c->core, unit, i + 1, gp->start, gp->end - gp->start, unit, i + 1,
+			D(gp->end - gp->start),
 			D(gp->start - c->first),
 			exec_where(c->ct, gp->start, gp->end, where, sizeof(where)));
 		if (w >= 12)
@@ -868,8 +869,9 @@ static void host_panel(FILE *f, const struct rec_stats *s, size_t ri, enum host_
 		double x = HOST_L + (double)plot * q / 2;
 
 		fprintf(f, "<line class=\"tick\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
-			"<text class=\"axis\" x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">", x, HOST_TOP - 4,
-			x, h - 16, x, h - 4, q == 0 ? "start" : q == 2 ? "end" : "middle");
+			"<text class=\"axis\" x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">", x,
+			HOST_TOP - 4, x, h - 16, x, h - 4,
+			q == 0 ? "start" : q == 2 ? "end" : "middle");
 		if (what == HOST_UTIL)
 			fprintf(f, "%d%%", 50 * q);
 		else

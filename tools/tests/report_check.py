@@ -103,7 +103,8 @@ def units(c):
 
 
 CORE_FIELDS = ("device", "core", "entries", "first_ns", "last_ns", "span_ns", "busy_ns",
-               "utilization_pct", "inference_busy_ns", "inferences", "executions", "errors", "max_throttle_level",
+               "utilization_pct", "inference_busy_ns",
+               "inferences", "executions", "errors", "max_throttle_level",
                "lost", "seq_gaps")
 UNIT_FIELDS = ("instructions", "busy_ns", "utilization_pct", "dma_bytes", "dma_mbps", "lost",
                "seq_gaps")
@@ -236,6 +237,9 @@ def near(a, b):
     return abs(float(a) - float(b)) <= 0.11
 
 
+LAT_FIELDS = ("count", "min_ns", "median_ns", "p99_ns", "max_ns")
+
+
 def side_by_side(page, s):
     """With several recordings, the panels drawn side by side: one per recording and
     plot, every panel of a plot on the same axis, each bar and box where its numbers
@@ -271,8 +275,7 @@ def side_by_side(page, s):
                        [tuple(int(a[k]) for k in ("data-model", "data-count", "data-min-ns",
                                                   "data-median-ns", "data-p99-ns", "data-max-ns"))
                         for a in elems],
-                       [(m["model_id"],) + tuple(m["latency"][k] for k in
-                                                 ("count", "min_ns", "median_ns", "p99_ns", "max_ns"))
+                       [(m["model_id"],) + tuple(m["latency"][k] for k in LAT_FIELDS)
                         for m in r["models"]])
                 for a, m in zip(elems, r["models"]):
                     lat = m["latency"]
@@ -282,7 +285,8 @@ def side_by_side(page, s):
                            True)
                 continue
             expect(f"{rt} cores (device, core, busy_ns)",
-                   [(int(a["data-device"]), int(a["data-core"]), int(a["data-busy-ns"])) for a in elems],
+                   [(int(a["data-device"]), int(a["data-core"]), int(a["data-busy-ns"]))
+                    for a in elems],
                    [(c["device"], c["core"], c["busy_ns"]) for c in r["cores"]])
             expect(f"{rt} utilisation", [float(a["data-util-pct"]) for a in elems],
                    [c["utilization_pct"] for c in r["cores"]])
