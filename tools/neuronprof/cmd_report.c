@@ -28,15 +28,18 @@
 
 static const char report_usage[] =
 	"Usage: neuronprof report [-o FILE] [--buckets N] [--top N] [--keep-going]\n"
-	"                         [--progress=auto|always|never] PATH\n"
+	"                         [--progress=auto|always|never] PATH...\n"
 	"\n"
 	"One self-contained HTML page (inline SVG plots, inline script and style,\n"
-	"nothing fetched) of the recordings under PATH (an NTFF file or a\n"
-	"directory, as summary takes it), with the numbers of summary: per\n"
-	"NeuronCore, utilisation over time per engine and TopSP with executions,\n"
-	"host calls, sequence gaps, throttling and DMA bandwidth marked; the top\n"
-	"ops per unit; execution latency and host overhead histograms per model;\n"
-	"lost entries; and the numbers behind every plot in sortable tables.\n"
+	"nothing fetched) of the recordings under each PATH (an NTFF file or a\n"
+	"directory, as summary takes them), with the numbers of summary: per\n"
+	"NeuronCore, utilisation over time per engine and TopSP with the longest\n"
+	"idle gaps, executions, host calls, sequence gaps, throttling and DMA\n"
+	"bandwidth marked; the top ops per unit; execution latency and host\n"
+	"overhead histograms per model; lost entries. Several recordings (several\n"
+	"machines, or several PATHs) are first drawn side by side: busy time and\n"
+	"utilisation per core, execution latency per model, one axis per plot.\n"
+	"The numbers behind every plot are in sortable tables.\n"
 	"\n"
 	"  -o, --output FILE  the page (default: standard output; written whole or\n"
 	"                not at all)\n"
@@ -200,8 +203,27 @@ static void u64_arr(struct json *j, const char *key, const uint64_t *v, size_t n
 	jw_arr_end(j);
 }
 
+/* The longest idle gaps, as summary --json writes them (cmd_summary.c). */
+static void gaps_json(struct json *j, const struct top_gaps *g, const struct core_stats *c)
+{
+	char where[64];
+
+	jw_arr_begin(j, "idle_gaps");
+	for (size_t i = 0; i < g->n; i++) {
+		jw_obj_begin(j, NULL);
+		jw_u64(j, "start_ns", g->g[i].start);
+		jw_u64(j, "end_ns", g->g[i].end);
+		jw_u64(j, "idle_ns", g->g[i].end - g->g[i].start);
+		jw_u64(j, "at_ns", g->g[i].start - c->first);
+		jw_str(j, "where",
+		       exec_where(c->ct, g->g[i].start, g->g[i].end, where, sizeof(where)));
+		jw_obj_end(j);
+	}
+	jw_arr_end(j);
+}
+
 static void unit_json(struct json *j, const struct unit *u, const struct unit_timeline *ut,
-		      const struct core_timeline *t, unsigned int top)
+		      const struct core_stats *c, const struct core_timeline *t, unsigned int top)
 {
 	jw_obj_begin(j, NULL);
 	if (u->topsp) {
@@ -235,6 +257,7 @@ static void unit_json(struct json *j, const struct unit *u, const struct unit_ti
 		jw_obj_end(j);
 	}
 	jw_arr_end(j);
+	gaps_json(j, &u->idle, c);
 	u64_arr(j, "busy_ns_by_bucket", ut->busy, t->nb);
 	if (!u->topsp)
 		u64_arr(j, "dma_bytes_by_bucket", ut->dma_bytes, t->nb);
@@ -252,8 +275,9 @@ static void core_json(struct json *j, const struct core_stats *c, const struct c
 	jw_u64(j, "first_ns", c->first);
 	jw_u64(j, "last_ns", c->last);
 	jw_u64(j, "span_ns", c->any ? c->last - c->first : 0);
-	jw_u64(j, "busy_ns", c->infer_busy);
+	jw_u64(j, "busy_ns", c->busy);
 	jw_fixed(j, "utilization_pct", c->util_pct, 2);
+	jw_u64(j, "inference_busy_ns", c->infer_busy);
 	jw_u64(j, "inferences", c->inferences);
 	jw_u64(j, "executions", c->ct ? c->ct->nexec : 0);
 	jw_u64(j, "errors", c->errors);
@@ -265,13 +289,14 @@ static void core_json(struct json *j, const struct core_stats *c, const struct c
 	jw_arr_begin(j, "engines");
 	for (size_t k = 0; k < c->nunits; k++)
 		if (!c->units[k].topsp)
-			unit_json(j, &c->units[k], &t->units[k], t, top);
+			unit_json(j, &c->units[k], &t->units[k], c, t, top);
 	jw_arr_end(j);
 	jw_arr_begin(j, "topsps");
 	for (size_t k = 0; k < c->nunits; k++)
 		if (c->units[k].topsp)
-			unit_json(j, &c->units[k], &t->units[k], t, top);
+			unit_json(j, &c->units[k], &t->units[k], c, t, top);
 	jw_arr_end(j);
+	gaps_json(j, &c->idle, c);
 	u64_arr(j, "seq_gaps_by_bucket", t->gaps, t->nb);
 	u64_arr(j, "executions_by_bucket", t->exec_starts, t->nb);
 	jw_arr_begin(j, "throttle_level_by_bucket");
@@ -368,8 +393,8 @@ static void rec_json(struct json *j, const struct rec_stats *s, const struct rec
 }
 
 /* The JSON document, safe inside <script>: "</" is written "<\/". */
-static void data_block(FILE *out, const char *path, size_t skipped, struct rec_stats *st,
-		       struct rec_timeline *tl, size_t nrec, size_t nbuckets)
+static void data_block(FILE *out, const char *const *paths, size_t npaths, size_t skipped,
+		       struct rec_stats *st, struct rec_timeline *tl, size_t nrec, size_t nbuckets)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -382,7 +407,12 @@ static void data_block(FILE *out, const char *path, size_t skipped, struct rec_s
 	}
 	jw_init(&j, m, false);
 	jw_obj_begin(&j, NULL);
-	jw_str(&j, "path", path);
+	/* "path": the first PATH, as summary --json writes it; "paths": all of them. */
+	jw_str(&j, "path", paths[0]);
+	jw_arr_begin(&j, "paths");
+	for (size_t i = 0; i < npaths; i++)
+		jw_str(&j, NULL, paths[i]);
+	jw_arr_end(&j);
 	jw_u64(&j, "skipped", skipped);
 	jw_u64(&j, "bucket_limit", nbuckets);
 	jw_arr_begin(&j, "recordings");
@@ -452,10 +482,41 @@ static void row_label(FILE *f, int y, const char *label, const char *sub)
 		y, PLOT_W, STRIP_H);
 }
 
+/*
+ * The longest idle gaps of @g (a unit's, or the core's with @unit "core")
+ * over the row at @y: an outlined box each, from the gap's start to its
+ * end, its rank in the box when it is wide enough.
+ */
+static void idle_marks(FILE *f, const struct core_stats *c, const struct core_timeline *t,
+		       const struct top_gaps *g, const char *unit, int y)
+{
+	char where[64];
+
+	for (size_t i = 0; i < g->n; i++) {
+		const struct idle_gap *gp = &g->g[i];
+		double x0 = xpos(t, gp->start), x1 = xpos(t, gp->end), w = x1 - x0;
+
+		if (w < 2)
+			w = 2;
+		fprintf(f, "<rect class=\"idle\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
+			"height=\"%d\" data-device=\"%u\" data-core=\"%u\" data-unit=\"%s\" "
+			"data-rank=\"%zu\" data-start-ns=\"%" PRIu64 "\" data-idle-ns=\"%" PRIu64
+			"\"><title>%s idle gap %zu: %s at +%s, %s</title></rect>", x0, y, w, STRIP_H,
+			c->dev, c->core, unit, i + 1, gp->start, gp->end - gp->start, unit, i + 1,
+			D(gp->end - gp->start),
+			D(gp->start - c->first),
+			exec_where(c->ct, gp->start, gp->end, where, sizeof(where)));
+		if (w >= 12)
+			fprintf(f, "<text class=\"idlerank\" x=\"%.1f\" y=\"%d\">%zu</text>",
+				x0 + w / 2, y + STRIP_H / 2 + 4, i + 1);
+	}
+	fputc('\n', f);
+}
+
 static void svg_timeline(FILE *f, const struct core_stats *c, const struct core_timeline *t)
 {
 	const struct core_timing *ct = c->ct;
-	size_t nexec = ct ? ct->nexec : 0, rows = c->nunits + 4;
+	size_t nexec = ct ? ct->nexec : 0, rows = c->nunits + 5;
 	uint64_t maxdma = 0, *dma = xcalloc(t->nb, sizeof(*dma));
 	int h = (int)rows * (STRIP_H + ROW_GAP) + 30, y = 4;
 	char sub[48];
@@ -477,8 +538,14 @@ static void svg_timeline(FILE *f, const struct core_stats *c, const struct core_
 		row_label(f, y, U(u), sub);
 		strip_path(f, t->units[k].busy, t->nb, (double)t->width, y,
 			   palette[k % NPAL], "util");
+		idle_marks(f, c, t, &u->idle, U(u), y);
 		y += STRIP_H + ROW_GAP;
 	}
+	/* The core's idle gaps: between one inference's stop and the next's start. */
+	snprintf(sub, sizeof(sub), "%zu longest", c->idle.n);
+	row_label(f, y, "core idle gaps", c->idle.n ? sub : "none");
+	idle_marks(f, c, t, &c->idle, "core", y);
+	y += STRIP_H + ROW_GAP;
 	/* Executions: one bar each (and a triangle at its host call), or counts. */
 	row_label(f, y, "executions", nexec > EXEC_MARKS_MAX ? "per bucket" : NULL);
 	if (nexec > EXEC_MARKS_MAX) {
@@ -631,6 +698,11 @@ static const char page_style[] =
 	"svg .sub{text-anchor:end;fill:#888;font-size:9px}\n"
 	"svg .bg{fill:#f4f4f4}svg .tick{stroke:#bbb}svg .axis{fill:#666}\n"
 	"svg .bin{fill:#4e79a7}svg .title{font-weight:bold}\n"
+	".hosts{display:flex;flex-wrap:wrap;gap:12px}.hosts svg{background:#fafafa}\n"
+	"svg .range{stroke:#555;stroke-width:1.5}svg .med{stroke:#222;stroke-width:2}\n"
+	"svg .idle{fill:#f28e2b;fill-opacity:.12;stroke:#c0392b;stroke-width:1.2;"
+	"stroke-dasharray:3 2}svg .idlerank{text-anchor:middle;fill:#c0392b;font-size:10px;"
+	"font-weight:bold}\n"
 	"table{border-collapse:collapse;font-size:12px;margin:.5em 0}\n"
 	"th,td{border:1px solid #ddd;padding:2px 6px;text-align:right}\n"
 	"th{background:#eee;cursor:pointer;user-select:none}th.asc:after{content:' \\25B2'}"
@@ -658,6 +730,9 @@ static const char page_script[] =
 	"c.throttle_level_by_bucket[i]);r.push(row);}return r;}\n"
 	"function bucketcols(c){return ['at_ns'].concat(c.engines.concat(c.topsps).map(function(u){"
 	"return u.label+' busy%';}),['dma_MB/s','executions','seq_gaps','throttle']);}\n"
+	"function idle(c){var r=[];function add(l,gs){gs.forEach(function(g,i){r.push([l,i+1,"
+	"g.idle_ns,g.at_ns,g.start_ns,g.end_ns,g.where]);});}add('core',c.idle_gaps);"
+	"c.engines.concat(c.topsps).forEach(function(u){add(u.label,u.idle_gaps);});return r;}\n"
 	"function hist(h){return h.counts.map(function(n,i){return [h.lo_ns+i*h.bin_ns,"
 	"h.lo_ns+(i+1)*h.bin_ns,n];});}\n"
 	"var K={\n"
@@ -665,6 +740,15 @@ static const char page_script[] =
 	" units:[['unit','instructions','busy_ns','util%','dma_bytes','dma_MB/s','lost',"
 	"'seq_gaps'],units],\n"
 	" buckets:[bucketcols,buckets],\n"
+	" hostcores:[['recording','device','core','busy_ns','util%','inference_busy_ns',"
+	"'executions'],function(){var r=[];D.recordings.forEach(function(x){x.cores.forEach("
+	"function(c){r.push([x.path,c.device,c.core,c.busy_ns,c.utilization_pct,"
+	"c.inference_busy_ns,c.executions]);});});return r;}],\n"
+	" hostmodels:[['recording','model','count','min_ns','median_ns','p99_ns','max_ns'],"
+	"function(){var r=[];D.recordings.forEach(function(x){x.models.forEach(function(m){"
+	"var l=m.latency;r.push([x.path,m.model_id,l.count,l.min_ns,l.median_ns,l.p99_ns,"
+	"l.max_ns]);});});return r;}],\n"
+	" idle:[['unit','rank','idle_ns','at_ns','start_ns','end_ns','where'],idle],\n"
 	" throttle:[['level','events','time_ns','span%'],function(c){return c.throttle.map("
 	"function(t){return [t.level,t.events,t.time_ns,t.span_pct];});}],\n"
 	" models:[['model','count','failed','min_ns','median_ns','p99_ns','max_ns','host_matched',"
@@ -724,6 +808,197 @@ static void numbers(FILE *f, const char *what, const char *kind, size_t rec, lon
 	fputs("</details>\n", f);
 }
 
+/* ---- several recordings side by side ------------------------------------------- */
+
+/*
+ * One panel per recording (machine), in a row that wraps, every panel of a
+ * plot the same size and on the same axis: bars of each core's busy time
+ * (from 0 to the busiest core of all the recordings), of its utilisation
+ * (0 to 100%), and per model the execution latency (min to max as a line,
+ * median to p99 as a box, from 0 to the longest execution of all).
+ */
+#define HOST_L		58	/* row labels */
+#define HOST_R		84	/* values after the bars */
+#define HOST_ROW	20
+#define HOST_TOP	26
+
+enum host_plot { HOST_BUSY, HOST_UTIL, HOST_LAT };
+
+static int host_panel_w(size_t nrec)
+{
+	return nrec <= 3 ? (SVG_W - (int)(nrec - 1) * 12) / (int)nrec : (SVG_W - 24) / 3;
+}
+
+/* The last @max characters of @path (a machine's directory), "..." before them. */
+static void short_path(FILE *f, const char *path, size_t max)
+{
+	size_t n = strlen(path);
+
+	if (n > max) {
+		fputs("&hellip;", f);
+		path += n - max;
+	}
+	esc(f, path);
+}
+
+static double host_x(uint64_t v, double scale, int plot)
+{
+	return HOST_L + (scale > 0 ? (double)v / scale : 0) * plot;
+}
+
+static void host_panel(FILE *f, const struct rec_stats *s, size_t ri, enum host_plot what,
+		       uint64_t scale, size_t rows, int pw)
+{
+	static const char *const cls[] = { "hostbusy", "hostutil", "hostlat" };
+	int plot = pw - HOST_L - HOST_R, y = HOST_TOP;
+	int h = HOST_TOP + (int)(rows ? rows : 1) * HOST_ROW + 18;
+	double sc = what == HOST_UTIL ? 100.0 : (double)scale;
+	char lbl[32];
+
+	fprintf(f, "<svg class=\"%s\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		"height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" data-rec=\"%zu\" "
+		"data-scale=\"%" PRIu64 "\" data-x0=\"%d\" data-plot-w=\"%d\">\n", cls[what], pw, h,
+		pw, h, ri, what == HOST_UTIL ? 100 : scale, HOST_L, plot);
+	fprintf(f, "<text class=\"title\" x=\"4\" y=\"14\"><title>");
+	esc(f, s->rec->path);
+	fputs("</title>", f);
+	short_path(f, s->rec->path, (size_t)(pw / 7));
+	fputs("</text>\n", f);
+	/* The shared axis: 0, half, all of the scale. */
+	for (int q = 0; q <= 2; q++) {
+		double x = HOST_L + (double)plot * q / 2;
+
+		fprintf(f, "<line class=\"tick\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
+			"<text class=\"axis\" x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">", x,
+			HOST_TOP - 4, x, h - 16, x, h - 4,
+			q == 0 ? "start" : q == 2 ? "end" : "middle");
+		if (what == HOST_UTIL)
+			fprintf(f, "%d%%", 50 * q);
+		else
+			fputs(D((uint64_t)(sc * q / 2)), f);
+		fputs("</text>", f);
+	}
+	fputc('\n', f);
+	if (what != HOST_LAT) {
+		if (!s->ncores)
+			fprintf(f, "<text class=\"axis\" x=\"%d\" y=\"%d\">no NeuronCore</text>\n",
+				HOST_L + 4, y + 14);
+		for (size_t i = 0; i < s->ncores; i++, y += HOST_ROW) {
+			const struct core_stats *c = &s->cores[i];
+			double w = what == HOST_UTIL ? c->util_pct / 100.0 * plot :
+				   host_x(c->busy, sc, plot) - HOST_L;
+
+			snprintf(lbl, sizeof(lbl), "d%u nc%u", c->dev, c->core);
+			fprintf(f, "<text class=\"lbl\" x=\"%d\" y=\"%d\">%s</text>", HOST_L - 4,
+				y + 13, lbl);
+			fprintf(f, "<rect class=\"hbar\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
+				"fill=\"%s\" data-device=\"%u\" data-core=\"%u\" data-busy-ns=\"%" PRIu64
+				"\" data-util-pct=\"%.2f\"><title>device %u NeuronCore %u: busy %s, "
+				"%.2f%% of its span %s</title></rect>", HOST_L, y + 2, w, HOST_ROW - 5,
+				palette[ri % NPAL], c->dev, c->core, c->busy, c->util_pct, c->dev,
+				c->core, D(c->busy), c->util_pct, D(c->any ? c->last - c->first : 0));
+			fprintf(f, "<text class=\"val\" x=\"%.1f\" y=\"%d\">", HOST_L + w + 4, y + 13);
+			if (what == HOST_UTIL)
+				fprintf(f, "%.2f%%", c->util_pct);
+			else
+				fputs(D(c->busy), f);
+			fputs("</text>\n", f);
+		}
+	} else {
+		if (!s->nmodels)
+			fprintf(f, "<text class=\"axis\" x=\"%d\" y=\"%d\">no executions</text>\n",
+				HOST_L + 4, y + 14);
+		for (size_t i = 0; i < s->nmodels; i++, y += HOST_ROW) {
+			const struct model_stats *m = &s->models[i];
+			const struct dist *d = &m->lat;
+			double x0 = host_x(d->min, sc, plot), x1 = host_x(d->max, sc, plot);
+			double xm = host_x(d->median, sc, plot), x9 = host_x(d->p99, sc, plot);
+			int mid = y + HOST_ROW / 2;
+
+			fprintf(f, "<text class=\"lbl\" x=\"%d\" y=\"%d\">model %u</text>", HOST_L - 4,
+				y + 13, m->model_id);
+			fprintf(f, "<line class=\"range\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>",
+				x0, mid, x1 < x0 + 1 ? x0 + 1 : x1, mid);
+			fprintf(f, "<rect class=\"hlat\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
+				"fill=\"%s\" data-model=\"%u\" data-count=\"%" PRIu64 "\" data-min-ns=\"%"
+				PRIu64 "\" data-median-ns=\"%" PRIu64 "\" data-p99-ns=\"%" PRIu64 "\" "
+				"data-max-ns=\"%" PRIu64 "\"><title>model %u: %" PRIu64 " executions, min %s, "
+				"median %s, p99 %s, max %s</title></rect>", xm, y + 3,
+				x9 - xm < 2 ? 2 : x9 - xm, HOST_ROW - 6, palette[ri % NPAL], m->model_id,
+				d->count, d->min, d->median, d->p99, d->max, m->model_id, d->count,
+				D(d->min), D(d->median), D(d->p99), D(d->max));
+			fprintf(f, "<line class=\"med\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>",
+				xm, y + 1, xm, y + HOST_ROW - 1);
+			fprintf(f, "<text class=\"val\" x=\"%.1f\" y=\"%d\">%s (%" PRIu64 ")</text>\n",
+				(x1 > x9 ? x1 : x9) + 4, y + 13, D(d->median), d->count);
+		}
+	}
+	fputs("</svg>\n", f);
+}
+
+static void host_plot(FILE *f, const struct rec_stats *st, size_t nrec, enum host_plot what)
+{
+	uint64_t scale = 0;
+	size_t rows = 0;
+
+	for (size_t i = 0; i < nrec; i++) {
+		const struct rec_stats *s = &st[i];
+
+		if (what == HOST_LAT) {
+			rows = s->nmodels > rows ? s->nmodels : rows;
+			for (size_t k = 0; k < s->nmodels; k++)
+				scale = s->models[k].lat.max > scale ? s->models[k].lat.max : scale;
+		} else {
+			rows = s->ncores > rows ? s->ncores : rows;
+			for (size_t k = 0; k < s->ncores; k++)
+				scale = s->cores[k].busy > scale ? s->cores[k].busy : scale;
+		}
+	}
+	fputs("<div class=\"hosts\">\n", f);
+	for (size_t i = 0; i < nrec; i++)
+		host_panel(f, &st[i], i, what, scale, rows, host_panel_w(nrec));
+	fputs("</div>\n", f);
+}
+
+static void page_hosts(FILE *f, const struct rec_stats *st, size_t nrec)
+{
+	fputs("<h2>Recordings side by side</h2>\n<ul>", f);
+	for (size_t i = 0; i < nrec; i++) {
+		fprintf(f, "<li><a href=\"#r%zu\">", i);
+		esc(f, st[i].rec->path);
+		fputs("</a></li>", f);
+	}
+	fputs("</ul>\n", f);
+	table(f, "recordings", nrec, -1, -1);
+	fputs("<h3>Busy time per NeuronCore</h3>\n<p class=\"def\">One panel per recording "
+	      "(machine), all on one axis, from 0 to the busiest core of all of them: the union "
+	      "of the intervals of each core's engine and TopSP instructions (summary&rsquo;s "
+	      "<code>busy_ns</code>). Defined in " DOC_MODEL " (busy time).</p>\n", f);
+	host_plot(f, st, nrec, HOST_BUSY);
+	fputs("<h3>Utilisation per NeuronCore</h3>\n<p class=\"def\">Busy time over each core's "
+	      "active span, 0 to 100% in every panel. Defined in " DOC_MODEL
+	      " (utilisation).</p>\n", f);
+	host_plot(f, st, nrec, HOST_UTIL);
+	numbers(f, "Numbers behind the plots: per recording and core", "hostcores", nrec, -1, -1,
+		false);
+	fputs("<h3>Execution latency per model</h3>\n<p class=\"def\">Per recording and model, "
+	      "the executions' device latency: a line from the shortest to the longest, a box "
+	      "from the median (the dark tick) to p99, the median and the count written after; "
+	      "one axis for all the panels, from 0 to the longest execution of all. Defined in "
+	      DOC_MODEL " (execution, distributions) and " DOC_SUMMARY ".</p>\n", f);
+	host_plot(f, st, nrec, HOST_LAT);
+	numbers(f, "Numbers behind the plot: per recording and model", "hostmodels", nrec, -1, -1,
+		false);
+}
+
+static bool any_unit_gaps(const struct core_stats *c)
+{
+	for (size_t k = 0; k < c->nunits; k++)
+		if (c->units[k].idle.n)
+			return true;
+	return false;
+}
+
 static void page_core(FILE *f, const struct rec_stats *s, size_t ri, size_t ci,
 		      const struct core_timeline *t)
 {
@@ -731,22 +1006,31 @@ static void page_core(FILE *f, const struct rec_stats *s, size_t ri, size_t ci,
 
 	fprintf(f, "<h3 id=\"r%zu-d%u-c%u\">device %u (%s) NeuronCore %u</h3>\n", ri, c->dev, c->core,
 		c->dev, arch_name(c->arch), c->core);
-	fprintf(f, "<p>%" PRIu64 " entries over %s; %" PRIu64 " inferences in %zu executions, "
-		"busy %s (%.2f%%); %" PRIu64 " lost recorded, %" PRIu64 " missing from sequence "
-		"numbers.</p>\n", c->entries, D(c->any ? c->last - c->first : 0), c->inferences,
-		c->ct ? c->ct->nexec : 0, D(c->infer_busy), c->util_pct, c->lost, c->gaps);
+	fprintf(f, "<p>%" PRIu64 " entries over %s; %" PRIu64 " inferences in %zu executions "
+		"(%s in inferences), busy %s (%.2f%%); %" PRIu64 " lost recorded, %" PRIu64
+		" missing from sequence numbers.</p>\n", c->entries,
+		D(c->any ? c->last - c->first : 0), c->inferences, c->ct ? c->ct->nexec : 0,
+		D(c->infer_busy), D(c->busy), c->util_pct, c->lost, c->gaps);
 	fprintf(f, "<h4>Utilisation over time</h4>\n<p class=\"def\">Busy fraction of each engine "
 		"and TopSP per time bucket of %s (%zu buckets from the core's first timestamp), "
-		"executions and the nrt_execute calls that started them (&#9660;), sequence gaps "
-		"where they were seen, the throttle level and the DMA bandwidth. Defined in "
-		DOC_MODEL " (busy time, execution, host call, throttling, DMA bandwidth) and "
-		DOC_OVERTIME ".</p>\n", D(t->width), t->nb);
+		"the %u longest idle gaps of each unit (on its strip) and of the core (between "
+		"inferences), outlined and numbered longest first, executions and the "
+		"nrt_execute calls that started them (&#9660;), sequence gaps where they were "
+		"seen, the throttle level and the DMA bandwidth. Defined in " DOC_MODEL
+		" (busy time, idle gap, execution, host call, throttling, DMA bandwidth) and "
+		DOC_OVERTIME ".</p>\n", D(t->width), t->nb, s->top);
 	if (!c->nunits && !(c->ct && c->ct->nexec))
 		fputs("<p class=\"empty\">No engine or TopSP entries and no executions on this "
 		      "core: nothing to draw over time.</p>\n", f);
 	svg_timeline(f, c, t);
 	numbers(f, "Numbers behind the plot: per bucket", "buckets", ri, (long)ci, -1, false);
 	numbers(f, "Per engine and TopSP", "units", ri, (long)ci, -1, true);
+	if (c->idle.n || any_unit_gaps(c))
+		numbers(f, "Longest idle gaps (as summary&rsquo;s &ldquo;longest idle gaps&rdquo;)",
+			"idle", ri, (long)ci, -1, true);
+	else
+		fputs("<p>No idle gaps on this core (fewer than two inferences, and no unit with "
+		      "two instructions apart).</p>\n", f);
 	if (c->nlevels)
 		numbers(f, "Time per throttle level", "throttle", ri, (long)ci, -1, false);
 	fprintf(f, "<h4>Top ops per engine and TopSP</h4>\n<p class=\"def\">Total time of the %u ops "
@@ -831,17 +1115,28 @@ static void page_recording(FILE *f, const struct rec_stats *s, const struct rec_
 	fputs("</section>\n", f);
 }
 
-static void page(FILE *f, const char *path, size_t skipped, struct rec_stats *st,
-		 struct rec_timeline *tl, size_t nrec, size_t nbuckets, uint64_t entries)
+/* The PATHs, by name, separated by ", ". */
+static void path_list(FILE *f, const char *const *paths, size_t npaths)
+{
+	for (size_t i = 0; i < npaths; i++) {
+		if (i)
+			fputs(", ", f);
+		esc(f, paths[i]);
+	}
+}
+
+static void page(FILE *f, const char *const *paths, size_t npaths, size_t skipped,
+		 struct rec_stats *st, struct rec_timeline *tl, size_t nrec, size_t nbuckets,
+		 uint64_t entries)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 	      "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
 	      "<title>neuronprof report: ", f);
-	esc(f, path);
+	path_list(f, paths, npaths);
 	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>neuronprof report: ",
 		page_style);
-	esc(f, path);
+	path_list(f, paths, npaths);
 	fprintf(f, "</h1>\n<p>%zu recording%s, %" PRIu64 " entries; made by neuronprof "
 		"(libneuronprof %s) with the statistics of <code>neuronprof summary</code>. "
 		"Times are offsets from each core's first timestamp.</p>\n", nrec,
@@ -851,23 +1146,23 @@ static void page(FILE *f, const char *path, size_t skipped, struct rec_stats *st
 			"(--keep-going; the warnings name %s).</p>\n", skipped,
 			skipped == 1 ? "" : "s", skipped == 1 ? "is" : "are",
 			skipped == 1 ? "it" : "them");
-	if (nrec > 1) {
-		fputs("<h2>Recordings side by side</h2>\n<ul>", f);
-		for (size_t i = 0; i < nrec; i++) {
-			fprintf(f, "<li><a href=\"#r%zu\">", i);
-			esc(f, st[i].rec->path);
-			fputs("</a></li>", f);
-		}
-		fputs("</ul>\n", f);
-		table(f, "recordings", nrec, -1, -1);
-	}
+	if (nrec > 1)
+		page_hosts(f, st, nrec);
 	for (size_t i = 0; i < nrec; i++)
 		page_recording(f, &st[i], &tl[i], i);
-	data_block(f, path, skipped, st, tl, nrec, nbuckets);
+	data_block(f, paths, npaths, skipped, st, tl, nrec, nbuckets);
 	fprintf(f, "<script>\n%s</script>\n</body>\n</html>\n", page_script);
 }
 
 /* ---- command -------------------------------------------------------------------- */
+
+/* One PATH: its profile and recordings (which point into the profile). */
+struct report_path {
+	struct profile prof;
+	struct recording *recs;
+	size_t nrec;
+	bool loaded;
+};
 
 int cmd_report(int argc, char **argv)
 {
@@ -881,18 +1176,16 @@ int cmd_report(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	enum progress_mode pmode = PROGRESS_AUTO;
-	const char *outpath = "-", *path;
-	uint64_t top = 10, nbuckets = 200, done = 0;
+	const char *outpath = "-";
+	uint64_t top = 10, nbuckets = 200, done = 0, entries = 0;
+	struct report_path *rp;
 	struct rec_timeline *tl;
-	struct recording *recs;
 	struct rec_stats *st;
-	struct profile prof;
 	struct output out;
 	struct progress pg;
-	size_t nrec, skipped = 0;
-	struct stat sb;
-	bool keep = false;
-	int c, ret;
+	size_t nrec = 0, npaths, skipped = 0, k;
+	bool keep = false, loaded_any = false;
+	int c, ret = 0;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:ho:", longopts, NULL)) != -1) {
@@ -922,27 +1215,53 @@ int cmd_report(int argc, char **argv)
 			return option_error(c, argv);
 		}
 	}
-	ret = check_operands(argc, argv, 1, "PATH");
-	if (ret)
-		return ret;
-	path = argv[optind];
+	if (optind >= argc)
+		return usage_error("missing PATH");
 	if (output_open(&out, outpath, OUTPUT_STDOUT))
 		return EXIT_FAIL;
-	if (profile_load_opts(path, &prof, keep, &skipped)) {
-		output_abort(&out);
-		return EXIT_FAIL;
+	npaths = (size_t)(argc - optind);
+	rp = xcalloc(npaths, sizeof(*rp));
+	for (size_t i = 0; i < npaths; i++) {
+		const char *path = argv[optind + i];
+		struct stat sb;
+		size_t nskip = 0;
+
+		if (profile_load_opts(path, &rp[i].prof, keep, &nskip)) {
+			skipped += nskip + 1;
+			if (keep) {
+				warn("%s: skipped (--keep-going)", path);
+				continue;
+			}
+			ret = EXIT_FAIL;
+			break;
+		}
+		skipped += nskip;
+		loaded_any = true;
+		rp[i].loaded = true;
+		rp[i].recs = recordings_split(&rp[i].prof, path,
+					      !stat(path, &sb) && !S_ISDIR(sb.st_mode), &rp[i].nrec);
+		nrec += rp[i].nrec;
+		entries += rp[i].prof.entries;
 	}
-	recs = recordings_split(&prof, path, !stat(path, &sb) && !S_ISDIR(sb.st_mode), &nrec);
+	if (!ret && !loaded_any)
+		ret = fail("nothing to report: no PATH could be read");
+	if (ret) {
+		output_abort(&out);
+		goto out;
+	}
 	st = xcalloc(nrec, sizeof(*st));
 	tl = xcalloc(nrec, sizeof(*tl));
 	/* Two passes over the entries: the statistics, then their course over time. */
-	progress_start(&pg, pmode, "report", 2 * prof.entries);
-	for (size_t i = 0; i < nrec; i++) {
-		rec_stats_build(&st[i], &recs[i], (unsigned int)top, &pg, &done);
-		rec_timeline_build(&tl[i], &st[i], (size_t)nbuckets, &pg, &done);
-	}
+	progress_start(&pg, pmode, "report", 2 * entries);
+	k = 0;
+	for (size_t i = 0; i < npaths; i++)
+		for (size_t r = 0; r < rp[i].nrec; r++, k++) {
+			rec_stats_build(&st[k], &rp[i].recs[r], (unsigned int)top, &pg, &done);
+			rec_timeline_build(&tl[k], &st[k], (size_t)nbuckets, &pg, &done);
+		}
 	progress_finish(&pg);
-	page(out.f, path, skipped, st, tl, nrec, (size_t)nbuckets, prof.entries);
+	page(out.f, (const char *const *)(argv + optind), npaths, skipped, st, tl, nrec,
+	     (size_t)nbuckets, entries);
 	ret = output_commit(&out);
 	for (size_t i = 0; i < nrec; i++) {
 		rec_timeline_free(&tl[i]);
@@ -950,12 +1269,18 @@ int cmd_report(int argc, char **argv)
 	}
 	free(tl);
 	free(st);
-	recordings_free(recs, nrec);
-	profile_free(&prof);
 	if (!ret && skipped) {
 		fail("%zu file%s skipped (--keep-going): the page says so", skipped,
 		     skipped == 1 ? "" : "s");
 		ret = EXIT_FAIL;
 	}
+out:
+	for (size_t i = 0; i < npaths; i++) {
+		if (!rp[i].loaded)
+			continue;
+		recordings_free(rp[i].recs, rp[i].nrec);
+		profile_free(&rp[i].prof);
+	}
+	free(rp);
 	return ret;
 }

@@ -6,8 +6,12 @@
       id="report-data">) equals summary --json --top TOP of the same path on
       every field a plot or table shows; bucket series add up to the totals;
       histograms hold every execution in the bin its latency falls in; the
-      SVG drawn by the tool (op bars, histogram bins, one timeline per core)
-      carries the same numbers
+      longest idle gaps of each core and unit are summary's, field by field;
+      the SVG drawn by the tool (op bars, histogram bins, idle gap boxes at
+      their start, one timeline per core) carries the same numbers; with
+      several recordings, the panels side by side (busy time and
+      utilisation per core, latency per model) hold summary's numbers of
+      each, on one axis per plot, each bar or box where they put it
   report_check.py buckets REPORT.html REC DUMP.json...
       the busy time per bucket of every engine and TopSP of recording REC,
       recomputed from dump --json of its files with the timing model of
@@ -47,10 +51,16 @@ class Page(html.parser.HTMLParser):
         self.tables = []         # (attrs, rows in its tbody)
         self.in_tbody = False
         self.body = {}
+        self.svg = None          # attrs of the svg being read
+        self.in_svg = []         # (tag, attrs, attrs of its svg) of every element in an svg
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         self.elems.append((tag, a))
+        if tag == "svg":
+            self.svg = a
+        elif self.svg is not None:
+            self.in_svg.append((tag, a, self.svg))
         if tag == "body":
             self.body = a
         if tag == "script" and a.get("id") == "report-data":
@@ -64,6 +74,8 @@ class Page(html.parser.HTMLParser):
             self.tbl[1] += 1
 
     def handle_endtag(self, tag):
+        if tag == "svg":
+            self.svg = None
         if tag == "script" and self.in_data:
             self.in_data = False
             self.data = json.loads("".join(self.text))
@@ -91,7 +103,8 @@ def units(c):
 
 
 CORE_FIELDS = ("device", "core", "entries", "first_ns", "last_ns", "span_ns", "busy_ns",
-               "utilization_pct", "inferences", "executions", "errors", "max_throttle_level",
+               "utilization_pct", "inference_busy_ns",
+               "inferences", "executions", "errors", "max_throttle_level",
                "lost", "seq_gaps")
 UNIT_FIELDS = ("instructions", "busy_ns", "utilization_pct", "dma_bytes", "dma_mbps", "lost",
                "seq_gaps")
@@ -121,7 +134,8 @@ def data(report, summary, top):
     svg_ops = [a for t, a in page.elems if t == "rect" and a.get("class") == "op"]
     svg_bins = [a for t, a in page.elems if t == "rect" and a.get("class") == "bin"]
     svg_tl = [a for t, a in page.elems if t == "svg" and a.get("class") == "timeline"]
-    want_ops, want_bins, want_tl = [], [], []
+    svg_idle = [a for t, a in page.elems if t == "rect" and a.get("class") == "idle"]
+    want_ops, want_bins, want_tl, want_idle, want_idle_x = [], [], [], [], []
     for dr, sr in zip(d["recordings"], s["recordings"]):
         rt = f"recording {sr['path']}"
         expect(f"{rt} files", dr["files"], sr["files"])
@@ -133,6 +147,9 @@ def data(report, summary, top):
             for k in CORE_FIELDS:
                 expect(f"{ct} {k}", dc[k], sc[k])
             want_tl.append((str(sc["device"]), str(sc["core"]), str(dc["buckets"])))
+            # The longest idle gaps: summary's, every field, in its order.
+            expect(f"{ct} idle gaps", dc["idle_gaps"], sc["idle_gaps"])
+            idle_units = [("core", sc["idle_gaps"])]
             nb, w = dc["buckets"], dc["bucket_ns"]
             expect(f"{ct} buckets cover the span", nb * w > sc["span_ns"], True)
             expect(f"{ct} bucket count", nb <= d["bucket_limit"], True)
@@ -151,6 +168,8 @@ def data(report, summary, top):
                     for k in UNIT_FIELDS:
                         if k in su:
                             expect(f"{ut} {k}", du[k], su[k])
+                    expect(f"{ut} idle gaps", du["idle_gaps"], su["idle_gaps"])
+                    idle_units.append((du["label"], su["idle_gaps"]))
                     expect(f"{ut} busy over the buckets", sum(du["busy_ns_by_bucket"]), su["busy_ns"])
                     expect(f"{ut} busy fraction <= 1 per bucket",
                            all(b <= w for b in du["busy_ns_by_bucket"]), True)
@@ -161,6 +180,12 @@ def data(report, summary, top):
                            [[o[k] for k in OP_FIELDS] for o in su["ops"][:top]])
                     for o in su["ops"][:top]:
                         want_ops.append((du["label"], str(o["code"]), str(o["total_ns"])))
+            # Drawn on the strips: units first (as their strips), then the core's row.
+            # x from the gap's start: LABEL_W + offset / (buckets * bucket_ns) * PLOT_W
+            for label, gaps in idle_units[1:] + idle_units[:1]:
+                want_idle += [(str(sc["device"]), str(sc["core"]), label, str(i + 1),
+                               str(g["start_ns"]), str(g["idle_ns"])) for i, g in enumerate(gaps)]
+                want_idle_x += [round(120 + g["at_ns"] / (nb * w) * 820, 1) for g in gaps]
         expect(f"{rt} models", [m["model_id"] for m in dr["models"]],
                [m["model_id"] for m in sr["models"]])
         for dm, sm in zip(dr["models"], sr["models"]):
@@ -196,8 +221,79 @@ def data(report, summary, top):
     expect("SVG op bars (unit, code, total_ns)",
            [(a["data-unit"], a["data-code"], a["data-total-ns"]) for a in svg_ops], want_ops)
     expect("SVG histogram bins", [a["data-count"] for a in svg_bins], want_bins)
+    expect("SVG idle gaps (device, core, unit, rank, start_ns, idle_ns)",
+           [(a["data-device"], a["data-core"], a["data-unit"], a["data-rank"], a["data-start-ns"],
+             a["data-idle-ns"]) for a in svg_idle], want_idle)
+    got_x = [float(a["x"]) for a in svg_idle]
+    expect("SVG idle gaps drawn at their start (x)",
+           len(got_x) == len(want_idle_x) and all(abs(g - x) <= 0.11 for g, x in
+                                                 zip(got_x, want_idle_x)), True)
+    side_by_side(page, s)
     expect("SVG timelines (device, core, buckets)",
            [(a["data-device"], a["data-core"], a["data-buckets"]) for a in svg_tl], want_tl)
+
+
+def near(a, b):
+    return abs(float(a) - float(b)) <= 0.11
+
+
+LAT_FIELDS = ("count", "min_ns", "median_ns", "p99_ns", "max_ns")
+
+
+def side_by_side(page, s):
+    """With several recordings, the panels drawn side by side: one per recording and
+    plot, every panel of a plot on the same axis, each bar and box where its numbers
+    (summary's) put it on that axis."""
+    recs = s["recordings"]
+    for cls in ("hostbusy", "hostutil", "hostlat"):
+        panels = [a for t, a in page.elems if t == "svg" and a.get("class") == cls]
+        if len(recs) < 2:
+            expect(f"{cls} panels with one recording", len(panels), 0)
+            continue
+        expect(f"{cls} panels (data-rec)", [p["data-rec"] for p in panels],
+               [str(i) for i in range(len(recs))])
+        expect(f"{cls} panels share one axis (scale, x0, plot width, size)",
+               len({(p["data-scale"], p["data-x0"], p["data-plot-w"], p["width"], p["height"])
+                    for p in panels}), 1)
+        if not panels:
+            continue
+        scale, x0, pw = (int(panels[0][k]) for k in ("data-scale", "data-x0", "data-plot-w"))
+        unit = pw / scale if scale else 0     # pixels per ns (per % for utilisation)
+        if cls == "hostlat":
+            want = max([m["latency"]["max_ns"] for r in recs for m in r["models"]], default=0)
+        elif cls == "hostbusy":
+            want = max([c["busy_ns"] for r in recs for c in r["cores"]], default=0)
+        else:
+            want = 100
+        expect(f"{cls} axis: 0 to the largest value of all recordings", scale, want)
+        for ri, r in enumerate(recs):
+            elems = [a for t, a, sv in page.in_svg if t == "rect" and sv.get("data-rec") == str(ri)
+                     and sv.get("class") == cls and a.get("class") in ("hbar", "hlat")]
+            rt = f"{cls} panel of {r['path']}"
+            if cls == "hostlat":
+                expect(f"{rt} models (model, count, min, median, p99, max)",
+                       [tuple(int(a[k]) for k in ("data-model", "data-count", "data-min-ns",
+                                                  "data-median-ns", "data-p99-ns", "data-max-ns"))
+                        for a in elems],
+                       [(m["model_id"],) + tuple(m["latency"][k] for k in LAT_FIELDS)
+                        for m in r["models"]])
+                for a, m in zip(elems, r["models"]):
+                    lat = m["latency"]
+                    expect(f"{rt} model {m['model_id']} box from the median to p99",
+                           near(a["x"], x0 + lat["median_ns"] * unit) and
+                           near(a["width"], max(2, (lat["p99_ns"] - lat["median_ns"]) * unit)),
+                           True)
+                continue
+            expect(f"{rt} cores (device, core, busy_ns)",
+                   [(int(a["data-device"]), int(a["data-core"]), int(a["data-busy-ns"]))
+                    for a in elems],
+                   [(c["device"], c["core"], c["busy_ns"]) for c in r["cores"]])
+            expect(f"{rt} utilisation", [float(a["data-util-pct"]) for a in elems],
+                   [c["utilization_pct"] for c in r["cores"]])
+            for a, c in zip(elems, r["cores"]):
+                v = c["busy_ns"] if cls == "hostbusy" else c["utilization_pct"]
+                expect(f"{rt} device {c['device']} core {c['core']} bar length",
+                       near(a["width"], v * unit) and near(a["x"], x0), True)
 
 
 def windows_of(entries, start_code, stop_code):
@@ -279,9 +375,14 @@ def dom(dom_path, report):
         r = d["recordings"][ri] if ri < len(d["recordings"]) else None
         if kind == "recordings":
             want = len(d["recordings"])
-        elif kind in ("ops", "units", "buckets", "throttle"):
+        elif kind == "hostcores":
+            want = sum(len(x["cores"]) for x in d["recordings"])
+        elif kind == "hostmodels":
+            want = sum(len(x["models"]) for x in d["recordings"])
+        elif kind in ("ops", "units", "buckets", "throttle", "idle"):
             c = r["cores"][int(a["data-core"])]
             want = {"ops": sum(len(u["ops"]) for u in units(c)), "units": len(units(c)),
+                    "idle": len(c["idle_gaps"]) + sum(len(u["idle_gaps"]) for u in units(c)),
                     "buckets": c["buckets"], "throttle": len(c["throttle"])}[kind]
         elif kind in ("latency", "overhead"):
             m = r["models"][int(a["data-model"])]

@@ -369,7 +369,9 @@ suite() {
 	mkdir -p "$fx/mark</script><b>&\"'x" && cp "$basic" "$fx/mark</script><b>&\"'x/"
 	t_report_data() {
 		local p
-		for p in "$prof" "$fx/hosts" "$fx/raw" "$basic" "$fx/gap.ntff" "$fx/mark</script><b>&\"'x"; do
+		"$gen" --jitter 20000 "$fx/rjitter.ntff" || return 1
+		for p in "$prof" "$fx/hosts" "$fx/raw" "$basic" "$fx/gap.ntff" "$fx/rjitter.ntff" \
+			"$fx/mark</script><b>&\"'x"; do
 			"$np" report --top 3 -o "$tmp/r.html" "$p" &&
 			"$np" summary --json --top 3 "$p" >"$tmp/s.json" || return 1
 			"$py" "$here/report_check.py" data "$tmp/r.html" "$tmp/s.json" 3 ||
@@ -377,8 +379,15 @@ suite() {
 			# Nothing to fetch: no src, no link but to its own sections.
 			count_is 0 '<link|<img|<iframe|src=|href="[^#]|url\(' "$tmp/r.html" || return 1
 		done
+		# Several PATHs, as summary takes them: three machines, a directory of two
+		# recordings and a file, compared side by side on shared axes.
+		"$np" report --top 3 -o "$tmp/r.html" "$fx/hosts" "$prof" "$fx/rjitter.ntff" &&
+		"$np" summary --json --top 3 "$fx/hosts" "$prof" "$fx/rjitter.ntff" >"$tmp/s.json" &&
+		"$py" "$here/report_check.py" data "$tmp/r.html" "$tmp/s.json" 3 &&
+		count_is 18 '<svg class="host(busy|util|lat)"' "$tmp/r.html" &&
+		has '<h1>neuronprof report: '"$fx/hosts, $prof, $fx/rjitter.ntff"'</h1>' "$tmp/r.html"
 	}
-	run "report: the page's data and SVG equal summary --json (recordings, hosts, raw, gap, markup in a path)" t_report_data
+	run "report: the page's data and SVG (idle gaps, machines side by side) equal summary --json (recordings, hosts, raw, gap, jitter, markup in a path, several PATHs)" t_report_data
 
 	t_report_buckets() {
 		"$gen" --jitter 20000 "$fx/rjitter.ntff" &&
@@ -430,13 +439,16 @@ suite() {
 	t_report_browser() {
 		local name p ud shots=$build/test-output
 		mkdir -p "$shots" || return 1
-		for name in prof hosts markup; do
+		"$gen" --jitter 20000 "$fx/rjitter.ntff" || return 1
+		for name in prof hosts markup machines; do
+			set --
 			case $name in
-			prof) p=$prof ;;
-			hosts) p=$fx/hosts ;;
-			markup) p="$fx/mark</script><b>&\"'x" ;;
+			prof) set -- "$prof" ;;
+			hosts) set -- "$fx/hosts" ;;
+			markup) set -- "$fx/mark</script><b>&\"'x" ;;
+			machines) set -- "$fx/hosts" "$prof" "$fx/rjitter.ntff" ;;
 			esac
-			"$np" report -o "$tmp/report-$name.html" "$p" || return 1
+			"$np" report -o "$tmp/report-$name.html" "$@" || return 1
 			ud=$(mktemp -d "$tmp/chromium.XXXXXX")
 			timeout 120 chromium --headless --no-sandbox --disable-gpu \
 				--disable-background-networking --disable-component-update --disable-sync \
