@@ -156,11 +156,11 @@ steps="$steps produce:3:25 heads:3:25:8 produce:3:20 consume:3:20 produce:2:15 c
 # frees queue 0 after consuming 5 of 10 entries and asks for another queue
 # (which may get the same pages); a head write to the freed queue's
 # register afterwards must deliver nothing (the memory is gone).
-memfree="realloc:core:1:0:0:4096 produce:0:10 consume:0:5 free:0 realloc:core:1:0:2:4096"
+memfree="reset realloc:core:1:0:0:4096 produce:0:10 consume:0:5 free:0 realloc:core:1:0:2:4096"
 memfree="$memfree produce:1:12 consume:0:5 consume:1:12"
 # A counter head that goes backwards (a runtime restarting its count):
 # neither lost entries nor a stall.
-rewind="realloc:core:1:0:4:4096 produce:0:10 consume:0:10 rewind:0:8 produce:0:4 sleep:200"
+rewind="reset realloc:core:1:0:4:4096 produce:0:10 consume:0:10 rewind:0:8 produce:0:4 sleep:200"
 
 cat >"$work/guest.sh" <<EOF
 #!/bin/sh
