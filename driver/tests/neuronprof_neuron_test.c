@@ -552,9 +552,9 @@ static void nn_test_device_memory(struct kunit *test)
 }
 
 struct nn_hold {
-	/* the queue lock the holder takes, as a head write in flight would */
-	struct mutex *lock;
-	int dev, q;
+	struct mutex *lock;	/* queue A's, held by nn_test_holder() */
+	const struct neuron_nq_hook_dev *hd_a;
+	struct neuron_nq_hook_queue hq_a;
 	struct completion held, release, halting, halted;
 };
 
@@ -570,83 +570,89 @@ static int nn_test_holder(void *arg)
 	return 0;
 }
 
-/* Halts queue A: blocks in the provider behind the holder. */
+/* Halts queue A (as neuron.ko would): waits in the provider behind the holder. */
 static int nn_test_halter(void *arg)
 {
 	struct nn_hold *h = arg;
 
 	complete(&h->halting);
-	nprof_fake_halt(h->dev, h->q);
+	nprof_nn_hook_ops.queue_halted(h->hd_a, &h->hq_a);
 	complete(&h->halted);
 	return 0;
 }
 
 /*
  * Head writes of one device do not wait for another's: while a queue of
- * device A is busy (its lock held, a halt of it waiting inside the
- * provider), a head write of device B is copied at once. With one lock for
- * every device the head write would wait for A (and this test would hang
- * until KUnit's timeout).
+ * device A is busy (its lock held as by a copy in flight, and a halt of it
+ * waiting inside the provider), a head write of device B is copied at once.
+ * With one lock for every device the head write would wait for A until it
+ * is released (here: forever, and the test fails by KUnit's timeout).
  */
 static void nn_test_devices_in_parallel(struct kunit *test)
 {
+	const struct neuron_nq_hook_qid qid_b = {
+		.target = NEURON_NQ_HOOK_NC, .id = 0, .nq_type = 1, .instance = 0, .reg = 16,
+	};
 	struct nn_test_ctx *ctx = test->priv;
 	const struct neuron_nq_hook_dev *hd_b;
 	struct nprof_device *ndev_b;
-	struct nn_hold h = {};
-	struct neuron_nq_hook_qid qid_b = {
-		.target = NEURON_NQ_HOOK_NC, .id = 0, .nq_type = 1, .instance = 0, .reg = 16,
-	};
-	const struct neuron_nq_hook_qid qid_a = {
-		.target = NEURON_NQ_HOOK_NC, .id = 1, .nq_type = 0, .instance = 2, .reg = 2,
+	struct nn_hold h = {
+		.hq_a = { .qid = { .target = NEURON_NQ_HOOK_NC, .id = 1, .nq_type = 0,
+				   .instance = 2, .reg = 2 },
+			  .on_host = 1, .size = NN_RING },
 	};
 	struct task_struct *t;
 	struct nprof_sub *sub;
-	int dev_b, q_b;
+	int dev_b, q_a, q_b;
 
 	nn_test_device(test);
-	h.dev = ctx->dev;
-	h.q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 1, 0, 2, NN_RING);
-	KUNIT_ASSERT_GE(test, h.q, 0);
-	h.lock = nprof_nn_queue_lock(nprof_fake_hook_dev(ctx->dev), &qid_a);
+	q_a = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 1, 0, 2, NN_RING);
+	KUNIT_ASSERT_GE(test, q_a, 0);
+	h.hd_a = nprof_fake_hook_dev(ctx->dev);
+	KUNIT_ASSERT_NOT_NULL(test, h.hd_a);
+	h.lock = nprof_nn_queue_lock(h.hd_a, &h.hq_a.qid);
 	KUNIT_ASSERT_NOT_NULL(test, h.lock);
 	dev_b = nprof_fake_add(2, 2, 6);
 	KUNIT_ASSERT_GE(test, dev_b, 0);
 	ndev_b = nprof_nn_ndev(dev_b);
-	KUNIT_ASSERT_NOT_NULL(test, ndev_b);
-	/* Now: while the halt waits, the fake's own lock is taken. */
 	hd_b = nprof_fake_hook_dev(dev_b);
-	KUNIT_ASSERT_NOT_NULL(test, hd_b);
 	q_b = nprof_fake_program(dev_b, NEURON_NQ_HOOK_NC, 0, 1, 0, NN_RING);
-	KUNIT_ASSERT_GE(test, q_b, 0);
-	sub = nprof_sub_create(ndev_b, &(struct drm_neuronprof_nq_subscribe) {
+	sub = ndev_b ? nprof_sub_create(ndev_b, &(struct drm_neuronprof_nq_subscribe) {
 		.target_kind = NEURONPROF_TARGET_CORE, .queue_type = NEURONPROF_QT_NOTIFY,
-		.ring_size = 16 * PAGE_SIZE });
-	KUNIT_ASSERT_FALSE(test, IS_ERR(sub));
-	KUNIT_EXPECT_EQ(test, nprof_fake_produce(dev_b, q_b, 10), 10L);
+		.ring_size = 16 * PAGE_SIZE }) : ERR_PTR(-ENODEV);
+	if (!hd_b || q_b < 0 || IS_ERR(sub) || nprof_fake_produce(dev_b, q_b, 10) != 10) {
+		if (!IS_ERR(sub))
+			nprof_sub_destroy(sub);
+		nprof_fake_remove(dev_b);
+		KUNIT_FAIL(test, "device B: %d %d %ld", q_b, !hd_b, PTR_ERR_OR_ZERO(sub));
+		return;
+	}
 
 	init_completion(&h.held);
 	init_completion(&h.release);
 	init_completion(&h.halting);
 	init_completion(&h.halted);
 	t = kthread_run(nn_test_holder, &h, "nn_test_holder");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
-	wait_for_completion(&h.held);
-	t = kthread_run(nn_test_halter, &h, "nn_test_halter");
-	if (IS_ERR(t))
+	if (!IS_ERR(t)) {
+		wait_for_completion(&h.held);
+		t = kthread_run(nn_test_halter, &h, "nn_test_halter");
+		if (IS_ERR(t))
+			complete(&h.release);
+	}
+	if (!IS_ERR(t)) {
+		wait_for_completion(&h.halting);
+		msleep(20);	/* the halt now waits for A's queue */
+		KUNIT_EXPECT_FALSE(test, completion_done(&h.halted));
+
+		/* The runtime writes B's head (as BAR_WRITE would, after consuming 10). */
+		nprof_nn_hook_ops.head_write(hd_b, &qid_b, 10);
+		KUNIT_EXPECT_EQ(test, sub->ring.prod / NPROF_ENTRY_SIZE, 20ULL);
+		KUNIT_EXPECT_FALSE(test, completion_done(&h.halted));
+
 		complete(&h.release);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
-	wait_for_completion(&h.halting);
-	msleep(20);	/* the halt is now waiting for A's queue */
-	KUNIT_EXPECT_FALSE(test, completion_done(&h.halted));
-
-	/* The runtime writes B's head (as BAR_WRITE would, after consuming 10). */
-	nprof_nn_hook_ops.head_write(hd_b, &qid_b, 10);
-	KUNIT_EXPECT_EQ(test, sub->ring.prod / NPROF_ENTRY_SIZE, 20ULL);
-	KUNIT_EXPECT_FALSE(test, completion_done(&h.halted));
-
-	complete(&h.release);
-	wait_for_completion(&h.halted);
+		wait_for_completion(&h.halted);
+	}
+	KUNIT_EXPECT_FALSE(test, IS_ERR(t));
 	nprof_sub_destroy(sub);
 	KUNIT_EXPECT_EQ(test, nprof_fake_remove(dev_b), 0);
 }
