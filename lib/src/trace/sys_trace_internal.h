@@ -24,7 +24,6 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
 
 #include <neuronprof/output.h>
@@ -75,34 +74,6 @@ void nprof_st_set_signal_context(bool on);
 
 /* Tests only: take a ring's lock and never release it. */
 void nprof_st_test_hold_ring_lock(uint32_t core);
-
-/* ---- the clock (sys_trace_clock.c) ---- */
-
-struct perf_event_mmap_page;
-
-/*
- * The kernel's TSC-to-nanoseconds conversion (perf_event.h, time_zero):
- * zero + (cyc * mult) >> shift, computed without overflow for any @cyc.
- * @shift must be below 64.
- */
-uint64_t nprof_st_tsc_to_ns(uint64_t cyc, uint32_t mult, uint16_t shift, uint64_t zero);
-
-/*
- * Whether the text of /proc/cpuinfo and of the current clocksource allow the
- * TSC (constant_tsc, nonstop_tsc, clocksource tsc); if not, why.
- */
-bool nprof_st_clock_conditions(const char *cpuinfo, const char *clocksource, char *why,
-			       size_t len);
-
-/* Tests only: forget the clock decision; the next read decides again. */
-void nprof_st_clock_test_reset(void);
-
-/*
- * Tests only: read the TSC through @pg, a page the caller keeps valid and
- * fills as the kernel would, calibrated now; -EINVAL if @pg offers no
- * time_zero or the calibration fails.
- */
-int nprof_st_clock_test_use_page(const struct perf_event_mmap_page *pg);
 
 /* The name of the JSON/proto group of an event type. */
 static inline const char *nprof_st_group_name(uint32_t type)

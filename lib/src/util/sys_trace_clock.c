@@ -49,8 +49,10 @@
 #include <x86intrin.h>
 #endif
 
+#include <neuronprof/sys_trace.h>
+
 #include "util/internal.h"
-#include "trace/sys_trace_internal.h"
+#include "util/sys_trace_clock.h"
 
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
