@@ -236,9 +236,10 @@ NPROF_API const char *nprof_sys_trace_intern(const char *s);
  * Read from the TSC and converted with the kernel's own mult/shift where the
  * kernel says that is exact, else with clock_gettime(CLOCK_MONOTONIC);
  * either way the value is CLOCK_MONOTONIC's, comparable with the device's
- * timestamps and other processes'. The first call decides which (see
- * nprof_sys_trace_clock()); the environment variable NPROF_SYS_TRACE_CLOCK=
- * monotonic, read then, forces clock_gettime().
+ * timestamps and other processes'. The first call, or the first
+ * nprof_sys_trace_start(), decides which (see nprof_sys_trace_clock()); the
+ * environment variable NPROF_SYS_TRACE_CLOCK=monotonic, read then, forces
+ * clock_gettime().
  */
 NPROF_API uint64_t nprof_sys_trace_clock_ns(void);
 

@@ -19,7 +19,8 @@
  * That clock runs at the TSC's nominal rate, which is CLOCK_MONOTONIC's rate
  * too when the clocksource is the TSC and NTP applies no frequency or phase
  * correction, but from another origin: the offset CLOCK_MONOTONIC - perf_ns
- * is measured once, when the clock is first used, as the midpoint of the
+ * is measured once, when the clock is decided (the first read or trace
+ * start), as the midpoint of the
  * narrowest of CALIB_TRIES clock_gettime() pairs bracketing one perf read.
  *
  * Used only when all of these hold, else every read is a clock_gettime
