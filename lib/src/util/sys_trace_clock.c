@@ -20,8 +20,8 @@
  * too when the clocksource is the TSC and NTP applies no frequency or phase
  * correction, but from another origin: the offset CLOCK_MONOTONIC - perf_ns
  * is measured once, when the clock is decided (the first read or trace
- * start), as the midpoint of the
- * narrowest of CALIB_TRIES clock_gettime() pairs bracketing one perf read.
+ * start), as the midpoint of the narrowest of CALIB_TRIES clock_gettime()
+ * pairs bracketing one perf read.
  *
  * Used only when all of these hold, else every read is a clock_gettime
  * (CLOCK_MONOTONIC), the fallback, and nprof_sys_trace_clock() says why:
