@@ -230,15 +230,42 @@ NPROF_API const char *nprof_sys_trace_intern(const char *s);
 /* ---- recording ---------------------------------------------------------- */
 
 /**
+ * nprof_sys_trace_clock_ns() - the current CLOCK_MONOTONIC time in
+ * nanoseconds, the clock of every event timestamp the library takes.
+ *
+ * Read from the TSC and converted with the kernel's own mult/shift where the
+ * kernel says that is exact, else with clock_gettime(CLOCK_MONOTONIC);
+ * either way the value is CLOCK_MONOTONIC's, comparable with the device's
+ * timestamps and other processes'. The first call, or the first
+ * nprof_sys_trace_start(), decides which (see nprof_sys_trace_clock()); the
+ * environment variable NPROF_SYS_TRACE_CLOCK=monotonic, read then, forces
+ * clock_gettime().
+ */
+NPROF_API uint64_t nprof_sys_trace_clock_ns(void);
+
+/* What nprof_sys_trace_clock() reports. */
+enum nprof_sys_trace_clock_kind {
+	NPROF_SYS_TRACE_CLOCK_MONOTONIC = 0,	/* clock_gettime(CLOCK_MONOTONIC) per read */
+	NPROF_SYS_TRACE_CLOCK_TSC = 1,		/* the TSC, converted to CLOCK_MONOTONIC */
+};
+
+/**
+ * nprof_sys_trace_clock() - how nprof_sys_trace_clock_ns() reads the time.
+ * @why: if not NULL, receives a sentence: the conversion used, or why the
+ *	TSC is not (the first condition that failed). May be NULL.
+ * @len: size of @why.
+ *
+ * Return: enum nprof_sys_trace_clock_kind.
+ */
+NPROF_API int nprof_sys_trace_clock(char *why, size_t len);
+
+/**
  * nprof_sys_trace_now() - the current CLOCK_MONOTONIC time in nanoseconds,
- * the clock of every event timestamp.
+ * the clock of every event timestamp: nprof_sys_trace_clock_ns().
  */
 static inline uint64_t nprof_sys_trace_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return nprof_sys_trace_clock_ns();
 }
 
 /**

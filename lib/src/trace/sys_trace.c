@@ -301,6 +301,8 @@ NPROF_API int nprof_sys_trace_start(const struct nprof_sys_trace_config *cfg)
 		return nprof_err(EINVAL, "max events per core %" PRIu64 " is out of range [1, %llu]",
 				 max, NPROF_SYS_TRACE_MAX_EVENTS_LIMIT);
 	pthread_once(&atfork_once, register_atfork);
+	/* Decide the clock (and calibrate it) now, not at the first event. */
+	nprof_sys_trace_clock(NULL, 0);
 
 	pthread_mutex_lock(&ctl_lock);
 	if (sess.active) {
