@@ -565,6 +565,9 @@ static void nprof_nn_queue_halted(const struct neuron_nq_hook_dev *hd,
 		ndev = READ_ONCE(dev->ndev);
 		if (ndev && nq->q.kind == NEURONPROF_TARGET_CORE)
 			nprof_queues_flushed(ndev, nq->q.index);
+	} else if (!nq->on_host && !hq->on_host) {
+		/* The queue in device memory is gone: nothing refuses a subscriber now. */
+		nq->on_host = true;
 	}
 	mutex_unlock(&nq->lock);
 out:

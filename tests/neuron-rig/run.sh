@@ -215,6 +215,21 @@ done
 kill -TERM \$(pidof inspect_run) 2>/dev/null
 wait \$rp
 echo \$? >/out/devmem.record.rc
+# ... and one programmed in device memory while it is captured: its ring
+# says so (NEURONPROF_RING_UNREADABLE), and so does the recording.
+/rig/nrt_play reset >/dev/null 2>&1
+/rig/neuronprof record --mode session --ring-size 1M --duration 60 -o /out/devlate \\
+	-- /rig/inspect_run /tmp/devlate.ready >/out/devlate.record 2>&1 &
+rp=\$!
+n=0
+while [ ! -e /tmp/devlate.ready ] && [ \$n -lt 100 ] && kill -0 \$rp 2>/dev/null; do
+	sleep 0.1
+	n=\$((n + 1))
+done
+/rig/nrt_play realloc:core:0:0:4:4096:dev >/out/devlate.play 2>&1
+kill -TERM \$(pidof inspect_run) 2>/dev/null
+wait \$rp
+echo \$? >/out/devlate.record.rc
 rmmod neuronprof_neuron
 # Calibration: neuronprof calibrate names the entry size and head unit the
 # emulated hardware and the runtime use, without being told.
@@ -286,6 +301,13 @@ done
 	grep -q "in device memory, which neuronprof does not capture" "$out/devmem.record" 2>/dev/null
 result "a queue in device memory: subscribing fails and record says why" $? "$out/devmem.record"
 [ -s "$out/devmem.play" ] && sed 's/^/# /' "$out/devmem.play" | head -n 3
+: >"$work/devlate.dump"
+while IFS= read -r f; do
+	"$np" dump --entries 0 "$f" >>"$work/devlate.dump" 2>&1
+done < <(find "$out/devlate" -name '*.ntff' 2>/dev/null | sort)
+[ "$(cat "$out/devlate.record.rc" 2>/dev/null)" = 0 ] &&
+	grep -q "TRACE core 0 engine 4.*ring flags 0x8 (unreadable: the provider could not read this queue" "$work/devlate.dump"
+result "a captured queue reprogrammed in device memory: its record says unreadable" $? "$work/devlate.dump"
 
 m=0
 for unit in index byte counter; do

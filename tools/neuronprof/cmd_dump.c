@@ -122,6 +122,35 @@ static void entry_json(struct json *j, const struct entry *e)
 	jw_obj_end(j);
 }
 
+/*
+ * What a queue's ring flags say, for the text dump: " (overflowed,
+ * unreadable: ...)", or "" for none. A queue the provider could not read
+ * (a neuron queue in device memory) holds no entries for that reason, not
+ * because nothing happened.
+ */
+static const char *ring_flags_text(uint32_t f, char *buf, size_t len)
+{
+	static const struct { uint32_t bit; const char *name; } names[] = {
+		{ NEURONPROF_RING_OVERFLOWED, "overflowed: entries were lost" },
+		{ NEURONPROF_RING_DEAD, "dead: the device went away" },
+		{ NEURONPROF_RING_BAD_CONSUMER, "bad consumer position" },
+		{ NEURONPROF_RING_UNREADABLE, "unreadable: the provider could not read this queue "
+					 "(neuron: in device memory), its entries are not here" },
+	};
+	size_t n = 0, i;
+
+	buf[0] = 0;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!(f & names[i].bit))
+			continue;
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? ", " : " (",
+				      names[i].name);
+	}
+	if (n && n + 1 < len)
+		strcat(buf, ")");
+	return buf;
+}
+
 static const char *target_kind_name(uint32_t kind)
 {
 	return kind == NEURONPROF_TARGET_CORE ? "core" : kind == NEURONPROF_TARGET_TOPSP ? "topsp" :
@@ -177,6 +206,7 @@ static void dump_text(const struct prof_file *f, const struct dump_opts *o, stru
 	printf("queues: %zu records, %" PRIu64 " entries\n", f->nqueues, f->entries);
 	for (size_t i = 0; i < f->nqueues; i++) {
 		struct nprof_ntff_queue rec, *q = &rec;
+		char flags[256];
 		struct nprof_ntff_entry_iter it;
 		const void *p;
 		uint64_t n = 0;
@@ -187,7 +217,7 @@ static void dump_text(const struct prof_file *f, const struct dump_opts *o, stru
 
 		printf("  [%zu] %s %s %u engine %u%s%s%s: %s/%s, %" PRIu64 " entries, lost %" PRIu64
 		       ", seq %" PRIu64 "..%" PRIu64 ", entry size %u, data +%" PRIu64
-		       " len %" PRIu64 ", ring flags 0x%x\n",
+		       " len %" PRIu64 ", ring flags 0x%x%s\n",
 		       i, queue_name(q->queue_type), target_kind_name(q->target_kind),
 		       q->target_index, q->engine, en && q->block_type == NPROF_NTFF_BLOCK_ENGINE ?
 		       " (" : "", en && q->block_type == NPROF_NTFF_BLOCK_ENGINE ? en : "",
@@ -195,7 +225,7 @@ static void dump_text(const struct prof_file *f, const struct dump_opts *o, stru
 		       nprof_ntff_trace_type_name(q->trace_type),
 		       nprof_ntff_block_type_name(q->block_type), q->entry_count, q->lost_count,
 		       q->first_seq, q->last_seq, q->entry_size, q->data_offset, q->data_length,
-		       q->ring_flags);
+		       q->ring_flags, ring_flags_text(q->ring_flags, flags, sizeof(flags)));
 		nprof_ntff_entry_iter_init(&it, q);
 		asm_->next = 0;
 		while (n < o->max_entries && (p = nprof_ntff_entry_iter_next(&it))) {
