@@ -20,6 +20,7 @@
 
 #include "neuronprof_provider.h"
 
+struct drm_driver;
 struct drm_file;
 struct module;
 
@@ -207,6 +208,14 @@ void nprof_ring_produce_batch(struct nprof_ring *ring,
 void nprof_ring_lose(struct nprof_ring *ring, u64 count);
 
 /* neuronprof_policy.c: who may observe, and memory accounting. */
+/* neuronprof_device.c: SIM_EXEC arguments checked against the device. */
+int nprof_sim_exec_validate(const struct nprof_device_desc *desc,
+			    const struct drm_neuronprof_sim_exec *args,
+			    const char **why);
+
+/* neuronprof_drv.c: the DRM driver every device is created with. */
+extern const struct drm_driver nprof_drm_driver;
+
 int nprof_observe_check(void);
 int nprof_charge(struct nprof_charge *c, u64 pages);
 void nprof_uncharge(struct nprof_charge *c);
@@ -253,9 +262,6 @@ u64 nprof_sub_read_claim(struct nprof_sub *sub, void *buf, u64 max, u64 *start);
 void nprof_sub_read_commit(struct nprof_sub *sub, u64 start, u64 len, bool copied);
 vm_fault_t nprof_sub_fault_page(struct nprof_sub *sub, pgoff_t pgoff,
 				struct page **page);
-int nprof_sim_exec_validate(const struct nprof_device_desc *desc,
-			    const struct drm_neuronprof_sim_exec *args,
-			    const char **why);
 #endif
 
 #endif /* _NEURONPROF_CORE_H_ */
