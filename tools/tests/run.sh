@@ -637,7 +637,7 @@ host-c $((2000100 - 4500000 + 1700000000000000000))" ] || { echo "inferences:"; 
 		count_is 2 '^    [02] +8 strag-3 dev0 nc0 +430 strag-0 dev0 nc0 +400 +30$' "$tmp/m.txt" &&
 		has "    0x000302        8        10800        8          800       +10000" "$tmp/m.txt" &&
 		check machines "$tmp/m.txt" "$tmp/m.json" "$tmp/mcsv" "$tmp/m.db" \
-			slowest=strag-2 median=strag-1 machines.3.clock_mapping=False \
+			slowest=strag-2 median=strag-1 machines.3.clock_mapping=false \
 			machines.2.execution_ns=13280 machines.1.execution_ns=3240 \
 			executions.1.slowest.machine=strag-2 executions.1.slowest.core=1 \
 			executions.1.slowest.latency_ns=5400 executions.1.skew_ns=5000 \
