@@ -24,6 +24,7 @@
 #include "output.h"
 #include "summary.h"
 #include "tool.h"
+#include "xhost.h"
 
 static const char summary_usage[] =
 	"Usage: neuronprof summary [--json | --csv DIR] [--top N] [--ns] [--keep-going]\n"
@@ -37,7 +38,11 @@ static const char summary_usage[] =
 	"median, p95, max and share of the engine's busy time; execution latency\n"
 	"per model and the host's nrt_execute call around each; DMA bytes and\n"
 	"bandwidth; time per throttle level; errors by code; the host system\n"
-	"trace per event type; lost entries and sequence gaps.\n"
+	"trace per event type; lost entries and sequence gaps. With recordings of\n"
+	"two machines or more (one directory per host): per machine, their totals\n"
+	"side by side; per execution index, the slowest and fastest machine/core\n"
+	"and the skew; the ops differing most between the slowest machine and the\n"
+	"median one.\n"
 	"\n"
 	"  --json        one JSON document\n"
 	"  --csv DIR     one CSV file per table into DIR (created if missing;\n"
@@ -638,16 +643,139 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 	jw_obj_end(j);
 }
 
+/* ---- several machines (xhost.h) ----------------------------------------------------- */
+
+static const char *side_label(const struct xhost *x, const struct xhost_side *sd, char *buf,
+			      size_t len)
+{
+	snprintf(buf, len, "%s dev%u nc%u", x->m[sd->machine].name, sd->dev, sd->core);
+	return buf;
+}
+
+#define SIDE(x, sd)	side_label((x), (sd), (char[160]){ 0 }, 160)
+
+static void text_xhost(const struct xhost *x, unsigned int top)
+{
+	printf("\nmachines compared: %zu; slowest %s, median %s (by total execution time)\n",
+	       x->nm, x->m[x->slowest].name, x->m[x->median].name);
+	printf("  per machine:\n");
+	printf("    %-24s %5s %5s %10s %12s %12s %12s %12s %12s %7s %7s %s\n", "machine",
+	       "recs", "cores", "executions", "exec_total", "exec_avg", "busy", "instr",
+	       "dma_bytes", "errors", "lost", "clock");
+	for (size_t k = 0; k < x->nm; k++) {
+		const struct xhost_machine *m = &x->m[k];
+
+		printf("    %-24s %5zu %5zu %10" PRIu64 " %12s %12s %12s %12" PRIu64 " %12" PRIu64
+		       " %7" PRIu64 " %7" PRIu64 " %s\n", m->name, m->recordings, m->cores,
+		       m->executions, D(m->exec_ns),
+		       D(m->executions ? m->exec_ns / m->executions : 0), D(m->busy),
+		       m->instructions, m->dma_bytes, m->errors, m->lost,
+		       m->mapped ? "mapped" : "no mapping");
+	}
+	printf("  per execution index (latency; skew = slowest - fastest):\n");
+	printf("    %-6s %5s %-32s %12s %-32s %12s %12s\n", "index", "cores", "slowest", "latency",
+	       "fastest", "latency", "skew");
+	for (size_t i = 0; i < x->nx; i++) {
+		const struct xhost_exec *e = &x->x[i];
+
+		printf("    %-6zu %5zu %-32s %12s %-32s %12s %12s\n", e->index, e->cores,
+		       SIDE(x, &e->slow), D(e->slow.ns), SIDE(x, &e->fast), D(e->fast.ns),
+		       D(e->skew_ns));
+	}
+	printf("  ops differing most, slowest %s against median %s (total time, top %u):\n",
+	       x->m[x->slowest].name, x->m[x->median].name, top);
+	printf("    %-8s %8s %12s %8s %12s %12s\n", "op", "count", "slowest", "count", "median",
+	       "difference");
+	for (size_t i = 0; i < x->nops; i++) {
+		const struct xhost_opdiff *d = &x->ops[i];
+
+		char diff[40];
+
+		snprintf(diff, sizeof(diff), "%c%s", d->diff_ns < 0 ? '-' : '+',
+			 D((uint64_t)llabs(d->diff_ns)));
+		printf("    0x%06x %8" PRIu64 " %12s %8" PRIu64 " %12s %12s\n", d->code,
+		       d->slow_count, D(d->slow_total), d->median_count, D(d->median_total), diff);
+	}
+}
+
+static void json_side(struct json *j, const char *key, const struct xhost *x,
+		      const struct xhost_side *sd)
+{
+	jw_obj_begin(j, key);
+	jw_str(j, "machine", x->m[sd->machine].name);
+	jw_u64(j, "device", sd->dev);
+	jw_u64(j, "core", sd->core);
+	jw_u64(j, "latency_ns", sd->ns);
+	jw_obj_end(j);
+}
+
+static void json_xhost(struct json *j, const struct xhost *x)
+{
+	jw_obj_begin(j, "machines_compared");
+	jw_str(j, "slowest", x->m[x->slowest].name);
+	jw_str(j, "median", x->m[x->median].name);
+	jw_arr_begin(j, "machines");
+	for (size_t k = 0; k < x->nm; k++) {
+		const struct xhost_machine *m = &x->m[k];
+
+		jw_obj_begin(j, NULL);
+		jw_str(j, "name", m->name);
+		jw_bool(j, "clock_mapping", m->mapped);
+		jw_u64(j, "recordings", m->recordings);
+		jw_u64(j, "cores", m->cores);
+		jw_u64(j, "executions", m->executions);
+		jw_u64(j, "execution_ns", m->exec_ns);
+		jw_u64(j, "busy_ns", m->busy);
+		jw_u64(j, "instructions", m->instructions);
+		jw_u64(j, "dma_bytes", m->dma_bytes);
+		jw_u64(j, "errors", m->errors);
+		jw_u64(j, "lost", m->lost);
+		jw_obj_end(j);
+	}
+	jw_arr_end(j);
+	jw_arr_begin(j, "executions");
+	for (size_t i = 0; i < x->nx; i++) {
+		const struct xhost_exec *e = &x->x[i];
+
+		jw_obj_begin(j, NULL);
+		jw_u64(j, "index", e->index);
+		jw_u64(j, "cores", e->cores);
+		jw_u64(j, "machines", e->machines);
+		json_side(j, "slowest", x, &e->slow);
+		json_side(j, "fastest", x, &e->fast);
+		jw_u64(j, "skew_ns", e->skew_ns);
+		jw_obj_end(j);
+	}
+	jw_arr_end(j);
+	jw_arr_begin(j, "ops");
+	for (size_t i = 0; i < x->nops; i++) {
+		const struct xhost_opdiff *d = &x->ops[i];
+
+		jw_obj_begin(j, NULL);
+		jw_hex(j, "code", d->code);
+		jw_u64(j, "slowest_count", d->slow_count);
+		jw_u64(j, "slowest_total_ns", d->slow_total);
+		jw_u64(j, "median_count", d->median_count);
+		jw_u64(j, "median_total_ns", d->median_total);
+		jw_i64(j, "difference_ns", d->diff_ns);
+		jw_obj_end(j);
+	}
+	jw_arr_end(j);
+	jw_obj_end(j);
+}
+
 /* ---- CSV ------------------------------------------------------------------------ */
 
 enum csv_table {
 	CSV_CORES, CSV_UNITS, CSV_OPS, CSV_GAPS, CSV_THROTTLE, CSV_ERRORS, CSV_MODELS,
-	CSV_EXECUTIONS, CSV_HOST, CSV_LOSSES, CSV_RAW, CSV_TABLES,
+	CSV_EXECUTIONS, CSV_HOST, CSV_LOSSES, CSV_RAW, CSV_MACHINES, CSV_MEXEC, CSV_MOPS,
+	CSV_TABLES,
 };
 
 static const char *const csv_name[CSV_TABLES] = {
 	"cores.csv", "units.csv", "ops.csv", "idle_gaps.csv", "throttle.csv", "errors.csv",
 	"models.csv", "executions.csv", "host_events.csv", "losses.csv", "raw_queues.csv",
+	"machines.csv", "machine_executions.csv", "machine_ops.csv",
 };
 
 static const char *const csv_header[CSV_TABLES] = {
@@ -670,6 +798,12 @@ static const char *const csv_header[CSV_TABLES] = {
 	"explained",
 	"recording,file,record,records,device,core,queue_type,target_kind,target_index,engine,format,"
 	"clock_domain,entries,device_entries,lost,seq_gaps",
+	"machine,clock_mapping,recordings,cores,executions,execution_ns,busy_ns,instructions,"
+	"dma_bytes,errors,lost,slowest,median",
+	"index,cores,machines,slowest_machine,slowest_device,slowest_core,slowest_ns,"
+	"fastest_machine,fastest_device,fastest_core,fastest_ns,skew_ns",
+	"rank,code,slowest_machine,slowest_count,slowest_total_ns,median_machine,median_count,"
+	"median_total_ns,difference_ns",
 };
 
 /* A CSV field: quoted when it holds a comma, a quote or a line break (RFC 4180). */
@@ -827,6 +961,39 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 	}
 }
 
+static void csv_xhost(FILE **f, const struct xhost *x)
+{
+	for (size_t k = 0; k < x->nm; k++) {
+		const struct xhost_machine *m = &x->m[k];
+
+		csv_str(f[CSV_MACHINES], m->name);
+		fprintf(f[CSV_MACHINES], ",%d,%zu,%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%d,%d\n", m->mapped, m->recordings,
+			m->cores, m->executions, m->exec_ns, m->busy, m->instructions,
+			m->dma_bytes, m->errors, m->lost, k == x->slowest, k == x->median);
+	}
+	for (size_t i = 0; i < x->nx; i++) {
+		const struct xhost_exec *e = &x->x[i];
+
+		fprintf(f[CSV_MEXEC], "%zu,%zu,%zu,", e->index, e->cores, e->machines);
+		csv_str(f[CSV_MEXEC], x->m[e->slow.machine].name);
+		fprintf(f[CSV_MEXEC], ",%u,%u,%" PRIu64 ",", e->slow.dev, e->slow.core, e->slow.ns);
+		csv_str(f[CSV_MEXEC], x->m[e->fast.machine].name);
+		fprintf(f[CSV_MEXEC], ",%u,%u,%" PRIu64 ",%" PRIu64 "\n", e->fast.dev, e->fast.core,
+			e->fast.ns, e->skew_ns);
+	}
+	for (size_t i = 0; i < x->nops; i++) {
+		const struct xhost_opdiff *d = &x->ops[i];
+
+		fprintf(f[CSV_MOPS], "%zu,%u,", i + 1, d->code);
+		csv_str(f[CSV_MOPS], x->m[x->slowest].name);
+		fprintf(f[CSV_MOPS], ",%" PRIu64 ",%" PRIu64 ",", d->slow_count, d->slow_total);
+		csv_str(f[CSV_MOPS], x->m[x->median].name);
+		fprintf(f[CSV_MOPS], ",%" PRIu64 ",%" PRIu64 ",%" PRId64 "\n", d->median_count,
+			d->median_total, d->diff_ns);
+	}
+}
+
 /*
  * Every table of DIR opened by the rule of output.c (each a temporary
  * renamed over its file when complete; a device, a FIFO or a link as
@@ -908,7 +1075,8 @@ int cmd_summary(int argc, char **argv)
 	struct output csv[CSV_TABLES];
 	uint64_t top = 5, done = 0, entries = 0;
 	size_t nrec = 0, npaths, nfiles = 0, skipped = 0, k;
-	bool json = false, keep = false, loaded_any = false;
+	bool json = false, keep = false, loaded_any = false, have_x;
+	struct xhost xh;
 	int c, ret = 0;
 
 	opterr = 0;
@@ -988,6 +1156,7 @@ int cmd_summary(int argc, char **argv)
 		for (size_t r = 0; r < sp[i].nrec; r++)
 			rec_stats_build(&stats[k++], &sp[i].recs[r], (unsigned int)top, &pg, &done);
 	progress_finish(&pg);
+	have_x = xhost_build(&xh, stats, nrec, (unsigned int)top);
 
 	if (json) {
 		struct json j;
@@ -1007,6 +1176,10 @@ int cmd_summary(int argc, char **argv)
 		for (size_t i = 0; i < nrec; i++)
 			json_recording(&j, &stats[i]);
 		jw_arr_end(&j);
+		if (have_x)
+			json_xhost(&j, &xh);
+		else
+			jw_null(&j, "machines_compared");
 		jw_obj_end(&j);
 		jw_finish(&j);
 	} else if (csv_dir) {
@@ -1016,6 +1189,8 @@ int cmd_summary(int argc, char **argv)
 			f[i] = csv[i].f;
 		for (size_t i = 0; i < nrec; i++)
 			csv_recording(f, &stats[i]);
+		if (have_x)
+			csv_xhost(f, &xh);
 		ret = csv_close(csv, false);
 		if (!ret)
 			printf("%s: %d tables of %zu recording%s\n", csv_dir, CSV_TABLES, nrec,
@@ -1026,7 +1201,11 @@ int cmd_summary(int argc, char **argv)
 				printf("\n");
 			text_recording(&stats[i]);
 		}
+		if (have_x)
+			text_xhost(&xh, (unsigned int)top);
 	}
+	if (have_x)
+		xhost_free(&xh);
 	for (size_t i = 0; i < nrec; i++)
 		rec_stats_free(&stats[i]);
 	free(stats);

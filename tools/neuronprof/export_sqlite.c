@@ -30,7 +30,7 @@
 #include "summary.h"
 #include "timing.h"
 
-#define SCHEMA_VERSION	"3"
+#define SCHEMA_VERSION	"4"
 
 static const char schema[] =
 	"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);\n"
@@ -86,7 +86,27 @@ static const char schema[] =
 	" WHERE q.queue_type IN ('ERROR', 'TOPSP_ERROR');\n"
 	"CREATE VIEW throttle AS SELECT q.core_id, e.ts, e.code AS level,"
 	" e.payload0 AS clock_pct FROM entries e JOIN queues q ON q.id = e.queue_id"
-	" WHERE q.queue_type = 'THROTTLE';\n";
+	" WHERE q.queue_type = 'THROTTLE';\n"
+	/*
+	 * Execution k of every core of every machine, compared as `summary`
+	 * compares machines (xhost.h): the slowest and the fastest by latency,
+	 * ties to the first by machine, device and core.
+	 */
+	"CREATE VIEW machine_executions AS WITH x AS (SELECT e.idx, r.machine_id,"
+	" m.name AS machine, d.device_index AS device, c.core, e.latency"
+	" FROM executions e JOIN cores c ON c.id = e.core_id"
+	" JOIN recordings r ON r.id = c.recording_id JOIN machines m ON m.id = r.machine_id"
+	" JOIN devices d ON d.id = c.device_id),"
+	" y AS (SELECT x.*, ROW_NUMBER() OVER (PARTITION BY idx ORDER BY latency DESC,"
+	" machine_id, device, core) AS slow_rank, ROW_NUMBER() OVER (PARTITION BY idx"
+	" ORDER BY latency, machine_id, device, core) AS fast_rank,"
+	" COUNT(*) OVER (PARTITION BY idx) AS cores FROM x)"
+	" SELECT s.idx, s.cores,"
+	" (SELECT COUNT(DISTINCT machine_id) FROM x WHERE x.idx = s.idx) AS machines,"
+	" s.machine AS slowest_machine, s.device AS slowest_device, s.core AS slowest_core,"
+	" s.latency AS slowest_ns, f.machine AS fastest_machine, f.device AS fastest_device,"
+	" f.core AS fastest_core, f.latency AS fastest_ns, s.latency - f.latency AS skew_ns"
+	" FROM y s JOIN y f ON f.idx = s.idx AND f.fast_rank = 1 WHERE s.slow_rank = 1;\n";
 
 static const char indices[] =
 	"CREATE INDEX entries_queue_ts ON entries (queue_id, ts);\n"

@@ -195,3 +195,15 @@ const char *machine_clock_name(enum machine_clock c)
 	default: return "as recorded";
 	}
 }
+
+const char *recording_machine_name(const struct recording *r)
+{
+	return recording_machine(r);
+}
+
+bool recording_has_mapping(const struct recording *r)
+{
+	uint64_t mono, real;
+
+	return recording_mapping(r, &mono, &real);
+}

@@ -67,4 +67,12 @@ void machines_free(struct machines *m);
 /* "as recorded", "realtime" or "placed": the words of the SQLite export. */
 const char *machine_clock_name(enum machine_clock c);
 
+/*
+ * recording_machine_name() - the machine @r belongs to (struct machine's
+ * name); recording_has_mapping() - whether its system profile holds a clock
+ * mapping.
+ */
+const char *recording_machine_name(const struct recording *r);
+bool recording_has_mapping(const struct recording *r);
+
 #endif /* NEURONPROF_TOOL_MACHINES_H */

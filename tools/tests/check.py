@@ -40,7 +40,15 @@ differs and exits 1, or exits 0 when everything matches.
                                                (each column as ``name`` on its row);
                                                neither documents a table or view the
                                                database lacks
-  check.py doctor-json FILE
+  check.py machines TEXT JSON CSVDIR DB KEY=VALUE...
+                                               the machines compared by `summary
+                                               --ns` (TEXT), --json, --csv and the
+                                               SQLite export's machine_executions
+                                               view agree: per execution index
+                                               (all four), per machine and the ops
+                                               against the median (text, JSON,
+                                               CSV); KEY is a path in the JSON's
+                                               machines_compared
   check.py devices-json FILE KEY=VALUE...
   check.py same KIND A B                       A and B (outputs of the same
                                                profile written as different
@@ -539,6 +547,86 @@ def schema_doc(db, man, rst):
                 errors.append(f"analysis.rst: {name} does not document {missing}")
 
 
+def machines(text_path, json_path, csv_dir, db_path, args):
+    """summary's machines compared, in its four outputs, against each other."""
+    import re
+    doc = json.load(open(json_path))["machines_compared"]
+    if doc is None:
+        errors.append(f"{json_path}: machines_compared is null")
+        return
+    by_path(doc, args)
+    side = lambda s: (s["machine"], s["device"], s["core"], s["latency_ns"])
+    jx = [(e["index"], e["cores"], e["machines"]) + side(e["slowest"]) + side(e["fastest"])
+          + (e["skew_ns"],) for e in doc["executions"]]
+    jm = [(m["name"], m["recordings"], m["cores"], m["executions"], m["execution_ns"],
+           m["busy_ns"], m["instructions"], m["dma_bytes"], m["errors"], m["lost"])
+          for m in doc["machines"]]
+    jo = [(int(o["code"], 16), o["slowest_count"], o["slowest_total_ns"], o["median_count"],
+           o["median_total_ns"], o["difference_ns"]) for o in doc["ops"]]
+
+    # The text (--ns: whole nanoseconds), by its sections.
+    lines = open(text_path).read().splitlines()
+    head = [l for l in lines if l.startswith("machines compared: ")]
+    if len(head) != 1:
+        errors.append(f"{text_path}: {len(head)} 'machines compared' lines")
+        return
+    m = re.match(r"machines compared: (\d+); slowest (\S+), median (\S+) ", head[0])
+    expect("text: machines, slowest, median", (int(m[1]), m[2], m[3]),
+           (len(doc["machines"]), doc["slowest"], doc["median"]))
+    sect, tx, tm, to = None, [], [], []
+    for l in lines[lines.index(head[0]) + 1:]:
+        if not l.startswith("    "):
+            sect = l.strip().split(" ")[1] if l.startswith("  ") else None
+            continue
+        f = l.split()
+        if f[0] in ("machine", "index", "op"):
+            continue
+        if sect == "machine:":
+            tm.append((f[0],) + tuple(int(v) for v in f[1:4]) + (int(f[4]),)
+                      + tuple(int(v) for v in f[6:11]))
+        elif sect == "execution":
+            tx.append((int(f[0]), int(f[1]), None, f[2], int(f[3][3:]), int(f[4][2:]),
+                       int(f[5]), f[6], int(f[7][3:]), int(f[8][2:]), int(f[9]), int(f[10])))
+        elif sect == "differing":
+            to.append((int(f[0], 16), int(f[1]), int(f[2]), int(f[3]), int(f[4]), int(f[5])))
+    first_difference("text against JSON: executions", tx,
+                     [x[:2] + (None,) + x[3:] for x in jx])
+    first_difference("text against JSON: machines", tm, jm)
+    first_difference("text against JSON: ops", to, jo)
+
+    # The CSV tables.
+    rows = {}
+    for name in ("machines", "machine_executions", "machine_ops"):
+        with open(os.path.join(csv_dir, name + ".csv"), newline="") as f:
+            rows[name] = list(csv.DictReader(f))
+    cx = [(int(r["index"]), int(r["cores"]), int(r["machines"]), r["slowest_machine"],
+           int(r["slowest_device"]), int(r["slowest_core"]), int(r["slowest_ns"]),
+           r["fastest_machine"], int(r["fastest_device"]), int(r["fastest_core"]),
+           int(r["fastest_ns"]), int(r["skew_ns"])) for r in rows["machine_executions"]]
+    cm = [(r["machine"],) + tuple(int(r[k]) for k in (
+           "recordings", "cores", "executions", "execution_ns", "busy_ns", "instructions",
+           "dma_bytes", "errors", "lost")) for r in rows["machines"]]
+    co = [tuple(int(r[k]) for k in ("code", "slowest_count", "slowest_total_ns",
+                                   "median_count", "median_total_ns", "difference_ns"))
+          for r in rows["machine_ops"]]
+    first_difference("CSV against JSON: executions", cx, jx)
+    first_difference("CSV against JSON: machines", cm, jm)
+    first_difference("CSV against JSON: ops", co, jo)
+    flags = [(r["machine"], r["slowest"], r["median"]) for r in rows["machines"]]
+    expect("CSV: slowest and median flags", flags,
+           [(n, str(int(n == doc["slowest"])), str(int(n == doc["median"])))
+            for n, *_ in jm])
+
+    # The SQLite view.
+    con = sqlite3.connect(db_path)
+    sx = [tuple(r) for r in con.execute(
+        "SELECT idx, cores, machines, slowest_machine, slowest_device, slowest_core,"
+        " slowest_ns, fastest_machine, fastest_device, fastest_core, fastest_ns, skew_ns"
+        " FROM machine_executions ORDER BY idx")]
+    con.close()
+    first_difference("SQL machine_executions against JSON", sx, jx)
+
+
 def main():
     cmd, path, *args = sys.argv[1:]
     try:
@@ -554,6 +642,8 @@ def main():
             timeline_summary(path, args[0])
         elif cmd == "schema-doc":
             schema_doc(path, args[0], args[1])
+        elif cmd == "machines":
+            machines(path, args[0], args[1], args[2], args[3:])
         elif cmd == "doctor-json":
             doctor_json(path, args)
         elif cmd == "devices-json":

@@ -45,6 +45,15 @@
  *                     (start_ns, start_realtime_ns) is 1000000 ->
  *                     1700000000000000000 and 5000000 -> 1700000000000500000;
  *                     c/ has none.
+ * DIR/straggler/{0,1,2,3}/  four machines strag-0 .. strag-3 (trace_info.pb
+ *                     with a clock mapping on all but strag-3), each with
+ *                     cores 0 and 1 (profile_nc_C_session_0.ntff): 4
+ *                     executions of one inference each, every one START,
+ *                     ops 0x301, 0x302, 0x303 on engine 0, STOP, 100 ns
+ *                     apart. On core 0 of machine h, op 0x301 takes 10 * h
+ *                     ns more. The planted straggler: strag-2's core 1,
+ *                     whose op 0x302 takes 5000 ns more in executions 1
+ *                     and 3.
  * DIR/raw/raw.ntff   core 1 of a raw device (neuronprof_neuron, trn1, raw
  *                     format neuron-v2, 64-byte device entries, capture-time
  *                     clock): TRACE engine 0 with 3 device entries (6 ring
@@ -327,6 +336,28 @@ static void core1(struct fixture *f)
 	emit(f, NEURONPROF_QT_INFER_STATUS, CORE, 1, 0, NEURONPROF_INFER_START, 1, 1, 0, 0, 0);
 	/* A queue that delivered nothing but counted 5 lost. */
 	queue(f, NEURONPROF_QT_DMA, CORE, 1, 3)->lost = 5;
+}
+
+/* One core of a machine of DIR/straggler (see the header). */
+static void straggler(struct fixture *f, uint32_t machine, uint32_t core)
+{
+	memset(f, 0, sizeof(*f));
+	f->now = 2000000;
+	f->model_id = 5;
+	for (uint32_t x = 0; x < 4; x++) {
+		emit(f, NEURONPROF_QT_INFER_STATUS, CORE, core, 0, NEURONPROF_INFER_START, 0, 1,
+		     0, 0, 0);
+		for (uint32_t i = 1; i <= 3; i++) {
+			emit(f, NEURONPROF_QT_TRACE, CORE, core, 0, 0x300 | i, 0, 16 * i, 0, 0, 0);
+			if (i == 1 && core == 0)
+				f->now += 10 * machine;
+			if (i == 2 && machine == 2 && core == 1 && (x == 1 || x == 3))
+				f->now += 5000;
+		}
+		emit(f, NEURONPROF_QT_INFER_STATUS, CORE, core, 0, NEURONPROF_INFER_STOP, 0, 0,
+		     0, 0, 0);
+		f->now += 1000;
+	}
 }
 
 static void gap(struct fixture *f)
@@ -627,6 +658,26 @@ int main(int argc, char **argv)
 			write_trace_info(path, names[h], 1000000, 1700000000000000000ULL);
 		else if (h == 1)
 			write_trace_info(path, names[h], 5000000, 1700000000000500000ULL);
+	}
+	snprintf(path, sizeof(path), "%s/straggler", argv[1]);
+	mkdir_or_die(path);
+	for (uint32_t h = 0; h < 4; h++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "strag-%u", h);
+		snprintf(path, sizeof(path), "%s/straggler/%u", argv[1], h);
+		mkdir_or_die(path);
+		fixture_instance = name;
+		for (uint32_t c = 0; c < 2; c++) {
+			char file[64];
+
+			straggler(&f, h, c);
+			snprintf(file, sizeof(file), "profile_nc_%u_session_0.ntff", c);
+			write_file(&f, path, file, c, 0);
+			fixture_free(&f);
+		}
+		if (h != 3)
+			write_trace_info(path, name, 1000000, 1700000000000000000ULL + 1000 * h);
 	}
 	fixture_instance = "i-0123456789abcdef0";
 

@@ -330,7 +330,7 @@ suite() {
 		"$py" "$here/summary_check.py" text "$tmp/s.json" "$tmp/s.txt" || return 1
 		rm -rf "$tmp/csv" &&
 		"$np" summary --csv "$tmp/csv" --top 3 "$prof" >"$tmp/o" || return 1
-		has "$tmp/csv: 11 tables of 2 recordings" "$tmp/o" &&
+		has "$tmp/csv: 14 tables of 2 recordings" "$tmp/o" &&
 		"$py" "$here/summary_check.py" csv "$tmp/s.json" "$tmp/csv" || return 1
 		"$np" summary --json --top 3 "$fx/jitter.ntff" >"$tmp/sj.json" &&
 		"$np" summary --ns --top 3 "$fx/jitter.ntff" >"$tmp/sj.txt" &&
@@ -617,6 +617,57 @@ host-c $((2000100 - 4500000 + 1700000000000000000))" ] || { echo "inferences:"; 
 		check schema-doc "$tmp/sd.db" "$repo/man/neuronprof-sqlite.5" "$repo/Documentation/analysis.rst"
 	}
 	run "export sqlite: neuronprof-sqlite(5) and analysis.rst document every table and column" t_schema_doc
+
+	# Machines compared (straggler/, gen_fixtures.c): four machines of two
+	# cores, 4 executions each of START, ops 0x301-0x303 100 ns apart, STOP
+	# (400 ns); core 0 of machine h takes 10 * h ns more in 0x301; strag-2's
+	# core 1 takes 5000 ns more in 0x302 in executions 1 and 3; strag-3 has
+	# no clock mapping. The comparison names strag-2, core 1 and op 0x302;
+	# the text, JSON, CSV and the SQLite view agree (check.py machines).
+	t_summary_machines() {
+		local s=$fx/straggler
+		"$np" summary --ns --top 3 "$s" >"$tmp/m.txt" 2>"$tmp/m.err" &&
+		"$np" summary --json --top 3 "$s" >"$tmp/m.json" 2>/dev/null &&
+		rm -rf "$tmp/mcsv" && "$np" summary --csv "$tmp/mcsv" --top 3 "$s" >/dev/null 2>&1 &&
+		rm -f "$tmp/m.db" && "$np" export --format sqlite -o "$tmp/m.db" "$s" >/dev/null 2>&1 ||
+			return 1
+		has "machines compared: 4; slowest strag-2, median strag-1 (by total execution time)" "$tmp/m.txt" &&
+		has "warning: strag-3: no clock mapping (trace_info.pb with start_ns and start_realtime_ns): compared by execution index and durations only" "$tmp/m.err" &&
+		count_is 2 '^    [13] +8 strag-2 dev0 nc1 +5400 strag-0 dev0 nc0 +400 +5000$' "$tmp/m.txt" &&
+		count_is 2 '^    [02] +8 strag-3 dev0 nc0 +430 strag-0 dev0 nc0 +400 +30$' "$tmp/m.txt" &&
+		has "    0x000302        8        10800        8          800       +10000" "$tmp/m.txt" &&
+		check machines "$tmp/m.txt" "$tmp/m.json" "$tmp/mcsv" "$tmp/m.db" \
+			slowest=strag-2 median=strag-1 machines.3.clock_mapping=false \
+			machines.2.execution_ns=13280 machines.1.execution_ns=3240 \
+			executions.1.slowest.machine=strag-2 executions.1.slowest.core=1 \
+			executions.1.slowest.latency_ns=5400 executions.1.skew_ns=5000 \
+			executions.0.slowest.machine=strag-3 executions.0.skew_ns=30 \
+			executions.3.cores=8 executions.3.machines=4 \
+			ops.0.code=0x302 ops.0.difference_ns=10000 ops.1.code=0x301 ops.1.difference_ns=40
+	}
+	run "summary: machines compared name the straggler's host, core and op; text, JSON, CSV and SQL agree" t_summary_machines
+
+	# One machine (prof/: two recordings of one instance): nothing to compare.
+	t_summary_one_machine() {
+		"$np" summary --json "$prof" >"$tmp/m1.json" &&
+		"$np" summary "$prof" >"$tmp/m1.txt" || return 1
+		check summary-json "$tmp/m1.json" machines_compared=None &&
+		count_is 0 '^machines compared' "$tmp/m1.txt"
+	}
+	run "summary: one machine, no comparison (null in JSON)" t_summary_one_machine
+
+	# A recording missing from the list: named; with --keep-going the rest
+	# are compared and the exit status is 1.
+	t_summary_machines_missing() {
+		local s=$fx/straggler
+		expect_exit 1 "cannot open $s/9: No such file" \
+			"$np" summary "$s/0" "$s/9" "$s/2" || return 1
+		expect_exit 1 "warning: $s/9: skipped \(--keep-going\)" \
+			"$np" summary --ns --keep-going "$s/0" "$s/9" "$s/2" "$s/3" || return 1
+		has "machines compared: 3; slowest strag-2, median strag-3 (by total execution time)" "$tmp/out" &&
+		grep -q "warning: strag-3: no clock mapping" "$tmp/err"
+	}
+	run "summary: a recording missing from the list named, the rest compared with --keep-going" t_summary_machines_missing
 
 	t_export_stdout() {
 		"$np" export --format json "$basic" >"$tmp/stdout.json" || return 1
@@ -1000,7 +1051,7 @@ DMA 2 1 3000700 0 1 2 32 82838485 A1" ] ||
 		[ "$(grep '^recording ' "$tmp/s" | cut -d: -f1)" = "recording $fx/gap.ntff
 recording $basic" ] || { echo "recordings not in the order of the PATHs:"; grep '^recording ' "$tmp/s"; return 1; }
 		rm -rf "$tmp/csvp" && "$np" summary --csv "$tmp/csvp" "$basic" "$fx/gap.ntff" >"$tmp/o" &&
-		has "$tmp/csvp: 11 tables of 2 recordings" "$tmp/o" || return 1
+		has "$tmp/csvp: 14 tables of 2 recordings" "$tmp/o" || return 1
 		expect_exit 1 "cannot open $fx/nope.ntff" "$np" summary "$basic" "$fx/nope.ntff"
 	}
 	run "summary of several PATHs: each one's recordings, in order" t_summary_paths
