@@ -17,12 +17,15 @@
 #       session/<instance>-<pid>/<session_ns>/profile_nc_<n>_session_<id>.ntff
 #       model/<instance>-<pid>/<session_ns>/<model>_vnc_<id>.ntff
 #     each next to ntrace.pb, trace_info.pb, cpu_util.pb, host_mem.pb;
-#  4. on the host: `neuronprof summary --top 3` of each recording (where
-#     the time went: Documentation/analysis.rst), then one timeline of both
+#  4. on the host: `neuronprof summary --brief --top 5` of each recording
+#     (where the time went, one screen each: a row per core, the ops across
+#     cores, executions, the host trace: Documentation/analysis.rst), then
+#     one timeline of both
 #     (device profiles and system profiles) exported as
 #     DEMO_OUT/profile.pftrace (Perfetto) and DEMO_OUT/profile.json (Chrome
 #     JSON), and both as the SQLite database DEMO_OUT/profile.db, queried
-#     with sqlite3 for the ops that took the most time; and both recordings
+#     with sqlite3 for the ops that took the most time in each recording
+#     (never the two added together); and both recordings
 #     as one self-contained HTML page, DEMO_OUT/report.html (neuronprof
 #     report: plots and tables, nothing fetched).
 #
@@ -93,10 +96,10 @@ if ! bash "$here/vm-run.sh" --timeout "${VM_TIMEOUT:-600}" --outdir "$out" \
 	exit 1
 fi
 
-step "summary of the SESSION recording (neuronprof summary --top 3 $show/session)"
-"$np" summary --top 3 "$show/session"
-step "summary of the MODEL recording (neuronprof summary --top 3 $show/model)"
-"$np" summary --top 3 "$show/model"
+step "summary of the SESSION recording (neuronprof summary --brief --top 5 $show/session)"
+"$np" summary --brief --top 5 "$show/session"
+step "summary of the MODEL recording (neuronprof summary --brief --top 5 $show/model)"
+"$np" summary --brief --top 5 "$show/model"
 
 step "both recordings as one HTML page (neuronprof report -o $show/report.html $show)"
 "$np" report -o "$show/report.html" "$show"
@@ -105,14 +108,25 @@ step "exporting both recordings and their system profiles into one timeline"
 "$np" export --format perfetto -o "$show/profile.pftrace" "$show"
 "$np" export --format json -o "$show/profile.json" "$show"
 
-step "both recordings as an SQLite database, and the ops that took the most time"
+step "both recordings as an SQLite database, and the ops that took the most time in each"
 "$np" export --format sqlite -o "$show/profile.db" "$show"
 if command -v sqlite3 >/dev/null; then
+	# Per recording (a SESSION and a MODEL capture of the same cores are
+	# never added together): its 3 ops with the most time over all cores.
 	sqlite3 -header -column "$show/profile.db" \
-		"SELECT q.unit_kind || ' ' || q.unit_index AS unit, printf('0x%04x', i.opcode) AS op,
-		        count(*) AS count, sum(i.dur) AS total_ns, sum(i.dur) / count(*) AS avg_ns
-		 FROM instructions i JOIN queues q ON q.id = i.queue_id
-		 GROUP BY q.unit_kind, q.unit_index, i.opcode ORDER BY total_ns DESC LIMIT 5"
+		"WITH ops AS (
+		   SELECT c.recording_id AS rec, q.unit_kind || ' ' || q.unit_index AS unit,
+		          printf('0x%06x', i.opcode) AS op, count(*) AS count,
+		          sum(i.dur) AS total_ns, sum(i.dur) / count(*) AS avg_ns,
+		          count(DISTINCT q.core_id) AS cores
+		   FROM instructions i JOIN queues q ON q.id = i.queue_id
+		   JOIN cores c ON c.id = q.core_id
+		   GROUP BY c.recording_id, q.unit_kind, q.unit_index, i.opcode),
+		 ranked AS (SELECT *, row_number() OVER (PARTITION BY rec ORDER BY total_ns DESC,
+		                                         unit, op) AS rank FROM ops)
+		 SELECT (SELECT f.capture_kind FROM files f WHERE f.recording_id = rec LIMIT 1)
+		        AS recording, rank, unit, op, count, total_ns, avg_ns, cores
+		 FROM ranked WHERE rank <= 3 ORDER BY rec, rank"
 fi
 
 step "done"

@@ -134,6 +134,42 @@ if [ -s "$tmp/session.json" ] && [ -s "$tmp/model.json" ]; then
 	fi
 fi
 
+# The printed summaries fit a screen (--brief: a row per core) and carry
+# summary --json's numbers (the cross-core op table included); the closing
+# query prints each recording's own 3 ops with the most time, equal to its
+# summary's ops across cores, never the recordings added together.
+for kind in SESSION MODEL; do
+	n=$(awk -v k="==> summary of the $kind recording" 'index($0, k) == 1 { on = 1; next }
+		on && /^==> / { exit } on { n++ } END { print n + 0 }' "$log")
+	if [ "$n" -gt 0 ] && [ "$n" -le 50 ]; then
+		ok "the $kind summary fits one screen ($n lines)"
+	else
+		not_ok "the $kind summary fits one screen" "$n lines"
+	fi
+done
+for kind in session model; do
+	"$np" summary --json --top 5 "$out/$kind" >"$tmp/$kind-5.json" &&
+	"$np" summary --ns --brief --top 5 "$out/$kind" >"$tmp/$kind-b.txt" &&
+	"$py" "$repo/tools/tests/summary_check.py" text "$tmp/$kind-5.json" "$tmp/$kind-b.txt" \
+		>"$tmp/err" 2>&1 &&
+	[ "$(grep -c '^  [0-9]:[a-z]* *0x' "$tmp/$kind-b.txt")" -ge 1 ] &&
+		ok "$kind: summary --brief (rows per core, ops across cores) = summary --json" ||
+		not_ok "$kind: summary --brief = summary --json" "$(head -n 10 "$tmp/err")"
+done
+if ! command -v sqlite3 >/dev/null; then
+	skipped "the closing query per recording" "no sqlite3"
+else
+	for kind in session model; do
+		want=$("$py" -c 'import json,sys
+x=json.load(open(sys.argv[1]))["recordings"][0]["ops_across_cores"][:3]
+print(" ".join("%d:%s/%d/%d" % (i + 1, "0x%06x" % o["code"], o["count"], o["total_ns"]) for i, o in enumerate(x)))' "$tmp/$kind-5.json")
+		got=$(awk -v k="$kind" '/^==> both recordings as an SQLite/ { on = 1; next }
+			on && /^==> / { exit }
+			on && $1 == k && $2 ~ /^[0-9]+$/ { printf "%s%s:%s/%s/%s", n++ ? " " : "", $2, $5, $6, $7 }' "$log")
+		expect "the closing query: $kind's 3 ops with the most time (rank:op/count/total)" "$got" "$want"
+	done
+fi
+
 # The timeline: both recordings, their host processes and host events.
 # Host events per recording (Documentation/tool.rst, "record"):
 # inspect_begin and _stop; device_open of the one device; per core

@@ -27,8 +27,8 @@
 #include "xhost.h"
 
 static const char summary_usage[] =
-	"Usage: neuronprof summary [--json | --csv DIR] [--top N] [--ns] [--keep-going]\n"
-	"                          [--progress=auto|always|never] PATH...\n"
+	"Usage: neuronprof summary [--json | --csv DIR] [--top N] [--ns] [--brief]\n"
+	"                          [--keep-going] [--progress=auto|always|never] PATH...\n"
 	"\n"
 	"Where the time went, per recording: each PATH is an NTFF file or a\n"
 	"directory, searched recursively; each directory holding profiles (a\n"
@@ -47,9 +47,13 @@ static const char summary_usage[] =
 	"  --json        one JSON document\n"
 	"  --csv DIR     one CSV file per table into DIR (created if missing;\n"
 	"                checked before any work)\n"
-	"  --top N       rows per ranked table: ops per engine, idle gaps,\n"
-	"                executions listed in the text (default 5, at least 1)\n"
+	"  --top N       rows per ranked table: ops per engine, ops across cores,\n"
+	"                idle gaps of a core and of its units, executions listed\n"
+	"                in the text (default 5, at least 1)\n"
 	"  --ns          durations in the text as whole nanoseconds\n"
+	"  --brief       text: one row per NeuronCore instead of its engines, ops,\n"
+	"                idle gaps, throttling and errors (the ops across cores,\n"
+	"                executions, host trace and totals stay)\n"
 	"  --keep-going  a file that does not read (damaged, truncated, not NTFF)\n"
 	"                is skipped with a warning naming it, and the rest is\n"
 	"                summarized; the exit status is then 1\n"
@@ -59,7 +63,7 @@ static const char summary_usage[] =
 
 /* ---- text ---------------------------------------------------------------------- */
 
-static bool raw_ns;
+static bool raw_ns, brief;
 
 /* A duration as one token: "4.400us", or whole nanoseconds with --ns. */
 static const char *dur(uint64_t ns, char *buf, size_t len)
@@ -144,24 +148,46 @@ static void text_core(const struct rec_stats *s, const struct core_stats *c)
 		}
 	}
 	if (c->idle.n || any_unit_gaps(c)) {
-		printf("  longest idle gaps:\n");
+		printf("  longest idle gaps (the core's, then its units' longest of all):\n");
 		printf("    %-12s %12s %12s  %s\n", "unit", "idle", "at", "where");
 	}
-	for (size_t i = 0; i < c->idle.n; i++) {
+	for (size_t i = 0; i < c->idle.n && i < s->top; i++) {
 		const struct idle_gap *g = &c->idle.g[i];
 
 		printf("    %-12s %12s %12s  %s\n", "core", D(g->end - g->start),
 		       D(g->start - c->first),
 		       exec_where(c->ct, g->start, g->end, where, sizeof(where)));
 	}
-	for (size_t k = 0; k < c->nunits; k++)
-		for (size_t i = 0; i < c->units[k].idle.n; i++) {
-			const struct idle_gap *g = &c->units[k].idle.g[i];
+	/*
+	 * Each unit keeps its --top longest, longest first: the --top longest
+	 * of all units are among them, merged here by length, then time.
+	 */
+	size_t *at = xcalloc(c->nunits ? c->nunits : 1, sizeof(*at));
 
-			printf("    %-12s %12s %12s  %s\n", U(&c->units[k]), D(g->end - g->start),
-			       D(g->start - c->first),
-			       exec_where(c->ct, g->start, g->end, where, sizeof(where)));
+	for (size_t n = 0; n < s->top; n++) {
+		const struct idle_gap *best = NULL;
+		size_t bk = 0;
+
+		for (size_t k = 0; k < c->nunits; k++) {
+			const struct idle_gap *g;
+
+			if (at[k] >= c->units[k].idle.n)
+				continue;
+			g = &c->units[k].idle.g[at[k]];
+			if (!best || g->end - g->start > best->end - best->start ||
+			    (g->end - g->start == best->end - best->start && g->start < best->start)) {
+				best = g;
+				bk = k;
+			}
 		}
+		if (!best)
+			break;
+		at[bk]++;
+		printf("    %-12s %12s %12s  %s\n", U(&c->units[bk]), D(best->end - best->start),
+		       D(best->start - c->first),
+		       exec_where(c->ct, best->start, best->end, where, sizeof(where)));
+	}
+	free(at);
 	if (c->nlevels) {
 		printf("  throttling (a level holds until the next THROTTLE entry):\n");
 		printf("    %-6s %7s %12s %8s\n", "level", "events", "time", "%span");
@@ -243,6 +269,81 @@ static struct exec_ref *exec_list(const struct rec_stats *s, size_t *n, bool by_
 	return v;
 }
 
+/* The cores of @x: "0-7", "0,2,5" or, over several devices, "0:0-7,1:0". */
+static const char *xop_cores(const struct rec_stats *s, const struct xop *x, char *buf,
+			     size_t len)
+{
+	bool devs = s->ncores && s->cores[0].dev != s->cores[s->ncores - 1].dev;
+	size_t o = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < x->ncores && o < len; i++) {
+		const struct core_stats *c = &s->cores[x->cores[i]], *p, *n;
+		size_t j = i;
+
+		/* A run of consecutive core numbers of one device. */
+		while (j + 1 < x->ncores) {
+			p = &s->cores[x->cores[j]];
+			n = &s->cores[x->cores[j + 1]];
+			if (n->dev != p->dev || n->core != p->core + 1)
+				break;
+			j++;
+		}
+		n = &s->cores[x->cores[j]];
+		if (devs)
+			o += (size_t)snprintf(buf + o, len - o, "%s%u:", i ? "," : "", c->dev);
+		else if (i)
+			o += (size_t)snprintf(buf + o, len - o, ",");
+		if (o >= len)
+			break;
+		if (j > i)
+			o += (size_t)snprintf(buf + o, len - o, "%u-%u", c->core, n->core);
+		else
+			o += (size_t)snprintf(buf + o, len - o, "%u", c->core);
+		i = j;
+	}
+	return buf;
+}
+
+static void text_xops(const struct rec_stats *s)
+{
+	char cores[128];
+
+	if (!s->nxops)
+		return;
+	printf("\nops across cores by total time (one row per unit and op, every core):\n");
+	printf("  %-12s %8s %8s %12s %12s %12s %12s  %s\n", "unit", "op", "count", "total",
+	       "avg", "median", "p95", "cores");
+	for (size_t i = 0; i < s->nxops && i < s->top; i++) {
+		const struct xop *x = &s->xops[i];
+		struct unit u = { .topsp = x->topsp, .index = x->index };
+
+		printf("  %-12s 0x%06x %8" PRIu64 " %12s %12s %12s %12s  %s\n", U(&u), x->code,
+		       x->d.count, D(x->d.total), D(x->d.avg), D(x->d.median), D(x->d.p95),
+		       xop_cores(s, x, cores, sizeof(cores)));
+	}
+}
+
+/* --brief: one row per NeuronCore instead of its sections. */
+static void text_cores_brief(const struct rec_stats *s)
+{
+	if (!s->ncores)
+		return;
+	printf("\ncores (neuronprof summary without --brief has each one's engines, ops and idle "
+	       "gaps):\n");
+	printf("  %-6s %-5s %8s %6s %6s %12s %8s %12s %7s %6s %6s\n", "device", "core",
+	       "entries", "infer", "execs", "busy", "util%", "in_infer", "throttle", "lost",
+	       "gaps");
+	for (size_t i = 0; i < s->ncores; i++) {
+		const struct core_stats *c = &s->cores[i];
+
+		printf("  %-6u %-5u %8" PRIu64 " %6" PRIu64 " %6zu %12s %7.2f%% %12s %7" PRIu64
+		       " %6" PRIu64 " %6" PRIu64 "\n", c->dev, c->core, c->entries, c->inferences,
+		       c->ct ? c->ct->nexec : 0, D(c->busy), c->util_pct, D(c->infer_busy),
+		       c->throttles, c->lost, c->gaps);
+	}
+}
+
 static uint64_t host_ns(const Neuronprof__System__NtraceEvent *h)
 {
 	return h->end_ns > h->start_ns ? h->end_ns - h->start_ns : 0;
@@ -265,8 +366,12 @@ static void text_recording(const struct rec_stats *s)
 		printf("system trace: %" PRIu64 " host events\n", s->host_events);
 	else
 		printf("no system trace\n");
-	for (size_t i = 0; i < s->ncores; i++)
-		text_core(s, &s->cores[i]);
+	if (brief)
+		text_cores_brief(s);
+	else
+		for (size_t i = 0; i < s->ncores; i++)
+			text_core(s, &s->cores[i]);
+	text_xops(s);
 
 	if (s->nmodels) {
 		printf("\nexecution latency per model (first inference start to last stop):\n");
@@ -524,6 +629,26 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 	for (size_t i = 0; i < s->ncores; i++)
 		core_json(j, &s->cores[i]);
 	jw_arr_end(j);
+	jw_arr_begin(j, "ops_across_cores");
+	for (size_t i = 0; i < s->nxops; i++) {
+		const struct xop *x = &s->xops[i];
+
+		jw_obj_begin(j, NULL);
+		jw_str(j, "unit_kind", x->topsp ? "topsp" : "engine");
+		jw_u64(j, "unit_index", x->index);
+		jw_u64(j, "code", x->code);
+		dist_json(j, &x->d, true, true);
+		jw_arr_begin(j, "cores");
+		for (size_t k = 0; k < x->ncores; k++) {
+			jw_obj_begin(j, NULL);
+			jw_u64(j, "device", s->cores[x->cores[k]].dev);
+			jw_u64(j, "core", s->cores[x->cores[k]].core);
+			jw_obj_end(j);
+		}
+		jw_arr_end(j);
+		jw_obj_end(j);
+	}
+	jw_arr_end(j);
 	jw_arr_begin(j, "models");
 	for (size_t i = 0; i < s->nmodels; i++) {
 		const struct model_stats *m = &s->models[i];
@@ -768,14 +893,14 @@ static void json_xhost(struct json *j, const struct xhost *x)
 
 enum csv_table {
 	CSV_CORES, CSV_UNITS, CSV_OPS, CSV_GAPS, CSV_THROTTLE, CSV_ERRORS, CSV_MODELS,
-	CSV_EXECUTIONS, CSV_HOST, CSV_LOSSES, CSV_RAW, CSV_MACHINES, CSV_MEXEC, CSV_MOPS,
-	CSV_TABLES,
+	CSV_EXECUTIONS, CSV_HOST, CSV_LOSSES, CSV_RAW, CSV_XOPS, CSV_MACHINES, CSV_MEXEC,
+	CSV_MOPS, CSV_TABLES,
 };
 
 static const char *const csv_name[CSV_TABLES] = {
 	"cores.csv", "units.csv", "ops.csv", "idle_gaps.csv", "throttle.csv", "errors.csv",
 	"models.csv", "executions.csv", "host_events.csv", "losses.csv", "raw_queues.csv",
-	"machines.csv", "machine_executions.csv", "machine_ops.csv",
+	"ops_across_cores.csv", "machines.csv", "machine_executions.csv", "machine_ops.csv",
 };
 
 static const char *const csv_header[CSV_TABLES] = {
@@ -798,6 +923,8 @@ static const char *const csv_header[CSV_TABLES] = {
 	"explained",
 	"recording,file,record,records,device,core,queue_type,target_kind,target_index,engine,format,"
 	"clock_domain,entries,device_entries,lost,seq_gaps",
+	"recording,unit,index,code,count,total_ns,min_ns,avg_ns,median_ns,p95_ns,p99_ns,max_ns,"
+	"cores",
 	"machine,clock_mapping,recordings,cores,executions,execution_ns,busy_ns,instructions,"
 	"dma_bytes,errors,lost,slowest,median",
 	"index,cores,machines,slowest_machine,slowest_device,slowest_core,slowest_ns,"
@@ -834,6 +961,20 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 	struct exec_ref *ex;
 	size_t nex;
 
+	for (size_t i = 0; i < s->nxops; i++) {
+		const struct xop *x = &s->xops[i];
+
+		/* cores: device:core pairs, ';' between them. */
+		csv_str(f[CSV_XOPS], rp);
+		fprintf(f[CSV_XOPS], ",%s,%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
+			PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", x->topsp ? "topsp" : "engine",
+			x->index, x->code, x->d.count, x->d.total, x->d.min, x->d.avg, x->d.median,
+			x->d.p95, x->d.p99, x->d.max);
+		for (size_t k = 0; k < x->ncores; k++)
+			fprintf(f[CSV_XOPS], "%s%u:%u", k ? ";" : "", s->cores[x->cores[k]].dev,
+				s->cores[x->cores[k]].core);
+		fputc('\n', f[CSV_XOPS]);
+	}
 	for (size_t i = 0; i < s->ncores; i++) {
 		const struct core_stats *c = &s->cores[i];
 
@@ -1062,6 +1203,7 @@ int cmd_summary(int argc, char **argv)
 		{ "csv", required_argument, NULL, 'c' },
 		{ "top", required_argument, NULL, 't' },
 		{ "ns", no_argument, NULL, 'n' },
+		{ "brief", no_argument, NULL, 'b' },
 		{ "keep-going", no_argument, NULL, 'k' },
 		{ "progress", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1081,6 +1223,7 @@ int cmd_summary(int argc, char **argv)
 
 	opterr = 0;
 	raw_ns = false;
+	brief = false;
 	while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
@@ -1095,6 +1238,9 @@ int cmd_summary(int argc, char **argv)
 			break;
 		case 'n':
 			raw_ns = true;
+			break;
+		case 'b':
+			brief = true;
 			break;
 		case 'k':
 			keep = true;

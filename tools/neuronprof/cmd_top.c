@@ -47,7 +47,7 @@
 
 static const char top_usage[] =
 	"Usage: neuronprof top [--device N] [--interval MS] [--ring-size BYTES]\n"
-	"                      [--batch | --json] [--count N]\n"
+	"                      [--batch | --json] [-n N | --count N]\n"
 	"\n"
 	"A live view of a device, refreshed every interval: per core and engine the\n"
 	"utilisation, instructions/s, executions/s and their latency, DMA bandwidth\n"
@@ -61,7 +61,8 @@ static const char top_usage[] =
 	"                     suffixes)\n"
 	"  --batch            a text sample per interval on stdout\n"
 	"  --json             a JSON sample per line per interval on stdout\n"
-	"  --count N          stop after N samples (default: until q, ^C or SIGTERM)\n"
+	"  -n, --count N      stop after N samples, as top -n and perf top do\n"
+	"                     (default: until q, ^C or SIGTERM)\n"
 	"  -h, --help         this text\n";
 
 enum { OPT_DEVICE = 256, OPT_INTERVAL, OPT_RING, OPT_BATCH, OPT_JSON, OPT_COUNT };
@@ -577,7 +578,7 @@ int cmd_top(int argc, char **argv)
 	memset(&t, 0, sizeof(t));
 	t.mode = TOP_SCREEN;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hn:", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_DEVICE:
 			if (parse_u64("--device", optarg, 0, INT32_MAX, false, &device))
@@ -598,8 +599,9 @@ int cmd_top(int argc, char **argv)
 				return usage_error("--batch and --json exclude each other");
 			t.mode = c == OPT_BATCH ? TOP_BATCH : TOP_JSON;
 			break;
+		case 'n':
 		case OPT_COUNT:
-			if (parse_u64("--count", optarg, 1, UINT64_MAX, false, &t.count))
+			if (parse_u64(c == 'n' ? "-n" : "--count", optarg, 1, UINT64_MAX, false, &t.count))
 				return EXIT_USAGE;
 			break;
 		case 'h':

@@ -449,13 +449,73 @@ static double pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-static void finish_unit(struct unit *u, const struct core_stats *c)
+static struct xop *xop_get(struct rec_stats *s, bool topsp, uint32_t index, uint32_t code)
+{
+	struct xop *x;
+
+	for (size_t i = 0; i < s->nxops; i++) {
+		x = &s->xops[i];
+		if (x->topsp == topsp && x->index == index && x->code == code)
+			return x;
+	}
+	s->xops = xgrow1(s->xops, s->nxops, sizeof(*s->xops));
+	x = &s->xops[s->nxops++];
+	x->topsp = topsp;
+	x->index = index;
+	x->code = code;
+	return x;
+}
+
+/* Adds the durations of op @o of unit @u of core @ci to the cross-core ops. */
+static void xop_add(struct rec_stats *s, size_t ci, const struct unit *u,
+		    const struct op_stats *o)
+{
+	struct xop *x = xop_get(s, u->topsp, u->index, o->code);
+
+	if (o->n) {
+		x->dur = xrealloc(x->dur, (x->n + o->n) * sizeof(*x->dur));
+		memcpy(x->dur + x->n, o->dur, o->n * sizeof(*x->dur));
+		x->n += o->n;
+	}
+	if (!x->ncores || x->cores[x->ncores - 1] != ci) {
+		x->cores = xgrow1(x->cores, x->ncores, sizeof(*x->cores));
+		x->cores[x->ncores++] = (uint32_t)ci;
+	}
+}
+
+static int cmp_xop(const void *a, const void *b)
+{
+	const struct xop *x = a, *y = b;
+
+	if (x->d.total != y->d.total)
+		return x->d.total > y->d.total ? -1 : 1;
+	if (x->topsp != y->topsp)
+		return x->topsp ? 1 : -1;
+	if (x->index != y->index)
+		return x->index < y->index ? -1 : 1;
+	return x->code < y->code ? -1 : x->code > y->code;
+}
+
+static void finish_xops(struct rec_stats *s)
+{
+	for (size_t i = 0; i < s->nxops; i++) {
+		dist_of(&s->xops[i].d, s->xops[i].dur, s->xops[i].n);
+		free(s->xops[i].dur);
+		s->xops[i].dur = NULL;
+	}
+	if (s->nxops > 1)
+		qsort(s->xops, s->nxops, sizeof(*s->xops), cmp_xop);
+}
+
+static void finish_unit(struct rec_stats *s, size_t ci, struct unit *u,
+			const struct core_stats *c)
 {
 	uint64_t span = c->any ? c->last - c->first : 0;
 
 	for (size_t i = 0; i < u->nops; i++) {
 		struct op_stats *o = &u->ops[i];
 
+		xop_add(s, ci, u, o);
 		dist_of(&o->d, o->dur, o->n);
 		free(o->dur);
 		o->dur = NULL;
@@ -536,8 +596,10 @@ static uint64_t union_ns(struct busy_iv *iv, size_t n)
 	return total;
 }
 
-static void finish_core(struct core_stats *c, const struct timing *t)
+static void finish_core(struct rec_stats *s, size_t ci, const struct timing *t)
 {
+	struct core_stats *c = &s->cores[ci];
+
 	c->ct = timing_core(t, c->dev, c->core);
 	if (c->ct) {
 		for (size_t i = 0; i < c->ct->ninf; i++) {
@@ -558,7 +620,7 @@ static void finish_core(struct core_stats *c, const struct timing *t)
 	if (c->nunits > 1)
 		qsort(c->units, c->nunits, sizeof(*c->units), cmp_unit);
 	for (size_t i = 0; i < c->nunits; i++)
-		finish_unit(&c->units[i], c);
+		finish_unit(s, ci, &c->units[i], c);
 	if (c->nerrs > 1)
 		qsort(c->errs, c->nerrs, sizeof(*c->errs), cmp_err);
 	finish_throttle(c);
@@ -677,7 +739,8 @@ void rec_stats_build(struct rec_stats *s, const struct recording *r, unsigned in
 	if (s->ncores > 1)
 		qsort(s->cores, s->ncores, sizeof(*s->cores), cmp_core);
 	for (size_t i = 0; i < s->ncores; i++)
-		finish_core(&s->cores[i], &s->timing);
+		finish_core(s, i, &s->timing);
+	finish_xops(s);
 	build_models(s);
 	build_host(s);
 }
@@ -701,6 +764,11 @@ void rec_stats_free(struct rec_stats *s)
 	free(s->losses);
 	free(s->raws);
 	free(s->models);
+	for (size_t i = 0; i < s->nxops; i++) {
+		free(s->xops[i].dur);
+		free(s->xops[i].cores);
+	}
+	free(s->xops);
 	free(s->host);
 	timing_free(&s->timing);
 	memset(s, 0, sizeof(*s));

@@ -136,6 +136,21 @@ struct raw_queue {
 	uint64_t lost, gaps;
 };
 
+/*
+ * An op across the cores of a recording (same unit kind, unit number and
+ * op code): the durations of all its instructions on every core, and which
+ * cores ran it.
+ */
+struct xop {
+	bool topsp;
+	uint32_t index, code;
+	uint64_t *dur;			/* freed once the distribution is known */
+	size_t n;
+	struct dist d;
+	uint32_t *cores;		/* indexes into rec_stats.cores, ascending */
+	size_t ncores;
+};
+
 struct model_stats {
 	uint32_t model_id;
 	uint64_t failed;
@@ -165,6 +180,8 @@ struct rec_stats {
 	struct timing timing;
 	struct model_stats *models;
 	size_t nmodels;
+	struct xop *xops;		/* sorted by total, largest first */
+	size_t nxops;
 	struct host_type *host;
 	size_t nhost;
 	uint64_t host_events;

@@ -330,8 +330,44 @@ suite() {
 		"$py" "$here/summary_check.py" text "$tmp/s.json" "$tmp/s.txt" || return 1
 		rm -rf "$tmp/csv" &&
 		"$np" summary --csv "$tmp/csv" --top 3 "$prof" >"$tmp/o" || return 1
-		has "$tmp/csv: 14 tables of 2 recordings" "$tmp/o" &&
+		has "$tmp/csv: 15 tables of 2 recordings" "$tmp/o" &&
 		"$py" "$here/summary_check.py" csv "$tmp/s.json" "$tmp/csv" || return 1
+		"$np" summary --ns --brief --top 3 "$prof" >"$tmp/sb.txt" &&
+		"$py" "$here/summary_check.py" text "$tmp/s.json" "$tmp/sb.txt" || return 1
+		# --brief: one row per core, none of the per-core sections.
+		grep -q "^cores (" "$tmp/sb.txt" && ! grep -q "^device \|longest idle" "$tmp/sb.txt" ||
+			{ echo "--brief printed a per-core section"; return 1; }
+		# --top bounds every ranked table: the ops across cores, and per core
+		# the core's idle gaps and its units' idle gaps (all units together).
+		"$np" summary --ns --top 2 "$prof" >"$tmp/s2.txt" &&
+		"$np" summary --json --top 2 "$prof" >"$tmp/s2.json" &&
+		"$py" "$here/summary_check.py" text "$tmp/s2.json" "$tmp/s2.txt" || return 1
+		"$py" - "$tmp/s2.json" "$tmp/s2.txt" <<'EOF' || return 1
+import json, sys
+recs = json.load(open(sys.argv[1]))["recordings"]
+xops, gaps, sec = [], [], None
+for line in open(sys.argv[2]).read().splitlines():
+    if line.startswith("recording "):
+        xops.append(0)
+    elif line.startswith("ops across cores"):
+        sec = "x"
+    elif line.startswith("  longest idle gaps"):
+        sec = "g"
+        gaps.append(0)
+    elif sec and line.split()[:1] == ["unit"]:
+        continue
+    elif sec == "x" and line.startswith("  ") and not line.startswith("   "):
+        xops[-1] += 1
+    elif sec == "g" and line.startswith("    ") and line.split()[0] != "core":
+        gaps[-1] += 1
+    elif not line.startswith("    "):
+        sec = None
+want = [min(2, len(r["ops_across_cores"])) for r in recs]
+if xops != want or not any(want):
+    sys.exit(f"--top 2: rows of ops across cores per recording {xops}, expected {want}")
+if not gaps or max(gaps) > 2 or max(gaps) < 2:
+    sys.exit(f"--top 2: unit idle-gap rows per core {gaps}, expected at most 2 (and 2 somewhere)")
+EOF
 		"$np" summary --json --top 3 "$fx/jitter.ntff" >"$tmp/sj.json" &&
 		"$np" summary --ns --top 3 "$fx/jitter.ntff" >"$tmp/sj.txt" &&
 		"$py" "$here/summary_check.py" text "$tmp/sj.json" "$tmp/sj.txt" &&
@@ -1051,7 +1087,7 @@ DMA 2 1 3000700 0 1 2 32 82838485 A1" ] ||
 		[ "$(grep '^recording ' "$tmp/s" | cut -d: -f1)" = "recording $fx/gap.ntff
 recording $basic" ] || { echo "recordings not in the order of the PATHs:"; grep '^recording ' "$tmp/s"; return 1; }
 		rm -rf "$tmp/csvp" && "$np" summary --csv "$tmp/csvp" "$basic" "$fx/gap.ntff" >"$tmp/o" &&
-		has "$tmp/csvp: 14 tables of 2 recordings" "$tmp/o" || return 1
+		has "$tmp/csvp: 15 tables of 2 recordings" "$tmp/o" || return 1
 		expect_exit 1 "cannot open $fx/nope.ntff" "$np" summary "$basic" "$fx/nope.ntff"
 	}
 	run "summary of several PATHs: each one's recordings, in order" t_summary_paths
@@ -1301,6 +1337,13 @@ recording $basic" ] || { echo "recordings not in the order of the PATHs:"; grep 
 	run "top --interval below the drain period: exit 2" \
 		expect_exit 2 "--interval: 50 is out of range" "$np" top --json --interval 50
 	run "top with an operand: exit 2" expect_exit 2 "" "$np" top --json extra
+	t_top_n() {
+		expect_exit 2 "top: -n: 0 is out of range" "$np" top --json -n 0 &&
+		expect_exit 2 "top: --count: 0 is out of range" "$np" top --json --count 0 &&
+		expect_exit 2 "option '-n' needs a value" "$np" top --json -n
+	}
+	run "top -n N is --count N (as top and perf top take it)" t_top_n
+
 
 	t_record_env() {
 		(cd "$tmp" && "$np" record -o "$tmp/recdir" --mode session --cores 0,1 --ring-size 2M \

@@ -113,6 +113,8 @@ def recompute(summary_path, rec_index, top, rest):
                 c["vcore"] = d["capture"]["core"]
     expect("cores", len(rec["cores"]), len(cores))
     all_execs = []
+    # Ops across cores: every duration of (unit kind, unit, op) on any core.
+    xdurs, xcores = collections.defaultdict(list), collections.defaultdict(list)
     for jc in rec["cores"]:
         c = cores[(jc["device"], jc["core"])]
         recs = c["queues"]
@@ -207,6 +209,10 @@ def recompute(summary_path, rec_index, top, rest):
                 igaps = sorted(igaps, key=lambda g: (-g[0], g[1]))[:top]
                 expect(f"{ut} idle gaps", [(g["idle_ns"], g["start_ns"]) for g in ju["idle_gaps"]], igaps)
                 expect(f"{ut} ops", sorted(o["code"] for o in ju["ops"]), sorted(durs))
+                for code, vals in durs.items():
+                    xk = ("topsp" if topsp else "engine", index, code)
+                    xdurs[xk] += vals
+                    xcores[xk].append((jc["device"], jc["core"]))
                 for o in ju["ops"]:
                     vals = durs.get(o["code"], [])
                     check_dist(f"{ut} op {o['code']:#x}", o, vals)
@@ -243,6 +249,16 @@ def recompute(summary_path, rec_index, top, rest):
         expect(f"{tag} errors_by_code", [(x["code"], x["count"], x["first_ns"]) for x in jc["errors_by_code"]],
                [(k, len(v), min(v)) for k, v in sorted(errs.items())])
     # Host calls: the nrt_execute of the same core and model within which an execution starts.
+    jx = rec["ops_across_cores"]
+    expect("ops across cores", sorted((x["unit_kind"], x["unit_index"], x["code"]) for x in jx),
+           sorted(xdurs))
+    for x in jx:
+        xk = (x["unit_kind"], x["unit_index"], x["code"])
+        check_dist(f"op across cores {xk}", x, xdurs.get(xk, []))
+        expect(f"op across cores {xk} cores", [(c["device"], c["core"]) for c in x["cores"]],
+               sorted(xcores.get(xk, [])))
+    if [x["total_ns"] for x in jx] != sorted((x["total_ns"] for x in jx), reverse=True):
+        errors.append("ops across cores not sorted by total time")
     host = []
     if ntrace is not None:
         host = [e for e in ntrace.events if e.name == "nrt_execute" and e.HasField("core_index")]
@@ -298,6 +314,21 @@ def recompute(summary_path, rec_index, top, rest):
                    [x["host"].end_ns - x["host"].start_ns for x in hs])
 
 
+def cores_label(cores):
+    """The text's cores column: runs of consecutive cores, "dev:" when several devices."""
+    devs = len({c["device"] for c in cores}) > 1
+    out, i = [], 0
+    while i < len(cores):
+        j = i
+        while (j + 1 < len(cores) and cores[j + 1]["device"] == cores[j]["device"] and
+               cores[j + 1]["core"] == cores[j]["core"] + 1):
+            j += 1
+        run = f"{cores[i]['core']}-{cores[j]['core']}" if j > i else f"{cores[i]['core']}"
+        out.append(f"{cores[i]['device']}:{run}" if devs else run)
+        i = j + 1
+    return ",".join(out)
+
+
 def text(summary_path, text_path):
     """Every table row of `summary --ns` against the JSON."""
     doc = json.load(open(summary_path))
@@ -307,6 +338,7 @@ def text(summary_path, text_path):
     ri = -1
     core = None
     section = None
+    xrows = {}
     for line in lines:
         if line.startswith("recording "):
             ri += 1
@@ -321,6 +353,12 @@ def text(summary_path, text_path):
             continue
         if line.startswith("host system trace"):
             section = "host"
+            continue
+        if line.startswith("ops across cores"):
+            section = "xops"
+            continue
+        if line.startswith("cores (") and line.endswith(":"):
+            section = "brief"
             continue
         if line.startswith("device "):
             cidx = int(line.split("NeuronCore ")[1].split(":")[0])
@@ -375,6 +413,26 @@ def text(summary_path, text_path):
         elif section == "errors" and line.startswith("    "):
             e = next(e for e in core["errors_by_code"] if e["code"] == int(w[0]))
             expect(f"text error {w[0]}", int(w[1]), e["count"])
+        elif section == "xops" and not line.startswith("   "):
+            topsp = w[0].startswith("topsp")
+            idx = int(w[0][5:]) if topsp else int(w[0].split(":")[0])
+            x = next(x for x in rec["ops_across_cores"]
+                     if x["unit_kind"] == ("topsp" if topsp else "engine") and
+                     x["unit_index"] == idx and x["code"] == int(w[1], 16))
+            got = [int(v) for v in w[2:7]] + [w[7]]
+            want = [x["count"], x["total_ns"], x["avg_ns"], x["median_ns"], x["p95_ns"],
+                    cores_label(x["cores"])]
+            expect(f"text op across cores {w[0]} {w[1]}", got, want)
+            xrows[ri] = xrows.get(ri, 0) + 1
+        elif section == "brief" and not line.startswith("   "):
+            c = next(c for c in rec["cores"] if c["device"] == int(w[0]) and
+                     c["core"] == int(w[1]))
+            got = [int(w[2]), int(w[3]), int(w[4]), int(w[5]), float(w[6].rstrip("%")),
+                   int(w[7]), int(w[8]), int(w[9]), int(w[10])]
+            want = [c["entries"], c["inferences"], c["executions"], c["busy_ns"],
+                    c["utilization_pct"], c["inference_busy_ns"], c["throttle_events"],
+                    c["lost"], c["seq_gaps"]]
+            expect(f"text brief core {w[0]}/{w[1]}", got, want)
         elif line.startswith("  ") and not line.startswith("   ") and section in ("execution", "host"):
             if section == "execution":
                 m = next(m for m in rec["models"] if m["model_id"] == int(w[0]))
@@ -400,7 +458,7 @@ def csv_check(summary_path, csv_dir):
     doc = json.load(open(summary_path))
     rows = {}
     for name in ("cores", "units", "ops", "idle_gaps", "throttle", "errors", "models",
-                 "executions", "host_events", "losses"):
+                 "executions", "host_events", "losses", "ops_across_cores"):
         with open(os.path.join(csv_dir, name + ".csv"), newline="") as f:
             rows[name] = list(csv.DictReader(f))
     want = collections.Counter()
@@ -454,6 +512,16 @@ def csv_check(summary_path, csv_dir):
                          r["name"] == t["name"])
                 expect(f"csv host {t['name']} total", int(r["total_ns"]), t["total_ns"])
         want["losses"] += len(rec["losses"])
+        for x in rec["ops_across_cores"]:
+            want["ops_across_cores"] += 1
+            r = next(r for r in rows["ops_across_cores"] if r["recording"] == rec["path"] and
+                     r["unit"] == x["unit_kind"] and int(r["index"]) == x["unit_index"] and
+                     int(r["code"]) == x["code"])
+            for k in ("count", "total_ns", "min_ns", "avg_ns", "median_ns", "p95_ns", "p99_ns",
+                      "max_ns"):
+                expect(f"csv op across cores {x['code']} {k}", int(r[k]), x[k])
+            expect(f"csv op across cores {x['code']} cores", r["cores"],
+                   ";".join(f"{c['device']}:{c['core']}" for c in x["cores"]))
     for name, n in want.items():
         expect(f"csv {name}.csv rows", len(rows[name]), n)
 
