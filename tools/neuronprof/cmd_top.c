@@ -421,7 +421,10 @@ static void settle_engine(struct top *t, struct top_core *c, struct top_engine *
 	e->tr.n = e->ev_end.n = 0;
 }
 
-/* The core's busy time: the union of its engines' instruction intervals. */
+/*
+ * The core's busy time: the union of its engines' instruction intervals
+ * settled since the sample began (a redraw on a resize settles early).
+ */
 static void settle_core(struct top *t, struct top_core *c)
 {
 	uint64_t total = 0, end = 0;
@@ -439,7 +442,7 @@ static void settle_core(struct top *t, struct top_core *c)
 		if (!i || c->iv[i].end > end)
 			end = c->iv[i].end;
 	}
-	c->i_busy_ns = total;
+	c->i_busy_ns += total;
 	c->niv = 0;
 	c->stops.n = 0;
 }
@@ -723,7 +726,8 @@ static void wait_drain(struct top *t, struct pollfd *pfd, uint64_t deadline)
 {
 	uint64_t now;
 
-	while (!top_quit && !top_resized && (now = now_ns()) < deadline) {
+	while (!top_quit && !(top_resized && t->mode == TOP_SCREEN) &&
+	       (now = now_ns()) < deadline) {
 		int ms = (int)((deadline - now + 999999) / 1000000);
 		int n = poll(pfd, t->nq + 1, ms);
 		char c;
@@ -880,6 +884,8 @@ int cmd_top(int argc, char **argv)
 		}
 		if (top_resized && t.mode == TOP_SCREEN) {
 			top_resized = 0;
+			for (uint32_t k = 0; k < t.info.num_cores; k++)
+				settle_core(&t, &t.cores[k]);
 			sample_screen(&t, now_ns() - t.mark_ns);
 		}
 		if (now_ns() >= next) {
