@@ -3,11 +3,15 @@
  * neuronprof top: a live view of one device.
  *
  * It subscribes every queue of every core and TopSP of the device the
- * library knows (small rings), consumes the rings in place ten times a
- * second and folds what it reads into per-interval figures: per core and
- * engine the utilisation (the time between an engine's EVENT start and end
- * notifications over the interval), instructions per second (TRACE
- * entries), executions per second and their latency (INFER_STATUS start to
+ * library knows, with record's ring size (1 MiB) and watermark (a quarter
+ * of the ring), sleeps in poll() on the subscriptions' descriptors and
+ * consumes a ring in place whenever it reaches its watermark, as record's
+ * drainer does; the display refreshes on its own interval. What it reads is
+ * folded into per-interval figures: per core and engine the utilisation as
+ * summary defines it (busy time, the instructions' durations, over the
+ * core's active span in the interval; a core's busy time is the union of
+ * its engines' instruction intervals), instructions per second (TRACE
+ * entries), inferences per second and their latency (INFER_STATUS start to
  * stop), DMA bandwidth (the bytes of DMA entries), the last throttle level,
  * and per queue the highest fill seen before a drain and the notifications
  * lost. Nothing is written to disk; the subscriptions are closed on exit,
@@ -40,9 +44,8 @@
 #include "json.h"
 #include "tool.h"
 
-#define TOP_DRAIN_MS		100
-#define TOP_RING_DEFAULT	(256ULL << 10)
-#define EVENT_START		1
+#define TOP_INTERVAL_MIN_MS	100
+#define TOP_RING_DEFAULT	(1ULL << 20)	/* record's */
 #define EVENT_END		2
 
 static const char top_usage[] =
@@ -50,15 +53,17 @@ static const char top_usage[] =
 	"                      [--batch | --json] [-n N | --count N]\n"
 	"\n"
 	"A live view of a device, refreshed every interval: per core and engine the\n"
-	"utilisation, instructions/s, executions/s and their latency, DMA bandwidth\n"
-	"and throttle level; per queue the fill and the notifications lost. It only\n"
-	"observes (no file is written) and gives the queues back when it exits.\n"
+	"utilisation (as summary defines it), instructions/s, inferences/s and their\n"
+	"latency, DMA bandwidth and throttle level; per queue the fill and the\n"
+	"notifications lost. Rings are drained whenever they reach a quarter full,\n"
+	"as record drains them. It only observes (no file is written) and gives the\n"
+	"queues back when it exits.\n"
 	"On a terminal: a screen that follows resizes; q quits.\n"
 	"\n"
 	"  --device N         device index (default: the first)\n"
 	"  --interval MS      sample interval (default 1000, at least 100)\n"
-	"  --ring-size BYTES  ring per queue, 4K to 64M (default 256K; K, M, G\n"
-	"                     suffixes)\n"
+	"  --ring-size BYTES  ring per queue, 4K to 64M (default 1M, as record; K, M,\n"
+	"                     G suffixes)\n"
 	"  --batch            a text sample per interval on stdout\n"
 	"  --json             a JSON sample per line per interval on stdout\n"
 	"  -n, --count N      stop after N samples, as top -n and perf top do\n"
@@ -80,15 +85,39 @@ struct top_queue {
 	uint64_t entries;		/* total consumed */
 };
 
-/* Figures of an interval (i_*) and since the start (t_*). */
+struct u64v {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+struct top_iv {
+	uint64_t start, end;
+};
+
+/*
+ * Figures of an interval (i_*) and since the start (t_*). An instruction
+ * (TRACE entry) lasts, as in summary, until the next entry of its queue,
+ * bounded by the end of the engine's EVENT window and by the stop of the
+ * core's inference that contain it; the timestamps of an interval are kept
+ * until the sample settles them, since the queues are drained one by one.
+ */
 struct top_engine {
-	uint64_t open_ts;		/* an EVENT start without its end, else 0 */
+	struct u64v tr;			/* TRACE timestamps of the interval */
+	struct u64v ev_end;		/* EVENT end timestamps of the interval */
+	uint64_t pend;			/* an instruction whose end is not known yet */
+	bool have_pend;
 	uint64_t i_busy_ns, i_instr;
 	uint64_t t_instr;
 };
 
 struct top_core {
 	struct top_engine eng[NPROF_MAX_ENGINES];
+	struct u64v stops;		/* INFER_STATUS stops of the interval */
+	struct top_iv *iv;		/* instruction intervals of the interval */
+	size_t niv, iv_cap;
+	uint64_t i_first, i_last;	/* the core's active span in the interval */
+	bool i_any;
+	uint64_t i_busy_ns;		/* the union of iv */
 	uint64_t infer_ts;		/* the last INFER_STATUS start, 0 if none */
 	uint64_t i_execs, i_lat_sum, i_lat_max, i_dma_bytes, i_dma;
 	uint64_t t_execs, t_instr, t_dma, t_dma_bytes, t_errors;
@@ -104,6 +133,8 @@ struct top {
 	enum top_mode mode;
 	uint64_t interval_ns, count, samples;
 	uint64_t start_ns, mark_ns;
+	bool oom;
+	bool screen_on;			/* the alternate screen is shown */
 	bool tty_raw;
 	struct termios saved;
 };
@@ -138,6 +169,8 @@ static int add_queue(struct top *t, uint32_t kind, uint32_t index, uint32_t type
 	struct nprof_nq_params p = {
 		.size = sizeof(p), .target_kind = kind, .target_index = index,
 		.queue_type = type, .engine = engine, .ring_size = ring,
+		/* record's watermark: poll() reports a quarter-full ring */
+		.watermark = (uint32_t)(nprof_device_ring_size(t->dev, ring) / 4),
 	};
 	struct top_queue *q = &t->q[t->nq++];
 
@@ -196,29 +229,49 @@ static int subscribe_all(struct top *t, uint64_t ring)
 
 /* ---- folding entries ---------------------------------------------------------- */
 
+static void push(struct top *t, struct u64v *a, uint64_t v)
+{
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 1024;
+		uint64_t *nv = realloc(a->v, cap * sizeof(*nv));
+
+		if (!nv) {
+			t->oom = true;
+			return;
+		}
+		a->v = nv;
+		a->cap = cap;
+	}
+	a->v[a->n++] = v;
+}
+
 static void fold(struct top *t, const struct top_queue *q, const struct neuronprof_notification *n)
 {
 	struct top_core *c = &t->cores[q->core];
 	struct top_engine *e = &c->eng[n->engine < NPROF_MAX_ENGINES ? n->engine : 0];
+	uint64_t ts = n->timestamp_ns;
 
+	if (!c->i_any || ts < c->i_first)
+		c->i_first = ts;
+	if (!c->i_any || ts > c->i_last)
+		c->i_last = ts;
+	c->i_any = true;
 	switch (n->queue_type) {
 	case NEURONPROF_QT_TRACE:
 		e->i_instr++;
 		e->t_instr++;
 		c->t_instr++;
+		push(t, &e->tr, ts);
 		break;
 	case NEURONPROF_QT_EVENT:
-		if (n->code == EVENT_START) {
-			e->open_ts = n->timestamp_ns;
-		} else if (n->code == EVENT_END && e->open_ts) {
-			e->i_busy_ns += n->timestamp_ns - e->open_ts;
-			e->open_ts = 0;
-		}
+		if (n->code == EVENT_END)
+			push(t, &e->ev_end, ts);
 		break;
 	case NEURONPROF_QT_INFER_STATUS:
 		if (n->code == NEURONPROF_INFER_START) {
 			c->infer_ts = n->timestamp_ns;
 		} else if (n->code == NEURONPROF_INFER_STOP) {
+			push(t, &c->stops, ts);
 			uint64_t lat = c->infer_ts ? n->timestamp_ns - c->infer_ts : 0;
 
 			c->i_execs++;
@@ -247,34 +300,157 @@ static void fold(struct top *t, const struct top_queue *q, const struct neuronpr
 	}
 }
 
-/* Consume every ring; @flush asks the device for in-flight notifications first. */
+/* Consume one ring; @flush asks the device for in-flight notifications first. */
+static void drain_queue(struct top *t, struct top_queue *q, bool flush)
+{
+	struct nprof_ring *ring;
+	struct nprof_ring_spans sp;
+	int n;
+
+	if (!q->nq)
+		return;
+	if (flush) {
+		struct nprof_nq_drain_state st = { .size = sizeof(st) };
+
+		nprof_nq_drain(q->nq, NPROF_NQ_DRAIN_FLUSH, &st);
+	}
+	ring = nprof_nq_ring(q->nq);
+	n = nprof_ring_peek(ring, &sp);
+	if (n <= 0)
+		return;
+	if (sp.end - sp.begin > q->fill_max)
+		q->fill_max = sp.end - sp.begin;
+	for (int s = 0; s < 2; s++)
+		for (size_t off = 0; off < sp.len[s]; off += t->info.entry_size)
+			fold(t, q, (const void *)((const char *)sp.ptr[s] + off));
+	q->entries += (uint64_t)n;
+	nprof_ring_release(ring, sp.end);
+}
+
+/* Consume every ring. */
 static void drain(struct top *t, bool flush)
 {
-	for (size_t i = 0; i < t->nq; i++) {
-		struct top_queue *q = &t->q[i];
-		struct nprof_ring *ring;
-		struct nprof_ring_spans sp;
-		int n;
+	for (size_t i = 0; i < t->nq; i++)
+		drain_queue(t, &t->q[i], flush);
+}
 
-		if (!q->nq)
-			continue;
-		if (flush) {
-			struct nprof_nq_drain_state st = { .size = sizeof(st) };
+/* ---- settling an interval: instruction durations and busy time ---------------- */
 
-			nprof_nq_drain(q->nq, NPROF_NQ_DRAIN_FLUSH, &st);
-		}
-		ring = nprof_nq_ring(q->nq);
-		n = nprof_ring_peek(ring, &sp);
-		if (n <= 0)
-			continue;
-		if (sp.end - sp.begin > q->fill_max)
-			q->fill_max = sp.end - sp.begin;
-		for (int s = 0; s < 2; s++)
-			for (size_t off = 0; off < sp.len[s]; off += t->info.entry_size)
-				fold(t, q, (const void *)((const char *)sp.ptr[s] + off));
-		q->entries += (uint64_t)n;
-		nprof_ring_release(ring, sp.end);
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_iv(const void *a, const void *b)
+{
+	const struct top_iv *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+static void iv_add(struct top *t, struct top_core *c, uint64_t start, uint64_t end)
+{
+	if (end <= start)
+		return;
+	/* Instructions of a queue follow each other: extend the last interval. */
+	if (c->niv && start >= c->iv[c->niv - 1].start && start <= c->iv[c->niv - 1].end) {
+		if (end > c->iv[c->niv - 1].end)
+			c->iv[c->niv - 1].end = end;
+		return;
 	}
+	if (c->niv == c->iv_cap) {
+		size_t cap = c->iv_cap ? c->iv_cap * 2 : 256;
+		struct top_iv *n = realloc(c->iv, cap * sizeof(*n));
+
+		if (!n) {
+			t->oom = true;
+			return;
+		}
+		c->iv = n;
+		c->iv_cap = cap;
+	}
+	c->iv[c->niv++] = (struct top_iv){ start, end };
+}
+
+/* The first value of sorted @a at or after @ts from *@k on, else UINT64_MAX. */
+static uint64_t first_from(const struct u64v *a, size_t *k, uint64_t ts)
+{
+	while (*k < a->n && a->v[*k] < ts)
+		(*k)++;
+	return *k < a->n ? a->v[*k] : UINT64_MAX;
+}
+
+/* An engine's instructions of the interval get their durations. */
+static void settle_engine(struct top *t, struct top_core *c, struct top_engine *e)
+{
+	size_t ke = 0, ks = 0;
+
+	qsort(e->tr.v, e->tr.n, sizeof(uint64_t), cmp_u64);
+	qsort(e->ev_end.v, e->ev_end.n, sizeof(uint64_t), cmp_u64);
+	for (size_t i = 0; i <= e->tr.n; i++) {
+		uint64_t ts, next, end;
+
+		if (i == 0) {
+			if (!e->have_pend)
+				continue;
+			ts = e->pend;
+		} else {
+			ts = e->tr.v[i - 1];
+		}
+		next = i < e->tr.n ? e->tr.v[i] : UINT64_MAX;
+		end = first_from(&e->ev_end, &ke, ts);
+		if (next < end)
+			end = next;
+		next = first_from(&c->stops, &ks, ts);
+		if (next < end)
+			end = next;
+		if (end == UINT64_MAX) {
+			/* The last one, whose end a later drain tells. */
+			e->pend = ts;
+			e->have_pend = true;
+			break;
+		}
+		e->have_pend = false;
+		e->i_busy_ns += end - ts;
+		iv_add(t, c, ts, end);
+	}
+	e->tr.n = e->ev_end.n = 0;
+}
+
+/*
+ * The core's busy time: the union of its engines' instruction intervals
+ * settled since the sample began (a redraw on a resize settles early).
+ */
+static void settle_core(struct top *t, struct top_core *c)
+{
+	uint64_t total = 0, end = 0;
+
+	qsort(c->stops.v, c->stops.n, sizeof(uint64_t), cmp_u64);
+	for (uint32_t e = 0; e < NPROF_MAX_ENGINES; e++)
+		settle_engine(t, c, &c->eng[e]);
+	if (c->niv > 1)
+		qsort(c->iv, c->niv, sizeof(*c->iv), cmp_iv);
+	for (size_t i = 0; i < c->niv; i++) {
+		uint64_t from = i && c->iv[i].start < end ? end : c->iv[i].start;
+
+		if (c->iv[i].end > from)
+			total += c->iv[i].end - from;
+		if (!i || c->iv[i].end > end)
+			end = c->iv[i].end;
+	}
+	c->i_busy_ns += total;
+	c->niv = 0;
+	c->stops.n = 0;
+}
+
+/* The core's active span in the interval: first to last timestamp. */
+static uint64_t span_of(const struct top_core *c)
+{
+	return c->i_any ? c->i_last - c->i_first : 0;
 }
 
 static uint64_t queue_lost(const struct top_queue *q)
@@ -323,8 +499,11 @@ static void sample_json(struct top *t, uint64_t dt, bool last)
 
 		jw_obj_begin(&j, NULL);
 		jw_u64(&j, "core", c);
-		jw_u64(&j, "executions", k->i_execs);
-		jw_u64(&j, "executions_per_s", per_s(k->i_execs, dt));
+		jw_u64(&j, "span_ns", span_of(k));
+		jw_u64(&j, "busy_ns", k->i_busy_ns);
+		jw_u64(&j, "utilisation_percent", pct(k->i_busy_ns, span_of(k)));
+		jw_u64(&j, "inferences", k->i_execs);
+		jw_u64(&j, "inferences_per_s", per_s(k->i_execs, dt));
 		jw_u64(&j, "latency_avg_ns", k->i_execs ? k->i_lat_sum / k->i_execs : 0);
 		jw_u64(&j, "latency_max_ns", k->i_lat_max);
 		jw_u64(&j, "dma_transfers", k->i_dma);
@@ -337,7 +516,7 @@ static void sample_json(struct top *t, uint64_t dt, bool last)
 			jw_u64(&j, "engine", e);
 			jw_str(&j, "name", engine_name(e));
 			jw_u64(&j, "busy_ns", k->eng[e].i_busy_ns);
-			jw_u64(&j, "utilisation_percent", pct(k->eng[e].i_busy_ns, dt));
+			jw_u64(&j, "utilisation_percent", pct(k->eng[e].i_busy_ns, span_of(k)));
 			jw_u64(&j, "instructions", k->eng[e].i_instr);
 			jw_u64(&j, "instructions_per_s", per_s(k->eng[e].i_instr, dt));
 			jw_u64(&j, "total_instructions", k->eng[e].t_instr);
@@ -345,7 +524,7 @@ static void sample_json(struct top *t, uint64_t dt, bool last)
 		}
 		jw_arr_end(&j);
 		jw_obj_begin(&j, "totals");
-		jw_u64(&j, "executions", k->t_execs);
+		jw_u64(&j, "inferences", k->t_execs);
 		jw_u64(&j, "instructions", k->t_instr);
 		jw_u64(&j, "dma_transfers", k->t_dma);
 		jw_u64(&j, "dma_bytes", k->t_dma_bytes);
@@ -387,8 +566,8 @@ static int core_lines(struct top *t, uint64_t dt, char lines[][160], int max)
 		struct top_core *k = &t->cores[c];
 
 		snprintf(lines[n++], 160,
-			 "NC%-3u exec/s %7" PRIu64 "  lat avg %9.1f us max %9.1f us  DMA %9.2f MB/s  throttle %u (%u%%)",
-			 c, per_s(k->i_execs, dt),
+			 "NC%-3u util %3u%%  infer/s %7" PRIu64 "  lat avg %9.1f us max %9.1f us  DMA %9.2f MB/s  throttle %u (%u%%)",
+			 c, pct(k->i_busy_ns, span_of(k)), per_s(k->i_execs, dt),
 			 k->i_execs ? (double)k->i_lat_sum / (double)k->i_execs / 1e3 : 0.0,
 			 (double)k->i_lat_max / 1e3, (double)per_s(k->i_dma_bytes, dt) / 1e6,
 			 k->throttle_level, k->throttle_pct);
@@ -397,7 +576,7 @@ static int core_lines(struct top *t, uint64_t dt, char lines[][160], int max)
 			const char *name = engine_name(e);
 
 			snprintf(lines[n++], 160, "      %-7s util %3u%%  instr/s %10" PRIu64, name ? name : "?",
-				 pct(k->eng[e].i_busy_ns, dt), per_s(k->eng[e].i_instr, dt));
+				 pct(k->eng[e].i_busy_ns, span_of(k)), per_s(k->eng[e].i_instr, dt));
 		}
 	}
 	return n;
@@ -483,6 +662,8 @@ static void sample(struct top *t, bool last)
 {
 	uint64_t now = now_ns(), dt = now - t->mark_ns;
 
+	for (uint32_t c = 0; c < t->info.num_cores; c++)
+		settle_core(t, &t->cores[c]);
 	t->samples++;
 	if (t->mode == TOP_JSON)
 		sample_json(t, dt, last);
@@ -494,6 +675,8 @@ static void sample(struct top *t, bool last)
 		struct top_core *k = &t->cores[c];
 
 		k->i_execs = k->i_lat_sum = k->i_lat_max = k->i_dma = k->i_dma_bytes = 0;
+		k->i_busy_ns = 0;
+		k->i_any = false;
 		for (uint32_t e = 0; e < NPROF_MAX_ENGINES; e++)
 			k->eng[e].i_busy_ns = k->eng[e].i_instr = 0;
 	}
@@ -520,30 +703,52 @@ static void screen_enter(struct top *t)
 	/* The alternate screen, without a cursor. */
 	fputs("\033[?1049h\033[?25l", stdout);
 	fflush(stdout);
+	t->screen_on = true;
 }
 
 static void screen_leave(struct top *t)
 {
+	if (!t->screen_on)
+		return;
+	t->screen_on = false;
 	fputs("\033[?25h\033[?1049l", stdout);
 	fflush(stdout);
 	if (t->tty_raw)
 		tcsetattr(STDIN_FILENO, TCSANOW, &t->saved);
 }
 
-/* Wait up to @ms; on the screen, read keys (q quits). */
-static void wait_input(struct top *t, int ms)
+/*
+ * Sleep in poll() until @deadline (CLOCK_MONOTONIC ns): drain each ring that
+ * reaches its watermark as soon as it does, as record's drainer does; on the
+ * screen, read keys (q quits). @pfd has a slot for stdin then one per queue.
+ */
+static void wait_drain(struct top *t, struct pollfd *pfd, uint64_t deadline)
 {
-	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
-	char c;
+	uint64_t now;
 
-	if (t->mode != TOP_SCREEN) {
-		struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	while (!top_quit && !(top_resized && t->mode == TOP_SCREEN) &&
+	       (now = now_ns()) < deadline) {
+		int ms = (int)((deadline - now + 999999) / 1000000);
+		int n = poll(pfd, t->nq + 1, ms);
+		char c;
 
-		nanosleep(&ts, NULL);
-		return;
+		if (n <= 0)
+			continue;	/* the deadline, or a signal */
+		if ((pfd[0].revents & POLLIN) && read(STDIN_FILENO, &c, 1) == 1 &&
+		    (c == 'q' || c == 'Q'))
+			top_quit = 1;
+		for (size_t i = 0; i < t->nq; i++) {
+			short re = pfd[i + 1].revents;
+
+			if (re & POLLIN)
+				drain_queue(t, &t->q[i], false);
+			if (re & (POLLHUP | POLLERR | POLLNVAL)) {
+				/* The device is gone: what is left, then no more polling. */
+				drain_queue(t, &t->q[i], false);
+				pfd[i + 1].fd = -1;
+			}
+		}
 	}
-	if (poll(&p, 1, ms) > 0 && read(STDIN_FILENO, &c, 1) == 1 && (c == 'q' || c == 'Q'))
-		top_quit = 1;
 }
 
 /* ---- the command -------------------------------------------------------------- */
@@ -552,6 +757,14 @@ static void top_free(struct top *t)
 {
 	for (size_t i = 0; t->q && i < t->nq; i++)
 		nprof_nq_close(t->q[i].nq);	/* gives the queue back */
+	for (uint32_t c = 0; t->cores && c < t->info.num_cores; c++) {
+		free(t->cores[c].stops.v);
+		free(t->cores[c].iv);
+		for (uint32_t e = 0; e < NPROF_MAX_ENGINES; e++) {
+			free(t->cores[c].eng[e].tr.v);
+			free(t->cores[c].eng[e].ev_end.v);
+		}
+	}
 	free(t->q);
 	free(t->cores);
 	nprof_device_close(t->dev);
@@ -570,6 +783,7 @@ int cmd_top(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sigaction quit = { .sa_handler = on_quit }, winch = { .sa_handler = on_winch };
+	struct pollfd *pfd = NULL;
 	uint64_t device = 0, interval_ms = 1000, ring = TOP_RING_DEFAULT, next;
 	bool device_given = false;
 	struct top t;
@@ -586,7 +800,7 @@ int cmd_top(int argc, char **argv)
 			device_given = true;
 			break;
 		case OPT_INTERVAL:
-			if (parse_u64("--interval", optarg, TOP_DRAIN_MS, 3600000, false, &interval_ms))
+			if (parse_u64("--interval", optarg, TOP_INTERVAL_MIN_MS, 3600000, false, &interval_ms))
 				return EXIT_USAGE;
 			break;
 		case OPT_RING:
@@ -635,6 +849,15 @@ int cmd_top(int argc, char **argv)
 	if (t.busy)
 		warn("%zu of %zu queues are captured by another process: they are shown as busy",
 		     t.busy, t.nq);
+	pfd = calloc(t.nq + 1, sizeof(*pfd));
+	if (!pfd) {
+		ret = fail("out of memory");
+		goto out;
+	}
+	pfd[0] = (struct pollfd){ .fd = t.mode == TOP_SCREEN ? STDIN_FILENO : -1, .events = POLLIN };
+	for (size_t i = 0; i < t.nq; i++)
+		pfd[i + 1] = (struct pollfd){ .fd = t.q[i].nq ? nprof_nq_fd(t.q[i].nq) : -1,
+					      .events = POLLIN };
 
 	sigaction(SIGINT, &quit, NULL);
 	sigaction(SIGTERM, &quit, NULL);
@@ -654,13 +877,20 @@ int cmd_top(int argc, char **argv)
 	else
 		sample_screen(&t, 0);
 	while (!top_quit && (!t.count || t.samples < t.count)) {
-		wait_input(&t, TOP_DRAIN_MS);
-		drain(&t, false);
+		wait_drain(&t, pfd, next);
+		if (t.oom) {
+			ret = fail("out of memory");
+			goto out;
+		}
 		if (top_resized && t.mode == TOP_SCREEN) {
 			top_resized = 0;
+			for (uint32_t k = 0; k < t.info.num_cores; k++)
+				settle_core(&t, &t.cores[k]);
 			sample_screen(&t, now_ns() - t.mark_ns);
 		}
 		if (now_ns() >= next) {
+			/* Below the watermark is not nothing: what is unread belongs to this sample. */
+			drain(&t, false);
 			sample(&t, false);
 			next += t.interval_ns;
 			if (next < t.mark_ns)
@@ -676,6 +906,8 @@ int cmd_top(int argc, char **argv)
 	}
 	ret = flush_stdout();
 out:
+	screen_leave(&t);
+	free(pfd);
 	top_free(&t);
 	return ret;
 }

@@ -16,8 +16,9 @@
 #
 # The end-to-end test of `record` (SESSION and MODEL capture, the system
 # profile) runs the tool inside a QEMU VM with the
-# modules (scripts/vm-run.sh), and so does vm_model.sh (recordings against
-# the simulator's device-time model); they are skipped when the modules are
+# modules (scripts/vm-run.sh), and so do vm_model.sh (recordings against
+# the simulator's device-time model) and vm_top.sh (top beside a load, losing
+# nothing); they are skipped when the modules are
 # not built (make modules) or NPROF_SKIP_VM=1.
 set -uo pipefail
 
@@ -1334,7 +1335,7 @@ recording $basic" ] || { echo "recordings not in the order of the PATHs:"; grep 
 		expect_exit 2 "--batch and --json exclude each other" "$np" top --batch --json
 	run "top without a terminal and without --batch/--json: exit 2" \
 		expect_exit 2 "stdout is not a terminal: use --batch or --json" "$np" top
-	run "top --interval below the drain period: exit 2" \
+	run "top --interval below 100 ms: exit 2" \
 		expect_exit 2 "--interval: 50 is out of range" "$np" top --json --interval 50
 	run "top with an operand: exit 2" expect_exit 2 "" "$np" top --json extra
 	t_top_n() {
@@ -1548,6 +1549,14 @@ recording $basic" ] || { echo "recordings not in the order of the PATHs:"; grep 
 		else
 			run "recordings in a VM equal the simulator's device-time model (see vm_model.sh)" \
 				bash -c "tail -n 60 '$tmp/vm_model.log'; exit 1"
+		fi
+		bash "$here/vm_top.sh" "$build" "$tmp/vm_top" >"$tmp/vm_top.log" 2>&1
+		vm_rc=$?
+		if [ "$vm_rc" -eq 0 ]; then
+			run "top beside sim_run in a VM loses nothing (see vm_top.sh)" true
+		else
+			run "top beside sim_run in a VM loses nothing (see vm_top.sh)" \
+				bash -c "tail -n 60 '$tmp/vm_top.log'; exit 1"
 		fi
 	fi
 }

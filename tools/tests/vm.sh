@@ -206,9 +206,9 @@ core = last["cores"][1]["totals"]
 # TRACE 0, DMA 4 (enum neuronprof_queue_type); one execution per iteration.
 assert core["instructions"] == produced[0], (core, produced)
 assert core["dma_transfers"] == produced[4], (core, produced)
-assert core["executions"] == iterations, (core, iterations)
+assert core["inferences"] == iterations, (core, iterations)
 # Every sample's per-interval figures add up to the totals.
-assert sum(s["cores"][1]["executions"] for s in samples) == iterations
+assert sum(s["cores"][1]["inferences"] for s in samples) == iterations
 assert sum(e["instructions"] for s in samples for e in s["cores"][1]["engines"]) == produced[0]
 assert all(q["total_lost"] == 0 for q in last["queues"])
 # Only core 1 ran.
