@@ -221,8 +221,6 @@ int nprof_charge(struct nprof_charge *c, u64 pages);
 void nprof_uncharge(struct nprof_charge *c);
 
 /* neuronprof_sub.c: subscriptions and their file. */
-bool nprof_queue_valid(const struct nprof_device_desc *desc,
-		       const struct nprof_queue_id *q);
 unsigned long nprof_queue_slot(const struct nprof_device_desc *desc,
 			       const struct nprof_queue_id *q);
 void nprof_sub_kill(struct nprof_sub *sub);
