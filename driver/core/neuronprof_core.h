@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * neuronprof core internals, shared by the files of neuronprof.ko and by its
- * KUnit suites (driver/tests/neuronprof_core_test.c). Nothing here is API for
+ * KUnit suites (driver/tests/neuronprof_*_test.c). Nothing here is API for
  * providers: they use neuronprof_provider.h only.
  */
 #ifndef _NEURONPROF_CORE_H_
