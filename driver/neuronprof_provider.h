@@ -107,6 +107,9 @@ struct nprof_device_desc {
  * held and no core mutex held; they may sleep. They must not call
  * nprof_device_unregister() (it waits for them).
  *
+ * Queues: every @q an op gets is a queue of the device; the core checked it
+ * with nprof_queue_valid() at SUBSCRIBE, so the op need not check again.
+ *
  * @owner: the provider module; pinned while any subscription exists.
  * @queue_start: start producing into a queue that was just subscribed; its
  *	ring is ready, so nprof_notify() may deliver from now on. Returns 0 or
@@ -140,6 +143,8 @@ void nprof_device_unregister(struct nprof_device *ndev);
 void nprof_device_free(struct nprof_device *ndev);
 void *nprof_device_priv(struct nprof_device *ndev);
 const struct nprof_device_desc *nprof_device_desc(struct nprof_device *ndev);
+bool nprof_queue_valid(const struct nprof_device_desc *desc,
+		       const struct nprof_queue_id *q);
 
 /**
  * enum nprof_notify_result - what happened to one notification.

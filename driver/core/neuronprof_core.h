@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * neuronprof core internals, shared by the files of neuronprof.ko and by its
- * KUnit suites (driver/tests/neuronprof_core_test.c). Nothing here is API for
+ * KUnit suites (driver/tests/neuronprof_*_test.c). Nothing here is API for
  * providers: they use neuronprof_provider.h only.
  */
 #ifndef _NEURONPROF_CORE_H_
@@ -221,8 +221,6 @@ int nprof_charge(struct nprof_charge *c, u64 pages);
 void nprof_uncharge(struct nprof_charge *c);
 
 /* neuronprof_sub.c: subscriptions and their file. */
-bool nprof_queue_valid(const struct nprof_device_desc *desc,
-		       const struct nprof_queue_id *q);
 unsigned long nprof_queue_slot(const struct nprof_device_desc *desc,
 			       const struct nprof_queue_id *q);
 void nprof_sub_kill(struct nprof_sub *sub);

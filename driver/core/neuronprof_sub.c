@@ -79,9 +79,15 @@ static int nprof_queue_check(const struct nprof_device_desc *desc,
 
 /**
  * nprof_queue_valid() - whether a device has a queue.
- * @desc: the device.
+ * @desc: the device's description.
  * @q: the queue.
  *
+ * The one check of a queue address: SUBSCRIBE (nprof_subscribe_validate())
+ * and the notify functions use it, so the ops of struct nprof_hw_ops only
+ * ever get queues that pass it. A provider calls it for queue addresses of
+ * its own making instead of keeping a copy of the rules.
+ *
+ * Context: any context.
  * Return: true if it does.
  */
 bool nprof_queue_valid(const struct nprof_device_desc *desc,
@@ -91,7 +97,7 @@ bool nprof_queue_valid(const struct nprof_device_desc *desc,
 
 	return !nprof_queue_check(desc, q, &why);
 }
-EXPORT_SYMBOL_IF_KUNIT(nprof_queue_valid);
+EXPORT_SYMBOL_GPL(nprof_queue_valid);
 
 /**
  * nprof_queue_slot() - index of a valid queue in nprof_device.queues.

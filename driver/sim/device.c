@@ -14,6 +14,8 @@
  */
 
 #include <linux/bitmap.h>
+#include <linux/bits.h>
+#include <linux/build_bug.h>
 #include <linux/completion.h>
 #include <linux/device.h>
 #include <linux/hrtimer.h>
@@ -136,39 +138,37 @@ static void nprof_sim_layout_queues(struct nprof_sim_device *sdev)
 	sdev->num_queues = base;
 }
 
+/*
+ * Bit of a queue of the device in the active bitmap. The ops get queues the
+ * core validated (nprof_subscribe_validate() at SUBSCRIBE, with
+ * nprof_queue_valid()), so they compute the bit without checking again.
+ */
+static unsigned int nprof_sim_queue_slot(const struct nprof_sim_device *sdev,
+					 const struct nprof_queue_id *q)
+{
+	return sdev->queue_base[q->kind] + q->index * sdev->queue_stride[q->kind] +
+	       sdev->type_offset[q->kind][q->type] + q->engine;
+}
+
 /**
  * nprof_sim_queue_index() - bit of a queue in the active bitmap.
  * @sdev: the device.
- * @q: the queue.
+ * @q: the queue, of the simulator's own making (a producer's address).
+ *
+ * Whether the device has @q is the core's check, nprof_queue_valid(): the
+ * simulator keeps no copy of it.
  *
  * Return: the index, or -EINVAL if the device has no such queue.
  */
 int nprof_sim_queue_index(const struct nprof_sim_device *sdev,
 			  const struct nprof_queue_id *q)
 {
-	const struct nprof_device_desc *d = &sdev->desc;
-	u32 types, targets, engines;
-
-	switch (q->kind) {
-	case NEURONPROF_TARGET_CORE:
-		types = d->core_queue_types;
-		targets = d->num_cores;
-		break;
-	case NEURONPROF_TARGET_TOPSP:
-		types = d->topsp_queue_types;
-		targets = d->num_topsps;
-		break;
-	default:
+	/* type_offset[] has a row per uapi version 1 type: the sim has no other. */
+	BUILD_BUG_ON((NPROF_SIM_CORE_QUEUE_TYPES | NPROF_SIM_TOPSP_QUEUE_TYPES) &
+		     ~GENMASK(NEURONPROF_QT_COUNT - 1, 0));
+	if (!nprof_queue_valid(&sdev->desc, q))
 		return -EINVAL;
-	}
-	if (q->index >= targets || q->type >= NEURONPROF_QT_COUNT ||
-	    !(types & BIT(q->type)))
-		return -EINVAL;
-	engines = d->per_engine_queue_types & BIT(q->type) ? d->engines_per_core : 1;
-	if (q->engine >= engines)
-		return -EINVAL;
-	return sdev->queue_base[q->kind] + q->index * sdev->queue_stride[q->kind] +
-	       sdev->type_offset[q->kind][q->type] + q->engine;
+	return nprof_sim_queue_slot(sdev, q);
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_sim_queue_index);
 
@@ -176,11 +176,9 @@ static int nprof_sim_queue_start(struct nprof_device *ndev,
 				 const struct nprof_queue_id *q)
 {
 	struct nprof_sim_device *sdev = nprof_device_priv(ndev);
-	int idx = nprof_sim_queue_index(sdev, q);
+	unsigned int idx = nprof_sim_queue_slot(sdev, q);
 	int err;
 
-	if (idx < 0)
-		return idx;
 	err = atomic_xchg(nprof_sim_knob(sdev, NPROF_SIM_FAIL_NEXT_SUBSCRIBE), 0);
 	if (err)
 		return -err;
@@ -197,9 +195,9 @@ static void nprof_sim_queue_stop(struct nprof_device *ndev,
 				 const struct nprof_queue_id *q)
 {
 	struct nprof_sim_device *sdev = nprof_device_priv(ndev);
-	int idx = nprof_sim_queue_index(sdev, q);
+	unsigned int idx = nprof_sim_queue_slot(sdev, q);
 
-	if (idx < 0 || !test_and_clear_bit(idx, sdev->active))
+	if (!test_and_clear_bit(idx, sdev->active))
 		dev_warn_once(sdev->dev, "queue %u/%u/%u/%u stopped but not started\n",
 			      q->kind, q->index, q->type, q->engine);
 }
@@ -212,8 +210,6 @@ static int nprof_sim_flush(struct nprof_device *ndev,
 	long left;
 	int err;
 
-	if (nprof_sim_queue_index(sdev, q) < 0)
-		return -EINVAL;
 	err = atomic_read(nprof_sim_knob(sdev, NPROF_SIM_FLUSH_FAIL));
 	if (err)
 		return -err;

@@ -25,6 +25,7 @@
 
 #include "core/neuronprof_core.h"
 #include "sim/sim.h"
+#include "neuronprof_test_subs.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
@@ -168,21 +169,28 @@ static void sim_test_case_desc(const struct sim_test_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(sim_program, sim_test_cases, sim_test_case_desc);
 
+/* A run of a case's program on its core, recording into @rec. */
+static struct nprof_sim_run sim_test_case_run(const struct sim_test_case *c,
+					      struct sim_test_rec *rec)
+{
+	return (struct nprof_sim_run) {
+		.prog = &c->prog,
+		.core = c->core,
+		.engines = c->engines,
+		.topsps_per_core = c->topsps_per_core,
+		.emit = sim_test_emit,
+		.priv = rec,
+	};
+}
+
 static struct sim_test_rec *sim_test_run_case(struct kunit *test,
 					      const struct sim_test_case *c,
 					      struct nprof_sim_run *run)
 {
 	struct sim_test_rec *rec = sim_test_rec_new(test, SIM_TEST_MAX_RECORDS);
 
-	*run = (struct nprof_sim_run) {
-		.prog = &c->prog,
-		.core = c->core,
-		.engines = c->engines,
-		.topsps_per_core = c->topsps_per_core,
-		.emit = sim_test_emit,
-		.poll = sim_test_poll,
-		.priv = rec,
-	};
+	*run = sim_test_case_run(c, rec);
+	run->poll = sim_test_poll;
 	KUNIT_ASSERT_EQ(test, nprof_sim_program_run(run), 0);
 	return rec;
 }
@@ -342,18 +350,11 @@ static void sim_program_timestamps(struct kunit *test)
 	/* A floor in the future: the generator must not go below it. */
 	u64 floor = ktime_get_ns() + 10 * NSEC_PER_SEC;
 	u64 latest = 0, before;
-	struct nprof_sim_run run = {
-		.prog = &c->prog,
-		.core = c->core,
-		.engines = c->engines,
-		.topsps_per_core = c->topsps_per_core,
-		.emit = sim_test_emit,
-		.priv = rec,
-		.last_ts = floor,
-	};
+	struct nprof_sim_run run = sim_test_case_run(c, rec);
 	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, last);
+	run.last_ts = floor;
 	KUNIT_ASSERT_EQ(test, nprof_sim_program_run(&run), 0);
 	KUNIT_EXPECT_EQ(test, run.start_ns, floor + 1);
 	KUNIT_ASSERT_GT(test, rec->nr, 0U);
@@ -480,21 +481,16 @@ static void sim_model_schedule(struct kunit *test)
 	u64 (*insn)[REF_MAX_INSNS] = kunit_kcalloc(test, NEURONPROF_MAX_ENGINES,
 						   sizeof(*insn), GFP_KERNEL);
 	struct nprof_sim_program prog = c->prog;
-	struct nprof_sim_run run = {
-		.prog = &prog,
-		.core = c->core,
-		.engines = c->engines,
-		.topsps_per_core = c->topsps_per_core,
-		.emit = sim_test_emit,
-		.priv = rec,
-		.start_ns = 1000000,
-	};
+	struct nprof_sim_run run = sim_test_case_run(c, rec);
 	struct ref_iter r = { 0 };
 	u32 it = U32_MAX, dma_i = 0, first_topsp = c->core * c->topsps_per_core;
-	u64 next = run.start_ns, dma_ts = 0;
+	u64 next, dma_ts = 0;
 	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, insn);
+	run.prog = &prog;
+	run.start_ns = 1000000;
+	next = run.start_ns;
 	prog.seed = 0x5eed;
 	KUNIT_ASSERT_EQ(test, nprof_sim_program_run(&run), 0);
 	for (i = 0; i < rec->nr; i++) {
@@ -810,12 +806,9 @@ static struct kunit_suite sim_program_suite = {
 
 /* ---- real devices ------------------------------------------------------- */
 
-#define SIM_TEST_MAX_SUBS	8
-
 /* What a device test leaves behind, torn down by sim_device_exit(). */
 struct sim_test_ctx {
-	struct nprof_sub *subs[SIM_TEST_MAX_SUBS];
-	unsigned int nr_subs;
+	struct nprof_test_subs subs;
 	unsigned int time_scale;	/* the parameter's value before the test */
 };
 
@@ -837,8 +830,7 @@ static void sim_device_exit(struct kunit *test)
 	struct sim_test_ctx *ctx = test->priv;
 
 	/* A failed assertion must not leave subscriptions or the device behind. */
-	while (ctx->nr_subs)
-		nprof_sub_destroy(ctx->subs[--ctx->nr_subs]);
+	nprof_test_subs_destroy_all(&ctx->subs);
 	nprof_sim_dev_del(SIM_TEST_ID);
 	WRITE_ONCE(nprof_sim_time_scale, ctx->time_scale);
 }
@@ -867,13 +859,8 @@ static struct nprof_sub *sim_test_try_subscribe(struct kunit *test,
 		.engine = engine,
 		.ring_size = ring_size,
 	};
-	struct nprof_sub *sub;
 
-	KUNIT_ASSERT_LT(test, ctx->nr_subs, (unsigned int)SIM_TEST_MAX_SUBS);
-	sub = nprof_sub_create(sdev->ndev, &args);
-	if (!IS_ERR(sub))
-		ctx->subs[ctx->nr_subs++] = sub;
-	return sub;
+	return nprof_test_subs_create(test, &ctx->subs, sdev->ndev, &args);
 }
 
 static struct nprof_sub *sim_test_subscribe(struct kunit *test,
@@ -892,16 +879,8 @@ static struct nprof_sub *sim_test_subscribe(struct kunit *test,
 static void sim_test_unsubscribe(struct kunit *test, struct nprof_sub *sub)
 {
 	struct sim_test_ctx *ctx = test->priv;
-	unsigned int i;
 
-	for (i = 0; i < ctx->nr_subs; i++) {
-		if (ctx->subs[i] != sub)
-			continue;
-		ctx->subs[i] = ctx->subs[--ctx->nr_subs];
-		nprof_sub_destroy(sub);
-		return;
-	}
-	KUNIT_FAIL(test, "unsubscribing an unknown subscription");
+	nprof_test_subs_destroy(test, &ctx->subs, sub);
 }
 
 static bool sim_test_active(struct nprof_sim_device *sdev, const struct nprof_queue_id *q)

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite neuronprof_device: validation of provider descriptions and
+ * SIM_EXEC arguments, and the queue table layout.
+ */
+
+#include "neuronprof_core_test.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+#define DESC(member, val)	PATCH(struct nprof_device_desc, member, val)
+
+static const struct patch_case desc_bad_cases[] = {
+	{ "arch_zero", { DESC(arch, 0) } },
+	{ "arch_unknown", { DESC(arch, NEURONPROF_ARCH_TRN2 + 1) } },
+	{ "no_cores", { DESC(num_cores, 0) } },
+	{ "too_many_cores", { DESC(num_cores, 257), DESC(num_topsps, 0) } },
+	{ "too_many_topsps", { DESC(num_cores, 1), DESC(num_topsps, 257) } },
+	{ "topsps_not_multiple", { DESC(num_topsps, 5) } },
+	{ "no_engines", { DESC(engines_per_core, 0) } },
+	{ "too_many_engines", { DESC(engines_per_core, NEURONPROF_MAX_ENGINES + 1) } },
+	{ "core_has_topsp_type", { DESC(core_queue_types,
+					CORE_TYPES | BIT(NEURONPROF_QT_TOPSP_EVENT)) } },
+	{ "topsp_has_core_type", { DESC(topsp_queue_types,
+					TOPSP_TYPES | BIT(NEURONPROF_QT_TRACE)) } },
+	{ "unknown_type", { DESC(core_queue_types, CORE_TYPES | BIT(NEURONPROF_QT_MAX)) } },
+	{ "per_engine_not_core_type", { DESC(core_queue_types, BIT(NEURONPROF_QT_ERROR)) } },
+	{ "per_engine_topsp_type", { DESC(per_engine_queue_types,
+					  BIT(NEURONPROF_QT_TOPSP_TRACE)) } },
+	{ "min_zero", { DESC(min_ring_size, 0) } },
+	{ "min_below_page", { DESC(min_ring_size, PAGE_SIZE / 2) } },
+	{ "min_not_pow2", { DESC(min_ring_size, 3 * PAGE_SIZE) } },
+	{ "max_below_min", { DESC(max_ring_size, PAGE_SIZE) } },
+	{ "max_not_pow2", { DESC(max_ring_size, 24 * PAGE_SIZE) } },
+	{ "max_above_limit", { DESC(max_ring_size, (u64)NPROF_RING_SIZE_LIMIT * 2) } },
+	{ "unknown_cap", { DESC(caps, NEURONPROF_CAP_FLUSH | BIT_ULL(5)) } },
+	{ "too_many_instances", { DESC(queue_instances, NEURONPROF_MAX_INSTANCES + 1) } },
+	{ "unknown_clock_domain", { DESC(clock_domain, NEURONPROF_CLOCK_CAPTURED + 1) } },
+	{ "raw_cap_without_format", { DESC(caps, NEURONPROF_CAP_FLUSH | NEURONPROF_CAP_RAW) } },
+	{ "raw_format_without_cap", { DESC(raw_format, NEURONPROF_RAW_FORMAT_NEURON_V2) } },
+	{ "unknown_raw_format", { DESC(caps, NEURONPROF_CAP_FLUSH | NEURONPROF_CAP_RAW),
+				  DESC(raw_format, NEURONPROF_RAW_FORMAT_NEURON_V3 + 1) } },
+	{ "flush_op_without_cap", { DESC(caps, 0) } },
+	{ "sim_exec_cap_without_op", { DESC(caps, NEURONPROF_CAP_FLUSH |
+					       NEURONPROF_CAP_SIM_EXEC) } },
+};
+
+KUNIT_ARRAY_PARAM(desc_bad, desc_bad_cases, patch_case_desc);
+
+static void device_test_desc_bad(struct kunit *test)
+{
+	const struct patch_case *c = test->param_value;
+	struct nprof_device_desc desc = test_desc;
+	const char *why = NULL;
+
+	apply_patches(&desc, c->p, ARRAY_SIZE(c->p));
+	KUNIT_EXPECT_EQ(test, nprof_desc_validate(&desc, &tp_ops, &why), -EINVAL);
+	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, why);
+}
+
+static void device_test_desc_good(struct kunit *test)
+{
+	struct nprof_device_desc desc = test_desc;
+	const char *why = NULL;
+
+	KUNIT_EXPECT_EQ(test, nprof_desc_validate(&desc, &tp_ops, &why), 0);
+	desc.num_topsps = 0;
+	desc.max_ring_size = desc.min_ring_size;
+	desc.caps = 0;
+	KUNIT_EXPECT_EQ(test, nprof_desc_validate(&desc, &tp_ops_noflush, &why), 0);
+	desc.num_cores = NPROF_MAX_CORES;
+	desc.num_topsps = NPROF_MAX_TOPSPS;
+	desc.engines_per_core = NEURONPROF_MAX_ENGINES;
+	desc.max_ring_size = NPROF_RING_SIZE_LIMIT;
+	KUNIT_EXPECT_EQ(test, nprof_desc_validate(&desc, &tp_ops_noflush, &why), 0);
+}
+
+static void device_test_desc_names_and_ops(struct kunit *test)
+{
+	struct nprof_device_desc desc = test_desc;
+	struct nprof_hw_ops ops = tp_ops;
+	const char *why;
+
+	desc.provider = NULL;
+	KUNIT_EXPECT_EQ(test, nprof_desc_validate(&desc, &tp_ops, &why), -EINVAL);
+	desc.provider = "";
+	KUNIT_EXPECT_EQ(test, nprof_desc_validate(&desc, &tp_ops, &why), -EINVAL);
+	desc.provider = "0123456789abcdef";
+	KUNIT_EXPECT_EQ(test, nprof_desc_validate(&desc, &tp_ops, &why), -EINVAL);
+	desc.provider = "0123456789abcde";
+	KUNIT_EXPECT_EQ(test, nprof_desc_validate(&desc, &tp_ops, &why), 0);
+
+	KUNIT_EXPECT_EQ(test, nprof_desc_validate(NULL, &tp_ops, &why), -EINVAL);
+	KUNIT_EXPECT_EQ(test, nprof_desc_validate(&test_desc, NULL, &why), -EINVAL);
+	ops.queue_start = NULL;
+	KUNIT_EXPECT_EQ(test, nprof_desc_validate(&test_desc, &ops, &why), -EINVAL);
+	ops = tp_ops;
+	ops.queue_stop = NULL;
+	KUNIT_EXPECT_EQ(test, nprof_desc_validate(&test_desc, &ops, &why), -EINVAL);
+	ops = tp_ops;
+	ops.sim_exec = tp_sim_exec;
+	KUNIT_EXPECT_EQ(test, nprof_desc_validate(&test_desc, &ops, &why), -EINVAL);
+	desc = test_desc;
+	desc.caps |= NEURONPROF_CAP_SIM_EXEC;
+	KUNIT_EXPECT_EQ(test, nprof_desc_validate(&desc, &ops, &why), 0);
+	/* The flush capability needs the op, the op needs the capability. */
+	KUNIT_EXPECT_EQ(test, nprof_desc_validate(&test_desc, &tp_ops_noflush, &why), -EINVAL);
+}
+
+/* 2 cores with 3 TopSPs each, 4 engines: the fixed cost is 4 + 12 per iteration. */
+static const struct nprof_device_desc sim_desc = {
+	.provider = "kunit",
+	.arch = NEURONPROF_ARCH_TRN1,
+	.num_cores = 2,
+	.num_topsps = 6,
+	.engines_per_core = 4,
+	.core_queue_types = CORE_TYPES,
+	.topsp_queue_types = TOPSP_TYPES,
+	.per_engine_queue_types = ENGINE_TYPES,
+	.min_ring_size = PAGE_SIZE,
+	.max_ring_size = 16 * PAGE_SIZE,
+	.caps = NEURONPROF_CAP_SIM_EXEC,
+};
+
+static const struct drm_neuronprof_sim_exec exec_base = {
+	.core = 0,
+	.iterations = 1,
+	.instructions = { 10 },
+};
+
+#define EXEC(member, val)	PATCH(struct drm_neuronprof_sim_exec, member, val)
+
+/*
+ * 2^16 iterations of (instructions + 2 per engine + 4 per core + 4 per TopSP)
+ * = 2^16 * (1006 + 2 + 4 + 12) = 2^26: exactly the limit.
+ */
+#define EXEC_LIMIT_ITERATIONS	65536
+#define EXEC_LIMIT_INSTRUCTIONS	1006
+
+static const struct patch_case exec_bad_cases[] = {
+	{ "core", { EXEC(core, 2) } },
+	{ "core_max", { EXEC(core, U32_MAX) } },
+	{ "flags", { EXEC(flags, BIT(2)) } },
+	{ "iterations_zero", { EXEC(iterations, 0) } },
+	{ "iterations_above_max", { EXEC(iterations, NEURONPROF_SIM_MAX_ITERATIONS + 1) } },
+	{ "engine_beyond_core", { EXEC(instructions[4], 1) } },
+	{ "last_engine_slot", { EXEC(instructions[NEURONPROF_MAX_ENGINES - 1], 1) } },
+	{ "instructions_above_max", { EXEC(instructions[0],
+					   NEURONPROF_SIM_MAX_INSTRUCTIONS + 1) } },
+	{ "dma_above_max", { EXEC(dma_transfers, NEURONPROF_SIM_MAX_DMA + 1) } },
+	{ "reserved0", { EXEC(reserved[0], 1) } },
+	{ "reserved1", { EXEC(reserved[1], 1) } },
+	{ "one_above_limit", { EXEC(iterations, EXEC_LIMIT_ITERATIONS),
+			       EXEC(instructions[0], EXEC_LIMIT_INSTRUCTIONS + 1) } },
+	{ "dma_above_limit", { EXEC(iterations, EXEC_LIMIT_ITERATIONS),
+			       EXEC(instructions[0], EXEC_LIMIT_INSTRUCTIONS),
+			       EXEC(dma_transfers, 1) } },
+	{ "everything_max", { EXEC(iterations, NEURONPROF_SIM_MAX_ITERATIONS),
+			      EXEC(instructions[0], NEURONPROF_SIM_MAX_INSTRUCTIONS),
+			      EXEC(dma_transfers, NEURONPROF_SIM_MAX_DMA) } },
+};
+
+KUNIT_ARRAY_PARAM(exec_bad, exec_bad_cases, patch_case_desc);
+
+static const struct patch_case exec_good_cases[] = {
+	{ "base", {} },
+	{ "at_limit", { EXEC(iterations, EXEC_LIMIT_ITERATIONS),
+			EXEC(instructions[0], EXEC_LIMIT_INSTRUCTIONS) } },
+	{ "flags", { EXEC(flags, NEURONPROF_SIM_EXEC_ERROR | NEURONPROF_SIM_EXEC_THROTTLE) } },
+	{ "last_core_engine", { EXEC(core, 1), EXEC(instructions[3], 7) } },
+	{ "max_instructions_once", { EXEC(instructions[0], NEURONPROF_SIM_MAX_INSTRUCTIONS) } },
+	{ "dma_only", { EXEC(instructions[0], 0), EXEC(dma_transfers, NEURONPROF_SIM_MAX_DMA) } },
+	/* Out members are overwritten, never checked. */
+	{ "out_members", { EXEC(status, 5), EXEC(produced[3], 9) } },
+};
+
+KUNIT_ARRAY_PARAM(exec_good, exec_good_cases, patch_case_desc);
+
+static void device_test_exec_bad(struct kunit *test)
+{
+	const struct patch_case *c = test->param_value;
+	struct drm_neuronprof_sim_exec args = exec_base;
+	const char *why = NULL;
+
+	apply_patches(&args, c->p, ARRAY_SIZE(c->p));
+	KUNIT_EXPECT_EQ(test, nprof_sim_exec_validate(&sim_desc, &args, &why), -EINVAL);
+	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, why);
+}
+
+static void device_test_exec_good(struct kunit *test)
+{
+	const struct patch_case *c = test->param_value;
+	struct drm_neuronprof_sim_exec args = exec_base;
+	const char *why = NULL;
+	int ret;
+
+	apply_patches(&args, c->p, ARRAY_SIZE(c->p));
+	ret = nprof_sim_exec_validate(&sim_desc, &args, &why);
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "rejected: %s", why ? why : "?");
+}
+
+/*
+ * Every queue of the largest topology has its own slot, and the queues of a
+ * target lie in that target's range (nprof_queues_flushed() relies on it).
+ */
+static void device_test_queue_slots(struct kunit *test)
+{
+	const struct nprof_device_desc desc = {
+		.num_cores = NPROF_MAX_CORES,
+		.num_topsps = NPROF_MAX_TOPSPS,
+		.engines_per_core = NEURONPROF_MAX_ENGINES,
+		.core_queue_types = CORE_TYPES,
+		.topsp_queue_types = TOPSP_TYPES,
+		.per_engine_queue_types = CORE_TYPES,
+		.queue_instances = NEURONPROF_MAX_INSTANCES,
+	};
+	const unsigned long per_target = NEURONPROF_QT_MAX * NEURONPROF_MAX_INSTANCES;
+	const unsigned long nbits = (NPROF_MAX_CORES + NPROF_MAX_TOPSPS) * per_target;
+	struct nprof_queue_id q;
+	unsigned long *seen, slot, count = 0;
+
+	seen = kunit_kzalloc(test, BITS_TO_LONGS(nbits) * sizeof(long), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, seen);
+	for (q.kind = 0; q.kind < 2; q.kind++) {
+		u32 targets = q.kind ? desc.num_topsps : desc.num_cores;
+
+		for (q.index = 0; q.index < targets; q.index++)
+			for (q.type = 0; q.type < NEURONPROF_QT_MAX; q.type++)
+				for (q.engine = 0; q.engine < NEURONPROF_MAX_INSTANCES;
+				     q.engine++) {
+					unsigned long target;
+
+					if (!nprof_queue_valid(&desc, &q))
+						continue;
+					slot = nprof_queue_slot(&desc, &q);
+					target = q.index + (q.kind ? desc.num_cores : 0);
+					KUNIT_ASSERT_LT(test, slot, nbits);
+					KUNIT_EXPECT_EQ(test, slot / per_target, target);
+					KUNIT_EXPECT_FALSE(test, __test_and_set_bit(slot, seen));
+					count++;
+				}
+	}
+	/* 6 per-engine core types * 16 instances + 3 TopSP types, per target. */
+	KUNIT_EXPECT_EQ(test, count, NPROF_MAX_CORES * 6UL * 16 + NPROF_MAX_TOPSPS * 3UL);
+}
+
+static struct kunit_case device_cases[] = {
+	KUNIT_CASE_PARAM(device_test_desc_bad, desc_bad_gen_params),
+	KUNIT_CASE(device_test_desc_good),
+	KUNIT_CASE(device_test_desc_names_and_ops),
+	KUNIT_CASE_PARAM(device_test_exec_bad, exec_bad_gen_params),
+	KUNIT_CASE_PARAM(device_test_exec_good, exec_good_gen_params),
+	KUNIT_CASE(device_test_queue_slots),
+	{}
+};
+
+static struct kunit_suite device_suite = {
+	.name = "neuronprof_device",
+	.test_cases = device_cases,
+};
+
+kunit_test_suite(device_suite);
+
+MODULE_DESCRIPTION("KUnit tests of neuronprof device descriptions");
+MODULE_LICENSE("GPL");

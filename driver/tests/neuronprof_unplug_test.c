@@ -1,0 +1,607 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite neuronprof_unplug: a device registered by the test provider
+ * (neuronprof_core_test.h) on a test root device, subscribed in-kernel,
+ * flushed, drained, fed from hard IRQ context, and unregistered while a
+ * subscription is live.
+ */
+
+#include "neuronprof_core_test.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+/* What a provider does: allocate, initialise, then publish. */
+static struct nprof_device *tp_register(struct device *parent,
+					const struct nprof_device_desc *desc,
+					const struct nprof_hw_ops *ops, void *priv)
+{
+	struct nprof_device *ndev = nprof_device_alloc(parent, desc, ops, priv);
+	int ret;
+
+	if (IS_ERR(ndev))
+		return ndev;
+	ret = nprof_device_publish(ndev);
+	if (ret) {
+		nprof_device_free(ndev);
+		return ERR_PTR(ret);
+	}
+	return ndev;
+}
+
+static int unplug_init(struct kunit *test)
+{
+	struct tp_ctx *ctx;
+
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return -ENOMEM;
+	ctx->test = test;
+	ctx->parent = root_device_register("neuronprof_kunit");
+	if (IS_ERR(ctx->parent))
+		return PTR_ERR(ctx->parent);
+	ctx->ndev = tp_register(ctx->parent, &test_desc, &tp_ops, ctx);
+	if (IS_ERR(ctx->ndev)) {
+		root_device_unregister(ctx->parent);
+		return PTR_ERR(ctx->ndev);
+	}
+	test->priv = ctx;
+	return 0;
+}
+
+static void unplug_exit(struct kunit *test)
+{
+	struct tp_ctx *ctx = test->priv;
+
+	/* A failed assertion must not leave subscriptions or devices behind. */
+	nprof_test_subs_destroy_all(&ctx->subs);
+	if (ctx->ndev_noflush)
+		nprof_device_unregister(ctx->ndev_noflush);
+	if (!ctx->unregistered)
+		nprof_device_unregister(ctx->ndev);
+	root_device_unregister(ctx->parent);
+}
+
+static struct nprof_sub *tp_subscribe(struct kunit *test, struct nprof_device *ndev,
+				      const struct drm_neuronprof_nq_subscribe *args)
+{
+	struct tp_ctx *ctx = test->priv;
+
+	return nprof_test_subs_create(test, &ctx->subs, ndev, args);
+}
+
+static void tp_unsubscribe(struct kunit *test, struct nprof_sub *sub)
+{
+	struct tp_ctx *ctx = test->priv;
+
+	nprof_test_subs_destroy(test, &ctx->subs, sub);
+}
+
+static enum nprof_notify_result tp_notify(struct nprof_device *ndev,
+					  const struct drm_neuronprof_nq_subscribe *args,
+					  u32 code)
+{
+	const struct nprof_queue_id q = {
+		args->target_kind, args->target_index, args->queue_type, args->engine
+	};
+	struct neuronprof_notification n = { .code = code };
+
+	return nprof_notify(ndev, &q, &n, false);
+}
+
+static void unplug_test_subscribe_notify_release(struct kunit *test)
+{
+	struct tp_ctx *ctx = test->priv;
+	struct nprof_sub *sub;
+
+	KUNIT_EXPECT_EQ(test, tp_notify(ctx->ndev, &sub_base, 1), NPROF_NOTIFY_UNSUBSCRIBED);
+	sub = tp_subscribe(test, ctx->ndev, &sub_base);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sub);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->starts), 1);
+	KUNIT_EXPECT_FALSE(test, nprof_sub_poll_mask(sub) & EPOLLIN);
+
+	KUNIT_EXPECT_EQ(test, tp_notify(ctx->ndev, &sub_base, 42), NPROF_NOTIFY_DELIVERED);
+	KUNIT_EXPECT_EQ(test, sub->ring.prod, ENTRY);
+	KUNIT_EXPECT_EQ(test, ring_at(&sub->ring, 0)->code, 42U);
+	KUNIT_EXPECT_EQ(test, ring_at(&sub->ring, 0)->seq, 0ULL);
+	/* Watermark 0: one entry makes the subscription readable. */
+	KUNIT_EXPECT_EQ(test, nprof_sub_poll_mask(sub), (__poll_t)(EPOLLIN | EPOLLRDNORM));
+	/* Another queue of the device is not subscribed. */
+	KUNIT_EXPECT_EQ(test, tp_notify(ctx->ndev, &(struct drm_neuronprof_nq_subscribe){
+				.queue_type = NEURONPROF_QT_TRACE, .engine = 1 }, 1),
+			NPROF_NOTIFY_UNSUBSCRIBED);
+
+	tp_unsubscribe(test, sub);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->stops), 1);
+	KUNIT_EXPECT_EQ(test, tp_notify(ctx->ndev, &sub_base, 1), NPROF_NOTIFY_UNSUBSCRIBED);
+
+	/* The queue is free for the next subscriber, whose ring starts afresh. */
+	sub = tp_subscribe(test, ctx->ndev, &sub_base);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sub);
+	KUNIT_EXPECT_EQ(test, tp_notify(ctx->ndev, &sub_base, 43), NPROF_NOTIFY_DELIVERED);
+	KUNIT_EXPECT_EQ(test, ring_at(&sub->ring, 0)->seq, 0ULL);
+}
+
+static void unplug_test_one_subscriber(struct kunit *test)
+{
+	struct tp_ctx *ctx = test->priv;
+	struct drm_neuronprof_nq_subscribe other = sub_base;
+	struct nprof_sub *sub;
+
+	sub = tp_subscribe(test, ctx->ndev, &sub_base);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sub);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(tp_subscribe(test, ctx->ndev, &sub_base)), -EBUSY);
+	/* A busy queue never reaches the provider. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->starts), 1);
+	other.engine = 1;
+	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, tp_subscribe(test, ctx->ndev, &other));
+	other.target_kind = NEURONPROF_TARGET_TOPSP;
+	other.queue_type = NEURONPROF_QT_TOPSP_TRACE;
+	other.engine = 0;
+	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, tp_subscribe(test, ctx->ndev, &other));
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->starts), 3);
+}
+
+static void unplug_test_start_error(struct kunit *test)
+{
+	struct tp_ctx *ctx = test->priv;
+	struct drm_neuronprof_nq_subscribe bad = sub_base;
+	struct nprof_sub *sub;
+
+	ctx->start_ret = -EIO;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(tp_subscribe(test, ctx->ndev, &sub_base)), -EIO);
+	KUNIT_EXPECT_EQ(test, tp_notify(ctx->ndev, &sub_base, 1), NPROF_NOTIFY_UNSUBSCRIBED);
+	/* Invalid arguments fail before the provider is asked. */
+	ctx->start_ret = 0;
+	bad.ring_size = 3 * PAGE_SIZE;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(tp_subscribe(test, ctx->ndev, &bad)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->starts), 0);
+	/* The failed subscription did not keep the queue. */
+	sub = tp_subscribe(test, ctx->ndev, &sub_base);
+	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, sub);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->starts), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->stops), 0);
+}
+
+static void unplug_test_live_subscription(struct kunit *test)
+{
+	struct tp_ctx *ctx = test->priv;
+	struct neuronprof_nq_drain d = {};
+	struct nprof_sub *sub;
+	unsigned int refs;
+	u64 prod;
+
+	sub = tp_subscribe(test, ctx->ndev, &sub_base);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sub);
+	KUNIT_ASSERT_EQ(test, tp_notify(ctx->ndev, &sub_base, 1), NPROF_NOTIFY_DELIVERED);
+	KUNIT_ASSERT_EQ(test, tp_notify(ctx->ndev, &sub_base, 2), NPROF_NOTIFY_DELIVERED);
+	prod = sub->ring.prod;
+
+	nprof_device_unregister(ctx->ndev);
+	ctx->unregistered = true;
+
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(sub->ring.hdr->flags) & NEURONPROF_RING_DEAD);
+	KUNIT_EXPECT_EQ(test, nprof_sub_poll_mask(sub) & (EPOLLHUP | EPOLLERR),
+			(__poll_t)(EPOLLHUP | EPOLLERR));
+	/* What was delivered stays readable. */
+	KUNIT_EXPECT_TRUE(test, nprof_sub_poll_mask(sub) & EPOLLIN);
+	KUNIT_EXPECT_EQ(test, ring_at(&sub->ring, 0)->code, 1U);
+	KUNIT_EXPECT_EQ(test, ring_at(&sub->ring, ENTRY)->code, 2U);
+
+	KUNIT_EXPECT_EQ(test, tp_notify(ctx->ndev, &sub_base, 3), NPROF_NOTIFY_UNSUBSCRIBED);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(sub->ring.hdr->producer_pos), prod);
+	KUNIT_EXPECT_EQ(test, nprof_sub_drain(sub, &d), -ENODEV);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(tp_subscribe(test, ctx->ndev, &sub_base)), -ENODEV);
+
+	/*
+	 * Releasing the subscription drops its device reference and never
+	 * calls the provider of a gone device.
+	 */
+	refs = kref_read(&ctx->ndev->drm.ref);
+	KUNIT_EXPECT_GE(test, refs, 2U);
+	tp_unsubscribe(test, sub);
+	KUNIT_EXPECT_EQ(test, kref_read(&ctx->ndev->drm.ref), refs - 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->starts), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->stops), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->flushes), 0);
+}
+
+/* The device goes away with its parent while a subscription outlives both. */
+static void unplug_test_parent_gone_first(struct kunit *test)
+{
+	struct tp_ctx *ctx = test->priv;
+	struct nprof_sub *sub;
+
+	sub = tp_subscribe(test, ctx->ndev, &sub_base);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sub);
+	KUNIT_ASSERT_EQ(test, tp_notify(ctx->ndev, &sub_base, 7), NPROF_NOTIFY_DELIVERED);
+
+	nprof_device_unregister(ctx->ndev);
+	ctx->unregistered = true;
+	/* The parent's managed reference to the DRM device goes here. */
+	KUNIT_EXPECT_EQ(test, kref_read(&ctx->ndev->drm.ref), 2U);
+	root_device_unregister(ctx->parent);
+	KUNIT_EXPECT_EQ(test, kref_read(&ctx->ndev->drm.ref), 1U);
+	ctx->parent = root_device_register("neuronprof_kunit");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx->parent);
+
+	/* The ring is still there; the last put frees the device (KASAN watches). */
+	KUNIT_EXPECT_EQ(test, ring_at(&sub->ring, 0)->code, 7U);
+	KUNIT_EXPECT_TRUE(test, nprof_sub_poll_mask(sub) & EPOLLHUP);
+	tp_unsubscribe(test, sub);
+}
+
+static void unplug_test_drain(struct kunit *test)
+{
+	struct tp_ctx *ctx = test->priv;
+	struct neuronprof_nq_drain d;
+	struct nprof_sub *sub;
+	int i;
+
+	sub = tp_subscribe(test, ctx->ndev, &sub_base);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sub);
+	for (i = 0; i < 5; i++)
+		KUNIT_ASSERT_EQ(test, tp_notify(ctx->ndev, &sub_base, i), NPROF_NOTIFY_DELIVERED);
+
+	d = (struct neuronprof_nq_drain){ .flags = NEURONPROF_DRAIN_FLUSH };
+	KUNIT_EXPECT_EQ(test, nprof_sub_drain(sub, &d), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->flushes), 1);
+	KUNIT_EXPECT_EQ(test, d.producer_pos, 5 * ENTRY);
+	KUNIT_EXPECT_EQ(test, d.consumer_pos, 0ULL);
+	KUNIT_EXPECT_EQ(test, d.lost, 0ULL);
+	KUNIT_EXPECT_EQ(test, d.ring_flags, 0U);
+
+	d = (struct neuronprof_nq_drain){ .flags = NEURONPROF_DRAIN_RELEASE,
+					  .release_pos = 2 * ENTRY };
+	KUNIT_EXPECT_EQ(test, nprof_sub_drain(sub, &d), 0);
+	KUNIT_EXPECT_EQ(test, d.consumer_pos, 2 * ENTRY);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(sub->ring.cons_page->consumer_pos), 2 * ENTRY);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->flushes), 1);
+
+	/* release_pos: behind the consumer, past the producer, misaligned. */
+	d = (struct neuronprof_nq_drain){ .flags = NEURONPROF_DRAIN_RELEASE, .release_pos = ENTRY };
+	KUNIT_EXPECT_EQ(test, nprof_sub_drain(sub, &d), -EINVAL);
+	d = (struct neuronprof_nq_drain){ .flags = NEURONPROF_DRAIN_RELEASE,
+					  .release_pos = 6 * ENTRY };
+	KUNIT_EXPECT_EQ(test, nprof_sub_drain(sub, &d), -EINVAL);
+	d = (struct neuronprof_nq_drain){ .flags = NEURONPROF_DRAIN_RELEASE,
+					  .release_pos = 3 * ENTRY + 8 };
+	KUNIT_EXPECT_EQ(test, nprof_sub_drain(sub, &d), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sub->ring.cons, 2 * ENTRY);
+	/* Malformed arguments. */
+	d = (struct neuronprof_nq_drain){ .release_pos = 3 * ENTRY };
+	KUNIT_EXPECT_EQ(test, nprof_sub_drain(sub, &d), -EINVAL);
+	d = (struct neuronprof_nq_drain){ .flags = BIT(2) };
+	KUNIT_EXPECT_EQ(test, nprof_sub_drain(sub, &d), -EINVAL);
+	d = (struct neuronprof_nq_drain){ .pad = 1 };
+	KUNIT_EXPECT_EQ(test, nprof_sub_drain(sub, &d), -EINVAL);
+	d = (struct neuronprof_nq_drain){ .pad2 = 1 };
+	KUNIT_EXPECT_EQ(test, nprof_sub_drain(sub, &d), -EINVAL);
+
+	/* Release everything. */
+	d = (struct neuronprof_nq_drain){ .flags = NEURONPROF_DRAIN_RELEASE,
+					  .release_pos = 5 * ENTRY };
+	KUNIT_EXPECT_EQ(test, nprof_sub_drain(sub, &d), 0);
+	KUNIT_EXPECT_EQ(test, d.consumer_pos, 5 * ENTRY);
+	KUNIT_EXPECT_FALSE(test, nprof_sub_poll_mask(sub) & EPOLLIN);
+
+	/* The provider's flush error comes back as is. */
+	ctx->flush_ret = -EIO;
+	d = (struct neuronprof_nq_drain){ .flags = NEURONPROF_DRAIN_FLUSH };
+	KUNIT_EXPECT_EQ(test, nprof_sub_drain(sub, &d), -EIO);
+}
+
+static void unplug_test_drain_no_flush(struct kunit *test)
+{
+	struct tp_ctx *ctx = test->priv;
+	struct nprof_device_desc desc = test_desc;
+	struct neuronprof_nq_drain d = { .flags = NEURONPROF_DRAIN_FLUSH };
+	struct nprof_sub *sub;
+
+	desc.caps = 0;
+	ctx->ndev_noflush = tp_register(ctx->parent, &desc, &tp_ops_noflush, ctx);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx->ndev_noflush);
+	sub = tp_subscribe(test, ctx->ndev_noflush, &sub_base);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sub);
+	KUNIT_EXPECT_EQ(test, nprof_sub_drain(sub, &d), -EOPNOTSUPP);
+	d = (struct neuronprof_nq_drain){};
+	KUNIT_EXPECT_EQ(test, nprof_sub_drain(sub, &d), 0);
+	/* Two devices, two indexes. */
+	KUNIT_EXPECT_NE(test, ctx->ndev_noflush->index, ctx->ndev->index);
+}
+
+static void unplug_test_flushed_wakes(struct kunit *test)
+{
+	struct tp_ctx *ctx = test->priv;
+	struct drm_neuronprof_nq_subscribe core0 = sub_base, topsp2 = sub_base,
+					   topsp3 = sub_base, core1 = sub_base;
+	struct nprof_sub *s_core0, *s_topsp2, *s_topsp3, *s_core1;
+	struct neuronprof_nq_drain d;
+
+	core0.watermark = 4 * ENTRY;
+	topsp2 = core0;
+	topsp2.target_kind = NEURONPROF_TARGET_TOPSP;
+	topsp2.target_index = 2;	/* the last TopSP of core 0 */
+	topsp2.queue_type = NEURONPROF_QT_TOPSP_EVENT;
+	topsp3 = topsp2;
+	topsp3.target_index = 3;	/* the first TopSP of core 1 */
+	core1 = core0;
+	core1.target_index = 1;
+
+	s_core0 = tp_subscribe(test, ctx->ndev, &core0);
+	s_topsp2 = tp_subscribe(test, ctx->ndev, &topsp2);
+	s_topsp3 = tp_subscribe(test, ctx->ndev, &topsp3);
+	s_core1 = tp_subscribe(test, ctx->ndev, &core1);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s_core0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s_topsp2);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s_topsp3);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s_core1);
+	KUNIT_ASSERT_EQ(test, tp_notify(ctx->ndev, &core0, 1), NPROF_NOTIFY_DELIVERED);
+	KUNIT_ASSERT_EQ(test, tp_notify(ctx->ndev, &topsp2, 1), NPROF_NOTIFY_DELIVERED);
+	KUNIT_ASSERT_EQ(test, tp_notify(ctx->ndev, &topsp3, 1), NPROF_NOTIFY_DELIVERED);
+	KUNIT_ASSERT_EQ(test, tp_notify(ctx->ndev, &core1, 1), NPROF_NOTIFY_DELIVERED);
+	/* One entry is below the watermark of four. */
+	KUNIT_EXPECT_FALSE(test, nprof_sub_poll_mask(s_core0) & EPOLLIN);
+	KUNIT_EXPECT_FALSE(test, nprof_sub_poll_mask(s_topsp2) & EPOLLIN);
+
+	nprof_queues_flushed(ctx->ndev, 0);
+	KUNIT_EXPECT_TRUE(test, nprof_sub_poll_mask(s_core0) & EPOLLIN);
+	KUNIT_EXPECT_TRUE(test, nprof_sub_poll_mask(s_topsp2) & EPOLLIN);
+	KUNIT_EXPECT_FALSE(test, nprof_sub_poll_mask(s_topsp3) & EPOLLIN);
+	KUNIT_EXPECT_FALSE(test, nprof_sub_poll_mask(s_core1) & EPOLLIN);
+
+	/* Once consumed past the flush, the watermark rules again. */
+	smp_store_release(&s_core0->ring.cons_page->consumer_pos, ENTRY);
+	KUNIT_EXPECT_FALSE(test, nprof_sub_poll_mask(s_core0) & EPOLLIN);
+	KUNIT_ASSERT_EQ(test, tp_notify(ctx->ndev, &core0, 2), NPROF_NOTIFY_DELIVERED);
+	KUNIT_EXPECT_FALSE(test, nprof_sub_poll_mask(s_core0) & EPOLLIN);
+
+	/* NQ_DRAIN with FLUSH does the same for one queue. */
+	d = (struct neuronprof_nq_drain){ .flags = NEURONPROF_DRAIN_FLUSH };
+	KUNIT_EXPECT_EQ(test, nprof_sub_drain(s_core1, &d), 0);
+	KUNIT_EXPECT_TRUE(test, nprof_sub_poll_mask(s_core1) & EPOLLIN);
+
+	/* Out-of-range cores are ignored. */
+	nprof_queues_flushed(ctx->ndev, 2);
+	nprof_queues_flushed(ctx->ndev, U32_MAX);
+	KUNIT_EXPECT_FALSE(test, nprof_sub_poll_mask(s_topsp3) & EPOLLIN);
+}
+
+struct tp_irq {
+	struct hrtimer timer;
+	struct nprof_device *ndev;
+	enum nprof_notify_result res;
+	bool hardirq;
+	struct completion done;
+};
+
+static enum hrtimer_restart tp_irq_fire(struct hrtimer *timer)
+{
+	struct tp_irq *irq = container_of(timer, struct tp_irq, timer);
+	const struct nprof_queue_id q = {
+		sub_base.target_kind, sub_base.target_index, sub_base.queue_type,
+		sub_base.engine
+	};
+	struct neuronprof_notification n = { .code = 99 };
+
+	irq->hardirq = in_hardirq();
+	irq->res = nprof_notify(irq->ndev, &q, &n, false);
+	complete(&irq->done);
+	return HRTIMER_NORESTART;
+}
+
+/* The producer path from hard IRQ context (lockdep checks the locking). */
+static void unplug_test_notify_hardirq(struct kunit *test)
+{
+	struct tp_ctx *ctx = test->priv;
+	struct tp_irq irq = { .ndev = ctx->ndev, .res = NPROF_NOTIFY_UNSUBSCRIBED };
+	struct nprof_sub *sub;
+	unsigned long left;
+
+	sub = tp_subscribe(test, ctx->ndev, &sub_base);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sub);
+
+	init_completion(&irq.done);
+	hrtimer_init_on_stack(&irq.timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	irq.timer.function = tp_irq_fire;
+	hrtimer_start(&irq.timer, ns_to_ktime(1000), HRTIMER_MODE_REL_HARD);
+	left = wait_for_completion_timeout(&irq.done, 10 * HZ);
+	hrtimer_cancel(&irq.timer);
+	destroy_hrtimer_on_stack(&irq.timer);
+
+	KUNIT_ASSERT_NE(test, left, 0UL);
+	KUNIT_EXPECT_TRUE(test, irq.hardirq);
+	KUNIT_EXPECT_EQ(test, irq.res, NPROF_NOTIFY_DELIVERED);
+	KUNIT_EXPECT_EQ(test, ring_at(&sub->ring, 0)->code, 99U);
+	KUNIT_EXPECT_TRUE(test, nprof_sub_poll_mask(sub) & EPOLLIN);
+	/* And from process context with the same lock afterwards. */
+	KUNIT_EXPECT_EQ(test, tp_notify(ctx->ndev, &sub_base, 100), NPROF_NOTIFY_DELIVERED);
+}
+
+static void unplug_test_register_rejects(struct kunit *test)
+{
+	struct tp_ctx *ctx = test->priv;
+	struct nprof_device_desc desc = test_desc;
+
+	KUNIT_EXPECT_EQ(test, PTR_ERR(nprof_device_alloc(NULL, &test_desc, &tp_ops, ctx)),
+			-EINVAL);
+	desc.num_cores = 0;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(nprof_device_alloc(ctx->parent, &desc, &tp_ops, ctx)),
+			-EINVAL);
+	/* The accessors of a registered device. */
+	KUNIT_EXPECT_PTR_EQ(test, nprof_device_priv(ctx->ndev), (void *)ctx);
+	KUNIT_EXPECT_EQ(test, nprof_device_desc(ctx->ndev)->num_topsps, test_desc.num_topsps);
+	KUNIT_EXPECT_STREQ(test, nprof_device_desc(ctx->ndev)->provider, "kunit");
+	KUNIT_EXPECT_PTR_NE(test, nprof_device_desc(ctx->ndev)->provider, test_desc.provider);
+}
+
+/*
+ * An allocated device is invisible until published: no render node, no op
+ * called, producers harmless; dropped unpublished, it takes its index along.
+ */
+static void unplug_test_alloc_unpublished(struct kunit *test)
+{
+	struct tp_ctx *ctx = test->priv;
+	struct nprof_device *ndev;
+	int index;
+
+	ndev = nprof_device_alloc(ctx->parent, &test_desc, &tp_ops, ctx);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ndev);
+	KUNIT_EXPECT_PTR_EQ(test, nprof_device_priv(ndev), (void *)ctx);
+	KUNIT_EXPECT_FALSE(test, ndev->published);
+	KUNIT_EXPECT_FALSE(test, drm_dev_is_unplugged(&ndev->drm));
+	KUNIT_EXPECT_TRUE(test, !ndev->drm.render || !ndev->drm.render->kdev ||
+			  !device_is_registered(ndev->drm.render->kdev));
+	KUNIT_EXPECT_EQ(test, tp_notify(ndev, &sub_base, 1), NPROF_NOTIFY_UNSUBSCRIBED);
+	index = ndev->index;
+	nprof_device_free(ndev);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->starts), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->flushes), 0);
+
+	/* Published, the same parent gets a render node and the index again. */
+	ndev = tp_register(ctx->parent, &test_desc, &tp_ops, ctx);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ndev);
+	KUNIT_EXPECT_TRUE(test, ndev->published);
+	KUNIT_EXPECT_EQ(test, ndev->index, index);
+	KUNIT_EXPECT_TRUE(test, ndev->drm.render && device_is_registered(ndev->drm.render->kdev));
+	nprof_device_unregister(ndev);
+}
+
+/* read(): claims copy under the lock and never hand out an entry twice. */
+static void unplug_test_read_claim(struct kunit *test)
+{
+	struct tp_ctx *ctx = test->priv;
+	struct neuronprof_notification buf[4];
+	struct nprof_sub *sub;
+	u64 start, len;
+
+	sub = tp_subscribe(test, ctx->ndev, &sub_base);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sub);
+	KUNIT_EXPECT_EQ(test, nprof_sub_read_claim(sub, buf, sizeof(buf), &start), 0ULL);
+	KUNIT_ASSERT_EQ(test, tp_notify(ctx->ndev, &sub_base, 10), NPROF_NOTIFY_DELIVERED);
+	KUNIT_ASSERT_EQ(test, tp_notify(ctx->ndev, &sub_base, 11), NPROF_NOTIFY_DELIVERED);
+	KUNIT_ASSERT_EQ(test, tp_notify(ctx->ndev, &sub_base, 12), NPROF_NOTIFY_DELIVERED);
+
+	/* Two claims in flight take disjoint entries. */
+	len = nprof_sub_read_claim(sub, buf, 2 * NPROF_ENTRY_SIZE, &start);
+	KUNIT_EXPECT_EQ(test, len, 2 * NPROF_ENTRY_SIZE);
+	KUNIT_EXPECT_EQ(test, start, 0ULL);
+	KUNIT_EXPECT_EQ(test, buf[0].code, 10U);
+	KUNIT_EXPECT_EQ(test, buf[1].code, 11U);
+	len = nprof_sub_read_claim(sub, &buf[2], 2 * NPROF_ENTRY_SIZE, &start);
+	KUNIT_EXPECT_EQ(test, len, (u64)NPROF_ENTRY_SIZE);
+	KUNIT_EXPECT_EQ(test, start, 2 * NPROF_ENTRY_SIZE);
+	KUNIT_EXPECT_EQ(test, buf[2].code, 12U);
+
+	/* The later claim failed: given back, the entry is read again. */
+	nprof_sub_read_commit(sub, start, len, false);
+	KUNIT_EXPECT_EQ(test, sub->read_pos, 2 * NPROF_ENTRY_SIZE);
+	nprof_sub_read_commit(sub, 0, 2 * NPROF_ENTRY_SIZE, true);
+	KUNIT_EXPECT_EQ(test, sub->ring.cons, 2 * NPROF_ENTRY_SIZE);
+
+	/*
+	 * A release (NQ_DRAIN or the consumer page) past a claim: the claim's
+	 * copy is already safe in its buffer, its commit does not move the
+	 * consumer back, and the next claim starts at the new consumer.
+	 */
+	len = nprof_sub_read_claim(sub, buf, sizeof(buf), &start);
+	KUNIT_EXPECT_EQ(test, len, (u64)NPROF_ENTRY_SIZE);
+	KUNIT_EXPECT_EQ(test, buf[0].code, 12U);
+	KUNIT_ASSERT_EQ(test, tp_notify(ctx->ndev, &sub_base, 13), NPROF_NOTIFY_DELIVERED);
+	nprof_ring_consume(&sub->ring, 4 * NPROF_ENTRY_SIZE);
+	nprof_sub_read_commit(sub, start, len, true);
+	KUNIT_EXPECT_EQ(test, sub->ring.cons, 4 * NPROF_ENTRY_SIZE);
+	KUNIT_EXPECT_EQ(test, nprof_sub_read_claim(sub, buf, sizeof(buf), &start), 0ULL);
+	KUNIT_ASSERT_EQ(test, tp_notify(ctx->ndev, &sub_base, 14), NPROF_NOTIFY_DELIVERED);
+	KUNIT_EXPECT_EQ(test, nprof_sub_read_claim(sub, buf, sizeof(buf), &start),
+			(u64)NPROF_ENTRY_SIZE);
+	KUNIT_EXPECT_EQ(test, start, 4 * NPROF_ENTRY_SIZE);
+	KUNIT_EXPECT_EQ(test, buf[0].code, 14U);
+}
+
+/* The fault handler's pages: the buffer's own, nothing past it. */
+static void unplug_test_fault_pages(struct kunit *test)
+{
+	struct tp_ctx *ctx = test->priv;
+	struct nprof_sub *sub;
+	struct page *page;
+	pgoff_t pg, pages;
+
+	sub = tp_subscribe(test, ctx->ndev, &sub_base);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sub);
+	pages = NPROF_DATA_PGOFF + sub_base.ring_size / PAGE_SIZE;
+	KUNIT_EXPECT_EQ(test, sub->mem_size, (u64)pages * PAGE_SIZE);
+	for (pg = 0; pg < pages; pg++) {
+		page = NULL;
+		KUNIT_EXPECT_EQ(test, nprof_sub_fault_page(sub, pg, &page), (vm_fault_t)0);
+		KUNIT_EXPECT_PTR_EQ(test, page, vmalloc_to_page(sub->mem + pg * PAGE_SIZE));
+	}
+	KUNIT_EXPECT_EQ(test, nprof_sub_fault_page(sub, pages, &page), VM_FAULT_SIGBUS);
+	KUNIT_EXPECT_EQ(test, nprof_sub_fault_page(sub, ULONG_MAX, &page), VM_FAULT_SIGBUS);
+}
+
+/* A ring is charged to its subscriber's user while it exists. */
+static void unplug_test_ring_charged(struct kunit *test)
+{
+	struct tp_ctx *ctx = test->priv;
+	struct user_struct *user = current_user();
+	long before = atomic_long_read(&user->locked_vm);
+	u64 pages = NPROF_DATA_PGOFF + sub_base.ring_size / PAGE_SIZE;
+	struct nprof_sub *sub;
+
+	sub = tp_subscribe(test, ctx->ndev, &sub_base);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sub);
+	KUNIT_EXPECT_PTR_EQ(test, sub->charge.user, user);
+	KUNIT_EXPECT_EQ(test, sub->charge.user_pages + sub->charge.pinned_pages, pages);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&user->locked_vm) - before,
+			(long)sub->charge.user_pages);
+	/* A busy queue is refused before anything is allocated or charged. */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(tp_subscribe(test, ctx->ndev, &sub_base)), -EBUSY);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&user->locked_vm) - before,
+			(long)sub->charge.user_pages);
+	tp_unsubscribe(test, sub);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&user->locked_vm), before);
+}
+
+/* nprof_charge_split(): the allowance first, the rest against the rlimit. */
+static void unplug_test_charge_split(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, nprof_charge_split(0, 10, 100), 0ULL);
+	KUNIT_EXPECT_EQ(test, nprof_charge_split(95, 10, 100), 5ULL);
+	KUNIT_EXPECT_EQ(test, nprof_charge_split(90, 10, 100), 0ULL);
+	KUNIT_EXPECT_EQ(test, nprof_charge_split(100, 10, 100), 10ULL);
+	/* Over an allowance that was lowered: nothing more from it. */
+	KUNIT_EXPECT_EQ(test, nprof_charge_split(150, 10, 100), 10ULL);
+	KUNIT_EXPECT_EQ(test, nprof_charge_split(0, 10, 0), 10ULL);
+	KUNIT_EXPECT_EQ(test, nprof_charge_split(0, 0, 0), 0ULL);
+}
+
+static struct kunit_case unplug_cases[] = {
+	KUNIT_CASE(unplug_test_subscribe_notify_release),
+	KUNIT_CASE(unplug_test_one_subscriber),
+	KUNIT_CASE(unplug_test_start_error),
+	KUNIT_CASE(unplug_test_live_subscription),
+	KUNIT_CASE(unplug_test_parent_gone_first),
+	KUNIT_CASE(unplug_test_drain),
+	KUNIT_CASE(unplug_test_drain_no_flush),
+	KUNIT_CASE(unplug_test_flushed_wakes),
+	KUNIT_CASE(unplug_test_notify_hardirq),
+	KUNIT_CASE(unplug_test_register_rejects),
+	KUNIT_CASE(unplug_test_alloc_unpublished),
+	KUNIT_CASE(unplug_test_read_claim),
+	KUNIT_CASE(unplug_test_fault_pages),
+	KUNIT_CASE(unplug_test_ring_charged),
+	KUNIT_CASE(unplug_test_charge_split),
+	{}
+};
+
+static struct kunit_suite unplug_suite = {
+	.name = "neuronprof_unplug",
+	.init = unplug_init,
+	.exit = unplug_exit,
+	.test_cases = unplug_cases,
+};
+
+kunit_test_suite(unplug_suite);
+
+MODULE_DESCRIPTION("KUnit tests of neuronprof device unplug");
+MODULE_LICENSE("GPL");
