@@ -1157,13 +1157,6 @@ static void page(FILE *f, const char *const *paths, size_t npaths, size_t skippe
 /* ---- command -------------------------------------------------------------------- */
 
 /* One PATH: its profile and recordings (which point into the profile). */
-struct report_path {
-	struct profile prof;
-	struct recording *recs;
-	size_t nrec;
-	bool loaded;
-};
-
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -1178,13 +1171,13 @@ int cmd_report(int argc, char **argv)
 	enum progress_mode pmode = PROGRESS_AUTO;
 	const char *outpath = "-";
 	uint64_t top = 10, nbuckets = 200, done = 0, entries = 0;
-	struct report_path *rp;
+	struct path_recordings *rp;
 	struct rec_timeline *tl;
 	struct rec_stats *st;
 	struct output out;
 	struct progress pg;
-	size_t nrec = 0, npaths, skipped = 0, k;
-	bool keep = false, loaded_any = false;
+	size_t nrec = 0, npaths, nfiles = 0, skipped = 0, k;
+	bool keep = false;
 	int c, ret = 0;
 
 	opterr = 0;
@@ -1221,30 +1214,8 @@ int cmd_report(int argc, char **argv)
 		return EXIT_FAIL;
 	npaths = (size_t)(argc - optind);
 	rp = xcalloc(npaths, sizeof(*rp));
-	for (size_t i = 0; i < npaths; i++) {
-		const char *path = argv[optind + i];
-		struct stat sb;
-		size_t nskip = 0;
-
-		if (profile_load_opts(path, &rp[i].prof, keep, &nskip)) {
-			skipped += nskip + 1;
-			if (keep) {
-				warn("%s: skipped (--keep-going)", path);
-				continue;
-			}
-			ret = EXIT_FAIL;
-			break;
-		}
-		skipped += nskip;
-		loaded_any = true;
-		rp[i].loaded = true;
-		rp[i].recs = recordings_split(&rp[i].prof, path,
-					      !stat(path, &sb) && !S_ISDIR(sb.st_mode), &rp[i].nrec);
-		nrec += rp[i].nrec;
-		entries += rp[i].prof.entries;
-	}
-	if (!ret && !loaded_any)
-		ret = fail("nothing to report: no PATH could be read");
+	ret = paths_load(argv + optind, npaths, keep, "report", rp, &nrec, &entries, &nfiles,
+			 &skipped);
 	if (ret) {
 		output_abort(&out);
 		goto out;
@@ -1275,12 +1246,6 @@ int cmd_report(int argc, char **argv)
 		ret = EXIT_FAIL;
 	}
 out:
-	for (size_t i = 0; i < npaths; i++) {
-		if (!rp[i].loaded)
-			continue;
-		recordings_free(rp[i].recs, rp[i].nrec);
-		profile_free(&rp[i].prof);
-	}
-	free(rp);
+	paths_free(rp, npaths);
 	return ret;
 }

@@ -1190,12 +1190,6 @@ static int csv_close(struct output *o, bool abort)
 /* ---- command -------------------------------------------------------------------- */
 
 /* One PATH: its profile and recordings (which point into the profile). */
-struct summary_path {
-	struct profile prof;
-	struct recording *recs;
-	size_t nrec;
-};
-
 int cmd_summary(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -1211,13 +1205,13 @@ int cmd_summary(int argc, char **argv)
 	};
 	enum progress_mode pmode = PROGRESS_AUTO;
 	const char *csv_dir = NULL;
-	struct summary_path *sp;
+	struct path_recordings *sp;
 	struct rec_stats *stats;
 	struct progress pg;
 	struct output csv[CSV_TABLES];
 	uint64_t top = 5, done = 0, entries = 0;
 	size_t nrec = 0, npaths, nfiles = 0, skipped = 0, k;
-	bool json = false, keep = false, loaded_any = false, have_x;
+	bool json = false, keep = false, have_x;
 	struct xhost xh;
 	int c, ret = 0;
 
@@ -1265,30 +1259,8 @@ int cmd_summary(int argc, char **argv)
 		return EXIT_FAIL;
 	npaths = (size_t)(argc - optind);
 	sp = xcalloc(npaths, sizeof(*sp));
-	for (size_t i = 0; i < npaths; i++) {
-		const char *path = argv[optind + i];
-		struct stat st;
-		size_t nskip = 0;
-
-		if (profile_load_opts(path, &sp[i].prof, keep, &nskip)) {
-			skipped += nskip + 1;
-			if (keep) {
-				warn("%s: skipped (--keep-going)", path);
-				continue;
-			}
-			ret = EXIT_FAIL;
-			break;
-		}
-		skipped += nskip;
-		loaded_any = true;
-		sp[i].recs = recordings_split(&sp[i].prof, path,
-					      !stat(path, &st) && !S_ISDIR(st.st_mode), &sp[i].nrec);
-		nrec += sp[i].nrec;
-		nfiles += sp[i].prof.nfiles;
-		entries += sp[i].prof.entries;
-	}
-	if (!ret && !loaded_any)
-		ret = fail("nothing to summarize: no PATH could be read");
+	ret = paths_load(argv + optind, npaths, keep, "summarize", sp, &nrec, &entries, &nfiles,
+			 &skipped);
 	if (ret) {
 		if (csv_dir)
 			csv_close(csv, true);
@@ -1363,10 +1335,6 @@ int cmd_summary(int argc, char **argv)
 		ret = EXIT_FAIL;
 	}
 out:
-	for (size_t i = 0; i < npaths; i++) {
-		recordings_free(sp[i].recs, sp[i].nrec);
-		profile_free(&sp[i].prof);
-	}
-	free(sp);
+	paths_free(sp, npaths);
 	return ret;
 }

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "summary.h"
 #include "tool.h"
@@ -808,4 +809,47 @@ const char *exec_where(const struct core_timing *ct, uint64_t start, uint64_t en
 		snprintf(buf, len, "after execution %zu", ks - 1);
 	}
 	return buf;
+}
+
+int paths_load(char *const *paths, size_t n, bool keep, const char *verb,
+	       struct path_recordings *out, size_t *nrec, uint64_t *entries, size_t *nfiles,
+	       size_t *skipped)
+{
+	bool loaded_any = false;
+
+	for (size_t i = 0; i < n; i++) {
+		struct path_recordings *p = &out[i];
+		struct stat st;
+		size_t nskip = 0;
+
+		if (profile_load_opts(paths[i], &p->prof, keep, &nskip)) {
+			*skipped += nskip + 1;
+			if (!keep)
+				return EXIT_FAIL;
+			warn("%s: skipped (--keep-going)", paths[i]);
+			continue;
+		}
+		*skipped += nskip;
+		loaded_any = true;
+		p->loaded = true;
+		p->recs = recordings_split(&p->prof, paths[i],
+					   !stat(paths[i], &st) && !S_ISDIR(st.st_mode), &p->nrec);
+		*nrec += p->nrec;
+		*nfiles += p->prof.nfiles;
+		*entries += p->prof.entries;
+	}
+	if (!loaded_any)
+		return fail("nothing to %s: no PATH could be read", verb);
+	return 0;
+}
+
+void paths_free(struct path_recordings *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!p[i].loaded)
+			continue;
+		recordings_free(p[i].recs, p[i].nrec);
+		profile_free(&p[i].prof);
+	}
+	free(p);
 }

@@ -31,6 +31,27 @@ struct recording *recordings_split(const struct profile *p, const char *arg, boo
 				   size_t *nrec);
 void recordings_free(struct recording *r, size_t n);
 
+/* One PATH of a command line, loaded and split into its recordings. */
+struct path_recordings {
+	struct profile prof;
+	struct recording *recs;
+	size_t nrec;
+	bool loaded;
+};
+
+/*
+ * paths_load() - load the @n PATHs of summary or report into @out (@n of
+ * them, zeroed), split into recordings. With @keep a PATH that does not
+ * read is skipped with a warning (--keep-going); without, the first one
+ * stops the load. Adds to *@nrec, *@entries, *@nfiles and *@skipped (the
+ * files left out). Return: 0, or EXIT_FAIL after the message ("nothing to
+ * @verb" when no PATH could be read). paths_free() frees @out.
+ */
+int paths_load(char *const *paths, size_t n, bool keep, const char *verb,
+	       struct path_recordings *out, size_t *nrec, uint64_t *entries, size_t *nfiles,
+	       size_t *skipped);
+void paths_free(struct path_recordings *p, size_t n);
+
 /* Distribution of a set of durations. */
 struct dist {
 	uint64_t count, total, min, avg, median, p95, p99, max;
