@@ -67,6 +67,8 @@
 #include <linux/uaccess.h>
 #include <asm/unaligned.h>
 
+#include "trn_emu_regs.h"
+
 #define EMU_VENDOR		0x1d0f	/* AMZN_VENDOR_ID, neuron_device.h:35 */
 #define EMU_REVISION		0xff	/* REVID_QEMU, neuron_arch.c:24 */
 #define EMU_CLASS		0x120000 /* processing accelerator */
@@ -76,9 +78,6 @@
 #define APB_BASE		0xffff0000000ULL /* V2_APB_BASE, device address */
 #define MISC_RAM		0x30fa0000ULL	/* V2_MMAP_BAR0_APB_MISC_RAM_OFFSET */
 #define QEMU_RESET_WORD		0x30647010ULL	/* SENG_0_RESERVED1 + 0x10 */
-#define CORE_NOTIFIC(nc)	(0x30535000ULL + (nc) * 0x700000ULL)
-#define TS_NOTIFIC(ts)		(0x30e04000ULL + (ts) * 0x40000ULL)
-#define SDMA_NOTIFIC(nc, e)	(0x30401000ULL + (nc) * 0x700000ULL + (e) * 0x7000ULL)
 #define PCI_HOST_BASE		0x100000000000ULL /* V2_PCIE_A0_BASE */
 #define PCI_RT_MASK		0x1f00000000000ULL /* V2_PCIE_ALL_RT_MASK */
 
@@ -86,11 +85,6 @@
 #define TS_COUNT		6
 #define SDMA_PER_NC		16
 #define NQ_SETS			96
-#define NQ_SET(i)		(0x100 + 0x28 * (i))
-#define NQ_BASE_LO		0x0
-#define NQ_BASE_HI		0x4
-#define NQ_SIZE			0x8
-#define NQ_HEAD			0xc
 
 /* Firmware I/O registers in misc RAM (neuron_fw_io.h:45-96). */
 #define FW_DEVICE_ID		0x24

@@ -43,14 +43,11 @@
 #include <unistd.h>
 
 #include "neuron_ioctl.h"
+#include "trn_emu_regs.h"	/* driver/tests/: the emulated register map */
 
 #define EMU "/sys/kernel/debug/neuronprof_trn_emu/"
 #define MAXQ 64
-/* The register sets the driver programs, as trn_emu.c's table (v2). */
-#define CORE_NOTIFIC(nc)	(0x30535000ULL + (nc) * 0x700000ULL)
-#define TS_NOTIFIC(ts)		(0x30e04000ULL + (ts) * 0x40000ULL)
-#define SDMA_NOTIFIC(nc, e)	(0x30401000ULL + (nc) * 0x700000ULL + (e) * 0x7000ULL)
-#define NQ_HEAD_REG(blk, set)	((blk) + 0x100 + 0x28 * (set) + 0xc)
+#define NQ_HEAD_REG(blk, set)	((blk) + NQ_SET(set) + NQ_HEAD)
 #define NQ_TYPE_TRACE_DMA	4
 
 enum unit { U_INDEX, U_BYTE, U_COUNTER };

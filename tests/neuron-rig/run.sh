@@ -70,7 +70,7 @@ result "the hook series applies" $? "$work/apply.log"
 sed -i 's/ -Werror//' "$work/tree/Kbuild"
 make -C "$kdir" M="$work/tree" -j"${NPROF_JOBS:-2}" modules >"$work/build.log" 2>&1
 result "the hooked vendor neuron.ko builds" $? "$work/build.log"
-cc -Wall -Wextra -Werror -O2 -I"$work/tree" -o "$work/nrt_play" "$here/nrt_play.c" >"$work/cc.log" 2>&1
+cc -Wall -Wextra -Werror -O2 -I"$work/tree" -I"$repo/driver/tests" -o "$work/nrt_play" "$here/nrt_play.c" >"$work/cc.log" 2>&1
 result "nrt_play builds against the vendor's neuron_ioctl.h" $? "$work/cc.log"
 [ -f "$work/tree/neuron.ko" ] && [ -x "$work/nrt_play" ] || finish
 
