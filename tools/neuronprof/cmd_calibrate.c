@@ -204,19 +204,24 @@ static uint32_t ring_period(const struct cq *q)
 	return 0;
 }
 
-/* The most frequent value of @v[0..n); 0 for none. */
-static uint32_t mode_of(const uint32_t *v, size_t n)
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The most frequent value of @v[0..n) (sorts @v); 0 for none. */
+static uint32_t mode_of(uint32_t *v, size_t n)
 {
 	uint32_t best = 0;
-	size_t i, j, bc = 0;
+	size_t i, run = 0, bc = 0;
 
+	qsort(v, n, sizeof(*v), cmp_u32);
 	for (i = 0; i < n; i++) {
-		size_t c = 0;
-
-		for (j = 0; j < n; j++)
-			c += v[j] == v[i];
-		if (c > bc) {
-			bc = c;
+		run = i && v[i] == v[i - 1] ? run + 1 : 1;
+		if (run > bc) {
+			bc = run;
 			best = v[i];
 		}
 	}
