@@ -180,6 +180,26 @@ NPROF_API int nprof_sys_trace_config_set_capture_enabled_for_event_type(
 	return 0;
 }
 
+NPROF_API int nprof_sys_trace_get_event_types(const char ***names, size_t *count)
+{
+	return nprof_dup_name_list(nprof_sys_trace_event_names(), NPROF_SYS_TRACE_EVENT_COUNT,
+				   UINT64_MAX, names, count);
+}
+
+NPROF_API void nprof_sys_trace_free_event_types(const char **names, size_t count)
+{
+	nprof_free_name_list(names, count);
+}
+
+NPROF_API int nprof_sys_trace_config_get_enabled_event_types(const struct nprof_sys_trace_config *cfg,
+							     const char ***names, size_t *count)
+{
+	if (!cfg)
+		return nprof_err(EINVAL, "system-trace config is NULL");
+	return nprof_dup_name_list(nprof_sys_trace_event_names(), NPROF_SYS_TRACE_EVENT_COUNT,
+				   cfg->event_type_mask, names, count);
+}
+
 NPROF_API uint64_t nprof_sys_trace_config_get_event_type_mask(const struct nprof_sys_trace_config *cfg)
 {
 	return cfg ? cfg->event_type_mask : 0;

@@ -17,7 +17,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <neuronprof/config.h>
 #include <neuronprof/output.h>
 
 #include "util/internal.h"

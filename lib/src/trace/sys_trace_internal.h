@@ -38,8 +38,6 @@ struct nprof_sys_trace_config {
 	uint8_t capture_nc[NPROF_MAX_CORES];	/* 1 = capture */
 };
 
-/* Parse "group or name" event-type selectors into a mask; 0 or -EINVAL. */
-int nprof_sys_trace_event_selector(const char *name, uint64_t *mask);
 
 /*
  * nprof_sys_trace_intern() for the library's own trace points: NULL on any

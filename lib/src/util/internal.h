@@ -17,7 +17,6 @@
 #include <stdint.h>
 
 #include <neuronprof/common.h>
-#include <neuronprof/config.h>
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
