@@ -215,9 +215,9 @@ NPROF_API struct nprof_capture *nprof_capture_create(struct nprof_device *dev,
 
 	if (!dev)
 		return nprof_err_ptr(EINVAL, "device is NULL");
-	if (opts && opts->size < CAPTURE_OPTS_V1_SIZE)
-		return nprof_err_ptr(EINVAL, "struct nprof_capture_opts size %zu is unsupported (this library: %zu)",
-				     opts->size, sizeof(*opts));
+	if (opts && NPROF_SIZED_VALID_SINCE(opts, nprof_capture_opts, CAPTURE_OPTS_V1_SIZE,
+					    NPROF_SIZED_IN))
+		return NULL;
 	if (v2 && ((opts->flags & ~NPROF_CAPTURE_ZERO_COPY) || opts->reserved))
 		return nprof_err_ptr(EINVAL, "unknown capture option flags 0x%x or reserved 0x%x",
 				     opts->flags & ~NPROF_CAPTURE_ZERO_COPY, opts->reserved);
@@ -1154,9 +1154,9 @@ NPROF_API int nprof_capture_session_stats(struct nprof_capture *cap, uint32_t nc
 
 	if (!st)
 		return nprof_err(EINVAL, "stats is NULL");
-	if (st->size < sizeof(*st))
-		return nprof_err(EINVAL, "struct nprof_capture_stats size %zu is unsupported (this library: %zu)",
-				 st->size, sizeof(*st));
+	ret = NPROF_SIZED_VALID(st, nprof_capture_stats, NPROF_SIZED_OUT);
+	if (ret)
+		return ret;
 	ret = session_get(cap, nc, session_id, true, &c, &link);
 	if (ret)
 		return ret;
@@ -1221,9 +1221,8 @@ NPROF_API int nprof_capture_get_progress(struct nprof_capture *cap,
 
 	if (!cap || !p)
 		return nprof_err(EINVAL, "capture engine or progress is NULL");
-	if (p->size < sizeof(*p))
-		return nprof_err(EINVAL, "struct nprof_capture_progress size %zu is unsupported (this library: %zu)",
-				 p->size, sizeof(*p));
+	if (NPROF_SIZED_VALID(p, nprof_capture_progress, NPROF_SIZED_OUT))
+		return -EINVAL;
 	size = p->size;
 	memset(p, 0, size);
 	p->size = size;

@@ -475,9 +475,10 @@ NPROF_API int nprof_capture_opts_from_config(struct nprof_capture_opts *opts,
 	if (!opts || !cfg)
 		return nprof_err(EINVAL, "capture options or configuration is NULL");
 	/* Callers compiled before flags and spool_dir existed pass a smaller struct. */
-	if (opts->size < offsetof(struct nprof_capture_opts, flags))
-		return nprof_err(EINVAL, "struct nprof_capture_opts size %zu is unsupported (this library: %zu)",
-				 opts->size, sizeof(*opts));
+	ret = NPROF_SIZED_VALID_SINCE(opts, nprof_capture_opts,
+				      offsetof(struct nprof_capture_opts, flags), NPROF_SIZED_OUT);
+	if (ret)
+		return ret;
 	for (t = 0; t < NPROF_QUEUE_TYPES; t++) {
 		ret = nprof_inspect_config_get_ring_size(cfg, t, &opts->ring_size[t]);
 		if (ret)

@@ -6,7 +6,8 @@
  * replaceable module-state and enumeration hooks.
  *
  * device/ is layer 3 of the library (lib/src/README): it may call util/
- * and ntff/ (the checks of caller-sized structs); it records its system-
+ * and ntff/ (whose entry-size bounds a device's entries must meet, a
+ * header's constants only); it records its system-
  * trace events through util/tracepoint.h, never by calling trace/.
  */
 #ifndef NEURONPROF_DEVICE_INTERNAL_H
