@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Device-layer internals shared by device*.c and capture_session*.c, and the
+ * Device-layer internals shared by device*.c and the capture engine, and the
  * seams the host tests use to run the layer without a kernel: a device whose
  * queue operations are functions of the test (rings in ordinary memory) and
  * replaceable module-state and enumeration hooks.
