@@ -32,9 +32,10 @@ It fails (exit 1) on:
     call (the "may call" column), such as capture/ -> trace/ on one layer;
   - a folder, or a public header, that the README does not place.
 Generated protobuf-c code (objects not in a folder, headers not in one) is
-a leaf everyone may use. The last line but one counts the arrows between
-folders (ordered pairs of folders with at least one use or include), and
-how many of them run up the layers. With --graph it prints every edge:
+a leaf everyone may use. Before the verdict it counts the arrows between
+folders (ordered pairs of folders with at least one use or include) and
+the file-level edges between folders, and how many of each run up the
+layers. With --graph it prints every edge:
 the symbols of a use, "#include" for an include.
 """
 import collections
@@ -347,12 +348,18 @@ def main(argv):
 
     arrows = sorted((a, b) for a in folder_edges for b in folder_edges[a])
     up = [(a, b) for a, b in arrows if layers.get(b, 0) > layers.get(a, 0)]
+    # The same between files: a use or an include of a file in another folder.
+    cross = [(folder_of(a), folder_of(b)) for _, a, b, _ in edges
+             if folder_of(a) and folder_of(b) and folder_of(a) != folder_of(b)]
+    cross_up = [1 for fa, fb in cross if layers.get(fb, 0) > layers.get(fa, 0)]
     nuses = sum(1 for e in edges if e[0] == "use")
     nincs = len(edges) - nuses
     for e in errors:
         print("check-layers: " + e)
     print(f"check-layers: {len(arrows)} arrows between folders, {len(up)} running up the layers"
           + (": " + ", ".join(f"{a}/ -> {b}/" for a, b in up) if up else ""))
+    print(f"check-layers: {len(cross)} file-level edges between folders, {len(cross_up)} "
+          "running up the layers")
     verdict = ("no cycle, no upward use or include, none outside a may-call list" if not errors
                else f"{len(errors)} problem(s)")
     print(f"check-layers: {len(files)} files in {len(folders)} folders, {nuses} file-level "

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The host trace (layer 4 of the library, see README): the system-trace
- * rings, the event taxonomy, the system monitor and the system-profile
- * writer. Internals shared by its files and by the layers above.
+ * rings, the system monitor and the system-profile writer (the event
+ * taxonomy they record is util/'s, with the trace points). Internals
+ * shared by its files and by the layers above.
  *
  * May call: util/, model/, ntff/, output/ (never device/ or capture/, which
  * record their events through util/tracepoint.h, nor anything above).
