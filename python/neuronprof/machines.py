@@ -41,18 +41,29 @@ def _u64_sum(series):
 
 
 def _busy_by_core(instr):
-    """Per core_id, the time covered by the union of its instructions' intervals."""
+    """Per core_id, the time covered by the union of its instructions' intervals.
+
+    In integers throughout: times of a database of several machines are on
+    CLOCK_REALTIME (about 2^60 ns), beyond a float's exact integers.
+    """
     iv = instr.loc[instr["end_ts"] > instr["ts"], ["core_id", "ts", "end_ts"]]
     if iv.empty:
         return {}
-    iv = iv.sort_values(["core_id", "ts", "end_ts"], kind="mergesort")
-    prev = iv.groupby("core_id", sort=False)["end_ts"].transform(
-        lambda s: s.cummax().shift(1))
-    start = np.maximum(iv["ts"].to_numpy(dtype="int64"),
-                       prev.fillna(np.iinfo("int64").min).to_numpy(dtype="int64"))
-    add = np.maximum(iv["end_ts"].to_numpy(dtype="int64") - start, 0)
+    iv = iv.astype("int64").sort_values(["core_id", "ts", "end_ts"], kind="mergesort")
+    core = iv["core_id"].to_numpy()
+    ts = iv["ts"].to_numpy()
+    end = iv["end_ts"].to_numpy()
+    # The latest end before each interval of its core (none for the first).
+    run = iv.groupby("core_id", sort=False)["end_ts"].cummax().to_numpy(dtype="int64")
+    prev = np.empty_like(run)
+    prev[0] = np.iinfo("int64").min
+    prev[1:] = run[:-1]
+    first = np.ones(len(core), dtype=bool)
+    first[1:] = core[1:] != core[:-1]
+    prev[first] = np.iinfo("int64").min
+    add = np.maximum(end - np.maximum(ts, prev), 0)
     return {int(k): int(v) for k, v in
-            pd.Series(add, index=iv["core_id"].to_numpy()).groupby(level=0).sum().items()}
+            pd.Series(add, index=core).groupby(level=0).sum().items()}
 
 
 def recording_stats(path, name=None):
