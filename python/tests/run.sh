@@ -28,5 +28,7 @@ if ! missing=$("$py" -c 'import pandas, distributed' 2>&1); then
 	echo "0 passed, 1 failed"
 	exit 1
 fi
-# No network: a LocalCluster on 127.0.0.1 is all the tests use.
+# No network: a LocalCluster on 127.0.0.1 is all the tests use. No
+# __pycache__ left in the tree.
+export PYTHONDONTWRITEBYTECODE=1
 exec "$py" "$here/test_analyze.py" "$build"
