@@ -175,6 +175,10 @@ def main(argv=None):
     except (OSError, TimeoutError) as e:
         _msg(f"cannot reach the cluster{' at ' + args.scheduler if args.scheduler else ''}: {e}")
         return EXIT_FAIL
+    except Exception as e:  # pylint: disable=broad-except
+        # A worker lost under a task (KilledWorker), a scheduler gone, ...
+        _msg(f"the analysis failed on the cluster: {type(e).__name__}: {e}")
+        return EXIT_FAIL
     for path, err in res["errors"]:
         _msg(err)
         if args.keep_going:

@@ -33,7 +33,7 @@ PYROOT = os.path.dirname(HERE)
 sys.path.insert(0, PYROOT)
 
 import neuronprof  # noqa: E402
-from neuronprof import analyze, machines  # noqa: E402
+from neuronprof import analyze  # noqa: E402
 
 ANALYZE = os.path.join(PYROOT, "bin", "neuronprof-analyze")
 PY = sys.executable
