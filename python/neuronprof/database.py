@@ -45,21 +45,23 @@ def _frame(cursor):
     """The rows of @cursor as a DataFrame, integer columns exact."""
     names = [d[0] for d in cursor.description]
     rows = cursor.fetchall()
-    cols = {}
+    if not rows:
+        return pd.DataFrame({n: pd.Series([], dtype=object) for n in names}, columns=names)
+    frame = pd.DataFrame.from_records(rows, columns=names, coerce_float=False)
     for i, name in enumerate(names):
+        if frame[name].dtype == "int64":
+            continue
+        # pandas made floats of integers beside NULLs (or objects of a mix):
+        # integers with NULLs become the nullable Int64, exactly.
         values = [r[i] for r in rows]
         kinds = {type(v) for v in values if v is not None}
-        nulls = any(v is None for v in values)
         if kinds == {int}:
-            cols[name] = pd.array(values, dtype="Int64" if nulls else "int64")
-        elif kinds <= {int, float} and kinds:
-            cols[name] = pd.array([float("nan") if v is None else float(v) for v in values],
-                                  dtype="float64")
+            frame[name] = pd.array(values, dtype="Int64")
+        elif kinds and kinds <= {int, float}:
+            frame[name] = pd.array([float("nan") if v is None else float(v) for v in values],
+                                   dtype="float64")
         else:
-            cols[name] = pd.Series(values, dtype=object)
-    frame = pd.DataFrame(cols, columns=names)
-    if not rows:
-        frame = pd.DataFrame({n: pd.Series([], dtype=object) for n in names}, columns=names)
+            frame[name] = pd.Series(values, dtype=object)
     return frame
 
 
