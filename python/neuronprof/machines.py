@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Several machines' recordings compared, as ``neuronprof summary`` does.
 
-The definitions are those of ``summary`` (tools/neuronprof/xhost.h,
+The definitions are those of ``summary`` (tools/neuronprof/analysis/xhost.h,
 Documentation/analysis.rst, "Comparing machines"); the numbers must be the
 same, and the tests check that they are:
 

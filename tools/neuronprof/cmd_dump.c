@@ -8,9 +8,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "json.h"
-#include "profile.h"
-#include "options.h"
+#include "util/json.h"
+#include "analysis/profile.h"
+#include "util/options.h"
 #include "tool.h"
 
 

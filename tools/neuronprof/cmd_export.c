@@ -18,8 +18,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "export.h"
-#include "output.h"
+#include "export/export.h"
+#include "util/output.h"
+#include "tool.h"
 
 static const char export_usage[] =
 	"Usage: neuronprof export --format json|perfetto|sqlite [-o OUT]\n"

@@ -19,11 +19,11 @@
 
 #include <neuronprof/common.h>
 
-#include "json.h"
-#include "output.h"
-#include "summary.h"
-#include "timeline.h"
-#include "options.h"
+#include "util/json.h"
+#include "util/output.h"
+#include "analysis/summary.h"
+#include "analysis/timeline.h"
+#include "util/options.h"
 #include "tool.h"
 
 

@@ -10,11 +10,11 @@
 
 #include <sys/stat.h>
 
-#include "export.h"
-#include "fmt.h"
-#include "machines.h"
-#include "summary.h"
-#include "timing.h"
+#include "export/export.h"
+#include "util/fmt.h"
+#include "analysis/machines.h"
+#include "analysis/summary.h"
+#include "analysis/timing.h"
 
 struct layout {
 	struct xproc **procs;

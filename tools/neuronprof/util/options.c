@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "options.h"
-#include "tool.h"
+#include "util/options.h"
+#include "util/util.h"
 
 /* getopt_long()'s value of table entry @i without a letter. */
 #define OPT_VAL_LONG	256

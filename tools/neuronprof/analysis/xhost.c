@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "machines.h"
-#include "xhost.h"
+#include "analysis/machines.h"
+#include "analysis/xhost.h"
 
 struct sample {
 	size_t machine, index;

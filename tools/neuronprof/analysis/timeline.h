@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "summary.h"
+#include "analysis/summary.h"
 
 struct unit_timeline {
 	uint64_t *busy;			/* ns per bucket */

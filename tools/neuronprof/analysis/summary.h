@@ -10,9 +10,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "profile.h"
-#include "timing.h"
-#include "tool.h"
+#include "analysis/profile.h"
+#include "analysis/timing.h"
+#include "util/util.h"
 
 /* A recording: the NTFF files and system profile of one directory. */
 struct recording {

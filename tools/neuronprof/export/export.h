@@ -37,8 +37,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "profile.h"
-#include "tool.h"
+#include "analysis/profile.h"
+#include "util/util.h"
 
 /*
  * Process ids of NeuronCores: XPID_DEVICE_BASE + 1000 * device + core. The

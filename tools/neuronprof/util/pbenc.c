@@ -4,7 +4,7 @@
  */
 #include <stdlib.h>
 
-#include "pbenc.h"
+#include "util/pbenc.h"
 
 int pb_init(struct pbenc *e, FILE *f)
 {

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "timeline.h"
-#include "tool.h"
+#include "analysis/timeline.h"
+#include "util/util.h"
 
 static struct core_timeline *tl_core(struct rec_timeline *tl, const struct rec_stats *s,
 				     uint32_t dev, uint32_t core, const struct core_stats **cs)

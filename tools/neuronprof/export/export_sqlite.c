@@ -25,10 +25,10 @@
 
 #include <neuronprof/common.h>
 
-#include "export.h"
-#include "machines.h"
-#include "summary.h"
-#include "timing.h"
+#include "export/export.h"
+#include "analysis/machines.h"
+#include "analysis/summary.h"
+#include "analysis/timing.h"
 
 #define SCHEMA_VERSION	"4"
 

@@ -27,7 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "profile.h"
+#include "analysis/profile.h"
 
 struct inference {
 	uint64_t start, stop;

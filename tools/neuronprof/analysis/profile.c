@@ -14,8 +14,8 @@
 
 #include <neuronprof/common.h>
 
-#include "profile.h"
-#include "tool.h"
+#include "analysis/profile.h"
+#include "util/util.h"
 
 /*
  * profile_load_skipping()'s @why while it runs: a bad file is a warning

@@ -32,8 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export.h"
-#include "pbenc.h"
+#include "export/export.h"
+#include "util/pbenc.h"
 
 /* All packets form one sequence; 0 would mean "no sequence". */
 #define SEQUENCE_ID			1

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "timing.h"
-#include "tool.h"
+#include "analysis/timing.h"
+#include "util/util.h"
 
 /* Room for @extra more elements beyond @n, in one allocation of exactly that size. */
 static void *xreserve(void *v, size_t n, size_t extra, size_t *cap, size_t size)

@@ -246,9 +246,6 @@ static inline void raw_part_of(const struct entry *e, struct raw_part *r)
 	}
 }
 
-/* @n bytes as lower-case hex into @buf (2 * @n + 1 bytes); returns @buf. */
-char *hex_bytes(char *buf, const unsigned char *p, size_t n);
-
 /*
  * The NeuronCore a queue belongs to: its own index for a core queue, the
  * core a TopSP serves (t / (num_topsps / num_cores)) for a TopSP queue, or

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "summary.h"
-#include "tool.h"
+#include "analysis/summary.h"
+#include "util/util.h"
 
 static void dist_of(struct dist *d, uint64_t *v, size_t n)
 {

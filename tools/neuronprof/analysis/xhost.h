@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "summary.h"
+#include "analysis/summary.h"
 
 struct xhost_op {
 	uint32_t code;

@@ -9,10 +9,10 @@
 #include <string.h>
 #include <time.h>
 
+#include <drm/neuronprof_drm.h>
 #include <neuronprof/ntff.h>
 
-#include "profile.h"
-#include "tool.h"
+#include "util/util.h"
 
 const char *tool_cmd = NULL;
 

@@ -21,8 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "output.h"
-#include "tool.h"
+#include "util/output.h"
+#include "util/util.h"
 
 #define MAX_LINKS	40	/* as the kernel's path walk */
 

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tool.h"
+#include "util/util.h"
 
 #define BAR_WIDTH	40
 #define REDRAW_NS	100000000ULL

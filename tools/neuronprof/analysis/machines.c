@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "machines.h"
-#include "summary.h"
-#include "tool.h"
+#include "analysis/machines.h"
+#include "analysis/summary.h"
+#include "util/util.h"
 
 static const char *recording_machine(const struct recording *r)
 {

@@ -25,9 +25,9 @@
 
 #include <neuronprof/common.h>
 
-#include "export.h"
-#include "fmt.h"
-#include "json.h"
+#include "export/export.h"
+#include "util/fmt.h"
+#include "util/json.h"
 
 struct json_export {
 	bool first;

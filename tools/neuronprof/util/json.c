@@ -5,7 +5,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "json.h"
+#include "util/json.h"
 
 void jw_init(struct json *j, FILE *f, bool pretty)
 {

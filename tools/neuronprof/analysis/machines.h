@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "profile.h"
+#include "analysis/profile.h"
 
 struct recording;
 
