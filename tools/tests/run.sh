@@ -1562,6 +1562,7 @@ recording $basic" ] || { echo "recordings not in the order of the PATHs:"; grep 
 }
 
 # ---- the tool's source layers (tools/check-layers.py) ---------------------
+label=
 t_layers() {
 	"$py" "$tools/check-layers.py" >"$tmp/layers" || { cat "$tmp/layers"; return 1; }
 	has "0 running up" "$tmp/layers"

@@ -182,14 +182,13 @@ static struct core_stats *core_get(struct rec_stats *s, const struct prof_file *
 static struct unit *unit_get(struct rec_stats *s, struct core_stats *c, bool topsp,
 			     uint32_t index)
 {
-	for (size_t i = 0; i < c->nunits; i++)
-		if (c->units[i].topsp == topsp && c->units[i].index == index)
-			return &c->units[i];
-	c->units = xgrow1(c->units, c->nunits, sizeof(*c->units));
-	c->units[c->nunits].topsp = topsp;
-	c->units[c->nunits].index = index;
-	c->units[c->nunits].idle.max = s->top;
-	return &c->units[c->nunits++];
+	bool added;
+	struct unit *u = unit_of((void **)&c->units, &c->nunits, sizeof(*c->units),
+				 (struct unit_id){ topsp, index }, &added);
+
+	if (added)
+		u->idle.max = s->top;
+	return u;
 }
 
 static void seen(uint64_t *first, uint64_t *last, bool *any, uint64_t ts)

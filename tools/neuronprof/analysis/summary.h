@@ -77,8 +77,7 @@ struct top_gaps {
 
 /* An engine or a TopSP of a NeuronCore. */
 struct unit {
-	bool topsp;
-	uint32_t index;			/* engine or TopSP number */
+	UNIT_ID_MEMBERS;
 	uint64_t instructions, events, event_slices, event_busy, busy;
 	uint64_t dma, dma_bytes, errors, lost, gaps;
 	uint64_t first, last;

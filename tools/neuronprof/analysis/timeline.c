@@ -21,12 +21,13 @@ static struct core_timeline *tl_core(struct rec_timeline *tl, const struct rec_s
 	return NULL;
 }
 
-static size_t unit_of(const struct core_stats *c, bool topsp, uint32_t index)
+/* The position of unit @topsp/@index among @c's units, or SIZE_MAX. */
+static size_t unit_pos(const struct core_stats *c, bool topsp, uint32_t index)
 {
-	for (size_t k = 0; k < c->nunits; k++)
-		if (c->units[k].topsp == topsp && c->units[k].index == index)
-			return k;
-	return SIZE_MAX;
+	const struct unit *u = unit_find(c->units, c->nunits, sizeof(*c->units),
+					 (struct unit_id){ topsp, index });
+
+	return u ? (size_t)(u - c->units) : SIZE_MAX;
 }
 
 /* [a, b) of busy time, split over the buckets it overlaps. */
@@ -79,13 +80,13 @@ static void add_queue(struct rec_timeline *tl, const struct rec_stats *s,
 	case NEURONPROF_QT_TRACE:
 	case NEURONPROF_QT_EVENT:
 	case NEURONPROF_QT_DMA:
-		k = unit_of(c, false, q->engine);
+		k = unit_pos(c, false, q->engine);
 		break;
 	case NEURONPROF_QT_TOPSP_TRACE:
 	case NEURONPROF_QT_TOPSP_EVENT:
 	case NEURONPROF_QT_TOPSP_ERROR:
 		topsp = true;
-		k = unit_of(c, true, q->target_index);
+		k = unit_pos(c, true, q->target_index);
 		break;
 	default:
 		break;

@@ -41,15 +41,35 @@ static void source_add(struct timing_source **v, size_t *n, const struct prof_fi
 	(*v)[(*n)++] = (struct timing_source){ .f = f, .lq = lq };
 }
 
+const void *unit_find(const void *units, size_t n, size_t size, struct unit_id id)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct unit_id *u = (const void *)((const char *)units + i * size);
+
+		if (u->topsp == id.topsp && u->index == id.index)
+			return u;
+	}
+	return NULL;
+}
+
+void *unit_of(void **units, size_t *n, size_t size, struct unit_id id, bool *added)
+{
+	struct unit_id *u = (void *)unit_find(*units, *n, size, id);
+
+	if (added)
+		*added = !u;
+	if (u)
+		return u;
+	*units = xgrow1(*units, *n, size);
+	u = (void *)((char *)*units + (*n)++ * size);
+	*u = id;
+	return u;
+}
+
 static struct unit_windows *unit_get(struct core_timing *c, bool topsp, uint32_t index)
 {
-	for (size_t i = 0; i < c->nunits; i++)
-		if (c->units[i].topsp == topsp && c->units[i].index == index)
-			return &c->units[i];
-	c->units = xgrow1(c->units, c->nunits, sizeof(*c->units));
-	c->units[c->nunits].topsp = topsp;
-	c->units[c->nunits].index = index;
-	return &c->units[c->nunits++];
+	return unit_of((void **)&c->units, &c->nunits, sizeof(*c->units),
+		       (struct unit_id){ topsp, index }, NULL);
 }
 
 /* ---- the pairs of one queue ---------------------------------------------- */
@@ -255,10 +275,8 @@ static int cmp_window(const void *a, const void *b)
 
 const struct unit_windows *timing_unit(const struct core_timing *ct, bool topsp, uint32_t index)
 {
-	for (size_t i = 0; ct && i < ct->nunits; i++)
-		if (ct->units[i].topsp == topsp && ct->units[i].index == index)
-			return &ct->units[i];
-	return NULL;
+	return ct ? unit_find(ct->units, ct->nunits, sizeof(*ct->units),
+			      (struct unit_id){ topsp, index }) : NULL;
 }
 
 /* Whether @n elements of @size at @v are in the order of @cmp already. */

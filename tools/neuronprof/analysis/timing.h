@@ -60,9 +60,38 @@ struct timing_source {
  * The EVENT windows of one engine (or TopSP) of a core, in time order: in
  * @w, or (@streamed) read from its queues @src by cursors when needed.
  */
-struct unit_windows {
+/*
+ * Which unit of a NeuronCore an entry belongs to: an engine or a TopSP, by
+ * number. Every per-unit struct of the analysis (struct unit_windows here,
+ * struct unit of summary.h) starts with it, as UNIT_ID_MEMBERS, so that one
+ * lookup, unit_find() or unit_of(), finds (or adds) the unit in any of them.
+ */
+struct unit_id {
 	bool topsp;
-	uint32_t index;
+	uint32_t index;			/* engine or TopSP number */
+};
+
+#define UNIT_ID_MEMBERS \
+	union { \
+		struct unit_id id; \
+		struct { \
+			bool topsp; \
+			uint32_t index; \
+		}; \
+	}
+
+/* unit_find() - the unit @id among the @n units of @size bytes at @units, or NULL. */
+const void *unit_find(const void *units, size_t n, size_t size, struct unit_id id);
+
+/*
+ * unit_of() - the unit @id in the array *@units of *@n elements of @size
+ * bytes (each starting with UNIT_ID_MEMBERS); when it is not there, a zeroed
+ * one is appended with its id set, and *@added (if not NULL) says so.
+ */
+void *unit_of(void **units, size_t *n, size_t size, struct unit_id id, bool *added);
+
+struct unit_windows {
+	UNIT_ID_MEMBERS;
 	struct window *w;
 	size_t n, cap;
 	bool streamed;
