@@ -159,6 +159,20 @@ suite() {
 	}
 	run "man page: every option of every --help, the synopsis complete" t_man_options
 
+	# The export formats come from one table (export/formats.c): --help lists
+	# it, the man page documents each, and --format refuses what is not in it.
+	t_export_formats() {
+		local man=$repo/man/neuronprof.1 f n=0
+		for f in $("$np" export --help | sed -n '/^Formats:/,/^$/p' | awk 'NR > 1 && NF { print $1 }'); do
+			n=$((n + 1))
+			grep -qF -- "\-\-format\  $f" "$man" || { echo "format $f: not in the man page"; return 1; }
+		done
+		[ "$n" -ge 3 ] || { echo "export --help lists $n formats"; return 1; }
+		expect_exit 2 "unknown format 'csv' \(expected json, perfetto or sqlite\)" \
+			"$np" export --format csv "$basic"
+	}
+	run "export formats: one table behind --help, the man page and --format" t_export_formats
+
 	# One parser for sizes: K, M and G everywhere, the range in the same units.
 	t_ring_size_units() {
 		"$np" record -o "$tmp/recdir" --ring-size 2048K -- env >"$tmp/env" 2>/dev/null &&

@@ -210,4 +210,34 @@ extern const struct xformat perfetto_format;
 int sqlite_export(const struct profile *prof, const char *source, const char *path,
 		  const char *name, struct progress *pg, struct export_stats *st);
 
+/**
+ * struct export_format - one format of export (formats.c).
+ * @name: what --format takes.
+ * @about: one line for --help.
+ * @binary: what the output is called when it must not go to a terminal
+ *	("a Perfetto trace"), or NULL for text.
+ * @database: written by file name (output.h's OUTPUT_BY_NAME) and reported
+ *	in rows, not in slices.
+ * @run: writes @prof to @out (stream formats) or to the file @path
+ *	(@database), @name being what the user asked for. Return: 0, or -1
+ *	after an error message.
+ */
+struct export_format {
+	const char *name;
+	const char *about;
+	const char *binary;
+	bool database;
+	int (*run)(const struct profile *prof, const char *source, FILE *out, const char *path,
+		   const char *name, struct progress *pg, struct export_stats *st);
+};
+
+/* Every format, ending with one whose @name is NULL. */
+extern const struct export_format export_formats[];
+
+/* export_format_find() - the format called @name, or NULL. */
+const struct export_format *export_format_find(const char *name);
+
+/* export_format_names() - "json, perfetto or sqlite" into @buf; returns @buf. */
+const char *export_format_names(char *buf, size_t len);
+
 #endif /* NEURONPROF_TOOL_EXPORT_H */

@@ -94,7 +94,10 @@ void opts_usage(FILE *f, const struct cmd_desc *d)
 			break;
 		s = nl + 1;
 	}
-	fprintf(f, "\n%s\n", d->about);
+	fprintf(f, "\n%s", d->about);
+	if (d->describe)
+		d->describe(f);
+	fputc('\n', f);
 	for (size_t i = 0; i <= n; i++) {
 		if (i < n && d->opts[i].kind == OPT_KIND_GROUP)
 			continue;

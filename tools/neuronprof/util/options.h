@@ -99,6 +99,8 @@ struct opt {
  * @name: the subcommand ("record").
  * @synopsis: the usage lines after "neuronprof ", '\n' between them.
  * @about: what the command does (a paragraph, lines ending in '\n').
+ * @describe: when set, writes more of the description after @about (a list
+ *	that comes from a table, say).
  * @opts: the options, ending with OPT_END(); -h/--help is added.
  * @notes: text after the options, or NULL.
  */
@@ -106,6 +108,7 @@ struct cmd_desc {
 	const char *name;
 	const char *synopsis;
 	const char *about;
+	void (*describe)(FILE *f);
 	const struct opt *opts;
 	const char *notes;
 };
