@@ -54,7 +54,7 @@ static int run(const struct profile *prof, const char *source, const struct expo
 	if (out)
 		setvbuf(out, NULL, _IOFBF, 1 << 20);
 	progress_start(&pg, pmode, "export", prof->entries);
-	ret = fmt->run(prof, source, out, out_path, out_name, &pg, st);
+	ret = export_format_run(fmt, prof, source, out, out_path, out_name, &pg, st);
 	progress_finish(&pg);
 	return ret ? EXIT_FAIL : 0;
 }

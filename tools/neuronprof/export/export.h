@@ -216,20 +216,31 @@ int sqlite_export(const struct profile *prof, const char *source, const char *pa
  * @about: one line for --help.
  * @binary: what the output is called when it must not go to a terminal
  *	("a Perfetto trace"), or NULL for text.
- * @database: written by file name (output.h's OUTPUT_BY_NAME) and reported
- *	in rows, not in slices.
- * @run: writes @prof to @out (stream formats) or to the file @path
- *	(@database), @name being what the user asked for. Return: 0, or -1
- *	after an error message.
+ * @timeline: a timeline format: its callbacks, fed by export_run() ...
+ * @open: ... with the context this makes for the output stream ...
+ * @close: ... and frees afterwards.
+ * @database: or a database, written by file name (output.h's
+ *	OUTPUT_BY_NAME) and reported in rows: sqlite_export().
  */
 struct export_format {
 	const char *name;
 	const char *about;
 	const char *binary;
-	bool database;
-	int (*run)(const struct profile *prof, const char *source, FILE *out, const char *path,
-		   const char *name, struct progress *pg, struct export_stats *st);
+	const struct xformat *timeline;
+	void *(*open)(FILE *out);
+	void (*close)(void *ctx);
+	int (*database)(const struct profile *prof, const char *source, const char *path,
+			const char *name, struct progress *pg, struct export_stats *st);
 };
+
+/*
+ * export_format_run() - writes @prof in @fmt: to @out for a timeline, to
+ * the file @path for a database (@name being what the user asked for).
+ * Return: 0, or -1 after an error message.
+ */
+int export_format_run(const struct export_format *fmt, const struct profile *prof,
+		      const char *source, FILE *out, const char *path, const char *name,
+		      struct progress *pg, struct export_stats *st);
 
 /* Every format, ending with one whose @name is NULL. */
 extern const struct export_format export_formats[];

@@ -8,55 +8,53 @@
 
 #include "export/export.h"
 
-static int run_json(const struct profile *prof, const char *source, FILE *out,
-		    const char *path, const char *name, struct progress *pg,
-		    struct export_stats *st)
+static void *json_open(FILE *out)
 {
-	struct json_export *x = json_export_new(out);
-	int ret;
+	return json_export_new(out);
+}
 
-	(void)path;
-	(void)name;
-	if (!x)
-		return fail("out of memory"), -1;
-	ret = export_run(prof, source, &json_format, x, pg, st);
+static void json_close(void *x)
+{
 	json_export_free(x);
-	return ret;
 }
 
-static int run_perfetto(const struct profile *prof, const char *source, FILE *out,
-			const char *path, const char *name, struct progress *pg,
-			struct export_stats *st)
+static void *perfetto_open(FILE *out)
 {
-	struct perfetto_export *x = perfetto_export_new(out);
-	int ret;
+	return perfetto_export_new(out);
+}
 
-	(void)path;
-	(void)name;
-	if (!x)
-		return fail("out of memory"), -1;
-	ret = export_run(prof, source, &perfetto_format, x, pg, st);
+static void perfetto_close(void *x)
+{
 	perfetto_export_free(x);
-	return ret;
-}
-
-static int run_sqlite(const struct profile *prof, const char *source, FILE *out,
-		      const char *path, const char *name, struct progress *pg,
-		      struct export_stats *st)
-{
-	(void)out;
-	return sqlite_export(prof, source, path, name, pg, st);
 }
 
 const struct export_format export_formats[] = {
 	{ "json", "Chrome trace-event JSON (chrome://tracing, ui.perfetto.dev)",
-	  NULL, false, run_json },
+	  .timeline = &json_format, .open = json_open, .close = json_close },
 	{ "perfetto", "native Perfetto protobuf trace (ui.perfetto.dev, trace_processor)",
-	  "a Perfetto trace", false, run_perfetto },
+	  .binary = "a Perfetto trace",
+	  .timeline = &perfetto_format, .open = perfetto_open, .close = perfetto_close },
 	{ "sqlite", "an SQLite database (schema: neuronprof-sqlite(5))",
-	  "an SQLite database", true, run_sqlite },
-	{ NULL, NULL, NULL, false, NULL },
+	  .binary = "an SQLite database", .database = sqlite_export },
+	{ NULL },
 };
+
+int export_format_run(const struct export_format *fmt, const struct profile *prof,
+		      const char *source, FILE *out, const char *path, const char *name,
+		      struct progress *pg, struct export_stats *st)
+{
+	void *x;
+	int ret;
+
+	if (fmt->database)
+		return fmt->database(prof, source, path, name, pg, st);
+	x = fmt->open(out);
+	if (!x)
+		return fail("out of memory"), -1;
+	ret = export_run(prof, source, fmt->timeline, x, pg, st);
+	fmt->close(x);
+	return ret;
+}
 
 const struct export_format *export_format_find(const char *name)
 {
