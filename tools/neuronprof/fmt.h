@@ -13,33 +13,68 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Writes @v in decimal at @p (no NUL); returns the end. At most 20 chars. */
+/* Decimal digits of @v (1 for 0). */
+static inline int fmt_u64_digits(uint64_t v)
+{
+	static const uint64_t pow10[20] = {
+		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+		100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL,
+		1000000000000ULL, 10000000000000ULL, 100000000000000ULL,
+		1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
+		1000000000000000000ULL, 10000000000000000000ULL,
+	};
+	/* floor(log10(2^bits)) approximates the count; one compare corrects it. */
+	int t = ((64 - __builtin_clzll(v | 1)) * 1233) >> 12;
+
+	return t + ((v | 1) >= pow10[t]);
+}
+
+/*
+ * Writes @v in decimal at @p (no NUL); returns the end. At most 20 chars.
+ * The digits go straight to their place, two at a time from a table: a
+ * number built in a scratch array and copied after was read back before its
+ * byte stores had landed, a store-forwarding stall per number.
+ */
 static inline char *fmt_u64(char *p, uint64_t v)
 {
-	char tmp[20];
-	int i = 20;
+	static const char pairs[201] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+	char *end = p + fmt_u64_digits(v), *q = end;
 
-	do {
-		tmp[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	memcpy(p, tmp + i, (size_t)(20 - i));
-	return p + (20 - i);
+	while (v >= 100) {
+		unsigned int r = (unsigned int)(v % 100);
+
+		v /= 100;
+		q -= 2;
+		q[0] = pairs[2 * r];
+		q[1] = pairs[2 * r + 1];
+	}
+	if (v >= 10) {
+		q[-2] = pairs[2 * v];
+		q[-1] = pairs[2 * v + 1];
+	} else {
+		q[-1] = (char)('0' + v);
+	}
+	return end;
 }
 
 /* Writes @v in lowercase hex, at least @min digits, no prefix; at most 16 chars. */
 static inline char *fmt_hex(char *p, uint64_t v, int min)
 {
 	static const char digits[] = "0123456789abcdef";
-	char tmp[16];
-	int i = 16;
+	int n = (64 - __builtin_clzll(v | 1) + 3) / 4;
+	char *end;
 
-	do {
-		tmp[--i] = digits[v & 15];
+	if (n < min)
+		n = min;
+	end = p + n;
+	while (p < end) {
+		*--end = digits[v & 15];
 		v >>= 4;
-	} while (v || 16 - i < min);
-	memcpy(p, tmp + i, (size_t)(16 - i));
-	return p + (16 - i);
+	}
+	return p + n;
 }
 
 /* Copies the NUL-terminated @s at @p; returns the end. */
