@@ -122,9 +122,28 @@ struct pending {
 	const char *s;
 };
 
+/*
+ * Categories and annotation names interned, remembered by address: the
+ * walk's are string literals or strings of the profile, which do not change
+ * during an export (export.h), so a hit skips hashing and comparing.
+ */
+#define ADDR_CACHE	64
+
+struct addr_cache {
+	const char *s[ADDR_CACHE];
+	uint64_t iid[ADDR_CACHE];
+};
+
+/* Short event names by their bytes (name_iid()). */
+#define NAME_CACHE	1024
+
 struct perfetto_export {
 	struct pbenc e;
 	struct intern names, cats, keys;
+	struct addr_cache cat_addr, key_addr;
+	struct {
+		uint64_t w0, w1, iid;
+	} name_cache[NAME_CACHE];
 	struct pending def[2 + XARGS_MAX];
 	int ndef;
 };
@@ -215,6 +234,23 @@ static uint64_t intern(struct perfetto_export *x, struct intern *t, uint32_t fie
 	t->n++;
 	x->def[x->ndef++] = (struct pending){ .field = field, .iid = t->iid[h], .s = t->key[h] };
 	return t->iid[h];
+}
+
+/* intern() of a category or annotation name, through @c. */
+static uint64_t intern_addr(struct perfetto_export *x, struct intern *t, struct addr_cache *c,
+			    uint32_t field, const char *s)
+{
+	size_t h = ((uintptr_t)s >> 3) % ADDR_CACHE;
+	uint64_t iid;
+
+	if (c->s[h] == s)
+		return c->iid[h];
+	iid = intern(x, t, field, s);
+	if (iid) {
+		c->s[h] = s;
+		c->iid[h] = iid;
+	}
+	return iid;
 }
 
 struct perfetto_export *perfetto_export_new(FILE *out)
@@ -374,78 +410,158 @@ static void definitions(struct perfetto_export *x)
 	x->ndef = 0;
 }
 
-static void annotation(struct perfetto_export *x, const struct xarg *a, uint64_t key_iid)
+/*
+ * The iid of event name @s (as intern() of x->names), through a cache of
+ * names up to 16 bytes keyed by their bytes and length: an event's name is
+ * built afresh for each event, so its address says nothing, but hashing two
+ * words is cheaper than hashing and comparing the string.
+ */
+static uint64_t name_iid(struct perfetto_export *x, const char *s)
+{
+	size_t n = strlen(s), h;
+	uint64_t w0 = 0, w1 = 0, iid;
+
+	if (n > 16)
+		return intern(x, &x->names, INTERNED_NAMES, s);
+	/* The bytes as two words (the second overlapping the first), and the length. */
+	if (n >= 8) {
+		memcpy(&w0, s, 8);
+		memcpy(&w1, s + n - 8, 8);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			w0 |= (uint64_t)(uint8_t)s[i] << (8 * i);
+	}
+	w1 ^= n;
+	h = (size_t)(((w0 ^ (w1 * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL) >> 54) %
+	    NAME_CACHE;
+	if (x->name_cache[h].iid && x->name_cache[h].w0 == w0 && x->name_cache[h].w1 == w1)
+		return x->name_cache[h].iid;
+	iid = intern(x, &x->names, INTERNED_NAMES, s);
+	if (iid) {
+		x->name_cache[h].w0 = w0;
+		x->name_cache[h].w1 = w1;
+		x->name_cache[h].iid = iid;
+	}
+	return iid;
+}
+
+/* Room a packet needs, up to the next flush; false (message given) when out of memory. */
+static inline bool packet_room(struct perfetto_export *x, size_t n)
 {
 	struct pbenc *e = &x->e;
 
-	pb_need(e, 64);
-	pb_open(e, TE_DEBUG_ANNOTATIONS);
+	if (e->len >= PBENC_FLUSH || e->nomem)
+		pb_flush(e);
+	pb_need(e, n);
+	if (e->nomem) {
+		fail("out of memory");
+		return false;
+	}
+	return true;
+}
+
+static uint8_t *annotation(uint8_t *p, const struct xarg *a, uint64_t key_iid)
+{
+	uint8_t *at;
+
+	p = pbc_open(p, TE_DEBUG_ANNOTATIONS, &at);
 	if (key_iid)
-		pb_uint(e, DA_NAME_IID, key_iid);
+		p = pbc_uint(p, DA_NAME_IID, key_iid);
 	else
-		pb_str(e, DA_NAME, a->key);
+		p = pbc_bytes(p, DA_NAME, a->key, strlen(a->key));
 	switch (a->kind) {
 	case XARG_U64:
-		pb_uint(e, DA_UINT, a->u);
+		p = pbc_uint(p, DA_UINT, a->u);
 		break;
 	case XARG_HEX:
 		/* Shown in hex by viewers. */
-		pb_uint(e, DA_POINTER, a->u);
+		p = pbc_uint(p, DA_POINTER, a->u);
 		break;
 	case XARG_STR:
-		pb_str(e, DA_STRING, a->s);
+		p = pbc_bytes(p, DA_STRING, a->s, strlen(a->s));
 		break;
 	case XARG_I64:
-		pb_int(e, DA_INT, a->i);
+		p = pbc_int(p, DA_INT, a->i);
 		break;
 	case XARG_DOUBLE:
-		pb_double(e, DA_DOUBLE, a->d);
+		p = pbc_double(p, DA_DOUBLE, a->d);
 		break;
 	}
-	pb_close(e);
+	return pbc_close(at, p);
 }
 
-/* A named event (slice begin or instant) with its category and arguments. */
+/*
+ * A named event (slice begin or instant) with its category and arguments,
+ * encoded through a cursor (pbenc.h) into room asked for once.
+ */
 static int named_event(struct perfetto_export *x, uint32_t type, const struct xtrack *t,
 		       const char *cat, const char *name, uint64_t ts, const struct xarg *a,
 		       int n, uint64_t flow_out, uint64_t flow_in)
 {
 	struct pbenc *e = &x->e;
-	uint64_t cat_iid, name_iid, key_iid[XARGS_MAX];
+	uint64_t cat_iid, nm_iid, key_iid[XARGS_MAX];
+	size_t need = 128, pkt_off;
+	uint8_t *p, *pkt, *te;
 	bool interned;
 
 	if (n > XARGS_MAX)
 		n = XARGS_MAX;
 	x->ndef = 0;
-	cat_iid = intern(x, &x->cats, INTERNED_CATEGORIES, cat);
-	name_iid = intern(x, &x->names, INTERNED_NAMES, name);
-	interned = cat_iid || name_iid;
+	cat_iid = intern_addr(x, &x->cats, &x->cat_addr, INTERNED_CATEGORIES, cat);
+	nm_iid = name_iid(x, name);
+	interned = cat_iid || nm_iid;
+	if (!cat_iid)
+		need += strlen(cat);
+	if (!nm_iid)
+		need += strlen(name);
 	for (int i = 0; i < n; i++) {
-		key_iid[i] = intern(x, &x->keys, INTERNED_ANNOTATION_NAMES, a[i].key);
+		key_iid[i] = intern_addr(x, &x->keys, &x->key_addr, INTERNED_ANNOTATION_NAMES,
+					 a[i].key);
 		interned |= key_iid[i] != 0;
+		need += 48 + (key_iid[i] ? 0 : strlen(a[i].key)) +
+			(a[i].kind == XARG_STR ? strlen(a[i].s) : 0);
 	}
-	packet_begin(x, interned ? SEQ_NEEDS_INCREMENTAL_STATE : 0);
-	pb_uint(e, PKT_TIMESTAMP, ts);
-	definitions(x);
-	pb_open(e, PKT_TRACK_EVENT);
-	pb_uint(e, TE_TYPE, type);
-	pb_uint(e, TE_TRACK_UUID, t->uuid);
+	if (!packet_room(x, need))
+		return -1;
+	p = pb_cursor(e);
+	p = pbc_open(p, TRACE_PACKET, &pkt);
+	p = pbc_uint(p, PKT_SEQUENCE_ID, SEQUENCE_ID);
+	if (interned)
+		p = pbc_uint(p, PKT_SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+	p = pbc_uint(p, PKT_TIMESTAMP, ts);
+	if (x->ndef) {
+		/* A string's first use: its definition, with the encoder's own calls. */
+		pkt_off = (size_t)(pkt - e->buf);
+		pb_commit(e, p);
+		definitions(x);
+		if (e->nomem)
+			return fail("out of memory");
+		pb_need(e, need);
+		if (e->nomem)
+			return fail("out of memory");
+		pkt = e->buf + pkt_off;
+		p = pb_cursor(e);
+	}
+	p = pbc_open(p, PKT_TRACK_EVENT, &te);
+	p = pbc_uint(p, TE_TYPE, type);
+	p = pbc_uint(p, TE_TRACK_UUID, t->uuid);
 	if (cat_iid)
-		pb_uint(e, TE_CATEGORY_IIDS, cat_iid);
+		p = pbc_uint(p, TE_CATEGORY_IIDS, cat_iid);
 	else
-		pb_str(e, TE_CATEGORIES, cat);
-	if (name_iid)
-		pb_uint(e, TE_NAME_IID, name_iid);
+		p = pbc_bytes(p, TE_CATEGORIES, cat, strlen(cat));
+	if (nm_iid)
+		p = pbc_uint(p, TE_NAME_IID, nm_iid);
 	else
-		pb_str(e, TE_NAME, name);
+		p = pbc_bytes(p, TE_NAME, name, strlen(name));
 	for (int i = 0; i < n; i++)
-		annotation(x, &a[i], key_iid[i]);
+		p = annotation(p, &a[i], key_iid[i]);
 	if (flow_out)
-		pb_fixed64(e, TE_FLOW_IDS, flow_out);
+		p = pbc_fixed64(p, TE_FLOW_IDS, flow_out);
 	if (flow_in)
-		pb_fixed64(e, TE_TERMINATING_FLOW_IDS, flow_in);
-	pb_close(e);
-	return packet_end(x);
+		p = pbc_fixed64(p, TE_TERMINATING_FLOW_IDS, flow_in);
+	p = pbc_close(te, p);
+	pb_commit(e, pbc_close(pkt, p));
+	return 0;
 }
 
 static int p_slice(void *ctx, const struct xtrack *t, enum xslice_style style, const char *cat,
@@ -453,19 +569,24 @@ static int p_slice(void *ctx, const struct xtrack *t, enum xslice_style style, c
 		   uint64_t flow_out, uint64_t flow_in)
 {
 	struct perfetto_export *x = ctx;
-	struct pbenc *e = &x->e;
+	uint8_t *p, *pkt, *te;
 
 	/* TrackEvent has no complete events: every slice is a begin/end pair. */
 	(void)style;
 	if (named_event(x, TYPE_SLICE_BEGIN, t, cat, name, ts, a, n, flow_out, flow_in))
 		return -1;
-	packet_begin(x, 0);
-	pb_uint(e, PKT_TIMESTAMP, end_ts);
-	pb_open(e, PKT_TRACK_EVENT);
-	pb_uint(e, TE_TYPE, TYPE_SLICE_END);
-	pb_uint(e, TE_TRACK_UUID, t->uuid);
-	pb_close(e);
-	return packet_end(x);
+	if (!packet_room(x, 64))
+		return -1;
+	p = pb_cursor(&x->e);
+	p = pbc_open(p, TRACE_PACKET, &pkt);
+	p = pbc_uint(p, PKT_SEQUENCE_ID, SEQUENCE_ID);
+	p = pbc_uint(p, PKT_TIMESTAMP, end_ts);
+	p = pbc_open(p, PKT_TRACK_EVENT, &te);
+	p = pbc_uint(p, TE_TYPE, TYPE_SLICE_END);
+	p = pbc_uint(p, TE_TRACK_UUID, t->uuid);
+	p = pbc_close(te, p);
+	pb_commit(&x->e, pbc_close(pkt, p));
+	return 0;
 }
 
 static int p_instant(void *ctx, const struct xtrack *t, const char *cat, const char *name,

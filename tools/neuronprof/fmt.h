@@ -77,6 +77,16 @@ static inline char *fmt_hex(char *p, uint64_t v, int min)
 	return p + n;
 }
 
+/* Writes @v in decimal, with a minus sign when negative; at most 20 chars. */
+static inline char *fmt_i64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return fmt_u64(p, (uint64_t)0 - (uint64_t)v);
+	}
+	return fmt_u64(p, (uint64_t)v);
+}
+
 /* Copies the NUL-terminated @s at @p; returns the end. */
 static inline char *fmt_str(char *p, const char *s)
 {
@@ -138,14 +148,7 @@ static inline void ob_u64(struct obuf *o, uint64_t v)
 
 static inline void ob_i64(struct obuf *o, int64_t v)
 {
-	char *p = ob_reserve(o, 21);
-
-	if (v < 0) {
-		*p++ = '-';
-		ob_commit(o, fmt_u64(p, (uint64_t)0 - (uint64_t)v));
-	} else {
-		ob_commit(o, fmt_u64(p, (uint64_t)v));
-	}
+	ob_commit(o, fmt_i64(ob_reserve(o, 21), v));
 }
 
 #endif /* NEURONPROF_TOOL_FMT_H */
