@@ -30,7 +30,7 @@
 #include "json.h"
 
 /* Argument keys remembered by address (see key_slot()). */
-#define KEY_CACHE	64
+#define KEY_CACHE	256
 #define TAIL_CAT_MAX	64
 #define SLOT		64
 
@@ -251,7 +251,9 @@ static char *copy_plain(char *p, const char *s)
  */
 static const struct key_slot *key_slot(struct json_export *x, const char *key)
 {
-	struct key_slot *k = &x->keys[((uintptr_t)key >> 3) % KEY_CACHE];
+	/* Literals lie bytes apart: a multiplicative hash spreads them. */
+	struct key_slot *k = &x->keys[(((uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ULL) >> 56) %
+				      KEY_CACHE];
 	char *p;
 
 	if (k->s == key)

@@ -127,7 +127,7 @@ struct pending {
  * walk's are string literals or strings of the profile, which do not change
  * during an export (export.h), so a hit skips hashing and comparing.
  */
-#define ADDR_CACHE	64
+#define ADDR_CACHE	256
 
 struct addr_cache {
 	const char *s[ADDR_CACHE];
@@ -144,6 +144,10 @@ struct perfetto_export {
 	struct {
 		uint64_t w0, w1, iid;
 	} name_cache[NAME_CACHE];
+	/* The track event of a slice's end on end_track (p_slice()). */
+	const struct xtrack *end_track;
+	size_t end_len;
+	uint8_t end_event[24];
 	struct pending def[2 + XARGS_MAX];
 	int ndef;
 };
@@ -240,7 +244,8 @@ static uint64_t intern(struct perfetto_export *x, struct intern *t, uint32_t fie
 static uint64_t intern_addr(struct perfetto_export *x, struct intern *t, struct addr_cache *c,
 			    uint32_t field, const char *s)
 {
-	size_t h = ((uintptr_t)s >> 3) % ADDR_CACHE;
+	/* Literals lie bytes apart: a multiplicative hash spreads them. */
+	size_t h = (size_t)(((uint64_t)(uintptr_t)s * 0x9e3779b97f4a7c15ULL) >> 56) % ADDR_CACHE;
 	uint64_t iid;
 
 	if (c->s[h] == s)
@@ -412,26 +417,25 @@ static void definitions(struct perfetto_export *x)
 
 /*
  * The iid of event name @s (as intern() of x->names), through a cache of
- * names up to 16 bytes keyed by their bytes and length: an event's name is
+ * names up to 16 bytes keyed by their bytes: an event's name is
  * built afresh for each event, so its address says nothing, but hashing two
  * words is cheaper than hashing and comparing the string.
  */
 static uint64_t name_iid(struct perfetto_export *x, const char *s)
 {
-	size_t n = strlen(s), h;
 	uint64_t w0 = 0, w1 = 0, iid;
+	size_t i, h;
 
-	if (n > 16)
+	/*
+	 * Byte by byte: the name was just written byte by byte, and a wider
+	 * load of it (strlen()'s, a word's) would wait for those stores.
+	 */
+	for (i = 0; i < 8 && s[i]; i++)
+		w0 |= (uint64_t)(uint8_t)s[i] << (8 * i);
+	for (; i < 16 && s[i]; i++)
+		w1 |= (uint64_t)(uint8_t)s[i] << (8 * (i - 8));
+	if (s[i])
 		return intern(x, &x->names, INTERNED_NAMES, s);
-	/* The bytes as two words (the second overlapping the first), and the length. */
-	if (n >= 8) {
-		memcpy(&w0, s, 8);
-		memcpy(&w1, s + n - 8, 8);
-	} else {
-		for (size_t i = 0; i < n; i++)
-			w0 |= (uint64_t)(uint8_t)s[i] << (8 * i);
-	}
-	w1 ^= n;
 	h = (size_t)(((w0 ^ (w1 * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL) >> 54) %
 	    NAME_CACHE;
 	if (x->name_cache[h].iid && x->name_cache[h].w0 == w0 && x->name_cache[h].w1 == w1)
@@ -577,15 +581,20 @@ static int p_slice(void *ctx, const struct xtrack *t, enum xslice_style style, c
 		return -1;
 	if (!packet_room(x, 64))
 		return -1;
+	/* The end's track event is the same for every slice of a track: encoded once. */
+	if (x->end_track != t) {
+		p = pbc_open(x->end_event, PKT_TRACK_EVENT, &te);
+		p = pbc_uint(p, TE_TYPE, TYPE_SLICE_END);
+		p = pbc_uint(p, TE_TRACK_UUID, t->uuid);
+		x->end_len = (size_t)(pbc_close(te, p) - x->end_event);
+		x->end_track = t;
+	}
 	p = pb_cursor(&x->e);
 	p = pbc_open(p, TRACE_PACKET, &pkt);
 	p = pbc_uint(p, PKT_SEQUENCE_ID, SEQUENCE_ID);
 	p = pbc_uint(p, PKT_TIMESTAMP, end_ts);
-	p = pbc_open(p, PKT_TRACK_EVENT, &te);
-	p = pbc_uint(p, TE_TYPE, TYPE_SLICE_END);
-	p = pbc_uint(p, TE_TRACK_UUID, t->uuid);
-	p = pbc_close(te, p);
-	pb_commit(&x->e, pbc_close(pkt, p));
+	memcpy(p, x->end_event, sizeof(x->end_event));
+	pb_commit(&x->e, pbc_close(pkt, p + x->end_len));
 	return 0;
 }
 
