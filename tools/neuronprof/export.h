@@ -221,4 +221,10 @@ extern const struct xformat perfetto_format;
 int sqlite_export(const struct profile *prof, const char *source, const char *path,
 		  const char *name, struct progress *pg, struct export_stats *st);
 
+/*
+ * The pragmas sqlite_export() sets before its one transaction (the
+ * benchmark's bare insert loop uses the same).
+ */
+#define SQLITE_EXPORT_PRAGMAS	"PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
+
 #endif /* NEURONPROF_TOOL_EXPORT_H */
