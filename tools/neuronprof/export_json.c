@@ -49,6 +49,7 @@ struct json_export {
 	char tail_ph;
 	size_t tail_len;
 	char tail[160];
+	char frac[1000][4];	/* ".000" to ".999" */
 	struct obuf ob;
 };
 
@@ -57,6 +58,12 @@ struct json_export *json_export_new(FILE *out)
 	struct json_export *x = malloc(sizeof(*x));
 
 	if (x) {
+		for (int i = 0; i < 1000; i++) {
+			x->frac[i][0] = '.';
+			x->frac[i][1] = (char)('0' + i / 100);
+			x->frac[i][2] = (char)('0' + i / 10 % 10);
+			x->frac[i][3] = (char)('0' + i % 10);
+		}
 		memset(x->keys, 0, sizeof(x->keys));
 		x->tail_track = NULL;
 		x->first = true;
@@ -199,49 +206,28 @@ static inline bool needs_escape(unsigned char c)
 	return c < 0x20 || c >= 0x7f || c == '"' || c == '\\';
 }
 
-/* Whether any byte of @w needs escaping (needs_escape()), eight at a time. */
-static inline bool word_needs_escape(uint64_t w)
-{
-	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-	uint64_t q = w ^ (0x22 * ones), b = w ^ (0x5c * ones), d = w ^ (0x7f * ones);
-
-	/* Bytes >= 0x80, bytes < 0x20, and bytes equal to '"', '\\' or 0x7f. */
-	return ((w | ((w - 0x20 * ones) & ~w) | ((q - ones) & ~q) | ((b - ones) & ~b) |
-		 ((d - ones) & ~d)) & highs) != 0;
-}
-
 /*
  * Copies the string @s to @p while checking it; returns the end, or NULL
- * if it needs escaping or is longer than FAST_STR_MAX. Strings of 8 bytes
- * or more are checked and copied a word at a time, the last word
- * overlapping the one before; every load stays inside the string.
+ * if it needs escaping or is longer than FAST_STR_MAX. Byte by byte, with
+ * one table lookup each: names were just written byte by byte, and a wider
+ * load of them (strlen()'s, a word's) would wait for those stores to land.
  */
 static char *copy_plain(char *p, const char *s)
 {
-	size_t n = strlen(s), i;
-	uint64_t w;
+	/* 1 for the bytes that end the fast path: NUL and those needs_escape() names. */
+	static const uint8_t stop[256] = {
+		[0 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1, [0x7f ... 0xff] = 1,
+	};
+	unsigned char c = 0;
+	int i;
 
-	if (n > FAST_STR_MAX)
-		return NULL;
-	if (n < 8) {
-		for (i = 0; i < n; i++) {
-			if (needs_escape((unsigned char)s[i]))
-				return NULL;
-			p[i] = s[i];
-		}
-		return p + n;
+	for (i = 0; i < FAST_STR_MAX; i++) {
+		c = (unsigned char)s[i];
+		if (stop[c])
+			break;
+		p[i] = (char)c;
 	}
-	for (i = 0; i + 8 < n; i += 8) {
-		memcpy(&w, s + i, 8);
-		if (word_needs_escape(w))
-			return NULL;
-		memcpy(p + i, &w, 8);
-	}
-	memcpy(&w, s + n - 8, 8);
-	if (word_needs_escape(w))
-		return NULL;
-	memcpy(p + n - 8, &w, 8);
-	return p + n;
+	return c ? NULL : p + i;
 }
 
 /*
@@ -332,17 +318,48 @@ static uint64_t hex8(uint32_t v)
 	return d;
 }
 
+/* The two hex digits of every byte value, in memory order. */
+static const char hex_pairs[513] =
+	"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+	"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+	"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+	"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+	"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
 /*
  * Lowercase hex of @v, no leading zeros, at @p, which has 16 bytes of room:
- * the digits are made eight at a time, shifted so that the significant ones
- * come first; the bytes past the end are overwritten by what follows.
+ * the digits are made four (two table lookups) or eight at a time and
+ * stored shifted so that the significant ones come first; the bytes past
+ * the end are overwritten by what follows.
  */
 static char *put_hex(char *p, uint64_t v)
 {
 	int n = (64 - __builtin_clzll(v | 1) + 3) / 4;
 	uint64_t h[2];
 
-	if (n <= 8) {
+	if (n <= 4) {
+		/* Most arguments (addresses within a program, operands) are short. */
+		uint16_t hi, lo;
+		uint32_t w;
+
+		memcpy(&hi, hex_pairs + 2 * ((v >> 8) & 0xff), 2);
+		memcpy(&lo, hex_pairs + 2 * (v & 0xff), 2);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		w = (uint32_t)hi | (uint32_t)lo << 16;
+#else
+		w = (uint32_t)hi << 16 | lo;
+#endif
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		w >>= 8 * (4 - n);
+#else
+		w <<= 8 * (4 - n);
+#endif
+		memcpy(p, &w, 4);
+	} else if (n <= 8) {
 		h[0] = hex8((uint32_t)v << (4 * (8 - n)));
 		memcpy(p, h, 8);
 	} else {
@@ -354,16 +371,14 @@ static char *put_hex(char *p, uint64_t v)
 	return p + n;
 }
 
-static char *put_ts(char *p, uint64_t ns)
+/* A time in microseconds with the nanoseconds as three decimals, as ts_us(). */
+static char *put_ts(const struct json_export *x, char *p, uint64_t ns)
 {
-	unsigned int frac = (unsigned int)(ns % 1000);
+	uint64_t us = ns / 1000;
 
-	p = fmt_u64(p, ns / 1000);
-	*p++ = '.';
-	*p++ = (char)('0' + frac / 100);
-	*p++ = (char)('0' + frac / 10 % 10);
-	*p++ = (char)('0' + frac % 10);
-	return p;
+	p = fmt_u64(p, us);
+	memcpy(p, x->frac[ns - us * 1000], 4);
+	return p + 4;
 }
 
 /*
@@ -393,10 +408,10 @@ static bool fast_event(struct json_export *x, const struct xtrack *t, char ph, c
 	else
 		memcpy(p, x->tail, sizeof(x->tail));
 	p += x->tail_len;
-	p = put_ts(p, ts);
+	p = put_ts(x, p, ts);
 	if (dur) {
 		p = PUT(p, ",\"dur\":");
-		p = put_ts(p, *dur);
+		p = put_ts(x, p, *dur);
 	}
 	if (instant)
 		p = PUT(p, ",\"s\":\"t\"");
