@@ -144,6 +144,12 @@ struct perfetto_export {
 	struct {
 		uint64_t w0, w1, iid;
 	} name_cache[NAME_CACHE];
+	/* The category and keys of the last event whose iids all exist, and those iids. */
+	const char *prev_cat;
+	int prev_n;
+	uint64_t prev_cat_iid;
+	const char *prev_key[XARGS_MAX];
+	uint64_t prev_key_iid[XARGS_MAX];
 	/* The track event of a slice's end on end_track (p_slice()). */
 	const struct xtrack *end_track;
 	size_t end_len;
@@ -424,18 +430,27 @@ static void definitions(struct perfetto_export *x)
 static uint64_t name_iid(struct perfetto_export *x, const char *s)
 {
 	uint64_t w0 = 0, w1 = 0, iid;
-	size_t i, h;
+	size_t h;
 
 	/*
-	 * Byte by byte: the name was just written byte by byte, and a wider
-	 * load of it (strlen()'s, a word's) would wait for those stores.
+	 * Byte by byte, unrolled: the name was just written byte by byte, and
+	 * a wider load of it (strlen()'s, a word's) would wait for those
+	 * stores to land.
 	 */
-	for (i = 0; i < 8 && s[i]; i++)
-		w0 |= (uint64_t)(uint8_t)s[i] << (8 * i);
-	for (; i < 16 && s[i]; i++)
-		w1 |= (uint64_t)(uint8_t)s[i] << (8 * (i - 8));
-	if (s[i])
+#define BYTE(w, i, k) do {						\
+		uint64_t c_ = (uint8_t)s[i];					\
+		if (!c_)							\
+			goto packed;						\
+		w |= c_ << (8 * (k));						\
+	} while (0)
+	BYTE(w0, 0, 0); BYTE(w0, 1, 1); BYTE(w0, 2, 2); BYTE(w0, 3, 3);
+	BYTE(w0, 4, 4); BYTE(w0, 5, 5); BYTE(w0, 6, 6); BYTE(w0, 7, 7);
+	BYTE(w1, 8, 0); BYTE(w1, 9, 1); BYTE(w1, 10, 2); BYTE(w1, 11, 3);
+	BYTE(w1, 12, 4); BYTE(w1, 13, 5); BYTE(w1, 14, 6); BYTE(w1, 15, 7);
+#undef BYTE
+	if (s[16])
 		return intern(x, &x->names, INTERNED_NAMES, s);
+packed:
 	h = (size_t)(((w0 ^ (w1 * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL) >> 54) %
 	    NAME_CACHE;
 	if (x->name_cache[h].iid && x->name_cache[h].w0 == w0 && x->name_cache[h].w1 == w1)
@@ -473,6 +488,11 @@ static uint8_t *annotation(uint8_t *p, const struct xarg *a, uint64_t key_iid)
 		p = pbc_uint(p, DA_NAME_IID, key_iid);
 	else
 		p = pbc_bytes(p, DA_NAME, a->key, strlen(a->key));
+	/* The two kinds nearly all arguments have, before the switch's jump. */
+	if (a->kind == XARG_HEX)
+		return pbc_close(at, pbc_uint(p, DA_POINTER, a->u));
+	if (a->kind == XARG_U64)
+		return pbc_close(at, pbc_uint(p, DA_UINT, a->u));
 	switch (a->kind) {
 	case XARG_U64:
 		p = pbc_uint(p, DA_UINT, a->u);
@@ -511,6 +531,33 @@ static int named_event(struct perfetto_export *x, uint32_t type, const struct xt
 	if (n > XARGS_MAX)
 		n = XARGS_MAX;
 	x->ndef = 0;
+	/*
+	 * Consecutive events of a queue have the same category and keys (by
+	 * address, export.h): their iids are those of the previous event.
+	 */
+	if (cat == x->prev_cat && n == x->prev_n) {
+		bool str = false;
+
+		for (int i = 0; i < n && cat; i++) {
+			if (a[i].key != x->prev_key[i])
+				cat = NULL;
+			str |= a[i].kind == XARG_STR;
+		}
+		if (cat) {
+			cat_iid = x->prev_cat_iid;
+			memcpy(key_iid, x->prev_key_iid, (size_t)n * sizeof(*key_iid));
+			nm_iid = name_iid(x, name);
+			if (!nm_iid)
+				need += strlen(name);
+			interned = true;
+			need += 48 * (size_t)n;
+			for (int i = 0; str && i < n; i++)
+				if (a[i].kind == XARG_STR)
+					need += strlen(a[i].s);
+			goto encode;
+		}
+		cat = x->prev_cat;
+	}
 	cat_iid = intern_addr(x, &x->cats, &x->cat_addr, INTERNED_CATEGORIES, cat);
 	nm_iid = name_iid(x, name);
 	interned = cat_iid || nm_iid;
@@ -525,6 +572,24 @@ static int named_event(struct perfetto_export *x, uint32_t type, const struct xt
 		need += 48 + (key_iid[i] ? 0 : strlen(a[i].key)) +
 			(a[i].kind == XARG_STR ? strlen(a[i].s) : 0);
 	}
+	/* Remembered only when all of them are interned. */
+	x->prev_cat = NULL;
+	if (cat_iid) {
+		bool all = true;
+
+		for (int i = 0; i < n; i++)
+			all &= key_iid[i] != 0;
+		if (all) {
+			x->prev_cat = cat;
+			x->prev_n = n;
+			x->prev_cat_iid = cat_iid;
+			for (int i = 0; i < n; i++) {
+				x->prev_key[i] = a[i].key;
+				x->prev_key_iid[i] = key_iid[i];
+			}
+		}
+	}
+encode:
 	if (!packet_room(x, need))
 		return -1;
 	p = pb_cursor(e);
