@@ -149,7 +149,16 @@ struct perfetto_export {
 	int prev_n;
 	uint64_t prev_cat_iid;
 	const char *prev_key[XARGS_MAX];
+	enum xarg_kind prev_kind[XARGS_MAX];
 	uint64_t prev_key_iid[XARGS_MAX];
+	/*
+	 * When every argument is unsigned or hex: each annotation's bytes up
+	 * to its value (tag, a length to patch, the name's iid, the value's
+	 * tag), so that an event like the last one copies them.
+	 */
+	bool prev_tmpl;
+	uint8_t prev_pre_len[XARGS_MAX];
+	uint8_t prev_pre[XARGS_MAX][8];
 	/* The track event of a slice's end on end_track (p_slice()). */
 	const struct xtrack *end_track;
 	size_t end_len;
@@ -526,7 +535,7 @@ static int named_event(struct perfetto_export *x, uint32_t type, const struct xt
 	uint64_t cat_iid, nm_iid, key_iid[XARGS_MAX];
 	size_t need = 128, pkt_off;
 	uint8_t *p, *pkt, *te;
-	bool interned;
+	bool interned, tmpl = false;
 
 	if (n > XARGS_MAX)
 		n = XARGS_MAX;
@@ -539,11 +548,12 @@ static int named_event(struct perfetto_export *x, uint32_t type, const struct xt
 		bool str = false;
 
 		for (int i = 0; i < n && cat; i++) {
-			if (a[i].key != x->prev_key[i])
+			if (a[i].key != x->prev_key[i] || a[i].kind != x->prev_kind[i])
 				cat = NULL;
 			str |= a[i].kind == XARG_STR;
 		}
 		if (cat) {
+			tmpl = x->prev_tmpl;
 			cat_iid = x->prev_cat_iid;
 			memcpy(key_iid, x->prev_key_iid, (size_t)n * sizeof(*key_iid));
 			nm_iid = name_iid(x, name);
@@ -583,9 +593,24 @@ static int named_event(struct perfetto_export *x, uint32_t type, const struct xt
 			x->prev_cat = cat;
 			x->prev_n = n;
 			x->prev_cat_iid = cat_iid;
+			x->prev_tmpl = true;
 			for (int i = 0; i < n; i++) {
+				uint8_t *q = x->prev_pre[i], *len_at;
+
 				x->prev_key[i] = a[i].key;
+				x->prev_kind[i] = a[i].kind;
 				x->prev_key_iid[i] = key_iid[i];
+				if ((a[i].kind != XARG_U64 && a[i].kind != XARG_HEX) ||
+				    key_iid[i] >= 1u << 21) {
+					x->prev_tmpl = false;
+					continue;
+				}
+				/* As annotation() writes them, the length patched per event. */
+				q = pbc_open(q, TE_DEBUG_ANNOTATIONS, &len_at);
+				q = pbc_uint(q, DA_NAME_IID, key_iid[i]);
+				q = pb_varint_at(q, (uint64_t)(a[i].kind == XARG_HEX ? DA_POINTER :
+							       DA_UINT) << 3 | PB_VARINT);
+				x->prev_pre_len[i] = (uint8_t)(q - x->prev_pre[i]);
 			}
 		}
 	}
@@ -622,8 +647,18 @@ encode:
 		p = pbc_uint(p, TE_NAME_IID, nm_iid);
 	else
 		p = pbc_bytes(p, TE_NAME, name, strlen(name));
-	for (int i = 0; i < n; i++)
-		p = annotation(p, &a[i], key_iid[i]);
+	if (tmpl) {
+		for (int i = 0; i < n; i++) {
+			uint8_t *at = p + 1;
+
+			memcpy(p, x->prev_pre[i], sizeof(x->prev_pre[i]));
+			p = pb_varint_at(p + x->prev_pre_len[i], a[i].u);
+			*at = (uint8_t)(p - at - 1);
+		}
+	} else {
+		for (int i = 0; i < n; i++)
+			p = annotation(p, &a[i], key_iid[i]);
+	}
 	if (flow_out)
 		p = pbc_fixed64(p, TE_FLOW_IDS, flow_out);
 	if (flow_in)

@@ -404,6 +404,8 @@ struct given {
 	char name[64];
 	const char *cat;
 	const char *keys[XARGS_MAX];
+	enum xarg_kind kinds[XARGS_MAX];
+	uint64_t values[XARGS_MAX];
 	int n;
 };
 
@@ -430,6 +432,8 @@ static void check_event(const struct pbr *te, const struct given *want, size_t i
 		} else if (f == 4) {
 			const char *key = NULL;
 			char *inline_key = NULL;
+			uint32_t vfield = 0;
+			uint64_t value = 0;
 
 			da = sub;
 			while (rd_field(&da, &f2, &v2, &sub)) {
@@ -438,11 +442,18 @@ static void check_event(const struct pbr *te, const struct given *want, size_t i
 				} else if (f2 == 10) {
 					free(inline_key);
 					key = inline_key = dup_bytes(&sub);
+				} else {
+					vfield = f2;
+					value = v2;
 				}
 			}
 			if (!key || n >= want->n || strcmp(key, want->keys[n]))
 				FAIL("event %zu: annotation %d is named %s, not %s", idx, n,
 				     key ? key : "(nothing)", n < want->n ? want->keys[n] : "(none)");
+			/* Unsigned values are uint_value (3), hex ones pointer_value (7). */
+			if (vfield != (want->kinds[n] == XARG_HEX ? 7u : 3u) || value != want->values[n])
+				FAIL("event %zu: annotation %s is field %u value %" PRIu64 ", not %" PRIu64,
+				     idx, key, vfield, value, want->values[n]);
 			free(inline_key);
 			n++;
 		}
@@ -503,7 +514,11 @@ static void check_perfetto(void)
 		for (int k = 0; k < g->n; k++) {
 			g->keys[k] = g->n == 3 && rnd() % 10 ? keys_pool[k] :
 				     many_keys[rnd() % MANY_KEYS];
-			a[k] = (struct xarg){ .key = g->keys[k], .kind = XARG_HEX, .u = rnd_width() };
+			/* The kinds of a queue's events stay; sometimes they change. */
+			g->kinds[k] = rnd() % 20 ? (k % 2 ? XARG_U64 : XARG_HEX) :
+				      (rnd() % 2 ? XARG_U64 : XARG_HEX);
+			g->values[k] = rnd_width();
+			a[k] = (struct xarg){ .key = g->keys[k], .kind = g->kinds[k], .u = g->values[k] };
 		}
 		if (rnd() % 2)
 			perfetto_format.slice(x, &track, XSLICE_COMPLETE, g->cat, g->name, i, i + 1, a,
