@@ -545,25 +545,24 @@ static int named_event(struct perfetto_export *x, uint32_t type, const struct xt
 	 * address, export.h): their iids are those of the previous event.
 	 */
 	if (cat == x->prev_cat && n == x->prev_n) {
-		bool str = false;
-
-		for (int i = 0; i < n && cat; i++) {
+		for (int i = 0; i < n && cat; i++)
 			if (a[i].key != x->prev_key[i] || a[i].kind != x->prev_kind[i])
 				cat = NULL;
-			str |= a[i].kind == XARG_STR;
-		}
 		if (cat) {
+			/* The template holds the key iids; no string argument then. */
 			tmpl = x->prev_tmpl;
 			cat_iid = x->prev_cat_iid;
-			memcpy(key_iid, x->prev_key_iid, (size_t)n * sizeof(*key_iid));
 			nm_iid = name_iid(x, name);
 			if (!nm_iid)
 				need += strlen(name);
 			interned = true;
 			need += 48 * (size_t)n;
-			for (int i = 0; str && i < n; i++)
-				if (a[i].kind == XARG_STR)
-					need += strlen(a[i].s);
+			if (!tmpl) {
+				memcpy(key_iid, x->prev_key_iid, (size_t)n * sizeof(*key_iid));
+				for (int i = 0; i < n; i++)
+					if (a[i].kind == XARG_STR)
+						need += strlen(a[i].s);
+			}
 			goto encode;
 		}
 		cat = x->prev_cat;
