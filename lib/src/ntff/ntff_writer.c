@@ -377,9 +377,10 @@ NPROF_API int nprof_ntff_writer_append(struct nprof_ntff_writer *w,
 {
 	const unsigned char *first = NULL, *last = NULL;
 	Neuronprof__Ntff__TraceInfo *ti;
-	uint32_t trace_type, block_type;
+	uint32_t trace_type, block_type, block_csum;
 	struct iovec iov[2];
 	int iovcnt = 0, ret;
+	size_t nblocks;
 	uint64_t total;
 	size_t es;
 
@@ -437,21 +438,37 @@ NPROF_API int nprof_ntff_writer_append(struct nprof_ntff_writer *w,
 		return ret;
 
 	/*
-	 * Write, start the writeback of what is written, then checksum the
-	 * caller's memory itself (the bytes handed to the kernel are these,
-	 * and the caller keeps them until this returns): the checksum's pass
-	 * over memory runs while the disk writes, instead of before the
-	 * write. (Checksumming and writing in cache-sized pieces, so that
-	 * memory is read once, measured slower: more, smaller writes.)
+	 * Checksum the caller's memory itself: the bytes handed to the kernel
+	 * are these (and the caller keeps them until this returns). A pending
+	 * writer (streaming) checksums before writing, as it always did: its
+	 * drains are at most a ring, small next to the writeback chunk, so
+	 * there is no long pass to hide. Another writer (a capture being
+	 * serialized, often one drain of a whole ring) writes first, starts
+	 * the writeback, then checksums: the checksum's pass over memory runs
+	 * while the disk writes instead of before. (Checksumming and writing in
+	 * cache-sized pieces, so that memory is read once, measured slower:
+	 * more, smaller writes.)
 	 */
+	nblocks = w->nblocks;
+	block_csum = w->block_csum;
+	if (w->pending) {
+		csum_span(w, span0, len0, w->data_len);
+		csum_span(w, span1, len1, w->data_len + len0);
+	}
 	ret = write_all(w, iov, iovcnt, NPROF_NTFF_HEADER_SIZE + w->data_len);
-	if (ret && w->pending)
-		return ret;	/* as if never called: the next append writes over it */
+	if (ret && w->pending) {
+		/* As if never called: the next append writes over what this left. */
+		w->nblocks = nblocks;
+		w->block_csum = block_csum;
+		return ret;
+	}
 	if (ret)
 		return writer_fail(w, ret);
 	start_writeback(w, w->data_len + total);
-	csum_span(w, span0, len0, w->data_len);
-	csum_span(w, span1, len1, w->data_len + len0);
+	if (!w->pending) {
+		csum_span(w, span0, len0, w->data_len);
+		csum_span(w, span1, len1, w->data_len + len0);
+	}
 
 	if (same_queue_as_last(w, desc, first != NULL, first ? ntff_entry_seq(first) : 0)) {
 		ti = &w->traces[w->ntraces - 1];
