@@ -159,6 +159,12 @@ struct perfetto_export {
 	bool prev_tmpl;
 	uint8_t prev_pre_len[XARGS_MAX];
 	uint8_t prev_pre[XARGS_MAX][8];
+	/* repeat_event()'s track event up to the name's iid, for te_track, te_type, te_cat. */
+	const struct xtrack *te_track;
+	uint32_t te_type;
+	uint64_t te_cat;
+	size_t te_len;
+	uint8_t te_tmpl[32];
 	/* The track event of a slice's end on end_track (p_slice()). */
 	const struct xtrack *end_track;
 	size_t end_len;
@@ -524,6 +530,57 @@ static uint8_t *annotation(uint8_t *p, const struct xarg *a, uint64_t key_iid)
 }
 
 /*
+ * An event like the last one (same category, keys and kinds, all interned,
+ * nothing to define, no flow): the bytes named_event() would write, from
+ * templates. The packet's start is the same for every such event; the track
+ * event's, up to the name's iid, for every event of a track, type and
+ * category.
+ */
+static int repeat_event(struct perfetto_export *x, uint32_t type, const struct xtrack *t,
+			uint64_t cat_iid, uint64_t nm_iid, uint64_t ts, const struct xarg *a, int n,
+			size_t need)
+{
+	/* TRACE_PACKET, its length (patched), sequence id 1, sequence flags 2, timestamp's tag. */
+	static const uint8_t head[8] = {
+		TRACE_PACKET << 3 | PB_LEN, 0, PKT_SEQUENCE_ID << 3 | PB_VARINT, SEQUENCE_ID,
+		PKT_SEQUENCE_FLAGS << 3 | PB_VARINT, SEQ_NEEDS_INCREMENTAL_STATE,
+		PKT_TIMESTAMP << 3 | PB_VARINT, 0,
+	};
+	uint8_t *p, *pkt, *te;
+
+	if (x->te_track != t || x->te_type != type || x->te_cat != cat_iid) {
+		p = pbc_open(x->te_tmpl, PKT_TRACK_EVENT, &te);
+		p = pbc_uint(p, TE_TYPE, type);
+		p = pbc_uint(p, TE_TRACK_UUID, t->uuid);
+		p = pbc_uint(p, TE_CATEGORY_IIDS, cat_iid);
+		p = pb_varint_at(p, (uint64_t)TE_NAME_IID << 3 | PB_VARINT);
+		x->te_len = (size_t)(p - x->te_tmpl);
+		x->te_track = t;
+		x->te_type = type;
+		x->te_cat = cat_iid;
+	}
+	if (!packet_room(x, need))
+		return -1;
+	p = pb_cursor(&x->e);
+	memcpy(p, head, sizeof(head));
+	pkt = p + 1;
+	p = pb_varint_at(p + 7, ts);
+	memcpy(p, x->te_tmpl, sizeof(x->te_tmpl));
+	te = p + 1;
+	p = pb_varint_at(p + x->te_len, nm_iid);
+	for (int i = 0; i < n; i++) {
+		uint8_t *at = p + 1;
+
+		memcpy(p, x->prev_pre[i], sizeof(x->prev_pre[i]));
+		p = pb_varint_at(p + x->prev_pre_len[i], a[i].u);
+		*at = (uint8_t)(p - at - 1);
+	}
+	p = pbc_close(te, p);
+	pb_commit(&x->e, pbc_close(pkt, p));
+	return 0;
+}
+
+/*
  * A named event (slice begin or instant) with its category and arguments,
  * encoded through a cursor (pbenc.h) into room asked for once.
  */
@@ -562,6 +619,8 @@ static int named_event(struct perfetto_export *x, uint32_t type, const struct xt
 				for (int i = 0; i < n; i++)
 					if (a[i].kind == XARG_STR)
 						need += strlen(a[i].s);
+			} else if (nm_iid && !x->ndef && !flow_out && !flow_in) {
+				return repeat_event(x, type, t, cat_iid, nm_iid, ts, a, n, need);
 			}
 			goto encode;
 		}
