@@ -452,16 +452,27 @@ static uint64_t name_iid(struct perfetto_export *x, const char *s)
 	 * a wider load of it (strlen()'s, a word's) would wait for those
 	 * stores to land.
 	 */
-#define BYTE(w, i, k) do {						\
-		uint64_t c_ = (uint8_t)s[i];					\
-		if (!c_)							\
-			goto packed;						\
-		w |= c_ << (8 * (k));						\
+#define BYTE(w, i, k)							\
+	do {								\
+		uint64_t c_ = (uint8_t)s[i];				\
+		if (!c_)						\
+			goto packed;					\
+		w |= c_ << (8 * (k));					\
 	} while (0)
-	BYTE(w0, 0, 0); BYTE(w0, 1, 1); BYTE(w0, 2, 2); BYTE(w0, 3, 3);
-	BYTE(w0, 4, 4); BYTE(w0, 5, 5); BYTE(w0, 6, 6); BYTE(w0, 7, 7);
-	BYTE(w1, 8, 0); BYTE(w1, 9, 1); BYTE(w1, 10, 2); BYTE(w1, 11, 3);
-	BYTE(w1, 12, 4); BYTE(w1, 13, 5); BYTE(w1, 14, 6); BYTE(w1, 15, 7);
+#define WORD(w, i)							\
+	do {								\
+		BYTE(w, i, 0);						\
+		BYTE(w, i + 1, 1);					\
+		BYTE(w, i + 2, 2);					\
+		BYTE(w, i + 3, 3);					\
+		BYTE(w, i + 4, 4);					\
+		BYTE(w, i + 5, 5);					\
+		BYTE(w, i + 6, 6);					\
+		BYTE(w, i + 7, 7);					\
+	} while (0)
+	WORD(w0, 0);
+	WORD(w1, 8);
+#undef WORD
 #undef BYTE
 	if (s[16])
 		return intern(x, &x->names, INTERNED_NAMES, s);
