@@ -209,6 +209,8 @@ suite() {
 		[ -z "$(ls -A "$d")" ] || { echo "made in the working directory: $(ls -A "$d")"; return 1; }
 	}
 	run "gen_fixtures --help: usage, exit 0, no directory named --help" t_gen_help
+	run "export fast paths (numbers, cursor encoding, JSON and Perfetto events) agree with plain references" \
+		"$build/tests/export_fast"
 
 	# ---- dump -------------------------------------------------------------------
 	t_dump_text() {

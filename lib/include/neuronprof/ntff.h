@@ -382,8 +382,12 @@ NPROF_API int nprof_ntff_writer_set_info(struct nprof_ntff_writer *w,
  *
  * Writes both spans with one pwritev() (more on a short write) directly
  * from the caller's memory and folds them into the checksums of the data
- * blocks they fall in; no entry is copied. The memory is not referenced after return. The writer reads the
- * seq member (offset 8) of the first and last entry for first/last seq.
+ * blocks they fall in; no entry is copied. Whenever 8 MiB or more have been
+ * written since it last did, it starts their writeback (sync_file_range());
+ * this writer checksums after that, so that the disk writes while the
+ * checksum reads the memory. The memory is not referenced after return.
+ * The writer reads the seq member (offset 8) of the first and last entry
+ * for first/last seq.
  *
  * Records: a call adds one trace_info record, except that a call for the
  * same queue (queue type, target kind and index, engine, entry size) as the

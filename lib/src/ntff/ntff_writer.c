@@ -32,7 +32,7 @@ struct nprof_ntff_writer {
 	char *name;			/* NULL for a pending writer until commit */
 	char *tmpname;			/* "" when there is no name to remove */
 	bool pending;			/* nprof_ntff_writer_create_pending() */
-	uint64_t writeback;		/* pending: data below it is under writeback */
+	uint64_t writeback;		/* data below it is under writeback */
 	int error;			/* sticky negative errno once failed */
 	char *error_msg;		/* its message, replayed by later calls */
 	uint64_t data_len;
@@ -349,10 +349,11 @@ static bool same_queue_as_last(const struct nprof_ntff_writer *w,
 }
 
 /*
- * A pending file is written for as long as its capture runs: start the
- * writeback of every NTFF_WRITEBACK_CHUNK (ntff_internal.h) written, so that
- * its pages do not pile up dirty until commit's fsync (which then only waits
- * for the tail).
+ * Start the writeback of every NTFF_WRITEBACK_CHUNK (ntff_internal.h)
+ * written, so that pages do not pile up dirty until the final fsync (which
+ * then only waits for the tail), and the disk writes while the appends
+ * checksum: a pending file is written for as long as its capture runs, and
+ * a large drain is written and checksummed in one append.
  */
 
 static void start_writeback(struct nprof_ntff_writer *w, uint64_t data_end)
@@ -435,13 +436,22 @@ NPROF_API int nprof_ntff_writer_append(struct nprof_ntff_writer *w,
 
 	/*
 	 * Checksum the caller's memory itself: the bytes handed to the kernel
-	 * are these. (Checksumming and writing in cache-sized pieces, so that
-	 * memory is read once, measured no faster than this.)
+	 * are these (and the caller keeps them until this returns). A pending
+	 * writer (streaming) checksums before writing, as it always did: its
+	 * drains are at most a ring, small next to the writeback chunk, so
+	 * there is no long pass to hide. Another writer (a capture being
+	 * serialized, often one drain of a whole ring) writes first, starts
+	 * the writeback, then checksums: the checksum's pass over memory runs
+	 * while the disk writes instead of before. (Checksumming and writing in
+	 * cache-sized pieces, so that memory is read once, measured slower:
+	 * more, smaller writes.)
 	 */
 	nblocks = w->nblocks;
 	block_csum = w->block_csum;
-	csum_span(w, span0, len0, w->data_len);
-	csum_span(w, span1, len1, w->data_len + len0);
+	if (w->pending) {
+		csum_span(w, span0, len0, w->data_len);
+		csum_span(w, span1, len1, w->data_len + len0);
+	}
 	ret = write_all(w, iov, iovcnt, NPROF_NTFF_HEADER_SIZE + w->data_len);
 	if (ret && w->pending) {
 		/* As if never called: the next append writes over what this left. */
@@ -451,8 +461,11 @@ NPROF_API int nprof_ntff_writer_append(struct nprof_ntff_writer *w,
 	}
 	if (ret)
 		return writer_fail(w, ret);
-	if (w->pending)
-		start_writeback(w, w->data_len + total);
+	start_writeback(w, w->data_len + total);
+	if (!w->pending) {
+		csum_span(w, span0, len0, w->data_len);
+		csum_span(w, span1, len1, w->data_len + len0);
+	}
 
 	if (same_queue_as_last(w, desc, first != NULL, first ? ntff_entry_seq(first) : 0)) {
 		ti = &w->traces[w->ntraces - 1];

@@ -713,7 +713,7 @@ int sqlite_export(const struct profile *prof, const char *source, const char *pa
 		return -1;
 	}
 	/* The file is a fresh temporary renamed only when complete: no journal needed. */
-	exec_sql(&q, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;", "pragmas");
+	exec_sql(&q, SQLITE_EXPORT_PRAGMAS, "pragmas");
 	exec_sql(&q, "BEGIN", "begin the transaction");
 	exec_sql(&q, schema, "create the schema");
 	for (int i = 0; i < ST_COUNT && !q.rc; i++)
