@@ -106,6 +106,16 @@ bool nprof_ntff_sized_struct_ok(const void *p, size_t ours);
  */
 bool nprof_ntff_sized_struct_ok_since(const void *p, size_t oldest, size_t ours);
 
+/*
+ * Check a name table (struct nprof_ntff_info.code_names): sorted by
+ * (queue_type, code) with each pair once, every name 1 to
+ * NPROF_NTFF_CODE_NAME_MAX characters of [a-z0-9_.], none with a raw
+ * format. NULL if good, else what is wrong (a static string); *@at is the
+ * index of the offending entry.
+ */
+const char *nprof_ntff_code_names_problem(const struct nprof_ntff_code_name *names, size_t n,
+					  uint32_t raw_format, size_t *at);
+
 static inline uint64_t ntff_entry_seq(const unsigned char *entry)
 {
 	uint64_t v;
