@@ -70,10 +70,11 @@ JOIN span ON span.core_id = c.id
 ORDER BY recording, device, c.core, b.unit_kind, b.unit_index;
 
 -- query: ops
--- Per op of each engine and TopSP: count, total, min, avg, median, p95, max,
--- and its share of the unit's busy time.
+-- Per op of each engine and TopSP: its name (the device's, NULL when it
+-- names none), its code, count, total, min, avg, median, p95, max, and its
+-- share of the unit's busy time.
 WITH d AS (
-  SELECT q.core_id, q.unit_kind, q.unit_index, i.opcode, i.dur,
+  SELECT q.core_id, q.unit_kind, q.queue_type, q.unit_index, i.opcode, i.dur,
          row_number() OVER (op ORDER BY i.dur) AS rn, count(*) OVER op AS n
   FROM instructions i JOIN queues q ON q.id = i.queue_id
   WINDOW op AS (PARTITION BY q.core_id, q.unit_kind, q.unit_index, i.opcode)
@@ -83,7 +84,8 @@ WITH d AS (
   GROUP BY q.core_id, q.unit_kind, q.unit_index
 )
 SELECT rs.value AS recording, dv.device_index AS device, c.core, d.unit_kind, d.unit_index,
-       d.opcode AS code, count(*) AS count, sum(d.dur) AS total_ns, min(d.dur) AS min_ns,
+       n.name AS op, printf('0x%06x', d.opcode) AS code, count(*) AS count,
+       sum(d.dur) AS total_ns, min(d.dur) AS min_ns,
        sum(d.dur) / count(*) AS avg_ns,
        max(CASE WHEN d.rn = (d.n * 50 + 99) / 100 THEN d.dur END) AS median_ns,
        max(CASE WHEN d.rn = (d.n * 95 + 99) / 100 THEN d.dur END) AS p95_ns,
@@ -92,6 +94,8 @@ SELECT rs.value AS recording, dv.device_index AS device, c.core, d.unit_kind, d.
 FROM d JOIN unit USING (core_id, unit_kind, unit_index)
 JOIN cores c ON c.id = d.core_id JOIN devices dv ON dv.id = c.device_id
 JOIN recordings r ON r.id = c.recording_id JOIN strings rs ON rs.id = r.path_id
+LEFT JOIN code_names n ON n.device_id = c.device_id AND n.queue_type = d.queue_type
+  AND n.code = d.opcode
 GROUP BY d.core_id, d.unit_kind, d.unit_index, d.opcode
 ORDER BY recording, device, c.core, d.unit_kind, d.unit_index, total_ns DESC, code;
 
@@ -112,7 +116,10 @@ WITH x AS (
   FROM executions e JOIN cores c ON c.id = e.core_id
   WINDOW m AS (PARTITION BY c.recording_id, e.model_id)
 )
-SELECT rs.value AS recording, x.model_id, count(*) AS count, sum(x.failed) AS failed,
+SELECT rs.value AS recording,
+       (SELECT m.name FROM models m WHERE m.recording_id = x.recording_id
+        AND m.model_id = x.model_id) AS model,
+       x.model_id, count(*) AS count, sum(x.failed) AS failed,
        min(x.latency) AS min_ns, sum(x.latency) / count(*) AS avg_ns,
        max(CASE WHEN x.rn = (x.n * 50 + 99) / 100 THEN x.latency END) AS median_ns,
        max(CASE WHEN x.rn = (x.n * 99 + 99) / 100 THEN x.latency END) AS p99_ns,

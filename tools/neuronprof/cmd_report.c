@@ -22,6 +22,7 @@
 
 #include "json.h"
 #include "output.h"
+#include "names.h"
 #include "summary.h"
 #include "timeline.h"
 #include "tool.h"
@@ -225,6 +226,8 @@ static void gaps_json(struct json *j, const struct top_gaps *g, const struct cor
 static void unit_json(struct json *j, const struct unit *u, const struct unit_timeline *ut,
 		      const struct core_stats *c, const struct core_timeline *t, unsigned int top)
 {
+	char code[CODE_LEN];
+
 	jw_obj_begin(j, NULL);
 	if (u->topsp) {
 		jw_u64(j, "topsp", u->index);
@@ -247,7 +250,8 @@ static void unit_json(struct json *j, const struct unit *u, const struct unit_ti
 		const struct op_stats *o = &u->ops[i];
 
 		jw_obj_begin(j, NULL);
-		jw_u64(j, "code", o->code);
+		jw_str(j, "op", unit_op_name(c, u, o->code));
+		jw_str(j, "code", code_str(o->code, code));
 		jw_u64(j, "count", o->d.count);
 		jw_u64(j, "total_ns", o->d.total);
 		jw_u64(j, "median_ns", o->d.median);
@@ -640,12 +644,17 @@ static void svg_ops(FILE *f, const struct core_stats *c, unsigned int top)
 			const struct op_stats *o = &u->ops[i];
 			double w = max ? (double)o->d.total / (double)max * (PLOT_W - 330) : 0;
 
-			fprintf(f, "<text class=\"lbl\" x=\"%d\" y=\"%d\">%s 0x%06x</text>", LABEL_W + 40,
-				y + bar - 3, U(u), o->code);
+			const char *op = unit_op_name(c, u, o->code);
+			char code[CODE_LEN];
+
+			/* Names are [a-z0-9_.]: nothing to escape in the markup. */
+			code_str(o->code, code);
+			fprintf(f, "<text class=\"lbl\" x=\"%d\" y=\"%d\">%s %s%s%s</text>",
+				LABEL_W + 40, y + bar - 3, U(u), op ? op : "", op ? " " : "", code);
 			fprintf(f, "<rect class=\"op\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
-				"fill=\"%s\" data-unit=\"%s\" data-code=\"%u\" data-total-ns=\"%" PRIu64
+				"fill=\"%s\" data-unit=\"%s\" data-code=\"%s\" data-total-ns=\"%" PRIu64
 				"\"><title>count %" PRIu64 ", median %s, p95 %s</title></rect>",
-				LABEL_W + 46, y, w < 1 ? 1 : w, bar, palette[k % NPAL], U(u), o->code,
+				LABEL_W + 46, y, w < 1 ? 1 : w, bar, palette[k % NPAL], U(u), code,
 				o->d.total, o->d.count, D(o->d.median), D(o->d.p95));
 			fprintf(f, "<text class=\"val\" x=\"%.1f\" y=\"%d\">%s (%.2f%% of the unit, %"
 				PRIu64 "&times;)</text>\n", LABEL_W + 52 + (w < 1 ? 1 : w), y + bar - 3,
@@ -718,7 +727,7 @@ static const char page_script[] =
 	"(function(){\n"
 	"var D=JSON.parse(document.getElementById('report-data').textContent);\n"
 	"function ops(c){var r=[];c.engines.concat(c.topsps).forEach(function(u){u.ops.forEach("
-	"function(o){r.push([u.label,'0x'+('00000'+o.code.toString(16)).slice(-6),o.count,"
+	"function(o){r.push([u.label,o.op===null?'-':o.op,o.code,o.count,"
 	"o.total_ns,o.median_ns,o.p95_ns,o.max_ns,o.busy_pct]);});});return r;}\n"
 	"function units(c){return c.engines.concat(c.topsps).map(function(u){return [u.label,"
 	"u.instructions,u.busy_ns,u.utilization_pct,u.dma_bytes===undefined?'':u.dma_bytes,"
@@ -736,7 +745,7 @@ static const char page_script[] =
 	"function hist(h){return h.counts.map(function(n,i){return [h.lo_ns+i*h.bin_ns,"
 	"h.lo_ns+(i+1)*h.bin_ns,n];});}\n"
 	"var K={\n"
-	" ops:[['unit','op','count','total_ns','median_ns','p95_ns','max_ns','busy%'],ops],\n"
+	" ops:[['unit','op','code','count','total_ns','median_ns','p95_ns','max_ns','busy%'],ops],\n"
 	" units:[['unit','instructions','busy_ns','util%','dma_bytes','dma_MB/s','lost',"
 	"'seq_gaps'],units],\n"
 	" buckets:[bucketcols,buckets],\n"

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "export.h"
+#include "names.h"
 #include "fmt.h"
 #include "machines.h"
 #include "summary.h"
@@ -510,6 +511,7 @@ struct walk {
 	const struct xtrack *level, *clock;	/* counter tracks, for THROTTLE */
 	struct instr_clock clk;			/* TRACE: the duration model */
 	const struct nprof_ntff_device *raw;	/* the device of a raw queue, else NULL */
+	const struct prof_file *file;		/* of the queue: its names (names.h) */
 	/* The queue's entries, across its records (walk_begin(), walk_next()). */
 	struct queue_iter it;
 	struct seq_track seq;
@@ -534,12 +536,20 @@ static int base_args(struct xarg *a, const struct entry *e)
 	return 3;
 }
 
+/* @code spelled CODE_FMT ("0x000102") into @buf, fast (per instruction). */
+static const char *code_hex(uint32_t code, char buf[CODE_LEN])
+{
+	*fmt_hex(fmt_str(buf, "0x"), code, 6) = '\0';
+	return buf;
+}
+
 static int unmatched(struct walk *w, const char *cat, const char *what, const struct entry *e)
 {
 	struct xarg a[XARGS_MAX];
+	char code[CODE_LEN];
 	int n = base_args(a, e);
 
-	a[n++] = (struct xarg){ .key = "code", .kind = XARG_U64, .u = e->code };
+	a[n++] = (struct xarg){ .key = "code", .kind = XARG_STR, .s = code_hex(e->code, code) };
 	return instant(w, cat, what, e->ts, a, n);
 }
 
@@ -558,20 +568,26 @@ static int pair_slice(struct walk *w, enum xslice_style style, const char *cat,
 			     e->ts + (uint64_t)w->t->proc->shift, a, n, 0, 0);
 }
 
-/* An instruction as a slice, its end given by the timing model. */
+/*
+ * An instruction as a slice, its end given by the timing model: named by
+ * the device's name of its opcode, else by the opcode; the opcode always in
+ * its "code" argument.
+ */
 static int instruction(struct walk *w, const struct entry *e, uint64_t end)
 {
-	struct xarg a[3];
-	char name[16];
+	const char *op = file_code_name(w->file, e->queue_type, e->code);
+	struct xarg a[4];
+	char code[CODE_LEN];
 
-	*fmt_hex(fmt_str(name, "op 0x"), e->code, 4) = '\0';
-	a[0] = (struct xarg){ .key = "pc", .kind = XARG_HEX, .u = e->payload[0] };
-	a[1] = (struct xarg){ .key = "operand0", .kind = XARG_HEX, .u = e->payload[1] };
-	a[2] = (struct xarg){ .key = "operand1", .kind = XARG_HEX, .u = e->payload[2] };
+	code_hex(e->code, code);
+	a[0] = (struct xarg){ .key = "code", .kind = XARG_STR, .s = code };
+	a[1] = (struct xarg){ .key = "pc", .kind = XARG_HEX, .u = e->payload[0] };
+	a[2] = (struct xarg){ .key = "operand0", .kind = XARG_HEX, .u = e->payload[1] };
+	a[3] = (struct xarg){ .key = "operand1", .kind = XARG_HEX, .u = e->payload[2] };
 	w->st->slices++;
-	return w->fmt->slice(w->ctx, w->t, XSLICE_COMPLETE, "instruction", name,
+	return w->fmt->slice(w->ctx, w->t, XSLICE_COMPLETE, "instruction", op ? op : code,
 			     e->ts + (uint64_t)w->t->proc->shift, end + (uint64_t)w->t->proc->shift, a,
-			     3, 0, 0);
+			     4, 0, 0);
 }
 
 /* Group name used in slice names: "vector", "engine 7", "TopSP 3". */
@@ -607,6 +623,7 @@ static int lost_marker(struct walk *w, const struct entry *e)
 static void walk_begin(struct walk *w, const struct prof_file *f, const struct prof_queue *lq,
 		       struct progress *pg, uint64_t *done)
 {
+	w->file = f;
 	queue_iter_init(&w->it, f, lq);
 	w->seq = (struct seq_track){ 0 };
 	w->pg = pg;
@@ -673,7 +690,8 @@ static int walk_queue(struct walk *w, const struct prof_file *f, const struct pr
 	const struct nprof_ntff_queue *q = &lq->q;
 	struct entry e, start = { 0 }, pend = { 0 };
 	bool open = false, have_pend = false;
-	char name[64], unit[32], *np;
+	char name[64], unit[32];
+	const char *dn;
 	struct xarg a[XARGS_MAX];
 	int n, ret = 0;
 
@@ -692,8 +710,16 @@ static int walk_queue(struct walk *w, const struct prof_file *f, const struct pr
 				open = true;
 			} else if (e.code == NEURONPROF_INFER_STOP) {
 				if (open) {
-					np = fmt_u64(fmt_str(name, "model "), start.model_id);
-					*fmt_str(np, " iteration") = '\0';
+					const char *mn = files_model_name(&w->file, 1,
+									  start.model_id);
+
+					/* A file's model name may be of any length. */
+					if (mn)
+						snprintf(name, sizeof(name), "%.*s iteration",
+							 (int)sizeof(name) - 11, mn);
+					else
+						*fmt_str(fmt_u64(fmt_str(name, "model "),
+								 start.model_id), " iteration") = '\0';
 					ret = pair_slice(w, XSLICE_COMPLETE, "infer", name, &start,
 							 &e, "iterations", "status");
 					open = false;
@@ -734,7 +760,11 @@ static int walk_queue(struct walk *w, const struct prof_file *f, const struct pr
 			have_pend = true;
 			break;
 		case NEURONPROF_QT_DMA:
-			*fmt_u64(fmt_str(name, "dma queue "), e.code) = '\0';
+			dn = file_code_name(f, e.queue_type, e.code);
+			if (dn)
+				*fmt_u64(fmt_str(fmt_str(name, dn), " queue "), e.code) = '\0';
+			else
+				*fmt_u64(fmt_str(name, "dma queue "), e.code) = '\0';
 			n = base_args(a, &e);
 			a[n++] = (struct xarg){ .key = "bytes", .kind = XARG_U64, .u = e.payload[0] };
 			a[n++] = (struct xarg){ .key = "src", .kind = XARG_HEX, .u = e.payload[1] };
@@ -938,9 +968,27 @@ static int walk_sysprof(struct layout *l, const struct sysprof *s, uint32_t mach
 	return ret;
 }
 
+/* The name the files of core @c (its machine and device) give model @id, or NULL. */
+static const char *exec_model_name(const struct profile *prof, const uint32_t *file_machine,
+				   const struct core_timing *c, uint32_t id)
+{
+	for (size_t i = 0; i < prof->nfiles; i++) {
+		const struct prof_file *f = &prof->files[i];
+		const char *n;
+
+		if (file_machine[i] != c->host || f->info.device.device_index != c->dev)
+			continue;
+		n = files_model_name(&f, 1, id);
+		if (n)
+			return n;
+	}
+	return NULL;
+}
+
 /* The executions of each core as slices on its executions track, flows ending there. */
 static int walk_executions(const struct layout *l, const struct timing *tm,
-			   const struct flows *fl, const struct xformat *fmt, void *ctx,
+			   const struct flows *fl, const struct profile *prof,
+			   const uint32_t *file_machine, const struct xformat *fmt, void *ctx,
 			   struct export_stats *st)
 {
 	int ret = 0;
@@ -961,18 +1009,25 @@ static int walk_executions(const struct layout *l, const struct timing *tm,
 		for (exec_cursor_init(&xc, c); !ret && xc.have; exec_cursor_next(&xc)) {
 			const struct execution *x = &xc.cur;
 			uint64_t flow = x->host ? flow_of(fl, x->host) : 0;
-			struct xarg a[4] = {
+			const char *mn = exec_model_name(prof, file_machine, c, x->model_id);
+			struct xarg a[5] = {
 				{ .key = "model_id", .kind = XARG_U64, .u = x->model_id },
 				{ .key = "execution", .kind = XARG_U64, .u = xc.k },
 				{ .key = "iterations", .kind = XARG_U64, .u = x->iterations },
 				{ .key = "failed", .kind = XARG_U64, .u = x->failed },
+				{ .key = "model", .kind = XARG_STR, .s = mn },
 			};
 
-			*fmt_str(fmt_u64(fmt_str(name, "model "), x->model_id), " execution") = '\0';
+			if (mn)
+				snprintf(name, sizeof(name), "%.*s execution", (int)sizeof(name) - 11,
+					 mn);
+			else
+				*fmt_str(fmt_u64(fmt_str(name, "model "), x->model_id),
+					 " execution") = '\0';
 			st->executions++;
 			ret = fmt->slice(ctx, t, XSLICE_COMPLETE, "execution", name,
 					 x->start + (uint64_t)t->proc->shift,
-					 x->stop + (uint64_t)t->proc->shift, a, 4, 0, flow);
+					 x->stop + (uint64_t)t->proc->shift, a, mn ? 5 : 4, 0, flow);
 		}
 		exec_cursor_free(&xc);
 	}
@@ -1036,7 +1091,7 @@ int export_run(const struct profile *prof, const char *source, const struct xfor
 		}
 	}
 	if (!ret)
-		ret = walk_executions(&l, &tm, &fl, fmt, ctx, st);
+		ret = walk_executions(&l, &tm, &fl, prof, mach.file_machine, fmt, ctx, st);
 	for (size_t i = 0; !ret && i < prof->nsys; i++)
 		ret = walk_sysprof(&l, &prof->sys[i], mach.sys_machine[i], l.lane[i], fmt, ctx, st,
 				   &fl);

@@ -27,10 +27,11 @@
 
 #include "export.h"
 #include "machines.h"
+#include "names.h"
 #include "summary.h"
 #include "timing.h"
 
-#define SCHEMA_VERSION	"4"
+#define SCHEMA_VERSION	"5"
 
 static const char schema[] =
 	"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);\n"
@@ -47,6 +48,9 @@ static const char schema[] =
 	"CREATE TABLE devices (id INTEGER PRIMARY KEY, device_index INTEGER, arch TEXT,"
 	" provider TEXT, num_cores INTEGER, num_topsps INTEGER, engines_per_core INTEGER,"
 	" raw_format TEXT, raw_entry_size INTEGER, clock_domain TEXT);\n"
+	"CREATE TABLE code_names (device_id INTEGER NOT NULL REFERENCES devices (id),"
+	" queue_type TEXT NOT NULL, code INTEGER NOT NULL, code_hex TEXT NOT NULL,"
+	" name TEXT NOT NULL, PRIMARY KEY (device_id, queue_type, code));\n"
 	"CREATE TABLE cores (id INTEGER PRIMARY KEY, recording_id INTEGER NOT NULL,"
 	" device_id INTEGER NOT NULL, core INTEGER NOT NULL, vcore INTEGER);\n"
 	"CREATE TABLE queues (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL,"
@@ -78,6 +82,17 @@ static const char schema[] =
 	" iowait_pct REAL);\n"
 	"CREATE TABLE mem_samples (recording_id INTEGER NOT NULL, ts INTEGER,"
 	" used_bytes INTEGER, available_bytes INTEGER, process_rss_bytes INTEGER);\n"
+	/* Instructions with the device's name of their opcode (NULL: none). */
+	"CREATE VIEW instruction_ops AS SELECT i.queue_id, q.core_id, q.unit_kind, q.unit_index,"
+	" i.ts, i.end_ts, i.dur, n.name AS op, printf('0x%06x', i.opcode) AS code, i.opcode,"
+	" i.model_id, i.iteration FROM instructions i JOIN queues q ON q.id = i.queue_id"
+	" JOIN cores c ON c.id = q.core_id LEFT JOIN code_names n ON n.device_id = c.device_id"
+	" AND n.queue_type = q.queue_type AND n.code = i.opcode;\n"
+	/* The models the files name: a MODEL or CONTINUOUS capture's model_name. */
+	"CREATE VIEW models AS SELECT DISTINCT r.id AS recording_id, f.model_id,"
+	" s.value AS name FROM files f JOIN recordings r ON r.id = f.recording_id"
+	" JOIN strings s ON s.id = f.model_name_id"
+	" WHERE f.capture_kind IN ('model', 'continuous');\n"
 	"CREATE VIEW dma AS SELECT q.core_id, q.engine, e.ts, e.code AS dma_queue,"
 	" e.payload0 AS bytes, e.payload1 AS src, e.payload2 AS dst"
 	" FROM entries e JOIN queues q ON q.id = e.queue_id WHERE q.queue_type = 'DMA';\n"
@@ -120,7 +135,8 @@ static const char indices[] =
 	"CREATE INDEX queues_core ON queues (core_id, queue_type);\n";
 
 enum stmt {
-	ST_STRING, ST_MACHINE, ST_RECORDING, ST_RAW, ST_FILE, ST_DEVICE, ST_CORE, ST_QUEUE, ST_ENTRY,
+	ST_STRING, ST_MACHINE, ST_RECORDING, ST_RAW, ST_FILE, ST_DEVICE, ST_CODE_NAME, ST_CORE,
+	ST_QUEUE, ST_ENTRY,
 	ST_INSTRUCTION, ST_INFERENCE, ST_EXECUTION, ST_HOST, ST_CPU, ST_MEM, ST_META, ST_COUNT,
 };
 
@@ -136,6 +152,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_DEVICE] = "INSERT INTO devices (device_index, arch, provider, num_cores, num_topsps,"
 		      " engines_per_core, raw_format, raw_entry_size, clock_domain)"
 		      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[ST_CODE_NAME] = "INSERT INTO code_names VALUES (?, ?, ?, ?, ?)",
 	[ST_CORE] = "INSERT INTO cores (recording_id, device_id, core, vcore) VALUES (?, ?, ?, ?)",
 	[ST_QUEUE] = "INSERT INTO queues (file_id, record, core_id, queue_type, unit_kind,"
 		     " unit_index, target_kind, target_index, engine, entry_size, entry_count,"
@@ -303,6 +320,23 @@ struct sq_rec {
 	size_t ndev;
 };
 
+/* The device's names of its codes (none for a raw device: the reader refuses them). */
+static void code_name_rows(struct sq *q, int64_t dev_id, const struct prof_file *f)
+{
+	char code[CODE_LEN];
+
+	for (size_t i = 0; i < f->info.num_code_names; i++) {
+		const struct nprof_ntff_code_name *c = &f->info.code_names[i];
+
+		b_i64(q, ST_CODE_NAME, 1, dev_id);
+		b_text(q, ST_CODE_NAME, 2, queue_name(c->queue_type));
+		b_u64(q, ST_CODE_NAME, 3, c->code);
+		b_text(q, ST_CODE_NAME, 4, code_str(c->code, code));
+		b_text(q, ST_CODE_NAME, 5, c->name);
+		step(q, ST_CODE_NAME);
+	}
+}
+
 static int64_t device_row(struct sq *q, struct sq_rec *r, const struct prof_file *f)
 {
 	uint32_t d = f->info.device.device_index;
@@ -330,6 +364,7 @@ static int64_t device_row(struct sq *q, struct sq_rec *r, const struct prof_file
 		}
 		b_text(q, ST_DEVICE, 9, clock_domain_name(f->info.device.clock_domain));
 		r->dev_id[d] = step(q, ST_DEVICE);
+		code_name_rows(q, r->dev_id[d], f);
 	}
 	return r->dev_id[d];
 }

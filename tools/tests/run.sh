@@ -226,7 +226,7 @@ suite() {
 			device.arch_name=trn1 device.num_topsps=6 device.provider=sim \
 			header.version_major=1 header.checksum_type=crc32c entry_count=46 \
 			queues.4.queue_type=TRACE queues.4.engine=1 queues.4.lost_count=2 \
-			queues.4.entries.3.seq=5 queues.4.entries.3.code=512 \
+			queues.4.entries.3.seq=5 queues.4.entries.3.code=0x000200 \
 			queues.0.entries.3.payload.0=1004 queues.7.entries.1.payload.0=80
 	}
 	run "dump --json: parses, counts, fields, the sequence gap" t_dump_json
@@ -280,7 +280,7 @@ suite() {
 			recordings.0.cores.0.engines.0.event_busy_ns=800 recordings.0.cores.0.engines.0.dma=4 \
 			recordings.0.cores.0.engines.0.dma_bytes=32768 recordings.0.cores.0.engines.0.events=4 \
 			recordings.0.cores.0.engines.0.event_slices=2 recordings.0.cores.0.engines.1.name=vector \
-			recordings.0.cores.0.engines.0.ops.0.code=256 recordings.0.cores.0.engines.0.ops.0.count=2 \
+			recordings.0.cores.0.engines.0.ops.0.code=0x000100 recordings.0.cores.0.engines.0.ops.0.count=2 \
 			recordings.0.cores.0.engines.0.ops.0.total_ns=200 recordings.0.cores.0.engines.0.ops.0.busy_pct=33.33 \
 			recordings.0.cores.0.topsps.0.instructions=2 recordings.0.cores.0.topsps.0.errors=1 \
 			recordings.0.cores.0.topsps.1.events=4 \
@@ -539,7 +539,7 @@ EOF
 		has "$tmp/b.json: 46 entries from 1 file: 26 slices, 9 instants (1 lost markers), 2 counter samples, 1 executions" "$tmp/o" &&
 		check chrome-json "$tmp/b.json" ph.M=30 ph.X=19 ph.B=8 ph.E=8 ph.i=9 ph.C=2 \
 			lost_markers=1 processes=1 threads=14 "name:lost 2=1" "name:model 7 iteration=2" \
-			"name:model 7 execution=1" "name:op 0x0100=2" "name:op 0x0700=2" \
+			"name:model 7 execution=1" "name:0x000100=2" "name:0x000700=2" \
 			"name:error 1004=2" "name:throttle=2" ph.s=0 ph.f=0
 	}
 	run "export json: valid, event counts per phase, B/E balanced, names" t_export_json
@@ -680,7 +680,7 @@ host-c $((2000100 - 4500000 + 1700000000000000000))" ] || { echo "inferences:"; 
 			executions.1.slowest.latency_ns=5400 executions.1.skew_ns=5000 \
 			executions.0.slowest.machine=strag-3 executions.0.skew_ns=30 \
 			executions.3.cores=8 executions.3.machines=4 \
-			ops.0.code=0x302 ops.0.difference_ns=10000 ops.1.code=0x301 ops.1.difference_ns=40
+			ops.0.code=0x000302 ops.0.difference_ns=10000 ops.1.code=0x000301 ops.1.difference_ns=40
 	}
 	run "summary: machines compared name the straggler's host, core and op; text, JSON, CSV and SQL agree" t_summary_machines
 
@@ -742,7 +742,7 @@ host-c $((2000100 - 4500000 + 1700000000000000000))" ] || { echo "inferences:"; 
 		protoc --python_out="$tmp/pb2" -I"$repo/proto" "$proto" || return 1
 		check perfetto "$tmp/b.pftrace" "$tmp/pb2" packets=90 descriptors=22 processes=1 \
 			counters=2 TYPE_SLICE_BEGIN=27 TYPE_SLICE_END=27 TYPE_INSTANT=9 TYPE_COUNTER=4 \
-			flows=0 "name:op 0x0100=2" "name:model 7 execution=1" "track:NeuronCore 0=1" \
+			flows=0 "name:0x000100=2" "name:model 7 execution=1" "track:NeuronCore 0=1" \
 			"track:device 0 (trn1 sim)=1" "track:executions=1" \
 			"parent:NeuronCore 0>device 0 (trn1 sim)=1" "parent:executions>NeuronCore 0=1" &&
 		"$np" export --format perfetto -o "$tmp/p.pftrace" "$prof" >/dev/null &&
@@ -760,7 +760,7 @@ host-c $((2000100 - 4500000 + 1700000000000000000))" ] || { echo "inferences:"; 
 	raw=$fx/raw/raw.ntff
 	t_raw_dump() {
 		"$np" dump "$raw" >"$tmp/rd.txt" || return 1
-		has "version 2.1," "$tmp/rd.txt" &&
+		has "version 2.2," "$tmp/rd.txt" &&
 		has "raw entries, not decoded: format neuron-v2 (1), device entries of 64 bytes" "$tmp/rd.txt" &&
 		has "timestamps: captured (1), when the host captured each entry" "$tmp/rd.txt" &&
 		has "    seq 0 ts 3000100 raw neuron-v2 entry 0 part 0/2: 404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f" "$tmp/rd.txt" &&
@@ -790,7 +790,7 @@ host-c $((2000100 - 4500000 + 1700000000000000000))" ] || { echo "inferences:"; 
 
 	t_dump_not_raw() {
 		"$np" dump "$basic" >"$tmp/bd.txt" && "$np" dump --json --no-entries "$basic" >"$tmp/bd.json" || return 1
-		has "version 1.1," "$tmp/bd.txt" &&
+		has "version 1.2," "$tmp/bd.txt" &&
 		count_is 0 'raw|timestamps:' "$tmp/bd.txt" &&
 		check dump-json "$tmp/bd.json" header.version_major=1 device.raw_format=0 \
 			device.clock_domain=0 device.clock_domain_name=produced
@@ -909,6 +909,114 @@ DMA 2 1 3000700 0 1 2 32 82838485 A1" ] ||
 		run "export sqlite: the documented queries reproduce summary --json" t_sqlite
 	else
 		skip_test "export sqlite: the documented queries reproduce summary --json" "no sqlite3 program"
+	fi
+
+	# ---- names: the device's op names and the file's model name ------------------
+	# named/ (gen_fixtures.c): basic.ntff's entries as a MODEL capture of
+	# "synthetic_mlp" (id 7) whose device names TRACE 0x100 and 0x101
+	# "matmult", 0x200 "tensor_tensor", TOPSP_TRACE 0x700 "collective" and DMA
+	# queue 0 "dma_copy"; every other code has no name and is shown as its
+	# code only. Every output shows the name beside the code, spelled 0x000102.
+	named=$fx/named
+	nfile=$named/synthetic_mlp_vnc_0.ntff
+	t_names_summary() {
+		"$np" summary --ns "$named" >"$tmp/n.txt" &&
+		"$np" summary --json "$named" >"$tmp/n.json" || return 1
+		grep -Eq '^    0:tensor +matmult +0x000100 +2 ' "$tmp/n.txt" &&
+		grep -Eq '^    0:tensor +- +0x000102 +2 ' "$tmp/n.txt" &&
+		grep -Eq '^    topsp0 +collective +0x000700 ' "$tmp/n.txt" &&
+		grep -Eq '^  1:vector +tensor_tensor +0x000200 +2 ' "$tmp/n.txt" &&
+		grep -Eq '^  synthetic_mlp +7 +1 +1 ' "$tmp/n.txt" &&
+		grep -Eq '^  0 +0 +synthetic_mlp +7 +0 ' "$tmp/n.txt" ||
+			{ echo "text rows without names:"; cat "$tmp/n.txt"; return 1; }
+		check summary-json "$tmp/n.json" \
+			recordings.0.cores.0.engines.0.ops.0.op=matmult \
+			recordings.0.cores.0.engines.0.ops.0.code=0x000100 \
+			recordings.0.cores.0.engines.0.ops.2.op=None \
+			recordings.0.cores.0.engines.0.ops.2.code=0x000102 \
+			recordings.0.cores.0.engines.1.ops.0.op=tensor_tensor \
+			recordings.0.cores.0.topsps.0.ops.0.op=collective \
+			recordings.0.cores.0.topsps.1.ops.0.op=None \
+			recordings.0.ops_across_cores.0.op=matmult \
+			recordings.0.models.0.model=synthetic_mlp recordings.0.models.0.model_id=7 \
+			recordings.0.executions.0.model=synthetic_mlp || return 1
+		# The text, CSV and SQL say what the JSON says, names included.
+		"$py" "$here/summary_check.py" text "$tmp/n.json" "$tmp/n.txt" || return 1
+		rm -rf "$tmp/ncsv" && "$np" summary --csv "$tmp/ncsv" "$named" >/dev/null &&
+		"$py" "$here/summary_check.py" csv "$tmp/n.json" "$tmp/ncsv" || return 1
+		has ",engine,0,matmult,0x000100,2," "$tmp/ncsv/ops.csv" &&
+		has ",engine,0,,0x000102,2," "$tmp/ncsv/ops.csv" &&
+		has ",synthetic_mlp,7,1," "$tmp/ncsv/models.csv" &&
+		has ",engine,0,matmult,0x000100,2," "$tmp/ncsv/ops_across_cores.csv" || return 1
+		# A recording whose device names nothing: "-", null and empty fields.
+		"$np" summary --json "$basic" >"$tmp/nb.json" &&
+		check summary-json "$tmp/nb.json" recordings.0.cores.0.engines.0.ops.0.op=None \
+			recordings.0.cores.0.engines.0.ops.0.code=0x000100 recordings.0.models.0.model=None
+	}
+	run "names: summary text, JSON and CSV show the device's op names and the model name beside the code" t_names_summary
+
+	t_names_dump() {
+		"$np" dump "$nfile" >"$tmp/nd.txt" &&
+		"$np" dump --json "$nfile" >"$tmp/nd.json" || return 1
+		has "  5 code names (the device's)" "$tmp/nd.txt" &&
+		has "engine 0 op matmult code 0x000100 model 7 (synthetic_mlp) iter 0 " "$tmp/nd.txt" &&
+		has "engine 0 code 0x000102 model 7 (synthetic_mlp) iter 0 " "$tmp/nd.txt" &&
+		has "kind model, pid 4242, core 0, model synthetic_mlp (id 7)" "$tmp/nd.txt" || return 1
+		# Records: INFER_STATUS, EVENT 0, TRACE 0 (entries 0x100, 0x101, 0x102, ...).
+		check dump-json "$tmp/nd.json" device.code_names.0.name=matmult \
+			device.code_names.0.code=0x000100 device.code_names.0.queue_type=TRACE \
+			device.code_names.4.name=collective device.code_names.4.queue_type=TOPSP_TRACE \
+			queues.2.entries.0.op=matmult queues.2.entries.0.code=0x000100 \
+			queues.2.entries.2.op=None queues.2.entries.2.code=0x000102 \
+			queues.2.entries.0.model=synthetic_mlp queues.2.entries.0.model_id=7 \
+			queues.0.entries.0.code=0x000001 queues.0.entries.0.op=None || return 1
+		# No names in the file: codes only.
+		"$np" dump "$basic" >"$tmp/nbd.txt" &&
+		has "  0 code names: codes are shown as codes" "$tmp/nbd.txt" &&
+		! grep -q " op " "$tmp/nbd.txt"
+	}
+	run "names: dump text and JSON name ops and the model, the code spelled 0x000102" t_names_dump
+
+	t_names_timeline() {
+		"$np" export --format json -o "$tmp/n.tl.json" "$named" >/dev/null &&
+		check chrome-json "$tmp/n.tl.json" "name:matmult=4" "name:tensor_tensor=2" \
+			"name:0x000102=2" "name:collective=2" "name:0x000701=2" \
+			"name:synthetic_mlp iteration=2" "name:synthetic_mlp execution=1" \
+			"name:dma_copy queue 0=2" "name:dma queue 1=2" "name:model 7 iteration=0" \
+			"event:matmult@code:0x000100=2" "event:matmult@code:0x000101=2" \
+			"event:0x000102@code:0x000102=2" \
+			"event:synthetic_mlp execution@model:synthetic_mlp@model_id:7=1" || return 1
+		"$py" -c 'import google.protobuf' || { echo "no python3 with google.protobuf ($py)"; return 1; }
+		mkdir -p "$tmp/pb2" &&
+		protoc --python_out="$tmp/pb2" -I"$repo/proto" "$proto" || return 1
+		"$np" export --format perfetto -o "$tmp/n.pftrace" "$named" >/dev/null &&
+		check perfetto "$tmp/n.pftrace" "$tmp/pb2" "name:matmult=4" "name:tensor_tensor=2" \
+			"name:0x000102=2" "name:collective=2" "name:synthetic_mlp iteration=2" \
+			"name:synthetic_mlp execution=1" "name:dma_copy queue 0=2"
+	}
+	run "names: JSON and Perfetto timelines name instructions by op, iterations and executions by model" t_names_timeline
+
+	t_names_sqlite() {
+		rm -f "$tmp/n.db" &&
+		"$np" export --format sqlite -o "$tmp/n.db" "$named" >/dev/null || return 1
+		[ "$(sqlite3 "$tmp/n.db" 'PRAGMA foreign_key_check')" = "" ] || { echo "foreign keys"; return 1; }
+		[ "$(sqlite3 -separator ' ' "$tmp/n.db" "SELECT queue_type, code, code_hex, name FROM code_names
+			ORDER BY queue_type, code" | tr '\n' ';')" = \
+			"DMA 0 0x000000 dma_copy;TOPSP_TRACE 1792 0x000700 collective;TRACE 256 0x000100 matmult;TRACE 257 0x000101 matmult;TRACE 512 0x000200 tensor_tensor;" ] ||
+			{ echo "code_names:"; sqlite3 "$tmp/n.db" 'SELECT * FROM code_names'; return 1; }
+		[ "$(sqlite3 -separator ' ' "$tmp/n.db" "SELECT coalesce(op, '-'), code, count(*) FROM instruction_ops
+			GROUP BY code ORDER BY code" | tr '\n' ';')" = \
+			"matmult 0x000100 2;matmult 0x000101 2;- 0x000102 2;tensor_tensor 0x000200 2;- 0x000201 2;- 0x000202 2;collective 0x000700 2;- 0x000701 2;" ] ||
+			{ echo "instruction_ops:"; sqlite3 "$tmp/n.db" 'SELECT op, code, count(*) FROM instruction_ops GROUP BY code'; return 1; }
+		[ "$(sqlite3 -separator ' ' "$tmp/n.db" 'SELECT model_id, name FROM models')" = "7 synthetic_mlp" ] ||
+			{ echo "models view"; return 1; }
+		"$np" summary --json "$named" >"$tmp/n.json" &&
+		"$py" "$here/summary_check.py" sql "$tmp/n.json" "$tmp/n.db" "$repo/Documentation/analysis-queries.sql"
+	}
+	if command -v sqlite3 >/dev/null; then
+		run "names: SQLite code_names, instruction_ops and models; the ops and models queries carry the names" t_names_sqlite
+	else
+		skip_test "names: SQLite" "no sqlite3 program"
 	fi
 	# ---- a queue is all of its records ----------------------------------------------
 	# The fixtures twice: each queue one record, and the same entries appended
