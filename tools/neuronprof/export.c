@@ -515,6 +515,13 @@ struct walk {
 	/* The queue's entries, across its records (walk_begin(), walk_next()). */
 	struct queue_iter it;
 	struct seq_track seq;
+	/*
+	 * Entries lost before the entry walk_next() just gave: its caller
+	 * emits the instant "lost N" with emit_lost() once the events before
+	 * that entry are written (a TRACE queue's pending instruction), so
+	 * that a track's events start in time order.
+	 */
+	uint64_t lost;
 	struct progress *pg;
 	uint64_t *done;
 };
@@ -603,15 +610,16 @@ static void unit_name(const struct xtrack *t, char *buf, size_t len)
 		snprintf(buf, len, "engine %u", t->engine);
 }
 
-/* An instant "lost N" where the sequence numbers of a queue skip N. */
-static int lost_marker(struct walk *w, const struct entry *e)
+/* The instant "lost N" of w->lost before entry @e (emit_lost()). */
+static int emit_lost(struct walk *w, const struct entry *e)
 {
-	uint64_t lost = seq_skipped(&w->seq, e->seq);
+	uint64_t lost = w->lost;
 	struct xarg a[2];
 	char name[32];
 
 	if (!lost)
 		return 0;
+	w->lost = 0;
 	snprintf(name, sizeof(name), "lost %" PRIu64, lost);
 	a[0] = (struct xarg){ .key = "lost", .kind = XARG_U64, .u = lost };
 	a[1] = (struct xarg){ .key = "after_seq", .kind = XARG_U64, .u = e->seq - lost - 1 };
@@ -631,10 +639,10 @@ static void walk_begin(struct walk *w, const struct prof_file *f, const struct p
 }
 
 /*
- * The queue's next entry into @e, decoded and counted, after the instant
- * "lost N" where its sequence number skips. False at the end of the queue,
- * once *@ret is set (by the caller's handling of an entry or by that
- * instant), and then *@ret is the result of the walk.
+ * The queue's next entry into @e, decoded and counted; where its sequence
+ * number skips, w->lost says by how much (the caller emits it with
+ * emit_lost()). False at the end of the queue, once *@ret is set by the
+ * caller's handling of an entry, and then *@ret is the result of the walk.
  */
 static bool walk_next(struct walk *w, struct entry *e, int *ret)
 {
@@ -645,8 +653,8 @@ static bool walk_next(struct walk *w, struct entry *e, int *ret)
 	entry_decode(p, w->it.entry_size, e);
 	progress_update(w->pg, ++*w->done);
 	w->st->entries++;
-	*ret = lost_marker(w, e);
-	return !*ret;
+	w->lost = seq_skipped(&w->seq, e->seq);
+	return true;
 }
 
 /*
@@ -664,6 +672,9 @@ static int walk_raw(struct walk *w)
 
 	snprintf(name, sizeof(name), "raw %s", raw_format_name(w->raw->raw_format));
 	while (walk_next(w, &e, &ret)) {
+		ret = emit_lost(w, &e);
+		if (ret)
+			break;
 		raw_part_of(&e, &part);
 		a[0] = (struct xarg){ .key = "entry", .kind = XARG_U64, .u = part.index };
 		a[1] = (struct xarg){ .key = "part", .kind = XARG_U64, .u = part.part };
@@ -700,6 +711,11 @@ static int walk_queue(struct walk *w, const struct prof_file *f, const struct pr
 		return walk_raw(w);
 	unit_name(w->t, unit, sizeof(unit));
 	while (walk_next(w, &e, &ret)) {
+		/* A TRACE queue's pending instruction starts before the gap. */
+		if (q->queue_type != NEURONPROF_QT_TRACE && q->queue_type != NEURONPROF_QT_TOPSP_TRACE)
+			ret = emit_lost(w, &e);
+		if (ret)
+			break;
 		switch (q->queue_type) {
 		case NEURONPROF_QT_INFER_STATUS:
 			if (e.code == NEURONPROF_INFER_START) {
@@ -756,6 +772,8 @@ static int walk_queue(struct walk *w, const struct prof_file *f, const struct pr
 			/* An instruction ends when the next entry of its queue says. */
 			if (have_pend)
 				ret = instruction(w, &pend, instr_end(&w->clk, pend.ts, true, e.ts));
+			if (!ret)
+				ret = emit_lost(w, &e);
 			pend = e;
 			have_pend = true;
 			break;
@@ -915,19 +933,52 @@ static int host_event(struct layout *l, const Neuronprof__System__NtraceEvent *e
 }
 
 /* The system profile of one directory: host events, then host counters. */
+/* The events cmp_event_start() orders indexes of (qsort() has no context). */
+static Neuronprof__System__NtraceEvent *const *sort_events;
+
+/* By start, then the longer first (it encloses), then as recorded. */
+static int cmp_event_start(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	const Neuronprof__System__NtraceEvent *x = sort_events[i], *y = sort_events[j];
+	uint64_t xe = x->end_ns >= x->start_ns ? x->end_ns : x->start_ns;
+	uint64_t ye = y->end_ns >= y->start_ns ? y->end_ns : y->start_ns;
+
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	if (xe != ye)
+		return xe > ye ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
 static int walk_sysprof(struct layout *l, const struct sysprof *s, uint32_t machine,
 			const uint32_t *lane, const struct xformat *fmt, void *ctx,
 			struct export_stats *st, const struct flows *fl)
 {
+	size_t n = s->ntrace ? s->ntrace->n_events : 0, *order;
 	int ret = 0;
 
-	for (size_t i = 0; !ret && s->ntrace && i < s->ntrace->n_events; i++) {
+	/*
+	 * In the order they start (an enclosing event first), not the order
+	 * they were recorded in (an event is recorded when it ends, after the
+	 * events inside it), so that every track's events start in time order.
+	 */
+	order = xrealloc(NULL, (n ? n : 1) * sizeof(*order));
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	sort_events = s->ntrace ? s->ntrace->events : NULL;
+	if (n > 1)
+		qsort(order, n, sizeof(*order), cmp_event_start);
+	sort_events = NULL;
+	for (size_t k = 0; !ret && k < n; k++) {
+		size_t i = order[k];
 		uint64_t flow = flow_of(fl, s->ntrace->events[i]);
 
 		ret = host_event(l, s->ntrace->events[i], machine, lane[i], fmt, ctx, flow);
 		st->host_events++;
 		st->flows += flow != 0;
 	}
+	free(order);
 	for (size_t i = 0; !ret && s->cpu && i < s->cpu->n_samples; i++) {
 		const Neuronprof__System__CpuUtilSample *cs = s->cpu->samples[i];
 		const struct xproc *p = host_proc(l, machine, s->cpu->pid, s->cpu->instance_id);
