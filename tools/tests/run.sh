@@ -911,6 +911,47 @@ DMA 2 1 3000700 0 1 2 32 82838485 A1" ] ||
 		skip_test "export sqlite: the documented queries reproduce summary --json" "no sqlite3 program"
 	fi
 
+	# ---- the held-out validator ------------------------------------------------------
+	# tests/heldout/validate_trace.py shares nothing with the exporters: its
+	# own schema written from Perfetto's published field numbers, Python's
+	# json and sqlite3. The exports of three machines (hosts/), a raw
+	# recording (raw/), a directory with a system profile and a sequence gap
+	# (prof/) and a named recording decode with no problem; the database of
+	# the raw recording holds its rows. Broken traces are caught, so the
+	# validator can fail.
+	t_heldout() {
+		local v="$here/heldout/validate_trace.py" d="$tmp/heldout" p
+		rm -rf "$d" && mkdir -p "$d/pb2" &&
+		protoc --python_out="$d/pb2" -I"$here/heldout" "$here/heldout/perfetto_published.proto" || return 1
+		for p in hosts raw prof named; do
+			"$np" export --format perfetto -o "$d/$p.pftrace" "$fx/$p" >/dev/null 2>&1 &&
+			"$np" export --format json -o "$d/$p.json" "$fx/$p" >/dev/null 2>&1 &&
+			"$py" "$v" perfetto "$d/$p.pftrace" "$d/pb2" &&
+			"$py" "$v" json "$d/$p.json" || return 1
+		done
+		"$np" export --format sqlite -o "$d/raw.db" "$fx/raw" >/dev/null &&
+		"$py" "$v" sqlite-raw "$d/raw.db" || return 1
+		# What it must refuse: a slice left open, a track used before it is
+		# defined, slices moved out of time order, a raw database without
+		# its rows.
+		"$py" "$here/heldout/break_trace.py" "$d/pb2" "$d/prof.json" "$d/prof.pftrace" "$d" ||
+			return 1
+		! "$py" "$v" json "$d/open.json" >"$d/o" && grep -q "B without E" "$d/o" ||
+			{ echo "an unbalanced JSON trace passed"; cat "$d/o"; return 1; }
+		! "$py" "$v" perfetto "$d/late.pftrace" "$d/pb2" >"$d/o" && grep -q "not defined before it" "$d/o" ||
+			{ echo "a track used before its descriptor passed"; cat "$d/o"; return 1; }
+		! "$py" "$v" perfetto "$d/order.pftrace" "$d/pb2" >"$d/o" && grep -q "before the track's previous event" "$d/o" ||
+			{ echo "events out of time order passed"; cat "$d/o"; return 1; }
+		cp "$d/raw.db" "$d/norows.db" && sqlite3 "$d/norows.db" 'DELETE FROM raw_entries' &&
+		! "$py" "$v" sqlite-raw "$d/norows.db" >"$d/o" && grep -q "raw_entries rows for" "$d/o" ||
+			{ echo "a raw database without its rows passed"; cat "$d/o"; return 1; }
+	}
+	if command -v sqlite3 >/dev/null; then
+		run "held-out validator: Perfetto and JSON exports of three machines, a raw recording, a directory and a named recording; the raw database's rows; broken traces caught" t_heldout
+	else
+		skip_test "held-out validator" "no sqlite3 program"
+	fi
+
 	# ---- names: the device's op names and the file's model name ------------------
 	# named/ (gen_fixtures.c): basic.ntff's entries as a MODEL capture of
 	# "synthetic_mlp" (id 7) whose device names TRACE 0x100 and 0x101
