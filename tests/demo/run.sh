@@ -10,6 +10,8 @@
 #    (a SESSION file covers every execution, a MODEL file the first one);
 #  - the exports decode (Python's json; protoc for the Perfetto trace) and
 #    count the inferences, executions and host events both recordings made;
+#  - the held-out validator (tools/tests/heldout) decodes both timelines
+#    with no problem;
 #  - report.html carries the numbers of summary --json of the demo's output
 #    (tools/tests/report_check.py) and, in headless Chromium when it is
 #    installed, renders without a console error into every table (its
@@ -269,6 +271,23 @@ if protoc --decode=perfetto.protos.Trace -I"$repo/proto" "$repo/proto/perfetto_t
 		"$(grep -c '^    process {' "$tmp/pf.txt")" 3
 else
 	not_ok "profile.pftrace decodes with protoc" "$(head -n 5 "$tmp/err")"
+fi
+
+# The held-out validator (tools/tests/heldout, no code shared with the
+# exporters) decodes both timelines of the demo with no problem.
+v=$repo/tools/tests/heldout/validate_trace.py
+mkdir -p "$tmp/heldout-pb2"
+if protoc --python_out="$tmp/heldout-pb2" -I"$repo/tools/tests/heldout" \
+	"$repo/tools/tests/heldout/perfetto_published.proto" 2>"$tmp/err" &&
+   /usr/bin/python3 "$v" perfetto "$out/profile.pftrace" "$tmp/heldout-pb2" >"$tmp/hv" 2>&1; then
+	ok "held-out validator: $(tail -n 1 "$tmp/hv")"
+else
+	not_ok "held-out validator of profile.pftrace" "$(head -n 20 "$tmp/hv" "$tmp/err" 2>/dev/null)"
+fi
+if /usr/bin/python3 "$v" json "$out/profile.json" >"$tmp/hv" 2>&1; then
+	ok "held-out validator: $(tail -n 1 "$tmp/hv")"
+else
+	not_ok "held-out validator of profile.json" "$(head -n 20 "$tmp/hv")"
 fi
 
 # The HTML page of both recordings: summary's numbers, and in a browser.
