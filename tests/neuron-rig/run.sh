@@ -91,9 +91,9 @@ vm_run() {
 # RIG_BENCH=1 (bench/neuron_head_write.sh): what a captured head write
 # costs. The runtime consumes 64 entries of 64 bytes per head write, 2000
 # times, with the queue not subscribed and subscribed by neuronprof record,
-# three times each, alternating; the cost a capture adds is the difference
-# of the medians, set against a memcpy of the 4096 consumed bytes measured
-# in the same process.
+# five times each, alternating; the cost a capture adds is the median of the
+# five pairs' differences, set against a memcpy of the 4096 consumed bytes
+# measured in the same processes.
 if [ "${RIG_BENCH:-0}" = 1 ]; then
 	cat >"$work/bench.sh" <<GUEST
 #!/bin/sh
@@ -106,7 +106,7 @@ while ! dmesg | grep -q "nd0: reset request .* completed" && [ \$n -lt 300 ]; do
 done
 modprobe neuronprof
 modprobe neuronprof_neuron entry_size_v2=64 head_mode_v2=0
-for t in 1 2 3; do
+for t in 1 2 3 4 5; do
 	/rig/nrt_play -e 64 realloc:core:0:0:1:65536 bench:0:64:2000 >>/out/off.txt 2>&1
 	/rig/neuronprof record --mode session --ring-size 8M --duration 600 -o /out/rec\$t \\
 		-- /rig/inspect_run /tmp/ready\$t >/out/record\$t.txt 2>&1 &

@@ -94,19 +94,6 @@ void nprof_ntff_header_decode(const unsigned char in[NPROF_NTFF_HEADER_SIZE],
 			      struct nprof_ntff_header *h);
 
 /*
- * A caller-sized struct whose first member is its size: valid if at least
- * @ours bytes, and any bytes past @ours (a newer caller) are zero.
- */
-bool nprof_ntff_sized_struct_ok(const void *p, size_t ours);
-
-/*
- * The same for a struct that grew: at least @oldest bytes (its first
- * version), and any bytes past @ours zero. The caller reads or fills only
- * min(size, @ours) bytes.
- */
-bool nprof_ntff_sized_struct_ok_since(const void *p, size_t oldest, size_t ours);
-
-/*
  * Check a name table (struct nprof_ntff_info.code_names): sorted by
  * (queue_type, code) with each pair once, every name 1 to
  * NPROF_NTFF_CODE_NAME_MAX characters of [a-z0-9_.], none with a raw

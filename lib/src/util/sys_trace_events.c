@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The system-trace event taxonomy: names of enum nprof_sys_trace_event_type
- * and the "hardware"/"software" groups (Documentation/library.rst).
+ * and the "hardware"/"software" groups (Documentation/library.rst). It is
+ * the vocabulary of every trace point, so it sits in util/ beside them.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -9,8 +10,8 @@
 
 #include <neuronprof/sys_trace_events.h>
 
-#include "trace/sys_trace_internal.h"
 #include "util/internal.h"
+#include "util/tracepoint.h"
 
 /* Indexed by enum nprof_sys_trace_event_type; the order is ABI. */
 static const char *const event_names[NPROF_SYS_TRACE_EVENT_COUNT] = {
@@ -101,22 +102,7 @@ int nprof_sys_trace_event_selector(const char *name, uint64_t *mask)
 	return 0;
 }
 
-NPROF_API int nprof_sys_trace_get_event_types(const char ***names, size_t *count)
+const char *const *nprof_sys_trace_event_names(void)
 {
-	return nprof_dup_name_list(event_names, NPROF_SYS_TRACE_EVENT_COUNT, UINT64_MAX, names,
-				   count);
-}
-
-NPROF_API void nprof_sys_trace_free_event_types(const char **names, size_t count)
-{
-	nprof_free_name_list(names, count);
-}
-
-NPROF_API int nprof_sys_trace_config_get_enabled_event_types(const struct nprof_sys_trace_config *cfg,
-							     const char ***names, size_t *count)
-{
-	if (!cfg)
-		return nprof_err(EINVAL, "system-trace config is NULL");
-	return nprof_dup_name_list(event_names, NPROF_SYS_TRACE_EVENT_COUNT, cfg->event_type_mask,
-				   names, count);
+	return event_names;
 }
