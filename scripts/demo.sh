@@ -117,7 +117,7 @@ if command -v sqlite3 >/dev/null; then
 		"WITH ops AS (
 		   SELECT c.recording_id AS rec, i.unit_kind || ' ' || i.unit_index AS unit,
 		          coalesce(i.op, '-') AS op, i.code, count(*) AS count,
-		          sum(i.dur) AS total_ns, sum(i.dur) / count(*) AS avg_ns,
+		          sum(i.dur_ns) AS total_ns, sum(i.dur_ns) / count(*) AS avg_ns,
 		          count(DISTINCT i.core_id) AS cores
 		   FROM instruction_ops i JOIN cores c ON c.id = i.core_id
 		   GROUP BY c.recording_id, i.unit_kind, i.unit_index, i.opcode),

@@ -633,7 +633,7 @@ host-b $((2000100 - 5000000 + 1700000000000500000))
 host-c $((2000100 - 4500000 + 1700000000000000000))" ] || { echo "inferences:"; sqlite3 "$tmp/h.db" 'SELECT * FROM inferences'; return 1; }
 		[ "$(sqlite3 "$tmp/h.db" "SELECT count(DISTINCT f.start_ns - m.offset_ns), count(*) FROM files f
 			JOIN recordings r ON r.id = f.recording_id JOIN machines m ON m.id = r.machine_id")" = "1|3" ] &&
-		[ "$(sqlite3 "$tmp/h.db" "SELECT max(ts) - min(ts) < 3600000000000 FROM instructions")" = 1 ] ||
+		[ "$(sqlite3 "$tmp/h.db" "SELECT max(start_ns) - min(start_ns) < 3600000000000 FROM instructions")" = 1 ] ||
 			{ echo "times not moved by their machine's offset"; return 1; }
 		# One machine: as recorded, offset 0, mapping kept.
 		rm -f "$tmp/h1.db" && "$np" export --format sqlite -o "$tmp/h1.db" "$fx/hosts/a" >/dev/null 2>"$tmp/e" &&
@@ -863,14 +863,14 @@ host-c $((2000100 - 4500000 + 1700000000000000000))" ] || { echo "inferences:"; 
 			SELECT count(*) FROM queues; SELECT raw_format, raw_entry_size, clock_domain, provider FROM devices' |
 			tr '\n' ' ')" = "9 0 0 0 2 neuron-v2|64|captured|neuron " ] ||
 			{ echo "unexpected rows"; sqlite3 "$tmp/raw.db" 'SELECT * FROM devices; SELECT * FROM queues'; return 1; }
-		[ "$(sqlite3 -separator ' ' "$tmp/raw.db" "SELECT q.queue_type, q.engine, r.seq, r.ts, r.entry_index,
+		[ "$(sqlite3 -separator ' ' "$tmp/raw.db" "SELECT q.queue_type, q.engine, r.seq, r.ts_ns, r.entry_index,
 			r.part, r.parts, length(r.bytes), hex(substr(r.bytes, 1, 4)), hex(substr(r.bytes, 32, 1))
 			FROM raw_entries r JOIN queues q ON q.id = r.queue_id
 			WHERE q.queue_type = 'TRACE' AND r.seq IN (0, 5) OR q.queue_type = 'DMA' AND r.seq = 1
 			ORDER BY r.rowid")" = "TRACE 0 0 3000100 0 0 2 32 40414243 5F
 TRACE 0 5 3000600 2 1 2 32 4A4B4C4D 69
 DMA 2 1 3000700 0 1 2 32 82838485 A1" ] ||
-			{ echo "raw rows:"; sqlite3 "$tmp/raw.db" 'SELECT queue_id, seq, ts, entry_index, part, parts, hex(bytes) FROM raw_entries'; return 1; }
+			{ echo "raw rows:"; sqlite3 "$tmp/raw.db" 'SELECT queue_id, seq, ts_ns, entry_index, part, parts, hex(bytes) FROM raw_entries'; return 1; }
 		"$np" summary --json "$fx/raw" >"$tmp/rs.json" &&
 		"$py" "$here/summary_check.py" sql "$tmp/rs.json" "$tmp/raw.db" "$repo/Documentation/analysis-queries.sql"
 	}
@@ -894,6 +894,16 @@ DMA 2 1 3000700 0 1 2 32 82838485 A1" ] ||
 		"$np" export --format sqlite -o "$tmp/p.db" "$prof" >"$tmp/o" || return 1
 		has "$tmp/p.db: 58 entries from 2 files, 6 host events, 2 executions: " "$tmp/o" &&
 		[ "$(sqlite3 "$tmp/p.db" 'PRAGMA integrity_check')" = ok ] &&
+		# Schema 6: every reference a declared foreign key that holds, the
+		# integer enums named by their tables.
+		[ "$(sqlite3 "$tmp/p.db" 'PRAGMA foreign_key_check')" = "" ] &&
+		[ "$(sqlite3 "$tmp/p.db" "SELECT count(*) FROM pragma_foreign_key_list('executions')
+			WHERE \"table\" = 'host_events'; SELECT s.name FROM inferences i JOIN statuses s
+			USING (status) WHERE i.status != 0; SELECT count(*) FROM host_events h JOIN
+			host_event_types t USING (type) JOIN strings n ON n.id = h.name_id WHERE t.name = n.value;
+			SELECT value FROM meta WHERE key = 'schema_version'" | tr '\n' ' ')" = \
+			"1 NRT_EXEC_COMPLETED_WITH_ERR 6 6 " ] ||
+			{ echo "foreign keys or enum tables"; sqlite3 "$tmp/p.db" 'PRAGMA foreign_key_check; SELECT * FROM statuses; SELECT * FROM host_event_types'; return 1; }
 		[ "$(sqlite3 "$tmp/p.db" 'SELECT count(*) FROM instructions; SELECT count(*) FROM entries;
 			SELECT count(*) FROM recordings; SELECT count(*) FROM host_events;
 			SELECT count(*) FROM sqlite_master WHERE type = "index" AND sql IS NOT NULL' | tr '\n' ' ')" = "20 38 2 6 9 " ] ||

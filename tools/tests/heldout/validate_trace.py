@@ -293,7 +293,7 @@ def sqlite_raw(path):
     if not rows:
         bad("raw_entries is empty")
     for qid, ts, part, parts, b in con.execute(
-            "SELECT queue_id, ts, part, parts, bytes FROM raw_entries"):
+            "SELECT queue_id, ts_ns, part, parts, bytes FROM raw_entries"):
         if not isinstance(b, bytes) or not 1 <= len(b) <= 32:
             bad(f"queue {qid} at {ts}: bytes {b!r} not a BLOB of 1 to 32 bytes")
         if not 0 <= part < parts:
