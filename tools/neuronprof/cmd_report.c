@@ -218,7 +218,7 @@ static void unit_json(struct json *j, const struct unit *u, const struct unit_ti
 	jw_fixed(j, "utilization_pct", u->util_pct, 2);
 	if (!u->topsp) {
 		jw_u64(j, "dma_bytes", u->dma_bytes);
-		jw_fixed(j, "dma_mbps", u->dma_mbps, 2);
+		jw_u64(j, "dma_bytes_per_s", u->dma_bytes_per_s);
 	}
 	jw_u64(j, "lost", u->lost);
 	jw_u64(j, "seq_gaps", u->gaps);
@@ -708,7 +708,7 @@ static const char page_script[] =
 	"o.total_ns,o.median_ns,o.p95_ns,o.max_ns,o.busy_pct]);});});return r;}\n"
 	"function units(c){return c.engines.concat(c.topsps).map(function(u){return [u.label,"
 	"u.instructions,u.busy_ns,u.utilization_pct,u.dma_bytes===undefined?'':u.dma_bytes,"
-	"u.dma_mbps===undefined?'':u.dma_mbps,u.lost,u.seq_gaps];});}\n"
+	"u.dma_bytes_per_s===undefined?'':u.dma_bytes_per_s,u.lost,u.seq_gaps];});}\n"
 	"function buckets(c){var us=c.engines.concat(c.topsps),r=[];for(var i=0;i<c.buckets;i++){"
 	"var row=[i*c.bucket_ns];us.forEach(function(u){row.push(+(100*u.busy_ns_by_bucket[i]/"
 	"c.bucket_ns).toFixed(2));});var d=0;c.engines.forEach(function(u){d+=u.dma_bytes_by_bucket[i];});"
@@ -723,7 +723,7 @@ static const char page_script[] =
 	"h.lo_ns+(i+1)*h.bin_ns,n];});}\n"
 	"var K={\n"
 	" ops:[['unit','op','code','count','total_ns','median_ns','p95_ns','max_ns','busy%'],ops],\n"
-	" units:[['unit','instructions','busy_ns','util%','dma_bytes','dma_MB/s','lost',"
+	" units:[['unit','instructions','busy_ns','util%','dma_bytes','dma_bytes/s','lost',"
 	"'seq_gaps'],units],\n"
 	" buckets:[bucketcols,buckets],\n"
 	" hostcores:[['recording','device','core','busy_ns','util%','inference_busy_ns',"

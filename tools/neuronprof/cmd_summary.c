@@ -64,13 +64,19 @@ static const char summary_usage[] =
 
 /* ---- text ---------------------------------------------------------------------- */
 
+/* Version of the layout of summary --json ("format_version"). */
+#define SUMMARY_JSON_VERSION	2
+
 static bool raw_ns, brief;
 
-/* A duration as one token: "4.400us", or whole nanoseconds with --ns. */
+/*
+ * A duration as one token with its unit: "4.400us", or whole nanoseconds
+ * with --ns ("4400ns"), which a script strips of its "ns".
+ */
 static const char *dur(uint64_t ns, char *buf, size_t len)
 {
 	if (raw_ns || ns < 1000)
-		snprintf(buf, len, "%" PRIu64 "%s", ns, raw_ns ? "" : "ns");
+		snprintf(buf, len, "%" PRIu64 "ns", ns);
 	else if (ns < 1000000)
 		snprintf(buf, len, "%.3fus", (double)ns / 1e3);
 	else if (ns < 1000000000)
@@ -123,14 +129,14 @@ static void text_core(const struct rec_stats *s, const struct core_stats *c)
 	if (c->nunits) {
 		printf("  engines and TopSPs:\n");
 		printf("    %-12s %8s %12s %8s %7s %12s %6s %10s %10s\n", "unit", "util%", "busy",
-		       "instr", "events", "event_busy", "dma", "dma_bytes", "dma_MB/s");
+		       "instr", "events", "event_busy", "dma", "dma_bytes", "dma_bytes/s");
 		for (size_t k = 0; k < c->nunits; k++) {
 			const struct unit *u = &c->units[k];
 
 			printf("    %-12s %7.2f%% %12s %8" PRIu64 " %7" PRIu64 " %12s %6" PRIu64
-			       " %10" PRIu64 " %10.2f\n", U(u), u->util_pct, D(u->busy),
+			       " %10" PRIu64 " %11" PRIu64 "\n", U(u), u->util_pct, D(u->busy),
 			       u->instructions, u->events, D(u->event_busy), u->dma, u->dma_bytes,
-			       u->dma_mbps);
+			       u->dma_bytes_per_s);
 		}
 		printf("  top ops per unit by total time (instruction durations: "
 		       "Documentation/analysis.rst):\n");
@@ -549,7 +555,7 @@ static void unit_json(struct json *j, const struct unit *u, const struct core_st
 	if (!u->topsp) {
 		jw_u64(j, "dma", u->dma);
 		jw_u64(j, "dma_bytes", u->dma_bytes);
-		jw_fixed(j, "dma_mbps", u->dma_mbps, 2);
+		jw_u64(j, "dma_bytes_per_s", u->dma_bytes_per_s);
 	} else {
 		jw_u64(j, "errors", u->errors);
 	}
@@ -701,7 +707,7 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 		jw_str(j, "model", model_name_of(s, x->model_id));
 		jw_u64(j, "model_id", x->model_id);
 		jw_u64(j, "start_ns", x->start);
-		jw_u64(j, "stop_ns", x->stop);
+		jw_u64(j, "end_ns", x->stop);
 		jw_u64(j, "latency_ns", x->stop - x->start);
 		jw_u64(j, "iterations", x->iterations);
 		jw_bool(j, "failed", x->failed);
@@ -933,7 +939,7 @@ static const char *const csv_header[CSV_TABLES] = {
 	"inferences,inferences_failed,executions,errors,throttle_events,max_throttle_level,"
 	"lost,seq_gaps,inference_busy_ns",
 	"recording,device,core,unit,index,instructions,events,event_busy_ns,busy_ns,"
-	"utilization_pct,dma,dma_bytes,dma_mbps,errors,lost,seq_gaps",
+	"utilization_pct,dma,dma_bytes,dma_bytes_per_s,errors,lost,seq_gaps",
 	"recording,device,core,unit,index,op,code,count,total_ns,min_ns,avg_ns,median_ns,p95_ns,"
 	"max_ns,busy_pct",
 	"recording,device,core,unit,index,rank,start_ns,end_ns,idle_ns,at_ns,where",
@@ -941,7 +947,7 @@ static const char *const csv_header[CSV_TABLES] = {
 	"recording,device,core,code,count,first_ns",
 	"recording,model,model_id,count,failed,min_ns,avg_ns,median_ns,p99_ns,max_ns,host_matched,"
 	"host_avg_ns,host_overhead_avg_ns",
-	"recording,device,core,index,model_id,start_ns,stop_ns,latency_ns,iterations,failed,"
+	"recording,device,core,index,model_id,start_ns,end_ns,latency_ns,iterations,failed,"
 	"host_start_ns,host_end_ns,host_duration_ns,before_ns,after_ns,flow_id",
 	"recording,name,count,total_ns,min_ns,avg_ns,median_ns,p99_ns,max_ns",
 	"recording,file,record,records,queue_type,target_kind,target_index,engine,lost,seq_gaps,"
@@ -1027,10 +1033,10 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 
 			csv_str(f[CSV_UNITS], rp);
 			fprintf(f[CSV_UNITS], ",%u,%u,%s,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
-				PRIu64 ",%.2f,%" PRIu64 ",%" PRIu64 ",%.2f,%" PRIu64 ",%" PRIu64 ",%"
-				PRIu64 "\n", c->dev, c->core, unit_kind(u), u->index, u->instructions,
+				PRIu64 ",%.2f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+				",%" PRIu64 "\n", c->dev, c->core, unit_kind(u), u->index, u->instructions,
 				u->events, u->event_busy, u->busy, u->util_pct, u->dma, u->dma_bytes,
-				u->dma_mbps, u->errors, u->lost, u->gaps);
+				u->dma_bytes_per_s, u->errors, u->lost, u->gaps);
 			for (size_t o = 0; o < u->nops; o++) {
 				const struct op_stats *op = &u->ops[o];
 
@@ -1319,6 +1325,12 @@ int cmd_summary(int argc, char **argv)
 
 		jw_init(&j, stdout, true);
 		jw_obj_begin(&j, NULL);
+		/*
+		 * The version of this document's layout (Documentation/analysis.rst):
+		 * 2 named ops and models, spelled codes 0x000102, renamed
+		 * dma_mbps to dma_bytes_per_s and an execution's stop_ns to end_ns.
+		 */
+		jw_u64(&j, "format_version", SUMMARY_JSON_VERSION);
 		/* "path": the first PATH, as when summary took one; "paths": all of them. */
 		jw_str(&j, "path", argv[optind]);
 		jw_arr_begin(&j, "paths");

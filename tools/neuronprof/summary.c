@@ -545,7 +545,11 @@ static void finish_unit(struct rec_stats *s, size_t ci, struct unit *u,
 	if (u->nops > 1)
 		qsort(u->ops, u->nops, sizeof(*u->ops), cmp_op);
 	u->util_pct = pct(u->busy, span);
-	u->dma_mbps = c->infer_busy ? (double)u->dma_bytes * 1e3 / (double)c->infer_busy : 0.0;
+	/*
+	 * DMA bandwidth (Documentation/analysis.rst): bytes per second of wall
+	 * time, the core's active span, whether or not the unit executed.
+	 */
+	u->dma_bytes_per_s = span ? (uint64_t)((unsigned __int128)u->dma_bytes * 1000000000u / span) : 0;
 }
 
 static void finish_throttle(struct core_stats *c)

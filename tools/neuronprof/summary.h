@@ -83,7 +83,8 @@ struct unit {
 	uint64_t dma, dma_bytes, errors, lost, gaps;
 	uint64_t first, last;
 	bool any;
-	double util_pct, dma_mbps;
+	double util_pct;
+	uint64_t dma_bytes_per_s;	/* DMA bytes per second of the core's active span */
 	struct op_stats *ops;		/* sorted by total, largest first, when finished */
 	size_t nops;
 	uint32_t *slots;		/* open-addressing index of ops by code */

@@ -74,6 +74,11 @@ def expect(what, got, want):
         errors.append(f"{what}: got {got!r}, expected {want!r}")
 
 
+def num(v):
+    """A count, or a duration of summary --ns with its unit ("4400ns")."""
+    return int(v[:-2]) if v.endswith("ns") else int(v)
+
+
 def pairs(args):
     for a in args:
         key, _, val = a.partition("=")
@@ -574,7 +579,7 @@ def machines(text_path, json_path, csv_dir, db_path, args):
         errors.append(f"{text_path}: {len(head)} 'machines compared' lines")
         return
     m = re.match(r"machines compared: (\d+); slowest (\S+), median (\S+) ", head[0])
-    expect("text: machines, slowest, median", (int(m[1]), m[2], m[3]),
+    expect("text: machines, slowest, median", (num(m[1]), m[2], m[3]),
            (len(doc["machines"]), doc["slowest"], doc["median"]))
     sect, tx, tm, to = None, [], [], []
     for l in lines[lines.index(head[0]) + 1:]:
@@ -585,13 +590,13 @@ def machines(text_path, json_path, csv_dir, db_path, args):
         if f[0] in ("machine", "index", "op"):
             continue
         if sect == "machine:":
-            tm.append((f[0],) + tuple(int(v) for v in f[1:4]) + (int(f[4]),)
-                      + tuple(int(v) for v in f[6:11]))
+            tm.append((f[0],) + tuple(num(v) for v in f[1:4]) + (num(f[4]),)
+                      + tuple(num(v) for v in f[6:11]))
         elif sect == "execution":
-            tx.append((int(f[0]), int(f[1]), None, f[2], int(f[3][3:]), int(f[4][2:]),
-                       int(f[5]), f[6], int(f[7][3:]), int(f[8][2:]), int(f[9]), int(f[10])))
+            tx.append((num(f[0]), num(f[1]), None, f[2], num(f[3][3:]), num(f[4][2:]),
+                       num(f[5]), f[6], num(f[7][3:]), num(f[8][2:]), num(f[9]), num(f[10])))
         elif sect == "differing":
-            to.append((f[0], f[1], int(f[2]), int(f[3]), int(f[4]), int(f[5]), int(f[6])))
+            to.append((f[0], f[1], num(f[2]), num(f[3]), num(f[4]), num(f[5]), num(f[6])))
     first_difference("text against JSON: executions", tx,
                      [x[:2] + (None,) + x[3:] for x in jx])
     first_difference("text against JSON: machines", tm, jm)

@@ -107,7 +107,7 @@ CORE_FIELDS = ("device", "core", "entries", "first_ns", "last_ns", "span_ns", "b
                "utilization_pct", "inference_busy_ns",
                "inferences", "executions", "errors", "max_throttle_level",
                "lost", "seq_gaps")
-UNIT_FIELDS = ("instructions", "busy_ns", "utilization_pct", "dma_bytes", "dma_mbps", "lost",
+UNIT_FIELDS = ("instructions", "busy_ns", "utilization_pct", "dma_bytes", "dma_bytes_per_s", "lost",
                "seq_gaps")
 OP_FIELDS = ("op", "code", "count", "total_ns", "median_ns", "p95_ns", "max_ns", "busy_pct")
 DIST_FIELDS = ("count", "total_ns", "min_ns", "avg_ns", "median_ns", "p99_ns", "max_ns")

@@ -329,6 +329,11 @@ suite() {
 		"$np" summary --json --top 3 "$prof" >"$tmp/s.json" &&
 		"$np" summary --ns --top 3 "$prof" >"$tmp/s.txt" &&
 		"$py" "$here/summary_check.py" text "$tmp/s.json" "$tmp/s.txt" || return 1
+		# --ns prints whole nanoseconds and keeps the unit.
+		has "active 4500ns (1000100 .. 1004600 ns)" "$tmp/s.txt" &&
+		has "busy 1600ns, utilisation 35.56%, in inferences 4400ns" "$tmp/s.txt" || return 1
+		check summary-json "$tmp/s.json" format_version=2 recordings.0.executions.0.end_ns=1004600 \
+			recordings.0.cores.0.engines.0.dma_bytes_per_s=7281777777 || return 1
 		rm -rf "$tmp/csv" &&
 		"$np" summary --csv "$tmp/csv" --top 3 "$prof" >"$tmp/o" || return 1
 		has "$tmp/csv: 15 tables of 2 recordings" "$tmp/o" &&
@@ -670,9 +675,9 @@ host-c $((2000100 - 4500000 + 1700000000000000000))" ] || { echo "inferences:"; 
 			return 1
 		has "machines compared: 4; slowest strag-2, median strag-1 (by total execution time)" "$tmp/m.txt" &&
 		has "warning: strag-3: no clock mapping (trace_info.pb with start_ns and start_realtime_ns): compared by execution index and durations only" "$tmp/m.err" &&
-		count_is 2 '^    [13] +8 strag-2 dev0 nc1 +5400 strag-0 dev0 nc0 +400 +5000$' "$tmp/m.txt" &&
-		count_is 2 '^    [02] +8 strag-3 dev0 nc0 +430 strag-0 dev0 nc0 +400 +30$' "$tmp/m.txt" &&
-		has "    0x000302        8        10800        8          800       +10000" "$tmp/m.txt" &&
+		count_is 2 '^    [13] +8 strag-2 dev0 nc1 +5400ns strag-0 dev0 nc0 +400ns +5000ns$' "$tmp/m.txt" &&
+		count_is 2 '^    [02] +8 strag-3 dev0 nc0 +430ns strag-0 dev0 nc0 +400ns +30ns$' "$tmp/m.txt" &&
+		has "    -                  0x000302        8      10800ns        8        800ns     +10000ns" "$tmp/m.txt" &&
 		check machines "$tmp/m.txt" "$tmp/m.json" "$tmp/mcsv" "$tmp/m.db" \
 			slowest=strag-2 median=strag-1 machines.3.clock_mapping=false \
 			machines.2.execution_ns=13280 machines.1.execution_ns=3240 \

@@ -231,8 +231,9 @@ def recompute(summary_path, rec_index, top, rest):
                     expect(f"{ut} dma", ju["dma"], len(dma))
                     nbytes = sum(e["payload"][0] for e in dma)
                     expect(f"{ut} dma_bytes", ju["dma_bytes"], nbytes)
-                    expect(f"{ut} dma_mbps", ju["dma_mbps"],
-                           round(nbytes * 1e3 / busy, 2) if busy else 0.0)
+                    # Bytes per second of the core's active span (wall time).
+                    expect(f"{ut} dma_bytes_per_s", ju["dma_bytes_per_s"],
+                           nbytes * 10**9 // span if span else 0)
                 igaps = sorted(igaps, key=lambda g: (-g[0], g[1]))[:top]
                 expect(f"{ut} idle gaps", [(g["idle_ns"], g["start_ns"]) for g in ju["idle_gaps"]], igaps)
                 expect(f"{ut} ops", sorted(o["code"] for o in ju["ops"]), sorted(durs))
@@ -356,6 +357,12 @@ def cores_label(cores):
     return ",".join(out)
 
 
+def num(v):
+    """A number of the text: a count, or a duration in whole nanoseconds,
+    which --ns prints with its unit ("4400ns")."""
+    return int(v[:-2]) if v.endswith("ns") else int(v)
+
+
 def text(summary_path, text_path):
     """Every table row of `summary --ns` against the JSON."""
     doc = strict_codes(json.load(open(summary_path)))
@@ -388,15 +395,15 @@ def text(summary_path, text_path):
             section = "brief"
             continue
         if line.startswith("device "):
-            cidx = int(line.split("NeuronCore ")[1].split(":")[0])
+            cidx = num(line.split("NeuronCore ")[1].split(":")[0])
             core = next(c for c in rec["cores"] if c["core"] == cidx)
             section = None
             continue
         if line.startswith("  inferences "):
             w = line.replace(",", "").replace("(", "").replace("%", "").split()
-            expect("text inferences", int(w[1]), core["inferences"])
-            expect("text executions", int(w[5]), core["executions"])
-            expect("text busy", int(w[7]), core["busy_ns"])
+            expect("text inferences", num(w[1]), core["inferences"])
+            expect("text executions", num(w[5]), core["executions"])
+            expect("text busy", num(w[7]), core["busy_ns"])
             expect("text utilisation", float(w[9]), core["utilization_pct"])
             continue
         if line.endswith(":") and line.startswith("  "):
@@ -411,59 +418,59 @@ def text(summary_path, text_path):
 
         def unit_of(label):
             if label.startswith("topsp"):
-                return next(u for u in core["topsps"] if u["topsp"] == int(label[5:]))
-            return next(u for u in core["engines"] if u["engine"] == int(label.split(":")[0]))
+                return next(u for u in core["topsps"] if u["topsp"] == num(label[5:]))
+            return next(u for u in core["engines"] if u["engine"] == num(label.split(":")[0]))
         if section == "engines" and line.startswith("    "):
             u = unit_of(w[0])
             expect(f"text {w[0]} util", float(w[1].rstrip("%")), u["utilization_pct"])
-            expect(f"text {w[0]} busy", int(w[2]), u["busy_ns"])
-            expect(f"text {w[0]} instr", int(w[3]), u["instructions"])
+            expect(f"text {w[0]} busy", num(w[2]), u["busy_ns"])
+            expect(f"text {w[0]} instr", num(w[3]), u["instructions"])
             if "dma" in u:
-                expect(f"text {w[0]} dma_bytes", int(w[7]), u["dma_bytes"])
-                expect(f"text {w[0]} dma_mbps", float(w[8]), u["dma_mbps"])
+                expect(f"text {w[0]} dma_bytes", num(w[7]), u["dma_bytes"])
+                expect(f"text {w[0]} dma_bytes_per_s", num(w[8]), u["dma_bytes_per_s"])
         elif section == "top" and line.startswith("    "):
             u = unit_of(w[0])
             o = next(o for o in u["ops"] if o["code"] == code_of(w[2]))
-            got = [w[1]] + [int(x) for x in w[3:9]] + [float(w[9].rstrip("%"))]
+            got = [w[1]] + [num(x) for x in w[3:9]] + [float(w[9].rstrip("%"))]
             want = [o["op"] or "-", o["count"], o["total_ns"], o["avg_ns"], o["median_ns"],
                     o["p95_ns"], o["max_ns"], o["busy_pct"]]
             expect(f"text op {w[0]} {w[2]}", got, want)
         elif section == "longest" and line.startswith("    "):
             src = core if w[0] == "core" else unit_of(w[0])
-            if not any(g["idle_ns"] == int(w[1]) and g["at_ns"] == int(w[2])
+            if not any(g["idle_ns"] == num(w[1]) and g["at_ns"] == num(w[2])
                        for g in src["idle_gaps"]):
                 errors.append(f"text idle gap {line.strip()} not in the JSON")
         elif section == "throttling" and line.startswith("    "):
-            t = next(t for t in core["throttle"] if t["level"] == int(w[0]))
-            expect(f"text throttle {w[0]}", [int(w[1]), int(w[2]), float(w[3].rstrip("%"))],
+            t = next(t for t in core["throttle"] if t["level"] == num(w[0]))
+            expect(f"text throttle {w[0]}", [num(w[1]), num(w[2]), float(w[3].rstrip("%"))],
                    [t["events"], t["time_ns"], t["span_pct"]])
         elif section == "errors" and line.startswith("    "):
-            e = next(e for e in core["errors_by_code"] if e["code"] == int(w[0]))
-            expect(f"text error {w[0]}", int(w[1]), e["count"])
+            e = next(e for e in core["errors_by_code"] if e["code"] == num(w[0]))
+            expect(f"text error {w[0]}", num(w[1]), e["count"])
         elif section == "xops" and not line.startswith("   "):
             topsp = w[0].startswith("topsp")
-            idx = int(w[0][5:]) if topsp else int(w[0].split(":")[0])
+            idx = num(w[0][5:]) if topsp else num(w[0].split(":")[0])
             x = next(x for x in rec["ops_across_cores"]
                      if x["unit_kind"] == ("topsp" if topsp else "engine") and
                      x["unit_index"] == idx and x["code"] == code_of(w[2]))
-            got = [w[1]] + [int(v) for v in w[3:8]] + [w[8]]
+            got = [w[1]] + [num(v) for v in w[3:8]] + [w[8]]
             want = [x["op"] or "-", x["count"], x["total_ns"], x["avg_ns"], x["median_ns"],
                     x["p95_ns"], cores_label(x["cores"])]
             expect(f"text op across cores {w[0]} {w[2]}", got, want)
             xrows[ri] = xrows.get(ri, 0) + 1
         elif section == "brief" and not line.startswith("   "):
-            c = next(c for c in rec["cores"] if c["device"] == int(w[0]) and
-                     c["core"] == int(w[1]))
-            got = [int(w[2]), int(w[3]), int(w[4]), int(w[5]), float(w[6].rstrip("%")),
-                   int(w[7]), int(w[8]), int(w[9]), int(w[10])]
+            c = next(c for c in rec["cores"] if c["device"] == num(w[0]) and
+                     c["core"] == num(w[1]))
+            got = [num(w[2]), num(w[3]), num(w[4]), num(w[5]), float(w[6].rstrip("%")),
+                   num(w[7]), num(w[8]), num(w[9]), num(w[10])]
             want = [c["entries"], c["inferences"], c["executions"], c["busy_ns"],
                     c["utilization_pct"], c["inference_busy_ns"], c["throttle_events"],
                     c["lost"], c["seq_gaps"]]
             expect(f"text brief core {w[0]}/{w[1]}", got, want)
         elif line.startswith("  ") and not line.startswith("   ") and section in ("execution", "host"):
             if section == "execution":
-                m = next(m for m in rec["models"] if m["model_id"] == int(w[1]))
-                got = [w[0]] + [int(x) for x in w[2:9]]
+                m = next(m for m in rec["models"] if m["model_id"] == num(w[1]))
+                got = [w[0]] + [num(x) for x in w[2:9]]
                 want = [m["model"] or "-", m["latency"]["count"], m["failed"],
                         m["latency"]["min_ns"], m["latency"]["avg_ns"],
                         m["latency"]["median_ns"], m["latency"]["p99_ns"],
@@ -471,16 +478,16 @@ def text(summary_path, text_path):
                 expect(f"text model {w[1]}", got, want)
             else:
                 t = next(t for t in rec["host"]["event_types"] if t["name"] == w[0])
-                got = [int(x) for x in w[1:7]]
+                got = [num(x) for x in w[1:7]]
                 want = [t["count"], t["total_ns"], t["avg_ns"], t["median_ns"], t["p99_ns"],
                         t["max_ns"]]
                 expect(f"text host {w[0]}", got, want)
         elif section == "execlist":
-            x = next(x for x in rec["executions"] if x["device"] == int(w[0]) and
-                     x["core"] == int(w[1]) and x["index"] == int(w[4]))
-            expect(f"text execution {w[0]}/{w[1]}/{w[4]} model", (w[2], int(w[3])),
+            x = next(x for x in rec["executions"] if x["device"] == num(w[0]) and
+                     x["core"] == num(w[1]) and x["index"] == num(w[4]))
+            expect(f"text execution {w[0]}/{w[1]}/{w[4]} model", (w[2], num(w[3])),
                    (x["model"] or "-", x["model_id"]))
-            expect(f"text execution {w[0]}/{w[1]}/{w[4]} latency", int(w[6]), x["latency_ns"])
+            expect(f"text execution {w[0]}/{w[1]}/{w[4]} latency", num(w[6]), x["latency_ns"])
 
 
 def csv_check(summary_path, csv_dir):
