@@ -933,6 +933,44 @@ static int host_event(struct layout *l, const Neuronprof__System__NtraceEvent *e
 }
 
 /* The system profile of one directory: host events, then host counters. */
+/* The machines and first entry times cmp_file_start() orders file indexes by. */
+static const uint32_t *sort_machine;
+static const uint64_t *sort_first;
+
+/* The earliest timestamp of a file's entries (its queues' first), or 0. */
+static uint64_t file_first_ts(const struct prof_file *f)
+{
+	uint64_t first = UINT64_MAX;
+
+	for (size_t k = 0; k < f->nlqueues; k++) {
+		struct queue_iter it;
+		const void *p;
+		struct entry e;
+
+		queue_iter_init(&it, f, &f->lqueues[k]);
+		p = queue_iter_next(&it);
+		if (!p)
+			continue;
+		entry_decode(p, it.entry_size, &e);
+		if (e.ts < first)
+			first = e.ts;
+	}
+	return first == UINT64_MAX ? 0 : first;
+}
+
+/* By machine, then the time of the first entry, then path order. */
+static int cmp_file_start(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	uint64_t x = sort_first[i], y = sort_first[j];
+
+	if (sort_machine[i] != sort_machine[j])
+		return sort_machine[i] < sort_machine[j] ? -1 : 1;
+	if (x != y)
+		return x < y ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
 /* The events cmp_event_start() orders indexes of (qsort() has no context). */
 static Neuronprof__System__NtraceEvent *const *sort_events;
 
@@ -1098,6 +1136,8 @@ int export_run(const struct profile *prof, const char *source, const struct xfor
 	struct flows fl;
 	struct layout l;
 	uint64_t done = 0;
+	uint64_t *first;
+	size_t *order;
 	int ret;
 
 	memset(st, 0, sizeof(*st));
@@ -1119,7 +1159,26 @@ int export_run(const struct profile *prof, const char *source, const struct xfor
 		ret = fmt->process(ctx, l.procs[i]);
 	for (size_t i = 0; !ret && i < l.ntracks; i++)
 		ret = fmt->track(ctx, l.tracks[i]);
-	for (size_t i = 0; !ret && i < prof->nfiles; i++) {
+	/*
+	 * Files in the order of their first entries on each machine, not in
+	 * path order: two recordings of one core (a SESSION and a later MODEL
+	 * capture) share its tracks, whose events then start in time order.
+	 */
+	order = xrealloc(NULL, (prof->nfiles ? prof->nfiles : 1) * sizeof(*order));
+	first = xrealloc(NULL, (prof->nfiles ? prof->nfiles : 1) * sizeof(*first));
+	for (size_t i = 0; i < prof->nfiles; i++) {
+		order[i] = i;
+		first[i] = file_first_ts(&prof->files[i]);
+	}
+	sort_machine = mach.file_machine;
+	sort_first = first;
+	if (prof->nfiles > 1)
+		qsort(order, prof->nfiles, sizeof(*order), cmp_file_start);
+	sort_machine = NULL;
+	sort_first = NULL;
+	free(first);
+	for (size_t n = 0; !ret && n < prof->nfiles; n++) {
+		size_t i = order[n];
 		const struct prof_file *f = &prof->files[i];
 
 		for (size_t k = 0; !ret && k < f->nlqueues; k++) {
@@ -1148,6 +1207,7 @@ int export_run(const struct profile *prof, const char *source, const struct xfor
 				   &fl);
 	if (!ret)
 		ret = fmt->end(ctx);
+	free(order);
 	layout_free(&l, prof);
 	free(fl.v);
 	timing_free(&tm);

@@ -938,9 +938,17 @@ DMA 2 1 3000700 0 1 2 32 82838485 A1" ] ||
 		local v="$here/heldout/validate_trace.py" d="$tmp/heldout" p
 		rm -rf "$d" && mkdir -p "$d/pb2" &&
 		protoc --python_out="$d/pb2" -I"$here/heldout" "$here/heldout/perfetto_published.proto" || return 1
-		for p in hosts raw prof named; do
-			"$np" export --format perfetto -o "$d/$p.pftrace" "$fx/$p" >/dev/null 2>&1 &&
-			"$np" export --format json -o "$d/$p.json" "$fx/$p" >/dev/null 2>&1 &&
+		# two/: two recordings of one core, the later first in path order
+		# (as a SESSION and a later MODEL recording of the demo): they share
+		# the core's tracks.
+		mkdir -p "$d/two/a" "$d/two/b" &&
+		cp "$fx/gap.ntff" "$d/two/a/profile_nc_0_session_1.ntff" &&
+		cp "$fx/named/synthetic_mlp_vnc_0.ntff" "$d/two/b/" || return 1
+		for p in hosts raw prof named two; do
+			local src=$fx/$p
+			[ "$p" = two ] && src=$d/two
+			"$np" export --format perfetto -o "$d/$p.pftrace" "$src" >/dev/null 2>&1 &&
+			"$np" export --format json -o "$d/$p.json" "$src" >/dev/null 2>&1 &&
 			"$py" "$v" perfetto "$d/$p.pftrace" "$d/pb2" &&
 			"$py" "$v" json "$d/$p.json" || return 1
 		done
@@ -962,7 +970,7 @@ DMA 2 1 3000700 0 1 2 32 82838485 A1" ] ||
 			{ echo "a raw database without its rows passed"; cat "$d/o"; return 1; }
 	}
 	if command -v sqlite3 >/dev/null; then
-		run "held-out validator: Perfetto and JSON exports of three machines, a raw recording, a directory and a named recording; the raw database's rows; broken traces caught" t_heldout
+		run "held-out validator: Perfetto and JSON exports of three machines, a raw recording, a directory, a named recording and two recordings of one core; the raw database's rows; broken traces caught" t_heldout
 	else
 		skip_test "held-out validator" "no sqlite3 program"
 	fi
