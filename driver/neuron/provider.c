@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: provider
+ *
  * neuronprof_neuron: announces every device of the vendor's neuron.ko to the
  * neuronprof core and captures what the runtime consumes from its
  * notification queues, through the hook the patched neuron.ko exports

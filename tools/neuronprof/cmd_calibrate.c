@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "options.h"
+#include "util/options.h"
 #include "tool.h"
 
 #define CAL_PARAM "/sys/module/neuronprof_neuron/parameters/calibrate"

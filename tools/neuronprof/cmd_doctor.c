@@ -30,8 +30,8 @@
 #include <drm/neuronprof_drm.h>
 #include <neuronprof/device.h>
 
-#include "json.h"
-#include "options.h"
+#include "util/json.h"
+#include "util/options.h"
 #include "tool.h"
 
 

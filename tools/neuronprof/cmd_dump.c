@@ -8,10 +8,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "json.h"
-#include "names.h"
-#include "profile.h"
-#include "options.h"
+#include "util/json.h"
+#include "analysis/names.h"
+#include "analysis/profile.h"
+#include "util/options.h"
 #include "tool.h"
 
 

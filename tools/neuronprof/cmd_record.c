@@ -53,10 +53,10 @@
 #include <neuronprof/output.h>
 #include <neuronprof/runtime.h>
 
-#include "json.h"
-#include "profile.h"
+#include "util/json.h"
+#include "analysis/profile.h"
 #include "record_status.h"
-#include "options.h"
+#include "util/options.h"
 #include "tool.h"
 
 struct record_opts {

@@ -19,12 +19,12 @@
 
 #include <neuronprof/common.h>
 
-#include "json.h"
-#include "output.h"
-#include "names.h"
-#include "summary.h"
-#include "timeline.h"
-#include "options.h"
+#include "util/json.h"
+#include "util/output.h"
+#include "analysis/names.h"
+#include "analysis/summary.h"
+#include "analysis/timeline.h"
+#include "util/options.h"
 #include "tool.h"
 
 

@@ -41,7 +41,7 @@
 #include <neuronprof/device.h>
 #include <neuronprof/ntff.h>
 
-#include "json.h"
+#include "util/json.h"
 #include "tool.h"
 
 #define TOP_INTERVAL_MIN_MS	100
