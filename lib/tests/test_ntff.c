@@ -2055,6 +2055,9 @@ static void edit_names_raw(Neuronprof__Ntff__NtffInfo *m)
 
 static void edit_drop_names(Neuronprof__Ntff__NtffInfo *m)
 {
+	/* Freed here: the message frees its array, not elements past the count. */
+	for (size_t i = 0; i < m->device->n_code_names; i++)
+		neuronprof__ntff__code_name__free_unpacked(m->device->code_names[i], NULL);
 	m->device->n_code_names = 0;
 }
 

@@ -236,7 +236,10 @@ def chrome_json(path):
             if not isinstance(e.get("dur"), (int, float)) or e["dur"] < 0:
                 bad(f"{where}: X with duration {e.get('dur')!r}")
             else:
-                spans[key].append((ts, ts + e["dur"], e.get("name")))
+                # In whole nanoseconds: the JSON's microseconds carry three
+                # decimals, and float sums of them are not exact.
+                b = round(ts * 1000)
+                spans[key].append((b, b + round(e["dur"] * 1000), e.get("name")))
         elif ph == "B":
             stacks[key].append((ts, e.get("name")))
         elif ph == "E":
@@ -246,7 +249,7 @@ def chrome_json(path):
                 b, nm = stacks[key].pop()
                 if ts < b:
                     bad(f"{where}: E at {ts} before its B at {b}")
-                spans[key].append((b, ts, nm))
+                spans[key].append((round(b * 1000), round(ts * 1000), nm))
         elif ph == "s":
             starts[e.get("id")] += 1
         elif ph == "f":
