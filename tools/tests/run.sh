@@ -1062,7 +1062,7 @@ DMA 2 1 3000700 0 1 2 32 82838485 A1" ] ||
 			"name:synthetic_mlp iteration=2" "name:synthetic_mlp execution=1" \
 			"name:dma_copy queue 0=2" "name:dma queue 1=2" "name:model 7 iteration=0" \
 			"event:matmult@code:0x000100=2" "event:matmult@code:0x000101=2" \
-			"event:0x000102@code:0x000102=2" \
+			"event:0x000102@code:-=2" \
 			"event:synthetic_mlp execution@model:synthetic_mlp@model_id:7=1" || return 1
 		"$py" -c 'import google.protobuf' || { echo "no python3 with google.protobuf ($py)"; return 1; }
 		mkdir -p "$tmp/pb2" &&

@@ -577,24 +577,27 @@ static int pair_slice(struct walk *w, enum xslice_style style, const char *cat,
 
 /*
  * An instruction as a slice, its end given by the timing model: named by
- * the device's name of its opcode, else by the opcode; the opcode always in
- * its "code" argument.
+ * the device's name of its opcode with the opcode in its "code" argument,
+ * else named by the opcode itself (which needs no second copy: the
+ * instructions of a recording without names cost what they did).
  */
 static int instruction(struct walk *w, const struct entry *e, uint64_t end)
 {
 	const char *op = file_code_name(w->file, e->queue_type, e->code);
 	struct xarg a[4];
 	char code[CODE_LEN];
+	int n = 0;
 
 	code_hex(e->code, code);
-	a[0] = (struct xarg){ .key = "code", .kind = XARG_STR, .s = code };
-	a[1] = (struct xarg){ .key = "pc", .kind = XARG_HEX, .u = e->payload[0] };
-	a[2] = (struct xarg){ .key = "operand0", .kind = XARG_HEX, .u = e->payload[1] };
-	a[3] = (struct xarg){ .key = "operand1", .kind = XARG_HEX, .u = e->payload[2] };
+	if (op)
+		a[n++] = (struct xarg){ .key = "code", .kind = XARG_STR, .s = code };
+	a[n++] = (struct xarg){ .key = "pc", .kind = XARG_HEX, .u = e->payload[0] };
+	a[n++] = (struct xarg){ .key = "operand0", .kind = XARG_HEX, .u = e->payload[1] };
+	a[n++] = (struct xarg){ .key = "operand1", .kind = XARG_HEX, .u = e->payload[2] };
 	w->st->slices++;
 	return w->fmt->slice(w->ctx, w->t, XSLICE_COMPLETE, "instruction", op ? op : code,
 			     e->ts + (uint64_t)w->t->proc->shift, end + (uint64_t)w->t->proc->shift, a,
-			     4, 0, 0);
+			     n, 0, 0);
 }
 
 /* Group name used in slice names: "vector", "engine 7", "TopSP 3". */
