@@ -23,6 +23,7 @@
 #include "util/output.h"
 #include "analysis/names.h"
 #include "analysis/summary.h"
+#include "analysis/summary_json.h"
 #include "analysis/timeline.h"
 #include "util/options.h"
 #include "tool.h"
@@ -151,13 +152,7 @@ static uint64_t *model_values(const struct rec_stats *s, uint32_t model, bool ov
 static void dist_json(struct json *j, const char *key, const struct dist *d)
 {
 	jw_obj_begin(j, key);
-	jw_u64(j, "count", d->count);
-	jw_u64(j, "total_ns", d->total);
-	jw_u64(j, "min_ns", d->min);
-	jw_u64(j, "avg_ns", d->avg);
-	jw_u64(j, "median_ns", d->median);
-	jw_u64(j, "p99_ns", d->p99);
-	jw_u64(j, "max_ns", d->max);
+	json_dist_fields(j, d, DIST_P99);
 	jw_obj_end(j);
 }
 
@@ -181,64 +176,12 @@ static void u64_arr(struct json *j, const char *key, const uint64_t *v, size_t n
 	jw_arr_end(j);
 }
 
-/* The longest idle gaps, as summary --json writes them (cmd_summary.c). */
-static void gaps_json(struct json *j, const struct top_gaps *g, const struct core_stats *c)
-{
-	char where[64];
-
-	jw_arr_begin(j, "idle_gaps");
-	for (size_t i = 0; i < g->n; i++) {
-		jw_obj_begin(j, NULL);
-		jw_u64(j, "start_ns", g->g[i].start);
-		jw_u64(j, "end_ns", g->g[i].end);
-		jw_u64(j, "idle_ns", g->g[i].end - g->g[i].start);
-		jw_u64(j, "at_ns", g->g[i].start - c->first);
-		jw_str(j, "where",
-		       exec_where(c->ct, g->g[i].start, g->g[i].end, where, sizeof(where)));
-		jw_obj_end(j);
-	}
-	jw_arr_end(j);
-}
-
 static void unit_json(struct json *j, const struct unit *u, const struct unit_timeline *ut,
 		      const struct core_stats *c, const struct core_timeline *t, unsigned int top)
 {
-	char code[CODE_LEN];
-
 	jw_obj_begin(j, NULL);
-	if (u->topsp) {
-		jw_u64(j, "topsp", u->index);
-	} else {
-		jw_u64(j, "engine", u->index);
-		jw_str(j, "name", engine_name(u->index));
-	}
+	json_unit_fields(j, u, c, top);
 	jw_str(j, "label", U(u));
-	jw_u64(j, "instructions", u->instructions);
-	jw_u64(j, "busy_ns", u->busy);
-	jw_fixed(j, "utilization_pct", u->util_pct, 2);
-	if (!u->topsp) {
-		jw_u64(j, "dma_bytes", u->dma_bytes);
-		jw_u64(j, "dma_bytes_per_s", u->dma_bytes_per_s);
-	}
-	jw_u64(j, "lost", u->lost);
-	jw_u64(j, "seq_gaps", u->gaps);
-	jw_arr_begin(j, "ops");
-	for (size_t i = 0; i < u->nops && i < top; i++) {
-		const struct op_stats *o = &u->ops[i];
-
-		jw_obj_begin(j, NULL);
-		jw_str(j, "op", unit_op_name(c, u, o->code));
-		jw_str(j, "code", code_str(o->code, code));
-		jw_u64(j, "count", o->d.count);
-		jw_u64(j, "total_ns", o->d.total);
-		jw_u64(j, "median_ns", o->d.median);
-		jw_u64(j, "p95_ns", o->d.p95);
-		jw_u64(j, "max_ns", o->d.max);
-		jw_fixed(j, "busy_pct", o->busy_pct, 2);
-		jw_obj_end(j);
-	}
-	jw_arr_end(j);
-	gaps_json(j, &u->idle, c);
 	u64_arr(j, "busy_ns_by_bucket", ut->busy, t->nb);
 	if (!u->topsp)
 		u64_arr(j, "dma_bytes_by_bucket", ut->dma_bytes, t->nb);
@@ -249,22 +192,7 @@ static void core_json(struct json *j, const struct core_stats *c, const struct c
 		      unsigned int top)
 {
 	jw_obj_begin(j, NULL);
-	jw_u64(j, "device", c->dev);
-	jw_u64(j, "core", c->core);
-	jw_str(j, "arch", arch_name(c->arch));
-	jw_u64(j, "entries", c->entries);
-	jw_u64(j, "first_ns", c->first);
-	jw_u64(j, "last_ns", c->last);
-	jw_u64(j, "span_ns", c->any ? c->last - c->first : 0);
-	jw_u64(j, "busy_ns", c->busy);
-	jw_fixed(j, "utilization_pct", c->util_pct, 2);
-	jw_u64(j, "inference_busy_ns", c->infer_busy);
-	jw_u64(j, "inferences", c->inferences);
-	jw_u64(j, "executions", c->ct ? c->ct->nexec : 0);
-	jw_u64(j, "errors", c->errors);
-	jw_u64(j, "max_throttle_level", c->max_throttle);
-	jw_u64(j, "lost", c->lost);
-	jw_u64(j, "seq_gaps", c->gaps);
+	json_core_fields(j, c);
 	jw_u64(j, "bucket_ns", t->width);
 	jw_u64(j, "buckets", t->nb);
 	jw_arr_begin(j, "engines");
@@ -277,23 +205,14 @@ static void core_json(struct json *j, const struct core_stats *c, const struct c
 		if (c->units[k].topsp)
 			unit_json(j, &c->units[k], &t->units[k], c, t, top);
 	jw_arr_end(j);
-	gaps_json(j, &c->idle, c);
+	json_idle_gaps(j, &c->idle, c);
 	u64_arr(j, "seq_gaps_by_bucket", t->gaps, t->nb);
 	u64_arr(j, "executions_by_bucket", t->exec_starts, t->nb);
 	jw_arr_begin(j, "throttle_level_by_bucket");
 	for (size_t i = 0; i < t->nb; i++)
 		jw_u64(j, NULL, t->throttle[i]);
 	jw_arr_end(j);
-	jw_arr_begin(j, "throttle");
-	for (size_t i = 0; i < c->nlevels; i++) {
-		jw_obj_begin(j, NULL);
-		jw_u64(j, "level", c->levels[i].level);
-		jw_u64(j, "events", c->levels[i].events);
-		jw_u64(j, "time_ns", c->levels[i].ns);
-		jw_fixed(j, "span_pct", c->levels[i].pct, 2);
-		jw_obj_end(j);
-	}
-	jw_arr_end(j);
+	json_throttle(j, c);
 	jw_obj_end(j);
 }
 

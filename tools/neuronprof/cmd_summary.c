@@ -24,6 +24,7 @@
 #include "util/output.h"
 #include "analysis/names.h"
 #include "analysis/summary.h"
+#include "analysis/summary_json.h"
 #include "tool.h"
 #include "analysis/xhost.h"
 
@@ -505,103 +506,17 @@ static void json_queue_id(struct json *j, const char *file, uint64_t record, uin
 	jw_u64(j, "engine", engine);
 }
 
-static void dist_json(struct json *j, const struct dist *d, bool p95, bool p99)
-{
-	jw_u64(j, "count", d->count);
-	jw_u64(j, "total_ns", d->total);
-	jw_u64(j, "min_ns", d->min);
-	jw_u64(j, "avg_ns", d->avg);
-	jw_u64(j, "median_ns", d->median);
-	if (p95)
-		jw_u64(j, "p95_ns", d->p95);
-	if (p99)
-		jw_u64(j, "p99_ns", d->p99);
-	jw_u64(j, "max_ns", d->max);
-}
-
-static void gaps_json(struct json *j, const struct top_gaps *g, const struct core_stats *c)
-{
-	char where[64];
-
-	jw_arr_begin(j, "idle_gaps");
-	for (size_t i = 0; i < g->n; i++) {
-		jw_obj_begin(j, NULL);
-		jw_u64(j, "start_ns", g->g[i].start);
-		jw_u64(j, "end_ns", g->g[i].end);
-		jw_u64(j, "idle_ns", g->g[i].end - g->g[i].start);
-		jw_u64(j, "at_ns", g->g[i].start - c->first);
-		jw_str(j, "where",
-		       exec_where(c->ct, g->g[i].start, g->g[i].end, where, sizeof(where)));
-		jw_obj_end(j);
-	}
-	jw_arr_end(j);
-}
-
 static void unit_json(struct json *j, const struct unit *u, const struct core_stats *c)
 {
-	char code[CODE_LEN];
-
 	jw_obj_begin(j, NULL);
-	if (u->topsp) {
-		jw_u64(j, "topsp", u->index);
-	} else {
-		jw_u64(j, "engine", u->index);
-		jw_str(j, "name", engine_name(u->index));
-	}
-	jw_u64(j, "instructions", u->instructions);
-	jw_u64(j, "events", u->events);
-	jw_u64(j, "event_slices", u->event_slices);
-	jw_u64(j, "event_busy_ns", u->event_busy);
-	if (!u->topsp) {
-		jw_u64(j, "dma", u->dma);
-		jw_u64(j, "dma_bytes", u->dma_bytes);
-		jw_u64(j, "dma_bytes_per_s", u->dma_bytes_per_s);
-	} else {
-		jw_u64(j, "errors", u->errors);
-	}
-	jw_u64(j, "lost", u->lost);
-	jw_u64(j, "seq_gaps", u->gaps);
-	jw_u64(j, "first_ns", u->first);
-	jw_u64(j, "last_ns", u->last);
-	jw_u64(j, "span_ns", u->any ? u->last - u->first : 0);
-	jw_u64(j, "busy_ns", u->busy);
-	jw_fixed(j, "utilization_pct", u->util_pct, 2);
-	jw_arr_begin(j, "ops");
-	for (size_t i = 0; i < u->nops; i++) {
-		jw_obj_begin(j, NULL);
-		jw_str(j, "op", unit_op_name(c, u, u->ops[i].code));
-		jw_str(j, "code", code_str(u->ops[i].code, code));
-		dist_json(j, &u->ops[i].d, true, false);
-		jw_fixed(j, "busy_pct", u->ops[i].busy_pct, 2);
-		jw_obj_end(j);
-	}
-	jw_arr_end(j);
-	gaps_json(j, &u->idle, c);
+	json_unit_fields(j, u, c, SIZE_MAX);
 	jw_obj_end(j);
 }
 
 static void core_json(struct json *j, const struct core_stats *c)
 {
 	jw_obj_begin(j, NULL);
-	jw_u64(j, "device", c->dev);
-	jw_str(j, "arch", arch_name(c->arch));
-	jw_str(j, "provider", c->provider);
-	jw_u64(j, "core", c->core);
-	jw_u64(j, "entries", c->entries);
-	jw_u64(j, "first_ns", c->first);
-	jw_u64(j, "last_ns", c->last);
-	jw_u64(j, "span_ns", c->any ? c->last - c->first : 0);
-	jw_u64(j, "busy_ns", c->busy);
-	jw_fixed(j, "utilization_pct", c->util_pct, 2);
-	jw_u64(j, "inferences", c->inferences);
-	jw_u64(j, "inferences_failed", c->infer_failed);
-	jw_u64(j, "inference_busy_ns", c->infer_busy);
-	jw_u64(j, "executions", c->ct ? c->ct->nexec : 0);
-	jw_u64(j, "errors", c->errors);
-	jw_u64(j, "throttle_events", c->throttles);
-	jw_u64(j, "max_throttle_level", c->max_throttle);
-	jw_u64(j, "lost", c->lost);
-	jw_u64(j, "seq_gaps", c->gaps);
+	json_core_fields(j, c);
 	jw_arr_begin(j, "engines");
 	for (size_t k = 0; k < c->nunits; k++)
 		if (!c->units[k].topsp)
@@ -612,17 +527,8 @@ static void core_json(struct json *j, const struct core_stats *c)
 		if (c->units[k].topsp)
 			unit_json(j, &c->units[k], c);
 	jw_arr_end(j);
-	gaps_json(j, &c->idle, c);
-	jw_arr_begin(j, "throttle");
-	for (size_t i = 0; i < c->nlevels; i++) {
-		jw_obj_begin(j, NULL);
-		jw_u64(j, "level", c->levels[i].level);
-		jw_u64(j, "events", c->levels[i].events);
-		jw_u64(j, "time_ns", c->levels[i].ns);
-		jw_fixed(j, "span_pct", c->levels[i].pct, 2);
-		jw_obj_end(j);
-	}
-	jw_arr_end(j);
+	json_idle_gaps(j, &c->idle, c);
+	json_throttle(j, c);
 	jw_arr_begin(j, "errors_by_code");
 	for (size_t i = 0; i < c->nerrs; i++) {
 		jw_obj_begin(j, NULL);
@@ -662,7 +568,7 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 		jw_u64(j, "unit_index", x->index);
 		jw_str(j, "op", xop_name(s, x));
 		jw_str(j, "code", code_str(x->code, code));
-		dist_json(j, &x->d, true, true);
+		json_dist_fields(j, &x->d, DIST_P95 | DIST_P99);
 		jw_arr_begin(j, "cores");
 		for (size_t k = 0; k < x->ncores; k++) {
 			jw_obj_begin(j, NULL);
@@ -683,14 +589,14 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 		jw_u64(j, "model_id", m->model_id);
 		jw_u64(j, "failed", m->failed);
 		jw_obj_begin(j, "latency");
-		dist_json(j, &m->lat, false, true);
+		json_dist_fields(j, &m->lat, DIST_P99);
 		jw_obj_end(j);
 		jw_u64(j, "host_matched", m->host_matched);
 		jw_obj_begin(j, "host_call");
-		dist_json(j, &m->host, false, true);
+		json_dist_fields(j, &m->host, DIST_P99);
 		jw_obj_end(j);
 		jw_obj_begin(j, "host_overhead");
-		dist_json(j, &m->overhead, false, true);
+		json_dist_fields(j, &m->overhead, DIST_P99);
 		jw_obj_end(j);
 		jw_obj_end(j);
 	}
@@ -737,7 +643,7 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 		for (size_t i = 0; i < s->nhost; i++) {
 			jw_obj_begin(j, NULL);
 			jw_str(j, "name", s->host[i].name);
-			dist_json(j, &s->host[i].d, false, true);
+			json_dist_fields(j, &s->host[i].d, DIST_P99);
 			jw_obj_end(j);
 		}
 		jw_arr_end(j);

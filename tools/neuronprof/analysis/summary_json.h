@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * neuronprof(1): the JSON of a recording's statistics (summary.h), written
+ * once for both documents that carry them: summary --json and the data
+ * embedded in report's page. Each writes the fields of one object; the
+ * caller opens and closes it and may add its own fields.
+ */
+#ifndef NEURONPROF_TOOL_SUMMARY_JSON_H
+#define NEURONPROF_TOOL_SUMMARY_JSON_H
+
+#include <stddef.h>
+
+#include "analysis/summary.h"
+#include "util/json.h"
+
+/* Percentiles json_dist_fields() adds. */
+#define DIST_P95	(1U << 0)
+#define DIST_P99	(1U << 1)
+
+/* count, total_ns, min_ns, avg_ns, median_ns, then the @pcts asked for, max_ns. */
+void json_dist_fields(struct json *j, const struct dist *d, unsigned int pcts);
+
+/* "idle_gaps": @g, longest first, each placed in @c's executions. */
+void json_idle_gaps(struct json *j, const struct top_gaps *g, const struct core_stats *c);
+
+/* "throttle": the time @c spent at each throttle level. */
+void json_throttle(struct json *j, const struct core_stats *c);
+
+/* An engine or TopSP: its counts, times, its first @top ops and its idle gaps. */
+void json_unit_fields(struct json *j, const struct unit *u, const struct core_stats *c,
+		      size_t top);
+
+/* A NeuronCore's counts and times (not its units, gaps or throttle). */
+void json_core_fields(struct json *j, const struct core_stats *c);
+
+#endif
