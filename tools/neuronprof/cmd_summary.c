@@ -13,7 +13,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,43 +24,9 @@
 #include "analysis/names.h"
 #include "analysis/summary.h"
 #include "analysis/summary_json.h"
+#include "util/options.h"
 #include "tool.h"
 #include "analysis/xhost.h"
-
-static const char summary_usage[] =
-	"Usage: neuronprof summary [--json | --csv DIR] [--top N] [--ns] [--brief]\n"
-	"                          [--keep-going] [--progress=auto|always|never] PATH...\n"
-	"\n"
-	"Where the time went, per recording: each PATH is an NTFF file or a\n"
-	"directory, searched recursively; each directory holding profiles (a\n"
-	"session directory) is one recording, summarized on its own, in the order\n"
-	"of the PATHs. Per NeuronCore and\n"
-	"engine: utilisation, busy time, idle gaps; per op: count, total, avg,\n"
-	"median, p95, max and share of the engine's busy time; execution latency\n"
-	"per model and the host's nrt_execute call around each; DMA bytes and\n"
-	"bandwidth; time per throttle level; errors by code; the host system\n"
-	"trace per event type; lost entries and sequence gaps. With recordings of\n"
-	"two machines or more (one directory per host): per machine, their totals\n"
-	"side by side; per execution index, the slowest and fastest machine/core\n"
-	"and the skew; the ops differing most between the slowest machine and the\n"
-	"median one.\n"
-	"\n"
-	"  --json        one JSON document\n"
-	"  --csv DIR     one CSV file per table into DIR (created if missing;\n"
-	"                checked before any work)\n"
-	"  --top N       rows per ranked table: ops per engine, ops across cores,\n"
-	"                idle gaps of a core and of its units, executions listed\n"
-	"                in the text (default 5, at least 1)\n"
-	"  --ns          durations in the text as whole nanoseconds\n"
-	"  --brief       text: one row per NeuronCore instead of its engines, ops,\n"
-	"                idle gaps, throttling and errors (the ops across cores,\n"
-	"                executions, host trace and totals stay)\n"
-	"  --keep-going  a file that does not read (damaged, truncated, not NTFF)\n"
-	"                is skipped with a warning naming it, and the rest is\n"
-	"                summarized; the exit status is then 1\n"
-	"  --progress=WHEN  progress bar on stderr (default auto: on a terminal,\n"
-	"                for large profiles)\n"
-	"  -h, --help    this text\n";
 
 /* ---- text ---------------------------------------------------------------------- */
 
@@ -1142,17 +1107,6 @@ static int csv_close(struct output *o, bool abort)
 /* One PATH: its profile and recordings (which point into the profile). */
 int cmd_summary(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "csv", required_argument, NULL, 'c' },
-		{ "top", required_argument, NULL, 't' },
-		{ "ns", no_argument, NULL, 'n' },
-		{ "brief", no_argument, NULL, 'b' },
-		{ "keep-going", no_argument, NULL, 'k' },
-		{ "progress", required_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	enum progress_mode pmode = PROGRESS_AUTO;
 	const char *csv_dir = NULL;
 	struct path_recordings *sp;
@@ -1163,43 +1117,52 @@ int cmd_summary(int argc, char **argv)
 	size_t nrec = 0, npaths, nfiles = 0, skipped = 0, k;
 	bool json = false, keep = false, have_x;
 	struct xhost xh;
-	int c, ret = 0;
+	int ret = 0;
+	const struct opt opts[] = {
+		OPT_BOOL(0, "json", &json, "one JSON document"),
+		OPT_STRING(0, "csv", &csv_dir, "DIR",
+			   "one CSV file per table into DIR (created if missing;\n"
+			   "checked before any work)"),
+		OPT_U64(0, "top", &top, "N", 1, 1000000,
+			"rows per ranked table: ops per engine, ops across cores,\n"
+			"idle gaps of a core and of its units, executions listed\n"
+			"in the text (default 5, at least 1)"),
+		OPT_BOOL(0, "ns", &raw_ns, "durations in the text as whole nanoseconds"),
+		OPT_BOOL(0, "brief", &brief,
+			 "text: one row per NeuronCore instead of its engines, ops,\n"
+			 "idle gaps, throttling and errors (the ops across cores,\n"
+			 "executions, host trace and totals stay)"),
+		OPT_BOOL(0, "keep-going", &keep,
+			 "a file that does not read (damaged, truncated, not NTFF)\n"
+			 "is skipped with a warning naming it, and the rest is\n"
+			 "summarized; the exit status is then 1"),
+		OPT_PROGRESS(&pmode),
+		OPT_END(),
+	};
+	const struct cmd_desc desc = {
+		.name = "summary",
+		.synopsis = "summary [--json | --csv DIR] [--top N] [--ns] [--brief]\n"
+			    "                   [--keep-going] [--progress=auto|always|never] PATH...",
+		.about = "Where the time went, per recording: each PATH is an NTFF file or a\n"
+			 "directory, searched recursively; each directory holding profiles (a\n"
+			 "session directory) is one recording, summarized on its own, in the order\n"
+			 "of the PATHs. Per NeuronCore and\n"
+			 "engine: utilisation, busy time, idle gaps; per op: count, total, avg,\n"
+			 "median, p95, max and share of the engine's busy time; execution latency\n"
+			 "per model and the host's nrt_execute call around each; DMA bytes and\n"
+			 "bandwidth; time per throttle level; errors by code; the host system\n"
+			 "trace per event type; lost entries and sequence gaps. With recordings of\n"
+			 "two machines or more (one directory per host): per machine, their totals\n"
+			 "side by side; per execution index, the slowest and fastest machine/core\n"
+			 "and the skew; the ops differing most between the slowest machine and the\n"
+			 "median one.\n",
+		.opts = opts,
+	};
 
-	opterr = 0;
 	raw_ns = false;
 	brief = false;
-	while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'c':
-			csv_dir = optarg;
-			break;
-		case 't':
-			if (parse_u64("--top", optarg, 1, 1000000, false, &top))
-				return EXIT_USAGE;
-			break;
-		case 'n':
-			raw_ns = true;
-			break;
-		case 'b':
-			brief = true;
-			break;
-		case 'k':
-			keep = true;
-			break;
-		case 'P':
-			if (parse_progress(optarg, &pmode))
-				return EXIT_USAGE;
-			break;
-		case 'h':
-			fputs(summary_usage, stdout);
-			return 0;
-		default:
-			return option_error(c, argv);
-		}
-	}
+	if (opts_parse(argc, argv, &desc, NULL, &ret))
+		return ret;
 	if (json && csv_dir)
 		return usage_error("--json and --csv are exclusive");
 	if (optind >= argc)
