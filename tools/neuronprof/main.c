@@ -27,6 +27,7 @@ static const struct subcommand subcommands[] = {
 	{ "report", cmd_report, "one self-contained HTML page of a profile, with plots" },
 	{ "export", cmd_export, "convert a profile to Chrome trace JSON, Perfetto or SQLite" },
 	{ "top", cmd_top, "a live view of a device: utilisation, rates, queues" },
+	{ "exporter", cmd_exporter, "a device's activity (or a recording's) as Prometheus metrics" },
 };
 
 static void usage(FILE *f)
@@ -66,7 +67,7 @@ int main(int argc, char **argv)
 			}
 		}
 		return usage_error("help: unknown command '%s' (commands: devices, doctor, "
-				   "record, dump, summary, report, export, top)", argv[2]);
+				   "record, dump, summary, report, export, top, exporter)", argv[2]);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("neuronprof (libneuronprof %s)\n", nprof_version_string());
@@ -81,5 +82,5 @@ int main(int argc, char **argv)
 	if (argv[1][0] == '-')
 		return usage_error("unknown option '%s'", argv[1]);
 	return usage_error("unknown command '%s' (commands: devices, doctor, record, dump, "
-			   "summary, report, export, top)", argv[1]);
+			   "summary, report, export, top, exporter)", argv[1]);
 }

@@ -29,6 +29,7 @@ int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+int cmd_exporter(int argc, char **argv);
 
 /* ---- messages (util.c) ------------------------------------------------- */
 
