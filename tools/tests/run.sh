@@ -114,7 +114,7 @@ suite() {
 	# ---- command line ---------------------------------------------------------
 	t_help() {
 		"$np" --help >"$tmp/o" || return 1
-		for c in devices doctor calibrate record dump summary report export top; do
+		for c in devices doctor calibrate record dump summary report export top exporter; do
 			has "  $c " "$tmp/o" || return 1
 			"$np" "$c" --help >"$tmp/h" || { echo "$c --help failed"; return 1; }
 			has "Usage: neuronprof $c" "$tmp/h" || return 1
@@ -144,13 +144,15 @@ suite() {
 	# the synopsis the options that were missing from it.
 	t_man_options() {
 		local man=$repo/man/neuronprof.1 c o syn
-		for c in devices doctor calibrate record dump summary report export top; do
+		for c in devices doctor calibrate record dump summary report export top exporter; do
 			for o in $("$np" "$c" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
 				grep -qF -- "${o//-/\\-}" "$man" || { echo "$c $o: not in the man page"; return 1; }
 			done
 		done
 		syn=$(sed -n '/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p' "$man")
 		grep -A30 -F 'neuronprof top' <<<"$syn" | grep -qF 'ring\-size' &&
+		grep -A30 -F 'neuronprof exporter' <<<"$syn" | grep -qF 'replay\-speed' &&
+		grep -A30 -F 'neuronprof exporter' <<<"$syn" | grep -qF 'textfile' &&
 		grep -A12 -F 'neuronprof summary' <<<"$syn" | grep -qF 'progress=' &&
 		grep -A12 -F 'neuronprof summary' <<<"$syn" | grep -qF 'keep\-going' &&
 		grep -qF 'sqlite' <<<"$syn" &&
@@ -1649,6 +1651,21 @@ recording $basic" ] || { echo "recordings not in the order of the PATHs:"; grep 
 	else
 		skip_test "exporter: HTTP and SIGTERM" "no curl"
 	fi
+
+	# The systemd unit's options file: what it sets, the exporter accepts
+	# (the port made a free one, a recording instead of a device).
+	t_exporter_unit_opts() {
+		local port opts
+		port=$("$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+		opts=$(. "$tools/systemd/neuronprof-exporter.default" && echo "$NEURONPROF_EXPORTER_OPTS")
+		[ -n "$opts" ] && grep -q -- '--listen 127.0.0.1:9474' <<<"$opts" || { echo "options: '$opts'"; return 1; }
+		# shellcheck disable=SC2086
+		"$np" exporter ${opts//9474/$port} --replay "$basic" --replay-speed 0 -n 1 \
+			--textfile "$tmp/u.prom" && [ -s "$tmp/u.prom" ] || return 1
+		grep -qx 'ExecStart=@BINDIR@/neuronprof exporter $NEURONPROF_EXPORTER_OPTS' \
+			"$tools/systemd/neuronprof-exporter.service.in"
+	}
+	run "exporter: the systemd unit's default options are accepted" t_exporter_unit_opts
 
 	# A real Prometheus scraping both outputs (tests/prometheus.sh).
 	if [ -n "$label" ]; then
