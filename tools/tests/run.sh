@@ -17,8 +17,9 @@
 # The end-to-end test of `record` (SESSION and MODEL capture, the system
 # profile) runs the tool inside a QEMU VM with the
 # modules (scripts/vm-run.sh), and so do vm_model.sh (recordings against
-# the simulator's device-time model) and vm_top.sh (top beside a load, losing
-# nothing); they are skipped when the modules are
+# the simulator's device-time model), vm_top.sh (top beside a load, losing
+# nothing) and vm_exporter.sh (exporter beside a load: its metrics against
+# what the simulator produced); they are skipped when the modules are
 # not built (make modules) or NPROF_SKIP_VM=1.
 set -uo pipefail
 
@@ -1737,6 +1738,14 @@ recording $basic" ] || { echo "recordings not in the order of the PATHs:"; grep 
 		else
 			run "top beside sim_run in a VM loses nothing (see vm_top.sh)" \
 				bash -c "tail -n 60 '$tmp/vm_top.log'; exit 1"
+		fi
+		bash "$here/vm_exporter.sh" "$build" "$tmp/vm_exporter" >"$tmp/vm_exporter.log" 2>&1
+		vm_rc=$?
+		if [ "$vm_rc" -eq 0 ]; then
+			run "exporter beside sim_run in a VM: entries delivered as produced, none lost, promtool accepts both outputs (see vm_exporter.sh)" true
+		else
+			run "exporter beside sim_run in a VM: entries delivered as produced, none lost, promtool accepts both outputs (see vm_exporter.sh)" \
+				bash -c "tail -n 60 '$tmp/vm_exporter.log'; exit 1"
 		fi
 	fi
 }
