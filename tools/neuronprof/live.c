@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -119,6 +120,8 @@ void live_free(struct live *l)
 	}
 	free(l->q);
 	free(l->cores);
+	if (l->ep_on)
+		close(l->epfd);
 	nprof_device_close(l->dev);
 	memset(l, 0, sizeof(*l));
 }
@@ -273,6 +276,20 @@ static void iv_add(struct live *l, struct live_core *c, uint64_t start, uint64_t
 	c->iv[c->niv++] = (struct live_iv){ start, end };
 }
 
+/*
+ * Sort @a unless it is in order already, as it nearly always is: each array
+ * holds the entries of one queue, which come in time order.
+ */
+static void sort_u64v(struct u64v *a)
+{
+	for (size_t i = 1; i < a->n; i++) {
+		if (a->v[i] < a->v[i - 1]) {
+			qsort(a->v, a->n, sizeof(uint64_t), cmp_u64);
+			return;
+		}
+	}
+}
+
 /* The first value of sorted @a at or after @ts from *@k on, else UINT64_MAX. */
 static uint64_t first_from(const struct u64v *a, size_t *k, uint64_t ts)
 {
@@ -286,8 +303,8 @@ static void settle_engine(struct live *l, struct live_core *c, struct live_engin
 {
 	size_t ke = 0, ks = 0;
 
-	qsort(e->tr.v, e->tr.n, sizeof(uint64_t), cmp_u64);
-	qsort(e->ev_end.v, e->ev_end.n, sizeof(uint64_t), cmp_u64);
+	sort_u64v(&e->tr);
+	sort_u64v(&e->ev_end);
 	for (size_t i = 0; i <= e->tr.n; i++) {
 		uint64_t ts, next, end;
 
@@ -327,7 +344,7 @@ void live_settle_core(struct live *l, struct live_core *c)
 {
 	uint64_t total = 0, end = 0;
 
-	qsort(c->stops.v, c->stops.n, sizeof(uint64_t), cmp_u64);
+	sort_u64v(&c->stops);
 	for (uint32_t e = 0; e < NPROF_MAX_ENGINES; e++)
 		settle_engine(l, c, &c->eng[e]);
 	if (c->niv > 1)
@@ -393,28 +410,69 @@ struct pollfd *live_pollfds(const struct live *l, int fd0)
 	return pfd;
 }
 
+/* The epoll set of @pfd: slot i has data i. Return: 0, or -1 (l->oom set). */
+static int ep_make(struct live *l, struct pollfd *pfd)
+{
+	l->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (l->epfd < 0) {
+		l->oom = true;
+		return -1;
+	}
+	l->ep_on = true;
+	for (size_t i = 0; i <= l->nq; i++) {
+		struct epoll_event ev = { .events = EPOLLIN, .data.u64 = i };
+
+		if (pfd[i].fd >= 0 && epoll_ctl(l->epfd, EPOLL_CTL_ADD, pfd[i].fd, &ev)) {
+			l->oom = true;
+			return -1;
+		}
+	}
+	return 0;
+}
+
 void live_wait(struct live *l, struct pollfd *pfd, uint64_t deadline,
 	       bool (*stop)(void *ctx), void (*extra)(void *ctx, short revents), void *ctx)
 {
+	struct epoll_event evs[64];
 	uint64_t now;
 
+	if (!l->ep_on && ep_make(l, pfd))
+		return;
 	while (!(stop && stop(ctx)) && (now = live_now_ns()) < deadline) {
 		int ms = (int)((deadline - now + 999999) / 1000000);
-		int n = poll(pfd, l->nq + 1, ms);
+		int n = epoll_wait(l->epfd, evs, (int)(sizeof(evs) / sizeof(evs[0])), ms);
 
-		if (n <= 0)
-			continue;	/* the deadline, or a signal */
-		if (pfd[0].revents && extra)
-			extra(ctx, pfd[0].revents);
-		for (size_t i = 0; i < l->nq; i++) {
-			short re = pfd[i + 1].revents;
+		for (int k = 0; k < n; k++) {
+			size_t i = (size_t)evs[k].data.u64;
+			uint32_t re = evs[k].events;
 
-			if (re & POLLIN)
-				live_drain_queue(l, &l->q[i], false);
-			if (re & (POLLHUP | POLLERR | POLLNVAL)) {
-				/* The device is gone: what is left, then no more polling. */
-				live_drain_queue(l, &l->q[i], false);
-				pfd[i + 1].fd = -1;
+			if (i == 0) {
+				if (extra)
+					extra(ctx, (short)((re & EPOLLIN ? POLLIN : 0) |
+							   (re & EPOLLHUP ? POLLHUP : 0) |
+							   (re & EPOLLERR ? POLLERR : 0)));
+				continue;
+			}
+			if (re & EPOLLIN)
+				live_drain_queue(l, &l->q[i - 1], false);
+			if (re & (EPOLLHUP | EPOLLERR)) {
+				/* The device is gone: what is left, then no more waiting on it. */
+				live_drain_queue(l, &l->q[i - 1], false);
+				epoll_ctl(l->epfd, EPOLL_CTL_DEL, pfd[i].fd, NULL);
+				pfd[i].fd = -1;
+			}
+		}
+		if (n > 0 && l->min_gap_ns) {
+			uint64_t until = live_now_ns() + l->min_gap_ns;
+			struct timespec ts;
+
+			if (until > deadline)
+				until = deadline;
+			now = live_now_ns();
+			if (until > now && !(stop && stop(ctx))) {
+				ts.tv_sec = (time_t)((until - now) / 1000000000ULL);
+				ts.tv_nsec = (long)((until - now) % 1000000000ULL);
+				nanosleep(&ts, NULL);	/* a signal cuts it short */
 			}
 		}
 	}

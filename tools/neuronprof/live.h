@@ -85,6 +85,14 @@ struct live {
 	size_t nq, busy;
 	struct live_core *cores;
 	bool oom;
+	int epfd;			/* live_wait()'s epoll set, once made */
+	bool ep_on;
+	/*
+	 * live_wait() waits at least this long after a wake-up before it
+	 * waits for the next (0: none, as top): wake-ups coalesce, at the cost
+	 * of the latency nobody but a screen needs.
+	 */
+	uint64_t min_gap_ns;
 };
 
 /*
@@ -116,11 +124,15 @@ static inline uint64_t live_span(const struct live_core *c)
 void live_interval_reset(struct live *l);
 
 /*
- * live_wait() - sleep in poll() until @deadline (CLOCK_MONOTONIC ns),
- * draining each ring that reaches its watermark as soon as it does. @pfd
- * has a slot for the caller's own descriptor (@extra is called when it has
- * events; fd -1 for none), then one per queue (live_pollfds()). Returns at
- * the deadline, or early when @stop (may be NULL) returns true.
+ * live_wait() - sleep until @deadline (CLOCK_MONOTONIC ns), draining each
+ * ring that reaches its watermark (or holds what a flush delivered) as soon
+ * as it does. @pfd has a slot for the caller's own descriptor (@extra is
+ * called with its poll events; fd -1 for none), then one per queue
+ * (live_pollfds()); a queue whose device is gone gets fd -1. The
+ * descriptors are watched with epoll, made at the first call: a wake-up
+ * costs the queues that are ready, not a scan of all of them (a device's
+ * end of execution wakes each queue of the core in turn). Returns at the
+ * deadline, or early when @stop (may be NULL) returns true.
  */
 void live_wait(struct live *l, struct pollfd *pfd, uint64_t deadline,
 	       bool (*stop)(void *ctx), void (*extra)(void *ctx, short revents), void *ctx);
