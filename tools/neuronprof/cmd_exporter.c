@@ -895,7 +895,13 @@ static int run_replay(struct exporter *x, const char *path, double speed)
 	if (ret)
 		goto out;
 	s_progress = prom_series(&x->prom, F_REPLAY_PROGRESS, NULL);
-	t0 = r.nev ? r.ev[0].ts : 0;
+	/*
+	 * The replay's clock starts at the recording's first timestamp: the
+	 * losses of a queue without entries (at 0) are not a start.
+	 */
+	t0 = 0;
+	for (size_t i = 0; i < r.nev && !t0; i++)
+		t0 = r.ev[i].ts;
 	start = live_now_ns();
 	next = start;
 	for (;;) {

@@ -1621,6 +1621,24 @@ recording $basic" ] || { echo "recordings not in the order of the PATHs:"; grep 
 	}
 	run "exporter: a paced replay's textfile, rewritten, is whole and its counters only grow" t_exporter_paced
 
+	# A queue without entries (prof/sub's DMA queue, 5 lost) does not start
+	# the replay's clock at 0: paced over 1 s, it is over within 3 s.
+	t_exporter_empty_queue() {
+		local speed
+		"$np" summary --json "$prof/sub" >"$tmp/e.json" || return 1
+		speed=$("$py" -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["recordings"][0]["cores"]
+print((max(x["last_ns"] for x in c) - min(x["first_ns"] for x in c)) / 1e9)' "$tmp/e.json") || return 1
+		"$np" exporter --replay "$prof/sub" --replay-speed "$speed" --interval 100 -n 30 \
+			--listen none --textfile "$tmp/e.prom" || return 1
+		has 'neuronprof_exporter_replay_progress_ratio 1' "$tmp/e.prom" &&
+		has 'neuronprof_queue_lost_entries_total{device="0",core="1",queue="dma",engine="gpsimd"} 5' "$tmp/e.prom" &&
+		"$py" "$here/prom_check.py" expo "$tmp/e.prom" "$tmp/e.json"
+	}
+	run "exporter: a paced replay with an empty queue that lost entries ends on time, its losses counted" \
+		t_exporter_empty_queue
+
 	# SIGTERM ends it at once, HTTP server and all, after a last publication.
 	t_exporter_sigterm() {
 		local port pid rc start
