@@ -22,7 +22,9 @@
 #   make install    modules into $(DESTDIR)/lib/modules/$(KVER)/extra (+ depmod),
 #                   library, headers, pkg-config file, tool, man pages and
 #                   the hook command neuronprof-neuron-hook with its patch
-#                   series under $(DESTDIR)$(PREFIX) (default /usr/local); on a
+#                   series, the Python package neuronprof and its command
+#                   neuronprof-analyze (python/, PYTHONDIR) under
+#                   $(DESTDIR)$(PREFIX) (default /usr/local); on a
 #                   Neuron instance: make install KVER=$(uname -r)
 #                   (Documentation/install.rst)
 #   make uninstall  remove what install recorded in its manifest
@@ -91,7 +93,7 @@ PREFIX ?= /usr/local
 
 install: modules lib tools
 	DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" KVER="$(KVER)" MAKE="$(MAKE)" \
-		bash scripts/install.sh install
+		PYTHONDIR="$(PYTHONDIR)" bash scripts/install.sh install
 
 uninstall:
 	DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" bash scripts/install.sh uninstall
@@ -118,7 +120,7 @@ clean:
 	@if [ -n "$(KVER)" ] && [ -d "$(KDIR)" ]; then \
 		$(MAKE) -C $(KDIR) M=$(CURDIR) $(KBUILD_OPTS) clean; \
 	fi
-	@for d in lib tools compat selftests; do \
+	@for d in lib tools compat python selftests; do \
 		if [ -f $$d/Makefile ]; then $(MAKE) -C $$d clean || exit 1; fi; \
 	done
 	rm -rf build/packages

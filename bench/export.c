@@ -37,8 +37,8 @@
 #include <drm/neuronprof_drm.h>
 #include <neuronprof/ntff.h>
 
-#include "export.h"
-#include "profile.h"
+#include "export/export.h"
+#include "analysis/profile.h"
 
 #define RUNS		3
 #define CHUNK		4096	/* entries per writer append */

@@ -10,9 +10,11 @@
 #           lint (scripts/lint-kernel.sh: checkpatch --strict, W=1 -Werror), the
 #           vendor hook (scripts/vendor-hook-test.sh: the vendor tree with and
 #           without driver/neuron/vendor/ builds and loads in the VM), and
-#           `make -C DIR check` for lib/, compat/ and tools/ where their Makefile has
-#           a check target, and tests/kselftest/run.sh (the kselftest
-#           conventions of selftests/: install, run_tests, the runner)
+#           `make -C DIR check` for lib/, compat/, tools/ and python/ where their
+#           Makefile has a check target (python/: neuronprof-analyze on a Dask
+#           LocalCluster against summary, about 35 s), and tests/kselftest/run.sh
+#           (the kselftest conventions of selftests/: install, run_tests, the
+#           runner)
 #   kunit   scripts/kunit.sh: the driver's KUnit suites in UML
 #   vm      scripts/vm-selftests.sh: the kselftests in a QEMU VM, then each
 #           lib/vmtests*/run.sh (library end to end in the VM, checked on
@@ -127,7 +129,7 @@ run_layer host/kernel-lint bash "$here/lint-kernel.sh"
 # The vendor hook: the patched and unpatched vendor trees build (W=1, no new
 # warning) and load in the VM next to the provider (skipped without a tree).
 run_layer host/vendor-hook bash "$here/vendor-hook-test.sh"
-for d in lib compat tools; do
+for d in lib compat tools python; do
 	if has_check "$d"; then
 		run_layer "host/$d" "$MAKE" -j"$jobs" --no-print-directory -C "$d" check
 	else

@@ -6,7 +6,9 @@
 #   scripts/install.sh install     modules, library, headers (the library's and
 #                                  the driver's uapi), pkg-config file, the
 #                                  neuronprof tool, the nrt compatibility
-#                                  library (libnrtprof) and its headers, man
+#                                  library (libnrtprof) and its headers, the
+#                                  Python package neuronprof with its command
+#                                  neuronprof-analyze, man
 #                                  pages, and neuronprof-neuron-hook, the
 #                                  command that applies the hook to the
 #                                  vendor's neuron.ko, with its patch series
@@ -26,6 +28,9 @@
 #                    (SYSCONFDIR/default/neuronprof-exporter) go; default
 #                    $PREFIX/lib/systemd/system, and /etc for PREFIX=/usr,
 #                    else $PREFIX/etc
+#   PYTHONDIR        where the Python package goes: default
+#                    /usr/lib/python3/dist-packages for PREFIX=/usr, else
+#                    $PREFIX/lib/pythonX.Y/dist-packages (python/Makefile)
 #   KVER             kernel release the modules are for; default
 #                    scripts/kver.sh (the newest Debian 6.1 headers), never
 #                    the running kernel: on a Neuron instance pass
@@ -124,6 +129,7 @@ setup() {
 	for v in PREFIX LIBDIR INCLUDEDIR BINDIR SBINDIR MANDIR DOCDIR SYSTEMDUNITDIR SYSCONFDIR; do
 		check_path_var "$v" "${!v}"
 	done
+	[ -z "${PYTHONDIR:-}" ] || check_path_var PYTHONDIR "$PYTHONDIR"
 	case $INSTALL_MOD_DIR in
 	"" | /* | *..* | *$'\n'*) die "INSTALL_MOD_DIR must be a relative directory without '..', not '$INSTALL_MOD_DIR'" ;;
 	esac
@@ -298,6 +304,16 @@ do_install() {
 			die "make -C tools install failed"
 	else
 		say "tools/Makefile not found: the neuronprof tool is not installed"
+	fi
+
+	if [ -f python/Makefile ]; then
+		say "staging the Python package and neuronprof-analyze (make -C python install)"
+		"$MAKE" --no-print-directory -C python install \
+			DESTDIR="$stage" PREFIX="$PREFIX" BINDIR="$BINDIR" \
+			${PYTHONDIR:+PYTHONDIR="$PYTHONDIR"} >&2 ||
+			die "make -C python install failed"
+	else
+		say "python/Makefile not found: neuronprof-analyze is not installed"
 	fi
 
 	if [ -f compat/Makefile ]; then

@@ -4,7 +4,8 @@
 # Kernel code hygiene as a test layer: every kernel source file (driver/ and
 # the uapi header) must pass checkpatch.pl --strict with no error, warning or
 # check, and both modules must build with W=1 and -Werror for the Debian 6.1
-# kernel. Each file and the build count as one test. Ends with
+# kernel, and every kernel-doc directive in Documentation/ must find what it
+# names. Each file, directive and the build count as one test. Ends with
 # "N passed, N failed".
 set -uo pipefail
 
@@ -38,6 +39,28 @@ while IFS= read -r f; do
 		fail=$((fail + 1))
 	fi
 done < <(find driver uapi -name '*.[ch]' ! -name '*.mod.c' | sort)
+
+# Every kernel-doc directive of Documentation/ names a DOC: section or an
+# export that exists: kernel-doc finds it and has no warning about it. One
+# test per directive.
+while IFS='|' read -r rst file what; do
+	case $what in
+	doc:*) sel=(-function "${what#doc: }") ;;
+	export) sel=(-export) ;;
+	*) sel=() ;;
+	esac
+	out=$(perl "$src/scripts/kernel-doc" -rst "${sel[@]}" "$file" 2>&1 | grep -v 'Sphinx version')
+	if [ -n "$(grep -v 'warning' <<<"$out" | tr -d '[:space:]')" ] && ! grep -q 'warning' <<<"$out"; then
+		pass=$((pass + 1))
+	else
+		echo "kernel-doc: $rst: $file ($what): nothing, or a warning:"
+		echo "$out" | head -n 5
+		fail=$((fail + 1))
+	fi
+done < <(awk '/^\.\. kernel-doc::/ { f = $3; next }
+	      f && /^   :doc:/ { sub(/^   :doc: */, ""); print FILENAME "|" f "|doc: " $0; f = ""; next }
+	      f && /^   :export:/ { print FILENAME "|" f "|export"; f = ""; next }
+	      { f = "" }' Documentation/*.rst)
 
 # W=1 -Werror build in a scratch copy, so the tree's own objects are untouched.
 work=$(mktemp -d "${TMPDIR:-/tmp}/nprof-lint.XXXXXX") || exit 1

@@ -101,7 +101,7 @@ result "applying again changes nothing" $? "$work/again.log"
 # The decoder against the vendor's address maps, per architecture.
 for v in 2 3; do
 	${CC:-cc} -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -DNQ_V=$v \
-		-I "$repo/tests/vendor-hook/shim" -I "$work/hook" -I "$work/hook/v$v" \
+		-I "$repo/tests/vendor-hook/shim" -I "$work/hook" -I "$work/hook/v$v" -I "$repo/driver/tests" \
 		-o "$work/decode_v$v" "$repo/tests/vendor-hook/decode_test.c" "$work/hook/v$v/notific.c" \
 		> "$work/decode_v$v.log" 2>&1 && "$work/decode_v$v" >> "$work/decode_v$v.log" 2>&1
 	rc=$?

@@ -121,8 +121,11 @@ struct nprof_nn_device {
 	struct xarray subscribed;
 };
 
-/* Ring entries the provider builds per nprof_notify_begin(). */
-#define NPROF_NN_SCRATCH		64
+/*
+ * Most ring entries the provider builds per nprof_notify_begin(), that is
+ * with one subscription's lock held and interrupts off: 32 KiB of entries.
+ */
+#define NPROF_NN_SPAN			512
 
 extern const struct neuron_nq_hook_ops nprof_nn_hook_ops;
 

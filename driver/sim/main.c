@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: simulator
+ *
  * neuronprof_sim: simulated Neuron devices for the neuronprof core, the way
  * netdevsim simulates network devices. This file owns the module: its
  * parameters (the devices created at load), the platform driver, and the

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: program generator
+ *
  * The program generator of neuronprof_sim: turns a synthetic program into
  * the exact sequence of notifications that a NeuronCore and the TopSPs
  * serving it produce. It knows nothing about devices or rings and hands every

@@ -12,12 +12,20 @@
  * creates a PCI domain of its own with a software host bridge (a root bus
  * made with pci_create_root_bus() and config-space accessors, as
  * drivers/pci/controller/vmd.c does) holding one function: Amazon's vendor
- * id, the trn1 device id 0x7164 and revision 255, the revision with which
- * the vendor's driver takes its QEMU paths (REVID_QEMU, neuron_arch.c). In
- * that mode the driver maps its register ("APB") BAR from BAR2 and device
- * memory from BAR4. Both BARs are backed by guest memory that the VM's
- * kernel command line reserves (``memmap=SIZE$ADDR``), so that ioremap()
- * works on it; the module's parameter ``base`` names that address.
+ * id, revision 255, the revision with which the vendor's driver takes its
+ * QEMU paths (REVID_QEMU, neuron_arch.c), and the device id of the
+ * architecture the parameter ``arch`` names: ``v2`` (default), trn1
+ * 0x7164, the driver's v2 DHAL; ``v3``, trn2 0x7364, its v3 DHAL
+ * (neuron_pci.c neuron_pci_set_device_architecture()). In QEMU mode the
+ * driver maps its register ("APB") BAR from BAR2 and device memory from
+ * BAR4, in both. Both BARs are backed by guest memory that the VM's kernel
+ * command line reserves (``memmap=SIZE$ADDR``), so that ioremap() works on
+ * it; the module's parameter ``base`` names that address. The register BAR
+ * is 1 GiB for v2 (the APB window at 0x30000000) and 4 GiB for v3, whose
+ * IO dies and SENG blocks lie from 0 to 0xb6000000; BAR4 is 64 MiB for v2
+ * and 256 MiB for v3, whose driver splits it into four HBM channels and
+ * carves 16 MiB off each (mpset_set_dram_and_mpset_info_v3(),
+ * mpset_block_carveout_regions_v3()).
  *
  * A device model plays the hardware on that memory:
  *
@@ -27,6 +35,16 @@
  *   clears the QEMU reset word the driver waits on; a register-read or
  *   metrics request is answered in the response buffer the driver
  *   programmed, by sequence number, as neuron_fw_io.c expects;
+ * - on v3 the driver's QEMU reset (nr_initiate_reset_v3_qemu()) does not
+ *   use the firmware: it writes the TPB reset map (TPBs in bits 0-7, their
+ *   SDMA engine groups in 8-15, their TopSP pairs in 16-23,
+ *   nr_get_tpb_reset_map()) into the QEMU reset word and waits for the word
+ *   to read 0. The thread sees a map that is not 0, clears the register
+ *   sets of those TPBs, SDMA engines and TopSPs, and clears the word. A
+ *   device reset writes the map 0, which the model cannot tell from no
+ *   write: it resets nothing (the driver's nnq_destroy_nc() still frees
+ *   every queue), so a v3 test that needs fresh head registers resets its
+ *   cores with a TPB reset;
  * - ``produce`` (debugfs) writes entries into a notification queue at the
  *   base and size the driver programmed into a register set, as the
  *   hardware would: a host-memory ring through the host address, with the
@@ -43,12 +61,13 @@
  *
  * Entry I of a queue (I counts from 0 at programming) starts with the
  * 64-bit word 0xE3D0 << 48 | key << 32 | I, key = BLOCK (0 core, 1 ts,
- * 2 sdma) << 12 | N << 6 | SET, and its byte J >= 8 is (I * 31 + J) & 0xff.
+ * 2 sdma) << 14 | N << 7 | SET, and its byte J >= 8 is (I * 31 + J) & 0xff.
  *
- * The register layout is the vendor's address map for v2 (v2/address_map.h,
- * v2/notific.h of aws-neuronx 2.24.7.0); the table below restates the
- * offsets the driver writes to, so a change shows up as a rig failure.
- * Taints the kernel (TAINT_TEST).
+ * The register layout is the vendor's address map (v2/ and v3/
+ * address_map.h, notific.h, notific.c of aws-neuronx 2.24.7.0);
+ * trn_emu_regs.h restates the offsets the driver writes to, with their
+ * file:line, so a change shows up as a rig failure. Taints the kernel
+ * (TAINT_TEST).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -62,6 +81,7 @@
 #include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/seq_file.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -73,17 +93,7 @@
 #define EMU_REVISION		0xff	/* REVID_QEMU, neuron_arch.c:24 */
 #define EMU_CLASS		0x120000 /* processing accelerator */
 
-/* Offsets in the APB BAR, v2 (v2/address_map.h, v2/notific.h:30-48). */
-#define APB_OFFSET		0x30000000ULL	/* V2_PCIE_BAR0_APB_OFFSET */
-#define APB_BASE		0xffff0000000ULL /* V2_APB_BASE, device address */
-#define MISC_RAM		0x30fa0000ULL	/* V2_MMAP_BAR0_APB_MISC_RAM_OFFSET */
-#define QEMU_RESET_WORD		0x30647010ULL	/* SENG_0_RESERVED1 + 0x10 */
-#define PCI_HOST_BASE		0x100000000000ULL /* V2_PCIE_A0_BASE */
-#define PCI_RT_MASK		0x1f00000000000ULL /* V2_PCIE_ALL_RT_MASK */
-
-#define NC_COUNT		2
-#define TS_COUNT		6
-#define SDMA_PER_NC		16
+#define SDMA_PER_NC		16	/* V2/V3_NUM_DMA_ENGINES_PER_TPB */
 #define NQ_SETS			96
 
 /* Firmware I/O registers in misc RAM (neuron_fw_io.h:45-96). */
@@ -100,21 +110,105 @@
 #define FW_UNKNOWN_COMMAND	2
 #define FW_MAX_SIZE		0xffff
 
+enum emu_block { EMU_CORE, EMU_TS, EMU_SDMA, EMU_BLOCKS };
+static const char *const block_names[] = { "core", "ts", "sdma" };
+
+/**
+ * struct emu_arch - what differs between the emulated trn1 and trn2.
+ * @name: the module parameter's value.
+ * @product: for the log.
+ * @device: PCI device id.
+ * @apb_size: default size of the register BAR.
+ * @apb_min: the register BAR must reach this far.
+ * @dram_size: default size of BAR4.
+ * @misc_ram: BAR offset of the firmware's misc RAM.
+ * @reset_word: BAR offset of the word the driver's QEMU reset waits on.
+ * @reset_map: the driver writes the TPB reset map there (v3), instead of
+ *	1 followed by a firmware reset request (v2).
+ * @fw_dev_base: device address that firmware READ requests use for BAR
+ *	offset @fw_bar_off, for @fw_size bytes.
+ * @fw_bar_off: see @fw_dev_base.
+ * @fw_size: see @fw_dev_base.
+ * @host_base: the bits that mark a host address (V2/V3_PCIE_A0_BASE).
+ * @host_mask: the bits compared with @host_base.
+ * @nc: NeuronCores.
+ * @ts: TopSPs.
+ * @core_block: BAR offset of core @n's notification block.
+ * @ts_block: of TopSP @n's.
+ * @sdma_block: of SDMA engine @e of core @n's.
+ */
+struct emu_arch {
+	const char *name, *product;
+	u16 device;
+	u64 apb_size, apb_min, dram_size;
+	u64 misc_ram, reset_word;
+	bool reset_map;
+	u64 fw_dev_base, fw_bar_off, fw_size;
+	u64 host_base, host_mask;
+	unsigned int nc, ts;
+	u64 (*core_block)(unsigned int n);
+	u64 (*ts_block)(unsigned int n);
+	u64 (*sdma_block)(unsigned int n, unsigned int e);
+};
+
+static u64 v2_core(unsigned int n) { return CORE_NOTIFIC(n); }
+static u64 v2_ts(unsigned int n) { return TS_NOTIFIC(n); }
+static u64 v2_sdma(unsigned int n, unsigned int e) { return SDMA_NOTIFIC(n, e); }
+static u64 v3_core(unsigned int n) { return EMU_V3_CORE_NOTIFIC(n); }
+static u64 v3_ts(unsigned int n) { return EMU_V3_TS_NOTIFIC(n); }
+static u64 v3_sdma(unsigned int n, unsigned int e) { return EMU_V3_SDMA_NOTIFIC(n, e); }
+
+static const struct emu_arch emu_archs[] = {
+	{
+		.name = "v2", .product = "trn1",
+		.device = 0x7164,		/* TRN1_DEVICE_ID0, neuron_device.h:41 */
+		.apb_size = SZ_1G, .apb_min = 0x31000000ULL, .dram_size = SZ_64M,
+		/* V2_MMAP_BAR0_APB_MISC_RAM_OFFSET, v2/address_map.h:33 */
+		.misc_ram = 0x30fa0000ULL,
+		/*
+		 * V2_PCIE_BAR0_APB_OFFSET + V2_APB_SENG_0_RESERVED1_RELBASE + 0x10,
+		 * v2/neuron_dhal_v2.c:165,217
+		 */
+		.reset_word = 0x30647010ULL,
+		/* V2_APB_BASE at V2_PCIE_BAR0_APB_OFFSET, v2/address_map.h:79,87 */
+		.fw_dev_base = 0xffff0000000ULL, .fw_bar_off = 0x30000000ULL, .fw_size = SZ_256M,
+		/* V2_PCIE_A0_BASE, V2_PCIE_ALL_RT_MASK, v2/address_map.h:88,17 */
+		.host_base = 0x100000000000ULL, .host_mask = 0x1f00000000000ULL,
+		.nc = 2, .ts = 6,		/* V2_NC_PER_DEVICE, V2_TS_PER_DEVICE */
+		.core_block = v2_core, .ts_block = v2_ts, .sdma_block = v2_sdma,
+	},
+	{
+		.name = "v3", .product = "trn2",
+		.device = 0x7364,		/* TRN2_DEVICE_ID0, neuron_device.h:42 */
+		.apb_size = SZ_4G, .apb_min = 0xb6000000ULL, .dram_size = SZ_256M,
+		/* V3_MMAP_BAR0_APB_IO_0_MISC_RAM_OFFSET, v3/address_map.h:211 */
+		.misc_ram = 0x6c84000ULL,
+		/* V3_APB_IO_0_USER_SE_0_RESERVED2_RELBASE + 0x10, v3/neuron_dhal_v3.c:346,390 */
+		.reset_word = 0x6300010ULL, .reset_map = true,
+		/* V3_APB_IO_0_BASE, V3_PCIE_BAR0_APB_IO_0_SIZE, v3/neuron_dhal_v3.c:953 */
+		.fw_dev_base = 0x8000000000ULL, .fw_bar_off = 0, .fw_size = 0x20000000ULL,
+		/* V3_PCIE_A0_BASE, v3/address_map.h:9: host addresses have bit 46 */
+		.host_base = 0x400000000000ULL, .host_mask = ~0x3fffffffffffULL,
+		.nc = 8, .ts = 16,		/* V3_NC_PER_DEVICE, V3_TS_PER_DEVICE */
+		.core_block = v3_core, .ts_block = v3_ts, .sdma_block = v3_sdma,
+	},
+};
+
+static char *arch = "v2";
+module_param(arch, charp, 0444);
+MODULE_PARM_DESC(arch, "v2: a trn1 function (default); v3: a trn2 function");
 static unsigned long base;
 module_param(base, ulong, 0444);
 MODULE_PARM_DESC(base, "guest-physical address of the memory reserved for the BARs (memmap=SIZE$ADDR); required");
-static unsigned long apb_size = SZ_1G;
+static unsigned long apb_size;
 module_param(apb_size, ulong, 0444);
-MODULE_PARM_DESC(apb_size, "bytes of the register BAR (BAR2), a power of two covering 0x31000000 (default 1 GiB)");
-static unsigned long dram_size = SZ_64M;
+MODULE_PARM_DESC(apb_size, "bytes of the register BAR (BAR2), a power of two covering the architecture's registers (default 1 GiB for v2, 4 GiB for v3)");
+static unsigned long dram_size;
 module_param(dram_size, ulong, 0444);
-MODULE_PARM_DESC(dram_size, "bytes of the device-memory BAR (BAR4), a power of two (default 64 MiB)");
+MODULE_PARM_DESC(dram_size, "bytes of the device-memory BAR (BAR4), a power of two (default 64 MiB for v2, 256 MiB for v3)");
 static unsigned int routing_id;
 module_param(routing_id, uint, 0444);
 MODULE_PARM_DESC(routing_id, "routing id the firmware reports (default 0)");
-
-enum emu_block { EMU_CORE, EMU_TS, EMU_SDMA };
-static const char *const block_names[] = { "core", "ts", "sdma" };
 
 struct emu_queue {
 	u64 pa;			/* as programmed */
@@ -129,6 +223,7 @@ struct emu {
 	struct resource window;
 	struct pci_bus *bus;
 	struct pci_dev *pdev;
+	const struct emu_arch *arch;
 
 	spinlock_t cfg_lock;	/* config space */
 	u32 cfg[16];
@@ -141,9 +236,7 @@ struct emu {
 	unsigned int entry_size;
 	unsigned int head_start;
 	bool head_bytes;	/* head registers count bytes, not entries */
-	struct emu_queue core[NC_COUNT][NQ_SETS];
-	struct emu_queue ts[TS_COUNT][NQ_SETS];
-	struct emu_queue sdma[NC_COUNT * SDMA_PER_NC][NQ_SETS];
+	struct emu_queue *q[EMU_BLOCKS];	/* [instance * NQ_SETS + set] */
 	u64 resets;
 	u64 fw_requests;
 	char result[64];
@@ -248,47 +341,60 @@ static void apb_wr(struct emu *e, u64 off, u32 v)
 	writel(v, e->apb + off);
 }
 
-static u64 block_offset(enum emu_block b, unsigned int n)
+static unsigned int block_count(const struct emu_arch *a, enum emu_block b)
+{
+	return b == EMU_CORE ? a->nc : b == EMU_TS ? a->ts : a->nc * SDMA_PER_NC;
+}
+
+static u64 block_offset(const struct emu_arch *a, enum emu_block b, unsigned int n)
 {
 	switch (b) {
 	case EMU_CORE:
-		return CORE_NOTIFIC(n);
+		return a->core_block(n);
 	case EMU_TS:
-		return TS_NOTIFIC(n);
+		return a->ts_block(n);
 	default:
-		return SDMA_NOTIFIC(n / SDMA_PER_NC, n % SDMA_PER_NC);
+		return a->sdma_block(n / SDMA_PER_NC, n % SDMA_PER_NC);
 	}
-}
-
-static unsigned int block_count(enum emu_block b)
-{
-	return b == EMU_CORE ? NC_COUNT : b == EMU_TS ? TS_COUNT : NC_COUNT * SDMA_PER_NC;
 }
 
 static struct emu_queue *emu_q(struct emu *e, enum emu_block b, unsigned int n,
 			       unsigned int set)
 {
-	if (n >= block_count(b) || set >= NQ_SETS)
+	if (b >= EMU_BLOCKS || n >= block_count(e->arch, b) || set >= NQ_SETS)
 		return NULL;
+	return &e->q[b][n * NQ_SETS + set];
+}
+
+/* The core that instance @n of block @b belongs to (TopSPs: ts_per_nc each). */
+static unsigned int block_core(const struct emu_arch *a, enum emu_block b, unsigned int n)
+{
 	switch (b) {
 	case EMU_CORE:
-		return &e->core[n][set];
+		return n;
 	case EMU_TS:
-		return &e->ts[n][set];
+		return n / (a->ts / a->nc);
 	default:
-		return &e->sdma[n][set];
+		return n / SDMA_PER_NC;
 	}
 }
 
-/* A reset clears every queue register set, as a device reset would. */
-static void emu_reset_queues(struct emu *e)
+/*
+ * A reset clears the queue register sets, as a reset of the device or of
+ * the TPBs in @map would: @map is the v3 TPB reset map (TPBs in bits 0-7,
+ * their SDMA groups in 8-15, their TopSP pairs in 16-23), ~0 for all.
+ */
+static void emu_reset_queues(struct emu *e, u32 map)
 {
-	unsigned int b, n, s;
+	unsigned int b, n, s, shift;
 
-	for (b = EMU_CORE; b <= EMU_SDMA; b++)
-		for (n = 0; n < block_count(b); n++)
+	for (b = EMU_CORE; b < EMU_BLOCKS; b++) {
+		shift = b == EMU_CORE ? 0 : b == EMU_SDMA ? 8 : 16;
+		for (n = 0; n < block_count(e->arch, b); n++) {
+			if (!(map >> shift & BIT(block_core(e->arch, b, n))))
+				continue;
 			for (s = 0; s < NQ_SETS; s++) {
-				u64 off = block_offset(b, n) + NQ_SET(s);
+				u64 off = block_offset(e->arch, b, n) + NQ_SET(s);
 
 				apb_wr(e, off + NQ_BASE_LO, 0);
 				apb_wr(e, off + NQ_BASE_HI, 0);
@@ -298,13 +404,15 @@ static void emu_reset_queues(struct emu *e)
 				       e->head_start * e->entry_size : e->head_start);
 				memset(emu_q(e, b, n, s), 0, sizeof(struct emu_queue));
 			}
+		}
+	}
 }
 
-static void *host_map(u64 pa, size_t len)
+static void *host_map(struct emu *e, u64 pa, size_t len)
 {
-	if ((pa & PCI_RT_MASK) != PCI_HOST_BASE)
+	if ((pa & e->arch->host_mask) != e->arch->host_base)
 		return NULL;
-	pa &= ~PCI_HOST_BASE;
+	pa &= ~e->arch->host_base;
 	if (!pfn_valid(PHYS_PFN(pa)) || !pfn_valid(PHYS_PFN(pa + len - 1)))
 		return NULL;
 	return memremap(pa, len, MEMREMAP_WB);
@@ -313,17 +421,18 @@ static void *host_map(u64 pa, size_t len)
 /* Answer one firmware I/O request (neuron_fw_io.c fw_io_execute_request). */
 static void emu_fw_request(struct emu *e)
 {
-	u64 req_pa = (u64)apb_rd(e, MISC_RAM + FW_REQ_HI) << 32 |
-		     apb_rd(e, MISC_RAM + FW_REQ_LO);
-	u64 resp_pa = (u64)apb_rd(e, MISC_RAM + FW_RESP_HI) << 32 |
-		      apb_rd(e, MISC_RAM + FW_RESP_LO);
+	const struct emu_arch *a = e->arch;
+	u64 misc = a->misc_ram;
+	u64 req_pa = (u64)apb_rd(e, misc + FW_REQ_HI) << 32 | apb_rd(e, misc + FW_REQ_LO);
+	u64 resp_pa = (u64)apb_rd(e, misc + FW_RESP_HI) << 32 | apb_rd(e, misc + FW_RESP_LO);
+	u64 window = min_t(u64, a->fw_size, apb_size - a->fw_bar_off);
 	u8 *req, *resp;
 	u16 size, rsize = 4;
 	u8 err = FW_OK;
 	unsigned int i, n;
 
-	req = host_map(req_pa, FW_MAX_SIZE);
-	resp = host_map(resp_pa, FW_MAX_SIZE);
+	req = host_map(e, req_pa, FW_MAX_SIZE);
+	resp = host_map(e, resp_pa, FW_MAX_SIZE);
 	if (!req || !resp)
 		goto out;
 	size = get_unaligned_le16(req + 2);
@@ -334,8 +443,8 @@ static void emu_fw_request(struct emu *e)
 			u64 addr = get_unaligned_le64(req + 8 + 8 * i);
 			u32 v = 0;
 
-			if (addr >= APB_BASE && addr - APB_BASE + APB_OFFSET + 4 <= apb_size)
-				v = apb_rd(e, addr - APB_BASE + APB_OFFSET);
+			if (addr >= a->fw_dev_base && addr - a->fw_dev_base + 4 <= window)
+				v = apb_rd(e, addr - a->fw_dev_base + a->fw_bar_off);
 			put_unaligned_le32(v, resp + 4 + 4 * i);
 		}
 		rsize = 4 + 4 * n;
@@ -361,16 +470,27 @@ out:
 static int emu_thread(void *arg)
 {
 	struct emu *e = arg;
+	const struct emu_arch *a = e->arch;
+	u32 map;
 
 	while (!kthread_should_stop()) {
-		if (apb_rd(e, MISC_RAM + FW_DOORBELL)) {
-			apb_wr(e, MISC_RAM + FW_DOORBELL, 0);
+		/* v3: nr_initiate_reset_v3_qemu() wrote a TPB reset map. */
+		map = a->reset_map ? apb_rd(e, a->reset_word) : 0;
+		if (map) {
 			mutex_lock(&e->lock);
-			if (apb_rd(e, MISC_RAM + FW_RESET)) {
-				emu_reset_queues(e);
+			emu_reset_queues(e, map);
+			e->resets++;
+			apb_wr(e, a->reset_word, 0);
+			mutex_unlock(&e->lock);
+		}
+		if (apb_rd(e, a->misc_ram + FW_DOORBELL)) {
+			apb_wr(e, a->misc_ram + FW_DOORBELL, 0);
+			mutex_lock(&e->lock);
+			if (apb_rd(e, a->misc_ram + FW_RESET)) {
+				emu_reset_queues(e, ~0U);
 				e->resets++;
-				apb_wr(e, MISC_RAM + FW_RESET, 0);
-				apb_wr(e, QEMU_RESET_WORD, 0);
+				apb_wr(e, a->misc_ram + FW_RESET, 0);
+				apb_wr(e, a->reset_word, 0);
 			} else {
 				emu_fw_request(e);
 			}
@@ -381,25 +501,18 @@ static int emu_thread(void *arg)
 	return 0;
 }
 
-static u64 entry_word0(enum emu_block b, unsigned int n, unsigned int set, u64 i)
-{
-	u32 key = (u32)b << 12 | n << 6 | set;
-
-	return 0xE3D0ULL << 48 | (u64)key << 32 | (u32)i;
-}
-
 /* Write @count entries into the queue of register set @set of block @b @n. */
 static int emu_produce(struct emu *e, enum emu_block b, unsigned int n,
 		       unsigned int set, unsigned int count)
 {
 	struct emu_queue *q = emu_q(e, b, n, set);
 	u64 off, pa;
-	u32 size, nent, i;
+	u32 size, nent, i, key = EMU_ENTRY_KEY(b, n, set);
 	u8 *ring;
 
 	if (!q)
 		return -EINVAL;
-	off = block_offset(b, n) + NQ_SET(set);
+	off = block_offset(e->arch, b, n) + NQ_SET(set);
 	pa = (u64)apb_rd(e, off + NQ_BASE_HI) << 32 | apb_rd(e, off + NQ_BASE_LO);
 	size = apb_rd(e, off + NQ_SIZE);
 	if (!pa || !size)
@@ -412,7 +525,7 @@ static int emu_produce(struct emu *e, enum emu_block b, unsigned int n,
 		q->produced = 0;
 		q->bytes = 0;
 	}
-	ring = host_map(pa, size);
+	ring = host_map(e, pa, size);
 	if (!ring)
 		return -EREMOTEIO;	/* device memory: not modelled */
 	nent = size / e->entry_size;
@@ -421,7 +534,7 @@ static int emu_produce(struct emu *e, enum emu_block b, unsigned int n,
 		u8 *ent = ring + ((e->head_start + seq) % nent) * e->entry_size;
 		unsigned int j;
 
-		put_unaligned_le64(entry_word0(b, n, set, seq), ent);
+		put_unaligned_le64(EMU_ENTRY_WORD0(key, seq), ent);
 		for (j = 8; j < e->entry_size; j++)
 			ent[j] = (u8)(seq * 31 + j);
 	}
@@ -513,9 +626,9 @@ static ssize_t emu_config_write(struct file *f, const char __user *ubuf,
 static int emu_config_show(struct seq_file *m, void *v)
 {
 	mutex_lock(&emu->lock);
-	seq_printf(m, "entry_size=%u head_start=%u head_unit=%s resets=%llu fw_requests=%llu\n",
-		   emu->entry_size, emu->head_start, emu->head_bytes ? "byte" : "entries",
-		   emu->resets, emu->fw_requests);
+	seq_printf(m, "arch=%s entry_size=%u head_start=%u head_unit=%s resets=%llu fw_requests=%llu\n",
+		   emu->arch->name, emu->entry_size, emu->head_start,
+		   emu->head_bytes ? "byte" : "entries", emu->resets, emu->fw_requests);
 	mutex_unlock(&emu->lock);
 	return 0;
 }
@@ -539,8 +652,8 @@ static int emu_queues_show(struct seq_file *m, void *v)
 	unsigned int b, n, s;
 
 	mutex_lock(&emu->lock);
-	for (b = EMU_CORE; b <= EMU_SDMA; b++)
-		for (n = 0; n < block_count(b); n++)
+	for (b = EMU_CORE; b < EMU_BLOCKS; b++)
+		for (n = 0; n < block_count(emu->arch, b); n++)
 			for (s = 0; s < NQ_SETS; s++) {
 				struct emu_queue *q = emu_q(emu, b, n, s);
 
@@ -567,17 +680,59 @@ static int emu_find_free_domain(void)
 	return domain + 1;
 }
 
+/*
+ * Power-on state: the registers the model and the driver's probe use read
+ * zero (the memory may hold an earlier run's), the firmware reports its id,
+ * every head register reads the start.
+ */
+static void emu_power_on(struct emu *e)
+{
+	const struct emu_arch *a = e->arch;
+	unsigned int n;
+
+	if (!a->reset_map) {
+		/* v2: the APB window's first 16 MiB hold every register used. */
+		memset_io(e->apb + 0x30000000ULL, 0, SZ_16M);
+	} else {
+		/*
+		 * v3: per IO die, 0x6000000-0x7000000 holds the TPB notification
+		 * blocks, the reset word, the host DMA engines, the TopSPs and
+		 * the misc RAM; per SDMA engine, its UDMA and MISC registers and
+		 * its notification block (V3_APB_SDMA_MISC_OFFSET + 0x1000 + 0x1000).
+		 */
+		memset_io(e->apb + 0x6000000ULL, 0, SZ_16M);
+		memset_io(e->apb + SZ_1G + 0x6000000ULL, 0, SZ_16M);
+		for (n = 0; n < a->nc * SDMA_PER_NC; n++)
+			memset_io(e->apb + block_offset(a, EMU_SDMA, n) - 0x41000ULL, 0, 0x42000);
+	}
+	apb_wr(e, a->misc_ram + FW_DEVICE_ID, routing_id);
+	emu_reset_queues(e, ~0U);
+}
+
 static int __init emu_init(void)
 {
 	LIST_HEAD(resources);
+	const struct emu_arch *a = NULL;
 	struct emu *e;
+	unsigned int i;
 	int ret;
 
+	for (i = 0; i < ARRAY_SIZE(emu_archs); i++)
+		if (sysfs_streq(arch, emu_archs[i].name))
+			a = &emu_archs[i];
+	if (!a) {
+		pr_err("arch=%s: want v2 or v3\n", arch);
+		return -EINVAL;
+	}
+	if (!apb_size)
+		apb_size = a->apb_size;
+	if (!dram_size)
+		dram_size = a->dram_size;
 	if (!base || !IS_ALIGNED(base, apb_size) || !is_power_of_2(apb_size) ||
-	    apb_size < 0x31000000ULL || !is_power_of_2(dram_size) ||
+	    apb_size < a->apb_min || !is_power_of_2(dram_size) ||
 	    !IS_ALIGNED(base + apb_size, dram_size)) {
-		pr_err("base=0x%lx apb_size=0x%lx dram_size=0x%lx: base must be reserved memory aligned to apb_size, both sizes powers of two, apb_size >= 0x31000000\n",
-		       base, apb_size, dram_size);
+		pr_err("base=0x%lx apb_size=0x%lx dram_size=0x%lx: base must be reserved memory aligned to apb_size, both sizes powers of two, apb_size >= 0x%llx for %s\n",
+		       base, apb_size, dram_size, a->apb_min, a->name);
 		return -EINVAL;
 	}
 	if (region_intersects(base, apb_size + dram_size, IORESOURCE_SYSTEM_RAM,
@@ -589,6 +744,15 @@ static int __init emu_init(void)
 	e = kzalloc(sizeof(*e), GFP_KERNEL);
 	if (!e)
 		return -ENOMEM;
+	e->arch = a;
+	for (i = 0; i < EMU_BLOCKS; i++) {
+		e->q[i] = kvcalloc((size_t)block_count(a, i) * NQ_SETS, sizeof(struct emu_queue),
+				   GFP_KERNEL);
+		if (!e->q[i]) {
+			ret = -ENOMEM;
+			goto err_free;
+		}
+	}
 	spin_lock_init(&e->cfg_lock);
 	mutex_init(&e->lock);
 	e->entry_size = 64;
@@ -600,10 +764,8 @@ static int __init emu_init(void)
 		ret = -ENOMEM;
 		goto err_free;
 	}
-	/* Power-on state: registers zero, the firmware reports its id. */
-	memset_io(e->apb + APB_OFFSET, 0, 0x01000000);
-	apb_wr(e, MISC_RAM + FW_DEVICE_ID, routing_id);
-	emu_cfg_init(e, 0x7164);
+	emu_power_on(e);
+	emu_cfg_init(e, a->device);
 
 	e->window.name = "neuronprof_trn_emu";
 	e->window.start = base;
@@ -643,8 +805,8 @@ static int __init emu_init(void)
 	debugfs_create_file("config", 0600, e->dir, NULL, &emu_config_fops);
 	debugfs_create_file("produce", 0600, e->dir, NULL, &emu_produce_fops);
 	debugfs_create_file("queues", 0400, e->dir, NULL, &emu_queues_fops);
-	pr_info("trn1 function %04x:00:00.0, BAR2 0x%lx+0x%lx, BAR4 0x%lx+0x%lx\n",
-		e->sd.domain, base, apb_size, base + apb_size, dram_size);
+	pr_info("%s function %04x:00:00.0 (%s DHAL), BAR2 0x%lx+0x%lx, BAR4 0x%lx+0x%lx\n",
+		a->product, e->sd.domain, a->name, base, apb_size, base + apb_size, dram_size);
 	return 0;
 
 err_thread:
@@ -652,6 +814,8 @@ err_thread:
 err_unmap:
 	iounmap(e->apb);
 err_free:
+	for (i = 0; i < EMU_BLOCKS; i++)
+		kvfree(e->q[i]);
 	kfree(e);
 	emu = NULL;
 	return ret;
@@ -660,6 +824,7 @@ err_free:
 static void __exit emu_exit(void)
 {
 	struct emu *e = emu;
+	unsigned int b;
 
 	debugfs_remove_recursive(e->dir);
 	pci_dev_put(e->pdev);
@@ -669,6 +834,8 @@ static void __exit emu_exit(void)
 	pci_unlock_rescan_remove();
 	kthread_stop(e->thread);
 	iounmap(e->apb);
+	for (b = 0; b < EMU_BLOCKS; b++)
+		kvfree(e->q[b]);
 	kfree(e);
 }
 

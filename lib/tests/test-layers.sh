@@ -1,20 +1,24 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# test-layers.sh: the library's layering (check-layers.py) on the objects of
-# this build ($LAYERS_OBJDIR, default build/obj), then on made-up objects
-# that break it, so the checker is known to catch a file cycle, a folder
-# cycle, an upward use and a use on one layer that the using folder's "may
-# call" list leaves out. Last line "N passed, N failed".
+# test-layers.sh: the library's layering (check-layers.py) on the objects and
+# sources of this build ($LAYERS_OBJDIR, default build/obj), then on made-up
+# objects that break it, so the checker is known to catch a file cycle, a
+# folder cycle, an upward use and a use on one layer that the using folder's
+# "may call" list leaves out; then on the real tree with one thing changed:
+# an edited src/README (the checker's only table), an upward #include
+# planted in a source file and in a public header, and two headers that
+# include each other. Last line "N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 objdir=${LAYERS_OBJDIR:-build/obj}
 cc=${CC:-cc}
+py=${PYTHON:-/usr/bin/python3}
 pass=0 fail=0
 ok() { echo "ok: $1"; pass=$((pass + 1)); }
 not_ok() { echo "not ok: $1"; fail=$((fail + 1)); }
 
-if out=$(python3 "$here/check-layers.py" "$objdir" 2>&1); then
+if out=$($py "$here/check-layers.py" "$objdir" 2>&1); then
 	ok "the library's objects: $out"
 else
 	printf '%s\n' "$out"
@@ -23,7 +27,11 @@ fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/nprof-layers.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/obj/util" "$work/obj/device" "$work/obj/session"
+mkdir -p "$work/obj/util" "$work/obj/device" "$work/obj/session" "$work/nosrc" "$work/noinc"
+# The made-up objects have no sources and no public headers of their own
+# (the layer table is still the real README's).
+fake() { $py "$here/check-layers.py" --src "$work/nosrc" --include "$work/noinc" \
+	--readme "$here/src/README" "$@"; }
 obj() { # obj FOLDER/NAME 'C source'
 	printf '%s\n' "$2" > "$work/src.c"
 	"$cc" -c -o "$work/obj/$1.o" "$work/src.c"
@@ -32,14 +40,14 @@ obj() { # obj FOLDER/NAME 'C source'
 obj util/a 'int ua(void); int ua(void) { return 1; }'
 obj device/d 'int ua(void); int dd(void); int dd(void) { return ua(); }'
 obj session/s 'int dd(void); int ss(void); int ss(void) { return dd(); }'
-if python3 "$here/check-layers.py" "$work/obj" >/dev/null; then
+if fake "$work/obj" >/dev/null; then
 	ok "a tree that calls down only passes"
 else
 	not_ok "a tree that calls down only passes"
 fi
 # util calls device: an upward use, and a folder cycle.
 obj util/a 'int dd(void); int ua(void); int ua(void) { return 0; } int ub(void); int ub(void) { return dd(); }'
-out=$(python3 "$here/check-layers.py" "$work/obj")
+out=$(fake "$work/obj")
 rc=$?
 if [ $rc -ne 0 ] && printf '%s\n' "$out" | grep -q 'upward use: util/a (layer 1) -> device/d (layer 3): dd' &&
    printf '%s\n' "$out" | grep -q 'folder cycle: device <-> util'; then
@@ -51,7 +59,7 @@ fi
 # Two files of one folder calling each other: a file cycle.
 obj util/a 'int ub(void); int ua(void); int ua(void) { return ub(); }'
 obj util/b 'int ua(void); int ub(void); int ub(void) { return ua(); }'
-out=$(python3 "$here/check-layers.py" "$work/obj")
+out=$(fake "$work/obj")
 rc=$?
 if [ $rc -ne 0 ] && printf '%s\n' "$out" | grep -q 'file cycle: util/a <-> util/b'; then
 	ok "a file cycle inside a folder is caught"
@@ -66,7 +74,7 @@ obj util/a 'int ua(void); int ua(void) { return 1; }'
 mkdir -p "$work/obj/capture" "$work/obj/trace"
 obj trace/t 'int ua(void); int tt(void); int tt(void) { return ua(); }'
 obj capture/c 'int tt(void); int cc(void); int cc(void) { return tt(); }'
-out=$(python3 "$here/check-layers.py" "$work/obj")
+out=$(fake "$work/obj")
 rc=$?
 if [ $rc -ne 0 ] && printf '%s\n' "$out" | grep -q "use outside what capture/ may call: capture/c -> trace/t: tt" &&
    ! printf '%s\n' "$out" | grep -q 'cycle\|upward'; then
@@ -75,5 +83,94 @@ else
 	printf '%s\n' "$out"
 	not_ok "a use on one layer outside the folder's may-call list is caught"
 fi
+
+# ---- the real tree with one thing changed ----
+real() { $py "$here/check-layers.py" "$@" "$objdir"; }
+
+# The count of arrows up the layers is printed, and is 0.
+out=$(real)
+if printf '%s\n' "$out" | grep -q ' arrows between folders, 0 running up the layers$'; then
+	ok "the arrows between folders are counted: none runs up"
+else
+	printf '%s\n' "$out"
+	not_ok "the arrows between folders are counted: none runs up"
+fi
+
+# The layer table is the README's: capture/ moved down to layer 2 makes its
+# uses of device/ (layer 3) upward, with no change to the sources.
+sed 's|^4      capture/ |2      capture/ |' "$here/src/README" > "$work/README.lowered"
+out=$(real --readme "$work/README.lowered")
+rc=$?
+if ! cmp -s "$here/src/README" "$work/README.lowered" && [ $rc -ne 0 ] &&
+   printf '%s\n' "$out" | grep -q 'upward use: capture/[a-z_]* (layer 2) -> device/[a-z_]* (layer 3)'; then
+	ok "a README that lowers capture/ makes capture/'s calls of device/ upward"
+else
+	printf '%s\n' "$out"
+	not_ok "a README that lowers capture/ makes capture/'s calls of device/ upward"
+fi
+# ... and so is the may-call column: model/ may no longer call util/.
+awk '/^1      model\/ /{sub(/util\/$/, "nothing")} {print}' "$here/src/README" > "$work/README.nocall"
+out=$(real --readme "$work/README.nocall")
+rc=$?
+if ! cmp -s "$here/src/README" "$work/README.nocall" && [ $rc -ne 0 ] &&
+   printf '%s\n' "$out" | grep -q 'use outside what model/ may call: model/registry -> util/error: nprof_err'; then
+	ok "a README whose model/ may not call util/ fails model/'s calls of util/"
+else
+	printf '%s\n' "$out"
+	not_ok "a README whose model/ may not call util/ fails model/'s calls of util/"
+fi
+# ... and so is the public headers' table: a header it leaves out fails.
+grep -v '^modes/ ' "$here/src/README" > "$work/README.noheader"
+out=$(real --readme "$work/README.noheader")
+rc=$?
+if [ $rc -ne 0 ] && printf '%s\n' "$out" | grep -q '<neuronprof/profile.h>: public header with no folder'; then
+	ok "a public header the README does not place fails"
+else
+	printf '%s\n' "$out"
+	not_ok "a public header the README does not place fails"
+fi
+
+# An upward #include planted in a source file of the bottom layer.
+cp -R "$here/src" "$work/src"
+printf '#include "session/session_internal.h"\n' >> "$work/src/util/names.c"
+out=$(real --src "$work/src" --readme "$here/src/README")
+rc=$?
+if [ $rc -ne 0 ] &&
+   printf '%s\n' "$out" | grep -q 'upward include: util/names (layer 1) -> session/session_internal.h (layer 6)' &&
+   printf '%s\n' "$out" | grep -q ' arrows between folders, 1 running up the layers: util/ -> session/$'; then
+	ok "a planted upward include in a source file fails, and is counted"
+else
+	printf '%s\n' "$out"
+	not_ok "a planted upward include in a source file fails, and is counted"
+fi
+rm -rf "$work/src"
+
+# An upward #include planted in a public header (common.h is util/'s).
+cp -R "$here/include/neuronprof" "$work/inc"
+printf '#include <neuronprof/inspect.h>\n' >> "$work/inc/common.h"
+out=$(real --include "$work/inc")
+rc=$?
+if [ $rc -ne 0 ] &&
+   printf '%s\n' "$out" | grep -q 'upward include: <neuronprof/common.h> (layer 1) -> <neuronprof/inspect.h> (layer 6)'; then
+	ok "a planted upward include in a public header fails"
+else
+	printf '%s\n' "$out"
+	not_ok "a planted upward include in a public header fails"
+fi
+rm -rf "$work/inc"
+
+# Two headers of one folder that include each other: a file cycle.
+cp -R "$here/src" "$work/src"
+printf '#include "util/json.h"\n' >> "$work/src/util/sys_trace_clock.h"
+printf '#include "util/sys_trace_clock.h"\n' >> "$work/src/util/json.h"
+out=$(real --src "$work/src" --readme "$here/src/README")
+rc=$?
+if [ $rc -ne 0 ] && printf '%s\n' "$out" | grep -q 'file cycle: util/json.h <-> util/sys_trace_clock.h'; then
+	ok "two headers that include each other are a file cycle"
+else
+	printf '%s\n' "$out"
+	not_ok "two headers that include each other are a file cycle"
+fi
+rm -rf "$work/src"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

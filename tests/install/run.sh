@@ -99,6 +99,26 @@ else
 	skipped "the neuronprof tool installed" "tools/Makefile does not exist"
 fi
 
+if [ -f "$repo/python/Makefile" ]; then
+	pydir=$root/usr/lib/python3/dist-packages/neuronprof
+	check "the Python package neuronprof installed in /usr/lib/python3/dist-packages, identical to python/neuronprof" \
+		bash -c 'n=0; for f in "$2"/python/neuronprof/*.py; do cmp "$f" "$1/${f##*/}" || exit 1; n=$((n + 1)); done
+			[ "$n" -ge 4 ] && [ "$(ls "$1" | wc -l)" -eq "$n" ]' _ "$pydir" "$repo"
+	check "neuronprof-analyze installed in /usr/bin, differing from python/bin/neuronprof-analyze only in its PYTHONDIR line" \
+		bash -c '[ -x "$1/usr/bin/neuronprof-analyze" ] &&
+			[ "$(diff "$2/python/bin/neuronprof-analyze" "$1/usr/bin/neuronprof-analyze" | grep "^[<>]")" = \
+			"< PYTHONDIR = \"..\"  # set by python/Makefile install
+> PYTHONDIR = \"../lib/python3/dist-packages\"  # set by python/Makefile install" ]' _ "$root" "$repo"
+	# Run from the root, it loads the root's package, not the tree's.
+	check "neuronprof-analyze runs from the root on the package installed there" \
+		bash -c 'out=$(cd / && PYTHONDONTWRITEBYTECODE=1 PYTHONVERBOSE=1 "$1/usr/bin/neuronprof-analyze" --help 2>&1) &&
+			grep -q "^usage: neuronprof-analyze" <<<"$out" &&
+			grep -q "code object from $1/usr/lib/python3/dist-packages/neuronprof/analyze.py" <<<"$out"' _ "$root"
+	check "neuronprof-analyze(1) installed" cmp "$repo/man/neuronprof-analyze.1" "$root/usr/share/man/man1/neuronprof-analyze.1"
+else
+	skipped "the Python package and neuronprof-analyze installed" "python/Makefile does not exist"
+fi
+
 mandir=$root/usr/share/man
 pages=("$repo"/man/man3/*.3)
 if [ -e "${pages[0]}" ]; then

@@ -9,7 +9,8 @@ PLAY_OUTPUT holds nrt_play's "queue Q BLOCK N SET produced=P consumed=C"
 lines; each DUMP_JSON is `neuronprof dump --json` of one NTFF file of the
 recording. For every queue the runtime consumed from: the entries that
 arrived are exactly the emulated hardware's bytes (trn_emu.c: word 0 is
-0xE3D0 << 48 | key << 32 | index, byte J >= 8 is (index * 31 + J) & 0xff),
+0xE3D0 << 48 | key << 32 | index, key = block << 14 | instance << 7 | set,
+byte J >= 8 is (index * 31 + J) & 0xff),
 each device entry once, in order, none the runtime did not consume, and
 delivered + lost = consumed. Prints one line per queue; exit 1 on a problem.
 """
@@ -26,7 +27,8 @@ def main():
     for line in open(play):
         m = re.match(r"queue (\d+) (\w+) (\d+) (\d+) produced=(\d+) consumed=(\d+)", line)
         if m:
-            key = BLOCKS[m.group(2)] << 12 | int(m.group(3)) << 6 | int(m.group(4))
+            # EMU_ENTRY_KEY() of driver/tests/trn_emu_regs.h
+            key = BLOCKS[m.group(2)] << 14 | int(m.group(3)) << 7 | int(m.group(4))
             want[key] = (f"{m.group(2)} {m.group(3)} set {m.group(4)}", int(m.group(6)))
     if not want:
         sys.exit(f"{play}: no queue lines")

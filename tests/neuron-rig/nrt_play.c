@@ -2,7 +2,9 @@
 /*
  * nrt_play: plays the Neuron runtime against the vendor's neuron.ko through
  * the vendor's own uapi (neuron_ioctl.h of the vendor tree, included at
- * build time), on the emulated trn1 function of neuronprof_trn_emu: it
+ * build time), on the emulated trn1 or trn2 function of neuronprof_trn_emu
+ * (the architecture NEURON_IOCTL_DEVICE_INFO reports picks the register
+ * map of trn_emu_regs.h): it
  * asks for notification queues, has the emulated hardware write entries,
  * reads them through the driver's mmap and consumes them by writing the
  * head register with NEURON_IOCTL_BAR_WRITE, frees queue memory and resets
@@ -68,6 +70,7 @@ static int fd = -1;
 static unsigned int entry_size = 64, head_start;
 static enum unit unit = U_INDEX;
 static __u64 bar0;
+static int v3;		/* the device is a trn2: NEURON_ARCH_V3 */
 static struct queue qs[MAXQ];
 static unsigned int nq;
 
@@ -137,17 +140,18 @@ static void queue_init(const char *step, char *args, int realloc_)
 		q->block = "ts";
 		q->n = id;
 		q->set = engine;
-		q->head_reg = NQ_HEAD_REG(TS_NOTIFIC(id), engine);
+		q->head_reg = NQ_HEAD_REG(v3 ? EMU_V3_TS_NOTIFIC(id) : TS_NOTIFIC(id), engine);
 	} else if (type == NQ_TYPE_TRACE_DMA) {
 		q->block = "sdma";
 		q->n = id * 16 + engine;
 		q->set = 0;
-		q->head_reg = NQ_HEAD_REG(SDMA_NOTIFIC(id, engine), 0);
+		q->head_reg = NQ_HEAD_REG(v3 ? EMU_V3_SDMA_NOTIFIC(id, engine) :
+					  SDMA_NOTIFIC(id, engine), 0);
 	} else {
 		q->block = "core";
 		q->n = id;
 		q->set = engine;
-		q->head_reg = NQ_HEAD_REG(CORE_NOTIFIC(id), engine);
+		q->head_reg = NQ_HEAD_REG(v3 ? EMU_V3_CORE_NOTIFIC(id) : CORE_NOTIFIC(id), engine);
 	}
 	q->size = size;
 	q->produced = q->consumed = q->pos = 0;
@@ -184,9 +188,9 @@ static void check_entry(const char *step, struct queue *q, unsigned long long se
 
 	if (!q->map)
 		return;
-	key = (!strcmp(q->block, "ts") ? 1u : !strcmp(q->block, "sdma") ? 2u : 0u) << 12 |
-	      q->n << 6 | q->set;
-	want = 0xE3D0ULL << 48 | (__u64)key << 32 | (__u32)seq;
+	key = EMU_ENTRY_KEY(!strcmp(q->block, "ts") ? 1u : !strcmp(q->block, "sdma") ? 2u : 0u,
+			    q->n, q->set);
+	want = EMU_ENTRY_WORD0(key, seq);
 	memcpy(&w0, e, 8);
 	errno = 0;
 	if (w0 != want) {
@@ -267,6 +271,11 @@ int main(int argc, char **argv)
 	if (ioctl(fd, NEURON_IOCTL_DEVICE_INFO, &info))
 		die("open", "NEURON_IOCTL_DEVICE_INFO");
 	bar0 = info.bar_address[0];
+	/* enum neuron_arch (neuron_arch.h): NEURON_ARCH_V2 2, NEURON_ARCH_V3 3. */
+	errno = 0;
+	if (info.architecture != 2 && info.architecture != 3)
+		die("open", "the device is neither v2 (trn1) nor v3 (trn2)");
+	v3 = info.architecture == 3;
 	snprintf(buf, sizeof(buf), "entry_size=%u head_start=%u head_unit=%s", entry_size,
 		 head_start, unit == U_BYTE ? "byte" : unit == U_COUNTER ? "counter" : "index");
 	write_file("config", EMU "config", buf);

@@ -3,7 +3,8 @@
 #
 # The hardware layer: the vendor's own neuron.ko (with the hook series of
 # driver/neuron/vendor/ and nothing else changed) probes an emulated trn1
-# PCI function (driver/tests/trn_emu.c) in the QEMU VM, a program plays the
+# PCI function (driver/tests/trn_emu.c) in the QEMU VM, then, in the same VM
+# after unloading both, an emulated trn2 (the driver's v3 DHAL); a program plays the
 # runtime through the vendor's uapi (nrt_play.c, built against the vendor
 # tree's neuron_ioctl.h) and `neuronprof record` captures what it consumes.
 # Each scenario sets the entry size, the head unit and the head's start
@@ -15,8 +16,11 @@
 # The vendor tree comes from NEURON_DRIVER_SRC (a directory or a .tar.gz),
 # else /usr/src/aws-neuronx-*/, else ../shared/vendor/*.tar.gz beside the
 # repository (scripts/vendor-tree.sh); without one the layer is skipped
-# with the reason. Needs `make modules lib tools`. Boots QEMU with 3 GiB,
-# 1088 MiB of which memmap= reserves for the BARs.
+# with the reason. Needs `make modules lib tools`. Boots QEMU with 8 GiB,
+# 4352 MiB of which memmap= reserves at 4 GiB for the BARs: the trn2's
+# register BAR is 4 GiB (its BAR4 256 MiB after it); the trn1 uses the first
+# 1 GiB + 64 MiB of the same memory. Guest memory is given to QEMU as the
+# guest touches it, so the reservation costs the host what the models write.
 #
 # Ends with "N passed, N failed[, N skipped]".
 set -uo pipefail
@@ -74,12 +78,13 @@ cc -Wall -Wextra -Werror -O2 -I"$work/tree" -I"$repo/driver/tests" -o "$work/nrt
 result "nrt_play builds against the vendor's neuron_ioctl.h" $? "$work/cc.log"
 [ -f "$work/tree/neuron.ko" ] && [ -x "$work/nrt_play" ] || finish
 
-# vm_run GUEST_SCRIPT: boot the rig's VM (3 GiB, 1088 MiB reserved for the
-# emulated function's BARs) with the modules and programs, /out into $out.
+# vm_run GUEST_SCRIPT: boot the rig's VM (8 GiB, 4352 MiB at 4 GiB
+# reserved for the emulated function's BARs) with the modules and programs,
+# /out into $out.
 out=$work/out
 vm_run() {
 	mkdir -p "$out"
-	VM_MEM=3G VM_APPEND='memmap=1088M$0x40000000' \
+	VM_MEM=8G VM_APPEND='memmap=4352M$0x100000000' \
 		bash "$repo/scripts/vm-run.sh" --timeout "${VM_TIMEOUT:-300}" --outdir "$out" \
 		--ko "$work/tree/neuron.ko" --ko "$emu" --ko "$repo/driver/core/neuronprof.ko" \
 		--ko "$repo/driver/neuron/neuronprof_neuron.ko" \
@@ -91,13 +96,13 @@ vm_run() {
 # RIG_BENCH=1 (bench/neuron_head_write.sh): what a captured head write
 # costs. The runtime consumes 64 entries of 64 bytes per head write, 2000
 # times, with the queue not subscribed and subscribed by neuronprof record,
-# three times each, alternating; the cost a capture adds is the difference
-# of the medians, set against a memcpy of the 4096 consumed bytes measured
-# in the same process.
+# five times each, alternating; the cost a capture adds is the median of the
+# five pairs' differences, set against a memcpy of the 4096 consumed bytes
+# measured in the same processes.
 if [ "${RIG_BENCH:-0}" = 1 ]; then
 	cat >"$work/bench.sh" <<GUEST
 #!/bin/sh
-insmod /rig/neuronprof_trn_emu.ko base=0x40000000
+insmod /rig/neuronprof_trn_emu.ko base=0x100000000
 modprobe neuron
 n=0
 while ! dmesg | grep -q "nd0: reset request .* completed" && [ \$n -lt 300 ]; do
@@ -106,7 +111,7 @@ while ! dmesg | grep -q "nd0: reset request .* completed" && [ \$n -lt 300 ]; do
 done
 modprobe neuronprof
 modprobe neuronprof_neuron entry_size_v2=64 head_mode_v2=0
-for t in 1 2 3; do
+for t in 1 2 3 4 5; do
 	/rig/nrt_play -e 64 realloc:core:0:0:1:65536 bench:0:64:2000 >>/out/off.txt 2>&1
 	/rig/neuronprof record --mode session --ring-size 8M --duration 600 -o /out/rec\$t \\
 		-- /rig/inspect_run /tmp/ready\$t >/out/record\$t.txt 2>&1 &
@@ -124,13 +129,16 @@ GUEST
 	exit $?
 fi
 
-# Scenarios: name entry_size head_unit head_start provider_head_mode steps.
+# Scenarios: name entry_size head_unit head_start provider_head_mode steps
+# arch (2: the trn1, 3: the trn2).
 scenarios=(
-	"index64 64 index 0 0 main"
-	"byte32 32 byte 5 1 main"
-	"counter128 128 counter 3 2 main"
-	"memfree 64 index 0 0 memfree"
-	"rewind 64 counter 0 2 rewind"
+	"index64 64 index 0 0 main 2"
+	"byte32 32 byte 5 1 main 2"
+	"counter128 128 counter 3 2 main 2"
+	"memfree 64 index 0 0 memfree 2"
+	"rewind 64 counter 0 2 rewind 2"
+	"v3byte32 32 byte 5 1 v3main 3"
+	"v3counter128 128 counter 3 2 v3main 3"
 )
 # Calibration: 25 rounds of 16 entries, the head written per entry.
 calsteps="realloc:core:0:0:9:4096"
@@ -143,15 +151,31 @@ if [ -n "${RIG_ONLY:-}" ]; then
 	done
 	scenarios=("${sel[@]}")
 fi
+# scenario_list ARCH: the scenarios of ARCH, for the guest (fields joined by commas).
+scenario_list() {
+	local s
+	for s in "${scenarios[@]}"; do
+		[ "${s##* }" = "$1" ] && printf '%s ' "${s// /,}"
+	done
+}
 # The runtime's steps, the same in each scenario: a device reset (after
 # which the emulated head registers read the scenario's start), core 0 TRACE engine 1,
 # core 0 TRACE_DMA on SDMA engine 2, core 1 EVENT engine 3, TopSP 1
 # TRACE; every ring 4 KiB, produced and consumed across wraps, the head
 # written per entry and in batches.
 steps="reset realloc:core:0:0:1:4096 realloc:core:0:4:2:4096 realloc:core:1:2:3:4096 realloc:ts:1:0:0:4096"
-steps="$steps produce:0:20 consume:0:20 produce:1:7 consume:1:7 produce:2:9 heads:2:9:3"
-steps="$steps produce:3:11 consume:3:11 produce:0:30 heads:0:30:10 produce:1:25 consume:1:25"
-steps="$steps produce:3:25 heads:3:25:8 produce:3:20 consume:3:20 produce:2:15 consume:2:15"
+consumption="produce:0:20 consume:0:20 produce:1:7 consume:1:7 produce:2:9 heads:2:9:3"
+consumption="$consumption produce:3:11 consume:3:11 produce:0:30 heads:0:30:10 produce:1:25 consume:1:25"
+consumption="$consumption produce:3:25 heads:3:25:8 produce:3:20 consume:3:20 produce:2:15 consume:2:15"
+steps="$steps $consumption"
+# The same on the trn2, on blocks whose offsets only v3 has: core 5 (the
+# second IO die, SENG 2) TRACE engine 1, its TRACE_DMA on SDMA engine 2,
+# core 2 (SENG 1) EVENT engine 3, TopSP 11 (second die, core 5's pair)
+# TRACE. The driver's QEMU device reset is invisible to the device model
+# (trn_emu.c), so the runtime resets the TPBs it uses: cores 2 and 5 with
+# their SDMA engines and TopSPs (nc_map 0x24).
+v3steps="reset:0x24 realloc:core:5:0:1:4096 realloc:core:5:4:2:4096 realloc:core:2:2:3:4096"
+v3steps="$v3steps realloc:ts:11:0:0:4096 $consumption"
 # MEM_FREE of a queue's memory handle while it is captured: the runtime
 # frees queue 0 after consuming 5 of 10 entries and asks for another queue
 # (which may get the same pages); a head write to the freed queue's
@@ -164,41 +188,77 @@ rewind="reset realloc:core:1:0:4:4096 produce:0:10 consume:0:10 rewind:0:8 produ
 
 cat >"$work/guest.sh" <<EOF
 #!/bin/sh
-insmod /rig/neuronprof_trn_emu.ko base=0x40000000 || echo "emu: \$?" >>/out/errors
-modprobe neuron || echo "neuron: \$?" >>/out/errors
-n=0
-while ! dmesg | grep -q "nd0: reset request .* completed" && [ \$n -lt 300 ]; do
-	sleep 0.1
-	n=\$((n + 1))
-done
-dmesg >/out/probe.log
-ls -l /dev/neuron0 >/out/dev.txt 2>&1
-modprobe neuronprof
-for s in $(printf '%s ' "${scenarios[@]// /,}"); do
-	set -- \$(echo \$s | tr , ' ')
-	name=\$1 es=\$2 unit=\$3 start=\$4 mode=\$5
-	case \$6 in
-	main) steps="$steps" ;;
-	memfree) steps="$memfree" ;;
-	rewind) steps="$rewind" ;;
-	esac
-	modprobe neuronprof_neuron entry_size_v2=\$es head_mode_v2=\$mode || echo "provider \$name: \$?" >>/out/errors
-	/rig/neuronprof record --mode session --ring-size 1M --duration 60 -o /out/\$name \\
-		-- /rig/inspect_run /tmp/\$name.ready >/out/\$name.record 2>&1 &
-	rp=\$!
+# probe ARCH PREFIX: load the emulated function and the vendor's driver,
+# wait for the first device reset to complete.
+probe() {
+	insmod /rig/neuronprof_trn_emu.ko arch=\$1 base=0x100000000 || echo "emu \$1: \$?" >>/out/errors
+	modprobe neuron || echo "neuron \$1: \$?" >>/out/errors
 	n=0
-	while [ ! -e /tmp/\$name.ready ] && [ \$n -lt 100 ] && kill -0 \$rp 2>/dev/null; do
+	while ! dmesg | grep -q "nd0: reset request .* completed" && [ \$n -lt 300 ]; do
 		sleep 0.1
 		n=\$((n + 1))
 	done
-	/rig/nrt_play -e \$es -u \$unit -s \$start \$steps >/out/\$name.play 2>&1
-	echo \$? >/out/\$name.play.rc
-	cat /sys/kernel/debug/neuronprof_trn_emu/queues >/out/\$name.queues
-	kill -TERM \$(pidof inspect_run) 2>/dev/null
-	wait \$rp
-	echo \$? >/out/\$name.record.rc
-	rmmod neuronprof_neuron
-done
+	dmesg >/out/\${2}probe.log
+	ls -l /dev/neuron0 >/out/\${2}dev.txt 2>&1
+	modprobe neuronprof
+}
+# scenarios LIST: each scenario captured by neuronprof record while the
+# runtime plays its steps.
+scenarios() {
+	for s in \$1; do
+		set -- \$(echo \$s | tr , ' ')
+		name=\$1 es=\$2 unit=\$3 start=\$4 mode=\$5 v=\$7
+		case \$6 in
+		main) steps="$steps" ;;
+		v3main) steps="$v3steps" ;;
+		memfree) steps="$memfree" ;;
+		rewind) steps="$rewind" ;;
+		esac
+		modprobe neuronprof_neuron entry_size_v\$v=\$es head_mode_v\$v=\$mode ||
+			echo "provider \$name: \$?" >>/out/errors
+		/rig/neuronprof record --mode session --ring-size 1M --duration 60 -o /out/\$name \\
+			-- /rig/inspect_run /tmp/\$name.ready >/out/\$name.record 2>&1 &
+		rp=\$!
+		n=0
+		while [ ! -e /tmp/\$name.ready ] && [ \$n -lt 100 ] && kill -0 \$rp 2>/dev/null; do
+			sleep 0.1
+			n=\$((n + 1))
+		done
+		/rig/nrt_play -e \$es -u \$unit -s \$start \$steps >/out/\$name.play 2>&1
+		echo \$? >/out/\$name.play.rc
+		cat /sys/kernel/debug/neuronprof_trn_emu/queues >/out/\$name.queues
+		kill -TERM \$(pidof inspect_run) 2>/dev/null
+		wait \$rp
+		echo \$? >/out/\$name.record.rc
+		rmmod neuronprof_neuron
+	done
+}
+# calibrate PREFIX ES:UNIT...: neuronprof calibrate names the entry size
+# and head unit the emulated hardware and the runtime use, without being told.
+calibrate() {
+	p=\$1
+	shift
+	modprobe neuronprof_neuron
+	for c in "\$@"; do
+		es=\${c%:*} unit=\${c#*:}
+		/rig/neuronprof calibrate --duration 120 -o /out/\${p}cal-\$es-\$unit.rep -- \\
+			/rig/nrt_play -e \$es -u \$unit -s 0 $calsteps >/out/\${p}cal-\$es-\$unit.out 2>&1
+		echo \$? >/out/\${p}cal-\$es-\$unit.rc
+	done
+}
+# unload RCFILE: removal runs the vendor's nnq_destroy_all(); bounded, so
+# that /out comes back even if it never returns.
+unload() {
+	( rmmod neuronprof neuron neuronprof_trn_emu; echo \$? >\$1 ) &
+	n=0
+	while [ ! -e \$1 ] && [ \$n -lt 100 ]; do
+		sleep 0.1
+		n=\$((n + 1))
+	done
+}
+
+probe v2 ""
+scenarios "$(scenario_list 2)"
 # A queue in device memory: the runtime asks for one before the capture
 # starts; subscribing to it must fail saying why, not give an empty ring.
 modprobe neuronprof_neuron
@@ -231,17 +291,8 @@ kill -TERM \$(pidof inspect_run) 2>/dev/null
 wait \$rp
 echo \$? >/out/devlate.record.rc
 rmmod neuronprof_neuron
-# Calibration: neuronprof calibrate names the entry size and head unit the
-# emulated hardware and the runtime use, without being told.
-modprobe neuronprof_neuron
-for es in 32 64 128; do
-	for unit in index byte counter; do
-		/rig/neuronprof calibrate --duration 120 -o /out/cal-\$es-\$unit.rep -- \
-			/rig/nrt_play -e \$es -u \$unit -s 0 $calsteps >/out/cal-\$es-\$unit.out 2>&1
-		echo \$? >/out/cal-\$es-\$unit.rc
-	done
-done
-/rig/neuronprof calibrate --duration 60 -o - -- /rig/nrt_play realloc:core:0:0:9:4096 \
+calibrate "" 32:index 64:index 128:index 32:byte 64:byte 128:byte 32:counter 64:counter 128:counter
+/rig/neuronprof calibrate --duration 60 -o - -- /rig/nrt_play realloc:core:0:0:9:4096 \\
 	produce:0:3 consume:0:3 >/out/cal-few.out 2>&1
 echo \$? >/out/cal-few.rc
 rmmod neuronprof_neuron
@@ -254,15 +305,18 @@ for bad in entry_size_v2=16 entry_size_v2=48 entry_size_v3=8 head_mode_v2=3; do
 	fi
 done
 : >/out/params.done
-# Removal runs the vendor's nnq_destroy_all(); bounded, so that /out comes
-# back even if it never returns.
-( rmmod neuronprof neuron neuronprof_trn_emu; echo \$? >/out/rmmod.rc ) &
-n=0
-while [ ! -e /out/rmmod.rc ] && [ \$n -lt 100 ]; do
-	sleep 0.1
-	n=\$((n + 1))
-done
+unload /out/rmmod.rc
 dmesg >/out/dmesg.txt
+
+# The trn2, in the same VM: the vendor's driver takes its v3 DHAL.
+[ "\$(cat /out/rmmod.rc 2>/dev/null)" = 0 ] || exit 0
+dmesg -c >/dev/null
+probe v3 v3-
+scenarios "$(scenario_list 3)"
+calibrate v3- 32:index 64:byte 128:counter
+rmmod neuronprof_neuron
+unload /out/v3-rmmod.rc
+dmesg >/out/v3-dmesg.txt
 EOF
 
 vm_run "$work/guest.sh"
@@ -274,6 +328,11 @@ result "neuron.ko, neuronprof and the emulated function unload" $? "$out/dmesg.t
 
 grep -q "nd0: reset request .* completed" "$out/probe.log" 2>/dev/null && grep -q "^c" "$out/dev.txt" 2>/dev/null
 result "the vendor's neuron.ko probes the emulated trn1 and its reset completes: /dev/neuron0" $? "$out/probe.log"
+grep -q "trn2 function .*(v3 DHAL)" "$out/v3-probe.log" 2>/dev/null &&
+	grep -q "nd0: reset request .* completed" "$out/v3-probe.log" && grep -q "^c" "$out/v3-dev.txt" 2>/dev/null
+result "the vendor's neuron.ko probes the emulated trn2 (v3 DHAL) and its reset completes: /dev/neuron0" $? "$out/v3-probe.log"
+[ "$(cat "$out/v3-rmmod.rc" 2>/dev/null)" = 0 ]
+result "neuron.ko, neuronprof and the emulated trn2 unload" $? "$out/v3-dmesg.txt"
 
 [ -e "$out/params.done" ] && [ ! -s "$out/params.accepted" ]
 result "neuronprof_neuron refuses entry sizes below 32 or not a power of two and unknown head modes at load" $? "$out/params.accepted"
@@ -281,6 +340,8 @@ result "neuronprof_neuron refuses entry sizes below 32 or not a power of two and
 for s in "${scenarios[@]}"; do
 	set -- $s
 	name=$1 es=$2
+	dev=trn1
+	[ "$7" = 3 ] && dev=trn2
 	[ "$(cat "$out/$name.play.rc" 2>/dev/null)" = 0 ]
 	result "$name: the runtime's steps through the vendor uapi succeed" $? "$out/$name.play"
 	[ "$(cat "$out/$name.record.rc" 2>/dev/null)" = 0 ]
@@ -293,7 +354,7 @@ for s in "${scenarios[@]}"; do
 	done < <(find "$out/$name" -name '*.ntff' 2>/dev/null | sort)
 	python3 "$here/check.py" "$out/$name.play" "$es" "${dumps[@]}" >"$work/$name.check" 2>&1
 	rc=$?
-	result "$name: every consumed byte arrives, delivered + lost = consumed (core, TRACE_DMA, TopSP)" $rc "$work/$name.check"
+	result "$name ($dev): every consumed byte arrives, delivered + lost = consumed (core, TRACE_DMA, TopSP)" $rc "$work/$name.check"
 	[ $rc -eq 0 ] && sed 's/^/# /' "$work/$name.check"
 done
 
@@ -309,16 +370,22 @@ done < <(find "$out/devlate" -name '*.ntff' 2>/dev/null | sort)
 	grep -q "TRACE core 0 engine 4.*ring flags 0x8 (unreadable: the provider could not read this queue" "$work/devlate.dump"
 result "a captured queue reprogrammed in device memory: its record says unreadable" $? "$work/devlate.dump"
 
-m=0
-for unit in index byte counter; do
-	for es in 32 64 128; do
-		want="set: modprobe neuronprof_neuron entry_size_v2=$es head_mode_v2=$m"
-		grep -qF "$want" "$out/cal-$es-$unit.out" 2>/dev/null &&
-			[ "$(cat "$out/cal-$es-$unit.rc")" = 0 ] && [ -s "$out/cal-$es-$unit.rep" ]
-		result "calibrate names $es-byte entries and $unit heads (report written)" $? "$out/cal-$es-$unit.out"
+# calibrated PREFIX V DEVICE ES:UNIT...: calibrate's verdicts.
+calibrated() {
+	local p=$1 v=$2 dev=$3 c es unit m
+	shift 3
+	for c in "$@"; do
+		es=${c%:*} unit=${c#*:}
+		case $unit in index) m=0 ;; byte) m=1 ;; *) m=2 ;; esac
+		grep -qF "set: modprobe neuronprof_neuron entry_size_v$v=$es head_mode_v$v=$m" \
+			"$out/${p}cal-$es-$unit.out" 2>/dev/null &&
+			[ "$(cat "$out/${p}cal-$es-$unit.rc")" = 0 ] && [ -s "$out/${p}cal-$es-$unit.rep" ]
+		result "calibrate names $es-byte entries and $unit heads on the $dev (report written)" $? \
+			"$out/${p}cal-$es-$unit.out"
 	done
-	m=$((m + 1))
-done
+}
+calibrated "" 2 trn1 32:index 64:index 128:index 32:byte 64:byte 128:byte 32:counter 64:counter 128:counter
+calibrated v3- 3 trn2 32:index 64:byte 128:counter
 grep -q "not enough data" "$out/cal-few.out" 2>/dev/null && ! grep -q "^set:" "$out/cal-few.out" &&
 	[ "$(cat "$out/cal-few.rc")" = 1 ]
 result "calibrate says not enough data for 3 head writes" $? "$out/cal-few.out"

@@ -64,8 +64,13 @@ declare -A rpm_of=(
 	[neuronprof]="neuronprof"
 	[libnrtprof1]="libnrtprof"
 	[libnrtprof-dev]="libnrtprof-devel"
+	[python3-neuronprof]="python3-neuronprof"
 )
-debs=(neuronprof-dkms libneuronprof1 libneuronprof-dev neuronprof libnrtprof1 libnrtprof-dev)
+debs=(neuronprof-dkms libneuronprof1 libneuronprof-dev neuronprof libnrtprof1 libnrtprof-dev python3-neuronprof)
+# Packages of architecture all (noarch RPMs).
+is_all() {
+	[ "$1" = neuronprof-dkms ] || [ "$1" = python3-neuronprof ]
+}
 
 # ---- versions -----------------------------------------------------------------
 deb_version=$(dpkg-parsechangelog -l "$repo/debian/changelog" -S Version)
@@ -88,7 +93,7 @@ fi
 debdir=$pkgout/deb
 deb_file() {
 	local a=$arch
-	[ "$1" != neuronprof-dkms ] || a=all
+	! is_all "$1" || a=all
 	echo "$debdir/${1}_${deb_version}_$a.deb"
 }
 missing=
@@ -168,13 +173,16 @@ check "neuronprof (the tool) depends on libneuronprof1 (>= $version) through its
 check "libneuronprof-dev depends on libneuronprof1 (= $deb_version) and the -dev packages its .pc requires" \
 	bash -c 'for d in "libneuronprof1 (= $2)" libdrm-dev libkmod-dev libprotobuf-c-dev; do grep -qF "$d" <<<"$1" || exit 1; done' \
 	_ "$(field libneuronprof-dev Depends)" "$deb_version"
+check "python3-neuronprof is Architecture: all and depends on python3, python3-pandas and python3-distributed" \
+	bash -c '[ "$1" = all ] && for d in python3 python3-pandas python3-distributed; do grep -Eq "(^|, )$d( |,|$)" <<<"$2" || exit 1; done' \
+	_ "$(field python3-neuronprof Architecture)" "$(field python3-neuronprof Depends)"
 # What a user runs: apt resolves every dependency from this machine's
 # archive (bookworm). --simulate installs nothing.
 apt_args=()
 for p in "${debs[@]}"; do
 	apt_args+=("$(deb_file "$p")")
 done
-check "apt-get install --simulate of the six .debs resolves their dependencies" \
+check "apt-get install --simulate of the ${#debs[@]} .debs resolves their dependencies" \
 	apt-get install --simulate -q -o Debug::NoLocking=1 --no-install-recommends "${apt_args[@]}"
 
 # ---- the throwaway root ---------------------------------------------------------
@@ -233,6 +241,11 @@ expected() {
 		echo "f usr/include/nrt/${h##*/}"
 	done
 	(cd "$work/dkms-src" && find . -type f | sed "s|^\./|f usr/src/neuronprof-$version/|")
+	# python3-neuronprof: the package and its command.
+	echo "f usr/bin/neuronprof-analyze"
+	for f in "$repo"/python/neuronprof/*.py; do
+		echo "f usr/lib/python3/dist-packages/neuronprof/${f##*/}"
+	done
 }
 actual() {
 	(cd "$root" && find . ! -type d ! -path './usr/share/doc/*' -printf '%y %P\n')
@@ -256,6 +269,14 @@ check "neuronprof.deb: neuronprof-exporter.service runs /usr/bin/neuronprof expo
 	_ "$root" "$repo" "$(deb_file neuronprof)"
 check "neuronprof.deb: neuronprof-sqlite(5) names the queries where they are" \
 	bash -c 'zcat "$1/usr/share/man/man5/neuronprof-sqlite.5.gz" | grep -q "/usr/share/doc/neuronprof/analysis\\\\-queries.sql"' _ "$root"
+check "python3-neuronprof: the Python package is the tree's python/neuronprof" \
+	bash -c 'for f in "$2"/python/neuronprof/*.py; do cmp "$f" "$1/usr/lib/python3/dist-packages/neuronprof/${f##*/}" || exit 1; done' _ "$root" "$repo"
+# Run from the root, the command loads the root's package, not the tree's
+# or the machine's.
+check "python3-neuronprof: the unpacked neuronprof-analyze runs on the package unpacked beside it" \
+	bash -c 'out=$(cd / && PYTHONDONTWRITEBYTECODE=1 PYTHONVERBOSE=1 "$1/usr/bin/neuronprof-analyze" --help 2>&1) &&
+		grep -q "^usage: neuronprof-analyze" <<<"$out" &&
+		grep -q "code object from $1/usr/lib/python3/dist-packages/neuronprof/analyze.py" <<<"$out"' _ "$root"
 check "the DKMS sources are the tree's (scripts/dkms.sh source), dkms.conf included" \
 	diff -r "$work/dkms-src" "$root/usr/src/neuronprof-$version"
 check "the headers are the tree's (library, uapi, nrt)" \
@@ -411,7 +432,7 @@ rpmdir=$pkgout/rpm/RPMS
 rpm_file() {
 	local a
 	a=$(uname -m)
-	[ "$1" != neuronprof-dkms ] || a=noarch
+	! is_all "$1" || a=noarch
 	echo "$rpmdir/$a/$1-$spec_version-1.$a.rpm"
 }
 missing=
@@ -467,6 +488,12 @@ check "neuronprof.rpm: the exporter's unit runs /usr/bin/neuronprof exporter, it
 		rpm -qp --configfiles "$3" 2>/dev/null | grep -qx /etc/default/neuronprof-exporter' \
 	_ "$root" "$rroot" "$(rpm_file neuronprof)"
 check_hook_command "rpm root" "$rroot/usr/sbin/neuronprof-neuron-hook" "$rroot/usr/share/neuronprof/neuron-hook" "$work/hook-rpm"
+check "the RPMs' Python package and neuronprof-analyze are the .debs'" \
+	bash -c 'diff -r "$1/usr/lib/python3/dist-packages/neuronprof" "$2/usr/lib/python3/dist-packages/neuronprof" &&
+		cmp "$1/usr/bin/neuronprof-analyze" "$2/usr/bin/neuronprof-analyze"' _ "$root" "$rroot"
+check "python3-neuronprof.rpm requires python3, python3-pandas and python3-distributed" \
+	bash -c 'r=$(rpm -qpR "$1" 2>/dev/null); for d in python3 python3-pandas python3-distributed; do grep -qx "$d" <<<"$r" || exit 1; done' \
+	_ "$(rpm_file python3-neuronprof)"
 check "libneuronprof provides libneuronprof.so.1()(64bit), libneuronprof.so.1(NEURONPROF_1.0)(64bit) and (NEURONPROF_1.1)(64bit)" \
 	bash -c 'p=$(rpm -qp --provides "$1" 2>/dev/null); grep -qx "libneuronprof.so.1()(64bit)" <<<"$p" && grep -qx "libneuronprof.so.1(NEURONPROF_1.0)(64bit)" <<<"$p" &&
 		grep -qx "libneuronprof.so.1(NEURONPROF_1.1)(64bit)" <<<"$p"' \

@@ -14,7 +14,10 @@
  *     "index" of a NeuronCore block, set 0 of each SDMA engine's block;
  *     ts_nq_set_hwaddr_vN: set "index" of a TopSP block), at
  *     NOTIFIC_NQ_BASE_ADDR_LO_OFFSET(i) + 0xc, decodes to that queue;
- *   - base, size and other offsets are not heads.
+ *   - base, size and other offsets are not heads;
+ *   - the register map of the rig's emulated function (driver/tests/
+ *     trn_emu_regs.h, which the device model and the runtime player use)
+ *     is the vendor's: every NeuronCore, SDMA engine and TopSP block.
  *
  * Prints "ok"/"not ok" lines and ends with "N passed, N failed".
  */
@@ -51,6 +54,17 @@
 #error "NQ_V must be 2 or 3"
 #endif
 #include "neuron_nq_hook_decode.h"
+#include "trn_emu_regs.h"	/* driver/tests/: the rig's restatement */
+
+#if NQ_V == 2
+#define EMU_CORE(nc)		CORE_NOTIFIC(nc)
+#define EMU_SDMA(nc, e)		SDMA_NOTIFIC(nc, e)
+#define EMU_TS(ts)		TS_NOTIFIC(ts)
+#else
+#define EMU_CORE(nc)		EMU_V3_CORE_NOTIFIC(nc)
+#define EMU_SDMA(nc, e)		EMU_V3_SDMA_NOTIFIC(nc, e)
+#define EMU_TS(ts)		EMU_V3_TS_NOTIFIC(ts)
+#endif
 
 /* Register sets a block holds: 6 queue types x 16 instances. */
 #define SETS		96
@@ -211,10 +225,28 @@ static void exhaustive(void)
 	result(other_ok, "base, size and other registers are not heads");
 }
 
+/* The rig's emulated register map (trn_emu_regs.h) against the vendor's. */
+static void rig_map(void)
+{
+	int i, e, core_ok = 1, sdma_ok = 1, topsp_ok = 1;
+
+	for (i = 0; i < CORES; i++) {
+		core_ok &= EMU_CORE(i) == core_block(i);
+		for (e = 0; e < ENGINES; e++)
+			sdma_ok &= EMU_SDMA(i, e) == sdma_block(i, e);
+	}
+	for (i = 0; i < TOPSPS; i++)
+		topsp_ok &= EMU_TS(i) == topsp_block(i);
+	result(core_ok, "trn_emu_regs.h: every NeuronCore block is where the driver programs it");
+	result(sdma_ok, "trn_emu_regs.h: every SDMA engine block is where the driver programs it");
+	result(topsp_ok, "trn_emu_regs.h: every TopSP block is where the driver programs it");
+}
+
 int main(void)
 {
 	literals();
 	exhaustive();
+	rig_map();
 	printf("%d passed, %d failed\n", pass, fail);
 	return fail != 0;
 }

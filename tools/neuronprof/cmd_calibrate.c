@@ -15,7 +15,6 @@
  * is missing rather than guessing.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/options.h"
 #include "tool.h"
 
 #define CAL_PARAM "/sys/module/neuronprof_neuron/parameters/calibrate"
@@ -32,20 +32,6 @@
 #define MIN_HEADS 8
 #define MAX_QUEUES 512
 
-static const char calibrate_usage[] =
-	"Usage: neuronprof calibrate [--duration SEC] [-o REPORT] [-- COMMAND...]\n"
-	"       neuronprof calibrate --from LOG [-o REPORT]\n"
-	"\n"
-	"Measure the entry size and head unit of the notification queues of a\n"
-	"Neuron device while a workload runs, and print the neuronprof_neuron\n"
-	"parameters to set. Needs root, neuron.ko with the hook and\n"
-	"neuronprof_neuron loaded (Documentation/hardware.rst).\n"
-	"\n"
-	"  --duration SEC   log for SEC seconds (default 10), or until COMMAND ends\n"
-	"  --from LOG       infer from a calibration log saved earlier\n"
-	"  -o REPORT        write the report (verdict and log) to REPORT\n"
-	"                   (default neuronprof-calibration.txt; - for none)\n"
-	"  -h, --help       this help\n";
 
 enum unit { U_UNKNOWN = -1, U_INDEX = 0, U_BYTE = 1, U_COUNTER = 2 };
 static const char *const unit_names[] = { "entry index", "byte offset", "free-running counter" };
@@ -422,48 +408,51 @@ static int set_param(const char *v)
 	return 0;
 }
 
+static int calibrate_duration(const struct opt *o, const char *arg, void *ctx)
+{
+	double *duration = ctx;
+	char *end;
+
+	(void)o;
+	*duration = strtod(arg, &end);
+	if (*end || !(*duration > 0) || *duration > 86400)
+		return usage_error("--duration: '%s' is not a number of seconds in (0, 86400]",
+				   arg);
+	return 0;
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "duration", required_argument, NULL, 'd' },
-		{ "from", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *from = NULL, *outp = "neuronprof-calibration.txt";
 	double duration = 10;
-	char *text = NULL, *end;
+	char *text = NULL;
 	size_t len = 0;
-	int c, rc;
+	int rc;
 	FILE *out;
+	const struct opt opts[] = {
+		OPT_CALLBACK(0, "duration", "SEC", calibrate_duration, 0,
+			     "log for SEC seconds (default 10), or until COMMAND ends"),
+		OPT_STRING(0, "from", &from, "LOG", "infer from a calibration log saved earlier"),
+		OPT_STRING('o', NULL, &outp, "REPORT",
+			   "write the report (verdict and log) to REPORT\n"
+			   "(default neuronprof-calibration.txt; - for none)"),
+		OPT_END(),
+	};
+	const struct cmd_desc desc = {
+		.name = "calibrate",
+		.synopsis = "calibrate [--duration SEC] [-o REPORT] [-- COMMAND...]\n"
+			    "calibrate --from LOG [-o REPORT]",
+		.about = "Measure the entry size and head unit of the notification queues of a\n"
+			 "Neuron device while a workload runs, and print the neuronprof_neuron\n"
+			 "parameters to set. Needs root, neuron.ko with the hook and\n"
+			 "neuronprof_neuron loaded (Documentation/hardware.rst).\n",
+		.opts = opts,
+	};
 
-	while ((c = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			duration = strtod(optarg, &end);
-			if (*end || !(duration > 0) || duration > 86400) {
-				fprintf(stderr, "neuronprof calibrate: --duration: '%s' is not a number of seconds in (0, 86400]\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'f':
-			from = optarg;
-			break;
-		case 'o':
-			outp = optarg;
-			break;
-		case 'h':
-			fputs(calibrate_usage, stdout);
-			return 0;
-		default:
-			fputs(calibrate_usage, stderr);
-			return 2;
-		}
-	}
+	if (opts_parse(argc, argv, &desc, &duration, &rc))
+		return rc;
 	if (from && optind < argc) {
-		fprintf(stderr, "neuronprof calibrate: --from reads a log; it runs no command\n");
-		return 2;
+		return usage_error("--from reads a log; it runs no command");
 	}
 	if (!from) {
 		pid_t pid = 0;

@@ -3,7 +3,6 @@
  * neuronprof devices: every neuronprof device the library finds through
  * libdrm, with what its GET_INFO reply says it offers.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,19 +12,10 @@
 #include <drm/neuronprof_drm.h>
 #include <neuronprof/device.h>
 
-#include "json.h"
+#include "util/json.h"
+#include "util/options.h"
 #include "tool.h"
 
-static const char devices_usage[] =
-	"Usage: neuronprof devices [--json]\n"
-	"\n"
-	"List the neuronprof devices (DRM render nodes of the neuronprof driver):\n"
-	"node, driver version, architecture, NeuronCores, TopSPs, engines, queue\n"
-	"types per target kind, ring size limits, clock and capabilities. Nodes\n"
-	"this user cannot open are not listed; 'neuronprof doctor' says why.\n"
-	"\n"
-	"  --json        machine-readable output\n"
-	"  -h, --help    this text\n";
 
 struct dev_entry {
 	struct nprof_device_node node;
@@ -183,28 +173,25 @@ static void print_json(const struct dev_entry *d, size_t n)
 
 int cmd_devices(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct dev_entry *d = NULL;
 	bool json = false;
-	int c, n;
+	const struct opt opts[] = {
+		OPT_BOOL(0, "json", &json, "machine-readable output"),
+		OPT_END(),
+	};
+	const struct cmd_desc desc = {
+		.name = "devices",
+		.synopsis = "devices [--json]",
+		.about = "List the neuronprof devices (DRM render nodes of the neuronprof driver):\n"
+			 "node, driver version, architecture, NeuronCores, TopSPs, engines, queue\n"
+			 "types per target kind, ring size limits, clock and capabilities. Nodes\n"
+			 "this user cannot open are not listed; 'neuronprof doctor' says why.\n",
+		.opts = opts,
+	};
+	int n, rc;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			fputs(devices_usage, stdout);
-			return 0;
-		default:
-			return option_error(c, argv);
-		}
-	}
+	if (opts_parse(argc, argv, &desc, NULL, &rc))
+		return rc;
 	if (check_operands(argc, argv, 0, NULL))
 		return EXIT_USAGE;
 

@@ -13,7 +13,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <grp.h>
 #include <libgen.h>
 #include <limits.h>
@@ -31,21 +30,10 @@
 #include <drm/neuronprof_drm.h>
 #include <neuronprof/device.h>
 
-#include "json.h"
+#include "util/json.h"
+#include "util/options.h"
 #include "tool.h"
 
-static const char doctor_usage[] =
-	"Usage: neuronprof doctor [--json] [--module-dir DIR]\n"
-	"\n"
-	"Check what neuronprof needs: the kernel modules neuronprof and\n"
-	"neuronprof_sim (installed for the running kernel? loaded? with which\n"
-	"parameters?), the DRM render nodes of neuronprof devices and whether this\n"
-	"user may open them. Every problem is printed with what to do about it.\n"
-	"Exit status 0 when nothing is wrong, 1 when a problem was found.\n"
-	"\n"
-	"  --json            machine-readable output\n"
-	"  --module-dir DIR  module tree to search (default /lib/modules/$(uname -r))\n"
-	"  -h, --help        this text\n";
 
 #define MAX_PARAMS	16
 #define MAX_NODES	64
@@ -705,12 +693,6 @@ static void print_json(const struct report *r)
 
 int cmd_doctor(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "module-dir", required_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *moddir = NULL;
 	struct kmod_ctx *ctx;
 	struct report *r;
@@ -718,24 +700,26 @@ int cmd_doctor(int argc, char **argv)
 	struct passwd *pw;
 	struct stat st;
 	bool json = false;
-	int c, ret;
+	const struct opt opts[] = {
+		OPT_BOOL(0, "json", &json, "machine-readable output"),
+		OPT_STRING(0, "module-dir", &moddir, "DIR",
+			   "module tree to search (default /lib/modules/$(uname -r))"),
+		OPT_END(),
+	};
+	const struct cmd_desc desc = {
+		.name = "doctor",
+		.synopsis = "doctor [--json] [--module-dir DIR]",
+		.about = "Check what neuronprof needs: the kernel modules neuronprof and\n"
+			 "neuronprof_sim (installed for the running kernel? loaded? with which\n"
+			 "parameters?), the DRM render nodes of neuronprof devices and whether this\n"
+			 "user may open them. Every problem is printed with what to do about it.\n"
+			 "Exit status 0 when nothing is wrong, 1 when a problem was found.\n",
+		.opts = opts,
+	};
+	int ret;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'm':
-			moddir = optarg;
-			break;
-		case 'h':
-			fputs(doctor_usage, stdout);
-			return 0;
-		default:
-			return option_error(c, argv);
-		}
-	}
+	if (opts_parse(argc, argv, &desc, NULL, &ret))
+		return ret;
 	if (check_operands(argc, argv, 0, NULL))
 		return EXIT_USAGE;
 

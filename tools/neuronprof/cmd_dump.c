@@ -3,29 +3,16 @@
  * neuronprof dump: one NTFF file as text or JSON: the header, the capture
  * description, every queue record and its entries.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "json.h"
-#include "profile.h"
+#include "util/json.h"
+#include "analysis/profile.h"
+#include "util/options.h"
 #include "tool.h"
 
-static const char dump_usage[] =
-	"Usage: neuronprof dump [--json] [--entries N | --no-entries]\n"
-	"                       [--progress=auto|always|never] FILE\n"
-	"\n"
-	"Print an NTFF profile: its header, the capture and device description,\n"
-	"each queue record and its entries.\n"
-	"\n"
-	"  --json            machine-readable output\n"
-	"  --entries N       at most N entries per queue record (default: all)\n"
-	"  --no-entries      no entries, only the header and metadata\n"
-	"  --progress=WHEN   progress bar on stderr (default auto: on a terminal,\n"
-	"                    for large files)\n"
-	"  -h, --help        this text\n";
 
 struct dump_opts {
 	bool json;
@@ -352,48 +339,45 @@ static void dump_json(const struct prof_file *f, const struct dump_opts *o, stru
 	jw_finish(&j);
 }
 
+static int dump_no_entries(const struct opt *o, const char *arg, void *ctx)
+{
+	struct dump_opts *d = ctx;
+
+	(void)o;
+	(void)arg;
+	d->max_entries = 0;
+	return 0;
+}
+
 int cmd_dump(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "entries", required_argument, NULL, 'n' },
-		{ "no-entries", no_argument, NULL, 'N' },
-		{ "progress", required_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct dump_opts o = { .max_entries = UINT64_MAX, .progress = PROGRESS_AUTO };
 	struct raw_asm *asm_ = NULL;
 	struct progress pg;
 	struct profile prof;
 	struct stat st;
 	uint64_t total;
-	int c;
+	int rc;
+	const struct opt opts[] = {
+		OPT_BOOL(0, "json", &o.json, "machine-readable output"),
+		OPT_U64(0, "entries", &o.max_entries, "N", 0, UINT64_MAX,
+			"at most N entries per queue record (default: all)"),
+		OPT_CALLBACK(0, "no-entries", NULL, dump_no_entries, 0,
+			     "no entries, only the header and metadata"),
+		OPT_PROGRESS(&o.progress),
+		OPT_END(),
+	};
+	const struct cmd_desc desc = {
+		.name = "dump",
+		.synopsis = "dump [--json] [--entries N | --no-entries]\n"
+			    "                [--progress=auto|always|never] FILE",
+		.about = "Print an NTFF profile: its header, the capture and device description,\n"
+			 "each queue record and its entries.\n",
+		.opts = opts,
+	};
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			o.json = true;
-			break;
-		case 'n':
-			if (parse_u64("--entries", optarg, 0, UINT64_MAX, false, &o.max_entries))
-				return EXIT_USAGE;
-			break;
-		case 'N':
-			o.max_entries = 0;
-			break;
-		case 'P':
-			if (parse_progress(optarg, &o.progress))
-				return EXIT_USAGE;
-			break;
-		case 'h':
-			fputs(dump_usage, stdout);
-			return 0;
-		default:
-			return option_error(c, argv);
-		}
-	}
+	if (opts_parse(argc, argv, &desc, &o, &rc))
+		return rc;
 	if (check_operands(argc, argv, 1, "FILE"))
 		return EXIT_USAGE;
 	if (!stat(argv[optind], &st) && S_ISDIR(st.st_mode))

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * neuronprof export: a profile as a Chrome trace-event JSON file or a
- * native Perfetto trace. The work common to both formats is in export.c,
- * each format in export_<format>.c.
+ * neuronprof export: a profile as a Chrome trace-event JSON file, a native
+ * Perfetto trace or an SQLite database. The formats are the table of
+ * export/formats.c; the work common to the timeline formats is in
+ * export/export.c, each format in export/export_<format>.c.
  *
  * -o OUT is written by the rule of output.c: a regular file through a
  * temporary renamed over it once complete, so it is never half written; a
@@ -10,7 +11,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -18,46 +18,33 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "export.h"
-#include "output.h"
+#include "export/export.h"
+#include "util/output.h"
+#include "util/options.h"
+#include "tool.h"
 
-static const char export_usage[] =
-	"Usage: neuronprof export --format json|perfetto|sqlite [-o OUT]\n"
-	"                         [--progress=auto|always|never] PATH\n"
-	"\n"
-	"Convert a profile (an NTFF file, or a directory searched recursively for\n"
-	".ntff files and the system profile files ntrace.pb, cpu_util.pb and\n"
-	"host_mem.pb) into a timeline. In a directory, a file that does not read\n"
-	"is skipped with a warning naming it and the rest exported (exit status 1).\n"
-	"Recordings of several machines share one timeline by their clock mappings.\n"
-	"Formats:\n"
-	"  json      Chrome trace-event JSON (chrome://tracing, ui.perfetto.dev)\n"
-	"  perfetto  native Perfetto protobuf trace (ui.perfetto.dev, trace_processor)\n"
-	"  sqlite    an SQLite database (schema: neuronprof-sqlite(5))\n"
-	"\n"
-	"  -f, --format FMT  output format (required): json, perfetto or sqlite\n"
-	"  -o, --output OUT  write to OUT (default, and '-': standard output; a\n"
-	"                    Perfetto trace or a database is binary and never goes\n"
-	"                    to a terminal). A regular file is replaced only once\n"
-	"                    the output is complete; a device or a FIFO is written\n"
-	"                    in place; a symbolic link is followed\n"
-	"  --progress=WHEN   progress bar on stderr (default auto: on a terminal,\n"
-	"                    for large profiles)\n"
-	"  -h, --help        this text\n";
+static void export_describe(FILE *f)
+{
+	fputs("Formats:\n", f);
+	for (const struct export_format *x = export_formats; x->name; x++)
+		fprintf(f, "  %-9s %s\n", x->name, x->about);
+}
 
-enum format {
-	FMT_NONE,
-	FMT_JSON,
-	FMT_PERFETTO,
-	FMT_SQLITE,
-};
+static int export_format_opt(const struct opt *o, const char *arg, void *ctx)
+{
+	const struct export_format **fmt = ctx;
+	char names[64];
 
-/*
- * @out: the stream of JSON and Perfetto; @out_path: the file SQLite writes by
- * name (a temporary of -o); @out_name: -o itself, for messages.
- */
-static int run(const struct profile *prof, const char *source, enum format fmt, FILE *out,
-	       const char *out_path, const char *out_name, enum progress_mode pmode,
+	(void)o;
+	*fmt = export_format_find(arg);
+	if (!*fmt)
+		return usage_error("unknown format '%s' (expected %s)", arg,
+				   export_format_names(names, sizeof(names)));
+	return 0;
+}
+
+static int run(const struct profile *prof, const char *source, const struct export_format *fmt,
+	       FILE *out, const char *out_path, const char *out_name, enum progress_mode pmode,
 	       struct export_stats *st)
 {
 	struct progress pg;
@@ -67,23 +54,7 @@ static int run(const struct profile *prof, const char *source, enum format fmt, 
 	if (out)
 		setvbuf(out, NULL, _IOFBF, 1 << 20);
 	progress_start(&pg, pmode, "export", prof->entries);
-	if (fmt == FMT_SQLITE) {
-		ret = sqlite_export(prof, source, out_path, out_name, &pg, st);
-	} else if (fmt == FMT_JSON) {
-		struct json_export *x = json_export_new(out);
-
-		if (!x)
-			return fail("out of memory");
-		ret = export_run(prof, source, &json_format, x, &pg, st);
-		json_export_free(x);
-	} else {
-		struct perfetto_export *x = perfetto_export_new(out);
-
-		if (!x)
-			return fail("out of memory");
-		ret = export_run(prof, source, &perfetto_format, x, &pg, st);
-		perfetto_export_free(x);
-	}
+	ret = export_format_run(fmt, prof, source, out, out_path, out_name, &pg, st);
 	progress_finish(&pg);
 	return ret ? EXIT_FAIL : 0;
 }
@@ -108,63 +79,52 @@ static void machines_line(const char *outpath, const struct export_stats *st)
 
 int cmd_export(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "progress", required_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	enum progress_mode pmode = PROGRESS_AUTO;
-	enum format fmt = FMT_NONE;
-	const char *outpath = NULL;
+	const struct export_format *fmt = NULL;
+	const char *outpath = "-";
 	struct export_stats st;
 	struct profile prof;
 	struct output out;
 	struct stat sb;
 	size_t nskip = 0;
+	char names[64];
 	bool is_dir;
-	int c, ret;
+	int ret;
+	const struct opt opts[] = {
+		OPT_CALLBACK('f', "format", "FMT", export_format_opt, 0,
+			     "output format (required): one of the formats above"),
+		OPT_STRING('o', "output", &outpath, "OUT",
+			   "write to OUT (default, and '-': standard output; a\n"
+			   "Perfetto trace or a database is binary and never goes\n"
+			   "to a terminal). A regular file is replaced only once\n"
+			   "the output is complete; a device or a FIFO is written\n"
+			   "in place; a symbolic link is followed"),
+		OPT_PROGRESS(&pmode),
+		OPT_END(),
+	};
+	const struct cmd_desc desc = {
+		.name = "export",
+		.synopsis = "export --format FMT [-o OUT] [--progress=auto|always|never] PATH",
+		.about = "Convert a profile (an NTFF file, or a directory searched recursively for\n"
+			 ".ntff files and the system profile files ntrace.pb, cpu_util.pb and\n"
+			 "host_mem.pb) into a timeline. In a directory, a file that does not read\n"
+			 "is skipped with a warning naming it and the rest exported (exit status 1).\n"
+			 "Recordings of several machines share one timeline by their clock mappings.\n",
+		.describe = export_describe,
+		.opts = opts,
+	};
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:f:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (!strcmp(optarg, "json"))
-				fmt = FMT_JSON;
-			else if (!strcmp(optarg, "perfetto"))
-				fmt = FMT_PERFETTO;
-			else if (!strcmp(optarg, "sqlite"))
-				fmt = FMT_SQLITE;
-			else
-				return usage_error("unknown format '%s' (expected json, perfetto or "
-						   "sqlite)", optarg);
-			break;
-		case 'o':
-			outpath = optarg;
-			break;
-		case 'P':
-			if (parse_progress(optarg, &pmode))
-				return EXIT_USAGE;
-			break;
-		case 'h':
-			fputs(export_usage, stdout);
-			return 0;
-		default:
-			return option_error(c, argv);
-		}
-	}
-	if (fmt == FMT_NONE)
-		return usage_error("missing --format (json, perfetto or sqlite)");
+	if (opts_parse(argc, argv, &desc, &fmt, &ret))
+		return ret;
+	if (!fmt)
+		return usage_error("missing --format (%s)", export_format_names(names, sizeof(names)));
 	if (check_operands(argc, argv, 1, "PATH"))
 		return EXIT_USAGE;
-	if (!outpath)
-		outpath = "-";
-	if (!strcmp(outpath, "-") && fmt != FMT_JSON && isatty(STDOUT_FILENO))
-		return usage_error("a%s is binary: give -o FILE or redirect the output",
-				   fmt == FMT_SQLITE ? "n SQLite database" : " Perfetto trace");
+	if (!strcmp(outpath, "-") && fmt->binary && isatty(STDOUT_FILENO))
+		return usage_error("%s is binary: give -o FILE or redirect the output",
+				   fmt->binary);
 	/* Before the work: a directory, or a file that cannot be made, fails now. */
-	if (output_open(&out, outpath, OUTPUT_STDOUT | (fmt == FMT_SQLITE ? OUTPUT_BY_NAME : 0)))
+	if (output_open(&out, outpath, OUTPUT_STDOUT | (fmt->database ? OUTPUT_BY_NAME : 0)))
 		return EXIT_FAIL;
 	/*
 	 * In a directory, a file that does not read is left out with a warning
@@ -184,7 +144,7 @@ int cmd_export(int argc, char **argv)
 		ret = output_commit(&out);
 	if (ret || !strcmp(outpath, "-")) {
 		/* Standard output holds the trace: nothing else goes there. */
-	} else if (fmt == FMT_SQLITE) {
+	} else if (fmt->database) {
 		printf("%s: %" PRIu64 " entries from %zu file%s, %" PRIu64 " host events, %" PRIu64
 		       " executions: %" PRIu64 " rows\n", outpath, st.entries, prof.nfiles,
 		       prof.nfiles == 1 ? "" : "s", st.host_events, st.executions, st.rows);

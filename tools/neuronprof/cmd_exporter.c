@@ -42,11 +42,11 @@
 #include <drm/neuronprof_drm.h>
 #include <neuronprof/device.h>
 
+#include "analysis/profile.h"
+#include "analysis/summary.h"
 #include "live.h"
-#include "profile.h"
-#include "prom.h"
-#include "summary.h"
 #include "tool.h"
+#include "util/prom.h"
 
 #define EXPORTER_LISTEN_DEFAULT	"127.0.0.1:9474"
 #define EXPORTER_INTERVAL_MIN	100

@@ -33,7 +33,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -54,77 +53,11 @@
 #include <neuronprof/output.h>
 #include <neuronprof/runtime.h>
 
-#include "json.h"
-#include "profile.h"
+#include "util/json.h"
+#include "analysis/profile.h"
 #include "record_status.h"
+#include "util/options.h"
 #include "tool.h"
-
-static const char record_usage[] =
-	"Usage: neuronprof record [--mode session|model] [--cores LIST] [--executions N]\n"
-	"                         [--iterations N] [--system-profile] [--cpu-util]\n"
-	"                         [--host-memory] [-o DIR] [synthetic options]\n"
-	"       neuronprof record [inspect options] [-o DIR] -- CMD [ARGS...]\n"
-	"\n"
-	"Without a command: one inspect session on simulated NeuronCores\n"
-	"(neuronprof_sim). A synthetic model is loaded on every chosen core and\n"
-	"executed N times through the library's runtime hooks; everything is written\n"
-	"into the session directory DIR/<instance_id>-<pid>/<session_init_ns>/:\n"
-	"  --mode session  profile_nc_<core>_session_<id>.ntff per core, every execution\n"
-	"  --mode model    <model>_vnc_<id>.ntff per core (the library's interned\n"
-	"                  model id), the first execution only\n"
-	"and, when asked for, the system profile (ntrace.pb and trace_info.pb,\n"
-	"cpu_util.pb, host_mem.pb). The files are read back: entries plus those\n"
-	"counted lost must equal what the simulator produced, per queue type.\n"
-	"With a command: run it with NEURON_RT_INSPECT_ENABLE=1 and the inspect\n"
-	"environment the options set, and exit with its status.\n"
-	"\n"
-	"Common options:\n"
-	"  -o, --output DIR      output base directory (default ./output)\n"
-	"  --mode session|model  device profile mode (synthetic default: session;\n"
-	"                        with a command: the library's default, model)\n"
-	"  --cores LIST          NeuronCores: 0 | 0,2 | 0-3 | all (default all)\n"
-	"  --duration SEC        synthetic: execute until SEC seconds have passed\n"
-	"                        (instead of --executions); command: stop it with\n"
-	"                        SIGTERM after SEC seconds\n"
-	"  --no-streaming        keep entries in the rings until the profile is\n"
-	"                        written (NEURON_RT_INSPECT_STREAMING=0): what does not\n"
-	"                        fit is counted as lost\n"
-	"  --ring-size BYTES     ring size per queue, whole MiB (K, M, G suffixes:\n"
-	"                        1M, 2048K, 1G; synthetic default 1M)\n"
-	"  --system-profile      the host system trace: ntrace.pb, trace_info.pb\n"
-	"                        (--no-system-profile: off; synthetic default off)\n"
-	"  --cpu-util            CPU utilisation samples: cpu_util.pb\n"
-	"  --host-memory         host and process memory samples: host_mem.pb\n"
-	"  --event-types LIST    system trace event types (names, hardware, software,\n"
-	"                        ^name to exclude)\n"
-	"  --max-events N        system trace events kept per NeuronCore\n"
-	"Synthetic options:\n"
-	"  --device N            device index (default: the first); --cores are its\n"
-	"                        own cores, files name them by the library's global\n"
-	"                        numbering (the cores of lower devices come first)\n"
-	"  --executions N        executions of the model per core (default 1)\n"
-	"  --iterations N        iterations per execution (default 4, at most 65536)\n"
-	"  --instructions N      instructions per engine per iteration (default 32)\n"
-	"  --dma N               DMA transfers per iteration (default 8)\n"
-	"  --model-name NAME     name of the model (default synthetic)\n"
-	"  --model-id N          model id written into every entry (default 1)\n"
-	"  --throttle            throttle every iteration (THROTTLE entries)\n"
-	"  --error               raise an execution error in the last iteration of\n"
-	"                        the last execution\n"
-	"  --load-sim            load neuronprof_sim if no device exists\n"
-	"  --timeout SEC         give up on an execution after SEC seconds\n"
-	"  --json                machine-readable result\n"
-	"Command-only options:\n"
-	"  --on-fail             NEURON_RT_INSPECT_ON_FAIL=1\n"
-	"  -h, --help            this text\n";
-
-enum {
-	OPT_MODE = 256, OPT_CORES, OPT_ITER, OPT_RING, OPT_DEVICE, OPT_INSTR, OPT_DMA,
-	OPT_MODEL_ID, OPT_THROTTLE, OPT_ERROR, OPT_LOAD_SIM, OPT_TIMEOUT, OPT_JSON,
-	OPT_SYSPROF, OPT_NO_SYSPROF, OPT_CPU_UTIL, OPT_HOST_MEM, OPT_ON_FAIL,
-	OPT_EVENT_TYPES, OPT_MAX_EVENTS, OPT_EXECUTIONS, OPT_MODEL_NAME, OPT_DURATION,
-	OPT_NO_STREAMING,
-};
 
 struct record_opts {
 	const char *outdir;
@@ -560,7 +493,7 @@ static int record_synthetic(struct record_opts *o)
 	bool begun = false;
 
 	if (o->command_only)
-		return usage_error("%s applies to a command (record %s -- CMD), not to the "
+		return usage_error("--%s applies to a command (record --%s -- CMD), not to the "
 				   "synthetic model", o->command_only, o->command_only);
 	if ((o->event_types || o->max_events) && o->sysprof != 1)
 		return usage_error("%s configures the system trace: add --system-profile",
@@ -802,7 +735,7 @@ static int record_command(struct record_opts *o, char **cmd)
 	pid_t pid;
 
 	if (o->synthetic_only)
-		return usage_error("%s applies to the synthetic model, not to a command",
+		return usage_error("--%s applies to the synthetic model, not to a command",
 				   o->synthetic_only);
 	if (build_env(o, &env))
 		return EXIT_FAIL;
@@ -868,37 +801,59 @@ static int record_command(struct record_opts *o, char **cmd)
 	return ret;
 }
 
+enum { REC_MODE, REC_CORES, REC_EXECUTIONS, REC_DEVICE, REC_MODEL_NAME, REC_SYSPROF,
+       REC_NO_SYSPROF, REC_MAX_EVENTS };
+
+static int record_opt(const struct opt *opt, const char *arg, void *ctx)
+{
+	struct record_opts *o = ctx;
+	uint64_t v;
+
+	switch (opt->tag) {
+	case REC_MODE:
+		if (strcmp(arg, "session") && strcmp(arg, "model"))
+			return usage_error("--mode: '%s' is not session or model", arg);
+		o->mode = arg;
+		break;
+	case REC_CORES:
+		if (parse_core_list("--cores", arg, o->core_map, NPROF_MAX_CORES))
+			return EXIT_USAGE;
+		/* "all" means every core the device has, not all 256 indices. */
+		o->cores = strcmp(arg, "all") ? arg : NULL;
+		break;
+	case REC_EXECUTIONS:
+		if (parse_u64("--executions", arg, 1, NEURONPROF_SIM_MAX_ITERATIONS, false,
+			      &o->executions))
+			return EXIT_USAGE;
+		o->executions_given = true;
+		break;
+	case REC_DEVICE:
+		if (parse_u64("--device", arg, 0, INT32_MAX, false, &o->device))
+			return EXIT_USAGE;
+		o->device_given = true;
+		break;
+	case REC_MODEL_NAME:
+		if (!*arg || strlen(arg) > NPROF_MODEL_NAME_MAX)
+			return usage_error("--model-name: '%s' is not 1 to %d bytes long", arg,
+					   NPROF_MODEL_NAME_MAX);
+		o->model_name = arg;
+		break;
+	case REC_SYSPROF:
+	case REC_NO_SYSPROF:
+		o->sysprof = opt->tag == REC_SYSPROF;
+		break;
+	case REC_MAX_EVENTS:
+		if (parse_u64("--max-events", arg, 1, NPROF_SYS_TRACE_MAX_EVENTS_LIMIT, false, &v))
+			return EXIT_USAGE;
+		o->max_events = arg;
+		o->max_events_n = v;
+		break;
+	}
+	return 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "mode", required_argument, NULL, OPT_MODE },
-		{ "cores", required_argument, NULL, OPT_CORES },
-		{ "executions", required_argument, NULL, OPT_EXECUTIONS },
-		{ "duration", required_argument, NULL, OPT_DURATION },
-		{ "no-streaming", no_argument, NULL, OPT_NO_STREAMING },
-		{ "iterations", required_argument, NULL, OPT_ITER },
-		{ "ring-size", required_argument, NULL, OPT_RING },
-		{ "device", required_argument, NULL, OPT_DEVICE },
-		{ "instructions", required_argument, NULL, OPT_INSTR },
-		{ "dma", required_argument, NULL, OPT_DMA },
-		{ "model-name", required_argument, NULL, OPT_MODEL_NAME },
-		{ "model-id", required_argument, NULL, OPT_MODEL_ID },
-		{ "throttle", no_argument, NULL, OPT_THROTTLE },
-		{ "error", no_argument, NULL, OPT_ERROR },
-		{ "load-sim", no_argument, NULL, OPT_LOAD_SIM },
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "system-profile", no_argument, NULL, OPT_SYSPROF },
-		{ "no-system-profile", no_argument, NULL, OPT_NO_SYSPROF },
-		{ "cpu-util", no_argument, NULL, OPT_CPU_UTIL },
-		{ "host-memory", no_argument, NULL, OPT_HOST_MEM },
-		{ "on-fail", no_argument, NULL, OPT_ON_FAIL },
-		{ "event-types", required_argument, NULL, OPT_EVENT_TYPES },
-		{ "max-events", required_argument, NULL, OPT_MAX_EVENTS },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct record_opts o = {
 		.outdir = NPROF_DEFAULT_OUTPUT_DIR,
 		.executions = 1,
@@ -909,133 +864,94 @@ int cmd_record(int argc, char **argv)
 		.model_id = 1,
 		.sysprof = -1,
 	};
-	uint64_t v;
-	int c;
+	const char **syn = &o.synthetic_only;
+	const struct opt opts[] = {
+		OPT_GROUP("Common options:"),
+		OPT_STRING('o', "output", &o.outdir, "DIR", "output base directory (default ./output)"),
+		OPT_CALLBACK(0, "mode", "session|model", record_opt, REC_MODE,
+			     "device profile mode (synthetic default: session;\n"
+			     "with a command: the library's default, model)"),
+		OPT_CALLBACK(0, "cores", "LIST", record_opt, REC_CORES,
+			     "NeuronCores: 0 | 0,2 | 0-3 | all (default all)"),
+		OPT_U64(0, "duration", &o.duration_s, "SEC", 1, 7 * 86400,
+			"synthetic: execute until SEC seconds have passed\n"
+			"(instead of --executions); command: stop it with\n"
+			"SIGTERM after SEC seconds"),
+		OPT_BOOL(0, "no-streaming", &o.no_streaming,
+			 "keep entries in the rings until the profile is\n"
+			 "written (NEURON_RT_INSPECT_STREAMING=0): what does not\n"
+			 "fit is counted as lost"),
+		OPT_SIZE(0, "ring-size", &o.ring_size, "BYTES", 4096, 16ULL << 30,
+			 "ring size per queue, whole MiB (K, M, G suffixes:\n"
+			 "1M, 2048K, 1G; synthetic default 1M)"),
+		OPT_CALLBACK(0, "system-profile", NULL, record_opt, REC_SYSPROF,
+			     "the host system trace: ntrace.pb, trace_info.pb\n"
+			     "(--no-system-profile: off; synthetic default off)"),
+		OPT_CALLBACK(0, "no-system-profile", NULL, record_opt, REC_NO_SYSPROF,
+			     "no host system trace"),
+		OPT_BOOL(0, "cpu-util", &o.cpu_util, "CPU utilisation samples: cpu_util.pb"),
+		OPT_BOOL(0, "host-memory", &o.host_mem, "host and process memory samples: host_mem.pb"),
+		OPT_STRING(0, "event-types", &o.event_types, "LIST",
+			   "system trace event types (names, hardware, software,\n"
+			   "^name to exclude)"),
+		OPT_CALLBACK(0, "max-events", "N", record_opt, REC_MAX_EVENTS,
+			     "system trace events kept per NeuronCore"),
+		OPT_GROUP("Synthetic options:"),
+		OPT_CALLBACK(0, "device", "N", record_opt, REC_DEVICE,
+			     "device index (default: the first); --cores are its\n"
+			     "own cores, files name them by the library's global\n"
+			     "numbering (the cores of lower devices come first)", .first = syn),
+		OPT_CALLBACK(0, "executions", "N", record_opt, REC_EXECUTIONS,
+			     "executions of the model per core (default 1)", .first = syn),
+		OPT_U64(0, "iterations", &o.iterations, "N", 1, NEURONPROF_SIM_MAX_ITERATIONS,
+			"iterations per execution (default 4, at most 65536)", .first = syn),
+		OPT_U64(0, "instructions", &o.instructions, "N", 0, NEURONPROF_SIM_MAX_INSTRUCTIONS,
+			"instructions per engine per iteration (default 32)", .first = syn),
+		OPT_U64(0, "dma", &o.dma, "N", 0, NEURONPROF_SIM_MAX_DMA,
+			"DMA transfers per iteration (default 8)", .first = syn),
+		OPT_CALLBACK(0, "model-name", "NAME", record_opt, REC_MODEL_NAME,
+			     "name of the model (default synthetic)", .first = syn),
+		OPT_U64(0, "model-id", &o.model_id, "N", 0, UINT32_MAX,
+			"model id written into every entry (default 1)", .first = syn),
+		OPT_BOOL(0, "throttle", &o.throttle, "throttle every iteration (THROTTLE entries)",
+			 .first = syn),
+		OPT_BOOL(0, "error", &o.error,
+			 "raise an execution error in the last iteration of\n"
+			 "the last execution", .first = syn),
+		OPT_BOOL(0, "load-sim", &o.load_sim, "load neuronprof_sim if no device exists",
+			 .first = syn),
+		OPT_U64(0, "timeout", &o.timeout_s, "SEC", 1, 86400,
+			"give up on an execution after SEC seconds", .first = syn),
+		OPT_BOOL(0, "json", &o.json, "machine-readable result", .first = syn),
+		OPT_GROUP("Command-only options:"),
+		OPT_BOOL(0, "on-fail", &o.on_fail, "NEURON_RT_INSPECT_ON_FAIL=1",
+			 .first = &o.command_only),
+		OPT_END(),
+	};
+	const struct cmd_desc desc = {
+		.name = "record",
+		.synopsis = "record [--mode session|model] [--cores LIST] [--executions N]\n"
+			    "                  [--iterations N] [--system-profile] [--cpu-util]\n"
+			    "                  [--host-memory] [-o DIR] [synthetic options]\n"
+			    "record [inspect options] [-o DIR] -- CMD [ARGS...]",
+		.about = "Without a command: one inspect session on simulated NeuronCores\n"
+			 "(neuronprof_sim). A synthetic model is loaded on every chosen core and\n"
+			 "executed N times through the library's runtime hooks; everything is written\n"
+			 "into the session directory DIR/<instance_id>-<pid>/<session_init_ns>/:\n"
+			 "  --mode session  profile_nc_<core>_session_<id>.ntff per core, every execution\n"
+			 "  --mode model    <model>_vnc_<id>.ntff per core (the library's interned\n"
+			 "                  model id), the first execution only\n"
+			 "and, when asked for, the system profile (ntrace.pb and trace_info.pb,\n"
+			 "cpu_util.pb, host_mem.pb). The files are read back: entries plus those\n"
+			 "counted lost must equal what the simulator produced, per queue type.\n"
+			 "With a command: run it with NEURON_RT_INSPECT_ENABLE=1 and the inspect\n"
+			 "environment the options set, and exit with its status.\n",
+		.opts = opts,
+	};
+	int rc;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			if (!*optarg)
-				return usage_error("-o: empty directory name");
-			o.outdir = optarg;
-			break;
-		case OPT_MODE:
-			if (strcmp(optarg, "session") && strcmp(optarg, "model"))
-				return usage_error("--mode: '%s' is not session or model", optarg);
-			o.mode = optarg;
-			break;
-		case OPT_CORES:
-			if (parse_core_list("--cores", optarg, o.core_map, NPROF_MAX_CORES))
-				return EXIT_USAGE;
-			/* "all" means every core the device has, not all 256 indices. */
-			o.cores = strcmp(optarg, "all") ? optarg : NULL;
-			break;
-		case OPT_EXECUTIONS:
-			if (parse_u64("--executions", optarg, 1, NEURONPROF_SIM_MAX_ITERATIONS,
-				      false, &o.executions))
-				return EXIT_USAGE;
-			o.synthetic_only = o.synthetic_only ? o.synthetic_only : "--executions";
-			o.executions_given = true;
-			break;
-		case OPT_MODEL_NAME:
-			if (!*optarg || strlen(optarg) > NPROF_MODEL_NAME_MAX)
-				return usage_error("--model-name: '%s' is not 1 to %d bytes long",
-						   optarg, NPROF_MODEL_NAME_MAX);
-			o.model_name = optarg;
-			o.synthetic_only = o.synthetic_only ? o.synthetic_only : "--model-name";
-			break;
-		case OPT_ITER:
-			if (parse_u64("--iterations", optarg, 1, NEURONPROF_SIM_MAX_ITERATIONS,
-				      false, &o.iterations))
-				return EXIT_USAGE;
-			o.synthetic_only = o.synthetic_only ? o.synthetic_only : "--iterations";
-			break;
-		case OPT_RING:
-			if (parse_u64("--ring-size", optarg, 4096, 16ULL << 30, true, &o.ring_size))
-				return EXIT_USAGE;
-			break;
-		case OPT_DEVICE:
-			if (parse_u64("--device", optarg, 0, INT32_MAX, false, &o.device))
-				return EXIT_USAGE;
-			o.device_given = true;
-			o.synthetic_only = o.synthetic_only ? o.synthetic_only : "--device";
-			break;
-		case OPT_INSTR:
-			if (parse_u64("--instructions", optarg, 0, NEURONPROF_SIM_MAX_INSTRUCTIONS,
-				      false, &o.instructions))
-				return EXIT_USAGE;
-			o.synthetic_only = o.synthetic_only ? o.synthetic_only : "--instructions";
-			break;
-		case OPT_DMA:
-			if (parse_u64("--dma", optarg, 0, NEURONPROF_SIM_MAX_DMA, false, &o.dma))
-				return EXIT_USAGE;
-			o.synthetic_only = o.synthetic_only ? o.synthetic_only : "--dma";
-			break;
-		case OPT_MODEL_ID:
-			if (parse_u64("--model-id", optarg, 0, UINT32_MAX, false, &o.model_id))
-				return EXIT_USAGE;
-			o.synthetic_only = o.synthetic_only ? o.synthetic_only : "--model-id";
-			break;
-		case OPT_THROTTLE:
-			o.throttle = true;
-			o.synthetic_only = o.synthetic_only ? o.synthetic_only : "--throttle";
-			break;
-		case OPT_ERROR:
-			o.error = true;
-			o.synthetic_only = o.synthetic_only ? o.synthetic_only : "--error";
-			break;
-		case OPT_LOAD_SIM:
-			o.load_sim = true;
-			o.synthetic_only = o.synthetic_only ? o.synthetic_only : "--load-sim";
-			break;
-		case OPT_TIMEOUT:
-			if (parse_u64("--timeout", optarg, 1, 86400, false, &o.timeout_s))
-				return EXIT_USAGE;
-			o.synthetic_only = o.synthetic_only ? o.synthetic_only : "--timeout";
-			break;
-		case OPT_DURATION:
-			if (parse_u64("--duration", optarg, 1, 7 * 86400, false, &o.duration_s))
-				return EXIT_USAGE;
-			break;
-		case OPT_NO_STREAMING:
-			o.no_streaming = true;
-			break;
-		case OPT_JSON:
-			o.json = true;
-			o.synthetic_only = o.synthetic_only ? o.synthetic_only : "--json";
-			break;
-		case OPT_SYSPROF:
-		case OPT_NO_SYSPROF:
-			o.sysprof = c == OPT_SYSPROF;
-			break;
-		case OPT_CPU_UTIL:
-			o.cpu_util = true;
-			break;
-		case OPT_HOST_MEM:
-			o.host_mem = true;
-			break;
-		case OPT_ON_FAIL:
-			o.on_fail = true;
-			o.command_only = o.command_only ? o.command_only : "--on-fail";
-			break;
-		case OPT_EVENT_TYPES:
-			o.event_types = optarg;
-			break;
-		case OPT_MAX_EVENTS:
-			if (parse_u64("--max-events", optarg, 1, NPROF_SYS_TRACE_MAX_EVENTS_LIMIT,
-				      false, &v))
-				return EXIT_USAGE;
-			o.max_events = optarg;
-			o.max_events_n = v;
-			break;
-		case 'h':
-			fputs(record_usage, stdout);
-			return 0;
-		default:
-			return option_error(c, argv);
-		}
-	}
+	if (opts_parse(argc, argv, &desc, &o, &rc))
+		return rc;
 	/* Both the runtime's variables and the inspect configuration count in MiB. */
 	if (o.ring_size && (o.ring_size & ((1ULL << 20) - 1)))
 		return usage_error("--ring-size %" PRIu64 ": rings are sized in whole MiB (the "

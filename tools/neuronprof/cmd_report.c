@@ -12,7 +12,6 @@
  * a model without executions, files skipped with --keep-going) is said on
  * the page where the plot would be.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,35 +19,13 @@
 
 #include <neuronprof/common.h>
 
-#include "json.h"
-#include "output.h"
-#include "summary.h"
-#include "timeline.h"
+#include "util/json.h"
+#include "util/output.h"
+#include "analysis/summary.h"
+#include "analysis/timeline.h"
+#include "util/options.h"
 #include "tool.h"
 
-static const char report_usage[] =
-	"Usage: neuronprof report [-o FILE] [--buckets N] [--top N] [--keep-going]\n"
-	"                         [--progress=auto|always|never] PATH...\n"
-	"\n"
-	"One self-contained HTML page (inline SVG plots, inline script and style,\n"
-	"nothing fetched) of the recordings under each PATH (an NTFF file or a\n"
-	"directory, as summary takes them), with the numbers of summary: per\n"
-	"NeuronCore, utilisation over time per engine and TopSP with the longest\n"
-	"idle gaps, executions, host calls, sequence gaps, throttling and DMA\n"
-	"bandwidth marked; the top ops per unit; execution latency and host\n"
-	"overhead histograms per model; lost entries. Several recordings (several\n"
-	"machines, or several PATHs) are first drawn side by side: busy time and\n"
-	"utilisation per core, execution latency per model, one axis per plot.\n"
-	"The numbers behind every plot are in sortable tables.\n"
-	"\n"
-	"  -o, --output FILE  the page (default: standard output; written whole or\n"
-	"                not at all)\n"
-	"  --buckets N   time buckets per core (default 200, 1 to 10000): the page\n"
-	"                does not grow with the number of entries\n"
-	"  --top N       ops per unit (default 10, at least 1)\n"
-	"  --keep-going  skip files that do not read, say so on the page, exit 1\n"
-	"  --progress=WHEN  progress bar on stderr (default auto)\n"
-	"  -h, --help    this text\n";
 
 #define DOC_MODEL	"Documentation/analysis.rst, &ldquo;The timing model&rdquo;"
 #define DOC_OVERTIME	"Documentation/analysis.rst, &ldquo;Over time&rdquo;"
@@ -1159,15 +1136,6 @@ static void page(FILE *f, const char *const *paths, size_t npaths, size_t skippe
 /* One PATH: its profile and recordings (which point into the profile). */
 int cmd_report(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "buckets", required_argument, NULL, 'b' },
-		{ "top", required_argument, NULL, 't' },
-		{ "keep-going", no_argument, NULL, 'k' },
-		{ "progress", required_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	enum progress_mode pmode = PROGRESS_AUTO;
 	const char *outpath = "-";
 	uint64_t top = 10, nbuckets = 200, done = 0, entries = 0;
@@ -1178,36 +1146,38 @@ int cmd_report(int argc, char **argv)
 	struct progress pg;
 	size_t nrec = 0, npaths, nfiles = 0, skipped = 0, k;
 	bool keep = false;
-	int c, ret = 0;
+	int ret = 0;
+	const struct opt opts[] = {
+		OPT_STRING('o', "output", &outpath, "FILE",
+			   "the page (default: standard output; written whole or\n"
+			   "not at all)"),
+		OPT_U64(0, "buckets", &nbuckets, "N", 1, 10000,
+			"time buckets per core (default 200, 1 to 10000): the page\n"
+			"does not grow with the number of entries"),
+		OPT_U64(0, "top", &top, "N", 1, 1000000, "ops per unit (default 10, at least 1)"),
+		OPT_BOOL(0, "keep-going", &keep, "skip files that do not read, say so on the page, exit 1"),
+		OPT_PROGRESS(&pmode),
+		OPT_END(),
+	};
+	const struct cmd_desc desc = {
+		.name = "report",
+		.synopsis = "report [-o FILE] [--buckets N] [--top N] [--keep-going]\n"
+			    "                  [--progress=auto|always|never] PATH...",
+		.about = "One self-contained HTML page (inline SVG plots, inline script and style,\n"
+			 "nothing fetched) of the recordings under each PATH (an NTFF file or a\n"
+			 "directory, as summary takes them), with the numbers of summary: per\n"
+			 "NeuronCore, utilisation over time per engine and TopSP with the longest\n"
+			 "idle gaps, executions, host calls, sequence gaps, throttling and DMA\n"
+			 "bandwidth marked; the top ops per unit; execution latency and host\n"
+			 "overhead histograms per model; lost entries. Several recordings (several\n"
+			 "machines, or several PATHs) are first drawn side by side: busy time and\n"
+			 "utilisation per core, execution latency per model, one axis per plot.\n"
+			 "The numbers behind every plot are in sortable tables.\n",
+		.opts = opts,
+	};
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:ho:", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			outpath = optarg;
-			break;
-		case 'b':
-			if (parse_u64("--buckets", optarg, 1, 10000, false, &nbuckets))
-				return EXIT_USAGE;
-			break;
-		case 't':
-			if (parse_u64("--top", optarg, 1, 1000000, false, &top))
-				return EXIT_USAGE;
-			break;
-		case 'k':
-			keep = true;
-			break;
-		case 'P':
-			if (parse_progress(optarg, &pmode))
-				return EXIT_USAGE;
-			break;
-		case 'h':
-			fputs(report_usage, stdout);
-			return 0;
-		default:
-			return option_error(c, argv);
-		}
-	}
+	if (opts_parse(argc, argv, &desc, NULL, &ret))
+		return ret;
 	if (optind >= argc)
 		return usage_error("missing PATH");
 	if (output_open(&out, outpath, OUTPUT_STDOUT))

@@ -20,11 +20,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "json.h"
-#include "output.h"
-#include "summary.h"
+#include "util/json.h"
+#include "util/output.h"
+#include "analysis/summary.h"
 #include "tool.h"
-#include "xhost.h"
+#include "analysis/xhost.h"
 
 static const char summary_usage[] =
 	"Usage: neuronprof summary [--json | --csv DIR] [--top N] [--ns] [--brief]\n"

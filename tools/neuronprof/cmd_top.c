@@ -41,8 +41,8 @@
 #include <neuronprof/device.h>
 #include <neuronprof/ntff.h>
 
-#include "json.h"
 #include "live.h"
+#include "util/json.h"
 #include "tool.h"
 
 #define TOP_INTERVAL_MIN_MS	100

@@ -30,12 +30,34 @@ static const struct subcommand subcommands[] = {
 	{ "exporter", cmd_exporter, "a device's activity (or a recording's) as Prometheus metrics" },
 };
 
+#define NSUBCOMMANDS	(sizeof(subcommands) / sizeof(subcommands[0]))
+
+static const struct subcommand *subcommand_find(const char *name)
+{
+	for (size_t i = 0; i < NSUBCOMMANDS; i++)
+		if (!strcmp(name, subcommands[i].name))
+			return &subcommands[i];
+	return NULL;
+}
+
+/* "devices, doctor, ..., top": the commands, for messages. */
+static const char *subcommand_names(void)
+{
+	static char buf[256];
+	size_t off = 0;
+
+	for (size_t i = 0; i < NSUBCOMMANDS && off < sizeof(buf); i++)
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s", i ? ", " : "",
+					subcommands[i].name);
+	return buf;
+}
+
 static void usage(FILE *f)
 {
 	fputs("Usage: neuronprof [--version] [--help] <command> [<args>]\n"
 	      "\n"
 	      "Commands:\n", f);
-	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+	for (size_t i = 0; i < NSUBCOMMANDS; i++)
 		fprintf(f, "  %-9s %s\n", subcommands[i].name, subcommands[i].summary);
 	fputs("\n'neuronprof <command> --help' describes a command; man neuronprof has it all.\n",
 	      f);
@@ -43,6 +65,8 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	const struct subcommand *sub;
+
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
@@ -59,28 +83,24 @@ int main(int argc, char **argv)
 
 		if (argc > 3)
 			return usage_error("help takes one command, not '%s'", argv[3]);
-		for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
-			if (!strcmp(argv[2], subcommands[i].name)) {
-				tool_cmd = subcommands[i].name;
-				optind = 1;
-				return subcommands[i].fn(2, help_argv);
-			}
-		}
-		return usage_error("help: unknown command '%s' (commands: devices, doctor, "
-				   "record, dump, summary, report, export, top, exporter)", argv[2]);
+		sub = subcommand_find(argv[2]);
+		if (!sub)
+			return usage_error("help: unknown command '%s' (commands: %s)", argv[2],
+					   subcommand_names());
+		tool_cmd = sub->name;
+		optind = 1;
+		return sub->fn(2, help_argv);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("neuronprof (libneuronprof %s)\n", nprof_version_string());
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
-		if (!strcmp(argv[1], subcommands[i].name)) {
-			tool_cmd = subcommands[i].name;
-			return subcommands[i].fn(argc - 1, argv + 1);
-		}
+	sub = subcommand_find(argv[1]);
+	if (sub) {
+		tool_cmd = sub->name;
+		return sub->fn(argc - 1, argv + 1);
 	}
 	if (argv[1][0] == '-')
 		return usage_error("unknown option '%s'", argv[1]);
-	return usage_error("unknown command '%s' (commands: devices, doctor, record, dump, "
-			   "summary, report, export, top, exporter)", argv[1]);
+	return usage_error("unknown command '%s' (commands: %s)", argv[1], subcommand_names());
 }

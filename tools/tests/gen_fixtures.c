@@ -11,6 +11,9 @@
  *        gen_fixtures [--split C] --jitter N FILE  the same with steps of 50 to
  *                                      249 ns between entries instead of 100
  *                                      (distributions)
+ *        gen_fixtures [--split C] --fleet N DIR  N machines (2 to 64) of
+ *                                      a fleet (below), for the Python
+ *                                      analysis (python/tests)
  *        gen_fixtures -h | --help      the usage, on stdout; any other
  *                                      argument starting with '-' where DIR
  *                                      goes is refused (exit 2), never made
@@ -70,6 +73,20 @@
  *                     thread, 2 on another), trace_info.pb, and cpu_util.pb
  *                     and host_mem.pb from a monitor that took 3 samples
  *                     (start, one on demand, stop).
+ *
+ * With --fleet N, DIR/H/ for H = 0 .. N-1: machine fleet-H (trace_info.pb
+ * with a clock mapping on every machine but fleet-6), cores 0 and 1
+ * (profile_nc_C_session_0.ntff). Core C of machine H runs 3 + (H + C) % 3
+ * executions of model 11 (so later execution indexes have fewer cores),
+ * each one inference: START, an EVENT start/end pair around TRACE ops
+ * 0x401, 0x402, 0x403 on engine 0 and 0x501, 0x502 on engine 1, a
+ * TOPSP_TRACE 0x701 on TopSP 0, a DMA of 1024 * (H + 1) bytes on engine 0,
+ * STOP; 1000 ns between executions. On core 0 of machine H, op 0x401 takes
+ * 10 * H ns more; core 1 is the same on every machine (ties: the first
+ * machine is named). Machines with H % 4 == 3 report an ERROR (code 1005)
+ * in core 0's last execution; the DMA queue of odd machines records 1 lost.
+ * The planted straggler: fleet-5's core 1, whose op 0x502 takes 7000 ns
+ * more in execution 2 (fleets of 6 machines or more).
  */
 #include <endian.h>
 #include <errno.h>
@@ -360,6 +377,42 @@ static void straggler(struct fixture *f, uint32_t machine, uint32_t core)
 	}
 }
 
+/* One core of machine @machine of a fleet (see the header). */
+static void fleet_core(struct fixture *f, uint32_t machine, uint32_t core)
+{
+	uint32_t nexec = 3 + (machine + core) % 3;
+
+	memset(f, 0, sizeof(*f));
+	f->now = 4000000;
+	f->model_id = 11;
+	for (uint32_t x = 0; x < nexec; x++) {
+		emit(f, NEURONPROF_QT_INFER_STATUS, CORE, core, 0, NEURONPROF_INFER_START, 0, 1,
+		     0, 0, 0);
+		for (uint32_t e = 0; e < 2; e++) {
+			emit(f, NEURONPROF_QT_EVENT, CORE, core, e, 1, 0, 3, 0, 0, 0);
+			for (uint32_t i = 1; i <= 3 - e; i++) {
+				emit(f, NEURONPROF_QT_TRACE, CORE, core, e, ((4 + e) << 8) | i, 0,
+				     16 * i, 0, 0, 0);
+				if (e == 0 && i == 1 && core == 0)
+					f->now += 10 * machine;
+				if (e == 1 && i == 2 && machine == 5 && core == 1 && x == 2)
+					f->now += 7000;
+			}
+			emit(f, NEURONPROF_QT_EVENT, CORE, core, e, 2, 0, 0, 0, 0, 0);
+		}
+		emit(f, NEURONPROF_QT_TOPSP_TRACE, TOPSP, 0, 0, 0x701, 0, 0, 0, 0, 0);
+		emit(f, NEURONPROF_QT_DMA, CORE, core, 0, 0, 0, 1024 * (machine + 1), 0x1000,
+		     0x2000, 0);
+		if (machine % 4 == 3 && core == 0 && x == nexec - 1)
+			emit(f, NEURONPROF_QT_ERROR, CORE, core, 0, 1005, 0, 0, 0, 0, 0);
+		emit(f, NEURONPROF_QT_INFER_STATUS, CORE, core, 0, NEURONPROF_INFER_STOP, 0, 0,
+		     0, 0, 0);
+		f->now += 1000;
+	}
+	if (machine % 2)
+		queue(f, NEURONPROF_QT_DMA, CORE, core, 0)->lost = 1;
+}
+
 static void gap(struct fixture *f)
 {
 	struct queue *q;
@@ -568,10 +621,37 @@ static void write_text(const char *path, const char *text)
 		die(path);
 }
 
+static void fleet(const char *dir, uint32_t n)
+{
+	struct fixture f;
+	char path[4096];
+
+	mkdir_or_die(dir);
+	for (uint32_t h = 0; h < n; h++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "fleet-%u", h);
+		snprintf(path, sizeof(path), "%s/%u", dir, h);
+		mkdir_or_die(path);
+		fixture_instance = name;
+		for (uint32_t c = 0; c < 2; c++) {
+			char file[64];
+
+			fleet_core(&f, h, c);
+			snprintf(file, sizeof(file), "profile_nc_%u_session_0.ntff", c);
+			write_file(&f, path, file, c, 0);
+			fixture_free(&f);
+		}
+		if (h != 6)
+			write_trace_info(path, name, 1000000, 1700000000000000000ULL + 2000 * h);
+	}
+}
+
 static const char usage_text[] =
 	"Usage: gen_fixtures [--split C] DIR              the test fixtures\n"
 	"       gen_fixtures [--split C] --large N FILE   one file of about N entries\n"
 	"       gen_fixtures [--split C] --jitter N FILE  the same, 50 to 249 ns steps\n"
+	"       gen_fixtures [--split C] --fleet N DIR    N machines' recordings\n"
 	"       gen_fixtures -h | --help                  this text\n";
 
 int main(int argc, char **argv)
@@ -591,6 +671,16 @@ int main(int argc, char **argv)
 		}
 		argc -= 2;
 		argv += 2;
+	}
+	if (argc == 4 && !strcmp(argv[1], "--fleet")) {
+		unsigned long n = strtoul(argv[2], NULL, 0);
+
+		if (n < 2 || n > 64) {
+			fprintf(stderr, "gen_fixtures: --fleet needs 2 to 64 machines\n");
+			return 2;
+		}
+		fleet(argv[3], (uint32_t)n);
+		return 0;
 	}
 	if (argc == 4 && (!strcmp(argv[1], "--large") || !strcmp(argv[1], "--jitter"))) {
 		char *copy = strdup(argv[3]), *slash, *name, *dir;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Unit tests of the exporter's exposition writer and textfile writer
- * (neuronprof/prom.c), run by tests/run.sh:
+ * (neuronprof/util/prom.c), run by tests/run.sh:
  *   prom_unit WORK_DIR
  * WORK_DIR is an empty directory the tests make their files in. Prints
  * "ok N - name" or "not ok N - name" with the reason on "# " lines, and
@@ -31,8 +31,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "prom.h"
-#include "tool.h"
+#include "util/prom.h"
+#include "util/util.h"
 
 static int n, failed, skipped;
 

@@ -162,6 +162,20 @@ suite() {
 	}
 	run "man page: every option of every --help, the synopsis complete" t_man_options
 
+	# The export formats come from one table (export/formats.c): --help lists
+	# it, the man page documents each, and --format refuses what is not in it.
+	t_export_formats() {
+		local man=$repo/man/neuronprof.1 f n=0
+		for f in $("$np" export --help | sed -n '/^Formats:/,/^$/p' | awk 'NR > 1 && NF { print $1 }'); do
+			n=$((n + 1))
+			grep -qF -- "\-\-format\  $f" "$man" || { echo "format $f: not in the man page"; return 1; }
+		done
+		[ "$n" -ge 3 ] || { echo "export --help lists $n formats"; return 1; }
+		expect_exit 2 "unknown format 'csv' \(expected json, perfetto or sqlite\)" \
+			"$np" export --format csv "$basic"
+	}
+	run "export formats: one table behind --help, the man page and --format" t_export_formats
+
 	# One parser for sizes: K, M and G everywhere, the range in the same units.
 	t_ring_size_units() {
 		"$np" record -o "$tmp/recdir" --ring-size 2048K -- env >"$tmp/env" 2>/dev/null &&
@@ -1767,6 +1781,33 @@ print((max(x["last_ns"] for x in c) - min(x["first_ns"] for x in c)) / 1e9)' "$t
 		fi
 	fi
 }
+
+# ---- the tool's source layers (tools/check-layers.py) ---------------------
+label=
+t_layers() {
+	"$py" "$tools/check-layers.py" >"$tmp/layers" || { cat "$tmp/layers"; return 1; }
+	has "0 running up" "$tmp/layers"
+}
+run "source layers: util, analysis, export, commands; no include runs up" t_layers
+# The check can fail: an include planted in util/ that runs up to export/,
+# and two headers that include each other.
+t_layers_planted() {
+	rm -rf "$tmp/src" && cp -r "$tools/neuronprof" "$tmp/src" || return 1
+	printf '#include "export/export.h"\n' >>"$tmp/src/util/json.c"
+	if "$py" "$tools/check-layers.py" "$tmp/src" >"$tmp/layers"; then
+		echo "an upward include passed"; return 1
+	fi
+	has "util/json.c: includes export/export.h, a layer above" "$tmp/layers" &&
+		has "1 running up" "$tmp/layers" || return 1
+	rm -rf "$tmp/src" && cp -r "$tools/neuronprof" "$tmp/src" || return 1
+	printf '#include "util/output.h"\n' >>"$tmp/src/util/json.h"
+	printf '#include "util/json.h"\n' >>"$tmp/src/util/output.h"
+	if "$py" "$tools/check-layers.py" "$tmp/src" >"$tmp/layers"; then
+		echo "a circle passed"; return 1
+	fi
+	has "circle: " "$tmp/layers"
+}
+run "source layers: a planted upward include and a circle fail the check" t_layers_planted
 
 label=
 for build in "${builds[@]}"; do

@@ -45,7 +45,6 @@
 #include <stdint.h>
 
 #include <neuronprof/common.h>
-#include <neuronprof/config.h>
 #include <neuronprof/device.h>
 
 #ifdef __cplusplus
@@ -95,6 +94,9 @@ struct nprof_capture_opts {
  * up.
  */
 #define NPROF_CAPTURE_ZERO_COPY		(1u << 0)
+
+/* The inspect configuration (<neuronprof/config.h>, which declares its functions). */
+struct nprof_inspect_config;
 
 /**
  * nprof_capture_opts_from_config() - take the ring sizes of an inspect

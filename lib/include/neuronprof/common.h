@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libneuronprof: version, export macro, error reporting and logging.
+ * libneuronprof: version, export macro, the base constants every part of
+ * the library shares (cores, queue types, model names), error reporting
+ * and logging. Every other public header includes it.
  */
 #ifndef NEURONPROF_COMMON_H
 #define NEURONPROF_COMMON_H
@@ -27,6 +29,21 @@ extern "C" {
 /* NPROF_VERSION_CODE(1, 0, 0): one integer that orders versions. */
 #define NPROF_VERSION_CODE(major, minor, patch) \
 	(((major) << 16) | ((minor) << 8) | (patch))
+
+/* ---- base constants ------------------------------------------------------ */
+
+/* Number of NeuronCores a configuration can address (indices 0..255). */
+#define NPROF_MAX_CORES			256
+
+/* Number of device queue types (enum neuronprof_queue_type in the uapi). */
+#define NPROF_QUEUE_TYPES		9
+
+/* Longest model name, without the NUL. */
+#define NPROF_MODEL_NAME_MAX		200
+
+/* Status of an execution: 0 is success; other values are failures. The
+ * NRT_STATUS values of <nrt/nrt_status.h> are a good choice. */
+#define NPROF_EXEC_OK			0u
 
 /**
  * nprof_version() - version of the running library.

@@ -17,23 +17,19 @@
 #include <stdint.h>
 
 #include <neuronprof/common.h>
+#include <neuronprof/output.h>
+#include <neuronprof/sys_trace.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Number of NeuronCores a configuration can address (indices 0..255). */
-#define NPROF_MAX_CORES			256
-
-/* Number of device queue types (enum neuronprof_queue_type in the uapi). */
-#define NPROF_QUEUE_TYPES		9
-
-/* Default output base directory. */
-#define NPROF_DEFAULT_OUTPUT_DIR	"./output"
-
-/* Default and limits of the system-trace ring, in events per core. */
-#define NPROF_SYS_TRACE_DEFAULT_MAX_EVENTS	1000000ULL
-#define NPROF_SYS_TRACE_MAX_EVENTS_LIMIT	(1ULL << 28)
+/*
+ * NPROF_MAX_CORES and NPROF_QUEUE_TYPES are in <neuronprof/common.h>,
+ * NPROF_DEFAULT_OUTPUT_DIR in <neuronprof/output.h>, the system-trace ring's
+ * NPROF_SYS_TRACE_DEFAULT_MAX_EVENTS and _MAX_EVENTS_LIMIT in
+ * <neuronprof/sys_trace.h>; all three are included here.
+ */
 
 /* Limits of a per-queue-type ring size, in MiB (NEURON_RT_PROFILE_BUF_*_MB). */
 #define NPROF_RING_SIZE_MIN_MB		1ULL

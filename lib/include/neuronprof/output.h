@@ -21,6 +21,9 @@
 extern "C" {
 #endif
 
+/* Default output base directory. */
+#define NPROF_DEFAULT_OUTPUT_DIR	"./output"
+
 /* Where on-fail salvage moves profiles; never accepted as a base. */
 #define NPROF_OUTPUT_FAIL_DIR		"./tmp"
 

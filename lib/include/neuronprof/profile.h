@@ -25,11 +25,13 @@
 #include <stdint.h>
 
 #include <neuronprof/common.h>
-#include <neuronprof/runtime.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* A loaded model (<neuronprof/runtime.h>, which declares its functions). */
+struct nprof_model;
 
 /**
  * nprof_profile_start() - start capturing the core of @model into @filename.

@@ -56,12 +56,10 @@ extern "C" {
 /* Opaque handle of a loaded model. */
 struct nprof_model;
 
-/* Longest model name, without the NUL. */
-#define NPROF_MODEL_NAME_MAX	200
-
-/* Status of an execution: 0 is success; other values are failures. The
- * NRT_STATUS values of <nrt/nrt_status.h> are a good choice. */
-#define NPROF_EXEC_OK		0u
+/*
+ * NPROF_MODEL_NAME_MAX (the longest model name) and NPROF_EXEC_OK (the
+ * status of a successful execution) are in <neuronprof/common.h>.
+ */
 
 /**
  * nprof_model_load() - announce a model loaded on a virtual core.

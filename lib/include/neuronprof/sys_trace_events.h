@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libneuronprof: the system-trace event taxonomy.
+ * libneuronprof: the vocabulary of the system trace: the event taxonomy,
+ * the event a trace point records (struct nprof_sys_trace_event) and the
+ * clock of its timestamps. Recording and reading the trace is
+ * <neuronprof/sys_trace.h>, which includes this header.
  *
  * Every event the host-side system trace records has one of these types.
  * The taxonomy is ours (the runtime's full list is not public): it contains
@@ -19,6 +22,8 @@
 #define NEURONPROF_SYS_TRACE_EVENTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include <neuronprof/common.h>
 
@@ -104,6 +109,128 @@ NPROF_API int nprof_sys_trace_event_type_from_name(const char *name);
  * Return: true for the seven hardware types, false for any other value.
  */
 NPROF_API bool nprof_sys_trace_event_type_is_hardware(unsigned int type);
+
+/* ---- the event ------------------------------------------------------------ */
+
+/* Core index of events not tied to a NeuronCore: they have a ring of their
+ * own, which the per-core filter does not apply to. */
+#define NPROF_SYS_TRACE_NO_CORE		NPROF_MAX_CORES
+
+/* Attributes an event can carry. */
+#define NPROF_SYS_TRACE_MAX_ATTRS	4
+
+/* Who produced an event. */
+enum nprof_sys_trace_source {
+	NPROF_SYS_TRACE_SRC_NEURON_RT = 0,	/* "neuron_rt": runtime / library entry points */
+	NPROF_SYS_TRACE_SRC_NEURON_HW = 1,	/* "neuron_hw": from device notifications */
+	NPROF_SYS_TRACE_SRC_FRAMEWORK = 2,	/* "framework": the framework or application */
+	NPROF_SYS_TRACE_SRC_COUNT = 3,
+};
+
+/* Type of an attribute value. */
+enum nprof_sys_trace_attr_type {
+	NPROF_SYS_TRACE_ATTR_INT = 1,		/* v.i */
+	NPROF_SYS_TRACE_ATTR_UINT = 2,		/* v.u */
+	NPROF_SYS_TRACE_ATTR_DOUBLE = 3,	/* v.d */
+	NPROF_SYS_TRACE_ATTR_STR = 4,		/* v.s */
+};
+
+/*
+ * struct nprof_sys_trace_attr - one key=value attribute.
+ * @key: attribute name. Stored BY POINTER, not copied (that keeps recording
+ *	free of allocation): it must stay valid until the event has been
+ *	fetched or drained, or the trace restarted or released. String
+ *	literals qualify; for anything else use nprof_sys_trace_intern().
+ * @type: enum nprof_sys_trace_attr_type.
+ * @v: the value; for NPROF_SYS_TRACE_ATTR_STR, @v.s is stored by pointer
+ *	under the same rule as @key.
+ */
+struct nprof_sys_trace_attr {
+	const char *key;
+	uint32_t type;
+	uint32_t reserved;	/* zero */
+	union {
+		int64_t i;
+		uint64_t u;
+		double d;
+		const char *s;
+	} v;
+};
+
+/* struct nprof_sys_trace_event flags. */
+#define NPROF_SYS_TRACE_F_MODEL_ID	(1u << 0)	/* model_id is set */
+#define NPROF_SYS_TRACE_F_FLOW_ID	(1u << 1)	/* flow_id is set */
+#define NPROF_SYS_TRACE_F_ALL		0x3u
+
+/*
+ * struct nprof_sys_trace_event - an event to record.
+ * @type: enum nprof_sys_trace_event_type.
+ * @source: enum nprof_sys_trace_source.
+ * @core: NeuronCore index 0..255, or NPROF_SYS_TRACE_NO_CORE.
+ * @flags: NPROF_SYS_TRACE_F_* saying which optional fields are set.
+ * @start_ns, @end_ns: CLOCK_MONOTONIC; @end_ns >= @start_ns.
+ * @model_id: with NPROF_SYS_TRACE_F_MODEL_ID.
+ * @flow_id: with NPROF_SYS_TRACE_F_FLOW_ID; events sharing a flow id are
+ *	causally linked (an execute and the device work it caused).
+ * @attrs, @nattrs: up to NPROF_SYS_TRACE_MAX_ATTRS attributes (copied,
+ *	except the strings they point to).
+ *
+ * nprof_sys_trace_begin() fills one in for a begin/end pair.
+ */
+struct nprof_sys_trace_event {
+	uint32_t type;
+	uint32_t source;
+	uint32_t core;
+	uint32_t flags;
+	uint64_t start_ns;
+	uint64_t end_ns;
+	uint64_t model_id;
+	uint64_t flow_id;
+	const struct nprof_sys_trace_attr *attrs;
+	uint32_t nattrs;
+	uint32_t reserved;	/* zero */
+};
+
+/* ---- the clock ------------------------------------------------------------ */
+
+/**
+ * nprof_sys_trace_clock_ns() - the current CLOCK_MONOTONIC time in
+ * nanoseconds, the clock of every event timestamp the library takes.
+ *
+ * Read from the TSC and converted with the kernel's own mult/shift where the
+ * kernel says that is exact, else with clock_gettime(CLOCK_MONOTONIC);
+ * either way the value is CLOCK_MONOTONIC's, comparable with the device's
+ * timestamps and other processes'. The first call, or the first
+ * nprof_sys_trace_start(), decides which (see nprof_sys_trace_clock()); the
+ * environment variable NPROF_SYS_TRACE_CLOCK=monotonic, read then, forces
+ * clock_gettime().
+ */
+NPROF_API uint64_t nprof_sys_trace_clock_ns(void);
+
+/* What nprof_sys_trace_clock() reports. */
+enum nprof_sys_trace_clock_kind {
+	NPROF_SYS_TRACE_CLOCK_MONOTONIC = 0,	/* clock_gettime(CLOCK_MONOTONIC) per read */
+	NPROF_SYS_TRACE_CLOCK_TSC = 1,		/* the TSC, converted to CLOCK_MONOTONIC */
+};
+
+/**
+ * nprof_sys_trace_clock() - how nprof_sys_trace_clock_ns() reads the time.
+ * @why: if not NULL, receives a sentence: the conversion used, or why the
+ *	TSC is not (the first condition that failed). May be NULL.
+ * @len: size of @why.
+ *
+ * Return: enum nprof_sys_trace_clock_kind.
+ */
+NPROF_API int nprof_sys_trace_clock(char *why, size_t len);
+
+/**
+ * nprof_sys_trace_now() - the current CLOCK_MONOTONIC time in nanoseconds,
+ * the clock of every event timestamp: nprof_sys_trace_clock_ns().
+ */
+static inline uint64_t nprof_sys_trace_now(void)
+{
+	return nprof_sys_trace_clock_ns();
+}
 
 #ifdef __cplusplus
 }

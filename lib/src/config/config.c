@@ -180,6 +180,26 @@ NPROF_API int nprof_sys_trace_config_set_capture_enabled_for_event_type(
 	return 0;
 }
 
+NPROF_API int nprof_sys_trace_get_event_types(const char ***names, size_t *count)
+{
+	return nprof_dup_name_list(nprof_sys_trace_event_names(), NPROF_SYS_TRACE_EVENT_COUNT,
+				   UINT64_MAX, names, count);
+}
+
+NPROF_API void nprof_sys_trace_free_event_types(const char **names, size_t count)
+{
+	nprof_free_name_list(names, count);
+}
+
+NPROF_API int nprof_sys_trace_config_get_enabled_event_types(const struct nprof_sys_trace_config *cfg,
+							     const char ***names, size_t *count)
+{
+	if (!cfg)
+		return nprof_err(EINVAL, "system-trace config is NULL");
+	return nprof_dup_name_list(nprof_sys_trace_event_names(), NPROF_SYS_TRACE_EVENT_COUNT,
+				   cfg->event_type_mask, names, count);
+}
+
 NPROF_API uint64_t nprof_sys_trace_config_get_event_type_mask(const struct nprof_sys_trace_config *cfg)
 {
 	return cfg ? cfg->event_type_mask : 0;
@@ -455,9 +475,10 @@ NPROF_API int nprof_capture_opts_from_config(struct nprof_capture_opts *opts,
 	if (!opts || !cfg)
 		return nprof_err(EINVAL, "capture options or configuration is NULL");
 	/* Callers compiled before flags and spool_dir existed pass a smaller struct. */
-	if (opts->size < offsetof(struct nprof_capture_opts, flags))
-		return nprof_err(EINVAL, "struct nprof_capture_opts size %zu is unsupported (this library: %zu)",
-				 opts->size, sizeof(*opts));
+	ret = NPROF_SIZED_VALID_SINCE(opts, nprof_capture_opts,
+				      offsetof(struct nprof_capture_opts, flags), NPROF_SIZED_OUT);
+	if (ret)
+		return ret;
 	for (t = 0; t < NPROF_QUEUE_TYPES; t++) {
 		ret = nprof_inspect_config_get_ring_size(cfg, t, &opts->ring_size[t]);
 		if (ret)

@@ -4,8 +4,10 @@
  * the options bag the inspect controller is given.
  *
  * config/ is layer 5 of the library (lib/src/README), next to the capture
- * modes: it may call util/, output/ (the output-directory policy) and the
- * host trace's event taxonomy in trace/, never the modes or session/.
+ * modes: it may call util/ (among it the event taxonomy), output/ (the
+ * output-directory policy), capture/ (the struct nprof_capture_opts that
+ * nprof_capture_opts_from_config() fills) and trace/ (the system-trace
+ * configuration's struct), never the modes or session/.
  */
 #ifndef NEURONPROF_CONFIG_INTERNAL_H
 #define NEURONPROF_CONFIG_INTERNAL_H

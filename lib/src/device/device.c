@@ -25,8 +25,8 @@
 #include <xf86drm.h>
 
 #include "device/device_internal.h"
-#include "util/internal.h"
 #include "ntff/ntff_internal.h"
+#include "util/internal.h"
 #include "util/tracepoint.h"
 
 /* ---- hooks ------------------------------------------------------------------ */
@@ -374,10 +374,10 @@ NPROF_API int nprof_device_get_info(const struct nprof_device *dev, struct nprof
 
 	if (!dev || !info)
 		return nprof_err(EINVAL, "device or info is NULL");
+	if (NPROF_SIZED_VALID_SINCE(info, nprof_device_info, NPROF_DEVICE_INFO_SIZE_V1,
+				    NPROF_SIZED_OUT))
+		return -EINVAL;
 	size = info->size;
-	if (size < NPROF_DEVICE_INFO_SIZE_V1)
-		return nprof_err(EINVAL, "struct nprof_device_info size %zu is unsupported (this library: %zu to %zu)",
-				 size, (size_t)NPROF_DEVICE_INFO_SIZE_V1, sizeof(*info));
 	/* A 1.0 caller's struct ends before the raw fields. */
 	memcpy(info, &dev->info, size < sizeof(*info) ? size : sizeof(*info));
 	info->size = size;
@@ -645,9 +645,8 @@ NPROF_API int nprof_device_list(struct nprof_device_node *nodes, size_t max)
 	if (max && !nodes)
 		return nprof_err(EINVAL, "device node array is NULL");
 	for (i = 0; i < max; i++)
-		if (nodes[i].size < sizeof(*nodes))
-			return nprof_err(EINVAL, "struct nprof_device_node size %zu is unsupported (this library: %zu)",
-					 nodes[i].size, sizeof(*nodes));
+		if (NPROF_SIZED_VALID(&nodes[i], nprof_device_node, NPROF_SIZED_OUT))
+			return -EINVAL;
 	/* Fill a private array so a caller's larger elements keep their stride. */
 	tmp = calloc(max ? max : 1, sizeof(*tmp));
 	if (!tmp)
@@ -782,12 +781,9 @@ NPROF_API int nprof_device_sim_exec(struct nprof_device *dev, const struct nprof
 
 	if (!dev || !prog || !res)
 		return nprof_err(EINVAL, "device, program or result is NULL");
-	if (!nprof_ntff_sized_struct_ok(prog, sizeof(*prog)))
-		return nprof_err(EINVAL, "struct nprof_sim_program size %zu is unsupported (this library: %zu)",
-				 prog->size, sizeof(*prog));
-	if (res->size < sizeof(*res))
-		return nprof_err(EINVAL, "struct nprof_sim_result size %zu is unsupported (this library: %zu)",
-				 res->size, sizeof(*res));
+	if (NPROF_SIZED_VALID(prog, nprof_sim_program, NPROF_SIZED_IN) ||
+	    NPROF_SIZED_VALID(res, nprof_sim_result, NPROF_SIZED_OUT))
+		return -EINVAL;
 	if (!(dev->info.caps & NPROF_DEVICE_CAP_SIM_EXEC))
 		return nprof_err(EOPNOTSUPP, "%s (provider %s) cannot run synthetic programs",
 				 dev->path, dev->info.provider);

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Device-layer internals shared by device*.c and capture_session*.c, and the
+ * Device-layer internals shared by device*.c and the capture engine, and the
  * seams the host tests use to run the layer without a kernel: a device whose
  * queue operations are functions of the test (rings in ordinary memory) and
  * replaceable module-state and enumeration hooks.
  *
  * device/ is layer 3 of the library (lib/src/README): it may call util/
- * and ntff/ (the checks of caller-sized structs); it records its system-
+ * and ntff/ (whose entry-size bounds a device's entries must meet, a
+ * header's constants only); it records its system-
  * trace events through util/tracepoint.h, never by calling trace/.
  */
 #ifndef NEURONPROF_DEVICE_INTERNAL_H

@@ -13,7 +13,6 @@
 
 #include "device/device_internal.h"
 #include "util/internal.h"
-#include "ntff/ntff_internal.h"
 #include "util/tracepoint.h"
 
 static const char *qt_name(uint32_t qt)
@@ -79,9 +78,8 @@ NPROF_API struct nprof_nq *nprof_nq_subscribe(struct nprof_device *dev,
 
 	if (!dev || !params)
 		return nprof_err_ptr(EINVAL, "device or queue parameters are NULL");
-	if (!nprof_ntff_sized_struct_ok(params, sizeof(*params)))
-		return nprof_err_ptr(EINVAL, "struct nprof_nq_params size %zu is unsupported (this library: %zu)",
-				     params->size, sizeof(*params));
+	if (NPROF_SIZED_VALID(params, nprof_nq_params, NPROF_SIZED_IN))
+		return NULL;
 	describe(what, sizeof(what), params);
 	if (params->flags)
 		return nprof_err_ptr(EINVAL, "cannot subscribe %s: flags 0x%x must be 0", what,
@@ -219,9 +217,8 @@ NPROF_API int nprof_nq_drain(struct nprof_nq *nq, unsigned int flags,
 
 	if (!nq || !st)
 		return nprof_err(EINVAL, "subscription or drain state is NULL");
-	if (st->size < sizeof(*st))
-		return nprof_err(EINVAL, "struct nprof_nq_drain_state size %zu is unsupported (this library: %zu)",
-				 st->size, sizeof(*st));
+	if (NPROF_SIZED_VALID(st, nprof_nq_drain_state, NPROF_SIZED_OUT))
+		return -EINVAL;
 	if (flags & ~NPROF_NQ_DRAIN_FLUSH)
 		return nprof_err(EINVAL, "unknown drain flags 0x%x", flags & ~NPROF_NQ_DRAIN_FLUSH);
 	want = nprof_tp_begin(&ev, NPROF_EV_NQ_DRAIN, NPROF_SYS_TRACE_SRC_NEURON_RT,

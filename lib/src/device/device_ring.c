@@ -205,10 +205,9 @@ NPROF_API int nprof_ring_get_state(const struct nprof_ring *ring, struct nprof_r
 
 	if (!ring || !st)
 		return nprof_err(EINVAL, "ring or state is NULL");
+	if (NPROF_SIZED_VALID(st, nprof_ring_state, NPROF_SIZED_OUT))
+		return -EINVAL;
 	size = st->size;
-	if (size < sizeof(*st))
-		return nprof_err(EINVAL, "struct nprof_ring_state size %zu is unsupported (this library: %zu)",
-				 size, sizeof(*st));
 	memset(st, 0, sizeof(*st));
 	st->size = size;
 	st->producer_pos = nprof_ring_load_producer(ring);

@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 
-#include <neuronprof/runtime.h>
+#include <neuronprof/common.h>
 
 struct nprof_model_info {
 	char name[NPROF_MODEL_NAME_MAX + 1];

@@ -12,8 +12,9 @@
  * the way the configuration does), never session/.
  *
  * Beside the interface, the modes' own public entry points live here:
- * nprof_profile_start/_stop (direct.c), nprof_profile_continuous_*
- * (continuous.c) and nprof_inspect_salvage_dir (onfail.c).
+ * nprof_profile_start/_stop (direct.c) and nprof_profile_continuous_*
+ * (continuous.c) of <neuronprof/profile.h>; the controller's
+ * nprof_inspect_salvage_dir() asks onfail.c (nprof_onfail_salvage_dir()).
  */
 #ifndef NEURONPROF_MODES_H
 #define NEURONPROF_MODES_H
@@ -97,6 +98,13 @@ bool nprof_continuous_enabled(void);
 
 /* Move @name of the session directory into the salvage directory. */
 int nprof_onfail_salvage(const struct nprof_session_view *s, const char *name);
+
+/*
+ * The salvage directory of this process, "./tmp/<instance_id>-<pid>", into
+ * @buf (@len bytes): its length, or -errno. The controller's
+ * nprof_inspect_salvage_dir() is this.
+ */
+int nprof_onfail_salvage_dir(char *buf, size_t len);
 
 /* ---- the MODEL record map (records.c) --------------------------------
  *

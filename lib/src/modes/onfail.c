@@ -15,8 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <neuronprof/inspect.h>
-
 #include "modes/modes.h"
 #include "util/internal.h"
 
@@ -168,7 +166,7 @@ out:
 	pthread_mutex_unlock(&salv_lock);
 }
 
-NPROF_API int nprof_inspect_salvage_dir(char *buf, size_t len)
+int nprof_onfail_salvage_dir(char *buf, size_t len)
 {
 	char sub[sizeof(salv.sub)];
 	int n;

@@ -93,19 +93,6 @@ void nprof_ntff_header_encode(const struct nprof_ntff_header *h,
 void nprof_ntff_header_decode(const unsigned char in[NPROF_NTFF_HEADER_SIZE],
 			      struct nprof_ntff_header *h);
 
-/*
- * A caller-sized struct whose first member is its size: valid if at least
- * @ours bytes, and any bytes past @ours (a newer caller) are zero.
- */
-bool nprof_ntff_sized_struct_ok(const void *p, size_t ours);
-
-/*
- * The same for a struct that grew: at least @oldest bytes (its first
- * version), and any bytes past @ours zero. The caller reads or fills only
- * min(size, @ours) bytes.
- */
-bool nprof_ntff_sized_struct_ok_since(const void *p, size_t oldest, size_t ours);
-
 static inline uint64_t ntff_entry_seq(const unsigned char *entry)
 {
 	uint64_t v;

@@ -532,10 +532,9 @@ NPROF_API int nprof_ntff_reader_info(const struct nprof_ntff_reader *r, struct n
 
 	if (!r || !info)
 		return nprof_err(EINVAL, "NTFF reader or info is NULL");
+	if (NPROF_SIZED_VALID_SINCE(info, nprof_ntff_info, NPROF_NTFF_INFO_SIZE_V1, NPROF_SIZED_OUT))
+		return -EINVAL;
 	size = info->size;
-	if (size < NPROF_NTFF_INFO_SIZE_V1)
-		return nprof_err(EINVAL, "struct nprof_ntff_info size %zu is smaller than %zu", size,
-				 (size_t)NPROF_NTFF_INFO_SIZE_V1);
 	m = r->info;
 	d = m->device;
 	memset(&out, 0, sizeof(out));
@@ -585,10 +584,9 @@ NPROF_API int nprof_ntff_reader_queue(const struct nprof_ntff_reader *r, size_t 
 
 	if (!r || !q)
 		return nprof_err(EINVAL, "NTFF reader or queue is NULL");
+	if (NPROF_SIZED_VALID(q, nprof_ntff_queue, NPROF_SIZED_OUT))
+		return -EINVAL;
 	size = q->size;
-	if (size < sizeof(out))
-		return nprof_err(EINVAL, "struct nprof_ntff_queue size %zu is smaller than %zu", size,
-				 sizeof(out));
 	if (idx >= r->info->n_trace)
 		return nprof_err(ERANGE, "queue record %zu does not exist (the file has %zu)", idx,
 				 r->info->n_trace);

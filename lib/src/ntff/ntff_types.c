@@ -155,22 +155,3 @@ void nprof_ntff_header_decode(const unsigned char in[NPROF_NTFF_HEADER_SIZE],
 	GET(OFF(header_csum), 32, h->header_csum);
 }
 
-bool nprof_ntff_sized_struct_ok(const void *p, size_t ours)
-{
-	return nprof_ntff_sized_struct_ok_since(p, ours, ours);
-}
-
-bool nprof_ntff_sized_struct_ok_since(const void *p, size_t oldest, size_t ours)
-{
-	const unsigned char *b = p;
-	size_t size, i;
-
-	memcpy(&size, p, sizeof(size));
-	if (size < oldest)
-		return false;
-	/* Only input structs are checked past @ours; callers bound @size. */
-	for (i = ours; i < size && i < ours + 4096; i++)
-		if (b[i])
-			return false;
-	return true;
-}

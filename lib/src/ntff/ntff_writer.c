@@ -203,9 +203,8 @@ NPROF_API int nprof_ntff_writer_set_info(struct nprof_ntff_writer *w,
 
 	if (!w || !given)
 		return nprof_err(EINVAL, "NTFF writer or info is NULL");
-	if (!nprof_ntff_sized_struct_ok_since(given, NPROF_NTFF_INFO_SIZE_V1, sizeof(*given)))
-		return nprof_err(EINVAL, "struct nprof_ntff_info size %zu is unsupported (this library: %zu to %zu)",
-				 given->size, (size_t)NPROF_NTFF_INFO_SIZE_V1, sizeof(*given));
+	if (NPROF_SIZED_VALID_SINCE(given, nprof_ntff_info, NPROF_NTFF_INFO_SIZE_V1, NPROF_SIZED_IN))
+		return -EINVAL;
 	/* A 1.0 caller's struct ends before the raw fields: they read as 0. */
 	memset(&copy, 0, sizeof(copy));
 	memcpy(&copy, given, given->size < sizeof(copy) ? given->size : sizeof(copy));
@@ -387,10 +386,8 @@ NPROF_API int nprof_ntff_writer_append(struct nprof_ntff_writer *w,
 		return nprof_err(EINVAL, "NTFF writer or queue descriptor is NULL");
 	if (w->error)
 		return writer_replay(w);
-	if (!nprof_ntff_sized_struct_ok(desc, sizeof(*desc)))
-		return nprof_err(EINVAL,
-				 "struct nprof_ntff_queue_desc size %zu is unsupported (this library: %zu)",
-				 desc->size, sizeof(*desc));
+	if (NPROF_SIZED_VALID(desc, nprof_ntff_queue_desc, NPROF_SIZED_IN))
+		return -EINVAL;
 	if (nprof_ntff_map_queue_type(desc->queue_type, &trace_type, &block_type))
 		return nprof_err(EINVAL, "cannot append queue type %u: not a known queue type",
 				 desc->queue_type);

@@ -17,7 +17,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <neuronprof/config.h>
 #include <neuronprof/output.h>
 
 #include "util/internal.h"
@@ -174,9 +173,8 @@ NPROF_API int nprof_output_instance_id(const struct nprof_instance_probe *probe,
 	if (!buf || !len)
 		return nprof_err(EINVAL, "instance id buffer is NULL or empty");
 	if (probe) {
-		if (probe->size < sizeof(p))
-			return nprof_err(EINVAL, "instance probe size %zu is smaller than %zu",
-					 probe->size, sizeof(p));
+		if (NPROF_SIZED_VALID(probe, nprof_instance_probe, NPROF_SIZED_IN))
+			return -EINVAL;
 		p.board_asset_tag = probe->board_asset_tag;
 		p.cloud_instance_id = probe->cloud_instance_id;
 		p.hostname = probe->hostname;

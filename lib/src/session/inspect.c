@@ -585,6 +585,11 @@ NPROF_API int nprof_inspect_session_dir(char *buf, size_t len)
 	return ret;
 }
 
+NPROF_API int nprof_inspect_salvage_dir(char *buf, size_t len)
+{
+	return nprof_onfail_salvage_dir(buf, len);
+}
+
 /* ---- the crash flush ------------------------------------------------------------ */
 
 static bool crash_pending(void)

@@ -188,12 +188,9 @@ NPROF_API int nprof_model_sim_execute(struct nprof_model *m, const struct nprof_
 
 	if (!m || !prog)
 		return nprof_err(EINVAL, "model or program is NULL");
-	if (prog->size < sizeof(p))
-		return nprof_err(EINVAL, "struct nprof_sim_program size %zu is unsupported (this library: %zu)",
-				 prog->size, sizeof(p));
-	if (res && res->size < sizeof(*res))
-		return nprof_err(EINVAL, "struct nprof_sim_result size %zu is unsupported (this library: %zu)",
-				 res->size, sizeof(*res));
+	if (NPROF_SIZED_VALID(prog, nprof_sim_program, NPROF_SIZED_IN) ||
+	    (res && NPROF_SIZED_VALID(res, nprof_sim_result, NPROF_SIZED_OUT)))
+		return -EINVAL;
 	ret = nprof_rt_device(m->info.vnc, &dev, &local);
 	if (ret)
 		return nprof_err(-ret, "cannot execute model %s: %s", m->info.name, nprof_err_current());

@@ -616,9 +616,8 @@ static void monitor_release(struct nprof_monitor *m)
 
 static int check_opts(const struct nprof_monitor_opts *o)
 {
-	if (o->size < sizeof(*o))
-		return nprof_err(EINVAL, "monitor options size %zu is smaller than %zu", o->size,
-				 sizeof(*o));
+	if (nprof_sized_valid(o, sizeof(*o), sizeof(*o), NPROF_SIZED_IN, "monitor options"))
+		return -EINVAL;
 	if (o->period_ms > NPROF_MONITOR_MAX_PERIOD_MS)
 		return nprof_err(EINVAL, "monitor period %u ms is out of range [1, %u]", o->period_ms,
 				 NPROF_MONITOR_MAX_PERIOD_MS);
@@ -820,8 +819,8 @@ NPROF_API int nprof_monitor_get_stats(const struct nprof_monitor *m, struct npro
 
 	if (!m || !st)
 		return nprof_err(EINVAL, "monitor or stats is NULL");
-	if (st->size < sizeof(*st))
-		return nprof_err(EINVAL, "stats size %zu is smaller than %zu", st->size, sizeof(*st));
+	if (NPROF_SIZED_VALID(st, nprof_monitor_stats, NPROF_SIZED_OUT))
+		return -EINVAL;
 	memset((char *)st + sizeof(st->size), 0, st->size - sizeof(st->size));
 	pthread_mutex_lock(&mm->lock);
 	st->samples = m->count;

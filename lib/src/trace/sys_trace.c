@@ -834,9 +834,8 @@ NPROF_API int nprof_sys_trace_get_stats(uint32_t core, struct nprof_sys_trace_st
 				 core, NPROF_MAX_CORES - 1, NPROF_SYS_TRACE_NO_CORE);
 	if (!stats)
 		return nprof_err(EINVAL, "stats is NULL");
-	if (stats->size < sizeof(*stats))
-		return nprof_err(EINVAL, "stats size %zu is smaller than %zu", stats->size,
-				 sizeof(*stats));
+	if (NPROF_SIZED_VALID(stats, nprof_sys_trace_stats, NPROF_SIZED_OUT))
+		return -EINVAL;
 	memset((char *)stats + sizeof(stats->size), 0, stats->size - sizeof(stats->size));
 	ring_stats(core, stats);
 	return 0;

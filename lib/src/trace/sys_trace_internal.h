@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The host trace (layer 4 of the library, see README): the system-trace
- * rings, the event taxonomy, the system monitor and the system-profile
- * writer. Internals shared by its files and by the layers above.
+ * rings, the system monitor and the system-profile writer (the event
+ * taxonomy they record is util/'s, with the trace points). Internals
+ * shared by its files and by the layers above.
  *
  * May call: util/, model/, ntff/, output/ (never device/ or capture/, which
  * record their events through util/tracepoint.h, nor anything above).
@@ -38,8 +39,6 @@ struct nprof_sys_trace_config {
 	uint8_t capture_nc[NPROF_MAX_CORES];	/* 1 = capture */
 };
 
-/* Parse "group or name" event-type selectors into a mask; 0 or -EINVAL. */
-int nprof_sys_trace_event_selector(const char *name, uint64_t *mask);
 
 /*
  * nprof_sys_trace_intern() for the library's own trace points: NULL on any

@@ -607,9 +607,8 @@ out:
 
 static int check_opts(const struct nprof_system_profile_opts *o)
 {
-	if (o->size < sizeof(*o))
-		return nprof_err(EINVAL, "system profile options size %zu is smaller than %zu", o->size,
-				 sizeof(*o));
+	if (nprof_sized_valid(o, sizeof(*o), sizeof(*o), NPROF_SIZED_IN, "system profile options"))
+		return -EINVAL;
 	if (o->files & ~NPROF_SYSPROF_ALL)
 		return nprof_err(EINVAL, "unknown system profile files %#x", o->files & ~NPROF_SYSPROF_ALL);
 	if (o->reserved)

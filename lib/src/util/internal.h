@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libneuronprof internals shared between source files: errors and logging,
- * CRC32C, temporary files, name lists. Nothing here is exported (the
+ * CRC32C, temporary files, name lists, the check of caller-sized structs. Nothing here is exported (the
  * library is built with -fvisibility=hidden).
  *
  * util/ is layer 1 of the library (lib/src/README): it may call nothing
@@ -17,7 +17,6 @@
 #include <stdint.h>
 
 #include <neuronprof/common.h>
-#include <neuronprof/config.h>
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -109,6 +108,46 @@ int nprof_tmpfile_place(int fd, int tmpdirfd, char *tmp, int dirfd, const char *
 int nprof_dup_name_list(const char *const *src, size_t n, uint64_t mask, const char ***names,
 			size_t *count);
 void nprof_free_name_list(const char **names, size_t count);
+
+/*
+ * Caller-sized structs. A public struct that can grow has "size_t size" as
+ * its first member, which the caller sets to the sizeof it was compiled
+ * with; members are only ever appended, so any size from the struct's
+ * first version (@oldest) up is one some caller may pass. Every entry point
+ * given such a struct checks it with nprof_sized_valid(), through
+ * NPROF_SIZED_VALID() or NPROF_SIZED_VALID_SINCE(), and nothing else:
+ *  - a size below @oldest is refused;
+ *  - a struct the library reads (NPROF_SIZED_IN) is refused if any of the
+ *    caller's bytes past the @ours this library knows is non-zero: a newer
+ *    caller set a member this library does not have, asking for something
+ *    it cannot do (at most NPROF_SIZED_TAIL_MAX bytes past @ours are read);
+ *  - a struct the library fills (NPROF_SIZED_OUT) may be of any size from
+ *    @oldest up; bytes past @ours are the caller's and left alone.
+ * The entry point then reads or fills min(size, @ours) bytes and leaves
+ * size as the caller set it. @name names the struct in the message.
+ *
+ * Return: 0, or -EINVAL with the message recorded ("<name> size N is
+ * smaller than M", "<name> size N has a non-zero byte at offset O, ...")
+ * and errno set to EINVAL, so an entry point returning a pointer returns
+ * NULL.
+ */
+enum nprof_sized_dir {
+	NPROF_SIZED_IN,		/* the library reads it */
+	NPROF_SIZED_OUT,	/* the library fills it */
+};
+
+#define NPROF_SIZED_TAIL_MAX	4096
+
+int nprof_sized_valid(const void *p, size_t oldest, size_t ours, enum nprof_sized_dir dir,
+		      const char *name);
+
+/* @p points to a struct @type (the tag: NPROF_SIZED_VALID(q, nprof_nq_params, ...)). */
+#define NPROF_SIZED_VALID(p, type, dir) \
+	nprof_sized_valid((p), sizeof(struct type), sizeof(struct type), (dir), "struct " #type)
+
+/* The same for a struct that grew: its first version was @oldest bytes. */
+#define NPROF_SIZED_VALID_SINCE(p, type, oldest, dir) \
+	nprof_sized_valid((p), (oldest), sizeof(struct type), (dir), "struct " #type)
 
 /* Number of queue types the library knows (NPROF_QUEUE_TYPES). */
 #define NPROF_QT_COUNT	NPROF_QUEUE_TYPES

@@ -50,7 +50,7 @@
 #include <x86intrin.h>
 #endif
 
-#include <neuronprof/sys_trace.h>
+#include <neuronprof/sys_trace_events.h>
 
 #include "util/internal.h"
 #include "util/sys_trace_clock.h"

@@ -23,7 +23,17 @@
 #include <stdint.h>
 
 #include <neuronprof/common.h>
-#include <neuronprof/sys_trace.h>
+#include <neuronprof/sys_trace_events.h>
+
+/* ---- the taxonomy (sys_trace_events.c) ---- */
+
+/* Parse "group or name" event-type selectors into a mask; 0 or -EINVAL. */
+int nprof_sys_trace_event_selector(const char *name, uint64_t *mask);
+
+/* The names of the event types, NPROF_SYS_TRACE_EVENT_COUNT of them, by type. */
+const char *const *nprof_sys_trace_event_names(void);
+
+/* ---- the filter ---- */
 
 /* Rings of the trace: one per core and one for events not tied to a core. */
 #define NPROF_ST_RINGS		(NPROF_MAX_CORES + 1)

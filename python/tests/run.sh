@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Tests of the neuronprof Python package (python/Makefile check):
+#   tests/run.sh TOOLS_BUILD_DIR
+# TOOLS_BUILD_DIR holds neuronprof and tests/gen_fixtures. Runs
+# test_analyze.py with Debian's interpreter (PYTHON, default
+# /usr/bin/python3: the python3 first in PATH may lack Debian's modules);
+# its last line is "N passed, N failed". Without pandas or distributed
+# (scripts/deps.sh installs python3-pandas and python3-distributed) that is
+# one failure, not a skip.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+build=${1:?usage: run.sh TOOLS_BUILD_DIR}
+py=${PYTHON:-/usr/bin/python3}
+
+for f in "$build/neuronprof" "$build/tests/gen_fixtures"; do
+	if [ ! -x "$f" ]; then
+		echo "not ok 1 - $f is not built (make -C tools)"
+		echo "0 passed, 1 failed"
+		exit 1
+	fi
+done
+if ! missing=$("$py" -c 'import pandas, distributed' 2>&1); then
+	echo "not ok 1 - $py has pandas and distributed (scripts/deps.sh: python3-pandas, python3-distributed)"
+	sed 's/^/# /' <<<"$missing"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+# No network: a LocalCluster on 127.0.0.1 is all the tests use. No
+# __pycache__ left in the tree.
+export PYTHONDONTWRITEBYTECODE=1
+exec "$py" "$here/test_analyze.py" "$build"

@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * neuronprof(1): the statistics of one recording that `summary` prints as
+ * text, JSON or CSV (Documentation/analysis.rst). Everything is computed
+ * once, here, so the three outputs cannot disagree.
+ */
+#ifndef NEURONPROF_TOOL_SUMMARY_H
+#define NEURONPROF_TOOL_SUMMARY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analysis/profile.h"
+#include "analysis/timing.h"
+#include "util/util.h"
+
+/* A recording: the NTFF files and system profile of one directory. */
+struct recording {
+	char *path;
+	const struct prof_file **files;
+	size_t nfiles;
+	const struct sysprof *sys;	/* NULL when the directory has none */
+};
+
+/*
+ * recordings_split() - the recordings of @p: one per directory holding NTFF
+ * files or a system profile, in path order; for a single file (@is_file),
+ * that file, named @arg. recordings_free() frees what it returns.
+ */
+struct recording *recordings_split(const struct profile *p, const char *arg, bool is_file,
+				   size_t *nrec);
+void recordings_free(struct recording *r, size_t n);
+
+/* One PATH of a command line, loaded and split into its recordings. */
+struct path_recordings {
+	struct profile prof;
+	struct recording *recs;
+	size_t nrec;
+	bool loaded;
+};
+
+/*
+ * paths_load() - load the @n PATHs of summary or report into @out (@n of
+ * them, zeroed), split into recordings. With @keep a PATH that does not
+ * read is skipped with a warning (--keep-going); without, the first one
+ * stops the load. Adds to *@nrec, *@entries, *@nfiles and *@skipped (the
+ * files left out). Return: 0, or EXIT_FAIL after the message ("nothing to
+ * @verb" when no PATH could be read). paths_free() frees @out.
+ */
+int paths_load(char *const *paths, size_t n, bool keep, const char *verb,
+	       struct path_recordings *out, size_t *nrec, uint64_t *entries, size_t *nfiles,
+	       size_t *skipped);
+void paths_free(struct path_recordings *p, size_t n);
+
+/* Distribution of a set of durations. */
+struct dist {
+	uint64_t count, total, min, avg, median, p95, p99, max;
+};
+
+struct op_stats {
+	uint32_t code;
+	uint64_t *dur;			/* freed once the distribution is known */
+	size_t n, cap;
+	struct dist d;
+	double busy_pct;		/* of the unit's busy time */
+};
+
+/* An idle gap: time between two busy intervals. */
+struct idle_gap {
+	uint64_t start, end;
+};
+
+struct top_gaps {
+	struct idle_gap *g;		/* longest first once finished */
+	size_t n, max;
+};
+
+/* An engine or a TopSP of a NeuronCore. */
+struct unit {
+	UNIT_ID_MEMBERS;
+	uint64_t instructions, events, event_slices, event_busy, busy;
+	uint64_t dma, dma_bytes, errors, lost, gaps;
+	uint64_t first, last;
+	bool any;
+	double util_pct, dma_mbps;
+	struct op_stats *ops;		/* sorted by total, largest first, when finished */
+	size_t nops;
+	uint32_t *slots;		/* open-addressing index of ops by code */
+	size_t nslots;
+	struct top_gaps idle;
+};
+
+struct code_count {
+	uint32_t code;
+	uint64_t count, first_ns;
+};
+
+struct level_time {
+	uint32_t level;
+	uint64_t events, ns;
+	double pct;			/* of the core's span */
+};
+
+struct throttle_mark {
+	uint64_t ts;
+	uint32_t level;
+};
+
+struct core_stats {
+	uint32_t dev, core, arch;
+	char provider[16];
+	uint64_t entries, errors, throttles, lost, gaps;
+	uint32_t max_throttle;
+	uint64_t first, last;
+	bool any;
+	uint64_t inferences, infer_failed, infer_busy;
+	/*
+	 * busy: the union of the intervals of its units' instructions (@iv, freed
+	 * once merged); util_pct: busy over the active span.
+	 */
+	uint64_t busy;
+	double util_pct;
+	struct busy_iv { uint64_t start, end; } *iv;
+	size_t niv, iv_cap;
+	const struct core_timing *ct;
+	struct unit *units;		/* engines by number, then TopSPs by number */
+	size_t nunits;
+	struct code_count *errs;
+	size_t nerrs;
+	struct throttle_mark *marks;
+	size_t nmarks, marks_cap;
+	struct level_time *levels;
+	size_t nlevels;
+	struct top_gaps idle;
+};
+
+/* A queue (all its records) that lost entries. */
+struct loss {
+	const char *file;
+	size_t record, records;		/* its first record in the file; how many it has */
+	uint32_t queue_type, target_kind, target_index, engine;
+	uint64_t lost, gaps;
+};
+
+/*
+ * A queue of raw entries (all its records): counted, never decoded (no op,
+ * event or error statistics come from bytes whose layout is not known).
+ */
+struct raw_queue {
+	const char *file;
+	size_t record, records;		/* its first record in the file; how many it has */
+	uint32_t dev, core, format, clock_domain;
+	uint32_t queue_type, target_kind, target_index, engine;
+	uint64_t entries;		/* ring entries */
+	uint64_t device_entries;	/* device entries they hold parts of */
+	uint64_t lost, gaps;
+};
+
+/*
+ * An op across the cores of a recording (same unit kind, unit number and
+ * op code): the durations of all its instructions on every core, and which
+ * cores ran it.
+ */
+struct xop {
+	bool topsp;
+	uint32_t index, code;
+	uint64_t *dur;			/* freed once the distribution is known */
+	size_t n;
+	struct dist d;
+	uint32_t *cores;		/* indexes into rec_stats.cores, ascending */
+	size_t ncores;
+};
+
+struct model_stats {
+	uint32_t model_id;
+	uint64_t failed;
+	struct dist lat;		/* device latency of its executions */
+	uint64_t host_matched;
+	struct dist host;		/* nrt_execute durations of matched calls */
+	struct dist overhead;		/* host call minus device latency */
+};
+
+struct host_type {
+	const char *name;
+	uint64_t *dur;
+	size_t n, cap;
+	struct dist d;
+};
+
+/*
+ * struct stats_observer - what rec_stats_build_observed() tells as it reads
+ * a recording, for a caller that needs the figures in time (exporter
+ * --replay) computed by this code and no other. Any member may be NULL.
+ *
+ * @entry: every entry of a queue, in the queue's order; @core is the
+ *	queue's NeuronCore (queue_core()).
+ * @instruction: a TRACE or TOPSP_TRACE entry at @ts whose end (@end, the
+ *	timing model's) is known, of engine or TopSP @unit (@topsp).
+ * @queue_done: after a queue's last entry, with its sequence gaps.
+ */
+struct stats_observer {
+	void *ctx;
+	void (*entry)(void *ctx, const struct prof_file *f, const struct prof_queue *lq,
+		      uint32_t core, const struct entry *e);
+	void (*instruction)(void *ctx, const struct prof_file *f, uint32_t core, bool topsp,
+			    uint32_t unit, uint64_t ts, uint64_t end);
+	void (*queue_done)(void *ctx, const struct prof_file *f, const struct prof_queue *lq,
+			   uint32_t core, uint64_t gaps);
+};
+
+struct rec_stats {
+	const struct recording *rec;
+	const struct stats_observer *obs;	/* NULL: nobody */
+	uint64_t queues, entries;	/* queue records, entries */
+	struct core_stats *cores;
+	size_t ncores;
+	struct loss *losses;
+	size_t nlosses;
+	struct raw_queue *raws;
+	size_t nraws;
+	uint64_t raw_entries;		/* ring entries of raw queues */
+	struct timing timing;
+	struct model_stats *models;
+	size_t nmodels;
+	struct xop *xops;		/* sorted by total, largest first */
+	size_t nxops;
+	struct host_type *host;
+	size_t nhost;
+	uint64_t host_events;
+	unsigned int top;
+};
+
+void rec_stats_build(struct rec_stats *s, const struct recording *r, unsigned int top,
+		     struct progress *pg, uint64_t *done);
+/* rec_stats_build(), telling @obs (may be NULL) what it reads. */
+void rec_stats_build_observed(struct rec_stats *s, const struct recording *r, unsigned int top,
+			      struct progress *pg, uint64_t *done,
+			      const struct stats_observer *obs);
+void rec_stats_free(struct rec_stats *s);
+
+/*
+ * exec_where() - where the interval [@start, @end] of @ct lies, into @buf:
+ * "in execution N" (0-based, in time order), "after execution N" (after
+ * its end, before the next starts), "from execution N to execution M" (it
+ * spans a start), "before execution M" or "before the first execution".
+ */
+const char *exec_where(const struct core_timing *ct, uint64_t start, uint64_t end, char *buf,
+		       size_t len);
+
+#endif /* NEURONPROF_TOOL_SUMMARY_H */

@@ -1,0 +1,1050 @@
+// SPDX-License-Identifier: MIT
+/*
+ * neuronprof(1): the format-independent part of export (see export.h):
+ * the layout of processes and tracks, and the walk over the entries that
+ * pairs starts with stops and turns entries into events.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sys/stat.h>
+
+#include "export/export.h"
+#include "util/fmt.h"
+#include "analysis/machines.h"
+#include "analysis/summary.h"
+#include "analysis/timing.h"
+
+struct layout {
+	struct xproc **procs;
+	size_t nprocs;
+	struct xtrack **tracks;
+	size_t ntracks;
+	/* Queue track of each queue: qtrack[file][queue] (prof_file.lqueues). */
+	struct xtrack ***qtrack;
+	/* Host events: the lane of each, lane[system profile][event]. */
+	uint32_t **lane;
+	const struct machines *m;
+};
+
+static uint32_t file_machine(const struct layout *l, const struct prof_file *f,
+			     const struct profile *prof)
+{
+	return l->m->file_machine[f - prof->files];
+}
+
+static struct xproc *proc_get(struct layout *l, const struct prof_file *f, uint32_t core,
+			      uint32_t machine)
+{
+	uint32_t dev = f->info.device.device_index;
+	const char *provider = f->info.device.provider;
+	const char *mname = l->m->aligned ? l->m->v[machine].name : "";
+	const char *sep = l->m->aligned ? ": " : "";
+	struct xproc *p;
+
+	for (size_t i = 0; i < l->nprocs; i++)
+		if (!l->procs[i]->host && l->procs[i]->machine == machine &&
+		    l->procs[i]->dev == dev && l->procs[i]->core == core)
+			return l->procs[i];
+	p = xrealloc(NULL, sizeof(*p));
+	memset(p, 0, sizeof(*p));
+	p->dev = dev;
+	p->core = core;
+	p->machine = machine;
+	p->shift = l->m->v[machine].shift;
+	p->pid = (int32_t)(XPID_DEVICE_BASE + XPID_MACHINE_STEP * machine + 1000 * dev + core);
+	snprintf(p->name, sizeof(p->name), "%.40s%sdevice %u NeuronCore %u (%s%s%s)", mname, sep,
+		 dev, core, arch_name(f->info.device.arch), provider ? " " : "",
+		 provider ? provider : "");
+	p->dev_pid = (int32_t)(XPID_DEVICE_BASE + XPID_MACHINE_STEP * machine + 1000 * dev + 999);
+	snprintf(p->dev_name, sizeof(p->dev_name), "%.24s%sdevice %u (%s%s%s)", mname, sep, dev,
+		 arch_name(f->info.device.arch), provider ? " " : "", provider ? provider : "");
+	l->procs = xrealloc(l->procs, (l->nprocs + 1) * sizeof(*l->procs));
+	l->procs[l->nprocs++] = p;
+	return p;
+}
+
+static struct xtrack *track_find(struct layout *l, const struct xproc *p, enum xtrack_kind kind,
+				 uint32_t qt, uint32_t kind_t, uint32_t idx, uint32_t engine)
+{
+	for (size_t i = 0; i < l->ntracks; i++) {
+		struct xtrack *t = l->tracks[i];
+
+		if (t->proc == p && t->kind == kind && t->queue_type == qt &&
+		    t->target_kind == kind_t && t->target_index == idx && t->engine == engine)
+			return t;
+	}
+	return NULL;
+}
+
+static struct xtrack *track_new(struct layout *l, const struct xproc *p, enum xtrack_kind kind,
+				uint32_t qt, uint32_t kind_t, uint32_t idx, uint32_t engine)
+{
+	struct xtrack *t = xrealloc(NULL, sizeof(*t));
+
+	memset(t, 0, sizeof(*t));
+	t->kind = kind;
+	t->proc = p;
+	t->queue_type = qt;
+	t->target_kind = kind_t;
+	t->target_index = idx;
+	t->engine = engine;
+	l->tracks = xrealloc(l->tracks, (l->ntracks + 1) * sizeof(*l->tracks));
+	l->tracks[l->ntracks++] = t;
+	return t;
+}
+
+static bool per_engine(uint32_t qt)
+{
+	return qt == NEURONPROF_QT_TRACE || qt == NEURONPROF_QT_EVENT || qt == NEURONPROF_QT_DMA;
+}
+
+static bool topsp_type(uint32_t qt)
+{
+	return qt == NEURONPROF_QT_TOPSP_TRACE || qt == NEURONPROF_QT_TOPSP_EVENT ||
+	       qt == NEURONPROF_QT_TOPSP_ERROR;
+}
+
+/*
+ * Thread ids order the tracks of a core in a viewer: core-level queues
+ * first (tid = queue type), then each engine's queues (100 * (engine + 1) +
+ * queue type), then each TopSP's (10000 + 100 * topsp + queue type).
+ */
+static struct xtrack *group_get(struct layout *l, const struct xproc *p, uint32_t qt,
+				uint32_t idx, uint32_t engine)
+{
+	bool tsp = topsp_type(qt);
+	uint32_t gidx = tsp ? idx : engine;
+	struct xtrack *g = track_find(l, p, XT_GROUP, 0, tsp, gidx, 0);
+	const char *en;
+
+	if (g)
+		return g;
+	g = track_new(l, p, XT_GROUP, 0, tsp, gidx, 0);
+	if (tsp) {
+		g->tid = (int32_t)(10000 + 100 * gidx);
+		snprintf(g->name, sizeof(g->name), "TopSP %u", gidx);
+	} else {
+		g->tid = (int32_t)(100 * (gidx + 1));
+		en = engine_name(gidx);
+		if (en)
+			snprintf(g->name, sizeof(g->name), "engine %u (%s)", gidx, en);
+		else
+			snprintf(g->name, sizeof(g->name), "engine %u", gidx);
+	}
+	snprintf(g->full_name, sizeof(g->full_name), "%s", g->name);
+	return g;
+}
+
+static void counter_tracks(struct layout *l, const struct xproc *p, uint32_t first,
+			   uint32_t last);
+
+static struct xtrack *queue_track(struct layout *l, const struct prof_file *f,
+				  const struct nprof_ntff_queue *q, uint32_t machine)
+{
+	struct xproc *p = proc_get(l, f, queue_core(f, q), machine);
+	struct xtrack *t, *g = NULL;
+
+	/*
+	 * THROTTLE queues become two counter series of their core; no queue
+	 * track. Raw ones hold no level: they are a queue like any other.
+	 */
+	if (q->queue_type == NEURONPROF_QT_THROTTLE && !file_is_raw(f)) {
+		counter_tracks(l, p, XCOUNTER_THROTTLE_LEVEL, XCOUNTER_THROTTLE_CLOCK);
+		return track_find(l, p, XT_COUNTER, XCOUNTER_THROTTLE_LEVEL, 0, 0, 0);
+	}
+	t = track_find(l, p, XT_QUEUE, q->queue_type, q->target_kind, q->target_index,
+		       q->engine);
+	if (t)
+		return t;
+	if (per_engine(q->queue_type) || topsp_type(q->queue_type))
+		g = group_get(l, p, q->queue_type, q->target_index, q->engine);
+	t = track_new(l, p, XT_QUEUE, q->queue_type, q->target_kind, q->target_index, q->engine);
+	snprintf(t->name, sizeof(t->name), "%s", queue_name(q->queue_type));
+	/* parent_uuid is resolved once uuids are given out. */
+	if (g) {
+		t->tid = g->tid + (int32_t)q->queue_type;
+		snprintf(t->full_name, sizeof(t->full_name), "%s %s", g->name, t->name);
+	} else {
+		t->tid = (int32_t)q->queue_type;
+		snprintf(t->full_name, sizeof(t->full_name), "core %s", t->name);
+	}
+	return t;
+}
+
+static struct xproc *host_proc(struct layout *l, uint32_t machine, uint32_t pid,
+			       const char *instance)
+{
+	int32_t xpid = (int32_t)(machine ? XPID_HOST_BASE + XPID_PID_MAX * (machine - 1) + pid : pid);
+	struct xproc *p;
+
+	for (size_t i = 0; i < l->nprocs; i++)
+		if (l->procs[i]->host && l->procs[i]->pid == xpid)
+			return l->procs[i];
+	p = xrealloc(NULL, sizeof(*p));
+	memset(p, 0, sizeof(*p));
+	p->host = true;
+	p->pid = xpid;
+	p->machine = machine;
+	p->shift = l->m->v[machine].shift;
+	snprintf(p->name, sizeof(p->name), "host process %u%s%s%s", pid,
+		 instance && *instance ? " (" : "", instance && *instance ? instance : "",
+		 instance && *instance ? ")" : "");
+	l->procs = xrealloc(l->procs, (l->nprocs + 1) * sizeof(*l->procs));
+	l->procs[l->nprocs++] = p;
+	return p;
+}
+
+/*
+ * The track of a host thread's events. Events of one thread that overlap
+ * without nesting (a device event recorded from that thread, say) go to
+ * further lanes, so the slices of every track nest: lane 0 is the thread's
+ * own track, lane N > 0 a track "thread T lane N" beside it.
+ */
+#define LANE_TID_STEP	4194304		/* PID_MAX_LIMIT: lane tids never collide */
+
+static struct xtrack *host_thread(struct layout *l, const struct xproc *p, uint32_t tid,
+				  uint32_t lane)
+{
+	struct xtrack *t = track_find(l, p, XT_THREAD, 0, 0, tid, lane);
+
+	if (t)
+		return t;
+	t = track_new(l, p, XT_THREAD, 0, 0, tid, lane);
+	t->tid = (int32_t)(tid + (uint64_t)lane * LANE_TID_STEP);
+	if (lane) {
+		snprintf(t->name, sizeof(t->name), "thread %u lane %u", tid, lane);
+		snprintf(t->full_name, sizeof(t->full_name), "thread %u lane %u", tid, lane);
+	} else {
+		snprintf(t->name, sizeof(t->name), "thread %u", tid);
+		snprintf(t->full_name, sizeof(t->full_name), "thread %u", tid);
+	}
+	return t;
+}
+
+static int cmp_host_event(const void *a, const void *b, void *arg)
+{
+	const Neuronprof__System__NtraceEvent *const *ev = arg;
+	const Neuronprof__System__NtraceEvent *x = ev[*(const size_t *)a];
+	const Neuronprof__System__NtraceEvent *y = ev[*(const size_t *)b];
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	/* The longer first: it is the parent of what starts with it. */
+	if (x->end_ns != y->end_ns)
+		return x->end_ns > y->end_ns ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+static uint64_t host_end(const Neuronprof__System__NtraceEvent *ev)
+{
+	return ev->end_ns >= ev->start_ns ? ev->end_ns : ev->start_ns;
+}
+
+/* Lanes of the events of @nt: per thread, the first lane where the event nests. */
+static uint32_t *host_lanes(const Neuronprof__System__Ntrace *nt)
+{
+	size_t n = nt->n_events, nlanes = 0;
+	size_t *order = xrealloc(NULL, (n + 1) * sizeof(*order));
+	uint32_t *lane = xrealloc(NULL, (n + 1) * sizeof(*lane));
+	/* Per lane, the ends of the open slices (a stack). */
+	struct lane_stack {
+		uint64_t *end;
+		size_t n, cap;
+	} *ls = NULL;
+
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	if (n > 1)
+		qsort_r(order, n, sizeof(*order), cmp_host_event, nt->events);
+	for (size_t k = 0; k < n; k++) {
+		const Neuronprof__System__NtraceEvent *ev = nt->events[order[k]];
+		uint64_t end = host_end(ev);
+		size_t j;
+
+		if (k && (nt->events[order[k - 1]]->pid != ev->pid ||
+			  nt->events[order[k - 1]]->tid != ev->tid))
+			for (j = 0; j < nlanes; j++)
+				ls[j].n = 0;	/* another thread: lanes start empty */
+		for (j = 0; j < nlanes; j++) {
+			struct lane_stack *s = &ls[j];
+
+			while (s->n && s->end[s->n - 1] <= ev->start_ns)
+				s->n--;
+			if (!s->n || s->end[s->n - 1] >= end)
+				break;
+		}
+		if (j == nlanes) {
+			ls = xrealloc(ls, (nlanes + 1) * sizeof(*ls));
+			memset(&ls[nlanes++], 0, sizeof(*ls));
+		}
+		if (ls[j].n == ls[j].cap) {
+			ls[j].cap = ls[j].cap ? ls[j].cap * 2 : 8;
+			ls[j].end = xrealloc(ls[j].end, ls[j].cap * sizeof(*ls[j].end));
+		}
+		ls[j].end[ls[j].n++] = end;
+		lane[order[k]] = (uint32_t)j;
+	}
+	for (size_t j = 0; j < nlanes; j++)
+		free(ls[j].end);
+	free(ls);
+	free(order);
+	return lane;
+}
+
+static const char *const series_name[XCOUNTER_SERIES] = {
+	[XCOUNTER_THROTTLE_LEVEL] = "throttle level",
+	[XCOUNTER_THROTTLE_CLOCK] = "clock percent",
+	[XCOUNTER_CPU_UTIL] = "cpu util percent",
+	[XCOUNTER_CPU_USER] = "cpu user percent",
+	[XCOUNTER_CPU_SYSTEM] = "cpu system percent",
+	[XCOUNTER_CPU_IOWAIT] = "cpu iowait percent",
+	[XCOUNTER_MEM_USED] = "host memory used bytes",
+	[XCOUNTER_MEM_AVAILABLE] = "host memory available bytes",
+	[XCOUNTER_PROCESS_RSS] = "process rss bytes",
+};
+
+static const struct {
+	enum xunit unit;
+	const char *name;
+} series_unit[XCOUNTER_SERIES] = {
+	[XCOUNTER_THROTTLE_LEVEL] = { XUNIT_COUNT, "level" },
+	[XCOUNTER_THROTTLE_CLOCK] = { XUNIT_NONE, "%" },
+	[XCOUNTER_CPU_UTIL] = { XUNIT_NONE, "%" },
+	[XCOUNTER_CPU_USER] = { XUNIT_NONE, "%" },
+	[XCOUNTER_CPU_SYSTEM] = { XUNIT_NONE, "%" },
+	[XCOUNTER_CPU_IOWAIT] = { XUNIT_NONE, "%" },
+	[XCOUNTER_MEM_USED] = { XUNIT_BYTES, NULL },
+	[XCOUNTER_MEM_AVAILABLE] = { XUNIT_BYTES, NULL },
+	[XCOUNTER_PROCESS_RSS] = { XUNIT_BYTES, NULL },
+};
+
+static void counter_tracks(struct layout *l, const struct xproc *p, uint32_t first,
+			   uint32_t last)
+{
+	for (uint32_t s = first; s <= last; s++) {
+		struct xtrack *c;
+
+		if (track_find(l, p, XT_COUNTER, s, 0, 0, 0))
+			continue;
+		c = track_new(l, p, XT_COUNTER, s, 0, 0, 0);
+		c->tid = (int32_t)(p->host ? 0 : NEURONPROF_QT_THROTTLE);
+		snprintf(c->name, sizeof(c->name), "%s", series_name[s]);
+		snprintf(c->full_name, sizeof(c->full_name), "%s", series_name[s]);
+		c->unit = series_unit[s].unit;
+		c->unit_name = series_unit[s].name;
+	}
+}
+
+/* Executions sit on a track of their core, after the core-level queues. */
+#define EXEC_TID	50
+
+static void exec_track(struct layout *l, struct xproc *p)
+{
+	struct xtrack *t;
+
+	if (track_find(l, p, XT_EXEC, 0, 0, 0, 0))
+		return;
+	t = track_new(l, p, XT_EXEC, 0, 0, 0, 0);
+	t->tid = EXEC_TID;
+	snprintf(t->name, sizeof(t->name), "executions");
+	snprintf(t->full_name, sizeof(t->full_name), "core executions");
+}
+
+static void layout_sysprof(struct layout *l, const struct sysprof *s, uint32_t machine,
+			   uint32_t **lanes)
+{
+	*lanes = NULL;
+	if (s->ntrace) {
+		*lanes = host_lanes(s->ntrace);
+		for (size_t i = 0; i < s->ntrace->n_events; i++) {
+			const Neuronprof__System__NtraceEvent *ev = s->ntrace->events[i];
+
+			host_thread(l, host_proc(l, machine, ev->pid, ev->instance_id), ev->tid,
+				    (*lanes)[i]);
+		}
+	}
+	if (s->cpu && s->cpu->n_samples)
+		counter_tracks(l, host_proc(l, machine, s->cpu->pid, s->cpu->instance_id),
+			       XCOUNTER_CPU_UTIL, XCOUNTER_CPU_IOWAIT);
+	if (s->mem && s->mem->n_samples)
+		counter_tracks(l, host_proc(l, machine, s->mem->pid, s->mem->instance_id),
+			       XCOUNTER_MEM_USED, XCOUNTER_PROCESS_RSS);
+}
+
+static int cmp_proc(const void *a, const void *b)
+{
+	const struct xproc *x = *(struct xproc *const *)a, *y = *(struct xproc *const *)b;
+
+	if (x->host != y->host)
+		return x->host ? 1 : -1;
+	if (x->host)
+		return x->pid < y->pid ? -1 : x->pid > y->pid;
+	if (x->machine != y->machine)
+		return x->machine < y->machine ? -1 : 1;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->core < y->core ? -1 : x->core > y->core;
+}
+
+static int cmp_track(const void *a, const void *b)
+{
+	const struct xtrack *x = *(struct xtrack *const *)a, *y = *(struct xtrack *const *)b;
+
+	if (x->proc->sort_index != y->proc->sort_index)
+		return x->proc->sort_index < y->proc->sort_index ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	/* A group and its first queue may share a tid: the group goes first. */
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return x->queue_type < y->queue_type ? -1 : x->queue_type > y->queue_type;
+}
+
+static void layout_build(struct layout *l, const struct profile *prof, const struct timing *tm,
+			 const struct machines *m)
+{
+	uint64_t uuid = 1;
+
+	memset(l, 0, sizeof(*l));
+	l->m = m;
+	l->qtrack = xrealloc(NULL, (prof->nfiles + 1) * sizeof(*l->qtrack));
+	for (size_t i = 0; i < prof->nfiles; i++) {
+		const struct prof_file *f = &prof->files[i];
+
+		l->qtrack[i] = xrealloc(NULL, (f->nlqueues + 1) * sizeof(**l->qtrack));
+		uint32_t mi = file_machine(l, f, prof);
+
+		for (size_t k = 0; k < f->nlqueues; k++) {
+			const struct nprof_ntff_queue *q = &f->lqueues[k].q;
+
+			l->qtrack[i][k] = queue_track(l, f, q, mi);
+			if (q->queue_type == NEURONPROF_QT_INFER_STATUS &&
+			    timing_core_of(tm, mi, f->info.device.device_index, queue_core(f, q)))
+				exec_track(l, proc_get(l, f, queue_core(f, q), mi));
+		}
+	}
+	l->lane = xrealloc(NULL, (prof->nsys + 1) * sizeof(*l->lane));
+	for (size_t i = 0; i < prof->nsys; i++)
+		layout_sysprof(l, &prof->sys[i], m->sys_machine[i], &l->lane[i]);
+	if (l->nprocs > 1)
+		qsort(l->procs, l->nprocs, sizeof(*l->procs), cmp_proc);
+	for (size_t i = 0; i < l->nprocs; i++) {
+		struct xproc *p = l->procs[i];
+
+		/* A device's uuid comes right before its first core's. */
+		if (!p->host && (!i || l->procs[i - 1]->host || l->procs[i - 1]->dev != p->dev ||
+				 l->procs[i - 1]->machine != p->machine)) {
+			p->dev_first = true;
+			p->dev_uuid = uuid++;
+		} else if (!p->host) {
+			p->dev_uuid = l->procs[i - 1]->dev_uuid;
+		}
+		p->sort_index = (int)i;
+		p->uuid = uuid++;
+	}
+	if (l->ntracks > 1)
+		qsort(l->tracks, l->ntracks, sizeof(*l->tracks), cmp_track);
+	for (size_t i = 0; i < l->ntracks; i++) {
+		l->tracks[i]->sort_index = (int)i;
+		l->tracks[i]->uuid = uuid++;
+	}
+	for (size_t i = 0; i < l->ntracks; i++) {
+		struct xtrack *t = l->tracks[i];
+
+		/* A thread track belongs to its process through its pid; lanes are children. */
+		t->parent_uuid = t->kind == XT_THREAD && !t->engine ? 0 : t->proc->uuid;
+		if (t->kind != XT_QUEUE ||
+		    (!per_engine(t->queue_type) && !topsp_type(t->queue_type)))
+			continue;
+		for (size_t k = 0; k < l->ntracks; k++) {
+			const struct xtrack *g = l->tracks[k];
+			bool tsp = topsp_type(t->queue_type);
+
+			if (g->kind == XT_GROUP && g->proc == t->proc && g->target_kind == tsp &&
+			    g->target_index == (tsp ? t->target_index : t->engine)) {
+				t->parent_uuid = g->uuid;
+				break;
+			}
+		}
+	}
+}
+
+static void layout_free(struct layout *l, const struct profile *prof)
+{
+	for (size_t i = 0; i < l->nprocs; i++)
+		free(l->procs[i]);
+	for (size_t i = 0; i < l->ntracks; i++)
+		free(l->tracks[i]);
+	for (size_t i = 0; i < prof->nfiles; i++)
+		free(l->qtrack[i]);
+	for (size_t i = 0; i < prof->nsys; i++)
+		free(l->lane[i]);
+	free(l->lane);
+	free(l->procs);
+	free(l->tracks);
+	free(l->qtrack);
+}
+
+static const struct xtrack *counter_track(const struct layout *l, const struct xproc *p,
+					  uint32_t series)
+{
+	for (size_t i = 0; i < l->ntracks; i++)
+		if (l->tracks[i]->kind == XT_COUNTER && l->tracks[i]->proc == p &&
+		    l->tracks[i]->queue_type == series)
+			return l->tracks[i];
+	return NULL;
+}
+
+/* Everything the walk of one queue needs. */
+struct walk {
+	const struct xformat *fmt;
+	void *ctx;
+	struct export_stats *st;
+	const struct xtrack *t;
+	const struct xtrack *level, *clock;	/* counter tracks, for THROTTLE */
+	struct instr_clock clk;			/* TRACE: the duration model */
+	const struct nprof_ntff_device *raw;	/* the device of a raw queue, else NULL */
+	/* The queue's entries, across its records (walk_begin(), walk_next()). */
+	struct queue_iter it;
+	struct seq_track seq;
+	struct progress *pg;
+	uint64_t *done;
+};
+
+static int instant(struct walk *w, const char *cat, const char *name, uint64_t ts,
+		   const struct xarg *args, int nargs)
+{
+	w->st->instants++;
+	return w->fmt->instant(w->ctx, w->t, cat, name, ts + (uint64_t)w->t->proc->shift, args,
+			       nargs);
+}
+
+/* Arguments every event of an entry carries. */
+static int base_args(struct xarg *a, const struct entry *e)
+{
+	a[0] = (struct xarg){ .key = "model_id", .kind = XARG_U64, .u = e->model_id };
+	a[1] = (struct xarg){ .key = "iteration", .kind = XARG_U64, .u = e->iteration };
+	a[2] = (struct xarg){ .key = "seq", .kind = XARG_U64, .u = e->seq };
+	return 3;
+}
+
+static int unmatched(struct walk *w, const char *cat, const char *what, const struct entry *e)
+{
+	struct xarg a[XARGS_MAX];
+	int n = base_args(a, e);
+
+	a[n++] = (struct xarg){ .key = "code", .kind = XARG_U64, .u = e->code };
+	return instant(w, cat, what, e->ts, a, n);
+}
+
+static int pair_slice(struct walk *w, enum xslice_style style, const char *cat,
+		      const char *name, const struct entry *s, const struct entry *e,
+		      const char *start_key, const char *end_key)
+{
+	struct xarg a[XARGS_MAX];
+	int n = base_args(a, s);
+
+	a[n++] = (struct xarg){ .key = start_key, .kind = XARG_U64, .u = s->payload[0] };
+	if (end_key)
+		a[n++] = (struct xarg){ .key = end_key, .kind = XARG_U64, .u = e->payload[0] };
+	w->st->slices++;
+	return w->fmt->slice(w->ctx, w->t, style, cat, name, s->ts + (uint64_t)w->t->proc->shift,
+			     e->ts + (uint64_t)w->t->proc->shift, a, n, 0, 0);
+}
+
+/* An instruction as a slice, its end given by the timing model. */
+static int instruction(struct walk *w, const struct entry *e, uint64_t end)
+{
+	struct xarg a[3];
+	char name[16];
+
+	*fmt_hex(fmt_str(name, "op 0x"), e->code, 4) = '\0';
+	a[0] = (struct xarg){ .key = "pc", .kind = XARG_HEX, .u = e->payload[0] };
+	a[1] = (struct xarg){ .key = "operand0", .kind = XARG_HEX, .u = e->payload[1] };
+	a[2] = (struct xarg){ .key = "operand1", .kind = XARG_HEX, .u = e->payload[2] };
+	w->st->slices++;
+	return w->fmt->slice(w->ctx, w->t, XSLICE_COMPLETE, "instruction", name,
+			     e->ts + (uint64_t)w->t->proc->shift, end + (uint64_t)w->t->proc->shift, a,
+			     3, 0, 0);
+}
+
+/* Group name used in slice names: "vector", "engine 7", "TopSP 3". */
+static void unit_name(const struct xtrack *t, char *buf, size_t len)
+{
+	const char *en = engine_name(t->engine);
+
+	if (topsp_type(t->queue_type))
+		snprintf(buf, len, "TopSP %u", t->target_index);
+	else if (en)
+		snprintf(buf, len, "%s", en);
+	else
+		snprintf(buf, len, "engine %u", t->engine);
+}
+
+/* An instant "lost N" where the sequence numbers of a queue skip N. */
+static int lost_marker(struct walk *w, const struct entry *e)
+{
+	uint64_t lost = seq_skipped(&w->seq, e->seq);
+	struct xarg a[2];
+	char name[32];
+
+	if (!lost)
+		return 0;
+	snprintf(name, sizeof(name), "lost %" PRIu64, lost);
+	a[0] = (struct xarg){ .key = "lost", .kind = XARG_U64, .u = lost };
+	a[1] = (struct xarg){ .key = "after_seq", .kind = XARG_U64, .u = e->seq - lost - 1 };
+	w->st->lost_markers++;
+	return instant(w, "lost", name, e->ts, a, 2);
+}
+
+/* Start walking the entries of queue @lq of @f; @done counts them for @pg. */
+static void walk_begin(struct walk *w, const struct prof_file *f, const struct prof_queue *lq,
+		       struct progress *pg, uint64_t *done)
+{
+	queue_iter_init(&w->it, f, lq);
+	w->seq = (struct seq_track){ 0 };
+	w->pg = pg;
+	w->done = done;
+}
+
+/*
+ * The queue's next entry into @e, decoded and counted, after the instant
+ * "lost N" where its sequence number skips. False at the end of the queue,
+ * once *@ret is set (by the caller's handling of an entry or by that
+ * instant), and then *@ret is the result of the walk.
+ */
+static bool walk_next(struct walk *w, struct entry *e, int *ret)
+{
+	const void *p;
+
+	if (*ret || !(p = queue_iter_next(&w->it)))
+		return false;
+	entry_decode(p, w->it.entry_size, e);
+	progress_update(w->pg, ++*w->done);
+	w->st->entries++;
+	*ret = lost_marker(w, e);
+	return !*ret;
+}
+
+/*
+ * A queue of raw entries: an instant "raw <format>" per ring entry with its
+ * bytes, never decoded; its time is what the device's clock domain says
+ * (the capture time for NEURONPROF_CLOCK_CAPTURED).
+ */
+static int walk_raw(struct walk *w)
+{
+	char name[32], hex[2 * NEURONPROF_RAW_BYTES_PER_ENTRY + 1];
+	struct raw_part part;
+	struct xarg a[7];
+	struct entry e;
+	int ret = 0;
+
+	snprintf(name, sizeof(name), "raw %s", raw_format_name(w->raw->raw_format));
+	while (walk_next(w, &e, &ret)) {
+		raw_part_of(&e, &part);
+		a[0] = (struct xarg){ .key = "entry", .kind = XARG_U64, .u = part.index };
+		a[1] = (struct xarg){ .key = "part", .kind = XARG_U64, .u = part.part };
+		a[2] = (struct xarg){ .key = "parts", .kind = XARG_U64, .u = part.parts };
+		a[3] = (struct xarg){ .key = "bytes", .kind = XARG_STR,
+				      .s = hex_bytes(hex, part.bytes, part.len) };
+		a[4] = (struct xarg){ .key = "seq", .kind = XARG_U64, .u = e.seq };
+		a[5] = (struct xarg){ .key = "timestamp", .kind = XARG_STR,
+				      .s = w->raw->clock_domain == NEURONPROF_CLOCK_CAPTURED ?
+					   "capture time" : "device time" };
+		a[6] = (struct xarg){ .key = "decoded", .kind = XARG_STR, .s = "no" };
+		ret = instant(w, "raw", name, e.ts, a, 7);
+	}
+	return ret;
+}
+
+/*
+ * A queue of decoded entries, all its records in order: pairs, instructions
+ * and sequence numbers continue from one record to the next.
+ */
+static int walk_queue(struct walk *w, const struct prof_file *f, const struct prof_queue *lq,
+		      struct progress *pg, uint64_t *done)
+{
+	const struct nprof_ntff_queue *q = &lq->q;
+	struct entry e, start = { 0 }, pend = { 0 };
+	bool open = false, have_pend = false;
+	char name[64], unit[32], *np;
+	struct xarg a[XARGS_MAX];
+	int n, ret = 0;
+
+	walk_begin(w, f, lq, pg, done);
+	if (w->raw)
+		return walk_raw(w);
+	unit_name(w->t, unit, sizeof(unit));
+	while (walk_next(w, &e, &ret)) {
+		switch (q->queue_type) {
+		case NEURONPROF_QT_INFER_STATUS:
+			if (e.code == NEURONPROF_INFER_START) {
+				if (open)
+					ret = unmatched(w, "infer", "infer start without stop",
+							&start);
+				start = e;
+				open = true;
+			} else if (e.code == NEURONPROF_INFER_STOP) {
+				if (open) {
+					np = fmt_u64(fmt_str(name, "model "), start.model_id);
+					*fmt_str(np, " iteration") = '\0';
+					ret = pair_slice(w, XSLICE_COMPLETE, "infer", name, &start,
+							 &e, "iterations", "status");
+					open = false;
+				} else {
+					ret = unmatched(w, "infer", "infer stop without start", &e);
+				}
+			} else {
+				ret = unmatched(w, "infer", "infer status", &e);
+			}
+			break;
+		case NEURONPROF_QT_EVENT:
+		case NEURONPROF_QT_TOPSP_EVENT:
+			if (e.code == EVENT_CODE_START) {
+				if (open)
+					ret = unmatched(w, "event", "event start without end",
+							&start);
+				start = e;
+				open = true;
+			} else if (e.code == EVENT_CODE_END && open) {
+				*fmt_str(fmt_str(name, unit), " iteration") = '\0';
+				ret = pair_slice(w, XSLICE_BEGIN_END, "event", name, &start, &e,
+						 q->queue_type == NEURONPROF_QT_EVENT ?
+						 "instructions" : "topsp", NULL);
+				open = false;
+			} else if (e.code == EVENT_CODE_END) {
+				ret = unmatched(w, "event", "event end without start", &e);
+			} else {
+				snprintf(name, sizeof(name), "event %u", e.code);
+				ret = unmatched(w, "event", name, &e);
+			}
+			break;
+		case NEURONPROF_QT_TRACE:
+		case NEURONPROF_QT_TOPSP_TRACE:
+			/* An instruction ends when the next entry of its queue says. */
+			if (have_pend)
+				ret = instruction(w, &pend, instr_end(&w->clk, pend.ts, true, e.ts));
+			pend = e;
+			have_pend = true;
+			break;
+		case NEURONPROF_QT_DMA:
+			*fmt_u64(fmt_str(name, "dma queue "), e.code) = '\0';
+			n = base_args(a, &e);
+			a[n++] = (struct xarg){ .key = "bytes", .kind = XARG_U64, .u = e.payload[0] };
+			a[n++] = (struct xarg){ .key = "src", .kind = XARG_HEX, .u = e.payload[1] };
+			a[n++] = (struct xarg){ .key = "dst", .kind = XARG_HEX, .u = e.payload[2] };
+			ret = instant(w, "dma", name, e.ts, a, n);
+			break;
+		case NEURONPROF_QT_ERROR:
+		case NEURONPROF_QT_TOPSP_ERROR:
+			*fmt_u64(fmt_str(name, "error "), e.code) = '\0';
+			n = base_args(a, &e);
+			a[n++] = (struct xarg){ .key = "payload0", .kind = XARG_U64,
+						.u = e.payload[0] };
+			ret = instant(w, "error", name, e.ts, a, n);
+			break;
+		case NEURONPROF_QT_THROTTLE: {
+			struct xcounter c[2] = {
+				{ .track = w->level, .key = "level", .value = (int64_t)e.code },
+				{ .track = w->clock, .key = "clock_percent",
+				  .value = (int64_t)e.payload[0] },
+			};
+
+			w->st->counters++;
+			ret = w->fmt->counter(w->ctx, w->t->proc, "throttle",
+					      e.ts + (uint64_t)w->t->proc->shift, c, 2);
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	if (!ret && have_pend)
+		ret = instruction(w, &pend, instr_end(&w->clk, pend.ts, false, 0));
+	if (!ret && open)
+		ret = unmatched(w, q->queue_type == NEURONPROF_QT_INFER_STATUS ? "infer" : "event",
+				q->queue_type == NEURONPROF_QT_INFER_STATUS ?
+				"infer start without stop" : "event start without end", &start);
+	return ret;
+}
+
+static const char *source_name(uint32_t source)
+{
+	switch (source) {
+	case NEURONPROF__SYSTEM__EVENT_SOURCE__SOURCE_NEURON_RT: return "neuron_rt";
+	case NEURONPROF__SYSTEM__EVENT_SOURCE__SOURCE_NEURON_HW: return "neuron_hw";
+	case NEURONPROF__SYSTEM__EVENT_SOURCE__SOURCE_FRAMEWORK: return "framework";
+	default: return "host";
+	}
+}
+
+/* Flows: the host calls that started an execution, by event, with their flow id. */
+struct flow {
+	const Neuronprof__System__NtraceEvent *ev;
+	uint64_t id;
+};
+
+struct flows {
+	struct flow *v;
+	size_t n;
+};
+
+static int cmp_flow(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)((const struct flow *)a)->ev;
+	uintptr_t y = (uintptr_t)((const struct flow *)b)->ev;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Flow ids are given in (core, execution) order from 1, so they are unique in the trace. */
+static void flows_build(struct flows *fl, const struct timing *tm)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < tm->ncores; i++)
+		for (size_t k = 0; k < tm->cores[i].nexec; k++)
+			n += tm->cores[i].exec[k].host != NULL;
+	fl->v = xrealloc(NULL, (n + 1) * sizeof(*fl->v));
+	fl->n = 0;
+	for (size_t i = 0; i < tm->ncores; i++)
+		for (size_t k = 0; k < tm->cores[i].nexec; k++)
+			if (tm->cores[i].exec[k].host) {
+				fl->v[fl->n].ev = tm->cores[i].exec[k].host;
+				fl->v[fl->n].id = fl->n + 1;
+				fl->n++;
+			}
+	if (fl->n > 1)
+		qsort(fl->v, fl->n, sizeof(*fl->v), cmp_flow);
+}
+
+static uint64_t flow_of(const struct flows *fl, const Neuronprof__System__NtraceEvent *ev)
+{
+	struct flow key = { .ev = ev }, *f;
+
+	if (!fl->n)
+		return 0;
+	f = bsearch(&key, fl->v, fl->n, sizeof(*fl->v), cmp_flow);
+	return f ? f->id : 0;
+}
+
+static int host_event(struct layout *l, const Neuronprof__System__NtraceEvent *ev,
+		      uint32_t machine, uint32_t lane, const struct xformat *fmt, void *ctx,
+		      uint64_t flow_out)
+{
+	struct xproc *p = host_proc(l, machine, ev->pid, ev->instance_id);
+	const struct xtrack *t = host_thread(l, p, ev->tid, lane);
+	uint64_t end = ev->end_ns >= ev->start_ns ? ev->end_ns : ev->start_ns;
+	struct xarg a[XARGS_MAX];
+	int n = 0;
+
+	a[n++] = (struct xarg){ .key = "id", .kind = XARG_HEX, .u = ev->id };
+	a[n++] = (struct xarg){ .key = "type", .kind = XARG_U64, .u = ev->type };
+	if (ev->has_core_index)
+		a[n++] = (struct xarg){ .key = "core", .kind = XARG_U64, .u = ev->core_index };
+	if (ev->has_model_id)
+		a[n++] = (struct xarg){ .key = "model_id", .kind = XARG_U64, .u = ev->model_id };
+	if (ev->n_flow_ids)
+		a[n++] = (struct xarg){ .key = "flow_id", .kind = XARG_U64, .u = ev->flow_ids[0] };
+	if (ev->has_worker_global_id)
+		a[n++] = (struct xarg){ .key = "worker_global_id", .kind = XARG_U64,
+					.u = ev->worker_global_id };
+	for (size_t i = 0; i < ev->n_attributes && n < XARGS_MAX; i++) {
+		const Neuronprof__System__Attribute *at = ev->attributes[i];
+
+		if (!at->key)
+			continue;
+		a[n] = (struct xarg){ .key = at->key };
+		if (at->has_int_value) {
+			a[n].kind = XARG_I64;
+			a[n].i = at->int_value;
+		} else if (at->has_uint_value) {
+			a[n].kind = XARG_U64;
+			a[n].u = at->uint_value;
+		} else if (at->has_double_value) {
+			a[n].kind = XARG_DOUBLE;
+			a[n].d = at->double_value;
+		} else if (at->string_value) {
+			a[n].kind = XARG_STR;
+			a[n].s = at->string_value;
+		} else {
+			continue;
+		}
+		n++;
+	}
+	return fmt->slice(ctx, t, XSLICE_COMPLETE, source_name(ev->source),
+			  ev->name && *ev->name ? ev->name : "event",
+			  ev->start_ns + (uint64_t)p->shift, end + (uint64_t)p->shift, a, n,
+			  flow_out, 0);
+}
+
+/* The system profile of one directory: host events, then host counters. */
+static int walk_sysprof(struct layout *l, const struct sysprof *s, uint32_t machine,
+			const uint32_t *lane, const struct xformat *fmt, void *ctx,
+			struct export_stats *st, const struct flows *fl)
+{
+	int ret = 0;
+
+	for (size_t i = 0; !ret && s->ntrace && i < s->ntrace->n_events; i++) {
+		uint64_t flow = flow_of(fl, s->ntrace->events[i]);
+
+		ret = host_event(l, s->ntrace->events[i], machine, lane[i], fmt, ctx, flow);
+		st->host_events++;
+		st->flows += flow != 0;
+	}
+	for (size_t i = 0; !ret && s->cpu && i < s->cpu->n_samples; i++) {
+		const Neuronprof__System__CpuUtilSample *cs = s->cpu->samples[i];
+		const struct xproc *p = host_proc(l, machine, s->cpu->pid, s->cpu->instance_id);
+		const Neuronprof__System__CpuCoreUtil *u = cs->total;
+		struct xcounter c[4];
+
+		/* The first sample covers the time since boot: not this run's load. */
+		if (!u || !cs->interval_ns)
+			continue;
+		c[0] = (struct xcounter){ .track = counter_track(l, p, XCOUNTER_CPU_UTIL),
+					  .key = "util_pct", .is_double = true, .dvalue = u->util_pct };
+		c[1] = (struct xcounter){ .track = counter_track(l, p, XCOUNTER_CPU_USER),
+					  .key = "user_pct", .is_double = true, .dvalue = u->user_pct };
+		c[2] = (struct xcounter){ .track = counter_track(l, p, XCOUNTER_CPU_SYSTEM),
+					  .key = "system_pct", .is_double = true,
+					  .dvalue = u->system_pct };
+		c[3] = (struct xcounter){ .track = counter_track(l, p, XCOUNTER_CPU_IOWAIT),
+					  .key = "iowait_pct", .is_double = true,
+					  .dvalue = u->iowait_pct };
+		st->host_samples++;
+		ret = fmt->counter(ctx, p, "host cpu", cs->ts_ns + (uint64_t)p->shift, c, 4);
+	}
+	for (size_t i = 0; !ret && s->mem && i < s->mem->n_samples; i++) {
+		const Neuronprof__System__HostMemSample *ms = s->mem->samples[i];
+		const struct xproc *p = host_proc(l, machine, s->mem->pid, s->mem->instance_id);
+		struct xcounter c[3] = {
+			{ .track = counter_track(l, p, XCOUNTER_MEM_USED), .key = "used_bytes",
+			  .value = (int64_t)ms->host_used_bytes },
+			{ .track = counter_track(l, p, XCOUNTER_MEM_AVAILABLE),
+			  .key = "available_bytes", .value = (int64_t)ms->host_available_bytes },
+			{ .track = counter_track(l, p, XCOUNTER_PROCESS_RSS),
+			  .key = "process_rss_bytes", .value = (int64_t)ms->process_rss_bytes },
+		};
+
+		st->host_samples++;
+		ret = fmt->counter(ctx, p, "host memory", ms->ts_ns + (uint64_t)p->shift, c, 3);
+	}
+	return ret;
+}
+
+/* The executions of each core as slices on its executions track, flows ending there. */
+static int walk_executions(const struct layout *l, const struct timing *tm,
+			   const struct flows *fl, const struct xformat *fmt, void *ctx,
+			   struct export_stats *st)
+{
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < tm->ncores; i++) {
+		const struct core_timing *c = &tm->cores[i];
+		const struct xtrack *t = NULL;
+		struct exec_cursor xc;
+		char name[48];
+
+		for (size_t k = 0; k < l->ntracks; k++)
+			if (l->tracks[k]->kind == XT_EXEC && l->tracks[k]->proc->dev == c->dev &&
+			    l->tracks[k]->proc->core == c->core && !l->tracks[k]->proc->host &&
+			    l->tracks[k]->proc->machine == c->host)
+				t = l->tracks[k];
+		if (!t)
+			continue;
+		for (exec_cursor_init(&xc, c); !ret && xc.have; exec_cursor_next(&xc)) {
+			const struct execution *x = &xc.cur;
+			uint64_t flow = x->host ? flow_of(fl, x->host) : 0;
+			struct xarg a[4] = {
+				{ .key = "model_id", .kind = XARG_U64, .u = x->model_id },
+				{ .key = "execution", .kind = XARG_U64, .u = xc.k },
+				{ .key = "iterations", .kind = XARG_U64, .u = x->iterations },
+				{ .key = "failed", .kind = XARG_U64, .u = x->failed },
+			};
+
+			*fmt_str(fmt_u64(fmt_str(name, "model "), x->model_id), " execution") = '\0';
+			st->executions++;
+			ret = fmt->slice(ctx, t, XSLICE_COMPLETE, "execution", name,
+					 x->start + (uint64_t)t->proc->shift,
+					 x->stop + (uint64_t)t->proc->shift, a, 4, 0, flow);
+		}
+		exec_cursor_free(&xc);
+	}
+	return ret;
+}
+
+int export_run(const struct profile *prof, const char *source, const struct xformat *fmt,
+	       void *ctx, struct progress *pg, struct export_stats *st)
+{
+	struct stat sb;
+	bool is_file = !stat(source, &sb) && !S_ISDIR(sb.st_mode);
+	struct recording *recs;
+	size_t nrec;
+	struct machines mach;
+	const struct prof_file **files = xrealloc(NULL, (prof->nfiles + 1) * sizeof(*files));
+	struct timing tm;
+	struct flows fl;
+	struct layout l;
+	uint64_t done = 0;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	recs = recordings_split(prof, source, is_file, &nrec);
+	machines_build(&mach, prof, recs, nrec);
+	recordings_free(recs, nrec);
+	st->machines = mach.n;
+	st->unmapped = mach.unmapped;
+	for (size_t i = 0; i < prof->nfiles; i++)
+		files[i] = &prof->files[i];
+	/* Streamed: the export's memory does not follow the profile's length. */
+	timing_build(&tm, files, prof->nfiles, mach.file_machine, prof->sys, prof->nsys,
+		     mach.sys_machine, TIMING_STREAM);
+	free(files);
+	flows_build(&fl, &tm);
+	layout_build(&l, prof, &tm, &mach);
+	ret = fmt->begin(ctx, source);
+	for (size_t i = 0; !ret && i < l.nprocs; i++)
+		ret = fmt->process(ctx, l.procs[i]);
+	for (size_t i = 0; !ret && i < l.ntracks; i++)
+		ret = fmt->track(ctx, l.tracks[i]);
+	for (size_t i = 0; !ret && i < prof->nfiles; i++) {
+		const struct prof_file *f = &prof->files[i];
+
+		for (size_t k = 0; !ret && k < f->nlqueues; k++) {
+			const struct nprof_ntff_queue *q = &f->lqueues[k].q;
+			struct walk w = { .fmt = fmt, .ctx = ctx, .st = st, .t = l.qtrack[i][k],
+					  .raw = file_is_raw(f) ? &f->info.device : NULL };
+			bool tsp = q->queue_type == NEURONPROF_QT_TOPSP_TRACE;
+
+			instr_clock_init(&w.clk, timing_core_of(&tm, mach.file_machine[i],
+								f->info.device.device_index,
+								queue_core(f, q)),
+					 tsp, tsp ? q->target_index : q->engine);
+
+			if (q->queue_type == NEURONPROF_QT_THROTTLE && !w.raw) {
+				w.level = counter_track(&l, w.t->proc, XCOUNTER_THROTTLE_LEVEL);
+				w.clock = counter_track(&l, w.t->proc, XCOUNTER_THROTTLE_CLOCK);
+			}
+			ret = walk_queue(&w, f, &f->lqueues[k], pg, &done);
+			instr_clock_free(&w.clk);
+		}
+	}
+	if (!ret)
+		ret = walk_executions(&l, &tm, &fl, fmt, ctx, st);
+	for (size_t i = 0; !ret && i < prof->nsys; i++)
+		ret = walk_sysprof(&l, &prof->sys[i], mach.sys_machine[i], l.lane[i], fmt, ctx, st,
+				   &fl);
+	if (!ret)
+		ret = fmt->end(ctx);
+	layout_free(&l, prof);
+	free(fl.v);
+	timing_free(&tm);
+	machines_free(&mach);
+	return ret;
+}

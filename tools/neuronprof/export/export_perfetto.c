@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: MIT
+/*
+ * neuronprof export --format perfetto: a native Perfetto trace (a
+ * perfetto.protos.Trace message), which ui.perfetto.dev and trace_processor
+ * open. proto/perfetto_trace.proto declares what is written, with the
+ * field numbers of Perfetto's published protos; the tests decode the output
+ * with it, the writer here does not need it.
+ *
+ * Tracks: a process track per device (ProcessDescriptor, pid
+ * XPID_DEVICE_BASE + 1000 * device + 999), under it a track per NeuronCore,
+ * under those a track per engine and per TopSP with a track per queue, the
+ * core-level queues, the core's executions and its counter tracks
+ * (CounterDescriptor with a unit). The system profile adds a process track
+ * per host process, a thread track per host thread and host counter tracks.
+ * Children are ordered explicitly (child_ordering, sibling_order_rank).
+ *
+ * Events are TrackEvents: SLICE_BEGIN/SLICE_END pairs (instructions,
+ * iterations, executions, host events), INSTANTs, COUNTERs. Event names,
+ * categories and debug annotation names are interned: the first packet
+ * that uses a string defines it in its interned_data, and every packet
+ * that uses an interned id carries SEQ_NEEDS_INCREMENTAL_STATE; the first
+ * packet of the (single) sequence carries SEQ_INCREMENTAL_STATE_CLEARED.
+ * An nrt_execute host call has flow_ids = [F] and the execution it started
+ * terminating_flow_ids = [F].
+ *
+ * Encoding: pbenc.h, straight into a large buffer written with fwrite().
+ * Timestamps are the device's (the NTFF clock, CLOCK_MONOTONIC for the
+ * simulator) in nanoseconds, without a clock id, so trace processor takes
+ * them as its trace clock unchanged.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export/export.h"
+#include "util/pbenc.h"
+
+/* All packets form one sequence; 0 would mean "no sequence". */
+#define SEQUENCE_ID			1
+#define SEQ_INCREMENTAL_STATE_CLEARED	1
+#define SEQ_NEEDS_INCREMENTAL_STATE	2
+
+/* Field numbers of Perfetto's protos (see proto/perfetto_trace.proto). */
+enum {
+	TRACE_PACKET = 1,
+
+	PKT_TIMESTAMP = 8,
+	PKT_SEQUENCE_ID = 10,
+	PKT_TRACK_EVENT = 11,
+	PKT_INTERNED_DATA = 12,
+	PKT_SEQUENCE_FLAGS = 13,
+	PKT_TRACK_DESCRIPTOR = 60,
+	PKT_FIRST_ON_SEQUENCE = 87,
+
+	INTERNED_CATEGORIES = 1,
+	INTERNED_NAMES = 2,
+	INTERNED_ANNOTATION_NAMES = 3,
+	INTERNED_IID = 1,
+	INTERNED_NAME = 2,
+
+	TD_UUID = 1,
+	TD_NAME = 2,
+	TD_PROCESS = 3,
+	TD_THREAD = 4,
+	TD_PARENT_UUID = 5,
+	TD_COUNTER = 8,
+	TD_CHILD_ORDERING = 11,
+	TD_SIBLING_ORDER_RANK = 12,
+	PROCESS_PID = 1,
+	PROCESS_NAME = 6,
+	THREAD_PID = 1,
+	THREAD_TID = 2,
+	THREAD_NAME = 5,
+	COUNTER_UNIT = 3,
+	COUNTER_UNIT_NAME = 6,
+	CHILD_ORDERING_EXPLICIT = 3,
+
+	TE_CATEGORY_IIDS = 3,
+	TE_DEBUG_ANNOTATIONS = 4,
+	TE_TYPE = 9,
+	TE_NAME_IID = 10,
+	TE_TRACK_UUID = 11,
+	TE_CATEGORIES = 22,
+	TE_NAME = 23,
+	TE_COUNTER_VALUE = 30,
+	TE_DOUBLE_COUNTER_VALUE = 44,
+	TE_FLOW_IDS = 47,
+	TE_TERMINATING_FLOW_IDS = 48,
+	TYPE_SLICE_BEGIN = 1,
+	TYPE_SLICE_END = 2,
+	TYPE_INSTANT = 3,
+	TYPE_COUNTER = 4,
+
+	DA_NAME_IID = 1,
+	DA_UINT = 3,
+	DA_INT = 4,
+	DA_DOUBLE = 5,
+	DA_STRING = 6,
+	DA_POINTER = 7,
+	DA_NAME = 10,
+};
+
+/*
+ * Interned strings of one kind: string -> iid, open addressing. At most
+ * INTERN_MAX strings are interned; later ones are written inline, so memory
+ * stays bounded whatever the names.
+ */
+#define INTERN_MAX	65536
+
+struct intern {
+	char **key;
+	uint32_t *hash;
+	uint64_t *iid;
+	size_t slots, n;
+	uint64_t next_iid;
+};
+
+/* Strings a packet defines before using them. */
+struct pending {
+	uint32_t field;
+	uint64_t iid;
+	const char *s;
+};
+
+struct perfetto_export {
+	struct pbenc e;
+	struct intern names, cats, keys;
+	struct pending def[2 + XARGS_MAX];
+	int ndef;
+};
+
+static uint32_t hash_str(const char *s, size_t *len)
+{
+	uint32_t h = 2166136261u;
+	const char *p = s;
+
+	for (; *p; p++)
+		h = (h ^ (uint8_t)*p) * 16777619u;
+	*len = (size_t)(p - s);
+	return h;
+}
+
+static int intern_grow(struct intern *t)
+{
+	size_t slots = t->slots ? t->slots * 2 : 256;
+	char **key = calloc(slots, sizeof(*key));
+	uint32_t *hash = calloc(slots, sizeof(*hash));
+	uint64_t *iid = calloc(slots, sizeof(*iid));
+
+	if (!key || !hash || !iid) {
+		free(key);
+		free(hash);
+		free(iid);
+		return -1;
+	}
+	for (size_t i = 0; i < t->slots; i++) {
+		size_t h;
+
+		if (!t->key[i])
+			continue;
+		for (h = t->hash[i] & (slots - 1); key[h]; h = (h + 1) & (slots - 1))
+			;
+		key[h] = t->key[i];
+		hash[h] = t->hash[i];
+		iid[h] = t->iid[i];
+	}
+	free(t->key);
+	free(t->hash);
+	free(t->iid);
+	t->key = key;
+	t->hash = hash;
+	t->iid = iid;
+	t->slots = slots;
+	return 0;
+}
+
+static void intern_free(struct intern *t)
+{
+	for (size_t i = 0; i < t->slots; i++)
+		free(t->key[i]);
+	free(t->key);
+	free(t->hash);
+	free(t->iid);
+}
+
+/*
+ * The iid of @s, defined in this packet (queued in x->def under @field) if
+ * new; 0 when the table is full or memory ran out: write @s inline.
+ */
+static uint64_t intern(struct perfetto_export *x, struct intern *t, uint32_t field,
+		       const char *s)
+{
+	size_t len, h;
+	uint32_t hv = hash_str(s, &len);
+
+	if (t->slots) {
+		for (h = hv & (t->slots - 1); t->key[h]; h = (h + 1) & (t->slots - 1))
+			if (t->hash[h] == hv && !strcmp(t->key[h], s))
+				return t->iid[h];
+	}
+	if (t->n >= INTERN_MAX)
+		return 0;
+	if ((t->n + 1) * 2 > t->slots) {
+		if (intern_grow(t))
+			return 0;
+	}
+	for (h = hv & (t->slots - 1); t->key[h]; h = (h + 1) & (t->slots - 1))
+		;
+	t->key[h] = malloc(len + 1);
+	if (!t->key[h])
+		return 0;
+	memcpy(t->key[h], s, len + 1);
+	t->hash[h] = hv;
+	t->iid[h] = ++t->next_iid;
+	t->n++;
+	x->def[x->ndef++] = (struct pending){ .field = field, .iid = t->iid[h], .s = t->key[h] };
+	return t->iid[h];
+}
+
+struct perfetto_export *perfetto_export_new(FILE *out)
+{
+	struct perfetto_export *x = calloc(1, sizeof(*x));
+
+	if (!x)
+		return NULL;
+	if (pb_init(&x->e, out)) {
+		free(x);
+		return NULL;
+	}
+	return x;
+}
+
+void perfetto_export_free(struct perfetto_export *x)
+{
+	if (!x)
+		return;
+	pb_free(&x->e);
+	intern_free(&x->names);
+	intern_free(&x->cats);
+	intern_free(&x->keys);
+	free(x);
+}
+
+/* Starts a packet of the sequence; @flags: sequence_flags, 0 for none. */
+static void packet_begin(struct perfetto_export *x, uint32_t flags)
+{
+	struct pbenc *e = &x->e;
+
+	if (e->len >= PBENC_FLUSH || e->nomem)
+		pb_flush(e);
+	pb_need(e, 256);
+	pb_open(e, TRACE_PACKET);
+	pb_uint(e, PKT_SEQUENCE_ID, SEQUENCE_ID);
+	if (flags)
+		pb_uint(e, PKT_SEQUENCE_FLAGS, flags);
+}
+
+static int packet_end(struct perfetto_export *x)
+{
+	pb_close(&x->e);
+	if (x->e.nomem)
+		return fail("out of memory");
+	return 0;
+}
+
+static int p_begin(void *ctx, const char *source)
+{
+	struct perfetto_export *x = ctx;
+
+	/* The sequence starts clean: its first packet says so and holds nothing else. */
+	(void)source;
+	packet_begin(x, SEQ_INCREMENTAL_STATE_CLEARED);
+	pb_uint(&x->e, PKT_FIRST_ON_SEQUENCE, 1);
+	return packet_end(x);
+}
+
+static void process_desc(struct pbenc *e, int32_t pid, const char *name)
+{
+	pb_open(e, TD_PROCESS);
+	pb_int(e, PROCESS_PID, pid);
+	pb_str(e, PROCESS_NAME, name);
+	pb_close(e);
+}
+
+static int p_process(void *ctx, const struct xproc *p)
+{
+	struct perfetto_export *x = ctx;
+	struct pbenc *e = &x->e;
+	char name[64];
+
+	if (p->host) {
+		packet_begin(x, 0);
+		pb_open(e, PKT_TRACK_DESCRIPTOR);
+		pb_uint(e, TD_UUID, p->uuid);
+		pb_str(e, TD_NAME, p->name);
+		process_desc(e, p->pid, p->name);
+		pb_close(e);
+		return packet_end(x);
+	}
+	if (p->dev_first) {
+		/* The device: a process whose children are its cores, in core order. */
+		packet_begin(x, 0);
+		pb_open(e, PKT_TRACK_DESCRIPTOR);
+		pb_uint(e, TD_UUID, p->dev_uuid);
+		pb_str(e, TD_NAME, p->dev_name);
+		process_desc(e, p->dev_pid, p->dev_name);
+		pb_uint(e, TD_CHILD_ORDERING, CHILD_ORDERING_EXPLICIT);
+		pb_close(e);
+		if (packet_end(x))
+			return -1;
+	}
+	snprintf(name, sizeof(name), "NeuronCore %u", p->core);
+	packet_begin(x, 0);
+	pb_open(e, PKT_TRACK_DESCRIPTOR);
+	pb_uint(e, TD_UUID, p->uuid);
+	pb_uint(e, TD_PARENT_UUID, p->dev_uuid);
+	pb_str(e, TD_NAME, name);
+	pb_uint(e, TD_CHILD_ORDERING, CHILD_ORDERING_EXPLICIT);
+	pb_int(e, TD_SIBLING_ORDER_RANK, (int64_t)p->core);
+	pb_close(e);
+	return packet_end(x);
+}
+
+static int p_track(void *ctx, const struct xtrack *t)
+{
+	struct perfetto_export *x = ctx;
+	struct pbenc *e = &x->e;
+
+	packet_begin(x, 0);
+	pb_open(e, PKT_TRACK_DESCRIPTOR);
+	pb_uint(e, TD_UUID, t->uuid);
+	pb_str(e, TD_NAME, t->name);
+	if (t->kind == XT_THREAD && !t->engine) {
+		/* A thread track belongs to its process through the pid. */
+		pb_open(e, TD_THREAD);
+		pb_int(e, THREAD_PID, t->proc->pid);
+		pb_int(e, THREAD_TID, t->tid);
+		pb_str(e, THREAD_NAME, t->name);
+		pb_close(e);
+	} else {
+		pb_uint(e, TD_PARENT_UUID, t->parent_uuid);
+		pb_int(e, TD_SIBLING_ORDER_RANK, t->sort_index);
+		if (t->kind == XT_GROUP)
+			pb_uint(e, TD_CHILD_ORDERING, CHILD_ORDERING_EXPLICIT);
+	}
+	if (t->kind == XT_COUNTER) {
+		pb_open(e, TD_COUNTER);
+		if (t->unit != XUNIT_NONE)
+			pb_uint(e, COUNTER_UNIT, t->unit);
+		if (t->unit_name)
+			pb_str(e, COUNTER_UNIT_NAME, t->unit_name);
+		pb_close(e);
+	}
+	pb_close(e);
+	return packet_end(x);
+}
+
+/* Interned data of what the coming event uses for the first time. */
+static void definitions(struct perfetto_export *x)
+{
+	struct pbenc *e = &x->e;
+
+	if (!x->ndef)
+		return;
+	pb_open(e, PKT_INTERNED_DATA);
+	for (int i = 0; i < x->ndef; i++) {
+		pb_need(e, 64);
+		pb_open(e, x->def[i].field);
+		pb_uint(e, INTERNED_IID, x->def[i].iid);
+		pb_str(e, INTERNED_NAME, x->def[i].s);
+		pb_close(e);
+	}
+	pb_close(e);
+	x->ndef = 0;
+}
+
+static void annotation(struct perfetto_export *x, const struct xarg *a, uint64_t key_iid)
+{
+	struct pbenc *e = &x->e;
+
+	pb_need(e, 64);
+	pb_open(e, TE_DEBUG_ANNOTATIONS);
+	if (key_iid)
+		pb_uint(e, DA_NAME_IID, key_iid);
+	else
+		pb_str(e, DA_NAME, a->key);
+	switch (a->kind) {
+	case XARG_U64:
+		pb_uint(e, DA_UINT, a->u);
+		break;
+	case XARG_HEX:
+		/* Shown in hex by viewers. */
+		pb_uint(e, DA_POINTER, a->u);
+		break;
+	case XARG_STR:
+		pb_str(e, DA_STRING, a->s);
+		break;
+	case XARG_I64:
+		pb_int(e, DA_INT, a->i);
+		break;
+	case XARG_DOUBLE:
+		pb_double(e, DA_DOUBLE, a->d);
+		break;
+	}
+	pb_close(e);
+}
+
+/* A named event (slice begin or instant) with its category and arguments. */
+static int named_event(struct perfetto_export *x, uint32_t type, const struct xtrack *t,
+		       const char *cat, const char *name, uint64_t ts, const struct xarg *a,
+		       int n, uint64_t flow_out, uint64_t flow_in)
+{
+	struct pbenc *e = &x->e;
+	uint64_t cat_iid, name_iid, key_iid[XARGS_MAX];
+	bool interned;
+
+	if (n > XARGS_MAX)
+		n = XARGS_MAX;
+	x->ndef = 0;
+	cat_iid = intern(x, &x->cats, INTERNED_CATEGORIES, cat);
+	name_iid = intern(x, &x->names, INTERNED_NAMES, name);
+	interned = cat_iid || name_iid;
+	for (int i = 0; i < n; i++) {
+		key_iid[i] = intern(x, &x->keys, INTERNED_ANNOTATION_NAMES, a[i].key);
+		interned |= key_iid[i] != 0;
+	}
+	packet_begin(x, interned ? SEQ_NEEDS_INCREMENTAL_STATE : 0);
+	pb_uint(e, PKT_TIMESTAMP, ts);
+	definitions(x);
+	pb_open(e, PKT_TRACK_EVENT);
+	pb_uint(e, TE_TYPE, type);
+	pb_uint(e, TE_TRACK_UUID, t->uuid);
+	if (cat_iid)
+		pb_uint(e, TE_CATEGORY_IIDS, cat_iid);
+	else
+		pb_str(e, TE_CATEGORIES, cat);
+	if (name_iid)
+		pb_uint(e, TE_NAME_IID, name_iid);
+	else
+		pb_str(e, TE_NAME, name);
+	for (int i = 0; i < n; i++)
+		annotation(x, &a[i], key_iid[i]);
+	if (flow_out)
+		pb_fixed64(e, TE_FLOW_IDS, flow_out);
+	if (flow_in)
+		pb_fixed64(e, TE_TERMINATING_FLOW_IDS, flow_in);
+	pb_close(e);
+	return packet_end(x);
+}
+
+static int p_slice(void *ctx, const struct xtrack *t, enum xslice_style style, const char *cat,
+		   const char *name, uint64_t ts, uint64_t end_ts, const struct xarg *a, int n,
+		   uint64_t flow_out, uint64_t flow_in)
+{
+	struct perfetto_export *x = ctx;
+	struct pbenc *e = &x->e;
+
+	/* TrackEvent has no complete events: every slice is a begin/end pair. */
+	(void)style;
+	if (named_event(x, TYPE_SLICE_BEGIN, t, cat, name, ts, a, n, flow_out, flow_in))
+		return -1;
+	packet_begin(x, 0);
+	pb_uint(e, PKT_TIMESTAMP, end_ts);
+	pb_open(e, PKT_TRACK_EVENT);
+	pb_uint(e, TE_TYPE, TYPE_SLICE_END);
+	pb_uint(e, TE_TRACK_UUID, t->uuid);
+	pb_close(e);
+	return packet_end(x);
+}
+
+static int p_instant(void *ctx, const struct xtrack *t, const char *cat, const char *name,
+		     uint64_t ts, const struct xarg *a, int n)
+{
+	return named_event(ctx, TYPE_INSTANT, t, cat, name, ts, a, n, 0, 0);
+}
+
+static int p_counter(void *ctx, const struct xproc *p, const char *name, uint64_t ts,
+		     const struct xcounter *c, int n)
+{
+	struct perfetto_export *x = ctx;
+	struct pbenc *e = &x->e;
+
+	/* One counter track per series, named by its descriptor. */
+	(void)p;
+	(void)name;
+	for (int i = 0; i < n; i++) {
+		packet_begin(x, 0);
+		pb_uint(e, PKT_TIMESTAMP, ts);
+		pb_open(e, PKT_TRACK_EVENT);
+		pb_uint(e, TE_TYPE, TYPE_COUNTER);
+		pb_uint(e, TE_TRACK_UUID, c[i].track->uuid);
+		if (c[i].is_double)
+			pb_double(e, TE_DOUBLE_COUNTER_VALUE, c[i].dvalue);
+		else
+			pb_int(e, TE_COUNTER_VALUE, c[i].value);
+		pb_close(e);
+		if (packet_end(x))
+			return -1;
+	}
+	return 0;
+}
+
+static int p_end(void *ctx)
+{
+	struct perfetto_export *x = ctx;
+
+	pb_flush(&x->e);
+	return x->e.nomem ? fail("out of memory") : 0;
+}
+
+const struct xformat perfetto_format = {
+	.begin = p_begin,
+	.process = p_process,
+	.track = p_track,
+	.slice = p_slice,
+	.instant = p_instant,
+	.counter = p_counter,
+	.end = p_end,
+};

@@ -1,0 +1,760 @@
+// SPDX-License-Identifier: MIT
+/*
+ * neuronprof export --format sqlite: a profile as an SQLite database, for
+ * analysis with SQL, in the spirit of Nsight Systems' export. The schema is
+ * documented in Documentation/analysis.rst, with the queries that
+ * reproduce summary's tables (Documentation/analysis-queries.sql, which the
+ * tests run). Everything is written in one transaction with prepared
+ * statements; indices are made after the rows.
+ *
+ * Recordings are those of summary (the directories holding profiles);
+ * instructions carry their duration under the timing model (timing.h);
+ * entries that are not instructions are kept whole in `entries`; raw
+ * entries (a device whose entries are not decoded) are kept as bytes in
+ * `raw_entries`. With several machines, every time is moved onto one
+ * timeline as the JSON and Perfetto exports do (machines.h), and `machines`
+ * says how.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sys/stat.h>
+
+#include <sqlite3.h>
+
+#include <neuronprof/common.h>
+
+#include "export/export.h"
+#include "analysis/machines.h"
+#include "analysis/summary.h"
+#include "analysis/timing.h"
+
+#define SCHEMA_VERSION	"4"
+
+static const char schema[] =
+	"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);\n"
+	"CREATE TABLE strings (id INTEGER PRIMARY KEY, value TEXT NOT NULL UNIQUE);\n"
+	"CREATE TABLE machines (id INTEGER PRIMARY KEY, name TEXT NOT NULL, hostname TEXT,"
+	" clock TEXT NOT NULL, mapping_monotonic_ns INTEGER, mapping_realtime_ns INTEGER,"
+	" offset_ns INTEGER NOT NULL);\n"
+	"CREATE TABLE recordings (id INTEGER PRIMARY KEY, path_id INTEGER NOT NULL,"
+	" machine_id INTEGER NOT NULL REFERENCES machines (id));\n"
+	"CREATE TABLE files (id INTEGER PRIMARY KEY, recording_id INTEGER NOT NULL,"
+	" path_id INTEGER NOT NULL, pid INTEGER, instance_id INTEGER, hostname_id INTEGER,"
+	" core INTEGER, capture_kind TEXT, session_id INTEGER, model_name_id INTEGER,"
+	" model_id INTEGER, start_ns INTEGER, stop_ns INTEGER, clock_id INTEGER);\n"
+	"CREATE TABLE devices (id INTEGER PRIMARY KEY, device_index INTEGER, arch TEXT,"
+	" provider TEXT, num_cores INTEGER, num_topsps INTEGER, engines_per_core INTEGER,"
+	" raw_format TEXT, raw_entry_size INTEGER, clock_domain TEXT);\n"
+	"CREATE TABLE cores (id INTEGER PRIMARY KEY, recording_id INTEGER NOT NULL,"
+	" device_id INTEGER NOT NULL, core INTEGER NOT NULL, vcore INTEGER);\n"
+	"CREATE TABLE queues (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL,"
+	" record INTEGER NOT NULL, core_id INTEGER NOT NULL, queue_type TEXT NOT NULL,"
+	" unit_kind TEXT, unit_index INTEGER, target_kind TEXT, target_index INTEGER,"
+	" engine INTEGER, entry_size INTEGER, entry_count INTEGER, lost_count INTEGER,"
+	" first_seq INTEGER, last_seq INTEGER, records INTEGER NOT NULL);\n"
+	"CREATE TABLE entries (queue_id INTEGER NOT NULL, ts INTEGER NOT NULL, seq INTEGER,"
+	" code INTEGER, model_id INTEGER, iteration INTEGER, payload0 INTEGER,"
+	" payload1 INTEGER, payload2 INTEGER, payload3 INTEGER);\n"
+	"CREATE TABLE raw_entries (queue_id INTEGER NOT NULL REFERENCES queues (id),"
+	" ts INTEGER NOT NULL, seq INTEGER, entry_index INTEGER NOT NULL, part INTEGER NOT NULL,"
+	" parts INTEGER NOT NULL, bytes BLOB NOT NULL);\n"
+	"CREATE TABLE instructions (queue_id INTEGER NOT NULL, ts INTEGER NOT NULL,"
+	" end_ts INTEGER NOT NULL, dur INTEGER NOT NULL, opcode INTEGER, seq INTEGER,"
+	" model_id INTEGER, iteration INTEGER, pc INTEGER, operand0 INTEGER,"
+	" operand1 INTEGER);\n"
+	"CREATE TABLE inferences (core_id INTEGER NOT NULL, model_id INTEGER,"
+	" iteration INTEGER, start_ns INTEGER, stop_ns INTEGER, dur INTEGER, status INTEGER);\n"
+	"CREATE TABLE executions (id INTEGER PRIMARY KEY, core_id INTEGER NOT NULL,"
+	" idx INTEGER, model_id INTEGER, start_ns INTEGER, stop_ns INTEGER, latency INTEGER,"
+	" iterations INTEGER, failed INTEGER, host_event_id INTEGER);\n"
+	"CREATE TABLE host_events (id INTEGER PRIMARY KEY, recording_id INTEGER NOT NULL,"
+	" event_id INTEGER, name_id INTEGER NOT NULL, type INTEGER, source_id INTEGER,"
+	" start_ns INTEGER, end_ns INTEGER, dur INTEGER, pid INTEGER, tid INTEGER,"
+	" core INTEGER, model_id INTEGER, flow_id INTEGER, instance_id INTEGER);\n"
+	"CREATE TABLE cpu_samples (recording_id INTEGER NOT NULL, ts INTEGER,"
+	" interval_ns INTEGER, util_pct REAL, user_pct REAL, system_pct REAL,"
+	" iowait_pct REAL);\n"
+	"CREATE TABLE mem_samples (recording_id INTEGER NOT NULL, ts INTEGER,"
+	" used_bytes INTEGER, available_bytes INTEGER, process_rss_bytes INTEGER);\n"
+	"CREATE VIEW dma AS SELECT q.core_id, q.engine, e.ts, e.code AS dma_queue,"
+	" e.payload0 AS bytes, e.payload1 AS src, e.payload2 AS dst"
+	" FROM entries e JOIN queues q ON q.id = e.queue_id WHERE q.queue_type = 'DMA';\n"
+	"CREATE VIEW errors AS SELECT q.core_id, q.queue_type, q.target_index, e.ts, e.code,"
+	" e.payload0 FROM entries e JOIN queues q ON q.id = e.queue_id"
+	" WHERE q.queue_type IN ('ERROR', 'TOPSP_ERROR');\n"
+	"CREATE VIEW throttle AS SELECT q.core_id, e.ts, e.code AS level,"
+	" e.payload0 AS clock_pct FROM entries e JOIN queues q ON q.id = e.queue_id"
+	" WHERE q.queue_type = 'THROTTLE';\n"
+	/*
+	 * Execution k of every core of every machine, compared as `summary`
+	 * compares machines (xhost.h): the slowest and the fastest by latency,
+	 * ties to the first by machine, device and core.
+	 */
+	"CREATE VIEW machine_executions AS WITH x AS (SELECT e.idx, r.machine_id,"
+	" m.name AS machine, d.device_index AS device, c.core, e.latency"
+	" FROM executions e JOIN cores c ON c.id = e.core_id"
+	" JOIN recordings r ON r.id = c.recording_id JOIN machines m ON m.id = r.machine_id"
+	" JOIN devices d ON d.id = c.device_id),"
+	" y AS (SELECT x.*, ROW_NUMBER() OVER (PARTITION BY idx ORDER BY latency DESC,"
+	" machine_id, device, core) AS slow_rank, ROW_NUMBER() OVER (PARTITION BY idx"
+	" ORDER BY latency, machine_id, device, core) AS fast_rank,"
+	" COUNT(*) OVER (PARTITION BY idx) AS cores FROM x)"
+	" SELECT s.idx, s.cores,"
+	" (SELECT COUNT(DISTINCT machine_id) FROM x WHERE x.idx = s.idx) AS machines,"
+	" s.machine AS slowest_machine, s.device AS slowest_device, s.core AS slowest_core,"
+	" s.latency AS slowest_ns, f.machine AS fastest_machine, f.device AS fastest_device,"
+	" f.core AS fastest_core, f.latency AS fastest_ns, s.latency - f.latency AS skew_ns"
+	" FROM y s JOIN y f ON f.idx = s.idx AND f.fast_rank = 1 WHERE s.slow_rank = 1;\n";
+
+static const char indices[] =
+	"CREATE INDEX entries_queue_ts ON entries (queue_id, ts);\n"
+	"CREATE INDEX raw_entries_queue ON raw_entries (queue_id, entry_index);\n"
+	"CREATE INDEX instructions_queue_ts ON instructions (queue_id, ts);\n"
+	"CREATE INDEX instructions_opcode ON instructions (opcode);\n"
+	"CREATE INDEX inferences_core ON inferences (core_id, start_ns);\n"
+	"CREATE INDEX executions_core ON executions (core_id, start_ns);\n"
+	"CREATE INDEX host_events_name ON host_events (name_id);\n"
+	"CREATE INDEX host_events_time ON host_events (recording_id, start_ns);\n"
+	"CREATE INDEX queues_core ON queues (core_id, queue_type);\n";
+
+enum stmt {
+	ST_STRING, ST_MACHINE, ST_RECORDING, ST_RAW, ST_FILE, ST_DEVICE, ST_CORE, ST_QUEUE, ST_ENTRY,
+	ST_INSTRUCTION, ST_INFERENCE, ST_EXECUTION, ST_HOST, ST_CPU, ST_MEM, ST_META, ST_COUNT,
+};
+
+static const char *const stmt_sql[ST_COUNT] = {
+	[ST_STRING] = "INSERT INTO strings (value) VALUES (?)",
+	[ST_MACHINE] = "INSERT INTO machines (name, hostname, clock, mapping_monotonic_ns,"
+		       " mapping_realtime_ns, offset_ns) VALUES (?, ?, ?, ?, ?, ?)",
+	[ST_RECORDING] = "INSERT INTO recordings (path_id, machine_id) VALUES (?, ?)",
+	[ST_RAW] = "INSERT INTO raw_entries VALUES (?, ?, ?, ?, ?, ?, ?)",
+	[ST_FILE] = "INSERT INTO files (recording_id, path_id, pid, instance_id, hostname_id,"
+		    " core, capture_kind, session_id, model_name_id, model_id, start_ns, stop_ns,"
+		    " clock_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[ST_DEVICE] = "INSERT INTO devices (device_index, arch, provider, num_cores, num_topsps,"
+		      " engines_per_core, raw_format, raw_entry_size, clock_domain)"
+		      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[ST_CORE] = "INSERT INTO cores (recording_id, device_id, core, vcore) VALUES (?, ?, ?, ?)",
+	[ST_QUEUE] = "INSERT INTO queues (file_id, record, core_id, queue_type, unit_kind,"
+		     " unit_index, target_kind, target_index, engine, entry_size, entry_count,"
+		     " lost_count, first_seq, last_seq, records)"
+		     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[ST_ENTRY] = "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[ST_INSTRUCTION] = "INSERT INTO instructions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[ST_INFERENCE] = "INSERT INTO inferences VALUES (?, ?, ?, ?, ?, ?, ?)",
+	[ST_EXECUTION] = "INSERT INTO executions (core_id, idx, model_id, start_ns, stop_ns,"
+			 " latency, iterations, failed, host_event_id)"
+			 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[ST_HOST] = "INSERT INTO host_events (recording_id, event_id, name_id, type, source_id,"
+		    " start_ns, end_ns, dur, pid, tid, core, model_id, flow_id, instance_id)"
+		    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[ST_CPU] = "INSERT INTO cpu_samples VALUES (?, ?, ?, ?, ?, ?, ?)",
+	[ST_MEM] = "INSERT INTO mem_samples VALUES (?, ?, ?, ?, ?)",
+	[ST_META] = "INSERT INTO meta VALUES (?, ?)",
+};
+
+struct sq {
+	sqlite3 *db;
+	sqlite3_stmt *st[ST_COUNT];
+	const char *name;	/* the file asked for, which messages name */
+	int rc;			/* first failure */
+	/* Strings already in the table: a small open-addressing map to their id. */
+	char **skey;
+	int64_t *sid;
+	size_t sslots, nstr;
+	struct export_stats *stats;
+	uint64_t rows;
+	int64_t shift;		/* of the recording being written: its machine's */
+};
+
+static int sq_fail(struct sq *q, const char *what)
+{
+	if (!q->rc)
+		fail("%s: %s: %s", q->name, what, sqlite3_errmsg(q->db));
+	q->rc = -1;
+	return -1;
+}
+
+static int exec_sql(struct sq *q, const char *sql, const char *what)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(q->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		if (!q->rc)
+			fail("%s: %s: %s", q->name, what, msg ? msg : "failed");
+		sqlite3_free(msg);
+		q->rc = -1;
+		return -1;
+	}
+	return 0;
+}
+
+/* Binds the values of @st in order, runs it and resets it. */
+static int64_t step(struct sq *q, enum stmt st)
+{
+	sqlite3_stmt *s = q->st[st];
+
+	if (q->rc)
+		return 0;
+	if (sqlite3_step(s) != SQLITE_DONE) {
+		sq_fail(q, stmt_sql[st]);
+		return 0;
+	}
+	sqlite3_reset(s);
+	q->rows++;
+	return sqlite3_last_insert_rowid(q->db);
+}
+
+static void b_i64(struct sq *q, enum stmt st, int col, int64_t v)
+{
+	sqlite3_bind_int64(q->st[st], col, v);
+}
+
+/* Timestamps and counts are uint64; SQLite integers are int64 (2^63 ns is 292 years). */
+static void b_u64(struct sq *q, enum stmt st, int col, uint64_t v)
+{
+	sqlite3_bind_int64(q->st[st], col, (int64_t)v);
+}
+
+/* A time of the recording being written, moved onto the export's timeline. */
+static void b_ts(struct sq *q, enum stmt st, int col, uint64_t v)
+{
+	sqlite3_bind_int64(q->st[st], col, (int64_t)(v + (uint64_t)q->shift));
+}
+
+static void b_text(struct sq *q, enum stmt st, int col, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(q->st[st], col, s, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(q->st[st], col);
+}
+
+static void b_null(struct sq *q, enum stmt st, int col)
+{
+	sqlite3_bind_null(q->st[st], col);
+}
+
+/* The id of @s in the string table (NULL stays NULL: returns 0, bound as NULL). */
+static int64_t string_id(struct sq *q, const char *s)
+{
+	uint32_t h = 2166136261u;
+	size_t i;
+
+	if (!s)
+		return 0;
+	for (const char *p = s; *p; p++)
+		h = (h ^ (uint8_t)*p) * 16777619u;
+	if ((q->nstr + 1) * 2 > q->sslots) {
+		size_t n = q->sslots ? q->sslots * 2 : 256;
+		char **key = xcalloc(n, sizeof(*key));
+		int64_t *sid = xcalloc(n, sizeof(*sid));
+
+		for (size_t k = 0; k < q->sslots; k++) {
+			uint32_t hk = 2166136261u;
+
+			if (!q->skey[k])
+				continue;
+			for (const char *p = q->skey[k]; *p; p++)
+				hk = (hk ^ (uint8_t)*p) * 16777619u;
+			for (i = hk & (n - 1); key[i]; i = (i + 1) & (n - 1))
+				;
+			key[i] = q->skey[k];
+			sid[i] = q->sid[k];
+		}
+		free(q->skey);
+		free(q->sid);
+		q->skey = key;
+		q->sid = sid;
+		q->sslots = n;
+	}
+	for (i = h & (q->sslots - 1); q->skey[i]; i = (i + 1) & (q->sslots - 1))
+		if (!strcmp(q->skey[i], s))
+			return q->sid[i];
+	q->skey[i] = xstrdup(s);
+	b_text(q, ST_STRING, 1, s);
+	q->sid[i] = step(q, ST_STRING);
+	q->nstr++;
+	return q->sid[i];
+}
+
+static void b_string(struct sq *q, enum stmt st, int col, const char *s)
+{
+	int64_t id = string_id(q, s);
+
+	if (id)
+		b_i64(q, st, col, id);
+	else
+		b_null(q, st, col);
+}
+
+struct core_row {
+	uint32_t dev, core;
+	int64_t id;
+};
+
+struct sq_rec {
+	int64_t id;
+	struct core_row *cores;
+	size_t ncores;
+	int64_t *dev_id;	/* by device index; 0 = not yet */
+	size_t ndev;
+};
+
+static int64_t device_row(struct sq *q, struct sq_rec *r, const struct prof_file *f)
+{
+	uint32_t d = f->info.device.device_index;
+
+	if (d >= r->ndev) {
+		int64_t *v = xrealloc(r->dev_id, (d + 1) * sizeof(*v));
+
+		memset(v + r->ndev, 0, (d + 1 - r->ndev) * sizeof(*v));
+		r->dev_id = v;
+		r->ndev = d + 1;
+	}
+	if (!r->dev_id[d]) {
+		b_u64(q, ST_DEVICE, 1, d);
+		b_text(q, ST_DEVICE, 2, arch_name(f->info.device.arch));
+		b_text(q, ST_DEVICE, 3, f->info.device.provider);
+		b_u64(q, ST_DEVICE, 4, f->info.device.num_cores);
+		b_u64(q, ST_DEVICE, 5, f->info.device.num_topsps);
+		b_u64(q, ST_DEVICE, 6, f->info.device.engines_per_core);
+		if (file_is_raw(f)) {
+			b_text(q, ST_DEVICE, 7, raw_format_name(f->info.device.raw_format));
+			b_u64(q, ST_DEVICE, 8, f->info.device.raw_entry_size);
+		} else {
+			b_null(q, ST_DEVICE, 7);
+			b_null(q, ST_DEVICE, 8);
+		}
+		b_text(q, ST_DEVICE, 9, clock_domain_name(f->info.device.clock_domain));
+		r->dev_id[d] = step(q, ST_DEVICE);
+	}
+	return r->dev_id[d];
+}
+
+static int64_t core_row(struct sq *q, struct sq_rec *r, const struct prof_file *f, uint32_t core,
+			const struct timing *tm)
+{
+	uint32_t dev = f->info.device.device_index;
+	const struct core_timing *ct;
+	struct core_row *c;
+
+	for (size_t i = 0; i < r->ncores; i++)
+		if (r->cores[i].dev == dev && r->cores[i].core == core)
+			return r->cores[i].id;
+	r->cores = xrealloc(r->cores, (r->ncores + 1) * sizeof(*r->cores));
+	c = &r->cores[r->ncores++];
+	c->dev = dev;
+	c->core = core;
+	b_i64(q, ST_CORE, 1, r->id);
+	b_i64(q, ST_CORE, 2, device_row(q, r, f));
+	b_u64(q, ST_CORE, 3, core);
+	ct = timing_core(tm, dev, core);
+	if (ct)
+		b_u64(q, ST_CORE, 4, ct->vcore);
+	else
+		b_null(q, ST_CORE, 4);
+	c->id = step(q, ST_CORE);
+	return c->id;
+}
+
+static void write_instruction(struct sq *q, int64_t qid, const struct entry *e, uint64_t end)
+{
+	b_i64(q, ST_INSTRUCTION, 1, qid);
+	b_ts(q, ST_INSTRUCTION, 2, e->ts);
+	b_ts(q, ST_INSTRUCTION, 3, end);
+	b_u64(q, ST_INSTRUCTION, 4, end - e->ts);
+	b_u64(q, ST_INSTRUCTION, 5, e->code);
+	b_u64(q, ST_INSTRUCTION, 6, e->seq);
+	b_u64(q, ST_INSTRUCTION, 7, e->model_id);
+	b_u64(q, ST_INSTRUCTION, 8, e->iteration);
+	for (int i = 0; i < 3; i++)
+		b_u64(q, ST_INSTRUCTION, 9 + i, e->payload[i]);
+	step(q, ST_INSTRUCTION);
+}
+
+/*
+ * The entries of a raw queue (profile.h): each ring entry a row with its
+ * part of a device entry as bytes, never decoded; its time is of the
+ * device's clock domain (the capture time for NEURONPROF_CLOCK_CAPTURED).
+ */
+static void write_raw(struct sq *q, const struct prof_file *f, const struct prof_queue *lq,
+		      int64_t qid, struct progress *pg, uint64_t *done)
+{
+	struct raw_part part;
+	struct queue_iter it;
+	struct entry e;
+	const void *p;
+
+	queue_iter_init(&it, f, lq);
+	while (!q->rc && (p = queue_iter_next(&it))) {
+		entry_decode(p, it.entry_size, &e);
+		progress_update(pg, ++*done);
+		q->stats->entries++;
+		q->stats->raw_entries++;
+		raw_part_of(&e, &part);
+		b_i64(q, ST_RAW, 1, qid);
+		b_ts(q, ST_RAW, 2, e.ts);
+		b_u64(q, ST_RAW, 3, e.seq);
+		b_u64(q, ST_RAW, 4, part.index);
+		b_u64(q, ST_RAW, 5, part.part);
+		b_u64(q, ST_RAW, 6, part.parts);
+		sqlite3_bind_blob(q->st[ST_RAW], 7, part.bytes, (int)part.len, SQLITE_TRANSIENT);
+		step(q, ST_RAW);
+	}
+}
+
+/*
+ * A queue of @f, all its records in order: one row in `queues`, its
+ * instructions (an instruction at the end of one record ends at the next
+ * record's first entry) and its other entries.
+ */
+static void write_queue(struct sq *q, struct sq_rec *r, const struct prof_file *f,
+			int64_t file_id, const struct prof_queue *lq, const struct timing *tm,
+			struct progress *pg, uint64_t *done)
+{
+	const struct nprof_ntff_queue *qu = &lq->q;
+	uint32_t core = queue_core(f, qu);
+	bool tsp = qu->target_kind == NEURONPROF_TARGET_TOPSP;
+	bool trace = qu->queue_type == NEURONPROF_QT_TRACE ||
+		     qu->queue_type == NEURONPROF_QT_TOPSP_TRACE;
+	bool unit = trace || qu->queue_type == NEURONPROF_QT_EVENT ||
+		    qu->queue_type == NEURONPROF_QT_DMA || qu->queue_type == NEURONPROF_QT_TOPSP_EVENT ||
+		    qu->queue_type == NEURONPROF_QT_TOPSP_ERROR;
+	int64_t core_id = core_row(q, r, f, core, tm), qid;
+	struct queue_iter it;
+	struct instr_clock clk;
+	struct entry e, pend;
+	bool have_pend = false;
+	const void *p;
+
+	b_i64(q, ST_QUEUE, 1, file_id);
+	b_u64(q, ST_QUEUE, 2, lq->first);
+	b_i64(q, ST_QUEUE, 3, core_id);
+	b_text(q, ST_QUEUE, 4, queue_name(qu->queue_type));
+	if (unit) {
+		b_text(q, ST_QUEUE, 5, tsp ? "topsp" : "engine");
+		b_u64(q, ST_QUEUE, 6, tsp ? qu->target_index : qu->engine);
+	} else {
+		b_null(q, ST_QUEUE, 5);
+		b_null(q, ST_QUEUE, 6);
+	}
+	b_text(q, ST_QUEUE, 7, tsp ? "topsp" : "core");
+	b_u64(q, ST_QUEUE, 8, qu->target_index);
+	b_u64(q, ST_QUEUE, 9, qu->engine);
+	b_u64(q, ST_QUEUE, 10, qu->entry_size);
+	b_u64(q, ST_QUEUE, 11, qu->entry_count);
+	b_u64(q, ST_QUEUE, 12, qu->lost_count);
+	b_u64(q, ST_QUEUE, 13, qu->first_seq);
+	b_u64(q, ST_QUEUE, 14, qu->last_seq);
+	b_u64(q, ST_QUEUE, 15, lq->nrec);
+	qid = step(q, ST_QUEUE);
+
+	if (file_is_raw(f)) {
+		write_raw(q, f, lq, qid, pg, done);
+		return;
+	}
+	instr_clock_init(&clk, timing_core(tm, f->info.device.device_index, core), tsp,
+			 tsp ? qu->target_index : qu->engine);
+	queue_iter_init(&it, f, lq);
+	while (!q->rc && (p = queue_iter_next(&it))) {
+		entry_decode(p, it.entry_size, &e);
+		progress_update(pg, ++*done);
+		q->stats->entries++;
+		if (trace) {
+			/* An instruction ends when the next entry of its queue says. */
+			if (have_pend)
+				write_instruction(q, qid, &pend, instr_end(&clk, pend.ts, true, e.ts));
+			pend = e;
+			have_pend = true;
+			continue;
+		}
+		b_i64(q, ST_ENTRY, 1, qid);
+		b_ts(q, ST_ENTRY, 2, e.ts);
+		b_u64(q, ST_ENTRY, 3, e.seq);
+		b_u64(q, ST_ENTRY, 4, e.code);
+		b_u64(q, ST_ENTRY, 5, e.model_id);
+		b_u64(q, ST_ENTRY, 6, e.iteration);
+		for (int i = 0; i < 4; i++)
+			b_u64(q, ST_ENTRY, 7 + i, e.payload[i]);
+		step(q, ST_ENTRY);
+	}
+	if (have_pend && !q->rc)
+		write_instruction(q, qid, &pend, instr_end(&clk, pend.ts, false, 0));
+	instr_clock_free(&clk);
+}
+
+static const char *source_name(uint32_t s)
+{
+	switch (s) {
+	case NEURONPROF__SYSTEM__EVENT_SOURCE__SOURCE_NEURON_RT: return "neuron_rt";
+	case NEURONPROF__SYSTEM__EVENT_SOURCE__SOURCE_NEURON_HW: return "neuron_hw";
+	case NEURONPROF__SYSTEM__EVENT_SOURCE__SOURCE_FRAMEWORK: return "framework";
+	default: return "host";
+	}
+}
+
+/* Host events of @s; their row ids by event, for the executions' host_event_id. */
+struct host_row {
+	const Neuronprof__System__NtraceEvent *ev;
+	int64_t id;
+};
+
+static int cmp_host_row(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)((const struct host_row *)a)->ev;
+	uintptr_t y = (uintptr_t)((const struct host_row *)b)->ev;
+
+	return x < y ? -1 : x > y;
+}
+
+static struct host_row *write_sysprof(struct sq *q, int64_t rec_id, const struct sysprof *s,
+				      size_t *nrows)
+{
+	const Neuronprof__System__Ntrace *nt = s->ntrace;
+	struct host_row *rows = xcalloc(nt ? nt->n_events : 0, sizeof(*rows));
+
+	*nrows = 0;
+	for (size_t i = 0; nt && !q->rc && i < nt->n_events; i++) {
+		const Neuronprof__System__NtraceEvent *ev = nt->events[i];
+		uint64_t end = ev->end_ns > ev->start_ns ? ev->end_ns : ev->start_ns;
+
+		b_i64(q, ST_HOST, 1, rec_id);
+		b_u64(q, ST_HOST, 2, ev->id);
+		b_string(q, ST_HOST, 3, ev->name && *ev->name ? ev->name : "event");
+		b_u64(q, ST_HOST, 4, ev->type);
+		b_string(q, ST_HOST, 5, source_name(ev->source));
+		b_ts(q, ST_HOST, 6, ev->start_ns);
+		b_ts(q, ST_HOST, 7, end);
+		b_u64(q, ST_HOST, 8, end - ev->start_ns);
+		b_u64(q, ST_HOST, 9, ev->pid);
+		b_u64(q, ST_HOST, 10, ev->tid);
+		if (ev->has_core_index)
+			b_u64(q, ST_HOST, 11, ev->core_index);
+		else
+			b_null(q, ST_HOST, 11);
+		if (ev->has_model_id)
+			b_u64(q, ST_HOST, 12, ev->model_id);
+		else
+			b_null(q, ST_HOST, 12);
+		if (ev->n_flow_ids)
+			b_u64(q, ST_HOST, 13, ev->flow_ids[0]);
+		else
+			b_null(q, ST_HOST, 13);
+		b_string(q, ST_HOST, 14, ev->instance_id);
+		rows[*nrows].ev = ev;
+		rows[(*nrows)++].id = step(q, ST_HOST);
+		q->stats->host_events++;
+	}
+	for (size_t i = 0; s->cpu && !q->rc && i < s->cpu->n_samples; i++) {
+		const Neuronprof__System__CpuUtilSample *cs = s->cpu->samples[i];
+
+		if (!cs->total || !cs->interval_ns)
+			continue;
+		b_i64(q, ST_CPU, 1, rec_id);
+		b_ts(q, ST_CPU, 2, cs->ts_ns);
+		b_u64(q, ST_CPU, 3, cs->interval_ns);
+		sqlite3_bind_double(q->st[ST_CPU], 4, cs->total->util_pct);
+		sqlite3_bind_double(q->st[ST_CPU], 5, cs->total->user_pct);
+		sqlite3_bind_double(q->st[ST_CPU], 6, cs->total->system_pct);
+		sqlite3_bind_double(q->st[ST_CPU], 7, cs->total->iowait_pct);
+		step(q, ST_CPU);
+		q->stats->host_samples++;
+	}
+	for (size_t i = 0; s->mem && !q->rc && i < s->mem->n_samples; i++) {
+		const Neuronprof__System__HostMemSample *ms = s->mem->samples[i];
+
+		b_i64(q, ST_MEM, 1, rec_id);
+		b_ts(q, ST_MEM, 2, ms->ts_ns);
+		b_u64(q, ST_MEM, 3, ms->host_used_bytes);
+		b_u64(q, ST_MEM, 4, ms->host_available_bytes);
+		b_u64(q, ST_MEM, 5, ms->process_rss_bytes);
+		step(q, ST_MEM);
+		q->stats->host_samples++;
+	}
+	if (*nrows > 1)
+		qsort(rows, *nrows, sizeof(*rows), cmp_host_row);
+	return rows;
+}
+
+static void write_timing(struct sq *q, struct sq_rec *r, const struct timing *tm,
+			 const struct host_row *hr, size_t nhr)
+{
+	for (size_t i = 0; i < tm->ncores && !q->rc; i++) {
+		const struct core_timing *c = &tm->cores[i];
+		int64_t core_id = 0;
+
+		for (size_t k = 0; k < r->ncores; k++)
+			if (r->cores[k].dev == c->dev && r->cores[k].core == c->core)
+				core_id = r->cores[k].id;
+		for (size_t k = 0; k < c->ninf && !q->rc; k++) {
+			const struct inference *in = &c->inf[k];
+
+			b_i64(q, ST_INFERENCE, 1, core_id);
+			b_u64(q, ST_INFERENCE, 2, in->model_id);
+			b_u64(q, ST_INFERENCE, 3, in->iteration);
+			b_ts(q, ST_INFERENCE, 4, in->start);
+			b_ts(q, ST_INFERENCE, 5, in->stop);
+			b_u64(q, ST_INFERENCE, 6, in->stop - in->start);
+			b_u64(q, ST_INFERENCE, 7, in->status);
+			step(q, ST_INFERENCE);
+		}
+		for (size_t k = 0; k < c->nexec && !q->rc; k++) {
+			const struct execution *x = &c->exec[k];
+			struct host_row key = { .ev = x->host }, *h = NULL;
+
+			if (x->host && nhr)
+				h = bsearch(&key, hr, nhr, sizeof(*hr), cmp_host_row);
+			b_i64(q, ST_EXECUTION, 1, core_id);
+			b_u64(q, ST_EXECUTION, 2, k);
+			b_u64(q, ST_EXECUTION, 3, x->model_id);
+			b_ts(q, ST_EXECUTION, 4, x->start);
+			b_ts(q, ST_EXECUTION, 5, x->stop);
+			b_u64(q, ST_EXECUTION, 6, x->stop - x->start);
+			b_u64(q, ST_EXECUTION, 7, x->iterations);
+			b_u64(q, ST_EXECUTION, 8, x->failed);
+			if (h)
+				b_i64(q, ST_EXECUTION, 9, h->id);
+			else
+				b_null(q, ST_EXECUTION, 9);
+			step(q, ST_EXECUTION);
+			q->stats->executions++;
+		}
+	}
+}
+
+static void write_recording(struct sq *q, const struct recording *rec, int64_t machine_id,
+			    int64_t shift, struct progress *pg, uint64_t *done)
+{
+	struct sq_rec r = { 0 };
+	struct host_row *hr = NULL;
+	struct timing tm;
+	size_t nhr = 0;
+
+	b_string(q, ST_RECORDING, 1, rec->path);
+	b_i64(q, ST_RECORDING, 2, machine_id);
+	r.id = step(q, ST_RECORDING);
+	q->shift = shift;
+	timing_build(&tm, rec->files, rec->nfiles, NULL, rec->sys, rec->sys ? 1 : 0, NULL, 0);
+	for (size_t i = 0; i < rec->nfiles && !q->rc; i++) {
+		const struct prof_file *f = rec->files[i];
+		const struct nprof_ntff_info *in = &f->info;
+		int64_t file_id;
+
+		b_i64(q, ST_FILE, 1, r.id);
+		b_string(q, ST_FILE, 2, f->path);
+		b_u64(q, ST_FILE, 3, in->pid);
+		b_string(q, ST_FILE, 4, in->instance_id);
+		b_string(q, ST_FILE, 5, in->hostname);
+		b_u64(q, ST_FILE, 6, in->core);
+		b_text(q, ST_FILE, 7, capture_kind_name(in->capture_kind));
+		b_u64(q, ST_FILE, 8, in->session_id);
+		b_string(q, ST_FILE, 9, in->model_name);
+		b_u64(q, ST_FILE, 10, in->model_id);
+		/* 0: not known, not a time. */
+		if (in->start_ns)
+			b_ts(q, ST_FILE, 11, in->start_ns);
+		else
+			b_null(q, ST_FILE, 11);
+		if (in->stop_ns)
+			b_ts(q, ST_FILE, 12, in->stop_ns);
+		else
+			b_null(q, ST_FILE, 12);
+		b_u64(q, ST_FILE, 13, in->clock_id);
+		file_id = step(q, ST_FILE);
+		for (size_t k = 0; k < f->nlqueues && !q->rc; k++)
+			write_queue(q, &r, f, file_id, &f->lqueues[k], &tm, pg, done);
+	}
+	if (rec->sys && !q->rc)
+		hr = write_sysprof(q, r.id, rec->sys, &nhr);
+	write_timing(q, &r, &tm, hr, nhr);
+	free(hr);
+	timing_free(&tm);
+	free(r.cores);
+	free(r.dev_id);
+}
+
+/* A machine's row: its name, and how its times were put on the export's timeline. */
+static int64_t write_machine(struct sq *q, const struct machine *m)
+{
+	b_text(q, ST_MACHINE, 1, m->name);
+	b_text(q, ST_MACHINE, 2, m->hostname);
+	b_text(q, ST_MACHINE, 3, machine_clock_name(m->clock));
+	if (m->has_mapping) {
+		b_u64(q, ST_MACHINE, 4, m->map_monotonic_ns);
+		b_u64(q, ST_MACHINE, 5, m->map_realtime_ns);
+	} else {
+		b_null(q, ST_MACHINE, 4);
+		b_null(q, ST_MACHINE, 5);
+	}
+	b_i64(q, ST_MACHINE, 6, m->shift);
+	return step(q, ST_MACHINE);
+}
+
+int sqlite_export(const struct profile *prof, const char *source, const char *path,
+		  const char *name, struct progress *pg, struct export_stats *st)
+{
+	struct sq q = { .name = name, .stats = st };
+	struct recording *recs;
+	struct machines mach;
+	int64_t *mid;
+	size_t nrec;
+	uint64_t done = 0;
+	struct stat sb;
+	bool is_file = !stat(source, &sb) && !S_ISDIR(sb.st_mode);
+
+	memset(st, 0, sizeof(*st));
+	if (sqlite3_open_v2(path, &q.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+	    SQLITE_OK) {
+		sq_fail(&q, "cannot open the database");
+		sqlite3_close(q.db);
+		return -1;
+	}
+	/* The file is a fresh temporary renamed only when complete: no journal needed. */
+	exec_sql(&q, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;", "pragmas");
+	exec_sql(&q, "BEGIN", "begin the transaction");
+	exec_sql(&q, schema, "create the schema");
+	for (int i = 0; i < ST_COUNT && !q.rc; i++)
+		if (sqlite3_prepare_v2(q.db, stmt_sql[i], -1, &q.st[i], NULL) != SQLITE_OK)
+			sq_fail(&q, stmt_sql[i]);
+	b_text(&q, ST_META, 1, "schema_version");
+	b_text(&q, ST_META, 2, SCHEMA_VERSION);
+	step(&q, ST_META);
+	b_text(&q, ST_META, 1, "producer");
+	b_text(&q, ST_META, 2, nprof_version_string());
+	step(&q, ST_META);
+	b_text(&q, ST_META, 1, "source");
+	b_text(&q, ST_META, 2, source);
+	step(&q, ST_META);
+	recs = recordings_split(prof, source, is_file, &nrec);
+	machines_build(&mach, prof, recs, nrec);
+	st->machines = mach.n;
+	st->unmapped = mach.unmapped;
+	mid = xcalloc(mach.n + 1, sizeof(*mid));
+	for (size_t i = 0; i < mach.n && !q.rc; i++)
+		mid[i] = write_machine(&q, &mach.v[i]);
+	for (size_t i = 0; i < nrec && !q.rc; i++)
+		write_recording(&q, &recs[i], mid[mach.rec_machine[i]],
+				mach.v[mach.rec_machine[i]].shift, pg, &done);
+	free(mid);
+	machines_free(&mach);
+	recordings_free(recs, nrec);
+	if (!q.rc)
+		exec_sql(&q, indices, "create the indices");
+	if (!q.rc)
+		exec_sql(&q, "COMMIT", "commit");
+	for (int i = 0; i < ST_COUNT; i++)
+		sqlite3_finalize(q.st[i]);
+	if (sqlite3_close(q.db) != SQLITE_OK && !q.rc) {
+		fail("%s: cannot close the database", name);
+		q.rc = -1;
+	}
+	for (size_t i = 0; i < q.sslots; i++)
+		free(q.skey[i]);
+	free(q.skey);
+	free(q.sid);
+	st->rows = q.rows;
+	return q.rc;
+}

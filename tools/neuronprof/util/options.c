@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+/*
+ * neuronprof(1): the option tables' parser and usage text (options.h).
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/options.h"
+#include "util/util.h"
+
+/* getopt_long()'s value of table entry @i without a letter. */
+#define OPT_VAL_LONG	256
+/* Option labels longer than this put their help on the next line. */
+#define OPT_COL_MAX	24
+
+static const struct opt opt_help = {
+	.kind = OPT_KIND_BOOL, .short_name = 'h', .long_name = "help", .help = "this text",
+};
+
+static size_t opts_count(const struct opt *opts)
+{
+	size_t n = 0;
+
+	while (opts[n].kind != OPT_KIND_END)
+		n++;
+	return n;
+}
+
+static bool opt_takes_value(const struct opt *o)
+{
+	return o->argh != NULL;
+}
+
+const char *opt_name(const struct opt *o, char *buf, size_t len)
+{
+	if (o->long_name)
+		snprintf(buf, len, "--%s", o->long_name);
+	else
+		snprintf(buf, len, "-%c", o->short_name);
+	return buf;
+}
+
+/* "  -o, --output FILE" (or "      --json") into @buf; returns its length. */
+static int opt_label(const struct opt *o, char *buf, size_t len)
+{
+	const char *sep = o->kind == OPT_KIND_PROGRESS ? "=" : " ";
+
+	if (o->short_name && o->long_name)
+		return snprintf(buf, len, "  -%c, --%s%s%s", o->short_name, o->long_name,
+				o->argh ? sep : "", o->argh ? o->argh : "");
+	if (o->short_name)
+		return snprintf(buf, len, "  -%c%s%s", o->short_name, o->argh ? " " : "",
+				o->argh ? o->argh : "");
+	return snprintf(buf, len, "      --%s%s%s", o->long_name, o->argh ? sep : "",
+			o->argh ? o->argh : "");
+}
+
+static void opt_usage_line(FILE *f, const struct opt *o, int col)
+{
+	char label[128];
+	const char *h = o->help, *nl;
+	int n = opt_label(o, label, sizeof(label));
+
+	fputs(label, f);
+	if (n + 2 > col)
+		fprintf(f, "\n%*s", col, "");
+	else
+		fprintf(f, "%*s", col - n, "");
+	for (;;) {
+		nl = strchr(h, '\n');
+		if (!nl) {
+			fprintf(f, "%s\n", h);
+			return;
+		}
+		fprintf(f, "%.*s\n%*s", (int)(nl - h), h, col, "");
+		h = nl + 1;
+	}
+}
+
+void opts_usage(FILE *f, const struct cmd_desc *d)
+{
+	const char *s = d->synopsis, *nl;
+	size_t n = opts_count(d->opts);
+	char label[128];
+	int col = 0, w;
+
+	fputs("Usage: ", f);
+	for (bool first = true;; first = false) {
+		nl = strchr(s, '\n');
+		fprintf(f, "%sneuronprof %.*s\n", first ? "" : "       ",
+			nl ? (int)(nl - s) : (int)strlen(s), s);
+		if (!nl || !nl[1])
+			break;
+		s = nl + 1;
+	}
+	fprintf(f, "\n%s", d->about);
+	if (d->describe)
+		d->describe(f);
+	fputc('\n', f);
+	for (size_t i = 0; i <= n; i++) {
+		if (i < n && d->opts[i].kind == OPT_KIND_GROUP)
+			continue;
+		w = opt_label(i < n ? &d->opts[i] : &opt_help, label, sizeof(label)) + 2;
+		if (w <= OPT_COL_MAX && w > col)
+			col = w;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (d->opts[i].kind == OPT_KIND_GROUP)
+			fprintf(f, "%s\n", d->opts[i].help);
+		else
+			opt_usage_line(f, &d->opts[i], col);
+	}
+	opt_usage_line(f, &opt_help, col);
+	if (d->notes)
+		fprintf(f, "\n%s", d->notes);
+}
+
+static int opt_apply(const struct opt *o, const char *arg, void *ctx)
+{
+	char name[64];
+
+	opt_name(o, name, sizeof(name));
+	if (o->first && !*o->first)
+		*o->first = o->long_name;
+	switch (o->kind) {
+	case OPT_KIND_BOOL:
+		*(bool *)o->value = true;
+		break;
+	case OPT_KIND_STRING:
+		if (!*arg)
+			return usage_error("%s: empty value", name);
+		*(const char **)o->value = arg;
+		break;
+	case OPT_KIND_U64:
+	case OPT_KIND_SIZE:
+		if (parse_u64(name, arg, o->min, o->max, o->kind == OPT_KIND_SIZE, o->value))
+			return EXIT_USAGE;
+		break;
+	case OPT_KIND_PROGRESS:
+		if (parse_progress(arg, o->value))
+			return EXIT_USAGE;
+		break;
+	case OPT_KIND_CALLBACK:
+		return o->cb(o, arg, ctx);
+	case OPT_KIND_END:
+	case OPT_KIND_GROUP:
+		break;
+	}
+	return 0;
+}
+
+bool opts_parse(int argc, char **argv, const struct cmd_desc *d, void *ctx, int *status)
+{
+	size_t n = opts_count(d->opts), k = 0, j = 2;
+	struct option *longopts = xcalloc(n + 2, sizeof(*longopts));
+	char *shortopts = xcalloc(2 * n + 4, 1);
+	int c;
+
+	memcpy(shortopts, "+:", 2);
+	for (size_t i = 0; i < n; i++) {
+		const struct opt *o = &d->opts[i];
+		int val = o->short_name ? o->short_name : OPT_VAL_LONG + (int)i;
+
+		if (o->kind == OPT_KIND_GROUP)
+			continue;
+		if (o->short_name) {
+			shortopts[j++] = o->short_name;
+			if (opt_takes_value(o))
+				shortopts[j++] = ':';
+		}
+		if (o->long_name)
+			longopts[k++] = (struct option){
+				o->long_name, opt_takes_value(o) ? required_argument : no_argument,
+				NULL, val,
+			};
+	}
+	shortopts[j] = 'h';
+	longopts[k] = (struct option){ "help", no_argument, NULL, 'h' };
+
+	*status = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		const struct opt *o = NULL;
+
+		if (c == 'h') {
+			opts_usage(stdout, d);
+			break;
+		}
+		if (c >= OPT_VAL_LONG && c < OPT_VAL_LONG + (int)n)
+			o = &d->opts[c - OPT_VAL_LONG];
+		for (size_t i = 0; !o && c > 0 && c < OPT_VAL_LONG && c != '?' && c != ':' &&
+		     i < n; i++)
+			if (d->opts[i].short_name == c)
+				o = &d->opts[i];
+		if (!o) {
+			*status = option_error(c, argv);
+			break;
+		}
+		*status = opt_apply(o, optarg, ctx);
+		if (*status)
+			break;
+	}
+	free(longopts);
+	free(shortopts);
+	return c != -1;
+}

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: MIT
+/*
+ * neuronprof(1): writing a named output (export's -o, summary's CSV tables),
+ * by the one rule of Documentation/design.rst ("Writing an output"):
+ *   - a regular file, or a name that does not exist, is written to a
+ *     temporary file in its directory and renamed over it only once
+ *     complete, so it is never seen half written;
+ *   - a character or block device, a FIFO, or "-" (standard output, where
+ *     the command takes it) is written in place: never renamed over, never
+ *     unlinked, never truncated;
+ *   - a symbolic link is followed to the file it names (created if it does
+ *     not exist), which the two rules above then apply to: the link stays;
+ *   - a directory is refused before any work is done.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/output.h"
+#include "util/util.h"
+
+#define MAX_LINKS	40	/* as the kernel's path walk */
+
+/*
+ * The path @name leads to once its symbolic links are followed (allocated),
+ * and what is there (*exists false for a new name). NULL after a message.
+ */
+static char *resolve(const char *name, struct stat *st, bool *exists)
+{
+	char *p = xstrdup(name);
+
+	for (int hops = 0;; hops++) {
+		char link[PATH_MAX], *slash, *next;
+		ssize_t n;
+
+		if (lstat(p, st)) {
+			if (errno == ENOENT) {
+				*exists = false;
+				return p;
+			}
+			fail("cannot write %s: %s", name, strerror(errno));
+			break;
+		}
+		*exists = true;
+		if (!S_ISLNK(st->st_mode))
+			return p;
+		if (hops == MAX_LINKS) {
+			fail("cannot write %s: more than %d symbolic links", name, MAX_LINKS);
+			break;
+		}
+		n = readlink(p, link, sizeof(link));
+		if (n < 0 || (size_t)n >= sizeof(link)) {
+			fail("cannot read the link %s: %s", p,
+			     n < 0 ? strerror(errno) : "too long");
+			break;
+		}
+		link[n] = '\0';
+		/* A relative link is relative to the directory holding it. */
+		slash = strrchr(p, '/');
+		if (link[0] == '/' || !slash) {
+			next = xstrdup(link);
+		} else {
+			next = xrealloc(NULL, (size_t)(slash - p) + 2 + (size_t)n);
+			memcpy(next, p, (size_t)(slash - p) + 1);
+			memcpy(next + (slash - p) + 1, link, (size_t)n + 1);
+		}
+		free(p);
+		p = next;
+	}
+	free(p);
+	return NULL;
+}
+
+int output_open(struct output *o, const char *name, unsigned int flags)
+{
+	struct stat st;
+	bool exists;
+	mode_t um;
+	int fd;
+
+	memset(o, 0, sizeof(*o));
+	o->name = name;
+	o->fd = -1;
+	if (!strcmp(name, "-")) {
+		if (!(flags & OUTPUT_STDOUT)) {
+			fail("-: standard output is not an output of this command");
+			return -1;
+		}
+		o->to_stdout = true;
+		o->in_place = true;
+		o->fd = STDOUT_FILENO;
+		o->f = stdout;
+	} else {
+		o->final = resolve(name, &st, &exists);
+		if (!o->final)
+			return -1;
+		if (exists && S_ISDIR(st.st_mode)) {
+			fail("cannot write %s: it is a directory", name);
+			output_abort(o);
+			return -1;
+		}
+		if (exists && !S_ISREG(st.st_mode)) {
+			/* A device or FIFO (a FIFO's open waits for its reader). */
+			o->in_place = true;
+			o->fd = open(o->final, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+			if (o->fd < 0) {
+				fail("cannot open %s: %s", name, strerror(errno));
+				output_abort(o);
+				return -1;
+			}
+		}
+	}
+	if (o->in_place && (flags & OUTPUT_BY_NAME)) {
+		/* The writer needs a file to seek in: a scratch one, copied at commit. */
+		const char *dir = getenv("TMPDIR");
+
+		o->f = NULL;
+
+		if (asprintf(&o->scratch, "%s/neuronprof-output.XXXXXX", dir && *dir ? dir : "/tmp") < 0)
+			o->scratch = NULL;
+		fd = o->scratch ? mkstemp(o->scratch) : -1;
+		if (fd < 0) {
+			fail("cannot create a scratch file for %s: %s", name, strerror(errno));
+			free(o->scratch);
+			o->scratch = NULL;
+			output_abort(o);
+			return -1;
+		}
+		close(fd);
+		o->path = o->scratch;
+		return 0;
+	}
+	if (o->in_place) {
+		if (!o->f)
+			o->f = fdopen(o->fd, "w");
+		if (!o->f) {
+			fail("cannot open %s: %s", name, strerror(errno));
+			output_abort(o);
+			return -1;
+		}
+		return 0;
+	}
+	/* A regular file or a new name: a temporary beside it. */
+	if (asprintf(&o->tmp, "%s.tmp.XXXXXX", o->final) < 0) {
+		o->tmp = NULL;
+		fail("out of memory");
+		output_abort(o);
+		return -1;
+	}
+	fd = mkstemp(o->tmp);
+	if (fd < 0) {
+		fail("cannot create %s: %s", name, strerror(errno));
+		free(o->tmp);
+		o->tmp = NULL;
+		output_abort(o);
+		return -1;
+	}
+	/* mkstemp makes 0600: a replaced file keeps its mode, a new one gets the umask's. */
+	um = umask(0);
+	umask(um);
+	if (fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~um))
+		warn("cannot set the mode of %s: %s", name, strerror(errno));
+	if (flags & OUTPUT_BY_NAME) {
+		close(fd);
+		o->path = o->tmp;
+		return 0;
+	}
+	o->fd = fd;
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		fail("cannot open %s: %s", name, strerror(errno));
+		output_abort(o);
+		return -1;
+	}
+	return 0;
+}
+
+/* The scratch file's bytes into the target, at its current position. */
+static int copy_scratch(struct output *o)
+{
+	int in = open(o->scratch, O_RDONLY | O_CLOEXEC);
+	char buf[1 << 16];
+	struct stat st;
+	off_t off = 0;
+	int ret = 0;
+
+	if (in < 0 || fstat(in, &st)) {
+		ret = fail("cannot read the scratch file of %s: %s", o->name, strerror(errno));
+		goto out;
+	}
+	while (off < st.st_size) {
+		ssize_t n = sendfile(o->fd, in, &off, (size_t)(st.st_size - off));
+
+		if (n > 0 || (n < 0 && errno == EINTR))
+			continue;
+		if (n < 0 && (errno == EINVAL || errno == ENOSYS) && !off)
+			break;		/* not into this output: through a buffer */
+		ret = fail("cannot write %s: %s", o->name, n ? strerror(errno) : "short copy");
+		goto out;
+	}
+	while (off < st.st_size) {
+		ssize_t n = pread(in, buf, sizeof(buf), off), done = 0;
+
+		if (n <= 0) {
+			ret = fail("cannot read the scratch file of %s: %s", o->name,
+				   n ? strerror(errno) : "it ended early");
+			goto out;
+		}
+		while (done < n) {
+			ssize_t w = write(o->fd, buf + done, (size_t)(n - done));
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0) {
+				ret = fail("cannot write %s: %s", o->name, strerror(errno));
+				goto out;
+			}
+			done += w;
+		}
+		off += n;
+	}
+out:
+	if (in >= 0)
+		close(in);
+	return ret;
+}
+
+int output_commit(struct output *o)
+{
+	int ret = 0;
+
+	if (o->to_stdout && o->f) {
+		ret = flush_stdout();
+		o->f = NULL;
+	} else if (o->f) {
+		if (fflush(o->f) || ferror(o->f))
+			ret = fail("cannot write %s: %s", o->name, strerror(errno));
+		else if (o->tmp && fsync(fileno(o->f)))
+			ret = fail("cannot write %s: %s", o->name, strerror(errno));
+		if (fclose(o->f) && !ret)
+			ret = fail("cannot write %s: %s", o->name, strerror(errno));
+		o->f = NULL;
+		o->fd = -1;
+	} else if (o->scratch) {
+		ret = copy_scratch(o);
+		if (o->to_stdout)
+			o->fd = -1;
+	} else if (o->tmp) {
+		/* Written by name (SQLite): synced through a descriptor of its own. */
+		int fd = open(o->tmp, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0 || fsync(fd))
+			ret = fail("cannot write %s: %s", o->name, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	}
+	if (!ret && o->tmp) {
+		if (rename(o->tmp, o->final)) {
+			ret = fail("cannot put %s in place: %s", o->name, strerror(errno));
+		} else {
+			free(o->tmp);
+			o->tmp = NULL;
+		}
+	}
+	output_abort(o);
+	return ret ? EXIT_FAIL : 0;
+}
+
+void output_abort(struct output *o)
+{
+	/* Never the target itself: only what this output made. */
+	if (o->f && !o->to_stdout)
+		fclose(o->f);
+	else if (o->fd >= 0 && !o->to_stdout)
+		close(o->fd);
+	o->f = NULL;
+	o->fd = -1;
+	if (o->tmp)
+		unlink(o->tmp);
+	if (o->scratch)
+		unlink(o->scratch);
+	free(o->tmp);
+	free(o->scratch);
+	free(o->final);
+	o->tmp = o->scratch = o->final = NULL;
+	o->path = NULL;
+}

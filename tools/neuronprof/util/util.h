@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * neuronprof(1): the tool's bottom layer (util/): messages and the exit
+ * status convention, number and list parsing, allocation that cannot
+ * fail, the names of the uapi's numbers, and the progress bar. Everything
+ * above includes it; it includes nothing of the tool's.
+ *
+ * Exit status of every subcommand: 0 on success, 1 when the work failed
+ * (a file that does not read, no device, a problem that doctor found), 2
+ * for a command line that is wrong (unknown option or value). Errors go to
+ * stderr as "neuronprof: <subcommand>: <what was wrong>".
+ */
+#ifndef NEURONPROF_UTIL_H
+#define NEURONPROF_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define EXIT_FAIL	1
+#define EXIT_USAGE	2
+
+/* ---- messages (util.c) ------------------------------------------------- */
+
+/* Name of the running subcommand, for messages ("dump", ...). */
+extern const char *tool_cmd;
+
+/* "neuronprof: <cmd>: <msg>" on stderr; returns EXIT_FAIL. */
+int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* As fail(), followed by "Try 'neuronprof <cmd> --help'."; returns EXIT_USAGE. */
+int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "neuronprof: <cmd>: warning: <msg>" on stderr. */
+void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * option_error() - the usage error for what getopt_long() returned for a bad
+ * option: ':' (an option without its value, with "+:" leading the short
+ * options) or anything else (an unknown option). Returns EXIT_USAGE.
+ */
+int option_error(int c, char **argv);
+
+/*
+ * check_operands() - checks that exactly @want operands (0 or 1) follow the
+ * options at argv[optind]; @name names the one wanted ("FILE", "PATH").
+ * Return: 0, or EXIT_USAGE after the usage error.
+ */
+int check_operands(int argc, char **argv, int want, const char *name);
+
+/*
+ * flush_stdout() - writes out what stdout holds and reports a failed write
+ * made at any time. Return: 0, or EXIT_FAIL after the message.
+ */
+int flush_stdout(void);
+
+/* ---- parsing (util.c) ------------------------------------------------------ */
+
+/*
+ * parse_u64() - a whole decimal (or 0x hex) number in [min, max], with an
+ * optional binary suffix K, M, G (KiB, MiB, GiB) when @suffixes is set (the
+ * one parser of every size option: record's and top's --ring-size). A
+ * negative value is refused saying what the option takes; a range in a
+ * message is in the suffixes when the option takes them.
+ * Return: 0, or -1 after printing a usage error naming @what and the value.
+ */
+int parse_u64(const char *what, const char *s, uint64_t min, uint64_t max, bool suffixes,
+	      uint64_t *out);
+
+/*
+ * parse_core_list() - "0", "0,2,4", "0-3", "all" and combinations into a
+ * bitmap of @nbits bits (all set for "all").
+ * Return: 0, or -1 after printing a usage error naming the bad part.
+ */
+int parse_core_list(const char *what, const char *s, uint8_t *bitmap, unsigned int nbits);
+
+/* ---- memory (util.c) ------------------------------------------------------ */
+
+/*
+ * Allocation that cannot fail: on failure each prints "out of memory" and
+ * exits with EXIT_FAIL (the profile's reading is of no use half done).
+ *   xrealloc()  realloc() of @n bytes (at least one)
+ *   xcalloc()   calloc() of @n elements of @size (at least one)
+ *   xstrdup()   strdup()
+ *   xgrow()     @v with room for element @n, *@cap doubled when full
+ *   xgrow1()    @v with @n + 1 elements, the new one zeroed
+ */
+void *xrealloc(void *p, size_t n);
+void *xcalloc(size_t n, size_t size);
+char *xstrdup(const char *s);
+void *xgrow(void *v, size_t n, size_t *cap, size_t size);
+void *xgrow1(void *v, size_t n, size_t size);
+
+/* ---- names (util.c) -------------------------------------------------------- */
+
+const char *arch_name(uint32_t arch);		/* "trn1", "inf2", "trn2", "unknown" */
+const char *engine_name(uint32_t engine);	/* "tensor", ..., "sync", NULL if unknown */
+const char *queue_name(uint32_t queue_type);	/* "TRACE", ..., or "UNKNOWN" */
+const char *clock_name(uint32_t clock_id);	/* "CLOCK_MONOTONIC", ... */
+const char *capture_kind_name(uint32_t kind);	/* "session", "model", ... */
+const char *raw_format_name(uint32_t format);	/* "neuron-v2", "neuron-v3", "unknown" */
+/* "produced" (NEURONPROF_CLOCK_PRODUCED), "captured", or "unknown". */
+const char *clock_domain_name(uint32_t domain);
+
+/* @n bytes as lower-case hex into @buf (2 * @n + 1 bytes); returns @buf. */
+char *hex_bytes(char *buf, const unsigned char *p, size_t n);
+
+/* ---- progress bar on a terminal (progress.c) ---------------------------- */
+
+enum progress_mode {
+	PROGRESS_AUTO,		/* on when stderr is a terminal and the work is long */
+	PROGRESS_ALWAYS,
+	PROGRESS_NEVER,
+};
+
+/* Below this many entries the work is short and AUTO shows no bar. */
+#define PROGRESS_AUTO_MIN	200000ULL
+
+struct progress {
+	bool on;
+	const char *label;
+	uint64_t total;
+	uint64_t next_check;	/* done count at which the clock is read again */
+	uint64_t last_ns;
+	int last_permille;
+};
+
+void progress_start(struct progress *p, enum progress_mode mode, const char *label,
+		    uint64_t total);
+void progress_slow(struct progress *p, uint64_t done);
+void progress_finish(struct progress *p);
+
+/* Cheap enough to call once per entry: a compare, nothing more, most of the time. */
+static inline void progress_update(struct progress *p, uint64_t done)
+{
+	if (p->on && done >= p->next_check)
+		progress_slow(p, done);
+}
+
+/* Parses --progress=auto|always|never; returns 0 or -1 (usage error printed). */
+int parse_progress(const char *s, enum progress_mode *mode);
+
+#endif /* NEURONPROF_UTIL_H */
