@@ -54,7 +54,8 @@
  * Between two wake-ups at least this long: a device wakes the readers of
  * every queue of a core at the end of each execution, and taking each
  * wake-up as it comes cost the exporter 3.5% of a core at the demo's load,
- * against 1.3% with 50 ms (bench/exporter_overhead.sh, in a VM under KVM).
+ * against 1.3 to 1.5% with 50 ms (bench/exporter_overhead.sh, in a VM
+ * under KVM).
  * A ring still has 3/4 of its size free when
  * its watermark wakes the exporter: 768 KiB, 12288 entries of 64 bytes in
  * the default 1 MiB ring, so a queue loses nothing below 245,000 entries a
