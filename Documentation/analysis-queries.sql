@@ -14,22 +14,22 @@
 -- TopSPs' instructions: each adds what it covers beyond the latest end before
 -- it), utilisation, inference time, executions.
 WITH times AS (
-  SELECT queue_id, ts FROM entries UNION ALL SELECT queue_id, ts FROM instructions
+  SELECT queue_id, ts_ns AS ts FROM entries UNION ALL SELECT queue_id, start_ns FROM instructions
 ), span AS (
   SELECT q.core_id, min(t.ts) AS first_ns, max(t.ts) AS last_ns
   FROM times t JOIN queues q ON q.id = t.queue_id GROUP BY q.core_id
 ), inf AS (
-  SELECT core_id, count(*) AS n, sum(dur) AS busy, sum(status != 0) AS failed
+  SELECT core_id, count(*) AS n, sum(dur_ns) AS busy, sum(status != 0) AS failed
   FROM inferences GROUP BY core_id
 ), iv AS (
-  SELECT q.core_id, i.ts, i.end_ts,
-         max(i.end_ts) OVER (PARTITION BY q.core_id ORDER BY i.ts, i.end_ts
+  SELECT q.core_id, i.start_ns, i.end_ns,
+         max(i.end_ns) OVER (PARTITION BY q.core_id ORDER BY i.start_ns, i.end_ns
                              ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
-  FROM instructions i JOIN queues q ON q.id = i.queue_id WHERE i.end_ts > i.ts
+  FROM instructions i JOIN queues q ON q.id = i.queue_id WHERE i.end_ns > i.start_ns
 ), busy AS (
   SELECT core_id,
-         sum(CASE WHEN prev_end IS NULL OR prev_end <= ts THEN end_ts - ts
-                  WHEN prev_end < end_ts THEN end_ts - prev_end ELSE 0 END) AS busy
+         sum(CASE WHEN prev_end IS NULL OR prev_end <= start_ns THEN end_ns - start_ns
+                  WHEN prev_end < end_ns THEN end_ns - prev_end ELSE 0 END) AS busy
   FROM iv GROUP BY core_id
 )
 SELECT rs.value AS recording, d.device_index AS device, c.core,
@@ -53,11 +53,11 @@ ORDER BY recording, device, c.core;
 -- Per engine and TopSP: instructions and busy time (the sum of their durations).
 WITH span AS (
   SELECT q.core_id, max(t.ts) - min(t.ts) AS span_ns
-  FROM (SELECT queue_id, ts FROM entries UNION ALL SELECT queue_id, ts FROM instructions) t
+  FROM (SELECT queue_id, ts_ns AS ts FROM entries UNION ALL SELECT queue_id, start_ns FROM instructions) t
   JOIN queues q ON q.id = t.queue_id GROUP BY q.core_id
 ), busy AS (
-  SELECT q.core_id, q.unit_kind, q.unit_index, count(i.ts) AS instructions,
-         coalesce(sum(i.dur), 0) AS busy_ns
+  SELECT q.core_id, q.unit_kind, q.unit_index, count(i.start_ns) AS instructions,
+         coalesce(sum(i.dur_ns), 0) AS busy_ns
   FROM queues q LEFT JOIN instructions i ON i.queue_id = q.id
   WHERE q.unit_kind IS NOT NULL GROUP BY q.core_id, q.unit_kind, q.unit_index
 )
@@ -70,20 +70,22 @@ JOIN span ON span.core_id = c.id
 ORDER BY recording, device, c.core, b.unit_kind, b.unit_index;
 
 -- query: ops
--- Per op of each engine and TopSP: count, total, min, avg, median, p95, max,
--- and its share of the unit's busy time.
+-- Per op of each engine and TopSP: its name (the device's, NULL when it
+-- names none), its code, count, total, min, avg, median, p95, max, and its
+-- share of the unit's busy time.
 WITH d AS (
-  SELECT q.core_id, q.unit_kind, q.unit_index, i.opcode, i.dur,
-         row_number() OVER (op ORDER BY i.dur) AS rn, count(*) OVER op AS n
+  SELECT q.core_id, q.unit_kind, q.queue_type, q.unit_index, i.opcode, i.dur_ns AS dur,
+         row_number() OVER (op ORDER BY i.dur_ns) AS rn, count(*) OVER op AS n
   FROM instructions i JOIN queues q ON q.id = i.queue_id
   WINDOW op AS (PARTITION BY q.core_id, q.unit_kind, q.unit_index, i.opcode)
 ), unit AS (
-  SELECT q.core_id, q.unit_kind, q.unit_index, sum(i.dur) AS busy
+  SELECT q.core_id, q.unit_kind, q.unit_index, sum(i.dur_ns) AS busy
   FROM instructions i JOIN queues q ON q.id = i.queue_id
   GROUP BY q.core_id, q.unit_kind, q.unit_index
 )
 SELECT rs.value AS recording, dv.device_index AS device, c.core, d.unit_kind, d.unit_index,
-       d.opcode AS code, count(*) AS count, sum(d.dur) AS total_ns, min(d.dur) AS min_ns,
+       n.name AS op, printf('0x%06x', d.opcode) AS code, count(*) AS count,
+       sum(d.dur) AS total_ns, min(d.dur) AS min_ns,
        sum(d.dur) / count(*) AS avg_ns,
        max(CASE WHEN d.rn = (d.n * 50 + 99) / 100 THEN d.dur END) AS median_ns,
        max(CASE WHEN d.rn = (d.n * 95 + 99) / 100 THEN d.dur END) AS p95_ns,
@@ -92,6 +94,8 @@ SELECT rs.value AS recording, dv.device_index AS device, c.core, d.unit_kind, d.
 FROM d JOIN unit USING (core_id, unit_kind, unit_index)
 JOIN cores c ON c.id = d.core_id JOIN devices dv ON dv.id = c.device_id
 JOIN recordings r ON r.id = c.recording_id JOIN strings rs ON rs.id = r.path_id
+LEFT JOIN code_names n ON n.device_id = c.device_id AND n.queue_type = d.queue_type
+  AND n.code = d.opcode
 GROUP BY d.core_id, d.unit_kind, d.unit_index, d.opcode
 ORDER BY recording, device, c.core, d.unit_kind, d.unit_index, total_ns DESC, code;
 
@@ -107,12 +111,15 @@ ORDER BY recording, device, c.core, dma.engine;
 -- query: models
 -- Execution latency per model, and how many executions a host call started.
 WITH x AS (
-  SELECT c.recording_id, e.model_id, e.latency, e.failed, e.host_event_id,
-         row_number() OVER (m ORDER BY e.latency) AS rn, count(*) OVER m AS n
+  SELECT c.recording_id, e.model_id, e.latency_ns AS latency, e.failed, e.host_event_id,
+         row_number() OVER (m ORDER BY e.latency_ns) AS rn, count(*) OVER m AS n
   FROM executions e JOIN cores c ON c.id = e.core_id
   WINDOW m AS (PARTITION BY c.recording_id, e.model_id)
 )
-SELECT rs.value AS recording, x.model_id, count(*) AS count, sum(x.failed) AS failed,
+SELECT rs.value AS recording,
+       (SELECT m.name FROM models m WHERE m.recording_id = x.recording_id
+        AND m.model_id = x.model_id) AS model,
+       x.model_id, count(*) AS count, sum(x.failed) AS failed,
        min(x.latency) AS min_ns, sum(x.latency) / count(*) AS avg_ns,
        max(CASE WHEN x.rn = (x.n * 50 + 99) / 100 THEN x.latency END) AS median_ns,
        max(CASE WHEN x.rn = (x.n * 99 + 99) / 100 THEN x.latency END) AS p99_ns,
@@ -125,9 +132,9 @@ ORDER BY recording, x.model_id;
 -- Each execution with the host call that started it: the host time before
 -- the device started and after it finished.
 SELECT rs.value AS recording, dv.device, c.core, e.idx AS "index", e.model_id,
-       e.start_ns, e.latency AS latency_ns, e.iterations,
+       e.start_ns, e.latency_ns, e.iterations,
        e.start_ns - h.start_ns AS before_ns,
-       CASE WHEN h.id IS NULL THEN NULL WHEN h.end_ns > e.stop_ns THEN h.end_ns - e.stop_ns
+       CASE WHEN h.id IS NULL THEN NULL WHEN h.end_ns > e.end_ns THEN h.end_ns - e.end_ns
             ELSE 0 END AS after_ns
 FROM executions e JOIN cores c ON c.id = e.core_id
 JOIN (SELECT id, device_index AS device FROM devices) dv ON dv.id = c.device_id
@@ -140,10 +147,11 @@ ORDER BY recording, dv.device, c.core, e.idx;
 -- its core, the last one until the core's last entry.
 WITH last AS (
   SELECT q.core_id, max(t.ts) AS last_ns
-  FROM (SELECT queue_id, ts FROM entries UNION ALL SELECT queue_id, ts FROM instructions) t
+  FROM (SELECT queue_id, ts_ns AS ts FROM entries UNION ALL SELECT queue_id, start_ns FROM instructions) t
   JOIN queues q ON q.id = t.queue_id GROUP BY q.core_id
 ), t AS (
-  SELECT core_id, level, ts, lead(ts) OVER (PARTITION BY core_id ORDER BY ts) AS next_ts
+  SELECT core_id, level, ts_ns AS ts, lead(ts_ns) OVER (PARTITION BY core_id ORDER BY ts_ns)
+         AS next_ts
   FROM throttle
 )
 SELECT rs.value AS recording, dv.device_index AS device, c.core, t.level,
@@ -157,7 +165,7 @@ ORDER BY recording, device, c.core, t.level;
 -- query: errors
 -- Errors of each core (its own and its TopSPs') by code.
 SELECT rs.value AS recording, dv.device_index AS device, c.core, e.code, count(*) AS count,
-       min(e.ts) AS first_ns
+       min(e.ts_ns) AS first_ns
 FROM errors e JOIN cores c ON c.id = e.core_id JOIN devices dv ON dv.id = c.device_id
 JOIN recordings r ON r.id = c.recording_id JOIN strings rs ON rs.id = r.path_id
 GROUP BY e.core_id, e.code
@@ -166,7 +174,7 @@ ORDER BY recording, device, c.core, e.code;
 -- query: host_events
 -- The host system trace per event type.
 WITH h AS (
-  SELECT h.recording_id, h.name_id, h.dur, row_number() OVER (t ORDER BY h.dur) AS rn,
+  SELECT h.recording_id, h.name_id, h.dur_ns AS dur, row_number() OVER (t ORDER BY h.dur_ns) AS rn,
          count(*) OVER t AS n
   FROM host_events h
   WINDOW t AS (PARTITION BY h.recording_id, h.name_id)
@@ -189,13 +197,13 @@ ORDER BY recording, name;
 -- at_ns: the gap's start from the core's first timestamp.
 WITH g AS (
   SELECT core_id, 'core' AS unit_kind, NULL AS unit_index,
-         lag(stop_ns) OVER (PARTITION BY core_id ORDER BY start_ns, stop_ns) AS start_ns,
+         lag(end_ns) OVER (PARTITION BY core_id ORDER BY start_ns, end_ns) AS start_ns,
          start_ns AS end_ns
   FROM inferences
   UNION ALL
   SELECT q.core_id, q.unit_kind, q.unit_index,
-         lag(i.end_ts) OVER (PARTITION BY i.queue_id ORDER BY i.rowid) AS start_ns,
-         i.ts AS end_ns
+         lag(i.end_ns) OVER (PARTITION BY i.queue_id ORDER BY i.rowid) AS start_ns,
+         i.start_ns AS end_ns
   FROM instructions i JOIN queues q ON q.id = i.queue_id
 ), ranked AS (
   SELECT *, row_number() OVER (PARTITION BY core_id, unit_kind, unit_index
@@ -203,7 +211,7 @@ WITH g AS (
   FROM g WHERE end_ns > start_ns
 ), first AS (
   SELECT q.core_id, min(t.ts) AS first_ns
-  FROM (SELECT queue_id, ts FROM entries UNION ALL SELECT queue_id, ts FROM instructions) t
+  FROM (SELECT queue_id, ts_ns AS ts FROM entries UNION ALL SELECT queue_id, start_ns FROM instructions) t
   JOIN queues q ON q.id = t.queue_id GROUP BY q.core_id
 )
 SELECT rs.value AS recording, dv.device_index AS device, c.core, g.unit_kind, g.unit_index,

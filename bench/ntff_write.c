@@ -4,7 +4,10 @@
  * against plain write() of the same bytes from the same memory, with the
  * same pieces (ring-sized drains, each split in two spans where the ring
  * wrapped) and the same durability (both end with fsync; the NTFF writer
- * also writes metadata and header, renames and syncs the directory).
+ * also writes metadata and header, renames and syncs the directory). The
+ * write() baseline runs twice: as it is, and with the writer's writeback
+ * strategy (sync_file_range() to start the writeback of each drain once
+ * written); the last line compares with the faster.
  * Also shown: the append phase alone against the write() calls alone, which
  * is where checksumming costs show. The device-backed version (drain from
  * mapped rings) comes with the device layer. Target: ratio >= 0.9.
@@ -13,6 +16,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +46,7 @@ static size_t split_of(size_t k)
 }
 
 static int plain_write(const char *path, const unsigned char *region, size_t total,
-		       double *t_total, double *t_writes)
+		       bool range, double *t_total, double *t_writes)
 {
 	double t0 = now(), t1;
 	size_t k, off;
@@ -55,7 +59,8 @@ static int plain_write(const char *path, const unsigned char *region, size_t tot
 		size_t s = split_of(k);
 
 		if (write(fd, ring + s, RING_SIZE - s) != (ssize_t)(RING_SIZE - s) ||
-		    (s && write(fd, ring, s) != (ssize_t)s)) {
+		    (s && write(fd, ring, s) != (ssize_t)s) ||
+		    (range && sync_file_range(fd, (off_t)off, RING_SIZE, SYNC_FILE_RANGE_WRITE))) {
 			close(fd);
 			return -1;
 		}
@@ -105,6 +110,7 @@ int main(int argc, char **argv)
 	size_t mib = argc > 1 ? strtoul(argv[1], NULL, 0) : 256, total, i, k;
 	const char *base = getenv("BENCH_DIR") ? getenv("BENCH_DIR") : "/var/tmp";
 	double best_plain = 1e9, best_ntff = 1e9, best_w = 1e9, best_a = 1e9, t, tp;
+	double best_range = 1e9, best_base;
 	struct neuronprof_notification *e;
 	char dir[4096], path[4200];
 	unsigned char *region;
@@ -133,7 +139,7 @@ int main(int argc, char **argv)
 	}
 	snprintf(path, sizeof(path), "%s/plain.bin", dir);
 	for (i = 0; i < ROUNDS; i++) {
-		if (plain_write(path, region, total, &t, &tp)) {
+		if (plain_write(path, region, total, false, &t, &tp)) {
 			perror("ntff_write: write");
 			return 1;
 		}
@@ -141,6 +147,13 @@ int main(int argc, char **argv)
 			best_plain = t;
 		if (tp < best_w)
 			best_w = tp;
+		unlink(path);
+		if (plain_write(path, region, total, true, &t, &tp)) {
+			perror("ntff_write: write");
+			return 1;
+		}
+		if (t < best_range)
+			best_range = t;
 		unlink(path);
 		if (ntff_write(dir, region, total, &t, &tp)) {
 			fprintf(stderr, "ntff_write: %s\n", nprof_strerror_last());
@@ -162,8 +175,11 @@ int main(int argc, char **argv)
 	printf("NTFF appends only:              %8.1f MB/s (ratio %.2f)\n",
 	       (double)total / best_a / 1e6, best_w / best_a);
 	printf("write() + fsync:                %8.1f MB/s\n", (double)total / best_plain / 1e6);
+	printf("write() + sync_file_range + fsync: %5.1f MB/s\n", (double)total / best_range / 1e6);
 	printf("NTFF appends + finalize:        %8.1f MB/s\n", (double)total / best_ntff / 1e6);
-	printf("ratio NTFF appends+finalize / write()+fsync of the same spans (the baseline "
-	       "measured in this run): %.2f\n", best_plain / best_ntff);
+	best_base = best_range < best_plain ? best_range : best_plain;
+	printf("ratio NTFF appends+finalize / best baseline of the same spans measured in this run "
+	       "(%s): %.2f\n", best_range < best_plain ? "write()+sync_file_range+fsync" :
+	       "write()+fsync", best_base / best_ntff);
 	return 0;
 }

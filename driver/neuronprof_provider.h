@@ -74,6 +74,13 @@ struct nprof_queue_id {
  * @raw_format: NEURONPROF_RAW_FORMAT_*, non-zero exactly with
  *	NEURONPROF_CAP_RAW.
  * @raw_entry_size: bytes of one device entry of @raw_format (reported only).
+ * @code_names: the names of the codes of the device's entries
+ *	(NEURONPROF_INFO_CODE_NAMES), sorted by (queue_type, code) with each
+ *	pair once; every queue type one the device has, every name 1 to
+ *	NEURONPROF_CODE_NAME_LEN - 1 characters of [a-z0-9_.], NUL-padded.
+ *	NULL for none; a raw device (NEURONPROF_CAP_RAW) must have none.
+ *	Copied by nprof_device_alloc().
+ * @num_code_names: entries of @code_names, at most NEURONPROF_MAX_CODE_NAMES.
  */
 struct nprof_device_desc {
 	const char *provider;
@@ -91,6 +98,8 @@ struct nprof_device_desc {
 	u32 clock_domain;
 	u32 raw_format;
 	u32 raw_entry_size;
+	const struct neuronprof_code_name *code_names;
+	u32 num_code_names;
 };
 
 /**

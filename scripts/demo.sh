@@ -115,17 +115,16 @@ if command -v sqlite3 >/dev/null; then
 	# never added together): its 3 ops with the most time over all cores.
 	sqlite3 -header -column "$show/profile.db" \
 		"WITH ops AS (
-		   SELECT c.recording_id AS rec, q.unit_kind || ' ' || q.unit_index AS unit,
-		          printf('0x%06x', i.opcode) AS op, count(*) AS count,
-		          sum(i.dur) AS total_ns, sum(i.dur) / count(*) AS avg_ns,
-		          count(DISTINCT q.core_id) AS cores
-		   FROM instructions i JOIN queues q ON q.id = i.queue_id
-		   JOIN cores c ON c.id = q.core_id
-		   GROUP BY c.recording_id, q.unit_kind, q.unit_index, i.opcode),
+		   SELECT c.recording_id AS rec, i.unit_kind || ' ' || i.unit_index AS unit,
+		          coalesce(i.op, '-') AS op, i.code, count(*) AS count,
+		          sum(i.dur_ns) AS total_ns, sum(i.dur_ns) / count(*) AS avg_ns,
+		          count(DISTINCT i.core_id) AS cores
+		   FROM instruction_ops i JOIN cores c ON c.id = i.core_id
+		   GROUP BY c.recording_id, i.unit_kind, i.unit_index, i.opcode),
 		 ranked AS (SELECT *, row_number() OVER (PARTITION BY rec ORDER BY total_ns DESC,
-		                                         unit, op) AS rank FROM ops)
+		                                         unit, code) AS rank FROM ops)
 		 SELECT (SELECT f.capture_kind FROM files f WHERE f.recording_id = rec LIMIT 1)
-		        AS recording, rank, unit, op, count, total_ns, avg_ns, cores
+		        AS recording, rank, unit, op, code, count, total_ns, avg_ns, cores
 		 FROM ranked WHERE rank <= 3 ORDER BY rec, rank"
 fi
 

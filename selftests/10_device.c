@@ -2,11 +2,13 @@
 /*
  * The neuronprof device as userspace finds it: a DRM render node whose
  * driver is "neuronprof", and DRM_IOCTL_NEURONPROF_GET_INFO with its
- * size-query protocol and its argument checks; the topology of every
- * simulated architecture.
+ * size-query protocol and its argument checks; the name table of the
+ * codes (NEURONPROF_INFO_CODE_NAMES); the topology of every simulated
+ * architecture.
  */
 #include "nprof_test.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <limits.h>
 #include <sys/sysmacros.h>
@@ -291,7 +293,7 @@ TEST_F(device, get_info_larger_buffer)
 
 TEST_F(device, get_info_unknown_query)
 {
-	static const uint32_t bad[] = { 0, NEURONPROF_INFO_DEVICE + 1, 0xffffffffu };
+	static const uint32_t bad[] = { 0, NEURONPROF_INFO_CODE_NAMES + 1, 0xffffffffu };
 	struct drm_neuronprof_device_info info;
 	struct drm_neuronprof_get_info gi;
 	unsigned int i;
@@ -311,7 +313,7 @@ TEST_F(device, get_info_unknown_query_size_query)
 	struct drm_neuronprof_get_info gi;
 
 	init_get_info(&gi, NULL, 0);
-	gi.query = NEURONPROF_INFO_DEVICE + 1;
+	gi.query = NEURONPROF_INFO_CODE_NAMES + 1;
 	ASSERT_ERRNO(EINVAL, get_info_raw(self->dev.fd, &gi));
 }
 
@@ -400,6 +402,151 @@ TEST_F(device, device_index_unique)
 	ASSERT_EQ(0, nprof_sim_del_device(DEV_ID + 1));
 }
 
+/* ---- NEURONPROF_INFO_CODE_NAMES ---------------------------------------- */
+
+#define NAMES_HDR	sizeof(struct drm_neuronprof_code_names)
+#define NAME_SIZE	sizeof(struct neuronprof_code_name)
+
+static void init_names(struct drm_neuronprof_get_info *gi, void *buf, uint32_t size)
+{
+	init_get_info(gi, buf, size);
+	gi->query = NEURONPROF_INFO_CODE_NAMES;
+}
+
+/* The whole table of @fd, malloc()ed; NULL on failure (the test failed). */
+static struct drm_neuronprof_code_names *read_names(struct __test_metadata *_metadata,
+						     int fd)
+{
+	struct drm_neuronprof_code_names *t;
+	struct drm_neuronprof_get_info gi;
+	uint32_t size;
+
+	init_names(&gi, NULL, 0);
+	EXPECT_EQ(0, get_info_raw(fd, &gi));
+	size = gi.size;
+	EXPECT_LE(NAMES_HDR, size);
+	EXPECT_EQ(0u, (size - NAMES_HDR) % NAME_SIZE);
+	t = malloc(size);
+	if (!t)
+		return NULL;
+	init_names(&gi, t, size);
+	EXPECT_EQ(0, get_info_raw(fd, &gi));
+	EXPECT_EQ(size, gi.size);
+	EXPECT_EQ((uint32_t)NEURONPROF_CODE_NAMES_VERSION, t->version);
+	EXPECT_EQ(NAME_SIZE, t->entry_size);
+	EXPECT_EQ(size, NAMES_HDR + t->count * NAME_SIZE);
+	return t;
+}
+
+/* The entries follow the header. */
+static const struct neuronprof_code_name *names_of(const struct drm_neuronprof_code_names *t)
+{
+	return (const void *)(t + 1);
+}
+
+static const char *find_name(const struct drm_neuronprof_code_names *t, uint32_t type,
+			     uint32_t code)
+{
+	const struct neuronprof_code_name *names = names_of(t);
+	uint32_t i;
+
+	for (i = 0; i < t->count; i++)
+		if (names[i].queue_type == type && names[i].code == code)
+			return names[i].name;
+	return NULL;
+}
+
+/*
+ * The simulator's table: sorted, each (queue_type, code) once, names of
+ * [a-z0-9_.] NUL-padded, and every opcode and DMA queue a program produces
+ * named after its NKI family.
+ */
+TEST_F(device, code_names_table)
+{
+	struct drm_neuronprof_code_names *t = read_names(_metadata, self->dev.fd);
+	uint32_t i, e, k, engines = self->dev.info.engines_per_core;
+
+	ASSERT_TRUE(t != NULL);
+	ASSERT_EQ(engines * 32 + 16 + 1, t->count);
+	for (i = 0; i < t->count; i++) {
+		const struct neuronprof_code_name *c = &names_of(t)[i];
+		size_t len = strnlen(c->name, sizeof(c->name)), j;
+
+		ASSERT_LT(0u, len);
+		ASSERT_GT(sizeof(c->name), len);
+		for (j = 0; j < len; j++)
+			ASSERT_TRUE(islower(c->name[j]) || isdigit(c->name[j]) ||
+				    c->name[j] == '_' || c->name[j] == '.')
+				TH_LOG("entry %u: name '%s'", i, c->name);
+		ASSERT_TRUE(all_bytes(c->name + len, sizeof(c->name) - len, 0));
+		if (i)
+			ASSERT_TRUE(c->queue_type > c[-1].queue_type ||
+				    (c->queue_type == c[-1].queue_type && c->code > c[-1].code))
+				TH_LOG("entry %u out of order", i);
+	}
+	for (e = 0; e < engines; e++)
+		for (k = 0; k < 32; k++)
+			ASSERT_TRUE(find_name(t, NEURONPROF_QT_TRACE, (e + 1) << 8 | k) != NULL)
+				TH_LOG("opcode 0x%x has no name", (e + 1) << 8 | k);
+	ASSERT_STREQ("matmult", find_name(t, NEURONPROF_QT_TRACE, 0x100));
+	ASSERT_STREQ("transpose", find_name(t, NEURONPROF_QT_TRACE, 0x103));
+	ASSERT_STREQ("tensor_tensor", find_name(t, NEURONPROF_QT_TRACE, 0x200));
+	ASSERT_STREQ("activation", find_name(t, NEURONPROF_QT_TRACE, 0x300));
+	ASSERT_STREQ("dma_copy", find_name(t, NEURONPROF_QT_DMA, 15));
+	ASSERT_STREQ("collective", find_name(t, NEURONPROF_QT_TOPSP_TRACE, 0x7f01));
+	ASSERT_TRUE(find_name(t, NEURONPROF_QT_TRACE, (engines + 1) << 8) == NULL);
+	ASSERT_TRUE(find_name(t, NEURONPROF_QT_INFER_STATUS, NEURONPROF_INFER_START) == NULL);
+	free(t);
+}
+
+/* A buffer short of the table gets the header and the whole entries that fit. */
+TEST_F(device, code_names_partial)
+{
+	struct drm_neuronprof_code_names *t = read_names(_metadata, self->dev.fd);
+	unsigned char buf[NAMES_HDR + 2 * NAME_SIZE + 10];
+	struct drm_neuronprof_code_names *p = (void *)buf;
+	struct drm_neuronprof_get_info gi;
+
+	ASSERT_TRUE(t != NULL);
+	memset(buf, 0xa5, sizeof(buf));
+	init_names(&gi, buf, sizeof(buf));
+	ASSERT_EQ(0, get_info_raw(self->dev.fd, &gi));
+	ASSERT_EQ(NAMES_HDR + 2 * NAME_SIZE, gi.size);
+	ASSERT_EQ(t->count, p->count);
+	ASSERT_EQ(0, memcmp(names_of(p), names_of(t), 2 * NAME_SIZE));
+	ASSERT_TRUE(all_bytes(buf + gi.size, sizeof(buf) - gi.size, 0xa5))
+		TH_LOG("GET_INFO wrote beyond the whole entries that fit");
+
+	/* The header alone: the count, no entry. */
+	memset(buf, 0xa5, sizeof(buf));
+	init_names(&gi, buf, NAMES_HDR);
+	ASSERT_EQ(0, get_info_raw(self->dev.fd, &gi));
+	ASSERT_EQ(NAMES_HDR, gi.size);
+	ASSERT_EQ(t->count, p->count);
+	ASSERT_TRUE(all_bytes(buf + NAMES_HDR, sizeof(buf) - NAMES_HDR, 0xa5));
+	free(t);
+}
+
+/* Below the header: EINVAL, nothing written. */
+TEST_F(device, code_names_too_small)
+{
+	unsigned char buf[NAMES_HDR];
+	struct drm_neuronprof_get_info gi;
+
+	memset(buf, 0xa5, sizeof(buf));
+	init_names(&gi, buf, NAMES_HDR - 1);
+	ASSERT_ERRNO(EINVAL, get_info_raw(self->dev.fd, &gi));
+	ASSERT_TRUE(all_bytes(buf, sizeof(buf), 0xa5));
+}
+
+TEST_F(device, code_names_bad_pointer)
+{
+	struct drm_neuronprof_get_info gi;
+
+	init_names(&gi, (void *)8, 4096);
+	ASSERT_ERRNO(EFAULT, get_info_raw(self->dev.fd, &gi));
+}
+
 /* Every architecture the simulator offers, created through new_device. */
 FIXTURE(topology) {
 	struct nprof_dev dev;
@@ -446,6 +593,19 @@ TEST_F(topology, matches_arch)
 	ASSERT_EQ(variant->cores, i->num_cores);
 	ASSERT_EQ(variant->topsps, i->num_topsps);
 	ASSERT_EQ(variant->engines, i->engines_per_core);
+}
+
+/* Every architecture names the opcodes of each of its engines. */
+TEST_F(topology, code_names_per_engine)
+{
+	struct drm_neuronprof_code_names *t = read_names(_metadata, self->dev.fd);
+
+	ASSERT_TRUE(t != NULL);
+	ASSERT_EQ(variant->engines * 32 + 16 + 1, t->count);
+	ASSERT_STREQ("matmult", find_name(t, NEURONPROF_QT_TRACE, 0x100));
+	ASSERT_TRUE(find_name(t, NEURONPROF_QT_TRACE, variant->engines << 8 | 31) != NULL);
+	ASSERT_TRUE(find_name(t, NEURONPROF_QT_TRACE, (variant->engines + 1) << 8) == NULL);
+	free(t);
 }
 
 /*

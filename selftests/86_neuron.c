@@ -102,6 +102,24 @@ TEST_F(neuron, raw_device_info)
 	EXPECT_EQ(6u, i->num_topsps);
 }
 
+/* A raw device keeps its bytes: no code has a name. */
+TEST_F(neuron, raw_device_names_nothing)
+{
+	struct drm_neuronprof_code_names names;
+	struct drm_neuronprof_get_info gi = {
+		.query = NEURONPROF_INFO_CODE_NAMES,
+		.size = sizeof(names),
+		.data = (uintptr_t)&names,
+	};
+
+	memset(&names, 0xa5, sizeof(names));
+	ASSERT_EQ(0, ioctl(self->dev.fd, DRM_IOCTL_NEURONPROF_GET_INFO, &gi));
+	EXPECT_EQ(sizeof(names), gi.size);
+	EXPECT_EQ(NEURONPROF_CODE_NAMES_VERSION, names.version);
+	EXPECT_EQ(sizeof(struct neuronprof_code_name), names.entry_size);
+	EXPECT_EQ(0u, names.count);
+}
+
 /* Check @n raw entries from @r's start: fake queue @q's entries @first.. */
 static int check_raw(struct nprof_ring *r, int q, __u32 first, __u64 n)
 {

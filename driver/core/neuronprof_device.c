@@ -9,8 +9,9 @@
  *
  * A provider describes a device (struct nprof_device_desc) and its callbacks
  * (struct nprof_hw_ops) to nprof_device_alloc(), which checks the
- * description (nprof_desc_validate(): topology, queue types, ring limits and
- * capabilities against the callbacks) and creates an invisible DRM device;
+ * description (nprof_desc_validate(): topology, queue types, ring limits,
+ * capabilities against the callbacks, and the table naming the codes of its
+ * entries, which NEURONPROF_INFO_CODE_NAMES returns) and creates an invisible DRM device;
  * nprof_device_publish() makes it visible, nprof_device_unregister() unplugs
  * it and marks every live subscription dead, nprof_device_free() drops one
  * that was never published. SIM_EXEC arguments are checked here too
@@ -18,6 +19,7 @@
  */
 
 #include <linux/bits.h>
+#include <linux/ctype.h>
 #include <linux/compat.h>
 #include <linux/device.h>
 #include <linux/err.h>
@@ -55,6 +57,61 @@ static DEFINE_IDA(nprof_ida);
 static bool nprof_pow2(u64 v)
 {
 	return v && !(v & (v - 1));
+}
+
+/* A name of the table: 1 to NEURONPROF_CODE_NAME_LEN - 1 of [a-z0-9_.], NUL-padded. */
+static bool nprof_code_name_valid(const char *name)
+{
+	size_t len = strnlen(name, NEURONPROF_CODE_NAME_LEN), i;
+
+	if (!len || len == NEURONPROF_CODE_NAME_LEN)
+		return false;
+	for (i = 0; i < len; i++)
+		if (!(islower(name[i]) || isdigit(name[i]) || name[i] == '_' || name[i] == '.'))
+			return false;
+	for (; i < NEURONPROF_CODE_NAME_LEN; i++)
+		if (name[i])
+			return false;
+	return true;
+}
+
+/* The name table of a description (see struct nprof_device_desc). */
+static int nprof_code_names_validate(const struct nprof_device_desc *desc,
+				     const char **why)
+{
+	const u32 types = desc->core_queue_types | desc->topsp_queue_types;
+	const struct neuronprof_code_name *prev = NULL, *c;
+	u32 i;
+
+	if (!desc->code_names != !desc->num_code_names) {
+		*why = "code_names and num_code_names must be given together";
+		return -EINVAL;
+	}
+	if (desc->num_code_names > NEURONPROF_MAX_CODE_NAMES) {
+		*why = "more than NEURONPROF_MAX_CODE_NAMES code names";
+		return -EINVAL;
+	}
+	if (desc->num_code_names && (desc->caps & NEURONPROF_CAP_RAW)) {
+		*why = "a device of raw entries names no codes";
+		return -EINVAL;
+	}
+	for (i = 0; i < desc->num_code_names; i++, prev = c) {
+		c = &desc->code_names[i];
+		if (c->queue_type >= NEURONPROF_QT_MAX || !(types & BIT(c->queue_type))) {
+			*why = "a code name of a queue type the device does not have";
+			return -EINVAL;
+		}
+		if (prev && (c->queue_type < prev->queue_type ||
+			     (c->queue_type == prev->queue_type && c->code <= prev->code))) {
+			*why = "code names must be sorted by (queue_type, code), each pair once";
+			return -EINVAL;
+		}
+		if (!nprof_code_name_valid(c->name)) {
+			*why = "a code name must be 1 to 23 characters of [a-z0-9_.], NUL-padded";
+			return -EINVAL;
+		}
+	}
+	return 0;
 }
 
 /**
@@ -132,6 +189,8 @@ VISIBLE_IF_KUNIT int nprof_desc_validate(const struct nprof_device_desc *desc,
 		*why = "unknown capability bits";
 		return -EINVAL;
 	}
+	if (nprof_code_names_validate(desc, why))
+		return -EINVAL;
 	if (!ops->queue_start || !ops->queue_stop) {
 		*why = "queue_start and queue_stop are mandatory";
 		return -EINVAL;
@@ -274,6 +333,18 @@ struct nprof_device *nprof_device_alloc(struct device *parent,
 		ndev->desc.queue_instances = desc->engines_per_core;
 	strscpy(ndev->provider, desc->provider, sizeof(ndev->provider));
 	ndev->desc.provider = ndev->provider;
+	if (desc->num_code_names) {
+		struct neuronprof_code_name *names;
+
+		names = drmm_kmalloc_array(&ndev->drm, desc->num_code_names,
+					   sizeof(*names), GFP_KERNEL);
+		if (!names) {
+			ret = -ENOMEM;
+			goto err_group;
+		}
+		memcpy(names, desc->code_names, desc->num_code_names * sizeof(*names));
+		ndev->desc.code_names = names;
+	}
 	ndev->ops = ops;
 	ndev->priv = priv;
 	xa_init(&ndev->queues);

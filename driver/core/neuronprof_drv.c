@@ -100,13 +100,39 @@ static void nprof_fill_info(const struct nprof_device *ndev,
 }
 
 /*
+ * NEURONPROF_INFO_CODE_NAMES: the header and as many whole entries of the
+ * device's name table as @size holds (the caller checked @size against the
+ * header). Returns the bytes written.
+ */
+static int nprof_copy_code_names(const struct nprof_device *ndev, void __user *data,
+				 u32 size, u32 *written)
+{
+	const struct nprof_device_desc *d = &ndev->desc;
+	struct drm_neuronprof_code_names hdr = {
+		.version = NEURONPROF_CODE_NAMES_VERSION,
+		.entry_size = sizeof(struct neuronprof_code_name),
+		.count = d->num_code_names,
+	};
+	u32 fit = min_t(u32, (size - sizeof(hdr)) / sizeof(struct neuronprof_code_name),
+			d->num_code_names);
+
+	if (copy_to_user(data, &hdr, sizeof(hdr)) ||
+	    copy_to_user(data + sizeof(hdr), d->code_names,
+			 fit * sizeof(struct neuronprof_code_name)))
+		return -EFAULT;
+	*written = sizeof(hdr) + fit * sizeof(struct neuronprof_code_name);
+	return 0;
+}
+
+/*
  * DRM_IOCTL_NEURONPROF_GET_INFO: a query of the device. size == 0 asks for
- * the size the query needs; otherwise min(size, needed) bytes are copied and
- * size says how many.
+ * the size the query needs. NEURONPROF_INFO_DEVICE copies min(size, needed)
+ * bytes; NEURONPROF_INFO_CODE_NAMES copies the header and the whole entries
+ * that fit. Either way size says how many bytes were written.
  *
  * Errors: EINVAL non-zero flags or pad, unknown query, size smaller than the
- * query's first version; EFAULT data is not writable; ENODEV the device is
- * gone.
+ * query's first version (the header for CODE_NAMES); EFAULT data is not
+ * writable; ENODEV the device is gone.
  */
 static int nprof_ioctl_get_info(struct drm_device *drm, void *data,
 				struct drm_file *file)
@@ -114,8 +140,8 @@ static int nprof_ioctl_get_info(struct drm_device *drm, void *data,
 	struct nprof_device *ndev = to_nprof_device(drm);
 	struct drm_neuronprof_get_info *args = data;
 	struct drm_neuronprof_device_info info;
+	u32 size, need, min_size;
 	int idx, ret = 0;
-	u32 size;
 
 	if (!drm_dev_enter(drm, &idx))
 		return -ENODEV;
@@ -125,22 +151,38 @@ static int nprof_ioctl_get_info(struct drm_device *drm, void *data,
 		ret = -EINVAL;
 		goto out;
 	}
-	if (args->query != NEURONPROF_INFO_DEVICE) {
+	switch (args->query) {
+	case NEURONPROF_INFO_DEVICE:
+		need = sizeof(info);
+		min_size = NPROF_DEVICE_INFO_SIZE_V1;
+		break;
+	case NEURONPROF_INFO_CODE_NAMES:
+		need = sizeof(struct drm_neuronprof_code_names) +
+		       ndev->desc.num_code_names * sizeof(struct neuronprof_code_name);
+		min_size = sizeof(struct drm_neuronprof_code_names);
+		break;
+	default:
 		drm_dbg(drm, "GET_INFO: unknown query %u\n", args->query);
 		ret = -EINVAL;
 		goto out;
 	}
 	if (!args->size) {
-		args->size = sizeof(info);
+		args->size = need;
 		goto out;
 	}
-	if (args->size < NPROF_DEVICE_INFO_SIZE_V1) {
-		drm_dbg(drm, "GET_INFO: size %u below %zu\n", args->size,
-			NPROF_DEVICE_INFO_SIZE_V1);
+	if (args->size < min_size) {
+		drm_dbg(drm, "GET_INFO: size %u below %u\n", args->size, min_size);
 		ret = -EINVAL;
 		goto out;
 	}
 
+	if (args->query == NEURONPROF_INFO_CODE_NAMES) {
+		ret = nprof_copy_code_names(ndev, u64_to_user_ptr(args->data),
+					    args->size, &size);
+		if (!ret)
+			args->size = size;
+		goto out;
+	}
 	nprof_fill_info(ndev, &info);
 	size = min_t(u32, args->size, sizeof(info));
 	if (copy_to_user(u64_to_user_ptr(args->data), &info, size)) {

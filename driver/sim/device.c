@@ -89,9 +89,12 @@ EXPORT_SYMBOL_IF_KUNIT(nprof_sim_arch_by_id);
  * nprof_sim_fill_desc() - the device description of an architecture.
  * @a: the architecture.
  * @desc: out.
+ * @names: out, NPROF_SIM_MAX_CODE_NAMES entries: the name table @desc
+ *	points to (nprof_sim_code_names()).
  */
 void nprof_sim_fill_desc(const struct nprof_sim_arch *a,
-			 struct nprof_device_desc *desc)
+			 struct nprof_device_desc *desc,
+			 struct neuronprof_code_name *names)
 {
 	*desc = (struct nprof_device_desc) {
 		.provider = "sim",
@@ -105,6 +108,8 @@ void nprof_sim_fill_desc(const struct nprof_sim_arch *a,
 		.min_ring_size = PAGE_SIZE,
 		.max_ring_size = NPROF_SIM_MAX_RING_SIZE,
 		.caps = NEURONPROF_CAP_SIM_EXEC | NEURONPROF_CAP_FLUSH,
+		.code_names = names,
+		.num_code_names = nprof_sim_code_names(a->engines_per_core, names),
 	};
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_sim_fill_desc);
@@ -568,7 +573,7 @@ int nprof_sim_probe(struct platform_device *pdev)
 	sdev->dev = &pdev->dev;
 	sdev->id = pdev->id;
 	sdev->arch = arch;
-	nprof_sim_fill_desc(arch, &sdev->desc);
+	nprof_sim_fill_desc(arch, &sdev->desc, sdev->code_names);
 	nprof_sim_layout_queues(sdev);
 	sdev->active = devm_bitmap_zalloc(&pdev->dev, sdev->num_queues, GFP_KERNEL);
 	if (!sdev->active) {

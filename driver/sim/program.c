@@ -13,6 +13,7 @@
 #include <linux/export.h>
 #include <linux/kernel.h>
 #include <linux/sched.h>
+#include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <kunit/visibility.h>
 
@@ -71,6 +72,99 @@ u32 nprof_sim_op_cost_ns(u32 engine, u32 op, u32 level)
 	return cost * 100 / nprof_sim_throttle_pct(level);
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_sim_op_cost_ns);
+
+/*
+ * The names of the simulator's codes (NEURONPROF_INFO_CODE_NAMES,
+ * Documentation/simulator.rst "Op names"). An engine's 32 opcodes are
+ * spread over the instruction families of the public NKI ISA that engine
+ * executes (nki.isa: nc_matmul is "matmult" as the profilers spell it);
+ * opcode k of engine e is family k % n of that engine's n families, so a
+ * family has several opcodes, each with its own cost. The sync engine of
+ * NeuronCore-v3 and engines 5-7 have no public instruction names: theirs
+ * are ours ("sync_wait", ...). DMA codes are queues of dma_copy transfers;
+ * the TopSP's one opcode is a collective step.
+ */
+static const char * const nprof_sim_families_tensor[] = {
+	"matmult", "matmult", "matmult", "transpose",
+};
+
+static const char * const nprof_sim_families_vector[] = {
+	"tensor_tensor", "tensor_scalar", "tensor_reduce", "tensor_copy",
+	"bn_stats", "bn_aggr", "tensor_tensor_scan", "select_reduce",
+};
+
+static const char * const nprof_sim_families_scalar[] = {
+	"activation", "activation", "activation_reduce", "tensor_scalar",
+};
+
+static const char * const nprof_sim_families_gpsimd[] = {
+	"iota", "memset", "affine_select", "local_gather", "range_select", "tensor_copy",
+	"tensor_tensor", "tensor_scalar",
+};
+
+static const char * const nprof_sim_families_other[] = { "sync_wait", "sync_signal" };
+
+static const struct {
+	const char * const *names;
+	u32 count;
+} nprof_sim_families[NEURONPROF_MAX_ENGINES] = {
+	{ nprof_sim_families_tensor, ARRAY_SIZE(nprof_sim_families_tensor) },
+	{ nprof_sim_families_vector, ARRAY_SIZE(nprof_sim_families_vector) },
+	{ nprof_sim_families_scalar, ARRAY_SIZE(nprof_sim_families_scalar) },
+	{ nprof_sim_families_gpsimd, ARRAY_SIZE(nprof_sim_families_gpsimd) },
+	{ nprof_sim_families_other, ARRAY_SIZE(nprof_sim_families_other) },
+	{ nprof_sim_families_other, ARRAY_SIZE(nprof_sim_families_other) },
+	{ nprof_sim_families_other, ARRAY_SIZE(nprof_sim_families_other) },
+	{ nprof_sim_families_other, ARRAY_SIZE(nprof_sim_families_other) },
+};
+
+/**
+ * nprof_sim_op_name() - the name of an engine's opcode.
+ * @engine: engine index, below NEURONPROF_MAX_ENGINES.
+ * @op: opcode low bits (taken modulo 32).
+ *
+ * Return: the static name.
+ */
+const char *nprof_sim_op_name(u32 engine, u32 op)
+{
+	if (engine >= NEURONPROF_MAX_ENGINES)
+		engine = NEURONPROF_MAX_ENGINES - 1;
+	op %= NPROF_SIM_OPCODES_PER_ENGINE;
+	return nprof_sim_families[engine].names[op % nprof_sim_families[engine].count];
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_sim_op_name);
+
+static void nprof_sim_name(struct neuronprof_code_name *c, u32 type, u32 code,
+			   const char *name)
+{
+	memset(c, 0, sizeof(*c));
+	c->queue_type = type;
+	c->code = code;
+	strscpy(c->name, name, sizeof(c->name));
+}
+
+/**
+ * nprof_sim_code_names() - the name table of a device with @engines engines.
+ * @engines: engines per core, 1 to NEURONPROF_MAX_ENGINES.
+ * @out: NPROF_SIM_MAX_CODE_NAMES entries, filled sorted by (queue_type, code).
+ *
+ * Return: the entries filled.
+ */
+u32 nprof_sim_code_names(u32 engines, struct neuronprof_code_name *out)
+{
+	u32 n = 0, e, k;
+
+	for (e = 0; e < engines && e < NEURONPROF_MAX_ENGINES; e++)
+		for (k = 0; k < NPROF_SIM_OPCODES_PER_ENGINE; k++)
+			nprof_sim_name(&out[n++], NEURONPROF_QT_TRACE, (e + 1) << 8 | k,
+				       nprof_sim_op_name(e, k));
+	for (k = 0; k < NPROF_SIM_DMA_QUEUES; k++)
+		nprof_sim_name(&out[n++], NEURONPROF_QT_DMA, k, "dma_copy");
+	nprof_sim_name(&out[n++], NEURONPROF_QT_TOPSP_TRACE, NPROF_SIM_TOPSP_OPCODE,
+		       "collective");
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_sim_code_names);
 
 /**
  * nprof_sim_dma_ns() - the model's time of one DMA transfer.

@@ -57,7 +57,8 @@ struct nprof_sim_arch {
 const struct nprof_sim_arch *nprof_sim_arch_by_name(const char *name);
 const struct nprof_sim_arch *nprof_sim_arch_by_id(u32 arch);
 void nprof_sim_fill_desc(const struct nprof_sim_arch *a,
-			 struct nprof_device_desc *desc);
+			 struct nprof_device_desc *desc,
+			 struct neuronprof_code_name *names);
 
 /**
  * struct nprof_sim_program - a synthetic program, as SIM_EXEC describes it.
@@ -168,6 +169,11 @@ extern unsigned int nprof_sim_time_scale;
 #define NPROF_SIM_MAX_TIME_SCALE	100000
 
 u32 nprof_sim_op_cost_ns(u32 engine, u32 op, u32 level);
+
+/* Most entries of the simulator's name table: TRACE, DMA, TOPSP_TRACE. */
+#define NPROF_SIM_MAX_CODE_NAMES	(NEURONPROF_MAX_ENGINES * 32 + 16 + 1)
+const char *nprof_sim_op_name(u32 engine, u32 op);
+u32 nprof_sim_code_names(u32 engines, struct neuronprof_code_name *out);
 u64 nprof_sim_dma_ns(u64 bytes);
 u32 nprof_sim_jitter_seed(u64 seed, u32 model_id, u32 iteration, u32 engine);
 
@@ -245,6 +251,7 @@ struct nprof_sim_knob {
  * @knobs: the fault-injection knobs, by enum nprof_sim_knob_id.
  * @unstarted_built: TRACE entries built into the scratch buffer of
  *	executions under NPROF_SIM_BUILD_UNSTARTED.
+ * @code_names: the name table @desc points to (nprof_sim_code_names()).
  * @cores: per-core state.
  */
 struct nprof_sim_device {
@@ -267,6 +274,7 @@ struct nprof_sim_device {
 	atomic_t tainted;
 	struct nprof_sim_knob knobs[NPROF_SIM_NUM_KNOBS];
 	atomic64_t unstarted_built;
+	struct neuronprof_code_name code_names[NPROF_SIM_MAX_CODE_NAMES];
 
 	struct nprof_sim_core cores[];
 };

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite neuronprof_device: validation of provider descriptions and
- * SIM_EXEC arguments, and the queue table layout.
+ * KUnit suite neuronprof_device: validation of provider descriptions (their
+ * code name tables included) and SIM_EXEC arguments, and the queue table
+ * layout.
  */
 
 #include "neuronprof_core_test.h"
@@ -105,6 +106,117 @@ static void device_test_desc_names_and_ops(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, nprof_desc_validate(&desc, &ops, &why), 0);
 	/* The flush capability needs the op, the op needs the capability. */
 	KUNIT_EXPECT_EQ(test, nprof_desc_validate(&test_desc, &tp_ops_noflush, &why), -EINVAL);
+}
+
+/* A valid name table of test_desc: sorted by (queue_type, code). */
+static const struct neuronprof_code_name test_names[] = {
+	{ NEURONPROF_QT_TRACE, 0x100, "matmult" },
+	{ NEURONPROF_QT_TRACE, 0x101, "matmult" },
+	{ NEURONPROF_QT_TRACE, 0x200, "tensor_tensor" },
+	{ NEURONPROF_QT_DMA, 0, "dma_copy" },
+	{ NEURONPROF_QT_TOPSP_TRACE, 0x7f01, "collective.v2" },
+};
+
+/* One entry of test_names changed, or the table given inconsistently. */
+struct names_case {
+	const char *desc;
+	u32 index;		/* entry patched */
+	u32 queue_type;
+	u32 code;
+	const char *name;	/* copied with memcpy: may hold bytes after a NUL */
+	u32 name_len;
+	u32 count;		/* num_code_names, 0 for ARRAY_SIZE(test_names) */
+	bool no_table;		/* code_names NULL */
+	u64 caps;		/* 0 for test_desc's */
+	u32 raw_format;
+};
+
+static const struct names_case names_bad_cases[] = {
+	{ "count_without_table", 0, NEURONPROF_QT_TRACE, 0x100, "matmult", 8, .no_table = true },
+	{ "too_many", 0, NEURONPROF_QT_TRACE, 0x100, "matmult", 8,
+	  .count = NEURONPROF_MAX_CODE_NAMES + 1 },
+	{ "raw_device", 0, NEURONPROF_QT_TRACE, 0x100, "matmult", 8,
+	  .caps = NEURONPROF_CAP_FLUSH | NEURONPROF_CAP_RAW,
+	  .raw_format = NEURONPROF_RAW_FORMAT_NEURON_V2 },
+	{ "unknown_type", 4, NEURONPROF_QT_MAX, 0x7f01, "collective", 11 },
+	{ "type_device_lacks", 4, NEURONPROF_QT_TOPSP_NOTIFY, 0x7f01, "collective", 11 },
+	{ "unsorted_code", 1, NEURONPROF_QT_TRACE, 0x0ff, "matmult", 8 },
+	{ "duplicate", 1, NEURONPROF_QT_TRACE, 0x100, "matmult", 8 },
+	{ "unsorted_type", 2, NEURONPROF_QT_TOPSP_TRACE, 0, "collective", 11 },
+	{ "empty_name", 0, NEURONPROF_QT_TRACE, 0x100, "", 1 },
+	{ "upper_case", 0, NEURONPROF_QT_TRACE, 0x100, "MatMult", 8 },
+	{ "space", 0, NEURONPROF_QT_TRACE, 0x100, "mat mult", 9 },
+	{ "unterminated", 0, NEURONPROF_QT_TRACE, 0x100, "abcdefghijklmnopqrstuvwx",
+	  NEURONPROF_CODE_NAME_LEN },
+	{ "bytes_after_nul", 0, NEURONPROF_QT_TRACE, 0x100, "mat\0mult", 9 },
+};
+
+static void names_case_desc(const struct names_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(names_bad, names_bad_cases, names_case_desc);
+
+static void device_test_names_bad(struct kunit *test)
+{
+	const struct names_case *c = test->param_value;
+	struct nprof_device_desc desc = test_desc;
+	struct neuronprof_code_name *names;
+	const char *why = NULL;
+
+	names = kunit_kcalloc(test, NEURONPROF_MAX_CODE_NAMES + 1, sizeof(*names), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, names);
+	memcpy(names, test_names, sizeof(test_names));
+	/* Unchanged, the table is valid. */
+	desc.code_names = names;
+	desc.num_code_names = ARRAY_SIZE(test_names);
+	KUNIT_ASSERT_EQ(test, nprof_desc_validate(&desc, &tp_ops, &why), 0);
+
+	names[c->index].queue_type = c->queue_type;
+	names[c->index].code = c->code;
+	memset(names[c->index].name, 0, NEURONPROF_CODE_NAME_LEN);
+	memcpy(names[c->index].name, c->name, c->name_len);
+	if (c->count)
+		desc.num_code_names = c->count;
+	if (c->no_table)
+		desc.code_names = NULL;
+	if (c->caps) {
+		desc.caps = c->caps;
+		desc.raw_format = c->raw_format;
+	}
+	KUNIT_EXPECT_EQ(test, nprof_desc_validate(&desc, &tp_ops, &why), -EINVAL);
+	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, why);
+}
+
+static void device_test_names_good(struct kunit *test)
+{
+	struct nprof_device_desc desc = test_desc;
+	struct neuronprof_code_name *names;
+	const char *why = NULL;
+	u32 i;
+
+	/* A table given with no entries, and a raw device without one. */
+	desc.code_names = test_names;
+	desc.num_code_names = 0;
+	KUNIT_EXPECT_EQ(test, nprof_desc_validate(&desc, &tp_ops, &why), -EINVAL);
+	desc.code_names = NULL;
+	desc.caps = NEURONPROF_CAP_FLUSH | NEURONPROF_CAP_RAW;
+	desc.raw_format = NEURONPROF_RAW_FORMAT_NEURON_V2;
+	KUNIT_EXPECT_EQ(test, nprof_desc_validate(&desc, &tp_ops, &why), 0);
+
+	/* The largest table, and the longest name. */
+	names = kunit_kcalloc(test, NEURONPROF_MAX_CODE_NAMES, sizeof(*names), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, names);
+	for (i = 0; i < NEURONPROF_MAX_CODE_NAMES; i++) {
+		names[i].queue_type = NEURONPROF_QT_TRACE;
+		names[i].code = i;
+		strscpy(names[i].name, "abcdefghijklmnopqrstu.9", NEURONPROF_CODE_NAME_LEN);
+	}
+	desc = test_desc;
+	desc.code_names = names;
+	desc.num_code_names = NEURONPROF_MAX_CODE_NAMES;
+	KUNIT_EXPECT_EQ(test, nprof_desc_validate(&desc, &tp_ops, &why), 0);
 }
 
 /* 2 cores with 3 TopSPs each, 4 engines: the fixed cost is 4 + 12 per iteration. */
@@ -248,6 +360,8 @@ static struct kunit_case device_cases[] = {
 	KUNIT_CASE_PARAM(device_test_desc_bad, desc_bad_gen_params),
 	KUNIT_CASE(device_test_desc_good),
 	KUNIT_CASE(device_test_desc_names_and_ops),
+	KUNIT_CASE_PARAM(device_test_names_bad, names_bad_gen_params),
+	KUNIT_CASE(device_test_names_good),
 	KUNIT_CASE_PARAM(device_test_exec_bad, exec_bad_gen_params),
 	KUNIT_CASE_PARAM(device_test_exec_good, exec_good_gen_params),
 	KUNIT_CASE(device_test_queue_slots),

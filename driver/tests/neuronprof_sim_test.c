@@ -727,15 +727,21 @@ static void sim_program_arch_topologies(struct kunit *test)
 		{ "inf2", NEURONPROF_ARCH_INF2, 2, 6, 4 },
 		{ "trn2", NEURONPROF_ARCH_TRN2, 8, 16, 5 },
 	};
+	struct neuronprof_code_name *names;
 	struct nprof_device_desc desc;
 	unsigned int i;
 
+	names = kunit_kcalloc(test, NPROF_SIM_MAX_CODE_NAMES, sizeof(*names), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, names);
 	for (i = 0; i < ARRAY_SIZE(want); i++) {
 		const struct nprof_sim_arch *a = nprof_sim_arch_by_name(want[i].name);
 
 		KUNIT_ASSERT_NOT_NULL(test, a);
 		KUNIT_EXPECT_PTR_EQ(test, nprof_sim_arch_by_id(want[i].arch), a);
-		nprof_sim_fill_desc(a, &desc);
+		nprof_sim_fill_desc(a, &desc, names);
+		/* 32 opcodes per engine, 16 DMA queues, the TopSP opcode. */
+		KUNIT_EXPECT_PTR_EQ(test, (const void *)desc.code_names, (const void *)names);
+		KUNIT_EXPECT_EQ(test, desc.num_code_names, want[i].engines * 32 + 16 + 1);
 		KUNIT_EXPECT_STREQ(test, desc.provider, "sim");
 		KUNIT_EXPECT_EQ(test, desc.arch, want[i].arch);
 		KUNIT_EXPECT_EQ(test, desc.num_cores, want[i].cores);
@@ -753,6 +759,77 @@ static void sim_program_arch_topologies(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, nprof_sim_arch_by_name("TRN2"));
 	KUNIT_EXPECT_NULL(test, nprof_sim_arch_by_id(0));
 	KUNIT_EXPECT_NULL(test, nprof_sim_arch_by_id(4));
+}
+
+static int sim_names_start(struct nprof_device *ndev, const struct nprof_queue_id *q)
+{
+	return 0;
+}
+
+static void sim_names_stop(struct nprof_device *ndev, const struct nprof_queue_id *q)
+{
+}
+
+static int sim_names_flush(struct nprof_device *ndev, const struct nprof_queue_id *q)
+{
+	return 0;
+}
+
+static int sim_names_exec(struct nprof_device *ndev, struct drm_neuronprof_sim_exec *args)
+{
+	return 0;
+}
+
+/* Callbacks matching the simulator's capabilities, for nprof_desc_validate(). */
+static const struct nprof_hw_ops sim_names_ops = {
+	.queue_start = sim_names_start,
+	.queue_stop = sim_names_stop,
+	.flush = sim_names_flush,
+	.sim_exec = sim_names_exec,
+};
+
+/*
+ * The name table: what the core accepts (sorted, valid names), naming
+ * every opcode and DMA queue the program produces after the NKI families.
+ */
+static void sim_program_code_names(struct kunit *test)
+{
+	const struct nprof_sim_arch *a = nprof_sim_arch_by_name("trn2");
+	struct neuronprof_code_name *names;
+	struct nprof_device_desc desc;
+	const char *why = NULL;
+	u32 n, i;
+
+	names = kunit_kcalloc(test, NPROF_SIM_MAX_CODE_NAMES, sizeof(*names), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, names);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	nprof_sim_fill_desc(a, &desc, names);
+	KUNIT_EXPECT_EQ(test, nprof_desc_validate(&desc, &sim_names_ops, &why), 0);
+	n = desc.num_code_names;
+	KUNIT_ASSERT_EQ(test, n, 5U * 32 + 16 + 1);
+	/* Opcode (e + 1) << 8 | k of engine e, in order. */
+	for (i = 0; i < 5 * 32; i++) {
+		KUNIT_EXPECT_EQ(test, names[i].queue_type, (u32)NEURONPROF_QT_TRACE);
+		KUNIT_EXPECT_EQ(test, names[i].code, (i / 32 + 1) << 8 | (i % 32));
+		KUNIT_EXPECT_STREQ(test, names[i].name, nprof_sim_op_name(i / 32, i % 32));
+	}
+	KUNIT_EXPECT_STREQ(test, names[0].name, "matmult");
+	KUNIT_EXPECT_STREQ(test, names[3].name, "transpose");
+	KUNIT_EXPECT_STREQ(test, names[32].name, "tensor_tensor");
+	KUNIT_EXPECT_STREQ(test, names[33].name, "tensor_scalar");
+	KUNIT_EXPECT_STREQ(test, names[64].name, "activation");
+	KUNIT_EXPECT_STREQ(test, names[96].name, "iota");
+	KUNIT_EXPECT_STREQ(test, names[128].name, "sync_wait");
+	for (i = 0; i < 16; i++) {
+		KUNIT_EXPECT_EQ(test, names[160 + i].queue_type, (u32)NEURONPROF_QT_DMA);
+		KUNIT_EXPECT_EQ(test, names[160 + i].code, i);
+		KUNIT_EXPECT_STREQ(test, names[160 + i].name, "dma_copy");
+	}
+	KUNIT_EXPECT_EQ(test, names[176].queue_type, (u32)NEURONPROF_QT_TOPSP_TRACE);
+	KUNIT_EXPECT_EQ(test, names[176].code, 0x7f01U);
+	KUNIT_EXPECT_STREQ(test, names[176].name, "collective");
+	/* Opcodes wrap every 32, like the program's. */
+	KUNIT_EXPECT_STREQ(test, nprof_sim_op_name(1, 33), nprof_sim_op_name(1, 1));
 }
 
 static void sim_program_parse_new_device(struct kunit *test)
@@ -795,6 +872,7 @@ static struct kunit_case sim_program_cases[] = {
 	KUNIT_CASE(sim_program_poll_mid_iteration),
 	KUNIT_CASE(sim_program_bad_run),
 	KUNIT_CASE(sim_program_arch_topologies),
+	KUNIT_CASE(sim_program_code_names),
 	KUNIT_CASE(sim_program_parse_new_device),
 	{}
 };

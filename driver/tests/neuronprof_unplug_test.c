@@ -434,6 +434,33 @@ static void unplug_test_register_rejects(struct kunit *test)
 	KUNIT_EXPECT_PTR_NE(test, nprof_device_desc(ctx->ndev)->provider, test_desc.provider);
 }
 
+/* The name table is the device's own copy: the provider's may go away. */
+static void unplug_test_code_names_copied(struct kunit *test)
+{
+	struct tp_ctx *ctx = test->priv;
+	struct nprof_device_desc desc = test_desc;
+	const struct nprof_device_desc *d;
+	struct neuronprof_code_name *names;
+	struct nprof_device *ndev;
+
+	names = kunit_kcalloc(test, 2, sizeof(*names), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, names);
+	names[0] = (struct neuronprof_code_name){ NEURONPROF_QT_TRACE, 0x100, "matmult" };
+	names[1] = (struct neuronprof_code_name){ NEURONPROF_QT_TOPSP_TRACE, 0x7f01, "collective" };
+	desc.code_names = names;
+	desc.num_code_names = 2;
+	ndev = nprof_device_alloc(ctx->parent, &desc, &tp_ops, ctx);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ndev);
+	memset(names, 0xff, 2 * sizeof(*names));
+	d = nprof_device_desc(ndev);
+	KUNIT_EXPECT_PTR_NE(test, (const void *)d->code_names, (const void *)names);
+	KUNIT_ASSERT_EQ(test, d->num_code_names, 2U);
+	KUNIT_EXPECT_EQ(test, d->code_names[1].queue_type, (u32)NEURONPROF_QT_TOPSP_TRACE);
+	KUNIT_EXPECT_EQ(test, d->code_names[1].code, 0x7f01U);
+	KUNIT_EXPECT_STREQ(test, d->code_names[0].name, "matmult");
+	nprof_device_free(ndev);
+}
+
 /*
  * An allocated device is invisible until published: no render node, no op
  * called, producers harmless; dropped unpublished, it takes its index along.
@@ -586,6 +613,7 @@ static struct kunit_case unplug_cases[] = {
 	KUNIT_CASE(unplug_test_flushed_wakes),
 	KUNIT_CASE(unplug_test_notify_hardirq),
 	KUNIT_CASE(unplug_test_register_rejects),
+	KUNIT_CASE(unplug_test_code_names_copied),
 	KUNIT_CASE(unplug_test_alloc_unpublished),
 	KUNIT_CASE(unplug_test_read_claim),
 	KUNIT_CASE(unplug_test_fault_pages),

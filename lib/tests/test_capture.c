@@ -336,6 +336,58 @@ TEST(raw_device_capture_is_labelled_raw)
 	teardown(&f);
 }
 
+/*
+ * The device's names of its codes go into every file of its captures, as
+ * the device gave them; a device without names gives files without them,
+ * and a raw device cannot be given any.
+ */
+TEST(device_code_names_reach_the_file)
+{
+	static const struct neuronprof_code_name names[] = {
+		{ NEURONPROF_QT_TRACE, 0x100, "matmult" },
+		{ NEURONPROF_QT_TRACE, 0x201, "tensor_scalar" },
+		{ NEURONPROF_QT_TOPSP_TRACE, 0x7f01, "collective" },
+	};
+	struct nprof_ntff_info ni = { .size = sizeof(ni) };
+	struct nprof_device_info info;
+	struct nprof_ntff_reader *r;
+	struct fixture f;
+
+	if (setup(&f, 4096))
+		FAIL("setup: %s", nprof_strerror_last());
+	/* No names yet: the file has none. */
+	r = capture_one(&f, 1, NEURONPROF_QT_TRACE, 0, 4, 1, 4);
+	CHECK(r != NULL);
+	if (r) {
+		CHECK_INT(nprof_ntff_reader_info(r, &ni), 0);
+		CHECK_INT(ni.num_code_names, 0);
+		nprof_ntff_reader_close(r);
+	}
+	CHECK_INT(nprof_device_set_code_names(f.dev, names, 3), 0);
+	r = capture_one(&f, 1, NEURONPROF_QT_TRACE, 0, 4, 2, 4);
+	CHECK(r != NULL);
+	if (r) {
+		CHECK_INT(nprof_ntff_reader_info(r, &ni), 0);
+		CHECK_INT(ni.num_code_names, 3);
+		if (ni.num_code_names == 3) {
+			CHECK_INT(ni.code_names[1].queue_type, NEURONPROF_QT_TRACE);
+			CHECK_INT(ni.code_names[1].code, 0x201);
+			CHECK_STR(ni.code_names[1].name, "tensor_scalar");
+			CHECK_INT(ni.code_names[2].code, 0x7f01);
+			CHECK_STR(ni.code_names[2].name, "collective");
+		}
+		nprof_ntff_reader_close(r);
+	}
+	teardown(&f);
+
+	info = fake_raw_info();
+	if (setup_device(&f, &info, 4096, NPROF_CAPTURE_ZERO_COPY, NULL))
+		FAIL("setup: %s", nprof_strerror_last());
+	CHECK_INT(nprof_device_set_code_names(f.dev, names, 3), -EINVAL);
+	CHECK_CONTAINS(nprof_strerror_last(), "raw device names nothing");
+	teardown(&f);
+}
+
 /* A device that says raw without a format, or the reverse, is refused. */
 TEST(raw_device_description_must_agree)
 {

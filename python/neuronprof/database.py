@@ -18,9 +18,10 @@ import sqlite3
 
 import pandas as pd
 
-# Version 3 added the machines table; version 4 the machine_executions view,
-# which nothing here needs.
-SCHEMA_MIN = 3
+# Version 6 spelled every time with its unit (start_ns, end_ns, dur_ns,
+# latency_ns, ts_ns) and has the code_names table of the ops' names; the
+# columns read here are those of version 6.
+SCHEMA_MIN = 6
 
 # What the analyses read: a database without these is not an export.
 REQUIRED = {
@@ -31,9 +32,10 @@ REQUIRED = {
     "devices": ("id", "device_index", "raw_format"),
     "cores": ("id", "recording_id", "device_id", "core"),
     "queues": ("id", "core_id", "queue_type", "unit_kind", "unit_index", "lost_count"),
-    "instructions": ("queue_id", "ts", "end_ts", "dur", "opcode"),
-    "entries": ("queue_id", "ts", "code", "payload0"),
-    "executions": ("core_id", "idx", "latency"),
+    "code_names": ("device_id", "queue_type", "code", "name"),
+    "instructions": ("queue_id", "start_ns", "end_ns", "dur_ns", "opcode"),
+    "entries": ("queue_id", "ts_ns", "code", "payload0"),
+    "executions": ("core_id", "idx", "latency_ns"),
 }
 
 
@@ -171,11 +173,15 @@ class Database:
         """summary's ops per engine and TopSP (analysis-queries.sql, "ops")."""
         rows = self.query(
             "SELECT rs.value AS recording, dv.device_index AS device, c.core, q.unit_kind,"
-            " q.unit_index, i.opcode AS code, i.dur"
+            " q.unit_index, i.opcode AS code, i.dur_ns AS dur, n.name AS op"
             " FROM instructions i JOIN queues q ON q.id = i.queue_id"
             " JOIN cores c ON c.id = q.core_id JOIN devices dv ON dv.id = c.device_id"
-            " JOIN recordings r ON r.id = c.recording_id JOIN strings rs ON rs.id = r.path_id")
-        cols = ["recording", "device", "core", "unit_kind", "unit_index", "code", "count",
+            " JOIN recordings r ON r.id = c.recording_id JOIN strings rs ON rs.id = r.path_id"
+            " LEFT JOIN code_names n ON n.device_id = c.device_id"
+            " AND n.queue_type = q.queue_type AND n.code = i.opcode")
+        # op: the device's name of the code (None when it names none); code
+        # spelled as every output of the tool spells it, 0x000102.
+        cols = ["recording", "device", "core", "unit_kind", "unit_index", "op", "code", "count",
                 "total_ns", "min_ns", "avg_ns", "median_ns", "p95_ns", "max_ns", "busy_pct"]
         out = []
         unit_key = ["recording", "device", "core", "unit_kind", "unit_index"]
@@ -184,7 +190,9 @@ class Database:
             for code, op in unit.groupby("code", sort=True):
                 d = sorted(int(v) for v in op["dur"])
                 total = sum(d)
-                out.append(list(ukey) + [int(code), len(d), total, d[0], total // len(d),
+                names = [n for n in op["op"] if isinstance(n, str)]
+                out.append(list(ukey) + [names[0] if names else None, "0x%06x" % int(code),
+                                         len(d), total, d[0], total // len(d),
                                          _nearest_rank(d, 50), _nearest_rank(d, 95), d[-1],
                                          round(100.0 * total / busy, 2) if busy else 0.0])
         frame = pd.DataFrame(out, columns=cols)
@@ -192,7 +200,7 @@ class Database:
             frame = frame.sort_values(unit_key + ["total_ns", "code"],
                                       ascending=[True] * 5 + [False, True],
                                       kind="mergesort").reset_index(drop=True)
-        for c in cols[5:13]:
+        for c in cols[7:14]:
             frame[c] = frame[c].astype("int64")
         return frame
 

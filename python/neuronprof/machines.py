@@ -46,15 +46,15 @@ def _busy_by_core(instr):
     In integers throughout: times of a database of several machines are on
     CLOCK_REALTIME (about 2^60 ns), beyond a float's exact integers.
     """
-    iv = instr.loc[instr["end_ts"] > instr["ts"], ["core_id", "ts", "end_ts"]]
+    iv = instr.loc[instr["end_ns"] > instr["start_ns"], ["core_id", "start_ns", "end_ns"]]
     if iv.empty:
         return {}
-    iv = iv.astype("int64").sort_values(["core_id", "ts", "end_ts"], kind="mergesort")
+    iv = iv.astype("int64").sort_values(["core_id", "start_ns", "end_ns"], kind="mergesort")
     core = iv["core_id"].to_numpy()
-    ts = iv["ts"].to_numpy()
-    end = iv["end_ts"].to_numpy()
+    ts = iv["start_ns"].to_numpy()
+    end = iv["end_ns"].to_numpy()
     # The latest end before each interval of its core (none for the first).
-    run = iv.groupby("core_id", sort=False)["end_ts"].cummax().to_numpy(dtype="int64")
+    run = iv.groupby("core_id", sort=False)["end_ns"].cummax().to_numpy(dtype="int64")
     prev = np.empty_like(run)
     prev[0] = np.iinfo("int64").min
     prev[1:] = run[:-1]
@@ -102,9 +102,11 @@ def _stats(db):
         "SELECT q.core_id, e.payload0 FROM entries e JOIN queues q ON q.id = e.queue_id"
         " WHERE q.queue_type = 'DMA'")
     instr = db.query(
-        "SELECT q.core_id, i.ts, i.end_ts, i.dur, i.opcode FROM instructions i"
-        " JOIN queues q ON q.id = i.queue_id")
-    execs = db.query("SELECT core_id, idx, latency FROM executions ORDER BY core_id, idx")
+        "SELECT q.core_id, i.start_ns, i.end_ns, i.dur_ns, i.opcode, n.name FROM instructions i"
+        " JOIN queues q ON q.id = i.queue_id JOIN cores c ON c.id = q.core_id"
+        " LEFT JOIN code_names n ON n.device_id = c.device_id"
+        " AND n.queue_type = q.queue_type AND n.code = i.opcode")
+    execs = db.query("SELECT core_id, idx, latency_ns FROM executions ORDER BY core_id, idx")
 
     busy = _busy_by_core(instr)
     instr = instr[instr["core_id"].isin(core_rec.keys())]
@@ -121,7 +123,8 @@ def _stats(db):
         ri = instr[instr["recording_id"] == rid]
         ops = {}
         for code, g in ri.groupby("opcode", sort=True):
-            ops[int(code)] = [len(g), _u64_sum(g["dur"])]
+            names = [n for n in g["name"] if isinstance(n, str)]
+            ops[int(code)] = [len(g), _u64_sum(g["dur_ns"]), names[0] if names else None]
         rx = execs[execs["recording_id"] == rid]
         out.append({
             "machine": rec.machine,
@@ -133,10 +136,10 @@ def _stats(db):
             "instructions": len(ri),
             "dma_bytes": _u64_sum(dma.loc[dma["recording_id"] == rid, "payload0"]),
             "executions": len(rx),
-            "exec_ns": _u64_sum(rx["latency"]),
+            "exec_ns": _u64_sum(rx["latency_ns"]),
             "ops": ops,
             "samples": [[int(i), int(d), int(c), int(lat) & U64] for i, d, c, lat in
-                        zip(rx["idx"], rx["device"], rx["core"], rx["latency"])],
+                        zip(rx["idx"], rx["device"], rx["core"], rx["latency_ns"])],
         })
     return out
 
@@ -168,10 +171,11 @@ def compare(stats, top=5):
                              ("instructions", "instructions"), ("dma_bytes", "dma_bytes"),
                              ("executions", "executions"), ("execution_ns", "exec_ns")):
                 m[key] = (m[key] + r[src]) & U64
-            for code, (count, total) in r["ops"].items():
-                o = m["_ops"].setdefault(int(code), [0, 0])
+            for code, (count, total, name) in r["ops"].items():
+                o = m["_ops"].setdefault(int(code), [0, 0, None])
                 o[0] += count
                 o[1] = (o[1] + total) & U64
+                o[2] = o[2] or name
             samples.extend([idx, k, dev, core, ns] for idx, dev, core, ns in r["samples"])
     if len(machines) < 2:
         return None, []
@@ -205,14 +209,16 @@ def compare(stats, top=5):
     so, mo = machines[slowest]["_ops"], machines[median]["_ops"]
     ops = []
     for code in list(so) + [c for c in mo if c not in so]:
-        sc, stot = so.get(code, (0, 0))
-        mc, mtot = mo.get(code, (0, 0))
-        ops.append({"code": code, "slowest_count": sc, "slowest_total_ns": stot,
-                    "median_count": mc, "median_total_ns": mtot,
+        sc, stot, sname = so.get(code, (0, 0, None))
+        mc, mtot, mname = mo.get(code, (0, 0, None))
+        # The device's name of the op (the slowest machine's, else the
+        # median's), None when it names none; the code spelled 0x000102.
+        ops.append({"op": sname or mname, "code": code, "slowest_count": sc,
+                    "slowest_total_ns": stot, "median_count": mc, "median_total_ns": mtot,
                     "difference_ns": _i64(stot - mtot)})
     ops.sort(key=lambda d: (-abs(d["difference_ns"]), d["code"]))
     for d in ops:
-        d["code"] = f"0x{d['code']:x}"
+        d["code"] = f"0x{d['code']:06x}"
     for m in machines:
         del m["_ops"]
     return {
@@ -236,9 +242,10 @@ def _side(machines, row):
 
 
 def duration(ns, raw_ns=False):
-    """A duration as summary prints it: 430ns, 1.530us, 2.106ms, 1.000s (--ns: 430)."""
+    """A duration as summary prints it: 430ns, 1.530us, 2.106ms, 1.000s (--ns: 4300ns,
+    whole nanoseconds with their unit)."""
     if raw_ns or ns < 1000:
-        return f"{ns}" if raw_ns else f"{ns}ns"
+        return f"{ns}ns"
     if ns < 1000000:
         return "%.3fus" % (ns / 1e3)
     if ns < 1000000000:
@@ -273,11 +280,11 @@ def text(x, top, raw_ns=False):
             side(e["fastest"]), D(e["fastest"]["latency_ns"]), D(e["skew_ns"])))
     lines.append(f"  ops differing most, slowest {x['slowest']} against median {x['median']}"
                  f" (total time, top {top}):")
-    lines.append("    %-8s %8s %12s %8s %12s %12s" % (
-        "op", "count", "slowest", "count", "median", "difference"))
+    lines.append("    %-18s %-8s %8s %12s %8s %12s %12s" % (
+        "op", "code", "count", "slowest", "count", "median", "difference"))
     for d in x["ops"]:
         diff = ("-" if d["difference_ns"] < 0 else "+") + D(abs(d["difference_ns"]))
-        lines.append("    0x%06x %8d %12s %8d %12s %12s" % (
-            int(d["code"], 16), d["slowest_count"], D(d["slowest_total_ns"]),
+        lines.append("    %-18s %-8s %8d %12s %8d %12s %12s" % (
+            d["op"] or "-", d["code"], d["slowest_count"], D(d["slowest_total_ns"]),
             d["median_count"], D(d["median_total_ns"]), diff))
     return "\n".join(lines) + "\n"

@@ -211,12 +211,12 @@ def open_ops_executions_host_events_as_summary():
                     for u in units:
                         for o in u["ops"]:
                             want.append([c["device"], c["core"], kind, u[kind],
-                                         o["code"], o["count"], o["total_ns"],
+                                         o["op"], o["code"], o["count"], o["total_ns"],
                                          o["min_ns"], o["avg_ns"], o["median_ns"], o["p95_ns"],
                                          o["max_ns"], o["busy_pct"]])
             for r in ops[ops["recording"] == rec["path"]].itertuples(index=False):
                 got.append([int(r.device), int(r.core), r.unit_kind, int(r.unit_index),
-                            int(r.code), int(r.count), int(r.total_ns), int(r.min_ns),
+                            r.op, r.code, int(r.count), int(r.total_ns), int(r.min_ns),
                             int(r.avg_ns), int(r.median_ns), int(r.p95_ns), int(r.max_ns),
                             float(r.busy_pct)])
             if not want:
@@ -224,14 +224,14 @@ def open_ops_executions_host_events_as_summary():
             eq(f"{rec['path']}: ops", sorted(got, key=str), sorted(want, key=str))
         # Executions: per core, index and latency.
         x = db.executions.merge(db.cores, left_on="core_id", right_on="id")
-        got = sorted((int(r.core), int(r.idx), int(r.latency), int(r.model_id))
+        got = sorted((int(r.core), int(r.idx), int(r.latency_ns), int(r.model_id))
                      for r in x.itertuples(index=False))
         want = sorted((e["core"], e["index"], e["latency_ns"], e["model_id"])
                       for rec in s["recordings"] for e in rec["executions"])
         eq("executions", got, want)
         # Host events: count and total per name.
         h = db.host_events.merge(db.strings, left_on="name_id", right_on="id")
-        got = {n: [int(len(g)), int(g["dur"].sum())] for n, g in h.groupby("value")}
+        got = {n: [int(len(g)), int(g["dur_ns"].sum())] for n, g in h.groupby("value")}
         want = {t["name"]: [t["count"], t["total_ns"]]
                 for rec in s["recordings"] if rec["host"] for t in rec["host"]["event_types"]}
         eq("host events", got, want)
@@ -271,7 +271,7 @@ def cli_json_equals_summary_8_machines():
     eq("slowest", a["machines_compared"]["slowest"], "fleet-5")
     e2 = a["machines_compared"]["executions"][2]["slowest"]
     eq("straggler of execution 2", [e2["machine"], e2["core"]], ["fleet-5", 1])
-    eq("op differing most", a["machines_compared"]["ops"][0]["code"], "0x502")
+    eq("op differing most", a["machines_compared"]["ops"][0]["code"], "0x000502")
     # Same warning lines as summary's.
     eq("warnings", stderr_lines(ap, "neuronprof-analyze: warning: "),
        stderr_lines(sp, "neuronprof: summary: warning: "))
@@ -317,7 +317,7 @@ def cli_database_of_several_machines():
     a, _ = analyze_json(os.path.join(E.dbs, "straggler.sqlite"), *fleet_dbs([0, 5]))
     eq("machines_compared", a["machines_compared"], s["machines_compared"])
     eq("machines", len(a["machines_compared"]["machines"]), 6)
-    eq("strag-2's op", a["machines_compared"]["ops"][0]["code"], "0x502")
+    eq("strag-2's op", a["machines_compared"]["ops"][0]["code"], "0x000502")
 
 
 @test

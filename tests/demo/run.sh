@@ -10,6 +10,8 @@
 #    (a SESSION file covers every execution, a MODEL file the first one);
 #  - the exports decode (Python's json; protoc for the Perfetto trace) and
 #    count the inferences, executions and host events both recordings made;
+#  - the held-out validator (tools/tests/heldout) decodes both timelines
+#    with no problem;
 #  - report.html carries the numbers of summary --json of the demo's output
 #    (tools/tests/report_check.py) and, in headless Chromium when it is
 #    installed, renders without a console error into every table (its
@@ -152,9 +154,49 @@ for kind in session model; do
 	"$np" summary --ns --brief --top 5 "$out/$kind" >"$tmp/$kind-b.txt" &&
 	"$py" "$repo/tools/tests/summary_check.py" text "$tmp/$kind-5.json" "$tmp/$kind-b.txt" \
 		>"$tmp/err" 2>&1 &&
-	[ "$(grep -c '^  [0-9]:[a-z]* *0x' "$tmp/$kind-b.txt")" -ge 1 ] &&
-		ok "$kind: summary --brief (rows per core, ops across cores) = summary --json" ||
-		not_ok "$kind: summary --brief = summary --json" "$(head -n 10 "$tmp/err")"
+	[ "$(grep -c '^  [0-9]:[a-z]* *0x' "$tmp/$kind-b.txt")" -eq 0 ] &&
+	[ "$(grep -Ec '^  [0-9]:[a-z]+ +[a-z][a-z0-9_.]* +0x[0-9a-f]{6} ' "$tmp/$kind-b.txt")" -ge 3 ] &&
+		ok "$kind: summary --brief (rows per core, ops across cores named by op) = summary --json" ||
+		not_ok "$kind: summary --brief = summary --json, ops named" \
+			"$(head -n 10 "$tmp/err")" "$(grep -E '^  [0-9]:' "$tmp/$kind-b.txt" | head -n 5)"
+done
+# The op table shows the simulator's names (Documentation/simulator.rst, Op
+# names), as the device gave them, computed here from the opcode: family
+# k % n of engine e's n families.
+for kind in session model; do
+	if "$py" - "$tmp/$kind-5.json" >"$tmp/err" 2>&1 <<'EOF'
+import json, sys
+FAM = [["matmult", "matmult", "matmult", "transpose"],
+       ["tensor_tensor", "tensor_scalar", "tensor_reduce", "tensor_copy", "bn_stats", "bn_aggr",
+        "tensor_tensor_scan", "select_reduce"],
+       ["activation", "activation", "activation_reduce", "tensor_scalar"],
+       ["iota", "memset", "affine_select", "local_gather", "range_select", "tensor_copy",
+        "tensor_tensor", "tensor_scalar"],
+       ["sync_wait", "sync_signal"]]
+rec = json.load(open(sys.argv[1]))["recordings"][0]
+bad, n = [], 0
+for c in rec["cores"]:
+    for u in c["engines"]:
+        for o in u["ops"]:
+            code = int(o["code"], 16)
+            e, k = (code >> 8) - 1, code & 0xff
+            want = FAM[min(e, 4)][k % len(FAM[min(e, 4)])]
+            n += 1
+            if o["op"] != want or e != u["engine"] or o["code"] != "0x%06x" % code:
+                bad.append(f"engine {u['engine']} {o['code']}: {o['op']!r}, expected {want!r}")
+    for u in c["topsps"]:
+        for o in u["ops"]:
+            n += 1
+            if (o["op"], o["code"]) != ("collective", "0x007f01"):
+                bad.append(f"topsp {u['topsp']} {o['code']}: {o['op']!r}")
+print("\n".join(bad[:10]) if bad else "", end="")
+sys.exit(1 if bad or not n else 0)
+EOF
+	then
+		ok "$kind: every op of summary --json named after its NKI family, the code 0x000102"
+	else
+		not_ok "$kind: ops named after their NKI families" "$(head -n 10 "$tmp/err")"
+	fi
 done
 if ! command -v sqlite3 >/dev/null; then
 	skipped "the closing query per recording" "no sqlite3"
@@ -162,11 +204,11 @@ else
 	for kind in session model; do
 		want=$("$py" -c 'import json,sys
 x=json.load(open(sys.argv[1]))["recordings"][0]["ops_across_cores"][:3]
-print(" ".join("%d:%s/%d/%d" % (i + 1, "0x%06x" % o["code"], o["count"], o["total_ns"]) for i, o in enumerate(x)))' "$tmp/$kind-5.json")
+print(" ".join("%d:%s %s/%d/%d" % (i + 1, o["op"] or "-", o["code"], o["count"], o["total_ns"]) for i, o in enumerate(x)))' "$tmp/$kind-5.json")
 		got=$(awk -v k="$kind" '/^==> both recordings as an SQLite/ { on = 1; next }
 			on && /^==> / { exit }
-			on && $1 == k && $2 ~ /^[0-9]+$/ { printf "%s%s:%s/%s/%s", n++ ? " " : "", $2, $5, $6, $7 }' "$log")
-		expect "the closing query: $kind's 3 ops with the most time (rank:op/count/total)" "$got" "$want"
+			on && $1 == k && $2 ~ /^[0-9]+$/ { printf "%s%s:%s %s/%s/%s", n++ ? " " : "", $2, $5, $6, $7, $8 }' "$log")
+		expect "the closing query: $kind's 3 ops with the most time (rank:op code/count/total)" "$got" "$want"
 	done
 fi
 
@@ -187,14 +229,19 @@ import collections, json, sys
 ev = json.load(open(sys.argv[1]))["traceEvents"]
 names = collections.Counter(e["name"] for e in ev if e["ph"] == "X")
 procs = sum(1 for e in ev if e["ph"] == "M" and e["name"] == "process_name")
-infer = sum(v for k, v in names.items() if k.startswith("model ") and k.endswith(" iteration"))
+# The SESSION files do not name the model (model 2 iteration); the MODEL
+# files do (synthetic_mlp iteration).
+infer = sum(v for k, v in names.items() if k.endswith(" iteration") and
+            (k.startswith("model ") or k == "synthetic_mlp iteration"))
+named = names["synthetic_mlp iteration"]
 sub = collections.Counter(e["args"].get("core") for e in ev
                           if e["ph"] == "X" and e["name"] == "nq_subscribe")
 print(names["nrt_execute"], names["sim_exec"], names["profile_start"], infer, procs,
-      names["device_open"], names["nq_drain"], sub[0], sub[1], len(sub))
+      names["device_open"], names["nq_drain"], sub[0], sub[1], len(sub), named,
+      names["matmult"] > 0)
 EOF
 then
-	read -r nrt sim start infer procs dev drain sub0 sub1 subcores <"$tmp/counts"
+	read -r nrt sim start infer procs dev drain sub0 sub1 subcores named matmult <"$tmp/counts"
 	expect "profile.json: nrt_execute slices (2 recordings)" "$nrt" $((2 * cores * executions))
 	expect "profile.json: sim_exec slices" "$sim" $((2 * cores * executions))
 	expect "profile.json: profile_start slices (a capture per core, 2 recordings)" "$start" \
@@ -206,6 +253,9 @@ then
 	expect "profile.json: inference slices" "$infer" \
 		$((cores * executions * iterations + cores * iterations))
 	expect "profile.json: processes (2 cores, 2 host processes)" "$procs" $((cores + 2))
+	expect "profile.json: inference slices named by the MODEL files' model name" "$named" \
+		$((cores * iterations))
+	expect "profile.json: instruction slices named by op (matmult)" "$matmult" True
 else
 	not_ok "profile.json parses" "$(cat "$tmp/err")"
 fi
@@ -221,6 +271,23 @@ if protoc --decode=perfetto.protos.Trace -I"$repo/proto" "$repo/proto/perfetto_t
 		"$(grep -c '^    process {' "$tmp/pf.txt")" 3
 else
 	not_ok "profile.pftrace decodes with protoc" "$(head -n 5 "$tmp/err")"
+fi
+
+# The held-out validator (tools/tests/heldout, no code shared with the
+# exporters) decodes both timelines of the demo with no problem.
+v=$repo/tools/tests/heldout/validate_trace.py
+mkdir -p "$tmp/heldout-pb2"
+if protoc --python_out="$tmp/heldout-pb2" -I"$repo/tools/tests/heldout" \
+	"$repo/tools/tests/heldout/perfetto_published.proto" 2>"$tmp/err" &&
+   /usr/bin/python3 "$v" perfetto "$out/profile.pftrace" "$tmp/heldout-pb2" >"$tmp/hv" 2>&1; then
+	ok "held-out validator: $(tail -n 1 "$tmp/hv")"
+else
+	not_ok "held-out validator of profile.pftrace" "$(head -n 20 "$tmp/hv" "$tmp/err" 2>/dev/null)"
+fi
+if /usr/bin/python3 "$v" json "$out/profile.json" >"$tmp/hv" 2>&1; then
+	ok "held-out validator: $(tail -n 1 "$tmp/hv")"
+else
+	not_ok "held-out validator of profile.json" "$(head -n 20 "$tmp/hv")"
 fi
 
 # The HTML page of both recordings: summary's numbers, and in a browser.

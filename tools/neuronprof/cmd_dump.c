@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "util/json.h"
+#include "analysis/names.h"
 #include "analysis/profile.h"
 #include "util/options.h"
 #include "tool.h"
@@ -20,12 +21,24 @@ struct dump_opts {
 	enum progress_mode progress;
 };
 
-static void entry_line(FILE *out, const struct entry *e)
+/*
+ * A decoded entry: its op (the device's name of its code) and its model's
+ * name where the file gives them, the code in its one spelling.
+ */
+static void entry_line(FILE *out, const struct prof_file *f, const struct entry *e)
 {
-	fprintf(out, "    seq %" PRIu64 " ts %" PRIu64 " engine %u code 0x%x model %u iter %u"
-		" payload 0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 "\n",
-		e->seq, e->ts, e->engine, e->code, e->model_id, e->iteration,
-		e->payload[0], e->payload[1], e->payload[2], e->payload[3]);
+	const char *op = file_code_name(f, e->queue_type, e->code);
+	const char *model = files_model_name(&f, 1, e->model_id);
+	char code[CODE_LEN];
+
+	fprintf(out, "    seq %" PRIu64 " ts %" PRIu64 " engine %u", e->seq, e->ts, e->engine);
+	if (op)
+		fprintf(out, " op %s", op);
+	fprintf(out, " code %s model %u", code_str(e->code, code), e->model_id);
+	if (model)
+		fprintf(out, " (%s)", model);
+	fprintf(out, " iter %u payload 0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 "\n",
+		e->iteration, e->payload[0], e->payload[1], e->payload[2], e->payload[3]);
 }
 
 /*
@@ -96,10 +109,14 @@ static void raw_json(struct json *j, const struct entry *e, uint32_t format)
 	jw_obj_end(j);
 }
 
-static void entry_json(struct json *j, const struct entry *e)
+static void entry_json(struct json *j, const struct prof_file *f, const struct entry *e)
 {
+	char code[CODE_LEN];
+
 	entry_json_begin(j, e);
-	jw_u64(j, "code", e->code);
+	jw_str(j, "op", file_code_name(f, e->queue_type, e->code));
+	jw_str(j, "code", code_str(e->code, code));
+	jw_str(j, "model", files_model_name(&f, 1, e->model_id));
 	jw_u64(j, "model_id", e->model_id);
 	jw_u64(j, "iteration", e->iteration);
 	jw_arr_begin(j, "payload");
@@ -183,6 +200,8 @@ static void dump_text(const struct prof_file *f, const struct dump_opts *o, stru
 	       arch_name(d->arch), d->arch, d->provider ? d->provider : "-", d->uapi_version);
 	printf("  %u NeuronCores, %u TopSPs, %u engines per core, entry size %u\n",
 	       d->num_cores, d->num_topsps, d->engines_per_core, d->entry_size);
+	printf("  %zu code names%s\n", in->num_code_names,
+	       in->num_code_names ? " (the device's)" : ": codes are shown as codes");
 	if (file_is_raw(f))
 		printf("  raw entries, not decoded: format %s (%u), device entries of %u bytes\n",
 		       raw_format_name(d->raw_format), d->raw_format, d->raw_entry_size);
@@ -222,7 +241,7 @@ static void dump_text(const struct prof_file *f, const struct dump_opts *o, stru
 			if (file_is_raw(f))
 				raw_line(stdout, &e, d->raw_format, asm_);
 			else
-				entry_line(stdout, &e);
+				entry_line(stdout, f, &e);
 			progress_update(pg, ++done);
 			n++;
 		}
@@ -291,6 +310,17 @@ static void dump_json(const struct prof_file *f, const struct dump_opts *o, stru
 	if (file_is_raw(f))
 		jw_str(&j, "raw_format_name", raw_format_name(d->raw_format));
 	jw_u64(&j, "raw_entry_size", d->raw_entry_size);
+	jw_arr_begin(&j, "code_names");
+	for (size_t i = 0; i < in->num_code_names; i++) {
+		char code[CODE_LEN];
+
+		jw_obj_begin(&j, NULL);
+		jw_str(&j, "queue_type", queue_name(in->code_names[i].queue_type));
+		jw_str(&j, "code", code_str(in->code_names[i].code, code));
+		jw_str(&j, "name", in->code_names[i].name);
+		jw_obj_end(&j);
+	}
+	jw_arr_end(&j);
 	jw_obj_end(&j);
 	jw_u64(&j, "entry_count", f->entries);
 	jw_arr_begin(&j, "queues");
@@ -326,7 +356,7 @@ static void dump_json(const struct prof_file *f, const struct dump_opts *o, stru
 				if (file_is_raw(f))
 					raw_json(&j, &e, d->raw_format);
 				else
-					entry_json(&j, &e);
+					entry_json(&j, f, &e);
 				progress_update(pg, ++done);
 				n++;
 			}

@@ -21,6 +21,7 @@
 
 #include "util/json.h"
 #include "util/output.h"
+#include "analysis/names.h"
 #include "analysis/summary.h"
 #include "analysis/timeline.h"
 #include "util/options.h"
@@ -202,6 +203,8 @@ static void gaps_json(struct json *j, const struct top_gaps *g, const struct cor
 static void unit_json(struct json *j, const struct unit *u, const struct unit_timeline *ut,
 		      const struct core_stats *c, const struct core_timeline *t, unsigned int top)
 {
+	char code[CODE_LEN];
+
 	jw_obj_begin(j, NULL);
 	if (u->topsp) {
 		jw_u64(j, "topsp", u->index);
@@ -215,7 +218,7 @@ static void unit_json(struct json *j, const struct unit *u, const struct unit_ti
 	jw_fixed(j, "utilization_pct", u->util_pct, 2);
 	if (!u->topsp) {
 		jw_u64(j, "dma_bytes", u->dma_bytes);
-		jw_fixed(j, "dma_mbps", u->dma_mbps, 2);
+		jw_u64(j, "dma_bytes_per_s", u->dma_bytes_per_s);
 	}
 	jw_u64(j, "lost", u->lost);
 	jw_u64(j, "seq_gaps", u->gaps);
@@ -224,7 +227,8 @@ static void unit_json(struct json *j, const struct unit *u, const struct unit_ti
 		const struct op_stats *o = &u->ops[i];
 
 		jw_obj_begin(j, NULL);
-		jw_u64(j, "code", o->code);
+		jw_str(j, "op", unit_op_name(c, u, o->code));
+		jw_str(j, "code", code_str(o->code, code));
 		jw_u64(j, "count", o->d.count);
 		jw_u64(j, "total_ns", o->d.total);
 		jw_u64(j, "median_ns", o->d.median);
@@ -617,12 +621,17 @@ static void svg_ops(FILE *f, const struct core_stats *c, unsigned int top)
 			const struct op_stats *o = &u->ops[i];
 			double w = max ? (double)o->d.total / (double)max * (PLOT_W - 330) : 0;
 
-			fprintf(f, "<text class=\"lbl\" x=\"%d\" y=\"%d\">%s 0x%06x</text>", LABEL_W + 40,
-				y + bar - 3, U(u), o->code);
+			const char *op = unit_op_name(c, u, o->code);
+			char code[CODE_LEN];
+
+			/* Names are [a-z0-9_.]: nothing to escape in the markup. */
+			code_str(o->code, code);
+			fprintf(f, "<text class=\"lbl\" x=\"%d\" y=\"%d\">%s %s%s%s</text>",
+				LABEL_W + 40, y + bar - 3, U(u), op ? op : "", op ? " " : "", code);
 			fprintf(f, "<rect class=\"op\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
-				"fill=\"%s\" data-unit=\"%s\" data-code=\"%u\" data-total-ns=\"%" PRIu64
+				"fill=\"%s\" data-unit=\"%s\" data-code=\"%s\" data-total-ns=\"%" PRIu64
 				"\"><title>count %" PRIu64 ", median %s, p95 %s</title></rect>",
-				LABEL_W + 46, y, w < 1 ? 1 : w, bar, palette[k % NPAL], U(u), o->code,
+				LABEL_W + 46, y, w < 1 ? 1 : w, bar, palette[k % NPAL], U(u), code,
 				o->d.total, o->d.count, D(o->d.median), D(o->d.p95));
 			fprintf(f, "<text class=\"val\" x=\"%.1f\" y=\"%d\">%s (%.2f%% of the unit, %"
 				PRIu64 "&times;)</text>\n", LABEL_W + 52 + (w < 1 ? 1 : w), y + bar - 3,
@@ -695,11 +704,11 @@ static const char page_script[] =
 	"(function(){\n"
 	"var D=JSON.parse(document.getElementById('report-data').textContent);\n"
 	"function ops(c){var r=[];c.engines.concat(c.topsps).forEach(function(u){u.ops.forEach("
-	"function(o){r.push([u.label,'0x'+('00000'+o.code.toString(16)).slice(-6),o.count,"
+	"function(o){r.push([u.label,o.op===null?'-':o.op,o.code,o.count,"
 	"o.total_ns,o.median_ns,o.p95_ns,o.max_ns,o.busy_pct]);});});return r;}\n"
 	"function units(c){return c.engines.concat(c.topsps).map(function(u){return [u.label,"
 	"u.instructions,u.busy_ns,u.utilization_pct,u.dma_bytes===undefined?'':u.dma_bytes,"
-	"u.dma_mbps===undefined?'':u.dma_mbps,u.lost,u.seq_gaps];});}\n"
+	"u.dma_bytes_per_s===undefined?'':u.dma_bytes_per_s,u.lost,u.seq_gaps];});}\n"
 	"function buckets(c){var us=c.engines.concat(c.topsps),r=[];for(var i=0;i<c.buckets;i++){"
 	"var row=[i*c.bucket_ns];us.forEach(function(u){row.push(+(100*u.busy_ns_by_bucket[i]/"
 	"c.bucket_ns).toFixed(2));});var d=0;c.engines.forEach(function(u){d+=u.dma_bytes_by_bucket[i];});"
@@ -713,8 +722,8 @@ static const char page_script[] =
 	"function hist(h){return h.counts.map(function(n,i){return [h.lo_ns+i*h.bin_ns,"
 	"h.lo_ns+(i+1)*h.bin_ns,n];});}\n"
 	"var K={\n"
-	" ops:[['unit','op','count','total_ns','median_ns','p95_ns','max_ns','busy%'],ops],\n"
-	" units:[['unit','instructions','busy_ns','util%','dma_bytes','dma_MB/s','lost',"
+	" ops:[['unit','op','code','count','total_ns','median_ns','p95_ns','max_ns','busy%'],ops],\n"
+	" units:[['unit','instructions','busy_ns','util%','dma_bytes','dma_bytes/s','lost',"
 	"'seq_gaps'],units],\n"
 	" buckets:[bucketcols,buckets],\n"
 	" hostcores:[['recording','device','core','busy_ns','util%','inference_busy_ns',"

@@ -22,6 +22,7 @@
 
 #include "util/json.h"
 #include "util/output.h"
+#include "analysis/names.h"
 #include "analysis/summary.h"
 #include "tool.h"
 #include "analysis/xhost.h"
@@ -63,13 +64,19 @@ static const char summary_usage[] =
 
 /* ---- text ---------------------------------------------------------------------- */
 
+/* Version of the layout of summary --json ("format_version"). */
+#define SUMMARY_JSON_VERSION	2
+
 static bool raw_ns, brief;
 
-/* A duration as one token: "4.400us", or whole nanoseconds with --ns. */
+/*
+ * A duration as one token with its unit: "4.400us", or whole nanoseconds
+ * with --ns ("4400ns"), which a script strips of its "ns".
+ */
 static const char *dur(uint64_t ns, char *buf, size_t len)
 {
 	if (raw_ns || ns < 1000)
-		snprintf(buf, len, "%" PRIu64 "%s", ns, raw_ns ? "" : "ns");
+		snprintf(buf, len, "%" PRIu64 "ns", ns);
 	else if (ns < 1000000)
 		snprintf(buf, len, "%.3fus", (double)ns / 1e3);
 	else if (ns < 1000000000)
@@ -122,27 +129,29 @@ static void text_core(const struct rec_stats *s, const struct core_stats *c)
 	if (c->nunits) {
 		printf("  engines and TopSPs:\n");
 		printf("    %-12s %8s %12s %8s %7s %12s %6s %10s %10s\n", "unit", "util%", "busy",
-		       "instr", "events", "event_busy", "dma", "dma_bytes", "dma_MB/s");
+		       "instr", "events", "event_busy", "dma", "dma_bytes", "dma_bytes/s");
 		for (size_t k = 0; k < c->nunits; k++) {
 			const struct unit *u = &c->units[k];
 
 			printf("    %-12s %7.2f%% %12s %8" PRIu64 " %7" PRIu64 " %12s %6" PRIu64
-			       " %10" PRIu64 " %10.2f\n", U(u), u->util_pct, D(u->busy),
+			       " %10" PRIu64 " %11" PRIu64 "\n", U(u), u->util_pct, D(u->busy),
 			       u->instructions, u->events, D(u->event_busy), u->dma, u->dma_bytes,
-			       u->dma_mbps);
+			       u->dma_bytes_per_s);
 		}
 		printf("  top ops per unit by total time (instruction durations: "
 		       "Documentation/analysis.rst):\n");
-		printf("    %-12s %8s %8s %12s %12s %12s %12s %12s %7s\n", "unit", "op", "count",
-		       "total", "avg", "median", "p95", "max", "%busy");
+		printf("    %-12s %-18s %-8s %8s %12s %12s %12s %12s %12s %7s\n", "unit", "op",
+		       "code", "count", "total", "avg", "median", "p95", "max", "%busy");
 		for (size_t k = 0; k < c->nunits; k++) {
 			const struct unit *u = &c->units[k];
 
 			for (size_t i = 0; i < u->nops && i < s->top; i++) {
 				const struct op_stats *o = &u->ops[i];
+				char code[CODE_LEN];
 
-				printf("    %-12s 0x%06x %8" PRIu64 " %12s %12s %12s %12s %12s %6.2f%%\n",
-				       U(u), o->code, o->d.count, D(o->d.total), D(o->d.avg),
+				printf("    %-12s %-18s %-8s %8" PRIu64 " %12s %12s %12s %12s %12s %6.2f%%\n",
+				       U(u), or_dash(unit_op_name(c, u, o->code)),
+				       code_str(o->code, code), o->d.count, D(o->d.total), D(o->d.avg),
 				       D(o->d.median), D(o->d.p95), D(o->d.max), o->busy_pct);
 			}
 		}
@@ -305,6 +314,15 @@ static const char *xop_cores(const struct rec_stats *s, const struct xop *x, cha
 	return buf;
 }
 
+/* The name of model @id in @s (its files' model_name), or NULL. */
+static const char *model_name_of(const struct rec_stats *s, uint32_t id)
+{
+	for (size_t i = 0; i < s->nmodels; i++)
+		if (s->models[i].model_id == id)
+			return s->models[i].name;
+	return NULL;
+}
+
 static void text_xops(const struct rec_stats *s)
 {
 	char cores[128];
@@ -312,14 +330,15 @@ static void text_xops(const struct rec_stats *s)
 	if (!s->nxops)
 		return;
 	printf("\nops across cores by total time (one row per unit and op, every core):\n");
-	printf("  %-12s %8s %8s %12s %12s %12s %12s  %s\n", "unit", "op", "count", "total",
-	       "avg", "median", "p95", "cores");
+	printf("  %-12s %-18s %-8s %8s %12s %12s %12s %12s  %s\n", "unit", "op", "code", "count",
+	       "total", "avg", "median", "p95", "cores");
 	for (size_t i = 0; i < s->nxops && i < s->top; i++) {
 		const struct xop *x = &s->xops[i];
 		struct unit u = { .topsp = x->topsp, .index = x->index };
+		char code[CODE_LEN];
 
-		printf("  %-12s 0x%06x %8" PRIu64 " %12s %12s %12s %12s  %s\n", U(&u), x->code,
-		       x->d.count, D(x->d.total), D(x->d.avg), D(x->d.median), D(x->d.p95),
+		printf("  %-12s %-18s %-8s %8" PRIu64 " %12s %12s %12s %12s  %s\n", U(&u),
+		       or_dash(xop_name(s, x)), code_str(x->code, code), x->d.count, D(x->d.total), D(x->d.avg), D(x->d.median), D(x->d.p95),
 		       xop_cores(s, x, cores, sizeof(cores)));
 	}
 }
@@ -375,21 +394,21 @@ static void text_recording(const struct rec_stats *s)
 
 	if (s->nmodels) {
 		printf("\nexecution latency per model (first inference start to last stop):\n");
-		printf("  %-8s %6s %6s %12s %12s %12s %12s %12s %6s %12s %12s\n", "model", "count",
-		       "failed", "min", "avg", "median", "p99", "max", "host", "host_avg",
+		printf("  %-16s %-8s %6s %6s %12s %12s %12s %12s %12s %6s %12s %12s\n", "model",
+		       "model_id", "count", "failed", "min", "avg", "median", "p99", "max", "host", "host_avg",
 		       "overhead_avg");
 		for (size_t i = 0; i < s->nmodels; i++) {
 			const struct model_stats *m = &s->models[i];
 
-			printf("  %-8u %6" PRIu64 " %6" PRIu64 " %12s %12s %12s %12s %12s %6" PRIu64
-			       " %12s %12s\n", m->model_id, m->lat.count, m->failed, D(m->lat.min),
+			printf("  %-16s %-8u %6" PRIu64 " %6" PRIu64 " %12s %12s %12s %12s %12s %6"
+			       PRIu64 " %12s %12s\n", or_dash(m->name), m->model_id, m->lat.count, m->failed, D(m->lat.min),
 			       D(m->lat.avg), D(m->lat.median), D(m->lat.p99), D(m->lat.max),
 			       m->host_matched, D(m->host.avg), D(m->overhead.avg));
 		}
 		ex = exec_list(s, &nex, true);
 		printf("longest executions and the host call around each:\n");
-		printf("  %-6s %-5s %-8s %6s %12s %12s %6s %12s %12s %12s\n", "device", "core",
-		       "model", "index", "start_at", "latency", "iter", "host_call", "before",
+		printf("  %-6s %-5s %-16s %-8s %6s %12s %12s %6s %12s %12s %12s\n", "device", "core",
+		       "model", "model_id", "index", "start_at", "latency", "iter", "host_call", "before",
 		       "after");
 		for (size_t i = 0; i < nex && i < s->top; i++) {
 			const struct execution *x = ex[i].x;
@@ -398,8 +417,9 @@ static void text_recording(const struct rec_stats *s)
 			for (size_t k = 0; k < s->ncores; k++)
 				if (s->cores[k].ct == ex[i].ct)
 					c = &s->cores[k];
-			printf("  %-6u %-5u %-8u %6zu %12s %12s %6u", ex[i].ct->dev, ex[i].ct->core,
-			       x->model_id, ex[i].index, D(c ? x->start - c->first : x->start),
+			printf("  %-6u %-5u %-16s %-8u %6zu %12s %12s %6u", ex[i].ct->dev,
+			       ex[i].ct->core, or_dash(model_name_of(s, x->model_id)), x->model_id,
+			       ex[i].index, D(c ? x->start - c->first : x->start),
 			       D(x->stop - x->start), x->iterations);
 			if (x->host)
 				printf(" %12s %12s %12s%s\n", D(host_ns(x->host)),
@@ -519,6 +539,8 @@ static void gaps_json(struct json *j, const struct top_gaps *g, const struct cor
 
 static void unit_json(struct json *j, const struct unit *u, const struct core_stats *c)
 {
+	char code[CODE_LEN];
+
 	jw_obj_begin(j, NULL);
 	if (u->topsp) {
 		jw_u64(j, "topsp", u->index);
@@ -533,7 +555,7 @@ static void unit_json(struct json *j, const struct unit *u, const struct core_st
 	if (!u->topsp) {
 		jw_u64(j, "dma", u->dma);
 		jw_u64(j, "dma_bytes", u->dma_bytes);
-		jw_fixed(j, "dma_mbps", u->dma_mbps, 2);
+		jw_u64(j, "dma_bytes_per_s", u->dma_bytes_per_s);
 	} else {
 		jw_u64(j, "errors", u->errors);
 	}
@@ -547,7 +569,8 @@ static void unit_json(struct json *j, const struct unit *u, const struct core_st
 	jw_arr_begin(j, "ops");
 	for (size_t i = 0; i < u->nops; i++) {
 		jw_obj_begin(j, NULL);
-		jw_u64(j, "code", u->ops[i].code);
+		jw_str(j, "op", unit_op_name(c, u, u->ops[i].code));
+		jw_str(j, "code", code_str(u->ops[i].code, code));
 		dist_json(j, &u->ops[i].d, true, false);
 		jw_fixed(j, "busy_pct", u->ops[i].busy_pct, 2);
 		jw_obj_end(j);
@@ -615,6 +638,7 @@ static void core_json(struct json *j, const struct core_stats *c)
 static void json_recording(struct json *j, const struct rec_stats *s)
 {
 	const struct recording *r = s->rec;
+	char code[CODE_LEN];
 	struct exec_ref *ex;
 	struct totals t;
 	size_t nex;
@@ -636,7 +660,8 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 		jw_obj_begin(j, NULL);
 		jw_str(j, "unit_kind", x->topsp ? "topsp" : "engine");
 		jw_u64(j, "unit_index", x->index);
-		jw_u64(j, "code", x->code);
+		jw_str(j, "op", xop_name(s, x));
+		jw_str(j, "code", code_str(x->code, code));
 		dist_json(j, &x->d, true, true);
 		jw_arr_begin(j, "cores");
 		for (size_t k = 0; k < x->ncores; k++) {
@@ -654,6 +679,7 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 		const struct model_stats *m = &s->models[i];
 
 		jw_obj_begin(j, NULL);
+		jw_str(j, "model", m->name);
 		jw_u64(j, "model_id", m->model_id);
 		jw_u64(j, "failed", m->failed);
 		jw_obj_begin(j, "latency");
@@ -678,9 +704,10 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 		jw_u64(j, "device", ex[i].ct->dev);
 		jw_u64(j, "core", ex[i].ct->core);
 		jw_u64(j, "index", ex[i].index);
+		jw_str(j, "model", model_name_of(s, x->model_id));
 		jw_u64(j, "model_id", x->model_id);
 		jw_u64(j, "start_ns", x->start);
-		jw_u64(j, "stop_ns", x->stop);
+		jw_u64(j, "end_ns", x->stop);
 		jw_u64(j, "latency_ns", x->stop - x->start);
 		jw_u64(j, "iterations", x->iterations);
 		jw_bool(j, "failed", x->failed);
@@ -781,6 +808,7 @@ static const char *side_label(const struct xhost *x, const struct xhost_side *sd
 
 static void text_xhost(const struct xhost *x, unsigned int top)
 {
+	char code[CODE_LEN];
 	printf("\nmachines compared: %zu; slowest %s, median %s (by total execution time)\n",
 	       x->nm, x->m[x->slowest].name, x->m[x->median].name);
 	printf("  per machine:\n");
@@ -809,8 +837,8 @@ static void text_xhost(const struct xhost *x, unsigned int top)
 	}
 	printf("  ops differing most, slowest %s against median %s (total time, top %u):\n",
 	       x->m[x->slowest].name, x->m[x->median].name, top);
-	printf("    %-8s %8s %12s %8s %12s %12s\n", "op", "count", "slowest", "count", "median",
-	       "difference");
+	printf("    %-18s %-8s %8s %12s %8s %12s %12s\n", "op", "code", "count", "slowest",
+	       "count", "median", "difference");
 	for (size_t i = 0; i < x->nops; i++) {
 		const struct xhost_opdiff *d = &x->ops[i];
 
@@ -818,8 +846,9 @@ static void text_xhost(const struct xhost *x, unsigned int top)
 
 		snprintf(diff, sizeof(diff), "%c%s", d->diff_ns < 0 ? '-' : '+',
 			 D((uint64_t)llabs(d->diff_ns)));
-		printf("    0x%06x %8" PRIu64 " %12s %8" PRIu64 " %12s %12s\n", d->code,
-		       d->slow_count, D(d->slow_total), d->median_count, D(d->median_total), diff);
+		printf("    %-18s %-8s %8" PRIu64 " %12s %8" PRIu64 " %12s %12s\n", or_dash(d->name),
+		       code_str(d->code, code), d->slow_count, D(d->slow_total), d->median_count,
+		       D(d->median_total), diff);
 	}
 }
 
@@ -836,6 +865,7 @@ static void json_side(struct json *j, const char *key, const struct xhost *x,
 
 static void json_xhost(struct json *j, const struct xhost *x)
 {
+	char code[CODE_LEN];
 	jw_obj_begin(j, "machines_compared");
 	jw_str(j, "slowest", x->m[x->slowest].name);
 	jw_str(j, "median", x->m[x->median].name);
@@ -877,7 +907,8 @@ static void json_xhost(struct json *j, const struct xhost *x)
 		const struct xhost_opdiff *d = &x->ops[i];
 
 		jw_obj_begin(j, NULL);
-		jw_hex(j, "code", d->code);
+		jw_str(j, "op", d->name);
+		jw_str(j, "code", code_str(d->code, code));
 		jw_u64(j, "slowest_count", d->slow_count);
 		jw_u64(j, "slowest_total_ns", d->slow_total);
 		jw_u64(j, "median_count", d->median_count);
@@ -908,28 +939,28 @@ static const char *const csv_header[CSV_TABLES] = {
 	"inferences,inferences_failed,executions,errors,throttle_events,max_throttle_level,"
 	"lost,seq_gaps,inference_busy_ns",
 	"recording,device,core,unit,index,instructions,events,event_busy_ns,busy_ns,"
-	"utilization_pct,dma,dma_bytes,dma_mbps,errors,lost,seq_gaps",
-	"recording,device,core,unit,index,code,count,total_ns,min_ns,avg_ns,median_ns,p95_ns,"
+	"utilization_pct,dma,dma_bytes,dma_bytes_per_s,errors,lost,seq_gaps",
+	"recording,device,core,unit,index,op,code,count,total_ns,min_ns,avg_ns,median_ns,p95_ns,"
 	"max_ns,busy_pct",
 	"recording,device,core,unit,index,rank,start_ns,end_ns,idle_ns,at_ns,where",
 	"recording,device,core,level,events,time_ns,span_pct",
 	"recording,device,core,code,count,first_ns",
-	"recording,model_id,count,failed,min_ns,avg_ns,median_ns,p99_ns,max_ns,host_matched,"
+	"recording,model,model_id,count,failed,min_ns,avg_ns,median_ns,p99_ns,max_ns,host_matched,"
 	"host_avg_ns,host_overhead_avg_ns",
-	"recording,device,core,index,model_id,start_ns,stop_ns,latency_ns,iterations,failed,"
+	"recording,device,core,index,model_id,start_ns,end_ns,latency_ns,iterations,failed,"
 	"host_start_ns,host_end_ns,host_duration_ns,before_ns,after_ns,flow_id",
 	"recording,name,count,total_ns,min_ns,avg_ns,median_ns,p99_ns,max_ns",
 	"recording,file,record,records,queue_type,target_kind,target_index,engine,lost,seq_gaps,"
 	"explained",
 	"recording,file,record,records,device,core,queue_type,target_kind,target_index,engine,format,"
 	"clock_domain,entries,device_entries,lost,seq_gaps",
-	"recording,unit,index,code,count,total_ns,min_ns,avg_ns,median_ns,p95_ns,p99_ns,max_ns,"
+	"recording,unit,index,op,code,count,total_ns,min_ns,avg_ns,median_ns,p95_ns,p99_ns,max_ns,"
 	"cores",
 	"machine,clock_mapping,recordings,cores,executions,execution_ns,busy_ns,instructions,"
 	"dma_bytes,errors,lost,slowest,median",
 	"index,cores,machines,slowest_machine,slowest_device,slowest_core,slowest_ns,"
 	"fastest_machine,fastest_device,fastest_core,fastest_ns,skew_ns",
-	"rank,code,slowest_machine,slowest_count,slowest_total_ns,median_machine,median_count,"
+	"rank,op,code,slowest_machine,slowest_count,slowest_total_ns,median_machine,median_count,"
 	"median_total_ns,difference_ns",
 };
 
@@ -957,6 +988,7 @@ static const char *unit_kind(const struct unit *u)
 static void csv_recording(FILE **f, const struct rec_stats *s)
 {
 	const char *rp = s->rec->path;
+	char code[CODE_LEN];
 	char where[64];
 	struct exec_ref *ex;
 	size_t nex;
@@ -966,9 +998,11 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 
 		/* cores: device:core pairs, ';' between them. */
 		csv_str(f[CSV_XOPS], rp);
-		fprintf(f[CSV_XOPS], ",%s,%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
-			PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", x->topsp ? "topsp" : "engine",
-			x->index, x->code, x->d.count, x->d.total, x->d.min, x->d.avg, x->d.median,
+		fprintf(f[CSV_XOPS], ",%s,%u,", x->topsp ? "topsp" : "engine", x->index);
+		csv_str(f[CSV_XOPS], xop_name(s, x) ? xop_name(s, x) : "");
+		fprintf(f[CSV_XOPS], ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
+			PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", code_str(x->code, code),
+			x->d.count, x->d.total, x->d.min, x->d.avg, x->d.median,
 			x->d.p95, x->d.p99, x->d.max);
 		for (size_t k = 0; k < x->ncores; k++)
 			fprintf(f[CSV_XOPS], "%s%u:%u", k ? ";" : "", s->cores[x->cores[k]].dev,
@@ -999,17 +1033,22 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 
 			csv_str(f[CSV_UNITS], rp);
 			fprintf(f[CSV_UNITS], ",%u,%u,%s,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
-				PRIu64 ",%.2f,%" PRIu64 ",%" PRIu64 ",%.2f,%" PRIu64 ",%" PRIu64 ",%"
-				PRIu64 "\n", c->dev, c->core, unit_kind(u), u->index, u->instructions,
+				PRIu64 ",%.2f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+				",%" PRIu64 "\n", c->dev, c->core, unit_kind(u), u->index, u->instructions,
 				u->events, u->event_busy, u->busy, u->util_pct, u->dma, u->dma_bytes,
-				u->dma_mbps, u->errors, u->lost, u->gaps);
+				u->dma_bytes_per_s, u->errors, u->lost, u->gaps);
 			for (size_t o = 0; o < u->nops; o++) {
 				const struct op_stats *op = &u->ops[o];
 
+				const char *name = unit_op_name(c, u, op->code);
+
 				csv_str(f[CSV_OPS], rp);
-				fprintf(f[CSV_OPS], ",%u,%u,%s,%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-					",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.2f\n", c->dev,
-					c->core, unit_kind(u), u->index, op->code, op->d.count,
+				fprintf(f[CSV_OPS], ",%u,%u,%s,%u,", c->dev, c->core, unit_kind(u),
+					u->index);
+				csv_str(f[CSV_OPS], name ? name : "");
+				fprintf(f[CSV_OPS], ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64
+					",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.2f\n",
+					code_str(op->code, code), op->d.count,
 					op->d.total, op->d.min, op->d.avg, op->d.median, op->d.p95,
 					op->d.max, op->busy_pct);
 			}
@@ -1040,6 +1079,8 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 		const struct model_stats *m = &s->models[i];
 
 		csv_str(f[CSV_MODELS], rp);
+		fputc(',', f[CSV_MODELS]);
+		csv_str(f[CSV_MODELS], m->name ? m->name : "");
 		fprintf(f[CSV_MODELS], ",%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", m->model_id,
 			m->lat.count, m->failed, m->lat.min, m->lat.avg, m->lat.median, m->lat.p99,
@@ -1104,6 +1145,7 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 
 static void csv_xhost(FILE **f, const struct xhost *x)
 {
+	char code[CODE_LEN];
 	for (size_t k = 0; k < x->nm; k++) {
 		const struct xhost_machine *m = &x->m[k];
 
@@ -1126,7 +1168,9 @@ static void csv_xhost(FILE **f, const struct xhost *x)
 	for (size_t i = 0; i < x->nops; i++) {
 		const struct xhost_opdiff *d = &x->ops[i];
 
-		fprintf(f[CSV_MOPS], "%zu,%u,", i + 1, d->code);
+		fprintf(f[CSV_MOPS], "%zu,", i + 1);
+		csv_str(f[CSV_MOPS], d->name ? d->name : "");
+		fprintf(f[CSV_MOPS], ",%s,", code_str(d->code, code));
 		csv_str(f[CSV_MOPS], x->m[x->slowest].name);
 		fprintf(f[CSV_MOPS], ",%" PRIu64 ",%" PRIu64 ",", d->slow_count, d->slow_total);
 		csv_str(f[CSV_MOPS], x->m[x->median].name);
@@ -1281,6 +1325,12 @@ int cmd_summary(int argc, char **argv)
 
 		jw_init(&j, stdout, true);
 		jw_obj_begin(&j, NULL);
+		/*
+		 * The version of this document's layout (Documentation/analysis.rst):
+		 * 2 named ops and models, spelled codes 0x000102, renamed
+		 * dma_mbps to dma_bytes_per_s and an execution's stop_ns to end_ns.
+		 */
+		jw_u64(&j, "format_version", SUMMARY_JSON_VERSION);
 		/* "path": the first PATH, as when summary took one; "paths": all of them. */
 		jw_str(&j, "path", argv[optind]);
 		jw_arr_begin(&j, "paths");

@@ -137,7 +137,7 @@ static void sample_json(struct top *t, uint64_t dt, bool last)
 		jw_u64(&j, "core", c);
 		jw_u64(&j, "span_ns", live_span(k));
 		jw_u64(&j, "busy_ns", k->i_busy_ns);
-		jw_u64(&j, "utilisation_percent", pct(k->i_busy_ns, live_span(k)));
+		jw_u64(&j, "utilization_pct", pct(k->i_busy_ns, live_span(k)));
 		jw_u64(&j, "inferences", k->i_execs);
 		jw_u64(&j, "inferences_per_s", per_s(k->i_execs, dt));
 		jw_u64(&j, "latency_avg_ns", k->i_execs ? k->i_lat_sum / k->i_execs : 0);
@@ -152,7 +152,7 @@ static void sample_json(struct top *t, uint64_t dt, bool last)
 			jw_u64(&j, "engine", e);
 			jw_str(&j, "name", engine_name(e));
 			jw_u64(&j, "busy_ns", k->eng[e].i_busy_ns);
-			jw_u64(&j, "utilisation_percent", pct(k->eng[e].i_busy_ns, live_span(k)));
+			jw_u64(&j, "utilization_pct", pct(k->eng[e].i_busy_ns, live_span(k)));
 			jw_u64(&j, "instructions", k->eng[e].i_instr);
 			jw_u64(&j, "instructions_per_s", per_s(k->eng[e].i_instr, dt));
 			jw_u64(&j, "total_instructions", k->eng[e].t_instr);

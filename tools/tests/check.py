@@ -74,6 +74,11 @@ def expect(what, got, want):
         errors.append(f"{what}: got {got!r}, expected {want!r}")
 
 
+def num(v):
+    """A count, or a duration of summary --ns with its unit ("4400ns")."""
+    return int(v[:-2]) if v.endswith("ns") else int(v)
+
+
 def pairs(args):
     for a in args:
         key, _, val = a.partition("=")
@@ -561,8 +566,11 @@ def machines(text_path, json_path, csv_dir, db_path, args):
     jm = [(m["name"], m["recordings"], m["cores"], m["executions"], m["execution_ns"],
            m["busy_ns"], m["instructions"], m["dma_bytes"], m["errors"], m["lost"])
           for m in doc["machines"]]
-    jo = [(int(o["code"], 16), o["slowest_count"], o["slowest_total_ns"], o["median_count"],
-           o["median_total_ns"], o["difference_ns"]) for o in doc["ops"]]
+    for o in doc["ops"]:
+        if not re.fullmatch(r"0x[0-9a-f]{6,}", o["code"]):
+            errors.append(f"JSON op code {o['code']!r} is not spelled 0x000102")
+    jo = [(o["op"] or "-", o["code"], o["slowest_count"], o["slowest_total_ns"],
+           o["median_count"], o["median_total_ns"], o["difference_ns"]) for o in doc["ops"]]
 
     # The text (--ns: whole nanoseconds), by its sections.
     lines = open(text_path).read().splitlines()
@@ -571,7 +579,7 @@ def machines(text_path, json_path, csv_dir, db_path, args):
         errors.append(f"{text_path}: {len(head)} 'machines compared' lines")
         return
     m = re.match(r"machines compared: (\d+); slowest (\S+), median (\S+) ", head[0])
-    expect("text: machines, slowest, median", (int(m[1]), m[2], m[3]),
+    expect("text: machines, slowest, median", (num(m[1]), m[2], m[3]),
            (len(doc["machines"]), doc["slowest"], doc["median"]))
     sect, tx, tm, to = None, [], [], []
     for l in lines[lines.index(head[0]) + 1:]:
@@ -582,13 +590,13 @@ def machines(text_path, json_path, csv_dir, db_path, args):
         if f[0] in ("machine", "index", "op"):
             continue
         if sect == "machine:":
-            tm.append((f[0],) + tuple(int(v) for v in f[1:4]) + (int(f[4]),)
-                      + tuple(int(v) for v in f[6:11]))
+            tm.append((f[0],) + tuple(num(v) for v in f[1:4]) + (num(f[4]),)
+                      + tuple(num(v) for v in f[6:11]))
         elif sect == "execution":
-            tx.append((int(f[0]), int(f[1]), None, f[2], int(f[3][3:]), int(f[4][2:]),
-                       int(f[5]), f[6], int(f[7][3:]), int(f[8][2:]), int(f[9]), int(f[10])))
+            tx.append((num(f[0]), num(f[1]), None, f[2], num(f[3][3:]), num(f[4][2:]),
+                       num(f[5]), f[6], num(f[7][3:]), num(f[8][2:]), num(f[9]), num(f[10])))
         elif sect == "differing":
-            to.append((int(f[0], 16), int(f[1]), int(f[2]), int(f[3]), int(f[4]), int(f[5])))
+            to.append((f[0], f[1], num(f[2]), num(f[3]), num(f[4]), num(f[5]), num(f[6])))
     first_difference("text against JSON: executions", tx,
                      [x[:2] + (None,) + x[3:] for x in jx])
     first_difference("text against JSON: machines", tm, jm)
@@ -606,9 +614,9 @@ def machines(text_path, json_path, csv_dir, db_path, args):
     cm = [(r["machine"],) + tuple(int(r[k]) for k in (
            "recordings", "cores", "executions", "execution_ns", "busy_ns", "instructions",
            "dma_bytes", "errors", "lost")) for r in rows["machines"]]
-    co = [tuple(int(r[k]) for k in ("code", "slowest_count", "slowest_total_ns",
-                                   "median_count", "median_total_ns", "difference_ns"))
-          for r in rows["machine_ops"]]
+    co = [(r["op"] or "-", r["code"]) + tuple(int(r[k]) for k in (
+           "slowest_count", "slowest_total_ns", "median_count", "median_total_ns",
+           "difference_ns")) for r in rows["machine_ops"]]
     first_difference("CSV against JSON: executions", cx, jx)
     first_difference("CSV against JSON: machines", cm, jm)
     first_difference("CSV against JSON: ops", co, jo)

@@ -67,6 +67,13 @@
  *                     codes, model ids and iterations are the raw ones, so a
  *                     tool that decoded them would show opcodes 0x20000 and
  *                     0x20100.
+ * DIR/named/synthetic_mlp_vnc_0.ntff  basic.ntff's entries as a MODEL capture
+ *                     of model "synthetic_mlp" (id 7) on a device that names
+ *                     some of its codes (NTFF 1.2 code_names): TRACE 0x100
+ *                     and 0x101 "matmult", 0x200 "tensor_tensor",
+ *                     TOPSP_TRACE 0x700 "collective", DMA 0 "dma_copy";
+ *                     0x102, 0x201, 0x202, 0x701 and DMA 1 and 2 have no
+ *                     name.
  * DIR/prof/           also holds a system profile written by the library
  *                     (nprof_system_profile_write()): ntrace.pb with 6 host
  *                     events of one process on 2 threads (3 + 1 on the main
@@ -195,6 +202,16 @@ static const char *fixture_instance = "i-0123456789abcdef0";
 /* The device of raw_fixture(): what neuronprof_neuron reports. */
 static bool fixture_raw;
 
+/* The names and the model of DIR/named (see the header); none elsewhere. */
+static const struct nprof_ntff_code_name fixture_names[] = {
+	{ NEURONPROF_QT_TRACE, 0x100, "matmult" },
+	{ NEURONPROF_QT_TRACE, 0x101, "matmult" },
+	{ NEURONPROF_QT_TRACE, 0x200, "tensor_tensor" },
+	{ NEURONPROF_QT_DMA, 0, "dma_copy" },
+	{ NEURONPROF_QT_TOPSP_TRACE, 0x700, "collective" },
+};
+static bool fixture_named;
+
 /* Entries per append with --split; 0: each queue in one append. */
 static size_t fixture_chunk;
 
@@ -250,6 +267,14 @@ static void write_file(struct fixture *f, const char *dir, const char *name, uin
 		info.device.clock_domain = NEURONPROF_CLOCK_CAPTURED;
 		info.device.raw_format = NEURONPROF_RAW_FORMAT_NEURON_V2;
 		info.device.raw_entry_size = 64;
+	}
+	if (fixture_named) {
+		info.device.uapi_version = NEURONPROF_UAPI_VERSION;
+		info.capture_kind = NPROF_NTFF_CAPTURE_MODEL;
+		info.model_name = "synthetic_mlp";
+		info.model_id = f->model_id;
+		info.code_names = fixture_names;
+		info.num_code_names = sizeof(fixture_names) / sizeof(fixture_names[0]);
 	}
 	if (!w)
 		die(name);
@@ -770,6 +795,14 @@ int main(int argc, char **argv)
 			write_trace_info(path, name, 1000000, 1700000000000000000ULL + 1000 * h);
 	}
 	fixture_instance = "i-0123456789abcdef0";
+
+	snprintf(path, sizeof(path), "%s/named", argv[1]);
+	mkdir_or_die(path);
+	basic(&f);
+	fixture_named = true;
+	write_file(&f, path, "synthetic_mlp_vnc_0.ntff", 0, 0);
+	fixture_named = false;
+	fixture_free(&f);
 
 	snprintf(path, sizeof(path), "%s/raw", argv[1]);
 	mkdir_or_die(path);

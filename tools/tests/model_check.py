@@ -50,6 +50,31 @@ def expect(what, got, want):
         errors.append(f"{what}: got {got!r}, expected {want!r}")
 
 
+# The simulator's op names (Documentation/simulator.rst, "Op names"): opcode
+# (e + 1) << 8 | k of engine e is family k % n of the engine's n families.
+FAMILIES = [["matmult", "matmult", "matmult", "transpose"],
+            ["tensor_tensor", "tensor_scalar", "tensor_reduce", "tensor_copy", "bn_stats",
+             "bn_aggr", "tensor_tensor_scan", "select_reduce"],
+            ["activation", "activation", "activation_reduce", "tensor_scalar"],
+            ["iota", "memset", "affine_select", "local_gather", "range_select", "tensor_copy",
+             "tensor_tensor", "tensor_scalar"],
+            ["sync_wait", "sync_signal"]]
+
+
+def op_name(code):
+    f = FAMILIES[min((code >> 8) - 1, 4)]
+    return f[(code & 0xff) % len(f)]
+
+
+def code_int(v, what):
+    """An op code as every output spells it, "0x000102", as an int."""
+    if isinstance(v, str) and len(v) >= 8 and v.startswith("0x") and \
+            all(c in "0123456789abcdef" for c in v[2:]):
+        return int(v, 16)
+    errors.append(f"{what}: code {v!r} is not spelled 0x000102")
+    return -1
+
+
 def cost(e, k, level):
     return (BASE[e] + STEP[e] * ((7 * k) % 32)) * 100 // (100 - 25 * level)
 
@@ -175,6 +200,16 @@ def main():
     rec = json.load(open(summary))["recordings"][0]
     prog.setdefault("seed", 0)
     dumps = [json.load(open(p)) for p in sys.argv[4:]]
+    for d in dumps:
+        for qd in d["queues"]:
+            for e in qd.get("entries", []):
+                e["code"] = code_int(e["code"], "dump")
+    for c in rec["cores"]:
+        for u in c["engines"] + c["topsps"]:
+            for o in u["ops"]:
+                o["code"] = code_int(o["code"], "summary op")
+                want = "collective" if "topsp" in u else op_name(o["code"])
+                expect(f"op {o['code']:#x} name", o["op"], want)
     by_core = {}
     for d in dumps:
         dev = d["device"]

@@ -25,6 +25,7 @@ Prints what differs ("# ..." lines) and exits 1, or exits 0.
 import collections
 import html.parser
 import json
+import re
 import sys
 
 errors = []
@@ -106,9 +107,9 @@ CORE_FIELDS = ("device", "core", "entries", "first_ns", "last_ns", "span_ns", "b
                "utilization_pct", "inference_busy_ns",
                "inferences", "executions", "errors", "max_throttle_level",
                "lost", "seq_gaps")
-UNIT_FIELDS = ("instructions", "busy_ns", "utilization_pct", "dma_bytes", "dma_mbps", "lost",
+UNIT_FIELDS = ("instructions", "busy_ns", "utilization_pct", "dma_bytes", "dma_bytes_per_s", "lost",
                "seq_gaps")
-OP_FIELDS = ("code", "count", "total_ns", "median_ns", "p95_ns", "max_ns", "busy_pct")
+OP_FIELDS = ("op", "code", "count", "total_ns", "median_ns", "p95_ns", "max_ns", "busy_pct")
 DIST_FIELDS = ("count", "total_ns", "min_ns", "avg_ns", "median_ns", "p99_ns", "max_ns")
 
 
@@ -315,6 +316,12 @@ def buckets(report, rec_index, dumps):
     cores = collections.defaultdict(dict)
     for path in dumps:
         dump = json.load(open(path))
+        for r in dump["queues"]:
+            for e in r.get("entries", []):
+                if "code" in e:
+                    if not re.fullmatch(r"0x[0-9a-f]{6,}", e["code"]):
+                        errors.append(f"dump code {e['code']!r} not spelled 0x000102")
+                    e["code"] = int(e["code"], 16)
         dev = dump["device"]
         for r in dump["queues"]:
             if r["target_kind"] == "core":

@@ -212,6 +212,8 @@ suite() {
 		[ -z "$(ls -A "$d")" ] || { echo "made in the working directory: $(ls -A "$d")"; return 1; }
 	}
 	run "gen_fixtures --help: usage, exit 0, no directory named --help" t_gen_help
+	run "export fast paths (numbers, cursor encoding, JSON and Perfetto events) agree with plain references" \
+		"$build/tests/export_fast"
 
 	# ---- dump -------------------------------------------------------------------
 	t_dump_text() {
@@ -243,7 +245,7 @@ suite() {
 			device.arch_name=trn1 device.num_topsps=6 device.provider=sim \
 			header.version_major=1 header.checksum_type=crc32c entry_count=46 \
 			queues.4.queue_type=TRACE queues.4.engine=1 queues.4.lost_count=2 \
-			queues.4.entries.3.seq=5 queues.4.entries.3.code=512 \
+			queues.4.entries.3.seq=5 queues.4.entries.3.code=0x000200 \
 			queues.0.entries.3.payload.0=1004 queues.7.entries.1.payload.0=80
 	}
 	run "dump --json: parses, counts, fields, the sequence gap" t_dump_json
@@ -297,7 +299,7 @@ suite() {
 			recordings.0.cores.0.engines.0.event_busy_ns=800 recordings.0.cores.0.engines.0.dma=4 \
 			recordings.0.cores.0.engines.0.dma_bytes=32768 recordings.0.cores.0.engines.0.events=4 \
 			recordings.0.cores.0.engines.0.event_slices=2 recordings.0.cores.0.engines.1.name=vector \
-			recordings.0.cores.0.engines.0.ops.0.code=256 recordings.0.cores.0.engines.0.ops.0.count=2 \
+			recordings.0.cores.0.engines.0.ops.0.code=0x000100 recordings.0.cores.0.engines.0.ops.0.count=2 \
 			recordings.0.cores.0.engines.0.ops.0.total_ns=200 recordings.0.cores.0.engines.0.ops.0.busy_pct=33.33 \
 			recordings.0.cores.0.topsps.0.instructions=2 recordings.0.cores.0.topsps.0.errors=1 \
 			recordings.0.cores.0.topsps.1.events=4 \
@@ -346,6 +348,11 @@ suite() {
 		"$np" summary --json --top 3 "$prof" >"$tmp/s.json" &&
 		"$np" summary --ns --top 3 "$prof" >"$tmp/s.txt" &&
 		"$py" "$here/summary_check.py" text "$tmp/s.json" "$tmp/s.txt" || return 1
+		# --ns prints whole nanoseconds and keeps the unit.
+		has "active 4500ns (1000100 .. 1004600 ns)" "$tmp/s.txt" &&
+		has "busy 1600ns, utilisation 35.56%, in inferences 4400ns" "$tmp/s.txt" || return 1
+		check summary-json "$tmp/s.json" format_version=2 recordings.0.executions.0.end_ns=1004600 \
+			recordings.0.cores.0.engines.0.dma_bytes_per_s=7281777777 || return 1
 		rm -rf "$tmp/csv" &&
 		"$np" summary --csv "$tmp/csv" --top 3 "$prof" >"$tmp/o" || return 1
 		has "$tmp/csv: 15 tables of 2 recordings" "$tmp/o" &&
@@ -556,7 +563,7 @@ EOF
 		has "$tmp/b.json: 46 entries from 1 file: 26 slices, 9 instants (1 lost markers), 2 counter samples, 1 executions" "$tmp/o" &&
 		check chrome-json "$tmp/b.json" ph.M=30 ph.X=19 ph.B=8 ph.E=8 ph.i=9 ph.C=2 \
 			lost_markers=1 processes=1 threads=14 "name:lost 2=1" "name:model 7 iteration=2" \
-			"name:model 7 execution=1" "name:op 0x0100=2" "name:op 0x0700=2" \
+			"name:model 7 execution=1" "name:0x000100=2" "name:0x000700=2" \
 			"name:error 1004=2" "name:throttle=2" ph.s=0 ph.f=0
 	}
 	run "export json: valid, event counts per phase, B/E balanced, names" t_export_json
@@ -650,7 +657,7 @@ host-b $((2000100 - 5000000 + 1700000000000500000))
 host-c $((2000100 - 4500000 + 1700000000000000000))" ] || { echo "inferences:"; sqlite3 "$tmp/h.db" 'SELECT * FROM inferences'; return 1; }
 		[ "$(sqlite3 "$tmp/h.db" "SELECT count(DISTINCT f.start_ns - m.offset_ns), count(*) FROM files f
 			JOIN recordings r ON r.id = f.recording_id JOIN machines m ON m.id = r.machine_id")" = "1|3" ] &&
-		[ "$(sqlite3 "$tmp/h.db" "SELECT max(ts) - min(ts) < 3600000000000 FROM instructions")" = 1 ] ||
+		[ "$(sqlite3 "$tmp/h.db" "SELECT max(start_ns) - min(start_ns) < 3600000000000 FROM instructions")" = 1 ] ||
 			{ echo "times not moved by their machine's offset"; return 1; }
 		# One machine: as recorded, offset 0, mapping kept.
 		rm -f "$tmp/h1.db" && "$np" export --format sqlite -o "$tmp/h1.db" "$fx/hosts/a" >/dev/null 2>"$tmp/e" &&
@@ -687,9 +694,9 @@ host-c $((2000100 - 4500000 + 1700000000000000000))" ] || { echo "inferences:"; 
 			return 1
 		has "machines compared: 4; slowest strag-2, median strag-1 (by total execution time)" "$tmp/m.txt" &&
 		has "warning: strag-3: no clock mapping (trace_info.pb with start_ns and start_realtime_ns): compared by execution index and durations only" "$tmp/m.err" &&
-		count_is 2 '^    [13] +8 strag-2 dev0 nc1 +5400 strag-0 dev0 nc0 +400 +5000$' "$tmp/m.txt" &&
-		count_is 2 '^    [02] +8 strag-3 dev0 nc0 +430 strag-0 dev0 nc0 +400 +30$' "$tmp/m.txt" &&
-		has "    0x000302        8        10800        8          800       +10000" "$tmp/m.txt" &&
+		count_is 2 '^    [13] +8 strag-2 dev0 nc1 +5400ns strag-0 dev0 nc0 +400ns +5000ns$' "$tmp/m.txt" &&
+		count_is 2 '^    [02] +8 strag-3 dev0 nc0 +430ns strag-0 dev0 nc0 +400ns +30ns$' "$tmp/m.txt" &&
+		has "    -                  0x000302        8      10800ns        8        800ns     +10000ns" "$tmp/m.txt" &&
 		check machines "$tmp/m.txt" "$tmp/m.json" "$tmp/mcsv" "$tmp/m.db" \
 			slowest=strag-2 median=strag-1 machines.3.clock_mapping=false \
 			machines.2.execution_ns=13280 machines.1.execution_ns=3240 \
@@ -697,7 +704,7 @@ host-c $((2000100 - 4500000 + 1700000000000000000))" ] || { echo "inferences:"; 
 			executions.1.slowest.latency_ns=5400 executions.1.skew_ns=5000 \
 			executions.0.slowest.machine=strag-3 executions.0.skew_ns=30 \
 			executions.3.cores=8 executions.3.machines=4 \
-			ops.0.code=0x302 ops.0.difference_ns=10000 ops.1.code=0x301 ops.1.difference_ns=40
+			ops.0.code=0x000302 ops.0.difference_ns=10000 ops.1.code=0x000301 ops.1.difference_ns=40
 	}
 	run "summary: machines compared name the straggler's host, core and op; text, JSON, CSV and SQL agree" t_summary_machines
 
@@ -759,7 +766,7 @@ host-c $((2000100 - 4500000 + 1700000000000000000))" ] || { echo "inferences:"; 
 		protoc --python_out="$tmp/pb2" -I"$repo/proto" "$proto" || return 1
 		check perfetto "$tmp/b.pftrace" "$tmp/pb2" packets=90 descriptors=22 processes=1 \
 			counters=2 TYPE_SLICE_BEGIN=27 TYPE_SLICE_END=27 TYPE_INSTANT=9 TYPE_COUNTER=4 \
-			flows=0 "name:op 0x0100=2" "name:model 7 execution=1" "track:NeuronCore 0=1" \
+			flows=0 "name:0x000100=2" "name:model 7 execution=1" "track:NeuronCore 0=1" \
 			"track:device 0 (trn1 sim)=1" "track:executions=1" \
 			"parent:NeuronCore 0>device 0 (trn1 sim)=1" "parent:executions>NeuronCore 0=1" &&
 		"$np" export --format perfetto -o "$tmp/p.pftrace" "$prof" >/dev/null &&
@@ -777,7 +784,7 @@ host-c $((2000100 - 4500000 + 1700000000000000000))" ] || { echo "inferences:"; 
 	raw=$fx/raw/raw.ntff
 	t_raw_dump() {
 		"$np" dump "$raw" >"$tmp/rd.txt" || return 1
-		has "version 2.1," "$tmp/rd.txt" &&
+		has "version 2.2," "$tmp/rd.txt" &&
 		has "raw entries, not decoded: format neuron-v2 (1), device entries of 64 bytes" "$tmp/rd.txt" &&
 		has "timestamps: captured (1), when the host captured each entry" "$tmp/rd.txt" &&
 		has "    seq 0 ts 3000100 raw neuron-v2 entry 0 part 0/2: 404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f" "$tmp/rd.txt" &&
@@ -807,7 +814,7 @@ host-c $((2000100 - 4500000 + 1700000000000000000))" ] || { echo "inferences:"; 
 
 	t_dump_not_raw() {
 		"$np" dump "$basic" >"$tmp/bd.txt" && "$np" dump --json --no-entries "$basic" >"$tmp/bd.json" || return 1
-		has "version 1.1," "$tmp/bd.txt" &&
+		has "version 1.2," "$tmp/bd.txt" &&
 		count_is 0 'raw|timestamps:' "$tmp/bd.txt" &&
 		check dump-json "$tmp/bd.json" header.version_major=1 device.raw_format=0 \
 			device.clock_domain=0 device.clock_domain_name=produced
@@ -880,14 +887,14 @@ host-c $((2000100 - 4500000 + 1700000000000000000))" ] || { echo "inferences:"; 
 			SELECT count(*) FROM queues; SELECT raw_format, raw_entry_size, clock_domain, provider FROM devices' |
 			tr '\n' ' ')" = "9 0 0 0 2 neuron-v2|64|captured|neuron " ] ||
 			{ echo "unexpected rows"; sqlite3 "$tmp/raw.db" 'SELECT * FROM devices; SELECT * FROM queues'; return 1; }
-		[ "$(sqlite3 -separator ' ' "$tmp/raw.db" "SELECT q.queue_type, q.engine, r.seq, r.ts, r.entry_index,
+		[ "$(sqlite3 -separator ' ' "$tmp/raw.db" "SELECT q.queue_type, q.engine, r.seq, r.ts_ns, r.entry_index,
 			r.part, r.parts, length(r.bytes), hex(substr(r.bytes, 1, 4)), hex(substr(r.bytes, 32, 1))
 			FROM raw_entries r JOIN queues q ON q.id = r.queue_id
 			WHERE q.queue_type = 'TRACE' AND r.seq IN (0, 5) OR q.queue_type = 'DMA' AND r.seq = 1
 			ORDER BY r.rowid")" = "TRACE 0 0 3000100 0 0 2 32 40414243 5F
 TRACE 0 5 3000600 2 1 2 32 4A4B4C4D 69
 DMA 2 1 3000700 0 1 2 32 82838485 A1" ] ||
-			{ echo "raw rows:"; sqlite3 "$tmp/raw.db" 'SELECT queue_id, seq, ts, entry_index, part, parts, hex(bytes) FROM raw_entries'; return 1; }
+			{ echo "raw rows:"; sqlite3 "$tmp/raw.db" 'SELECT queue_id, seq, ts_ns, entry_index, part, parts, hex(bytes) FROM raw_entries'; return 1; }
 		"$np" summary --json "$fx/raw" >"$tmp/rs.json" &&
 		"$py" "$here/summary_check.py" sql "$tmp/rs.json" "$tmp/raw.db" "$repo/Documentation/analysis-queries.sql"
 	}
@@ -911,6 +918,16 @@ DMA 2 1 3000700 0 1 2 32 82838485 A1" ] ||
 		"$np" export --format sqlite -o "$tmp/p.db" "$prof" >"$tmp/o" || return 1
 		has "$tmp/p.db: 58 entries from 2 files, 6 host events, 2 executions: " "$tmp/o" &&
 		[ "$(sqlite3 "$tmp/p.db" 'PRAGMA integrity_check')" = ok ] &&
+		# Schema 6: every reference a declared foreign key that holds, the
+		# integer enums named by their tables.
+		[ "$(sqlite3 "$tmp/p.db" 'PRAGMA foreign_key_check')" = "" ] &&
+		[ "$(sqlite3 "$tmp/p.db" "SELECT count(*) FROM pragma_foreign_key_list('executions')
+			WHERE \"table\" = 'host_events'; SELECT s.name FROM inferences i JOIN statuses s
+			USING (status) WHERE i.status != 0; SELECT count(*) FROM host_events h JOIN
+			host_event_types t USING (type) JOIN strings n ON n.id = h.name_id WHERE t.name = n.value;
+			SELECT value FROM meta WHERE key = 'schema_version'" | tr '\n' ' ')" = \
+			"1 NRT_EXEC_COMPLETED_WITH_ERR 6 6 " ] ||
+			{ echo "foreign keys or enum tables"; sqlite3 "$tmp/p.db" 'PRAGMA foreign_key_check; SELECT * FROM statuses; SELECT * FROM host_event_types'; return 1; }
 		[ "$(sqlite3 "$tmp/p.db" 'SELECT count(*) FROM instructions; SELECT count(*) FROM entries;
 			SELECT count(*) FROM recordings; SELECT count(*) FROM host_events;
 			SELECT count(*) FROM sqlite_master WHERE type = "index" AND sql IS NOT NULL' | tr '\n' ' ')" = "20 38 2 6 9 " ] ||
@@ -926,6 +943,163 @@ DMA 2 1 3000700 0 1 2 32 82838485 A1" ] ||
 		run "export sqlite: the documented queries reproduce summary --json" t_sqlite
 	else
 		skip_test "export sqlite: the documented queries reproduce summary --json" "no sqlite3 program"
+	fi
+
+	# ---- the held-out validator ------------------------------------------------------
+	# tests/heldout/validate_trace.py shares nothing with the exporters: its
+	# own schema written from Perfetto's published field numbers, Python's
+	# json and sqlite3. The exports of three machines (hosts/), a raw
+	# recording (raw/), a directory with a system profile and a sequence gap
+	# (prof/) and a named recording decode with no problem; the database of
+	# the raw recording holds its rows. Broken traces are caught, so the
+	# validator can fail.
+	t_heldout() {
+		local v="$here/heldout/validate_trace.py" d="$tmp/heldout" p
+		rm -rf "$d" && mkdir -p "$d/pb2" &&
+		protoc --python_out="$d/pb2" -I"$here/heldout" "$here/heldout/perfetto_published.proto" || return 1
+		# two/: two recordings of one core, the later first in path order
+		# (as a SESSION and a later MODEL recording of the demo): they share
+		# the core's tracks.
+		mkdir -p "$d/two/a" "$d/two/b" &&
+		cp "$fx/gap.ntff" "$d/two/a/profile_nc_0_session_1.ntff" &&
+		cp "$fx/named/synthetic_mlp_vnc_0.ntff" "$d/two/b/" || return 1
+		for p in hosts raw prof named two; do
+			local src=$fx/$p
+			[ "$p" = two ] && src=$d/two
+			"$np" export --format perfetto -o "$d/$p.pftrace" "$src" >/dev/null 2>&1 &&
+			"$np" export --format json -o "$d/$p.json" "$src" >/dev/null 2>&1 &&
+			"$py" "$v" perfetto "$d/$p.pftrace" "$d/pb2" &&
+			"$py" "$v" json "$d/$p.json" || return 1
+		done
+		"$np" export --format sqlite -o "$d/raw.db" "$fx/raw" >/dev/null &&
+		"$py" "$v" sqlite-raw "$d/raw.db" || return 1
+		# What it must refuse: a slice left open, a track used before it is
+		# defined, slices moved out of time order, a raw database without
+		# its rows.
+		"$py" "$here/heldout/break_trace.py" "$d/pb2" "$d/prof.json" "$d/prof.pftrace" "$d" ||
+			return 1
+		! "$py" "$v" json "$d/open.json" >"$d/o" && grep -q "B without E" "$d/o" ||
+			{ echo "an unbalanced JSON trace passed"; cat "$d/o"; return 1; }
+		! "$py" "$v" perfetto "$d/late.pftrace" "$d/pb2" >"$d/o" && grep -q "not defined before it" "$d/o" ||
+			{ echo "a track used before its descriptor passed"; cat "$d/o"; return 1; }
+		! "$py" "$v" perfetto "$d/order.pftrace" "$d/pb2" >"$d/o" && grep -q "before the track's previous event" "$d/o" ||
+			{ echo "events out of time order passed"; cat "$d/o"; return 1; }
+		cp "$d/raw.db" "$d/norows.db" && sqlite3 "$d/norows.db" 'DELETE FROM raw_entries' &&
+		! "$py" "$v" sqlite-raw "$d/norows.db" >"$d/o" && grep -q "raw_entries rows for" "$d/o" ||
+			{ echo "a raw database without its rows passed"; cat "$d/o"; return 1; }
+	}
+	if command -v sqlite3 >/dev/null; then
+		run "held-out validator: Perfetto and JSON exports of three machines, a raw recording, a directory, a named recording and two recordings of one core; the raw database's rows; broken traces caught" t_heldout
+	else
+		skip_test "held-out validator" "no sqlite3 program"
+	fi
+
+	# ---- names: the device's op names and the file's model name ------------------
+	# named/ (gen_fixtures.c): basic.ntff's entries as a MODEL capture of
+	# "synthetic_mlp" (id 7) whose device names TRACE 0x100 and 0x101
+	# "matmult", 0x200 "tensor_tensor", TOPSP_TRACE 0x700 "collective" and DMA
+	# queue 0 "dma_copy"; every other code has no name and is shown as its
+	# code only. Every output shows the name beside the code, spelled 0x000102.
+	named=$fx/named
+	nfile=$named/synthetic_mlp_vnc_0.ntff
+	t_names_summary() {
+		"$np" summary --ns "$named" >"$tmp/n.txt" &&
+		"$np" summary --json "$named" >"$tmp/n.json" || return 1
+		grep -Eq '^    0:tensor +matmult +0x000100 +2 ' "$tmp/n.txt" &&
+		grep -Eq '^    0:tensor +- +0x000102 +2 ' "$tmp/n.txt" &&
+		grep -Eq '^    topsp0 +collective +0x000700 ' "$tmp/n.txt" &&
+		grep -Eq '^  1:vector +tensor_tensor +0x000200 +2 ' "$tmp/n.txt" &&
+		grep -Eq '^  synthetic_mlp +7 +1 +1 ' "$tmp/n.txt" &&
+		grep -Eq '^  0 +0 +synthetic_mlp +7 +0 ' "$tmp/n.txt" ||
+			{ echo "text rows without names:"; cat "$tmp/n.txt"; return 1; }
+		check summary-json "$tmp/n.json" \
+			recordings.0.cores.0.engines.0.ops.0.op=matmult \
+			recordings.0.cores.0.engines.0.ops.0.code=0x000100 \
+			recordings.0.cores.0.engines.0.ops.2.op=None \
+			recordings.0.cores.0.engines.0.ops.2.code=0x000102 \
+			recordings.0.cores.0.engines.1.ops.0.op=tensor_tensor \
+			recordings.0.cores.0.topsps.0.ops.0.op=collective \
+			recordings.0.cores.0.topsps.1.ops.0.op=None \
+			recordings.0.ops_across_cores.0.op=matmult \
+			recordings.0.models.0.model=synthetic_mlp recordings.0.models.0.model_id=7 \
+			recordings.0.executions.0.model=synthetic_mlp || return 1
+		# The text, CSV and SQL say what the JSON says, names included.
+		"$py" "$here/summary_check.py" text "$tmp/n.json" "$tmp/n.txt" || return 1
+		rm -rf "$tmp/ncsv" && "$np" summary --csv "$tmp/ncsv" "$named" >/dev/null &&
+		"$py" "$here/summary_check.py" csv "$tmp/n.json" "$tmp/ncsv" || return 1
+		has ",engine,0,matmult,0x000100,2," "$tmp/ncsv/ops.csv" &&
+		has ",engine,0,,0x000102,2," "$tmp/ncsv/ops.csv" &&
+		has ",synthetic_mlp,7,1," "$tmp/ncsv/models.csv" &&
+		has ",engine,0,matmult,0x000100,2," "$tmp/ncsv/ops_across_cores.csv" || return 1
+		# A recording whose device names nothing: "-", null and empty fields.
+		"$np" summary --json "$basic" >"$tmp/nb.json" &&
+		check summary-json "$tmp/nb.json" recordings.0.cores.0.engines.0.ops.0.op=None \
+			recordings.0.cores.0.engines.0.ops.0.code=0x000100 recordings.0.models.0.model=None
+	}
+	run "names: summary text, JSON and CSV show the device's op names and the model name beside the code" t_names_summary
+
+	t_names_dump() {
+		"$np" dump "$nfile" >"$tmp/nd.txt" &&
+		"$np" dump --json "$nfile" >"$tmp/nd.json" || return 1
+		has "  5 code names (the device's)" "$tmp/nd.txt" &&
+		has "engine 0 op matmult code 0x000100 model 7 (synthetic_mlp) iter 0 " "$tmp/nd.txt" &&
+		has "engine 0 code 0x000102 model 7 (synthetic_mlp) iter 0 " "$tmp/nd.txt" &&
+		has "kind model, pid 4242, core 0, model synthetic_mlp (id 7)" "$tmp/nd.txt" || return 1
+		# Records: INFER_STATUS, EVENT 0, TRACE 0 (entries 0x100, 0x101, 0x102, ...).
+		check dump-json "$tmp/nd.json" device.code_names.0.name=matmult \
+			device.code_names.0.code=0x000100 device.code_names.0.queue_type=TRACE \
+			device.code_names.4.name=collective device.code_names.4.queue_type=TOPSP_TRACE \
+			queues.2.entries.0.op=matmult queues.2.entries.0.code=0x000100 \
+			queues.2.entries.2.op=None queues.2.entries.2.code=0x000102 \
+			queues.2.entries.0.model=synthetic_mlp queues.2.entries.0.model_id=7 \
+			queues.0.entries.0.code=0x000001 queues.0.entries.0.op=None || return 1
+		# No names in the file: codes only.
+		"$np" dump "$basic" >"$tmp/nbd.txt" &&
+		has "  0 code names: codes are shown as codes" "$tmp/nbd.txt" &&
+		! grep -q " op " "$tmp/nbd.txt"
+	}
+	run "names: dump text and JSON name ops and the model, the code spelled 0x000102" t_names_dump
+
+	t_names_timeline() {
+		"$np" export --format json -o "$tmp/n.tl.json" "$named" >/dev/null &&
+		check chrome-json "$tmp/n.tl.json" "name:matmult=4" "name:tensor_tensor=2" \
+			"name:0x000102=2" "name:collective=2" "name:0x000701=2" \
+			"name:synthetic_mlp iteration=2" "name:synthetic_mlp execution=1" \
+			"name:dma_copy queue 0=2" "name:dma queue 1=2" "name:model 7 iteration=0" \
+			"event:matmult@code:0x000100=2" "event:matmult@code:0x000101=2" \
+			"event:0x000102@code:-=2" \
+			"event:synthetic_mlp execution@model:synthetic_mlp@model_id:7=1" || return 1
+		"$py" -c 'import google.protobuf' || { echo "no python3 with google.protobuf ($py)"; return 1; }
+		mkdir -p "$tmp/pb2" &&
+		protoc --python_out="$tmp/pb2" -I"$repo/proto" "$proto" || return 1
+		"$np" export --format perfetto -o "$tmp/n.pftrace" "$named" >/dev/null &&
+		check perfetto "$tmp/n.pftrace" "$tmp/pb2" "name:matmult=4" "name:tensor_tensor=2" \
+			"name:0x000102=2" "name:collective=2" "name:synthetic_mlp iteration=2" \
+			"name:synthetic_mlp execution=1" "name:dma_copy queue 0=2"
+	}
+	run "names: JSON and Perfetto timelines name instructions by op, iterations and executions by model" t_names_timeline
+
+	t_names_sqlite() {
+		rm -f "$tmp/n.db" &&
+		"$np" export --format sqlite -o "$tmp/n.db" "$named" >/dev/null || return 1
+		[ "$(sqlite3 "$tmp/n.db" 'PRAGMA foreign_key_check')" = "" ] || { echo "foreign keys"; return 1; }
+		[ "$(sqlite3 -separator ' ' "$tmp/n.db" "SELECT queue_type, code, code_hex, name FROM code_names
+			ORDER BY queue_type, code" | tr '\n' ';')" = \
+			"DMA 0 0x000000 dma_copy;TOPSP_TRACE 1792 0x000700 collective;TRACE 256 0x000100 matmult;TRACE 257 0x000101 matmult;TRACE 512 0x000200 tensor_tensor;" ] ||
+			{ echo "code_names:"; sqlite3 "$tmp/n.db" 'SELECT * FROM code_names'; return 1; }
+		[ "$(sqlite3 -separator ' ' "$tmp/n.db" "SELECT coalesce(op, '-'), code, count(*) FROM instruction_ops
+			GROUP BY code ORDER BY code" | tr '\n' ';')" = \
+			"matmult 0x000100 2;matmult 0x000101 2;- 0x000102 2;tensor_tensor 0x000200 2;- 0x000201 2;- 0x000202 2;collective 0x000700 2;- 0x000701 2;" ] ||
+			{ echo "instruction_ops:"; sqlite3 "$tmp/n.db" 'SELECT op, code, count(*) FROM instruction_ops GROUP BY code'; return 1; }
+		[ "$(sqlite3 -separator ' ' "$tmp/n.db" 'SELECT model_id, name FROM models')" = "7 synthetic_mlp" ] ||
+			{ echo "models view"; return 1; }
+		"$np" summary --json "$named" >"$tmp/n.json" &&
+		"$py" "$here/summary_check.py" sql "$tmp/n.json" "$tmp/n.db" "$repo/Documentation/analysis-queries.sql"
+	}
+	if command -v sqlite3 >/dev/null; then
+		run "names: SQLite code_names, instruction_ops and models; the ops and models queries carry the names" t_names_sqlite
+	else
+		skip_test "names: SQLite" "no sqlite3 program"
 	fi
 	# ---- a queue is all of its records ----------------------------------------------
 	# The fixtures twice: each queue one record, and the same entries appended

@@ -22,12 +22,39 @@ import csv
 import importlib
 import json
 import math
+import re
 import os
 import sys
 
 errors = []
 QT = {n: i for i, n in enumerate(
     "TRACE EVENT ERROR INFER_STATUS DMA THROTTLE TOPSP_TRACE TOPSP_EVENT TOPSP_ERROR".split())}
+
+
+CODE_RE = re.compile(r"0x[0-9a-f]{6,}")
+
+
+def code_of(v, what="code"):
+    """A code as every output spells it, "0x000102" (errors_by_code stay numbers)."""
+    if isinstance(v, str) and CODE_RE.fullmatch(v):
+        return int(v, 16)
+    errors.append(f"{what}: {v!r} is not spelled 0x followed by at least six hex digits")
+    return None
+
+
+def strict_codes(obj, path=""):
+    """Every op "code" of a document (dump --json, summary --json, query rows) to an
+    int, after checking its one spelling; errors_by_code keeps its numbers."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if k == "code" and not path.endswith("errors_by_code"):
+                obj[k] = code_of(v, f"{path}.code")
+            else:
+                strict_codes(v, f"{path}.{k}")
+    elif isinstance(obj, list):
+        for v in obj:
+            strict_codes(v, path)
+    return obj
 
 
 def expect(what, got, want):
@@ -97,10 +124,10 @@ def recompute(summary_path, rec_index, top, rest):
         ntrace = pb2.ntrace()
         ntrace.ParseFromString(open(rest[1], "rb").read())
         rest = rest[3:]
-    rec = json.load(open(summary_path))["recordings"][rec_index]
+    rec = strict_codes(json.load(open(summary_path)))["recordings"][rec_index]
     cores = collections.defaultdict(lambda: dict(queues=[], vcore=None))
     for path in rest:
-        d = json.load(open(path))
+        d = strict_codes(json.load(open(path)))
         dev = d["device"]
         for q in queues_of(d):
             if q["target_kind"] == "core":
@@ -204,8 +231,9 @@ def recompute(summary_path, rec_index, top, rest):
                     expect(f"{ut} dma", ju["dma"], len(dma))
                     nbytes = sum(e["payload"][0] for e in dma)
                     expect(f"{ut} dma_bytes", ju["dma_bytes"], nbytes)
-                    expect(f"{ut} dma_mbps", ju["dma_mbps"],
-                           round(nbytes * 1e3 / busy, 2) if busy else 0.0)
+                    # Bytes per second of the core's active span (wall time).
+                    expect(f"{ut} dma_bytes_per_s", ju["dma_bytes_per_s"],
+                           nbytes * 10**9 // span if span else 0)
                 igaps = sorted(igaps, key=lambda g: (-g[0], g[1]))[:top]
                 expect(f"{ut} idle gaps", [(g["idle_ns"], g["start_ns"]) for g in ju["idle_gaps"]], igaps)
                 expect(f"{ut} ops", sorted(o["code"] for o in ju["ops"]), sorted(durs))
@@ -329,9 +357,15 @@ def cores_label(cores):
     return ",".join(out)
 
 
+def num(v):
+    """A number of the text: a count, or a duration in whole nanoseconds,
+    which --ns prints with its unit ("4400ns")."""
+    return int(v[:-2]) if v.endswith("ns") else int(v)
+
+
 def text(summary_path, text_path):
     """Every table row of `summary --ns` against the JSON."""
-    doc = json.load(open(summary_path))
+    doc = strict_codes(json.load(open(summary_path)))
     lines = open(text_path).read().splitlines()
     recs = [l for l in lines if l.startswith("recording ")]
     expect("recordings in text", len(recs), len(doc["recordings"]))
@@ -361,15 +395,15 @@ def text(summary_path, text_path):
             section = "brief"
             continue
         if line.startswith("device "):
-            cidx = int(line.split("NeuronCore ")[1].split(":")[0])
+            cidx = num(line.split("NeuronCore ")[1].split(":")[0])
             core = next(c for c in rec["cores"] if c["core"] == cidx)
             section = None
             continue
         if line.startswith("  inferences "):
             w = line.replace(",", "").replace("(", "").replace("%", "").split()
-            expect("text inferences", int(w[1]), core["inferences"])
-            expect("text executions", int(w[5]), core["executions"])
-            expect("text busy", int(w[7]), core["busy_ns"])
+            expect("text inferences", num(w[1]), core["inferences"])
+            expect("text executions", num(w[5]), core["executions"])
+            expect("text busy", num(w[7]), core["busy_ns"])
             expect("text utilisation", float(w[9]), core["utilization_pct"])
             continue
         if line.endswith(":") and line.startswith("  "):
@@ -384,78 +418,81 @@ def text(summary_path, text_path):
 
         def unit_of(label):
             if label.startswith("topsp"):
-                return next(u for u in core["topsps"] if u["topsp"] == int(label[5:]))
-            return next(u for u in core["engines"] if u["engine"] == int(label.split(":")[0]))
+                return next(u for u in core["topsps"] if u["topsp"] == num(label[5:]))
+            return next(u for u in core["engines"] if u["engine"] == num(label.split(":")[0]))
         if section == "engines" and line.startswith("    "):
             u = unit_of(w[0])
             expect(f"text {w[0]} util", float(w[1].rstrip("%")), u["utilization_pct"])
-            expect(f"text {w[0]} busy", int(w[2]), u["busy_ns"])
-            expect(f"text {w[0]} instr", int(w[3]), u["instructions"])
+            expect(f"text {w[0]} busy", num(w[2]), u["busy_ns"])
+            expect(f"text {w[0]} instr", num(w[3]), u["instructions"])
             if "dma" in u:
-                expect(f"text {w[0]} dma_bytes", int(w[7]), u["dma_bytes"])
-                expect(f"text {w[0]} dma_mbps", float(w[8]), u["dma_mbps"])
+                expect(f"text {w[0]} dma_bytes", num(w[7]), u["dma_bytes"])
+                expect(f"text {w[0]} dma_bytes_per_s", num(w[8]), u["dma_bytes_per_s"])
         elif section == "top" and line.startswith("    "):
             u = unit_of(w[0])
-            o = next(o for o in u["ops"] if o["code"] == int(w[1], 16))
-            got = [int(x) for x in w[2:8]] + [float(w[8].rstrip("%"))]
-            want = [o["count"], o["total_ns"], o["avg_ns"], o["median_ns"], o["p95_ns"],
-                    o["max_ns"], o["busy_pct"]]
-            expect(f"text op {w[0]} {w[1]}", got, want)
+            o = next(o for o in u["ops"] if o["code"] == code_of(w[2]))
+            got = [w[1]] + [num(x) for x in w[3:9]] + [float(w[9].rstrip("%"))]
+            want = [o["op"] or "-", o["count"], o["total_ns"], o["avg_ns"], o["median_ns"],
+                    o["p95_ns"], o["max_ns"], o["busy_pct"]]
+            expect(f"text op {w[0]} {w[2]}", got, want)
         elif section == "longest" and line.startswith("    "):
             src = core if w[0] == "core" else unit_of(w[0])
-            if not any(g["idle_ns"] == int(w[1]) and g["at_ns"] == int(w[2])
+            if not any(g["idle_ns"] == num(w[1]) and g["at_ns"] == num(w[2])
                        for g in src["idle_gaps"]):
                 errors.append(f"text idle gap {line.strip()} not in the JSON")
         elif section == "throttling" and line.startswith("    "):
-            t = next(t for t in core["throttle"] if t["level"] == int(w[0]))
-            expect(f"text throttle {w[0]}", [int(w[1]), int(w[2]), float(w[3].rstrip("%"))],
+            t = next(t for t in core["throttle"] if t["level"] == num(w[0]))
+            expect(f"text throttle {w[0]}", [num(w[1]), num(w[2]), float(w[3].rstrip("%"))],
                    [t["events"], t["time_ns"], t["span_pct"]])
         elif section == "errors" and line.startswith("    "):
-            e = next(e for e in core["errors_by_code"] if e["code"] == int(w[0]))
-            expect(f"text error {w[0]}", int(w[1]), e["count"])
+            e = next(e for e in core["errors_by_code"] if e["code"] == num(w[0]))
+            expect(f"text error {w[0]}", num(w[1]), e["count"])
         elif section == "xops" and not line.startswith("   "):
             topsp = w[0].startswith("topsp")
-            idx = int(w[0][5:]) if topsp else int(w[0].split(":")[0])
+            idx = num(w[0][5:]) if topsp else num(w[0].split(":")[0])
             x = next(x for x in rec["ops_across_cores"]
                      if x["unit_kind"] == ("topsp" if topsp else "engine") and
-                     x["unit_index"] == idx and x["code"] == int(w[1], 16))
-            got = [int(v) for v in w[2:7]] + [w[7]]
-            want = [x["count"], x["total_ns"], x["avg_ns"], x["median_ns"], x["p95_ns"],
-                    cores_label(x["cores"])]
-            expect(f"text op across cores {w[0]} {w[1]}", got, want)
+                     x["unit_index"] == idx and x["code"] == code_of(w[2]))
+            got = [w[1]] + [num(v) for v in w[3:8]] + [w[8]]
+            want = [x["op"] or "-", x["count"], x["total_ns"], x["avg_ns"], x["median_ns"],
+                    x["p95_ns"], cores_label(x["cores"])]
+            expect(f"text op across cores {w[0]} {w[2]}", got, want)
             xrows[ri] = xrows.get(ri, 0) + 1
         elif section == "brief" and not line.startswith("   "):
-            c = next(c for c in rec["cores"] if c["device"] == int(w[0]) and
-                     c["core"] == int(w[1]))
-            got = [int(w[2]), int(w[3]), int(w[4]), int(w[5]), float(w[6].rstrip("%")),
-                   int(w[7]), int(w[8]), int(w[9]), int(w[10])]
+            c = next(c for c in rec["cores"] if c["device"] == num(w[0]) and
+                     c["core"] == num(w[1]))
+            got = [num(w[2]), num(w[3]), num(w[4]), num(w[5]), float(w[6].rstrip("%")),
+                   num(w[7]), num(w[8]), num(w[9]), num(w[10])]
             want = [c["entries"], c["inferences"], c["executions"], c["busy_ns"],
                     c["utilization_pct"], c["inference_busy_ns"], c["throttle_events"],
                     c["lost"], c["seq_gaps"]]
             expect(f"text brief core {w[0]}/{w[1]}", got, want)
         elif line.startswith("  ") and not line.startswith("   ") and section in ("execution", "host"):
             if section == "execution":
-                m = next(m for m in rec["models"] if m["model_id"] == int(w[0]))
-                got = [int(x) for x in w[1:8]]
-                want = [m["latency"]["count"], m["failed"], m["latency"]["min_ns"],
-                        m["latency"]["avg_ns"], m["latency"]["median_ns"],
-                        m["latency"]["p99_ns"], m["latency"]["max_ns"]]
-                expect(f"text model {w[0]}", got, want)
+                m = next(m for m in rec["models"] if m["model_id"] == num(w[1]))
+                got = [w[0]] + [num(x) for x in w[2:9]]
+                want = [m["model"] or "-", m["latency"]["count"], m["failed"],
+                        m["latency"]["min_ns"], m["latency"]["avg_ns"],
+                        m["latency"]["median_ns"], m["latency"]["p99_ns"],
+                        m["latency"]["max_ns"]]
+                expect(f"text model {w[1]}", got, want)
             else:
                 t = next(t for t in rec["host"]["event_types"] if t["name"] == w[0])
-                got = [int(x) for x in w[1:7]]
+                got = [num(x) for x in w[1:7]]
                 want = [t["count"], t["total_ns"], t["avg_ns"], t["median_ns"], t["p99_ns"],
                         t["max_ns"]]
                 expect(f"text host {w[0]}", got, want)
         elif section == "execlist":
-            x = next(x for x in rec["executions"] if x["device"] == int(w[0]) and
-                     x["core"] == int(w[1]) and x["index"] == int(w[3]))
-            expect(f"text execution {w[0]}/{w[1]}/{w[3]} latency", int(w[5]), x["latency_ns"])
+            x = next(x for x in rec["executions"] if x["device"] == num(w[0]) and
+                     x["core"] == num(w[1]) and x["index"] == num(w[4]))
+            expect(f"text execution {w[0]}/{w[1]}/{w[4]} model", (w[2], num(w[3])),
+                   (x["model"] or "-", x["model_id"]))
+            expect(f"text execution {w[0]}/{w[1]}/{w[4]} latency", num(w[6]), x["latency_ns"])
 
 
 def csv_check(summary_path, csv_dir):
     """Every CSV table against the JSON."""
-    doc = json.load(open(summary_path))
+    doc = strict_codes(json.load(open(summary_path)))
     rows = {}
     for name in ("cores", "units", "ops", "idle_gaps", "throttle", "errors", "models",
                  "executions", "host_events", "losses", "ops_across_cores"):
@@ -488,7 +525,8 @@ def csv_check(summary_path, csv_dir):
                         want["ops"] += 1
                         r = next(r for r in rows["ops"] if r["recording"] == rec["path"] and
                                  int(r["core"]) == c["core"] and r["unit"] == kind and
-                                 int(r["index"]) == idx and int(r["code"]) == o["code"])
+                                 int(r["index"]) == idx and code_of(r["code"]) == o["code"])
+                        expect(f"csv op {o['code']} op", r["op"], o["op"] or "")
                         for k in ("count", "total_ns", "min_ns", "avg_ns", "median_ns", "p95_ns", "max_ns"):
                             expect(f"csv op {o['code']} {k}", int(r[k]), o[k])
                         expect(f"csv op {o['code']} busy_pct", float(r["busy_pct"]), o["busy_pct"])
@@ -496,6 +534,7 @@ def csv_check(summary_path, csv_dir):
             want["models"] += 1
             r = next(r for r in rows["models"] if r["recording"] == rec["path"] and
                      int(r["model_id"]) == m["model_id"])
+            expect(f"csv model {m['model_id']} name", r["model"], m["model"] or "")
             expect(f"csv model {m['model_id']} p99", int(r["p99_ns"]), m["latency"]["p99_ns"])
             expect(f"csv model {m['model_id']} count", int(r["count"]), m["latency"]["count"])
         for x in rec["executions"]:
@@ -516,7 +555,8 @@ def csv_check(summary_path, csv_dir):
             want["ops_across_cores"] += 1
             r = next(r for r in rows["ops_across_cores"] if r["recording"] == rec["path"] and
                      r["unit"] == x["unit_kind"] and int(r["index"]) == x["unit_index"] and
-                     int(r["code"]) == x["code"])
+                     code_of(r["code"]) == x["code"])
+            expect(f"csv op across cores {x['code']} op", r["op"], x["op"] or "")
             for k in ("count", "total_ns", "min_ns", "avg_ns", "median_ns", "p95_ns", "p99_ns",
                       "max_ns"):
                 expect(f"csv op across cores {x['code']} {k}", int(r[k]), x[k])
@@ -530,7 +570,7 @@ def sql_check(summary_path, db, queries):
     """Every query of the documentation, run by sqlite3, against the JSON."""
     import re
     import subprocess
-    doc = json.load(open(summary_path))
+    doc = strict_codes(json.load(open(summary_path)))
     parts = re.split(r"^-- query: (\w+)\n", open(queries).read(), flags=re.M)
     rows = {}
     for name, body in zip(parts[1::2], parts[2::2]):
@@ -539,6 +579,8 @@ def sql_check(summary_path, db, queries):
             errors.append(f"query {name}: {r.stderr.strip()}")
             return
         rows[name] = json.loads(r.stdout) if r.stdout.strip() else []
+        if name == "ops":
+            strict_codes(rows[name])
     want = collections.Counter()
 
     def one(table, **key):
@@ -593,8 +635,9 @@ def sql_check(summary_path, db, queries):
                         r = one("ops", recording=rp, device=c["device"], core=c["core"],
                                 unit_kind=kind, unit_index=u[kind], code=o["code"])
                         if r:
-                            same(f"{ut} op {o['code']:#x}", r, o, ("count", "total_ns", "min_ns", "avg_ns",
-                                                                 "median_ns", "p95_ns", "max_ns", "busy_pct"))
+                            same(f"{ut} op {o['code']:#x}", r, o, ("op", "count", "total_ns", "min_ns",
+                                                                 "avg_ns", "median_ns", "p95_ns", "max_ns",
+                                                                 "busy_pct"))
             for t in c["throttle"]:
                 want["throttle"] += 1
                 r = one("throttle", recording=rp, device=c["device"], core=c["core"], level=t["level"])
@@ -611,7 +654,7 @@ def sql_check(summary_path, db, queries):
             if r:
                 same(f"{rp} model {m['model_id']}", r, m["latency"],
                      ("count", "min_ns", "avg_ns", "median_ns", "p99_ns", "max_ns"))
-                same(f"{rp} model {m['model_id']}", r, m, ("failed", "host_matched"))
+                same(f"{rp} model {m['model_id']}", r, m, ("model", "failed", "host_matched"))
         for x in rec["executions"]:
             want["executions"] += 1
             r = one("executions", recording=rp, device=x["device"], core=x["core"], index=x["index"])

@@ -367,7 +367,7 @@ check summary-json "$work/model-summary.json" files=2 recordings.0.cores.0.core=
 # and 648 instructions of the captured first executions (2 linked by a flow to
 # their call); the capture events carry the model id.
 check chrome-json "$work/model-export.json" ph.X=$((host_model + 4 + 2 + 648)) processes=3 ph.s=2 \
-	"flow:nrt_execute>model 7 execution=2" \
+	"flow:nrt_execute>my model execution=2" "name:my model iteration=4" "name:model 7 iteration=0" \
 	name:profile_start=2 name:nrt_execute=6 name:sim_exec=6 name:exec_error=2 \
 	name:profile_serialize=2 "event:profile_start@core:1@model_id:7=1" \
 	"event:profile_stop@core:3@model_id:7=1" "event:profile_serialize@core:3@model_id:7=1" \

@@ -28,7 +28,7 @@ extern "C" {
 #define NEURONPROF_DRIVER_NAME		"neuronprof"
 
 /** NEURONPROF_UAPI_VERSION - bumped when a struct grows or semantics extend. */
-#define NEURONPROF_UAPI_VERSION		2
+#define NEURONPROF_UAPI_VERSION		3
 
 /*
  * DRM ioctls on the render node (driver-private range). SIM_EXEC belongs to
@@ -220,6 +220,7 @@ struct neuronprof_notification {
 
 /* Queries of DRM_IOCTL_NEURONPROF_GET_INFO. */
 #define NEURONPROF_INFO_DEVICE		1	/* struct drm_neuronprof_device_info */
+#define NEURONPROF_INFO_CODE_NAMES	2	/* struct drm_neuronprof_code_names (uapi 3) */
 
 /**
  * struct drm_neuronprof_get_info - argument of DRM_IOCTL_NEURONPROF_GET_INFO.
@@ -298,6 +299,62 @@ struct drm_neuronprof_device_info {
 	__u32 raw_format;
 	__u32 raw_entry_size;
 	__u64 reserved2[2];
+};
+
+/** NEURONPROF_CODE_NAME_LEN - bytes of a name, its terminating NUL included. */
+#define NEURONPROF_CODE_NAME_LEN	24
+
+/** NEURONPROF_MAX_CODE_NAMES - most names a device describes. */
+#define NEURONPROF_MAX_CODE_NAMES	1024
+
+/**
+ * struct neuronprof_code_name - the name of one code of one queue type.
+ *
+ * A device may describe the codes its entries carry, so that a profiler
+ * shows "matmult" where the entry says 0x000100. The name is the device's
+ * own: a code without a name is shown as a code, never given one by
+ * userspace. A device of raw entries (NEURONPROF_CAP_RAW) names nothing.
+ *
+ * @queue_type: enum neuronprof_queue_type whose @code this names (for
+ *	NEURONPROF_QT_TRACE and NEURONPROF_QT_TOPSP_TRACE the opcode).
+ * @code: the code, as in struct neuronprof_notification.
+ * @name: NUL-terminated, 1 to NEURONPROF_CODE_NAME_LEN - 1 characters of
+ *	[a-z0-9_.], NUL-padded. Several codes may share a name (an
+ *	instruction family with several opcodes); the code tells them apart.
+ */
+struct neuronprof_code_name {
+	__u32 queue_type;
+	__u32 code;
+	char name[NEURONPROF_CODE_NAME_LEN];
+};
+
+/** NEURONPROF_CODE_NAMES_VERSION - version of struct drm_neuronprof_code_names. */
+#define NEURONPROF_CODE_NAMES_VERSION	1
+
+/**
+ * struct drm_neuronprof_code_names - reply to NEURONPROF_INFO_CODE_NAMES.
+ *
+ * The device's name table: this header, then @count entries of @entry_size
+ * bytes (struct neuronprof_code_name) right after it, sorted by
+ * (queue_type, code), each pair once. A device without
+ * names answers @count 0. GET_INFO with size 0 returns the bytes of the
+ * whole table; a smaller buffer (at least the header) gets the header and
+ * the whole entries that fit, and size says how many bytes were written.
+ * Consumers step by @entry_size and read only the members they know: a
+ * later version may append members to an entry. Modules before uapi
+ * version 3 fail the query with EINVAL (unknown query).
+ *
+ * @version: NEURONPROF_CODE_NAMES_VERSION.
+ * @entry_size: bytes per entry (sizeof(struct neuronprof_code_name) in
+ *	version 1).
+ * @count: entries of the whole table, whether or not they all fit.
+ * @pad: zero.
+ */
+struct drm_neuronprof_code_names {
+	__u32 version;
+	__u32 entry_size;
+	__u32 count;
+	__u32 pad;
 };
 
 /**

@@ -37,7 +37,7 @@ extern "C" {
 #define NPROF_NTFF_MAGIC		"NTFF\r\n\x1a\n"	/* 8 bytes, no NUL */
 #define NPROF_NTFF_MAGIC_LEN		8
 #define NPROF_NTFF_VERSION_MAJOR	1
-#define NPROF_NTFF_VERSION_MINOR	1
+#define NPROF_NTFF_VERSION_MINOR	2
 /*
  * Files whose entries are raw device entries (nprof_ntff_device.raw_format
  * not NONE) have this major version: a reader of major 1 only would decode
@@ -224,6 +224,22 @@ struct nprof_ntff_device {
 	uint32_t pad2;			/* zero */
 };
 
+/* Longest name of a code (nprof_ntff_code_name.name), its NUL excluded. */
+#define NPROF_NTFF_CODE_NAME_MAX	23
+
+/*
+ * struct nprof_ntff_code_name - the device's name of one code (NTFF 1.2).
+ * @queue_type: enum neuronprof_queue_type whose entries' code this names.
+ * @code: the code (the opcode of TRACE and TOPSP_TRACE entries).
+ * @name: 1 to NPROF_NTFF_CODE_NAME_MAX characters of [a-z0-9_.]. Several
+ *	codes may share a name; the code tells them apart.
+ */
+struct nprof_ntff_code_name {
+	uint32_t queue_type;
+	uint32_t code;
+	const char *name;
+};
+
 /*
  * struct nprof_ntff_info - what a file describes, beyond its queues.
  *
@@ -244,8 +260,14 @@ struct nprof_ntff_device {
  * @start_ns: capture start, in @clock_id.
  * @stop_ns: capture stop, in @clock_id.
  * @device: the device.
+ * @code_names: the device's names of the codes of its entries, sorted by
+ *	(queue_type, code) with each pair once, or NULL (added in 1.2.0, NTFF
+ *	1.2). Names come from the device (NEURONPROF_INFO_CODE_NAMES); a
+ *	device of raw entries has none, and a writer refuses names with a raw
+ *	format. Files before NTFF 1.2 read as none.
+ * @num_code_names: entries of @code_names.
  *
- * Strings returned by the reader point into the reader and stay valid until
+ * Strings and arrays returned by the reader point into the reader and stay valid until
  * it is closed; the writer copies the strings it is given.
  */
 struct nprof_ntff_info {
@@ -262,10 +284,14 @@ struct nprof_ntff_info {
 	uint64_t start_ns;
 	uint64_t stop_ns;
 	struct nprof_ntff_device device;
+	const struct nprof_ntff_code_name *code_names;
+	size_t num_code_names;
 };
 
 /* sizeof(struct nprof_ntff_info) in library 1.0.0 (NTFF 1.0). */
 #define NPROF_NTFF_INFO_SIZE_V1	offsetof(struct nprof_ntff_info, device.clock_domain)
+/* sizeof(struct nprof_ntff_info) in library 1.1.0 (NTFF 1.1). */
+#define NPROF_NTFF_INFO_SIZE_V2	offsetof(struct nprof_ntff_info, code_names)
 
 /*
  * struct nprof_ntff_queue_desc - a queue drain handed to the writer.
@@ -382,8 +408,12 @@ NPROF_API int nprof_ntff_writer_set_info(struct nprof_ntff_writer *w,
  *
  * Writes both spans with one pwritev() (more on a short write) directly
  * from the caller's memory and folds them into the checksums of the data
- * blocks they fall in; no entry is copied. The memory is not referenced after return. The writer reads the
- * seq member (offset 8) of the first and last entry for first/last seq.
+ * blocks they fall in; no entry is copied. Whenever 8 MiB or more have been
+ * written since it last did, it starts their writeback (sync_file_range());
+ * this writer checksums after that, so that the disk writes while the
+ * checksum reads the memory. The memory is not referenced after return.
+ * The writer reads the seq member (offset 8) of the first and last entry
+ * for first/last seq.
  *
  * Records: a call adds one trace_info record, except that a call for the
  * same queue (queue type, target kind and index, engine, entry size) as the

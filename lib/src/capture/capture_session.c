@@ -341,6 +341,8 @@ static void session_info(const struct nprof_capture *cap, const struct cap_core 
 	info->device.clock_domain = di->clock_domain;
 	info->device.raw_format = di->raw_format;
 	info->device.raw_entry_size = di->raw_entry_size;
+	info->code_names = cap->dev->names;
+	info->num_code_names = cap->dev->num_names;
 }
 
 /*

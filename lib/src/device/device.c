@@ -265,7 +265,105 @@ static void device_free(struct nprof_device *dev)
 {
 	if (dev->fd >= 0)
 		close(dev->fd);
+	free(dev->names);
+	free(dev->name_buf);
 	free(dev);
+}
+
+int nprof_device_set_code_names(struct nprof_device *dev,
+				const struct neuronprof_code_name *names, size_t n)
+{
+	struct nprof_ntff_code_name *v = NULL;
+	struct neuronprof_code_name *buf = NULL;
+	const char *why;
+	size_t i, at;
+
+	if (n) {
+		v = calloc(n, sizeof(*v));
+		buf = calloc(n, sizeof(*buf));
+		if (!v || !buf) {
+			free(v);
+			free(buf);
+			return nprof_err(ENOMEM, "cannot hold %zu code names", n);
+		}
+		memcpy(buf, names, n * sizeof(*buf));
+		for (i = 0; i < n; i++) {
+			buf[i].name[sizeof(buf[i].name) - 1] = '\0';
+			v[i].queue_type = buf[i].queue_type;
+			v[i].code = buf[i].code;
+			v[i].name = buf[i].name;
+		}
+		why = nprof_ntff_code_names_problem(v, n, dev->info.raw_format, &at);
+		if (why) {
+			free(v);
+			free(buf);
+			return nprof_err(EINVAL, "%s: %s (code name %zu of %zu)", dev->path, why, at, n);
+		}
+	}
+	free(dev->names);
+	free(dev->name_buf);
+	dev->names = v;
+	dev->name_buf = buf;
+	dev->num_names = n;
+	return 0;
+}
+
+/*
+ * NEURONPROF_INFO_CODE_NAMES (uapi version 3): the size, then the table,
+ * stepping by the module's entry size. A module before version 3 has no
+ * such query: no names.
+ */
+static int query_code_names(struct nprof_device *dev)
+{
+	const struct drm_neuronprof_code_names *hdr;
+	struct neuronprof_code_name *names = NULL;
+	struct drm_neuronprof_get_info gi;
+	unsigned char *buf;
+	uint32_t need, i;
+	int ret = 0;
+
+	if (dev->info.uapi_version < 3)
+		return 0;
+	memset(&gi, 0, sizeof(gi));
+	gi.query = NEURONPROF_INFO_CODE_NAMES;
+	if (drmIoctl(dev->fd, DRM_IOCTL_NEURONPROF_GET_INFO, &gi))
+		return nprof_err(errno, "%s: GET_INFO code names size query failed: %s",
+				 dev->path, strerror(errno));
+	need = gi.size;
+	if (need < sizeof(*hdr))
+		return nprof_err(EPROTO, "%s: GET_INFO reports a %u-byte name table, smaller than its header",
+				 dev->path, need);
+	buf = calloc(1, need);
+	if (!buf)
+		return nprof_err(ENOMEM, "cannot allocate %u bytes of code names", need);
+	gi.size = need;
+	gi.data = (uintptr_t)buf;
+	if (drmIoctl(dev->fd, DRM_IOCTL_NEURONPROF_GET_INFO, &gi)) {
+		ret = nprof_err(errno, "%s: GET_INFO code names failed: %s", dev->path, strerror(errno));
+		goto out;
+	}
+	hdr = (const void *)buf;
+	if (hdr->version < 1 || hdr->entry_size < sizeof(*names) ||
+	    hdr->count > NEURONPROF_MAX_CODE_NAMES ||
+	    gi.size != sizeof(*hdr) + (uint64_t)hdr->count * hdr->entry_size) {
+		ret = nprof_err(EPROTO, "%s: GET_INFO returned a name table of version %u, %u entries of %u bytes in %u bytes",
+				dev->path, hdr->version, hdr->count, hdr->entry_size, gi.size);
+		goto out;
+	}
+	if (hdr->count) {
+		names = calloc(hdr->count, sizeof(*names));
+		if (!names) {
+			ret = nprof_err(ENOMEM, "cannot allocate %u code names", hdr->count);
+			goto out;
+		}
+	}
+	for (i = 0; i < hdr->count; i++)
+		memcpy(&names[i], buf + sizeof(*hdr) + (size_t)i * hdr->entry_size, sizeof(*names));
+	ret = nprof_device_set_code_names(dev, names, hdr->count);
+out:
+	free(names);
+	free(buf);
+	return ret;
 }
 
 NPROF_API struct nprof_device *nprof_device_open_path(const char *path)
@@ -299,6 +397,8 @@ NPROF_API struct nprof_device *nprof_device_open_path(const char *path)
 				     ret ? ": " : "", ret ? strerror(-ret) : "");
 	}
 	ret = query_info(dev->fd, path, &dev->info);
+	if (!ret)
+		ret = query_code_names(dev);
 	if (ret) {
 		device_free(dev);
 		errno = -ret;

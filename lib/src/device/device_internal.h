@@ -18,6 +18,7 @@
 
 #include <drm/neuronprof_drm.h>
 #include <neuronprof/device.h>
+#include <neuronprof/ntff.h>
 
 /* A ring view: pointers into the three regions and what the header said. */
 struct nprof_ring {
@@ -75,6 +76,15 @@ struct nprof_device {
 	 * the other (virtual cores) and sets it; 0 for a device used alone.
 	 */
 	uint32_t trace_core_base;
+	/*
+	 * The device's names of its codes (NEURONPROF_INFO_CODE_NAMES, uapi
+	 * version 3), as the capture writes them into its files: @names
+	 * point into @name_buf. None for a device of an older module, one
+	 * that names nothing, or a raw device.
+	 */
+	struct nprof_ntff_code_name *names;
+	struct neuronprof_code_name *name_buf;
+	size_t num_names;
 };
 
 struct nprof_nq {
@@ -105,6 +115,13 @@ extern const struct nprof_device_ops nprof_drm_ops;
  */
 struct nprof_device *nprof_device_create(const struct nprof_device_info *info,
 					 const struct nprof_device_ops *ops, void *priv);
+
+/*
+ * Give the device @n code names (copied; checked as a file's are), e.g. a
+ * test device's. 0, or -EINVAL/-ENOMEM with a message.
+ */
+int nprof_device_set_code_names(struct nprof_device *dev,
+				const struct neuronprof_code_name *names, size_t n);
 
 /* Check a device description for values the library cannot work with. */
 int nprof_device_info_check(const struct nprof_device_info *info);

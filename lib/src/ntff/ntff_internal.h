@@ -93,6 +93,16 @@ void nprof_ntff_header_encode(const struct nprof_ntff_header *h,
 void nprof_ntff_header_decode(const unsigned char in[NPROF_NTFF_HEADER_SIZE],
 			      struct nprof_ntff_header *h);
 
+/*
+ * Check a name table (struct nprof_ntff_info.code_names): sorted by
+ * (queue_type, code) with each pair once, every name 1 to
+ * NPROF_NTFF_CODE_NAME_MAX characters of [a-z0-9_.], none with a raw
+ * format. NULL if good, else what is wrong (a static string); *@at is the
+ * index of the offending entry.
+ */
+const char *nprof_ntff_code_names_problem(const struct nprof_ntff_code_name *names, size_t n,
+					  uint32_t raw_format, size_t *at);
+
 static inline uint64_t ntff_entry_seq(const unsigned char *entry)
 {
 	uint64_t v;

@@ -33,6 +33,8 @@ struct nprof_ntff_reader {
 	size_t map_len;
 	struct nprof_ntff_header hdr;	/* host byte order */
 	Neuronprof__Ntff__NtffInfo *info;
+	struct nprof_ntff_code_name *names;	/* info->device->code_names, checked */
+	size_t nnames;
 	const unsigned char *data;
 	const unsigned char *table;	/* block table */
 	uint64_t nblocks;
@@ -351,6 +353,36 @@ static int validate_trace(struct nprof_ntff_reader *r, size_t i, const Neuronpro
 	return 0;
 }
 
+
+/* The device's name table (NTFF 1.2), checked as the writer checks it. */
+static int read_code_names(struct nprof_ntff_reader *r, uint32_t raw_format)
+{
+	const Neuronprof__Ntff__DeviceInfo *d = r->info->device;
+	const char *why;
+	size_t i, at;
+
+	if (!d || !d->n_code_names)
+		return 0;
+	r->names = calloc(d->n_code_names, sizeof(*r->names));
+	if (!r->names)
+		return nprof_err(ENOMEM, "cannot allocate %zu code names of %s",
+				 d->n_code_names, r->what);
+	r->nnames = d->n_code_names;
+	for (i = 0; i < r->nnames; i++) {
+		const Neuronprof__Ntff__CodeName *c = d->code_names[i];
+
+		if (!c->has_queue_type || !c->has_code || !c->name)
+			return BAD(r, "code name %zu lacks its queue type, code or name", i);
+		r->names[i].queue_type = c->queue_type;
+		r->names[i].code = c->code;
+		r->names[i].name = c->name;
+	}
+	why = nprof_ntff_code_names_problem(r->names, r->nnames, raw_format, &at);
+	if (why)
+		return BAD(r, "%s (code name %zu of %zu)", why, at, r->nnames);
+	return 0;
+}
+
 static int validate(struct nprof_ntff_reader *r)
 {
 	const struct nprof_ntff_header *h;
@@ -383,6 +415,9 @@ static int validate(struct nprof_ntff_reader *r)
 		return BAD(r, "major version %u with raw format %u (raw entries are major %d, others %d)",
 			   h->version_major, raw_format, NPROF_NTFF_VERSION_MAJOR_RAW,
 			   NPROF_NTFF_VERSION_MAJOR);
+	ret = read_code_names(r, raw_format);
+	if (ret)
+		return ret;
 	for (i = 0; i < r->info->n_trace; i++) {
 		ret = validate_trace(r, i, r->info->trace[i]);
 		if (ret)
@@ -405,6 +440,7 @@ NPROF_API void nprof_ntff_reader_close(struct nprof_ntff_reader *r)
 		return;
 	if (r->info)
 		neuronprof__ntff__ntff_info__free_unpacked(r->info, NULL);
+	free(r->names);
 	if (r->map)
 		munmap(r->map, r->map_len);
 	free(r->verified);
@@ -563,7 +599,9 @@ NPROF_API int nprof_ntff_reader_info(const struct nprof_ntff_reader *r, struct n
 		out.device.raw_format = d->raw_format;
 		out.device.raw_entry_size = d->raw_entry_size;
 	}
-	/* A 1.0 caller's struct ends before the raw fields. */
+	out.code_names = r->names;
+	out.num_code_names = r->nnames;
+	/* Older callers' structs end before the raw fields or the names. */
 	memcpy(info, &out, size < sizeof(out) ? size : sizeof(out));
 	return 0;
 }

@@ -155,3 +155,40 @@ void nprof_ntff_header_decode(const unsigned char in[NPROF_NTFF_HEADER_SIZE],
 	GET(OFF(header_csum), 32, h->header_csum);
 }
 
+static bool code_name_ok(const char *name)
+{
+	size_t i;
+
+	if (!name || !name[0])
+		return false;
+	for (i = 0; name[i]; i++) {
+		char c = name[i];
+
+		if (i == NPROF_NTFF_CODE_NAME_MAX ||
+		    !((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.'))
+			return false;
+	}
+	return true;
+}
+
+const char *nprof_ntff_code_names_problem(const struct nprof_ntff_code_name *names, size_t n,
+					  uint32_t raw_format, size_t *at)
+{
+	size_t i;
+
+	*at = 0;
+	if (n && !names)
+		return "a count of code names without the names";
+	if (n && raw_format != NEURONPROF_RAW_FORMAT_NONE)
+		return "code names with raw entries (a raw device names nothing)";
+	for (i = 0; i < n; i++) {
+		*at = i;
+		if (i && (names[i].queue_type < names[i - 1].queue_type ||
+			  (names[i].queue_type == names[i - 1].queue_type &&
+			   names[i].code <= names[i - 1].code)))
+			return "code names not sorted by (queue_type, code) or a pair twice";
+		if (!code_name_ok(names[i].name))
+			return "a code name that is not 1 to 23 characters of [a-z0-9_.]";
+	}
+	return NULL;
+}

@@ -32,7 +32,7 @@ struct nprof_ntff_writer {
 	char *name;			/* NULL for a pending writer until commit */
 	char *tmpname;			/* "" when there is no name to remove */
 	bool pending;			/* nprof_ntff_writer_create_pending() */
-	uint64_t writeback;		/* pending: data below it is under writeback */
+	uint64_t writeback;		/* data below it is under writeback */
 	int error;			/* sticky negative errno once failed */
 	char *error_msg;		/* its message, replayed by later calls */
 	uint64_t data_len;
@@ -43,6 +43,10 @@ struct nprof_ntff_writer {
 	size_t blocks_cap;
 	Neuronprof__Ntff__NtffInfo info;
 	Neuronprof__Ntff__DeviceInfo device;
+	/* device.code_names: the messages, their pointers, the names' copies. */
+	Neuronprof__Ntff__CodeName *names;
+	Neuronprof__Ntff__CodeName **name_ptrs;
+	char (*name_strs)[NPROF_NTFF_CODE_NAME_MAX + 1];
 	Neuronprof__Ntff__TraceInfo *traces;
 	size_t ntraces;
 	size_t traces_cap;
@@ -194,23 +198,71 @@ static int dup_str(char **dst, const char *src)
 	return 0;
 }
 
+static void free_names(struct nprof_ntff_writer *w)
+{
+	free(w->names);
+	free(w->name_ptrs);
+	free(w->name_strs);
+	w->names = NULL;
+	w->name_ptrs = NULL;
+	w->name_strs = NULL;
+	w->device.code_names = NULL;
+	w->device.n_code_names = 0;
+}
+
+/* Copy the checked name table @info gives into the device message. */
+static int set_names(struct nprof_ntff_writer *w, const struct nprof_ntff_info *info)
+{
+	size_t i, n = info->num_code_names;
+
+	free_names(w);
+	if (!n)
+		return 0;
+	w->names = calloc(n, sizeof(*w->names));
+	w->name_ptrs = calloc(n, sizeof(*w->name_ptrs));
+	w->name_strs = calloc(n, sizeof(*w->name_strs));
+	if (!w->names || !w->name_ptrs || !w->name_strs) {
+		free_names(w);
+		return nprof_err(ENOMEM, "cannot copy %zu code names", n);
+	}
+	for (i = 0; i < n; i++) {
+		Neuronprof__Ntff__CodeName *c = &w->names[i];
+
+		neuronprof__ntff__code_name__init(c);
+		c->has_queue_type = 1, c->queue_type = info->code_names[i].queue_type;
+		c->has_code = 1, c->code = info->code_names[i].code;
+		snprintf(w->name_strs[i], sizeof(w->name_strs[i]), "%s", info->code_names[i].name);
+		c->name = w->name_strs[i];
+		w->name_ptrs[i] = c;
+	}
+	w->device.code_names = w->name_ptrs;
+	w->device.n_code_names = n;
+	return 0;
+}
+
 NPROF_API int nprof_ntff_writer_set_info(struct nprof_ntff_writer *w,
 					 const struct nprof_ntff_info *given)
 {
 	struct nprof_ntff_info copy, *info = &copy;
 	Neuronprof__Ntff__NtffInfo *m;
+	const char *why;
+	size_t at;
 	int ret;
 
 	if (!w || !given)
 		return nprof_err(EINVAL, "NTFF writer or info is NULL");
 	if (NPROF_SIZED_VALID_SINCE(given, nprof_ntff_info, NPROF_NTFF_INFO_SIZE_V1, NPROF_SIZED_IN))
 		return -EINVAL;
-	/* A 1.0 caller's struct ends before the raw fields: they read as 0. */
+	/* Older callers' structs end before the raw fields or the names: they read as 0. */
 	memset(&copy, 0, sizeof(copy));
 	memcpy(&copy, given, given->size < sizeof(copy) ? given->size : sizeof(copy));
 	if (info->device.raw_format != NEURONPROF_RAW_FORMAT_NONE && !info->device.raw_entry_size)
 		return nprof_err(EINVAL, "raw format %u without a raw entry size",
 				 info->device.raw_format);
+	why = nprof_ntff_code_names_problem(info->code_names, info->num_code_names,
+					    info->device.raw_format, &at);
+	if (why)
+		return nprof_err(EINVAL, "%s (code name %zu of %zu)", why, at, info->num_code_names);
 	if (w->error)
 		return writer_replay(w);
 	m = &w->info;
@@ -221,6 +273,8 @@ NPROF_API int nprof_ntff_writer_set_info(struct nprof_ntff_writer *w,
 		ret = dup_str(&m->model_name, info->model_name);
 	if (!ret)
 		ret = dup_str(&w->device.provider, info->device.provider);
+	if (!ret)
+		ret = set_names(w, info);
 	if (ret)
 		return ret;
 	m->has_pid = 1, m->pid = info->pid;
@@ -349,10 +403,11 @@ static bool same_queue_as_last(const struct nprof_ntff_writer *w,
 }
 
 /*
- * A pending file is written for as long as its capture runs: start the
- * writeback of every NTFF_WRITEBACK_CHUNK (ntff_internal.h) written, so that
- * its pages do not pile up dirty until commit's fsync (which then only waits
- * for the tail).
+ * Start the writeback of every NTFF_WRITEBACK_CHUNK (ntff_internal.h)
+ * written, so that pages do not pile up dirty until the final fsync (which
+ * then only waits for the tail), and the disk writes while the appends
+ * checksum: a pending file is written for as long as its capture runs, and
+ * a large drain is written and checksummed in one append.
  */
 
 static void start_writeback(struct nprof_ntff_writer *w, uint64_t data_end)
@@ -435,13 +490,22 @@ NPROF_API int nprof_ntff_writer_append(struct nprof_ntff_writer *w,
 
 	/*
 	 * Checksum the caller's memory itself: the bytes handed to the kernel
-	 * are these. (Checksumming and writing in cache-sized pieces, so that
-	 * memory is read once, measured no faster than this.)
+	 * are these (and the caller keeps them until this returns). A pending
+	 * writer (streaming) checksums before writing, as it always did: its
+	 * drains are at most a ring, small next to the writeback chunk, so
+	 * there is no long pass to hide. Another writer (a capture being
+	 * serialized, often one drain of a whole ring) writes first, starts
+	 * the writeback, then checksums: the checksum's pass over memory runs
+	 * while the disk writes instead of before. (Checksumming and writing in
+	 * cache-sized pieces, so that memory is read once, measured slower:
+	 * more, smaller writes.)
 	 */
 	nblocks = w->nblocks;
 	block_csum = w->block_csum;
-	csum_span(w, span0, len0, w->data_len);
-	csum_span(w, span1, len1, w->data_len + len0);
+	if (w->pending) {
+		csum_span(w, span0, len0, w->data_len);
+		csum_span(w, span1, len1, w->data_len + len0);
+	}
 	ret = write_all(w, iov, iovcnt, NPROF_NTFF_HEADER_SIZE + w->data_len);
 	if (ret && w->pending) {
 		/* As if never called: the next append writes over what this left. */
@@ -451,8 +515,11 @@ NPROF_API int nprof_ntff_writer_append(struct nprof_ntff_writer *w,
 	}
 	if (ret)
 		return writer_fail(w, ret);
-	if (w->pending)
-		start_writeback(w, w->data_len + total);
+	start_writeback(w, w->data_len + total);
+	if (!w->pending) {
+		csum_span(w, span0, len0, w->data_len);
+		csum_span(w, span1, len1, w->data_len + len0);
+	}
 
 	if (same_queue_as_last(w, desc, first != NULL, first ? ntff_entry_seq(first) : 0)) {
 		ti = &w->traces[w->ntraces - 1];
@@ -499,6 +566,7 @@ static void writer_free(struct nprof_ntff_writer *w)
 	free(w->info.hostname);
 	free(w->info.model_name);
 	free(w->device.provider);
+	free_names(w);
 	free(w->traces);
 	free(w->blocks);
 	free(w->name);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "analysis/names.h"
 #include "analysis/summary.h"
 #include "util/util.h"
 
@@ -176,7 +177,24 @@ static struct core_stats *core_get(struct rec_stats *s, const struct prof_file *
 	c->idle.max = s->top;
 	snprintf(c->provider, sizeof(c->provider), "%s",
 		 f->info.device.provider ? f->info.device.provider : "-");
+	if (!f->info.device.raw_format) {
+		c->names = f->info.code_names;
+		c->nnames = f->info.num_code_names;
+	}
 	return c;
+}
+
+const char *unit_op_name(const struct core_stats *c, const struct unit *u, uint32_t code)
+{
+	return code_name_in(c->names, c->nnames,
+			    u->topsp ? NEURONPROF_QT_TOPSP_TRACE : NEURONPROF_QT_TRACE, code);
+}
+
+const char *xop_name(const struct rec_stats *s, const struct xop *x)
+{
+	const struct unit u = { .topsp = x->topsp, .index = x->index };
+
+	return x->ncores ? unit_op_name(&s->cores[x->cores[0]], &u, x->code) : NULL;
 }
 
 static struct unit *unit_get(struct rec_stats *s, struct core_stats *c, bool topsp,
@@ -544,7 +562,11 @@ static void finish_unit(struct rec_stats *s, size_t ci, struct unit *u,
 	if (u->nops > 1)
 		qsort(u->ops, u->nops, sizeof(*u->ops), cmp_op);
 	u->util_pct = pct(u->busy, span);
-	u->dma_mbps = c->infer_busy ? (double)u->dma_bytes * 1e3 / (double)c->infer_busy : 0.0;
+	/*
+	 * DMA bandwidth (Documentation/analysis.rst): bytes per second of wall
+	 * time, the core's active span, whether or not the unit executed.
+	 */
+	u->dma_bytes_per_s = span ? (uint64_t)((unsigned __int128)u->dma_bytes * 1000000000u / span) : 0;
 }
 
 static void finish_throttle(struct core_stats *c)
@@ -671,6 +693,8 @@ static void build_models(struct rec_stats *s)
 		qsort(s->models, s->nmodels, sizeof(*s->models), cmp_model);
 	for (size_t j = 0; j < s->nmodels; j++) {
 		struct model_stats *ms = &s->models[j];
+
+		ms->name = files_model_name(s->rec->files, s->rec->nfiles, ms->model_id);
 		uint64_t *lat = NULL, *host = NULL, *over = NULL;
 		size_t nl = 0, cl = 0, nh = 0, ch = 0, no = 0, co = 0;
 

@@ -82,7 +82,8 @@ struct unit {
 	uint64_t dma, dma_bytes, errors, lost, gaps;
 	uint64_t first, last;
 	bool any;
-	double util_pct, dma_mbps;
+	double util_pct;
+	uint64_t dma_bytes_per_s;	/* DMA bytes per second of the core's active span */
 	struct op_stats *ops;		/* sorted by total, largest first, when finished */
 	size_t nops;
 	uint32_t *slots;		/* open-addressing index of ops by code */
@@ -109,6 +110,9 @@ struct throttle_mark {
 struct core_stats {
 	uint32_t dev, core, arch;
 	char provider[16];
+	/* The device's names of its codes (names.h), from the core's first file. */
+	const struct nprof_ntff_code_name *names;
+	size_t nnames;
 	uint64_t entries, errors, throttles, lost, gaps;
 	uint32_t max_throttle;
 	uint64_t first, last;
@@ -173,6 +177,7 @@ struct xop {
 
 struct model_stats {
 	uint32_t model_id;
+	const char *name;		/* its files' model_name, or NULL (names.h) */
 	uint64_t failed;
 	struct dist lat;		/* device latency of its executions */
 	uint64_t host_matched;
@@ -229,6 +234,12 @@ struct rec_stats {
 	uint64_t host_events;
 	unsigned int top;
 };
+
+/* The name the device of @c gives an instruction of unit @u (@code), or NULL. */
+const char *unit_op_name(const struct core_stats *c, const struct unit *u, uint32_t code);
+
+/* The name of cross-core op @x, from the first core that ran it, or NULL. */
+const char *xop_name(const struct rec_stats *s, const struct xop *x);
 
 void rec_stats_build(struct rec_stats *s, const struct recording *r, unsigned int top,
 		     struct progress *pg, uint64_t *done);

@@ -27,7 +27,8 @@ static int cmp_sample(const void *a, const void *b)
 	return x->core < y->core ? -1 : x->core > y->core;
 }
 
-static void op_add(struct xhost_machine *m, uint32_t code, uint64_t count, uint64_t total)
+static void op_add(struct xhost_machine *m, uint32_t code, const char *name, uint64_t count,
+		   uint64_t total)
 {
 	size_t i;
 
@@ -37,6 +38,8 @@ static void op_add(struct xhost_machine *m, uint32_t code, uint64_t count, uint6
 		m->ops = xgrow1(m->ops, m->nops, sizeof(*m->ops));
 		m->ops[m->nops++].code = code;
 	}
+	if (!m->ops[i].name)
+		m->ops[i].name = name;
 	m->ops[i].count += count;
 	m->ops[i].total += total;
 }
@@ -61,6 +64,7 @@ static void diff_add(struct xhost *x, uint32_t code)
 	x->ops = xgrow1(x->ops, x->nops, sizeof(*x->ops));
 	d = &x->ops[x->nops++];
 	d->code = code;
+	d->name = s && s->name ? s->name : md ? md->name : NULL;
 	d->slow_count = s ? s->count : 0;
 	d->slow_total = s ? s->total : 0;
 	d->median_count = md ? md->count : 0;
@@ -126,8 +130,9 @@ bool xhost_build(struct xhost *x, const struct rec_stats *s, size_t n, unsigned 
 				m->instructions += un->instructions;
 				m->dma_bytes += un->dma_bytes;
 				for (size_t o = 0; o < un->nops; o++)
-					op_add(m, un->ops[o].code, un->ops[o].d.count,
-					       un->ops[o].d.total);
+					op_add(m, un->ops[o].code,
+					       unit_op_name(cs, un, un->ops[o].code),
+					       un->ops[o].d.count, un->ops[o].d.total);
 			}
 			for (size_t e = 0; ct && e < ct->nexec; e++) {
 				uint64_t lat = ct->exec[e].stop - ct->exec[e].start;

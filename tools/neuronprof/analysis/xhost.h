@@ -26,6 +26,7 @@
 
 struct xhost_op {
 	uint32_t code;
+	const char *name;		/* the device's name of it, or NULL (names.h) */
 	uint64_t count, total;
 };
 
@@ -54,6 +55,7 @@ struct xhost_exec {
 
 struct xhost_opdiff {
 	uint32_t code;
+	const char *name;		/* the device's name of it, or NULL */
 	uint64_t slow_count, slow_total, median_count, median_total;
 	int64_t diff_ns;		/* slow_total - median_total */
 };

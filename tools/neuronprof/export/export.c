@@ -13,6 +13,7 @@
 #include "export/export.h"
 #include "util/fmt.h"
 #include "analysis/machines.h"
+#include "analysis/names.h"
 #include "analysis/summary.h"
 #include "analysis/timing.h"
 
@@ -510,9 +511,17 @@ struct walk {
 	const struct xtrack *level, *clock;	/* counter tracks, for THROTTLE */
 	struct instr_clock clk;			/* TRACE: the duration model */
 	const struct nprof_ntff_device *raw;	/* the device of a raw queue, else NULL */
+	const struct prof_file *file;		/* of the queue: its names (names.h) */
 	/* The queue's entries, across its records (walk_begin(), walk_next()). */
 	struct queue_iter it;
 	struct seq_track seq;
+	/*
+	 * Entries lost before the entry walk_next() just gave: its caller
+	 * emits the instant "lost N" with emit_lost() once the events before
+	 * that entry are written (a TRACE queue's pending instruction), so
+	 * that a track's events start in time order.
+	 */
+	uint64_t lost;
 	struct progress *pg;
 	uint64_t *done;
 };
@@ -534,12 +543,20 @@ static int base_args(struct xarg *a, const struct entry *e)
 	return 3;
 }
 
+/* @code spelled CODE_FMT ("0x000102") into @buf, fast (per instruction). */
+static const char *code_hex(uint32_t code, char buf[CODE_LEN])
+{
+	*fmt_hex(fmt_str(buf, "0x"), code, 6) = '\0';
+	return buf;
+}
+
 static int unmatched(struct walk *w, const char *cat, const char *what, const struct entry *e)
 {
 	struct xarg a[XARGS_MAX];
+	char code[CODE_LEN];
 	int n = base_args(a, e);
 
-	a[n++] = (struct xarg){ .key = "code", .kind = XARG_U64, .u = e->code };
+	a[n++] = (struct xarg){ .key = "code", .kind = XARG_STR, .s = code_hex(e->code, code) };
 	return instant(w, cat, what, e->ts, a, n);
 }
 
@@ -558,20 +575,29 @@ static int pair_slice(struct walk *w, enum xslice_style style, const char *cat,
 			     e->ts + (uint64_t)w->t->proc->shift, a, n, 0, 0);
 }
 
-/* An instruction as a slice, its end given by the timing model. */
+/*
+ * An instruction as a slice, its end given by the timing model: named by
+ * the device's name of its opcode with the opcode in its "code" argument,
+ * else named by the opcode itself (which needs no second copy: the
+ * instructions of a recording without names cost what they did).
+ */
 static int instruction(struct walk *w, const struct entry *e, uint64_t end)
 {
-	struct xarg a[3];
-	char name[16];
+	const char *op = file_code_name(w->file, e->queue_type, e->code);
+	struct xarg a[4];
+	char code[CODE_LEN];
+	int n = 0;
 
-	*fmt_hex(fmt_str(name, "op 0x"), e->code, 4) = '\0';
-	a[0] = (struct xarg){ .key = "pc", .kind = XARG_HEX, .u = e->payload[0] };
-	a[1] = (struct xarg){ .key = "operand0", .kind = XARG_HEX, .u = e->payload[1] };
-	a[2] = (struct xarg){ .key = "operand1", .kind = XARG_HEX, .u = e->payload[2] };
+	code_hex(e->code, code);
+	if (op)
+		a[n++] = (struct xarg){ .key = "code", .kind = XARG_STR, .s = code };
+	a[n++] = (struct xarg){ .key = "pc", .kind = XARG_HEX, .u = e->payload[0] };
+	a[n++] = (struct xarg){ .key = "operand0", .kind = XARG_HEX, .u = e->payload[1] };
+	a[n++] = (struct xarg){ .key = "operand1", .kind = XARG_HEX, .u = e->payload[2] };
 	w->st->slices++;
-	return w->fmt->slice(w->ctx, w->t, XSLICE_COMPLETE, "instruction", name,
+	return w->fmt->slice(w->ctx, w->t, XSLICE_COMPLETE, "instruction", op ? op : code,
 			     e->ts + (uint64_t)w->t->proc->shift, end + (uint64_t)w->t->proc->shift, a,
-			     3, 0, 0);
+			     n, 0, 0);
 }
 
 /* Group name used in slice names: "vector", "engine 7", "TopSP 3". */
@@ -587,15 +613,16 @@ static void unit_name(const struct xtrack *t, char *buf, size_t len)
 		snprintf(buf, len, "engine %u", t->engine);
 }
 
-/* An instant "lost N" where the sequence numbers of a queue skip N. */
-static int lost_marker(struct walk *w, const struct entry *e)
+/* The instant "lost N" of w->lost before entry @e (emit_lost()). */
+static int emit_lost(struct walk *w, const struct entry *e)
 {
-	uint64_t lost = seq_skipped(&w->seq, e->seq);
+	uint64_t lost = w->lost;
 	struct xarg a[2];
 	char name[32];
 
 	if (!lost)
 		return 0;
+	w->lost = 0;
 	snprintf(name, sizeof(name), "lost %" PRIu64, lost);
 	a[0] = (struct xarg){ .key = "lost", .kind = XARG_U64, .u = lost };
 	a[1] = (struct xarg){ .key = "after_seq", .kind = XARG_U64, .u = e->seq - lost - 1 };
@@ -607,6 +634,7 @@ static int lost_marker(struct walk *w, const struct entry *e)
 static void walk_begin(struct walk *w, const struct prof_file *f, const struct prof_queue *lq,
 		       struct progress *pg, uint64_t *done)
 {
+	w->file = f;
 	queue_iter_init(&w->it, f, lq);
 	w->seq = (struct seq_track){ 0 };
 	w->pg = pg;
@@ -614,10 +642,10 @@ static void walk_begin(struct walk *w, const struct prof_file *f, const struct p
 }
 
 /*
- * The queue's next entry into @e, decoded and counted, after the instant
- * "lost N" where its sequence number skips. False at the end of the queue,
- * once *@ret is set (by the caller's handling of an entry or by that
- * instant), and then *@ret is the result of the walk.
+ * The queue's next entry into @e, decoded and counted; where its sequence
+ * number skips, w->lost says by how much (the caller emits it with
+ * emit_lost()). False at the end of the queue, once *@ret is set by the
+ * caller's handling of an entry, and then *@ret is the result of the walk.
  */
 static bool walk_next(struct walk *w, struct entry *e, int *ret)
 {
@@ -628,8 +656,8 @@ static bool walk_next(struct walk *w, struct entry *e, int *ret)
 	entry_decode(p, w->it.entry_size, e);
 	progress_update(w->pg, ++*w->done);
 	w->st->entries++;
-	*ret = lost_marker(w, e);
-	return !*ret;
+	w->lost = seq_skipped(&w->seq, e->seq);
+	return true;
 }
 
 /*
@@ -647,6 +675,9 @@ static int walk_raw(struct walk *w)
 
 	snprintf(name, sizeof(name), "raw %s", raw_format_name(w->raw->raw_format));
 	while (walk_next(w, &e, &ret)) {
+		ret = emit_lost(w, &e);
+		if (ret)
+			break;
 		raw_part_of(&e, &part);
 		a[0] = (struct xarg){ .key = "entry", .kind = XARG_U64, .u = part.index };
 		a[1] = (struct xarg){ .key = "part", .kind = XARG_U64, .u = part.part };
@@ -673,7 +704,8 @@ static int walk_queue(struct walk *w, const struct prof_file *f, const struct pr
 	const struct nprof_ntff_queue *q = &lq->q;
 	struct entry e, start = { 0 }, pend = { 0 };
 	bool open = false, have_pend = false;
-	char name[64], unit[32], *np;
+	char name[64], unit[32];
+	const char *dn;
 	struct xarg a[XARGS_MAX];
 	int n, ret = 0;
 
@@ -682,6 +714,11 @@ static int walk_queue(struct walk *w, const struct prof_file *f, const struct pr
 		return walk_raw(w);
 	unit_name(w->t, unit, sizeof(unit));
 	while (walk_next(w, &e, &ret)) {
+		/* A TRACE queue's pending instruction starts before the gap. */
+		if (q->queue_type != NEURONPROF_QT_TRACE && q->queue_type != NEURONPROF_QT_TOPSP_TRACE)
+			ret = emit_lost(w, &e);
+		if (ret)
+			break;
 		switch (q->queue_type) {
 		case NEURONPROF_QT_INFER_STATUS:
 			if (e.code == NEURONPROF_INFER_START) {
@@ -692,8 +729,16 @@ static int walk_queue(struct walk *w, const struct prof_file *f, const struct pr
 				open = true;
 			} else if (e.code == NEURONPROF_INFER_STOP) {
 				if (open) {
-					np = fmt_u64(fmt_str(name, "model "), start.model_id);
-					*fmt_str(np, " iteration") = '\0';
+					const char *mn = files_model_name(&w->file, 1,
+									  start.model_id);
+
+					/* A file's model name may be of any length. */
+					if (mn)
+						snprintf(name, sizeof(name), "%.*s iteration",
+							 (int)sizeof(name) - 11, mn);
+					else
+						*fmt_str(fmt_u64(fmt_str(name, "model "),
+								 start.model_id), " iteration") = '\0';
 					ret = pair_slice(w, XSLICE_COMPLETE, "infer", name, &start,
 							 &e, "iterations", "status");
 					open = false;
@@ -730,11 +775,17 @@ static int walk_queue(struct walk *w, const struct prof_file *f, const struct pr
 			/* An instruction ends when the next entry of its queue says. */
 			if (have_pend)
 				ret = instruction(w, &pend, instr_end(&w->clk, pend.ts, true, e.ts));
+			if (!ret)
+				ret = emit_lost(w, &e);
 			pend = e;
 			have_pend = true;
 			break;
 		case NEURONPROF_QT_DMA:
-			*fmt_u64(fmt_str(name, "dma queue "), e.code) = '\0';
+			dn = file_code_name(f, e.queue_type, e.code);
+			if (dn)
+				*fmt_u64(fmt_str(fmt_str(name, dn), " queue "), e.code) = '\0';
+			else
+				*fmt_u64(fmt_str(name, "dma queue "), e.code) = '\0';
 			n = base_args(a, &e);
 			a[n++] = (struct xarg){ .key = "bytes", .kind = XARG_U64, .u = e.payload[0] };
 			a[n++] = (struct xarg){ .key = "src", .kind = XARG_HEX, .u = e.payload[1] };
@@ -885,19 +936,90 @@ static int host_event(struct layout *l, const Neuronprof__System__NtraceEvent *e
 }
 
 /* The system profile of one directory: host events, then host counters. */
+/* The machines and first entry times cmp_file_start() orders file indexes by. */
+static const uint32_t *sort_machine;
+static const uint64_t *sort_first;
+
+/* The earliest timestamp of a file's entries (its queues' first), or 0. */
+static uint64_t file_first_ts(const struct prof_file *f)
+{
+	uint64_t first = UINT64_MAX;
+
+	for (size_t k = 0; k < f->nlqueues; k++) {
+		struct queue_iter it;
+		const void *p;
+		struct entry e;
+
+		queue_iter_init(&it, f, &f->lqueues[k]);
+		p = queue_iter_next(&it);
+		if (!p)
+			continue;
+		entry_decode(p, it.entry_size, &e);
+		if (e.ts < first)
+			first = e.ts;
+	}
+	return first == UINT64_MAX ? 0 : first;
+}
+
+/* By machine, then the time of the first entry, then path order. */
+static int cmp_file_start(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	uint64_t x = sort_first[i], y = sort_first[j];
+
+	if (sort_machine[i] != sort_machine[j])
+		return sort_machine[i] < sort_machine[j] ? -1 : 1;
+	if (x != y)
+		return x < y ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+/* The events cmp_event_start() orders indexes of (qsort() has no context). */
+static Neuronprof__System__NtraceEvent *const *sort_events;
+
+/* By start, then the longer first (it encloses), then as recorded. */
+static int cmp_event_start(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	const Neuronprof__System__NtraceEvent *x = sort_events[i], *y = sort_events[j];
+	uint64_t xe = x->end_ns >= x->start_ns ? x->end_ns : x->start_ns;
+	uint64_t ye = y->end_ns >= y->start_ns ? y->end_ns : y->start_ns;
+
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	if (xe != ye)
+		return xe > ye ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
 static int walk_sysprof(struct layout *l, const struct sysprof *s, uint32_t machine,
 			const uint32_t *lane, const struct xformat *fmt, void *ctx,
 			struct export_stats *st, const struct flows *fl)
 {
+	size_t n = s->ntrace ? s->ntrace->n_events : 0, *order;
 	int ret = 0;
 
-	for (size_t i = 0; !ret && s->ntrace && i < s->ntrace->n_events; i++) {
+	/*
+	 * In the order they start (an enclosing event first), not the order
+	 * they were recorded in (an event is recorded when it ends, after the
+	 * events inside it), so that every track's events start in time order.
+	 */
+	order = xrealloc(NULL, (n ? n : 1) * sizeof(*order));
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	sort_events = s->ntrace ? s->ntrace->events : NULL;
+	if (n > 1)
+		qsort(order, n, sizeof(*order), cmp_event_start);
+	sort_events = NULL;
+	for (size_t k = 0; !ret && k < n; k++) {
+		size_t i = order[k];
 		uint64_t flow = flow_of(fl, s->ntrace->events[i]);
 
 		ret = host_event(l, s->ntrace->events[i], machine, lane[i], fmt, ctx, flow);
 		st->host_events++;
 		st->flows += flow != 0;
 	}
+	free(order);
 	for (size_t i = 0; !ret && s->cpu && i < s->cpu->n_samples; i++) {
 		const Neuronprof__System__CpuUtilSample *cs = s->cpu->samples[i];
 		const struct xproc *p = host_proc(l, machine, s->cpu->pid, s->cpu->instance_id);
@@ -938,9 +1060,27 @@ static int walk_sysprof(struct layout *l, const struct sysprof *s, uint32_t mach
 	return ret;
 }
 
+/* The name the files of core @c (its machine and device) give model @id, or NULL. */
+static const char *exec_model_name(const struct profile *prof, const uint32_t *file_machine,
+				   const struct core_timing *c, uint32_t id)
+{
+	for (size_t i = 0; i < prof->nfiles; i++) {
+		const struct prof_file *f = &prof->files[i];
+		const char *n;
+
+		if (file_machine[i] != c->host || f->info.device.device_index != c->dev)
+			continue;
+		n = files_model_name(&f, 1, id);
+		if (n)
+			return n;
+	}
+	return NULL;
+}
+
 /* The executions of each core as slices on its executions track, flows ending there. */
 static int walk_executions(const struct layout *l, const struct timing *tm,
-			   const struct flows *fl, const struct xformat *fmt, void *ctx,
+			   const struct flows *fl, const struct profile *prof,
+			   const uint32_t *file_machine, const struct xformat *fmt, void *ctx,
 			   struct export_stats *st)
 {
 	int ret = 0;
@@ -961,18 +1101,25 @@ static int walk_executions(const struct layout *l, const struct timing *tm,
 		for (exec_cursor_init(&xc, c); !ret && xc.have; exec_cursor_next(&xc)) {
 			const struct execution *x = &xc.cur;
 			uint64_t flow = x->host ? flow_of(fl, x->host) : 0;
-			struct xarg a[4] = {
+			const char *mn = exec_model_name(prof, file_machine, c, x->model_id);
+			struct xarg a[5] = {
 				{ .key = "model_id", .kind = XARG_U64, .u = x->model_id },
 				{ .key = "execution", .kind = XARG_U64, .u = xc.k },
 				{ .key = "iterations", .kind = XARG_U64, .u = x->iterations },
 				{ .key = "failed", .kind = XARG_U64, .u = x->failed },
+				{ .key = "model", .kind = XARG_STR, .s = mn },
 			};
 
-			*fmt_str(fmt_u64(fmt_str(name, "model "), x->model_id), " execution") = '\0';
+			if (mn)
+				snprintf(name, sizeof(name), "%.*s execution", (int)sizeof(name) - 11,
+					 mn);
+			else
+				*fmt_str(fmt_u64(fmt_str(name, "model "), x->model_id),
+					 " execution") = '\0';
 			st->executions++;
 			ret = fmt->slice(ctx, t, XSLICE_COMPLETE, "execution", name,
 					 x->start + (uint64_t)t->proc->shift,
-					 x->stop + (uint64_t)t->proc->shift, a, 4, 0, flow);
+					 x->stop + (uint64_t)t->proc->shift, a, mn ? 5 : 4, 0, flow);
 		}
 		exec_cursor_free(&xc);
 	}
@@ -992,6 +1139,8 @@ int export_run(const struct profile *prof, const char *source, const struct xfor
 	struct flows fl;
 	struct layout l;
 	uint64_t done = 0;
+	uint64_t *first;
+	size_t *order;
 	int ret;
 
 	memset(st, 0, sizeof(*st));
@@ -1013,7 +1162,26 @@ int export_run(const struct profile *prof, const char *source, const struct xfor
 		ret = fmt->process(ctx, l.procs[i]);
 	for (size_t i = 0; !ret && i < l.ntracks; i++)
 		ret = fmt->track(ctx, l.tracks[i]);
-	for (size_t i = 0; !ret && i < prof->nfiles; i++) {
+	/*
+	 * Files in the order of their first entries on each machine, not in
+	 * path order: two recordings of one core (a SESSION and a later MODEL
+	 * capture) share its tracks, whose events then start in time order.
+	 */
+	order = xrealloc(NULL, (prof->nfiles ? prof->nfiles : 1) * sizeof(*order));
+	first = xrealloc(NULL, (prof->nfiles ? prof->nfiles : 1) * sizeof(*first));
+	for (size_t i = 0; i < prof->nfiles; i++) {
+		order[i] = i;
+		first[i] = file_first_ts(&prof->files[i]);
+	}
+	sort_machine = mach.file_machine;
+	sort_first = first;
+	if (prof->nfiles > 1)
+		qsort(order, prof->nfiles, sizeof(*order), cmp_file_start);
+	sort_machine = NULL;
+	sort_first = NULL;
+	free(first);
+	for (size_t n = 0; !ret && n < prof->nfiles; n++) {
+		size_t i = order[n];
 		const struct prof_file *f = &prof->files[i];
 
 		for (size_t k = 0; !ret && k < f->nlqueues; k++) {
@@ -1036,12 +1204,13 @@ int export_run(const struct profile *prof, const char *source, const struct xfor
 		}
 	}
 	if (!ret)
-		ret = walk_executions(&l, &tm, &fl, fmt, ctx, st);
+		ret = walk_executions(&l, &tm, &fl, prof, mach.file_machine, fmt, ctx, st);
 	for (size_t i = 0; !ret && i < prof->nsys; i++)
 		ret = walk_sysprof(&l, &prof->sys[i], mach.sys_machine[i], l.lane[i], fmt, ctx, st,
 				   &fl);
 	if (!ret)
 		ret = fmt->end(ctx);
+	free(order);
 	layout_free(&l, prof);
 	free(fl.v);
 	timing_free(&tm);

@@ -113,13 +113,19 @@ enum xarg_kind {
 	XARG_DOUBLE,
 };
 
+/*
+ * One argument; the member its kind names holds the value (a union: one is
+ * built for every argument of every event).
+ */
 struct xarg {
 	const char *key;
 	enum xarg_kind kind;
-	uint64_t u;
-	const char *s;
-	int64_t i;
-	double d;
+	union {
+		uint64_t u;
+		const char *s;
+		int64_t i;
+		double d;
+	};
 };
 
 #define XARGS_MAX	10
@@ -138,7 +144,12 @@ struct xcounter {
 	double dvalue;			/* when is_double */
 };
 
-/* Callbacks of an output format; each returns 0 or -1 after an error message. */
+/*
+ * Callbacks of an output format; each returns 0 or -1 after an error message.
+ * Categories and argument keys are string literals or strings of the
+ * profile, unchanged for the whole export, so a format may remember them by
+ * address; names may be built afresh for each event.
+ */
 struct xformat {
 	int (*begin)(void *ctx, const char *source);
 	int (*process)(void *ctx, const struct xproc *p);
@@ -250,5 +261,11 @@ const struct export_format *export_format_find(const char *name);
 
 /* export_format_names() - "json, perfetto or sqlite" into @buf; returns @buf. */
 const char *export_format_names(char *buf, size_t len);
+
+/*
+ * The pragmas sqlite_export() sets before its one transaction (the
+ * benchmark's bare insert loop uses the same).
+ */
+#define SQLITE_EXPORT_PRAGMAS	"PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
 
 #endif /* NEURONPROF_TOOL_EXPORT_H */

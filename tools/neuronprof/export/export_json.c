@@ -29,8 +29,27 @@
 #include "util/fmt.h"
 #include "util/json.h"
 
+/* Argument keys remembered by address (see key_slot()). */
+#define KEY_CACHE	256
+#define TAIL_CAT_MAX	64
+#define SLOT		64
+
+struct key_slot {
+	const char *s;
+	size_t len;
+	char text[SLOT];	/* "key": */
+};
+
 struct json_export {
 	bool first;
+	struct key_slot keys[KEY_CACHE];
+	/* What follows the name for one track, category and phase (see tail()). */
+	const struct xtrack *tail_track;
+	const char *tail_cat;
+	char tail_ph;
+	size_t tail_len;
+	char tail[160];
+	char frac[1000][4];	/* ".000" to ".999" */
 	struct obuf ob;
 };
 
@@ -39,6 +58,14 @@ struct json_export *json_export_new(FILE *out)
 	struct json_export *x = malloc(sizeof(*x));
 
 	if (x) {
+		for (int i = 0; i < 1000; i++) {
+			x->frac[i][0] = '.';
+			x->frac[i][1] = (char)('0' + i / 100);
+			x->frac[i][2] = (char)('0' + i / 10 % 10);
+			x->frac[i][3] = (char)('0' + i % 10);
+		}
+		memset(x->keys, 0, sizeof(x->keys));
+		x->tail_track = NULL;
 		x->first = true;
 		x->ob.f = out;
 		x->ob.len = 0;
@@ -159,6 +186,281 @@ static void head(struct json_export *x, const char *name, const char *cat, char 
 	ob_str(&x->ob, ",\"ts\":");
 }
 
+/*
+ * The fast path of events, which are nearly all of an export: the whole
+ * event is formatted straight into the buffer after one check for room. It
+ * writes the same bytes as head(), ts_us() and args() above, and leaves
+ * anything that would need escaping, or is long, to them. Pieces that
+ * repeat (an argument's "key":, an event's category, phase, pid, tid) are
+ * formatted once into fixed-size slots and copied whole, which the
+ * compiler does in a few vector moves; only the used length counts.
+ */
+
+/* Room the fast path asks for: enough for its longest event (FAST_STR_MAX strings). */
+#define FAST_ROOM	4096
+#define FAST_STR_MAX	128
+
+/* A byte that JSON needs escaped, or that the fast path leaves to the escaper. */
+static inline bool needs_escape(unsigned char c)
+{
+	return c < 0x20 || c >= 0x7f || c == '"' || c == '\\';
+}
+
+/*
+ * Copies the string @s to @p while checking it; returns the end, or NULL
+ * if it needs escaping or is longer than FAST_STR_MAX. Byte by byte, with
+ * one table lookup each: names were just written byte by byte, and a wider
+ * load of them (strlen()'s, a word's) would wait for those stores to land.
+ */
+static char *copy_plain(char *p, const char *s)
+{
+	/* 1 for the bytes that end the fast path: NUL and those needs_escape() names. */
+	static const uint8_t stop[256] = {
+		[0 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1, [0x7f ... 0xff] = 1,
+	};
+	unsigned char c = 0;
+	int i;
+
+	for (i = 0; i < FAST_STR_MAX; i++) {
+		c = (unsigned char)s[i];
+		if (stop[c])
+			break;
+		p[i] = (char)c;
+	}
+	return c ? NULL : p + i;
+}
+
+/*
+ * "key": of an argument key, formatted once per address: the walk's keys
+ * and categories are string literals or strings of the profile, which do
+ * not change during an export (export.h). NULL when it needs the escaper.
+ */
+static const struct key_slot *key_slot(struct json_export *x, const char *key)
+{
+	/* Literals lie bytes apart: a multiplicative hash spreads them. */
+	struct key_slot *k = &x->keys[(((uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ULL) >> 56) %
+				      KEY_CACHE];
+	char *p;
+
+	if (k->s == key)
+		return k;
+	k->s = NULL;
+	p = k->text;
+	*p++ = '"';
+	for (size_t i = 0; key[i]; i++) {
+		/* Room for the quotes and the colon. */
+		if (i + 4 > SLOT || needs_escape((unsigned char)key[i]))
+			return NULL;
+		*p++ = key[i];
+	}
+	*p++ = '"';
+	*p++ = ':';
+	k->len = (size_t)(p - k->text);
+	k->s = key;
+	return k;
+}
+
+/*
+ * ","cat":"C","ph":"P","pid":N,"tid":N,"ts": for a track, category and
+ * phase, formatted when one of them changes. False if C needs the escaper.
+ */
+static bool tail(struct json_export *x, const struct xtrack *t, const char *cat, char ph)
+{
+	char *p = x->tail;
+
+	if (x->tail_track == t && x->tail_cat == cat && x->tail_ph == ph)
+		return true;
+	x->tail_track = NULL;
+	if (strlen(cat) > TAIL_CAT_MAX)
+		return false;
+	p = fmt_str(p, "\",\"cat\":\"");
+	p = copy_plain(p, cat);
+	if (!p)
+		return false;
+	p = fmt_str(p, "\",\"ph\":\"");
+	*p++ = ph;
+	p = fmt_str(p, "\",\"pid\":");
+	p = fmt_i64(p, t->proc->pid);
+	p = fmt_str(p, ",\"tid\":");
+	p = fmt_i64(p, t->tid);
+	p = fmt_str(p, ",\"ts\":");
+	x->tail_len = (size_t)(p - x->tail);
+	x->tail_track = t;
+	x->tail_cat = cat;
+	x->tail_ph = ph;
+	return true;
+}
+
+static char *put(char *p, const char *s, size_t n)
+{
+	memcpy(p, s, n);
+	return p + n;
+}
+
+#define PUT(p, lit)	put(p, lit, sizeof(lit) - 1)
+
+/* Eight nibbles of @v, most significant first, as lowercase hex characters in memory order. */
+static uint64_t hex8(uint32_t v)
+{
+	uint64_t d = v, m;
+
+	/* Each nibble to a byte of its own, the least significant in byte 0... */
+	d = (d | d << 16) & 0x0000ffff0000ffffULL;
+	d = (d | d << 8) & 0x00ff00ff00ff00ffULL;
+	d = (d | d << 4) & 0x0f0f0f0f0f0f0f0fULL;
+	/* ...then to '0'..'9' and 'a'..'f' (39 more than '0' + 10)... */
+	m = ((d + 0x0606060606060606ULL) >> 4) & 0x0101010101010101ULL;
+	d += 0x3030303030303030ULL + m * 39;
+	/* ...the most significant first in memory. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	d = __builtin_bswap64(d);
+#endif
+	return d;
+}
+
+/* The two hex digits of every byte value, in memory order. */
+static const char hex_pairs[513] =
+	"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+	"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+	"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+	"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+	"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
+/*
+ * Lowercase hex of @v, no leading zeros, at @p, which has 16 bytes of room:
+ * the digits are made four (two table lookups) or eight at a time and
+ * stored shifted so that the significant ones come first; the bytes past
+ * the end are overwritten by what follows.
+ */
+static char *put_hex(char *p, uint64_t v)
+{
+	int n = (64 - __builtin_clzll(v | 1) + 3) / 4;
+	uint64_t h[2];
+
+	if (n <= 4) {
+		/* Most arguments (addresses within a program, operands) are short. */
+		uint16_t hi, lo;
+		uint32_t w;
+
+		memcpy(&hi, hex_pairs + 2 * ((v >> 8) & 0xff), 2);
+		memcpy(&lo, hex_pairs + 2 * (v & 0xff), 2);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		w = (uint32_t)hi | (uint32_t)lo << 16;
+#else
+		w = (uint32_t)hi << 16 | lo;
+#endif
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		w >>= 8 * (4 - n);
+#else
+		w <<= 8 * (4 - n);
+#endif
+		memcpy(p, &w, 4);
+	} else if (n <= 8) {
+		h[0] = hex8((uint32_t)v << (4 * (8 - n)));
+		memcpy(p, h, 8);
+	} else {
+		v <<= 4 * (16 - n);
+		h[0] = hex8((uint32_t)(v >> 32));
+		h[1] = hex8((uint32_t)v);
+		memcpy(p, h, 16);
+	}
+	return p + n;
+}
+
+/* A time in microseconds with the nanoseconds as three decimals, as ts_us(). */
+static char *put_ts(const struct json_export *x, char *p, uint64_t ns)
+{
+	uint64_t us = ns / 1000;
+
+	p = fmt_u64(p, us);
+	memcpy(p, x->frac[ns - us * 1000], 4);
+	return p + 4;
+}
+
+/*
+ * One event: {"name":...,"cat":...,"ph":"P","pid":N,"tid":N,"ts":T, then
+ * ,"dur":D when @dur, ,"s":"t" when @instant, the arguments when @n >= 0,
+ * and }. False, with nothing written, when a string needs escaping or is
+ * long.
+ */
+static bool fast_event(struct json_export *x, const struct xtrack *t, char ph, const char *name,
+		       const char *cat, uint64_t ts, const uint64_t *dur, bool instant,
+		       const struct xarg *a, int n)
+{
+	char *p;
+
+	if (n > XARGS_MAX || !tail(x, t, cat, ph))
+		return false;
+	p = ob_reserve(&x->ob, FAST_ROOM);
+	if (!x->first)
+		p = PUT(p, ",\n");
+	p = PUT(p, "{\"name\":\"");
+	p = copy_plain(p, name);
+	if (!p)
+		return false;
+	/* The whole slot: a fixed-size copy; only tail_len of it counts. */
+	if (x->tail_len <= 64)
+		memcpy(p, x->tail, 64);
+	else
+		memcpy(p, x->tail, sizeof(x->tail));
+	p += x->tail_len;
+	p = put_ts(x, p, ts);
+	if (dur) {
+		p = PUT(p, ",\"dur\":");
+		p = put_ts(x, p, *dur);
+	}
+	if (instant)
+		p = PUT(p, ",\"s\":\"t\"");
+	if (n >= 0) {
+		p = PUT(p, ",\"args\":{");
+		for (int i = 0; i < n; i++) {
+			const struct key_slot *k = key_slot(x, a[i].key);
+
+			if (!k)
+				return false;
+			if (i)
+				*p++ = ',';
+			if (k->len <= 16)
+				memcpy(p, k->text, 16);
+			else
+				memcpy(p, k->text, SLOT);
+			p += k->len;
+			switch (a[i].kind) {
+			case XARG_U64:
+				p = fmt_u64(p, a[i].u);
+				break;
+			case XARG_HEX:
+				p = PUT(p, "\"0x");
+				p = put_hex(p, a[i].u);
+				*p++ = '"';
+				break;
+			case XARG_STR:
+				*p++ = '"';
+				p = copy_plain(p, a[i].s);
+				if (!p)
+					return false;
+				*p++ = '"';
+				break;
+			case XARG_I64:
+				p = fmt_i64(p, a[i].i);
+				break;
+			case XARG_DOUBLE:
+				p += snprintf(p, 32, "%.6g", isfinite(a[i].d) ? a[i].d : 0.0);
+				break;
+			}
+		}
+		*p++ = '}';
+	}
+	*p++ = '}';
+	x->first = false;
+	ob_commit(&x->ob, p);
+	return true;
+}
+
 static int j_begin(void *ctx, const char *source)
 {
 	struct json_export *x = ctx;
@@ -233,6 +535,10 @@ static int j_slice(void *ctx, const struct xtrack *t, enum xslice_style style, c
 	if (flow_in)
 		flow(x, 'f', flow_in, t, ts);
 	if (style == XSLICE_COMPLETE) {
+		uint64_t dur = end_ts - ts;
+
+		if (fast_event(x, t, 'X', name, cat, ts, &dur, false, a, n))
+			return 0;
 		head(x, name, cat, 'X', t);
 		ts_us(x, ts);
 		ob_str(&x->ob, ",\"dur\":");
@@ -241,10 +547,14 @@ static int j_slice(void *ctx, const struct xtrack *t, enum xslice_style style, c
 		ob_mem(&x->ob, "}", 1);
 		return 0;
 	}
-	head(x, name, cat, 'B', t);
-	ts_us(x, ts);
-	args(x, a, n);
-	ob_mem(&x->ob, "}", 1);
+	if (!fast_event(x, t, 'B', name, cat, ts, NULL, false, a, n)) {
+		head(x, name, cat, 'B', t);
+		ts_us(x, ts);
+		args(x, a, n);
+		ob_mem(&x->ob, "}", 1);
+	}
+	if (fast_event(x, t, 'E', name, cat, end_ts, NULL, false, NULL, -1))
+		return 0;
 	head(x, name, cat, 'E', t);
 	ts_us(x, end_ts);
 	ob_mem(&x->ob, "}", 1);
@@ -256,6 +566,8 @@ static int j_instant(void *ctx, const struct xtrack *t, const char *cat, const c
 {
 	struct json_export *x = ctx;
 
+	if (fast_event(x, t, 'i', name, cat, ts, NULL, true, a, n))
+		return 0;
 	head(x, name, cat, 'i', t);
 	ts_us(x, ts);
 	ob_str(&x->ob, ",\"s\":\"t\"");

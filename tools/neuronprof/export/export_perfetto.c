@@ -122,9 +122,53 @@ struct pending {
 	const char *s;
 };
 
+/*
+ * Categories and annotation names interned, remembered by address: the
+ * walk's are string literals or strings of the profile, which do not change
+ * during an export (export.h), so a hit skips hashing and comparing.
+ */
+#define ADDR_CACHE	256
+
+struct addr_cache {
+	const char *s[ADDR_CACHE];
+	uint64_t iid[ADDR_CACHE];
+};
+
+/* Short event names by their bytes (name_iid()). */
+#define NAME_CACHE	1024
+
 struct perfetto_export {
 	struct pbenc e;
 	struct intern names, cats, keys;
+	struct addr_cache cat_addr, key_addr;
+	struct {
+		uint64_t w0, w1, iid;
+	} name_cache[NAME_CACHE];
+	/* The category and keys of the last event whose iids all exist, and those iids. */
+	const char *prev_cat;
+	int prev_n;
+	uint64_t prev_cat_iid;
+	const char *prev_key[XARGS_MAX];
+	enum xarg_kind prev_kind[XARGS_MAX];
+	uint64_t prev_key_iid[XARGS_MAX];
+	/*
+	 * When every argument is unsigned or hex: each annotation's bytes up
+	 * to its value (tag, a length to patch, the name's iid, the value's
+	 * tag), so that an event like the last one copies them.
+	 */
+	bool prev_tmpl;
+	uint8_t prev_pre_len[XARGS_MAX];
+	uint8_t prev_pre[XARGS_MAX][8];
+	/* repeat_event()'s track event up to the name's iid, for te_track, te_type, te_cat. */
+	const struct xtrack *te_track;
+	uint32_t te_type;
+	uint64_t te_cat;
+	size_t te_len;
+	uint8_t te_tmpl[32];
+	/* The track event of a slice's end on end_track (p_slice()). */
+	const struct xtrack *end_track;
+	size_t end_len;
+	uint8_t end_event[24];
 	struct pending def[2 + XARGS_MAX];
 	int ndef;
 };
@@ -215,6 +259,24 @@ static uint64_t intern(struct perfetto_export *x, struct intern *t, uint32_t fie
 	t->n++;
 	x->def[x->ndef++] = (struct pending){ .field = field, .iid = t->iid[h], .s = t->key[h] };
 	return t->iid[h];
+}
+
+/* intern() of a category or annotation name, through @c. */
+static uint64_t intern_addr(struct perfetto_export *x, struct intern *t, struct addr_cache *c,
+			    uint32_t field, const char *s)
+{
+	/* Literals lie bytes apart: a multiplicative hash spreads them. */
+	size_t h = (size_t)(((uint64_t)(uintptr_t)s * 0x9e3779b97f4a7c15ULL) >> 56) % ADDR_CACHE;
+	uint64_t iid;
+
+	if (c->s[h] == s)
+		return c->iid[h];
+	iid = intern(x, t, field, s);
+	if (iid) {
+		c->s[h] = s;
+		c->iid[h] = iid;
+	}
+	return iid;
 }
 
 struct perfetto_export *perfetto_export_new(FILE *out)
@@ -374,78 +436,305 @@ static void definitions(struct perfetto_export *x)
 	x->ndef = 0;
 }
 
-static void annotation(struct perfetto_export *x, const struct xarg *a, uint64_t key_iid)
+/*
+ * The iid of event name @s (as intern() of x->names), through a cache of
+ * names up to 16 bytes keyed by their bytes: an event's name is
+ * built afresh for each event, so its address says nothing, but hashing two
+ * words is cheaper than hashing and comparing the string.
+ */
+static uint64_t name_iid(struct perfetto_export *x, const char *s)
+{
+	uint64_t w0 = 0, w1 = 0, iid;
+	size_t h;
+
+	/*
+	 * Byte by byte, unrolled: the name was just written byte by byte, and
+	 * a wider load of it (strlen()'s, a word's) would wait for those
+	 * stores to land.
+	 */
+#define BYTE(w, i, k)							\
+	do {								\
+		uint64_t c_ = (uint8_t)s[i];				\
+		if (!c_)						\
+			goto packed;					\
+		w |= c_ << (8 * (k));					\
+	} while (0)
+#define WORD(w, i)							\
+	do {								\
+		BYTE(w, i, 0);						\
+		BYTE(w, i + 1, 1);					\
+		BYTE(w, i + 2, 2);					\
+		BYTE(w, i + 3, 3);					\
+		BYTE(w, i + 4, 4);					\
+		BYTE(w, i + 5, 5);					\
+		BYTE(w, i + 6, 6);					\
+		BYTE(w, i + 7, 7);					\
+	} while (0)
+	WORD(w0, 0);
+	WORD(w1, 8);
+#undef WORD
+#undef BYTE
+	if (s[16])
+		return intern(x, &x->names, INTERNED_NAMES, s);
+packed:
+	h = (size_t)(((w0 ^ (w1 * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL) >> 54) %
+	    NAME_CACHE;
+	if (x->name_cache[h].iid && x->name_cache[h].w0 == w0 && x->name_cache[h].w1 == w1)
+		return x->name_cache[h].iid;
+	iid = intern(x, &x->names, INTERNED_NAMES, s);
+	if (iid) {
+		x->name_cache[h].w0 = w0;
+		x->name_cache[h].w1 = w1;
+		x->name_cache[h].iid = iid;
+	}
+	return iid;
+}
+
+/* Room a packet needs, up to the next flush; false (message given) when out of memory. */
+static inline bool packet_room(struct perfetto_export *x, size_t n)
 {
 	struct pbenc *e = &x->e;
 
-	pb_need(e, 64);
-	pb_open(e, TE_DEBUG_ANNOTATIONS);
+	if (e->len >= PBENC_FLUSH || e->nomem)
+		pb_flush(e);
+	pb_need(e, n);
+	if (e->nomem) {
+		fail("out of memory");
+		return false;
+	}
+	return true;
+}
+
+static uint8_t *annotation(uint8_t *p, const struct xarg *a, uint64_t key_iid)
+{
+	uint8_t *at;
+
+	p = pbc_open(p, TE_DEBUG_ANNOTATIONS, &at);
 	if (key_iid)
-		pb_uint(e, DA_NAME_IID, key_iid);
+		p = pbc_uint(p, DA_NAME_IID, key_iid);
 	else
-		pb_str(e, DA_NAME, a->key);
+		p = pbc_bytes(p, DA_NAME, a->key, strlen(a->key));
+	/* The two kinds nearly all arguments have, before the switch's jump. */
+	if (a->kind == XARG_HEX)
+		return pbc_close(at, pbc_uint(p, DA_POINTER, a->u));
+	if (a->kind == XARG_U64)
+		return pbc_close(at, pbc_uint(p, DA_UINT, a->u));
 	switch (a->kind) {
 	case XARG_U64:
-		pb_uint(e, DA_UINT, a->u);
+		p = pbc_uint(p, DA_UINT, a->u);
 		break;
 	case XARG_HEX:
 		/* Shown in hex by viewers. */
-		pb_uint(e, DA_POINTER, a->u);
+		p = pbc_uint(p, DA_POINTER, a->u);
 		break;
 	case XARG_STR:
-		pb_str(e, DA_STRING, a->s);
+		p = pbc_bytes(p, DA_STRING, a->s, strlen(a->s));
 		break;
 	case XARG_I64:
-		pb_int(e, DA_INT, a->i);
+		p = pbc_int(p, DA_INT, a->i);
 		break;
 	case XARG_DOUBLE:
-		pb_double(e, DA_DOUBLE, a->d);
+		p = pbc_double(p, DA_DOUBLE, a->d);
 		break;
 	}
-	pb_close(e);
+	return pbc_close(at, p);
 }
 
-/* A named event (slice begin or instant) with its category and arguments. */
+/*
+ * An event like the last one (same category, keys and kinds, all interned,
+ * nothing to define, no flow): the bytes named_event() would write, from
+ * templates. The packet's start is the same for every such event; the track
+ * event's, up to the name's iid, for every event of a track, type and
+ * category.
+ */
+static int repeat_event(struct perfetto_export *x, uint32_t type, const struct xtrack *t,
+			uint64_t cat_iid, uint64_t nm_iid, uint64_t ts, const struct xarg *a, int n,
+			size_t need)
+{
+	/* TRACE_PACKET, its length (patched), sequence id 1, sequence flags 2, timestamp's tag. */
+	static const uint8_t head[8] = {
+		TRACE_PACKET << 3 | PB_LEN, 0, PKT_SEQUENCE_ID << 3 | PB_VARINT, SEQUENCE_ID,
+		PKT_SEQUENCE_FLAGS << 3 | PB_VARINT, SEQ_NEEDS_INCREMENTAL_STATE,
+		PKT_TIMESTAMP << 3 | PB_VARINT, 0,
+	};
+	uint8_t *p, *pkt, *te;
+
+	if (x->te_track != t || x->te_type != type || x->te_cat != cat_iid) {
+		p = pbc_open(x->te_tmpl, PKT_TRACK_EVENT, &te);
+		p = pbc_uint(p, TE_TYPE, type);
+		p = pbc_uint(p, TE_TRACK_UUID, t->uuid);
+		p = pbc_uint(p, TE_CATEGORY_IIDS, cat_iid);
+		p = pb_varint_at(p, (uint64_t)TE_NAME_IID << 3 | PB_VARINT);
+		x->te_len = (size_t)(p - x->te_tmpl);
+		x->te_track = t;
+		x->te_type = type;
+		x->te_cat = cat_iid;
+	}
+	if (!packet_room(x, need))
+		return -1;
+	p = pb_cursor(&x->e);
+	memcpy(p, head, sizeof(head));
+	pkt = p + 1;
+	p = pb_varint_at(p + 7, ts);
+	memcpy(p, x->te_tmpl, sizeof(x->te_tmpl));
+	te = p + 1;
+	p = pb_varint_at(p + x->te_len, nm_iid);
+	for (int i = 0; i < n; i++) {
+		uint8_t *at = p + 1;
+
+		memcpy(p, x->prev_pre[i], sizeof(x->prev_pre[i]));
+		p = pb_varint_at(p + x->prev_pre_len[i], a[i].u);
+		*at = (uint8_t)(p - at - 1);
+	}
+	p = pbc_close(te, p);
+	pb_commit(&x->e, pbc_close(pkt, p));
+	return 0;
+}
+
+/*
+ * A named event (slice begin or instant) with its category and arguments,
+ * encoded through a cursor (pbenc.h) into room asked for once.
+ */
 static int named_event(struct perfetto_export *x, uint32_t type, const struct xtrack *t,
 		       const char *cat, const char *name, uint64_t ts, const struct xarg *a,
 		       int n, uint64_t flow_out, uint64_t flow_in)
 {
 	struct pbenc *e = &x->e;
-	uint64_t cat_iid, name_iid, key_iid[XARGS_MAX];
-	bool interned;
+	uint64_t cat_iid, nm_iid, key_iid[XARGS_MAX];
+	size_t need = 128, pkt_off;
+	uint8_t *p, *pkt, *te;
+	bool interned, tmpl = false;
 
 	if (n > XARGS_MAX)
 		n = XARGS_MAX;
 	x->ndef = 0;
-	cat_iid = intern(x, &x->cats, INTERNED_CATEGORIES, cat);
-	name_iid = intern(x, &x->names, INTERNED_NAMES, name);
-	interned = cat_iid || name_iid;
-	for (int i = 0; i < n; i++) {
-		key_iid[i] = intern(x, &x->keys, INTERNED_ANNOTATION_NAMES, a[i].key);
-		interned |= key_iid[i] != 0;
+	/*
+	 * Consecutive events of a queue have the same category and keys (by
+	 * address, export.h): their iids are those of the previous event.
+	 */
+	if (cat == x->prev_cat && n == x->prev_n) {
+		for (int i = 0; i < n && cat; i++)
+			if (a[i].key != x->prev_key[i] || a[i].kind != x->prev_kind[i])
+				cat = NULL;
+		if (cat) {
+			/* The template holds the key iids; no string argument then. */
+			tmpl = x->prev_tmpl;
+			cat_iid = x->prev_cat_iid;
+			nm_iid = name_iid(x, name);
+			if (!nm_iid)
+				need += strlen(name);
+			interned = true;
+			need += 48 * (size_t)n;
+			if (!tmpl) {
+				memcpy(key_iid, x->prev_key_iid, (size_t)n * sizeof(*key_iid));
+				for (int i = 0; i < n; i++)
+					if (a[i].kind == XARG_STR)
+						need += strlen(a[i].s);
+			} else if (nm_iid && !x->ndef && !flow_out && !flow_in) {
+				return repeat_event(x, type, t, cat_iid, nm_iid, ts, a, n, need);
+			}
+			goto encode;
+		}
+		cat = x->prev_cat;
 	}
-	packet_begin(x, interned ? SEQ_NEEDS_INCREMENTAL_STATE : 0);
-	pb_uint(e, PKT_TIMESTAMP, ts);
-	definitions(x);
-	pb_open(e, PKT_TRACK_EVENT);
-	pb_uint(e, TE_TYPE, type);
-	pb_uint(e, TE_TRACK_UUID, t->uuid);
+	cat_iid = intern_addr(x, &x->cats, &x->cat_addr, INTERNED_CATEGORIES, cat);
+	nm_iid = name_iid(x, name);
+	interned = cat_iid || nm_iid;
+	if (!cat_iid)
+		need += strlen(cat);
+	if (!nm_iid)
+		need += strlen(name);
+	for (int i = 0; i < n; i++) {
+		key_iid[i] = intern_addr(x, &x->keys, &x->key_addr, INTERNED_ANNOTATION_NAMES,
+					 a[i].key);
+		interned |= key_iid[i] != 0;
+		need += 48 + (key_iid[i] ? 0 : strlen(a[i].key)) +
+			(a[i].kind == XARG_STR ? strlen(a[i].s) : 0);
+	}
+	/* Remembered only when all of them are interned. */
+	x->prev_cat = NULL;
+	if (cat_iid) {
+		bool all = true;
+
+		for (int i = 0; i < n; i++)
+			all &= key_iid[i] != 0;
+		if (all) {
+			x->prev_cat = cat;
+			x->prev_n = n;
+			x->prev_cat_iid = cat_iid;
+			x->prev_tmpl = true;
+			for (int i = 0; i < n; i++) {
+				uint8_t *q = x->prev_pre[i], *len_at;
+
+				x->prev_key[i] = a[i].key;
+				x->prev_kind[i] = a[i].kind;
+				x->prev_key_iid[i] = key_iid[i];
+				if ((a[i].kind != XARG_U64 && a[i].kind != XARG_HEX) ||
+				    key_iid[i] >= 1u << 21) {
+					x->prev_tmpl = false;
+					continue;
+				}
+				/* As annotation() writes them, the length patched per event. */
+				q = pbc_open(q, TE_DEBUG_ANNOTATIONS, &len_at);
+				q = pbc_uint(q, DA_NAME_IID, key_iid[i]);
+				q = pb_varint_at(q, (uint64_t)(a[i].kind == XARG_HEX ? DA_POINTER :
+							       DA_UINT) << 3 | PB_VARINT);
+				x->prev_pre_len[i] = (uint8_t)(q - x->prev_pre[i]);
+			}
+		}
+	}
+encode:
+	if (!packet_room(x, need))
+		return -1;
+	p = pb_cursor(e);
+	p = pbc_open(p, TRACE_PACKET, &pkt);
+	p = pbc_uint(p, PKT_SEQUENCE_ID, SEQUENCE_ID);
+	if (interned)
+		p = pbc_uint(p, PKT_SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+	p = pbc_uint(p, PKT_TIMESTAMP, ts);
+	if (x->ndef) {
+		/* A string's first use: its definition, with the encoder's own calls. */
+		pkt_off = (size_t)(pkt - e->buf);
+		pb_commit(e, p);
+		definitions(x);
+		if (e->nomem)
+			return fail("out of memory");
+		pb_need(e, need);
+		if (e->nomem)
+			return fail("out of memory");
+		pkt = e->buf + pkt_off;
+		p = pb_cursor(e);
+	}
+	p = pbc_open(p, PKT_TRACK_EVENT, &te);
+	p = pbc_uint(p, TE_TYPE, type);
+	p = pbc_uint(p, TE_TRACK_UUID, t->uuid);
 	if (cat_iid)
-		pb_uint(e, TE_CATEGORY_IIDS, cat_iid);
+		p = pbc_uint(p, TE_CATEGORY_IIDS, cat_iid);
 	else
-		pb_str(e, TE_CATEGORIES, cat);
-	if (name_iid)
-		pb_uint(e, TE_NAME_IID, name_iid);
+		p = pbc_bytes(p, TE_CATEGORIES, cat, strlen(cat));
+	if (nm_iid)
+		p = pbc_uint(p, TE_NAME_IID, nm_iid);
 	else
-		pb_str(e, TE_NAME, name);
-	for (int i = 0; i < n; i++)
-		annotation(x, &a[i], key_iid[i]);
+		p = pbc_bytes(p, TE_NAME, name, strlen(name));
+	if (tmpl) {
+		for (int i = 0; i < n; i++) {
+			uint8_t *at = p + 1;
+
+			memcpy(p, x->prev_pre[i], sizeof(x->prev_pre[i]));
+			p = pb_varint_at(p + x->prev_pre_len[i], a[i].u);
+			*at = (uint8_t)(p - at - 1);
+		}
+	} else {
+		for (int i = 0; i < n; i++)
+			p = annotation(p, &a[i], key_iid[i]);
+	}
 	if (flow_out)
-		pb_fixed64(e, TE_FLOW_IDS, flow_out);
+		p = pbc_fixed64(p, TE_FLOW_IDS, flow_out);
 	if (flow_in)
-		pb_fixed64(e, TE_TERMINATING_FLOW_IDS, flow_in);
-	pb_close(e);
-	return packet_end(x);
+		p = pbc_fixed64(p, TE_TERMINATING_FLOW_IDS, flow_in);
+	p = pbc_close(te, p);
+	pb_commit(e, pbc_close(pkt, p));
+	return 0;
 }
 
 static int p_slice(void *ctx, const struct xtrack *t, enum xslice_style style, const char *cat,
@@ -453,19 +742,29 @@ static int p_slice(void *ctx, const struct xtrack *t, enum xslice_style style, c
 		   uint64_t flow_out, uint64_t flow_in)
 {
 	struct perfetto_export *x = ctx;
-	struct pbenc *e = &x->e;
+	uint8_t *p, *pkt, *te;
 
 	/* TrackEvent has no complete events: every slice is a begin/end pair. */
 	(void)style;
 	if (named_event(x, TYPE_SLICE_BEGIN, t, cat, name, ts, a, n, flow_out, flow_in))
 		return -1;
-	packet_begin(x, 0);
-	pb_uint(e, PKT_TIMESTAMP, end_ts);
-	pb_open(e, PKT_TRACK_EVENT);
-	pb_uint(e, TE_TYPE, TYPE_SLICE_END);
-	pb_uint(e, TE_TRACK_UUID, t->uuid);
-	pb_close(e);
-	return packet_end(x);
+	if (!packet_room(x, 64))
+		return -1;
+	/* The end's track event is the same for every slice of a track: encoded once. */
+	if (x->end_track != t) {
+		p = pbc_open(x->end_event, PKT_TRACK_EVENT, &te);
+		p = pbc_uint(p, TE_TYPE, TYPE_SLICE_END);
+		p = pbc_uint(p, TE_TRACK_UUID, t->uuid);
+		x->end_len = (size_t)(pbc_close(te, p) - x->end_event);
+		x->end_track = t;
+	}
+	p = pb_cursor(&x->e);
+	p = pbc_open(p, TRACE_PACKET, &pkt);
+	p = pbc_uint(p, PKT_SEQUENCE_ID, SEQUENCE_ID);
+	p = pbc_uint(p, PKT_TIMESTAMP, end_ts);
+	memcpy(p, x->end_event, sizeof(x->end_event));
+	pb_commit(&x->e, pbc_close(pkt, p + x->end_len));
+	return 0;
 }
 
 static int p_instant(void *ctx, const struct xtrack *t, const char *cat, const char *name,

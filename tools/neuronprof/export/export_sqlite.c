@@ -27,64 +27,102 @@
 
 #include "export/export.h"
 #include "analysis/machines.h"
+#include "analysis/names.h"
 #include "analysis/summary.h"
 #include "analysis/timing.h"
 
-#define SCHEMA_VERSION	"4"
+#define SCHEMA_VERSION	"6"
 
 static const char schema[] =
 	"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);\n"
 	"CREATE TABLE strings (id INTEGER PRIMARY KEY, value TEXT NOT NULL UNIQUE);\n"
+	/* Enum tables: the names of the integer codes other tables hold. */
+	"CREATE TABLE host_event_types (type INTEGER PRIMARY KEY, name TEXT NOT NULL);\n"
+	"CREATE TABLE statuses (status INTEGER PRIMARY KEY, name TEXT);\n"
+	/* The runtime's public status codes (NRT_STATUS); others get a NULL name. */
+	"INSERT INTO statuses VALUES (0, 'NRT_SUCCESS'), (1, 'NRT_FAILURE'), (2, 'NRT_INVALID'),"
+	" (3, 'NRT_INVALID_HANDLE'), (4, 'NRT_RESOURCE'), (5, 'NRT_TIMEOUT'), (6, 'NRT_HW_ERROR'),"
+	" (7, 'NRT_QUEUE_FULL'), (9, 'NRT_LOAD_NOT_ENOUGH_NC'),"
+	" (10, 'NRT_UNSUPPORTED_NEFF_VERSION'), (13, 'NRT_UNINITIALIZED'), (14, 'NRT_CLOSED'),"
+	" (1002, 'NRT_EXEC_BAD_INPUT'), (1003, 'NRT_EXEC_COMPLETED_WITH_NUM_ERR'),"
+	" (1004, 'NRT_EXEC_COMPLETED_WITH_ERR'), (1005, 'NRT_EXEC_NC_BUSY'),"
+	" (1100, 'NRT_COLL_PENDING'), (1204, 'NRT_EXEC_SW_NQ_OVERFLOW');\n"
 	"CREATE TABLE machines (id INTEGER PRIMARY KEY, name TEXT NOT NULL, hostname TEXT,"
 	" clock TEXT NOT NULL, mapping_monotonic_ns INTEGER, mapping_realtime_ns INTEGER,"
 	" offset_ns INTEGER NOT NULL);\n"
-	"CREATE TABLE recordings (id INTEGER PRIMARY KEY, path_id INTEGER NOT NULL,"
+	"CREATE TABLE recordings (id INTEGER PRIMARY KEY,"
+	" path_id INTEGER NOT NULL REFERENCES strings (id),"
 	" machine_id INTEGER NOT NULL REFERENCES machines (id));\n"
-	"CREATE TABLE files (id INTEGER PRIMARY KEY, recording_id INTEGER NOT NULL,"
-	" path_id INTEGER NOT NULL, pid INTEGER, instance_id INTEGER, hostname_id INTEGER,"
-	" core INTEGER, capture_kind TEXT, session_id INTEGER, model_name_id INTEGER,"
-	" model_id INTEGER, start_ns INTEGER, stop_ns INTEGER, clock_id INTEGER);\n"
+	"CREATE TABLE files (id INTEGER PRIMARY KEY,"
+	" recording_id INTEGER NOT NULL REFERENCES recordings (id),"
+	" path_id INTEGER NOT NULL REFERENCES strings (id), pid INTEGER, instance_id TEXT,"
+	" hostname_id INTEGER REFERENCES strings (id), core INTEGER, capture_kind TEXT,"
+	" session_id INTEGER, model_name_id INTEGER REFERENCES strings (id), model_id INTEGER,"
+	" start_ns INTEGER, end_ns INTEGER, clock_id INTEGER);\n"
 	"CREATE TABLE devices (id INTEGER PRIMARY KEY, device_index INTEGER, arch TEXT,"
 	" provider TEXT, num_cores INTEGER, num_topsps INTEGER, engines_per_core INTEGER,"
 	" raw_format TEXT, raw_entry_size INTEGER, clock_domain TEXT);\n"
-	"CREATE TABLE cores (id INTEGER PRIMARY KEY, recording_id INTEGER NOT NULL,"
-	" device_id INTEGER NOT NULL, core INTEGER NOT NULL, vcore INTEGER);\n"
-	"CREATE TABLE queues (id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL,"
-	" record INTEGER NOT NULL, core_id INTEGER NOT NULL, queue_type TEXT NOT NULL,"
+	"CREATE TABLE code_names (device_id INTEGER NOT NULL REFERENCES devices (id),"
+	" queue_type TEXT NOT NULL, code INTEGER NOT NULL, code_hex TEXT NOT NULL,"
+	" name TEXT NOT NULL, PRIMARY KEY (device_id, queue_type, code));\n"
+	"CREATE TABLE cores (id INTEGER PRIMARY KEY,"
+	" recording_id INTEGER NOT NULL REFERENCES recordings (id),"
+	" device_id INTEGER NOT NULL REFERENCES devices (id), core INTEGER NOT NULL,"
+	" vcore INTEGER);\n"
+	"CREATE TABLE queues (id INTEGER PRIMARY KEY,"
+	" file_id INTEGER NOT NULL REFERENCES files (id), record INTEGER NOT NULL,"
+	" core_id INTEGER NOT NULL REFERENCES cores (id), queue_type TEXT NOT NULL,"
 	" unit_kind TEXT, unit_index INTEGER, target_kind TEXT, target_index INTEGER,"
 	" engine INTEGER, entry_size INTEGER, entry_count INTEGER, lost_count INTEGER,"
 	" first_seq INTEGER, last_seq INTEGER, records INTEGER NOT NULL);\n"
-	"CREATE TABLE entries (queue_id INTEGER NOT NULL, ts INTEGER NOT NULL, seq INTEGER,"
-	" code INTEGER, model_id INTEGER, iteration INTEGER, payload0 INTEGER,"
-	" payload1 INTEGER, payload2 INTEGER, payload3 INTEGER);\n"
+	"CREATE TABLE entries (queue_id INTEGER NOT NULL REFERENCES queues (id),"
+	" ts_ns INTEGER NOT NULL, seq INTEGER, code INTEGER, model_id INTEGER, iteration INTEGER,"
+	" payload0 INTEGER, payload1 INTEGER, payload2 INTEGER, payload3 INTEGER);\n"
 	"CREATE TABLE raw_entries (queue_id INTEGER NOT NULL REFERENCES queues (id),"
-	" ts INTEGER NOT NULL, seq INTEGER, entry_index INTEGER NOT NULL, part INTEGER NOT NULL,"
-	" parts INTEGER NOT NULL, bytes BLOB NOT NULL);\n"
-	"CREATE TABLE instructions (queue_id INTEGER NOT NULL, ts INTEGER NOT NULL,"
-	" end_ts INTEGER NOT NULL, dur INTEGER NOT NULL, opcode INTEGER, seq INTEGER,"
-	" model_id INTEGER, iteration INTEGER, pc INTEGER, operand0 INTEGER,"
-	" operand1 INTEGER);\n"
-	"CREATE TABLE inferences (core_id INTEGER NOT NULL, model_id INTEGER,"
-	" iteration INTEGER, start_ns INTEGER, stop_ns INTEGER, dur INTEGER, status INTEGER);\n"
-	"CREATE TABLE executions (id INTEGER PRIMARY KEY, core_id INTEGER NOT NULL,"
-	" idx INTEGER, model_id INTEGER, start_ns INTEGER, stop_ns INTEGER, latency INTEGER,"
-	" iterations INTEGER, failed INTEGER, host_event_id INTEGER);\n"
-	"CREATE TABLE host_events (id INTEGER PRIMARY KEY, recording_id INTEGER NOT NULL,"
-	" event_id INTEGER, name_id INTEGER NOT NULL, type INTEGER, source_id INTEGER,"
-	" start_ns INTEGER, end_ns INTEGER, dur INTEGER, pid INTEGER, tid INTEGER,"
-	" core INTEGER, model_id INTEGER, flow_id INTEGER, instance_id INTEGER);\n"
-	"CREATE TABLE cpu_samples (recording_id INTEGER NOT NULL, ts INTEGER,"
-	" interval_ns INTEGER, util_pct REAL, user_pct REAL, system_pct REAL,"
-	" iowait_pct REAL);\n"
-	"CREATE TABLE mem_samples (recording_id INTEGER NOT NULL, ts INTEGER,"
-	" used_bytes INTEGER, available_bytes INTEGER, process_rss_bytes INTEGER);\n"
-	"CREATE VIEW dma AS SELECT q.core_id, q.engine, e.ts, e.code AS dma_queue,"
+	" ts_ns INTEGER NOT NULL, seq INTEGER, entry_index INTEGER NOT NULL,"
+	" part INTEGER NOT NULL, parts INTEGER NOT NULL, bytes BLOB NOT NULL);\n"
+	"CREATE TABLE instructions (queue_id INTEGER NOT NULL REFERENCES queues (id),"
+	" start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, dur_ns INTEGER NOT NULL,"
+	" opcode INTEGER, seq INTEGER, model_id INTEGER, iteration INTEGER, pc INTEGER,"
+	" operand0 INTEGER, operand1 INTEGER);\n"
+	"CREATE TABLE inferences (core_id INTEGER NOT NULL REFERENCES cores (id),"
+	" model_id INTEGER, iteration INTEGER, start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER,"
+	" status INTEGER REFERENCES statuses (status));\n"
+	"CREATE TABLE host_events (id INTEGER PRIMARY KEY,"
+	" recording_id INTEGER NOT NULL REFERENCES recordings (id), event_id INTEGER,"
+	" name_id INTEGER NOT NULL REFERENCES strings (id),"
+	" type INTEGER REFERENCES host_event_types (type),"
+	" source_id INTEGER REFERENCES strings (id), start_ns INTEGER, end_ns INTEGER,"
+	" dur_ns INTEGER, pid INTEGER, tid INTEGER, core INTEGER, model_id INTEGER,"
+	" flow_id INTEGER, instance_id TEXT);\n"
+	"CREATE TABLE executions (id INTEGER PRIMARY KEY,"
+	" core_id INTEGER NOT NULL REFERENCES cores (id), idx INTEGER, model_id INTEGER,"
+	" start_ns INTEGER, end_ns INTEGER, latency_ns INTEGER, iterations INTEGER,"
+	" failed INTEGER, host_event_id INTEGER REFERENCES host_events (id));\n"
+	"CREATE TABLE cpu_samples (recording_id INTEGER NOT NULL REFERENCES recordings (id),"
+	" ts_ns INTEGER, interval_ns INTEGER, utilization_pct REAL, user_pct REAL,"
+	" system_pct REAL, iowait_pct REAL);\n"
+	"CREATE TABLE mem_samples (recording_id INTEGER NOT NULL REFERENCES recordings (id),"
+	" ts_ns INTEGER, used_bytes INTEGER, available_bytes INTEGER,"
+	" process_rss_bytes INTEGER);\n"
+	/* Instructions with the device's name of their opcode (NULL: none). */
+	"CREATE VIEW instruction_ops AS SELECT i.queue_id, q.core_id, q.unit_kind, q.unit_index,"
+	" i.start_ns, i.end_ns, i.dur_ns, n.name AS op, printf('0x%06x', i.opcode) AS code,"
+	" i.opcode, i.model_id, i.iteration FROM instructions i JOIN queues q ON q.id = i.queue_id"
+	" JOIN cores c ON c.id = q.core_id LEFT JOIN code_names n ON n.device_id = c.device_id"
+	" AND n.queue_type = q.queue_type AND n.code = i.opcode;\n"
+	/* The models the files name: a MODEL or CONTINUOUS capture's model_name. */
+	"CREATE VIEW models AS SELECT DISTINCT r.id AS recording_id, f.model_id,"
+	" s.value AS name FROM files f JOIN recordings r ON r.id = f.recording_id"
+	" JOIN strings s ON s.id = f.model_name_id"
+	" WHERE f.capture_kind IN ('model', 'continuous');\n"
+	"CREATE VIEW dma AS SELECT q.core_id, q.engine, e.ts_ns, e.code AS dma_queue,"
 	" e.payload0 AS bytes, e.payload1 AS src, e.payload2 AS dst"
 	" FROM entries e JOIN queues q ON q.id = e.queue_id WHERE q.queue_type = 'DMA';\n"
-	"CREATE VIEW errors AS SELECT q.core_id, q.queue_type, q.target_index, e.ts, e.code,"
+	"CREATE VIEW errors AS SELECT q.core_id, q.queue_type, q.target_index, e.ts_ns, e.code,"
 	" e.payload0 FROM entries e JOIN queues q ON q.id = e.queue_id"
 	" WHERE q.queue_type IN ('ERROR', 'TOPSP_ERROR');\n"
-	"CREATE VIEW throttle AS SELECT q.core_id, e.ts, e.code AS level,"
+	"CREATE VIEW throttle AS SELECT q.core_id, e.ts_ns, e.code AS level,"
 	" e.payload0 AS clock_pct FROM entries e JOIN queues q ON q.id = e.queue_id"
 	" WHERE q.queue_type = 'THROTTLE';\n"
 	/*
@@ -93,25 +131,26 @@ static const char schema[] =
 	 * ties to the first by machine, device and core.
 	 */
 	"CREATE VIEW machine_executions AS WITH x AS (SELECT e.idx, r.machine_id,"
-	" m.name AS machine, d.device_index AS device, c.core, e.latency"
+	" m.name AS machine, d.device_index AS device, c.core, e.latency_ns"
 	" FROM executions e JOIN cores c ON c.id = e.core_id"
 	" JOIN recordings r ON r.id = c.recording_id JOIN machines m ON m.id = r.machine_id"
 	" JOIN devices d ON d.id = c.device_id),"
-	" y AS (SELECT x.*, ROW_NUMBER() OVER (PARTITION BY idx ORDER BY latency DESC,"
+	" y AS (SELECT x.*, ROW_NUMBER() OVER (PARTITION BY idx ORDER BY latency_ns DESC,"
 	" machine_id, device, core) AS slow_rank, ROW_NUMBER() OVER (PARTITION BY idx"
-	" ORDER BY latency, machine_id, device, core) AS fast_rank,"
+	" ORDER BY latency_ns, machine_id, device, core) AS fast_rank,"
 	" COUNT(*) OVER (PARTITION BY idx) AS cores FROM x)"
 	" SELECT s.idx, s.cores,"
 	" (SELECT COUNT(DISTINCT machine_id) FROM x WHERE x.idx = s.idx) AS machines,"
 	" s.machine AS slowest_machine, s.device AS slowest_device, s.core AS slowest_core,"
-	" s.latency AS slowest_ns, f.machine AS fastest_machine, f.device AS fastest_device,"
-	" f.core AS fastest_core, f.latency AS fastest_ns, s.latency - f.latency AS skew_ns"
+	" s.latency_ns AS slowest_ns, f.machine AS fastest_machine, f.device AS fastest_device,"
+	" f.core AS fastest_core, f.latency_ns AS fastest_ns,"
+	" s.latency_ns - f.latency_ns AS skew_ns"
 	" FROM y s JOIN y f ON f.idx = s.idx AND f.fast_rank = 1 WHERE s.slow_rank = 1;\n";
 
 static const char indices[] =
-	"CREATE INDEX entries_queue_ts ON entries (queue_id, ts);\n"
+	"CREATE INDEX entries_queue_ts ON entries (queue_id, ts_ns);\n"
 	"CREATE INDEX raw_entries_queue ON raw_entries (queue_id, entry_index);\n"
-	"CREATE INDEX instructions_queue_ts ON instructions (queue_id, ts);\n"
+	"CREATE INDEX instructions_queue_ts ON instructions (queue_id, start_ns);\n"
 	"CREATE INDEX instructions_opcode ON instructions (opcode);\n"
 	"CREATE INDEX inferences_core ON inferences (core_id, start_ns);\n"
 	"CREATE INDEX executions_core ON executions (core_id, start_ns);\n"
@@ -120,8 +159,10 @@ static const char indices[] =
 	"CREATE INDEX queues_core ON queues (core_id, queue_type);\n";
 
 enum stmt {
-	ST_STRING, ST_MACHINE, ST_RECORDING, ST_RAW, ST_FILE, ST_DEVICE, ST_CORE, ST_QUEUE, ST_ENTRY,
-	ST_INSTRUCTION, ST_INFERENCE, ST_EXECUTION, ST_HOST, ST_CPU, ST_MEM, ST_META, ST_COUNT,
+	ST_STRING, ST_MACHINE, ST_RECORDING, ST_RAW, ST_FILE, ST_DEVICE, ST_CODE_NAME, ST_CORE,
+	ST_QUEUE, ST_ENTRY,
+	ST_INSTRUCTION, ST_INFERENCE, ST_EXECUTION, ST_HOST, ST_CPU, ST_MEM, ST_META,
+	ST_EVENT_TYPE, ST_STATUS, ST_COUNT,
 };
 
 static const char *const stmt_sql[ST_COUNT] = {
@@ -131,11 +172,12 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_RECORDING] = "INSERT INTO recordings (path_id, machine_id) VALUES (?, ?)",
 	[ST_RAW] = "INSERT INTO raw_entries VALUES (?, ?, ?, ?, ?, ?, ?)",
 	[ST_FILE] = "INSERT INTO files (recording_id, path_id, pid, instance_id, hostname_id,"
-		    " core, capture_kind, session_id, model_name_id, model_id, start_ns, stop_ns,"
+		    " core, capture_kind, session_id, model_name_id, model_id, start_ns, end_ns,"
 		    " clock_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[ST_DEVICE] = "INSERT INTO devices (device_index, arch, provider, num_cores, num_topsps,"
 		      " engines_per_core, raw_format, raw_entry_size, clock_domain)"
 		      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[ST_CODE_NAME] = "INSERT INTO code_names VALUES (?, ?, ?, ?, ?)",
 	[ST_CORE] = "INSERT INTO cores (recording_id, device_id, core, vcore) VALUES (?, ?, ?, ?)",
 	[ST_QUEUE] = "INSERT INTO queues (file_id, record, core_id, queue_type, unit_kind,"
 		     " unit_index, target_kind, target_index, engine, entry_size, entry_count,"
@@ -144,15 +186,17 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_ENTRY] = "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[ST_INSTRUCTION] = "INSERT INTO instructions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[ST_INFERENCE] = "INSERT INTO inferences VALUES (?, ?, ?, ?, ?, ?, ?)",
-	[ST_EXECUTION] = "INSERT INTO executions (core_id, idx, model_id, start_ns, stop_ns,"
-			 " latency, iterations, failed, host_event_id)"
+	[ST_EXECUTION] = "INSERT INTO executions (core_id, idx, model_id, start_ns, end_ns,"
+			 " latency_ns, iterations, failed, host_event_id)"
 			 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[ST_HOST] = "INSERT INTO host_events (recording_id, event_id, name_id, type, source_id,"
-		    " start_ns, end_ns, dur, pid, tid, core, model_id, flow_id, instance_id)"
+		    " start_ns, end_ns, dur_ns, pid, tid, core, model_id, flow_id, instance_id)"
 		    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[ST_CPU] = "INSERT INTO cpu_samples VALUES (?, ?, ?, ?, ?, ?, ?)",
 	[ST_MEM] = "INSERT INTO mem_samples VALUES (?, ?, ?, ?, ?)",
 	[ST_META] = "INSERT INTO meta VALUES (?, ?)",
+	[ST_EVENT_TYPE] = "INSERT OR IGNORE INTO host_event_types VALUES (?, ?)",
+	[ST_STATUS] = "INSERT OR IGNORE INTO statuses VALUES (?, NULL)",
 };
 
 struct sq {
@@ -203,7 +247,8 @@ static int64_t step(struct sq *q, enum stmt st)
 		return 0;
 	}
 	sqlite3_reset(s);
-	q->rows++;
+	/* INSERT OR IGNORE of an enum row already there adds none. */
+	q->rows += (uint64_t)sqlite3_changes(q->db);
 	return sqlite3_last_insert_rowid(q->db);
 }
 
@@ -303,6 +348,23 @@ struct sq_rec {
 	size_t ndev;
 };
 
+/* The device's names of its codes (none for a raw device: the reader refuses them). */
+static void code_name_rows(struct sq *q, int64_t dev_id, const struct prof_file *f)
+{
+	char code[CODE_LEN];
+
+	for (size_t i = 0; i < f->info.num_code_names; i++) {
+		const struct nprof_ntff_code_name *c = &f->info.code_names[i];
+
+		b_i64(q, ST_CODE_NAME, 1, dev_id);
+		b_text(q, ST_CODE_NAME, 2, queue_name(c->queue_type));
+		b_u64(q, ST_CODE_NAME, 3, c->code);
+		b_text(q, ST_CODE_NAME, 4, code_str(c->code, code));
+		b_text(q, ST_CODE_NAME, 5, c->name);
+		step(q, ST_CODE_NAME);
+	}
+}
+
 static int64_t device_row(struct sq *q, struct sq_rec *r, const struct prof_file *f)
 {
 	uint32_t d = f->info.device.device_index;
@@ -330,6 +392,7 @@ static int64_t device_row(struct sq *q, struct sq_rec *r, const struct prof_file
 		}
 		b_text(q, ST_DEVICE, 9, clock_domain_name(f->info.device.clock_domain));
 		r->dev_id[d] = step(q, ST_DEVICE);
+		code_name_rows(q, r->dev_id[d], f);
 	}
 	return r->dev_id[d];
 }
@@ -525,6 +588,9 @@ static struct host_row *write_sysprof(struct sq *q, int64_t rec_id, const struct
 		b_u64(q, ST_HOST, 2, ev->id);
 		b_string(q, ST_HOST, 3, ev->name && *ev->name ? ev->name : "event");
 		b_u64(q, ST_HOST, 4, ev->type);
+		b_u64(q, ST_EVENT_TYPE, 1, ev->type);
+		b_text(q, ST_EVENT_TYPE, 2, ev->name && *ev->name ? ev->name : "event");
+		step(q, ST_EVENT_TYPE);
 		b_string(q, ST_HOST, 5, source_name(ev->source));
 		b_ts(q, ST_HOST, 6, ev->start_ns);
 		b_ts(q, ST_HOST, 7, end);
@@ -543,7 +609,7 @@ static struct host_row *write_sysprof(struct sq *q, int64_t rec_id, const struct
 			b_u64(q, ST_HOST, 13, ev->flow_ids[0]);
 		else
 			b_null(q, ST_HOST, 13);
-		b_string(q, ST_HOST, 14, ev->instance_id);
+		b_text(q, ST_HOST, 14, ev->instance_id && *ev->instance_id ? ev->instance_id : NULL);
 		rows[*nrows].ev = ev;
 		rows[(*nrows)++].id = step(q, ST_HOST);
 		q->stats->host_events++;
@@ -599,6 +665,8 @@ static void write_timing(struct sq *q, struct sq_rec *r, const struct timing *tm
 			b_ts(q, ST_INFERENCE, 5, in->stop);
 			b_u64(q, ST_INFERENCE, 6, in->stop - in->start);
 			b_u64(q, ST_INFERENCE, 7, in->status);
+			b_u64(q, ST_STATUS, 1, in->status);
+			step(q, ST_STATUS);
 			step(q, ST_INFERENCE);
 		}
 		for (size_t k = 0; k < c->nexec && !q->rc; k++) {
@@ -646,7 +714,7 @@ static void write_recording(struct sq *q, const struct recording *rec, int64_t m
 		b_i64(q, ST_FILE, 1, r.id);
 		b_string(q, ST_FILE, 2, f->path);
 		b_u64(q, ST_FILE, 3, in->pid);
-		b_string(q, ST_FILE, 4, in->instance_id);
+		b_text(q, ST_FILE, 4, in->instance_id);
 		b_string(q, ST_FILE, 5, in->hostname);
 		b_u64(q, ST_FILE, 6, in->core);
 		b_text(q, ST_FILE, 7, capture_kind_name(in->capture_kind));
@@ -713,7 +781,7 @@ int sqlite_export(const struct profile *prof, const char *source, const char *pa
 		return -1;
 	}
 	/* The file is a fresh temporary renamed only when complete: no journal needed. */
-	exec_sql(&q, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;", "pragmas");
+	exec_sql(&q, SQLITE_EXPORT_PRAGMAS, "pragmas");
 	exec_sql(&q, "BEGIN", "begin the transaction");
 	exec_sql(&q, schema, "create the schema");
 	for (int i = 0; i < ST_COUNT && !q.rc; i++)

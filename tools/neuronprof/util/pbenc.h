@@ -62,6 +62,16 @@ static inline void pb_need(struct pbenc *e, size_t n)
 
 static inline uint8_t *pb_varint_at(uint8_t *p, uint64_t v)
 {
+	/* Most values of a trace are small: one or two bytes without a loop. */
+	if (v < 0x80) {
+		*p = (uint8_t)v;
+		return p + 1;
+	}
+	if (v < 0x4000) {
+		p[0] = (uint8_t)(v | 0x80);
+		p[1] = (uint8_t)(v >> 7);
+		return p + 2;
+	}
 	while (v >= 0x80) {
 		*p++ = (uint8_t)(v | 0x80);
 		v >>= 7;
@@ -155,6 +165,82 @@ static inline void pb_close(struct pbenc *e)
 		memcpy(e->buf + at, tmp, k);
 		e->len += k - 1;
 	}
+}
+
+/*
+ * Cursor encoding, for hot paths: the same fields written through a local
+ * pointer that the compiler can keep in a register (a store through a
+ * uint8_t pointer may alias e->len and e->buf, so the functions above
+ * reload both after every byte). pb_cursor() starts, pb_commit() ends; in
+ * between only pbc_* calls, into room the caller asked pb_need() for (the
+ * slack covers the length bytes pbc_close() may add).
+ */
+static inline uint8_t *pb_cursor(struct pbenc *e)
+{
+	return e->buf + e->len;
+}
+
+static inline void pb_commit(struct pbenc *e, uint8_t *p)
+{
+	e->len = (size_t)(p - e->buf);
+}
+
+static inline uint8_t *pbc_uint(uint8_t *p, uint32_t field, uint64_t v)
+{
+	return pb_varint_at(pb_varint_at(p, (uint64_t)field << 3 | PB_VARINT), v);
+}
+
+static inline uint8_t *pbc_int(uint8_t *p, uint32_t field, int64_t v)
+{
+	return pbc_uint(p, field, (uint64_t)v);
+}
+
+static inline uint8_t *pbc_fixed64(uint8_t *p, uint32_t field, uint64_t v)
+{
+	p = pb_varint_at(p, (uint64_t)field << 3 | PB_FIXED64);
+	for (int i = 0; i < 8; i++)
+		*p++ = (uint8_t)(v >> (8 * i));
+	return p;
+}
+
+static inline uint8_t *pbc_double(uint8_t *p, uint32_t field, double d)
+{
+	uint64_t v;
+
+	memcpy(&v, &d, sizeof(v));
+	return pbc_fixed64(p, field, v);
+}
+
+static inline uint8_t *pbc_bytes(uint8_t *p, uint32_t field, const void *s, size_t n)
+{
+	p = pb_varint_at(pb_varint_at(p, (uint64_t)field << 3 | PB_LEN), n);
+	memcpy(p, s, n);
+	return p + n;
+}
+
+/* Opens nested message @field; *@at is where pbc_close() puts its length. */
+static inline uint8_t *pbc_open(uint8_t *p, uint32_t field, uint8_t **at)
+{
+	p = pb_varint_at(p, (uint64_t)field << 3 | PB_LEN);
+	*at = p;
+	return p + 1;
+}
+
+static inline uint8_t *pbc_close(uint8_t *at, uint8_t *p)
+{
+	size_t n = (size_t)(p - at - 1);
+	uint8_t tmp[10];
+	size_t k;
+
+	if (n < 0x80) {
+		*at = (uint8_t)n;
+		return p;
+	}
+	/* As pb_close(): move the body up by the extra varint bytes. */
+	k = (size_t)(pb_varint_at(tmp, n) - tmp);
+	memmove(at + k, at + 1, n);
+	memcpy(at, tmp, k);
+	return p + k - 1;
 }
 
 #endif /* NEURONPROF_TOOL_PBENC_H */
