@@ -23,6 +23,11 @@
 #                    $PREFIX/share/doc/neuronprof (the SQLite schema,
 #                    Documentation/analysis.rst, and the queries on it,
 #                    Documentation/analysis-queries.sql)
+#   SYSTEMDUNITDIR, SYSCONFDIR
+#                    where neuronprof-exporter.service and its options
+#                    (SYSCONFDIR/default/neuronprof-exporter) go; default
+#                    $PREFIX/lib/systemd/system, and /etc for PREFIX=/usr,
+#                    else $PREFIX/etc
 #   PYTHONDIR        where the Python package goes: default
 #                    /usr/lib/python3/dist-packages for PREFIX=/usr, else
 #                    $PREFIX/lib/pythonX.Y/dist-packages (python/Makefile)
@@ -116,8 +121,12 @@ setup() {
 	SBINDIR=${SBINDIR:-$PREFIX/sbin}
 	MANDIR=${MANDIR:-$PREFIX/share/man}
 	DOCDIR=${DOCDIR:-$PREFIX/share/doc/neuronprof}
+	SYSTEMDUNITDIR=${SYSTEMDUNITDIR:-$PREFIX/lib/systemd/system}
+	if [ -z "${SYSCONFDIR:-}" ]; then
+		if [ "$PREFIX" = /usr ]; then SYSCONFDIR=/etc; else SYSCONFDIR=$PREFIX/etc; fi
+	fi
 	INSTALL_MOD_DIR=${INSTALL_MOD_DIR:-extra}
-	for v in PREFIX LIBDIR INCLUDEDIR BINDIR SBINDIR MANDIR DOCDIR; do
+	for v in PREFIX LIBDIR INCLUDEDIR BINDIR SBINDIR MANDIR DOCDIR SYSTEMDUNITDIR SYSCONFDIR; do
 		check_path_var "$v" "${!v}"
 	done
 	[ -z "${PYTHONDIR:-}" ] || check_path_var PYTHONDIR "$PYTHONDIR"
@@ -291,7 +300,7 @@ do_install() {
 		say "staging the neuronprof tool (make -C tools install)"
 		"$MAKE" --no-print-directory -C tools install \
 			DESTDIR="$stage" PREFIX="$PREFIX" BINDIR="$BINDIR" MANDIR="$MANDIR" \
-			DOCDIR="$DOCDIR" >&2 ||
+			DOCDIR="$DOCDIR" SYSTEMDUNITDIR="$SYSTEMDUNITDIR" SYSCONFDIR="$SYSCONFDIR" >&2 ||
 			die "make -C tools install failed"
 	else
 		say "tools/Makefile not found: the neuronprof tool is not installed"

@@ -134,6 +134,17 @@ if [ -f "$repo/tools/Makefile" ]; then
 	# The database's schema and the queries on it, where neuronprof-sqlite(5)
 	# says they are, and the page naming no other file of /usr/share/doc.
 	check "neuronprof-sqlite(5) installed" cmp "$repo/man/neuronprof-sqlite.5" "$mandir/man5/neuronprof-sqlite.5"
+	# The exporter's unit names the installed tool and its options' file.
+	check "neuronprof-exporter.service in /usr/lib/systemd/system runs /usr/bin/neuronprof exporter with /etc/default/neuronprof-exporter" \
+		bash -c 'u=$1/usr/lib/systemd/system/neuronprof-exporter.service
+			grep -qx "ExecStart=/usr/bin/neuronprof exporter \$NEURONPROF_EXPORTER_OPTS" "$u" &&
+			grep -qx "EnvironmentFile=-/etc/default/neuronprof-exporter" "$u" && ! grep -q @ "$u" &&
+			cmp "$2/tools/systemd/neuronprof-exporter.default" "$1/etc/default/neuronprof-exporter"' _ "$root" "$repo"
+	if command -v systemd-analyze >/dev/null; then
+		check "systemd-analyze verify accepts neuronprof-exporter.service (its ExecStart made the staged tool)" \
+			bash -c 'sed "s|/usr/bin/neuronprof|$1/usr/bin/neuronprof|" "$1/usr/lib/systemd/system/neuronprof-exporter.service" >"$2/neuronprof-exporter.service" &&
+				SYSTEMD_LOG_LEVEL=warning systemd-analyze verify --man=no "$2/neuronprof-exporter.service"' _ "$root" "$work"
+	fi
 	check "analysis.rst and analysis-queries.sql installed in /usr/share/doc/neuronprof" \
 		bash -c 'cmp "$2/Documentation/analysis.rst" "$1/usr/share/doc/neuronprof/analysis.rst" &&
 			cmp "$2/Documentation/analysis-queries.sql" "$1/usr/share/doc/neuronprof/analysis-queries.sql"' _ "$root" "$repo"

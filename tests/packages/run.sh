@@ -224,6 +224,9 @@ expected() {
 		echo "f usr/share/lintian/overrides/${f%.lintian-overrides}"
 	done
 	echo "f usr/bin/neuronprof"
+	# The exporter's systemd unit and its options (a conffile).
+	echo "f lib/systemd/system/neuronprof-exporter.service"
+	echo "f etc/default/neuronprof-exporter"
 	for f in "$repo"/man/*.[1-8]; do
 		echo "f usr/share/man/man${f##*.}/${f##*/}.gz"
 	done
@@ -257,6 +260,13 @@ check "every package has its copyright and changelog under usr/share/doc" \
 check "neuronprof.deb ships the SQLite schema and its queries uncompressed in usr/share/doc/neuronprof" \
 	bash -c 'cmp "$2/Documentation/analysis.rst" "$1/usr/share/doc/neuronprof/analysis.rst" &&
 		cmp "$2/Documentation/analysis-queries.sql" "$1/usr/share/doc/neuronprof/analysis-queries.sql"' _ "$root" "$repo"
+check "neuronprof.deb: neuronprof-exporter.service runs /usr/bin/neuronprof exporter with the options of /etc/default/neuronprof-exporter, a conffile" \
+	bash -c 'u=$1/lib/systemd/system/neuronprof-exporter.service
+		grep -qx "ExecStart=/usr/bin/neuronprof exporter \$NEURONPROF_EXPORTER_OPTS" "$u" &&
+		grep -qx "EnvironmentFile=-/etc/default/neuronprof-exporter" "$u" &&
+		cmp "$2/tools/systemd/neuronprof-exporter.default" "$1/etc/default/neuronprof-exporter" &&
+		dpkg-deb -I "$3" conffiles | grep -qx /etc/default/neuronprof-exporter' \
+	_ "$root" "$repo" "$(deb_file neuronprof)"
 check "neuronprof.deb: neuronprof-sqlite(5) names the queries where they are" \
 	bash -c 'zcat "$1/usr/share/man/man5/neuronprof-sqlite.5.gz" | grep -q "/usr/share/doc/neuronprof/analysis\\\\-queries.sql"' _ "$root"
 check "python3-neuronprof: the Python package is the tree's python/neuronprof" \
@@ -441,6 +451,7 @@ check "make rpm built the source RPM" test -f "$pkgout/rpm/SRPMS/neuronprof-$spe
 # distribution's.
 norm() {
 	sed -e "s|^\([a-z]\) /usr/lib/$ma/|\1 /usr/lib64/|" -e 's|\(/usr/share/man/.*\)\.gz$|\1|' \
+		-e 's|^\([a-z]\) /lib/systemd/|\1 /usr/lib/systemd/|' \
 		-e 's|^l /usr/share/man/|f /usr/share/man/|' |
 		grep -Ev ' /usr/share/doc/| /usr/share/lintian/| /usr/lib/\.build-id(/|$)' | sort
 }
@@ -471,6 +482,11 @@ check "neuronprof.rpm ships the SQLite schema and its queries in /usr/share/doc/
 check "the RPMs' headers, DKMS sources and hook series are the .debs'" \
 	bash -c 'diff -r "$1/usr/include" "$2/usr/include" && diff -r "$1/usr/src" "$2/usr/src" &&
 		diff -r "$1/usr/share/neuronprof" "$2/usr/share/neuronprof"' _ "$root" "$rroot"
+check "neuronprof.rpm: the exporter's unit runs /usr/bin/neuronprof exporter, its options a %config(noreplace) file as the .deb's" \
+	bash -c 'grep -qx "ExecStart=/usr/bin/neuronprof exporter \$NEURONPROF_EXPORTER_OPTS" "$2/usr/lib/systemd/system/neuronprof-exporter.service" &&
+		cmp "$1/etc/default/neuronprof-exporter" "$2/etc/default/neuronprof-exporter" &&
+		rpm -qp --configfiles "$3" 2>/dev/null | grep -qx /etc/default/neuronprof-exporter' \
+	_ "$root" "$rroot" "$(rpm_file neuronprof)"
 check_hook_command "rpm root" "$rroot/usr/sbin/neuronprof-neuron-hook" "$rroot/usr/share/neuronprof/neuron-hook" "$work/hook-rpm"
 check "the RPMs' Python package and neuronprof-analyze are the .debs'" \
 	bash -c 'diff -r "$1/usr/lib/python3/dist-packages/neuronprof" "$2/usr/lib/python3/dist-packages/neuronprof" &&

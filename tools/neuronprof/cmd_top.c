@@ -41,12 +41,11 @@
 #include <neuronprof/device.h>
 #include <neuronprof/ntff.h>
 
+#include "live.h"
 #include "util/json.h"
 #include "tool.h"
 
 #define TOP_INTERVAL_MIN_MS	100
-#define TOP_RING_DEFAULT	(1ULL << 20)	/* record's */
-#define EVENT_END		2
 
 static const char top_usage[] =
 	"Usage: neuronprof top [--device N] [--interval MS] [--ring-size BYTES]\n"
@@ -74,62 +73,8 @@ enum { OPT_DEVICE = 256, OPT_INTERVAL, OPT_RING, OPT_BATCH, OPT_JSON, OPT_COUNT 
 
 enum top_mode { TOP_SCREEN, TOP_BATCH, TOP_JSON };
 
-struct top_queue {
-	struct nprof_nq *nq;		/* NULL: not subscribed (busy) */
-	uint32_t kind, index, type, engine;
-	uint32_t core;			/* the core it belongs to */
-	uint64_t ring_size;
-	uint64_t lost_base;		/* at subscription */
-	uint64_t lost_mark;		/* at the last sample */
-	uint64_t fill_max;		/* bytes unread at a drain, this interval */
-	uint64_t entries;		/* total consumed */
-};
-
-struct u64v {
-	uint64_t *v;
-	size_t n, cap;
-};
-
-struct top_iv {
-	uint64_t start, end;
-};
-
-/*
- * Figures of an interval (i_*) and since the start (t_*). An instruction
- * (TRACE entry) lasts, as in summary, until the next entry of its queue,
- * bounded by the end of the engine's EVENT window and by the stop of the
- * core's inference that contain it; the timestamps of an interval are kept
- * until the sample settles them, since the queues are drained one by one.
- */
-struct top_engine {
-	struct u64v tr;			/* TRACE timestamps of the interval */
-	struct u64v ev_end;		/* EVENT end timestamps of the interval */
-	uint64_t pend;			/* an instruction whose end is not known yet */
-	bool have_pend;
-	uint64_t i_busy_ns, i_instr;
-	uint64_t t_instr;
-};
-
-struct top_core {
-	struct top_engine eng[NPROF_MAX_ENGINES];
-	struct u64v stops;		/* INFER_STATUS stops of the interval */
-	struct top_iv *iv;		/* instruction intervals of the interval */
-	size_t niv, iv_cap;
-	uint64_t i_first, i_last;	/* the core's active span in the interval */
-	bool i_any;
-	uint64_t i_busy_ns;		/* the union of iv */
-	uint64_t infer_ts;		/* the last INFER_STATUS start, 0 if none */
-	uint64_t i_execs, i_lat_sum, i_lat_max, i_dma_bytes, i_dma;
-	uint64_t t_execs, t_instr, t_dma, t_dma_bytes, t_errors;
-	uint32_t throttle_level, throttle_pct;
-};
-
 struct top {
-	struct nprof_device *dev;
-	struct nprof_device_info info;
-	struct top_queue *q;
-	size_t nq, busy;
-	struct top_core *cores;
+	struct live l;
 	enum top_mode mode;
 	uint64_t interval_ns, count, samples;
 	uint64_t start_ns, mark_ns;
@@ -151,315 +96,6 @@ static void on_winch(int sig)
 {
 	(void)sig;
 	top_resized = 1;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-/* ---- queues ---------------------------------------------------------------- */
-
-static int add_queue(struct top *t, uint32_t kind, uint32_t index, uint32_t type,
-		     uint32_t engine, uint32_t core, uint64_t ring)
-{
-	struct nprof_nq_params p = {
-		.size = sizeof(p), .target_kind = kind, .target_index = index,
-		.queue_type = type, .engine = engine, .ring_size = ring,
-		/* record's watermark: poll() reports a quarter-full ring */
-		.watermark = (uint32_t)(nprof_device_ring_size(t->dev, ring) / 4),
-	};
-	struct top_queue *q = &t->q[t->nq++];
-
-	q->kind = kind;
-	q->index = index;
-	q->type = type;
-	q->engine = engine;
-	q->core = core;
-	q->ring_size = nprof_device_ring_size(t->dev, ring);
-	q->nq = nprof_nq_subscribe(t->dev, &p);
-	if (!q->nq) {
-		if (errno != EBUSY)
-			return fail("cannot subscribe %s %u %s engine %u: %s",
-				    kind == NPROF_TARGET_CORE ? "core" : "TopSP", index,
-				    queue_name(type), engine, nprof_strerror_last());
-		t->busy++;
-		return 0;
-	}
-	q->lost_base = q->lost_mark = 0;
-	return 0;
-}
-
-/* Every queue type the library knows, on every core and TopSP. */
-static int subscribe_all(struct top *t, uint64_t ring)
-{
-	const struct nprof_device_info *in = &t->info;
-	uint32_t per = in->num_cores ? in->num_topsps / in->num_cores : 0;
-	size_t max = (size_t)(in->num_cores * NPROF_QUEUE_TYPES * NPROF_MAX_ENGINES +
-			      in->num_topsps * NPROF_QUEUE_TYPES);
-
-	t->q = calloc(max ? max : 1, sizeof(*t->q));
-	if (!t->q)
-		return fail("out of memory");
-	for (uint32_t c = 0; c < in->num_cores; c++) {
-		for (uint32_t ty = 0; ty < NPROF_QUEUE_TYPES; ty++) {
-			uint32_t engines;
-
-			if (!(in->core_queue_types & (1u << ty)))
-				continue;
-			engines = in->per_engine_queue_types & (1u << ty) ? in->engines_per_core : 1;
-			for (uint32_t e = 0; e < engines && e < NPROF_MAX_ENGINES; e++)
-				if (add_queue(t, NPROF_TARGET_CORE, c, ty, e, c, ring))
-					return EXIT_FAIL;
-		}
-	}
-	for (uint32_t s = 0; per && s < in->num_topsps; s++)
-		for (uint32_t ty = 0; ty < NPROF_QUEUE_TYPES; ty++)
-			if ((in->topsp_queue_types & (1u << ty)) &&
-			    add_queue(t, NPROF_TARGET_TOPSP, s, ty, 0, s / per, ring))
-				return EXIT_FAIL;
-	if (t->busy == t->nq)
-		return fail("every queue of %s is captured by another process: nothing to observe",
-			    nprof_device_path(t->dev));
-	return 0;
-}
-
-/* ---- folding entries ---------------------------------------------------------- */
-
-static void push(struct top *t, struct u64v *a, uint64_t v)
-{
-	if (a->n == a->cap) {
-		size_t cap = a->cap ? a->cap * 2 : 1024;
-		uint64_t *nv = realloc(a->v, cap * sizeof(*nv));
-
-		if (!nv) {
-			t->oom = true;
-			return;
-		}
-		a->v = nv;
-		a->cap = cap;
-	}
-	a->v[a->n++] = v;
-}
-
-static void fold(struct top *t, const struct top_queue *q, const struct neuronprof_notification *n)
-{
-	struct top_core *c = &t->cores[q->core];
-	struct top_engine *e = &c->eng[n->engine < NPROF_MAX_ENGINES ? n->engine : 0];
-	uint64_t ts = n->timestamp_ns;
-
-	if (!c->i_any || ts < c->i_first)
-		c->i_first = ts;
-	if (!c->i_any || ts > c->i_last)
-		c->i_last = ts;
-	c->i_any = true;
-	switch (n->queue_type) {
-	case NEURONPROF_QT_TRACE:
-		e->i_instr++;
-		e->t_instr++;
-		c->t_instr++;
-		push(t, &e->tr, ts);
-		break;
-	case NEURONPROF_QT_EVENT:
-		if (n->code == EVENT_END)
-			push(t, &e->ev_end, ts);
-		break;
-	case NEURONPROF_QT_INFER_STATUS:
-		if (n->code == NEURONPROF_INFER_START) {
-			c->infer_ts = n->timestamp_ns;
-		} else if (n->code == NEURONPROF_INFER_STOP) {
-			push(t, &c->stops, ts);
-			uint64_t lat = c->infer_ts ? n->timestamp_ns - c->infer_ts : 0;
-
-			c->i_execs++;
-			c->t_execs++;
-			c->i_lat_sum += lat;
-			if (lat > c->i_lat_max)
-				c->i_lat_max = lat;
-			c->infer_ts = 0;
-		}
-		break;
-	case NEURONPROF_QT_DMA:
-		c->i_dma++;
-		c->t_dma++;
-		c->i_dma_bytes += n->payload[0];
-		c->t_dma_bytes += n->payload[0];
-		break;
-	case NEURONPROF_QT_THROTTLE:
-		c->throttle_level = n->code;
-		c->throttle_pct = (uint32_t)n->payload[0];
-		break;
-	case NEURONPROF_QT_ERROR:
-		c->t_errors++;
-		break;
-	default:
-		break;
-	}
-}
-
-/* Consume one ring; @flush asks the device for in-flight notifications first. */
-static void drain_queue(struct top *t, struct top_queue *q, bool flush)
-{
-	struct nprof_ring *ring;
-	struct nprof_ring_spans sp;
-	int n;
-
-	if (!q->nq)
-		return;
-	if (flush) {
-		struct nprof_nq_drain_state st = { .size = sizeof(st) };
-
-		nprof_nq_drain(q->nq, NPROF_NQ_DRAIN_FLUSH, &st);
-	}
-	ring = nprof_nq_ring(q->nq);
-	n = nprof_ring_peek(ring, &sp);
-	if (n <= 0)
-		return;
-	if (sp.end - sp.begin > q->fill_max)
-		q->fill_max = sp.end - sp.begin;
-	for (int s = 0; s < 2; s++)
-		for (size_t off = 0; off < sp.len[s]; off += t->info.entry_size)
-			fold(t, q, (const void *)((const char *)sp.ptr[s] + off));
-	q->entries += (uint64_t)n;
-	nprof_ring_release(ring, sp.end);
-}
-
-/* Consume every ring. */
-static void drain(struct top *t, bool flush)
-{
-	for (size_t i = 0; i < t->nq; i++)
-		drain_queue(t, &t->q[i], flush);
-}
-
-/* ---- settling an interval: instruction durations and busy time ---------------- */
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static int cmp_iv(const void *a, const void *b)
-{
-	const struct top_iv *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->end < y->end ? -1 : x->end > y->end;
-}
-
-static void iv_add(struct top *t, struct top_core *c, uint64_t start, uint64_t end)
-{
-	if (end <= start)
-		return;
-	/* Instructions of a queue follow each other: extend the last interval. */
-	if (c->niv && start >= c->iv[c->niv - 1].start && start <= c->iv[c->niv - 1].end) {
-		if (end > c->iv[c->niv - 1].end)
-			c->iv[c->niv - 1].end = end;
-		return;
-	}
-	if (c->niv == c->iv_cap) {
-		size_t cap = c->iv_cap ? c->iv_cap * 2 : 256;
-		struct top_iv *n = realloc(c->iv, cap * sizeof(*n));
-
-		if (!n) {
-			t->oom = true;
-			return;
-		}
-		c->iv = n;
-		c->iv_cap = cap;
-	}
-	c->iv[c->niv++] = (struct top_iv){ start, end };
-}
-
-/* The first value of sorted @a at or after @ts from *@k on, else UINT64_MAX. */
-static uint64_t first_from(const struct u64v *a, size_t *k, uint64_t ts)
-{
-	while (*k < a->n && a->v[*k] < ts)
-		(*k)++;
-	return *k < a->n ? a->v[*k] : UINT64_MAX;
-}
-
-/* An engine's instructions of the interval get their durations. */
-static void settle_engine(struct top *t, struct top_core *c, struct top_engine *e)
-{
-	size_t ke = 0, ks = 0;
-
-	qsort(e->tr.v, e->tr.n, sizeof(uint64_t), cmp_u64);
-	qsort(e->ev_end.v, e->ev_end.n, sizeof(uint64_t), cmp_u64);
-	for (size_t i = 0; i <= e->tr.n; i++) {
-		uint64_t ts, next, end;
-
-		if (i == 0) {
-			if (!e->have_pend)
-				continue;
-			ts = e->pend;
-		} else {
-			ts = e->tr.v[i - 1];
-		}
-		next = i < e->tr.n ? e->tr.v[i] : UINT64_MAX;
-		end = first_from(&e->ev_end, &ke, ts);
-		if (next < end)
-			end = next;
-		next = first_from(&c->stops, &ks, ts);
-		if (next < end)
-			end = next;
-		if (end == UINT64_MAX) {
-			/* The last one, whose end a later drain tells. */
-			e->pend = ts;
-			e->have_pend = true;
-			break;
-		}
-		e->have_pend = false;
-		e->i_busy_ns += end - ts;
-		iv_add(t, c, ts, end);
-	}
-	e->tr.n = e->ev_end.n = 0;
-}
-
-/*
- * The core's busy time: the union of its engines' instruction intervals
- * settled since the sample began (a redraw on a resize settles early).
- */
-static void settle_core(struct top *t, struct top_core *c)
-{
-	uint64_t total = 0, end = 0;
-
-	qsort(c->stops.v, c->stops.n, sizeof(uint64_t), cmp_u64);
-	for (uint32_t e = 0; e < NPROF_MAX_ENGINES; e++)
-		settle_engine(t, c, &c->eng[e]);
-	if (c->niv > 1)
-		qsort(c->iv, c->niv, sizeof(*c->iv), cmp_iv);
-	for (size_t i = 0; i < c->niv; i++) {
-		uint64_t from = i && c->iv[i].start < end ? end : c->iv[i].start;
-
-		if (c->iv[i].end > from)
-			total += c->iv[i].end - from;
-		if (!i || c->iv[i].end > end)
-			end = c->iv[i].end;
-	}
-	c->i_busy_ns += total;
-	c->niv = 0;
-	c->stops.n = 0;
-}
-
-/* The core's active span in the interval: first to last timestamp. */
-static uint64_t span_of(const struct top_core *c)
-{
-	return c->i_any ? c->i_last - c->i_first : 0;
-}
-
-static uint64_t queue_lost(const struct top_queue *q)
-{
-	struct nprof_ring_state st = { .size = sizeof(st) };
-
-	if (!q->nq || nprof_ring_get_state(nprof_nq_ring(q->nq), &st))
-		return 0;
-	return st.lost - q->lost_base;
 }
 
 /* ---- output ---------------------------------------------------------------- */
@@ -489,19 +125,19 @@ static void sample_json(struct top *t, uint64_t dt, bool last)
 	jw_obj_begin(&j, NULL);
 	jw_u64(&j, "sample", t->samples);
 	jw_bool(&j, "final", last);
-	jw_u64(&j, "elapsed_ns", now_ns() - t->start_ns);
+	jw_u64(&j, "elapsed_ns", live_now_ns() - t->start_ns);
 	jw_u64(&j, "interval_ns", dt);
-	jw_u64(&j, "device", t->info.device_index);
-	jw_u64(&j, "busy_queues", t->busy);
+	jw_u64(&j, "device", t->l.info.device_index);
+	jw_u64(&j, "busy_queues", t->l.busy);
 	jw_arr_begin(&j, "cores");
-	for (uint32_t c = 0; c < t->info.num_cores; c++) {
-		struct top_core *k = &t->cores[c];
+	for (uint32_t c = 0; c < t->l.info.num_cores; c++) {
+		struct live_core *k = &t->l.cores[c];
 
 		jw_obj_begin(&j, NULL);
 		jw_u64(&j, "core", c);
-		jw_u64(&j, "span_ns", span_of(k));
+		jw_u64(&j, "span_ns", live_span(k));
 		jw_u64(&j, "busy_ns", k->i_busy_ns);
-		jw_u64(&j, "utilization_pct", pct(k->i_busy_ns, span_of(k)));
+		jw_u64(&j, "utilization_pct", pct(k->i_busy_ns, live_span(k)));
 		jw_u64(&j, "inferences", k->i_execs);
 		jw_u64(&j, "inferences_per_s", per_s(k->i_execs, dt));
 		jw_u64(&j, "latency_avg_ns", k->i_execs ? k->i_lat_sum / k->i_execs : 0);
@@ -511,12 +147,12 @@ static void sample_json(struct top *t, uint64_t dt, bool last)
 		jw_u64(&j, "throttle_level", k->throttle_level);
 		jw_u64(&j, "throttle_percent", k->throttle_pct);
 		jw_arr_begin(&j, "engines");
-		for (uint32_t e = 0; e < t->info.engines_per_core && e < NPROF_MAX_ENGINES; e++) {
+		for (uint32_t e = 0; e < t->l.info.engines_per_core && e < NPROF_MAX_ENGINES; e++) {
 			jw_obj_begin(&j, NULL);
 			jw_u64(&j, "engine", e);
 			jw_str(&j, "name", engine_name(e));
 			jw_u64(&j, "busy_ns", k->eng[e].i_busy_ns);
-			jw_u64(&j, "utilization_pct", pct(k->eng[e].i_busy_ns, span_of(k)));
+			jw_u64(&j, "utilization_pct", pct(k->eng[e].i_busy_ns, live_span(k)));
 			jw_u64(&j, "instructions", k->eng[e].i_instr);
 			jw_u64(&j, "instructions_per_s", per_s(k->eng[e].i_instr, dt));
 			jw_u64(&j, "total_instructions", k->eng[e].t_instr);
@@ -534,9 +170,9 @@ static void sample_json(struct top *t, uint64_t dt, bool last)
 	}
 	jw_arr_end(&j);
 	jw_arr_begin(&j, "queues");
-	for (size_t i = 0; i < t->nq; i++) {
-		struct top_queue *q = &t->q[i];
-		uint64_t lost = queue_lost(q);
+	for (size_t i = 0; i < t->l.nq; i++) {
+		struct live_queue *q = &t->l.q[i];
+		uint64_t lost = live_queue_lost(q);
 
 		jw_obj_begin(&j, NULL);
 		jw_str(&j, "target", target_name(q->kind));
@@ -562,29 +198,29 @@ static int core_lines(struct top *t, uint64_t dt, char lines[][160], int max)
 {
 	int n = 0;
 
-	for (uint32_t c = 0; c < t->info.num_cores && n < max; c++) {
-		struct top_core *k = &t->cores[c];
+	for (uint32_t c = 0; c < t->l.info.num_cores && n < max; c++) {
+		struct live_core *k = &t->l.cores[c];
 
 		snprintf(lines[n++], 160,
 			 "NC%-3u util %3u%%  infer/s %7" PRIu64 "  lat avg %9.1f us max %9.1f us  DMA %9.2f MB/s  throttle %u (%u%%)",
-			 c, pct(k->i_busy_ns, span_of(k)), per_s(k->i_execs, dt),
+			 c, pct(k->i_busy_ns, live_span(k)), per_s(k->i_execs, dt),
 			 k->i_execs ? (double)k->i_lat_sum / (double)k->i_execs / 1e3 : 0.0,
 			 (double)k->i_lat_max / 1e3, (double)per_s(k->i_dma_bytes, dt) / 1e6,
 			 k->throttle_level, k->throttle_pct);
-		for (uint32_t e = 0; e < t->info.engines_per_core && e < NPROF_MAX_ENGINES && n < max;
+		for (uint32_t e = 0; e < t->l.info.engines_per_core && e < NPROF_MAX_ENGINES && n < max;
 		     e++) {
 			const char *name = engine_name(e);
 
 			snprintf(lines[n++], 160, "      %-7s util %3u%%  instr/s %10" PRIu64, name ? name : "?",
-				 pct(k->eng[e].i_busy_ns, span_of(k)), per_s(k->eng[e].i_instr, dt));
+				 pct(k->eng[e].i_busy_ns, live_span(k)), per_s(k->eng[e].i_instr, dt));
 		}
 	}
 	return n;
 }
 
-static int queue_line(struct top *t, const struct top_queue *q, char *buf, size_t len)
+static int queue_line(struct top *t, const struct live_queue *q, char *buf, size_t len)
 {
-	uint64_t lost = queue_lost(q);
+	uint64_t lost = live_queue_lost(q);
 
 	(void)t;
 	if (!q->nq)
@@ -602,14 +238,14 @@ static void sample_batch(struct top *t, uint64_t dt, bool last)
 	int n = core_lines(t, dt, lines, (int)(sizeof(lines) / sizeof(lines[0])));
 
 	printf("sample %" PRIu64 "%s  elapsed %.1f s  interval %.3f s\n", t->samples,
-	       last ? " (final)" : "", (double)(now_ns() - t->start_ns) / 1e9, (double)dt / 1e9);
+	       last ? " (final)" : "", (double)(live_now_ns() - t->start_ns) / 1e9, (double)dt / 1e9);
 	for (int i = 0; i < n; i++)
 		printf("%s\n", lines[i]);
-	for (size_t i = 0; i < t->nq; i++) {
-		const struct top_queue *q = &t->q[i];
+	for (size_t i = 0; i < t->l.nq; i++) {
+		const struct live_queue *q = &t->l.q[i];
 
 		/* Only the queues with something to say. */
-		if (q->nq && !q->fill_max && queue_lost(q) == q->lost_mark)
+		if (q->nq && !q->fill_max && live_queue_lost(q) == q->lost_mark)
 			continue;
 		queue_line(t, q, buf, sizeof(buf));
 		printf("  %s\n", buf);
@@ -641,8 +277,8 @@ static void sample_screen(struct top *t, uint64_t dt)
 	fputs("\033[H\033[2J", stdout);
 	printf("\033[7m%-*.*s\033[0m\n", cols, cols, "");
 	printf("\033[H\033[7mneuronprof top  %s  device %u (%s, %u cores)  every %.1f s  q quits\033[0m\n",
-	       nprof_device_path(t->dev), t->info.device_index, arch_name(t->info.arch),
-	       t->info.num_cores, (double)t->interval_ns / 1e9);
+	       nprof_device_path(t->l.dev), t->l.info.device_index, arch_name(t->l.info.arch),
+	       t->l.info.num_cores, (double)t->interval_ns / 1e9);
 	row++;
 	for (int i = 0; i < n && row < rows - 1; i++, row++)
 		printf("%.*s\n", cols, lines[i]);
@@ -650,8 +286,8 @@ static void sample_screen(struct top *t, uint64_t dt)
 		printf("\n");
 		row++;
 	}
-	for (size_t i = 0; i < t->nq && row < rows - 1; i++, row++) {
-		queue_line(t, &t->q[i], buf, sizeof(buf));
+	for (size_t i = 0; i < t->l.nq && row < rows - 1; i++, row++) {
+		queue_line(t, &t->l.q[i], buf, sizeof(buf));
 		printf("%.*s\n", cols, buf);
 	}
 	fflush(stdout);
@@ -660,10 +296,9 @@ static void sample_screen(struct top *t, uint64_t dt)
 /* End an interval: print it, then start the next one. */
 static void sample(struct top *t, bool last)
 {
-	uint64_t now = now_ns(), dt = now - t->mark_ns;
+	uint64_t now = live_now_ns(), dt = now - t->mark_ns;
 
-	for (uint32_t c = 0; c < t->info.num_cores; c++)
-		settle_core(t, &t->cores[c]);
+	live_settle(&t->l);
 	t->samples++;
 	if (t->mode == TOP_JSON)
 		sample_json(t, dt, last);
@@ -671,19 +306,7 @@ static void sample(struct top *t, bool last)
 		sample_batch(t, dt, last);
 	else
 		sample_screen(t, dt);
-	for (uint32_t c = 0; c < t->info.num_cores; c++) {
-		struct top_core *k = &t->cores[c];
-
-		k->i_execs = k->i_lat_sum = k->i_lat_max = k->i_dma = k->i_dma_bytes = 0;
-		k->i_busy_ns = 0;
-		k->i_any = false;
-		for (uint32_t e = 0; e < NPROF_MAX_ENGINES; e++)
-			k->eng[e].i_busy_ns = k->eng[e].i_instr = 0;
-	}
-	for (size_t i = 0; i < t->nq; i++) {
-		t->q[i].fill_max = 0;
-		t->q[i].lost_mark = queue_lost(&t->q[i]);
-	}
+	live_interval_reset(&t->l);
 	t->mark_ns = now;
 }
 
@@ -718,57 +341,26 @@ static void screen_leave(struct top *t)
 }
 
 /*
- * Sleep in poll() until @deadline (CLOCK_MONOTONIC ns): drain each ring that
- * reaches its watermark as soon as it does, as record's drainer does; on the
- * screen, read keys (q quits). @pfd has a slot for stdin then one per queue.
+ * live_wait()'s hooks: it returns on q, ^C, SIGTERM, and on a resize of the
+ * screen; it reads the keys from stdin (q quits).
  */
-static void wait_drain(struct top *t, struct pollfd *pfd, uint64_t deadline)
+static bool top_stop(void *ctx)
 {
-	uint64_t now;
+	struct top *t = ctx;
 
-	while (!top_quit && !(top_resized && t->mode == TOP_SCREEN) &&
-	       (now = now_ns()) < deadline) {
-		int ms = (int)((deadline - now + 999999) / 1000000);
-		int n = poll(pfd, t->nq + 1, ms);
-		char c;
+	return top_quit || (top_resized && t->mode == TOP_SCREEN);
+}
 
-		if (n <= 0)
-			continue;	/* the deadline, or a signal */
-		if ((pfd[0].revents & POLLIN) && read(STDIN_FILENO, &c, 1) == 1 &&
-		    (c == 'q' || c == 'Q'))
-			top_quit = 1;
-		for (size_t i = 0; i < t->nq; i++) {
-			short re = pfd[i + 1].revents;
+static void top_key(void *ctx, short revents)
+{
+	char c;
 
-			if (re & POLLIN)
-				drain_queue(t, &t->q[i], false);
-			if (re & (POLLHUP | POLLERR | POLLNVAL)) {
-				/* The device is gone: what is left, then no more polling. */
-				drain_queue(t, &t->q[i], false);
-				pfd[i + 1].fd = -1;
-			}
-		}
-	}
+	(void)ctx;
+	if ((revents & POLLIN) && read(STDIN_FILENO, &c, 1) == 1 && (c == 'q' || c == 'Q'))
+		top_quit = 1;
 }
 
 /* ---- the command -------------------------------------------------------------- */
-
-static void top_free(struct top *t)
-{
-	for (size_t i = 0; t->q && i < t->nq; i++)
-		nprof_nq_close(t->q[i].nq);	/* gives the queue back */
-	for (uint32_t c = 0; t->cores && c < t->info.num_cores; c++) {
-		free(t->cores[c].stops.v);
-		free(t->cores[c].iv);
-		for (uint32_t e = 0; e < NPROF_MAX_ENGINES; e++) {
-			free(t->cores[c].eng[e].tr.v);
-			free(t->cores[c].eng[e].ev_end.v);
-		}
-	}
-	free(t->q);
-	free(t->cores);
-	nprof_device_close(t->dev);
-}
 
 int cmd_top(int argc, char **argv)
 {
@@ -784,7 +376,7 @@ int cmd_top(int argc, char **argv)
 	};
 	struct sigaction quit = { .sa_handler = on_quit }, winch = { .sa_handler = on_winch };
 	struct pollfd *pfd = NULL;
-	uint64_t device = 0, interval_ms = 1000, ring = TOP_RING_DEFAULT, next;
+	uint64_t device = 0, interval_ms = 1000, ring = LIVE_RING_DEFAULT, next;
 	bool device_given = false;
 	struct top t;
 	int c, ret;
@@ -830,34 +422,17 @@ int cmd_top(int argc, char **argv)
 	if (t.mode == TOP_SCREEN && !isatty(STDOUT_FILENO))
 		return usage_error("stdout is not a terminal: use --batch or --json");
 
-	t.dev = nprof_device_open(device_given ? (int)device : NPROF_DEVICE_ANY, 0);
-	if (!t.dev)
-		return fail("%s", nprof_strerror_last());
-	t.info.size = sizeof(t.info);
-	if (nprof_device_get_info(t.dev, &t.info)) {
-		ret = fail("%s", nprof_strerror_last());
-		goto out;
-	}
-	t.cores = calloc(t.info.num_cores ? t.info.num_cores : 1, sizeof(*t.cores));
-	if (!t.cores) {
-		ret = fail("out of memory");
-		goto out;
-	}
-	ret = subscribe_all(&t, ring);
+	ret = live_open(&t.l, device_given ? (int)device : NPROF_DEVICE_ANY, ring);
 	if (ret)
 		goto out;
-	if (t.busy)
+	if (t.l.busy)
 		warn("%zu of %zu queues are captured by another process: they are shown as busy",
-		     t.busy, t.nq);
-	pfd = calloc(t.nq + 1, sizeof(*pfd));
+		     t.l.busy, t.l.nq);
+	pfd = live_pollfds(&t.l, t.mode == TOP_SCREEN ? STDIN_FILENO : -1);
 	if (!pfd) {
 		ret = fail("out of memory");
 		goto out;
 	}
-	pfd[0] = (struct pollfd){ .fd = t.mode == TOP_SCREEN ? STDIN_FILENO : -1, .events = POLLIN };
-	for (size_t i = 0; i < t.nq; i++)
-		pfd[i + 1] = (struct pollfd){ .fd = t.q[i].nq ? nprof_nq_fd(t.q[i].nq) : -1,
-					      .events = POLLIN };
 
 	sigaction(SIGINT, &quit, NULL);
 	sigaction(SIGTERM, &quit, NULL);
@@ -866,7 +441,7 @@ int cmd_top(int argc, char **argv)
 	if (t.mode == TOP_SCREEN)
 		screen_enter(&t);
 	t.interval_ns = interval_ms * 1000000ULL;
-	t.start_ns = t.mark_ns = now_ns();
+	t.start_ns = t.mark_ns = live_now_ns();
 	next = t.start_ns + t.interval_ns;
 	/*
 	 * A first sample at once: a script knows from it that the queues are
@@ -877,20 +452,19 @@ int cmd_top(int argc, char **argv)
 	else
 		sample_screen(&t, 0);
 	while (!top_quit && (!t.count || t.samples < t.count)) {
-		wait_drain(&t, pfd, next);
-		if (t.oom) {
+		live_wait(&t.l, pfd, next, top_stop, top_key, &t);
+		if (t.l.oom) {
 			ret = fail("out of memory");
 			goto out;
 		}
 		if (top_resized && t.mode == TOP_SCREEN) {
 			top_resized = 0;
-			for (uint32_t k = 0; k < t.info.num_cores; k++)
-				settle_core(&t, &t.cores[k]);
-			sample_screen(&t, now_ns() - t.mark_ns);
+			live_settle(&t.l);
+			sample_screen(&t, live_now_ns() - t.mark_ns);
 		}
-		if (now_ns() >= next) {
+		if (live_now_ns() >= next) {
 			/* Below the watermark is not nothing: what is unread belongs to this sample. */
-			drain(&t, false);
+			live_drain(&t.l, false);
 			sample(&t, false);
 			next += t.interval_ns;
 			if (next < t.mark_ns)
@@ -901,13 +475,13 @@ int cmd_top(int argc, char **argv)
 		screen_leave(&t);
 	} else if (top_quit) {
 		/* The last notifications in flight, then the final sample with the totals. */
-		drain(&t, (t.info.caps & NPROF_DEVICE_CAP_FLUSH) != 0);
+		live_drain(&t.l, (t.l.info.caps & NPROF_DEVICE_CAP_FLUSH) != 0);
 		sample(&t, true);
 	}
 	ret = flush_stdout();
 out:
 	screen_leave(&t);
 	free(pfd);
-	top_free(&t);
+	live_free(&t.l);
 	return ret;
 }

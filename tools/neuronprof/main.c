@@ -27,6 +27,7 @@ static const struct subcommand subcommands[] = {
 	{ "report", cmd_report, "one self-contained HTML page of a profile, with plots" },
 	{ "export", cmd_export, "convert a profile to Chrome trace JSON, Perfetto or SQLite" },
 	{ "top", cmd_top, "a live view of a device: utilisation, rates, queues" },
+	{ "exporter", cmd_exporter, "a device's activity (or a recording's) as Prometheus metrics" },
 };
 
 #define NSUBCOMMANDS	(sizeof(subcommands) / sizeof(subcommands[0]))

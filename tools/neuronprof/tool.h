@@ -22,5 +22,6 @@ int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+int cmd_exporter(int argc, char **argv);
 
 #endif /* NEURONPROF_TOOL_H */

@@ -258,6 +258,16 @@ static void instruction_done(struct core_stats *c, struct unit *u, uint32_t code
 	*have_prev = true;
 }
 
+/* instruction_done(), and the observer told. */
+static void instruction_seen(struct rec_stats *s, const struct prof_file *f, uint32_t core,
+			     struct core_stats *c, struct unit *u, const struct entry *e,
+			     uint64_t end, uint64_t *prev_end, bool *have_prev)
+{
+	instruction_done(c, u, e->code, e->ts, end, prev_end, have_prev);
+	if (s->obs && s->obs->instruction)
+		s->obs->instruction(s->obs->ctx, f, core, u->topsp, u->index, e->ts, end);
+}
+
 static void loss_add(struct rec_stats *s, const struct prof_file *f, const struct prof_queue *lq,
 		     uint64_t gaps)
 {
@@ -307,6 +317,8 @@ static void add_raw_queue(struct rec_stats *s, const struct prof_file *f,
 	while ((p = queue_iter_next(&it))) {
 		entry_decode(p, it.entry_size, &e);
 		progress_update(pg, ++*done);
+		if (s->obs && s->obs->entry)
+			s->obs->entry(s->obs->ctx, f, lq, rq->core, &e);
 		raw_part_of(&e, &part);
 		/* Parts of one device entry are consecutive and share its index. */
 		if (!seq.have_prev || part.index != prev_index)
@@ -315,6 +327,8 @@ static void add_raw_queue(struct rec_stats *s, const struct prof_file *f,
 		prev_index = part.index;
 	}
 	rq->gaps = gaps;
+	if (s->obs && s->obs->queue_done)
+		s->obs->queue_done(s->obs->ctx, f, lq, rq->core, gaps);
 	s->raw_entries += q->entry_count;
 	loss_add(s, f, lq, gaps);
 }
@@ -364,13 +378,15 @@ static void add_queue(struct rec_stats *s, const struct prof_file *f, const stru
 		seen(&c->first, &c->last, &c->any, e.ts);
 		if (u)
 			seen(&u->first, &u->last, &u->any, e.ts);
+		if (s->obs && s->obs->entry)
+			s->obs->entry(s->obs->ctx, f, lq, core, &e);
 
 		switch (q->queue_type) {
 		case NEURONPROF_QT_TRACE:
 		case NEURONPROF_QT_TOPSP_TRACE:
 			u->instructions++;
 			if (have_pend)
-				instruction_done(c, u, pend.code, pend.ts,
+				instruction_seen(s, f, core, c, u, &pend,
 						 instr_end(&clk, pend.ts, true, e.ts), &iend,
 						 &have_iend);
 			pend = e;
@@ -414,9 +430,11 @@ static void add_queue(struct rec_stats *s, const struct prof_file *f, const stru
 		}
 	}
 	if (have_pend)
-		instruction_done(c, u, pend.code, pend.ts, instr_end(&clk, pend.ts, false, 0), &iend,
+		instruction_seen(s, f, core, c, u, &pend, instr_end(&clk, pend.ts, false, 0), &iend,
 				 &have_iend);
 	instr_clock_free(&clk);
+	if (s->obs && s->obs->queue_done)
+		s->obs->queue_done(s->obs->ctx, f, lq, core, gaps);
 	c->entries += q->entry_count;
 	c->lost += q->lost_count;
 	c->gaps += gaps;
@@ -745,8 +763,16 @@ static void build_host(struct rec_stats *s)
 void rec_stats_build(struct rec_stats *s, const struct recording *r, unsigned int top,
 		     struct progress *pg, uint64_t *done)
 {
+	rec_stats_build_observed(s, r, top, pg, done, NULL);
+}
+
+void rec_stats_build_observed(struct rec_stats *s, const struct recording *r, unsigned int top,
+			      struct progress *pg, uint64_t *done,
+			      const struct stats_observer *obs)
+{
 	memset(s, 0, sizeof(*s));
 	s->rec = r;
+	s->obs = obs;
 	s->top = top;
 	timing_build(&s->timing, r->files, r->nfiles, NULL, r->sys, r->sys ? 1 : 0, NULL, 0);
 	for (size_t i = 0; i < r->nfiles; i++) {

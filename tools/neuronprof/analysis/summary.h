@@ -192,8 +192,30 @@ struct host_type {
 	struct dist d;
 };
 
+/*
+ * struct stats_observer - what rec_stats_build_observed() tells as it reads
+ * a recording, for a caller that needs the figures in time (exporter
+ * --replay) computed by this code and no other. Any member may be NULL.
+ *
+ * @entry: every entry of a queue, in the queue's order; @core is the
+ *	queue's NeuronCore (queue_core()).
+ * @instruction: a TRACE or TOPSP_TRACE entry at @ts whose end (@end, the
+ *	timing model's) is known, of engine or TopSP @unit (@topsp).
+ * @queue_done: after a queue's last entry, with its sequence gaps.
+ */
+struct stats_observer {
+	void *ctx;
+	void (*entry)(void *ctx, const struct prof_file *f, const struct prof_queue *lq,
+		      uint32_t core, const struct entry *e);
+	void (*instruction)(void *ctx, const struct prof_file *f, uint32_t core, bool topsp,
+			    uint32_t unit, uint64_t ts, uint64_t end);
+	void (*queue_done)(void *ctx, const struct prof_file *f, const struct prof_queue *lq,
+			   uint32_t core, uint64_t gaps);
+};
+
 struct rec_stats {
 	const struct recording *rec;
+	const struct stats_observer *obs;	/* NULL: nobody */
 	uint64_t queues, entries;	/* queue records, entries */
 	struct core_stats *cores;
 	size_t ncores;
@@ -221,6 +243,10 @@ const char *xop_name(const struct rec_stats *s, const struct xop *x);
 
 void rec_stats_build(struct rec_stats *s, const struct recording *r, unsigned int top,
 		     struct progress *pg, uint64_t *done);
+/* rec_stats_build(), telling @obs (may be NULL) what it reads. */
+void rec_stats_build_observed(struct rec_stats *s, const struct recording *r, unsigned int top,
+			      struct progress *pg, uint64_t *done,
+			      const struct stats_observer *obs);
 void rec_stats_free(struct rec_stats *s);
 
 /*
