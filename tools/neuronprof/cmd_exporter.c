@@ -24,7 +24,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <microhttpd.h>
@@ -45,6 +44,7 @@
 #include "analysis/profile.h"
 #include "analysis/summary.h"
 #include "live.h"
+#include "util/options.h"
 #include "tool.h"
 #include "util/prom.h"
 
@@ -62,39 +62,6 @@
  * second; whatever it loses is counted in neuronprof_queue_lost_entries_total.
  */
 #define EXPORTER_DRAIN_GAP_MS	50
-
-static const char exporter_usage[] =
-	"Usage: neuronprof exporter [--device N] [--ring-size BYTES]\n"
-	"                           [--replay RECORDING [--replay-speed FACTOR]]\n"
-	"                           [--textfile PATH.prom] [--listen ADDR:PORT | --listen none]\n"
-	"                           [--interval MS] [-n N | --count N]\n"
-	"\n"
-	"Publishes a device's activity as Prometheus metrics, per device, core,\n"
-	"engine and queue: busy time, instructions, DMA bytes, inferences, errors,\n"
-	"throttle level, entries delivered and lost, ring fill. The queues are\n"
-	"watched as top watches them; with --replay a recording is published\n"
-	"instead, paced by its timestamps, and once it is over every figure equals\n"
-	"summary's. Metric names and labels: Documentation/analysis.rst.\n"
-	"\n"
-	"  --device N            device index (default: the first)\n"
-	"  --ring-size BYTES     ring per queue, 4K to 64M (default 1M, as record)\n"
-	"  --replay RECORDING    publish a recording (an NTFF file or a directory)\n"
-	"                        instead of a device\n"
-	"  --replay-speed FACTOR recording time per wall-clock time (default 1: as\n"
-	"                        recorded; 0.001: a thousand times slower; 0: all\n"
-	"                        at once)\n"
-	"  --textfile PATH.prom  write the metrics to PATH.prom for node exporter's\n"
-	"                        textfile collector, replaced atomically every interval\n"
-	"  --listen ADDR:PORT    serve http://ADDR:PORT/metrics (default " EXPORTER_LISTEN_DEFAULT ");\n"
-	"                        'none': no HTTP server\n"
-	"  --interval MS         publish every MS milliseconds (default 5000, at least 100)\n"
-	"  -n, --count N         stop after N publications (default: until ^C or SIGTERM)\n"
-	"  -h, --help            this text\n";
-
-enum {
-	OPT_DEVICE = 256, OPT_RING, OPT_REPLAY, OPT_SPEED, OPT_TEXTFILE, OPT_LISTEN,
-	OPT_INTERVAL, OPT_COUNT,
-};
 
 /* ---- the metrics ------------------------------------------------------------- */
 
@@ -938,11 +905,13 @@ out:
 
 /* ---- the command -------------------------------------------------------------- */
 
-static int parse_speed(const char *s, double *out)
+static int parse_speed(const struct opt *o, const char *s, void *ctx)
 {
+	double *out = ctx;
 	char *end;
 	double v;
 
+	(void)o;
 	errno = 0;
 	v = strtod(s, &end);
 	if (end == s || *end || errno || !isfinite(v) || v < 0)
@@ -954,80 +923,64 @@ static int parse_speed(const char *s, double *out)
 
 int cmd_exporter(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "device", required_argument, NULL, OPT_DEVICE },
-		{ "ring-size", required_argument, NULL, OPT_RING },
-		{ "replay", required_argument, NULL, OPT_REPLAY },
-		{ "replay-speed", required_argument, NULL, OPT_SPEED },
-		{ "textfile", required_argument, NULL, OPT_TEXTFILE },
-		{ "listen", required_argument, NULL, OPT_LISTEN },
-		{ "interval", required_argument, NULL, OPT_INTERVAL },
-		{ "count", required_argument, NULL, OPT_COUNT },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct sigaction quit = { .sa_handler = on_quit }, ign = { .sa_handler = SIG_IGN };
 	uint64_t device = 0, ring = LIVE_RING_DEFAULT, interval_ms = 5000;
 	const char *replay = NULL, *listen_at = EXPORTER_LISTEN_DEFAULT;
-	bool device_given = false, ring_given = false, speed_given = false;
+	/* Set (to the option's name) when the option is given. */
+	const char *device_given = NULL, *ring_given = NULL, *speed_given = NULL;
 	struct sockaddr_storage ss;
 	socklen_t sl = 0;
 	double speed = 1.0;
 	struct exporter x;
 	char why[512];
-	int c, ret;
+	int ret;
+	const struct opt opts[] = {
+		OPT_U64(0, "device", &device, "N", 0, INT32_MAX, "device index (default: the first)",
+			.first = &device_given),
+		OPT_SIZE(0, "ring-size", &ring, "BYTES", 4096, 64ULL << 20,
+			 "ring per queue, 4K to 64M (default 1M, as record)", .first = &ring_given),
+		OPT_STRING(0, "replay", &replay, "RECORDING",
+			   "publish a recording (an NTFF file or a directory)\n"
+			   "instead of a device"),
+		OPT_CALLBACK(0, "replay-speed", "FACTOR", parse_speed, 0,
+			     "recording time per wall-clock time (default 1: as\n"
+			     "recorded; 0.001: a thousand times slower; 0: all\n"
+			     "at once)", .first = &speed_given),
+		OPT_STRING(0, "textfile", &x.textfile, "PATH.prom",
+			   "write the metrics to PATH.prom for node exporter's\n"
+			   "textfile collector, replaced atomically every interval"),
+		OPT_STRING(0, "listen", &listen_at, "ADDR:PORT",
+			   "serve http://ADDR:PORT/metrics (default " EXPORTER_LISTEN_DEFAULT ");\n"
+			   "'none': no HTTP server"),
+		OPT_U64(0, "interval", &interval_ms, "MS", EXPORTER_INTERVAL_MIN, 3600000,
+			"publish every MS milliseconds (default 5000, at least 100)"),
+		OPT_U64('n', "count", &x.count, "N", 1, UINT64_MAX,
+			"stop after N publications (default: until ^C or SIGTERM)"),
+		OPT_END(),
+	};
+	const struct cmd_desc desc = {
+		.name = "exporter",
+		.synopsis = "exporter [--device N] [--ring-size BYTES]\n"
+			    "                    [--replay RECORDING [--replay-speed FACTOR]]\n"
+			    "                    [--textfile PATH.prom] [--listen ADDR:PORT | --listen none]\n"
+			    "                    [--interval MS] [-n N | --count N]",
+		.about = "Publishes a device's activity as Prometheus metrics, per device, core,\n"
+			 "engine and queue: busy time, instructions, DMA bytes, inferences, errors,\n"
+			 "throttle level, entries delivered and lost, ring fill. The queues are\n"
+			 "watched as top watches them; with --replay a recording is published\n"
+			 "instead, paced by its timestamps, and once it is over every figure equals\n"
+			 "summary's. Metric names and labels: Documentation/analysis.rst.\n",
+		.opts = opts,
+	};
 
 	memset(&x, 0, sizeof(x));
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":hn:", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_DEVICE:
-			if (parse_u64("--device", optarg, 0, INT32_MAX, false, &device))
-				return EXIT_USAGE;
-			device_given = true;
-			break;
-		case OPT_RING:
-			if (parse_u64("--ring-size", optarg, 4096, 64ULL << 20, true, &ring))
-				return EXIT_USAGE;
-			ring_given = true;
-			break;
-		case OPT_REPLAY:
-			replay = optarg;
-			break;
-		case OPT_SPEED:
-			if (parse_speed(optarg, &speed))
-				return EXIT_USAGE;
-			speed_given = true;
-			break;
-		case OPT_TEXTFILE:
-			x.textfile = optarg;
-			break;
-		case OPT_LISTEN:
-			listen_at = optarg;
-			break;
-		case OPT_INTERVAL:
-			if (parse_u64("--interval", optarg, EXPORTER_INTERVAL_MIN, 3600000, false,
-				      &interval_ms))
-				return EXIT_USAGE;
-			break;
-		case 'n':
-		case OPT_COUNT:
-			if (parse_u64(c == 'n' ? "-n" : "--count", optarg, 1, UINT64_MAX, false,
-				      &x.count))
-				return EXIT_USAGE;
-			break;
-		case 'h':
-			fputs(exporter_usage, stdout);
-			return 0;
-		default:
-			return option_error(c, argv);
-		}
-	}
+	if (opts_parse(argc, argv, &desc, &speed, &ret))
+		return ret;
 	if (check_operands(argc, argv, 0, NULL))
 		return EXIT_USAGE;
 	if (replay && (device_given || ring_given))
 		return usage_error("--replay publishes a recording: --%s is for a device",
-				   device_given ? "device" : "ring-size");
+				   device_given ? device_given : ring_given);
 	if (speed_given && !replay)
 		return usage_error("--replay-speed needs --replay");
 	x.http = strcmp(listen_at, "none") != 0;

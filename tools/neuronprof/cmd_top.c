@@ -25,7 +25,6 @@
  * totals, which count everything seen since the start.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
@@ -43,33 +42,11 @@
 
 #include "live.h"
 #include "util/json.h"
+#include "util/options.h"
 #include "tool.h"
 
 #define TOP_INTERVAL_MIN_MS	100
 
-static const char top_usage[] =
-	"Usage: neuronprof top [--device N] [--interval MS] [--ring-size BYTES]\n"
-	"                      [--batch | --json] [-n N | --count N]\n"
-	"\n"
-	"A live view of a device, refreshed every interval: per core and engine the\n"
-	"utilisation (as summary defines it), instructions/s, inferences/s and their\n"
-	"latency, DMA bandwidth and throttle level; per queue the fill and the\n"
-	"notifications lost. Rings are drained whenever they reach a quarter full,\n"
-	"as record drains them. It only observes (no file is written) and gives the\n"
-	"queues back when it exits.\n"
-	"On a terminal: a screen that follows resizes; q quits.\n"
-	"\n"
-	"  --device N         device index (default: the first)\n"
-	"  --interval MS      sample interval (default 1000, at least 100)\n"
-	"  --ring-size BYTES  ring per queue, 4K to 64M (default 1M, as record; K, M,\n"
-	"                     G suffixes)\n"
-	"  --batch            a text sample per interval on stdout\n"
-	"  --json             a JSON sample per line per interval on stdout\n"
-	"  -n, --count N      stop after N samples, as top -n and perf top do\n"
-	"                     (default: until q, ^C or SIGTERM)\n"
-	"  -h, --help         this text\n";
-
-enum { OPT_DEVICE = 256, OPT_INTERVAL, OPT_RING, OPT_BATCH, OPT_JSON, OPT_COUNT };
 
 enum top_mode { TOP_SCREEN, TOP_BATCH, TOP_JSON };
 
@@ -362,61 +339,61 @@ static void top_key(void *ctx, short revents)
 
 /* ---- the command -------------------------------------------------------------- */
 
+/* --batch and --json (tag: the mode), which exclude each other. */
+static int top_mode_opt(const struct opt *o, const char *arg, void *ctx)
+{
+	struct top *t = ctx;
+
+	(void)arg;
+	if (t->mode != TOP_SCREEN)
+		return usage_error("--batch and --json exclude each other");
+	t->mode = o->tag;
+	return 0;
+}
+
 int cmd_top(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "device", required_argument, NULL, OPT_DEVICE },
-		{ "interval", required_argument, NULL, OPT_INTERVAL },
-		{ "ring-size", required_argument, NULL, OPT_RING },
-		{ "batch", no_argument, NULL, OPT_BATCH },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "count", required_argument, NULL, OPT_COUNT },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct sigaction quit = { .sa_handler = on_quit }, winch = { .sa_handler = on_winch };
 	struct pollfd *pfd = NULL;
 	uint64_t device = 0, interval_ms = 1000, ring = LIVE_RING_DEFAULT, next;
-	bool device_given = false;
+	const char *device_given = NULL;
 	struct top t;
-	int c, ret;
+	int ret;
+	const struct opt opts[] = {
+		OPT_U64(0, "device", &device, "N", 0, INT32_MAX, "device index (default: the first)",
+			.first = &device_given),
+		OPT_U64(0, "interval", &interval_ms, "MS", TOP_INTERVAL_MIN_MS, 3600000,
+			"sample interval (default 1000, at least 100)"),
+		OPT_SIZE(0, "ring-size", &ring, "BYTES", 4096, 64ULL << 20,
+			 "ring per queue, 4K to 64M (default 1M, as record; K, M,\n"
+			 "G suffixes)"),
+		OPT_CALLBACK(0, "batch", NULL, top_mode_opt, TOP_BATCH,
+			     "a text sample per interval on stdout"),
+		OPT_CALLBACK(0, "json", NULL, top_mode_opt, TOP_JSON,
+			     "a JSON sample per line per interval on stdout"),
+		OPT_U64('n', "count", &t.count, "N", 1, UINT64_MAX,
+			"stop after N samples, as top -n and perf top do\n"
+			"(default: until q, ^C or SIGTERM)"),
+		OPT_END(),
+	};
+	const struct cmd_desc desc = {
+		.name = "top",
+		.synopsis = "top [--device N] [--interval MS] [--ring-size BYTES]\n"
+			    "               [--batch | --json] [-n N | --count N]",
+		.about = "A live view of a device, refreshed every interval: per core and engine the\n"
+			 "utilisation (as summary defines it), instructions/s, inferences/s and their\n"
+			 "latency, DMA bandwidth and throttle level; per queue the fill and the\n"
+			 "notifications lost. Rings are drained whenever they reach a quarter full,\n"
+			 "as record drains them. It only observes (no file is written) and gives the\n"
+			 "queues back when it exits.\n"
+			 "On a terminal: a screen that follows resizes; q quits.\n",
+		.opts = opts,
+	};
 
 	memset(&t, 0, sizeof(t));
 	t.mode = TOP_SCREEN;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":hn:", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_DEVICE:
-			if (parse_u64("--device", optarg, 0, INT32_MAX, false, &device))
-				return EXIT_USAGE;
-			device_given = true;
-			break;
-		case OPT_INTERVAL:
-			if (parse_u64("--interval", optarg, TOP_INTERVAL_MIN_MS, 3600000, false, &interval_ms))
-				return EXIT_USAGE;
-			break;
-		case OPT_RING:
-			if (parse_u64("--ring-size", optarg, 4096, 64ULL << 20, true, &ring))
-				return EXIT_USAGE;
-			break;
-		case OPT_BATCH:
-		case OPT_JSON:
-			if (t.mode != TOP_SCREEN)
-				return usage_error("--batch and --json exclude each other");
-			t.mode = c == OPT_BATCH ? TOP_BATCH : TOP_JSON;
-			break;
-		case 'n':
-		case OPT_COUNT:
-			if (parse_u64(c == 'n' ? "-n" : "--count", optarg, 1, UINT64_MAX, false, &t.count))
-				return EXIT_USAGE;
-			break;
-		case 'h':
-			fputs(top_usage, stdout);
-			return 0;
-		default:
-			return option_error(c, argv);
-		}
-	}
+	if (opts_parse(argc, argv, &desc, &t, &ret))
+		return ret;
 	if (check_operands(argc, argv, 0, NULL))
 		return EXIT_USAGE;
 	if (t.mode == TOP_SCREEN && !isatty(STDOUT_FILENO))

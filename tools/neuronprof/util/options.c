@@ -116,11 +116,15 @@ void opts_usage(FILE *f, const struct cmd_desc *d)
 		fprintf(f, "\n%s", d->notes);
 }
 
-static int opt_apply(const struct opt *o, const char *arg, void *ctx)
+/* @as_short: the option was spelled by its letter, which messages then name. */
+static int opt_apply(const struct opt *o, const char *arg, void *ctx, bool as_short)
 {
 	char name[64];
 
-	opt_name(o, name, sizeof(name));
+	if (as_short)
+		snprintf(name, sizeof(name), "-%c", o->short_name);
+	else
+		opt_name(o, name, sizeof(name));
 	if (o->first && !*o->first)
 		*o->first = o->long_name;
 	switch (o->kind) {
@@ -180,9 +184,13 @@ bool opts_parse(int argc, char **argv, const struct cmd_desc *d, void *ctx, int 
 
 	*status = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+	for (;;) {
 		const struct opt *o = NULL;
+		int li = -1;
 
+		c = getopt_long(argc, argv, shortopts, longopts, &li);
+		if (c == -1)
+			break;
 		if (c == 'h') {
 			opts_usage(stdout, d);
 			break;
@@ -197,7 +205,7 @@ bool opts_parse(int argc, char **argv, const struct cmd_desc *d, void *ctx, int 
 			*status = option_error(c, argv);
 			break;
 		}
-		*status = opt_apply(o, optarg, ctx);
+		*status = opt_apply(o, optarg, ctx, li < 0);
 		if (*status)
 			break;
 	}
