@@ -134,7 +134,7 @@ static const char *queue_engine_label(uint32_t kind, uint32_t type, uint32_t ind
 	return buf;
 }
 
-static const char *unit_label(bool topsp, uint32_t index, char *buf, size_t len)
+static const char *prom_unit_label(bool topsp, uint32_t index, char *buf, size_t len)
 {
 	const char *name = topsp ? NULL : engine_name(index);
 
@@ -354,7 +354,7 @@ static void live_series(struct exporter *x, struct live *l, struct live_ids *ids
 	for (uint32_t c = 0; c < l->info.num_cores; c++) {
 		snprintf(core, sizeof(core), "%u", c);
 		for (uint32_t e = 0; e < l->info.engines_per_core && e < NPROF_MAX_ENGINES; e++) {
-			const char *en = unit_label(false, e, eng, sizeof(eng));
+			const char *en = prom_unit_label(false, e, eng, sizeof(eng));
 
 			for (int k = 0; k < 4; k++)
 				ids->e[c][e][k] = prom_series(&x->prom, (size_t)(F_ENGINE_BUSY + k),
@@ -520,7 +520,7 @@ static size_t unit_series(struct prom *p, size_t fam, uint32_t dev, uint32_t cor
 	snprintf(d, sizeof(d), "%u", dev);
 	snprintf(c, sizeof(c), "%u", core);
 	return prom_series(p, fam, "device", d, "core", c, "engine",
-			   unit_label(topsp, index, u, sizeof(u)), NULL);
+			   prom_unit_label(topsp, index, u, sizeof(u)), NULL);
 }
 
 static size_t core_series(struct prom *p, size_t fam, uint32_t dev, uint32_t core)

@@ -71,20 +71,6 @@ static void esc(FILE *f, const char *s)
 	}
 }
 
-static const char *unit_label(const struct unit *u, char *buf, size_t len)
-{
-	const char *n = engine_name(u->index);
-
-	if (u->topsp)
-		snprintf(buf, len, "topsp%u", u->index);
-	else if (n)
-		snprintf(buf, len, "%u:%s", u->index, n);
-	else
-		snprintf(buf, len, "engine %u", u->index);
-	return buf;
-}
-
-#define U(u)	unit_label((u), (char[32]){ 0 }, 32)
 
 static const char *const palette[] = {
 	"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#9c755f", "#bab0ac",
@@ -896,14 +882,6 @@ static void page_hosts(FILE *f, const struct rec_stats *st, size_t nrec)
 		false);
 }
 
-static bool any_unit_gaps(const struct core_stats *c)
-{
-	for (size_t k = 0; k < c->nunits; k++)
-		if (c->units[k].idle.n)
-			return true;
-	return false;
-}
-
 static void page_core(FILE *f, const struct rec_stats *s, size_t ri, size_t ci,
 		      const struct core_timeline *t)
 {
@@ -930,7 +908,7 @@ static void page_core(FILE *f, const struct rec_stats *s, size_t ri, size_t ci,
 	svg_timeline(f, c, t);
 	numbers(f, "Numbers behind the plot: per bucket", "buckets", ri, (long)ci, -1, false);
 	numbers(f, "Per engine and TopSP", "units", ri, (long)ci, -1, true);
-	if (c->idle.n || any_unit_gaps(c))
+	if (c->idle.n || core_any_unit_gaps(c))
 		numbers(f, "Longest idle gaps (as summary&rsquo;s &ldquo;longest idle gaps&rdquo;)",
 			"idle", ri, (long)ci, -1, true);
 	else

@@ -54,28 +54,6 @@ static const char *dur(uint64_t ns, char *buf, size_t len)
 
 #define D(ns)	dur((ns), (char[32]){ 0 }, 32)
 
-static const char *unit_label(const struct unit *u, char *buf, size_t len)
-{
-	const char *n = engine_name(u->index);
-
-	if (u->topsp)
-		snprintf(buf, len, "topsp%u", u->index);
-	else if (n)
-		snprintf(buf, len, "%u:%s", u->index, n);
-	else
-		snprintf(buf, len, "%u", u->index);
-	return buf;
-}
-
-#define U(u)	unit_label((u), (char[32]){ 0 }, 32)
-
-static bool any_unit_gaps(const struct core_stats *c)
-{
-	for (size_t k = 0; k < c->nunits; k++)
-		if (c->units[k].idle.n)
-			return true;
-	return false;
-}
 
 static void text_core(const struct rec_stats *s, const struct core_stats *c)
 {
@@ -122,7 +100,7 @@ static void text_core(const struct rec_stats *s, const struct core_stats *c)
 			}
 		}
 	}
-	if (c->idle.n || any_unit_gaps(c)) {
+	if (c->idle.n || core_any_unit_gaps(c)) {
 		printf("  longest idle gaps (the core's, then its units' longest of all):\n");
 		printf("    %-12s %12s %12s  %s\n", "unit", "idle", "at", "where");
 	}

@@ -902,3 +902,24 @@ void paths_free(struct path_recordings *p, size_t n)
 	}
 	free(p);
 }
+
+const char *unit_label(const struct unit *u, char *buf, size_t len)
+{
+	const char *n = engine_name(u->index);
+
+	if (u->topsp)
+		snprintf(buf, len, "topsp%u", u->index);
+	else if (n)
+		snprintf(buf, len, "%u:%s", u->index, n);
+	else
+		snprintf(buf, len, "%u", u->index);
+	return buf;
+}
+
+bool core_any_unit_gaps(const struct core_stats *c)
+{
+	for (size_t k = 0; k < c->nunits; k++)
+		if (c->units[k].idle.n)
+			return true;
+	return false;
+}

@@ -250,6 +250,17 @@ void rec_stats_build_observed(struct rec_stats *s, const struct recording *r, un
 void rec_stats_free(struct rec_stats *s);
 
 /*
+ * unit_label() - @u as the tables name it: "0:tensor" for an engine with a
+ * name, "7" for one without, "topsp3" for a TopSP. U(u) is it in a
+ * temporary buffer.
+ */
+const char *unit_label(const struct unit *u, char *buf, size_t len);
+#define U(u)	unit_label((u), (char[32]){ 0 }, 32)
+
+/* core_any_unit_gaps() - whether any engine or TopSP of @c has idle gaps. */
+bool core_any_unit_gaps(const struct core_stats *c);
+
+/*
  * exec_where() - where the interval [@start, @end] of @ct lies, into @buf:
  * "in execution N" (0-based, in time order), "after execution N" (after
  * its end, before the next starts), "from execution N to execution M" (it
