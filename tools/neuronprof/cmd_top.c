@@ -112,6 +112,10 @@ static void sample_json(struct top *t, uint64_t dt, bool last)
 
 		jw_obj_begin(&j, NULL);
 		jw_u64(&j, "core", c);
+		if (k->model_seen)
+			jw_u64(&j, "model_id", k->model_id);
+		else
+			jw_null(&j, "model_id");
 		jw_u64(&j, "span_ns", live_span(k));
 		jw_u64(&j, "busy_ns", k->i_busy_ns);
 		jw_u64(&j, "utilization_pct", pct(k->i_busy_ns, live_span(k)));
@@ -177,10 +181,13 @@ static int core_lines(struct top *t, uint64_t dt, char lines[][160], int max)
 
 	for (uint32_t c = 0; c < t->l.info.num_cores && n < max; c++) {
 		struct live_core *k = &t->l.cores[c];
+		char model[16] = "-";
 
+		if (k->model_seen)
+			snprintf(model, sizeof(model), "%u", k->model_id);
 		snprintf(lines[n++], 160,
-			 "NC%-3u util %3u%%  infer/s %7" PRIu64 "  lat avg %9.1f us max %9.1f us  DMA %9.2f MB/s  throttle %u (%u%%)",
-			 c, pct(k->i_busy_ns, live_span(k)), per_s(k->i_execs, dt),
+			 "NC%-3u model %-5s util %3u%%  infer/s %7" PRIu64 "  lat avg %9.1f us max %9.1f us  DMA %9.2f MB/s  throttle %u (%u%%)",
+			 c, model, pct(k->i_busy_ns, live_span(k)), per_s(k->i_execs, dt),
 			 k->i_execs ? (double)k->i_lat_sum / (double)k->i_execs / 1e3 : 0.0,
 			 (double)k->i_lat_max / 1e3, (double)per_s(k->i_dma_bytes, dt) / 1e6,
 			 k->throttle_level, k->throttle_pct);
@@ -382,10 +389,10 @@ int cmd_top(int argc, char **argv)
 			    "               [--batch | --json] [-n N | --count N]",
 		.about = "A live view of a device, refreshed every interval: per core and engine the\n"
 			 "utilisation (as summary defines it), instructions/s, inferences/s and their\n"
-			 "latency, DMA bandwidth and throttle level; per queue the fill and the\n"
-			 "notifications lost. Rings are drained whenever they reach a quarter full,\n"
-			 "as record drains them. It only observes (no file is written) and gives the\n"
-			 "queues back when it exits.\n"
+			 "latency, DMA bandwidth, throttle level and the model id of the last\n"
+			 "inference started; per queue the fill and the notifications lost. Rings\n"
+			 "are drained whenever they reach a quarter full, as record drains them. It\n"
+			 "only observes (no file is written) and gives the queues back when it exits.\n"
 			 "On a terminal: a screen that follows resizes; q quits.\n",
 		.opts = opts,
 	};

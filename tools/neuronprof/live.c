@@ -170,6 +170,8 @@ static void fold(struct live *l, const struct live_queue *q,
 	case NEURONPROF_QT_INFER_STATUS:
 		if (n->code == NEURONPROF_INFER_START) {
 			c->infer_ts = n->timestamp_ns;
+			c->model_id = n->model_id;
+			c->model_seen = true;
 		} else if (n->code == NEURONPROF_INFER_STOP) {
 			push(l, &c->stops, ts);
 			uint64_t lat = c->infer_ts ? n->timestamp_ns - c->infer_ts : 0;

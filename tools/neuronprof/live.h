@@ -76,6 +76,8 @@ struct live_core {
 	uint64_t i_execs, i_lat_sum, i_lat_max, i_dma_bytes, i_dma;
 	uint64_t t_busy_ns, t_execs, t_instr, t_dma, t_dma_bytes, t_errors;
 	uint32_t throttle_level, throttle_pct;
+	uint32_t model_id;		/* of the last inference started ... */
+	bool model_seen;		/* ... if one was */
 };
 
 struct live {

@@ -95,12 +95,17 @@ try:
     assert len(samples) == 5, f"{len(samples)} samples:\n{text}"
     queues = instr = 0
     bad = []
+    models = {}
     for s in samples:
         core = None
         for line in s.splitlines():
-            m = re.match(r"NC(\d+)\s", line)
+            m = re.match(r"NC(\d+)\s+model\s+(\S+)\s", line)
             if m:
                 core = int(m.group(1))
+                models.setdefault(core, set()).add(m.group(2))
+                continue
+            if line.startswith("NC"):
+                bad.append(f"core line without its model: {line}")
                 continue
             m = re.match(r"\s+(\S+)\s+util\s+(\d+)%\s+instr/s\s+(\d+)$", line)
             if m:
@@ -119,6 +124,9 @@ try:
                 bad.append(f"unparsed: {line}")
     print(f"{what}: {len(samples)} samples, {queues} queue lines, core 1 instr/s summed {instr}")
     assert instr > 0 and queues > 0, f"top saw nothing of the load:\n{text}"
+    # sim_run runs model 77 on core 1; a core that ran nothing shows "-".
+    assert "77" in models.get(1, ()), f"core 1's model column: {models.get(1)}"
+    assert models.get(0) == {"-"}, f"core 0 ran nothing, its model column: {models.get(0)}"
     assert not bad, "\n".join(bad[:40]) + f"\n{text[-3000:]}"
 except AssertionError as e:
     print(f"FAIL: {what}: {e}")
