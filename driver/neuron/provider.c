@@ -390,6 +390,27 @@ static_assert(NPROF_NN_MID_OFF(iteration) == offsetof(struct nprof_nn_entry_mid,
 static_assert(NPROF_NN_MID_OFF(payload) == sizeof(struct nprof_nn_entry_mid));
 
 /*
+ * The same 16 bytes as two words: the first (queue type, engine, code)
+ * depends only on the part, the second (raw format, iteration) only on the
+ * device entry, so the hot path stores two words it mostly has at hand.
+ */
+union nprof_nn_mid {
+	struct nprof_nn_entry_mid f;
+	u64 w[2];
+};
+
+union nprof_nn_tail {
+	struct {
+		u32 model_id;
+		u32 iteration;
+	} f;
+	u64 w;
+};
+
+static_assert(sizeof(union nprof_nn_mid) == 16);
+static_assert(offsetof(struct nprof_nn_entry_mid, model_id) == 8);
+
+/*
  * Copy @count device entries from ring index @first of @nq into its
  * subscription, after counting @uncaptured more as lost (in one step,
  * whatever their number). Each device entry becomes entry_size / 32 ring
@@ -413,9 +434,10 @@ static void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq
 	const u64 now = ktime_get_ns();
 	struct neuronprof_notification *e;
 	struct nprof_notify_span span;
-	struct nprof_nn_entry_mid mid;
+	union nprof_nn_mid mid[NPROF_NN_ENTRY_SIZE_MAX / NEURONPROF_RAW_BYTES_PER_ENTRY];
+	union nprof_nn_tail tail = { .f.model_id = dev->arch.raw_format };
 	u32 done = 0, idx = first, want, got, i, p;
-	u64 seq;
+	u64 seq, *w;
 
 	lockdep_assert_held(&nq->lock);
 	if (uncaptured) {
@@ -429,19 +451,24 @@ static void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq
 		got = min(span.count / parts, want);
 		e = span.entries;
 		seq = span.seq;
-		mid.queue_type = span.queue_type;
-		mid.engine = span.engine;
-		mid.model_id = model_id;
+		for (p = 0; p < parts; p++)
+			mid[p].f = (struct nprof_nn_entry_mid){
+				.queue_type = span.queue_type,
+				.engine = span.engine,
+				.code = NEURONPROF_RAW_CODE(NEURONPROF_RAW_BYTES_PER_ENTRY,
+							    p, parts),
+				.model_id = model_id,
+			};
 		for (i = 0; i < got; i++) {
 			const u8 *src = nq->va + (size_t)idx * es;
 
-			mid.iteration = (u32)(nq->captured + i);
+			tail.f.iteration = (u32)(nq->captured + i);
 			for (p = 0; p < parts; p++, e++) {
-				mid.code = NEURONPROF_RAW_CODE(NEURONPROF_RAW_BYTES_PER_ENTRY,
-							       p, parts);
 				e->timestamp_ns = now;
 				e->seq = seq++;
-				*(struct nprof_nn_entry_mid *)&e->queue_type = mid;
+				w = (u64 *)&e->queue_type;
+				w[0] = mid[p].w[0];
+				w[1] = tail.w;
 				memcpy(e->payload, src, NEURONPROF_RAW_BYTES_PER_ENTRY);
 				src += NEURONPROF_RAW_BYTES_PER_ENTRY;
 			}
