@@ -21,6 +21,7 @@
 
 #include "util/json.h"
 #include "util/output.h"
+#include "analysis/fields.h"
 #include "analysis/names.h"
 #include "analysis/summary.h"
 #include "analysis/summary_json.h"
@@ -41,15 +42,7 @@ static bool raw_ns, brief;
  */
 static const char *dur(uint64_t ns, char *buf, size_t len)
 {
-	if (raw_ns || ns < 1000)
-		snprintf(buf, len, "%" PRIu64 "ns", ns);
-	else if (ns < 1000000)
-		snprintf(buf, len, "%.3fus", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, len, "%.3fms", (double)ns / 1e6);
-	else
-		snprintf(buf, len, "%.3fs", (double)ns / 1e9);
-	return buf;
+	return field_dur(ns, raw_ns, buf, len);
 }
 
 #define D(ns)	dur((ns), (char[32]){ 0 }, 32)
@@ -312,6 +305,30 @@ static uint64_t host_ns(const Neuronprof__System__NtraceEvent *h)
 	return h->end_ns > h->start_ns ? h->end_ns - h->start_ns : 0;
 }
 
+/* ---- the sections' columns (fields.h) ------------------------------------------ */
+
+/* A column with the same name in JSON and CSV. */
+#define SAME(key, text, width, kind, get)	{ key, key, text, width, kind, get }
+
+/* host event types: a row is a struct host_row. */
+struct host_row {
+	const struct dist *d;
+	const struct host_type *h;
+};
+
+FIELD_GET(host_name, struct host_row, s, r->h->name)
+
+static const struct field host_fields[] = {
+	SAME("name", "event", -20, FK_STR, host_name),
+	SAME("count", "count", 7, FK_U64, field_dist_count),
+	SAME("total_ns", "total", 12, FK_NS, field_dist_total),
+	SAME("min_ns", NULL, 12, FK_NS, field_dist_min),
+	SAME("avg_ns", "avg", 12, FK_NS, field_dist_avg),
+	SAME("median_ns", "median", 12, FK_NS, field_dist_median),
+	SAME("p99_ns", "p99", 12, FK_NS, field_dist_p99),
+	SAME("max_ns", "max", 12, FK_NS, field_dist_max),
+};
+
 static void text_recording(const struct rec_stats *s)
 {
 	const struct recording *r = s->rec;
@@ -379,14 +396,10 @@ static void text_recording(const struct rec_stats *s)
 		printf("\nhost system trace: %" PRIu64 " events; %" PRIu64 " nrt_execute calls, %"
 		       PRIu64 " matched to a device execution\n", s->host_events,
 		       s->timing.host_calls, s->timing.host_calls_matched);
-		printf("  %-20s %7s %12s %12s %12s %12s %12s\n", "event", "count", "total", "avg",
-		       "median", "p99", "max");
-		for (size_t i = 0; i < s->nhost; i++) {
-			const struct host_type *h = &s->host[i];
-
-			printf("  %-20s %7" PRIu64 " %12s %12s %12s %12s %12s\n", h->name, h->d.count,
-			       D(h->d.total), D(h->d.avg), D(h->d.median), D(h->d.p99), D(h->d.max));
-		}
+		fields_text_header(stdout, FIELDS(host_fields), "  ");
+		for (size_t i = 0; i < s->nhost; i++)
+			fields_text_row(stdout, FIELDS(host_fields),
+					&(struct host_row){ &s->host[i].d, &s->host[i] }, "  ", raw_ns);
 	}
 	if (s->ncores)
 		printf("\ntotals: instructions %" PRIu64 ", events %" PRIu64 ", dma %" PRIu64
@@ -585,8 +598,8 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 		jw_arr_begin(j, "event_types");
 		for (size_t i = 0; i < s->nhost; i++) {
 			jw_obj_begin(j, NULL);
-			jw_str(j, "name", s->host[i].name);
-			json_dist_fields(j, &s->host[i].d, DIST_P99);
+			fields_json(j, FIELDS(host_fields),
+				    &(struct host_row){ &s->host[i].d, &s->host[i] });
 			jw_obj_end(j);
 		}
 		jw_arr_end(j);
@@ -783,6 +796,18 @@ static const char *const csv_name[CSV_TABLES] = {
 	"ops_across_cores.csv", "machines.csv", "machine_executions.csv", "machine_ops.csv",
 };
 
+/*
+ * The tables whose header comes from their columns (a NULL csv_header):
+ * @lead, when not NULL, is a first column ahead of them.
+ */
+static const struct {
+	const struct field *t;
+	size_t n;
+	const char *lead;
+} csv_fields[CSV_TABLES] = {
+	[CSV_HOST] = { FIELDS(host_fields), "recording" },
+};
+
 static const char *const csv_header[CSV_TABLES] = {
 	"recording,device,core,entries,first_ns,last_ns,span_ns,busy_ns,utilization_pct,"
 	"inferences,inferences_failed,executions,errors,throttle_events,max_throttle_level,"
@@ -798,7 +823,7 @@ static const char *const csv_header[CSV_TABLES] = {
 	"host_avg_ns,host_overhead_avg_ns",
 	"recording,device,core,index,model_id,start_ns,end_ns,latency_ns,iterations,failed,"
 	"host_start_ns,host_end_ns,host_duration_ns,before_ns,after_ns,flow_id",
-	"recording,name,count,total_ns,min_ns,avg_ns,median_ns,p99_ns,max_ns",
+	NULL,
 	"recording,file,record,records,queue_type,target_kind,target_index,engine,lost,seq_gaps,"
 	"explained",
 	"recording,file,record,records,device,core,queue_type,target_kind,target_index,engine,format,"
@@ -812,22 +837,6 @@ static const char *const csv_header[CSV_TABLES] = {
 	"rank,op,code,slowest_machine,slowest_count,slowest_total_ns,median_machine,median_count,"
 	"median_total_ns,difference_ns",
 };
-
-/* A CSV field: quoted when it holds a comma, a quote or a line break (RFC 4180). */
-static void csv_str(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
 
 static const char *unit_kind(const struct unit *u)
 {
@@ -846,9 +855,9 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 		const struct xop *x = &s->xops[i];
 
 		/* cores: device:core pairs, ';' between them. */
-		csv_str(f[CSV_XOPS], rp);
+		field_csv_str(f[CSV_XOPS], rp);
 		fprintf(f[CSV_XOPS], ",%s,%u,", x->topsp ? "topsp" : "engine", x->index);
-		csv_str(f[CSV_XOPS], xop_name(s, x) ? xop_name(s, x) : "");
+		field_csv_str(f[CSV_XOPS], xop_name(s, x) ? xop_name(s, x) : "");
 		fprintf(f[CSV_XOPS], ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
 			PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", code_str(x->code, code),
 			x->d.count, x->d.total, x->d.min, x->d.avg, x->d.median,
@@ -861,7 +870,7 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 	for (size_t i = 0; i < s->ncores; i++) {
 		const struct core_stats *c = &s->cores[i];
 
-		csv_str(f[CSV_CORES], rp);
+		field_csv_str(f[CSV_CORES], rp);
 		fprintf(f[CSV_CORES], ",%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
 			PRIu64 ",%.2f,%" PRIu64 ",%" PRIu64 ",%zu,%" PRIu64 ",%" PRIu64 ",%u,%" PRIu64
 			",%" PRIu64 ",%" PRIu64 "\n", c->dev, c->core, c->entries, c->first, c->last,
@@ -871,7 +880,7 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 		for (size_t g = 0; g < c->idle.n; g++) {
 			const struct idle_gap *gp = &c->idle.g[g];
 
-			csv_str(f[CSV_GAPS], rp);
+			field_csv_str(f[CSV_GAPS], rp);
 			fprintf(f[CSV_GAPS], ",%u,%u,core,%u,%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64
 				",%" PRIu64 ",%s\n", c->dev, c->core, c->core, g + 1, gp->start,
 				gp->end, gp->end - gp->start, gp->start - c->first,
@@ -880,7 +889,7 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 		for (size_t k = 0; k < c->nunits; k++) {
 			const struct unit *u = &c->units[k];
 
-			csv_str(f[CSV_UNITS], rp);
+			field_csv_str(f[CSV_UNITS], rp);
 			fprintf(f[CSV_UNITS], ",%u,%u,%s,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
 				PRIu64 ",%.2f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 				",%" PRIu64 "\n", c->dev, c->core, unit_kind(u), u->index, u->instructions,
@@ -891,10 +900,10 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 
 				const char *name = unit_op_name(c, u, op->code);
 
-				csv_str(f[CSV_OPS], rp);
+				field_csv_str(f[CSV_OPS], rp);
 				fprintf(f[CSV_OPS], ",%u,%u,%s,%u,", c->dev, c->core, unit_kind(u),
 					u->index);
-				csv_str(f[CSV_OPS], name ? name : "");
+				field_csv_str(f[CSV_OPS], name ? name : "");
 				fprintf(f[CSV_OPS], ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64
 					",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.2f\n",
 					code_str(op->code, code), op->d.count,
@@ -904,7 +913,7 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 			for (size_t g = 0; g < u->idle.n; g++) {
 				const struct idle_gap *gp = &u->idle.g[g];
 
-				csv_str(f[CSV_GAPS], rp);
+				field_csv_str(f[CSV_GAPS], rp);
 				fprintf(f[CSV_GAPS], ",%u,%u,%s,%u,%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64
 					",%" PRIu64 ",%s\n", c->dev, c->core, unit_kind(u), u->index,
 					g + 1, gp->start, gp->end, gp->end - gp->start,
@@ -913,13 +922,13 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 			}
 		}
 		for (size_t l = 0; l < c->nlevels; l++) {
-			csv_str(f[CSV_THROTTLE], rp);
+			field_csv_str(f[CSV_THROTTLE], rp);
 			fprintf(f[CSV_THROTTLE], ",%u,%u,%u,%" PRIu64 ",%" PRIu64 ",%.2f\n", c->dev,
 				c->core, c->levels[l].level, c->levels[l].events, c->levels[l].ns,
 				c->levels[l].pct);
 		}
 		for (size_t e = 0; e < c->nerrs; e++) {
-			csv_str(f[CSV_ERRORS], rp);
+			field_csv_str(f[CSV_ERRORS], rp);
 			fprintf(f[CSV_ERRORS], ",%u,%u,%u,%" PRIu64 ",%" PRIu64 "\n", c->dev, c->core,
 				c->errs[e].code, c->errs[e].count, c->errs[e].first_ns);
 		}
@@ -927,9 +936,9 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 	for (size_t i = 0; i < s->nmodels; i++) {
 		const struct model_stats *m = &s->models[i];
 
-		csv_str(f[CSV_MODELS], rp);
+		field_csv_str(f[CSV_MODELS], rp);
 		fputc(',', f[CSV_MODELS]);
-		csv_str(f[CSV_MODELS], m->name ? m->name : "");
+		field_csv_str(f[CSV_MODELS], m->name ? m->name : "");
 		fprintf(f[CSV_MODELS], ",%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", m->model_id,
 			m->lat.count, m->failed, m->lat.min, m->lat.avg, m->lat.median, m->lat.p99,
@@ -939,7 +948,7 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 	for (size_t i = 0; i < nex; i++) {
 		const struct execution *x = ex[i].x;
 
-		csv_str(f[CSV_EXECUTIONS], rp);
+		field_csv_str(f[CSV_EXECUTIONS], rp);
 		fprintf(f[CSV_EXECUTIONS], ",%u,%u,%zu,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%s",
 			ex[i].ct->dev, ex[i].ct->core, ex[i].index, x->model_id, x->start, x->stop,
 			x->stop - x->start, x->iterations, x->failed ? "true" : "false");
@@ -956,22 +965,15 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 		}
 	}
 	free(ex);
-	for (size_t i = 0; i < s->nhost; i++) {
-		const struct host_type *h = &s->host[i];
-
-		csv_str(f[CSV_HOST], rp);
-		fputc(',', f[CSV_HOST]);
-		csv_str(f[CSV_HOST], h->name);
-		fprintf(f[CSV_HOST], ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
-			PRIu64 ",%" PRIu64 "\n", h->d.count, h->d.total, h->d.min, h->d.avg,
-			h->d.median, h->d.p99, h->d.max);
-	}
+	for (size_t i = 0; i < s->nhost; i++)
+		fields_csv_row(f[CSV_HOST], FIELDS(host_fields),
+			       &(struct host_row){ &s->host[i].d, &s->host[i] }, rp);
 	for (size_t i = 0; i < s->nlosses; i++) {
 		const struct loss *l = &s->losses[i];
 
-		csv_str(f[CSV_LOSSES], rp);
+		field_csv_str(f[CSV_LOSSES], rp);
 		fputc(',', f[CSV_LOSSES]);
-		csv_str(f[CSV_LOSSES], l->file);
+		field_csv_str(f[CSV_LOSSES], l->file);
 		fprintf(f[CSV_LOSSES], ",%zu,%zu,%s,%s,%u,%u,%" PRIu64 ",%" PRIu64 ",%s\n",
 			l->record, l->records, queue_name(l->queue_type),
 			l->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core", l->target_index,
@@ -980,9 +982,9 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 	for (size_t i = 0; i < s->nraws; i++) {
 		const struct raw_queue *q = &s->raws[i];
 
-		csv_str(f[CSV_RAW], rp);
+		field_csv_str(f[CSV_RAW], rp);
 		fputc(',', f[CSV_RAW]);
-		csv_str(f[CSV_RAW], q->file);
+		field_csv_str(f[CSV_RAW], q->file);
 		fprintf(f[CSV_RAW], ",%zu,%zu,%u,%u,%s,%s,%u,%u,%s,%s,%" PRIu64 ",%" PRIu64 ",%"
 			PRIu64 ",%" PRIu64 "\n", q->record, q->records, q->dev, q->core, queue_name(q->queue_type),
 			q->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core",
@@ -998,7 +1000,7 @@ static void csv_xhost(FILE **f, const struct xhost *x)
 	for (size_t k = 0; k < x->nm; k++) {
 		const struct xhost_machine *m = &x->m[k];
 
-		csv_str(f[CSV_MACHINES], m->name);
+		field_csv_str(f[CSV_MACHINES], m->name);
 		fprintf(f[CSV_MACHINES], ",%d,%zu,%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%d,%d\n", m->mapped, m->recordings,
 			m->cores, m->executions, m->exec_ns, m->busy, m->instructions,
@@ -1008,9 +1010,9 @@ static void csv_xhost(FILE **f, const struct xhost *x)
 		const struct xhost_exec *e = &x->x[i];
 
 		fprintf(f[CSV_MEXEC], "%zu,%zu,%zu,", e->index, e->cores, e->machines);
-		csv_str(f[CSV_MEXEC], x->m[e->slow.machine].name);
+		field_csv_str(f[CSV_MEXEC], x->m[e->slow.machine].name);
 		fprintf(f[CSV_MEXEC], ",%u,%u,%" PRIu64 ",", e->slow.dev, e->slow.core, e->slow.ns);
-		csv_str(f[CSV_MEXEC], x->m[e->fast.machine].name);
+		field_csv_str(f[CSV_MEXEC], x->m[e->fast.machine].name);
 		fprintf(f[CSV_MEXEC], ",%u,%u,%" PRIu64 ",%" PRIu64 "\n", e->fast.dev, e->fast.core,
 			e->fast.ns, e->skew_ns);
 	}
@@ -1018,11 +1020,11 @@ static void csv_xhost(FILE **f, const struct xhost *x)
 		const struct xhost_opdiff *d = &x->ops[i];
 
 		fprintf(f[CSV_MOPS], "%zu,", i + 1);
-		csv_str(f[CSV_MOPS], d->name ? d->name : "");
+		field_csv_str(f[CSV_MOPS], d->name ? d->name : "");
 		fprintf(f[CSV_MOPS], ",%s,", code_str(d->code, code));
-		csv_str(f[CSV_MOPS], x->m[x->slowest].name);
+		field_csv_str(f[CSV_MOPS], x->m[x->slowest].name);
 		fprintf(f[CSV_MOPS], ",%" PRIu64 ",%" PRIu64 ",", d->slow_count, d->slow_total);
-		csv_str(f[CSV_MOPS], x->m[x->median].name);
+		field_csv_str(f[CSV_MOPS], x->m[x->median].name);
 		fprintf(f[CSV_MOPS], ",%" PRIu64 ",%" PRIu64 ",%" PRId64 "\n", d->median_count,
 			d->median_total, d->diff_ns);
 	}
@@ -1060,7 +1062,11 @@ static int csv_open(const char *dir, struct output *o)
 			}
 			return -1;
 		}
-		fprintf(o[i].f, "%s\n", csv_header[i]);
+		if (csv_header[i])
+			fprintf(o[i].f, "%s\n", csv_header[i]);
+		else
+			fields_csv_header(o[i].f, csv_fields[i].t, csv_fields[i].n,
+					  csv_fields[i].lead);
 	}
 	return 0;
 }
