@@ -77,19 +77,16 @@ static void text_core(const struct rec_stats *s, const struct core_stats *c)
 		}
 		printf("  top ops per unit by total time (instruction durations: "
 		       "Documentation/analysis.rst):\n");
-		printf("    %-12s %-18s %-8s %8s %12s %12s %12s %12s %12s %7s\n", "unit", "op",
-		       "code", "count", "total", "avg", "median", "p95", "max", "%busy");
+		fields_text_header(stdout, unit_op_fields, unit_op_nfields, "    ");
 		for (size_t k = 0; k < c->nunits; k++) {
 			const struct unit *u = &c->units[k];
 
 			for (size_t i = 0; i < u->nops && i < s->top; i++) {
-				const struct op_stats *o = &u->ops[i];
-				char code[CODE_LEN];
+				struct unit_op_row r;
 
-				printf("    %-12s %-18s %-8s %8" PRIu64 " %12s %12s %12s %12s %12s %6.2f%%\n",
-				       U(u), or_dash(unit_op_name(c, u, o->code)),
-				       code_str(o->code, code), o->d.count, D(o->d.total), D(o->d.avg),
-				       D(o->d.median), D(o->d.p95), D(o->d.max), o->busy_pct);
+				unit_op_row(&r, c, u, &u->ops[i]);
+				fields_text_row(stdout, unit_op_fields, unit_op_nfields, &r, "    ",
+						raw_ns);
 			}
 		}
 	}
@@ -136,10 +133,10 @@ static void text_core(const struct rec_stats *s, const struct core_stats *c)
 	free(at);
 	if (c->nlevels) {
 		printf("  throttling (a level holds until the next THROTTLE entry):\n");
-		printf("    %-6s %7s %12s %8s\n", "level", "events", "time", "%span");
+		fields_text_header(stdout, level_fields, level_nfields, "    ");
 		for (size_t i = 0; i < c->nlevels; i++)
-			printf("    %-6u %7" PRIu64 " %12s %7.2f%%\n", c->levels[i].level,
-			       c->levels[i].events, D(c->levels[i].ns), c->levels[i].pct);
+			fields_text_row(stdout, level_fields, level_nfields,
+					&(struct level_row){ c, &c->levels[i] }, "    ", raw_ns);
 	}
 	if (c->nerrs) {
 		printf("  errors by code:\n");
@@ -328,6 +325,7 @@ static const struct field host_fields[] = {
 	SAME("p99_ns", "p99", 12, FK_NS, field_dist_p99),
 	SAME("max_ns", "max", 12, FK_NS, field_dist_max),
 };
+static const size_t host_nfields = sizeof(host_fields) / sizeof(host_fields[0]);
 
 static void text_recording(const struct rec_stats *s)
 {
@@ -396,9 +394,9 @@ static void text_recording(const struct rec_stats *s)
 		printf("\nhost system trace: %" PRIu64 " events; %" PRIu64 " nrt_execute calls, %"
 		       PRIu64 " matched to a device execution\n", s->host_events,
 		       s->timing.host_calls, s->timing.host_calls_matched);
-		fields_text_header(stdout, FIELDS(host_fields), "  ");
+		fields_text_header(stdout, host_fields, host_nfields, "  ");
 		for (size_t i = 0; i < s->nhost; i++)
-			fields_text_row(stdout, FIELDS(host_fields),
+			fields_text_row(stdout, host_fields, host_nfields,
 					&(struct host_row){ &s->host[i].d, &s->host[i] }, "  ", raw_ns);
 	}
 	if (s->ncores)
@@ -598,7 +596,7 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 		jw_arr_begin(j, "event_types");
 		for (size_t i = 0; i < s->nhost; i++) {
 			jw_obj_begin(j, NULL);
-			fields_json(j, FIELDS(host_fields),
+			fields_json(j, host_fields, host_nfields,
 				    &(struct host_row){ &s->host[i].d, &s->host[i] });
 			jw_obj_end(j);
 		}
@@ -802,10 +800,12 @@ static const char *const csv_name[CSV_TABLES] = {
  */
 static const struct {
 	const struct field *t;
-	size_t n;
+	const size_t *n;
 	const char *lead;
 } csv_fields[CSV_TABLES] = {
-	[CSV_HOST] = { FIELDS(host_fields), "recording" },
+	[CSV_OPS] = { unit_op_fields, &unit_op_nfields, "recording" },
+	[CSV_THROTTLE] = { level_fields, &level_nfields, "recording" },
+	[CSV_HOST] = { host_fields, &host_nfields, "recording" },
 };
 
 static const char *const csv_header[CSV_TABLES] = {
@@ -814,10 +814,9 @@ static const char *const csv_header[CSV_TABLES] = {
 	"lost,seq_gaps,inference_busy_ns",
 	"recording,device,core,unit,index,instructions,events,event_busy_ns,busy_ns,"
 	"utilization_pct,dma,dma_bytes,dma_bytes_per_s,errors,lost,seq_gaps",
-	"recording,device,core,unit,index,op,code,count,total_ns,min_ns,avg_ns,median_ns,p95_ns,"
-	"max_ns,busy_pct",
+	NULL,
 	"recording,device,core,unit,index,rank,start_ns,end_ns,idle_ns,at_ns,where",
-	"recording,device,core,level,events,time_ns,span_pct",
+	NULL,
 	"recording,device,core,code,count,first_ns",
 	"recording,model,model_id,count,failed,min_ns,avg_ns,median_ns,p99_ns,max_ns,host_matched,"
 	"host_avg_ns,host_overhead_avg_ns",
@@ -896,19 +895,10 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 				u->events, u->event_busy, u->busy, u->util_pct, u->dma, u->dma_bytes,
 				u->dma_bytes_per_s, u->errors, u->lost, u->gaps);
 			for (size_t o = 0; o < u->nops; o++) {
-				const struct op_stats *op = &u->ops[o];
+				struct unit_op_row r;
 
-				const char *name = unit_op_name(c, u, op->code);
-
-				field_csv_str(f[CSV_OPS], rp);
-				fprintf(f[CSV_OPS], ",%u,%u,%s,%u,", c->dev, c->core, unit_kind(u),
-					u->index);
-				field_csv_str(f[CSV_OPS], name ? name : "");
-				fprintf(f[CSV_OPS], ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-					",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.2f\n",
-					code_str(op->code, code), op->d.count,
-					op->d.total, op->d.min, op->d.avg, op->d.median, op->d.p95,
-					op->d.max, op->busy_pct);
+				unit_op_row(&r, c, u, &u->ops[o]);
+				fields_csv_row(f[CSV_OPS], unit_op_fields, unit_op_nfields, &r, rp);
 			}
 			for (size_t g = 0; g < u->idle.n; g++) {
 				const struct idle_gap *gp = &u->idle.g[g];
@@ -921,12 +911,9 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 					exec_where(c->ct, gp->start, gp->end, where, sizeof(where)));
 			}
 		}
-		for (size_t l = 0; l < c->nlevels; l++) {
-			field_csv_str(f[CSV_THROTTLE], rp);
-			fprintf(f[CSV_THROTTLE], ",%u,%u,%u,%" PRIu64 ",%" PRIu64 ",%.2f\n", c->dev,
-				c->core, c->levels[l].level, c->levels[l].events, c->levels[l].ns,
-				c->levels[l].pct);
-		}
+		for (size_t l = 0; l < c->nlevels; l++)
+			fields_csv_row(f[CSV_THROTTLE], level_fields, level_nfields,
+				       &(struct level_row){ c, &c->levels[l] }, rp);
 		for (size_t e = 0; e < c->nerrs; e++) {
 			field_csv_str(f[CSV_ERRORS], rp);
 			fprintf(f[CSV_ERRORS], ",%u,%u,%u,%" PRIu64 ",%" PRIu64 "\n", c->dev, c->core,
@@ -966,7 +953,7 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 	}
 	free(ex);
 	for (size_t i = 0; i < s->nhost; i++)
-		fields_csv_row(f[CSV_HOST], FIELDS(host_fields),
+		fields_csv_row(f[CSV_HOST], host_fields, host_nfields,
 			       &(struct host_row){ &s->host[i].d, &s->host[i] }, rp);
 	for (size_t i = 0; i < s->nlosses; i++) {
 		const struct loss *l = &s->losses[i];
@@ -1065,7 +1052,7 @@ static int csv_open(const char *dir, struct output *o)
 		if (csv_header[i])
 			fprintf(o[i].f, "%s\n", csv_header[i]);
 		else
-			fields_csv_header(o[i].f, csv_fields[i].t, csv_fields[i].n,
+			fields_csv_header(o[i].f, csv_fields[i].t, *csv_fields[i].n,
 					  csv_fields[i].lead);
 	}
 	return 0;

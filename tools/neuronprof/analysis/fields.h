@@ -103,6 +103,5 @@ void fields_text_header(FILE *f, const struct field *t, size_t n, const char *in
 void fields_text_row(FILE *f, const struct field *t, size_t n, const void *row,
 		     const char *indent, bool raw_ns);
 
-#define FIELDS(t)	(t), (sizeof(t) / sizeof((t)[0]))
 
 #endif

@@ -1,9 +1,65 @@
 // SPDX-License-Identifier: MIT
 /*
- * neuronprof(1): the JSON of a recording's statistics (summary_json.h).
+ * neuronprof(1): the JSON of a recording's statistics, and the columns of the
+ * sections summary also writes as text and CSV (summary_json.h).
  */
 #include "analysis/summary_json.h"
 #include "analysis/names.h"
+
+/* A column with the same name in JSON and CSV. */
+#define SAME(key, text, width, kind, get)	{ key, key, text, width, kind, get }
+
+FIELD_GET(uop_label, struct unit_op_row, s, r->label)
+FIELD_GET(uop_dev, struct unit_op_row, u, r->c->dev)
+FIELD_GET(uop_core, struct unit_op_row, u, r->c->core)
+FIELD_GET(uop_kind, struct unit_op_row, s, r->u->topsp ? "topsp" : "engine")
+FIELD_GET(uop_index, struct unit_op_row, u, r->u->index)
+FIELD_GET(uop_name, struct unit_op_row, s, unit_op_name(r->c, r->u, r->o->code))
+FIELD_GET(uop_code, struct unit_op_row, u, r->o->code)
+FIELD_GET(uop_busy, struct unit_op_row, d, r->o->busy_pct)
+
+const struct field unit_op_fields[] = {
+	{ NULL, NULL, "unit", -12, FK_STR, uop_label },
+	{ NULL, "device", NULL, 0, FK_U64, uop_dev },
+	{ NULL, "core", NULL, 0, FK_U64, uop_core },
+	{ NULL, "unit", NULL, 0, FK_STR, uop_kind },
+	{ NULL, "index", NULL, 0, FK_U64, uop_index },
+	SAME("op", "op", -18, FK_STR, uop_name),
+	SAME("code", "code", -8, FK_CODE, uop_code),
+	SAME("count", "count", 8, FK_U64, field_dist_count),
+	SAME("total_ns", "total", 12, FK_NS, field_dist_total),
+	SAME("min_ns", NULL, 0, FK_NS, field_dist_min),
+	SAME("avg_ns", "avg", 12, FK_NS, field_dist_avg),
+	SAME("median_ns", "median", 12, FK_NS, field_dist_median),
+	SAME("p95_ns", "p95", 12, FK_NS, field_dist_p95),
+	SAME("max_ns", "max", 12, FK_NS, field_dist_max),
+	SAME("busy_pct", "%busy", 7, FK_PCT, uop_busy),
+};
+const size_t unit_op_nfields = sizeof(unit_op_fields) / sizeof(unit_op_fields[0]);
+
+void unit_op_row(struct unit_op_row *r, const struct core_stats *c, const struct unit *u,
+		 const struct op_stats *o)
+{
+	*r = (struct unit_op_row){ .d = &o->d, .c = c, .u = u, .o = o };
+	unit_label(u, r->label, sizeof(r->label));
+}
+
+FIELD_GET(lvl_dev, struct level_row, u, r->c->dev)
+FIELD_GET(lvl_core, struct level_row, u, r->c->core)
+FIELD_GET(lvl_level, struct level_row, u, r->l->level)
+FIELD_GET(lvl_events, struct level_row, u, r->l->events)
+FIELD_GET(lvl_ns, struct level_row, u, r->l->ns)
+FIELD_GET(lvl_pct, struct level_row, d, r->l->pct)
+
+const struct field level_fields[] = {
+	{ NULL, "device", NULL, 0, FK_U64, lvl_dev },
+	{ NULL, "core", NULL, 0, FK_U64, lvl_core },
+	SAME("level", "level", -6, FK_U64, lvl_level),
+	SAME("events", "events", 7, FK_U64, lvl_events),
+	SAME("time_ns", "time", 12, FK_NS, lvl_ns),
+	SAME("span_pct", "%span", 8, FK_PCT, lvl_pct),
+};
+const size_t level_nfields = sizeof(level_fields) / sizeof(level_fields[0]);
 
 void json_dist_fields(struct json *j, const struct dist *d, unsigned int pcts)
 {
@@ -42,10 +98,8 @@ void json_throttle(struct json *j, const struct core_stats *c)
 	jw_arr_begin(j, "throttle");
 	for (size_t i = 0; i < c->nlevels; i++) {
 		jw_obj_begin(j, NULL);
-		jw_u64(j, "level", c->levels[i].level);
-		jw_u64(j, "events", c->levels[i].events);
-		jw_u64(j, "time_ns", c->levels[i].ns);
-		jw_fixed(j, "span_pct", c->levels[i].pct, 2);
+		fields_json(j, level_fields, level_nfields,
+			    &(struct level_row){ c, &c->levels[i] });
 		jw_obj_end(j);
 	}
 	jw_arr_end(j);
@@ -54,8 +108,6 @@ void json_throttle(struct json *j, const struct core_stats *c)
 void json_unit_fields(struct json *j, const struct unit *u, const struct core_stats *c,
 		      size_t top)
 {
-	char code[CODE_LEN];
-
 	if (u->topsp) {
 		jw_u64(j, "topsp", u->index);
 	} else {
@@ -82,11 +134,11 @@ void json_unit_fields(struct json *j, const struct unit *u, const struct core_st
 	jw_fixed(j, "utilization_pct", u->util_pct, 2);
 	jw_arr_begin(j, "ops");
 	for (size_t i = 0; i < u->nops && i < top; i++) {
+		struct unit_op_row r;
+
+		unit_op_row(&r, c, u, &u->ops[i]);
 		jw_obj_begin(j, NULL);
-		jw_str(j, "op", unit_op_name(c, u, u->ops[i].code));
-		jw_str(j, "code", code_str(u->ops[i].code, code));
-		json_dist_fields(j, &u->ops[i].d, DIST_P95);
-		jw_fixed(j, "busy_pct", u->ops[i].busy_pct, 2);
+		fields_json(j, unit_op_fields, unit_op_nfields, &r);
 		jw_obj_end(j);
 	}
 	jw_arr_end(j);

@@ -10,8 +10,37 @@
 
 #include <stddef.h>
 
+#include "analysis/fields.h"
 #include "analysis/summary.h"
 #include "util/json.h"
+
+/*
+ * The columns (fields.h) of the sections summary writes as text and CSV too:
+ * an op of an engine or TopSP (a row is a struct unit_op_row, its label
+ * filled by unit_op_row()), and a throttle level of a core (a struct
+ * level_row).
+ */
+struct unit_op_row {
+	const struct dist *d;
+	const struct core_stats *c;
+	const struct unit *u;
+	const struct op_stats *o;
+	char label[32];
+};
+
+struct level_row {
+	const struct core_stats *c;
+	const struct level_time *l;
+};
+
+extern const struct field unit_op_fields[];
+extern const size_t unit_op_nfields;
+extern const struct field level_fields[];
+extern const size_t level_nfields;
+
+/* The row of @o, an op of @u of @c. */
+void unit_op_row(struct unit_op_row *r, const struct core_stats *c, const struct unit *u,
+		 const struct op_stats *o);
 
 /* Percentiles json_dist_fields() adds. */
 #define DIST_P95	(1U << 0)
