@@ -48,6 +48,154 @@ static const char *dur(uint64_t ns, char *buf, size_t len)
 #define D(ns)	dur((ns), (char[32]){ 0 }, 32)
 
 
+/* ---- the sections' columns (fields.h) ------------------------------------------ */
+
+/* The cores of @x: "0-7", "0,2,5" or, over several devices, "0:0-7,1:0". */
+static const char *xop_cores(const struct rec_stats *s, const struct xop *x, char *buf,
+			     size_t len)
+{
+	bool devs = s->ncores && s->cores[0].dev != s->cores[s->ncores - 1].dev;
+	size_t o = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < x->ncores && o < len; i++) {
+		const struct core_stats *c = &s->cores[x->cores[i]], *p, *n;
+		size_t j = i;
+
+		/* A run of consecutive core numbers of one device. */
+		while (j + 1 < x->ncores) {
+			p = &s->cores[x->cores[j]];
+			n = &s->cores[x->cores[j + 1]];
+			if (n->dev != p->dev || n->core != p->core + 1)
+				break;
+			j++;
+		}
+		n = &s->cores[x->cores[j]];
+		if (devs)
+			o += (size_t)snprintf(buf + o, len - o, "%s%u:", i ? "," : "", c->dev);
+		else if (i)
+			o += (size_t)snprintf(buf + o, len - o, ",");
+		if (o >= len)
+			break;
+		if (j > i)
+			o += (size_t)snprintf(buf + o, len - o, "%u-%u", c->core, n->core);
+		else
+			o += (size_t)snprintf(buf + o, len - o, "%u", c->core);
+		i = j;
+	}
+	return buf;
+}
+
+/* A column with the same name in JSON and CSV. */
+#define SAME(key, text, width, kind, get)	{ key, key, text, width, kind, get }
+
+/* host event types: a row is a struct host_row. */
+struct host_row {
+	const struct dist *d;
+	const struct host_type *h;
+};
+
+FIELD_GET(host_name, struct host_row, s, r->h->name)
+
+static const struct field host_fields[] = {
+	SAME("name", "event", -20, FK_STR, host_name),
+	SAME("count", "count", 7, FK_U64, field_dist_count),
+	SAME("total_ns", "total", 12, FK_NS, field_dist_total),
+	SAME("min_ns", NULL, 12, FK_NS, field_dist_min),
+	SAME("avg_ns", "avg", 12, FK_NS, field_dist_avg),
+	SAME("median_ns", "median", 12, FK_NS, field_dist_median),
+	SAME("p99_ns", "p99", 12, FK_NS, field_dist_p99),
+	SAME("max_ns", "max", 12, FK_NS, field_dist_max),
+};
+static const size_t host_nfields = sizeof(host_fields) / sizeof(host_fields[0]);
+
+/*
+ * ops across cores: a row is a struct xop_row, filled by xop_row(); the
+ * cores of each are a column of the text and CSV, an array in JSON.
+ */
+struct xop_row {
+	const struct dist *d;
+	const struct rec_stats *s;
+	const struct xop *x;
+	char label[32], cores[128];
+	char *list;		/* CSV: device:core pairs, ';' between them */
+};
+
+FIELD_GET(xop_label, struct xop_row, s, r->label)
+FIELD_GET(xop_kind, struct xop_row, s, r->x->topsp ? "topsp" : "engine")
+FIELD_GET(xop_index, struct xop_row, u, r->x->index)
+FIELD_GET(xop_op, struct xop_row, s, xop_name(r->s, r->x))
+FIELD_GET(xop_code, struct xop_row, u, r->x->code)
+FIELD_GET(xop_text_cores, struct xop_row, s, r->cores)
+FIELD_GET(xop_csv_cores, struct xop_row, s, r->list)
+
+static const struct field xop_fields[] = {
+	{ NULL, NULL, "unit", -12, FK_STR, xop_label },
+	{ "unit_kind", "unit", NULL, 0, FK_STR, xop_kind },
+	{ "unit_index", "index", NULL, 0, FK_U64, xop_index },
+	SAME("op", "op", -18, FK_STR, xop_op),
+	SAME("code", "code", -8, FK_CODE, xop_code),
+	SAME("count", "count", 8, FK_U64, field_dist_count),
+	SAME("total_ns", "total", 12, FK_NS, field_dist_total),
+	SAME("min_ns", NULL, 0, FK_NS, field_dist_min),
+	SAME("avg_ns", "avg", 12, FK_NS, field_dist_avg),
+	SAME("median_ns", "median", 12, FK_NS, field_dist_median),
+	SAME("p95_ns", "p95", 12, FK_NS, field_dist_p95),
+	SAME("p99_ns", NULL, 0, FK_NS, field_dist_p99),
+	SAME("max_ns", NULL, 0, FK_NS, field_dist_max),
+	{ NULL, NULL, "cores", FIELD_LAST, FK_STR, xop_text_cores },
+	{ NULL, "cores", NULL, 0, FK_STR, xop_csv_cores },
+};
+static const size_t xop_nfields = sizeof(xop_fields) / sizeof(xop_fields[0]);
+
+/* The row of @x; @csv: with its list of cores (freed by xop_row_free()). */
+static void xop_row(struct xop_row *r, const struct rec_stats *s, const struct xop *x,
+		    bool csv)
+{
+	struct unit u = { .topsp = x->topsp, .index = x->index };
+
+	*r = (struct xop_row){ .d = &x->d, .s = s, .x = x };
+	unit_label(&u, r->label, sizeof(r->label));
+	xop_cores(s, x, r->cores, sizeof(r->cores));
+	if (csv) {
+		size_t len = x->ncores * 24 + 1, o = 0;
+
+		r->list = xcalloc(len, 1);
+		for (size_t k = 0; k < x->ncores; k++)
+			o += (size_t)snprintf(r->list + o, len - o, "%s%u:%u", k ? ";" : "",
+					      s->cores[x->cores[k]].dev,
+					      s->cores[x->cores[k]].core);
+	}
+}
+
+static void xop_row_free(struct xop_row *r)
+{
+	free(r->list);
+}
+
+/* errors by code of a core: a row is a struct err_row. */
+struct err_row {
+	const struct core_stats *c;
+	const struct code_count *e;
+};
+
+FIELD_GET(err_dev, struct err_row, u, r->c->dev)
+FIELD_GET(err_core, struct err_row, u, r->c->core)
+FIELD_GET(err_code, struct err_row, u, r->e->code)
+FIELD_GET(err_count, struct err_row, u, r->e->count)
+FIELD_GET(err_first_at, struct err_row, u, r->e->first_ns - r->c->first)
+FIELD_GET(err_first, struct err_row, u, r->e->first_ns)
+
+static const struct field err_fields[] = {
+	{ NULL, "device", NULL, 0, FK_U64, err_dev },
+	{ NULL, "core", NULL, 0, FK_U64, err_core },
+	SAME("code", "code", -8, FK_U64, err_code),
+	SAME("count", "count", 7, FK_U64, err_count),
+	{ NULL, NULL, "first_at", 12, FK_NS, err_first_at },
+	SAME("first_ns", NULL, 0, FK_NS, err_first),
+};
+static const size_t err_nfields = sizeof(err_fields) / sizeof(err_fields[0]);
+
 static void text_core(const struct rec_stats *s, const struct core_stats *c)
 {
 	uint64_t span = c->any ? c->last - c->first : 0;
@@ -140,10 +288,10 @@ static void text_core(const struct rec_stats *s, const struct core_stats *c)
 	}
 	if (c->nerrs) {
 		printf("  errors by code:\n");
-		printf("    %-8s %7s %12s\n", "code", "count", "first_at");
+		fields_text_header(stdout, err_fields, err_nfields, "    ");
 		for (size_t i = 0; i < c->nerrs; i++)
-			printf("    %-8u %7" PRIu64 " %12s\n", c->errs[i].code, c->errs[i].count,
-			       D(c->errs[i].first_ns - c->first));
+			fields_text_row(stdout, err_fields, err_nfields,
+					&(struct err_row){ c, &c->errs[i] }, "    ", raw_ns);
 	}
 }
 
@@ -212,42 +360,6 @@ static struct exec_ref *exec_list(const struct rec_stats *s, size_t *n, bool by_
 	return v;
 }
 
-/* The cores of @x: "0-7", "0,2,5" or, over several devices, "0:0-7,1:0". */
-static const char *xop_cores(const struct rec_stats *s, const struct xop *x, char *buf,
-			     size_t len)
-{
-	bool devs = s->ncores && s->cores[0].dev != s->cores[s->ncores - 1].dev;
-	size_t o = 0;
-
-	buf[0] = 0;
-	for (size_t i = 0; i < x->ncores && o < len; i++) {
-		const struct core_stats *c = &s->cores[x->cores[i]], *p, *n;
-		size_t j = i;
-
-		/* A run of consecutive core numbers of one device. */
-		while (j + 1 < x->ncores) {
-			p = &s->cores[x->cores[j]];
-			n = &s->cores[x->cores[j + 1]];
-			if (n->dev != p->dev || n->core != p->core + 1)
-				break;
-			j++;
-		}
-		n = &s->cores[x->cores[j]];
-		if (devs)
-			o += (size_t)snprintf(buf + o, len - o, "%s%u:", i ? "," : "", c->dev);
-		else if (i)
-			o += (size_t)snprintf(buf + o, len - o, ",");
-		if (o >= len)
-			break;
-		if (j > i)
-			o += (size_t)snprintf(buf + o, len - o, "%u-%u", c->core, n->core);
-		else
-			o += (size_t)snprintf(buf + o, len - o, "%u", c->core);
-		i = j;
-	}
-	return buf;
-}
-
 /* The name of model @id in @s (its files' model_name), or NULL. */
 static const char *model_name_of(const struct rec_stats *s, uint32_t id)
 {
@@ -259,21 +371,15 @@ static const char *model_name_of(const struct rec_stats *s, uint32_t id)
 
 static void text_xops(const struct rec_stats *s)
 {
-	char cores[128];
-
 	if (!s->nxops)
 		return;
 	printf("\nops across cores by total time (one row per unit and op, every core):\n");
-	printf("  %-12s %-18s %-8s %8s %12s %12s %12s %12s  %s\n", "unit", "op", "code", "count",
-	       "total", "avg", "median", "p95", "cores");
+	fields_text_header(stdout, xop_fields, xop_nfields, "  ");
 	for (size_t i = 0; i < s->nxops && i < s->top; i++) {
-		const struct xop *x = &s->xops[i];
-		struct unit u = { .topsp = x->topsp, .index = x->index };
-		char code[CODE_LEN];
+		struct xop_row r;
 
-		printf("  %-12s %-18s %-8s %8" PRIu64 " %12s %12s %12s %12s  %s\n", U(&u),
-		       or_dash(xop_name(s, x)), code_str(x->code, code), x->d.count, D(x->d.total), D(x->d.avg), D(x->d.median), D(x->d.p95),
-		       xop_cores(s, x, cores, sizeof(cores)));
+		xop_row(&r, s, &s->xops[i], false);
+		fields_text_row(stdout, xop_fields, xop_nfields, &r, "  ", raw_ns);
 	}
 }
 
@@ -301,31 +407,6 @@ static uint64_t host_ns(const Neuronprof__System__NtraceEvent *h)
 {
 	return h->end_ns > h->start_ns ? h->end_ns - h->start_ns : 0;
 }
-
-/* ---- the sections' columns (fields.h) ------------------------------------------ */
-
-/* A column with the same name in JSON and CSV. */
-#define SAME(key, text, width, kind, get)	{ key, key, text, width, kind, get }
-
-/* host event types: a row is a struct host_row. */
-struct host_row {
-	const struct dist *d;
-	const struct host_type *h;
-};
-
-FIELD_GET(host_name, struct host_row, s, r->h->name)
-
-static const struct field host_fields[] = {
-	SAME("name", "event", -20, FK_STR, host_name),
-	SAME("count", "count", 7, FK_U64, field_dist_count),
-	SAME("total_ns", "total", 12, FK_NS, field_dist_total),
-	SAME("min_ns", NULL, 12, FK_NS, field_dist_min),
-	SAME("avg_ns", "avg", 12, FK_NS, field_dist_avg),
-	SAME("median_ns", "median", 12, FK_NS, field_dist_median),
-	SAME("p99_ns", "p99", 12, FK_NS, field_dist_p99),
-	SAME("max_ns", "max", 12, FK_NS, field_dist_max),
-};
-static const size_t host_nfields = sizeof(host_fields) / sizeof(host_fields[0]);
 
 static void text_recording(const struct rec_stats *s)
 {
@@ -486,9 +567,7 @@ static void core_json(struct json *j, const struct core_stats *c)
 	jw_arr_begin(j, "errors_by_code");
 	for (size_t i = 0; i < c->nerrs; i++) {
 		jw_obj_begin(j, NULL);
-		jw_u64(j, "code", c->errs[i].code);
-		jw_u64(j, "count", c->errs[i].count);
-		jw_u64(j, "first_ns", c->errs[i].first_ns);
+		fields_json(j, err_fields, err_nfields, &(struct err_row){ c, &c->errs[i] });
 		jw_obj_end(j);
 	}
 	jw_arr_end(j);
@@ -498,7 +577,6 @@ static void core_json(struct json *j, const struct core_stats *c)
 static void json_recording(struct json *j, const struct rec_stats *s)
 {
 	const struct recording *r = s->rec;
-	char code[CODE_LEN];
 	struct exec_ref *ex;
 	struct totals t;
 	size_t nex;
@@ -516,13 +594,11 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 	jw_arr_begin(j, "ops_across_cores");
 	for (size_t i = 0; i < s->nxops; i++) {
 		const struct xop *x = &s->xops[i];
+		struct xop_row xr;
 
+		xop_row(&xr, s, x, false);
 		jw_obj_begin(j, NULL);
-		jw_str(j, "unit_kind", x->topsp ? "topsp" : "engine");
-		jw_u64(j, "unit_index", x->index);
-		jw_str(j, "op", xop_name(s, x));
-		jw_str(j, "code", code_str(x->code, code));
-		json_dist_fields(j, &x->d, DIST_P95 | DIST_P99);
+		fields_json(j, xop_fields, xop_nfields, &xr);
 		jw_arr_begin(j, "cores");
 		for (size_t k = 0; k < x->ncores; k++) {
 			jw_obj_begin(j, NULL);
@@ -805,7 +881,9 @@ static const struct {
 } csv_fields[CSV_TABLES] = {
 	[CSV_OPS] = { unit_op_fields, &unit_op_nfields, "recording" },
 	[CSV_THROTTLE] = { level_fields, &level_nfields, "recording" },
+	[CSV_ERRORS] = { err_fields, &err_nfields, "recording" },
 	[CSV_HOST] = { host_fields, &host_nfields, "recording" },
+	[CSV_XOPS] = { xop_fields, &xop_nfields, "recording" },
 };
 
 static const char *const csv_header[CSV_TABLES] = {
@@ -817,7 +895,7 @@ static const char *const csv_header[CSV_TABLES] = {
 	NULL,
 	"recording,device,core,unit,index,rank,start_ns,end_ns,idle_ns,at_ns,where",
 	NULL,
-	"recording,device,core,code,count,first_ns",
+	NULL,
 	"recording,model,model_id,count,failed,min_ns,avg_ns,median_ns,p99_ns,max_ns,host_matched,"
 	"host_avg_ns,host_overhead_avg_ns",
 	"recording,device,core,index,model_id,start_ns,end_ns,latency_ns,iterations,failed,"
@@ -827,8 +905,7 @@ static const char *const csv_header[CSV_TABLES] = {
 	"explained",
 	"recording,file,record,records,device,core,queue_type,target_kind,target_index,engine,format,"
 	"clock_domain,entries,device_entries,lost,seq_gaps",
-	"recording,unit,index,op,code,count,total_ns,min_ns,avg_ns,median_ns,p95_ns,p99_ns,max_ns,"
-	"cores",
+	NULL,
 	"machine,clock_mapping,recordings,cores,executions,execution_ns,busy_ns,instructions,"
 	"dma_bytes,errors,lost,slowest,median",
 	"index,cores,machines,slowest_machine,slowest_device,slowest_core,slowest_ns,"
@@ -845,26 +922,16 @@ static const char *unit_kind(const struct unit *u)
 static void csv_recording(FILE **f, const struct rec_stats *s)
 {
 	const char *rp = s->rec->path;
-	char code[CODE_LEN];
 	char where[64];
 	struct exec_ref *ex;
 	size_t nex;
 
 	for (size_t i = 0; i < s->nxops; i++) {
-		const struct xop *x = &s->xops[i];
+		struct xop_row r;
 
-		/* cores: device:core pairs, ';' between them. */
-		field_csv_str(f[CSV_XOPS], rp);
-		fprintf(f[CSV_XOPS], ",%s,%u,", x->topsp ? "topsp" : "engine", x->index);
-		field_csv_str(f[CSV_XOPS], xop_name(s, x) ? xop_name(s, x) : "");
-		fprintf(f[CSV_XOPS], ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
-			PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", code_str(x->code, code),
-			x->d.count, x->d.total, x->d.min, x->d.avg, x->d.median,
-			x->d.p95, x->d.p99, x->d.max);
-		for (size_t k = 0; k < x->ncores; k++)
-			fprintf(f[CSV_XOPS], "%s%u:%u", k ? ";" : "", s->cores[x->cores[k]].dev,
-				s->cores[x->cores[k]].core);
-		fputc('\n', f[CSV_XOPS]);
+		xop_row(&r, s, &s->xops[i], true);
+		fields_csv_row(f[CSV_XOPS], xop_fields, xop_nfields, &r, rp);
+		xop_row_free(&r);
 	}
 	for (size_t i = 0; i < s->ncores; i++) {
 		const struct core_stats *c = &s->cores[i];
@@ -914,11 +981,9 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 		for (size_t l = 0; l < c->nlevels; l++)
 			fields_csv_row(f[CSV_THROTTLE], level_fields, level_nfields,
 				       &(struct level_row){ c, &c->levels[l] }, rp);
-		for (size_t e = 0; e < c->nerrs; e++) {
-			field_csv_str(f[CSV_ERRORS], rp);
-			fprintf(f[CSV_ERRORS], ",%u,%u,%u,%" PRIu64 ",%" PRIu64 "\n", c->dev, c->core,
-				c->errs[e].code, c->errs[e].count, c->errs[e].first_ns);
-		}
+		for (size_t e = 0; e < c->nerrs; e++)
+			fields_csv_row(f[CSV_ERRORS], err_fields, err_nfields,
+				       &(struct err_row){ c, &c->errs[e] }, rp);
 	}
 	for (size_t i = 0; i < s->nmodels; i++) {
 		const struct model_stats *m = &s->models[i];
