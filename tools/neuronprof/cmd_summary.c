@@ -196,6 +196,171 @@ static const struct field err_fields[] = {
 };
 static const size_t err_nfields = sizeof(err_fields) / sizeof(err_fields[0]);
 
+/* losses (the text is a sentence per queue): a row is a struct loss. */
+FIELD_GET(loss_file, struct loss, s, r->file)
+FIELD_GET(loss_record, struct loss, u, r->record)
+FIELD_GET(loss_records, struct loss, u, r->records)
+FIELD_GET(loss_queue, struct loss, s, queue_name(r->queue_type))
+FIELD_GET(loss_target, struct loss, s,
+	  r->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core")
+FIELD_GET(loss_index, struct loss, u, r->target_index)
+FIELD_GET(loss_engine, struct loss, u, r->engine)
+FIELD_GET(loss_lost, struct loss, u, r->lost)
+FIELD_GET(loss_gaps, struct loss, u, r->gaps)
+FIELD_GET(loss_explained, struct loss, b, r->gaps <= r->lost)
+
+static const struct field loss_fields[] = {
+	SAME("file", NULL, 0, FK_STR, loss_file),
+	SAME("record", NULL, 0, FK_U64, loss_record),
+	SAME("records", NULL, 0, FK_U64, loss_records),
+	SAME("queue_type", NULL, 0, FK_STR, loss_queue),
+	SAME("target_kind", NULL, 0, FK_STR, loss_target),
+	SAME("target_index", NULL, 0, FK_U64, loss_index),
+	SAME("engine", NULL, 0, FK_U64, loss_engine),
+	SAME("lost", NULL, 0, FK_U64, loss_lost),
+	SAME("seq_gaps", NULL, 0, FK_U64, loss_gaps),
+	SAME("explained", NULL, 0, FK_BOOL, loss_explained),
+};
+static const size_t loss_nfields = sizeof(loss_fields) / sizeof(loss_fields[0]);
+
+/* machines compared, per machine: a row is a struct machine_row. */
+struct machine_row {
+	const struct xhost *x;
+	size_t k;
+};
+
+#define MR(r)	(&(r)->x->m[(r)->k])
+FIELD_GET(mach_name, struct machine_row, s, MR(r)->name)
+FIELD_GET(mach_mapped, struct machine_row, b, MR(r)->mapped)
+FIELD_GET(mach_recs, struct machine_row, u, MR(r)->recordings)
+FIELD_GET(mach_cores, struct machine_row, u, MR(r)->cores)
+FIELD_GET(mach_execs, struct machine_row, u, MR(r)->executions)
+FIELD_GET(mach_exec_ns, struct machine_row, u, MR(r)->exec_ns)
+FIELD_GET(mach_exec_avg, struct machine_row, u,
+	  MR(r)->executions ? MR(r)->exec_ns / MR(r)->executions : 0)
+FIELD_GET(mach_busy, struct machine_row, u, MR(r)->busy)
+FIELD_GET(mach_instr, struct machine_row, u, MR(r)->instructions)
+FIELD_GET(mach_dma_bytes, struct machine_row, u, MR(r)->dma_bytes)
+FIELD_GET(mach_errors, struct machine_row, u, MR(r)->errors)
+FIELD_GET(mach_lost, struct machine_row, u, MR(r)->lost)
+FIELD_GET(mach_clock, struct machine_row, s, MR(r)->mapped ? "mapped" : "no mapping")
+FIELD_GET(mach_slowest, struct machine_row, b, r->k == r->x->slowest)
+FIELD_GET(mach_median, struct machine_row, b, r->k == r->x->median)
+#undef MR
+
+static const struct field machine_fields[] = {
+	{ "name", "machine", "machine", -24, FK_STR, mach_name },
+	SAME("clock_mapping", NULL, 0, FK_FLAG, mach_mapped),
+	SAME("recordings", "recs", 5, FK_U64, mach_recs),
+	SAME("cores", "cores", 5, FK_U64, mach_cores),
+	SAME("executions", "executions", 10, FK_U64, mach_execs),
+	SAME("execution_ns", "exec_total", 12, FK_NS, mach_exec_ns),
+	{ NULL, NULL, "exec_avg", 12, FK_NS, mach_exec_avg },
+	SAME("busy_ns", "busy", 12, FK_NS, mach_busy),
+	SAME("instructions", "instr", 12, FK_U64, mach_instr),
+	SAME("dma_bytes", "dma_bytes", 12, FK_U64, mach_dma_bytes),
+	SAME("errors", "errors", 7, FK_U64, mach_errors),
+	SAME("lost", "lost", 7, FK_U64, mach_lost),
+	/* Width -1: unpadded, one space after the column before. */
+	{ NULL, NULL, "clock", -1, FK_STR, mach_clock },
+	{ NULL, "slowest", NULL, 0, FK_FLAG, mach_slowest },
+	{ NULL, "median", NULL, 0, FK_FLAG, mach_median },
+};
+static const size_t machine_nfields = sizeof(machine_fields) / sizeof(machine_fields[0]);
+
+/*
+ * machines compared, per execution index: a row is a struct mexec_row with
+ * its sides' labels filled by mexec_row().
+ */
+struct mexec_row {
+	const struct xhost *x;
+	const struct xhost_exec *e;
+	char slow[160], fast[160];
+};
+
+FIELD_GET(mx_index, struct mexec_row, u, r->e->index)
+FIELD_GET(mx_cores, struct mexec_row, u, r->e->cores)
+FIELD_GET(mx_machines, struct mexec_row, u, r->e->machines)
+FIELD_GET(mx_slow_label, struct mexec_row, s, r->slow)
+FIELD_GET(mx_slow_machine, struct mexec_row, s, r->x->m[r->e->slow.machine].name)
+FIELD_GET(mx_slow_dev, struct mexec_row, u, r->e->slow.dev)
+FIELD_GET(mx_slow_core, struct mexec_row, u, r->e->slow.core)
+FIELD_GET(mx_slow_ns, struct mexec_row, u, r->e->slow.ns)
+FIELD_GET(mx_fast_label, struct mexec_row, s, r->fast)
+FIELD_GET(mx_fast_machine, struct mexec_row, s, r->x->m[r->e->fast.machine].name)
+FIELD_GET(mx_fast_dev, struct mexec_row, u, r->e->fast.dev)
+FIELD_GET(mx_fast_core, struct mexec_row, u, r->e->fast.core)
+FIELD_GET(mx_fast_ns, struct mexec_row, u, r->e->fast.ns)
+FIELD_GET(mx_skew, struct mexec_row, u, r->e->skew_ns)
+
+static const struct field mexec_fields[] = {
+	SAME("index", "index", -6, FK_U64, mx_index),
+	SAME("cores", "cores", 5, FK_U64, mx_cores),
+	SAME("machines", NULL, 0, FK_U64, mx_machines),
+	{ "slowest", NULL, NULL, 0, FK_BEGIN, NULL },
+	{ NULL, NULL, "slowest", -32, FK_STR, mx_slow_label },
+	{ "machine", "slowest_machine", NULL, 0, FK_STR, mx_slow_machine },
+	{ "device", "slowest_device", NULL, 0, FK_U64, mx_slow_dev },
+	{ "core", "slowest_core", NULL, 0, FK_U64, mx_slow_core },
+	{ "latency_ns", "slowest_ns", "latency", 12, FK_NS, mx_slow_ns },
+	{ NULL, NULL, NULL, 0, FK_END, NULL },
+	{ "fastest", NULL, NULL, 0, FK_BEGIN, NULL },
+	{ NULL, NULL, "fastest", -32, FK_STR, mx_fast_label },
+	{ "machine", "fastest_machine", NULL, 0, FK_STR, mx_fast_machine },
+	{ "device", "fastest_device", NULL, 0, FK_U64, mx_fast_dev },
+	{ "core", "fastest_core", NULL, 0, FK_U64, mx_fast_core },
+	{ "latency_ns", "fastest_ns", "latency", 12, FK_NS, mx_fast_ns },
+	{ NULL, NULL, NULL, 0, FK_END, NULL },
+	SAME("skew_ns", "skew", 12, FK_NS, mx_skew),
+};
+static const size_t mexec_nfields = sizeof(mexec_fields) / sizeof(mexec_fields[0]);
+
+/* One side of an execution index: "machine devD ncC". */
+static void side_label(const struct xhost *x, const struct xhost_side *sd, char *buf,
+		       size_t len)
+{
+	snprintf(buf, len, "%s dev%u nc%u", x->m[sd->machine].name, sd->dev, sd->core);
+}
+
+static void mexec_row(struct mexec_row *r, const struct xhost *x, const struct xhost_exec *e)
+{
+	*r = (struct mexec_row){ .x = x, .e = e };
+	side_label(x, &e->slow, r->slow, sizeof(r->slow));
+	side_label(x, &e->fast, r->fast, sizeof(r->fast));
+}
+
+/* machines compared, the ops differing most: a row is a struct mop_row. */
+struct mop_row {
+	const struct xhost *x;
+	const struct xhost_opdiff *d;
+	size_t rank;
+};
+
+FIELD_GET(mop_rank, struct mop_row, u, r->rank)
+FIELD_GET(mop_name, struct mop_row, s, r->d->name)
+FIELD_GET(mop_code, struct mop_row, u, r->d->code)
+FIELD_GET(mop_slow_machine, struct mop_row, s, r->x->m[r->x->slowest].name)
+FIELD_GET(mop_slow_count, struct mop_row, u, r->d->slow_count)
+FIELD_GET(mop_slow_total, struct mop_row, u, r->d->slow_total)
+FIELD_GET(mop_median_machine, struct mop_row, s, r->x->m[r->x->median].name)
+FIELD_GET(mop_median_count, struct mop_row, u, r->d->median_count)
+FIELD_GET(mop_median_total, struct mop_row, u, r->d->median_total)
+FIELD_GET(mop_diff, struct mop_row, i, r->d->diff_ns)
+
+static const struct field mop_fields[] = {
+	{ NULL, "rank", NULL, 0, FK_U64, mop_rank },
+	SAME("op", "op", -18, FK_STR, mop_name),
+	SAME("code", "code", -8, FK_CODE, mop_code),
+	{ NULL, "slowest_machine", NULL, 0, FK_STR, mop_slow_machine },
+	SAME("slowest_count", "count", 8, FK_U64, mop_slow_count),
+	SAME("slowest_total_ns", "slowest", 12, FK_NS, mop_slow_total),
+	{ NULL, "median_machine", NULL, 0, FK_STR, mop_median_machine },
+	SAME("median_count", "count", 8, FK_U64, mop_median_count),
+	SAME("median_total_ns", "median", 12, FK_NS, mop_median_total),
+	SAME("difference_ns", "difference", 12, FK_SNS, mop_diff),
+};
+static const size_t mop_nfields = sizeof(mop_fields) / sizeof(mop_fields[0]);
+
 static void text_core(const struct rec_stats *s, const struct core_stats *c)
 {
 	uint64_t span = c->any ? c->last - c->first : 0;
@@ -717,14 +882,8 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 	jw_arr_end(j);
 	jw_arr_begin(j, "losses");
 	for (size_t i = 0; i < s->nlosses; i++) {
-		const struct loss *l = &s->losses[i];
-
 		jw_obj_begin(j, NULL);
-		json_queue_id(j, l->file, l->record, l->records, l->queue_type, l->target_kind,
-			      l->target_index, l->engine);
-		jw_u64(j, "lost", l->lost);
-		jw_u64(j, "seq_gaps", l->gaps);
-		jw_bool(j, "explained", l->gaps <= l->lost);
+		fields_json(j, loss_fields, loss_nfields, &s->losses[i]);
 		jw_obj_end(j);
 	}
 	jw_arr_end(j);
@@ -733,123 +892,57 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 
 /* ---- several machines (xhost.h) ----------------------------------------------------- */
 
-static const char *side_label(const struct xhost *x, const struct xhost_side *sd, char *buf,
-			      size_t len)
-{
-	snprintf(buf, len, "%s dev%u nc%u", x->m[sd->machine].name, sd->dev, sd->core);
-	return buf;
-}
-
-#define SIDE(x, sd)	side_label((x), (sd), (char[160]){ 0 }, 160)
-
 static void text_xhost(const struct xhost *x, unsigned int top)
 {
-	char code[CODE_LEN];
 	printf("\nmachines compared: %zu; slowest %s, median %s (by total execution time)\n",
 	       x->nm, x->m[x->slowest].name, x->m[x->median].name);
 	printf("  per machine:\n");
-	printf("    %-24s %5s %5s %10s %12s %12s %12s %12s %12s %7s %7s %s\n", "machine",
-	       "recs", "cores", "executions", "exec_total", "exec_avg", "busy", "instr",
-	       "dma_bytes", "errors", "lost", "clock");
-	for (size_t k = 0; k < x->nm; k++) {
-		const struct xhost_machine *m = &x->m[k];
-
-		printf("    %-24s %5zu %5zu %10" PRIu64 " %12s %12s %12s %12" PRIu64 " %12" PRIu64
-		       " %7" PRIu64 " %7" PRIu64 " %s\n", m->name, m->recordings, m->cores,
-		       m->executions, D(m->exec_ns),
-		       D(m->executions ? m->exec_ns / m->executions : 0), D(m->busy),
-		       m->instructions, m->dma_bytes, m->errors, m->lost,
-		       m->mapped ? "mapped" : "no mapping");
-	}
+	fields_text_header(stdout, machine_fields, machine_nfields, "    ");
+	for (size_t k = 0; k < x->nm; k++)
+		fields_text_row(stdout, machine_fields, machine_nfields,
+				&(struct machine_row){ x, k }, "    ", raw_ns);
 	printf("  per execution index (latency; skew = slowest - fastest):\n");
-	printf("    %-6s %5s %-32s %12s %-32s %12s %12s\n", "index", "cores", "slowest", "latency",
-	       "fastest", "latency", "skew");
+	fields_text_header(stdout, mexec_fields, mexec_nfields, "    ");
 	for (size_t i = 0; i < x->nx; i++) {
-		const struct xhost_exec *e = &x->x[i];
+		struct mexec_row r;
 
-		printf("    %-6zu %5zu %-32s %12s %-32s %12s %12s\n", e->index, e->cores,
-		       SIDE(x, &e->slow), D(e->slow.ns), SIDE(x, &e->fast), D(e->fast.ns),
-		       D(e->skew_ns));
+		mexec_row(&r, x, &x->x[i]);
+		fields_text_row(stdout, mexec_fields, mexec_nfields, &r, "    ", raw_ns);
 	}
 	printf("  ops differing most, slowest %s against median %s (total time, top %u):\n",
 	       x->m[x->slowest].name, x->m[x->median].name, top);
-	printf("    %-18s %-8s %8s %12s %8s %12s %12s\n", "op", "code", "count", "slowest",
-	       "count", "median", "difference");
-	for (size_t i = 0; i < x->nops; i++) {
-		const struct xhost_opdiff *d = &x->ops[i];
-
-		char diff[40];
-
-		snprintf(diff, sizeof(diff), "%c%s", d->diff_ns < 0 ? '-' : '+',
-			 D((uint64_t)llabs(d->diff_ns)));
-		printf("    %-18s %-8s %8" PRIu64 " %12s %8" PRIu64 " %12s %12s\n", or_dash(d->name),
-		       code_str(d->code, code), d->slow_count, D(d->slow_total), d->median_count,
-		       D(d->median_total), diff);
-	}
-}
-
-static void json_side(struct json *j, const char *key, const struct xhost *x,
-		      const struct xhost_side *sd)
-{
-	jw_obj_begin(j, key);
-	jw_str(j, "machine", x->m[sd->machine].name);
-	jw_u64(j, "device", sd->dev);
-	jw_u64(j, "core", sd->core);
-	jw_u64(j, "latency_ns", sd->ns);
-	jw_obj_end(j);
+	fields_text_header(stdout, mop_fields, mop_nfields, "    ");
+	for (size_t i = 0; i < x->nops; i++)
+		fields_text_row(stdout, mop_fields, mop_nfields,
+				&(struct mop_row){ x, &x->ops[i], i + 1 }, "    ", raw_ns);
 }
 
 static void json_xhost(struct json *j, const struct xhost *x)
 {
-	char code[CODE_LEN];
 	jw_obj_begin(j, "machines_compared");
 	jw_str(j, "slowest", x->m[x->slowest].name);
 	jw_str(j, "median", x->m[x->median].name);
 	jw_arr_begin(j, "machines");
 	for (size_t k = 0; k < x->nm; k++) {
-		const struct xhost_machine *m = &x->m[k];
-
 		jw_obj_begin(j, NULL);
-		jw_str(j, "name", m->name);
-		jw_bool(j, "clock_mapping", m->mapped);
-		jw_u64(j, "recordings", m->recordings);
-		jw_u64(j, "cores", m->cores);
-		jw_u64(j, "executions", m->executions);
-		jw_u64(j, "execution_ns", m->exec_ns);
-		jw_u64(j, "busy_ns", m->busy);
-		jw_u64(j, "instructions", m->instructions);
-		jw_u64(j, "dma_bytes", m->dma_bytes);
-		jw_u64(j, "errors", m->errors);
-		jw_u64(j, "lost", m->lost);
+		fields_json(j, machine_fields, machine_nfields, &(struct machine_row){ x, k });
 		jw_obj_end(j);
 	}
 	jw_arr_end(j);
 	jw_arr_begin(j, "executions");
 	for (size_t i = 0; i < x->nx; i++) {
-		const struct xhost_exec *e = &x->x[i];
+		struct mexec_row r;
 
+		mexec_row(&r, x, &x->x[i]);
 		jw_obj_begin(j, NULL);
-		jw_u64(j, "index", e->index);
-		jw_u64(j, "cores", e->cores);
-		jw_u64(j, "machines", e->machines);
-		json_side(j, "slowest", x, &e->slow);
-		json_side(j, "fastest", x, &e->fast);
-		jw_u64(j, "skew_ns", e->skew_ns);
+		fields_json(j, mexec_fields, mexec_nfields, &r);
 		jw_obj_end(j);
 	}
 	jw_arr_end(j);
 	jw_arr_begin(j, "ops");
 	for (size_t i = 0; i < x->nops; i++) {
-		const struct xhost_opdiff *d = &x->ops[i];
-
 		jw_obj_begin(j, NULL);
-		jw_str(j, "op", d->name);
-		jw_str(j, "code", code_str(d->code, code));
-		jw_u64(j, "slowest_count", d->slow_count);
-		jw_u64(j, "slowest_total_ns", d->slow_total);
-		jw_u64(j, "median_count", d->median_count);
-		jw_u64(j, "median_total_ns", d->median_total);
-		jw_i64(j, "difference_ns", d->diff_ns);
+		fields_json(j, mop_fields, mop_nfields, &(struct mop_row){ x, &x->ops[i], i + 1 });
 		jw_obj_end(j);
 	}
 	jw_arr_end(j);
@@ -883,7 +976,11 @@ static const struct {
 	[CSV_THROTTLE] = { level_fields, &level_nfields, "recording" },
 	[CSV_ERRORS] = { err_fields, &err_nfields, "recording" },
 	[CSV_HOST] = { host_fields, &host_nfields, "recording" },
+	[CSV_LOSSES] = { loss_fields, &loss_nfields, "recording" },
 	[CSV_XOPS] = { xop_fields, &xop_nfields, "recording" },
+	[CSV_MACHINES] = { machine_fields, &machine_nfields, NULL },
+	[CSV_MEXEC] = { mexec_fields, &mexec_nfields, NULL },
+	[CSV_MOPS] = { mop_fields, &mop_nfields, NULL },
 };
 
 static const char *const csv_header[CSV_TABLES] = {
@@ -901,17 +998,13 @@ static const char *const csv_header[CSV_TABLES] = {
 	"recording,device,core,index,model_id,start_ns,end_ns,latency_ns,iterations,failed,"
 	"host_start_ns,host_end_ns,host_duration_ns,before_ns,after_ns,flow_id",
 	NULL,
-	"recording,file,record,records,queue_type,target_kind,target_index,engine,lost,seq_gaps,"
-	"explained",
+	NULL,
 	"recording,file,record,records,device,core,queue_type,target_kind,target_index,engine,format,"
 	"clock_domain,entries,device_entries,lost,seq_gaps",
 	NULL,
-	"machine,clock_mapping,recordings,cores,executions,execution_ns,busy_ns,instructions,"
-	"dma_bytes,errors,lost,slowest,median",
-	"index,cores,machines,slowest_machine,slowest_device,slowest_core,slowest_ns,"
-	"fastest_machine,fastest_device,fastest_core,fastest_ns,skew_ns",
-	"rank,op,code,slowest_machine,slowest_count,slowest_total_ns,median_machine,median_count,"
-	"median_total_ns,difference_ns",
+	NULL,
+	NULL,
+	NULL,
 };
 
 static const char *unit_kind(const struct unit *u)
@@ -1020,17 +1113,8 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 	for (size_t i = 0; i < s->nhost; i++)
 		fields_csv_row(f[CSV_HOST], host_fields, host_nfields,
 			       &(struct host_row){ &s->host[i].d, &s->host[i] }, rp);
-	for (size_t i = 0; i < s->nlosses; i++) {
-		const struct loss *l = &s->losses[i];
-
-		field_csv_str(f[CSV_LOSSES], rp);
-		fputc(',', f[CSV_LOSSES]);
-		field_csv_str(f[CSV_LOSSES], l->file);
-		fprintf(f[CSV_LOSSES], ",%zu,%zu,%s,%s,%u,%u,%" PRIu64 ",%" PRIu64 ",%s\n",
-			l->record, l->records, queue_name(l->queue_type),
-			l->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core", l->target_index,
-			l->engine, l->lost, l->gaps, l->gaps <= l->lost ? "true" : "false");
-	}
+	for (size_t i = 0; i < s->nlosses; i++)
+		fields_csv_row(f[CSV_LOSSES], loss_fields, loss_nfields, &s->losses[i], rp);
 	for (size_t i = 0; i < s->nraws; i++) {
 		const struct raw_queue *q = &s->raws[i];
 
@@ -1048,38 +1132,18 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 
 static void csv_xhost(FILE **f, const struct xhost *x)
 {
-	char code[CODE_LEN];
-	for (size_t k = 0; k < x->nm; k++) {
-		const struct xhost_machine *m = &x->m[k];
-
-		field_csv_str(f[CSV_MACHINES], m->name);
-		fprintf(f[CSV_MACHINES], ",%d,%zu,%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%d,%d\n", m->mapped, m->recordings,
-			m->cores, m->executions, m->exec_ns, m->busy, m->instructions,
-			m->dma_bytes, m->errors, m->lost, k == x->slowest, k == x->median);
-	}
+	for (size_t k = 0; k < x->nm; k++)
+		fields_csv_row(f[CSV_MACHINES], machine_fields, machine_nfields,
+			       &(struct machine_row){ x, k }, NULL);
 	for (size_t i = 0; i < x->nx; i++) {
-		const struct xhost_exec *e = &x->x[i];
+		struct mexec_row r;
 
-		fprintf(f[CSV_MEXEC], "%zu,%zu,%zu,", e->index, e->cores, e->machines);
-		field_csv_str(f[CSV_MEXEC], x->m[e->slow.machine].name);
-		fprintf(f[CSV_MEXEC], ",%u,%u,%" PRIu64 ",", e->slow.dev, e->slow.core, e->slow.ns);
-		field_csv_str(f[CSV_MEXEC], x->m[e->fast.machine].name);
-		fprintf(f[CSV_MEXEC], ",%u,%u,%" PRIu64 ",%" PRIu64 "\n", e->fast.dev, e->fast.core,
-			e->fast.ns, e->skew_ns);
+		mexec_row(&r, x, &x->x[i]);
+		fields_csv_row(f[CSV_MEXEC], mexec_fields, mexec_nfields, &r, NULL);
 	}
-	for (size_t i = 0; i < x->nops; i++) {
-		const struct xhost_opdiff *d = &x->ops[i];
-
-		fprintf(f[CSV_MOPS], "%zu,", i + 1);
-		field_csv_str(f[CSV_MOPS], d->name ? d->name : "");
-		fprintf(f[CSV_MOPS], ",%s,", code_str(d->code, code));
-		field_csv_str(f[CSV_MOPS], x->m[x->slowest].name);
-		fprintf(f[CSV_MOPS], ",%" PRIu64 ",%" PRIu64 ",", d->slow_count, d->slow_total);
-		field_csv_str(f[CSV_MOPS], x->m[x->median].name);
-		fprintf(f[CSV_MOPS], ",%" PRIu64 ",%" PRIu64 ",%" PRId64 "\n", d->median_count,
-			d->median_total, d->diff_ns);
-	}
+	for (size_t i = 0; i < x->nops; i++)
+		fields_csv_row(f[CSV_MOPS], mop_fields, mop_nfields,
+			       &(struct mop_row){ x, &x->ops[i], i + 1 }, NULL);
 }
 
 /*
