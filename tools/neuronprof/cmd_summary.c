@@ -364,7 +364,7 @@ static const size_t mop_nfields = sizeof(mop_fields) / sizeof(mop_fields[0]);
 static void text_core(const struct rec_stats *s, const struct core_stats *c)
 {
 	uint64_t span = c->any ? c->last - c->first : 0;
-	char where[64];
+	struct gap_row gr;
 
 	printf("\ndevice %u (%s, %s) NeuronCore %u: %" PRIu64 " entries, active %s (%" PRIu64
 	       " .. %" PRIu64 " ns)\n", c->dev, arch_name(c->arch), c->provider, c->core,
@@ -405,14 +405,11 @@ static void text_core(const struct rec_stats *s, const struct core_stats *c)
 	}
 	if (c->idle.n || core_any_unit_gaps(c)) {
 		printf("  longest idle gaps (the core's, then its units' longest of all):\n");
-		printf("    %-12s %12s %12s  %s\n", "unit", "idle", "at", "where");
+		fields_text_header(stdout, gap_fields, gap_nfields, "    ");
 	}
 	for (size_t i = 0; i < c->idle.n && i < s->top; i++) {
-		const struct idle_gap *g = &c->idle.g[i];
-
-		printf("    %-12s %12s %12s  %s\n", "core", D(g->end - g->start),
-		       D(g->start - c->first),
-		       exec_where(c->ct, g->start, g->end, where, sizeof(where)));
+		gap_row(&gr, c, NULL, &c->idle.g[i], i + 1);
+		fields_text_row(stdout, gap_fields, gap_nfields, &gr, "    ", raw_ns);
 	}
 	/*
 	 * Each unit keeps its --top longest, longest first: the --top longest
@@ -439,9 +436,8 @@ static void text_core(const struct rec_stats *s, const struct core_stats *c)
 		if (!best)
 			break;
 		at[bk]++;
-		printf("    %-12s %12s %12s  %s\n", U(&c->units[bk]), D(best->end - best->start),
-		       D(best->start - c->first),
-		       exec_where(c->ct, best->start, best->end, where, sizeof(where)));
+		gap_row(&gr, c, &c->units[bk], best, at[bk]);
+		fields_text_row(stdout, gap_fields, gap_nfields, &gr, "    ", raw_ns);
 	}
 	free(at);
 	if (c->nlevels) {
@@ -972,6 +968,7 @@ static const struct {
 	const size_t *n;
 	const char *lead;
 } csv_fields[CSV_TABLES] = {
+	[CSV_GAPS] = { gap_fields, &gap_nfields, "recording" },
 	[CSV_OPS] = { unit_op_fields, &unit_op_nfields, "recording" },
 	[CSV_THROTTLE] = { level_fields, &level_nfields, "recording" },
 	[CSV_ERRORS] = { err_fields, &err_nfields, "recording" },
@@ -990,7 +987,7 @@ static const char *const csv_header[CSV_TABLES] = {
 	"recording,device,core,unit,index,instructions,events,event_busy_ns,busy_ns,"
 	"utilization_pct,dma,dma_bytes,dma_bytes_per_s,errors,lost,seq_gaps",
 	NULL,
-	"recording,device,core,unit,index,rank,start_ns,end_ns,idle_ns,at_ns,where",
+	NULL,
 	NULL,
 	NULL,
 	"recording,model,model_id,count,failed,min_ns,avg_ns,median_ns,p99_ns,max_ns,host_matched,"
@@ -1015,7 +1012,7 @@ static const char *unit_kind(const struct unit *u)
 static void csv_recording(FILE **f, const struct rec_stats *s)
 {
 	const char *rp = s->rec->path;
-	char where[64];
+	struct gap_row gr;
 	struct exec_ref *ex;
 	size_t nex;
 
@@ -1037,13 +1034,8 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 			c->infer_failed, c->ct ? c->ct->nexec : 0, c->errors, c->throttles,
 			c->max_throttle, c->lost, c->gaps, c->infer_busy);
 		for (size_t g = 0; g < c->idle.n; g++) {
-			const struct idle_gap *gp = &c->idle.g[g];
-
-			field_csv_str(f[CSV_GAPS], rp);
-			fprintf(f[CSV_GAPS], ",%u,%u,core,%u,%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-				",%" PRIu64 ",%s\n", c->dev, c->core, c->core, g + 1, gp->start,
-				gp->end, gp->end - gp->start, gp->start - c->first,
-				exec_where(c->ct, gp->start, gp->end, where, sizeof(where)));
+			gap_row(&gr, c, NULL, &c->idle.g[g], g + 1);
+			fields_csv_row(f[CSV_GAPS], gap_fields, gap_nfields, &gr, rp);
 		}
 		for (size_t k = 0; k < c->nunits; k++) {
 			const struct unit *u = &c->units[k];
@@ -1061,14 +1053,8 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 				fields_csv_row(f[CSV_OPS], unit_op_fields, unit_op_nfields, &r, rp);
 			}
 			for (size_t g = 0; g < u->idle.n; g++) {
-				const struct idle_gap *gp = &u->idle.g[g];
-
-				field_csv_str(f[CSV_GAPS], rp);
-				fprintf(f[CSV_GAPS], ",%u,%u,%s,%u,%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-					",%" PRIu64 ",%s\n", c->dev, c->core, unit_kind(u), u->index,
-					g + 1, gp->start, gp->end, gp->end - gp->start,
-					gp->start - c->first,
-					exec_where(c->ct, gp->start, gp->end, where, sizeof(where)));
+				gap_row(&gr, c, u, &u->idle.g[g], g + 1);
+				fields_csv_row(f[CSV_GAPS], gap_fields, gap_nfields, &gr, rp);
 			}
 		}
 		for (size_t l = 0; l < c->nlevels; l++)

@@ -9,6 +9,44 @@
 /* A column with the same name in JSON and CSV. */
 #define SAME(key, text, width, kind, get)	{ key, key, text, width, kind, get }
 
+FIELD_GET(gap_label, struct gap_row, s, r->label)
+FIELD_GET(gap_dev, struct gap_row, u, r->c->dev)
+FIELD_GET(gap_core, struct gap_row, u, r->c->core)
+FIELD_GET(gap_kind, struct gap_row, s, !r->u ? "core" : r->u->topsp ? "topsp" : "engine")
+FIELD_GET(gap_index, struct gap_row, u, r->u ? r->u->index : r->c->core)
+FIELD_GET(gap_rank, struct gap_row, u, r->rank)
+FIELD_GET(gap_start, struct gap_row, u, r->g->start)
+FIELD_GET(gap_end, struct gap_row, u, r->g->end)
+FIELD_GET(gap_idle, struct gap_row, u, r->g->end - r->g->start)
+FIELD_GET(gap_at, struct gap_row, u, r->g->start - r->c->first)
+FIELD_GET(gap_where, struct gap_row, s, r->where)
+
+const struct field gap_fields[] = {
+	{ NULL, NULL, "unit", -12, FK_STR, gap_label },
+	{ NULL, "device", NULL, 0, FK_U64, gap_dev },
+	{ NULL, "core", NULL, 0, FK_U64, gap_core },
+	{ NULL, "unit", NULL, 0, FK_STR, gap_kind },
+	{ NULL, "index", NULL, 0, FK_U64, gap_index },
+	{ NULL, "rank", NULL, 0, FK_U64, gap_rank },
+	SAME("start_ns", NULL, 0, FK_NS, gap_start),
+	SAME("end_ns", NULL, 0, FK_NS, gap_end),
+	SAME("idle_ns", "idle", 12, FK_NS, gap_idle),
+	SAME("at_ns", "at", 12, FK_NS, gap_at),
+	SAME("where", "where", FIELD_LAST, FK_STR, gap_where),
+};
+const size_t gap_nfields = sizeof(gap_fields) / sizeof(gap_fields[0]);
+
+void gap_row(struct gap_row *r, const struct core_stats *c, const struct unit *u,
+	     const struct idle_gap *g, size_t rank)
+{
+	*r = (struct gap_row){ .c = c, .u = u, .g = g, .rank = rank };
+	if (u)
+		unit_label(u, r->label, sizeof(r->label));
+	else
+		snprintf(r->label, sizeof(r->label), "core");
+	exec_where(c->ct, g->start, g->end, r->where, sizeof(r->where));
+}
+
 FIELD_GET(uop_label, struct unit_op_row, s, r->label)
 FIELD_GET(uop_dev, struct unit_op_row, u, r->c->dev)
 FIELD_GET(uop_core, struct unit_op_row, u, r->c->core)
@@ -77,17 +115,13 @@ void json_dist_fields(struct json *j, const struct dist *d, unsigned int pcts)
 
 void json_idle_gaps(struct json *j, const struct top_gaps *g, const struct core_stats *c)
 {
-	char where[64];
-
 	jw_arr_begin(j, "idle_gaps");
 	for (size_t i = 0; i < g->n; i++) {
+		struct gap_row r;
+
+		gap_row(&r, c, NULL, &g->g[i], i + 1);
 		jw_obj_begin(j, NULL);
-		jw_u64(j, "start_ns", g->g[i].start);
-		jw_u64(j, "end_ns", g->g[i].end);
-		jw_u64(j, "idle_ns", g->g[i].end - g->g[i].start);
-		jw_u64(j, "at_ns", g->g[i].start - c->first);
-		jw_str(j, "where",
-		       exec_where(c->ct, g->g[i].start, g->g[i].end, where, sizeof(where)));
+		fields_json(j, gap_fields, gap_nfields, &r);
 		jw_obj_end(j);
 	}
 	jw_arr_end(j);

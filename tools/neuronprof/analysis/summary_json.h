@@ -16,9 +16,9 @@
 
 /*
  * The columns (fields.h) of the sections summary writes as text and CSV too:
- * an op of an engine or TopSP (a row is a struct unit_op_row, its label
- * filled by unit_op_row()), and a throttle level of a core (a struct
- * level_row).
+ * an idle gap (a row is a struct gap_row), an op of an engine or TopSP (a
+ * struct unit_op_row, its label filled by unit_op_row()), and a throttle
+ * level of a core (a struct level_row).
  */
 struct unit_op_row {
 	const struct dist *d;
@@ -33,6 +33,20 @@ struct level_row {
 	const struct level_time *l;
 };
 
+/*
+ * An idle gap of a core (@u NULL) or of one of its units, @rank its place
+ * among them; label and where filled by gap_row().
+ */
+struct gap_row {
+	const struct core_stats *c;
+	const struct unit *u;
+	const struct idle_gap *g;
+	size_t rank;
+	char label[32], where[64];
+};
+
+extern const struct field gap_fields[];
+extern const size_t gap_nfields;
 extern const struct field unit_op_fields[];
 extern const size_t unit_op_nfields;
 extern const struct field level_fields[];
@@ -41,6 +55,10 @@ extern const size_t level_nfields;
 /* The row of @o, an op of @u of @c. */
 void unit_op_row(struct unit_op_row *r, const struct core_stats *c, const struct unit *u,
 		 const struct op_stats *o);
+
+/* The row of @g, the @rank-th gap of @c (@u NULL) or of its unit @u. */
+void gap_row(struct gap_row *r, const struct core_stats *c, const struct unit *u,
+	     const struct idle_gap *g, size_t rank);
 
 /* Percentiles json_dist_fields() adds. */
 #define DIST_P95	(1U << 0)
