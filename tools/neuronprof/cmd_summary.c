@@ -86,9 +86,6 @@ static const char *xop_cores(const struct rec_stats *s, const struct xop *x, cha
 	return buf;
 }
 
-/* A column with the same name in JSON and CSV. */
-#define SAME(key, text, width, kind, get)	{ key, key, text, width, kind, get }
-
 /* host event types: a row is a struct host_row. */
 struct host_row {
 	const struct dist *d;
@@ -130,9 +127,9 @@ FIELD_GET(xop_text_cores, struct xop_row, s, r->cores)
 FIELD_GET(xop_csv_cores, struct xop_row, s, r->list)
 
 static const struct field xop_fields[] = {
-	{ NULL, NULL, "unit", -12, FK_STR, xop_label },
-	{ "unit_kind", "unit", NULL, 0, FK_STR, xop_kind },
-	{ "unit_index", "index", NULL, 0, FK_U64, xop_index },
+	FIELD(NULL, NULL, "unit", -12, FK_STR, xop_label),
+	FIELD("unit_kind", "unit", NULL, 0, FK_STR, xop_kind),
+	FIELD("unit_index", "index", NULL, 0, FK_U64, xop_index),
 	SAME("op", "op", -18, FK_STR, xop_op),
 	SAME("code", "code", -8, FK_CODE, xop_code),
 	SAME("count", "count", 8, FK_U64, field_dist_count),
@@ -143,8 +140,8 @@ static const struct field xop_fields[] = {
 	SAME("p95_ns", "p95", 12, FK_NS, field_dist_p95),
 	SAME("p99_ns", NULL, 0, FK_NS, field_dist_p99),
 	SAME("max_ns", NULL, 0, FK_NS, field_dist_max),
-	{ NULL, NULL, "cores", FIELD_LAST, FK_STR, xop_text_cores },
-	{ NULL, "cores", NULL, 0, FK_STR, xop_csv_cores },
+	FIELD(NULL, NULL, "cores", FIELD_LAST, FK_STR, xop_text_cores),
+	FIELD(NULL, "cores", NULL, 0, FK_STR, xop_csv_cores),
 };
 static const size_t xop_nfields = sizeof(xop_fields) / sizeof(xop_fields[0]);
 
@@ -187,11 +184,11 @@ FIELD_GET(err_first_at, struct err_row, u, r->e->first_ns - r->c->first)
 FIELD_GET(err_first, struct err_row, u, r->e->first_ns)
 
 static const struct field err_fields[] = {
-	{ NULL, "device", NULL, 0, FK_U64, err_dev },
-	{ NULL, "core", NULL, 0, FK_U64, err_core },
+	FIELD(NULL, "device", NULL, 0, FK_U64, err_dev),
+	FIELD(NULL, "core", NULL, 0, FK_U64, err_core),
 	SAME("code", "code", -8, FK_U64, err_code),
 	SAME("count", "count", 7, FK_U64, err_count),
-	{ NULL, NULL, "first_at", 12, FK_NS, err_first_at },
+	FIELD(NULL, NULL, "first_at", 12, FK_NS, err_first_at),
 	SAME("first_ns", NULL, 0, FK_NS, err_first),
 };
 static const size_t err_nfields = sizeof(err_fields) / sizeof(err_fields[0]);
@@ -249,22 +246,22 @@ FIELD_GET(mach_median, struct machine_row, b, r->k == r->x->median)
 #undef MR
 
 static const struct field machine_fields[] = {
-	{ "name", "machine", "machine", -24, FK_STR, mach_name },
+	FIELD("name", "machine", "machine", -24, FK_STR, mach_name),
 	SAME("clock_mapping", NULL, 0, FK_FLAG, mach_mapped),
 	SAME("recordings", "recs", 5, FK_U64, mach_recs),
 	SAME("cores", "cores", 5, FK_U64, mach_cores),
 	SAME("executions", "executions", 10, FK_U64, mach_execs),
 	SAME("execution_ns", "exec_total", 12, FK_NS, mach_exec_ns),
-	{ NULL, NULL, "exec_avg", 12, FK_NS, mach_exec_avg },
+	FIELD(NULL, NULL, "exec_avg", 12, FK_NS, mach_exec_avg),
 	SAME("busy_ns", "busy", 12, FK_NS, mach_busy),
 	SAME("instructions", "instr", 12, FK_U64, mach_instr),
 	SAME("dma_bytes", "dma_bytes", 12, FK_U64, mach_dma_bytes),
 	SAME("errors", "errors", 7, FK_U64, mach_errors),
 	SAME("lost", "lost", 7, FK_U64, mach_lost),
 	/* Width -1: unpadded, one space after the column before. */
-	{ NULL, NULL, "clock", -1, FK_STR, mach_clock },
-	{ NULL, "slowest", NULL, 0, FK_FLAG, mach_slowest },
-	{ NULL, "median", NULL, 0, FK_FLAG, mach_median },
+	FIELD(NULL, NULL, "clock", -1, FK_STR, mach_clock),
+	FIELD(NULL, "slowest", NULL, 0, FK_FLAG, mach_slowest),
+	FIELD(NULL, "median", NULL, 0, FK_FLAG, mach_median),
 };
 static const size_t machine_nfields = sizeof(machine_fields) / sizeof(machine_fields[0]);
 
@@ -297,20 +294,20 @@ static const struct field mexec_fields[] = {
 	SAME("index", "index", -6, FK_U64, mx_index),
 	SAME("cores", "cores", 5, FK_U64, mx_cores),
 	SAME("machines", NULL, 0, FK_U64, mx_machines),
-	{ "slowest", NULL, NULL, 0, FK_BEGIN, NULL },
-	{ NULL, NULL, "slowest", -32, FK_STR, mx_slow_label },
-	{ "machine", "slowest_machine", NULL, 0, FK_STR, mx_slow_machine },
-	{ "device", "slowest_device", NULL, 0, FK_U64, mx_slow_dev },
-	{ "core", "slowest_core", NULL, 0, FK_U64, mx_slow_core },
-	{ "latency_ns", "slowest_ns", "latency", 12, FK_NS, mx_slow_ns },
-	{ NULL, NULL, NULL, 0, FK_END, NULL },
-	{ "fastest", NULL, NULL, 0, FK_BEGIN, NULL },
-	{ NULL, NULL, "fastest", -32, FK_STR, mx_fast_label },
-	{ "machine", "fastest_machine", NULL, 0, FK_STR, mx_fast_machine },
-	{ "device", "fastest_device", NULL, 0, FK_U64, mx_fast_dev },
-	{ "core", "fastest_core", NULL, 0, FK_U64, mx_fast_core },
-	{ "latency_ns", "fastest_ns", "latency", 12, FK_NS, mx_fast_ns },
-	{ NULL, NULL, NULL, 0, FK_END, NULL },
+	FIELD("slowest", NULL, NULL, 0, FK_BEGIN, NULL),
+	FIELD(NULL, NULL, "slowest", -32, FK_STR, mx_slow_label),
+	FIELD("machine", "slowest_machine", NULL, 0, FK_STR, mx_slow_machine),
+	FIELD("device", "slowest_device", NULL, 0, FK_U64, mx_slow_dev),
+	FIELD("core", "slowest_core", NULL, 0, FK_U64, mx_slow_core),
+	FIELD("latency_ns", "slowest_ns", "latency", 12, FK_NS, mx_slow_ns),
+	FIELD(NULL, NULL, NULL, 0, FK_END, NULL),
+	FIELD("fastest", NULL, NULL, 0, FK_BEGIN, NULL),
+	FIELD(NULL, NULL, "fastest", -32, FK_STR, mx_fast_label),
+	FIELD("machine", "fastest_machine", NULL, 0, FK_STR, mx_fast_machine),
+	FIELD("device", "fastest_device", NULL, 0, FK_U64, mx_fast_dev),
+	FIELD("core", "fastest_core", NULL, 0, FK_U64, mx_fast_core),
+	FIELD("latency_ns", "fastest_ns", "latency", 12, FK_NS, mx_fast_ns),
+	FIELD(NULL, NULL, NULL, 0, FK_END, NULL),
 	SAME("skew_ns", "skew", 12, FK_NS, mx_skew),
 };
 static const size_t mexec_nfields = sizeof(mexec_fields) / sizeof(mexec_fields[0]);
@@ -348,13 +345,13 @@ FIELD_GET(mop_median_total, struct mop_row, u, r->d->median_total)
 FIELD_GET(mop_diff, struct mop_row, i, r->d->diff_ns)
 
 static const struct field mop_fields[] = {
-	{ NULL, "rank", NULL, 0, FK_U64, mop_rank },
+	FIELD(NULL, "rank", NULL, 0, FK_U64, mop_rank),
 	SAME("op", "op", -18, FK_STR, mop_name),
 	SAME("code", "code", -8, FK_CODE, mop_code),
-	{ NULL, "slowest_machine", NULL, 0, FK_STR, mop_slow_machine },
+	FIELD(NULL, "slowest_machine", NULL, 0, FK_STR, mop_slow_machine),
 	SAME("slowest_count", "count", 8, FK_U64, mop_slow_count),
 	SAME("slowest_total_ns", "slowest", 12, FK_NS, mop_slow_total),
-	{ NULL, "median_machine", NULL, 0, FK_STR, mop_median_machine },
+	FIELD(NULL, "median_machine", NULL, 0, FK_STR, mop_median_machine),
 	SAME("median_count", "count", 8, FK_U64, mop_median_count),
 	SAME("median_total_ns", "median", 12, FK_NS, mop_median_total),
 	SAME("difference_ns", "difference", 12, FK_SNS, mop_diff),
@@ -569,6 +566,152 @@ static uint64_t host_ns(const Neuronprof__System__NtraceEvent *h)
 	return h->end_ns > h->start_ns ? h->end_ns - h->start_ns : 0;
 }
 
+/* models (their JSON nests three distributions): a row is a struct model_row. */
+struct model_row {
+	const struct dist *d;
+	const struct model_stats *m;
+};
+
+FIELD_GET(model_name, struct model_row, s, r->m->name)
+FIELD_GET(model_id, struct model_row, u, r->m->model_id)
+FIELD_GET(model_failed, struct model_row, u, r->m->failed)
+FIELD_GET(model_host, struct model_row, u, r->m->host_matched)
+FIELD_GET(model_host_avg, struct model_row, u, r->m->host.avg)
+FIELD_GET(model_overhead_avg, struct model_row, u, r->m->overhead.avg)
+
+static const struct field model_fields[] = {
+	FIELD(NULL, "model", "model", -16, FK_STR, model_name),
+	FIELD(NULL, "model_id", "model_id", -8, FK_U64, model_id),
+	FIELD(NULL, "count", "count", 6, FK_U64, field_dist_count),
+	FIELD(NULL, "failed", "failed", 6, FK_U64, model_failed),
+	FIELD(NULL, "min_ns", "min", 12, FK_NS, field_dist_min),
+	FIELD(NULL, "avg_ns", "avg", 12, FK_NS, field_dist_avg),
+	FIELD(NULL, "median_ns", "median", 12, FK_NS, field_dist_median),
+	FIELD(NULL, "p99_ns", "p99", 12, FK_NS, field_dist_p99),
+	FIELD(NULL, "max_ns", "max", 12, FK_NS, field_dist_max),
+	FIELD(NULL, "host_matched", "host", 6, FK_U64, model_host),
+	FIELD(NULL, "host_avg_ns", "host_avg", 12, FK_NS, model_host_avg),
+	FIELD(NULL, "host_overhead_avg_ns", "overhead_avg", 12, FK_NS, model_overhead_avg),
+};
+static const size_t model_nfields = sizeof(model_fields) / sizeof(model_fields[0]);
+
+/*
+ * executions (the text's columns differ: a start relative to its core, the
+ * host call's side by side): a row is a struct exec_row.
+ */
+struct exec_row {
+	const struct rec_stats *s;
+	const struct exec_ref *e;
+};
+
+#define XR(r)	((r)->e->x)
+FIELD_GET(ex_dev, struct exec_row, u, r->e->ct->dev)
+FIELD_GET(ex_core, struct exec_row, u, r->e->ct->core)
+FIELD_GET(ex_index, struct exec_row, u, r->e->index)
+FIELD_GET(ex_model, struct exec_row, s, model_name_of(r->s, XR(r)->model_id))
+FIELD_GET(ex_model_id, struct exec_row, u, XR(r)->model_id)
+FIELD_GET(ex_start, struct exec_row, u, XR(r)->start)
+FIELD_GET(ex_end, struct exec_row, u, XR(r)->stop)
+FIELD_GET(ex_latency, struct exec_row, u, XR(r)->stop - XR(r)->start)
+FIELD_GET(ex_iterations, struct exec_row, u, XR(r)->iterations)
+FIELD_GET(ex_failed, struct exec_row, b, XR(r)->failed)
+FIELD_GET(ex_host_start, struct exec_row, u, XR(r)->host->start_ns)
+FIELD_GET(ex_host_end, struct exec_row, u, XR(r)->host->end_ns)
+FIELD_GET(ex_host_ns, struct exec_row, u, host_ns(XR(r)->host))
+FIELD_GET(ex_before, struct exec_row, u, XR(r)->start - XR(r)->host->start_ns)
+FIELD_GET(ex_after, struct exec_row, u,
+	  XR(r)->host->end_ns > XR(r)->stop ? XR(r)->host->end_ns - XR(r)->stop : 0)
+FIELD_GET(ex_flow, struct exec_row, u, XR(r)->host->flow_ids[0])
+
+static bool ex_has_host(const void *row)
+{
+	return XR((const struct exec_row *)row)->host;
+}
+
+static bool ex_has_flow(const void *row)
+{
+	const struct execution *x = XR((const struct exec_row *)row);
+
+	return x->host && x->host->n_flow_ids;
+}
+#undef XR
+
+static const struct field exec_fields[] = {
+	SAME("device", NULL, 0, FK_U64, ex_dev),
+	SAME("core", NULL, 0, FK_U64, ex_core),
+	SAME("index", NULL, 0, FK_U64, ex_index),
+	FIELD("model", NULL, NULL, 0, FK_STR, ex_model),
+	SAME("model_id", NULL, 0, FK_U64, ex_model_id),
+	SAME("start_ns", NULL, 0, FK_NS, ex_start),
+	SAME("end_ns", NULL, 0, FK_NS, ex_end),
+	SAME("latency_ns", NULL, 0, FK_NS, ex_latency),
+	SAME("iterations", NULL, 0, FK_U64, ex_iterations),
+	SAME("failed", NULL, 0, FK_BOOL, ex_failed),
+	FIELD_OPT("host_call", NULL, NULL, 0, FK_BEGIN, NULL, ex_has_host),
+	FIELD_OPT("start_ns", "host_start_ns", NULL, 0, FK_NS, ex_host_start, ex_has_host),
+	FIELD_OPT("end_ns", "host_end_ns", NULL, 0, FK_NS, ex_host_end, ex_has_host),
+	FIELD_OPT("duration_ns", "host_duration_ns", NULL, 0, FK_NS, ex_host_ns, ex_has_host),
+	FIELD_OPT("before_ns", "before_ns", NULL, 0, FK_NS, ex_before, ex_has_host),
+	FIELD_OPT("after_ns", "after_ns", NULL, 0, FK_NS, ex_after, ex_has_host),
+	FIELD_OPT("flow_id", "flow_id", NULL, 0, FK_U64, ex_flow, ex_has_flow),
+	FIELD_OPT(NULL, NULL, NULL, 0, FK_END, NULL, NULL),
+};
+static const size_t exec_nfields = sizeof(exec_fields) / sizeof(exec_fields[0]);
+
+/*
+ * raw queues (their JSON names the queue first, then the core): a row is a
+ * struct raw_row, its target ("topsp 3") filled by raw_row().
+ */
+struct raw_row {
+	const struct raw_queue *q;
+	char target[24];
+};
+
+FIELD_GET(raw_file, struct raw_row, s, r->q->file)
+FIELD_GET(raw_record, struct raw_row, u, r->q->record)
+FIELD_GET(raw_records, struct raw_row, u, r->q->records)
+FIELD_GET(raw_dev, struct raw_row, u, r->q->dev)
+FIELD_GET(raw_core, struct raw_row, u, r->q->core)
+FIELD_GET(raw_queue, struct raw_row, s, queue_name(r->q->queue_type))
+FIELD_GET(raw_target, struct raw_row, s, r->target)
+FIELD_GET(raw_target_kind, struct raw_row, s,
+	  r->q->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core")
+FIELD_GET(raw_target_index, struct raw_row, u, r->q->target_index)
+FIELD_GET(raw_engine, struct raw_row, u, r->q->engine)
+FIELD_GET(raw_format, struct raw_row, s, raw_format_name(r->q->format))
+FIELD_GET(raw_clock, struct raw_row, s, clock_domain_name(r->q->clock_domain))
+FIELD_GET(raw_entries, struct raw_row, u, r->q->entries)
+FIELD_GET(raw_dev_entries, struct raw_row, u, r->q->device_entries)
+FIELD_GET(raw_lost, struct raw_row, u, r->q->lost)
+FIELD_GET(raw_gaps, struct raw_row, u, r->q->gaps)
+
+static const struct field raw_fields[] = {
+	FIELD(NULL, "file", NULL, 0, FK_STR, raw_file),
+	FIELD(NULL, "record", NULL, 0, FK_U64, raw_record),
+	FIELD(NULL, "records", NULL, 0, FK_U64, raw_records),
+	FIELD(NULL, "device", "device", -6, FK_U64, raw_dev),
+	FIELD(NULL, "core", "core", -5, FK_U64, raw_core),
+	FIELD(NULL, "queue_type", "queue", -14, FK_STR, raw_queue),
+	FIELD(NULL, NULL, "target", -9, FK_STR, raw_target),
+	FIELD(NULL, "target_kind", NULL, 0, FK_STR, raw_target_kind),
+	FIELD(NULL, "target_index", NULL, 0, FK_U64, raw_target_index),
+	FIELD(NULL, "engine", "engine", 6, FK_U64, raw_engine),
+	FIELD(NULL, "format", "format", -10, FK_STR, raw_format),
+	FIELD(NULL, "clock_domain", "clock", -9, FK_STR, raw_clock),
+	FIELD(NULL, "entries", "entries", 10, FK_U64, raw_entries),
+	FIELD(NULL, "device_entries", "device_entries", 14, FK_U64, raw_dev_entries),
+	FIELD(NULL, "lost", "lost", 8, FK_U64, raw_lost),
+	FIELD(NULL, "seq_gaps", "gaps", 8, FK_U64, raw_gaps),
+};
+static const size_t raw_nfields = sizeof(raw_fields) / sizeof(raw_fields[0]);
+
+static void raw_row(struct raw_row *r, const struct raw_queue *q)
+{
+	r->q = q;
+	snprintf(r->target, sizeof(r->target), "%s %u",
+		 q->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core", q->target_index);
+}
+
 static void text_recording(const struct rec_stats *s)
 {
 	const struct recording *r = s->rec;
@@ -595,17 +738,11 @@ static void text_recording(const struct rec_stats *s)
 
 	if (s->nmodels) {
 		printf("\nexecution latency per model (first inference start to last stop):\n");
-		printf("  %-16s %-8s %6s %6s %12s %12s %12s %12s %12s %6s %12s %12s\n", "model",
-		       "model_id", "count", "failed", "min", "avg", "median", "p99", "max", "host", "host_avg",
-		       "overhead_avg");
-		for (size_t i = 0; i < s->nmodels; i++) {
-			const struct model_stats *m = &s->models[i];
-
-			printf("  %-16s %-8u %6" PRIu64 " %6" PRIu64 " %12s %12s %12s %12s %12s %6"
-			       PRIu64 " %12s %12s\n", or_dash(m->name), m->model_id, m->lat.count, m->failed, D(m->lat.min),
-			       D(m->lat.avg), D(m->lat.median), D(m->lat.p99), D(m->lat.max),
-			       m->host_matched, D(m->host.avg), D(m->overhead.avg));
-		}
+		fields_text_header(stdout, model_fields, model_nfields, "  ");
+		for (size_t i = 0; i < s->nmodels; i++)
+			fields_text_row(stdout, model_fields, model_nfields,
+					&(struct model_row){ &s->models[i].lat, &s->models[i] }, "  ",
+					raw_ns);
 		ex = exec_list(s, &nex, true);
 		printf("longest executions and the host call around each:\n");
 		printf("  %-6s %-5s %-16s %-8s %6s %12s %12s %6s %12s %12s %12s\n", "device", "core",
@@ -652,21 +789,12 @@ static void text_recording(const struct rec_stats *s)
 		printf("\nraw entries: %" PRIu64 " in %zu queues, not decoded (their layout "
 		       "is not known: no op, event or error statistics)\n", s->raw_entries,
 		       s->nraws);
-		printf("  %-6s %-5s %-14s %-9s %6s %-10s %-9s %10s %14s %8s %8s\n", "device", "core",
-		       "queue", "target", "engine", "format", "clock", "entries", "device_entries",
-		       "lost", "gaps");
+		fields_text_header(stdout, raw_fields, raw_nfields, "  ");
 		for (size_t i = 0; i < s->nraws; i++) {
-			const struct raw_queue *q = &s->raws[i];
-			char target[24];
+			struct raw_row rr;
 
-			snprintf(target, sizeof(target), "%s %u",
-				 q->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core",
-				 q->target_index);
-			printf("  %-6u %-5u %-14s %-9s %6u %-10s %-9s %10" PRIu64 " %14" PRIu64 " %8"
-			       PRIu64 " %8" PRIu64 "\n", q->dev, q->core, queue_name(q->queue_type),
-			       target, q->engine, raw_format_name(q->format),
-			       clock_domain_name(q->clock_domain), q->entries, q->device_entries,
-			       q->lost, q->gaps);
+			raw_row(&rr, &s->raws[i]);
+			fields_text_row(stdout, raw_fields, raw_nfields, &rr, "  ", raw_ns);
 		}
 	}
 	for (size_t i = 0; i < s->nlosses; i++) {
@@ -795,32 +923,8 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 	ex = exec_list(s, &nex, false);
 	jw_arr_begin(j, "executions");
 	for (size_t i = 0; i < nex; i++) {
-		const struct execution *x = ex[i].x;
-
 		jw_obj_begin(j, NULL);
-		jw_u64(j, "device", ex[i].ct->dev);
-		jw_u64(j, "core", ex[i].ct->core);
-		jw_u64(j, "index", ex[i].index);
-		jw_str(j, "model", model_name_of(s, x->model_id));
-		jw_u64(j, "model_id", x->model_id);
-		jw_u64(j, "start_ns", x->start);
-		jw_u64(j, "end_ns", x->stop);
-		jw_u64(j, "latency_ns", x->stop - x->start);
-		jw_u64(j, "iterations", x->iterations);
-		jw_bool(j, "failed", x->failed);
-		if (x->host) {
-			jw_obj_begin(j, "host_call");
-			jw_u64(j, "start_ns", x->host->start_ns);
-			jw_u64(j, "end_ns", x->host->end_ns);
-			jw_u64(j, "duration_ns", host_ns(x->host));
-			jw_u64(j, "before_ns", x->start - x->host->start_ns);
-			jw_u64(j, "after_ns", x->host->end_ns > x->stop ? x->host->end_ns - x->stop : 0);
-			if (x->host->n_flow_ids)
-				jw_u64(j, "flow_id", x->host->flow_ids[0]);
-			jw_obj_end(j);
-		} else {
-			jw_null(j, "host_call");
-		}
+		fields_json(j, exec_fields, exec_nfields, &(struct exec_row){ s, &ex[i] });
 		jw_obj_end(j);
 	}
 	jw_arr_end(j);
@@ -972,8 +1076,11 @@ static const struct {
 	[CSV_OPS] = { unit_op_fields, &unit_op_nfields, "recording" },
 	[CSV_THROTTLE] = { level_fields, &level_nfields, "recording" },
 	[CSV_ERRORS] = { err_fields, &err_nfields, "recording" },
+	[CSV_MODELS] = { model_fields, &model_nfields, "recording" },
+	[CSV_EXECUTIONS] = { exec_fields, &exec_nfields, "recording" },
 	[CSV_HOST] = { host_fields, &host_nfields, "recording" },
 	[CSV_LOSSES] = { loss_fields, &loss_nfields, "recording" },
+	[CSV_RAW] = { raw_fields, &raw_nfields, "recording" },
 	[CSV_XOPS] = { xop_fields, &xop_nfields, "recording" },
 	[CSV_MACHINES] = { machine_fields, &machine_nfields, NULL },
 	[CSV_MEXEC] = { mexec_fields, &mexec_nfields, NULL },
@@ -990,14 +1097,11 @@ static const char *const csv_header[CSV_TABLES] = {
 	NULL,
 	NULL,
 	NULL,
-	"recording,model,model_id,count,failed,min_ns,avg_ns,median_ns,p99_ns,max_ns,host_matched,"
-	"host_avg_ns,host_overhead_avg_ns",
-	"recording,device,core,index,model_id,start_ns,end_ns,latency_ns,iterations,failed,"
-	"host_start_ns,host_end_ns,host_duration_ns,before_ns,after_ns,flow_id",
 	NULL,
 	NULL,
-	"recording,file,record,records,device,core,queue_type,target_kind,target_index,engine,format,"
-	"clock_domain,entries,device_entries,lost,seq_gaps",
+	NULL,
+	NULL,
+	NULL,
 	NULL,
 	NULL,
 	NULL,
@@ -1064,37 +1168,13 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 			fields_csv_row(f[CSV_ERRORS], err_fields, err_nfields,
 				       &(struct err_row){ c, &c->errs[e] }, rp);
 	}
-	for (size_t i = 0; i < s->nmodels; i++) {
-		const struct model_stats *m = &s->models[i];
-
-		field_csv_str(f[CSV_MODELS], rp);
-		fputc(',', f[CSV_MODELS]);
-		field_csv_str(f[CSV_MODELS], m->name ? m->name : "");
-		fprintf(f[CSV_MODELS], ",%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", m->model_id,
-			m->lat.count, m->failed, m->lat.min, m->lat.avg, m->lat.median, m->lat.p99,
-			m->lat.max, m->host_matched, m->host.avg, m->overhead.avg);
-	}
+	for (size_t i = 0; i < s->nmodels; i++)
+		fields_csv_row(f[CSV_MODELS], model_fields, model_nfields,
+			       &(struct model_row){ &s->models[i].lat, &s->models[i] }, rp);
 	ex = exec_list(s, &nex, false);
-	for (size_t i = 0; i < nex; i++) {
-		const struct execution *x = ex[i].x;
-
-		field_csv_str(f[CSV_EXECUTIONS], rp);
-		fprintf(f[CSV_EXECUTIONS], ",%u,%u,%zu,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%s",
-			ex[i].ct->dev, ex[i].ct->core, ex[i].index, x->model_id, x->start, x->stop,
-			x->stop - x->start, x->iterations, x->failed ? "true" : "false");
-		if (x->host) {
-			fprintf(f[CSV_EXECUTIONS], ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
-				PRIu64 ",", x->host->start_ns, x->host->end_ns, host_ns(x->host),
-				x->start - x->host->start_ns,
-				x->host->end_ns > x->stop ? x->host->end_ns - x->stop : 0);
-			if (x->host->n_flow_ids)
-				fprintf(f[CSV_EXECUTIONS], "%" PRIu64, x->host->flow_ids[0]);
-			fputc('\n', f[CSV_EXECUTIONS]);
-		} else {
-			fputs(",,,,,,\n", f[CSV_EXECUTIONS]);
-		}
-	}
+	for (size_t i = 0; i < nex; i++)
+		fields_csv_row(f[CSV_EXECUTIONS], exec_fields, exec_nfields,
+			       &(struct exec_row){ s, &ex[i] }, rp);
 	free(ex);
 	for (size_t i = 0; i < s->nhost; i++)
 		fields_csv_row(f[CSV_HOST], host_fields, host_nfields,
@@ -1102,17 +1182,10 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 	for (size_t i = 0; i < s->nlosses; i++)
 		fields_csv_row(f[CSV_LOSSES], loss_fields, loss_nfields, &s->losses[i], rp);
 	for (size_t i = 0; i < s->nraws; i++) {
-		const struct raw_queue *q = &s->raws[i];
+		struct raw_row rr;
 
-		field_csv_str(f[CSV_RAW], rp);
-		fputc(',', f[CSV_RAW]);
-		field_csv_str(f[CSV_RAW], q->file);
-		fprintf(f[CSV_RAW], ",%zu,%zu,%u,%u,%s,%s,%u,%u,%s,%s,%" PRIu64 ",%" PRIu64 ",%"
-			PRIu64 ",%" PRIu64 "\n", q->record, q->records, q->dev, q->core, queue_name(q->queue_type),
-			q->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core",
-			q->target_index, q->engine, raw_format_name(q->format),
-			clock_domain_name(q->clock_domain), q->entries, q->device_entries, q->lost,
-			q->gaps);
+		raw_row(&rr, &s->raws[i]);
+		fields_csv_row(f[CSV_RAW], raw_fields, raw_nfields, &rr, rp);
 	}
 }
 

@@ -61,6 +61,13 @@ void fields_json(struct json *j, const struct field *t, size_t n, const void *ro
 		const struct field *fd = &t[i];
 		union field_val v;
 
+		if (fd->kind == FK_BEGIN && fd->present && !fd->present(row)) {
+			/* null, and on past its FK_END */
+			jw_null(j, fd->json);
+			for (int depth = 1; depth && i + 1 < n; i++)
+				depth += t[i + 1].kind == FK_BEGIN ? 1 : t[i + 1].kind == FK_END ? -1 : 0;
+			continue;
+		}
 		if (fd->kind == FK_BEGIN) {
 			jw_obj_begin(j, fd->json);
 			continue;
@@ -69,7 +76,7 @@ void fields_json(struct json *j, const struct field *t, size_t n, const void *ro
 			jw_obj_end(j);
 			continue;
 		}
-		if (!fd->json)
+		if (!fd->json || (fd->present && !fd->present(row)))
 			continue;
 		v = fd->get(row);
 		switch (fd->kind) {
@@ -135,6 +142,8 @@ void fields_csv_row(FILE *f, const struct field *t, size_t n, const void *row,
 		if (!first)
 			fputc(',', f);
 		first = false;
+		if (fd->present && !fd->present(row))
+			continue;
 		v = fd->get(row);
 		switch (fd->kind) {
 		case FK_U64:
@@ -207,6 +216,10 @@ void fields_text_row(FILE *f, const struct field *t, size_t n, const void *row,
 			continue;
 		text_sep(f, fd, first, indent);
 		first = false;
+		if (fd->present && !fd->present(row)) {
+			fprintf(f, "%*s", fd->width == FIELD_LAST ? 1 : fd->width, "-");
+			continue;
+		}
 		v = fd->get(row);
 		switch (fd->kind) {
 		case FK_U64:

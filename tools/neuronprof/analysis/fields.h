@@ -57,7 +57,21 @@ struct field {
 	int width;		/* text column width */
 	enum field_kind kind;
 	union field_val (*get)(const void *row);
+	/*
+	 * Optional: whether the row has this value. When not, the CSV cell is
+	 * empty, the text "-", and JSON leaves the member out (an FK_BEGIN
+	 * object is null).
+	 */
+	bool (*present)(const void *row);
 };
+
+/* A column; FIELD_OPT: one a row may not have (.present). */
+#define FIELD(json, csv, text, width, kind, get)				\
+	{ json, csv, text, width, kind, get, NULL }
+#define FIELD_OPT(json, csv, text, width, kind, get, present)			\
+	{ json, csv, text, width, kind, get, present }
+/* A column with the same name in JSON and CSV. */
+#define SAME(key, text, width, kind, get)	FIELD(key, key, text, width, kind, get)
 
 /* An accessor @name of a row of type @type (as r) returning @expr in @member. */
 #define FIELD_GET(name, type, member, expr)					\
@@ -102,6 +116,5 @@ void fields_text_header(FILE *f, const struct field *t, size_t n, const char *in
 /* One text row after @indent; durations as field_dur() with @raw_ns. */
 void fields_text_row(FILE *f, const struct field *t, size_t n, const void *row,
 		     const char *indent, bool raw_ns);
-
 
 #endif

@@ -6,9 +6,6 @@
 #include "analysis/summary_json.h"
 #include "analysis/names.h"
 
-/* A column with the same name in JSON and CSV. */
-#define SAME(key, text, width, kind, get)	{ key, key, text, width, kind, get }
-
 FIELD_GET(gap_label, struct gap_row, s, r->label)
 FIELD_GET(gap_dev, struct gap_row, u, r->c->dev)
 FIELD_GET(gap_core, struct gap_row, u, r->c->core)
@@ -22,12 +19,12 @@ FIELD_GET(gap_at, struct gap_row, u, r->g->start - r->c->first)
 FIELD_GET(gap_where, struct gap_row, s, r->where)
 
 const struct field gap_fields[] = {
-	{ NULL, NULL, "unit", -12, FK_STR, gap_label },
-	{ NULL, "device", NULL, 0, FK_U64, gap_dev },
-	{ NULL, "core", NULL, 0, FK_U64, gap_core },
-	{ NULL, "unit", NULL, 0, FK_STR, gap_kind },
-	{ NULL, "index", NULL, 0, FK_U64, gap_index },
-	{ NULL, "rank", NULL, 0, FK_U64, gap_rank },
+	FIELD(NULL, NULL, "unit", -12, FK_STR, gap_label),
+	FIELD(NULL, "device", NULL, 0, FK_U64, gap_dev),
+	FIELD(NULL, "core", NULL, 0, FK_U64, gap_core),
+	FIELD(NULL, "unit", NULL, 0, FK_STR, gap_kind),
+	FIELD(NULL, "index", NULL, 0, FK_U64, gap_index),
+	FIELD(NULL, "rank", NULL, 0, FK_U64, gap_rank),
 	SAME("start_ns", NULL, 0, FK_NS, gap_start),
 	SAME("end_ns", NULL, 0, FK_NS, gap_end),
 	SAME("idle_ns", "idle", 12, FK_NS, gap_idle),
@@ -57,11 +54,11 @@ FIELD_GET(uop_code, struct unit_op_row, u, r->o->code)
 FIELD_GET(uop_busy, struct unit_op_row, d, r->o->busy_pct)
 
 const struct field unit_op_fields[] = {
-	{ NULL, NULL, "unit", -12, FK_STR, uop_label },
-	{ NULL, "device", NULL, 0, FK_U64, uop_dev },
-	{ NULL, "core", NULL, 0, FK_U64, uop_core },
-	{ NULL, "unit", NULL, 0, FK_STR, uop_kind },
-	{ NULL, "index", NULL, 0, FK_U64, uop_index },
+	FIELD(NULL, NULL, "unit", -12, FK_STR, uop_label),
+	FIELD(NULL, "device", NULL, 0, FK_U64, uop_dev),
+	FIELD(NULL, "core", NULL, 0, FK_U64, uop_core),
+	FIELD(NULL, "unit", NULL, 0, FK_STR, uop_kind),
+	FIELD(NULL, "index", NULL, 0, FK_U64, uop_index),
 	SAME("op", "op", -18, FK_STR, uop_name),
 	SAME("code", "code", -8, FK_CODE, uop_code),
 	SAME("count", "count", 8, FK_U64, field_dist_count),
@@ -90,8 +87,8 @@ FIELD_GET(lvl_ns, struct level_row, u, r->l->ns)
 FIELD_GET(lvl_pct, struct level_row, d, r->l->pct)
 
 const struct field level_fields[] = {
-	{ NULL, "device", NULL, 0, FK_U64, lvl_dev },
-	{ NULL, "core", NULL, 0, FK_U64, lvl_core },
+	FIELD(NULL, "device", NULL, 0, FK_U64, lvl_dev),
+	FIELD(NULL, "core", NULL, 0, FK_U64, lvl_core),
 	SAME("level", "level", -6, FK_U64, lvl_level),
 	SAME("events", "events", 7, FK_U64, lvl_events),
 	SAME("time_ns", "time", 12, FK_NS, lvl_ns),
