@@ -4,7 +4,9 @@
  * (Documentation/analysis.rst). A path may hold several recordings (the
  * directories holding NTFF files or a system profile); each is summarized
  * on its own, never merged. The statistics are computed once (summary.c)
- * and printed as text, JSON or CSV files with the same numbers.
+ * and printed as text, JSON or CSV files with the same numbers, each
+ * section's columns declared once in a table that drives the three writers
+ * (fields.h).
  *
  * Losses are counted twice, independently: the lost counts the rings
  * recorded, and the gaps in the sequence numbers of the entries that made it
@@ -130,14 +132,7 @@ static const struct field xop_fields[] = {
 	FIELD(NULL, NULL, "unit", -12, FK_STR, xop_label),
 	FIELD("unit_kind", "unit", NULL, 0, FK_STR, xop_kind),
 	FIELD("unit_index", "index", NULL, 0, FK_U64, xop_index),
-	SAME("op", "op", -18, FK_STR, xop_op),
-	SAME("code", "code", -8, FK_CODE, xop_code),
-	SAME("count", "count", 8, FK_U64, field_dist_count),
-	SAME("total_ns", "total", 12, FK_NS, field_dist_total),
-	SAME("min_ns", NULL, 0, FK_NS, field_dist_min),
-	SAME("avg_ns", "avg", 12, FK_NS, field_dist_avg),
-	SAME("median_ns", "median", 12, FK_NS, field_dist_median),
-	SAME("p95_ns", "p95", 12, FK_NS, field_dist_p95),
+	OP_FIELDS(xop_op, xop_code),
 	SAME("p99_ns", NULL, 0, FK_NS, field_dist_p99),
 	SAME("max_ns", NULL, 0, FK_NS, field_dist_max),
 	FIELD(NULL, NULL, "cores", FIELD_LAST, FK_STR, xop_text_cores),
@@ -192,33 +187,6 @@ static const struct field err_fields[] = {
 	SAME("first_ns", NULL, 0, FK_NS, err_first),
 };
 static const size_t err_nfields = sizeof(err_fields) / sizeof(err_fields[0]);
-
-/* losses (the text is a sentence per queue): a row is a struct loss. */
-FIELD_GET(loss_file, struct loss, s, r->file)
-FIELD_GET(loss_record, struct loss, u, r->record)
-FIELD_GET(loss_records, struct loss, u, r->records)
-FIELD_GET(loss_queue, struct loss, s, queue_name(r->queue_type))
-FIELD_GET(loss_target, struct loss, s,
-	  r->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core")
-FIELD_GET(loss_index, struct loss, u, r->target_index)
-FIELD_GET(loss_engine, struct loss, u, r->engine)
-FIELD_GET(loss_lost, struct loss, u, r->lost)
-FIELD_GET(loss_gaps, struct loss, u, r->gaps)
-FIELD_GET(loss_explained, struct loss, b, r->gaps <= r->lost)
-
-static const struct field loss_fields[] = {
-	SAME("file", NULL, 0, FK_STR, loss_file),
-	SAME("record", NULL, 0, FK_U64, loss_record),
-	SAME("records", NULL, 0, FK_U64, loss_records),
-	SAME("queue_type", NULL, 0, FK_STR, loss_queue),
-	SAME("target_kind", NULL, 0, FK_STR, loss_target),
-	SAME("target_index", NULL, 0, FK_U64, loss_index),
-	SAME("engine", NULL, 0, FK_U64, loss_engine),
-	SAME("lost", NULL, 0, FK_U64, loss_lost),
-	SAME("seq_gaps", NULL, 0, FK_U64, loss_gaps),
-	SAME("explained", NULL, 0, FK_BOOL, loss_explained),
-};
-static const size_t loss_nfields = sizeof(loss_fields) / sizeof(loss_fields[0]);
 
 /* machines compared, per machine: a row is a struct machine_row. */
 struct machine_row {
@@ -741,8 +709,8 @@ static void text_recording(const struct rec_stats *s)
 		fields_text_header(stdout, model_fields, model_nfields, "  ");
 		for (size_t i = 0; i < s->nmodels; i++)
 			fields_text_row(stdout, model_fields, model_nfields,
-					&(struct model_row){ &s->models[i].lat, &s->models[i] }, "  ",
-					raw_ns);
+					&(struct model_row){ &s->models[i].lat, &s->models[i] },
+					"  ", raw_ns);
 		ex = exec_list(s, &nex, true);
 		printf("longest executions and the host call around each:\n");
 		printf("  %-6s %-5s %-16s %-8s %6s %12s %12s %6s %12s %12s %12s\n", "device", "core",
@@ -776,7 +744,8 @@ static void text_recording(const struct rec_stats *s)
 		fields_text_header(stdout, host_fields, host_nfields, "  ");
 		for (size_t i = 0; i < s->nhost; i++)
 			fields_text_row(stdout, host_fields, host_nfields,
-					&(struct host_row){ &s->host[i].d, &s->host[i] }, "  ", raw_ns);
+					&(struct host_row){ &s->host[i].d, &s->host[i] }, "  ",
+					raw_ns);
 	}
 	if (s->ncores)
 		printf("\ntotals: instructions %" PRIu64 ", events %" PRIu64 ", dma %" PRIu64

@@ -64,8 +64,12 @@ void fields_json(struct json *j, const struct field *t, size_t n, const void *ro
 		if (fd->kind == FK_BEGIN && fd->present && !fd->present(row)) {
 			/* null, and on past its FK_END */
 			jw_null(j, fd->json);
-			for (int depth = 1; depth && i + 1 < n; i++)
-				depth += t[i + 1].kind == FK_BEGIN ? 1 : t[i + 1].kind == FK_END ? -1 : 0;
+			for (int depth = 1; depth && i + 1 < n; i++) {
+				if (t[i + 1].kind == FK_BEGIN)
+					depth++;
+				else if (t[i + 1].kind == FK_END)
+					depth--;
+			}
 			continue;
 		}
 		if (fd->kind == FK_BEGIN) {

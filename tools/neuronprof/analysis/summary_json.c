@@ -59,14 +59,7 @@ const struct field unit_op_fields[] = {
 	FIELD(NULL, "core", NULL, 0, FK_U64, uop_core),
 	FIELD(NULL, "unit", NULL, 0, FK_STR, uop_kind),
 	FIELD(NULL, "index", NULL, 0, FK_U64, uop_index),
-	SAME("op", "op", -18, FK_STR, uop_name),
-	SAME("code", "code", -8, FK_CODE, uop_code),
-	SAME("count", "count", 8, FK_U64, field_dist_count),
-	SAME("total_ns", "total", 12, FK_NS, field_dist_total),
-	SAME("min_ns", NULL, 0, FK_NS, field_dist_min),
-	SAME("avg_ns", "avg", 12, FK_NS, field_dist_avg),
-	SAME("median_ns", "median", 12, FK_NS, field_dist_median),
-	SAME("p95_ns", "p95", 12, FK_NS, field_dist_p95),
+	OP_FIELDS(uop_name, uop_code),
 	SAME("max_ns", "max", 12, FK_NS, field_dist_max),
 	SAME("busy_pct", "%busy", 7, FK_PCT, uop_busy),
 };
@@ -95,6 +88,32 @@ const struct field level_fields[] = {
 	SAME("span_pct", "%span", 8, FK_PCT, lvl_pct),
 };
 const size_t level_nfields = sizeof(level_fields) / sizeof(level_fields[0]);
+
+FIELD_GET(loss_file, struct loss, s, r->file)
+FIELD_GET(loss_record, struct loss, u, r->record)
+FIELD_GET(loss_records, struct loss, u, r->records)
+FIELD_GET(loss_queue, struct loss, s, queue_name(r->queue_type))
+FIELD_GET(loss_target, struct loss, s,
+	  r->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core")
+FIELD_GET(loss_index, struct loss, u, r->target_index)
+FIELD_GET(loss_engine, struct loss, u, r->engine)
+FIELD_GET(loss_lost, struct loss, u, r->lost)
+FIELD_GET(loss_gaps, struct loss, u, r->gaps)
+FIELD_GET(loss_explained, struct loss, b, r->gaps <= r->lost)
+
+const struct field loss_fields[] = {
+	SAME("file", NULL, 0, FK_STR, loss_file),
+	SAME("record", NULL, 0, FK_U64, loss_record),
+	SAME("records", NULL, 0, FK_U64, loss_records),
+	SAME("queue_type", NULL, 0, FK_STR, loss_queue),
+	SAME("target_kind", NULL, 0, FK_STR, loss_target),
+	SAME("target_index", NULL, 0, FK_U64, loss_index),
+	SAME("engine", NULL, 0, FK_U64, loss_engine),
+	SAME("lost", NULL, 0, FK_U64, loss_lost),
+	SAME("seq_gaps", NULL, 0, FK_U64, loss_gaps),
+	SAME("explained", NULL, 0, FK_BOOL, loss_explained),
+};
+const size_t loss_nfields = sizeof(loss_fields) / sizeof(loss_fields[0]);
 
 void json_dist_fields(struct json *j, const struct dist *d, unsigned int pcts)
 {

@@ -45,6 +45,24 @@ struct gap_row {
 	char label[32], where[64];
 };
 
+/*
+ * The columns an op has wherever it is ranked (per unit, across cores): its
+ * name and code from @name and @code, then its durations' count, total,
+ * min, avg, median and p95 from the row's struct dist.
+ */
+#define OP_FIELDS(name, code)							\
+	SAME("op", "op", -18, FK_STR, name),					\
+	SAME("code", "code", -8, FK_CODE, code),				\
+	SAME("count", "count", 8, FK_U64, field_dist_count),			\
+	SAME("total_ns", "total", 12, FK_NS, field_dist_total),			\
+	SAME("min_ns", NULL, 0, FK_NS, field_dist_min),				\
+	SAME("avg_ns", "avg", 12, FK_NS, field_dist_avg),			\
+	SAME("median_ns", "median", 12, FK_NS, field_dist_median),		\
+	SAME("p95_ns", "p95", 12, FK_NS, field_dist_p95)
+
+/* A queue that lost entries (a row is a struct loss): summary's and report's. */
+extern const struct field loss_fields[];
+extern const size_t loss_nfields;
 extern const struct field gap_fields[];
 extern const size_t gap_nfields;
 extern const struct field unit_op_fields[];
