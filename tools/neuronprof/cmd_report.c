@@ -241,19 +241,8 @@ static void rec_json(struct json *j, const struct rec_stats *s, const struct rec
 	jw_arr_end(j);
 	jw_arr_begin(j, "losses");
 	for (size_t i = 0; i < s->nlosses; i++) {
-		const struct loss *l = &s->losses[i];
-
 		jw_obj_begin(j, NULL);
-		jw_str(j, "file", l->file);
-		jw_u64(j, "record", l->record);
-		jw_u64(j, "records", l->records);
-		jw_str(j, "queue_type", queue_name(l->queue_type));
-		jw_str(j, "target_kind", l->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core");
-		jw_u64(j, "target_index", l->target_index);
-		jw_u64(j, "engine", l->engine);
-		jw_u64(j, "lost", l->lost);
-		jw_u64(j, "seq_gaps", l->gaps);
-		jw_bool(j, "explained", l->gaps <= l->lost);
+		fields_json(j, loss_fields, loss_nfields, &s->losses[i]);
 		jw_obj_end(j);
 	}
 	jw_arr_end(j);

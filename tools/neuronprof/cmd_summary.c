@@ -4,7 +4,9 @@
  * (Documentation/analysis.rst). A path may hold several recordings (the
  * directories holding NTFF files or a system profile); each is summarized
  * on its own, never merged. The statistics are computed once (summary.c)
- * and printed as text, JSON or CSV files with the same numbers.
+ * and printed as text, JSON or CSV files with the same numbers, each
+ * section's columns declared once in a table that drives the three writers
+ * (fields.h).
  *
  * Losses are counted twice, independently: the lost counts the rings
  * recorded, and the gaps in the sequence numbers of the entries that made it
@@ -21,6 +23,7 @@
 
 #include "util/json.h"
 #include "util/output.h"
+#include "analysis/fields.h"
 #include "analysis/names.h"
 #include "analysis/summary.h"
 #include "analysis/summary_json.h"
@@ -41,24 +44,292 @@ static bool raw_ns, brief;
  */
 static const char *dur(uint64_t ns, char *buf, size_t len)
 {
-	if (raw_ns || ns < 1000)
-		snprintf(buf, len, "%" PRIu64 "ns", ns);
-	else if (ns < 1000000)
-		snprintf(buf, len, "%.3fus", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, len, "%.3fms", (double)ns / 1e6);
-	else
-		snprintf(buf, len, "%.3fs", (double)ns / 1e9);
-	return buf;
+	return field_dur(ns, raw_ns, buf, len);
 }
 
 #define D(ns)	dur((ns), (char[32]){ 0 }, 32)
 
 
+/* ---- the sections' columns (fields.h) ------------------------------------------ */
+
+/* The cores of @x: "0-7", "0,2,5" or, over several devices, "0:0-7,1:0". */
+static const char *xop_cores(const struct rec_stats *s, const struct xop *x, char *buf,
+			     size_t len)
+{
+	bool devs = s->ncores && s->cores[0].dev != s->cores[s->ncores - 1].dev;
+	size_t o = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < x->ncores && o < len; i++) {
+		const struct core_stats *c = &s->cores[x->cores[i]], *p, *n;
+		size_t j = i;
+
+		/* A run of consecutive core numbers of one device. */
+		while (j + 1 < x->ncores) {
+			p = &s->cores[x->cores[j]];
+			n = &s->cores[x->cores[j + 1]];
+			if (n->dev != p->dev || n->core != p->core + 1)
+				break;
+			j++;
+		}
+		n = &s->cores[x->cores[j]];
+		if (devs)
+			o += (size_t)snprintf(buf + o, len - o, "%s%u:", i ? "," : "", c->dev);
+		else if (i)
+			o += (size_t)snprintf(buf + o, len - o, ",");
+		if (o >= len)
+			break;
+		if (j > i)
+			o += (size_t)snprintf(buf + o, len - o, "%u-%u", c->core, n->core);
+		else
+			o += (size_t)snprintf(buf + o, len - o, "%u", c->core);
+		i = j;
+	}
+	return buf;
+}
+
+/* host event types: a row is a struct host_row. */
+struct host_row {
+	const struct dist *d;
+	const struct host_type *h;
+};
+
+FIELD_GET(host_name, struct host_row, s, r->h->name)
+
+static const struct field host_fields[] = {
+	SAME("name", "event", -20, FK_STR, host_name),
+	SAME("count", "count", 7, FK_U64, field_dist_count),
+	SAME("total_ns", "total", 12, FK_NS, field_dist_total),
+	SAME("min_ns", NULL, 12, FK_NS, field_dist_min),
+	SAME("avg_ns", "avg", 12, FK_NS, field_dist_avg),
+	SAME("median_ns", "median", 12, FK_NS, field_dist_median),
+	SAME("p99_ns", "p99", 12, FK_NS, field_dist_p99),
+	SAME("max_ns", "max", 12, FK_NS, field_dist_max),
+};
+static const size_t host_nfields = sizeof(host_fields) / sizeof(host_fields[0]);
+
+/*
+ * ops across cores: a row is a struct xop_row, filled by xop_row(); the
+ * cores of each are a column of the text and CSV, an array in JSON.
+ */
+struct xop_row {
+	const struct dist *d;
+	const struct rec_stats *s;
+	const struct xop *x;
+	char label[32], cores[128];
+	char *list;		/* CSV: device:core pairs, ';' between them */
+};
+
+FIELD_GET(xop_label, struct xop_row, s, r->label)
+FIELD_GET(xop_kind, struct xop_row, s, r->x->topsp ? "topsp" : "engine")
+FIELD_GET(xop_index, struct xop_row, u, r->x->index)
+FIELD_GET(xop_op, struct xop_row, s, xop_name(r->s, r->x))
+FIELD_GET(xop_code, struct xop_row, u, r->x->code)
+FIELD_GET(xop_text_cores, struct xop_row, s, r->cores)
+FIELD_GET(xop_csv_cores, struct xop_row, s, r->list)
+
+static const struct field xop_fields[] = {
+	FIELD(NULL, NULL, "unit", -12, FK_STR, xop_label),
+	FIELD("unit_kind", "unit", NULL, 0, FK_STR, xop_kind),
+	FIELD("unit_index", "index", NULL, 0, FK_U64, xop_index),
+	OP_FIELDS(xop_op, xop_code),
+	SAME("p99_ns", NULL, 0, FK_NS, field_dist_p99),
+	SAME("max_ns", NULL, 0, FK_NS, field_dist_max),
+	FIELD(NULL, NULL, "cores", FIELD_LAST, FK_STR, xop_text_cores),
+	FIELD(NULL, "cores", NULL, 0, FK_STR, xop_csv_cores),
+};
+static const size_t xop_nfields = sizeof(xop_fields) / sizeof(xop_fields[0]);
+
+/* The row of @x; @csv: with its list of cores (freed by xop_row_free()). */
+static void xop_row(struct xop_row *r, const struct rec_stats *s, const struct xop *x,
+		    bool csv)
+{
+	struct unit u = { .topsp = x->topsp, .index = x->index };
+
+	*r = (struct xop_row){ .d = &x->d, .s = s, .x = x };
+	unit_label(&u, r->label, sizeof(r->label));
+	xop_cores(s, x, r->cores, sizeof(r->cores));
+	if (csv) {
+		size_t len = x->ncores * 24 + 1, o = 0;
+
+		r->list = xcalloc(len, 1);
+		for (size_t k = 0; k < x->ncores; k++)
+			o += (size_t)snprintf(r->list + o, len - o, "%s%u:%u", k ? ";" : "",
+					      s->cores[x->cores[k]].dev,
+					      s->cores[x->cores[k]].core);
+	}
+}
+
+static void xop_row_free(struct xop_row *r)
+{
+	free(r->list);
+}
+
+/* errors by code of a core: a row is a struct err_row. */
+struct err_row {
+	const struct core_stats *c;
+	const struct code_count *e;
+};
+
+FIELD_GET(err_dev, struct err_row, u, r->c->dev)
+FIELD_GET(err_core, struct err_row, u, r->c->core)
+FIELD_GET(err_code, struct err_row, u, r->e->code)
+FIELD_GET(err_count, struct err_row, u, r->e->count)
+FIELD_GET(err_first_at, struct err_row, u, r->e->first_ns - r->c->first)
+FIELD_GET(err_first, struct err_row, u, r->e->first_ns)
+
+static const struct field err_fields[] = {
+	FIELD(NULL, "device", NULL, 0, FK_U64, err_dev),
+	FIELD(NULL, "core", NULL, 0, FK_U64, err_core),
+	SAME("code", "code", -8, FK_U64, err_code),
+	SAME("count", "count", 7, FK_U64, err_count),
+	FIELD(NULL, NULL, "first_at", 12, FK_NS, err_first_at),
+	SAME("first_ns", NULL, 0, FK_NS, err_first),
+};
+static const size_t err_nfields = sizeof(err_fields) / sizeof(err_fields[0]);
+
+/* machines compared, per machine: a row is a struct machine_row. */
+struct machine_row {
+	const struct xhost *x;
+	size_t k;
+};
+
+#define MR(r)	(&(r)->x->m[(r)->k])
+FIELD_GET(mach_name, struct machine_row, s, MR(r)->name)
+FIELD_GET(mach_mapped, struct machine_row, b, MR(r)->mapped)
+FIELD_GET(mach_recs, struct machine_row, u, MR(r)->recordings)
+FIELD_GET(mach_cores, struct machine_row, u, MR(r)->cores)
+FIELD_GET(mach_execs, struct machine_row, u, MR(r)->executions)
+FIELD_GET(mach_exec_ns, struct machine_row, u, MR(r)->exec_ns)
+FIELD_GET(mach_exec_avg, struct machine_row, u,
+	  MR(r)->executions ? MR(r)->exec_ns / MR(r)->executions : 0)
+FIELD_GET(mach_busy, struct machine_row, u, MR(r)->busy)
+FIELD_GET(mach_instr, struct machine_row, u, MR(r)->instructions)
+FIELD_GET(mach_dma_bytes, struct machine_row, u, MR(r)->dma_bytes)
+FIELD_GET(mach_errors, struct machine_row, u, MR(r)->errors)
+FIELD_GET(mach_lost, struct machine_row, u, MR(r)->lost)
+FIELD_GET(mach_clock, struct machine_row, s, MR(r)->mapped ? "mapped" : "no mapping")
+FIELD_GET(mach_slowest, struct machine_row, b, r->k == r->x->slowest)
+FIELD_GET(mach_median, struct machine_row, b, r->k == r->x->median)
+#undef MR
+
+static const struct field machine_fields[] = {
+	FIELD("name", "machine", "machine", -24, FK_STR, mach_name),
+	SAME("clock_mapping", NULL, 0, FK_FLAG, mach_mapped),
+	SAME("recordings", "recs", 5, FK_U64, mach_recs),
+	SAME("cores", "cores", 5, FK_U64, mach_cores),
+	SAME("executions", "executions", 10, FK_U64, mach_execs),
+	SAME("execution_ns", "exec_total", 12, FK_NS, mach_exec_ns),
+	FIELD(NULL, NULL, "exec_avg", 12, FK_NS, mach_exec_avg),
+	SAME("busy_ns", "busy", 12, FK_NS, mach_busy),
+	SAME("instructions", "instr", 12, FK_U64, mach_instr),
+	SAME("dma_bytes", "dma_bytes", 12, FK_U64, mach_dma_bytes),
+	SAME("errors", "errors", 7, FK_U64, mach_errors),
+	SAME("lost", "lost", 7, FK_U64, mach_lost),
+	/* Width -1: unpadded, one space after the column before. */
+	FIELD(NULL, NULL, "clock", -1, FK_STR, mach_clock),
+	FIELD(NULL, "slowest", NULL, 0, FK_FLAG, mach_slowest),
+	FIELD(NULL, "median", NULL, 0, FK_FLAG, mach_median),
+};
+static const size_t machine_nfields = sizeof(machine_fields) / sizeof(machine_fields[0]);
+
+/*
+ * machines compared, per execution index: a row is a struct mexec_row with
+ * its sides' labels filled by mexec_row().
+ */
+struct mexec_row {
+	const struct xhost *x;
+	const struct xhost_exec *e;
+	char slow[160], fast[160];
+};
+
+FIELD_GET(mx_index, struct mexec_row, u, r->e->index)
+FIELD_GET(mx_cores, struct mexec_row, u, r->e->cores)
+FIELD_GET(mx_machines, struct mexec_row, u, r->e->machines)
+FIELD_GET(mx_slow_label, struct mexec_row, s, r->slow)
+FIELD_GET(mx_slow_machine, struct mexec_row, s, r->x->m[r->e->slow.machine].name)
+FIELD_GET(mx_slow_dev, struct mexec_row, u, r->e->slow.dev)
+FIELD_GET(mx_slow_core, struct mexec_row, u, r->e->slow.core)
+FIELD_GET(mx_slow_ns, struct mexec_row, u, r->e->slow.ns)
+FIELD_GET(mx_fast_label, struct mexec_row, s, r->fast)
+FIELD_GET(mx_fast_machine, struct mexec_row, s, r->x->m[r->e->fast.machine].name)
+FIELD_GET(mx_fast_dev, struct mexec_row, u, r->e->fast.dev)
+FIELD_GET(mx_fast_core, struct mexec_row, u, r->e->fast.core)
+FIELD_GET(mx_fast_ns, struct mexec_row, u, r->e->fast.ns)
+FIELD_GET(mx_skew, struct mexec_row, u, r->e->skew_ns)
+
+static const struct field mexec_fields[] = {
+	SAME("index", "index", -6, FK_U64, mx_index),
+	SAME("cores", "cores", 5, FK_U64, mx_cores),
+	SAME("machines", NULL, 0, FK_U64, mx_machines),
+	FIELD("slowest", NULL, NULL, 0, FK_BEGIN, NULL),
+	FIELD(NULL, NULL, "slowest", -32, FK_STR, mx_slow_label),
+	FIELD("machine", "slowest_machine", NULL, 0, FK_STR, mx_slow_machine),
+	FIELD("device", "slowest_device", NULL, 0, FK_U64, mx_slow_dev),
+	FIELD("core", "slowest_core", NULL, 0, FK_U64, mx_slow_core),
+	FIELD("latency_ns", "slowest_ns", "latency", 12, FK_NS, mx_slow_ns),
+	FIELD(NULL, NULL, NULL, 0, FK_END, NULL),
+	FIELD("fastest", NULL, NULL, 0, FK_BEGIN, NULL),
+	FIELD(NULL, NULL, "fastest", -32, FK_STR, mx_fast_label),
+	FIELD("machine", "fastest_machine", NULL, 0, FK_STR, mx_fast_machine),
+	FIELD("device", "fastest_device", NULL, 0, FK_U64, mx_fast_dev),
+	FIELD("core", "fastest_core", NULL, 0, FK_U64, mx_fast_core),
+	FIELD("latency_ns", "fastest_ns", "latency", 12, FK_NS, mx_fast_ns),
+	FIELD(NULL, NULL, NULL, 0, FK_END, NULL),
+	SAME("skew_ns", "skew", 12, FK_NS, mx_skew),
+};
+static const size_t mexec_nfields = sizeof(mexec_fields) / sizeof(mexec_fields[0]);
+
+/* One side of an execution index: "machine devD ncC". */
+static void side_label(const struct xhost *x, const struct xhost_side *sd, char *buf,
+		       size_t len)
+{
+	snprintf(buf, len, "%s dev%u nc%u", x->m[sd->machine].name, sd->dev, sd->core);
+}
+
+static void mexec_row(struct mexec_row *r, const struct xhost *x, const struct xhost_exec *e)
+{
+	*r = (struct mexec_row){ .x = x, .e = e };
+	side_label(x, &e->slow, r->slow, sizeof(r->slow));
+	side_label(x, &e->fast, r->fast, sizeof(r->fast));
+}
+
+/* machines compared, the ops differing most: a row is a struct mop_row. */
+struct mop_row {
+	const struct xhost *x;
+	const struct xhost_opdiff *d;
+	size_t rank;
+};
+
+FIELD_GET(mop_rank, struct mop_row, u, r->rank)
+FIELD_GET(mop_name, struct mop_row, s, r->d->name)
+FIELD_GET(mop_code, struct mop_row, u, r->d->code)
+FIELD_GET(mop_slow_machine, struct mop_row, s, r->x->m[r->x->slowest].name)
+FIELD_GET(mop_slow_count, struct mop_row, u, r->d->slow_count)
+FIELD_GET(mop_slow_total, struct mop_row, u, r->d->slow_total)
+FIELD_GET(mop_median_machine, struct mop_row, s, r->x->m[r->x->median].name)
+FIELD_GET(mop_median_count, struct mop_row, u, r->d->median_count)
+FIELD_GET(mop_median_total, struct mop_row, u, r->d->median_total)
+FIELD_GET(mop_diff, struct mop_row, i, r->d->diff_ns)
+
+static const struct field mop_fields[] = {
+	FIELD(NULL, "rank", NULL, 0, FK_U64, mop_rank),
+	SAME("op", "op", -18, FK_STR, mop_name),
+	SAME("code", "code", -8, FK_CODE, mop_code),
+	FIELD(NULL, "slowest_machine", NULL, 0, FK_STR, mop_slow_machine),
+	SAME("slowest_count", "count", 8, FK_U64, mop_slow_count),
+	SAME("slowest_total_ns", "slowest", 12, FK_NS, mop_slow_total),
+	FIELD(NULL, "median_machine", NULL, 0, FK_STR, mop_median_machine),
+	SAME("median_count", "count", 8, FK_U64, mop_median_count),
+	SAME("median_total_ns", "median", 12, FK_NS, mop_median_total),
+	SAME("difference_ns", "difference", 12, FK_SNS, mop_diff),
+};
+static const size_t mop_nfields = sizeof(mop_fields) / sizeof(mop_fields[0]);
+
 static void text_core(const struct rec_stats *s, const struct core_stats *c)
 {
 	uint64_t span = c->any ? c->last - c->first : 0;
-	char where[64];
+	struct gap_row gr;
 
 	printf("\ndevice %u (%s, %s) NeuronCore %u: %" PRIu64 " entries, active %s (%" PRIu64
 	       " .. %" PRIu64 " ns)\n", c->dev, arch_name(c->arch), c->provider, c->core,
@@ -84,32 +355,26 @@ static void text_core(const struct rec_stats *s, const struct core_stats *c)
 		}
 		printf("  top ops per unit by total time (instruction durations: "
 		       "Documentation/analysis.rst):\n");
-		printf("    %-12s %-18s %-8s %8s %12s %12s %12s %12s %12s %7s\n", "unit", "op",
-		       "code", "count", "total", "avg", "median", "p95", "max", "%busy");
+		fields_text_header(stdout, unit_op_fields, unit_op_nfields, "    ");
 		for (size_t k = 0; k < c->nunits; k++) {
 			const struct unit *u = &c->units[k];
 
 			for (size_t i = 0; i < u->nops && i < s->top; i++) {
-				const struct op_stats *o = &u->ops[i];
-				char code[CODE_LEN];
+				struct unit_op_row r;
 
-				printf("    %-12s %-18s %-8s %8" PRIu64 " %12s %12s %12s %12s %12s %6.2f%%\n",
-				       U(u), or_dash(unit_op_name(c, u, o->code)),
-				       code_str(o->code, code), o->d.count, D(o->d.total), D(o->d.avg),
-				       D(o->d.median), D(o->d.p95), D(o->d.max), o->busy_pct);
+				unit_op_row(&r, c, u, &u->ops[i]);
+				fields_text_row(stdout, unit_op_fields, unit_op_nfields, &r, "    ",
+						raw_ns);
 			}
 		}
 	}
 	if (c->idle.n || core_any_unit_gaps(c)) {
 		printf("  longest idle gaps (the core's, then its units' longest of all):\n");
-		printf("    %-12s %12s %12s  %s\n", "unit", "idle", "at", "where");
+		fields_text_header(stdout, gap_fields, gap_nfields, "    ");
 	}
 	for (size_t i = 0; i < c->idle.n && i < s->top; i++) {
-		const struct idle_gap *g = &c->idle.g[i];
-
-		printf("    %-12s %12s %12s  %s\n", "core", D(g->end - g->start),
-		       D(g->start - c->first),
-		       exec_where(c->ct, g->start, g->end, where, sizeof(where)));
+		gap_row(&gr, c, NULL, &c->idle.g[i], i + 1);
+		fields_text_row(stdout, gap_fields, gap_nfields, &gr, "    ", raw_ns);
 	}
 	/*
 	 * Each unit keeps its --top longest, longest first: the --top longest
@@ -136,24 +401,23 @@ static void text_core(const struct rec_stats *s, const struct core_stats *c)
 		if (!best)
 			break;
 		at[bk]++;
-		printf("    %-12s %12s %12s  %s\n", U(&c->units[bk]), D(best->end - best->start),
-		       D(best->start - c->first),
-		       exec_where(c->ct, best->start, best->end, where, sizeof(where)));
+		gap_row(&gr, c, &c->units[bk], best, at[bk]);
+		fields_text_row(stdout, gap_fields, gap_nfields, &gr, "    ", raw_ns);
 	}
 	free(at);
 	if (c->nlevels) {
 		printf("  throttling (a level holds until the next THROTTLE entry):\n");
-		printf("    %-6s %7s %12s %8s\n", "level", "events", "time", "%span");
+		fields_text_header(stdout, level_fields, level_nfields, "    ");
 		for (size_t i = 0; i < c->nlevels; i++)
-			printf("    %-6u %7" PRIu64 " %12s %7.2f%%\n", c->levels[i].level,
-			       c->levels[i].events, D(c->levels[i].ns), c->levels[i].pct);
+			fields_text_row(stdout, level_fields, level_nfields,
+					&(struct level_row){ c, &c->levels[i] }, "    ", raw_ns);
 	}
 	if (c->nerrs) {
 		printf("  errors by code:\n");
-		printf("    %-8s %7s %12s\n", "code", "count", "first_at");
+		fields_text_header(stdout, err_fields, err_nfields, "    ");
 		for (size_t i = 0; i < c->nerrs; i++)
-			printf("    %-8u %7" PRIu64 " %12s\n", c->errs[i].code, c->errs[i].count,
-			       D(c->errs[i].first_ns - c->first));
+			fields_text_row(stdout, err_fields, err_nfields,
+					&(struct err_row){ c, &c->errs[i] }, "    ", raw_ns);
 	}
 }
 
@@ -222,42 +486,6 @@ static struct exec_ref *exec_list(const struct rec_stats *s, size_t *n, bool by_
 	return v;
 }
 
-/* The cores of @x: "0-7", "0,2,5" or, over several devices, "0:0-7,1:0". */
-static const char *xop_cores(const struct rec_stats *s, const struct xop *x, char *buf,
-			     size_t len)
-{
-	bool devs = s->ncores && s->cores[0].dev != s->cores[s->ncores - 1].dev;
-	size_t o = 0;
-
-	buf[0] = 0;
-	for (size_t i = 0; i < x->ncores && o < len; i++) {
-		const struct core_stats *c = &s->cores[x->cores[i]], *p, *n;
-		size_t j = i;
-
-		/* A run of consecutive core numbers of one device. */
-		while (j + 1 < x->ncores) {
-			p = &s->cores[x->cores[j]];
-			n = &s->cores[x->cores[j + 1]];
-			if (n->dev != p->dev || n->core != p->core + 1)
-				break;
-			j++;
-		}
-		n = &s->cores[x->cores[j]];
-		if (devs)
-			o += (size_t)snprintf(buf + o, len - o, "%s%u:", i ? "," : "", c->dev);
-		else if (i)
-			o += (size_t)snprintf(buf + o, len - o, ",");
-		if (o >= len)
-			break;
-		if (j > i)
-			o += (size_t)snprintf(buf + o, len - o, "%u-%u", c->core, n->core);
-		else
-			o += (size_t)snprintf(buf + o, len - o, "%u", c->core);
-		i = j;
-	}
-	return buf;
-}
-
 /* The name of model @id in @s (its files' model_name), or NULL. */
 static const char *model_name_of(const struct rec_stats *s, uint32_t id)
 {
@@ -269,21 +497,15 @@ static const char *model_name_of(const struct rec_stats *s, uint32_t id)
 
 static void text_xops(const struct rec_stats *s)
 {
-	char cores[128];
-
 	if (!s->nxops)
 		return;
 	printf("\nops across cores by total time (one row per unit and op, every core):\n");
-	printf("  %-12s %-18s %-8s %8s %12s %12s %12s %12s  %s\n", "unit", "op", "code", "count",
-	       "total", "avg", "median", "p95", "cores");
+	fields_text_header(stdout, xop_fields, xop_nfields, "  ");
 	for (size_t i = 0; i < s->nxops && i < s->top; i++) {
-		const struct xop *x = &s->xops[i];
-		struct unit u = { .topsp = x->topsp, .index = x->index };
-		char code[CODE_LEN];
+		struct xop_row r;
 
-		printf("  %-12s %-18s %-8s %8" PRIu64 " %12s %12s %12s %12s  %s\n", U(&u),
-		       or_dash(xop_name(s, x)), code_str(x->code, code), x->d.count, D(x->d.total), D(x->d.avg), D(x->d.median), D(x->d.p95),
-		       xop_cores(s, x, cores, sizeof(cores)));
+		xop_row(&r, s, &s->xops[i], false);
+		fields_text_row(stdout, xop_fields, xop_nfields, &r, "  ", raw_ns);
 	}
 }
 
@@ -312,6 +534,152 @@ static uint64_t host_ns(const Neuronprof__System__NtraceEvent *h)
 	return h->end_ns > h->start_ns ? h->end_ns - h->start_ns : 0;
 }
 
+/* models (their JSON nests three distributions): a row is a struct model_row. */
+struct model_row {
+	const struct dist *d;
+	const struct model_stats *m;
+};
+
+FIELD_GET(model_name, struct model_row, s, r->m->name)
+FIELD_GET(model_id, struct model_row, u, r->m->model_id)
+FIELD_GET(model_failed, struct model_row, u, r->m->failed)
+FIELD_GET(model_host, struct model_row, u, r->m->host_matched)
+FIELD_GET(model_host_avg, struct model_row, u, r->m->host.avg)
+FIELD_GET(model_overhead_avg, struct model_row, u, r->m->overhead.avg)
+
+static const struct field model_fields[] = {
+	FIELD(NULL, "model", "model", -16, FK_STR, model_name),
+	FIELD(NULL, "model_id", "model_id", -8, FK_U64, model_id),
+	FIELD(NULL, "count", "count", 6, FK_U64, field_dist_count),
+	FIELD(NULL, "failed", "failed", 6, FK_U64, model_failed),
+	FIELD(NULL, "min_ns", "min", 12, FK_NS, field_dist_min),
+	FIELD(NULL, "avg_ns", "avg", 12, FK_NS, field_dist_avg),
+	FIELD(NULL, "median_ns", "median", 12, FK_NS, field_dist_median),
+	FIELD(NULL, "p99_ns", "p99", 12, FK_NS, field_dist_p99),
+	FIELD(NULL, "max_ns", "max", 12, FK_NS, field_dist_max),
+	FIELD(NULL, "host_matched", "host", 6, FK_U64, model_host),
+	FIELD(NULL, "host_avg_ns", "host_avg", 12, FK_NS, model_host_avg),
+	FIELD(NULL, "host_overhead_avg_ns", "overhead_avg", 12, FK_NS, model_overhead_avg),
+};
+static const size_t model_nfields = sizeof(model_fields) / sizeof(model_fields[0]);
+
+/*
+ * executions (the text's columns differ: a start relative to its core, the
+ * host call's side by side): a row is a struct exec_row.
+ */
+struct exec_row {
+	const struct rec_stats *s;
+	const struct exec_ref *e;
+};
+
+#define XR(r)	((r)->e->x)
+FIELD_GET(ex_dev, struct exec_row, u, r->e->ct->dev)
+FIELD_GET(ex_core, struct exec_row, u, r->e->ct->core)
+FIELD_GET(ex_index, struct exec_row, u, r->e->index)
+FIELD_GET(ex_model, struct exec_row, s, model_name_of(r->s, XR(r)->model_id))
+FIELD_GET(ex_model_id, struct exec_row, u, XR(r)->model_id)
+FIELD_GET(ex_start, struct exec_row, u, XR(r)->start)
+FIELD_GET(ex_end, struct exec_row, u, XR(r)->stop)
+FIELD_GET(ex_latency, struct exec_row, u, XR(r)->stop - XR(r)->start)
+FIELD_GET(ex_iterations, struct exec_row, u, XR(r)->iterations)
+FIELD_GET(ex_failed, struct exec_row, b, XR(r)->failed)
+FIELD_GET(ex_host_start, struct exec_row, u, XR(r)->host->start_ns)
+FIELD_GET(ex_host_end, struct exec_row, u, XR(r)->host->end_ns)
+FIELD_GET(ex_host_ns, struct exec_row, u, host_ns(XR(r)->host))
+FIELD_GET(ex_before, struct exec_row, u, XR(r)->start - XR(r)->host->start_ns)
+FIELD_GET(ex_after, struct exec_row, u,
+	  XR(r)->host->end_ns > XR(r)->stop ? XR(r)->host->end_ns - XR(r)->stop : 0)
+FIELD_GET(ex_flow, struct exec_row, u, XR(r)->host->flow_ids[0])
+
+static bool ex_has_host(const void *row)
+{
+	return XR((const struct exec_row *)row)->host;
+}
+
+static bool ex_has_flow(const void *row)
+{
+	const struct execution *x = XR((const struct exec_row *)row);
+
+	return x->host && x->host->n_flow_ids;
+}
+#undef XR
+
+static const struct field exec_fields[] = {
+	SAME("device", NULL, 0, FK_U64, ex_dev),
+	SAME("core", NULL, 0, FK_U64, ex_core),
+	SAME("index", NULL, 0, FK_U64, ex_index),
+	FIELD("model", NULL, NULL, 0, FK_STR, ex_model),
+	SAME("model_id", NULL, 0, FK_U64, ex_model_id),
+	SAME("start_ns", NULL, 0, FK_NS, ex_start),
+	SAME("end_ns", NULL, 0, FK_NS, ex_end),
+	SAME("latency_ns", NULL, 0, FK_NS, ex_latency),
+	SAME("iterations", NULL, 0, FK_U64, ex_iterations),
+	SAME("failed", NULL, 0, FK_BOOL, ex_failed),
+	FIELD_OPT("host_call", NULL, NULL, 0, FK_BEGIN, NULL, ex_has_host),
+	FIELD_OPT("start_ns", "host_start_ns", NULL, 0, FK_NS, ex_host_start, ex_has_host),
+	FIELD_OPT("end_ns", "host_end_ns", NULL, 0, FK_NS, ex_host_end, ex_has_host),
+	FIELD_OPT("duration_ns", "host_duration_ns", NULL, 0, FK_NS, ex_host_ns, ex_has_host),
+	FIELD_OPT("before_ns", "before_ns", NULL, 0, FK_NS, ex_before, ex_has_host),
+	FIELD_OPT("after_ns", "after_ns", NULL, 0, FK_NS, ex_after, ex_has_host),
+	FIELD_OPT("flow_id", "flow_id", NULL, 0, FK_U64, ex_flow, ex_has_flow),
+	FIELD_OPT(NULL, NULL, NULL, 0, FK_END, NULL, NULL),
+};
+static const size_t exec_nfields = sizeof(exec_fields) / sizeof(exec_fields[0]);
+
+/*
+ * raw queues (their JSON names the queue first, then the core): a row is a
+ * struct raw_row, its target ("topsp 3") filled by raw_row().
+ */
+struct raw_row {
+	const struct raw_queue *q;
+	char target[24];
+};
+
+FIELD_GET(raw_file, struct raw_row, s, r->q->file)
+FIELD_GET(raw_record, struct raw_row, u, r->q->record)
+FIELD_GET(raw_records, struct raw_row, u, r->q->records)
+FIELD_GET(raw_dev, struct raw_row, u, r->q->dev)
+FIELD_GET(raw_core, struct raw_row, u, r->q->core)
+FIELD_GET(raw_queue, struct raw_row, s, queue_name(r->q->queue_type))
+FIELD_GET(raw_target, struct raw_row, s, r->target)
+FIELD_GET(raw_target_kind, struct raw_row, s,
+	  r->q->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core")
+FIELD_GET(raw_target_index, struct raw_row, u, r->q->target_index)
+FIELD_GET(raw_engine, struct raw_row, u, r->q->engine)
+FIELD_GET(raw_format, struct raw_row, s, raw_format_name(r->q->format))
+FIELD_GET(raw_clock, struct raw_row, s, clock_domain_name(r->q->clock_domain))
+FIELD_GET(raw_entries, struct raw_row, u, r->q->entries)
+FIELD_GET(raw_dev_entries, struct raw_row, u, r->q->device_entries)
+FIELD_GET(raw_lost, struct raw_row, u, r->q->lost)
+FIELD_GET(raw_gaps, struct raw_row, u, r->q->gaps)
+
+static const struct field raw_fields[] = {
+	FIELD(NULL, "file", NULL, 0, FK_STR, raw_file),
+	FIELD(NULL, "record", NULL, 0, FK_U64, raw_record),
+	FIELD(NULL, "records", NULL, 0, FK_U64, raw_records),
+	FIELD(NULL, "device", "device", -6, FK_U64, raw_dev),
+	FIELD(NULL, "core", "core", -5, FK_U64, raw_core),
+	FIELD(NULL, "queue_type", "queue", -14, FK_STR, raw_queue),
+	FIELD(NULL, NULL, "target", -9, FK_STR, raw_target),
+	FIELD(NULL, "target_kind", NULL, 0, FK_STR, raw_target_kind),
+	FIELD(NULL, "target_index", NULL, 0, FK_U64, raw_target_index),
+	FIELD(NULL, "engine", "engine", 6, FK_U64, raw_engine),
+	FIELD(NULL, "format", "format", -10, FK_STR, raw_format),
+	FIELD(NULL, "clock_domain", "clock", -9, FK_STR, raw_clock),
+	FIELD(NULL, "entries", "entries", 10, FK_U64, raw_entries),
+	FIELD(NULL, "device_entries", "device_entries", 14, FK_U64, raw_dev_entries),
+	FIELD(NULL, "lost", "lost", 8, FK_U64, raw_lost),
+	FIELD(NULL, "seq_gaps", "gaps", 8, FK_U64, raw_gaps),
+};
+static const size_t raw_nfields = sizeof(raw_fields) / sizeof(raw_fields[0]);
+
+static void raw_row(struct raw_row *r, const struct raw_queue *q)
+{
+	r->q = q;
+	snprintf(r->target, sizeof(r->target), "%s %u",
+		 q->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core", q->target_index);
+}
+
 static void text_recording(const struct rec_stats *s)
 {
 	const struct recording *r = s->rec;
@@ -338,17 +706,11 @@ static void text_recording(const struct rec_stats *s)
 
 	if (s->nmodels) {
 		printf("\nexecution latency per model (first inference start to last stop):\n");
-		printf("  %-16s %-8s %6s %6s %12s %12s %12s %12s %12s %6s %12s %12s\n", "model",
-		       "model_id", "count", "failed", "min", "avg", "median", "p99", "max", "host", "host_avg",
-		       "overhead_avg");
-		for (size_t i = 0; i < s->nmodels; i++) {
-			const struct model_stats *m = &s->models[i];
-
-			printf("  %-16s %-8u %6" PRIu64 " %6" PRIu64 " %12s %12s %12s %12s %12s %6"
-			       PRIu64 " %12s %12s\n", or_dash(m->name), m->model_id, m->lat.count, m->failed, D(m->lat.min),
-			       D(m->lat.avg), D(m->lat.median), D(m->lat.p99), D(m->lat.max),
-			       m->host_matched, D(m->host.avg), D(m->overhead.avg));
-		}
+		fields_text_header(stdout, model_fields, model_nfields, "  ");
+		for (size_t i = 0; i < s->nmodels; i++)
+			fields_text_row(stdout, model_fields, model_nfields,
+					&(struct model_row){ &s->models[i].lat, &s->models[i] },
+					"  ", raw_ns);
 		ex = exec_list(s, &nex, true);
 		printf("longest executions and the host call around each:\n");
 		printf("  %-6s %-5s %-16s %-8s %6s %12s %12s %6s %12s %12s %12s\n", "device", "core",
@@ -379,14 +741,11 @@ static void text_recording(const struct rec_stats *s)
 		printf("\nhost system trace: %" PRIu64 " events; %" PRIu64 " nrt_execute calls, %"
 		       PRIu64 " matched to a device execution\n", s->host_events,
 		       s->timing.host_calls, s->timing.host_calls_matched);
-		printf("  %-20s %7s %12s %12s %12s %12s %12s\n", "event", "count", "total", "avg",
-		       "median", "p99", "max");
-		for (size_t i = 0; i < s->nhost; i++) {
-			const struct host_type *h = &s->host[i];
-
-			printf("  %-20s %7" PRIu64 " %12s %12s %12s %12s %12s\n", h->name, h->d.count,
-			       D(h->d.total), D(h->d.avg), D(h->d.median), D(h->d.p99), D(h->d.max));
-		}
+		fields_text_header(stdout, host_fields, host_nfields, "  ");
+		for (size_t i = 0; i < s->nhost; i++)
+			fields_text_row(stdout, host_fields, host_nfields,
+					&(struct host_row){ &s->host[i].d, &s->host[i] }, "  ",
+					raw_ns);
 	}
 	if (s->ncores)
 		printf("\ntotals: instructions %" PRIu64 ", events %" PRIu64 ", dma %" PRIu64
@@ -399,21 +758,12 @@ static void text_recording(const struct rec_stats *s)
 		printf("\nraw entries: %" PRIu64 " in %zu queues, not decoded (their layout "
 		       "is not known: no op, event or error statistics)\n", s->raw_entries,
 		       s->nraws);
-		printf("  %-6s %-5s %-14s %-9s %6s %-10s %-9s %10s %14s %8s %8s\n", "device", "core",
-		       "queue", "target", "engine", "format", "clock", "entries", "device_entries",
-		       "lost", "gaps");
+		fields_text_header(stdout, raw_fields, raw_nfields, "  ");
 		for (size_t i = 0; i < s->nraws; i++) {
-			const struct raw_queue *q = &s->raws[i];
-			char target[24];
+			struct raw_row rr;
 
-			snprintf(target, sizeof(target), "%s %u",
-				 q->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core",
-				 q->target_index);
-			printf("  %-6u %-5u %-14s %-9s %6u %-10s %-9s %10" PRIu64 " %14" PRIu64 " %8"
-			       PRIu64 " %8" PRIu64 "\n", q->dev, q->core, queue_name(q->queue_type),
-			       target, q->engine, raw_format_name(q->format),
-			       clock_domain_name(q->clock_domain), q->entries, q->device_entries,
-			       q->lost, q->gaps);
+			raw_row(&rr, &s->raws[i]);
+			fields_text_row(stdout, raw_fields, raw_nfields, &rr, "  ", raw_ns);
 		}
 	}
 	for (size_t i = 0; i < s->nlosses; i++) {
@@ -475,9 +825,7 @@ static void core_json(struct json *j, const struct core_stats *c)
 	jw_arr_begin(j, "errors_by_code");
 	for (size_t i = 0; i < c->nerrs; i++) {
 		jw_obj_begin(j, NULL);
-		jw_u64(j, "code", c->errs[i].code);
-		jw_u64(j, "count", c->errs[i].count);
-		jw_u64(j, "first_ns", c->errs[i].first_ns);
+		fields_json(j, err_fields, err_nfields, &(struct err_row){ c, &c->errs[i] });
 		jw_obj_end(j);
 	}
 	jw_arr_end(j);
@@ -487,7 +835,6 @@ static void core_json(struct json *j, const struct core_stats *c)
 static void json_recording(struct json *j, const struct rec_stats *s)
 {
 	const struct recording *r = s->rec;
-	char code[CODE_LEN];
 	struct exec_ref *ex;
 	struct totals t;
 	size_t nex;
@@ -505,13 +852,11 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 	jw_arr_begin(j, "ops_across_cores");
 	for (size_t i = 0; i < s->nxops; i++) {
 		const struct xop *x = &s->xops[i];
+		struct xop_row xr;
 
+		xop_row(&xr, s, x, false);
 		jw_obj_begin(j, NULL);
-		jw_str(j, "unit_kind", x->topsp ? "topsp" : "engine");
-		jw_u64(j, "unit_index", x->index);
-		jw_str(j, "op", xop_name(s, x));
-		jw_str(j, "code", code_str(x->code, code));
-		json_dist_fields(j, &x->d, DIST_P95 | DIST_P99);
+		fields_json(j, xop_fields, xop_nfields, &xr);
 		jw_arr_begin(j, "cores");
 		for (size_t k = 0; k < x->ncores; k++) {
 			jw_obj_begin(j, NULL);
@@ -547,32 +892,8 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 	ex = exec_list(s, &nex, false);
 	jw_arr_begin(j, "executions");
 	for (size_t i = 0; i < nex; i++) {
-		const struct execution *x = ex[i].x;
-
 		jw_obj_begin(j, NULL);
-		jw_u64(j, "device", ex[i].ct->dev);
-		jw_u64(j, "core", ex[i].ct->core);
-		jw_u64(j, "index", ex[i].index);
-		jw_str(j, "model", model_name_of(s, x->model_id));
-		jw_u64(j, "model_id", x->model_id);
-		jw_u64(j, "start_ns", x->start);
-		jw_u64(j, "end_ns", x->stop);
-		jw_u64(j, "latency_ns", x->stop - x->start);
-		jw_u64(j, "iterations", x->iterations);
-		jw_bool(j, "failed", x->failed);
-		if (x->host) {
-			jw_obj_begin(j, "host_call");
-			jw_u64(j, "start_ns", x->host->start_ns);
-			jw_u64(j, "end_ns", x->host->end_ns);
-			jw_u64(j, "duration_ns", host_ns(x->host));
-			jw_u64(j, "before_ns", x->start - x->host->start_ns);
-			jw_u64(j, "after_ns", x->host->end_ns > x->stop ? x->host->end_ns - x->stop : 0);
-			if (x->host->n_flow_ids)
-				jw_u64(j, "flow_id", x->host->flow_ids[0]);
-			jw_obj_end(j);
-		} else {
-			jw_null(j, "host_call");
-		}
+		fields_json(j, exec_fields, exec_nfields, &(struct exec_row){ s, &ex[i] });
 		jw_obj_end(j);
 	}
 	jw_arr_end(j);
@@ -585,8 +906,8 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 		jw_arr_begin(j, "event_types");
 		for (size_t i = 0; i < s->nhost; i++) {
 			jw_obj_begin(j, NULL);
-			jw_str(j, "name", s->host[i].name);
-			json_dist_fields(j, &s->host[i].d, DIST_P99);
+			fields_json(j, host_fields, host_nfields,
+				    &(struct host_row){ &s->host[i].d, &s->host[i] });
 			jw_obj_end(j);
 		}
 		jw_arr_end(j);
@@ -630,14 +951,8 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 	jw_arr_end(j);
 	jw_arr_begin(j, "losses");
 	for (size_t i = 0; i < s->nlosses; i++) {
-		const struct loss *l = &s->losses[i];
-
 		jw_obj_begin(j, NULL);
-		json_queue_id(j, l->file, l->record, l->records, l->queue_type, l->target_kind,
-			      l->target_index, l->engine);
-		jw_u64(j, "lost", l->lost);
-		jw_u64(j, "seq_gaps", l->gaps);
-		jw_bool(j, "explained", l->gaps <= l->lost);
+		fields_json(j, loss_fields, loss_nfields, &s->losses[i]);
 		jw_obj_end(j);
 	}
 	jw_arr_end(j);
@@ -646,123 +961,57 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 
 /* ---- several machines (xhost.h) ----------------------------------------------------- */
 
-static const char *side_label(const struct xhost *x, const struct xhost_side *sd, char *buf,
-			      size_t len)
-{
-	snprintf(buf, len, "%s dev%u nc%u", x->m[sd->machine].name, sd->dev, sd->core);
-	return buf;
-}
-
-#define SIDE(x, sd)	side_label((x), (sd), (char[160]){ 0 }, 160)
-
 static void text_xhost(const struct xhost *x, unsigned int top)
 {
-	char code[CODE_LEN];
 	printf("\nmachines compared: %zu; slowest %s, median %s (by total execution time)\n",
 	       x->nm, x->m[x->slowest].name, x->m[x->median].name);
 	printf("  per machine:\n");
-	printf("    %-24s %5s %5s %10s %12s %12s %12s %12s %12s %7s %7s %s\n", "machine",
-	       "recs", "cores", "executions", "exec_total", "exec_avg", "busy", "instr",
-	       "dma_bytes", "errors", "lost", "clock");
-	for (size_t k = 0; k < x->nm; k++) {
-		const struct xhost_machine *m = &x->m[k];
-
-		printf("    %-24s %5zu %5zu %10" PRIu64 " %12s %12s %12s %12" PRIu64 " %12" PRIu64
-		       " %7" PRIu64 " %7" PRIu64 " %s\n", m->name, m->recordings, m->cores,
-		       m->executions, D(m->exec_ns),
-		       D(m->executions ? m->exec_ns / m->executions : 0), D(m->busy),
-		       m->instructions, m->dma_bytes, m->errors, m->lost,
-		       m->mapped ? "mapped" : "no mapping");
-	}
+	fields_text_header(stdout, machine_fields, machine_nfields, "    ");
+	for (size_t k = 0; k < x->nm; k++)
+		fields_text_row(stdout, machine_fields, machine_nfields,
+				&(struct machine_row){ x, k }, "    ", raw_ns);
 	printf("  per execution index (latency; skew = slowest - fastest):\n");
-	printf("    %-6s %5s %-32s %12s %-32s %12s %12s\n", "index", "cores", "slowest", "latency",
-	       "fastest", "latency", "skew");
+	fields_text_header(stdout, mexec_fields, mexec_nfields, "    ");
 	for (size_t i = 0; i < x->nx; i++) {
-		const struct xhost_exec *e = &x->x[i];
+		struct mexec_row r;
 
-		printf("    %-6zu %5zu %-32s %12s %-32s %12s %12s\n", e->index, e->cores,
-		       SIDE(x, &e->slow), D(e->slow.ns), SIDE(x, &e->fast), D(e->fast.ns),
-		       D(e->skew_ns));
+		mexec_row(&r, x, &x->x[i]);
+		fields_text_row(stdout, mexec_fields, mexec_nfields, &r, "    ", raw_ns);
 	}
 	printf("  ops differing most, slowest %s against median %s (total time, top %u):\n",
 	       x->m[x->slowest].name, x->m[x->median].name, top);
-	printf("    %-18s %-8s %8s %12s %8s %12s %12s\n", "op", "code", "count", "slowest",
-	       "count", "median", "difference");
-	for (size_t i = 0; i < x->nops; i++) {
-		const struct xhost_opdiff *d = &x->ops[i];
-
-		char diff[40];
-
-		snprintf(diff, sizeof(diff), "%c%s", d->diff_ns < 0 ? '-' : '+',
-			 D((uint64_t)llabs(d->diff_ns)));
-		printf("    %-18s %-8s %8" PRIu64 " %12s %8" PRIu64 " %12s %12s\n", or_dash(d->name),
-		       code_str(d->code, code), d->slow_count, D(d->slow_total), d->median_count,
-		       D(d->median_total), diff);
-	}
-}
-
-static void json_side(struct json *j, const char *key, const struct xhost *x,
-		      const struct xhost_side *sd)
-{
-	jw_obj_begin(j, key);
-	jw_str(j, "machine", x->m[sd->machine].name);
-	jw_u64(j, "device", sd->dev);
-	jw_u64(j, "core", sd->core);
-	jw_u64(j, "latency_ns", sd->ns);
-	jw_obj_end(j);
+	fields_text_header(stdout, mop_fields, mop_nfields, "    ");
+	for (size_t i = 0; i < x->nops; i++)
+		fields_text_row(stdout, mop_fields, mop_nfields,
+				&(struct mop_row){ x, &x->ops[i], i + 1 }, "    ", raw_ns);
 }
 
 static void json_xhost(struct json *j, const struct xhost *x)
 {
-	char code[CODE_LEN];
 	jw_obj_begin(j, "machines_compared");
 	jw_str(j, "slowest", x->m[x->slowest].name);
 	jw_str(j, "median", x->m[x->median].name);
 	jw_arr_begin(j, "machines");
 	for (size_t k = 0; k < x->nm; k++) {
-		const struct xhost_machine *m = &x->m[k];
-
 		jw_obj_begin(j, NULL);
-		jw_str(j, "name", m->name);
-		jw_bool(j, "clock_mapping", m->mapped);
-		jw_u64(j, "recordings", m->recordings);
-		jw_u64(j, "cores", m->cores);
-		jw_u64(j, "executions", m->executions);
-		jw_u64(j, "execution_ns", m->exec_ns);
-		jw_u64(j, "busy_ns", m->busy);
-		jw_u64(j, "instructions", m->instructions);
-		jw_u64(j, "dma_bytes", m->dma_bytes);
-		jw_u64(j, "errors", m->errors);
-		jw_u64(j, "lost", m->lost);
+		fields_json(j, machine_fields, machine_nfields, &(struct machine_row){ x, k });
 		jw_obj_end(j);
 	}
 	jw_arr_end(j);
 	jw_arr_begin(j, "executions");
 	for (size_t i = 0; i < x->nx; i++) {
-		const struct xhost_exec *e = &x->x[i];
+		struct mexec_row r;
 
+		mexec_row(&r, x, &x->x[i]);
 		jw_obj_begin(j, NULL);
-		jw_u64(j, "index", e->index);
-		jw_u64(j, "cores", e->cores);
-		jw_u64(j, "machines", e->machines);
-		json_side(j, "slowest", x, &e->slow);
-		json_side(j, "fastest", x, &e->fast);
-		jw_u64(j, "skew_ns", e->skew_ns);
+		fields_json(j, mexec_fields, mexec_nfields, &r);
 		jw_obj_end(j);
 	}
 	jw_arr_end(j);
 	jw_arr_begin(j, "ops");
 	for (size_t i = 0; i < x->nops; i++) {
-		const struct xhost_opdiff *d = &x->ops[i];
-
 		jw_obj_begin(j, NULL);
-		jw_str(j, "op", d->name);
-		jw_str(j, "code", code_str(d->code, code));
-		jw_u64(j, "slowest_count", d->slow_count);
-		jw_u64(j, "slowest_total_ns", d->slow_total);
-		jw_u64(j, "median_count", d->median_count);
-		jw_u64(j, "median_total_ns", d->median_total);
-		jw_i64(j, "difference_ns", d->diff_ns);
+		fields_json(j, mop_fields, mop_nfields, &(struct mop_row){ x, &x->ops[i], i + 1 });
 		jw_obj_end(j);
 	}
 	jw_arr_end(j);
@@ -783,51 +1032,39 @@ static const char *const csv_name[CSV_TABLES] = {
 	"ops_across_cores.csv", "machines.csv", "machine_executions.csv", "machine_ops.csv",
 };
 
-static const char *const csv_header[CSV_TABLES] = {
-	"recording,device,core,entries,first_ns,last_ns,span_ns,busy_ns,utilization_pct,"
-	"inferences,inferences_failed,executions,errors,throttle_events,max_throttle_level,"
-	"lost,seq_gaps,inference_busy_ns",
-	"recording,device,core,unit,index,instructions,events,event_busy_ns,busy_ns,"
-	"utilization_pct,dma,dma_bytes,dma_bytes_per_s,errors,lost,seq_gaps",
-	"recording,device,core,unit,index,op,code,count,total_ns,min_ns,avg_ns,median_ns,p95_ns,"
-	"max_ns,busy_pct",
-	"recording,device,core,unit,index,rank,start_ns,end_ns,idle_ns,at_ns,where",
-	"recording,device,core,level,events,time_ns,span_pct",
-	"recording,device,core,code,count,first_ns",
-	"recording,model,model_id,count,failed,min_ns,avg_ns,median_ns,p99_ns,max_ns,host_matched,"
-	"host_avg_ns,host_overhead_avg_ns",
-	"recording,device,core,index,model_id,start_ns,end_ns,latency_ns,iterations,failed,"
-	"host_start_ns,host_end_ns,host_duration_ns,before_ns,after_ns,flow_id",
-	"recording,name,count,total_ns,min_ns,avg_ns,median_ns,p99_ns,max_ns",
-	"recording,file,record,records,queue_type,target_kind,target_index,engine,lost,seq_gaps,"
-	"explained",
-	"recording,file,record,records,device,core,queue_type,target_kind,target_index,engine,format,"
-	"clock_domain,entries,device_entries,lost,seq_gaps",
-	"recording,unit,index,op,code,count,total_ns,min_ns,avg_ns,median_ns,p95_ns,p99_ns,max_ns,"
-	"cores",
-	"machine,clock_mapping,recordings,cores,executions,execution_ns,busy_ns,instructions,"
-	"dma_bytes,errors,lost,slowest,median",
-	"index,cores,machines,slowest_machine,slowest_device,slowest_core,slowest_ns,"
-	"fastest_machine,fastest_device,fastest_core,fastest_ns,skew_ns",
-	"rank,op,code,slowest_machine,slowest_count,slowest_total_ns,median_machine,median_count,"
-	"median_total_ns,difference_ns",
+/*
+ * The tables whose header comes from their columns (a NULL csv_header):
+ * @lead, when not NULL, is a first column ahead of them.
+ */
+static const struct {
+	const struct field *t;
+	const size_t *n;
+	const char *lead;
+} csv_fields[CSV_TABLES] = {
+	[CSV_GAPS] = { gap_fields, &gap_nfields, "recording" },
+	[CSV_OPS] = { unit_op_fields, &unit_op_nfields, "recording" },
+	[CSV_THROTTLE] = { level_fields, &level_nfields, "recording" },
+	[CSV_ERRORS] = { err_fields, &err_nfields, "recording" },
+	[CSV_MODELS] = { model_fields, &model_nfields, "recording" },
+	[CSV_EXECUTIONS] = { exec_fields, &exec_nfields, "recording" },
+	[CSV_HOST] = { host_fields, &host_nfields, "recording" },
+	[CSV_LOSSES] = { loss_fields, &loss_nfields, "recording" },
+	[CSV_RAW] = { raw_fields, &raw_nfields, "recording" },
+	[CSV_XOPS] = { xop_fields, &xop_nfields, "recording" },
+	[CSV_MACHINES] = { machine_fields, &machine_nfields, NULL },
+	[CSV_MEXEC] = { mexec_fields, &mexec_nfields, NULL },
+	[CSV_MOPS] = { mop_fields, &mop_nfields, NULL },
 };
 
-/* A CSV field: quoted when it holds a comma, a quote or a line break (RFC 4180). */
-static void csv_str(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
+/* The headers of the tables written by hand (the others: csv_fields). */
+static const char *const csv_header[CSV_TABLES] = {
+	[CSV_CORES] = "recording,device,core,entries,first_ns,last_ns,span_ns,busy_ns,"
+		      "utilization_pct,inferences,inferences_failed,executions,errors,"
+		      "throttle_events,max_throttle_level,lost,seq_gaps,inference_busy_ns",
+	[CSV_UNITS] = "recording,device,core,unit,index,instructions,events,event_busy_ns,"
+		      "busy_ns,utilization_pct,dma,dma_bytes,dma_bytes_per_s,errors,lost,"
+		      "seq_gaps",
+};
 
 static const char *unit_kind(const struct unit *u)
 {
@@ -837,31 +1074,21 @@ static const char *unit_kind(const struct unit *u)
 static void csv_recording(FILE **f, const struct rec_stats *s)
 {
 	const char *rp = s->rec->path;
-	char code[CODE_LEN];
-	char where[64];
+	struct gap_row gr;
 	struct exec_ref *ex;
 	size_t nex;
 
 	for (size_t i = 0; i < s->nxops; i++) {
-		const struct xop *x = &s->xops[i];
+		struct xop_row r;
 
-		/* cores: device:core pairs, ';' between them. */
-		csv_str(f[CSV_XOPS], rp);
-		fprintf(f[CSV_XOPS], ",%s,%u,", x->topsp ? "topsp" : "engine", x->index);
-		csv_str(f[CSV_XOPS], xop_name(s, x) ? xop_name(s, x) : "");
-		fprintf(f[CSV_XOPS], ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
-			PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", code_str(x->code, code),
-			x->d.count, x->d.total, x->d.min, x->d.avg, x->d.median,
-			x->d.p95, x->d.p99, x->d.max);
-		for (size_t k = 0; k < x->ncores; k++)
-			fprintf(f[CSV_XOPS], "%s%u:%u", k ? ";" : "", s->cores[x->cores[k]].dev,
-				s->cores[x->cores[k]].core);
-		fputc('\n', f[CSV_XOPS]);
+		xop_row(&r, s, &s->xops[i], true);
+		fields_csv_row(f[CSV_XOPS], xop_fields, xop_nfields, &r, rp);
+		xop_row_free(&r);
 	}
 	for (size_t i = 0; i < s->ncores; i++) {
 		const struct core_stats *c = &s->cores[i];
 
-		csv_str(f[CSV_CORES], rp);
+		field_csv_str(f[CSV_CORES], rp);
 		fprintf(f[CSV_CORES], ",%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
 			PRIu64 ",%.2f,%" PRIu64 ",%" PRIu64 ",%zu,%" PRIu64 ",%" PRIu64 ",%u,%" PRIu64
 			",%" PRIu64 ",%" PRIu64 "\n", c->dev, c->core, c->entries, c->first, c->last,
@@ -869,163 +1096,71 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 			c->infer_failed, c->ct ? c->ct->nexec : 0, c->errors, c->throttles,
 			c->max_throttle, c->lost, c->gaps, c->infer_busy);
 		for (size_t g = 0; g < c->idle.n; g++) {
-			const struct idle_gap *gp = &c->idle.g[g];
-
-			csv_str(f[CSV_GAPS], rp);
-			fprintf(f[CSV_GAPS], ",%u,%u,core,%u,%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-				",%" PRIu64 ",%s\n", c->dev, c->core, c->core, g + 1, gp->start,
-				gp->end, gp->end - gp->start, gp->start - c->first,
-				exec_where(c->ct, gp->start, gp->end, where, sizeof(where)));
+			gap_row(&gr, c, NULL, &c->idle.g[g], g + 1);
+			fields_csv_row(f[CSV_GAPS], gap_fields, gap_nfields, &gr, rp);
 		}
 		for (size_t k = 0; k < c->nunits; k++) {
 			const struct unit *u = &c->units[k];
 
-			csv_str(f[CSV_UNITS], rp);
+			field_csv_str(f[CSV_UNITS], rp);
 			fprintf(f[CSV_UNITS], ",%u,%u,%s,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
 				PRIu64 ",%.2f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 				",%" PRIu64 "\n", c->dev, c->core, unit_kind(u), u->index, u->instructions,
 				u->events, u->event_busy, u->busy, u->util_pct, u->dma, u->dma_bytes,
 				u->dma_bytes_per_s, u->errors, u->lost, u->gaps);
 			for (size_t o = 0; o < u->nops; o++) {
-				const struct op_stats *op = &u->ops[o];
+				struct unit_op_row r;
 
-				const char *name = unit_op_name(c, u, op->code);
-
-				csv_str(f[CSV_OPS], rp);
-				fprintf(f[CSV_OPS], ",%u,%u,%s,%u,", c->dev, c->core, unit_kind(u),
-					u->index);
-				csv_str(f[CSV_OPS], name ? name : "");
-				fprintf(f[CSV_OPS], ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-					",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.2f\n",
-					code_str(op->code, code), op->d.count,
-					op->d.total, op->d.min, op->d.avg, op->d.median, op->d.p95,
-					op->d.max, op->busy_pct);
+				unit_op_row(&r, c, u, &u->ops[o]);
+				fields_csv_row(f[CSV_OPS], unit_op_fields, unit_op_nfields, &r, rp);
 			}
 			for (size_t g = 0; g < u->idle.n; g++) {
-				const struct idle_gap *gp = &u->idle.g[g];
-
-				csv_str(f[CSV_GAPS], rp);
-				fprintf(f[CSV_GAPS], ",%u,%u,%s,%u,%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-					",%" PRIu64 ",%s\n", c->dev, c->core, unit_kind(u), u->index,
-					g + 1, gp->start, gp->end, gp->end - gp->start,
-					gp->start - c->first,
-					exec_where(c->ct, gp->start, gp->end, where, sizeof(where)));
+				gap_row(&gr, c, u, &u->idle.g[g], g + 1);
+				fields_csv_row(f[CSV_GAPS], gap_fields, gap_nfields, &gr, rp);
 			}
 		}
-		for (size_t l = 0; l < c->nlevels; l++) {
-			csv_str(f[CSV_THROTTLE], rp);
-			fprintf(f[CSV_THROTTLE], ",%u,%u,%u,%" PRIu64 ",%" PRIu64 ",%.2f\n", c->dev,
-				c->core, c->levels[l].level, c->levels[l].events, c->levels[l].ns,
-				c->levels[l].pct);
-		}
-		for (size_t e = 0; e < c->nerrs; e++) {
-			csv_str(f[CSV_ERRORS], rp);
-			fprintf(f[CSV_ERRORS], ",%u,%u,%u,%" PRIu64 ",%" PRIu64 "\n", c->dev, c->core,
-				c->errs[e].code, c->errs[e].count, c->errs[e].first_ns);
-		}
+		for (size_t l = 0; l < c->nlevels; l++)
+			fields_csv_row(f[CSV_THROTTLE], level_fields, level_nfields,
+				       &(struct level_row){ c, &c->levels[l] }, rp);
+		for (size_t e = 0; e < c->nerrs; e++)
+			fields_csv_row(f[CSV_ERRORS], err_fields, err_nfields,
+				       &(struct err_row){ c, &c->errs[e] }, rp);
 	}
-	for (size_t i = 0; i < s->nmodels; i++) {
-		const struct model_stats *m = &s->models[i];
-
-		csv_str(f[CSV_MODELS], rp);
-		fputc(',', f[CSV_MODELS]);
-		csv_str(f[CSV_MODELS], m->name ? m->name : "");
-		fprintf(f[CSV_MODELS], ",%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", m->model_id,
-			m->lat.count, m->failed, m->lat.min, m->lat.avg, m->lat.median, m->lat.p99,
-			m->lat.max, m->host_matched, m->host.avg, m->overhead.avg);
-	}
+	for (size_t i = 0; i < s->nmodels; i++)
+		fields_csv_row(f[CSV_MODELS], model_fields, model_nfields,
+			       &(struct model_row){ &s->models[i].lat, &s->models[i] }, rp);
 	ex = exec_list(s, &nex, false);
-	for (size_t i = 0; i < nex; i++) {
-		const struct execution *x = ex[i].x;
-
-		csv_str(f[CSV_EXECUTIONS], rp);
-		fprintf(f[CSV_EXECUTIONS], ",%u,%u,%zu,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%u,%s",
-			ex[i].ct->dev, ex[i].ct->core, ex[i].index, x->model_id, x->start, x->stop,
-			x->stop - x->start, x->iterations, x->failed ? "true" : "false");
-		if (x->host) {
-			fprintf(f[CSV_EXECUTIONS], ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
-				PRIu64 ",", x->host->start_ns, x->host->end_ns, host_ns(x->host),
-				x->start - x->host->start_ns,
-				x->host->end_ns > x->stop ? x->host->end_ns - x->stop : 0);
-			if (x->host->n_flow_ids)
-				fprintf(f[CSV_EXECUTIONS], "%" PRIu64, x->host->flow_ids[0]);
-			fputc('\n', f[CSV_EXECUTIONS]);
-		} else {
-			fputs(",,,,,,\n", f[CSV_EXECUTIONS]);
-		}
-	}
+	for (size_t i = 0; i < nex; i++)
+		fields_csv_row(f[CSV_EXECUTIONS], exec_fields, exec_nfields,
+			       &(struct exec_row){ s, &ex[i] }, rp);
 	free(ex);
-	for (size_t i = 0; i < s->nhost; i++) {
-		const struct host_type *h = &s->host[i];
-
-		csv_str(f[CSV_HOST], rp);
-		fputc(',', f[CSV_HOST]);
-		csv_str(f[CSV_HOST], h->name);
-		fprintf(f[CSV_HOST], ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
-			PRIu64 ",%" PRIu64 "\n", h->d.count, h->d.total, h->d.min, h->d.avg,
-			h->d.median, h->d.p99, h->d.max);
-	}
-	for (size_t i = 0; i < s->nlosses; i++) {
-		const struct loss *l = &s->losses[i];
-
-		csv_str(f[CSV_LOSSES], rp);
-		fputc(',', f[CSV_LOSSES]);
-		csv_str(f[CSV_LOSSES], l->file);
-		fprintf(f[CSV_LOSSES], ",%zu,%zu,%s,%s,%u,%u,%" PRIu64 ",%" PRIu64 ",%s\n",
-			l->record, l->records, queue_name(l->queue_type),
-			l->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core", l->target_index,
-			l->engine, l->lost, l->gaps, l->gaps <= l->lost ? "true" : "false");
-	}
+	for (size_t i = 0; i < s->nhost; i++)
+		fields_csv_row(f[CSV_HOST], host_fields, host_nfields,
+			       &(struct host_row){ &s->host[i].d, &s->host[i] }, rp);
+	for (size_t i = 0; i < s->nlosses; i++)
+		fields_csv_row(f[CSV_LOSSES], loss_fields, loss_nfields, &s->losses[i], rp);
 	for (size_t i = 0; i < s->nraws; i++) {
-		const struct raw_queue *q = &s->raws[i];
+		struct raw_row rr;
 
-		csv_str(f[CSV_RAW], rp);
-		fputc(',', f[CSV_RAW]);
-		csv_str(f[CSV_RAW], q->file);
-		fprintf(f[CSV_RAW], ",%zu,%zu,%u,%u,%s,%s,%u,%u,%s,%s,%" PRIu64 ",%" PRIu64 ",%"
-			PRIu64 ",%" PRIu64 "\n", q->record, q->records, q->dev, q->core, queue_name(q->queue_type),
-			q->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core",
-			q->target_index, q->engine, raw_format_name(q->format),
-			clock_domain_name(q->clock_domain), q->entries, q->device_entries, q->lost,
-			q->gaps);
+		raw_row(&rr, &s->raws[i]);
+		fields_csv_row(f[CSV_RAW], raw_fields, raw_nfields, &rr, rp);
 	}
 }
 
 static void csv_xhost(FILE **f, const struct xhost *x)
 {
-	char code[CODE_LEN];
-	for (size_t k = 0; k < x->nm; k++) {
-		const struct xhost_machine *m = &x->m[k];
-
-		csv_str(f[CSV_MACHINES], m->name);
-		fprintf(f[CSV_MACHINES], ",%d,%zu,%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%d,%d\n", m->mapped, m->recordings,
-			m->cores, m->executions, m->exec_ns, m->busy, m->instructions,
-			m->dma_bytes, m->errors, m->lost, k == x->slowest, k == x->median);
-	}
+	for (size_t k = 0; k < x->nm; k++)
+		fields_csv_row(f[CSV_MACHINES], machine_fields, machine_nfields,
+			       &(struct machine_row){ x, k }, NULL);
 	for (size_t i = 0; i < x->nx; i++) {
-		const struct xhost_exec *e = &x->x[i];
+		struct mexec_row r;
 
-		fprintf(f[CSV_MEXEC], "%zu,%zu,%zu,", e->index, e->cores, e->machines);
-		csv_str(f[CSV_MEXEC], x->m[e->slow.machine].name);
-		fprintf(f[CSV_MEXEC], ",%u,%u,%" PRIu64 ",", e->slow.dev, e->slow.core, e->slow.ns);
-		csv_str(f[CSV_MEXEC], x->m[e->fast.machine].name);
-		fprintf(f[CSV_MEXEC], ",%u,%u,%" PRIu64 ",%" PRIu64 "\n", e->fast.dev, e->fast.core,
-			e->fast.ns, e->skew_ns);
+		mexec_row(&r, x, &x->x[i]);
+		fields_csv_row(f[CSV_MEXEC], mexec_fields, mexec_nfields, &r, NULL);
 	}
-	for (size_t i = 0; i < x->nops; i++) {
-		const struct xhost_opdiff *d = &x->ops[i];
-
-		fprintf(f[CSV_MOPS], "%zu,", i + 1);
-		csv_str(f[CSV_MOPS], d->name ? d->name : "");
-		fprintf(f[CSV_MOPS], ",%s,", code_str(d->code, code));
-		csv_str(f[CSV_MOPS], x->m[x->slowest].name);
-		fprintf(f[CSV_MOPS], ",%" PRIu64 ",%" PRIu64 ",", d->slow_count, d->slow_total);
-		csv_str(f[CSV_MOPS], x->m[x->median].name);
-		fprintf(f[CSV_MOPS], ",%" PRIu64 ",%" PRIu64 ",%" PRId64 "\n", d->median_count,
-			d->median_total, d->diff_ns);
-	}
+	for (size_t i = 0; i < x->nops; i++)
+		fields_csv_row(f[CSV_MOPS], mop_fields, mop_nfields,
+			       &(struct mop_row){ x, &x->ops[i], i + 1 }, NULL);
 }
 
 /*
@@ -1060,7 +1195,11 @@ static int csv_open(const char *dir, struct output *o)
 			}
 			return -1;
 		}
-		fprintf(o[i].f, "%s\n", csv_header[i]);
+		if (csv_header[i])
+			fprintf(o[i].f, "%s\n", csv_header[i]);
+		else
+			fields_csv_header(o[i].f, csv_fields[i].t, *csv_fields[i].n,
+					  csv_fields[i].lead);
 	}
 	return 0;
 }

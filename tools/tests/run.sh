@@ -260,6 +260,10 @@ suite() {
 		expect_exit 1 "is a directory; dump reads one NTFF file" "$np" dump "$prof"
 
 	# ---- summary ----------------------------------------------------------------
+	# The field tables its three writers take their columns from, on their
+	# own (tests/fields_unit.c).
+	run "summary: field tables write CSV, JSON and text columns (fields_unit)" \
+		"$build/tests/fields_unit"
 	# prof/ holds two recordings: prof/ (core 0 and the system profile) and
 	# prof/sub/ (core 1); each is summarized on its own.
 	t_summary_text() {

@@ -10,8 +10,73 @@
 
 #include <stddef.h>
 
+#include "analysis/fields.h"
 #include "analysis/summary.h"
 #include "util/json.h"
+
+/*
+ * The columns (fields.h) of the sections summary writes as text and CSV too:
+ * an idle gap (a row is a struct gap_row), an op of an engine or TopSP (a
+ * struct unit_op_row, its label filled by unit_op_row()), and a throttle
+ * level of a core (a struct level_row).
+ */
+struct unit_op_row {
+	const struct dist *d;
+	const struct core_stats *c;
+	const struct unit *u;
+	const struct op_stats *o;
+	char label[32];
+};
+
+struct level_row {
+	const struct core_stats *c;
+	const struct level_time *l;
+};
+
+/*
+ * An idle gap of a core (@u NULL) or of one of its units, @rank its place
+ * among them; label and where filled by gap_row().
+ */
+struct gap_row {
+	const struct core_stats *c;
+	const struct unit *u;
+	const struct idle_gap *g;
+	size_t rank;
+	char label[32], where[64];
+};
+
+/*
+ * The columns an op has wherever it is ranked (per unit, across cores): its
+ * name and code from @name and @code, then its durations' count, total,
+ * min, avg, median and p95 from the row's struct dist.
+ */
+#define OP_FIELDS(name, code)							\
+	SAME("op", "op", -18, FK_STR, name),					\
+	SAME("code", "code", -8, FK_CODE, code),				\
+	SAME("count", "count", 8, FK_U64, field_dist_count),			\
+	SAME("total_ns", "total", 12, FK_NS, field_dist_total),			\
+	SAME("min_ns", NULL, 0, FK_NS, field_dist_min),				\
+	SAME("avg_ns", "avg", 12, FK_NS, field_dist_avg),			\
+	SAME("median_ns", "median", 12, FK_NS, field_dist_median),		\
+	SAME("p95_ns", "p95", 12, FK_NS, field_dist_p95)
+
+/* A queue that lost entries (a row is a struct loss): summary's and report's. */
+extern const struct field loss_fields[];
+extern const size_t loss_nfields;
+extern const struct field gap_fields[];
+extern const size_t gap_nfields;
+extern const struct field unit_op_fields[];
+extern const size_t unit_op_nfields;
+extern const struct field level_fields[];
+extern const size_t level_nfields;
+
+/* The row of @o, an op of @u of @c. */
+void unit_op_row(struct unit_op_row *r, const struct core_stats *c, const struct unit *u,
+		 const struct op_stats *o);
+
+/* The row of @g, the @rank-th gap of @c (@u NULL) or of its unit @u. */
+void gap_row(struct gap_row *r, const struct core_stats *c, const struct unit *u,
+	     const struct idle_gap *g, size_t rank);
 
 /* Percentiles json_dist_fields() adds. */
 #define DIST_P95	(1U << 0)

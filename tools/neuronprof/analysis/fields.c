@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: MIT
+/*
+ * neuronprof(1): the summary's writers driven by tables of columns (fields.h).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/fields.h"
+#include "analysis/names.h"
+
+#define DIST_GET(name, member)							\
+	union field_val field_dist_##name(const void *row)			\
+	{									\
+		const struct dist *d = *(const struct dist *const *)row;	\
+		return (union field_val){ .u = d->member };			\
+	}
+
+DIST_GET(count, count)
+DIST_GET(total, total)
+DIST_GET(min, min)
+DIST_GET(avg, avg)
+DIST_GET(median, median)
+DIST_GET(p95, p95)
+DIST_GET(p99, p99)
+DIST_GET(max, max)
+
+const char *field_dur(uint64_t ns, bool raw_ns, char *buf, size_t len)
+{
+	if (raw_ns || ns < 1000)
+		snprintf(buf, len, "%" PRIu64 "ns", ns);
+	else if (ns < 1000000)
+		snprintf(buf, len, "%.3fus", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, len, "%.3fms", (double)ns / 1e6);
+	else
+		snprintf(buf, len, "%.3fs", (double)ns / 1e9);
+	return buf;
+}
+
+void field_csv_str(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+void fields_json(struct json *j, const struct field *t, size_t n, const void *row)
+{
+	char code[CODE_LEN];
+
+	for (size_t i = 0; i < n; i++) {
+		const struct field *fd = &t[i];
+		union field_val v;
+
+		if (fd->kind == FK_BEGIN && fd->present && !fd->present(row)) {
+			/* null, and on past its FK_END */
+			jw_null(j, fd->json);
+			for (int depth = 1; depth && i + 1 < n; i++) {
+				if (t[i + 1].kind == FK_BEGIN)
+					depth++;
+				else if (t[i + 1].kind == FK_END)
+					depth--;
+			}
+			continue;
+		}
+		if (fd->kind == FK_BEGIN) {
+			jw_obj_begin(j, fd->json);
+			continue;
+		}
+		if (fd->kind == FK_END) {
+			jw_obj_end(j);
+			continue;
+		}
+		if (!fd->json || (fd->present && !fd->present(row)))
+			continue;
+		v = fd->get(row);
+		switch (fd->kind) {
+		case FK_U64:
+		case FK_NS:
+			jw_u64(j, fd->json, v.u);
+			break;
+		case FK_SNS:
+			jw_i64(j, fd->json, v.i);
+			break;
+		case FK_PCT:
+			jw_fixed(j, fd->json, v.d, 2);
+			break;
+		case FK_STR:
+			jw_str(j, fd->json, v.s);
+			break;
+		case FK_CODE:
+			jw_str(j, fd->json, code_str((uint32_t)v.u, code));
+			break;
+		case FK_BOOL:
+		case FK_FLAG:
+			jw_bool(j, fd->json, v.b);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+void fields_csv_header(FILE *f, const struct field *t, size_t n, const char *lead)
+{
+	bool first = true;
+
+	if (lead) {
+		fputs(lead, f);
+		first = false;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!t[i].csv || t[i].kind == FK_BEGIN || t[i].kind == FK_END)
+			continue;
+		fprintf(f, "%s%s", first ? "" : ",", t[i].csv);
+		first = false;
+	}
+	fputc('\n', f);
+}
+
+void fields_csv_row(FILE *f, const struct field *t, size_t n, const void *row,
+		    const char *lead)
+{
+	char code[CODE_LEN];
+	bool first = true;
+
+	if (lead) {
+		field_csv_str(f, lead);
+		first = false;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct field *fd = &t[i];
+		union field_val v;
+
+		if (!fd->csv || fd->kind == FK_BEGIN || fd->kind == FK_END)
+			continue;
+		if (!first)
+			fputc(',', f);
+		first = false;
+		if (fd->present && !fd->present(row))
+			continue;
+		v = fd->get(row);
+		switch (fd->kind) {
+		case FK_U64:
+		case FK_NS:
+			fprintf(f, "%" PRIu64, v.u);
+			break;
+		case FK_SNS:
+			fprintf(f, "%" PRId64, v.i);
+			break;
+		case FK_PCT:
+			fprintf(f, "%.2f", v.d);
+			break;
+		case FK_STR:
+			field_csv_str(f, v.s ? v.s : "");
+			break;
+		case FK_CODE:
+			fputs(code_str((uint32_t)v.u, code), f);
+			break;
+		case FK_BOOL:
+			fputs(v.b ? "true" : "false", f);
+			break;
+		case FK_FLAG:
+			fputc(v.b ? '1' : '0', f);
+			break;
+		default:
+			break;
+		}
+	}
+	fputc('\n', f);
+}
+
+/* The separator before text column @i of those shown (@first: none yet). */
+static void text_sep(FILE *f, const struct field *fd, bool first, const char *indent)
+{
+	if (first)
+		fputs(indent, f);
+	else
+		fputs(fd->width == FIELD_LAST ? "  " : " ", f);
+}
+
+void fields_text_header(FILE *f, const struct field *t, size_t n, const char *indent)
+{
+	bool first = true;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!t[i].text || t[i].kind == FK_BEGIN || t[i].kind == FK_END)
+			continue;
+		text_sep(f, &t[i], first, indent);
+		first = false;
+		if (t[i].width == FIELD_LAST)
+			fputs(t[i].text, f);
+		else
+			fprintf(f, "%*s", t[i].width, t[i].text);
+	}
+	fputc('\n', f);
+}
+
+void fields_text_row(FILE *f, const struct field *t, size_t n, const void *row,
+		     const char *indent, bool raw_ns)
+{
+	char buf[48], code[CODE_LEN];
+	bool first = true;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct field *fd = &t[i];
+		const char *s = buf;
+		union field_val v;
+
+		if (!fd->text || fd->kind == FK_BEGIN || fd->kind == FK_END)
+			continue;
+		text_sep(f, fd, first, indent);
+		first = false;
+		if (fd->present && !fd->present(row)) {
+			fprintf(f, "%*s", fd->width == FIELD_LAST ? 1 : fd->width, "-");
+			continue;
+		}
+		v = fd->get(row);
+		switch (fd->kind) {
+		case FK_U64:
+			snprintf(buf, sizeof(buf), "%" PRIu64, v.u);
+			break;
+		case FK_NS:
+			field_dur(v.u, raw_ns, buf, sizeof(buf));
+			break;
+		case FK_SNS:
+			buf[0] = v.i < 0 ? '-' : '+';
+			field_dur((uint64_t)llabs(v.i), raw_ns, buf + 1, sizeof(buf) - 1);
+			break;
+		case FK_PCT:
+			/* The "%" takes the last place of the column. */
+			fprintf(f, "%*.2f%%", fd->width < 0 ? fd->width + 1 : fd->width - 1, v.d);
+			continue;
+		case FK_STR:
+			s = or_dash(v.s);
+			break;
+		case FK_CODE:
+			s = code_str((uint32_t)v.u, code);
+			break;
+		case FK_BOOL:
+		case FK_FLAG:
+			s = v.b ? "true" : "false";
+			break;
+		default:
+			continue;
+		}
+		if (fd->width == FIELD_LAST)
+			fputs(s, f);
+		else
+			fprintf(f, "%*s", fd->width, s);
+	}
+	fputc('\n', f);
+}

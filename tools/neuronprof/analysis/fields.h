@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * neuronprof(1): one table of columns per section of the summary, from
+ * which its three writers take their fields (Documentation/tool.rst). A
+ * section whose rows are records (ops per unit, host events, machines...)
+ * declares a static array of struct field, one a column, in the order of
+ * the columns: the key each has in JSON, its CSV header and its heading in
+ * the text table (NULL where a writer leaves it out), its width in the text,
+ * its kind (how each writer spells the value) and an accessor reading the
+ * value from the section's row. fields_json(), fields_csv_header(),
+ * fields_csv_row(), fields_text_header() and fields_text_row() then write
+ * the JSON members, the CSV header and rows and the text table from that
+ * one array, so a column is named and typed in one place.
+ */
+#ifndef NEURONPROF_TOOL_FIELDS_H
+#define NEURONPROF_TOOL_FIELDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analysis/summary.h"
+#include "util/json.h"
+
+enum field_kind {
+	FK_U64,		/* a count: an integer everywhere */
+	FK_NS,		/* nanoseconds: an integer in JSON and CSV, a duration in the text */
+	FK_SNS,		/* signed nanoseconds (.i): the text prefixes + or - */
+	FK_PCT,		/* a percentage (.d) with 2 decimals; the text adds "%" */
+	FK_STR,		/* a string (.s); NULL: JSON null, CSV empty, text "-" */
+	FK_CODE,	/* an op code (.u) spelled by code_str() */
+	FK_BOOL,	/* .b: JSON true/false, CSV "true"/"false" */
+	FK_FLAG,	/* .b: JSON true/false, CSV 1/0 */
+	FK_BEGIN,	/* JSON only: the fields up to FK_END in an object named .json */
+	FK_END,
+};
+
+union field_val {
+	uint64_t u;
+	int64_t i;
+	double d;
+	const char *s;
+	bool b;
+};
+
+/*
+ * Text widths: negative left-aligns; FIELD_LAST is the unpadded last column,
+ * two spaces after the one before it.
+ */
+#define FIELD_LAST	0
+
+struct field {
+	const char *json;	/* JSON key, or NULL */
+	const char *csv;	/* CSV header, or NULL */
+	const char *text;	/* text heading, or NULL */
+	int width;		/* text column width */
+	enum field_kind kind;
+	union field_val (*get)(const void *row);
+	/*
+	 * Optional: whether the row has this value. When not, the CSV cell is
+	 * empty, the text "-", and JSON leaves the member out (an FK_BEGIN
+	 * object is null).
+	 */
+	bool (*present)(const void *row);
+};
+
+/* A column; FIELD_OPT: one a row may not have (.present). */
+#define FIELD(json, csv, text, width, kind, get)				\
+	{ json, csv, text, width, kind, get, NULL }
+#define FIELD_OPT(json, csv, text, width, kind, get, present)			\
+	{ json, csv, text, width, kind, get, present }
+/* A column with the same name in JSON and CSV. */
+#define SAME(key, text, width, kind, get)	FIELD(key, key, text, width, kind, get)
+
+/* An accessor @name of a row of type @type (as r) returning @expr in @member. */
+#define FIELD_GET(name, type, member, expr)					\
+	static union field_val name(const void *row_)				\
+	{									\
+		const type *r = row_;						\
+		return (union field_val){ .member = (expr) };			\
+	}
+
+/*
+ * Accessors of a struct dist, for rows whose first member is a
+ * `const struct dist *`.
+ */
+union field_val field_dist_count(const void *row);
+union field_val field_dist_total(const void *row);
+union field_val field_dist_min(const void *row);
+union field_val field_dist_avg(const void *row);
+union field_val field_dist_median(const void *row);
+union field_val field_dist_p95(const void *row);
+union field_val field_dist_p99(const void *row);
+union field_val field_dist_max(const void *row);
+
+/* A duration as one token with its unit ("4.400us"), or whole ns if @raw_ns. */
+const char *field_dur(uint64_t ns, bool raw_ns, char *buf, size_t len);
+
+/* A CSV field: quoted when it holds a comma, a quote or a line break (RFC 4180). */
+void field_csv_str(FILE *f, const char *s);
+
+/* The JSON members of @row (the caller opens and closes its object). */
+void fields_json(struct json *j, const struct field *t, size_t n, const void *row);
+
+/* The CSV header line: @lead (when not NULL) then the columns with a CSV name. */
+void fields_csv_header(FILE *f, const struct field *t, size_t n, const char *lead);
+
+/* One CSV line: @lead (when not NULL, quoted as needed) then the columns. */
+void fields_csv_row(FILE *f, const struct field *t, size_t n, const void *row,
+		    const char *lead);
+
+/* The text table's heading line, after @indent. */
+void fields_text_header(FILE *f, const struct field *t, size_t n, const char *indent);
+
+/* One text row after @indent; durations as field_dur() with @raw_ns. */
+void fields_text_row(FILE *f, const struct field *t, size_t n, const void *row,
+		     const char *indent, bool raw_ns);
+
+#endif

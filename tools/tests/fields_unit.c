@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of the field tables that drive summary's three writers
+ * (neuronprof/analysis/fields.c), run by tests/run.sh: fields_unit. Prints
+ * "ok N - name" or "not ok N - name" with what was written and what was
+ * expected on "# " lines, and exits 1 if anything failed.
+ *
+ *  - the CSV header has the lead column, then only the columns with a CSV
+ *    name (no text-only column, no JSON object bracket);
+ *  - a CSV row quotes a value holding a comma or a quote, writes a NULL
+ *    string and a column the row does not have as empty cells, percentages
+ *    with 2 decimals, FK_BOOL as true/false, FK_FLAG as 1/0, signed
+ *    nanoseconds with their sign and a code as code_str() spells it;
+ *  - JSON brackets the columns between FK_BEGIN and FK_END in an object,
+ *    writes an object the row does not have as null (none of its members
+ *    are written) and leaves out a member the row does not have;
+ *  - the text pads each column to its width (negative: left-aligned), puts
+ *    the "%" of a percentage in the column's last place, writes durations
+ *    with their unit (whole ns with raw_ns), signed ones after "+" or "-",
+ *    a NULL string and an absent value as "-", and FIELD_LAST unpadded
+ *    after two spaces.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/fields.h"
+
+static int n, failed;
+
+static void check(const char *name, char *got, const char *want)
+{
+	n++;
+	if (!strcmp(got, want)) {
+		printf("ok %d - %s\n", n, name);
+	} else {
+		failed++;
+		printf("not ok %d - %s\n# got:  [%s]\n# want: [%s]\n", n, name, got, want);
+	}
+	free(got);
+}
+
+struct row {
+	const char *name;
+	uint64_t count, ns;
+	int64_t diff;
+	double pct;
+	bool flag, has_host, has_flow;
+	uint64_t host_ns, flow;
+	uint32_t code;
+};
+
+FIELD_GET(r_name, struct row, s, r->name)
+FIELD_GET(r_count, struct row, u, r->count)
+FIELD_GET(r_ns, struct row, u, r->ns)
+FIELD_GET(r_diff, struct row, i, r->diff)
+FIELD_GET(r_pct, struct row, d, r->pct)
+FIELD_GET(r_flag, struct row, b, r->flag)
+FIELD_GET(r_code, struct row, u, r->code)
+FIELD_GET(r_host_ns, struct row, u, r->host_ns)
+FIELD_GET(r_flow, struct row, u, r->flow)
+
+static bool r_has_host(const void *row)
+{
+	return ((const struct row *)row)->has_host;
+}
+
+static bool r_has_flow(const void *row)
+{
+	return ((const struct row *)row)->has_flow;
+}
+
+static const struct field t[] = {
+	FIELD("name", "name", "name", -8, FK_STR, r_name),
+	SAME("count", "count", 6, FK_U64, r_count),
+	SAME("time_ns", "time", 10, FK_NS, r_ns),
+	SAME("diff_ns", "diff", 10, FK_SNS, r_diff),
+	SAME("pct", "%busy", 7, FK_PCT, r_pct),
+	FIELD(NULL, NULL, "code", -8, FK_CODE, r_code),
+	FIELD("code", "code", NULL, 0, FK_CODE, r_code),
+	SAME("ok", NULL, 0, FK_BOOL, r_flag),
+	FIELD(NULL, "flag", NULL, 0, FK_FLAG, r_flag),
+	FIELD_OPT("host", NULL, NULL, 0, FK_BEGIN, NULL, r_has_host),
+	FIELD_OPT("ns", "host_ns", "host", 8, FK_NS, r_host_ns, r_has_host),
+	FIELD_OPT("flow", "flow", NULL, 0, FK_U64, r_flow, r_has_flow),
+	FIELD(NULL, NULL, NULL, 0, FK_END, NULL),
+	FIELD(NULL, NULL, "tail", FIELD_LAST, FK_STR, r_name),
+};
+static const size_t nt = sizeof(t) / sizeof(t[0]);
+
+static const struct row full = {
+	.name = "a,\"b\"", .count = 3, .ns = 4400, .diff = -1500, .pct = 12.345,
+	.flag = true, .has_host = true, .has_flow = true, .host_ns = 700, .flow = 9,
+	.code = 0x102,
+};
+static const struct row bare = { .count = 0, .ns = 2000000, .diff = 25, .pct = 100, .code = 0x102 };
+static const struct row noflow = {
+	.name = "x", .count = 1, .ns = 5, .has_host = true, .host_ns = 6,
+	.code = 0x102,
+};
+
+/* What @fn writes, as a string. */
+#define CAPTURE(call)								\
+	({									\
+		char *buf_ = NULL;						\
+		size_t len_ = 0;						\
+		FILE *f = open_memstream(&buf_, &len_);				\
+		call;								\
+		fclose(f);							\
+		buf_;								\
+	})
+
+static char *json_of(const struct row *r)
+{
+	return CAPTURE({
+		struct json j;
+
+		jw_init(&j, f, false);
+		jw_obj_begin(&j, NULL);
+		fields_json(&j, t, nt, r);
+		jw_obj_end(&j);
+		jw_finish(&j);
+	});
+}
+
+int main(void)
+{
+	check("CSV header: lead, then the CSV columns only",
+	      CAPTURE(fields_csv_header(f, t, nt, "recording")),
+	      "recording,name,count,time_ns,diff_ns,pct,code,ok,flag,host_ns,flow\n");
+	check("CSV header without a lead", CAPTURE(fields_csv_header(f, t, 2, NULL)),
+	      "name,count\n");
+	check("CSV row: quoting, pct, bool, flag, signed ns, code",
+	      CAPTURE(fields_csv_row(f, t, nt, &full, "rec,1")),
+	      "\"rec,1\",\"a,\"\"b\"\"\",3,4400,-1500,12.35,0x000102,true,1,700,9\n");
+	check("CSV row: NULL string and absent columns are empty cells",
+	      CAPTURE(fields_csv_row(f, t, nt, &bare, "r")),
+	      "r,,0,2000000,25,100.00,0x000102,false,0,,\n");
+	check("CSV row: one absent column among present ones",
+	      CAPTURE(fields_csv_row(f, t, nt, &noflow, NULL)),
+	      "x,1,5,0,0.00,0x000102,false,0,6,\n");
+	check("JSON: an object bracketed, every member present", json_of(&full),
+	      "{\"name\":\"a,\\\"b\\\"\",\"count\":3,\"time_ns\":4400,\"diff_ns\":-1500,"
+	      "\"pct\":12.35,\"code\":\"0x000102\",\"ok\":true,\"host\":{\"ns\":700,"
+	      "\"flow\":9}}\n");
+	check("JSON: an absent object is null, a NULL string null", json_of(&bare),
+	      "{\"name\":null,\"count\":0,\"time_ns\":2000000,\"diff_ns\":25,"
+	      "\"pct\":100.00,\"code\":\"0x000102\",\"ok\":false,\"host\":null}\n");
+	check("JSON: an absent member is left out", json_of(&noflow),
+	      "{\"name\":\"x\",\"count\":1,\"time_ns\":5,\"diff_ns\":0,\"pct\":0.00,"
+	      "\"code\":\"0x000102\",\"ok\":false,\"host\":{\"ns\":6}}\n");
+	check("text header: widths, alignment, FIELD_LAST",
+	      CAPTURE(fields_text_header(f, t, nt, "  ")),
+	      "  name      count       time       diff   %busy code         host  tail\n");
+	check("text row: durations, signs, pct, code",
+	      CAPTURE(fields_text_row(f, t, nt, &full, "  ", false)),
+	      "  a,\"b\"         3    4.400us   -1.500us  12.35% 0x000102    700ns  a,\"b\"\n");
+	check("text row: NULL string and absent value as -, raw ns",
+	      CAPTURE(fields_text_row(f, t, nt, &bare, "  ", true)),
+	      "  -             0  2000000ns      +25ns 100.00% 0x000102        -  -\n");
+	printf("%d passed, %d failed\n", n - failed, failed);
+	return failed ? 1 : 0;
+}
