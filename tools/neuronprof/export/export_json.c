@@ -318,17 +318,6 @@ static uint64_t hex8(uint32_t v)
 	return d;
 }
 
-/* The two hex digits of every byte value, in memory order. */
-static const char hex_pairs[513] =
-	"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
-	"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
-	"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
-	"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
-	"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
-	"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
-	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
-	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
-
 /*
  * Lowercase hex of @v, no leading zeros, at @p, which has 16 bytes of room:
  * the digits are made four (two table lookups) or eight at a time and
@@ -345,8 +334,8 @@ static char *put_hex(char *p, uint64_t v)
 		uint16_t hi, lo;
 		uint32_t w;
 
-		memcpy(&hi, hex_pairs + 2 * ((v >> 8) & 0xff), 2);
-		memcpy(&lo, hex_pairs + 2 * (v & 0xff), 2);
+		memcpy(&hi, fmt_hex_pairs + 2 * ((v >> 8) & 0xff), 2);
+		memcpy(&lo, fmt_hex_pairs + 2 * (v & 0xff), 2);
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 		w = (uint32_t)hi | (uint32_t)lo << 16;
 #else

@@ -60,18 +60,20 @@ static inline char *fmt_u64(char *p, uint64_t v)
 	return end;
 }
 
+/* The two lowercase hex digits of every byte value, in memory order. */
+static const char fmt_hex_pairs[513] =
+	"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+	"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+	"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+	"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+	"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+	"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
 /* Writes @v in lowercase hex, at least @min digits, no prefix; at most 16 chars. */
 static inline char *fmt_hex(char *p, uint64_t v, int min)
 {
-	static const char pairs[513] =
-		"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
-		"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
-		"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
-		"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
-		"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
-		"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
-		"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
-		"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
 	int n = (64 - __builtin_clzll(v | 1) + 3) / 4;
 	char *q;
 
@@ -79,11 +81,11 @@ static inline char *fmt_hex(char *p, uint64_t v, int min)
 		n = min;
 	/* Two digits per byte of @v, from the end; a leading odd digit alone. */
 	for (q = p + n; q - p >= 2; q -= 2, v >>= 8) {
-		q[-2] = pairs[2 * (v & 0xff)];
-		q[-1] = pairs[2 * (v & 0xff) + 1];
+		q[-2] = fmt_hex_pairs[2 * (v & 0xff)];
+		q[-1] = fmt_hex_pairs[2 * (v & 0xff) + 1];
 	}
 	if (q > p)
-		q[-1] = pairs[2 * (v & 0xf) + 1];
+		q[-1] = fmt_hex_pairs[2 * (v & 0xf) + 1];
 	return p + n;
 }
 
