@@ -27,7 +27,6 @@
 #include <neuronprof/capture.h>
 
 #include "capture/capture_internal.h"
-#include "ntff/ntff_internal.h"
 #include "fake_device.h"
 #include "harness.h"
 #include "ntff_check.h"
@@ -50,8 +49,7 @@ struct fixture {
 	char dir[256];
 };
 
-/* A fixture whose rings are @ring bytes. */
-static int setup_ring(struct fixture *f, uint32_t flags, const char *spool_dir, uint64_t ring)
+static int setup(struct fixture *f, uint32_t flags, const char *spool_dir)
 {
 	struct nprof_device_info info = fake_trn2_info();
 	struct nprof_capture_opts opts = { .size = sizeof(opts) };
@@ -65,16 +63,11 @@ static int setup_ring(struct fixture *f, uint32_t flags, const char *spool_dir, 
 	f->fd = fake_dev_new();
 	f->dev = nprof_device_create(&info, &fake_ops, f->fd);
 	for (t = 0; t < NPROF_QUEUE_TYPES; t++)
-		opts.ring_size[t] = ring;
+		opts.ring_size[t] = RING;
 	opts.flags = flags;
 	opts.spool_dir = spool_dir ? spool_dir : f->dir;
 	f->cap = nprof_capture_create(f->dev, &opts);
 	return f->fd && f->dev && f->cap ? 0 : -1;
-}
-
-static int setup(struct fixture *f, uint32_t flags, const char *spool_dir)
-{
-	return setup_ring(f, flags, spool_dir, RING);
 }
 
 static void teardown(struct fixture *f)
@@ -291,56 +284,6 @@ TEST(stop_moves_what_the_drainer_has_not)
 	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
 	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
 	CHECK_INT(check_file(file_of(&f, 0, id), 4 * BATCH - 1, 0, 0), 24);
-	teardown(&f);
-}
-
-/*
- * Woken by a queue, the drainer writes only up to where the file reaches a
- * multiple of NTFF_WRITE_ALIGN (the data starts after the 128-byte header),
- * so its writes are page-aligned; what is past that boundary, less than
- * NTFF_WRITE_ALIGN per queue, stays in the ring until the next drain, and a
- * sync writes it. Rings of 64 KiB (a 16 KiB watermark, which the fixture's
- * 4 KiB rings are too small for: those drains write everything).
- */
-TEST(woken_drains_end_on_page_boundaries_and_sync_writes_the_rest)
-{
-	const uint64_t ring = 64u << 10, n = ring / 4 / ES + 10;
-	struct nprof_capture_progress p = { .size = sizeof(p) };
-	struct fixture f;
-	uint64_t id;
-	int i;
-
-	if (setup_ring(&f, 0, NULL, ring))
-		FAIL("setup: %s", nprof_strerror_last());
-	CHECK_INT(nprof_capture_session_start(f.cap, 0), 0);
-	CHECK_INT(produce_core(&f, 0, n, 1), 24 * n);
-	/*
-	 * Every queue crossed its watermark once: one woken drain each, which
-	 * releases (after counting its bytes) at least the watermark less a
-	 * page, and leaves less than the watermark, so no second one.
-	 */
-	for (i = 0; i < FAKE_MAX_QUEUES; i++) {
-		struct fake_queue *q = &f.fd->q[i];
-
-		if (!of_core(q, 0))
-			continue;
-		while (!__atomic_load_n(&q->cons->consumer_pos, __ATOMIC_ACQUIRE))
-			sched_yield();
-		CHECK(q->cons->consumer_pos >= ring / 4 - NTFF_WRITE_ALIGN);
-	}
-	CHECK_INT(nprof_capture_get_progress(f.cap, &p), 0);
-	CHECK((NPROF_NTFF_HEADER_SIZE + p.bytes) % NTFF_WRITE_ALIGN == 0);
-	/* 24 * n entries end inside a page: some were left in the rings. */
-	CHECK((NPROF_NTFF_HEADER_SIZE + 24 * n * ES) % NTFF_WRITE_ALIGN != 0);
-	CHECK(p.bytes < 24 * n * ES);
-	/* A sync writes what the woken drains left. */
-	CHECK_INT(nprof_capture_session_sync(f.cap, 0), 0);
-	CHECK_INT(nprof_capture_get_progress(f.cap, &p), 0);
-	CHECK_INT(p.bytes, 24 * n * ES);
-	wait_drained(&f, 0);
-	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
-	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
-	CHECK_INT(check_file(file_of(&f, 0, id), n, 0, 0), 24);
 	teardown(&f);
 }
 

@@ -358,22 +358,12 @@ static uint64_t need_pos(const struct cap_core *c, size_t i, uint64_t cons, uint
  * session is active). Repeats while the producer keeps at least the
  * watermark unread, so that when the drainer sleeps again the next crossing
  * is a new edge. Called locked.
- *
- * Woken by the queue (not @all, a kick), a drain whose watermark is at
- * least two NTFF_WRITE_ALIGN writes only up to where the file reaches such
- * a boundary (nprof_ntff_writer_page_cut()), so every write of the file is
- * page-aligned at both ends; the rest, less than NTFF_WRITE_ALIGN, stays in
- * the ring for the next drain, and a kick (sync, stop) writes everything.
- * A window of a watermark or more has such a boundary unless the entries
- * cannot end on one (then it is written whole), so every round of the loop
- * below moves on, and it still ends with less than the watermark unread.
  */
-static void pull_queue(struct nprof_capture *cap, struct cap_core *c, size_t i, bool all)
+static void pull_queue(struct nprof_capture *cap, struct cap_core *c, size_t i)
 {
 	struct cap_queue *q = &c->queues[i];
 	struct nprof_ring *ring = nprof_nq_ring(q->nq);
 	uint64_t wm = q->watermark > ring->entry_size ? q->watermark : ring->entry_size;
-	bool align = !all && wm >= 2 * NTFF_WRITE_ALIGN;
 	struct nprof_ring_spans sp;
 	uint64_t pos;
 	int ret = 0;
@@ -382,13 +372,8 @@ static void pull_queue(struct nprof_capture *cap, struct cap_core *c, size_t i, 
 	while (nprof_ring_peek(ring, &sp) > 0) {
 		if (c->active && c->active_pw && nprof_cap_pos_within(c->active[i].streamed, sp.begin, sp.end)) {
 			uint64_t lost = __atomic_load_n(&ring->hdr->lost, __ATOMIC_RELAXED);
-			uint64_t upto = sp.end, cut;
 
-			cut = align ? nprof_ntff_writer_page_cut(c->active_pw, sp.end - c->active[i].streamed,
-								 ring->entry_size) : 0;
-			if (cut)
-				upto = c->active[i].streamed + cut;
-			ret = nprof_cap_stream_window(cap, q, c->active_pw, &c->active[i], upto, lost, 0, true);
+			ret = nprof_cap_stream_window(cap, q, c->active_pw, &c->active[i], sp.end, lost, 0, true);
 			if (ret && !q->stream_err)
 				nprof_cap_queue_warn(c, q, "cannot be written");
 			q->stream_err = ret;
@@ -424,7 +409,7 @@ static void drain_cb(void *arg, uint64_t key)
 		pthread_mutex_lock(&c->lock);
 		for (i = 0; i < c->nqueues; i++)
 			if (key == NPROF_DRAIN_ALL || i == (uint32_t)key)
-				pull_queue(cap, c, i, key == NPROF_DRAIN_ALL);
+				pull_queue(cap, c, i);
 		pthread_mutex_unlock(&c->lock);
 	}
 }
