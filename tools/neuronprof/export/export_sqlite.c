@@ -282,6 +282,24 @@ static void b_null(struct sq *q, enum stmt st, int col)
 	sqlite3_bind_null(q->st[st], col);
 }
 
+/* @v, or NULL when the row has no such value (@has false). */
+static void b_u64_or_null(struct sq *q, enum stmt st, int col, bool has, uint64_t v)
+{
+	if (has)
+		b_u64(q, st, col, v);
+	else
+		b_null(q, st, col);
+}
+
+/* A time (b_ts()), or NULL when it is not known (@has false). */
+static void b_ts_or_null(struct sq *q, enum stmt st, int col, bool has, uint64_t v)
+{
+	if (has)
+		b_ts(q, st, col, v);
+	else
+		b_null(q, st, col);
+}
+
 /* The id of @s in the string table (NULL stays NULL: returns 0, bound as NULL). */
 static int64_t string_id(struct sq *q, const char *s)
 {
@@ -415,10 +433,7 @@ static int64_t core_row(struct sq *q, struct sq_rec *r, const struct prof_file *
 	b_i64(q, ST_CORE, 2, device_row(q, r, f));
 	b_u64(q, ST_CORE, 3, core);
 	ct = timing_core(tm, dev, core);
-	if (ct)
-		b_u64(q, ST_CORE, 4, ct->vcore);
-	else
-		b_null(q, ST_CORE, 4);
+	b_u64_or_null(q, ST_CORE, 4, ct != NULL, ct ? ct->vcore : 0);
 	c->id = step(q, ST_CORE);
 	return c->id;
 }
@@ -597,18 +612,10 @@ static struct host_row *write_sysprof(struct sq *q, int64_t rec_id, const struct
 		b_u64(q, ST_HOST, 8, end - ev->start_ns);
 		b_u64(q, ST_HOST, 9, ev->pid);
 		b_u64(q, ST_HOST, 10, ev->tid);
-		if (ev->has_core_index)
-			b_u64(q, ST_HOST, 11, ev->core_index);
-		else
-			b_null(q, ST_HOST, 11);
-		if (ev->has_model_id)
-			b_u64(q, ST_HOST, 12, ev->model_id);
-		else
-			b_null(q, ST_HOST, 12);
-		if (ev->n_flow_ids)
-			b_u64(q, ST_HOST, 13, ev->flow_ids[0]);
-		else
-			b_null(q, ST_HOST, 13);
+		b_u64_or_null(q, ST_HOST, 11, ev->has_core_index, ev->core_index);
+		b_u64_or_null(q, ST_HOST, 12, ev->has_model_id, ev->model_id);
+		b_u64_or_null(q, ST_HOST, 13, ev->n_flow_ids != 0,
+			      ev->n_flow_ids ? ev->flow_ids[0] : 0);
 		b_text(q, ST_HOST, 14, ev->instance_id && *ev->instance_id ? ev->instance_id : NULL);
 		rows[*nrows].ev = ev;
 		rows[(*nrows)++].id = step(q, ST_HOST);
@@ -722,14 +729,8 @@ static void write_recording(struct sq *q, const struct recording *rec, int64_t m
 		b_string(q, ST_FILE, 9, in->model_name);
 		b_u64(q, ST_FILE, 10, in->model_id);
 		/* 0: not known, not a time. */
-		if (in->start_ns)
-			b_ts(q, ST_FILE, 11, in->start_ns);
-		else
-			b_null(q, ST_FILE, 11);
-		if (in->stop_ns)
-			b_ts(q, ST_FILE, 12, in->stop_ns);
-		else
-			b_null(q, ST_FILE, 12);
+		b_ts_or_null(q, ST_FILE, 11, in->start_ns != 0, in->start_ns);
+		b_ts_or_null(q, ST_FILE, 12, in->stop_ns != 0, in->stop_ns);
 		b_u64(q, ST_FILE, 13, in->clock_id);
 		file_id = step(q, ST_FILE);
 		for (size_t k = 0; k < f->nlqueues && !q->rc; k++)
