@@ -411,6 +411,43 @@ static_assert(sizeof(union nprof_nn_mid) == 16);
 static_assert(offsetof(struct nprof_nn_entry_mid, model_id) == 8);
 
 /*
+ * Write @got device entries, from ring index *@idx of @nq on, as @parts ring
+ * entries each at the start of @span; advance *@idx. The callers
+ * pass @parts as a constant, so that the part loop unrolls and the header
+ * words stay in registers: what is left per ring entry is its four header
+ * stores and the copy of its 32 raw bytes.
+ */
+static __always_inline void nprof_nn_fill(const struct nprof_notify_span *span,
+					  const struct nprof_nn_queue *nq, u32 es, u32 n,
+					  u32 *idx, u32 got, const u32 parts,
+					  const union nprof_nn_mid *mid, u64 now,
+					  union nprof_nn_tail tail)
+{
+	struct neuronprof_notification *e = span->entries;
+	const u8 *src = nq->va + (size_t)*idx * es;
+	u32 i, p, at = *idx;
+	u64 seq = span->seq, *w;
+
+	for (i = 0; i < got; i++) {
+		for (p = 0; p < parts; p++, e++) {
+			e->timestamp_ns = now;
+			e->seq = seq++;
+			w = (u64 *)&e->queue_type;
+			w[0] = mid[p].w[0];
+			w[1] = tail.w;
+			memcpy(e->payload, src, NEURONPROF_RAW_BYTES_PER_ENTRY);
+			src += NEURONPROF_RAW_BYTES_PER_ENTRY;
+		}
+		tail.f.iteration++;
+		if (++at == n) {
+			at = 0;
+			src = nq->va;
+		}
+	}
+	*idx = at;
+}
+
+/*
  * Copy @count device entries from ring index @first of @nq into its
  * subscription, after counting @uncaptured more as lost (in one step,
  * whatever their number). Each device entry becomes entry_size / 32 ring
@@ -419,7 +456,8 @@ static_assert(offsetof(struct nprof_nn_entry_mid, model_id) == 8);
  *
  * This is the head-write hot path (bench/neuron_head_write.sh): the header
  * fields that do not change within a head write are computed once, the
- * source walks the device ring without a division per entry, and each
+ * source walks the device ring without a division per entry, the copy is
+ * specialised for each entry size (nprof_nn_fill()), and each
  * nprof_notify_begin() span takes up to NPROF_NN_SPAN ring entries, which
  * bounds how long the subscription's lock is held with interrupts off.
  */
@@ -432,12 +470,10 @@ static void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq
 	const u32 n = nq->size / es;
 	const u32 model_id = dev->arch.raw_format;
 	const u64 now = ktime_get_ns();
-	struct neuronprof_notification *e;
 	struct nprof_notify_span span;
 	union nprof_nn_mid mid[NPROF_NN_ENTRY_SIZE_MAX / NEURONPROF_RAW_BYTES_PER_ENTRY];
 	union nprof_nn_tail tail = { .f.model_id = dev->arch.raw_format };
-	u32 done = 0, idx = first, want, got, i, p;
-	u64 seq, *w;
+	u32 done = 0, idx = first, want, got, p;
 
 	lockdep_assert_held(&nq->lock);
 	if (uncaptured) {
@@ -449,8 +485,6 @@ static void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq
 		if (nprof_notify_begin(ndev, &nq->q, want * parts, &span))
 			return;		/* unsubscribed meanwhile */
 		got = min(span.count / parts, want);
-		e = span.entries;
-		seq = span.seq;
 		for (p = 0; p < parts; p++)
 			mid[p].f = (struct nprof_nn_entry_mid){
 				.queue_type = span.queue_type,
@@ -459,21 +493,20 @@ static void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq
 							    p, parts),
 				.model_id = model_id,
 			};
-		for (i = 0; i < got; i++) {
-			const u8 *src = nq->va + (size_t)idx * es;
-
-			tail.f.iteration = (u32)(nq->captured + i);
-			for (p = 0; p < parts; p++, e++) {
-				e->timestamp_ns = now;
-				e->seq = seq++;
-				w = (u64 *)&e->queue_type;
-				w[0] = mid[p].w[0];
-				w[1] = tail.w;
-				memcpy(e->payload, src, NEURONPROF_RAW_BYTES_PER_ENTRY);
-				src += NEURONPROF_RAW_BYTES_PER_ENTRY;
-			}
-			if (++idx == n)
-				idx = 0;
+		tail.f.iteration = (u32)nq->captured;
+		switch (parts) {
+		case 1:
+			nprof_nn_fill(&span, nq, es, n, &idx, got, 1, mid, now, tail);
+			break;
+		case 2:
+			nprof_nn_fill(&span, nq, es, n, &idx, got, 2, mid, now, tail);
+			break;
+		case 4:
+			nprof_nn_fill(&span, nq, es, n, &idx, got, 4, mid, now, tail);
+			break;
+		default:
+			nprof_nn_fill(&span, nq, es, n, &idx, got, parts, mid, now, tail);
+			break;
 		}
 		/*
 		 * Room that stops at the end of the data area goes on at its

@@ -80,11 +80,15 @@ result "nrt_play builds against the vendor's neuron_ioctl.h" $? "$work/cc.log"
 
 # vm_run GUEST_SCRIPT: boot the rig's VM (8 GiB, 4352 MiB at 4 GiB
 # reserved for the emulated function's BARs) with the modules and programs,
-# /out into $out.
+# /out into $out. The guest keeps time with the TSC, as instances do (their
+# clocksource is tsc or kvm-clock, both a TSC read): left to itself under
+# TCG it picks QEMU's emulated HPET, where one read costs about a
+# microsecond, which would put an emulation artefact into every timestamp
+# the provider takes.
 out=$work/out
 vm_run() {
 	mkdir -p "$out"
-	VM_MEM=8G VM_APPEND='memmap=4352M$0x100000000' \
+	VM_MEM=8G VM_APPEND="memmap=4352M\$0x100000000 tsc=reliable clocksource=tsc" \
 		bash "$repo/scripts/vm-run.sh" --timeout "${VM_TIMEOUT:-300}" --outdir "$out" \
 		--ko "$work/tree/neuron.ko" --ko "$emu" --ko "$repo/driver/core/neuronprof.ko" \
 		--ko "$repo/driver/neuron/neuronprof_neuron.ko" \
@@ -102,6 +106,7 @@ vm_run() {
 if [ "${RIG_BENCH:-0}" = 1 ]; then
 	cat >"$work/bench.sh" <<GUEST
 #!/bin/sh
+cat /sys/devices/system/clocksource/clocksource0/current_clocksource >/out/clocksource.txt
 insmod /rig/neuronprof_trn_emu.ko base=0x100000000
 modprobe neuron
 n=0
@@ -125,6 +130,7 @@ done
 true
 GUEST
 	vm_run "$work/bench.sh" || { echo "neuron-rig bench: the VM run failed:"; tail -n 30 "$work/vm.log"; exit 1; }
+	echo "guest clocksource: $(cat "$out/clocksource.txt")"
 	python3 "$here/bench.py" "$out/off.txt" "$out/on.txt"
 	exit $?
 fi
