@@ -4,7 +4,8 @@
  * kernel's TSC conversion on fixed mult/shift values (no overflow for large
  * TSC values), the CPU-flag and clocksource conditions, the fallback forced
  * by NPROF_SYS_TRACE_CLOCK, the TSC read path on a page built here (so it
- * runs even where the kernel offers none), and a 10 s run in which the
+ * runs even where the kernel offers none), the measured conversion forced
+ * (monotonic and within the bound across its renewals), and a 10 s run in which the
  * clock stays within 1 us of clock_gettime(CLOCK_MONOTONIC) read beside it,
  * on whichever path this machine gives (the output says which).
  */
@@ -198,6 +199,41 @@ TEST(tsc_path_reads_the_page_and_falls_back_when_it_loses_time_zero)
 	for (i = 0, ok = 1; i < 1000; i++)
 		ok &= bracketed(0);
 	CHECK(ok);
+	nprof_st_clock_test_reset();
+}
+
+TEST(measured_rate_stays_within_1us_and_monotonic_across_renewals)
+{
+	uint64_t start, v, prev = 0, m1, m2, err, worst = 0;
+	unsigned long reads = 0, back = 0, late = 0;
+
+	if (nprof_st_clock_test_use_cal())
+		SKIP("no TSC to measure here (not x86-64, or no narrow bracket)");
+	CHECK_INT(nprof_sys_trace_clock(NULL, 0), NPROF_SYS_TRACE_CLOCK_TSC);
+	CHECK_INT((long)nprof_st_clock_test_renewals(), 0);
+	/*
+	 * 1.5 s of back-to-back reads: the intervals double from 2 ms to
+	 * 100 ms, so the conversion is renewed about twenty times; across each renewal
+	 * the readings must go on without a step back or out of the bound.
+	 */
+	start = mono_ns();
+	do {
+		m1 = mono_ns();
+		v = nprof_sys_trace_clock_ns();
+		m2 = mono_ns();
+		err = v < m1 ? m1 - v : v > m2 ? v - m2 : 0;
+		if (err > worst)
+			worst = err;
+		late += err > BOUND_NS;
+		back += v < prev;
+		prev = v;
+		reads++;
+	} while (m2 - start < 1500000000ULL);
+	printf("# %lu reads over 1.5 s, %lu renewals: worst %llu ns outside the bracket\n",
+	       reads, nprof_st_clock_test_renewals(), (unsigned long long)worst);
+	CHECK(nprof_st_clock_test_renewals() >= 5);
+	CHECK_INT((long)late, 0);
+	CHECK_INT((long)back, 0);
 	nprof_st_clock_test_reset();
 }
 #endif

@@ -23,12 +23,27 @@
  * start), as the midpoint of the narrowest of CALIB_TRIES clock_gettime()
  * pairs bracketing one perf read.
  *
+ * Where the page offers no time_zero (a guest whose sched_clock is the
+ * hypervisor's, though its clocksource is the TSC), the same conversion is
+ * measured instead (CLK_TSC_CAL): CLOCK_MONOTONIC is then a linear function
+ * of the TSC, so the rate is the slope between two (TSC, CLOCK_MONOTONIC)
+ * points, each the midpoint of the narrowest of a few clock_gettime() pairs
+ * bracketing one TSC read. The first two points are CAL_BOOT_NS apart; the
+ * reads then re-measure once per interval, an interval as long as the
+ * baseline so far (doubling) up to CAL_MAX_INTERVAL_NS, always against the
+ * first point, so the slope's error falls as the run goes on. A new point
+ * never makes the clock jump: the conversion goes on from where the old one
+ * is at that TSC value, at the rate that meets the measured line one
+ * interval later (as NTP slews rather than steps), so a thread's readings
+ * never go back and the error stays within about three bracket widths (an
+ * error over CAL_MAX_SLEW_NS, which only a stopped clock could cause, is
+ * stepped away instead).
+ *
  * Used only when all of these hold, else every read is a clock_gettime
  * (CLOCK_MONOTONIC), the fallback, and nprof_sys_trace_clock() says why:
  * x86-64; NPROF_SYS_TRACE_CLOCK unset or "auto"; /proc/cpuinfo lists
  * constant_tsc and nonstop_tsc; the current clocksource is tsc; adjtimex()
- * reports no NTP frequency, phase or tick correction; perf_event_open() and
- * the mapping work and the page has cap_user_time_zero; the calibration's
+ * reports no NTP frequency, phase or tick correction; the calibration's
  * narrowest bracket is under CALIB_MAX_WIDTH_NS. A page that later drops
  * cap_user_time_zero (the kernel found the TSC unstable) sends each read to
  * clock_gettime().
@@ -62,14 +77,38 @@
 #define CALIB_TRIES		64
 /* The narrowest pair must be this narrow, or the offset is not trusted. */
 #define CALIB_MAX_WIDTH_NS	20000
+/* Measured conversion: pairs tried per point, a point's widest bracket. */
+#define CAL_TRIES		8
+#define CAL_MAX_WIDTH_NS	2000
+/* Measured conversion: the first slope's baseline, the longest interval. */
+#define CAL_BOOT_NS		2000000ULL
+#define CAL_MAX_INTERVAL_NS	100000000ULL
+/* Measured conversion: an error beyond this is stepped away, not slewed. */
+#define CAL_MAX_SLEW_NS		1000000ULL
+/* Measured conversion: ns = ns0 + ((cyc - cyc0) * mult) >> CAL_SHIFT. */
+#define CAL_SHIFT		32
 
-enum clk_kind { CLK_UNSET, CLK_TSC, CLK_MONOTONIC };
+enum clk_kind { CLK_UNSET, CLK_TSC, CLK_TSC_CAL, CLK_MONOTONIC };
+
+/*
+ * The measured conversion, valid for TSC values in [cyc0, cyc0 + span);
+ * published under the seqlock @seq (odd while the one writer, holding
+ * cal_lock, changes it). @base_cyc/@base_ns: the first point, which every
+ * slope is measured from.
+ */
+static struct {
+	_Atomic uint32_t seq;
+	_Atomic uint64_t cyc0, ns0, mult, span;
+	uint64_t base_cyc, base_ns;
+	unsigned long renewals;		/* points measured after the first two */
+} cal;
+static pthread_mutex_t cal_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Written under clk_lock before clk_kind is released; read-only after. */
 static _Atomic int clk_kind;
 static const volatile struct perf_event_mmap_page *clk_page;
 static uint64_t clk_offset;		/* CLOCK_MONOTONIC - perf clock, mod 2^64 */
-static char clk_why[192];
+static char clk_why[320];
 static int clk_fd = -1;
 static void *clk_map;
 static size_t clk_map_len;
@@ -94,12 +133,25 @@ uint64_t nprof_st_tsc_to_ns(uint64_t cyc, uint32_t mult, uint16_t shift, uint64_
 }
 
 #if defined(__x86_64__)
-/* rdtscp waits for earlier instructions, as the vDSO's ordered read does. */
+/*
+ * A timestamp's TSC read: rdtsc, as perf_event.h's example of a user-space
+ * read does. It does not wait for earlier instructions to complete, so it
+ * may be taken up to the CPU's out-of-order window (tens of nanoseconds)
+ * before them; the vDSO's ordered read (lfence; rdtsc, or rdtscp) waits,
+ * and on the development VM (AMD EPYC) that wait cost 10-12 ns a read,
+ * half of a whole clock_gettime(). Documentation/sys_trace.rst, "The
+ * clock", says what that means for events of different threads.
+ */
 static inline uint64_t read_tsc(void)
 {
-	unsigned int aux;
+	return __rdtsc();
+}
 
-	return __rdtscp(&aux);
+/* The calibration's read: ordered, so it lies inside its bracket. */
+static inline uint64_t read_tsc_ordered(void)
+{
+	_mm_lfence();
+	return __rdtsc();
 }
 
 /* The page's perf clock now; false if the page offers none (no time_zero). */
@@ -259,6 +311,164 @@ static bool calibrate(const volatile struct perf_event_mmap_page *pg, uint64_t *
 	return true;
 }
 
+#if defined(__x86_64__)
+/*
+ * One point of the measured conversion: the TSC at the midpoint of the
+ * narrowest of CAL_TRIES clock_gettime() pairs around a TSC read; false if
+ * none was narrower than CAL_MAX_WIDTH_NS (the thread was preempted).
+ */
+static bool cal_point(uint64_t *cyc, uint64_t *ns)
+{
+	uint64_t best = UINT64_MAX, t1, t2, c;
+	int i;
+
+	for (i = 0; i < CAL_TRIES; i++) {
+		t1 = mono_ns();
+		c = read_tsc_ordered();
+		t2 = mono_ns();
+		if (t2 - t1 < best) {
+			best = t2 - t1;
+			*cyc = c;
+			*ns = t1 + (t2 - t1) / 2;
+		}
+	}
+	return best <= CAL_MAX_WIDTH_NS;
+}
+
+/* ns0 + (@d cycles at @mult), for @d of either sign. */
+static inline uint64_t cal_conv(uint64_t ns0, uint64_t mult, uint64_t d)
+{
+	if (likely((int64_t)d >= 0))
+		return ns0 + (uint64_t)(((unsigned __int128)d * mult) >> CAL_SHIFT);
+	/* A TSC read on a CPU a few cycles behind the one that set cyc0. */
+	return ns0 - (uint64_t)(((unsigned __int128)(0 - d) * mult) >> CAL_SHIFT);
+}
+
+/* @ns nanoseconds over @cyc cycles as a CAL_SHIFT fixed-point rate. */
+static inline uint64_t cal_rate(uint64_t ns, uint64_t cyc)
+{
+	return (uint64_t)(((unsigned __int128)ns << CAL_SHIFT) / cyc);
+}
+
+static void cal_publish(uint64_t cyc0, uint64_t ns0, uint64_t mult, uint64_t span)
+{
+	uint32_t s = atomic_load_explicit(&cal.seq, memory_order_relaxed);
+
+	atomic_store_explicit(&cal.seq, s + 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	atomic_store_explicit(&cal.cyc0, cyc0, memory_order_relaxed);
+	atomic_store_explicit(&cal.ns0, ns0, memory_order_relaxed);
+	atomic_store_explicit(&cal.mult, mult, memory_order_relaxed);
+	atomic_store_explicit(&cal.span, span, memory_order_relaxed);
+	atomic_store_explicit(&cal.seq, s + 2, memory_order_release);
+}
+
+/*
+ * The first two points, CAL_BOOT_NS apart; false (and why) if either
+ * could not be bracketed or the TSC did not advance.
+ */
+static bool cal_start(char *why, size_t len)
+{
+	uint64_t c0, n0, c1, n1;
+
+	if (!cal_point(&c0, &n0)) {
+		snprintf(why, len, "calibration: clock_gettime() never bracketed a TSC read "
+			 "within %d ns", CAL_MAX_WIDTH_NS);
+		return false;
+	}
+	while (mono_ns() - n0 < CAL_BOOT_NS)
+		;
+	if (!cal_point(&c1, &n1) || c1 <= c0 || n1 <= n0) {
+		snprintf(why, len, "calibration: no second point (bracket over %d ns, or the TSC "
+			 "did not advance)", CAL_MAX_WIDTH_NS);
+		return false;
+	}
+	cal.base_cyc = c0;
+	cal.base_ns = n0;
+	cal.renewals = 0;
+	cal_publish(c1, n1, cal_rate(n1 - n0, c1 - c0), c1 - c0);
+	return true;
+}
+
+/*
+ * Past the interval (@cyc beyond the published span): measure a point and
+ * go on from the current conversion at the rate that meets the measured
+ * line one interval later. One thread does it; the others keep using the
+ * published conversion meanwhile, which stays exact enough for that long.
+ */
+static void cal_renew(void)
+{
+	uint64_t c = 0, n = 0, cyc0, ns0, mult, span, base, rate, here, target, interval;
+
+	if (pthread_mutex_trylock(&cal_lock))
+		return;
+	cyc0 = atomic_load_explicit(&cal.cyc0, memory_order_relaxed);
+	ns0 = atomic_load_explicit(&cal.ns0, memory_order_relaxed);
+	mult = atomic_load_explicit(&cal.mult, memory_order_relaxed);
+	span = atomic_load_explicit(&cal.span, memory_order_relaxed);
+	if (!cal_point(&c, &n) || c - cyc0 < span || c <= cal.base_cyc) {
+		/* Preempted while measuring: try again a tenth of an interval on. */
+		if (c - cyc0 >= span)
+			cal_publish(cyc0, ns0, mult, span + span / 10);
+		goto out;
+	}
+	base = c - cal.base_cyc;
+	rate = cal_rate(n - cal.base_ns, base);
+	here = cal_conv(ns0, mult, c - cyc0);
+	interval = base;
+	if ((((unsigned __int128)interval * rate) >> CAL_SHIFT) > CAL_MAX_INTERVAL_NS)
+		interval = (uint64_t)(((unsigned __int128)CAL_MAX_INTERVAL_NS << CAL_SHIFT) / rate);
+	/* Further off than slewing should take (a suspend?): step to the line. */
+	if (here > n + CAL_MAX_SLEW_NS || n > here + CAL_MAX_SLEW_NS)
+		here = n;
+	target = n + (uint64_t)(((unsigned __int128)interval * rate) >> CAL_SHIFT);
+	if (target <= here)
+		target = here + 1;
+	cal_publish(c, here, cal_rate(target - here, interval), interval);
+	cal.renewals++;
+out:
+	pthread_mutex_unlock(&cal_lock);
+}
+
+static inline uint64_t cal_ns(void)
+{
+	uint64_t cyc0, ns0, mult, span, cyc;
+	uint32_t s;
+
+	for (;;) {
+		do {
+			s = atomic_load_explicit(&cal.seq, memory_order_acquire);
+			cyc0 = atomic_load_explicit(&cal.cyc0, memory_order_relaxed);
+			ns0 = atomic_load_explicit(&cal.ns0, memory_order_relaxed);
+			mult = atomic_load_explicit(&cal.mult, memory_order_relaxed);
+			span = atomic_load_explicit(&cal.span, memory_order_relaxed);
+			atomic_thread_fence(memory_order_acquire);
+		} while (unlikely((s & 1) || s != atomic_load_explicit(&cal.seq,
+								       memory_order_relaxed)));
+		cyc = read_tsc();
+		if (likely(cyc - cyc0 < span))
+			return cal_conv(ns0, mult, cyc - cyc0);
+		if ((int64_t)(cyc - cyc0) < 0)
+			return cal_conv(ns0, mult, cyc - cyc0);
+		cal_renew();
+		/* Again with what it published (or another thread did). */
+		if (atomic_load_explicit(&cal.seq, memory_order_acquire) == s)
+			return cal_conv(ns0, mult, cyc - cyc0);
+	}
+}
+#else
+static bool cal_start(char *why, size_t len)
+{
+	snprintf(why, len, "TSC reads are implemented on x86-64 only");
+	return false;
+}
+
+static inline uint64_t cal_ns(void)
+{
+	return mono_ns();
+}
+#endif
+
 /* Open the dummy event and map its page; false (and why) on failure. */
 static bool open_page(char *why, size_t len)
 {
@@ -342,8 +552,8 @@ static void clock_init(void)
 	pthread_mutex_lock(&clk_lock);
 	if (atomic_load_explicit(&clk_kind, memory_order_relaxed) != CLK_UNSET)
 		goto out;
-	if (tsc_allowed(why, sizeof(why)) && open_page(why, sizeof(why))) {
-		if (calibrate(clk_map, &off, why, sizeof(why))) {
+	if (tsc_allowed(why, sizeof(why))) {
+		if (open_page(why, sizeof(why)) && calibrate(clk_map, &off, why, sizeof(why))) {
 			clk_page = clk_map;
 			clk_offset = off;
 			kind = CLK_TSC;
@@ -352,12 +562,22 @@ static void clock_init(void)
 				 "CLOCK_MONOTONIC %lld ns",
 				 clk_page->time_mult, clk_page->time_shift, (long long)off);
 		} else {
+			char no_page[sizeof(clk_why)];
+
 			close_page();
+			memcpy(no_page, why, sizeof(no_page));
+			if (cal_start(why, sizeof(why))) {
+				kind = CLK_TSC_CAL;
+				snprintf(why, sizeof(why),
+					 "TSC converted at a rate measured against CLOCK_MONOTONIC "
+					 "(%.6f ns per cycle at first), as %.200s", (double)cal.mult /
+					 (double)(1ULL << CAL_SHIFT), no_page);
+			}
 		}
 	}
 	memcpy(clk_why, why, sizeof(why));
 	nprof_log(NPROF_LOG_DEBUG, "system trace clock: %s%s",
-		  kind == CLK_TSC ? "" : "clock_gettime(CLOCK_MONOTONIC): ", why);
+		  kind != CLK_MONOTONIC ? "" : "clock_gettime(CLOCK_MONOTONIC): ", why);
 	atomic_store_explicit(&clk_kind, kind, memory_order_release);
 out:
 	pthread_mutex_unlock(&clk_lock);
@@ -371,6 +591,8 @@ NPROF_API uint64_t nprof_sys_trace_clock_ns(void)
 	if (likely(kind == CLK_TSC)) {
 		if (likely(page_ns(clk_page, &ns)))
 			return ns + clk_offset;
+	} else if (kind == CLK_TSC_CAL) {
+		return cal_ns();
 	} else if (unlikely(kind == CLK_UNSET)) {
 		clock_init();
 		return nprof_sys_trace_clock_ns();
@@ -388,7 +610,7 @@ NPROF_API int nprof_sys_trace_clock(char *why, size_t len)
 	}
 	if (why && len)
 		snprintf(why, len, "%s", clk_why);
-	return kind == CLK_TSC ? NPROF_SYS_TRACE_CLOCK_TSC : NPROF_SYS_TRACE_CLOCK_MONOTONIC;
+	return kind != CLK_MONOTONIC ? NPROF_SYS_TRACE_CLOCK_TSC : NPROF_SYS_TRACE_CLOCK_MONOTONIC;
 }
 
 void nprof_st_clock_test_reset(void)
@@ -420,4 +642,32 @@ int nprof_st_clock_test_use_page(const struct perf_event_mmap_page *pg)
 out:
 	pthread_mutex_unlock(&clk_lock);
 	return ret;
+}
+
+int nprof_st_clock_test_use_cal(void)
+{
+	char why[sizeof(clk_why)];
+	int ret = 0;
+
+	pthread_mutex_lock(&clk_lock);
+	close_page();
+	if (!cal_start(why, sizeof(why))) {
+		ret = -EINVAL;
+		goto out;
+	}
+	snprintf(clk_why, sizeof(clk_why), "TSC at a measured rate, forced by a test");
+	atomic_store_explicit(&clk_kind, CLK_TSC_CAL, memory_order_release);
+out:
+	pthread_mutex_unlock(&clk_lock);
+	return ret;
+}
+
+unsigned long nprof_st_clock_test_renewals(void)
+{
+	unsigned long n;
+
+	pthread_mutex_lock(&cal_lock);
+	n = cal.renewals;
+	pthread_mutex_unlock(&cal_lock);
+	return n;
 }

@@ -42,4 +42,14 @@ void nprof_st_clock_test_reset(void);
  */
 int nprof_st_clock_test_use_page(const struct perf_event_mmap_page *pg);
 
+/*
+ * Tests only: use the measured conversion (as where the kernel's page offers
+ * no time_zero), calibrated now; -EINVAL if it cannot be (not x86-64, or no
+ * narrow bracket).
+ */
+int nprof_st_clock_test_use_cal(void);
+
+/* Tests only: points the measured conversion took after its first two. */
+unsigned long nprof_st_clock_test_renewals(void);
+
 #endif /* NEURONPROF_SYS_TRACE_CLOCK_H */
