@@ -35,16 +35,8 @@ trap 'rm -rf "$tmp"' EXIT
 
 pass=0 fail=0 skip=0 n=0
 
-# The python3 first in PATH may lack the protobuf module Debian installs
-# for the system interpreter (python3-protobuf); take one that has it.
-py=
-for cand in python3 /usr/bin/python3; do
-	if command -v "$cand" >/dev/null && "$cand" -c 'import google.protobuf' 2>/dev/null; then
-		py=$cand
-		break
-	fi
-done
-[ -n "$py" ] || py=python3
+. "$here/common.sh"
+pick_python
 
 # run NAME CMD... : one test; CMD's exit status decides it.
 run() {
@@ -1925,38 +1917,17 @@ print((max(x["last_ns"] for x in c) - min(x["first_ns"] for x in c)) / 1e9)' "$t
 	elif ! command -v "${QEMU:-qemu-system-x86_64}" >/dev/null; then
 		skip_test "record in a VM on neuronprof_sim" "no QEMU"
 	else
-		bash "$here/vm.sh" "$build" "$tmp/vm" >"$tmp/vm.log" 2>&1
-		vm_rc=$?
-		if [ "$vm_rc" -eq 0 ]; then
-			run "record in a VM: devices, doctor, record, summary, export (see vm.sh)" true
-		else
-			run "record in a VM: devices, doctor, record, summary, export (see vm.sh)" \
-				bash -c "tail -n 60 '$tmp/vm.log'; exit 1"
-		fi
-		bash "$here/vm_model.sh" "$build" "$tmp/vm_model" >"$tmp/vm_model.log" 2>&1
-		vm_rc=$?
-		if [ "$vm_rc" -eq 0 ]; then
-			run "recordings in a VM equal the simulator's device-time model (see vm_model.sh)" true
-		else
-			run "recordings in a VM equal the simulator's device-time model (see vm_model.sh)" \
-				bash -c "tail -n 60 '$tmp/vm_model.log'; exit 1"
-		fi
-		bash "$here/vm_top.sh" "$build" "$tmp/vm_top" >"$tmp/vm_top.log" 2>&1
-		vm_rc=$?
-		if [ "$vm_rc" -eq 0 ]; then
-			run "top beside sim_run in a VM loses nothing (see vm_top.sh)" true
-		else
-			run "top beside sim_run in a VM loses nothing (see vm_top.sh)" \
-				bash -c "tail -n 60 '$tmp/vm_top.log'; exit 1"
-		fi
-		bash "$here/vm_exporter.sh" "$build" "$tmp/vm_exporter" >"$tmp/vm_exporter.log" 2>&1
-		vm_rc=$?
-		if [ "$vm_rc" -eq 0 ]; then
-			run "exporter beside sim_run in a VM: entries delivered as produced, none lost, promtool accepts both outputs (see vm_exporter.sh)" true
-		else
-			run "exporter beside sim_run in a VM: entries delivered as produced, none lost, promtool accepts both outputs (see vm_exporter.sh)" \
-				bash -c "tail -n 60 '$tmp/vm_exporter.log'; exit 1"
-		fi
+		# vm_test SCRIPT: tests/SCRIPT.sh, its log's tail if it fails.
+		vm_test() {
+			bash "$here/$1.sh" "$build" "$tmp/$1" >"$tmp/$1.log" 2>&1 ||
+				{ tail -n 60 "$tmp/$1.log"; return 1; }
+		}
+		run "record in a VM: devices, doctor, record, summary, export (see vm.sh)" vm_test vm
+		run "recordings in a VM equal the simulator's device-time model (see vm_model.sh)" \
+			vm_test vm_model
+		run "top beside sim_run in a VM loses nothing (see vm_top.sh)" vm_test vm_top
+		run "exporter beside sim_run in a VM: entries delivered as produced, none lost, promtool accepts both outputs (see vm_exporter.sh)" \
+			vm_test vm_exporter
 	fi
 }
 
