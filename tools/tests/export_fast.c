@@ -409,63 +409,75 @@ struct given {
 	int n;
 };
 
+/* A string a message gives by interned id or inline; the inline copy is its own. */
+struct iname {
+	const char *s;
+	char *own;
+};
+
+/*
+ * Field @f (value @v, bytes @sub) into @n if it is the string's: its iid of
+ * interned kind @kind (field @iid_field) or the string inline (@inline_field).
+ * Returns false for any other field.
+ */
+static bool take_name(struct iname *n, int kind, uint32_t iid_field, uint32_t inline_field,
+		      uint32_t f, uint64_t v, const struct pbr *sub)
+{
+	if (f == iid_field) {
+		n->s = resolve(kind, v);
+	} else if (f == inline_field) {
+		free(n->own);
+		n->s = n->own = dup_bytes(sub);
+	} else {
+		return false;
+	}
+	return true;
+}
+
 static void check_event(const struct pbr *te, const struct given *want, size_t idx)
 {
 	struct pbr r = *te, sub, da;
-	const char *name = NULL, *cat = NULL;
-	char *inline_name = NULL, *inline_cat = NULL;
+	struct iname name = { 0 }, cat = { 0 };
 	uint32_t f, f2;
 	uint64_t v, v2;
 	int n = 0;
 
 	while (rd_field(&r, &f, &v, &sub)) {
-		if (f == 10) {
-			name = resolve(2, v);
-		} else if (f == 23) {
-			free(inline_name);
-			name = inline_name = dup_bytes(&sub);
-		} else if (f == 3) {
-			cat = resolve(1, v);
-		} else if (f == 22) {
-			free(inline_cat);
-			cat = inline_cat = dup_bytes(&sub);
-		} else if (f == 4) {
-			const char *key = NULL;
-			char *inline_key = NULL;
+		/* TrackEvent: name_iid 10 or name 23, category_iids 3 or categories 22. */
+		if (take_name(&name, 2, 10, 23, f, v, &sub) || take_name(&cat, 1, 3, 22, f, v, &sub))
+			continue;
+		if (f == 4) {
+			struct iname key = { 0 };
 			uint32_t vfield = 0;
 			uint64_t value = 0;
 
+			/* DebugAnnotation: name_iid 1 or name 10, then its value. */
 			da = sub;
 			while (rd_field(&da, &f2, &v2, &sub)) {
-				if (f2 == 1) {
-					key = resolve(3, v2);
-				} else if (f2 == 10) {
-					free(inline_key);
-					key = inline_key = dup_bytes(&sub);
-				} else {
+				if (!take_name(&key, 3, 1, 10, f2, v2, &sub)) {
 					vfield = f2;
 					value = v2;
 				}
 			}
-			if (!key || n >= want->n || strcmp(key, want->keys[n]))
+			if (!key.s || n >= want->n || strcmp(key.s, want->keys[n]))
 				FAIL("event %zu: annotation %d is named %s, not %s", idx, n,
-				     key ? key : "(nothing)", n < want->n ? want->keys[n] : "(none)");
+				     key.s ? key.s : "(nothing)", n < want->n ? want->keys[n] : "(none)");
 			/* Unsigned values are uint_value (3), hex ones pointer_value (7). */
 			if (vfield != (want->kinds[n] == XARG_HEX ? 7u : 3u) || value != want->values[n])
 				FAIL("event %zu: annotation %s is field %u value %" PRIu64 ", not %" PRIu64,
-				     idx, key, vfield, value, want->values[n]);
-			free(inline_key);
+				     idx, key.s, vfield, value, want->values[n]);
+			free(key.own);
 			n++;
 		}
 	}
-	if (!name || strcmp(name, want->name))
-		FAIL("event %zu: named %s, not %s", idx, name ? name : "(nothing)", want->name);
-	if (!cat || strcmp(cat, want->cat))
-		FAIL("event %zu: category %s, not %s", idx, cat ? cat : "(nothing)", want->cat);
+	if (!name.s || strcmp(name.s, want->name))
+		FAIL("event %zu: named %s, not %s", idx, name.s ? name.s : "(nothing)", want->name);
+	if (!cat.s || strcmp(cat.s, want->cat))
+		FAIL("event %zu: category %s, not %s", idx, cat.s ? cat.s : "(nothing)", want->cat);
 	if (n != want->n)
 		FAIL("event %zu: %d annotations, not %d", idx, n, want->n);
-	free(inline_name);
-	free(inline_cat);
+	free(name.own);
+	free(cat.own);
 }
 
 static void check_perfetto(void)

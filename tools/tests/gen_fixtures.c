@@ -646,8 +646,16 @@ static void write_text(const char *path, const char *text)
 		die(path);
 }
 
-static void fleet(const char *dir, uint32_t n)
+/*
+ * @n machines' recordings under @dir: machine h in DIR/h, named PREFIX-h,
+ * cores 0 and 1 made by @core_fn, and a trace_info.pb (CLOCK_MONOTONIC 1 ms
+ * at CLOCK_REALTIME 1700000000 s + h * @step ns) but for machine @no_info.
+ */
+static void machines(const char *dir, const char *prefix, uint32_t n,
+		     void (*core_fn)(struct fixture *f, uint32_t machine, uint32_t core),
+		     uint32_t no_info, uint64_t step)
 {
+	const char *instance = fixture_instance;
 	struct fixture f;
 	char path[4096];
 
@@ -655,21 +663,38 @@ static void fleet(const char *dir, uint32_t n)
 	for (uint32_t h = 0; h < n; h++) {
 		char name[32];
 
-		snprintf(name, sizeof(name), "fleet-%u", h);
+		snprintf(name, sizeof(name), "%s-%u", prefix, h);
 		snprintf(path, sizeof(path), "%s/%u", dir, h);
 		mkdir_or_die(path);
 		fixture_instance = name;
 		for (uint32_t c = 0; c < 2; c++) {
 			char file[64];
 
-			fleet_core(&f, h, c);
+			core_fn(&f, h, c);
 			snprintf(file, sizeof(file), "profile_nc_%u_session_0.ntff", c);
 			write_file(&f, path, file, c, 0);
 			fixture_free(&f);
 		}
-		if (h != 6)
-			write_trace_info(path, name, 1000000, 1700000000000000000ULL + 2000 * h);
+		if (h != no_info)
+			write_trace_info(path, name, 1000000, 1700000000000000000ULL + step * h);
 	}
+	fixture_instance = instance;
+}
+
+/* ROOT/@sub/@file, core @core: what @build makes, written with @flag set. */
+static void flagged_file(const char *root, const char *sub, void (*build)(struct fixture *f),
+			 bool *flag, const char *file, uint32_t core)
+{
+	struct fixture f;
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", root, sub);
+	mkdir_or_die(path);
+	build(&f);
+	*flag = true;
+	write_file(&f, path, file, core, 0);
+	*flag = false;
+	fixture_free(&f);
 }
 
 static const char usage_text[] =
@@ -704,7 +729,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "gen_fixtures: --fleet needs 2 to 64 machines\n");
 			return 2;
 		}
-		fleet(argv[3], (uint32_t)n);
+		machines(argv[3], "fleet", (uint32_t)n, fleet_core, 6, 2000);
 		return 0;
 	}
 	if (argc == 4 && (!strcmp(argv[1], "--large") || !strcmp(argv[1], "--jitter"))) {
@@ -775,42 +800,11 @@ int main(int argc, char **argv)
 			write_trace_info(path, names[h], 5000000, 1700000000000500000ULL);
 	}
 	snprintf(path, sizeof(path), "%s/straggler", argv[1]);
-	mkdir_or_die(path);
-	for (uint32_t h = 0; h < 4; h++) {
-		char name[32];
-
-		snprintf(name, sizeof(name), "strag-%u", h);
-		snprintf(path, sizeof(path), "%s/straggler/%u", argv[1], h);
-		mkdir_or_die(path);
-		fixture_instance = name;
-		for (uint32_t c = 0; c < 2; c++) {
-			char file[64];
-
-			straggler(&f, h, c);
-			snprintf(file, sizeof(file), "profile_nc_%u_session_0.ntff", c);
-			write_file(&f, path, file, c, 0);
-			fixture_free(&f);
-		}
-		if (h != 3)
-			write_trace_info(path, name, 1000000, 1700000000000000000ULL + 1000 * h);
-	}
+	machines(path, "strag", 4, straggler, 3, 1000);
 	fixture_instance = "i-0123456789abcdef0";
 
-	snprintf(path, sizeof(path), "%s/named", argv[1]);
-	mkdir_or_die(path);
-	basic(&f);
-	fixture_named = true;
-	write_file(&f, path, "synthetic_mlp_vnc_0.ntff", 0, 0);
-	fixture_named = false;
-	fixture_free(&f);
-
-	snprintf(path, sizeof(path), "%s/raw", argv[1]);
-	mkdir_or_die(path);
-	raw_fixture(&f);
-	fixture_raw = true;
-	write_file(&f, path, "raw.ntff", 1, 0);
-	fixture_raw = false;
-	fixture_free(&f);
+	flagged_file(argv[1], "named", basic, &fixture_named, "synthetic_mlp_vnc_0.ntff", 0);
+	flagged_file(argv[1], "raw", raw_fixture, &fixture_raw, "raw.ntff", 1);
 
 	snprintf(path, sizeof(path), "%s/prof", argv[1]);
 	system_profile(path);

@@ -26,8 +26,11 @@ difference, else 0.
 """
 import collections
 import json
-import math
 import sys
+
+import checklib
+from checklib import (check_dist, check_throttle, dist, errors, expect, pct, print_errors,
+                      union_ns)
 
 M64 = (1 << 64) - 1
 BASE = [4000, 2000, 1500, 3000, 400, 1000, 1000, 1000]
@@ -35,20 +38,6 @@ STEP = [250, 100, 80, 150, 20, 50, 50, 50]
 LAUNCH, SYNC, RELAUNCH = 1000, 500, 2000
 TOPSP_NS, TOPSP_STEP = 9000, 1500
 JITTER = 511
-
-errors = []
-checked = 0
-
-
-def expect(what, got, want):
-    global checked
-    checked += 1
-    if isinstance(want, float) or isinstance(got, float):
-        if abs(float(got) - float(want)) > 0.0051:
-            errors.append(f"{what}: got {got!r}, expected {want!r}")
-    elif got != want:
-        errors.append(f"{what}: got {got!r}, expected {want!r}")
-
 
 # The simulator's op names (Documentation/simulator.rst, "Op names"): opcode
 # (e + 1) << 8 | k of engine e is family k % n of the engine's n families.
@@ -152,41 +141,6 @@ def key_of(qd):
     if qd["target_kind"] == "core":
         return (qd["queue_type"], qd["engine"])
     return (qd["queue_type"], qd["target_index"])
-
-
-def pctl(v, p):
-    return v[max(1, math.ceil(len(v) * p / 100)) - 1] if v else 0
-
-
-def dist(vals):
-    v = sorted(vals)
-    if not v:
-        return dict(count=0, total_ns=0)
-    return dict(count=len(v), total_ns=sum(v), min_ns=v[0], avg_ns=sum(v) // len(v),
-                median_ns=pctl(v, 50), p95_ns=pctl(v, 95), p99_ns=pctl(v, 99), max_ns=v[-1])
-
-
-def check_dist(what, got, vals):
-    want = dist(vals)
-    for k, v in got.items():
-        if k in want:
-            expect(f"{what}.{k}", v, want[k])
-
-
-def pct(a, b):
-    return round(100.0 * a / b, 2) if b else 0.0
-
-
-def union_ns(intervals):
-    total, end = 0, None
-    for s, e in sorted(intervals):
-        if end is None or s > end:
-            total += e - s
-            end = e
-        elif e > end:
-            total += e - end
-            end = e
-    return total
 
 
 def gaps_top(pairs, top):
@@ -321,24 +275,17 @@ def main():
         expect(f"{tag} utilisation at most the units' sum",
                jc["utilization_pct"] <= sum(u["utilization_pct"]
                                             for u in jc["engines"] + jc["topsps"]) + 0.01, True)
-        marks = sorted((ts, lvl) for ts, lvl, _ in q.get(("THROTTLE", 0), []))
-        lv = collections.defaultdict(lambda: [0, 0])
-        for i, (ts, level) in enumerate(marks):
-            end = marks[i + 1][0] if i + 1 < len(marks) else last
-            lv[level][0] += 1
-            lv[level][1] += end - ts
-        expect(f"{tag} throttle", [(t["level"], t["events"], t["time_ns"]) for t in jc["throttle"]],
-               [(k, v[0], v[1]) for k, v in sorted(lv.items())])
+        check_throttle(tag, jc["throttle"],
+                       sorted((ts, lvl) for ts, lvl, _ in q.get(("THROTTLE", 0), [])), last)
     jx = sorted(x["latency_ns"] for x in rec["executions"])
     expect("execution latencies", jx, sorted(b - a for a, b, _ in all_execs))
     for m in rec["models"]:
         expect("model id", m["model_id"], prog["model_id"])
         check_dist(f"model {m['model_id']} latency", m["latency"], [b - a for a, b, _ in all_execs])
         expect(f"model {m['model_id']} failed", m["failed"], sum(1 for x in all_execs if x[2]))
-    for e in errors:
-        print(f"# {e}")
-    print(f"model_check: {checked} figures compared, {len(errors)} differ")
-    return 1 if errors else 0
+    status = print_errors()
+    print(f"model_check: {checklib.checked} figures compared, {len(errors)} differ")
+    return status
 
 
 if __name__ == "__main__":

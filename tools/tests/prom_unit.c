@@ -220,6 +220,16 @@ static void t_refuse(const char *name, const char *path, const char *want)
 	       name, "rc %d, why '%s' (want '%s'), left as it was: %d", rc, why, want, same);
 }
 
+/* t_refuse() on @path that the call @call made, returning @rc: a test that fails if it did not. */
+static void t_refuse_made(const char *name, int rc, const char *call, const char *path,
+			  const char *want)
+{
+	if (rc)
+		result(false, name, "%s failed", call);
+	else
+		t_refuse(name, path, want);
+}
+
 static void t_textfile(const char *dir)
 {
 	char path[4096], link[4096], fifo[4096], sub[4096], bad[4096], dev[4096], why[512];
@@ -253,21 +263,14 @@ static void t_textfile(const char *dir)
 		       "rc %d why '%s'", rc, why2);
 	}
 	snprintf(fifo, sizeof(fifo), "%s/fifo.prom", dir);
-	if (mkfifo(fifo, 0644))
-		result(false, "a FIFO is refused", "mkfifo failed");
-	else
-		t_refuse("a FIFO is refused", fifo, "is a FIFO, not a regular file");
+	t_refuse_made("a FIFO is refused", mkfifo(fifo, 0644), "mkfifo", fifo,
+		      "is a FIFO, not a regular file");
 	snprintf(link, sizeof(link), "%s/link.prom", dir);
-	if (symlink(path, link))
-		result(false, "a symbolic link to a regular file is refused", "symlink failed");
-	else
-		t_refuse("a symbolic link to a regular file is refused", link,
-			 "is a symbolic link, not a regular file");
+	t_refuse_made("a symbolic link to a regular file is refused", symlink(path, link), "symlink",
+		      link, "is a symbolic link, not a regular file");
 	snprintf(sub, sizeof(sub), "%s/dir.prom", dir);
-	if (mkdir(sub, 0755))
-		result(false, "a directory is refused", "mkdir failed");
-	else
-		t_refuse("a directory is refused", sub, "is a directory, not a regular file");
+	t_refuse_made("a directory is refused", mkdir(sub, 0755), "mkdir", sub,
+		      "is a directory, not a regular file");
 	snprintf(bad, sizeof(bad), "%s/missing/x.prom", dir);
 	t_refuse("a directory that does not exist is refused", bad, "missing");
 	result(no_temporaries(dir), "no temporary file left behind by a refusal",

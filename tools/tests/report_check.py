@@ -28,15 +28,7 @@ import json
 import re
 import sys
 
-errors = []
-
-
-def expect(what, got, want):
-    if isinstance(want, float) or isinstance(got, float):
-        if abs(float(got) - float(want)) > 0.0051:
-            errors.append(f"{what}: got {got!r}, expected {want!r}")
-    elif got != want:
-        errors.append(f"{what}: got {got!r}, expected {want!r}")
+from checklib import errors, expect, print_errors, windows_of
 
 
 class Page(html.parser.HTMLParser):
@@ -297,17 +289,6 @@ def side_by_side(page, s):
                        near(a["width"], v * unit) and near(a["x"], x0), True)
 
 
-def windows_of(entries, start_code, stop_code):
-    out, start = [], None
-    for e in entries:
-        if e["code"] == start_code:
-            start = e
-        elif e["code"] == stop_code and start is not None:
-            out.append((start["timestamp_ns"], e["timestamp_ns"]))
-            start = None
-    return out
-
-
 def buckets(report, rec_index, dumps):
     d = load_page(report).data
     if d is None:
@@ -341,14 +322,15 @@ def buckets(report, rec_index, dumps):
         ct = f"device {c['device']} core {c['core']}"
         expect(f"{ct} bucket_ns", c["bucket_ns"], w)
         expect(f"{ct} buckets", c["buckets"], nb)
-        infs = [p for k, es in qs.items() if k[0] == "INFER_STATUS" for p in windows_of(es, 1, 2)]
+        infs = [(a["timestamp_ns"], b["timestamp_ns"]) for k, es in qs.items()
+                if k[0] == "INFER_STATUS" for a, b in windows_of(es, 1, 2)]
         for topsp, key in ((False, "engines"), (True, "topsps")):
             for u in c[key]:
                 idx = u["topsp"] if topsp else u["engine"]
-                evw = [p for k, es in qs.items()
+                evw = [(a["timestamp_ns"], b["timestamp_ns"]) for k, es in qs.items()
                        if (topsp and k[0] == "TOPSP_EVENT" and k[2] == idx) or
                        (not topsp and k[0] == "EVENT" and k[3] == idx)
-                       for p in windows_of(es, 1, 2)]
+                       for a, b in windows_of(es, 1, 2)]
                 want = [0] * nb
                 for k, es in qs.items():
                     if not ((topsp and k[0] == "TOPSP_TRACE" and k[2] == idx) or
@@ -416,9 +398,7 @@ def main():
         dom(sys.argv[2], sys.argv[3])
     else:
         sys.exit(__doc__)
-    for e in errors:
-        print("# " + e)
-    sys.exit(1 if errors else 0)
+    sys.exit(print_errors())
 
 
 if __name__ == "__main__":

@@ -35,16 +35,8 @@ trap 'rm -rf "$tmp"' EXIT
 
 pass=0 fail=0 skip=0 n=0
 
-# The python3 first in PATH may lack the protobuf module Debian installs
-# for the system interpreter (python3-protobuf); take one that has it.
-py=
-for cand in python3 /usr/bin/python3; do
-	if command -v "$cand" >/dev/null && "$cand" -c 'import google.protobuf' 2>/dev/null; then
-		py=$cand
-		break
-	fi
-done
-[ -n "$py" ] || py=python3
+. "$here/common.sh"
+pick_python
 
 # run NAME CMD... : one test; CMD's exit status decides it.
 run() {
@@ -58,6 +50,18 @@ run() {
 		echo "not ok $n - $name"
 		[ -n "$out" ] && sed 's/^/# /' <<<"$out"
 		fail=$((fail + 1))
+	fi
+}
+
+# run_if PROGRAM NAME CMD... : run NAME CMD... where PROGRAM is installed,
+# else skip the test.
+run_if() {
+	local prog=$1
+	shift
+	if command -v "$prog" >/dev/null; then
+		run "$@"
+	else
+		skip_test "$1" "no $prog"
 	fi
 }
 
@@ -100,6 +104,14 @@ count_is() {
 
 check() {
 	"$py" "$here/check.py" "$@"
+}
+
+# summary_sql PATH JSON DB : the queries of Documentation/analysis-queries.sql
+# on DB (export --format sqlite of PATH) give the numbers of summary --json
+# of PATH, written to JSON (tests/summary_check.py sql).
+summary_sql() {
+	"$np" summary --json "$1" >"$2" &&
+	"$py" "$here/summary_check.py" sql "$2" "$3" "$repo/Documentation/analysis-queries.sql"
 }
 
 # suite: every test, against $np and $gen of $build; names prefixed $label.
@@ -670,11 +682,7 @@ host-c $((2000100 - 4500000 + 1700000000000000000))" ] || { echo "inferences:"; 
 			SELECT min(start_ns) FROM inferences")" = "host-a as recorded 1000000 0
 2000100" ] || { echo "one machine:"; sqlite3 "$tmp/h1.db" 'SELECT * FROM machines'; return 1; }
 	}
-	if command -v sqlite3 >/dev/null; then
-		run "export sqlite of three machines: the JSON timeline, a machines table referenced by recordings" t_sqlite_machines
-	else
-		skip_test "export sqlite of three machines" "no sqlite3 program"
-	fi
+	run_if sqlite3 "export sqlite of three machines: the JSON timeline, a machines table referenced by recordings" t_sqlite_machines
 	# The schema's two documents (the installed man page and analysis.rst)
 	# name every table, view and column of a database, the man page in order.
 	t_schema_doc() {
@@ -899,14 +907,9 @@ host-c $((2000100 - 4500000 + 1700000000000000000))" ] || { echo "inferences:"; 
 TRACE 0 5 3000600 2 1 2 32 4A4B4C4D 69
 DMA 2 1 3000700 0 1 2 32 82838485 A1" ] ||
 			{ echo "raw rows:"; sqlite3 "$tmp/raw.db" 'SELECT queue_id, seq, ts_ns, entry_index, part, parts, hex(bytes) FROM raw_entries'; return 1; }
-		"$np" summary --json "$fx/raw" >"$tmp/rs.json" &&
-		"$py" "$here/summary_check.py" sql "$tmp/rs.json" "$tmp/raw.db" "$repo/Documentation/analysis-queries.sql"
+		summary_sql "$fx/raw" "$tmp/rs.json" "$tmp/raw.db"
 	}
-	if command -v sqlite3 >/dev/null; then
-		run "export sqlite of raw entries: bytes, device entry index, part and capture time per ring entry; the raw_queues query gives summary's" t_raw_sqlite
-	else
-		skip_test "export sqlite of raw entries" "no sqlite3 program"
-	fi
+	run_if sqlite3 "export sqlite of raw entries: bytes, device entry index, part and capture time per ring entry; the raw_queues query gives summary's" t_raw_sqlite
 
 	t_perfetto_stdout() {
 		"$np" export --format perfetto "$basic" >"$tmp/stdout.pftrace" || return 1
@@ -936,18 +939,12 @@ DMA 2 1 3000700 0 1 2 32 82838485 A1" ] ||
 			SELECT count(*) FROM recordings; SELECT count(*) FROM host_events;
 			SELECT count(*) FROM sqlite_master WHERE type = "index" AND sql IS NOT NULL' | tr '\n' ' ')" = "20 38 2 6 9 " ] ||
 			{ echo "unexpected row counts"; return 1; }
-		"$np" summary --json "$prof" >"$tmp/s.json" &&
-		"$py" "$here/summary_check.py" sql "$tmp/s.json" "$tmp/p.db" "$repo/Documentation/analysis-queries.sql" || return 1
+		summary_sql "$prof" "$tmp/s.json" "$tmp/p.db" || return 1
 		rm -f "$tmp/j.db" &&
 		"$np" export --format sqlite -o "$tmp/j.db" "$fx/jitter.ntff" >/dev/null &&
-		"$np" summary --json "$fx/jitter.ntff" >"$tmp/sj.json" &&
-		"$py" "$here/summary_check.py" sql "$tmp/sj.json" "$tmp/j.db" "$repo/Documentation/analysis-queries.sql"
+		summary_sql "$fx/jitter.ntff" "$tmp/sj.json" "$tmp/j.db"
 	}
-	if command -v sqlite3 >/dev/null; then
-		run "export sqlite: the documented queries reproduce summary --json" t_sqlite
-	else
-		skip_test "export sqlite: the documented queries reproduce summary --json" "no sqlite3 program"
-	fi
+	run_if sqlite3 "export sqlite: the documented queries reproduce summary --json" t_sqlite
 
 	# ---- the held-out validator ------------------------------------------------------
 	# tests/heldout/validate_trace.py shares nothing with the exporters: its
@@ -992,11 +989,7 @@ DMA 2 1 3000700 0 1 2 32 82838485 A1" ] ||
 		! "$py" "$v" sqlite-raw "$d/norows.db" >"$d/o" && grep -q "raw_entries rows for" "$d/o" ||
 			{ echo "a raw database without its rows passed"; cat "$d/o"; return 1; }
 	}
-	if command -v sqlite3 >/dev/null; then
-		run "held-out validator: Perfetto and JSON exports of three machines, a raw recording, a directory, a named recording and two recordings of one core; the raw database's rows; broken traces caught" t_heldout
-	else
-		skip_test "held-out validator" "no sqlite3 program"
-	fi
+	run_if sqlite3 "held-out validator: Perfetto and JSON exports of three machines, a raw recording, a directory, a named recording and two recordings of one core; the raw database's rows; broken traces caught" t_heldout
 
 	# ---- names: the device's op names and the file's model name ------------------
 	# named/ (gen_fixtures.c): basic.ntff's entries as a MODEL capture of
@@ -1097,14 +1090,9 @@ DMA 2 1 3000700 0 1 2 32 82838485 A1" ] ||
 			{ echo "instruction_ops:"; sqlite3 "$tmp/n.db" 'SELECT op, code, count(*) FROM instruction_ops GROUP BY code'; return 1; }
 		[ "$(sqlite3 -separator ' ' "$tmp/n.db" 'SELECT model_id, name FROM models')" = "7 synthetic_mlp" ] ||
 			{ echo "models view"; return 1; }
-		"$np" summary --json "$named" >"$tmp/n.json" &&
-		"$py" "$here/summary_check.py" sql "$tmp/n.json" "$tmp/n.db" "$repo/Documentation/analysis-queries.sql"
+		summary_sql "$named" "$tmp/n.json" "$tmp/n.db"
 	}
-	if command -v sqlite3 >/dev/null; then
-		run "names: SQLite code_names, instruction_ops and models; the ops and models queries carry the names" t_names_sqlite
-	else
-		skip_test "names: SQLite" "no sqlite3 program"
-	fi
+	run_if sqlite3 "names: SQLite code_names, instruction_ops and models; the ops and models queries carry the names" t_names_sqlite
 	# ---- a queue is all of its records ----------------------------------------------
 	# The fixtures twice: each queue one record, and the same entries appended
 	# as a streaming capture drains them (gen_fixtures --split: a few entries of
@@ -1184,11 +1172,7 @@ DMA 2 1 3000700 0 1 2 32 82838485 A1" ] ||
 		has "an SQLite database is binary: give -o FILE or redirect the output" "$tmp/tty" &&
 		has "a Perfetto trace is binary: give -o FILE or redirect the output" "$tmp/tty"
 	}
-	if command -v script >/dev/null; then
-		run "export sqlite or perfetto to a terminal: refused" t_binary_tty
-	else
-		skip_test "export sqlite or perfetto to a terminal: refused" "no script(1)"
-	fi
+	run_if script "export sqlite or perfetto to a terminal: refused" t_binary_tty
 
 	# ---- bad inputs ----------------------------------------------------------------
 	run "missing file: exit 1, names it" \
@@ -1265,12 +1249,8 @@ DMA 2 1 3000700 0 1 2 32 82838485 A1" ] ||
 		[ ! -e "$tmp/one.json" ] || { echo "output written for a bad FILE"; return 1; }
 		rm -rf "$fx/mixed/raw"
 	}
-	if command -v sqlite3 >/dev/null; then
-		run "export of a directory with a bad file: named, skipped, the rest exported, exit 1" \
-			t_export_skips_bad_file
-	else
-		skip_test "export of a directory with a bad file" "no sqlite3 program"
-	fi
+	run_if sqlite3 "export of a directory with a bad file: named, skipped, the rest exported, exit 1" \
+		t_export_skips_bad_file
 
 	t_summary_paths() {
 		"$np" summary --json "$basic" "$fx/gap.ntff" "$prof" >"$tmp/s.json" || return 1
@@ -1492,11 +1472,7 @@ recording $basic" ] || { echo "recordings not in the order of the PATHs:"; grep 
 			/dev/null | tr '\r' '\n' >"$tmp/tty" &&
 		has "export [########################################] 100.0% 250172/250172 entries" "$tmp/tty"
 	}
-	if command -v script >/dev/null; then
-		run "progress bar: on by itself for a large profile on a terminal" t_progress_tty
-	else
-		skip_test "progress bar: on by itself for a large profile on a terminal" "no script(1)"
-	fi
+	run_if script "progress bar: on by itself for a large profile on a terminal" t_progress_tty
 
 	# ---- record ----------------------------------------------------------------------
 	run "record: rings in whole MiB only, exit 2" \
@@ -1856,12 +1832,8 @@ print((max(x["last_ns"] for x in c) - min(x["first_ns"] for x in c)) / 1e9)' "$t
 		has 'neuronprof_exporter_publications_total 2' "$tmp/t.prom" &&
 		has '# TYPE neuronprof_core_busy_seconds_total counter' "$tmp/t.http"
 	}
-	if command -v curl >/dev/null; then
-		run "exporter: /metrics 200, other paths 404, POST 405; port in use named; SIGTERM stops it" \
-			t_exporter_sigterm
-	else
-		skip_test "exporter: HTTP and SIGTERM" "no curl"
-	fi
+	run_if curl "exporter: /metrics 200, other paths 404, POST 405; port in use named; SIGTERM stops it" \
+		t_exporter_sigterm
 
 	# The systemd unit's options file: what it sets, the exporter accepts
 	# (the port made a free one, a recording instead of a device).
@@ -1925,38 +1897,17 @@ print((max(x["last_ns"] for x in c) - min(x["first_ns"] for x in c)) / 1e9)' "$t
 	elif ! command -v "${QEMU:-qemu-system-x86_64}" >/dev/null; then
 		skip_test "record in a VM on neuronprof_sim" "no QEMU"
 	else
-		bash "$here/vm.sh" "$build" "$tmp/vm" >"$tmp/vm.log" 2>&1
-		vm_rc=$?
-		if [ "$vm_rc" -eq 0 ]; then
-			run "record in a VM: devices, doctor, record, summary, export (see vm.sh)" true
-		else
-			run "record in a VM: devices, doctor, record, summary, export (see vm.sh)" \
-				bash -c "tail -n 60 '$tmp/vm.log'; exit 1"
-		fi
-		bash "$here/vm_model.sh" "$build" "$tmp/vm_model" >"$tmp/vm_model.log" 2>&1
-		vm_rc=$?
-		if [ "$vm_rc" -eq 0 ]; then
-			run "recordings in a VM equal the simulator's device-time model (see vm_model.sh)" true
-		else
-			run "recordings in a VM equal the simulator's device-time model (see vm_model.sh)" \
-				bash -c "tail -n 60 '$tmp/vm_model.log'; exit 1"
-		fi
-		bash "$here/vm_top.sh" "$build" "$tmp/vm_top" >"$tmp/vm_top.log" 2>&1
-		vm_rc=$?
-		if [ "$vm_rc" -eq 0 ]; then
-			run "top beside sim_run in a VM loses nothing (see vm_top.sh)" true
-		else
-			run "top beside sim_run in a VM loses nothing (see vm_top.sh)" \
-				bash -c "tail -n 60 '$tmp/vm_top.log'; exit 1"
-		fi
-		bash "$here/vm_exporter.sh" "$build" "$tmp/vm_exporter" >"$tmp/vm_exporter.log" 2>&1
-		vm_rc=$?
-		if [ "$vm_rc" -eq 0 ]; then
-			run "exporter beside sim_run in a VM: entries delivered as produced, none lost, promtool accepts both outputs (see vm_exporter.sh)" true
-		else
-			run "exporter beside sim_run in a VM: entries delivered as produced, none lost, promtool accepts both outputs (see vm_exporter.sh)" \
-				bash -c "tail -n 60 '$tmp/vm_exporter.log'; exit 1"
-		fi
+		# vm_test SCRIPT: tests/SCRIPT.sh, its log's tail if it fails.
+		vm_test() {
+			bash "$here/$1.sh" "$build" "$tmp/$1" >"$tmp/$1.log" 2>&1 ||
+				{ tail -n 60 "$tmp/$1.log"; return 1; }
+		}
+		run "record in a VM: devices, doctor, record, summary, export (see vm.sh)" vm_test vm
+		run "recordings in a VM equal the simulator's device-time model (see vm_model.sh)" \
+			vm_test vm_model
+		run "top beside sim_run in a VM loses nothing (see vm_top.sh)" vm_test vm_top
+		run "exporter beside sim_run in a VM: entries delivered as produced, none lost, promtool accepts both outputs (see vm_exporter.sh)" \
+			vm_test vm_exporter
 	fi
 }
 

@@ -21,12 +21,13 @@ import collections
 import csv
 import importlib
 import json
-import math
 import re
 import os
 import sys
 
-errors = []
+from checklib import (check_dist, check_throttle, errors, expect, pct, print_errors, union_ns,
+                      windows_of)
+
 QT = {n: i for i, n in enumerate(
     "TRACE EVENT ERROR INFER_STATUS DMA THROTTLE TOPSP_TRACE TOPSP_EVENT TOPSP_ERROR".split())}
 
@@ -55,53 +56,6 @@ def strict_codes(obj, path=""):
         for v in obj:
             strict_codes(v, path)
     return obj
-
-
-def expect(what, got, want):
-    if isinstance(want, float) or isinstance(got, float):
-        if abs(float(got) - float(want)) > 0.0051:
-            errors.append(f"{what}: got {got!r}, expected {want!r}")
-    elif got != want:
-        errors.append(f"{what}: got {got!r}, expected {want!r}")
-
-
-def pctl(sorted_vals, p):
-    if not sorted_vals:
-        return 0
-    rank = max(1, math.ceil(len(sorted_vals) * p / 100))
-    return sorted_vals[rank - 1]
-
-
-def dist(vals):
-    v = sorted(vals)
-    if not v:
-        return dict(count=0, total_ns=0, min_ns=0, avg_ns=0, median_ns=0, p95_ns=0,
-                    p99_ns=0, max_ns=0)
-    return dict(count=len(v), total_ns=sum(v), min_ns=v[0], avg_ns=sum(v) // len(v),
-                median_ns=pctl(v, 50), p95_ns=pctl(v, 95), p99_ns=pctl(v, 99),
-                max_ns=v[-1])
-
-
-def check_dist(what, got, vals):
-    want = dist(vals)
-    for k, v in got.items():
-        if k in want:
-            expect(f"{what}.{k}", v, want[k])
-
-
-def pct(a, b):
-    return round(100.0 * a / b, 2) if b else 0.0
-
-
-def windows_of(entries, start_code, stop_code):
-    out, start = [], None
-    for e in entries:
-        if e["code"] == start_code:
-            start = e
-        elif e["code"] == stop_code and start is not None:
-            out.append((start, e))
-            start = None
-    return out
 
 
 def queues_of(dump):
@@ -249,26 +203,13 @@ def recompute(summary_path, rec_index, top, rest):
                 if totals != sorted(totals, reverse=True):
                     errors.append(f"{ut}: ops not sorted by total time")
         # Busy: the time any unit executes, the union of the instructions.
-        cbusy, cend = 0, None
-        for s, e in sorted(core_iv):
-            if cend is None or s >= cend:
-                cbusy += e - s
-                cend = e
-            elif e > cend:
-                cbusy += e - cend
-                cend = e
+        cbusy = union_ns(core_iv)
         expect(f"{tag} busy_ns", jc["busy_ns"], cbusy)
         expect(f"{tag} utilization_pct", jc["utilization_pct"], pct(cbusy, span))
         # Throttle: a level holds until the next THROTTLE entry, the last until the core's last entry.
-        marks = sorted((e["timestamp_ns"], e["code"]) for q in recs
-                       if q["queue_type"] == "THROTTLE" for e in q["entries"])
-        lv = collections.defaultdict(lambda: [0, 0])
-        for i, (ts, level) in enumerate(marks):
-            end = marks[i + 1][0] if i + 1 < len(marks) else last
-            lv[level][0] += 1
-            lv[level][1] += end - ts
-        expect(f"{tag} throttle", [(t["level"], t["events"], t["time_ns"]) for t in jc["throttle"]],
-               [(k, v[0], v[1]) for k, v in sorted(lv.items())])
+        check_throttle(tag, jc["throttle"],
+                       sorted((e["timestamp_ns"], e["code"]) for q in recs
+                              if q["queue_type"] == "THROTTLE" for e in q["entries"]), last)
         errs = collections.defaultdict(list)
         for q in recs:
             if q["queue_type"] in ("ERROR", "TOPSP_ERROR"):
@@ -363,6 +304,11 @@ def num(v):
     return int(v[:-2]) if v.endswith("ns") else int(v)
 
 
+# The text's recording-wide sections: how a heading starts, the section.
+TEXT_HEADINGS = (("execution latency", "execution"), ("longest executions", "execlist"),
+                 ("host system trace", "host"), ("ops across cores", "xops"))
+
+
 def text(summary_path, text_path):
     """Every table row of `summary --ns` against the JSON."""
     doc = strict_codes(json.load(open(summary_path)))
@@ -379,17 +325,9 @@ def text(summary_path, text_path):
             rec = doc["recordings"][ri]
             expect("recording path", line.split(":")[0][len("recording "):], rec["path"])
             continue
-        if line.startswith("execution latency"):
-            section = "execution"
-            continue
-        if line.startswith("longest executions"):
-            section = "execlist"
-            continue
-        if line.startswith("host system trace"):
-            section = "host"
-            continue
-        if line.startswith("ops across cores"):
-            section = "xops"
+        heading = next((s for h, s in TEXT_HEADINGS if line.startswith(h)), None)
+        if heading:
+            section = heading
             continue
         if line.startswith("cores (") and line.endswith(":"):
             section = "brief"
@@ -706,9 +644,7 @@ def main():
             errors.append(f"unknown check {cmd}")
     except (ValueError, KeyError, OSError, StopIteration, IndexError) as e:
         errors.append(f"{path}: {e!r}")
-    for e in errors:
-        print(f"# {e}")
-    sys.exit(1 if errors else 0)
+    sys.exit(print_errors())
 
 
 main()

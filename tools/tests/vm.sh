@@ -15,35 +15,14 @@
 # what failed and exits 1, or exits 0.
 set -uo pipefail
 
-here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/../.." && pwd)
-build=$(cd "${1:?usage: vm.sh BUILD_DIR WORK_DIR}" && pwd)
-work=${2:?usage: vm.sh BUILD_DIR WORK_DIR}
-np=$build/neuronprof
-mkdir -p "$work" || exit 1
-out=$work/out
-
-py=
-for cand in python3 /usr/bin/python3; do
-	if command -v "$cand" >/dev/null && "$cand" -c 'import google.protobuf' 2>/dev/null; then
-		py=$cand
-		break
-	fi
-done
-[ -n "$py" ] || py=python3
-
-failed=0
-bad() {
-	echo "FAIL: $*"
-	failed=1
-}
+. "$(dirname "$0")/common.sh"
+vm_setup "$@"
 
 # The guest's half. Exit statuses are recorded, not fatal, so the host sees
 # everything that happened.
-cat >"$work/guest.sh" <<'EOF'
-np=/tool/neuronprof
-cd /tmp
-modprobe neuronprof_sim || echo "modprobe failed: $?" >/out/errors
+{
+guest_prelude
+cat <<'EOF'
 $np devices >/out/devices.txt 2>&1; echo $? >/out/devices.rc
 $np devices --json >/out/devices.json 2>/out/devices.err
 $np doctor --json >/out/doctor.json 2>/out/doctor.err; echo $? >/out/doctor.rc
@@ -68,11 +47,7 @@ $np record --duration 1 -o /out/durcmd -- sleep 60 >/out/durcmd.txt 2>&1; echo $
 # first sample says the queues are watched, SIGTERM ends it with a final one.
 $np top --json --interval 200 >/out/top.json 2>/out/top.err &
 tp=$!
-n=0
-while [ ! -s /out/top.json ] && [ $n -lt 600 ] && kill -0 $tp 2>/dev/null; do
-	sleep 0.1
-	n=$((n + 1))
-done
+wait_for -s /out/top.json 600 $tp
 /tool/sim_run 1 5 4 6 3 >/out/sim_run.txt 2>/out/sim_run.err; echo $? >/out/sim_run.rc
 kill -TERM $tp
 wait $tp; echo $? >/out/top.rc
@@ -104,11 +79,7 @@ if modprobe neuronprof_fake_neuron && modprobe neuronprof_neuron; then
 	$np record --mode session --ring-size 1M --duration 10 -o /out/raw -- /tool/inspect_run /tmp/raw.ready \
 		>/out/raw.txt 2>&1 &
 	rp=$!
-	n=0
-	while [ ! -e /tmp/raw.ready ] && [ $n -lt 80 ] && kill -0 $rp 2>/dev/null; do
-		sleep 0.1
-		n=$((n + 1))
-	done
+	wait_for -e /tmp/raw.ready 80 $rp
 	for r in 1 2 3 4 5; do
 		echo "produce $dev $qt 10" >$ctl; echo "consume $dev $qt 10" >$ctl
 		echo "produce $dev $qd 3" >$ctl; echo "consume $dev $qd 3" >$ctl
@@ -121,20 +92,9 @@ else
 fi
 true
 EOF
+} >"$work/guest.sh"
 
-rm -rf "$out"
-mkdir -p "$out"
-bash "$repo/scripts/vm-run.sh" --timeout "${VM_TIMEOUT:-300}" --outdir "$out" \
-	--file "$np:/tool/neuronprof" --file "$work/guest.sh:/tool/guest.sh" \
-	--file "$build/tests/sim_run:/tool/sim_run" --file "$build/tests/inspect_run:/tool/inspect_run" \
-	-- sh /tool/guest.sh >"$work/vm-run.log" 2>&1
-rc=$?
-if [ "$rc" -ne 0 ]; then
-	echo "vm-run exited with $rc:"
-	tail -n 40 "$work/vm-run.log"
-	exit 1
-fi
-[ -s "$out/errors" ] && bad "guest: $(cat "$out/errors")"
+vm_run "$build/tests/sim_run:/tool/sim_run" "$build/tests/inspect_run:/tool/inspect_run"
 
 status() {
 	local got

@@ -21,26 +21,16 @@
 # Prints what failed and exits 1, or exits 0.
 set -uo pipefail
 
-here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/../.." && pwd)
-build=$(cd "${1:?usage: vm_exporter.sh BUILD_DIR WORK_DIR}" && pwd)
-work=${2:?usage: vm_exporter.sh BUILD_DIR WORK_DIR}
-np=$build/neuronprof
-out=$work/out
-mkdir -p "$work" || exit 1
+. "$(dirname "$0")/common.sh"
+vm_setup "$@"
 
-cat >"$work/guest.sh" <<'GUEST'
-np=/tool/neuronprof
-cd /tmp
+{
+guest_prelude
+cat <<'GUEST'
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
-modprobe neuronprof_sim || echo "modprobe failed: $?" >/out/errors
 $np exporter --interval 200 --textfile /out/m.prom --listen 127.0.0.1:9474 2>/out/exporter.err &
 ep=$!
-n=0
-while [ ! -s /out/m.prom ] && [ $n -lt 600 ] && kill -0 $ep 2>/dev/null; do
-	sleep 0.1
-	n=$((n + 1))
-done
+wait_for -s /out/m.prom 600 $ep
 /tool/sim_run 1 20 8 32 8 >/out/sim_run.txt 2>/out/sim_run.err
 echo $? >/out/sim_run.rc
 sleep 1
@@ -49,27 +39,16 @@ kill -TERM $ep
 wait $ep
 echo $? >/out/exporter.rc
 GUEST
+} >"$work/guest.sh"
 
-rm -rf "$out"
-mkdir -p "$out"
-bash "$repo/scripts/vm-run.sh" --timeout "${VM_TIMEOUT:-300}" --outdir "$out" \
-	--file "$np:/tool/neuronprof" --file "$build/tests/sim_run:/tool/sim_run" \
-	--file "$work/guest.sh:/tool/guest.sh" -- sh /tool/guest.sh >"$work/vm-run.log" 2>&1
-rc=$?
-if [ "$rc" -ne 0 ]; then
-	echo "vm-run exited with $rc:"
-	tail -n 40 "$work/vm-run.log"
-	exit 1
-fi
-failed=0
-[ -s "$out/errors" ] && { echo "FAIL: guest: $(cat "$out/errors")"; failed=1; }
+vm_run "$build/tests/sim_run:/tool/sim_run"
 for f in m.prom http.prom; do
 	if command -v promtool >/dev/null; then
 		promtool check metrics <"$out/$f" >"$work/promtool.$f" 2>&1 ||
-			{ echo "FAIL: promtool check metrics $f: $(cat "$work/promtool.$f")"; failed=1; }
+			bad "promtool check metrics $f: $(cat "$work/promtool.$f")"
 	fi
 done
-/usr/bin/python3 - "$out" <<'PY' || failed=1
+"$py" - "$out" <<'PY' || failed=1
 import re, sys
 out = sys.argv[1]
 LINE = re.compile(r'^([a-z_]+)\{(.*)\} (\S+)$')

@@ -16,21 +16,10 @@
 # Prints what failed and exits 1, or exits 0.
 set -uo pipefail
 
-here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/../.." && pwd)
-build=$(cd "${1:?usage: vm_model.sh BUILD_DIR WORK_DIR}" && pwd)
-work=${2:?usage: vm_model.sh BUILD_DIR WORK_DIR}
-np=$build/neuronprof
-mkdir -p "$work" || exit 1
-out=$work/out
+. "$(dirname "$0")/common.sh"
+vm_setup "$@"
 seed=424242
 top=100000
-
-failed=0
-bad() {
-	echo "FAIL: $*"
-	failed=1
-}
 
 # name|record options|program for model_check.py (record's defaults: 32
 # instructions, 8 DMA, model 1). The demo's recordings are those of
@@ -52,9 +41,7 @@ losses=(
 fast="--mode session --cores 0 --executions 40 --iterations 50"
 
 {
-	echo 'np=/tool/neuronprof'
-	echo 'cd /tmp'
-	echo "modprobe neuronprof_sim seed=$seed || echo \"modprobe failed: \$?\" >/out/errors"
+	guest_prelude "seed=$seed"
 	for p in "${programs[@]}"; do
 		IFS='|' read -r name opts _ <<<"$p"
 		echo "\$np record $opts -o /out/$name --json >/out/$name.json 2>/out/$name.err; echo \$? >/out/$name.rc"
@@ -69,18 +56,7 @@ fast="--mode session --cores 0 --executions 40 --iterations 50"
 	echo "\$np record $fast -o /tmp/fast >/out/fast.txt 2>&1; echo \$? >/out/fast.rc"
 } >"$work/guest.sh"
 
-rm -rf "$out"
-mkdir -p "$out"
-bash "$repo/scripts/vm-run.sh" --timeout "${VM_TIMEOUT:-300}" --outdir "$out" \
-	--file "$np:/tool/neuronprof" --file "$work/guest.sh:/tool/guest.sh" \
-	-- sh /tool/guest.sh >"$work/vm-run.log" 2>&1
-rc=$?
-if [ "$rc" -ne 0 ]; then
-	echo "vm-run exited with $rc:"
-	tail -n 40 "$work/vm-run.log"
-	exit 1
-fi
-[ -s "$out/errors" ] && bad "guest: $(cat "$out/errors")"
+vm_run
 
 for p in "${programs[@]}"; do
 	IFS='|' read -r name _ prog <<<"$p"
@@ -88,7 +64,7 @@ for p in "${programs[@]}"; do
 		bad "record $name exited with $(cat "$out/$name.rc" 2>/dev/null): $(cat "$out/$name.err")"
 		continue
 	fi
-	dir=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["session_dir"])' \
+	dir=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["session_dir"])' \
 		"$out/$name.json") || { bad "$name: no session_dir"; continue; }
 	dir=$out/${dir#/out/}
 	"$np" summary --json --top "$top" "$dir" >"$work/$name-summary.json" ||
@@ -101,14 +77,14 @@ for p in "${programs[@]}"; do
 	done
 	prog=${prog%\}},\"seed\":$seed\}
 	echo "$name: $prog"
-	python3 "$here/model_check.py" "$work/$name-summary.json" "$top" "$prog" "${dumps[@]}" ||
+	"$py" "$here/model_check.py" "$work/$name-summary.json" "$top" "$prog" "${dumps[@]}" ||
 		bad "$name: summary and entries against the device-time model"
 done
 
 # Every entry captured: captured = produced per queue type, and none lost.
 for p in "${losses[@]}"; do
 	IFS='|' read -r name opts <<<"$p"
-	python3 - "$out/$name.json" "$(cat "$out/$name.rc" 2>/dev/null)" <<'PY' ||
+	"$py" - "$out/$name.json" "$(cat "$out/$name.rc" 2>/dev/null)" <<'PY' ||
 import json, sys
 assert sys.argv[2] == "0", f"record exited with {sys.argv[2]}"
 r = json.load(open(sys.argv[1]))

@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: MIT
+#
+# Shell helpers of the tool's tests, sourced (not run):
+#   tests/run.sh                 pick_python
+#   tests/vm.sh, vm_model.sh,    vm_setup (their arguments and variables),
+#   vm_top.sh, vm_exporter.sh    guest_prelude (the start of a guest script),
+#                                vm_run (the VM boot), bad (a failure)
+
+# pick_python: sets py to a python3 with the protobuf module Debian installs
+# for the system interpreter (python3-protobuf): the python3 first in PATH
+# may lack it.
+pick_python() {
+	local cand
+	py=
+	for cand in python3 /usr/bin/python3; do
+		if command -v "$cand" >/dev/null && "$cand" -c 'import google.protobuf' 2>/dev/null; then
+			py=$cand
+			return
+		fi
+	done
+	py=python3
+}
+
+# vm_setup "$@": the arguments of a VM test, BUILD_DIR WORK_DIR. Sets here
+# (tools/tests), repo, build, np (the tool under test), work (created),
+# out (where vm_run brings the guest's /out), py (pick_python) and
+# failed=0.
+vm_setup() {
+	if [ $# -ne 2 ]; then
+		echo "usage: $(basename "$0") BUILD_DIR WORK_DIR" >&2
+		exit 2
+	fi
+	here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+	repo=$(cd "$here/../.." && pwd)
+	build=$(cd "$1" && pwd) || exit 2
+	work=$2
+	np=$build/neuronprof
+	mkdir -p "$work" || exit 1
+	out=$work/out
+	pick_python
+	failed=0
+}
+
+# bad WHAT: one failure of a VM test; it exits with $failed at its end.
+bad() {
+	echo "FAIL: $*"
+	failed=1
+}
+
+# guest_prelude [MODPROBE_ARGS]: the start of a guest script, for busybox
+# sh: np names the tool, the simulator is loaded (with MODPROBE_ARGS;
+# a failure goes to /out/errors, which vm_run reports), and wait_for is
+# defined:
+#   wait_for TEST FILE TENTHS PID   until [ TEST FILE ] holds, TENTHS tenths
+#                                   of a second have passed or PID has exited
+guest_prelude() {
+	cat <<EOF
+np=/tool/neuronprof
+cd /tmp
+modprobe neuronprof_sim${1:+ $1} || echo "modprobe failed: \$?" >/out/errors
+wait_for() {
+	n=0
+	while [ ! "\$1" "\$2" ] && [ \$n -lt "\$3" ] && kill -0 "\$4" 2>/dev/null; do
+		sleep 0.1
+		n=\$((n + 1))
+	done
+}
+EOF
+}
+
+# vm_run [HOST:GUEST...]: boots the VM (scripts/vm-run.sh) with the tool
+# as /tool/neuronprof, $work/guest.sh as /tool/guest.sh and each file
+# given, runs the guest script and brings its /out back into $out (emptied
+# first). A VM run that fails ends the test (exit 1) with its log's tail;
+# what the guest wrote to /out/errors is a failure (bad).
+vm_run() {
+	local files=(--file "$np:/tool/neuronprof" --file "$work/guest.sh:/tool/guest.sh") f rc
+	for f; do
+		files+=(--file "$f")
+	done
+	rm -rf "$out"
+	mkdir -p "$out"
+	bash "$repo/scripts/vm-run.sh" --timeout "${VM_TIMEOUT:-300}" --outdir "$out" \
+		"${files[@]}" -- sh /tool/guest.sh >"$work/vm-run.log" 2>&1
+	rc=$?
+	if [ "$rc" -ne 0 ]; then
+		echo "vm-run exited with $rc:"
+		tail -n 40 "$work/vm-run.log"
+		exit 1
+	fi
+	if [ -s "$out/errors" ]; then
+		bad "guest: $(cat "$out/errors")"
+	fi
+}
