@@ -197,8 +197,10 @@ struct nprof_sys_trace_event {
  * nprof_sys_trace_clock_ns() - the current CLOCK_MONOTONIC time in
  * nanoseconds, the clock of every event timestamp the library takes.
  *
- * Read from the TSC and converted with the kernel's own mult/shift where the
- * kernel says that is exact, else with clock_gettime(CLOCK_MONOTONIC);
+ * Read from the TSC where the kernel says that is exact, converted with the
+ * kernel's own mult/shift (the perf_event page) or, where that page offers
+ * none, at a rate measured against CLOCK_MONOTONIC and renewed as the
+ * process runs; else with clock_gettime(CLOCK_MONOTONIC);
  * either way the value is CLOCK_MONOTONIC's, comparable with the device's
  * timestamps and other processes'. The first call, or the first
  * nprof_sys_trace_start(), decides which (see nprof_sys_trace_clock()); the
