@@ -84,11 +84,12 @@ result "nrt_play builds against the vendor's neuron_ioctl.h" $? "$work/cc.log"
 # clocksource is tsc or kvm-clock, both a TSC read): left to itself under
 # TCG it picks QEMU's emulated HPET, where one read costs about a
 # microsecond, which would put an emulation artefact into every timestamp
-# the provider takes.
+# the provider takes. RIG_VM_APPEND adds to the guest's command line (the
+# last clocksource= wins: RIG_VM_APPEND=clocksource=hpet to compare).
 out=$work/out
 vm_run() {
 	mkdir -p "$out"
-	VM_MEM=8G VM_APPEND="memmap=4352M\$0x100000000 tsc=reliable clocksource=tsc" \
+	VM_MEM=8G VM_APPEND="memmap=4352M\$0x100000000 tsc=reliable clocksource=tsc ${RIG_VM_APPEND:-}" \
 		bash "$repo/scripts/vm-run.sh" --timeout "${VM_TIMEOUT:-300}" --outdir "$out" \
 		--ko "$work/tree/neuron.ko" --ko "$emu" --ko "$repo/driver/core/neuronprof.ko" \
 		--ko "$repo/driver/neuron/neuronprof_neuron.ko" \
