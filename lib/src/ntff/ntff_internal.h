@@ -54,7 +54,8 @@
  * than at 0 (ext4, the 2-core development VM). The
  * drainer therefore cuts a streamed window where the file reaches a multiple
  * of this many bytes (nprof_ntff_writer_page_cut()) and leaves the rest, less
- * than this, in the ring for the next drain.
+ * than this, in the ring for the next drain, or for the tail pass when no
+ * wake-up comes within NPROF_DRAIN_TAIL_MS (capture/capture_stream.h).
  */
 #define NTFF_WRITE_ALIGN	4096u
 
