@@ -41,6 +41,7 @@ struct fake_queue {
 	uint64_t lost;
 	int efd;			/* the subscription's descriptor: an eventfd */
 	uint64_t watermark;		/* bytes, at least one entry */
+	unsigned int wakes;		/* times fake_wake() signalled it (atomic) */
 };
 
 struct fake_dev {
@@ -109,6 +110,7 @@ static inline int fake_ring_alloc(struct fake_queue *q, uint64_t data_size, uint
 	q->hdr->target_index = q->index;
 	q->hdr->engine = q->engine;
 	q->seq = q->prod = q->lost = 0;
+	q->wakes = 0;
 	return 0;
 }
 
@@ -119,6 +121,7 @@ static inline void fake_wake(struct fake_queue *q)
 
 	if (q->efd > 0 && write(q->efd, &one, sizeof(one)) < 0)
 		abort();
+	__atomic_fetch_add(&q->wakes, 1, __ATOMIC_RELAXED);
 }
 
 static inline void fake_ring_free(struct fake_queue *q)

@@ -12,7 +12,9 @@
  * The producer waits for the drainer between batches by watching the
  * consumer position it publishes: the drainer is woken only by the
  * watermark crossings, so a missed wakeup hangs the test (and the runner's
- * timeout fails it) rather than passing by luck. Nothing is timed.
+ * timeout fails it) rather than passing by luck. Nothing is timed but the
+ * tail pass, whose test waits a bounded time for what the drainer must
+ * bring without a wake-up.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -26,7 +28,10 @@
 
 #include <neuronprof/capture.h>
 
+#include "capture/capture_engine.h"
 #include "capture/capture_internal.h"
+#include "capture/capture_stream.h"
+#include "ntff/ntff_internal.h"
 #include "fake_device.h"
 #include "harness.h"
 #include "ntff_check.h"
@@ -49,7 +54,8 @@ struct fixture {
 	char dir[256];
 };
 
-static int setup(struct fixture *f, uint32_t flags, const char *spool_dir)
+/* A fixture whose rings are @ring bytes. */
+static int setup_ring(struct fixture *f, uint32_t flags, const char *spool_dir, uint64_t ring)
 {
 	struct nprof_device_info info = fake_trn2_info();
 	struct nprof_capture_opts opts = { .size = sizeof(opts) };
@@ -63,11 +69,16 @@ static int setup(struct fixture *f, uint32_t flags, const char *spool_dir)
 	f->fd = fake_dev_new();
 	f->dev = nprof_device_create(&info, &fake_ops, f->fd);
 	for (t = 0; t < NPROF_QUEUE_TYPES; t++)
-		opts.ring_size[t] = RING;
+		opts.ring_size[t] = ring;
 	opts.flags = flags;
 	opts.spool_dir = spool_dir ? spool_dir : f->dir;
 	f->cap = nprof_capture_create(f->dev, &opts);
 	return f->fd && f->dev && f->cap ? 0 : -1;
+}
+
+static int setup(struct fixture *f, uint32_t flags, const char *spool_dir)
+{
+	return setup_ring(f, flags, spool_dir, RING);
 }
 
 static void teardown(struct fixture *f)
@@ -284,6 +295,124 @@ TEST(stop_moves_what_the_drainer_has_not)
 	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
 	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
 	CHECK_INT(check_file(file_of(&f, 0, id), 4 * BATCH - 1, 0, 0), 24);
+	teardown(&f);
+}
+
+/*
+ * Woken by a queue, the drainer writes only up to where the file reaches a
+ * multiple of NTFF_WRITE_ALIGN (the data starts after the 128-byte header),
+ * so its writes are page-aligned; what is past that boundary, less than
+ * NTFF_WRITE_ALIGN per queue, stays in the ring until the next drain, and a
+ * sync writes it. Rings of 64 KiB (a 16 KiB watermark, which the fixture's
+ * 4 KiB rings are too small for: those drains write everything). The tail
+ * pass (next test) is put off for ten minutes, so that what the woken
+ * drains left can be seen.
+ */
+TEST(woken_drains_end_on_page_boundaries_and_sync_writes_the_rest)
+{
+	const uint64_t ring = 64u << 10, n = ring / 4 / ES + 10;
+	struct nprof_capture_progress p = { .size = sizeof(p) };
+	struct fixture f;
+	uint64_t id;
+	int i;
+
+	if (setup_ring(&f, 0, NULL, ring))
+		FAIL("setup: %s", nprof_strerror_last());
+	f.cap->tail_ms = 600000;
+	CHECK_INT(nprof_capture_session_start(f.cap, 0), 0);
+	CHECK_INT(produce_core(&f, 0, n, 1), 24 * n);
+	/*
+	 * Every queue crossed its watermark once: one woken drain each, which
+	 * releases (after counting its bytes) at least the watermark less a
+	 * page, and leaves less than the watermark, so no second one.
+	 */
+	for (i = 0; i < FAKE_MAX_QUEUES; i++) {
+		struct fake_queue *q = &f.fd->q[i];
+
+		if (!of_core(q, 0))
+			continue;
+		while (!__atomic_load_n(&q->cons->consumer_pos, __ATOMIC_ACQUIRE))
+			sched_yield();
+		CHECK(q->cons->consumer_pos >= ring / 4 - NTFF_WRITE_ALIGN);
+	}
+	CHECK_INT(nprof_capture_get_progress(f.cap, &p), 0);
+	CHECK((NPROF_NTFF_HEADER_SIZE + p.bytes) % NTFF_WRITE_ALIGN == 0);
+	/* 24 * n entries end inside a page: some were left in the rings. */
+	CHECK((NPROF_NTFF_HEADER_SIZE + 24 * n * ES) % NTFF_WRITE_ALIGN != 0);
+	CHECK(p.bytes < 24 * n * ES);
+	/* A sync writes what the woken drains left. */
+	CHECK_INT(nprof_capture_session_sync(f.cap, 0), 0);
+	CHECK_INT(nprof_capture_get_progress(f.cap, &p), 0);
+	CHECK_INT(p.bytes, 24 * n * ES);
+	wait_drained(&f, 0);
+	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
+	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
+	CHECK_INT(check_file(file_of(&f, 0, id), n, 0, 0), 24);
+	teardown(&f);
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/*
+ * What the woken drains leave in the rings (under a page per queue, as in
+ * the previous test) reaches the file with no sync and no further wake-up.
+ * Production stops with the entry that crosses each queue's watermark, so
+ * the woken drain sees every entry, and only its cut at a page boundary of
+ * the file leaves some (the file's data starts at 128 bytes, so 24
+ * watermarks of 16 KiB cannot all end on one). The fake device, like the
+ * kernel, wakes a queue only at a crossing or a flush (and nothing flushes
+ * here), so the drainer's tail pass, NPROF_DRAIN_TAIL_MS after a queue's
+ * last drain, is all that can bring the rest. Waits up to 5 s, for a
+ * loaded machine; without the tail pass nothing comes at all.
+ */
+TEST(tail_pass_writes_what_woken_drains_left_without_a_wakeup)
+{
+	const uint64_t ring = 64u << 10, n = ring / 4 / ES;
+	struct nprof_capture_progress p = { .size = sizeof(p) };
+	unsigned int drains;
+	struct fixture f;
+	double t0;
+	uint64_t id;
+	int i;
+
+	if (setup_ring(&f, 0, NULL, ring))
+		FAIL("setup: %s", nprof_strerror_last());
+	CHECK_INT(f.cap->tail_ms, NPROF_DRAIN_TAIL_MS);
+	CHECK_INT(nprof_capture_session_start(f.cap, 0), 0);
+	drains = f.fd->drains;
+	CHECK_INT(produce_core(&f, 0, n, 1), 24 * n);
+	/* 24 * n entries end inside a page: woken drains leave some. */
+	CHECK((NPROF_NTFF_HEADER_SIZE + 24 * n * ES) % NTFF_WRITE_ALIGN != 0);
+	t0 = mono_s();
+	do {
+		struct timespec ms = { 0, 1000000 };
+
+		CHECK_INT(nprof_capture_get_progress(f.cap, &p), 0);
+		if (p.bytes == 24 * n * ES)
+			break;
+		nanosleep(&ms, NULL);
+	} while (mono_s() - t0 < 5.0);
+	CHECK_INT(p.bytes, 24 * n * ES);
+	printf("# the rest streamed %.0f ms after production ended\n", (mono_s() - t0) * 1e3);
+	/* One wake-up per queue (its crossing), no flush: the tail pass did it. */
+	CHECK_INT(f.fd->drains, drains);
+	for (i = 0; i < FAKE_MAX_QUEUES; i++) {
+		struct fake_queue *q = &f.fd->q[i];
+
+		if (!of_core(q, 0))
+			continue;
+		CHECK_INT(__atomic_load_n(&q->wakes, __ATOMIC_RELAXED), 1);
+		CHECK_INT(__atomic_load_n(&q->cons->consumer_pos, __ATOMIC_ACQUIRE), q->prod);
+	}
+	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
+	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
+	CHECK_INT(check_file(file_of(&f, 0, id), n, 0, 0), 24);
 	teardown(&f);
 }
 

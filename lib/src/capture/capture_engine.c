@@ -37,7 +37,7 @@ static const char *default_spool_dir(void)
 	return access("/var/tmp", W_OK | X_OK) ? "/tmp" : "/var/tmp";
 }
 
-static void drain_cb(void *arg, uint64_t key);
+static uint64_t drain_cb(void *arg, uint64_t key);
 
 NPROF_API struct nprof_capture *nprof_capture_create(struct nprof_device *dev,
 						     const struct nprof_capture_opts *opts)
@@ -75,6 +75,7 @@ NPROF_API struct nprof_capture *nprof_capture_create(struct nprof_device *dev,
 			return nprof_err_ptr(ENOMEM, "cannot allocate a capture engine");
 		}
 		cap->opts.spool_dir = cap->spool_dir;
+		cap->tail_ms = NPROF_DRAIN_TAIL_MS;
 		cap->drainer = nprof_drainer_start(drain_cb, cap);
 		if (!cap->drainer) {
 			ret = errno;
@@ -358,12 +359,29 @@ static uint64_t need_pos(const struct cap_core *c, size_t i, uint64_t cons, uint
  * session is active). Repeats while the producer keeps at least the
  * watermark unread, so that when the drainer sleeps again the next crossing
  * is a new edge. Called locked.
+ *
+ * Woken by the queue (not @all, a kick), a drain whose watermark is at
+ * least two NTFF_WRITE_ALIGN writes only up to where the file reaches such
+ * a boundary (nprof_ntff_writer_page_cut()), so every write of the file is
+ * page-aligned at both ends; the rest, less than NTFF_WRITE_ALIGN, stays in
+ * the ring for the next drain, and a kick (sync, stop) writes everything.
+ * A window of a watermark or more has such a boundary unless the entries
+ * cannot end on one (then it is written whole), so every round of the loop
+ * below moves on, and it still ends with less than the watermark unread.
+ *
+ * Nothing wakes the drainer for what is left (the partial page, or entries
+ * the producer added meanwhile) until the producer takes the unread bytes
+ * across the watermark again, so a drain that leaves the active session's
+ * file behind the producer notes when (q->tail_since) and returns when the
+ * tail pass (tail_pass()) is due: cap->tail_ms later. Returns 0 when the
+ * file is not behind (or cannot be written: the next drain retries).
  */
-static void pull_queue(struct nprof_capture *cap, struct cap_core *c, size_t i)
+static uint64_t pull_queue(struct nprof_capture *cap, struct cap_core *c, size_t i, bool all)
 {
 	struct cap_queue *q = &c->queues[i];
 	struct nprof_ring *ring = nprof_nq_ring(q->nq);
 	uint64_t wm = q->watermark > ring->entry_size ? q->watermark : ring->entry_size;
+	bool align = !all && wm >= 2 * NTFF_WRITE_ALIGN;
 	struct nprof_ring_spans sp;
 	uint64_t pos;
 	int ret = 0;
@@ -372,8 +390,13 @@ static void pull_queue(struct nprof_capture *cap, struct cap_core *c, size_t i)
 	while (nprof_ring_peek(ring, &sp) > 0) {
 		if (c->active && c->active_pw && nprof_cap_pos_within(c->active[i].streamed, sp.begin, sp.end)) {
 			uint64_t lost = __atomic_load_n(&ring->hdr->lost, __ATOMIC_RELAXED);
+			uint64_t upto = sp.end, cut;
 
-			ret = nprof_cap_stream_window(cap, q, c->active_pw, &c->active[i], sp.end, lost, 0, true);
+			cut = align ? nprof_ntff_writer_page_cut(c->active_pw, sp.end - c->active[i].streamed,
+								 ring->entry_size) : 0;
+			if (cut)
+				upto = c->active[i].streamed + cut;
+			ret = nprof_cap_stream_window(cap, q, c->active_pw, &c->active[i], upto, lost, 0, true);
 			if (ret && !q->stream_err)
 				nprof_cap_queue_warn(c, q, "cannot be written");
 			q->stream_err = ret;
@@ -388,20 +411,68 @@ static void pull_queue(struct nprof_capture *cap, struct cap_core *c, size_t i)
 		if (ret || nprof_ring_load_producer(ring) - pos < wm)
 			break;
 	}
+	q->tail_since = 0;
+	if (ret || !c->active || !c->active_pw ||
+	    nprof_ring_load_producer(ring) == c->active[i].streamed)
+		return 0;
+	q->tail_since = nprof_cap_now_ns(CLOCK_MONOTONIC);
+	return q->tail_since + cap->tail_ms * 1000000ULL;
 }
 
-/* The drainer's callback: one queue, or every queue of every core. */
-static void drain_cb(void *arg, uint64_t key)
+/* The sooner of two deadlines, 0 being none. */
+static uint64_t sooner(uint64_t a, uint64_t b)
+{
+	return !a ? b : !b ? a : a < b ? a : b;
+}
+
+/*
+ * The drainer's tail pass: drain whole every queue whose last drain left
+ * its active session's file behind at least cap->tail_ms ago (no wake-up
+ * came since). Returns when the next one is due, 0 for none.
+ */
+static uint64_t tail_pass(struct nprof_capture *cap)
+{
+	uint64_t idle = cap->tail_ms * 1000000ULL, now = nprof_cap_now_ns(CLOCK_MONOTONIC), next = 0;
+	uint32_t nc;
+	size_t i;
+
+	for (nc = 0; nc < cap->ncores; nc++) {
+		struct cap_core *c = &cap->cores[nc];
+
+		pthread_mutex_lock(&c->lock);
+		for (i = 0; i < c->nqueues; i++) {
+			uint64_t since = c->queues[i].tail_since;
+
+			if (!since)
+				continue;
+			if (now - since >= idle)
+				next = sooner(next, pull_queue(cap, c, i, true));
+			else
+				next = sooner(next, since + idle);
+		}
+		pthread_mutex_unlock(&c->lock);
+	}
+	return next;
+}
+
+/*
+ * The drainer's callback: one queue, every queue of every core, or the tail
+ * pass. Returns when the next tail pass is due (0: none).
+ */
+static uint64_t drain_cb(void *arg, uint64_t key)
 {
 	struct nprof_capture *cap = arg;
 	uint32_t nc, first = 0, last = cap->ncores;
+	uint64_t next = 0;
 	size_t i;
 
+	if (key == NPROF_DRAIN_TAIL)
+		return tail_pass(cap);
 	if (key != NPROF_DRAIN_ALL) {
 		first = (uint32_t)(key >> 32);
 		last = first + 1;
 		if (first >= cap->ncores)
-			return;
+			return 0;
 	}
 	for (nc = first; nc < last; nc++) {
 		struct cap_core *c = &cap->cores[nc];
@@ -409,9 +480,10 @@ static void drain_cb(void *arg, uint64_t key)
 		pthread_mutex_lock(&c->lock);
 		for (i = 0; i < c->nqueues; i++)
 			if (key == NPROF_DRAIN_ALL || i == (uint32_t)key)
-				pull_queue(cap, c, i);
+				next = sooner(next, pull_queue(cap, c, i, key == NPROF_DRAIN_ALL));
 		pthread_mutex_unlock(&c->lock);
 	}
+	return next;
 }
 
 /* Subscribe every queue of the plan; all or nothing. Called locked. */

@@ -58,6 +58,13 @@ struct cap_queue {
 	uint64_t lost_seen;		/* ... when last added to the progress page */
 	uint32_t watermark;		/* bytes, as subscribed */
 	int stream_err;			/* -errno of its last failed stream, 0 if none */
+	/*
+	 * CLOCK_MONOTONIC ns of the last drain, when it left entries the active
+	 * session's file lacks; 0 when it left none (capture_engine.c,
+	 * pull_queue(); the drainer's tail pass drains it whole once
+	 * nprof_capture.tail_ms have passed).
+	 */
+	uint64_t tail_since;
 };
 
 /*
@@ -120,6 +127,12 @@ struct nprof_capture {
 	bool streaming;
 	char *spool_dir;
 	struct nprof_drainer *drainer;	/* NULL without streaming */
+	/*
+	 * How long a queue's tail waits for a wake-up before the tail pass
+	 * drains it: NPROF_DRAIN_TAIL_MS (capture_stream.h). A test seam: the
+	 * host tests set it, before producing, to observe woken drains alone.
+	 */
+	uint32_t tail_ms;
 	uint64_t streamed_bytes;	/* atomic */
 	char instance_id[NPROF_INSTANCE_ID_MAX + 1];
 	char hostname[256];

@@ -14,6 +14,10 @@
  * the watermark and after a flush. A pull drains until fewer than the
  * watermark are unread, so when the thread sleeps again the next crossing is
  * a new edge and cannot be missed. An eventfd carries kicks (sync) and stop.
+ * What a drain sees it leaves unread below the watermark (a woken drain's
+ * partial page, entries added while it ran) would wait for the next
+ * crossing, so the drain asks for a tail pass NPROF_DRAIN_TAIL_MS later and
+ * epoll_wait() sleeps no longer than that.
  */
 #include <errno.h>
 #include <limits.h>
@@ -22,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
@@ -110,7 +115,7 @@ struct nprof_drainer {
 	pthread_t thread;
 	int epfd;
 	int evfd;
-	void (*drain)(void *arg, uint64_t key);
+	uint64_t (*drain)(void *arg, uint64_t key);
 	void *arg;
 	/* Protects every member below. */
 	pthread_mutex_t lock;
@@ -129,10 +134,39 @@ static void kick(struct nprof_drainer *d)
 		;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* The sooner of two deadlines, 0 being none. */
+static uint64_t sooner(uint64_t a, uint64_t b)
+{
+	return !a ? b : !b ? a : a < b ? a : b;
+}
+
+/* epoll_wait()'s timeout until @at (ms, rounded up), -1 for none. */
+static int wait_ms(uint64_t at)
+{
+	uint64_t now, ms;
+
+	if (!at)
+		return -1;
+	now = mono_ns();
+	if (at <= now)
+		return 0;
+	ms = (at - now + 999999) / 1000000;
+	return ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
 static void *drainer_main(void *arg)
 {
 	struct nprof_drainer *d = arg;
 	struct epoll_event ev[DRAINER_EVENTS];
+	uint64_t tail_at = 0;		/* when a tail pass is due, 0 none */
 	bool stop = false;
 	sigset_t set;
 
@@ -149,7 +183,7 @@ static void *drainer_main(void *arg)
 		bool kicked = false;
 		int n, i;
 
-		n = epoll_wait(d->epfd, ev, DRAINER_EVENTS, -1);
+		n = epoll_wait(d->epfd, ev, DRAINER_EVENTS, wait_ms(tail_at));
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -162,23 +196,26 @@ static void *drainer_main(void *arg)
 				kicked = true;
 				continue;
 			}
-			d->drain(d->arg, ev[i].data.u64);
+			tail_at = sooner(tail_at, d->drain(d->arg, ev[i].data.u64));
 		}
-		if (!kicked)
-			continue;
-		while (read(d->evfd, &v, sizeof(v)) < 0 && errno == EINTR)
-			;
-		pthread_mutex_lock(&d->lock);
-		stop = d->stopping;
-		asked = d->asked;
-		pthread_mutex_unlock(&d->lock);
-		if (stop)
-			break;
-		d->drain(d->arg, NPROF_DRAIN_ALL);
-		pthread_mutex_lock(&d->lock);
-		d->done = asked;
-		pthread_cond_broadcast(&d->done_cond);
-		pthread_mutex_unlock(&d->lock);
+		if (kicked) {
+			while (read(d->evfd, &v, sizeof(v)) < 0 && errno == EINTR)
+				;
+			pthread_mutex_lock(&d->lock);
+			stop = d->stopping;
+			asked = d->asked;
+			pthread_mutex_unlock(&d->lock);
+			if (stop)
+				break;
+			tail_at = sooner(tail_at, d->drain(d->arg, NPROF_DRAIN_ALL));
+			pthread_mutex_lock(&d->lock);
+			d->done = asked;
+			pthread_cond_broadcast(&d->done_cond);
+			pthread_mutex_unlock(&d->lock);
+		}
+		/* Due, whether epoll_wait() timed out or queues kept it busy. */
+		if (tail_at && mono_ns() >= tail_at)
+			tail_at = d->drain(d->arg, NPROF_DRAIN_TAIL);
 	}
 	pthread_mutex_lock(&d->lock);
 	d->stopped = true;
@@ -196,7 +233,7 @@ static void drainer_free(struct nprof_drainer *d)
 	free(d);
 }
 
-struct nprof_drainer *nprof_drainer_start(void (*drain)(void *arg, uint64_t key), void *arg)
+struct nprof_drainer *nprof_drainer_start(uint64_t (*drain)(void *arg, uint64_t key), void *arg)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = DRAINER_KEY_KICK };
 	struct nprof_drainer *d;

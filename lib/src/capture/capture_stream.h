@@ -42,13 +42,43 @@ struct nprof_drainer;
 #define NPROF_DRAIN_ALL	UINT64_MAX
 
 /*
+ * NPROF_DRAIN_TAIL as the key: the tail pass, asked when a deadline a drain
+ * returned has passed: drain, whole, every queue left behind its producer
+ * by its last drain at least NPROF_DRAIN_TAIL_MS ago.
+ */
+#define NPROF_DRAIN_TAIL	(UINT64_MAX - 2)
+
+/*
+ * How long a queue's tail may wait in its ring for a wake-up. A drain woken
+ * by a queue writes only whole pages of the file (capture_engine.c,
+ * pull_queue()), and entries the producer adds while a drain runs are not
+ * a new watermark crossing, so a drain may leave up to a watermark unread;
+ * the kernel wakes the drainer again only when the producer pushes the
+ * unread bytes across the watermark, or at a flush (the end of an
+ * execution), and neither comes once production pauses after that flush's
+ * drain. A queue whose last drain saw entries its session's file lacks,
+ * and that nothing drained since for this long, is drained whole by the
+ * tail pass. (Entries added after a drain's last look at the producer, and
+ * below the watermark, are not seen: they wait for the next crossing or
+ * flush, as they always did.) A few tens of milliseconds: long beside the
+ * gap between the wake-ups of a queue that is producing (a tail pass then
+ * finds nothing to do), short beside what a person or a test waiting for
+ * the progress page notices.
+ */
+#define NPROF_DRAIN_TAIL_MS	20u
+
+/*
  * Start the drainer thread. It calls @drain(@arg, key) for every queue whose
  * descriptor polls readable, and @drain(@arg, NPROF_DRAIN_ALL) once per kick.
- * The thread blocks every asynchronous signal, so a SIGTERM or SIGINT is
- * handled (and the crash flush run) by an application thread, never by one
- * that may hold a core's lock. NULL with errno on failure.
+ * Every call returns 0, or a CLOCK_MONOTONIC time in nanoseconds at which
+ * it asks for @drain(@arg, NPROF_DRAIN_TAIL); the thread sleeps at most
+ * until the soonest such time, and makes that call once it has passed
+ * (with or without wake-ups meanwhile). The thread blocks every
+ * asynchronous signal, so a SIGTERM or SIGINT is handled (and the crash
+ * flush run) by an application thread, never by one that may hold a core's
+ * lock. NULL with errno on failure.
  */
-struct nprof_drainer *nprof_drainer_start(void (*drain)(void *arg, uint64_t key), void *arg);
+struct nprof_drainer *nprof_drainer_start(uint64_t (*drain)(void *arg, uint64_t key), void *arg);
 
 /* Watch @fd (edge-triggered) and report it as @key. 0 or -errno. */
 int nprof_drainer_watch(struct nprof_drainer *d, int fd, uint64_t key);

@@ -402,6 +402,15 @@ static bool same_queue_as_last(const struct nprof_ntff_writer *w,
 	       (!t->entry_count || !has_entries || first_seq > t->last_seq);
 }
 
+uint64_t nprof_ntff_writer_page_cut(const struct nprof_ntff_writer *w, uint64_t len, uint32_t es)
+{
+	uint64_t past = (NPROF_NTFF_HEADER_SIZE + w->data_len + len) % NTFF_WRITE_ALIGN;
+
+	if (!es || past >= len || past % es)
+		return 0;
+	return len - past;
+}
+
 /*
  * Start the writeback of every NTFF_WRITEBACK_CHUNK (ntff_internal.h)
  * written, so that pages do not pile up dirty until the final fsync (which
