@@ -27,7 +27,8 @@ h_on = statistics.median(h for h, _ in on)
 # difference is the least disturbed by whatever else the machine did.
 added = statistics.median(b[0] - a[0] for a, b in zip(off, on))
 cp = statistics.median(c for _, c in off + on)
-print(f"head write, queue not subscribed: {h_off:.0f} ns (median of {t} runs of 2000)")
+print(f"head write, queue not subscribed: {h_off:.0f} ns (median of {t} runs of 2000; "
+      "a run's mean leaves out rounds over 10x its median: the host descheduling the VM)")
 print(f"head write, captured by neuronprof record: {h_on:.0f} ns")
 print(f"memcpy of the 4096 consumed bytes: {cp:.0f} ns")
 print(f"neuron head write: capture adds {added:.0f} ns per head write of 64 x 64-byte entries "

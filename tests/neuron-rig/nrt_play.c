@@ -74,6 +74,49 @@ static int v3;		/* the device is a trn2: NEURON_ARCH_V3 */
 static struct queue qs[MAXQ];
 static unsigned int nq;
 
+/*
+ * The bench's rounds: a round over OUTLIER_X times the median is the host
+ * descheduling the VM's CPU (milliseconds), not the head write's work (a
+ * wake-up of the reader included, microseconds), so means leave it out.
+ */
+#define OUTLIER_X	10
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double mean(const double *v, unsigned long n)
+{
+	double sum = 0;
+	unsigned long i;
+
+	for (i = 0; i < n; i++)
+		sum += v[i];
+	return sum / n;
+}
+
+static double kept_mean(const double *v, unsigned long n)
+{
+	double *sorted = malloc(n * sizeof(*v)), sum = 0, limit;
+	unsigned long i, kept = 0;
+
+	if (!sorted)
+		return mean(v, n);
+	memcpy(sorted, v, n * sizeof(*v));
+	qsort(sorted, n, sizeof(*v), cmp_double);
+	limit = sorted[n / 2] * OUTLIER_X;
+	for (i = 0; i < n; i++)
+		if (v[i] <= limit) {
+			sum += v[i];
+			kept++;
+		}
+	free(sorted);
+	return sum / kept;
+}
+
 static void die(const char *step, const char *what)
 {
 	fprintf(stderr, "nrt_play: %s: %s%s%s\n", step, what, errno ? ": " : "",
@@ -342,7 +385,7 @@ int main(int argc, char **argv)
 			struct queue *q = queue_arg(name, &p);
 			unsigned long k = strtoul(p, &p, 10), rounds = 0, r;
 			struct timespec a, b;
-			double t_head = 0, t_copy = 0;
+			double *t_head, *t_copy;
 			unsigned char *dst, *src;
 
 			if (*p == ':')
@@ -352,7 +395,9 @@ int main(int argc, char **argv)
 				die(name, "want bench:Q:K:N with K entries fitting the host ring");
 			dst = malloc(k * entry_size);
 			src = malloc(k * entry_size);
-			if (!dst || !src)
+			t_head = calloc(rounds, sizeof(*t_head));
+			t_copy = calloc(rounds, sizeof(*t_copy));
+			if (!dst || !src || !t_head || !t_copy)
 				die(name, "malloc");
 			memset(src, 0x5a, k * entry_size);
 			memset(dst, 0, k * entry_size);
@@ -365,16 +410,20 @@ int main(int argc, char **argv)
 				clock_gettime(CLOCK_MONOTONIC, &a);
 				bar_write(name, q->head_reg, head_value(q));
 				clock_gettime(CLOCK_MONOTONIC, &b);
-				t_head += (b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec);
+				t_head[r] = (b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec);
 				/* The baseline: as many bytes, cached memory to cached memory. */
 				clock_gettime(CLOCK_MONOTONIC, &a);
 				memcpy(dst, src, k * entry_size);
 				__asm__ volatile("" : : "r"(dst) : "memory");
 				clock_gettime(CLOCK_MONOTONIC, &b);
-				t_copy += (b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec);
+				t_copy[r] = (b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec);
 			}
-			printf("bench %lu entries of %u bytes per head write, %lu rounds: head write %.0f ns, memcpy %.0f ns\n",
-			       k, entry_size, rounds, t_head / rounds, t_copy / rounds);
+			printf("bench %lu entries of %u bytes per head write, %lu rounds: head write %.0f ns, memcpy %.0f ns "
+			       "(means of the rounds under %dx their median; of all rounds: %.0f and %.0f)\n",
+			       k, entry_size, rounds, kept_mean(t_head, rounds), kept_mean(t_copy, rounds),
+			       OUTLIER_X, mean(t_head, rounds), mean(t_copy, rounds));
+			free(t_head);
+			free(t_copy);
 			free(dst);
 			free(src);
 		} else if (!strcmp(name, "sleep")) {

@@ -103,7 +103,9 @@ vm_run() {
 # times, with the queue not subscribed and subscribed by neuronprof record,
 # five times each, alternating; the cost a capture adds is the median of the
 # five pairs' differences, set against a memcpy of the 4096 consumed bytes
-# measured in the same processes.
+# measured in the same processes. A run's figure is the mean of its rounds
+# under 10x their median (nrt_play.c: longer rounds are the host
+# descheduling the VM, milliseconds).
 if [ "${RIG_BENCH:-0}" = 1 ]; then
 	cat >"$work/bench.sh" <<GUEST
 #!/bin/sh
