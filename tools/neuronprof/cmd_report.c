@@ -135,13 +135,6 @@ static uint64_t *model_values(const struct rec_stats *s, uint32_t model, bool ov
 
 /* ---- the embedded data ---------------------------------------------------------- */
 
-static void dist_json(struct json *j, const char *key, const struct dist *d)
-{
-	jw_obj_begin(j, key);
-	json_dist_fields(j, d, DIST_P99);
-	jw_obj_end(j);
-}
-
 static void hist_json(struct json *j, const char *key, const struct hist *h)
 {
 	jw_obj_begin(j, key);
@@ -178,7 +171,7 @@ static void core_json(struct json *j, const struct core_stats *c, const struct c
 		      unsigned int top)
 {
 	jw_obj_begin(j, NULL);
-	json_core_fields(j, c);
+	fields_json(j, core_fields, core_nfields, c);
 	jw_u64(j, "bucket_ns", t->width);
 	jw_u64(j, "buckets", t->nb);
 	jw_arr_begin(j, "engines");
@@ -223,11 +216,7 @@ static void rec_json(struct json *j, const struct rec_stats *s, const struct rec
 		size_t n;
 
 		jw_obj_begin(j, NULL);
-		jw_u64(j, "model_id", m->model_id);
-		jw_u64(j, "failed", m->failed);
-		dist_json(j, "latency", &m->lat);
-		jw_u64(j, "host_matched", m->host_matched);
-		dist_json(j, "host_overhead", &m->overhead);
+		json_model_fields(j, m);
 		v = model_values(s, m->model_id, false, &n);
 		hist_of(&h, v, n);
 		free(v);
@@ -240,28 +229,15 @@ static void rec_json(struct json *j, const struct rec_stats *s, const struct rec
 	}
 	jw_arr_end(j);
 	jw_arr_begin(j, "losses");
-	for (size_t i = 0; i < s->nlosses; i++) {
-		jw_obj_begin(j, NULL);
-		fields_json(j, loss_fields, loss_nfields, &s->losses[i]);
-		jw_obj_end(j);
-	}
+	for (size_t i = 0; i < s->nlosses; i++)
+		fields_json_obj(j, NULL, loss_fields, loss_nfields, &s->losses[i]);
 	jw_arr_end(j);
 	jw_arr_begin(j, "raw_queues");
 	for (size_t i = 0; i < s->nraws; i++) {
-		const struct raw_queue *q = &s->raws[i];
+		struct raw_row rr;
 
-		jw_obj_begin(j, NULL);
-		jw_str(j, "file", q->file);
-		jw_u64(j, "device", q->dev);
-		jw_u64(j, "core", q->core);
-		jw_str(j, "queue_type", queue_name(q->queue_type));
-		jw_u64(j, "engine", q->engine);
-		jw_str(j, "format", raw_format_name(q->format));
-		jw_u64(j, "entries", q->entries);
-		jw_u64(j, "device_entries", q->device_entries);
-		jw_u64(j, "lost", q->lost);
-		jw_u64(j, "seq_gaps", q->gaps);
-		jw_obj_end(j);
+		raw_row(&rr, &s->raws[i]);
+		fields_json_obj(j, NULL, raw_fields, raw_nfields, &rr);
 	}
 	jw_arr_end(j);
 	jw_obj_end(j);

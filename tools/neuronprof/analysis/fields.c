@@ -110,6 +110,14 @@ void fields_json(struct json *j, const struct field *t, size_t n, const void *ro
 	}
 }
 
+void fields_json_obj(struct json *j, const char *key, const struct field *t, size_t n,
+		     const void *row)
+{
+	jw_obj_begin(j, key);
+	fields_json(j, t, n, row);
+	jw_obj_end(j);
+}
+
 void fields_csv_header(FILE *f, const struct field *t, size_t n, const char *lead)
 {
 	bool first = true;

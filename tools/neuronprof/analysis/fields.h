@@ -103,6 +103,10 @@ void field_csv_str(FILE *f, const char *s);
 /* The JSON members of @row (the caller opens and closes its object). */
 void fields_json(struct json *j, const struct field *t, size_t n, const void *row);
 
+/* @row as a JSON object of its members, named @key (NULL in an array). */
+void fields_json_obj(struct json *j, const char *key, const struct field *t, size_t n,
+		     const void *row);
+
 /* The CSV header line: @lead (when not NULL) then the columns with a CSV name. */
 void fields_csv_header(FILE *f, const struct field *t, size_t n, const char *lead);
 
