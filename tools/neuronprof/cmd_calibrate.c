@@ -192,9 +192,7 @@ static uint32_t ring_period(const struct cq *q)
 
 static int cmp_u32(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return (x > y) - (x < y);
+	return cmp_int(*(const uint32_t *)a, *(const uint32_t *)b);
 }
 
 /* The most frequent value of @v[0..n) (sorts @v); 0 for none. */

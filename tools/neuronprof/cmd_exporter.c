@@ -656,22 +656,15 @@ static int cmp_rinterval(const void *a, const void *b)
 {
 	const struct rinterval *x = a, *y = b;
 
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	if (x->core != y->core)
-		return x->core < y->core ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->end < y->end ? -1 : x->end > y->end;
+	return cmp_int(x->dev, y->dev) ?: cmp_int(x->core, y->core) ?:
+	       cmp_int(x->start, y->start) ?: cmp_int(x->end, y->end);
 }
 
 static int cmp_rev(const void *a, const void *b)
 {
 	const struct rev *x = a, *y = b;
 
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return x->ord < y->ord ? -1 : x->ord > y->ord;
+	return cmp_int(x->ts, y->ts) ?: cmp_int(x->ord, y->ord);
 }
 
 /*

@@ -458,11 +458,9 @@ struct exec_ref {
 static int cmp_exec_ref(const void *a, const void *b)
 {
 	const struct exec_ref *x = a, *y = b;
-	uint64_t lx = x->x->stop - x->x->start, ly = y->x->stop - y->x->start;
 
-	if (lx != ly)
-		return lx > ly ? -1 : 1;
-	return x->x->start < y->x->start ? -1 : x->x->start > y->x->start;
+	return cmp_int(y->x->stop - y->x->start, x->x->stop - x->x->start) ?:
+	       cmp_int(x->x->start, y->x->start);
 }
 
 static struct exec_ref *exec_list(const struct rec_stats *s, size_t *n, bool by_latency)

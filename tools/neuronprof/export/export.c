@@ -227,19 +227,12 @@ static struct xtrack *host_thread(struct layout *l, const struct xproc *p, uint3
 static int cmp_host_event(const void *a, const void *b, void *arg)
 {
 	const Neuronprof__System__NtraceEvent *const *ev = arg;
-	const Neuronprof__System__NtraceEvent *x = ev[*(const size_t *)a];
-	const Neuronprof__System__NtraceEvent *y = ev[*(const size_t *)b];
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	const Neuronprof__System__NtraceEvent *x = ev[i], *y = ev[j];
 
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	if (x->start_ns != y->start_ns)
-		return x->start_ns < y->start_ns ? -1 : 1;
 	/* The longer first: it is the parent of what starts with it. */
-	if (x->end_ns != y->end_ns)
-		return x->end_ns > y->end_ns ? -1 : 1;
-	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+	return cmp_int(x->pid, y->pid) ?: cmp_int(x->tid, y->tid) ?:
+	       cmp_int(x->start_ns, y->start_ns) ?: cmp_int(y->end_ns, x->end_ns) ?: cmp_int(i, j);
 }
 
 static uint64_t host_end(const Neuronprof__System__NtraceEvent *ev)
@@ -382,29 +375,19 @@ static int cmp_proc(const void *a, const void *b)
 {
 	const struct xproc *x = *(struct xproc *const *)a, *y = *(struct xproc *const *)b;
 
-	if (x->host != y->host)
-		return x->host ? 1 : -1;
-	if (x->host)
-		return x->pid < y->pid ? -1 : x->pid > y->pid;
-	if (x->machine != y->machine)
-		return x->machine < y->machine ? -1 : 1;
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	return x->core < y->core ? -1 : x->core > y->core;
+	if (x->host || y->host)
+		return cmp_int(x->host, y->host) ?: cmp_int(x->pid, y->pid);
+	return cmp_int(x->machine, y->machine) ?: cmp_int(x->dev, y->dev) ?:
+	       cmp_int(x->core, y->core);
 }
 
 static int cmp_track(const void *a, const void *b)
 {
 	const struct xtrack *x = *(struct xtrack *const *)a, *y = *(struct xtrack *const *)b;
 
-	if (x->proc->sort_index != y->proc->sort_index)
-		return x->proc->sort_index < y->proc->sort_index ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
 	/* A group and its first queue may share a tid: the group goes first. */
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	return x->queue_type < y->queue_type ? -1 : x->queue_type > y->queue_type;
+	return cmp_int(x->proc->sort_index, y->proc->sort_index) ?: cmp_int(x->tid, y->tid) ?:
+	       cmp_int(x->kind, y->kind) ?: cmp_int(x->queue_type, y->queue_type);
 }
 
 static void layout_build(struct layout *l, const struct profile *prof, const struct timing *tm,
@@ -848,10 +831,8 @@ struct flows {
 
 static int cmp_flow(const void *a, const void *b)
 {
-	uintptr_t x = (uintptr_t)((const struct flow *)a)->ev;
-	uintptr_t y = (uintptr_t)((const struct flow *)b)->ev;
-
-	return x < y ? -1 : x > y;
+	return cmp_int((uintptr_t)((const struct flow *)a)->ev,
+		       (uintptr_t)((const struct flow *)b)->ev);
 }
 
 /* Flow ids are given in (core, execution) order from 1, so they are unique in the trace. */
@@ -965,13 +946,9 @@ static uint64_t file_first_ts(const struct prof_file *f)
 static int cmp_file_start(const void *a, const void *b)
 {
 	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	uint64_t x = sort_first[i], y = sort_first[j];
 
-	if (sort_machine[i] != sort_machine[j])
-		return sort_machine[i] < sort_machine[j] ? -1 : 1;
-	if (x != y)
-		return x < y ? -1 : 1;
-	return i < j ? -1 : i > j;
+	return cmp_int(sort_machine[i], sort_machine[j]) ?:
+	       cmp_int(sort_first[i], sort_first[j]) ?: cmp_int(i, j);
 }
 
 /* The events cmp_event_start() orders indexes of (qsort() has no context). */
@@ -985,11 +962,7 @@ static int cmp_event_start(const void *a, const void *b)
 	uint64_t xe = x->end_ns >= x->start_ns ? x->end_ns : x->start_ns;
 	uint64_t ye = y->end_ns >= y->start_ns ? y->end_ns : y->start_ns;
 
-	if (x->start_ns != y->start_ns)
-		return x->start_ns < y->start_ns ? -1 : 1;
-	if (xe != ye)
-		return xe > ye ? -1 : 1;
-	return i < j ? -1 : i > j;
+	return cmp_int(x->start_ns, y->start_ns) ?: cmp_int(ye, xe) ?: cmp_int(i, j);
 }
 
 static int walk_sysprof(struct layout *l, const struct sysprof *s, uint32_t machine,

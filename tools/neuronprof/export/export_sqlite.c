@@ -582,10 +582,8 @@ struct host_row {
 
 static int cmp_host_row(const void *a, const void *b)
 {
-	uintptr_t x = (uintptr_t)((const struct host_row *)a)->ev;
-	uintptr_t y = (uintptr_t)((const struct host_row *)b)->ev;
-
-	return x < y ? -1 : x > y;
+	return cmp_int((uintptr_t)((const struct host_row *)a)->ev,
+		       (uintptr_t)((const struct host_row *)b)->ev);
 }
 
 static struct host_row *write_sysprof(struct sq *q, int64_t rec_id, const struct sysprof *s,
