@@ -41,20 +41,7 @@
 
 /* ---- formatting ----------------------------------------------------------------- */
 
-static const char *dur(uint64_t ns, char *buf, size_t len)
-{
-	if (ns < 1000)
-		snprintf(buf, len, "%" PRIu64 "ns", ns);
-	else if (ns < 1000000)
-		snprintf(buf, len, "%.3gus", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, len, "%.3gms", (double)ns / 1e6);
-	else
-		snprintf(buf, len, "%.3gs", (double)ns / 1e9);
-	return buf;
-}
-
-#define D(ns)	dur((ns), (char[32]){ 0 }, 32)
+#define D(ns)	field_dur_short((ns), (char[32]){ 0 }, 32)
 
 /* @s with &, <, >, " and ' as entities. */
 static void esc(FILE *f, const char *s)

@@ -96,6 +96,8 @@ union field_val field_dist_max(const void *row);
 
 /* A duration as one token with its unit ("4.400us"), or whole ns if @raw_ns. */
 const char *field_dur(uint64_t ns, bool raw_ns, char *buf, size_t len);
+/* The same in three significant digits ("4.4us"), for labels. */
+const char *field_dur_short(uint64_t ns, char *buf, size_t len);
 
 /* A CSV field: quoted when it holds a comma, a quote or a line break (RFC 4180). */
 void field_csv_str(FILE *f, const char *s);
