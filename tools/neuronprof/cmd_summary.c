@@ -826,18 +826,8 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 	jw_u64(j, "records_with_unexplained_gaps", t.unexplained);
 	jw_obj_end(j);
 	jw_u64(j, "raw_entries", s->raw_entries);
-	jw_arr_begin(j, "raw_queues");
-	for (size_t i = 0; i < s->nraws; i++) {
-		struct raw_row rr;
-
-		raw_row(&rr, &s->raws[i]);
-		fields_json_obj(j, NULL, raw_fields, raw_nfields, &rr);
-	}
-	jw_arr_end(j);
-	jw_arr_begin(j, "losses");
-	for (size_t i = 0; i < s->nlosses; i++)
-		fields_json_obj(j, NULL, loss_fields, loss_nfields, &s->losses[i]);
-	jw_arr_end(j);
+	json_raw_queues(j, s);
+	json_losses(j, s);
 	jw_obj_end(j);
 }
 

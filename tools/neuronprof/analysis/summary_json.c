@@ -336,6 +336,26 @@ void json_idle_gaps(struct json *j, const struct top_gaps *g, const struct core_
 	jw_arr_end(j);
 }
 
+void json_raw_queues(struct json *j, const struct rec_stats *s)
+{
+	jw_arr_begin(j, "raw_queues");
+	for (size_t i = 0; i < s->nraws; i++) {
+		struct raw_row rr;
+
+		raw_row(&rr, &s->raws[i]);
+		fields_json_obj(j, NULL, raw_fields, raw_nfields, &rr);
+	}
+	jw_arr_end(j);
+}
+
+void json_losses(struct json *j, const struct rec_stats *s)
+{
+	jw_arr_begin(j, "losses");
+	for (size_t i = 0; i < s->nlosses; i++)
+		fields_json_obj(j, NULL, loss_fields, loss_nfields, &s->losses[i]);
+	jw_arr_end(j);
+}
+
 void json_throttle(struct json *j, const struct core_stats *c)
 {
 	jw_arr_begin(j, "throttle");

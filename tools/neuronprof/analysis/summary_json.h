@@ -116,6 +116,12 @@ void json_dist(struct json *j, const char *key, const struct dist *d, unsigned i
 /* "idle_gaps": @g, longest first, each placed in @c's executions. */
 void json_idle_gaps(struct json *j, const struct top_gaps *g, const struct core_stats *c);
 
+/* "raw_queues": the queues of raw entries of @s. */
+void json_raw_queues(struct json *j, const struct rec_stats *s);
+
+/* "losses": the queues of @s that lost entries. */
+void json_losses(struct json *j, const struct rec_stats *s);
+
 /* "throttle": the time @c spent at each throttle level. */
 void json_throttle(struct json *j, const struct core_stats *c);
 
