@@ -35,6 +35,18 @@ static uint32_t file_machine(const struct layout *l, const struct prof_file *f,
 	return l->m->file_machine[f - prof->files];
 }
 
+/* A new process of @machine on the timeline, listed in @l. */
+static struct xproc *proc_new(struct layout *l, uint32_t machine)
+{
+	struct xproc *p = xcalloc(1, sizeof(*p));
+
+	p->machine = machine;
+	p->shift = l->m->v[machine].shift;
+	l->procs = xrealloc(l->procs, (l->nprocs + 1) * sizeof(*l->procs));
+	l->procs[l->nprocs++] = p;
+	return p;
+}
+
 static struct xproc *proc_get(struct layout *l, const struct prof_file *f, uint32_t core,
 			      uint32_t machine)
 {
@@ -48,12 +60,9 @@ static struct xproc *proc_get(struct layout *l, const struct prof_file *f, uint3
 		if (!l->procs[i]->host && l->procs[i]->machine == machine &&
 		    l->procs[i]->dev == dev && l->procs[i]->core == core)
 			return l->procs[i];
-	p = xrealloc(NULL, sizeof(*p));
-	memset(p, 0, sizeof(*p));
+	p = proc_new(l, machine);
 	p->dev = dev;
 	p->core = core;
-	p->machine = machine;
-	p->shift = l->m->v[machine].shift;
 	p->pid = (int32_t)(XPID_DEVICE_BASE + XPID_MACHINE_STEP * machine + 1000 * dev + core);
 	snprintf(p->name, sizeof(p->name), "%.40s%sdevice %u NeuronCore %u (%s%s%s)", mname, sep,
 		 dev, core, arch_name(f->info.device.arch), provider ? " " : "",
@@ -61,8 +70,6 @@ static struct xproc *proc_get(struct layout *l, const struct prof_file *f, uint3
 	p->dev_pid = (int32_t)(XPID_DEVICE_BASE + XPID_MACHINE_STEP * machine + 1000 * dev + 999);
 	snprintf(p->dev_name, sizeof(p->dev_name), "%.24s%sdevice %u (%s%s%s)", mname, sep, dev,
 		 arch_name(f->info.device.arch), provider ? " " : "", provider ? provider : "");
-	l->procs = xrealloc(l->procs, (l->nprocs + 1) * sizeof(*l->procs));
-	l->procs[l->nprocs++] = p;
 	return p;
 }
 
@@ -183,17 +190,12 @@ static struct xproc *host_proc(struct layout *l, uint32_t machine, uint32_t pid,
 	for (size_t i = 0; i < l->nprocs; i++)
 		if (l->procs[i]->host && l->procs[i]->pid == xpid)
 			return l->procs[i];
-	p = xrealloc(NULL, sizeof(*p));
-	memset(p, 0, sizeof(*p));
+	p = proc_new(l, machine);
 	p->host = true;
 	p->pid = xpid;
-	p->machine = machine;
-	p->shift = l->m->v[machine].shift;
 	snprintf(p->name, sizeof(p->name), "host process %u%s%s%s", pid,
 		 instance && *instance ? " (" : "", instance && *instance ? instance : "",
 		 instance && *instance ? ")" : "");
-	l->procs = xrealloc(l->procs, (l->nprocs + 1) * sizeof(*l->procs));
-	l->procs[l->nprocs++] = p;
 	return p;
 }
 
