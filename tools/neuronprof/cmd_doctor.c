@@ -694,19 +694,9 @@ int cmd_doctor(int argc, char **argv)
 			   "module tree to search (default /lib/modules/$(uname -r))"),
 		OPT_END(),
 	};
-	const struct cmd_desc desc = {
-		.name = "doctor",
-		.synopsis = "doctor [--json] [--module-dir DIR]",
-		.about = "Check what neuronprof needs: the kernel modules neuronprof and\n"
-			 "neuronprof_sim (installed for the running kernel? loaded? with which\n"
-			 "parameters?), the DRM render nodes of neuronprof devices and whether this\n"
-			 "user may open them. Every problem is printed with what to do about it.\n"
-			 "Exit status 0 when nothing is wrong, 1 when a problem was found.\n",
-		.opts = opts,
-	};
 	int ret;
 
-	if (opts_parse(argc, argv, &desc, NULL, &ret))
+	if (opts_parse(argc, argv, opts, NULL, &ret))
 		return ret;
 	if (check_operands(argc, argv, 0, NULL))
 		return EXIT_USAGE;

@@ -951,23 +951,9 @@ int cmd_exporter(int argc, char **argv)
 			"stop after N publications (default: until ^C or SIGTERM)"),
 		OPT_END(),
 	};
-	const struct cmd_desc desc = {
-		.name = "exporter",
-		.synopsis = "exporter [--device N] [--ring-size BYTES]\n"
-			    "                    [--replay RECORDING [--replay-speed FACTOR]]\n"
-			    "                    [--textfile PATH.prom] [--listen ADDR:PORT | --listen none]\n"
-			    "                    [--interval MS] [-n N | --count N]",
-		.about = "Publishes a device's activity as Prometheus metrics, per device, core,\n"
-			 "engine and queue: busy time, instructions, DMA bytes, inferences, errors,\n"
-			 "throttle level, entries delivered and lost, ring fill. The queues are\n"
-			 "watched as top watches them; with --replay a recording is published\n"
-			 "instead, paced by its timestamps, and once it is over every figure equals\n"
-			 "summary's. Metric names and labels: Documentation/analysis.rst.\n",
-		.opts = opts,
-	};
 
 	memset(&x, 0, sizeof(x));
-	if (opts_parse(argc, argv, &desc, &speed, &ret))
+	if (opts_parse(argc, argv, opts, &speed, &ret))
 		return ret;
 	if (check_operands(argc, argv, 0, NULL))
 		return EXIT_USAGE;

@@ -1007,24 +1007,8 @@ int cmd_report(int argc, char **argv)
 		OPT_PROGRESS(&pmode),
 		OPT_END(),
 	};
-	const struct cmd_desc desc = {
-		.name = "report",
-		.synopsis = "report [-o FILE] [--buckets N] [--top N] [--keep-going]\n"
-			    "                  [--progress=auto|always|never] PATH...",
-		.about = "One self-contained HTML page (inline SVG plots, inline script and style,\n"
-			 "nothing fetched) of the recordings under each PATH (an NTFF file or a\n"
-			 "directory, as summary takes them), with the numbers of summary: per\n"
-			 "NeuronCore, utilisation over time per engine and TopSP with the longest\n"
-			 "idle gaps, executions, host calls, sequence gaps, throttling and DMA\n"
-			 "bandwidth marked; the top ops per unit; execution latency and host\n"
-			 "overhead histograms per model; lost entries. Several recordings (several\n"
-			 "machines, or several PATHs) are first drawn side by side: busy time and\n"
-			 "utilisation per core, execution latency per model, one axis per plot.\n"
-			 "The numbers behind every plot are in sortable tables.\n",
-		.opts = opts,
-	};
 
-	if (opts_parse(argc, argv, &desc, NULL, &ret))
+	if (opts_parse(argc, argv, opts, NULL, &ret))
 		return ret;
 	if (optind >= argc)
 		return usage_error("missing PATH");

@@ -1093,29 +1093,10 @@ int cmd_summary(int argc, char **argv)
 		OPT_PROGRESS(&pmode),
 		OPT_END(),
 	};
-	const struct cmd_desc desc = {
-		.name = "summary",
-		.synopsis = "summary [--json | --csv DIR] [--top N] [--ns] [--brief]\n"
-			    "                   [--keep-going] [--progress=auto|always|never] PATH...",
-		.about = "Where the time went, per recording: each PATH is an NTFF file or a\n"
-			 "directory, searched recursively; each directory holding profiles (a\n"
-			 "session directory) is one recording, summarized on its own, in the order\n"
-			 "of the PATHs. Per NeuronCore and\n"
-			 "engine: utilisation, busy time, idle gaps; per op: count, total, avg,\n"
-			 "median, p95, max and share of the engine's busy time; execution latency\n"
-			 "per model and the host's nrt_execute call around each; DMA bytes and\n"
-			 "bandwidth; time per throttle level; errors by code; the host system\n"
-			 "trace per event type; lost entries and sequence gaps. With recordings of\n"
-			 "two machines or more (one directory per host): per machine, their totals\n"
-			 "side by side; per execution index, the slowest and fastest machine/core\n"
-			 "and the skew; the ops differing most between the slowest machine and the\n"
-			 "median one.\n",
-		.opts = opts,
-	};
 
 	raw_ns = false;
 	brief = false;
-	if (opts_parse(argc, argv, &desc, NULL, &ret))
+	if (opts_parse(argc, argv, opts, NULL, &ret))
 		return ret;
 	if (json && csv_dir)
 		return usage_error("--json and --csv are exclusive");
