@@ -184,12 +184,8 @@ static void core_json(struct json *j, const struct core_stats *c, const struct c
 
 static void rec_json(struct json *j, const struct rec_stats *s, const struct rec_timeline *tl)
 {
-	const struct recording *r = s->rec;
-
 	jw_obj_begin(j, NULL);
-	jw_str(j, "path", r->path);
-	jw_u64(j, "files", r->nfiles);
-	jw_u64(j, "entries", s->entries);
+	json_recording_fields(j, s);
 	jw_u64(j, "raw_entries", s->raw_entries);
 	jw_arr_begin(j, "cores");
 	for (size_t i = 0; i < s->ncores; i++)

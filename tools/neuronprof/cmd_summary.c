@@ -757,10 +757,7 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 
 	totals(s, &t);
 	jw_obj_begin(j, NULL);
-	jw_str(j, "path", r->path);
-	jw_u64(j, "files", r->nfiles);
-	jw_u64(j, "queue_records", s->queues);
-	jw_u64(j, "entries", s->entries);
+	json_recording_fields(j, s);
 	jw_arr_begin(j, "cores");
 	for (size_t i = 0; i < s->ncores; i++)
 		core_json(j, &s->cores[i]);

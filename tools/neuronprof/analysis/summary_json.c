@@ -336,6 +336,14 @@ void json_idle_gaps(struct json *j, const struct top_gaps *g, const struct core_
 	jw_arr_end(j);
 }
 
+void json_recording_fields(struct json *j, const struct rec_stats *s)
+{
+	jw_str(j, "path", s->rec->path);
+	jw_u64(j, "files", s->rec->nfiles);
+	jw_u64(j, "queue_records", s->queues);
+	jw_u64(j, "entries", s->entries);
+}
+
 void json_raw_queues(struct json *j, const struct rec_stats *s)
 {
 	jw_arr_begin(j, "raw_queues");

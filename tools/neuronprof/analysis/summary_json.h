@@ -116,6 +116,9 @@ void json_dist(struct json *j, const char *key, const struct dist *d, unsigned i
 /* "idle_gaps": @g, longest first, each placed in @c's executions. */
 void json_idle_gaps(struct json *j, const struct top_gaps *g, const struct core_stats *c);
 
+/* A recording: its path, how many files, queue records and entries. */
+void json_recording_fields(struct json *j, const struct rec_stats *s);
+
 /* "raw_queues": the queues of raw entries of @s. */
 void json_raw_queues(struct json *j, const struct rec_stats *s);
 

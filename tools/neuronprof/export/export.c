@@ -680,6 +680,20 @@ static int walk_raw(struct walk *w)
 }
 
 /*
+ * The start @e of a pair (an inference, an event) becomes *@start; one
+ * still *@open is reported as @what, unmatched.
+ */
+static int pair_start(struct walk *w, const char *cat, const char *what, struct entry *start,
+		      bool *open, const struct entry *e)
+{
+	int ret = *open ? unmatched(w, cat, what, start) : 0;
+
+	*start = *e;
+	*open = true;
+	return ret;
+}
+
+/*
  * A queue of decoded entries, all its records in order: pairs, instructions
  * and sequence numbers continue from one record to the next.
  */
@@ -707,11 +721,8 @@ static int walk_queue(struct walk *w, const struct prof_file *f, const struct pr
 		switch (q->queue_type) {
 		case NEURONPROF_QT_INFER_STATUS:
 			if (e.code == NEURONPROF_INFER_START) {
-				if (open)
-					ret = unmatched(w, "infer", "infer start without stop",
-							&start);
-				start = e;
-				open = true;
+				ret = pair_start(w, "infer", "infer start without stop", &start,
+						 &open, &e);
 			} else if (e.code == NEURONPROF_INFER_STOP) {
 				if (open) {
 					const char *mn = files_model_name(&w->file, 1,
@@ -737,11 +748,8 @@ static int walk_queue(struct walk *w, const struct prof_file *f, const struct pr
 		case NEURONPROF_QT_EVENT:
 		case NEURONPROF_QT_TOPSP_EVENT:
 			if (e.code == EVENT_CODE_START) {
-				if (open)
-					ret = unmatched(w, "event", "event start without end",
-							&start);
-				start = e;
-				open = true;
+				ret = pair_start(w, "event", "event start without end", &start,
+						 &open, &e);
 			} else if (e.code == EVENT_CODE_END && open) {
 				*fmt_str(fmt_str(name, unit), " iteration") = '\0';
 				ret = pair_slice(w, XSLICE_BEGIN_END, "event", name, &start, &e,
