@@ -515,18 +515,14 @@ static uint8_t *annotation(uint8_t *p, const struct xarg *a, uint64_t key_iid)
 	else
 		p = pbc_bytes(p, DA_NAME, a->key, strlen(a->key));
 	/* The two kinds nearly all arguments have, before the switch's jump. */
-	if (a->kind == XARG_HEX)
+	if (a->kind == XARG_HEX)	/* shown in hex by viewers */
 		return pbc_close(at, pbc_uint(p, DA_POINTER, a->u));
 	if (a->kind == XARG_U64)
 		return pbc_close(at, pbc_uint(p, DA_UINT, a->u));
 	switch (a->kind) {
 	case XARG_U64:
-		p = pbc_uint(p, DA_UINT, a->u);
-		break;
 	case XARG_HEX:
-		/* Shown in hex by viewers. */
-		p = pbc_uint(p, DA_POINTER, a->u);
-		break;
+		break;		/* written above */
 	case XARG_STR:
 		p = pbc_bytes(p, DA_STRING, a->s, strlen(a->s));
 		break;
