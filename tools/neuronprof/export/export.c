@@ -818,7 +818,7 @@ static int walk_queue(struct walk *w, const struct prof_file *f, const struct pr
 	return ret;
 }
 
-static const char *source_name(uint32_t source)
+const char *host_source_name(uint32_t source)
 {
 	switch (source) {
 	case NEURONPROF__SYSTEM__EVENT_SOURCE__SOURCE_NEURON_RT: return "neuron_rt";
@@ -828,25 +828,34 @@ static const char *source_name(uint32_t source)
 	}
 }
 
-/* Flows: the host calls that started an execution, by event, with their flow id. */
-struct flow {
-	const Neuronprof__System__NtraceEvent *ev;
-	uint64_t id;
-};
-
-struct flows {
-	struct flow *v;
-	size_t n;
-};
-
-static int cmp_flow(const void *a, const void *b)
+static int cmp_event_id(const void *a, const void *b)
 {
-	return cmp_int((uintptr_t)((const struct flow *)a)->ev,
-		       (uintptr_t)((const struct flow *)b)->ev);
+	return cmp_int((uintptr_t)((const struct event_id *)a)->ev,
+		       (uintptr_t)((const struct event_id *)b)->ev);
 }
 
-/* Flow ids are given in (core, execution) order from 1, so they are unique in the trace. */
-static void flows_build(struct flows *fl, const struct timing *tm)
+void event_ids_sort(struct event_ids *m)
+{
+	if (m->n > 1)
+		qsort(m->v, m->n, sizeof(*m->v), cmp_event_id);
+}
+
+uint64_t event_ids_find(const struct event_ids *m, const Neuronprof__System__NtraceEvent *ev)
+{
+	struct event_id key = { .ev = ev }, *f;
+
+	if (!m->n || !ev)
+		return 0;
+	f = bsearch(&key, m->v, m->n, sizeof(*m->v), cmp_event_id);
+	return f ? f->id : 0;
+}
+
+/*
+ * Flows: the host calls that started an execution, by event, with their
+ * flow id. Flow ids are given in (core, execution) order from 1, so they
+ * are unique in the trace.
+ */
+static void flows_build(struct event_ids *fl, const struct timing *tm)
 {
 	size_t n = 0;
 
@@ -862,18 +871,7 @@ static void flows_build(struct flows *fl, const struct timing *tm)
 				fl->v[fl->n].id = fl->n + 1;
 				fl->n++;
 			}
-	if (fl->n > 1)
-		qsort(fl->v, fl->n, sizeof(*fl->v), cmp_flow);
-}
-
-static uint64_t flow_of(const struct flows *fl, const Neuronprof__System__NtraceEvent *ev)
-{
-	struct flow key = { .ev = ev }, *f;
-
-	if (!fl->n)
-		return 0;
-	f = bsearch(&key, fl->v, fl->n, sizeof(*fl->v), cmp_flow);
-	return f ? f->id : 0;
+	event_ids_sort(fl);
 }
 
 static int host_event(struct layout *l, const Neuronprof__System__NtraceEvent *ev,
@@ -920,7 +918,7 @@ static int host_event(struct layout *l, const Neuronprof__System__NtraceEvent *e
 		}
 		n++;
 	}
-	return fmt->slice(ctx, t, XSLICE_COMPLETE, source_name(ev->source),
+	return fmt->slice(ctx, t, XSLICE_COMPLETE, host_source_name(ev->source),
 			  ev->name && *ev->name ? ev->name : "event",
 			  ev->start_ns + (uint64_t)p->shift, end + (uint64_t)p->shift, a, n,
 			  flow_out, 0);
@@ -977,7 +975,7 @@ static int cmp_event_start(const void *a, const void *b)
 
 static int walk_sysprof(struct layout *l, const struct sysprof *s, uint32_t machine,
 			const uint32_t *lane, const struct xformat *fmt, void *ctx,
-			struct export_stats *st, const struct flows *fl)
+			struct export_stats *st, const struct event_ids *fl)
 {
 	size_t n = s->ntrace ? s->ntrace->n_events : 0, *order;
 	int ret = 0;
@@ -996,7 +994,7 @@ static int walk_sysprof(struct layout *l, const struct sysprof *s, uint32_t mach
 	sort_events = NULL;
 	for (size_t k = 0; !ret && k < n; k++) {
 		size_t i = order[k];
-		uint64_t flow = flow_of(fl, s->ntrace->events[i]);
+		uint64_t flow = event_ids_find(fl, s->ntrace->events[i]);
 
 		ret = host_event(l, s->ntrace->events[i], machine, lane[i], fmt, ctx, flow);
 		st->host_events++;
@@ -1062,7 +1060,7 @@ static const char *exec_model_name(const struct profile *prof, const uint32_t *f
 
 /* The executions of each core as slices on its executions track, flows ending there. */
 static int walk_executions(const struct layout *l, const struct timing *tm,
-			   const struct flows *fl, const struct profile *prof,
+			   const struct event_ids *fl, const struct profile *prof,
 			   const uint32_t *file_machine, const struct xformat *fmt, void *ctx,
 			   struct export_stats *st)
 {
@@ -1083,7 +1081,7 @@ static int walk_executions(const struct layout *l, const struct timing *tm,
 			continue;
 		for (exec_cursor_init(&xc, c); !ret && xc.have; exec_cursor_next(&xc)) {
 			const struct execution *x = &xc.cur;
-			uint64_t flow = x->host ? flow_of(fl, x->host) : 0;
+			uint64_t flow = event_ids_find(fl, x->host);
 			const char *mn = exec_model_name(prof, file_machine, c, x->model_id);
 			struct xarg a[5] = {
 				{ .key = "model_id", .kind = XARG_U64, .u = x->model_id },
@@ -1119,7 +1117,7 @@ int export_run(const struct profile *prof, const char *source, const struct xfor
 	struct machines mach;
 	const struct prof_file **files = xrealloc(NULL, (prof->nfiles + 1) * sizeof(*files));
 	struct timing tm;
-	struct flows fl;
+	struct event_ids fl;
 	struct layout l;
 	uint64_t done = 0;
 	uint64_t *first;
