@@ -806,26 +806,25 @@ static int replay_load(struct exporter *x, const char *path, struct replay *r)
 		.ctx = r, .entry = obs_entry, .instruction = obs_instruction,
 		.queue_done = obs_queue_done,
 	};
-	struct path_recordings *pr = xcalloc(1, sizeof(*pr));
+	struct path_set ps;
 	struct progress pg = { 0 };
 	struct rec_stats st;
-	size_t nrec = 0, nfiles = 0, skipped = 0;
-	uint64_t entries = 0, done = 0;
+	uint64_t done = 0;
 	char *paths[] = { (char *)path };
 	int ret;
 
 	r->prom = &x->prom;
-	if (paths_load(paths, 1, false, "replay", pr, &nrec, &entries, &nfiles, &skipped)) {
-		paths_free(pr, 1);
+	if (paths_load(&ps, paths, 1, false, "replay")) {
+		paths_free(&ps);
 		return EXIT_FAIL;
 	}
-	if (pr->nrec != 1) {
+	if (ps.nrec != 1) {
 		ret = fail("%s holds %zu recordings (directories with profiles): --replay takes one",
-			   path, pr->nrec);
-		paths_free(pr, 1);
+			   path, ps.nrec);
+		paths_free(&ps);
 		return ret;
 	}
-	rec_stats_build_observed(&st, &pr->recs[0], 0, &pg, &done, &obs);
+	rec_stats_build_observed(&st, ps.recs[0], 0, &pg, &done, &obs);
 	core_busy_events(r);
 	for (size_t i = 0; i < st.ncores; i++) {
 		const struct core_stats *c = &st.cores[i];
@@ -836,7 +835,7 @@ static int replay_load(struct exporter *x, const char *path, struct replay *r)
 	}
 	ret = replay_check(r, &st);
 	rec_stats_free(&st);
-	paths_free(pr, 1);
+	paths_free(&ps);
 	if (ret)
 		return ret;
 	if (r->nev > 1)

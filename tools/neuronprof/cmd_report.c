@@ -982,13 +982,12 @@ int cmd_report(int argc, char **argv)
 {
 	enum progress_mode pmode = PROGRESS_AUTO;
 	const char *outpath = "-";
-	uint64_t top = 10, nbuckets = 200, done = 0, entries = 0;
-	struct path_recordings *rp;
+	uint64_t top = 10, nbuckets = 200, done = 0;
+	struct path_set ps;
 	struct rec_timeline *tl;
 	struct rec_stats *st;
 	struct output out;
 	struct progress pg;
-	size_t nrec = 0, npaths, nfiles = 0, skipped = 0, k;
 	bool keep = false;
 	int ret = 0;
 	const struct opt opts[] = {
@@ -1010,40 +1009,35 @@ int cmd_report(int argc, char **argv)
 		return usage_error("missing PATH");
 	if (output_open(&out, outpath, OUTPUT_STDOUT))
 		return EXIT_FAIL;
-	npaths = (size_t)(argc - optind);
-	rp = xcalloc(npaths, sizeof(*rp));
-	ret = paths_load(argv + optind, npaths, keep, "report", rp, &nrec, &entries, &nfiles,
-			 &skipped);
+	ret = paths_load(&ps, argv + optind, (size_t)(argc - optind), keep, "report");
 	if (ret) {
 		output_abort(&out);
 		goto out;
 	}
-	st = xcalloc(nrec, sizeof(*st));
-	tl = xcalloc(nrec, sizeof(*tl));
+	st = xcalloc(ps.nrec, sizeof(*st));
+	tl = xcalloc(ps.nrec, sizeof(*tl));
 	/* Two passes over the entries: the statistics, then their course over time. */
-	progress_start(&pg, pmode, "report", 2 * entries);
-	k = 0;
-	for (size_t i = 0; i < npaths; i++)
-		for (size_t r = 0; r < rp[i].nrec; r++, k++) {
-			rec_stats_build(&st[k], &rp[i].recs[r], (unsigned int)top, &pg, &done);
-			rec_timeline_build(&tl[k], &st[k], (size_t)nbuckets, &pg, &done);
-		}
+	progress_start(&pg, pmode, "report", 2 * ps.entries);
+	for (size_t i = 0; i < ps.nrec; i++) {
+		rec_stats_build(&st[i], ps.recs[i], (unsigned int)top, &pg, &done);
+		rec_timeline_build(&tl[i], &st[i], (size_t)nbuckets, &pg, &done);
+	}
 	progress_finish(&pg);
-	page(out.f, (const char *const *)(argv + optind), npaths, skipped, st, tl, nrec,
-	     (size_t)nbuckets, entries);
+	page(out.f, (const char *const *)(argv + optind), ps.npaths, ps.skipped, st, tl, ps.nrec,
+	     (size_t)nbuckets, ps.entries);
 	ret = output_commit(&out);
-	for (size_t i = 0; i < nrec; i++) {
+	for (size_t i = 0; i < ps.nrec; i++) {
 		rec_timeline_free(&tl[i]);
 		rec_stats_free(&st[i]);
 	}
 	free(tl);
 	free(st);
-	if (!ret && skipped) {
-		fail("%zu file%s skipped (--keep-going): the page says so", skipped,
-		     skipped == 1 ? "" : "s");
+	if (!ret && ps.skipped) {
+		fail("%zu file%s skipped (--keep-going): the page says so", ps.skipped,
+		     ps.skipped == 1 ? "" : "s");
 		ret = EXIT_FAIL;
 	}
 out:
-	paths_free(rp, npaths);
+	paths_free(&ps);
 	return ret;
 }

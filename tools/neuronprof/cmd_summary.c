@@ -1055,17 +1055,15 @@ static int csv_close(struct output *o, bool abort)
 
 /* ---- command -------------------------------------------------------------------- */
 
-/* One PATH: its profile and recordings (which point into the profile). */
 int cmd_summary(int argc, char **argv)
 {
 	enum progress_mode pmode = PROGRESS_AUTO;
 	const char *csv_dir = NULL;
-	struct path_recordings *sp;
+	struct path_set ps;
 	struct rec_stats *stats;
 	struct progress pg;
 	struct output csv[CSV_TABLES];
-	uint64_t top = 5, done = 0, entries = 0;
-	size_t nrec = 0, npaths, nfiles = 0, skipped = 0, k;
+	uint64_t top = 5, done = 0;
 	bool json = false, keep = false, have_x;
 	struct xhost xh;
 	int ret = 0;
@@ -1102,24 +1100,19 @@ int cmd_summary(int argc, char **argv)
 	/* The tables' directory before any work. */
 	if (csv_dir && csv_open(csv_dir, csv))
 		return EXIT_FAIL;
-	npaths = (size_t)(argc - optind);
-	sp = xcalloc(npaths, sizeof(*sp));
-	ret = paths_load(argv + optind, npaths, keep, "summarize", sp, &nrec, &entries, &nfiles,
-			 &skipped);
+	ret = paths_load(&ps, argv + optind, (size_t)(argc - optind), keep, "summarize");
 	if (ret) {
 		if (csv_dir)
 			csv_close(csv, true);
 		goto out;
 	}
 
-	stats = xcalloc(nrec, sizeof(*stats));
-	progress_start(&pg, pmode, "summary", entries);
-	k = 0;
-	for (size_t i = 0; i < npaths; i++)
-		for (size_t r = 0; r < sp[i].nrec; r++)
-			rec_stats_build(&stats[k++], &sp[i].recs[r], (unsigned int)top, &pg, &done);
+	stats = xcalloc(ps.nrec, sizeof(*stats));
+	progress_start(&pg, pmode, "summary", ps.entries);
+	for (size_t i = 0; i < ps.nrec; i++)
+		rec_stats_build(&stats[i], ps.recs[i], (unsigned int)top, &pg, &done);
 	progress_finish(&pg);
-	have_x = xhost_build(&xh, stats, nrec, (unsigned int)top);
+	have_x = xhost_build(&xh, stats, ps.nrec, (unsigned int)top);
 
 	if (json) {
 		struct json j;
@@ -1135,14 +1128,14 @@ int cmd_summary(int argc, char **argv)
 		/* "path": the first PATH, as when summary took one; "paths": all of them. */
 		jw_str(&j, "path", argv[optind]);
 		jw_arr_begin(&j, "paths");
-		for (size_t i = 0; i < npaths; i++)
+		for (size_t i = 0; i < ps.npaths; i++)
 			jw_str(&j, NULL, argv[optind + i]);
 		jw_arr_end(&j);
-		jw_u64(&j, "files", nfiles);
-		jw_u64(&j, "entries", entries);
-		jw_u64(&j, "skipped", skipped);
+		jw_u64(&j, "files", ps.nfiles);
+		jw_u64(&j, "entries", ps.entries);
+		jw_u64(&j, "skipped", ps.skipped);
 		jw_arr_begin(&j, "recordings");
-		for (size_t i = 0; i < nrec; i++)
+		for (size_t i = 0; i < ps.nrec; i++)
 			json_recording(&j, &stats[i]);
 		jw_arr_end(&j);
 		if (have_x)
@@ -1156,16 +1149,16 @@ int cmd_summary(int argc, char **argv)
 
 		for (int i = 0; i < CSV_TABLES; i++)
 			f[i] = csv[i].f;
-		for (size_t i = 0; i < nrec; i++)
+		for (size_t i = 0; i < ps.nrec; i++)
 			csv_recording(f, &stats[i]);
 		if (have_x)
 			csv_xhost(f, &xh);
 		ret = csv_close(csv, false);
 		if (!ret)
-			printf("%s: %d tables of %zu recording%s\n", csv_dir, CSV_TABLES, nrec,
-			       nrec == 1 ? "" : "s");
+			printf("%s: %d tables of %zu recording%s\n", csv_dir, CSV_TABLES, ps.nrec,
+			       ps.nrec == 1 ? "" : "s");
 	} else {
-		for (size_t i = 0; i < nrec; i++) {
+		for (size_t i = 0; i < ps.nrec; i++) {
 			if (i)
 				printf("\n");
 			text_recording(&stats[i]);
@@ -1175,17 +1168,17 @@ int cmd_summary(int argc, char **argv)
 	}
 	if (have_x)
 		xhost_free(&xh);
-	for (size_t i = 0; i < nrec; i++)
+	for (size_t i = 0; i < ps.nrec; i++)
 		rec_stats_free(&stats[i]);
 	free(stats);
 	if (!ret)
 		ret = flush_stdout();
-	if (!ret && skipped) {
-		fail("%zu file%s skipped (--keep-going): the summary leaves %s out", skipped,
-		     skipped == 1 ? "" : "s", skipped == 1 ? "it" : "them");
+	if (!ret && ps.skipped) {
+		fail("%zu file%s skipped (--keep-going): the summary leaves %s out", ps.skipped,
+		     ps.skipped == 1 ? "" : "s", ps.skipped == 1 ? "it" : "them");
 		ret = EXIT_FAIL;
 	}
 out:
-	paths_free(sp, npaths);
+	paths_free(&ps);
 	return ret;
 }

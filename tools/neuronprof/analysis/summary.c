@@ -847,47 +847,52 @@ const char *exec_where(const struct core_timing *ct, uint64_t start, uint64_t en
 	return buf;
 }
 
-int paths_load(char *const *paths, size_t n, bool keep, const char *verb,
-	       struct path_recordings *out, size_t *nrec, uint64_t *entries, size_t *nfiles,
-	       size_t *skipped)
+int paths_load(struct path_set *ps, char *const *paths, size_t n, bool keep, const char *verb)
 {
 	bool loaded_any = false;
+	size_t k = 0;
 
+	*ps = (struct path_set){ .paths = xcalloc(n, sizeof(*ps->paths)), .npaths = n };
 	for (size_t i = 0; i < n; i++) {
-		struct path_recordings *p = &out[i];
+		struct path_recordings *p = &ps->paths[i];
 		struct stat st;
 		size_t nskip = 0;
 
 		if (profile_load_opts(paths[i], &p->prof, keep, &nskip)) {
-			*skipped += nskip + 1;
+			ps->skipped += nskip + 1;
 			if (!keep)
 				return EXIT_FAIL;
 			warn("%s: skipped (--keep-going)", paths[i]);
 			continue;
 		}
-		*skipped += nskip;
+		ps->skipped += nskip;
 		loaded_any = true;
 		p->loaded = true;
 		p->recs = recordings_split(&p->prof, paths[i],
 					   !stat(paths[i], &st) && !S_ISDIR(st.st_mode), &p->nrec);
-		*nrec += p->nrec;
-		*nfiles += p->prof.nfiles;
-		*entries += p->prof.entries;
+		ps->nrec += p->nrec;
+		ps->nfiles += p->prof.nfiles;
+		ps->entries += p->prof.entries;
 	}
 	if (!loaded_any)
 		return fail("nothing to %s: no PATH could be read", verb);
+	ps->recs = xcalloc(ps->nrec, sizeof(*ps->recs));
+	for (size_t i = 0; i < n; i++)
+		for (size_t r = 0; r < ps->paths[i].nrec; r++)
+			ps->recs[k++] = &ps->paths[i].recs[r];
 	return 0;
 }
 
-void paths_free(struct path_recordings *p, size_t n)
+void paths_free(struct path_set *ps)
 {
-	for (size_t i = 0; i < n; i++) {
-		if (!p[i].loaded)
+	for (size_t i = 0; i < ps->npaths; i++) {
+		if (!ps->paths[i].loaded)
 			continue;
-		recordings_free(p[i].recs, p[i].nrec);
-		profile_free(&p[i].prof);
+		recordings_free(ps->paths[i].recs, ps->paths[i].nrec);
+		profile_free(&ps->paths[i].prof);
 	}
-	free(p);
+	free(ps->paths);
+	free(ps->recs);
 }
 
 const char *unit_label(const struct unit *u, char *buf, size_t len)
