@@ -44,21 +44,58 @@ void gap_row(struct gap_row *r, const struct core_stats *c, const struct unit *u
 	exec_where(c->ct, g->start, g->end, r->where, sizeof(r->where));
 }
 
-FIELD_GET(uop_label, struct unit_op_row, s, r->label)
-FIELD_GET(uop_dev, struct unit_op_row, u, r->c->dev)
-FIELD_GET(uop_core, struct unit_op_row, u, r->c->core)
-FIELD_GET(uop_kind, struct unit_op_row, s, r->u->topsp ? "topsp" : "engine")
-FIELD_GET(uop_index, struct unit_op_row, u, r->u->index)
-FIELD_GET(uop_name, struct unit_op_row, s, unit_op_name(r->c, r->u, r->o->code))
+FIELD_GET(ur_label, struct unit_row, s, r->label)
+FIELD_GET(ur_dev, struct unit_row, u, r->c->dev)
+FIELD_GET(ur_core, struct unit_row, u, r->c->core)
+FIELD_GET(ur_kind, struct unit_row, s, r->u->topsp ? "topsp" : "engine")
+FIELD_GET(ur_index, struct unit_row, u, r->u->index)
+FIELD_GET(ur_name, struct unit_row, s, engine_name(r->u->index))
+FIELD_GET(ur_instr, struct unit_row, u, r->u->instructions)
+FIELD_GET(ur_events, struct unit_row, u, r->u->events)
+FIELD_GET(ur_slices, struct unit_row, u, r->u->event_slices)
+FIELD_GET(ur_event_busy, struct unit_row, u, r->u->event_busy)
+FIELD_GET(ur_dma, struct unit_row, u, r->u->dma)
+FIELD_GET(ur_dma_bytes, struct unit_row, u, r->u->dma_bytes)
+FIELD_GET(ur_dma_rate, struct unit_row, u, r->u->dma_bytes_per_s)
+FIELD_GET(ur_errors, struct unit_row, u, r->u->errors)
+FIELD_GET(ur_lost, struct unit_row, u, r->u->lost)
+FIELD_GET(ur_gaps, struct unit_row, u, r->u->gaps)
+FIELD_GET(ur_first, struct unit_row, u, r->u->first)
+FIELD_GET(ur_last, struct unit_row, u, r->u->last)
+FIELD_GET(ur_span, struct unit_row, u, r->u->any ? r->u->last - r->u->first : 0)
+FIELD_GET(ur_busy, struct unit_row, u, r->u->busy)
+FIELD_GET(ur_util, struct unit_row, d, r->u->util_pct)
+
+static bool ur_is_topsp(const void *row)
+{
+	return ((const struct unit_row *)row)->u->topsp;
+}
+
+static bool ur_is_engine(const void *row)
+{
+	return !ur_is_topsp(row);
+}
+
+/* The columns naming a unit, first in its own row and in its ops' (struct unit_row). */
+#define UNIT_ID_FIELDS								\
+	FIELD(NULL, NULL, "unit", -12, FK_STR, ur_label),			\
+	FIELD(NULL, "device", NULL, 0, FK_U64, ur_dev),				\
+	FIELD(NULL, "core", NULL, 0, FK_U64, ur_core),				\
+	FIELD(NULL, "unit", NULL, 0, FK_STR, ur_kind),				\
+	FIELD(NULL, "index", NULL, 0, FK_U64, ur_index)
+
+void unit_row(struct unit_row *r, const struct core_stats *c, const struct unit *u)
+{
+	*r = (struct unit_row){ .c = c, .u = u };
+	unit_label(u, r->label, sizeof(r->label));
+}
+
+FIELD_GET(uop_name, struct unit_op_row, s, unit_op_name(r->ur.c, r->ur.u, r->o->code))
 FIELD_GET(uop_code, struct unit_op_row, u, r->o->code)
 FIELD_GET(uop_busy, struct unit_op_row, d, r->o->busy_pct)
 
 const struct field unit_op_fields[] = {
-	FIELD(NULL, NULL, "unit", -12, FK_STR, uop_label),
-	FIELD(NULL, "device", NULL, 0, FK_U64, uop_dev),
-	FIELD(NULL, "core", NULL, 0, FK_U64, uop_core),
-	FIELD(NULL, "unit", NULL, 0, FK_STR, uop_kind),
-	FIELD(NULL, "index", NULL, 0, FK_U64, uop_index),
+	UNIT_ID_FIELDS,
 	OP_FIELDS(uop_name, uop_code),
 	SAME("max_ns", "max", 12, FK_NS, field_dist_max),
 	SAME("busy_pct", "%busy", 7, FK_PCT, uop_busy),
@@ -68,8 +105,9 @@ const size_t unit_op_nfields = sizeof(unit_op_fields) / sizeof(unit_op_fields[0]
 void unit_op_row(struct unit_op_row *r, const struct core_stats *c, const struct unit *u,
 		 const struct op_stats *o)
 {
-	*r = (struct unit_op_row){ .d = &o->d, .c = c, .u = u, .o = o };
-	unit_label(u, r->label, sizeof(r->label));
+	unit_row(&r->ur, c, u);
+	r->ur.d = &o->d;
+	r->o = o;
 }
 
 FIELD_GET(lvl_dev, struct level_row, u, r->c->dev)
@@ -140,51 +178,13 @@ const struct field core_fields[] = {
 };
 const size_t core_nfields = sizeof(core_fields) / sizeof(core_fields[0]);
 
-#define UR(r)	((r)->u)
-FIELD_GET(ur_label, struct unit_row, s, r->label)
-FIELD_GET(ur_dev, struct unit_row, u, r->c->dev)
-FIELD_GET(ur_core, struct unit_row, u, r->c->core)
-FIELD_GET(ur_kind, struct unit_row, s, UR(r)->topsp ? "topsp" : "engine")
-FIELD_GET(ur_index, struct unit_row, u, UR(r)->index)
-FIELD_GET(ur_name, struct unit_row, s, engine_name(UR(r)->index))
-FIELD_GET(ur_instr, struct unit_row, u, UR(r)->instructions)
-FIELD_GET(ur_events, struct unit_row, u, UR(r)->events)
-FIELD_GET(ur_slices, struct unit_row, u, UR(r)->event_slices)
-FIELD_GET(ur_event_busy, struct unit_row, u, UR(r)->event_busy)
-FIELD_GET(ur_dma, struct unit_row, u, UR(r)->dma)
-FIELD_GET(ur_dma_bytes, struct unit_row, u, UR(r)->dma_bytes)
-FIELD_GET(ur_dma_rate, struct unit_row, u, UR(r)->dma_bytes_per_s)
-FIELD_GET(ur_errors, struct unit_row, u, UR(r)->errors)
-FIELD_GET(ur_lost, struct unit_row, u, UR(r)->lost)
-FIELD_GET(ur_gaps, struct unit_row, u, UR(r)->gaps)
-FIELD_GET(ur_first, struct unit_row, u, UR(r)->first)
-FIELD_GET(ur_last, struct unit_row, u, UR(r)->last)
-FIELD_GET(ur_span, struct unit_row, u, UR(r)->any ? UR(r)->last - UR(r)->first : 0)
-FIELD_GET(ur_busy, struct unit_row, u, UR(r)->busy)
-FIELD_GET(ur_util, struct unit_row, d, UR(r)->util_pct)
-
-static bool ur_is_topsp(const void *row)
-{
-	return UR((const struct unit_row *)row)->topsp;
-}
-
-static bool ur_is_engine(const void *row)
-{
-	return !ur_is_topsp(row);
-}
-#undef UR
-
 /*
  * JSON names a unit by its kind ("engine": 3 or "topsp": 1) and has an
  * engine's DMA and a TopSP's errors only; CSV and the text have every
  * column for both, in their own order.
  */
 const struct field unit_fields[] = {
-	FIELD(NULL, NULL, "unit", -12, FK_STR, ur_label),
-	FIELD(NULL, "device", NULL, 0, FK_U64, ur_dev),
-	FIELD(NULL, "core", NULL, 0, FK_U64, ur_core),
-	FIELD(NULL, "unit", NULL, 0, FK_STR, ur_kind),
-	FIELD(NULL, "index", NULL, 0, FK_U64, ur_index),
+	UNIT_ID_FIELDS,
 	FIELD_OPT("topsp", NULL, NULL, 0, FK_U64, ur_index, ur_is_topsp),
 	FIELD_OPT("engine", NULL, NULL, 0, FK_U64, ur_index, ur_is_engine),
 	FIELD_OPT("name", NULL, NULL, 0, FK_STR, ur_name, ur_is_engine),
@@ -213,12 +213,6 @@ const struct field unit_fields[] = {
 	FIELD("utilization_pct", NULL, NULL, 0, FK_PCT, ur_util),
 };
 const size_t unit_nfields = sizeof(unit_fields) / sizeof(unit_fields[0]);
-
-void unit_row(struct unit_row *r, const struct core_stats *c, const struct unit *u)
-{
-	*r = (struct unit_row){ .c = c, .u = u };
-	unit_label(u, r->label, sizeof(r->label));
-}
 
 FIELD_GET(raw_file, struct raw_row, s, r->q->file)
 FIELD_GET(raw_record, struct raw_row, u, r->q->record)

@@ -18,11 +18,11 @@
  * The columns (fields.h) of the sections summary writes as text and CSV too:
  * a NeuronCore (a row is a struct core_stats), an engine or TopSP (a struct
  * unit_row, filled by unit_row()), an idle gap (a struct gap_row), an op of
- * an engine or TopSP (a struct unit_op_row, its label filled by
- * unit_op_row()), a throttle level of a core (a struct level_row) and a
+ * an engine or TopSP (a struct unit_op_row, filled by unit_op_row()), a throttle level of a core (a struct level_row) and a
  * queue of raw entries (a struct raw_row, filled by raw_row()).
  */
 struct unit_row {
+	const struct dist *d;	/* of an op of the unit (struct unit_op_row); else NULL */
 	const struct core_stats *c;
 	const struct unit *u;
 	char label[32];
@@ -33,12 +33,10 @@ struct raw_row {
 	char target[24];
 };
 
+/* An op of a unit: the unit's row first, so that its columns read it. */
 struct unit_op_row {
-	const struct dist *d;
-	const struct core_stats *c;
-	const struct unit *u;
+	struct unit_row ur;
 	const struct op_stats *o;
-	char label[32];
 };
 
 struct level_row {
