@@ -192,9 +192,7 @@ static uint32_t ring_period(const struct cq *q)
 
 static int cmp_u32(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return (x > y) - (x < y);
+	return cmp_int(*(const uint32_t *)a, *(const uint32_t *)b);
 }
 
 /* The most frequent value of @v[0..n) (sorts @v); 0 for none. */
@@ -438,18 +436,8 @@ int cmd_calibrate(int argc, char **argv)
 			   "(default neuronprof-calibration.txt; - for none)"),
 		OPT_END(),
 	};
-	const struct cmd_desc desc = {
-		.name = "calibrate",
-		.synopsis = "calibrate [--duration SEC] [-o REPORT] [-- COMMAND...]\n"
-			    "calibrate --from LOG [-o REPORT]",
-		.about = "Measure the entry size and head unit of the notification queues of a\n"
-			 "Neuron device while a workload runs, and print the neuronprof_neuron\n"
-			 "parameters to set. Needs root, neuron.ko with the hook and\n"
-			 "neuronprof_neuron loaded (Documentation/hardware.rst).\n",
-		.opts = opts,
-	};
 
-	if (opts_parse(argc, argv, &desc, &duration, &rc))
+	if (opts_parse(argc, argv, opts, &duration, &rc))
 		return rc;
 	if (from && optind < argc) {
 		return usage_error("--from reads a log; it runs no command");

@@ -179,18 +179,9 @@ int cmd_devices(int argc, char **argv)
 		OPT_BOOL(0, "json", &json, "machine-readable output"),
 		OPT_END(),
 	};
-	const struct cmd_desc desc = {
-		.name = "devices",
-		.synopsis = "devices [--json]",
-		.about = "List the neuronprof devices (DRM render nodes of the neuronprof driver):\n"
-			 "node, driver version, architecture, NeuronCores, TopSPs, engines, queue\n"
-			 "types per target kind, ring size limits, clock and capabilities. Nodes\n"
-			 "this user cannot open are not listed; 'neuronprof doctor' says why.\n",
-		.opts = opts,
-	};
 	int n, rc;
 
-	if (opts_parse(argc, argv, &desc, NULL, &rc))
+	if (opts_parse(argc, argv, opts, NULL, &rc))
 		return rc;
 	if (check_operands(argc, argv, 0, NULL))
 		return EXIT_USAGE;

@@ -200,33 +200,21 @@ static void check_module(struct kmod_ctx *ctx, struct module_report *m)
 		kmod_module_unref_list(list);
 	}
 	if (mod) {
-		const char *path = kmod_module_get_path(mod);
+		const char *path = kmod_module_get_path(mod), *state;
 
 		if (path) {
 			m->installed = true;
 			snprintf(m->path, sizeof(m->path), "%s", path);
 			module_info(m, mod);
 		}
+		/* "builtin", "live", "coming" or "going": loaded; NULL: not. */
 		st = kmod_module_get_initstate(mod);
-		switch (st) {
-		case KMOD_MODULE_BUILTIN:
-			m->builtin = m->installed = m->loaded = true;
-			m->state = "builtin";
-			break;
-		case KMOD_MODULE_LIVE:
+		state = st >= 0 ? kmod_module_initstate_str(st) : NULL;
+		if (state) {
+			m->state = state;
 			m->loaded = true;
-			m->state = "live";
-			break;
-		case KMOD_MODULE_COMING:
-			m->loaded = true;
-			m->state = "coming";
-			break;
-		case KMOD_MODULE_GOING:
-			m->loaded = true;
-			m->state = "going";
-			break;
-		default:
-			break;
+			m->builtin = st == KMOD_MODULE_BUILTIN;
+			m->installed |= m->builtin;
 		}
 		if (m->loaded && !m->builtin)
 			m->refcnt = kmod_module_get_refcnt(mod);
@@ -706,19 +694,9 @@ int cmd_doctor(int argc, char **argv)
 			   "module tree to search (default /lib/modules/$(uname -r))"),
 		OPT_END(),
 	};
-	const struct cmd_desc desc = {
-		.name = "doctor",
-		.synopsis = "doctor [--json] [--module-dir DIR]",
-		.about = "Check what neuronprof needs: the kernel modules neuronprof and\n"
-			 "neuronprof_sim (installed for the running kernel? loaded? with which\n"
-			 "parameters?), the DRM render nodes of neuronprof devices and whether this\n"
-			 "user may open them. Every problem is printed with what to do about it.\n"
-			 "Exit status 0 when nothing is wrong, 1 when a problem was found.\n",
-		.opts = opts,
-	};
 	int ret;
 
-	if (opts_parse(argc, argv, &desc, NULL, &ret))
+	if (opts_parse(argc, argv, opts, NULL, &ret))
 		return ret;
 	if (check_operands(argc, argv, 0, NULL))
 		return EXIT_USAGE;

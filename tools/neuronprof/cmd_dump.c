@@ -397,16 +397,8 @@ int cmd_dump(int argc, char **argv)
 		OPT_PROGRESS(&o.progress),
 		OPT_END(),
 	};
-	const struct cmd_desc desc = {
-		.name = "dump",
-		.synopsis = "dump [--json] [--entries N | --no-entries]\n"
-			    "                [--progress=auto|always|never] FILE",
-		.about = "Print an NTFF profile: its header, the capture and device description,\n"
-			 "each queue record and its entries.\n",
-		.opts = opts,
-	};
 
-	if (opts_parse(argc, argv, &desc, &o, &rc))
+	if (opts_parse(argc, argv, opts, &o, &rc))
 		return rc;
 	if (check_operands(argc, argv, 1, "FILE"))
 		return EXIT_USAGE;

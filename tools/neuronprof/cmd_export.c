@@ -23,7 +23,7 @@
 #include "util/options.h"
 #include "tool.h"
 
-static void export_describe(FILE *f)
+void export_describe(FILE *f)
 {
 	fputs("Formats:\n", f);
 	for (const struct export_format *x = export_formats; x->name; x++)
@@ -102,19 +102,8 @@ int cmd_export(int argc, char **argv)
 		OPT_PROGRESS(&pmode),
 		OPT_END(),
 	};
-	const struct cmd_desc desc = {
-		.name = "export",
-		.synopsis = "export --format FMT [-o OUT] [--progress=auto|always|never] PATH",
-		.about = "Convert a profile (an NTFF file, or a directory searched recursively for\n"
-			 ".ntff files and the system profile files ntrace.pb, cpu_util.pb and\n"
-			 "host_mem.pb) into a timeline. In a directory, a file that does not read\n"
-			 "is skipped with a warning naming it and the rest exported (exit status 1).\n"
-			 "Recordings of several machines share one timeline by their clock mappings.\n",
-		.describe = export_describe,
-		.opts = opts,
-	};
 
-	if (opts_parse(argc, argv, &desc, &fmt, &ret))
+	if (opts_parse(argc, argv, opts, &fmt, &ret))
 		return ret;
 	if (!fmt)
 		return usage_error("missing --format (%s)", export_format_names(names, sizeof(names)));

@@ -656,22 +656,15 @@ static int cmp_rinterval(const void *a, const void *b)
 {
 	const struct rinterval *x = a, *y = b;
 
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	if (x->core != y->core)
-		return x->core < y->core ? -1 : 1;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->end < y->end ? -1 : x->end > y->end;
+	return cmp_int(x->dev, y->dev) ?: cmp_int(x->core, y->core) ?:
+	       cmp_int(x->start, y->start) ?: cmp_int(x->end, y->end);
 }
 
 static int cmp_rev(const void *a, const void *b)
 {
 	const struct rev *x = a, *y = b;
 
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return x->ord < y->ord ? -1 : x->ord > y->ord;
+	return cmp_int(x->ts, y->ts) ?: cmp_int(x->ord, y->ord);
 }
 
 /*
@@ -813,26 +806,25 @@ static int replay_load(struct exporter *x, const char *path, struct replay *r)
 		.ctx = r, .entry = obs_entry, .instruction = obs_instruction,
 		.queue_done = obs_queue_done,
 	};
-	struct path_recordings *pr = xcalloc(1, sizeof(*pr));
+	struct path_set ps;
 	struct progress pg = { 0 };
 	struct rec_stats st;
-	size_t nrec = 0, nfiles = 0, skipped = 0;
-	uint64_t entries = 0, done = 0;
+	uint64_t done = 0;
 	char *paths[] = { (char *)path };
 	int ret;
 
 	r->prom = &x->prom;
-	if (paths_load(paths, 1, false, "replay", pr, &nrec, &entries, &nfiles, &skipped)) {
-		paths_free(pr, 1);
+	if (paths_load(&ps, paths, 1, false, "replay")) {
+		paths_free(&ps);
 		return EXIT_FAIL;
 	}
-	if (pr->nrec != 1) {
+	if (ps.nrec != 1) {
 		ret = fail("%s holds %zu recordings (directories with profiles): --replay takes one",
-			   path, pr->nrec);
-		paths_free(pr, 1);
+			   path, ps.nrec);
+		paths_free(&ps);
 		return ret;
 	}
-	rec_stats_build_observed(&st, &pr->recs[0], 0, &pg, &done, &obs);
+	rec_stats_build_observed(&st, ps.recs[0], 0, &pg, &done, &obs);
 	core_busy_events(r);
 	for (size_t i = 0; i < st.ncores; i++) {
 		const struct core_stats *c = &st.cores[i];
@@ -843,7 +835,7 @@ static int replay_load(struct exporter *x, const char *path, struct replay *r)
 	}
 	ret = replay_check(r, &st);
 	rec_stats_free(&st);
-	paths_free(pr, 1);
+	paths_free(&ps);
 	if (ret)
 		return ret;
 	if (r->nev > 1)
@@ -958,23 +950,9 @@ int cmd_exporter(int argc, char **argv)
 			"stop after N publications (default: until ^C or SIGTERM)"),
 		OPT_END(),
 	};
-	const struct cmd_desc desc = {
-		.name = "exporter",
-		.synopsis = "exporter [--device N] [--ring-size BYTES]\n"
-			    "                    [--replay RECORDING [--replay-speed FACTOR]]\n"
-			    "                    [--textfile PATH.prom] [--listen ADDR:PORT | --listen none]\n"
-			    "                    [--interval MS] [-n N | --count N]",
-		.about = "Publishes a device's activity as Prometheus metrics, per device, core,\n"
-			 "engine and queue: busy time, instructions, DMA bytes, inferences, errors,\n"
-			 "throttle level, entries delivered and lost, ring fill. The queues are\n"
-			 "watched as top watches them; with --replay a recording is published\n"
-			 "instead, paced by its timestamps, and once it is over every figure equals\n"
-			 "summary's. Metric names and labels: Documentation/analysis.rst.\n",
-		.opts = opts,
-	};
 
 	memset(&x, 0, sizeof(x));
-	if (opts_parse(argc, argv, &desc, &speed, &ret))
+	if (opts_parse(argc, argv, opts, &speed, &ret))
 		return ret;
 	if (check_operands(argc, argv, 0, NULL))
 		return EXIT_USAGE;

@@ -928,29 +928,9 @@ int cmd_record(int argc, char **argv)
 			 .first = &o.command_only),
 		OPT_END(),
 	};
-	const struct cmd_desc desc = {
-		.name = "record",
-		.synopsis = "record [--mode session|model] [--cores LIST] [--executions N]\n"
-			    "                  [--iterations N] [--system-profile] [--cpu-util]\n"
-			    "                  [--host-memory] [-o DIR] [synthetic options]\n"
-			    "record [inspect options] [-o DIR] -- CMD [ARGS...]",
-		.about = "Without a command: one inspect session on simulated NeuronCores\n"
-			 "(neuronprof_sim). A synthetic model is loaded on every chosen core and\n"
-			 "executed N times through the library's runtime hooks; everything is written\n"
-			 "into the session directory DIR/<instance_id>-<pid>/<session_init_ns>/:\n"
-			 "  --mode session  profile_nc_<core>_session_<id>.ntff per core, every execution\n"
-			 "  --mode model    <model>_vnc_<id>.ntff per core (the library's interned\n"
-			 "                  model id), the first execution only\n"
-			 "and, when asked for, the system profile (ntrace.pb and trace_info.pb,\n"
-			 "cpu_util.pb, host_mem.pb). The files are read back: entries plus those\n"
-			 "counted lost must equal what the simulator produced, per queue type.\n"
-			 "With a command: run it with NEURON_RT_INSPECT_ENABLE=1 and the inspect\n"
-			 "environment the options set, and exit with its status.\n",
-		.opts = opts,
-	};
 	int rc;
 
-	if (opts_parse(argc, argv, &desc, &o, &rc))
+	if (opts_parse(argc, argv, opts, &o, &rc))
 		return rc;
 	/* Both the runtime's variables and the inspect configuration count in MiB. */
 	if (o.ring_size && (o.ring_size & ((1ULL << 20) - 1)))

@@ -41,20 +41,7 @@
 
 /* ---- formatting ----------------------------------------------------------------- */
 
-static const char *dur(uint64_t ns, char *buf, size_t len)
-{
-	if (ns < 1000)
-		snprintf(buf, len, "%" PRIu64 "ns", ns);
-	else if (ns < 1000000)
-		snprintf(buf, len, "%.3gus", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, len, "%.3gms", (double)ns / 1e6);
-	else
-		snprintf(buf, len, "%.3gs", (double)ns / 1e9);
-	return buf;
-}
-
-#define D(ns)	dur((ns), (char[32]){ 0 }, 32)
+#define D(ns)	field_dur_short((ns), (char[32]){ 0 }, 32)
 
 /* @s with &, <, >, " and ' as entities. */
 static void esc(FILE *f, const char *s)
@@ -135,13 +122,6 @@ static uint64_t *model_values(const struct rec_stats *s, uint32_t model, bool ov
 
 /* ---- the embedded data ---------------------------------------------------------- */
 
-static void dist_json(struct json *j, const char *key, const struct dist *d)
-{
-	jw_obj_begin(j, key);
-	json_dist_fields(j, d, DIST_P99);
-	jw_obj_end(j);
-}
-
 static void hist_json(struct json *j, const char *key, const struct hist *h)
 {
 	jw_obj_begin(j, key);
@@ -178,7 +158,7 @@ static void core_json(struct json *j, const struct core_stats *c, const struct c
 		      unsigned int top)
 {
 	jw_obj_begin(j, NULL);
-	json_core_fields(j, c);
+	fields_json(j, core_fields, core_nfields, c);
 	jw_u64(j, "bucket_ns", t->width);
 	jw_u64(j, "buckets", t->nb);
 	jw_arr_begin(j, "engines");
@@ -204,12 +184,8 @@ static void core_json(struct json *j, const struct core_stats *c, const struct c
 
 static void rec_json(struct json *j, const struct rec_stats *s, const struct rec_timeline *tl)
 {
-	const struct recording *r = s->rec;
-
 	jw_obj_begin(j, NULL);
-	jw_str(j, "path", r->path);
-	jw_u64(j, "files", r->nfiles);
-	jw_u64(j, "entries", s->entries);
+	json_recording_fields(j, s);
 	jw_u64(j, "raw_entries", s->raw_entries);
 	jw_arr_begin(j, "cores");
 	for (size_t i = 0; i < s->ncores; i++)
@@ -223,11 +199,7 @@ static void rec_json(struct json *j, const struct rec_stats *s, const struct rec
 		size_t n;
 
 		jw_obj_begin(j, NULL);
-		jw_u64(j, "model_id", m->model_id);
-		jw_u64(j, "failed", m->failed);
-		dist_json(j, "latency", &m->lat);
-		jw_u64(j, "host_matched", m->host_matched);
-		dist_json(j, "host_overhead", &m->overhead);
+		json_model_fields(j, m);
 		v = model_values(s, m->model_id, false, &n);
 		hist_of(&h, v, n);
 		free(v);
@@ -239,31 +211,8 @@ static void rec_json(struct json *j, const struct rec_stats *s, const struct rec
 		jw_obj_end(j);
 	}
 	jw_arr_end(j);
-	jw_arr_begin(j, "losses");
-	for (size_t i = 0; i < s->nlosses; i++) {
-		jw_obj_begin(j, NULL);
-		fields_json(j, loss_fields, loss_nfields, &s->losses[i]);
-		jw_obj_end(j);
-	}
-	jw_arr_end(j);
-	jw_arr_begin(j, "raw_queues");
-	for (size_t i = 0; i < s->nraws; i++) {
-		const struct raw_queue *q = &s->raws[i];
-
-		jw_obj_begin(j, NULL);
-		jw_str(j, "file", q->file);
-		jw_u64(j, "device", q->dev);
-		jw_u64(j, "core", q->core);
-		jw_str(j, "queue_type", queue_name(q->queue_type));
-		jw_u64(j, "engine", q->engine);
-		jw_str(j, "format", raw_format_name(q->format));
-		jw_u64(j, "entries", q->entries);
-		jw_u64(j, "device_entries", q->device_entries);
-		jw_u64(j, "lost", q->lost);
-		jw_u64(j, "seq_gaps", q->gaps);
-		jw_obj_end(j);
-	}
-	jw_arr_end(j);
+	json_losses(j, s);
+	json_raw_queues(j, s);
 	jw_obj_end(j);
 }
 
@@ -1033,13 +982,12 @@ int cmd_report(int argc, char **argv)
 {
 	enum progress_mode pmode = PROGRESS_AUTO;
 	const char *outpath = "-";
-	uint64_t top = 10, nbuckets = 200, done = 0, entries = 0;
-	struct path_recordings *rp;
+	uint64_t top = 10, nbuckets = 200, done = 0;
+	struct path_set ps;
 	struct rec_timeline *tl;
 	struct rec_stats *st;
 	struct output out;
 	struct progress pg;
-	size_t nrec = 0, npaths, nfiles = 0, skipped = 0, k;
 	bool keep = false;
 	int ret = 0;
 	const struct opt opts[] = {
@@ -1054,63 +1002,42 @@ int cmd_report(int argc, char **argv)
 		OPT_PROGRESS(&pmode),
 		OPT_END(),
 	};
-	const struct cmd_desc desc = {
-		.name = "report",
-		.synopsis = "report [-o FILE] [--buckets N] [--top N] [--keep-going]\n"
-			    "                  [--progress=auto|always|never] PATH...",
-		.about = "One self-contained HTML page (inline SVG plots, inline script and style,\n"
-			 "nothing fetched) of the recordings under each PATH (an NTFF file or a\n"
-			 "directory, as summary takes them), with the numbers of summary: per\n"
-			 "NeuronCore, utilisation over time per engine and TopSP with the longest\n"
-			 "idle gaps, executions, host calls, sequence gaps, throttling and DMA\n"
-			 "bandwidth marked; the top ops per unit; execution latency and host\n"
-			 "overhead histograms per model; lost entries. Several recordings (several\n"
-			 "machines, or several PATHs) are first drawn side by side: busy time and\n"
-			 "utilisation per core, execution latency per model, one axis per plot.\n"
-			 "The numbers behind every plot are in sortable tables.\n",
-		.opts = opts,
-	};
 
-	if (opts_parse(argc, argv, &desc, NULL, &ret))
+	if (opts_parse(argc, argv, opts, NULL, &ret))
 		return ret;
 	if (optind >= argc)
 		return usage_error("missing PATH");
 	if (output_open(&out, outpath, OUTPUT_STDOUT))
 		return EXIT_FAIL;
-	npaths = (size_t)(argc - optind);
-	rp = xcalloc(npaths, sizeof(*rp));
-	ret = paths_load(argv + optind, npaths, keep, "report", rp, &nrec, &entries, &nfiles,
-			 &skipped);
+	ret = paths_load(&ps, argv + optind, (size_t)(argc - optind), keep, "report");
 	if (ret) {
 		output_abort(&out);
 		goto out;
 	}
-	st = xcalloc(nrec, sizeof(*st));
-	tl = xcalloc(nrec, sizeof(*tl));
+	st = xcalloc(ps.nrec, sizeof(*st));
+	tl = xcalloc(ps.nrec, sizeof(*tl));
 	/* Two passes over the entries: the statistics, then their course over time. */
-	progress_start(&pg, pmode, "report", 2 * entries);
-	k = 0;
-	for (size_t i = 0; i < npaths; i++)
-		for (size_t r = 0; r < rp[i].nrec; r++, k++) {
-			rec_stats_build(&st[k], &rp[i].recs[r], (unsigned int)top, &pg, &done);
-			rec_timeline_build(&tl[k], &st[k], (size_t)nbuckets, &pg, &done);
-		}
+	progress_start(&pg, pmode, "report", 2 * ps.entries);
+	for (size_t i = 0; i < ps.nrec; i++) {
+		rec_stats_build(&st[i], ps.recs[i], (unsigned int)top, &pg, &done);
+		rec_timeline_build(&tl[i], &st[i], (size_t)nbuckets, &pg, &done);
+	}
 	progress_finish(&pg);
-	page(out.f, (const char *const *)(argv + optind), npaths, skipped, st, tl, nrec,
-	     (size_t)nbuckets, entries);
+	page(out.f, (const char *const *)(argv + optind), ps.npaths, ps.skipped, st, tl, ps.nrec,
+	     (size_t)nbuckets, ps.entries);
 	ret = output_commit(&out);
-	for (size_t i = 0; i < nrec; i++) {
+	for (size_t i = 0; i < ps.nrec; i++) {
 		rec_timeline_free(&tl[i]);
 		rec_stats_free(&st[i]);
 	}
 	free(tl);
 	free(st);
-	if (!ret && skipped) {
-		fail("%zu file%s skipped (--keep-going): the page says so", skipped,
-		     skipped == 1 ? "" : "s");
+	if (!ret && ps.skipped) {
+		fail("%zu file%s skipped (--keep-going): the page says so", ps.skipped,
+		     ps.skipped == 1 ? "" : "s");
 		ret = EXIT_FAIL;
 	}
 out:
-	paths_free(rp, npaths);
+	paths_free(&ps);
 	return ret;
 }

@@ -343,15 +343,12 @@ static void text_core(const struct rec_stats *s, const struct core_stats *c)
 	       c->lost, c->gaps);
 	if (c->nunits) {
 		printf("  engines and TopSPs:\n");
-		printf("    %-12s %8s %12s %8s %7s %12s %6s %10s %10s\n", "unit", "util%", "busy",
-		       "instr", "events", "event_busy", "dma", "dma_bytes", "dma_bytes/s");
+		fields_text_header(stdout, unit_fields, unit_nfields, "    ");
 		for (size_t k = 0; k < c->nunits; k++) {
-			const struct unit *u = &c->units[k];
+			struct unit_row ur;
 
-			printf("    %-12s %7.2f%% %12s %8" PRIu64 " %7" PRIu64 " %12s %6" PRIu64
-			       " %10" PRIu64 " %11" PRIu64 "\n", U(u), u->util_pct, D(u->busy),
-			       u->instructions, u->events, D(u->event_busy), u->dma, u->dma_bytes,
-			       u->dma_bytes_per_s);
+			unit_row(&ur, c, &c->units[k]);
+			fields_text_row(stdout, unit_fields, unit_nfields, &ur, "    ", raw_ns);
 		}
 		printf("  top ops per unit by total time (instruction durations: "
 		       "Documentation/analysis.rst):\n");
@@ -461,11 +458,9 @@ struct exec_ref {
 static int cmp_exec_ref(const void *a, const void *b)
 {
 	const struct exec_ref *x = a, *y = b;
-	uint64_t lx = x->x->stop - x->x->start, ly = y->x->stop - y->x->start;
 
-	if (lx != ly)
-		return lx > ly ? -1 : 1;
-	return x->x->start < y->x->start ? -1 : x->x->start > y->x->start;
+	return cmp_int(y->x->stop - y->x->start, x->x->stop - x->x->start) ?:
+	       cmp_int(x->x->start, y->x->start);
 }
 
 static struct exec_ref *exec_list(const struct rec_stats *s, size_t *n, bool by_latency)
@@ -516,17 +511,9 @@ static void text_cores_brief(const struct rec_stats *s)
 		return;
 	printf("\ncores (neuronprof summary without --brief has each one's engines, ops and idle "
 	       "gaps):\n");
-	printf("  %-6s %-5s %8s %6s %6s %12s %8s %12s %7s %6s %6s\n", "device", "core",
-	       "entries", "infer", "execs", "busy", "util%", "in_infer", "throttle", "lost",
-	       "gaps");
-	for (size_t i = 0; i < s->ncores; i++) {
-		const struct core_stats *c = &s->cores[i];
-
-		printf("  %-6u %-5u %8" PRIu64 " %6" PRIu64 " %6zu %12s %7.2f%% %12s %7" PRIu64
-		       " %6" PRIu64 " %6" PRIu64 "\n", c->dev, c->core, c->entries, c->inferences,
-		       c->ct ? c->ct->nexec : 0, D(c->busy), c->util_pct, D(c->infer_busy),
-		       c->throttles, c->lost, c->gaps);
-	}
+	fields_text_header(stdout, core_fields, core_nfields, "  ");
+	for (size_t i = 0; i < s->ncores; i++)
+		fields_text_row(stdout, core_fields, core_nfields, &s->cores[i], "  ", raw_ns);
 }
 
 static uint64_t host_ns(const Neuronprof__System__NtraceEvent *h)
@@ -625,60 +612,6 @@ static const struct field exec_fields[] = {
 	FIELD_OPT(NULL, NULL, NULL, 0, FK_END, NULL, NULL),
 };
 static const size_t exec_nfields = sizeof(exec_fields) / sizeof(exec_fields[0]);
-
-/*
- * raw queues (their JSON names the queue first, then the core): a row is a
- * struct raw_row, its target ("topsp 3") filled by raw_row().
- */
-struct raw_row {
-	const struct raw_queue *q;
-	char target[24];
-};
-
-FIELD_GET(raw_file, struct raw_row, s, r->q->file)
-FIELD_GET(raw_record, struct raw_row, u, r->q->record)
-FIELD_GET(raw_records, struct raw_row, u, r->q->records)
-FIELD_GET(raw_dev, struct raw_row, u, r->q->dev)
-FIELD_GET(raw_core, struct raw_row, u, r->q->core)
-FIELD_GET(raw_queue, struct raw_row, s, queue_name(r->q->queue_type))
-FIELD_GET(raw_target, struct raw_row, s, r->target)
-FIELD_GET(raw_target_kind, struct raw_row, s,
-	  r->q->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core")
-FIELD_GET(raw_target_index, struct raw_row, u, r->q->target_index)
-FIELD_GET(raw_engine, struct raw_row, u, r->q->engine)
-FIELD_GET(raw_format, struct raw_row, s, raw_format_name(r->q->format))
-FIELD_GET(raw_clock, struct raw_row, s, clock_domain_name(r->q->clock_domain))
-FIELD_GET(raw_entries, struct raw_row, u, r->q->entries)
-FIELD_GET(raw_dev_entries, struct raw_row, u, r->q->device_entries)
-FIELD_GET(raw_lost, struct raw_row, u, r->q->lost)
-FIELD_GET(raw_gaps, struct raw_row, u, r->q->gaps)
-
-static const struct field raw_fields[] = {
-	FIELD(NULL, "file", NULL, 0, FK_STR, raw_file),
-	FIELD(NULL, "record", NULL, 0, FK_U64, raw_record),
-	FIELD(NULL, "records", NULL, 0, FK_U64, raw_records),
-	FIELD(NULL, "device", "device", -6, FK_U64, raw_dev),
-	FIELD(NULL, "core", "core", -5, FK_U64, raw_core),
-	FIELD(NULL, "queue_type", "queue", -14, FK_STR, raw_queue),
-	FIELD(NULL, NULL, "target", -9, FK_STR, raw_target),
-	FIELD(NULL, "target_kind", NULL, 0, FK_STR, raw_target_kind),
-	FIELD(NULL, "target_index", NULL, 0, FK_U64, raw_target_index),
-	FIELD(NULL, "engine", "engine", 6, FK_U64, raw_engine),
-	FIELD(NULL, "format", "format", -10, FK_STR, raw_format),
-	FIELD(NULL, "clock_domain", "clock", -9, FK_STR, raw_clock),
-	FIELD(NULL, "entries", "entries", 10, FK_U64, raw_entries),
-	FIELD(NULL, "device_entries", "device_entries", 14, FK_U64, raw_dev_entries),
-	FIELD(NULL, "lost", "lost", 8, FK_U64, raw_lost),
-	FIELD(NULL, "seq_gaps", "gaps", 8, FK_U64, raw_gaps),
-};
-static const size_t raw_nfields = sizeof(raw_fields) / sizeof(raw_fields[0]);
-
-static void raw_row(struct raw_row *r, const struct raw_queue *q)
-{
-	r->q = q;
-	snprintf(r->target, sizeof(r->target), "%s %u",
-		 q->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core", q->target_index);
-}
 
 static void text_recording(const struct rec_stats *s)
 {
@@ -785,20 +718,6 @@ static void text_recording(const struct rec_stats *s)
 
 /* ---- JSON ---------------------------------------------------------------------- */
 
-/* Which queue of which file a JSON object is about (a queue spans records). */
-static void json_queue_id(struct json *j, const char *file, uint64_t record, uint64_t records,
-			  uint32_t queue_type, uint32_t target_kind, uint32_t target_index,
-			  uint32_t engine)
-{
-	jw_str(j, "file", file);
-	jw_u64(j, "record", record);
-	jw_u64(j, "records", records);
-	jw_str(j, "queue_type", queue_name(queue_type));
-	jw_str(j, "target_kind", target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core");
-	jw_u64(j, "target_index", target_index);
-	jw_u64(j, "engine", engine);
-}
-
 static void unit_json(struct json *j, const struct unit *u, const struct core_stats *c)
 {
 	jw_obj_begin(j, NULL);
@@ -809,7 +728,7 @@ static void unit_json(struct json *j, const struct unit *u, const struct core_st
 static void core_json(struct json *j, const struct core_stats *c)
 {
 	jw_obj_begin(j, NULL);
-	json_core_fields(j, c);
+	fields_json(j, core_fields, core_nfields, c);
 	jw_arr_begin(j, "engines");
 	for (size_t k = 0; k < c->nunits; k++)
 		if (!c->units[k].topsp)
@@ -823,11 +742,8 @@ static void core_json(struct json *j, const struct core_stats *c)
 	json_idle_gaps(j, &c->idle, c);
 	json_throttle(j, c);
 	jw_arr_begin(j, "errors_by_code");
-	for (size_t i = 0; i < c->nerrs; i++) {
-		jw_obj_begin(j, NULL);
-		fields_json(j, err_fields, err_nfields, &(struct err_row){ c, &c->errs[i] });
-		jw_obj_end(j);
-	}
+	for (size_t i = 0; i < c->nerrs; i++)
+		fields_json_obj(j, NULL, err_fields, err_nfields, &(struct err_row){ c, &c->errs[i] });
 	jw_arr_end(j);
 	jw_obj_end(j);
 }
@@ -841,10 +757,7 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 
 	totals(s, &t);
 	jw_obj_begin(j, NULL);
-	jw_str(j, "path", r->path);
-	jw_u64(j, "files", r->nfiles);
-	jw_u64(j, "queue_records", s->queues);
-	jw_u64(j, "entries", s->entries);
+	json_recording_fields(j, s);
 	jw_arr_begin(j, "cores");
 	for (size_t i = 0; i < s->ncores; i++)
 		core_json(j, &s->cores[i]);
@@ -870,32 +783,15 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 	jw_arr_end(j);
 	jw_arr_begin(j, "models");
 	for (size_t i = 0; i < s->nmodels; i++) {
-		const struct model_stats *m = &s->models[i];
-
 		jw_obj_begin(j, NULL);
-		jw_str(j, "model", m->name);
-		jw_u64(j, "model_id", m->model_id);
-		jw_u64(j, "failed", m->failed);
-		jw_obj_begin(j, "latency");
-		json_dist_fields(j, &m->lat, DIST_P99);
-		jw_obj_end(j);
-		jw_u64(j, "host_matched", m->host_matched);
-		jw_obj_begin(j, "host_call");
-		json_dist_fields(j, &m->host, DIST_P99);
-		jw_obj_end(j);
-		jw_obj_begin(j, "host_overhead");
-		json_dist_fields(j, &m->overhead, DIST_P99);
-		jw_obj_end(j);
+		json_model_fields(j, &s->models[i]);
 		jw_obj_end(j);
 	}
 	jw_arr_end(j);
 	ex = exec_list(s, &nex, false);
 	jw_arr_begin(j, "executions");
-	for (size_t i = 0; i < nex; i++) {
-		jw_obj_begin(j, NULL);
-		fields_json(j, exec_fields, exec_nfields, &(struct exec_row){ s, &ex[i] });
-		jw_obj_end(j);
-	}
+	for (size_t i = 0; i < nex; i++)
+		fields_json_obj(j, NULL, exec_fields, exec_nfields, &(struct exec_row){ s, &ex[i] });
 	jw_arr_end(j);
 	free(ex);
 	if (r->sys && r->sys->ntrace) {
@@ -904,12 +800,9 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 		jw_u64(j, "nrt_execute_calls", s->timing.host_calls);
 		jw_u64(j, "nrt_execute_matched", s->timing.host_calls_matched);
 		jw_arr_begin(j, "event_types");
-		for (size_t i = 0; i < s->nhost; i++) {
-			jw_obj_begin(j, NULL);
-			fields_json(j, host_fields, host_nfields,
-				    &(struct host_row){ &s->host[i].d, &s->host[i] });
-			jw_obj_end(j);
-		}
+		for (size_t i = 0; i < s->nhost; i++)
+			fields_json_obj(j, NULL, host_fields, host_nfields,
+					&(struct host_row){ &s->host[i].d, &s->host[i] });
 		jw_arr_end(j);
 		jw_obj_end(j);
 	} else {
@@ -930,32 +823,8 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 	jw_u64(j, "records_with_unexplained_gaps", t.unexplained);
 	jw_obj_end(j);
 	jw_u64(j, "raw_entries", s->raw_entries);
-	jw_arr_begin(j, "raw_queues");
-	for (size_t i = 0; i < s->nraws; i++) {
-		const struct raw_queue *q = &s->raws[i];
-
-		jw_obj_begin(j, NULL);
-		json_queue_id(j, q->file, q->record, q->records, q->queue_type, q->target_kind,
-			      q->target_index, q->engine);
-		jw_u64(j, "device", q->dev);
-		jw_u64(j, "core", q->core);
-		jw_str(j, "format", raw_format_name(q->format));
-		jw_str(j, "clock_domain", clock_domain_name(q->clock_domain));
-		jw_bool(j, "decoded", false);
-		jw_u64(j, "entries", q->entries);
-		jw_u64(j, "device_entries", q->device_entries);
-		jw_u64(j, "lost", q->lost);
-		jw_u64(j, "seq_gaps", q->gaps);
-		jw_obj_end(j);
-	}
-	jw_arr_end(j);
-	jw_arr_begin(j, "losses");
-	for (size_t i = 0; i < s->nlosses; i++) {
-		jw_obj_begin(j, NULL);
-		fields_json(j, loss_fields, loss_nfields, &s->losses[i]);
-		jw_obj_end(j);
-	}
-	jw_arr_end(j);
+	json_raw_queues(j, s);
+	json_losses(j, s);
 	jw_obj_end(j);
 }
 
@@ -992,28 +861,22 @@ static void json_xhost(struct json *j, const struct xhost *x)
 	jw_str(j, "slowest", x->m[x->slowest].name);
 	jw_str(j, "median", x->m[x->median].name);
 	jw_arr_begin(j, "machines");
-	for (size_t k = 0; k < x->nm; k++) {
-		jw_obj_begin(j, NULL);
-		fields_json(j, machine_fields, machine_nfields, &(struct machine_row){ x, k });
-		jw_obj_end(j);
-	}
+	for (size_t k = 0; k < x->nm; k++)
+		fields_json_obj(j, NULL, machine_fields, machine_nfields,
+				&(struct machine_row){ x, k });
 	jw_arr_end(j);
 	jw_arr_begin(j, "executions");
 	for (size_t i = 0; i < x->nx; i++) {
 		struct mexec_row r;
 
 		mexec_row(&r, x, &x->x[i]);
-		jw_obj_begin(j, NULL);
-		fields_json(j, mexec_fields, mexec_nfields, &r);
-		jw_obj_end(j);
+		fields_json_obj(j, NULL, mexec_fields, mexec_nfields, &r);
 	}
 	jw_arr_end(j);
 	jw_arr_begin(j, "ops");
-	for (size_t i = 0; i < x->nops; i++) {
-		jw_obj_begin(j, NULL);
-		fields_json(j, mop_fields, mop_nfields, &(struct mop_row){ x, &x->ops[i], i + 1 });
-		jw_obj_end(j);
-	}
+	for (size_t i = 0; i < x->nops; i++)
+		fields_json_obj(j, NULL, mop_fields, mop_nfields,
+				&(struct mop_row){ x, &x->ops[i], i + 1 });
 	jw_arr_end(j);
 	jw_obj_end(j);
 }
@@ -1032,15 +895,14 @@ static const char *const csv_name[CSV_TABLES] = {
 	"ops_across_cores.csv", "machines.csv", "machine_executions.csv", "machine_ops.csv",
 };
 
-/*
- * The tables whose header comes from their columns (a NULL csv_header):
- * @lead, when not NULL, is a first column ahead of them.
- */
+/* The columns of each table; @lead, when not NULL, is a first column ahead of them. */
 static const struct {
 	const struct field *t;
 	const size_t *n;
 	const char *lead;
 } csv_fields[CSV_TABLES] = {
+	[CSV_CORES] = { core_fields, &core_nfields, "recording" },
+	[CSV_UNITS] = { unit_fields, &unit_nfields, "recording" },
 	[CSV_GAPS] = { gap_fields, &gap_nfields, "recording" },
 	[CSV_OPS] = { unit_op_fields, &unit_op_nfields, "recording" },
 	[CSV_THROTTLE] = { level_fields, &level_nfields, "recording" },
@@ -1055,21 +917,6 @@ static const struct {
 	[CSV_MEXEC] = { mexec_fields, &mexec_nfields, NULL },
 	[CSV_MOPS] = { mop_fields, &mop_nfields, NULL },
 };
-
-/* The headers of the tables written by hand (the others: csv_fields). */
-static const char *const csv_header[CSV_TABLES] = {
-	[CSV_CORES] = "recording,device,core,entries,first_ns,last_ns,span_ns,busy_ns,"
-		      "utilization_pct,inferences,inferences_failed,executions,errors,"
-		      "throttle_events,max_throttle_level,lost,seq_gaps,inference_busy_ns",
-	[CSV_UNITS] = "recording,device,core,unit,index,instructions,events,event_busy_ns,"
-		      "busy_ns,utilization_pct,dma,dma_bytes,dma_bytes_per_s,errors,lost,"
-		      "seq_gaps",
-};
-
-static const char *unit_kind(const struct unit *u)
-{
-	return u->topsp ? "topsp" : "engine";
-}
 
 static void csv_recording(FILE **f, const struct rec_stats *s)
 {
@@ -1088,26 +935,17 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 	for (size_t i = 0; i < s->ncores; i++) {
 		const struct core_stats *c = &s->cores[i];
 
-		field_csv_str(f[CSV_CORES], rp);
-		fprintf(f[CSV_CORES], ",%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
-			PRIu64 ",%.2f,%" PRIu64 ",%" PRIu64 ",%zu,%" PRIu64 ",%" PRIu64 ",%u,%" PRIu64
-			",%" PRIu64 ",%" PRIu64 "\n", c->dev, c->core, c->entries, c->first, c->last,
-			c->any ? c->last - c->first : 0, c->busy, c->util_pct, c->inferences,
-			c->infer_failed, c->ct ? c->ct->nexec : 0, c->errors, c->throttles,
-			c->max_throttle, c->lost, c->gaps, c->infer_busy);
+		fields_csv_row(f[CSV_CORES], core_fields, core_nfields, c, rp);
 		for (size_t g = 0; g < c->idle.n; g++) {
 			gap_row(&gr, c, NULL, &c->idle.g[g], g + 1);
 			fields_csv_row(f[CSV_GAPS], gap_fields, gap_nfields, &gr, rp);
 		}
 		for (size_t k = 0; k < c->nunits; k++) {
 			const struct unit *u = &c->units[k];
+			struct unit_row ur;
 
-			field_csv_str(f[CSV_UNITS], rp);
-			fprintf(f[CSV_UNITS], ",%u,%u,%s,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
-				PRIu64 ",%.2f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-				",%" PRIu64 "\n", c->dev, c->core, unit_kind(u), u->index, u->instructions,
-				u->events, u->event_busy, u->busy, u->util_pct, u->dma, u->dma_bytes,
-				u->dma_bytes_per_s, u->errors, u->lost, u->gaps);
+			unit_row(&ur, c, u);
+			fields_csv_row(f[CSV_UNITS], unit_fields, unit_nfields, &ur, rp);
 			for (size_t o = 0; o < u->nops; o++) {
 				struct unit_op_row r;
 
@@ -1195,11 +1033,7 @@ static int csv_open(const char *dir, struct output *o)
 			}
 			return -1;
 		}
-		if (csv_header[i])
-			fprintf(o[i].f, "%s\n", csv_header[i]);
-		else
-			fields_csv_header(o[i].f, csv_fields[i].t, *csv_fields[i].n,
-					  csv_fields[i].lead);
+		fields_csv_header(o[i].f, csv_fields[i].t, *csv_fields[i].n, csv_fields[i].lead);
 	}
 	return 0;
 }
@@ -1221,17 +1055,15 @@ static int csv_close(struct output *o, bool abort)
 
 /* ---- command -------------------------------------------------------------------- */
 
-/* One PATH: its profile and recordings (which point into the profile). */
 int cmd_summary(int argc, char **argv)
 {
 	enum progress_mode pmode = PROGRESS_AUTO;
 	const char *csv_dir = NULL;
-	struct path_recordings *sp;
+	struct path_set ps;
 	struct rec_stats *stats;
 	struct progress pg;
 	struct output csv[CSV_TABLES];
-	uint64_t top = 5, done = 0, entries = 0;
-	size_t nrec = 0, npaths, nfiles = 0, skipped = 0, k;
+	uint64_t top = 5, done = 0;
 	bool json = false, keep = false, have_x;
 	struct xhost xh;
 	int ret = 0;
@@ -1256,29 +1088,10 @@ int cmd_summary(int argc, char **argv)
 		OPT_PROGRESS(&pmode),
 		OPT_END(),
 	};
-	const struct cmd_desc desc = {
-		.name = "summary",
-		.synopsis = "summary [--json | --csv DIR] [--top N] [--ns] [--brief]\n"
-			    "                   [--keep-going] [--progress=auto|always|never] PATH...",
-		.about = "Where the time went, per recording: each PATH is an NTFF file or a\n"
-			 "directory, searched recursively; each directory holding profiles (a\n"
-			 "session directory) is one recording, summarized on its own, in the order\n"
-			 "of the PATHs. Per NeuronCore and\n"
-			 "engine: utilisation, busy time, idle gaps; per op: count, total, avg,\n"
-			 "median, p95, max and share of the engine's busy time; execution latency\n"
-			 "per model and the host's nrt_execute call around each; DMA bytes and\n"
-			 "bandwidth; time per throttle level; errors by code; the host system\n"
-			 "trace per event type; lost entries and sequence gaps. With recordings of\n"
-			 "two machines or more (one directory per host): per machine, their totals\n"
-			 "side by side; per execution index, the slowest and fastest machine/core\n"
-			 "and the skew; the ops differing most between the slowest machine and the\n"
-			 "median one.\n",
-		.opts = opts,
-	};
 
 	raw_ns = false;
 	brief = false;
-	if (opts_parse(argc, argv, &desc, NULL, &ret))
+	if (opts_parse(argc, argv, opts, NULL, &ret))
 		return ret;
 	if (json && csv_dir)
 		return usage_error("--json and --csv are exclusive");
@@ -1287,24 +1100,19 @@ int cmd_summary(int argc, char **argv)
 	/* The tables' directory before any work. */
 	if (csv_dir && csv_open(csv_dir, csv))
 		return EXIT_FAIL;
-	npaths = (size_t)(argc - optind);
-	sp = xcalloc(npaths, sizeof(*sp));
-	ret = paths_load(argv + optind, npaths, keep, "summarize", sp, &nrec, &entries, &nfiles,
-			 &skipped);
+	ret = paths_load(&ps, argv + optind, (size_t)(argc - optind), keep, "summarize");
 	if (ret) {
 		if (csv_dir)
 			csv_close(csv, true);
 		goto out;
 	}
 
-	stats = xcalloc(nrec, sizeof(*stats));
-	progress_start(&pg, pmode, "summary", entries);
-	k = 0;
-	for (size_t i = 0; i < npaths; i++)
-		for (size_t r = 0; r < sp[i].nrec; r++)
-			rec_stats_build(&stats[k++], &sp[i].recs[r], (unsigned int)top, &pg, &done);
+	stats = xcalloc(ps.nrec, sizeof(*stats));
+	progress_start(&pg, pmode, "summary", ps.entries);
+	for (size_t i = 0; i < ps.nrec; i++)
+		rec_stats_build(&stats[i], ps.recs[i], (unsigned int)top, &pg, &done);
 	progress_finish(&pg);
-	have_x = xhost_build(&xh, stats, nrec, (unsigned int)top);
+	have_x = xhost_build(&xh, stats, ps.nrec, (unsigned int)top);
 
 	if (json) {
 		struct json j;
@@ -1320,14 +1128,14 @@ int cmd_summary(int argc, char **argv)
 		/* "path": the first PATH, as when summary took one; "paths": all of them. */
 		jw_str(&j, "path", argv[optind]);
 		jw_arr_begin(&j, "paths");
-		for (size_t i = 0; i < npaths; i++)
+		for (size_t i = 0; i < ps.npaths; i++)
 			jw_str(&j, NULL, argv[optind + i]);
 		jw_arr_end(&j);
-		jw_u64(&j, "files", nfiles);
-		jw_u64(&j, "entries", entries);
-		jw_u64(&j, "skipped", skipped);
+		jw_u64(&j, "files", ps.nfiles);
+		jw_u64(&j, "entries", ps.entries);
+		jw_u64(&j, "skipped", ps.skipped);
 		jw_arr_begin(&j, "recordings");
-		for (size_t i = 0; i < nrec; i++)
+		for (size_t i = 0; i < ps.nrec; i++)
 			json_recording(&j, &stats[i]);
 		jw_arr_end(&j);
 		if (have_x)
@@ -1341,16 +1149,16 @@ int cmd_summary(int argc, char **argv)
 
 		for (int i = 0; i < CSV_TABLES; i++)
 			f[i] = csv[i].f;
-		for (size_t i = 0; i < nrec; i++)
+		for (size_t i = 0; i < ps.nrec; i++)
 			csv_recording(f, &stats[i]);
 		if (have_x)
 			csv_xhost(f, &xh);
 		ret = csv_close(csv, false);
 		if (!ret)
-			printf("%s: %d tables of %zu recording%s\n", csv_dir, CSV_TABLES, nrec,
-			       nrec == 1 ? "" : "s");
+			printf("%s: %d tables of %zu recording%s\n", csv_dir, CSV_TABLES, ps.nrec,
+			       ps.nrec == 1 ? "" : "s");
 	} else {
-		for (size_t i = 0; i < nrec; i++) {
+		for (size_t i = 0; i < ps.nrec; i++) {
 			if (i)
 				printf("\n");
 			text_recording(&stats[i]);
@@ -1360,17 +1168,17 @@ int cmd_summary(int argc, char **argv)
 	}
 	if (have_x)
 		xhost_free(&xh);
-	for (size_t i = 0; i < nrec; i++)
+	for (size_t i = 0; i < ps.nrec; i++)
 		rec_stats_free(&stats[i]);
 	free(stats);
 	if (!ret)
 		ret = flush_stdout();
-	if (!ret && skipped) {
-		fail("%zu file%s skipped (--keep-going): the summary leaves %s out", skipped,
-		     skipped == 1 ? "" : "s", skipped == 1 ? "it" : "them");
+	if (!ret && ps.skipped) {
+		fail("%zu file%s skipped (--keep-going): the summary leaves %s out", ps.skipped,
+		     ps.skipped == 1 ? "" : "s", ps.skipped == 1 ? "it" : "them");
 		ret = EXIT_FAIL;
 	}
 out:
-	paths_free(sp, npaths);
+	paths_free(&ps);
 	return ret;
 }

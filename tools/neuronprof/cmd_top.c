@@ -383,23 +383,10 @@ int cmd_top(int argc, char **argv)
 			"(default: until q, ^C or SIGTERM)"),
 		OPT_END(),
 	};
-	const struct cmd_desc desc = {
-		.name = "top",
-		.synopsis = "top [--device N] [--interval MS] [--ring-size BYTES]\n"
-			    "               [--batch | --json] [-n N | --count N]",
-		.about = "A live view of a device, refreshed every interval: per core and engine the\n"
-			 "utilisation (as summary defines it), instructions/s, inferences/s and their\n"
-			 "latency, DMA bandwidth, throttle level and the model id of the last\n"
-			 "inference started; per queue the fill and the notifications lost. Rings\n"
-			 "are drained whenever they reach a quarter full, as record drains them. It\n"
-			 "only observes (no file is written) and gives the queues back when it exits.\n"
-			 "On a terminal: a screen that follows resizes; q quits.\n",
-		.opts = opts,
-	};
 
 	memset(&t, 0, sizeof(t));
 	t.mode = TOP_SCREEN;
-	if (opts_parse(argc, argv, &desc, &t, &ret))
+	if (opts_parse(argc, argv, opts, &t, &ret))
 		return ret;
 	if (check_operands(argc, argv, 0, NULL))
 		return EXIT_USAGE;

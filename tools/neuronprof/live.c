@@ -240,18 +240,14 @@ void live_drain(struct live *l, bool flush)
 
 static int cmp_u64(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
+	return cmp_int(*(const uint64_t *)a, *(const uint64_t *)b);
 }
 
 static int cmp_iv(const void *a, const void *b)
 {
 	const struct live_iv *x = a, *y = b;
 
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->end < y->end ? -1 : x->end > y->end;
+	return cmp_int(x->start, y->start) ?: cmp_int(x->end, y->end);
 }
 
 static void iv_add(struct live *l, struct live_core *c, uint64_t start, uint64_t end)

@@ -18,7 +18,10 @@
  *    the "%" of a percentage in the column's last place, writes durations
  *    with their unit (whole ns with raw_ns), signed ones after "+" or "-",
  *    a NULL string and an absent value as "-", and FIELD_LAST unpadded
- *    after two spaces.
+ *    after two spaces;
+ *  - fields_json_obj() writes the members in an object of its own, named;
+ *  - a duration takes the largest unit it reaches: field_dur() with three
+ *    decimals, field_dur_short() with three significant digits.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +126,24 @@ static char *json_of(const struct row *r)
 	});
 }
 
+/* Durations around each unit's threshold, one per line. */
+static char *durations(const char *(*dur)(uint64_t ns, char *buf, size_t len))
+{
+	static const uint64_t ns[] = { 999, 1000, 4400, 999999, 1000000, 1234567, 2000000000 };
+
+	return CAPTURE({
+		char b[32];
+
+		for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+			fprintf(f, "%s\n", dur(ns[i], b, sizeof(b)));
+	});
+}
+
+static const char *dur_decimals(uint64_t ns, char *buf, size_t len)
+{
+	return field_dur(ns, false, buf, len);
+}
+
 int main(void)
 {
 	check("CSV header: lead, then the CSV columns only",
@@ -158,6 +179,22 @@ int main(void)
 	check("text row: NULL string and absent value as -, raw ns",
 	      CAPTURE(fields_text_row(f, t, nt, &bare, "  ", true)),
 	      "  -             0  2000000ns      +25ns 100.00% 0x000102        -  -\n");
+	check("JSON: fields_json_obj() names the row's object",
+	      CAPTURE({
+		      struct json j;
+
+		      jw_init(&j, f, false);
+		      jw_obj_begin(&j, NULL);
+		      fields_json_obj(&j, "row", t, 2, &full);
+		      jw_obj_end(&j);
+		      jw_finish(&j);
+	      }),
+	      "{\"row\":{\"name\":\"a,\\\"b\\\"\",\"count\":3}}\n");
+	check("durations: field_dur(), three decimals in the largest unit reached",
+	      durations(dur_decimals),
+	      "999ns\n1.000us\n4.400us\n999.999us\n1.000ms\n1.235ms\n2.000s\n");
+	check("durations: field_dur_short(), three significant digits",
+	      durations(field_dur_short), "999ns\n1us\n4.4us\n1e+03us\n1ms\n1.23ms\n2s\n");
 	printf("%d passed, %d failed\n", n - failed, failed);
 	return failed ? 1 : 0;
 }

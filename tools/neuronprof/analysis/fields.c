@@ -25,17 +25,32 @@ DIST_GET(p95, p95)
 DIST_GET(p99, p99)
 DIST_GET(max, max)
 
+/* @ns in the largest unit it reaches, printed by @fmt (a double, then the unit). */
+static const char *dur_in(uint64_t ns, bool raw_ns, const char *fmt, char *buf, size_t len)
+{
+	static const struct {
+		double ns;
+		const char *unit;
+	} units[] = { { 1e9, "s" }, { 1e6, "ms" }, { 1e3, "us" } };
+
+	for (size_t i = 0; !raw_ns && i < sizeof(units) / sizeof(units[0]); i++) {
+		if ((double)ns >= units[i].ns) {
+			snprintf(buf, len, fmt, (double)ns / units[i].ns, units[i].unit);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "%" PRIu64 "ns", ns);
+	return buf;
+}
+
 const char *field_dur(uint64_t ns, bool raw_ns, char *buf, size_t len)
 {
-	if (raw_ns || ns < 1000)
-		snprintf(buf, len, "%" PRIu64 "ns", ns);
-	else if (ns < 1000000)
-		snprintf(buf, len, "%.3fus", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, len, "%.3fms", (double)ns / 1e6);
-	else
-		snprintf(buf, len, "%.3fs", (double)ns / 1e9);
-	return buf;
+	return dur_in(ns, raw_ns, "%.3f%s", buf, len);
+}
+
+const char *field_dur_short(uint64_t ns, char *buf, size_t len)
+{
+	return dur_in(ns, false, "%.3g%s", buf, len);
 }
 
 void field_csv_str(FILE *f, const char *s)
@@ -108,6 +123,14 @@ void fields_json(struct json *j, const struct field *t, size_t n, const void *ro
 			break;
 		}
 	}
+}
+
+void fields_json_obj(struct json *j, const char *key, const struct field *t, size_t n,
+		     const void *row)
+{
+	jw_obj_begin(j, key);
+	fields_json(j, t, n, row);
+	jw_obj_end(j);
 }
 
 void fields_csv_header(FILE *f, const struct field *t, size_t n, const char *lead)

@@ -96,12 +96,18 @@ union field_val field_dist_max(const void *row);
 
 /* A duration as one token with its unit ("4.400us"), or whole ns if @raw_ns. */
 const char *field_dur(uint64_t ns, bool raw_ns, char *buf, size_t len);
+/* The same in three significant digits ("4.4us"), for labels. */
+const char *field_dur_short(uint64_t ns, char *buf, size_t len);
 
 /* A CSV field: quoted when it holds a comma, a quote or a line break (RFC 4180). */
 void field_csv_str(FILE *f, const char *s);
 
 /* The JSON members of @row (the caller opens and closes its object). */
 void fields_json(struct json *j, const struct field *t, size_t n, const void *row);
+
+/* @row as a JSON object of its members, named @key (NULL in an array). */
+void fields_json_obj(struct json *j, const char *key, const struct field *t, size_t n,
+		     const void *row);
 
 /* The CSV header line: @lead (when not NULL) then the columns with a CSV name. */
 void fields_csv_header(FILE *f, const struct field *t, size_t n, const char *lead);

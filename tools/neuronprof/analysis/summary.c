@@ -449,18 +449,14 @@ static int cmp_core(const void *a, const void *b)
 {
 	const struct core_stats *x = a, *y = b;
 
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	return x->core < y->core ? -1 : x->core > y->core;
+	return cmp_int(x->dev, y->dev) ?: cmp_int(x->core, y->core);
 }
 
 static int cmp_unit(const void *a, const void *b)
 {
 	const struct unit *x = a, *y = b;
 
-	if (x->topsp != y->topsp)
-		return x->topsp ? 1 : -1;
-	return x->index < y->index ? -1 : x->index > y->index;
+	return cmp_int(x->topsp, y->topsp) ?: cmp_int(x->index, y->index);
 }
 
 /* Largest total first; ties by code, so the order is the same on every run. */
@@ -468,16 +464,14 @@ static int cmp_op(const void *a, const void *b)
 {
 	const struct op_stats *x = a, *y = b;
 
-	if (x->d.total != y->d.total)
-		return x->d.total > y->d.total ? -1 : 1;
-	return x->code < y->code ? -1 : x->code > y->code;
+	return cmp_int(y->d.total, x->d.total) ?: cmp_int(x->code, y->code);
 }
 
 static int cmp_mark(const void *a, const void *b)
 {
 	const struct throttle_mark *x = a, *y = b;
 
-	return x->ts < y->ts ? -1 : x->ts > y->ts;
+	return cmp_int(x->ts, y->ts);
 }
 
 static double pct(uint64_t part, uint64_t whole)
@@ -523,13 +517,8 @@ static int cmp_xop(const void *a, const void *b)
 {
 	const struct xop *x = a, *y = b;
 
-	if (x->d.total != y->d.total)
-		return x->d.total > y->d.total ? -1 : 1;
-	if (x->topsp != y->topsp)
-		return x->topsp ? 1 : -1;
-	if (x->index != y->index)
-		return x->index < y->index ? -1 : 1;
-	return x->code < y->code ? -1 : x->code > y->code;
+	return cmp_int(y->d.total, x->d.total) ?: cmp_int(x->topsp, y->topsp) ?:
+	       cmp_int(x->index, y->index) ?: cmp_int(x->code, y->code);
 }
 
 static void finish_xops(struct rec_stats *s)
@@ -606,16 +595,14 @@ static int cmp_err(const void *a, const void *b)
 {
 	const struct code_count *x = a, *y = b;
 
-	return x->code < y->code ? -1 : x->code > y->code;
+	return cmp_int(x->code, y->code);
 }
 
 static int cmp_iv(const void *a, const void *b)
 {
 	const struct busy_iv *x = a, *y = b;
 
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->end < y->end ? -1 : x->end > y->end;
+	return cmp_int(x->start, y->start) ?: cmp_int(x->end, y->end);
 }
 
 /* The time at least one unit of the core executes: the union of the intervals. */
@@ -670,7 +657,7 @@ static int cmp_model(const void *a, const void *b)
 {
 	const struct model_stats *x = a, *y = b;
 
-	return x->model_id < y->model_id ? -1 : x->model_id > y->model_id;
+	return cmp_int(x->model_id, y->model_id);
 }
 
 static void build_models(struct rec_stats *s)
@@ -860,47 +847,52 @@ const char *exec_where(const struct core_timing *ct, uint64_t start, uint64_t en
 	return buf;
 }
 
-int paths_load(char *const *paths, size_t n, bool keep, const char *verb,
-	       struct path_recordings *out, size_t *nrec, uint64_t *entries, size_t *nfiles,
-	       size_t *skipped)
+int paths_load(struct path_set *ps, char *const *paths, size_t n, bool keep, const char *verb)
 {
 	bool loaded_any = false;
+	size_t k = 0;
 
+	*ps = (struct path_set){ .paths = xcalloc(n, sizeof(*ps->paths)), .npaths = n };
 	for (size_t i = 0; i < n; i++) {
-		struct path_recordings *p = &out[i];
+		struct path_recordings *p = &ps->paths[i];
 		struct stat st;
 		size_t nskip = 0;
 
 		if (profile_load_opts(paths[i], &p->prof, keep, &nskip)) {
-			*skipped += nskip + 1;
+			ps->skipped += nskip + 1;
 			if (!keep)
 				return EXIT_FAIL;
 			warn("%s: skipped (--keep-going)", paths[i]);
 			continue;
 		}
-		*skipped += nskip;
+		ps->skipped += nskip;
 		loaded_any = true;
 		p->loaded = true;
 		p->recs = recordings_split(&p->prof, paths[i],
 					   !stat(paths[i], &st) && !S_ISDIR(st.st_mode), &p->nrec);
-		*nrec += p->nrec;
-		*nfiles += p->prof.nfiles;
-		*entries += p->prof.entries;
+		ps->nrec += p->nrec;
+		ps->nfiles += p->prof.nfiles;
+		ps->entries += p->prof.entries;
 	}
 	if (!loaded_any)
 		return fail("nothing to %s: no PATH could be read", verb);
+	ps->recs = xcalloc(ps->nrec, sizeof(*ps->recs));
+	for (size_t i = 0; i < n; i++)
+		for (size_t r = 0; r < ps->paths[i].nrec; r++)
+			ps->recs[k++] = &ps->paths[i].recs[r];
 	return 0;
 }
 
-void paths_free(struct path_recordings *p, size_t n)
+void paths_free(struct path_set *ps)
 {
-	for (size_t i = 0; i < n; i++) {
-		if (!p[i].loaded)
+	for (size_t i = 0; i < ps->npaths; i++) {
+		if (!ps->paths[i].loaded)
 			continue;
-		recordings_free(p[i].recs, p[i].nrec);
-		profile_free(&p[i].prof);
+		recordings_free(ps->paths[i].recs, ps->paths[i].nrec);
+		profile_free(&ps->paths[i].prof);
 	}
-	free(p);
+	free(ps->paths);
+	free(ps->recs);
 }
 
 const char *unit_label(const struct unit *u, char *buf, size_t len)

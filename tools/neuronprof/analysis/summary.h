@@ -40,17 +40,29 @@ struct path_recordings {
 };
 
 /*
- * paths_load() - load the @n PATHs of summary or report into @out (@n of
- * them, zeroed), split into recordings. With @keep a PATH that does not
- * read is skipped with a warning (--keep-going); without, the first one
- * stops the load. Adds to *@nrec, *@entries, *@nfiles and *@skipped (the
- * files left out). Return: 0, or EXIT_FAIL after the message ("nothing to
- * @verb" when no PATH could be read). paths_free() frees @out.
+ * The PATHs of a command line (summary, report, exporter --replay), each
+ * loaded and split into its recordings; @recs lists them all in the order
+ * of the PATHs.
  */
-int paths_load(char *const *paths, size_t n, bool keep, const char *verb,
-	       struct path_recordings *out, size_t *nrec, uint64_t *entries, size_t *nfiles,
-	       size_t *skipped);
-void paths_free(struct path_recordings *p, size_t n);
+struct path_set {
+	struct path_recordings *paths;	/* one per PATH */
+	size_t npaths;
+	struct recording **recs;
+	size_t nrec;
+	size_t nfiles;
+	uint64_t entries;
+	size_t skipped;			/* files left out (--keep-going) */
+};
+
+/*
+ * paths_load() - load the @n PATHs @paths into @ps. With @keep a PATH that
+ * does not read is skipped with a warning (--keep-going); without, the
+ * first one stops the load. Return: 0, or EXIT_FAIL after the message
+ * ("nothing to @verb" when no PATH could be read). paths_free() frees @ps
+ * either way.
+ */
+int paths_load(struct path_set *ps, char *const *paths, size_t n, bool keep, const char *verb);
+void paths_free(struct path_set *ps);
 
 /* Distribution of a set of durations. */
 struct dist {

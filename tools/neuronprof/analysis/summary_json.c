@@ -44,21 +44,58 @@ void gap_row(struct gap_row *r, const struct core_stats *c, const struct unit *u
 	exec_where(c->ct, g->start, g->end, r->where, sizeof(r->where));
 }
 
-FIELD_GET(uop_label, struct unit_op_row, s, r->label)
-FIELD_GET(uop_dev, struct unit_op_row, u, r->c->dev)
-FIELD_GET(uop_core, struct unit_op_row, u, r->c->core)
-FIELD_GET(uop_kind, struct unit_op_row, s, r->u->topsp ? "topsp" : "engine")
-FIELD_GET(uop_index, struct unit_op_row, u, r->u->index)
-FIELD_GET(uop_name, struct unit_op_row, s, unit_op_name(r->c, r->u, r->o->code))
+FIELD_GET(ur_label, struct unit_row, s, r->label)
+FIELD_GET(ur_dev, struct unit_row, u, r->c->dev)
+FIELD_GET(ur_core, struct unit_row, u, r->c->core)
+FIELD_GET(ur_kind, struct unit_row, s, r->u->topsp ? "topsp" : "engine")
+FIELD_GET(ur_index, struct unit_row, u, r->u->index)
+FIELD_GET(ur_name, struct unit_row, s, engine_name(r->u->index))
+FIELD_GET(ur_instr, struct unit_row, u, r->u->instructions)
+FIELD_GET(ur_events, struct unit_row, u, r->u->events)
+FIELD_GET(ur_slices, struct unit_row, u, r->u->event_slices)
+FIELD_GET(ur_event_busy, struct unit_row, u, r->u->event_busy)
+FIELD_GET(ur_dma, struct unit_row, u, r->u->dma)
+FIELD_GET(ur_dma_bytes, struct unit_row, u, r->u->dma_bytes)
+FIELD_GET(ur_dma_rate, struct unit_row, u, r->u->dma_bytes_per_s)
+FIELD_GET(ur_errors, struct unit_row, u, r->u->errors)
+FIELD_GET(ur_lost, struct unit_row, u, r->u->lost)
+FIELD_GET(ur_gaps, struct unit_row, u, r->u->gaps)
+FIELD_GET(ur_first, struct unit_row, u, r->u->first)
+FIELD_GET(ur_last, struct unit_row, u, r->u->last)
+FIELD_GET(ur_span, struct unit_row, u, r->u->any ? r->u->last - r->u->first : 0)
+FIELD_GET(ur_busy, struct unit_row, u, r->u->busy)
+FIELD_GET(ur_util, struct unit_row, d, r->u->util_pct)
+
+static bool ur_is_topsp(const void *row)
+{
+	return ((const struct unit_row *)row)->u->topsp;
+}
+
+static bool ur_is_engine(const void *row)
+{
+	return !ur_is_topsp(row);
+}
+
+/* The columns naming a unit, first in its own row and in its ops' (struct unit_row). */
+#define UNIT_ID_FIELDS								\
+	FIELD(NULL, NULL, "unit", -12, FK_STR, ur_label),			\
+	FIELD(NULL, "device", NULL, 0, FK_U64, ur_dev),				\
+	FIELD(NULL, "core", NULL, 0, FK_U64, ur_core),				\
+	FIELD(NULL, "unit", NULL, 0, FK_STR, ur_kind),				\
+	FIELD(NULL, "index", NULL, 0, FK_U64, ur_index)
+
+void unit_row(struct unit_row *r, const struct core_stats *c, const struct unit *u)
+{
+	*r = (struct unit_row){ .c = c, .u = u };
+	unit_label(u, r->label, sizeof(r->label));
+}
+
+FIELD_GET(uop_name, struct unit_op_row, s, unit_op_name(r->ur.c, r->ur.u, r->o->code))
 FIELD_GET(uop_code, struct unit_op_row, u, r->o->code)
 FIELD_GET(uop_busy, struct unit_op_row, d, r->o->busy_pct)
 
 const struct field unit_op_fields[] = {
-	FIELD(NULL, NULL, "unit", -12, FK_STR, uop_label),
-	FIELD(NULL, "device", NULL, 0, FK_U64, uop_dev),
-	FIELD(NULL, "core", NULL, 0, FK_U64, uop_core),
-	FIELD(NULL, "unit", NULL, 0, FK_STR, uop_kind),
-	FIELD(NULL, "index", NULL, 0, FK_U64, uop_index),
+	UNIT_ID_FIELDS,
 	OP_FIELDS(uop_name, uop_code),
 	SAME("max_ns", "max", 12, FK_NS, field_dist_max),
 	SAME("busy_pct", "%busy", 7, FK_PCT, uop_busy),
@@ -68,8 +105,9 @@ const size_t unit_op_nfields = sizeof(unit_op_fields) / sizeof(unit_op_fields[0]
 void unit_op_row(struct unit_op_row *r, const struct core_stats *c, const struct unit *u,
 		 const struct op_stats *o)
 {
-	*r = (struct unit_op_row){ .d = &o->d, .c = c, .u = u, .o = o };
-	unit_label(u, r->label, sizeof(r->label));
+	unit_row(&r->ur, c, u);
+	r->ur.d = &o->d;
+	r->o = o;
 }
 
 FIELD_GET(lvl_dev, struct level_row, u, r->c->dev)
@@ -88,6 +126,150 @@ const struct field level_fields[] = {
 	SAME("span_pct", "%span", 8, FK_PCT, lvl_pct),
 };
 const size_t level_nfields = sizeof(level_fields) / sizeof(level_fields[0]);
+
+FIELD_GET(core_dev, struct core_stats, u, r->dev)
+FIELD_GET(core_arch, struct core_stats, s, arch_name(r->arch))
+FIELD_GET(core_provider, struct core_stats, s, r->provider)
+FIELD_GET(core_core, struct core_stats, u, r->core)
+FIELD_GET(core_entries, struct core_stats, u, r->entries)
+FIELD_GET(core_first, struct core_stats, u, r->first)
+FIELD_GET(core_last, struct core_stats, u, r->last)
+FIELD_GET(core_span, struct core_stats, u, r->any ? r->last - r->first : 0)
+FIELD_GET(core_busy, struct core_stats, u, r->busy)
+FIELD_GET(core_util, struct core_stats, d, r->util_pct)
+FIELD_GET(core_infer, struct core_stats, u, r->inferences)
+FIELD_GET(core_infer_failed, struct core_stats, u, r->infer_failed)
+FIELD_GET(core_infer_busy, struct core_stats, u, r->infer_busy)
+FIELD_GET(core_execs, struct core_stats, u, r->ct ? r->ct->nexec : 0)
+FIELD_GET(core_errors, struct core_stats, u, r->errors)
+FIELD_GET(core_throttles, struct core_stats, u, r->throttles)
+FIELD_GET(core_max_throttle, struct core_stats, u, r->max_throttle)
+FIELD_GET(core_lost, struct core_stats, u, r->lost)
+FIELD_GET(core_gaps, struct core_stats, u, r->gaps)
+
+/*
+ * The text's table is summary --brief's; a core without --brief is a
+ * paragraph of its own. Its inferences and executions come before its
+ * times, and CSV has the time in inferences last.
+ */
+const struct field core_fields[] = {
+	SAME("device", "device", -6, FK_U64, core_dev),
+	FIELD("arch", NULL, NULL, 0, FK_STR, core_arch),
+	FIELD("provider", NULL, NULL, 0, FK_STR, core_provider),
+	SAME("core", "core", -5, FK_U64, core_core),
+	SAME("entries", "entries", 8, FK_U64, core_entries),
+	FIELD(NULL, NULL, "infer", 6, FK_U64, core_infer),
+	FIELD(NULL, NULL, "execs", 6, FK_U64, core_execs),
+	SAME("first_ns", NULL, 0, FK_NS, core_first),
+	SAME("last_ns", NULL, 0, FK_NS, core_last),
+	SAME("span_ns", NULL, 0, FK_NS, core_span),
+	SAME("busy_ns", "busy", 12, FK_NS, core_busy),
+	SAME("utilization_pct", "util%", 8, FK_PCT, core_util),
+	SAME("inferences", NULL, 0, FK_U64, core_infer),
+	SAME("inferences_failed", NULL, 0, FK_U64, core_infer_failed),
+	FIELD("inference_busy_ns", NULL, "in_infer", 12, FK_NS, core_infer_busy),
+	SAME("executions", NULL, 0, FK_U64, core_execs),
+	SAME("errors", NULL, 0, FK_U64, core_errors),
+	SAME("throttle_events", "throttle", 7, FK_U64, core_throttles),
+	SAME("max_throttle_level", NULL, 0, FK_U64, core_max_throttle),
+	SAME("lost", "lost", 6, FK_U64, core_lost),
+	SAME("seq_gaps", "gaps", 6, FK_U64, core_gaps),
+	FIELD(NULL, "inference_busy_ns", NULL, 0, FK_NS, core_infer_busy),
+};
+const size_t core_nfields = sizeof(core_fields) / sizeof(core_fields[0]);
+
+/*
+ * JSON names a unit by its kind ("engine": 3 or "topsp": 1) and has an
+ * engine's DMA and a TopSP's errors only; CSV and the text have every
+ * column for both, in their own order.
+ */
+const struct field unit_fields[] = {
+	UNIT_ID_FIELDS,
+	FIELD_OPT("topsp", NULL, NULL, 0, FK_U64, ur_index, ur_is_topsp),
+	FIELD_OPT("engine", NULL, NULL, 0, FK_U64, ur_index, ur_is_engine),
+	FIELD_OPT("name", NULL, NULL, 0, FK_STR, ur_name, ur_is_engine),
+	FIELD(NULL, NULL, "util%", 8, FK_PCT, ur_util),
+	FIELD(NULL, NULL, "busy", 12, FK_NS, ur_busy),
+	FIELD("instructions", "instructions", "instr", 8, FK_U64, ur_instr),
+	SAME("events", "events", 7, FK_U64, ur_events),
+	FIELD("event_slices", NULL, NULL, 0, FK_U64, ur_slices),
+	SAME("event_busy_ns", "event_busy", 12, FK_NS, ur_event_busy),
+	FIELD(NULL, "busy_ns", NULL, 0, FK_NS, ur_busy),
+	FIELD(NULL, "utilization_pct", NULL, 0, FK_PCT, ur_util),
+	FIELD(NULL, "dma", "dma", 6, FK_U64, ur_dma),
+	FIELD(NULL, "dma_bytes", "dma_bytes", 10, FK_U64, ur_dma_bytes),
+	FIELD(NULL, "dma_bytes_per_s", "dma_bytes/s", 11, FK_U64, ur_dma_rate),
+	FIELD(NULL, "errors", NULL, 0, FK_U64, ur_errors),
+	FIELD_OPT("dma", NULL, NULL, 0, FK_U64, ur_dma, ur_is_engine),
+	FIELD_OPT("dma_bytes", NULL, NULL, 0, FK_U64, ur_dma_bytes, ur_is_engine),
+	FIELD_OPT("dma_bytes_per_s", NULL, NULL, 0, FK_U64, ur_dma_rate, ur_is_engine),
+	FIELD_OPT("errors", NULL, NULL, 0, FK_U64, ur_errors, ur_is_topsp),
+	SAME("lost", NULL, 0, FK_U64, ur_lost),
+	SAME("seq_gaps", NULL, 0, FK_U64, ur_gaps),
+	FIELD("first_ns", NULL, NULL, 0, FK_NS, ur_first),
+	FIELD("last_ns", NULL, NULL, 0, FK_NS, ur_last),
+	FIELD("span_ns", NULL, NULL, 0, FK_NS, ur_span),
+	FIELD("busy_ns", NULL, NULL, 0, FK_NS, ur_busy),
+	FIELD("utilization_pct", NULL, NULL, 0, FK_PCT, ur_util),
+};
+const size_t unit_nfields = sizeof(unit_fields) / sizeof(unit_fields[0]);
+
+FIELD_GET(raw_file, struct raw_row, s, r->q->file)
+FIELD_GET(raw_record, struct raw_row, u, r->q->record)
+FIELD_GET(raw_records, struct raw_row, u, r->q->records)
+FIELD_GET(raw_dev, struct raw_row, u, r->q->dev)
+FIELD_GET(raw_core, struct raw_row, u, r->q->core)
+FIELD_GET(raw_queue, struct raw_row, s, queue_name(r->q->queue_type))
+FIELD_GET(raw_target, struct raw_row, s, r->target)
+FIELD_GET(raw_target_kind, struct raw_row, s,
+	  r->q->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core")
+FIELD_GET(raw_target_index, struct raw_row, u, r->q->target_index)
+FIELD_GET(raw_engine, struct raw_row, u, r->q->engine)
+FIELD_GET(raw_format, struct raw_row, s, raw_format_name(r->q->format))
+FIELD_GET(raw_clock, struct raw_row, s, clock_domain_name(r->q->clock_domain))
+
+/* Never: the layout of raw entries is not known. */
+static union field_val raw_decoded(const void *row)
+{
+	(void)row;
+	return (union field_val){ .b = false };
+}
+
+FIELD_GET(raw_entries, struct raw_row, u, r->q->entries)
+FIELD_GET(raw_dev_entries, struct raw_row, u, r->q->device_entries)
+FIELD_GET(raw_lost, struct raw_row, u, r->q->lost)
+FIELD_GET(raw_gaps, struct raw_row, u, r->q->gaps)
+
+/* JSON names the queue first, then its device and core. */
+const struct field raw_fields[] = {
+	SAME("file", NULL, 0, FK_STR, raw_file),
+	SAME("record", NULL, 0, FK_U64, raw_record),
+	SAME("records", NULL, 0, FK_U64, raw_records),
+	FIELD(NULL, "device", "device", -6, FK_U64, raw_dev),
+	FIELD(NULL, "core", "core", -5, FK_U64, raw_core),
+	SAME("queue_type", "queue", -14, FK_STR, raw_queue),
+	FIELD(NULL, NULL, "target", -9, FK_STR, raw_target),
+	SAME("target_kind", NULL, 0, FK_STR, raw_target_kind),
+	SAME("target_index", NULL, 0, FK_U64, raw_target_index),
+	SAME("engine", "engine", 6, FK_U64, raw_engine),
+	FIELD("device", NULL, NULL, 0, FK_U64, raw_dev),
+	FIELD("core", NULL, NULL, 0, FK_U64, raw_core),
+	SAME("format", "format", -10, FK_STR, raw_format),
+	SAME("clock_domain", "clock", -9, FK_STR, raw_clock),
+	FIELD("decoded", NULL, NULL, 0, FK_BOOL, raw_decoded),
+	SAME("entries", "entries", 10, FK_U64, raw_entries),
+	SAME("device_entries", "device_entries", 14, FK_U64, raw_dev_entries),
+	SAME("lost", "lost", 8, FK_U64, raw_lost),
+	SAME("seq_gaps", "gaps", 8, FK_U64, raw_gaps),
+};
+const size_t raw_nfields = sizeof(raw_fields) / sizeof(raw_fields[0]);
+
+void raw_row(struct raw_row *r, const struct raw_queue *q)
+{
+	r->q = q;
+	snprintf(r->target, sizeof(r->target), "%s %u",
+		 q->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core", q->target_index);
+}
 
 FIELD_GET(loss_file, struct loss, s, r->file)
 FIELD_GET(loss_record, struct loss, u, r->record)
@@ -129,6 +311,13 @@ void json_dist_fields(struct json *j, const struct dist *d, unsigned int pcts)
 	jw_u64(j, "max_ns", d->max);
 }
 
+void json_dist(struct json *j, const char *key, const struct dist *d, unsigned int pcts)
+{
+	jw_obj_begin(j, key);
+	json_dist_fields(j, d, pcts);
+	jw_obj_end(j);
+}
+
 void json_idle_gaps(struct json *j, const struct top_gaps *g, const struct core_stats *c)
 {
 	jw_arr_begin(j, "idle_gaps");
@@ -136,84 +325,73 @@ void json_idle_gaps(struct json *j, const struct top_gaps *g, const struct core_
 		struct gap_row r;
 
 		gap_row(&r, c, NULL, &g->g[i], i + 1);
-		jw_obj_begin(j, NULL);
-		fields_json(j, gap_fields, gap_nfields, &r);
-		jw_obj_end(j);
+		fields_json_obj(j, NULL, gap_fields, gap_nfields, &r);
 	}
+	jw_arr_end(j);
+}
+
+void json_recording_fields(struct json *j, const struct rec_stats *s)
+{
+	jw_str(j, "path", s->rec->path);
+	jw_u64(j, "files", s->rec->nfiles);
+	jw_u64(j, "queue_records", s->queues);
+	jw_u64(j, "entries", s->entries);
+}
+
+void json_raw_queues(struct json *j, const struct rec_stats *s)
+{
+	jw_arr_begin(j, "raw_queues");
+	for (size_t i = 0; i < s->nraws; i++) {
+		struct raw_row rr;
+
+		raw_row(&rr, &s->raws[i]);
+		fields_json_obj(j, NULL, raw_fields, raw_nfields, &rr);
+	}
+	jw_arr_end(j);
+}
+
+void json_losses(struct json *j, const struct rec_stats *s)
+{
+	jw_arr_begin(j, "losses");
+	for (size_t i = 0; i < s->nlosses; i++)
+		fields_json_obj(j, NULL, loss_fields, loss_nfields, &s->losses[i]);
 	jw_arr_end(j);
 }
 
 void json_throttle(struct json *j, const struct core_stats *c)
 {
 	jw_arr_begin(j, "throttle");
-	for (size_t i = 0; i < c->nlevels; i++) {
-		jw_obj_begin(j, NULL);
-		fields_json(j, level_fields, level_nfields,
-			    &(struct level_row){ c, &c->levels[i] });
-		jw_obj_end(j);
-	}
+	for (size_t i = 0; i < c->nlevels; i++)
+		fields_json_obj(j, NULL, level_fields, level_nfields,
+				&(struct level_row){ c, &c->levels[i] });
 	jw_arr_end(j);
 }
 
 void json_unit_fields(struct json *j, const struct unit *u, const struct core_stats *c,
 		      size_t top)
 {
-	if (u->topsp) {
-		jw_u64(j, "topsp", u->index);
-	} else {
-		jw_u64(j, "engine", u->index);
-		jw_str(j, "name", engine_name(u->index));
-	}
-	jw_u64(j, "instructions", u->instructions);
-	jw_u64(j, "events", u->events);
-	jw_u64(j, "event_slices", u->event_slices);
-	jw_u64(j, "event_busy_ns", u->event_busy);
-	if (!u->topsp) {
-		jw_u64(j, "dma", u->dma);
-		jw_u64(j, "dma_bytes", u->dma_bytes);
-		jw_u64(j, "dma_bytes_per_s", u->dma_bytes_per_s);
-	} else {
-		jw_u64(j, "errors", u->errors);
-	}
-	jw_u64(j, "lost", u->lost);
-	jw_u64(j, "seq_gaps", u->gaps);
-	jw_u64(j, "first_ns", u->first);
-	jw_u64(j, "last_ns", u->last);
-	jw_u64(j, "span_ns", u->any ? u->last - u->first : 0);
-	jw_u64(j, "busy_ns", u->busy);
-	jw_fixed(j, "utilization_pct", u->util_pct, 2);
+	struct unit_row ur;
+
+	unit_row(&ur, c, u);
+	fields_json(j, unit_fields, unit_nfields, &ur);
 	jw_arr_begin(j, "ops");
 	for (size_t i = 0; i < u->nops && i < top; i++) {
 		struct unit_op_row r;
 
 		unit_op_row(&r, c, u, &u->ops[i]);
-		jw_obj_begin(j, NULL);
-		fields_json(j, unit_op_fields, unit_op_nfields, &r);
-		jw_obj_end(j);
+		fields_json_obj(j, NULL, unit_op_fields, unit_op_nfields, &r);
 	}
 	jw_arr_end(j);
 	json_idle_gaps(j, &u->idle, c);
 }
 
-void json_core_fields(struct json *j, const struct core_stats *c)
+void json_model_fields(struct json *j, const struct model_stats *m)
 {
-	jw_u64(j, "device", c->dev);
-	jw_str(j, "arch", arch_name(c->arch));
-	jw_str(j, "provider", c->provider);
-	jw_u64(j, "core", c->core);
-	jw_u64(j, "entries", c->entries);
-	jw_u64(j, "first_ns", c->first);
-	jw_u64(j, "last_ns", c->last);
-	jw_u64(j, "span_ns", c->any ? c->last - c->first : 0);
-	jw_u64(j, "busy_ns", c->busy);
-	jw_fixed(j, "utilization_pct", c->util_pct, 2);
-	jw_u64(j, "inferences", c->inferences);
-	jw_u64(j, "inferences_failed", c->infer_failed);
-	jw_u64(j, "inference_busy_ns", c->infer_busy);
-	jw_u64(j, "executions", c->ct ? c->ct->nexec : 0);
-	jw_u64(j, "errors", c->errors);
-	jw_u64(j, "throttle_events", c->throttles);
-	jw_u64(j, "max_throttle_level", c->max_throttle);
-	jw_u64(j, "lost", c->lost);
-	jw_u64(j, "seq_gaps", c->gaps);
+	jw_str(j, "model", m->name);
+	jw_u64(j, "model_id", m->model_id);
+	jw_u64(j, "failed", m->failed);
+	json_dist(j, "latency", &m->lat, DIST_P99);
+	jw_u64(j, "host_matched", m->host_matched);
+	json_dist(j, "host_call", &m->host, DIST_P99);
+	json_dist(j, "host_overhead", &m->overhead, DIST_P99);
 }

@@ -16,16 +16,27 @@
 
 /*
  * The columns (fields.h) of the sections summary writes as text and CSV too:
- * an idle gap (a row is a struct gap_row), an op of an engine or TopSP (a
- * struct unit_op_row, its label filled by unit_op_row()), and a throttle
- * level of a core (a struct level_row).
+ * a NeuronCore (a row is a struct core_stats), an engine or TopSP (a struct
+ * unit_row, filled by unit_row()), an idle gap (a struct gap_row), an op of
+ * an engine or TopSP (a struct unit_op_row, filled by unit_op_row()), a throttle level of a core (a struct level_row) and a
+ * queue of raw entries (a struct raw_row, filled by raw_row()).
  */
-struct unit_op_row {
-	const struct dist *d;
+struct unit_row {
+	const struct dist *d;	/* of an op of the unit (struct unit_op_row); else NULL */
 	const struct core_stats *c;
 	const struct unit *u;
-	const struct op_stats *o;
 	char label[32];
+};
+
+struct raw_row {
+	const struct raw_queue *q;
+	char target[24];
+};
+
+/* An op of a unit: the unit's row first, so that its columns read it. */
+struct unit_op_row {
+	struct unit_row ur;
+	const struct op_stats *o;
 };
 
 struct level_row {
@@ -63,12 +74,24 @@ struct gap_row {
 /* A queue that lost entries (a row is a struct loss): summary's and report's. */
 extern const struct field loss_fields[];
 extern const size_t loss_nfields;
+extern const struct field core_fields[];
+extern const size_t core_nfields;
+extern const struct field unit_fields[];
+extern const size_t unit_nfields;
+extern const struct field raw_fields[];
+extern const size_t raw_nfields;
 extern const struct field gap_fields[];
 extern const size_t gap_nfields;
 extern const struct field unit_op_fields[];
 extern const size_t unit_op_nfields;
 extern const struct field level_fields[];
 extern const size_t level_nfields;
+
+/* The row of @u, an engine or TopSP of @c. */
+void unit_row(struct unit_row *r, const struct core_stats *c, const struct unit *u);
+
+/* The row of @q, a queue of raw entries. */
+void raw_row(struct raw_row *r, const struct raw_queue *q);
 
 /* The row of @o, an op of @u of @c. */
 void unit_op_row(struct unit_op_row *r, const struct core_stats *c, const struct unit *u,
@@ -85,8 +108,20 @@ void gap_row(struct gap_row *r, const struct core_stats *c, const struct unit *u
 /* count, total_ns, min_ns, avg_ns, median_ns, then the @pcts asked for, max_ns. */
 void json_dist_fields(struct json *j, const struct dist *d, unsigned int pcts);
 
+/* json_dist_fields() in an object named @key. */
+void json_dist(struct json *j, const char *key, const struct dist *d, unsigned int pcts);
+
 /* "idle_gaps": @g, longest first, each placed in @c's executions. */
 void json_idle_gaps(struct json *j, const struct top_gaps *g, const struct core_stats *c);
+
+/* A recording: its path, how many files, queue records and entries. */
+void json_recording_fields(struct json *j, const struct rec_stats *s);
+
+/* "raw_queues": the queues of raw entries of @s. */
+void json_raw_queues(struct json *j, const struct rec_stats *s);
+
+/* "losses": the queues of @s that lost entries. */
+void json_losses(struct json *j, const struct rec_stats *s);
 
 /* "throttle": the time @c spent at each throttle level. */
 void json_throttle(struct json *j, const struct core_stats *c);
@@ -95,7 +130,7 @@ void json_throttle(struct json *j, const struct core_stats *c);
 void json_unit_fields(struct json *j, const struct unit *u, const struct core_stats *c,
 		      size_t top);
 
-/* A NeuronCore's counts and times (not its units, gaps or throttle). */
-void json_core_fields(struct json *j, const struct core_stats *c);
+/* A model: its name, id, failures and its latency, host call and overhead. */
+void json_model_fields(struct json *j, const struct model_stats *m);
 
 #endif

@@ -54,7 +54,7 @@ static int cmp_mark(const void *a, const void *b)
 {
 	const struct mark *x = a, *y = b;
 
-	return x->ts < y->ts ? -1 : x->ts > y->ts;
+	return cmp_int(x->ts, y->ts);
 }
 
 static void add_queue(struct rec_timeline *tl, const struct rec_stats *s,

@@ -270,7 +270,7 @@ static int cmp_window(const void *a, const void *b)
 {
 	const struct window *x = a, *y = b;
 
-	return x->start < y->start ? -1 : x->start > y->start;
+	return cmp_int(x->start, y->start);
 }
 
 const struct unit_windows *timing_unit(const struct core_timing *ct, bool topsp, uint32_t index)
@@ -294,7 +294,7 @@ static int cmp_inf(const void *a, const void *b)
 {
 	const struct inference *x = a, *y = b;
 
-	return x->start < y->start ? -1 : x->start > y->start;
+	return cmp_int(x->start, y->start);
 }
 
 /*
@@ -545,9 +545,7 @@ const struct core_timing *timing_core_of(const struct timing *t, uint32_t host, 
 
 static int cmp_u64(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
+	return cmp_int(*(const uint64_t *)a, *(const uint64_t *)b);
 }
 
 void sort_u64(uint64_t *v, size_t n)

@@ -18,13 +18,8 @@ static int cmp_sample(const void *a, const void *b)
 {
 	const struct sample *x = a, *y = b;
 
-	if (x->index != y->index)
-		return x->index < y->index ? -1 : 1;
-	if (x->machine != y->machine)
-		return x->machine < y->machine ? -1 : 1;
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	return x->core < y->core ? -1 : x->core > y->core;
+	return cmp_int(x->index, y->index) ?: cmp_int(x->machine, y->machine) ?:
+	       cmp_int(x->dev, y->dev) ?: cmp_int(x->core, y->core);
 }
 
 static void op_add(struct xhost_machine *m, uint32_t code, const char *name, uint64_t count,
@@ -77,9 +72,7 @@ static int cmp_diff(const void *a, const void *b)
 	const struct xhost_opdiff *x = a, *y = b;
 	uint64_t ax = (uint64_t)llabs(x->diff_ns), ay = (uint64_t)llabs(y->diff_ns);
 
-	if (ax != ay)
-		return ax > ay ? -1 : 1;
-	return x->code < y->code ? -1 : x->code > y->code;
+	return cmp_int(ay, ax) ?: cmp_int(x->code, y->code);
 }
 
 /* Machines by total execution time, ties in machine order. */
@@ -90,9 +83,7 @@ static int cmp_machine(const void *a, const void *b)
 	const size_t *x = a, *y = b;
 	uint64_t tx = sort_ctx->m[*x].exec_ns, ty = sort_ctx->m[*y].exec_ns;
 
-	if (tx != ty)
-		return tx < ty ? -1 : 1;
-	return *x < *y ? -1 : *x > *y;
+	return cmp_int(tx, ty) ?: cmp_int(*x, *y);
 }
 
 bool xhost_build(struct xhost *x, const struct rec_stats *s, size_t n, unsigned int top)

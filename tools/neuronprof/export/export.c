@@ -35,6 +35,18 @@ static uint32_t file_machine(const struct layout *l, const struct prof_file *f,
 	return l->m->file_machine[f - prof->files];
 }
 
+/* A new process of @machine on the timeline, listed in @l. */
+static struct xproc *proc_new(struct layout *l, uint32_t machine)
+{
+	struct xproc *p = xcalloc(1, sizeof(*p));
+
+	p->machine = machine;
+	p->shift = l->m->v[machine].shift;
+	l->procs = xrealloc(l->procs, (l->nprocs + 1) * sizeof(*l->procs));
+	l->procs[l->nprocs++] = p;
+	return p;
+}
+
 static struct xproc *proc_get(struct layout *l, const struct prof_file *f, uint32_t core,
 			      uint32_t machine)
 {
@@ -48,12 +60,9 @@ static struct xproc *proc_get(struct layout *l, const struct prof_file *f, uint3
 		if (!l->procs[i]->host && l->procs[i]->machine == machine &&
 		    l->procs[i]->dev == dev && l->procs[i]->core == core)
 			return l->procs[i];
-	p = xrealloc(NULL, sizeof(*p));
-	memset(p, 0, sizeof(*p));
+	p = proc_new(l, machine);
 	p->dev = dev;
 	p->core = core;
-	p->machine = machine;
-	p->shift = l->m->v[machine].shift;
 	p->pid = (int32_t)(XPID_DEVICE_BASE + XPID_MACHINE_STEP * machine + 1000 * dev + core);
 	snprintf(p->name, sizeof(p->name), "%.40s%sdevice %u NeuronCore %u (%s%s%s)", mname, sep,
 		 dev, core, arch_name(f->info.device.arch), provider ? " " : "",
@@ -61,8 +70,6 @@ static struct xproc *proc_get(struct layout *l, const struct prof_file *f, uint3
 	p->dev_pid = (int32_t)(XPID_DEVICE_BASE + XPID_MACHINE_STEP * machine + 1000 * dev + 999);
 	snprintf(p->dev_name, sizeof(p->dev_name), "%.24s%sdevice %u (%s%s%s)", mname, sep, dev,
 		 arch_name(f->info.device.arch), provider ? " " : "", provider ? provider : "");
-	l->procs = xrealloc(l->procs, (l->nprocs + 1) * sizeof(*l->procs));
-	l->procs[l->nprocs++] = p;
 	return p;
 }
 
@@ -183,17 +190,12 @@ static struct xproc *host_proc(struct layout *l, uint32_t machine, uint32_t pid,
 	for (size_t i = 0; i < l->nprocs; i++)
 		if (l->procs[i]->host && l->procs[i]->pid == xpid)
 			return l->procs[i];
-	p = xrealloc(NULL, sizeof(*p));
-	memset(p, 0, sizeof(*p));
+	p = proc_new(l, machine);
 	p->host = true;
 	p->pid = xpid;
-	p->machine = machine;
-	p->shift = l->m->v[machine].shift;
 	snprintf(p->name, sizeof(p->name), "host process %u%s%s%s", pid,
 		 instance && *instance ? " (" : "", instance && *instance ? instance : "",
 		 instance && *instance ? ")" : "");
-	l->procs = xrealloc(l->procs, (l->nprocs + 1) * sizeof(*l->procs));
-	l->procs[l->nprocs++] = p;
 	return p;
 }
 
@@ -227,19 +229,12 @@ static struct xtrack *host_thread(struct layout *l, const struct xproc *p, uint3
 static int cmp_host_event(const void *a, const void *b, void *arg)
 {
 	const Neuronprof__System__NtraceEvent *const *ev = arg;
-	const Neuronprof__System__NtraceEvent *x = ev[*(const size_t *)a];
-	const Neuronprof__System__NtraceEvent *y = ev[*(const size_t *)b];
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	const Neuronprof__System__NtraceEvent *x = ev[i], *y = ev[j];
 
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	if (x->start_ns != y->start_ns)
-		return x->start_ns < y->start_ns ? -1 : 1;
 	/* The longer first: it is the parent of what starts with it. */
-	if (x->end_ns != y->end_ns)
-		return x->end_ns > y->end_ns ? -1 : 1;
-	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+	return cmp_int(x->pid, y->pid) ?: cmp_int(x->tid, y->tid) ?:
+	       cmp_int(x->start_ns, y->start_ns) ?: cmp_int(y->end_ns, x->end_ns) ?: cmp_int(i, j);
 }
 
 static uint64_t host_end(const Neuronprof__System__NtraceEvent *ev)
@@ -382,29 +377,19 @@ static int cmp_proc(const void *a, const void *b)
 {
 	const struct xproc *x = *(struct xproc *const *)a, *y = *(struct xproc *const *)b;
 
-	if (x->host != y->host)
-		return x->host ? 1 : -1;
-	if (x->host)
-		return x->pid < y->pid ? -1 : x->pid > y->pid;
-	if (x->machine != y->machine)
-		return x->machine < y->machine ? -1 : 1;
-	if (x->dev != y->dev)
-		return x->dev < y->dev ? -1 : 1;
-	return x->core < y->core ? -1 : x->core > y->core;
+	if (x->host || y->host)
+		return cmp_int(x->host, y->host) ?: cmp_int(x->pid, y->pid);
+	return cmp_int(x->machine, y->machine) ?: cmp_int(x->dev, y->dev) ?:
+	       cmp_int(x->core, y->core);
 }
 
 static int cmp_track(const void *a, const void *b)
 {
 	const struct xtrack *x = *(struct xtrack *const *)a, *y = *(struct xtrack *const *)b;
 
-	if (x->proc->sort_index != y->proc->sort_index)
-		return x->proc->sort_index < y->proc->sort_index ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
 	/* A group and its first queue may share a tid: the group goes first. */
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	return x->queue_type < y->queue_type ? -1 : x->queue_type > y->queue_type;
+	return cmp_int(x->proc->sort_index, y->proc->sort_index) ?: cmp_int(x->tid, y->tid) ?:
+	       cmp_int(x->kind, y->kind) ?: cmp_int(x->queue_type, y->queue_type);
 }
 
 static void layout_build(struct layout *l, const struct profile *prof, const struct timing *tm,
@@ -695,6 +680,20 @@ static int walk_raw(struct walk *w)
 }
 
 /*
+ * The start @e of a pair (an inference, an event) becomes *@start; one
+ * still *@open is reported as @what, unmatched.
+ */
+static int pair_start(struct walk *w, const char *cat, const char *what, struct entry *start,
+		      bool *open, const struct entry *e)
+{
+	int ret = *open ? unmatched(w, cat, what, start) : 0;
+
+	*start = *e;
+	*open = true;
+	return ret;
+}
+
+/*
  * A queue of decoded entries, all its records in order: pairs, instructions
  * and sequence numbers continue from one record to the next.
  */
@@ -722,11 +721,8 @@ static int walk_queue(struct walk *w, const struct prof_file *f, const struct pr
 		switch (q->queue_type) {
 		case NEURONPROF_QT_INFER_STATUS:
 			if (e.code == NEURONPROF_INFER_START) {
-				if (open)
-					ret = unmatched(w, "infer", "infer start without stop",
-							&start);
-				start = e;
-				open = true;
+				ret = pair_start(w, "infer", "infer start without stop", &start,
+						 &open, &e);
 			} else if (e.code == NEURONPROF_INFER_STOP) {
 				if (open) {
 					const char *mn = files_model_name(&w->file, 1,
@@ -752,11 +748,8 @@ static int walk_queue(struct walk *w, const struct prof_file *f, const struct pr
 		case NEURONPROF_QT_EVENT:
 		case NEURONPROF_QT_TOPSP_EVENT:
 			if (e.code == EVENT_CODE_START) {
-				if (open)
-					ret = unmatched(w, "event", "event start without end",
-							&start);
-				start = e;
-				open = true;
+				ret = pair_start(w, "event", "event start without end", &start,
+						 &open, &e);
 			} else if (e.code == EVENT_CODE_END && open) {
 				*fmt_str(fmt_str(name, unit), " iteration") = '\0';
 				ret = pair_slice(w, XSLICE_BEGIN_END, "event", name, &start, &e,
@@ -825,7 +818,7 @@ static int walk_queue(struct walk *w, const struct prof_file *f, const struct pr
 	return ret;
 }
 
-static const char *source_name(uint32_t source)
+const char *host_source_name(uint32_t source)
 {
 	switch (source) {
 	case NEURONPROF__SYSTEM__EVENT_SOURCE__SOURCE_NEURON_RT: return "neuron_rt";
@@ -835,27 +828,34 @@ static const char *source_name(uint32_t source)
 	}
 }
 
-/* Flows: the host calls that started an execution, by event, with their flow id. */
-struct flow {
-	const Neuronprof__System__NtraceEvent *ev;
-	uint64_t id;
-};
-
-struct flows {
-	struct flow *v;
-	size_t n;
-};
-
-static int cmp_flow(const void *a, const void *b)
+static int cmp_event_id(const void *a, const void *b)
 {
-	uintptr_t x = (uintptr_t)((const struct flow *)a)->ev;
-	uintptr_t y = (uintptr_t)((const struct flow *)b)->ev;
-
-	return x < y ? -1 : x > y;
+	return cmp_int((uintptr_t)((const struct event_id *)a)->ev,
+		       (uintptr_t)((const struct event_id *)b)->ev);
 }
 
-/* Flow ids are given in (core, execution) order from 1, so they are unique in the trace. */
-static void flows_build(struct flows *fl, const struct timing *tm)
+void event_ids_sort(struct event_ids *m)
+{
+	if (m->n > 1)
+		qsort(m->v, m->n, sizeof(*m->v), cmp_event_id);
+}
+
+uint64_t event_ids_find(const struct event_ids *m, const Neuronprof__System__NtraceEvent *ev)
+{
+	struct event_id key = { .ev = ev }, *f;
+
+	if (!m->n || !ev)
+		return 0;
+	f = bsearch(&key, m->v, m->n, sizeof(*m->v), cmp_event_id);
+	return f ? f->id : 0;
+}
+
+/*
+ * Flows: the host calls that started an execution, by event, with their
+ * flow id. Flow ids are given in (core, execution) order from 1, so they
+ * are unique in the trace.
+ */
+static void flows_build(struct event_ids *fl, const struct timing *tm)
 {
 	size_t n = 0;
 
@@ -871,18 +871,7 @@ static void flows_build(struct flows *fl, const struct timing *tm)
 				fl->v[fl->n].id = fl->n + 1;
 				fl->n++;
 			}
-	if (fl->n > 1)
-		qsort(fl->v, fl->n, sizeof(*fl->v), cmp_flow);
-}
-
-static uint64_t flow_of(const struct flows *fl, const Neuronprof__System__NtraceEvent *ev)
-{
-	struct flow key = { .ev = ev }, *f;
-
-	if (!fl->n)
-		return 0;
-	f = bsearch(&key, fl->v, fl->n, sizeof(*fl->v), cmp_flow);
-	return f ? f->id : 0;
+	event_ids_sort(fl);
 }
 
 static int host_event(struct layout *l, const Neuronprof__System__NtraceEvent *ev,
@@ -929,7 +918,7 @@ static int host_event(struct layout *l, const Neuronprof__System__NtraceEvent *e
 		}
 		n++;
 	}
-	return fmt->slice(ctx, t, XSLICE_COMPLETE, source_name(ev->source),
+	return fmt->slice(ctx, t, XSLICE_COMPLETE, host_source_name(ev->source),
 			  ev->name && *ev->name ? ev->name : "event",
 			  ev->start_ns + (uint64_t)p->shift, end + (uint64_t)p->shift, a, n,
 			  flow_out, 0);
@@ -965,13 +954,9 @@ static uint64_t file_first_ts(const struct prof_file *f)
 static int cmp_file_start(const void *a, const void *b)
 {
 	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	uint64_t x = sort_first[i], y = sort_first[j];
 
-	if (sort_machine[i] != sort_machine[j])
-		return sort_machine[i] < sort_machine[j] ? -1 : 1;
-	if (x != y)
-		return x < y ? -1 : 1;
-	return i < j ? -1 : i > j;
+	return cmp_int(sort_machine[i], sort_machine[j]) ?:
+	       cmp_int(sort_first[i], sort_first[j]) ?: cmp_int(i, j);
 }
 
 /* The events cmp_event_start() orders indexes of (qsort() has no context). */
@@ -985,16 +970,12 @@ static int cmp_event_start(const void *a, const void *b)
 	uint64_t xe = x->end_ns >= x->start_ns ? x->end_ns : x->start_ns;
 	uint64_t ye = y->end_ns >= y->start_ns ? y->end_ns : y->start_ns;
 
-	if (x->start_ns != y->start_ns)
-		return x->start_ns < y->start_ns ? -1 : 1;
-	if (xe != ye)
-		return xe > ye ? -1 : 1;
-	return i < j ? -1 : i > j;
+	return cmp_int(x->start_ns, y->start_ns) ?: cmp_int(ye, xe) ?: cmp_int(i, j);
 }
 
 static int walk_sysprof(struct layout *l, const struct sysprof *s, uint32_t machine,
 			const uint32_t *lane, const struct xformat *fmt, void *ctx,
-			struct export_stats *st, const struct flows *fl)
+			struct export_stats *st, const struct event_ids *fl)
 {
 	size_t n = s->ntrace ? s->ntrace->n_events : 0, *order;
 	int ret = 0;
@@ -1013,7 +994,7 @@ static int walk_sysprof(struct layout *l, const struct sysprof *s, uint32_t mach
 	sort_events = NULL;
 	for (size_t k = 0; !ret && k < n; k++) {
 		size_t i = order[k];
-		uint64_t flow = flow_of(fl, s->ntrace->events[i]);
+		uint64_t flow = event_ids_find(fl, s->ntrace->events[i]);
 
 		ret = host_event(l, s->ntrace->events[i], machine, lane[i], fmt, ctx, flow);
 		st->host_events++;
@@ -1079,7 +1060,7 @@ static const char *exec_model_name(const struct profile *prof, const uint32_t *f
 
 /* The executions of each core as slices on its executions track, flows ending there. */
 static int walk_executions(const struct layout *l, const struct timing *tm,
-			   const struct flows *fl, const struct profile *prof,
+			   const struct event_ids *fl, const struct profile *prof,
 			   const uint32_t *file_machine, const struct xformat *fmt, void *ctx,
 			   struct export_stats *st)
 {
@@ -1100,7 +1081,7 @@ static int walk_executions(const struct layout *l, const struct timing *tm,
 			continue;
 		for (exec_cursor_init(&xc, c); !ret && xc.have; exec_cursor_next(&xc)) {
 			const struct execution *x = &xc.cur;
-			uint64_t flow = x->host ? flow_of(fl, x->host) : 0;
+			uint64_t flow = event_ids_find(fl, x->host);
 			const char *mn = exec_model_name(prof, file_machine, c, x->model_id);
 			struct xarg a[5] = {
 				{ .key = "model_id", .kind = XARG_U64, .u = x->model_id },
@@ -1136,7 +1117,7 @@ int export_run(const struct profile *prof, const char *source, const struct xfor
 	struct machines mach;
 	const struct prof_file **files = xrealloc(NULL, (prof->nfiles + 1) * sizeof(*files));
 	struct timing tm;
-	struct flows fl;
+	struct event_ids fl;
 	struct layout l;
 	uint64_t done = 0;
 	uint64_t *first;

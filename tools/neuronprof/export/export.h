@@ -263,6 +263,29 @@ const struct export_format *export_format_find(const char *name);
 const char *export_format_names(char *buf, size_t len);
 
 /*
+ * Ids of host events, found by the event: the flow id of the host call
+ * that started an execution (export.c), a host event's row (SQLite).
+ */
+struct event_id {
+	const Neuronprof__System__NtraceEvent *ev;
+	uint64_t id;
+};
+
+struct event_ids {
+	struct event_id *v;
+	size_t n;
+};
+
+/* event_ids_sort() - orders @m by event, for event_ids_find(). */
+void event_ids_sort(struct event_ids *m);
+
+/* event_ids_find() - the id of @ev in @m, or 0 when it has none. */
+uint64_t event_ids_find(const struct event_ids *m, const Neuronprof__System__NtraceEvent *ev);
+
+/* host_source_name() - "neuron_rt", "neuron_hw", "framework" or "host". */
+const char *host_source_name(uint32_t source);
+
+/*
  * The pragmas sqlite_export() sets before its one transaction (the
  * benchmark's bare insert loop uses the same).
  */

@@ -130,14 +130,20 @@ static void number(struct json_export *x, double d)
 	ob_commit(&x->ob, p + snprintf(p, 32, "%.6g", isfinite(d) ? d : 0.0));
 }
 
+/* Member @i of an "args" object: a comma before all but the first, its key, ':'. */
+static void arg_key(struct json_export *x, int i, const char *key)
+{
+	if (i)
+		ob_mem(&x->ob, ",", 1);
+	string(x, key);
+	ob_mem(&x->ob, ":", 1);
+}
+
 static void args(struct json_export *x, const struct xarg *a, int n)
 {
 	ob_str(&x->ob, ",\"args\":{");
 	for (int i = 0; i < n; i++) {
-		if (i)
-			ob_mem(&x->ob, ",", 1);
-		string(x, a[i].key);
-		ob_mem(&x->ob, ":", 1);
+		arg_key(x, i, a[i].key);
 		switch (a[i].kind) {
 		case XARG_U64:
 			ob_u64(&x->ob, a[i].u);
@@ -579,10 +585,7 @@ static int j_counter(void *ctx, const struct xproc *p, const char *name, uint64_
 	ts_us(x, ts);
 	ob_str(&x->ob, ",\"args\":{");
 	for (int i = 0; i < n; i++) {
-		if (i)
-			ob_mem(&x->ob, ",", 1);
-		string(x, c[i].key);
-		ob_mem(&x->ob, ":", 1);
+		arg_key(x, i, c[i].key);
 		if (c[i].is_double)
 			number(x, c[i].dvalue);
 		else

@@ -336,12 +336,30 @@ static int p_begin(void *ctx, const char *source)
 	return packet_end(x);
 }
 
-static void process_desc(struct pbenc *e, int32_t pid, const char *name)
+/* A packet describing the track @uuid named @name, open for more of its fields. */
+static void track_begin(struct perfetto_export *x, uint64_t uuid, const char *name)
 {
-	pb_open(e, TD_PROCESS);
-	pb_int(e, PROCESS_PID, pid);
-	pb_str(e, PROCESS_NAME, name);
-	pb_close(e);
+	packet_begin(x, 0);
+	pb_open(&x->e, PKT_TRACK_DESCRIPTOR);
+	pb_uint(&x->e, TD_UUID, uuid);
+	pb_str(&x->e, TD_NAME, name);
+}
+
+static int track_end(struct perfetto_export *x)
+{
+	pb_close(&x->e);
+	return packet_end(x);
+}
+
+/* The track of the process @pid named @name; open as track_begin() leaves it. */
+static void process_track_begin(struct perfetto_export *x, uint64_t uuid, int32_t pid,
+				const char *name)
+{
+	track_begin(x, uuid, name);
+	pb_open(&x->e, TD_PROCESS);
+	pb_int(&x->e, PROCESS_PID, pid);
+	pb_str(&x->e, PROCESS_NAME, name);
+	pb_close(&x->e);
 }
 
 static int p_process(void *ctx, const struct xproc *p)
@@ -351,24 +369,14 @@ static int p_process(void *ctx, const struct xproc *p)
 	char name[64];
 
 	if (p->host) {
-		packet_begin(x, 0);
-		pb_open(e, PKT_TRACK_DESCRIPTOR);
-		pb_uint(e, TD_UUID, p->uuid);
-		pb_str(e, TD_NAME, p->name);
-		process_desc(e, p->pid, p->name);
-		pb_close(e);
-		return packet_end(x);
+		process_track_begin(x, p->uuid, p->pid, p->name);
+		return track_end(x);
 	}
 	if (p->dev_first) {
 		/* The device: a process whose children are its cores, in core order. */
-		packet_begin(x, 0);
-		pb_open(e, PKT_TRACK_DESCRIPTOR);
-		pb_uint(e, TD_UUID, p->dev_uuid);
-		pb_str(e, TD_NAME, p->dev_name);
-		process_desc(e, p->dev_pid, p->dev_name);
+		process_track_begin(x, p->dev_uuid, p->dev_pid, p->dev_name);
 		pb_uint(e, TD_CHILD_ORDERING, CHILD_ORDERING_EXPLICIT);
-		pb_close(e);
-		if (packet_end(x))
+		if (track_end(x))
 			return -1;
 	}
 	snprintf(name, sizeof(name), "NeuronCore %u", p->core);
@@ -379,8 +387,7 @@ static int p_process(void *ctx, const struct xproc *p)
 	pb_str(e, TD_NAME, name);
 	pb_uint(e, TD_CHILD_ORDERING, CHILD_ORDERING_EXPLICIT);
 	pb_int(e, TD_SIBLING_ORDER_RANK, (int64_t)p->core);
-	pb_close(e);
-	return packet_end(x);
+	return track_end(x);
 }
 
 static int p_track(void *ctx, const struct xtrack *t)
@@ -388,10 +395,7 @@ static int p_track(void *ctx, const struct xtrack *t)
 	struct perfetto_export *x = ctx;
 	struct pbenc *e = &x->e;
 
-	packet_begin(x, 0);
-	pb_open(e, PKT_TRACK_DESCRIPTOR);
-	pb_uint(e, TD_UUID, t->uuid);
-	pb_str(e, TD_NAME, t->name);
+	track_begin(x, t->uuid, t->name);
 	if (t->kind == XT_THREAD && !t->engine) {
 		/* A thread track belongs to its process through the pid. */
 		pb_open(e, TD_THREAD);
@@ -413,8 +417,7 @@ static int p_track(void *ctx, const struct xtrack *t)
 			pb_str(e, COUNTER_UNIT_NAME, t->unit_name);
 		pb_close(e);
 	}
-	pb_close(e);
-	return packet_end(x);
+	return track_end(x);
 }
 
 /* Interned data of what the coming event uses for the first time. */
@@ -515,18 +518,14 @@ static uint8_t *annotation(uint8_t *p, const struct xarg *a, uint64_t key_iid)
 	else
 		p = pbc_bytes(p, DA_NAME, a->key, strlen(a->key));
 	/* The two kinds nearly all arguments have, before the switch's jump. */
-	if (a->kind == XARG_HEX)
+	if (a->kind == XARG_HEX)	/* shown in hex by viewers */
 		return pbc_close(at, pbc_uint(p, DA_POINTER, a->u));
 	if (a->kind == XARG_U64)
 		return pbc_close(at, pbc_uint(p, DA_UINT, a->u));
 	switch (a->kind) {
 	case XARG_U64:
-		p = pbc_uint(p, DA_UINT, a->u);
-		break;
 	case XARG_HEX:
-		/* Shown in hex by viewers. */
-		p = pbc_uint(p, DA_POINTER, a->u);
-		break;
+		break;		/* written above */
 	case XARG_STR:
 		p = pbc_bytes(p, DA_STRING, a->s, strlen(a->s));
 		break;

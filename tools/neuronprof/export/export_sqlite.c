@@ -564,37 +564,14 @@ static void write_queue(struct sq *q, struct sq_rec *r, const struct prof_file *
 	instr_clock_free(&clk);
 }
 
-static const char *source_name(uint32_t s)
-{
-	switch (s) {
-	case NEURONPROF__SYSTEM__EVENT_SOURCE__SOURCE_NEURON_RT: return "neuron_rt";
-	case NEURONPROF__SYSTEM__EVENT_SOURCE__SOURCE_NEURON_HW: return "neuron_hw";
-	case NEURONPROF__SYSTEM__EVENT_SOURCE__SOURCE_FRAMEWORK: return "framework";
-	default: return "host";
-	}
-}
-
-/* Host events of @s; their row ids by event, for the executions' host_event_id. */
-struct host_row {
-	const Neuronprof__System__NtraceEvent *ev;
-	int64_t id;
-};
-
-static int cmp_host_row(const void *a, const void *b)
-{
-	uintptr_t x = (uintptr_t)((const struct host_row *)a)->ev;
-	uintptr_t y = (uintptr_t)((const struct host_row *)b)->ev;
-
-	return x < y ? -1 : x > y;
-}
-
-static struct host_row *write_sysprof(struct sq *q, int64_t rec_id, const struct sysprof *s,
-				      size_t *nrows)
+/* Host events of @s; their row ids by event into @rows, for the executions' host_event_id. */
+static void write_sysprof(struct sq *q, int64_t rec_id, const struct sysprof *s,
+			  struct event_ids *rows)
 {
 	const Neuronprof__System__Ntrace *nt = s->ntrace;
-	struct host_row *rows = xcalloc(nt ? nt->n_events : 0, sizeof(*rows));
 
-	*nrows = 0;
+	rows->v = xcalloc(nt ? nt->n_events : 0, sizeof(*rows->v));
+	rows->n = 0;
 	for (size_t i = 0; nt && !q->rc && i < nt->n_events; i++) {
 		const Neuronprof__System__NtraceEvent *ev = nt->events[i];
 		uint64_t end = ev->end_ns > ev->start_ns ? ev->end_ns : ev->start_ns;
@@ -606,7 +583,7 @@ static struct host_row *write_sysprof(struct sq *q, int64_t rec_id, const struct
 		b_u64(q, ST_EVENT_TYPE, 1, ev->type);
 		b_text(q, ST_EVENT_TYPE, 2, ev->name && *ev->name ? ev->name : "event");
 		step(q, ST_EVENT_TYPE);
-		b_string(q, ST_HOST, 5, source_name(ev->source));
+		b_string(q, ST_HOST, 5, host_source_name(ev->source));
 		b_ts(q, ST_HOST, 6, ev->start_ns);
 		b_ts(q, ST_HOST, 7, end);
 		b_u64(q, ST_HOST, 8, end - ev->start_ns);
@@ -617,8 +594,8 @@ static struct host_row *write_sysprof(struct sq *q, int64_t rec_id, const struct
 		b_u64_or_null(q, ST_HOST, 13, ev->n_flow_ids != 0,
 			      ev->n_flow_ids ? ev->flow_ids[0] : 0);
 		b_text(q, ST_HOST, 14, ev->instance_id && *ev->instance_id ? ev->instance_id : NULL);
-		rows[*nrows].ev = ev;
-		rows[(*nrows)++].id = step(q, ST_HOST);
+		rows->v[rows->n].ev = ev;
+		rows->v[rows->n++].id = (uint64_t)step(q, ST_HOST);
 		q->stats->host_events++;
 	}
 	for (size_t i = 0; s->cpu && !q->rc && i < s->cpu->n_samples; i++) {
@@ -647,13 +624,11 @@ static struct host_row *write_sysprof(struct sq *q, int64_t rec_id, const struct
 		step(q, ST_MEM);
 		q->stats->host_samples++;
 	}
-	if (*nrows > 1)
-		qsort(rows, *nrows, sizeof(*rows), cmp_host_row);
-	return rows;
+	event_ids_sort(rows);
 }
 
 static void write_timing(struct sq *q, struct sq_rec *r, const struct timing *tm,
-			 const struct host_row *hr, size_t nhr)
+			 const struct event_ids *hr)
 {
 	for (size_t i = 0; i < tm->ncores && !q->rc; i++) {
 		const struct core_timing *c = &tm->cores[i];
@@ -678,10 +653,8 @@ static void write_timing(struct sq *q, struct sq_rec *r, const struct timing *tm
 		}
 		for (size_t k = 0; k < c->nexec && !q->rc; k++) {
 			const struct execution *x = &c->exec[k];
-			struct host_row key = { .ev = x->host }, *h = NULL;
+			uint64_t host_id = event_ids_find(hr, x->host);
 
-			if (x->host && nhr)
-				h = bsearch(&key, hr, nhr, sizeof(*hr), cmp_host_row);
 			b_i64(q, ST_EXECUTION, 1, core_id);
 			b_u64(q, ST_EXECUTION, 2, k);
 			b_u64(q, ST_EXECUTION, 3, x->model_id);
@@ -690,8 +663,8 @@ static void write_timing(struct sq *q, struct sq_rec *r, const struct timing *tm
 			b_u64(q, ST_EXECUTION, 6, x->stop - x->start);
 			b_u64(q, ST_EXECUTION, 7, x->iterations);
 			b_u64(q, ST_EXECUTION, 8, x->failed);
-			if (h)
-				b_i64(q, ST_EXECUTION, 9, h->id);
+			if (host_id)
+				b_i64(q, ST_EXECUTION, 9, (int64_t)host_id);
 			else
 				b_null(q, ST_EXECUTION, 9);
 			step(q, ST_EXECUTION);
@@ -704,9 +677,8 @@ static void write_recording(struct sq *q, const struct recording *rec, int64_t m
 			    int64_t shift, struct progress *pg, uint64_t *done)
 {
 	struct sq_rec r = { 0 };
-	struct host_row *hr = NULL;
+	struct event_ids hr = { 0 };
 	struct timing tm;
-	size_t nhr = 0;
 
 	b_string(q, ST_RECORDING, 1, rec->path);
 	b_i64(q, ST_RECORDING, 2, machine_id);
@@ -737,9 +709,9 @@ static void write_recording(struct sq *q, const struct recording *rec, int64_t m
 			write_queue(q, &r, f, file_id, &f->lqueues[k], &tm, pg, done);
 	}
 	if (rec->sys && !q->rc)
-		hr = write_sysprof(q, r.id, rec->sys, &nhr);
-	write_timing(q, &r, &tm, hr, nhr);
-	free(hr);
+		write_sysprof(q, r.id, rec->sys, &hr);
+	write_timing(q, &r, &tm, &hr);
+	free(hr.v);
 	timing_free(&tm);
 	free(r.cores);
 	free(r.dev_id);

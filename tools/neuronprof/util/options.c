@@ -14,6 +14,8 @@
 /* Option labels longer than this put their help on the next line. */
 #define OPT_COL_MAX	24
 
+const struct cmd_desc *tool_desc;
+
 static const struct opt opt_help = {
 	.kind = OPT_KIND_BOOL, .short_name = 'h', .long_name = "help", .help = "this text",
 };
@@ -78,10 +80,10 @@ static void opt_usage_line(FILE *f, const struct opt *o, int col)
 	}
 }
 
-void opts_usage(FILE *f, const struct cmd_desc *d)
+void opts_usage(FILE *f, const struct cmd_desc *d, const struct opt *opts)
 {
 	const char *s = d->synopsis, *nl;
-	size_t n = opts_count(d->opts);
+	size_t n = opts_count(opts);
 	char label[128];
 	int col = 0, w;
 
@@ -99,17 +101,17 @@ void opts_usage(FILE *f, const struct cmd_desc *d)
 		d->describe(f);
 	fputc('\n', f);
 	for (size_t i = 0; i <= n; i++) {
-		if (i < n && d->opts[i].kind == OPT_KIND_GROUP)
+		if (i < n && opts[i].kind == OPT_KIND_GROUP)
 			continue;
-		w = opt_label(i < n ? &d->opts[i] : &opt_help, label, sizeof(label)) + 2;
+		w = opt_label(i < n ? &opts[i] : &opt_help, label, sizeof(label)) + 2;
 		if (w <= OPT_COL_MAX && w > col)
 			col = w;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (d->opts[i].kind == OPT_KIND_GROUP)
-			fprintf(f, "%s\n", d->opts[i].help);
+		if (opts[i].kind == OPT_KIND_GROUP)
+			fprintf(f, "%s\n", opts[i].help);
 		else
-			opt_usage_line(f, &d->opts[i], col);
+			opt_usage_line(f, &opts[i], col);
 	}
 	opt_usage_line(f, &opt_help, col);
 	if (d->notes)
@@ -154,16 +156,16 @@ static int opt_apply(const struct opt *o, const char *arg, void *ctx, bool as_sh
 	return 0;
 }
 
-bool opts_parse(int argc, char **argv, const struct cmd_desc *d, void *ctx, int *status)
+bool opts_parse(int argc, char **argv, const struct opt *opts, void *ctx, int *status)
 {
-	size_t n = opts_count(d->opts), k = 0, j = 2;
+	size_t n = opts_count(opts), k = 0, j = 2;
 	struct option *longopts = xcalloc(n + 2, sizeof(*longopts));
 	char *shortopts = xcalloc(2 * n + 4, 1);
 	int c;
 
 	memcpy(shortopts, "+:", 2);
 	for (size_t i = 0; i < n; i++) {
-		const struct opt *o = &d->opts[i];
+		const struct opt *o = &opts[i];
 		int val = o->short_name ? o->short_name : OPT_VAL_LONG + (int)i;
 
 		if (o->kind == OPT_KIND_GROUP)
@@ -192,15 +194,15 @@ bool opts_parse(int argc, char **argv, const struct cmd_desc *d, void *ctx, int 
 		if (c == -1)
 			break;
 		if (c == 'h') {
-			opts_usage(stdout, d);
+			opts_usage(stdout, tool_desc, opts);
 			break;
 		}
 		if (c >= OPT_VAL_LONG && c < OPT_VAL_LONG + (int)n)
-			o = &d->opts[c - OPT_VAL_LONG];
+			o = &opts[c - OPT_VAL_LONG];
 		for (size_t i = 0; !o && c > 0 && c < OPT_VAL_LONG && c != '?' && c != ':' &&
 		     i < n; i++)
-			if (d->opts[i].short_name == c)
-				o = &d->opts[i];
+			if (opts[i].short_name == c)
+				o = &opts[i];
 		if (!o) {
 			*status = option_error(c, argv);
 			break;

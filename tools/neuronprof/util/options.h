@@ -5,13 +5,14 @@
  * an option cannot be parsed without being documented or documented
  * without being parsed.
  *
- * A command describes itself with a struct cmd_desc: its synopsis lines,
- * what it does, its options (a table ending with OPT_END()) and notes
- * after them. opts_parse() parses argv with getopt_long() ("+": options
- * stop at the first operand or "--"), stores each value where its entry
- * points, checks numbers against their ranges, answers -h/--help (added to
- * every table) and reports every mistake as a usage error naming the
- * option.
+ * A command declares its options in a table ending with OPT_END(); its
+ * synopsis lines, what it does and notes after the options are its struct
+ * cmd_desc in the list of commands (commands.c), which main() makes the
+ * running one (tool_desc). opts_parse() parses argv with getopt_long()
+ * ("+": options stop at the first operand or "--"), stores each value
+ * where its entry points, checks numbers against their ranges, answers
+ * -h/--help (added to every table) with the usage text of tool_desc and
+ * the table, and reports every mistake as a usage error naming the option.
  */
 #ifndef NEURONPROF_OPTIONS_H
 #define NEURONPROF_OPTIONS_H
@@ -95,13 +96,12 @@ struct opt {
 	  .cb = (c), .tag = (t), .help = (h), ##__VA_ARGS__ }
 
 /**
- * struct cmd_desc - what a command's usage text says and its options.
+ * struct cmd_desc - what a command's usage text says besides its options.
  * @name: the subcommand ("record").
  * @synopsis: the usage lines after "neuronprof ", '\n' between them.
  * @about: what the command does (a paragraph, lines ending in '\n').
  * @describe: when set, writes more of the description after @about (a list
  *	that comes from a table, say).
- * @opts: the options, ending with OPT_END(); -h/--help is added.
  * @notes: text after the options, or NULL.
  */
 struct cmd_desc {
@@ -109,23 +109,26 @@ struct cmd_desc {
 	const char *synopsis;
 	const char *about;
 	void (*describe)(FILE *f);
-	const struct opt *opts;
 	const char *notes;
 };
 
+/* The running command's description, set by main() with tool_cmd. */
+extern const struct cmd_desc *tool_desc;
+
 /*
- * opts_parse() - parses the options of @argv into where @d's table points.
+ * opts_parse() - parses the options of @argv into where @opts point.
+ * @opts: the command's options, ending with OPT_END(); -h/--help is added.
  * @ctx: passed to callbacks.
  * @status: out: what the command returns when this returns true.
  *
  * Return: false to go on with the operands at argv[optind]; true when the
- * command has to return *@status now: 0 after printing the usage for -h,
- * EXIT_USAGE after a usage error.
+ * command has to return *@status now: 0 after printing the usage (of
+ * tool_desc and @opts) for -h, EXIT_USAGE after a usage error.
  */
-bool opts_parse(int argc, char **argv, const struct cmd_desc *d, void *ctx, int *status);
+bool opts_parse(int argc, char **argv, const struct opt *opts, void *ctx, int *status);
 
-/* opts_usage() - writes @d's usage text, generated from its table, to @f. */
-void opts_usage(FILE *f, const struct cmd_desc *d);
+/* opts_usage() - writes the usage text of @d and its options @opts to @f. */
+void opts_usage(FILE *f, const struct cmd_desc *d, const struct opt *opts);
 
 /* opt_name() - "--long" (or "-s" for a short-only option) of @o. */
 const char *opt_name(const struct opt *o, char *buf, size_t len);

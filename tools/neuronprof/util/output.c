@@ -76,6 +76,29 @@ static char *resolve(const char *name, struct stat *st, bool *exists)
 	return NULL;
 }
 
+/*
+ * A new file named by @fmt and @arg (ending in XXXXXX), its name into *@path.
+ * Return: its descriptor, or -1 with *@path NULL and errno saying why.
+ */
+static int temp_file(char **path, const char *fmt, const char *arg)
+{
+	int fd, err;
+
+	if (asprintf(path, fmt, arg) < 0) {
+		*path = NULL;
+		errno = ENOMEM;
+		return -1;
+	}
+	fd = mkstemp(*path);
+	if (fd < 0) {
+		err = errno;
+		free(*path);
+		*path = NULL;
+		errno = err;
+	}
+	return fd;
+}
+
 int output_open(struct output *o, const char *name, unsigned int flags)
 {
 	struct stat st;
@@ -121,13 +144,9 @@ int output_open(struct output *o, const char *name, unsigned int flags)
 
 		o->f = NULL;
 
-		if (asprintf(&o->scratch, "%s/neuronprof-output.XXXXXX", dir && *dir ? dir : "/tmp") < 0)
-			o->scratch = NULL;
-		fd = o->scratch ? mkstemp(o->scratch) : -1;
+		fd = temp_file(&o->scratch, "%s/neuronprof-output.XXXXXX", dir && *dir ? dir : "/tmp");
 		if (fd < 0) {
 			fail("cannot create a scratch file for %s: %s", name, strerror(errno));
-			free(o->scratch);
-			o->scratch = NULL;
 			output_abort(o);
 			return -1;
 		}
@@ -146,17 +165,9 @@ int output_open(struct output *o, const char *name, unsigned int flags)
 		return 0;
 	}
 	/* A regular file or a new name: a temporary beside it. */
-	if (asprintf(&o->tmp, "%s.tmp.XXXXXX", o->final) < 0) {
-		o->tmp = NULL;
-		fail("out of memory");
-		output_abort(o);
-		return -1;
-	}
-	fd = mkstemp(o->tmp);
+	fd = temp_file(&o->tmp, "%s.tmp.XXXXXX", o->final);
 	if (fd < 0) {
 		fail("cannot create %s: %s", name, strerror(errno));
-		free(o->tmp);
-		o->tmp = NULL;
 		output_abort(o);
 		return -1;
 	}

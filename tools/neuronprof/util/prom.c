@@ -156,18 +156,21 @@ int prom_render(const struct prom *p, char **buf, size_t *len)
 
 static const char *kind_of(mode_t m)
 {
-	if (S_ISLNK(m))
-		return "a symbolic link";
-	if (S_ISDIR(m))
-		return "a directory";
-	if (S_ISFIFO(m))
-		return "a FIFO";
-	if (S_ISSOCK(m))
-		return "a socket";
-	if (S_ISCHR(m))
-		return "a character device";
-	if (S_ISBLK(m))
-		return "a block device";
+	static const struct {
+		mode_t type;
+		const char *name;
+	} kinds[] = {
+		{ S_IFLNK, "a symbolic link" },
+		{ S_IFDIR, "a directory" },
+		{ S_IFIFO, "a FIFO" },
+		{ S_IFSOCK, "a socket" },
+		{ S_IFCHR, "a character device" },
+		{ S_IFBLK, "a block device" },
+	};
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if ((m & S_IFMT) == kinds[i].type)
+			return kinds[i].name;
 	return "not a regular file";
 }
 

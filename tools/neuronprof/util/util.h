@@ -91,6 +91,15 @@ char *xstrdup(const char *s);
 void *xgrow(void *v, size_t n, size_t *cap, size_t size);
 void *xgrow1(void *v, size_t n, size_t size);
 
+/* ---- ordering ------------------------------------------------------------- */
+
+/*
+ * cmp_int() - -1, 0 or 1 as @l is below, equal to or above @r, for qsort()
+ * comparators (as the kernel's cmp_int()): several keys chain with "?:",
+ * a key that sorts from the largest swaps its operands.
+ */
+#define cmp_int(l, r)	(((l) > (r)) - ((l) < (r)))
+
 /* ---- names (util.c) -------------------------------------------------------- */
 
 const char *arch_name(uint32_t arch);		/* "trn1", "inf2", "trn2", "unknown" */
