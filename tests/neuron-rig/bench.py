@@ -2,9 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """The head-write benchmark's figures (tests/neuron-rig/run.sh, RIG_BENCH=1).
 
-bench.py OFF ON: nrt_play's "bench" lines with the queue not subscribed
-(OFF) and captured (ON), the same number of runs each, alternating. Prints the medians and, last, the
-cost a capture adds per head write against a memcpy of the consumed bytes.
+bench.py OFF ON OFF2 NOSTREAM: nrt_play's "bench" lines with the queue not
+subscribed (OFF, OFF2), captured by neuronprof record streaming (ON) and by
+record --no-streaming (NOSTREAM), the same number of runs each, in turn
+OFF, ON, OFF2, NOSTREAM. Prints the medians, what streaming capture adds,
+and, last, what the head-write path alone adds, each in memcpys of the
+consumed bytes measured in the same processes (the ns beside it: that
+ratio times the median memcpy).
 """
 import re
 import statistics
@@ -17,19 +21,33 @@ def runs(path):
             re.finditer(r"head write (\d+) ns, memcpy (\d+) ns", text)]
 
 
-off, on = runs(sys.argv[1]), runs(sys.argv[2])
-if len(off) < 3 or len(off) != len(on):
-    sys.exit(f"expected as many runs (3 or more) each way, got {len(off)} and {len(on)}")
+off, on, off2, nostream = (runs(p) for p in sys.argv[1:5])
 t = len(off)
-h_off = statistics.median(h for h, _ in off)
+if t < 3 or any(len(r) != t for r in (on, off2, nostream)):
+    sys.exit(f"expected as many runs (3 or more) each way, got "
+             f"{[len(r) for r in (off, on, off2, nostream)]}")
+h_off = statistics.median(h for h, _ in off + off2)
 h_on = statistics.median(h for h, _ in on)
-# Run i with the queue captured came right after run i without: their
-# difference is the least disturbed by whatever else the machine did.
-added = statistics.median(b[0] - a[0] for a, b in zip(off, on))
-cp = statistics.median(c for _, c in off + on)
-print(f"head write, queue not subscribed: {h_off:.0f} ns (median of {t} runs of 2000; "
+h_ns = statistics.median(h for h, _ in nostream)
+# The whole VM runs faster or slower from one run to the next (under TCG a
+# run's head write and memcpy move together, by up to 2x), so each run's
+# head write is counted in memcpys of that run. Each captured run came
+# right after a run without capture: their difference is the least
+# disturbed by whatever else the machine did.
+def added(base, captured):
+    return statistics.median(b[0] / b[1] - a[0] / a[1] for a, b in zip(base, captured))
+
+
+x_on, x_ns = added(off, on), added(off2, nostream)
+cp = statistics.median(c for _, c in off + on + off2 + nostream)
+added_on, added_ns = x_on * cp, x_ns * cp
+print(f"head write, queue not subscribed: {h_off:.0f} ns (median of {2 * t} runs of 2000; "
       "a run's mean leaves out rounds over 10x its median: the host descheduling the VM)")
-print(f"head write, captured by neuronprof record: {h_on:.0f} ns")
+print(f"head write, captured by neuronprof record, streaming: {h_on:.0f} ns")
+print(f"head write, captured by neuronprof record --no-streaming: {h_ns:.0f} ns")
 print(f"memcpy of the 4096 consumed bytes: {cp:.0f} ns")
-print(f"neuron head write: capture adds {added:.0f} ns per head write of 64 x 64-byte entries "
-      f"(median of {t} paired runs): {added / cp:.2f}x a memcpy of the consumed bytes (goal <= 2x)")
+print(f"streaming capture adds {added_on:.0f} ns per head write (median of {t} paired runs; "
+      f"record's drainer runs on the other CPU meanwhile): {x_on:.2f}x a memcpy of the consumed bytes")
+print(f"neuron head write: the head-write path adds {added_ns:.0f} ns per head write of 64 x 64-byte entries "
+      f"(record --no-streaming, median of {t} paired runs): {x_ns:.2f}x a memcpy of the "
+      "consumed bytes (goal <= 2x)")

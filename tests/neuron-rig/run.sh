@@ -100,12 +100,15 @@ vm_run() {
 
 # RIG_BENCH=1 (bench/neuron_head_write.sh): what a captured head write
 # costs. The runtime consumes 64 entries of 64 bytes per head write, 2000
-# times, with the queue not subscribed and subscribed by neuronprof record,
-# five times each, alternating; the cost a capture adds is the median of the
-# five pairs' differences, set against a memcpy of the 4096 consumed bytes
-# measured in the same processes. A run's figure is the mean of its rounds
-# under 10x their median (nrt_play.c: longer rounds are the host
-# descheduling the VM, milliseconds).
+# times, with the queue not subscribed, captured by neuronprof record
+# streaming (its drainer running on the other CPU meanwhile) and captured
+# by record --no-streaming (the entries stay in a ring large enough for
+# them: the head-write path alone), five times each, in turn; what a
+# capture adds is the median of the five differences with the run before,
+# set against a memcpy of the 4096 consumed bytes measured in the same
+# processes. A run's figure is the mean of its rounds under 10x their
+# median (nrt_play.c: longer rounds are the host descheduling the VM,
+# milliseconds).
 if [ "${RIG_BENCH:-0}" = 1 ]; then
 	cat >"$work/bench.sh" <<GUEST
 #!/bin/sh
@@ -119,22 +122,34 @@ while ! dmesg | grep -q "nd0: reset request .* completed" && [ \$n -lt 300 ]; do
 done
 modprobe neuronprof
 modprobe neuronprof_neuron entry_size_v2=64 head_mode_v2=0
-for t in 1 2 3 4 5; do
-	/rig/nrt_play -e 64 realloc:core:0:0:1:65536 bench:0:64:2000 >>/out/off.txt 2>&1
-	/rig/neuronprof record --mode session --ring-size 8M --duration 600 -o /out/rec\$t \\
-		-- /rig/inspect_run /tmp/ready\$t >/out/record\$t.txt 2>&1 &
+play() {
+	/rig/nrt_play -e 64 realloc:core:0:0:1:65536 bench:0:64:2000 >>/out/\$1.txt 2>&1
+}
+# captured NAME RECORD-OPTIONS: play while record captures the session.
+captured() {
+	name=\$1
+	shift
+	/rig/neuronprof record --mode session --duration 600 "\$@" -o /out/\$name\$t \\
+		-- /rig/inspect_run /tmp/ready\$name\$t >/out/record-\$name\$t.txt 2>&1 &
 	rp=\$!
 	n=0
-	while [ ! -e /tmp/ready\$t ] && [ \$n -lt 100 ]; do sleep 0.1; n=\$((n + 1)); done
-	/rig/nrt_play -e 64 realloc:core:0:0:1:65536 bench:0:64:2000 >>/out/on.txt 2>&1
+	while [ ! -e /tmp/ready\$name\$t ] && [ \$n -lt 100 ]; do sleep 0.1; n=\$((n + 1)); done
+	play \$name
 	kill -TERM \$(pidof inspect_run) 2>/dev/null
 	wait \$rp
+	rm -rf /out/\$name\$t
+}
+for t in 1 2 3 4 5; do
+	play off
+	captured on --ring-size 8M
+	play off2
+	captured nostream --no-streaming --ring-size 32M
 done
 true
 GUEST
 	vm_run "$work/bench.sh" || { echo "neuron-rig bench: the VM run failed:"; tail -n 30 "$work/vm.log"; exit 1; }
 	echo "guest clocksource: $(cat "$out/clocksource.txt")"
-	python3 "$here/bench.py" "$out/off.txt" "$out/on.txt"
+	python3 "$here/bench.py" "$out/off.txt" "$out/on.txt" "$out/off2.txt" "$out/nostream.txt"
 	exit $?
 fi
 
