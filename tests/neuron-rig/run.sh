@@ -100,15 +100,16 @@ vm_run() {
 
 # RIG_BENCH=1 (bench/neuron_head_write.sh): what a captured head write
 # costs. The runtime consumes 64 entries of 64 bytes per head write, 2000
-# times, with the queue not subscribed, captured by neuronprof record
-# streaming (its drainer running on the other CPU meanwhile) and captured
-# by record --no-streaming (the entries stay in a ring large enough for
-# them: the head-write path alone), five times each, in turn; what a
-# capture adds is the median of the five differences with the run before,
-# set against a memcpy of the 4096 consumed bytes measured in the same
-# processes. A run's figure is the mean of its rounds under 10x their
-# median (nrt_play.c: longer rounds are the host descheduling the VM,
-# milliseconds).
+# times, with the queue not subscribed, captured by neuronprof record as it
+# runs by default (streaming: its drainer empties the ring on the other CPU
+# meanwhile) and captured by record --no-streaming (the entries stay in a
+# ring large enough for them, so each head write writes ring pages not
+# touched before), five times each, in turn. What a capture adds is the
+# median of the five differences with the run just before, each run's head
+# write counted in memcpys of the 4096 consumed bytes timed in the same
+# process (bench.py); the last line is the streaming one. A run's figure
+# is the mean of its rounds under 10x their median (nrt_play.c: longer
+# rounds are the host descheduling the VM, milliseconds).
 if [ "${RIG_BENCH:-0}" = 1 ]; then
 	cat >"$work/bench.sh" <<GUEST
 #!/bin/sh
