@@ -65,8 +65,7 @@ static struct recording *rec_for(struct recording **v, size_t *n, char *dir)
 			return &(*v)[i];
 		}
 	}
-	*v = xgrow1(*v, *n, sizeof(**v));
-	r = &(*v)[(*n)++];
+	r = XAPPEND(*v, *n);
 	r->path = dir;
 	return r;
 }
@@ -169,8 +168,7 @@ static struct core_stats *core_get(struct rec_stats *s, const struct prof_file *
 	for (size_t i = 0; i < s->ncores; i++)
 		if (s->cores[i].dev == dev && s->cores[i].core == core)
 			return &s->cores[i];
-	s->cores = xgrow1(s->cores, s->ncores, sizeof(*s->cores));
-	c = &s->cores[s->ncores++];
+	c = XAPPEND(s->cores, s->ncores);
 	c->dev = dev;
 	c->core = core;
 	c->arch = f->info.device.arch;
@@ -276,8 +274,7 @@ static void loss_add(struct rec_stats *s, const struct prof_file *f, const struc
 
 	if (!q->lost_count && !gaps)
 		return;
-	s->losses = xgrow1(s->losses, s->nlosses, sizeof(*s->losses));
-	l = &s->losses[s->nlosses++];
+	l = XAPPEND(s->losses, s->nlosses);
 	l->file = f->path;
 	l->record = lq->first;
 	l->records = lq->nrec;
@@ -303,8 +300,7 @@ static void add_raw_queue(struct rec_stats *s, const struct prof_file *f,
 	struct entry e;
 	const void *p;
 
-	s->raws = xgrow1(s->raws, s->nraws, sizeof(*s->raws));
-	rq = &s->raws[s->nraws++];
+	rq = XAPPEND(s->raws, s->nraws);
 	*rq = (struct raw_queue){
 		.file = f->path, .record = lq->first, .records = lq->nrec,
 		.dev = f->info.device.device_index,
@@ -488,8 +484,7 @@ static struct xop *xop_get(struct rec_stats *s, bool topsp, uint32_t index, uint
 		if (x->topsp == topsp && x->index == index && x->code == code)
 			return x;
 	}
-	s->xops = xgrow1(s->xops, s->nxops, sizeof(*s->xops));
-	x = &s->xops[s->nxops++];
+	x = XAPPEND(s->xops, s->nxops);
 	x->topsp = topsp;
 	x->index = index;
 	x->code = code;

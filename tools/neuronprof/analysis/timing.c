@@ -26,8 +26,7 @@ static struct core_timing *core_get(struct timing *t, uint32_t host, uint32_t de
 	for (size_t i = 0; i < t->ncores; i++)
 		if (t->cores[i].host == host && t->cores[i].dev == dev && t->cores[i].core == core)
 			return &t->cores[i];
-	t->cores = xgrow1(t->cores, t->ncores, sizeof(*t->cores));
-	c = &t->cores[t->ncores++];
+	c = XAPPEND(t->cores, t->ncores);
 	c->host = host;
 	c->dev = dev;
 	c->core = core;

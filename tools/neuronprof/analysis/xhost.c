@@ -56,8 +56,7 @@ static void diff_add(struct xhost *x, uint32_t code)
 	for (size_t i = 0; i < x->nops; i++)
 		if (x->ops[i].code == code)
 			return;
-	x->ops = xgrow1(x->ops, x->nops, sizeof(*x->ops));
-	d = &x->ops[x->nops++];
+	d = XAPPEND(x->ops, x->nops);
 	d->code = code;
 	d->name = s && s->name ? s->name : md ? md->name : NULL;
 	d->slow_count = s ? s->count : 0;
@@ -154,8 +153,7 @@ bool xhost_build(struct xhost *x, const struct rec_stats *s, size_t n, unsigned 
 		struct xhost_exec *e;
 		size_t j, last_machine = SIZE_MAX;
 
-		x->x = xgrow1(x->x, x->nx, sizeof(*x->x));
-		e = &x->x[x->nx++];
+		e = XAPPEND(x->x, x->nx);
 		e->index = v[i].index;
 		for (j = i; j < nv && v[j].index == v[i].index; j++) {
 			struct xhost_side side = { v[j].machine, v[j].dev, v[j].core, v[j].ns };

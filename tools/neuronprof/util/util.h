@@ -91,6 +91,9 @@ char *xstrdup(const char *s);
 void *xgrow(void *v, size_t n, size_t *cap, size_t size);
 void *xgrow1(void *v, size_t n, size_t size);
 
+/* XAPPEND(v, n): array @v grown by one zeroed element, counted in @n: its address. */
+#define XAPPEND(v, n)	((v) = xgrow1((v), (n), sizeof(*(v))), &(v)[(n)++])
+
 /* ---- ordering ------------------------------------------------------------- */
 
 /*
