@@ -130,11 +130,18 @@ TEST(fallback_forced_by_the_environment)
 }
 
 #if defined(__x86_64__)
+/*
+ * rdtscp waits for earlier instructions, the lfence keeps later ones (the
+ * library's own unordered rdtsc) from starting before it: a read between
+ * two of these lies between them.
+ */
 static uint64_t tsc(void)
 {
 	unsigned int aux;
+	uint64_t c = __rdtscp(&aux);
 
-	return __rdtscp(&aux);
+	_mm_lfence();
+	return c;
 }
 
 TEST(tsc_path_reads_the_page_and_falls_back_when_it_loses_time_zero)
