@@ -4,7 +4,8 @@
   report_check.py data REPORT.html SUMMARY.json TOP
       the data the page embeds (<script type="application/json"
       id="report-data">) equals summary --json --top TOP of the same path on
-      every field a plot or table shows; bucket series add up to the totals;
+      every field a plot or table shows (every member of summary's models,
+      losses and raw queues); bucket series add up to the totals;
       histograms hold every execution in the bin its latency falls in; the
       longest idle gaps of each core and unit are summary's, field by field;
       the SVG drawn by the tool (op bars, histogram bins, idle gap boxes at
@@ -183,6 +184,9 @@ def data(report, summary, top):
                [m["model_id"] for m in sr["models"]])
         for dm, sm in zip(dr["models"], sr["models"]):
             mt = f"{rt} model {sm['model_id']}"
+            # Both come from summary's field tables: every member summary has.
+            for k, v in sm.items():
+                expect(f"{mt} {k}", dm.get(k), v)
             expect(f"{mt} failed", dm["failed"], sm["failed"])
             expect(f"{mt} host_matched", dm["host_matched"], sm["host_matched"])
             for k in DIST_FIELDS:
@@ -211,6 +215,8 @@ def data(report, summary, top):
                [(q["file"], q["device"], q["core"], q["queue_type"], q["engine"], q["format"],
                  q["entries"], q["device_entries"], q["lost"], q["seq_gaps"])
                 for q in sr["raw_queues"]])
+        expect(f"{rt} losses (every member)", dr["losses"], sr["losses"])
+        expect(f"{rt} raw queues (every member)", dr["raw_queues"], sr["raw_queues"])
     expect("SVG op bars (unit, code, total_ns)",
            [(a["data-unit"], a["data-code"], a["data-total-ns"]) for a in svg_ops], want_ops)
     expect("SVG histogram bins", [a["data-count"] for a in svg_bins], want_bins)
