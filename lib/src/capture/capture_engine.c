@@ -419,12 +419,6 @@ static uint64_t pull_queue(struct nprof_capture *cap, struct cap_core *c, size_t
 	return q->tail_since + cap->tail_ms * 1000000ULL;
 }
 
-/* The sooner of two deadlines, 0 being none. */
-static uint64_t sooner(uint64_t a, uint64_t b)
-{
-	return !a ? b : !b ? a : a < b ? a : b;
-}
-
 /*
  * The drainer's tail pass: drain whole every queue whose last drain left
  * its active session's file behind at least cap->tail_ms ago (no wake-up
@@ -446,9 +440,9 @@ static uint64_t tail_pass(struct nprof_capture *cap)
 			if (!since)
 				continue;
 			if (now - since >= idle)
-				next = sooner(next, pull_queue(cap, c, i, true));
+				next = nprof_drain_sooner(next, pull_queue(cap, c, i, true));
 			else
-				next = sooner(next, since + idle);
+				next = nprof_drain_sooner(next, since + idle);
 		}
 		pthread_mutex_unlock(&c->lock);
 	}
@@ -480,7 +474,7 @@ static uint64_t drain_cb(void *arg, uint64_t key)
 		pthread_mutex_lock(&c->lock);
 		for (i = 0; i < c->nqueues; i++)
 			if (key == NPROF_DRAIN_ALL || i == (uint32_t)key)
-				next = sooner(next, pull_queue(cap, c, i, key == NPROF_DRAIN_ALL));
+				next = nprof_drain_sooner(next, pull_queue(cap, c, i, key == NPROF_DRAIN_ALL));
 		pthread_mutex_unlock(&c->lock);
 	}
 	return next;

@@ -142,12 +142,6 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* The sooner of two deadlines, 0 being none. */
-static uint64_t sooner(uint64_t a, uint64_t b)
-{
-	return !a ? b : !b ? a : a < b ? a : b;
-}
-
 /* epoll_wait()'s timeout until @at (ms, rounded up), -1 for none. */
 static int wait_ms(uint64_t at)
 {
@@ -196,7 +190,7 @@ static void *drainer_main(void *arg)
 				kicked = true;
 				continue;
 			}
-			tail_at = sooner(tail_at, d->drain(d->arg, ev[i].data.u64));
+			tail_at = nprof_drain_sooner(tail_at, d->drain(d->arg, ev[i].data.u64));
 		}
 		if (kicked) {
 			while (read(d->evfd, &v, sizeof(v)) < 0 && errno == EINTR)
@@ -207,7 +201,7 @@ static void *drainer_main(void *arg)
 			pthread_mutex_unlock(&d->lock);
 			if (stop)
 				break;
-			tail_at = sooner(tail_at, d->drain(d->arg, NPROF_DRAIN_ALL));
+			tail_at = nprof_drain_sooner(tail_at, d->drain(d->arg, NPROF_DRAIN_ALL));
 			pthread_mutex_lock(&d->lock);
 			d->done = asked;
 			pthread_cond_broadcast(&d->done_cond);

@@ -67,6 +67,12 @@ struct nprof_drainer;
  */
 #define NPROF_DRAIN_TAIL_MS	20u
 
+/* The sooner of two deadlines of the drainer's calls, 0 being none. */
+static inline uint64_t nprof_drain_sooner(uint64_t a, uint64_t b)
+{
+	return !a ? b : !b ? a : a < b ? a : b;
+}
+
 /*
  * Start the drainer thread. It calls @drain(@arg, key) for every queue whose
  * descriptor polls readable, and @drain(@arg, NPROF_DRAIN_ALL) once per kick.
