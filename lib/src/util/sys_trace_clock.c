@@ -281,33 +281,56 @@ static bool ntp_idle(char *why, size_t len)
 }
 
 /*
+ * The narrowest of @tries clock_gettime(CLOCK_MONOTONIC) pairs around one
+ * @read(@ctx, &value) each: the value read inside it in *@v and the pair's
+ * midpoint in *@mid. Returns that pair's width, or UINT64_MAX as soon as a
+ * @read fails.
+ */
+static uint64_t bracket(int tries, bool (*read)(const volatile void *ctx, uint64_t *v),
+			const volatile void *ctx, uint64_t *v, uint64_t *mid)
+{
+	uint64_t best = UINT64_MAX, t1, t2, x;
+	int i;
+
+	for (i = 0; i < tries; i++) {
+		t1 = mono_ns();
+		if (!read(ctx, &x))
+			return UINT64_MAX;
+		t2 = mono_ns();
+		if (t2 - t1 < best) {
+			best = t2 - t1;
+			*v = x;
+			*mid = t1 + (t2 - t1) / 2;
+		}
+	}
+	return best;
+}
+
+static bool read_page(const volatile void *pg, uint64_t *ns)
+{
+	return page_ns(pg, ns);
+}
+
+/*
  * Measure CLOCK_MONOTONIC - perf clock on @pg; false (and why) if the page
  * has no time_zero or clock_gettime() never brackets a read narrowly.
  */
 static bool calibrate(const volatile struct perf_event_mmap_page *pg, uint64_t *offset,
 		      char *why, size_t len)
 {
-	uint64_t best = UINT64_MAX, t1, t2, p;
-	int i;
+	uint64_t p = 0, mid = 0, width = bracket(CALIB_TRIES, read_page, pg, &p, &mid);
 
-	for (i = 0; i < CALIB_TRIES; i++) {
-		t1 = mono_ns();
-		if (!page_ns(pg, &p)) {
-			snprintf(why, len, "the perf_event page offers no time_zero "
-				 "(cap_user_time_zero is 0: the kernel's sched_clock is not the TSC)");
-			return false;
-		}
-		t2 = mono_ns();
-		if (t2 - t1 < best) {
-			best = t2 - t1;
-			*offset = t1 + (t2 - t1) / 2 - p;
-		}
-	}
-	if (best > CALIB_MAX_WIDTH_NS) {
-		snprintf(why, len, "calibration: clock_gettime() brackets a TSC read in %llu ns at best",
-			 (unsigned long long)best);
+	if (width == UINT64_MAX) {
+		snprintf(why, len, "the perf_event page offers no time_zero "
+			 "(cap_user_time_zero is 0: the kernel's sched_clock is not the TSC)");
 		return false;
 	}
+	if (width > CALIB_MAX_WIDTH_NS) {
+		snprintf(why, len, "calibration: clock_gettime() brackets a TSC read in %llu ns at best",
+			 (unsigned long long)width);
+		return false;
+	}
+	*offset = mid - p;
 	return true;
 }
 
@@ -317,22 +340,16 @@ static bool calibrate(const volatile struct perf_event_mmap_page *pg, uint64_t *
  * narrowest of CAL_TRIES clock_gettime() pairs around a TSC read; false if
  * none was narrower than CAL_MAX_WIDTH_NS (the thread was preempted).
  */
+static bool read_ordered(const volatile void *unused, uint64_t *cyc)
+{
+	(void)unused;
+	*cyc = read_tsc_ordered();
+	return true;
+}
+
 static bool cal_point(uint64_t *cyc, uint64_t *ns)
 {
-	uint64_t best = UINT64_MAX, t1, t2, c;
-	int i;
-
-	for (i = 0; i < CAL_TRIES; i++) {
-		t1 = mono_ns();
-		c = read_tsc_ordered();
-		t2 = mono_ns();
-		if (t2 - t1 < best) {
-			best = t2 - t1;
-			*cyc = c;
-			*ns = t1 + (t2 - t1) / 2;
-		}
-	}
-	return best <= CAL_MAX_WIDTH_NS;
+	return bracket(CAL_TRIES, read_ordered, NULL, cyc, ns) <= CAL_MAX_WIDTH_NS;
 }
 
 /* ns0 + (@d cycles at @mult), for @d of either sign. */
@@ -369,7 +386,7 @@ static void cal_publish(uint64_t cyc0, uint64_t ns0, uint64_t mult, uint64_t spa
  */
 static bool cal_start(char *why, size_t len)
 {
-	uint64_t c0, n0, c1, n1;
+	uint64_t c0 = 0, n0 = 0, c1 = 0, n1 = 0;
 
 	if (!cal_point(&c0, &n0)) {
 		snprintf(why, len, "calibration: clock_gettime() never bracketed a TSC read "
