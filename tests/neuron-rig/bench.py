@@ -2,34 +2,84 @@
 # SPDX-License-Identifier: GPL-2.0
 """The head-write benchmark's figures (tests/neuron-rig/run.sh, RIG_BENCH=1).
 
-bench.py OFF ON OFF2 NOSTREAM: nrt_play's "bench" lines with the queue not
-subscribed (OFF, OFF2), captured by neuronprof record streaming (ON) and by
-record --no-streaming (NOSTREAM), the same number of runs each, in turn
-OFF, ON, OFF2, NOSTREAM. Prints the medians, what capture without
-streaming adds and, last, what capture as record does it by default
-(streaming) adds, each in memcpys of the
-consumed bytes measured in the same processes (the ns beside it: that
-ratio times the median memcpy).
+bench.py OUT: OUT holds nrt_play's output of the runs with the queue not
+subscribed (off.txt, off2.txt), captured by neuronprof record streaming
+(on.txt) and by record --no-streaming (nostream.txt), the same number of
+runs each, in turn OFF, ON, OFF2, NOSTREAM; and for captured run T of
+each kind its record's exit status (onT.rc, nostreamT.rc) and `neuronprof
+dump --entries 0` of the profiles it wrote (onT.dump, nostreamT.dump).
+
+First each captured run must have delivered every device entry the
+runtime consumed (its entry_size / 32 ring entries each) and lost none: a
+capture that dropped entries costs less and would flatter the figure, so
+then nothing else is printed and the exit status is 1. Then: the medians,
+what capture without streaming adds and, last, what capture as record
+does it by default (streaming) adds, each in memcpys of the consumed
+bytes measured in the same processes (the ns beside it: that ratio times
+the median memcpy).
 """
+import os
 import re
 import statistics
 import sys
 
+ENTRY_SIZE = 64                 # nrt_play -e 64 (run.sh)
+PARTS = ENTRY_SIZE // 32        # NEURONPROF_RAW_BYTES_PER_ENTRY
+
 
 def runs(path):
+    """(head write ns, memcpy ns, device entries consumed) per run."""
     text = open(path).read()
-    return [(float(m.group(1)), float(m.group(2))) for m in
-            re.finditer(r"head write (\d+) ns, memcpy (\d+) ns", text)]
+    times = [(float(m.group(1)), float(m.group(2))) for m in
+             re.finditer(r"head write (\d+) ns, memcpy (\d+) ns", text)]
+    consumed = [int(m.group(1)) for m in
+                re.finditer(r"^queue \d+ \w+ \d+ \d+ produced=\d+ consumed=(\d+)", text, re.M)]
+    if len(consumed) != len(times):
+        sys.exit(f"{path}: {len(times)} bench lines but {len(consumed)} queue lines")
+    return [(h, c, n) for (h, c), n in zip(times, consumed)]
 
 
-off, on, off2, nostream = (runs(p) for p in sys.argv[1:5])
+def captured_problem(out, kind, t, consumed):
+    """Why captured run T of KIND is not a complete capture, or None."""
+    try:
+        rc = open(os.path.join(out, f"{kind}{t}.rc")).read().strip()
+        dump = open(os.path.join(out, f"{kind}{t}.dump")).read()
+    except OSError as e:
+        return f"{e.filename}: {e.strerror}"
+    if rc != "0":
+        return f"neuronprof record exited with status {rc}"
+    recs = re.findall(r"^\s+\[\d+\] .*?, (\d+) entries, lost (\d+),", dump, re.M)
+    if not recs:
+        return "no queue records in its profiles (" + (dump.strip().splitlines() or ["no profile"])[-1] + ")"
+    entries = sum(int(e) for e, _ in recs)
+    lost = sum(int(lo) for _, lo in recs)
+    if entries != consumed * PARTS or lost:
+        return (f"{entries} ring entries delivered and {lost} lost, where the runtime consumed "
+                f"{consumed} device entries ({consumed * PARTS} ring entries)")
+    return None
+
+
+out = sys.argv[1]
+off, on, off2, nostream = (runs(os.path.join(out, f"{k}.txt"))
+                           for k in ("off", "on", "off2", "nostream"))
 t = len(off)
 if t < 3 or any(len(r) != t for r in (on, off2, nostream)):
     sys.exit(f"expected as many runs (3 or more) each way, got "
              f"{[len(r) for r in (off, on, off2, nostream)]}")
-h_off = statistics.median(h for h, _ in off + off2)
-h_on = statistics.median(h for h, _ in on)
-h_ns = statistics.median(h for h, _ in nostream)
+bad = [f"{kind} run {i + 1}: {why}"
+       for kind, rr in (("on", on), ("nostream", nostream))
+       for i, r in enumerate(rr)
+       if (why := captured_problem(out, kind, i + 1, r[2]))]
+if bad:
+    print("neuron head write: no figure, a capture was incomplete:")
+    for b in bad:
+        print(f"  {b}")
+    sys.exit(1)
+print(f"every captured run delivered all {on[0][2] * PARTS} ring entries of its "
+      f"{on[0][2]} consumed device entries and lost none")
+h_off = statistics.median(h for h, _, _ in off + off2)
+h_on = statistics.median(h for h, _, _ in on)
+h_ns = statistics.median(h for h, _, _ in nostream)
 # The whole VM runs faster or slower from one run to the next (under TCG a
 # run's head write and memcpy move together, by up to 2x), so each run's
 # head write is counted in memcpys of that run. Each captured run came
@@ -40,7 +90,7 @@ def added(base, captured):
 
 
 x_on, x_ns = added(off, on), added(off2, nostream)
-cp = statistics.median(c for _, c in off + on + off2 + nostream)
+cp = statistics.median(c for _, c, _ in off + on + off2 + nostream)
 added_on, added_ns = x_on * cp, x_ns * cp
 print(f"head write, queue not subscribed: {h_off:.0f} ns (median of {2 * t} runs of 2000; "
       "a run's mean leaves out rounds over 10x its median: the host descheduling the VM)")

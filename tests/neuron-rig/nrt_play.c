@@ -26,9 +26,14 @@
  *   reset[:NC_MAP]  NEURON_IOCTL_NC_RESET and wait for it (the emulated
  *                   device's head registers then read HEAD_START)
  *   sleep:MS
- *   bench:Q:K:N     N rounds: the hardware writes K entries, the runtime
+ *   bench:Q:K:N[:US]
+ *                   N rounds: the hardware writes K entries, the runtime
  *                   consumes them with one head write; prints the mean ns
- *                   of the BAR_WRITE and of a memcpy of the K entries
+ *                   of the BAR_WRITE and of a memcpy of the K entries. With
+ *                   US, each round first spins US microseconds (untimed), as
+ *                   a runtime computes between head writes, so that a
+ *                   capture's drainer on the other CPU keeps up; spinning,
+ *                   not sleeping, keeps this CPU as warm as a runtime's
  * Prints one line per queue at the end:
  *   queue Q BLOCK N SET produced=P consumed=C
  * Exit status 0, or 1 with a message naming the step that failed.
@@ -86,6 +91,17 @@ static int cmp_double(const void *a, const void *b)
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return (x > y) - (x < y);
+}
+
+/* Busy for @us microseconds of CLOCK_MONOTONIC. */
+static void spin_us(unsigned long us)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000000L + (b.tv_nsec - a.tv_nsec) / 1000 < (long)us);
 }
 
 static double mean(const double *v, unsigned long n)
@@ -383,16 +399,18 @@ int main(int argc, char **argv)
 				qs[c].produced = qs[c].consumed = qs[c].pos = 0;
 		} else if (!strcmp(name, "bench")) {
 			struct queue *q = queue_arg(name, &p);
-			unsigned long k = strtoul(p, &p, 10), rounds = 0, r;
+			unsigned long k = strtoul(p, &p, 10), rounds = 0, gap_us = 0, r;
 			struct timespec a, b;
 			double *t_head, *t_copy;
 			unsigned char *dst, *src;
 
 			if (*p == ':')
-				rounds = strtoul(p + 1, NULL, 10);
+				rounds = strtoul(p + 1, &p, 10);
+			if (*p == ':')
+				gap_us = strtoul(p + 1, &p, 10);
 			errno = 0;
-			if (!k || !rounds || k * entry_size > q->size || !q->map)
-				die(name, "want bench:Q:K:N with K entries fitting the host ring");
+			if (!k || !rounds || *p || k * entry_size > q->size || !q->map)
+				die(name, "want bench:Q:K:N[:US] with K entries fitting the host ring");
 			dst = malloc(k * entry_size);
 			src = malloc(k * entry_size);
 			t_head = calloc(rounds, sizeof(*t_head));
@@ -402,6 +420,8 @@ int main(int argc, char **argv)
 			memset(src, 0x5a, k * entry_size);
 			memset(dst, 0, k * entry_size);
 			for (r = 0; r < rounds; r++) {
+				if (gap_us)
+					spin_us(gap_us);
 				snprintf(buf, sizeof(buf), "%s %u %u %lu", q->block, q->n, q->set, k);
 				write_file(name, EMU "produce", buf);
 				q->produced += k;
