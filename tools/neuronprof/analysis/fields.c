@@ -68,8 +68,10 @@ void field_csv_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-void fields_json(struct json *j, const struct field *t, size_t n, const void *row)
+void fields_json(struct json *j, const struct field_table *tab, const void *row)
 {
+	const struct field *t = tab->f;
+	size_t n = tab->n;
 	char code[CODE_LEN];
 
 	for (size_t i = 0; i < n; i++) {
@@ -125,16 +127,18 @@ void fields_json(struct json *j, const struct field *t, size_t n, const void *ro
 	}
 }
 
-void fields_json_obj(struct json *j, const char *key, const struct field *t, size_t n,
+void fields_json_obj(struct json *j, const char *key, const struct field_table *tab,
 		     const void *row)
 {
 	jw_obj_begin(j, key);
-	fields_json(j, t, n, row);
+	fields_json(j, tab, row);
 	jw_obj_end(j);
 }
 
-void fields_csv_header(FILE *f, const struct field *t, size_t n, const char *lead)
+void fields_csv_header(FILE *f, const struct field_table *tab, const char *lead)
 {
+	const struct field *t = tab->f;
+	size_t n = tab->n;
 	bool first = true;
 
 	if (lead) {
@@ -150,9 +154,11 @@ void fields_csv_header(FILE *f, const struct field *t, size_t n, const char *lea
 	fputc('\n', f);
 }
 
-void fields_csv_row(FILE *f, const struct field *t, size_t n, const void *row,
+void fields_csv_row(FILE *f, const struct field_table *tab, const void *row,
 		    const char *lead)
 {
+	const struct field *t = tab->f;
+	size_t n = tab->n;
 	char code[CODE_LEN];
 	bool first = true;
 
@@ -211,8 +217,10 @@ static void text_sep(FILE *f, const struct field *fd, bool first, const char *in
 		fputs(fd->width == FIELD_LAST ? "  " : " ", f);
 }
 
-void fields_text_header(FILE *f, const struct field *t, size_t n, const char *indent)
+void fields_text_header(FILE *f, const struct field_table *tab, const char *indent)
 {
+	const struct field *t = tab->f;
+	size_t n = tab->n;
 	bool first = true;
 
 	for (size_t i = 0; i < n; i++) {
@@ -228,9 +236,11 @@ void fields_text_header(FILE *f, const struct field *t, size_t n, const char *in
 	fputc('\n', f);
 }
 
-void fields_text_row(FILE *f, const struct field *t, size_t n, const void *row,
+void fields_text_row(FILE *f, const struct field_table *tab, const void *row,
 		     const char *indent, bool raw_ns)
 {
+	const struct field *t = tab->f;
+	size_t n = tab->n;
 	char buf[48], code[CODE_LEN];
 	bool first = true;
 

@@ -18,7 +18,7 @@ FIELD_GET(gap_idle, struct gap_row, u, r->g->end - r->g->start)
 FIELD_GET(gap_at, struct gap_row, u, r->g->start - r->c->first)
 FIELD_GET(gap_where, struct gap_row, s, r->where)
 
-const struct field gap_fields[] = {
+static const struct field gap_columns[] = {
 	FIELD(NULL, NULL, "unit", -12, FK_STR, gap_label),
 	FIELD(NULL, "device", NULL, 0, FK_U64, gap_dev),
 	FIELD(NULL, "core", NULL, 0, FK_U64, gap_core),
@@ -31,7 +31,7 @@ const struct field gap_fields[] = {
 	SAME("at_ns", "at", 12, FK_NS, gap_at),
 	SAME("where", "where", FIELD_LAST, FK_STR, gap_where),
 };
-const size_t gap_nfields = sizeof(gap_fields) / sizeof(gap_fields[0]);
+const struct field_table gap_fields = FIELD_TABLE(gap_columns);
 
 void gap_row(struct gap_row *r, const struct core_stats *c, const struct unit *u,
 	     const struct idle_gap *g, size_t rank)
@@ -94,13 +94,13 @@ FIELD_GET(uop_name, struct unit_op_row, s, unit_op_name(r->ur.c, r->ur.u, r->o->
 FIELD_GET(uop_code, struct unit_op_row, u, r->o->code)
 FIELD_GET(uop_busy, struct unit_op_row, d, r->o->busy_pct)
 
-const struct field unit_op_fields[] = {
+static const struct field unit_op_columns[] = {
 	UNIT_ID_FIELDS,
 	OP_FIELDS(uop_name, uop_code),
 	SAME("max_ns", "max", 12, FK_NS, field_dist_max),
 	SAME("busy_pct", "%busy", 7, FK_PCT, uop_busy),
 };
-const size_t unit_op_nfields = sizeof(unit_op_fields) / sizeof(unit_op_fields[0]);
+const struct field_table unit_op_fields = FIELD_TABLE(unit_op_columns);
 
 void unit_op_row(struct unit_op_row *r, const struct core_stats *c, const struct unit *u,
 		 const struct op_stats *o)
@@ -117,7 +117,7 @@ FIELD_GET(lvl_events, struct level_row, u, r->l->events)
 FIELD_GET(lvl_ns, struct level_row, u, r->l->ns)
 FIELD_GET(lvl_pct, struct level_row, d, r->l->pct)
 
-const struct field level_fields[] = {
+static const struct field level_columns[] = {
 	FIELD(NULL, "device", NULL, 0, FK_U64, lvl_dev),
 	FIELD(NULL, "core", NULL, 0, FK_U64, lvl_core),
 	SAME("level", "level", -6, FK_U64, lvl_level),
@@ -125,7 +125,7 @@ const struct field level_fields[] = {
 	SAME("time_ns", "time", 12, FK_NS, lvl_ns),
 	SAME("span_pct", "%span", 8, FK_PCT, lvl_pct),
 };
-const size_t level_nfields = sizeof(level_fields) / sizeof(level_fields[0]);
+const struct field_table level_fields = FIELD_TABLE(level_columns);
 
 FIELD_GET(core_dev, struct core_stats, u, r->dev)
 FIELD_GET(core_arch, struct core_stats, s, arch_name(r->arch))
@@ -152,7 +152,7 @@ FIELD_GET(core_gaps, struct core_stats, u, r->gaps)
  * paragraph of its own. Its inferences and executions come before its
  * times, and CSV has the time in inferences last.
  */
-const struct field core_fields[] = {
+static const struct field core_columns[] = {
 	SAME("device", "device", -6, FK_U64, core_dev),
 	FIELD("arch", NULL, NULL, 0, FK_STR, core_arch),
 	FIELD("provider", NULL, NULL, 0, FK_STR, core_provider),
@@ -176,14 +176,14 @@ const struct field core_fields[] = {
 	SAME("seq_gaps", "gaps", 6, FK_U64, core_gaps),
 	FIELD(NULL, "inference_busy_ns", NULL, 0, FK_NS, core_infer_busy),
 };
-const size_t core_nfields = sizeof(core_fields) / sizeof(core_fields[0]);
+const struct field_table core_fields = FIELD_TABLE(core_columns);
 
 /*
  * JSON names a unit by its kind ("engine": 3 or "topsp": 1) and has an
  * engine's DMA and a TopSP's errors only; CSV and the text have every
  * column for both, in their own order.
  */
-const struct field unit_fields[] = {
+static const struct field unit_columns[] = {
 	UNIT_ID_FIELDS,
 	FIELD_OPT("topsp", NULL, NULL, 0, FK_U64, ur_index, ur_is_topsp),
 	FIELD_OPT("engine", NULL, NULL, 0, FK_U64, ur_index, ur_is_engine),
@@ -212,7 +212,7 @@ const struct field unit_fields[] = {
 	FIELD("busy_ns", NULL, NULL, 0, FK_NS, ur_busy),
 	FIELD("utilization_pct", NULL, NULL, 0, FK_PCT, ur_util),
 };
-const size_t unit_nfields = sizeof(unit_fields) / sizeof(unit_fields[0]);
+const struct field_table unit_fields = FIELD_TABLE(unit_columns);
 
 FIELD_GET(raw_file, struct raw_row, s, r->q->file)
 FIELD_GET(raw_record, struct raw_row, u, r->q->record)
@@ -241,7 +241,7 @@ FIELD_GET(raw_lost, struct raw_row, u, r->q->lost)
 FIELD_GET(raw_gaps, struct raw_row, u, r->q->gaps)
 
 /* JSON names the queue first, then its device and core. */
-const struct field raw_fields[] = {
+static const struct field raw_columns[] = {
 	SAME("file", NULL, 0, FK_STR, raw_file),
 	SAME("record", NULL, 0, FK_U64, raw_record),
 	SAME("records", NULL, 0, FK_U64, raw_records),
@@ -262,7 +262,7 @@ const struct field raw_fields[] = {
 	SAME("lost", "lost", 8, FK_U64, raw_lost),
 	SAME("seq_gaps", "gaps", 8, FK_U64, raw_gaps),
 };
-const size_t raw_nfields = sizeof(raw_fields) / sizeof(raw_fields[0]);
+const struct field_table raw_fields = FIELD_TABLE(raw_columns);
 
 void raw_row(struct raw_row *r, const struct raw_queue *q)
 {
@@ -283,7 +283,7 @@ FIELD_GET(loss_lost, struct loss, u, r->lost)
 FIELD_GET(loss_gaps, struct loss, u, r->gaps)
 FIELD_GET(loss_explained, struct loss, b, r->gaps <= r->lost)
 
-const struct field loss_fields[] = {
+static const struct field loss_columns[] = {
 	SAME("file", NULL, 0, FK_STR, loss_file),
 	SAME("record", NULL, 0, FK_U64, loss_record),
 	SAME("records", NULL, 0, FK_U64, loss_records),
@@ -295,7 +295,7 @@ const struct field loss_fields[] = {
 	SAME("seq_gaps", NULL, 0, FK_U64, loss_gaps),
 	SAME("explained", NULL, 0, FK_BOOL, loss_explained),
 };
-const size_t loss_nfields = sizeof(loss_fields) / sizeof(loss_fields[0]);
+const struct field_table loss_fields = FIELD_TABLE(loss_columns);
 
 void json_dist_fields(struct json *j, const struct dist *d, unsigned int pcts)
 {
@@ -325,7 +325,7 @@ void json_idle_gaps(struct json *j, const struct top_gaps *g, const struct core_
 		struct gap_row r;
 
 		gap_row(&r, c, NULL, &g->g[i], i + 1);
-		fields_json_obj(j, NULL, gap_fields, gap_nfields, &r);
+		fields_json_obj(j, NULL, &gap_fields, &r);
 	}
 	jw_arr_end(j);
 }
@@ -345,7 +345,7 @@ void json_raw_queues(struct json *j, const struct rec_stats *s)
 		struct raw_row rr;
 
 		raw_row(&rr, &s->raws[i]);
-		fields_json_obj(j, NULL, raw_fields, raw_nfields, &rr);
+		fields_json_obj(j, NULL, &raw_fields, &rr);
 	}
 	jw_arr_end(j);
 }
@@ -354,7 +354,7 @@ void json_losses(struct json *j, const struct rec_stats *s)
 {
 	jw_arr_begin(j, "losses");
 	for (size_t i = 0; i < s->nlosses; i++)
-		fields_json_obj(j, NULL, loss_fields, loss_nfields, &s->losses[i]);
+		fields_json_obj(j, NULL, &loss_fields, &s->losses[i]);
 	jw_arr_end(j);
 }
 
@@ -362,7 +362,7 @@ void json_throttle(struct json *j, const struct core_stats *c)
 {
 	jw_arr_begin(j, "throttle");
 	for (size_t i = 0; i < c->nlevels; i++)
-		fields_json_obj(j, NULL, level_fields, level_nfields,
+		fields_json_obj(j, NULL, &level_fields,
 				&(struct level_row){ c, &c->levels[i] });
 	jw_arr_end(j);
 }
@@ -373,13 +373,13 @@ void json_unit_fields(struct json *j, const struct unit *u, const struct core_st
 	struct unit_row ur;
 
 	unit_row(&ur, c, u);
-	fields_json(j, unit_fields, unit_nfields, &ur);
+	fields_json(j, &unit_fields, &ur);
 	jw_arr_begin(j, "ops");
 	for (size_t i = 0; i < u->nops && i < top; i++) {
 		struct unit_op_row r;
 
 		unit_op_row(&r, c, u, &u->ops[i]);
-		fields_json_obj(j, NULL, unit_op_fields, unit_op_nfields, &r);
+		fields_json_obj(j, NULL, &unit_op_fields, &r);
 	}
 	jw_arr_end(j);
 	json_idle_gaps(j, &u->idle, c);

@@ -71,21 +71,12 @@ struct gap_row {
 	SAME("median_ns", "median", 12, FK_NS, field_dist_median),		\
 	SAME("p95_ns", "p95", 12, FK_NS, field_dist_p95)
 
-/* A queue that lost entries (a row is a struct loss): summary's and report's. */
-extern const struct field loss_fields[];
-extern const size_t loss_nfields;
-extern const struct field core_fields[];
-extern const size_t core_nfields;
-extern const struct field unit_fields[];
-extern const size_t unit_nfields;
-extern const struct field raw_fields[];
-extern const size_t raw_nfields;
-extern const struct field gap_fields[];
-extern const size_t gap_nfields;
-extern const struct field unit_op_fields[];
-extern const size_t unit_op_nfields;
-extern const struct field level_fields[];
-extern const size_t level_nfields;
+/*
+ * The tables of those sections (rows as above), and of a queue that lost
+ * entries (a row is a struct loss), summary's and report's.
+ */
+extern const struct field_table core_fields, unit_fields, gap_fields, unit_op_fields,
+	level_fields, raw_fields, loss_fields;
 
 /* The row of @u, an engine or TopSP of @c. */
 void unit_row(struct unit_row *r, const struct core_stats *c, const struct unit *u);
