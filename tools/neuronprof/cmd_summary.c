@@ -165,22 +165,19 @@ static void xop_row_free(struct xop_row *r)
 	free(r->list);
 }
 
-/* errors by code of a core: a row is a struct err_row. */
+/* errors by code of a core: a row is a struct err_row (the core first: CORE_ID_FIELDS). */
 struct err_row {
 	const struct core_stats *c;
 	const struct code_count *e;
 };
 
-FIELD_GET(err_dev, struct err_row, u, r->c->dev)
-FIELD_GET(err_core, struct err_row, u, r->c->core)
 FIELD_GET(err_code, struct err_row, u, r->e->code)
 FIELD_GET(err_count, struct err_row, u, r->e->count)
 FIELD_GET(err_first_at, struct err_row, u, r->e->first_ns - r->c->first)
 FIELD_GET(err_first, struct err_row, u, r->e->first_ns)
 
 static const struct field err_columns[] = {
-	FIELD(NULL, "device", NULL, 0, FK_U64, err_dev),
-	FIELD(NULL, "core", NULL, 0, FK_U64, err_core),
+	CORE_ID_FIELDS,
 	SAME("code", "code", -8, FK_U64, err_code),
 	SAME("count", "count", 7, FK_U64, err_count),
 	FIELD(NULL, NULL, "first_at", 12, FK_NS, err_first_at),

@@ -9,21 +9,27 @@
 #include "analysis/fields.h"
 #include "analysis/names.h"
 
-#define DIST_GET(name, member)							\
-	union field_val field_dist_##name(const void *row)			\
+/*
+ * field_<what>_<name>(): an accessor of rows whose first member is a
+ * `const @type *`, reading its @member.
+ */
+#define FIRST_GET(what, type, name, member)					\
+	union field_val field_##what##_##name(const void *row)			\
 	{									\
-		const struct dist *d = *(const struct dist *const *)row;	\
-		return (union field_val){ .u = d->member };			\
+		const type *p = *(const type *const *)row;			\
+		return (union field_val){ .u = p->member };			\
 	}
 
-DIST_GET(count, count)
-DIST_GET(total, total)
-DIST_GET(min, min)
-DIST_GET(avg, avg)
-DIST_GET(median, median)
-DIST_GET(p95, p95)
-DIST_GET(p99, p99)
-DIST_GET(max, max)
+FIRST_GET(dist, struct dist, count, count)
+FIRST_GET(dist, struct dist, total, total)
+FIRST_GET(dist, struct dist, min, min)
+FIRST_GET(dist, struct dist, avg, avg)
+FIRST_GET(dist, struct dist, median, median)
+FIRST_GET(dist, struct dist, p95, p95)
+FIRST_GET(dist, struct dist, p99, p99)
+FIRST_GET(dist, struct dist, max, max)
+FIRST_GET(core, struct core_stats, dev, dev)
+FIRST_GET(core, struct core_stats, core, core)
 
 /* @ns in the largest unit it reaches, printed by @fmt (a double, then the unit). */
 static const char *dur_in(uint64_t ns, bool raw_ns, const char *fmt, char *buf, size_t len)

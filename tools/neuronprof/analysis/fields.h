@@ -104,6 +104,17 @@ union field_val field_dist_p95(const void *row);
 union field_val field_dist_p99(const void *row);
 union field_val field_dist_max(const void *row);
 
+/*
+ * The device and core numbers of a NeuronCore, for rows whose first member
+ * is a `const struct core_stats *`; CORE_ID_FIELDS: their CSV columns.
+ */
+union field_val field_core_dev(const void *row);
+union field_val field_core_core(const void *row);
+
+#define CORE_ID_FIELDS								\
+	FIELD(NULL, "device", NULL, 0, FK_U64, field_core_dev),			\
+	FIELD(NULL, "core", NULL, 0, FK_U64, field_core_core)
+
 /* A duration as one token with its unit ("4.400us"), or whole ns if @raw_ns. */
 const char *field_dur(uint64_t ns, bool raw_ns, char *buf, size_t len);
 /* The same in three significant digits ("4.4us"), for labels. */

@@ -7,8 +7,6 @@
 #include "analysis/names.h"
 
 FIELD_GET(gap_label, struct gap_row, s, r->label)
-FIELD_GET(gap_dev, struct gap_row, u, r->c->dev)
-FIELD_GET(gap_core, struct gap_row, u, r->c->core)
 FIELD_GET(gap_kind, struct gap_row, s, !r->u ? "core" : r->u->topsp ? "topsp" : "engine")
 FIELD_GET(gap_index, struct gap_row, u, r->u ? r->u->index : r->c->core)
 FIELD_GET(gap_rank, struct gap_row, u, r->rank)
@@ -20,8 +18,7 @@ FIELD_GET(gap_where, struct gap_row, s, r->where)
 
 static const struct field gap_columns[] = {
 	FIELD(NULL, NULL, "unit", -12, FK_STR, gap_label),
-	FIELD(NULL, "device", NULL, 0, FK_U64, gap_dev),
-	FIELD(NULL, "core", NULL, 0, FK_U64, gap_core),
+	CORE_ID_FIELDS,
 	FIELD(NULL, "unit", NULL, 0, FK_STR, gap_kind),
 	FIELD(NULL, "index", NULL, 0, FK_U64, gap_index),
 	FIELD(NULL, "rank", NULL, 0, FK_U64, gap_rank),
@@ -110,16 +107,13 @@ void unit_op_row(struct unit_op_row *r, const struct core_stats *c, const struct
 	r->o = o;
 }
 
-FIELD_GET(lvl_dev, struct level_row, u, r->c->dev)
-FIELD_GET(lvl_core, struct level_row, u, r->c->core)
 FIELD_GET(lvl_level, struct level_row, u, r->l->level)
 FIELD_GET(lvl_events, struct level_row, u, r->l->events)
 FIELD_GET(lvl_ns, struct level_row, u, r->l->ns)
 FIELD_GET(lvl_pct, struct level_row, d, r->l->pct)
 
 static const struct field level_columns[] = {
-	FIELD(NULL, "device", NULL, 0, FK_U64, lvl_dev),
-	FIELD(NULL, "core", NULL, 0, FK_U64, lvl_core),
+	CORE_ID_FIELDS,
 	SAME("level", "level", -6, FK_U64, lvl_level),
 	SAME("events", "events", 7, FK_U64, lvl_events),
 	SAME("time_ns", "time", 12, FK_NS, lvl_ns),

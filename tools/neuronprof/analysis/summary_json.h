@@ -39,6 +39,7 @@ struct unit_op_row {
 	const struct op_stats *o;
 };
 
+/* level_row, gap_row: the core first, which CORE_ID_FIELDS reads (fields.h). */
 struct level_row {
 	const struct core_stats *c;
 	const struct level_time *l;
