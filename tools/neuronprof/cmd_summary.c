@@ -697,7 +697,7 @@ static void text_recording(const struct rec_stats *s)
 		}
 	}
 	for (size_t i = 0; i < s->nlosses; i++) {
-		const struct loss *l = &s->losses[i];
+		const struct queue_loss *l = &s->losses[i];
 
 		char later[48] = "";
 
@@ -971,8 +971,11 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 	for (size_t i = 0; i < s->nhost; i++)
 		fields_csv_row(f[CSV_HOST], &host_fields,
 			       &(struct host_row){ &s->host[i].d, &s->host[i] }, rp);
-	for (size_t i = 0; i < s->nlosses; i++)
-		fields_csv_row(f[CSV_LOSSES], &loss_fields, &s->losses[i], rp);
+	for (size_t i = 0; i < s->nlosses; i++) {
+		const struct queue_loss *l = &s->losses[i];
+
+		fields_csv_row(f[CSV_LOSSES], &loss_fields, &l, rp);
+	}
 	for (size_t i = 0; i < s->nraws; i++) {
 		struct raw_row rr;
 

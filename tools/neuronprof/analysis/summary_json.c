@@ -208,19 +208,44 @@ static const struct field unit_columns[] = {
 };
 const struct field_table unit_fields = FIELD_TABLE(unit_columns);
 
-FIELD_GET(raw_file, struct raw_row, s, r->q->file)
-FIELD_GET(raw_record, struct raw_row, u, r->q->record)
-FIELD_GET(raw_records, struct raw_row, u, r->q->records)
-FIELD_GET(raw_dev, struct raw_row, u, r->q->dev)
-FIELD_GET(raw_core, struct raw_row, u, r->q->core)
-FIELD_GET(raw_queue, struct raw_row, s, queue_name(r->q->queue_type))
+/*
+ * queue_<name>(): the columns of a queue (struct queue_loss), for the rows
+ * whose first member points to one: raw queues and losses.
+ */
+#define QUEUE_GET(name, member, expr)						\
+	static union field_val queue_##name(const void *row)			\
+	{									\
+		const struct queue_loss *q = *(const struct queue_loss *const *)row; \
+		return (union field_val){ .member = (expr) };			\
+	}
+
+QUEUE_GET(file, s, q->file)
+QUEUE_GET(record, u, q->record)
+QUEUE_GET(records, u, q->records)
+QUEUE_GET(type, s, queue_name(q->queue_type))
+QUEUE_GET(target_kind, s, q->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core")
+QUEUE_GET(target_index, u, q->target_index)
+QUEUE_GET(engine, u, q->engine)
+QUEUE_GET(lost, u, q->lost)
+QUEUE_GET(gaps, u, q->gaps)
+QUEUE_GET(explained, b, q->gaps <= q->lost)
+
+/* A queue's file and records, then what it is: JSON and CSV columns. */
+#define QUEUE_FILE_FIELDS							\
+	SAME("file", NULL, 0, FK_STR, queue_file),				\
+	SAME("record", NULL, 0, FK_U64, queue_record),				\
+	SAME("records", NULL, 0, FK_U64, queue_records)
+#define QUEUE_TARGET_FIELDS							\
+	SAME("queue_type", NULL, 0, FK_STR, queue_type),			\
+	SAME("target_kind", NULL, 0, FK_STR, queue_target_kind),		\
+	SAME("target_index", NULL, 0, FK_U64, queue_target_index),		\
+	SAME("engine", NULL, 0, FK_U64, queue_engine)
+
+FIELD_GET(raw_dev, struct raw_row, u, r->raw->dev)
+FIELD_GET(raw_core, struct raw_row, u, r->raw->core)
 FIELD_GET(raw_target, struct raw_row, s, r->target)
-FIELD_GET(raw_target_kind, struct raw_row, s,
-	  r->q->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core")
-FIELD_GET(raw_target_index, struct raw_row, u, r->q->target_index)
-FIELD_GET(raw_engine, struct raw_row, u, r->q->engine)
-FIELD_GET(raw_format, struct raw_row, s, raw_format_name(r->q->format))
-FIELD_GET(raw_clock, struct raw_row, s, clock_domain_name(r->q->clock_domain))
+FIELD_GET(raw_format, struct raw_row, s, raw_format_name(r->raw->format))
+FIELD_GET(raw_clock, struct raw_row, s, clock_domain_name(r->raw->clock_domain))
 
 /* Never: the layout of raw entries is not known. */
 static union field_val raw_decoded(const void *row)
@@ -229,23 +254,22 @@ static union field_val raw_decoded(const void *row)
 	return (union field_val){ .b = false };
 }
 
-FIELD_GET(raw_entries, struct raw_row, u, r->q->entries)
-FIELD_GET(raw_dev_entries, struct raw_row, u, r->q->device_entries)
-FIELD_GET(raw_lost, struct raw_row, u, r->q->lost)
-FIELD_GET(raw_gaps, struct raw_row, u, r->q->gaps)
+FIELD_GET(raw_entries, struct raw_row, u, r->raw->entries)
+FIELD_GET(raw_dev_entries, struct raw_row, u, r->raw->device_entries)
 
-/* JSON names the queue first, then its device and core. */
+/*
+ * JSON names the queue first, then its device and core; CSV and the text
+ * the device and core first, and the text its queue, target and engine
+ * after them.
+ */
 static const struct field raw_columns[] = {
-	SAME("file", NULL, 0, FK_STR, raw_file),
-	SAME("record", NULL, 0, FK_U64, raw_record),
-	SAME("records", NULL, 0, FK_U64, raw_records),
+	QUEUE_FILE_FIELDS,
 	FIELD(NULL, "device", "device", -6, FK_U64, raw_dev),
 	FIELD(NULL, "core", "core", -5, FK_U64, raw_core),
-	SAME("queue_type", "queue", -14, FK_STR, raw_queue),
+	QUEUE_TARGET_FIELDS,
+	FIELD(NULL, NULL, "queue", -14, FK_STR, queue_type),
 	FIELD(NULL, NULL, "target", -9, FK_STR, raw_target),
-	SAME("target_kind", NULL, 0, FK_STR, raw_target_kind),
-	SAME("target_index", NULL, 0, FK_U64, raw_target_index),
-	SAME("engine", "engine", 6, FK_U64, raw_engine),
+	FIELD(NULL, NULL, "engine", 6, FK_U64, queue_engine),
 	FIELD("device", NULL, NULL, 0, FK_U64, raw_dev),
 	FIELD("core", NULL, NULL, 0, FK_U64, raw_core),
 	SAME("format", "format", -10, FK_STR, raw_format),
@@ -253,41 +277,26 @@ static const struct field raw_columns[] = {
 	FIELD("decoded", NULL, NULL, 0, FK_BOOL, raw_decoded),
 	SAME("entries", "entries", 10, FK_U64, raw_entries),
 	SAME("device_entries", "device_entries", 14, FK_U64, raw_dev_entries),
-	SAME("lost", "lost", 8, FK_U64, raw_lost),
-	SAME("seq_gaps", "gaps", 8, FK_U64, raw_gaps),
+	SAME("lost", "lost", 8, FK_U64, queue_lost),
+	SAME("seq_gaps", "gaps", 8, FK_U64, queue_gaps),
 };
 const struct field_table raw_fields = FIELD_TABLE(raw_columns);
 
 void raw_row(struct raw_row *r, const struct raw_queue *q)
 {
-	r->q = q;
+	r->q = &q->q;
+	r->raw = q;
 	snprintf(r->target, sizeof(r->target), "%s %u",
-		 q->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core", q->target_index);
+		 q->q.target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core",
+		 q->q.target_index);
 }
 
-FIELD_GET(loss_file, struct loss, s, r->file)
-FIELD_GET(loss_record, struct loss, u, r->record)
-FIELD_GET(loss_records, struct loss, u, r->records)
-FIELD_GET(loss_queue, struct loss, s, queue_name(r->queue_type))
-FIELD_GET(loss_target, struct loss, s,
-	  r->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core")
-FIELD_GET(loss_index, struct loss, u, r->target_index)
-FIELD_GET(loss_engine, struct loss, u, r->engine)
-FIELD_GET(loss_lost, struct loss, u, r->lost)
-FIELD_GET(loss_gaps, struct loss, u, r->gaps)
-FIELD_GET(loss_explained, struct loss, b, r->gaps <= r->lost)
-
 static const struct field loss_columns[] = {
-	SAME("file", NULL, 0, FK_STR, loss_file),
-	SAME("record", NULL, 0, FK_U64, loss_record),
-	SAME("records", NULL, 0, FK_U64, loss_records),
-	SAME("queue_type", NULL, 0, FK_STR, loss_queue),
-	SAME("target_kind", NULL, 0, FK_STR, loss_target),
-	SAME("target_index", NULL, 0, FK_U64, loss_index),
-	SAME("engine", NULL, 0, FK_U64, loss_engine),
-	SAME("lost", NULL, 0, FK_U64, loss_lost),
-	SAME("seq_gaps", NULL, 0, FK_U64, loss_gaps),
-	SAME("explained", NULL, 0, FK_BOOL, loss_explained),
+	QUEUE_FILE_FIELDS,
+	QUEUE_TARGET_FIELDS,
+	SAME("lost", NULL, 0, FK_U64, queue_lost),
+	SAME("seq_gaps", NULL, 0, FK_U64, queue_gaps),
+	SAME("explained", NULL, 0, FK_BOOL, queue_explained),
 };
 const struct field_table loss_fields = FIELD_TABLE(loss_columns);
 
@@ -347,8 +356,11 @@ void json_raw_queues(struct json *j, const struct rec_stats *s)
 void json_losses(struct json *j, const struct rec_stats *s)
 {
 	jw_arr_begin(j, "losses");
-	for (size_t i = 0; i < s->nlosses; i++)
-		fields_json_obj(j, NULL, &loss_fields, &s->losses[i]);
+	for (size_t i = 0; i < s->nlosses; i++) {
+		const struct queue_loss *l = &s->losses[i];
+
+		fields_json_obj(j, NULL, &loss_fields, &l);
+	}
 	jw_arr_end(j);
 }
 

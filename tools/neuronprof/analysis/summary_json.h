@@ -29,7 +29,8 @@ struct unit_row {
 };
 
 struct raw_row {
-	const struct raw_queue *q;
+	const struct queue_loss *q;	/* first: raw->q, the queue's own columns */
+	const struct raw_queue *raw;
 	char target[24];
 };
 
@@ -74,7 +75,8 @@ struct gap_row {
 
 /*
  * The tables of those sections (rows as above), and of a queue that lost
- * entries (a row is a struct loss), summary's and report's.
+ * entries (a row is a pointer to its struct queue_loss), summary's and
+ * report's.
  */
 extern const struct field_table core_fields, unit_fields, gap_fields, unit_op_fields,
 	level_fields, raw_fields, loss_fields;
