@@ -29,7 +29,7 @@ struct unit_row {
 };
 
 struct raw_row {
-	const struct queue_loss *q;	/* first: raw->q, the queue's own columns */
+	const struct queue_loss *q;	/* &raw->q, first: the queue columns read it */
 	const struct raw_queue *raw;
 	char target[24];
 };
