@@ -158,7 +158,7 @@ static void core_json(struct json *j, const struct core_stats *c, const struct c
 		      unsigned int top)
 {
 	jw_obj_begin(j, NULL);
-	fields_json(j, core_fields, core_nfields, c);
+	fields_json(j, &core_fields, c);
 	jw_u64(j, "bucket_ns", t->width);
 	jw_u64(j, "buckets", t->nb);
 	jw_arr_begin(j, "engines");

@@ -96,7 +96,7 @@ struct host_row {
 
 FIELD_GET(host_name, struct host_row, s, r->h->name)
 
-static const struct field host_fields[] = {
+static const struct field host_columns[] = {
 	SAME("name", "event", -20, FK_STR, host_name),
 	SAME("count", "count", 7, FK_U64, field_dist_count),
 	SAME("total_ns", "total", 12, FK_NS, field_dist_total),
@@ -106,7 +106,7 @@ static const struct field host_fields[] = {
 	SAME("p99_ns", "p99", 12, FK_NS, field_dist_p99),
 	SAME("max_ns", "max", 12, FK_NS, field_dist_max),
 };
-static const size_t host_nfields = sizeof(host_fields) / sizeof(host_fields[0]);
+static const struct field_table host_fields = FIELD_TABLE(host_columns);
 
 /*
  * ops across cores: a row is a struct xop_row, filled by xop_row(); the
@@ -128,7 +128,7 @@ FIELD_GET(xop_code, struct xop_row, u, r->x->code)
 FIELD_GET(xop_text_cores, struct xop_row, s, r->cores)
 FIELD_GET(xop_csv_cores, struct xop_row, s, r->list)
 
-static const struct field xop_fields[] = {
+static const struct field xop_columns[] = {
 	FIELD(NULL, NULL, "unit", -12, FK_STR, xop_label),
 	FIELD("unit_kind", "unit", NULL, 0, FK_STR, xop_kind),
 	FIELD("unit_index", "index", NULL, 0, FK_U64, xop_index),
@@ -138,7 +138,7 @@ static const struct field xop_fields[] = {
 	FIELD(NULL, NULL, "cores", FIELD_LAST, FK_STR, xop_text_cores),
 	FIELD(NULL, "cores", NULL, 0, FK_STR, xop_csv_cores),
 };
-static const size_t xop_nfields = sizeof(xop_fields) / sizeof(xop_fields[0]);
+static const struct field_table xop_fields = FIELD_TABLE(xop_columns);
 
 /* The row of @x; @csv: with its list of cores (freed by xop_row_free()). */
 static void xop_row(struct xop_row *r, const struct rec_stats *s, const struct xop *x,
@@ -165,28 +165,25 @@ static void xop_row_free(struct xop_row *r)
 	free(r->list);
 }
 
-/* errors by code of a core: a row is a struct err_row. */
+/* errors by code of a core: a row is a struct err_row (the core first: CORE_ID_FIELDS). */
 struct err_row {
 	const struct core_stats *c;
 	const struct code_count *e;
 };
 
-FIELD_GET(err_dev, struct err_row, u, r->c->dev)
-FIELD_GET(err_core, struct err_row, u, r->c->core)
 FIELD_GET(err_code, struct err_row, u, r->e->code)
 FIELD_GET(err_count, struct err_row, u, r->e->count)
 FIELD_GET(err_first_at, struct err_row, u, r->e->first_ns - r->c->first)
 FIELD_GET(err_first, struct err_row, u, r->e->first_ns)
 
-static const struct field err_fields[] = {
-	FIELD(NULL, "device", NULL, 0, FK_U64, err_dev),
-	FIELD(NULL, "core", NULL, 0, FK_U64, err_core),
+static const struct field err_columns[] = {
+	CORE_ID_FIELDS,
 	SAME("code", "code", -8, FK_U64, err_code),
 	SAME("count", "count", 7, FK_U64, err_count),
 	FIELD(NULL, NULL, "first_at", 12, FK_NS, err_first_at),
 	SAME("first_ns", NULL, 0, FK_NS, err_first),
 };
-static const size_t err_nfields = sizeof(err_fields) / sizeof(err_fields[0]);
+static const struct field_table err_fields = FIELD_TABLE(err_columns);
 
 /* machines compared, per machine: a row is a struct machine_row. */
 struct machine_row {
@@ -213,7 +210,7 @@ FIELD_GET(mach_slowest, struct machine_row, b, r->k == r->x->slowest)
 FIELD_GET(mach_median, struct machine_row, b, r->k == r->x->median)
 #undef MR
 
-static const struct field machine_fields[] = {
+static const struct field machine_columns[] = {
 	FIELD("name", "machine", "machine", -24, FK_STR, mach_name),
 	SAME("clock_mapping", NULL, 0, FK_FLAG, mach_mapped),
 	SAME("recordings", "recs", 5, FK_U64, mach_recs),
@@ -231,7 +228,7 @@ static const struct field machine_fields[] = {
 	FIELD(NULL, "slowest", NULL, 0, FK_FLAG, mach_slowest),
 	FIELD(NULL, "median", NULL, 0, FK_FLAG, mach_median),
 };
-static const size_t machine_nfields = sizeof(machine_fields) / sizeof(machine_fields[0]);
+static const struct field_table machine_fields = FIELD_TABLE(machine_columns);
 
 /*
  * machines compared, per execution index: a row is a struct mexec_row with
@@ -258,7 +255,7 @@ FIELD_GET(mx_fast_core, struct mexec_row, u, r->e->fast.core)
 FIELD_GET(mx_fast_ns, struct mexec_row, u, r->e->fast.ns)
 FIELD_GET(mx_skew, struct mexec_row, u, r->e->skew_ns)
 
-static const struct field mexec_fields[] = {
+static const struct field mexec_columns[] = {
 	SAME("index", "index", -6, FK_U64, mx_index),
 	SAME("cores", "cores", 5, FK_U64, mx_cores),
 	SAME("machines", NULL, 0, FK_U64, mx_machines),
@@ -278,7 +275,7 @@ static const struct field mexec_fields[] = {
 	FIELD(NULL, NULL, NULL, 0, FK_END, NULL),
 	SAME("skew_ns", "skew", 12, FK_NS, mx_skew),
 };
-static const size_t mexec_nfields = sizeof(mexec_fields) / sizeof(mexec_fields[0]);
+static const struct field_table mexec_fields = FIELD_TABLE(mexec_columns);
 
 /* One side of an execution index: "machine devD ncC". */
 static void side_label(const struct xhost *x, const struct xhost_side *sd, char *buf,
@@ -312,7 +309,7 @@ FIELD_GET(mop_median_count, struct mop_row, u, r->d->median_count)
 FIELD_GET(mop_median_total, struct mop_row, u, r->d->median_total)
 FIELD_GET(mop_diff, struct mop_row, i, r->d->diff_ns)
 
-static const struct field mop_fields[] = {
+static const struct field mop_columns[] = {
 	FIELD(NULL, "rank", NULL, 0, FK_U64, mop_rank),
 	SAME("op", "op", -18, FK_STR, mop_name),
 	SAME("code", "code", -8, FK_CODE, mop_code),
@@ -324,7 +321,7 @@ static const struct field mop_fields[] = {
 	SAME("median_total_ns", "median", 12, FK_NS, mop_median_total),
 	SAME("difference_ns", "difference", 12, FK_SNS, mop_diff),
 };
-static const size_t mop_nfields = sizeof(mop_fields) / sizeof(mop_fields[0]);
+static const struct field_table mop_fields = FIELD_TABLE(mop_columns);
 
 static void text_core(const struct rec_stats *s, const struct core_stats *c)
 {
@@ -343,16 +340,16 @@ static void text_core(const struct rec_stats *s, const struct core_stats *c)
 	       c->lost, c->gaps);
 	if (c->nunits) {
 		printf("  engines and TopSPs:\n");
-		fields_text_header(stdout, unit_fields, unit_nfields, "    ");
+		fields_text_header(stdout, &unit_fields, "    ");
 		for (size_t k = 0; k < c->nunits; k++) {
 			struct unit_row ur;
 
 			unit_row(&ur, c, &c->units[k]);
-			fields_text_row(stdout, unit_fields, unit_nfields, &ur, "    ", raw_ns);
+			fields_text_row(stdout, &unit_fields, &ur, "    ", raw_ns);
 		}
 		printf("  top ops per unit by total time (instruction durations: "
 		       "Documentation/analysis.rst):\n");
-		fields_text_header(stdout, unit_op_fields, unit_op_nfields, "    ");
+		fields_text_header(stdout, &unit_op_fields, "    ");
 		for (size_t k = 0; k < c->nunits; k++) {
 			const struct unit *u = &c->units[k];
 
@@ -360,18 +357,18 @@ static void text_core(const struct rec_stats *s, const struct core_stats *c)
 				struct unit_op_row r;
 
 				unit_op_row(&r, c, u, &u->ops[i]);
-				fields_text_row(stdout, unit_op_fields, unit_op_nfields, &r, "    ",
+				fields_text_row(stdout, &unit_op_fields, &r, "    ",
 						raw_ns);
 			}
 		}
 	}
 	if (c->idle.n || core_any_unit_gaps(c)) {
 		printf("  longest idle gaps (the core's, then its units' longest of all):\n");
-		fields_text_header(stdout, gap_fields, gap_nfields, "    ");
+		fields_text_header(stdout, &gap_fields, "    ");
 	}
 	for (size_t i = 0; i < c->idle.n && i < s->top; i++) {
 		gap_row(&gr, c, NULL, &c->idle.g[i], i + 1);
-		fields_text_row(stdout, gap_fields, gap_nfields, &gr, "    ", raw_ns);
+		fields_text_row(stdout, &gap_fields, &gr, "    ", raw_ns);
 	}
 	/*
 	 * Each unit keeps its --top longest, longest first: the --top longest
@@ -399,21 +396,21 @@ static void text_core(const struct rec_stats *s, const struct core_stats *c)
 			break;
 		at[bk]++;
 		gap_row(&gr, c, &c->units[bk], best, at[bk]);
-		fields_text_row(stdout, gap_fields, gap_nfields, &gr, "    ", raw_ns);
+		fields_text_row(stdout, &gap_fields, &gr, "    ", raw_ns);
 	}
 	free(at);
 	if (c->nlevels) {
 		printf("  throttling (a level holds until the next THROTTLE entry):\n");
-		fields_text_header(stdout, level_fields, level_nfields, "    ");
+		fields_text_header(stdout, &level_fields, "    ");
 		for (size_t i = 0; i < c->nlevels; i++)
-			fields_text_row(stdout, level_fields, level_nfields,
+			fields_text_row(stdout, &level_fields,
 					&(struct level_row){ c, &c->levels[i] }, "    ", raw_ns);
 	}
 	if (c->nerrs) {
 		printf("  errors by code:\n");
-		fields_text_header(stdout, err_fields, err_nfields, "    ");
+		fields_text_header(stdout, &err_fields, "    ");
 		for (size_t i = 0; i < c->nerrs; i++)
-			fields_text_row(stdout, err_fields, err_nfields,
+			fields_text_row(stdout, &err_fields,
 					&(struct err_row){ c, &c->errs[i] }, "    ", raw_ns);
 	}
 }
@@ -495,12 +492,12 @@ static void text_xops(const struct rec_stats *s)
 	if (!s->nxops)
 		return;
 	printf("\nops across cores by total time (one row per unit and op, every core):\n");
-	fields_text_header(stdout, xop_fields, xop_nfields, "  ");
+	fields_text_header(stdout, &xop_fields, "  ");
 	for (size_t i = 0; i < s->nxops && i < s->top; i++) {
 		struct xop_row r;
 
 		xop_row(&r, s, &s->xops[i], false);
-		fields_text_row(stdout, xop_fields, xop_nfields, &r, "  ", raw_ns);
+		fields_text_row(stdout, &xop_fields, &r, "  ", raw_ns);
 	}
 }
 
@@ -511,9 +508,9 @@ static void text_cores_brief(const struct rec_stats *s)
 		return;
 	printf("\ncores (neuronprof summary without --brief has each one's engines, ops and idle "
 	       "gaps):\n");
-	fields_text_header(stdout, core_fields, core_nfields, "  ");
+	fields_text_header(stdout, &core_fields, "  ");
 	for (size_t i = 0; i < s->ncores; i++)
-		fields_text_row(stdout, core_fields, core_nfields, &s->cores[i], "  ", raw_ns);
+		fields_text_row(stdout, &core_fields, &s->cores[i], "  ", raw_ns);
 }
 
 static uint64_t host_ns(const Neuronprof__System__NtraceEvent *h)
@@ -534,7 +531,7 @@ FIELD_GET(model_host, struct model_row, u, r->m->host_matched)
 FIELD_GET(model_host_avg, struct model_row, u, r->m->host.avg)
 FIELD_GET(model_overhead_avg, struct model_row, u, r->m->overhead.avg)
 
-static const struct field model_fields[] = {
+static const struct field model_columns[] = {
 	FIELD(NULL, "model", "model", -16, FK_STR, model_name),
 	FIELD(NULL, "model_id", "model_id", -8, FK_U64, model_id),
 	FIELD(NULL, "count", "count", 6, FK_U64, field_dist_count),
@@ -548,7 +545,7 @@ static const struct field model_fields[] = {
 	FIELD(NULL, "host_avg_ns", "host_avg", 12, FK_NS, model_host_avg),
 	FIELD(NULL, "host_overhead_avg_ns", "overhead_avg", 12, FK_NS, model_overhead_avg),
 };
-static const size_t model_nfields = sizeof(model_fields) / sizeof(model_fields[0]);
+static const struct field_table model_fields = FIELD_TABLE(model_columns);
 
 /*
  * executions (the text's columns differ: a start relative to its core, the
@@ -591,7 +588,7 @@ static bool ex_has_flow(const void *row)
 }
 #undef XR
 
-static const struct field exec_fields[] = {
+static const struct field exec_columns[] = {
 	SAME("device", NULL, 0, FK_U64, ex_dev),
 	SAME("core", NULL, 0, FK_U64, ex_core),
 	SAME("index", NULL, 0, FK_U64, ex_index),
@@ -611,7 +608,7 @@ static const struct field exec_fields[] = {
 	FIELD_OPT("flow_id", "flow_id", NULL, 0, FK_U64, ex_flow, ex_has_flow),
 	FIELD_OPT(NULL, NULL, NULL, 0, FK_END, NULL, NULL),
 };
-static const size_t exec_nfields = sizeof(exec_fields) / sizeof(exec_fields[0]);
+static const struct field_table exec_fields = FIELD_TABLE(exec_columns);
 
 static void text_recording(const struct rec_stats *s)
 {
@@ -639,9 +636,9 @@ static void text_recording(const struct rec_stats *s)
 
 	if (s->nmodels) {
 		printf("\nexecution latency per model (first inference start to last stop):\n");
-		fields_text_header(stdout, model_fields, model_nfields, "  ");
+		fields_text_header(stdout, &model_fields, "  ");
 		for (size_t i = 0; i < s->nmodels; i++)
-			fields_text_row(stdout, model_fields, model_nfields,
+			fields_text_row(stdout, &model_fields,
 					&(struct model_row){ &s->models[i].lat, &s->models[i] },
 					"  ", raw_ns);
 		ex = exec_list(s, &nex, true);
@@ -674,9 +671,9 @@ static void text_recording(const struct rec_stats *s)
 		printf("\nhost system trace: %" PRIu64 " events; %" PRIu64 " nrt_execute calls, %"
 		       PRIu64 " matched to a device execution\n", s->host_events,
 		       s->timing.host_calls, s->timing.host_calls_matched);
-		fields_text_header(stdout, host_fields, host_nfields, "  ");
+		fields_text_header(stdout, &host_fields, "  ");
 		for (size_t i = 0; i < s->nhost; i++)
-			fields_text_row(stdout, host_fields, host_nfields,
+			fields_text_row(stdout, &host_fields,
 					&(struct host_row){ &s->host[i].d, &s->host[i] }, "  ",
 					raw_ns);
 	}
@@ -691,16 +688,16 @@ static void text_recording(const struct rec_stats *s)
 		printf("\nraw entries: %" PRIu64 " in %zu queues, not decoded (their layout "
 		       "is not known: no op, event or error statistics)\n", s->raw_entries,
 		       s->nraws);
-		fields_text_header(stdout, raw_fields, raw_nfields, "  ");
+		fields_text_header(stdout, &raw_fields, "  ");
 		for (size_t i = 0; i < s->nraws; i++) {
 			struct raw_row rr;
 
 			raw_row(&rr, &s->raws[i]);
-			fields_text_row(stdout, raw_fields, raw_nfields, &rr, "  ", raw_ns);
+			fields_text_row(stdout, &raw_fields, &rr, "  ", raw_ns);
 		}
 	}
 	for (size_t i = 0; i < s->nlosses; i++) {
-		const struct loss *l = &s->losses[i];
+		const struct queue_loss *l = &s->losses[i];
 
 		char later[48] = "";
 
@@ -728,7 +725,7 @@ static void unit_json(struct json *j, const struct unit *u, const struct core_st
 static void core_json(struct json *j, const struct core_stats *c)
 {
 	jw_obj_begin(j, NULL);
-	fields_json(j, core_fields, core_nfields, c);
+	fields_json(j, &core_fields, c);
 	jw_arr_begin(j, "engines");
 	for (size_t k = 0; k < c->nunits; k++)
 		if (!c->units[k].topsp)
@@ -743,7 +740,7 @@ static void core_json(struct json *j, const struct core_stats *c)
 	json_throttle(j, c);
 	jw_arr_begin(j, "errors_by_code");
 	for (size_t i = 0; i < c->nerrs; i++)
-		fields_json_obj(j, NULL, err_fields, err_nfields, &(struct err_row){ c, &c->errs[i] });
+		fields_json_obj(j, NULL, &err_fields, &(struct err_row){ c, &c->errs[i] });
 	jw_arr_end(j);
 	jw_obj_end(j);
 }
@@ -769,7 +766,7 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 
 		xop_row(&xr, s, x, false);
 		jw_obj_begin(j, NULL);
-		fields_json(j, xop_fields, xop_nfields, &xr);
+		fields_json(j, &xop_fields, &xr);
 		jw_arr_begin(j, "cores");
 		for (size_t k = 0; k < x->ncores; k++) {
 			jw_obj_begin(j, NULL);
@@ -791,7 +788,7 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 	ex = exec_list(s, &nex, false);
 	jw_arr_begin(j, "executions");
 	for (size_t i = 0; i < nex; i++)
-		fields_json_obj(j, NULL, exec_fields, exec_nfields, &(struct exec_row){ s, &ex[i] });
+		fields_json_obj(j, NULL, &exec_fields, &(struct exec_row){ s, &ex[i] });
 	jw_arr_end(j);
 	free(ex);
 	if (r->sys && r->sys->ntrace) {
@@ -801,7 +798,7 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 		jw_u64(j, "nrt_execute_matched", s->timing.host_calls_matched);
 		jw_arr_begin(j, "event_types");
 		for (size_t i = 0; i < s->nhost; i++)
-			fields_json_obj(j, NULL, host_fields, host_nfields,
+			fields_json_obj(j, NULL, &host_fields,
 					&(struct host_row){ &s->host[i].d, &s->host[i] });
 		jw_arr_end(j);
 		jw_obj_end(j);
@@ -835,23 +832,23 @@ static void text_xhost(const struct xhost *x, unsigned int top)
 	printf("\nmachines compared: %zu; slowest %s, median %s (by total execution time)\n",
 	       x->nm, x->m[x->slowest].name, x->m[x->median].name);
 	printf("  per machine:\n");
-	fields_text_header(stdout, machine_fields, machine_nfields, "    ");
+	fields_text_header(stdout, &machine_fields, "    ");
 	for (size_t k = 0; k < x->nm; k++)
-		fields_text_row(stdout, machine_fields, machine_nfields,
+		fields_text_row(stdout, &machine_fields,
 				&(struct machine_row){ x, k }, "    ", raw_ns);
 	printf("  per execution index (latency; skew = slowest - fastest):\n");
-	fields_text_header(stdout, mexec_fields, mexec_nfields, "    ");
+	fields_text_header(stdout, &mexec_fields, "    ");
 	for (size_t i = 0; i < x->nx; i++) {
 		struct mexec_row r;
 
 		mexec_row(&r, x, &x->x[i]);
-		fields_text_row(stdout, mexec_fields, mexec_nfields, &r, "    ", raw_ns);
+		fields_text_row(stdout, &mexec_fields, &r, "    ", raw_ns);
 	}
 	printf("  ops differing most, slowest %s against median %s (total time, top %u):\n",
 	       x->m[x->slowest].name, x->m[x->median].name, top);
-	fields_text_header(stdout, mop_fields, mop_nfields, "    ");
+	fields_text_header(stdout, &mop_fields, "    ");
 	for (size_t i = 0; i < x->nops; i++)
-		fields_text_row(stdout, mop_fields, mop_nfields,
+		fields_text_row(stdout, &mop_fields,
 				&(struct mop_row){ x, &x->ops[i], i + 1 }, "    ", raw_ns);
 }
 
@@ -862,7 +859,7 @@ static void json_xhost(struct json *j, const struct xhost *x)
 	jw_str(j, "median", x->m[x->median].name);
 	jw_arr_begin(j, "machines");
 	for (size_t k = 0; k < x->nm; k++)
-		fields_json_obj(j, NULL, machine_fields, machine_nfields,
+		fields_json_obj(j, NULL, &machine_fields,
 				&(struct machine_row){ x, k });
 	jw_arr_end(j);
 	jw_arr_begin(j, "executions");
@@ -870,12 +867,12 @@ static void json_xhost(struct json *j, const struct xhost *x)
 		struct mexec_row r;
 
 		mexec_row(&r, x, &x->x[i]);
-		fields_json_obj(j, NULL, mexec_fields, mexec_nfields, &r);
+		fields_json_obj(j, NULL, &mexec_fields, &r);
 	}
 	jw_arr_end(j);
 	jw_arr_begin(j, "ops");
 	for (size_t i = 0; i < x->nops; i++)
-		fields_json_obj(j, NULL, mop_fields, mop_nfields,
+		fields_json_obj(j, NULL, &mop_fields,
 				&(struct mop_row){ x, &x->ops[i], i + 1 });
 	jw_arr_end(j);
 	jw_obj_end(j);
@@ -897,25 +894,24 @@ static const char *const csv_name[CSV_TABLES] = {
 
 /* The columns of each table; @lead, when not NULL, is a first column ahead of them. */
 static const struct {
-	const struct field *t;
-	const size_t *n;
+	const struct field_table *t;
 	const char *lead;
 } csv_fields[CSV_TABLES] = {
-	[CSV_CORES] = { core_fields, &core_nfields, "recording" },
-	[CSV_UNITS] = { unit_fields, &unit_nfields, "recording" },
-	[CSV_GAPS] = { gap_fields, &gap_nfields, "recording" },
-	[CSV_OPS] = { unit_op_fields, &unit_op_nfields, "recording" },
-	[CSV_THROTTLE] = { level_fields, &level_nfields, "recording" },
-	[CSV_ERRORS] = { err_fields, &err_nfields, "recording" },
-	[CSV_MODELS] = { model_fields, &model_nfields, "recording" },
-	[CSV_EXECUTIONS] = { exec_fields, &exec_nfields, "recording" },
-	[CSV_HOST] = { host_fields, &host_nfields, "recording" },
-	[CSV_LOSSES] = { loss_fields, &loss_nfields, "recording" },
-	[CSV_RAW] = { raw_fields, &raw_nfields, "recording" },
-	[CSV_XOPS] = { xop_fields, &xop_nfields, "recording" },
-	[CSV_MACHINES] = { machine_fields, &machine_nfields, NULL },
-	[CSV_MEXEC] = { mexec_fields, &mexec_nfields, NULL },
-	[CSV_MOPS] = { mop_fields, &mop_nfields, NULL },
+	[CSV_CORES] = { &core_fields, "recording" },
+	[CSV_UNITS] = { &unit_fields, "recording" },
+	[CSV_GAPS] = { &gap_fields, "recording" },
+	[CSV_OPS] = { &unit_op_fields, "recording" },
+	[CSV_THROTTLE] = { &level_fields, "recording" },
+	[CSV_ERRORS] = { &err_fields, "recording" },
+	[CSV_MODELS] = { &model_fields, "recording" },
+	[CSV_EXECUTIONS] = { &exec_fields, "recording" },
+	[CSV_HOST] = { &host_fields, "recording" },
+	[CSV_LOSSES] = { &loss_fields, "recording" },
+	[CSV_RAW] = { &raw_fields, "recording" },
+	[CSV_XOPS] = { &xop_fields, "recording" },
+	[CSV_MACHINES] = { &machine_fields, NULL },
+	[CSV_MEXEC] = { &mexec_fields, NULL },
+	[CSV_MOPS] = { &mop_fields, NULL },
 };
 
 static void csv_recording(FILE **f, const struct rec_stats *s)
@@ -929,75 +925,78 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 		struct xop_row r;
 
 		xop_row(&r, s, &s->xops[i], true);
-		fields_csv_row(f[CSV_XOPS], xop_fields, xop_nfields, &r, rp);
+		fields_csv_row(f[CSV_XOPS], &xop_fields, &r, rp);
 		xop_row_free(&r);
 	}
 	for (size_t i = 0; i < s->ncores; i++) {
 		const struct core_stats *c = &s->cores[i];
 
-		fields_csv_row(f[CSV_CORES], core_fields, core_nfields, c, rp);
+		fields_csv_row(f[CSV_CORES], &core_fields, c, rp);
 		for (size_t g = 0; g < c->idle.n; g++) {
 			gap_row(&gr, c, NULL, &c->idle.g[g], g + 1);
-			fields_csv_row(f[CSV_GAPS], gap_fields, gap_nfields, &gr, rp);
+			fields_csv_row(f[CSV_GAPS], &gap_fields, &gr, rp);
 		}
 		for (size_t k = 0; k < c->nunits; k++) {
 			const struct unit *u = &c->units[k];
 			struct unit_row ur;
 
 			unit_row(&ur, c, u);
-			fields_csv_row(f[CSV_UNITS], unit_fields, unit_nfields, &ur, rp);
+			fields_csv_row(f[CSV_UNITS], &unit_fields, &ur, rp);
 			for (size_t o = 0; o < u->nops; o++) {
 				struct unit_op_row r;
 
 				unit_op_row(&r, c, u, &u->ops[o]);
-				fields_csv_row(f[CSV_OPS], unit_op_fields, unit_op_nfields, &r, rp);
+				fields_csv_row(f[CSV_OPS], &unit_op_fields, &r, rp);
 			}
 			for (size_t g = 0; g < u->idle.n; g++) {
 				gap_row(&gr, c, u, &u->idle.g[g], g + 1);
-				fields_csv_row(f[CSV_GAPS], gap_fields, gap_nfields, &gr, rp);
+				fields_csv_row(f[CSV_GAPS], &gap_fields, &gr, rp);
 			}
 		}
 		for (size_t l = 0; l < c->nlevels; l++)
-			fields_csv_row(f[CSV_THROTTLE], level_fields, level_nfields,
+			fields_csv_row(f[CSV_THROTTLE], &level_fields,
 				       &(struct level_row){ c, &c->levels[l] }, rp);
 		for (size_t e = 0; e < c->nerrs; e++)
-			fields_csv_row(f[CSV_ERRORS], err_fields, err_nfields,
+			fields_csv_row(f[CSV_ERRORS], &err_fields,
 				       &(struct err_row){ c, &c->errs[e] }, rp);
 	}
 	for (size_t i = 0; i < s->nmodels; i++)
-		fields_csv_row(f[CSV_MODELS], model_fields, model_nfields,
+		fields_csv_row(f[CSV_MODELS], &model_fields,
 			       &(struct model_row){ &s->models[i].lat, &s->models[i] }, rp);
 	ex = exec_list(s, &nex, false);
 	for (size_t i = 0; i < nex; i++)
-		fields_csv_row(f[CSV_EXECUTIONS], exec_fields, exec_nfields,
+		fields_csv_row(f[CSV_EXECUTIONS], &exec_fields,
 			       &(struct exec_row){ s, &ex[i] }, rp);
 	free(ex);
 	for (size_t i = 0; i < s->nhost; i++)
-		fields_csv_row(f[CSV_HOST], host_fields, host_nfields,
+		fields_csv_row(f[CSV_HOST], &host_fields,
 			       &(struct host_row){ &s->host[i].d, &s->host[i] }, rp);
-	for (size_t i = 0; i < s->nlosses; i++)
-		fields_csv_row(f[CSV_LOSSES], loss_fields, loss_nfields, &s->losses[i], rp);
+	for (size_t i = 0; i < s->nlosses; i++) {
+		const struct queue_loss *l = &s->losses[i];
+
+		fields_csv_row(f[CSV_LOSSES], &loss_fields, &l, rp);
+	}
 	for (size_t i = 0; i < s->nraws; i++) {
 		struct raw_row rr;
 
 		raw_row(&rr, &s->raws[i]);
-		fields_csv_row(f[CSV_RAW], raw_fields, raw_nfields, &rr, rp);
+		fields_csv_row(f[CSV_RAW], &raw_fields, &rr, rp);
 	}
 }
 
 static void csv_xhost(FILE **f, const struct xhost *x)
 {
 	for (size_t k = 0; k < x->nm; k++)
-		fields_csv_row(f[CSV_MACHINES], machine_fields, machine_nfields,
+		fields_csv_row(f[CSV_MACHINES], &machine_fields,
 			       &(struct machine_row){ x, k }, NULL);
 	for (size_t i = 0; i < x->nx; i++) {
 		struct mexec_row r;
 
 		mexec_row(&r, x, &x->x[i]);
-		fields_csv_row(f[CSV_MEXEC], mexec_fields, mexec_nfields, &r, NULL);
+		fields_csv_row(f[CSV_MEXEC], &mexec_fields, &r, NULL);
 	}
 	for (size_t i = 0; i < x->nops; i++)
-		fields_csv_row(f[CSV_MOPS], mop_fields, mop_nfields,
+		fields_csv_row(f[CSV_MOPS], &mop_fields,
 			       &(struct mop_row){ x, &x->ops[i], i + 1 }, NULL);
 }
 
@@ -1033,7 +1032,7 @@ static int csv_open(const char *dir, struct output *o)
 			}
 			return -1;
 		}
-		fields_csv_header(o[i].f, csv_fields[i].t, *csv_fields[i].n, csv_fields[i].lead);
+		fields_csv_header(o[i].f, csv_fields[i].t, csv_fields[i].lead);
 	}
 	return 0;
 }

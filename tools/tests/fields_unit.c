@@ -73,7 +73,7 @@ static bool r_has_flow(const void *row)
 	return ((const struct row *)row)->has_flow;
 }
 
-static const struct field t[] = {
+static const struct field cols[] = {
 	FIELD("name", "name", "name", -8, FK_STR, r_name),
 	SAME("count", "count", 6, FK_U64, r_count),
 	SAME("time_ns", "time", 10, FK_NS, r_ns),
@@ -89,7 +89,9 @@ static const struct field t[] = {
 	FIELD(NULL, NULL, NULL, 0, FK_END, NULL),
 	FIELD(NULL, NULL, "tail", FIELD_LAST, FK_STR, r_name),
 };
-static const size_t nt = sizeof(t) / sizeof(t[0]);
+static const struct field_table t = FIELD_TABLE(cols);
+/* Its first two columns. */
+static const struct field_table t2 = { cols, 2 };
 
 static const struct row full = {
 	.name = "a,\"b\"", .count = 3, .ns = 4400, .diff = -1500, .pct = 12.345,
@@ -120,7 +122,7 @@ static char *json_of(const struct row *r)
 
 		jw_init(&j, f, false);
 		jw_obj_begin(&j, NULL);
-		fields_json(&j, t, nt, r);
+		fields_json(&j, &t, r);
 		jw_obj_end(&j);
 		jw_finish(&j);
 	});
@@ -147,18 +149,18 @@ static const char *dur_decimals(uint64_t ns, char *buf, size_t len)
 int main(void)
 {
 	check("CSV header: lead, then the CSV columns only",
-	      CAPTURE(fields_csv_header(f, t, nt, "recording")),
+	      CAPTURE(fields_csv_header(f, &t, "recording")),
 	      "recording,name,count,time_ns,diff_ns,pct,code,ok,flag,host_ns,flow\n");
-	check("CSV header without a lead", CAPTURE(fields_csv_header(f, t, 2, NULL)),
+	check("CSV header without a lead", CAPTURE(fields_csv_header(f, &t2, NULL)),
 	      "name,count\n");
 	check("CSV row: quoting, pct, bool, flag, signed ns, code",
-	      CAPTURE(fields_csv_row(f, t, nt, &full, "rec,1")),
+	      CAPTURE(fields_csv_row(f, &t, &full, "rec,1")),
 	      "\"rec,1\",\"a,\"\"b\"\"\",3,4400,-1500,12.35,0x000102,true,1,700,9\n");
 	check("CSV row: NULL string and absent columns are empty cells",
-	      CAPTURE(fields_csv_row(f, t, nt, &bare, "r")),
+	      CAPTURE(fields_csv_row(f, &t, &bare, "r")),
 	      "r,,0,2000000,25,100.00,0x000102,false,0,,\n");
 	check("CSV row: one absent column among present ones",
-	      CAPTURE(fields_csv_row(f, t, nt, &noflow, NULL)),
+	      CAPTURE(fields_csv_row(f, &t, &noflow, NULL)),
 	      "x,1,5,0,0.00,0x000102,false,0,6,\n");
 	check("JSON: an object bracketed, every member present", json_of(&full),
 	      "{\"name\":\"a,\\\"b\\\"\",\"count\":3,\"time_ns\":4400,\"diff_ns\":-1500,"
@@ -171,13 +173,13 @@ int main(void)
 	      "{\"name\":\"x\",\"count\":1,\"time_ns\":5,\"diff_ns\":0,\"pct\":0.00,"
 	      "\"code\":\"0x000102\",\"ok\":false,\"host\":{\"ns\":6}}\n");
 	check("text header: widths, alignment, FIELD_LAST",
-	      CAPTURE(fields_text_header(f, t, nt, "  ")),
+	      CAPTURE(fields_text_header(f, &t, "  ")),
 	      "  name      count       time       diff   %busy code         host  tail\n");
 	check("text row: durations, signs, pct, code",
-	      CAPTURE(fields_text_row(f, t, nt, &full, "  ", false)),
+	      CAPTURE(fields_text_row(f, &t, &full, "  ", false)),
 	      "  a,\"b\"         3    4.400us   -1.500us  12.35% 0x000102    700ns  a,\"b\"\n");
 	check("text row: NULL string and absent value as -, raw ns",
-	      CAPTURE(fields_text_row(f, t, nt, &bare, "  ", true)),
+	      CAPTURE(fields_text_row(f, &t, &bare, "  ", true)),
 	      "  -             0  2000000ns      +25ns 100.00% 0x000102        -  -\n");
 	check("JSON: fields_json_obj() names the row's object",
 	      CAPTURE({
@@ -185,7 +187,7 @@ int main(void)
 
 		      jw_init(&j, f, false);
 		      jw_obj_begin(&j, NULL);
-		      fields_json_obj(&j, "row", t, 2, &full);
+		      fields_json_obj(&j, "row", &t2, &full);
 		      jw_obj_end(&j);
 		      jw_finish(&j);
 	      }),

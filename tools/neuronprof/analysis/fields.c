@@ -9,21 +9,27 @@
 #include "analysis/fields.h"
 #include "analysis/names.h"
 
-#define DIST_GET(name, member)							\
-	union field_val field_dist_##name(const void *row)			\
+/*
+ * field_<what>_<name>(): an accessor of rows whose first member is a
+ * `const @type *`, reading its @member.
+ */
+#define FIRST_GET(what, type, name, member)					\
+	union field_val field_##what##_##name(const void *row)			\
 	{									\
-		const struct dist *d = *(const struct dist *const *)row;	\
-		return (union field_val){ .u = d->member };			\
+		const type *p = *(const type *const *)row;			\
+		return (union field_val){ .u = p->member };			\
 	}
 
-DIST_GET(count, count)
-DIST_GET(total, total)
-DIST_GET(min, min)
-DIST_GET(avg, avg)
-DIST_GET(median, median)
-DIST_GET(p95, p95)
-DIST_GET(p99, p99)
-DIST_GET(max, max)
+FIRST_GET(dist, struct dist, count, count)
+FIRST_GET(dist, struct dist, total, total)
+FIRST_GET(dist, struct dist, min, min)
+FIRST_GET(dist, struct dist, avg, avg)
+FIRST_GET(dist, struct dist, median, median)
+FIRST_GET(dist, struct dist, p95, p95)
+FIRST_GET(dist, struct dist, p99, p99)
+FIRST_GET(dist, struct dist, max, max)
+FIRST_GET(core, struct core_stats, dev, dev)
+FIRST_GET(core, struct core_stats, core, core)
 
 /* @ns in the largest unit it reaches, printed by @fmt (a double, then the unit). */
 static const char *dur_in(uint64_t ns, bool raw_ns, const char *fmt, char *buf, size_t len)
@@ -68,8 +74,10 @@ void field_csv_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-void fields_json(struct json *j, const struct field *t, size_t n, const void *row)
+void fields_json(struct json *j, const struct field_table *tab, const void *row)
 {
+	const struct field *t = tab->f;
+	size_t n = tab->n;
 	char code[CODE_LEN];
 
 	for (size_t i = 0; i < n; i++) {
@@ -125,16 +133,18 @@ void fields_json(struct json *j, const struct field *t, size_t n, const void *ro
 	}
 }
 
-void fields_json_obj(struct json *j, const char *key, const struct field *t, size_t n,
+void fields_json_obj(struct json *j, const char *key, const struct field_table *tab,
 		     const void *row)
 {
 	jw_obj_begin(j, key);
-	fields_json(j, t, n, row);
+	fields_json(j, tab, row);
 	jw_obj_end(j);
 }
 
-void fields_csv_header(FILE *f, const struct field *t, size_t n, const char *lead)
+void fields_csv_header(FILE *f, const struct field_table *tab, const char *lead)
 {
+	const struct field *t = tab->f;
+	size_t n = tab->n;
 	bool first = true;
 
 	if (lead) {
@@ -150,9 +160,11 @@ void fields_csv_header(FILE *f, const struct field *t, size_t n, const char *lea
 	fputc('\n', f);
 }
 
-void fields_csv_row(FILE *f, const struct field *t, size_t n, const void *row,
+void fields_csv_row(FILE *f, const struct field_table *tab, const void *row,
 		    const char *lead)
 {
+	const struct field *t = tab->f;
+	size_t n = tab->n;
 	char code[CODE_LEN];
 	bool first = true;
 
@@ -211,8 +223,10 @@ static void text_sep(FILE *f, const struct field *fd, bool first, const char *in
 		fputs(fd->width == FIELD_LAST ? "  " : " ", f);
 }
 
-void fields_text_header(FILE *f, const struct field *t, size_t n, const char *indent)
+void fields_text_header(FILE *f, const struct field_table *tab, const char *indent)
 {
+	const struct field *t = tab->f;
+	size_t n = tab->n;
 	bool first = true;
 
 	for (size_t i = 0; i < n; i++) {
@@ -228,9 +242,11 @@ void fields_text_header(FILE *f, const struct field *t, size_t n, const char *in
 	fputc('\n', f);
 }
 
-void fields_text_row(FILE *f, const struct field *t, size_t n, const void *row,
+void fields_text_row(FILE *f, const struct field_table *tab, const void *row,
 		     const char *indent, bool raw_ns)
 {
+	const struct field *t = tab->f;
+	size_t n = tab->n;
 	char buf[48], code[CODE_LEN];
 	bool first = true;
 

@@ -3,14 +3,15 @@
  * neuronprof(1): one table of columns per section of the summary, from
  * which its three writers take their fields (Documentation/tool.rst). A
  * section whose rows are records (ops per unit, host events, machines...)
- * declares a static array of struct field, one a column, in the order of
- * the columns: the key each has in JSON, its CSV header and its heading in
- * the text table (NULL where a writer leaves it out), its width in the text,
- * its kind (how each writer spells the value) and an accessor reading the
- * value from the section's row. fields_json(), fields_csv_header(),
- * fields_csv_row(), fields_text_header() and fields_text_row() then write
- * the JSON members, the CSV header and rows and the text table from that
- * one array, so a column is named and typed in one place.
+ * declares an array of struct field, one a column, in the order of the
+ * columns: the key each has in JSON, its CSV header and its heading in the
+ * text table (NULL where a writer leaves it out), its width in the text, its
+ * kind (how each writer spells the value) and an accessor reading the value
+ * from the section's row; a struct field_table holds that array and its
+ * length. fields_json(), fields_csv_header(), fields_csv_row(),
+ * fields_text_header() and fields_text_row() then write the JSON members,
+ * the CSV header and rows and the text table from that one table, so a
+ * column is named and typed in one place.
  */
 #ifndef NEURONPROF_TOOL_FIELDS_H
 #define NEURONPROF_TOOL_FIELDS_H
@@ -65,6 +66,15 @@ struct field {
 	bool (*present)(const void *row);
 };
 
+/* A section's columns: a table of them (@f) and how many (@n). */
+struct field_table {
+	const struct field *f;
+	size_t n;
+};
+
+/* The struct field_table of @cols, an array of struct field. */
+#define FIELD_TABLE(cols)	{ cols, sizeof(cols) / sizeof((cols)[0]) }
+
 /* A column; FIELD_OPT: one a row may not have (.present). */
 #define FIELD(json, csv, text, width, kind, get)				\
 	{ json, csv, text, width, kind, get, NULL }
@@ -94,6 +104,17 @@ union field_val field_dist_p95(const void *row);
 union field_val field_dist_p99(const void *row);
 union field_val field_dist_max(const void *row);
 
+/*
+ * The device and core numbers of a NeuronCore, for rows whose first member
+ * is a `const struct core_stats *`; CORE_ID_FIELDS: their CSV columns.
+ */
+union field_val field_core_dev(const void *row);
+union field_val field_core_core(const void *row);
+
+#define CORE_ID_FIELDS								\
+	FIELD(NULL, "device", NULL, 0, FK_U64, field_core_dev),			\
+	FIELD(NULL, "core", NULL, 0, FK_U64, field_core_core)
+
 /* A duration as one token with its unit ("4.400us"), or whole ns if @raw_ns. */
 const char *field_dur(uint64_t ns, bool raw_ns, char *buf, size_t len);
 /* The same in three significant digits ("4.4us"), for labels. */
@@ -103,24 +124,24 @@ const char *field_dur_short(uint64_t ns, char *buf, size_t len);
 void field_csv_str(FILE *f, const char *s);
 
 /* The JSON members of @row (the caller opens and closes its object). */
-void fields_json(struct json *j, const struct field *t, size_t n, const void *row);
+void fields_json(struct json *j, const struct field_table *t, const void *row);
 
 /* @row as a JSON object of its members, named @key (NULL in an array). */
-void fields_json_obj(struct json *j, const char *key, const struct field *t, size_t n,
+void fields_json_obj(struct json *j, const char *key, const struct field_table *t,
 		     const void *row);
 
 /* The CSV header line: @lead (when not NULL) then the columns with a CSV name. */
-void fields_csv_header(FILE *f, const struct field *t, size_t n, const char *lead);
+void fields_csv_header(FILE *f, const struct field_table *t, const char *lead);
 
 /* One CSV line: @lead (when not NULL, quoted as needed) then the columns. */
-void fields_csv_row(FILE *f, const struct field *t, size_t n, const void *row,
+void fields_csv_row(FILE *f, const struct field_table *t, const void *row,
 		    const char *lead);
 
 /* The text table's heading line, after @indent. */
-void fields_text_header(FILE *f, const struct field *t, size_t n, const char *indent);
+void fields_text_header(FILE *f, const struct field_table *t, const char *indent);
 
 /* One text row after @indent; durations as field_dur() with @raw_ns. */
-void fields_text_row(FILE *f, const struct field *t, size_t n, const void *row,
+void fields_text_row(FILE *f, const struct field_table *t, const void *row,
 		     const char *indent, bool raw_ns);
 
 #endif

@@ -266,24 +266,26 @@ static void instruction_seen(struct rec_stats *s, const struct prof_file *f, uin
 		s->obs->instruction(s->obs->ctx, f, core, u->topsp, u->index, e->ts, end);
 }
 
+/* @lq of @f and what it lost, @gaps missing from its sequence numbers. */
+static struct queue_loss queue_loss_of(const struct prof_file *f, const struct prof_queue *lq,
+				       uint64_t gaps)
+{
+	const struct nprof_ntff_queue *q = &lq->q;
+
+	return (struct queue_loss){
+		.file = f->path, .record = lq->first, .records = lq->nrec,
+		.queue_type = q->queue_type, .target_kind = q->target_kind,
+		.target_index = q->target_index, .engine = q->engine,
+		.lost = q->lost_count, .gaps = gaps,
+	};
+}
+
 static void loss_add(struct rec_stats *s, const struct prof_file *f, const struct prof_queue *lq,
 		     uint64_t gaps)
 {
-	const struct nprof_ntff_queue *q = &lq->q;
-	struct loss *l;
-
-	if (!q->lost_count && !gaps)
+	if (!lq->q.lost_count && !gaps)
 		return;
-	l = XAPPEND(s->losses, s->nlosses);
-	l->file = f->path;
-	l->record = lq->first;
-	l->records = lq->nrec;
-	l->queue_type = q->queue_type;
-	l->target_kind = q->target_kind;
-	l->target_index = q->target_index;
-	l->engine = q->engine;
-	l->lost = q->lost_count;
-	l->gaps = gaps;
+	*XAPPEND(s->losses, s->nlosses) = queue_loss_of(f, lq, gaps);
 }
 
 /* A queue of raw entries: how many, of how many device entries, and losses. */
@@ -302,12 +304,9 @@ static void add_raw_queue(struct rec_stats *s, const struct prof_file *f,
 
 	rq = XAPPEND(s->raws, s->nraws);
 	*rq = (struct raw_queue){
-		.file = f->path, .record = lq->first, .records = lq->nrec,
 		.dev = f->info.device.device_index,
 		.core = queue_core(f, q), .format = f->info.device.raw_format,
-		.clock_domain = f->info.device.clock_domain, .queue_type = q->queue_type,
-		.target_kind = q->target_kind, .target_index = q->target_index,
-		.engine = q->engine, .entries = q->entry_count, .lost = q->lost_count,
+		.clock_domain = f->info.device.clock_domain, .entries = q->entry_count,
 	};
 	queue_iter_init(&it, f, lq);
 	while ((p = queue_iter_next(&it))) {
@@ -322,7 +321,7 @@ static void add_raw_queue(struct rec_stats *s, const struct prof_file *f,
 		gaps += seq_skipped(&seq, e.seq);
 		prev_index = part.index;
 	}
-	rq->gaps = gaps;
+	rq->q = queue_loss_of(f, lq, gaps);
 	if (s->obs && s->obs->queue_done)
 		s->obs->queue_done(s->obs->ctx, f, lq, rq->core, gaps);
 	s->raw_entries += q->entry_count;

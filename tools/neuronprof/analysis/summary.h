@@ -150,8 +150,12 @@ struct core_stats {
 	struct top_gaps idle;
 };
 
-/* A queue (all its records) that lost entries. */
-struct loss {
+/*
+ * A queue of a file (all its records): where it is, what it is, and the
+ * entries it lost: those its ring counted (@lost) and those missing from
+ * its sequence numbers (@gaps). rec_stats.losses holds those that lost any.
+ */
+struct queue_loss {
 	const char *file;
 	size_t record, records;		/* its first record in the file; how many it has */
 	uint32_t queue_type, target_kind, target_index, engine;
@@ -163,13 +167,10 @@ struct loss {
  * event or error statistics come from bytes whose layout is not known).
  */
 struct raw_queue {
-	const char *file;
-	size_t record, records;		/* its first record in the file; how many it has */
+	struct queue_loss q;
 	uint32_t dev, core, format, clock_domain;
-	uint32_t queue_type, target_kind, target_index, engine;
 	uint64_t entries;		/* ring entries */
 	uint64_t device_entries;	/* device entries they hold parts of */
-	uint64_t lost, gaps;
 };
 
 /*
@@ -231,7 +232,7 @@ struct rec_stats {
 	uint64_t queues, entries;	/* queue records, entries */
 	struct core_stats *cores;
 	size_t ncores;
-	struct loss *losses;
+	struct queue_loss *losses;
 	size_t nlosses;
 	struct raw_queue *raws;
 	size_t nraws;

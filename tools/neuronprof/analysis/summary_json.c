@@ -7,8 +7,6 @@
 #include "analysis/names.h"
 
 FIELD_GET(gap_label, struct gap_row, s, r->label)
-FIELD_GET(gap_dev, struct gap_row, u, r->c->dev)
-FIELD_GET(gap_core, struct gap_row, u, r->c->core)
 FIELD_GET(gap_kind, struct gap_row, s, !r->u ? "core" : r->u->topsp ? "topsp" : "engine")
 FIELD_GET(gap_index, struct gap_row, u, r->u ? r->u->index : r->c->core)
 FIELD_GET(gap_rank, struct gap_row, u, r->rank)
@@ -18,10 +16,9 @@ FIELD_GET(gap_idle, struct gap_row, u, r->g->end - r->g->start)
 FIELD_GET(gap_at, struct gap_row, u, r->g->start - r->c->first)
 FIELD_GET(gap_where, struct gap_row, s, r->where)
 
-const struct field gap_fields[] = {
+static const struct field gap_columns[] = {
 	FIELD(NULL, NULL, "unit", -12, FK_STR, gap_label),
-	FIELD(NULL, "device", NULL, 0, FK_U64, gap_dev),
-	FIELD(NULL, "core", NULL, 0, FK_U64, gap_core),
+	CORE_ID_FIELDS,
 	FIELD(NULL, "unit", NULL, 0, FK_STR, gap_kind),
 	FIELD(NULL, "index", NULL, 0, FK_U64, gap_index),
 	FIELD(NULL, "rank", NULL, 0, FK_U64, gap_rank),
@@ -31,7 +28,7 @@ const struct field gap_fields[] = {
 	SAME("at_ns", "at", 12, FK_NS, gap_at),
 	SAME("where", "where", FIELD_LAST, FK_STR, gap_where),
 };
-const size_t gap_nfields = sizeof(gap_fields) / sizeof(gap_fields[0]);
+const struct field_table gap_fields = FIELD_TABLE(gap_columns);
 
 void gap_row(struct gap_row *r, const struct core_stats *c, const struct unit *u,
 	     const struct idle_gap *g, size_t rank)
@@ -94,13 +91,13 @@ FIELD_GET(uop_name, struct unit_op_row, s, unit_op_name(r->ur.c, r->ur.u, r->o->
 FIELD_GET(uop_code, struct unit_op_row, u, r->o->code)
 FIELD_GET(uop_busy, struct unit_op_row, d, r->o->busy_pct)
 
-const struct field unit_op_fields[] = {
+static const struct field unit_op_columns[] = {
 	UNIT_ID_FIELDS,
 	OP_FIELDS(uop_name, uop_code),
 	SAME("max_ns", "max", 12, FK_NS, field_dist_max),
 	SAME("busy_pct", "%busy", 7, FK_PCT, uop_busy),
 };
-const size_t unit_op_nfields = sizeof(unit_op_fields) / sizeof(unit_op_fields[0]);
+const struct field_table unit_op_fields = FIELD_TABLE(unit_op_columns);
 
 void unit_op_row(struct unit_op_row *r, const struct core_stats *c, const struct unit *u,
 		 const struct op_stats *o)
@@ -110,22 +107,19 @@ void unit_op_row(struct unit_op_row *r, const struct core_stats *c, const struct
 	r->o = o;
 }
 
-FIELD_GET(lvl_dev, struct level_row, u, r->c->dev)
-FIELD_GET(lvl_core, struct level_row, u, r->c->core)
 FIELD_GET(lvl_level, struct level_row, u, r->l->level)
 FIELD_GET(lvl_events, struct level_row, u, r->l->events)
 FIELD_GET(lvl_ns, struct level_row, u, r->l->ns)
 FIELD_GET(lvl_pct, struct level_row, d, r->l->pct)
 
-const struct field level_fields[] = {
-	FIELD(NULL, "device", NULL, 0, FK_U64, lvl_dev),
-	FIELD(NULL, "core", NULL, 0, FK_U64, lvl_core),
+static const struct field level_columns[] = {
+	CORE_ID_FIELDS,
 	SAME("level", "level", -6, FK_U64, lvl_level),
 	SAME("events", "events", 7, FK_U64, lvl_events),
 	SAME("time_ns", "time", 12, FK_NS, lvl_ns),
 	SAME("span_pct", "%span", 8, FK_PCT, lvl_pct),
 };
-const size_t level_nfields = sizeof(level_fields) / sizeof(level_fields[0]);
+const struct field_table level_fields = FIELD_TABLE(level_columns);
 
 FIELD_GET(core_dev, struct core_stats, u, r->dev)
 FIELD_GET(core_arch, struct core_stats, s, arch_name(r->arch))
@@ -152,7 +146,7 @@ FIELD_GET(core_gaps, struct core_stats, u, r->gaps)
  * paragraph of its own. Its inferences and executions come before its
  * times, and CSV has the time in inferences last.
  */
-const struct field core_fields[] = {
+static const struct field core_columns[] = {
 	SAME("device", "device", -6, FK_U64, core_dev),
 	FIELD("arch", NULL, NULL, 0, FK_STR, core_arch),
 	FIELD("provider", NULL, NULL, 0, FK_STR, core_provider),
@@ -176,14 +170,14 @@ const struct field core_fields[] = {
 	SAME("seq_gaps", "gaps", 6, FK_U64, core_gaps),
 	FIELD(NULL, "inference_busy_ns", NULL, 0, FK_NS, core_infer_busy),
 };
-const size_t core_nfields = sizeof(core_fields) / sizeof(core_fields[0]);
+const struct field_table core_fields = FIELD_TABLE(core_columns);
 
 /*
  * JSON names a unit by its kind ("engine": 3 or "topsp": 1) and has an
  * engine's DMA and a TopSP's errors only; CSV and the text have every
  * column for both, in their own order.
  */
-const struct field unit_fields[] = {
+static const struct field unit_columns[] = {
 	UNIT_ID_FIELDS,
 	FIELD_OPT("topsp", NULL, NULL, 0, FK_U64, ur_index, ur_is_topsp),
 	FIELD_OPT("engine", NULL, NULL, 0, FK_U64, ur_index, ur_is_engine),
@@ -212,21 +206,46 @@ const struct field unit_fields[] = {
 	FIELD("busy_ns", NULL, NULL, 0, FK_NS, ur_busy),
 	FIELD("utilization_pct", NULL, NULL, 0, FK_PCT, ur_util),
 };
-const size_t unit_nfields = sizeof(unit_fields) / sizeof(unit_fields[0]);
+const struct field_table unit_fields = FIELD_TABLE(unit_columns);
 
-FIELD_GET(raw_file, struct raw_row, s, r->q->file)
-FIELD_GET(raw_record, struct raw_row, u, r->q->record)
-FIELD_GET(raw_records, struct raw_row, u, r->q->records)
-FIELD_GET(raw_dev, struct raw_row, u, r->q->dev)
-FIELD_GET(raw_core, struct raw_row, u, r->q->core)
-FIELD_GET(raw_queue, struct raw_row, s, queue_name(r->q->queue_type))
+/*
+ * queue_<name>(): the columns of a queue (struct queue_loss), for the rows
+ * whose first member points to one: raw queues and losses.
+ */
+#define QUEUE_GET(name, member, expr)						\
+	static union field_val queue_##name(const void *row)			\
+	{									\
+		const struct queue_loss *q = *(const struct queue_loss *const *)row; \
+		return (union field_val){ .member = (expr) };			\
+	}
+
+QUEUE_GET(file, s, q->file)
+QUEUE_GET(record, u, q->record)
+QUEUE_GET(records, u, q->records)
+QUEUE_GET(type, s, queue_name(q->queue_type))
+QUEUE_GET(target_kind, s, q->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core")
+QUEUE_GET(target_index, u, q->target_index)
+QUEUE_GET(engine, u, q->engine)
+QUEUE_GET(lost, u, q->lost)
+QUEUE_GET(gaps, u, q->gaps)
+QUEUE_GET(explained, b, q->gaps <= q->lost)
+
+/* A queue's file and records, then what it is: JSON and CSV columns. */
+#define QUEUE_FILE_FIELDS							\
+	SAME("file", NULL, 0, FK_STR, queue_file),				\
+	SAME("record", NULL, 0, FK_U64, queue_record),				\
+	SAME("records", NULL, 0, FK_U64, queue_records)
+#define QUEUE_TARGET_FIELDS							\
+	SAME("queue_type", NULL, 0, FK_STR, queue_type),			\
+	SAME("target_kind", NULL, 0, FK_STR, queue_target_kind),		\
+	SAME("target_index", NULL, 0, FK_U64, queue_target_index),		\
+	SAME("engine", NULL, 0, FK_U64, queue_engine)
+
+FIELD_GET(raw_dev, struct raw_row, u, r->raw->dev)
+FIELD_GET(raw_core, struct raw_row, u, r->raw->core)
 FIELD_GET(raw_target, struct raw_row, s, r->target)
-FIELD_GET(raw_target_kind, struct raw_row, s,
-	  r->q->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core")
-FIELD_GET(raw_target_index, struct raw_row, u, r->q->target_index)
-FIELD_GET(raw_engine, struct raw_row, u, r->q->engine)
-FIELD_GET(raw_format, struct raw_row, s, raw_format_name(r->q->format))
-FIELD_GET(raw_clock, struct raw_row, s, clock_domain_name(r->q->clock_domain))
+FIELD_GET(raw_format, struct raw_row, s, raw_format_name(r->raw->format))
+FIELD_GET(raw_clock, struct raw_row, s, clock_domain_name(r->raw->clock_domain))
 
 /* Never: the layout of raw entries is not known. */
 static union field_val raw_decoded(const void *row)
@@ -235,23 +254,22 @@ static union field_val raw_decoded(const void *row)
 	return (union field_val){ .b = false };
 }
 
-FIELD_GET(raw_entries, struct raw_row, u, r->q->entries)
-FIELD_GET(raw_dev_entries, struct raw_row, u, r->q->device_entries)
-FIELD_GET(raw_lost, struct raw_row, u, r->q->lost)
-FIELD_GET(raw_gaps, struct raw_row, u, r->q->gaps)
+FIELD_GET(raw_entries, struct raw_row, u, r->raw->entries)
+FIELD_GET(raw_dev_entries, struct raw_row, u, r->raw->device_entries)
 
-/* JSON names the queue first, then its device and core. */
-const struct field raw_fields[] = {
-	SAME("file", NULL, 0, FK_STR, raw_file),
-	SAME("record", NULL, 0, FK_U64, raw_record),
-	SAME("records", NULL, 0, FK_U64, raw_records),
+/*
+ * JSON names the queue first, then its device and core; CSV and the text
+ * the device and core first, and the text its queue, target and engine
+ * after them.
+ */
+static const struct field raw_columns[] = {
+	QUEUE_FILE_FIELDS,
 	FIELD(NULL, "device", "device", -6, FK_U64, raw_dev),
 	FIELD(NULL, "core", "core", -5, FK_U64, raw_core),
-	SAME("queue_type", "queue", -14, FK_STR, raw_queue),
+	QUEUE_TARGET_FIELDS,
+	FIELD(NULL, NULL, "queue", -14, FK_STR, queue_type),
 	FIELD(NULL, NULL, "target", -9, FK_STR, raw_target),
-	SAME("target_kind", NULL, 0, FK_STR, raw_target_kind),
-	SAME("target_index", NULL, 0, FK_U64, raw_target_index),
-	SAME("engine", "engine", 6, FK_U64, raw_engine),
+	FIELD(NULL, NULL, "engine", 6, FK_U64, queue_engine),
 	FIELD("device", NULL, NULL, 0, FK_U64, raw_dev),
 	FIELD("core", NULL, NULL, 0, FK_U64, raw_core),
 	SAME("format", "format", -10, FK_STR, raw_format),
@@ -259,43 +277,28 @@ const struct field raw_fields[] = {
 	FIELD("decoded", NULL, NULL, 0, FK_BOOL, raw_decoded),
 	SAME("entries", "entries", 10, FK_U64, raw_entries),
 	SAME("device_entries", "device_entries", 14, FK_U64, raw_dev_entries),
-	SAME("lost", "lost", 8, FK_U64, raw_lost),
-	SAME("seq_gaps", "gaps", 8, FK_U64, raw_gaps),
+	SAME("lost", "lost", 8, FK_U64, queue_lost),
+	SAME("seq_gaps", "gaps", 8, FK_U64, queue_gaps),
 };
-const size_t raw_nfields = sizeof(raw_fields) / sizeof(raw_fields[0]);
+const struct field_table raw_fields = FIELD_TABLE(raw_columns);
 
 void raw_row(struct raw_row *r, const struct raw_queue *q)
 {
-	r->q = q;
+	r->q = &q->q;
+	r->raw = q;
 	snprintf(r->target, sizeof(r->target), "%s %u",
-		 q->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core", q->target_index);
+		 q->q.target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core",
+		 q->q.target_index);
 }
 
-FIELD_GET(loss_file, struct loss, s, r->file)
-FIELD_GET(loss_record, struct loss, u, r->record)
-FIELD_GET(loss_records, struct loss, u, r->records)
-FIELD_GET(loss_queue, struct loss, s, queue_name(r->queue_type))
-FIELD_GET(loss_target, struct loss, s,
-	  r->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core")
-FIELD_GET(loss_index, struct loss, u, r->target_index)
-FIELD_GET(loss_engine, struct loss, u, r->engine)
-FIELD_GET(loss_lost, struct loss, u, r->lost)
-FIELD_GET(loss_gaps, struct loss, u, r->gaps)
-FIELD_GET(loss_explained, struct loss, b, r->gaps <= r->lost)
-
-const struct field loss_fields[] = {
-	SAME("file", NULL, 0, FK_STR, loss_file),
-	SAME("record", NULL, 0, FK_U64, loss_record),
-	SAME("records", NULL, 0, FK_U64, loss_records),
-	SAME("queue_type", NULL, 0, FK_STR, loss_queue),
-	SAME("target_kind", NULL, 0, FK_STR, loss_target),
-	SAME("target_index", NULL, 0, FK_U64, loss_index),
-	SAME("engine", NULL, 0, FK_U64, loss_engine),
-	SAME("lost", NULL, 0, FK_U64, loss_lost),
-	SAME("seq_gaps", NULL, 0, FK_U64, loss_gaps),
-	SAME("explained", NULL, 0, FK_BOOL, loss_explained),
+static const struct field loss_columns[] = {
+	QUEUE_FILE_FIELDS,
+	QUEUE_TARGET_FIELDS,
+	SAME("lost", NULL, 0, FK_U64, queue_lost),
+	SAME("seq_gaps", NULL, 0, FK_U64, queue_gaps),
+	SAME("explained", NULL, 0, FK_BOOL, queue_explained),
 };
-const size_t loss_nfields = sizeof(loss_fields) / sizeof(loss_fields[0]);
+const struct field_table loss_fields = FIELD_TABLE(loss_columns);
 
 void json_dist_fields(struct json *j, const struct dist *d, unsigned int pcts)
 {
@@ -325,7 +328,7 @@ void json_idle_gaps(struct json *j, const struct top_gaps *g, const struct core_
 		struct gap_row r;
 
 		gap_row(&r, c, NULL, &g->g[i], i + 1);
-		fields_json_obj(j, NULL, gap_fields, gap_nfields, &r);
+		fields_json_obj(j, NULL, &gap_fields, &r);
 	}
 	jw_arr_end(j);
 }
@@ -345,7 +348,7 @@ void json_raw_queues(struct json *j, const struct rec_stats *s)
 		struct raw_row rr;
 
 		raw_row(&rr, &s->raws[i]);
-		fields_json_obj(j, NULL, raw_fields, raw_nfields, &rr);
+		fields_json_obj(j, NULL, &raw_fields, &rr);
 	}
 	jw_arr_end(j);
 }
@@ -353,8 +356,11 @@ void json_raw_queues(struct json *j, const struct rec_stats *s)
 void json_losses(struct json *j, const struct rec_stats *s)
 {
 	jw_arr_begin(j, "losses");
-	for (size_t i = 0; i < s->nlosses; i++)
-		fields_json_obj(j, NULL, loss_fields, loss_nfields, &s->losses[i]);
+	for (size_t i = 0; i < s->nlosses; i++) {
+		const struct queue_loss *l = &s->losses[i];
+
+		fields_json_obj(j, NULL, &loss_fields, &l);
+	}
 	jw_arr_end(j);
 }
 
@@ -362,7 +368,7 @@ void json_throttle(struct json *j, const struct core_stats *c)
 {
 	jw_arr_begin(j, "throttle");
 	for (size_t i = 0; i < c->nlevels; i++)
-		fields_json_obj(j, NULL, level_fields, level_nfields,
+		fields_json_obj(j, NULL, &level_fields,
 				&(struct level_row){ c, &c->levels[i] });
 	jw_arr_end(j);
 }
@@ -373,13 +379,13 @@ void json_unit_fields(struct json *j, const struct unit *u, const struct core_st
 	struct unit_row ur;
 
 	unit_row(&ur, c, u);
-	fields_json(j, unit_fields, unit_nfields, &ur);
+	fields_json(j, &unit_fields, &ur);
 	jw_arr_begin(j, "ops");
 	for (size_t i = 0; i < u->nops && i < top; i++) {
 		struct unit_op_row r;
 
 		unit_op_row(&r, c, u, &u->ops[i]);
-		fields_json_obj(j, NULL, unit_op_fields, unit_op_nfields, &r);
+		fields_json_obj(j, NULL, &unit_op_fields, &r);
 	}
 	jw_arr_end(j);
 	json_idle_gaps(j, &u->idle, c);

@@ -29,7 +29,8 @@ struct unit_row {
 };
 
 struct raw_row {
-	const struct raw_queue *q;
+	const struct queue_loss *q;	/* &raw->q, first: the queue columns read it */
+	const struct raw_queue *raw;
 	char target[24];
 };
 
@@ -39,6 +40,7 @@ struct unit_op_row {
 	const struct op_stats *o;
 };
 
+/* level_row, gap_row: the core first, which CORE_ID_FIELDS reads (fields.h). */
 struct level_row {
 	const struct core_stats *c;
 	const struct level_time *l;
@@ -71,21 +73,13 @@ struct gap_row {
 	SAME("median_ns", "median", 12, FK_NS, field_dist_median),		\
 	SAME("p95_ns", "p95", 12, FK_NS, field_dist_p95)
 
-/* A queue that lost entries (a row is a struct loss): summary's and report's. */
-extern const struct field loss_fields[];
-extern const size_t loss_nfields;
-extern const struct field core_fields[];
-extern const size_t core_nfields;
-extern const struct field unit_fields[];
-extern const size_t unit_nfields;
-extern const struct field raw_fields[];
-extern const size_t raw_nfields;
-extern const struct field gap_fields[];
-extern const size_t gap_nfields;
-extern const struct field unit_op_fields[];
-extern const size_t unit_op_nfields;
-extern const struct field level_fields[];
-extern const size_t level_nfields;
+/*
+ * The tables of those sections (rows as above), and of a queue that lost
+ * entries (a row is a pointer to its struct queue_loss), summary's and
+ * report's.
+ */
+extern const struct field_table core_fields, unit_fields, gap_fields, unit_op_fields,
+	level_fields, raw_fields, loss_fields;
 
 /* The row of @u, an engine or TopSP of @c. */
 void unit_row(struct unit_row *r, const struct core_stats *c, const struct unit *u);

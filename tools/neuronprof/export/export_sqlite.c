@@ -165,38 +165,35 @@ enum stmt {
 	ST_EVENT_TYPE, ST_STATUS, ST_COUNT,
 };
 
-static const char *const stmt_sql[ST_COUNT] = {
-	[ST_STRING] = "INSERT INTO strings (value) VALUES (?)",
-	[ST_MACHINE] = "INSERT INTO machines (name, hostname, clock, mapping_monotonic_ns,"
-		       " mapping_realtime_ns, offset_ns) VALUES (?, ?, ?, ?, ?, ?)",
-	[ST_RECORDING] = "INSERT INTO recordings (path_id, machine_id) VALUES (?, ?)",
-	[ST_RAW] = "INSERT INTO raw_entries VALUES (?, ?, ?, ?, ?, ?, ?)",
-	[ST_FILE] = "INSERT INTO files (recording_id, path_id, pid, instance_id, hostname_id,"
-		    " core, capture_kind, session_id, model_name_id, model_id, start_ns, end_ns,"
-		    " clock_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-	[ST_DEVICE] = "INSERT INTO devices (device_index, arch, provider, num_cores, num_topsps,"
-		      " engines_per_core, raw_format, raw_entry_size, clock_domain)"
-		      " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-	[ST_CODE_NAME] = "INSERT INTO code_names VALUES (?, ?, ?, ?, ?)",
-	[ST_CORE] = "INSERT INTO cores (recording_id, device_id, core, vcore) VALUES (?, ?, ?, ?)",
-	[ST_QUEUE] = "INSERT INTO queues (file_id, record, core_id, queue_type, unit_kind,"
-		     " unit_index, target_kind, target_index, engine, entry_size, entry_count,"
-		     " lost_count, first_seq, last_seq, records)"
-		     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-	[ST_ENTRY] = "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-	[ST_INSTRUCTION] = "INSERT INTO instructions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-	[ST_INFERENCE] = "INSERT INTO inferences VALUES (?, ?, ?, ?, ?, ?, ?)",
-	[ST_EXECUTION] = "INSERT INTO executions (core_id, idx, model_id, start_ns, end_ns,"
-			 " latency_ns, iterations, failed, host_event_id)"
-			 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-	[ST_HOST] = "INSERT INTO host_events (recording_id, event_id, name_id, type, source_id,"
-		    " start_ns, end_ns, dur_ns, pid, tid, core, model_id, flow_id, instance_id)"
-		    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-	[ST_CPU] = "INSERT INTO cpu_samples VALUES (?, ?, ?, ?, ?, ?, ?)",
-	[ST_MEM] = "INSERT INTO mem_samples VALUES (?, ?, ?, ?, ?)",
-	[ST_META] = "INSERT INTO meta VALUES (?, ?)",
-	[ST_EVENT_TYPE] = "INSERT OR IGNORE INTO host_event_types VALUES (?, ?)",
-	[ST_STATUS] = "INSERT OR IGNORE INTO statuses VALUES (?, NULL)",
+/*
+ * The table each statement inserts a row into, with a value for each of its
+ * columns but `id` (stmt_prepare()), bound by their place in the schema;
+ * @enum_table: a row may be there already (the names of the integer codes
+ * other tables hold), and is not added again.
+ */
+static const struct {
+	const char *name;
+	bool enum_table;
+} stmt_table[ST_COUNT] = {
+	[ST_STRING] = { .name = "strings" },
+	[ST_MACHINE] = { .name = "machines" },
+	[ST_RECORDING] = { .name = "recordings" },
+	[ST_RAW] = { .name = "raw_entries" },
+	[ST_FILE] = { .name = "files" },
+	[ST_DEVICE] = { .name = "devices" },
+	[ST_CODE_NAME] = { .name = "code_names" },
+	[ST_CORE] = { .name = "cores" },
+	[ST_QUEUE] = { .name = "queues" },
+	[ST_ENTRY] = { .name = "entries" },
+	[ST_INSTRUCTION] = { .name = "instructions" },
+	[ST_INFERENCE] = { .name = "inferences" },
+	[ST_EXECUTION] = { .name = "executions" },
+	[ST_HOST] = { .name = "host_events" },
+	[ST_CPU] = { .name = "cpu_samples" },
+	[ST_MEM] = { .name = "mem_samples" },
+	[ST_META] = { .name = "meta" },
+	[ST_EVENT_TYPE] = { .name = "host_event_types", .enum_table = true },
+	[ST_STATUS] = { .name = "statuses", .enum_table = true },
 };
 
 struct sq {
@@ -235,6 +232,42 @@ static int exec_sql(struct sq *q, const char *sql, const char *what)
 	return 0;
 }
 
+/*
+ * Prepares @st: an INSERT into its table of every column the schema gives it
+ * but `id` (the row id SQLite assigns), in their order; a column left unbound
+ * is NULL.
+ */
+static void stmt_prepare(struct sq *q, enum stmt st)
+{
+	sqlite3_str *cols = sqlite3_str_new(q->db), *vals = sqlite3_str_new(q->db);
+	sqlite3_stmt *info = NULL;
+	char *c, *v, *sql;
+
+	if (sqlite3_prepare_v2(q->db, "SELECT name FROM pragma_table_info(?) WHERE name != 'id'"
+			       " ORDER BY cid", -1, &info, NULL) != SQLITE_OK) {
+		sq_fail(q, "read the schema");
+	} else {
+		sqlite3_bind_text(info, 1, stmt_table[st].name, -1, SQLITE_STATIC);
+		while (sqlite3_step(info) == SQLITE_ROW) {
+			const char *sep = sqlite3_str_length(cols) ? ", " : "";
+
+			sqlite3_str_appendf(cols, "%s%s", sep, sqlite3_column_text(info, 0));
+			sqlite3_str_appendf(vals, "%s?", sep);
+		}
+	}
+	sqlite3_finalize(info);
+	c = sqlite3_str_finish(cols);
+	v = sqlite3_str_finish(vals);
+	sql = sqlite3_mprintf("INSERT%s INTO %s (%s) VALUES (%s)",
+			      stmt_table[st].enum_table ? " OR IGNORE" : "", stmt_table[st].name,
+			      c ? c : "", v ? v : "");
+	if (!q->rc && (!sql || sqlite3_prepare_v2(q->db, sql, -1, &q->st[st], NULL) != SQLITE_OK))
+		sq_fail(q, sql ? sql : "out of memory");
+	sqlite3_free(sql);
+	sqlite3_free(v);
+	sqlite3_free(c);
+}
+
 /* Binds the values of @st in order, runs it and resets it. */
 static int64_t step(struct sq *q, enum stmt st)
 {
@@ -243,7 +276,7 @@ static int64_t step(struct sq *q, enum stmt st)
 	if (q->rc)
 		return 0;
 	if (sqlite3_step(s) != SQLITE_DONE) {
-		sq_fail(q, stmt_sql[st]);
+		sq_fail(q, sqlite3_sql(s));
 		return 0;
 	}
 	sqlite3_reset(s);
@@ -267,6 +300,14 @@ static void b_u64(struct sq *q, enum stmt st, int col, uint64_t v)
 static void b_ts(struct sq *q, enum stmt st, int col, uint64_t v)
 {
 	sqlite3_bind_int64(q->st[st], col, (int64_t)(v + (uint64_t)q->shift));
+}
+
+/* A span of the recording being written: its start, end (b_ts()) and length from @col. */
+static void b_span(struct sq *q, enum stmt st, int col, uint64_t start, uint64_t end)
+{
+	b_ts(q, st, col, start);
+	b_ts(q, st, col + 1, end);
+	b_u64(q, st, col + 2, end - start);
 }
 
 static void b_text(struct sq *q, enum stmt st, int col, const char *s)
@@ -438,12 +479,21 @@ static int64_t core_row(struct sq *q, struct sq_rec *r, const struct prof_file *
 	return c->id;
 }
 
+/*
+ * The first columns of an entry of queue @qid in `entries` and in
+ * `raw_entries`: the queue, the time (b_ts()) and the sequence number.
+ */
+static void b_entry(struct sq *q, enum stmt st, int64_t qid, const struct entry *e)
+{
+	b_i64(q, st, 1, qid);
+	b_ts(q, st, 2, e->ts);
+	b_u64(q, st, 3, e->seq);
+}
+
 static void write_instruction(struct sq *q, int64_t qid, const struct entry *e, uint64_t end)
 {
 	b_i64(q, ST_INSTRUCTION, 1, qid);
-	b_ts(q, ST_INSTRUCTION, 2, e->ts);
-	b_ts(q, ST_INSTRUCTION, 3, end);
-	b_u64(q, ST_INSTRUCTION, 4, end - e->ts);
+	b_span(q, ST_INSTRUCTION, 2, e->ts, end);
 	b_u64(q, ST_INSTRUCTION, 5, e->code);
 	b_u64(q, ST_INSTRUCTION, 6, e->seq);
 	b_u64(q, ST_INSTRUCTION, 7, e->model_id);
@@ -473,9 +523,7 @@ static void write_raw(struct sq *q, const struct prof_file *f, const struct prof
 		q->stats->entries++;
 		q->stats->raw_entries++;
 		raw_part_of(&e, &part);
-		b_i64(q, ST_RAW, 1, qid);
-		b_ts(q, ST_RAW, 2, e.ts);
-		b_u64(q, ST_RAW, 3, e.seq);
+		b_entry(q, ST_RAW, qid, &e);
 		b_u64(q, ST_RAW, 4, part.index);
 		b_u64(q, ST_RAW, 5, part.part);
 		b_u64(q, ST_RAW, 6, part.parts);
@@ -549,9 +597,7 @@ static void write_queue(struct sq *q, struct sq_rec *r, const struct prof_file *
 			have_pend = true;
 			continue;
 		}
-		b_i64(q, ST_ENTRY, 1, qid);
-		b_ts(q, ST_ENTRY, 2, e.ts);
-		b_u64(q, ST_ENTRY, 3, e.seq);
+		b_entry(q, ST_ENTRY, qid, &e);
 		b_u64(q, ST_ENTRY, 4, e.code);
 		b_u64(q, ST_ENTRY, 5, e.model_id);
 		b_u64(q, ST_ENTRY, 6, e.iteration);
@@ -584,9 +630,7 @@ static void write_sysprof(struct sq *q, int64_t rec_id, const struct sysprof *s,
 		b_text(q, ST_EVENT_TYPE, 2, ev->name && *ev->name ? ev->name : "event");
 		step(q, ST_EVENT_TYPE);
 		b_string(q, ST_HOST, 5, host_source_name(ev->source));
-		b_ts(q, ST_HOST, 6, ev->start_ns);
-		b_ts(q, ST_HOST, 7, end);
-		b_u64(q, ST_HOST, 8, end - ev->start_ns);
+		b_span(q, ST_HOST, 6, ev->start_ns, end);
 		b_u64(q, ST_HOST, 9, ev->pid);
 		b_u64(q, ST_HOST, 10, ev->tid);
 		b_u64_or_null(q, ST_HOST, 11, ev->has_core_index, ev->core_index);
@@ -643,9 +687,7 @@ static void write_timing(struct sq *q, struct sq_rec *r, const struct timing *tm
 			b_i64(q, ST_INFERENCE, 1, core_id);
 			b_u64(q, ST_INFERENCE, 2, in->model_id);
 			b_u64(q, ST_INFERENCE, 3, in->iteration);
-			b_ts(q, ST_INFERENCE, 4, in->start);
-			b_ts(q, ST_INFERENCE, 5, in->stop);
-			b_u64(q, ST_INFERENCE, 6, in->stop - in->start);
+			b_span(q, ST_INFERENCE, 4, in->start, in->stop);
 			b_u64(q, ST_INFERENCE, 7, in->status);
 			b_u64(q, ST_STATUS, 1, in->status);
 			step(q, ST_STATUS);
@@ -658,9 +700,7 @@ static void write_timing(struct sq *q, struct sq_rec *r, const struct timing *tm
 			b_i64(q, ST_EXECUTION, 1, core_id);
 			b_u64(q, ST_EXECUTION, 2, k);
 			b_u64(q, ST_EXECUTION, 3, x->model_id);
-			b_ts(q, ST_EXECUTION, 4, x->start);
-			b_ts(q, ST_EXECUTION, 5, x->stop);
-			b_u64(q, ST_EXECUTION, 6, x->stop - x->start);
+			b_span(q, ST_EXECUTION, 4, x->start, x->stop);
 			b_u64(q, ST_EXECUTION, 7, x->iterations);
 			b_u64(q, ST_EXECUTION, 8, x->failed);
 			if (host_id)
@@ -758,8 +798,7 @@ int sqlite_export(const struct profile *prof, const char *source, const char *pa
 	exec_sql(&q, "BEGIN", "begin the transaction");
 	exec_sql(&q, schema, "create the schema");
 	for (int i = 0; i < ST_COUNT && !q.rc; i++)
-		if (sqlite3_prepare_v2(q.db, stmt_sql[i], -1, &q.st[i], NULL) != SQLITE_OK)
-			sq_fail(&q, stmt_sql[i]);
+		stmt_prepare(&q, (enum stmt)i);
 	b_text(&q, ST_META, 1, "schema_version");
 	b_text(&q, ST_META, 2, SCHEMA_VERSION);
 	step(&q, ST_META);
