@@ -169,6 +169,23 @@ struct xformat {
 };
 
 /*
+ * DEFINE_XFORMAT(name, p) - the struct xformat @name of a format whose
+ * callbacks are p_begin(), p_process(), p_track(), p_slice(), p_instant(),
+ * p_counter() and p_end(), as the kernel's DEFINE_SHOW_ATTRIBUTE() builds
+ * file operations from a prefix: a format that lacks one does not build.
+ */
+#define DEFINE_XFORMAT(name, p)					\
+	const struct xformat name = {				\
+		.begin = p##_begin,				\
+		.process = p##_process,				\
+		.track = p##_track,				\
+		.slice = p##_slice,				\
+		.instant = p##_instant,				\
+		.counter = p##_counter,				\
+		.end = p##_end,					\
+	}
+
+/*
  * Counter series (xtrack.queue_type of XT_COUNTER tracks): THROTTLE of a
  * NeuronCore, and the host's cpu_util.pb and host_mem.pb.
  */

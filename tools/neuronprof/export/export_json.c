@@ -604,12 +604,4 @@ static int j_end(void *ctx)
 	return 0;
 }
 
-const struct xformat json_format = {
-	.begin = j_begin,
-	.process = j_process,
-	.track = j_track,
-	.slice = j_slice,
-	.instant = j_instant,
-	.counter = j_counter,
-	.end = j_end,
-};
+DEFINE_XFORMAT(json_format, j);

@@ -806,12 +806,4 @@ static int p_end(void *ctx)
 	return x->e.nomem ? fail("out of memory") : 0;
 }
 
-const struct xformat perfetto_format = {
-	.begin = p_begin,
-	.process = p_process,
-	.track = p_track,
-	.slice = p_slice,
-	.instant = p_instant,
-	.counter = p_counter,
-	.end = p_end,
-};
+DEFINE_XFORMAT(perfetto_format, p);
