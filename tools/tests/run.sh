@@ -939,6 +939,14 @@ DMA 2 1 3000700 0 1 2 32 82838485 A1" ] ||
 			SELECT count(*) FROM recordings; SELECT count(*) FROM host_events;
 			SELECT count(*) FROM sqlite_master WHERE type = "index" AND sql IS NOT NULL' | tr '\n' ' ')" = "20 38 2 6 9 " ] ||
 			{ echo "unexpected row counts"; return 1; }
+		# The rows the export says it wrote are every row of the database,
+		# the schema's own (the statuses) included.
+		local n=0 t
+		for t in $(sqlite3 "$tmp/p.db" "SELECT name FROM sqlite_master WHERE type = 'table'"); do
+			n=$((n + $(sqlite3 "$tmp/p.db" "SELECT count(*) FROM \"$t\"")))
+		done
+		has "executions: $n rows" "$tmp/o" ||
+			{ echo "the database holds $n rows:"; cat "$tmp/o"; return 1; }
 		summary_sql "$prof" "$tmp/s.json" "$tmp/p.db" || return 1
 		rm -f "$tmp/j.db" &&
 		"$np" export --format sqlite -o "$tmp/j.db" "$fx/jitter.ntff" >/dev/null &&

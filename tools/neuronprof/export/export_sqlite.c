@@ -797,6 +797,8 @@ int sqlite_export(const struct profile *prof, const char *source, const char *pa
 	exec_sql(&q, SQLITE_EXPORT_PRAGMAS, "pragmas");
 	exec_sql(&q, "BEGIN", "begin the transaction");
 	exec_sql(&q, schema, "create the schema");
+	/* The schema's own rows (the statuses) are rows of the database too. */
+	q.rows = (uint64_t)sqlite3_total_changes64(q.db);
 	for (int i = 0; i < ST_COUNT && !q.rc; i++)
 		stmt_prepare(&q, (enum stmt)i);
 	b_text(&q, ST_META, 1, "schema_version");
