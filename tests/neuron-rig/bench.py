@@ -22,24 +22,29 @@ import os
 import re
 import statistics
 import sys
+from collections import namedtuple
 
-ENTRY_SIZE = 64                 # nrt_play -e 64 (run.sh)
-PARTS = ENTRY_SIZE // 32        # NEURONPROF_RAW_BYTES_PER_ENTRY
+RAW_BYTES_PER_ENTRY = 32        # NEURONPROF_RAW_BYTES_PER_ENTRY: device bytes per ring entry
+
+# One nrt_play run: its bench line (K entries of ES bytes per head write,
+# ROUNDS head writes, the mean head write and memcpy) and its queue line.
+Run = namedtuple("Run", "head copy consumed k es rounds")
 
 
 def runs(path):
-    """(head write ns, memcpy ns, device entries consumed) per run."""
+    """The runs of one nrt_play output file, in order."""
     text = open(path).read()
-    times = [(float(m.group(1)), float(m.group(2))) for m in
-             re.finditer(r"head write (\d+) ns, memcpy (\d+) ns", text)]
+    bench = re.findall(r"bench (\d+) entries of (\d+) bytes per head write, (\d+) rounds: "
+                       r"head write (\d+) ns, memcpy (\d+) ns", text)
     consumed = [int(m.group(1)) for m in
                 re.finditer(r"^queue \d+ \w+ \d+ \d+ produced=\d+ consumed=(\d+)", text, re.M)]
-    if len(consumed) != len(times):
-        sys.exit(f"{path}: {len(times)} bench lines but {len(consumed)} queue lines")
-    return [(h, c, n) for (h, c), n in zip(times, consumed)]
+    if len(consumed) != len(bench):
+        sys.exit(f"{path}: {len(bench)} bench lines but {len(consumed)} queue lines")
+    return [Run(float(h), float(c), n, int(k), int(es), int(r))
+            for (k, es, r, h, c), n in zip(bench, consumed)]
 
 
-def captured_problem(out, kind, t, consumed):
+def captured_problem(out, kind, t, run):
     """Why captured run T of KIND is not a complete capture, or None."""
     try:
         rc = open(os.path.join(out, f"{kind}{t}.rc")).read().strip()
@@ -53,9 +58,10 @@ def captured_problem(out, kind, t, consumed):
         return "no queue records in its profiles (" + (dump.strip().splitlines() or ["no profile"])[-1] + ")"
     entries = sum(int(e) for e, _ in recs)
     lost = sum(int(lo) for _, lo in recs)
-    if entries != consumed * PARTS or lost:
+    want = run.consumed * (run.es // RAW_BYTES_PER_ENTRY)
+    if entries != want or lost:
         return (f"{entries} ring entries delivered and {lost} lost, where the runtime consumed "
-                f"{consumed} device entries ({consumed * PARTS} ring entries)")
+                f"{run.consumed} device entries ({want} ring entries)")
     return None
 
 
@@ -69,37 +75,38 @@ if t < 3 or any(len(r) != t for r in (on, off2, nostream)):
 bad = [f"{kind} run {i + 1}: {why}"
        for kind, rr in (("on", on), ("nostream", nostream))
        for i, r in enumerate(rr)
-       if (why := captured_problem(out, kind, i + 1, r[2]))]
+       if (why := captured_problem(out, kind, i + 1, r))]
 if bad:
     print("neuron head write: no figure, a capture was incomplete:")
     for b in bad:
         print(f"  {b}")
     sys.exit(1)
-print(f"every captured run delivered all {on[0][2] * PARTS} ring entries of its "
-      f"{on[0][2]} consumed device entries and lost none")
-h_off = statistics.median(h for h, _, _ in off + off2)
-h_on = statistics.median(h for h, _, _ in on)
-h_ns = statistics.median(h for h, _, _ in nostream)
+r0 = on[0]
+print(f"every captured run delivered all {r0.consumed * (r0.es // RAW_BYTES_PER_ENTRY)} ring "
+      f"entries of its {r0.consumed} consumed device entries and lost none")
+h_off = statistics.median(r.head for r in off + off2)
+h_on = statistics.median(r.head for r in on)
+h_ns = statistics.median(r.head for r in nostream)
 # The whole VM runs faster or slower from one run to the next (under TCG a
 # run's head write and memcpy move together, by up to 2x), so each run's
 # head write is counted in memcpys of that run. Each captured run came
 # right after a run without capture: their difference is the least
 # disturbed by whatever else the machine did.
 def added(base, captured):
-    return statistics.median(b[0] / b[1] - a[0] / a[1] for a, b in zip(base, captured))
+    return statistics.median(b.head / b.copy - a.head / a.copy for a, b in zip(base, captured))
 
 
 x_on, x_ns = added(off, on), added(off2, nostream)
-cp = statistics.median(c for _, c, _ in off + on + off2 + nostream)
+cp = statistics.median(r.copy for r in off + on + off2 + nostream)
 added_on, added_ns = x_on * cp, x_ns * cp
-print(f"head write, queue not subscribed: {h_off:.0f} ns (median of {2 * t} runs of 2000; "
+print(f"head write, queue not subscribed: {h_off:.0f} ns (median of {2 * t} runs of {r0.rounds}; "
       "a run's mean leaves out rounds over 10x its median: the host descheduling the VM)")
 print(f"head write, captured by neuronprof record, streaming: {h_on:.0f} ns")
 print(f"head write, captured by neuronprof record --no-streaming: {h_ns:.0f} ns")
-print(f"memcpy of the 4096 consumed bytes: {cp:.0f} ns")
+print(f"memcpy of the {r0.k * r0.es} consumed bytes: {cp:.0f} ns")
 print(f"info: with record --no-streaming it adds {added_ns:.0f} ns ({x_ns:.2f}x, median of {t} paired "
       "runs): the entries stay in a 32 MiB ring, so each head write writes pages not touched "
       "since the capture began")
 print(f"neuron head write: capture by neuronprof record (streaming, its default) adds {added_on:.0f} ns "
-      f"per head write of 64 x 64-byte entries (median of {t} paired runs): {x_on:.2f}x a memcpy of "
+      f"per head write of {r0.k} x {r0.es}-byte entries (median of {t} paired runs): {x_on:.2f}x a memcpy of "
       "the consumed bytes (goal <= 2x)")
