@@ -415,7 +415,7 @@ static uint64_t pull_queue(struct nprof_capture *cap, struct cap_core *c, size_t
 	if (ret || !c->active || !c->active_pw ||
 	    nprof_ring_load_producer(ring) == c->active[i].streamed)
 		return 0;
-	q->tail_since = nprof_cap_now_ns(CLOCK_MONOTONIC);
+	q->tail_since = nprof_mono_ns();
 	return q->tail_since + cap->tail_ms * 1000000ULL;
 }
 
@@ -426,7 +426,7 @@ static uint64_t pull_queue(struct nprof_capture *cap, struct cap_core *c, size_t
  */
 static uint64_t tail_pass(struct nprof_capture *cap)
 {
-	uint64_t idle = cap->tail_ms * 1000000ULL, now = nprof_cap_now_ns(CLOCK_MONOTONIC), next = 0;
+	uint64_t idle = cap->tail_ms * 1000000ULL, now = nprof_mono_ns(), next = 0;
 	uint32_t nc;
 	size_t i;
 

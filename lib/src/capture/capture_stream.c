@@ -26,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
@@ -134,14 +133,6 @@ static void kick(struct nprof_drainer *d)
 		;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* epoll_wait()'s timeout until @at (ms, rounded up), -1 for none. */
 static int wait_ms(uint64_t at)
 {
@@ -149,7 +140,7 @@ static int wait_ms(uint64_t at)
 
 	if (!at)
 		return -1;
-	now = mono_ns();
+	now = nprof_mono_ns();
 	if (at <= now)
 		return 0;
 	ms = (at - now + 999999) / 1000000;
@@ -208,7 +199,7 @@ static void *drainer_main(void *arg)
 			pthread_mutex_unlock(&d->lock);
 		}
 		/* Due, whether epoll_wait() timed out or queues kept it busy. */
-		if (tail_at && mono_ns() >= tail_at)
+		if (tail_at && nprof_mono_ns() >= tail_at)
 			tail_at = d->drain(d->arg, NPROF_DRAIN_TAIL);
 	}
 	pthread_mutex_lock(&d->lock);

@@ -88,14 +88,6 @@ struct nprof_monitor {
 	uint64_t read_errors;
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* ---- parsing ------------------------------------------------------------------ */
 
 /* Parse an unsigned decimal at *p, skipping blanks first; 0 or -1. */
@@ -427,7 +419,7 @@ static int take_sample(struct nprof_monitor *m, bool first)
 		if (ret)
 			goto fail;
 	}
-	ts = mono_ns();
+	ts = nprof_mono_ns();
 	if (first && (m->what & NPROF_MONITOR_CPU)) {
 		/* Now the CPU count is known: size everything that depends on it. */
 		m->prev = calloc(m->ncpus ? m->ncpus : 1, sizeof(*m->prev));

@@ -15,10 +15,20 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <neuronprof/common.h>
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* CLOCK_MONOTONIC now, in nanoseconds. */
+static inline uint64_t nprof_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
 
 #define NPROF_PRINTF(f, a)	__attribute__((format(printf, f, a)))
 

@@ -115,14 +115,6 @@ static size_t clk_map_len;
 /* Protects the detection: one thread calibrates, the others wait for it. */
 static pthread_mutex_t clk_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static inline uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 uint64_t nprof_st_tsc_to_ns(uint64_t cyc, uint32_t mult, uint16_t shift, uint64_t zero)
 {
 	uint64_t quot = cyc >> shift;
@@ -293,10 +285,10 @@ static uint64_t bracket(int tries, bool (*read)(const volatile void *ctx, uint64
 	int i;
 
 	for (i = 0; i < tries; i++) {
-		t1 = mono_ns();
+		t1 = nprof_mono_ns();
 		if (!read(ctx, &x))
 			return UINT64_MAX;
-		t2 = mono_ns();
+		t2 = nprof_mono_ns();
 		if (t2 - t1 < best) {
 			best = t2 - t1;
 			*v = x;
@@ -393,7 +385,7 @@ static bool cal_start(char *why, size_t len)
 			 "within %d ns", CAL_MAX_WIDTH_NS);
 		return false;
 	}
-	while (mono_ns() - n0 < CAL_BOOT_NS)
+	while (nprof_mono_ns() - n0 < CAL_BOOT_NS)
 		;
 	if (!cal_point(&c1, &n1) || c1 <= c0 || n1 <= n0) {
 		snprintf(why, len, "calibration: no second point (bracket over %d ns, or the TSC "
@@ -482,7 +474,7 @@ static bool cal_start(char *why, size_t len)
 
 static inline uint64_t cal_ns(void)
 {
-	return mono_ns();
+	return nprof_mono_ns();
 }
 #endif
 
@@ -614,7 +606,7 @@ NPROF_API uint64_t nprof_sys_trace_clock_ns(void)
 		clock_init();
 		return nprof_sys_trace_clock_ns();
 	}
-	return mono_ns();
+	return nprof_mono_ns();
 }
 
 NPROF_API int nprof_sys_trace_clock(char *why, size_t len)
