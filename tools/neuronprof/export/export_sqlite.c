@@ -245,7 +245,10 @@ static void stmt_prepare(struct sq *q, enum stmt st)
 
 	if (sqlite3_prepare_v2(q->db, "SELECT name FROM pragma_table_info(?) WHERE name != 'id'"
 			       " ORDER BY cid", -1, &info, NULL) != SQLITE_OK) {
-		sq_fail(q, "read the schema");
+		char what[96];
+
+		snprintf(what, sizeof(what), "cannot read the columns of table %s", stmt_table[st].name);
+		sq_fail(q, what);
 	} else {
 		sqlite3_bind_text(info, 1, stmt_table[st].name, -1, SQLITE_STATIC);
 		while (sqlite3_step(info) == SQLITE_ROW) {
