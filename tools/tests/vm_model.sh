@@ -12,7 +12,8 @@
 # the recorded entries and with every figure of `summary --json`. Then
 # record's defaults against the paced simulator (time_scale 100): the
 # command of a modest run, a long MODEL capture and a --duration run lose
-# nothing; and at time_scale 5 whatever is lost is counted and reported.
+# nothing; and at time_scale 5 with 1 MiB rings, what is lost is counted
+# and reported.
 # Prints what failed and exits 1, or exits 0.
 set -uo pipefail
 
@@ -38,7 +39,9 @@ losses=(
 	"loss_model|--mode model --cores 0 --iterations 2000"
 	"loss_duration|--cores 0 --duration 3"
 )
-fast="--mode session --cores 0 --executions 40 --iterations 50"
+# Past what the drainer sustains: 1 MiB rings and the simulator 20 times
+# faster than its device lose about half.
+fast="--mode session --cores 0 --executions 40 --iterations 50 --ring-size 1M"
 
 {
 	guest_prelude "seed=$seed"
@@ -106,7 +109,7 @@ if [ "$(cat "$out/fast.rc" 2>/dev/null)" != 0 ] || [ -z "$line" ]; then
 else
 	read -r kept lost <<<"$(echo "$line" | sed -E 's/.*: ([0-9]+) entries, ([0-9]+) lost.*/\1 \2/')"
 	echo "time_scale 5: $kept entries, $lost lost"
-	[ $((kept + lost)) = 372000 ] || bad "record at time_scale 5: $line"
+	[ $((kept + lost)) = 372000 ] && [ "$lost" -gt 0 ] || bad "record at time_scale 5: $line"
 fi
 
 exit "$failed"
