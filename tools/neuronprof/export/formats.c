@@ -36,7 +36,7 @@ const struct export_format export_formats[] = {
 	  .timeline = &perfetto_format, .open = perfetto_open, .close = perfetto_close },
 	{ "sqlite", "an SQLite database (schema: neuronprof-sqlite(5))",
 	  .binary = "an SQLite database", .database = sqlite_export },
-	{ NULL },
+	{ .name = NULL },
 };
 
 int export_format_run(const struct export_format *fmt, const struct profile *prof,
