@@ -12,8 +12,9 @@
  *  - the Perfetto export's events, decoded here: every event's name,
  *    category and annotation names, resolved through the interned data the
  *    trace defines, are the ones given, through more distinct names than the
- *    name cache holds, names longer than it takes, and keys changing
- *    between events of one category.
+ *    name cache holds, names longer than it takes, slice names given with a
+ *    name_key (by address and by opcode, more than the key cache holds),
+ *    and keys changing between events of one category.
  *
  * Prints "ok" and exits 0, or names the first difference and exits 1.
  */
@@ -281,7 +282,7 @@ static void check_json(void)
 		rnd_name(name, rnd() % 2 ? sizeof(name) : 16, i);
 		n = rnd_args(a, strs);
 		if (what == 0) {
-			json_format.slice(x, t, XSLICE_COMPLETE, cat, name, ts, end, a, n, 0, 0);
+			json_format.slice(x, t, XSLICE_COMPLETE, cat, name, 0, ts, end, a, n, 0, 0);
 			ref_head(w, &first, name, cat, 'X', t);
 			ref_ts(w, ts);
 			fputs(",\"dur\":", w);
@@ -289,7 +290,7 @@ static void check_json(void)
 			ref_args(w, a, n);
 			fputc('}', w);
 		} else if (what == 1) {
-			json_format.slice(x, t, XSLICE_BEGIN_END, cat, name, ts, end, a, n, 0, 0);
+			json_format.slice(x, t, XSLICE_BEGIN_END, cat, name, 0, ts, end, a, n, 0, 0);
 			ref_head(w, &first, name, cat, 'B', t);
 			ref_ts(w, ts);
 			ref_args(w, a, n);
@@ -495,6 +496,9 @@ static void check_perfetto(void)
 	uint32_t fld, f2, f3;
 	uint64_t v, v2, v3;
 
+	/* Only their addresses are used, as keys: one per name "op 0x%04x". */
+	static const char op_names[300][1];
+
 	if (!given || !f)
 		FAIL("out of memory");
 	x = perfetto_export_new(f);
@@ -504,6 +508,8 @@ static void check_perfetto(void)
 	for (size_t i = 0; i < EVENTS; i++) {
 		struct given *g = &given[i];
 		struct xarg a[XARGS_MAX];
+		uint64_t key = 0;
+		uint32_t code;
 
 		switch (rnd() % 5) {
 		case 0:	/* one of many names: more than the cache holds */
@@ -517,8 +523,15 @@ static void check_perfetto(void)
 			snprintf(g->name, sizeof(g->name), rnd() % 2 ? "sixteen bytes %02u" :
 				 "fifteen byte %02u", (unsigned int)(rnd() % 100));
 			break;
-		default:
-			snprintf(g->name, sizeof(g->name), "op 0x%04x", (unsigned int)(rnd() % 300));
+		case 3: /* a name of the profile, keyed by its address (its slot here) */
+			code = (uint32_t)(rnd() % 300);
+			snprintf(g->name, sizeof(g->name), "op 0x%04x", code);
+			key = (uint64_t)(uintptr_t)op_names[code];
+			break;
+		default: /* an opcode keyed by its value: more than the key cache holds */
+			code = (uint32_t)(rnd() % 5000);
+			snprintf(g->name, sizeof(g->name), "0x%06x", code);
+			key = XNAME_KEY_CODE(code);
 		}
 		g->cat = cats[rnd() % 8 ? 0 : rnd() % 3];
 		/* Mostly the same keys in a row, sometimes others. */
@@ -533,8 +546,8 @@ static void check_perfetto(void)
 			a[k] = (struct xarg){ .key = g->keys[k], .kind = g->kinds[k], .u = g->values[k] };
 		}
 		if (rnd() % 2)
-			perfetto_format.slice(x, &track, XSLICE_COMPLETE, g->cat, g->name, i, i + 1, a,
-					      g->n, 0, 0);
+			perfetto_format.slice(x, &track, XSLICE_COMPLETE, g->cat, g->name, key, i,
+					      i + 1, a, g->n, 0, 0);
 		else
 			perfetto_format.instant(x, &track, g->cat, g->name, i, a, g->n);
 	}

@@ -556,7 +556,8 @@ static int pair_slice(struct walk *w, enum xslice_style style, const char *cat,
 	if (end_key)
 		a[n++] = (struct xarg){ .key = end_key, .kind = XARG_U64, .u = e->payload[0] };
 	w->st->slices++;
-	return w->fmt->slice(w->ctx, w->t, style, cat, name, s->ts + (uint64_t)w->t->proc->shift,
+	return w->fmt->slice(w->ctx, w->t, style, cat, name, 0,
+			     s->ts + (uint64_t)w->t->proc->shift,
 			     e->ts + (uint64_t)w->t->proc->shift, a, n, 0, 0);
 }
 
@@ -581,7 +582,7 @@ static int instruction(struct walk *w, const struct entry *e, uint64_t end)
 	a[n++] = (struct xarg){ .key = "operand1", .kind = XARG_HEX, .u = e->payload[2] };
 	w->st->slices++;
 	return w->fmt->slice(w->ctx, w->t, XSLICE_COMPLETE, "instruction", op ? op : code,
-			     e->ts + (uint64_t)w->t->proc->shift, end + (uint64_t)w->t->proc->shift, a,
+			     op ? (uint64_t)(uintptr_t)op : XNAME_KEY_CODE(e->code), e->ts + (uint64_t)w->t->proc->shift, end + (uint64_t)w->t->proc->shift, a,
 			     n, 0, 0);
 }
 
@@ -919,7 +920,7 @@ static int host_event(struct layout *l, const Neuronprof__System__NtraceEvent *e
 		n++;
 	}
 	return fmt->slice(ctx, t, XSLICE_COMPLETE, host_source_name(ev->source),
-			  ev->name && *ev->name ? ev->name : "event",
+			  ev->name && *ev->name ? ev->name : "event", 0,
 			  ev->start_ns + (uint64_t)p->shift, end + (uint64_t)p->shift, a, n,
 			  flow_out, 0);
 }
@@ -1098,7 +1099,7 @@ static int walk_executions(const struct layout *l, const struct timing *tm,
 				*fmt_str(fmt_u64(fmt_str(name, "model "), x->model_id),
 					 " execution") = '\0';
 			st->executions++;
-			ret = fmt->slice(ctx, t, XSLICE_COMPLETE, "execution", name,
+			ret = fmt->slice(ctx, t, XSLICE_COMPLETE, "execution", name, 0,
 					 x->start + (uint64_t)t->proc->shift,
 					 x->stop + (uint64_t)t->proc->shift, a, mn ? 5 : 4, 0, flow);
 		}

@@ -145,6 +145,12 @@ struct xcounter {
 };
 
 /*
+ * The name_key of a slice named by opcode @code spelled in hex; a name of the
+ * profile is keyed by its address, below 2^62 on every ABI.
+ */
+#define XNAME_KEY_CODE(code)	(1ULL << 62 | (uint32_t)(code))
+
+/*
  * Callbacks of an output format; each returns 0 or -1 after an error message.
  * Categories and argument keys are string literals or strings of the
  * profile, unchanged for the whole export, so a format may remember them by
@@ -156,11 +162,14 @@ struct xformat {
 	int (*track)(void *ctx, const struct xtrack *t);
 	/*
 	 * A slice; @flow_out (non-zero) starts a flow at it, @flow_in ends the
-	 * flow of that id at it.
+	 * flow of that id at it. @name_key, when non-zero, is the same for
+	 * every slice of the export named by the same string (an instruction's
+	 * opcode: XNAME_KEY_CODE() or its name's address in the profile), so
+	 * a format may remember the name by it instead of by its bytes.
 	 */
 	int (*slice)(void *ctx, const struct xtrack *t, enum xslice_style style, const char *cat,
-		     const char *name, uint64_t ts, uint64_t end_ts, const struct xarg *args,
-		     int nargs, uint64_t flow_out, uint64_t flow_in);
+		     const char *name, uint64_t name_key, uint64_t ts, uint64_t end_ts,
+		     const struct xarg *args, int nargs, uint64_t flow_out, uint64_t flow_in);
 	int (*instant)(void *ctx, const struct xtrack *t, const char *cat, const char *name,
 		       uint64_t ts, const struct xarg *args, int nargs);
 	int (*counter)(void *ctx, const struct xproc *p, const char *name, uint64_t ts,

@@ -134,8 +134,9 @@ struct addr_cache {
 	uint64_t iid[ADDR_CACHE];
 };
 
-/* Short event names by their bytes (name_iid()). */
+/* Short event names by their bytes (name_iid()), and by their keys (keyed_name_iid()). */
 #define NAME_CACHE	1024
+#define KEY_CACHE	1024
 
 struct perfetto_export {
 	struct pbenc e;
@@ -144,6 +145,9 @@ struct perfetto_export {
 	struct {
 		uint64_t w0, w1, iid;
 	} name_cache[NAME_CACHE];
+	struct {
+		uint64_t key, iid;
+	} key_cache[KEY_CACHE];
 	/* The category and keys of the last event whose iids all exist, and those iids. */
 	const char *prev_cat;
 	int prev_n;
@@ -493,6 +497,29 @@ packed:
 	return iid;
 }
 
+/*
+ * The iid of event name @s, by its name_key (export.h) when it has one: a
+ * key remembered is one multiply and one compare, where name_iid() loads
+ * the name's bytes.
+ */
+static uint64_t keyed_name_iid(struct perfetto_export *x, const char *s, uint64_t key)
+{
+	size_t h;
+	uint64_t iid;
+
+	if (!key)
+		return name_iid(x, s);
+	h = (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 54) % KEY_CACHE;
+	if (x->key_cache[h].key == key)
+		return x->key_cache[h].iid;
+	iid = name_iid(x, s);
+	if (iid) {
+		x->key_cache[h].key = key;
+		x->key_cache[h].iid = iid;
+	}
+	return iid;
+}
+
 /* Room a packet needs, up to the next flush; false (message given) when out of memory. */
 static inline bool packet_room(struct perfetto_export *x, size_t n)
 {
@@ -595,8 +622,8 @@ static int repeat_event(struct perfetto_export *x, uint32_t type, const struct x
  * encoded through a cursor (pbenc.h) into room asked for once.
  */
 static int named_event(struct perfetto_export *x, uint32_t type, const struct xtrack *t,
-		       const char *cat, const char *name, uint64_t ts, const struct xarg *a,
-		       int n, uint64_t flow_out, uint64_t flow_in)
+		       const char *cat, const char *name, uint64_t name_key, uint64_t ts,
+		       const struct xarg *a, int n, uint64_t flow_out, uint64_t flow_in)
 {
 	struct pbenc *e = &x->e;
 	uint64_t cat_iid, nm_iid, key_iid[XARGS_MAX];
@@ -619,7 +646,7 @@ static int named_event(struct perfetto_export *x, uint32_t type, const struct xt
 			/* The template holds the key iids; no string argument then. */
 			tmpl = x->prev_tmpl;
 			cat_iid = x->prev_cat_iid;
-			nm_iid = name_iid(x, name);
+			nm_iid = keyed_name_iid(x, name, name_key);
 			if (!nm_iid)
 				need += strlen(name);
 			interned = true;
@@ -637,7 +664,7 @@ static int named_event(struct perfetto_export *x, uint32_t type, const struct xt
 		cat = x->prev_cat;
 	}
 	cat_iid = intern_addr(x, &x->cats, &x->cat_addr, INTERNED_CATEGORIES, cat);
-	nm_iid = name_iid(x, name);
+	nm_iid = keyed_name_iid(x, name, name_key);
 	interned = cat_iid || nm_iid;
 	if (!cat_iid)
 		need += strlen(cat);
@@ -737,15 +764,15 @@ encode:
 }
 
 static int p_slice(void *ctx, const struct xtrack *t, enum xslice_style style, const char *cat,
-		   const char *name, uint64_t ts, uint64_t end_ts, const struct xarg *a, int n,
-		   uint64_t flow_out, uint64_t flow_in)
+		   const char *name, uint64_t name_key, uint64_t ts, uint64_t end_ts,
+		   const struct xarg *a, int n, uint64_t flow_out, uint64_t flow_in)
 {
 	struct perfetto_export *x = ctx;
 	uint8_t *p, *pkt, *te;
 
 	/* TrackEvent has no complete events: every slice is a begin/end pair. */
 	(void)style;
-	if (named_event(x, TYPE_SLICE_BEGIN, t, cat, name, ts, a, n, flow_out, flow_in))
+	if (named_event(x, TYPE_SLICE_BEGIN, t, cat, name, name_key, ts, a, n, flow_out, flow_in))
 		return -1;
 	if (!packet_room(x, 64))
 		return -1;
@@ -769,7 +796,7 @@ static int p_slice(void *ctx, const struct xtrack *t, enum xslice_style style, c
 static int p_instant(void *ctx, const struct xtrack *t, const char *cat, const char *name,
 		     uint64_t ts, const struct xarg *a, int n)
 {
-	return named_event(ctx, TYPE_INSTANT, t, cat, name, ts, a, n, 0, 0);
+	return named_event(ctx, TYPE_INSTANT, t, cat, name, 0, ts, a, n, 0, 0);
 }
 
 static int p_counter(void *ctx, const struct xproc *p, const char *name, uint64_t ts,
