@@ -599,21 +599,25 @@ static void unit_name(const struct xtrack *t, char *buf, size_t len)
 		snprintf(buf, len, "engine %u", t->engine);
 }
 
-/* The instant "lost N" of w->lost before entry @e (emit_lost()). */
-static int emit_lost(struct walk *w, const struct entry *e)
+/* The instant "lost N" of w->lost (non-zero) before entry @e. */
+static int lost_marker(struct walk *w, const struct entry *e)
 {
 	uint64_t lost = w->lost;
 	struct xarg a[2];
 	char name[32];
 
-	if (!lost)
-		return 0;
 	w->lost = 0;
 	snprintf(name, sizeof(name), "lost %" PRIu64, lost);
 	a[0] = (struct xarg){ .key = "lost", .kind = XARG_U64, .u = lost };
 	a[1] = (struct xarg){ .key = "after_seq", .kind = XARG_U64, .u = e->seq - lost - 1 };
 	w->st->lost_markers++;
 	return instant(w, "lost", name, e->ts, a, 2);
+}
+
+/* The instant "lost N" of w->lost before entry @e, if any; checked per entry. */
+static inline int emit_lost(struct walk *w, const struct entry *e)
+{
+	return w->lost ? lost_marker(w, e) : 0;
 }
 
 /* Start walking the entries of queue @lq of @f; @done counts them for @pg. */
