@@ -36,7 +36,10 @@
 # Environment: KVER (kernel version, default: scripts/kver.sh), VM_KERNEL
 # (default /boot/vmlinuz-$KVER), VM_MODULES_ROOT (directory holding
 # lib/modules/$KVER, default /), VM_MEM (default 1G), VM_SMP (default 2),
-# VM_APPEND (more kernel command line, e.g. memmap= for the Trainium rig),
+# VM_APPEND (more kernel command line, e.g. memmap= for the Trainium rig;
+# it follows VM_CLOCK, so its clocksource= wins), VM_CLOCK (the guest's
+# clock, default "tsc=reliable clocksource=tsc"; empty: the kernel's choice,
+# QEMU's emulated HPET under TCG),
 # BUSYBOX (a static busybox, default /bin/busybox), QEMU (default
 # qemu-system-x86_64).
 set -uo pipefail
@@ -94,6 +97,12 @@ VM_KERNEL=${VM_KERNEL:-/boot/vmlinuz-$KVER}
 VM_MODULES_ROOT=${VM_MODULES_ROOT:-/}
 VM_MEM=${VM_MEM:-1G}
 VM_SMP=${VM_SMP:-2}
+# The guest keeps time with the TSC, as a host with a constant, nonstop TSC
+# does: under TCG it would otherwise find the emulated CPUs' TSCs
+# unsynchronised and read QEMU's emulated HPET, about a microsecond per
+# clock_gettime(), so every timestamp a test takes costs emulation time
+# (Documentation/design.rst, "Test rigs").
+VM_CLOCK=${VM_CLOCK-tsc=reliable clocksource=tsc}
 BUSYBOX=${BUSYBOX:-/bin/busybox}
 QEMU=${QEMU:-qemu-system-x86_64}
 moddir=$VM_MODULES_ROOT/lib/modules/$KVER
@@ -308,7 +317,7 @@ chmod +x "$root/init" || die "cannot write $root/init"
 "$QEMU" -accel tcg -cpu max -m "$VM_MEM" -smp "$VM_SMP" -nographic -no-reboot \
 	-nodefaults -monitor none \
 	-kernel "$VM_KERNEL" -initrd "$work/initramfs.cpio" \
-	-append "console=ttyS0 panic=-1 8250.nr_uarts=4 rdinit=/init${VM_APPEND:+ $VM_APPEND}" \
+	-append "console=ttyS0 panic=-1 8250.nr_uarts=4 rdinit=/init${VM_CLOCK:+ $VM_CLOCK}${VM_APPEND:+ $VM_APPEND}" \
 	-serial "file:$work/console.log" -serial "file:$work/stdout" \
 	-serial "file:$work/stderr" -serial "file:$work/ctl" \
 	</dev/null >"$work/qemu.log" 2>&1 &
