@@ -488,6 +488,16 @@ static const struct xtrack *counter_track(const struct layout *l, const struct x
 }
 
 /* Everything the walk of one queue needs. */
+/* An opcode of the queue walked: its name in the profile, its hex spelling. */
+struct opcode_slot {
+	uint32_t code;
+	bool valid;
+	const char *op;
+	char hex[CODE_LEN];
+};
+
+#define OPCODE_SLOTS	64
+
 struct walk {
 	const struct xformat *fmt;
 	void *ctx;
@@ -509,6 +519,8 @@ struct walk {
 	uint64_t lost;
 	struct progress *pg;
 	uint64_t *done;
+	/* Opcodes met in the queue, by code (instruction()); cleared per queue. */
+	struct opcode_slot ops[OPCODE_SLOTS];
 };
 
 static int instant(struct walk *w, const char *cat, const char *name, uint64_t ts,
@@ -569,12 +581,20 @@ static int pair_slice(struct walk *w, enum xslice_style style, const char *cat,
  */
 static int instruction(struct walk *w, const struct entry *e, uint64_t end)
 {
-	const char *op = file_code_name(w->file, e->queue_type, e->code);
+	struct opcode_slot *s = &w->ops[e->code % OPCODE_SLOTS];
+	const char *op, *code;
 	struct xarg a[4];
-	char code[CODE_LEN];
 	int n = 0;
 
-	code_hex(e->code, code);
+	/* A program runs a few opcodes over and over: each is looked up once. */
+	if (!s->valid || s->code != e->code) {
+		s->code = e->code;
+		s->valid = true;
+		s->op = file_code_name(w->file, e->queue_type, e->code);
+		code_hex(e->code, s->hex);
+	}
+	op = s->op;
+	code = s->hex;
 	if (op)
 		a[n++] = (struct xarg){ .key = "code", .kind = XARG_STR, .s = code };
 	a[n++] = (struct xarg){ .key = "pc", .kind = XARG_HEX, .u = e->payload[0] };
@@ -625,6 +645,8 @@ static void walk_begin(struct walk *w, const struct prof_file *f, const struct p
 		       struct progress *pg, uint64_t *done)
 {
 	w->file = f;
+	for (size_t i = 0; i < OPCODE_SLOTS; i++)
+		w->ops[i].valid = false;
 	queue_iter_init(&w->it, f, lq);
 	w->seq = (struct seq_track){ 0 };
 	w->pg = pg;
