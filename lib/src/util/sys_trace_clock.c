@@ -327,11 +327,7 @@ static bool calibrate(const volatile struct perf_event_mmap_page *pg, uint64_t *
 }
 
 #if defined(__x86_64__)
-/*
- * One point of the measured conversion: the TSC at the midpoint of the
- * narrowest of CAL_TRIES clock_gettime() pairs around a TSC read; false if
- * none was narrower than CAL_MAX_WIDTH_NS (the thread was preempted).
- */
+/* bracket()'s read of the TSC, ordered against the clock reads around it. */
 static bool read_ordered(const volatile void *unused, uint64_t *cyc)
 {
 	(void)unused;
@@ -339,6 +335,11 @@ static bool read_ordered(const volatile void *unused, uint64_t *cyc)
 	return true;
 }
 
+/*
+ * One point of the measured conversion: the TSC at the midpoint of the
+ * narrowest of CAL_TRIES clock_gettime() pairs around a TSC read; false if
+ * none was narrower than CAL_MAX_WIDTH_NS (the thread was preempted).
+ */
 static bool cal_point(uint64_t *cyc, uint64_t *ns)
 {
 	return bracket(CAL_TRIES, read_ordered, NULL, cyc, ns) <= CAL_MAX_WIDTH_NS;

@@ -487,7 +487,6 @@ static const struct xtrack *counter_track(const struct layout *l, const struct x
 	return NULL;
 }
 
-/* Everything the walk of one queue needs. */
 /* An opcode of the queue walked: its name in the profile, its hex spelling. */
 struct opcode_slot {
 	uint32_t code;
@@ -498,6 +497,7 @@ struct opcode_slot {
 
 #define OPCODE_SLOTS	64
 
+/* Everything the walk of one queue needs. */
 struct walk {
 	const struct xformat *fmt;
 	void *ctx;
@@ -602,8 +602,9 @@ static int instruction(struct walk *w, const struct entry *e, uint64_t end)
 	a[n++] = (struct xarg){ .key = "operand1", .kind = XARG_HEX, .u = e->payload[2] };
 	w->st->slices++;
 	return w->fmt->slice(w->ctx, w->t, XSLICE_COMPLETE, "instruction", op ? op : code,
-			     op ? (uint64_t)(uintptr_t)op : XNAME_KEY_CODE(e->code), e->ts + (uint64_t)w->t->proc->shift, end + (uint64_t)w->t->proc->shift, a,
-			     n, 0, 0);
+			     op ? (uint64_t)(uintptr_t)op : XNAME_KEY_CODE(e->code),
+			     e->ts + (uint64_t)w->t->proc->shift, end + (uint64_t)w->t->proc->shift,
+			     a, n, 0, 0);
 }
 
 /* Group name used in slice names: "vector", "engine 7", "TopSP 3". */

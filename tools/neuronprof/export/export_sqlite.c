@@ -259,6 +259,13 @@ static void stmt_prepare(struct sq *q, enum stmt st)
 		}
 	}
 	sqlite3_finalize(info);
+	if (!q->rc && !sqlite3_str_length(cols)) {
+		if (sqlite3_str_errcode(cols))
+			fail("%s: out of memory", q->name);
+		else
+			fail("%s: the schema gives table %s no columns", q->name, stmt_table[st].name);
+		q->rc = -1;
+	}
 	c = sqlite3_str_finish(cols);
 	v = sqlite3_str_finish(vals);
 	sql = sqlite3_mprintf("INSERT%s INTO %s (%s) VALUES (%s)",
