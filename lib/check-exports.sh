@@ -8,6 +8,10 @@
 # inheriting the one before it (NEURONPROF_1.1 from NEURONPROF_1.0, ...), and
 # none may be newer than the library's version (VERSION, "major.minor.patch",
 # when set): a symbol added to an old node, or to a node of its own, fails.
+# A function may be listed in two nodes: its old version, kept for programs
+# linked before its meaning changed (name@NODE, bound by a symver attribute),
+# and its default version (name@@NODE) in a newer node; an old version
+# without a newer default one fails.
 #
 # check-exports.sh --archive ARCHIVE MAP: the global (and weak) symbols the
 # static ARCHIVE defines must be exactly the global symbols listed in MAP:
@@ -30,7 +34,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 # Global names of the map: "name;" lines between "global:" and "local:".
 sed -n '/global:/,/local:/p' "$map" | sed -n 's/^[[:space:]]*\([A-Za-z_][A-Za-z0-9_]*\);.*$/\1/p' |
-	sort > "$tmp/map"
+	sort -u > "$tmp/map"
 [ "$(wc -l < "$tmp/map")" -gt 0 ] || { echo "check-exports: no symbol in $map" >&2; exit 1; }
 
 if [ "$archive" -eq 1 ]; then
@@ -38,7 +42,7 @@ if [ "$archive" -eq 1 ]; then
 	# "value type name" lines; keep the names.
 	"$NM" -g --defined-only "$lib" > "$tmp/nm" ||
 		{ echo "check-exports: $NM cannot read $lib" >&2; exit 1; }
-	awk 'NF == 3 { print $3 }' "$tmp/nm" | sort > "$tmp/names"
+	awk 'NF == 3 { print $3 }' "$tmp/nm" | sed 's/@@.*//' | sort > "$tmp/names"
 	if ! diff -u "$tmp/map" "$tmp/names" > "$tmp/diff"; then
 		echo "check-exports: the global symbols of $lib differ from $map (- map only, + archive only):" >&2
 		sed -n 's/^\([-+][A-Za-z_]\)/\1/p' "$tmp/diff" | grep -v '^[-+][-+]' >&2 || true
@@ -51,8 +55,9 @@ fi
 # The checked-in list without comments and blank lines, as "node symbol".
 sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$abi" | awk '{ print $1, $2 }' | sort > "$tmp/abi"
 [ "$(wc -l < "$tmp/abi")" -gt 0 ] || { echo "check-exports: no symbol in $abi" >&2; exit 1; }
-# Defined dynamic symbols: readelf prints name@@node for versioned ones and
-# the bare node name for each node's own (ABS) symbol.
+# Defined dynamic symbols: readelf prints name@@node for default versions,
+# name@node for old ones and the bare node name for each node's own (ABS)
+# symbol.
 "$READELF" --dyn-syms -W "$lib" | awk '$7 != "UND" && ($5 == "GLOBAL" || $5 == "WEAK") && $8 != "" { print $8 }' |
 	sort > "$tmp/dyn"
 # Version definitions, in file order, as "node parent" (parent "-" if none).
@@ -67,15 +72,15 @@ awk '{ print $1 }' "$tmp/abi" | sort -u -V > "$tmp/abi-nodes"
 sort -u "$tmp/abi-nodes" > "$tmp/abi-nodes-sorted"
 
 status=0
-sed 's/@.*//' "$tmp/dyn" | grep -vxF -f "$tmp/abi-nodes-sorted" | sort > "$tmp/names" || true
+sed 's/@.*//' "$tmp/dyn" | grep -vxF -f "$tmp/abi-nodes-sorted" | sort -u > "$tmp/names" || true
 if ! diff -u "$tmp/map" "$tmp/names" > "$tmp/diff"; then
 	echo "check-exports: $lib exports differ from $map (- map only, + library only):" >&2
 	sed -n 's/^\([-+][A-Za-z_]\)/\1/p' "$tmp/diff" | grep -v '^[-+][-+]' >&2 || true
 	status=1
 fi
 # Every export in the node the list gives it, and in no other.
-grep '@@' "$tmp/dyn" | awk -F '@@' '{ print $2, $1 }' | sort > "$tmp/bound"
-if grep -v '@@' "$tmp/dyn" | grep -vxF -f "$tmp/abi-nodes-sorted" > "$tmp/unversioned"; then
+grep '@' "$tmp/dyn" | sed 's/@@*/ /' | awk '{ print $2, $1 }' | sort > "$tmp/bound"
+if grep -v '@' "$tmp/dyn" | grep -vxF -f "$tmp/abi-nodes-sorted" > "$tmp/unversioned"; then
 	echo "check-exports: symbols of $lib without a version node:" >&2
 	cat "$tmp/unversioned" >&2
 	status=1
@@ -86,6 +91,15 @@ if ! diff -u "$tmp/abi" "$tmp/bound" > "$tmp/diff"; then
 	sed -n 's/^\([-+][A-Z]\)/\1/p' "$tmp/diff" | grep -v '^[-+][-+]' >&2 || true
 	status=1
 fi
+# An old version (name@NODE) needs a default one (name@@NEWER).
+grep '@' "$tmp/dyn" | grep -v '@@' | while IFS=@ read -r name node; do
+	new=$(grep "^$name@@" "$tmp/dyn" | sed 's/.*@@//')
+	if [ -z "$new" ] || [ "$(printf '%s\n%s\n' "${node##*_}" "${new##*_}" | sort -V | tail -n 1)" = "${node##*_}" ]; then
+		echo "check-exports: $name@$node is an old version with no default version in a newer node" >&2
+		echo x
+	fi
+done > "$tmp/orphans"
+[ -s "$tmp/orphans" ] && status=1
 # The nodes: those of the list, oldest first, each inheriting the one before.
 awk '{ print $1 }' "$tmp/nodes" > "$tmp/lib-nodes"
 if ! diff -u "$tmp/abi-nodes" "$tmp/lib-nodes" > "$tmp/diff"; then

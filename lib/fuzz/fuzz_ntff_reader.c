@@ -7,7 +7,7 @@
  * in the three validation modes, whatever opens is walked completely (the
  * lazy reader with the chunk iterator), and the modes must agree: the lazy
  * mode skips only the data blocks' checksums at open, and never hands out
- * an entry of a file the default mode refuses.
+ * an entry of a file the verify-at-open mode refuses.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -98,18 +98,23 @@ static int walk_chunks(struct nprof_ntff_reader *r, size_t idx, const void **fir
 
 static void check_modes(const unsigned char *buf, size_t size)
 {
-	struct nprof_ntff_reader *eager, *lazy, *quick;
+	struct nprof_ntff_reader *eager, *lazy, *quick, *dflt;
 	struct nprof_ntff_queue q = { .size = sizeof(q) };
 	const void *first;
 	int i, n, ret;
 
-	eager = nprof_ntff_reader_open_mem(buf, size, 0);
+	eager = nprof_ntff_reader_open_mem(buf, size, NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	if (eager)
 		walk(eager);
 	else if (!*nprof_strerror_last())
 		abort();	/* every refusal must say why */
 	lazy = nprof_ntff_reader_open_mem(buf, size, NPROF_NTFF_READ_VERIFY_LAZY);
 	quick = nprof_ntff_reader_open_mem(buf, size, NPROF_NTFF_READ_NO_DATA_CSUM);
+	/* The default is the one-pass mode: it opens exactly what that opens. */
+	dflt = nprof_ntff_reader_open_mem(buf, size, 0);
+	if (!dflt != !lazy)
+		abort();
+	nprof_ntff_reader_close(dflt);
 	/* Both skip the data blocks at open; the lazy one checks seqs' blocks only to name them. */
 	if (!lazy != !quick || (eager && !lazy))
 		abort();
@@ -120,7 +125,7 @@ static void check_modes(const unsigned char *buf, size_t size)
 		n = nprof_ntff_reader_queue_count(lazy);
 		for (i = 0; i < n; i++) {
 			ret = walk_chunks(lazy, (size_t)i, &first);
-			/* A block the default mode accepted cannot fail later. */
+			/* A block the verify-at-open mode accepted cannot fail later. */
 			if (ret && eager)
 				abort();
 			if (eager && !nprof_ntff_reader_queue(eager, (size_t)i, &q) && q.entry_count &&

@@ -260,7 +260,7 @@ static inline long ntff_check(const char *dir, const char *name, struct nprof_nt
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
 		return -1;
-	r = nprof_ntff_reader_open(path, 0);
+	r = nprof_ntff_reader_open(path, NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	if (!r) {
 		printf("#   %s: %s\n", path, nprof_strerror_last());
 		return -1;
@@ -298,7 +298,7 @@ static inline int ntff_model_name(const char *dir, const char *name, char *out, 
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
 		return -1;
-	r = nprof_ntff_reader_open(path, 0);
+	r = nprof_ntff_reader_open(path, NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	if (!r)
 		return -1;
 	if (nprof_ntff_reader_info(r, &info) || !info.model_name) {

@@ -29,7 +29,7 @@ static inline int ntff_same_queue(const struct nprof_ntff_queue *a, const struct
 static inline int ntff_check_queues(const char *path, uint64_t entries, uint64_t first,
 				    uint64_t lost)
 {
-	struct nprof_ntff_reader *r = nprof_ntff_reader_open(path, 0);
+	struct nprof_ntff_reader *r = nprof_ntff_reader_open(path, NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	struct nprof_ntff_queue *qs;
 	int i, j, n, nqueues = 0, bad = 0;
 

@@ -59,7 +59,7 @@ else
 	not_ok "$(basename "$lib"): every export in the node libneuronprof.abi gives it, nodes chained, none newer than $version"
 fi
 if nodes=$(nm --dynamic --with-symbol-versions --defined-only "$lib" 2>/dev/null |
-	awk '$3 ~ /@@/ { sub(/.*@@/, "", $3); print $3 }' | sort | uniq -c | awk '{ print $2 "=" $1 }' | paste -sd' ') &&
+	awk '$3 ~ /@/ { sub(/.*@@?/, "", $3); print $3 }' | sort | uniq -c | awk '{ print $2 "=" $1 }' | paste -sd' ') &&
 	[ "$nodes" = "$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$here/libneuronprof.abi" |
 		awk '{ print $1 }' | sort | uniq -c | awk '{ print $2 "=" $1 }' | paste -sd' ')" ]; then
 	ok "nm --with-symbol-versions counts the same symbols per node as libneuronprof.abi ($nodes)"
@@ -170,6 +170,46 @@ check_fails "a node that does not inherit the one before it is caught" \
 check_fails "a node newer than the library's version is caught" \
 	"version node NEURONPROF_1.1 is newer than the library (1.0.3)" \
 	1.0.3 "$work/good.so" "$work/good.map" "$work/good.abi"
+# A function with two versions: nprof_a@NEURONPROF_1.0 kept for old
+# programs, nprof_a@@NEURONPROF_1.1 the default (as nprof_ntff_reader_open).
+cat > "$work/twover.c" <<'EOF'
+int nprof_a_1_0(void) __attribute__((symver("nprof_a@NEURONPROF_1.0")));
+int nprof_a_1_1(void) __attribute__((symver("nprof_a@@NEURONPROF_1.1")));
+int nprof_b(void);
+int nprof_a_1_0(void) { return 1; }
+int nprof_a_1_1(void) { return 11; }
+int nprof_b(void) { return 2; }
+EOF
+printf '%s\n' 'NEURONPROF_1.0 {
+	global:
+		nprof_a;
+	local:
+		*;
+};
+NEURONPROF_1.1 {
+	global:
+		nprof_a;
+		nprof_b;
+} NEURONPROF_1.0;' > "$work/twover.map"
+"$cc" -shared -fPIC -o "$work/twover.so" -Wl,--version-script="$work/twover.map" "$work/twover.c" ||
+	not_ok "the made-up library twover links"
+printf 'NEURONPROF_1.0 nprof_a\nNEURONPROF_1.1 nprof_a\nNEURONPROF_1.1 nprof_b\n' > "$work/twover.abi"
+if out=$(VERSION=1.1.0 sh "$here/check-exports.sh" "$work/twover.so" "$work/twover.map" "$work/twover.abi" 2>&1); then
+	ok "a function with an old and a default version, both listed, passes"
+else
+	printf '%s\n' "$out" | sed 's/^/# /'
+	not_ok "a function with an old and a default version, both listed, passes"
+fi
+check_fails "a function's default version missing from the list is caught" "+NEURONPROF_1.1 nprof_a" \
+	1.1.0 "$work/twover.so" "$work/twover.map" "$work/good.abi"
+# An old version whose default version is gone.
+sed 's/^int nprof_a_1_1(void) __attribute__.*$/int nprof_a_1_1(void);/' "$work/twover.c" > "$work/lone.c"
+"$cc" -shared -fPIC -o "$work/lone.so" -Wl,--version-script="$work/twover.map" "$work/lone.c" ||
+	not_ok "the made-up library lone links"
+printf 'NEURONPROF_1.0 nprof_a\nNEURONPROF_1.1 nprof_b\n' > "$work/lone.abi"
+check_fails "an old version with no default version in a newer node is caught" \
+	"nprof_a@NEURONPROF_1.0 is an old version with no default version in a newer node" \
+	1.1.0 "$work/lone.so" "$work/twover.map" "$work/lone.abi"
 # Symbols files that disagree with the list.
 printf 'lib.so.1 lib1 #MINVER#\n NEURONPROF_1.0@NEURONPROF_1.0 1.0.0\n NEURONPROF_1.1@NEURONPROF_1.1 1.1.0\n nprof_a@NEURONPROF_1.0 1.0.0\n nprof_b@NEURONPROF_1.1 1.1.0\n' \
 	> "$work/good.symbols"

@@ -109,7 +109,7 @@ static struct nprof_ntff_reader *capture_one(struct fixture *f, uint32_t nc, uin
 	CHECK_INT(fake_produce(f->fd, queue(f, NPROF_TARGET_CORE, nc, type, engine), n, seed), fit);
 	CHECK_INT(nprof_capture_session_stop(f->cap, nc, &id), 0);
 	CHECK_INT(nprof_capture_session_serialize(f->cap, nc, id, f->dir), 0);
-	return nprof_ntff_reader_open(file_of(f, nc, id), 0);
+	return nprof_ntff_reader_open(file_of(f, nc, id), NPROF_NTFF_READ_VERIFY_AT_OPEN);
 }
 
 /* The record of one queue in a reader, or -1. */
@@ -222,7 +222,7 @@ TEST(serialized_file_holds_every_queue_entry_for_entry)
 	CHECK(st.stop_ns >= st.start_ns);
 	CHECK_INT(nprof_capture_session_serialize(f.cap, 3, id, f.dir), 0);
 
-	r = nprof_ntff_reader_open(file_of(&f, 3, id), 0);
+	r = nprof_ntff_reader_open(file_of(&f, 3, id), NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	CHECK(r);
 	if (!r) {
 		FAIL("%s", nprof_strerror_last());
@@ -450,7 +450,7 @@ TEST(reused_rings_wrap_and_sessions_serialize_out_of_order)
 	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id1, f.dir), 0);
 	CHECK_INT(fake_subscribed(f.fd), 0);
 
-	r = nprof_ntff_reader_open(file_of(&f, 0, id0), 0);
+	r = nprof_ntff_reader_open(file_of(&f, 0, id0), NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	CHECK(r && find_record(r, NPROF_TARGET_CORE, 0, NEURONPROF_QT_INFER_STATUS, 0, &q) >= 0);
 	if (r) {
 		CHECK_INT(q.entry_count, 40);
@@ -458,7 +458,7 @@ TEST(reused_rings_wrap_and_sessions_serialize_out_of_order)
 		CHECK_INT(q.lost_count, 0);
 		nprof_ntff_reader_close(r);
 	}
-	r = nprof_ntff_reader_open(file_of(&f, 0, id1), 0);
+	r = nprof_ntff_reader_open(file_of(&f, 0, id1), NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	CHECK(r && find_record(r, NPROF_TARGET_CORE, 0, NEURONPROF_QT_INFER_STATUS, 0, &q) >= 0);
 	if (r) {
 		/* seq 45..63 delivered, 64..74 lost, 75..94 delivered. */

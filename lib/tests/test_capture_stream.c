@@ -240,7 +240,7 @@ TEST(streaming_keeps_the_heap_flat)
 	after = mallinfo2().uordblks;
 	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
 	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
-	r = nprof_ntff_reader_open(file_of(&f, 0, id), 0);
+	r = nprof_ntff_reader_open(file_of(&f, 0, id), NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	CHECK(r != NULL);
 	if (r) {
 		records = nprof_ntff_reader_queue_count(r);

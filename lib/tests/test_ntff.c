@@ -218,7 +218,7 @@ TEST(ntff_round_trip)
 	CHECK_INT(dir_entries(dir), 1);
 	CHECK(!stat(path, &st) && (st.st_mode & 0777) == (0644 & ~(mode_t)umask(022)));
 
-	r = nprof_ntff_reader_open(path, 0);
+	r = nprof_ntff_reader_open(path, NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	CHECK(r != NULL);
 	if (!r) {
 		printf("# %s\n", nprof_strerror_last());
@@ -356,7 +356,7 @@ TEST(ntff_consecutive_drains_share_a_record)
 	CHECK_INT(nprof_ntff_writer_finalize(w), 0);
 
 	snprintf(path, sizeof(path), "%s/m.ntff", dir);
-	r = nprof_ntff_reader_open(path, 0);
+	r = nprof_ntff_reader_open(path, NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	CHECK(r != NULL);
 	if (r) {
 		CHECK_INT(nprof_ntff_reader_queue_count(r), 4);
@@ -477,7 +477,7 @@ TEST(ntff_writer_abort_and_errors)
 	CHECK(w != NULL);
 	CHECK_INT(nprof_ntff_writer_finalize(w), 0);
 	{
-		struct nprof_ntff_reader *r = nprof_ntff_reader_open(path, 0);
+		struct nprof_ntff_reader *r = nprof_ntff_reader_open(path, NPROF_NTFF_READ_VERIFY_AT_OPEN);
 
 		CHECK(r != NULL);
 		if (r)
@@ -514,7 +514,7 @@ static int write_small(const char *name, unsigned int flags)
 /* @path reads back as the file write_small() writes: one queue of 8 entries. */
 static void check_small(const char *path)
 {
-	struct nprof_ntff_reader *r = nprof_ntff_reader_open(path, 0);
+	struct nprof_ntff_reader *r = nprof_ntff_reader_open(path, NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	struct nprof_ntff_queue q = { .size = sizeof(q) };
 
 	CHECK(r != NULL);
@@ -731,7 +731,7 @@ static void expect_reject_flags(const unsigned char *buf, size_t len, unsigned i
 
 static void expect_reject(const unsigned char *buf, size_t len, int err, const char *msg)
 {
-	expect_reject_flags(buf, len, 0, err, msg);
+	expect_reject_flags(buf, len, NPROF_NTFF_READ_VERIFY_AT_OPEN, err, msg);
 }
 
 TEST(ntff_rejects_damaged_files)
@@ -785,7 +785,7 @@ TEST(ntff_rejects_damaged_files)
 	b[0x60] = 1;	/* a later minor may use reserved bytes */
 	reseal(b);
 	{
-		struct nprof_ntff_reader *r = nprof_ntff_reader_open_mem(b, s.len, 0);
+		struct nprof_ntff_reader *r = nprof_ntff_reader_open_mem(b, s.len, NPROF_NTFF_READ_VERIFY_AT_OPEN);
 
 		CHECK(r != NULL);
 		if (r)
@@ -969,7 +969,13 @@ TEST(ntff_reader_open_errors)
 	CHECK(!nprof_ntff_reader_open_mem("x", 1, NPROF_NTFF_READ_NO_DATA_CSUM |
 					  NPROF_NTFF_READ_VERIFY_LAZY) && errno == EINVAL);
 	CHECK_STR(nprof_strerror_last(),
-		  "NPROF_NTFF_READ_NO_DATA_CSUM and NPROF_NTFF_READ_VERIFY_LAZY exclude each other");
+		  "NTFF reader flags 0x3 name more than one of NPROF_NTFF_READ_NO_DATA_CSUM, NPROF_NTFF_READ_VERIFY_LAZY and NPROF_NTFF_READ_VERIFY_AT_OPEN");
+	CHECK(!nprof_ntff_reader_open_mem("x", 1, NPROF_NTFF_READ_VERIFY_AT_OPEN |
+					  NPROF_NTFF_READ_VERIFY_LAZY) && errno == EINVAL);
+	CHECK(!nprof_ntff_reader_open_mem("x", 1, NPROF_NTFF_READ_VERIFY_AT_OPEN |
+					  NPROF_NTFF_READ_NO_DATA_CSUM) && errno == EINVAL);
+	CHECK(!nprof_ntff_reader_open_mem("x", 1, 0x8) && errno == EINVAL);
+	CHECK_STR(nprof_strerror_last(), "unknown NTFF reader flags 0x8");
 	if (!fresh_dir()) {
 		FAIL("mkdtemp");
 		return;
@@ -1145,7 +1151,7 @@ TEST(ntff_blocks_round_trip)
 	struct nprof_ntff_queue q = { .size = sizeof(q) };
 	const struct nprof_ntff_header *h;
 	struct nprof_ntff_entry_iter it;
-	struct nprof_ntff_reader *r, *lazy;
+	struct nprof_ntff_reader *r, *lazy, *dflt;
 	const unsigned char *e, *data;
 	unsigned char *file;
 	char path[PATH_MAX];
@@ -1158,10 +1164,12 @@ TEST(ntff_blocks_round_trip)
 	}
 	CHECK_INT(write_blocks_sample(dir, "b.ntff", path, sizeof(path)), 0);
 	file = read_whole(path, &flen);
-	r = nprof_ntff_reader_open(path, 0);
+	r = nprof_ntff_reader_open(path, NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	lazy = nprof_ntff_reader_open(path, NPROF_NTFF_READ_VERIFY_LAZY);
-	CHECK(r && lazy && file);
-	if (!r || !lazy || !file) {
+	/* The default mode is the one-pass mode, NPROF_NTFF_READ_VERIFY_LAZY. */
+	dflt = nprof_ntff_reader_open(path, 0);
+	CHECK(r && lazy && dflt && file);
+	if (!r || !lazy || !dflt || !file) {
 		printf("# %s\n", nprof_strerror_last());
 		goto out;
 	}
@@ -1200,19 +1208,25 @@ TEST(ntff_blocks_round_trip)
 				FAIL("record %zu: entry %llu is wrong", i, (unsigned long long)n - 1);
 		CHECK_INT(n, mb_recs[i].count);
 
-		/* A lazy reader gives no pointer to unverified entries. */
+		/* A one-pass reader gives no pointer to unverified entries. */
 		CHECK_INT(nprof_ntff_reader_queue(lazy, i, &q), 0);
 		CHECK(q.entries == NULL);
 		CHECK_INT(q.entry_count, mb_recs[i].count);
 		nprof_ntff_entry_iter_init(&it, &q);
 		CHECK(nprof_ntff_entry_iter_next(&it) == NULL);
+		CHECK_INT(nprof_ntff_reader_queue(dflt, i, &q), 0);
+		CHECK(q.entries == NULL);
+		CHECK_INT(q.entry_count, mb_recs[i].count);
 	}
 
-	/* The chunk iterator, both modes, the lazy one twice (blocks now known good). */
-	for (mode = 0; mode < 3; mode++) {
+	/*
+	 * The chunk iterator in every mode, the one-pass ones twice (blocks
+	 * now known good).
+	 */
+	for (mode = 0; mode < 5; mode++) {
 		crossing = 0;
 		for (i = 0; i < 3; i++) {
-			walk_chunks(mode ? lazy : r, i, &err, &crossing);
+			walk_chunks(!mode ? r : mode < 3 ? lazy : dflt, i, &err, &crossing);
 			CHECK_INT(err, 0);
 		}
 		/*
@@ -1241,6 +1255,7 @@ TEST(ntff_blocks_round_trip)
 		CHECK_INT(nprof_ntff_chunk_iter_next(&ci, &p), -EINVAL);
 	}
 out:
+	nprof_ntff_reader_close(dflt);
 	nprof_ntff_reader_close(r);
 	nprof_ntff_reader_close(lazy);
 	free(file);
@@ -1280,7 +1295,7 @@ TEST(ntff_blocks_default_size)
 		const void *p;
 		int n;
 
-		r = nprof_ntff_reader_open(path, mode ? NPROF_NTFF_READ_VERIFY_LAZY : 0);
+		r = nprof_ntff_reader_open(path, mode ? NPROF_NTFF_READ_VERIFY_LAZY : NPROF_NTFF_READ_VERIFY_AT_OPEN);
 		CHECK(r != NULL);
 		if (!r)
 			break;
@@ -1354,7 +1369,7 @@ TEST(ntff_commit_retried_after_a_failed_trailer)
 	CHECK_INT(nprof_ntff_writer_commit(&w, dirfd, "c.ntff"), 0);
 	CHECK(w == NULL);
 	nprof_ntff_writer_forget(w);
-	r = nprof_ntff_reader_open(path, 0);
+	r = nprof_ntff_reader_open(path, NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	CHECK(r != NULL);
 	if (r) {
 		h = nprof_ntff_reader_header(r);
@@ -1554,7 +1569,7 @@ TEST(ntff_blocks_rejects_bad_layout)
 			free(b);
 			b = with_block_size(&big, 8192, &len);
 			{
-				struct nprof_ntff_reader *r = nprof_ntff_reader_open_mem(b, len, 0);
+				struct nprof_ntff_reader *r = nprof_ntff_reader_open_mem(b, len, NPROF_NTFF_READ_VERIFY_AT_OPEN);
 
 				CHECK(r != NULL);
 				nprof_ntff_reader_close(r);
@@ -1567,33 +1582,46 @@ TEST(ntff_blocks_rejects_bad_layout)
 }
 
 /*
- * A bit flipped in data block @blk (at data offset @off): the default mode
- * refuses the file naming the block (and @where); the lazy mode opens it,
- * and for each record with entries in the block hands out every entry of
- * the earlier blocks, none of that block, and fails at the chunk that needs
- * it, naming the block and the record. Other records read completely.
+ * A bit flipped in data block @blk (at data offset @off): the verify-at-open
+ * mode refuses the file naming the block (and @where); the one-pass mode
+ * (the default, and NPROF_NTFF_READ_VERIFY_LAZY by name) opens it, and for
+ * each record with entries in the block hands out every entry of the
+ * earlier blocks, none of that block, and fails at the chunk that needs it,
+ * naming the block and the record. Other records read completely.
  */
+static void check_flip_one_pass(const struct nprof_ntff_header *hp, const unsigned char *b,
+				size_t len, unsigned int flags, uint64_t blk);
+
 static void check_flip(const struct sample *s, uint64_t off, uint64_t blk, const char *where)
 {
 	struct nprof_ntff_header h;
-	struct nprof_ntff_reader *r;
 	unsigned char *b = malloc(s->len);
-	uint64_t done, before;
-	int err, crossing = 0;
-	size_t i;
-	char msg[256];
+	int mode;
 
 	nprof_ntff_header_decode(s->buf, &h);
 	memcpy(b, s->buf, s->len);
 	b[h.data_offset + off] ^= 0x20;
 	expect_reject(b, s->len, EBADMSG, "data checksum mismatch: stored 0x");
 	expect_reject(b, s->len, EBADMSG, where);
+	for (mode = 0; mode < 2; mode++)
+		check_flip_one_pass(&h, b, s->len, mode ? NPROF_NTFF_READ_VERIFY_LAZY : 0, blk);
+	free(b);
+}
 
-	r = nprof_ntff_reader_open_mem(b, s->len, NPROF_NTFF_READ_VERIFY_LAZY);
+static void check_flip_one_pass(const struct nprof_ntff_header *hp, const unsigned char *b,
+				size_t len, unsigned int flags, uint64_t blk)
+{
+	const struct nprof_ntff_header h = *hp;
+	struct nprof_ntff_reader *r;
+	uint64_t done, before;
+	int err, crossing = 0;
+	size_t i;
+	char msg[256];
+
+	r = nprof_ntff_reader_open_mem(b, len, flags);
 	CHECK(r != NULL);
 	if (!r) {
 		printf("# %s\n", nprof_strerror_last());
-		free(b);
 		return;
 	}
 	for (i = 0; i < 3; i++) {
@@ -1630,7 +1658,6 @@ static void check_flip(const struct sample *s, uint64_t off, uint64_t blk, const
 		}
 	}
 	nprof_ntff_reader_close(r);
-	free(b);
 }
 
 TEST(ntff_blocks_detect_bit_flips)
@@ -1650,7 +1677,7 @@ TEST(ntff_blocks_detect_bit_flips)
 		   "in block 3 (bytes 12288..16383 of the data region, queue record 1 (DMA core 0 engine 1))");
 	/*
 	 * Block 1 holds the end of record 0 and the start of record 1: both
-	 * fail in the lazy mode, the default mode names the first.
+	 * fail in the one-pass mode, the verify-at-open mode names the first.
 	 */
 	check_flip(&s, 6400 + 100, 1,
 		   "in block 1 (bytes 4096..8191 of the data region, queue record 0 (TRACE core 0 engine 0))");
@@ -1773,7 +1800,7 @@ static struct nprof_ntff_reader *open_raw_file(const char *name, const struct np
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	if (ret)
 		FAIL("writing %s: %d: %s", path, ret, nprof_strerror_last());
-	else if (!(r = nprof_ntff_reader_open(path, 0)))
+	else if (!(r = nprof_ntff_reader_open(path, NPROF_NTFF_READ_VERIFY_AT_OPEN)))
 		FAIL("opening %s: %s", path, nprof_strerror_last());
 	if (!r) {
 		free(*ring);
@@ -1886,7 +1913,7 @@ TEST(ntff_old_files_read_as_not_raw)
 	CHECK(b != NULL);
 	put16(b, 10, 0);
 	reseal(b);
-	r = b ? nprof_ntff_reader_open_mem(b, len, 0) : NULL;
+	r = b ? nprof_ntff_reader_open_mem(b, len, NPROF_NTFF_READ_VERIFY_AT_OPEN) : NULL;
 	CHECK(r != NULL);
 	if (r) {
 		CHECK_INT(nprof_ntff_reader_header(r)->version_minor, 0);
@@ -1955,7 +1982,7 @@ TEST(ntff_code_names_round_trip)
 	CHECK_INT(load_named_sample(&s), 0);
 	if (!s.buf)
 		return;
-	r = nprof_ntff_reader_open_mem(s.buf, s.len, 0);
+	r = nprof_ntff_reader_open_mem(s.buf, s.len, NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	CHECK(r != NULL);
 	if (r) {
 		CHECK_INT(nprof_ntff_reader_header(r)->version_minor, 2);
@@ -2103,7 +2130,7 @@ TEST(ntff_code_names_reader_checks)
 		put16(b, 10, 1);
 		reseal(b);
 	}
-	r = b ? nprof_ntff_reader_open_mem(b, len, 0) : NULL;
+	r = b ? nprof_ntff_reader_open_mem(b, len, NPROF_NTFF_READ_VERIFY_AT_OPEN) : NULL;
 	CHECK(r != NULL);
 	if (r) {
 		out.num_code_names = 9;
@@ -2135,7 +2162,7 @@ TEST(ntff_code_names_decode_with_protoc)
 		free(s.buf);
 		return;
 	}
-	r = nprof_ntff_reader_open_mem(s.buf, s.len, 0);
+	r = nprof_ntff_reader_open_mem(s.buf, s.len, NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	CHECK(r != NULL);
 	if (r) {
 		m = nprof_ntff_reader_metadata(r, &mlen);
@@ -2177,7 +2204,7 @@ TEST(ntff_metadata_decodes_with_protoc)
 		return;
 	}
 	CHECK_INT(write_sample(dir, "p.ntff", path, sizeof(path)), 0);
-	r = nprof_ntff_reader_open(path, 0);
+	r = nprof_ntff_reader_open(path, NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	CHECK(r != NULL);
 	if (!r) {
 		rm_rf(dir);

@@ -89,7 +89,7 @@ TEST(static_internals_stay_the_library_s)
 	CHECK_INT(nprof_ntff_writer_finalize(w), 0);
 	snprintf(path, sizeof(path), "%s/static.ntff", dir);
 	/* The reader checks the header, every CRC32C and the metadata. */
-	r = nprof_ntff_reader_open(path, 0);
+	r = nprof_ntff_reader_open(path, NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	CHECK(r != NULL);
 	if (r) {
 		memset(&info, 0, sizeof(info));

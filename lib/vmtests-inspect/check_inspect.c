@@ -125,7 +125,7 @@ static int check_ntff(const char *path, char *keys, char *why, size_t wlen)
 	char *tok, *save = NULL;
 	int i, n;
 
-	r = nprof_ntff_reader_open(path, 0);
+	r = nprof_ntff_reader_open(path, NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	if (!r) {
 		snprintf(why, wlen, "%s", nprof_strerror_last());
 		return 0;
@@ -223,7 +223,7 @@ static int check_queues(const char *path, char *spec, char *why, size_t wlen)
 		}
 		least[t] = strtoull(ge + 2, NULL, 10);
 	}
-	r = nprof_ntff_reader_open(path, 0);
+	r = nprof_ntff_reader_open(path, NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	if (!r) {
 		snprintf(why, wlen, "%s", nprof_strerror_last());
 		return 0;

@@ -576,7 +576,7 @@ static void check_session(const char *outdir, const char *proto_dir, const struc
 	else
 		snprintf(tag, sizeof(tag), "core %u session %" PRIu64, s->core, s->id);
 	snprintf(path, sizeof(path), "%s/%s", outdir, s->file);
-	r = nprof_ntff_reader_open(path, 0);
+	r = nprof_ntff_reader_open(path, NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	result(r != NULL, "%s: %s opens and validates%s%s", tag, s->file, r ? "" : ": ",
 	       r ? "" : nprof_strerror_last());
 	if (!r)

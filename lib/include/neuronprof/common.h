@@ -23,7 +23,7 @@ extern "C" {
 
 /* Version of the library these headers belong to. */
 #define NPROF_VERSION_MAJOR 1
-#define NPROF_VERSION_MINOR 2
+#define NPROF_VERSION_MINOR 3
 #define NPROF_VERSION_PATCH 0
 
 /* NPROF_VERSION_CODE(1, 0, 0): one integer that orders versions. */
@@ -56,7 +56,7 @@ NPROF_API unsigned int nprof_version(void);
 /**
  * nprof_version_string() - version of the running library as text.
  *
- * Return: a static string such as "1.2.0". Never fails.
+ * Return: a static string such as "1.3.0". Never fails.
  */
 NPROF_API const char *nprof_version_string(void);
 

@@ -15,10 +15,12 @@
  * are computed over the same memory. The file appears under its final name only
  * when complete (temporary name, fsync, rename, fsync of the directory).
  *
- * Reader: maps the file and validates everything before returning; accessors
- * return pointers into the mapping. In the one-pass mode
- * (NPROF_NTFF_READ_VERIFY_LAZY) the data blocks are verified instead by the
- * chunk iterator, each just before its entries are handed out.
+ * Reader: maps the file and validates everything but the data blocks before
+ * returning; accessors return pointers into the mapping. By default (one
+ * pass, library 1.3) the chunk iterator verifies each data block just before
+ * its entries are handed out. With NPROF_NTFF_READ_VERIFY_AT_OPEN every
+ * block is verified at open instead, and each record's entries pointer is
+ * given (two passes over the data).
  */
 #ifndef NEURONPROF_NTFF_H
 #define NEURONPROF_NTFF_H
@@ -333,9 +335,10 @@ struct nprof_ntff_queue_desc {
  * @entries: its first entry, inside the reader's mapping; entries follow
  *	every @entry_size bytes. Aligned to 8 bytes for files opened with
  *	nprof_ntff_reader_open(); for nprof_ntff_reader_open_mem() the alignment
- *	follows that of the buffer. NULL for a reader opened with
- *	NPROF_NTFF_READ_VERIFY_LAZY, whose entries are unverified until the
- *	chunk iterator hands them out (nprof_ntff_chunk_iter_next()).
+ *	follows that of the buffer. Given only by a reader opened with
+ *	NPROF_NTFF_READ_VERIFY_AT_OPEN or NPROF_NTFF_READ_NO_DATA_CSUM; NULL
+ *	for the default one-pass reader, whose entries are unverified until
+ *	the chunk iterator hands them out (nprof_ntff_chunk_iter_next()).
  */
 struct nprof_ntff_queue {
 	size_t size;
@@ -470,9 +473,14 @@ NPROF_API void nprof_ntff_writer_abort(struct nprof_ntff_writer *w);
 
 struct nprof_ntff_reader;
 
-/* Flags of nprof_ntff_reader_open(). */
+/*
+ * Flags of nprof_ntff_reader_open(): at most one of them, naming the mode.
+ * None is the one-pass mode, NPROF_NTFF_READ_VERIFY_LAZY by name (kept for
+ * programs written for library 1.0-1.2, where it had to be asked for).
+ */
 #define NPROF_NTFF_READ_NO_DATA_CSUM	(1u << 0)	/* skip the data blocks' checksums (quick look) */
 #define NPROF_NTFF_READ_VERIFY_LAZY	(1u << 1)	/* verify data blocks as the chunk iterator reaches them */
+#define NPROF_NTFF_READ_VERIFY_AT_OPEN	(1u << 2)	/* verify every data block at open; entries pointers */
 
 /**
  * nprof_ntff_reader_open() - map and validate an NTFF file.
@@ -488,20 +496,32 @@ struct nprof_ntff_reader;
  * block type, entry size (multiple of 8, >= 16, <= block size), byte range
  * inside the data region, length equal to entry_count * entry_size,
  * first/last seq equal to the seq of its first/last entry and
- * last_seq - first_seq + 1 >= entry_count; then the checksum of every data
- * block.
+ * last_seq - first_seq + 1 >= entry_count.
  *
- * With NPROF_NTFF_READ_NO_DATA_CSUM the data blocks are not checked at all
- * (corruption of entries goes unnoticed). With NPROF_NTFF_READ_VERIFY_LAZY
- * (one pass over the data instead of two) everything but the data blocks is
- * validated here, nprof_ntff_reader_queue() gives no entries pointer, and
- * nprof_ntff_chunk_iter_next() verifies each block, once, before handing
- * out any entry from it. The two flags exclude each other.
+ * The data blocks, by mode:
  *
- * Return: the reader, or NULL with errno: EINVAL (flags), EBADMSG (any
- * validation failure; the message says which check and the values),
- * EPROTONOSUPPORT (unknown major version), ENOMEM, or the errno of
- * open/fstat/mmap.
+ * - default (0, or NPROF_NTFF_READ_VERIFY_LAZY): one pass over the data.
+ *   nprof_ntff_reader_queue() gives no entries pointer, and
+ *   nprof_ntff_chunk_iter_next() verifies each block, once, before handing
+ *   out any entry from it; a damaged block is reported there (-EBADMSG),
+ *   when the walk reaches it.
+ * - NPROF_NTFF_READ_VERIFY_AT_OPEN: the checksum of every data block is
+ *   checked here, so a damaged file fails at open, and
+ *   nprof_ntff_reader_queue() gives each record's entries pointer. A file
+ *   larger than the CPU caches is then read from memory twice (here, and
+ *   again by the caller).
+ * - NPROF_NTFF_READ_NO_DATA_CSUM: the data blocks are not checked at all
+ *   (corruption of entries goes unnoticed); entries pointers are given.
+ *
+ * Up to library 1.2, flags 0 meant NPROF_NTFF_READ_VERIFY_AT_OPEN; programs
+ * linked against those versions (symbol version NEURONPROF_1.0) keep that
+ * meaning. A program rebuilt against 1.3 that uses entries pointers must ask
+ * for NPROF_NTFF_READ_VERIFY_AT_OPEN (or move to the chunk iterator).
+ *
+ * Return: the reader, or NULL with errno: EINVAL (an unknown flag, or more
+ * than one), EBADMSG (any validation failure; the message says which check
+ * and the values), EPROTONOSUPPORT (unknown major version), ENOMEM, or the
+ * errno of open/fstat/mmap.
  */
 NPROF_API struct nprof_ntff_reader *nprof_ntff_reader_open(const char *path, unsigned int flags);
 
@@ -560,9 +580,11 @@ NPROF_API int nprof_ntff_reader_queue(const struct nprof_ntff_reader *r, size_t 
 NPROF_API const void *nprof_ntff_reader_metadata(const struct nprof_ntff_reader *r, size_t *len);
 
 /*
- * struct nprof_ntff_entry_iter - walks the entries of one queue record (of a
- * reader opened without NPROF_NTFF_READ_VERIFY_LAZY; a record without an
- * entries pointer yields nothing):
+ * struct nprof_ntff_entry_iter - walks the entries of one queue record of a
+ * reader opened with NPROF_NTFF_READ_VERIFY_AT_OPEN or
+ * NPROF_NTFF_READ_NO_DATA_CSUM, the modes that give entries pointers (a
+ * record without one, as in the default one-pass mode, yields nothing: use
+ * struct nprof_ntff_chunk_iter there):
  *
  *	struct nprof_ntff_entry_iter it;
  *	const struct neuronprof_notification *n;
@@ -599,8 +621,8 @@ static inline const void *nprof_ntff_entry_iter_next(struct nprof_ntff_entry_ite
 /*
  * struct nprof_ntff_chunk_iter - walks the entries of one queue record in
  * chunks, verifying each data block before any of its entries is handed
- * out; the one-pass way to read a file opened with
- * NPROF_NTFF_READ_VERIFY_LAZY (it works in every mode):
+ * out; the way to read the entries of a reader in the default one-pass mode
+ * (it works in every mode):
  *
  *	struct nprof_ntff_chunk_iter it;
  *	const unsigned char *p;
@@ -645,7 +667,7 @@ NPROF_API int nprof_ntff_chunk_iter_init(struct nprof_ntff_chunk_iter *it,
  * against the block table before it is returned (unless the reader was
  * opened with NPROF_NTFF_READ_NO_DATA_CSUM); a block is verified once per
  * reader, whichever record or iterator reaches it first. A reader opened
- * without NPROF_NTFF_READ_VERIFY_LAZY verified every block at open.
+ * with NPROF_NTFF_READ_VERIFY_AT_OPEN verified every block at open.
  *
  * Return: the number of entries in the chunk (> 0); 0 after the last one;
  * -EINVAL (NULL argument); -EBADMSG if a block fails its checksum (the

@@ -5,12 +5,15 @@
  * need to check bounds again. Every refusal says which check failed and
  * with what values.
  *
- * The data region is covered by one CRC32C per block. By default every
- * block is verified at open, which reads the data once before the caller
- * iterates it a second time. With NPROF_NTFF_READ_VERIFY_LAZY open checks
- * everything but the blocks, and the chunk iterator verifies each block
- * right before handing out its entries, while the block is still in the
- * CPU cache for the caller: one pass over memory instead of two.
+ * The data region is covered by one CRC32C per block. By default (library
+ * 1.3) open checks everything but the blocks, and the chunk iterator
+ * verifies each block right before handing out its entries, while the block
+ * is still in the CPU cache for the caller: one pass over memory. With
+ * NPROF_NTFF_READ_VERIFY_AT_OPEN (what flags 0 meant up to library 1.2, and
+ * still means to programs linked against those: see the compatibility
+ * versions at the end) every block is verified at open, which reads the data
+ * once before the caller iterates it a second time, and the entries
+ * pointers are handed out.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -44,7 +47,9 @@ struct nprof_ntff_reader {
 	const char *what;		/* file name or "buffer", for messages */
 };
 
-#define READ_FLAGS	(NPROF_NTFF_READ_NO_DATA_CSUM | NPROF_NTFF_READ_VERIFY_LAZY)
+/* The three modes; a caller names at most one (none: one pass). */
+#define READ_FLAGS	(NPROF_NTFF_READ_NO_DATA_CSUM | NPROF_NTFF_READ_VERIFY_LAZY | \
+			 NPROF_NTFF_READ_VERIFY_AT_OPEN)
 
 #define BAD(r, fmt, ...) nprof_err(EBADMSG, "%s: " fmt, (r)->what, ##__VA_ARGS__)
 
@@ -454,9 +459,13 @@ static struct nprof_ntff_reader *reader_new(const char *what, unsigned int flags
 
 	if (flags & ~READ_FLAGS)
 		return nprof_err_ptr(EINVAL, "unknown NTFF reader flags 0x%x", flags & ~READ_FLAGS);
-	if ((flags & READ_FLAGS) == READ_FLAGS)
+	if (flags & (flags - 1))
 		return nprof_err_ptr(EINVAL,
-				     "NPROF_NTFF_READ_NO_DATA_CSUM and NPROF_NTFF_READ_VERIFY_LAZY exclude each other");
+				     "NTFF reader flags 0x%x name more than one of NPROF_NTFF_READ_NO_DATA_CSUM, NPROF_NTFF_READ_VERIFY_LAZY and NPROF_NTFF_READ_VERIFY_AT_OPEN",
+				     flags);
+	/* The default is the one-pass mode: from here on it is named. */
+	if (!flags)
+		flags = NPROF_NTFF_READ_VERIFY_LAZY;
 	r = calloc(1, sizeof(*r));
 	if (r)
 		r->what = strdup(what);
@@ -480,8 +489,7 @@ static struct nprof_ntff_reader *reader_finish(struct nprof_ntff_reader *r)
 	return r;
 }
 
-NPROF_API struct nprof_ntff_reader *nprof_ntff_reader_open_mem(const void *buf, size_t len,
-							       unsigned int flags)
+static struct nprof_ntff_reader *reader_open_mem(const void *buf, size_t len, unsigned int flags)
 {
 	struct nprof_ntff_reader *r;
 
@@ -495,7 +503,7 @@ NPROF_API struct nprof_ntff_reader *nprof_ntff_reader_open_mem(const void *buf, 
 	return reader_finish(r);
 }
 
-NPROF_API struct nprof_ntff_reader *nprof_ntff_reader_open(const char *path, unsigned int flags)
+static struct nprof_ntff_reader *reader_open(const char *path, unsigned int flags)
 {
 	struct nprof_ntff_reader *r;
 	struct stat st;
@@ -645,7 +653,7 @@ NPROF_API int nprof_ntff_reader_queue(const struct nprof_ntff_reader *r, size_t 
 	out.last_seq = t->last_seq;
 	out.data_offset = t->data_offset;
 	out.data_length = t->data_length;
-	/* A lazy reader has not verified them: only the chunk iterator may. */
+	/* A one-pass reader has not verified them: only the chunk iterator may. */
 	out.entries = r->flags & NPROF_NTFF_READ_VERIFY_LAZY ? NULL : r->data + t->data_offset;
 	memcpy(q, &out, sizeof(out));
 	return 0;
@@ -714,4 +722,53 @@ NPROF_API int nprof_ntff_chunk_iter_next(struct nprof_ntff_chunk_iter *it, const
 	*entries = r->data + pos;
 	it->pos = pos + n * es;
 	return (int)n;
+}
+
+/*
+ * The exported open functions, by symbol version. Up to library 1.2
+ * (NEURONPROF_1.0) flags 0 verified every data block at open and handed
+ * out entries pointers; programs linked against those versions keep exactly
+ * that. Programs built against 1.3 bind to the default versions
+ * (NEURONPROF_1.3), whose flags 0 reads in one pass. Only the shared
+ * library has symbol versions: a static link takes the default version, and
+ * the archive makes the rest local (lib/Makefile).
+ */
+#define SYMVER(name, node) NPROF_API __attribute__((symver(#name "@" node)))
+
+static unsigned int flags_v1_0(unsigned int flags)
+{
+	return flags ? flags : NPROF_NTFF_READ_VERIFY_AT_OPEN;
+}
+
+SYMVER(nprof_ntff_reader_open, "NEURONPROF_1.0")
+struct nprof_ntff_reader *nprof_symver_ntff_reader_open_1_0(const char *path, unsigned int flags);
+SYMVER(nprof_ntff_reader_open, "@NEURONPROF_1.3")
+struct nprof_ntff_reader *nprof_symver_ntff_reader_open_1_3(const char *path, unsigned int flags);
+SYMVER(nprof_ntff_reader_open_mem, "NEURONPROF_1.0")
+struct nprof_ntff_reader *nprof_symver_ntff_reader_open_mem_1_0(const void *buf, size_t len,
+								unsigned int flags);
+SYMVER(nprof_ntff_reader_open_mem, "@NEURONPROF_1.3")
+struct nprof_ntff_reader *nprof_symver_ntff_reader_open_mem_1_3(const void *buf, size_t len,
+								unsigned int flags);
+
+struct nprof_ntff_reader *nprof_symver_ntff_reader_open_1_0(const char *path, unsigned int flags)
+{
+	return reader_open(path, flags_v1_0(flags));
+}
+
+struct nprof_ntff_reader *nprof_symver_ntff_reader_open_1_3(const char *path, unsigned int flags)
+{
+	return reader_open(path, flags);
+}
+
+struct nprof_ntff_reader *nprof_symver_ntff_reader_open_mem_1_0(const void *buf, size_t len,
+								unsigned int flags)
+{
+	return reader_open_mem(buf, len, flags_v1_0(flags));
+}
+
+struct nprof_ntff_reader *nprof_symver_ntff_reader_open_mem_1_3(const void *buf, size_t len,
+								unsigned int flags)
+{
+	return reader_open_mem(buf, len, flags);
 }

@@ -377,7 +377,12 @@ static int open_file(struct prof_file *f, char *path)
 	int n;
 
 	f->path = path;
-	f->reader = nprof_ntff_reader_open(path, 0);
+	/*
+	 * Every block verified at open: the analyses walk queues several
+	 * times through entries pointers, and a damaged file fails here, never
+	 * part-way through a command (Documentation/design.rst).
+	 */
+	f->reader = nprof_ntff_reader_open(path, NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	if (!f->reader) {
 		/* The library's message names the file and the failed check. */
 		file_problem("%s", nprof_strerror_last());
