@@ -1266,7 +1266,8 @@ TEST(ntff_blocks_default_size)
 {
 	struct nprof_ntff_queue_desc qd = { .size = sizeof(qd), .queue_type = NEURONPROF_QT_TRACE,
 					     .entry_size = ENTRY };
-	const size_t per = 1024, appends = 10;	/* 10 x 64 KiB: 2.5 blocks of 256 KiB */
+	/* 10 x 62.5 KiB: 39 blocks of 16 KiB and 1 KiB of a 40th. */
+	const size_t per = 1000, appends = 10, blocks = 40, last = 16;
 	const struct nprof_ntff_header *h;
 	struct nprof_ntff_reader *r;
 	struct nprof_ntff_writer *w;
@@ -1300,19 +1301,20 @@ TEST(ntff_blocks_default_size)
 		if (!r)
 			break;
 		h = nprof_ntff_reader_header(r);
-		CHECK_INT(h->block_size, 256 * 1024);
+		CHECK_INT(h->block_size, 16 * 1024);
+		CHECK_INT(h->block_size, NPROF_NTFF_BLOCK_SIZE_DEFAULT);
 		CHECK_INT(h->data_length, appends * per * ENTRY);
-		CHECK_INT(h->block_table_length, 3 * 4);
+		CHECK_INT(h->block_table_length, blocks * 4);
 		CHECK_INT(walk_chunks(r, 0, &err, &crossing), appends * per);
 		CHECK_INT(err, 0);
 		CHECK_INT(crossing, 0);
-		/* One chunk per block: 256 KiB, 256 KiB, 128 KiB. */
+		/* One chunk per block: 16 KiB (256 entries) each, then 1 KiB. */
 		nprof_ntff_chunk_iter_init(&it, r, 0);
 		while ((n = nprof_ntff_chunk_iter_next(&it, &p)) > 0)
-			CHECK_INT(n, (chunks++ % 3 == 2 ? 2048 : 4096));
+			CHECK_INT(n, (chunks++ % blocks == blocks - 1 ? last : 256));
 		nprof_ntff_reader_close(r);
 	}
-	CHECK_INT(chunks, 6);
+	CHECK_INT(chunks, 2 * blocks);
 out:
 	rm_rf(dir);
 }
@@ -1327,7 +1329,7 @@ TEST(ntff_commit_retried_after_a_failed_trailer)
 {
 	struct nprof_ntff_queue_desc qd = { .size = sizeof(qd), .queue_type = NEURONPROF_QT_TRACE,
 					     .entry_size = ENTRY };
-	const size_t per = 1024, appends = 10;	/* 2.5 blocks of 256 KiB */
+	const size_t per = 1000, appends = 10;	/* 39 blocks of 16 KiB and part of a 40th */
 	struct rlimit old, tiny;
 	const struct nprof_ntff_header *h;
 	struct nprof_ntff_reader *r;
@@ -1374,7 +1376,7 @@ TEST(ntff_commit_retried_after_a_failed_trailer)
 	if (r) {
 		h = nprof_ntff_reader_header(r);
 		CHECK_INT(h->data_length, appends * per * ENTRY);
-		CHECK_INT(h->block_table_length, 3 * 4);
+		CHECK_INT(h->block_table_length, 40 * 4);
 		CHECK_INT(walk_chunks(r, 0, &err, &crossing), appends * per);
 		CHECK_INT(err, 0);
 		nprof_ntff_reader_close(r);
@@ -1413,6 +1415,58 @@ TEST(ntff_blocks_writer_rules)
 		      "NTFF block size must be set before the first append");
 	nprof_ntff_writer_abort(w);
 	free(e);
+	rm_rf(dir);
+}
+
+/*
+ * Without a block size set, the first data of entries larger than the
+ * default block gets blocks of the next power of two; later, larger entries
+ * are refused; the file reads back in every mode.
+ */
+TEST(ntff_blocks_fit_large_entries)
+{
+	const uint32_t big = 3 * NPROF_NTFF_BLOCK_SIZE_DEFAULT / 2 + 8;
+	struct nprof_ntff_queue_desc qd = { .size = sizeof(qd), .queue_type = NEURONPROF_QT_TRACE,
+					     .entry_size = big };
+	struct nprof_ntff_queue_desc qs = qd;
+	unsigned char *e = make_entries(5, big, 0), *huge = make_entries(1, 4 * big, 10);
+	const struct nprof_ntff_header *h;
+	struct nprof_ntff_reader *r;
+	struct nprof_ntff_writer *w;
+	char path[PATH_MAX];
+	int err, crossing = 0, mode;
+
+	if (!fresh_dir() || !e || !huge) {
+		FAIL("mkdtemp or malloc");
+		goto out;
+	}
+	w = nprof_ntff_writer_create(dir, "big.ntff", 0);
+	CHECK(w != NULL);
+	if (!w)
+		goto out;
+	/* An empty record first: it has no data, so it does not decide. */
+	qs.entry_size = ENTRY;
+	CHECK_INT(nprof_ntff_writer_append(w, &qs, NULL, 0, NULL, 0), 0);
+	CHECK_INT(nprof_ntff_writer_append(w, &qd, e, 5 * (size_t)big, NULL, 0), 1);	/* record 1 */
+	qs.entry_size = 4 * big;
+	CHECK_ERR_MSG(nprof_ntff_writer_append(w, &qs, huge, 4 * (size_t)big, NULL, 0), EINVAL,
+		      "entry size 98336 exceeds the file's block size 32768");
+	CHECK_INT(nprof_ntff_writer_finalize(w), 0);
+	snprintf(path, sizeof(path), "%s/big.ntff", dir);
+	for (mode = 0; mode < 2; mode++) {
+		r = nprof_ntff_reader_open(path, mode ? 0 : NPROF_NTFF_READ_VERIFY_AT_OPEN);
+		CHECK(r != NULL);
+		if (!r)
+			break;
+		h = nprof_ntff_reader_header(r);
+		CHECK_INT(h->block_size, 2 * NPROF_NTFF_BLOCK_SIZE_DEFAULT);
+		CHECK_INT(walk_chunks(r, 1, &err, &crossing), 5);
+		CHECK_INT(err, 0);
+		nprof_ntff_reader_close(r);
+	}
+out:
+	free(e);
+	free(huge);
 	rm_rf(dir);
 }
 

@@ -59,14 +59,16 @@
  */
 #define NTFF_WRITE_ALIGN	4096u
 
-/* Every entry the writer accepts fits in one block of the default size. */
-_Static_assert(NTFF_MAX_ENTRY_SIZE <= NPROF_NTFF_BLOCK_SIZE_DEFAULT, "NTFF entry larger than a block");
+/* Every entry the writer accepts fits in a block it may choose. */
+_Static_assert(NTFF_MAX_ENTRY_SIZE <= NPROF_NTFF_BLOCK_SIZE_MAX, "NTFF entry larger than a block");
 
 /*
  * Use @block_size (a power of two in [NPROF_NTFF_BLOCK_SIZE_MIN,
  * NPROF_NTFF_BLOCK_SIZE_MAX]) instead of the default; only before the first
- * append. Appends of entries larger than a block are then refused. Not
- * exported: tests and the fuzz corpus use it to make many-block files small.
+ * append. Appends of entries larger than a block are then refused (without
+ * it, the first data appended may raise the block size to its entry size).
+ * Not exported: tests and the fuzz corpus use it to make many-block files
+ * small.
  */
 int nprof_ntff_writer_set_block_size(struct nprof_ntff_writer *w, uint32_t block_size);
 

@@ -37,6 +37,7 @@ struct nprof_ntff_writer {
 	char *error_msg;		/* its message, replayed by later calls */
 	uint64_t data_len;
 	uint32_t block_size;		/* a power of two */
+	bool block_size_set;		/* by nprof_ntff_writer_set_block_size() */
 	uint32_t block_csum;		/* CRC32C of the partial block at data_len */
 	uint32_t *blocks;		/* CRC32C of each complete block */
 	size_t nblocks;
@@ -131,6 +132,7 @@ int nprof_ntff_writer_set_block_size(struct nprof_ntff_writer *w, uint32_t block
 		return nprof_err(EINVAL, "NTFF block size %u is not a power of two in [%u, %u]",
 				 block_size, NPROF_NTFF_BLOCK_SIZE_MIN, NPROF_NTFF_BLOCK_SIZE_MAX);
 	w->block_size = block_size;
+	w->block_size_set = true;
 	return 0;
 }
 
@@ -459,6 +461,13 @@ NPROF_API int nprof_ntff_writer_append(struct nprof_ntff_writer *w,
 	if (es < NTFF_MIN_ENTRY_SIZE || es % 8 || es > NTFF_MAX_ENTRY_SIZE)
 		return nprof_err(EINVAL, "entry size %zu is not a multiple of 8 in [%d, %u]", es,
 				 NTFF_MIN_ENTRY_SIZE, NTFF_MAX_ENTRY_SIZE);
+	/*
+	 * The default blocks hold the entries of every device there is (64
+	 * bytes); the first data of larger entries gets blocks that fit them.
+	 */
+	if (es > w->block_size && !w->data_len && !w->block_size_set && (len0 || len1))
+		while (w->block_size < es)
+			w->block_size <<= 1;
 	if (es > w->block_size)
 		return nprof_err(EINVAL, "entry size %zu exceeds the file's block size %u", es,
 				 w->block_size);
