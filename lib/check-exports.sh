@@ -42,7 +42,7 @@ if [ "$archive" -eq 1 ]; then
 	# "value type name" lines; keep the names.
 	"$NM" -g --defined-only "$lib" > "$tmp/nm" ||
 		{ echo "check-exports: $NM cannot read $lib" >&2; exit 1; }
-	awk 'NF == 3 { print $3 }' "$tmp/nm" | sed 's/@@.*//' | sort > "$tmp/names"
+	awk 'NF == 3 { print $3 }' "$tmp/nm" | sort > "$tmp/names"
 	if ! diff -u "$tmp/map" "$tmp/names" > "$tmp/diff"; then
 		echo "check-exports: the global symbols of $lib differ from $map (- map only, + archive only):" >&2
 		sed -n 's/^\([-+][A-Za-z_]\)/\1/p' "$tmp/diff" | grep -v '^[-+][-+]' >&2 || true

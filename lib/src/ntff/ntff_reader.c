@@ -733,23 +733,28 @@ NPROF_API int nprof_ntff_chunk_iter_next(struct nprof_ntff_chunk_iter *it, const
  * library has symbol versions: a static link takes the default version, and
  * the archive makes the rest local (lib/Makefile).
  */
-#define SYMVER(name, node) NPROF_API __attribute__((symver(#name "@" node)))
-
 static unsigned int flags_v1_0(unsigned int flags)
 {
 	return flags ? flags : NPROF_NTFF_READ_VERIFY_AT_OPEN;
 }
 
-SYMVER(nprof_ntff_reader_open, "NEURONPROF_1.0")
-struct nprof_ntff_reader *nprof_symver_ntff_reader_open_1_0(const char *path, unsigned int flags);
-SYMVER(nprof_ntff_reader_open, "@NEURONPROF_1.3")
-struct nprof_ntff_reader *nprof_symver_ntff_reader_open_1_3(const char *path, unsigned int flags);
-SYMVER(nprof_ntff_reader_open_mem, "NEURONPROF_1.0")
-struct nprof_ntff_reader *nprof_symver_ntff_reader_open_mem_1_0(const void *buf, size_t len,
-								unsigned int flags);
-SYMVER(nprof_ntff_reader_open_mem, "@NEURONPROF_1.3")
-struct nprof_ntff_reader *nprof_symver_ntff_reader_open_mem_1_3(const void *buf, size_t len,
-								unsigned int flags);
+/* The .symver directive: gcc and clang both take it (clang has no symver attribute). */
+#define SYMVER(impl, versioned) __asm__(".symver " #impl ", " versioned)
+
+NPROF_API struct nprof_ntff_reader *nprof_symver_ntff_reader_open_1_0(const char *path,
+								   unsigned int flags);
+NPROF_API struct nprof_ntff_reader *nprof_symver_ntff_reader_open_1_3(const char *path,
+								   unsigned int flags);
+NPROF_API struct nprof_ntff_reader *nprof_symver_ntff_reader_open_mem_1_0(const void *buf,
+								       size_t len,
+								       unsigned int flags);
+NPROF_API struct nprof_ntff_reader *nprof_symver_ntff_reader_open_mem_1_3(const void *buf,
+								       size_t len,
+								       unsigned int flags);
+SYMVER(nprof_symver_ntff_reader_open_1_0, "nprof_ntff_reader_open@NEURONPROF_1.0");
+SYMVER(nprof_symver_ntff_reader_open_1_3, "nprof_ntff_reader_open@@NEURONPROF_1.3");
+SYMVER(nprof_symver_ntff_reader_open_mem_1_0, "nprof_ntff_reader_open_mem@NEURONPROF_1.0");
+SYMVER(nprof_symver_ntff_reader_open_mem_1_3, "nprof_ntff_reader_open_mem@@NEURONPROF_1.3");
 
 struct nprof_ntff_reader *nprof_symver_ntff_reader_open_1_0(const char *path, unsigned int flags)
 {
