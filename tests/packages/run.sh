@@ -160,10 +160,13 @@ check "neuronprof-dkms prerm runs dkms remove --all" \
 for p in libneuronprof1 libnrtprof1; do
 	dpkg-deb -e "$(deb_file $p)" "$work/$p-control"
 done
-check "libneuronprof1 has a symbols file for libneuronprof.so.1 (version nodes NEURONPROF_1.0 at 1.0.0, NEURONPROF_1.1 at 1.1.0) and a trigger for ldconfig" \
+check "libneuronprof1 has a symbols file for libneuronprof.so.1 (version nodes NEURONPROF_1.0 at 1.0.0, NEURONPROF_1.1 at 1.1.0, NEURONPROF_1.3 at 1.3.0, the reader's open in both 1.0 and 1.3) and a trigger for ldconfig" \
 	bash -c 'grep -q "^libneuronprof.so.1 libneuronprof1 " "$1/symbols" && grep -q "^ NEURONPROF_1.0@NEURONPROF_1.0 1.0.0" "$1/symbols" &&
 		grep -q "^ NEURONPROF_1.1@NEURONPROF_1.1 1.1.0" "$1/symbols" &&
 		grep -q "^ nprof_capture_session_sync@NEURONPROF_1.1 1.1.0" "$1/symbols" &&
+		grep -q "^ NEURONPROF_1.3@NEURONPROF_1.3 1.3.0" "$1/symbols" &&
+		grep -q "^ nprof_ntff_reader_open@NEURONPROF_1.0 1.0.0" "$1/symbols" &&
+		grep -q "^ nprof_ntff_reader_open@NEURONPROF_1.3 1.3.0" "$1/symbols" &&
 		grep -q "ldconfig" "$1/triggers"' _ "$work/libneuronprof1-control"
 check "libnrtprof1 has a symbols file for libnrtprof.so.1 (version node NRT_2.0.0)" \
 	bash -c 'grep -q "^libnrtprof.so.1 libnrtprof1 " "$1/symbols" && grep -q "NRT_2.0.0@NRT_2.0.0" "$1/symbols"' \
