@@ -43,7 +43,7 @@ struct nprof_ntff_reader {
 	uint64_t nblocks;
 	unsigned int block_shift;	/* log2 of the block size */
 	unsigned int flags;
-	uint64_t *verified;		/* bit per block, lazy mode only */
+	uint64_t *verified;		/* bit per block, one-pass mode only */
 	const char *what;		/* file name or "buffer", for messages */
 };
 
@@ -330,7 +330,7 @@ static int validate_trace(struct nprof_ntff_reader *r, size_t i, const Neuronpro
 		int ret;
 
 		/*
-		 * The entries' blocks are not verified yet (a lazy reader never
+		 * The entries' blocks are not verified yet (a one-pass reader never
 		 * verifies them here): if the seqs disagree, a corrupt block is
 		 * the better diagnosis.
 		 */
