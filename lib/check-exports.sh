@@ -95,11 +95,13 @@ fi
 grep '@' "$tmp/dyn" | grep -v '@@' | while IFS=@ read -r name node; do
 	new=$(grep "^$name@@" "$tmp/dyn" | sed 's/.*@@//')
 	if [ -z "$new" ] || [ "$(printf '%s\n%s\n' "${node##*_}" "${new##*_}" | sort -V | tail -n 1)" = "${node##*_}" ]; then
-		echo "check-exports: $name@$node is an old version with no default version in a newer node" >&2
-		echo x
+		echo "check-exports: $name@$node is an old version with no default version in a newer node"
 	fi
 done > "$tmp/orphans"
-[ -s "$tmp/orphans" ] && status=1
+if [ -s "$tmp/orphans" ]; then
+	cat "$tmp/orphans" >&2
+	status=1
+fi
 # The nodes: those of the list, oldest first, each inheriting the one before.
 awk '{ print $1 }' "$tmp/nodes" > "$tmp/lib-nodes"
 if ! diff -u "$tmp/abi-nodes" "$tmp/lib-nodes" > "$tmp/diff"; then

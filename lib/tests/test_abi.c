@@ -20,14 +20,36 @@ TEST(abi_version)
 	CHECK_STR(nprof_version_string(), "1.3.0");
 }
 
+/*
+ * A file of one queue record, @len bytes of 16-byte @entries, in a new
+ * directory made from the template @dir; its path in @path. 0, or -1 after
+ * a failed check (the directory removed).
+ */
+static int write_sample(char *dir, const char *name, const void *entries, size_t len,
+			char *path, size_t plen)
+{
+	struct nprof_ntff_queue_desc qd = { .size = sizeof(qd), .queue_type = 1, .entry_size = 16 };
+	struct nprof_ntff_writer *w;
+
+	CHECK(mkdtemp(dir) != NULL);
+	w = nprof_ntff_writer_create(dir, name, 0);
+	CHECK(w != NULL);
+	if (!w) {
+		rmdir(dir);
+		return -1;
+	}
+	CHECK_INT(nprof_ntff_writer_append(w, &qd, entries, len, NULL, 0), 0);
+	CHECK_INT(nprof_ntff_writer_finalize(w), 0);
+	snprintf(path, plen, "%s/%s", dir, name);
+	return 0;
+}
+
 TEST(abi_config_and_ntff)
 {
 	struct nprof_inspect_config *cfg = nprof_inspect_config_allocate();
-	struct nprof_ntff_queue_desc qd = { .size = sizeof(qd), .queue_type = 1, .entry_size = 16 };
 	struct nprof_ntff_queue q = { .size = sizeof(q) };
 	uint64_t entries[2][2] = { { 10, 7 }, { 11, 8 } };
 	char dir[] = "/tmp/nprof-test-abi-XXXXXX", path[PATH_MAX];
-	struct nprof_ntff_writer *w;
 	struct nprof_ntff_reader *r;
 
 	CHECK(cfg != NULL);
@@ -35,14 +57,8 @@ TEST(abi_config_and_ntff)
 	CHECK_INT(nprof_inspect_config_get_activity_mask(cfg), 7);
 	nprof_inspect_config_free(cfg);
 
-	CHECK(mkdtemp(dir) != NULL);
-	w = nprof_ntff_writer_create(dir, "abi.ntff", 0);
-	CHECK(w != NULL);
-	if (!w)
+	if (write_sample(dir, "abi.ntff", entries, sizeof(entries), path, sizeof(path)))
 		return;
-	CHECK_INT(nprof_ntff_writer_append(w, &qd, entries, sizeof(entries), NULL, 0), 0);
-	CHECK_INT(nprof_ntff_writer_finalize(w), 0);
-	snprintf(path, sizeof(path), "%s/abi.ntff", dir);
 	r = nprof_ntff_reader_open(path, 0);
 	CHECK(r != NULL);
 	if (r) {
@@ -82,7 +98,6 @@ static int walk(struct nprof_ntff_reader *r)
  */
 TEST(abi_reader_open_versions)
 {
-	struct nprof_ntff_queue_desc qd = { .size = sizeof(qd), .queue_type = 1, .entry_size = 16 };
 	open_fn open_1_0 = (open_fn)dlvsym(RTLD_DEFAULT, "nprof_ntff_reader_open", "NEURONPROF_1.0");
 	open_fn open_1_3 = (open_fn)dlvsym(RTLD_DEFAULT, "nprof_ntff_reader_open", "NEURONPROF_1.3");
 	open_mem_fn mem_1_0 = (open_mem_fn)dlvsym(RTLD_DEFAULT, "nprof_ntff_reader_open_mem",
@@ -93,7 +108,6 @@ TEST(abi_reader_open_versions)
 	uint64_t entries[64][2];
 	char dir[] = "/tmp/nprof-test-abi-XXXXXX", path[PATH_MAX];
 	unsigned char buf[4096];
-	struct nprof_ntff_writer *w;
 	struct nprof_ntff_reader *r;
 	ssize_t len;
 	int fd, i;
@@ -108,14 +122,8 @@ TEST(abi_reader_open_versions)
 		entries[i][0] = 100 + (uint64_t)i;
 		entries[i][1] = (uint64_t)i;	/* seq */
 	}
-	CHECK(mkdtemp(dir) != NULL);
-	w = nprof_ntff_writer_create(dir, "v.ntff", 0);
-	CHECK(w != NULL);
-	if (!w)
+	if (write_sample(dir, "v.ntff", entries, sizeof(entries), path, sizeof(path)))
 		return;
-	CHECK_INT(nprof_ntff_writer_append(w, &qd, entries, sizeof(entries), NULL, 0), 0);
-	CHECK_INT(nprof_ntff_writer_finalize(w), 0);
-	snprintf(path, sizeof(path), "%s/v.ntff", dir);
 
 	/* A sound file: the old default gives entries pointers, the new one not. */
 	r = open_1_0(path, 0);
