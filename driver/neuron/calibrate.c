@@ -18,14 +18,18 @@
  * (root only) prints it, one line per fact::
  *
  *   device DEV arch ARCH
- *   queue DEV nc|ts ID SDMA INSTANCE REG SIZE ON_HOST
- *   head DEV nc|ts ID SDMA INSTANCE REG VALUE NS
+ *   queue DEV nc|ts ID SDMA INSTANCE REG SIZE ON_HOST TYPE ENGINE HEAD FRESH
+ *   head DEV nc|ts ID SDMA INSTANCE REG VALUE NS FIRST END
  *   ring DEV nc|ts ID SDMA INSTANCE REG HEX...
  *
  * A queue is named as the hook names it (struct neuron_nq_hook_qid); for a
  * queue outside an SDMA block INSTANCE is printed as 0, as its head writes
- * cannot tell it. Nothing here depends on the entry_size and head_mode
- * parameters, which are what it measures. At most 16384 head writes per
+ * cannot tell it. A queue line also gives the vendor queue type and
+ * engine index asked for, the head register when programmed and whether in
+ * new memory; a head line the byte offsets of the first and past the last
+ * non-zero byte of the ring's first 16 KiB at that write (where the device
+ * had written: a ring in new memory starts zeroed). Nothing here depends on
+ * the provider's parameters, which are what it measures. At most 16384 head writes per
  * queue and 256 queues are kept; more are counted and dropped.
  */
 
@@ -52,6 +56,7 @@
 struct cal_head {
 	u32 value;
 	u64 ns;
+	u32 first, end;		/* non-zero bytes of the ring at the write */
 };
 
 struct cal_queue {
@@ -59,6 +64,8 @@ struct cal_queue {
 	u8 target, id, sdma, instance, reg;
 	u32 size;
 	bool on_host;
+	u8 nq_type, engine, fresh;
+	u32 head;		/* the head register when programmed */
 	void *va;		/* host ring while programmed, else NULL */
 	struct cal_head *heads;
 	u32 nheads;
@@ -139,6 +146,27 @@ static struct cal_queue *cal_find(u32 dev, const struct neuron_nq_hook_qid *qid,
 	return q;
 }
 
+/*
+ * The queue a head write to register set @qid->reg stands for when no
+ * queue was programmed there: the one of type reg / 16 and engine reg % 16
+ * (the vendor decoder's reading), whose ring it reads. cal_lock held.
+ */
+static struct cal_queue *cal_typed(const struct cal_queue *hq,
+				   const struct neuron_nq_hook_qid *qid)
+{
+	u32 i;
+
+	for (i = 0; i < cal_nqueues; i++) {
+		struct cal_queue *q = &cal_queues[i];
+
+		if (q->dev == hq->dev && q->target == qid->target && q->id == qid->id &&
+		    !q->sdma && q->size && q->reg == qid->reg % 16 &&
+		    q->nq_type == qid->reg / 16)
+			return q;
+	}
+	return NULL;
+}
+
 void nprof_nn_cal_device(const struct neuron_nq_hook_dev *hd)
 {
 	if (hd->device_index < CAL_DEVICES)
@@ -154,6 +182,10 @@ void nprof_nn_cal_programmed(const struct neuron_nq_hook_dev *hd,
 	q = cal_find(hd->device_index, &hq->qid, true);
 	if (q) {
 		q->size = hq->size;
+		q->nq_type = hq->qid.nq_type;
+		q->engine = hq->qid.instance;
+		q->head = hq->head;
+		q->fresh = hq->fresh;
 		q->on_host = hq->on_host && hq->va;
 		q->va = q->on_host ? hq->va : NULL;
 		/* What was logged belongs to the queue that was there before. */
@@ -179,7 +211,7 @@ void nprof_nn_cal_halted(const struct neuron_nq_hook_dev *hd,
 void nprof_nn_cal_head(const struct neuron_nq_hook_dev *hd,
 		       const struct neuron_nq_hook_qid *qid, u32 head)
 {
-	struct cal_queue *q;
+	struct cal_queue *q, *rq;
 
 	if (!READ_ONCE(cal_on))
 		return;
@@ -193,16 +225,29 @@ void nprof_nn_cal_head(const struct neuron_nq_hook_dev *hd,
 		q->dropped++;
 		goto out;
 	}
-	q->heads[q->nheads++] = (struct cal_head){ .value = head, .ns = ktime_get_ns() };
-	if (q->va && q->size) {
+	q->heads[q->nheads] = (struct cal_head){ .value = head, .ns = ktime_get_ns() };
+	rq = q;
+	if (!rq->va && !qid->sdma)
+		rq = cal_typed(q, qid) ?: q;
+	if (rq->va && rq->size) {
 		/* The hook calls before the head reaches the device: the bytes stay. */
-		if (!q->ring)
-			q->ring = kvmalloc(CAL_RING, GFP_KERNEL);
-		if (q->ring) {
-			q->ring_len = min_t(u32, q->size, CAL_RING);
-			memcpy(q->ring, q->va, q->ring_len);
+		if (!rq->ring)
+			rq->ring = kvmalloc(CAL_RING, GFP_KERNEL);
+		if (rq->ring) {
+			u32 i, first = U32_MAX, end = 0;
+
+			rq->ring_len = min_t(u32, rq->size, CAL_RING);
+			memcpy(rq->ring, rq->va, rq->ring_len);
+			for (i = 0; i < rq->ring_len; i++)
+				if (rq->ring[i]) {
+					first = min(first, i);
+					end = i + 1;
+				}
+			q->heads[q->nheads].first = first == U32_MAX ? 0 : first;
+			q->heads[q->nheads].end = end;
 		}
 	}
+	q->nheads++;
 out:
 	mutex_unlock(&cal_lock);
 }
@@ -224,9 +269,11 @@ static int cal_show(struct seq_file *m, void *v)
 			 q->target == NEURON_NQ_HOOK_TOPSP ? "ts" : "nc", q->id, q->sdma,
 			 q->instance, q->reg);
 		if (q->size)
-			seq_printf(m, "queue %s %u %u\n", key, q->size, q->on_host);
+			seq_printf(m, "queue %s %u %u %u %u %u %u\n", key, q->size, q->on_host,
+				   q->nq_type, q->engine, q->head, q->fresh);
 		for (j = 0; j < q->nheads; j++)
-			seq_printf(m, "head %s %u %llu\n", key, q->heads[j].value, q->heads[j].ns);
+			seq_printf(m, "head %s %u %llu %u %u\n", key, q->heads[j].value,
+				   q->heads[j].ns, q->heads[j].first, q->heads[j].end);
 		if (q->dropped)
 			seq_printf(m, "# %s: %u head writes not logged (the log is full)\n", key,
 				   q->dropped);

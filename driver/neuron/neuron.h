@@ -42,6 +42,20 @@ enum nprof_nn_head_mode {
  *	parameter (entry_size_v2/_v3), a power of two from 32 to 256.
  * @head_mode: what the head register counts. UNVERIFIED: not public; a
  *	module parameter (head_mode_v2/_v3).
+ *
+ * The rest is what ``neuronprof calibrate`` measures (UNVERIFIED, module
+ * parameters ``*_v2``/``*_v3``; Documentation/hardware.rst):
+ * @type_entry_size: bytes of an entry per vendor queue type, 0 for @entry_size.
+ * @head_lag: bytes the head lags the consumed position (the 2.1.5
+ *	runtime's 256; one entry for a head that names the last entry read).
+ * @phase_bit: 0, or the head bit the runtime flips on a wrap (not a position).
+ * @head_sets: 0: a head write is for the queue last programmed in the
+ *	register set written; 1: for the queue of type set / 16 and engine
+ *	set % 16 (the vendor decoder's reading).
+ * @reprogram: 0: a queue programmed in new memory is written from where its
+ *	head register points then; 1: from @reset_head, the head register's
+ *	value after a reset.
+ * @reset_head: see @reprogram.
  */
 struct nprof_nn_arch {
 	const char *name;
@@ -50,7 +64,16 @@ struct nprof_nn_arch {
 	u32 engines_per_core;
 	u32 entry_size;
 	u32 head_mode;
+	u32 type_entry_size[6];
+	u32 head_lag;
+	u32 phase_bit;
+	u32 head_sets;
+	u32 reprogram;
+	u32 reset_head;
 };
+
+/* Vendor queue types with an entry size parameter each (type_entry_size_*). */
+static_assert(NPROF_NN_NQ_TYPES == 6);
 
 /* Largest entry_size_v2/_v3 (a device entry is at most 8 raw entries). */
 #define NPROF_NN_ENTRY_SIZE_MAX		256
@@ -71,7 +94,8 @@ struct nprof_nn_arch {
  * @on_host: the ring is in host memory (a subscription to a queue in
  *	device memory is refused).
  * @size: bytes of the ring.
- * @head: last head value the runtime wrote (head_mode units), 0 when
+ * @es: bytes of its entries (its type's).
+ * @head: last head position (the head value without phase bit, lag added) the runtime wrote (head_mode units), 0 when
  *	programmed in new memory: the baseline (UNVERIFIED: the register's
  *	value after programming is not public).
  * @synced: @head is known: the queue was programmed in new memory, or a
@@ -86,6 +110,7 @@ struct nprof_nn_queue {
 	void *va;
 	bool on_host;
 	u32 size;
+	u32 es;
 	u32 head;
 	bool synced;
 	u64 captured;
@@ -103,6 +128,9 @@ struct nprof_nn_queue {
  * @queues: programmed queues by nprof_nn_key() of their hook address; a
  *	queue is freed only with the device.
  * @subscribed: neuronprof queue slots with a subscriber, by nprof_nn_slot().
+ * @live: per register set (nprof_nn_key()), the queue last programmed in
+ *	new memory there: the one the device writes. Queues of different
+ *	types share a set (nnq_set_hwaddr_v2/_v3 write set = engine index).
  */
 struct nprof_nn_device {
 	struct list_head node;
@@ -119,6 +147,7 @@ struct nprof_nn_device {
 	struct mutex lock;
 	struct xarray queues;
 	struct xarray subscribed;
+	struct xarray live;
 };
 
 /*

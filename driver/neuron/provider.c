@@ -138,12 +138,55 @@ module_param_cb(head_mode_v3, &nprof_nn_head_mode_ops, &nprof_nn_archs[1].head_m
 MODULE_PARM_DESC(head_mode_v3, "UNVERIFIED: what a v3 head register holds: 0 entry index in the ring (default), 1 byte offset in the ring, 2 free-running 32-bit entry counter");
 
 /*
+ * The facts `neuronprof calibrate` measures beyond entry size and head
+ * unit (Documentation/hardware.rst); it writes them as a modprobe options
+ * file. Checked when a device is added (nprof_nn_arch_of()).
+ */
+#define NPROF_NN_FACTS(v, i)									\
+	module_param_array_named(type_entry_size_##v, nprof_nn_archs[i].type_entry_size, uint,	\
+				 NULL, 0644);							\
+	MODULE_PARM_DESC(type_entry_size_##v, "UNVERIFIED: entry bytes per vendor queue type (TRACE,NOTIFY,EVENT,ERROR,TRACE_DMA,THROTTLE), 0 for entry_size_" #v); \
+	module_param_named(head_lag_##v, nprof_nn_archs[i].head_lag, uint, 0644);		\
+	MODULE_PARM_DESC(head_lag_##v, "UNVERIFIED: bytes the head lags the consumed position (default 0)"); \
+	module_param_named(phase_bit_##v, nprof_nn_archs[i].phase_bit, uint, 0644);		\
+	MODULE_PARM_DESC(phase_bit_##v, "UNVERIFIED: head bit the runtime flips on a wrap, 0 for none (default)"); \
+	module_param_named(head_sets_##v, nprof_nn_archs[i].head_sets, uint, 0644);		\
+	MODULE_PARM_DESC(head_sets_##v, "UNVERIFIED: 0 a head write is for the queue last programmed in its register set (default); 1 for type set/16, engine set%16"); \
+	module_param_named(reprogram_##v, nprof_nn_archs[i].reprogram, uint, 0644);		\
+	MODULE_PARM_DESC(reprogram_##v, "UNVERIFIED: a queue programmed in new memory is written from 0 its head register (default), 1 reset_head_" #v); \
+	module_param_named(reset_head_##v, nprof_nn_archs[i].reset_head, uint, 0644);		\
+	MODULE_PARM_DESC(reset_head_##v, "UNVERIFIED: the head register after a reset (with reprogram_" #v "=1)")
+NPROF_NN_FACTS(v2, 0);
+NPROF_NN_FACTS(v3, 1);
+
+/*
  * Every device of neuron.ko that the core knows. Queue callbacks (head
  * writes included) hold it for reading, so they run in parallel; a device
  * is added and removed with it held for writing, which waits for them.
  */
 static DECLARE_RWSEM(nprof_nn_lock);
 static LIST_HEAD(nprof_nn_devices);
+
+/*
+ * The calibrated facts: entry sizes as entry_size's, a lag of whole
+ * entries of every type below 1 MiB, a phase bit (not with a counter; a
+ * head that still is past its ring without it is refused as a head), the
+ * two switches 0 or 1.
+ */
+static bool nprof_nn_facts_valid(const struct nprof_nn_arch *a)
+{
+	unsigned int t;
+
+	for (t = 0; t < NPROF_NN_NQ_TYPES; t++) {
+		u32 es = a->type_entry_size[t] ?: a->entry_size;
+
+		if (!nprof_nn_entry_size_valid(es) || a->head_lag % es)
+			return false;
+	}
+	return a->head_lag < SZ_1M && a->head_sets <= 1 && a->reprogram <= 1 &&
+	       (!a->phase_bit ||
+		(a->phase_bit < 32 && a->head_mode != NPROF_NN_HEAD_COUNTER_ENTRIES));
+}
 
 /**
  * nprof_nn_arch_of() - the architecture of a vendor arch value, as the
@@ -168,7 +211,8 @@ bool nprof_nn_arch_of(u32 vendor_arch, struct nprof_nn_arch *arch)
 		arch->entry_size = READ_ONCE(a->entry_size);
 		arch->head_mode = READ_ONCE(a->head_mode);
 		return nprof_nn_entry_size_valid(arch->entry_size) &&
-		       arch->head_mode <= NPROF_NN_HEAD_COUNTER_ENTRIES;
+		       arch->head_mode <= NPROF_NN_HEAD_COUNTER_ENTRIES &&
+		       nprof_nn_facts_valid(arch);
 	}
 	return false;
 }
@@ -180,6 +224,49 @@ static unsigned long nprof_nn_key(const struct neuron_nq_hook_qid *qid)
 	unsigned long block = qid->sdma ? 1 + qid->instance : 0;
 
 	return (((unsigned long)qid->target * 256 + qid->id) * 17 + block) * 256 + qid->reg;
+}
+
+/*
+ * Key of a queue in nprof_nn_device.queues: target, id, vendor type and
+ * instance (engine index, or SDMA engine), so that queues the driver puts
+ * in one register set are kept apart.
+ */
+static unsigned long nprof_nn_ident(const struct neuron_nq_hook_qid *qid)
+{
+	return (((unsigned long)qid->target * 256 + qid->id) * 8 + qid->nq_type) * 256 +
+	       qid->instance;
+}
+
+/*
+ * The queue a head write of @qid is for (Context: nprof_nn_lock held):
+ * head_sets 1, the queue its set decodes to; else the queue last
+ * programmed in new memory in that set, which the device writes.
+ */
+static struct nprof_nn_queue *nprof_nn_lookup(struct nprof_nn_device *dev,
+					      const struct neuron_nq_hook_qid *qid)
+{
+	if (dev->arch.head_sets)
+		return xa_load(&dev->queues, nprof_nn_ident(qid));
+	return xa_load(&dev->live, nprof_nn_key(qid));
+}
+
+/* The ring position a head value stands for: phase bit cleared, lag added. */
+static u32 nprof_nn_head_pos(const struct nprof_nn_arch *arch, u32 es, u32 size, u32 head)
+{
+	u32 n = size / es;
+
+	if (arch->phase_bit)
+		head &= ~BIT(arch->phase_bit);
+	if (!arch->head_lag)
+		return head;
+	switch (arch->head_mode) {
+	case NPROF_NN_HEAD_RING_BYTES:
+		return head < size ? (head + arch->head_lag) % size : head;
+	case NPROF_NN_HEAD_RING_ENTRIES:
+		return head < n ? (head + arch->head_lag / es) % n : head;
+	default:
+		return head + arch->head_lag / es;
+	}
 }
 
 /* Key of a neuronprof queue in nprof_nn_device.subscribed. */
@@ -361,7 +448,7 @@ struct mutex *nprof_nn_queue_lock(const struct neuron_nq_hook_dev *hd,
 	down_read(&nprof_nn_lock);
 	dev = nprof_nn_find(hd);
 	if (dev)
-		nq = xa_load(&dev->queues, nprof_nn_key(qid));
+		nq = nprof_nn_lookup(dev, qid);
 	up_read(&nprof_nn_lock);
 	return nq ? &nq->lock : NULL;
 }
@@ -465,7 +552,7 @@ static void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq
 			  u32 first, u32 count, u64 uncaptured)
 {
 	struct nprof_device *ndev = READ_ONCE(dev->ndev);
-	const u32 es = dev->arch.entry_size;
+	const u32 es = nq->es;
 	const u32 parts = es / NEURONPROF_RAW_BYTES_PER_ENTRY;
 	const u32 n = nq->size / es;
 	const u32 model_id = dev->arch.raw_format;
@@ -539,6 +626,7 @@ static void nprof_nn_head_write(const struct neuron_nq_hook_dev *hd,
 {
 	struct nprof_nn_device *dev;
 	struct nprof_nn_queue *nq;
+	struct nprof_nn_arch arch;
 	u64 consumed, capturable;
 	u32 first = 0, n;
 
@@ -547,19 +635,23 @@ static void nprof_nn_head_write(const struct neuron_nq_hook_dev *hd,
 	dev = nprof_nn_find(hd);
 	if (!dev)
 		goto out;
-	nq = xa_load(&dev->queues, nprof_nn_key(qid));
+	nq = nprof_nn_lookup(dev, qid);
 	if (!nq)
 		goto out;
 	mutex_lock(&nq->lock);
 	if (!nq->va)
 		goto unlock;
+	/* The queue's entry size; the head as a position (calibrated facts). */
+	arch = dev->arch;
+	arch.entry_size = nq->es;
+	head = nprof_nn_head_pos(&arch, nq->es, nq->size, head);
 	if (!nq->synced) {
 		/* The baseline of a queue first seen handed out again. */
 		nq->head = head;
 		nq->synced = true;
 		goto unlock;
 	}
-	consumed = nprof_nn_consumed(&dev->arch, nq->size, nq->head, head, &first);
+	consumed = nprof_nn_consumed(&arch, nq->size, nq->head, head, &first);
 	if (consumed == NPROF_NN_BAD_HEAD) {
 		dev_warn_ratelimited(&dev->pdev->dev,
 				     "queue %u/%u/%u/%u: head %u is not a head in head_mode %u\n",
@@ -577,7 +669,7 @@ static void nprof_nn_head_write(const struct neuron_nq_hook_dev *hd,
 	if (!consumed || !READ_ONCE(dev->ndev) || !nprof_nn_is_subscribed(dev, &nq->q))
 		goto unlock;
 	/* Only the last ring's worth is still in memory; older ones count as lost. */
-	n = nq->size / dev->arch.entry_size;
+	n = nq->size / nq->es;
 	capturable = min_t(u64, consumed, n);
 	nprof_nn_copy(dev, nq, (first + (consumed - capturable)) % n, capturable,
 		      consumed - capturable);
@@ -593,15 +685,17 @@ static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
 	struct nprof_nn_device *dev;
 	struct nprof_nn_queue *nq;
 	struct nprof_queue_id q;
-	unsigned long key = nprof_nn_key(&hq->qid);
+	unsigned long key = nprof_nn_ident(&hq->qid);
 	bool unreadable = !hq->on_host || !hq->va;
+	u32 es;
 
 	nprof_nn_cal_programmed(hd, hq);
 	down_read(&nprof_nn_lock);
 	dev = nprof_nn_find(hd);
 	if (!dev || !nprof_nn_map_queue(dev, &hq->qid, &q))
 		goto out;
-	if (!unreadable && (hq->size < dev->arch.entry_size || !is_power_of_2(hq->size))) {
+	es = dev->arch.type_entry_size[hq->qid.nq_type] ?: dev->arch.entry_size;
+	if (!unreadable && (hq->size < es || !is_power_of_2(hq->size))) {
 		dev_info_ratelimited(&dev->pdev->dev, "queue %u/%u/%u/%u: bad size %u, not captured\n",
 				     q.kind, q.index, q.type, q.engine, hq->size);
 		goto out;
@@ -618,6 +712,13 @@ static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
 			goto unlock;
 		}
 	}
+	/*
+	 * The device writes the queue last programmed in new memory in a
+	 * register set; one handed out again without programming is that
+	 * set's only if the provider knows no other (it loaded since).
+	 */
+	if (hq->fresh || !xa_load(&dev->live, nprof_nn_key(&hq->qid)))
+		xa_store(&dev->live, nprof_nn_key(&hq->qid), nq, GFP_KERNEL);
 	mutex_lock(&nq->lock);
 	if (!hq->fresh && nq->va && nq->va == hq->va && nq->size == hq->size) {
 		mutex_unlock(&nq->lock);
@@ -628,8 +729,13 @@ static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
 	nq->va = unreadable ? NULL : hq->va;
 	nq->on_host = !unreadable;
 	nq->size = hq->size;
-	/* The baseline: see the top of this file. */
-	nq->head = hq->head;
+	nq->es = es;
+	/*
+	 * The baseline: see the top of this file; where the device writes a
+	 * queue programmed in new memory is a calibrated fact (reprogram).
+	 */
+	nq->head = dev->arch.reprogram ? dev->arch.reset_head :
+		   dev->arch.phase_bit ? hq->head & ~BIT(dev->arch.phase_bit) : hq->head;
 	nq->synced = hq->fresh;
 	mutex_unlock(&nq->lock);
 	if (unreadable) {
@@ -656,7 +762,7 @@ static void nprof_nn_queue_halted(const struct neuron_nq_hook_dev *hd,
 	dev = nprof_nn_find(hd);
 	if (!dev)
 		goto out;
-	nq = xa_load(&dev->queues, nprof_nn_key(&hq->qid));
+	nq = xa_load(&dev->queues, nprof_nn_ident(&hq->qid));
 	if (!nq)
 		goto out;
 	/* Taking the lock waits for a copy from this memory in flight. */
@@ -763,6 +869,7 @@ static void nprof_nn_free(struct nprof_nn_device *dev)
 	}
 	xa_destroy(&dev->queues);
 	xa_destroy(&dev->subscribed);
+	xa_destroy(&dev->live);
 	kfree(dev);
 }
 
@@ -787,6 +894,7 @@ static void nprof_nn_device_added(const struct neuron_nq_hook_dev *hd)
 	mutex_init(&dev->lock);
 	xa_init(&dev->queues);
 	xa_init(&dev->subscribed);
+	xa_init(&dev->live);
 	nprof_nn_fill_desc(hd, &dev->arch, &dev->desc);
 	dev->pdev = platform_device_register_data(hd->dev, "neuronprof_neuron",
 						  hd->device_index, NULL, 0);

@@ -53,13 +53,25 @@
  * Control, /sys/kernel/debug/neuronprof_trn_emu/: ``config`` takes
  * ``entry_size=N head_start=N head_unit=index|byte|counter``, which the
  * next reset applies: every head register then reads the start (in its
- * unit) and the device writes a queue programmed after it from there; ``produce``
- * takes ``BLOCK N SET COUNT`` where BLOCK is ``core`` (N a NeuronCore),
- * ``ts`` (N a TopSP) or ``sdma`` (N = core * 16 + engine) and SET the
- * register set in that block, and reads back the result of the last
- * command; ``queues`` lists every programmed queue with what was produced.
+ * unit) and the device writes a queue programmed after it from there. The
+ * rest of the rig's *personality* (the hardware facts that are not public,
+ * Documentation/neuron-rig.rst) goes there too:
+ * ``type_entry_size=T0,T1,T2,T3,T4,T5`` the entry size of each vendor queue
+ * type (0: ``entry_size``); ``reprogram=reset|head`` where the device writes
+ * entry 0 of a queue programmed again without a reset: at the reset's start
+ * (default) or where its head register points (the runtime's last head,
+ * less the phase bit); ``phase_bit=P`` the head register bit the runtime
+ * flips on a wrap (0: none), which the device ignores. ``produce`` takes
+ * ``BLOCK N SET COUNT [TYPE]`` where BLOCK is ``core`` (N a NeuronCore),
+ * ``ts`` (N a TopSP) or ``sdma`` (N = core * 16 + engine), SET the
+ * register set in that block and TYPE the vendor queue type (its entry
+ * size); the first produce after the driver programmed the set (COUNT 0
+ * is fine) is when the device sees the queue. Reading it back gives the
+ * result of the last command, with the queue's start index and entry size;
+ * ``queues`` lists every programmed queue with what was produced.
  *
- * Entry I of a queue (I counts from 0 at programming) starts with the
+ * Entry I of a queue (I counts from 0 at programming; it lands at ring
+ * index start + I) starts with the
  * 64-bit word 0xE3D0 << 48 | key << 32 | I, key = BLOCK (0 core, 1 ts,
  * 2 sdma) << 14 | N << 7 | SET, and its byte J >= 8 is (I * 31 + J) & 0xff.
  *
@@ -213,6 +225,8 @@ MODULE_PARM_DESC(routing_id, "routing id the firmware reports (default 0)");
 struct emu_queue {
 	u64 pa;			/* as programmed */
 	u32 size;
+	u32 entry_size;		/* of its queue type, when first produced to */
+	u32 start;		/* ring index of entry 0 */
 	u64 produced;		/* entries since programming */
 	u64 bytes;
 };
@@ -236,6 +250,10 @@ struct emu {
 	unsigned int entry_size;
 	unsigned int head_start;
 	bool head_bytes;	/* head registers count bytes, not entries */
+	/* The personality (see the DOC above): entry size per vendor queue type, 0 for @entry_size. */
+	unsigned int type_entry_size[6];
+	bool from_head;		/* a re-programmed queue is written from its head register */
+	unsigned int phase_bit;	/* 0, or the head register bit the runtime flips on a wrap */
 	struct emu_queue *q[EMU_BLOCKS];	/* [instance * NQ_SETS + set] */
 	u64 resets;
 	u64 fw_requests;
@@ -503,11 +521,11 @@ static int emu_thread(void *arg)
 
 /* Write @count entries into the queue of register set @set of block @b @n. */
 static int emu_produce(struct emu *e, enum emu_block b, unsigned int n,
-		       unsigned int set, unsigned int count)
+		       unsigned int set, unsigned int count, unsigned int type)
 {
 	struct emu_queue *q = emu_q(e, b, n, set);
 	u64 off, pa;
-	u32 size, nent, i, key = EMU_ENTRY_KEY(b, n, set);
+	u32 size, nent, i, key = EMU_ENTRY_KEY(b, n, set), es;
 	u8 *ring;
 
 	if (!q)
@@ -517,29 +535,46 @@ static int emu_produce(struct emu *e, enum emu_block b, unsigned int n,
 	size = apb_rd(e, off + NQ_SIZE);
 	if (!pa || !size)
 		return -ENOENT;		/* not programmed */
-	if (size < e->entry_size || !is_power_of_2(size))
+	es = type < ARRAY_SIZE(e->type_entry_size) && e->type_entry_size[type] ?
+	     e->type_entry_size[type] : e->entry_size;
+	if (size < es || !is_power_of_2(size))
 		return -EINVAL;
 	if (pa != q->pa || size != q->size) {
+		/*
+		 * The device sees a queue programmed: it writes entry 0 at the
+		 * reset's start, or (personality from_head) where the head
+		 * register points now, which without a reset is wherever the
+		 * runtime left it. The phase bit is not a position.
+		 */
+		u32 h = e->phase_bit ? apb_rd(e, off + NQ_HEAD) & ~BIT(e->phase_bit) :
+			apb_rd(e, off + NQ_HEAD);
+
 		q->pa = pa;
 		q->size = size;
+		q->entry_size = es;
 		q->produced = 0;
 		q->bytes = 0;
+		/* The reset's start is a register value too, in the head's unit. */
+		if (!e->from_head)
+			h = e->head_bytes ? e->head_start * e->entry_size : e->head_start;
+		q->start = (e->head_bytes ? h / es : h) % (size / es);
 	}
+	es = q->entry_size;
 	ring = host_map(e, pa, size);
 	if (!ring)
 		return -EREMOTEIO;	/* device memory: not modelled */
-	nent = size / e->entry_size;
+	nent = size / es;
 	for (i = 0; i < count; i++) {
 		u64 seq = q->produced + i;
-		u8 *ent = ring + ((e->head_start + seq) % nent) * e->entry_size;
+		u8 *ent = ring + ((q->start + seq) % nent) * es;
 		unsigned int j;
 
 		put_unaligned_le64(EMU_ENTRY_WORD0(key, seq), ent);
-		for (j = 8; j < e->entry_size; j++)
+		for (j = 8; j < es; j++)
 			ent[j] = (u8)(seq * 31 + j);
 	}
 	q->produced += count;
-	q->bytes += (u64)count * e->entry_size;
+	q->bytes += (u64)count * es;
 	memunmap(ring);
 	return 0;
 }
@@ -561,7 +596,7 @@ static ssize_t emu_produce_write(struct file *f, const char __user *ubuf,
 				 size_t len, loff_t *pos)
 {
 	char buf[64], name[8];
-	unsigned int n, set, count, b;
+	unsigned int n, set, count, b, type = ~0U;
 	int ret = -EINVAL;
 
 	if (len >= sizeof(buf))
@@ -569,7 +604,7 @@ static ssize_t emu_produce_write(struct file *f, const char __user *ubuf,
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = 0;
-	if (sscanf(buf, "%7s %u %u %u", name, &n, &set, &count) != 4)
+	if (sscanf(buf, "%7s %u %u %u %u", name, &n, &set, &count, &type) < 4)
 		return -EINVAL;
 	for (b = 0; b < ARRAY_SIZE(block_names); b++)
 		if (!strcmp(name, block_names[b]))
@@ -577,8 +612,12 @@ static ssize_t emu_produce_write(struct file *f, const char __user *ubuf,
 	if (b == ARRAY_SIZE(block_names) || count > (1U << 24))
 		return -EINVAL;
 	mutex_lock(&emu->lock);
-	ret = emu_produce(emu, b, n, set, count);
-	snprintf(emu->result, sizeof(emu->result), "%d\n", ret);
+	ret = emu_produce(emu, b, n, set, count, type);
+	if (ret)
+		snprintf(emu->result, sizeof(emu->result), "%d\n", ret);
+	else
+		snprintf(emu->result, sizeof(emu->result), "0 start=%u entry_size=%u\n",
+			 emu_q(emu, b, n, set)->start, emu_q(emu, b, n, set)->entry_size);
 	mutex_unlock(&emu->lock);
 	return ret ? ret : len;
 }
@@ -593,8 +632,8 @@ static const struct file_operations emu_produce_fops = {
 static ssize_t emu_config_write(struct file *f, const char __user *ubuf,
 				size_t len, loff_t *pos)
 {
-	char buf[64], *p, *tok;
-	unsigned int v;
+	char buf[160], *p, *tok;
+	unsigned int v, t[6];
 	int ret = 0;
 
 	if (len >= sizeof(buf))
@@ -612,6 +651,15 @@ static ssize_t emu_config_write(struct file *f, const char __user *ubuf,
 			emu->entry_size = v;
 		else if (sscanf(tok, "head_start=%u", &v) == 1)
 			emu->head_start = v;
+		else if (sscanf(tok, "type_entry_size=%u,%u,%u,%u,%u,%u", &t[0], &t[1], &t[2],
+				&t[3], &t[4], &t[5]) == 6)
+			memcpy(emu->type_entry_size, t, sizeof(t));
+		else if (!strcmp(tok, "reprogram=head"))
+			emu->from_head = true;
+		else if (!strcmp(tok, "reprogram=reset"))
+			emu->from_head = false;
+		else if (sscanf(tok, "phase_bit=%u", &v) == 1 && v < 32)
+			emu->phase_bit = v;
 		else if (!strcmp(tok, "head_unit=byte"))
 			emu->head_bytes = true;
 		else if (!strcmp(tok, "head_unit=index") || !strcmp(tok, "head_unit=counter"))
@@ -626,9 +674,12 @@ static ssize_t emu_config_write(struct file *f, const char __user *ubuf,
 static int emu_config_show(struct seq_file *m, void *v)
 {
 	mutex_lock(&emu->lock);
-	seq_printf(m, "arch=%s entry_size=%u head_start=%u head_unit=%s resets=%llu fw_requests=%llu\n",
+	seq_printf(m, "arch=%s entry_size=%u head_start=%u head_unit=%s type_entry_size=%u,%u,%u,%u,%u,%u reprogram=%s phase_bit=%u resets=%llu fw_requests=%llu\n",
 		   emu->arch->name, emu->entry_size, emu->head_start,
-		   emu->head_bytes ? "byte" : "entries", emu->resets, emu->fw_requests);
+		   emu->head_bytes ? "byte" : "entries", emu->type_entry_size[0],
+		   emu->type_entry_size[1], emu->type_entry_size[2], emu->type_entry_size[3],
+		   emu->type_entry_size[4], emu->type_entry_size[5],
+		   emu->from_head ? "head" : "reset", emu->phase_bit, emu->resets, emu->fw_requests);
 	mutex_unlock(&emu->lock);
 	return 0;
 }
@@ -659,9 +710,9 @@ static int emu_queues_show(struct seq_file *m, void *v)
 
 				if (!q->size)
 					continue;
-				seq_printf(m, "%s %u %u pa=0x%llx size=%u produced=%llu bytes=%llu\n",
-					   block_names[b], n, s, q->pa, q->size,
-					   q->produced, q->bytes);
+				seq_printf(m, "%s %u %u pa=0x%llx size=%u entry_size=%u start=%u produced=%llu bytes=%llu\n",
+					   block_names[b], n, s, q->pa, q->size, q->entry_size,
+					   q->start, q->produced, q->bytes);
 			}
 	mutex_unlock(&emu->lock);
 	return 0;

@@ -11,7 +11,18 @@
  * cores, as the runtime does.
  *
  * Usage: nrt_play [-e ENTRY_SIZE] [-u index|byte|counter] [-s HEAD_START]
- *                 [-d DEVICE] STEP...
+ *                 [-E T0,T1,T2,T3,T4,T5] [-L LAG] [-I] [-P BIT] [-T]
+ *                 [-R reset|head] [-d DEVICE] STEP...
+ * The options are the rig's personality (Documentation/neuron-rig.rst),
+ * handed to the emulated device too: -E the entry size of each vendor
+ * queue type (0: -e); -L the head lags the consumed position by LAG bytes
+ * (the 2.1.5 runtime's 256), and, unless -I, the runtime writes the head
+ * right after programming a queue, before it consumed anything (head =
+ * start - LAG); -P the runtime flips head bit BIT each time the head wraps
+ * (index and byte heads); -T the runtime writes the head of a queue that
+ * is not TRACE_DMA into register set TYPE * 16 + ENGINE (the vendor's
+ * decoder's reading), not the set the driver programmed (ENGINE); -R where
+ * the device writes a queue re-programmed without a reset (trn_emu.c).
  * Steps (Q counts the queues asked for, from 0):
  *   init:core|ts:ID:NQ_TYPE:ENGINE:SIZE[:dev]   NOTIFICATIONS_INIT_V2
  *   realloc:core|ts:ID:NQ_TYPE:ENGINE:SIZE      ..._WITH_REALLOC_V2
@@ -62,6 +73,10 @@ enum unit { U_INDEX, U_BYTE, U_COUNTER };
 struct queue {
 	const char *block;	/* core, ts, sdma: the block holding its registers */
 	unsigned int n, set;
+	unsigned int type, es;	/* vendor queue type, its entry size */
+	unsigned int start;	/* ring index of the device's entry 0 (trn_emu.c) */
+	__u32 last_off;		/* last head's ring offset, for the phase bit */
+	unsigned int phase, heads;
 	__u64 head_reg;
 	__u64 mem_handle, mmap_offset;
 	__u32 size;
@@ -73,6 +88,8 @@ struct queue {
 
 static int fd = -1;
 static unsigned int entry_size = 64, head_start;
+static unsigned int type_es[6], lag, phase_bit, typed_sets, no_init_head;
+static const char *reprogram = "reset";
 static enum unit unit = U_INDEX;
 static __u64 bar0;
 static int v3;		/* the device is a trn2: NEURON_ARCH_V3 */
@@ -158,6 +175,32 @@ static void bar_write(const char *step, __u64 off, __u32 v)
 		die(step, "NEURON_IOCTL_BAR_WRITE");
 }
 
+static __u32 head_value(struct queue *q);
+
+/*
+ * The device sees a programmed queue at its first produce (trn_emu.c):
+ * produce 0 entries, and read back where it writes entry 0.
+ */
+static void latch(const char *step, struct queue *q)
+{
+	char buf[96];
+	int f;
+	ssize_t r;
+
+	snprintf(buf, sizeof(buf), "%s %u %u 0 %u", q->block, q->n, q->set, q->type);
+	write_file(step, EMU "produce", buf);
+	f = open(EMU "produce", O_RDONLY);
+	r = f < 0 ? -1 : read(f, buf, sizeof(buf) - 1);
+	if (f >= 0)
+		close(f);
+	errno = 0;
+	if (r <= 0)
+		die(step, "reading the device's start");
+	buf[r] = 0;
+	if (sscanf(buf, "0 start=%u", &q->start) != 1)
+		q->start = 0;	/* device memory: not modelled, nothing produced */
+}
+
 static void queue_init(const char *step, char *args, int realloc_)
 {
 	char kind[8] = "", loc[8] = "";
@@ -212,18 +255,31 @@ static void queue_init(const char *step, char *args, int realloc_)
 		q->set = engine;
 		q->head_reg = NQ_HEAD_REG(v3 ? EMU_V3_CORE_NOTIFIC(id) : CORE_NOTIFIC(id), engine);
 	}
+	if (typed_sets && type != NQ_TYPE_TRACE_DMA)
+		q->head_reg += NQ_SET(type * 16 + engine) - NQ_SET(engine);
+	q->type = type;
+	q->es = type < 6 && type_es[type] ? type_es[type] : entry_size;
 	q->size = size;
 	q->produced = q->consumed = q->pos = 0;
 	q->freed = 0;
+	q->heads = 0;
+	q->phase = 0;
 	q->map = NULL;
 	if (!loc[0]) {
 		q->map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, (off_t)q->mmap_offset);
 		if (q->map == MAP_FAILED)
 			die(step, "mmap of the queue");
 	}
-	printf("init %u %s %u %u handle=0x%llx offset=0x%llx\n", nq, q->block, q->n, q->set,
+	q->start = 0;
+	if (q->map)
+		latch(step, q);
+	printf("init %u %s %u %u type=%u es=%u start=%u handle=0x%llx offset=0x%llx\n", nq,
+	       q->block, q->n, q->set, q->type, q->es, q->start,
 	       (unsigned long long)q->mem_handle, (unsigned long long)q->mmap_offset);
 	nq++;
+	/* The 2.1.5 runtime: head = start - LAG before anything is consumed. */
+	if (lag && !no_init_head)
+		bar_write(step, q->head_reg, head_value(q));
 }
 
 static struct queue *queue_arg(const char *step, char **p)
@@ -241,8 +297,8 @@ static struct queue *queue_arg(const char *step, char **p)
 /* Check entry @seq of @q as trn_emu.c writes it. */
 static void check_entry(const char *step, struct queue *q, unsigned long long seq)
 {
-	unsigned int nent = q->size / entry_size, key, j;
-	const unsigned char *e = q->map + ((head_start + seq) % nent) * entry_size;
+	unsigned int entry_size = q->es, nent = q->size / entry_size, key, j;
+	const unsigned char *e = q->map + ((q->start + seq) % nent) * entry_size;
 	__u64 w0, want;
 
 	if (!q->map)
@@ -263,19 +319,25 @@ static void check_entry(const char *step, struct queue *q, unsigned long long se
 			die(step, "an entry's bytes read through mmap differ");
 }
 
+/*
+ * The head the runtime writes for its position: LAG bytes behind it, in
+ * the head unit, with the phase bit flipped on each wrap of the head (as
+ * 2.1.5 tracked it: a head below the last one).
+ */
 static __u32 head_value(struct queue *q)
 {
-	unsigned long long pos = head_start + q->pos;
-	unsigned int nent = q->size / entry_size;
+	long long pos = (long long)(q->start + q->pos) * q->es - lag;
+	__u32 off = (__u32)(((pos % q->size) + q->size) % q->size), v;
 
-	switch (unit) {
-	case U_BYTE:
-		return (__u32)((pos % nent) * entry_size);
-	case U_COUNTER:
-		return (__u32)pos;
-	default:
-		return (__u32)(pos % nent);
-	}
+	if (unit == U_COUNTER)
+		return (__u32)(head_start + q->pos) - lag / q->es;
+	v = unit == U_BYTE ? off : off / q->es;
+	if (q->heads++ && off < q->last_off)
+		q->phase ^= 1;
+	q->last_off = off;
+	if (phase_bit && q->phase)
+		v |= 1u << phase_bit;
+	return v;
 }
 
 static void consume(const char *step, struct queue *q, unsigned long n, unsigned long every)
@@ -303,7 +365,7 @@ int main(int argc, char **argv)
 	char buf[96];
 	int c, i;
 
-	while ((c = getopt(argc, argv, "e:u:s:d:")) != -1) {
+	while ((c = getopt(argc, argv, "e:u:s:d:E:L:IP:TR:")) != -1) {
 		switch (c) {
 		case 'e':
 			entry_size = strtoul(optarg, NULL, 0);
@@ -318,8 +380,30 @@ int main(int argc, char **argv)
 		case 'd':
 			dev = optarg;
 			break;
+		case 'E':
+			if (sscanf(optarg, "%u,%u,%u,%u,%u,%u", &type_es[0], &type_es[1], &type_es[2],
+				   &type_es[3], &type_es[4], &type_es[5]) != 6) {
+				fprintf(stderr, "nrt_play: -E wants six entry sizes\n");
+				return 2;
+			}
+			break;
+		case 'L':
+			lag = strtoul(optarg, NULL, 0);
+			break;
+		case 'I':
+			no_init_head = 1;
+			break;
+		case 'P':
+			phase_bit = strtoul(optarg, NULL, 0);
+			break;
+		case 'T':
+			typed_sets = 1;
+			break;
+		case 'R':
+			reprogram = optarg;
+			break;
 		default:
-			fprintf(stderr, "usage: nrt_play [-e ENTRY_SIZE] [-u index|byte|counter] [-s HEAD_START] [-d DEVICE] STEP...\n");
+			fprintf(stderr, "usage: nrt_play [-e ENTRY_SIZE] [-u index|byte|counter] [-s HEAD_START] [-E T0,..,T5] [-L LAG] [-I] [-P BIT] [-T] [-R reset|head] [-d DEVICE] STEP...\n");
 			return 2;
 		}
 	}
@@ -335,9 +419,17 @@ int main(int argc, char **argv)
 	if (info.architecture != 2 && info.architecture != 3)
 		die("open", "the device is neither v2 (trn1) nor v3 (trn2)");
 	v3 = info.architecture == 3;
-	snprintf(buf, sizeof(buf), "entry_size=%u head_start=%u head_unit=%s", entry_size,
-		 head_start, unit == U_BYTE ? "byte" : unit == U_COUNTER ? "counter" : "index");
-	write_file("config", EMU "config", buf);
+	{
+		char cfg[200];
+
+		snprintf(cfg, sizeof(cfg),
+			 "entry_size=%u head_start=%u head_unit=%s type_entry_size=%u,%u,%u,%u,%u,%u reprogram=%s phase_bit=%u",
+			 entry_size, head_start,
+			 unit == U_BYTE ? "byte" : unit == U_COUNTER ? "counter" : "index",
+			 type_es[0], type_es[1], type_es[2], type_es[3], type_es[4], type_es[5],
+			 reprogram, phase_bit);
+		write_file("config", EMU "config", cfg);
+	}
 
 	for (i = optind; i < argc; i++) {
 		char *step = argv[i], *p = strchr(step, ':');
@@ -353,7 +445,7 @@ int main(int argc, char **argv)
 			struct queue *q = queue_arg(name, &p);
 			unsigned long n = strtoul(p, NULL, 10);
 
-			snprintf(buf, sizeof(buf), "%s %u %u %lu", q->block, q->n, q->set, n);
+			snprintf(buf, sizeof(buf), "%s %u %u %lu %u", q->block, q->n, q->set, n, q->type);
 			write_file(name, EMU "produce", buf);
 			q->produced += n;
 		} else if (!strcmp(name, "consume") || !strcmp(name, "heads")) {
@@ -396,7 +488,7 @@ int main(int argc, char **argv)
 			if (rd.result)
 				die(name, "the reset failed");
 			for (c = 0; c < (int)nq; c++)
-				qs[c].produced = qs[c].consumed = qs[c].pos = 0;
+				qs[c].produced = qs[c].consumed = qs[c].pos = qs[c].heads = qs[c].phase = 0;
 		} else if (!strcmp(name, "bench")) {
 			struct queue *q = queue_arg(name, &p);
 			unsigned long k = strtoul(p, &p, 10), rounds = 0, gap_us = 0, r;
@@ -409,7 +501,7 @@ int main(int argc, char **argv)
 			if (*p == ':')
 				gap_us = strtoul(p + 1, &p, 10);
 			errno = 0;
-			if (!k || !rounds || *p || k * entry_size > q->size || !q->map)
+			if (!k || !rounds || *p || k * q->es > q->size || !q->map)
 				die(name, "want bench:Q:K:N[:US] with K entries fitting the host ring");
 			dst = malloc(k * entry_size);
 			src = malloc(k * entry_size);
@@ -422,7 +514,7 @@ int main(int argc, char **argv)
 			for (r = 0; r < rounds; r++) {
 				if (gap_us)
 					spin_us(gap_us);
-				snprintf(buf, sizeof(buf), "%s %u %u %lu", q->block, q->n, q->set, k);
+				snprintf(buf, sizeof(buf), "%s %u %u %lu %u", q->block, q->n, q->set, k, q->type);
 				write_file(name, EMU "produce", buf);
 				q->produced += k;
 				q->consumed += k;
@@ -454,8 +546,8 @@ int main(int argc, char **argv)
 		}
 	}
 	for (i = 0; i < (int)nq; i++)
-		printf("queue %d %s %u %u produced=%llu consumed=%llu\n", i, qs[i].block,
-		       qs[i].n, qs[i].set, qs[i].produced, qs[i].consumed);
+		printf("queue %d %s %u %u produced=%llu consumed=%llu type=%u es=%u\n", i, qs[i].block,
+		       qs[i].n, qs[i].set, qs[i].produced, qs[i].consumed, qs[i].type, qs[i].es);
 	close(fd);
 	return 0;
 }

@@ -120,7 +120,7 @@ vm_run() {
 	VM_MEM=8G VM_APPEND="memmap=4352M\$0x100000000 tsc=reliable clocksource=tsc ${RIG_VM_APPEND:-}" \
 		bash "$repo/scripts/vm-run.sh" --timeout "${VM_TIMEOUT:-300}" --outdir "$out" \
 		--ko "$work/tree/neuron.ko" --ko "$emu" --ko "$repo/driver/core/neuronprof.ko" \
-		--ko "$repo/driver/neuron/neuronprof_neuron.ko" \
+		--ko "${RIG_PROVIDER:-$repo/driver/neuron/neuronprof_neuron.ko}" \
 		--file "$emu:/rig/neuronprof_trn_emu.ko" --file "$work/nrt_play:/rig/nrt_play" \
 		--file "$np:/rig/neuronprof" --file "$repo/tools/build/tests/inspect_run:/rig/inspect_run" \
 		--file "$1:/rig/guest.sh" -- sh /rig/guest.sh >"$work/vm.log" 2>&1
@@ -250,6 +250,58 @@ memfree="$memfree produce:1:12 consume:0:5 consume:1:12"
 # neither lost entries nor a stall.
 rewind="reset realloc:core:1:0:4:4096 produce:0:10 consume:0:10 rewind:0:8 produce:0:4 sleep:200"
 
+# Personalities (Documentation/neuron-rig.rst): the hardware and runtime
+# facts that are not public, handed to the device model and the runtime
+# player and hidden from the provider and calibrate.
+# name/unit/start/es/type entry sizes/lag/phase bit/typed sets/reprogram/init write
+personas=(
+	"p-default/index/0/64/0,0,0,0,0,0/0/0/0/reset/1"
+	"p-flipall/byte/5/128/64,0,32,0,32,0/256/30/1/head/1"
+	"p-2.1.5/byte/0/64/0,0,0,0,0,0/256/31/0/reset/1"
+	"p-lastread/index/0/64/0,0,0,0,0,0/64/0/0/reset/0"
+	"p-types/byte/0/64/64,0,128,0,32,0/0/0/0/reset/1"
+	"p-typed/index/0/64/0,0,0,0,0,0/0/0/1/reset/1"
+	"p-reprog-reset/index/3/64/0,0,0,0,0,0/0/0/0/reset/1"
+	"p-reprog-head/index/3/64/0,0,0,0,0,0/0/20/0/head/1"
+	"p-counter-lag/counter/3/128/0,0,0,0,0,0/256/0/0/reset/1"
+)
+# One more, drawn from the parameter space by a seed printed in the log
+# (RIG_SEED to repeat one): a counter head with re-programming from the
+# head is not drawn (nrt_play's counter restarts from the reset's start).
+seed=${RIG_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
+echo "neuron-rig: drawn personality seed $seed (RIG_SEED=$seed repeats it)"
+RANDOM=$seed
+draw() { local a=("$@"); echo "${a[RANDOM % ${#a[@]}]}"; }
+d_unit=$(draw index byte counter)
+d_es=$(draw 32 64 128)
+d_types="$(draw 0 32 64 128),0,$(draw 0 32 64 128),0,$(draw 0 32 64 128),0"
+d_lag=$(draw 0 0 256 "$d_es")
+d_phase=0
+[ "$d_unit" = counter ] || d_phase=$(draw 0 16 24 31)
+d_reprog=$(draw reset head)
+[ "$d_unit" = counter ] && d_reprog=reset
+personas+=("p-seed$seed/$d_unit/$((RANDOM % 8))/$d_es/$d_types/$d_lag/$d_phase/$(draw 0 1)/$d_reprog/$(draw 0 1)")
+[ -n "${RIG_PERSONAS:-}" ] && read -ra personas <<<"$RIG_PERSONAS"
+echo "neuron-rig: personalities: ${personas[*]}"
+# What a personality's runtime does: the main steps, then queue 0 (core 0
+# TRACE engine 1) re-programmed in new memory without a reset (item 7 of
+# Documentation/hardware.rst's table), then core 1 TRACE engine 3, whose
+# register set the driver shares with core 1's EVENT engine 3 (queue 2).
+psteps="$steps realloc:core:0:0:1:8192 produce:4:40 heads:4:40:5 realloc:core:1:0:3:4096"
+psteps="$psteps produce:5:30 heads:5:30:4"
+# Its calibration: the same queue types, each consumed entry by entry over
+# several wraps, then a re-program without a reset.
+pcal="reset realloc:core:0:0:9:4096 realloc:core:0:4:2:4096 realloc:core:1:2:3:4096 realloc:ts:1:0:0:4096"
+for _ in $(seq 25); do
+	pcal="$pcal produce:0:16 consume:0:16 produce:1:16 consume:1:16 produce:2:16 consume:2:16"
+	pcal="$pcal produce:3:16 consume:3:16"
+done
+pcal="$pcal realloc:core:0:0:9:4096"
+for _ in $(seq 10); do pcal="$pcal produce:4:4 consume:4:4"; done
+# RIG_TOLD=1: the provider is told the entry size and head unit, as the
+# scenarios above do, instead of being configured by calibrate (how the
+# personalities fail against a provider that knows only those two).
+
 cat >"$work/guest.sh" <<EOF
 #!/bin/sh
 # probe ARCH PREFIX: load the emulated function and the vendor's driver,
@@ -321,7 +373,52 @@ unload() {
 	done
 }
 
+# personas LIST: per personality, calibrate infers its facts and writes
+# the provider's configuration; the provider loads it; record captures
+# while the runtime plays the personality's steps.
+personas() {
+	for s in \$1; do
+		set -- \$(echo \$s | tr / ' ')
+		name=\$1
+		flags="-u \$2 -s \$3 -e \$4 -E \$5 -L \$6 -P \$7 -R \$9"
+		[ "\$8" = 1 ] && flags="\$flags -T"
+		[ "\${10}" = 0 ] && flags="\$flags -I"
+		echo "\$flags" >/out/\$name.flags
+		if [ "${RIG_TOLD:-0}" = 1 ]; then
+			case \$2 in index) m=0 ;; byte) m=1 ;; *) m=2 ;; esac
+			echo "options neuronprof_neuron entry_size_v2=\$4 head_mode_v2=\$m" >/out/\$name.conf
+		else
+			modprobe neuronprof_neuron
+			/rig/neuronprof calibrate --duration 300 -o /out/\$name.cal --config /out/\$name.conf \\
+				-- /rig/nrt_play \$flags $pcal >/out/\$name.cal.out 2>&1
+			echo \$? >/out/\$name.cal.rc
+			rmmod neuronprof_neuron
+			[ "\$(cat /out/\$name.cal.rc)" = 0 ] || continue
+		fi
+		modprobe neuronprof_neuron \$(sed -n 's/^options neuronprof_neuron //p' /out/\$name.conf) ||
+			echo "provider \$name: \$?" >>/out/errors
+		/rig/nrt_play reset >/dev/null 2>&1
+		/rig/neuronprof record --mode session --ring-size 1M --duration 60 -o /out/\$name \\
+			-- /rig/inspect_run /tmp/\$name.ready >/out/\$name.record 2>&1 &
+		rp=\$!
+		n=0
+		while [ ! -e /tmp/\$name.ready ] && [ \$n -lt 100 ] && kill -0 \$rp 2>/dev/null; do
+			sleep 0.1
+			n=\$((n + 1))
+		done
+		/rig/nrt_play \$flags $psteps >/out/\$name.play 2>&1
+		echo \$? >/out/\$name.play.rc
+		cat /sys/kernel/debug/neuronprof_trn_emu/queues >/out/\$name.queues
+		kill -TERM \$(pidof inspect_run) 2>/dev/null
+		wait \$rp
+		echo \$? >/out/\$name.record.rc
+		rmmod neuronprof_neuron
+	done
+}
+
 probe v2 ""
+personas "${personas[*]}"
+[ "${RIG_PERSONAS_ONLY:-0}" = 1 ] && { unload /out/rmmod.rc; dmesg >/out/dmesg.txt; exit 0; }
 scenarios "$(scenario_list 2)"
 # A queue in device memory: the runtime asks for one before the capture
 # starts; subscribing to it must fail saying why, not give an empty ring.
@@ -392,6 +489,24 @@ result "neuron.ko, neuronprof and the emulated function unload" $? "$out/dmesg.t
 
 grep -q "nd0: reset request .* completed" "$out/probe.log" 2>/dev/null && grep -q "^c" "$out/dev.txt" 2>/dev/null
 result "the vendor's neuron.ko probes the emulated trn1 and its reset completes: /dev/neuron0" $? "$out/probe.log"
+for s in "${personas[@]}"; do
+	IFS=/ read -r name _ _ es _ <<<"$s"
+	if [ "${RIG_TOLD:-0}" != 1 ] && [ "$(cat "$out/$name.cal.rc" 2>/dev/null)" != 0 ]; then
+		# Undecided: it must say which fact and why, and configure nothing.
+		grep -q "not enough data" "$out/$name.cal.out" 2>/dev/null && [ ! -s "$out/$name.conf" ]
+		result "$name: calibrate cannot decide and names the fact ($(grep -m1 -o 'not enough data.*' "$out/$name.cal.out" 2>/dev/null))" $? "$out/$name.cal.out"
+		continue
+	fi
+	[ "$(cat "$out/$name.play.rc" 2>/dev/null)" = 0 ]
+	result "$name: the runtime's steps succeed ($(cat "$out/$name.flags" 2>/dev/null))" $? "$out/$name.play"
+	[ "$(cat "$out/$name.record.rc" 2>/dev/null)" = 0 ]
+	result "$name: neuronprof record succeeds" $? "$out/$name.record"
+	check_capture "$name" "$es"
+	rc=$?
+	result "$name: configured by calibrate ($(sed -n 's/^options neuronprof_neuron //p' "$out/$name.conf" 2>/dev/null)), every consumed byte arrives once, delivered + lost = consumed" $rc "$work/$name.check"
+	[ $rc -eq 0 ] && sed 's/^/# /' "$work/$name.check"
+done
+[ "${RIG_PERSONAS_ONLY:-0}" = 1 ] && finish
 grep -q "trn2 function .*(v3 DHAL)" "$out/v3-probe.log" 2>/dev/null &&
 	grep -q "nd0: reset request .* completed" "$out/v3-probe.log" && grep -q "^c" "$out/v3-dev.txt" 2>/dev/null
 result "the vendor's neuron.ko probes the emulated trn2 (v3 DHAL) and its reset completes: /dev/neuron0" $? "$out/v3-probe.log"
@@ -415,6 +530,7 @@ for s in "${scenarios[@]}"; do
 	result "$name ($dev): every consumed byte arrives, delivered + lost = consumed (core, TRACE_DMA, TopSP)" $rc "$work/$name.check"
 	[ $rc -eq 0 ] && sed 's/^/# /' "$work/$name.check"
 done
+
 
 [ "$(cat "$out/devmem.play.rc" 2>/dev/null)" = 0 ] &&
 	grep -q "in device memory, which neuronprof does not capture" "$out/devmem.record" 2>/dev/null
