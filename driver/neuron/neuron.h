@@ -45,7 +45,8 @@ enum nprof_nn_head_mode {
  *
  * The rest is what ``neuronprof calibrate`` measures (UNVERIFIED, module
  * parameters ``*_v2``/``*_v3``; Documentation/hardware.rst):
- * @type_entry_size: bytes of an entry per vendor queue type, 0 for @entry_size.
+ * @type_entry_size: bytes of an entry per vendor queue type, 0 for
+ *	@entry_size.
  * @head_lag: bytes the head lags the consumed position (the 2.1.5
  *	runtime's 256; one entry for a head that names the last entry read).
  * @phase_bit: 0, or the head bit the runtime flips on a wrap (not a position).
@@ -95,9 +96,10 @@ static_assert(NPROF_NN_NQ_TYPES == 6);
  *	device memory is refused).
  * @size: bytes of the ring.
  * @es: bytes of its entries (its type's).
- * @head: last head position (the head value without phase bit, lag added) the runtime wrote (head_mode units), 0 when
- *	programmed in new memory: the baseline (UNVERIFIED: the register's
- *	value after programming is not public).
+ * @head: position of the last head the runtime wrote (head_mode units,
+ *	phase bit cleared, lag added); when programmed in new memory, where
+ *	the device starts (the baseline, a calibrated fact: the head register
+ *	then, or its value after a reset).
  * @synced: @head is known: the queue was programmed in new memory, or a
  *	head was written since the provider learnt of it.
  * @captured: device entries captured since the subscription (the raw

@@ -142,22 +142,41 @@ MODULE_PARM_DESC(head_mode_v3, "UNVERIFIED: what a v3 head register holds: 0 ent
  * unit (Documentation/hardware.rst); it writes them as a modprobe options
  * file. Checked when a device is added (nprof_nn_arch_of()).
  */
-#define NPROF_NN_FACTS(v, i)									\
-	module_param_array_named(type_entry_size_##v, nprof_nn_archs[i].type_entry_size, uint,	\
-				 NULL, 0644);							\
-	MODULE_PARM_DESC(type_entry_size_##v, "UNVERIFIED: entry bytes per vendor queue type (TRACE,NOTIFY,EVENT,ERROR,TRACE_DMA,THROTTLE), 0 for entry_size_" #v); \
-	module_param_named(head_lag_##v, nprof_nn_archs[i].head_lag, uint, 0644);		\
-	MODULE_PARM_DESC(head_lag_##v, "UNVERIFIED: bytes the head lags the consumed position (default 0)"); \
-	module_param_named(phase_bit_##v, nprof_nn_archs[i].phase_bit, uint, 0644);		\
-	MODULE_PARM_DESC(phase_bit_##v, "UNVERIFIED: head bit the runtime flips on a wrap, 0 for none (default)"); \
-	module_param_named(head_sets_##v, nprof_nn_archs[i].head_sets, uint, 0644);		\
-	MODULE_PARM_DESC(head_sets_##v, "UNVERIFIED: 0 a head write is for the queue last programmed in its register set (default); 1 for type set/16, engine set%16"); \
-	module_param_named(reprogram_##v, nprof_nn_archs[i].reprogram, uint, 0644);		\
-	MODULE_PARM_DESC(reprogram_##v, "UNVERIFIED: a queue programmed in new memory is written from 0 its head register (default), 1 reset_head_" #v); \
-	module_param_named(reset_head_##v, nprof_nn_archs[i].reset_head, uint, 0644);		\
-	MODULE_PARM_DESC(reset_head_##v, "UNVERIFIED: the head register after a reset (with reprogram_" #v "=1)")
-NPROF_NN_FACTS(v2, 0);
-NPROF_NN_FACTS(v3, 1);
+module_param_array_named(type_entry_size_v2, nprof_nn_archs[0].type_entry_size, uint, NULL,
+			 0644);
+MODULE_PARM_DESC(type_entry_size_v2,
+		 "UNVERIFIED: entry bytes per vendor queue type (TRACE,NOTIFY,EVENT,ERROR,TRACE_DMA,THROTTLE), 0 for entry_size_v2");
+module_param_named(head_lag_v2, nprof_nn_archs[0].head_lag, uint, 0644);
+MODULE_PARM_DESC(head_lag_v2, "UNVERIFIED: bytes the head lags the consumed position (default 0)");
+module_param_named(phase_bit_v2, nprof_nn_archs[0].phase_bit, uint, 0644);
+MODULE_PARM_DESC(phase_bit_v2,
+		 "UNVERIFIED: head bit the runtime flips on a wrap, 0 for none (default)");
+module_param_named(head_sets_v2, nprof_nn_archs[0].head_sets, uint, 0644);
+MODULE_PARM_DESC(head_sets_v2,
+		 "UNVERIFIED: 0 a head write is for the queue last programmed in its register set (default); 1 for type set/16, engine set%16");
+module_param_named(reprogram_v2, nprof_nn_archs[0].reprogram, uint, 0644);
+MODULE_PARM_DESC(reprogram_v2,
+		 "UNVERIFIED: a queue programmed in new memory is written from 0 its head register (default), 1 reset_head_v2");
+module_param_named(reset_head_v2, nprof_nn_archs[0].reset_head, uint, 0644);
+MODULE_PARM_DESC(reset_head_v2, "UNVERIFIED: the head register after a reset (with reprogram_v2=1)");
+
+module_param_array_named(type_entry_size_v3, nprof_nn_archs[1].type_entry_size, uint, NULL,
+			 0644);
+MODULE_PARM_DESC(type_entry_size_v3,
+		 "UNVERIFIED: entry bytes per vendor queue type (TRACE,NOTIFY,EVENT,ERROR,TRACE_DMA,THROTTLE), 0 for entry_size_v3");
+module_param_named(head_lag_v3, nprof_nn_archs[1].head_lag, uint, 0644);
+MODULE_PARM_DESC(head_lag_v3, "UNVERIFIED: bytes the head lags the consumed position (default 0)");
+module_param_named(phase_bit_v3, nprof_nn_archs[1].phase_bit, uint, 0644);
+MODULE_PARM_DESC(phase_bit_v3,
+		 "UNVERIFIED: head bit the runtime flips on a wrap, 0 for none (default)");
+module_param_named(head_sets_v3, nprof_nn_archs[1].head_sets, uint, 0644);
+MODULE_PARM_DESC(head_sets_v3,
+		 "UNVERIFIED: 0 a head write is for the queue last programmed in its register set (default); 1 for type set/16, engine set%16");
+module_param_named(reprogram_v3, nprof_nn_archs[1].reprogram, uint, 0644);
+MODULE_PARM_DESC(reprogram_v3,
+		 "UNVERIFIED: a queue programmed in new memory is written from 0 its head register (default), 1 reset_head_v3");
+module_param_named(reset_head_v3, nprof_nn_archs[1].reset_head, uint, 0644);
+MODULE_PARM_DESC(reset_head_v3, "UNVERIFIED: the head register after a reset (with reprogram_v3=1)");
 
 /*
  * Every device of neuron.ko that the core knows. Queue callbacks (head

@@ -250,7 +250,7 @@ struct emu {
 	unsigned int entry_size;
 	unsigned int head_start;
 	bool head_bytes;	/* head registers count bytes, not entries */
-	/* The personality (see the DOC above): entry size per vendor queue type, 0 for @entry_size. */
+	/* The personality (the DOC above): entry size per vendor queue type, 0: entry_size. */
 	unsigned int type_entry_size[6];
 	bool from_head;		/* a re-programmed queue is written from its head register */
 	unsigned int phase_bit;	/* 0, or the head register bit the runtime flips on a wrap */
@@ -679,7 +679,8 @@ static int emu_config_show(struct seq_file *m, void *v)
 		   emu->head_bytes ? "byte" : "entries", emu->type_entry_size[0],
 		   emu->type_entry_size[1], emu->type_entry_size[2], emu->type_entry_size[3],
 		   emu->type_entry_size[4], emu->type_entry_size[5],
-		   emu->from_head ? "head" : "reset", emu->phase_bit, emu->resets, emu->fw_requests);
+		   emu->from_head ? "head" : "reset", emu->phase_bit, emu->resets,
+		   emu->fw_requests);
 	mutex_unlock(&emu->lock);
 	return 0;
 }

@@ -54,7 +54,18 @@ def main():
     typed = any(qt for _, qt in want)
     for path in dumps:
         d = json.load(open(path))
+        # The records of one queue in file order, as one: a record may end
+        # in the middle of a device entry (a halt flushes the ring) and the
+        # next one hold its other parts.
+        merged = {}
         for q in d.get("queues", []):
+            ident = (q.get("queue_type"), q.get("target_kind"), q.get("target_index"),
+                     q.get("engine"))
+            m = merged.setdefault(ident, {"queue_type": q.get("queue_type"), "entries": [],
+                                          "lost_count": 0})
+            m["entries"] += q.get("entries", [])
+            m["lost_count"] += q.get("lost_count", 0)
+        for q in merged.values():
             qt = q.get("queue_type") if typed else None
             parts = {}
             keys = set()

@@ -80,6 +80,9 @@ static struct cq *cq_get(const char *key, unsigned int dev)
 	memset(&queues[nqueues], 0, sizeof(queues[0]));
 	snprintf(queues[nqueues].key, sizeof(queues[0].key), "%s", key);
 	queues[nqueues].dev = dev;
+	queues[nqueues].phase_bit = -1;
+	queues[nqueues].lag_entries = -1;
+	queues[nqueues].start = -1;
 	return &queues[nqueues++];
 }
 
@@ -330,42 +333,46 @@ static void infer(const struct cq *q, struct verdict *v)
 /*
  * A head bit the runtime flips on each wrap (2.1.5 kept one): set in some
  * heads, above every byte offset of the ring, and flipping exactly where
- * the rest of the head goes back, at least twice. It is cleared from the
- * heads (and the head at programming) before anything else is inferred.
+ * the rest of the head goes back, at least twice (or, with @known, the bit
+ * other queues showed, as often as this one wrapped). It is cleared from
+ * the heads (and the head at programming) before anything else is
+ * inferred. Returns 1 when it found one.
  */
-static void find_phase(struct cq *q)
+static int find_phase(struct cq *q, int known)
 {
 	uint32_t high = 0, bit;
 	size_t i, flips = 0;
 
-	q->phase_bit = -1;
-	if (!q->have_size || q->nheads < MIN_HEADS || !is_pow2(q->size))
-		return;
+	if (q->phase_bit >= 0 || !q->have_size || !q->nheads || !is_pow2(q->size))
+		return 0;
 	for (i = 0; i < q->nheads; i++)
 		high |= q->heads[i] & ~(q->size - 1);
+	if (known >= 0 && !(high & ~(1u << known)))
+		high = 1u << known;
 	if (!high || (high & (high - 1)))
-		return;
+		return 0;
 	bit = high;
 	for (i = 1; i < q->nheads; i++) {
 		int flip = !!((q->heads[i] ^ q->heads[i - 1]) & bit);
 		int back = (q->heads[i] & ~bit) < (q->heads[i - 1] & ~bit);
 
 		if (flip != back)
-			return;
+			return 0;
 		flips += flip;
 	}
-	if (flips < 2)
-		return;
+	if (flips < 2 && (known < 0 || bit != 1u << known))
+		return 0;
 	q->phase_bit = __builtin_ctz(bit);
 	for (i = 0; i < q->nheads; i++)
 		q->heads[i] &= ~bit;
 	q->head0 &= ~bit;
+	return 1;
 }
 
 /* The ring index a head (phase bit cleared) names, as written. */
 static uint32_t pos_of(enum unit u, uint32_t es, uint32_t n, uint32_t h)
 {
-	return (u == U_BYTE ? h / es : h) % n;
+	return n ? (u == U_BYTE ? h / es : h) % n : 0;
 }
 
 /*
@@ -482,6 +489,21 @@ static int report(FILE *out, FILE *conf)
 		size_t i;
 
 		typed = merge_typed(arch, &own);
+		/* The phase bit: first where it shows twice, then where it may show less. */
+		for (i = 0, u = -1; i < nqueues; i++) {
+			struct cq *q = &queues[i];
+			unsigned int a = q->dev < 64 && dev_arch[q->dev] ? dev_arch[q->dev] : 2;
+
+			if (a == arch && q->nheads >= MIN_HEADS && find_phase(q, -1))
+				u = q->phase_bit;
+		}
+		for (i = 0; i < nqueues && u >= 0; i++) {
+			unsigned int a = queues[i].dev < 64 && dev_arch[queues[i].dev] ?
+					 dev_arch[queues[i].dev] : 2;
+
+			if (a == arch)
+				find_phase(&queues[i], u);
+		}
 		for (i = 0; i < nqueues; i++) {
 			struct cq *q = &queues[i];
 			struct verdict v;
@@ -490,7 +512,6 @@ static int report(FILE *out, FILE *conf)
 			if (a != arch || !q->have_size || (!q->nheads && !q->have_type))
 				continue;
 			nq++;
-			find_phase(q);
 			infer(q, &v);
 			if (v.why) {
 				fprintf(out, "  queue %s: %s%s%s\n", q->key,
@@ -538,9 +559,8 @@ static int report(FILE *out, FILE *conf)
 		}
 		if (tes[0])
 			be = (int)(tes[0] / 32);
-		fprintf(out, "v%u: %s, %u-byte entries, from %d of %d queues (confidence %s)\n",
-			arch, unit_names[bu], be * 32, best, total,
-			total >= 2 ? "high" : "medium");
+		fprintf(out, "v%u: %s, %u-byte entries (TRACE's, else the most common), from %d queues that agree on the unit (confidence %s)\n",
+			arch, unit_names[bu], be * 32, total, total >= 2 ? "high" : "medium");
 		for (i = 0; i < 6; i++)
 			if (tes[i])
 				fprintf(out, "v%u: %s entries %u bytes (%d queue%s)\n", arch, type_names[i],
@@ -609,7 +629,7 @@ static int report(FILE *out, FILE *conf)
 			uint32_t es = q->have_type && q->nq_type < 6 && tes[q->nq_type] ?
 				      tes[q->nq_type] : (uint32_t)be * 32;
 
-			if (q->start >= 0 && pos_of((enum unit)bu, es, q->size / es, q->head0) != (uint32_t)q->start &&
+			if (q->have_size && q->start >= 0 && pos_of((enum unit)bu, es, q->size / es, q->head0) != (uint32_t)q->start &&
 			    pos_of((enum unit)bu, es, q->size / es, (uint32_t)reset_raw) != (uint32_t)q->start)
 				head_differs = 1;
 		}
