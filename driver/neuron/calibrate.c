@@ -26,7 +26,11 @@
  * queue outside an SDMA block INSTANCE is printed as 0, as its head writes
  * cannot tell it. A queue line also gives the vendor queue type and
  * engine index asked for, the head register when programmed and whether in
- * new memory; a head line the byte offsets of the first and past the last
+ * new memory; a queue handed out again keeps its head lines and gets
+ *
+ *   again DEV nc|ts ID SDMA INSTANCE REG HEAD N
+ *
+ * with its head register then, after its first N head writes; a head line the byte offsets of the first and past the last
  * non-zero byte of the ring's first 16 KiB at that write (where the device
  * had written: a ring in new memory starts zeroed). Nothing here depends on
  * the provider's parameters, which are what it measures. At most 16384 head writes per
@@ -66,6 +70,9 @@ struct cal_queue {
 	bool on_host;
 	u8 nq_type, engine, fresh;
 	u32 head;		/* the head register when programmed */
+	bool again;		/* handed out again since: */
+	u32 again_head;		/* the head register then */
+	u32 again_at;		/* head writes logged before */
 	void *va;		/* host ring while programmed, else NULL */
 	struct cal_head *heads;
 	u32 nheads;
@@ -181,17 +188,30 @@ void nprof_nn_cal_programmed(const struct neuron_nq_hook_dev *hd,
 	mutex_lock(&cal_lock);
 	q = cal_find(hd->device_index, &hq->qid, true);
 	if (q) {
-		q->size = hq->size;
-		q->nq_type = hq->qid.nq_type;
-		q->engine = hq->qid.instance;
-		q->head = hq->head;
-		q->fresh = hq->fresh;
+		if (!hq->fresh && q->size) {
+			q->again = true;
+			q->again_head = hq->head;
+			q->again_at = q->nheads;
+		} else {
+			q->size = hq->size;
+			q->nq_type = hq->qid.nq_type;
+			q->engine = hq->qid.instance;
+			q->head = hq->head;
+			q->fresh = hq->fresh;
+			q->again = false;
+		}
 		q->on_host = hq->on_host && hq->va;
 		q->va = q->on_host ? hq->va : NULL;
-		/* What was logged belongs to the queue that was there before. */
-		q->nheads = 0;
-		q->dropped = 0;
-		q->ring_len = 0;
+		/*
+		 * What was logged belongs to the queue that was there before,
+		 * unless the queue is only handed out again: then its heads go
+		 * on (and its head register then says what a read returns).
+		 */
+		if (hq->fresh) {
+			q->nheads = 0;
+			q->dropped = 0;
+			q->ring_len = 0;
+		}
 	}
 	mutex_unlock(&cal_lock);
 }
@@ -274,6 +294,8 @@ static int cal_show(struct seq_file *m, void *v)
 		for (j = 0; j < q->nheads; j++)
 			seq_printf(m, "head %s %u %llu %u %u\n", key, q->heads[j].value,
 				   q->heads[j].ns, q->heads[j].first, q->heads[j].end);
+		if (q->again)
+			seq_printf(m, "again %s %u %u\n", key, q->again_head, q->again_at);
 		if (q->dropped)
 			seq_printf(m, "# %s: %u head writes not logged (the log is full)\n", key,
 				   q->dropped);

@@ -57,6 +57,9 @@ enum nprof_nn_head_mode {
  *	head register points then; 1: from @reset_head, the head register's
  *	value after a reset.
  * @reset_head: see @reprogram.
+ * @head_read: a read of the head register returns the last head the
+ *	runtime wrote: the baseline of a queue found programmed already (else
+ *	its first head write sets it).
  */
 struct nprof_nn_arch {
 	const char *name;
@@ -71,6 +74,7 @@ struct nprof_nn_arch {
 	u32 head_sets;
 	u32 reprogram;
 	u32 reset_head;
+	u32 head_read;
 };
 
 /* Vendor queue types with an entry size parameter each (type_entry_size_*). */

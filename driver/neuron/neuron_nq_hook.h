@@ -149,6 +149,26 @@ struct neuron_nq_hook_ops {
 int neuron_nq_hook_register(const struct neuron_nq_hook_ops *ops);
 
 /**
+ * neuron_nq_hook_for_each_queue() - the queues a device already has.
+ * @ops: the registered table, or the one being registered.
+ * @d: the device, as device_added was given it.
+ *
+ * Calls @ops->queue_programmed for every queue the driver holds for @d
+ * (NeuronCore and TopSP, host or device memory), as if handed out again
+ * (@fresh 0, @head the head register's value now), under the driver's
+ * memory lock: a queue whose memory is freed meanwhile is announced
+ * halted after this returns. Queues programmed while it runs are reported
+ * by the driver as usual, possibly also here. For a module that loads
+ * after the runtime programmed its queues, or a device whose queues were
+ * programmed before device_added.
+ *
+ * Context: only from @ops->device_added (registration holds the lock that
+ * keeps @d).
+ */
+void neuron_nq_hook_for_each_queue(const struct neuron_nq_hook_ops *ops,
+				   const struct neuron_nq_hook_dev *d);
+
+/**
  * neuron_nq_hook_unregister() - remove the callback table.
  * @ops: the table that was registered.
  *

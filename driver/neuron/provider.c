@@ -159,6 +159,9 @@ MODULE_PARM_DESC(reprogram_v2,
 		 "UNVERIFIED: a queue programmed in new memory is written from 0 its head register (default), 1 reset_head_v2");
 module_param_named(reset_head_v2, nprof_nn_archs[0].reset_head, uint, 0644);
 MODULE_PARM_DESC(reset_head_v2, "UNVERIFIED: the head register after a reset (with reprogram_v2=1)");
+module_param_named(head_read_v2, nprof_nn_archs[0].head_read, uint, 0644);
+MODULE_PARM_DESC(head_read_v2,
+		 "UNVERIFIED: 1 a read of a head register returns the last head written, the baseline of a queue found programmed already (default 0: its first head write is)");
 
 module_param_array_named(type_entry_size_v3, nprof_nn_archs[1].type_entry_size, uint, NULL,
 			 0644);
@@ -177,6 +180,13 @@ MODULE_PARM_DESC(reprogram_v3,
 		 "UNVERIFIED: a queue programmed in new memory is written from 0 its head register (default), 1 reset_head_v3");
 module_param_named(reset_head_v3, nprof_nn_archs[1].reset_head, uint, 0644);
 MODULE_PARM_DESC(reset_head_v3, "UNVERIFIED: the head register after a reset (with reprogram_v3=1)");
+module_param_named(head_read_v3, nprof_nn_archs[1].head_read, uint, 0644);
+MODULE_PARM_DESC(head_read_v3,
+		 "UNVERIFIED: 1 a read of a head register returns the last head written, the baseline of a queue found programmed already (default 0: its first head write is)");
+
+/* Patch 7 of the hook: the queues a device has already (optional). */
+static void (*nprof_nn_for_each_queue)(const struct neuron_nq_hook_ops *ops,
+				       const struct neuron_nq_hook_dev *d);
 
 /*
  * Every device of neuron.ko that the core knows. Queue callbacks (head
@@ -202,7 +212,7 @@ static bool nprof_nn_facts_valid(const struct nprof_nn_arch *a)
 		if (!nprof_nn_entry_size_valid(es) || a->head_lag % es)
 			return false;
 	}
-	return a->head_lag < SZ_1M && a->head_sets <= 1 && a->reprogram <= 1 &&
+	return a->head_lag < SZ_1M && a->head_sets <= 1 && a->reprogram <= 1 && a->head_read <= 1 &&
 	       (!a->phase_bit ||
 		(a->phase_bit < 32 && a->head_mode != NPROF_NN_HEAD_COUNTER_ENTRIES));
 }
@@ -753,9 +763,17 @@ static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
 	 * The baseline: see the top of this file; where the device writes a
 	 * queue programmed in new memory is a calibrated fact (reprogram).
 	 */
-	nq->head = dev->arch.reprogram ? dev->arch.reset_head :
-		   dev->arch.phase_bit ? hq->head & ~BIT(dev->arch.phase_bit) : hq->head;
-	nq->synced = hq->fresh;
+	if (hq->fresh) {
+		nq->head = dev->arch.reprogram ? dev->arch.reset_head :
+			   dev->arch.phase_bit ? hq->head & ~BIT(dev->arch.phase_bit) : hq->head;
+	} else {
+		struct nprof_nn_arch arch = dev->arch;
+
+		/* Found programmed already: the runtime's last head, if a read says it. */
+		arch.entry_size = es;
+		nq->head = nprof_nn_head_pos(&arch, es, hq->size, hq->head);
+	}
+	nq->synced = hq->fresh || dev->arch.head_read;
 	mutex_unlock(&nq->lock);
 	if (unreadable) {
 		dev_info_ratelimited(&dev->pdev->dev, "queue %u/%u/%u/%u: in device memory, not captured\n",
@@ -949,6 +967,13 @@ static void nprof_nn_device_added(const struct neuron_nq_hook_dev *hd)
 	}
 	dev_info(hd->dev, "neuronprof: neuron%u profiled (%u cores, %u TopSPs, entry size %u and head mode %u UNVERIFIED)\n",
 		 hd->device_index, hd->nc_count, hd->ts_count, arch.entry_size, arch.head_mode);
+	/*
+	 * Queues the driver programmed before: the runtime may go on using
+	 * them without programming them again (the device is listed, so each
+	 * is added as if handed out again).
+	 */
+	if (nprof_nn_for_each_queue)
+		nprof_nn_for_each_queue(&nprof_nn_hook_ops, hd);
 	return;
 
 err_unlist:
@@ -1007,6 +1032,7 @@ static int __init nprof_nn_init(void)
 
 	nprof_nn_register = symbol_get(neuron_nq_hook_register);
 	nprof_nn_unregister = symbol_get(neuron_nq_hook_unregister);
+	nprof_nn_for_each_queue = symbol_get(neuron_nq_hook_for_each_queue);
 	if (!nprof_nn_register || !nprof_nn_unregister) {
 		pr_err("neuron.ko is not loaded or does not carry the neuronprof hook: load it first (modprobe neuron); if it is loaded, apply the hook with neuronprof-neuron-hook install (package neuronprof-dkms, or make install), or from the neuronprof sources with scripts/neuron-vendor-hook.sh install (Documentation/hardware.rst)\n");
 		ret = -ENODEV;
@@ -1028,6 +1054,8 @@ err_put:
 		symbol_put(neuron_nq_hook_register);
 	if (nprof_nn_unregister)
 		symbol_put(neuron_nq_hook_unregister);
+	if (nprof_nn_for_each_queue)
+		symbol_put(neuron_nq_hook_for_each_queue);
 	return ret;
 }
 
@@ -1047,6 +1075,8 @@ static void __exit nprof_nn_exit(void)
 	}
 	symbol_put(neuron_nq_hook_register);
 	symbol_put(neuron_nq_hook_unregister);
+	if (nprof_nn_for_each_queue)
+		symbol_put(neuron_nq_hook_for_each_queue);
 }
 
 module_init(nprof_nn_init);

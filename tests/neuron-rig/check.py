@@ -6,8 +6,9 @@ emulated hardware wrote and the runtime consumed.
 check.py PLAY_OUTPUT ENTRY_SIZE DUMP_JSON...
 
 PLAY_OUTPUT holds nrt_play's "queue Q BLOCK N SET produced=P consumed=C
-[type=T es=E]" lines (ENTRY_SIZE is the entry size of a line without es=;
-queues of the same register set are told apart by their type); each DUMP_JSON is `neuronprof dump --json` of one NTFF file of the
+[type=T es=E] [base=B]" lines (ENTRY_SIZE is the entry size of a line
+without es=; queues of the same register set are told apart by their type;
+C counts from entry B on, what was consumed before the capture began); each DUMP_JSON is `neuronprof dump --json` of one NTFF file of the
 recording. For every queue the runtime consumed from: the entries that
 arrived are exactly the emulated hardware's bytes (trn_emu.c: word 0 is
 0xE3D0 << 48 | key << 32 | index, key = block << 14 | instance << 7 | set,
@@ -27,9 +28,10 @@ TYPES = ["TRACE", "NOTIFY", "EVENT", "ERROR", "DMA", "THROTTLE"]
 def main():
     play, esize, dumps = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
     want = {}
+    base = {}       # (key, type) -> entries consumed before the capture (mark)
     for line in open(play):
         m = re.match(r"queue (\d+) (\w+) (\d+) (\d+) produced=(\d+) consumed=(\d+)"
-                     r"(?: type=(\d+) es=(\d+))?", line)
+                     r"(?: type=(\d+) es=(\d+))?(?: base=(\d+))?", line)
         if m:
             # EMU_ENTRY_KEY() of driver/tests/trn_emu_regs.h
             key = BLOCKS[m.group(2)] << 14 | int(m.group(3)) << 7 | int(m.group(4))
@@ -40,6 +42,8 @@ def main():
             name = f"{m.group(2)} {m.group(3)} set {m.group(4)}" + (f" {qt}" if qt else "")
             # A queue programmed again in the same set, of the same type, is
             # a later generation of the same record: its entries count from 0.
+            if m.group(9) and int(m.group(9)):
+                base[(key, qt)] = int(m.group(9))
             if (key, qt) in want:
                 n0, c0, e0, gens = want[(key, qt)]
                 want[(key, qt)] = (n0, c0 + int(m.group(6)), e0, gens + [int(m.group(6))])
@@ -98,7 +102,10 @@ def main():
 
     for key, (name, consumed, esize, gens) in sorted(want.items(), key=lambda kv: kv[1][0]):
         ents = got.get(key, [])
-        seqs = [s for s, _ in ents]
+        b = base.get(key, 0)
+        if any(s < b for s, _ in ents):
+            bad.append(f"{name}: an entry consumed before the capture began arrived")
+        seqs = [s - b for s, _ in ents]
         # Split into generations where the count starts again; each run in
         # order, once, within what its generation consumed.
         runs, cur = [], []

@@ -37,6 +37,8 @@
  *   reset[:NC_MAP]  NEURON_IOCTL_NC_RESET and wait for it (the emulated
  *                   device's head registers then read HEAD_START)
  *   sleep:MS
+ *   wait:PATH       create PATH.waiting, then wait (up to 60 s) until PATH exists
+ *   mark:Q          what Q consumed so far is left out of its line (base=)
  *   bench:Q:K:N[:US]
  *                   N rounds: the hardware writes K entries, the runtime
  *                   consumes them with one head write; prints the mean ns
@@ -46,7 +48,8 @@
  *                   capture's drainer on the other CPU keeps up; spinning,
  *                   not sleeping, keeps this CPU as warm as a runtime's
  * Prints one line per queue at the end:
- *   queue Q BLOCK N SET produced=P consumed=C
+ *   queue Q BLOCK N SET produced=P consumed=C type=T es=E [base=B]
+ * (C counts from entry B on, after a mark)
  * Exit status 0, or 1 with a message naming the step that failed.
  */
 #include <errno.h>
@@ -83,6 +86,7 @@ struct queue {
 	unsigned char *map;
 	unsigned long long produced, consumed;
 	unsigned long long pos;	/* entries the head is past: consumed, rewound, after free */
+	unsigned long long base;	/* entries consumed before mark: not counted */
 	int freed;
 };
 
@@ -264,6 +268,7 @@ static void queue_init(const char *step, char *args, int realloc_)
 	q->freed = 0;
 	q->heads = 0;
 	q->phase = 0;
+	q->base = 0;
 	q->map = NULL;
 	if (!loc[0]) {
 		q->map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, (off_t)q->mmap_offset);
@@ -277,8 +282,11 @@ static void queue_init(const char *step, char *args, int realloc_)
 	       q->block, q->n, q->set, q->type, q->es, q->start,
 	       (unsigned long long)q->mem_handle, (unsigned long long)q->mmap_offset);
 	nq++;
-	/* The 2.1.5 runtime: head = start - LAG before anything is consumed. */
-	if (lag && !no_init_head)
+	/*
+	 * The 2.1.5 runtime: head = start - LAG before anything is consumed,
+	 * in a queue the driver programmed (not one handed out again).
+	 */
+	if (lag && !no_init_head && realloc_)
 		bar_write(step, q->head_reg, head_value(q));
 }
 
@@ -488,7 +496,8 @@ int main(int argc, char **argv)
 			if (rd.result)
 				die(name, "the reset failed");
 			for (c = 0; c < (int)nq; c++)
-				qs[c].produced = qs[c].consumed = qs[c].pos = qs[c].heads = qs[c].phase = 0;
+				qs[c].produced = qs[c].consumed = qs[c].pos = qs[c].heads = qs[c].phase =
+					qs[c].base = 0;
 		} else if (!strcmp(name, "bench")) {
 			struct queue *q = queue_arg(name, &p);
 			unsigned long k = strtoul(p, &p, 10), rounds = 0, gap_us = 0, r;
@@ -538,6 +547,21 @@ int main(int argc, char **argv)
 			free(t_copy);
 			free(dst);
 			free(src);
+		} else if (!strcmp(name, "wait")) {
+			char w[200];
+			int n;
+
+			snprintf(w, sizeof(w), "%s.waiting", p);
+			close(open(w, O_WRONLY | O_CREAT, 0644));
+			for (n = 0; n < 600 && access(p, F_OK); n++)
+				usleep(100000);
+			errno = 0;
+			if (access(p, F_OK))
+				die(name, "nobody created the file waited for");
+		} else if (!strcmp(name, "mark")) {
+			struct queue *q = queue_arg(name, &p);
+
+			q->base = q->consumed;
 		} else if (!strcmp(name, "sleep")) {
 			usleep(strtoul(p, NULL, 10) * 1000);
 		} else {
@@ -546,8 +570,9 @@ int main(int argc, char **argv)
 		}
 	}
 	for (i = 0; i < (int)nq; i++)
-		printf("queue %d %s %u %u produced=%llu consumed=%llu type=%u es=%u\n", i, qs[i].block,
-		       qs[i].n, qs[i].set, qs[i].produced, qs[i].consumed, qs[i].type, qs[i].es);
+		printf("queue %d %s %u %u produced=%llu consumed=%llu type=%u es=%u base=%llu\n", i,
+		       qs[i].block, qs[i].n, qs[i].set, qs[i].produced, qs[i].consumed - qs[i].base,
+		       qs[i].type, qs[i].es, qs[i].base);
 	close(fd);
 	return 0;
 }

@@ -271,16 +271,27 @@ personas=(
 seed=${RIG_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
 echo "neuron-rig: drawn personality seed $seed (RIG_SEED=$seed repeats it)"
 RANDOM=$seed
-draw() { local a=("$@"); echo "${a[RANDOM % ${#a[@]}]}"; }
-d_unit=$(draw index byte counter)
-d_es=$(draw 32 64 128)
-d_types="$(draw 0 32 64 128),0,$(draw 0 32 64 128),0,$(draw 0 32 64 128),0"
-d_lag=$(draw 0 0 256 "$d_es")
+# draw VAR CHOICE...: one of the choices, in this shell (a subshell would
+# not advance the seeded sequence, and bash reseeds it there).
+draw() {
+	local -n v=$1
+	shift
+	local a=("$@")
+	v=${a[RANDOM % ${#a[@]}]}
+}
+draw d_unit index byte counter
+draw d_es 32 64 128
+draw t0 0 32 64 128
+draw t2 0 32 64 128
+draw t4 0 32 64 128
+draw d_lag 0 0 256 "$d_es"
 d_phase=0
-[ "$d_unit" = counter ] || d_phase=$(draw 0 16 24 31)
-d_reprog=$(draw reset head)
+[ "$d_unit" = counter ] || draw d_phase 0 16 24 31
+draw d_reprog reset head
 [ "$d_unit" = counter ] && d_reprog=reset
-personas+=("p-seed$seed/$d_unit/$((RANDOM % 8))/$d_es/$d_types/$d_lag/$d_phase/$(draw 0 1)/$d_reprog/$(draw 0 1)")
+draw d_typed 0 1
+draw d_init 0 1
+personas+=("p-seed$seed/$d_unit/$((RANDOM % 8))/$d_es/$t0,0,$t2,0,$t4,0/$d_lag/$d_phase/$d_typed/$d_reprog/$d_init")
 [ -n "${RIG_PERSONAS:-}" ] && read -ra personas <<<"$RIG_PERSONAS"
 echo "neuron-rig: personalities: ${personas[*]}"
 # What a personality's runtime does: the main steps, then queue 0 (core 0
@@ -298,6 +309,14 @@ for _ in $(seq 25); do
 done
 pcal="$pcal realloc:core:0:0:9:4096"
 for _ in $(seq 10); do pcal="$pcal produce:4:4 consume:4:4"; done
+# ... and core 1's EVENT queue handed out again (what a head register read returns).
+pcal="$pcal init:core:1:2:3:4096"
+# Queues programmed before neuronprof_neuron loads: the runtime programs
+# and consumes, waits while the provider (configured as p-default was) and
+# a capture start, and goes on with the same queues; only what it consumes
+# after that (mark) is expected.
+existing="reset realloc:core:0:0:1:4096 realloc:ts:1:0:0:4096 produce:0:10 consume:0:10 produce:1:5"
+existing="$existing consume:1:5 wait:/tmp/exgo mark:0 mark:1 produce:0:30 heads:0:30:7 produce:1:20 consume:1:20"
 # RIG_TOLD=1: the provider is told the entry size and head unit, as the
 # scenarios above do, instead of being configured by calibrate (how the
 # personalities fail against a provider that knows only those two).
@@ -418,6 +437,28 @@ personas() {
 
 probe v2 ""
 personas "${personas[*]}"
+rm -f /tmp/exgo /tmp/exgo.waiting
+/rig/nrt_play \$(cat /out/p-default.flags) $existing >/out/existing.play 2>&1 &
+pp=\$!
+n=0
+while [ ! -e /tmp/exgo.waiting ] && [ \$n -lt 300 ]; do sleep 0.1; n=\$((n + 1)); done
+modprobe neuronprof_neuron \$(sed -n 's/^options neuronprof_neuron //p' /out/p-default.conf) ||
+	echo "provider existing: \$?" >>/out/errors
+/rig/neuronprof record --mode session --ring-size 1M --duration 60 -o /out/existing \\
+	-- /rig/inspect_run /tmp/existing.ready >/out/existing.record 2>&1 &
+rp=\$!
+n=0
+while [ ! -e /tmp/existing.ready ] && [ \$n -lt 100 ] && kill -0 \$rp 2>/dev/null; do
+	sleep 0.1
+	n=\$((n + 1))
+done
+touch /tmp/exgo
+wait \$pp
+echo \$? >/out/existing.play.rc
+kill -TERM \$(pidof inspect_run) 2>/dev/null
+wait \$rp
+echo \$? >/out/existing.record.rc
+rmmod neuronprof_neuron
 [ "${RIG_PERSONAS_ONLY:-0}" = 1 ] && { unload /out/rmmod.rc; dmesg >/out/dmesg.txt; exit 0; }
 scenarios "$(scenario_list 2)"
 # A queue in device memory: the runtime asks for one before the capture
@@ -506,6 +547,12 @@ for s in "${personas[@]}"; do
 	result "$name: configured by calibrate ($(sed -n 's/^options neuronprof_neuron //p' "$out/$name.conf" 2>/dev/null)), every consumed byte arrives once, delivered + lost = consumed" $rc "$work/$name.check"
 	[ $rc -eq 0 ] && sed 's/^/# /' "$work/$name.check"
 done
+[ "$(cat "$out/existing.play.rc" 2>/dev/null)" = 0 ] && [ "$(cat "$out/existing.record.rc" 2>/dev/null)" = 0 ]
+result "queues programmed before neuronprof_neuron loaded: the runtime and record succeed" $? "$out/existing.play"
+check_capture existing 64
+rc=$?
+result "queues programmed before neuronprof_neuron loaded: what the runtime consumed after the capture began arrives, delivered + lost = consumed" $rc "$work/existing.check"
+[ $rc -eq 0 ] && sed 's/^/# /' "$work/existing.check"
 [ "${RIG_PERSONAS_ONLY:-0}" = 1 ] && finish
 grep -q "trn2 function .*(v3 DHAL)" "$out/v3-probe.log" 2>/dev/null &&
 	grep -q "nd0: reset request .* completed" "$out/v3-probe.log" && grep -q "^c" "$out/v3-dev.txt" 2>/dev/null

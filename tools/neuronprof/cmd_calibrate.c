@@ -53,6 +53,7 @@ struct cq {
 	size_t ring_len;
 	/* Inferred by infer_more(). */
 	int phase_bit;			/* -1 none, else the bit */
+	int read_eq, read_ne;		/* handed out again: register = last head written, or not */
 	int lag_entries;		/* -1 not measured */
 	int start;			/* ring index of the device's first entry, -1 unknown */
 };
@@ -150,6 +151,16 @@ static int parse_line(const char *line)
 		q->first[q->nheads] = k == 4 ? (uint32_t)c : 0;
 		q->end[q->nheads] = k == 4 ? (uint32_t)d2 : 0;
 		q->heads[q->nheads++] = (uint32_t)a;
+	} else if (!strcmp(rest, "again")) {
+		/* Handed out again after N head writes: does a read give the last one? */
+		if (sscanf(line, "%llu %llu", &a, &b) != 2)
+			return -1;
+		if (b && b <= q->nheads) {
+			if ((uint32_t)a == q->heads[b - 1])
+				q->read_eq++;
+			else
+				q->read_ne++;
+		}
 	} else if (!strcmp(rest, "ring")) {
 		size_t len = strcspn(line, " \n"), i;
 
@@ -484,11 +495,20 @@ static int report(FILE *out, FILE *conf)
 		int tconf[6] = { 0 }, lag = -1, lagq = 0, phase = -1, phaseq = 0, nophase = 0;
 		int from_head = 0, from_reset = 0, reset_head = -1, head_differs = 0;
 		int64_t reset_raw = -1;
-		int bad = 0;
+		int bad = 0, read_eq = 0, read_ne = 0;
 		char seen_not[64] = "";
 		size_t i;
 
 		typed = merge_typed(arch, &own);
+		for (i = 0; i < nqueues; i++) {
+			unsigned int a = queues[i].dev < 64 && dev_arch[queues[i].dev] ?
+					 dev_arch[queues[i].dev] : 2;
+
+			if (a == arch) {
+				read_eq += queues[i].read_eq;
+				read_ne += queues[i].read_ne;
+			}
+		}
 		/* The phase bit: first where it shows twice, then where it may show less. */
 		for (i = 0, u = -1; i < nqueues; i++) {
 			struct cq *q = &queues[i];
@@ -689,17 +709,35 @@ static int report(FILE *out, FILE *conf)
 				"not enough data: every queue was programmed with its head at one place (program one again without a reset)");
 			undecided = 1;
 		}
+		/* A read of the head register: only where heads are written to it. */
+		if (typed && !own) {
+			read_eq = 0;
+			fprintf(out, "v%u: a read of a head register does not return the runtime's head (it writes other register sets)\n",
+				arch);
+		} else if (read_eq && !read_ne) {
+			fprintf(out, "v%u: a read of a head register returns the last head written (%d queues handed out again)\n",
+				arch, read_eq);
+		} else if (read_ne) {
+			read_eq = 0;
+			fprintf(out, "v%u: a read of a head register does not return the last head written (%d of %d queues handed out again)\n",
+				arch, read_ne, read_ne + read_eq);
+		} else {
+			fprintf(out, "v%u: what a read of a head register returns: not enough data: no queue was handed out again (NOTIFICATIONS_INIT without reallocation) after head writes\n",
+				arch);
+			undecided = 1;
+		}
 		if (undecided)
 			continue;
-		fprintf(out, "set: modprobe neuronprof_neuron entry_size_v%u=%u head_mode_v%u=%d type_entry_size_v%u=%u,%u,%u,%u,%u,%u head_lag_v%u=%d phase_bit_v%u=%d head_sets_v%u=%d reprogram_v%u=%d reset_head_v%u=%d\n",
+		fprintf(out, "set: modprobe neuronprof_neuron entry_size_v%u=%u head_mode_v%u=%d type_entry_size_v%u=%u,%u,%u,%u,%u,%u head_lag_v%u=%d phase_bit_v%u=%d head_sets_v%u=%d reprogram_v%u=%d reset_head_v%u=%d head_read_v%u=%d\n",
 			arch, be * 32, arch, bu, arch, tes[0], tes[1], tes[2], tes[3], tes[4], tes[5],
 			arch, lag, arch, phase, arch, typed ? 1 : 0, arch, reset_head >= 0 ? 1 : 0,
-			arch, reset_head >= 0 ? reset_head : 0);
+			arch, reset_head >= 0 ? reset_head : 0, arch, read_eq ? 1 : 0);
 		if (conf)
-			fprintf(conf, "entry_size_v%u=%u head_mode_v%u=%d type_entry_size_v%u=%u,%u,%u,%u,%u,%u head_lag_v%u=%d phase_bit_v%u=%d head_sets_v%u=%d reprogram_v%u=%d reset_head_v%u=%d ",
+			fprintf(conf, "entry_size_v%u=%u head_mode_v%u=%d type_entry_size_v%u=%u,%u,%u,%u,%u,%u head_lag_v%u=%d phase_bit_v%u=%d head_sets_v%u=%d reprogram_v%u=%d reset_head_v%u=%d head_read_v%u=%d ",
 				arch, be * 32, arch, bu, arch, tes[0], tes[1], tes[2], tes[3], tes[4],
 				tes[5], arch, lag, arch, phase, arch, typed ? 1 : 0, arch,
-				reset_head >= 0 ? 1 : 0, arch, reset_head >= 0 ? reset_head : 0);
+				reset_head >= 0 ? 1 : 0, arch, reset_head >= 0 ? reset_head : 0, arch,
+				read_eq ? 1 : 0);
 	}
 	if (!any) {
 		fprintf(out, "not enough data: the log holds no queue (was a workload running?)\n");
