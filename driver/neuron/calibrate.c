@@ -40,6 +40,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
+#include <linux/io.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -74,6 +75,7 @@ struct cal_queue {
 	u32 again_head;		/* the head register then */
 	u32 again_at;		/* head writes logged before */
 	void *va;		/* host ring while programmed, else NULL */
+	void __iomem *io;	/* device-memory ring through BAR4, else NULL */
 	struct cal_head *heads;
 	u32 nheads;
 	u32 dropped;
@@ -202,6 +204,7 @@ void nprof_nn_cal_programmed(const struct neuron_nq_hook_dev *hd,
 		}
 		q->on_host = hq->on_host && hq->va;
 		q->va = q->on_host ? hq->va : NULL;
+		q->io = hq->on_host ? NULL : hq->io;
 		/*
 		 * What was logged belongs to the queue that was there before,
 		 * unless the queue is only handed out again: then its heads go
@@ -223,8 +226,10 @@ void nprof_nn_cal_halted(const struct neuron_nq_hook_dev *hd,
 
 	mutex_lock(&cal_lock);
 	q = cal_find(hd->device_index, &hq->qid, false);
-	if (q)
+	if (q) {
 		q->va = NULL;	/* its memory is about to be freed */
+		q->io = NULL;
+	}
 	mutex_unlock(&cal_lock);
 }
 
@@ -247,9 +252,9 @@ void nprof_nn_cal_head(const struct neuron_nq_hook_dev *hd,
 	}
 	q->heads[q->nheads] = (struct cal_head){ .value = head, .ns = ktime_get_ns() };
 	rq = q;
-	if (!rq->va && !qid->sdma)
+	if (!rq->va && !rq->io && !qid->sdma)
 		rq = cal_typed(q, qid) ?: q;
-	if (rq->va && rq->size) {
+	if ((rq->va || rq->io) && rq->size) {
 		/* The hook calls before the head reaches the device: the bytes stay. */
 		if (!rq->ring)
 			rq->ring = kvmalloc(CAL_RING, GFP_KERNEL);
@@ -257,7 +262,10 @@ void nprof_nn_cal_head(const struct neuron_nq_hook_dev *hd,
 			u32 i, first = U32_MAX, end = 0;
 
 			rq->ring_len = min_t(u32, rq->size, CAL_RING);
-			memcpy(rq->ring, rq->va, rq->ring_len);
+			if (rq->va)
+				memcpy(rq->ring, rq->va, rq->ring_len);
+			else
+				memcpy_fromio(rq->ring, rq->io, rq->ring_len);
 			for (i = 0; i < rq->ring_len; i++)
 				if (rq->ring[i]) {
 					first = min(first, i);

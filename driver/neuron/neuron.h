@@ -96,8 +96,12 @@ static_assert(NPROF_NN_NQ_TYPES == 6);
  * @q: the neuronprof queue it is.
  * @va: kernel address of its ring (host memory), NULL when halted or in
  *	device memory.
- * @on_host: the ring is in host memory (a subscription to a queue in
- *	device memory is refused).
+ * @io: its ring in device memory through the vendor's BAR4 mapping, NULL
+ *	when halted or in host memory.
+ * @bounce: for a ring in device memory: what one round of a head write
+ *	copies, read from @io first (NPROF_NN_SPAN raw entries' bytes).
+ * @on_host: the ring can be read: in host memory, or in device memory
+ *	through BAR4 (a subscription to one that cannot is refused).
  * @size: bytes of the ring.
  * @es: bytes of its entries (its type's).
  * @head: position of the last head the runtime wrote (head_mode units,
@@ -114,6 +118,8 @@ struct nprof_nn_queue {
 	struct neuron_nq_hook_qid qid;
 	struct nprof_queue_id q;
 	void *va;
+	void __iomem *io;
+	u8 *bounce;
 	bool on_host;
 	u32 size;
 	u32 es;

@@ -17,7 +17,7 @@
 struct device;
 
 /* Version of this contract; neuron_nq_hook_register() refuses another one. */
-#define NEURON_NQ_HOOK_VERSION		2
+#define NEURON_NQ_HOOK_VERSION		3
 
 /* Target of a queue (struct neuron_nq_hook_qid.target). */
 #define NEURON_NQ_HOOK_NC		0	/* a NeuronCore */
@@ -88,6 +88,9 @@ struct neuron_nq_hook_qid {
  *	is handed to the runtime again, its head wherever the runtime left
  *	it. 0 for queue_halted.
  * @pad: 0.
+ * @io: a device-memory ring as the driver maps device memory, through BAR4
+ *	(read it with memcpy_fromio()); NULL for host memory or a ring BAR4
+ *	does not cover.
  * @head: the queue's head register as the driver's register read
  *	returns it when the queue is programmed (0 when halted): where the
  *	device starts writing a fresh queue, the baseline of its consumption.
@@ -99,6 +102,7 @@ struct neuron_nq_hook_queue {
 	void *va;
 	u32 fresh;
 	u32 head;
+	void __iomem *io;
 };
 
 /**

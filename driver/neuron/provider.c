@@ -47,6 +47,7 @@
 
 #include <linux/err.h>
 #include <linux/export.h>
+#include <linux/io.h>
 #include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -534,13 +535,13 @@ static_assert(offsetof(struct nprof_nn_entry_mid, model_id) == 8);
  * stores and the copy of its 32 raw bytes.
  */
 static __always_inline void nprof_nn_fill(const struct nprof_notify_span *span,
-					  const struct nprof_nn_queue *nq, u32 es, u32 n,
+					  const u8 *ring, u32 es, u32 n,
 					  u32 *idx, u32 got, const u32 parts,
 					  const union nprof_nn_mid *mid, u64 now,
 					  union nprof_nn_tail tail)
 {
 	struct neuronprof_notification *e = span->entries;
-	const u8 *src = nq->va + (size_t)*idx * es;
+	const u8 *src = ring + (size_t)*idx * es;
 	u32 i, p, at = *idx;
 	u64 seq = span->seq, *w;
 
@@ -557,10 +558,23 @@ static __always_inline void nprof_nn_fill(const struct nprof_notify_span *span,
 		tail.f.iteration++;
 		if (++at == n) {
 			at = 0;
-			src = nq->va;
+			src = ring;
 		}
 	}
 	*idx = at;
+}
+
+/*
+ * @len bytes of a device-memory ring from byte @off on (wrapping at @size)
+ * into @dst, through the BAR4 mapping the vendor uses (memcpy_fromio()).
+ */
+static void nprof_nn_fromio(u8 *dst, const void __iomem *io, u32 size, u32 off, u32 len)
+{
+	u32 first = min(len, size - off);
+
+	memcpy_fromio(dst, io + off, first);
+	if (len > first)
+		memcpy_fromio(dst + first, io, len - first);
 }
 
 /*
@@ -589,7 +603,8 @@ static void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq
 	struct nprof_notify_span span;
 	union nprof_nn_mid mid[NPROF_NN_ENTRY_SIZE_MAX / NEURONPROF_RAW_BYTES_PER_ENTRY];
 	union nprof_nn_tail tail = { .f.model_id = dev->arch.raw_format };
-	u32 done = 0, idx = first, want, got, p;
+	u32 done = 0, idx = first, want, got, p, at, fn;
+	const u8 *ring;
 
 	lockdep_assert_held(&nq->lock);
 	if (uncaptured) {
@@ -610,20 +625,31 @@ static void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq
 				.model_id = model_id,
 			};
 		tail.f.iteration = (u32)nq->captured;
+		/* Device memory: this span's entries through BAR4 first, into the bounce. */
+		ring = nq->va;
+		at = idx;
+		fn = n;
+		if (nq->io && got) {
+			nprof_nn_fromio(nq->bounce, nq->io, nq->size, idx * es, got * es);
+			ring = nq->bounce;
+			at = 0;
+			fn = got;
+		}
 		switch (parts) {
 		case 1:
-			nprof_nn_fill(&span, nq, es, n, &idx, got, 1, mid, now, tail);
+			nprof_nn_fill(&span, ring, es, fn, &at, got, 1, mid, now, tail);
 			break;
 		case 2:
-			nprof_nn_fill(&span, nq, es, n, &idx, got, 2, mid, now, tail);
+			nprof_nn_fill(&span, ring, es, fn, &at, got, 2, mid, now, tail);
 			break;
 		case 4:
-			nprof_nn_fill(&span, nq, es, n, &idx, got, 4, mid, now, tail);
+			nprof_nn_fill(&span, ring, es, fn, &at, got, 4, mid, now, tail);
 			break;
 		default:
-			nprof_nn_fill(&span, nq, es, n, &idx, got, parts, mid, now, tail);
+			nprof_nn_fill(&span, ring, es, fn, &at, got, parts, mid, now, tail);
 			break;
 		}
+		idx = nq->io ? (idx + got) % n : at;
 		/*
 		 * Room that stops at the end of the data area goes on at its
 		 * start in the next round; only a full ring loses entries.
@@ -668,7 +694,7 @@ static void nprof_nn_head_write(const struct neuron_nq_hook_dev *hd,
 	if (!nq)
 		goto out;
 	mutex_lock(&nq->lock);
-	if (!nq->va)
+	if (!nq->va && !nq->io)
 		goto unlock;
 	/* The queue's entry size; the head as a position (calibrated facts). */
 	arch = dev->arch;
@@ -715,7 +741,9 @@ static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
 	struct nprof_nn_queue *nq;
 	struct nprof_queue_id q;
 	unsigned long key = nprof_nn_ident(&hq->qid);
-	bool unreadable = !hq->on_host || !hq->va;
+	/* Host memory through its kernel address, device memory through BAR4. */
+	bool unreadable = hq->on_host ? !hq->va : !hq->io;
+	u8 *bounce = NULL;
 	u32 es;
 
 	nprof_nn_cal_programmed(hd, hq);
@@ -728,6 +756,12 @@ static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
 		dev_info_ratelimited(&dev->pdev->dev, "queue %u/%u/%u/%u: bad size %u, not captured\n",
 				     q.kind, q.index, q.type, q.engine, hq->size);
 		goto out;
+	}
+	if (!hq->on_host && hq->io) {
+		/* A head write copies at most NPROF_NN_SPAN ring entries per round. */
+		bounce = kvmalloc(NPROF_NN_SPAN * NEURONPROF_RAW_BYTES_PER_ENTRY, GFP_KERNEL);
+		if (!bounce)
+			unreadable = true;
 	}
 	mutex_lock(&dev->lock);
 	nq = xa_load(&dev->queues, key);
@@ -749,13 +783,17 @@ static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
 	if (hq->fresh || !xa_load(&dev->live, nprof_nn_key(&hq->qid)))
 		xa_store(&dev->live, nprof_nn_key(&hq->qid), nq, GFP_KERNEL);
 	mutex_lock(&nq->lock);
-	if (!hq->fresh && nq->va && nq->va == hq->va && nq->size == hq->size) {
+	if (!hq->fresh && (nq->va || nq->io) && nq->va == hq->va && nq->io == hq->io &&
+	    nq->size == hq->size) {
 		mutex_unlock(&nq->lock);
 		goto unlock;	/* handed out again, as it was */
 	}
 	nq->qid = hq->qid;
 	nq->q = q;
-	nq->va = unreadable ? NULL : hq->va;
+	nq->va = unreadable || !hq->on_host ? NULL : hq->va;
+	nq->io = unreadable || hq->on_host ? NULL : hq->io;
+	if (nq->io && !nq->bounce)
+		swap(nq->bounce, bounce);
 	nq->on_host = !unreadable;
 	nq->size = hq->size;
 	nq->es = es;
@@ -785,6 +823,7 @@ unlock:
 	mutex_unlock(&dev->lock);
 out:
 	up_read(&nprof_nn_lock);
+	kvfree(bounce);
 }
 
 static void nprof_nn_queue_halted(const struct neuron_nq_hook_dev *hd,
@@ -804,8 +843,9 @@ static void nprof_nn_queue_halted(const struct neuron_nq_hook_dev *hd,
 		goto out;
 	/* Taking the lock waits for a copy from this memory in flight. */
 	mutex_lock(&nq->lock);
-	if (nq->va && nq->va == hq->va) {
+	if ((nq->va && nq->va == hq->va) || (nq->io && nq->io == hq->io)) {
 		nq->va = NULL;
+		nq->io = NULL;
 		ndev = READ_ONCE(dev->ndev);
 		if (ndev && nq->q.kind == NEURONPROF_TARGET_CORE)
 			nprof_queues_flushed(ndev, nq->q.index);
@@ -902,6 +942,7 @@ static void nprof_nn_free(struct nprof_nn_device *dev)
 
 	xa_for_each(&dev->queues, key, nq) {
 		mutex_destroy(&nq->lock);
+		kvfree(nq->bounce);
 		kfree(nq);
 	}
 	xa_destroy(&dev->queues);

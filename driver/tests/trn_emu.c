@@ -47,8 +47,10 @@
  *   cores with a TPB reset;
  * - ``produce`` (debugfs) writes entries into a notification queue at the
  *   base and size the driver programmed into a register set, as the
- *   hardware would: a host-memory ring through the host address, with the
- *   entry size and the start position the test chose.
+ *   hardware would: a host-memory ring through the host address, a
+ *   device-memory ring in BAR4's memory (the device address is the BAR4
+ *   offset, as mmap_get_bar4_offset_v2() has it; on v3 for the first HBM
+ *   only), with the entry size and the start position the test chose.
  *
  * Control, /sys/kernel/debug/neuronprof_trn_emu/: ``config`` takes
  * ``entry_size=N head_start=N head_unit=index|byte|counter``, which the
@@ -519,7 +521,20 @@ static int emu_thread(void *arg)
 	return 0;
 }
 
-/* Write @count entries into the queue of register set @set of block @b @n. */
+/* Entry @seq of the queue of @key, @es bytes at @ent (see the DOC above). */
+static void emu_entry(u8 *ent, u32 es, u32 key, u64 seq)
+{
+	unsigned int j;
+
+	put_unaligned_le64(EMU_ENTRY_WORD0(key, seq), ent);
+	for (j = 8; j < es; j++)
+		ent[j] = (u8)(seq * 31 + j);
+}
+
+/*
+ * Write @count entries into the queue of register set @set of block @b @n,
+ * in host memory or in the device memory behind BAR4.
+ */
 static int emu_produce(struct emu *e, enum emu_block b, unsigned int n,
 		       unsigned int set, unsigned int count, unsigned int type)
 {
@@ -560,22 +575,45 @@ static int emu_produce(struct emu *e, enum emu_block b, unsigned int n,
 		q->start = (e->head_bytes ? h / es : h) % (size / es);
 	}
 	es = q->entry_size;
-	ring = host_map(e, pa, size);
-	if (!ring)
-		return -EREMOTEIO;	/* device memory: not modelled */
 	nent = size / es;
-	for (i = 0; i < count; i++) {
-		u64 seq = q->produced + i;
-		u8 *ent = ring + ((q->start + seq) % nent) * es;
-		unsigned int j;
+	ring = host_map(e, pa, size);
+	if (!ring) {
+		/*
+		 * Device memory (HBM): the device address is the BAR4 offset
+		 * (mmap_get_bar4_offset_v2(); on v3 for the first HBM only).
+		 */
+		void __iomem *io;
+		u8 *ent;
 
-		put_unaligned_le64(EMU_ENTRY_WORD0(key, seq), ent);
-		for (j = 8; j < es; j++)
-			ent[j] = (u8)(seq * 31 + j);
+		if ((pa & e->arch->host_mask) == e->arch->host_base || pa + size > dram_size ||
+		    pa + size < pa)
+			return -EREMOTEIO;
+		io = ioremap(base + apb_size + pa, size);
+		ent = kmalloc(es, GFP_KERNEL);
+		if (!io || !ent) {
+			if (io)
+				iounmap(io);
+			kfree(ent);
+			return -ENOMEM;
+		}
+		for (i = 0; i < count; i++) {
+			u64 seq = q->produced + i;
+
+			emu_entry(ent, es, key, seq);
+			memcpy_toio(io + ((q->start + seq) % nent) * es, ent, es);
+		}
+		kfree(ent);
+		iounmap(io);
+	} else {
+		for (i = 0; i < count; i++) {
+			u64 seq = q->produced + i;
+
+			emu_entry(ring + ((q->start + seq) % nent) * es, es, key, seq);
+		}
+		memunmap(ring);
 	}
 	q->produced += count;
 	q->bytes += (u64)count * es;
-	memunmap(ring);
 	return 0;
 }
 

@@ -12,7 +12,7 @@
  *
  * Usage: nrt_play [-e ENTRY_SIZE] [-u index|byte|counter] [-s HEAD_START]
  *                 [-E T0,T1,T2,T3,T4,T5] [-L LAG] [-I] [-P BIT] [-T]
- *                 [-R reset|head] [-d DEVICE] STEP...
+ *                 [-R reset|head] [-D] [-d DEVICE] STEP...
  * The options are the rig's personality (Documentation/neuron-rig.rst),
  * handed to the emulated device too: -E the entry size of each vendor
  * queue type (0: -e); -L the head lags the consumed position by LAG bytes
@@ -22,7 +22,9 @@
  * (index and byte heads); -T the runtime writes the head of a queue that
  * is not TRACE_DMA into register set TYPE * 16 + ENGINE (the vendor's
  * decoder's reading), not the set the driver programmed (ENGINE); -R where
- * the device writes a queue re-programmed without a reset (trn_emu.c).
+ * the device writes a queue re-programmed without a reset (trn_emu.c); -D
+ * every queue in device memory (BAR4; its entries are not read back here),
+ * as if each init step said :dev.
  * Steps (Q counts the queues asked for, from 0):
  *   init:core|ts:ID:NQ_TYPE:ENGINE:SIZE[:dev]   NOTIFICATIONS_INIT_V2
  *   realloc:core|ts:ID:NQ_TYPE:ENGINE:SIZE      ..._WITH_REALLOC_V2
@@ -94,6 +96,7 @@ static int fd = -1;
 static unsigned int entry_size = 64, head_start;
 static unsigned int type_es[6], lag, phase_bit, typed_sets, no_init_head;
 static const char *reprogram = "reset";
+static int all_dev;
 static enum unit unit = U_INDEX;
 static __u64 bar0;
 static int v3;		/* the device is a trn2: NEURON_ARCH_V3 */
@@ -192,7 +195,13 @@ static void latch(const char *step, struct queue *q)
 	ssize_t r;
 
 	snprintf(buf, sizeof(buf), "%s %u %u 0 %u", q->block, q->n, q->set, q->type);
-	write_file(step, EMU "produce", buf);
+	f = open(EMU "produce", O_WRONLY);
+	r = f < 0 ? -1 : write(f, buf, strlen(buf));
+	if (f >= 0)
+		close(f);
+	q->start = 0;
+	if (r < 0)
+		return;		/* a ring the model cannot write: nothing will be produced */
 	f = open(EMU "produce", O_RDONLY);
 	r = f < 0 ? -1 : read(f, buf, sizeof(buf) - 1);
 	if (f >= 0)
@@ -216,6 +225,8 @@ static void queue_init(const char *step, char *args, int realloc_)
 	if (nq == MAXQ ||
 	    sscanf(args, "%7[a-z]:%u:%u:%u:%u:%7s", kind, &id, &type, &engine, &size, loc) < 5)
 		die(step, "want core|ts:ID:NQ_TYPE:ENGINE:SIZE[:dev]");
+	if (all_dev && !loc[0])
+		strcpy(loc, "dev");
 	dev_type = !strcmp(kind, "ts") ? NQ_DEVICE_TYPE_TOPSP : NQ_DEVICE_TYPE_NEURON_CORE;
 	if (realloc_) {
 		struct neuron_ioctl_notifications_init_with_realloc_v2 a = {
@@ -275,9 +286,7 @@ static void queue_init(const char *step, char *args, int realloc_)
 		if (q->map == MAP_FAILED)
 			die(step, "mmap of the queue");
 	}
-	q->start = 0;
-	if (q->map)
-		latch(step, q);
+	latch(step, q);
 	printf("init %u %s %u %u type=%u es=%u start=%u handle=0x%llx offset=0x%llx\n", nq,
 	       q->block, q->n, q->set, q->type, q->es, q->start,
 	       (unsigned long long)q->mem_handle, (unsigned long long)q->mmap_offset);
@@ -373,7 +382,7 @@ int main(int argc, char **argv)
 	char buf[96];
 	int c, i;
 
-	while ((c = getopt(argc, argv, "e:u:s:d:E:L:IP:TR:")) != -1) {
+	while ((c = getopt(argc, argv, "e:u:s:d:E:L:IP:TR:D")) != -1) {
 		switch (c) {
 		case 'e':
 			entry_size = strtoul(optarg, NULL, 0);
@@ -410,8 +419,11 @@ int main(int argc, char **argv)
 		case 'R':
 			reprogram = optarg;
 			break;
+		case 'D':
+			all_dev = 1;
+			break;
 		default:
-			fprintf(stderr, "usage: nrt_play [-e ENTRY_SIZE] [-u index|byte|counter] [-s HEAD_START] [-E T0,..,T5] [-L LAG] [-I] [-P BIT] [-T] [-R reset|head] [-d DEVICE] STEP...\n");
+			fprintf(stderr, "usage: nrt_play [-e ENTRY_SIZE] [-u index|byte|counter] [-s HEAD_START] [-E T0,..,T5] [-L LAG] [-I] [-P BIT] [-T] [-R reset|head] [-D] [-d DEVICE] STEP...\n");
 			return 2;
 		}
 	}
@@ -510,8 +522,8 @@ int main(int argc, char **argv)
 			if (*p == ':')
 				gap_us = strtoul(p + 1, &p, 10);
 			errno = 0;
-			if (!k || !rounds || *p || k * q->es > q->size || !q->map)
-				die(name, "want bench:Q:K:N[:US] with K entries fitting the host ring");
+			if (!k || !rounds || *p || k * q->es > q->size)
+				die(name, "want bench:Q:K:N[:US] with K entries fitting the ring");
 			dst = malloc(k * entry_size);
 			src = malloc(k * entry_size);
 			t_head = calloc(rounds, sizeof(*t_head));

@@ -253,17 +253,19 @@ rewind="reset realloc:core:1:0:4:4096 produce:0:10 consume:0:10 rewind:0:8 produ
 # Personalities (Documentation/neuron-rig.rst): the hardware and runtime
 # facts that are not public, handed to the device model and the runtime
 # player and hidden from the provider and calibrate.
-# name/unit/start/es/type entry sizes/lag/phase bit/typed sets/reprogram/init write
+# name/unit/start/es/type entry sizes/lag/phase bit/typed sets/reprogram/
+# init write/placement
 personas=(
-	"p-default/index/0/64/0,0,0,0,0,0/0/0/0/reset/1"
-	"p-flipall/byte/5/128/64,0,32,0,32,0/256/30/1/head/1"
-	"p-2.1.5/byte/0/64/0,0,0,0,0,0/256/31/0/reset/1"
-	"p-lastread/index/0/64/0,0,0,0,0,0/64/0/0/reset/0"
-	"p-types/byte/0/64/64,0,128,0,32,0/0/0/0/reset/1"
-	"p-typed/index/0/64/0,0,0,0,0,0/0/0/1/reset/1"
-	"p-reprog-reset/index/3/64/0,0,0,0,0,0/0/0/0/reset/1"
-	"p-reprog-head/index/3/64/0,0,0,0,0,0/0/20/0/head/1"
-	"p-counter-lag/counter/3/128/0,0,0,0,0,0/256/0/0/reset/1"
+	"p-default/index/0/64/0,0,0,0,0,0/0/0/0/reset/1/host"
+	"p-flipall/byte/5/128/64,0,32,0,32,0/256/30/1/head/1/dev"
+	"p-2.1.5/byte/0/64/0,0,0,0,0,0/256/31/0/reset/1/host"
+	"p-lastread/index/0/64/0,0,0,0,0,0/64/0/0/reset/0/host"
+	"p-types/byte/0/64/64,0,128,0,32,0/0/0/0/reset/1/host"
+	"p-typed/index/0/64/0,0,0,0,0,0/0/0/1/reset/1/host"
+	"p-reprog-reset/index/3/64/0,0,0,0,0,0/0/0/0/reset/1/host"
+	"p-reprog-head/index/3/64/0,0,0,0,0,0/0/20/0/head/1/host"
+	"p-counter-lag/counter/3/128/0,0,0,0,0,0/256/0/0/reset/1/host"
+	"p-devmem/index/0/64/0,0,0,0,0,0/0/0/0/reset/1/dev"
 )
 # One more, drawn from the parameter space by a seed printed in the log
 # (RIG_SEED to repeat one): a counter head with re-programming from the
@@ -291,7 +293,8 @@ draw d_reprog reset head
 [ "$d_unit" = counter ] && d_reprog=reset
 draw d_typed 0 1
 draw d_init 0 1
-personas+=("p-seed$seed/$d_unit/$((RANDOM % 8))/$d_es/$t0,0,$t2,0,$t4,0/$d_lag/$d_phase/$d_typed/$d_reprog/$d_init")
+draw d_place host dev
+personas+=("p-seed$seed/$d_unit/$((RANDOM % 8))/$d_es/$t0,0,$t2,0,$t4,0/$d_lag/$d_phase/$d_typed/$d_reprog/$d_init/$d_place")
 [ -n "${RIG_PERSONAS:-}" ] && read -ra personas <<<"$RIG_PERSONAS"
 echo "neuron-rig: personalities: ${personas[*]}"
 # What a personality's runtime does: the main steps, then queue 0 (core 0
@@ -402,6 +405,7 @@ personas() {
 		flags="-u \$2 -s \$3 -e \$4 -E \$5 -L \$6 -P \$7 -R \$9"
 		[ "\$8" = 1 ] && flags="\$flags -T"
 		[ "\${10}" = 0 ] && flags="\$flags -I"
+		[ "\${11}" = dev ] && flags="\$flags -D"
 		echo "\$flags" >/out/\$name.flags
 		if [ "${RIG_TOLD:-0}" = 1 ]; then
 			case \$2 in index) m=0 ;; byte) m=1 ;; *) m=2 ;; esac
@@ -459,40 +463,34 @@ kill -TERM \$(pidof inspect_run) 2>/dev/null
 wait \$rp
 echo \$? >/out/existing.record.rc
 rmmod neuronprof_neuron
+# What a captured head write costs on a queue in device memory (read
+# through BAR4) and in host memory: 64 entries of 64 bytes per head write,
+# not subscribed and captured, RIG_DEVBENCH_RUNS (3) times each, in turn.
+modprobe neuronprof_neuron \$(sed -n 's/^options neuronprof_neuron //p' /out/p-default.conf)
+for t in \$(seq ${RIG_DEVBENCH_RUNS:-3}); do
+	for where in dev host; do
+		d=; [ \$where = dev ] && d=-D
+		/rig/nrt_play \$d reset realloc:core:0:0:1:65536 bench:0:64:500:200 >>/out/devbench-\$where-off.txt 2>&1
+		/rig/neuronprof record --mode session --ring-size 8M --duration 60 -o /out/devbench \\
+			-- /rig/inspect_run /tmp/devbench.ready >/out/devbench.record 2>&1 &
+		rp=\$!
+		n=0
+		while [ ! -e /tmp/devbench.ready ] && [ \$n -lt 100 ] && kill -0 \$rp 2>/dev/null; do
+			sleep 0.1
+			n=\$((n + 1))
+		done
+		/rig/nrt_play \$d reset realloc:core:0:0:1:65536 bench:0:64:500:200 >>/out/devbench-\$where-on.txt 2>&1
+		kill -TERM \$(pidof inspect_run) 2>/dev/null
+		wait \$rp
+		for f in \$(find /out/devbench -name '*.ntff'); do
+			/rig/neuronprof dump --entries 0 \$f
+		done >>/out/devbench-\$where-on.dump 2>&1
+		rm -rf /out/devbench /tmp/devbench.ready
+	done
+done
+rmmod neuronprof_neuron
 [ "${RIG_PERSONAS_ONLY:-0}" = 1 ] && { unload /out/rmmod.rc; dmesg >/out/dmesg.txt; exit 0; }
 scenarios "$(scenario_list 2)"
-# A queue in device memory: the runtime asks for one before the capture
-# starts; subscribing to it must fail saying why, not give an empty ring.
-modprobe neuronprof_neuron
-/rig/nrt_play reset realloc:core:0:0:3:4096:dev >/out/devmem.play 2>&1
-echo \$? >/out/devmem.play.rc
-/rig/neuronprof record --mode session --ring-size 1M --duration 60 -o /out/devmem \\
-	-- /rig/inspect_run /tmp/devmem.ready >/out/devmem.record 2>&1 &
-rp=\$!
-n=0
-while [ ! -e /tmp/devmem.ready ] && [ \$n -lt 100 ] && kill -0 \$rp 2>/dev/null; do
-	sleep 0.1
-	n=\$((n + 1))
-done
-kill -TERM \$(pidof inspect_run) 2>/dev/null
-wait \$rp
-echo \$? >/out/devmem.record.rc
-# ... and one programmed in device memory while it is captured: its ring
-# says so (NEURONPROF_RING_UNREADABLE), and so does the recording.
-/rig/nrt_play reset >/dev/null 2>&1
-/rig/neuronprof record --mode session --ring-size 1M --duration 60 -o /out/devlate \\
-	-- /rig/inspect_run /tmp/devlate.ready >/out/devlate.record 2>&1 &
-rp=\$!
-n=0
-while [ ! -e /tmp/devlate.ready ] && [ \$n -lt 100 ] && kill -0 \$rp 2>/dev/null; do
-	sleep 0.1
-	n=\$((n + 1))
-done
-/rig/nrt_play realloc:core:0:0:4:4096:dev >/out/devlate.play 2>&1
-kill -TERM \$(pidof inspect_run) 2>/dev/null
-wait \$rp
-echo \$? >/out/devlate.record.rc
-rmmod neuronprof_neuron
 calibrate "" 32:index 64:index 128:index 32:byte 64:byte 128:byte 32:counter 64:counter 128:counter
 /rig/neuronprof calibrate --duration 60 -o - -- /rig/nrt_play realloc:core:0:0:9:4096 \\
 	produce:0:3 consume:0:3 >/out/cal-few.out 2>&1
@@ -553,6 +551,13 @@ check_capture existing 64
 rc=$?
 result "queues programmed before neuronprof_neuron loaded: what the runtime consumed after the capture began arrives, delivered + lost = consumed" $rc "$work/existing.check"
 [ $rc -eq 0 ] && sed 's/^/# /' "$work/existing.check"
+for where in dev host; do
+	for c in off on; do
+		echo "# head write, queue in $where memory, $([ $c = on ] && echo captured || echo not subscribed):" \
+			$(sed -n 's/.*head write \([0-9]*\) ns.*/\1/p' "$out/devbench-$where-$c.txt" 2>/dev/null | tr '\n' ' ') ns
+	done
+done
+grep -h "ring entries\|lost" "$out"/devbench-*-on.dump 2>/dev/null | sed 's/^/# /' | head -n 8
 [ "${RIG_PERSONAS_ONLY:-0}" = 1 ] && finish
 grep -q "trn2 function .*(v3 DHAL)" "$out/v3-probe.log" 2>/dev/null &&
 	grep -q "nd0: reset request .* completed" "$out/v3-probe.log" && grep -q "^c" "$out/v3-dev.txt" 2>/dev/null
@@ -579,17 +584,6 @@ for s in "${scenarios[@]}"; do
 done
 
 
-[ "$(cat "$out/devmem.play.rc" 2>/dev/null)" = 0 ] &&
-	grep -q "in device memory, which neuronprof does not capture" "$out/devmem.record" 2>/dev/null
-result "a queue in device memory: subscribing fails and record says why" $? "$out/devmem.record"
-[ -s "$out/devmem.play" ] && sed 's/^/# /' "$out/devmem.play" | head -n 3
-: >"$work/devlate.dump"
-while IFS= read -r f; do
-	"$np" dump --entries 0 "$f" >>"$work/devlate.dump" 2>&1
-done < <(find "$out/devlate" -name '*.ntff' 2>/dev/null | sort)
-[ "$(cat "$out/devlate.record.rc" 2>/dev/null)" = 0 ] &&
-	grep -q "TRACE core 0 engine 4.*ring flags 0x8 (unreadable: the provider could not read this queue" "$work/devlate.dump"
-result "a captured queue reprogrammed in device memory: its record says unreadable" $? "$work/devlate.dump"
 
 # calibrated PREFIX V DEVICE ES:UNIT...: calibrate's verdicts.
 calibrated() {
