@@ -30,11 +30,13 @@
  *
  *   again DEV nc|ts ID SDMA INSTANCE REG HEAD N
  *
- * with its head register then, after its first N head writes; a head line the byte offsets of the first and past the last
- * non-zero byte of the ring's first 16 KiB at that write (where the device
- * had written: a ring in new memory starts zeroed). Nothing here depends on
- * the provider's parameters, which are what it measures. At most 16384 head writes per
- * queue and 256 queues are kept; more are counted and dropped.
+ * with its head register then, after its first N head writes. A head line
+ * gives the byte offsets of the first and past the last non-zero byte of
+ * the ring's first 16 KiB at that write (where the device had written: a
+ * ring in new memory starts zeroed); rings in device memory are read
+ * through BAR4. Nothing here depends on the provider's parameters, which
+ * are what it measures. At most 16384 head writes per queue and 256
+ * queues are kept; more are counted and dropped.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
