@@ -586,8 +586,11 @@ static int emu_produce(struct emu *e, enum emu_block b, unsigned int n,
 		u8 *ent;
 
 		if ((pa & e->arch->host_mask) == e->arch->host_base || pa + size > dram_size ||
-		    pa + size < pa)
+		    pa + size < pa) {
+			pr_info_ratelimited("%s %u set %u: ring at 0x%llx+0x%x is not in BAR4 (0x%lx bytes)\n",
+					    block_names[b], n, set, pa, size, dram_size);
 			return -EREMOTEIO;
+		}
 		io = ioremap(base + apb_size + pa, size);
 		ent = kmalloc(es, GFP_KERNEL);
 		if (!io || !ent) {
