@@ -1664,6 +1664,37 @@ recording $basic" ] || { echo "recordings not in the order of the PATHs:"; grep 
 		run "calibrate: $es-byte entries, entry-index heads in batches of 3, no ring bytes" \
 			t_calibrate $es index 0 3 --no-ring
 	done
+	# Logs of the hardware layer's personalities (tests/neuron-rig/run.sh,
+	# comments stripped): calibrate must find each personality's facts, as
+	# run.sh hands them to the device model and the runtime player.
+	t_calibrate_rig() {
+		local log=$1 want=$2
+		gzip -dc "$here/calibration/$log.log.gz" >"$tmp/cal.log" || return 1
+		"$np" calibrate --from "$tmp/cal.log" -o - --config "$tmp/cal.conf" >"$tmp/cal.out" 2>&1 ||
+			{ cat "$tmp/cal.out"; return 1; }
+		grep -qF "options neuronprof_neuron $want " "$tmp/cal.conf" || { cat "$tmp/cal.out"; return 1; }
+	}
+	run "calibrate: the 2.1.5-like runtime (byte heads, 256-byte lag, phase bit 31)" t_calibrate_rig p-2.1.5 \
+		"entry_size_v2=64 head_mode_v2=1 type_entry_size_v2=64,0,64,0,64,0 head_lag_v2=256 phase_bit_v2=31 head_sets_v2=0 reprogram_v2=1 reset_head_v2=0 head_read_v2=1"
+	run "calibrate: heads written at register set type * 16 + engine" t_calibrate_rig p-typed \
+		"entry_size_v2=64 head_mode_v2=0 type_entry_size_v2=64,0,64,0,64,0 head_lag_v2=0 phase_bit_v2=0 head_sets_v2=1 reprogram_v2=1 reset_head_v2=0 head_read_v2=0"
+	run "calibrate: a re-programmed queue written from its head register, phase bit 20" t_calibrate_rig p-reprog-head \
+		"entry_size_v2=64 head_mode_v2=0 type_entry_size_v2=64,0,64,0,64,0 head_lag_v2=0 phase_bit_v2=20 head_sets_v2=0 reprogram_v2=0 reset_head_v2=0 head_read_v2=1"
+	run "calibrate: counter heads from 3 with a 256-byte lag" t_calibrate_rig p-counter-lag \
+		"entry_size_v2=128 head_mode_v2=2 type_entry_size_v2=128,0,128,0,128,0 head_lag_v2=256 phase_bit_v2=0 head_sets_v2=0 reprogram_v2=1 reset_head_v2=3 head_read_v2=1"
+	run "calibrate: a head naming the last entry read is one entry of lag" t_calibrate_rig p-lastread \
+		"entry_size_v2=64 head_mode_v2=0 type_entry_size_v2=64,0,64,0,64,0 head_lag_v2=64 phase_bit_v2=0 head_sets_v2=0 reprogram_v2=1 reset_head_v2=0 head_read_v2=1"
+	run "calibrate: entry sizes per queue type" t_calibrate_rig p-types \
+		"entry_size_v2=64 head_mode_v2=1 type_entry_size_v2=64,0,128,0,32,0 head_lag_v2=0 phase_bit_v2=0 head_sets_v2=0 reprogram_v2=1 reset_head_v2=0 head_read_v2=1"
+	t_calibrate_rig_undecided() {
+		gzip -dc "$here/calibration/p-undecided.log.gz" >"$tmp/cal.log" || return 1
+		"$np" calibrate --from "$tmp/cal.log" -o - --config "$tmp/cal.conf" >"$tmp/cal.out" 2>&1
+		[ $? -eq 1 ] && [ ! -s "$tmp/cal.conf" ] &&
+			has "where a queue programmed again without a reset is written: not enough data" "$tmp/cal.out" &&
+			has "what a read of a head register returns: not enough data" "$tmp/cal.out"
+	}
+	run "calibrate: without a re-program or a queue handed out again, names both facts and configures nothing" \
+		t_calibrate_rig_undecided
 	t_calibrate_undecided() {
 		"$py" "$here/calibrate_log.py" "$@" >"$tmp/cal.log" || return 1
 		"$np" calibrate --from "$tmp/cal.log" -o - >"$tmp/cal.out" 2>&1
