@@ -87,9 +87,11 @@ applied() {
 	[ -f "$src/neuron_nq_hook.c" ] && grep -q 'EXPORT_SYMBOL_GPL(neuron_nq_hook_register)' "$src/neuron_nq_hook.c"
 }
 
-# Contract version of the series (patch 1 adds the header) and of a tree's hook.
+# Contract version of the series (patch 1 adds the header, a later patch may
+# raise it: the last one that sets it) and of a tree's hook.
 series_version() {
-	sed -n 's/^+#define NEURON_NQ_HOOK_VERSION[[:space:]]*\([0-9]*\).*/\1/p' "$patches"/0001-*.patch
+	sed -n 's/^+#define NEURON_NQ_HOOK_VERSION[[:space:]]*\([0-9]*\).*/\1/p' "$patches"/0*.patch |
+		tail -n 1
 }
 tree_version() {
 	sed -n 's/^#define NEURON_NQ_HOOK_VERSION[[:space:]]*\([0-9]*\).*/\1/p' "$src/neuron_nq_hook.h" 2>/dev/null
