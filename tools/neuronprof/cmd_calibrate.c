@@ -395,7 +395,8 @@ static uint32_t pos_of(enum unit u, uint32_t es, uint32_t n, uint32_t h)
  * runtime at some head write had consumed all that was written (the
  * calibration workload does, and the 2.1.5 runtime's head write at
  * programming, before any entry, does too). Rings over 16 KiB are not
- * measured (the log keeps their first 16 KiB).
+ * measured (the log keeps their first 16 KiB), nor rings in device memory,
+ * which the driver does not clear: a chunk used before holds old entries.
  */
 static void infer_more(struct cq *q, enum unit u, uint32_t es)
 {
@@ -405,7 +406,7 @@ static void infer_more(struct cq *q, enum unit u, uint32_t es)
 
 	q->lag_entries = -1;
 	q->start = -1;
-	if (!q->have_type || !q->fresh || !n || q->size > 16384)
+	if (!q->have_type || !q->fresh || !n || q->size > 16384 || !q->on_host)
 		return;
 	for (i = 0; i < q->nheads; i++)
 		if (q->end[i]) {
@@ -674,7 +675,7 @@ static int report(FILE *out, FILE *conf)
 			fprintf(out, "v%u: head lag: the queues disagree\n", arch);
 			undecided = 1;
 		} else if (lag < 0) {
-			fprintf(out, "v%u: head lag: not enough data: no head write to a queue in new memory of at most 16 KiB before the device wrapped it\n",
+			fprintf(out, "v%u: head lag: not enough data: no head write to a queue in new host memory of at most 16 KiB before the device wrapped it (a device-memory ring may hold old entries)\n",
 				arch);
 			undecided = 1;
 		} else {
