@@ -607,11 +607,14 @@ calibrated() {
 	shift 3
 	for c in "$@"; do
 		es=${c%:*} unit=${c#*:}
-		case $unit in index) m=0 ;; byte) m=1 ;; *) m=2 ;; esac
-		grep -qF "set: modprobe neuronprof_neuron entry_size_v$v=$es head_mode_v$v=$m" \
-			"$out/${p}cal-$es-$unit.out" 2>/dev/null &&
-			[ "$(cat "$out/${p}cal-$es-$unit.rc")" = 0 ] && [ -s "$out/${p}cal-$es-$unit.rep" ]
-		result "calibrate names $es-byte entries and $unit heads on the $dev (report written)" $? \
+		case $unit in index) m="entry index" ;; byte) m="byte offset" ;; *) m="free-running counter" ;; esac
+		# One TRACE queue, never re-programmed or handed out again: entry
+		# size and head unit decided, the further facts named as not
+		# decided (the personalities above decide them), no configuration.
+		grep -qF "v$v: $m, $es-byte entries" "$out/${p}cal-$es-$unit.out" 2>/dev/null &&
+			grep -q "not enough data" "$out/${p}cal-$es-$unit.out" &&
+			[ "$(cat "$out/${p}cal-$es-$unit.rc")" = 1 ] && [ -s "$out/${p}cal-$es-$unit.rep" ]
+		result "calibrate names $es-byte entries and $unit heads on the $dev, and the facts one queue cannot decide (report written)" $? \
 			"$out/${p}cal-$es-$unit.out"
 	done
 }
