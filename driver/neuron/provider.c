@@ -20,27 +20,40 @@
  * its neuronprof device.
  *
  * Baseline: when the driver programs a queue in new memory (the hook's
- * queue_programmed with fresh set), its head is the head register's value
- * then, which the hook reads through the driver (UNVERIFIED: that the
- * device starts writing a fresh queue where its head register points), and
+ * queue_programmed with fresh set), the device writes it from the head
+ * register's value then, which the hook reads through the driver, or from
+ * the register's value after a reset (the calibrated fact reprogram), and
  * every entry the runtime consumes from there was written after the
- * programming. A queue
- * the provider first learns of when it is handed out again (fresh clear:
- * programmed before this module registered, its head wherever the runtime
- * left it) has no baseline until its first head write: that write sets it,
- * and what it consumed is neither delivered nor counted. In counter mode a
- * head that moves backwards is a re-program the hook did not see: the queue
- * resynchronises on it the same way. So bytes written before the queue was
- * programmed, or before the provider knew where its head was, are never
- * delivered.
+ * programming. A queue the provider first learns of when it is handed out
+ * again, or through the hook's walk of the queue table when a device is
+ * added (programmed before this module registered, its head wherever the
+ * runtime left it), starts at the head register's value if a read returns
+ * the last head written (head_read); otherwise it has no baseline until
+ * its first head write: that write sets it, and what it consumed is
+ * neither delivered nor counted. In counter mode a head that moves
+ * backwards is a re-program the hook did not see: the queue resynchronises
+ * on it the same way. So bytes written before the queue was programmed, or
+ * before the provider knew where its head was, are never delivered.
  *
- * Queues in device memory cannot be read: subscribing to one fails with
- * EOPNOTSUPP, and a subscribed queue that is (re)programmed in device
- * memory gets NEURONPROF_RING_UNREADABLE in its ring's flags.
+ * A head value is a position once its phase bit is cleared and the head
+ * lag added; a head write is for the queue last programmed in new memory
+ * in the register set written, or (head_sets) for the queue of type set /
+ * 16 and engine set % 16; queues are kept per type and engine, so queues
+ * the driver puts in one register set stay apart; each copies entries of
+ * its type's size.
+ *
+ * Queues in device memory are read through the vendor's BAR4 mapping
+ * (memcpy_fromio() into a bounce buffer per round of a copy). One that
+ * BAR4 does not cover cannot be read: subscribing to it fails with
+ * EOPNOTSUPP, and a subscribed queue that is (re)programmed there gets
+ * NEURONPROF_RING_UNREADABLE in its ring's flags.
  *
  * What public sources do not say is a parameter, marked UNVERIFIED in
- * Documentation/hardware.rst: the entry size and what the head register
- * counts, per architecture.
+ * Documentation/hardware.rst, which ``neuronprof calibrate`` measures: the
+ * entry size (per queue type), what the head register counts, the head
+ * lag, the phase bit, the register set of head writes, where a queue
+ * programmed in new memory is written, what a head register read returns;
+ * per architecture.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
