@@ -103,6 +103,29 @@ const struct subcommand subcommands[] = {
 		},
 	},
 	{
+		.fn = cmd_diff,
+		.summary = "what changed between two recordings, and whether it is real",
+		.desc = {
+			.name = "diff",
+			.synopsis = "diff [--json | --csv] [--top N] [--ns] [--alpha A]\n"
+				    "                [--fail-above PCT] [--fail-above-op PCT]\n"
+				    "                [--fail-above-latency PCT] [--fail-above-busy PCT]\n"
+				    "                [--fail-above-dma PCT] [--fail-on-errors] BASE NEW\n"
+				    "diff [options] BASE... -- NEW...",
+			.about = "Compare two recordings of one machine, BASE and NEW (each an NTFF file\n"
+				 "or a directory, as summary takes them; several PATHs per side with --\n"
+				 "between the sides), with summary's numbers: every op per core, engine\n"
+				 "and TopSP and across the cores, every model's execution latency, each\n"
+				 "core's busy time, utilisation, DMA bytes and errors. For each: both\n"
+				 "values, the sample sizes, the change, the change per execution, and for\n"
+				 "durations a Mann-Whitney U test (p-values Holm-adjusted over the\n"
+				 "comparison) saying whether the change is real. Ranked by the time added\n"
+				 "or saved per execution; what one side only has is listed. With a\n"
+				 "--fail-above threshold the exit status is 3 when a significant\n"
+				 "regression exceeds it, each one named on stderr (a CI gate).\n",
+		},
+	},
+	{
 		.fn = cmd_report,
 		.summary = "one self-contained HTML page of a profile, with plots",
 		.desc = {

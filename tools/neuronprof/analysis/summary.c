@@ -519,8 +519,10 @@ static void finish_xops(struct rec_stats *s)
 {
 	for (size_t i = 0; i < s->nxops; i++) {
 		dist_of(&s->xops[i].d, s->xops[i].dur, s->xops[i].n);
-		free(s->xops[i].dur);
-		s->xops[i].dur = NULL;
+		if (!s->keep_durations) {
+			free(s->xops[i].dur);
+			s->xops[i].dur = NULL;
+		}
 	}
 	if (s->nxops > 1)
 		qsort(s->xops, s->nxops, sizeof(*s->xops), cmp_xop);
@@ -536,8 +538,10 @@ static void finish_unit(struct rec_stats *s, size_t ci, struct unit *u,
 
 		xop_add(s, ci, u, o);
 		dist_of(&o->d, o->dur, o->n);
-		free(o->dur);
-		o->dur = NULL;
+		if (!s->keep_durations) {
+			free(o->dur);
+			o->dur = NULL;
+		}
 		o->busy_pct = pct(o->d.total, u->busy);
 	}
 	free(u->slots);
@@ -741,17 +745,35 @@ static void build_host(struct rec_stats *s)
 	}
 }
 
+static void rec_stats_build_opts(struct rec_stats *s, const struct recording *r,
+				 unsigned int top, struct progress *pg, uint64_t *done,
+				 const struct stats_observer *obs, bool keep);
+
 void rec_stats_build(struct rec_stats *s, const struct recording *r, unsigned int top,
 		     struct progress *pg, uint64_t *done)
 {
 	rec_stats_build_observed(s, r, top, pg, done, NULL);
 }
 
+void rec_stats_build_durations(struct rec_stats *s, const struct recording *r,
+			       unsigned int top, struct progress *pg, uint64_t *done)
+{
+	rec_stats_build_opts(s, r, top, pg, done, NULL, true);
+}
+
 void rec_stats_build_observed(struct rec_stats *s, const struct recording *r, unsigned int top,
 			      struct progress *pg, uint64_t *done,
 			      const struct stats_observer *obs)
 {
+	rec_stats_build_opts(s, r, top, pg, done, obs, false);
+}
+
+static void rec_stats_build_opts(struct rec_stats *s, const struct recording *r,
+				 unsigned int top, struct progress *pg, uint64_t *done,
+				 const struct stats_observer *obs, bool keep)
+{
 	memset(s, 0, sizeof(*s));
+	s->keep_durations = keep;
 	s->rec = r;
 	s->obs = obs;
 	s->top = top;
@@ -782,6 +804,8 @@ void rec_stats_free(struct rec_stats *s)
 		struct core_stats *c = &s->cores[i];
 
 		for (size_t k = 0; k < c->nunits; k++) {
+			for (size_t o = 0; o < c->units[k].nops; o++)
+				free(c->units[k].ops[o].dur);
 			free(c->units[k].ops);
 			free(c->units[k].idle.g);
 		}

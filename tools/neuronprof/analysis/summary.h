@@ -246,6 +246,7 @@ struct rec_stats {
 	size_t nhost;
 	uint64_t host_events;
 	unsigned int top;
+	bool keep_durations;		/* rec_stats_build_durations() */
 };
 
 /* The name the device of @c gives an instruction of unit @u (@code), or NULL. */
@@ -260,6 +261,13 @@ void rec_stats_build(struct rec_stats *s, const struct recording *r, unsigned in
 void rec_stats_build_observed(struct rec_stats *s, const struct recording *r, unsigned int top,
 			      struct progress *pg, uint64_t *done,
 			      const struct stats_observer *obs);
+/*
+ * rec_stats_build_durations() - rec_stats_build(), keeping the durations of
+ * every op of a unit (op_stats.dur) and across cores (xop.dur), sorted
+ * ascending, until rec_stats_free(): the samples diff tests (diff.h).
+ */
+void rec_stats_build_durations(struct rec_stats *s, const struct recording *r,
+			       unsigned int top, struct progress *pg, uint64_t *done);
 void rec_stats_free(struct rec_stats *s);
 
 /*
