@@ -276,6 +276,15 @@ suite() {
 	# own (tests/fields_unit.c).
 	run "summary: field tables write CSV, JSON and text columns (fields_unit)" \
 		"$build/tests/fields_unit"
+
+	# diff on recordings of tests/gen_diff.c (tests/diff_check.py): a planted
+	# regression found exactly, in every format; the gate; false alarms on 50
+	# pairs of runs of one workload.
+	t_diff() {
+		rm -rf "$tmp/diff" && mkdir -p "$tmp/diff" &&
+			"$py" "$here/diff_check.py" "$np" "$build/tests/gen_diff" "$tmp/diff"
+	}
+	run "diff: planted regression named exactly (text, JSON, CSV), gate, <= 5% false alarms" t_diff
 	# prof/ holds two recordings: prof/ (core 0 and the system profile) and
 	# prof/sub/ (core 1); each is summarized on its own.
 	t_summary_text() {
