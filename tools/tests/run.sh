@@ -174,6 +174,18 @@ suite() {
 	}
 	run "man page: every option of every --help, the synopsis complete" t_man_options
 
+	# neuronprof-diff(1) carries every option of diff --help, and
+	# neuronprof(1) the command.
+	t_man_diff() {
+		local man=$repo/man/neuronprof-diff.1 o
+		for o in $("$np" diff --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
+			grep -qF -- "${o//-/\\-}" "$man" || { echo "diff $o: not in neuronprof-diff.1"; return 1; }
+		done
+		grep -qF '.SS diff' "$repo/man/neuronprof.1" &&
+			grep -qF 'neuronprof\-diff (1)' "$repo/man/neuronprof.1"
+	}
+	run "man page: neuronprof-diff(1) has every option of diff --help" t_man_diff
+
 	# The export formats come from one table (export/formats.c): --help lists
 	# it, the man page documents each, and --format refuses what is not in it.
 	t_export_formats() {
