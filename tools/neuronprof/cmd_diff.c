@@ -80,10 +80,12 @@ static int load_side(struct diff_input *in, const char *which)
 {
 	const char *inst = NULL;
 	size_t nsys = 0;
+	int ret = paths_load(&in->ps, in->paths, in->npaths, false, "diff");
 
-	if (paths_load(&in->ps, in->paths, in->npaths, false, "diff"))
-		return EXIT_FAIL;
+	/* paths_free() frees what paths_load() made, whether it succeeded or not. */
 	in->loaded = true;
+	if (ret)
+		return ret;
 	for (size_t i = 0; i < in->ps.nrec; i++) {
 		const struct recording *r = in->ps.recs[i];
 
