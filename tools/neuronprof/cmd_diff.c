@@ -16,6 +16,7 @@
 #include "analysis/summary.h"
 #include "util/json.h"
 #include "util/options.h"
+#include "diff_input.h"
 #include "tool.h"
 
 /* Version of the layout of diff --json ("format_version"). */
@@ -23,16 +24,6 @@
 
 /* Exit status when the gate fails (a usage error is 2, a failure 1). */
 #define EXIT_REGRESSION	3
-
-/* One side: its PATHs loaded, and all their files as one recording. */
-struct diff_input {
-	char *const *paths;
-	size_t npaths;
-	struct path_set ps;
-	struct recording rec;
-	struct rec_stats stats;
-	bool loaded, built;
-};
 
 struct diff_opts {
 	bool json, csv, raw_ns;
@@ -126,9 +117,58 @@ static void free_side(struct diff_input *in)
 		paths_free(&in->ps);
 }
 
+void diff_inputs_free(struct diff_input in[2])
+{
+	for (int s = 0; s < 2; s++)
+		free_side(&in[s]);
+}
+
+int diff_inputs_parse(struct diff_input in[2], int argc, char **argv, int first)
+{
+	int nop = argc - first, sep = -1;
+
+	for (int i = first; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			if (sep >= 0)
+				return usage_error("more than one '--' between BASE and NEW");
+			sep = i;
+		}
+	if (sep < 0 && nop < 2)
+		return usage_error("missing %s", nop ? "NEW" : "BASE and NEW");
+	if (sep < 0 && nop > 2)
+		return usage_error("%d PATHs: give BASE NEW, or BASE... -- NEW...", nop);
+	if (sep >= 0 && (sep == first || sep == argc - 1))
+		return usage_error("'--' needs PATHs on both sides (BASE... -- NEW...)");
+	memset(in, 0, 2 * sizeof(*in));
+	in[0].paths = argv + first;
+	in[0].npaths = sep >= 0 ? (size_t)(sep - first) : 1;
+	in[1].paths = sep >= 0 ? argv + sep + 1 : argv + first + 1;
+	in[1].npaths = sep >= 0 ? (size_t)(argc - sep - 1) : 1;
+	return 0;
+}
+
+int diff_inputs_load(struct diff_input in[2], enum progress_mode pmode, const char *label)
+{
+	struct progress pg;
+	uint64_t done = 0;
+	int ret = load_side(&in[0], "BASE");
+
+	if (!ret)
+		ret = load_side(&in[1], "NEW");
+	if (ret)
+		return ret;
+	progress_start(&pg, pmode, label, in[0].ps.entries + in[1].ps.entries);
+	for (int s = 0; s < 2; s++) {
+		rec_stats_build_durations(&in[s].stats, &in[s].rec, 1, &pg, &done);
+		in[s].built = true;
+	}
+	progress_finish(&pg);
+	return 0;
+}
+
 /* ---- what a row is called ---------------------------------------------------------- */
 
-static const char *row_what(const struct diff_row *r, char *buf, size_t len)
+const char *diff_row_what(const struct diff_row *r, char *buf, size_t len)
 {
 	char code[CODE_LEN];
 
@@ -172,7 +212,7 @@ static bool has_core(const struct diff_row *r)
 	return r->kind != DIFF_OP_ALL && r->kind != DIFF_LATENCY;
 }
 
-static const char *row_where(const struct diff_row *r, char *buf, size_t len)
+const char *diff_row_where(const struct diff_row *r, char *buf, size_t len)
 {
 	char ub[32];
 	const char *u = row_unit(r, ub, sizeof(ub));
@@ -261,7 +301,7 @@ static void text_row(const struct diff_row *r, const struct diff_opts *o, bool r
 	bool samples = r->kind == DIFF_OP || r->kind == DIFF_OP_ALL || r->kind == DIFF_LATENCY;
 
 	printf("  %-30.30s %-18.18s %7s %7s %11s %11s %8s %12s %8s  %s%s\n",
-	       row_what(r, what, sizeof(what)), row_where(r, where, sizeof(where)),
+	       diff_row_what(r, what, sizeof(what)), diff_row_where(r, where, sizeof(where)),
 	       r->base.present && samples ? nb : "-", r->new.present && samples ? nn : "-",
 	       tval(r, &r->base, o->raw_ns, b, sizeof(b)), tval(r, &r->new, o->raw_ns, n, sizeof(n)),
 	       tpct(r, c, sizeof(c)),
@@ -323,8 +363,8 @@ static void text_diff(const struct diff *d, const struct diff_input *in, const s
 			if (shown++ >= o->top)
 				continue;
 			printf("  only in %-4s %s on %s%s%s%s\n",
-			       r->base.present ? "BASE" : "NEW", row_what(r, what, sizeof(what)),
-			       row_where(r, where, sizeof(where)), is_time(r->kind) ? ", " : "",
+			       r->base.present ? "BASE" : "NEW", diff_row_what(r, what, sizeof(what)),
+			       diff_row_where(r, where, sizeof(where)), is_time(r->kind) ? ", " : "",
 			       is_time(r->kind) ? tsdur(r->change_per_exec, o->raw_ns, pe,
 							 sizeof(pe)) : "",
 			       is_time(r->kind) ? " per execution" : "");
@@ -376,13 +416,13 @@ static void json_gate_value(struct json *j, const char *key, double v)
 		jw_fixed(j, key, v, 3);
 }
 
-static void json_diff(const struct diff *d, const struct diff_input *in,
-		      const struct diff_opts *o)
+void diff_json_write(FILE *f, const struct diff *d, const struct diff_input *in,
+		     const struct diff_gate *gate)
 {
 	struct json j;
 	char code[CODE_LEN], ub[32], what[160];
 
-	jw_init(&j, stdout, true);
+	jw_init(&j, f, true);
 	jw_obj_begin(&j, NULL);
 	jw_u64(&j, "format_version", DIFF_JSON_VERSION);
 	json_total(&j, "base", &in[0], &d->base);
@@ -396,11 +436,11 @@ static void json_diff(const struct diff *d, const struct diff_input *in,
 	jw_u64(&j, "min_samples", DIFF_MIN_SAMPLES);
 	jw_obj_end(&j);
 	jw_obj_begin(&j, "gate");
-	json_gate_value(&j, "op_pct", o->gate.op);
-	json_gate_value(&j, "latency_pct", o->gate.latency);
-	json_gate_value(&j, "busy_pct", o->gate.busy);
-	json_gate_value(&j, "dma_pct", o->gate.dma);
-	jw_bool(&j, "errors", o->gate.errors);
+	json_gate_value(&j, "op_pct", gate->op);
+	json_gate_value(&j, "latency_pct", gate->latency);
+	json_gate_value(&j, "busy_pct", gate->busy);
+	json_gate_value(&j, "dma_pct", gate->dma);
+	jw_bool(&j, "errors", gate->errors);
 	jw_obj_end(&j);
 	jw_arr_begin(&j, "rows");
 	for (size_t i = 0; i < d->nrows; i++) {
@@ -409,7 +449,7 @@ static void json_diff(const struct diff *d, const struct diff_input *in,
 		jw_obj_begin(&j, NULL);
 		jw_u64(&j, "rank", i + 1);
 		jw_str(&j, "kind", diff_kind_name(r->kind));
-		jw_str(&j, "what", row_what(r, what, sizeof(what)));
+		jw_str(&j, "what", diff_row_what(r, what, sizeof(what)));
 		jw_str(&j, "verdict", diff_verdict(r));
 		if (has_core(r)) {
 			jw_u64(&j, "device", r->dev);
@@ -449,7 +489,7 @@ static void json_diff(const struct diff *d, const struct diff_input *in,
 			jw_null(&j, "p_adjusted");
 		}
 		jw_bool(&j, "significant", r->significant);
-		jw_bool(&j, "regression", diff_regressed(r, &o->gate));
+		jw_bool(&j, "regression", diff_regressed(r, gate));
 		jw_obj_end(&j);
 	}
 	jw_arr_end(&j);
@@ -488,7 +528,7 @@ static void csv_diff(const struct diff *d, const struct diff_opts *o)
 		const struct diff_row *r = &d->rows[i];
 
 		printf("%zu,%s,", i + 1, diff_kind_name(r->kind));
-		field_csv_str(stdout, row_what(r, what, sizeof(what)));
+		field_csv_str(stdout, diff_row_what(r, what, sizeof(what)));
 		printf(",%s,", diff_verdict(r));
 		if (has_core(r))
 			printf("%" PRIu32 ",%" PRIu32, r->dev, r->core);
@@ -538,11 +578,11 @@ static size_t gate_report(const struct diff *d, const struct diff_opts *o)
 			snprintf(p, sizeof(p), "p adj %.2g", r->p_adj);
 		if (r->kind == DIFF_ERRORS)
 			fprintf(stderr, "neuronprof diff: regression: %s on %s: %.0f -> %.0f\n",
-				row_what(r, what, sizeof(what)), row_where(r, where, sizeof(where)),
+				diff_row_what(r, what, sizeof(what)), diff_row_where(r, where, sizeof(where)),
 				r->base.value, r->new.value);
 		else
 			fprintf(stderr, "neuronprof diff: regression: %s on %s: %+.1f%% (%s)\n",
-				row_what(r, what, sizeof(what)), row_where(r, where, sizeof(where)),
+				diff_row_what(r, what, sizeof(what)), diff_row_where(r, where, sizeof(where)),
 				r->change_pct, p);
 	}
 	return n;
@@ -556,10 +596,8 @@ int cmd_diff(int argc, char **argv)
 		.pmode = PROGRESS_AUTO,
 	};
 	struct diff_input in[2] = { 0 };
-	struct progress pg;
 	struct diff d;
-	uint64_t done = 0;
-	int ret = 0, nop, sep = -1;
+	int ret = 0;
 	const struct opt opts[] = {
 		OPT_BOOL(0, "json", &o.json, "one JSON document"),
 		OPT_BOOL(0, "csv", &o.csv, "one CSV table on stdout, a row per comparison"),
@@ -600,38 +638,15 @@ int cmd_diff(int argc, char **argv)
 		if (o.gate.latency < 0)
 			o.gate.latency = o.above;
 	}
-	nop = argc - optind;
-	for (int i = optind; i < argc; i++)
-		if (!strcmp(argv[i], "--")) {
-			if (sep >= 0)
-				return usage_error("more than one '--' between BASE and NEW");
-			sep = i;
-		}
-	if (sep < 0 && nop < 2)
-		return usage_error("missing %s", nop ? "NEW" : "BASE and NEW");
-	if (sep < 0 && nop > 2)
-		return usage_error("%d PATHs: give BASE NEW, or BASE... -- NEW...", nop);
-	if (sep >= 0 && (sep == optind || sep == argc - 1))
-		return usage_error("'--' needs PATHs on both sides (BASE... -- NEW...)");
-	in[0].paths = argv + optind;
-	in[0].npaths = sep >= 0 ? (size_t)(sep - optind) : 1;
-	in[1].paths = sep >= 0 ? argv + sep + 1 : argv + optind + 1;
-	in[1].npaths = sep >= 0 ? (size_t)(argc - sep - 1) : 1;
-
-	ret = load_side(&in[0], "BASE");
-	if (!ret)
-		ret = load_side(&in[1], "NEW");
+	ret = diff_inputs_parse(in, argc, argv, optind);
+	if (ret)
+		return ret;
+	ret = diff_inputs_load(in, o.pmode, "diff");
 	if (ret)
 		goto out;
-	progress_start(&pg, o.pmode, "diff", in[0].ps.entries + in[1].ps.entries);
-	for (int s = 0; s < 2; s++) {
-		rec_stats_build_durations(&in[s].stats, &in[s].rec, 1, &pg, &done);
-		in[s].built = true;
-	}
-	progress_finish(&pg);
 	diff_build(&d, &in[0].stats, &in[1].stats, o.alpha);
 	if (o.json)
-		json_diff(&d, in, &o);
+		diff_json_write(stdout, &d, in, &o.gate);
 	else if (o.csv)
 		csv_diff(&d, &o);
 	else
@@ -641,7 +656,6 @@ int cmd_diff(int argc, char **argv)
 		ret = EXIT_REGRESSION;
 	diff_free(&d);
 out:
-	free_side(&in[0]);
-	free_side(&in[1]);
+	diff_inputs_free(in);
 	return ret;
 }
