@@ -26,6 +26,7 @@
 #include "analysis/summary_json.h"
 #include "analysis/timeline.h"
 #include "util/options.h"
+#include "diff_input.h"
 #include "tool.h"
 
 
@@ -988,7 +989,7 @@ int cmd_report(int argc, char **argv)
 	struct rec_stats *st;
 	struct output out;
 	struct progress pg;
-	bool keep = false;
+	bool keep = false, diff = false;
 	int ret = 0;
 	const struct opt opts[] = {
 		OPT_STRING('o', "output", &outpath, "FILE",
@@ -999,12 +1000,19 @@ int cmd_report(int argc, char **argv)
 			"does not grow with the number of entries"),
 		OPT_U64(0, "top", &top, "N", 1, 1000000, "ops per unit (default 10, at least 1)"),
 		OPT_BOOL(0, "keep-going", &keep, "skip files that do not read, say so on the page, exit 1"),
+		OPT_BOOL(0, "diff", &diff,
+			 "the page of diff BASE NEW (or BASE... -- NEW...): regressions\n"
+			 "first, BASE and NEW plotted side by side on shared axes"),
 		OPT_PROGRESS(&pmode),
 		OPT_END(),
 	};
 
 	if (opts_parse(argc, argv, opts, NULL, &ret))
 		return ret;
+	if (diff && keep)
+		return usage_error("--diff compares two recordings whole: no --keep-going");
+	if (diff)
+		return report_diff(outpath, argc, argv, optind, pmode, (size_t)top, 0.05);
 	if (optind >= argc)
 		return usage_error("missing PATH");
 	if (output_open(&out, outpath, OUTPUT_STDOUT))

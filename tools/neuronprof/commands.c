@@ -131,7 +131,8 @@ const struct subcommand subcommands[] = {
 		.desc = {
 			.name = "report",
 			.synopsis = "report [-o FILE] [--buckets N] [--top N] [--keep-going]\n"
-				    "                  [--progress=auto|always|never] PATH...",
+				    "                  [--progress=auto|always|never] PATH...\n"
+				    "report --diff [-o FILE] [--top N] BASE NEW",
 			.about = "One self-contained HTML page (inline SVG plots, inline script and style,\n"
 				 "nothing fetched) of the recordings under each PATH (an NTFF file or a\n"
 				 "directory, as summary takes them), with the numbers of summary: per\n"
@@ -141,7 +142,11 @@ const struct subcommand subcommands[] = {
 				 "overhead histograms per model; lost entries. Several recordings (several\n"
 				 "machines, or several PATHs) are first drawn side by side: busy time and\n"
 				 "utilisation per core, execution latency per model, one axis per plot.\n"
-				 "The numbers behind every plot are in sortable tables.\n",
+				 "The numbers behind every plot are in sortable tables. With --diff,\n"
+				 "the comparison of diff BASE NEW: the regressions first, each with its\n"
+				 "durations in BASE and NEW side by side on shared axes, then the time\n"
+				 "per execution of the ranked rows, the latency of each model, the cores\n"
+				 "and every row.\n",
 		},
 	},
 	{

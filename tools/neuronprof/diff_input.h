@@ -46,4 +46,12 @@ const char *diff_row_where(const struct diff_row *r, char *buf, size_t len);
 void diff_json_write(FILE *f, const struct diff *d, const struct diff_input *in,
 		     const struct diff_gate *gate);
 
+/*
+ * report_diff() - report --diff (report_diff.c): the page of the comparison
+ * of the operands argv[@first..@argc) into @outpath ("-": stdout), the
+ * @top rows of its ranked sections, at significance level @alpha.
+ */
+int report_diff(const char *outpath, int argc, char **argv, int first,
+		enum progress_mode pmode, size_t top, double alpha);
+
 #endif /* NEURONPROF_TOOL_DIFF_INPUT_H */

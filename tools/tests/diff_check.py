@@ -23,6 +23,7 @@ import io
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 
@@ -236,6 +237,57 @@ if r.returncode != 3 or "busy time on core 0" not in r.stderr:
     fail("--fail-above-busy 3: exit %d %s" % (r.returncode, r.stderr))
 print("gate: --fail-above-latency 4 names model 11 only, --fail-above 20 passes, "
       "--fail-above-busy 3 names core 0's busy time")
+
+# ---- report --diff -------------------------------------------------------------------
+
+def page(b, n, name):
+    out = os.path.join(WORK, name)
+    r = subprocess.run([NP, "report", "--diff", "-o", out, b, n], capture_output=True,
+                       text=True)
+    if r.returncode:
+        fail("report --diff exited %d: %s" % (r.returncode, r.stderr))
+    with open(out) as f:
+        return f.read()
+
+
+html = page(base, planted, "planted.html")
+m = re.search(r'<script type="application/json" id="diff-data">(.*?)</script>', html, re.S)
+if not m or json.loads(m.group(1)) != doc:
+    fail("report --diff: its data is not diff --json's document")
+regs = re.findall(r'<div class="regression" data-what="([^"]*)"', html)
+order = [r for r in doc["rows"] if r["verdict"] == "slower"] + \
+        [r for r in doc["rows"] if r["verdict"] == "new" and r["kind"] in ("op", "op_all")]
+
+
+def where(r):
+    return ("core %d %s" % (r["core"], r["unit"]) if r["core"] is not None
+            else "all cores" + (" " + r["unit"] if r["unit"] else ""))
+
+
+want_regs = ["%s on %s" % (r["what"], where(r)) for r in order]
+if regs != want_regs or len(regs) != 5:
+    fail("report --diff: regressions %s, want %s" % (regs, want_regs))
+if html.find('id="regressions"') > html.find('id="per-execution"'):
+    fail("report --diff: the regressions do not come first")
+rowsby = {"%s on %s" % (r["what"], where(r)): r for r in doc["rows"]}
+pairs = re.findall(r'<div class="(?:regression|latency)" data-what="([^"]*)">.*?'
+                   r'<svg class="pair"[^>]*data-ymax="(\d+)">(.*?)</svg>', html, re.S)
+if len(pairs) != 7:
+    fail("report --diff: %d histogram pairs, want 7 (5 regressions, 2 models)" % len(pairs))
+for what, ymax, body in pairs:
+    counts = [[int(c) for c in x.split(",")] for x in
+              re.findall(r'class="panel" data-side="[A-Z]+" data-counts="([^"]*)"', body)]
+    r = rowsby[what]
+    ns = [r[s]["n"] if r[s] else 0 for s in ("base", "new")]
+    if len(counts) != 2 or [sum(c) for c in counts] != ns or \
+       max(max(c) for c in counts) != int(ymax):
+        fail("report --diff: %s: panels %s, n %s, shared y max %s" % (what, [sum(c) for c in counts],
+                                                                       ns, ymax))
+print("report --diff: diff --json's data; regressions first, exactly the 3 slower rows then "
+      "the 2 new ops; 7 BASE/NEW histogram pairs on shared axes holding every sample")
+if "Regressions (0)" not in page(base, same, "same.html"):
+    fail("report --diff of two runs of one workload shows regressions")
+print("report --diff of two runs of one workload: no regression")
 
 # ---- 3. the same distribution: false alarms ------------------------------------------
 
