@@ -279,3 +279,167 @@ def diff(base, new, alpha=0.05):
                               suffixes=("_base", "_new")).sort_values(["device", "core"]
                                                                       ).reset_index(drop=True)
     return frames
+
+
+# ---- diff --json's document ------------------------------------------------------------
+
+ENGINES = ("tensor", "vector", "scalar", "gpsimd", "sync")   # the tool's engine_name()
+KIND_ORDER = {"op": 0, "op_all": 1, "latency": 2, "busy": 3, "util": 4, "dma_bytes": 5,
+              "errors": 6}
+
+
+def _f3(v):
+    """@v as diff --json writes it ("%.3f")."""
+    return float("%.3f" % v)
+
+
+def _g6(v):
+    return float("%.6g" % v)
+
+
+def _unit(kind, index):
+    if kind == "topsp":
+        return "topsp%d" % index
+    return "%d:%s" % (index, ENGINES[index]) if index < len(ENGINES) else "%d" % index
+
+
+def _names(path):
+    """{(unit kind, code): name} of the database's devices, and {model_id: name}."""
+    with Database(path) as db:
+        ops = db.query("SELECT queue_type, code, name FROM code_names"
+                       " WHERE queue_type IN ('TRACE', 'TOPSP_TRACE')")
+        models = db.query("SELECT model_id, name FROM models WHERE name IS NOT NULL")
+    opn = {}
+    for r in ops.itertuples(index=False):
+        opn.setdefault(("topsp" if r.queue_type == "TOPSP_TRACE" else "engine", int(r.code)),
+                       r.name)
+    return opn, {int(r.model_id): r.name for r in models.itertuples(index=False)}
+
+
+def _sample_side(r, side):
+    n = int(r[side + "_n"])
+    if not n:
+        return None
+    return {"n": n, "value": _f3(r[side + "_mean_ns"]), "total": int(r[side + "_total"]),
+            "median_ns": int(r[side + "_median_ns"]), "p95_ns": int(r[side + "_p95_ns"]),
+            "executions": int(r[side + "_executions"]),
+            "per_execution_ns": _f3(r[side + "_per_execution_ns"])}
+
+
+def document(base, new, alpha=0.05, frames=None):
+    """The document ``neuronprof diff --json`` writes for the recordings these
+    databases were exported from: ``test`` and ``rows`` (every figure, ranked),
+    with ``base`` and ``new`` holding the databases' ``paths``, ``cores`` and
+    ``executions``; no gate (its thresholds null, no row a regression)."""
+    f = frames if frames is not None else diff(base, new, alpha)
+    bnames, bmodels = _names(base)
+    nnames, nmodels = _names(new)
+    rows = []
+    for kind, frame in (("op", f["ops"]), ("op_all", f["ops_all"]), ("latency", f["latency"])):
+        for _, r in frame.iterrows():
+            code = int(r["code"], 16) if kind != "latency" else 0
+            uk = r["unit_kind"] if kind != "latency" else None
+            ui = int(r["unit_index"]) if kind != "latency" else 0
+            if kind == "latency":
+                mid = int(r["model_id"])
+                name = bmodels.get(mid) if r["base_n"] else None
+                name = name or nmodels.get(mid)
+                what = "latency model %d" % mid
+            else:
+                name = (bnames.get((uk, code)) if r["base_n"] else None) or \
+                    (nnames.get((uk, code)) if r["new_n"] else None)
+                what = "op " + r["code"]
+            if name:
+                what += " " + name
+            both = r["base_n"] > 0 and r["new_n"] > 0
+            change = (r["new_mean_ns"] if r["new_n"] else 0.0) - \
+                (r["base_mean_ns"] if r["base_n"] else 0.0)
+            row = {
+                "kind": kind, "what": what, "verdict": r["verdict"],
+                "device": int(r["device"]) if kind == "op" else None,
+                "core": int(r["core"]) if kind == "op" else None,
+                "unit": _unit(uk, ui) if kind != "latency" else None,
+                "code": r["code"] if kind != "latency" else None,
+                "model_id": int(r["model_id"]) if kind == "latency" else None,
+                "name": name, "base": _sample_side(r, "base"), "new": _sample_side(r, "new"),
+                "change": _f3(change),
+                "change_pct": _f3(r["change_pct"]) if both and r["base_mean_ns"] else None,
+                "change_per_execution_ns": _f3(r["change_per_execution_ns"]),
+                "tested": bool(r["tested"]),
+                "u": float("%.1f" % r["u"]) if r["tested"] else None,
+                "z": _f3(r["z"]) if r["tested"] else None,
+                "p": _g6(r["p"]) if r["tested"] else None,
+                "p_adjusted": _g6(r["p_adjusted"]) if r["tested"] else None,
+                "significant": bool(r["significant"]), "regression": False,
+            }
+            key = (KIND_ORDER[kind] > 3, -abs(r["change_per_execution_ns"]), KIND_ORDER[kind],
+                   row["device"] or 0, row["core"] or 0, uk == "topsp", ui, code,
+                   row["model_id"] or 0)
+            rows.append((key, row))
+    cores = f["cores"]
+    for _, c in cores.iterrows():
+        sides = {s: not math.isnan(c["busy_ns_" + s]) if isinstance(c["busy_ns_" + s], float)
+                 else c["busy_ns_" + s] is not None for s in ("base", "new")}
+        for kind, col in (("busy", "busy_ns"), ("util", "util_pct"), ("dma_bytes", "dma_bytes"),
+                          ("errors", "errors")):
+            val, per, ex, tot = {}, {}, {}, {}
+            side_doc = {}
+            for s in ("base", "new"):
+                if not sides[s]:
+                    side_doc[s] = None
+                    val[s], per[s] = 0.0, 0.0
+                    continue
+                ex[s] = int(c["executions_" + s])
+                v = float(c[col + "_" + s])
+                val[s] = v
+                tot[s] = int(v) if kind != "util" else 0
+                per[s] = (v / ex[s] if ex[s] else v) if kind == "busy" else 0.0
+                side_doc[s] = {"n": 0, "value": _f3(v), "total": tot[s], "median_ns": 0,
+                               "p95_ns": 0, "executions": ex[s], "per_execution_ns": _f3(per[s])}
+            change = val["new"] - val["base"]
+            pct = None
+            if side_doc["base"] and side_doc["new"]:
+                bv, nv = val["base"], val["new"]
+                if kind in ("busy", "dma_bytes") and ex["base"] and ex["new"]:
+                    bv, nv = bv / ex["base"], nv / ex["new"]
+                if bv != 0:
+                    pct = _f3(100.0 * (nv - bv) / bv)
+            if not side_doc["base"]:
+                verdict = "new"
+            elif not side_doc["new"]:
+                verdict = "gone"
+            else:
+                verdict = "more" if change > 0 else "less" if change < 0 else "unchanged"
+            cpe = per["new"] - per["base"] if kind == "busy" else 0.0
+            row = {
+                "kind": kind, "what": {"busy": "busy time", "util": "utilisation",
+                                       "dma_bytes": "DMA bytes", "errors": "errors"}[kind],
+                "verdict": verdict, "device": int(c["device"]), "core": int(c["core"]),
+                "unit": None, "code": None, "model_id": None, "name": None,
+                "base": side_doc["base"], "new": side_doc["new"], "change": _f3(change),
+                "change_pct": pct, "change_per_execution_ns": _f3(cpe), "tested": False,
+                "u": None, "z": None, "p": None, "p_adjusted": None, "significant": False,
+                "regression": False,
+            }
+            key = (KIND_ORDER[kind] > 3, -abs(cpe), KIND_ORDER[kind], row["device"], row["core"],
+                   False, 0, 0, 0)
+            rows.append((key, row))
+    rows.sort(key=lambda kr: kr[0])
+    out = []
+    for i, (_, row) in enumerate(rows):
+        out.append(dict({"rank": i + 1}, **row))
+    ntests = sum(1 for _, r in rows if r["tested"])
+    execs = {s: int(cores["executions_" + s].fillna(0).sum()) for s in ("base", "new")}
+    ncores = {s: int(cores["busy_ns_" + s].notna().sum()) for s in ("base", "new")}
+    return {
+        "format_version": 1,
+        "base": {"paths": [base], "cores": ncores["base"], "executions": execs["base"]},
+        "new": {"paths": [new], "cores": ncores["new"], "executions": execs["new"]},
+        "test": {"method": "mann-whitney-u",
+                 "approximation": "normal, tie-corrected, continuity-corrected",
+                 "adjustment": "holm", "alpha": _g6(alpha), "tests": ntests,
+                 "min_samples": MIN_SAMPLES},
+        "gate": {"op_pct": None, "latency_pct": None, "busy_pct": None, "dma_pct": None,
+                 "errors": False},
+        "rows": out,
+    }

@@ -131,7 +131,10 @@ static void core_ops(struct diff *d, const struct core_stats *cb, const struct c
 				r->topsp = u->topsp;
 				r->unit = u->index;
 				r->code = op->code;
+				/* The name BASE's device gives it, else NEW's. */
 				r->name = unit_op_name(c, u, op->code);
+				if (!r->name && oop)
+					r->name = unit_op_name(o, ou, op->code);
 				if (side == 0) {
 					op_side(&r->base, &r->sb, c, op);
 					if (oop)
@@ -188,6 +191,8 @@ static void all_ops(struct diff *d, const struct rec_stats *b, const struct rec_
 			r->unit = x->index;
 			r->code = x->code;
 			r->name = xop_name(s, x);
+			if (!r->name && ox)
+				r->name = xop_name(o, ox);
 			if (side == 0) {
 				xop_side(&r->base, &r->sb, s, x);
 				if (ox)
