@@ -126,6 +126,91 @@ def compare(tmp, b, n):
     return checked, doc
 
 
+def dask_diff(tmp, rec):
+    """`dask scheduler` and two `dask worker` processes on 127.0.0.1, started and
+    stopped here; neuronprof-analyze diff --scheduler on two pairs of databases
+    gives diff --json's test and rows exactly; no process of theirs remains."""
+    import signal
+    import time
+
+    sched_file = os.path.join(tmp, "scheduler.json")
+    env = dict(os.environ, PYTHONPATH=PYROOT, PYTHONDONTWRITEBYTECODE="1")
+    procs = []
+
+    def start(*cmd):
+        log = open(os.path.join(tmp, "dask-%d.log" % len(procs)), "w")
+        procs.append(subprocess.Popen(list(cmd), stdout=log, stderr=subprocess.STDOUT, env=env,
+                                      cwd=tmp, start_new_session=True))
+        log.close()
+
+    try:
+        start("dask", "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+              "--scheduler-file", sched_file)
+        deadline = time.time() + 60
+        while not os.path.exists(sched_file) and time.time() < deadline:
+            time.sleep(0.2)
+        with open(sched_file) as f:
+            address = json.load(f)["address"]
+        for i in range(2):
+            start("dask", "worker", "--scheduler-file", sched_file, "--host", "127.0.0.1",
+                  "--nthreads", "1", "--nworkers", "1", "--no-dashboard",
+                  "--local-directory", os.path.join(tmp, "worker%d" % i))
+        from distributed import Client
+        with Client(address, timeout="30s") as client:
+            client.wait_for_workers(2, timeout=60)
+            workers = set(client.scheduler_info()["workers"])
+        assert len(workers) == 2, workers
+        pairs = [(rec["base"], rec["planted"]), (rec["same"], rec["base"])]
+        dbs = []
+        for b, n in pairs:
+            dbs += [os.path.join(tmp, os.path.basename(b) + ".sqlite"),
+                    os.path.join(tmp, os.path.basename(n) + ".sqlite")]
+        for r, db in zip([x for pair in pairs for x in pair], dbs):
+            if not os.path.exists(db):
+                subprocess.run([NP, "export", "--format", "sqlite", "-o", db, r], check=True,
+                               capture_output=True)
+        out = subprocess.run([sys.executable, os.path.join(PYROOT, "bin", "neuronprof-analyze"),
+                              "diff", "--scheduler", address] + dbs, capture_output=True,
+                             text=True, env=env, timeout=300)
+        assert out.returncode == 0, out.stderr
+        docs = json.loads(out.stdout)
+        assert len(docs) == 2, docs
+        for (b, n), doc in zip(pairs, docs):
+            c = json.loads(subprocess.run([NP, "diff", "--json", b, n], capture_output=True,
+                                          text=True).stdout)
+            assert doc["test"] == c["test"], (doc["test"], c["test"])
+            assert doc["rows"] == c["rows"], "%s %s: rows differ from diff --json's" % (b, n)
+            assert doc["task"]["worker"] in workers, doc["task"]
+            print("# %s -- %s: %d rows equal, on worker %s" % (
+                os.path.basename(b), os.path.basename(n), len(c["rows"]), doc["task"]["worker"]))
+    finally:
+        for p in reversed(procs):
+            try:
+                os.killpg(p.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        for p in procs:
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+    deadline = time.time() + 20
+    left = procs
+    while left and time.time() < deadline:
+        left = []
+        for p in procs:
+            try:
+                os.killpg(p.pid, 0)
+                left.append(p.pid)
+            except ProcessLookupError:
+                pass
+        if left:
+            time.sleep(0.2)
+    assert not left, "process groups still running: %s" % left
+    print("# scheduler and workers stopped, no process of theirs remains")
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="nprof-pydiff.")
     passed = failed = 0
@@ -170,11 +255,16 @@ def main():
             n, _ = compare(tmp, rec["base"], rec["base"])
             print("# %d rows" % n)
 
+        def dask_cluster():
+            dask_diff(tmp, rec)
+
         report("diff.py's VIEWS is Documentation/analysis-diff.sql", views_file)
         report("neuronprof.diff() of the planted regression: the numbers of diff --json", planted)
         report("neuronprof.diff() of two runs of one workload: the numbers of diff --json", same)
         report("neuronprof.diff() of one recording with itself: the numbers of diff --json",
                identical)
+        report("neuronprof-analyze diff on a dask scheduler and 2 dask workers (processes of "
+               "their own): diff --json's test and rows exactly, no process left", dask_cluster)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d passed, %d failed" % (passed, failed))
