@@ -183,6 +183,28 @@ def dask_diff(tmp, rec):
             assert doc["task"]["worker"] in workers, doc["task"]
             print("# %s -- %s: %d rows equal, on worker %s" % (
                 os.path.basename(b), os.path.basename(n), len(c["rows"]), doc["task"]["worker"]))
+        # The cross-machine comparison on the same cluster: summary's numbers.
+        fleet = os.path.join(tmp, "fleet")
+        subprocess.run([os.path.join(BUILD, "tests", "gen_fixtures"), "--fleet", "3", fleet],
+                       check=True, capture_output=True)
+        fdbs = []
+        for h in range(3):
+            fdbs.append(os.path.join(tmp, "fleet%d.sqlite" % h))
+            subprocess.run([NP, "export", "--format", "sqlite", "-o", fdbs[-1],
+                            os.path.join(fleet, str(h))], check=True, capture_output=True)
+        out = subprocess.run([sys.executable, os.path.join(PYROOT, "bin", "neuronprof-analyze"),
+                              "--json", "--scheduler", address] + fdbs, capture_output=True,
+                             text=True, env=env, timeout=300)
+        assert out.returncode == 0, out.stderr
+        got = json.loads(out.stdout)
+        want = json.loads(subprocess.run([NP, "summary", "--json"] +
+                                         [os.path.join(fleet, str(h)) for h in range(3)],
+                                         capture_output=True, text=True).stdout)
+        assert got["machines_compared"] == want["machines_compared"], \
+            "neuronprof-analyze: machines_compared differs from summary --json's"
+        assert all(t["worker"] in workers for t in got["tasks"]), got["tasks"]
+        print("# neuronprof-analyze of 3 machines on the same cluster: summary's "
+              "machines_compared exactly")
     finally:
         for p in reversed(procs):
             try:
@@ -263,8 +285,9 @@ def main():
         report("neuronprof.diff() of two runs of one workload: the numbers of diff --json", same)
         report("neuronprof.diff() of one recording with itself: the numbers of diff --json",
                identical)
-        report("neuronprof-analyze diff on a dask scheduler and 2 dask workers (processes of "
-               "their own): diff --json's test and rows exactly, no process left", dask_cluster)
+        report("neuronprof-analyze diff (and of 3 machines) on a dask scheduler and 2 dask "
+               "workers: diff --json's test and rows (summary's machines) exactly, no process "
+               "left", dask_cluster)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d passed, %d failed" % (passed, failed))
