@@ -288,6 +288,9 @@ static void text_side(const char *which, const struct diff_input *in, const stru
 	printf(": %zu file%s, %zu core%s, %" PRIu64 " executions, %" PRIu64 " entries\n",
 	       t->files, t->files == 1 ? "" : "s", t->cores, t->cores == 1 ? "" : "s",
 	       t->executions, t->entries);
+	if (t->lost)
+		printf("     %" PRIu64 " entries lost: the figures of the queues that lost them "
+		       "undercount (summary's loss lines say which)\n", t->lost);
 }
 
 static void text_row(const struct diff_row *r, const struct diff_opts *o, bool regressed)
@@ -405,6 +408,7 @@ static void json_total(struct json *j, const char *key, const struct diff_input 
 	jw_u64(j, "cores", t->cores);
 	jw_u64(j, "executions", t->executions);
 	jw_u64(j, "entries", t->entries);
+	jw_u64(j, "lost", t->lost);
 	jw_obj_end(j);
 }
 

@@ -424,6 +424,9 @@ static void totals(struct diff_total *t, const struct rec_stats *s)
 	t->entries = s->entries;
 	for (size_t i = 0; i < s->ncores; i++)
 		t->executions += core_execs(&s->cores[i]);
+	for (size_t i = 0; i < s->nlosses; i++)
+		t->lost += s->losses[i].lost > s->losses[i].gaps ? s->losses[i].lost :
+			   s->losses[i].gaps;
 }
 
 void diff_build(struct diff *d, const struct rec_stats *b, const struct rec_stats *n,

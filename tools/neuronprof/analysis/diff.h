@@ -84,10 +84,13 @@ struct diff_row {
 	bool own;
 };
 
-/* The totals of one side. */
+/*
+ * The totals of one side; @lost: entries its queues lost, counted by the
+ * rings or missing from the sequence numbers (summary's loss lines).
+ */
 struct diff_total {
 	size_t cores, files;
-	uint64_t entries, executions;
+	uint64_t entries, executions, lost;
 };
 
 struct diff {
