@@ -179,6 +179,7 @@ static void core_json(struct json *j, const struct core_stats *c, const struct c
 		jw_u64(j, NULL, t->throttle[i]);
 	jw_arr_end(j);
 	json_throttle(j, c);
+	json_loss_windows(j, c);
 	jw_obj_end(j);
 }
 

@@ -25,8 +25,8 @@ import re
 import os
 import sys
 
-from checklib import (check_dist, check_throttle, errors, expect, pct, print_errors, union_ns,
-                      windows_of)
+from checklib import (check_dist, check_throttle, errors, expect, loss_windows, pct,
+                      print_errors, union_ns, windows_of)
 
 QT = {n: i for i, n in enumerate(
     "TRACE EVENT ERROR INFER_STATUS DMA THROTTLE TOPSP_TRACE TOPSP_EVENT TOPSP_ERROR".split())}
@@ -65,8 +65,9 @@ def queues_of(dump):
         key = (r["queue_type"], r["target_kind"], r["target_index"], r["engine"])
         if key in queues:
             queues[key]["entries"] = queues[key]["entries"] + r["entries"]
+            queues[key]["lost_count"] += r["lost_count"]
         else:
-            queues[key] = dict(r)
+            queues[key] = dict(r, capture=dump["capture"])
     return list(queues.values())
 
 
@@ -114,6 +115,25 @@ def recompute(summary_path, rec_index, top, rest):
         expect(f"{tag} failed", jc["inferences_failed"], sum(1 for _, b in infs if b["payload"][0]))
         expect(f"{tag} inference_busy_ns", jc["inference_busy_ns"], busy)
         core_iv = []
+        # Loss windows of the instruction queues, clipped to the active span.
+        lw_all = {}
+        for q in recs:
+            w = loss_windows(q, q["capture"]["stop_ns"], q["capture"]["start_ns"])
+            lw_all[id(q)] = w
+        instr_lw = [(max(a, first), min(b, last)) for q in recs
+                    if q["queue_type"] in ("TRACE", "TOPSP_TRACE")
+                    for a, b, _, _ in lw_all[id(q)] if min(b, last) > max(a, first)]
+        lossy_core = any(lw_all[id(q)] for q in recs if q["queue_type"] in ("TRACE", "TOPSP_TRACE"))
+        want_lw = [dict(queue_type=q["queue_type"], target_kind=q["target_kind"],
+                        target_index=q["target_index"], engine=q["engine"],
+                        kind="after_last_entry" if t else "sequence_gap",
+                        start_ns=a, end_ns=b, lost=n)
+                   for q in recs for a, b, n, t in lw_all[id(q)]]
+        got_lw = [{k: w[k] for k in ("queue_type", "target_kind", "target_index", "engine", "kind",
+                                     "start_ns", "end_ns", "lost")} for w in jc.get("loss_windows", [])]
+        expect(f"{tag} loss windows", sorted(got_lw, key=lambda w: sorted(w.items())),
+               sorted(want_lw, key=lambda w: sorted(w.items())))
+        core_cut = 0
         # Executions: a new one at iteration 0, a lower iteration or another model.
         execs = []
         for a, b in infs:
@@ -134,12 +154,13 @@ def recompute(summary_path, rec_index, top, rest):
                       key=lambda g: (-g[0], g[1]))[:top]
         expect(f"{tag} idle gaps", [(g["idle_ns"], g["start_ns"]) for g in jc["idle_gaps"]], gaps)
 
-        def unit_windows(topsp, index):
+        def unit_windows(topsp, index, bounds=False):
             out = []
             for q in recs:
                 if topsp and q["queue_type"] == "TOPSP_EVENT" and q["target_index"] == index or \
                         not topsp and q["queue_type"] == "EVENT" and q["engine"] == index:
-                    out += [(a["timestamp_ns"], b["timestamp_ns"]) for a, b in windows_of(q["entries"], 1, 2)]
+                    out += [(a["timestamp_ns"], b["timestamp_ns"])
+                            for a, b in windows_of(q["entries"], 1, 2, bounds)]
             return out
         inf_w = [(a["timestamp_ns"], b["timestamp_ns"]) for a, b in infs]
 
@@ -154,16 +175,25 @@ def recompute(summary_path, rec_index, top, rest):
                     mine = [q for q in recs if q["queue_type"] in ("TRACE", "EVENT", "DMA") and
                             q["engine"] == index]
                 ev_w = unit_windows(topsp, index)
+                bound_w = unit_windows(topsp, index, True)
                 durs = collections.defaultdict(list)
-                busy_u, igaps = 0, []
+                busy_u, igaps, cut, u_lw = 0, [], 0, []
                 for q in mine:
                     if q["queue_type"] not in ("TRACE", "TOPSP_TRACE"):
                         continue
                     es = q["entries"]
+                    u_lw += lw_all[id(q)]
+                    tail_lost = any(t for _, _, _, t in lw_all[id(q)])
                     prev_end = None
                     for i, e in enumerate(es):
                         ts = e["timestamp_ns"]
-                        bounds = [s for (b, s) in inf_w + ev_w if b <= ts <= s]
+                        # Cut: the next entry follows a gap, or losses come after the last.
+                        if (i + 1 < len(es) and es[i + 1]["seq"] > e["seq"] + 1 or
+                                i + 1 == len(es) and tail_lost):
+                            cut += 1
+                            prev_end = None
+                            continue
+                        bounds = [s for (b, s) in inf_w + bound_w if b <= ts <= s]
                         nxt = es[i + 1]["timestamp_ns"] if i + 1 < len(es) else None
                         if bounds:
                             end = min(bounds + ([nxt] if nxt is not None else []))
@@ -177,8 +207,13 @@ def recompute(summary_path, rec_index, top, rest):
                         prev_end = end
                 trace = [e for q in mine if q["queue_type"] in ("TRACE", "TOPSP_TRACE") for e in q["entries"]]
                 expect(f"{ut} instructions", ju["instructions"], len(trace))
+                core_cut += cut
+                observed_u = span - union_ns([(max(a, first), min(b, last)) for a, b, _, _ in u_lw
+                                              if min(b, last) > max(a, first)])
                 expect(f"{ut} busy_ns", ju["busy_ns"], busy_u)
-                expect(f"{ut} utilization_pct", ju["utilization_pct"], pct(busy_u, span))
+                expect(f"{ut} utilization_pct", ju["utilization_pct"], pct(busy_u, observed_u))
+                expect(f"{ut} observed_ns", ju.get("observed_ns"), observed_u if u_lw else None)
+                expect(f"{ut} cut_instructions", ju.get("cut_instructions"), cut if u_lw else None)
                 expect(f"{ut} event_busy_ns", ju["event_busy_ns"], sum(s - b for b, s in ev_w))
                 if not topsp:
                     dma = [e for q in mine if q["queue_type"] == "DMA" for e in q["entries"]]
@@ -203,9 +238,14 @@ def recompute(summary_path, rec_index, top, rest):
                 if totals != sorted(totals, reverse=True):
                     errors.append(f"{ut}: ops not sorted by total time")
         # Busy: the time any unit executes, the union of the instructions.
-        cbusy = union_ns(core_iv)
+        # Over observed time: the union less the loss windows of the instruction queues.
+        lost_ns = union_ns(instr_lw)
+        cbusy = union_ns(core_iv + instr_lw) - lost_ns
         expect(f"{tag} busy_ns", jc["busy_ns"], cbusy)
-        expect(f"{tag} utilization_pct", jc["utilization_pct"], pct(cbusy, span))
+        expect(f"{tag} utilization_pct", jc["utilization_pct"], pct(cbusy, span - lost_ns))
+        expect(f"{tag} observed_ns", jc.get("observed_ns"), span - lost_ns if lossy_core else None)
+        expect(f"{tag} cut_instructions", jc.get("cut_instructions"),
+               core_cut if lossy_core else None)
         # Throttle: a level holds until the next THROTTLE entry, the last until the core's last entry.
         check_throttle(tag, jc["throttle"],
                        sorted((e["timestamp_ns"], e["code"]) for q in recs
