@@ -581,6 +581,15 @@ def sql_check(summary_path, db, queries):
             if r:
                 same(tag, r, c, ("entries", "first_ns", "last_ns", "span_ns", "inferences",
                                  "inferences_failed", "busy_ns", "utilization_pct", "executions"))
+                expect(f"{tag} observed_ns", r["observed_ns"], c.get("observed_ns"))
+            lw_keys = ("queue_type", "target_kind", "target_index", "engine", "kind", "start_ns",
+                       "end_ns", "lost")
+            want["loss_windows"] += len(c.get("loss_windows", []))
+            expect(f"{tag} loss windows",
+                   sorted([r[k] for k in lw_keys] for r in rows["loss_windows"]
+                          if r["recording"] == rp and r["device"] == c["device"] and
+                          r["core"] == c["core"]),
+                   sorted([w[k] for k in lw_keys] for w in c.get("loss_windows", [])))
             gap_keys = ("start_ns", "end_ns", "idle_ns", "at_ns")
 
             def gaps(what, got_rows, jgaps):
@@ -603,6 +612,8 @@ def sql_check(summary_path, db, queries):
                             unit_kind=kind, unit_index=u[kind])
                     if r:
                         same(ut, r, u, ("instructions", "busy_ns", "utilization_pct"))
+                        for k in ("observed_ns", "cut_instructions"):
+                            expect(f"{ut} {k}", r[k], u.get(k))
                     if kind == "engine" and u["dma"]:
                         want["dma"] += 1
                         r = one("dma", recording=rp, device=c["device"], core=c["core"], engine=u["engine"])
