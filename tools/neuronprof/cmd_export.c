@@ -150,8 +150,9 @@ int cmd_export(int argc, char **argv)
 		if (st.lost_recorded || st.seq_gaps)
 			printf("%s: losses: %" PRIu64 " entries lost as the rings counted, %" PRIu64
 			       " missing from sequence numbers, %" PRIu64 " in the loss windows; %"
-			       PRIu64 " instructions cut by a loss not drawn\n", outpath,
-			       st.lost_recorded, st.seq_gaps, st.lost_entries, st.cut);
+			       PRIu64 " instruction%s cut by a loss not drawn\n", outpath,
+			       st.lost_recorded, st.seq_gaps, st.lost_entries, st.cut,
+			       st.cut == 1 ? "" : "s");
 		machines_line(outpath, &st);
 		if (prof.nsys)
 			printf("%s: system profile of %zu director%s: %" PRIu64 " host events, %"

@@ -331,8 +331,8 @@ static const struct field_table mop_fields = FIELD_TABLE(mop_columns);
 static void text_core_losses(const struct core_stats *c, uint64_t span)
 {
 	printf("  LOSSES: busy and utilisation are over observed time only, %s of the %s "
-	       "span (%s in loss windows); %" PRIu64 " instructions cut by a loss left out\n",
-	       D(c->observed), D(span), D(span - c->observed), c->cut);
+	       "span (%s in loss windows); %" PRIu64 " instruction%s cut by a loss left out\n",
+	       D(c->observed), D(span), D(span - c->observed), c->cut, c->cut == 1 ? "" : "s");
 	for (size_t k = 0; k < c->nunits; k++) {
 		const struct unit *u = &c->units[k];
 

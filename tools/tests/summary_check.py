@@ -473,7 +473,8 @@ def csv_check(summary_path, csv_dir):
     doc = strict_codes(json.load(open(summary_path)))
     rows = {}
     for name in ("cores", "units", "ops", "idle_gaps", "throttle", "errors", "models",
-                 "executions", "host_events", "losses", "ops_across_cores"):
+                 "executions", "host_events", "losses", "ops_across_cores", "loss_windows",
+                 "observed"):
         with open(os.path.join(csv_dir, name + ".csv"), newline="") as f:
             rows[name] = list(csv.DictReader(f))
     want = collections.Counter()
@@ -486,6 +487,14 @@ def csv_check(summary_path, csv_dir):
                       "inference_busy_ns"):
                 expect(f"csv core {c['core']} {k}", int(r[k]), c[k])
             expect(f"csv core {c['core']} utilization_pct", float(r["utilization_pct"]), c["utilization_pct"])
+            lw_keys = ("queue_type", "target_kind", "target_index", "engine", "kind", "start_ns",
+                       "end_ns", "lost")
+            want["loss_windows"] += len(c.get("loss_windows", []))
+            expect(f"csv core {c['core']} loss windows",
+                   sorted([str(r[k]) for k in lw_keys] for r in rows["loss_windows"]
+                          if r["recording"] == rec["path"] and int(r["core"]) == c["core"] and
+                          int(r["device"]) == c["device"]),
+                   sorted([str(w[k]) for k in lw_keys] for w in c.get("loss_windows", [])))
             want["idle_gaps"] += len(c["idle_gaps"])
             want["throttle"] += len(c["throttle"])
             want["errors"] += len(c["errors_by_code"])
@@ -499,6 +508,17 @@ def csv_check(summary_path, csv_dir):
                     for k in ("instructions", "busy_ns", "event_busy_ns"):
                         expect(f"csv {kind} {idx} {k}", int(r[k]), u[k])
                     expect(f"csv {kind} {idx} utilization_pct", float(r["utilization_pct"]), u["utilization_pct"])
+                    # observed.csv: every unit; its observed time is the span without losses.
+                    want["observed"] += 1
+                    r = next(r for r in rows["observed"] if r["recording"] == rec["path"] and
+                             int(r["core"]) == c["core"] and r["unit"] == kind and int(r["index"]) == idx)
+                    expect(f"csv observed {kind} {idx}",
+                           (int(r["observed_ns"]), int(r["cut_instructions"]), r["utilization_over"],
+                            int(r["busy_ns"]), float(r["utilization_pct"])),
+                           (u.get("observed_ns", c["span_ns"]),
+                            u.get("cut_instructions", 0),
+                            "observed" if "observed_ns" in u else "span", u["busy_ns"],
+                            u["utilization_pct"]))
                     for o in u["ops"]:
                         want["ops"] += 1
                         r = next(r for r in rows["ops"] if r["recording"] == rec["path"] and

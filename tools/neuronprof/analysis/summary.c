@@ -698,6 +698,25 @@ static uint64_t unobserved_ns(const struct core_stats *c, const struct unit *u,
 	return ns;
 }
 
+uint64_t core_unobserved_in(const struct core_stats *c, uint64_t start, uint64_t end)
+{
+	struct busy_iv *v = xcalloc(c->nlw + 1, sizeof(*v));
+	size_t n = 0;
+	uint64_t ns;
+
+	for (size_t i = 0; i < c->nlw; i++) {
+		const struct loss_window *w = &c->lw[i];
+		uint64_t a = w->start > start ? w->start : start;
+		uint64_t b = w->end < end ? w->end : end;
+
+		if (window_of_unit(w, NULL) && b > a)
+			v[n++] = (struct busy_iv){ a, b };
+	}
+	ns = union_ns(v, n);
+	free(v);
+	return ns;
+}
+
 static void finish_core(struct rec_stats *s, size_t ci, const struct timing *t)
 {
 	struct core_stats *c = &s->cores[ci];

@@ -303,6 +303,13 @@ void rec_stats_free(struct rec_stats *s);
 const char *unit_label(const struct unit *u, char *buf, size_t len);
 #define U(u)	unit_label((u), (char[32]){ 0 }, 32)
 
+/*
+ * core_unobserved_in() - how much of [@start, @end] the loss windows of
+ * @c's instruction queues cover (their union): the time of an interval of
+ * the core that is not observed.
+ */
+uint64_t core_unobserved_in(const struct core_stats *c, uint64_t start, uint64_t end);
+
 /* core_any_unit_gaps() - whether any engine or TopSP of @c has idle gaps. */
 bool core_any_unit_gaps(const struct core_stats *c);
 

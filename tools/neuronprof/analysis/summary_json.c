@@ -63,6 +63,7 @@ FIELD_GET(ur_span, struct unit_row, u, r->u->any ? r->u->last - r->u->first : 0)
 FIELD_GET(ur_busy, struct unit_row, u, r->u->busy)
 FIELD_GET(ur_util, struct unit_row, d, r->u->util_pct)
 FIELD_GET(ur_observed, struct unit_row, u, r->u->observed)
+FIELD_GET(ur_core_span, struct unit_row, u, r->c->any ? r->c->last - r->c->first : 0)
 FIELD_GET(ur_cut, struct unit_row, u, r->u->cut)
 FIELD_GET(ur_over, struct unit_row, s, r->u->lossy ? "observed" : "span")
 
@@ -234,7 +235,7 @@ static const struct field observed_columns[] = {
 	FIELD(NULL, "core", NULL, 0, FK_U64, ur_core),
 	FIELD(NULL, "unit", NULL, 0, FK_STR, ur_kind),
 	FIELD(NULL, "index", NULL, 0, FK_U64, ur_index),
-	FIELD(NULL, "span_ns", NULL, 0, FK_NS, ur_span),
+	FIELD(NULL, "span_ns", NULL, 0, FK_NS, ur_core_span),
 	FIELD(NULL, "observed_ns", NULL, 0, FK_NS, ur_observed),
 	FIELD(NULL, "busy_ns", NULL, 0, FK_NS, ur_busy),
 	FIELD(NULL, "utilization_pct", NULL, 0, FK_PCT, ur_util),

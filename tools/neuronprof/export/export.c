@@ -682,6 +682,23 @@ static int emit_tail_loss(struct walk *w, const struct prof_file *f,
 			  beyond, true, 0, false);
 }
 
+/*
+ * Raw entries have no loss windows (their layout is not known, nothing is
+ * timed): the instant "lost N" at the entry after the gap, with the count.
+ */
+static int raw_lost_marker(struct walk *w, const struct entry *e)
+{
+	uint64_t lost = w->lost;
+	struct xarg a[2];
+	char name[32];
+
+	w->lost = 0;
+	snprintf(name, sizeof(name), "lost %" PRIu64, lost);
+	a[0] = (struct xarg){ .key = "lost", .kind = XARG_U64, .u = lost };
+	a[1] = (struct xarg){ .key = "after_seq", .kind = XARG_U64, .u = e->seq - lost - 1 };
+	return instant(w, "lost", name, e->ts, a, 2);
+}
+
 /* Start walking the entries of queue @lq of @f; @done counts them for @pg. */
 static void walk_begin(struct walk *w, const struct prof_file *f, const struct prof_queue *lq,
 		       struct progress *pg, uint64_t *done)
@@ -735,7 +752,7 @@ static int walk_raw(struct walk *w)
 
 	snprintf(name, sizeof(name), "raw %s", raw_format_name(w->raw->raw_format));
 	while (walk_next(w, &e, &ret)) {
-		ret = emit_lost(w, &e);
+		ret = w->lost ? raw_lost_marker(w, &e) : 0;
 		if (ret)
 			break;
 		raw_part_of(&e, &part);

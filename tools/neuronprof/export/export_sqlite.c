@@ -123,10 +123,11 @@ static const char schema[] =
 	" e.payload0 FROM entries e JOIN queues q ON q.id = e.queue_id"
 	" WHERE q.queue_type IN ('ERROR', 'TOPSP_ERROR');\n"
 	/*
-	 * Where each queue lost entries (Documentation/analysis.rst, Loss
-	 * windows): each sequence gap between the rows around it, and what
-	 * its rings counted beyond the gaps from its last row (the file's
-	 * start without one) to the file's end.
+	 * Where each queue of decoded entries lost entries
+	 * (Documentation/analysis.rst, Loss windows): each sequence gap
+	 * between the rows around it, and what its rings counted beyond the
+	 * gaps from its last row (the file's start without one) to the
+	 * file's end. Raw queues have none.
 	 */
 	"CREATE VIEW loss_windows AS WITH r AS ("
 	" SELECT queue_id, ts_ns AS ts, seq, 0 AS t, rowid AS rid FROM entries"
@@ -145,7 +146,8 @@ static const char schema[] =
 	" w.start_ns, max(w.start_ns, w.end_ns) AS end_ns, w.lost FROM"
 	" (SELECT queue_id, 'sequence_gap' AS kind, start_ns, end_ns, lost FROM g"
 	" UNION ALL SELECT queue_id, 'after_last_entry', start_ns, end_ns, lost FROM t"
-	" WHERE lost > 0) w JOIN queues q ON q.id = w.queue_id;\n"
+	" WHERE lost > 0) w JOIN queues q ON q.id = w.queue_id JOIN cores c ON c.id = q.core_id"
+	" JOIN devices d ON d.id = c.device_id WHERE d.raw_format IS NULL;\n"
 	"CREATE VIEW throttle AS SELECT q.core_id, e.ts_ns, e.code AS level,"
 	" e.payload0 AS clock_pct FROM entries e JOIN queues q ON q.id = e.queue_id"
 	" WHERE q.queue_type = 'THROTTLE';\n"
