@@ -132,7 +132,7 @@ suite() {
 	# ---- command line ---------------------------------------------------------
 	t_help() {
 		"$np" --help >"$tmp/o" || return 1
-		for c in devices doctor calibrate record dump summary report export top exporter; do
+		for c in devices doctor calibrate record dump summary report export top exporter sim; do
 			has "  $c " "$tmp/o" || return 1
 			"$np" "$c" --help >"$tmp/h" || { echo "$c --help failed"; return 1; }
 			has "Usage: neuronprof $c" "$tmp/h" || return 1
@@ -141,6 +141,16 @@ suite() {
 	run "--help and every subcommand's --help" t_help
 	run "--version names the library version" \
 		bash -c "'$np' --version | grep -Eq '^neuronprof \(libneuronprof [0-9]+\.[0-9]+\.[0-9]+\)$'"
+	# sim run needs a simulated device (the VM test runs it); its usage is checked here.
+	run "sim without run: exit 2, says what to give" \
+		expect_exit 2 "missing what to do: sim run" "$np" sim
+	run "sim with another command: exit 2, named" \
+		expect_exit 2 "unknown sim command 'walk': sim run" "$np" sim walk
+	run "sim run --duration with --executions: exit 2" \
+		expect_exit 2 "--duration and --executions both say how long to run: give one" \
+		"$np" sim run --duration 1 --executions 2
+	run "sim run with an operand: exit 2, named" \
+		expect_exit 2 "unexpected argument 'extra'" "$np" sim run extra
 	run "unknown subcommand: exit 2, named" \
 		expect_exit 2 "unknown command 'frobnicate'" "$np" frobnicate
 	run "no subcommand: exit 2 with usage" expect_exit 2 "Usage: neuronprof" "$np"
@@ -162,7 +172,7 @@ suite() {
 	# the synopsis the options that were missing from it.
 	t_man_options() {
 		local man=$repo/man/neuronprof.1 c o syn
-		for c in devices doctor calibrate record dump summary report export top exporter; do
+		for c in devices doctor calibrate record dump summary report export top exporter sim; do
 			for o in $("$np" "$c" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
 				grep -qF -- "${o//-/\\-}" "$man" || { echo "$c $o: not in the man page"; return 1; }
 			done
