@@ -543,6 +543,16 @@ static void text_cores_brief(const struct rec_stats *s)
 	fields_text_header(stdout, &core_fields, "  ");
 	for (size_t i = 0; i < s->ncores; i++)
 		fields_text_row(stdout, &core_fields, &s->cores[i], "  ", raw_ns);
+	/* Utilisation over observed time is said here too (Loss windows). */
+	for (size_t i = 0; i < s->ncores; i++) {
+		const struct core_stats *c = &s->cores[i];
+
+		if (c->lossy)
+			printf("  LOSSES: device %u core %u: busy and utilisation over observed time "
+			       "only, %s of the %s span; %" PRIu64 " instruction%s cut by a loss\n",
+			       c->dev, c->core, D(c->observed), D(c->any ? c->last - c->first : 0),
+			       c->cut, c->cut == 1 ? "" : "s");
+	}
 }
 
 static uint64_t host_ns(const Neuronprof__System__NtraceEvent *h)

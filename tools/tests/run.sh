@@ -842,6 +842,9 @@ host-c $((2000100 - 4500000 + 1700000000000000000))" ] || { echo "inferences:"; 
 				{ echo "$f"; return 1; }
 			"$np" summary --ns "$d/$f.ntff" >"$tmp/ls.txt" &&
 			"$py" "$here/summary_check.py" text "$tmp/ls.json" "$tmp/ls.txt" &&
+			"$np" summary --ns --brief "$d/$f.ntff" >"$tmp/lb.txt" &&
+			grep -q "^  LOSSES: device 0 core 0: busy and utilisation over observed time only" "$tmp/lb.txt" &&
+			"$py" "$here/summary_check.py" text "$tmp/ls.json" "$tmp/lb.txt" &&
 			rm -rf "$tmp/lcsv" && "$np" summary --csv "$tmp/lcsv" "$d/$f.ntff" >/dev/null &&
 			"$py" "$here/summary_check.py" csv "$tmp/ls.json" "$tmp/lcsv" || { echo "$f"; return 1; }
 		done

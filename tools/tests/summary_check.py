@@ -436,6 +436,19 @@ def text(summary_path, text_path):
                     x["p95_ns"], cores_label(x["cores"])]
             expect(f"text op across cores {w[0]} {w[2]}", got, want)
             xrows[ri] = xrows.get(ri, 0) + 1
+        elif section == "brief" and w[0] == "LOSSES:":
+            # "LOSSES: device D core C: ... only, OBSERVED of the SPAN span; N instruction(s) cut"
+            m = re.match(r"  LOSSES: device (\d+) core (\d+): busy and utilisation over "
+                         r"observed time only, (\d+)ns of the (\d+)ns span; (\d+) instructions? "
+                         r"cut by a loss$", line)
+            c = m and next(c for c in rec["cores"] if c["device"] == int(m.group(1)) and
+                           c["core"] == int(m.group(2)))
+            if not c:
+                errors.append(f"text: {line!r}")
+            else:
+                expect(f"text brief losses core {c['core']}",
+                       [int(m.group(k)) for k in (3, 4, 5)],
+                       [c.get("observed_ns"), c["span_ns"], c.get("cut_instructions")])
         elif section == "brief" and not line.startswith("   "):
             c = next(c for c in rec["cores"] if c["device"] == num(w[0]) and
                      c["core"] == num(w[1]))
