@@ -404,7 +404,8 @@ check summary-json "$work/small.json" recordings.0.cores.0.core=2 recordings.0.c
 # the last delivered instruction of each engine is cut, no op takes time
 # across the loss, and the model recomputed from dump --json agrees.
 "$np" dump --json "$out/$sml/profile_nc_2_session_0.ntff" >"$work/small-dump.json" &&
-"$py" "$here/summary_check.py" recompute "$work/small.json" 0 5 "$work/small-dump.json" ||
+"$py" "$here/summary_check.py" recompute "$work/small.json" 0 5 --ntrace "$out/$sml/ntrace.pb" \
+	"$work/sys_pb2" "$work/small-dump.json" ||
 	bad "small rings: summary's loss model against the recomputation"
 "$py" - "$work/small.json" <<'PY' || bad "small rings: an op spans the loss"
 import json, sys
