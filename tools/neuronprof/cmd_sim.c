@@ -246,8 +246,8 @@ int cmd_sim(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	nprof_device_close(dev);
-	if (info.provider[0] && strcmp(info.provider, "sim"))
-		return fail("device %" PRIu64 " is not a simulator (provider %s): sim run needs "
+	if (!(info.caps & NPROF_DEVICE_CAP_SIM_EXEC))
+		return fail("device %" PRIu64 " is not simulated (provider %s): sim run needs "
 			    "neuronprof_sim", o.device, info.provider);
 	for (uint32_t c = 0; c < NPROF_MAX_CORES; c++)
 		if (o.cores && (o.core_map[c / 8] & (1u << (c % 8))) && c >= info.num_cores)
