@@ -196,6 +196,22 @@ const struct subcommand subcommands[] = {
 				 "summary's. Metric names and labels: Documentation/analysis.rst.\n",
 		},
 	},
+	{
+		.fn = cmd_sim,
+		.summary = "run a workload on the simulator (sim run), to watch or record",
+		.desc = {
+			.name = "sim",
+			.synopsis = "sim run [--device N] [--cores LIST] [--executions N | --duration SEC]\n"
+				    "                   [--iterations N] [--instructions N] [--dma N]\n"
+				    "                   [--errors N] [--throttle] [--model-id N] [--json]",
+			.about = "Runs synthetic programs on NeuronCores of a simulated device\n"
+				 "(neuronprof_sim), every chosen core at once, N programs each or back to\n"
+				 "back for SEC seconds (SIGINT or SIGTERM ends it after the programs\n"
+				 "running), subscribing to nothing: a load for top, exporter and record to\n"
+				 "watch. Prints per core the programs, those that raised an error, the\n"
+				 "iterations and what the simulator produced into subscribed queues.\n",
+		},
+	},
 };
 
 const size_t nsubcommands = sizeof(subcommands) / sizeof(subcommands[0]);

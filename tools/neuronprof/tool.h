@@ -29,6 +29,7 @@ int cmd_export(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_exporter(int argc, char **argv);
+int cmd_sim(int argc, char **argv);
 
 /* export's list of formats, after its description (cmd_export.c). */
 void export_describe(FILE *f);
