@@ -26,7 +26,9 @@
  *   ring is timed and divided by its spans;
  * - ratio: 64 device entries of 64 bytes per head write (the rig's
  *   benchmark shape), 5 runs of 2000 head writes, each followed by 2000
- *   memcpy()s; the median of the 5 paired ratios is printed last.
+ *   memcpy()s; then what does not depend on the bytes: head writes of one
+ *   device entry, and head writes to a queue nobody subscribed. The median
+ *   of the 5 paired ratios is printed last.
  */
 
 #include <kunit/test.h>
@@ -151,7 +153,7 @@ static void nb_span(struct kunit *test)
 {
 	struct nb_ctx *c = test->priv;
 	const u32 per_span = NPROF_NN_SPAN / (NB_ES / NEURONPROF_RAW_BYTES_PER_ENTRY);
-	u64 t[NB_SPAN_WRITES], worst = 0, whole = 0, spans, t0, d, med;
+	u64 t[NB_SPAN_WRITES], worst = 0, whole = 0, spans, t0, d, med, p95, bound;
 	int i;
 
 	nb_setup(test, NB_BIG_RING, NB_BIG_SUB);
@@ -162,6 +164,7 @@ static void nb_span(struct kunit *test)
 		worst = max(worst, t[i]);
 	}
 	med = nb_median(t, NB_SPAN_WRITES);
+	p95 = t[NB_SPAN_WRITES * 95 / 100];
 	/* A whole ring but one entry, the most one head write consumes, three times. */
 	for (i = 0; i < 3; i++) {
 		t0 = ktime_get_ns();
@@ -171,24 +174,29 @@ static void nb_span(struct kunit *test)
 	}
 	nb_check_delivered(test, (u64)NB_SPAN_WRITES * per_span + 3ULL * (c->n - 1));
 	spans = DIV_ROUND_UP((u64)(c->n - 1), per_span);
-	kunit_info(test, "neuron_head_write_native: interrupts-off span: a head write of one full span (%u ring entries, %u device entries of %u bytes) took %llu ns median, %llu ns worst of %d; a head write of a whole %u KiB device ring (%llu spans, yielding between them) took %llu ns worst of 3, %llu ns a span\n",
-		   NPROF_NN_SPAN, per_span, NB_ES, med, worst, NB_SPAN_WRITES,
+	kunit_info(test, "neuron_head_write_native: interrupts-off span: a head write of one full span (%u ring entries, %u device entries of %u bytes) took %llu ns median, %llu ns at the 95th percentile, %llu ns at most of %d (the most includes the host descheduling this UML process); a head write of a whole %u KiB device ring (%llu spans, the source not in the cache, yielding between spans) took %llu ns worst of 3, %llu ns a span\n",
+		   NPROF_NN_SPAN, per_span, NB_ES, med, p95, worst, NB_SPAN_WRITES,
 		   NB_BIG_RING / 1024, spans, whole, whole / spans);
-	kunit_info(test, "neuron_head_write_native: worst interrupts-off span: %llu.%llu us (upper bound: a whole head write of one span; goal <= 50 us)\n",
-		   max(worst, whole / spans) / 1000, max(worst, whole / spans) % 1000 / 100);
+	bound = max(p95, whole / spans);
+	kunit_info(test, "neuron_head_write_native: worst interrupts-off span: %llu.%llu us (the larger of a one-span head write's 95th percentile and a span of a whole-ring head write, each an upper bound of a span; goal <= 50 us)\n",
+		   bound / 1000, bound % 1000 / 100);
 }
 
 static void nb_ratio(struct kunit *test)
 {
 	struct nb_ctx *c = test->priv;
 	const size_t bytes = NB_PER_WRITE * NB_ES;
-	u64 tp[NB_RUNS], tm[NB_RUNS], ratio[NB_RUNS], t0, mp, mm, mr;
+	u64 tp[NB_RUNS], tm[NB_RUNS], ratio[NB_RUNS], t1[NB_RUNS], tu[NB_RUNS], t0, mp, mm, mr;
+	struct neuron_nq_hook_qid unsub = { .target = NEURON_NQ_HOOK_NC, .id = 1 };
+	u32 unsub_head = 0;
 	size_t dst_off = 0;
 	u32 src = 0;
 	u8 *dst;
 	int run, r;
 
 	nb_setup(test, NB_RING, NB_SUB_RING);
+	/* Core 1's TRACE queue of engine 0: programmed, nobody subscribed. */
+	KUNIT_ASSERT_GE(test, nprof_fake_program(c->dev, NEURON_NQ_HOOK_NC, 1, 0, 0, NB_RING), 0);
 	dst = vmalloc(NB_SUB_RING);
 	KUNIT_ASSERT_NOT_NULL(test, dst);
 	memset(dst, 0, NB_SUB_RING);
@@ -209,13 +217,29 @@ static void nb_ratio(struct kunit *test)
 			dst_off = (dst_off + bytes) % NB_SUB_RING;
 		}
 		tm[run] = ktime_get_ns() - t0;
+
+		/* What does not depend on the bytes: one entry; no subscriber. */
+		t0 = ktime_get_ns();
+		for (r = 0; r < NB_ROUNDS; r++)
+			nb_head_write(c, 1);
+		t1[run] = ktime_get_ns() - t0;
+		t0 = ktime_get_ns();
+		for (r = 0; r < NB_ROUNDS; r++) {
+			unsub_head = (unsub_head + NB_PER_WRITE) % c->n;
+			nprof_nn_hook_ops.head_write(c->hd, &unsub, unsub_head);
+		}
+		tu[run] = ktime_get_ns() - t0;
 		ratio[run] = div64_u64(tp[run] * 1000, max(tm[run], 1ULL));
 		kunit_info(test, "neuron_head_write_native: run %d: head write %llu ns, memcpy %llu ns, %llu.%02llux\n",
 			   run + 1, tp[run] / NB_ROUNDS, tm[run] / NB_ROUNDS, ratio[run] / 1000,
 			   ratio[run] % 1000 / 10);
 	}
 	vfree(dst);
-	nb_check_delivered(test, (u64)(NB_RUNS + 1) * NB_ROUNDS * NB_PER_WRITE);
+	nb_check_delivered(test, (u64)(NB_RUNS + 1) * NB_ROUNDS * NB_PER_WRITE +
+			   (u64)NB_RUNS * NB_ROUNDS);
+	kunit_info(test, "neuron_head_write_native: fixed costs: a head write of 1 device entry %llu ns, of %u to a queue nobody subscribed %llu ns (medians)\n",
+		   nb_median(t1, NB_RUNS) / NB_ROUNDS, NB_PER_WRITE,
+		   nb_median(tu, NB_RUNS) / NB_ROUNDS);
 	mp = nb_median(tp, NB_RUNS) / NB_ROUNDS;
 	mm = nb_median(tm, NB_RUNS) / NB_ROUNDS;
 	mr = nb_median(ratio, NB_RUNS);
@@ -226,8 +250,8 @@ static void nb_ratio(struct kunit *test)
 }
 
 static struct kunit_case nb_cases[] = {
-	KUNIT_CASE_SLOW(nb_span),
-	KUNIT_CASE_SLOW(nb_ratio),
+	KUNIT_CASE(nb_span),
+	KUNIT_CASE(nb_ratio),
 	{}
 };
 
