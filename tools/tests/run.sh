@@ -1027,6 +1027,24 @@ host-c $((2000100 - 4500000 + 1700000000000000000))" ] || { echo "inferences:"; 
 	}
 	run "export of raw entries: JSON and Perfetto instants 'raw <format>' with their bytes, capture times" t_raw_export
 
+	# Recordings the provider made on the hardware layer's rig
+	# (tests/neuron-rig, scenarios index64, byte32 and counter128: device
+	# entries of 64, 32 and 128 bytes, 2, 1 and 4 ring entries each) with
+	# the first raw record (one ring entry per 32 device bytes): every
+	# reader of raw entries reads them as it did when they were made
+	# (raw_record.py prints what dump, dump --json, summary --json, export
+	# json and the database's raw_entries say about raw entries; the
+	# .expected files are its output then).
+	t_raw_record_1() {
+		local f d=$here/fixtures/raw-record-1
+		for f in index64 byte32 counter128; do
+			(cd "$d" && "$py" "$here/raw_record.py" "$np" "$f.ntff") >"$tmp/rr-$f.txt" || return 1
+			diff -u "$d/$f.expected" "$tmp/rr-$f.txt" | head -n 20
+			cmp -s "$d/$f.expected" "$tmp/rr-$f.txt" || { echo "$f.ntff reads differently"; return 1; }
+		done
+	}
+	run "raw recordings of the first raw record (provider on the rig) read as they did: dump, dump --json, summary, export json, sqlite raw_entries" t_raw_record_1
+
 	# The database keeps raw entries as bytes: a row per ring entry with its
 	# device entry's index, its part, its capture time, and its queue; no
 	# instruction, entry or inference comes from them. Payload byte k of ring
