@@ -197,8 +197,9 @@ norm() {
 	grep -E 'warning:' "$work/build-$1.log" |
 		sed -E "s#$work/$1/##; s#:[0-9]+(:[0-9]+)?:#:#" | sort
 }
+nwarn=$(norm plain | wc -l)
 diff <(norm plain) <(norm fixes) > "$work/warn-fixes.diff"
-result "the fixes add no W=1 warning ($(norm plain | wc -l) in the vendor tree)" $? "$work/warn-fixes.diff"
+result "the fixes add no W=1 warning ($nwarn in the vendor tree)" $? "$work/warn-fixes.diff"
 diff <(norm plain) <(norm hook) > "$work/warn.diff"
 result "the fixes and the hook add no W=1 warning" $? "$work/warn.diff"
 modinfo -F depends "$work/hook/neuron.ko" > /dev/null 2>&1 &&

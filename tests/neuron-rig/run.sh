@@ -522,10 +522,11 @@ hostile_checks() {
 	local p=$1 dev=$2 h name
 	for h in $3; do
 		name=${h%%:*}
+		what=$(grep -h -m1 '^refused \|^HOLE ' "$out/${p}hostile-$name.out" 2>/dev/null | cut -c1-100)
 		[ "$(cat "$out/${p}hostile-$name.rc" 2>/dev/null)" = 0 ] &&
 			grep -q "^refused " "$out/${p}hostile-$name.out" && ! grep -q "^HOLE " "$out/${p}hostile-$name.out"
-		result "hostile runtime ($dev) $name: the driver refuses ($(grep -h -m1 '^refused \|^HOLE ' \
-			"$out/${p}hostile-$name.out" 2>/dev/null | cut -c1-100))" $? "$out/${p}hostile-$name.out"
+		result "hostile runtime ($dev) $name: the driver refuses (${what:-no answer})" $? \
+			"$out/${p}hostile-$name.out"
 	done
 }
 hostile_checks "" trn1 "$hostile_v2"
