@@ -333,10 +333,13 @@ static int bar_rw_raw(unsigned long cmd, __u32 bar, __u64 *addr, __u32 *data, __
 	return ioctl(fd, cmd, &rw) ? errno : 0;
 }
 
-/* A kernel address: the upper half of the x86-64 address space. */
+/*
+ * A kernel address: the upper half of the x86-64 address space (from
+ * 0xffff800000000000 with 4-level page tables, 0xff00000000000000 with 5).
+ */
 static int kernel_address(__u64 a)
 {
-	return a >= 0xffff800000000000ULL;
+	return a >> 63;
 }
 
 static void hostile_kread(const char *step)
