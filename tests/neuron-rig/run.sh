@@ -395,7 +395,7 @@ hostile() {
 		name=\${h%%:*}
 		/rig/nrt_play \$(echo \${h#*:} | tr , ' ') >/out/\${p}hostile-\$name.out 2>&1
 		echo \$? >/out/\${p}hostile-\$name.rc
-		cat /sys/kernel/debug/neuronprof_trn_emu/queues >/out/\${p}hostile-\$name.queues
+		cat /sys/kernel/debug/neuronprof_trn_emu/programmed >/out/\${p}hostile-\$name.programmed
 	done
 	rmmod neuronprof_neuron 2>/dev/null
 	true
