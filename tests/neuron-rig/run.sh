@@ -34,7 +34,8 @@
 #          (this is how their "before" is shown).
 # RIG_HOOK_DIR applies the hook series from another directory (with patch,
 # after the fixes unless RIG_SERIES=hooks), e.g. an older version of it.
-# RIG_HOSTILE=0 leaves the hostile runtime's scenarios out; RIG_CALIBRATE=0
+# RIG_HOSTILE=0 leaves the hostile runtime's scenarios out, RIG_HOSTILE_ONLY
+# selects some by name; RIG_CALIBRATE=0
 # leaves out calibration, the device-memory queues and the parameter
 # checks (to look at a few scenarios quickly, with RIG_ONLY).
 #
@@ -315,6 +316,17 @@ hostile_v3="devinfo:devinfo kread:kread wunaligned:wunaligned engine-dma:badinit
 hostile_v3="$hostile_v3 memfree:reset:0x24,realloc:core:5:0:5:4096,produce:0:4,consume:0:4,free:0,freed:0:4"
 hostile_v3="$hostile_v3 wpast-end:wpast:0"
 [ "${RIG_HOSTILE:-1}" = 1 ] || hostile_v2= hostile_v3=
+# RIG_HOSTILE_ONLY="NAME...": only those hostile steps (to show the holes
+# of a driver without the fixes without the faults of wpast-*).
+if [ -n "${RIG_HOSTILE_ONLY:-}" ]; then
+	for v in hostile_v2 hostile_v3; do
+		sel=
+		for h in ${!v}; do
+			case " $RIG_HOSTILE_ONLY " in *" ${h%%:*} "*) sel="$sel $h" ;; esac
+		done
+		printf -v "$v" '%s' "$sel"
+	done
+fi
 # A counter head that goes backwards (a runtime restarting its count):
 # neither lost entries nor a stall.
 rewind="reset realloc:core:1:0:4:4096 produce:0:10 consume:0:10 rewind:0:8 produce:0:4 sleep:200"
