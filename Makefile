@@ -22,7 +22,7 @@
 #   make install    modules into $(DESTDIR)/lib/modules/$(KVER)/extra (+ depmod),
 #                   library, headers, pkg-config file, tool, man pages and
 #                   the hook command neuronprof-neuron-hook with its patch
-#                   series, the Python package neuronprof and its command
+#                   series (the vendor fixes and the hook), the Python package neuronprof and its command
 #                   neuronprof-analyze (python/, PYTHONDIR) under
 #                   $(DESTDIR)$(PREFIX) (default /usr/local); on a
 #                   Neuron instance: make install KVER=$(uname -r)

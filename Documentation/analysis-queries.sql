@@ -12,7 +12,11 @@
 -- query: cores
 -- Per NeuronCore: active span, busy time (the union of its engines' and
 -- TopSPs' instructions: each adds what it covers beyond the latest end before
--- it), utilisation, inference time, executions.
+-- it), utilisation, inference time, executions. Where an instruction queue
+-- lost entries, over observed time only (Loss windows): busy is the union of
+-- the instructions and the windows (clipped to the span) less the union of
+-- the windows, utilisation is over the span less the windows, and
+-- observed_ns says so (NULL for a core whose instruction queues lost nothing).
 WITH times AS (
   SELECT queue_id, ts_ns AS ts FROM entries UNION ALL SELECT queue_id, start_ns FROM instructions
 ), span AS (
@@ -21,11 +25,28 @@ WITH times AS (
 ), inf AS (
   SELECT core_id, count(*) AS n, sum(dur_ns) AS busy, sum(status != 0) AS failed
   FROM inferences GROUP BY core_id
+), w AS (
+  SELECT lw.core_id, max(lw.start_ns, span.first_ns) AS start_ns,
+         min(lw.end_ns, span.last_ns) AS end_ns
+  FROM loss_windows lw JOIN span ON span.core_id = lw.core_id
+  WHERE lw.queue_type IN ('TRACE', 'TOPSP_TRACE')
+), wiv AS (
+  SELECT core_id, start_ns, end_ns,
+         max(end_ns) OVER (PARTITION BY core_id ORDER BY start_ns, end_ns
+                           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
+  FROM w WHERE end_ns > start_ns
+), unobserved AS (
+  SELECT core_id,
+         sum(CASE WHEN prev_end IS NULL OR prev_end <= start_ns THEN end_ns - start_ns
+                  WHEN prev_end < end_ns THEN end_ns - prev_end ELSE 0 END) AS ns
+  FROM wiv GROUP BY core_id
 ), iv AS (
-  SELECT q.core_id, i.start_ns, i.end_ns,
-         max(i.end_ns) OVER (PARTITION BY q.core_id ORDER BY i.start_ns, i.end_ns
-                             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
-  FROM instructions i JOIN queues q ON q.id = i.queue_id WHERE i.end_ns > i.start_ns
+  SELECT core_id, start_ns, end_ns,
+         max(end_ns) OVER (PARTITION BY core_id ORDER BY start_ns, end_ns
+                           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
+  FROM (SELECT q.core_id, i.start_ns, i.end_ns
+        FROM instructions i JOIN queues q ON q.id = i.queue_id WHERE i.end_ns > i.start_ns
+        UNION ALL SELECT core_id, start_ns, end_ns FROM w WHERE end_ns > start_ns)
 ), busy AS (
   SELECT core_id,
          sum(CASE WHEN prev_end IS NULL OR prev_end <= start_ns THEN end_ns - start_ns
@@ -36,9 +57,12 @@ SELECT rs.value AS recording, d.device_index AS device, c.core,
        (SELECT sum(entry_count) FROM queues WHERE core_id = c.id) AS entries,
        span.first_ns, span.last_ns, span.last_ns - span.first_ns AS span_ns,
        coalesce(inf.n, 0) AS inferences, coalesce(inf.failed, 0) AS inferences_failed,
-       coalesce(busy.busy, 0) AS busy_ns,
-       coalesce(round(100.0 * busy.busy / nullif(span.last_ns - span.first_ns, 0), 2), 0)
+       coalesce(busy.busy, 0) - coalesce(u.ns, 0) AS busy_ns,
+       coalesce(round(100.0 * (coalesce(busy.busy, 0) - coalesce(u.ns, 0)) /
+                      nullif(span.last_ns - span.first_ns - coalesce(u.ns, 0), 0), 2), 0)
          AS utilization_pct,
+       CASE WHEN EXISTS (SELECT 1 FROM w WHERE w.core_id = c.id)
+            THEN span.last_ns - span.first_ns - coalesce(u.ns, 0) END AS observed_ns,
        coalesce(inf.busy, 0) AS inference_busy_ns,
        (SELECT count(*) FROM executions WHERE core_id = c.id) AS executions
 FROM cores c
@@ -47,40 +71,70 @@ JOIN recordings r ON r.id = c.recording_id JOIN strings rs ON rs.id = r.path_id
 JOIN span ON span.core_id = c.id
 LEFT JOIN inf ON inf.core_id = c.id
 LEFT JOIN busy ON busy.core_id = c.id
+LEFT JOIN unobserved u ON u.core_id = c.id
 ORDER BY recording, device, c.core;
 
 -- query: units
--- Per engine and TopSP: instructions and busy time (the sum of their durations).
+-- Per engine and TopSP: instructions (cut ones too) and busy time (the sum
+-- of their durations; a cut instruction has none); utilisation over the
+-- core's span less the loss windows of the unit's instruction queue, and
+-- observed_ns and cut_instructions where it lost any (NULL otherwise).
 WITH span AS (
-  SELECT q.core_id, max(t.ts) - min(t.ts) AS span_ns
+  SELECT q.core_id, min(t.ts) AS first_ns, max(t.ts) AS last_ns, max(t.ts) - min(t.ts) AS span_ns
   FROM (SELECT queue_id, ts_ns AS ts FROM entries UNION ALL SELECT queue_id, start_ns FROM instructions) t
   JOIN queues q ON q.id = t.queue_id GROUP BY q.core_id
 ), busy AS (
   SELECT q.core_id, q.unit_kind, q.unit_index, count(i.start_ns) AS instructions,
-         coalesce(sum(i.dur_ns), 0) AS busy_ns
+         coalesce(sum(i.dur_ns), 0) AS busy_ns,
+         sum(CASE WHEN i.start_ns IS NOT NULL AND i.end_ns IS NULL THEN 1 ELSE 0 END) AS cut
   FROM queues q LEFT JOIN instructions i ON i.queue_id = q.id
   WHERE q.unit_kind IS NOT NULL GROUP BY q.core_id, q.unit_kind, q.unit_index
+), w AS (
+  SELECT lw.core_id, lw.unit_kind, lw.unit_index, max(lw.start_ns, span.first_ns) AS start_ns,
+         min(lw.end_ns, span.last_ns) AS end_ns
+  FROM loss_windows lw JOIN span ON span.core_id = lw.core_id
+  WHERE lw.queue_type IN ('TRACE', 'TOPSP_TRACE')
+), wiv AS (
+  SELECT core_id, unit_kind, unit_index, start_ns, end_ns,
+         max(end_ns) OVER (PARTITION BY core_id, unit_kind, unit_index ORDER BY start_ns, end_ns
+                           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
+  FROM w WHERE end_ns > start_ns
+), unobserved AS (
+  SELECT core_id, unit_kind, unit_index,
+         sum(CASE WHEN prev_end IS NULL OR prev_end <= start_ns THEN end_ns - start_ns
+                  WHEN prev_end < end_ns THEN end_ns - prev_end ELSE 0 END) AS ns
+  FROM wiv GROUP BY core_id, unit_kind, unit_index
 )
 SELECT rs.value AS recording, d.device_index AS device, c.core, b.unit_kind, b.unit_index,
        b.instructions, b.busy_ns,
-       coalesce(round(100.0 * b.busy_ns / nullif(span.span_ns, 0), 2), 0) AS utilization_pct
+       coalesce(round(100.0 * b.busy_ns / nullif(span.span_ns - coalesce(u.ns, 0), 0), 2), 0)
+         AS utilization_pct,
+       CASE WHEN EXISTS (SELECT 1 FROM w WHERE w.core_id = b.core_id AND
+                         w.unit_kind = b.unit_kind AND w.unit_index = b.unit_index)
+            THEN span.span_ns - coalesce(u.ns, 0) END AS observed_ns,
+       CASE WHEN EXISTS (SELECT 1 FROM w WHERE w.core_id = b.core_id AND
+                         w.unit_kind = b.unit_kind AND w.unit_index = b.unit_index)
+            THEN b.cut END AS cut_instructions
 FROM busy b JOIN cores c ON c.id = b.core_id JOIN devices d ON d.id = c.device_id
 JOIN recordings r ON r.id = c.recording_id JOIN strings rs ON rs.id = r.path_id
 JOIN span ON span.core_id = c.id
+LEFT JOIN unobserved u ON u.core_id = b.core_id AND u.unit_kind = b.unit_kind
+  AND u.unit_index = b.unit_index
 ORDER BY recording, device, c.core, b.unit_kind, b.unit_index;
 
 -- query: ops
 -- Per op of each engine and TopSP: its name (the device's, NULL when it
 -- names none), its code, count, total, min, avg, median, p95, max, and its
--- share of the unit's busy time.
+-- share of the unit's busy time. Instructions cut by a loss (no duration)
+-- are left out.
 WITH d AS (
   SELECT q.core_id, q.unit_kind, q.queue_type, q.unit_index, i.opcode, i.dur_ns AS dur,
          row_number() OVER (op ORDER BY i.dur_ns) AS rn, count(*) OVER op AS n
-  FROM instructions i JOIN queues q ON q.id = i.queue_id
+  FROM instructions i JOIN queues q ON q.id = i.queue_id WHERE i.dur_ns IS NOT NULL
   WINDOW op AS (PARTITION BY q.core_id, q.unit_kind, q.unit_index, i.opcode)
 ), unit AS (
   SELECT q.core_id, q.unit_kind, q.unit_index, sum(i.dur_ns) AS busy
-  FROM instructions i JOIN queues q ON q.id = i.queue_id
+  FROM instructions i JOIN queues q ON q.id = i.queue_id WHERE i.dur_ns IS NOT NULL
   GROUP BY q.core_id, q.unit_kind, q.unit_index
 )
 SELECT rs.value AS recording, dv.device_index AS device, c.core, d.unit_kind, d.unit_index,
@@ -194,17 +248,20 @@ ORDER BY recording, name;
 -- start of the next) and of each engine and TopSP (from the end of an
 -- instruction to the start of the next of its queue, rows in file order),
 -- longest first, ties in time order; 5 each, as summary's default --top.
--- at_ns: the gap's start from the core's first timestamp.
+-- No gap of a unit ends at or starts after an instruction a loss cut (NULL
+-- end). at_ns: the gap's start from the core's first timestamp.
 WITH g AS (
   SELECT core_id, 'core' AS unit_kind, NULL AS unit_index,
          lag(end_ns) OVER (PARTITION BY core_id ORDER BY start_ns, end_ns) AS start_ns,
          start_ns AS end_ns
   FROM inferences
   UNION ALL
-  SELECT q.core_id, q.unit_kind, q.unit_index,
-         lag(i.end_ns) OVER (PARTITION BY i.queue_id ORDER BY i.rowid) AS start_ns,
-         i.start_ns AS end_ns
-  FROM instructions i JOIN queues q ON q.id = i.queue_id
+  SELECT core_id, unit_kind, unit_index, start_ns, end_ns FROM (
+    SELECT q.core_id, q.unit_kind, q.unit_index,
+           lag(i.end_ns) OVER (PARTITION BY i.queue_id ORDER BY i.rowid) AS start_ns,
+           i.start_ns AS end_ns, i.end_ns AS own_end
+    FROM instructions i JOIN queues q ON q.id = i.queue_id)
+  WHERE own_end IS NOT NULL
 ), ranked AS (
   SELECT *, row_number() OVER (PARTITION BY core_id, unit_kind, unit_index
                                ORDER BY end_ns - start_ns DESC, start_ns) AS rank
@@ -277,3 +334,14 @@ JOIN files f ON f.id = q.file_id JOIN strings fs ON fs.id = f.path_id
 JOIN recordings r ON r.id = f.recording_id JOIN strings rs ON rs.id = r.path_id
 WHERE d.raw_format IS NOT NULL
 ORDER BY recording, file, q.record;
+
+-- query: loss_windows
+-- Where each queue lost entries (the loss_windows view): a sequence gap
+-- between the rows around it, or what its rings counted beyond its gaps,
+-- after its last row.
+SELECT rs.value AS recording, dv.device_index AS device, c.core, lw.queue_type,
+       q.target_kind, q.target_index, q.engine, lw.kind, lw.start_ns, lw.end_ns, lw.lost
+FROM loss_windows lw JOIN queues q ON q.id = lw.queue_id JOIN cores c ON c.id = lw.core_id
+JOIN devices dv ON dv.id = c.device_id
+JOIN recordings r ON r.id = c.recording_id JOIN strings rs ON rs.id = r.path_id
+ORDER BY recording, device, c.core, lw.queue_id, lw.start_ns;

@@ -60,7 +60,7 @@
 #
 # The hook (Documentation/hardware.rst): scripts/neuron-vendor-hook.sh is
 # installed as $SBINDIR/neuronprof-neuron-hook, and the series of
-# driver/neuron/vendor/ (0*.patch, README) into
+# driver/neuron/vendor/ (0*.patch, README, and the fixes series fixes/0*.patch) into
 # $PREFIX/share/neuronprof/neuron-hook/. The installed copy has its
 # patch_dir line set to that directory relative to $SBINDIR, so it reads
 # the installed series, also from a staged root (DESTDIR) or an unpacked
@@ -222,6 +222,14 @@ stage_hook() {
 		n=$((n + 1))
 	done
 	[ "$n" -gt 1 ] || die "no patch series in driver/neuron/vendor"
+	install -d "$stage$data/fixes"
+	n=0
+	for p in driver/neuron/vendor/fixes/0*.patch; do
+		[ -f "$p" ] || die "$p not found"
+		install -m 0644 "$p" "$stage$data/fixes/"
+		n=$((n + 1))
+	done
+	[ "$n" -gt 0 ] || die "no fixes series in driver/neuron/vendor/fixes"
 }
 
 stage_modules() {

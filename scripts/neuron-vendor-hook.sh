@@ -4,10 +4,12 @@
 # Apply the neuronprof hook (the patch series of driver/neuron/vendor/) to
 # the vendor's Neuron driver source and build, install or check it.
 #
-# Usage: neuronprof-neuron-hook COMMAND [--src DIR] [--kver KVER]
+# Usage: neuronprof-neuron-hook COMMAND [--src DIR] [--kver KVER] [--fixes-only]
 #        (in the source tree: scripts/neuron-vendor-hook.sh COMMAND ...)
-#   status    say whether DIR is a supported vendor tree and carries the hook
-#   apply     apply the series to DIR (nothing to do if it is applied)
+#   status    say whether DIR is a supported vendor tree and carries the
+#             fixes and the hook
+#   apply     apply the fixes series, then the hook series, to DIR (what is
+#             applied already is not applied again)
 #   build     apply, then build neuron.ko in DIR for KVER
 #   install   apply, then rebuild and install neuron.ko for KVER through DKMS
 #             (dkms install --force) or, without DKMS, into
@@ -15,10 +17,16 @@
 #   where     print the directory the patch series is read from
 # DIR defaults to the one /usr/src/aws-neuronx-<version>/ (the tree the
 # aws-neuronx-dkms package installs); KVER to the running kernel.
+# --fixes-only: apply, build or install the fixes series alone (the
+# vendor's driver with its holes closed, without the hook).
 #
-# The series is written against aws-neuronx 2.24.7.0; any other version is
-# refused before anything is touched. Exit status: 0 done, 1 failure,
-# 2 unsupported version or no vendor tree.
+# Two series, in git format-patch form: fixes/ (fixes of the vendor's
+# driver, each one proposed to the vendor: BAR_READ/BAR_WRITE bounds, no
+# kernel addresses in DEVICE_INFO, engine indices, a freed queue halted
+# first) and the hook (0*.patch), applied after the fixes. Both are
+# written against aws-neuronx 2.24.7.0; any other version is refused
+# before anything is touched. Exit status: 0 done, 1 failure, 2 unsupported
+# version or no vendor tree.
 #
 # Where the series is read from: in the source tree, driver/neuron/vendor/
 # beside this script's scripts/ directory. The packages and `make install`
@@ -47,10 +55,12 @@ cmd=${1:-}
 shift
 src=
 kver=$(uname -r)
+fixes_only=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--src) src=${2:?--src needs a directory}; shift 2 ;;
 	--kver) kver=${2:?--kver needs a kernel version}; shift 2 ;;
+	--fixes-only) fixes_only=1; shift ;;
 	*) usage ;;
 	esac
 done
@@ -60,6 +70,8 @@ if [ -d "$patches" ]; then
 fi
 compgen -G "$patches/0*.patch" > /dev/null ||
 	die "no hook patch series in $patches (an incomplete install?)"
+compgen -G "$patches/fixes/0*.patch" > /dev/null ||
+	die "no fixes series in $patches/fixes (an incomplete install?)"
 
 case $cmd in
 status | apply | build | install) ;;
@@ -87,6 +99,14 @@ applied() {
 	[ -f "$src/neuron_nq_hook.c" ] && grep -q 'EXPORT_SYMBOL_GPL(neuron_nq_hook_register)' "$src/neuron_nq_hook.c"
 }
 
+# The fixes series is applied when mc_free() halts a freed queue (fix 4)
+# and DEVICE_INFO reports no kernel address (fix 2).
+fixes_applied() {
+	grep -q 'nnq_release_mc(mpset->nd, mc)' "$src/neuron_mempool.c" 2>/dev/null &&
+		grep -q 'NCDEV_BAR0_ADDRESS' "$src/neuron_cdev.c" 2>/dev/null
+}
+
+# Contract version of the series (patch 1 adds the header) and of a tree's hook.
 # Contract version of the series (patch 1 adds the header, a later patch may
 # raise it: the last one that sets it) and of a tree's hook.
 series_version() {
@@ -98,26 +118,38 @@ tree_version() {
 }
 
 apply() {
-	local p tv
+	local p tv list=() n
 	if applied; then
 		tv=$(tree_version)
 		[ "$tv" = "$(series_version)" ] ||
 			die "$src carries hook version ${tv:-unknown} from another neuronprof; this series is version $(series_version). Restore the vendor source (reinstall aws-neuronx-dkms=$SUPPORTED*) and run this again"
-		echo "neuron-vendor-hook: $src already carries the hook"
+		fixes_applied ||
+			die "$src carries the hook without the fixes series (an older neuronprof applied it). Restore the vendor source (reinstall aws-neuronx-dkms=$SUPPORTED*) and run this again"
+		echo "neuron-vendor-hook: $src already carries the hook and the fixes"
 		return 0
 	fi
-	# Try the whole series on a scratch copy first: all or nothing.
+	if fixes_applied; then
+		if [ "$fixes_only" = 1 ]; then
+			echo "neuron-vendor-hook: $src already carries the fixes"
+			return 0
+		fi
+	else
+		list=("$patches"/fixes/0*.patch)
+	fi
+	[ "$fixes_only" = 1 ] || list+=("$patches"/0*.patch)
+	n=${#list[@]}
+	# Try the whole list on a scratch copy first: all or nothing.
 	scratch=$(mktemp -d "${TMPDIR:-/tmp}/neuron-hook.XXXXXX") || die "no scratch directory"
 	trap 'rm -rf "$scratch"' EXIT
 	cp -a "$src/." "$scratch/" || die "copying $src failed"
-	for p in "$patches"/0*.patch; do
+	for p in "${list[@]}"; do
 		patch -d "$scratch" -p1 -s -f < "$p" > /dev/null ||
-			die "$(basename "$p") does not apply to $src (a modified tree?); nothing was changed"
+			die "${p#"$patches"/} does not apply to $src (a modified tree?); nothing was changed"
 	done
-	for p in "$patches"/0*.patch; do
-		patch -d "$src" -p1 -s -f < "$p" || die "applying $(basename "$p") failed half-way in $src"
+	for p in "${list[@]}"; do
+		patch -d "$src" -p1 -s -f < "$p" || die "applying ${p#"$patches"/} failed half-way in $src"
 	done
-	echo "neuron-vendor-hook: applied $(ls "$patches"/0*.patch | wc -l) patches from $patches to $src"
+	echo "neuron-vendor-hook: applied $n patches from $patches to $src"
 }
 
 build() {
@@ -129,10 +161,15 @@ build() {
 
 case $cmd in
 status)
-	if applied; then
-		echo "$src: $name $version, carries the neuronprof hook"
+	if fixes_applied; then
+		fx="with the neuronprof fixes"
 	else
-		echo "$src: $name $version, without the neuronprof hook (apply: $0 install)"
+		fx="without the neuronprof fixes"
+	fi
+	if applied; then
+		echo "$src: $name $version, carries the neuronprof hook, $fx"
+	else
+		echo "$src: $name $version, without the neuronprof hook (apply: $0 install), $fx"
 	fi
 	;;
 apply) apply ;;

@@ -1,24 +1,32 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Test layer for the vendor hook (driver/neuron/vendor/) and the provider's
-# behaviour next to a real neuron.ko, without hardware:
-#   - every patch of the series is in git format-patch form, the series
-#     applies to the vendor tree (and with git am where git is installed),
-#     the header it adds is the one neuronprof_neuron.ko is built against,
-#     and another version is refused;
+# Test layer for the vendor hook (driver/neuron/vendor/), the fixes series
+# (driver/neuron/vendor/fixes/) and the provider's behaviour next to a real
+# neuron.ko, without hardware:
+#   - every patch of both series is in git format-patch form; the fixes
+#     alone, the hook alone and the fixes followed by the hook apply to the
+#     vendor tree (with patch, and with git am where git is installed);
+#     neuronprof-neuron-hook applies both, or the fixes alone
+#     (--fixes-only); the header the hook adds is the one
+#     neuronprof_neuron.ko is built against, and another version is
+#     refused;
 #   - the hook's head-register decoder (patch 4, in the vendor's
 #     v2/notific.c and v3/notific.c) is compiled in userspace against the
 #     vendor's own address maps with tests/vendor-hook/decode_test.c and
 #     checked on literal offsets (0x3040110c: a v2 TRACE_DMA head) and on
 #     every register set the driver programs;
-#   - patch 5: mc_free() tells the hook before it frees anything;
-#   - the tree builds against the Debian 6.1 headers with W=1 with and
-#     without the series, and the series adds no warning (the vendor's
+#   - patch 5: mc_free() tells the hook before it frees anything; fix 4:
+#     mc_free() halts a queue still using the memory after telling the hook
+#     and before it frees anything;
+#   - the tree builds against the Debian 6.1 headers with W=1 without the
+#     series, with the fixes alone and with both, and neither adds a
+#     warning (the vendor's
 #     -Werror is dropped in both scratch copies so W=1 warnings can be
 #     compared; they are compared without line numbers);
 #   - in the QEMU VM (no Neuron device): the unpatched neuron.ko loads and
 #     unloads, and neuronprof_neuron refuses to load with a clear message;
+#     so does the one with the fixes alone;
 #     the patched one loads, the provider registers with it (neuron.ko is
 #     then in use), and loads and unloads work in both orders; no oops.
 #
@@ -73,25 +81,60 @@ else
 fi
 echo "vendor tree: $src"
 cp -a "$work/plain" "$work/hook"
+cp -a "$work/plain" "$work/fixes"
+hooks=("$repo"/driver/neuron/vendor/0*.patch)
+fixes=("$repo"/driver/neuron/vendor/fixes/0*.patch)
 
 bad=
-for p in "$repo"/driver/neuron/vendor/0*.patch; do
+for p in "${fixes[@]}" "${hooks[@]}"; do
 	head -n 1 "$p" | grep -q '^From [0-9a-f]\{40\} ' && grep -q '^Subject: \[PATCH [0-9]*/[0-9]*\]' "$p" &&
 		grep -q '^---$' "$p" && grep -q '^diff --git ' "$p" || bad="$bad $(basename "$p")"
 done
 echo "not in format-patch form:${bad:- none}" > "$work/form.log"
 [ -z "$bad" ]
-result "every patch is in git format-patch form ($(ls "$repo"/driver/neuron/vendor/0*.patch | wc -l) patches)" $? "$work/form.log"
-if command -v git > /dev/null; then
+result "every patch is in git format-patch form (${#fixes[@]} fixes, ${#hooks[@]} hook patches)" $? "$work/form.log"
+# am_apply NAME PATCH...: PATCH... apply in order with git am to a fresh
+# git tree of the vendor source.
+am_apply() {
+	local name=$1
+	shift
+	rm -rf "$work/am"
 	cp -a "$work/plain" "$work/am"
 	(cd "$work/am" && git init -q && git add -A &&
 		git -c user.name=t -c user.email=t@t commit -qm base &&
-		git -c user.name=t -c user.email=t@t am -q "$repo"/driver/neuron/vendor/0*.patch) > "$work/am.log" 2>&1
-	result "the series applies with git am" $? "$work/am.log"
-	rm -rf "$work/am"
-fi
-bash "$here/neuron-vendor-hook.sh" apply --src "$work/hook" > "$work/apply.log" 2>&1
-result "the series applies" $? "$work/apply.log"
+		git -c user.name=t -c user.email=t@t am -q "$@") > "$work/am-$name.log" 2>&1
+}
+# patch_apply NAME PATCH...: the same with patch -p1, no fuzz.
+patch_apply() {
+	local name=$1 p
+	shift
+	rm -rf "$work/pa"
+	cp -a "$work/plain" "$work/pa"
+	for p in "$@"; do
+		patch -d "$work/pa" -p1 -F 0 -s -f < "$p" || return 1
+	done > "$work/patch-$name.log" 2>&1
+}
+for combo in "fixes:the fixes series alone" "hooks:the hook series alone" "both:the fixes, then the hook series"; do
+	case ${combo%%:*} in
+	fixes) set -- "${fixes[@]}" ;;
+	hooks) set -- "${hooks[@]}" ;;
+	both) set -- "${fixes[@]}" "${hooks[@]}" ;;
+	esac
+	patch_apply "${combo%%:*}" "$@"
+	result "${combo#*:} applies to the vendor tree with patch -F 0" $? "$work/patch-${combo%%:*}.log"
+	if command -v git > /dev/null; then
+		am_apply "${combo%%:*}" "$@"
+		result "${combo#*:} applies with git am" $? "$work/am-${combo%%:*}.log"
+	fi
+done
+rm -rf "$work/am" "$work/pa"
+bash "$here/neuron-vendor-hook.sh" apply --src "$work/hook" > "$work/apply.log" 2>&1 &&
+	grep -q "applied $((${#fixes[@]} + ${#hooks[@]})) patches" "$work/apply.log"
+result "neuron-vendor-hook applies the fixes and the hook" $? "$work/apply.log"
+bash "$here/neuron-vendor-hook.sh" apply --fixes-only --src "$work/fixes" > "$work/apply-fixes.log" 2>&1 &&
+	grep -q "applied ${#fixes[@]} patches" "$work/apply-fixes.log" && [ ! -e "$work/fixes/neuron_nq_hook.c" ] &&
+	bash "$here/neuron-vendor-hook.sh" status --src "$work/fixes" | grep -q "without the neuronprof hook.*, with the neuronprof fixes"
+result "neuron-vendor-hook --fixes-only applies the fixes alone, and status says so" $? "$work/apply-fixes.log"
 cmp "$work/hook/neuron_nq_hook.h" "$repo/driver/neuron/neuron_nq_hook.h" > "$work/cmp.log" 2>&1
 result "driver/neuron/neuron_nq_hook.h is the header the series adds" $? "$work/cmp.log"
 bash "$here/neuron-vendor-hook.sh" apply --src "$work/hook" > "$work/again.log" 2>&1 &&
@@ -116,6 +159,14 @@ awk '/^void mc_free\(/ { f = 1 } f && /neuron_nq_hook_mc_free\(/ && !seen { hook
 	f && /^}/ { exit } END { exit !(rc && hook > rc && fr && hook < fr) }' \
 	"$work/hook/neuron_mempool.c"
 result "mc_free() tells the hook after the last reference and before freeing (patch 5)" $?
+# Fix 4: mc_free() halts a queue still using the chunk after the hook was
+# told and before any of the memory is given back.
+awk '/^void mc_free\(/ { f = 1 } f && /neuron_nq_hook_mc_free\(/ && !hook { hook = NR }
+	f && /nnq_release_mc\(/ && !rel { rel = NR }
+	f && /(gen_pool_free|dma_free_coherent|kfree)\(/ && !fr { fr = NR }
+	f && /^}/ { exit } END { exit !(hook && rel > hook && fr && rel < fr) }' \
+	"$work/hook/neuron_mempool.c"
+result "mc_free() halts a queue that uses the memory after telling the hook and before freeing (fix 4)" $?
 
 cp -a "$work/hook" "$work/old"
 sed -i 's/^#define NEURON_NQ_HOOK_VERSION.*/#define NEURON_NQ_HOOK_VERSION\t\t1/' "$work/old/neuron_nq_hook.h"
@@ -138,14 +189,19 @@ build() {
 }
 build plain
 result "the vendor tree builds with W=1 without the series" $? "$work/build-plain.log"
+build fixes
+result "the vendor tree builds with W=1 with the fixes alone" $? "$work/build-fixes.log"
 build hook
-result "the vendor tree builds with W=1 with the series" $? "$work/build-hook.log"
+result "the vendor tree builds with W=1 with the fixes and the hook" $? "$work/build-hook.log"
 norm() {
 	grep -E 'warning:' "$work/build-$1.log" |
 		sed -E "s#$work/$1/##; s#:[0-9]+(:[0-9]+)?:#:#" | sort
 }
+nwarn=$(norm plain | wc -l)
+diff <(norm plain) <(norm fixes) > "$work/warn-fixes.diff"
+result "the fixes add no W=1 warning ($nwarn in the vendor tree)" $? "$work/warn-fixes.diff"
 diff <(norm plain) <(norm hook) > "$work/warn.diff"
-result "the series adds no W=1 warning ($(norm plain | wc -l) in the vendor tree)" $? "$work/warn.diff"
+result "the fixes and the hook add no W=1 warning" $? "$work/warn.diff"
 modinfo -F depends "$work/hook/neuron.ko" > /dev/null 2>&1 &&
 	grep -q neuron_nq_hook_register "$work/hook/Module.symvers"
 result "the patched neuron.ko exports neuron_nq_hook_register" $?
@@ -160,8 +216,9 @@ elif [ ! -f "$prov" ] || [ ! -f "$repo/driver/core/neuronprof.ko" ]; then
 	echo "vendor-hook: the VM part needs make modules"
 	result "modules built for the VM part" 1
 else
-	mkdir -p "$work/vm/plain" "$work/vm/hook"
+	mkdir -p "$work/vm/plain" "$work/vm/hook" "$work/vm/fixes"
 	cp "$work/plain/neuron.ko" "$work/vm/plain/"
+	cp "$work/fixes/neuron.ko" "$work/vm/fixes/"
 	cp "$work/hook/neuron.ko" "$work/vm/hook/"
 	cat > "$work/vm/run.sh" <<'GUEST'
 V=/nprof-vendor
@@ -172,6 +229,9 @@ D="the provider refuses to load next to it"; t sh -c '! modprobe neuronprof_neur
 D="with a message saying the hook is missing"; t sh -c 'dmesg | grep -q "does not carry the neuronprof hook"'
 D="unpatched neuron.ko unloads"; t rmmod neuron
 D="the provider refuses to load without neuron.ko"; t sh -c '! modprobe neuronprof_neuron'
+D="neuron.ko with the fixes alone loads"; t insmod $V/fixes/neuron.ko
+D="the provider refuses to load next to it"; t sh -c '! modprobe neuronprof_neuron'
+D="neuron.ko with the fixes alone unloads"; t rmmod neuron
 D="patched neuron.ko loads"; t insmod $V/hook/neuron.ko
 D="the provider loads and registers with the hook"; t modprobe neuronprof_neuron
 D="neuron.ko is held by the provider (symbol_get)"; t sh -c '[ "$(cat /sys/module/neuron/refcnt)" -ge 1 ]'

@@ -89,7 +89,7 @@ check_hook_command() {
 	local label=$1 cmd=$2 data=$3 work=$4 src v=$4/vendor out rc n
 
 	check "$label: $(basename "$cmd") is an executable file" test -f "$cmd" -a -x "$cmd" -a ! -L "$cmd"
-	check "$label: its series (0*.patch, README) is the tree's driver/neuron/vendor/" \
+	check "$label: its series (0*.patch, fixes/0*.patch, README) is the tree's driver/neuron/vendor/" \
 		diff -r "$repo/driver/neuron/vendor" "$data"
 	check "$label: it reads the series from there ($(basename "$cmd") where)" \
 		bash -c 'cd / && [ "$("$1" where)" = "$(cd -P "$2" && pwd)" ]' _ "$cmd" "$data"

@@ -52,6 +52,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
+#include <kunit/visibility.h>
 
 #include "neuron.h"
 
@@ -221,10 +222,22 @@ void nprof_nn_cal_programmed(const struct neuron_nq_hook_dev *hd,
 	mutex_unlock(&cal_lock);
 }
 
+/*
+ * The halted queue's memory is about to be freed: no queue of the table
+ * may keep it. The halt does not always name the register set the queue
+ * was programmed at: the driver announces a freed chunk for each queue
+ * slot pointing at it (patch 5, mc_free()), named by the slot's type and
+ * engine, and a queue programmed with an engine index of 16 or more sits
+ * in another type's slot (nq_id = type * 16 + index), so its halt names
+ * set index % 16, not the set index it was programmed at. So every queue
+ * of the device whose ring is that memory forgets it, whatever it is
+ * named.
+ */
 void nprof_nn_cal_halted(const struct neuron_nq_hook_dev *hd,
 			 const struct neuron_nq_hook_queue *hq)
 {
 	struct cal_queue *q;
+	u32 i;
 
 	mutex_lock(&cal_lock);
 	q = cal_find(hd->device_index, &hq->qid, false);
@@ -232,8 +245,37 @@ void nprof_nn_cal_halted(const struct neuron_nq_hook_dev *hd,
 		q->va = NULL;	/* its memory is about to be freed */
 		q->io = NULL;
 	}
+	for (i = 0; hq->va && i < cal_nqueues; i++)
+		if (cal_queues[i].dev == hd->device_index && cal_queues[i].va == hq->va) {
+			cal_queues[i].va = NULL;
+			cal_queues[i].io = NULL;
+		}
 	mutex_unlock(&cal_lock);
 }
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * nprof_nn_cal_holds() - whether the calibration table keeps a ring (KUnit).
+ * @device_index: N of /dev/neuronN.
+ * @va: the ring's kernel address.
+ *
+ * Return: true if a queue of the device in the table has @va as its ring,
+ * that is, a head write in calibration mode would copy from it.
+ */
+bool nprof_nn_cal_holds(u32 device_index, const void *va)
+{
+	bool held = false;
+	u32 i;
+
+	mutex_lock(&cal_lock);
+	for (i = 0; i < cal_nqueues; i++)
+		if (cal_queues[i].dev == device_index && cal_queues[i].va == va)
+			held = true;
+	mutex_unlock(&cal_lock);
+	return held;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_nn_cal_holds);
+#endif
 
 void nprof_nn_cal_head(const struct neuron_nq_hook_dev *hd,
 		       const struct neuron_nq_hook_qid *qid, u32 head)

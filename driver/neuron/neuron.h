@@ -185,6 +185,9 @@ void nprof_nn_cal_halted(const struct neuron_nq_hook_dev *hd,
 			 const struct neuron_nq_hook_queue *hq);
 void nprof_nn_cal_head(const struct neuron_nq_hook_dev *hd,
 		       const struct neuron_nq_hook_qid *qid, u32 head);
+#if IS_ENABLED(CONFIG_KUNIT)
+bool nprof_nn_cal_holds(u32 device_index, const void *va);
+#endif
 bool nprof_nn_arch_of(u32 vendor_arch, struct nprof_nn_arch *arch);
 bool nprof_nn_map_queue(const struct nprof_nn_device *dev,
 			const struct neuron_nq_hook_qid *qid, struct nprof_queue_id *q);

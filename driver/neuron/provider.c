@@ -67,7 +67,9 @@
 #include <linux/rwsem.h>
 #include <linux/platform_device.h>
 #include <linux/sizes.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/srcu.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <kunit/visibility.h>
@@ -203,11 +205,16 @@ static void (*nprof_nn_for_each_queue)(const struct neuron_nq_hook_ops *ops,
 				       const struct neuron_nq_hook_dev *d);
 
 /*
- * Every device of neuron.ko that the core knows. Queue callbacks (head
- * writes included) hold it for reading, so they run in parallel; a device
- * is added and removed with it held for writing, which waits for them.
+ * Every device of neuron.ko that the core knows. Queue callbacks other than
+ * head writes hold nprof_nn_lock for reading, so they run in parallel; a
+ * device is added and removed with it held for writing, which waits for
+ * them. Head writes take no lock shared between devices: they find their
+ * device under nprof_nn_srcu (per-CPU counters) and then take only their
+ * queue's mutex; a device is unlisted with list_del_rcu() and freed after
+ * synchronize_srcu(), which waits for the head writes that found it.
  */
 static DECLARE_RWSEM(nprof_nn_lock);
+DEFINE_STATIC_SRCU(nprof_nn_srcu);
 static LIST_HEAD(nprof_nn_devices);
 
 /*
@@ -429,6 +436,18 @@ struct nprof_nn_device *nprof_nn_find(const struct neuron_nq_hook_dev *hd)
 	return NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_nn_find);
+
+/* nprof_nn_find() for a head write. Context: nprof_nn_srcu read-held. */
+static struct nprof_nn_device *nprof_nn_find_srcu(const struct neuron_nq_hook_dev *hd)
+{
+	struct nprof_nn_device *dev;
+
+	list_for_each_entry_srcu(dev, &nprof_nn_devices, node,
+				 srcu_read_lock_held(&nprof_nn_srcu))
+		if (dev->hd == hd)
+			return dev;
+	return NULL;
+}
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /**
@@ -677,6 +696,9 @@ static void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq
 		nprof_notify_end(&span, got * parts, want * parts);
 		nq->captured += want;
 		done += want;
+		/* Interrupts are on again; a copy of a whole ring yields between spans. */
+		if (done < count)
+			cond_resched();
 	}
 }
 
@@ -686,8 +708,9 @@ static bool nprof_nn_is_subscribed(struct nprof_nn_device *dev, const struct npr
 }
 
 /*
- * Context: nprof_nn_lock held for reading: @dev stays; its queues are freed
- * only with it, so a queue found in @dev->queues stays too.
+ * Under nprof_nn_srcu: @dev stays; its queues are freed only with it, so a
+ * queue found in @dev->queues stays too. The caller may sleep (the hook's
+ * contract): the copy yields between spans.
  */
 static void nprof_nn_head_write(const struct neuron_nq_hook_dev *hd,
 				const struct neuron_nq_hook_qid *qid, u32 head)
@@ -697,10 +720,11 @@ static void nprof_nn_head_write(const struct neuron_nq_hook_dev *hd,
 	struct nprof_nn_arch arch;
 	u64 consumed, capturable;
 	u32 first = 0, n;
+	int idx;
 
 	nprof_nn_cal_head(hd, qid, head);
-	down_read(&nprof_nn_lock);
-	dev = nprof_nn_find(hd);
+	idx = srcu_read_lock(&nprof_nn_srcu);
+	dev = nprof_nn_find_srcu(hd);
 	if (!dev)
 		goto out;
 	nq = nprof_nn_lookup(dev, qid);
@@ -744,7 +768,7 @@ static void nprof_nn_head_write(const struct neuron_nq_hook_dev *hd,
 unlock:
 	mutex_unlock(&nq->lock);
 out:
-	up_read(&nprof_nn_lock);
+	srcu_read_unlock(&nprof_nn_srcu, idx);
 }
 
 static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
@@ -996,7 +1020,7 @@ static void nprof_nn_device_added(const struct neuron_nq_hook_dev *hd)
 	}
 	/* Head writes find the device from here on, before it is visible. */
 	down_write(&nprof_nn_lock);
-	list_add_tail(&dev->node, &nprof_nn_devices);
+	list_add_tail_rcu(&dev->node, &nprof_nn_devices);
 	up_write(&nprof_nn_lock);
 
 	ndev = nprof_device_alloc(&dev->pdev->dev, &dev->desc, &nprof_nn_ops, dev);
@@ -1014,8 +1038,9 @@ static void nprof_nn_device_added(const struct neuron_nq_hook_dev *hd)
 		dev_err(hd->dev, "neuronprof: publishing the device failed: %d\n", ret);
 		/* Unlisted first: no queue callback uses @ndev once this returns. */
 		down_write(&nprof_nn_lock);
-		list_del(&dev->node);
+		list_del_rcu(&dev->node);
 		up_write(&nprof_nn_lock);
+		synchronize_srcu(&nprof_nn_srcu);
 		nprof_device_free(ndev);
 		goto err_unregister;
 	}
@@ -1032,8 +1057,9 @@ static void nprof_nn_device_added(const struct neuron_nq_hook_dev *hd)
 
 err_unlist:
 	down_write(&nprof_nn_lock);
-	list_del(&dev->node);
+	list_del_rcu(&dev->node);
 	up_write(&nprof_nn_lock);
+	synchronize_srcu(&nprof_nn_srcu);
 err_unregister:
 	platform_device_unregister(dev->pdev);
 err_free:
@@ -1056,12 +1082,14 @@ static void nprof_nn_device_removed(const struct neuron_nq_hook_dev *hd)
 {
 	struct nprof_nn_device *dev;
 
-	/* Waits for the queue callbacks that hold it for reading. */
+	/* Waits for the queue callbacks that hold it for reading... */
 	down_write(&nprof_nn_lock);
 	dev = nprof_nn_find(hd);
 	if (dev)
-		list_del(&dev->node);
+		list_del_rcu(&dev->node);
 	up_write(&nprof_nn_lock);
+	/* ...and for the head writes that found it. */
+	synchronize_srcu(&nprof_nn_srcu);
 	if (dev)
 		nprof_nn_remove(dev);
 }

@@ -351,7 +351,9 @@ EXPORT_SYMBOL_IF_KUNIT(nprof_fake_remove);
  * @target: NEURON_NQ_HOOK_NC or NEURON_NQ_HOOK_TOPSP.
  * @id: core or TopSP.
  * @nq_type: vendor type 0..5.
- * @instance: engine index (SDMA engine for TRACE_DMA).
+ * @instance: engine index (SDMA engine for TRACE_DMA); as in the vendor's
+ *	NOTIFICATIONS_INIT, 16 or more is accepted outside TRACE_DMA while
+ *	the register set type * 16 + instance exists.
  * @size: bytes, a power of two, at least one page.
  * @on_host: in host memory; else "device memory": the hook gets no kernel
  *	address, as for the vendor's MEM_LOC_DEVICE (the fake still keeps the
@@ -372,7 +374,10 @@ int nprof_fake_program_at(int dev, u32 target, u32 id, u32 nq_type, u32 instance
 
 	mutex_lock(&fake_lock);
 	d = fake_dev_get(dev);
-	if (!d || target > NEURON_NQ_HOOK_TOPSP || nq_type >= 6 || instance >= NQ_INSTANCES ||
+	if (!d || target > NEURON_NQ_HOOK_TOPSP || nq_type >= 6 ||
+	    nq_type * NQ_INSTANCES + instance >= 6 * NQ_INSTANCES ||
+	    (target == NEURON_NQ_HOOK_NC && nq_type == NQ_TYPE_TRACE_DMA &&
+	     instance >= SDMA_PER_CORE) ||
 	    id >= (target ? d->hd.ts_count : d->hd.nc_count) || !is_power_of_2(size) ||
 	    size < PAGE_SIZE || size < entry_size)
 		goto out;
@@ -460,6 +465,64 @@ int nprof_fake_halt(int dev, int q)
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_fake_halt);
+
+/**
+ * nprof_fake_mem_free() - the runtime frees a queue's memory
+ *	(NEURON_IOCTL_MEM_FREE), with the vendor hook's patch 5: mc_free()
+ *	announces every queue slot that points at the chunk halted, then the
+ *	chunk is freed.
+ * @dev: the device.
+ * @q: the queue.
+ *
+ * The vendor keeps a queue in slot nq_id = type * 16 + engine index, and
+ * mc_free() names each slot it finds by the type and engine it maps to
+ * (nq_id / 16, nq_id % 16), with the register set the hook gives that
+ * engine index (__neuron_nq_hook_queue(): set "index", set 0 of an SDMA
+ * block). A queue programmed with an engine index of 16 or more is thus
+ * announced halted under another type, engine and register set than it
+ * was programmed with; for engine indices below 16 of type 0 the two
+ * agree. Unlike a halt, the hardware's registers are left as they are
+ * (the vendor's behaviour without its fixes).
+ *
+ * Return: 0 or -ENOENT.
+ */
+int nprof_fake_mem_free(int dev, int q)
+{
+	struct neuron_nq_hook_queue hq;
+	struct fake_queue *fq;
+	struct fake_dev *d;
+	u32 nq_id;
+	int idx;
+
+	mutex_lock(&fake_lock);
+	d = fake_dev_get(dev);
+	fq = fake_queue_get(d, q);
+	if (!fq) {
+		mutex_unlock(&fake_lock);
+		return -ENOENT;
+	}
+	hq = fq->hq;
+	nq_id = hq.qid.nq_type * NQ_INSTANCES + hq.qid.instance;
+	hq.qid.nq_type = nq_id / NQ_INSTANCES;
+	hq.qid.instance = nq_id % NQ_INSTANCES;
+	hq.qid.sdma = hq.qid.target == NEURON_NQ_HOOK_NC && hq.qid.nq_type == NQ_TYPE_TRACE_DMA;
+	hq.qid.reg = hq.qid.sdma ? 0 : hq.qid.instance;
+	hq.fresh = 0;
+	if (!fake_blind) {
+		const struct neuron_nq_hook_ops *ops;
+
+		idx = srcu_read_lock(&fake_hook_srcu);
+		ops = srcu_dereference(fake_hook, &fake_hook_srcu);
+		if (ops)
+			ops->queue_halted(&d->hd, &hq);
+		srcu_read_unlock(&fake_hook_srcu, idx);
+	}
+	free_pages_exact(fq->mem, fq->hq.size);
+	fq->used = false;
+	mutex_unlock(&fake_lock);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_fake_mem_free);
 
 /**
  * nprof_fake_reset_core() - a core reset (nnq_destroy_nc()): every queue of
@@ -723,6 +786,27 @@ void nprof_fake_set_blind(bool blind)
 	mutex_unlock(&fake_lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_fake_set_blind);
+
+/**
+ * nprof_fake_ring() - the host memory of a queue's ring (KUnit).
+ * @dev: the device.
+ * @q: the queue.
+ *
+ * Return: its address, valid until the queue is halted or freed, or NULL.
+ */
+void *nprof_fake_ring(int dev, int q)
+{
+	struct fake_queue *fq;
+	void *va = NULL;
+
+	mutex_lock(&fake_lock);
+	fq = fake_queue_get(fake_dev_get(dev), q);
+	if (fq)
+		va = fq->mem;
+	mutex_unlock(&fake_lock);
+	return va;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_fake_ring);
 
 /**
  * nprof_fake_hook_dev() - the hook's description of a device (KUnit).

@@ -24,6 +24,7 @@ int nprof_fake_program_at(int dev, u32 target, u32 id, u32 nq_type, u32 instance
 int nprof_fake_rebase_head(int dev, int q, u32 delta);
 int nprof_fake_restart(int dev, int q);
 int nprof_fake_halt(int dev, int q);
+int nprof_fake_mem_free(int dev, int q);
 int nprof_fake_reset_core(int dev, u32 core);
 long nprof_fake_produce(int dev, int q, u32 n);
 long nprof_fake_consume(int dev, int q, u32 n, bool write_head);
@@ -33,6 +34,7 @@ void nprof_fake_set_format(u32 size, u32 mode);
 void nprof_fake_set_blind(bool blind);
 struct neuron_nq_hook_dev;
 const struct neuron_nq_hook_dev *nprof_fake_hook_dev(int dev);
+void *nprof_fake_ring(int dev, int q);
 #endif
 
 #endif /* _NEURONPROF_FAKE_NEURON_H_ */

@@ -657,6 +657,40 @@ static void nn_test_devices_in_parallel(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, nprof_fake_remove(dev_b), 0);
 }
 
+/*
+ * Calibration mode: a queue programmed with an engine index of 16 or more
+ * sits in another type's slot (type * 16 + index), and freeing its memory
+ * announces the halt under that slot's type, engine and register set, not
+ * the set it was programmed at. The calibration table must forget the
+ * ring anyway: before, it kept the freed address, and the next head write
+ * in calibration mode copied from freed memory.
+ */
+static void nn_test_cal_halt_engine_16(struct kunit *test)
+{
+	struct nn_test_ctx *ctx = test->priv;
+	void *va, *low;
+	int q, q_low;
+
+	nn_test_device(test);
+	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 0, 0, 17, NN_RING);
+	KUNIT_ASSERT_GE(test, q, 0);
+	q_low = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 1, 0, 3, NN_RING);
+	KUNIT_ASSERT_GE(test, q_low, 0);
+	va = nprof_fake_ring(ctx->dev, q);
+	low = nprof_fake_ring(ctx->dev, q_low);
+	KUNIT_ASSERT_NOT_NULL(test, va);
+	KUNIT_ASSERT_NOT_NULL(test, low);
+	KUNIT_ASSERT_TRUE(test, nprof_nn_cal_holds(ctx->dev, va));
+	KUNIT_ASSERT_TRUE(test, nprof_nn_cal_holds(ctx->dev, low));
+
+	/* Engine 3 of type 0: the halt names the set it was programmed at. */
+	KUNIT_ASSERT_EQ(test, nprof_fake_mem_free(ctx->dev, q_low), 0);
+	KUNIT_EXPECT_FALSE(test, nprof_nn_cal_holds(ctx->dev, low));
+	/* Engine 17 of type 0: the halt names type 1, engine 1, set 1. */
+	KUNIT_ASSERT_EQ(test, nprof_fake_mem_free(ctx->dev, q), 0);
+	KUNIT_EXPECT_FALSE(test, nprof_nn_cal_holds(ctx->dev, va));
+}
+
 static struct kunit_case nn_cases[] = {
 	KUNIT_CASE(nn_test_device_info),
 	KUNIT_CASE(nn_test_wrap),
@@ -673,6 +707,7 @@ static struct kunit_case nn_cases[] = {
 	KUNIT_CASE(nn_test_consumed_rules),
 	KUNIT_CASE(nn_test_device_memory),
 	KUNIT_CASE(nn_test_devices_in_parallel),
+	KUNIT_CASE(nn_test_cal_halt_engine_16),
 	{}
 };
 

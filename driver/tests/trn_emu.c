@@ -70,7 +70,8 @@
  * size); the first produce after the driver programmed the set (COUNT 0
  * is fine) is when the device sees the queue. Reading it back gives the
  * result of the last command, with the queue's start index and entry size;
- * ``queues`` lists every programmed queue with what was produced.
+ * ``queues`` lists every programmed queue with what was produced; ``programmed``
+ * every register set whose base or size is not zero.
  *
  * Entry I of a queue (I counts from 0 at programming; it lands at ring
  * index start + I) starts with the
@@ -761,6 +762,35 @@ static int emu_queues_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(emu_queues);
 
+/*
+ * Every register set whose base or size is not zero, as the driver left
+ * them: where a queue is programmed, whether or not anything was produced
+ * (a request the driver should have refused shows up here).
+ */
+static int emu_programmed_show(struct seq_file *m, void *v)
+{
+	unsigned int b, n, s;
+	u64 off;
+	u32 lo, hi, size;
+
+	mutex_lock(&emu->lock);
+	for (b = EMU_CORE; b < EMU_BLOCKS; b++)
+		for (n = 0; n < block_count(emu->arch, b); n++)
+			for (s = 0; s < NQ_SETS; s++) {
+				off = block_offset(emu->arch, b, n) + NQ_SET(s);
+				lo = apb_rd(emu, off + NQ_BASE_LO);
+				hi = apb_rd(emu, off + NQ_BASE_HI);
+				size = apb_rd(emu, off + NQ_SIZE);
+				if (!lo && !hi && !size)
+					continue;
+				seq_printf(m, "%s %u %u pa=0x%llx size=%u\n", block_names[b], n, s,
+					   (u64)hi << 32 | lo, size);
+			}
+	mutex_unlock(&emu->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(emu_programmed);
+
 /* ---- the host bridge ------------------------------------------------- */
 
 static int emu_find_free_domain(void)
@@ -898,6 +928,7 @@ static int __init emu_init(void)
 	debugfs_create_file("config", 0600, e->dir, NULL, &emu_config_fops);
 	debugfs_create_file("produce", 0600, e->dir, NULL, &emu_produce_fops);
 	debugfs_create_file("queues", 0400, e->dir, NULL, &emu_queues_fops);
+	debugfs_create_file("programmed", 0400, e->dir, NULL, &emu_programmed_fops);
 	pr_info("%s function %04x:00:00.0 (%s DHAL), BAR2 0x%lx+0x%lx, BAR4 0x%lx+0x%lx\n",
 		a->product, e->sd.domain, a->name, base, apb_size, base + apb_size, dram_size);
 	return 0;

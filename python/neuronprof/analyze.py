@@ -10,6 +10,10 @@ processes on 127.0.0.1, no dashboard), or the scheduler given with
 --scheduler, whose workers must be able to import this package and read the
 databases at the paths given (a shared file system).
 
+``neuronprof-analyze diff BASE NEW [BASE NEW ...]`` compares pairs of
+databases as ``neuronprof diff`` does, one Dask task per pair
+(neuronprof.diff.document), and prints diff --json's document.
+
 Manual: neuronprof-analyze(1).
 """
 import argparse
@@ -18,6 +22,7 @@ import json
 import logging
 import os
 import shutil
+import sqlite3
 import sys
 import tempfile
 
@@ -120,6 +125,88 @@ def run(client, paths, top=5, keep_going=False):
     return out
 
 
+def _task_diff(base, new, base_name, new_name, alpha):
+    """One Dask task: diff --json's document of one pair of databases."""
+    from distributed import get_worker
+
+    from .database import DatabaseError
+    from .diff import document
+
+    try:
+        doc = document(base, new, alpha)
+        doc["base"]["paths"] = [base_name]
+        doc["new"]["paths"] = [new_name]
+    except (DatabaseError, sqlite3.Error) as e:
+        return {"error": "%s -- %s: %s" % (base_name, new_name, e)}
+    try:
+        worker = get_worker().address
+    except ValueError:
+        worker = None
+    return {"document": doc, "worker": worker, "pid": os.getpid()}
+
+
+def run_diff(client, pairs, alpha=0.05):
+    """diff --json's document of each (BASE, NEW) pair of databases, one Dask
+    task per pair. Returns a list of {"document", "worker", "pid"} or
+    {"error"}, in the order of @pairs."""
+    futures = [client.submit(_task_diff, os.path.abspath(b), os.path.abspath(n), b, n, alpha,
+                             pure=False) for b, n in pairs]
+    return client.gather(futures)
+
+
+def _diff_main(argv):
+    p = argparse.ArgumentParser(
+        prog=PROG + " diff",
+        description="Compare pairs of recordings' SQLite exports as neuronprof diff does "
+        "(Documentation/analysis.rst, \"Comparing two recordings\"): each BASE NEW pair "
+        "is one Dask task on a distributed cluster, and prints the test and the rows of "
+        "neuronprof diff --json, the same numbers.",
+        epilog="Exit status: 0, 1 if a database could not be read or the cluster failed, "
+        "2 for a usage error. Manual: neuronprof-analyze(1).")
+    p.add_argument("databases", metavar="BASE NEW", nargs="+",
+                   help="pairs of SQLite exports: BASE NEW [BASE NEW ...]")
+    p.add_argument("--alpha", type=float, default=0.05,
+                   help="family-wise significance level (default 0.05)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="a running distributed scheduler (tcp://host:8786) instead of "
+                   "a LocalCluster")
+    p.add_argument("--workers", type=_positive, default=2, metavar="N",
+                   help="worker processes of the LocalCluster (default 2)")
+    try:
+        args = p.parse_args(argv)
+    except SystemExit as e:
+        return EXIT_USAGE if e.code else 0
+    if len(args.databases) % 2 or not 0 < args.alpha < 1:
+        p.print_usage(sys.stderr)
+        _msg("diff: give databases in BASE NEW pairs" if len(args.databases) % 2 else
+             "diff: --alpha must be between 0 and 1")
+        return EXIT_USAGE
+    pairs = list(zip(args.databases[0::2], args.databases[1::2]))
+    try:
+        with cluster(args.scheduler, args.workers) as client:
+            res = run_diff(client, pairs, args.alpha)
+    except (OSError, TimeoutError) as e:
+        _msg(f"cannot reach the cluster{' at ' + args.scheduler if args.scheduler else ''}: {e}")
+        return EXIT_FAIL
+    except Exception as e:  # pylint: disable=broad-except
+        _msg(f"the analysis failed on the cluster: {type(e).__name__}: {e}")
+        return EXIT_FAIL
+    errors = [r["error"] for r in res if "error" in r]
+    for e in errors:
+        _msg(e)
+    if errors:
+        return EXIT_FAIL
+    out = [dict(r["document"], task={"worker": r["worker"], "pid": r["pid"]}) for r in res]
+    json.dump(out[0] if len(out) == 1 else out, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+    try:
+        sys.stdout.flush()
+    except OSError as e:
+        _msg(f"standard output: {e}")
+        return EXIT_FAIL
+    return 0
+
+
 def _positive(text):
     try:
         v = int(text, 10)
@@ -160,6 +247,9 @@ def _parser():
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "diff":
+        return _diff_main(argv[1:])
     parser = _parser()
     try:
         args = parser.parse_args(argv)

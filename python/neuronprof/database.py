@@ -178,7 +178,9 @@ class Database:
             " JOIN cores c ON c.id = q.core_id JOIN devices dv ON dv.id = c.device_id"
             " JOIN recordings r ON r.id = c.recording_id JOIN strings rs ON rs.id = r.path_id"
             " LEFT JOIN code_names n ON n.device_id = c.device_id"
-            " AND n.queue_type = q.queue_type AND n.code = i.opcode")
+            " AND n.queue_type = q.queue_type AND n.code = i.opcode"
+            # An instruction a loss cut has no duration and is no op's (schema 7).
+            " WHERE i.dur_ns IS NOT NULL")
         # op: the device's name of the code (None when it names none); code
         # spelled as every output of the tool spells it, 0x000102.
         cols = ["recording", "device", "core", "unit_kind", "unit_index", "op", "code", "count",

@@ -40,13 +40,28 @@ def _u64_sum(series):
     return int(series.to_numpy(dtype="int64").view("uint64").sum(dtype="uint64"))
 
 
-def _busy_by_core(instr):
-    """Per core_id, the time covered by the union of its instructions' intervals.
+def _busy_by_core(instr, windows=None):
+    """Per core_id, the time covered by the union of its instructions' intervals,
+    outside the loss windows of its instruction queues (@windows: core_id,
+    start_ns, end_ns, clipped to the core's span; analysis.rst, Loss windows):
+    the union of both less the union of the windows. An instruction a loss cut
+    (NULL end) has no interval.
 
     In integers throughout: times of a database of several machines are on
     CLOCK_REALTIME (about 2^60 ns), beyond a float's exact integers.
     """
-    iv = instr.loc[instr["end_ns"] > instr["start_ns"], ["core_id", "start_ns", "end_ns"]]
+    iv = instr.dropna(subset=["end_ns"])
+    iv = iv.loc[iv["end_ns"] > iv["start_ns"], ["core_id", "start_ns", "end_ns"]]
+    if windows is None or windows.empty:
+        return _union_by_core(iv)
+    w = windows.loc[windows["end_ns"] > windows["start_ns"], ["core_id", "start_ns", "end_ns"]]
+    both = _union_by_core(pd.concat([iv.astype("int64"), w.astype("int64")]))
+    lost = _union_by_core(w)
+    return {k: v - lost.get(k, 0) for k, v in both.items()}
+
+
+def _union_by_core(iv):
+    """Per core_id, the time the union of the (core_id, start_ns, end_ns) rows covers."""
     if iv.empty:
         return {}
     iv = iv.astype("int64").sort_values(["core_id", "start_ns", "end_ns"], kind="mergesort")
@@ -107,8 +122,19 @@ def _stats(db):
         " LEFT JOIN code_names n ON n.device_id = c.device_id"
         " AND n.queue_type = q.queue_type AND n.code = i.opcode")
     execs = db.query("SELECT core_id, idx, latency_ns FROM executions ORDER BY core_id, idx")
+    windows = None
+    if db.schema_version >= 7:
+        # Loss windows of the instruction queues, clipped to each core's span.
+        windows = db.query(
+            "WITH t AS (SELECT queue_id, ts_ns AS ts FROM entries"
+            " UNION ALL SELECT queue_id, start_ns FROM instructions),"
+            " span AS (SELECT q.core_id, min(t.ts) AS f, max(t.ts) AS l"
+            " FROM t JOIN queues q ON q.id = t.queue_id GROUP BY q.core_id)"
+            " SELECT w.core_id, max(w.start_ns, span.f) AS start_ns,"
+            " min(w.end_ns, span.l) AS end_ns FROM loss_windows w JOIN span USING (core_id)"
+            " WHERE w.queue_type IN ('TRACE', 'TOPSP_TRACE')")
 
-    busy = _busy_by_core(instr)
+    busy = _busy_by_core(instr, windows)
     instr = instr[instr["core_id"].isin(core_rec.keys())]
     instr = instr.assign(recording_id=instr["core_id"].map(core_rec))
     dma = dma[dma["core_id"].isin(core_rec.keys())]
@@ -122,7 +148,8 @@ def _stats(db):
         ids = [int(c) for c in rc["core_id"]]
         ri = instr[instr["recording_id"] == rid]
         ops = {}
-        for code, g in ri.groupby("opcode", sort=True):
+        # An instruction a loss cut has no duration and is no op's.
+        for code, g in ri.dropna(subset=["dur_ns"]).groupby("opcode", sort=True):
             names = [n for n in g["name"] if isinstance(n, str)]
             ops[int(code)] = [len(g), _u64_sum(g["dur_ns"]), names[0] if names else None]
         rx = execs[execs["recording_id"] == rid]

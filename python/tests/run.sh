@@ -3,10 +3,10 @@
 #
 # Tests of the neuronprof Python package (python/Makefile check):
 #   tests/run.sh TOOLS_BUILD_DIR
-# TOOLS_BUILD_DIR holds neuronprof and tests/gen_fixtures. Runs
-# test_analyze.py with Debian's interpreter (PYTHON, default
+# TOOLS_BUILD_DIR holds neuronprof, tests/gen_fixtures and tests/gen_diff.
+# Runs test_diff.py (neuronprof.diff()) and test_analyze.py with Debian's interpreter (PYTHON, default
 # /usr/bin/python3: the python3 first in PATH may lack Debian's modules);
-# its last line is "N passed, N failed". Without pandas or distributed
+# the last line of each is "N passed, N failed". Without pandas or distributed
 # (scripts/deps.sh installs python3-pandas and python3-distributed) that is
 # one failure, not a skip.
 set -uo pipefail
@@ -15,7 +15,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=${1:?usage: run.sh TOOLS_BUILD_DIR}
 py=${PYTHON:-/usr/bin/python3}
 
-for f in "$build/neuronprof" "$build/tests/gen_fixtures"; do
+for f in "$build/neuronprof" "$build/tests/gen_fixtures" "$build/tests/gen_diff"; do
 	if [ ! -x "$f" ]; then
 		echo "not ok 1 - $f is not built (make -C tools)"
 		echo "0 passed, 1 failed"
@@ -31,4 +31,7 @@ fi
 # No network: a LocalCluster on 127.0.0.1 is all the tests use. No
 # __pycache__ left in the tree.
 export PYTHONDONTWRITEBYTECODE=1
-exec "$py" "$here/test_analyze.py" "$build"
+# neuronprof.diff() against `neuronprof diff --json` (no cluster), then the rest.
+"$py" "$here/test_diff.py" "$build"
+diff_status=$?
+"$py" "$here/test_analyze.py" "$build" && exit "$diff_status"

@@ -41,6 +41,19 @@
  *   sleep:MS
  *   wait:PATH       create PATH.waiting, then wait (up to 60 s) until PATH exists
  *   mark:Q          what Q consumed so far is left out of its line (base=)
+ * Steps of a hostile runtime (each passes when the driver refuses, prints
+ * "refused STEP: ERRNO"; one the driver lets through prints "HOLE STEP:
+ * what happened" and exits 1):
+ *   kread           BAR_READ of 4 registers at linux_banner's kernel address
+ *                   (/proc/kallsyms), compared with /proc/version
+ *   devinfo         DEVICE_INFO's BAR addresses must not be kernel addresses
+ *   wunaligned      BAR_WRITE of an unaligned register 6 bytes before BAR0's end
+ *   wpast:B         BAR_WRITE at BAR0's size minus B (0..3): past the BAR
+ *   bigcount        BAR_WRITE of 2^30 registers (an unbounded allocation)
+ *   badinit:core|ts:ID:NQ_TYPE:ENGINE:SIZE
+ *                   NOTIFICATIONS_INIT_WITH_REALLOC_V2 with that engine index
+ *   freed:Q:N       after free:Q, the emulated hardware writes N entries into
+ *                   queue Q's registers: refused when the queue was halted
  *   bench:Q:K:N[:US]
  *                   N rounds: the hardware writes K entries, the runtime
  *                   consumes them with one head write; prints the mean ns
@@ -375,6 +388,198 @@ static void consume(const char *step, struct queue *q, unsigned long n, unsigned
 	}
 }
 
+/* ---- a hostile runtime ------------------------------------------------ */
+
+static void hole(const char *step, const char *what)
+{
+	printf("HOLE %s: %s\n", step, what);
+	fflush(stdout);
+	errno = 0;
+	die(step, what);
+}
+
+static void refused(const char *step, int err)
+{
+	printf("refused %s: %s\n", step, strerror(err));
+}
+
+/* NEURON_IOCTL_BAR_READ or _WRITE as given; 0 or the errno. */
+static int bar_rw_raw(unsigned long cmd, __u32 bar, __u64 *addr, __u32 *data, __u32 count)
+{
+	struct neuron_ioctl_bar_rw rw = { .bar = bar, .address = addr, .data = data,
+					  .count = count };
+
+	return ioctl(fd, cmd, &rw) ? errno : 0;
+}
+
+/*
+ * A kernel address: the upper half of the x86-64 address space (from
+ * 0xffff800000000000 with 4-level page tables, 0xff00000000000000 with 5).
+ */
+static int kernel_address(__u64 a)
+{
+	return a >> 63;
+}
+
+static void hostile_kread(const char *step)
+{
+	char line[256], name[128], want[17] = "", got[17] = "";
+	unsigned long long a = 0, v;
+	__u64 addr[4];
+	__u32 data[4];
+	FILE *f = fopen("/proc/kallsyms", "r");
+	int i, err;
+
+	errno = 0;
+	if (!f)
+		die(step, "/proc/kallsyms");
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %*s %127s", &v, name) == 2 && !strcmp(name, "linux_banner")) {
+			a = v;
+			break;
+		}
+	fclose(f);
+	if (!a)
+		die(step, "no address for linux_banner in /proc/kallsyms");
+	f = fopen("/proc/version", "r");
+	if (!f || !fread(want, 1, 16, f))
+		die(step, "/proc/version");
+	fclose(f);
+	for (i = 0; i < 4; i++)
+		addr[i] = a + 4 * i;
+	memset(data, 0, sizeof(data));
+	err = bar_rw_raw(NEURON_IOCTL_BAR_READ, 0, addr, data, 4);
+	if (err) {
+		refused(step, err);
+		return;
+	}
+	memcpy(got, data, 16);
+	if (!memcmp(got, want, 16))
+		snprintf(line, sizeof(line), "BAR_READ at 0x%llx returned the kernel's bytes \"%s\"", a, got);
+	else
+		snprintf(line, sizeof(line), "BAR_READ at kernel address 0x%llx succeeded", a);
+	hole(step, line);
+}
+
+static void hostile_devinfo(const char *step, const struct neuron_ioctl_device_info *info)
+{
+	char msg[128];
+	int i;
+
+	for (i = 0; i < NEURON_MAX_BARS; i++)
+		if (kernel_address(info->bar_address[i])) {
+			snprintf(msg, sizeof(msg), "DEVICE_INFO bar_address[%d] is the kernel address 0x%llx",
+				 i, (unsigned long long)info->bar_address[i]);
+			hole(step, msg);
+		}
+	printf("refused %s: bar_address 0x%llx 0x%llx\n", step,
+	       (unsigned long long)info->bar_address[0], (unsigned long long)info->bar_address[1]);
+}
+
+static void hostile_wunaligned(const char *step, __u64 size)
+{
+	__u64 addr[2] = { bar0 + size - 8, bar0 + size - 4 }, uaddr = bar0 + size - 6;
+	__u32 zero[2] = { 0, 0 }, v = 0xa5a5a5a5, back[2] = { 0, 0 };
+	char msg[128];
+	int err;
+
+	if (bar_rw_raw(NEURON_IOCTL_BAR_WRITE, 0, addr, zero, 2))
+		die(step, "BAR_WRITE of two aligned registers at BAR0's end");
+	err = bar_rw_raw(NEURON_IOCTL_BAR_WRITE, 0, &uaddr, &v, 1);
+	if (err) {
+		refused(step, err);
+		return;
+	}
+	bar_rw_raw(NEURON_IOCTL_BAR_READ, 0, addr, back, 2);
+	snprintf(msg, sizeof(msg), "BAR_WRITE at offset 0x%llx took an unaligned register (read back 0x%08x 0x%08x)",
+		 (unsigned long long)(size - 6), back[0], back[1]);
+	hole(step, msg);
+}
+
+static void hostile_wpast(const char *step, __u64 size, unsigned long back)
+{
+	__u64 addr = bar0 + size - back;
+	__u32 v = 0x5a5a5a5a;
+	char msg[128];
+	int err;
+
+	printf("%s: BAR_WRITE at offset 0x%llx of a BAR of 0x%llx bytes\n", step,
+	       (unsigned long long)(size - back), (unsigned long long)size);
+	fflush(stdout);
+	err = bar_rw_raw(NEURON_IOCTL_BAR_WRITE, 0, &addr, &v, 1);
+	if (err) {
+		refused(step, err);
+		return;
+	}
+	snprintf(msg, sizeof(msg), "BAR_WRITE at offset 0x%llx, past the BAR, succeeded",
+		 (unsigned long long)(size - back));
+	hole(step, msg);
+}
+
+static void hostile_bigcount(const char *step)
+{
+	__u64 addr = bar0;
+	__u32 v = 0;
+	int err = bar_rw_raw(NEURON_IOCTL_BAR_WRITE, 0, &addr, &v, 1U << 30);
+
+	if (err == EINVAL) {
+		refused(step, err);
+		return;
+	}
+	errno = err;
+	hole(step, "BAR_WRITE of 2^30 registers was not refused as invalid (the driver tried to allocate for it)");
+}
+
+static void hostile_badinit(const char *step, const char *args)
+{
+	char kind[8] = "", msg[128];
+	unsigned int id, type, engine, size;
+	struct neuron_ioctl_notifications_init_with_realloc_v2 a;
+
+	errno = 0;
+	if (sscanf(args, "%7[a-z]:%u:%u:%u:%u", kind, &id, &type, &engine, &size) != 5)
+		die(step, "want core|ts:ID:NQ_TYPE:ENGINE:SIZE");
+	memset(&a, 0, sizeof(a));
+	a.nq_dev_id = id;
+	a.nq_dev_type = !strcmp(kind, "ts") ? NQ_DEVICE_TYPE_TOPSP : NQ_DEVICE_TYPE_NEURON_CORE;
+	a.nq_type = type;
+	a.engine_index = engine;
+	a.size = size;
+	a.on_host_memory = 1;
+	a.force_alloc_mem = 1;
+	if (ioctl(fd, NEURON_IOCTL_NOTIFICATIONS_INIT_WITH_REALLOC_V2, &a)) {
+		refused(step, errno);
+		return;
+	}
+	snprintf(msg, sizeof(msg), "NOTIFICATIONS_INIT of a %s %u queue of type %u with engine index %u succeeded",
+		 kind, id, type, engine);
+	hole(step, msg);
+}
+
+/* The emulated hardware writes @n entries into freed queue @q's registers. */
+static void hostile_freed(const char *step, struct queue *q, unsigned long n)
+{
+	char buf[96];
+	int f = open(EMU "produce", O_WRONLY), err = 0;
+
+	errno = 0;
+	if (!q->freed)
+		die(step, "the queue was not freed");
+	if (f < 0)
+		die(step, EMU "produce");
+	snprintf(buf, sizeof(buf), "%s %u %u %lu", q->block, q->n, q->set, n);
+	if (write(f, buf, strlen(buf)) < 0)
+		err = errno;
+	close(f);
+	if (err == ENOENT) {
+		printf("refused %s: the queue's base and size are zero (halted)\n", step);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "the device wrote %lu entries into the freed queue's chunk (produce: %s)",
+		 n, err ? strerror(err) : "ok");
+	hole(step, buf);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dev = "/dev/neuron0";
@@ -574,6 +779,22 @@ int main(int argc, char **argv)
 			struct queue *q = queue_arg(name, &p);
 
 			q->base = q->consumed;
+		} else if (!strcmp(name, "kread")) {
+			hostile_kread(name);
+		} else if (!strcmp(name, "devinfo")) {
+			hostile_devinfo(name, &info);
+		} else if (!strcmp(name, "wunaligned")) {
+			hostile_wunaligned(name, info.bar_size[0]);
+		} else if (!strcmp(name, "wpast")) {
+			hostile_wpast(name, info.bar_size[0], strtoul(p, NULL, 10));
+		} else if (!strcmp(name, "bigcount")) {
+			hostile_bigcount(name);
+		} else if (!strcmp(name, "badinit")) {
+			hostile_badinit(name, p);
+		} else if (!strcmp(name, "freed")) {
+			struct queue *q = queue_arg(name, &p);
+
+			hostile_freed(name, q, strtoul(p, NULL, 10));
 		} else if (!strcmp(name, "sleep")) {
 			usleep(strtoul(p, NULL, 10) * 1000);
 		} else {

@@ -22,6 +22,31 @@
 # 1 GiB + 64 MiB of the same memory. Guest memory is given to QEMU as the
 # guest touches it, so the reservation costs the host what the models write.
 #
+# Which vendor series the rig's neuron.ko carries (RIG_SERIES):
+#   both   (default) the fixes series (driver/neuron/vendor/fixes/), then the
+#          hook series, applied by scripts/neuron-vendor-hook.sh;
+#   fixes  the fixes alone (--fixes-only): the provider cannot load, so the
+#          scenarios only play the runtime (no capture is checked) and the
+#          hostile runtime's scenarios run; calibration and the device-memory
+#          checks are left out;
+#   hooks  the hook series alone, without the fixes: the vendor's holes are
+#          open, and the hostile runtime's scenarios are expected to fail
+#          (this is how their "before" is shown).
+# RIG_HOOK_DIR applies the hook series from another directory (with patch,
+# after the fixes unless RIG_SERIES=hooks), e.g. an older version of it.
+# RIG_HOSTILE=0 leaves the hostile runtime's scenarios out, RIG_HOSTILE_ONLY
+# selects some by name; RIG_CALIBRATE=0
+# leaves out calibration, the device-memory queues and the parameter
+# checks (to look at a few scenarios quickly, with RIG_ONLY).
+#
+# The hostile runtime (nrt_play's hostile steps, through the vendor's uapi
+# like any runtime; each passes when the driver refuses and fails naming
+# the hole when it does not): BAR_READ of a kernel address (linux_banner),
+# DEVICE_INFO's BAR addresses, an unaligned BAR_WRITE, BAR_WRITEs past
+# BAR0's end, a BAR_WRITE of 2^30 registers, NOTIFICATIONS_INIT with
+# engine index 16 (TRACE_DMA, TRACE, TopSP), and the emulated device
+# writing into a queue whose memory the runtime freed with MEM_FREE.
+#
 # Ends with "N passed, N failed[, N skipped]".
 set -uo pipefail
 
@@ -81,11 +106,33 @@ else
 	tar -xzf "$src" -C "$work/tree" --strip-components=1
 fi
 echo "vendor tree: $src"
-bash "$repo/scripts/neuron-vendor-hook.sh" apply --src "$work/tree" >"$work/apply.log" 2>&1
-result "the hook series applies" $? "$work/apply.log"
+series=${RIG_SERIES:-both}
+hookdir=${RIG_HOOK_DIR:-}
+prov=1
+[ "$series" = fixes ] && prov=0
+case $series in
+both | fixes)
+	if [ -z "$hookdir" ] || [ "$series" = fixes ]; then
+		opt=
+		[ "$series" = fixes ] && opt=--fixes-only
+		bash "$repo/scripts/neuron-vendor-hook.sh" apply $opt --src "$work/tree" >"$work/apply.log" 2>&1
+	else
+		for p in "$repo"/driver/neuron/vendor/fixes/0*.patch "$hookdir"/0*.patch; do
+			patch -d "$work/tree" -p1 -s -f <"$p" || break
+		done >"$work/apply.log" 2>&1
+	fi
+	;;
+hooks)
+	for p in "${hookdir:-$repo/driver/neuron/vendor}"/0*.patch; do
+		patch -d "$work/tree" -p1 -s -f <"$p" || break
+	done >"$work/apply.log" 2>&1
+	;;
+*) fatal "RIG_SERIES=$series: want both, fixes or hooks" ;;
+esac
+result "the vendor series apply ($series${hookdir:+, hook series from $hookdir})" $? "$work/apply.log"
 sed -i 's/ -Werror//' "$work/tree/Kbuild"
 make -C "$kdir" M="$work/tree" -j"${NPROF_JOBS:-2}" modules >"$work/build.log" 2>&1
-result "the hooked vendor neuron.ko builds" $? "$work/build.log"
+result "the vendor neuron.ko ($series) builds" $? "$work/build.log"
 cc -Wall -Wextra -Werror -O2 -I"$work/tree" -I"$repo/driver/tests" -o "$work/nrt_play" "$here/nrt_play.c" >"$work/cc.log" 2>&1
 result "nrt_play builds against the vendor's neuron_ioctl.h" $? "$work/cc.log"
 [ -f "$work/tree/neuron.ko" ] && [ -x "$work/nrt_play" ] || finish
@@ -203,6 +250,9 @@ scenarios=(
 	"rewind 64 counter 0 2 rewind 2"
 	"v3byte32 32 byte 5 1 v3main 3"
 	"v3counter128 128 counter 3 2 v3main 3"
+	"small-index 64 index 0 0 small 2"
+	"small-byte 64 byte 5 1 small 2"
+	"small-counter 64 counter 3 2 small 2"
 )
 # Calibration: 25 rounds of 16 entries, the head written per entry.
 calsteps="realloc:core:0:0:9:4096"
@@ -246,6 +296,37 @@ v3steps="$v3steps realloc:ts:11:0:0:4096 $consumption"
 # register afterwards must deliver nothing (the memory is gone).
 memfree="reset realloc:core:1:0:0:4096 produce:0:10 consume:0:5 free:0 realloc:core:1:0:2:4096"
 memfree="$memfree produce:1:12 consume:0:5 consume:1:12"
+# Rings smaller than a page (the driver's chunk is rounded up to one, the
+# registers hold the size asked for): a 1 KiB ring (16 entries) and a
+# 2 KiB ring (32), each written around several times, heads per entry and
+# in batches of fewer entries than the ring holds (an index or byte head
+# that comes back to where it was is no consumption).
+small="reset realloc:core:0:0:1:1024 realloc:core:0:2:3:2048 produce:0:10 consume:0:10"
+small="$small produce:0:12 heads:0:12:4 produce:1:20 consume:1:20 produce:1:30 heads:1:30:10"
+small="$small produce:0:15 consume:0:15 produce:1:25 heads:1:25:5 produce:0:14 heads:0:14:7"
+# The hostile runtime, one nrt_play per hole so that each is seen on its
+# own: name and steps (commas for spaces). wpast goes last: without the
+# fixes it faults in the kernel.
+hostile_v2="devinfo:devinfo kread:kread wunaligned:wunaligned bigcount:bigcount"
+hostile_v2="$hostile_v2 engine-dma:badinit:core:0:4:16:4096 engine-trace:badinit:core:0:0:16:4096"
+hostile_v2="$hostile_v2 engine-ts:badinit:ts:0:0:16:4096"
+hostile_v2="$hostile_v2 memfree:reset,realloc:core:0:0:5:4096,produce:0:4,consume:0:4,free:0,freed:0:4"
+hostile_v2="$hostile_v2 wpast-end:wpast:0 wpast-3:wpast:3"
+hostile_v3="devinfo:devinfo kread:kread wunaligned:wunaligned engine-dma:badinit:core:1:4:16:4096"
+hostile_v3="$hostile_v3 memfree:reset:0x24,realloc:core:5:0:5:4096,produce:0:4,consume:0:4,free:0,freed:0:4"
+hostile_v3="$hostile_v3 wpast-end:wpast:0"
+[ "${RIG_HOSTILE:-1}" = 1 ] || hostile_v2= hostile_v3=
+# RIG_HOSTILE_ONLY="NAME...": only those hostile steps (to show the holes
+# of a driver without the fixes without the faults of wpast-*).
+if [ -n "${RIG_HOSTILE_ONLY:-}" ]; then
+	for v in hostile_v2 hostile_v3; do
+		sel=
+		for h in ${!v}; do
+			case " $RIG_HOSTILE_ONLY " in *" ${h%%:*} "*) sel="$sel $h" ;; esac
+		done
+		printf -v "$v" '%s' "$sel"
+	done
+fi
 # A counter head that goes backwards (a runtime restarting its count):
 # neither lost entries nor a stall.
 rewind="reset realloc:core:1:0:4:4096 produce:0:10 consume:0:10 rewind:0:8 produce:0:4 sleep:200"
@@ -361,7 +442,13 @@ scenarios() {
 		v3main) steps="$v3steps" ;;
 		memfree) steps="$memfree" ;;
 		rewind) steps="$rewind" ;;
+		small) steps="$small" ;;
 		esac
+		if [ $prov = 0 ]; then
+			/rig/nrt_play -e \$es -u \$unit -s \$start \$steps >/out/\$name.play 2>&1
+			echo \$? >/out/\$name.play.rc
+			continue
+		fi
 		modprobe neuronprof_neuron entry_size_v\$v=\$es head_mode_v\$v=\$mode ||
 			echo "provider \$name: \$?" >>/out/errors
 		/rig/neuronprof record --mode session --ring-size 1M --duration 60 -o /out/\$name \\
@@ -393,6 +480,21 @@ calibrate() {
 			/rig/nrt_play -e \$es -u \$unit -s 0 $calsteps >/out/\${p}cal-\$es-\$unit.out 2>&1
 		echo \$? >/out/\${p}cal-\$es-\$unit.rc
 	done
+}
+# hostile PREFIX LIST: the hostile runtime, one nrt_play per NAME:STEPS
+# (with the provider loaded where it can be), then what the device model
+# saw.
+hostile() {
+	p=\$1
+	modprobe neuronprof_neuron 2>/dev/null
+	for h in \$2; do
+		name=\${h%%:*}
+		/rig/nrt_play \$(echo \${h#*:} | tr , ' ') >/out/\${p}hostile-\$name.out 2>&1
+		echo \$? >/out/\${p}hostile-\$name.rc
+		cat /sys/kernel/debug/neuronprof_trn_emu/programmed >/out/\${p}hostile-\$name.programmed
+	done
+	rmmod neuronprof_neuron 2>/dev/null
+	true
 }
 # unload RCFILE: removal runs the vendor's nnq_destroy_all(); bounded, so
 # that /out comes back even if it never returns.
@@ -454,6 +556,7 @@ personas() {
 }
 
 probe v2 ""
+if [ $prov = 1 ]; then
 personas "${personas[*]}"
 rm -f /tmp/exgo /tmp/exgo.waiting
 /rig/nrt_play \$(cat /out/p-default.flags) $existing >/out/existing.play 2>&1 &
@@ -503,8 +606,10 @@ for t in \$(seq ${RIG_DEVBENCH_RUNS:-3}); do
 	done
 done
 rmmod neuronprof_neuron
+fi
 [ "${RIG_PERSONAS_ONLY:-0}" = 1 ] && { unload /out/rmmod.rc; dmesg >/out/dmesg.txt; exit 0; }
 scenarios "$(scenario_list 2)"
+if [ $prov = 1 ] && [ ${RIG_CALIBRATE:-1} = 1 ]; then
 calibrate "" 32:index 64:index 128:index 32:byte 64:byte 128:byte 32:counter 64:counter 128:counter
 /rig/neuronprof calibrate --duration 60 -o - -- /rig/nrt_play realloc:core:0:0:9:4096 \\
 	produce:0:3 consume:0:3 >/out/cal-few.out 2>&1
@@ -519,6 +624,8 @@ for bad in entry_size_v2=16 entry_size_v2=48 entry_size_v3=8 head_mode_v2=3; do
 	fi
 done
 : >/out/params.done
+fi
+hostile "" "$hostile_v2"
 unload /out/rmmod.rc
 dmesg >/out/dmesg.txt
 
@@ -527,8 +634,11 @@ dmesg >/out/dmesg.txt
 dmesg -c >/dev/null
 probe v3 v3-
 scenarios "$(scenario_list 3)"
+if [ $prov = 1 ] && [ ${RIG_CALIBRATE:-1} = 1 ]; then
 calibrate v3- 32:index 64:byte 128:counter
 rmmod neuronprof_neuron
+fi
+hostile v3- "$hostile_v3"
 unload /out/v3-rmmod.rc
 dmesg >/out/v3-dmesg.txt
 EOF
@@ -542,6 +652,7 @@ result "neuron.ko, neuronprof and the emulated function unload" $? "$out/dmesg.t
 
 grep -q "nd0: reset request .* completed" "$out/probe.log" 2>/dev/null && grep -q "^c" "$out/dev.txt" 2>/dev/null
 result "the vendor's neuron.ko probes the emulated trn1 and its reset completes: /dev/neuron0" $? "$out/probe.log"
+if [ $prov = 1 ]; then
 for s in "${personas[@]}"; do
 	IFS=/ read -r name _ _ es _ <<<"$s"
 	if [ "${RIG_TOLD:-0}" != 1 ] && [ "$(cat "$out/$name.cal.rc" 2>/dev/null)" != 0 ]; then
@@ -574,6 +685,7 @@ for where in dev host; do
 	done
 done
 grep -h "ring entries\|lost" "$out"/devbench-*-on.dump 2>/dev/null | sed 's/^/# /' | head -n 8
+fi
 [ "${RIG_PERSONAS_ONLY:-0}" = 1 ] && finish
 grep -q "trn2 function .*(v3 DHAL)" "$out/v3-probe.log" 2>/dev/null &&
 	grep -q "nd0: reset request .* completed" "$out/v3-probe.log" && grep -q "^c" "$out/v3-dev.txt" 2>/dev/null
@@ -581,8 +693,12 @@ result "the vendor's neuron.ko probes the emulated trn2 (v3 DHAL) and its reset 
 [ "$(cat "$out/v3-rmmod.rc" 2>/dev/null)" = 0 ]
 result "neuron.ko, neuronprof and the emulated trn2 unload" $? "$out/v3-dmesg.txt"
 
+cal=${RIG_CALIBRATE:-1}
+[ $prov = 1 ] || cal=0
+if [ "$cal" = 1 ]; then
 [ -e "$out/params.done" ] && [ ! -s "$out/params.accepted" ]
 result "neuronprof_neuron refuses entry sizes below 32 or not a power of two and unknown head modes at load" $? "$out/params.accepted"
+fi
 
 for s in "${scenarios[@]}"; do
 	set -- $s
@@ -591,6 +707,7 @@ for s in "${scenarios[@]}"; do
 	[ "$7" = 3 ] && dev=trn2
 	[ "$(cat "$out/$name.play.rc" 2>/dev/null)" = 0 ]
 	result "$name: the runtime's steps through the vendor uapi succeed" $? "$out/$name.play"
+	[ $prov = 1 ] || continue
 	[ "$(cat "$out/$name.record.rc" 2>/dev/null)" = 0 ]
 	result "$name: neuronprof record succeeds" $? "$out/$name.record"
 	check_capture "$name" "$es"
@@ -599,8 +716,22 @@ for s in "${scenarios[@]}"; do
 	[ $rc -eq 0 ] && sed 's/^/# /' "$work/$name.check"
 done
 
+# hostile_checks PREFIX DEVICE LIST: each hostile step was refused.
+hostile_checks() {
+	local p=$1 dev=$2 h name
+	for h in $3; do
+		name=${h%%:*}
+		what=$(grep -h -m1 '^refused \|^HOLE ' "$out/${p}hostile-$name.out" 2>/dev/null | cut -c1-100)
+		[ "$(cat "$out/${p}hostile-$name.rc" 2>/dev/null)" = 0 ] &&
+			grep -q "^refused " "$out/${p}hostile-$name.out" && ! grep -q "^HOLE " "$out/${p}hostile-$name.out"
+		result "hostile runtime ($dev) $name: the driver refuses (${what:-no answer})" $? \
+			"$out/${p}hostile-$name.out"
+	done
+}
+hostile_checks "" trn1 "$hostile_v2"
+hostile_checks v3- trn2 "$hostile_v3"
 
-
+if [ "$cal" = 1 ]; then
 # calibrated PREFIX V DEVICE ES:UNIT...: calibrate's verdicts.
 calibrated() {
 	local p=$1 v=$2 dev=$3 c es unit m
@@ -623,5 +754,6 @@ calibrated v3- 3 trn2 32:index 64:byte 128:counter
 grep -q "not enough data" "$out/cal-few.out" 2>/dev/null && ! grep -q "^set:" "$out/cal-few.out" &&
 	[ "$(cat "$out/cal-few.rc")" = 1 ]
 result "calibrate says not enough data for 3 head writes" $? "$out/cal-few.out"
+fi
 
 finish

@@ -235,9 +235,7 @@ expected() {
 	done
 	# neuronprof-dkms: the hook command and its series.
 	echo "f usr/sbin/neuronprof-neuron-hook"
-	for f in "$repo"/driver/neuron/vendor/*; do
-		echo "f usr/share/neuronprof/neuron-hook/${f##*/}"
-	done
+	(cd "$repo/driver/neuron/vendor" && find . -type f | sed "s|^\./|f usr/share/neuronprof/neuron-hook/|")
 	echo "f $L/libnrtprof.so.1"
 	echo "l $L/libnrtprof.so"
 	for h in "$repo"/compat/include/nrt/*.h; do

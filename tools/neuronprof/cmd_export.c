@@ -142,11 +142,17 @@ int cmd_export(int argc, char **argv)
 			       st.raw_entries);
 		machines_line(outpath, &st);
 	} else {
-		printf("%s: %" PRIu64 " entries from %zu file%s: %" PRIu64 " slices, %" PRIu64
-		       " instants (%" PRIu64 " lost markers), %" PRIu64 " counter samples, %" PRIu64
+		printf("%s: %" PRIu64 " entries from %zu file%s: %" PRIu64 " slices (%" PRIu64
+		       " loss windows), %" PRIu64 " instants, %" PRIu64 " counter samples, %" PRIu64
 		       " executions\n", outpath, st.entries, prof.nfiles,
-		       prof.nfiles == 1 ? "" : "s", st.slices, st.instants, st.lost_markers,
+		       prof.nfiles == 1 ? "" : "s", st.slices, st.lost_markers, st.instants,
 		       st.counters, st.executions);
+		if (st.lost_recorded || st.seq_gaps)
+			printf("%s: losses: %" PRIu64 " entries lost as the rings counted, %" PRIu64
+			       " missing from sequence numbers, %" PRIu64 " in the loss windows; %"
+			       PRIu64 " instruction%s cut by a loss not drawn\n", outpath,
+			       st.lost_recorded, st.seq_gaps, st.lost_entries, st.cut,
+			       st.cut == 1 ? "" : "s");
 		machines_line(outpath, &st);
 		if (prof.nsys)
 			printf("%s: system profile of %zu director%s: %" PRIu64 " host events, %"

@@ -652,6 +652,16 @@ static void obs_queue_done(void *ctx, const struct prof_file *f, const struct pr
 	r->cur.lq = NULL;
 }
 
+/* The part of [@start, @end] of a core of @st that a loss hid from view. */
+static uint64_t core_unobserved(const struct rec_stats *st, uint32_t dev, uint32_t core,
+				uint64_t start, uint64_t end)
+{
+	for (size_t i = 0; i < st->ncores; i++)
+		if (st->cores[i].dev == dev && st->cores[i].core == core)
+			return st->cores[i].lossy ? core_unobserved_in(&st->cores[i], start, end) : 0;
+	return 0;
+}
+
 static int cmp_rinterval(const void *a, const void *b)
 {
 	const struct rinterval *x = a, *y = b;
@@ -669,9 +679,11 @@ static int cmp_rev(const void *a, const void *b)
 
 /*
  * A core's busy time: its instruction intervals merged into disjoint ones,
- * each counted at its end (summary's union of the same intervals).
+ * each counted at its end (summary's union of the same intervals), less
+ * what the loss windows of its instruction queues cover: over observed
+ * time, as summary counts it (Documentation/analysis.rst, Loss windows).
  */
-static void core_busy_events(struct replay *r)
+static void core_busy_events(struct replay *r, const struct rec_stats *st)
 {
 	size_t i = 0;
 
@@ -689,7 +701,8 @@ static void core_busy_events(struct replay *r)
 					end = r->iv[i].end;
 				continue;
 			}
-			rev_add(r, end, series, end - start, false);
+			rev_add(r, end, series, end - start - core_unobserved(st, dev, core, start, end),
+				false);
 			if (i == r->niv || r->iv[i].dev != dev || r->iv[i].core != core)
 				break;
 			start = r->iv[i].start;
@@ -825,7 +838,7 @@ static int replay_load(struct exporter *x, const char *path, struct replay *r)
 		return ret;
 	}
 	rec_stats_build_observed(&st, ps.recs[0], 0, &pg, &done, &obs);
-	core_busy_events(r);
+	core_busy_events(r, &st);
 	for (size_t i = 0; i < st.ncores; i++) {
 		const struct core_stats *c = &st.cores[i];
 		size_t series = core_series(r->prom, F_CORE_INFER, c->dev, c->core);

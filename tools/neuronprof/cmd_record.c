@@ -90,6 +90,8 @@ struct record_opts {
 	/* synthetic */
 	uint64_t device, executions, iterations, instructions, dma, model_id, timeout_s;
 	uint64_t duration_s;		/* 0: not given */
+	uint64_t max_size;		/* --max-size, 0: none */
+	bool max_size_hit;		/* run_model() stopped for it */
 	bool executions_given, no_streaming;
 	const char *model_name;
 	bool device_given, throttle, error, load_sim, json;
@@ -226,11 +228,27 @@ out:
 }
 
 /* Runs the executions; every model is loaded before and unloaded after. */
-static int run_model(const struct record_opts *o, const struct nprof_device_info *info,
+/*
+ * --max-size: what the recording will hold at most, estimated as it goes:
+ * every notification produced into the captured executions written whole
+ * (an upper bound: the lost ones are not), plus a reserve for the files'
+ * headers, metadata and the system profile. A round of executions starts
+ * only while the estimate plus one more round like the last stays within
+ * the limit (Documentation/tool.rst, "record").
+ */
+#define MAX_SIZE_RESERVE	(512ULL << 10)
+
+static bool max_size_reached(const struct record_opts *o, uint64_t est, uint64_t round)
+{
+	return o->max_size && est + round + MAX_SIZE_RESERVE > o->max_size;
+}
+
+static int run_model(struct record_opts *o, const struct nprof_device_info *info,
 		     struct core_result *cr, int n, struct record_status *st)
 {
 	struct nprof_model **models = calloc((size_t)n, sizeof(*models));
 	uint64_t until = o->duration_s ? monotonic_ns() + o->duration_s * 1000000000ULL : 0;
+	uint64_t est = 0, round = 0;
 	int ret = 0;
 
 	if (!models)
@@ -244,8 +262,19 @@ static int run_model(const struct record_opts *o, const struct nprof_device_info
 		}
 	}
 	/* Round robin, so every core's first execution comes before any second one. */
+	st->plan_ns = o->duration_s * 1000000000ULL;
+	st->plan_units = until ? 0 : o->executions;
+	st->max_size = o->max_size;
 	for (uint32_t x = 0; until ? x == 0 || monotonic_ns() < until : x < o->executions; x++) {
 		bool last = !until && x + 1 == o->executions;
+
+		if (x && max_size_reached(o, est, round)) {
+			o->max_size_hit = true;
+			break;
+		}
+		est += round;
+		round = 0;
+		st->done_units = x;
 
 		for (int i = 0; i < n; i++) {
 			struct nprof_sim_result res = { .size = sizeof(res) };
@@ -273,8 +302,10 @@ static int run_model(const struct record_opts *o, const struct nprof_device_info
 			cr[i].executions++;
 			if (!cr[i].status)
 				cr[i].status = res.status;
-			for (uint32_t t = 0; t < NPROF_QUEUE_TYPES; t++)
+			for (uint32_t t = 0; t < NPROF_QUEUE_TYPES; t++) {
 				cr[i].produced[t] += res.produced[t];
+				round += res.produced[t] * info->entry_size;
+			}
 		}
 	}
 out:
@@ -498,6 +529,55 @@ static int check_outdir(const char *dir)
 	return 0;
 }
 
+/* The bytes of the regular files under @dir, recursively. */
+static uint64_t dir_bytes(const char *dir)
+{
+	uint64_t total = 0;
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+
+	if (!dp)
+		return 0;
+	while ((d = readdir(dp))) {
+		char path[PATH_MAX];
+		struct stat sb;
+
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		if (lstat(path, &sb))
+			continue;
+		if (S_ISDIR(sb.st_mode))
+			total += dir_bytes(path);
+		else if (S_ISREG(sb.st_mode))
+			total += (uint64_t)sb.st_size;
+	}
+	closedir(dp);
+	return total;
+}
+
+/*
+ * After a run with --max-size: the recording's size against the limit, on
+ * stderr (stdout stays the result). Return: 0, or -1 when it is over the
+ * limit (which the estimate is there to prevent).
+ */
+static int max_size_report(const struct record_opts *o, const char *dir)
+{
+	uint64_t bytes = dir_bytes(dir);
+
+	if (bytes > o->max_size) {
+		fail("%s: %" PRIu64 " bytes, over --max-size %" PRIu64, dir, bytes, o->max_size);
+		return -1;
+	}
+	if (o->max_size_hit)
+		warn("--max-size %" PRIu64 ": stopped before the next executions would pass it; "
+		     "%s holds %" PRIu64 " bytes", o->max_size, dir, bytes);
+	else
+		fprintf(stderr, "neuronprof: record: %s holds %" PRIu64 " bytes, within --max-size %"
+			PRIu64 "\n", dir, bytes, o->max_size);
+	return 0;
+}
+
 static int record_synthetic(struct record_opts *o)
 {
 	struct nprof_device_info info = { .size = sizeof(info) };
@@ -591,6 +671,8 @@ static int record_synthetic(struct record_opts *o)
 	/* Also after a mismatch: the figures show what is off. */
 	if (prof.files)
 		print_results(o, cr, ncores, node, dir, &prof);
+	if (o->max_size && max_size_report(o, dir) && !ret)
+		ret = EXIT_FAIL;
 out:
 	/* A session that failed half way still writes what it captured. */
 	if (begun && nprof_inspect_stop())
@@ -892,6 +974,10 @@ int cmd_record(int argc, char **argv)
 			"synthetic: execute until SEC seconds have passed\n"
 			"(instead of --executions); command: stop it with\n"
 			"SIGTERM after SEC seconds"),
+		OPT_SIZE(0, "max-size", &o.max_size, "SIZE", 1ULL << 20, 1ULL << 40,
+			 "synthetic: run no more executions once the next\n"
+			 "could take the recording past SIZE (1M to 1T; K, M, G)",
+			 .first = syn),
 		OPT_BOOL(0, "no-streaming", &o.no_streaming,
 			 "keep entries in the rings until the profile is\n"
 			 "written (NEURON_RT_INSPECT_STREAMING=0): what does not\n"

@@ -26,6 +26,7 @@
 #include "analysis/summary_json.h"
 #include "analysis/timeline.h"
 #include "util/options.h"
+#include "diff_input.h"
 #include "tool.h"
 
 
@@ -179,6 +180,7 @@ static void core_json(struct json *j, const struct core_stats *c, const struct c
 		jw_u64(j, NULL, t->throttle[i]);
 	jw_arr_end(j);
 	json_throttle(j, c);
+	json_loss_windows(j, c);
 	jw_obj_end(j);
 }
 
@@ -337,6 +339,40 @@ static void idle_marks(FILE *f, const struct core_stats *c, const struct core_ti
 	fputc('\n', f);
 }
 
+/*
+ * The loss windows of @c (of unit @u's instruction queue, or of every
+ * queue when @u is NULL) clipped to the core's span, as shaded boxes over
+ * the strip at @y: where the unit's busy time is not known.
+ */
+static void loss_marks(FILE *f, const struct core_stats *c, const struct core_timeline *t,
+		       const struct unit *u, int y)
+{
+	for (size_t i = 0; i < c->nlw; i++) {
+		const struct loss_window *w = &c->lw[i];
+		uint64_t a = w->start > c->first ? w->start : c->first;
+		uint64_t b = w->end < c->last ? w->end : c->last;
+		double x0, x1;
+
+		if (u && !(w->queue_type == (u->topsp ? NEURONPROF_QT_TOPSP_TRACE :
+					      NEURONPROF_QT_TRACE) &&
+			   (u->topsp ? w->target_index : w->engine) == u->index))
+			continue;
+		if (b < a)
+			b = a;
+		x0 = xpos(t, a);
+		x1 = xpos(t, b);
+		fprintf(f, "<rect class=\"losswin\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
+			"height=\"%d\" fill=\"#7f7f7f\" fill-opacity=\"0.35\" stroke=\"#d62728\" "
+			"data-start=\"%" PRIu64 "\" data-end=\"%" PRIu64 "\" "
+			"data-lost=\"%" PRIu64 "\"><title>%s: %" PRIu64 " lost %s, %s from %s</title>"
+			"</rect>", x0, y, x1 - x0 < 2 ? 2 : x1 - x0, STRIP_H, w->start, w->end,
+			w->lost, queue_name(w->queue_type), w->lost,
+			w->tail ? "after the last entry" : "in a sequence gap", D(w->end - w->start),
+			D(w->start > c->first ? w->start - c->first : 0));
+	}
+	fputc('\n', f);
+}
+
 static void svg_timeline(FILE *f, const struct core_stats *c, const struct core_timeline *t)
 {
 	const struct core_timing *ct = c->ct;
@@ -358,11 +394,14 @@ static void svg_timeline(FILE *f, const struct core_stats *c, const struct core_
 	for (size_t k = 0; k < c->nunits; k++) {
 		const struct unit *u = &c->units[k];
 
-		snprintf(sub, sizeof(sub), "%.2f%% busy", u->util_pct);
+		snprintf(sub, sizeof(sub), "%.2f%% busy%s", u->util_pct,
+			 u->lossy ? " of observed" : "");
 		row_label(f, y, U(u), sub);
 		strip_path(f, t->units[k].busy, t->nb, (double)t->width, y,
 			   palette[k % NPAL], "util");
 		idle_marks(f, c, t, &u->idle, U(u), y);
+		if (u->lossy)
+			loss_marks(f, c, t, u, y);
 		y += STRIP_H + ROW_GAP;
 	}
 	/* The core's idle gaps: between one inference's stop and the next's start. */
@@ -400,9 +439,15 @@ static void svg_timeline(FILE *f, const struct core_stats *c, const struct core_
 		fputc('\n', f);
 	}
 	y += STRIP_H + ROW_GAP;
-	/* Sequence gaps where they were seen. */
-	snprintf(sub, sizeof(sub), "%" PRIu64 " missing", c->gaps);
+	/* Every loss window of the core, and the sequence gaps where they were seen. */
+	if (c->lost)
+		snprintf(sub, sizeof(sub), "%" PRIu64 " recorded, %" PRIu64 " missing", c->lost,
+			 c->gaps);
+	else
+		snprintf(sub, sizeof(sub), "%" PRIu64 " missing", c->gaps);
 	row_label(f, y, "lost (seq gaps)", sub);
+	if (c->nlw)
+		loss_marks(f, c, t, NULL, y);
 	for (size_t i = 0; i < t->nb; i++)
 		if (t->gaps[i])
 			fprintf(f, "<rect class=\"lost\" x=\"%.1f\" y=\"%d\" width=\"2\" height=\"%d\" "
@@ -828,10 +873,17 @@ static void page_core(FILE *f, const struct rec_stats *s, size_t ri, size_t ci,
 	fprintf(f, "<h3 id=\"r%zu-d%u-c%u\">device %u (%s) NeuronCore %u</h3>\n", ri, c->dev, c->core,
 		c->dev, arch_name(c->arch), c->core);
 	fprintf(f, "<p>%" PRIu64 " entries over %s; %" PRIu64 " inferences in %zu executions "
-		"(%s in inferences), busy %s (%.2f%%); %" PRIu64 " lost recorded, %" PRIu64
+		"(%s in inferences), busy %s (%.2f%%%s); %" PRIu64 " lost recorded, %" PRIu64
 		" missing from sequence numbers.</p>\n", c->entries,
 		D(c->any ? c->last - c->first : 0), c->inferences, c->ct ? c->ct->nexec : 0,
-		D(c->infer_busy), D(c->busy), c->util_pct, c->lost, c->gaps);
+		D(c->infer_busy), D(c->busy), c->util_pct,
+		c->lossy ? " of observed time" : "", c->lost, c->gaps);
+	if (c->lossy)
+		fprintf(f, "<p class=\"losses\">Losses: busy time and utilisation are over "
+			"observed time only, %s of the %s span (%s in loss windows, shaded on "
+			"the strips); %" PRIu64 " instructions cut by a loss are left out.</p>\n",
+			D(c->observed), D(c->any ? c->last - c->first : 0),
+			D((c->any ? c->last - c->first : 0) - c->observed), c->cut);
 	fprintf(f, "<h4>Utilisation over time</h4>\n<p class=\"def\">Busy fraction of each engine "
 		"and TopSP per time bucket of %s (%zu buckets from the core's first timestamp), "
 		"the %u longest idle gaps of each unit (on its strip) and of the core (between "
@@ -988,7 +1040,7 @@ int cmd_report(int argc, char **argv)
 	struct rec_stats *st;
 	struct output out;
 	struct progress pg;
-	bool keep = false;
+	bool keep = false, diff = false;
 	int ret = 0;
 	const struct opt opts[] = {
 		OPT_STRING('o', "output", &outpath, "FILE",
@@ -999,12 +1051,19 @@ int cmd_report(int argc, char **argv)
 			"does not grow with the number of entries"),
 		OPT_U64(0, "top", &top, "N", 1, 1000000, "ops per unit (default 10, at least 1)"),
 		OPT_BOOL(0, "keep-going", &keep, "skip files that do not read, say so on the page, exit 1"),
+		OPT_BOOL(0, "diff", &diff,
+			 "the page of diff BASE NEW (or BASE... -- NEW...): regressions\n"
+			 "first, BASE and NEW plotted side by side on shared axes"),
 		OPT_PROGRESS(&pmode),
 		OPT_END(),
 	};
 
 	if (opts_parse(argc, argv, opts, NULL, &ret))
 		return ret;
+	if (diff && keep)
+		return usage_error("--diff compares two recordings whole: no --keep-going");
+	if (diff)
+		return report_diff(outpath, argc, argv, optind, pmode, (size_t)top, 0.05);
 	if (optind >= argc)
 		return usage_error("missing PATH");
 	if (output_open(&out, outpath, OUTPUT_STDOUT))

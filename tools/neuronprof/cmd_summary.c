@@ -323,6 +323,36 @@ static const struct field mop_columns[] = {
 };
 static const struct field_table mop_fields = FIELD_TABLE(mop_columns);
 
+/*
+ * A core whose instruction queues lost entries: its busy time and
+ * utilisation (and its units') are over observed time, which this says,
+ * with each unit that lost and each loss window.
+ */
+static void text_core_losses(const struct core_stats *c, uint64_t span)
+{
+	printf("  LOSSES: busy and utilisation are over observed time only, %s of the %s "
+	       "span (%s in loss windows); %" PRIu64 " instruction%s cut by a loss left out\n",
+	       D(c->observed), D(span), D(span - c->observed), c->cut, c->cut == 1 ? "" : "s");
+	for (size_t k = 0; k < c->nunits; k++) {
+		const struct unit *u = &c->units[k];
+
+		if (u->lossy)
+			printf("    %s: observed %s, busy %s, utilisation %.2f%% of observed, "
+			       "%" PRIu64 " cut\n", U(u), D(u->observed), D(u->busy), u->util_pct,
+			       u->cut);
+	}
+	for (size_t i = 0; i < c->nlw; i++) {
+		const struct loss_window *w = &c->lw[i];
+
+		printf("    loss window %s %s %u engine %u: %" PRIu64 " lost %s, %" PRIu64
+		       " .. %" PRIu64 " ns (%s)\n", queue_name(w->queue_type),
+		       w->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core",
+		       w->target_index, w->engine, w->lost,
+		       w->tail ? "after the last entry" : "in a sequence gap", w->start, w->end,
+		       D(w->end - w->start));
+	}
+}
+
 static void text_core(const struct rec_stats *s, const struct core_stats *c)
 {
 	uint64_t span = c->any ? c->last - c->first : 0;
@@ -338,6 +368,8 @@ static void text_core(const struct rec_stats *s, const struct core_stats *c)
 	       c->throttles, c->max_throttle);
 	printf("  lost %" PRIu64 " recorded, %" PRIu64 " missing from sequence numbers\n",
 	       c->lost, c->gaps);
+	if (c->lossy)
+		text_core_losses(c, span);
 	if (c->nunits) {
 		printf("  engines and TopSPs:\n");
 		fields_text_header(stdout, &unit_fields, "    ");
@@ -511,6 +543,16 @@ static void text_cores_brief(const struct rec_stats *s)
 	fields_text_header(stdout, &core_fields, "  ");
 	for (size_t i = 0; i < s->ncores; i++)
 		fields_text_row(stdout, &core_fields, &s->cores[i], "  ", raw_ns);
+	/* Utilisation over observed time is said here too (Loss windows). */
+	for (size_t i = 0; i < s->ncores; i++) {
+		const struct core_stats *c = &s->cores[i];
+
+		if (c->lossy)
+			printf("  LOSSES: device %u core %u: busy and utilisation over observed time "
+			       "only, %s of the %s span; %" PRIu64 " instruction%s cut by a loss\n",
+			       c->dev, c->core, D(c->observed), D(c->any ? c->last - c->first : 0),
+			       c->cut, c->cut == 1 ? "" : "s");
+	}
 }
 
 static uint64_t host_ns(const Neuronprof__System__NtraceEvent *h)
@@ -738,6 +780,7 @@ static void core_json(struct json *j, const struct core_stats *c)
 	jw_arr_end(j);
 	json_idle_gaps(j, &c->idle, c);
 	json_throttle(j, c);
+	json_loss_windows(j, c);
 	jw_arr_begin(j, "errors_by_code");
 	for (size_t i = 0; i < c->nerrs; i++)
 		fields_json_obj(j, NULL, &err_fields, &(struct err_row){ c, &c->errs[i] });
@@ -883,13 +926,14 @@ static void json_xhost(struct json *j, const struct xhost *x)
 enum csv_table {
 	CSV_CORES, CSV_UNITS, CSV_OPS, CSV_GAPS, CSV_THROTTLE, CSV_ERRORS, CSV_MODELS,
 	CSV_EXECUTIONS, CSV_HOST, CSV_LOSSES, CSV_RAW, CSV_XOPS, CSV_MACHINES, CSV_MEXEC,
-	CSV_MOPS, CSV_TABLES,
+	CSV_MOPS, CSV_LOSS_WINDOWS, CSV_OBSERVED, CSV_TABLES,
 };
 
 static const char *const csv_name[CSV_TABLES] = {
 	"cores.csv", "units.csv", "ops.csv", "idle_gaps.csv", "throttle.csv", "errors.csv",
 	"models.csv", "executions.csv", "host_events.csv", "losses.csv", "raw_queues.csv",
 	"ops_across_cores.csv", "machines.csv", "machine_executions.csv", "machine_ops.csv",
+	"loss_windows.csv", "observed.csv",
 };
 
 /* The columns of each table; @lead, when not NULL, is a first column ahead of them. */
@@ -912,6 +956,8 @@ static const struct {
 	[CSV_MACHINES] = { &machine_fields, NULL },
 	[CSV_MEXEC] = { &mexec_fields, NULL },
 	[CSV_MOPS] = { &mop_fields, NULL },
+	[CSV_LOSS_WINDOWS] = { &loss_window_fields, "recording" },
+	[CSV_OBSERVED] = { &observed_fields, "recording" },
 };
 
 static void csv_recording(FILE **f, const struct rec_stats *s)
@@ -942,6 +988,7 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 
 			unit_row(&ur, c, u);
 			fields_csv_row(f[CSV_UNITS], &unit_fields, &ur, rp);
+			fields_csv_row(f[CSV_OBSERVED], &observed_fields, &ur, rp);
 			for (size_t o = 0; o < u->nops; o++) {
 				struct unit_op_row r;
 
@@ -959,6 +1006,9 @@ static void csv_recording(FILE **f, const struct rec_stats *s)
 		for (size_t e = 0; e < c->nerrs; e++)
 			fields_csv_row(f[CSV_ERRORS], &err_fields,
 				       &(struct err_row){ c, &c->errs[e] }, rp);
+		for (size_t w = 0; w < c->nlw; w++)
+			fields_csv_row(f[CSV_LOSS_WINDOWS], &loss_window_fields,
+				       &(struct lw_row){ c, &c->lw[w] }, rp);
 	}
 	for (size_t i = 0; i < s->nmodels; i++)
 		fields_csv_row(f[CSV_MODELS], &model_fields,

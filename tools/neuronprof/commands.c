@@ -103,12 +103,36 @@ const struct subcommand subcommands[] = {
 		},
 	},
 	{
+		.fn = cmd_diff,
+		.summary = "what changed between two recordings, and whether it is real",
+		.desc = {
+			.name = "diff",
+			.synopsis = "diff [--json | --csv] [--top N] [--ns] [--alpha A]\n"
+				    "                [--fail-above PCT] [--fail-above-op PCT]\n"
+				    "                [--fail-above-latency PCT] [--fail-above-busy PCT]\n"
+				    "                [--fail-above-dma PCT] [--fail-on-errors] BASE NEW\n"
+				    "diff [options] BASE... -- NEW...",
+			.about = "Compare two recordings of one machine, BASE and NEW (each an NTFF file\n"
+				 "or a directory, as summary takes them; several PATHs per side with --\n"
+				 "between the sides), with summary's numbers: every op per core, engine\n"
+				 "and TopSP and across the cores, every model's execution latency, each\n"
+				 "core's busy time, utilisation, DMA bytes and errors. For each: both\n"
+				 "values, the sample sizes, the change, the change per execution, and for\n"
+				 "durations a Mann-Whitney U test (p-values Holm-adjusted over the\n"
+				 "comparison) saying whether the change is real. Ranked by the time added\n"
+				 "or saved per execution; what one side only has is listed. With a\n"
+				 "--fail-above threshold the exit status is 3 when a significant\n"
+				 "regression exceeds it, each one named on stderr (a CI gate).\n",
+		},
+	},
+	{
 		.fn = cmd_report,
 		.summary = "one self-contained HTML page of a profile, with plots",
 		.desc = {
 			.name = "report",
 			.synopsis = "report [-o FILE] [--buckets N] [--top N] [--keep-going]\n"
-				    "                  [--progress=auto|always|never] PATH...",
+				    "                  [--progress=auto|always|never] PATH...\n"
+				    "report --diff [-o FILE] [--top N] BASE NEW",
 			.about = "One self-contained HTML page (inline SVG plots, inline script and style,\n"
 				 "nothing fetched) of the recordings under each PATH (an NTFF file or a\n"
 				 "directory, as summary takes them), with the numbers of summary: per\n"
@@ -118,7 +142,11 @@ const struct subcommand subcommands[] = {
 				 "overhead histograms per model; lost entries. Several recordings (several\n"
 				 "machines, or several PATHs) are first drawn side by side: busy time and\n"
 				 "utilisation per core, execution latency per model, one axis per plot.\n"
-				 "The numbers behind every plot are in sortable tables.\n",
+				 "The numbers behind every plot are in sortable tables. With --diff,\n"
+				 "the comparison of diff BASE NEW: the regressions first, each with its\n"
+				 "durations in BASE and NEW side by side on shared axes, then the time\n"
+				 "per execution of the ranked rows, the latency of each model, the cores\n"
+				 "and every row.\n",
 		},
 	},
 	{
@@ -166,6 +194,22 @@ const struct subcommand subcommands[] = {
 				 "watched as top watches them; with --replay a recording is published\n"
 				 "instead, paced by its timestamps, and once it is over every figure equals\n"
 				 "summary's. Metric names and labels: Documentation/analysis.rst.\n",
+		},
+	},
+	{
+		.fn = cmd_sim,
+		.summary = "run a workload on the simulator (sim run), to watch or record",
+		.desc = {
+			.name = "sim",
+			.synopsis = "sim run [--device N] [--cores LIST] [--executions N | --duration SEC]\n"
+				    "                   [--iterations N] [--instructions N] [--dma N]\n"
+				    "                   [--errors N] [--throttle] [--model-id N] [--json]",
+			.about = "Runs synthetic programs on NeuronCores of a simulated device\n"
+				 "(neuronprof_sim), every chosen core at once, N programs each or back to\n"
+				 "back for SEC seconds (SIGINT or SIGTERM ends it after the programs\n"
+				 "running), subscribing to nothing: a load for top, exporter and record to\n"
+				 "watch. Prints per core the programs, those that raised an error, the\n"
+				 "iterations and what the simulator produced into subscribed queues.\n",
 		},
 	},
 };

@@ -80,9 +80,19 @@ void record_status_tick(struct record_status *st, bool force)
 	record_status_read(st, &entries, &bytes, &lost);
 	rate = now > st->last_ns ? (double)(entries - st->last_entries) * 1e9 /
 					   (double)(now - st->last_ns) : 0;
-	fprintf(stderr, "\r\033[K[%5llus] %10.0f entries/s  %9.1f MB written  %llu lost",
+	fprintf(stderr, "\r\033[K[%5llus] %10.0f entries/s  %9.1f MB written",
 		(unsigned long long)((now - st->start_ns) / 1000000000ULL), rate,
-		(double)bytes / 1e6, (unsigned long long)lost);
+		(double)bytes / 1e6);
+	/* Projected: what was written so far, scaled to the whole run. */
+	if (st->plan_ns && now > st->start_ns)
+		fprintf(stderr, ", ~%.1f MB projected", (double)bytes * (double)st->plan_ns /
+			(double)(now - st->start_ns) / 1e6);
+	else if (st->plan_units && st->done_units)
+		fprintf(stderr, ", ~%.1f MB projected", (double)bytes * (double)st->plan_units /
+			(double)st->done_units / 1e6);
+	if (st->max_size)
+		fprintf(stderr, " (limit %.1f MB)", (double)st->max_size / 1e6);
+	fprintf(stderr, "  %llu lost", (unsigned long long)lost);
 	fflush(stderr);
 	st->drawn = true;
 	st->last_ns = now;

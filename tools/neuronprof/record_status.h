@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * neuronprof record's status line (record_status.c): entries per second, MB
- * written and notifications lost so far, from the library's progress page.
+ * written, the size projected for the whole run and notifications lost so
+ * far, from the library's progress page.
  */
 #ifndef NEURONPROF_RECORD_STATUS_H
 #define NEURONPROF_RECORD_STATUS_H
@@ -17,6 +18,12 @@ struct record_status {
 	int fd;				/* the memfd, -1 if none */
 	struct nprof_progress_page *page;
 	uint64_t start_ns, last_ns, last_entries;
+	/*
+	 * For the projected size: the run's planned length (plan_ns, or
+	 * plan_units executions of which done_units are done; 0 when not
+	 * known) and the --max-size limit (0: none), set by the caller.
+	 */
+	uint64_t plan_ns, plan_units, done_units, max_size;
 };
 
 /*

@@ -23,11 +23,13 @@ int cmd_doctor(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_exporter(int argc, char **argv);
+int cmd_sim(int argc, char **argv);
 
 /* export's list of formats, after its description (cmd_export.c). */
 void export_describe(FILE *f);

@@ -67,16 +67,44 @@ def union_ns(intervals):
     return total
 
 
-def windows_of(entries, start_code, stop_code):
+def loss_windows(q, stop_ns, start_ns):
+    """The loss windows of a queue (all its records): (start, end, lost, tail)
+    for each sequence gap, between the entries around it, and for what its
+    rings counted beyond the gaps, from its last entry (the capture's start
+    without one) to the capture's stop."""
+    out, prev = [], None
+    for e in q["entries"]:
+        if prev is not None and e["seq"] > prev["seq"] + 1:
+            out.append((prev["timestamp_ns"], e["timestamp_ns"], e["seq"] - prev["seq"] - 1, False))
+        prev = e
+    beyond = q["lost_count"] - sum(w[2] for w in out)
+    if beyond > 0:
+        a = prev["timestamp_ns"] if prev else start_ns
+        out.append((a, max(a, stop_ns), beyond, True))
+    return out
+
+
+def windows_of(entries, start_code, stop_code, bounds=False):
     """The (start, stop) entry pairs of a queue: each start_code entry with the
-    stop_code entry that follows it; a stop without a start is no window."""
-    out, start = [], None
+    stop_code entry that follows it; a stop without a start is no window, and
+    no pair spans a sequence gap (a start before one is dropped). With bounds
+    (the EVENT windows that bound instructions), the first stop after a gap
+    with no start since pairs with the last entry before the gap."""
+    out, start, prev, gap_from = [], None, None, None
     for e in entries:
+        if prev is not None and e["seq"] > prev["seq"] + 1:
+            start = None
+            gap_from = prev
+        prev = e
         if e["code"] == start_code:
             start = e
+            gap_from = None
         elif e["code"] == stop_code and start is not None:
             out.append((start, e))
             start = None
+        elif e["code"] == stop_code and bounds and gap_from is not None:
+            out.append((gap_from, e))
+            gap_from = None
     return out
 
 

@@ -307,7 +307,7 @@ static void check_json(void)
 			fputc('}', w);
 		}
 	}
-	json_format.end(x);
+	json_format.end(x, &(struct export_stats){ 0 });
 	json_export_free(x);
 	fputs("\n]}\n", w);
 	fclose(g);
@@ -551,7 +551,7 @@ static void check_perfetto(void)
 		else
 			perfetto_format.instant(x, &track, g->cat, g->name, i, a, g->n);
 	}
-	perfetto_format.end(x);
+	perfetto_format.end(x, &(struct export_stats){ 0 });
 	perfetto_export_free(x);
 	fclose(f);
 	/* Walk the packets: interned data first, then the event that uses it. */

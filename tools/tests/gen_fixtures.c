@@ -14,6 +14,8 @@
  *        gen_fixtures [--split C] --fleet N DIR  N machines (2 to 64) of
  *                                      a fleet (below), for the Python
  *                                      analysis (python/tests)
+ *        gen_fixtures [--split C] --loss DIR  the planted-loss fixtures
+ *                                      (below)
  *        gen_fixtures -h | --help      the usage, on stdout; any other
  *                                      argument starting with '-' where DIR
  *                                      goes is refused (exit 2), never made
@@ -94,6 +96,22 @@
  * in core 0's last execution; the DMA queue of odd machines records 1 lost.
  * The planted straggler: fleet-5's core 1, whose op 0x502 takes 7000 ns
  * more in execution 2 (fleets of 6 machines or more).
+ *
+ * With --loss, planted losses (Documentation/analysis.rst, Loss windows),
+ * core 0 running 4 iterations of: INFER_STATUS start, on engines 0 and 1 an
+ * EVENT start, 5 TRACE ops ((e + 1) << 8 | i), an EVENT end; a DMA on
+ * engine 0; TOPSP_EVENT start, TOPSP_TRACE 0x700, TOPSP_EVENT end on TopSP
+ * 0; INFER_STATUS stop; 100 ns between entries, so every instruction the
+ * model can time lasts exactly 100 ns. A lost notification still takes its
+ * sequence number and its time, and counts in its queue's lost.
+ * DIR/tail.ntff        rings of 12 entries never drained (record
+ *                      --no-streaming): each TRACE queue keeps its first 12
+ *                      of 20 and loses the rest after its last entry.
+ * DIR/gapped.ntff      a streamed capture whose TRACE, EVENT and
+ *                      INFER_STATUS queues lose every notification from
+ *                      iteration 1's first engine 1 op to iteration 2's
+ *                      second engine 0 op: sequence gaps inside EVENT
+ *                      windows and an inference.
  */
 #include <endian.h>
 #include <errno.h>
@@ -131,6 +149,10 @@ struct fixture {
 	uint64_t now;		/* timestamp of the next entry */
 	uint32_t model_id;
 	uint32_t jitter;	/* non-zero: steps of 50 to 249 ns from this LCG state */
+	/* --loss: rings of @ring_cap entries (0: unbounded), and a window of loss. */
+	size_t ring_cap;
+	uint64_t drop_from, drop_to;	/* lost: entries timed in [from, to) ... */
+	uint32_t drop_types;		/* ... of these queue types (bit per type) */
 };
 
 static void die(const char *what)
@@ -170,6 +192,15 @@ static void emit(struct fixture *f, uint32_t qt, uint32_t kind, uint32_t index, 
 	struct queue *q = queue(f, qt, kind, index, engine);
 	struct neuronprof_notification *n;
 
+	if ((f->ring_cap && q->n >= f->ring_cap) ||
+	    ((f->drop_types & (1u << qt)) && f->now + 100 >= f->drop_from &&
+	     f->now + 100 < f->drop_to)) {
+		/* Lost: it takes its time and its sequence number all the same. */
+		f->now += 100;
+		q->next_seq++;
+		q->lost++;
+		return;
+	}
 	if (q->n == q->cap) {
 		q->cap = q->cap ? q->cap * 2 : 16;
 		q->e = realloc(q->e, q->cap * ENTRY);
@@ -454,6 +485,60 @@ static void gap(struct fixture *f)
 	q->lost = 1;
 }
 
+static void mkdir_or_die(const char *path);
+
+/* The workload of the --loss fixtures (see the header). */
+static void loss_workload(struct fixture *f)
+{
+	for (uint32_t it = 0; it < 4; it++) {
+		emit(f, NEURONPROF_QT_INFER_STATUS, CORE, 0, 0, NEURONPROF_INFER_START, it, 4,
+		     0, 0, 0);
+		for (uint32_t e = 0; e < 2; e++) {
+			emit(f, NEURONPROF_QT_EVENT, CORE, 0, e, 1, it, 5, 0, 0, 0);
+			for (uint32_t i = 0; i < 5; i++)
+				emit(f, NEURONPROF_QT_TRACE, CORE, 0, e, ((e + 1) << 8) | i, it,
+				     16 * i, 0, 0, 0);
+			emit(f, NEURONPROF_QT_EVENT, CORE, 0, e, 2, it, 0, 0, 0, 0);
+		}
+		emit(f, NEURONPROF_QT_DMA, CORE, 0, 0, 0, it, 4096, 0x1000, 0x2000, 0);
+		emit(f, NEURONPROF_QT_TOPSP_EVENT, TOPSP, 0, 0, 1, it, 0, 0, 0, 0);
+		emit(f, NEURONPROF_QT_TOPSP_TRACE, TOPSP, 0, 0, 0x700, it, 0, 0, 0, 0);
+		emit(f, NEURONPROF_QT_TOPSP_EVENT, TOPSP, 0, 0, 2, it, 0, 0, 0, 0);
+		emit(f, NEURONPROF_QT_INFER_STATUS, CORE, 0, 0, NEURONPROF_INFER_STOP, it, 0,
+		     0, 0, 0);
+	}
+}
+
+static void loss_fixtures(const char *dir)
+{
+	struct fixture f;
+
+	mkdir_or_die(dir);
+	memset(&f, 0, sizeof(f));
+	f.now = 5000000;
+	f.model_id = 3;
+	f.ring_cap = 12;
+	loss_workload(&f);
+	write_file(&f, dir, "tail.ntff", 0, 0);
+	fixture_free(&f);
+
+	/*
+	 * An iteration is 20 entries (2000 ns): iteration 1 starts at
+	 * 5002100; its first engine 1 op is its 10th entry, iteration 2's
+	 * second engine 0 op its 4th.
+	 */
+	memset(&f, 0, sizeof(f));
+	f.now = 5000000;
+	f.model_id = 3;
+	f.drop_from = 5002100 + 9 * 100;
+	f.drop_to = 5004100 + 4 * 100;
+	f.drop_types = 1u << NEURONPROF_QT_TRACE | 1u << NEURONPROF_QT_EVENT |
+		       1u << NEURONPROF_QT_INFER_STATUS;
+	loss_workload(&f);
+	write_file(&f, dir, "gapped.ntff", 0, 0);
+	fixture_free(&f);
+}
+
 /* A large profile for benchmarks: the simulator's pattern, repeated. */
 /* Ring entry @part of device entry @index on a raw queue (see the header). */
 static void raw_part(struct fixture *f, uint32_t qt, uint32_t engine, uint32_t index,
@@ -702,6 +787,7 @@ static const char usage_text[] =
 	"       gen_fixtures [--split C] --large N FILE   one file of about N entries\n"
 	"       gen_fixtures [--split C] --jitter N FILE  the same, 50 to 249 ns steps\n"
 	"       gen_fixtures [--split C] --fleet N DIR    N machines' recordings\n"
+	"       gen_fixtures [--split C] --loss DIR       the planted-loss fixtures\n"
 	"       gen_fixtures -h | --help                  this text\n";
 
 int main(int argc, char **argv)
@@ -721,6 +807,10 @@ int main(int argc, char **argv)
 		}
 		argc -= 2;
 		argv += 2;
+	}
+	if (argc == 3 && !strcmp(argv[1], "--loss")) {
+		loss_fixtures(argv[2]);
+		return 0;
 	}
 	if (argc == 4 && !strcmp(argv[1], "--fleet")) {
 		unsigned long n = strtoul(argv[2], NULL, 0);

@@ -301,6 +301,7 @@ def buckets(report, rec_index, dumps):
         return
     rec = d["recordings"][rec_index]
     cores = collections.defaultdict(dict)
+    lost = collections.Counter()
     for path in dumps:
         dump = json.load(open(path))
         for r in dump["queues"]:
@@ -318,6 +319,7 @@ def buckets(report, rec_index, dumps):
             key = (r["queue_type"], r["target_kind"], r["target_index"], r["engine"])
             qs = cores[(dev["device_index"], core)]
             qs.setdefault(key, []).extend(r["entries"])
+            lost[(dev["device_index"], core) + key] += r["lost_count"]
     for c in rec["cores"]:
         qs = cores[(c["device"], c["core"])]
         ents = [e for es in qs.values() for e in es]
@@ -336,15 +338,20 @@ def buckets(report, rec_index, dumps):
                 evw = [(a["timestamp_ns"], b["timestamp_ns"]) for k, es in qs.items()
                        if (topsp and k[0] == "TOPSP_EVENT" and k[2] == idx) or
                        (not topsp and k[0] == "EVENT" and k[3] == idx)
-                       for a, b in windows_of(es, 1, 2)]
+                       for a, b in windows_of(es, 1, 2, True)]
                 want = [0] * nb
                 for k, es in qs.items():
                     if not ((topsp and k[0] == "TOPSP_TRACE" and k[2] == idx) or
                             (not topsp and k[0] == "TRACE" and k[3] == idx)):
                         continue
+                    gaps = sum(b["seq"] - a["seq"] - 1 for a, b in zip(es, es[1:]))
                     for i, e in enumerate(es):
                         ts = e["timestamp_ns"]
                         nxt = es[i + 1]["timestamp_ns"] if i + 1 < len(es) else None
+                        # Cut by a loss (a gap after it, or losses after the last): no time.
+                        if (nxt is not None and es[i + 1]["seq"] > e["seq"] + 1 or
+                                nxt is None and lost[(c["device"], c["core"]) + k] > gaps):
+                            continue
                         bounds = [s for (b, s) in infs + evw if b <= ts <= s]
                         if bounds:
                             end = min(bounds + ([nxt] if nxt is not None else []))

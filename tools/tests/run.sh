@@ -38,10 +38,15 @@ pass=0 fail=0 skip=0 n=0
 . "$here/common.sh"
 pick_python
 
-# run NAME CMD... : one test; CMD's exit status decides it.
+# run NAME CMD... : one test; CMD's exit status decides it. With
+# NPROF_TEST_MATCH=REGEX (extended) only the tests whose names match run
+# (to rerun a few while working on them; the others are not counted).
 run() {
 	local name=$label$1 out
 	shift
+	if [ -n "${NPROF_TEST_MATCH:-}" ] && ! grep -Eq -- "$NPROF_TEST_MATCH" <<<"$name"; then
+		return 0
+	fi
 	n=$((n + 1))
 	if out=$("$@" 2>&1); then
 		echo "ok $n - $name"
@@ -127,7 +132,7 @@ suite() {
 	# ---- command line ---------------------------------------------------------
 	t_help() {
 		"$np" --help >"$tmp/o" || return 1
-		for c in devices doctor calibrate record dump summary report export top exporter; do
+		for c in devices doctor calibrate record dump summary report export top exporter sim; do
 			has "  $c " "$tmp/o" || return 1
 			"$np" "$c" --help >"$tmp/h" || { echo "$c --help failed"; return 1; }
 			has "Usage: neuronprof $c" "$tmp/h" || return 1
@@ -136,6 +141,16 @@ suite() {
 	run "--help and every subcommand's --help" t_help
 	run "--version names the library version" \
 		bash -c "'$np' --version | grep -Eq '^neuronprof \(libneuronprof [0-9]+\.[0-9]+\.[0-9]+\)$'"
+	# sim run needs a simulated device (the VM test runs it); its usage is checked here.
+	run "sim without run: exit 2, says what to give" \
+		expect_exit 2 "missing what to do: sim run" "$np" sim
+	run "sim with another command: exit 2, named" \
+		expect_exit 2 "unknown sim command 'walk': sim run" "$np" sim walk
+	run "sim run --duration with --executions: exit 2" \
+		expect_exit 2 "--duration and --executions both say how long to run: give one" \
+		"$np" sim run --duration 1 --executions 2
+	run "sim run with an operand: exit 2, named" \
+		expect_exit 2 "unexpected argument 'extra'" "$np" sim run extra
 	run "unknown subcommand: exit 2, named" \
 		expect_exit 2 "unknown command 'frobnicate'" "$np" frobnicate
 	run "no subcommand: exit 2 with usage" expect_exit 2 "Usage: neuronprof" "$np"
@@ -157,7 +172,7 @@ suite() {
 	# the synopsis the options that were missing from it.
 	t_man_options() {
 		local man=$repo/man/neuronprof.1 c o syn
-		for c in devices doctor calibrate record dump summary report export top exporter; do
+		for c in devices doctor calibrate record dump summary report export top exporter sim; do
 			for o in $("$np" "$c" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
 				grep -qF -- "${o//-/\\-}" "$man" || { echo "$c $o: not in the man page"; return 1; }
 			done
@@ -173,6 +188,18 @@ suite() {
 			{ echo "the synopsis or description misses top --ring-size, summary --progress/--keep-going or SQLite"; return 1; }
 	}
 	run "man page: every option of every --help, the synopsis complete" t_man_options
+
+	# neuronprof-diff(1) carries every option of diff --help, and
+	# neuronprof(1) the command.
+	t_man_diff() {
+		local man=$repo/man/neuronprof-diff.1 o
+		for o in $("$np" diff --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
+			grep -qF -- "${o//-/\\-}" "$man" || { echo "diff $o: not in neuronprof-diff.1"; return 1; }
+		done
+		grep -qF '.SS diff' "$repo/man/neuronprof.1" &&
+			grep -qF 'neuronprof\-diff (1)' "$repo/man/neuronprof.1"
+	}
+	run "man page: neuronprof-diff(1) has every option of diff --help" t_man_diff
 
 	# The export formats come from one table (export/formats.c): --help lists
 	# it, the man page documents each, and --format refuses what is not in it.
@@ -276,6 +303,15 @@ suite() {
 	# own (tests/fields_unit.c).
 	run "summary: field tables write CSV, JSON and text columns (fields_unit)" \
 		"$build/tests/fields_unit"
+
+	# diff on recordings of tests/gen_diff.c (tests/diff_check.py): a planted
+	# regression found exactly, in every format; the gate; false alarms on 50
+	# pairs of runs of one workload.
+	t_diff() {
+		rm -rf "$tmp/diff" && mkdir -p "$tmp/diff" &&
+			"$py" "$here/diff_check.py" "$np" "$build/tests/gen_diff" "$tmp/diff"
+	}
+	run "diff: planted regression named exactly (text, JSON, CSV), gate, <= 5% false alarms" t_diff
 	# prof/ holds two recordings: prof/ (core 0 and the system profile) and
 	# prof/sub/ (core 1); each is summarized on its own.
 	t_summary_text() {
@@ -284,7 +320,10 @@ suite() {
 		has "recording $prof: 1 file, 14 queue records, 46 entries; system trace: 6 host events" "$tmp/s" &&
 		has "recording $prof/sub: 1 file, 5 queue records, 12 entries; no system trace" "$tmp/s" &&
 		has "device 0 (trn1, sim) NeuronCore 0: 46 entries, active 4.500us (1000100 .. 1004600 ns)" "$tmp/s" &&
-		has "inferences 2 (1 failed), executions 1, busy 1.600us, utilisation 35.56%, in inferences 4.400us" "$tmp/s" &&
+		has "inferences 2 (1 failed), executions 1, busy 1.000us, utilisation 40.00%, in inferences 4.400us" "$tmp/s" &&
+		has "LOSSES: busy and utilisation are over observed time only, 2.500us of the 4.500us span (2.000us in loss windows); 1 instruction cut by a loss left out" "$tmp/s" &&
+		has "1:vector: observed 2.500us, busy 500ns, utilisation 20.00% of observed, 1 cut" "$tmp/s" &&
+		has "loss window TRACE core 0 engine 1: 2 lost in a sequence gap, 1001000 .. 1003000 ns (2.000us)" "$tmp/s" &&
 		has "errors 2, throttle events 2 (max level 2)" "$tmp/s" &&
 		has "lost 2 recorded, 2 missing from sequence numbers" "$tmp/s" &&
 		has "lost 5 recorded, 0 missing from sequence numbers" "$tmp/s" &&
@@ -296,16 +335,29 @@ suite() {
 	run "summary of a directory: one summary per recording, exact counts" t_summary_text
 
 	# Instructions 100 ns apart: each lasts until the next entry of its
-	# queue, bounded by its engine's EVENT end, so 6 x 100 ns per engine.
-	# The core is busy while any unit is: 600 + 600 ns of the engines and
-	# 2 x 200 ns of the TopSPs, which never overlap here, over 4.5 us.
+	# queue, bounded by its engine's EVENT end, so 6 x 100 ns on engine 0.
+	# Engine 1 loses 2 notifications after its third entry (1001000 ns):
+	# its next entry (1003000) follows the sequence gap, so the window
+	# 1001000 .. 1003000 is not observed and the third instruction, whose
+	# end the loss hides, is cut: 5 x 100 ns over 4.5 - 2 = 2.5 us. The
+	# core is busy while any unit is, outside the window: 1000 ns (the
+	# engines' and the TopSPs' 2 x 200 ns never overlap; 500 ns of them lie
+	# in the window) over the 2.5 us observed.
 	t_summary_json() {
 		"$np" summary --json "$prof" >"$tmp/s.json" || return 1
 		check summary-json "$tmp/s.json" files=2 entries=58 \
 			recordings.0.path="$prof" recordings.1.path="$prof/sub" \
 			recordings.0.files=1 recordings.0.queue_records=14 recordings.0.entries=46 \
-			recordings.0.cores.0.core=0 recordings.0.cores.0.busy_ns=1600 \
-			recordings.0.cores.0.inference_busy_ns=4400 recordings.0.cores.0.utilization_pct=35.56 \
+			recordings.0.cores.0.core=0 recordings.0.cores.0.busy_ns=1000 \
+			recordings.0.cores.0.inference_busy_ns=4400 recordings.0.cores.0.utilization_pct=40.0 \
+			recordings.0.cores.0.observed_ns=2500 recordings.0.cores.0.cut_instructions=1 \
+			recordings.0.cores.0.engines.1.busy_ns=500 recordings.0.cores.0.engines.1.observed_ns=2500 \
+			recordings.0.cores.0.engines.1.cut_instructions=1 \
+			recordings.0.cores.0.engines.1.utilization_pct=20.0 \
+			recordings.0.cores.0.loss_windows.0.queue_type=TRACE \
+			recordings.0.cores.0.loss_windows.0.engine=1 recordings.0.cores.0.loss_windows.0.kind=sequence_gap \
+			recordings.0.cores.0.loss_windows.0.start_ns=1001000 \
+			recordings.0.cores.0.loss_windows.0.end_ns=1003000 recordings.0.cores.0.loss_windows.0.lost=2 \
 			recordings.0.cores.0.inferences=2 recordings.0.cores.0.inferences_failed=1 \
 			recordings.0.cores.0.executions=1 recordings.0.cores.0.errors=2 \
 			recordings.0.cores.0.throttle_events=2 recordings.0.cores.0.max_throttle_level=2 \
@@ -366,12 +418,12 @@ suite() {
 		"$py" "$here/summary_check.py" text "$tmp/s.json" "$tmp/s.txt" || return 1
 		# --ns prints whole nanoseconds and keeps the unit.
 		has "active 4500ns (1000100 .. 1004600 ns)" "$tmp/s.txt" &&
-		has "busy 1600ns, utilisation 35.56%, in inferences 4400ns" "$tmp/s.txt" || return 1
+		has "busy 1000ns, utilisation 40.00%, in inferences 4400ns" "$tmp/s.txt" || return 1
 		check summary-json "$tmp/s.json" format_version=2 recordings.0.executions.0.end_ns=1004600 \
 			recordings.0.cores.0.engines.0.dma_bytes_per_s=7281777777 || return 1
 		rm -rf "$tmp/csv" &&
 		"$np" summary --csv "$tmp/csv" --top 3 "$prof" >"$tmp/o" || return 1
-		has "$tmp/csv: 15 tables of 2 recordings" "$tmp/o" &&
+		has "$tmp/csv: 17 tables of 2 recordings" "$tmp/o" &&
 		"$py" "$here/summary_check.py" csv "$tmp/s.json" "$tmp/csv" || return 1
 		"$np" summary --ns --brief --top 3 "$prof" >"$tmp/sb.txt" &&
 		"$py" "$here/summary_check.py" text "$tmp/s.json" "$tmp/sb.txt" || return 1
@@ -570,14 +622,15 @@ EOF
 		expect_exit 1 "cannot create directory $tmp/no/such/csv" "$np" summary --csv "$tmp/no/such/csv" "$basic"
 
 	# ---- export: Chrome JSON -----------------------------------------------------
-	# basic.ntff: 26 slices = 2 iterations + 8 engine/TopSP event pairs + 16
-	# instructions; 9 instants = 6 DMA + 2 errors + 1 lost marker; 1 execution
-	# (2 iterations). JSON: X for iterations, executions and instructions, B/E
+	# basic.ntff: 26 slices = 2 iterations + 8 engine/TopSP event pairs + 15
+	# instructions (the 16th is cut by engine 1's sequence gap) + 1 loss
+	# window; 8 instants = 6 DMA + 2 errors; 1 execution (2 iterations). JSON: X for iterations, executions and instructions, B/E
 	# for event pairs; 14 threads = 13 queues + the executions track.
 	t_export_json() {
 		"$np" export --format json -o "$tmp/b.json" "$basic" >"$tmp/o" || return 1
-		has "$tmp/b.json: 46 entries from 1 file: 26 slices, 9 instants (1 lost markers), 2 counter samples, 1 executions" "$tmp/o" &&
-		check chrome-json "$tmp/b.json" ph.M=30 ph.X=19 ph.B=8 ph.E=8 ph.i=9 ph.C=2 \
+		has "$tmp/b.json: 46 entries from 1 file: 26 slices (1 loss windows), 8 instants, 2 counter samples, 1 executions" "$tmp/o" &&
+		has "$tmp/b.json: losses: 2 entries lost as the rings counted, 2 missing from sequence numbers, 2 in the loss windows; 1 instruction cut by a loss not drawn" "$tmp/o" &&
+		check chrome-json "$tmp/b.json" ph.M=30 ph.X=19 ph.B=8 ph.E=8 ph.i=8 ph.C=2 \
 			lost_markers=1 processes=1 threads=14 "name:lost 2=1" "name:model 7 iteration=2" \
 			"name:model 7 execution=1" "name:0x000100=2" "name:0x000700=2" \
 			"name:error 1004=2" "name:throttle=2" ph.s=0 ph.f=0
@@ -589,11 +642,12 @@ EOF
 	# (6 host events of 1 process on 2 threads, the device_exec event, which
 	# overlaps both nrt_execute calls of its thread, on a second lane; 2 CPU
 	# samples with an interval and 3 memory samples). The first nrt_execute
-	# started the execution of core 0: one flow.
+	# started the execution of core 0: one flow. Core 1's empty DMA queue
+	# lost 5 after its (no) last entry: a loss window over the capture.
 	t_export_json_dir() {
 		"$np" export --format json -o "$tmp/p.json" "$prof" >"$tmp/o" || return 1
 		has "$tmp/p.json: system profile of 1 directory: 6 host events, 5 host samples, 1 host calls linked to their execution by a flow" "$tmp/o" &&
-		check chrome-json "$tmp/p.json" ph.M=52 ph.X=31 ph.B=9 ph.E=9 ph.i=13 ph.C=7 \
+		check chrome-json "$tmp/p.json" ph.M=52 ph.X=32 ph.B=9 ph.E=9 ph.i=12 ph.C=7 \
 			ph.s=1 ph.f=1 "flow:nrt_execute>model 7 execution=1" processes=3 threads=23 \
 			"name:infer start without stop=1" \
 			"name:nrt_execute=2" "name:device_exec=1" "name:model_load=1" \
@@ -777,16 +831,106 @@ host-c $((2000100 - 4500000 + 1700000000000000000))" ] || { echo "inferences:"; 
 		mkdir -p "$tmp/pb2" &&
 		protoc --python_out="$tmp/pb2" -I"$repo/proto" "$proto" || return 1
 		check perfetto "$tmp/b.pftrace" "$tmp/pb2" packets=90 descriptors=22 processes=1 \
-			counters=2 TYPE_SLICE_BEGIN=27 TYPE_SLICE_END=27 TYPE_INSTANT=9 TYPE_COUNTER=4 \
+			counters=2 TYPE_SLICE_BEGIN=27 TYPE_SLICE_END=27 TYPE_INSTANT=8 TYPE_COUNTER=4 \
 			flows=0 "name:0x000100=2" "name:model 7 execution=1" "track:NeuronCore 0=1" \
 			"track:device 0 (trn1 sim)=1" "track:executions=1" \
 			"parent:NeuronCore 0>device 0 (trn1 sim)=1" "parent:executions>NeuronCore 0=1" &&
 		"$np" export --format perfetto -o "$tmp/p.pftrace" "$prof" >/dev/null &&
 		check perfetto "$tmp/p.pftrace" "$tmp/pb2" descriptors=43 processes=2 counters=9 \
-			threads=2 TYPE_SLICE_BEGIN=40 TYPE_SLICE_END=40 TYPE_INSTANT=13 TYPE_COUNTER=21 \
+			threads=2 TYPE_SLICE_BEGIN=41 TYPE_SLICE_END=41 TYPE_INSTANT=12 TYPE_COUNTER=21 \
 			flows=1 "flow:nrt_execute>model 7 execution=1" "name:nrt_execute=2" lanes=1
 	}
 	run "export perfetto: python protobuf decodes; interned ids, flags, nesting, flows" t_perfetto_python
+
+	# ---- losses -----------------------------------------------------------------
+	# gen_fixtures --loss (its header): tail.ntff, rings of 12 never drained,
+	# each TRACE queue losing its last 8 of 20 after its last entry (the
+	# issue's `record --no-streaming` run, where summary's top op was the
+	# last instruction before the overflow stretched to its EVENT end); and
+	# gapped.ntff, a streamed capture whose TRACE, EVENT and INFER_STATUS
+	# queues lose everything from iteration 1's first engine 1 op to
+	# iteration 2's second engine 0 op (gaps inside EVENT windows and an
+	# inference). Every instruction the model can time lasts 100 ns.
+	t_loss_summary() {
+		local f d=$tmp/loss
+		rm -rf "$d" && "$gen" --loss "$d" || return 1
+		for f in tail gapped; do
+			"$np" summary --json "$d/$f.ntff" >"$tmp/ls.json" &&
+			"$np" dump --json "$d/$f.ntff" >"$tmp/ld.json" || return 1
+			# No op statistic takes time across a loss; cut instructions are counted.
+			"$py" "$here/loss_check.py" ops "$tmp/ls.json" 100 &&
+			"$py" "$here/summary_check.py" recompute "$tmp/ls.json" 0 5 "$tmp/ld.json" ||
+				{ echo "$f"; return 1; }
+			"$np" summary --ns "$d/$f.ntff" >"$tmp/ls.txt" &&
+			"$py" "$here/summary_check.py" text "$tmp/ls.json" "$tmp/ls.txt" &&
+			"$np" summary --ns --brief "$d/$f.ntff" >"$tmp/lb.txt" &&
+			grep -q "^  LOSSES: device 0 core 0: busy and utilisation over observed time only" "$tmp/lb.txt" &&
+			"$py" "$here/summary_check.py" text "$tmp/ls.json" "$tmp/lb.txt" &&
+			rm -rf "$tmp/lcsv" && "$np" summary --csv "$tmp/lcsv" "$d/$f.ntff" >/dev/null &&
+			"$py" "$here/summary_check.py" csv "$tmp/ls.json" "$tmp/lcsv" || { echo "$f"; return 1; }
+		done
+		check summary-json "$tmp/ls.json" recordings.0.cores.0.inferences=2 \
+			recordings.0.cores.0.observed_ns=4300 recordings.0.cores.0.cut_instructions=2 \
+			recordings.0.cores.0.engines.0.cut_instructions=1 \
+			recordings.0.cores.0.engines.0.observed_ns=6100 \
+			recordings.0.cores.0.loss_windows.0.queue_type=INFER_STATUS \
+			recordings.0.cores.0.loss_windows.0.start_ns=5002100 \
+			recordings.0.cores.0.loss_windows.0.end_ns=5006000 \
+			recordings.0.cores.0.loss_windows.0.lost=2 || return 1
+		"$np" summary "$d/tail.ntff" >"$tmp/ls.txt" || return 1
+		has "LOSSES: busy and utilisation are over observed time only, 4.300us of the 7.900us span (3.600us in loss windows); 2 instructions cut by a loss left out" "$tmp/ls.txt" &&
+		has "loss window TRACE core 0 engine 0: 8 lost after the last entry, 5004400 .. 5009000 ns (4.600us)" "$tmp/ls.txt" &&
+		has "0:tensor: observed 4.300us, busy 1.100us, utilisation 25.58% of observed, 1 cut" "$tmp/ls.txt" || return 1
+		# exporter --replay checks its totals against summary's (an internal
+		# error otherwise): the core's busy seconds are over observed time.
+		"$np" exporter --replay "$d/tail.ntff" --replay-speed 0 --listen none \
+			--textfile "$tmp/l.prom" -n 1 2>"$tmp/l.err" || { cat "$tmp/l.err"; return 1; }
+		has 'neuronprof_core_busy_seconds_total{device="0",core="0"} 0.000002300' "$tmp/l.prom"
+	}
+	run "losses: no interval spans a loss window; cut instructions counted; busy and utilisation over observed time (text, JSON, CSV)" \
+		t_loss_summary
+
+	# The timelines: each loss window a slice "lost N" on its queue's track,
+	# the totals in the metadata; the Perfetto trace decoded by Python's
+	# protobuf runtime on code protoc made from proto/perfetto_trace.proto
+	# (no code of the exporter), and by protoc --decode.
+	t_loss_export() {
+		local f d=$tmp/loss
+		mkdir -p "$tmp/pb2" &&
+		protoc --python_out="$tmp/pb2" -I"$repo/proto" "$proto" || return 1
+		for f in tail gapped; do
+			"$np" summary --json "$d/$f.ntff" >"$tmp/ls.json" &&
+			"$np" export --format json -o "$tmp/l.json" "$d/$f.ntff" >/dev/null &&
+			"$np" export --format perfetto -o "$tmp/l.pftrace" "$d/$f.ntff" >/dev/null || return 1
+			"$py" "$here/loss_check.py" chrome "$tmp/l.json" "$tmp/ls.json" &&
+			"$py" "$here/loss_check.py" perfetto "$tmp/l.pftrace" "$tmp/pb2" "$tmp/ls.json" &&
+			check perfetto "$tmp/l.pftrace" "$tmp/pb2" &&
+			check timeline-summary "$tmp/l.json" "$tmp/ls.json" || { echo "$f"; return 1; }
+		done
+		protoc --decode=perfetto.protos.Trace -I"$repo/proto" "$proto" <"$tmp/l.pftrace" >"$tmp/l.txt" &&
+		has 'name: "neuronprof_loss_windows"' "$tmp/l.txt" &&
+		has 'name: "lost 5"' "$tmp/l.txt" && has 'string_value: "11"' "$tmp/l.txt"
+	}
+	run "losses: Chrome JSON and Perfetto carry each loss window on its track and the totals in their metadata" \
+		t_loss_export
+
+	# The report's data, buckets and page, and the database's queries.
+	t_loss_report_sql() {
+		local f d=$tmp/loss
+		for f in tail gapped; do
+			"$np" report -o "$tmp/l.html" "$d/$f.ntff" >/dev/null &&
+			"$np" dump --json "$d/$f.ntff" >"$tmp/ld.json" &&
+			"$py" "$here/report_check.py" buckets "$tmp/l.html" 0 "$tmp/ld.json" || { echo "$f"; return 1; }
+			grep -q 'class="losses">Losses: busy time and utilisation are over observed time only' "$tmp/l.html" ||
+				{ echo "$f: the page does not say the times are over observed time"; return 1; }
+			[ "$(grep -o 'class="losswin"' "$tmp/l.html" | wc -l)" -gt 0 ] ||
+				{ echo "$f: no loss window drawn"; return 1; }
+			rm -f "$tmp/l.db" && "$np" export --format sqlite -o "$tmp/l.db" "$d/$f.ntff" >/dev/null &&
+			summary_sql "$d/$f.ntff" "$tmp/ls.json" "$tmp/l.db" || { echo "$f"; return 1; }
+		done
+	}
+	run_if sqlite3 "losses: report shades the windows and fills its lost row; SQL queries give summary's" \
+		t_loss_report_sql
 
 	# ---- raw entries -------------------------------------------------------------
 	# raw/raw.ntff (gen_fixtures.c): core 1 of a raw device, TRACE engine 0 with
@@ -855,7 +999,7 @@ host-c $((2000100 - 4500000 + 1700000000000000000))" ] || { echo "inferences:"; 
 
 	t_raw_export() {
 		"$np" export --format json -o "$tmp/r.json" "$fx/raw" >"$tmp/o" || return 1
-		has "9 entries from 1 file: 0 slices, 9 instants (0 lost markers), 0 counter samples, 0 executions" "$tmp/o" &&
+		has "9 entries from 1 file: 0 slices (0 loss windows), 9 instants, 0 counter samples, 0 executions" "$tmp/o" &&
 		check chrome-json "$tmp/r.json" ph.i=9 ph.X=0 ph.B=0 ph.C=0 "name:raw neuron-v2=9" processes=1 \
 			threads=2 || return 1
 		"$py" - "$tmp/r.json" <<-'PY' || return 1
@@ -882,6 +1026,24 @@ host-c $((2000100 - 4500000 + 1700000000000000000))" ] || { echo "inferences:"; 
 		count_is 9 'string_value: "capture time"' "$tmp/r.txt"
 	}
 	run "export of raw entries: JSON and Perfetto instants 'raw <format>' with their bytes, capture times" t_raw_export
+
+	# Recordings the provider made on the hardware layer's rig
+	# (tests/neuron-rig, scenarios index64, byte32 and counter128: device
+	# entries of 64, 32 and 128 bytes, 2, 1 and 4 ring entries each) with
+	# the first raw record (one ring entry per 32 device bytes): every
+	# reader of raw entries reads them as it did when they were made
+	# (raw_record.py prints what dump, dump --json, summary --json, export
+	# json and the database's raw_entries say about raw entries; the
+	# .expected files are its output then).
+	t_raw_record_1() {
+		local f d=$here/fixtures/raw-record-1
+		for f in index64 byte32 counter128; do
+			(cd "$d" && "$py" "$here/raw_record.py" "$np" "$f.ntff") >"$tmp/rr-$f.txt" || return 1
+			diff -u "$d/$f.expected" "$tmp/rr-$f.txt" | head -n 20
+			cmp -s "$d/$f.expected" "$tmp/rr-$f.txt" || { echo "$f.ntff reads differently"; return 1; }
+		done
+	}
+	run "raw recordings of the first raw record (provider on the rig) read as they did: dump, dump --json, summary, export json, sqlite raw_entries" t_raw_record_1
 
 	# The database keeps raw entries as bytes: a row per ring entry with its
 	# device entry's index, its part, its capture time, and its queue; no
@@ -925,7 +1087,7 @@ DMA 2 1 3000700 0 1 2 32 82838485 A1" ] ||
 		"$np" export --format sqlite -o "$tmp/p.db" "$prof" >"$tmp/o" || return 1
 		has "$tmp/p.db: 58 entries from 2 files, 6 host events, 2 executions: " "$tmp/o" &&
 		[ "$(sqlite3 "$tmp/p.db" 'PRAGMA integrity_check')" = ok ] &&
-		# Schema 6: every reference a declared foreign key that holds, the
+		# Schema 7: every reference a declared foreign key that holds, the
 		# integer enums named by their tables.
 		[ "$(sqlite3 "$tmp/p.db" 'PRAGMA foreign_key_check')" = "" ] &&
 		[ "$(sqlite3 "$tmp/p.db" "SELECT count(*) FROM pragma_foreign_key_list('executions')
@@ -933,7 +1095,7 @@ DMA 2 1 3000700 0 1 2 32 82838485 A1" ] ||
 			USING (status) WHERE i.status != 0; SELECT count(*) FROM host_events h JOIN
 			host_event_types t USING (type) JOIN strings n ON n.id = h.name_id WHERE t.name = n.value;
 			SELECT value FROM meta WHERE key = 'schema_version'" | tr '\n' ' ')" = \
-			"1 NRT_EXEC_COMPLETED_WITH_ERR 6 6 " ] ||
+			"1 NRT_EXEC_COMPLETED_WITH_ERR 6 7 " ] ||
 			{ echo "foreign keys or enum tables"; sqlite3 "$tmp/p.db" 'PRAGMA foreign_key_check; SELECT * FROM statuses; SELECT * FROM host_event_types'; return 1; }
 		[ "$(sqlite3 "$tmp/p.db" 'SELECT count(*) FROM instructions; SELECT count(*) FROM entries;
 			SELECT count(*) FROM recordings; SELECT count(*) FROM host_events;
@@ -1271,7 +1433,7 @@ DMA 2 1 3000700 0 1 2 32 82838485 A1" ] ||
 		[ "$(grep '^recording ' "$tmp/s" | cut -d: -f1)" = "recording $fx/gap.ntff
 recording $basic" ] || { echo "recordings not in the order of the PATHs:"; grep '^recording ' "$tmp/s"; return 1; }
 		rm -rf "$tmp/csvp" && "$np" summary --csv "$tmp/csvp" "$basic" "$fx/gap.ntff" >"$tmp/o" &&
-		has "$tmp/csvp: 15 tables of 2 recordings" "$tmp/o" || return 1
+		has "$tmp/csvp: 17 tables of 2 recordings" "$tmp/o" || return 1
 		expect_exit 1 "cannot open $fx/nope.ntff" "$np" summary "$basic" "$fx/nope.ntff"
 	}
 	run "summary of several PATHs: each one's recordings, in order" t_summary_paths

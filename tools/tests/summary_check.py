@@ -25,8 +25,8 @@ import re
 import os
 import sys
 
-from checklib import (check_dist, check_throttle, errors, expect, pct, print_errors, union_ns,
-                      windows_of)
+from checklib import (check_dist, check_throttle, errors, expect, loss_windows, pct,
+                      print_errors, union_ns, windows_of)
 
 QT = {n: i for i, n in enumerate(
     "TRACE EVENT ERROR INFER_STATUS DMA THROTTLE TOPSP_TRACE TOPSP_EVENT TOPSP_ERROR".split())}
@@ -65,8 +65,9 @@ def queues_of(dump):
         key = (r["queue_type"], r["target_kind"], r["target_index"], r["engine"])
         if key in queues:
             queues[key]["entries"] = queues[key]["entries"] + r["entries"]
+            queues[key]["lost_count"] += r["lost_count"]
         else:
-            queues[key] = dict(r)
+            queues[key] = dict(r, capture=dump["capture"])
     return list(queues.values())
 
 
@@ -114,6 +115,25 @@ def recompute(summary_path, rec_index, top, rest):
         expect(f"{tag} failed", jc["inferences_failed"], sum(1 for _, b in infs if b["payload"][0]))
         expect(f"{tag} inference_busy_ns", jc["inference_busy_ns"], busy)
         core_iv = []
+        # Loss windows of the instruction queues, clipped to the active span.
+        lw_all = {}
+        for q in recs:
+            w = loss_windows(q, q["capture"]["stop_ns"], q["capture"]["start_ns"])
+            lw_all[id(q)] = w
+        instr_lw = [(max(a, first), min(b, last)) for q in recs
+                    if q["queue_type"] in ("TRACE", "TOPSP_TRACE")
+                    for a, b, _, _ in lw_all[id(q)] if min(b, last) > max(a, first)]
+        lossy_core = any(lw_all[id(q)] for q in recs if q["queue_type"] in ("TRACE", "TOPSP_TRACE"))
+        want_lw = [dict(queue_type=q["queue_type"], target_kind=q["target_kind"],
+                        target_index=q["target_index"], engine=q["engine"],
+                        kind="after_last_entry" if t else "sequence_gap",
+                        start_ns=a, end_ns=b, lost=n)
+                   for q in recs for a, b, n, t in lw_all[id(q)]]
+        got_lw = [{k: w[k] for k in ("queue_type", "target_kind", "target_index", "engine", "kind",
+                                     "start_ns", "end_ns", "lost")} for w in jc.get("loss_windows", [])]
+        expect(f"{tag} loss windows", sorted(got_lw, key=lambda w: sorted(w.items())),
+               sorted(want_lw, key=lambda w: sorted(w.items())))
+        core_cut = 0
         # Executions: a new one at iteration 0, a lower iteration or another model.
         execs = []
         for a, b in infs:
@@ -134,12 +154,13 @@ def recompute(summary_path, rec_index, top, rest):
                       key=lambda g: (-g[0], g[1]))[:top]
         expect(f"{tag} idle gaps", [(g["idle_ns"], g["start_ns"]) for g in jc["idle_gaps"]], gaps)
 
-        def unit_windows(topsp, index):
+        def unit_windows(topsp, index, bounds=False):
             out = []
             for q in recs:
                 if topsp and q["queue_type"] == "TOPSP_EVENT" and q["target_index"] == index or \
                         not topsp and q["queue_type"] == "EVENT" and q["engine"] == index:
-                    out += [(a["timestamp_ns"], b["timestamp_ns"]) for a, b in windows_of(q["entries"], 1, 2)]
+                    out += [(a["timestamp_ns"], b["timestamp_ns"])
+                            for a, b in windows_of(q["entries"], 1, 2, bounds)]
             return out
         inf_w = [(a["timestamp_ns"], b["timestamp_ns"]) for a, b in infs]
 
@@ -154,16 +175,25 @@ def recompute(summary_path, rec_index, top, rest):
                     mine = [q for q in recs if q["queue_type"] in ("TRACE", "EVENT", "DMA") and
                             q["engine"] == index]
                 ev_w = unit_windows(topsp, index)
+                bound_w = unit_windows(topsp, index, True)
                 durs = collections.defaultdict(list)
-                busy_u, igaps = 0, []
+                busy_u, igaps, cut, u_lw = 0, [], 0, []
                 for q in mine:
                     if q["queue_type"] not in ("TRACE", "TOPSP_TRACE"):
                         continue
                     es = q["entries"]
+                    u_lw += lw_all[id(q)]
+                    tail_lost = any(t for _, _, _, t in lw_all[id(q)])
                     prev_end = None
                     for i, e in enumerate(es):
                         ts = e["timestamp_ns"]
-                        bounds = [s for (b, s) in inf_w + ev_w if b <= ts <= s]
+                        # Cut: the next entry follows a gap, or losses come after the last.
+                        if (i + 1 < len(es) and es[i + 1]["seq"] > e["seq"] + 1 or
+                                i + 1 == len(es) and tail_lost):
+                            cut += 1
+                            prev_end = None
+                            continue
+                        bounds = [s for (b, s) in inf_w + bound_w if b <= ts <= s]
                         nxt = es[i + 1]["timestamp_ns"] if i + 1 < len(es) else None
                         if bounds:
                             end = min(bounds + ([nxt] if nxt is not None else []))
@@ -177,8 +207,13 @@ def recompute(summary_path, rec_index, top, rest):
                         prev_end = end
                 trace = [e for q in mine if q["queue_type"] in ("TRACE", "TOPSP_TRACE") for e in q["entries"]]
                 expect(f"{ut} instructions", ju["instructions"], len(trace))
+                core_cut += cut
+                observed_u = span - union_ns([(max(a, first), min(b, last)) for a, b, _, _ in u_lw
+                                              if min(b, last) > max(a, first)])
                 expect(f"{ut} busy_ns", ju["busy_ns"], busy_u)
-                expect(f"{ut} utilization_pct", ju["utilization_pct"], pct(busy_u, span))
+                expect(f"{ut} utilization_pct", ju["utilization_pct"], pct(busy_u, observed_u))
+                expect(f"{ut} observed_ns", ju.get("observed_ns"), observed_u if u_lw else None)
+                expect(f"{ut} cut_instructions", ju.get("cut_instructions"), cut if u_lw else None)
                 expect(f"{ut} event_busy_ns", ju["event_busy_ns"], sum(s - b for b, s in ev_w))
                 if not topsp:
                     dma = [e for q in mine if q["queue_type"] == "DMA" for e in q["entries"]]
@@ -203,9 +238,14 @@ def recompute(summary_path, rec_index, top, rest):
                 if totals != sorted(totals, reverse=True):
                     errors.append(f"{ut}: ops not sorted by total time")
         # Busy: the time any unit executes, the union of the instructions.
-        cbusy = union_ns(core_iv)
+        # Over observed time: the union less the loss windows of the instruction queues.
+        lost_ns = union_ns(instr_lw)
+        cbusy = union_ns(core_iv + instr_lw) - lost_ns
         expect(f"{tag} busy_ns", jc["busy_ns"], cbusy)
-        expect(f"{tag} utilization_pct", jc["utilization_pct"], pct(cbusy, span))
+        expect(f"{tag} utilization_pct", jc["utilization_pct"], pct(cbusy, span - lost_ns))
+        expect(f"{tag} observed_ns", jc.get("observed_ns"), span - lost_ns if lossy_core else None)
+        expect(f"{tag} cut_instructions", jc.get("cut_instructions"),
+               core_cut if lossy_core else None)
         # Throttle: a level holds until the next THROTTLE entry, the last until the core's last entry.
         check_throttle(tag, jc["throttle"],
                        sorted((e["timestamp_ns"], e["code"]) for q in recs
@@ -396,6 +436,19 @@ def text(summary_path, text_path):
                     x["p95_ns"], cores_label(x["cores"])]
             expect(f"text op across cores {w[0]} {w[2]}", got, want)
             xrows[ri] = xrows.get(ri, 0) + 1
+        elif section == "brief" and w[0] == "LOSSES:":
+            # "LOSSES: device D core C: ... only, OBSERVED of the SPAN span; N instruction(s) cut"
+            m = re.match(r"  LOSSES: device (\d+) core (\d+): busy and utilisation over "
+                         r"observed time only, (\d+)ns of the (\d+)ns span; (\d+) instructions? "
+                         r"cut by a loss$", line)
+            c = m and next(c for c in rec["cores"] if c["device"] == int(m.group(1)) and
+                           c["core"] == int(m.group(2)))
+            if not c:
+                errors.append(f"text: {line!r}")
+            else:
+                expect(f"text brief losses core {c['core']}",
+                       [int(m.group(k)) for k in (3, 4, 5)],
+                       [c.get("observed_ns"), c["span_ns"], c.get("cut_instructions")])
         elif section == "brief" and not line.startswith("   "):
             c = next(c for c in rec["cores"] if c["device"] == num(w[0]) and
                      c["core"] == num(w[1]))
@@ -433,7 +486,8 @@ def csv_check(summary_path, csv_dir):
     doc = strict_codes(json.load(open(summary_path)))
     rows = {}
     for name in ("cores", "units", "ops", "idle_gaps", "throttle", "errors", "models",
-                 "executions", "host_events", "losses", "ops_across_cores"):
+                 "executions", "host_events", "losses", "ops_across_cores", "loss_windows",
+                 "observed"):
         with open(os.path.join(csv_dir, name + ".csv"), newline="") as f:
             rows[name] = list(csv.DictReader(f))
     want = collections.Counter()
@@ -446,6 +500,14 @@ def csv_check(summary_path, csv_dir):
                       "inference_busy_ns"):
                 expect(f"csv core {c['core']} {k}", int(r[k]), c[k])
             expect(f"csv core {c['core']} utilization_pct", float(r["utilization_pct"]), c["utilization_pct"])
+            lw_keys = ("queue_type", "target_kind", "target_index", "engine", "kind", "start_ns",
+                       "end_ns", "lost")
+            want["loss_windows"] += len(c.get("loss_windows", []))
+            expect(f"csv core {c['core']} loss windows",
+                   sorted([str(r[k]) for k in lw_keys] for r in rows["loss_windows"]
+                          if r["recording"] == rec["path"] and int(r["core"]) == c["core"] and
+                          int(r["device"]) == c["device"]),
+                   sorted([str(w[k]) for k in lw_keys] for w in c.get("loss_windows", [])))
             want["idle_gaps"] += len(c["idle_gaps"])
             want["throttle"] += len(c["throttle"])
             want["errors"] += len(c["errors_by_code"])
@@ -459,6 +521,17 @@ def csv_check(summary_path, csv_dir):
                     for k in ("instructions", "busy_ns", "event_busy_ns"):
                         expect(f"csv {kind} {idx} {k}", int(r[k]), u[k])
                     expect(f"csv {kind} {idx} utilization_pct", float(r["utilization_pct"]), u["utilization_pct"])
+                    # observed.csv: every unit; its observed time is the span without losses.
+                    want["observed"] += 1
+                    r = next(r for r in rows["observed"] if r["recording"] == rec["path"] and
+                             int(r["core"]) == c["core"] and r["unit"] == kind and int(r["index"]) == idx)
+                    expect(f"csv observed {kind} {idx}",
+                           (int(r["observed_ns"]), int(r["cut_instructions"]), r["utilization_over"],
+                            int(r["busy_ns"]), float(r["utilization_pct"])),
+                           (u.get("observed_ns", c["span_ns"]),
+                            u.get("cut_instructions", 0),
+                            "observed" if "observed_ns" in u else "span", u["busy_ns"],
+                            u["utilization_pct"]))
                     for o in u["ops"]:
                         want["ops"] += 1
                         r = next(r for r in rows["ops"] if r["recording"] == rec["path"] and
@@ -541,6 +614,15 @@ def sql_check(summary_path, db, queries):
             if r:
                 same(tag, r, c, ("entries", "first_ns", "last_ns", "span_ns", "inferences",
                                  "inferences_failed", "busy_ns", "utilization_pct", "executions"))
+                expect(f"{tag} observed_ns", r["observed_ns"], c.get("observed_ns"))
+            lw_keys = ("queue_type", "target_kind", "target_index", "engine", "kind", "start_ns",
+                       "end_ns", "lost")
+            want["loss_windows"] += len(c.get("loss_windows", []))
+            expect(f"{tag} loss windows",
+                   sorted([r[k] for k in lw_keys] for r in rows["loss_windows"]
+                          if r["recording"] == rp and r["device"] == c["device"] and
+                          r["core"] == c["core"]),
+                   sorted([w[k] for k in lw_keys] for w in c.get("loss_windows", [])))
             gap_keys = ("start_ns", "end_ns", "idle_ns", "at_ns")
 
             def gaps(what, got_rows, jgaps):
@@ -563,6 +645,8 @@ def sql_check(summary_path, db, queries):
                             unit_kind=kind, unit_index=u[kind])
                     if r:
                         same(ut, r, u, ("instructions", "busy_ns", "utilization_pct"))
+                        for k in ("observed_ns", "cut_instructions"):
+                            expect(f"{ut} {k}", r[k], u.get(k))
                     if kind == "engine" and u["dma"]:
                         want["dma"] += 1
                         r = one("dma", recording=rp, device=c["device"], core=c["core"], engine=u["engine"])

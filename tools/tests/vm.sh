@@ -43,15 +43,30 @@ $np record --cores 0 --iterations 2 --instructions 4 --dma 1 --duration 2 -o /tm
 echo $? >/out/dur.rc
 rm -rf /tmp/dur
 $np record --duration 1 -o /out/durcmd -- sleep 60 >/out/durcmd.txt 2>&1; echo $? >/out/durcmd.rc
+# A bounded recording: executions for up to 20 s, stopped at 2 MiB.
+$np record --cores 0-1 --iterations 4 --instructions 64 --dma 4 --duration 20 --max-size 2M \
+	-o /tmp/max --json >/out/max.json 2>/out/max.err
+echo $? >/out/max.rc
+du -sb /tmp/max >/out/max.du 2>&1
+rm -rf /tmp/max
 # top watches core 1 while sim_run executes there without subscribing; top's
 # first sample says the queues are watched, SIGTERM ends it with a final one.
 $np top --json --interval 200 >/out/top.json 2>/out/top.err &
 tp=$!
 wait_for -s /out/top.json 600 $tp
-/tool/sim_run 1 5 4 6 3 >/out/sim_run.txt 2>/out/sim_run.err; echo $? >/out/sim_run.rc
+$np sim run --cores 1 --executions 5 --iterations 4 --instructions 6 --dma 3 --throttle \
+	--model-id 77 --json >/out/sim_run.json 2>/out/sim_run.err; echo $? >/out/sim_run.rc
 kill -TERM $tp
 wait $tp; echo $? >/out/top.rc
 $np record --cores all --iterations 1 -o /out/all >/out/all.txt 2>&1; echo $? >/out/all.rc
+# sim run's other knobs: every second program raises an error; a duration;
+# every core at once.
+$np sim run --cores 0,3 --executions 4 --errors 2 --iterations 1 --instructions 2 --dma 1 \
+	>/out/simerr.txt 2>&1; echo $? >/out/simerr.rc
+$np sim run --cores 2 --duration 1 --iterations 1 --instructions 1 --dma 0 --json \
+	>/out/simdur.json 2>/out/simdur.err; echo $? >/out/simdur.rc
+$np sim run --iterations 1 --json >/out/simall.json 2>/out/simall.err; echo $? >/out/simall.rc
+$np sim run --cores 9 >/out/simbad.txt 2>&1; echo $? >/out/simbad.rc
 # A second machine: the instance id falls back on the host name in the VM.
 vmhost=$(hostname)
 hostname vm-b
@@ -94,7 +109,7 @@ true
 EOF
 } >"$work/guest.sh"
 
-vm_run "$build/tests/sim_run:/tool/sim_run" "$build/tests/inspect_run:/tool/inspect_run"
+vm_run "$build/tests/inspect_run:/tool/inspect_run"
 
 status() {
 	local got
@@ -149,16 +164,34 @@ for name, q in c["queue_types"].items():
 assert sum(q["captured"] for q in c["queue_types"].values()) > 0, c
 PY
 status durcmd 143
+# --max-size: record stops before the limit, says so, and the directory
+# (files, system profile) stays under it; what it kept is complete
+# (delivered + lost = produced, checked by record itself: exit 0).
+status max 0
+"$py" - "$out/max.err" "$out/max.du" "$out/max.json" <<'PY' || bad "record --max-size 2M: $(cat "$out/max.err" "$out/max.du")"
+import json, re, sys
+err = open(sys.argv[1]).read()
+m = re.search(r"--max-size 2097152: stopped before the next executions would pass it; (\S+) holds (\d+) bytes", err)
+assert m, err
+du = int(open(sys.argv[2]).read().split()[0])
+assert int(m.group(2)) <= 2097152 and du <= 2097152, (m.group(2), du)
+assert int(m.group(2)) > 1024 * 1024, m.group(2)  # it ran until near the limit
+rec = json.load(open(sys.argv[3]))
+assert all(c["executions"] > 1 for c in rec["cores"]), rec["cores"]
+PY
 grep -q "1s passed: stopping sleep with SIGTERM" "$out/durcmd.txt" ||
 	bad "record --duration with a command: $(cat "$out/durcmd.txt")"
 status sim_run 0
 status top 0
-"$py" - "$out/top.json" "$out/sim_run.txt" <<'PY' || bad "top --json against SIM_EXEC: $(tail -c 600 "$out/top.json"; cat "$out/top.err" "$out/sim_run.txt" "$out/sim_run.err")"
+"$py" - "$out/top.json" "$out/sim_run.json" <<'PY' || bad "top --json against sim run: $(tail -c 600 "$out/top.json"; cat "$out/top.err" "$out/sim_run.json" "$out/sim_run.err")"
 import json, sys
 samples = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-sim = dict(l.split(None, 1) for l in open(sys.argv[2]) if l.strip())
-produced = [int(v) for v in sim["produced"].split(",")]
-iterations = int(sim["iterations"])
+sim = json.load(open(sys.argv[2]))
+assert [c["core"] for c in sim["cores"]] == [1] and sim["cores"][0]["programs"] == 5, sim
+produced = [sim["cores"][0]["produced"][t] for t in
+            "TRACE EVENT ERROR INFER_STATUS DMA THROTTLE TOPSP_TRACE TOPSP_EVENT TOPSP_ERROR".split()]
+iterations = sim["cores"][0]["iterations"]
+assert iterations == 20 and sim["cores"][0]["failed"] == 0, sim
 assert len(samples) >= 2 and samples[0]["sample"] == 1 and not samples[0]["final"], samples[0]
 last = samples[-1]
 assert last["final"] and last["busy_queues"] == 0, last
@@ -176,6 +209,28 @@ assert all(c["totals"]["instructions"] == 0 for i, c in enumerate(last["cores"])
 PY
 status badcore 2
 status all 0
+# sim run: --errors 2 fails programs 2 and 4 of each core; --duration runs
+# programs until 1 s has passed; without --cores every core runs; a core
+# the device lacks is a usage error naming the range.
+status simerr 0
+grep -q "^  core 0: 4 programs (2 with an error), 4 iterations" "$out/simerr.txt" &&
+grep -q "^  core 3: 4 programs (2 with an error), 4 iterations" "$out/simerr.txt" &&
+grep -q "^total: 8 programs (4 with an error), 8 iterations" "$out/simerr.txt" ||
+	bad "sim run --errors 2: $(cat "$out/simerr.txt")"
+status simdur 0
+"$py" - "$out/simdur.json" "$out/simall.json" <<'PY' || bad "sim run --duration / all cores: $(cat "$out/simdur.json" "$out/simdur.err" "$out/simall.json" "$out/simall.err")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [c["core"] for c in d["cores"]] == [2] and d["cores"][0]["programs"] > 1, d
+assert d["elapsed_ns"] >= 10**9, d
+a = json.load(open(sys.argv[2]))
+assert [c["core"] for c in a["cores"]] == list(range(8)), a
+assert all(c["programs"] == 1 and c["iterations"] == 1 for c in a["cores"]), a
+PY
+status simall 0
+status simbad 2
+grep -q -- "--cores 9: device 0 has 8 NeuronCores (0 to 7)" "$out/simbad.txt" ||
+	bad "sim run --cores 9: $(cat "$out/simbad.txt")"
 # 1 iteration: 2 INFER_STATUS, 5 x (32 TRACE + 2 EVENT), 8 DMA, 2 x (1 TOPSP_TRACE + 2 TOPSP_EVENT).
 count=$(grep -Ec '^  profile_nc_[0-7]_session_0.ntff: NeuronCore [0-7], session 0, 1 execution: 186 entries, 0 lost, 186 produced$' "$out/all.txt")
 [ "$count" = 8 ] || bad "record --cores all: $(cat "$out/all.txt")"
@@ -342,7 +397,22 @@ sml=$(sed -n 's|^session directory /out/\([^ ]*\) .*|\1|p' "$out/small.txt")
 "$np" summary --json "$out/$sml" >"$work/small.json" || bad "summary of the small-ring recording"
 check summary-json "$work/small.json" recordings.0.cores.0.core=2 recordings.0.cores.0.lost=18080 \
 	recordings.0.cores.0.seq_gaps=0 recordings.0.totals.records_with_unexplained_gaps=0 \
-	recordings.0.cores.0.engines.0.instructions=16384
+	recordings.0.cores.0.engines.0.instructions=16384 \
+	recordings.0.cores.0.engines.0.cut_instructions=1 \
+	recordings.0.cores.0.loss_windows.0.kind=after_last_entry
+# Each TRACE ring lost its last 3616 after its last entry (Loss windows):
+# the last delivered instruction of each engine is cut, no op takes time
+# across the loss, and the model recomputed from dump --json agrees.
+"$np" dump --json "$out/$sml/profile_nc_2_session_0.ntff" >"$work/small-dump.json" &&
+"$py" "$here/summary_check.py" recompute "$work/small.json" 0 5 --ntrace "$out/$sml/ntrace.pb" \
+	"$work/sys_pb2" "$work/small-dump.json" ||
+	bad "small rings: summary's loss model against the recomputation"
+"$py" - "$work/small.json" <<'PY' || bad "small rings: an op spans the loss"
+import json, sys
+c = json.load(open(sys.argv[1]))["recordings"][0]["cores"][0]
+for u in c["engines"]:
+    assert u["cut_instructions"] == 1 and u["observed_ns"] < c["span_ns"], u
+PY
 # The harvest's drain of each TRACE ring finds its 3616 lost: one nq_overflow
 # each, on core 2.
 grep -q "^  ntrace.pb: $(host_events 1 1 0 5) host events$" "$out/small.txt" ||

@@ -266,6 +266,28 @@ static void instruction_seen(struct rec_stats *s, const struct prof_file *f, uin
 		s->obs->instruction(s->obs->ctx, f, core, u->topsp, u->index, e->ts, end);
 }
 
+/*
+ * A TRACE entry whose end a loss hides (the next entry of its queue follows
+ * a sequence gap, or it is the last one of a queue that lost entries after
+ * it): counted, and left out of every figure; no idle gap spans it.
+ */
+static void instruction_cut(struct unit *u, bool *have_prev)
+{
+	u->cut++;
+	*have_prev = false;
+}
+
+/* A loss window of queue @q of @c (struct loss_window): @lost entries between @start and @end. */
+static void loss_window_add(struct core_stats *c, const struct nprof_ntff_queue *q,
+			    uint64_t start, uint64_t end, uint64_t lost, bool tail)
+{
+	*XAPPEND(c->lw, c->nlw) = (struct loss_window){
+		.start = start, .end = end > start ? end : start, .lost = lost,
+		.queue_type = q->queue_type, .target_kind = q->target_kind,
+		.target_index = q->target_index, .engine = q->engine, .tail = tail,
+	};
+}
+
 /* @lq of @f and what it lost, @gaps missing from its sequence numbers. */
 static struct queue_loss queue_loss_of(const struct prof_file *f, const struct prof_queue *lq,
 				       uint64_t gaps)
@@ -342,8 +364,8 @@ static void add_queue(struct rec_stats *s, const struct prof_file *f, const stru
 	struct unit *u = NULL;
 	struct queue_iter it;
 	struct entry e, start = { 0 }, pend = { 0 };
-	bool open = false, have_pend = false, have_iend = false;
-	uint64_t gaps = 0, iend = 0;
+	bool open = false, have_pend = false, have_iend = false, have_prev = false;
+	uint64_t gaps = 0, iend = 0, prev_ts = 0, skipped, unplaced;
 	struct seq_track seq = { 0 };
 	struct instr_clock clk;
 	const void *p;
@@ -369,7 +391,12 @@ static void add_queue(struct rec_stats *s, const struct prof_file *f, const stru
 	while ((p = queue_iter_next(&it))) {
 		entry_decode(p, it.entry_size, &e);
 		progress_update(pg, ++*done);
-		gaps += seq_skipped(&seq, e.seq);
+		skipped = seq_skipped(&seq, e.seq);
+		gaps += skipped;
+		if (skipped)
+			loss_window_add(c, q, prev_ts, e.ts, skipped, false);
+		prev_ts = e.ts;
+		have_prev = true;
 		seen(&c->first, &c->last, &c->any, e.ts);
 		if (u)
 			seen(&u->first, &u->last, &u->any, e.ts);
@@ -380,7 +407,9 @@ static void add_queue(struct rec_stats *s, const struct prof_file *f, const stru
 		case NEURONPROF_QT_TRACE:
 		case NEURONPROF_QT_TOPSP_TRACE:
 			u->instructions++;
-			if (have_pend)
+			if (have_pend && skipped)
+				instruction_cut(u, &have_iend);
+			else if (have_pend)
 				instruction_seen(s, f, core, c, u, &pend,
 						 instr_end(&clk, pend.ts, true, e.ts), &iend,
 						 &have_iend);
@@ -394,6 +423,9 @@ static void add_queue(struct rec_stats *s, const struct prof_file *f, const stru
 		case NEURONPROF_QT_EVENT:
 		case NEURONPROF_QT_TOPSP_EVENT:
 			u->events++;
+			/* A pair never spans a loss. */
+			if (skipped)
+				open = false;
 			if (e.code == EVENT_CODE_START) {
 				start = e;
 				open = true;
@@ -424,7 +456,14 @@ static void add_queue(struct rec_stats *s, const struct prof_file *f, const stru
 			break;
 		}
 	}
-	if (have_pend)
+	/* What the ring counted beyond the gaps was lost after the last entry. */
+	unplaced = q->lost_count > gaps ? q->lost_count - gaps : 0;
+	if (unplaced)
+		loss_window_add(c, q, have_prev ? prev_ts : f->info.start_ns,
+				f->info.stop_ns, unplaced, true);
+	if (have_pend && unplaced)
+		instruction_cut(u, &have_iend);
+	else if (have_pend)
 		instruction_seen(s, f, core, c, u, &pend, instr_end(&clk, pend.ts, false, 0), &iend,
 				 &have_iend);
 	instr_clock_free(&clk);
@@ -519,8 +558,10 @@ static void finish_xops(struct rec_stats *s)
 {
 	for (size_t i = 0; i < s->nxops; i++) {
 		dist_of(&s->xops[i].d, s->xops[i].dur, s->xops[i].n);
-		free(s->xops[i].dur);
-		s->xops[i].dur = NULL;
+		if (!s->keep_durations) {
+			free(s->xops[i].dur);
+			s->xops[i].dur = NULL;
+		}
 	}
 	if (s->nxops > 1)
 		qsort(s->xops, s->nxops, sizeof(*s->xops), cmp_xop);
@@ -536,15 +577,17 @@ static void finish_unit(struct rec_stats *s, size_t ci, struct unit *u,
 
 		xop_add(s, ci, u, o);
 		dist_of(&o->d, o->dur, o->n);
-		free(o->dur);
-		o->dur = NULL;
+		if (!s->keep_durations) {
+			free(o->dur);
+			o->dur = NULL;
+		}
 		o->busy_pct = pct(o->d.total, u->busy);
 	}
 	free(u->slots);
 	u->slots = NULL;
 	if (u->nops > 1)
 		qsort(u->ops, u->nops, sizeof(*u->ops), cmp_op);
-	u->util_pct = pct(u->busy, span);
+	u->util_pct = pct(u->busy, u->observed);
 	/*
 	 * DMA bandwidth (Documentation/analysis.rst): bytes per second of wall
 	 * time, the core's active span, whether or not the unit executed.
@@ -617,9 +660,71 @@ static uint64_t union_ns(struct busy_iv *iv, size_t n)
 	return total;
 }
 
+/* Whether loss window @w is of an instruction queue (of unit @u, when not NULL). */
+static bool window_of_unit(const struct loss_window *w, const struct unit *u)
+{
+	if (w->queue_type == NEURONPROF_QT_TRACE)
+		return !u || (!u->topsp && u->index == w->engine);
+	if (w->queue_type == NEURONPROF_QT_TOPSP_TRACE)
+		return !u || (u->topsp && u->index == w->target_index);
+	return false;
+}
+
+/*
+ * The time of the core's active span that the loss windows of the
+ * instruction queues (of @u, or of every unit) cover, their union; with
+ * @iv, the time that the union of @niv intervals @iv and those windows
+ * covers. *@any says whether there is any such window.
+ */
+static uint64_t unobserved_ns(const struct core_stats *c, const struct unit *u,
+			      const struct busy_iv *iv, size_t niv, bool *any)
+{
+	struct busy_iv *v = xcalloc(niv + c->nlw + 1, sizeof(*v));
+	size_t n = niv;
+	uint64_t ns;
+
+	if (niv)
+		memcpy(v, iv, niv * sizeof(*v));
+	*any = false;
+	for (size_t i = 0; i < c->nlw; i++) {
+		const struct loss_window *w = &c->lw[i];
+		uint64_t a = w->start > c->first ? w->start : c->first;
+		uint64_t b = w->end < c->last ? w->end : c->last;
+
+		if (!window_of_unit(w, u))
+			continue;
+		*any = true;
+		if (c->any && b > a)
+			v[n++] = (struct busy_iv){ a, b };
+	}
+	ns = union_ns(v, n);
+	free(v);
+	return ns;
+}
+
+uint64_t core_unobserved_in(const struct core_stats *c, uint64_t start, uint64_t end)
+{
+	struct busy_iv *v = xcalloc(c->nlw + 1, sizeof(*v));
+	size_t n = 0;
+	uint64_t ns;
+
+	for (size_t i = 0; i < c->nlw; i++) {
+		const struct loss_window *w = &c->lw[i];
+		uint64_t a = w->start > start ? w->start : start;
+		uint64_t b = w->end < end ? w->end : end;
+
+		if (window_of_unit(w, NULL) && b > a)
+			v[n++] = (struct busy_iv){ a, b };
+	}
+	ns = union_ns(v, n);
+	free(v);
+	return ns;
+}
+
 static void finish_core(struct rec_stats *s, size_t ci, const struct timing *t)
 {
 	struct core_stats *c = &s->cores[ci];
+	uint64_t span = c->any ? c->last - c->first : 0, lost_ns;
 
 	c->ct = timing_core(t, c->dev, c->core);
 	if (c->ct) {
@@ -634,14 +739,25 @@ static void finish_core(struct rec_stats *s, size_t ci, const struct timing *t)
 				gap_add(&c->idle, c->ct->inf[i - 1].stop, in->start);
 		}
 	}
-	c->busy = union_ns(c->iv, c->niv);
+	/* Over observed time only: busy is the union of the instructions less the windows. */
+	lost_ns = unobserved_ns(c, NULL, NULL, 0, &c->lossy);
+	c->observed = span - lost_ns;
+	if (c->lossy)
+		c->busy = unobserved_ns(c, NULL, c->iv, c->niv, &c->lossy) - lost_ns;
+	else
+		c->busy = union_ns(c->iv, c->niv);
 	free(c->iv);
 	c->iv = NULL;
-	c->util_pct = pct(c->busy, c->any ? c->last - c->first : 0);
+	c->util_pct = pct(c->busy, c->observed);
 	if (c->nunits > 1)
 		qsort(c->units, c->nunits, sizeof(*c->units), cmp_unit);
-	for (size_t i = 0; i < c->nunits; i++)
-		finish_unit(s, ci, &c->units[i], c);
+	for (size_t i = 0; i < c->nunits; i++) {
+		struct unit *u = &c->units[i];
+
+		u->observed = span - unobserved_ns(c, u, NULL, 0, &u->lossy);
+		c->cut += u->cut;
+		finish_unit(s, ci, u, c);
+	}
 	if (c->nerrs > 1)
 		qsort(c->errs, c->nerrs, sizeof(*c->errs), cmp_err);
 	finish_throttle(c);
@@ -741,17 +857,35 @@ static void build_host(struct rec_stats *s)
 	}
 }
 
+static void rec_stats_build_opts(struct rec_stats *s, const struct recording *r,
+				 unsigned int top, struct progress *pg, uint64_t *done,
+				 const struct stats_observer *obs, bool keep);
+
 void rec_stats_build(struct rec_stats *s, const struct recording *r, unsigned int top,
 		     struct progress *pg, uint64_t *done)
 {
 	rec_stats_build_observed(s, r, top, pg, done, NULL);
 }
 
+void rec_stats_build_durations(struct rec_stats *s, const struct recording *r,
+			       unsigned int top, struct progress *pg, uint64_t *done)
+{
+	rec_stats_build_opts(s, r, top, pg, done, NULL, true);
+}
+
 void rec_stats_build_observed(struct rec_stats *s, const struct recording *r, unsigned int top,
 			      struct progress *pg, uint64_t *done,
 			      const struct stats_observer *obs)
 {
+	rec_stats_build_opts(s, r, top, pg, done, obs, false);
+}
+
+static void rec_stats_build_opts(struct rec_stats *s, const struct recording *r,
+				 unsigned int top, struct progress *pg, uint64_t *done,
+				 const struct stats_observer *obs, bool keep)
+{
 	memset(s, 0, sizeof(*s));
+	s->keep_durations = keep;
 	s->rec = r;
 	s->obs = obs;
 	s->top = top;
@@ -782,11 +916,14 @@ void rec_stats_free(struct rec_stats *s)
 		struct core_stats *c = &s->cores[i];
 
 		for (size_t k = 0; k < c->nunits; k++) {
+			for (size_t o = 0; o < c->units[k].nops; o++)
+				free(c->units[k].ops[o].dur);
 			free(c->units[k].ops);
 			free(c->units[k].idle.g);
 		}
 		free(c->units);
 		free(c->iv);
+		free(c->lw);
 		free(c->errs);
 		free(c->levels);
 		free(c->idle.g);

@@ -101,6 +101,28 @@ struct unit {
 	uint32_t *slots;		/* open-addressing index of ops by code */
 	size_t nslots;
 	struct top_gaps idle;
+	/*
+	 * Losses (Documentation/analysis.rst, Loss windows): @cut instructions
+	 * whose end a loss hides, left out of every figure above; @observed
+	 * the core's active span less the loss windows of the unit's
+	 * instruction queue, over which @util_pct is taken when @lossy.
+	 */
+	uint64_t cut, observed;
+	bool lossy;
+};
+
+/*
+ * A loss window of a queue: where its lost entries were. A sequence gap
+ * lies between the two delivered entries around it (@start, @end); the
+ * entries its rings counted lost beyond its sequence gaps (@tail) came after
+ * its last entry (a ring never overwrites unread entries), up to the end of
+ * the capture (the file's stop_ns; the whole capture for a queue without
+ * entries).
+ */
+struct loss_window {
+	uint64_t start, end, lost;
+	uint32_t queue_type, target_kind, target_index, engine;
+	bool tail;
 };
 
 struct code_count {
@@ -148,6 +170,17 @@ struct core_stats {
 	struct level_time *levels;
 	size_t nlevels;
 	struct top_gaps idle;
+	/*
+	 * Its queues' loss windows, in the order of the queues; @cut: its
+	 * units' cut instructions; @observed: the active span less the union
+	 * of its instruction queues' loss windows; @lossy when that union is
+	 * not empty: then @busy is the union of the instructions outside it
+	 * and @util_pct is over @observed (both of every unit too).
+	 */
+	struct loss_window *lw;
+	size_t nlw;
+	uint64_t cut, observed;
+	bool lossy;
 };
 
 /*
@@ -246,6 +279,7 @@ struct rec_stats {
 	size_t nhost;
 	uint64_t host_events;
 	unsigned int top;
+	bool keep_durations;		/* rec_stats_build_durations() */
 };
 
 /* The name the device of @c gives an instruction of unit @u (@code), or NULL. */
@@ -260,6 +294,13 @@ void rec_stats_build(struct rec_stats *s, const struct recording *r, unsigned in
 void rec_stats_build_observed(struct rec_stats *s, const struct recording *r, unsigned int top,
 			      struct progress *pg, uint64_t *done,
 			      const struct stats_observer *obs);
+/*
+ * rec_stats_build_durations() - rec_stats_build(), keeping the durations of
+ * every op of a unit (op_stats.dur) and across cores (xop.dur), sorted
+ * ascending, until rec_stats_free(): the samples diff tests (diff.h).
+ */
+void rec_stats_build_durations(struct rec_stats *s, const struct recording *r,
+			       unsigned int top, struct progress *pg, uint64_t *done);
 void rec_stats_free(struct rec_stats *s);
 
 /*
@@ -269,6 +310,13 @@ void rec_stats_free(struct rec_stats *s);
  */
 const char *unit_label(const struct unit *u, char *buf, size_t len);
 #define U(u)	unit_label((u), (char[32]){ 0 }, 32)
+
+/*
+ * core_unobserved_in() - how much of [@start, @end] the loss windows of
+ * @c's instruction queues cover (their union): the time of an interval of
+ * the core that is not observed.
+ */
+uint64_t core_unobserved_in(const struct core_stats *c, uint64_t start, uint64_t end);
 
 /* core_any_unit_gaps() - whether any engine or TopSP of @c has idle gaps. */
 bool core_any_unit_gaps(const struct core_stats *c);

@@ -62,6 +62,16 @@ FIELD_GET(ur_last, struct unit_row, u, r->u->last)
 FIELD_GET(ur_span, struct unit_row, u, r->u->any ? r->u->last - r->u->first : 0)
 FIELD_GET(ur_busy, struct unit_row, u, r->u->busy)
 FIELD_GET(ur_util, struct unit_row, d, r->u->util_pct)
+FIELD_GET(ur_observed, struct unit_row, u, r->u->observed)
+FIELD_GET(ur_core_span, struct unit_row, u, r->c->any ? r->c->last - r->c->first : 0)
+FIELD_GET(ur_cut, struct unit_row, u, r->u->cut)
+FIELD_GET(ur_over, struct unit_row, s, r->u->lossy ? "observed" : "span")
+
+/* Members a unit or core has only when it lost entries (Loss windows). */
+static bool ur_lossy(const void *row)
+{
+	return ((const struct unit_row *)row)->u->lossy;
+}
 
 static bool ur_is_topsp(const void *row)
 {
@@ -140,6 +150,13 @@ FIELD_GET(core_throttles, struct core_stats, u, r->throttles)
 FIELD_GET(core_max_throttle, struct core_stats, u, r->max_throttle)
 FIELD_GET(core_lost, struct core_stats, u, r->lost)
 FIELD_GET(core_gaps, struct core_stats, u, r->gaps)
+FIELD_GET(core_observed, struct core_stats, u, r->observed)
+FIELD_GET(core_cut, struct core_stats, u, r->cut)
+
+static bool core_lossy(const void *row)
+{
+	return ((const struct core_stats *)row)->lossy;
+}
 
 /*
  * The text's table is summary --brief's; a core without --brief is a
@@ -169,6 +186,8 @@ static const struct field core_columns[] = {
 	SAME("lost", "lost", 6, FK_U64, core_lost),
 	SAME("seq_gaps", "gaps", 6, FK_U64, core_gaps),
 	FIELD(NULL, "inference_busy_ns", NULL, 0, FK_NS, core_infer_busy),
+	FIELD_OPT("observed_ns", NULL, NULL, 0, FK_NS, core_observed, core_lossy),
+	FIELD_OPT("cut_instructions", NULL, NULL, 0, FK_U64, core_cut, core_lossy),
 };
 const struct field_table core_fields = FIELD_TABLE(core_columns);
 
@@ -205,8 +224,49 @@ static const struct field unit_columns[] = {
 	FIELD("span_ns", NULL, NULL, 0, FK_NS, ur_span),
 	FIELD("busy_ns", NULL, NULL, 0, FK_NS, ur_busy),
 	FIELD("utilization_pct", NULL, NULL, 0, FK_PCT, ur_util),
+	FIELD_OPT("observed_ns", NULL, NULL, 0, FK_NS, ur_observed, ur_lossy),
+	FIELD_OPT("cut_instructions", NULL, NULL, 0, FK_U64, ur_cut, ur_lossy),
 };
 const struct field_table unit_fields = FIELD_TABLE(unit_columns);
+
+/* observed.csv: every unit, its observed time and cut instructions. */
+static const struct field observed_columns[] = {
+	FIELD(NULL, "device", NULL, 0, FK_U64, ur_dev),
+	FIELD(NULL, "core", NULL, 0, FK_U64, ur_core),
+	FIELD(NULL, "unit", NULL, 0, FK_STR, ur_kind),
+	FIELD(NULL, "index", NULL, 0, FK_U64, ur_index),
+	FIELD(NULL, "span_ns", NULL, 0, FK_NS, ur_core_span),
+	FIELD(NULL, "observed_ns", NULL, 0, FK_NS, ur_observed),
+	FIELD(NULL, "busy_ns", NULL, 0, FK_NS, ur_busy),
+	FIELD(NULL, "utilization_pct", NULL, 0, FK_PCT, ur_util),
+	FIELD(NULL, "utilization_over", NULL, 0, FK_STR, ur_over),
+	FIELD(NULL, "cut_instructions", NULL, 0, FK_U64, ur_cut),
+};
+const struct field_table observed_fields = FIELD_TABLE(observed_columns);
+
+FIELD_GET(lw_queue, struct lw_row, s, queue_name(r->w->queue_type))
+FIELD_GET(lw_kind, struct lw_row, s,
+	  r->w->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core")
+FIELD_GET(lw_target, struct lw_row, u, r->w->target_index)
+FIELD_GET(lw_engine, struct lw_row, u, r->w->engine)
+FIELD_GET(lw_where, struct lw_row, s, r->w->tail ? "after_last_entry" : "sequence_gap")
+FIELD_GET(lw_start, struct lw_row, u, r->w->start)
+FIELD_GET(lw_end, struct lw_row, u, r->w->end)
+FIELD_GET(lw_lost, struct lw_row, u, r->w->lost)
+
+/* A loss window (struct loss_window) of a core: JSON and CSV. */
+static const struct field lw_columns[] = {
+	CORE_ID_FIELDS,
+	SAME("queue_type", NULL, 0, FK_STR, lw_queue),
+	SAME("target_kind", NULL, 0, FK_STR, lw_kind),
+	SAME("target_index", NULL, 0, FK_U64, lw_target),
+	SAME("engine", NULL, 0, FK_U64, lw_engine),
+	SAME("kind", NULL, 0, FK_STR, lw_where),
+	SAME("start_ns", NULL, 0, FK_NS, lw_start),
+	SAME("end_ns", NULL, 0, FK_NS, lw_end),
+	SAME("lost", NULL, 0, FK_U64, lw_lost),
+};
+const struct field_table loss_window_fields = FIELD_TABLE(lw_columns);
 
 /*
  * queue_<name>(): the columns of a queue (struct queue_loss), for the rows
@@ -361,6 +421,17 @@ void json_losses(struct json *j, const struct rec_stats *s)
 
 		fields_json_obj(j, NULL, &loss_fields, &l);
 	}
+	jw_arr_end(j);
+}
+
+void json_loss_windows(struct json *j, const struct core_stats *c)
+{
+	if (!c->nlw)
+		return;
+	jw_arr_begin(j, "loss_windows");
+	for (size_t i = 0; i < c->nlw; i++)
+		fields_json_obj(j, NULL, &loss_window_fields,
+				&(struct lw_row){ c, &c->lw[i] });
 	jw_arr_end(j);
 }
 

@@ -50,6 +50,12 @@ struct level_row {
  * An idle gap of a core (@u NULL) or of one of its units, @rank its place
  * among them; label and where filled by gap_row().
  */
+/* A loss window of a core (CORE_ID_FIELDS read the core). */
+struct lw_row {
+	const struct core_stats *c;
+	const struct loss_window *w;
+};
+
 struct gap_row {
 	const struct core_stats *c;
 	const struct unit *u;
@@ -79,7 +85,7 @@ struct gap_row {
  * report's.
  */
 extern const struct field_table core_fields, unit_fields, gap_fields, unit_op_fields,
-	level_fields, raw_fields, loss_fields;
+	level_fields, raw_fields, loss_fields, loss_window_fields, observed_fields;
 
 /* The row of @u, an engine or TopSP of @c. */
 void unit_row(struct unit_row *r, const struct core_stats *c, const struct unit *u);
@@ -119,6 +125,9 @@ void json_losses(struct json *j, const struct rec_stats *s);
 
 /* "throttle": the time @c spent at each throttle level. */
 void json_throttle(struct json *j, const struct core_stats *c);
+
+/* The core's "loss_windows" array, when it has any (nothing otherwise). */
+void json_loss_windows(struct json *j, const struct core_stats *c);
 
 /* An engine or TopSP: its counts, times, its first @top ops and its idle gaps. */
 void json_unit_fields(struct json *j, const struct unit *u, const struct core_stats *c,

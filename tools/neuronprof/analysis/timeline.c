@@ -71,6 +71,7 @@ static void add_queue(struct rec_timeline *tl, const struct rec_stats *s,
 	struct queue_iter it;
 	struct entry e, pend = { 0 };
 	bool have_pend = false, topsp = false;
+	uint64_t gaps = 0;
 	size_t k = SIZE_MAX;
 	const void *p;
 
@@ -101,12 +102,14 @@ static void add_queue(struct rec_timeline *tl, const struct rec_stats *s,
 		entry_decode(p, it.entry_size, &e);
 		progress_update(pg, ++*done);
 		g = seq_skipped(&seq, e.seq);
+		gaps += g;
 		if (g)
 			t->gaps[timeline_bucket(t, e.ts)] += g;
 		switch (q->queue_type) {
 		case NEURONPROF_QT_TRACE:
 		case NEURONPROF_QT_TOPSP_TRACE:
-			if (have_pend && u)
+			/* An instruction a loss cut has no time (summary.c). */
+			if (have_pend && u && !g)
 				busy_add(t, u->busy, pend.ts, instr_end(&clk, pend.ts, true, e.ts));
 			pend = e;
 			have_pend = true;
@@ -123,7 +126,7 @@ static void add_queue(struct rec_timeline *tl, const struct rec_stats *s,
 			break;
 		}
 	}
-	if (have_pend && u)
+	if (have_pend && u && q->lost_count <= gaps)
 		busy_add(t, u->busy, pend.ts, instr_end(&clk, pend.ts, false, 0));
 	instr_clock_free(&clk);
 }

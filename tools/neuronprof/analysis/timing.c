@@ -78,6 +78,10 @@ struct timing_stream {
 	bool infer;			/* INFER_STATUS pairs, else EVENT windows */
 	bool open;
 	struct entry start;
+	struct seq_track seq;
+	uint64_t prev_ts;		/* of the queue's previous entry */
+	bool after_gap;			/* EVENT: a gap, and no start since */
+	uint64_t gap_from;		/* the last entry before that gap */
 	uint64_t unmatched_starts, unmatched_stops;	/* INFER_STATUS */
 	struct inference head;		/* its next pair, when merged with others */
 	bool have;
@@ -94,7 +98,11 @@ static void stream_init(struct timing_stream *s, const struct timing_source *src
  * The queue's next pair into @out; false after the last one. INFER_STATUS:
  * a start and the next stop (a start while one is open replaces it, a stop
  * without a start is left out, both counted). EVENT: a start (code 1) and
- * the next end (code 2).
+ * the next end (code 2). Neither spans a sequence gap: an open start is
+ * dropped at one (an INFER_STATUS start counts as unmatched). An EVENT end
+ * whose start a gap took (the first end after the gap, no start since) ends
+ * a window from the last entry before the gap: it bounds instructions only
+ * (the EVENT windows serve nothing else).
  */
 static bool stream_pair(struct timing_stream *s, struct inference *out)
 {
@@ -103,6 +111,15 @@ static bool stream_pair(struct timing_stream *s, struct inference *out)
 
 	while ((p = queue_iter_next(&s->it))) {
 		entry_decode(p, s->it.entry_size, &e);
+		/* A pair never spans a loss: a start before a sequence gap is dropped. */
+		if (seq_skipped(&s->seq, e.seq)) {
+			if (s->open && s->infer)
+				s->unmatched_starts++;
+			s->open = false;
+			s->after_gap = true;
+			s->gap_from = s->prev_ts;
+		}
+		s->prev_ts = e.ts;
 		if (s->infer) {
 			if (e.code == NEURONPROF_INFER_START) {
 				if (s->open)
@@ -125,9 +142,18 @@ static bool stream_pair(struct timing_stream *s, struct inference *out)
 		} else if (e.code == EVENT_CODE_START) {
 			s->start.ts = e.ts;
 			s->open = true;
+			s->after_gap = false;
 		} else if (e.code == EVENT_CODE_END && s->open) {
 			*out = (struct inference){ .start = s->start.ts, .stop = e.ts };
 			s->open = false;
+			return true;
+		} else if (e.code == EVENT_CODE_END && s->after_gap) {
+			/*
+			 * Its start was lost: the window began within the
+			 * gap, and still bounds the instructions before its end.
+			 */
+			*out = (struct inference){ .start = s->gap_from, .stop = e.ts };
+			s->after_gap = false;
 			return true;
 		}
 	}

@@ -517,6 +517,10 @@ struct walk {
 	 * that a track's events start in time order.
 	 */
 	uint64_t lost;
+	uint64_t gap_from;		/* the entry before those lost: where the window starts */
+	uint64_t prev_ts;		/* the queue's previous entry, if @have_prev */
+	bool have_prev;
+	uint64_t gaps;			/* entries missing from its sequence numbers so far */
 	struct progress *pg;
 	uint64_t *done;
 	/* Opcodes met in the queue, by code (instruction()); cleared per queue. */
@@ -620,8 +624,69 @@ static void unit_name(const struct xtrack *t, char *buf, size_t len)
 		snprintf(buf, len, "engine %u", t->engine);
 }
 
-/* The instant "lost N" of w->lost (non-zero) before entry @e. */
+/*
+ * A loss window (Documentation/analysis.rst) on the queue's track: the
+ * slice "lost N" from @start to @end, its count in arg "lost", where it is
+ * in arg "kind", and the last sequence number before it (@after_seq).
+ */
+static int loss_slice(struct walk *w, uint64_t start, uint64_t end, uint64_t lost,
+		      bool tail, uint64_t after_seq, bool have_seq)
+{
+	struct xarg a[3];
+	char name[32];
+	int n = 0;
+
+	snprintf(name, sizeof(name), "lost %" PRIu64, lost);
+	a[n++] = (struct xarg){ .key = "lost", .kind = XARG_U64, .u = lost };
+	a[n++] = (struct xarg){ .key = "kind", .kind = XARG_STR,
+				.s = tail ? "after the last entry" : "sequence gap" };
+	if (have_seq)
+		a[n++] = (struct xarg){ .key = "after_seq", .kind = XARG_U64, .u = after_seq };
+	w->st->lost_markers++;
+	w->st->lost_entries += lost;
+	w->st->slices++;
+	return w->fmt->slice(w->ctx, w->t, XSLICE_COMPLETE, "lost", name, 0,
+			     start + (uint64_t)w->t->proc->shift,
+			     (end > start ? end : start) + (uint64_t)w->t->proc->shift, a, n, 0, 0);
+}
+
+/* The loss window of the w->lost (non-zero) entries missing before entry @e. */
 static int lost_marker(struct walk *w, const struct entry *e)
+{
+	uint64_t lost = w->lost;
+
+	w->lost = 0;
+	return loss_slice(w, w->gap_from, e->ts, lost, false, e->seq - lost - 1, true);
+}
+
+/* The loss window of the entries lost before entry @e, if any; checked per entry. */
+static inline int emit_lost(struct walk *w, const struct entry *e)
+{
+	return w->lost ? lost_marker(w, e) : 0;
+}
+
+/*
+ * After a queue's last entry: the window of what its rings counted lost
+ * beyond its sequence gaps, from its last entry (the capture's start
+ * without one) to the capture's stop; *@tail says whether there is one.
+ */
+static int emit_tail_loss(struct walk *w, const struct prof_file *f,
+			  const struct nprof_ntff_queue *q, bool *tail)
+{
+	uint64_t beyond = q->lost_count > w->gaps ? q->lost_count - w->gaps : 0;
+
+	*tail = beyond > 0;
+	if (!beyond)
+		return 0;
+	return loss_slice(w, w->have_prev ? w->prev_ts : f->info.start_ns, f->info.stop_ns,
+			  beyond, true, 0, false);
+}
+
+/*
+ * Raw entries have no loss windows (their layout is not known, nothing is
+ * timed): the instant "lost N" at the entry after the gap, with the count.
+ */
+static int raw_lost_marker(struct walk *w, const struct entry *e)
 {
 	uint64_t lost = w->lost;
 	struct xarg a[2];
@@ -631,14 +696,7 @@ static int lost_marker(struct walk *w, const struct entry *e)
 	snprintf(name, sizeof(name), "lost %" PRIu64, lost);
 	a[0] = (struct xarg){ .key = "lost", .kind = XARG_U64, .u = lost };
 	a[1] = (struct xarg){ .key = "after_seq", .kind = XARG_U64, .u = e->seq - lost - 1 };
-	w->st->lost_markers++;
 	return instant(w, "lost", name, e->ts, a, 2);
-}
-
-/* The instant "lost N" of w->lost before entry @e, if any; checked per entry. */
-static inline int emit_lost(struct walk *w, const struct entry *e)
-{
-	return w->lost ? lost_marker(w, e) : 0;
 }
 
 /* Start walking the entries of queue @lq of @f; @done counts them for @pg. */
@@ -650,6 +708,8 @@ static void walk_begin(struct walk *w, const struct prof_file *f, const struct p
 		w->ops[i].valid = false;
 	queue_iter_init(&w->it, f, lq);
 	w->seq = (struct seq_track){ 0 };
+	w->have_prev = false;
+	w->gaps = 0;
 	w->pg = pg;
 	w->done = done;
 }
@@ -670,6 +730,10 @@ static bool walk_next(struct walk *w, struct entry *e, int *ret)
 	progress_update(w->pg, ++*w->done);
 	w->st->entries++;
 	w->lost = seq_skipped(&w->seq, e->seq);
+	w->gaps += w->lost;
+	w->gap_from = w->prev_ts;
+	w->prev_ts = e->ts;
+	w->have_prev = true;
 	return true;
 }
 
@@ -688,7 +752,7 @@ static int walk_raw(struct walk *w)
 
 	snprintf(name, sizeof(name), "raw %s", raw_format_name(w->raw->raw_format));
 	while (walk_next(w, &e, &ret)) {
-		ret = emit_lost(w, &e);
+		ret = w->lost ? raw_lost_marker(w, &e) : 0;
 		if (ret)
 			break;
 		raw_part_of(&e, &part);
@@ -730,19 +794,35 @@ static int walk_queue(struct walk *w, const struct prof_file *f, const struct pr
 {
 	const struct nprof_ntff_queue *q = &lq->q;
 	struct entry e, start = { 0 }, pend = { 0 };
-	bool open = false, have_pend = false;
+	bool open = false, have_pend = false, tail;
 	char name[64], unit[32];
 	const char *dn;
 	struct xarg a[XARGS_MAX];
 	int n, ret = 0;
 
 	walk_begin(w, f, lq, pg, done);
-	if (w->raw)
-		return walk_raw(w);
+	if (w->raw) {
+		ret = walk_raw(w);
+		w->st->lost_recorded += q->lost_count;
+		w->st->seq_gaps += w->gaps;
+		return ret;
+	}
 	unit_name(w->t, unit, sizeof(unit));
 	while (walk_next(w, &e, &ret)) {
-		/* A TRACE queue's pending instruction starts before the gap. */
-		if (q->queue_type != NEURONPROF_QT_TRACE && q->queue_type != NEURONPROF_QT_TOPSP_TRACE)
+		/*
+		 * No pair spans a loss: a start before it stays unmatched. A
+		 * TRACE queue's pending instruction, cut by the loss, is not
+		 * drawn (below).
+		 */
+		if (w->lost && open) {
+			ret = unmatched(w, q->queue_type == NEURONPROF_QT_INFER_STATUS ?
+					"infer" : "event", q->queue_type ==
+					NEURONPROF_QT_INFER_STATUS ? "infer start without stop" :
+					"event start without end", &start);
+			open = false;
+		}
+		if (!ret && q->queue_type != NEURONPROF_QT_TRACE &&
+		    q->queue_type != NEURONPROF_QT_TOPSP_TRACE)
 			ret = emit_lost(w, &e);
 		if (ret)
 			break;
@@ -794,7 +874,9 @@ static int walk_queue(struct walk *w, const struct prof_file *f, const struct pr
 		case NEURONPROF_QT_TRACE:
 		case NEURONPROF_QT_TOPSP_TRACE:
 			/* An instruction ends when the next entry of its queue says. */
-			if (have_pend)
+			if (have_pend && w->lost)
+				w->st->cut++;
+			else if (have_pend)
 				ret = instruction(w, &pend, instr_end(&w->clk, pend.ts, true, e.ts));
 			if (!ret)
 				ret = emit_lost(w, &e);
@@ -837,12 +919,19 @@ static int walk_queue(struct walk *w, const struct prof_file *f, const struct pr
 			break;
 		}
 	}
-	if (!ret && have_pend)
-		ret = instruction(w, &pend, instr_end(&w->clk, pend.ts, false, 0));
 	if (!ret && open)
 		ret = unmatched(w, q->queue_type == NEURONPROF_QT_INFER_STATUS ? "infer" : "event",
 				q->queue_type == NEURONPROF_QT_INFER_STATUS ?
 				"infer start without stop" : "event start without end", &start);
+	w->st->lost_recorded += q->lost_count;
+	w->st->seq_gaps += w->gaps;
+	/* Losses after the last entry: their window, and the last instruction is cut. */
+	if (!ret)
+		ret = emit_tail_loss(w, f, q, &tail);
+	if (!ret && have_pend && tail)
+		w->st->cut++;
+	else if (!ret && have_pend)
+		ret = instruction(w, &pend, instr_end(&w->clk, pend.ts, false, 0));
 	return ret;
 }
 
@@ -1218,7 +1307,7 @@ int export_run(const struct profile *prof, const char *source, const struct xfor
 		ret = walk_sysprof(&l, &prof->sys[i], mach.sys_machine[i], l.lane[i], fmt, ctx, st,
 				   &fl);
 	if (!ret)
-		ret = fmt->end(ctx);
+		ret = fmt->end(ctx, st);
 	free(order);
 	layout_free(&l, prof);
 	free(fl.v);

@@ -16,7 +16,10 @@
  *   DMA                           -> instant "dma queue Q"
  *   ERROR / TOPSP_ERROR           -> instant "error C"
  *   THROTTLE                      -> counter "throttle" (level, clock percent)
- *   a gap in sequence numbers     -> instant "lost N"
+ *   a loss window                 -> slice   "lost N" (a sequence gap, or
+ *                                    what the ring lost after the last
+ *                                    entry); no pair or instruction spans
+ *                                    one: a cut instruction is not drawn
  *   a start without its stop (or the reverse), other codes -> instant
  *
  * Pairs are matched within one queue, whose entries are in device order:
@@ -156,6 +159,8 @@ struct xcounter {
  * profile, unchanged for the whole export, so a format may remember them by
  * address; names may be built afresh for each event.
  */
+struct export_stats;
+
 struct xformat {
 	int (*begin)(void *ctx, const char *source);
 	int (*process)(void *ctx, const struct xproc *p);
@@ -174,7 +179,12 @@ struct xformat {
 		       uint64_t ts, const struct xarg *args, int nargs);
 	int (*counter)(void *ctx, const struct xproc *p, const char *name, uint64_t ts,
 		       const struct xcounter *series, int n);
-	int (*end)(void *ctx);
+	/*
+	 * The end; when the profile lost entries (@st's lost_recorded or
+	 * seq_gaps), the format writes the loss totals of @st into its
+	 * metadata.
+	 */
+	int (*end)(void *ctx, const struct export_stats *st);
 };
 
 /*
@@ -213,6 +223,9 @@ enum xcounter_series {
 
 struct export_stats {
 	uint64_t entries, slices, instants, counters, lost_markers, executions, flows;
+	/* Loss windows (lost_markers: each a slice), the entries they hold, instructions cut. */
+	uint64_t lost_entries, cut;
+	uint64_t lost_recorded, seq_gaps;	/* the rings' lost counts; sequence gaps */
 	uint64_t machines, unmapped;	/* machines; those without a clock mapping */
 	uint64_t host_events, host_samples;	/* system profile */
 	uint64_t rows;				/* SQLite: rows written */

@@ -596,11 +596,26 @@ static int j_counter(void *ctx, const struct xproc *p, const char *name, uint64_
 	return 0;
 }
 
-static int j_end(void *ctx)
+static int j_end(void *ctx, const struct export_stats *st)
 {
 	struct json_export *x = ctx;
 
-	ob_str(&x->ob, "\n]}\n");
+	ob_str(&x->ob, "\n]");
+	/* Losses: their totals in the trace's metadata. */
+	if (st->lost_recorded || st->seq_gaps) {
+		ob_str(&x->ob, ",\"metadata\":{\"neuronprof_lost_recorded\":");
+		ob_u64(&x->ob, st->lost_recorded);
+		ob_str(&x->ob, ",\"neuronprof_seq_gaps\":");
+		ob_u64(&x->ob, st->seq_gaps);
+		ob_str(&x->ob, ",\"neuronprof_loss_windows\":");
+		ob_u64(&x->ob, st->lost_markers);
+		ob_str(&x->ob, ",\"neuronprof_lost_in_windows\":");
+		ob_u64(&x->ob, st->lost_entries);
+		ob_str(&x->ob, ",\"neuronprof_cut_instructions\":");
+		ob_u64(&x->ob, st->cut);
+		ob_str(&x->ob, "}");
+	}
+	ob_str(&x->ob, "}\n");
 	ob_flush(&x->ob);
 	return 0;
 }

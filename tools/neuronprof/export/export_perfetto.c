@@ -46,6 +46,7 @@ enum {
 
 	PKT_TIMESTAMP = 8,
 	PKT_SEQUENCE_ID = 10,
+	PKT_CHROME_EVENTS = 5,
 	PKT_TRACK_EVENT = 11,
 	PKT_INTERNED_DATA = 12,
 	PKT_SEQUENCE_FLAGS = 13,
@@ -98,6 +99,10 @@ enum {
 	DA_STRING = 6,
 	DA_POINTER = 7,
 	DA_NAME = 10,
+
+	CHROME_BUNDLE_METADATA = 2,
+	CHROME_METADATA_NAME = 1,
+	CHROME_METADATA_STRING = 2,
 };
 
 /*
@@ -825,10 +830,42 @@ static int p_counter(void *ctx, const struct xproc *p, const char *name, uint64_
 	return 0;
 }
 
-static int p_end(void *ctx)
+/*
+ * The loss totals of @st as the trace's metadata: a packet whose
+ * chrome_events bundle holds one ChromeMetadata (name, string value) per
+ * total, which trace processors file in their metadata table.
+ */
+static int loss_metadata(struct perfetto_export *x, const struct export_stats *st)
+{
+	const struct { const char *name; uint64_t v; } m[] = {
+		{ "neuronprof_lost_recorded", st->lost_recorded },
+		{ "neuronprof_seq_gaps", st->seq_gaps },
+		{ "neuronprof_loss_windows", st->lost_markers },
+		{ "neuronprof_lost_in_windows", st->lost_entries },
+		{ "neuronprof_cut_instructions", st->cut },
+	};
+	struct pbenc *e = &x->e;
+	char v[24];
+
+	packet_begin(x, 0);
+	pb_open(e, PKT_CHROME_EVENTS);
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		snprintf(v, sizeof(v), "%" PRIu64, m[i].v);
+		pb_open(e, CHROME_BUNDLE_METADATA);
+		pb_str(e, CHROME_METADATA_NAME, m[i].name);
+		pb_str(e, CHROME_METADATA_STRING, v);
+		pb_close(e);
+	}
+	pb_close(e);
+	return packet_end(x);
+}
+
+static int p_end(void *ctx, const struct export_stats *st)
 {
 	struct perfetto_export *x = ctx;
 
+	if ((st->lost_recorded || st->seq_gaps) && loss_metadata(x, st))
+		return -1;
 	pb_flush(&x->e);
 	return x->e.nomem ? fail("out of memory") : 0;
 }

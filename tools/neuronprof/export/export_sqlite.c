@@ -31,7 +31,7 @@
 #include "analysis/summary.h"
 #include "analysis/timing.h"
 
-#define SCHEMA_VERSION	"6"
+#define SCHEMA_VERSION	"7"
 
 static const char schema[] =
 	"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);\n"
@@ -82,7 +82,7 @@ static const char schema[] =
 	" ts_ns INTEGER NOT NULL, seq INTEGER, entry_index INTEGER NOT NULL,"
 	" part INTEGER NOT NULL, parts INTEGER NOT NULL, bytes BLOB NOT NULL);\n"
 	"CREATE TABLE instructions (queue_id INTEGER NOT NULL REFERENCES queues (id),"
-	" start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, dur_ns INTEGER NOT NULL,"
+	" start_ns INTEGER NOT NULL, end_ns INTEGER, dur_ns INTEGER,"
 	" opcode INTEGER, seq INTEGER, model_id INTEGER, iteration INTEGER, pc INTEGER,"
 	" operand0 INTEGER, operand1 INTEGER);\n"
 	"CREATE TABLE inferences (core_id INTEGER NOT NULL REFERENCES cores (id),"
@@ -122,6 +122,32 @@ static const char schema[] =
 	"CREATE VIEW errors AS SELECT q.core_id, q.queue_type, q.target_index, e.ts_ns, e.code,"
 	" e.payload0 FROM entries e JOIN queues q ON q.id = e.queue_id"
 	" WHERE q.queue_type IN ('ERROR', 'TOPSP_ERROR');\n"
+	/*
+	 * Where each queue of decoded entries lost entries
+	 * (Documentation/analysis.rst, Loss windows): each sequence gap
+	 * between the rows around it, and what its rings counted beyond the
+	 * gaps from its last row (the file's start without one) to the
+	 * file's end. Raw queues have none.
+	 */
+	"CREATE VIEW loss_windows AS WITH r AS ("
+	" SELECT queue_id, ts_ns AS ts, seq, 0 AS t, rowid AS rid FROM entries"
+	" UNION ALL SELECT queue_id, start_ns, seq, 1, rowid FROM instructions"
+	" UNION ALL SELECT queue_id, ts_ns, seq, 2, rowid FROM raw_entries),"
+	" s AS (SELECT queue_id, ts, seq, lag(ts) OVER w AS prev_ts, lag(seq) OVER w AS prev_seq,"
+	" row_number() OVER (PARTITION BY queue_id ORDER BY t DESC, rid DESC) AS back"
+	" FROM r WINDOW w AS (PARTITION BY queue_id ORDER BY t, rid)),"
+	" g AS (SELECT queue_id, prev_ts AS start_ns, ts AS end_ns, seq - prev_seq - 1 AS lost"
+	" FROM s WHERE seq > prev_seq + 1),"
+	" t AS (SELECT q.id AS queue_id, coalesce((SELECT ts FROM s WHERE s.queue_id = q.id"
+	" AND back = 1), f.start_ns, 0) AS start_ns, coalesce(f.end_ns, 0) AS end_ns,"
+	" q.lost_count - coalesce((SELECT sum(lost) FROM g WHERE g.queue_id = q.id), 0) AS lost"
+	" FROM queues q JOIN files f ON f.id = q.file_id)"
+	" SELECT q.core_id, w.queue_id, q.queue_type, q.unit_kind, q.unit_index, w.kind,"
+	" w.start_ns, max(w.start_ns, w.end_ns) AS end_ns, w.lost FROM"
+	" (SELECT queue_id, 'sequence_gap' AS kind, start_ns, end_ns, lost FROM g"
+	" UNION ALL SELECT queue_id, 'after_last_entry', start_ns, end_ns, lost FROM t"
+	" WHERE lost > 0) w JOIN queues q ON q.id = w.queue_id JOIN cores c ON c.id = q.core_id"
+	" JOIN devices d ON d.id = c.device_id WHERE d.raw_format IS NULL;\n"
 	"CREATE VIEW throttle AS SELECT q.core_id, e.ts_ns, e.code AS level,"
 	" e.payload0 AS clock_pct FROM entries e JOIN queues q ON q.id = e.queue_id"
 	" WHERE q.queue_type = 'THROTTLE';\n"
@@ -500,10 +526,18 @@ static void b_entry(struct sq *q, enum stmt st, int64_t qid, const struct entry 
 	b_u64(q, st, 3, e->seq);
 }
 
-static void write_instruction(struct sq *q, int64_t qid, const struct entry *e, uint64_t end)
+/* An instruction, @cut by a loss (its end and duration NULL) or ending at @end. */
+static void write_instruction(struct sq *q, int64_t qid, const struct entry *e, uint64_t end,
+			      bool cut)
 {
 	b_i64(q, ST_INSTRUCTION, 1, qid);
-	b_span(q, ST_INSTRUCTION, 2, e->ts, end);
+	if (cut) {
+		b_ts(q, ST_INSTRUCTION, 2, e->ts);
+		b_null(q, ST_INSTRUCTION, 3);
+		b_null(q, ST_INSTRUCTION, 4);
+	} else {
+		b_span(q, ST_INSTRUCTION, 2, e->ts, end);
+	}
 	b_u64(q, ST_INSTRUCTION, 5, e->code);
 	b_u64(q, ST_INSTRUCTION, 6, e->seq);
 	b_u64(q, ST_INSTRUCTION, 7, e->model_id);
@@ -564,6 +598,8 @@ static void write_queue(struct sq *q, struct sq_rec *r, const struct prof_file *
 	struct instr_clock clk;
 	struct entry e, pend;
 	bool have_pend = false;
+	struct seq_track seq = { 0 };
+	uint64_t gaps = 0, g;
 	const void *p;
 
 	b_i64(q, ST_QUEUE, 1, file_id);
@@ -599,10 +635,15 @@ static void write_queue(struct sq *q, struct sq_rec *r, const struct prof_file *
 		entry_decode(p, it.entry_size, &e);
 		progress_update(pg, ++*done);
 		q->stats->entries++;
+		g = seq_skipped(&seq, e.seq);
+		gaps += g;
 		if (trace) {
-			/* An instruction ends when the next entry of its queue says. */
-			if (have_pend)
-				write_instruction(q, qid, &pend, instr_end(&clk, pend.ts, true, e.ts));
+			/* An instruction ends when the next entry of its queue says, or a loss cuts it. */
+			if (have_pend && g)
+				write_instruction(q, qid, &pend, 0, true);
+			else if (have_pend)
+				write_instruction(q, qid, &pend, instr_end(&clk, pend.ts, true, e.ts),
+						  false);
 			pend = e;
 			have_pend = true;
 			continue;
@@ -615,8 +656,11 @@ static void write_queue(struct sq *q, struct sq_rec *r, const struct prof_file *
 			b_u64(q, ST_ENTRY, 7 + i, e.payload[i]);
 		step(q, ST_ENTRY);
 	}
-	if (have_pend && !q->rc)
-		write_instruction(q, qid, &pend, instr_end(&clk, pend.ts, false, 0));
+	/* Losses after the last entry cut the last instruction. */
+	if (have_pend && !q->rc && qu->lost_count > gaps)
+		write_instruction(q, qid, &pend, 0, true);
+	else if (have_pend && !q->rc)
+		write_instruction(q, qid, &pend, instr_end(&clk, pend.ts, false, 0), false);
 	instr_clock_free(&clk);
 }
 

@@ -168,6 +168,12 @@ void jw_fixed(struct json *j, const char *key, double val, int decimals)
 	fprintf(j->f, "%.*f", decimals, val);
 }
 
+void jw_g(struct json *j, const char *key, double val)
+{
+	member(j, key);
+	fprintf(j->f, "%.6g", val);
+}
+
 void jw_null(struct json *j, const char *key)
 {
 	member(j, key);

@@ -35,6 +35,8 @@ void jw_u64(struct json *j, const char *key, uint64_t val);
 void jw_i64(struct json *j, const char *key, int64_t val);
 /* A number with @decimals digits after the point, as the text output prints it. */
 void jw_fixed(struct json *j, const char *key, double val, int decimals);
+/* A finite number in six significant digits ("%.6g": 1.5e-30, 0.0421). */
+void jw_g(struct json *j, const char *key, double val);
 void jw_null(struct json *j, const char *key);
 void jw_bool(struct json *j, const char *key, bool val);
 void jw_hex(struct json *j, const char *key, uint64_t val);	/* "0x..." string */

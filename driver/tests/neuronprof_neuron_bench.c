@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite neuronprof_neuron_bench: what the provider's head-write path
+ * costs, natively. Not a test suite: it asserts nothing about time and is
+ * built only with its own kunitconfig (driver/tests/bench/.kunitconfig,
+ * without KASAN and lockdep), by bench/neuron_head_write_native.sh, which
+ * `make bench` runs. UML runs kernel code on the host's CPU, so this
+ * measures the code the provider runs on an instance, not an emulation.
+ *
+ * The head write is the provider's own (nprof_nn_hook_ops.head_write, the
+ * callback neuron.ko's hook calls), on a device of the fake neuron.ko with
+ * one subscribed queue; a consumer releases the ring after every head
+ * write, as a streaming drainer does. The baseline, in the same run, is a
+ * memcpy() of the same consumed bytes from the same device ring into a
+ * buffer the size of the subscriber's ring, walked the same way. UML
+ * applies no alternatives (apply_alternatives() is empty), so its memcpy()
+ * is arch/x86/lib/memcpy_64.S's memcpy_orig: a loop of four 8-byte moves
+ * through general-purpose registers, not the ERMS `rep movsb` a kernel on
+ * an instance patches in. The provider's copy calls the same memcpy().
+ *
+ * Cases, in the order they print:
+ * - span: the time interrupts stay off, which is one nprof_notify_begin()
+ *   to nprof_notify_end() span of at most NPROF_NN_SPAN ring entries: each
+ *   of many head writes that fill exactly one span is timed whole (an
+ *   upper bound of its span), and a head write of a whole 4 MiB device
+ *   ring is timed and divided by its spans;
+ * - ratio: 64 device entries of 64 bytes per head write (the rig's
+ *   benchmark shape), 5 runs, each of 10 batches of 200 head writes, each
+ *   batch followed by 200 memcpy()s; a run counts the fastest batch of
+ *   each (a slower one is the host descheduling this process); then
+ *   what does not depend on the bytes: head writes of one device entry,
+ *   and head writes to a queue nobody subscribed. The median of the 5
+ *   paired ratios is printed last.
+ */
+
+#include <kunit/test.h>
+#include <linux/err.h>
+#include <linux/ktime.h>
+#include <linux/sizes.h>
+#include <linux/sort.h>
+#include <linux/vmalloc.h>
+
+#include "core/neuronprof_core.h"
+#include "fake_neuron.h"
+#include "neuron/neuron.h"
+
+#define NB_ES		64		/* device entry bytes */
+#define NB_PER_WRITE	64		/* device entries per head write */
+#define NB_RING		(1024 * NB_ES)	/* device ring of the ratio case */
+#define NB_SUB_RING	SZ_1M
+#define NB_ROUNDS	2000		/* warm-up head writes */
+#define NB_BATCH	200		/* head writes (memcpys) timed together */
+#define NB_BATCHES	10		/* batches per run: the fastest counts */
+#define NB_RUNS		5
+#define NB_BIG_RING	SZ_4M		/* device ring of the span case */
+#define NB_BIG_SUB	SZ_16M
+#define NB_SPAN_WRITES	200
+
+struct nb_ctx {
+	int dev;
+	int q;
+	struct nprof_sub *sub;
+	struct neuron_nq_hook_qid qid;
+	const struct neuron_nq_hook_dev *hd;
+	u8 *ring;
+	u32 n;		/* device entries in the ring */
+	u32 head;
+};
+
+static int nb_init(struct kunit *test)
+{
+	struct nb_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	if (!c)
+		return -ENOMEM;
+	c->dev = -1;
+	test->priv = c;
+	if (nprof_nn_set_format(NB_ES, NPROF_NN_HEAD_RING_ENTRIES))
+		return -EINVAL;
+	nprof_fake_set_format(NB_ES, NPROF_NN_HEAD_RING_ENTRIES);
+	return 0;
+}
+
+static void nb_exit(struct kunit *test)
+{
+	struct nb_ctx *c = test->priv;
+
+	if (c->sub)
+		nprof_sub_destroy(c->sub);
+	if (c->dev >= 0)
+		nprof_fake_remove(c->dev);
+}
+
+/* A device, core 0's TRACE queue of engine 0 programmed and subscribed. */
+static void nb_setup(struct kunit *test, u32 ring, u64 sub_ring)
+{
+	struct nb_ctx *c = test->priv;
+	const struct drm_neuronprof_nq_subscribe args = {
+		.target_kind = NEURONPROF_TARGET_CORE, .target_index = 0,
+		.queue_type = NEURONPROF_QT_TRACE, .engine = 0, .ring_size = sub_ring,
+	};
+	struct nprof_device *ndev;
+
+	c->dev = nprof_fake_add(2, 2, 6);
+	KUNIT_ASSERT_GE(test, c->dev, 0);
+	ndev = nprof_nn_ndev(c->dev);
+	KUNIT_ASSERT_NOT_NULL(test, ndev);
+	c->sub = nprof_sub_create(ndev, &args);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(c->sub));
+	c->q = nprof_fake_program(c->dev, NEURON_NQ_HOOK_NC, 0, 0, 0, ring);
+	KUNIT_ASSERT_GE(test, c->q, 0);
+	c->n = ring / NB_ES;
+	/* The device's bytes: every entry written once. */
+	KUNIT_ASSERT_EQ(test, nprof_fake_produce(c->dev, c->q, c->n - 1), (long)c->n - 1);
+	c->ring = nprof_fake_ring(c->dev, c->q);
+	KUNIT_ASSERT_NOT_NULL(test, c->ring);
+	c->hd = nprof_fake_hook_dev(c->dev);
+	KUNIT_ASSERT_NOT_NULL(test, c->hd);
+	/* Register set 0 of core 0's block, as the hook decodes its head. */
+	c->qid = (struct neuron_nq_hook_qid){ .target = NEURON_NQ_HOOK_NC };
+	c->head = 0;
+}
+
+/* The runtime consumes @count entries; the drainer then frees the ring. */
+static __always_inline void nb_head_write(struct nb_ctx *c, u32 count)
+{
+	c->head = (c->head + count) % c->n;
+	nprof_nn_hook_ops.head_write(c->hd, &c->qid, c->head);
+	/* As a drainer's release store (the core reads it with an acquire). */
+	smp_store_release(&c->sub->ring.cons_page->consumer_pos, READ_ONCE(c->sub->ring.prod));
+}
+
+static int nb_cmp(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static u64 nb_median(u64 *v, int n)
+{
+	sort(v, n, sizeof(*v), nb_cmp, NULL);
+	return v[n / 2];
+}
+
+/* Nothing was lost: every timed head write copied all it consumed. */
+static void nb_check_delivered(struct kunit *test, u64 device_entries)
+{
+	struct nb_ctx *c = test->priv;
+
+	KUNIT_EXPECT_EQ(test, c->sub->ring.lost, 0ULL);
+	KUNIT_EXPECT_EQ(test, c->sub->ring.seq,
+			device_entries * (NB_ES / NEURONPROF_RAW_BYTES_PER_ENTRY));
+}
+
+static void nb_span(struct kunit *test)
+{
+	struct nb_ctx *c = test->priv;
+	const u32 per_span = NPROF_NN_SPAN / (NB_ES / NEURONPROF_RAW_BYTES_PER_ENTRY);
+	u64 t[NB_SPAN_WRITES], worst = 0, whole = 0, spans, t0, d, med, p95, bound;
+	int i;
+
+	nb_setup(test, NB_BIG_RING, NB_BIG_SUB);
+	for (i = 0; i < NB_SPAN_WRITES; i++) {
+		t0 = ktime_get_ns();
+		nb_head_write(c, per_span);
+		t[i] = ktime_get_ns() - t0;
+		worst = max(worst, t[i]);
+	}
+	med = nb_median(t, NB_SPAN_WRITES);
+	p95 = t[NB_SPAN_WRITES * 95 / 100];
+	/* A whole ring but one entry, the most one head write consumes, three times. */
+	for (i = 0; i < 3; i++) {
+		t0 = ktime_get_ns();
+		nb_head_write(c, c->n - 1);
+		d = ktime_get_ns() - t0;
+		whole = max(whole, d);
+	}
+	nb_check_delivered(test, (u64)NB_SPAN_WRITES * per_span + 3ULL * (c->n - 1));
+	spans = DIV_ROUND_UP((u64)(c->n - 1), per_span);
+	kunit_info(test, "neuron_head_write_native: interrupts-off span: a head write of one full span (%u ring entries, %u device entries of %u bytes) took %llu ns median, %llu ns at the 95th percentile, %llu ns at most of %d (the most includes the host descheduling this UML process); a head write of a whole %u KiB device ring (%llu spans, the source not in the cache, yielding between spans) took %llu ns worst of 3, %llu ns a span\n",
+		   NPROF_NN_SPAN, per_span, NB_ES, med, p95, worst, NB_SPAN_WRITES,
+		   NB_BIG_RING / 1024, spans, whole, whole / spans);
+	bound = max(p95, whole / spans);
+	kunit_info(test, "neuron_head_write_native: worst interrupts-off span: %llu.%llu us (the larger of a one-span head write's 95th percentile and a span of a whole-ring head write, each an upper bound of a span; goal <= 50 us)\n",
+		   bound / 1000, bound % 1000 / 100);
+}
+
+static void nb_ratio(struct kunit *test)
+{
+	struct nb_ctx *c = test->priv;
+	const size_t bytes = NB_PER_WRITE * NB_ES;
+	u64 tp[NB_RUNS], tm[NB_RUNS], ratio[NB_RUNS], t1[NB_RUNS], tu[NB_RUNS], t0, mp, mm, mr;
+	struct neuron_nq_hook_qid unsub = { .target = NEURON_NQ_HOOK_NC, .id = 1 };
+	u32 unsub_head = 0;
+	size_t dst_off = 0;
+	u32 src = 0;
+	u8 *dst;
+	int run, r, b;
+
+	nb_setup(test, NB_RING, NB_SUB_RING);
+	/* Core 1's TRACE queue of engine 0: programmed, nobody subscribed. */
+	KUNIT_ASSERT_GE(test, nprof_fake_program(c->dev, NEURON_NQ_HOOK_NC, 1, 0, 0, NB_RING), 0);
+	dst = vmalloc(NB_SUB_RING);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	memset(dst, 0, NB_SUB_RING);
+	/* Warm both: one round of each. */
+	for (r = 0; r < NB_ROUNDS; r++)
+		nb_head_write(c, NB_PER_WRITE);
+	for (run = 0; run < NB_RUNS; run++) {
+		tp[run] = U64_MAX;
+		tm[run] = U64_MAX;
+		t1[run] = U64_MAX;
+		tu[run] = U64_MAX;
+		for (b = 0; b < NB_BATCHES; b++) {
+			t0 = ktime_get_ns();
+			for (r = 0; r < NB_BATCH; r++)
+				nb_head_write(c, NB_PER_WRITE);
+			tp[run] = min(tp[run], ktime_get_ns() - t0);
+
+			t0 = ktime_get_ns();
+			for (r = 0; r < NB_BATCH; r++) {
+				memcpy(dst + dst_off, c->ring + (size_t)src * NB_ES, bytes);
+				OPTIMIZER_HIDE_VAR(dst);
+				src = (src + NB_PER_WRITE) % c->n;
+				dst_off = (dst_off + bytes) % NB_SUB_RING;
+			}
+			tm[run] = min(tm[run], ktime_get_ns() - t0);
+
+			/* What does not depend on the bytes: one entry; no subscriber. */
+			t0 = ktime_get_ns();
+			for (r = 0; r < NB_BATCH; r++)
+				nb_head_write(c, 1);
+			t1[run] = min(t1[run], ktime_get_ns() - t0);
+			t0 = ktime_get_ns();
+			for (r = 0; r < NB_BATCH; r++) {
+				unsub_head = (unsub_head + NB_PER_WRITE) % c->n;
+				nprof_nn_hook_ops.head_write(c->hd, &unsub, unsub_head);
+			}
+			tu[run] = min(tu[run], ktime_get_ns() - t0);
+		}
+		ratio[run] = div64_u64(tp[run] * 1000, max(tm[run], 1ULL));
+		kunit_info(test, "neuron_head_write_native: run %d: head write %llu ns, memcpy %llu ns, %llu.%02llux\n",
+			   run + 1, tp[run] / NB_BATCH, tm[run] / NB_BATCH, ratio[run] / 1000,
+			   ratio[run] % 1000 / 10);
+	}
+	vfree(dst);
+	nb_check_delivered(test, (u64)NB_ROUNDS * NB_PER_WRITE +
+			   (u64)NB_RUNS * NB_BATCHES * NB_BATCH * (NB_PER_WRITE + 1));
+	kunit_info(test, "neuron_head_write_native: fixed costs: a head write of 1 device entry %llu ns, of %u to a queue nobody subscribed %llu ns (medians)\n",
+		   nb_median(t1, NB_RUNS) / NB_BATCH, NB_PER_WRITE,
+		   nb_median(tu, NB_RUNS) / NB_BATCH);
+	mp = nb_median(tp, NB_RUNS) / NB_BATCH;
+	mm = nb_median(tm, NB_RUNS) / NB_BATCH;
+	mr = nb_median(ratio, NB_RUNS);
+	kunit_info(test, "neuron_head_write_native: head write of %u device entries of %u bytes: %llu ns; memcpy() of the %zu consumed bytes (UML's memcpy_orig, 4 x 8-byte GPR moves: UML patches in no ERMS rep movsb): %llu ns (medians of %d runs, each the fastest of %d batches of %d)\n",
+		   NB_PER_WRITE, NB_ES, mp, bytes, mm, NB_RUNS, NB_BATCHES, NB_BATCH);
+	kunit_info(test, "neuron_head_write_native: the provider's head write costs %llu.%02llux a memcpy of the consumed bytes (median of %d paired runs; goal <= 1.25x)\n",
+		   mr / 1000, mr % 1000 / 10, NB_RUNS);
+}
+
+static struct kunit_case nb_cases[] = {
+	KUNIT_CASE(nb_span),
+	KUNIT_CASE(nb_ratio),
+	{}
+};
+
+static struct kunit_suite nb_suite = {
+	.name = "neuronprof_neuron_bench",
+	.init = nb_init,
+	.exit = nb_exit,
+	.test_cases = nb_cases,
+};
+
+kunit_test_suite(nb_suite);
+
+MODULE_DESCRIPTION("neuronprof: the provider's head-write path against a memcpy (benchmark)");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
