@@ -121,16 +121,21 @@ static void unplug_test_subscribe_notify_release(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ring_at(&sub->ring, 0)->seq, 0ULL);
 }
 
-static void unplug_test_one_subscriber(struct kunit *test)
+static void unplug_test_subscriber_limit(struct kunit *test)
 {
 	struct tp_ctx *ctx = test->priv;
 	struct drm_neuronprof_nq_subscribe other = sub_base;
-	struct nprof_sub *sub;
+	struct nprof_sub *subs[NEURONPROF_MAX_SUBSCRIBERS];
+	int i;
 
-	sub = tp_subscribe(test, ctx->ndev, &sub_base);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sub);
+	for (i = 0; i < NEURONPROF_MAX_SUBSCRIBERS; i++) {
+		subs[i] = tp_subscribe(test, ctx->ndev, &sub_base);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, subs[i]);
+	}
+	/* The first subscription starts the queue, the others join it. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->starts), 1);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(tp_subscribe(test, ctx->ndev, &sub_base)), -EBUSY);
-	/* A busy queue never reaches the provider. */
+	/* A full queue never reaches the provider. */
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->starts), 1);
 	other.engine = 1;
 	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, tp_subscribe(test, ctx->ndev, &other));
@@ -139,6 +144,157 @@ static void unplug_test_one_subscriber(struct kunit *test)
 	other.engine = 0;
 	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, tp_subscribe(test, ctx->ndev, &other));
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->starts), 3);
+
+	/* A freed place is taken again; the queue is stopped after the last. */
+	tp_unsubscribe(test, subs[0]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->stops), 0);
+	subs[0] = tp_subscribe(test, ctx->ndev, &sub_base);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, subs[0]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->starts), 3);
+	for (i = 0; i < NEURONPROF_MAX_SUBSCRIBERS; i++)
+		tp_unsubscribe(test, subs[i]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->stops), 1);
+	KUNIT_EXPECT_EQ(test, tp_notify(ctx->ndev, &sub_base, 1), NPROF_NOTIFY_UNSUBSCRIBED);
+	subs[0] = tp_subscribe(test, ctx->ndev, &sub_base);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, subs[0]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->starts), 4);
+}
+
+/* Consume everything @sub's ring holds, as a reader keeping up would. */
+static void tp_consume_all(struct nprof_sub *sub)
+{
+	smp_store_release(&sub->ring.cons_page->consumer_pos, sub->ring.prod);
+}
+
+/* delivered + lost == produced, and the seq of every entry in the ring. */
+static void tp_expect_accounting(struct kunit *test, struct nprof_sub *sub,
+				 u64 produced, u64 lost)
+{
+	KUNIT_EXPECT_EQ(test, sub->ring.seq, produced);
+	KUNIT_EXPECT_EQ(test, sub->ring.lost, lost);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(sub->ring.hdr->lost), lost);
+	KUNIT_EXPECT_EQ(test, sub->ring.prod / ENTRY + lost, produced);
+	KUNIT_EXPECT_EQ(test, !!(sub->ring.flags & NEURONPROF_RING_OVERFLOWED), lost > 0);
+}
+
+/*
+ * Several subscriptions of one queue: each ring gets every notification
+ * with its own seq, and the one nobody reads (stalled) loses only its own
+ * entries, through nprof_notify(), nprof_notify_batch(),
+ * nprof_notify_begin()/end() and nprof_notify_lost().
+ */
+static void unplug_test_fanout_stalled(struct kunit *test)
+{
+	const struct nprof_queue_id q = { NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 0 };
+	const u64 cap = sub_base.ring_size / ENTRY;
+	struct tp_ctx *ctx = test->priv;
+	struct neuronprof_notification *batch;
+	struct nprof_notify_stats st;
+	struct nprof_notify_span span;
+	struct nprof_sub *live, *stalled, *late;
+	u64 i, produced = 0;
+	u32 lost;
+
+	live = tp_subscribe(test, ctx->ndev, &sub_base);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, live);
+	stalled = tp_subscribe(test, ctx->ndev, &sub_base);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, stalled);
+
+	/* One at a time: both rings fill up to the stalled one's capacity. */
+	for (i = 0; i < cap; i++, produced++) {
+		KUNIT_EXPECT_EQ(test, tp_notify(ctx->ndev, &sub_base, (u32)i),
+				NPROF_NOTIFY_DELIVERED);
+		tp_consume_all(live);
+	}
+	KUNIT_EXPECT_EQ(test, tp_notify(ctx->ndev, &sub_base, 7), NPROF_NOTIFY_LOST);
+	produced++;
+	tp_consume_all(live);
+	tp_expect_accounting(test, live, produced, 0);
+	tp_expect_accounting(test, stalled, produced, 1);
+	KUNIT_EXPECT_EQ(test, ring_at(&stalled->ring, (cap - 1) * ENTRY)->seq, cap - 1);
+	KUNIT_EXPECT_EQ(test, ring_at(&live->ring, cap * ENTRY)->seq, cap);
+	KUNIT_EXPECT_EQ(test, ring_at(&live->ring, cap * ENTRY)->code, 7U);
+
+	/* A subscription that joins late counts from its own start. */
+	late = tp_subscribe(test, ctx->ndev, &sub_base);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, late);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->starts), 1);
+
+	/* A batch: the stalled ring loses all of it, the others none. */
+	batch = kunit_kcalloc(test, 16, sizeof(*batch), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, batch);
+	for (i = 0; i < 16; i++)
+		batch[i].code = 100 + i;
+	KUNIT_EXPECT_EQ(test, nprof_notify_batch(ctx->ndev, &q, batch, 16, false, &st),
+			NPROF_NOTIFY_LOST);
+	KUNIT_EXPECT_EQ(test, st.delivered, 0U);
+	KUNIT_EXPECT_EQ(test, st.lost, 16U);
+	produced += 16;
+	tp_consume_all(live);
+	tp_expect_accounting(test, live, produced, 0);
+	tp_expect_accounting(test, stalled, produced, 17);
+	tp_expect_accounting(test, late, 16, 0);
+	KUNIT_EXPECT_EQ(test, ring_at(&late->ring, 15 * ENTRY)->seq, 15ULL);
+	KUNIT_EXPECT_EQ(test, ring_at(&late->ring, 15 * ENTRY)->code, 115U);
+
+	/* In place: the span goes where there is room; the copy follows. */
+	KUNIT_ASSERT_EQ(test, nprof_notify_begin(ctx->ndev, &q, 8, &span), 0);
+	KUNIT_EXPECT_EQ(test, span.count, 8U);
+	KUNIT_EXPECT_TRUE(test, span.sub == live || span.sub == late);
+	for (i = 0; i < 8; i++)
+		span.entries[i] = (struct neuronprof_notification){
+			.seq = span.seq + i, .queue_type = span.queue_type,
+			.engine = span.engine, .code = 200 + i,
+		};
+	lost = nprof_notify_end(&span, 8, 10);
+	KUNIT_EXPECT_EQ(test, lost, 2U);
+	produced += 10;
+	tp_consume_all(live);
+	tp_expect_accounting(test, live, produced, 2);
+	tp_expect_accounting(test, stalled, produced, 17 + 10);
+	tp_expect_accounting(test, late, 16 + 10, 2);
+	KUNIT_EXPECT_EQ(test, ring_at(&late->ring, (16 + 7) * ENTRY)->seq, 16ULL + 7);
+	KUNIT_EXPECT_EQ(test, ring_at(&late->ring, (16 + 7) * ENTRY)->code, 207U);
+
+	/* Uncaptured notifications count in every ring. */
+	KUNIT_EXPECT_EQ(test, nprof_notify_lost(ctx->ndev, &q, 5), NPROF_NOTIFY_LOST);
+	produced += 5;
+	tp_expect_accounting(test, live, produced, 7);
+	tp_expect_accounting(test, stalled, produced, 17 + 15);
+	tp_expect_accounting(test, late, 16 + 15, 7);
+
+	/* The stalled reader leaves; the others go on. */
+	tp_unsubscribe(test, stalled);
+	KUNIT_EXPECT_EQ(test, tp_notify(ctx->ndev, &sub_base, 9), NPROF_NOTIFY_DELIVERED);
+	tp_expect_accounting(test, late, 16 + 15 + 1, 7);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->stops), 0);
+}
+
+/* The span goes to a ring with room even when the oldest subscriber's is full. */
+static void unplug_test_fanout_span_room(struct kunit *test)
+{
+	const struct nprof_queue_id q = { NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 0 };
+	const u64 cap = sub_base.ring_size / ENTRY;
+	struct tp_ctx *ctx = test->priv;
+	struct nprof_notify_span span;
+	struct nprof_sub *stalled, *live;
+	u64 i;
+
+	stalled = tp_subscribe(test, ctx->ndev, &sub_base);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, stalled);
+	for (i = 0; i < cap; i++)
+		tp_notify(ctx->ndev, &sub_base, 1);
+	live = tp_subscribe(test, ctx->ndev, &sub_base);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, live);
+
+	KUNIT_ASSERT_EQ(test, nprof_notify_begin(ctx->ndev, &q, 4, &span), 0);
+	KUNIT_EXPECT_PTR_EQ(test, span.sub, live);
+	KUNIT_EXPECT_EQ(test, span.count, 4U);
+	for (i = 0; i < 4; i++)
+		span.entries[i] = (struct neuronprof_notification){ .seq = span.seq + i };
+	KUNIT_EXPECT_EQ(test, nprof_notify_end(&span, 4, 4), 0U);
+	tp_expect_accounting(test, live, 4, 0);
+	tp_expect_accounting(test, stalled, cap + 4, 4);
 }
 
 static void unplug_test_start_error(struct kunit *test)
@@ -573,18 +729,32 @@ static void unplug_test_ring_charged(struct kunit *test)
 	struct user_struct *user = current_user();
 	long before = atomic_long_read(&user->locked_vm);
 	u64 pages = NPROF_DATA_PGOFF + sub_base.ring_size / PAGE_SIZE;
+	struct nprof_sub *more[NEURONPROF_MAX_SUBSCRIBERS];
 	struct nprof_sub *sub;
+	long charged;
+	int i;
 
 	sub = tp_subscribe(test, ctx->ndev, &sub_base);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sub);
+	charged = sub->charge.user_pages;
 	KUNIT_EXPECT_PTR_EQ(test, sub->charge.user, user);
 	KUNIT_EXPECT_EQ(test, sub->charge.user_pages + sub->charge.pinned_pages, pages);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&user->locked_vm) - before,
 			(long)sub->charge.user_pages);
-	/* A busy queue is refused before anything is allocated or charged. */
+	/* Each subscription of a queue is charged for its own ring. */
+	for (i = 1; i < NEURONPROF_MAX_SUBSCRIBERS; i++) {
+		more[i] = tp_subscribe(test, ctx->ndev, &sub_base);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, more[i]);
+		charged += more[i]->charge.user_pages;
+		KUNIT_EXPECT_EQ(test, more[i]->charge.user_pages + more[i]->charge.pinned_pages,
+				pages);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&user->locked_vm) - before, charged);
+	/* A full queue is refused before anything is allocated or charged. */
 	KUNIT_EXPECT_EQ(test, PTR_ERR(tp_subscribe(test, ctx->ndev, &sub_base)), -EBUSY);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&user->locked_vm) - before,
-			(long)sub->charge.user_pages);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&user->locked_vm) - before, charged);
+	for (i = 1; i < NEURONPROF_MAX_SUBSCRIBERS; i++)
+		tp_unsubscribe(test, more[i]);
 	tp_unsubscribe(test, sub);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&user->locked_vm), before);
 }
@@ -604,7 +774,9 @@ static void unplug_test_charge_split(struct kunit *test)
 
 static struct kunit_case unplug_cases[] = {
 	KUNIT_CASE(unplug_test_subscribe_notify_release),
-	KUNIT_CASE(unplug_test_one_subscriber),
+	KUNIT_CASE(unplug_test_subscriber_limit),
+	KUNIT_CASE(unplug_test_fanout_stalled),
+	KUNIT_CASE(unplug_test_fanout_span_room),
 	KUNIT_CASE(unplug_test_start_error),
 	KUNIT_CASE(unplug_test_live_subscription),
 	KUNIT_CASE(unplug_test_parent_gone_first),
