@@ -20,7 +20,8 @@
 # the simulator's device-time model), vm_top.sh (top beside a load, losing
 # nothing) and vm_exporter.sh (exporter beside a load: its metrics against
 # what the simulator produced); they are skipped when the modules are
-# not built (make modules) or NPROF_SKIP_VM=1.
+# not built (make modules) or NPROF_SKIP_VM=1. vm_fanout.sh runs record, top
+# and exporter at once on the same queues and checks the ring memory refusal.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -1926,6 +1927,8 @@ print((max(x["last_ns"] for x in c) - min(x["first_ns"] for x in c)) / 1e9)' "$t
 		run "top beside sim_run in a VM loses nothing (see vm_top.sh)" vm_test vm_top
 		run "exporter beside sim_run in a VM: entries delivered as produced, none lost, promtool accepts both outputs (see vm_exporter.sh)" \
 			vm_test vm_exporter
+		run "record, top and exporter on the same queues in a VM, each delivered + lost = produced; rings refused up front; a freed queue taken back (see vm_fanout.sh)" \
+			vm_test vm_fanout
 	fi
 }
 
