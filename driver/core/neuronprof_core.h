@@ -215,6 +215,7 @@ struct nprof_sub {
 	struct nprof_device *ndev;
 	struct nprof_queue_id q;
 	struct nprof_queue *queue;
+	/* &@queue->lock: protects @ring, @flush_pos, @read_pos, @detached, @dead. */
 	spinlock_t *lock;
 	pid_t pid;
 	char comm[TASK_COMM_LEN];

@@ -163,6 +163,7 @@ static void unplug_test_subscriber_limit(struct kunit *test)
 /* Consume everything @sub's ring holds, as a reader keeping up would. */
 static void tp_consume_all(struct nprof_sub *sub)
 {
+	/* D of Documentation/ring.rst: the consumer's release store. */
 	smp_store_release(&sub->ring.cons_page->consumer_pos, sub->ring.prod);
 }
 
@@ -875,6 +876,7 @@ static u64 fanout_bench_round(struct kunit *test, struct nprof_sub **subs, int n
 {
 	const struct nprof_queue_id q = { NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 0 };
 	struct neuronprof_notification src = { .code = 1, .model_id = 2 };
+	struct nprof_device *ndev = ((struct tp_ctx *)test->priv)->ndev;
 	struct nprof_notify_span span;
 	unsigned int done = 0, i;
 	u64 t0;
@@ -884,7 +886,7 @@ static u64 fanout_bench_round(struct kunit *test, struct nprof_sub **subs, int n
 		tp_consume_all(subs[k]);
 	t0 = ktime_get_ns();
 	while (done < FANOUT_BENCH_ENTRIES) {
-		if (nprof_notify_begin(((struct tp_ctx *)test->priv)->ndev, &q, FANOUT_BENCH_SPAN, &span))
+		if (nprof_notify_begin(ndev, &q, FANOUT_BENCH_SPAN, &span))
 			return 0;
 		for (i = 0; i < span.count; i++) {
 			src.seq = span.seq + i;
