@@ -431,7 +431,7 @@ EXPORT_SYMBOL_GPL(nprof_device_free);
  * Unplugs the DRM device, which waits for every ioctl and provider callback
  * in flight; from then on ioctls fail with ENODEV. Every live subscription
  * is marked NEURONPROF_RING_DEAD, its pollers get EPOLLHUP | EPOLLERR, and
- * its queue leaves the table so nprof_notify() returns
+ * it leaves its queue's subscribers so nprof_notify() returns
  * NPROF_NOTIFY_UNSUBSCRIBED. Mappings stay valid; the memory of a ring goes
  * when its subscription's file is released. After this returns, the
  * provider's ops are never called again and no nprof_notify() call on the
