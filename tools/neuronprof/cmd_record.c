@@ -169,7 +169,7 @@ static int check_ring_memory(const struct record_opts *o, const struct nprof_dev
 {
 	uint32_t per = info->num_cores ? info->num_topsps / info->num_cores : 0;
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-	struct ring_plan plan = { 0 };
+	struct ring_plan plan = { .fewer = " or fewer --cores" };
 	struct ring_limits lim;
 	char why[512];
 

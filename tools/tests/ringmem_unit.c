@@ -118,6 +118,7 @@ int main(int argc, char **argv)
 
 	/* A plan: 24 rings of 64 MiB, as record --ring-size 64M --cores 0. */
 	ring_plan_add(&p, 64 * M, 24, page);
+	p.fewer = " or fewer --cores";
 	result(p.total == 24 * (64 * M + 2 * page) && p.rings == 24 && p.largest == 64 * M,
 	       "a plan counts each ring with its two pages", "total %llu rings %zu largest %llu",
 	       (unsigned long long)p.total, p.rings, (unsigned long long)p.largest);
@@ -130,7 +131,7 @@ int main(int argc, char **argv)
 	l.avail = 400 * M;
 	r = ring_plan_check(&p, 64 * M, &l, why, sizeof(why));
 	result(r == -1 && strstr(why, "24 rings take 1.5 GiB") && strstr(why, "400 MiB") &&
-		       strstr(why, "MemAvailable 800 MiB"),
+		       strstr(why, "MemAvailable 800 MiB") && strstr(why, "or fewer --cores"),
 	       "24 x 64M above half of MemAvailable: refused, naming total and limit", "r %d: %s", r,
 	       why);
 
@@ -159,7 +160,8 @@ int main(int argc, char **argv)
 	memset(&p, 0, sizeof(p));
 	ring_plan_add(&p, 1ULL << 30, 1, page);
 	r = ring_plan_check(&p, 64 * M, &none, why, sizeof(why));
-	result(r == -1 && strstr(why, "1 GiB ring") && strstr(why, "max_ring_size 64 MiB"),
+	result(r == -1 && strstr(why, "1 GiB ring") && strstr(why, "max_ring_size 64 MiB") &&
+		       strstr(why, "--ring-size 64M or less"),
 	       "a ring above the device's maximum: refused", "r %d: %s", r, why);
 
 	/* The limits from a fake /proc and /sys. */

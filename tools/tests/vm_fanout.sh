@@ -88,7 +88,7 @@ bad = []
 
 # ring memory
 for name, want in (("r64", r"24 rings take 1\.5 GiB, more than .* \(\d+(\.\d)? MiB: 1/2 of MemAvailable"),
-                   ("r1g", r"a 1 GiB ring is larger than the device takes \(max_ring_size 64 MiB\)"),
+                   ("r1g", r"a 1 GiB ring is larger than the device takes \(max_ring_size 64 MiB\); use --ring-size 64M or less"),
                    ("t64", r"\d+ rings take \d+(\.\d)? GiB, more than")):
     rc, err = rd(f"{name}.rc").strip(), rd(f"{name}.err")
     if rc != "1" or not re.search(want, err):

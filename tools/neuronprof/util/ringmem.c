@@ -153,33 +153,51 @@ void ring_limits_read(struct ring_limits *l, const char *root)
 		l->memlock += v * 1024;
 }
 
+/* @v in the --ring-size grammar: "64M", "256K", "1G" (a power of two). */
+static const char *grammar_str(uint64_t v, char *buf, size_t len)
+{
+	static const char units[] = "KMG";
+	int u = -1;
+
+	while (v && u < 2 && !(v & 1023)) {
+		v >>= 10;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, len, "%" PRIu64, v);
+	else
+		snprintf(buf, len, "%" PRIu64 "%c", v, units[u]);
+	return buf;
+}
+
 int ring_plan_check(const struct ring_plan *p, uint64_t device_max, const struct ring_limits *l,
 		    char *why, size_t len)
 {
+	const char *fewer = p->fewer ? p->fewer : "";
 	char total[32], lim[32], a[32], b[32];
 
 	if (device_max && p->largest > device_max) {
 		snprintf(why, len, "a %s ring is larger than the device takes (max_ring_size %s); use --ring-size %s or less",
 			 ring_bytes_str(p->largest, a, sizeof(a)),
 			 ring_bytes_str(device_max, b, sizeof(b)),
-			 ring_bytes_str(device_max, lim, sizeof(lim)));
+			 grammar_str(device_max, lim, sizeof(lim)));
 		return -1;
 	}
 	ring_bytes_str(p->total, total, sizeof(total));
 	if (p->total > l->memlock) {
-		snprintf(why, len, "%zu rings take %s of locked memory, more than this process may lock (%s: RLIMIT_MEMLOCK plus neuronprof.mlock_kb); use a smaller --ring-size or fewer cores, raise `ulimit -l`, or run with CAP_IPC_LOCK",
-			 p->rings, total, ring_bytes_str(l->memlock, lim, sizeof(lim)));
+		snprintf(why, len, "%zu rings take %s of locked memory, more than this process may lock (%s: RLIMIT_MEMLOCK plus neuronprof.mlock_kb); use a smaller --ring-size%s, raise `ulimit -l`, or run with CAP_IPC_LOCK",
+			 p->rings, total, ring_bytes_str(l->memlock, lim, sizeof(lim)), fewer);
 		return -1;
 	}
 	if (p->total > l->cgroup) {
-		snprintf(why, len, "%zu rings take %s, more than the room left in this process's memory cgroup (%s: memory.max - memory.current); use a smaller --ring-size or fewer cores",
-			 p->rings, total, ring_bytes_str(l->cgroup, lim, sizeof(lim)));
+		snprintf(why, len, "%zu rings take %s, more than the room left in this process's memory cgroup (%s: memory.max - memory.current); use a smaller --ring-size%s",
+			 p->rings, total, ring_bytes_str(l->cgroup, lim, sizeof(lim)), fewer);
 		return -1;
 	}
 	if (p->total > l->avail) {
-		snprintf(why, len, "%zu rings take %s, more than the rings may take of this host's available memory (%s: 1/%d of MemAvailable %s; ring memory cannot be swapped); use a smaller --ring-size or fewer cores",
+		snprintf(why, len, "%zu rings take %s, more than the rings may take of this host's available memory (%s: 1/%d of MemAvailable %s; ring memory cannot be swapped); use a smaller --ring-size%s",
 			 p->rings, total, ring_bytes_str(l->avail, lim, sizeof(lim)), RING_MEM_AVAIL_SHARE,
-			 ring_bytes_str(l->mem_available, a, sizeof(a)));
+			 ring_bytes_str(l->mem_available, a, sizeof(a)), fewer);
 		return -1;
 	}
 	return 0;

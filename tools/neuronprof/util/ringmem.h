@@ -47,6 +47,7 @@ struct ring_plan {
 	uint64_t total;		/* bytes of every ring, with its two pages */
 	uint64_t largest;	/* the largest data area */
 	size_t rings;
+	const char *fewer;	/* more advice, e.g. " or fewer --cores" (NULL: none) */
 };
 
 /* @count rings of @size data bytes each; @page is the page size. */
