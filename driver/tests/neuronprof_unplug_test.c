@@ -362,6 +362,38 @@ static void unplug_test_live_subscription(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->flushes), 0);
 }
 
+/* Every subscription of a queue dies with the device; each is released on its own. */
+static void unplug_test_live_subscribers(struct kunit *test)
+{
+	struct tp_ctx *ctx = test->priv;
+	struct nprof_sub *subs[3];
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		subs[i] = tp_subscribe(test, ctx->ndev, &sub_base);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, subs[i]);
+	}
+	/* One leaves before the device does. */
+	tp_unsubscribe(test, subs[1]);
+	KUNIT_ASSERT_EQ(test, tp_notify(ctx->ndev, &sub_base, 1), NPROF_NOTIFY_DELIVERED);
+
+	nprof_device_unregister(ctx->ndev);
+	ctx->unregistered = true;
+
+	for (i = 0; i < 3; i += 2) {
+		KUNIT_EXPECT_TRUE(test, READ_ONCE(subs[i]->ring.hdr->flags) & NEURONPROF_RING_DEAD);
+		KUNIT_EXPECT_EQ(test, nprof_sub_poll_mask(subs[i]) & (EPOLLHUP | EPOLLERR),
+				(__poll_t)(EPOLLHUP | EPOLLERR));
+		KUNIT_EXPECT_EQ(test, ring_at(&subs[i]->ring, 0)->code, 1U);
+	}
+	KUNIT_EXPECT_EQ(test, tp_notify(ctx->ndev, &sub_base, 2), NPROF_NOTIFY_UNSUBSCRIBED);
+	tp_unsubscribe(test, subs[2]);
+	tp_unsubscribe(test, subs[0]);
+	/* The provider of a gone device is never called again. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->starts), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->stops), 0);
+}
+
 /* The device goes away with its parent while a subscription outlives both. */
 static void unplug_test_parent_gone_first(struct kunit *test)
 {
@@ -780,6 +812,7 @@ static struct kunit_case unplug_cases[] = {
 	KUNIT_CASE(unplug_test_fanout_span_room),
 	KUNIT_CASE(unplug_test_start_error),
 	KUNIT_CASE(unplug_test_live_subscription),
+	KUNIT_CASE(unplug_test_live_subscribers),
 	KUNIT_CASE(unplug_test_parent_gone_first),
 	KUNIT_CASE(unplug_test_drain),
 	KUNIT_CASE(unplug_test_drain_no_flush),
