@@ -247,6 +247,8 @@ void nprof_ring_set_flags(struct nprof_ring *ring, u32 flags);
 void nprof_ring_produce_batch(struct nprof_ring *ring,
 			      const struct neuronprof_notification *n, u32 count,
 			      bool force_lost, u32 *delivered, bool *wake);
+u32 nprof_ring_fan_out(struct nprof_ring *ring, const struct neuronprof_notification *src,
+		       u32 count, bool *wake);
 void nprof_ring_lose(struct nprof_ring *ring, u64 count);
 
 /* neuronprof_policy.c: who may observe, and memory accounting. */

@@ -384,7 +384,7 @@ u32 nprof_notify_end(struct nprof_notify_span *span, u32 written, u32 produced)
 	struct nprof_sub *wake[NEURONPROF_MAX_SUBSCRIBERS];
 	struct nprof_sub *sub = span->sub, *other;
 	struct nprof_queue *queue = sub->queue;
-	u32 i, lost, delivered, nwake = 0;
+	u32 i, lost, nwake = 0;
 	bool w;
 
 	if (WARN_ON_ONCE(written > span->count))
@@ -393,17 +393,15 @@ u32 nprof_notify_end(struct nprof_notify_span *span, u32 written, u32 produced)
 	lost = produced - written;
 	/*
 	 * The other rings first, from the span (which nothing overwrites
-	 * before its own ring publishes it): the copy rewrites seq,
-	 * queue_type and engine for each ring, as nprof_notify_batch() does.
+	 * before its own ring publishes it): the copy writes each ring's own
+	 * seq, queue_type and engine (nprof_ring_fan_out()).
 	 */
 	for (i = 0; i < queue->nr_subs; i++) {
 		other = queue->subs[i];
 		if (other == sub)
 			continue;
-		nprof_ring_produce_batch(&other->ring, written ? span->entries : NULL,
-					 written ?: produced, false, &delivered, &w);
-		if (written)
-			nprof_ring_lose(&other->ring, lost);
+		nprof_ring_fan_out(&other->ring, span->entries, written, &w);
+		nprof_ring_lose(&other->ring, lost);
 		if (w)
 			wake[nwake++] = other;
 	}

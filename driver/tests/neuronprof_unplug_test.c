@@ -296,6 +296,27 @@ static void unplug_test_fanout_span_room(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, nprof_notify_end(&span, 4, 4), 0U);
 	tp_expect_accounting(test, live, 4, 0);
 	tp_expect_accounting(test, stalled, cap + 4, 4);
+
+	/* Room for 2 of 4 in the slow ring: it gets the first 2 and loses 2. */
+	smp_store_release(&stalled->ring.cons_page->consumer_pos, 2 * ENTRY);	/* D */
+	tp_consume_all(live);
+	KUNIT_ASSERT_EQ(test, nprof_notify_begin(ctx->ndev, &q, 4, &span), 0);
+	KUNIT_EXPECT_PTR_EQ(test, span.sub, live);
+	for (i = 0; i < 4; i++)
+		span.entries[i] = (struct neuronprof_notification){
+			.seq = span.seq + i, .code = 300 + i, .payload = { i, 2 * i, 3 * i, 4 * i },
+		};
+	KUNIT_EXPECT_EQ(test, nprof_notify_end(&span, 4, 4), 0U);
+	tp_expect_accounting(test, live, 8, 0);
+	tp_expect_accounting(test, stalled, cap + 8, 6);
+	for (i = 0; i < 2; i++) {
+		const struct neuronprof_notification *n = ring_at(&stalled->ring, (cap + i) * ENTRY);
+
+		KUNIT_EXPECT_EQ(test, n->seq, cap + 4 + i);
+		KUNIT_EXPECT_EQ(test, n->code, 300U + (u32)i);
+		KUNIT_EXPECT_EQ(test, n->queue_type, (u16)NEURONPROF_QT_TRACE);
+		KUNIT_EXPECT_EQ(test, n->payload[3], 4 * i);
+	}
 }
 
 static void unplug_test_start_error(struct kunit *test)
