@@ -310,7 +310,9 @@ static void unplug_test_fanout_span_room(struct kunit *test)
 	tp_expect_accounting(test, live, 8, 0);
 	tp_expect_accounting(test, stalled, cap + 8, 6);
 	for (i = 0; i < 2; i++) {
-		const struct neuronprof_notification *n = ring_at(&stalled->ring, (cap + i) * ENTRY);
+		const struct neuronprof_notification *n;
+
+		n = ring_at(&stalled->ring, (cap + i) * ENTRY);
 
 		KUNIT_EXPECT_EQ(test, n->seq, cap + 4 + i);
 		KUNIT_EXPECT_EQ(test, n->code, 300U + (u32)i);
