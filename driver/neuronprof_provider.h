@@ -109,22 +109,28 @@ struct nprof_device_desc {
  * nprof_device_unregister(); never before publication, never after
  * unregistration. Different queues' and different ioctls' callbacks run
  * concurrently; the core serialises queue_start and queue_stop of one queue
- * (a queue has at most one subscriber) and never calls flush on a queue
- * that is not started.
+ * and never calls flush on a queue that is not started. A queue has up to
+ * NEURONPROF_MAX_SUBSCRIBERS subscriptions: queue_start runs for the first,
+ * queue_stop after the last, and the notify functions fan every entry out
+ * to each subscription's ring, so a provider produces once per queue
+ * whatever the number of subscribers.
  *
  * Context: process context, inside drm_dev_enter(), with no core spinlock
- * held and no core mutex held; they may sleep. They must not call
+ * held; they may sleep. queue_start and queue_stop run under the queue's
+ * own mutex, which none of the functions a provider calls takes. They must not call
  * nprof_device_unregister() (it waits for them).
  *
  * Queues: every @q an op gets is a queue of the device; the core checked it
  * with nprof_queue_valid() at SUBSCRIBE, so the op need not check again.
  *
  * @owner: the provider module; pinned while any subscription exists.
- * @queue_start: start producing into a queue that was just subscribed; its
- *	ring is ready, so nprof_notify() may deliver from now on. Returns 0 or
+ * @queue_start: start producing into a queue that just got its first
+ *	subscription; its ring is ready, so nprof_notify() may deliver from
+ *	now on. Returns 0 or
  *	a negative errno, which SUBSCRIBE returns to userspace.
- * @queue_stop: stop producing into a queue whose subscription ends; called
- *	once for every successful @queue_start while the device is published.
+ * @queue_stop: stop producing into a queue whose last subscription ends;
+ *	called once for every successful @queue_start while the device is
+ *	published.
  * @flush: push every in-flight notification of the queue into the ring
  *	(through nprof_notify()) before returning. Optional
  *	(NEURONPROF_CAP_FLUSH).

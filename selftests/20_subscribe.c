@@ -320,29 +320,86 @@ TEST_F(subscribe, watermark_equal_ring_size_accepted)
 	self->fd = self->sub.fd;
 }
 
-TEST_F(subscribe, second_subscriber_ebusy)
+/*
+ * A queue takes max_subscribers subscriptions, each its own ring; the next
+ * one is refused with EBUSY and NQ_HOLDERS names who holds the queue.
+ */
+TEST_F(subscribe, subscribers_up_to_limit)
 {
+	const struct nprof_queue q = { self->sub.target_kind, self->sub.target_index,
+				       self->sub.queue_type, self->sub.engine };
 	struct drm_neuronprof_nq_subscribe again = self->sub;
+	struct drm_neuronprof_nq_holders h;
+	int fds[NEURONPROF_MAX_SUBSCRIBERS], n, i;
+	char comm[16] = "";
+	FILE *f;
 
-	ASSERT_EQ(0, do_subscribe(self));
-	self->fd = self->sub.fd;
-	ASSERT_ERRNO(EBUSY, ioctl(self->dev.fd, DRM_IOCTL_NEURONPROF_NQ_SUBSCRIBE,
-				  &again));
+	ASSERT_EQ((__u32)NEURONPROF_MAX_SUBSCRIBERS, self->dev.info.max_subscribers);
+	ASSERT_LE(4u, self->dev.info.max_subscribers);
+	n = nprof_fill_queue(self->dev.fd, &q, self->sub.ring_size, fds);
+	ASSERT_EQ(NEURONPROF_MAX_SUBSCRIBERS, n) TH_LOG("%s", n < 0 ? strerror(-n) : "");
+	/* Each has its own ring: distinct files, each mapping its own pages. */
+	for (i = 1; i < n; i++)
+		EXPECT_NE(fds[0], fds[i]);
+	ASSERT_ERRNO(EBUSY, ioctl(self->dev.fd, DRM_IOCTL_NEURONPROF_NQ_SUBSCRIBE, &again));
+
+	ASSERT_EQ(0, nprof_holders(self->dev.fd, &q, &h));
+	EXPECT_EQ((__u32)NEURONPROF_MAX_SUBSCRIBERS, h.count);
+	EXPECT_EQ((__u32)NEURONPROF_MAX_SUBSCRIBERS, h.max_subscribers);
+	f = fopen("/proc/self/comm", "r");
+	ASSERT_TRUE(f != NULL);
+	ASSERT_TRUE(fgets(comm, sizeof(comm), f) != NULL);
+	fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+	for (i = 0; i < (int)h.count; i++) {
+		EXPECT_EQ(getpid(), h.holders[i].pid);
+		EXPECT_STREQ(comm, h.holders[i].comm);
+		EXPECT_EQ(self->sub.ring_size, h.holders[i].ring_size);
+	}
+	/* A freed place is taken again. */
+	close(fds[0]);
+	fds[0] = nprof_subscribe(self->dev.fd, &again);
+	EXPECT_LE(0, fds[0]) TH_LOG("%s", strerror(-fds[0]));
+	for (i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	ASSERT_EQ(0, nprof_holders(self->dev.fd, &q, &h));
+	EXPECT_EQ(0u, h.count);
 }
 
-/* One subscriber per queue per device, not per open file. */
-TEST_F(subscribe, second_open_file_ebusy)
+/* NQ_HOLDERS checks its arguments as SUBSCRIBE does. */
+TEST_F(subscribe, holders_bad_args)
+{
+	const struct nprof_queue q = { self->sub.target_kind, self->sub.target_index,
+				       self->sub.queue_type, self->sub.engine };
+	struct drm_neuronprof_nq_holders h;
+
+	ASSERT_EQ(0, nprof_holders(self->dev.fd, &q, &h));
+	EXPECT_EQ(0u, h.count);
+	h.flags = 1;
+	ASSERT_ERRNO(EINVAL, ioctl(self->dev.fd, DRM_IOCTL_NEURONPROF_NQ_HOLDERS, &h));
+	h.flags = 0;
+	h.pad = 1;
+	ASSERT_ERRNO(EINVAL, ioctl(self->dev.fd, DRM_IOCTL_NEURONPROF_NQ_HOLDERS, &h));
+	h.pad = 0;
+	h.target_index = self->dev.info.num_cores;
+	ASSERT_ERRNO(EINVAL, ioctl(self->dev.fd, DRM_IOCTL_NEURONPROF_NQ_HOLDERS, &h));
+}
+
+/* Subscribers of one queue may come from any open file of the device. */
+TEST_F(subscribe, second_open_file_subscribes_too)
 {
 	struct drm_neuronprof_nq_subscribe again = self->sub;
-	int fd2;
+	int fd2, ret;
 
 	ASSERT_EQ(0, do_subscribe(self));
 	self->fd = self->sub.fd;
 	fd2 = open(self->dev.node, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd2);
-	errno = 0;
-	EXPECT_EQ(-1, ioctl(fd2, DRM_IOCTL_NEURONPROF_NQ_SUBSCRIBE, &again));
-	EXPECT_EQ(EBUSY, errno);
+	ret = nprof_subscribe(fd2, &again);
+	EXPECT_LE(0, ret) TH_LOG("%s", strerror(-ret));
+	if (ret >= 0)
+		close(ret);
 	close(fd2);
 }
 
@@ -363,7 +420,7 @@ TEST_F(subscribe, other_engine_and_type_not_busy)
 	self->fd2 = other.fd;
 }
 
-/* One subscriber per queue per device: the same queue elsewhere is free. */
+/* The same queue of another device is another queue. */
 TEST_F(subscribe, same_queue_other_device)
 {
 	struct drm_neuronprof_nq_subscribe other = self->sub;
@@ -398,8 +455,11 @@ TEST_F(subscribe, close_unsubscribes)
  */
 TEST_F(subscribe, mapping_keeps_subscription)
 {
+	const struct nprof_queue q = { self->sub.target_kind, self->sub.target_index,
+				       self->sub.queue_type, self->sub.engine };
 	struct drm_neuronprof_nq_subscribe first;
 	const struct neuronprof_ring_header *h;
+	struct drm_neuronprof_nq_holders who;
 
 	ASSERT_EQ(0, do_subscribe(self));
 	first = self->sub;
@@ -407,11 +467,14 @@ TEST_F(subscribe, mapping_keeps_subscription)
 		 (off_t)first.header_offset);
 	ASSERT_TRUE(h != MAP_FAILED) TH_LOG("%s", strerror(errno));
 	ASSERT_EQ(0, close(first.fd));
-	ASSERT_ERRNO(EBUSY, do_subscribe(self));
+	ASSERT_EQ(0, nprof_holders(self->dev.fd, &q, &who));
+	EXPECT_EQ(1u, who.count);
 	EXPECT_EQ((__u32)NEURONPROF_RING_VERSION, h->version);
 	EXPECT_EQ(first.ring_size, h->ring_size);
 	EXPECT_EQ(0u, h->flags);
 	ASSERT_EQ(0, munmap((void *)h, first.header_size));
+	ASSERT_EQ(0, nprof_holders(self->dev.fd, &q, &who));
+	EXPECT_EQ(0u, who.count);
 	ASSERT_EQ(0, do_subscribe(self)) TH_LOG("%s", strerror(errno));
 	self->fd = self->sub.fd;
 }

@@ -4,11 +4,12 @@
  * poll, consume with the acquire/release pairing of the uapi header, drain;
  * every notification produced is either delivered or counted as lost, for
  * every queue of a core and its TopSPs. Then the read() path, NQ_DRAIN and
- * its rejected arguments, overflow accounting, and a consumer that writes
- * garbage into its page.
+ * its rejected arguments, overflow accounting, a consumer that writes
+ * garbage into its page, and several subscribers of one queue, one stalled.
  */
 #include "nprof_test.h"
 
+#include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/syscall.h>
 
@@ -944,6 +945,144 @@ TEST_F(ring, consumer_page_rest_ignored)
 	ASSERT_EQ(0u, self->r.hdr->flags);
 	ASSERT_RING_OK(&self->r, nprof_ring_consume(&self->r, NULL));
 	ASSERT_EQ(ex.produced[NEURONPROF_QT_TRACE], self->r.delivered);
+}
+
+/*
+ * Several subscribers of one queue (2 to 4, each in its own ring, read by
+ * its own thread while the program runs), one of them never read: every
+ * ring accounts exactly for what was produced while it was subscribed
+ * (delivered + lost = produced, with its own seq from 0), the rings that
+ * are read lose nothing, and the stalled one loses exactly what did not
+ * fit in it. With four, the last joins after the first execution.
+ */
+FIXTURE(fanout) {
+	struct nprof_dev dev;
+	struct nprof_ring r[4];
+	pthread_t th[4];
+	bool started[4];
+};
+
+FIXTURE_VARIANT(fanout) {
+	int subs;
+};
+
+FIXTURE_VARIANT_ADD(fanout, two) { .subs = 2 };
+FIXTURE_VARIANT_ADD(fanout, three) { .subs = 3 };
+FIXTURE_VARIANT_ADD(fanout, four_one_late) { .subs = 4 };
+
+static volatile int fanout_stop;
+
+FIXTURE_SETUP(fanout)
+{
+	for (int k = 0; k < 4; k++)
+		self->r[k].fd = -1;
+	SETUP_SIM_DEV(&self->dev, DEV_ID, NULL);
+	REQUIRE_SIM_EXEC(&self->dev);
+}
+
+FIXTURE_TEARDOWN(fanout)
+{
+	fanout_stop = 1;
+	for (int k = 0; k < 4; k++) {
+		if (self->started[k])
+			pthread_join(self->th[k], NULL);
+		nprof_ring_close(&self->r[k]);
+	}
+	TEARDOWN_SIM_DEV(&self->dev, DEV_ID);
+}
+
+/* A reader keeping up: consume whatever is there until told to stop. */
+static void *fanout_reader(void *arg)
+{
+	struct nprof_ring *r = arg;
+
+	while (!fanout_stop) {
+		if (nprof_ring_consume(r, NULL) < 0)
+			return (void *)1;
+		usleep(200);
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(fanout, stalled_subscriber_loses_only_its_own, 120)
+{
+	const __u64 esz = self->dev.info.entry_size;
+	const __u64 small = self->dev.info.min_ring_size, cap = small / esz;
+	const int subs = variant->subs, stalled = subs - 1;
+	const bool late = subs == 4;
+	__u64 big = small, produced[3], total = 0, since_late = 0;
+	struct drm_neuronprof_sim_exec ex;
+	struct drm_neuronprof_nq_holders h;
+	int k, run, ret;
+	void *res;
+
+	/* The rings that are read hold all three executions: no loss, ever. */
+	while (big / esz < 3 * 3 * cap && big < self->dev.info.max_ring_size)
+		big *= 2;
+	ASSERT_LE(3 * 3 * cap, big / esz) TH_LOG("max_ring_size too small for the test");
+	fanout_stop = 0;
+	for (k = 0; k < subs; k++) {
+		if (late && k == 0)
+			continue;	/* subscribes after the first execution */
+		ret = nprof_ring_open(self->dev.fd, &trace0, k == stalled ? small : big, 0,
+				      &self->r[k]);
+		ASSERT_EQ(0, ret) TH_LOG("subscriber %d: %s", k, strerror(-ret));
+	}
+	for (k = 0; k < stalled; k++) {
+		if (self->r[k].fd < 0)
+			continue;
+		ASSERT_EQ(0, pthread_create(&self->th[k], NULL, fanout_reader, &self->r[k]));
+		self->started[k] = true;
+	}
+	ASSERT_EQ(0, nprof_holders(self->dev.fd, &trace0, &h));
+	EXPECT_EQ((__u32)(late ? subs - 1 : subs), h.count);
+
+	for (run = 0; run < 3; run++) {
+		if (late && run == 1) {
+			ret = nprof_ring_open(self->dev.fd, &trace0, big, 0, &self->r[0]);
+			ASSERT_EQ(0, ret) TH_LOG("late subscriber: %s", strerror(-ret));
+			ASSERT_EQ(0, pthread_create(&self->th[0], NULL, fanout_reader,
+						    &self->r[0]));
+			self->started[0] = true;
+		}
+		ASSERT_EQ(0, run_trace(self->dev.fd, 3 * (__u32)cap, 1, &ex));
+		ASSERT_EQ(0u, ex.status);
+		produced[run] = ex.produced[NEURONPROF_QT_TRACE];
+		ASSERT_LT(cap, produced[run]);
+		total += produced[run];
+		if (run)
+			since_late += produced[run];
+	}
+	fanout_stop = 1;
+	for (k = 0; k < 4; k++) {
+		if (!self->started[k])
+			continue;
+		pthread_join(self->th[k], &res);
+		self->started[k] = false;
+		EXPECT_TRUE(res == NULL) TH_LOG("reader %d: %s", k, self->r[k].err);
+	}
+
+	for (k = 0; k < subs; k++) {
+		struct nprof_ring *r = &self->r[k];
+		__u64 want = late && k == 0 ? since_late : total;
+
+		ASSERT_RING_OK(r, nprof_ring_settle(r, NULL, false));
+		EXPECT_EQ(want, r->delivered + r->hdr->lost)
+			TH_LOG("subscriber %d: produced %llu, delivered %llu, lost %llu", k,
+			       (unsigned long long)want, (unsigned long long)r->delivered,
+			       (unsigned long long)r->hdr->lost);
+		/* Its own seq: from 0, one per notification, lost ones included. */
+		EXPECT_EQ(want, r->next_seq + (k == stalled ? r->hdr->lost : 0));
+		if (k == stalled) {
+			EXPECT_EQ(cap, r->delivered);
+			EXPECT_EQ(total - cap, (__u64)r->hdr->lost);
+			EXPECT_TRUE(r->hdr->flags & NEURONPROF_RING_OVERFLOWED);
+		} else {
+			EXPECT_EQ(0ull, (__u64)r->hdr->lost);
+			EXPECT_EQ(0ull, r->gaps);
+			EXPECT_FALSE(r->hdr->flags & NEURONPROF_RING_OVERFLOWED);
+		}
+	}
 }
 
 TEST_HARNESS_MAIN

@@ -240,23 +240,25 @@ TEST_F(policy, memlock_allowance_then_rlimit)
 }
 
 /*
- * The queue is claimed before its ring is charged or allocated: a
- * subscription to a busy queue fails with EBUSY, at no cost, even when its
- * ring could not have been charged (EPERM once the queue is free).
+ * A place among the queue's subscribers is claimed before the ring is
+ * charged or allocated: a subscription to a full queue fails with EBUSY, at
+ * no cost, even when its ring could not have been charged (EPERM once a
+ * place is free).
  */
-TEST_F(policy, busy_queue_refused_before_charge)
+TEST_F(policy, full_queue_refused_before_charge)
 {
-	struct drm_neuronprof_nq_subscribe sub;
+	int fds[NEURONPROF_MAX_SUBSCRIBERS], n;
 	__u64 max = self->dev.info.max_ring_size;
-	int fd;
 
 	ASSERT_EQ(0, nprof_write_file(PARANOID, "0"));
 	ASSERT_EQ(0, nprof_write_file(MLOCK_KB, "0"));
-	fd = nprof_subscribe_q(self->dev.fd, &trace0, self->dev.info.min_ring_size, 0, &sub);
-	ASSERT_LE(0, fd) TH_LOG("subscribe: %s", strerror(-fd));
+	n = nprof_fill_queue(self->dev.fd, &trace0, self->dev.info.min_ring_size, fds);
+	ASSERT_EQ(NEURONPROF_MAX_SUBSCRIBERS, n) TH_LOG("%s", n < 0 ? strerror(-n) : "");
 	ASSERT_EQ(EBUSY, as_nobody(self->dev.node, max, 0, 0));
-	close(fd);
+	close(fds[--n]);
 	ASSERT_EQ(EPERM, as_nobody(self->dev.node, max, 0, 0));
+	while (n)
+		close(fds[--n]);
 }
 
 /* CAP_IPC_LOCK (root here) is exempt from the limit. */

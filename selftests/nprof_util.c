@@ -338,6 +338,38 @@ int nprof_subscribe_q(int devfd, const struct nprof_queue *q,
 	return nprof_subscribe(devfd, sub);
 }
 
+int nprof_holders(int devfd, const struct nprof_queue *q,
+		  struct drm_neuronprof_nq_holders *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->target_kind = q->kind;
+	h->target_index = q->index;
+	h->queue_type = q->type;
+	h->engine = q->engine;
+	if (ioctl(devfd, DRM_IOCTL_NEURONPROF_NQ_HOLDERS, h))
+		return -errno;
+	return 0;
+}
+
+int nprof_fill_queue(int devfd, const struct nprof_queue *q, __u64 ring_size, int *fds)
+{
+	struct drm_neuronprof_nq_subscribe sub;
+	int n = 0, fd;
+
+	while (n < NEURONPROF_MAX_SUBSCRIBERS) {
+		fd = nprof_subscribe_q(devfd, q, ring_size, 0, &sub);
+		if (fd == -EBUSY)
+			break;
+		if (fd < 0) {
+			while (n)
+				close(fds[--n]);
+			return fd;
+		}
+		fds[n++] = fd;
+	}
+	return n;
+}
+
 int nprof_drain(int fd, __u32 flags, __u64 release_pos,
 		struct neuronprof_nq_drain *out)
 {

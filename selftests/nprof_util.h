@@ -99,6 +99,15 @@ int nprof_subscribe(int devfd, struct drm_neuronprof_nq_subscribe *sub);
 int nprof_subscribe_q(int devfd, const struct nprof_queue *q,
 		      __u64 ring_size, __u32 watermark,
 		      struct drm_neuronprof_nq_subscribe *sub);
+/* NQ_HOLDERS of @q into @h: 0 or -errno. */
+int nprof_holders(int devfd, const struct nprof_queue *q,
+		  struct drm_neuronprof_nq_holders *h);
+/*
+ * Subscribe @q until it is full (the device's max_subscribers): the fds
+ * go into @fds (room for NEURONPROF_MAX_SUBSCRIBERS). Return: how many, or
+ * -errno of the first failure that is not EBUSY.
+ */
+int nprof_fill_queue(int devfd, const struct nprof_queue *q, __u64 ring_size, int *fds);
 int nprof_drain(int fd, __u32 flags, __u64 release_pos,
 		struct neuronprof_nq_drain *out);
 int nprof_exec(int devfd, struct drm_neuronprof_sim_exec *ex);

@@ -9,6 +9,7 @@
 
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/sched.h>
 #include <linux/rcupdate.h>
 #include <linux/sizes.h>
 #include <linux/spinlock.h>
@@ -66,9 +67,10 @@ struct module;
  *	nprof_device_free() releases it); NULL once published.
  * @published: nprof_device_publish() succeeded.
  * @index: device_index reported by GET_INFO.
- * @queues: live subscriptions by queue slot (nprof_queue_slot()). Lookups
- *	run under RCU in any context (nprof_notify()); stores happen inside
- *	drm_dev_enter() (subscribe), erases under @subs_lock.
+ * @queues: the struct nprof_queue of every queue ever subscribed, by queue
+ *	slot (nprof_queue_slot()). Lookups run under RCU in any context
+ *	(nprof_notify()); a queue is stored under @subs_lock by its first
+ *	subscription and stays until the device is released.
  * @subs_lock: see below.
  */
 struct nprof_device {
@@ -83,9 +85,8 @@ struct nprof_device {
 	int index;
 	struct xarray queues;
 	/*
-	 * Protects detaching a subscription from @queues (a closing
-	 * subscription against device unregistration), so that exactly one
-	 * of them erases it and decides whether it died with the device.
+	 * Protects adding a queue to @queues against device unregistration,
+	 * which walks @queues to kill every subscription.
 	 */
 	struct mutex subs_lock;
 };
@@ -145,42 +146,83 @@ struct nprof_charge {
 	u64 pinned_pages;
 };
 
+struct nprof_sub;
+
+/**
+ * struct nprof_queue - one queue of a device and its subscriptions.
+ * @q: the queue.
+ * @start_lock: see below.
+ * @started: the provider's queue_start succeeded and queue_stop is due.
+ * @reserved: subscriptions being created (claimed, not yet attached).
+ * @lock: see below.
+ * @nr_subs: attached subscriptions, the first @nr_subs of @subs.
+ * @subs: the attached subscriptions, each with its own ring.
+ *
+ * Created by the first subscription of the queue and kept until the device
+ * is released, so a producer's lookup never races with its freeing.
+ */
+struct nprof_queue {
+	struct nprof_queue_id q;
+	/*
+	 * Serialises subscribing and unsubscribing this queue: the claim of
+	 * a place among its subscribers (@reserved), the provider's
+	 * queue_start for the first one and queue_stop after the last one
+	 * (@started).
+	 */
+	struct mutex start_lock;
+	bool started;
+	u32 reserved;
+	/*
+	 * Protects @nr_subs, @subs and, in each attached subscription, its
+	 * ring (positions, counters, flags and the ring memory the producer
+	 * writes), flush_pos, read_pos, detached and dead. One lock for all
+	 * the rings of the queue: the producer takes it once and fills every
+	 * ring under it. Taken with interrupts disabled: nprof_notify() may
+	 * run in hard IRQ context.
+	 */
+	spinlock_t lock;
+	u32 nr_subs;
+	struct nprof_sub *subs[NEURONPROF_MAX_SUBSCRIBERS];
+};
+
 /**
  * struct nprof_sub - one subscription: a queue, its ring and its file.
  * @ndev: the device; referenced (drm_dev_get()) for the subscription's life.
  * @q: the queue.
- * @slot: index of @q in @ndev->queues.
+ * @queue: the queue's struct, which outlives the subscription.
+ * @lock: @queue->lock, which protects this subscription's ring.
+ * @pid: the thread group that subscribed (for NQ_HOLDERS).
+ * @comm: its command name then.
  * @mem: the vmalloc'ed buffer: header page | consumer page | data; charged
  *	to the subscriber's memory cgroup (__GFP_ACCOUNT).
  * @mem_size: bytes of @mem.
  * @charge: the locked-memory charge of @mem.
  * @owner: the provider module, pinned for the subscription's life.
- * @lock: see below.
- * @ring: the ring.
+ * @ring: the ring, under *@lock.
  * @flush_pos: producer position at the last flush; a reader is woken
  *	below the watermark until it consumed past it.
- * @detached: no longer in @ndev->queues; the producer must not touch @ring.
+ * @detached: no longer among @queue's subscriptions; the producer must not
+ *	touch @ring.
  * @dead: detached because the device went away.
  * @wq: readers and pollers.
  * @read_pos: how far read() calls have claimed entries to copy: at or past
  *	@ring.cons, at most @ring.prod (see nprof_sub_read_claim()).
- * @rcu: frees the struct after nprof_notify() callers that found it in
- *	@ndev->queues are done.
+ * @rcu: frees the struct after nprof_notify() callers that found it among
+ *	@queue's subscriptions are done (they wake its readers after
+ *	dropping the lock).
  */
 struct nprof_sub {
 	struct nprof_device *ndev;
 	struct nprof_queue_id q;
-	unsigned long slot;
+	struct nprof_queue *queue;
+	/* &@queue->lock: protects @ring, @flush_pos, @read_pos, @detached, @dead. */
+	spinlock_t *lock;
+	pid_t pid;
+	char comm[TASK_COMM_LEN];
 	void *mem;
 	u64 mem_size;
 	struct nprof_charge charge;
 	struct module *owner;
-	/*
-	 * Protects @ring (positions, counters, flags and the ring memory the
-	 * producer writes), @flush_pos, @read_pos, @detached and @dead. Taken with
-	 * interrupts disabled: nprof_notify() may run in hard IRQ context.
-	 */
-	spinlock_t lock;
 	struct nprof_ring ring;
 	u64 flush_pos;
 	bool detached;
@@ -205,6 +247,8 @@ void nprof_ring_set_flags(struct nprof_ring *ring, u32 flags);
 void nprof_ring_produce_batch(struct nprof_ring *ring,
 			      const struct neuronprof_notification *n, u32 count,
 			      bool force_lost, u32 *delivered, bool *wake);
+u32 nprof_ring_fan_out(struct nprof_ring *ring, const struct neuronprof_notification *src,
+		       u32 count, bool *wake);
 void nprof_ring_lose(struct nprof_ring *ring, u64 count);
 
 /* neuronprof_policy.c: who may observe, and memory accounting. */
@@ -223,8 +267,11 @@ void nprof_uncharge(struct nprof_charge *c);
 /* neuronprof_sub.c: subscriptions and their file. */
 unsigned long nprof_queue_slot(const struct nprof_device_desc *desc,
 			       const struct nprof_queue_id *q);
-void nprof_sub_kill(struct nprof_sub *sub);
-void nprof_sub_flushed(struct nprof_sub *sub);
+void nprof_queue_kill(struct nprof_queue *queue);
+void nprof_queue_free(struct nprof_queue *queue);
+void nprof_queue_flushed(struct nprof_queue *queue);
+int nprof_ioctl_nq_holders(struct drm_device *drm, void *data,
+			   struct drm_file *file);
 int nprof_ioctl_nq_subscribe(struct drm_device *drm, void *data,
 			     struct drm_file *file);
 

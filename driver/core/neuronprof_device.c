@@ -276,7 +276,11 @@ EXPORT_SYMBOL_IF_KUNIT(nprof_sim_exec_validate);
 static void nprof_device_release(struct drm_device *drm, void *unused)
 {
 	struct nprof_device *ndev = to_nprof_device(drm);
+	struct nprof_queue *queue;
+	unsigned long slot;
 
+	xa_for_each(&ndev->queues, slot, queue)
+		nprof_queue_free(queue);
 	xa_destroy(&ndev->queues);
 	ida_free(&nprof_ida, ndev->index);
 }
@@ -427,7 +431,7 @@ EXPORT_SYMBOL_GPL(nprof_device_free);
  * Unplugs the DRM device, which waits for every ioctl and provider callback
  * in flight; from then on ioctls fail with ENODEV. Every live subscription
  * is marked NEURONPROF_RING_DEAD, its pollers get EPOLLHUP | EPOLLERR, and
- * its queue leaves the table so nprof_notify() returns
+ * it leaves its queue's subscribers so nprof_notify() returns
  * NPROF_NOTIFY_UNSUBSCRIBED. Mappings stay valid; the memory of a ring goes
  * when its subscription's file is released. After this returns, the
  * provider's ops are never called again and no nprof_notify() call on the
@@ -443,7 +447,7 @@ EXPORT_SYMBOL_GPL(nprof_device_free);
  */
 void nprof_device_unregister(struct nprof_device *ndev)
 {
-	struct nprof_sub *sub;
+	struct nprof_queue *queue;
 	unsigned long slot;
 
 	if (WARN_ON(!ndev->published)) {
@@ -453,8 +457,8 @@ void nprof_device_unregister(struct nprof_device *ndev)
 	drm_dev_unplug(&ndev->drm);
 
 	mutex_lock(&ndev->subs_lock);
-	xa_for_each(&ndev->queues, slot, sub)
-		nprof_sub_kill(sub);
+	xa_for_each(&ndev->queues, slot, queue)
+		nprof_queue_kill(queue);
 	mutex_unlock(&ndev->subs_lock);
 
 	/* Producers that found a subscription before it left the table. */

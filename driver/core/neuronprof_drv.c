@@ -79,6 +79,7 @@ static void nprof_fill_info(const struct nprof_device *ndev,
 
 	memset(info, 0, sizeof(*info));
 	info->uapi_version = NEURONPROF_UAPI_VERSION;
+	info->max_subscribers = NEURONPROF_MAX_SUBSCRIBERS;
 	info->arch = d->arch;
 	strscpy(info->provider, ndev->provider, sizeof(info->provider));
 	info->num_cores = d->num_cores;
@@ -268,6 +269,7 @@ static const struct drm_ioctl_desc nprof_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(NEURONPROF_NQ_SUBSCRIBE, nprof_ioctl_nq_subscribe_bad_size,
 			  NPROF_IOCTL_FLAGS),
 	DRM_IOCTL_DEF_DRV(NEURONPROF_SIM_EXEC, nprof_ioctl_sim_exec, NPROF_IOCTL_FLAGS),
+	DRM_IOCTL_DEF_DRV(NEURONPROF_NQ_HOLDERS, nprof_ioctl_nq_holders, NPROF_IOCTL_FLAGS),
 };
 
 /*

@@ -11,9 +11,16 @@
  * nprof_notify_begin()/nprof_notify_end() (built in place in the ring),
  * counts what it could not deliver with nprof_notify_lost(), flags a ring
  * with nprof_queue_set_flags() and wakes a core's readers with
- * nprof_queues_flushed(). All of them take only the subscription's
- * spinlock and may be called from any context, including hard IRQ; a queue
- * nobody subscribed costs one lookup.
+ * nprof_queues_flushed(). All of them take only the queue's spinlock and
+ * may be called from any context, including hard IRQ; a queue nobody
+ * subscribed costs one lookup.
+ *
+ * Fan-out: a queue has up to NEURONPROF_MAX_SUBSCRIBERS subscriptions, each
+ * with its own ring. The producer takes the queue's one lock and fills every
+ * ring under it, each with its own seq, room, lost count and watermark, so
+ * a reader that falls behind loses only its own entries. Each extra
+ * subscription costs the producer one more copy of the entries
+ * (bench/fanout.c measures it, Documentation/ring.rst has the figures).
  */
 
 #include <linux/bits.h>
@@ -39,21 +46,46 @@
 
 #include "neuronprof_core.h"
 
+/*
+ * The queue @q of @ndev if it has a subscriber, under rcu_read_lock() (the
+ * caller's). A queue nobody subscribed costs this lookup and one load.
+ */
+static struct nprof_queue *nprof_queue_find(struct nprof_device *ndev,
+					    const struct nprof_queue_id *q)
+{
+	struct nprof_queue *queue;
+
+	queue = xa_load(&ndev->queues, nprof_queue_slot(&ndev->desc, q));
+	return queue && READ_ONCE(queue->nr_subs) ? queue : NULL;
+}
+
+/* Wake the readers of @n subscriptions, after the queue's lock is dropped. */
+static void nprof_wake(struct nprof_sub **subs, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		wake_up_interruptible_poll(&subs[i]->wq, EPOLLIN | EPOLLRDNORM);
+}
+
 /**
  * nprof_notify() - produce one notification into a queue.
  * @ndev: the device.
  * @q: the queue.
- * @n: the entry; the core fills @n->seq, queue_type and engine.
+ * @n: the entry; the core fills @n->seq, queue_type and engine (in each
+ *	subscription's ring its own seq; @n is left with the last one's).
  * @force_lost: count it as lost even when there is room.
  *
- * Unread entries are never overwritten: without room the notification is
- * counted in the ring's lost counter and the ring is flagged OVERFLOWED.
- * Readers are woken when the unread bytes reach the watermark.
+ * The entry goes into the ring of every subscription of @q. Unread entries
+ * are never overwritten: a ring without room counts the notification in
+ * its own lost counter and is flagged OVERFLOWED; the other rings still
+ * get it. Readers are woken when their unread bytes reach their watermark.
  *
  * Context: any, including hard IRQ.
- * Return: NPROF_NOTIFY_DELIVERED, NPROF_NOTIFY_LOST, or
- * NPROF_NOTIFY_UNSUBSCRIBED when nobody subscribed @q (or it does not exist,
- * or the device was unregistered).
+ * Return: NPROF_NOTIFY_DELIVERED when every subscription got it,
+ * NPROF_NOTIFY_LOST when at least one lost it, or
+ * NPROF_NOTIFY_UNSUBSCRIBED when nobody subscribed @q (or it does not
+ * exist, or the device was unregistered).
  */
 enum nprof_notify_result nprof_notify(struct nprof_device *ndev,
 				      const struct nprof_queue_id *q,
@@ -61,22 +93,30 @@ enum nprof_notify_result nprof_notify(struct nprof_device *ndev,
 				      bool force_lost)
 {
 	enum nprof_notify_result ret = NPROF_NOTIFY_UNSUBSCRIBED;
-	struct nprof_sub *sub;
+	struct nprof_sub *wake[NEURONPROF_MAX_SUBSCRIBERS];
+	struct nprof_queue *queue;
 	unsigned long flags;
-	bool wake = false;
+	u32 i, nwake = 0;
+	bool w;
 
 	if (!nprof_queue_valid(&ndev->desc, q))
 		return NPROF_NOTIFY_UNSUBSCRIBED;
 
 	rcu_read_lock();
-	sub = xa_load(&ndev->queues, nprof_queue_slot(&ndev->desc, q));
-	if (sub) {
-		spin_lock_irqsave(&sub->lock, flags);
-		if (!sub->detached)
-			ret = nprof_ring_produce(&sub->ring, n, force_lost, &wake);
-		spin_unlock_irqrestore(&sub->lock, flags);
-		if (wake)
-			wake_up_interruptible_poll(&sub->wq, EPOLLIN | EPOLLRDNORM);
+	queue = nprof_queue_find(ndev, q);
+	if (queue) {
+		spin_lock_irqsave(&queue->lock, flags);
+		for (i = 0; i < queue->nr_subs; i++) {
+			if (nprof_ring_produce(&queue->subs[i]->ring, n, force_lost, &w) ==
+			    NPROF_NOTIFY_LOST)
+				ret = NPROF_NOTIFY_LOST;
+			else if (ret == NPROF_NOTIFY_UNSUBSCRIBED)
+				ret = NPROF_NOTIFY_DELIVERED;
+			if (w)
+				wake[nwake++] = queue->subs[i];
+		}
+		spin_unlock_irqrestore(&queue->lock, flags);
+		nprof_wake(wake, nwake);
 	}
 	rcu_read_unlock();
 	return ret;
@@ -88,20 +128,23 @@ EXPORT_SYMBOL_GPL(nprof_notify);
  * @ndev: the device.
  * @q: the queue.
  * @n: @count entries (the core fills seq, queue_type and engine in the
- *	ring, not here), or NULL to count @count notifications as lost that
+ *	rings, not here), or NULL to count @count notifications as lost that
  *	the provider could not capture.
  * @count: number of notifications, at most NPROF_NOTIFY_BATCH_MAX.
  * @force_lost: count them all as lost even when there is room.
- * @st: out, optional: how many were delivered and how many lost.
+ * @st: out, optional: how many were delivered and how many lost, in the
+ *	ring of the subscription that lost most.
  *
  * The same as @count calls of nprof_notify() in a row, with one lookup, one
- * lock round trip, one publication of the producer position and at most one
- * wakeup. Entries that do not fit are counted as lost, in order.
+ * lock round trip, one publication of the producer position per ring and
+ * at most one wakeup per subscription. Entries that do not fit in a ring
+ * are counted as lost there, in order.
  *
  * Context: any, including hard IRQ; the copy runs with interrupts off, so
  * keep @count small there.
  * Return: NPROF_NOTIFY_UNSUBSCRIBED (nothing taken, @st zero),
- * NPROF_NOTIFY_LOST when at least one was lost, else NPROF_NOTIFY_DELIVERED.
+ * NPROF_NOTIFY_LOST when at least one was lost in a ring, else
+ * NPROF_NOTIFY_DELIVERED.
  */
 enum nprof_notify_result nprof_notify_batch(struct nprof_device *ndev,
 					    const struct nprof_queue_id *q,
@@ -110,27 +153,34 @@ enum nprof_notify_result nprof_notify_batch(struct nprof_device *ndev,
 					    struct nprof_notify_stats *st)
 {
 	enum nprof_notify_result ret = NPROF_NOTIFY_UNSUBSCRIBED;
+	struct nprof_sub *wake[NEURONPROF_MAX_SUBSCRIBERS];
 	struct nprof_notify_stats stats = {};
-	struct nprof_sub *sub;
+	struct nprof_queue *queue;
 	unsigned long flags;
-	bool wake = false;
+	u32 i, delivered, nwake = 0;
+	bool w;
 
 	if (!count || count > NPROF_NOTIFY_BATCH_MAX || !nprof_queue_valid(&ndev->desc, q))
 		goto out;
 
 	rcu_read_lock();
-	sub = xa_load(&ndev->queues, nprof_queue_slot(&ndev->desc, q));
-	if (sub) {
-		spin_lock_irqsave(&sub->lock, flags);
-		if (!sub->detached) {
-			nprof_ring_produce_batch(&sub->ring, n, count, force_lost,
-						 &stats.delivered, &wake);
+	queue = nprof_queue_find(ndev, q);
+	if (queue) {
+		spin_lock_irqsave(&queue->lock, flags);
+		for (i = 0; i < queue->nr_subs; i++) {
+			nprof_ring_produce_batch(&queue->subs[i]->ring, n, count,
+						 force_lost, &delivered, &w);
+			if (!i || delivered < stats.delivered)
+				stats.delivered = delivered;
+			if (w)
+				wake[nwake++] = queue->subs[i];
+		}
+		if (i) {
 			stats.lost = count - stats.delivered;
 			ret = stats.lost ? NPROF_NOTIFY_LOST : NPROF_NOTIFY_DELIVERED;
 		}
-		spin_unlock_irqrestore(&sub->lock, flags);
-		if (wake)
-			wake_up_interruptible_poll(&sub->wq, EPOLLIN | EPOLLRDNORM);
+		spin_unlock_irqrestore(&queue->lock, flags);
+		nprof_wake(wake, nwake);
 	}
 	rcu_read_unlock();
 out:
@@ -147,10 +197,10 @@ EXPORT_SYMBOL_GPL(nprof_notify_batch);
  * @q: the queue.
  * @count: how many; any number.
  *
- * The same as nprof_notify_batch() with no entries, @count at a time: each
- * takes a sequence number and counts as lost, and the ring is flagged
- * NEURONPROF_RING_OVERFLOWED; but one call for any @count, so a provider
- * never loops to account for a large gap.
+ * The same as nprof_notify_batch() with no entries, @count at a time: in
+ * every subscription's ring each takes a sequence number and counts as
+ * lost, and the ring is flagged NEURONPROF_RING_OVERFLOWED; but one call
+ * for any @count, so a provider never loops to account for a large gap.
  *
  * Context: any, including hard IRQ.
  * Return: NPROF_NOTIFY_UNSUBSCRIBED, or NPROF_NOTIFY_LOST.
@@ -159,20 +209,21 @@ enum nprof_notify_result nprof_notify_lost(struct nprof_device *ndev,
 					   const struct nprof_queue_id *q, u64 count)
 {
 	enum nprof_notify_result ret = NPROF_NOTIFY_UNSUBSCRIBED;
-	struct nprof_sub *sub;
+	struct nprof_queue *queue;
 	unsigned long flags;
+	u32 i;
 
 	if (!count || !nprof_queue_valid(&ndev->desc, q))
 		return ret;
 	rcu_read_lock();
-	sub = xa_load(&ndev->queues, nprof_queue_slot(&ndev->desc, q));
-	if (sub) {
-		spin_lock_irqsave(&sub->lock, flags);
-		if (!sub->detached) {
-			nprof_ring_lose(&sub->ring, count);
+	queue = nprof_queue_find(ndev, q);
+	if (queue) {
+		spin_lock_irqsave(&queue->lock, flags);
+		for (i = 0; i < queue->nr_subs; i++) {
+			nprof_ring_lose(&queue->subs[i]->ring, count);
 			ret = NPROF_NOTIFY_LOST;
 		}
-		spin_unlock_irqrestore(&sub->lock, flags);
+		spin_unlock_irqrestore(&queue->lock, flags);
 	}
 	rcu_read_unlock();
 	return ret;
@@ -180,38 +231,48 @@ enum nprof_notify_result nprof_notify_lost(struct nprof_device *ndev,
 EXPORT_SYMBOL_GPL(nprof_notify_lost);
 
 /**
- * nprof_queue_set_flags() - raise NEURONPROF_RING_* bits in the ring of a
- *	queue's subscription, if there is one.
+ * nprof_queue_set_flags() - raise NEURONPROF_RING_* bits in the rings of a
+ *	queue's subscriptions, if there are any.
  * @ndev: the device.
  * @q: the queue.
- * @flags: the bits; they stay set for the subscription's life.
+ * @flags: the bits; they stay set for each subscription's life.
  *
  * Context: any, including hard IRQ.
- * Return: true if a subscription got them.
+ * Return: true if at least one subscription got them.
  */
 bool nprof_queue_set_flags(struct nprof_device *ndev, const struct nprof_queue_id *q,
 			   u32 flags)
 {
-	struct nprof_sub *sub;
+	struct nprof_queue *queue;
 	unsigned long irq;
 	bool ret = false;
+	u32 i;
 
 	if (!nprof_queue_valid(&ndev->desc, q))
 		return false;
 	rcu_read_lock();
-	sub = xa_load(&ndev->queues, nprof_queue_slot(&ndev->desc, q));
-	if (sub) {
-		spin_lock_irqsave(&sub->lock, irq);
-		if (!sub->detached) {
-			nprof_ring_set_flags(&sub->ring, flags);
+	queue = nprof_queue_find(ndev, q);
+	if (queue) {
+		spin_lock_irqsave(&queue->lock, irq);
+		for (i = 0; i < queue->nr_subs; i++) {
+			nprof_ring_set_flags(&queue->subs[i]->ring, flags);
 			ret = true;
 		}
-		spin_unlock_irqrestore(&sub->lock, irq);
+		spin_unlock_irqrestore(&queue->lock, irq);
 	}
 	rcu_read_unlock();
 	return ret;
 }
 EXPORT_SYMBOL_GPL(nprof_queue_set_flags);
+
+/* Contiguous entries @ring has room for at its producer position, at most @count. */
+static u64 nprof_ring_span_room(struct nprof_ring *ring, u32 count)
+{
+	u64 off = ring->prod & (ring->size - 1);
+
+	return min3((u64)count, (ring->size - nprof_ring_unread(ring)) / NPROF_ENTRY_SIZE,
+		    (ring->size - off) / NPROF_ENTRY_SIZE);
+}
 
 /**
  * nprof_notify_begin() - reserve room in a queue's ring to write entries in place.
@@ -221,7 +282,7 @@ EXPORT_SYMBOL_GPL(nprof_queue_set_flags);
  *	NPROF_NOTIFY_BATCH_MAX.
  * @span: out: where to write them.
  *
- * On success the subscription's lock is held (interrupts off) until
+ * On success the queue's lock is held (interrupts off) until
  * nprof_notify_end(): the provider writes @span->count entries at
  * @span->entries, the i-th one with seq = @span->seq + i, queue_type
  * @span->queue_type and engine @span->engine, and nothing else, then calls
@@ -230,38 +291,50 @@ EXPORT_SYMBOL_GPL(nprof_queue_set_flags);
  * (ring full): nprof_notify_end() still has to be called, with the number of
  * notifications produced, and counts those it was not given as lost.
  *
+ * With several subscriptions the span is in the ring with the most such
+ * room, and nprof_notify_end() copies what was written into the other rings
+ * (each with its own seq; a ring without room loses its share only).
+ *
  * Context: any; the provider must not sleep between begin and end.
  * Return: 0 with the lock held, or -ENOENT when nobody subscribed @q (or it
  * does not exist, or the device is gone): then nothing is held.
  */
 int nprof_notify_begin(struct nprof_device *ndev, const struct nprof_queue_id *q,
 		       u32 count, struct nprof_notify_span *span)
-	__acquires(&span->sub->lock)
+	__acquires(span->sub->lock)
 {
+	struct nprof_queue *queue;
 	struct nprof_ring *ring;
 	struct nprof_sub *sub;
-	u64 off, room;
+	u64 room, best = 0;
+	u32 i;
 
 	if (!count || count > NPROF_NOTIFY_BATCH_MAX || !nprof_queue_valid(&ndev->desc, q))
 		return -ENOENT;
 
 	rcu_read_lock();
-	sub = xa_load(&ndev->queues, nprof_queue_slot(&ndev->desc, q));
-	if (!sub)
+	queue = nprof_queue_find(ndev, q);
+	if (!queue)
 		goto none;
-	spin_lock_irqsave(&sub->lock, span->flags);
-	if (sub->detached) {
-		spin_unlock_irqrestore(&sub->lock, span->flags);
+	spin_lock_irqsave(&queue->lock, span->flags);
+	if (!queue->nr_subs) {
+		spin_unlock_irqrestore(&queue->lock, span->flags);
 		goto none;
 	}
+	sub = queue->subs[0];
+	for (i = 0; i < queue->nr_subs; i++) {
+		ring = &queue->subs[i]->ring;
+		nprof_ring_sync_consumer(ring);		/* A */
+		room = nprof_ring_span_room(ring, count);
+		if (room > best) {
+			best = room;
+			sub = queue->subs[i];
+		}
+	}
 	ring = &sub->ring;
-	nprof_ring_sync_consumer(ring);		/* A */
-	off = ring->prod & (ring->size - 1);
-	room = min3((u64)count, (ring->size - nprof_ring_unread(ring)) / NPROF_ENTRY_SIZE,
-		    (ring->size - off) / NPROF_ENTRY_SIZE);
 	span->sub = sub;
-	span->entries = (void *)(ring->data + off);
-	span->count = room;
+	span->entries = (void *)(ring->data + (ring->prod & (ring->size - 1)));
+	span->count = best;
 	span->seq = ring->seq;
 	span->queue_type = ring->queue_type;
 	span->engine = ring->engine;
@@ -272,32 +345,11 @@ none:
 }
 EXPORT_SYMBOL_GPL(nprof_notify_begin);
 
-/**
- * nprof_notify_end() - publish the entries written after nprof_notify_begin().
- * @span: the span nprof_notify_begin() filled.
- * @written: entries written at the start of @span->entries, at most
- *	@span->count.
- * @produced: notifications produced, at least @written: the rest are counted
- *	as lost (they take sequence numbers after the written ones).
- *
- * Releases what nprof_notify_begin() took and wakes readers once if the
- * watermark was reached.
- *
- * Return: the number counted as lost.
- */
-u32 nprof_notify_end(struct nprof_notify_span *span, u32 written, u32 produced)
-	__releases(&span->sub->lock)
+/* Account @written entries the provider wrote in place and @lost more in @ring. */
+static bool nprof_ring_publish(struct nprof_ring *ring, u32 written, u32 lost)
 {
-	struct nprof_sub *sub = span->sub;
-	struct nprof_ring *ring = &sub->ring;
 	u64 unread = nprof_ring_unread(ring);
-	u32 lost;
-	bool wake;
 
-	if (WARN_ON_ONCE(written > span->count))
-		written = span->count;
-	produced = max(produced, written);
-	lost = produced - written;
 	ring->prod += (u64)written * NPROF_ENTRY_SIZE;
 	if (written) {
 		/*
@@ -306,17 +358,57 @@ u32 nprof_notify_end(struct nprof_notify_span *span, u32 written, u32 produced)
 		 */
 		smp_store_release(&ring->hdr->producer_pos, ring->prod);
 	}
-	ring->seq += produced;
-	if (lost) {
-		ring->lost += lost;
-		WRITE_ONCE(ring->hdr->lost, ring->lost);
-		nprof_ring_set_flags(ring, NEURONPROF_RING_OVERFLOWED);
-	}
-	wake = written && unread < ring->watermark &&
+	ring->seq += written;
+	nprof_ring_lose(ring, lost);
+	return written && unread < ring->watermark &&
 	       unread + (u64)written * NPROF_ENTRY_SIZE >= ring->watermark;
-	spin_unlock_irqrestore(&sub->lock, span->flags);
-	if (wake)
-		wake_up_interruptible_poll(&sub->wq, EPOLLIN | EPOLLRDNORM);
+}
+
+/**
+ * nprof_notify_end() - publish the entries written after nprof_notify_begin().
+ * @span: the span nprof_notify_begin() filled.
+ * @written: entries written at the start of @span->entries, at most
+ *	@span->count.
+ * @produced: notifications produced, at least @written: the rest are counted
+ *	as lost (they take sequence numbers after the written ones).
+ *
+ * Copies the written entries into the queue's other rings, releases what
+ * nprof_notify_begin() took and wakes each subscription's readers once if
+ * its watermark was reached.
+ *
+ * Return: the number counted as lost in the span's ring.
+ */
+u32 nprof_notify_end(struct nprof_notify_span *span, u32 written, u32 produced)
+	__releases(span->sub->lock)
+{
+	struct nprof_sub *wake[NEURONPROF_MAX_SUBSCRIBERS];
+	struct nprof_sub *sub = span->sub, *other;
+	struct nprof_queue *queue = sub->queue;
+	u32 i, lost, nwake = 0;
+	bool w;
+
+	if (WARN_ON_ONCE(written > span->count))
+		written = span->count;
+	produced = max(produced, written);
+	lost = produced - written;
+	/*
+	 * The other rings first, from the span (which nothing overwrites
+	 * before its own ring publishes it): the copy writes each ring's own
+	 * seq, queue_type and engine (nprof_ring_fan_out()).
+	 */
+	for (i = 0; i < queue->nr_subs; i++) {
+		other = queue->subs[i];
+		if (other == sub)
+			continue;
+		nprof_ring_fan_out(&other->ring, span->entries, written, &w);
+		nprof_ring_lose(&other->ring, lost);
+		if (w)
+			wake[nwake++] = other;
+	}
+	if (nprof_ring_publish(&sub->ring, written, lost))
+		wake[nwake++] = sub;
+	spin_unlock_irqrestore(&queue->lock, span->flags);
+	nprof_wake(wake, nwake);
 	rcu_read_unlock();
 	return lost;
 }
@@ -330,11 +422,11 @@ static void nprof_flush_targets(struct nprof_device *ndev, u32 kind, u32 first,
 	unsigned long start = nprof_queue_slot(&ndev->desc, &base);
 	unsigned long last = start + (unsigned long)count * NEURONPROF_QT_MAX *
 			     NEURONPROF_MAX_INSTANCES - 1;
-	struct nprof_sub *sub;
+	struct nprof_queue *queue;
 	unsigned long slot;
 
-	xa_for_each_range(&ndev->queues, slot, sub, start, last)
-		nprof_sub_flushed(sub);
+	xa_for_each_range(&ndev->queues, slot, queue, start, last)
+		nprof_queue_flushed(queue);
 }
 
 /**

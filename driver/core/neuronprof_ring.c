@@ -286,6 +286,62 @@ void nprof_ring_produce_batch(struct nprof_ring *ring,
 EXPORT_SYMBOL_IF_KUNIT(nprof_ring_produce_batch);
 
 /**
+ * nprof_ring_fan_out() - copy entries another ring of the queue got into
+ *	this one.
+ * @ring: the ring.
+ * @src: @count entries just written into another subscription's ring.
+ * @count: how many.
+ * @wake: out: the unread bytes crossed the watermark.
+ *
+ * What nprof_ring_produce_batch() does with @src, in one pass: each entry
+ * is copied member by member with this ring's seq, queue_type and engine,
+ * rather than copied whole and patched after, so every byte is written
+ * once. Entries that do not fit are counted as lost, in order.
+ *
+ * Return: how many were delivered.
+ */
+u32 nprof_ring_fan_out(struct nprof_ring *ring, const struct neuronprof_notification *src,
+		       u32 count, bool *wake)
+{
+	const u64 es = NPROF_ENTRY_SIZE;
+	struct neuronprof_notification *d;
+	const struct neuronprof_notification *s;
+	u64 unread, k, i;
+
+	*wake = false;
+	if (!count)
+		return 0;
+	nprof_ring_sync_consumer(ring);		/* A, see there */
+	unread = nprof_ring_unread(ring);
+	k = min_t(u64, count, (ring->size - unread) / es);
+	for (i = 0; i < k; i++) {
+		s = &src[i];
+		d = (void *)(ring->data + ((ring->prod + i * es) & (ring->size - 1)));
+		d->timestamp_ns = s->timestamp_ns;
+		d->seq = ring->seq + i;
+		d->queue_type = ring->queue_type;
+		d->engine = ring->engine;
+		d->code = s->code;
+		d->model_id = s->model_id;
+		d->iteration = s->iteration;
+		d->payload[0] = s->payload[0];
+		d->payload[1] = s->payload[1];
+		d->payload[2] = s->payload[2];
+		d->payload[3] = s->payload[3];
+	}
+	if (k) {
+		ring->prod += k * es;
+		/* B: pairs with userspace's acquire load C, as in nprof_ring_produce(). */
+		smp_store_release(&ring->hdr->producer_pos, ring->prod);
+		*wake = unread < ring->watermark && unread + k * es >= ring->watermark;
+	}
+	ring->seq += k;
+	nprof_ring_lose(ring, count - k);
+	return k;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_ring_fan_out);
+
+/**
  * nprof_ring_lose() - count notifications as lost without producing them.
  * @ring: the ring.
  * @count: how many.

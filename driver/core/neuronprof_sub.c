@@ -173,47 +173,117 @@ VISIBLE_IF_KUNIT int nprof_subscribe_validate(const struct nprof_device_desc *de
 EXPORT_SYMBOL_IF_KUNIT(nprof_subscribe_validate);
 
 /*
- * Take a subscription out of its device's queue table. Whoever comes first,
+ * Take a subscription out of its queue's subscribers. Whoever comes first,
  * the subscription's release or the device's unregistration, does it; @dead
  * says the device is gone, which the ring header and pollers learn.
  */
 static void nprof_sub_detach_locked(struct nprof_sub *sub, bool dead)
 {
-	unsigned long flags;
+	struct nprof_queue *queue = sub->queue;
+	u32 i;
 
-	lockdep_assert_held(&sub->ndev->subs_lock);
+	lockdep_assert_held(&queue->lock);
 	if (sub->detached)
 		return;
-
-	xa_erase(&sub->ndev->queues, sub->slot);
+	for (i = 0; i < queue->nr_subs; i++) {
+		if (queue->subs[i] != sub)
+			continue;
+		/* Keep the order: holders are listed oldest first. */
+		memmove(&queue->subs[i], &queue->subs[i + 1],
+			(queue->nr_subs - i - 1) * sizeof(queue->subs[0]));
+		queue->subs[--queue->nr_subs] = NULL;
+		break;
+	}
 	/*
-	 * A producer may still hold @sub from its RCU lookup; once it gets
-	 * the lock it sees @detached and leaves the ring alone, which is what
-	 * lets the ring memory go before the RCU grace period ends.
+	 * A producer that dropped the lock may still wake @sub's readers,
+	 * which is why @sub is freed after an RCU grace period; the ring
+	 * itself is never touched again once @detached is set.
 	 */
-	spin_lock_irqsave(&sub->lock, flags);
 	sub->detached = true;
 	if (dead) {
 		sub->dead = true;
 		nprof_ring_set_flags(&sub->ring, NEURONPROF_RING_DEAD);
 	}
-	spin_unlock_irqrestore(&sub->lock, flags);
+}
 
-	if (dead)
-		wake_up_interruptible_poll(&sub->wq, EPOLLHUP | EPOLLERR);
+static void nprof_sub_detach(struct nprof_sub *sub)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(sub->lock, flags);
+	nprof_sub_detach_locked(sub, false);
+	spin_unlock_irqrestore(sub->lock, flags);
 }
 
 /**
- * nprof_sub_kill() - detach a subscription whose device went away.
- * @sub: the subscription; the caller holds its device's subs_lock.
+ * nprof_queue_kill() - detach every subscription of a queue whose device
+ *	went away.
+ * @queue: the queue; the caller holds its device's subs_lock.
  *
- * The ring header gets NEURONPROF_RING_DEAD, pollers get EPOLLHUP | EPOLLERR
- * and the producer can no longer reach the ring. The ring and its mappings
- * stay until the subscription's file is released.
+ * Each ring header gets NEURONPROF_RING_DEAD, pollers get EPOLLHUP |
+ * EPOLLERR and the producer can no longer reach the rings. The rings and
+ * their mappings stay until the subscriptions' files are released.
  */
-void nprof_sub_kill(struct nprof_sub *sub)
+void nprof_queue_kill(struct nprof_queue *queue)
 {
-	nprof_sub_detach_locked(sub, true);
+	struct nprof_sub *dead[NEURONPROF_MAX_SUBSCRIBERS];
+	unsigned long flags;
+	u32 i, n;
+
+	/*
+	 * A subscription's release may free it meanwhile (it is then
+	 * detached already and frees after a grace period): the wakeups
+	 * below run in the same RCU read section as the lookup.
+	 */
+	rcu_read_lock();
+	spin_lock_irqsave(&queue->lock, flags);
+	n = queue->nr_subs;
+	memcpy(dead, queue->subs, n * sizeof(dead[0]));
+	for (i = 0; i < n; i++)
+		nprof_sub_detach_locked(dead[i], true);
+	spin_unlock_irqrestore(&queue->lock, flags);
+	for (i = 0; i < n; i++)
+		wake_up_interruptible_poll(&dead[i]->wq, EPOLLHUP | EPOLLERR);
+	rcu_read_unlock();
+}
+
+/* The queue's struct, created on its first subscription. */
+static struct nprof_queue *nprof_queue_get(struct nprof_device *ndev,
+					   const struct nprof_queue_id *q)
+{
+	unsigned long slot = nprof_queue_slot(&ndev->desc, q);
+	struct nprof_queue *queue, *old;
+
+	mutex_lock(&ndev->subs_lock);
+	queue = xa_load(&ndev->queues, slot);
+	if (queue)
+		goto out;
+	queue = kzalloc(sizeof(*queue), GFP_KERNEL);
+	if (!queue) {
+		queue = ERR_PTR(-ENOMEM);
+		goto out;
+	}
+	queue->q = *q;
+	mutex_init(&queue->start_lock);
+	spin_lock_init(&queue->lock);
+	old = xa_store(&ndev->queues, slot, queue, GFP_KERNEL);
+	if (xa_is_err(old)) {
+		kfree(queue);
+		queue = ERR_PTR(xa_err(old));
+	}
+out:
+	mutex_unlock(&ndev->subs_lock);
+	return queue;
+}
+
+/**
+ * nprof_queue_free() - free a queue's struct when its device is released.
+ * @queue: the queue; no subscription refers to it any more.
+ */
+void nprof_queue_free(struct nprof_queue *queue)
+{
+	mutex_destroy(&queue->start_lock);
+	kfree(queue);
 }
 
 /**
@@ -221,24 +291,28 @@ void nprof_sub_kill(struct nprof_sub *sub)
  * @ndev: the device.
  * @args: NQ_SUBSCRIBE arguments; nothing is written back.
  *
- * Validates @args, checks that the caller may observe the device, claims
- * the queue, charges and allocates the ring, pins the provider module and
- * the device and starts the queue. The queue is claimed before anything is
- * allocated, so a subscribe to a busy queue costs nothing. No file is
- * created: that is the ioctl's business, so in-kernel users (KUnit) can
- * subscribe too.
+ * Validates @args, checks that the caller may observe the device, claims a
+ * place among the queue's subscribers, charges and allocates the ring, pins
+ * the provider module and the device, attaches the ring and starts the
+ * queue if it is the first subscription. The place is claimed before
+ * anything is allocated, so a subscribe to a full queue costs nothing. No
+ * file is created: that is the ioctl's business, so in-kernel users (KUnit)
+ * can subscribe too.
  *
  * Return: the subscription; ERR_PTR(-EINVAL) for bad arguments, -EACCES if
  * the caller may not observe (nprof_observe_check()), -EBUSY if the queue
- * has a subscriber, -EPERM if the ring exceeds the caller's locked-memory
- * budget (nprof_charge()), -ENOMEM, -ENODEV if the device or its provider
- * is going away, or the error of the provider's queue_start.
+ * has NEURONPROF_MAX_SUBSCRIBERS subscribers, -EPERM if the ring exceeds
+ * the caller's locked-memory budget (nprof_charge()), -ENOMEM, -ENODEV if
+ * the device or its provider is going away, or the error of the provider's
+ * queue_start.
  */
 VISIBLE_IF_KUNIT struct nprof_sub *
 nprof_sub_create(struct nprof_device *ndev,
 		 const struct drm_neuronprof_nq_subscribe *args)
 {
+	struct nprof_queue *queue;
 	struct nprof_sub *sub;
+	unsigned long flags;
 	const char *why;
 	int idx, ret;
 
@@ -265,15 +339,28 @@ nprof_sub_create(struct nprof_device *ndev,
 		.type = args->queue_type,
 		.engine = args->engine,
 	};
-	sub->slot = nprof_queue_slot(&ndev->desc, &sub->q);
 	sub->owner = ndev->ops->owner;
-	spin_lock_init(&sub->lock);
+	sub->pid = task_tgid_vnr(current);
+	get_task_comm(sub->comm, current);
 	init_waitqueue_head(&sub->wq);
 
-	/* A reserved slot: taken for other subscribers, NULL for producers. */
-	ret = xa_insert(&ndev->queues, sub->slot, NULL, GFP_KERNEL);
-	if (ret)
+	queue = nprof_queue_get(ndev, &sub->q);
+	if (IS_ERR(queue)) {
+		ret = PTR_ERR(queue);
 		goto err_free;
+	}
+	sub->queue = queue;
+	sub->lock = &queue->lock;
+
+	/* Claim a place: the queue may be full, and then nothing is spent. */
+	mutex_lock(&queue->start_lock);
+	if (queue->nr_subs + queue->reserved >= NEURONPROF_MAX_SUBSCRIBERS) {
+		mutex_unlock(&queue->start_lock);
+		ret = -EBUSY;
+		goto err_free;
+	}
+	queue->reserved++;
+	mutex_unlock(&queue->start_lock);
 
 	sub->mem_size = NPROF_DATA_PGOFF * PAGE_SIZE + args->ring_size;
 	ret = nprof_charge(&sub->charge, sub->mem_size >> PAGE_SHIFT);
@@ -294,41 +381,42 @@ nprof_sub_create(struct nprof_device *ndev,
 		goto err_vfree;
 	}
 
+	mutex_lock(&queue->start_lock);
+	queue->reserved--;
 	/* The ring is ready: producers may find it from now on. */
-	ret = xa_err(xa_store(&ndev->queues, sub->slot, sub, GFP_KERNEL));
-	if (ret)
-		goto err_module;
-
-	ret = ndev->ops->queue_start(ndev, &sub->q);
-	if (ret) {
-		drm_dbg(&ndev->drm, "NQ_SUBSCRIBE: provider cannot start queue %u/%u/%u/%u: %d\n",
-			sub->q.kind, sub->q.index, sub->q.type, sub->q.engine, ret);
-		goto err_detach;
+	spin_lock_irqsave(&queue->lock, flags);
+	queue->subs[queue->nr_subs++] = sub;
+	spin_unlock_irqrestore(&queue->lock, flags);
+	if (!queue->started) {
+		ret = ndev->ops->queue_start(ndev, &sub->q);
+		if (ret) {
+			drm_dbg(&ndev->drm, "NQ_SUBSCRIBE: provider cannot start queue %u/%u/%u/%u: %d\n",
+				sub->q.kind, sub->q.index, sub->q.type, sub->q.engine, ret);
+			nprof_sub_detach(sub);
+			mutex_unlock(&queue->start_lock);
+			module_put(sub->owner);
+			vfree(sub->mem);
+			nprof_uncharge(&sub->charge);
+			/* Producers that found @sub may still wake its readers. */
+			kfree_rcu(sub, rcu);
+			goto err_exit;
+		}
+		queue->started = true;
 	}
+	mutex_unlock(&queue->start_lock);
 
 	drm_dev_get(&ndev->drm);
 	drm_dev_exit(idx);
 	return sub;
 
-err_detach:
-	/* This erases the slot, and the reservation with it. */
-	mutex_lock(&ndev->subs_lock);
-	nprof_sub_detach_locked(sub, false);
-	mutex_unlock(&ndev->subs_lock);
-	module_put(sub->owner);
-	vfree(sub->mem);
-	nprof_uncharge(&sub->charge);
-	/* Producers that found @sub in the table may still look at it. */
-	kfree_rcu(sub, rcu);
-	goto err_exit;
-err_module:
-	module_put(sub->owner);
 err_vfree:
 	vfree(sub->mem);
 err_uncharge:
 	nprof_uncharge(&sub->charge);
 err_release:
-	xa_release(&ndev->queues, sub->slot);
+	mutex_lock(&queue->start_lock);
+	queue->reserved--;
+	mutex_unlock(&queue->start_lock);
 err_free:
 	kfree(sub);
 err_exit:
@@ -341,24 +429,28 @@ EXPORT_SYMBOL_IF_KUNIT(nprof_sub_create);
  * nprof_sub_destroy() - end a subscription (its file is released).
  * @sub: the subscription.
  *
- * Stops the queue unless the device is gone (a gone device's provider is
- * never called again), frees the queue for the next subscriber, frees the
- * ring and drops the references the subscription held.
+ * Detaches the ring from the queue; after the queue's last subscription
+ * stops the queue unless the device is gone (a gone device's provider is
+ * never called again). Frees the ring and drops the references the
+ * subscription held.
  */
 VISIBLE_IF_KUNIT void nprof_sub_destroy(struct nprof_sub *sub)
 {
 	struct nprof_device *ndev = sub->ndev;
+	struct nprof_queue *queue = sub->queue;
 	struct module *owner = sub->owner;
 	int idx;
 
-	if (drm_dev_enter(&ndev->drm, &idx)) {
-		ndev->ops->queue_stop(ndev, &sub->q);
-		drm_dev_exit(idx);
+	mutex_lock(&queue->start_lock);
+	nprof_sub_detach(sub);
+	if (!queue->nr_subs && queue->started) {
+		if (drm_dev_enter(&ndev->drm, &idx)) {
+			ndev->ops->queue_stop(ndev, &sub->q);
+			drm_dev_exit(idx);
+		}
+		queue->started = false;
 	}
-
-	mutex_lock(&ndev->subs_lock);
-	nprof_sub_detach_locked(sub, false);
-	mutex_unlock(&ndev->subs_lock);
+	mutex_unlock(&queue->start_lock);
 
 	vfree(sub->mem);
 	nprof_uncharge(&sub->charge);
@@ -373,27 +465,35 @@ VISIBLE_IF_KUNIT void nprof_sub_destroy(struct nprof_sub *sub)
 EXPORT_SYMBOL_IF_KUNIT(nprof_sub_destroy);
 
 /**
- * nprof_sub_flushed() - everything in flight reached the ring.
- * @sub: the subscription.
+ * nprof_queue_flushed() - everything in flight reached a queue's rings.
+ * @queue: the queue.
  *
- * Readers are woken even below the watermark, and poll reports EPOLLIN
- * until the consumer passed what was produced so far.
+ * Readers of every subscription are woken even below the watermark, and
+ * poll reports EPOLLIN until the consumer passed what was produced so far.
+ *
+ * Context: any; the caller holds rcu_read_lock().
  */
-void nprof_sub_flushed(struct nprof_sub *sub)
+void nprof_queue_flushed(struct nprof_queue *queue)
 {
+	struct nprof_sub *wake[NEURONPROF_MAX_SUBSCRIBERS];
+	struct nprof_sub *sub;
 	unsigned long flags;
-	bool wake = false;
+	u32 i, n = 0;
 
-	spin_lock_irqsave(&sub->lock, flags);
-	if (!sub->detached) {
+	if (!READ_ONCE(queue->nr_subs))
+		return;
+	spin_lock_irqsave(&queue->lock, flags);
+	for (i = 0; i < queue->nr_subs; i++) {
+		sub = queue->subs[i];
 		nprof_ring_sync_consumer(&sub->ring);
 		sub->flush_pos = sub->ring.prod;
-		wake = nprof_ring_unread(&sub->ring) > 0;
+		if (nprof_ring_unread(&sub->ring) > 0)
+			wake[n++] = sub;
 	}
-	spin_unlock_irqrestore(&sub->lock, flags);
+	spin_unlock_irqrestore(&queue->lock, flags);
 
-	if (wake)
-		wake_up_interruptible_poll(&sub->wq, EPOLLIN | EPOLLRDNORM);
+	for (i = 0; i < n; i++)
+		wake_up_interruptible_poll(&wake[i]->wq, EPOLLIN | EPOLLRDNORM);
 }
 
 /**
@@ -410,14 +510,14 @@ VISIBLE_IF_KUNIT __poll_t nprof_sub_poll_mask(struct nprof_sub *sub)
 	unsigned long flags;
 	__poll_t mask = 0;
 
-	spin_lock_irqsave(&sub->lock, flags);
+	spin_lock_irqsave(sub->lock, flags);
 	nprof_ring_sync_consumer(ring);
 	if (nprof_ring_unread(ring) >= ring->watermark ||
 	    (s64)(sub->flush_pos - ring->cons) > 0)
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (sub->dead)
 		mask |= EPOLLHUP | EPOLLERR;
-	spin_unlock_irqrestore(&sub->lock, flags);
+	spin_unlock_irqrestore(sub->lock, flags);
 	return mask;
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_sub_poll_mask);
@@ -454,7 +554,7 @@ VISIBLE_IF_KUNIT int nprof_sub_drain(struct nprof_sub *sub,
 			goto out;
 	}
 
-	spin_lock_irqsave(&sub->lock, flags);
+	spin_lock_irqsave(sub->lock, flags);
 	nprof_ring_sync_consumer(ring);
 	if (d->flags & NEURONPROF_DRAIN_RELEASE) {
 		if (!nprof_ring_consumer_valid(ring->cons, d->release_pos, ring->prod)) {
@@ -472,7 +572,7 @@ VISIBLE_IF_KUNIT int nprof_sub_drain(struct nprof_sub *sub,
 	d->lost = ring->lost;
 	d->ring_flags = ring->flags;
 unlock:
-	spin_unlock_irqrestore(&sub->lock, flags);
+	spin_unlock_irqrestore(sub->lock, flags);
 	if (wake)
 		wake_up_interruptible_poll(&sub->wq, EPOLLIN | EPOLLRDNORM);
 out:
@@ -604,7 +704,7 @@ VISIBLE_IF_KUNIT u64 nprof_sub_read_claim(struct nprof_sub *sub, void *buf,
 	unsigned long flags;
 	u64 pos, len, off, first;
 
-	spin_lock_irqsave(&sub->lock, flags);
+	spin_lock_irqsave(sub->lock, flags);
 	nprof_ring_sync_consumer(ring);
 	pos = (s64)(sub->read_pos - ring->cons) > 0 ? sub->read_pos : ring->cons;
 	len = min(ring->prod - pos, max);
@@ -615,7 +715,7 @@ VISIBLE_IF_KUNIT u64 nprof_sub_read_claim(struct nprof_sub *sub, void *buf,
 		memcpy(buf + first, ring->data, len - first);
 		sub->read_pos = pos + len;
 	}
-	spin_unlock_irqrestore(&sub->lock, flags);
+	spin_unlock_irqrestore(sub->lock, flags);
 	*start = pos;
 	return len;
 }
@@ -637,12 +737,12 @@ VISIBLE_IF_KUNIT void nprof_sub_read_commit(struct nprof_sub *sub, u64 start,
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&sub->lock, flags);
+	spin_lock_irqsave(sub->lock, flags);
 	if (copied)
 		nprof_ring_consume(&sub->ring, start + len);
 	else if (sub->read_pos == start + len)
 		sub->read_pos = start;
-	spin_unlock_irqrestore(&sub->lock, flags);
+	spin_unlock_irqrestore(sub->lock, flags);
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_sub_read_commit);
 
@@ -682,9 +782,9 @@ static ssize_t nprof_sub_read(struct file *file, char __user *buf,
 		len = nprof_sub_read_claim(sub, kbuf, max, &start);
 		if (len)
 			break;
-		spin_lock_irqsave(&sub->lock, flags);
+		spin_lock_irqsave(sub->lock, flags);
 		dead = sub->dead;
-		spin_unlock_irqrestore(&sub->lock, flags);
+		spin_unlock_irqrestore(sub->lock, flags);
 		ret = 0;
 		if (dead)
 			goto out;
@@ -804,4 +904,74 @@ err_fd:
 err_destroy:
 	nprof_sub_destroy(sub);
 	return ret;
+}
+
+/**
+ * nprof_ioctl_nq_holders() - DRM_IOCTL_NEURONPROF_NQ_HOLDERS.
+ * @drm: the device.
+ * @data: struct drm_neuronprof_nq_holders.
+ * @file: the DRM file.
+ *
+ * Lists the subscriptions a queue has now (pid, comm, ring size), oldest
+ * first, so a subscriber refused with EBUSY can say what to stop.
+ *
+ * Errors: EINVAL bad flags, pad, target kind or index, queue type or
+ * engine; EACCES the caller may not observe the device; ENODEV the device
+ * is gone.
+ *
+ * Return: 0 or a negative errno.
+ */
+int nprof_ioctl_nq_holders(struct drm_device *drm, void *data,
+			   struct drm_file *file)
+{
+	struct nprof_device *ndev = to_nprof_device(drm);
+	struct drm_neuronprof_nq_holders *args = data;
+	const struct nprof_queue_id q = {
+		.kind = args->target_kind,
+		.index = args->target_index,
+		.type = args->queue_type,
+		.engine = args->engine,
+	};
+	struct neuronprof_nq_holder *h;
+	struct nprof_queue *queue;
+	struct nprof_sub *sub;
+	unsigned long flags;
+	const char *why;
+	int idx, ret;
+	u32 i;
+
+	if (args->flags || args->pad) {
+		drm_dbg(drm, "NQ_HOLDERS: flags and pad must be 0\n");
+		return -EINVAL;
+	}
+	if (nprof_queue_check(&ndev->desc, &q, &why)) {
+		drm_dbg(drm, "NQ_HOLDERS: %s\n", why);
+		return -EINVAL;
+	}
+	ret = nprof_observe_check();
+	if (ret)
+		return ret;
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+
+	args->count = 0;
+	args->max_subscribers = NEURONPROF_MAX_SUBSCRIBERS;
+	memset(args->holders, 0, sizeof(args->holders));
+	rcu_read_lock();
+	queue = xa_load(&ndev->queues, nprof_queue_slot(&ndev->desc, &q));
+	if (queue) {
+		spin_lock_irqsave(&queue->lock, flags);
+		for (i = 0; i < queue->nr_subs; i++) {
+			sub = queue->subs[i];
+			h = &args->holders[i];
+			h->pid = sub->pid;
+			h->ring_size = sub->ring.size;
+			strscpy(h->comm, sub->comm, sizeof(h->comm));
+		}
+		args->count = queue->nr_subs;
+		spin_unlock_irqrestore(&queue->lock, flags);
+	}
+	rcu_read_unlock();
+	drm_dev_exit(idx);
+	return 0;
 }

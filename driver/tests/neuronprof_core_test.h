@@ -19,6 +19,7 @@
 #include <linux/err.h>
 #include <linux/hrtimer.h>
 #include <linux/kref.h>
+#include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/poll.h>
 #include <linux/sched/user.h>

@@ -12,7 +12,7 @@
 
 #include "core/neuronprof_core.h"
 
-#define NPROF_TEST_MAX_SUBS	8
+#define NPROF_TEST_MAX_SUBS	(NEURONPROF_MAX_SUBSCRIBERS + 8)
 
 struct nprof_test_subs {
 	struct nprof_sub *sub[NPROF_TEST_MAX_SUBS];

@@ -121,16 +121,21 @@ static void unplug_test_subscribe_notify_release(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ring_at(&sub->ring, 0)->seq, 0ULL);
 }
 
-static void unplug_test_one_subscriber(struct kunit *test)
+static void unplug_test_subscriber_limit(struct kunit *test)
 {
 	struct tp_ctx *ctx = test->priv;
 	struct drm_neuronprof_nq_subscribe other = sub_base;
-	struct nprof_sub *sub;
+	struct nprof_sub *subs[NEURONPROF_MAX_SUBSCRIBERS];
+	int i;
 
-	sub = tp_subscribe(test, ctx->ndev, &sub_base);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sub);
+	for (i = 0; i < NEURONPROF_MAX_SUBSCRIBERS; i++) {
+		subs[i] = tp_subscribe(test, ctx->ndev, &sub_base);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, subs[i]);
+	}
+	/* The first subscription starts the queue, the others join it. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->starts), 1);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(tp_subscribe(test, ctx->ndev, &sub_base)), -EBUSY);
-	/* A busy queue never reaches the provider. */
+	/* A full queue never reaches the provider. */
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->starts), 1);
 	other.engine = 1;
 	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, tp_subscribe(test, ctx->ndev, &other));
@@ -139,6 +144,181 @@ static void unplug_test_one_subscriber(struct kunit *test)
 	other.engine = 0;
 	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, tp_subscribe(test, ctx->ndev, &other));
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->starts), 3);
+
+	/* A freed place is taken again; the queue is stopped after the last. */
+	tp_unsubscribe(test, subs[0]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->stops), 0);
+	subs[0] = tp_subscribe(test, ctx->ndev, &sub_base);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, subs[0]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->starts), 3);
+	for (i = 0; i < NEURONPROF_MAX_SUBSCRIBERS; i++)
+		tp_unsubscribe(test, subs[i]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->stops), 1);
+	KUNIT_EXPECT_EQ(test, tp_notify(ctx->ndev, &sub_base, 1), NPROF_NOTIFY_UNSUBSCRIBED);
+	subs[0] = tp_subscribe(test, ctx->ndev, &sub_base);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, subs[0]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->starts), 4);
+}
+
+/* Consume everything @sub's ring holds, as a reader keeping up would. */
+static void tp_consume_all(struct nprof_sub *sub)
+{
+	/* D of Documentation/ring.rst: the consumer's release store. */
+	smp_store_release(&sub->ring.cons_page->consumer_pos, sub->ring.prod);
+}
+
+/* delivered + lost == produced, and the seq of every entry in the ring. */
+static void tp_expect_accounting(struct kunit *test, struct nprof_sub *sub,
+				 u64 produced, u64 lost)
+{
+	KUNIT_EXPECT_EQ(test, sub->ring.seq, produced);
+	KUNIT_EXPECT_EQ(test, sub->ring.lost, lost);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(sub->ring.hdr->lost), lost);
+	KUNIT_EXPECT_EQ(test, sub->ring.prod / ENTRY + lost, produced);
+	KUNIT_EXPECT_EQ(test, !!(sub->ring.flags & NEURONPROF_RING_OVERFLOWED), lost > 0);
+}
+
+/*
+ * Several subscriptions of one queue: each ring gets every notification
+ * with its own seq, and the one nobody reads (stalled) loses only its own
+ * entries, through nprof_notify(), nprof_notify_batch(),
+ * nprof_notify_begin()/end() and nprof_notify_lost().
+ */
+static void unplug_test_fanout_stalled(struct kunit *test)
+{
+	const struct nprof_queue_id q = { NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 0 };
+	const u64 cap = sub_base.ring_size / ENTRY;
+	struct tp_ctx *ctx = test->priv;
+	struct neuronprof_notification *batch;
+	struct nprof_notify_stats st;
+	struct nprof_notify_span span;
+	struct nprof_sub *live, *stalled, *late;
+	u64 i, produced = 0;
+	u32 lost;
+
+	live = tp_subscribe(test, ctx->ndev, &sub_base);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, live);
+	stalled = tp_subscribe(test, ctx->ndev, &sub_base);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, stalled);
+
+	/* One at a time: both rings fill up to the stalled one's capacity. */
+	for (i = 0; i < cap; i++, produced++) {
+		KUNIT_EXPECT_EQ(test, tp_notify(ctx->ndev, &sub_base, (u32)i),
+				NPROF_NOTIFY_DELIVERED);
+		tp_consume_all(live);
+	}
+	KUNIT_EXPECT_EQ(test, tp_notify(ctx->ndev, &sub_base, 7), NPROF_NOTIFY_LOST);
+	produced++;
+	tp_consume_all(live);
+	tp_expect_accounting(test, live, produced, 0);
+	tp_expect_accounting(test, stalled, produced, 1);
+	KUNIT_EXPECT_EQ(test, ring_at(&stalled->ring, (cap - 1) * ENTRY)->seq, cap - 1);
+	KUNIT_EXPECT_EQ(test, ring_at(&live->ring, cap * ENTRY)->seq, cap);
+	KUNIT_EXPECT_EQ(test, ring_at(&live->ring, cap * ENTRY)->code, 7U);
+
+	/* A subscription that joins late counts from its own start. */
+	late = tp_subscribe(test, ctx->ndev, &sub_base);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, late);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->starts), 1);
+
+	/* A batch: the stalled ring loses all of it, the others none. */
+	batch = kunit_kcalloc(test, 16, sizeof(*batch), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, batch);
+	for (i = 0; i < 16; i++)
+		batch[i].code = 100 + i;
+	KUNIT_EXPECT_EQ(test, nprof_notify_batch(ctx->ndev, &q, batch, 16, false, &st),
+			NPROF_NOTIFY_LOST);
+	KUNIT_EXPECT_EQ(test, st.delivered, 0U);
+	KUNIT_EXPECT_EQ(test, st.lost, 16U);
+	produced += 16;
+	tp_consume_all(live);
+	tp_expect_accounting(test, live, produced, 0);
+	tp_expect_accounting(test, stalled, produced, 17);
+	tp_expect_accounting(test, late, 16, 0);
+	KUNIT_EXPECT_EQ(test, ring_at(&late->ring, 15 * ENTRY)->seq, 15ULL);
+	KUNIT_EXPECT_EQ(test, ring_at(&late->ring, 15 * ENTRY)->code, 115U);
+
+	/* In place: the span goes where there is room; the copy follows. */
+	KUNIT_ASSERT_EQ(test, nprof_notify_begin(ctx->ndev, &q, 8, &span), 0);
+	KUNIT_EXPECT_EQ(test, span.count, 8U);
+	KUNIT_EXPECT_TRUE(test, span.sub == live || span.sub == late);
+	for (i = 0; i < 8; i++)
+		span.entries[i] = (struct neuronprof_notification){
+			.seq = span.seq + i, .queue_type = span.queue_type,
+			.engine = span.engine, .code = 200 + i,
+		};
+	lost = nprof_notify_end(&span, 8, 10);
+	KUNIT_EXPECT_EQ(test, lost, 2U);
+	produced += 10;
+	tp_consume_all(live);
+	tp_expect_accounting(test, live, produced, 2);
+	tp_expect_accounting(test, stalled, produced, 17 + 10);
+	tp_expect_accounting(test, late, 16 + 10, 2);
+	KUNIT_EXPECT_EQ(test, ring_at(&late->ring, (16 + 7) * ENTRY)->seq, 16ULL + 7);
+	KUNIT_EXPECT_EQ(test, ring_at(&late->ring, (16 + 7) * ENTRY)->code, 207U);
+
+	/* Uncaptured notifications count in every ring. */
+	KUNIT_EXPECT_EQ(test, nprof_notify_lost(ctx->ndev, &q, 5), NPROF_NOTIFY_LOST);
+	produced += 5;
+	tp_expect_accounting(test, live, produced, 7);
+	tp_expect_accounting(test, stalled, produced, 17 + 15);
+	tp_expect_accounting(test, late, 16 + 15, 7);
+
+	/* The stalled reader leaves; the others go on. */
+	tp_unsubscribe(test, stalled);
+	KUNIT_EXPECT_EQ(test, tp_notify(ctx->ndev, &sub_base, 9), NPROF_NOTIFY_DELIVERED);
+	tp_expect_accounting(test, late, 16 + 15 + 1, 7);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->stops), 0);
+}
+
+/* The span goes to a ring with room even when the oldest subscriber's is full. */
+static void unplug_test_fanout_span_room(struct kunit *test)
+{
+	const struct nprof_queue_id q = { NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 0 };
+	const u64 cap = sub_base.ring_size / ENTRY;
+	struct tp_ctx *ctx = test->priv;
+	struct nprof_notify_span span;
+	struct nprof_sub *stalled, *live;
+	u64 i;
+
+	stalled = tp_subscribe(test, ctx->ndev, &sub_base);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, stalled);
+	for (i = 0; i < cap; i++)
+		tp_notify(ctx->ndev, &sub_base, 1);
+	live = tp_subscribe(test, ctx->ndev, &sub_base);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, live);
+
+	KUNIT_ASSERT_EQ(test, nprof_notify_begin(ctx->ndev, &q, 4, &span), 0);
+	KUNIT_EXPECT_PTR_EQ(test, span.sub, live);
+	KUNIT_EXPECT_EQ(test, span.count, 4U);
+	for (i = 0; i < 4; i++)
+		span.entries[i] = (struct neuronprof_notification){ .seq = span.seq + i };
+	KUNIT_EXPECT_EQ(test, nprof_notify_end(&span, 4, 4), 0U);
+	tp_expect_accounting(test, live, 4, 0);
+	tp_expect_accounting(test, stalled, cap + 4, 4);
+
+	/* Room for 2 of 4 in the slow ring: it gets the first 2 and loses 2. */
+	smp_store_release(&stalled->ring.cons_page->consumer_pos, 2 * ENTRY);	/* D */
+	tp_consume_all(live);
+	KUNIT_ASSERT_EQ(test, nprof_notify_begin(ctx->ndev, &q, 4, &span), 0);
+	KUNIT_EXPECT_PTR_EQ(test, span.sub, live);
+	for (i = 0; i < 4; i++)
+		span.entries[i] = (struct neuronprof_notification){
+			.seq = span.seq + i, .code = 300 + i, .payload = { i, 2 * i, 3 * i, 4 * i },
+		};
+	KUNIT_EXPECT_EQ(test, nprof_notify_end(&span, 4, 4), 0U);
+	tp_expect_accounting(test, live, 8, 0);
+	tp_expect_accounting(test, stalled, cap + 8, 6);
+	for (i = 0; i < 2; i++) {
+		const struct neuronprof_notification *n;
+
+		n = ring_at(&stalled->ring, (cap + i) * ENTRY);
+
+		KUNIT_EXPECT_EQ(test, n->seq, cap + 4 + i);
+		KUNIT_EXPECT_EQ(test, n->code, 300U + (u32)i);
+		KUNIT_EXPECT_EQ(test, n->queue_type, (u16)NEURONPROF_QT_TRACE);
+		KUNIT_EXPECT_EQ(test, n->payload[3], 4 * i);
+	}
 }
 
 static void unplug_test_start_error(struct kunit *test)
@@ -203,6 +383,38 @@ static void unplug_test_live_subscription(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->starts), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->stops), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->flushes), 0);
+}
+
+/* Every subscription of a queue dies with the device; each is released on its own. */
+static void unplug_test_live_subscribers(struct kunit *test)
+{
+	struct tp_ctx *ctx = test->priv;
+	struct nprof_sub *subs[3];
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		subs[i] = tp_subscribe(test, ctx->ndev, &sub_base);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, subs[i]);
+	}
+	/* One leaves before the device does. */
+	tp_unsubscribe(test, subs[1]);
+	KUNIT_ASSERT_EQ(test, tp_notify(ctx->ndev, &sub_base, 1), NPROF_NOTIFY_DELIVERED);
+
+	nprof_device_unregister(ctx->ndev);
+	ctx->unregistered = true;
+
+	for (i = 0; i < 3; i += 2) {
+		KUNIT_EXPECT_TRUE(test, READ_ONCE(subs[i]->ring.hdr->flags) & NEURONPROF_RING_DEAD);
+		KUNIT_EXPECT_EQ(test, nprof_sub_poll_mask(subs[i]) & (EPOLLHUP | EPOLLERR),
+				(__poll_t)(EPOLLHUP | EPOLLERR));
+		KUNIT_EXPECT_EQ(test, ring_at(&subs[i]->ring, 0)->code, 1U);
+	}
+	KUNIT_EXPECT_EQ(test, tp_notify(ctx->ndev, &sub_base, 2), NPROF_NOTIFY_UNSUBSCRIBED);
+	tp_unsubscribe(test, subs[2]);
+	tp_unsubscribe(test, subs[0]);
+	/* The provider of a gone device is never called again. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->starts), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->stops), 0);
 }
 
 /* The device goes away with its parent while a subscription outlives both. */
@@ -573,18 +785,32 @@ static void unplug_test_ring_charged(struct kunit *test)
 	struct user_struct *user = current_user();
 	long before = atomic_long_read(&user->locked_vm);
 	u64 pages = NPROF_DATA_PGOFF + sub_base.ring_size / PAGE_SIZE;
+	struct nprof_sub *more[NEURONPROF_MAX_SUBSCRIBERS];
 	struct nprof_sub *sub;
+	long charged;
+	int i;
 
 	sub = tp_subscribe(test, ctx->ndev, &sub_base);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sub);
+	charged = sub->charge.user_pages;
 	KUNIT_EXPECT_PTR_EQ(test, sub->charge.user, user);
 	KUNIT_EXPECT_EQ(test, sub->charge.user_pages + sub->charge.pinned_pages, pages);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&user->locked_vm) - before,
 			(long)sub->charge.user_pages);
-	/* A busy queue is refused before anything is allocated or charged. */
+	/* Each subscription of a queue is charged for its own ring. */
+	for (i = 1; i < NEURONPROF_MAX_SUBSCRIBERS; i++) {
+		more[i] = tp_subscribe(test, ctx->ndev, &sub_base);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, more[i]);
+		charged += more[i]->charge.user_pages;
+		KUNIT_EXPECT_EQ(test, more[i]->charge.user_pages + more[i]->charge.pinned_pages,
+				pages);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&user->locked_vm) - before, charged);
+	/* A full queue is refused before anything is allocated or charged. */
 	KUNIT_EXPECT_EQ(test, PTR_ERR(tp_subscribe(test, ctx->ndev, &sub_base)), -EBUSY);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&user->locked_vm) - before,
-			(long)sub->charge.user_pages);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&user->locked_vm) - before, charged);
+	for (i = 1; i < NEURONPROF_MAX_SUBSCRIBERS; i++)
+		tp_unsubscribe(test, more[i]);
 	tp_unsubscribe(test, sub);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&user->locked_vm), before);
 }
@@ -604,9 +830,12 @@ static void unplug_test_charge_split(struct kunit *test)
 
 static struct kunit_case unplug_cases[] = {
 	KUNIT_CASE(unplug_test_subscribe_notify_release),
-	KUNIT_CASE(unplug_test_one_subscriber),
+	KUNIT_CASE(unplug_test_subscriber_limit),
+	KUNIT_CASE(unplug_test_fanout_stalled),
+	KUNIT_CASE(unplug_test_fanout_span_room),
 	KUNIT_CASE(unplug_test_start_error),
 	KUNIT_CASE(unplug_test_live_subscription),
+	KUNIT_CASE(unplug_test_live_subscribers),
 	KUNIT_CASE(unplug_test_parent_gone_first),
 	KUNIT_CASE(unplug_test_drain),
 	KUNIT_CASE(unplug_test_drain_no_flush),
@@ -629,7 +858,167 @@ static struct kunit_suite unplug_suite = {
 	.test_cases = unplug_cases,
 };
 
-kunit_test_suite(unplug_suite);
+/* ---- benchmark: what each extra subscriber costs the producer ------------ */
+
+#define FANOUT_BENCH_ENTRIES	16384U
+#define FANOUT_BENCH_RING	(FANOUT_BENCH_ENTRIES * NPROF_ENTRY_SIZE)
+#define FANOUT_BENCH_SPAN	64U
+#define FANOUT_BENCH_ROUNDS	7
+#define FANOUT_BENCH_SUBS	4
+
+/* The test device with rings large enough for a whole round. */
+static const struct nprof_device_desc fanout_bench_desc = {
+	.provider = "kunit",
+	.arch = NEURONPROF_ARCH_TRN1,
+	.num_cores = 1,
+	.num_topsps = 0,
+	.engines_per_core = 1,
+	.core_queue_types = BIT(NEURONPROF_QT_TRACE),
+	.min_ring_size = PAGE_SIZE,
+	.max_ring_size = FANOUT_BENCH_RING,
+	.caps = NEURONPROF_CAP_FLUSH,
+};
+
+static int fanout_bench_init(struct kunit *test)
+{
+	struct tp_ctx *ctx;
+
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return -ENOMEM;
+	ctx->test = test;
+	ctx->parent = root_device_register("neuronprof_kunit_bench");
+	if (IS_ERR(ctx->parent))
+		return PTR_ERR(ctx->parent);
+	ctx->ndev = tp_register(ctx->parent, &fanout_bench_desc, &tp_ops, ctx);
+	if (IS_ERR(ctx->ndev)) {
+		root_device_unregister(ctx->parent);
+		return PTR_ERR(ctx->ndev);
+	}
+	test->priv = ctx;
+	return 0;
+}
+
+/* The baseline: one prepared entry copied into consecutive ring-sized slots. */
+static u64 fanout_bench_memcpy_ns(struct kunit *test)
+{
+	struct neuronprof_notification src = { .code = 1, .model_id = 2 };
+	struct neuronprof_notification *buf;
+	u64 t0, t, best = U64_MAX;
+	unsigned int i, r;
+
+	buf = vzalloc(FANOUT_BENCH_RING);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	for (r = 0; r < FANOUT_BENCH_ROUNDS; r++) {
+		t0 = ktime_get_ns();
+		for (i = 0; i < FANOUT_BENCH_ENTRIES; i++) {
+			src.seq = i;
+			memcpy(&buf[i], &src, sizeof(src));
+			barrier();
+		}
+		t = ktime_get_ns() - t0;
+		best = min(best, t);
+	}
+	vfree(buf);
+	return best;
+}
+
+/*
+ * One round as a provider produces: spans of nprof_notify_begin()/end(),
+ * each entry written in place (a prepared entry, its seq, type and engine),
+ * every ring emptied first so that nothing is lost.
+ */
+static u64 fanout_bench_round(struct kunit *test, struct nprof_sub **subs, int n)
+{
+	const struct nprof_queue_id q = { NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 0 };
+	struct neuronprof_notification src = { .code = 1, .model_id = 2 };
+	struct nprof_device *ndev = ((struct tp_ctx *)test->priv)->ndev;
+	struct nprof_notify_span span;
+	unsigned int done = 0, i;
+	u64 t0;
+	int k;
+
+	for (k = 0; k < n; k++)
+		tp_consume_all(subs[k]);
+	t0 = ktime_get_ns();
+	while (done < FANOUT_BENCH_ENTRIES) {
+		if (nprof_notify_begin(ndev, &q, FANOUT_BENCH_SPAN, &span))
+			return 0;
+		for (i = 0; i < span.count; i++) {
+			src.seq = span.seq + i;
+			src.queue_type = span.queue_type;
+			src.engine = span.engine;
+			memcpy(&span.entries[i], &src, sizeof(src));
+		}
+		nprof_notify_end(&span, span.count, span.count);
+		done += span.count ?: FANOUT_BENCH_SPAN;
+	}
+	return ktime_get_ns() - t0;
+}
+
+static void fanout_bench_report(struct kunit *test, const char *what, u64 t, u64 t_copy)
+{
+	u64 ps = div_u64(t * 1000, FANOUT_BENCH_ENTRIES);
+	u64 copy_ps = div_u64(t_copy * 1000, FANOUT_BENCH_ENTRIES) ?: 1;
+
+	kunit_info(test, "%s: %llu.%03llu ns/notification, ratio to memcpy of the entry %llu.%02llu\n",
+		   what, ps / 1000, ps % 1000, div_u64(ps, copy_ps),
+		   div_u64(ps * 100, copy_ps) % 100);
+}
+
+/*
+ * 1 to FANOUT_BENCH_SUBS subscriptions of one queue, the best of
+ * FANOUT_BENCH_ROUNDS rounds each: the producer's time per notification
+ * against a memcpy of one entry, measured in the same run, and last the
+ * average cost of each subscription beyond the first.
+ */
+static void fanout_bench_subscribers(struct kunit *test)
+{
+	struct tp_ctx *ctx = test->priv;
+	struct drm_neuronprof_nq_subscribe args = {
+		.target_kind = NEURONPROF_TARGET_CORE,
+		.queue_type = NEURONPROF_QT_TRACE,
+		.ring_size = FANOUT_BENCH_RING,
+	};
+	struct nprof_sub *subs[FANOUT_BENCH_SUBS];
+	u64 t[FANOUT_BENCH_SUBS + 1], t_copy, best, r_t, extra;
+	char what[64];
+	int k, r;
+
+	t_copy = fanout_bench_memcpy_ns(test);
+	for (k = 1; k <= FANOUT_BENCH_SUBS; k++) {
+		subs[k - 1] = tp_subscribe(test, ctx->ndev, &args);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, subs[k - 1]);
+		best = U64_MAX;
+		for (r = 0; r < FANOUT_BENCH_ROUNDS; r++) {
+			r_t = fanout_bench_round(test, subs, k);
+			KUNIT_ASSERT_NE(test, r_t, 0ULL);
+			best = min(best, r_t);
+		}
+		for (r = 0; r < k; r++)
+			KUNIT_ASSERT_EQ(test, subs[r]->ring.lost, 0ULL);
+		t[k] = best;
+		snprintf(what, sizeof(what), "%d subscriber%s", k, k == 1 ? "" : "s");
+		fanout_bench_report(test, what, t[k], t_copy);
+	}
+	extra = t[FANOUT_BENCH_SUBS] > t[1] ?
+		div_u64(t[FANOUT_BENCH_SUBS] - t[1], FANOUT_BENCH_SUBS - 1) : 0;
+	fanout_bench_report(test, "each subscriber beyond the first", extra, t_copy);
+}
+
+static struct kunit_case fanout_bench_cases[] = {
+	KUNIT_CASE(fanout_bench_subscribers),
+	{}
+};
+
+static struct kunit_suite fanout_bench_suite = {
+	.name = "neuronprof_fanout_bench",
+	.init = fanout_bench_init,
+	.exit = unplug_exit,
+	.test_cases = fanout_bench_cases,
+};
+
+kunit_test_suites(&unplug_suite, &fanout_bench_suite);
 
 MODULE_DESCRIPTION("KUnit tests of neuronprof device unplug");
 MODULE_LICENSE("GPL");

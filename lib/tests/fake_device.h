@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -271,10 +272,33 @@ static inline void fake_unsubscribe(struct nprof_nq *nq)
 	nq->fd = -1;
 }
 
+/* NQ_HOLDERS of a queue: the fake takes one subscriber, "made" by pid 4242. */
+static int fake_holders(struct nprof_device *dev, const struct nprof_nq *nq,
+			struct drm_neuronprof_nq_holders *h)
+{
+	struct fake_dev *fd = dev->priv;
+	struct fake_queue *q;
+
+	memset(h, 0, sizeof(*h));
+	h->max_subscribers = 1;
+	pthread_mutex_lock(&fd->qm);
+	q = fake_find(fd, nq->params.target_kind, nq->params.target_index, nq->params.queue_type,
+		      nq->params.engine);
+	if (q) {
+		h->count = 1;
+		h->holders[0].pid = 4242;
+		snprintf(h->holders[0].comm, sizeof(h->holders[0].comm), "neuronprof");
+		h->holders[0].ring_size = q->data_size;
+	}
+	pthread_mutex_unlock(&fd->qm);
+	return 0;
+}
+
 static const struct nprof_device_ops fake_ops = {
 	.subscribe = fake_subscribe,
 	.drain = fake_drain,
 	.unsubscribe = fake_unsubscribe,
+	.holders = fake_holders,
 };
 
 /* A trn2-like description: 8 cores, 16 TopSPs, 5 engines, 64-byte entries. */

@@ -3,13 +3,15 @@
  * neuronprof exporter: a device's activity as Prometheus metrics.
  *
  * Live, it watches the queues of a device as top does (live.h: every queue
- * subscribed with record's ring and watermark, each ring consumed whenever
+ * subscribed with a small ring (256 KiB unless --ring-size) and record's
+ * watermark, beside record or top on the same queues, each ring consumed whenever
  * it reaches a quarter full) and every --interval publishes what it has
  * folded since the start: per engine the busy time, instructions, DMA
  * transfers and bytes; per core the busy time (the union of its engines'),
  * inferences, errors and the last throttle level; per queue the entries
  * delivered, the entries lost and the ring's highest fill in the interval;
- * and which queues another process captures. With --replay it publishes
+ * and which queues it could not subscribe because they had as many
+ * subscribers as they take (it subscribes them once one is freed). With --replay it publishes
  * the same metrics from a recording instead, paced by the recording's
  * timestamps (--replay-speed), computed by summary's own code
  * (rec_stats_build_observed(), the timing model of timing.c) so that once
@@ -57,9 +59,11 @@
  * against 1.3 to 1.5% with 50 ms (bench/exporter_overhead.sh, in a VM
  * under KVM).
  * A ring still has 3/4 of its size free when
- * its watermark wakes the exporter: 768 KiB, 12288 entries of 64 bytes in
- * the default 1 MiB ring, so a queue loses nothing below 245,000 entries a
- * second; whatever it loses is counted in neuronprof_queue_lost_entries_total.
+ * its watermark wakes the exporter: 192 KiB, 3072 entries of 64 bytes in
+ * the default 256 KiB ring, so a queue loses nothing below 61,000 entries a
+ * second (a 1M ring: 245,000); whatever it loses is counted in
+ * neuronprof_queue_lost_entries_total, and only this exporter's ring loses
+ * it: record and top on the same queue have their own.
  */
 #define EXPORTER_DRAIN_GAP_MS	50
 
@@ -105,7 +109,7 @@ static const struct prom_family families[F_COUNT] = {
 		"Highest fill of the queue's ring seen before a drain in the last interval (0 to 1).",
 		PROM_GAUGE, PROM_REAL },
 	[F_QUEUE_CAPTURED] = { "neuronprof_queue_captured_elsewhere",
-		"1 when another process captures the queue, so the exporter cannot see it.",
+		"1 while the queue has as many subscribers as it takes, so the exporter does not see it (it subscribes once one is freed).",
 		PROM_GAUGE, PROM_INT },
 	[F_REPLAY_PROGRESS] = { "neuronprof_exporter_replay_progress_ratio",
 		"Share of the recording's changes of these metrics replayed so far (1: the replay is over).",
@@ -423,7 +427,7 @@ static int run_live(struct exporter *x, int device, uint64_t ring)
 	if (ret)
 		goto out;
 	if (l.busy)
-		warn("%zu of %zu queues are captured by another process: %s says which",
+		warn("%zu of %zu queues already have as many subscribers as they take: %s says which (they are taken once freed)",
 		     l.busy, l.nq, families[F_QUEUE_CAPTURED].name);
 	pfd = live_pollfds(&l, -1);
 	if (!pfd) {
@@ -942,8 +946,9 @@ int cmd_exporter(int argc, char **argv)
 	const struct opt opts[] = {
 		OPT_U64(0, "device", &device, "N", 0, INT32_MAX, "device index (default: the first)",
 			.first = &device_given),
-		OPT_SIZE(0, "ring-size", &ring, "BYTES", 4096, 64ULL << 20,
-			 "ring per queue, 4K to 64M (default 1M, as record)", .first = &ring_given),
+		OPT_RING_SIZE(&ring, RING_SIZE_MIN,
+			      "ring per queue: a power of two, 4K to 1G (K, M, G\n"
+			      "suffixes; default 256K)", .first = &ring_given),
 		OPT_STRING(0, "replay", &replay, "RECORDING",
 			   "publish a recording (an NTFF file or a directory)\n"
 			   "instead of a device"),

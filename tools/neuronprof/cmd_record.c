@@ -160,6 +160,40 @@ static int first_vnc(uint32_t device_index, uint32_t *vnc)
 	return 0;
 }
 
+/*
+ * The rings a synthetic capture of @ncores cores asks for (the library's
+ * queue plan: every core queue, per engine where the type has one, and the
+ * queues of the core's TopSPs), checked against the device and the host
+ * before anything is subscribed (util/ringmem.h).
+ */
+static int check_ring_memory(const struct record_opts *o, const struct nprof_device_info *info,
+			     int ncores, const char *node)
+{
+	uint32_t per = info->num_cores ? info->num_topsps / info->num_cores : 0;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	struct ring_plan plan = { .fewer = " or fewer --cores" };
+	struct ring_limits lim;
+	char why[512];
+
+	for (uint32_t t = 0; t < NPROF_QUEUE_TYPES; t++) {
+		uint64_t size = o->ring_size ? o->ring_size : synthetic_ring_size(t);
+		size_t n = 0;
+
+		if (info->core_queue_types & (1u << t))
+			n += info->per_engine_queue_types & (1u << t) ? info->engines_per_core : 1;
+		if (info->topsp_queue_types & (1u << t))
+			n += per;
+		if (size < info->min_ring_size)
+			size = info->min_ring_size;
+		ring_plan_add(&plan, size, n * (size_t)ncores, page);
+	}
+	ring_limits_read(&lim, "");
+	if (ring_plan_check(&plan, info->max_ring_size, &lim, why, sizeof(why)))
+		return fail("cannot record %d NeuronCore%s of %s: %s", ncores, ncores == 1 ? "" : "s",
+			    node, why);
+	return 0;
+}
+
 static int build_config(const struct record_opts *o, const uint32_t *vncs, int n,
 			struct nprof_inspect_config **out)
 {
@@ -639,6 +673,8 @@ static int record_synthetic(struct record_opts *o)
 		vncs[ncores] = base + c;
 		ncores++;
 	}
+	if (check_ring_memory(o, &info, ncores, node))
+		goto out;
 	ret = build_config(o, vncs, ncores, &cfg);
 	if (ret)
 		goto out;
@@ -982,10 +1018,11 @@ int cmd_record(int argc, char **argv)
 			 "keep entries in the rings until the profile is\n"
 			 "written (NEURON_RT_INSPECT_STREAMING=0): what does not\n"
 			 "fit is counted as lost"),
-		OPT_SIZE(0, "ring-size", &o.ring_size, "BYTES", 4096, 16ULL << 30,
-			 "ring size per queue, whole MiB (K, M, G suffixes:\n"
-			 "1M, 2048K, 1G; synthetic default 4M for\n"
-			 "instruction traces, 1M for the rest)"),
+		OPT_RING_SIZE(&o.ring_size, RING_SIZE_MIN_RECORD,
+			      "ring per queue: a power of two, 1M to 1G, whole MiB\n"
+			      "as the runtime counts (K, M, G suffixes: 1M, 2048K,\n"
+			      "1G; synthetic default 4M for instruction traces, 1M\n"
+			      "for the rest)"),
 		OPT_CALLBACK(0, "system-profile", NULL, record_opt, REC_SYSPROF,
 			     "the host system trace: ntrace.pb, trace_info.pb\n"
 			     "(--no-system-profile: off; synthetic default off)"),
@@ -1034,11 +1071,6 @@ int cmd_record(int argc, char **argv)
 
 	if (opts_parse(argc, argv, opts, &o, &rc))
 		return rc;
-	/* Both the runtime's variables and the inspect configuration count in MiB. */
-	if (o.ring_size && (o.ring_size & ((1ULL << 20) - 1)))
-		return usage_error("--ring-size %" PRIu64 ": rings are sized in whole MiB (the "
-				   "inspect configuration, NEURON_RT_PROFILE_BUF_<TYPE>_MB)",
-				   o.ring_size);
 	if (optind < argc)
 		return record_command(&o, argv + optind);
 	return record_synthetic(&o);

@@ -3,8 +3,9 @@
  * neuronprof top: a live view of one device.
  *
  * It subscribes every queue of every core and TopSP of the device the
- * library knows, with record's ring size (1 MiB) and watermark (a quarter
- * of the ring), sleeps in poll() on the subscriptions' descriptors and
+ * library knows, with a small ring (256 KiB unless --ring-size; its own, beside
+ * record's or an exporter's on the same queue) and record's watermark (a
+ * quarter of the ring), sleeps in poll() on the subscriptions' descriptors and
  * consumes a ring in place whenever it reaches its watermark, as record's
  * drainer does; the display refreshes on its own interval. What it reads is
  * folded into per-interval figures: per core and engine the utilisation as
@@ -15,8 +16,8 @@
  * stop), DMA bandwidth (the bytes of DMA entries), the last throttle level,
  * and per queue the highest fill seen before a drain and the notifications
  * lost. Nothing is written to disk; the subscriptions are closed on exit,
- * which gives the queues back. A queue that another process already
- * captures (EBUSY) is shown as busy and left alone.
+ * which gives the queues back. A queue that already has as many subscribers
+ * as it takes (EBUSY) is shown as busy and subscribed once one is freed.
  *
  * Modes: an ANSI screen on a terminal (redrawn every interval, follows
  * resizes, q quits); --batch, a text block per interval; --json, one JSON
@@ -371,9 +372,9 @@ int cmd_top(int argc, char **argv)
 			.first = &device_given),
 		OPT_U64(0, "interval", &interval_ms, "MS", TOP_INTERVAL_MIN_MS, 3600000,
 			"sample interval (default 1000, at least 100)"),
-		OPT_SIZE(0, "ring-size", &ring, "BYTES", 4096, 64ULL << 20,
-			 "ring per queue, 4K to 64M (default 1M, as record; K, M,\n"
-			 "G suffixes)"),
+		OPT_RING_SIZE(&ring, RING_SIZE_MIN,
+			      "ring per queue: a power of two, 4K to 1G (K, M, G\n"
+			      "suffixes; default 256K)"),
 		OPT_CALLBACK(0, "batch", NULL, top_mode_opt, TOP_BATCH,
 			     "a text sample per interval on stdout"),
 		OPT_CALLBACK(0, "json", NULL, top_mode_opt, TOP_JSON,
@@ -397,7 +398,7 @@ int cmd_top(int argc, char **argv)
 	if (ret)
 		goto out;
 	if (t.l.busy)
-		warn("%zu of %zu queues are captured by another process: they are shown as busy",
+		warn("%zu of %zu queues already have as many subscribers as they take: they are shown as busy until one is freed",
 		     t.l.busy, t.l.nq);
 	pfd = live_pollfds(&t.l, t.mode == TOP_SCREEN ? STDIN_FILENO : -1);
 	if (!pfd) {

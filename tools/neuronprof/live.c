@@ -15,6 +15,7 @@
 
 #include "live.h"
 #include "tool.h"
+#include "util/ringmem.h"
 
 #define EVENT_END		2
 
@@ -58,17 +59,17 @@ static int add_queue(struct live *l, uint32_t kind, uint32_t index, uint32_t typ
 	return 0;
 }
 
-/* Every queue type the library knows, on every core and TopSP. */
-static int subscribe_all(struct live *l, uint64_t ring)
+/*
+ * Every queue type the library knows, on every core and TopSP: with @plan,
+ * only counted into it; else subscribed.
+ */
+static int for_each_queue(struct live *l, uint64_t ring, struct ring_plan *plan)
 {
 	const struct nprof_device_info *in = &l->info;
 	uint32_t per = in->num_cores ? in->num_topsps / in->num_cores : 0;
-	size_t max = (size_t)(in->num_cores * NPROF_QUEUE_TYPES * NPROF_MAX_ENGINES +
-			      in->num_topsps * NPROF_QUEUE_TYPES);
+	uint64_t size = nprof_device_ring_size(l->dev, ring);
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 
-	l->q = calloc(max ? max : 1, sizeof(*l->q));
-	if (!l->q)
-		return fail("out of memory");
 	for (uint32_t c = 0; c < in->num_cores; c++) {
 		for (uint32_t ty = 0; ty < NPROF_QUEUE_TYPES; ty++) {
 			uint32_t engines;
@@ -76,20 +77,84 @@ static int subscribe_all(struct live *l, uint64_t ring)
 			if (!(in->core_queue_types & (1u << ty)))
 				continue;
 			engines = in->per_engine_queue_types & (1u << ty) ? in->engines_per_core : 1;
-			for (uint32_t e = 0; e < engines && e < NPROF_MAX_ENGINES; e++)
-				if (add_queue(l, NPROF_TARGET_CORE, c, ty, e, c, ring))
+			for (uint32_t e = 0; e < engines && e < NPROF_MAX_ENGINES; e++) {
+				if (plan)
+					ring_plan_add(plan, size, 1, page);
+				else if (add_queue(l, NPROF_TARGET_CORE, c, ty, e, c, ring))
 					return EXIT_FAIL;
+			}
 		}
 	}
 	for (uint32_t s = 0; per && s < in->num_topsps; s++)
-		for (uint32_t ty = 0; ty < NPROF_QUEUE_TYPES; ty++)
-			if ((in->topsp_queue_types & (1u << ty)) &&
-			    add_queue(l, NPROF_TARGET_TOPSP, s, ty, 0, s / per, ring))
+		for (uint32_t ty = 0; ty < NPROF_QUEUE_TYPES; ty++) {
+			if (!(in->topsp_queue_types & (1u << ty)))
+				continue;
+			if (plan)
+				ring_plan_add(plan, size, 1, page);
+			else if (add_queue(l, NPROF_TARGET_TOPSP, s, ty, 0, s / per, ring))
 				return EXIT_FAIL;
-	if (l->busy == l->nq)
-		return fail("every queue of %s is captured by another process: nothing to observe",
-			    nprof_device_path(l->dev));
+		}
 	return 0;
+}
+
+static int subscribe_all(struct live *l, uint64_t ring)
+{
+	const struct nprof_device_info *in = &l->info;
+	size_t max = (size_t)(in->num_cores * NPROF_QUEUE_TYPES * NPROF_MAX_ENGINES +
+			      in->num_topsps * NPROF_QUEUE_TYPES);
+	struct ring_plan plan = { 0 };
+	struct ring_limits lim;
+	char why[512];
+
+	/* What the rings take, refused up front rather than OOM-killed. */
+	for_each_queue(l, ring, &plan);
+	if (ring > in->max_ring_size)
+		plan.largest = ring;
+	ring_limits_read(&lim, "");
+	if (ring_plan_check(&plan, in->max_ring_size, &lim, why, sizeof(why)))
+		return fail("cannot subscribe the queues of %s: %s", nprof_device_path(l->dev), why);
+
+	l->q = calloc(max ? max : 1, sizeof(*l->q));
+	if (!l->q)
+		return fail("out of memory");
+	if (for_each_queue(l, ring, NULL))
+		return EXIT_FAIL;
+	if (l->busy == l->nq)
+		warn("every queue of %s already has as many subscribers as it takes: waiting for one to be freed",
+		     nprof_device_path(l->dev));
+	return 0;
+}
+
+/*
+ * Subscribe again the queues that were full, and watch the new
+ * subscriptions in @pfd (and the epoll set, once made): a queue another
+ * process gave back is observed from the next interval on.
+ */
+static void live_retry(struct live *l, struct pollfd *pfd)
+{
+	for (size_t i = 0; i < l->nq; i++) {
+		struct live_queue *q = &l->q[i];
+		struct nprof_nq_params p = {
+			.size = sizeof(p), .target_kind = q->kind, .target_index = q->index,
+			.queue_type = q->type, .engine = q->engine, .ring_size = q->ring_size,
+			.watermark = (uint32_t)(q->ring_size / 4),
+		};
+
+		if (q->nq)
+			continue;
+		q->nq = nprof_nq_subscribe(l->dev, &p);
+		if (!q->nq)
+			continue;
+		l->busy--;
+		q->lost_mark = 0;
+		pfd[i + 1].fd = nprof_nq_fd(q->nq);
+		if (l->ep_on) {
+			struct epoll_event ev = { .events = EPOLLIN, .data.u64 = i + 1 };
+
+			if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, pfd[i + 1].fd, &ev))
+				l->oom = true;
+		}
+	}
 }
 
 int live_open(struct live *l, int device, uint64_t ring)
@@ -434,6 +499,8 @@ void live_wait(struct live *l, struct pollfd *pfd, uint64_t deadline,
 	struct epoll_event evs[64];
 	uint64_t now;
 
+	if (l->busy)
+		live_retry(l, pfd);
 	if (!l->ep_on && ep_make(l, pfd))
 		return;
 	while (!(stop && stop(ctx)) && (now = live_now_ns()) < deadline) {

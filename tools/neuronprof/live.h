@@ -13,8 +13,12 @@
  * instruction intervals), instructions (TRACE entries), inferences and
  * their latency (INFER_STATUS start to stop), DMA transfers and bytes,
  * errors, the last throttle level, and per queue the entries consumed, the
- * highest fill seen before a drain and the notifications lost. A queue that
- * another process already captures (EBUSY) is left alone and counted busy.
+ * highest fill seen before a drain and the notifications lost. A queue
+ * already has up to NEURONPROF_MAX_SUBSCRIBERS other subscribers (record,
+ * another top or exporter), each with its own ring; one that is full
+ * (EBUSY) is counted busy and subscribed again at each live_wait() until it
+ * takes this one too. live_open() refuses, naming the total, rings whose
+ * memory the host cannot give (util/ringmem.h).
  */
 #ifndef NEURONPROF_TOOL_LIVE_H
 #define NEURONPROF_TOOL_LIVE_H
@@ -27,7 +31,13 @@
 #include <neuronprof/config.h>
 #include <neuronprof/device.h>
 
-#define LIVE_RING_DEFAULT	(1ULL << 20)	/* record's */
+/*
+ * top's and exporter's ring: small, since a queue takes several subscribers
+ * and each ring is memory nothing can swap (at the simulator's pace a
+ * quarter of it is about 16 ms of one engine's trace; the drain wakes at
+ * that watermark).
+ */
+#define LIVE_RING_DEFAULT	(256ULL << 10)
 
 struct live_queue {
 	struct nprof_nq *nq;		/* NULL: not subscribed (busy) */

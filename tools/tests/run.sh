@@ -20,7 +20,8 @@
 # the simulator's device-time model), vm_top.sh (top beside a load, losing
 # nothing) and vm_exporter.sh (exporter beside a load: its metrics against
 # what the simulator produced); they are skipped when the modules are
-# not built (make modules) or NPROF_SKIP_VM=1.
+# not built (make modules) or NPROF_SKIP_VM=1. vm_fanout.sh runs record, top
+# and exporter at once on the same queues and checks the ring memory refusal.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -215,19 +216,29 @@ suite() {
 	}
 	run "export formats: one table behind --help, the man page and --format" t_export_formats
 
-	# One parser for sizes: K, M and G everywhere, the range in the same units.
+	# One grammar for ring sizes: K, M and G everywhere, powers of two up to
+	# 1G, the range in the same units (record from 1M: the runtime counts MiB).
 	t_ring_size_units() {
 		"$np" record -o "$tmp/recdir" --ring-size 2048K -- env >"$tmp/env" 2>/dev/null &&
 		has "NEURON_RT_PROFILE_BUF_TRACE_MB=2" "$tmp/env" &&
 		"$np" record -o "$tmp/recdir" --ring-size 1G -- env >"$tmp/env" 2>/dev/null &&
 		has "NEURON_RT_PROFILE_BUF_TRACE_MB=1024" "$tmp/env" || return 1
-		expect_exit 2 "--ring-size: 1G is out of range \[4K, 64M\]" "$np" top --json --ring-size 1G &&
-		expect_exit 2 "--ring-size: '8T' is not a number \(suffixes K, M, G are allowed\)" \
-			"$np" top --json --ring-size 8T &&
+		for cmd in "top --json" "exporter --textfile $tmp/x.prom"; do
+			# shellcheck disable=SC2086
+			expect_exit 2 "--ring-size: 2G is out of range \[4K, 1G\]" "$np" $cmd --ring-size 2G &&
+			# shellcheck disable=SC2086
+			expect_exit 2 "--ring-size: 3M is not a power of two" "$np" $cmd --ring-size 3M &&
+			# shellcheck disable=SC2086
+			expect_exit 2 "--ring-size: '8T' is not a number \(suffixes K, M, G are allowed\)" \
+				"$np" $cmd --ring-size 8T || return 1
+		done
+		expect_exit 2 "--ring-size: 2G is out of range \[1M, 1G\]" "$np" record --ring-size 2G -- true &&
 		expect_exit 2 "--ring-size: '8T' is not a number \(suffixes K, M, G are allowed\)" \
 			"$np" record --ring-size 8T -- true
 	}
-	run "--ring-size: K, M, G in record and top alike" t_ring_size_units
+	run "--ring-size: one grammar in record, top and exporter" t_ring_size_units
+	run "--ring-size grammar and ring memory check (ringmem_unit)" \
+		"$build/tests/ringmem_unit" "$(mktemp -d "$tmp/ringmem.XXXXXX")"
 
 	run "summary --top -1: exit 2, says it must be positive" \
 		expect_exit 2 "--top: -1 is negative: it must be positive" "$np" summary --top -1 "$basic"
@@ -1645,8 +1656,8 @@ recording $basic" ] || { echo "recordings not in the order of the PATHs:"; grep 
 	run_if script "progress bar: on by itself for a large profile on a terminal" t_progress_tty
 
 	# ---- record ----------------------------------------------------------------------
-	run "record: rings in whole MiB only, exit 2" \
-		expect_exit 2 "--ring-size 4096: rings are sized in whole MiB" "$np" record --ring-size 4096
+	run "record: rings from 1M (whole MiB) only, exit 2" \
+		expect_exit 2 "--ring-size: 4096 is out of range \[1M, 1G\]" "$np" record --ring-size 4096
 	run "record: --event-types without the system trace, exit 2" \
 		expect_exit 2 "--event-types configures the system trace: add --system-profile" \
 		"$np" record --event-types hardware
@@ -1709,8 +1720,8 @@ recording $basic" ] || { echo "recordings not in the order of the PATHs:"; grep 
 		expect_exit 127 "cannot run $tmp/nonexistent" "$np" record -o "$tmp/recdir" -- "$tmp/nonexistent"
 	run "record -- CMD: synthetic options refused" \
 		expect_exit 2 "--iterations applies to the synthetic model" "$np" record --iterations 3 -- true
-	run "record -- CMD: ring size must be whole MiB" \
-		expect_exit 2 "sized in whole MiB" "$np" record --ring-size 1536K -- true
+	run "record -- CMD: ring size must be a power of two in whole MiB" \
+		expect_exit 2 "1536K is not a power of two \(rings are 1M, 2M" "$np" record --ring-size 1536K -- true
 	run "record -- CMD: the library's parser rejects a bad event type" \
 		expect_exit 2 "NEURON_RT_INSPECT_EVENT_FILTER_TYPE: unknown event type 'bogus'" \
 		"$np" record --event-types bogus -- true
@@ -2117,6 +2128,8 @@ print((max(x["last_ns"] for x in c) - min(x["first_ns"] for x in c)) / 1e9)' "$t
 		run "top beside sim_run in a VM loses nothing (see vm_top.sh)" vm_test vm_top
 		run "exporter beside sim_run in a VM: entries delivered as produced, none lost, promtool accepts both outputs (see vm_exporter.sh)" \
 			vm_test vm_exporter
+		run "record, top and exporter on the same queues in a VM, each delivered + lost = produced; rings refused up front; a freed queue taken back (see vm_fanout.sh)" \
+			vm_test vm_fanout
 	fi
 }
 

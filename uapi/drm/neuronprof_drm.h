@@ -28,7 +28,7 @@ extern "C" {
 #define NEURONPROF_DRIVER_NAME		"neuronprof"
 
 /** NEURONPROF_UAPI_VERSION - bumped when a struct grows or semantics extend. */
-#define NEURONPROF_UAPI_VERSION		3
+#define NEURONPROF_UAPI_VERSION		4
 
 /*
  * DRM ioctls on the render node (driver-private range). SIM_EXEC belongs to
@@ -38,6 +38,7 @@ extern "C" {
 #define DRM_NEURONPROF_GET_INFO		0x00
 #define DRM_NEURONPROF_NQ_SUBSCRIBE	0x01
 #define DRM_NEURONPROF_SIM_EXEC		0x02	/* simulator section */
+#define DRM_NEURONPROF_NQ_HOLDERS	0x03	/* uapi 4 */
 
 #define DRM_IOCTL_NEURONPROF_GET_INFO \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NEURONPROF_GET_INFO, struct drm_neuronprof_get_info)
@@ -45,6 +46,15 @@ extern "C" {
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NEURONPROF_NQ_SUBSCRIBE, struct drm_neuronprof_nq_subscribe)
 #define DRM_IOCTL_NEURONPROF_SIM_EXEC \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_NEURONPROF_SIM_EXEC, struct drm_neuronprof_sim_exec)
+#define DRM_IOCTL_NEURONPROF_NQ_HOLDERS \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_NEURONPROF_NQ_HOLDERS, struct drm_neuronprof_nq_holders)
+
+/**
+ * NEURONPROF_MAX_SUBSCRIBERS - most subscriptions one queue has at a time
+ * (uapi 4; before it, one). Each has its own ring, watermark, loss count
+ * and memory charge; device_info.max_subscribers reports the limit.
+ */
+#define NEURONPROF_MAX_SUBSCRIBERS	8
 
 /* ioctls on a subscription fd (not a DRM fd: its own magic). */
 #define NEURONPROF_NQ_IOC_MAGIC		0xB9
@@ -269,6 +279,10 @@ struct drm_neuronprof_get_info {
  *	NEURONPROF_RAW_FORMAT_NONE unless caps has NEURONPROF_CAP_RAW.
  * @raw_entry_size: uapi version 2: bytes of one device entry in a raw
  *	format (the provider's setting), 0 when not raw.
+ * @max_subscribers: uapi version 4: subscriptions one queue takes at a
+ *	time (NEURONPROF_MAX_SUBSCRIBERS); 0 from an older module, which
+ *	takes one.
+ * @pad2: zero.
  * @reserved2: zero.
  *
  * Version 1 ends at @reserved; GET_INFO copies what the caller's size
@@ -298,7 +312,9 @@ struct drm_neuronprof_device_info {
 	__u32 clock_domain;
 	__u32 raw_format;
 	__u32 raw_entry_size;
-	__u64 reserved2[2];
+	__u32 max_subscribers;
+	__u32 pad2;
+	__u64 reserved2;
 };
 
 /** NEURONPROF_CODE_NAME_LEN - bytes of a name, its terminating NUL included. */
@@ -361,7 +377,13 @@ struct drm_neuronprof_code_names {
  * struct drm_neuronprof_nq_subscribe - argument of DRM_IOCTL_NEURONPROF_NQ_SUBSCRIBE.
  *
  * Creates a subscription to one queue: a new file descriptor (O_CLOEXEC)
- * that is the subscription. One subscriber per queue per device.
+ * that is the subscription. A queue takes up to NEURONPROF_MAX_SUBSCRIBERS
+ * subscriptions at a time (uapi 4; one before), from any processes: each
+ * gets every notification produced while it is subscribed into its own
+ * ring, with its own seq (from 0), watermark and lost count, so one that
+ * falls behind loses only its own entries. Beyond the limit SUBSCRIBE
+ * fails with EBUSY and DRM_IOCTL_NEURONPROF_NQ_HOLDERS says who holds the
+ * queue.
  *
  * @target_kind: in, enum neuronprof_target_kind.
  * @target_index: in, core or TopSP index.
@@ -400,6 +422,50 @@ struct drm_neuronprof_nq_subscribe {
 	__u64 data_offset;
 	__u64 data_size;
 	__u64 reserved[2];
+};
+
+/**
+ * struct neuronprof_nq_holder - one subscription of a queue (NQ_HOLDERS).
+ * @pid: the process (thread group id, in the caller's pid namespace; 0
+ *	when it has none there) that created the subscription.
+ * @pad: zero.
+ * @comm: its command name when it subscribed, NUL-terminated.
+ * @ring_size: bytes of the subscription's data area.
+ */
+struct neuronprof_nq_holder {
+	__s32 pid;
+	__u32 pad;
+	char comm[16];
+	__u64 ring_size;
+};
+
+/**
+ * struct drm_neuronprof_nq_holders - argument of DRM_IOCTL_NEURONPROF_NQ_HOLDERS.
+ *
+ * Who holds a queue: the subscriptions it has now, so a subscriber refused
+ * with EBUSY can name what to stop. The same privilege as SUBSCRIBE.
+ * (uapi 4; older modules fail it with ENOTTY.)
+ *
+ * @target_kind: in, enum neuronprof_target_kind.
+ * @target_index: in, core or TopSP index.
+ * @queue_type: in, enum neuronprof_queue_type, valid for @target_kind.
+ * @engine: in, engine (instance), as for SUBSCRIBE.
+ * @flags: in, must be 0.
+ * @count: out, subscriptions of the queue now, at most @max_subscribers.
+ * @max_subscribers: out, NEURONPROF_MAX_SUBSCRIBERS of the module.
+ * @pad: must be 0.
+ * @holders: out, the first @count are the subscriptions, oldest first.
+ */
+struct drm_neuronprof_nq_holders {
+	__u32 target_kind;
+	__u32 target_index;
+	__u32 queue_type;
+	__u32 engine;
+	__u32 flags;
+	__u32 count;
+	__u32 max_subscribers;
+	__u32 pad;
+	struct neuronprof_nq_holder holders[NEURONPROF_MAX_SUBSCRIBERS];
 };
 
 /* Bits of neuronprof_ring_header.flags. */

@@ -146,7 +146,7 @@ NPROF_API void nprof_capture_close(struct nprof_capture *cap);
  * failure every queue subscribed by this call is unsubscribed again.
  *
  * Return: 0; -EINVAL (@cap NULL, @nc out of range); -EBUSY (a session is
- * already active on @nc, or a queue has another subscriber); -ESHUTDOWN
+ * already active on @nc, or a queue has as many subscribers as it takes); -ESHUTDOWN
  * (closing); or the error of a subscription (the message names the queue).
  */
 NPROF_API int nprof_capture_session_start(struct nprof_capture *cap, uint32_t nc);

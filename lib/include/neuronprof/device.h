@@ -405,19 +405,22 @@ struct nprof_nq_params {
  * nprof_nq_subscribe() - subscribe to a queue and map its ring.
  *
  * Issues NQ_SUBSCRIBE, then maps the header, consumer and data regions at
- * the offsets the kernel returned. One subscriber per queue per device.
+ * the offsets the kernel returned. A queue takes up to
+ * NEURONPROF_MAX_SUBSCRIBERS subscribers at a time (uapi 4; one before),
+ * each with its own ring, seq, watermark and lost count.
  *
  * Return: the subscription (release with nprof_nq_close()), or NULL with
  * errno: EINVAL (bad parameters; the message names the queue), EBUSY (the
- * queue already has a subscriber), ENODEV (the device is gone), ENOMEM,
- * EMFILE, or the error of mmap().
+ * queue has as many subscribers as it takes; the message names their
+ * processes, pid and command, and says to stop one), ENODEV (the device is
+ * gone), ENOMEM, EMFILE, or the error of mmap().
  */
 NPROF_API struct nprof_nq *nprof_nq_subscribe(struct nprof_device *dev,
 					      const struct nprof_nq_params *params);
 
 /**
- * nprof_nq_close() - unmap the ring and close the subscription, which stops
- * the queue. NULL is allowed.
+ * nprof_nq_close() - unmap the ring and close the subscription; the last
+ * subscription of a queue stops the queue. NULL is allowed.
  */
 NPROF_API void nprof_nq_close(struct nprof_nq *nq);
 

@@ -4,10 +4,11 @@
  * process, numbered into virtual cores, with one capture engine per device
  * that lives only while something captures (see engines.h).
  *
- * Why one registry: a queue accepts one subscriber per device, so the
- * inspect session, the runtime hooks, direct and continuous profiling must
- * share one capture engine per device rather than open their own; and they
- * must agree on which device a virtual core is.
+ * Why one registry: a queue takes a bounded number of subscribers (one
+ * before uapi 4), each with a ring of its own, so the inspect session, the
+ * runtime hooks, direct and continuous profiling share one capture engine
+ * per device rather than each subscribing every queue; and they must agree
+ * on which device a virtual core is.
  */
 #include <errno.h>
 #include <pthread.h>

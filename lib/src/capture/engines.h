@@ -20,8 +20,9 @@
 /*
  * Every neuronprof device of the process, opened once and shared by the
  * inspect session, the runtime hooks, direct and continuous profiling, with
- * one capture engine per device (a queue has one subscriber per device, so
- * two engines on one device would fight). Virtual cores number the cores of
+ * one capture engine per device (two engines on one device would each
+ * subscribe every queue: twice the ring memory, and a queue takes a bounded
+ * number of subscribers). Virtual cores number the cores of
  * all devices in device-index order.
  */
 

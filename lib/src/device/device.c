@@ -985,9 +985,23 @@ static int drm_sim_exec(struct nprof_device *dev, struct drm_neuronprof_sim_exec
 	return 0;
 }
 
+static int drm_holders(struct nprof_device *dev, const struct nprof_nq *nq,
+		       struct drm_neuronprof_nq_holders *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->target_kind = nq->params.target_kind;
+	h->target_index = nq->params.target_index;
+	h->queue_type = nq->params.queue_type;
+	h->engine = nq->params.engine;
+	if (drmIoctl(dev->fd, DRM_IOCTL_NEURONPROF_NQ_HOLDERS, h))
+		return -errno;
+	return 0;
+}
+
 const struct nprof_device_ops nprof_drm_ops = {
 	.subscribe = drm_subscribe,
 	.drain = drm_drain,
 	.unsubscribe = drm_unsubscribe,
 	.sim_exec = drm_sim_exec,
+	.holders = drm_holders,
 };

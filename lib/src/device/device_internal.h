@@ -62,6 +62,9 @@ struct nprof_device_ops {
 	int (*drain)(struct nprof_nq *nq, uint32_t flags, struct neuronprof_nq_drain *st);
 	void (*unsubscribe)(struct nprof_nq *nq);
 	int (*sim_exec)(struct nprof_device *dev, struct drm_neuronprof_sim_exec *args);
+	/* Who holds the queue of @nq's params (NQ_HOLDERS); optional. */
+	int (*holders)(struct nprof_device *dev, const struct nprof_nq *nq,
+		       struct drm_neuronprof_nq_holders *h);
 };
 
 struct nprof_device {

@@ -67,6 +67,50 @@ static uint32_t nq_trace_core(const struct nprof_nq *nq)
 	return nprof_device_trace_core(nq->dev, nq->params.target_kind, nq->params.target_index);
 }
 
+/*
+ * Why a queue refused a subscriber with EBUSY, naming who holds it and
+ * what to stop: "the queue already has 8 subscribers, the most it takes:
+ * pid 412 (neuronprof) with a 4096-byte ring, ...; stop one of them".
+ */
+static void describe_holders(struct nprof_device *dev, const struct nprof_nq *nq, char *buf,
+			     size_t len)
+{
+	struct drm_neuronprof_nq_holders h;
+	size_t n;
+	uint32_t i;
+	int ret;
+
+	ret = dev->ops->holders ? dev->ops->holders(dev, nq, &h) : -ENOTTY;
+	if (ret == -ENOTTY) {
+		snprintf(buf, len, "the queue already has a subscriber (this neuronprof module takes one per queue; `fuser -v %s` names the processes that have the device open)",
+			 dev->path);
+		return;
+	}
+	if (ret) {
+		snprintf(buf, len, "the queue already has the most subscribers it takes (who holds it is unknown: %s)",
+			 strerror(-ret));
+		return;
+	}
+	if (!h.count) {
+		snprintf(buf, len, "the queue was full a moment ago and is no longer; try again");
+		return;
+	}
+	n = (size_t)snprintf(buf, len, "the queue already has %u subscriber%s, the most it takes:",
+			     h.count, h.count == 1 ? "" : "s");
+	for (i = 0; i < h.count && i < NEURONPROF_MAX_SUBSCRIBERS && n < len; i++) {
+		h.holders[i].comm[sizeof(h.holders[i].comm) - 1] = '\0';
+		if (h.holders[i].pid)
+			n += (size_t)snprintf(buf + n, len - n, "%s pid %d (%s) with a %llu-byte ring",
+					      i ? "," : "", h.holders[i].pid, h.holders[i].comm,
+					      (unsigned long long)h.holders[i].ring_size);
+		else
+			n += (size_t)snprintf(buf + n, len - n, "%s a process outside this pid namespace (%s)",
+					      i ? "," : "", h.holders[i].comm);
+	}
+	if (n < len)
+		snprintf(buf + n, len - n, "; stop one of them (or its subscription) and retry");
+}
+
 NPROF_API struct nprof_nq *nprof_nq_subscribe(struct nprof_device *dev,
 					      const struct nprof_nq_params *params)
 {
@@ -100,16 +144,21 @@ NPROF_API struct nprof_nq *nprof_nq_subscribe(struct nprof_device *dev,
 	if (ret) {
 		unsigned long long ring_size = nq->params.ring_size;
 
-		free(nq);
+		if (ret != -EBUSY)
+			free(nq);
 		if (ret == -EACCES)
 			return nprof_err_ptr(EACCES, "cannot subscribe %s on %s: observing a device needs CAP_PERFMON or CAP_SYS_ADMIN unless an administrator sets the neuronprof.observe_paranoid module parameter to 0",
 					     what, dev->path);
 		if (ret == -EPERM)
 			return nprof_err_ptr(EPERM, "cannot subscribe %s on %s: a %llu-byte ring exceeds this user's locked-memory allowance (neuronprof.mlock_kb) and RLIMIT_MEMLOCK; raise either, use a smaller ring, or run with CAP_IPC_LOCK",
 					     what, dev->path, ring_size);
-		if (ret == -EBUSY)
-			return nprof_err_ptr(EBUSY, "cannot subscribe %s on %s: the queue already has a subscriber",
-					     what, dev->path);
+		if (ret == -EBUSY) {
+			char who[512];
+
+			describe_holders(dev, nq, who, sizeof(who));
+			free(nq);
+			return nprof_err_ptr(EBUSY, "cannot subscribe %s on %s: %s", what, dev->path, who);
+		}
 		if (ret == -EOPNOTSUPP)
 			return nprof_err_ptr(EOPNOTSUPP, "cannot subscribe %s on %s: the provider cannot read this queue where the runtime put it (neuron: in device memory, which neuronprof does not capture; Documentation/hardware.rst)",
 					     what, dev->path);

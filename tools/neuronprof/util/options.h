@@ -22,12 +22,15 @@
 #include <stdio.h>
 #include <unistd.h>	/* optind: where the operands start */
 
+#include "util/ringmem.h"
+
 enum opt_kind {
 	OPT_KIND_END,
 	OPT_KIND_BOOL,		/* no value: *(bool *)value = true */
 	OPT_KIND_STRING,	/* *(const char **)value = the value, which must not be empty */
 	OPT_KIND_U64,		/* *(uint64_t *)value, decimal or 0x hex in [min, max] */
 	OPT_KIND_SIZE,		/* as OPT_KIND_U64, with a K, M or G suffix allowed */
+	OPT_KIND_RING_SIZE,	/* a ring size (util/ringmem.h), at least min */
 	OPT_KIND_PROGRESS,	/* *(enum progress_mode *)value from auto|always|never */
 	OPT_KIND_CALLBACK,	/* cb(opt, value or NULL, ctx) */
 	OPT_KIND_GROUP,		/* no option: a heading (@help) in the usage text */
@@ -87,6 +90,10 @@ struct opt {
 #define OPT_SIZE(s, l, v, a, lo, hi, h, ...) \
 	{ .kind = OPT_KIND_SIZE, .short_name = (s), .long_name = (l), .value = (v), \
 	  .argh = (a), .min = (lo), .max = (hi), .help = (h), ##__VA_ARGS__ }
+/* --ring-size of every command: the grammar of util/ringmem.h, at least @lo. */
+#define OPT_RING_SIZE(v, lo, h, ...) \
+	{ .kind = OPT_KIND_RING_SIZE, .long_name = "ring-size", .value = (v), .argh = "SIZE", \
+	  .min = (lo), .max = RING_SIZE_MAX, .help = (h), ##__VA_ARGS__ }
 #define OPT_PROGRESS(v) \
 	{ .kind = OPT_KIND_PROGRESS, .long_name = "progress", .value = (v), .argh = "WHEN", \
 	  .help = "progress bar on stderr: auto (default: on a terminal,\n" \

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of the --ring-size grammar and the ring memory check
+ * (neuronprof/util/ringmem.c), run by tests/run.sh:
+ *   ringmem_unit WORK_DIR
+ * WORK_DIR is an empty directory the tests make a fake /proc and /sys in.
+ * Prints "ok N - name" or "not ok N - name" and exits 1 if anything failed.
+ *
+ *  - sizes take K, M, G (either case), must be powers of two within
+ *    [min, 1G], and each refusal says why in the same units;
+ *  - a plan adds every ring with its header and consumer pages;
+ *  - the check refuses a ring above the device's maximum, and a total
+ *    above the memlock, cgroup or available-memory limit, naming the total
+ *    and the limit; at the limit it passes;
+ *  - the limits are read from MemAvailable, the cgroup v2 hierarchy (the
+ *    tightest ancestor) and neuronprof.mlock_kb.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "util/ringmem.h"
+#include "util/util.h"
+
+static int n, failed;
+
+static void result(bool ok, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	n++;
+	printf("%s %d - %s\n", ok ? "ok" : "not ok", n, name);
+	if (!ok) {
+		failed++;
+		va_start(ap, fmt);
+		printf("# ");
+		vprintf(fmt, ap);
+		printf("\n");
+		va_end(ap);
+	}
+}
+
+static void size_ok(const char *s, uint64_t min, uint64_t want)
+{
+	uint64_t v = 0;
+	int r = parse_ring_size("--ring-size", s, min, &v);
+	char name[96];
+
+	snprintf(name, sizeof(name), "ring size %s is %llu", s, (unsigned long long)want);
+	result(!r && v == want, name, "returned %d, value %llu", r, (unsigned long long)v);
+}
+
+static void size_bad(const char *s, uint64_t min)
+{
+	uint64_t v = 12345;
+	int r = parse_ring_size("--ring-size", s, min, &v);
+	char name[96];
+
+	snprintf(name, sizeof(name), "ring size '%s' (min %llu) is refused", s,
+		 (unsigned long long)min);
+	result(r == -1 && v == 12345, name, "returned %d, value %llu", r, (unsigned long long)v);
+}
+
+static void put(const char *dir, const char *rel, const char *text)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	for (char *p = path + strlen(dir) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		mkdir(path, 0755);
+		*p = '/';
+	}
+	f = fopen(path, "w");
+	if (!f) {
+		perror(path);
+		exit(1);
+	}
+	fputs(text, f);
+	fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+	const uint64_t page = 4096, M = 1ULL << 20;
+	struct ring_limits none = { UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX }, l;
+	struct ring_plan p = { 0 };
+	char why[512];
+	int r;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: ringmem_unit WORK_DIR\n");
+		return 2;
+	}
+
+	/* The grammar. */
+	size_ok("4K", RING_SIZE_MIN, 4096);
+	size_ok("4096", RING_SIZE_MIN, 4096);
+	size_ok("256k", RING_SIZE_MIN, 256 << 10);
+	size_ok("2048K", RING_SIZE_MIN_RECORD, 2 * M);
+	size_ok("64M", RING_SIZE_MIN_RECORD, 64 * M);
+	size_ok("1G", RING_SIZE_MIN, 1ULL << 30);
+	size_ok("1g", RING_SIZE_MIN_RECORD, 1ULL << 30);
+	size_bad("2G", RING_SIZE_MIN);
+	size_bad("16G", RING_SIZE_MIN_RECORD);
+	size_bad("2K", RING_SIZE_MIN);
+	size_bad("512K", RING_SIZE_MIN_RECORD);
+	size_bad("3M", RING_SIZE_MIN);
+	size_bad("1536K", RING_SIZE_MIN_RECORD);
+	size_bad("8T", RING_SIZE_MIN);
+	size_bad("-1", RING_SIZE_MIN);
+	size_bad("", RING_SIZE_MIN);
+	size_bad("1MB", RING_SIZE_MIN);
+	size_bad("0", RING_SIZE_MIN);
+
+	/* A plan: 24 rings of 64 MiB, as record --ring-size 64M --cores 0. */
+	ring_plan_add(&p, 64 * M, 24, page);
+	p.fewer = " or fewer --cores";
+	result(p.total == 24 * (64 * M + 2 * page) && p.rings == 24 && p.largest == 64 * M,
+	       "a plan counts each ring with its two pages", "total %llu rings %zu largest %llu",
+	       (unsigned long long)p.total, p.rings, (unsigned long long)p.largest);
+
+	r = ring_plan_check(&p, 64 * M, &none, why, sizeof(why));
+	result(!r, "no limit: 24 x 64M passes", "refused: %s", why);
+
+	l = none;
+	l.mem_available = 800 * M;
+	l.avail = 400 * M;
+	r = ring_plan_check(&p, 64 * M, &l, why, sizeof(why));
+	result(r == -1 && strstr(why, "24 rings take 1.5 GiB") && strstr(why, "400 MiB") &&
+		       strstr(why, "MemAvailable 800 MiB") && strstr(why, "or fewer --cores"),
+	       "24 x 64M above half of MemAvailable: refused, naming total and limit", "r %d: %s", r,
+	       why);
+
+	l = none;
+	l.memlock = 64 * M;
+	r = ring_plan_check(&p, 64 * M, &l, why, sizeof(why));
+	result(r == -1 && strstr(why, "1.5 GiB") && strstr(why, "64 MiB") &&
+		       strstr(why, "RLIMIT_MEMLOCK"),
+	       "above the memlock limit: refused, naming total and limit", "r %d: %s", r, why);
+
+	l = none;
+	l.cgroup = 100 * M;
+	r = ring_plan_check(&p, 64 * M, &l, why, sizeof(why));
+	result(r == -1 && strstr(why, "1.5 GiB") && strstr(why, "100 MiB") &&
+		       strstr(why, "cgroup"),
+	       "above the cgroup's room: refused, naming total and limit", "r %d: %s", r, why);
+
+	l = none;
+	l.avail = p.total;
+	r = ring_plan_check(&p, 64 * M, &l, why, sizeof(why));
+	result(!r, "exactly at the limit: passes", "refused: %s", why);
+	l.avail = p.total - 1;
+	r = ring_plan_check(&p, 64 * M, &l, why, sizeof(why));
+	result(r == -1, "one byte above the limit: refused", "passed");
+
+	memset(&p, 0, sizeof(p));
+	ring_plan_add(&p, 1ULL << 30, 1, page);
+	r = ring_plan_check(&p, 64 * M, &none, why, sizeof(why));
+	result(r == -1 && strstr(why, "1 GiB ring") && strstr(why, "max_ring_size 64 MiB") &&
+		       strstr(why, "--ring-size 64M or less"),
+	       "a ring above the device's maximum: refused", "r %d: %s", r, why);
+
+	/* The limits from a fake /proc and /sys. */
+	put(argv[1], "proc/meminfo", "MemTotal:        1000000 kB\nMemAvailable:     819200 kB\n");
+	put(argv[1], "proc/self/cgroup", "0::/system.slice/np.service\n");
+	put(argv[1], "proc/self/status", "Name:\tx\nCapEff:\t0000000000000000\n");
+	put(argv[1], "sys/fs/cgroup/system.slice/np.service/memory.max", "max\n");
+	put(argv[1], "sys/fs/cgroup/system.slice/np.service/memory.current", "1000\n");
+	put(argv[1], "sys/fs/cgroup/system.slice/memory.max", "209715200\n");
+	put(argv[1], "sys/fs/cgroup/system.slice/memory.current", "104857600\n");
+	put(argv[1], "sys/module/neuronprof/parameters/mlock_kb", "8256\n");
+	ring_limits_read(&l, argv[1]);
+	result(l.mem_available == 800 * M && l.avail == 400 * M,
+	       "MemAvailable read, half of it for rings", "available %llu share %llu",
+	       (unsigned long long)l.mem_available, (unsigned long long)l.avail);
+	result(l.cgroup == 100 * M, "the tightest cgroup ancestor's room", "cgroup %llu",
+	       (unsigned long long)l.cgroup);
+	result(l.memlock == UINT64_MAX || l.memlock >= 8256ULL * 1024,
+	       "memlock: RLIMIT_MEMLOCK plus mlock_kb (or unlimited)", "memlock %llu",
+	       (unsigned long long)l.memlock);
+	put(argv[1], "proc/self/status", "Name:\tx\nCapEff:\t0000000000004000\n");
+	ring_limits_read(&l, argv[1]);
+	result(l.memlock == UINT64_MAX, "CAP_IPC_LOCK lifts the memlock limit", "memlock %llu",
+	       (unsigned long long)l.memlock);
+
+	printf("%d tests, %d failed\n", n, failed);
+	return failed ? 1 : 0;
+}
