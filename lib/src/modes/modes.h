@@ -42,6 +42,7 @@ struct nprof_session_view {
 	bool device;			/* device profiling is on (activity and mode) */
 	enum nprof_device_profile_mode mode;
 	uint8_t capture_nc[NPROF_MAX_CORES];
+	uint64_t exec_first, exec_last;	/* capture range (0, 0: every execution) */
 	uint64_t generation;		/* counts sessions begun in this process */
 	int dirfd;			/* the session directory */
 	const char *dir;

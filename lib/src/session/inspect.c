@@ -231,6 +231,7 @@ static int begin_locked(struct nprof_inspect_config *cfg)
 	v->session_id = nprof_inspect_config_get_session_id(cfg);
 	for (i = 0; i < NPROF_MAX_CORES; i++)
 		v->capture_nc[i] = nprof_inspect_config_get_capture_enabled_for_nc(cfg, (uint32_t)i) == 1;
+	nprof_inspect_config_get_capture_executions(cfg, &v->exec_first, &v->exec_last);
 
 	if (!base || !*base) {
 		nprof_log(NPROF_LOG_INFO, "provided inspect output directory is empty. Defaulting to %s",
