@@ -263,4 +263,52 @@ TEST(control_page_two_windows)
 	close(fd);
 }
 
+/* MODEL mode: the first execution of the model that begins while capture is enabled. */
+TEST(control_page_model_mode)
+{
+	struct nprof_control_page *page;
+	struct nprof_inspect_config *cfg;
+	struct nprof_ntff_info info;
+	struct nprof_model *m;
+	char dir[PATH_MAX], fdstr[16], name[NAME_MAX + 1];
+	struct scratch s;
+	struct fakex x;
+	int fd;
+
+	fd = memfd_create("nprof-control", 0);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	CHECK_INT(ftruncate(fd, sizeof(*page)), 0);
+	page = mmap(NULL, sizeof(*page), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(page != MAP_FAILED);
+	if (page == MAP_FAILED)
+		return;
+	page->magic = NPROF_CONTROL_MAGIC;
+	snprintf(fdstr, sizeof(fdstr), "%d", fd);
+	setenv(NPROF_CONTROL_FD_ENV, fdstr, 1);
+	CHECK(!scratch_enter(&s));
+	CHECK_INT(fakex_setup(&x, 1), 0);
+	cfg = cfg_new("out", NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_MODEL);
+	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
+	CHECK(nprof_inspect_session_dir(dir, sizeof(dir)) > 0);
+	m = nprof_model_load("gated", 4, 0);
+	for (uint32_t e = 1; m && e <= 4; e++) {
+		__atomic_store_n(&page->enabled, e >= 3, __ATOMIC_RELEASE);
+		CHECK_INT(run(m, e), 0);
+	}
+	CHECK_INT(nprof_inspect_stop(), 0);
+	CHECK(dir_find(dir, "gated_vnc_", name, sizeof(name)));
+	CHECK_INT(ntff_check(dir, name, &info), ENTRIES(3));
+	CHECK_INT(info.capture_kind, NPROF_NTFF_CAPTURE_MODEL);
+	nprof_model_unload(m);
+	nprof_inspect_close();
+	nprof_inspect_config_free(cfg);
+	fakex_teardown(&x);
+	scratch_leave(&s);
+	unsetenv(NPROF_CONTROL_FD_ENV);
+	munmap(page, sizeof(*page));
+	close(fd);
+}
+
 HARNESS_MAIN

@@ -285,7 +285,9 @@ struct nprof_progress_page {
  * capture of an inspect session captures in windows: an execution that
  * begins while @enabled is 0 is not captured, the first one that begins
  * while it is 1 starts a new capture session (a new file), and the first
- * one that begins while it is 0 again ends it. The library reads @enabled
+ * one that begins while it is 0 again ends it; a MODEL capture captures
+ * the first execution of each model that begins while @enabled is 1. The
+ * page is looked up at each inspect session's begin. The library reads @enabled
  * (relaxed atomic loads) at each execution's begin and never writes it.
  * Documentation/capture.rst, "Capture windows".
  */

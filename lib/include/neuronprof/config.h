@@ -321,14 +321,14 @@ NPROF_API int nprof_inspect_config_get_streaming(const struct nprof_inspect_conf
  * @first: first execution captured, counted from 1.
  * @last: last execution captured (inclusive), at least @first.
  *
- * Executions are counted per NeuronCore from the session's begin in SESSION
- * mode (every model's executions on the core), and per model on its core in
- * MODEL mode. SESSION mode then starts the core's capture when its
- * execution @first begins and stops it when execution @last ends; MODEL
- * mode captures executions @first to @last of each model on each core into
- * its one file (instead of the first execution). The file records the
- * range (NTFF 1.3, nprof_ntff_info.exec_first/exec_last). 0, 0 (the
- * default) captures every execution as before.
+ * SESSION mode only: executions are counted per NeuronCore from the
+ * session's begin (every model's executions on the core); the core's
+ * capture starts when its execution @first begins and stops, and its file
+ * is written, when execution @last ends (or at the session's stop, if that
+ * comes first). The file records the executions it holds (NTFF 1.3,
+ * nprof_ntff_info.exec_first/exec_last). MODEL mode does not use the range
+ * (it captures the first execution of each model). 0, 0 (the default)
+ * captures every execution, from the session's begin.
  *
  * Return: 0, or -EINVAL for a NULL @cfg, @first 0 with @last not 0, or
  * @last below @first.

@@ -135,6 +135,11 @@ bool nprof_capture_control_open(void)
 	return true;
 }
 
+bool nprof_capture_control_present(void)
+{
+	return control_page != NULL;
+}
+
 bool nprof_capture_control_enabled(void)
 {
 	return !control_page || __atomic_load_n(&control_page->enabled, __ATOMIC_ACQUIRE) != 0;

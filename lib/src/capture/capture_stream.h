@@ -41,6 +41,7 @@ void nprof_progress_add(uint64_t entries, uint64_t bytes, uint64_t lost);
  * says whether it asks for capture (true also without a page).
  */
 bool nprof_capture_control_open(void);
+bool nprof_capture_control_present(void);
 bool nprof_capture_control_enabled(void);
 
 /* ---- the drainer -------------------------------------------------------------- */

@@ -31,6 +31,7 @@
 #include <neuronprof/profile.h>
 
 #include "capture/capture_internal.h"
+#include "capture/capture_stream.h"
 #include "capture/engines.h"
 #include "modes/modes.h"
 #include "util/internal.h"
@@ -66,7 +67,9 @@ static void model_exec_begin(const struct nprof_session_view *s, const struct np
 	ec->model_armed = false;
 	if (!s || !s->capture_nc[vnc])
 		return;
-	want = s->enable_inspect && s->mode == NPROF_DEVICE_PROFILE_MODEL && s->device;
+	/* A tool's control page (--delay, --control) may keep capture off for now. */
+	want = s->enable_inspect && s->mode == NPROF_DEVICE_PROFILE_MODEL && s->device &&
+	       nprof_capture_control_enabled();
 	if (!want && !s->on_fail)
 		return;
 	if (nprof_continuous_enabled()) {

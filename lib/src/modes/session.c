@@ -92,7 +92,7 @@ static int session_begin(const struct nprof_session_view *s)
 		return 0;
 	pthread_mutex_lock(&win_lock);
 	memset(win, 0, sizeof(win));
-	windowed = s->exec_first || nprof_capture_control_open();
+	windowed = s->exec_first || nprof_capture_control_present();
 	pthread_mutex_unlock(&win_lock);
 	if (windowed)
 		return 0;
