@@ -1562,6 +1562,47 @@ recording $basic" ] || { echo "recordings not in the order of the PATHs:"; grep 
 		has "env exited with status 0" "$tmp/e"
 	}
 	run "record -- CMD: the inspect environment from the options" t_record_env
+	t_record_range_env() {
+		"$np" record -o "$tmp/recdir" --mode session --executions 100-110 -- env \
+			>"$tmp/env" 2>"$tmp/e" || { cat "$tmp/e"; return 1; }
+		has "NEURON_RT_INSPECT_CAPTURE_EXECUTIONS=100-110" "$tmp/env"
+	}
+	run "record -- CMD: --executions A-B passes the capture range" t_record_range_env
+	run "record -- CMD: --executions A-B needs SESSION mode" \
+		expect_exit 2 "keeps a range of a SESSION capture" "$np" record --executions 1-2 -- true
+	run "record: --executions A-B that ends before it begins" \
+		expect_exit 2 "the range ends before it begins" "$np" record --executions 5-4
+	run "record: --control takes fifo:CTL[,ACK]" \
+		expect_exit 2 "expected fifo:CTL" "$np" record --control ctl -- true
+	run "record: --control refuses what is not a FIFO" \
+		expect_exit 1 "is not a FIFO" "$np" record --control "fifo:$repo/README.md" -- true
+
+	# The control page as the command sees it (the page's second word,
+	# read through the inherited descriptor): --delay -1 starts it off, each
+	# command of the FIFO flips it before its ack, twice on and off; then
+	# --delay 0.3 turns it on by itself.
+	t_record_control() {
+		local script out
+		rm -f "$tmp/ctl" "$tmp/ack"
+		mkfifo "$tmp/ctl" "$tmp/ack" || return 1
+		# shellcheck disable=SC2016
+		script='v() { od -An -tu8 -j8 -N8 "/dev/fd/$NEURONPROF_CONTROL_FD" | tr -d " "; }
+			echo "start $(v)"
+			for c in enable disable enable disable; do
+				echo $c >"$1"; read -r a <"$2"; echo "$c $a $(v)"
+			done'
+		out=$("$np" record -o "$tmp/recdir" --delay -1 --control "fifo:$tmp/ctl,$tmp/ack" \
+			-- sh -c "$script" sh "$tmp/ctl" "$tmp/ack" 2>"$tmp/e") || { cat "$tmp/e"; return 1; }
+		[ "$out" = "$(printf 'start 0\nenable ack 1\ndisable ack 0\nenable ack 1\ndisable ack 0')" ] ||
+			{ echo "control page seen: $out"; return 1; }
+		# shellcheck disable=SC2016
+		script='v() { od -An -tu8 -j8 -N8 "/dev/fd/$NEURONPROF_CONTROL_FD" | tr -d " "; }
+			echo "$(v)"; sleep 1.5; echo "$(v)"'
+		out=$("$np" record -o "$tmp/recdir" --delay 0.3 -- sh -c "$script" 2>"$tmp/e") ||
+			{ cat "$tmp/e"; return 1; }
+		[ "$out" = "$(printf '0\n1')" ] || { echo "--delay 0.3: control page seen: $out"; return 1; }
+	}
+	run "record -- CMD: --control fifo:CTL,ACK and --delay drive the control page" t_record_control
 	run "record -- CMD: the command's exit status" \
 		expect_exit 3 "sh exited with status 3" "$np" record -o "$tmp/recdir" -- sh -c 'exit 3'
 	run "record -- CMD: a command that does not exist: 127" \
