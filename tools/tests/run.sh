@@ -297,6 +297,33 @@ suite() {
 			"$py" "$here/diff_check.py" "$np" "$build/tests/gen_diff" "$tmp/diff"
 	}
 	run "diff: planted regression named exactly (text, JSON, CSV), gate, <= 5% false alarms" t_diff
+
+	# Files that record a capture range (NTFF 1.3: record --executions
+	# A-B): summary and diff say what was captured, in text and JSON; files
+	# without one say nothing of it.
+	t_capture_ranges() {
+		rm -rf "$tmp/ranged" && "$build/tests/gen_fixtures" --exec-range 100-110 "$tmp/ranged" \
+			>/dev/null || return 1
+		"$np" summary --brief "$tmp/ranged/prof" >"$tmp/rs" || return 1
+		has "captured executions 100-110 of NeuronCore 0 (profile_nc_0_session_3.ntff)" "$tmp/rs" &&
+		"$np" diff "$tmp/ranged/prof" "$fx/prof" >"$tmp/rd" || return 1
+		count_is 1 "captured executions 100-110 of NeuronCore 1 \(profile_nc_1_session_0.ntff\)" "$tmp/rd" &&
+		"$np" summary --json "$tmp/ranged/prof" >"$tmp/rs.json" &&
+		"$np" diff --json "$tmp/ranged/prof" "$fx/prof" >"$tmp/rd.json" &&
+		"$py" - "$tmp/rs.json" "$tmp/rd.json" <<'PY' || return 1
+import json, sys
+s = json.load(open(sys.argv[1]))
+d = json.load(open(sys.argv[2]))
+r = s["recordings"][0]["capture_ranges"]
+assert [(x["core"], x["first_execution"], x["last_execution"]) for x in r] == [(0, 100, 110)], r
+b = d["base"]["capture_ranges"]
+assert sorted((x["core"], x["first_execution"], x["last_execution"]) for x in b) == \
+    [(0, 100, 110), (1, 100, 110)], b
+assert "capture_ranges" not in d["new"], d["new"]
+PY
+		"$np" summary --brief "$fx/prof" >"$tmp/rs" && ! grep -q "captured executions" "$tmp/rs"
+	}
+	run "summary and diff: the capture range a file records (NTFF 1.3)" t_capture_ranges
 	# prof/ holds two recordings: prof/ (core 0 and the system profile) and
 	# prof/sub/ (core 1); each is summarized on its own.
 	t_summary_text() {
