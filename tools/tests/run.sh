@@ -19,7 +19,8 @@
 # modules (scripts/vm-run.sh), and so do vm_model.sh (recordings against
 # the simulator's device-time model), vm_top.sh (top beside a load, losing
 # nothing) and vm_exporter.sh (exporter beside a load: its metrics against
-# what the simulator produced); they are skipped when the modules are
+# what the simulator produced) and vm_capture.sh (capture ranges: --executions
+# A-B, --control); they are skipped when the modules are
 # not built (make modules) or NPROF_SKIP_VM=1.
 set -uo pipefail
 
@@ -2003,6 +2004,8 @@ print((max(x["last_ns"] for x in c) - min(x["first_ns"] for x in c)) / 1e9)' "$t
 		run "recordings in a VM equal the simulator's device-time model (see vm_model.sh)" \
 			vm_test vm_model
 		run "top beside sim_run in a VM loses nothing (see vm_top.sh)" vm_test vm_top
+		run "record --executions 100-110 of 200 holds exactly those; --control enables and disables twice (see vm_capture.sh)" \
+			vm_test vm_capture
 		run "exporter beside sim_run in a VM: entries delivered as produced, none lost, promtool accepts both outputs (see vm_exporter.sh)" \
 			vm_test vm_exporter
 	fi
