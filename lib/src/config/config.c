@@ -218,6 +218,8 @@ static void inspect_defaults(struct nprof_inspect_config *cfg)
 	cfg->enable_inspect = false;
 	cfg->enable_inspect_on_fail = false;
 	cfg->streaming = true;
+	cfg->exec_first = 0;
+	cfg->exec_last = 0;
 	memset(cfg->capture_nc, 1, sizeof(cfg->capture_nc));
 	for (i = 0; i < NPROF_QT_COUNT; i++)
 		cfg->ring_size[i] = ring_size_default[i];
