@@ -329,6 +329,14 @@ static int verify(const struct record_opts *o, const char *dir, struct core_resu
 	size_t nwant = 0;
 	int ret = 0;
 
+	for (int i = 0; i < n; i++)
+		nwant += cr[i].files;
+	/* --delay or --control kept capture off throughout: nothing to read back. */
+	if (!nwant && !sysprof_wanted(o) && record_control_wanted(&o->ctl)) {
+		fprintf(stderr, "neuronprof: record: no execution began while capture was enabled: "
+			"no device profile in %s\n", dir);
+		return 0;
+	}
 	if (profile_load(dir, prof))
 		return EXIT_FAIL;
 	for (int i = 0; i < n; i++) {
@@ -399,8 +407,6 @@ static int verify(const struct record_opts *o, const char *dir, struct core_resu
 				   cr[i].captured[t], cr[i].lost[t]);
 		}
 	}
-	for (int i = 0; i < n; i++)
-		nwant += cr[i].files;
 	if (nwant != prof->nfiles)
 		ret = fail("%s holds %zu profiles for %d NeuronCore%s, expected %zu (one per capture "
 			   "window)", dir, prof->nfiles, n, n == 1 ? "" : "s", nwant);
