@@ -263,6 +263,57 @@ TEST(control_page_two_windows)
 	close(fd);
 }
 
+/*
+ * MODEL mode: executions 3-5 of each model on its core into the model's
+ * one file; a second model whose run ends inside its range is written at
+ * the stop with what it holds.
+ */
+TEST(model_range)
+{
+	struct nprof_inspect_config *cfg;
+	struct nprof_ntff_info info;
+	struct nprof_model *m, *cut;
+	char dir[PATH_MAX], name[NAME_MAX + 1];
+	struct scratch s;
+	struct fakex x;
+
+	CHECK(!scratch_enter(&s));
+	CHECK_INT(fakex_setup(&x, 1), 0);
+	cfg = cfg_new("out", NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_MODEL);
+	CHECK_INT(nprof_inspect_config_set_capture_executions(cfg, 3, 5), 0);
+	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
+	CHECK(nprof_inspect_session_dir(dir, sizeof(dir)) > 0);
+	m = nprof_model_load("ranged", 9, 4);
+	cut = nprof_model_load("cut", 8, 5);
+	CHECK(m && cut);
+	for (uint32_t e = 1; m && cut && e <= 7; e++) {
+		CHECK_INT(run(m, e), 0);
+		if (e <= 4)
+			CHECK_INT(run(cut, e), 0);
+		if (e == 2)
+			CHECK_INT(fakex_subscribed(&x), 0);
+	}
+	CHECK_INT(nprof_inspect_stop(), 0);
+	CHECK(dir_find(dir, "ranged_vnc_", name, sizeof(name)));
+	CHECK_INT(ntff_check(dir, name, &info), ENTRIES(span(3, 5)));
+	CHECK_INT(info.capture_kind, NPROF_NTFF_CAPTURE_MODEL);
+	CHECK_INT(info.core, 4);
+	CHECK_INT(info.exec_first, 3);
+	CHECK_INT(info.exec_last, 5);
+	CHECK(dir_find(dir, "cut_vnc_", name, sizeof(name)));
+	CHECK_INT(ntff_check(dir, name, &info), ENTRIES(span(3, 4)));
+	CHECK_INT(info.core, 5);
+	CHECK_INT(info.exec_first, 3);
+	CHECK_INT(info.exec_last, 4);
+	CHECK_INT(fakex_subscribed(&x), 0);
+	nprof_model_unload(m);
+	nprof_model_unload(cut);
+	nprof_inspect_close();
+	nprof_inspect_config_free(cfg);
+	fakex_teardown(&x);
+	scratch_leave(&s);
+}
+
 /* MODEL mode: the first execution of the model that begins while capture is enabled. */
 TEST(control_page_model_mode)
 {

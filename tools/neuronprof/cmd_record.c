@@ -276,7 +276,10 @@ static int run_model(struct record_opts *o, const struct nprof_device_info *info
 					      monotonic_ns() + o->timeout_s * 1000000000ULL : 0,
 			};
 			bool counted = session_mode(o) ? in_range && enabled :
-					  !cr[i].files && enabled;
+				       o->exec_first ? in_range : !cr[i].files && enabled;
+			/* Where the library opens a window (a file). */
+			bool opens = session_mode(o) ? counted && !cr[i].window_open :
+				     o->exec_first ? x + 1 == o->exec_first : counted;
 
 			for (uint32_t e = 0; e < info->engines_per_core && e < NPROF_MAX_ENGINES; e++)
 				prog.instructions[e] = (uint32_t)o->instructions;
@@ -286,8 +289,7 @@ static int run_model(struct record_opts *o, const struct nprof_device_info *info
 				goto out;
 			}
 			record_status_tick(st, false);
-			/* A window opens at a captured execution after one that was not. */
-			if (counted && (!cr[i].window_open || !session_mode(o)))
+			if (opens)
 				cr[i].files++;
 			cr[i].window_open = counted && session_mode(o) &&
 					    !(o->exec_first && x + 1 == o->exec_last);
@@ -1018,7 +1020,7 @@ int cmd_record(int argc, char **argv)
 		OPT_CALLBACK(0, "executions", "N|A-B", record_opt, REC_EXECUTIONS,
 			     "executions of the model per core (default 1);\n"
 			     "A-B (also with a command): keep only executions A\n"
-			     "to B of each core's SESSION capture", .first = syn),
+			     "to B of each core (SESSION) or model (MODEL)", .first = syn),
 		OPT_U64(0, "iterations", &o.iterations, "N", 1, NEURONPROF_SIM_MAX_ITERATIONS,
 			"iterations per execution (default 4, at most 65536)", .first = syn),
 		OPT_U64(0, "instructions", &o.instructions, "N", 0, NEURONPROF_SIM_MAX_INSTRUCTIONS,
@@ -1053,10 +1055,10 @@ int cmd_record(int argc, char **argv)
 		return usage_error("--ring-size %" PRIu64 ": rings are sized in whole MiB (the "
 				   "inspect configuration, NEURON_RT_PROFILE_BUF_<TYPE>_MB)",
 				   o.ring_size);
-	if (o.exec_first && (optind < argc ? !o.mode || strcmp(o.mode, "session") :
-			     !session_mode(&o)))
-		return usage_error("--executions %" PRIu64 "-%" PRIu64 " keeps a range of a SESSION "
-				   "capture: add --mode session", o.exec_first, o.exec_last);
+	/* A MODEL range's window is decided at its first execution: no switch inside it. */
+	if (o.exec_first && record_control_wanted(&o.ctl) &&
+	    (optind < argc ? !o.mode || !strcmp(o.mode, "model") : !session_mode(&o)))
+		return usage_error("--executions A-B with --delay or --control needs --mode session");
 	/* A range alone runs the synthetic model up to its end. */
 	if (o.exec_first && optind >= argc && !o.executions_given && !o.duration_s)
 		o.executions = o.exec_last;

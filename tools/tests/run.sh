@@ -1591,13 +1591,14 @@ recording $basic" ] || { echo "recordings not in the order of the PATHs:"; grep 
 	}
 	run "record -- CMD: the inspect environment from the options" t_record_env
 	t_record_range_env() {
-		"$np" record -o "$tmp/recdir" --mode session --executions 100-110 -- env \
+		"$np" record -o "$tmp/recdir" --executions 100-110 -- env \
 			>"$tmp/env" 2>"$tmp/e" || { cat "$tmp/e"; return 1; }
 		has "NEURON_RT_INSPECT_CAPTURE_EXECUTIONS=100-110" "$tmp/env"
 	}
 	run "record -- CMD: --executions A-B passes the capture range" t_record_range_env
-	run "record -- CMD: --executions A-B needs SESSION mode" \
-		expect_exit 2 "keeps a range of a SESSION capture" "$np" record --executions 1-2 -- true
+	run "record -- CMD: --executions A-B with --delay needs SESSION mode" \
+		expect_exit 2 "with --delay or --control needs --mode session" \
+		"$np" record --executions 1-2 --delay 1 -- true
 	run "record: --executions A-B that ends before it begins" \
 		expect_exit 2 "the range ends before it begins" "$np" record --executions 5-4
 	run "record: --control takes fifo:CTL[,ACK]" \

@@ -321,14 +321,17 @@ NPROF_API int nprof_inspect_config_get_streaming(const struct nprof_inspect_conf
  * @first: first execution captured, counted from 1.
  * @last: last execution captured (inclusive), at least @first.
  *
- * SESSION mode only: executions are counted per NeuronCore from the
- * session's begin (every model's executions on the core); the core's
- * capture starts when its execution @first begins and stops, and its file
- * is written, when execution @last ends (or at the session's stop, if that
- * comes first). The file records the executions it holds (NTFF 1.3,
- * nprof_ntff_info.exec_first/exec_last). MODEL mode does not use the range
- * (it captures the first execution of each model). 0, 0 (the default)
- * captures every execution, from the session's begin.
+ * SESSION mode counts executions per NeuronCore from the session's begin
+ * (every model's executions on the core): the core's capture starts when
+ * its execution @first begins and stops, and its file is written, when
+ * execution @last ends (or at the session's stop, if that comes first).
+ * MODEL mode counts each model's executions on its core and captures
+ * executions @first to @last into the model's one file instead of the first
+ * execution (the core's capture stays on between them, so other models'
+ * executions on the core then are in it too). The file records the
+ * executions it holds (NTFF 1.3, nprof_ntff_info.exec_first/exec_last).
+ * 0, 0 (the default) captures every execution (SESSION) or the first
+ * (MODEL), as before.
  *
  * Return: 0, or -EINVAL for a NULL @cfg, @first 0 with @last not 0, or
  * @last below @first.
