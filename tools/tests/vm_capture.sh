@@ -9,7 +9,8 @@
 #    core's file holds exactly 11 executions (record's read-back: entries
 #    plus lost equal what the simulator produced for executions 100-110
 #    only; summary counts 11 executions per core from the entries) and
-#    records the range 100-110, which summary --json reports;
+#    records the range 100-110, which summary --json reports; the same in
+#    MODEL mode on core 2 (the model's file holds executions 100-110);
 #  - record --delay -1 --control fifo:CTL,ACK --duration 3 on core 0 while
 #    the guest script enables and disables capture twice through the FIFO,
 #    each command acknowledged: two files, whose ranges are two disjoint
@@ -30,6 +31,10 @@ $np record --cores 0,1 --executions 200 --executions 100-110 --iterations 1 --in
 	--dma 1 -o /out/range --json >/out/range.json 2>/out/range.err
 echo $? >/out/range.rc
 $np summary --json /out/range >/out/range-summary.json 2>/out/range-summary.err
+$np record --mode model --cores 2 --executions 200 --executions 100-110 --iterations 1 \
+	--instructions 2 --dma 1 -o /out/mrange --json >/out/mrange.json 2>/out/mrange.err
+echo $? >/out/mrange.rc
+$np summary --json /out/mrange >/out/mrange-summary.json 2>/out/mrange-summary.err
 mkfifo /tmp/ctl /tmp/ack
 $np record --cores 0 --delay -1 --control fifo:/tmp/ctl,/tmp/ack --duration 3 --iterations 1 \
 	--instructions 2 --dma 1 -o /tmp/ctlrec --json >/out/ctl.json 2>/out/ctl.err &
@@ -48,7 +53,7 @@ EOF
 
 vm_run
 
-for t in range ctl; do
+for t in range mrange ctl; do
 	rc=$(cat "$out/$t.rc" 2>/dev/null)
 	[ "$rc" = 0 ] || bad "record ($t) exited with '$rc': $(cat "$out/$t.err" 2>/dev/null)"
 done
@@ -77,6 +82,16 @@ execs = {c["core"]: c["executions"] for c in r["cores"]}
 if execs != {0: 11, 1: 11}:
     fail(f"range: summary counts executions {execs}, expected 11 per core")
 print(f"range: cores {sorted(execs)} hold executions 100-110, 11 each")
+
+rec = json.load(open(os.path.join(out, "mrange.json")))
+c = rec["cores"][0]
+if c["executions"] != 11 or c["files"] != 1:
+    fail(f"MODEL range: {c['executions']} executions in {c['files']} files, expected 11 in 1")
+r = json.load(open(os.path.join(out, "mrange-summary.json")))["recordings"][0]
+got = [(x["core"], x["first_execution"], x["last_execution"]) for x in r.get("capture_ranges", [])]
+if got != [(2, 100, 110)] or [c["executions"] for c in r["cores"]] != [11]:
+    fail(f"MODEL range: capture_ranges {got}, executions {[c['executions'] for c in r['cores']]}")
+print("MODEL range: the model's file on core 2 holds executions 100-110")
 
 ctl = json.load(open(os.path.join(out, "ctl.json")))
 core = ctl["cores"][0]
