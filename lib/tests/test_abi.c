@@ -17,7 +17,7 @@ TEST(abi_version)
 {
 	CHECK(nprof_version() == NPROF_VERSION_CODE(NPROF_VERSION_MAJOR, NPROF_VERSION_MINOR,
 						     NPROF_VERSION_PATCH));
-	CHECK_STR(nprof_version_string(), "1.3.0");
+	CHECK_STR(nprof_version_string(), "1.4.0");
 }
 
 /*

@@ -251,8 +251,8 @@ TEST(error_message_is_thread_local)
 	/* A successful call leaves the message alone. */
 	CHECK_INT(nprof_activity_from_name("all"), 0xf);
 	CHECK_CONTAINS(nprof_strerror_last(), "'one'");
-	CHECK(nprof_version() == NPROF_VERSION_CODE(1, 3, 0));
-	CHECK_STR(nprof_version_string(), "1.3.0");
+	CHECK(nprof_version() == NPROF_VERSION_CODE(1, 4, 0));
+	CHECK_STR(nprof_version_string(), "1.4.0");
 	CHECK_INT(nprof_log_set_handler(NULL, NULL, (enum nprof_log_level)9), -EINVAL);
 }
 

@@ -14,6 +14,7 @@
 #include "analysis/fields.h"
 #include "analysis/names.h"
 #include "analysis/summary.h"
+#include "analysis/summary_json.h"
 #include "util/json.h"
 #include "util/options.h"
 #include "diff_input.h"
@@ -291,6 +292,7 @@ static void text_side(const char *which, const struct diff_input *in, const stru
 	if (t->lost)
 		printf("     %" PRIu64 " entries lost: the figures of the queues that lost them "
 		       "undercount (summary's loss lines say which)\n", t->lost);
+	recording_print_ranges(&in->rec, "     ");
 }
 
 static void text_row(const struct diff_row *r, const struct diff_opts *o, bool regressed)
@@ -409,6 +411,7 @@ static void json_total(struct json *j, const char *key, const struct diff_input 
 	jw_u64(j, "executions", t->executions);
 	jw_u64(j, "entries", t->entries);
 	jw_u64(j, "lost", t->lost);
+	json_capture_ranges(j, &in->rec);
 	jw_obj_end(j);
 }
 

@@ -55,6 +55,7 @@
 
 #include "util/json.h"
 #include "analysis/profile.h"
+#include "record_control.h"
 #include "record_status.h"
 #include "util/options.h"
 #include "tool.h"
@@ -99,6 +100,9 @@ struct record_opts {
 	/* command */
 	bool on_fail;
 	const char *command_only;	/* first command-only option seen */
+	/* capture ranges: --executions A-B, --delay, --control */
+	uint64_t exec_first, exec_last;	/* 0, 0: every execution */
+	struct record_control ctl;
 };
 
 /* ---- synthetic mode ------------------------------------------------------- */
@@ -114,6 +118,8 @@ struct core_result {
 	uint64_t captured[NPROF_QUEUE_TYPES];
 	uint64_t lost[NPROF_QUEUE_TYPES];
 	const char *file;		/* in the loaded profile; NULL if none */
+	uint32_t files;			/* profiles expected: capture windows opened */
+	bool window_open;
 };
 
 static const char *const sysprof_files[] = {
@@ -234,6 +240,11 @@ static int build_config(const struct record_opts *o, const uint32_t *vncs, int n
 			goto out;
 		}
 	}
+	if (o->exec_first && nprof_inspect_config_set_capture_executions(cfg, o->exec_first,
+									  o->exec_last)) {
+		fail("%s", nprof_strerror_last());
+		goto out;
+	}
 	if (o->max_events &&
 	    nprof_inspect_config_set_sys_trace_max_events_per_nc(cfg, o->max_events_n)) {
 		ret = usage_error("--max-events %s: %s", o->max_events, nprof_strerror_last());
@@ -301,6 +312,12 @@ static int run_model(struct record_opts *o, const struct nprof_device_info *info
 	st->max_size = o->max_size;
 	for (uint32_t x = 0; until ? x == 0 || monotonic_ns() < until : x < o->executions; x++) {
 		bool last = !until && x + 1 == o->executions;
+		/* What the library decides at the executions' begin: --executions A-B, --delay, --control. */
+		bool in_range = !o->exec_first || (x + 1 >= o->exec_first && x + 1 <= o->exec_last);
+		bool enabled;
+
+		record_control_poll(&o->ctl);
+		enabled = record_control_enabled(&o->ctl);
 
 		if (x && max_size_reached(o, est, round)) {
 			o->max_size_hit = true;
@@ -321,7 +338,11 @@ static int run_model(struct record_opts *o, const struct nprof_device_info *info
 				.timeout_ns = o->timeout_s ?
 					      monotonic_ns() + o->timeout_s * 1000000000ULL : 0,
 			};
-			bool counted = session_mode(o) || x == 0;
+			bool counted = session_mode(o) ? in_range && enabled :
+				       o->exec_first ? in_range : !cr[i].files && enabled;
+			/* Where the library opens a window (a file). */
+			bool opens = session_mode(o) ? counted && !cr[i].window_open :
+				     o->exec_first ? x + 1 == o->exec_first : counted;
 
 			for (uint32_t e = 0; e < info->engines_per_core && e < NPROF_MAX_ENGINES; e++)
 				prog.instructions[e] = (uint32_t)o->instructions;
@@ -331,6 +352,10 @@ static int run_model(struct record_opts *o, const struct nprof_device_info *info
 				goto out;
 			}
 			record_status_tick(st, false);
+			if (opens)
+				cr[i].files++;
+			cr[i].window_open = counted && session_mode(o) &&
+					    !(o->exec_first && x + 1 == o->exec_last);
 			if (!counted)
 				continue;
 			cr[i].executions++;
@@ -368,8 +393,17 @@ static const char *base_name(const char *path)
 static int verify(const struct record_opts *o, const char *dir, struct core_result *cr, int n,
 		  struct profile *prof)
 {
+	size_t nwant = 0;
 	int ret = 0;
 
+	for (int i = 0; i < n; i++)
+		nwant += cr[i].files;
+	/* --delay or --control kept capture off throughout: nothing to read back. */
+	if (!nwant && !sysprof_wanted(o) && record_control_wanted(&o->ctl)) {
+		fprintf(stderr, "neuronprof: record: no execution began while capture was enabled: "
+			"no device profile in %s\n", dir);
+		return 0;
+	}
 	if (profile_load(dir, prof))
 		return EXIT_FAIL;
 	for (int i = 0; i < n; i++) {
@@ -406,13 +440,16 @@ static int verify(const struct record_opts *o, const char *dir, struct core_resu
 					   session_mode(o) ? "session" : "model", cr[i].vnc);
 				continue;
 			}
-			if (cr[i].file) {
+			/* Capture windows: one file per window, their sum checked below. */
+			if (cr[i].file && cr[i].files < 2) {
 				ret = fail("NeuronCore %u has two profiles in %s: %s and %s", cr[i].vnc,
 					   dir, cr[i].file, name);
 				continue;
 			}
-			cr[i].session_id = f->info.session_id;
-			cr[i].file = name;
+			if (!cr[i].file) {	/* the first window's */
+				cr[i].session_id = f->info.session_id;
+				cr[i].file = name;
+			}
 			for (size_t q = 0; q < f->nqueues; q++) {
 				struct nprof_ntff_queue r;
 
@@ -423,7 +460,7 @@ static int verify(const struct record_opts *o, const char *dir, struct core_resu
 				cr[i].lost[r.queue_type] += r.lost_count;
 			}
 		}
-		if (!cr[i].file) {
+		if (!cr[i].file && cr[i].files) {
 			ret = fail("NeuronCore %u: no profile %s%s in %s (the library's messages above "
 				   "say why)", cr[i].vnc, want, "<id>.ntff", dir);
 			continue;
@@ -437,9 +474,9 @@ static int verify(const struct record_opts *o, const char *dir, struct core_resu
 				   cr[i].captured[t], cr[i].lost[t]);
 		}
 	}
-	if ((size_t)n != prof->nfiles)
-		ret = fail("%s holds %zu profiles for %d NeuronCore%s", dir, prof->nfiles, n,
-			   n == 1 ? "" : "s");
+	if (nwant != prof->nfiles)
+		ret = fail("%s holds %zu profiles for %d NeuronCore%s, expected %zu (one per capture "
+			   "window)", dir, prof->nfiles, n, n == 1 ? "" : "s", nwant);
 	for (size_t s = 0; s < sizeof(sysprof_files) / sizeof(sysprof_files[0]); s++) {
 		char path[PATH_MAX + 16];
 		bool want = sysprof_wanted(o) & (1u << s);
@@ -472,6 +509,10 @@ static void print_results(const struct record_opts *o, const struct core_result 
 		jw_u64(&j, "model_id", o->model_id);
 		jw_u64(&j, "executions", o->executions);
 		jw_u64(&j, "iterations", o->iterations);
+		if (o->exec_first) {
+			jw_u64(&j, "capture_first_execution", o->exec_first);
+			jw_u64(&j, "capture_last_execution", o->exec_last);
+		}
 		jw_arr_begin(&j, "cores");
 		for (int i = 0; i < n; i++) {
 			jw_obj_begin(&j, NULL);
@@ -480,6 +521,7 @@ static void print_results(const struct record_opts *o, const struct core_result 
 			jw_u64(&j, "session_id", cr[i].session_id);
 			jw_str(&j, "file", cr[i].file);
 			jw_u64(&j, "executions", cr[i].executions);
+			jw_u64(&j, "files", cr[i].files);
 			jw_u64(&j, "status", cr[i].status);
 			jw_obj_begin(&j, "queue_types");
 			for (uint32_t t = 0; t < NPROF_QUEUE_TYPES; t++) {
@@ -686,6 +728,9 @@ static int record_synthetic(struct record_opts *o)
 	/* Before the session: the library looks for the page at its first capture. */
 	if (record_status_start(&st))
 		goto out;
+	/* And for the control page at the session's begin. */
+	if (record_control_wanted(&o->ctl) && record_control_start(&o->ctl))
+		goto out;
 	if (nprof_inspect_begin_with_options(cfg)) {
 		fail("cannot begin the inspect session: %s", nprof_strerror_last());
 		goto out;
@@ -715,6 +760,7 @@ out:
 		fail("%s", nprof_strerror_last());
 	nprof_inspect_close();
 	record_status_finish(&st);
+	record_control_finish(&o->ctl);
 	nprof_inspect_config_free(cfg);
 	profile_free(&prof);
 	free(cr);
@@ -723,7 +769,7 @@ out:
 
 /* ---- command mode ---------------------------------------------------------- */
 
-#define MAX_ENV	(8 + NPROF_QUEUE_TYPES)
+#define MAX_ENV	(9 + NPROF_QUEUE_TYPES)
 
 struct env_list {
 	char *v[MAX_ENV + 1];
@@ -797,6 +843,9 @@ static int build_env(const struct record_opts *o, struct env_list *e)
 		ok &= !env_add(e, "NEURON_RT_INSPECT_HOST_MEMORY", "1");
 	if (o->on_fail)
 		ok &= !env_add(e, "NEURON_RT_INSPECT_ON_FAIL", "1");
+	if (o->exec_first)
+		ok &= !env_add(e, "NEURON_RT_INSPECT_CAPTURE_EXECUTIONS", "%" PRIu64 "-%" PRIu64,
+			       o->exec_first, o->exec_last);
 	if (o->no_streaming)
 		ok &= !env_add(e, "NEURON_RT_INSPECT_STREAMING", "0");
 	if (o->cores)
@@ -824,7 +873,7 @@ static int build_env(const struct record_opts *o, struct env_list *e)
  * --duration, send it SIGTERM once (the library's crash flush writes what it
  * captured). Return its wait status, or -1 with errno.
  */
-static int wait_command(const struct record_opts *o, pid_t pid, const char *name,
+static int wait_command(struct record_opts *o, pid_t pid, const char *name,
 			struct record_status *st)
 {
 	uint64_t until = o->duration_s ? monotonic_ns() + o->duration_s * 1000000000ULL : 0;
@@ -847,10 +896,15 @@ static int wait_command(const struct record_opts *o, pid_t pid, const char *name
 			until = 0;
 		}
 		if (pfd >= 0) {
-			struct pollfd p = { .fd = pfd, .events = POLLIN };
+			struct pollfd p[2] = {
+				{ .fd = pfd, .events = POLLIN },
+				{ .fd = o->ctl.ctl_fd, .events = POLLIN },
+			};
+			int delay = record_control_timeout_ms(&o->ctl);
 
-			poll(&p, 1, 1000);
+			poll(p, o->ctl.ctl_fd >= 0 ? 2 : 1, delay >= 0 && delay < 1000 ? delay : 1000);
 		}
+		record_control_poll(&o->ctl);
 		record_status_tick(st, false);
 	}
 	if (pfd >= 0)
@@ -896,9 +950,17 @@ static int record_command(struct record_opts *o, char **cmd)
 		env_free(&env);
 		return EXIT_FAIL;
 	}
+	/* And the control page's (--delay, --control). */
+	if (record_control_wanted(&o->ctl) && record_control_start(&o->ctl)) {
+		record_control_finish(&o->ctl);
+		record_status_finish(&st);
+		env_free(&env);
+		return EXIT_FAIL;
+	}
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
+		record_control_finish(&o->ctl);
 		record_status_finish(&st);
 		env_free(&env);
 		return fail("cannot fork: %s", strerror(errno));
@@ -918,6 +980,7 @@ static int record_command(struct record_opts *o, char **cmd)
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
 	record_status_finish(&st);
+	record_control_finish(&o->ctl);
 	env_free(&env);
 	if (status == -1)
 		return fail("cannot wait for %s: %s", cmd[0], strerror(errno));
@@ -935,7 +998,25 @@ static int record_command(struct record_opts *o, char **cmd)
 }
 
 enum { REC_MODE, REC_CORES, REC_EXECUTIONS, REC_DEVICE, REC_MODEL_NAME, REC_SYSPROF,
-       REC_NO_SYSPROF, REC_MAX_EVENTS };
+       REC_NO_SYSPROF, REC_MAX_EVENTS, REC_DELAY, REC_CONTROL };
+
+/* --executions A-B: executions A to B (from 1, inclusive) of each core's SESSION capture. */
+static int parse_exec_range(struct record_opts *o, const char *arg)
+{
+	const char *dash = strchr(arg, '-');
+	char first[32];
+
+	if ((size_t)(dash - arg) >= sizeof(first))
+		return usage_error("--executions %s: expected N or A-B", arg);
+	memcpy(first, arg, (size_t)(dash - arg));
+	first[dash - arg] = '\0';
+	if (parse_u64("--executions", first, 1, UINT32_MAX, false, &o->exec_first) ||
+	    parse_u64("--executions", dash + 1, 1, UINT32_MAX, false, &o->exec_last))
+		return EXIT_USAGE;
+	if (o->exec_last < o->exec_first)
+		return usage_error("--executions %s: the range ends before it begins", arg);
+	return 0;
+}
 
 static int record_opt(const struct opt *opt, const char *arg, void *ctx)
 {
@@ -955,11 +1036,23 @@ static int record_opt(const struct opt *opt, const char *arg, void *ctx)
 		o->cores = strcmp(arg, "all") ? arg : NULL;
 		break;
 	case REC_EXECUTIONS:
+		/* A-B: the capture range (both modes); N: the synthetic model's executions. */
+		if (strchr(arg, '-')) {
+			/* The range applies to a command too: not a synthetic-only use. */
+			if (o->synthetic_only && !strcmp(o->synthetic_only, "executions") &&
+			    !o->executions_given)
+				o->synthetic_only = NULL;
+			return parse_exec_range(o, arg);
+		}
 		if (parse_u64("--executions", arg, 1, NEURONPROF_SIM_MAX_ITERATIONS, false,
 			      &o->executions))
 			return EXIT_USAGE;
 		o->executions_given = true;
 		break;
+	case REC_DELAY:
+		return record_control_parse_delay(&o->ctl, arg);
+	case REC_CONTROL:
+		return record_control_parse(&o->ctl, arg);
 	case REC_DEVICE:
 		if (parse_u64("--device", arg, 0, INT32_MAX, false, &o->device))
 			return EXIT_USAGE;
@@ -996,6 +1089,7 @@ int cmd_record(int argc, char **argv)
 		.dma = 8,
 		.model_id = 1,
 		.sysprof = -1,
+		.ctl = { .fd = -1, .ctl_fd = -1, .ack_fd = -1 },
 	};
 	const char **syn = &o.synthetic_only;
 	const struct opt opts[] = {
@@ -1006,6 +1100,12 @@ int cmd_record(int argc, char **argv)
 			     "with a command: the library's default, model)"),
 		OPT_CALLBACK(0, "cores", "LIST", record_opt, REC_CORES,
 			     "NeuronCores: 0 | 0,2 | 0-3 | all (default all)"),
+		OPT_CALLBACK(0, "delay", "SEC", record_opt, REC_DELAY,
+			     "capture nothing for the first SEC seconds (decimals\n"
+			     "allowed); -1: until --control enables it"),
+		OPT_CALLBACK(0, "control", "fifo:CTL[,ACK]", record_opt, REC_CONTROL,
+			     "commands enable and disable from the FIFO CTL,\n"
+			     "each answered with ack on the FIFO ACK (as perf's)"),
 		OPT_U64(0, "duration", &o.duration_s, "SEC", 1, 7 * 86400,
 			"synthetic: execute until SEC seconds have passed\n"
 			"(instead of --executions); command: stop it with\n"
@@ -1040,8 +1140,10 @@ int cmd_record(int argc, char **argv)
 			     "device index (default: the first); --cores are its\n"
 			     "own cores, files name them by the library's global\n"
 			     "numbering (the cores of lower devices come first)", .first = syn),
-		OPT_CALLBACK(0, "executions", "N", record_opt, REC_EXECUTIONS,
-			     "executions of the model per core (default 1)", .first = syn),
+		OPT_CALLBACK(0, "executions", "N|A-B", record_opt, REC_EXECUTIONS,
+			     "executions of the model per core (default 1);\n"
+			     "A-B (also with a command): keep only executions A\n"
+			     "to B of each core (SESSION) or model (MODEL)", .first = syn),
 		OPT_U64(0, "iterations", &o.iterations, "N", 1, NEURONPROF_SIM_MAX_ITERATIONS,
 			"iterations per execution (default 4, at most 65536)", .first = syn),
 		OPT_U64(0, "instructions", &o.instructions, "N", 0, NEURONPROF_SIM_MAX_INSTRUCTIONS,
@@ -1071,6 +1173,13 @@ int cmd_record(int argc, char **argv)
 
 	if (opts_parse(argc, argv, opts, &o, &rc))
 		return rc;
+	/* A MODEL range's window is decided at its first execution: no switch inside it. */
+	if (o.exec_first && record_control_wanted(&o.ctl) &&
+	    (optind < argc ? !o.mode || !strcmp(o.mode, "model") : !session_mode(&o)))
+		return usage_error("--executions A-B with --delay or --control needs --mode session");
+	/* A range alone runs the synthetic model up to its end. */
+	if (o.exec_first && optind >= argc && !o.executions_given && !o.duration_s)
+		o.executions = o.exec_last;
 	if (optind < argc)
 		return record_command(&o, argv + optind);
 	return record_synthetic(&o);

@@ -669,6 +669,7 @@ static void text_recording(const struct rec_stats *s)
 		printf("system trace: %" PRIu64 " host events\n", s->host_events);
 	else
 		printf("no system trace\n");
+	recording_print_ranges(r, "  ");
 	if (brief)
 		text_cores_brief(s);
 	else

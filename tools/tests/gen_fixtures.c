@@ -16,6 +16,9 @@
  *                                      analysis (python/tests)
  *        gen_fixtures [--split C] --loss DIR  the planted-loss fixtures
  *                                      (below)
+ *        gen_fixtures --exec-range A-B ...  any of the above, every file
+ *                                      saying it holds executions A to B
+ *                                      (NTFF 1.3, record --executions A-B)
  *        gen_fixtures -h | --help      the usage, on stdout; any other
  *                                      argument starting with '-' where DIR
  *                                      goes is refused (exit 2), never made
@@ -115,6 +118,7 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -242,6 +246,8 @@ static const struct nprof_ntff_code_name fixture_names[] = {
 	{ NEURONPROF_QT_TOPSP_TRACE, 0x700, "collective" },
 };
 static bool fixture_named;
+/* --exec-range A-B: the executions every file says it holds (0, 0: none). */
+static uint64_t fixture_exec_first, fixture_exec_last;
 
 /* Entries per append with --split; 0: each queue in one append. */
 static size_t fixture_chunk;
@@ -299,6 +305,8 @@ static void write_file(struct fixture *f, const char *dir, const char *name, uin
 		info.device.raw_format = NEURONPROF_RAW_FORMAT_NEURON_V2;
 		info.device.raw_entry_size = 64;
 	}
+	info.exec_first = fixture_exec_first;
+	info.exec_last = fixture_exec_last;
 	if (fixture_named) {
 		info.device.uapi_version = NEURONPROF_UAPI_VERSION;
 		info.capture_kind = NPROF_NTFF_CAPTURE_MODEL;
@@ -788,6 +796,7 @@ static const char usage_text[] =
 	"       gen_fixtures [--split C] --jitter N FILE  the same, 50 to 249 ns steps\n"
 	"       gen_fixtures [--split C] --fleet N DIR    N machines' recordings\n"
 	"       gen_fixtures [--split C] --loss DIR       the planted-loss fixtures\n"
+	"       gen_fixtures --exec-range A-B ...         any of these, holding executions A-B\n"
 	"       gen_fixtures -h | --help                  this text\n";
 
 int main(int argc, char **argv)
@@ -798,6 +807,16 @@ int main(int argc, char **argv)
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		fputs(usage_text, stdout);
 		return 0;
+	}
+	if (argc > 2 && !strcmp(argv[1], "--exec-range")) {
+		if (sscanf(argv[2], "%" SCNu64 "-%" SCNu64, &fixture_exec_first,
+			   &fixture_exec_last) != 2 || !fixture_exec_first ||
+		    fixture_exec_last < fixture_exec_first) {
+			fprintf(stderr, "gen_fixtures: --exec-range needs A-B with 1 <= A <= B\n");
+			return 2;
+		}
+		argc -= 2;
+		argv += 2;
 	}
 	if (argc > 2 && !strcmp(argv[1], "--split")) {
 		fixture_chunk = strtoull(argv[2], NULL, 0);

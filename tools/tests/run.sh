@@ -19,7 +19,8 @@
 # modules (scripts/vm-run.sh), and so do vm_model.sh (recordings against
 # the simulator's device-time model), vm_top.sh (top beside a load, losing
 # nothing) and vm_exporter.sh (exporter beside a load: its metrics against
-# what the simulator produced); they are skipped when the modules are
+# what the simulator produced) and vm_capture.sh (capture ranges: --executions
+# A-B, --control); they are skipped when the modules are
 # not built (make modules) or NPROF_SKIP_VM=1. vm_fanout.sh runs record, top
 # and exporter at once on the same queues and checks the ring memory refusal.
 set -uo pipefail
@@ -323,6 +324,33 @@ suite() {
 			"$py" "$here/diff_check.py" "$np" "$build/tests/gen_diff" "$tmp/diff"
 	}
 	run "diff: planted regression named exactly (text, JSON, CSV), gate, <= 5% false alarms" t_diff
+
+	# Files that record a capture range (NTFF 1.3: record --executions
+	# A-B): summary and diff say what was captured, in text and JSON; files
+	# without one say nothing of it.
+	t_capture_ranges() {
+		rm -rf "$tmp/ranged" && "$build/tests/gen_fixtures" --exec-range 100-110 "$tmp/ranged" \
+			>/dev/null || return 1
+		"$np" summary --brief "$tmp/ranged/prof" >"$tmp/rs" || return 1
+		has "captured executions 100-110 of NeuronCore 0 (profile_nc_0_session_3.ntff)" "$tmp/rs" &&
+		"$np" diff "$tmp/ranged/prof" "$fx/prof" >"$tmp/rd" || return 1
+		count_is 1 "captured executions 100-110 of NeuronCore 1 \(profile_nc_1_session_0.ntff\)" "$tmp/rd" &&
+		"$np" summary --json "$tmp/ranged/prof" >"$tmp/rs.json" &&
+		"$np" diff --json "$tmp/ranged/prof" "$fx/prof" >"$tmp/rd.json" &&
+		"$py" - "$tmp/rs.json" "$tmp/rd.json" <<'PY' || return 1
+import json, sys
+s = json.load(open(sys.argv[1]))
+d = json.load(open(sys.argv[2]))
+r = s["recordings"][0]["capture_ranges"]
+assert [(x["core"], x["first_execution"], x["last_execution"]) for x in r] == [(0, 100, 110)], r
+b = d["base"]["capture_ranges"]
+assert sorted((x["core"], x["first_execution"], x["last_execution"]) for x in b) == \
+    [(0, 100, 110), (1, 100, 110)], b
+assert "capture_ranges" not in d["new"], d["new"]
+PY
+		"$np" summary --brief "$fx/prof" >"$tmp/rs" && ! grep -q "captured executions" "$tmp/rs"
+	}
+	run "summary and diff: the capture range a file records (NTFF 1.3)" t_capture_ranges
 	# prof/ holds two recordings: prof/ (core 0 and the system profile) and
 	# prof/sub/ (core 1); each is summarized on its own.
 	t_summary_text() {
@@ -951,7 +979,7 @@ host-c $((2000100 - 4500000 + 1700000000000000000))" ] || { echo "inferences:"; 
 	raw=$fx/raw/raw.ntff
 	t_raw_dump() {
 		"$np" dump "$raw" >"$tmp/rd.txt" || return 1
-		has "version 2.2," "$tmp/rd.txt" &&
+		has "version 2.3," "$tmp/rd.txt" &&
 		has "raw entries, not decoded: format neuron-v2 (1), device entries of 64 bytes" "$tmp/rd.txt" &&
 		has "timestamps: captured (1), when the host captured each entry" "$tmp/rd.txt" &&
 		has "    seq 0 ts 3000100 raw neuron-v2 entry 0 part 0/2: 404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f" "$tmp/rd.txt" &&
@@ -981,7 +1009,7 @@ host-c $((2000100 - 4500000 + 1700000000000000000))" ] || { echo "inferences:"; 
 
 	t_dump_not_raw() {
 		"$np" dump "$basic" >"$tmp/bd.txt" && "$np" dump --json --no-entries "$basic" >"$tmp/bd.json" || return 1
-		has "version 1.2," "$tmp/bd.txt" &&
+		has "version 1.3," "$tmp/bd.txt" &&
 		count_is 0 'raw|timestamps:' "$tmp/bd.txt" &&
 		check dump-json "$tmp/bd.json" header.version_major=1 device.raw_format=0 \
 			device.clock_domain=0 device.clock_domain_name=produced
@@ -1714,6 +1742,48 @@ recording $basic" ] || { echo "recordings not in the order of the PATHs:"; grep 
 		has "env exited with status 0" "$tmp/e"
 	}
 	run "record -- CMD: the inspect environment from the options" t_record_env
+	t_record_range_env() {
+		"$np" record -o "$tmp/recdir" --executions 100-110 -- env \
+			>"$tmp/env" 2>"$tmp/e" || { cat "$tmp/e"; return 1; }
+		has "NEURON_RT_INSPECT_CAPTURE_EXECUTIONS=100-110" "$tmp/env"
+	}
+	run "record -- CMD: --executions A-B passes the capture range" t_record_range_env
+	run "record -- CMD: --executions A-B with --delay needs SESSION mode" \
+		expect_exit 2 "with --delay or --control needs --mode session" \
+		"$np" record --executions 1-2 --delay 1 -- true
+	run "record: --executions A-B that ends before it begins" \
+		expect_exit 2 "the range ends before it begins" "$np" record --executions 5-4
+	run "record: --control takes fifo:CTL[,ACK]" \
+		expect_exit 2 "expected fifo:CTL" "$np" record --control ctl -- true
+	run "record: --control refuses what is not a FIFO" \
+		expect_exit 1 "is not a FIFO" "$np" record --control "fifo:$repo/README.md" -- true
+
+	# The control page as the command sees it (the page's second word,
+	# read through the inherited descriptor): --delay -1 starts it off, each
+	# command of the FIFO flips it before its ack, twice on and off; then
+	# --delay 0.3 turns it on by itself.
+	t_record_control() {
+		local script out
+		rm -f "$tmp/ctl" "$tmp/ack"
+		mkfifo "$tmp/ctl" "$tmp/ack" || return 1
+		# shellcheck disable=SC2016
+		script='v() { od -An -tu8 -j8 -N8 "/dev/fd/$NEURONPROF_CONTROL_FD" | tr -d " "; }
+			echo "start $(v)"
+			for c in enable disable enable disable; do
+				echo $c >"$1"; read -r a <"$2"; echo "$c $a $(v)"
+			done'
+		out=$("$np" record -o "$tmp/recdir" --delay -1 --control "fifo:$tmp/ctl,$tmp/ack" \
+			-- sh -c "$script" sh "$tmp/ctl" "$tmp/ack" 2>"$tmp/e") || { cat "$tmp/e"; return 1; }
+		[ "$out" = "$(printf 'start 0\nenable ack 1\ndisable ack 0\nenable ack 1\ndisable ack 0')" ] ||
+			{ echo "control page seen: $out"; return 1; }
+		# shellcheck disable=SC2016
+		script='v() { od -An -tu8 -j8 -N8 "/dev/fd/$NEURONPROF_CONTROL_FD" | tr -d " "; }
+			echo "$(v)"; sleep 1.5; echo "$(v)"'
+		out=$("$np" record -o "$tmp/recdir" --delay 0.3 -- sh -c "$script" 2>"$tmp/e") ||
+			{ cat "$tmp/e"; return 1; }
+		[ "$out" = "$(printf '0\n1')" ] || { echo "--delay 0.3: control page seen: $out"; return 1; }
+	}
+	run "record -- CMD: --control fifo:CTL,ACK and --delay drive the control page" t_record_control
 	run "record -- CMD: the command's exit status" \
 		expect_exit 3 "sh exited with status 3" "$np" record -o "$tmp/recdir" -- sh -c 'exit 3'
 	run "record -- CMD: a command that does not exist: 127" \
@@ -2126,6 +2196,8 @@ print((max(x["last_ns"] for x in c) - min(x["first_ns"] for x in c)) / 1e9)' "$t
 		run "recordings in a VM equal the simulator's device-time model (see vm_model.sh)" \
 			vm_test vm_model
 		run "top beside sim_run in a VM loses nothing (see vm_top.sh)" vm_test vm_top
+		run "record --executions 100-110 of 200 holds exactly those; --control enables and disables twice (see vm_capture.sh)" \
+			vm_test vm_capture
 		run "exporter beside sim_run in a VM: entries delivered as produced, none lost, promtool accepts both outputs (see vm_exporter.sh)" \
 			vm_test vm_exporter
 		run "record, top and exporter on the same queues in a VM, each delivered + lost = produced; rings refused up front; a freed queue taken back (see vm_fanout.sh)" \

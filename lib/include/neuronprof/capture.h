@@ -278,6 +278,28 @@ struct nprof_progress_page {
 };
 
 /*
+ * Capture control of a process, for a tool that runs it (neuronprof record
+ * --delay and --control): if the environment variable NPROF_CONTROL_FD_ENV
+ * names a descriptor of at least sizeof(struct nprof_control_page) bytes (a
+ * memfd the tool created) whose @magic is NPROF_CONTROL_MAGIC, the SESSION
+ * capture of an inspect session captures in windows: an execution that
+ * begins while @enabled is 0 is not captured, the first one that begins
+ * while it is 1 starts a new capture session (a new file), and the first
+ * one that begins while it is 0 again ends it; a MODEL capture captures
+ * the first execution of each model that begins while @enabled is 1. The
+ * page is looked up at each inspect session's begin. The library reads @enabled
+ * (relaxed atomic loads) at each execution's begin and never writes it.
+ * Documentation/capture.rst, "Capture windows".
+ */
+#define NPROF_CONTROL_FD_ENV	"NEURONPROF_CONTROL_FD"
+#define NPROF_CONTROL_MAGIC	0x6e70636f6e74726cULL	/* "npcontrl" */
+
+struct nprof_control_page {
+	uint64_t magic;
+	uint64_t enabled;
+};
+
+/*
  * struct nprof_capture_stats - what a stashed session holds.
  * @size: sizeof(struct nprof_capture_stats) as the caller compiled it.
  * @queues: queues (records) of the session.

@@ -23,7 +23,7 @@ extern "C" {
 
 /* Version of the library these headers belong to. */
 #define NPROF_VERSION_MAJOR 1
-#define NPROF_VERSION_MINOR 3
+#define NPROF_VERSION_MINOR 4
 #define NPROF_VERSION_PATCH 0
 
 /* NPROF_VERSION_CODE(1, 0, 0): one integer that orders versions. */

@@ -316,6 +316,39 @@ NPROF_API int nprof_inspect_config_set_streaming(struct nprof_inspect_config *cf
 NPROF_API int nprof_inspect_config_get_streaming(const struct nprof_inspect_config *cfg);
 
 /**
+ * nprof_inspect_config_set_capture_executions() - capture only a range of
+ * executions (NEURON_RT_INSPECT_CAPTURE_EXECUTIONS=A-B; added in 1.4.0).
+ * @first: first execution captured, counted from 1.
+ * @last: last execution captured (inclusive), at least @first.
+ *
+ * SESSION mode counts executions per NeuronCore from the session's begin
+ * (every model's executions on the core): the core's capture starts when
+ * its execution @first begins and stops, and its file is written, when
+ * execution @last ends (or at the session's stop, if that comes first).
+ * MODEL mode counts each model's executions on its core and captures
+ * executions @first to @last into the model's one file instead of the first
+ * execution (the core's capture stays on between them, so other models'
+ * executions on the core then are in it too). The file records the
+ * executions it holds (NTFF 1.3, nprof_ntff_info.exec_first/exec_last).
+ * 0, 0 (the default) captures every execution (SESSION) or the first
+ * (MODEL), as before.
+ *
+ * Return: 0, or -EINVAL for a NULL @cfg, @first 0 with @last not 0, or
+ * @last below @first.
+ */
+NPROF_API int nprof_inspect_config_set_capture_executions(struct nprof_inspect_config *cfg,
+							  uint64_t first, uint64_t last);
+
+/**
+ * nprof_inspect_config_get_capture_executions() - the capture range (0, 0:
+ * every execution; added in 1.4.0).
+ *
+ * Return: 0, or -EINVAL for NULL arguments.
+ */
+NPROF_API int nprof_inspect_config_get_capture_executions(const struct nprof_inspect_config *cfg,
+							  uint64_t *first, uint64_t *last);
+
+/**
  * nprof_inspect_config_set_ring_size() - ring size of one queue type.
  * @queue_type: an enum neuronprof_queue_type value (below NPROF_QUEUE_TYPES).
  * @bytes: requested ring size in bytes, a whole number of MiB within

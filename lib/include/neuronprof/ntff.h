@@ -39,7 +39,7 @@ extern "C" {
 #define NPROF_NTFF_MAGIC		"NTFF\r\n\x1a\n"	/* 8 bytes, no NUL */
 #define NPROF_NTFF_MAGIC_LEN		8
 #define NPROF_NTFF_VERSION_MAJOR	1
-#define NPROF_NTFF_VERSION_MINOR	2
+#define NPROF_NTFF_VERSION_MINOR	3
 /*
  * Files whose entries are raw device entries (nprof_ntff_device.raw_format
  * not NONE) have this major version: a reader of major 1 only would decode
@@ -270,6 +270,10 @@ struct nprof_ntff_code_name {
  *	device of raw entries has none, and a writer refuses names with a raw
  *	format. Files before NTFF 1.2 read as none.
  * @num_code_names: entries of @code_names.
+ * @exec_first, @exec_last: the range of executions the capture was limited
+ *	to (counted from 1, inclusive; per core for SESSION, per model on its
+ *	core for MODEL captures), or 0, 0 for a capture not limited to one
+ *	(added in 1.4.0, NTFF 1.3; older files read as 0, 0).
  *
  * Strings and arrays returned by the reader point into the reader and stay valid until
  * it is closed; the writer copies the strings it is given.
@@ -290,12 +294,16 @@ struct nprof_ntff_info {
 	struct nprof_ntff_device device;
 	const struct nprof_ntff_code_name *code_names;
 	size_t num_code_names;
+	uint64_t exec_first;
+	uint64_t exec_last;
 };
 
 /* sizeof(struct nprof_ntff_info) in library 1.0.0 (NTFF 1.0). */
 #define NPROF_NTFF_INFO_SIZE_V1	offsetof(struct nprof_ntff_info, device.clock_domain)
 /* sizeof(struct nprof_ntff_info) in library 1.1.0 (NTFF 1.1). */
 #define NPROF_NTFF_INFO_SIZE_V2	offsetof(struct nprof_ntff_info, code_names)
+/* sizeof(struct nprof_ntff_info) in library 1.2.0 and 1.3.0 (NTFF 1.2). */
+#define NPROF_NTFF_INFO_SIZE_V3	offsetof(struct nprof_ntff_info, exec_first)
 
 /*
  * struct nprof_ntff_queue_desc - a queue drain handed to the writer.

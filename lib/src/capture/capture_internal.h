@@ -62,6 +62,9 @@ struct nprof_capture_label {
 	uint32_t core;
 	const char *model_name;
 	uint64_t model_id;
+	uint64_t exec_first, exec_last;	/* the executions captured; 0, 0: not a range */
+	bool has_session_id;		/* the caller's session id, not the engine's */
+	uint64_t session_id;
 };
 
 /*

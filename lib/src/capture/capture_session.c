@@ -323,9 +323,11 @@ static void session_info(const struct nprof_capture *cap, const struct cap_core 
 	info->core = label && label->has_core ? label->core : c->nc;
 	info->capture_kind = label ? label->capture_kind : NPROF_NTFF_CAPTURE_SESSION;
 	info->clock_id = di->clock_id;
-	info->session_id = s->id;
+	info->session_id = label && label->has_session_id ? label->session_id : s->id;
 	info->model_name = label ? label->model_name : NULL;
 	info->model_id = label ? label->model_id : 0;
+	info->exec_first = label ? label->exec_first : 0;
+	info->exec_last = label ? label->exec_last : 0;
 	info->instance_id = cap->instance_id[0] ? cap->instance_id : NULL;
 	info->hostname = cap->hostname[0] ? cap->hostname : NULL;
 	info->start_ns = s->start_ns;

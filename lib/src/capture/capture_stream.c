@@ -95,6 +95,56 @@ static void progress_map(void)
 	progress_page = p;
 }
 
+/* ---- control page ------------------------------------------------------------- */
+
+/* Replaced only by nprof_capture_control_open(), when no execution hook runs. */
+static struct nprof_control_page *control_page;
+
+bool nprof_capture_control_open(void)
+{
+	const char *v = getenv(NPROF_CONTROL_FD_ENV);
+	struct nprof_control_page *p;
+	char *end;
+	long fd;
+
+	if (control_page)
+		munmap(control_page, sizeof(*control_page));
+	control_page = NULL;
+	if (!v || !*v)
+		return false;
+	errno = 0;
+	fd = strtol(v, &end, 10);
+	if (errno || *end || fd < 0 || fd > INT_MAX) {
+		nprof_log(NPROF_LOG_WARN, "%s=%s is not a descriptor: capture is not controlled",
+			  NPROF_CONTROL_FD_ENV, v);
+		return false;
+	}
+	p = mmap(NULL, sizeof(*p), PROT_READ, MAP_SHARED, (int)fd, 0);
+	if (p == MAP_FAILED) {
+		nprof_log(NPROF_LOG_WARN, "%s=%s cannot be mapped: %s: capture is not controlled",
+			  NPROF_CONTROL_FD_ENV, v, strerror(errno));
+		return false;
+	}
+	if (__atomic_load_n(&p->magic, __ATOMIC_RELAXED) != NPROF_CONTROL_MAGIC) {
+		munmap(p, sizeof(*p));
+		nprof_log(NPROF_LOG_WARN, "%s=%s is not a control page: capture is not controlled",
+			  NPROF_CONTROL_FD_ENV, v);
+		return false;
+	}
+	control_page = p;
+	return true;
+}
+
+bool nprof_capture_control_present(void)
+{
+	return control_page != NULL;
+}
+
+bool nprof_capture_control_enabled(void)
+{
+	return !control_page || __atomic_load_n(&control_page->enabled, __ATOMIC_ACQUIRE) != 0;
+}
+
 void nprof_progress_add(uint64_t entries, uint64_t bytes, uint64_t lost)
 {
 	pthread_once(&progress_once, progress_map);

@@ -34,6 +34,16 @@ int nprof_stream_append(struct nprof_ring *ring, struct nprof_ntff_writer *w,
  */
 void nprof_progress_add(uint64_t entries, uint64_t bytes, uint64_t lost);
 
+/*
+ * The control page of NPROF_CONTROL_FD_ENV (<neuronprof/capture.h>):
+ * _open() (re)maps it as the environment says now, at a session's begin
+ * while no execution hook runs, and says whether there is one; _enabled()
+ * says whether it asks for capture (true also without a page).
+ */
+bool nprof_capture_control_open(void);
+bool nprof_capture_control_present(void);
+bool nprof_capture_control_enabled(void);
+
 /* ---- the drainer -------------------------------------------------------------- */
 
 struct nprof_drainer;

@@ -5,6 +5,7 @@
  * environment parser (env.c) goes through the same checks.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,6 +218,8 @@ static void inspect_defaults(struct nprof_inspect_config *cfg)
 	cfg->enable_inspect = false;
 	cfg->enable_inspect_on_fail = false;
 	cfg->streaming = true;
+	cfg->exec_first = 0;
+	cfg->exec_last = 0;
 	memset(cfg->capture_nc, 1, sizeof(cfg->capture_nc));
 	for (i = 0; i < NPROF_QT_COUNT; i++)
 		cfg->ring_size[i] = ring_size_default[i];
@@ -432,6 +435,30 @@ NPROF_API int nprof_inspect_config_get_streaming(const struct nprof_inspect_conf
 {
 	CHECK_CFG(cfg);
 	return cfg->streaming;
+}
+
+NPROF_API int nprof_inspect_config_set_capture_executions(struct nprof_inspect_config *cfg,
+							  uint64_t first, uint64_t last)
+{
+	CHECK_CFG(cfg);
+	if ((first || last) && (!first || last < first))
+		return nprof_err(EINVAL, "capture range %" PRIu64 "-%" PRIu64
+				 ": executions count from 1 and the range must not be empty",
+				 first, last);
+	cfg->exec_first = first;
+	cfg->exec_last = last;
+	return 0;
+}
+
+NPROF_API int nprof_inspect_config_get_capture_executions(const struct nprof_inspect_config *cfg,
+							  uint64_t *first, uint64_t *last)
+{
+	CHECK_CFG(cfg);
+	if (!first || !last)
+		return nprof_err(EINVAL, "NULL range");
+	*first = cfg->exec_first;
+	*last = cfg->exec_last;
+	return 0;
 }
 
 NPROF_API uint64_t nprof_ring_size_default(uint32_t queue_type)

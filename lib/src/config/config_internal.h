@@ -30,6 +30,7 @@ struct nprof_inspect_config {
 	bool streaming;				/* device profiles stream to spools */
 	uint8_t capture_nc[NPROF_MAX_CORES];
 	uint64_t ring_size[NPROF_QUEUE_TYPES];	/* bytes */
+	uint64_t exec_first, exec_last;		/* capture range; 0, 0: every execution */
 	struct nprof_sys_trace_config sys_trace;
 	char output_dir[PATH_MAX];
 };

@@ -262,6 +262,23 @@ int nprof_env_streaming(void)
 	return b;
 }
 
+/* "A-B" (executions A to B, counted from 1, inclusive) or "A" (A alone). */
+static int parse_exec_range(const char *var, const char *v, struct nprof_inspect_config *cfg)
+{
+	const char *dash = strchr(v, '-');
+	size_t len = dash ? (size_t)(dash - v) : strlen(v);
+	uint64_t first, last;
+
+	if (parse_u64(v, len, &first) || (dash ? parse_u64(dash + 1, strlen(dash + 1), &last) :
+					  (last = first, 0)) ||
+	    !first || last < first)
+		return nprof_err(EINVAL, "%s: expected A-B with 1 <= A <= B (executions counted from 1), got '%s'",
+				 var, v);
+	cfg->exec_first = first;
+	cfg->exec_last = last;
+	return 0;
+}
+
 static int parse_all(const struct env_ctx *e, struct nprof_inspect_config *cfg)
 {
 	const char *v;
@@ -338,6 +355,13 @@ static int parse_all(const struct env_ctx *e, struct nprof_inspect_config *cfg)
 			return ret;
 	}
 
+	v = env_get(e, ENV_PREFIX "CAPTURE_EXECUTIONS");
+	if (v) {
+		ret = parse_exec_range(ENV_PREFIX "CAPTURE_EXECUTIONS", v, cfg);
+		if (ret)
+			return ret;
+	}
+
 	return parse_ring_sizes(e, cfg);
 }
 
@@ -347,7 +371,7 @@ static bool known_var(const char *name, size_t len)
 	static const char *const inspect[] = {
 		"ENABLE", "OUTPUT_DIR", "SYSTEM_PROFILE", "DEVICE_PROFILE", "ON_FAIL",
 		"CPU_UTIL", "HOST_MEMORY", "EVENT_FILTER_NC", "EVENT_FILTER_TYPE",
-		"SYS_TRACE_MAX_EVENTS_PER_NC", "STREAMING",
+		"SYS_TRACE_MAX_EVENTS_PER_NC", "STREAMING", "CAPTURE_EXECUTIONS",
 	};
 	char buf[96];
 	size_t i;

@@ -17,20 +17,32 @@
  *  - else drops the harvest unwritten and erases the record, so the next
  *    execution is captured again (on-fail capture only).
  * A failed execution's profile is moved into ./tmp also when MODEL mode
- * wanted it. The controller calls all of this with the inspect lock held
+ * wanted it.
+ *
+ * A capture range (NEURON_RT_INSPECT_CAPTURE_EXECUTIONS=A-B) counts each
+ * model's executions on its core (per file name) from the session's begin
+ * and captures executions A to B into the model's one file instead of the
+ * first: execution A inserts and arms the record as above, the ends of
+ * A to B-1 leave it armed, and the end of B (or the session's stop, which
+ * writes what the window holds) completes and writes it, saying which
+ * executions it holds. The core's capture stays on between them, so other
+ * models' executions on the core in that time are in the file too. The controller calls all of this with the inspect lock held
  * shared, so a stop (exclusive) never runs in the middle; a stop abandons
  * the captures of executions in progress.
  */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <neuronprof/ntff.h>
 #include <neuronprof/profile.h>
 
 #include "capture/capture_internal.h"
+#include "capture/capture_stream.h"
 #include "capture/engines.h"
 #include "modes/modes.h"
 #include "util/internal.h"
@@ -41,6 +53,72 @@
 /* Cores whose failure to arm was already logged at warning level in this session. */
 static atomic_uchar arm_warned[NPROF_MAX_CORES];
 
+/* Executions of each MODEL file's model this session, for a capture range. */
+struct range_count {
+	char name[NAME_MAX + 1];
+	uint64_t count;
+};
+
+static pthread_mutex_t range_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct range_count *ranges;
+static size_t nranges, ranges_cap;
+
+/* Count an execution of @name's model: its number from 1, or 0 without memory. */
+static uint64_t range_next(const char *name)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	pthread_mutex_lock(&range_lock);
+	for (i = 0; i < nranges && strcmp(ranges[i].name, name); i++)
+		;
+	if (i == nranges) {
+		if (nranges == ranges_cap) {
+			size_t cap = ranges_cap ? 2 * ranges_cap : 16;
+			struct range_count *r = realloc(ranges, cap * sizeof(*r));
+
+			if (!r)
+				goto out;
+			ranges = r;
+			ranges_cap = cap;
+		}
+		snprintf(ranges[i].name, sizeof(ranges[i].name), "%s", name);
+		ranges[i].count = 0;
+		nranges++;
+	}
+	n = ++ranges[i].count;
+out:
+	pthread_mutex_unlock(&range_lock);
+	return n;
+}
+
+static uint64_t range_count_of(const char *name)
+{
+	uint64_t n = 0;
+
+	pthread_mutex_lock(&range_lock);
+	for (size_t i = 0; i < nranges; i++)
+		if (!strcmp(ranges[i].name, name))
+			n = ranges[i].count;
+	pthread_mutex_unlock(&range_lock);
+	return n;
+}
+
+static void ranges_clear(void)
+{
+	pthread_mutex_lock(&range_lock);
+	free(ranges);
+	ranges = NULL;
+	nranges = ranges_cap = 0;
+	pthread_mutex_unlock(&range_lock);
+}
+
+static void model_close(void)
+{
+	nprof_records_clear();
+	ranges_clear();
+}
+
 /* A new session: forget the previous one's records and warnings. */
 static int model_begin(const struct nprof_session_view *s)
 {
@@ -48,6 +126,7 @@ static int model_begin(const struct nprof_session_view *s)
 
 	(void)s;
 	nprof_records_clear();
+	ranges_clear();
 	for (i = 0; i < NPROF_MAX_CORES; i++)
 		atomic_store(&arm_warned[i], 0);
 	return 0;
@@ -66,7 +145,9 @@ static void model_exec_begin(const struct nprof_session_view *s, const struct np
 	ec->model_armed = false;
 	if (!s || !s->capture_nc[vnc])
 		return;
-	want = s->enable_inspect && s->mode == NPROF_DEVICE_PROFILE_MODEL && s->device;
+	/* A tool's control page (--delay, --control) may keep capture off for now. */
+	want = s->enable_inspect && s->mode == NPROF_DEVICE_PROFILE_MODEL && s->device &&
+	       nprof_capture_control_enabled();
 	if (!want && !s->on_fail)
 		return;
 	if (nprof_continuous_enabled()) {
@@ -80,8 +161,29 @@ static void model_exec_begin(const struct nprof_session_view *s, const struct np
 		nprof_log(NPROF_LOG_WARN, "model %s on NC %u: %s", m->name, vnc, nprof_err_current());
 		return;
 	}
+	if (want && s->exec_first) {
+		uint64_t n = range_next(r.name);
+
+		if (n > s->exec_first && n <= s->exec_last) {
+			/* Inside the window execution exec_first armed (if it could). */
+			if (nprof_records_armed(r.name)) {
+				ec->model_armed = true;
+				ec->generation = s->generation;
+				ec->range_n = n;
+				snprintf(ec->record, sizeof(ec->record), "%s", r.name);
+			}
+			return;
+		}
+		if (n != s->exec_first)
+			want = false;
+		else
+			ec->range_n = n;
+		if (!want && !s->on_fail)
+			return;
+	}
 	r.wanted = want;
 	r.on_fail = s->on_fail;
+	r.exec_first = ec->range_n;
 	r.vnc = vnc;
 	r.model_id = m->id;
 	snprintf(r.model_name, sizeof(r.model_name), "%s", m->name);
@@ -127,6 +229,9 @@ static int model_exec_end(const struct nprof_session_view *s, const struct nprof
 		 */
 		return 0;
 	}
+	/* A range's window stays armed until its last execution ends. */
+	if (ec->range_n && ec->range_n < s->exec_last)
+		return 0;
 	ret = nprof_records_complete(ec->record, &r);
 	if (ret) {
 		nprof_log(NPROF_LOG_ERROR, "%s", nprof_err_current());
@@ -154,6 +259,10 @@ static int model_exec_end(const struct nprof_session_view *s, const struct nprof
 	label.core = r.vnc;
 	label.model_name = r.model_name;
 	label.model_id = r.model_id;
+	if (r.exec_first) {
+		label.exec_first = r.exec_first;
+		label.exec_last = ec->range_n;
+	}
 	ret = nprof_capture_session_serialize_named(r.cap, r.local, sid, s->dirfd, r.name, &label);
 	if (ret) {
 		ret = nprof_err(-ret, "cannot write %s/%s: %s", s->dir, r.name, nprof_err_current());
@@ -171,13 +280,40 @@ put:
 	return ret;
 }
 
+/*
+ * The session stops inside a range's window: write what it holds, executions
+ * exec_first to the last one begun (which a stop during it cuts short).
+ */
+static void range_stop(const struct nprof_session_view *s, const struct nprof_record *r, bool crash)
+{
+	struct nprof_capture_label label;
+	uint64_t sid;
+
+	memset(&label, 0, sizeof(label));
+	label.capture_kind = NPROF_NTFF_CAPTURE_MODEL;
+	label.has_core = true;
+	label.core = r->vnc;
+	label.model_name = r->model_name;
+	label.model_id = r->model_id;
+	label.exec_first = r->exec_first;
+	label.exec_last = range_count_of(r->name);
+	if (label.exec_last < label.exec_first)
+		label.exec_last = label.exec_first;
+	if (!nprof_capture_session_stop(r->cap, r->local, &sid) &&
+	    nprof_capture_session_serialize_named(r->cap, r->local, sid, s->dirfd, r->name, &label)) {
+		nprof_log(NPROF_LOG_ERROR, "cannot write %s/%s: %s", s->dir, r->name, nprof_err_current());
+		nprof_capture_session_drop(r->cap, r->local, sid);
+	}
+	if (!crash)
+		nprof_rt_capture_put(r->vnc);
+}
+
 /* Stop and drop the armed captures of executions in flight. */
 static int model_stop(const struct nprof_session_view *s, bool crash)
 {
 	struct nprof_record recs[ABANDON_BATCH];
 	size_t n, i;
 
-	(void)s;
 	n = nprof_records_abandon(recs, ABANDON_BATCH);
 	if (n > ABANDON_BATCH)
 		nprof_log(NPROF_LOG_WARN, "%zu executions in progress; %zu of their captures stay armed",
@@ -188,6 +324,10 @@ static int model_stop(const struct nprof_session_view *s, bool crash)
 
 		if (!r->armed)
 			continue;
+		if (r->exec_first && s) {
+			range_stop(s, r, crash);
+			continue;
+		}
 		nprof_log(NPROF_LOG_WARN,
 			  "model %s was still executing on NC %u when the session stopped: its device profile is abandoned",
 			  r->model_name, r->vnc);
@@ -205,5 +345,5 @@ const struct nprof_mode_ops nprof_mode_model = {
 	.exec_begin = model_exec_begin,
 	.exec_end = model_exec_end,
 	.stop = model_stop,
-	.close = nprof_records_clear,
+	.close = model_close,
 };

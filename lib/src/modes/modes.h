@@ -42,6 +42,7 @@ struct nprof_session_view {
 	bool device;			/* device profiling is on (activity and mode) */
 	enum nprof_device_profile_mode mode;
 	uint8_t capture_nc[NPROF_MAX_CORES];
+	uint64_t exec_first, exec_last;	/* capture range (0, 0: every execution) */
 	uint64_t generation;		/* counts sessions begun in this process */
 	int dirfd;			/* the session directory */
 	const char *dir;
@@ -53,6 +54,7 @@ struct nprof_exec_capture {
 	bool model_armed;		/* a MODEL record was inserted */
 	uint64_t generation;		/* of the session it was armed in */
 	char record[NAME_MAX + 1];
+	uint64_t range_n;		/* MODEL range: this execution's number, else 0 */
 	bool continuous_armed;
 };
 
@@ -123,6 +125,7 @@ struct nprof_record {
 	struct nprof_capture *cap;
 	uint64_t model_id;
 	char model_name[256];
+	uint64_t exec_first;		/* a MODEL range's window: its first execution, else 0 */
 };
 
 /* Insert a new incomplete record; -EEXIST if @r->name has one. */
@@ -138,6 +141,9 @@ int nprof_records_set_armed(const char *name, struct nprof_capture *cap, uint32_
  * (check @out->abandoned), else @out->name is "".
  */
 int nprof_records_complete(const char *name, struct nprof_record *out);
+
+/* Is @name recorded, incomplete and armed (a MODEL range's window between executions)? */
+bool nprof_records_armed(const char *name);
 
 /* Remove @name; -ENOENT if missing. */
 int nprof_records_erase(const char *name);

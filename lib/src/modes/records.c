@@ -109,6 +109,18 @@ out:
 	return ret;
 }
 
+bool nprof_records_armed(const char *name)
+{
+	struct rec_node **p;
+	bool armed;
+
+	pthread_mutex_lock(&rec_lock);
+	p = name ? rec_find(name) : NULL;
+	armed = p && (*p)->r.armed && !(*p)->r.complete;
+	pthread_mutex_unlock(&rec_lock);
+	return armed;
+}
+
 int nprof_records_erase(const char *name)
 {
 	struct rec_node **p, *n;

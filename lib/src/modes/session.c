@@ -4,15 +4,27 @@
  * session): begin starts a capture session on every core the session
  * captures, rolling back every core armed so far if one fails; stop
  * harvests each into <session dir>/profile_nc_<n>_session_<id>.ntff.
+ *
+ * Capture windows: with a capture range (NEURON_RT_INSPECT_CAPTURE_EXECUTIONS)
+ * or a control page (NPROF_CONTROL_FD_ENV, a tool's --delay and --control),
+ * begin arms nothing; the execution hooks count each core's executions and
+ * start its capture when an execution that is wanted begins (in the range,
+ * and the control page says enabled), and stop and write it when one that
+ * is not wanted begins, when the range's last execution ends, or at stop.
+ * Each window is one file, and its description says which executions it
+ * holds (exec_first, exec_last).
  */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <neuronprof/ntff.h>
 
 #include "capture/capture_internal.h"
+#include "capture/capture_stream.h"
 #include "capture/engines.h"
 #include "modes/modes.h"
 #include "util/internal.h"
@@ -27,6 +39,23 @@ struct armed_core {
 /* Guarded by the inspect lock (begin, abort and stop hold it exclusively). */
 static struct armed_core *armed;
 static size_t narmed;
+
+/*
+ * Capture windows (the file's comment): per core, guarded by win_lock (the
+ * execution hooks hold the inspect lock only shared).
+ */
+struct win_core {
+	uint64_t count;			/* executions begun on the core this session */
+	uint64_t first;			/* the execution the open window began with */
+	uint64_t windows;		/* windows written: the next one's session id */
+	bool open;			/* a window (capture session) is open */
+	struct nprof_capture *cap;
+	uint32_t local;
+};
+
+static pthread_mutex_t win_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct win_core win[NPROF_MAX_CORES];
+static bool windowed;			/* this session captures in windows */
 
 /* Disarm the cores armed so far; @failed_vnc names the core that failed. */
 static void rollback_cores(uint32_t failed_vnc)
@@ -60,6 +89,12 @@ static int session_begin(const struct nprof_session_view *s)
 	int ret;
 
 	if (!s->device || s->mode != NPROF_DEVICE_PROFILE_SESSION)
+		return 0;
+	pthread_mutex_lock(&win_lock);
+	memset(win, 0, sizeof(win));
+	windowed = s->exec_first || nprof_capture_control_present();
+	pthread_mutex_unlock(&win_lock);
+	if (windowed)
 		return 0;
 	n = nprof_rt_num_cores();
 	if (!n) {
@@ -115,10 +150,123 @@ static int keep_first(int ret, int r)
 	return ret ? ret : r;
 }
 
+/*
+ * Stop core @vnc's open window and write it, saying that it holds
+ * executions w->first to @last. Called with win_lock held.
+ */
+static int window_close(const struct nprof_session_view *s, uint32_t vnc, uint64_t last, bool crash)
+{
+	struct win_core *w = &win[vnc];
+	struct nprof_capture_label label = {
+		.capture_kind = NPROF_NTFF_CAPTURE_SESSION,
+		.has_core = true,
+		.core = vnc,
+		.exec_first = w->first,
+		.exec_last = last,
+		.has_session_id = true,
+		.session_id = w->windows,
+	};
+	char name[NAME_MAX + 1];
+	uint64_t sid;
+	int ret;
+
+	w->open = false;
+	ret = nprof_capture_session_stop(w->cap, w->local, &sid);
+	if (ret) {
+		nprof_log(NPROF_LOG_ERROR, "Failed to stop device profile session on NC %u: %s", vnc,
+			  nprof_err_current());
+	} else {
+		/*
+		 * The engine closes between windows and counts its ids from 0
+		 * again: the session id of a window is its number on the core.
+		 */
+		nprof_output_session_ntff_name(name, sizeof(name), vnc, w->windows++);
+		ret = nprof_capture_session_serialize_named(w->cap, w->local, sid, s->dirfd, name,
+							    &label);
+		if (ret) {
+			ret = nprof_err(-ret, "cannot write %s/%s: %s", s->dir, name,
+					nprof_err_current());
+			nprof_log(NPROF_LOG_ERROR, "%s", nprof_err_current());
+			nprof_capture_session_drop(w->cap, w->local, sid);
+		}
+	}
+	if (!crash)
+		nprof_rt_capture_put(vnc);
+	return ret;
+}
+
+static bool session_windowed(const struct nprof_session_view *s, uint32_t vnc)
+{
+	return s && windowed && s->device && s->mode == NPROF_DEVICE_PROFILE_SESSION &&
+	       vnc < NPROF_MAX_CORES && s->capture_nc[vnc];
+}
+
+static void session_exec_begin(const struct nprof_session_view *s, const struct nprof_model_info *m,
+			       struct nprof_exec_capture *ec)
+{
+	uint32_t vnc = m->vnc;
+	struct win_core *w = &win[vnc < NPROF_MAX_CORES ? vnc : 0];
+	bool want;
+	int ret;
+
+	(void)ec;
+	if (!session_windowed(s, vnc))
+		return;
+	pthread_mutex_lock(&win_lock);
+	w->count++;
+	want = (!s->exec_first || (w->count >= s->exec_first && w->count <= s->exec_last)) &&
+	       nprof_capture_control_enabled();
+	if (w->open && !want) {
+		window_close(s, vnc, w->count - 1, false);
+	} else if (!w->open && want) {
+		ret = nprof_rt_capture_start(vnc, NULL, &w->cap, &w->local);
+		if (ret) {
+			nprof_log(NPROF_LOG_WARN,
+				  "execution %llu on NC %u: cannot start the device profile session: %s",
+				  (unsigned long long)w->count, vnc, nprof_err_current());
+		} else {
+			w->open = true;
+			w->first = w->count;
+		}
+	}
+	pthread_mutex_unlock(&win_lock);
+}
+
+static int session_exec_end(const struct nprof_session_view *s, const struct nprof_model_info *m,
+			    struct nprof_exec_capture *ec, uint32_t status)
+{
+	uint32_t vnc = m->vnc;
+	struct win_core *w = &win[vnc < NPROF_MAX_CORES ? vnc : 0];
+	int ret = 0;
+
+	(void)ec;
+	(void)status;
+	if (!session_windowed(s, vnc))
+		return 0;
+	pthread_mutex_lock(&win_lock);
+	if (w->open && s->exec_first && w->count >= s->exec_last)
+		ret = window_close(s, vnc, w->count, false);
+	pthread_mutex_unlock(&win_lock);
+	return ret;
+}
+
 static int session_stop(const struct nprof_session_view *s, bool crash)
 {
 	int ret = 0, r;
 	size_t i;
+
+	if (windowed) {
+		pthread_mutex_lock(&win_lock);
+		for (i = 0; i < NPROF_MAX_CORES; i++) {
+			if (!win[i].open)
+				continue;
+			r = window_close(s, (uint32_t)i, win[i].count, crash);
+			ret = ret ? ret : r;
+		}
+		windowed = false;
+		pthread_mutex_unlock(&win_lock);
+		return ret;
+	}
 
 	for (i = 0; i < narmed; i++) {
 		struct armed_core *a = &armed[i];
@@ -163,5 +311,7 @@ const struct nprof_mode_ops nprof_mode_session = {
 	.name = "session",
 	.begin = session_begin,
 	.abort = session_abort,
+	.exec_begin = session_exec_begin,
+	.exec_end = session_exec_end,
 	.stop = session_stop,
 };

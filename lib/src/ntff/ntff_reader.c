@@ -609,6 +609,11 @@ NPROF_API int nprof_ntff_reader_info(const struct nprof_ntff_reader *r, struct n
 	}
 	out.code_names = r->names;
 	out.num_code_names = r->nnames;
+	if (m->has_first_execution && m->has_last_execution && m->first_execution &&
+	    m->last_execution >= m->first_execution) {
+		out.exec_first = m->first_execution;
+		out.exec_last = m->last_execution;
+	}
 	/* Older callers' structs end before the raw fields or the names. */
 	memcpy(info, &out, size < sizeof(out) ? size : sizeof(out));
 	return 0;

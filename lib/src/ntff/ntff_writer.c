@@ -9,6 +9,7 @@
  * on the block table (4 bytes per block of data), never on the entries.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -261,6 +262,10 @@ NPROF_API int nprof_ntff_writer_set_info(struct nprof_ntff_writer *w,
 	if (info->device.raw_format != NEURONPROF_RAW_FORMAT_NONE && !info->device.raw_entry_size)
 		return nprof_err(EINVAL, "raw format %u without a raw entry size",
 				 info->device.raw_format);
+	if ((info->exec_first || info->exec_last) &&
+	    (!info->exec_first || info->exec_last < info->exec_first))
+		return nprof_err(EINVAL, "execution range %" PRIu64 "-%" PRIu64 " is empty",
+				 info->exec_first, info->exec_last);
 	why = nprof_ntff_code_names_problem(info->code_names, info->num_code_names,
 					    info->device.raw_format, &at);
 	if (why)
@@ -288,6 +293,8 @@ NPROF_API int nprof_ntff_writer_set_info(struct nprof_ntff_writer *w,
 	m->has_model_id = 1, m->model_id = info->model_id;
 	m->has_start_ns = 1, m->start_ns = info->start_ns;
 	m->has_stop_ns = 1, m->stop_ns = info->stop_ns;
+	m->has_first_execution = info->exec_first != 0, m->first_execution = info->exec_first;
+	m->has_last_execution = info->exec_first != 0, m->last_execution = info->exec_last;
 	w->device.has_arch = 1, w->device.arch = info->device.arch;
 	w->device.has_uapi_version = 1, w->device.uapi_version = info->device.uapi_version;
 	w->device.has_num_cores = 1, w->device.num_cores = info->device.num_cores;

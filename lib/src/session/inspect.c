@@ -30,6 +30,7 @@
 #include <neuronprof/ntff.h>
 #include <neuronprof/sys_trace.h>
 
+#include "capture/capture_stream.h"
 #include "capture/engines.h"
 #include "config/config_internal.h"
 #include "session/session_internal.h"
@@ -231,6 +232,7 @@ static int begin_locked(struct nprof_inspect_config *cfg)
 	v->session_id = nprof_inspect_config_get_session_id(cfg);
 	for (i = 0; i < NPROF_MAX_CORES; i++)
 		v->capture_nc[i] = nprof_inspect_config_get_capture_enabled_for_nc(cfg, (uint32_t)i) == 1;
+	nprof_inspect_config_get_capture_executions(cfg, &v->exec_first, &v->exec_last);
 
 	if (!base || !*base) {
 		nprof_log(NPROF_LOG_INFO, "provided inspect output directory is empty. Defaulting to %s",
@@ -296,6 +298,8 @@ static int begin_locked(struct nprof_inspect_config *cfg)
 		nprof_insp.rt_ref = true;
 	}
 	nprof_insp.activities = acts;
+	/* The control page of a tool running this process, as the environment says now. */
+	nprof_capture_control_open();
 	v->generation++;
 	for (nprof_insp.nbegun = 0; nprof_insp.nbegun < NMODES; nprof_insp.nbegun++) {
 		const struct nprof_mode_ops *m = modes[nprof_insp.nbegun];

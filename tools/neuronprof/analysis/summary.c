@@ -5,6 +5,7 @@
  * durations are kept per op until their distribution is known.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -1045,4 +1046,18 @@ bool core_any_unit_gaps(const struct core_stats *c)
 		if (c->units[k].idle.n)
 			return true;
 	return false;
+}
+
+void recording_print_ranges(const struct recording *r, const char *indent)
+{
+	for (size_t i = 0; i < r->nfiles; i++) {
+		const struct prof_file *f = r->files[i];
+		const char *base = strrchr(f->path, '/');
+
+		if (!f->info.exec_first)
+			continue;
+		printf("%scaptured executions %" PRIu64 "-%" PRIu64 " of NeuronCore %u (%s)\n",
+		       indent, f->info.exec_first, f->info.exec_last, f->info.core,
+		       base ? base + 1 : f->path);
+	}
 }

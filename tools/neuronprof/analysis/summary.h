@@ -31,6 +31,14 @@ struct recording *recordings_split(const struct profile *p, const char *arg, boo
 				   size_t *nrec);
 void recordings_free(struct recording *r, size_t n);
 
+/*
+ * recording_print_ranges() - one line per file of @r whose capture was
+ * limited to a range of executions (NTFF 1.3: record --executions A-B, a
+ * --delay or --control window), each starting with @indent: the core, the
+ * executions and the file. Nothing for files that were not.
+ */
+void recording_print_ranges(const struct recording *r, const char *indent);
+
 /* One PATH of a command line, loaded and split into its recordings. */
 struct path_recordings {
 	struct profile prof;

@@ -393,12 +393,37 @@ void json_idle_gaps(struct json *j, const struct top_gaps *g, const struct core_
 	jw_arr_end(j);
 }
 
+void json_capture_ranges(struct json *j, const struct recording *r)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->nfiles; i++)
+		n += r->files[i]->info.exec_first != 0;
+	if (!n)
+		return;
+	jw_arr_begin(j, "capture_ranges");
+	for (size_t i = 0; i < r->nfiles; i++) {
+		const struct prof_file *f = r->files[i];
+
+		if (!f->info.exec_first)
+			continue;
+		jw_obj_begin(j, NULL);
+		jw_str(j, "file", f->path);
+		jw_u64(j, "core", f->info.core);
+		jw_u64(j, "first_execution", f->info.exec_first);
+		jw_u64(j, "last_execution", f->info.exec_last);
+		jw_obj_end(j);
+	}
+	jw_arr_end(j);
+}
+
 void json_recording_fields(struct json *j, const struct rec_stats *s)
 {
 	jw_str(j, "path", s->rec->path);
 	jw_u64(j, "files", s->rec->nfiles);
 	jw_u64(j, "queue_records", s->queues);
 	jw_u64(j, "entries", s->entries);
+	json_capture_ranges(j, s->rec);
 }
 
 void json_raw_queues(struct json *j, const struct rec_stats *s)

@@ -117,6 +117,13 @@ void json_idle_gaps(struct json *j, const struct top_gaps *g, const struct core_
 /* A recording: its path, how many files, queue records and entries. */
 void json_recording_fields(struct json *j, const struct rec_stats *s);
 
+/*
+ * "capture_ranges": [{file, core, first_execution, last_execution}] of the
+ * files of @r limited to a range of executions (NTFF 1.3); nothing when
+ * none is.
+ */
+void json_capture_ranges(struct json *j, const struct recording *r);
+
 /* "raw_queues": the queues of raw entries of @s. */
 void json_raw_queues(struct json *j, const struct rec_stats *s);
 
