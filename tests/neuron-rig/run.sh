@@ -165,7 +165,7 @@ out=$work/out
 vm_run() {
 	mkdir -p "$out"
 	VM_MEM=8G VM_APPEND="memmap=4352M\$0x100000000 tsc=reliable clocksource=tsc ${RIG_VM_APPEND:-}" \
-		bash "$repo/scripts/vm-run.sh" --timeout "${VM_TIMEOUT:-300}" --outdir "$out" \
+		bash "$repo/scripts/vm-run.sh" --timeout "${VM_TIMEOUT:-1200}" --outdir "$out" \
 		--ko "$work/tree/neuron.ko" --ko "$emu" --ko "$repo/driver/core/neuronprof.ko" \
 		--ko "${RIG_PROVIDER:-$repo/driver/neuron/neuronprof_neuron.ko}" \
 		--file "$emu:/rig/neuronprof_trn_emu.ko" --file "$work/nrt_play:/rig/nrt_play" \
