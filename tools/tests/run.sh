@@ -744,6 +744,32 @@ host-c $((2000100 - 4500000 + 1700000000000000000))" ] || { echo "inferences:"; 
 		check schema-doc "$tmp/sd.db" "$repo/man/neuronprof-sqlite.5" "$repo/Documentation/analysis.rst"
 	}
 	run "export sqlite: neuronprof-sqlite(5) and analysis.rst document every table and column" t_schema_doc
+	# The man pages' examples run: every SQL example of neuronprof-sqlite(5)
+	# on the databases it names (prof.db a recording, runs.db three
+	# machines, raw.db a raw recording), every example of neuronprof(1) that
+	# needs no device on a directory laid out as record writes it.
+	t_man_sql_examples() {
+		local d=$tmp/mex
+		rm -rf "$d" && mkdir -p "$d" &&
+		"$np" export --format sqlite -o "$d/prof.db" "$prof" >/dev/null 2>&1 &&
+		"$np" export --format sqlite -o "$d/runs.db" "$fx/hosts" >/dev/null 2>&1 &&
+		"$np" export --format sqlite -o "$d/raw.db" "$fx/raw" >/dev/null 2>&1 || { echo "exports failed"; return 1; }
+		"$py" "$here/doc_check.py" sql "$repo/man/neuronprof-sqlite.5" \
+			prof.db="$d/prof.db" runs.db="$d/runs.db" raw.db="$d/raw.db"
+	}
+	run "neuronprof-sqlite(5): every SQL example runs on an exported database and gives rows" t_man_sql_examples
+	t_man_cmd_examples() {
+		local d=$tmp/mcx
+		rm -rf "$d" && mkdir -p "$d/prof/app-100/1" &&
+		cp "$fx"/straggler/0/*.ntff "$d/prof/app-100/1/" &&
+		"$py" "$here/doc_check.py" commands "$repo/man/neuronprof.1" "$np" "$d" \
+			summary,report,dump,export devices,record,exporter &&
+		[ -s "$d/report.html" ] && [ -s "$d/prof.pftrace" ] || { echo "no report.html or prof.pftrace"; return 1; }
+	}
+	run "neuronprof(1): every example that needs no device runs on a recording" t_man_cmd_examples
+	run "versions: every man page footer, the RPM spec and debian/changelog carry the library's version" \
+		"$py" "$here/doc_check.py" versions "$repo"
+	run "tool.rst: no sentence twice" "$py" "$here/doc_check.py" sentences "$repo/Documentation/tool.rst"
 
 	# Machines compared (straggler/, gen_fixtures.c): four machines of two
 	# cores, 4 executions each of START, ops 0x301-0x303 100 ns apart, STOP
