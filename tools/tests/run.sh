@@ -1696,6 +1696,25 @@ recording $basic" ] || { echo "recordings not in the order of the PATHs:"; grep 
 		"$np" record --duration 5 --error
 	run "record --duration 0: exit 2, range named" \
 		expect_exit 2 "--duration: 0 is out of range" "$np" record --duration 0
+	# Every option in seconds takes a fraction (util.c parse_seconds): 1.5
+	# is read, so the next check is the one that refuses.
+	run "record --duration 1.5 and --timeout 0.5: read as seconds" \
+		expect_exit 2 "--duration and --executions both say how long" \
+		"$np" record --timeout 0.5 --duration 1.5 --executions 2
+	run "sim run --duration 0.25: read as seconds" \
+		expect_exit 2 "--duration and --executions both say how long" \
+		"$np" sim run --duration 0.25 --executions 2
+	run "calibrate --duration 0.5 --output -: read (the log is what fails)" \
+		expect_exit 1 "calibrate: $tmp/no-such-log: No such file" \
+		"$np" calibrate --duration 0.5 --output - --from "$tmp/no-such-log"
+	run "record --duration 1e3: exit 2, the grammar named" \
+		expect_exit 2 "--duration: '1e3' is not a number of seconds \\(such as 2 or 1.5\\)" "$np" record --duration 1e3
+	run "sim run --duration 1.5x: exit 2, the grammar named" \
+		expect_exit 2 "--duration: '1.5x' is not a number of seconds" "$np" sim run --duration 1.5x
+	run "record --timeout finer than 1 ns: exit 2" \
+		expect_exit 2 "--timeout: '0.0000000001' is finer than a nanosecond" "$np" record --timeout 0.0000000001
+	run "calibrate --duration 0: exit 2, the range in seconds" \
+		expect_exit 2 "--duration: 0 is out of range \\[0.001, 86400\\] seconds" "$np" calibrate --duration 0
 
 	# ---- top -------------------------------------------------------------------------
 	run "top --batch --json: exit 2" \

@@ -143,6 +143,10 @@ static int opt_apply(const struct opt *o, const char *arg, void *ctx, bool as_sh
 		if (parse_u64(name, arg, o->min, o->max, o->kind == OPT_KIND_SIZE, o->value))
 			return EXIT_USAGE;
 		break;
+	case OPT_KIND_SECONDS:
+		if (parse_seconds(name, arg, o->min, o->max, o->value))
+			return EXIT_USAGE;
+		break;
 	case OPT_KIND_PROGRESS:
 		if (parse_progress(arg, o->value))
 			return EXIT_USAGE;

@@ -28,6 +28,7 @@ enum opt_kind {
 	OPT_KIND_STRING,	/* *(const char **)value = the value, which must not be empty */
 	OPT_KIND_U64,		/* *(uint64_t *)value, decimal or 0x hex in [min, max] */
 	OPT_KIND_SIZE,		/* as OPT_KIND_U64, with a K, M or G suffix allowed */
+	OPT_KIND_SECONDS,	/* *(uint64_t *)value in ns from seconds "1.5" in [min, max] ns */
 	OPT_KIND_PROGRESS,	/* *(enum progress_mode *)value from auto|always|never */
 	OPT_KIND_CALLBACK,	/* cb(opt, value or NULL, ctx) */
 	OPT_KIND_GROUP,		/* no option: a heading (@help) in the usage text */
@@ -87,6 +88,9 @@ struct opt {
 #define OPT_SIZE(s, l, v, a, lo, hi, h, ...) \
 	{ .kind = OPT_KIND_SIZE, .short_name = (s), .long_name = (l), .value = (v), \
 	  .argh = (a), .min = (lo), .max = (hi), .help = (h), ##__VA_ARGS__ }
+#define OPT_SECONDS(s, l, v, lo, hi, h, ...) \
+	{ .kind = OPT_KIND_SECONDS, .short_name = (s), .long_name = (l), .value = (v), \
+	  .argh = "SEC", .min = (lo), .max = (hi), .help = (h), ##__VA_ARGS__ }
 #define OPT_PROGRESS(v) \
 	{ .kind = OPT_KIND_PROGRESS, .long_name = "progress", .value = (v), .argh = "WHEN", \
 	  .help = "progress bar on stderr: auto (default: on a terminal,\n" \
