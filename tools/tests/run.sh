@@ -168,6 +168,24 @@ suite() {
 	}
 	run "help CMD prints CMD's help; the top-level help names SQLite" t_help_cmd
 
+	# A usage line that continues the one above is indented under its
+	# first option, not started again with "neuronprof".
+	t_help_synopsis() {
+		local c u col
+		for c in devices doctor calibrate record dump summary diff report export top exporter sim; do
+			u=$("$np" "$c" --help | sed -n '/^Usage:/,/^$/p')
+			grep -E '^ +neuronprof +\[' <<<"$u" && { echo "$c: a continuation starts with neuronprof"; return 1; }
+			col=$(head -1 <<<"$u" | awk '{ print index($0, "[") }')
+			while IFS= read -r l; do
+				[ -z "$l" ] && continue
+				case $l in *"neuronprof $c"*) continue ;; esac
+				[ "$(awk '{ print index($0, "[") }' <<<"$l")" = "$col" ] ||
+					{ echo "$c: continuation not under column $col: $l"; return 1; }
+			done < <(tail -n +2 <<<"$u")
+		done
+	}
+	run "every --help: usage continuation lines indented under the first option" t_help_synopsis
+
 	# The man page carries every option each command's --help lists, and
 	# the synopsis the options that were missing from it.
 	t_man_options() {

@@ -90,7 +90,8 @@ void opts_usage(FILE *f, const struct cmd_desc *d, const struct opt *opts)
 	fputs("Usage: ", f);
 	for (bool first = true;; first = false) {
 		nl = strchr(s, '\n');
-		fprintf(f, "%sneuronprof %.*s\n", first ? "" : "       ",
+		/* A line starting with blanks continues the one above. */
+		fprintf(f, "%s%s%.*s\n", first ? "" : "       ", *s == ' ' ? "" : "neuronprof ",
 			nl ? (int)(nl - s) : (int)strlen(s), s);
 		if (!nl || !nl[1])
 			break;

@@ -102,7 +102,8 @@ struct opt {
 /**
  * struct cmd_desc - what a command's usage text says besides its options.
  * @name: the subcommand ("record").
- * @synopsis: the usage lines after "neuronprof ", '\n' between them.
+ * @synopsis: the usage lines after "neuronprof ", '\n' between them; a line
+ *	starting with blanks continues the one above (printed without "neuronprof ").
  * @about: what the command does (a paragraph, lines ending in '\n').
  * @describe: when set, writes more of the description after @about (a list
  *	that comes from a table, say).
