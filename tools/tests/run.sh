@@ -1820,6 +1820,16 @@ recording $basic" ] || { echo "recordings not in the order of the PATHs:"; grep 
 			problems.0.fix="boot a kernel that has its modules installed, or install neuronprof for this one: there are no headers of kernel $kv ($tmp/no-modules/build) to build the modules for it: install linux-headers-$kv, then sudo make install KVER=\$(uname -r) in the neuronprof source tree; or try neuronprof on simulated devices in a VM with make demo"
 	}
 	run "doctor: a missing module tree is a problem with a fix" t_doctor_missing_tree
+	# The text prints each fix once: the three problems of a missing tree
+	# share the install fix, which the later two refer to.
+	t_doctor_fix_once() {
+		"$np" doctor --module-dir "$tmp/no-modules" >"$tmp/dr"
+		[ $? -eq 1 ] || { echo "expected exit 1"; return 1; }
+		count_is 1 'fix: .*make install' "$tmp/dr" &&
+		count_is 2 '^     fix: the one of 1$' "$tmp/dr" &&
+		count_is 3 '^  [0-9]\. ' "$tmp/dr"
+	}
+	run "doctor: each fix printed once, later problems refer to it" t_doctor_fix_once
 
 	t_doctor_headers_no_modules() {
 		local root=$tmp/hdrroot
