@@ -637,7 +637,21 @@ EOF
 	run "summary --top 0: exit 2, range named" \
 		expect_exit 2 "--top: 0 is out of range" "$np" summary --top 0 "$basic"
 	run "summary --csv into a directory that cannot be made: exit 1, named" \
-		expect_exit 1 "cannot create directory $tmp/no/such/csv" "$np" summary --csv "$tmp/no/such/csv" "$basic"
+		expect_exit 1 "cannot create directory $basic/csv: Not a directory" "$np" summary --csv "$basic/csv" "$basic"
+	# One placement rule for every output (tool.rst, Conventions): the
+	# missing directories above it are made, as record -o does.
+	t_out_mkdir() {
+		local d=$tmp/mk
+		rm -rf "$d" &&
+		"$np" export --format json -o "$d/e/x.json" "$basic" >/dev/null 2>&1 &&
+		"$np" export --format sqlite -o "$d/s/x.db" "$basic" >/dev/null 2>&1 &&
+		"$np" report -o "$d/r/a/x.html" "$basic" >/dev/null 2>&1 &&
+		"$np" summary --csv "$d/c/a/b" "$basic" >/dev/null 2>&1 ||
+			{ echo "an output into missing directories failed"; return 1; }
+		[ -s "$d/e/x.json" ] && [ -s "$d/s/x.db" ] && [ -s "$d/r/a/x.html" ] && [ -s "$d/c/a/b/cores.csv" ] ||
+			{ echo "outputs missing"; find "$d"; return 1; }
+	}
+	run "export, report and summary --csv into missing directories: made, as record -o" t_out_mkdir
 
 	# ---- export: Chrome JSON -----------------------------------------------------
 	# basic.ntff: 26 slices = 2 iterations + 8 engine/TopSP event pairs + 15
@@ -1488,8 +1502,8 @@ recording $basic" ] || { echo "recordings not in the order of the PATHs:"; grep 
 		[ ! -e "$tmp/partial.json" ] || { echo "partial output left behind"; return 1; }
 		ls "$tmp" | grep -q 'partial.json.tmp' && { echo "temporary file left behind"; return 1; }
 		# The file asked for is named, not the writer's temporary one.
-		expect_exit 1 "cannot create $tmp/no/such/dir/x\.json: No such file or directory" \
-			"$np" export --format json -o "$tmp/no/such/dir/x.json" "$basic" || return 1
+		expect_exit 1 "cannot write $basic/x\.json: Not a directory" \
+			"$np" export --format json -o "$basic/x.json" "$basic" || return 1
 		grep -q '\.tmp' "$tmp/err" && { echo "temporary name in the message"; return 1; }
 		return 0
 	}
