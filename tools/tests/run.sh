@@ -171,11 +171,14 @@ suite() {
 	# A usage line that continues the one above is indented under its
 	# first option, not started again with "neuronprof".
 	t_help_synopsis() {
-		local c u col
+		local c u col l
 		for c in devices doctor calibrate record dump summary diff report export top exporter sim; do
 			u=$("$np" "$c" --help | sed -n '/^Usage:/,/^$/p')
 			grep -E '^ +neuronprof +\[' <<<"$u" && { echo "$c: a continuation starts with neuronprof"; return 1; }
-			col=$(head -1 <<<"$u" | awk '{ print index($0, "[") }')
+			# the column of the first option of the first line
+			l=$(head -1 <<<"$u")
+			l=${l%%[[-]*}
+			col=$((${#l} + 1))
 			while IFS= read -r l; do
 				[ -z "$l" ] && continue
 				case $l in *"neuronprof $c"*) continue ;; esac
@@ -1432,8 +1435,13 @@ DMA 2 1 3000700 0 1 2 32 82838485 A1" ] ||
 	mkdir -p "$fx/mixed"
 	cp "$basic" "$fx/mixed/a.ntff"
 	cp "$fx/truncated.ntff" "$fx/mixed/b.ntff"
-	run "a bad file inside a directory fails the whole command, named" \
-		expect_exit 1 "mixed/b.ntff: truncated: metadata" "$np" summary "$fx/mixed"
+	t_bad_in_dir() {
+		expect_exit 1 "mixed/b.ntff: truncated: metadata" "$np" summary "$fx/mixed" &&
+		expect_exit 1 "mixed/b.ntff: truncated: metadata" "$np" report -o "$tmp/bad.html" "$fx/mixed" &&
+		expect_exit 1 "mixed/b.ntff: truncated: metadata" "$np" export --format json -o "$tmp/bad.json" "$fx/mixed" &&
+		[ ! -e "$tmp/bad.html" ] && [ ! -e "$tmp/bad.json" ] || { echo "output written"; return 1; }
+	}
+	run "a bad file inside a directory fails summary, report and export alike, named, nothing written" t_bad_in_dir
 
 	t_summary_keep_going() {
 		"$np" summary --keep-going "$fx/mixed" >"$tmp/s" 2>"$tmp/e"
@@ -1449,20 +1457,25 @@ DMA 2 1 3000700 0 1 2 32 82838485 A1" ] ||
 	run "summary --keep-going: the bad file named and skipped, the rest summarized, exit 1" \
 		t_summary_keep_going
 
-	# export of a directory goes on without a file that does not read: every
-	# format written, with the rest, the file named; exit status 1. A raw file
-	# beside it is exported too.
+	# A bad file in a directory is one behaviour for summary, report and
+	# export (tool.rst, Conventions): it fails the command, named, nothing
+	# written; with --keep-going the export goes on without it: every
+	# format written, with the rest, the file named; exit status 1. A raw
+	# file beside it is exported too.
 	t_export_skips_bad_file() {
 		local f o
 		cp -r "$fx/raw" "$fx/mixed/" || return 1
 		for f in json perfetto sqlite; do
 			o=$tmp/mixed.$f
 			rm -f "$o"
-			"$np" export --format "$f" -o "$o" "$fx/mixed" >"$tmp/s" 2>"$tmp/e"
+			expect_exit 1 "^neuronprof: export: $fx/mixed/b.ntff: truncated: metadata" \
+				"$np" export --format "$f" -o "$o" "$fx/mixed" &&
+			[ ! -e "$o" ] || { echo "$f: written without --keep-going"; return 1; }
+			"$np" export --keep-going --format "$f" -o "$o" "$fx/mixed" >"$tmp/s" 2>"$tmp/e"
 			[ $? -eq 1 ] || { echo "$f: expected exit 1"; cat "$tmp/e"; return 1; }
 			has "warning: $fx/mixed/b.ntff: truncated: metadata" "$tmp/e" &&
-			has "skipped (the export goes on without it)" "$tmp/e" &&
-			has "1 file of $fx/mixed skipped: the export leaves it out" "$tmp/e" &&
+			has "skipped (--keep-going)" "$tmp/e" &&
+			has "1 file of $fx/mixed skipped (--keep-going): the export leaves it out" "$tmp/e" &&
 			has "$o: 55 entries from 2 files" "$tmp/s" &&
 			[ -s "$o" ] || { echo "$f"; return 1; }
 		done
@@ -1473,11 +1486,11 @@ DMA 2 1 3000700 0 1 2 32 82838485 A1" ] ||
 		# A FILE operand that does not read still fails, and writes nothing.
 		rm -f "$tmp/one.json"
 		expect_exit 1 "mixed/b.ntff: truncated: metadata" \
-			"$np" export --format json -o "$tmp/one.json" "$fx/mixed/b.ntff" &&
+			"$np" export --keep-going --format json -o "$tmp/one.json" "$fx/mixed/b.ntff" &&
 		[ ! -e "$tmp/one.json" ] || { echo "output written for a bad FILE"; return 1; }
 		rm -rf "$fx/mixed/raw"
 	}
-	run_if sqlite3 "export of a directory with a bad file: named, skipped, the rest exported, exit 1" \
+	run_if sqlite3 "export of a directory with a bad file: fails, named; with --keep-going skipped, the rest exported, exit 1" \
 		t_export_skips_bad_file
 
 	t_summary_paths() {
