@@ -1307,6 +1307,17 @@ DMA 2 1 3000700 0 1 2 32 82838485 A1" ] ||
 	}
 	run "names: JSON and Perfetto timelines name instructions by op, iterations and executions by model" t_names_timeline
 
+	# The report names a model as summary and the timelines do: by its
+	# name, with its id (tool.rst, Conventions).
+	t_names_report() {
+		"$np" report -o "$tmp/n.html" "$named" >/dev/null || return 1
+		has "synthetic_mlp (model 7): device latency" "$tmp/n.html" &&
+		has "synthetic_mlp (model 7): no nrt_execute host call" "$tmp/n.html" &&
+		has "execution 0, synthetic_mlp (model 7): " "$tmp/n.html" &&
+		count_is 0 '(>|execution 0, )model 7' "$tmp/n.html"
+	}
+	run "names: the report names the model as summary does" t_names_report
+
 	t_names_sqlite() {
 		rm -f "$tmp/n.db" &&
 		"$np" export --format sqlite -o "$tmp/n.db" "$named" >/dev/null || return 1
