@@ -823,31 +823,19 @@ static int apply_config(const char *params)
 	return ret;
 }
 
-static int calibrate_duration(const struct opt *o, const char *arg, void *ctx)
-{
-	double *duration = ctx;
-	char *end;
-
-	(void)o;
-	*duration = strtod(arg, &end);
-	if (*end || !(*duration > 0) || *duration > 86400)
-		return usage_error("--duration: '%s' is not a number of seconds in (0, 86400]",
-				   arg);
-	return 0;
-}
-
 int cmd_calibrate(int argc, char **argv)
 {
 	const char *from = NULL, *outp = "neuronprof-calibration.txt", *config = NULL;
 	bool apply = false;
-	double duration = 10;
+	uint64_t duration_ns = 10000000000ULL;
+	double duration;
 	char *text = NULL;
 	size_t len = 0;
 	int rc;
 	FILE *out;
 	const struct opt opts[] = {
-		OPT_CALLBACK(0, "duration", "SEC", calibrate_duration, 0,
-			     "log for SEC seconds (default 10), or until COMMAND ends"),
+		OPT_SECONDS(0, "duration", &duration_ns, 1000000, 86400 * 1000000000ULL,
+			    "log for SEC seconds (default 10), or until COMMAND ends"),
 		OPT_STRING(0, "from", &from, "LOG", "infer from a calibration log saved earlier"),
 		OPT_STRING(0, "config", &config, "FILE",
 			   "write the provider's configuration there when every fact\n"
@@ -855,14 +843,15 @@ int cmd_calibrate(int argc, char **argv)
 		OPT_BOOL(0, "apply", &apply,
 			 "set the decided facts as neuronprof_neuron's parameters;\n"
 			 "devices added afterwards use them (reload the module)"),
-		OPT_STRING('o', NULL, &outp, "REPORT",
+		OPT_STRING('o', "output", &outp, "REPORT",
 			   "write the report (verdict and log) to REPORT\n"
 			   "(default neuronprof-calibration.txt; - for none)"),
 		OPT_END(),
 	};
 
-	if (opts_parse(argc, argv, opts, &duration, &rc))
+	if (opts_parse(argc, argv, opts, NULL, &rc))
 		return rc;
+	duration = duration_ns / 1e9;
 	if (from && optind < argc) {
 		return usage_error("--from reads a log; it runs no command");
 	}

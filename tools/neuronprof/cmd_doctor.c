@@ -602,8 +602,20 @@ static void print_text(const struct report *r)
 		return;
 	}
 	printf("%d problem%s:\n", r->nproblems, r->nproblems == 1 ? "" : "s");
-	for (int i = 0; i < r->nproblems; i++)
-		printf("  %d. %s\n     fix: %s\n", i + 1, r->problems[i].what, r->problems[i].fix);
+	/* Each fix once: a fix an earlier one already says refers to it. */
+	for (int i = 0; i < r->nproblems; i++) {
+		int same = -1;
+
+		for (int k = 0; k < i && same < 0; k++)
+			if (strstr(r->problems[k].fix, r->problems[i].fix))
+				same = k;
+		if (same >= 0)
+			printf("  %d. %s\n     fix: the one of %d\n", i + 1, r->problems[i].what,
+			       same + 1);
+		else
+			printf("  %d. %s\n     fix: %s\n", i + 1, r->problems[i].what,
+			       r->problems[i].fix);
+	}
 }
 
 static void print_json(const struct report *r)

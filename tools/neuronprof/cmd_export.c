@@ -88,7 +88,7 @@ int cmd_export(int argc, char **argv)
 	struct stat sb;
 	size_t nskip = 0;
 	char names[64];
-	bool is_dir;
+	bool is_dir, keep = false;
 	int ret;
 	const struct opt opts[] = {
 		OPT_CALLBACK('f', "format", "FMT", export_format_opt, 0,
@@ -99,6 +99,9 @@ int cmd_export(int argc, char **argv)
 			   "to a terminal). A regular file is replaced only once\n"
 			   "the output is complete; a device or a FIFO is written\n"
 			   "in place; a symbolic link is followed"),
+		OPT_BOOL(0, "keep-going", &keep,
+			 "in a directory, skip files that do not read, export\n"
+			 "the rest, exit 1"),
 		OPT_PROGRESS(&pmode),
 		OPT_END(),
 	};
@@ -116,13 +119,14 @@ int cmd_export(int argc, char **argv)
 	if (output_open(&out, outpath, OUTPUT_STDOUT | (fmt->database ? OUTPUT_BY_NAME : 0)))
 		return EXIT_FAIL;
 	/*
-	 * In a directory, a file that does not read is left out with a warning
-	 * naming it, and the rest exported; the exit status is then 1. A FILE
-	 * operand that does not read fails.
+	 * A file that does not read fails the export, as it fails summary and
+	 * report; with --keep-going, in a directory, it is left out with a
+	 * warning naming it and the rest exported; the exit status is then 1. A
+	 * FILE operand that does not read fails.
 	 */
 	is_dir = !stat(argv[optind], &sb) && S_ISDIR(sb.st_mode);
-	if (profile_load_skipping(argv[optind], &prof, is_dir ? "the export goes on without it" :
-				  NULL, &nskip)) {
+	if (profile_load_skipping(argv[optind], &prof, is_dir && keep ? "--keep-going" : NULL,
+				  &nskip)) {
 		output_abort(&out);
 		return EXIT_FAIL;
 	}
@@ -162,7 +166,7 @@ int cmd_export(int argc, char **argv)
 			       st.flows);
 	}
 	if (!ret && nskip)
-		ret = fail("%zu file%s of %s skipped: the export leaves %s out", nskip,
+		ret = fail("%zu file%s of %s skipped (--keep-going): the export leaves %s out", nskip,
 			   nskip == 1 ? "" : "s", argv[optind], nskip == 1 ? "it" : "them");
 	profile_free(&prof);
 	return ret;

@@ -89,8 +89,8 @@ struct record_opts {
 	const char *event_types, *max_events;
 	uint64_t max_events_n;
 	/* synthetic */
-	uint64_t device, executions, iterations, instructions, dma, model_id, timeout_s;
-	uint64_t duration_s;		/* 0: not given */
+	uint64_t device, executions, iterations, instructions, dma, model_id, timeout_ns;
+	uint64_t duration_ns;		/* 0: not given */
 	uint64_t max_size;		/* --max-size, 0: none */
 	bool max_size_hit;		/* run_model() stopped for it */
 	bool executions_given, no_streaming;
@@ -292,7 +292,7 @@ static int run_model(struct record_opts *o, const struct nprof_device_info *info
 		     struct core_result *cr, int n, struct record_status *st)
 {
 	struct nprof_model **models = calloc((size_t)n, sizeof(*models));
-	uint64_t until = o->duration_s ? monotonic_ns() + o->duration_s * 1000000000ULL : 0;
+	uint64_t until = o->duration_ns ? monotonic_ns() + o->duration_ns : 0;
 	uint64_t est = 0, round = 0;
 	int ret = 0;
 
@@ -307,7 +307,7 @@ static int run_model(struct record_opts *o, const struct nprof_device_info *info
 		}
 	}
 	/* Round robin, so every core's first execution comes before any second one. */
-	st->plan_ns = o->duration_s * 1000000000ULL;
+	st->plan_ns = o->duration_ns;
 	st->plan_units = until ? 0 : o->executions;
 	st->max_size = o->max_size;
 	for (uint32_t x = 0; until ? x == 0 || monotonic_ns() < until : x < o->executions; x++) {
@@ -335,8 +335,8 @@ static int run_model(struct record_opts *o, const struct nprof_device_info *info
 					 (o->error && last ? NPROF_SIM_EXEC_ERROR : 0),
 				.iterations = (uint32_t)o->iterations,
 				.dma_transfers = (uint32_t)o->dma,
-				.timeout_ns = o->timeout_s ?
-					      monotonic_ns() + o->timeout_s * 1000000000ULL : 0,
+				.timeout_ns = o->timeout_ns ?
+					      monotonic_ns() + o->timeout_ns : 0,
 			};
 			bool counted = session_mode(o) ? in_range && enabled :
 				       o->exec_first ? in_range : !cr[i].files && enabled;
@@ -673,9 +673,9 @@ static int record_synthetic(struct record_opts *o)
 	if ((o->event_types || o->max_events) && o->sysprof != 1)
 		return usage_error("%s configures the system trace: add --system-profile",
 				   o->event_types ? "--event-types" : "--max-events");
-	if (o->duration_s && o->executions_given)
+	if (o->duration_ns && o->executions_given)
 		return usage_error("--duration and --executions both say how long to run: give one");
-	if (o->duration_s && o->error)
+	if (o->duration_ns && o->error)
 		return usage_error("--error raises the error in the last execution, which --duration "
 				   "does not know in advance: use --executions");
 	/* Before anything is loaded or opened. */
@@ -876,7 +876,7 @@ static int build_env(const struct record_opts *o, struct env_list *e)
 static int wait_command(struct record_opts *o, pid_t pid, const char *name,
 			struct record_status *st)
 {
-	uint64_t until = o->duration_s ? monotonic_ns() + o->duration_s * 1000000000ULL : 0;
+	uint64_t until = o->duration_ns ? monotonic_ns() + o->duration_ns : 0;
 	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	int status;
 
@@ -890,8 +890,8 @@ static int wait_command(struct record_opts *o, pid_t pid, const char *name,
 			break;
 		}
 		if (until && monotonic_ns() >= until) {
-			fprintf(stderr, "%sneuronprof: record: %" PRIu64 "s passed: stopping %s with SIGTERM\n",
-				st->drawn ? "\n" : "", o->duration_s, name);
+			fprintf(stderr, "%sneuronprof: record: %gs passed: stopping %s with SIGTERM\n",
+				st->drawn ? "\n" : "", o->duration_ns / 1e9, name);
 			kill(pid, SIGTERM);
 			until = 0;
 		}
@@ -1106,7 +1106,7 @@ int cmd_record(int argc, char **argv)
 		OPT_CALLBACK(0, "control", "fifo:CTL[,ACK]", record_opt, REC_CONTROL,
 			     "commands enable and disable from the FIFO CTL,\n"
 			     "each answered with ack on the FIFO ACK (as perf's)"),
-		OPT_U64(0, "duration", &o.duration_s, "SEC", 1, 7 * 86400,
+		OPT_SECONDS(0, "duration", &o.duration_ns, 1000000, 7 * 86400 * 1000000000ULL,
 			"synthetic: execute until SEC seconds have passed\n"
 			"(instead of --executions); command: stop it with\n"
 			"SIGTERM after SEC seconds"),
@@ -1161,7 +1161,7 @@ int cmd_record(int argc, char **argv)
 			 "the last execution", .first = syn),
 		OPT_BOOL(0, "load-sim", &o.load_sim, "load neuronprof_sim if no device exists",
 			 .first = syn),
-		OPT_U64(0, "timeout", &o.timeout_s, "SEC", 1, 86400,
+		OPT_SECONDS(0, "timeout", &o.timeout_ns, 1000000, 86400 * 1000000000ULL,
 			"give up on an execution after SEC seconds", .first = syn),
 		OPT_BOOL(0, "json", &o.json, "machine-readable result", .first = syn),
 		OPT_GROUP("Command-only options:"),
@@ -1178,7 +1178,7 @@ int cmd_record(int argc, char **argv)
 	    (optind < argc ? !o.mode || !strcmp(o.mode, "model") : !session_mode(&o)))
 		return usage_error("--executions A-B with --delay or --control needs --mode session");
 	/* A range alone runs the synthetic model up to its end. */
-	if (o.exec_first && optind >= argc && !o.executions_given && !o.duration_s)
+	if (o.exec_first && optind >= argc && !o.executions_given && !o.duration_ns)
 		o.executions = o.exec_last;
 	if (optind < argc)
 		return record_command(&o, argv + optind);

@@ -74,6 +74,30 @@ struct hist {
 	uint64_t counts[HIST_BINS];
 };
 
+/*
+ * A model as every command shows it (tool.rst, Conventions): its name with
+ * its id when its files carry one ("synthetic_mlp (model 7)"), else
+ * "model 7"; escaped.
+ */
+static void model_label(FILE *f, const char *name, uint32_t id)
+{
+	if (name && *name) {
+		esc(f, name);
+		fprintf(f, " (model %u)", id);
+	} else {
+		fprintf(f, "model %u", id);
+	}
+}
+
+/* The name of model @id in @s (its files' model_name), or NULL. */
+static const char *model_name_in(const struct rec_stats *s, uint32_t id)
+{
+	for (size_t i = 0; i < s->nmodels; i++)
+		if (s->models[i].model_id == id)
+			return s->models[i].name;
+	return NULL;
+}
+
 static void hist_of(struct hist *h, const uint64_t *v, size_t n)
 {
 	uint64_t lo = UINT64_MAX, hi = 0;
@@ -373,7 +397,8 @@ static void loss_marks(FILE *f, const struct core_stats *c, const struct core_ti
 	fputc('\n', f);
 }
 
-static void svg_timeline(FILE *f, const struct core_stats *c, const struct core_timeline *t)
+static void svg_timeline(FILE *f, const struct rec_stats *s, const struct core_stats *c,
+			 const struct core_timeline *t)
 {
 	const struct core_timing *ct = c->ct;
 	size_t nexec = ct ? ct->nexec : 0, rows = c->nunits + 5;
@@ -424,10 +449,12 @@ static void svg_timeline(FILE *f, const struct core_stats *c, const struct core_
 			double x0 = xpos(t, x->start), x1 = xpos(t, x->stop);
 
 			fprintf(f, "<rect class=\"exec\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
-				"fill=\"%s\"><title>execution %zu, model %u: %s%s</title></rect>",
+				"fill=\"%s\"><title>execution %zu, ",
 				x0, y + 8, x1 - x0 < 1 ? 1 : x1 - x0, STRIP_H - 8,
-				x->failed ? "#e15759" : palette[x->model_id % NPAL], i, x->model_id,
-				D(x->stop - x->start), x->failed ? " (failed)" : "");
+				x->failed ? "#e15759" : palette[x->model_id % NPAL], i);
+			model_label(f, model_name_in(s, x->model_id), x->model_id);
+			fprintf(f, ": %s%s</title></rect>", D(x->stop - x->start),
+				x->failed ? " (failed)" : "");
 			if (x->host) {
 				double hx = xpos(t, x->host->start_ns);
 
@@ -530,7 +557,8 @@ static void svg_ops(FILE *f, const struct core_stats *c, unsigned int top)
 	fputs("</svg>\n", f);
 }
 
-static void svg_hist(FILE *f, const struct hist *h, const char *what, uint32_t model)
+static void svg_hist(FILE *f, const struct hist *h, const char *what, uint32_t model,
+		     const char *name)
 {
 	const int W = 460, H = 160, L = 40, B = 30;
 	uint64_t max = 0;
@@ -542,7 +570,9 @@ static void svg_hist(FILE *f, const struct hist *h, const char *what, uint32_t m
 	bw = (double)(W - L - 10) / (double)h->nb;
 	fprintf(f, "<svg class=\"hist\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
 		"height=\"%d\" role=\"img\" data-model=\"%u\" data-what=\"%s\">\n", W, H, model, what);
-	fprintf(f, "<text class=\"title\" x=\"%d\" y=\"12\">model %u: %s</text>\n", L, model, what);
+	fprintf(f, "<text class=\"title\" x=\"%d\" y=\"12\">", L);
+	model_label(f, name, model);
+	fprintf(f, ": %s</text>\n", what);
 	for (size_t i = 0; i < h->nb; i++) {
 		double bh = max ? (double)h->counts[i] / (double)max * (H - B - 24) : 0;
 
@@ -789,18 +819,21 @@ static void host_panel(FILE *f, const struct rec_stats *s, size_t ri, enum host_
 			double xm = host_x(d->median, sc, plot), x9 = host_x(d->p99, sc, plot);
 			int mid = y + HOST_ROW / 2;
 
-			fprintf(f, "<text class=\"lbl\" x=\"%d\" y=\"%d\">model %u</text>", HOST_L - 4,
-				y + 13, m->model_id);
+			fprintf(f, "<text class=\"lbl\" x=\"%d\" y=\"%d\">", HOST_L - 4, y + 13);
+			model_label(f, m->name, m->model_id);
+			fputs("</text>", f);
 			fprintf(f, "<line class=\"range\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>",
 				x0, mid, x1 < x0 + 1 ? x0 + 1 : x1, mid);
 			fprintf(f, "<rect class=\"hlat\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
 				"fill=\"%s\" data-model=\"%u\" data-count=\"%" PRIu64 "\" data-min-ns=\"%"
 				PRIu64 "\" data-median-ns=\"%" PRIu64 "\" data-p99-ns=\"%" PRIu64 "\" "
-				"data-max-ns=\"%" PRIu64 "\"><title>model %u: %" PRIu64 " executions, min %s, "
-				"median %s, p99 %s, max %s</title></rect>", xm, y + 3,
+				"data-max-ns=\"%" PRIu64 "\"><title>", xm, y + 3,
 				x9 - xm < 2 ? 2 : x9 - xm, HOST_ROW - 6, palette[ri % NPAL], m->model_id,
-				d->count, d->min, d->median, d->p99, d->max, m->model_id, d->count,
-				D(d->min), D(d->median), D(d->p99), D(d->max));
+				d->count, d->min, d->median, d->p99, d->max);
+			model_label(f, m->name, m->model_id);
+			fprintf(f, ": %" PRIu64 " executions, min %s, median %s, p99 %s, max %s"
+				"</title></rect>", d->count, D(d->min), D(d->median), D(d->p99),
+				D(d->max));
 			fprintf(f, "<line class=\"med\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>",
 				xm, y + 1, xm, y + HOST_ROW - 1);
 			fprintf(f, "<text class=\"val\" x=\"%.1f\" y=\"%d\">%s (%" PRIu64 ")</text>\n",
@@ -895,7 +928,7 @@ static void page_core(FILE *f, const struct rec_stats *s, size_t ri, size_t ci,
 	if (!c->nunits && !(c->ct && c->ct->nexec))
 		fputs("<p class=\"empty\">No engine or TopSP entries and no executions on this "
 		      "core: nothing to draw over time.</p>\n", f);
-	svg_timeline(f, c, t);
+	svg_timeline(f, s, c, t);
 	numbers(f, "Numbers behind the plot: per bucket", "buckets", ri, (long)ci, -1, false);
 	numbers(f, "Per engine and TopSP", "units", ri, (long)ci, -1, true);
 	if (c->idle.n || core_any_unit_gaps(c))
@@ -952,16 +985,17 @@ static void page_recording(FILE *f, const struct rec_stats *s, const struct rec_
 		v = model_values(s, m->model_id, false, &n);
 		hist_of(&h, v, n);
 		free(v);
-		svg_hist(f, &h, "device latency", m->model_id);
+		svg_hist(f, &h, "device latency", m->model_id, m->name);
 		if (m->host_matched) {
 			v = model_values(s, m->model_id, true, &n);
 			hist_of(&h, v, n);
 			free(v);
-			svg_hist(f, &h, "host overhead", m->model_id);
+			svg_hist(f, &h, "host overhead", m->model_id, m->name);
 		} else {
-			fprintf(f, "<p class=\"empty\">Model %u: no nrt_execute host call started an "
-				"execution (no system trace, or none matched): no host overhead.</p>\n",
-				m->model_id);
+			fputs("<p class=\"empty\">", f);
+			model_label(f, m->name, m->model_id);
+			fputs(": no nrt_execute host call started an execution (no system trace, or "
+			      "none matched): no host overhead.</p>\n", f);
 		}
 		numbers(f, "Numbers behind the plot: latency bins", "latency", ri, -1, (long)i,
 			false);

@@ -38,7 +38,7 @@ static void on_stop(int sig)
 
 struct sim_opts {
 	uint64_t device, executions, iterations, instructions, dma, model_id, errors;
-	uint64_t duration_s;
+	uint64_t duration_ns;
 	bool executions_given, throttle, json;
 	const char *cores;
 	uint8_t core_map[NPROF_MAX_CORES / 8];
@@ -197,7 +197,7 @@ int cmd_sim(int argc, char **argv)
 			     "NeuronCores to load: 0,2-3 or all (default all)"),
 		OPT_CALLBACK(0, "executions", "N", sim_opt, SIM_EXECUTIONS,
 			     "programs per core (default 1)"),
-		OPT_U64(0, "duration", &o.duration_s, "SEC", 1, 7 * 86400,
+		OPT_SECONDS(0, "duration", &o.duration_ns, 1000000, 7 * 86400 * 1000000000ULL,
 			"run programs back to back for SEC seconds instead"),
 		OPT_U64(0, "iterations", &o.iterations, "N", 1, NEURONPROF_SIM_MAX_ITERATIONS,
 			"iterations per program (default 4)"),
@@ -236,7 +236,7 @@ int cmd_sim(int argc, char **argv)
 		return usage_error("missing what to do: sim run");
 	if (check_operands(argc, argv, 0, NULL))
 		return EXIT_USAGE;
-	if (o.duration_s && o.executions_given)
+	if (o.duration_ns && o.executions_given)
 		return usage_error("--duration and --executions both say how long to run: give one");
 	dev = nprof_device_open((int)o.device, 0);
 	if (!dev || nprof_device_get_info(dev, &info)) {
@@ -268,7 +268,7 @@ int cmd_sim(int argc, char **argv)
 		k->o = &o;
 		k->core = c;
 		k->engines = info.engines_per_core;
-		k->until = o.duration_s ? start + o.duration_s * 1000000000ULL : 0;
+		k->until = o.duration_ns ? start + o.duration_ns : 0;
 		if (pthread_create(&k->thread, NULL, sim_core_run, k)) {
 			n--;
 			sim_stop = 1;

@@ -1054,15 +1054,21 @@ static void csv_xhost(FILE **f, const struct xhost *x)
 /*
  * Every table of DIR opened by the rule of output.c (each a temporary
  * renamed over its file when complete; a device, a FIFO or a link as
- * output_open() says), before any work. On failure nothing is left.
+ * output_open() says), before any work. On failure no file is left (the
+ * directories made stay).
  */
 static int csv_open(const char *dir, struct output *o)
 {
 	struct stat st;
 
-	if (mkdir(dir, 0777) && errno != EEXIST) {
-		fail("cannot create directory %s: %s", dir, strerror(errno));
-		return -1;
+	/* A missing directory is made (with its parents, as every output's). */
+	if (stat(dir, &st)) {
+		if (errno != ENOENT) {
+			fail("cannot create directory %s: %s", dir, strerror(errno));
+			return -1;
+		}
+		if (output_mkdir(dir, dir))
+			return -1;
 	}
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
 		fail("--csv %s: not a directory", dir);

@@ -154,11 +154,13 @@ const struct subcommand subcommands[] = {
 		.summary = "convert a profile to Chrome trace JSON, Perfetto or SQLite",
 		.desc = {
 			.name = "export",
-			.synopsis = "export --format FMT [-o OUT] [--progress=auto|always|never] PATH",
+			.synopsis = "export --format FMT [-o OUT] [--keep-going]\n"
+				    "                  [--progress=auto|always|never] PATH",
 			.about = "Convert a profile (an NTFF file, or a directory searched recursively for\n"
 				 ".ntff files and the system profile files ntrace.pb, cpu_util.pb and\n"
-				 "host_mem.pb) into a timeline. In a directory, a file that does not read\n"
-				 "is skipped with a warning naming it and the rest exported (exit status 1).\n"
+				 "host_mem.pb) into a timeline. A file that does not read fails the export;\n"
+				 "with --keep-going, in a directory, it is skipped with a warning naming it\n"
+				 "and the rest exported (exit status 1).\n"
 				 "Recordings of several machines share one timeline by their clock mappings.\n",
 			.describe = export_describe,
 		},

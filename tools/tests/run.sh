@@ -170,6 +170,27 @@ suite() {
 	}
 	run "help CMD prints CMD's help; the top-level help names SQLite" t_help_cmd
 
+	# A usage line that continues the one above is indented under its
+	# first option, not started again with "neuronprof".
+	t_help_synopsis() {
+		local c u col l
+		for c in devices doctor calibrate record dump summary diff report export top exporter sim; do
+			u=$("$np" "$c" --help | sed -n '/^Usage:/,/^$/p')
+			grep -E '^ +neuronprof +\[' <<<"$u" && { echo "$c: a continuation starts with neuronprof"; return 1; }
+			# the column of the first option of the first line
+			l=$(head -1 <<<"$u")
+			l=${l%%[[-]*}
+			col=$((${#l} + 1))
+			while IFS= read -r l; do
+				[ -z "$l" ] && continue
+				case $l in *"neuronprof $c"*) continue ;; esac
+				[ "$(awk '{ print index($0, "[") }' <<<"$l")" = "$col" ] ||
+					{ echo "$c: continuation not under column $col: $l"; return 1; }
+			done < <(tail -n +2 <<<"$u")
+		done
+	}
+	run "every --help: usage continuation lines indented under the first option" t_help_synopsis
+
 	# The man page carries every option each command's --help lists, and
 	# the synopsis the options that were missing from it.
 	t_man_options() {
@@ -658,7 +679,21 @@ EOF
 	run "summary --top 0: exit 2, range named" \
 		expect_exit 2 "--top: 0 is out of range" "$np" summary --top 0 "$basic"
 	run "summary --csv into a directory that cannot be made: exit 1, named" \
-		expect_exit 1 "cannot create directory $tmp/no/such/csv" "$np" summary --csv "$tmp/no/such/csv" "$basic"
+		expect_exit 1 "cannot create directory $basic/csv: Not a directory" "$np" summary --csv "$basic/csv" "$basic"
+	# One placement rule for every output (tool.rst, Conventions): the
+	# missing directories above it are made, as record -o does.
+	t_out_mkdir() {
+		local d=$tmp/mk
+		rm -rf "$d" &&
+		"$np" export --format json -o "$d/e/x.json" "$basic" >/dev/null 2>&1 &&
+		"$np" export --format sqlite -o "$d/s/x.db" "$basic" >/dev/null 2>&1 &&
+		"$np" report -o "$d/r/a/x.html" "$basic" >/dev/null 2>&1 &&
+		"$np" summary --csv "$d/c/a/b" "$basic" >/dev/null 2>&1 ||
+			{ echo "an output into missing directories failed"; return 1; }
+		[ -s "$d/e/x.json" ] && [ -s "$d/s/x.db" ] && [ -s "$d/r/a/x.html" ] && [ -s "$d/c/a/b/cores.csv" ] ||
+			{ echo "outputs missing"; find "$d"; return 1; }
+	}
+	run "export, report and summary --csv into missing directories: made, as record -o" t_out_mkdir
 
 	# ---- export: Chrome JSON -----------------------------------------------------
 	# basic.ntff: 26 slices = 2 iterations + 8 engine/TopSP event pairs + 15
@@ -783,6 +818,32 @@ host-c $((2000100 - 4500000 + 1700000000000000000))" ] || { echo "inferences:"; 
 		check schema-doc "$tmp/sd.db" "$repo/man/neuronprof-sqlite.5" "$repo/Documentation/analysis.rst"
 	}
 	run "export sqlite: neuronprof-sqlite(5) and analysis.rst document every table and column" t_schema_doc
+	# The man pages' examples run: every SQL example of neuronprof-sqlite(5)
+	# on the databases it names (prof.db a recording, runs.db three
+	# machines, raw.db a raw recording), every example of neuronprof(1) that
+	# needs no device on a directory laid out as record writes it.
+	t_man_sql_examples() {
+		local d=$tmp/mex
+		rm -rf "$d" && mkdir -p "$d" &&
+		"$np" export --format sqlite -o "$d/prof.db" "$prof" >/dev/null 2>&1 &&
+		"$np" export --format sqlite -o "$d/runs.db" "$fx/hosts" >/dev/null 2>&1 &&
+		"$np" export --format sqlite -o "$d/raw.db" "$fx/raw" >/dev/null 2>&1 || { echo "exports failed"; return 1; }
+		"$py" "$here/doc_check.py" sql "$repo/man/neuronprof-sqlite.5" \
+			prof.db="$d/prof.db" runs.db="$d/runs.db" raw.db="$d/raw.db"
+	}
+	run "neuronprof-sqlite(5): every SQL example runs on an exported database and gives rows" t_man_sql_examples
+	t_man_cmd_examples() {
+		local d=$tmp/mcx
+		rm -rf "$d" && mkdir -p "$d/prof/app-100/1" &&
+		cp "$fx"/straggler/0/*.ntff "$d/prof/app-100/1/" &&
+		"$py" "$here/doc_check.py" commands "$repo/man/neuronprof.1" "$np" "$d" \
+			summary,report,dump,export devices,record,exporter &&
+		[ -s "$d/report.html" ] && [ -s "$d/prof.pftrace" ] || { echo "no report.html or prof.pftrace"; return 1; }
+	}
+	run "neuronprof(1): every example that needs no device runs on a recording" t_man_cmd_examples
+	run "versions: every man page footer, the RPM spec and debian/changelog carry the library's version" \
+		"$py" "$here/doc_check.py" versions "$repo"
+	run "tool.rst: no sentence twice" "$py" "$here/doc_check.py" sentences "$repo/Documentation/tool.rst"
 
 	# Machines compared (straggler/, gen_fixtures.c): four machines of two
 	# cores, 4 executions each of START, ops 0x301-0x303 100 ns apart, STOP
@@ -1285,6 +1346,17 @@ DMA 2 1 3000700 0 1 2 32 82838485 A1" ] ||
 	}
 	run "names: JSON and Perfetto timelines name instructions by op, iterations and executions by model" t_names_timeline
 
+	# The report names a model as summary and the timelines do: by its
+	# name, with its id (tool.rst, Conventions).
+	t_names_report() {
+		"$np" report -o "$tmp/n.html" "$named" >/dev/null || return 1
+		has "synthetic_mlp (model 7): device latency" "$tmp/n.html" &&
+		has "synthetic_mlp (model 7): no nrt_execute host call" "$tmp/n.html" &&
+		has "execution 0, synthetic_mlp (model 7): " "$tmp/n.html" &&
+		count_is 0 '(>|execution 0, )model 7' "$tmp/n.html"
+	}
+	run "names: the report names the model as summary does" t_names_report
+
 	t_names_sqlite() {
 		rm -f "$tmp/n.db" &&
 		"$np" export --format sqlite -o "$tmp/n.db" "$named" >/dev/null || return 1
@@ -1413,8 +1485,13 @@ DMA 2 1 3000700 0 1 2 32 82838485 A1" ] ||
 	mkdir -p "$fx/mixed"
 	cp "$basic" "$fx/mixed/a.ntff"
 	cp "$fx/truncated.ntff" "$fx/mixed/b.ntff"
-	run "a bad file inside a directory fails the whole command, named" \
-		expect_exit 1 "mixed/b.ntff: truncated: metadata" "$np" summary "$fx/mixed"
+	t_bad_in_dir() {
+		expect_exit 1 "mixed/b.ntff: truncated: metadata" "$np" summary "$fx/mixed" &&
+		expect_exit 1 "mixed/b.ntff: truncated: metadata" "$np" report -o "$tmp/bad.html" "$fx/mixed" &&
+		expect_exit 1 "mixed/b.ntff: truncated: metadata" "$np" export --format json -o "$tmp/bad.json" "$fx/mixed" &&
+		[ ! -e "$tmp/bad.html" ] && [ ! -e "$tmp/bad.json" ] || { echo "output written"; return 1; }
+	}
+	run "a bad file inside a directory fails summary, report and export alike, named, nothing written" t_bad_in_dir
 
 	t_summary_keep_going() {
 		"$np" summary --keep-going "$fx/mixed" >"$tmp/s" 2>"$tmp/e"
@@ -1430,20 +1507,25 @@ DMA 2 1 3000700 0 1 2 32 82838485 A1" ] ||
 	run "summary --keep-going: the bad file named and skipped, the rest summarized, exit 1" \
 		t_summary_keep_going
 
-	# export of a directory goes on without a file that does not read: every
-	# format written, with the rest, the file named; exit status 1. A raw file
-	# beside it is exported too.
+	# A bad file in a directory is one behaviour for summary, report and
+	# export (tool.rst, Conventions): it fails the command, named, nothing
+	# written; with --keep-going the export goes on without it: every
+	# format written, with the rest, the file named; exit status 1. A raw
+	# file beside it is exported too.
 	t_export_skips_bad_file() {
 		local f o
 		cp -r "$fx/raw" "$fx/mixed/" || return 1
 		for f in json perfetto sqlite; do
 			o=$tmp/mixed.$f
 			rm -f "$o"
-			"$np" export --format "$f" -o "$o" "$fx/mixed" >"$tmp/s" 2>"$tmp/e"
+			expect_exit 1 "^neuronprof: export: $fx/mixed/b.ntff: truncated: metadata" \
+				"$np" export --format "$f" -o "$o" "$fx/mixed" &&
+			[ ! -e "$o" ] || { echo "$f: written without --keep-going"; return 1; }
+			"$np" export --keep-going --format "$f" -o "$o" "$fx/mixed" >"$tmp/s" 2>"$tmp/e"
 			[ $? -eq 1 ] || { echo "$f: expected exit 1"; cat "$tmp/e"; return 1; }
 			has "warning: $fx/mixed/b.ntff: truncated: metadata" "$tmp/e" &&
-			has "skipped (the export goes on without it)" "$tmp/e" &&
-			has "1 file of $fx/mixed skipped: the export leaves it out" "$tmp/e" &&
+			has "skipped (--keep-going)" "$tmp/e" &&
+			has "1 file of $fx/mixed skipped (--keep-going): the export leaves it out" "$tmp/e" &&
 			has "$o: 55 entries from 2 files" "$tmp/s" &&
 			[ -s "$o" ] || { echo "$f"; return 1; }
 		done
@@ -1454,11 +1536,11 @@ DMA 2 1 3000700 0 1 2 32 82838485 A1" ] ||
 		# A FILE operand that does not read still fails, and writes nothing.
 		rm -f "$tmp/one.json"
 		expect_exit 1 "mixed/b.ntff: truncated: metadata" \
-			"$np" export --format json -o "$tmp/one.json" "$fx/mixed/b.ntff" &&
+			"$np" export --keep-going --format json -o "$tmp/one.json" "$fx/mixed/b.ntff" &&
 		[ ! -e "$tmp/one.json" ] || { echo "output written for a bad FILE"; return 1; }
 		rm -rf "$fx/mixed/raw"
 	}
-	run_if sqlite3 "export of a directory with a bad file: named, skipped, the rest exported, exit 1" \
+	run_if sqlite3 "export of a directory with a bad file: fails, named; with --keep-going skipped, the rest exported, exit 1" \
 		t_export_skips_bad_file
 
 	t_summary_paths() {
@@ -1483,8 +1565,8 @@ recording $basic" ] || { echo "recordings not in the order of the PATHs:"; grep 
 		[ ! -e "$tmp/partial.json" ] || { echo "partial output left behind"; return 1; }
 		ls "$tmp" | grep -q 'partial.json.tmp' && { echo "temporary file left behind"; return 1; }
 		# The file asked for is named, not the writer's temporary one.
-		expect_exit 1 "cannot create $tmp/no/such/dir/x\.json: No such file or directory" \
-			"$np" export --format json -o "$tmp/no/such/dir/x.json" "$basic" || return 1
+		expect_exit 1 "cannot write $basic/x\.json: Not a directory" \
+			"$np" export --format json -o "$basic/x.json" "$basic" || return 1
 		grep -q '\.tmp' "$tmp/err" && { echo "temporary name in the message"; return 1; }
 		return 0
 	}
@@ -1709,6 +1791,25 @@ recording $basic" ] || { echo "recordings not in the order of the PATHs:"; grep 
 		"$np" record --duration 5 --error
 	run "record --duration 0: exit 2, range named" \
 		expect_exit 2 "--duration: 0 is out of range" "$np" record --duration 0
+	# Every option in seconds takes a fraction (util.c parse_seconds): 1.5
+	# is read, so the next check is the one that refuses.
+	run "record --duration 1.5 and --timeout 0.5: read as seconds" \
+		expect_exit 2 "--duration and --executions both say how long" \
+		"$np" record --timeout 0.5 --duration 1.5 --executions 2
+	run "sim run --duration 0.25: read as seconds" \
+		expect_exit 2 "--duration and --executions both say how long" \
+		"$np" sim run --duration 0.25 --executions 2
+	run "calibrate --duration 0.5 --output -: read (the log is what fails)" \
+		expect_exit 1 "calibrate: $tmp/no-such-log: No such file" \
+		"$np" calibrate --duration 0.5 --output - --from "$tmp/no-such-log"
+	run "record --duration 1e3: exit 2, the grammar named" \
+		expect_exit 2 "--duration: '1e3' is not a number of seconds \\(such as 2 or 1.5\\)" "$np" record --duration 1e3
+	run "sim run --duration 1.5x: exit 2, the grammar named" \
+		expect_exit 2 "--duration: '1.5x' is not a number of seconds" "$np" sim run --duration 1.5x
+	run "record --timeout finer than 1 ns: exit 2" \
+		expect_exit 2 "--timeout: '0.0000000001' is finer than a nanosecond" "$np" record --timeout 0.0000000001
+	run "calibrate --duration 0: exit 2, the range in seconds" \
+		expect_exit 2 "--duration: 0 is out of range \\[0.001, 86400\\] seconds" "$np" calibrate --duration 0
 
 	# ---- top -------------------------------------------------------------------------
 	run "top --batch --json: exit 2" \
@@ -1838,6 +1939,16 @@ recording $basic" ] || { echo "recordings not in the order of the PATHs:"; grep 
 			problems.0.fix="boot a kernel that has its modules installed, or install neuronprof for this one: there are no headers of kernel $kv ($tmp/no-modules/build) to build the modules for it: install linux-headers-$kv, then sudo make install KVER=\$(uname -r) in the neuronprof source tree; or try neuronprof on simulated devices in a VM with make demo"
 	}
 	run "doctor: a missing module tree is a problem with a fix" t_doctor_missing_tree
+	# The text prints each fix once: the three problems of a missing tree
+	# share the install fix, which the later two refer to.
+	t_doctor_fix_once() {
+		"$np" doctor --module-dir "$tmp/no-modules" >"$tmp/dr"
+		[ $? -eq 1 ] || { echo "expected exit 1"; return 1; }
+		count_is 1 'fix: .*make install' "$tmp/dr" &&
+		count_is 2 '^     fix: the one of 1$' "$tmp/dr" &&
+		count_is 3 '^  [0-9]\. ' "$tmp/dr"
+	}
+	run "doctor: each fix printed once, later problems refer to it" t_doctor_fix_once
 
 	t_doctor_headers_no_modules() {
 		local root=$tmp/hdrroot

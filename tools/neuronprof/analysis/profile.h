@@ -97,8 +97,8 @@ int profile_load_opts(const char *path, struct profile *p, bool keep_going, size
 
 /*
  * profile_load_skipping() - profile_load_opts() where @why (not NULL) is
- * the reason a skipped file's warning gives ("--keep-going", or export's
- * "the export goes on without it"); NULL fails on the first bad file.
+ * the reason a skipped file's warning gives ("--keep-going"); NULL fails
+ * on the first bad file.
  */
 int profile_load_skipping(const char *path, struct profile *p, const char *why,
 			  size_t *skipped);

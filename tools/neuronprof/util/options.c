@@ -90,7 +90,8 @@ void opts_usage(FILE *f, const struct cmd_desc *d, const struct opt *opts)
 	fputs("Usage: ", f);
 	for (bool first = true;; first = false) {
 		nl = strchr(s, '\n');
-		fprintf(f, "%sneuronprof %.*s\n", first ? "" : "       ",
+		/* A line starting with blanks continues the one above. */
+		fprintf(f, "%s%s%.*s\n", first ? "" : "       ", *s == ' ' ? "" : "neuronprof ",
 			nl ? (int)(nl - s) : (int)strlen(s), s);
 		if (!nl || !nl[1])
 			break;
@@ -145,6 +146,8 @@ static int opt_apply(const struct opt *o, const char *arg, void *ctx, bool as_sh
 		break;
 	case OPT_KIND_RING_SIZE:
 		if (parse_ring_size(name, arg, o->min, o->value))
+	case OPT_KIND_SECONDS:
+		if (parse_seconds(name, arg, o->min, o->max, o->value))
 			return EXIT_USAGE;
 		break;
 	case OPT_KIND_PROGRESS:

@@ -31,6 +31,7 @@ enum opt_kind {
 	OPT_KIND_U64,		/* *(uint64_t *)value, decimal or 0x hex in [min, max] */
 	OPT_KIND_SIZE,		/* as OPT_KIND_U64, with a K, M or G suffix allowed */
 	OPT_KIND_RING_SIZE,	/* a ring size (util/ringmem.h), at least min */
+	OPT_KIND_SECONDS,	/* *(uint64_t *)value in ns from seconds "1.5" in [min, max] ns */
 	OPT_KIND_PROGRESS,	/* *(enum progress_mode *)value from auto|always|never */
 	OPT_KIND_CALLBACK,	/* cb(opt, value or NULL, ctx) */
 	OPT_KIND_GROUP,		/* no option: a heading (@help) in the usage text */
@@ -94,6 +95,9 @@ struct opt {
 #define OPT_RING_SIZE(v, lo, h, ...) \
 	{ .kind = OPT_KIND_RING_SIZE, .long_name = "ring-size", .value = (v), .argh = "SIZE", \
 	  .min = (lo), .max = RING_SIZE_MAX, .help = (h), ##__VA_ARGS__ }
+#define OPT_SECONDS(s, l, v, lo, hi, h, ...) \
+	{ .kind = OPT_KIND_SECONDS, .short_name = (s), .long_name = (l), .value = (v), \
+	  .argh = "SEC", .min = (lo), .max = (hi), .help = (h), ##__VA_ARGS__ }
 #define OPT_PROGRESS(v) \
 	{ .kind = OPT_KIND_PROGRESS, .long_name = "progress", .value = (v), .argh = "WHEN", \
 	  .help = "progress bar on stderr: auto (default: on a terminal,\n" \
@@ -105,7 +109,8 @@ struct opt {
 /**
  * struct cmd_desc - what a command's usage text says besides its options.
  * @name: the subcommand ("record").
- * @synopsis: the usage lines after "neuronprof ", '\n' between them.
+ * @synopsis: the usage lines after "neuronprof ", '\n' between them; a line
+ *	starting with blanks continues the one above (printed without "neuronprof ").
  * @about: what the command does (a paragraph, lines ending in '\n').
  * @describe: when set, writes more of the description after @about (a list
  *	that comes from a table, say).

@@ -21,6 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <neuronprof/output.h>
+
 #include "util/output.h"
 #include "util/util.h"
 
@@ -99,6 +101,39 @@ static int temp_file(char **path, const char *fmt, const char *arg)
 	return fd;
 }
 
+int output_mkdir(const char *dir, const char *name)
+{
+	int fd = nprof_output_mkdir_p(dir, 0777);
+
+	if (fd < 0) {
+		if (strcmp(dir, name))
+			fail("cannot create directory %s for %s: %s", dir, name, strerror(-fd));
+		else
+			fail("cannot create directory %s: %s", dir, strerror(-fd));
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* Create the missing directories above the new file @path (named @name). */
+static int make_parent(const char *path, const char *name)
+{
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+	char *dir;
+	int rc = 0;
+
+	if (!slash || slash == path)
+		return 0;
+	dir = xstrdup(path);
+	dir[slash - path] = '\0';
+	if (stat(dir, &st) && errno == ENOENT)
+		rc = output_mkdir(dir, name);
+	free(dir);
+	return rc;
+}
+
 int output_open(struct output *o, const char *name, unsigned int flags)
 {
 	struct stat st;
@@ -163,6 +198,11 @@ int output_open(struct output *o, const char *name, unsigned int flags)
 			return -1;
 		}
 		return 0;
+	}
+	/* A new name in a missing directory: the directory is made, as record's. */
+	if (!exists && make_parent(o->final, name)) {
+		output_abort(o);
+		return -1;
 	}
 	/* A regular file or a new name: a temporary beside it. */
 	fd = temp_file(&o->tmp, "%s.tmp.XXXXXX", o->final);

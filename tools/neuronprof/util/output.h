@@ -3,7 +3,7 @@
  * neuronprof(1): a named output (output.c has the rule): a regular file is
  * written to a temporary and renamed over it when complete; a device, a
  * FIFO or "-" is written in place; a symbolic link is followed; a
- * directory is refused up front.
+ * directory is refused up front; missing directories above it are created.
  */
 #ifndef NEURONPROF_TOOL_OUTPUT_H
 #define NEURONPROF_TOOL_OUTPUT_H
@@ -28,9 +28,17 @@ struct output {
 };
 
 /*
- * output_open() - get @name ready for writing, before any work: a
- * directory, a missing directory or a device that does not open fails
- * here. A FIFO's open waits for a reader.
+ * output_mkdir() - create the directory @dir and its missing parents
+ * (nprof_output_mkdir_p(), as record does for -o), for the output @name.
+ * Return: 0, or -1 after a message naming both.
+ */
+int output_mkdir(const char *dir, const char *name);
+
+/*
+ * output_open() - get @name ready for writing, before any work: missing
+ * directories above a new file are created (output_mkdir()); a directory
+ * or a device that does not open fails here. A FIFO's open waits for a
+ * reader.
  * Return: 0, or -1 after a message naming @name.
  */
 int output_open(struct output *o, const char *name, unsigned int flags);

@@ -154,6 +154,57 @@ static const char *size_str(uint64_t v, bool suffixes, char *buf, size_t len)
 	return buf;
 }
 
+/* @ns as seconds with no trailing zeros: "1.5", "0.001", "604800". */
+static const char *seconds_str(uint64_t ns, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%llu.%09llu", (unsigned long long)(ns / 1000000000ULL),
+			 (unsigned long long)(ns % 1000000000ULL));
+
+	while (n > 0 && buf[n - 1] == '0')
+		buf[--n] = 0;
+	if (n > 0 && buf[n - 1] == '.')
+		buf[--n] = 0;
+	return buf;
+}
+
+int parse_seconds(const char *what, const char *s, uint64_t min_ns, uint64_t max_ns,
+		  uint64_t *out_ns)
+{
+	uint64_t whole = 0, frac = 0, scale = 1000000000ULL;
+	const char *p = s ? s : "";
+	bool digits = false;
+
+	for (; *p >= '0' && *p <= '9'; p++, digits = true) {
+		if (whole > (UINT64_MAX / 1000000000ULL - 9) / 10) {
+			usage_error("%s: '%s' is too large", what, s);
+			return -1;
+		}
+		whole = whole * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++, digits = true) {
+			if (scale == 1) {
+				usage_error("%s: '%s' is finer than a nanosecond", what, s);
+				return -1;
+			}
+			scale /= 10;
+			frac += (uint64_t)(*p - '0') * scale;
+		}
+	if (!digits || *p) {
+		usage_error("%s: '%s' is not a number of seconds (such as 2 or 1.5)", what,
+			    s ? s : "");
+		return -1;
+	}
+	*out_ns = whole * 1000000000ULL + frac;
+	if (*out_ns < min_ns || *out_ns > max_ns) {
+		usage_error("%s: %s is out of range [%s, %s] seconds", what, s,
+			    seconds_str(min_ns, (char[32]){ 0 }, 32),
+			    seconds_str(max_ns, (char[32]){ 0 }, 32));
+		return -1;
+	}
+	return 0;
+}
+
 int parse_u64(const char *what, const char *s, uint64_t min, uint64_t max, bool suffixes,
 	      uint64_t *out)
 {

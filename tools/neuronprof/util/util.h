@@ -68,6 +68,15 @@ int parse_u64(const char *what, const char *s, uint64_t min, uint64_t max, bool 
 	      uint64_t *out);
 
 /*
+ * parse_seconds() - a duration in seconds, whole or with a decimal fraction
+ * ("2", "1.5", "0.25"; no sign, exponent or unit), into nanoseconds in
+ * [min_ns, max_ns]: the one parser of every option given in seconds.
+ * Return: 0, or -1 after printing a usage error naming @what and the value.
+ */
+int parse_seconds(const char *what, const char *s, uint64_t min_ns, uint64_t max_ns,
+		  uint64_t *out_ns);
+
+/*
  * parse_core_list() - "0", "0,2,4", "0-3", "all" and combinations into a
  * bitmap of @nbits bits (all set for "all").
  * Return: 0, or -1 after printing a usage error naming the bad part.
