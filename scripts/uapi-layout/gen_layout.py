@@ -5,9 +5,12 @@
 The struct and member lists are read from the header itself rather than kept
 by hand, so a member added to the header is covered without touching the
 test. The parser only understands what a uapi header should contain: flat
-structs of fixed-width scalars and arrays of them. Anything else (a nested
-struct or union, a bitfield, a pointer) is reported as an error, because such
-a member would also be a layout hazard worth a human look.
+structs of fixed-width scalars and arrays of them, and arrays (or single
+members) of a struct the header defined earlier, whose own layout the
+program prints too. Anything else (a struct or union defined inside
+another, a struct from elsewhere, a bitfield, a pointer) is reported as an
+error, because such a member would also be a layout hazard worth a human
+look.
 
 The program prints, for every struct, its size and, for every
 member, its offset and size; and the value of every ioctl number the header
@@ -21,7 +24,7 @@ import re
 import sys
 
 MEMBER_RE = re.compile(
-    r'^(?P<type>(?:unsigned\s+|signed\s+)?[A-Za-z_]\w*)\s+'
+    r'^(?P<type>(?:unsigned\s+|signed\s+|struct\s+)?[A-Za-z_]\w*)\s+'
     r'(?P<name>[A-Za-z_]\w*)\s*(?P<dims>(?:\[[^\]]+\]\s*)*);$')
 STRUCT_RE = re.compile(r'\bstruct\s+([A-Za-z_]\w*)\s*\{([^{}]*)\}\s*;')
 IOCTL_RE = re.compile(r'^\s*#\s*define\s+(\w*IOCTL\w*)\s', re.MULTILINE)
@@ -45,8 +48,12 @@ def parse(text, path):
             mm = MEMBER_RE.match(decl + ';')
             if not mm:
                 sys.exit(f'{path}: struct {name}: cannot parse member '
-                         f'"{decl};" (only flat scalar and array members '
-                         f'are supported)')
+                         f'"{decl};" (only scalar members, arrays of them '
+                         f'and of the header\'s own structs are supported)')
+            ty = mm.group('type').split()
+            if ty[0] == 'struct' and ty[1] not in [n for n, _ in structs]:
+                sys.exit(f'{path}: struct {name}: member "{decl};" is of a '
+                         f'struct this header does not define before it')
             members.append(mm.group('name'))
         if not members:
             sys.exit(f'{path}: struct {name} has no members')
