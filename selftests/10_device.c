@@ -367,7 +367,8 @@ TEST_F(device, get_info_longer_argument)
 TEST_F(device, unknown_driver_ioctl_enotty)
 {
 	struct drm_neuronprof_get_info gi;
-	unsigned long cmd = DRM_IOWR(DRM_COMMAND_BASE + DRM_NEURONPROF_SIM_EXEC + 1,
+	/* One past the last driver ioctl (NQ_HOLDERS, uapi 4). */
+	unsigned long cmd = DRM_IOWR(DRM_COMMAND_BASE + DRM_NEURONPROF_NQ_HOLDERS + 1,
 				     struct drm_neuronprof_get_info);
 
 	init_get_info(&gi, NULL, 0);
