@@ -17,33 +17,10 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/.." && pwd)
-entries=${1:-2000000}
-case $entries in '' | *[!0-9]*) echo "diff.sh: '$entries' is not a number" >&2; exit 2 ;; esac
-build=${TOOL_BUILD:-$repo/tools/build}
-np=$build/neuronprof
-gen=$build/tests/gen_fixtures
-if [ ! -x "$np" ] || [ ! -x "$gen" ]; then
-	make -C "$repo/tools" --no-print-directory O="$build" "$np" "$gen" >/dev/null
-fi
-dir=$(mktemp -d "${BENCH_DIR:-/var/tmp}/nprof-bench-diff.XXXXXX")
-trap 'rm -rf "$dir"' EXIT
+. "$here/tool_bench.sh"
+tool_bench_setup diff "${1:-2000000}"
 "$gen" --large "$entries" "$dir/base.ntff"
 "$gen" --jitter "$entries" "$dir/new.ntff"
-
-# best CMD...: the shortest of three runs, in nanoseconds, into $best
-best() {
-	local t0 t1 i
-	best=
-	for i in 1 2 3; do
-		t0=$(date +%s%N)
-		"$@" >/dev/null
-		t1=$(date +%s%N)
-		if [ -z "$best" ] || [ $((t1 - t0)) -lt "$best" ]; then
-			best=$((t1 - t0))
-		fi
-	done
-}
 
 best "$np" summary --json "$dir/base.ntff" "$dir/new.ntff"
 sum_ns=$best
