@@ -126,6 +126,8 @@ done
 # Host layer.
 run_layer host/uapi bash "$here/uapi-layout/run.sh"
 run_layer host/kernel-lint bash "$here/lint-kernel.sh"
+# One name, one definition across kernel, library, selftests and tools.
+run_layer host/names python3 tests/names/check-names.py
 # The vendor hook: the patched and unpatched vendor trees build (W=1, no new
 # warning) and load in the VM next to the provider (skipped without a tree).
 run_layer host/vendor-hook bash "$here/vendor-hook-test.sh"

@@ -15,7 +15,7 @@ PKGS=(
 	dkms man-db libsqlite3-dev sqlite3 chromium fonts-dejavu-core
 	debhelper dh-dkms dpkg-dev fakeroot lintian rpm
 	libmicrohttpd-dev prometheus prometheus-node-exporter curl
-	python3-pandas python3-distributed
+	python3-pandas python3-distributed universal-ctags
 )
 
 missing=()

@@ -616,7 +616,7 @@ TEST_F(topology, code_names_per_engine)
 TEST_F(topology, every_queue_subscribable)
 {
 	const struct drm_neuronprof_device_info *i = &self->dev.info;
-	struct nprof_queue q[512];
+	struct selftest_queue q[512];
 	int fds[512];
 	int n = 0, k, c, ret;
 

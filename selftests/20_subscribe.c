@@ -326,7 +326,7 @@ TEST_F(subscribe, watermark_equal_ring_size_accepted)
  */
 TEST_F(subscribe, subscribers_up_to_limit)
 {
-	const struct nprof_queue q = { self->sub.target_kind, self->sub.target_index,
+	const struct selftest_queue q = { self->sub.target_kind, self->sub.target_index,
 				       self->sub.queue_type, self->sub.engine };
 	struct drm_neuronprof_nq_subscribe again = self->sub;
 	struct drm_neuronprof_nq_holders h;
@@ -370,7 +370,7 @@ TEST_F(subscribe, subscribers_up_to_limit)
 /* NQ_HOLDERS checks its arguments as SUBSCRIBE does. */
 TEST_F(subscribe, holders_bad_args)
 {
-	const struct nprof_queue q = { self->sub.target_kind, self->sub.target_index,
+	const struct selftest_queue q = { self->sub.target_kind, self->sub.target_index,
 				       self->sub.queue_type, self->sub.engine };
 	struct drm_neuronprof_nq_holders h;
 
@@ -455,7 +455,7 @@ TEST_F(subscribe, close_unsubscribes)
  */
 TEST_F(subscribe, mapping_keeps_subscription)
 {
-	const struct nprof_queue q = { self->sub.target_kind, self->sub.target_index,
+	const struct selftest_queue q = { self->sub.target_kind, self->sub.target_index,
 				       self->sub.queue_type, self->sub.engine };
 	struct drm_neuronprof_nq_subscribe first;
 	const struct neuronprof_ring_header *h;

@@ -19,7 +19,7 @@ FIXTURE(mmap) {
 
 FIXTURE_SETUP(mmap)
 {
-	struct nprof_queue q = { NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 0 };
+	struct selftest_queue q = { NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 0 };
 	__u64 size;
 
 	self->fd = -1;

@@ -18,7 +18,7 @@
 #define MODEL_ID 0x4e50u
 #define MAX_RINGS 64
 
-static const struct nprof_queue trace0 = {
+static const struct selftest_queue trace0 = {
 	NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 0
 };
 
@@ -45,7 +45,7 @@ static int poll_in(int fd, int timeout_ms, short *revents)
  */
 FIXTURE(core_queues) {
 	struct nprof_dev dev;
-	struct nprof_ring rings[MAX_RINGS];
+	struct selftest_ring rings[MAX_RINGS];
 	int n;
 };
 
@@ -74,7 +74,7 @@ FIXTURE_TEARDOWN(core_queues)
 	int k;
 
 	for (k = 0; k < self->n; k++)
-		nprof_ring_close(&self->rings[k]);
+		selftest_ring_close(&self->rings[k]);
 	TEARDOWN_SIM_DEV(&self->dev, DEV_ID);
 }
 
@@ -84,7 +84,7 @@ TEST_F_TIMEOUT(core_queues, everything_delivered_or_lost, 120)
 	__u32 core = variant->last_core ? info->num_cores - 1 : 0;
 	bool flush = info->caps & NEURONPROF_CAP_FLUSH;
 	__u64 produced[16] = { 0 }, delivered[16] = { 0 }, lost[16] = { 0 };
-	struct nprof_queue q[MAX_RINGS];
+	struct selftest_queue q[MAX_RINGS];
 	struct drm_neuronprof_sim_exec ex;
 	struct nprof_expect exp = { 0 };
 	__u64 ring_size = 16384;
@@ -98,7 +98,7 @@ TEST_F_TIMEOUT(core_queues, everything_delivered_or_lost, 120)
 	n = nprof_core_queues(info, core, q, MAX_RINGS);
 	ASSERT_LT(0, n);
 	for (k = 0; k < n; k++) {
-		ret = nprof_ring_open(self->dev.fd, &q[k], ring_size, 0,
+		ret = selftest_ring_open(self->dev.fd, &q[k], ring_size, 0,
 				      &self->rings[k]);
 		ASSERT_EQ(0, ret)
 			TH_LOG("subscribe+mmap %s kind %u index %u engine %u: %s",
@@ -129,10 +129,10 @@ TEST_F_TIMEOUT(core_queues, everything_delivered_or_lost, 120)
 
 		/* The end of an execution wakes every ring that got entries. */
 		for (k = 0; k < n; k++) {
-			struct nprof_ring *r = &self->rings[k];
+			struct selftest_ring *r = &self->rings[k];
 			short rev = 0;
 
-			if (nprof_ring_producer(r) == nprof_ring_consumer_pos(r))
+			if (selftest_ring_producer(r) == selftest_ring_consumer_pos(r))
 				continue;
 			ASSERT_EQ(1, poll_in(r->fd, 0, &rev));
 			ASSERT_TRUE(rev & POLLIN)
@@ -141,12 +141,12 @@ TEST_F_TIMEOUT(core_queues, everything_delivered_or_lost, 120)
 		}
 		for (k = 0; k < n; k++) {
 			ASSERT_RING_OK(&self->rings[k],
-				       nprof_ring_settle(&self->rings[k], &exp, flush));
+				       selftest_ring_settle(&self->rings[k], &exp, flush));
 		}
 	}
 
 	for (k = 0; k < n; k++) {
-		struct nprof_ring *r = &self->rings[k];
+		struct selftest_ring *r = &self->rings[k];
 		__u64 l = r->hdr->lost;
 
 		delivered[r->q.type] += r->delivered;
@@ -193,14 +193,14 @@ TEST_F(core_queues, other_core_untouched)
 	const struct drm_neuronprof_device_info *info = &self->dev.info;
 	__u32 core = variant->last_core ? info->num_cores - 1 : 0;
 	__u32 other = (core + 1) % info->num_cores;
-	struct nprof_queue q[MAX_RINGS];
+	struct selftest_queue q[MAX_RINGS];
 	struct drm_neuronprof_sim_exec ex;
 	int k, t, n, ret;
 
 	n = nprof_core_queues(info, core, q, MAX_RINGS);
 	ASSERT_LT(0, n);
 	for (k = 0; k < n; k++) {
-		ret = nprof_ring_open(self->dev.fd, &q[k], info->min_ring_size,
+		ret = selftest_ring_open(self->dev.fd, &q[k], info->min_ring_size,
 				      0, &self->rings[k]);
 		ASSERT_EQ(0, ret) TH_LOG("%s", strerror(-ret));
 		self->n = k + 1;
@@ -214,7 +214,7 @@ TEST_F(core_queues, other_core_untouched)
 			       nprof_qt_name(t), (unsigned long long)ex.produced[t]);
 	}
 	for (k = 0; k < n; k++) {
-		EXPECT_EQ(0ull, nprof_ring_producer(&self->rings[k]));
+		EXPECT_EQ(0ull, selftest_ring_producer(&self->rings[k]));
 		EXPECT_EQ(0ull, self->rings[k].hdr->lost);
 	}
 }
@@ -222,7 +222,7 @@ TEST_F(core_queues, other_core_untouched)
 /* One TRACE ring of the smallest size on core 0 of a default device. */
 FIXTURE(ring) {
 	struct nprof_dev dev;
-	struct nprof_ring r;
+	struct selftest_ring r;
 	__u64 cap;		/* entries the ring holds */
 	__u64 esz;
 };
@@ -234,7 +234,7 @@ FIXTURE_SETUP(ring)
 	self->r.fd = -1;
 	SETUP_SIM_DEV(&self->dev, DEV_ID, NULL);
 	REQUIRE_SIM_EXEC(&self->dev);
-	ret = nprof_ring_open(self->dev.fd, &trace0, self->dev.info.min_ring_size,
+	ret = selftest_ring_open(self->dev.fd, &trace0, self->dev.info.min_ring_size,
 			      0, &self->r);
 	ASSERT_EQ(0, ret) TH_LOG("subscribe+mmap: %s", strerror(-ret));
 	self->esz = self->dev.info.entry_size;
@@ -243,7 +243,7 @@ FIXTURE_SETUP(ring)
 
 FIXTURE_TEARDOWN(ring)
 {
-	nprof_ring_close(&self->r);
+	selftest_ring_close(&self->r);
 	TEARDOWN_SIM_DEV(&self->dev, DEV_ID);
 }
 
@@ -258,7 +258,7 @@ static __u64 fill_ring(struct __test_metadata *_metadata,
 		TH_LOG("a program of %llu instructions produced only %llu TRACE entries",
 		       (unsigned long long)(2 * self->cap),
 		       (unsigned long long)ex.produced[NEURONPROF_QT_TRACE]);
-	ASSERT_EQ(self->cap * self->esz, nprof_ring_producer(&self->r));
+	ASSERT_EQ(self->cap * self->esz, selftest_ring_producer(&self->r));
 	return ex.produced[NEURONPROF_QT_TRACE];
 }
 
@@ -304,15 +304,15 @@ static void *waiter_fn(void *arg)
  */
 TEST_F(ring, poll_woken_at_end_of_exec_below_watermark)
 {
-	struct nprof_ring hi;
-	struct nprof_queue q = trace0;
+	struct selftest_ring hi;
+	struct selftest_queue q = trace0;
 	struct drm_neuronprof_sim_exec ex;
 	struct waiter w = { 0 };
 	pthread_t th;
 	int ret;
 
 	q.engine = 1;
-	ret = nprof_ring_open(self->dev.fd, &q, self->dev.info.min_ring_size,
+	ret = selftest_ring_open(self->dev.fd, &q, self->dev.info.min_ring_size,
 			      (__u32)self->dev.info.min_ring_size, &hi);
 	ASSERT_EQ(0, ret);
 	w.fd = hi.fd;
@@ -328,7 +328,7 @@ TEST_F(ring, poll_woken_at_end_of_exec_below_watermark)
 		TH_LOG("poll was not woken, it ended after %llu ms",
 		       (unsigned long long)w.elapsed_ms);
 	EXPECT_FALSE(w.revents & (POLLHUP | POLLERR));
-	nprof_ring_close(&hi);
+	selftest_ring_close(&hi);
 }
 
 /* Once everything is consumed, poll reports nothing again. */
@@ -339,7 +339,7 @@ TEST_F(ring, poll_quiet_after_consuming)
 
 	ASSERT_EQ(0, run_trace(self->dev.fd, 8, 1, &ex));
 	ASSERT_EQ(1, poll_in(self->r.fd, 0, &rev));
-	ASSERT_RING_OK(&self->r, nprof_ring_consume(&self->r, NULL));
+	ASSERT_RING_OK(&self->r, selftest_ring_consume(&self->r, NULL));
 	ASSERT_EQ(0, poll_in(self->r.fd, 0, &rev))
 		TH_LOG("revents %#x with nothing unread", rev);
 }
@@ -370,7 +370,7 @@ TEST_F(ring, consumer_release_frees_space)
 
 	ASSERT_EQ(0, run_trace(self->dev.fd, insns, 1, &ex1));
 	ASSERT_GE(self->cap, ex1.produced[NEURONPROF_QT_TRACE]);
-	ASSERT_RING_OK(&self->r, nprof_ring_consume(&self->r, NULL));
+	ASSERT_RING_OK(&self->r, selftest_ring_consume(&self->r, NULL));
 	ASSERT_EQ(ex1.produced[NEURONPROF_QT_TRACE], self->r.delivered);
 
 	ASSERT_EQ(0, run_trace(self->dev.fd, insns, 1, &ex2));
@@ -378,7 +378,7 @@ TEST_F(ring, consumer_release_frees_space)
 	ASSERT_LT(self->cap, ex1.produced[NEURONPROF_QT_TRACE] +
 			     ex2.produced[NEURONPROF_QT_TRACE]);
 	ASSERT_EQ(0ull, self->r.hdr->lost);
-	ASSERT_RING_OK(&self->r, nprof_ring_consume(&self->r, NULL));
+	ASSERT_RING_OK(&self->r, selftest_ring_consume(&self->r, NULL));
 	ASSERT_EQ(ex1.produced[NEURONPROF_QT_TRACE] +
 		  ex2.produced[NEURONPROF_QT_TRACE], self->r.delivered);
 	ASSERT_EQ(0ull, self->r.gaps);
@@ -404,14 +404,14 @@ TEST_F(ring, overflow_counts_exactly)
 	ASSERT_EQ(lost1, d.lost);
 	ASSERT_TRUE(d.ring_flags & NEURONPROF_RING_OVERFLOWED);
 
-	ASSERT_RING_OK(&self->r, nprof_ring_consume(&self->r, NULL));
+	ASSERT_RING_OK(&self->r, selftest_ring_consume(&self->r, NULL));
 	ASSERT_EQ(self->cap, self->r.delivered);
 	ASSERT_EQ(0ull, self->r.gaps) TH_LOG("the ring filled in order");
 
 	ASSERT_EQ(0, run_trace(self->dev.fd, self->cap / 4, 1, &ex2));
 	ASSERT_GE(self->cap, ex2.produced[NEURONPROF_QT_TRACE]);
 	ASSERT_EQ(lost1, self->r.hdr->lost) TH_LOG("the second program fits");
-	ASSERT_RING_OK(&self->r, nprof_ring_consume(&self->r, NULL));
+	ASSERT_RING_OK(&self->r, selftest_ring_consume(&self->r, NULL));
 	ASSERT_EQ(lost1, self->r.gaps);
 	ASSERT_EQ(produced1 + ex2.produced[NEURONPROF_QT_TRACE],
 		  self->r.delivered + self->r.hdr->lost);
@@ -441,13 +441,13 @@ TEST_F(ring, read_whole_entries)
 		ASSERT_LT(0, n);
 		ASSERT_EQ(0u, (size_t)n % self->esz);
 		for (off = 0; off < (size_t)n; off += self->esz) {
-			ASSERT_EQ(0, nprof_ring_check_entry(&self->r,
+			ASSERT_EQ(0, selftest_ring_check_entry(&self->r,
 				  (const void *)(buf + off), NULL))
 				TH_LOG("%s", self->r.err);
 		}
 		total += (__u64)n;
 		/* read() moves the consumer position userspace sees. */
-		ASSERT_EQ(total, nprof_ring_consumer_pos(&self->r));
+		ASSERT_EQ(total, selftest_ring_consumer_pos(&self->r));
 	}
 	ASSERT_EQ(EAGAIN, errno);
 	ASSERT_EQ(ex.produced[NEURONPROF_QT_TRACE], self->r.delivered);
@@ -464,8 +464,8 @@ TEST_F(ring, read_without_mapping_accounts_all)
 	struct drm_neuronprof_nq_subscribe sub;
 	struct drm_neuronprof_sim_exec ex;
 	struct neuronprof_nq_drain d;
-	struct nprof_ring acc;
-	struct nprof_queue q = trace0;
+	struct selftest_ring acc;
+	struct selftest_queue q = trace0;
 	unsigned char buf[4096];
 	ssize_t n;
 	int fd;
@@ -483,7 +483,7 @@ TEST_F(ring, read_without_mapping_accounts_all)
 		ssize_t off;
 
 		for (off = 0; off < n; off += (ssize_t)self->esz) {
-			ASSERT_EQ(0, nprof_ring_check_entry(&acc,
+			ASSERT_EQ(0, selftest_ring_check_entry(&acc,
 				  (const void *)(buf + off), NULL))
 				TH_LOG("%s", acc.err);
 		}
@@ -505,7 +505,7 @@ TEST_F(ring, read_partial_buffer_whole_entry)
 	ASSERT_EQ(0, run_trace(self->dev.fd, 4, 1, &ex));
 	ASSERT_EQ((ssize_t)self->esz,
 		  read(self->r.fd, buf, self->esz + self->esz / 2));
-	ASSERT_EQ(self->esz, nprof_ring_consumer_pos(&self->r));
+	ASSERT_EQ(self->esz, selftest_ring_consumer_pos(&self->r));
 }
 
 TEST_F(ring, read_short_buffer_einval)
@@ -515,7 +515,7 @@ TEST_F(ring, read_short_buffer_einval)
 
 	ASSERT_EQ(0, run_trace(self->dev.fd, 4, 1, &ex));
 	ASSERT_ERRNO(EINVAL, (int)read(self->r.fd, buf, self->esz - 1));
-	ASSERT_EQ(0ull, nprof_ring_consumer_pos(&self->r));
+	ASSERT_EQ(0ull, selftest_ring_consumer_pos(&self->r));
 }
 
 TEST_F(ring, read_empty_nonblock_eagain)
@@ -533,8 +533,8 @@ TEST_F(ring, read_bad_buffer_efault_keeps_entries)
 
 	ASSERT_EQ(0, run_trace(self->dev.fd, 4, 1, &ex));
 	ASSERT_ERRNO(EFAULT, (int)read(self->r.fd, NULL, self->esz));
-	ASSERT_EQ(0ull, nprof_ring_consumer_pos(&self->r));
-	ASSERT_RING_OK(&self->r, nprof_ring_consume(&self->r, NULL));
+	ASSERT_EQ(0ull, selftest_ring_consumer_pos(&self->r));
+	ASSERT_RING_OK(&self->r, selftest_ring_consume(&self->r, NULL));
 	ASSERT_EQ(ex.produced[NEURONPROF_QT_TRACE], self->r.delivered);
 }
 
@@ -562,34 +562,34 @@ TEST_F(ring, read_blocks_until_exec)
  */
 TEST_F(ring, poll_in_until_flush_consumed)
 {
-	struct nprof_ring hi;
-	struct nprof_queue q = trace0;
+	struct selftest_ring hi;
+	struct selftest_queue q = trace0;
 	struct drm_neuronprof_sim_exec ex;
 	__u64 prod;
 	short rev = 0;
 	int ret;
 
 	q.engine = 3;
-	ret = nprof_ring_open(self->dev.fd, &q, self->dev.info.min_ring_size,
+	ret = selftest_ring_open(self->dev.fd, &q, self->dev.info.min_ring_size,
 			      (__u32)self->dev.info.min_ring_size, &hi);
 	ASSERT_EQ(0, ret);
 	nprof_exec_init(&ex, 0, MODEL_ID, 1, 0, 0, 0);
 	ex.instructions[3] = 6;
 	ASSERT_EQ(0, nprof_exec(self->dev.fd, &ex));
-	prod = nprof_ring_producer(&hi);
+	prod = selftest_ring_producer(&hi);
 	ASSERT_LT(self->esz, prod);
 	ASSERT_GT(self->dev.info.min_ring_size, prod) TH_LOG("below the watermark");
 	ASSERT_EQ(1, poll_in(hi.fd, 0, &rev));
 	/* Half consumed: what is left was produced before the flush. */
-	nprof_ring_set_consumer(&hi, prod / self->esz / 2 * self->esz);
+	selftest_ring_set_consumer(&hi, prod / self->esz / 2 * self->esz);
 	ASSERT_EQ(1, poll_in(hi.fd, 0, &rev));
 	ASSERT_TRUE(rev & POLLIN);
-	nprof_ring_set_consumer(&hi, prod);
+	selftest_ring_set_consumer(&hi, prod);
 	ASSERT_EQ(0, poll_in(hi.fd, 0, &rev));
 	/* A flush with nothing unread reports nothing. */
 	ASSERT_EQ(0, nprof_drain(hi.fd, NEURONPROF_DRAIN_FLUSH, 0, NULL));
 	ASSERT_EQ(0, poll_in(hi.fd, 0, &rev));
-	nprof_ring_close(&hi);
+	selftest_ring_close(&hi);
 }
 
 /* The subscription fd has no file position and cannot be written. */
@@ -612,7 +612,7 @@ TEST_F(ring, pread_espipe)
 
 	ASSERT_EQ(0, run_trace(self->dev.fd, 2, 1, &ex));
 	ASSERT_ERRNO(ESPIPE, (int)pread(self->r.fd, buf, sizeof(buf), 0));
-	ASSERT_EQ(0ull, nprof_ring_consumer_pos(&self->r));
+	ASSERT_EQ(0ull, selftest_ring_consumer_pos(&self->r));
 }
 
 TEST_F(ring, drain_reports_positions)
@@ -622,7 +622,7 @@ TEST_F(ring, drain_reports_positions)
 
 	ASSERT_EQ(0, run_trace(self->dev.fd, 5, 1, &ex));
 	ASSERT_EQ(0, nprof_drain(self->r.fd, 0, 0, &d));
-	ASSERT_EQ(nprof_ring_producer(&self->r), d.producer_pos);
+	ASSERT_EQ(selftest_ring_producer(&self->r), d.producer_pos);
 	ASSERT_EQ(ex.produced[NEURONPROF_QT_TRACE] * self->esz, d.producer_pos);
 	ASSERT_EQ(0ull, d.consumer_pos);
 	ASSERT_EQ(0ull, d.lost);
@@ -650,12 +650,12 @@ TEST_F(ring, drain_release_valid)
 	__u64 half;
 
 	ASSERT_EQ(0, run_trace(self->dev.fd, 8, 1, &ex));
-	half = nprof_ring_producer(&self->r) / 2;
+	half = selftest_ring_producer(&self->r) / 2;
 	half -= half % self->esz;
 	ASSERT_EQ(0, nprof_drain(self->r.fd, NEURONPROF_DRAIN_RELEASE, half, &d));
 	ASSERT_EQ(half, d.consumer_pos);
 	/* The kernel consumed for us: the consumer page says so too. */
-	ASSERT_EQ(half, nprof_ring_consumer_pos(&self->r));
+	ASSERT_EQ(half, selftest_ring_consumer_pos(&self->r));
 	/* Releasing up to where it already is is no move, and valid. */
 	ASSERT_EQ(0, nprof_drain(self->r.fd, NEURONPROF_DRAIN_RELEASE, half, &d));
 	ASSERT_EQ(half, d.consumer_pos);
@@ -669,12 +669,12 @@ TEST_F(ring, drain_release_frees_space)
 	__u64 prod, produced1;
 
 	produced1 = fill_ring(_metadata, self);
-	prod = nprof_ring_producer(&self->r);
+	prod = selftest_ring_producer(&self->r);
 	ASSERT_EQ(0, nprof_drain(self->r.fd, NEURONPROF_DRAIN_RELEASE, prod, NULL));
 	ASSERT_EQ(0, run_trace(self->dev.fd, self->cap / 4, 1, &ex));
 	ASSERT_EQ(produced1 - self->cap, self->r.hdr->lost);
 	ASSERT_EQ(prod + ex.produced[NEURONPROF_QT_TRACE] * self->esz,
-		  nprof_ring_producer(&self->r));
+		  selftest_ring_producer(&self->r));
 	ASSERT_EQ(0u, self->r.hdr->flags & NEURONPROF_RING_BAD_CONSUMER);
 }
 
@@ -713,7 +713,7 @@ TEST_F(ring, drain_release_pos_without_flag_einval)
 
 	ASSERT_EQ(0, run_trace(self->dev.fd, 4, 1, &ex));
 	ASSERT_NEG_ERRNO(EINVAL, nprof_drain(self->r.fd, 0, self->esz, NULL));
-	ASSERT_EQ(0ull, nprof_ring_consumer_pos(&self->r));
+	ASSERT_EQ(0ull, selftest_ring_consumer_pos(&self->r));
 }
 
 TEST_F(ring, drain_release_unaligned_einval)
@@ -723,7 +723,7 @@ TEST_F(ring, drain_release_unaligned_einval)
 	ASSERT_EQ(0, run_trace(self->dev.fd, 4, 1, &ex));
 	ASSERT_NEG_ERRNO(EINVAL, nprof_drain(self->r.fd, NEURONPROF_DRAIN_RELEASE,
 					     self->esz + 1, NULL));
-	ASSERT_EQ(0ull, nprof_ring_consumer_pos(&self->r));
+	ASSERT_EQ(0ull, selftest_ring_consumer_pos(&self->r));
 }
 
 TEST_F(ring, drain_release_beyond_producer_einval)
@@ -732,10 +732,10 @@ TEST_F(ring, drain_release_beyond_producer_einval)
 	__u64 prod;
 
 	ASSERT_EQ(0, run_trace(self->dev.fd, 4, 1, &ex));
-	prod = nprof_ring_producer(&self->r);
+	prod = selftest_ring_producer(&self->r);
 	ASSERT_NEG_ERRNO(EINVAL, nprof_drain(self->r.fd, NEURONPROF_DRAIN_RELEASE,
 					     prod + self->esz, NULL));
-	ASSERT_EQ(0ull, nprof_ring_consumer_pos(&self->r));
+	ASSERT_EQ(0ull, selftest_ring_consumer_pos(&self->r));
 }
 
 /* Far beyond: a value that would wrap the distance arithmetic. */
@@ -747,7 +747,7 @@ TEST_F(ring, drain_release_wrapping_einval)
 	ASSERT_EQ(0, run_trace(self->dev.fd, 4, 1, &ex));
 	ASSERT_NEG_ERRNO(EINVAL, nprof_drain(self->r.fd, NEURONPROF_DRAIN_RELEASE,
 					     pos, NULL));
-	ASSERT_EQ(0ull, nprof_ring_consumer_pos(&self->r));
+	ASSERT_EQ(0ull, selftest_ring_consumer_pos(&self->r));
 }
 
 TEST_F(ring, drain_release_backwards_einval)
@@ -759,7 +759,7 @@ TEST_F(ring, drain_release_backwards_einval)
 				 2 * self->esz, NULL));
 	ASSERT_NEG_ERRNO(EINVAL, nprof_drain(self->r.fd, NEURONPROF_DRAIN_RELEASE,
 					     self->esz, NULL));
-	ASSERT_EQ(2 * self->esz, nprof_ring_consumer_pos(&self->r));
+	ASSERT_EQ(2 * self->esz, selftest_ring_consumer_pos(&self->r));
 }
 
 TEST_F(ring, drain_bad_pointer_efault)
@@ -826,18 +826,18 @@ static void hostile(struct __test_metadata *_metadata,
 
 	produced1 = fill_ring(_metadata, self);
 	lost1 = self->r.hdr->lost;
-	prod = nprof_ring_producer(&self->r);
+	prod = selftest_ring_producer(&self->r);
 	snap = malloc(size);
 	ASSERT_TRUE(snap != NULL);
 	memcpy(snap, self->r.data, size);
 
-	nprof_ring_set_consumer(&self->r, garbage);
+	selftest_ring_set_consumer(&self->r, garbage);
 	ASSERT_EQ(0, run_trace(self->dev.fd, self->cap / 2, 1, &ex))
 		TH_LOG("the device stopped working after a bad consumer_pos");
 	ASSERT_EQ(0u, ex.status);
 	EXPECT_TRUE(self->r.hdr->flags & NEURONPROF_RING_BAD_CONSUMER)
 		TH_LOG("consumer_pos %#llx not flagged", (unsigned long long)garbage);
-	EXPECT_EQ(prod, nprof_ring_producer(&self->r))
+	EXPECT_EQ(prod, selftest_ring_producer(&self->r))
 		TH_LOG("the producer moved into space that was never released");
 	EXPECT_EQ(0, memcmp(snap, self->r.data, size))
 		TH_LOG("unread entries were overwritten");
@@ -845,15 +845,15 @@ static void hostile(struct __test_metadata *_metadata,
 	free(snap);
 
 	/* Back to the last valid position: everything is there, in order. */
-	nprof_ring_set_consumer(&self->r, 0);
-	ASSERT_RING_OK(&self->r, nprof_ring_consume(&self->r, NULL));
+	selftest_ring_set_consumer(&self->r, 0);
+	ASSERT_RING_OK(&self->r, selftest_ring_consume(&self->r, NULL));
 	ASSERT_EQ(self->cap, self->r.delivered);
 	ASSERT_EQ(0ull, self->r.gaps);
 	ASSERT_EQ(produced1 + ex.produced[NEURONPROF_QT_TRACE],
 		  self->r.delivered + self->r.hdr->lost);
 	/* And the ring is usable again. */
 	ASSERT_EQ(0, run_trace(self->dev.fd, 2, 1, &ex));
-	ASSERT_RING_OK(&self->r, nprof_ring_consume(&self->r, NULL));
+	ASSERT_RING_OK(&self->r, selftest_ring_consume(&self->r, NULL));
 	ASSERT_EQ(self->cap + ex.produced[NEURONPROF_QT_TRACE], self->r.delivered);
 }
 
@@ -898,21 +898,21 @@ TEST_F(ring, hostile_consumer_backwards)
 
 	produced1 = fill_ring(_metadata, self);
 	half = self->cap / 2 * self->esz;
-	nprof_ring_set_consumer(&self->r, half);
+	selftest_ring_set_consumer(&self->r, half);
 	/* Refill what was released, so the ring is full again. */
 	ASSERT_EQ(0, run_trace(self->dev.fd, 2 * self->cap, 1, &ex));
 	produced1 += ex.produced[NEURONPROF_QT_TRACE];
-	prod = nprof_ring_producer(&self->r);
+	prod = selftest_ring_producer(&self->r);
 	ASSERT_EQ(half + self->cap * self->esz, prod);
 	lost1 = self->r.hdr->lost;
 	snap = malloc(size);
 	ASSERT_TRUE(snap != NULL);
 	memcpy(snap, self->r.data, size);
 
-	nprof_ring_set_consumer(&self->r, half - self->esz);
+	selftest_ring_set_consumer(&self->r, half - self->esz);
 	ASSERT_EQ(0, run_trace(self->dev.fd, self->cap / 2, 1, &ex));
 	EXPECT_TRUE(self->r.hdr->flags & NEURONPROF_RING_BAD_CONSUMER);
-	EXPECT_EQ(prod, nprof_ring_producer(&self->r));
+	EXPECT_EQ(prod, selftest_ring_producer(&self->r));
 	EXPECT_EQ(lost1 + ex.produced[NEURONPROF_QT_TRACE], self->r.hdr->lost);
 	/* Every unread byte, [half, prod), is as it was. */
 	for (off = half, end = prod; off < end; off += self->esz) {
@@ -928,8 +928,8 @@ TEST_F(ring, hostile_consumer_backwards)
 	/* Resume from the valid position: the reference consumer had 0. */
 	self->r.next_seq = self->cap / 2;
 	self->r.delivered = self->cap / 2;
-	nprof_ring_set_consumer(&self->r, half);
-	ASSERT_RING_OK(&self->r, nprof_ring_consume(&self->r, NULL));
+	selftest_ring_set_consumer(&self->r, half);
+	ASSERT_RING_OK(&self->r, selftest_ring_consume(&self->r, NULL));
 	ASSERT_EQ(produced1, self->r.delivered + self->r.hdr->lost);
 }
 
@@ -943,7 +943,7 @@ TEST_F(ring, consumer_page_rest_ignored)
 	       self->r.sub.consumer_size - sizeof(struct neuronprof_ring_consumer));
 	ASSERT_EQ(0, run_trace(self->dev.fd, 4, 1, &ex));
 	ASSERT_EQ(0u, self->r.hdr->flags);
-	ASSERT_RING_OK(&self->r, nprof_ring_consume(&self->r, NULL));
+	ASSERT_RING_OK(&self->r, selftest_ring_consume(&self->r, NULL));
 	ASSERT_EQ(ex.produced[NEURONPROF_QT_TRACE], self->r.delivered);
 }
 
@@ -957,7 +957,7 @@ TEST_F(ring, consumer_page_rest_ignored)
  */
 FIXTURE(fanout) {
 	struct nprof_dev dev;
-	struct nprof_ring r[4];
+	struct selftest_ring r[4];
 	pthread_t th[4];
 	bool started[4];
 };
@@ -986,7 +986,7 @@ FIXTURE_TEARDOWN(fanout)
 	for (int k = 0; k < 4; k++) {
 		if (self->started[k])
 			pthread_join(self->th[k], NULL);
-		nprof_ring_close(&self->r[k]);
+		selftest_ring_close(&self->r[k]);
 	}
 	TEARDOWN_SIM_DEV(&self->dev, DEV_ID);
 }
@@ -994,10 +994,10 @@ FIXTURE_TEARDOWN(fanout)
 /* A reader keeping up: consume whatever is there until told to stop. */
 static void *fanout_reader(void *arg)
 {
-	struct nprof_ring *r = arg;
+	struct selftest_ring *r = arg;
 
 	while (!fanout_stop) {
-		if (nprof_ring_consume(r, NULL) < 0)
+		if (selftest_ring_consume(r, NULL) < 0)
 			return (void *)1;
 		usleep(200);
 	}
@@ -1024,7 +1024,7 @@ TEST_F_TIMEOUT(fanout, stalled_subscriber_loses_only_its_own, 120)
 	for (k = 0; k < subs; k++) {
 		if (late && k == 0)
 			continue;	/* subscribes after the first execution */
-		ret = nprof_ring_open(self->dev.fd, &trace0, k == stalled ? small : big, 0,
+		ret = selftest_ring_open(self->dev.fd, &trace0, k == stalled ? small : big, 0,
 				      &self->r[k]);
 		ASSERT_EQ(0, ret) TH_LOG("subscriber %d: %s", k, strerror(-ret));
 	}
@@ -1039,7 +1039,7 @@ TEST_F_TIMEOUT(fanout, stalled_subscriber_loses_only_its_own, 120)
 
 	for (run = 0; run < 3; run++) {
 		if (late && run == 1) {
-			ret = nprof_ring_open(self->dev.fd, &trace0, big, 0, &self->r[0]);
+			ret = selftest_ring_open(self->dev.fd, &trace0, big, 0, &self->r[0]);
 			ASSERT_EQ(0, ret) TH_LOG("late subscriber: %s", strerror(-ret));
 			ASSERT_EQ(0, pthread_create(&self->th[0], NULL, fanout_reader,
 						    &self->r[0]));
@@ -1063,10 +1063,10 @@ TEST_F_TIMEOUT(fanout, stalled_subscriber_loses_only_its_own, 120)
 	}
 
 	for (k = 0; k < subs; k++) {
-		struct nprof_ring *r = &self->r[k];
+		struct selftest_ring *r = &self->r[k];
 		__u64 want = late && k == 0 ? since_late : total;
 
-		ASSERT_RING_OK(r, nprof_ring_settle(r, NULL, false));
+		ASSERT_RING_OK(r, selftest_ring_settle(r, NULL, false));
 		EXPECT_EQ(want, r->delivered + r->hdr->lost)
 			TH_LOG("subscriber %d: produced %llu, delivered %llu, lost %llu", k,
 			       (unsigned long long)want, (unsigned long long)r->delivered,

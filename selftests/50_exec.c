@@ -13,7 +13,7 @@
 FIXTURE(exec) {
 	struct nprof_dev dev;
 	struct drm_neuronprof_sim_exec ex;	/* a valid program */
-	struct nprof_ring rings[8];
+	struct selftest_ring rings[8];
 	int n;
 };
 
@@ -34,7 +34,7 @@ FIXTURE_TEARDOWN(exec)
 	int k;
 
 	for (k = 0; k < self->n; k++)
-		nprof_ring_close(&self->rings[k]);
+		selftest_ring_close(&self->rings[k]);
 	TEARDOWN_SIM_DEV(&self->dev, DEV_ID);
 }
 
@@ -47,20 +47,20 @@ static int do_exec(FIXTURE_DATA(exec) *self)
  * Subscribe and map @q into the next ring of the fixture, with a ring of
  * about @want bytes.
  */
-static struct nprof_ring *add_ring_sized(struct __test_metadata *_metadata,
+static struct selftest_ring *add_ring_sized(struct __test_metadata *_metadata,
 					 FIXTURE_DATA(exec) *self, __u32 kind,
 					 __u32 index, __u32 type, __u32 engine,
 					 __u64 want)
 {
-	struct nprof_queue q = { kind, index, type, engine };
-	struct nprof_ring *r = &self->rings[self->n];
+	struct selftest_queue q = { kind, index, type, engine };
+	struct selftest_ring *r = &self->rings[self->n];
 	__u64 size = self->dev.info.min_ring_size;
 	int ret;
 
 	ASSERT_GT(8, self->n);
 	while (size < want && size < self->dev.info.max_ring_size)
 		size *= 2;
-	ret = nprof_ring_open(self->dev.fd, &q, size, 0, r);
+	ret = selftest_ring_open(self->dev.fd, &q, size, 0, r);
 	ASSERT_EQ(0, ret) TH_LOG("subscribe %s: %s", nprof_qt_name(type),
 				 strerror(-ret));
 	self->n++;
@@ -163,14 +163,14 @@ TEST_F(exec, too_many_notifications)
 
 TEST_F(exec, deadline_passed_etimedout)
 {
-	struct nprof_ring *r = add_ring(_metadata, self, NEURONPROF_TARGET_CORE,
+	struct selftest_ring *r = add_ring(_metadata, self, NEURONPROF_TARGET_CORE,
 					0, NEURONPROF_QT_INFER_STATUS, 0);
 
 	self->ex.timeout_ns = nprof_now_ns() - 1;
 	ASSERT_ERRNO(ETIMEDOUT, do_exec(self));
 	/* Documentation/simulator.rst: a deadline already passed produces nothing. */
 	EXPECT_EQ(0ull, self->ex.produced[NEURONPROF_QT_INFER_STATUS]);
-	EXPECT_EQ(0ull, nprof_ring_producer(r));
+	EXPECT_EQ(0ull, selftest_ring_producer(r));
 }
 
 TEST_F(exec, deadline_one_ns_etimedout)
@@ -192,11 +192,11 @@ TEST_F(exec, deadline_future_runs)
 TEST_F_TIMEOUT(exec, deadline_mid_program_accounts_partial, 120)
 {
 	/* Room for the status entries of thousands of iterations. */
-	struct nprof_ring *st = add_ring_sized(_metadata, self,
+	struct selftest_ring *st = add_ring_sized(_metadata, self,
 					       NEURONPROF_TARGET_CORE, 0,
 					       NEURONPROF_QT_INFER_STATUS, 0,
 					       1ull << 20);
-	struct nprof_ring *tr = add_ring(_metadata, self, NEURONPROF_TARGET_CORE,
+	struct selftest_ring *tr = add_ring(_metadata, self, NEURONPROF_TARGET_CORE,
 					 0, NEURONPROF_QT_TRACE, 0);
 
 	nprof_exec_init(&self->ex, 0, MODEL_ID, NEURONPROF_SIM_MAX_ITERATIONS,
@@ -204,8 +204,8 @@ TEST_F_TIMEOUT(exec, deadline_mid_program_accounts_partial, 120)
 	self->ex.instructions[0] = 512;
 	self->ex.timeout_ns = nprof_now_ns() + 20ull * 1000000;
 	ASSERT_ERRNO(ETIMEDOUT, do_exec(self));
-	ASSERT_RING_OK(st, nprof_ring_settle(st, NULL, true));
-	ASSERT_RING_OK(tr, nprof_ring_settle(tr, NULL, true));
+	ASSERT_RING_OK(st, selftest_ring_settle(st, NULL, true));
+	ASSERT_RING_OK(tr, selftest_ring_settle(tr, NULL, true));
 	EXPECT_EQ(self->ex.produced[NEURONPROF_QT_INFER_STATUS],
 		  st->delivered + st->hdr->lost);
 	EXPECT_EQ(self->ex.produced[NEURONPROF_QT_TRACE],
@@ -243,7 +243,7 @@ TEST_F(exec, outputs_overwritten)
 TEST_F(exec, error_flag_status_and_entries)
 {
 	const struct drm_neuronprof_device_info *i = &self->dev.info;
-	struct nprof_ring *err, *terr = NULL, *st;
+	struct selftest_ring *err, *terr = NULL, *st;
 	struct nprof_expect exp = { .check_model = true, .model_id = MODEL_ID };
 	struct neuronprof_notification n;
 
@@ -260,46 +260,46 @@ TEST_F(exec, error_flag_status_and_entries)
 	ASSERT_NE(0u, self->ex.status);
 
 	ASSERT_LT(0ull, self->ex.produced[NEURONPROF_QT_ERROR]);
-	ASSERT_LT(0ull, nprof_ring_producer(err));
+	ASSERT_LT(0ull, selftest_ring_producer(err));
 	memcpy(&n, err->data, sizeof(n));
 	EXPECT_EQ(self->ex.status, n.code);
-	ASSERT_RING_OK(err, nprof_ring_settle(err, &exp, true));
+	ASSERT_RING_OK(err, selftest_ring_settle(err, &exp, true));
 	EXPECT_EQ(self->ex.produced[NEURONPROF_QT_ERROR], err->delivered);
 	if (terr) {
 		ASSERT_LT(0ull, self->ex.produced[NEURONPROF_QT_TOPSP_ERROR]);
 		memcpy(&n, terr->data, sizeof(n));
 		EXPECT_EQ(self->ex.status, n.code);
-		ASSERT_RING_OK(terr, nprof_ring_settle(terr, &exp, true));
+		ASSERT_RING_OK(terr, selftest_ring_settle(terr, &exp, true));
 		EXPECT_EQ(self->ex.produced[NEURONPROF_QT_TOPSP_ERROR], terr->delivered);
 	}
-	ASSERT_RING_OK(st, nprof_ring_settle(st, &exp, true));
+	ASSERT_RING_OK(st, selftest_ring_settle(st, &exp, true));
 	EXPECT_EQ(st->code_hist[NEURONPROF_INFER_START],
 		  st->code_hist[NEURONPROF_INFER_STOP]);
 }
 
 TEST_F(exec, no_error_no_error_entries)
 {
-	struct nprof_ring *err = add_ring(_metadata, self, NEURONPROF_TARGET_CORE,
+	struct selftest_ring *err = add_ring(_metadata, self, NEURONPROF_TARGET_CORE,
 					  0, NEURONPROF_QT_ERROR, 0);
 
 	ASSERT_EQ(0, do_exec(self));
 	EXPECT_EQ(0u, self->ex.status);
 	EXPECT_EQ(0ull, self->ex.produced[NEURONPROF_QT_ERROR]);
-	EXPECT_EQ(0ull, nprof_ring_producer(err));
+	EXPECT_EQ(0ull, selftest_ring_producer(err));
 }
 
 TEST_F(exec, throttle_flag_throttle_entries)
 {
-	struct nprof_ring *th = add_ring(_metadata, self, NEURONPROF_TARGET_CORE,
+	struct selftest_ring *th = add_ring(_metadata, self, NEURONPROF_TARGET_CORE,
 					 0, NEURONPROF_QT_THROTTLE, 0);
 
 	ASSERT_EQ(0, do_exec(self));
 	EXPECT_EQ(0ull, self->ex.produced[NEURONPROF_QT_THROTTLE]);
-	EXPECT_EQ(0ull, nprof_ring_producer(th));
+	EXPECT_EQ(0ull, selftest_ring_producer(th));
 	self->ex.flags = NEURONPROF_SIM_EXEC_THROTTLE;
 	ASSERT_EQ(0, do_exec(self));
 	EXPECT_LT(0ull, self->ex.produced[NEURONPROF_QT_THROTTLE]);
-	ASSERT_RING_OK(th, nprof_ring_settle(th, NULL, true));
+	ASSERT_RING_OK(th, selftest_ring_settle(th, NULL, true));
 	EXPECT_EQ(self->ex.produced[NEURONPROF_QT_THROTTLE], th->delivered);
 }
 
@@ -312,7 +312,7 @@ TEST_F(exec, entries_carry_program)
 {
 	const struct drm_neuronprof_device_info *i = &self->dev.info;
 	struct nprof_expect exp = { .check_model = true, .model_id = MODEL_ID + 7 };
-	struct nprof_ring *tr[2];
+	struct selftest_ring *tr[2];
 	int k;
 
 	if (i->engines_per_core < 2)
@@ -332,7 +332,7 @@ TEST_F(exec, entries_carry_program)
 	if (i->clock_id != CLOCK_MONOTONIC)
 		exp.ts_max = 0;
 	for (k = 0; k < 2; k++) {
-		ASSERT_RING_OK(tr[k], nprof_ring_settle(tr[k], &exp, true));
+		ASSERT_RING_OK(tr[k], selftest_ring_settle(tr[k], &exp, true));
 		EXPECT_EQ(0ull, tr[k]->gaps);
 		EXPECT_EQ(0ull, tr[k]->hdr->lost);
 	}
@@ -345,7 +345,7 @@ TEST_F(exec, entries_carry_program)
 /* Queues of an engine without instructions stay empty. */
 TEST_F(exec, idle_engine_silent)
 {
-	struct nprof_ring *tr, *ev;
+	struct selftest_ring *tr, *ev;
 
 	tr = add_ring(_metadata, self, NEURONPROF_TARGET_CORE, 0,
 		      NEURONPROF_QT_TRACE, 1);
@@ -354,8 +354,8 @@ TEST_F(exec, idle_engine_silent)
 	nprof_exec_init(&self->ex, 0, MODEL_ID, 2, 0, 0, 0);
 	self->ex.instructions[0] = 10;
 	ASSERT_EQ(0, do_exec(self));
-	EXPECT_EQ(0ull, nprof_ring_producer(tr));
-	EXPECT_EQ(0ull, nprof_ring_producer(ev));
+	EXPECT_EQ(0ull, selftest_ring_producer(tr));
+	EXPECT_EQ(0ull, selftest_ring_producer(ev));
 	EXPECT_EQ(0ull, self->ex.produced[NEURONPROF_QT_TRACE]);
 }
 
@@ -378,7 +378,7 @@ TEST_F_TIMEOUT(exec, parallel_cores, 120)
 {
 	const struct drm_neuronprof_device_info *i = &self->dev.info;
 	struct exec_thread t[2];
-	struct nprof_ring *r[2];
+	struct selftest_ring *r[2];
 	pthread_t th[2];
 	int k;
 
@@ -402,7 +402,7 @@ TEST_F_TIMEOUT(exec, parallel_cores, 120)
 		};
 
 		ASSERT_EQ(0, t[k].ret) TH_LOG("core %d: %s", k, strerror(-t[k].ret));
-		ASSERT_RING_OK(r[k], nprof_ring_settle(r[k], &exp, true));
+		ASSERT_RING_OK(r[k], selftest_ring_settle(r[k], &exp, true));
 		EXPECT_EQ(t[k].ex.produced[NEURONPROF_QT_TRACE],
 			  r[k]->delivered + r[k]->hdr->lost);
 	}
@@ -413,7 +413,7 @@ TEST_F_TIMEOUT(exec, parallel_cores, 120)
 /* Executions on one core are serialised: the same queue sees whole programs. */
 TEST_F_TIMEOUT(exec, same_core_serialised, 120)
 {
-	struct nprof_ring *st = add_ring(_metadata, self, NEURONPROF_TARGET_CORE,
+	struct selftest_ring *st = add_ring(_metadata, self, NEURONPROF_TARGET_CORE,
 					 0, NEURONPROF_QT_INFER_STATUS, 0);
 	struct exec_thread t[2];
 	pthread_t th[2];
@@ -432,7 +432,7 @@ TEST_F_TIMEOUT(exec, same_core_serialised, 120)
 	ASSERT_EQ(0, t[0].ret);
 	ASSERT_EQ(0, t[1].ret);
 	ASSERT_EQ(0ull, st->hdr->lost);
-	prod = nprof_ring_producer(st);
+	prod = selftest_ring_producer(st);
 	for (cons = 0; cons < prod; cons += st->entry_size) {
 		const struct neuronprof_notification *n =
 			(const void *)(st->data + (cons & (st->sub.data_size - 1)));
@@ -452,7 +452,7 @@ TEST_F_TIMEOUT(exec, same_core_serialised, 120)
  */
 TEST_F_TIMEOUT(exec, subscribe_churn_during_exec, 120)
 {
-	struct nprof_queue q = { NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 0 };
+	struct selftest_queue q = { NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 0 };
 	struct exec_thread t = { .fd = self->dev.fd };
 	__u64 seen = 0;
 	pthread_t th;
@@ -462,14 +462,14 @@ TEST_F_TIMEOUT(exec, subscribe_churn_during_exec, 120)
 	t.ex.instructions[0] = 200;
 	ASSERT_EQ(0, pthread_create(&th, NULL, exec_fn, &t));
 	for (k = 0; k < 300; k++) {
-		struct nprof_ring r;
+		struct selftest_ring r;
 
-		ret = nprof_ring_open(self->dev.fd, &q, self->dev.info.min_ring_size,
+		ret = selftest_ring_open(self->dev.fd, &q, self->dev.info.min_ring_size,
 				      0, &r);
 		ASSERT_EQ(0, ret) TH_LOG("round %d: %s", k, strerror(-ret));
-		ASSERT_RING_OK(&r, nprof_ring_consume(&r, NULL));
+		ASSERT_RING_OK(&r, selftest_ring_consume(&r, NULL));
 		seen += r.delivered + r.hdr->lost;
-		nprof_ring_close(&r);
+		selftest_ring_close(&r);
 	}
 	ASSERT_EQ(0, pthread_join(th, NULL));
 	ASSERT_EQ(0, t.ret) TH_LOG("SIM_EXEC: %s", strerror(-t.ret));
@@ -482,7 +482,7 @@ TEST_F_TIMEOUT(exec, all_cores_at_once, 180)
 {
 	const struct drm_neuronprof_device_info *i = &self->dev.info;
 	struct exec_thread t[32];
-	struct nprof_ring (*r)[64];
+	struct selftest_ring (*r)[64];
 	int nq[32];
 	pthread_t th[32];
 	__u32 c, ncores = i->num_cores < 32 ? i->num_cores : 32;
@@ -491,12 +491,12 @@ TEST_F_TIMEOUT(exec, all_cores_at_once, 180)
 	r = calloc(ncores, sizeof(*r));
 	ASSERT_TRUE(r != NULL);
 	for (c = 0; c < ncores; c++) {
-		struct nprof_queue q[64];
+		struct selftest_queue q[64];
 
 		nq[c] = nprof_core_queues(i, c, q, 64);
 		ASSERT_LT(0, nq[c]);
 		for (k = 0; k < nq[c]; k++) {
-			int ret = nprof_ring_open(self->dev.fd, &q[k], 16384, 0, &r[c][k]);
+			int ret = selftest_ring_open(self->dev.fd, &q[k], 16384, 0, &r[c][k]);
 
 			ASSERT_EQ(0, ret) TH_LOG("%s", strerror(-ret));
 		}
@@ -518,9 +518,9 @@ TEST_F_TIMEOUT(exec, all_cores_at_once, 180)
 
 		ASSERT_EQ(0, t[c].ret) TH_LOG("core %u: %s", c, strerror(-t[c].ret));
 		for (k = 0; k < nq[c]; k++) {
-			ASSERT_RING_OK(&r[c][k], nprof_ring_settle(&r[c][k], &exp, true));
+			ASSERT_RING_OK(&r[c][k], selftest_ring_settle(&r[c][k], &exp, true));
 			got[r[c][k].q.type] += r[c][k].delivered + r[c][k].hdr->lost;
-			nprof_ring_close(&r[c][k]);
+			selftest_ring_close(&r[c][k]);
 		}
 		for (ty = 0; ty < 16; ty++) {
 			EXPECT_EQ(t[c].ex.produced[ty], got[ty])

@@ -11,13 +11,13 @@
 #define DEV_ID NPROF_TEST_ID(PROG, 0)
 #define MODEL_ID 0xfa17u
 
-static const struct nprof_queue trace0 = {
+static const struct selftest_queue trace0 = {
 	NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 0
 };
 
 FIXTURE(fault) {
 	struct nprof_dev dev;
-	struct nprof_ring r;
+	struct selftest_ring r;
 };
 
 FIXTURE_SETUP(fault)
@@ -34,7 +34,7 @@ FIXTURE_SETUP(fault)
 
 FIXTURE_TEARDOWN(fault)
 {
-	nprof_ring_close(&self->r);
+	selftest_ring_close(&self->r);
 	TEARDOWN_SIM_DEV(&self->dev, DEV_ID);
 }
 
@@ -47,7 +47,7 @@ FIXTURE_TEARDOWN(fault)
 static void open_ring(struct __test_metadata *_metadata,
 		      FIXTURE_DATA(fault) *self)
 {
-	int ret = nprof_ring_open(self->dev.fd, &trace0,
+	int ret = selftest_ring_open(self->dev.fd, &trace0,
 				  self->dev.info.min_ring_size, 0, &self->r);
 
 	ASSERT_EQ(0, ret) TH_LOG("subscribe+mmap: %s", strerror(-ret));
@@ -85,7 +85,7 @@ TEST_F(fault, fail_next_subscribe_enospc)
 TEST_F(fault, fail_next_subscribe_eio)
 {
 	struct drm_neuronprof_nq_subscribe sub;
-	struct nprof_queue q = trace0;
+	struct selftest_queue q = trace0;
 	int fd;
 
 	KNOB("fail_next_subscribe", "5");	/* EIO */
@@ -149,10 +149,10 @@ TEST_F(fault, flush_fail_fails_flush_only)
 	ASSERT_NEG_ERRNO(EIO, nprof_drain(self->r.fd,
 					  NEURONPROF_DRAIN_FLUSH | NEURONPROF_DRAIN_RELEASE,
 					  d.producer_pos, &d));
-	ASSERT_EQ(0ull, nprof_ring_consumer_pos(&self->r));
+	ASSERT_EQ(0ull, selftest_ring_consumer_pos(&self->r));
 	KNOB("flush_fail", "0");
 	ASSERT_EQ(0, nprof_drain(self->r.fd, NEURONPROF_DRAIN_FLUSH, 0, &d));
-	ASSERT_RING_OK(&self->r, nprof_ring_settle(&self->r, NULL, true));
+	ASSERT_RING_OK(&self->r, selftest_ring_settle(&self->r, NULL, true));
 	ASSERT_EQ(ex.produced[NEURONPROF_QT_TRACE], self->r.delivered);
 }
 
@@ -206,29 +206,29 @@ TEST_F(fault, flush_stall_interrupted_by_signal)
 TEST_F(fault, exec_error_once)
 {
 	struct drm_neuronprof_sim_exec ex;
-	struct nprof_ring err;
-	struct nprof_queue q = trace0;
+	struct selftest_ring err;
+	struct selftest_queue q = trace0;
 	struct neuronprof_notification n;
 	int ret;
 
 	q.type = NEURONPROF_QT_ERROR;
-	ret = nprof_ring_open(self->dev.fd, &q, self->dev.info.min_ring_size, 0, &err);
+	ret = selftest_ring_open(self->dev.fd, &q, self->dev.info.min_ring_size, 0, &err);
 	ASSERT_EQ(0, ret);
 	KNOB("exec_error", "1");
 	ASSERT_EQ(0, exec_trace(self, 4, &ex));
 	EXPECT_NE(0u, ex.status);
 	EXPECT_LT(0ull, ex.produced[NEURONPROF_QT_ERROR]);
-	ASSERT_LT(0ull, nprof_ring_producer(&err));
+	ASSERT_LT(0ull, selftest_ring_producer(&err));
 	memcpy(&n, err.data, sizeof(n));
 	EXPECT_EQ(ex.status, n.code);
 	EXPECT_EQ(MODEL_ID, n.model_id);
-	ASSERT_RING_OK(&err, nprof_ring_consume(&err, NULL));
+	ASSERT_RING_OK(&err, selftest_ring_consume(&err, NULL));
 	/* One-shot: the next program is clean. */
 	ASSERT_EQ(0, exec_trace(self, 4, &ex));
 	EXPECT_EQ(0u, ex.status);
 	EXPECT_EQ(0ull, ex.produced[NEURONPROF_QT_ERROR]);
-	EXPECT_EQ(err.delivered * err.entry_size, nprof_ring_producer(&err));
-	nprof_ring_close(&err);
+	EXPECT_EQ(err.delivered * err.entry_size, selftest_ring_producer(&err));
+	selftest_ring_close(&err);
 }
 
 /*
@@ -245,14 +245,14 @@ TEST_F(fault, force_overflow_counts_all_lost)
 	ASSERT_EQ(0, exec_trace(self, 10, &ex1));
 	KNOB("force_overflow", "0");
 	ASSERT_LT(0ull, ex1.produced[NEURONPROF_QT_TRACE]);
-	EXPECT_EQ(0ull, nprof_ring_producer(&self->r));
+	EXPECT_EQ(0ull, selftest_ring_producer(&self->r));
 	EXPECT_EQ(ex1.produced[NEURONPROF_QT_TRACE], self->r.hdr->lost);
 	EXPECT_TRUE(self->r.hdr->flags & NEURONPROF_RING_OVERFLOWED);
 	ASSERT_EQ(0, nprof_drain(self->r.fd, 0, 0, &d));
 	EXPECT_EQ(ex1.produced[NEURONPROF_QT_TRACE], d.lost);
 
 	ASSERT_EQ(0, exec_trace(self, 3, &ex2));
-	ASSERT_RING_OK(&self->r, nprof_ring_settle(&self->r, NULL, true));
+	ASSERT_RING_OK(&self->r, selftest_ring_settle(&self->r, NULL, true));
 	EXPECT_EQ(ex2.produced[NEURONPROF_QT_TRACE], self->r.delivered);
 	EXPECT_EQ(ex1.produced[NEURONPROF_QT_TRACE], self->r.gaps);
 	EXPECT_EQ(ex1.produced[NEURONPROF_QT_TRACE], self->r.hdr->lost);

@@ -14,7 +14,7 @@
 #define DEV_ID NPROF_TEST_ID(PROG, 0)
 #define MODEL_ID 0x7011u
 
-static const struct nprof_queue trace0 = {
+static const struct selftest_queue trace0 = {
 	NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 0
 };
 
@@ -71,12 +71,12 @@ FIXTURE_TEARDOWN(process)
 static void child_hold(FIXTURE_DATA(process) *self)
 {
 	struct nprof_dev dev;
-	struct nprof_ring r;
+	struct selftest_ring r;
 	char c;
 
 	if (nprof_dev_open(self->dev.node, &dev))
 		_exit(CHILD_OPEN);
-	if (nprof_ring_open(dev.fd, &trace0, dev.info.min_ring_size, 0, &r))
+	if (selftest_ring_open(dev.fd, &trace0, dev.info.min_ring_size, 0, &r))
 		_exit(CHILD_SUBSCRIBE);
 	if (write(self->from_child[1], &r.fd, sizeof(r.fd)) != sizeof(r.fd))
 		_exit(CHILD_PIPE);
@@ -186,13 +186,13 @@ static void child_consume(FIXTURE_DATA(process) *self)
 {
 	struct pollfd p;
 	struct nprof_dev dev;
-	struct nprof_ring r;
+	struct selftest_ring r;
 	__u64 report[2];
 	int ready = 1;
 
 	if (nprof_dev_open(self->dev.node, &dev))
 		_exit(CHILD_OPEN);
-	if (nprof_ring_open(dev.fd, &trace0, dev.info.min_ring_size, 0, &r))
+	if (selftest_ring_open(dev.fd, &trace0, dev.info.min_ring_size, 0, &r))
 		_exit(CHILD_SUBSCRIBE);
 	if (write(self->from_child[1], &ready, sizeof(ready)) != sizeof(ready))
 		_exit(CHILD_PIPE);
@@ -203,7 +203,7 @@ static void child_consume(FIXTURE_DATA(process) *self)
 	/* Wait for the parent's word: the program is over. */
 	if (read(self->to_child[0], &ready, 1) != 1)
 		_exit(CHILD_PIPE);
-	if (nprof_ring_settle(&r, NULL, dev.info.caps & NEURONPROF_CAP_FLUSH))
+	if (selftest_ring_settle(&r, NULL, dev.info.caps & NEURONPROF_CAP_FLUSH))
 		_exit(CHILD_CONSUME);
 	report[0] = r.delivered;
 	report[1] = r.hdr->lost;
@@ -242,23 +242,23 @@ TEST_F(process, subscription_outlives_render_fd)
 {
 	struct drm_neuronprof_sim_exec ex;
 	struct nprof_dev other;
-	struct nprof_ring r;
+	struct selftest_ring r;
 	int ret;
 
 	REQUIRE_SIM_EXEC(&self->dev);
 	ret = nprof_dev_open(self->dev.node, &other);
 	ASSERT_EQ(0, ret);
-	ret = nprof_ring_open(other.fd, &trace0, self->dev.info.min_ring_size, 0, &r);
+	ret = selftest_ring_open(other.fd, &trace0, self->dev.info.min_ring_size, 0, &r);
 	ASSERT_EQ(0, ret) TH_LOG("%s", strerror(-ret));
 	nprof_dev_close(&other);
 
 	nprof_exec_init(&ex, 0, MODEL_ID, 1, 0, 0, 0);
 	ex.instructions[0] = 9;
 	ASSERT_EQ(0, nprof_exec(self->dev.fd, &ex));
-	ASSERT_RING_OK(&r, nprof_ring_settle(&r, NULL, true));
+	ASSERT_RING_OK(&r, selftest_ring_settle(&r, NULL, true));
 	ASSERT_EQ(ex.produced[NEURONPROF_QT_TRACE], r.delivered);
 	ASSERT_LT(0ull, r.delivered);
-	nprof_ring_close(&r);
+	selftest_ring_close(&r);
 }
 
 /* exec() drops the subscription (O_CLOEXEC): the queue is free after it. */

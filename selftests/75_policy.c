@@ -27,10 +27,10 @@
 #define CGROOT		"/sys/fs/cgroup"
 #define CGDIR		CGROOT "/neuronprof_selftest"
 
-static const struct nprof_queue trace0 = {
+static const struct selftest_queue trace0 = {
 	NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 0
 };
-static const struct nprof_queue trace1 = {
+static const struct selftest_queue trace1 = {
 	NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 1
 };
 

@@ -15,13 +15,13 @@
 #define DEV_ID NPROF_TEST_ID(PROG, 0)
 #define MODEL_ID 0x80d0u
 
-static const struct nprof_queue trace0 = {
+static const struct selftest_queue trace0 = {
 	NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 0
 };
 
 FIXTURE(unplug) {
 	struct nprof_dev dev;
-	struct nprof_ring r;
+	struct selftest_ring r;
 	bool deleted;
 };
 
@@ -32,14 +32,14 @@ FIXTURE_SETUP(unplug)
 	self->r.fd = -1;
 	SETUP_SIM_DEV(&self->dev, DEV_ID, NULL);
 	REQUIRE_SIM_EXEC(&self->dev);
-	ret = nprof_ring_open(self->dev.fd, &trace0, self->dev.info.min_ring_size,
+	ret = selftest_ring_open(self->dev.fd, &trace0, self->dev.info.min_ring_size,
 			      0, &self->r);
 	ASSERT_EQ(0, ret) TH_LOG("subscribe+mmap: %s", strerror(-ret));
 }
 
 FIXTURE_TEARDOWN(unplug)
 {
-	nprof_ring_close(&self->r);
+	selftest_ring_close(&self->r);
 	nprof_dev_close(&self->dev);
 	if (!self->deleted)
 		EXPECT_EQ(0, nprof_sim_del_device(DEV_ID));
@@ -193,7 +193,7 @@ TEST_F(unplug, mapping_readable_and_dead)
 	__u64 prod;
 
 	run_trace(_metadata, self, 12, &ex);
-	prod = nprof_ring_producer(&self->r);
+	prod = selftest_ring_producer(&self->r);
 	ASSERT_LT(0ull, prod);
 	snap = malloc(size);
 	ASSERT_TRUE(snap != NULL);
@@ -201,16 +201,16 @@ TEST_F(unplug, mapping_readable_and_dead)
 
 	unplug(_metadata, self);
 	ASSERT_TRUE(self->r.hdr->flags & NEURONPROF_RING_DEAD);
-	ASSERT_EQ(prod, nprof_ring_producer(&self->r));
+	ASSERT_EQ(prod, selftest_ring_producer(&self->r));
 	for (k = 0; k < size; k++)
 		sum += self->r.data[k];
 	(void)sum;
 	ASSERT_EQ(0, memcmp(snap, self->r.data, size));
 	free(snap);
-	ASSERT_RING_OK(&self->r, nprof_ring_consume(&self->r, NULL));
+	ASSERT_RING_OK(&self->r, selftest_ring_consume(&self->r, NULL));
 	ASSERT_EQ(ex.produced[NEURONPROF_QT_TRACE], self->r.delivered);
 	/* The consumer page stays writable. */
-	nprof_ring_set_consumer(&self->r, 0);
+	selftest_ring_set_consumer(&self->r, 0);
 }
 
 /* What was unread before the unplug can still be read(), then EOF. */
@@ -252,7 +252,7 @@ TEST_F(unplug, get_info_enodev)
 TEST_F(unplug, subscribe_enodev)
 {
 	struct drm_neuronprof_nq_subscribe sub;
-	struct nprof_queue q = trace0;
+	struct selftest_queue q = trace0;
 
 	unplug(_metadata, self);
 	q.type = NEURONPROF_QT_EVENT;
@@ -285,37 +285,37 @@ TEST_F(unplug, render_node_removed)
 TEST_F(unplug, id_reusable_after_close)
 {
 	struct nprof_dev dev2;
-	struct nprof_ring r2;
+	struct selftest_ring r2;
 	int ret;
 
 	unplug(_metadata, self);
-	nprof_ring_close(&self->r);
+	selftest_ring_close(&self->r);
 	nprof_dev_close(&self->dev);
 	ret = nprof_sim_new_device(DEV_ID, NULL, &self->dev);
 	ASSERT_EQ(0, ret) TH_LOG("new_device %u again: %s", DEV_ID, strerror(-ret));
 	self->deleted = false;
 	dev2 = self->dev;
-	ret = nprof_ring_open(dev2.fd, &trace0, dev2.info.min_ring_size, 0, &r2);
+	ret = selftest_ring_open(dev2.fd, &trace0, dev2.info.min_ring_size, 0, &r2);
 	ASSERT_EQ(0, ret) TH_LOG("%s", strerror(-ret));
 	ASSERT_EQ(0u, r2.hdr->flags);
-	nprof_ring_close(&r2);
+	selftest_ring_close(&r2);
 }
 
 /* The id can be used again while the old subscription is still held. */
 TEST_F(unplug, id_reusable_while_old_mapping_held)
 {
 	struct nprof_dev dev2;
-	struct nprof_ring r2;
+	struct selftest_ring r2;
 	int ret;
 
 	unplug(_metadata, self);
 	ret = nprof_sim_new_device(DEV_ID, NULL, &dev2);
 	ASSERT_EQ(0, ret) TH_LOG("new_device %u again: %s", DEV_ID, strerror(-ret));
 	self->deleted = false;
-	ret = nprof_ring_open(dev2.fd, &trace0, dev2.info.min_ring_size, 0, &r2);
+	ret = selftest_ring_open(dev2.fd, &trace0, dev2.info.min_ring_size, 0, &r2);
 	EXPECT_EQ(0, ret) TH_LOG("%s", strerror(-ret));
 	if (!ret)
-		nprof_ring_close(&r2);
+		selftest_ring_close(&r2);
 	/* The old ring still says DEAD; the new device does not change it. */
 	EXPECT_TRUE(self->r.hdr->flags & NEURONPROF_RING_DEAD);
 	nprof_dev_close(&dev2);
@@ -363,7 +363,7 @@ TEST_F_TIMEOUT(unplug, during_exec, 120)
 	ASSERT_EQ(0, pthread_join(th, NULL));
 	ASSERT_EQ(-ENODEV, t.ret) TH_LOG("SIM_EXEC: %s", strerror(-t.ret));
 	ASSERT_TRUE(self->r.hdr->flags & NEURONPROF_RING_DEAD);
-	ASSERT_RING_OK(&self->r, nprof_ring_consume(&self->r, NULL));
+	ASSERT_RING_OK(&self->r, selftest_ring_consume(&self->r, NULL));
 	ASSERT_EQ(t.produced_trace, self->r.delivered + self->r.hdr->lost)
 		TH_LOG("%d runs", t.runs);
 }
@@ -418,19 +418,19 @@ struct churn_thread {
 
 static void *churn_fn(void *arg)
 {
-	struct nprof_queue q = { NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 1 };
+	struct selftest_queue q = { NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 1 };
 	struct churn_thread *c = arg;
 
 	while (!c->stop) {
-		struct nprof_ring r;
-		int ret = nprof_ring_open(c->devfd, &q, c->min_ring, 0, &r);
+		struct selftest_ring r;
+		int ret = selftest_ring_open(c->devfd, &q, c->min_ring, 0, &r);
 
 		if (ret) {
 			c->ret = ret;
 			break;
 		}
-		nprof_ring_consume(&r, NULL);
-		nprof_ring_close(&r);
+		selftest_ring_consume(&r, NULL);
+		selftest_ring_close(&r);
 		c->rounds++;
 	}
 	return NULL;

@@ -26,7 +26,7 @@
 #define RACE_THREADS	2
 #define RACE_MINORS	64	/* render minors 128..191 */
 
-static const struct nprof_queue trace0 = {
+static const struct selftest_queue trace0 = {
 	NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 0
 };
 
@@ -130,7 +130,7 @@ TEST_F_TIMEOUT(race, probe_race, 300)
 
 FIXTURE(hostile) {
 	struct nprof_dev dev;
-	struct nprof_ring r;
+	struct selftest_ring r;
 };
 
 FIXTURE_SETUP(hostile)
@@ -140,14 +140,14 @@ FIXTURE_SETUP(hostile)
 	self->r.fd = -1;
 	SETUP_SIM_DEV(&self->dev, DEV_ID, NULL);
 	REQUIRE_SIM_EXEC(&self->dev);
-	ret = nprof_ring_open(self->dev.fd, &trace0, self->dev.info.min_ring_size,
+	ret = selftest_ring_open(self->dev.fd, &trace0, self->dev.info.min_ring_size,
 			      0, &self->r);
 	ASSERT_EQ(0, ret) TH_LOG("subscribe+mmap: %s", strerror(-ret));
 }
 
 FIXTURE_TEARDOWN(hostile)
 {
-	nprof_ring_close(&self->r);
+	selftest_ring_close(&self->r);
 	TEARDOWN_SIM_DEV(&self->dev, DEV_ID);
 }
 
@@ -171,10 +171,10 @@ TEST_F(hostile, mappings_survive_zap)
 	nprof_exec_init(&ex, 0, MODEL_ID, 1, 0, 0, 0);
 	ex.instructions[0] = RING_ENTRIES(&self->dev, size) / 2;
 	ASSERT_EQ(0, nprof_exec(self->dev.fd, &ex));
-	prod = nprof_ring_producer(&self->r);
+	prod = selftest_ring_producer(&self->r);
 	ASSERT_LT(0ull, prod);
 	half = prod / self->r.entry_size / 2 * self->r.entry_size;
-	nprof_ring_set_consumer(&self->r, half);
+	selftest_ring_set_consumer(&self->r, half);
 
 	ASSERT_EQ(0, madvise((void *)self->r.hdr, self->r.sub.header_size, MADV_DONTNEED));
 	ASSERT_EQ(0, madvise(self->r.cons, self->r.sub.consumer_size, MADV_DONTNEED));
@@ -187,11 +187,11 @@ TEST_F(hostile, mappings_survive_zap)
 	if (!sig) {
 		n = (const void *)self->r.data;
 		seq0 = n->seq;
-		seen_prod = nprof_ring_producer(&self->r);
+		seen_prod = selftest_ring_producer(&self->r);
 		/* The consumer page kept what was stored before the zap. */
-		if (nprof_ring_consumer_pos(&self->r) != half)
+		if (selftest_ring_consumer_pos(&self->r) != half)
 			sig = -1;
-		nprof_ring_set_consumer(&self->r, prod);
+		selftest_ring_set_consumer(&self->r, prod);
 	}
 	sigaction(SIGBUS, &old_bus, NULL);
 	sigaction(SIGSEGV, &old_segv, NULL);
@@ -201,7 +201,7 @@ TEST_F(hostile, mappings_survive_zap)
 
 	/* The kernel sees the store made through the re-faulted page. */
 	ASSERT_EQ(0, nprof_exec(self->dev.fd, &ex));
-	ASSERT_EQ(2 * prod, nprof_ring_producer(&self->r));
+	ASSERT_EQ(2 * prod, selftest_ring_producer(&self->r));
 	n = (const void *)(self->r.data + (prod & (size - 1)));
 	ASSERT_EQ(prod / self->r.entry_size, n->seq);
 }
@@ -237,7 +237,7 @@ static void *producer_fn(void *arg)
 static void *releaser_fn(void *arg)
 {
 	struct racer *rl = arg;
-	struct nprof_ring *r = &rl->self->r;
+	struct selftest_ring *r = &rl->self->r;
 	struct neuronprof_nq_drain d;
 	__u64 half = rl->self->r.sub.data_size / 2, prod;
 
@@ -246,14 +246,14 @@ static void *releaser_fn(void *arg)
 		 * Release all but the newest half ring: the race with read()
 		 * is at that boundary, and what is left is read()'s.
 		 */
-		prod = nprof_ring_producer(r);
-		if (prod < half || prod - half <= nprof_ring_consumer_pos(r))
+		prod = selftest_ring_producer(r);
+		if (prod < half || prod - half <= selftest_ring_consumer_pos(r))
 			continue;
 		prod -= half;
 		/* Paced, so that read() gets its share of the entries. */
 		usleep(200);
 		if (rl->count % 8) {
-			nprof_ring_set_consumer(r, prod);
+			selftest_ring_set_consumer(r, prod);
 		} else {
 			rl->err = nprof_drain(r->fd, NEURONPROF_DRAIN_RELEASE, prod, &d);
 			/* A racing read() or store may have passed prod already. */
@@ -425,7 +425,7 @@ TEST_F(hostile, read_copy_stalled_by_userfaultfd)
 	ASSERT_EQ(UFFD_EVENT_PAGEFAULT, msg.event);
 
 	/* While its copy waits: release what it reads, overwrite a whole ring. */
-	nprof_ring_set_consumer(&self->r, nprof_ring_producer(&self->r));
+	selftest_ring_set_consumer(&self->r, selftest_ring_producer(&self->r));
 	ex.instructions[0] = ring;
 	ASSERT_EQ(0, nprof_exec(self->dev.fd, &ex));
 	/* Another reader of the same subscription is not held up. */

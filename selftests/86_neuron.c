@@ -121,7 +121,7 @@ TEST_F(neuron, raw_device_names_nothing)
 }
 
 /* Check @n raw entries from @r's start: fake queue @q's entries @first.. */
-static int check_raw(struct nprof_ring *r, int q, __u32 first, __u64 n)
+static int check_raw(struct selftest_ring *r, int q, __u32 first, __u64 n)
 {
 	__u64 i;
 
@@ -143,20 +143,20 @@ static int check_raw(struct nprof_ring *r, int q, __u32 first, __u64 n)
 
 TEST_F(neuron, capture_wrap_and_overflow)
 {
-	const struct nprof_queue q = { NEURONPROF_TARGET_CORE, 1, NEURONPROF_QT_TRACE, 7 };
-	struct nprof_ring r;
+	const struct selftest_queue q = { NEURONPROF_TARGET_CORE, 1, NEURONPROF_QT_TRACE, 7 };
+	struct selftest_ring r;
 	__u64 prod, lost;
 	int fq, round;
 
 	/* The default entry size is 64 bytes: two ring entries each. */
-	ASSERT_EQ(0, nprof_ring_open(self->dev.fd, &q, 4 * nprof_page_size(), 0, &r));
+	ASSERT_EQ(0, selftest_ring_open(self->dev.fd, &q, 4 * nprof_page_size(), 0, &r));
 	fq = (int)ctl("program %d 0 1 0 7 %u", self->fdev, DEV_RING);
 	ASSERT_LE(0, fq);
 	for (round = 0; round < 4; round++) {
 		ASSERT_EQ(50, ctl("produce %d %d 50", self->fdev, fq));
 		ASSERT_EQ(50, ctl("consume %d %d 50", self->fdev, fq));
 	}
-	prod = nprof_ring_producer(&r);
+	prod = selftest_ring_producer(&r);
 	lost = __atomic_load_n(&r.hdr->lost, __ATOMIC_RELAXED);
 	/* 200 device entries = 400 ring entries; the ring holds 256. */
 	EXPECT_EQ(400u, prod / r.entry_size + lost);
@@ -165,18 +165,18 @@ TEST_F(neuron, capture_wrap_and_overflow)
 	EXPECT_EQ(NEURONPROF_RAW_FORMAT_NEURON_V2, r.hdr->raw_format);
 	EXPECT_EQ(NEURONPROF_CLOCK_CAPTURED, r.hdr->clock_domain);
 	EXPECT_EQ(0, check_raw(&r, fq, 0, prod / r.entry_size));
-	nprof_ring_close(&r);
+	selftest_ring_close(&r);
 }
 
 TEST_F(neuron, removal_while_mapped_and_polled)
 {
-	const struct nprof_queue q = { NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_DMA, 15 };
-	struct nprof_ring r;
+	const struct selftest_queue q = { NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_DMA, 15 };
+	struct selftest_ring r;
 	struct pollfd pfd;
 	pid_t pid;
 	int fq, st;
 
-	ASSERT_EQ(0, nprof_ring_open(self->dev.fd, &q, nprof_page_size(), 0, &r));
+	ASSERT_EQ(0, selftest_ring_open(self->dev.fd, &q, nprof_page_size(), 0, &r));
 	fq = (int)ctl("program %d 0 0 4 15 %u", self->fdev, DEV_RING);
 	ASSERT_LE(0, fq);
 	ASSERT_EQ(10, ctl("produce %d %d 10", self->fdev, fq));
@@ -188,7 +188,7 @@ TEST_F(neuron, removal_while_mapped_and_polled)
 		_exit(ctl("remove %d", self->fdev) == 0 ? 0 : 1);
 	}
 	/* Poll with everything read: only the removal wakes us. */
-	nprof_ring_set_consumer(&r, nprof_ring_producer(&r));
+	selftest_ring_set_consumer(&r, selftest_ring_producer(&r));
 	pfd = (struct pollfd){ .fd = r.fd, .events = POLLIN };
 	ASSERT_EQ(1, poll(&pfd, 1, WAIT_TIMEOUT_MS));
 	EXPECT_TRUE(pfd.revents & POLLHUP);
@@ -196,19 +196,19 @@ TEST_F(neuron, removal_while_mapped_and_polled)
 	EXPECT_EQ(0, st);
 	EXPECT_TRUE(r.hdr->flags & NEURONPROF_RING_DEAD);
 	/* The mapping is still readable: the 10 entries are there. */
-	EXPECT_EQ(20u, nprof_ring_producer(&r) / r.entry_size);
+	EXPECT_EQ(20u, selftest_ring_producer(&r) / r.entry_size);
 	EXPECT_EQ(0, check_raw(&r, fq, 0, 20));
-	nprof_ring_close(&r);
+	selftest_ring_close(&r);
 	self->fdev = (int)ctl("add 2 2 6");	/* for the teardown */
 }
 
 TEST_F(neuron, two_processes)
 {
-	const struct nprof_queue q0 = { NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_EVENT, 0 };
-	const struct nprof_queue q1 = { NEURONPROF_TARGET_TOPSP, 3, NEURONPROF_QT_TOPSP_TRACE, 0 };
+	const struct selftest_queue q0 = { NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_EVENT, 0 };
+	const struct selftest_queue q1 = { NEURONPROF_TARGET_TOPSP, 3, NEURONPROF_QT_TOPSP_TRACE, 0 };
 	struct drm_neuronprof_nq_subscribe sub;
 	int fq0, fq1, up[2], down[2], st;
-	struct nprof_ring r;
+	struct selftest_ring r;
 	pid_t pid;
 	char c;
 
@@ -218,10 +218,10 @@ TEST_F(neuron, two_processes)
 	ASSERT_LE(0, pid);
 	if (!pid) {
 		struct nprof_dev d;
-		struct nprof_ring cr;
+		struct selftest_ring cr;
 		int ok, fd;
 
-		if (open_neuron(&d) || nprof_ring_open(d.fd, &q1, nprof_page_size(), 0, &cr))
+		if (open_neuron(&d) || selftest_ring_open(d.fd, &q1, nprof_page_size(), 0, &cr))
 			_exit(2);
 		if (write(up[1], "s", 1) != 1 || read(down[0], &c, 1) != 1)
 			_exit(3);
@@ -230,10 +230,10 @@ TEST_F(neuron, two_processes)
 		ok = fd >= 0;
 		if (fd >= 0)
 			close(fd);
-		ok = ok && nprof_ring_producer(&cr) / cr.entry_size == 2 * 7;
+		ok = ok && selftest_ring_producer(&cr) / cr.entry_size == 2 * 7;
 		_exit(ok ? 0 : 1);
 	}
-	ASSERT_EQ(0, nprof_ring_open(self->dev.fd, &q0, nprof_page_size(), 0, &r));
+	ASSERT_EQ(0, selftest_ring_open(self->dev.fd, &q0, nprof_page_size(), 0, &r));
 	ASSERT_EQ(1, read(up[0], &c, 1));
 	fq0 = (int)ctl("program %d 0 0 2 0 %u", self->fdev, DEV_RING);
 	fq1 = (int)ctl("program %d 1 3 0 0 %u", self->fdev, DEV_RING);
@@ -246,9 +246,9 @@ TEST_F(neuron, two_processes)
 	ASSERT_EQ(1, write(down[1], "g", 1));
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	EXPECT_EQ(0, st);
-	EXPECT_EQ(10u, nprof_ring_producer(&r) / r.entry_size);
+	EXPECT_EQ(10u, selftest_ring_producer(&r) / r.entry_size);
 	EXPECT_EQ(0, check_raw(&r, fq0, 0, 10));
-	nprof_ring_close(&r);
+	selftest_ring_close(&r);
 }
 
 TEST_HARNESS_MAIN

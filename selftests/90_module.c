@@ -20,7 +20,7 @@
 #define CORE "neuronprof"
 #define RELOADS 5
 
-static const struct nprof_queue trace0 = {
+static const struct selftest_queue trace0 = {
 	NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 0
 };
 
@@ -176,27 +176,27 @@ static void new_dev(struct __test_metadata *_metadata,
 TEST_F(modules, sim_unload_refused_while_subscribed)
 {
 	struct drm_neuronprof_sim_exec ex;
-	struct nprof_ring r, r2;
-	struct nprof_queue q = trace0;
+	struct selftest_ring r, r2;
+	struct selftest_queue q = trace0;
 	int ret;
 
 	new_dev(_metadata, self);
-	ret = nprof_ring_open(self->dev.fd, &trace0, self->dev.info.min_ring_size, 0, &r);
+	ret = selftest_ring_open(self->dev.fd, &trace0, self->dev.info.min_ring_size, 0, &r);
 	ASSERT_EQ(0, ret) TH_LOG("%s", strerror(-ret));
 	ASSERT_UNLOAD_REFUSED(SIM);
 	/* The refused unload left everything working. */
 	q.engine = 1;
-	ret = nprof_ring_open(self->dev.fd, &q, self->dev.info.min_ring_size, 0, &r2);
+	ret = selftest_ring_open(self->dev.fd, &q, self->dev.info.min_ring_size, 0, &r2);
 	ASSERT_EQ(0, ret) TH_LOG("subscribe after the refused unload: %s",
 				 strerror(-ret));
 	nprof_exec_init(&ex, 0, MODEL_ID, 1, 3, 0, 2);
 	ASSERT_EQ(0, nprof_exec(self->dev.fd, &ex));
-	ASSERT_RING_OK(&r, nprof_ring_settle(&r, NULL, true));
-	ASSERT_RING_OK(&r2, nprof_ring_settle(&r2, NULL, true));
+	ASSERT_RING_OK(&r, selftest_ring_settle(&r, NULL, true));
+	ASSERT_RING_OK(&r2, selftest_ring_settle(&r2, NULL, true));
 	ASSERT_LT(0ull, r.delivered);
 	ASSERT_EQ(ex.produced[NEURONPROF_QT_TRACE], r.delivered + r2.delivered);
-	nprof_ring_close(&r2);
-	nprof_ring_close(&r);
+	selftest_ring_close(&r2);
+	selftest_ring_close(&r);
 }
 
 /* The core is in use by the simulator. */
@@ -208,16 +208,16 @@ TEST_F(modules, core_unload_refused_while_sim_loaded)
 /* A mapping alone keeps the subscription, and the module, alive. */
 TEST_F(modules, sim_unload_refused_while_mapped_then_clean)
 {
-	struct nprof_ring r;
+	struct selftest_ring r;
 	int ret;
 
 	new_dev(_metadata, self);
-	ret = nprof_ring_open(self->dev.fd, &trace0, self->dev.info.min_ring_size, 0, &r);
+	ret = selftest_ring_open(self->dev.fd, &trace0, self->dev.info.min_ring_size, 0, &r);
 	ASSERT_EQ(0, ret) TH_LOG("%s", strerror(-ret));
 	ASSERT_EQ(0, close(r.fd));
 	r.fd = -1;
 	ASSERT_UNLOAD_REFUSED(SIM);
-	nprof_ring_unmap(&r);
+	selftest_ring_unmap(&r);
 	nprof_dev_close(&self->dev);
 	ASSERT_UNLOAD_OK(SIM);
 	self->own_dev = false;
@@ -226,13 +226,13 @@ TEST_F(modules, sim_unload_refused_while_mapped_then_clean)
 
 TEST_F(modules, sim_unload_clean_after_close_and_munmap)
 {
-	struct nprof_ring r;
+	struct selftest_ring r;
 	int ret;
 
 	new_dev(_metadata, self);
-	ret = nprof_ring_open(self->dev.fd, &trace0, self->dev.info.min_ring_size, 0, &r);
+	ret = selftest_ring_open(self->dev.fd, &trace0, self->dev.info.min_ring_size, 0, &r);
 	ASSERT_EQ(0, ret) TH_LOG("%s", strerror(-ret));
-	nprof_ring_unmap(&r);
+	selftest_ring_unmap(&r);
 	ASSERT_EQ(0, close(r.fd));
 	ASSERT_UNLOAD_OK(SIM);
 	self->own_dev = false;
@@ -281,18 +281,18 @@ TEST_F_TIMEOUT(modules, unload_reload_loop, 300)
 	/* The reloaded stack works end to end. */
 	{
 		struct drm_neuronprof_sim_exec ex;
-		struct nprof_ring r;
+		struct selftest_ring r;
 		int ret;
 
 		new_dev(_metadata, self);
-		ret = nprof_ring_open(self->dev.fd, &trace0,
+		ret = selftest_ring_open(self->dev.fd, &trace0,
 				      self->dev.info.min_ring_size, 0, &r);
 		ASSERT_EQ(0, ret) TH_LOG("%s", strerror(-ret));
 		nprof_exec_init(&ex, 0, MODEL_ID, 2, 5, 0, 1);
 		ASSERT_EQ(0, nprof_exec(self->dev.fd, &ex));
-		ASSERT_RING_OK(&r, nprof_ring_settle(&r, NULL, true));
+		ASSERT_RING_OK(&r, selftest_ring_settle(&r, NULL, true));
 		ASSERT_EQ(ex.produced[NEURONPROF_QT_TRACE], r.delivered);
-		nprof_ring_close(&r);
+		selftest_ring_close(&r);
 	}
 }
 

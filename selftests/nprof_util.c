@@ -323,7 +323,7 @@ int nprof_subscribe(int devfd, struct drm_neuronprof_nq_subscribe *sub)
 	return sub->fd;
 }
 
-int nprof_subscribe_q(int devfd, const struct nprof_queue *q,
+int nprof_subscribe_q(int devfd, const struct selftest_queue *q,
 		      __u64 ring_size, __u32 watermark,
 		      struct drm_neuronprof_nq_subscribe *sub)
 {
@@ -338,7 +338,7 @@ int nprof_subscribe_q(int devfd, const struct nprof_queue *q,
 	return nprof_subscribe(devfd, sub);
 }
 
-int nprof_holders(int devfd, const struct nprof_queue *q,
+int nprof_holders(int devfd, const struct selftest_queue *q,
 		  struct drm_neuronprof_nq_holders *h)
 {
 	memset(h, 0, sizeof(*h));
@@ -351,7 +351,7 @@ int nprof_holders(int devfd, const struct nprof_queue *q,
 	return 0;
 }
 
-int nprof_fill_queue(int devfd, const struct nprof_queue *q, __u64 ring_size, int *fds)
+int nprof_fill_queue(int devfd, const struct selftest_queue *q, __u64 ring_size, int *fds)
 {
 	struct drm_neuronprof_nq_subscribe sub;
 	int n = 0, fd;
@@ -407,7 +407,7 @@ void nprof_exec_init(struct drm_neuronprof_sim_exec *ex, __u32 core,
 	ex->dma_transfers = dma;
 }
 
-int nprof_ring_map(struct nprof_ring *r)
+int selftest_ring_map(struct selftest_ring *r)
 {
 	const struct drm_neuronprof_nq_subscribe *s = &r->sub;
 	void *p;
@@ -432,11 +432,11 @@ int nprof_ring_map(struct nprof_ring *r)
 	return 0;
 err:
 	ret = -errno;
-	nprof_ring_unmap(r);
+	selftest_ring_unmap(r);
 	return ret;
 }
 
-void nprof_ring_unmap(struct nprof_ring *r)
+void selftest_ring_unmap(struct selftest_ring *r)
 {
 	if (r->hdr)
 		munmap((void *)r->hdr, r->sub.header_size);
@@ -450,8 +450,8 @@ void nprof_ring_unmap(struct nprof_ring *r)
 }
 
 /* Subscribe @q and map its ring; on failure nothing is left open. */
-int nprof_ring_open(int devfd, const struct nprof_queue *q, __u64 ring_size,
-		    __u32 watermark, struct nprof_ring *r)
+int selftest_ring_open(int devfd, const struct selftest_queue *q, __u64 ring_size,
+		    __u32 watermark, struct selftest_ring *r)
 {
 	int ret;
 
@@ -460,7 +460,7 @@ int nprof_ring_open(int devfd, const struct nprof_queue *q, __u64 ring_size,
 	r->fd = nprof_subscribe_q(devfd, q, ring_size, watermark, &r->sub);
 	if (r->fd < 0)
 		return r->fd;
-	ret = nprof_ring_map(r);
+	ret = selftest_ring_map(r);
 	if (ret) {
 		close(r->fd);
 		r->fd = -1;
@@ -468,27 +468,27 @@ int nprof_ring_open(int devfd, const struct nprof_queue *q, __u64 ring_size,
 	return ret;
 }
 
-void nprof_ring_close(struct nprof_ring *r)
+void selftest_ring_close(struct selftest_ring *r)
 {
-	nprof_ring_unmap(r);
+	selftest_ring_unmap(r);
 	if (r->fd >= 0)
 		close(r->fd);
 	r->fd = -1;
 }
 
 /* (C) in the uapi header: pairs with the kernel's release store (B). */
-__u64 nprof_ring_producer(const struct nprof_ring *r)
+__u64 selftest_ring_producer(const struct selftest_ring *r)
 {
 	return __atomic_load_n(&r->hdr->producer_pos, __ATOMIC_ACQUIRE);
 }
 
-__u64 nprof_ring_consumer_pos(const struct nprof_ring *r)
+__u64 selftest_ring_consumer_pos(const struct selftest_ring *r)
 {
 	return __atomic_load_n(&r->cons->consumer_pos, __ATOMIC_RELAXED);
 }
 
 /* (D) in the uapi header: pairs with the kernel's acquire load (A). */
-void nprof_ring_set_consumer(struct nprof_ring *r, __u64 pos)
+void selftest_ring_set_consumer(struct selftest_ring *r, __u64 pos)
 {
 	__atomic_store_n(&r->cons->consumer_pos, pos, __ATOMIC_RELEASE);
 }
@@ -499,7 +499,7 @@ void nprof_ring_set_consumer(struct nprof_ring *r, __u64 pos)
 } while (0)
 
 /* Check one entry against the queue and @exp and account it. */
-int nprof_ring_check_entry(struct nprof_ring *r,
+int selftest_ring_check_entry(struct selftest_ring *r,
 			   const struct neuronprof_notification *n,
 			   const struct nprof_expect *exp)
 {
@@ -559,11 +559,11 @@ int nprof_ring_check_entry(struct nprof_ring *r,
  * and release the space. Returns the number of entries read, or -1 with
  * r->err describing the first inconsistency.
  */
-long nprof_ring_consume(struct nprof_ring *r, const struct nprof_expect *exp)
+long selftest_ring_consume(struct selftest_ring *r, const struct nprof_expect *exp)
 {
 	__u64 ring_size = r->sub.data_size;
-	__u64 prod = nprof_ring_producer(r);
-	__u64 cons = nprof_ring_consumer_pos(r);
+	__u64 prod = selftest_ring_producer(r);
+	__u64 cons = selftest_ring_consumer_pos(r);
 	long count = 0;
 
 	if (prod < cons || prod - cons > ring_size) {
@@ -587,12 +587,12 @@ long nprof_ring_consume(struct nprof_ring *r, const struct nprof_expect *exp)
 		memset(&n, 0, sizeof(n));
 		/* One copy: the entry is read once, like the kernel would. */
 		memcpy(&n, r->data + (cons & (ring_size - 1)), len);
-		if (nprof_ring_check_entry(r, &n, exp))
+		if (selftest_ring_check_entry(r, &n, exp))
 			return -1;
 		cons += r->entry_size;
 		count++;
 	}
-	nprof_ring_set_consumer(r, cons);
+	selftest_ring_set_consumer(r, cons);
 	return count;
 }
 
@@ -600,13 +600,13 @@ long nprof_ring_consume(struct nprof_ring *r, const struct nprof_expect *exp)
  * Consume, optionally flush in-flight notifications with NQ_DRAIN, consume
  * again, and cross-check NQ_DRAIN's report against the header page.
  */
-int nprof_ring_settle(struct nprof_ring *r, const struct nprof_expect *exp,
+int selftest_ring_settle(struct selftest_ring *r, const struct nprof_expect *exp,
 		      bool flush)
 {
 	struct neuronprof_nq_drain d;
 	int ret;
 
-	if (nprof_ring_consume(r, exp) < 0)
+	if (selftest_ring_consume(r, exp) < 0)
 		return -1;
 	if (flush) {
 		ret = nprof_drain(r->fd, NEURONPROF_DRAIN_FLUSH, 0, &d);
@@ -616,7 +616,7 @@ int nprof_ring_settle(struct nprof_ring *r, const struct nprof_expect *exp,
 				 r->q.engine, strerror(-ret));
 			return -1;
 		}
-		if (nprof_ring_consume(r, exp) < 0)
+		if (selftest_ring_consume(r, exp) < 0)
 			return -1;
 	}
 	ret = nprof_drain(r->fd, 0, 0, &d);
@@ -625,23 +625,23 @@ int nprof_ring_settle(struct nprof_ring *r, const struct nprof_expect *exp,
 			 r->q.index, r->q.engine, strerror(-ret));
 		return -1;
 	}
-	if (d.producer_pos != nprof_ring_producer(r) ||
-	    d.consumer_pos != nprof_ring_consumer_pos(r) ||
+	if (d.producer_pos != selftest_ring_producer(r) ||
+	    d.consumer_pos != selftest_ring_consumer_pos(r) ||
 	    d.lost != r->hdr->lost) {
 		RING_ERR(r, "%s/%u[%u]: NQ_DRAIN says producer %llu"
 			 " consumer %llu lost %llu"
 			 ", the mapping says %llu %llu %llu",
 			 nprof_qt_name(r->q.type), r->q.index, r->q.engine,
 			 (__u64)d.producer_pos, (__u64)d.consumer_pos,
-			 (__u64)d.lost, nprof_ring_producer(r),
-			 nprof_ring_consumer_pos(r), (__u64)r->hdr->lost);
+			 (__u64)d.lost, selftest_ring_producer(r),
+			 selftest_ring_consumer_pos(r), (__u64)r->hdr->lost);
 		return -1;
 	}
 	return 0;
 }
 
 static int add_queues(const struct drm_neuronprof_device_info *info,
-		      __u32 kind, __u32 index, struct nprof_queue *out,
+		      __u32 kind, __u32 index, struct selftest_queue *out,
 		      int n, int max)
 {
 	__u32 type, e, engines;
@@ -668,7 +668,7 @@ static int add_queues(const struct drm_neuronprof_device_info *info,
  * t / (num_topsps / num_cores)). Returns the count or -ENOSPC.
  */
 int nprof_core_queues(const struct drm_neuronprof_device_info *info,
-		      __u32 core, struct nprof_queue *out, int max)
+		      __u32 core, struct selftest_queue *out, int max)
 {
 	__u32 per = info->num_cores ? info->num_topsps / info->num_cores : 0;
 	__u32 t;

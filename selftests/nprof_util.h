@@ -32,8 +32,8 @@ struct nprof_dev {
 	struct drm_neuronprof_device_info info;
 };
 
-/* Address of one queue. */
-struct nprof_queue {
+/* Address of one queue (the selftests' own; the kernel's is struct nprof_queue). */
+struct selftest_queue {
 	__u32 kind;
 	__u32 index;
 	__u32 type;
@@ -51,14 +51,15 @@ struct nprof_expect {
 };
 
 /*
- * A mapped subscription and the state of the reference consumer: the
- * sequence number it expects next, how many entries it read, and the sum of
- * the sequence gaps it saw (notifications the kernel says were lost between
- * two delivered entries).
+ * The selftests' ring, named after their layer (the kernel's is struct
+ * nprof_kring, the library's struct nprof_ring): a mapped subscription and
+ * the state of the reference consumer: the sequence number it expects
+ * next, how many entries it read, and the sum of the sequence gaps it saw
+ * (notifications the kernel says were lost between two delivered entries).
  */
-struct nprof_ring {
+struct selftest_ring {
 	int fd;
-	struct nprof_queue q;
+	struct selftest_queue q;
 	struct drm_neuronprof_nq_subscribe sub;
 	const struct neuronprof_ring_header *hdr;
 	struct neuronprof_ring_consumer *cons;
@@ -96,18 +97,18 @@ int nprof_write_file(const char *path, const char *val);
 
 /* ioctl wrappers: 0 (or an fd) on success, -errno on failure. */
 int nprof_subscribe(int devfd, struct drm_neuronprof_nq_subscribe *sub);
-int nprof_subscribe_q(int devfd, const struct nprof_queue *q,
+int nprof_subscribe_q(int devfd, const struct selftest_queue *q,
 		      __u64 ring_size, __u32 watermark,
 		      struct drm_neuronprof_nq_subscribe *sub);
 /* NQ_HOLDERS of @q into @h: 0 or -errno. */
-int nprof_holders(int devfd, const struct nprof_queue *q,
+int nprof_holders(int devfd, const struct selftest_queue *q,
 		  struct drm_neuronprof_nq_holders *h);
 /*
  * Subscribe @q until it is full (the device's max_subscribers): the fds
  * go into @fds (room for NEURONPROF_MAX_SUBSCRIBERS). Return: how many, or
  * -errno of the first failure that is not EBUSY.
  */
-int nprof_fill_queue(int devfd, const struct nprof_queue *q, __u64 ring_size, int *fds);
+int nprof_fill_queue(int devfd, const struct selftest_queue *q, __u64 ring_size, int *fds);
 int nprof_drain(int fd, __u32 flags, __u64 release_pos,
 		struct neuronprof_nq_drain *out);
 int nprof_exec(int devfd, struct drm_neuronprof_sim_exec *ex);
@@ -117,24 +118,24 @@ void nprof_exec_init(struct drm_neuronprof_sim_exec *ex, __u32 core,
 		     __u32 engines);
 
 /* Rings. */
-int nprof_ring_open(int devfd, const struct nprof_queue *q, __u64 ring_size,
-		    __u32 watermark, struct nprof_ring *r);
-int nprof_ring_map(struct nprof_ring *r);
-void nprof_ring_unmap(struct nprof_ring *r);
-void nprof_ring_close(struct nprof_ring *r);
-__u64 nprof_ring_producer(const struct nprof_ring *r);
-__u64 nprof_ring_consumer_pos(const struct nprof_ring *r);
-void nprof_ring_set_consumer(struct nprof_ring *r, __u64 pos);
-long nprof_ring_consume(struct nprof_ring *r, const struct nprof_expect *exp);
-int nprof_ring_check_entry(struct nprof_ring *r,
+int selftest_ring_open(int devfd, const struct selftest_queue *q, __u64 ring_size,
+		    __u32 watermark, struct selftest_ring *r);
+int selftest_ring_map(struct selftest_ring *r);
+void selftest_ring_unmap(struct selftest_ring *r);
+void selftest_ring_close(struct selftest_ring *r);
+__u64 selftest_ring_producer(const struct selftest_ring *r);
+__u64 selftest_ring_consumer_pos(const struct selftest_ring *r);
+void selftest_ring_set_consumer(struct selftest_ring *r, __u64 pos);
+long selftest_ring_consume(struct selftest_ring *r, const struct nprof_expect *exp);
+int selftest_ring_check_entry(struct selftest_ring *r,
 			   const struct neuronprof_notification *n,
 			   const struct nprof_expect *exp);
-int nprof_ring_settle(struct nprof_ring *r, const struct nprof_expect *exp,
+int selftest_ring_settle(struct selftest_ring *r, const struct nprof_expect *exp,
 		      bool flush);
 
 /* Every queue of a NeuronCore and of the TopSPs that serve it. */
 int nprof_core_queues(const struct drm_neuronprof_device_info *info,
-		      __u32 core, struct nprof_queue *out, int max);
+		      __u32 core, struct selftest_queue *out, int max);
 
 /* Misc. */
 int nprof_lowest_free_fd(void);

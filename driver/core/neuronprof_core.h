@@ -97,7 +97,10 @@ static inline struct nprof_device *to_nprof_device(struct drm_device *drm)
 }
 
 /**
- * struct nprof_ring - the kernel side of one ring.
+ * struct nprof_kring - the kernel side of one ring.
+ *
+ * Named after its layer (k for kernel): the library's view of a ring is
+ * struct nprof_ring (lib/src/device/), the selftests' struct selftest_ring.
  *
  * @hdr: the header page (read-only for userspace).
  * @cons_page: the consumer page (read-write for userspace).
@@ -114,10 +117,10 @@ static inline struct nprof_device *to_nprof_device(struct drm_device *drm)
  *
  * The kernel's copies of the positions are authoritative: userspace can only
  * write the consumer page, and whatever it writes there is validated before
- * it is believed (nprof_ring_sync_consumer()). The owner serialises every
+ * it is believed (nprof_kring_sync_consumer()). The owner serialises every
  * call on a ring (struct nprof_sub.lock).
  */
-struct nprof_ring {
+struct nprof_kring {
 	struct neuronprof_ring_header *hdr;
 	struct neuronprof_ring_consumer *cons_page;
 	u8 *data;
@@ -223,7 +226,7 @@ struct nprof_sub {
 	u64 mem_size;
 	struct nprof_charge charge;
 	struct module *owner;
-	struct nprof_ring ring;
+	struct nprof_kring ring;
 	u64 flush_pos;
 	bool detached;
 	bool dead;
@@ -233,23 +236,23 @@ struct nprof_sub {
 };
 
 /* neuronprof_ring.c: ring arithmetic and the producer. */
-void nprof_ring_init(struct nprof_ring *ring, void *mem, u64 size, u32 watermark,
+void nprof_kring_init(struct nprof_kring *ring, void *mem, u64 size, u32 watermark,
 		     const struct nprof_queue_id *q);
-void nprof_ring_set_format(struct nprof_ring *ring, u32 raw_format, u32 clock_domain);
-bool nprof_ring_consumer_valid(u64 last, u64 next, u64 prod);
-u64 nprof_ring_unread(const struct nprof_ring *ring);
-void nprof_ring_sync_consumer(struct nprof_ring *ring);
-void nprof_ring_consume(struct nprof_ring *ring, u64 pos);
-enum nprof_notify_result nprof_ring_produce(struct nprof_ring *ring,
+void nprof_kring_set_format(struct nprof_kring *ring, u32 raw_format, u32 clock_domain);
+bool nprof_kring_consumer_valid(u64 last, u64 next, u64 prod);
+u64 nprof_kring_unread(const struct nprof_kring *ring);
+void nprof_kring_sync_consumer(struct nprof_kring *ring);
+void nprof_kring_consume(struct nprof_kring *ring, u64 pos);
+enum nprof_notify_result nprof_kring_produce(struct nprof_kring *ring,
 					    struct neuronprof_notification *n,
 					    bool force_lost, bool *wake);
-void nprof_ring_set_flags(struct nprof_ring *ring, u32 flags);
-void nprof_ring_produce_batch(struct nprof_ring *ring,
+void nprof_kring_set_flags(struct nprof_kring *ring, u32 flags);
+void nprof_kring_produce_batch(struct nprof_kring *ring,
 			      const struct neuronprof_notification *n, u32 count,
 			      bool force_lost, u32 *delivered, bool *wake);
-u32 nprof_ring_fan_out(struct nprof_ring *ring, const struct neuronprof_notification *src,
+u32 nprof_kring_fan_out(struct nprof_kring *ring, const struct neuronprof_notification *src,
 		       u32 count, bool *wake);
-void nprof_ring_lose(struct nprof_ring *ring, u64 count);
+void nprof_kring_lose(struct nprof_kring *ring, u64 count);
 
 /* neuronprof_policy.c: who may observe, and memory accounting. */
 /* neuronprof_device.c: SIM_EXEC arguments checked against the device. */

@@ -107,7 +107,7 @@ enum nprof_notify_result nprof_notify(struct nprof_device *ndev,
 	if (queue) {
 		spin_lock_irqsave(&queue->lock, flags);
 		for (i = 0; i < queue->nr_subs; i++) {
-			if (nprof_ring_produce(&queue->subs[i]->ring, n, force_lost, &w) ==
+			if (nprof_kring_produce(&queue->subs[i]->ring, n, force_lost, &w) ==
 			    NPROF_NOTIFY_LOST)
 				ret = NPROF_NOTIFY_LOST;
 			else if (ret == NPROF_NOTIFY_UNSUBSCRIBED)
@@ -168,7 +168,7 @@ enum nprof_notify_result nprof_notify_batch(struct nprof_device *ndev,
 	if (queue) {
 		spin_lock_irqsave(&queue->lock, flags);
 		for (i = 0; i < queue->nr_subs; i++) {
-			nprof_ring_produce_batch(&queue->subs[i]->ring, n, count,
+			nprof_kring_produce_batch(&queue->subs[i]->ring, n, count,
 						 force_lost, &delivered, &w);
 			if (!i || delivered < stats.delivered)
 				stats.delivered = delivered;
@@ -220,7 +220,7 @@ enum nprof_notify_result nprof_notify_lost(struct nprof_device *ndev,
 	if (queue) {
 		spin_lock_irqsave(&queue->lock, flags);
 		for (i = 0; i < queue->nr_subs; i++) {
-			nprof_ring_lose(&queue->subs[i]->ring, count);
+			nprof_kring_lose(&queue->subs[i]->ring, count);
 			ret = NPROF_NOTIFY_LOST;
 		}
 		spin_unlock_irqrestore(&queue->lock, flags);
@@ -255,7 +255,7 @@ bool nprof_queue_set_flags(struct nprof_device *ndev, const struct nprof_queue_i
 	if (queue) {
 		spin_lock_irqsave(&queue->lock, irq);
 		for (i = 0; i < queue->nr_subs; i++) {
-			nprof_ring_set_flags(&queue->subs[i]->ring, flags);
+			nprof_kring_set_flags(&queue->subs[i]->ring, flags);
 			ret = true;
 		}
 		spin_unlock_irqrestore(&queue->lock, irq);
@@ -266,11 +266,11 @@ bool nprof_queue_set_flags(struct nprof_device *ndev, const struct nprof_queue_i
 EXPORT_SYMBOL_GPL(nprof_queue_set_flags);
 
 /* Contiguous entries @ring has room for at its producer position, at most @count. */
-static u64 nprof_ring_span_room(struct nprof_ring *ring, u32 count)
+static u64 nprof_kring_span_room(struct nprof_kring *ring, u32 count)
 {
 	u64 off = ring->prod & (ring->size - 1);
 
-	return min3((u64)count, (ring->size - nprof_ring_unread(ring)) / NPROF_ENTRY_SIZE,
+	return min3((u64)count, (ring->size - nprof_kring_unread(ring)) / NPROF_ENTRY_SIZE,
 		    (ring->size - off) / NPROF_ENTRY_SIZE);
 }
 
@@ -304,7 +304,7 @@ int nprof_notify_begin(struct nprof_device *ndev, const struct nprof_queue_id *q
 	__acquires(span->sub->lock)
 {
 	struct nprof_queue *queue;
-	struct nprof_ring *ring;
+	struct nprof_kring *ring;
 	struct nprof_sub *sub;
 	u64 room, best = 0;
 	u32 i;
@@ -324,8 +324,8 @@ int nprof_notify_begin(struct nprof_device *ndev, const struct nprof_queue_id *q
 	sub = queue->subs[0];
 	for (i = 0; i < queue->nr_subs; i++) {
 		ring = &queue->subs[i]->ring;
-		nprof_ring_sync_consumer(ring);		/* A */
-		room = nprof_ring_span_room(ring, count);
+		nprof_kring_sync_consumer(ring);		/* A */
+		room = nprof_kring_span_room(ring, count);
 		if (room > best) {
 			best = room;
 			sub = queue->subs[i];
@@ -346,9 +346,9 @@ none:
 EXPORT_SYMBOL_GPL(nprof_notify_begin);
 
 /* Account @written entries the provider wrote in place and @lost more in @ring. */
-static bool nprof_ring_publish(struct nprof_ring *ring, u32 written, u32 lost)
+static bool nprof_kring_publish(struct nprof_kring *ring, u32 written, u32 lost)
 {
-	u64 unread = nprof_ring_unread(ring);
+	u64 unread = nprof_kring_unread(ring);
 
 	ring->prod += (u64)written * NPROF_ENTRY_SIZE;
 	if (written) {
@@ -359,7 +359,7 @@ static bool nprof_ring_publish(struct nprof_ring *ring, u32 written, u32 lost)
 		smp_store_release(&ring->hdr->producer_pos, ring->prod);
 	}
 	ring->seq += written;
-	nprof_ring_lose(ring, lost);
+	nprof_kring_lose(ring, lost);
 	return written && unread < ring->watermark &&
 	       unread + (u64)written * NPROF_ENTRY_SIZE >= ring->watermark;
 }
@@ -394,18 +394,18 @@ u32 nprof_notify_end(struct nprof_notify_span *span, u32 written, u32 produced)
 	/*
 	 * The other rings first, from the span (which nothing overwrites
 	 * before its own ring publishes it): the copy writes each ring's own
-	 * seq, queue_type and engine (nprof_ring_fan_out()).
+	 * seq, queue_type and engine (nprof_kring_fan_out()).
 	 */
 	for (i = 0; i < queue->nr_subs; i++) {
 		other = queue->subs[i];
 		if (other == sub)
 			continue;
-		nprof_ring_fan_out(&other->ring, span->entries, written, &w);
-		nprof_ring_lose(&other->ring, lost);
+		nprof_kring_fan_out(&other->ring, span->entries, written, &w);
+		nprof_kring_lose(&other->ring, lost);
 		if (w)
 			wake[nwake++] = other;
 	}
-	if (nprof_ring_publish(&sub->ring, written, lost))
+	if (nprof_kring_publish(&sub->ring, written, lost))
 		wake[nwake++] = sub;
 	spin_unlock_irqrestore(&queue->lock, span->flags);
 	nprof_wake(wake, nwake);

@@ -35,7 +35,7 @@ static_assert(NPROF_ENTRY_SIZE <= PAGE_SIZE);
 static_assert(sizeof(struct neuronprof_ring_header) <= PAGE_SIZE);
 
 /**
- * nprof_ring_init() - set up a ring in a zeroed buffer and fill its header.
+ * nprof_kring_init() - set up a ring in a zeroed buffer and fill its header.
  * @ring: the ring.
  * @mem: 2 * PAGE_SIZE + @size zeroed bytes: header page, consumer page, data.
  * @size: bytes of the data area, a power of two and a multiple of the entry
@@ -43,12 +43,12 @@ static_assert(sizeof(struct neuronprof_ring_header) <= PAGE_SIZE);
  * @watermark: unread bytes that wake a reader; 0 means one entry.
  * @q: the queue the ring belongs to.
  */
-void nprof_ring_init(struct nprof_ring *ring, void *mem, u64 size, u32 watermark,
+void nprof_kring_init(struct nprof_kring *ring, void *mem, u64 size, u32 watermark,
 		     const struct nprof_queue_id *q)
 {
 	struct neuronprof_ring_header *hdr = mem;
 
-	*ring = (struct nprof_ring) {
+	*ring = (struct nprof_kring) {
 		.hdr = hdr,
 		.cons_page = mem + NPROF_CONSUMER_PGOFF * PAGE_SIZE,
 		.data = mem + NPROF_DATA_PGOFF * PAGE_SIZE,
@@ -67,23 +67,23 @@ void nprof_ring_init(struct nprof_ring *ring, void *mem, u64 size, u32 watermark
 	hdr->target_index = q->index;
 	hdr->engine = q->engine;
 }
-EXPORT_SYMBOL_IF_KUNIT(nprof_ring_init);
+EXPORT_SYMBOL_IF_KUNIT(nprof_kring_init);
 
 /**
- * nprof_ring_set_format() - state the raw format and clock domain of a ring.
+ * nprof_kring_set_format() - state the raw format and clock domain of a ring.
  * @ring: the ring, just initialised.
  * @raw_format: NEURONPROF_RAW_FORMAT_*.
  * @clock_domain: NEURONPROF_CLOCK_*.
  */
-void nprof_ring_set_format(struct nprof_ring *ring, u32 raw_format, u32 clock_domain)
+void nprof_kring_set_format(struct nprof_kring *ring, u32 raw_format, u32 clock_domain)
 {
 	ring->hdr->raw_format = raw_format;
 	ring->hdr->clock_domain = clock_domain;
 }
-EXPORT_SYMBOL_IF_KUNIT(nprof_ring_set_format);
+EXPORT_SYMBOL_IF_KUNIT(nprof_kring_set_format);
 
 /**
- * nprof_ring_consumer_valid() - whether a consumer position can be believed.
+ * nprof_kring_consumer_valid() - whether a consumer position can be believed.
  * @last: the last valid consumer position.
  * @next: the proposed one.
  * @prod: the producer position.
@@ -94,38 +94,38 @@ EXPORT_SYMBOL_IF_KUNIT(nprof_ring_set_format);
  *
  * Return: true if @next is valid.
  */
-bool nprof_ring_consumer_valid(u64 last, u64 next, u64 prod)
+bool nprof_kring_consumer_valid(u64 last, u64 next, u64 prod)
 {
 	return IS_ALIGNED(next, NPROF_ENTRY_SIZE) && next - last <= prod - last;
 }
-EXPORT_SYMBOL_IF_KUNIT(nprof_ring_consumer_valid);
+EXPORT_SYMBOL_IF_KUNIT(nprof_kring_consumer_valid);
 
 /**
- * nprof_ring_unread() - bytes produced and not yet consumed.
+ * nprof_kring_unread() - bytes produced and not yet consumed.
  * @ring: the ring.
  *
  * Return: the unread bytes, at most the ring size.
  */
-u64 nprof_ring_unread(const struct nprof_ring *ring)
+u64 nprof_kring_unread(const struct nprof_kring *ring)
 {
 	return ring->prod - ring->cons;
 }
-EXPORT_SYMBOL_IF_KUNIT(nprof_ring_unread);
+EXPORT_SYMBOL_IF_KUNIT(nprof_kring_unread);
 
 /**
- * nprof_ring_set_flags() - raise NEURONPROF_RING_* flags.
+ * nprof_kring_set_flags() - raise NEURONPROF_RING_* flags.
  * @ring: the ring.
  * @flags: the flags; flags are never cleared.
  */
-void nprof_ring_set_flags(struct nprof_ring *ring, u32 flags)
+void nprof_kring_set_flags(struct nprof_kring *ring, u32 flags)
 {
 	ring->flags |= flags;
 	WRITE_ONCE(ring->hdr->flags, ring->flags);
 }
-EXPORT_SYMBOL_IF_KUNIT(nprof_ring_set_flags);
+EXPORT_SYMBOL_IF_KUNIT(nprof_kring_set_flags);
 
 /**
- * nprof_ring_sync_consumer() - take in the consumer position userspace wrote.
+ * nprof_kring_sync_consumer() - take in the consumer position userspace wrote.
  * @ring: the ring.
  *
  * The consumer page is writable by userspace and therefore hostile: it is
@@ -133,7 +133,7 @@ EXPORT_SYMBOL_IF_KUNIT(nprof_ring_set_flags);
  * or passes the producer is ignored (the last valid one stays in force) and
  * flagged with NEURONPROF_RING_BAD_CONSUMER.
  */
-void nprof_ring_sync_consumer(struct nprof_ring *ring)
+void nprof_kring_sync_consumer(struct nprof_kring *ring)
 {
 	/*
 	 * A: pairs with userspace's release store D of consumer_pos: once we
@@ -144,24 +144,24 @@ void nprof_ring_sync_consumer(struct nprof_ring *ring)
 
 	if (pos == ring->cons)
 		return;
-	if (nprof_ring_consumer_valid(ring->cons, pos, ring->prod))
+	if (nprof_kring_consumer_valid(ring->cons, pos, ring->prod))
 		ring->cons = pos;
 	else
-		nprof_ring_set_flags(ring, NEURONPROF_RING_BAD_CONSUMER);
+		nprof_kring_set_flags(ring, NEURONPROF_RING_BAD_CONSUMER);
 }
-EXPORT_SYMBOL_IF_KUNIT(nprof_ring_sync_consumer);
+EXPORT_SYMBOL_IF_KUNIT(nprof_kring_sync_consumer);
 
 /**
- * nprof_ring_consume() - consume on userspace's behalf (read(), NQ_DRAIN).
+ * nprof_kring_consume() - consume on userspace's behalf (read(), NQ_DRAIN).
  * @ring: the ring.
  * @pos: the new consumer position; ignored unless it moves forward and is
  *	valid (a racing userspace store may have moved the consumer already).
  */
-void nprof_ring_consume(struct nprof_ring *ring, u64 pos)
+void nprof_kring_consume(struct nprof_kring *ring, u64 pos)
 {
 	/* Do not overwrite a newer position userspace stored meanwhile. */
-	nprof_ring_sync_consumer(ring);
-	if (pos == ring->cons || !nprof_ring_consumer_valid(ring->cons, pos, ring->prod))
+	nprof_kring_sync_consumer(ring);
+	if (pos == ring->cons || !nprof_kring_consumer_valid(ring->cons, pos, ring->prod))
 		return;
 	ring->cons = pos;
 	/*
@@ -170,10 +170,10 @@ void nprof_ring_consume(struct nprof_ring *ring, u64 pos)
 	 */
 	smp_store_release(&ring->cons_page->consumer_pos, pos);
 }
-EXPORT_SYMBOL_IF_KUNIT(nprof_ring_consume);
+EXPORT_SYMBOL_IF_KUNIT(nprof_kring_consume);
 
 /**
- * nprof_ring_produce() - append one notification, or count it as lost.
+ * nprof_kring_produce() - append one notification, or count it as lost.
  * @ring: the ring.
  * @n: the entry; its seq, queue_type and engine are filled here.
  * @force_lost: count it as lost even if there is room.
@@ -187,24 +187,24 @@ EXPORT_SYMBOL_IF_KUNIT(nprof_ring_consume);
  *
  * Return: NPROF_NOTIFY_DELIVERED or NPROF_NOTIFY_LOST.
  */
-enum nprof_notify_result nprof_ring_produce(struct nprof_ring *ring,
+enum nprof_notify_result nprof_kring_produce(struct nprof_kring *ring,
 					    struct neuronprof_notification *n,
 					    bool force_lost, bool *wake)
 {
 	u64 unread;
 
 	*wake = false;
-	nprof_ring_sync_consumer(ring);		/* A, see there */
+	nprof_kring_sync_consumer(ring);		/* A, see there */
 
 	n->seq = ring->seq++;
 	n->queue_type = ring->queue_type;
 	n->engine = ring->engine;
 
-	unread = nprof_ring_unread(ring);
+	unread = nprof_kring_unread(ring);
 	if (force_lost || ring->size - unread < NPROF_ENTRY_SIZE) {
 		ring->lost++;
 		WRITE_ONCE(ring->hdr->lost, ring->lost);
-		nprof_ring_set_flags(ring, NEURONPROF_RING_OVERFLOWED);
+		nprof_kring_set_flags(ring, NEURONPROF_RING_OVERFLOWED);
 		return NPROF_NOTIFY_LOST;
 	}
 
@@ -220,10 +220,10 @@ enum nprof_notify_result nprof_ring_produce(struct nprof_ring *ring,
 		unread + NPROF_ENTRY_SIZE >= ring->watermark;
 	return NPROF_NOTIFY_DELIVERED;
 }
-EXPORT_SYMBOL_IF_KUNIT(nprof_ring_produce);
+EXPORT_SYMBOL_IF_KUNIT(nprof_kring_produce);
 
 /**
- * nprof_ring_produce_batch() - append notifications, or count them as lost.
+ * nprof_kring_produce_batch() - append notifications, or count them as lost.
  * @ring: the ring.
  * @n: @count entries to copy, or NULL to count @count notifications as lost
  *	that the provider could not capture at all.
@@ -232,7 +232,7 @@ EXPORT_SYMBOL_IF_KUNIT(nprof_ring_produce);
  * @delivered: out, how many were written; the rest were counted as lost.
  * @wake: out, true when the unread bytes reached the watermark.
  *
- * The same as @count calls of nprof_ring_produce() with no consumer move in
+ * The same as @count calls of nprof_kring_produce() with no consumer move in
  * between, at the cost of one: the consumer position is read once (A), the
  * entries are copied in at most two runs (the data area may wrap), their
  * seq, queue_type and engine are filled in the ring, and the producer
@@ -240,7 +240,7 @@ EXPORT_SYMBOL_IF_KUNIT(nprof_ring_produce);
  * delivered, the rest are lost, in order: sequence numbers stay gapless
  * across both.
  */
-void nprof_ring_produce_batch(struct nprof_ring *ring,
+void nprof_kring_produce_batch(struct nprof_kring *ring,
 			      const struct neuronprof_notification *n, u32 count,
 			      bool force_lost, u32 *delivered, bool *wake)
 {
@@ -252,9 +252,9 @@ void nprof_ring_produce_batch(struct nprof_ring *ring,
 	*delivered = 0;
 	if (!count)
 		return;
-	nprof_ring_sync_consumer(ring);		/* A, see there */
+	nprof_kring_sync_consumer(ring);		/* A, see there */
 
-	unread = nprof_ring_unread(ring);
+	unread = nprof_kring_unread(ring);
 	room = (ring->size - unread) / es;
 	k = (force_lost || !n) ? 0 : min_t(u64, count, room);
 
@@ -271,7 +271,7 @@ void nprof_ring_produce_batch(struct nprof_ring *ring,
 			dst->engine = ring->engine;
 		}
 		ring->prod += k * es;
-		/* B: pairs with userspace's acquire load C, as in nprof_ring_produce(). */
+		/* B: pairs with userspace's acquire load C, as in nprof_kring_produce(). */
 		smp_store_release(&ring->hdr->producer_pos, ring->prod);
 		*wake = unread < ring->watermark && unread + k * es >= ring->watermark;
 	}
@@ -279,28 +279,28 @@ void nprof_ring_produce_batch(struct nprof_ring *ring,
 	if (k < count) {
 		ring->lost += count - k;
 		WRITE_ONCE(ring->hdr->lost, ring->lost);
-		nprof_ring_set_flags(ring, NEURONPROF_RING_OVERFLOWED);
+		nprof_kring_set_flags(ring, NEURONPROF_RING_OVERFLOWED);
 	}
 	*delivered = k;
 }
-EXPORT_SYMBOL_IF_KUNIT(nprof_ring_produce_batch);
+EXPORT_SYMBOL_IF_KUNIT(nprof_kring_produce_batch);
 
 /**
- * nprof_ring_fan_out() - copy entries another ring of the queue got into
+ * nprof_kring_fan_out() - copy entries another ring of the queue got into
  *	this one.
  * @ring: the ring.
  * @src: @count entries just written into another subscription's ring.
  * @count: how many.
  * @wake: out: the unread bytes crossed the watermark.
  *
- * What nprof_ring_produce_batch() does with @src, in one pass: each entry
+ * What nprof_kring_produce_batch() does with @src, in one pass: each entry
  * is copied member by member with this ring's seq, queue_type and engine,
  * rather than copied whole and patched after, so every byte is written
  * once. Entries that do not fit are counted as lost, in order.
  *
  * Return: how many were delivered.
  */
-u32 nprof_ring_fan_out(struct nprof_ring *ring, const struct neuronprof_notification *src,
+u32 nprof_kring_fan_out(struct nprof_kring *ring, const struct neuronprof_notification *src,
 		       u32 count, bool *wake)
 {
 	const u64 es = NPROF_ENTRY_SIZE;
@@ -311,8 +311,8 @@ u32 nprof_ring_fan_out(struct nprof_ring *ring, const struct neuronprof_notifica
 	*wake = false;
 	if (!count)
 		return 0;
-	nprof_ring_sync_consumer(ring);		/* A, see there */
-	unread = nprof_ring_unread(ring);
+	nprof_kring_sync_consumer(ring);		/* A, see there */
+	unread = nprof_kring_unread(ring);
 	k = min_t(u64, count, (ring->size - unread) / es);
 	for (i = 0; i < k; i++) {
 		s = &src[i];
@@ -331,31 +331,31 @@ u32 nprof_ring_fan_out(struct nprof_ring *ring, const struct neuronprof_notifica
 	}
 	if (k) {
 		ring->prod += k * es;
-		/* B: pairs with userspace's acquire load C, as in nprof_ring_produce(). */
+		/* B: pairs with userspace's acquire load C, as in nprof_kring_produce(). */
 		smp_store_release(&ring->hdr->producer_pos, ring->prod);
 		*wake = unread < ring->watermark && unread + k * es >= ring->watermark;
 	}
 	ring->seq += k;
-	nprof_ring_lose(ring, count - k);
+	nprof_kring_lose(ring, count - k);
 	return k;
 }
-EXPORT_SYMBOL_IF_KUNIT(nprof_ring_fan_out);
+EXPORT_SYMBOL_IF_KUNIT(nprof_kring_fan_out);
 
 /**
- * nprof_ring_lose() - count notifications as lost without producing them.
+ * nprof_kring_lose() - count notifications as lost without producing them.
  * @ring: the ring.
  * @count: how many.
  *
- * Each takes a sequence number, as in nprof_ring_produce_batch() with no
+ * Each takes a sequence number, as in nprof_kring_produce_batch() with no
  * entries; the ring is flagged NEURONPROF_RING_OVERFLOWED.
  */
-void nprof_ring_lose(struct nprof_ring *ring, u64 count)
+void nprof_kring_lose(struct nprof_kring *ring, u64 count)
 {
 	if (!count)
 		return;
 	ring->seq += count;
 	ring->lost += count;
 	WRITE_ONCE(ring->hdr->lost, ring->lost);
-	nprof_ring_set_flags(ring, NEURONPROF_RING_OVERFLOWED);
+	nprof_kring_set_flags(ring, NEURONPROF_RING_OVERFLOWED);
 }
-EXPORT_SYMBOL_IF_KUNIT(nprof_ring_lose);
+EXPORT_SYMBOL_IF_KUNIT(nprof_kring_lose);

@@ -202,7 +202,7 @@ static void nprof_sub_detach_locked(struct nprof_sub *sub, bool dead)
 	sub->detached = true;
 	if (dead) {
 		sub->dead = true;
-		nprof_ring_set_flags(&sub->ring, NEURONPROF_RING_DEAD);
+		nprof_kring_set_flags(&sub->ring, NEURONPROF_RING_DEAD);
 	}
 }
 
@@ -372,9 +372,9 @@ nprof_sub_create(struct nprof_device *ndev,
 		ret = -ENOMEM;
 		goto err_uncharge;
 	}
-	nprof_ring_init(&sub->ring, sub->mem, args->ring_size, args->watermark,
+	nprof_kring_init(&sub->ring, sub->mem, args->ring_size, args->watermark,
 			&sub->q);
-	nprof_ring_set_format(&sub->ring, ndev->desc.raw_format, ndev->desc.clock_domain);
+	nprof_kring_set_format(&sub->ring, ndev->desc.raw_format, ndev->desc.clock_domain);
 
 	if (!try_module_get(sub->owner)) {
 		ret = -ENODEV;
@@ -485,9 +485,9 @@ void nprof_queue_flushed(struct nprof_queue *queue)
 	spin_lock_irqsave(&queue->lock, flags);
 	for (i = 0; i < queue->nr_subs; i++) {
 		sub = queue->subs[i];
-		nprof_ring_sync_consumer(&sub->ring);
+		nprof_kring_sync_consumer(&sub->ring);
 		sub->flush_pos = sub->ring.prod;
-		if (nprof_ring_unread(&sub->ring) > 0)
+		if (nprof_kring_unread(&sub->ring) > 0)
 			wake[n++] = sub;
 	}
 	spin_unlock_irqrestore(&queue->lock, flags);
@@ -506,13 +506,13 @@ void nprof_queue_flushed(struct nprof_queue *queue)
  */
 VISIBLE_IF_KUNIT __poll_t nprof_sub_poll_mask(struct nprof_sub *sub)
 {
-	struct nprof_ring *ring = &sub->ring;
+	struct nprof_kring *ring = &sub->ring;
 	unsigned long flags;
 	__poll_t mask = 0;
 
 	spin_lock_irqsave(sub->lock, flags);
-	nprof_ring_sync_consumer(ring);
-	if (nprof_ring_unread(ring) >= ring->watermark ||
+	nprof_kring_sync_consumer(ring);
+	if (nprof_kring_unread(ring) >= ring->watermark ||
 	    (s64)(sub->flush_pos - ring->cons) > 0)
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (sub->dead)
@@ -536,7 +536,7 @@ VISIBLE_IF_KUNIT int nprof_sub_drain(struct nprof_sub *sub,
 				     struct neuronprof_nq_drain *d)
 {
 	struct nprof_device *ndev = sub->ndev;
-	struct nprof_ring *ring = &sub->ring;
+	struct nprof_kring *ring = &sub->ring;
 	unsigned long flags;
 	bool wake = false;
 	int idx, ret = 0;
@@ -555,17 +555,17 @@ VISIBLE_IF_KUNIT int nprof_sub_drain(struct nprof_sub *sub,
 	}
 
 	spin_lock_irqsave(sub->lock, flags);
-	nprof_ring_sync_consumer(ring);
+	nprof_kring_sync_consumer(ring);
 	if (d->flags & NEURONPROF_DRAIN_RELEASE) {
-		if (!nprof_ring_consumer_valid(ring->cons, d->release_pos, ring->prod)) {
+		if (!nprof_kring_consumer_valid(ring->cons, d->release_pos, ring->prod)) {
 			ret = -EINVAL;
 			goto unlock;
 		}
-		nprof_ring_consume(ring, d->release_pos);
+		nprof_kring_consume(ring, d->release_pos);
 	}
 	if (d->flags & NEURONPROF_DRAIN_FLUSH) {
 		sub->flush_pos = ring->prod;
-		wake = nprof_ring_unread(ring) > 0;
+		wake = nprof_kring_unread(ring) > 0;
 	}
 	d->producer_pos = ring->prod;
 	d->consumer_pos = ring->cons;
@@ -700,12 +700,12 @@ static __poll_t nprof_sub_poll(struct file *file, poll_table *wait)
 VISIBLE_IF_KUNIT u64 nprof_sub_read_claim(struct nprof_sub *sub, void *buf,
 					  u64 max, u64 *start)
 {
-	struct nprof_ring *ring = &sub->ring;
+	struct nprof_kring *ring = &sub->ring;
 	unsigned long flags;
 	u64 pos, len, off, first;
 
 	spin_lock_irqsave(sub->lock, flags);
-	nprof_ring_sync_consumer(ring);
+	nprof_kring_sync_consumer(ring);
 	pos = (s64)(sub->read_pos - ring->cons) > 0 ? sub->read_pos : ring->cons;
 	len = min(ring->prod - pos, max);
 	if (len) {
@@ -739,7 +739,7 @@ VISIBLE_IF_KUNIT void nprof_sub_read_commit(struct nprof_sub *sub, u64 start,
 
 	spin_lock_irqsave(sub->lock, flags);
 	if (copied)
-		nprof_ring_consume(&sub->ring, start + len);
+		nprof_kring_consume(&sub->ring, start + len);
 	else if (sub->read_pos == start + len)
 		sub->read_pos = start;
 	spin_unlock_irqrestore(sub->lock, flags);

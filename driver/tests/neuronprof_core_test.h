@@ -80,7 +80,7 @@ static inline void patch_case_desc(const struct patch_case *c, char *desc)
 }
 
 static inline const struct neuronprof_notification *
-ring_at(const struct nprof_ring *ring, u64 pos)
+ring_at(const struct nprof_kring *ring, u64 pos)
 {
 	return (const void *)(ring->data + (pos & (ring->size - 1)));
 }

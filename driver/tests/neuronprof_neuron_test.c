@@ -89,7 +89,7 @@ static struct nprof_sub *nn_test_subscribe(struct kunit *test, struct nprof_devi
 static u64 nn_test_check_ring(struct kunit *test, struct nprof_sub *sub, int q, u32 first,
 			      u32 parts)
 {
-	struct nprof_ring *ring = &sub->ring;
+	struct nprof_kring *ring = &sub->ring;
 	u64 pos, i = 0;
 
 	for (pos = 0; pos < ring->prod; pos += NPROF_ENTRY_SIZE, i++) {

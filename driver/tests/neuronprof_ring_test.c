@@ -15,38 +15,38 @@ static const struct nprof_queue_id ring_test_q = {
 	.engine = 3,
 };
 
-static struct nprof_ring *ring_new(struct kunit *test, u64 size, u32 watermark)
+static struct nprof_kring *ring_new(struct kunit *test, u64 size, u32 watermark)
 {
-	struct nprof_ring *ring;
+	struct nprof_kring *ring;
 	void *mem;
 
 	ring = kunit_kzalloc(test, sizeof(*ring), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ring);
 	mem = kunit_kzalloc(test, NPROF_DATA_PGOFF * PAGE_SIZE + size, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mem);
-	nprof_ring_init(ring, mem, size, watermark, &ring_test_q);
+	nprof_kring_init(ring, mem, size, watermark, &ring_test_q);
 	return ring;
 }
 
-static enum nprof_notify_result ring_put(struct nprof_ring *ring, u32 code,
+static enum nprof_notify_result ring_put(struct nprof_kring *ring, u32 code,
 					 bool force_lost, bool *wake)
 {
 	struct neuronprof_notification n = { .code = code, .timestamp_ns = code };
 	bool ignored;
 
-	return nprof_ring_produce(ring, &n, force_lost, wake ? wake : &ignored);
+	return nprof_kring_produce(ring, &n, force_lost, wake ? wake : &ignored);
 }
 
 /* What a userspace consumer does after reading its entries. */
-static void ring_user_consume(struct nprof_ring *ring, u64 pos)
+static void ring_user_consume(struct nprof_kring *ring, u64 pos)
 {
-	/* D: pairs with A in nprof_ring_sync_consumer(). */
+	/* D: pairs with A in nprof_kring_sync_consumer(). */
 	smp_store_release(&ring->cons_page->consumer_pos, pos);
 }
 
 static void ring_test_init_header(struct kunit *test)
 {
-	struct nprof_ring *ring = ring_new(test, 2 * PAGE_SIZE, 0);
+	struct nprof_kring *ring = ring_new(test, 2 * PAGE_SIZE, 0);
 	const struct neuronprof_ring_header *hdr = ring->hdr;
 
 	KUNIT_EXPECT_EQ(test, hdr->version, (u32)NEURONPROF_RING_VERSION);
@@ -70,7 +70,7 @@ static void ring_test_init_header(struct kunit *test)
 
 static void ring_test_fill_then_overflow(struct kunit *test)
 {
-	struct nprof_ring *ring = ring_new(test, PAGE_SIZE, 0);
+	struct nprof_kring *ring = ring_new(test, PAGE_SIZE, 0);
 	u64 cap = PAGE_SIZE / ENTRY, i;
 	struct neuronprof_notification n = { .code = 0xdead };
 	bool wake;
@@ -79,10 +79,10 @@ static void ring_test_fill_then_overflow(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, ring_put(ring, i, false, NULL), NPROF_NOTIFY_DELIVERED);
 	KUNIT_EXPECT_EQ(test, ring->prod, (u64)PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(ring->hdr->producer_pos), (u64)PAGE_SIZE);
-	KUNIT_EXPECT_EQ(test, nprof_ring_unread(ring), (u64)PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, nprof_kring_unread(ring), (u64)PAGE_SIZE);
 
 	/* Full: the next one is lost, and nothing unread is overwritten. */
-	KUNIT_EXPECT_EQ(test, nprof_ring_produce(ring, &n, false, &wake), NPROF_NOTIFY_LOST);
+	KUNIT_EXPECT_EQ(test, nprof_kring_produce(ring, &n, false, &wake), NPROF_NOTIFY_LOST);
 	KUNIT_EXPECT_FALSE(test, wake);
 	KUNIT_EXPECT_EQ(test, n.seq, cap);
 	KUNIT_EXPECT_EQ(test, ring->lost, 1ULL);
@@ -102,7 +102,7 @@ static void ring_test_fill_then_overflow(struct kunit *test)
 
 static void ring_test_wrap(struct kunit *test)
 {
-	struct nprof_ring *ring = ring_new(test, PAGE_SIZE, 0);
+	struct nprof_kring *ring = ring_new(test, PAGE_SIZE, 0);
 	u64 cap = PAGE_SIZE / ENTRY, i;
 
 	for (i = 0; i < cap; i++)
@@ -124,7 +124,7 @@ static void ring_test_wrap(struct kunit *test)
 
 static void ring_test_seq_counts_lost(struct kunit *test)
 {
-	struct nprof_ring *ring = ring_new(test, PAGE_SIZE, 0);
+	struct nprof_kring *ring = ring_new(test, PAGE_SIZE, 0);
 	u64 cap = PAGE_SIZE / ENTRY, i;
 	struct neuronprof_notification n = {};
 	bool wake;
@@ -134,7 +134,7 @@ static void ring_test_seq_counts_lost(struct kunit *test)
 	for (i = 0; i < 3; i++)
 		KUNIT_ASSERT_EQ(test, ring_put(ring, 0, false, NULL), NPROF_NOTIFY_LOST);
 	ring_user_consume(ring, ring->prod);
-	KUNIT_ASSERT_EQ(test, nprof_ring_produce(ring, &n, false, &wake),
+	KUNIT_ASSERT_EQ(test, nprof_kring_produce(ring, &n, false, &wake),
 			NPROF_NOTIFY_DELIVERED);
 	/* The gap between the last two delivered entries is the 3 lost. */
 	KUNIT_EXPECT_EQ(test, n.seq, cap + 3);
@@ -145,7 +145,7 @@ static void ring_test_seq_counts_lost(struct kunit *test)
 
 static void ring_test_force_lost(struct kunit *test)
 {
-	struct nprof_ring *ring = ring_new(test, PAGE_SIZE, 0);
+	struct nprof_kring *ring = ring_new(test, PAGE_SIZE, 0);
 
 	KUNIT_EXPECT_EQ(test, ring_put(ring, 1, true, NULL), NPROF_NOTIFY_LOST);
 	KUNIT_EXPECT_EQ(test, ring->prod, 0ULL);
@@ -157,7 +157,7 @@ static void ring_test_force_lost(struct kunit *test)
 
 static void ring_test_watermark_crossing(struct kunit *test)
 {
-	struct nprof_ring *ring = ring_new(test, PAGE_SIZE, 3 * ENTRY);
+	struct nprof_kring *ring = ring_new(test, PAGE_SIZE, 3 * ENTRY);
 	bool wake;
 
 	ring_put(ring, 0, false, &wake);
@@ -182,7 +182,7 @@ static void ring_test_watermark_crossing(struct kunit *test)
 
 static void ring_test_watermark_zero(struct kunit *test)
 {
-	struct nprof_ring *ring = ring_new(test, PAGE_SIZE, 0);
+	struct nprof_kring *ring = ring_new(test, PAGE_SIZE, 0);
 	bool wake;
 
 	ring_put(ring, 0, false, &wake);
@@ -193,13 +193,13 @@ static void ring_test_watermark_zero(struct kunit *test)
 
 static void ring_test_consumer_valid(struct kunit *test)
 {
-	KUNIT_EXPECT_TRUE(test, nprof_ring_consumer_valid(0, 0, 0));
-	KUNIT_EXPECT_TRUE(test, nprof_ring_consumer_valid(0, ENTRY, 2 * ENTRY));
-	KUNIT_EXPECT_TRUE(test, nprof_ring_consumer_valid(0, 2 * ENTRY, 2 * ENTRY));
-	KUNIT_EXPECT_FALSE(test, nprof_ring_consumer_valid(0, 3 * ENTRY, 2 * ENTRY));
-	KUNIT_EXPECT_FALSE(test, nprof_ring_consumer_valid(ENTRY, 0, 2 * ENTRY));
-	KUNIT_EXPECT_FALSE(test, nprof_ring_consumer_valid(0, 1, 2 * ENTRY));
-	KUNIT_EXPECT_FALSE(test, nprof_ring_consumer_valid(0, ENTRY - 1, 2 * ENTRY));
+	KUNIT_EXPECT_TRUE(test, nprof_kring_consumer_valid(0, 0, 0));
+	KUNIT_EXPECT_TRUE(test, nprof_kring_consumer_valid(0, ENTRY, 2 * ENTRY));
+	KUNIT_EXPECT_TRUE(test, nprof_kring_consumer_valid(0, 2 * ENTRY, 2 * ENTRY));
+	KUNIT_EXPECT_FALSE(test, nprof_kring_consumer_valid(0, 3 * ENTRY, 2 * ENTRY));
+	KUNIT_EXPECT_FALSE(test, nprof_kring_consumer_valid(ENTRY, 0, 2 * ENTRY));
+	KUNIT_EXPECT_FALSE(test, nprof_kring_consumer_valid(0, 1, 2 * ENTRY));
+	KUNIT_EXPECT_FALSE(test, nprof_kring_consumer_valid(0, ENTRY - 1, 2 * ENTRY));
 }
 
 /* Positions are free-running: they stay right across 2^64. */
@@ -209,11 +209,11 @@ static void ring_test_consumer_valid_wraparound(struct kunit *test)
 	u64 prod = last + 2 * ENTRY;		/* wrapped to ENTRY */
 
 	KUNIT_ASSERT_EQ(test, prod, ENTRY);
-	KUNIT_EXPECT_TRUE(test, nprof_ring_consumer_valid(last, last, prod));
-	KUNIT_EXPECT_TRUE(test, nprof_ring_consumer_valid(last, 0, prod));
-	KUNIT_EXPECT_TRUE(test, nprof_ring_consumer_valid(last, ENTRY, prod));
-	KUNIT_EXPECT_FALSE(test, nprof_ring_consumer_valid(last, 2 * ENTRY, prod));
-	KUNIT_EXPECT_FALSE(test, nprof_ring_consumer_valid(last, last - ENTRY, prod));
+	KUNIT_EXPECT_TRUE(test, nprof_kring_consumer_valid(last, last, prod));
+	KUNIT_EXPECT_TRUE(test, nprof_kring_consumer_valid(last, 0, prod));
+	KUNIT_EXPECT_TRUE(test, nprof_kring_consumer_valid(last, ENTRY, prod));
+	KUNIT_EXPECT_FALSE(test, nprof_kring_consumer_valid(last, 2 * ENTRY, prod));
+	KUNIT_EXPECT_FALSE(test, nprof_kring_consumer_valid(last, last - ENTRY, prod));
 }
 
 struct hostile_case {
@@ -242,18 +242,18 @@ KUNIT_ARRAY_PARAM(hostile, hostile_cases, hostile_case_desc);
 static void ring_test_hostile_consumer(struct kunit *test)
 {
 	const struct hostile_case *c = test->param_value;
-	struct nprof_ring *ring = ring_new(test, PAGE_SIZE, 0);
+	struct nprof_kring *ring = ring_new(test, PAGE_SIZE, 0);
 	u64 valid = 4 * ENTRY, i;
 
 	for (i = 0; i < 10; i++)
 		KUNIT_ASSERT_EQ(test, ring_put(ring, i, false, NULL), NPROF_NOTIFY_DELIVERED);
 	ring_user_consume(ring, valid);
-	nprof_ring_sync_consumer(ring);
+	nprof_kring_sync_consumer(ring);
 	KUNIT_ASSERT_EQ(test, ring->cons, valid);
 	KUNIT_ASSERT_FALSE(test, ring->flags & NEURONPROF_RING_BAD_CONSUMER);
 
 	ring_user_consume(ring, c->relative ? valid + c->value : c->value);
-	nprof_ring_sync_consumer(ring);
+	nprof_kring_sync_consumer(ring);
 	KUNIT_EXPECT_EQ(test, ring->cons, valid);
 	KUNIT_EXPECT_TRUE(test, ring->flags & NEURONPROF_RING_BAD_CONSUMER);
 	KUNIT_EXPECT_TRUE(test, READ_ONCE(ring->hdr->flags) & NEURONPROF_RING_BAD_CONSUMER);
@@ -263,7 +263,7 @@ static void ring_test_hostile_consumer(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ring->cons, valid);
 	/* ...and a valid store is believed again. */
 	ring_user_consume(ring, ring->prod);
-	nprof_ring_sync_consumer(ring);
+	nprof_kring_sync_consumer(ring);
 	KUNIT_EXPECT_EQ(test, ring->cons, ring->prod);
 }
 
@@ -272,7 +272,7 @@ static void ring_test_hostile_consumer_cannot_free_space(struct kunit *test)
 {
 	const u64 wild[] = { PAGE_SIZE * 2, PAGE_SIZE + ENTRY, U64_MAX & ~(ENTRY - 1),
 			     1ULL << 63, 1 };
-	struct nprof_ring *ring = ring_new(test, PAGE_SIZE, 0);
+	struct nprof_kring *ring = ring_new(test, PAGE_SIZE, 0);
 	u64 cap = PAGE_SIZE / ENTRY, i;
 
 	for (i = 0; i < cap; i++)
@@ -289,24 +289,24 @@ static void ring_test_hostile_consumer_cannot_free_space(struct kunit *test)
 
 static void ring_test_kernel_consume(struct kunit *test)
 {
-	struct nprof_ring *ring = ring_new(test, PAGE_SIZE, 0);
+	struct nprof_kring *ring = ring_new(test, PAGE_SIZE, 0);
 	u64 i;
 
 	for (i = 0; i < 6; i++)
 		KUNIT_ASSERT_EQ(test, ring_put(ring, i, false, NULL), NPROF_NOTIFY_DELIVERED);
-	nprof_ring_consume(ring, 2 * ENTRY);
+	nprof_kring_consume(ring, 2 * ENTRY);
 	KUNIT_EXPECT_EQ(test, ring->cons, 2 * ENTRY);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(ring->cons_page->consumer_pos), 2 * ENTRY);
 	/* Backwards, past the producer or misaligned: ignored. */
-	nprof_ring_consume(ring, ENTRY);
+	nprof_kring_consume(ring, ENTRY);
 	KUNIT_EXPECT_EQ(test, ring->cons, 2 * ENTRY);
-	nprof_ring_consume(ring, 7 * ENTRY);
+	nprof_kring_consume(ring, 7 * ENTRY);
 	KUNIT_EXPECT_EQ(test, ring->cons, 2 * ENTRY);
-	nprof_ring_consume(ring, 3 * ENTRY + 1);
+	nprof_kring_consume(ring, 3 * ENTRY + 1);
 	KUNIT_EXPECT_EQ(test, ring->cons, 2 * ENTRY);
 	/* Userspace moved on meanwhile: the kernel does not move it back. */
 	ring_user_consume(ring, 5 * ENTRY);
-	nprof_ring_consume(ring, 3 * ENTRY);
+	nprof_kring_consume(ring, 3 * ENTRY);
 	KUNIT_EXPECT_EQ(test, ring->cons, 5 * ENTRY);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(ring->cons_page->consumer_pos), 5 * ENTRY);
 	KUNIT_EXPECT_FALSE(test, ring->flags & NEURONPROF_RING_BAD_CONSUMER);
@@ -319,7 +319,7 @@ static void ring_test_kernel_consume(struct kunit *test)
  */
 static void ring_test_batch_wrap_and_overflow(struct kunit *test)
 {
-	struct nprof_ring *ring = ring_new(test, PAGE_SIZE, 0);
+	struct nprof_kring *ring = ring_new(test, PAGE_SIZE, 0);
 	u32 cap = PAGE_SIZE / ENTRY, i, delivered;
 	struct neuronprof_notification *n;
 	bool wake;
@@ -330,12 +330,12 @@ static void ring_test_batch_wrap_and_overflow(struct kunit *test)
 		n[i].code = 1000 + i;
 
 	/* Three quarters in, half consumed: the next batch wraps. */
-	nprof_ring_produce_batch(ring, n, cap * 3 / 4, false, &delivered, &wake);
+	nprof_kring_produce_batch(ring, n, cap * 3 / 4, false, &delivered, &wake);
 	KUNIT_EXPECT_EQ(test, delivered, cap * 3 / 4);
 	KUNIT_EXPECT_TRUE(test, wake);
 	ring_user_consume(ring, cap / 2 * ENTRY);
 
-	nprof_ring_produce_batch(ring, n, cap, false, &delivered, &wake);
+	nprof_kring_produce_batch(ring, n, cap, false, &delivered, &wake);
 	KUNIT_EXPECT_EQ(test, delivered, cap - cap / 4);	/* the room left */
 	KUNIT_EXPECT_FALSE(test, wake);		/* it was above the watermark */
 	KUNIT_EXPECT_EQ(test, ring->lost, (u64)(cap - delivered));
@@ -343,7 +343,7 @@ static void ring_test_batch_wrap_and_overflow(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, READ_ONCE(ring->hdr->flags) & NEURONPROF_RING_OVERFLOWED);
 	KUNIT_EXPECT_EQ(test, ring->seq, (u64)(cap * 3 / 4 + cap));
 	KUNIT_EXPECT_EQ(test, READ_ONCE(ring->hdr->producer_pos), ring->prod);
-	KUNIT_EXPECT_EQ(test, nprof_ring_unread(ring), (u64)PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, nprof_kring_unread(ring), (u64)PAGE_SIZE);
 	/* The second batch: after the first one's entries, around the end. */
 	for (i = 0; i < delivered; i++) {
 		const struct neuronprof_notification *e =
@@ -358,7 +358,7 @@ static void ring_test_batch_wrap_and_overflow(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ring_at(ring, (u64)cap / 2 * ENTRY)->seq, (u64)cap / 2);
 
 	/* Not captured at all: counted as lost, seq advanced, nothing written. */
-	nprof_ring_produce_batch(ring, NULL, 5, false, &delivered, &wake);
+	nprof_kring_produce_batch(ring, NULL, 5, false, &delivered, &wake);
 	KUNIT_EXPECT_EQ(test, delivered, 0U);
 	KUNIT_EXPECT_EQ(test, ring->seq, (u64)(cap * 3 / 4 + cap + 5));
 	KUNIT_EXPECT_EQ(test, ring->lost, (u64)(cap / 4 + 5));
@@ -367,17 +367,17 @@ static void ring_test_batch_wrap_and_overflow(struct kunit *test)
 /* A batch with force_lost delivers nothing and counts everything. */
 static void ring_test_batch_force_lost(struct kunit *test)
 {
-	struct nprof_ring *ring = ring_new(test, PAGE_SIZE, 0);
+	struct nprof_kring *ring = ring_new(test, PAGE_SIZE, 0);
 	struct neuronprof_notification n[3] = {};
 	u32 delivered;
 	bool wake;
 
-	nprof_ring_produce_batch(ring, n, 3, true, &delivered, &wake);
+	nprof_kring_produce_batch(ring, n, 3, true, &delivered, &wake);
 	KUNIT_EXPECT_EQ(test, delivered, 0U);
 	KUNIT_EXPECT_FALSE(test, wake);
 	KUNIT_EXPECT_EQ(test, ring->lost, 3ULL);
 	KUNIT_EXPECT_EQ(test, ring->prod, 0ULL);
-	nprof_ring_produce_batch(ring, n, 3, false, &delivered, &wake);
+	nprof_kring_produce_batch(ring, n, 3, false, &delivered, &wake);
 	KUNIT_EXPECT_EQ(test, delivered, 3U);
 	KUNIT_EXPECT_EQ(test, ring_at(ring, 0)->seq, 3ULL);
 }

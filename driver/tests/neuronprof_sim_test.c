@@ -976,7 +976,7 @@ static bool sim_test_active(struct nprof_sim_device *sdev, const struct nprof_qu
 static u64 sim_test_check_ring(struct kunit *test, struct nprof_sub *sub,
 			       u64 first_seq, u32 model_id)
 {
-	const struct nprof_ring *ring = &sub->ring;
+	const struct nprof_kring *ring = &sub->ring;
 	u64 pos, n = 0, last_ts = 0;
 
 	KUNIT_EXPECT_EQ(test, ring->prod % NPROF_ENTRY_SIZE, 0ULL);
@@ -1355,7 +1355,7 @@ static void sim_device_exec_paced(struct kunit *test)
 	infer = sim_test_subscribe(test, sdev, NEURONPROF_TARGET_CORE, 0,
 				   NEURONPROF_QT_INFER_STATUS, 0, PAGE_SIZE);
 	for (k = 0; k < ARRAY_SIZE(scales); k++) {
-		const struct nprof_ring *r = &infer->ring;
+		const struct nprof_kring *r = &infer->ring;
 		const struct neuronprof_notification *first, *last;
 		u64 before, after, device;
 
@@ -1376,7 +1376,7 @@ static void sim_device_exec_paced(struct kunit *test)
 			KUNIT_EXPECT_GE(test, (u64)first->timestamp_ns, before);
 			KUNIT_EXPECT_LE(test, (u64)last->timestamp_ns, after);
 		}
-		nprof_ring_consume(&infer->ring, infer->ring.prod);
+		nprof_kring_consume(&infer->ring, infer->ring.prod);
 	}
 }
 
@@ -1394,7 +1394,7 @@ static void sim_test_same_times(struct kunit *test,
 				struct nprof_sub *infer, struct nprof_sub *trace)
 {
 	struct sim_test_rec *rec = sim_test_rec_new(test, SIM_TEST_MAX_RECORDS);
-	const struct nprof_ring *ir = &infer->ring, *tr = &trace->ring;
+	const struct nprof_kring *ir = &infer->ring, *tr = &trace->ring;
 	const struct neuronprof_notification *first = (const void *)(ir->data +
 							(ir->cons & (ir->size - 1)));
 	struct nprof_sim_program prog = {
@@ -1509,13 +1509,13 @@ static void sim_device_exec_overflow(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, trace->ring.flags & NEURONPROF_RING_OVERFLOWED);
 
 	/* Consume everything; the next delivered entry shows the gap. */
-	nprof_ring_consume(&trace->ring, trace->ring.prod);
+	nprof_kring_consume(&trace->ring, trace->ring.prod);
 	args.instructions[4] = 1;
 	KUNIT_ASSERT_EQ(test, sim_test_exec(sdev->ndev, &args), 0);
 	KUNIT_EXPECT_EQ(test, sim_test_check_ring(test, trace, cap + 36, 42), 1ULL);
 
 	/* force_overflow: everything is lost, and still counted. */
-	nprof_ring_consume(&trace->ring, trace->ring.prod);
+	nprof_kring_consume(&trace->ring, trace->ring.prod);
 	atomic_set(nprof_sim_knob(sdev, NPROF_SIM_FORCE_OVERFLOW), 1);
 	args.instructions[4] = 5;
 	KUNIT_ASSERT_EQ(test, sim_test_exec(sdev->ndev, &args), 0);

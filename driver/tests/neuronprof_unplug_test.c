@@ -746,7 +746,7 @@ static void unplug_test_read_claim(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, len, (u64)NPROF_ENTRY_SIZE);
 	KUNIT_EXPECT_EQ(test, buf[0].code, 12U);
 	KUNIT_ASSERT_EQ(test, tp_notify(ctx->ndev, &sub_base, 13), NPROF_NOTIFY_DELIVERED);
-	nprof_ring_consume(&sub->ring, 4 * NPROF_ENTRY_SIZE);
+	nprof_kring_consume(&sub->ring, 4 * NPROF_ENTRY_SIZE);
 	nprof_sub_read_commit(sub, start, len, true);
 	KUNIT_EXPECT_EQ(test, sub->ring.cons, 4 * NPROF_ENTRY_SIZE);
 	KUNIT_EXPECT_EQ(test, nprof_sub_read_claim(sub, buf, sizeof(buf), &start), 0ULL);

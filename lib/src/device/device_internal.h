@@ -20,7 +20,11 @@
 #include <neuronprof/device.h>
 #include <neuronprof/ntff.h>
 
-/* A ring view: pointers into the three regions and what the header said. */
+/*
+ * The library's ring (the public handle of <neuronprof/device.h>; the kernel's
+ * is struct nprof_kring, the selftests' struct selftest_ring): a view, with
+ * pointers into the three regions and what the header said.
+ */
 struct nprof_ring {
 	const struct neuronprof_ring_header *hdr;
 	struct neuronprof_ring_consumer *cons;
