@@ -1,25 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
- * Device layer: enumeration with libdrm, opening a render node, GET_INFO,
- * the ioctl-backed queue operations and SIM_EXEC. Subscriptions and their
- * rings are in device_nq.c and device_ring.c; the module diagnosis is in
- * device_kmod.c.
- *
- * Every ioctl goes through drmIoctl(), which restarts on EINTR and EAGAIN:
- * the uapi promises that each of them is restartable.
+ * One device handle: opening a render node by its path (checking that it is
+ * neuronprof's, GET_INFO, the code names), the test devices of
+ * nprof_device_create(), the accessors and the close, with their
+ * device_open and device_close trace points. Which node to open is
+ * device_enum.c's and device_open.c's; the ioctls behind a handle are
+ * device_ioctl.c's; subscriptions and rings are device_nq.c's and
+ * device_ring.c's, the module diagnosis device_kmod.c's.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <xf86drm.h>
@@ -28,32 +21,6 @@
 #include "ntff/ntff_internal.h"
 #include "util/internal.h"
 #include "util/tracepoint.h"
-
-/* ---- hooks ------------------------------------------------------------------ */
-
-/* Protects hooks: the tests swap them while nothing else runs, but be safe. */
-static pthread_mutex_t hooks_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct nprof_device_hooks hooks;
-
-void nprof_device_set_hooks(const struct nprof_device_hooks *h)
-{
-	pthread_mutex_lock(&hooks_lock);
-	if (h)
-		hooks = *h;
-	else
-		memset(&hooks, 0, sizeof(hooks));
-	pthread_mutex_unlock(&hooks_lock);
-}
-
-static struct nprof_device_hooks get_hooks(void)
-{
-	struct nprof_device_hooks h;
-
-	pthread_mutex_lock(&hooks_lock);
-	h = hooks;
-	pthread_mutex_unlock(&hooks_lock);
-	return h;
-}
 
 /* ---- system trace ------------------------------------------------------------ */
 
@@ -169,7 +136,7 @@ int nprof_device_info_check(const struct nprof_device_info *info)
 #define DEVICE_INFO_UAPI_V1_SIZE	offsetof(struct drm_neuronprof_device_info, queue_instances)
 
 /* GET_INFO in its two steps: ask for the size, then fetch the struct. */
-static int query_info(int fd, const char *path, struct nprof_device_info *out)
+int nprof_device_query_info(int fd, const char *path, struct nprof_device_info *out)
 {
 	struct drm_neuronprof_device_info *di;
 	struct drm_neuronprof_get_info gi;
@@ -235,7 +202,7 @@ out:
 }
 
 /* 1 if @fd's DRM driver is neuronprof, 0 if another driver, -errno. */
-static int is_neuronprof(int fd)
+int nprof_device_is_neuronprof(int fd)
 {
 	drmVersionPtr v = drmGetVersion(fd);
 	int ret;
@@ -389,14 +356,14 @@ NPROF_API struct nprof_device *nprof_device_open_path(const char *path)
 		free(dev);
 		return nprof_err_ptr(err, "cannot open %s: %s", path, strerror(err));
 	}
-	ret = is_neuronprof(dev->fd);
+	ret = nprof_device_is_neuronprof(dev->fd);
 	if (ret <= 0) {
 		err = ret ? -ret : ENODEV;
 		device_free(dev);
 		return nprof_err_ptr(err, "%s is not a neuronprof device%s%s", path,
 				     ret ? ": " : "", ret ? strerror(-ret) : "");
 	}
-	ret = query_info(dev->fd, path, &dev->info);
+	ret = nprof_device_query_info(dev->fd, path, &dev->info);
 	if (!ret)
 		ret = query_code_names(dev);
 	if (ret) {
@@ -517,491 +484,3 @@ NPROF_API int nprof_device_topsp_core(const struct nprof_device *dev, uint32_t t
 		return nprof_err(EINVAL, "TopSP %u serves no core", topsp);
 	return (int)(topsp / per);
 }
-
-/* ---- enumeration -------------------------------------------------------------- */
-
-static int cmp_drm_nodes(const void *a, const void *b)
-{
-	const struct nprof_drm_node *x = a, *y = b;
-
-	if (x->major != y->major)
-		return x->major < y->major ? -1 : 1;
-	if (x->minor != y->minor)
-		return x->minor < y->minor ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-size_t nprof_drm_nodes_unique(struct nprof_drm_node *nodes, size_t n)
-{
-	size_t i, kept = 0;
-
-	if (!n)
-		return 0;
-	qsort(nodes, n, sizeof(*nodes), cmp_drm_nodes);
-	for (i = 0; i < n; i++) {
-		if (kept && nodes[kept - 1].major == nodes[i].major &&
-		    nodes[kept - 1].minor == nodes[i].minor)
-			continue;
-		nodes[kept++] = nodes[i];
-	}
-	return kept;
-}
-
-/* Render node candidates, in the order they were found. */
-struct node_vec {
-	struct nprof_drm_node *v;
-	size_t n, cap;
-};
-
-/*
- * Add @path if it is a character device; anything else (a stale entry, a
- * path too long for a node) is not a render node and is left out quietly.
- */
-static int node_vec_add(struct node_vec *nv, const char *path)
-{
-	struct nprof_drm_node *n;
-	struct stat st;
-
-	if (strlen(path) >= NPROF_DEVICE_PATH_MAX || stat(path, &st) || !S_ISCHR(st.st_mode))
-		return 0;
-	if (nv->n == nv->cap) {
-		size_t cap = nv->cap ? nv->cap * 2 : 16;
-		void *p = realloc(nv->v, cap * sizeof(*nv->v));
-
-		if (!p)
-			return nprof_err(ENOMEM, "cannot allocate %zu render node entries", cap);
-		nv->v = p;
-		nv->cap = cap;
-	}
-	n = &nv->v[nv->n];
-	memset(n, 0, sizeof(*n));
-	snprintf(n->path, sizeof(n->path), "%s", path);
-	n->major = major(st.st_rdev);
-	n->minor = minor(st.st_rdev);
-	n->seq = nv->n++;
-	return 0;
-}
-
-/* The render nodes of the DRM devices libdrm reports. */
-static int nodes_from_libdrm(struct node_vec *nv)
-{
-	drmDevicePtr *devs;
-	int ndev, i, ret;
-
-	ndev = drmGetDevices2(0, NULL, 0);
-	if (ndev == -ENOENT || ndev == 0)	/* no /dev/dri at all */
-		return 0;
-	if (ndev < 0)
-		return nprof_err(-ndev, "cannot enumerate DRM devices: %s", strerror(-ndev));
-	devs = calloc((size_t)ndev, sizeof(*devs));
-	if (!devs)
-		return nprof_err(ENOMEM, "cannot allocate %d DRM device entries", ndev);
-	ret = drmGetDevices2(0, devs, ndev);
-	if (ret < 0) {
-		free(devs);
-		return nprof_err(-ret, "cannot enumerate DRM devices: %s", strerror(-ret));
-	}
-	ndev = ret < ndev ? ret : ndev;
-	ret = 0;
-	for (i = 0; i < ndev && !ret; i++)
-		if ((devs[i]->available_nodes & (1 << DRM_NODE_RENDER)) &&
-		    devs[i]->nodes[DRM_NODE_RENDER])
-			ret = node_vec_add(nv, devs[i]->nodes[DRM_NODE_RENDER]);
-	drmFreeDevices(devs, ndev);
-	free(devs);
-	return ret;
-}
-
-/*
- * Every render node of @dir. drmGetDevices2() folds devices whose bus
- * information compares equal into one entry that keeps a single render
- * node; platform devices without a device-tree node (neuronprof_sim's) all
- * carry the same bus information (libdrm falls back to the MODALIAS,
- * "platform:neuronprof_sim"), so all but one of them would be lost. Each
- * render node is its own DRM device, so the directory is the complete list.
- */
-static int nodes_from_dir(struct node_vec *nv, const char *dir)
-{
-	const size_t plen = strlen(DRM_RENDER_MINOR_NAME);
-	char path[NPROF_DEVICE_PATH_MAX + 1];
-	struct dirent *de;
-	DIR *d;
-	int ret = 0;
-
-	d = opendir(dir);
-	if (!d) {
-		if (errno == ENOENT)
-			return 0;
-		return nprof_err(errno, "cannot read %s: %s", dir, strerror(errno));
-	}
-	while (!ret && (de = readdir(d))) {
-		if (strncmp(de->d_name, DRM_RENDER_MINOR_NAME, plen))
-			continue;
-		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= sizeof(path))
-			continue;
-		ret = node_vec_add(nv, path);
-	}
-	closedir(d);
-	return ret;
-}
-
-struct listed {
-	struct nprof_device_node node;
-	unsigned int minor;
-};
-
-/* By device index; the render node's minor orders equal indexes. */
-static int cmp_listed(const void *a, const void *b)
-{
-	const struct listed *x = a, *y = b;
-
-	if (x->node.device_index != y->node.device_index)
-		return x->node.device_index < y->node.device_index ? -1 : 1;
-	return x->minor < y->minor ? -1 : x->minor > y->minor;
-}
-
-/*
- * The real enumeration: the render nodes libdrm reports and those of the
- * DRM directory, each device number once. Nodes that cannot be opened are
- * remembered in @r (the first one), so "no device" can say the permissions
- * are the reason. Fills at most @max nodes, sorted by device index; returns
- * the total.
- */
-static int drm_list(struct nprof_device_node *nodes, size_t max, struct nprof_mod_report *r)
-{
-	struct node_vec nv = { 0 };
-	struct listed *all = NULL;
-	size_t i, ncand, count = 0;
-	int ret;
-
-	ret = nodes_from_libdrm(&nv);
-	if (!ret)
-		ret = nodes_from_dir(&nv, DRM_DIR_NAME);
-	if (ret)
-		goto out;
-	ncand = nprof_drm_nodes_unique(nv.v, nv.n);
-	if (ncand > INT_MAX) {
-		ret = nprof_err(EOVERFLOW, "%zu render nodes are more than can be counted", ncand);
-		goto out;
-	}
-	all = calloc(ncand ? ncand : 1, sizeof(*all));
-	if (!all) {
-		ret = nprof_err(ENOMEM, "cannot allocate %zu device nodes", ncand);
-		goto out;
-	}
-	for (i = 0; i < ncand; i++) {
-		const char *path = nv.v[i].path;
-		struct nprof_device_info info;
-		int fd, is;
-
-		fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd < 0) {
-			if (r && !r->denied_node[0] && (errno == EACCES || errno == EPERM)) {
-				snprintf(r->denied_node, sizeof(r->denied_node), "%s", path);
-				r->denied_errno = errno;
-			}
-			continue;
-		}
-		is = is_neuronprof(fd);
-		if (is == 1 && !query_info(fd, path, &info)) {
-			struct listed *l = &all[count++];
-			struct nprof_device_node *n = &l->node;
-
-			n->size = sizeof(*n);
-			snprintf(n->path, sizeof(n->path), "%s", path);
-			n->device_index = info.device_index;
-			n->arch = info.arch;
-			n->num_cores = info.num_cores;
-			memcpy(n->provider, info.provider, sizeof(n->provider));
-			l->minor = nv.v[i].minor;
-		} else if (is == 1) {
-			nprof_log(NPROF_LOG_WARN, "skipping %s: %s", path, nprof_err_current());
-		}
-		close(fd);
-	}
-	qsort(all, count, sizeof(*all), cmp_listed);
-	for (i = 0; i < count && i < max; i++)
-		nodes[i] = all[i].node;
-	ret = (int)count;
-out:
-	free(nv.v);
-	free(all);
-	return ret;
-}
-
-static int list_nodes(struct nprof_device_node *nodes, size_t max, struct nprof_mod_report *r)
-{
-	struct nprof_device_hooks h = get_hooks();
-
-	return h.list ? h.list(nodes, max, r) : drm_list(nodes, max, r);
-}
-
-NPROF_API int nprof_device_list(struct nprof_device_node *nodes, size_t max)
-{
-	struct nprof_device_node *tmp;
-	size_t i;
-	int ret;
-
-	if (max && !nodes)
-		return nprof_err(EINVAL, "device node array is NULL");
-	for (i = 0; i < max; i++)
-		if (NPROF_SIZED_VALID(&nodes[i], nprof_device_node, NPROF_SIZED_OUT))
-			return -EINVAL;
-	/* Fill a private array so a caller's larger elements keep their stride. */
-	tmp = calloc(max ? max : 1, sizeof(*tmp));
-	if (!tmp)
-		return nprof_err(ENOMEM, "cannot allocate %zu device nodes", max);
-	ret = list_nodes(tmp, max, NULL);
-	for (i = 0; ret > 0 && i < max && i < (size_t)ret; i++) {
-		size_t size = nodes[i].size;
-
-		nodes[i] = tmp[i];
-		nodes[i].size = size;
-	}
-	free(tmp);
-	return ret;
-}
-
-/* ---- opening "a" device, with the diagnosis ------------------------------ */
-
-#define MAX_LISTED	64
-
-/* Look for the device; 1 found (@path filled), 0 not found, -errno. */
-static int find_device(int device_index, char *path, struct nprof_mod_report *r, int *total)
-{
-	struct nprof_device_node nodes[MAX_LISTED];
-	int n, i;
-
-	n = list_nodes(nodes, MAX_LISTED, r);
-	if (n < 0)
-		return n;
-	*total = n;
-	if (n > MAX_LISTED)
-		n = MAX_LISTED;
-	for (i = 0; i < n; i++) {
-		if (device_index == NPROF_DEVICE_ANY || nodes[i].device_index == (uint32_t)device_index) {
-			snprintf(path, NPROF_DEVICE_PATH_MAX, "%s", nodes[i].path);
-			return 1;
-		}
-	}
-	return 0;
-}
-
-static int query_modules(struct nprof_mod_report *r)
-{
-	struct nprof_device_hooks h = get_hooks();
-
-	return h.query ? h.query(r) : nprof_kmod_query(r);
-}
-
-static int load_module(const char *name)
-{
-	struct nprof_device_hooks h = get_hooks();
-
-	return h.load ? h.load(name) : nprof_kmod_load(name);
-}
-
-NPROF_API struct nprof_device *nprof_device_open(int device_index, unsigned int flags)
-{
-	const unsigned int known = NPROF_DEVICE_LOAD_MODULE | NPROF_DEVICE_LOAD_SIM;
-	char path[NPROF_DEVICE_PATH_MAX];
-	struct nprof_mod_report r;
-	int found, total = 0, ret, tries;
-	const char *want = NULL;
-	enum nprof_mod_state want_state = NPROF_MOD_UNKNOWN;
-
-	if (flags & ~known)
-		return nprof_err_ptr(EINVAL, "unknown device open flags 0x%x", flags & ~known);
-	if (device_index < NPROF_DEVICE_ANY)
-		return nprof_err_ptr(EINVAL, "device index %d is invalid", device_index);
-
-	memset(&r, 0, sizeof(r));
-	found = find_device(device_index, path, &r, &total);
-	if (found < 0) {
-		errno = -found;
-		return NULL;
-	}
-	if (found)
-		return nprof_device_open_path(path);
-	if (total > 0)
-		return nprof_err_ptr(ENODEV, "no neuronprof device with index %d (%d other device%s found)",
-				     device_index, total, total == 1 ? "" : "s");
-
-	/* No device at all: find out why, and load a module if allowed. */
-	query_modules(&r);
-	if (flags & NPROF_DEVICE_LOAD_SIM) {
-		want = "neuronprof_sim";
-		want_state = r.sim;
-	} else if (flags & NPROF_DEVICE_LOAD_MODULE) {
-		want = "neuronprof";
-		want_state = r.core;
-	}
-	if (!want || want_state == NPROF_MOD_LOADED || want_state == NPROF_MOD_NOT_INSTALLED ||
-	    r.denied_node[0]) {
-		errno = -nprof_device_missing_error(&r);
-		return NULL;
-	}
-	ret = load_module(want);
-	if (ret) {
-		errno = -ret;
-		return NULL;
-	}
-	nprof_log(NPROF_LOG_INFO, "loaded kernel module %s", want);
-	/* Nodes appear as the module registers devices; give them a moment. */
-	for (tries = 0; tries < 40; tries++) {
-		struct timespec ts = { 0, 50 * 1000 * 1000 };
-
-		memset(&r, 0, sizeof(r));
-		found = find_device(device_index, path, &r, &total);
-		if (found < 0) {
-			errno = -found;
-			return NULL;
-		}
-		if (found)
-			return nprof_device_open_path(path);
-		if (total > 0)
-			return nprof_err_ptr(ENODEV, "no neuronprof device with index %d after loading %s (%d other device%s found)",
-					     device_index, want, total, total == 1 ? "" : "s");
-		nanosleep(&ts, NULL);
-	}
-	query_modules(&r);
-	ret = nprof_device_missing_error(&r);
-	errno = -nprof_err(-ret, "after loading %s: %s", want, nprof_err_current());
-	return NULL;
-}
-
-/* ---- SIM_EXEC ----------------------------------------------------------------- */
-
-NPROF_API int nprof_device_sim_exec(struct nprof_device *dev, const struct nprof_sim_program *prog,
-				    struct nprof_sim_result *res)
-{
-	struct drm_neuronprof_sim_exec args;
-	size_t size;
-	int i, ret;
-
-	if (!dev || !prog || !res)
-		return nprof_err(EINVAL, "device, program or result is NULL");
-	if (NPROF_SIZED_VALID(prog, nprof_sim_program, NPROF_SIZED_IN) ||
-	    NPROF_SIZED_VALID(res, nprof_sim_result, NPROF_SIZED_OUT))
-		return -EINVAL;
-	if (!(dev->info.caps & NPROF_DEVICE_CAP_SIM_EXEC))
-		return nprof_err(EOPNOTSUPP, "%s (provider %s) cannot run synthetic programs",
-				 dev->path, dev->info.provider);
-	if (prog->pad)
-		return nprof_err(EINVAL, "struct nprof_sim_program pad must be 0");
-	memset(&args, 0, sizeof(args));
-	args.core = prog->core;
-	args.flags = prog->flags;
-	args.model_id = prog->model_id;
-	args.iterations = prog->iterations;
-	for (i = 0; i < NPROF_MAX_ENGINES; i++)
-		args.instructions[i] = prog->instructions[i];
-	args.dma_transfers = prog->dma_transfers;
-	args.timeout_ns = prog->timeout_ns;
-	ret = dev->ops->sim_exec ? dev->ops->sim_exec(dev, &args) : -EOPNOTSUPP;
-	if (ret)
-		return nprof_err(-ret, "SIM_EXEC on %s core %u failed: %s", dev->path, prog->core,
-				 strerror(-ret));
-	size = res->size;
-	memset(res, 0, sizeof(*res));
-	res->size = size;
-	res->status = args.status;
-	for (i = 0; i < NPROF_SIM_QUEUE_TYPES; i++)
-		res->produced[i] = args.produced[i];
-	return 0;
-}
-
-/* ---- the ioctl-backed queue operations ------------------------------------- */
-
-static int drm_subscribe(struct nprof_device *dev, struct nprof_nq *nq)
-{
-	struct drm_neuronprof_nq_subscribe s;
-	static const int prot[3] = { PROT_READ, PROT_READ | PROT_WRITE, PROT_READ };
-	uint64_t off[3], len[3];
-	int i, err;
-
-	memset(&s, 0, sizeof(s));
-	s.target_kind = nq->params.target_kind;
-	s.target_index = nq->params.target_index;
-	s.queue_type = nq->params.queue_type;
-	s.engine = nq->params.engine;
-	s.ring_size = nq->params.ring_size;
-	s.watermark = nq->params.watermark;
-	if (drmIoctl(dev->fd, DRM_IOCTL_NEURONPROF_NQ_SUBSCRIBE, &s))
-		return -errno;
-	nq->fd = s.fd;
-	off[0] = s.header_offset, len[0] = s.header_size;
-	off[1] = s.consumer_offset, len[1] = s.consumer_size;
-	off[2] = s.data_offset, len[2] = s.data_size;
-	for (i = 0; i < 3; i++) {
-		void *p = mmap(NULL, (size_t)len[i], prot[i], MAP_SHARED, nq->fd, (off_t)off[i]);
-
-		if (p == MAP_FAILED) {
-			static const char *const names[3] = { "header", "consumer", "data" };
-			int failed = i;
-
-			err = errno;
-			while (i--) {
-				munmap(nq->maps[i], nq->map_len[i]);
-				nq->maps[i] = NULL;
-			}
-			close(nq->fd);
-			nq->fd = -1;
-			return nprof_err(err, "cannot map the %s region (offset %llu, %llu bytes) of the subscription: %s",
-					 names[failed], (unsigned long long)off[failed],
-					 (unsigned long long)len[failed], strerror(err));
-		}
-		nq->maps[i] = p;
-		nq->map_len[i] = (size_t)len[i];
-	}
-	return 0;
-}
-
-static int drm_drain(struct nprof_nq *nq, uint32_t flags, struct neuronprof_nq_drain *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->flags = flags;
-	if (drmIoctl(nq->fd, NEURONPROF_IOCTL_NQ_DRAIN, st))
-		return -errno;
-	return 0;
-}
-
-static void drm_unsubscribe(struct nprof_nq *nq)
-{
-	int i;
-
-	for (i = 0; i < 3; i++)
-		if (nq->maps[i])
-			munmap(nq->maps[i], nq->map_len[i]);
-	if (nq->fd >= 0)
-		close(nq->fd);
-	nq->fd = -1;
-}
-
-static int drm_sim_exec(struct nprof_device *dev, struct drm_neuronprof_sim_exec *args)
-{
-	if (drmIoctl(dev->fd, DRM_IOCTL_NEURONPROF_SIM_EXEC, args))
-		return -errno;
-	return 0;
-}
-
-static int drm_holders(struct nprof_device *dev, const struct nprof_nq *nq,
-		       struct drm_neuronprof_nq_holders *h)
-{
-	memset(h, 0, sizeof(*h));
-	h->target_kind = nq->params.target_kind;
-	h->target_index = nq->params.target_index;
-	h->queue_type = nq->params.queue_type;
-	h->engine = nq->params.engine;
-	if (drmIoctl(dev->fd, DRM_IOCTL_NEURONPROF_NQ_HOLDERS, h))
-		return -errno;
-	return 0;
-}
-
-const struct nprof_device_ops nprof_drm_ops = {
-	.subscribe = drm_subscribe,
-	.drain = drm_drain,
-	.unsubscribe = drm_unsubscribe,
-	.sim_exec = drm_sim_exec,
-	.holders = drm_holders,
-};

@@ -195,6 +195,19 @@ struct nprof_device_hooks {
 };
 
 void nprof_device_set_hooks(const struct nprof_device_hooks *hooks);
+/* The hooks now (device_hooks.c); a member left NULL means the real one. */
+struct nprof_device_hooks nprof_device_hooks_get(void);
+
+/* 1 if @fd's DRM driver is neuronprof, 0 if another driver, -errno (device.c). */
+int nprof_device_is_neuronprof(int fd);
+/* GET_INFO on @fd (opened from @path), checked; 0 or -errno with a message (device.c). */
+int nprof_device_query_info(int fd, const char *path, struct nprof_device_info *out);
+/*
+ * The neuronprof nodes, through the list hook if one is set (device_enum.c):
+ * fills at most @max, sorted by device index; the total or -errno.
+ */
+int nprof_device_list_nodes(struct nprof_device_node *nodes, size_t max,
+			    struct nprof_mod_report *r);
 
 /* The real implementations (device_kmod.c), used when no hook is set. */
 int nprof_kmod_query(struct nprof_mod_report *r);
