@@ -25,6 +25,10 @@
  *  - Slots are reserved with mmap(MAP_NORESERVE) at start, for captured
  *    cores only, so a large default (1000000 events per core) costs address
  *    space, not memory, until events arrive.
+ *
+ * This file: the rings, start/stop/release, recording and reading;
+ * sys_trace_intern.c interns the strings of attributes, sys_trace_fetch.c
+ * writes the pending events as JSON, sys_trace_profile.c the system profile.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -53,8 +57,6 @@
 /* Marker nprof_sys_trace_begin() leaves in ev->reserved for a filtered event. */
 #define ST_BEGIN_SKIPPED	NPROF_TP_SKIPPED
 
-/* Events copied per lock hold when reading, so writers never wait long. */
-#define ST_READ_CHUNK	256
 
 /* Spins before a waiter starts yielding the CPU. */
 #define ST_SPINS	1024
@@ -448,86 +450,6 @@ NPROF_API const char *nprof_sys_trace_source_name(uint32_t source)
 	return source_names[source];
 }
 
-/* ---- interning ---------------------------------------------------------------- */
-
-#define INTERN_BUCKETS	1024
-#define INTERN_MAX	65536
-#define INTERN_MAX_LEN	4095
-
-struct intern_node {
-	struct intern_node *next;
-	char s[];
-};
-
-static pthread_mutex_t intern_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct intern_node *intern_tab[INTERN_BUCKETS];
-static size_t intern_count;
-
-/* The interning itself; -errno in *@err on failure, no message. */
-static const char *intern(const char *s, size_t len, int *err)
-{
-	struct intern_node *n;
-	uint32_t h = 2166136261u;	/* FNV-1a */
-	const char *ret = NULL;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	pthread_mutex_lock(&intern_lock);
-	for (n = intern_tab[h % INTERN_BUCKETS]; n; n = n->next)
-		if (!strcmp(n->s, s)) {
-			ret = n->s;
-			goto out;
-		}
-	if (intern_count >= INTERN_MAX) {
-		*err = -ENOSPC;
-		goto out;
-	}
-	n = malloc(sizeof(*n) + len + 1);
-	if (!n) {
-		*err = -ENOMEM;
-		goto out;
-	}
-	memcpy(n->s, s, len + 1);
-	n->next = intern_tab[h % INTERN_BUCKETS];
-	intern_tab[h % INTERN_BUCKETS] = n;
-	intern_count++;
-	ret = n->s;
-out:
-	pthread_mutex_unlock(&intern_lock);
-	return ret;
-}
-
-const char *nprof_st_intern(const char *s)
-{
-	size_t len;
-	int err = 0;
-
-	if (!s)
-		return NULL;
-	len = strnlen(s, INTERN_MAX_LEN + 1);
-	return len > INTERN_MAX_LEN ? NULL : intern(s, len, &err);
-}
-
-NPROF_API const char *nprof_sys_trace_intern(const char *s)
-{
-	const char *ret;
-	size_t len;
-	int err = 0;
-
-	if (!s)
-		return nprof_err_ptr(EINVAL, "string to intern is NULL");
-	len = strnlen(s, INTERN_MAX_LEN + 1);
-	if (len > INTERN_MAX_LEN)
-		return nprof_err_ptr(EINVAL, "string to intern is longer than %d bytes", INTERN_MAX_LEN);
-	ret = intern(s, len, &err);
-	if (err == -ENOSPC)
-		return nprof_err_ptr(ENOSPC, "cannot intern '%.64s': %d strings are interned already",
-				     s, INTERN_MAX);
-	if (err)
-		return nprof_err_ptr(ENOMEM, "cannot intern a string of %zu bytes", len);
-	return ret;
-}
-
 /* ---- recording ------------------------------------------------------------------ */
 
 static int bad_scalar(uint32_t type, uint32_t source, uint32_t core, uint64_t start_ns,
@@ -765,7 +687,7 @@ static void slot_to_record(const struct st_slot *s, uint32_t ring, uint64_t pos,
 }
 
 /* Take up to @max oldest events of ring @core; one lock hold. */
-static size_t ring_take(uint32_t core, struct nprof_sys_trace_record *out, size_t max)
+size_t nprof_st_ring_take(uint32_t core, struct nprof_sys_trace_record *out, size_t max)
 {
 	struct st_ring *r = &rings[core];
 	uint64_t pending;
@@ -805,7 +727,8 @@ NPROF_API int nprof_sys_trace_drain(uint32_t core, struct nprof_sys_trace_record
 	while (total < max) {
 		size_t want = max - total;
 
-		n = ring_take(core, out + total, want < ST_READ_CHUNK ? want : ST_READ_CHUNK);
+		n = nprof_st_ring_take(core, out + total,
+				       want < NPROF_ST_READ_CHUNK ? want : NPROF_ST_READ_CHUNK);
 		if (!n)
 			break;
 		total += n;
@@ -813,7 +736,7 @@ NPROF_API int nprof_sys_trace_drain(uint32_t core, struct nprof_sys_trace_record
 	return (int)total;
 }
 
-static void ring_stats(uint32_t core, struct nprof_sys_trace_stats *st)
+void nprof_st_ring_stats(uint32_t core, struct nprof_sys_trace_stats *st)
 {
 	struct st_ring *r = &rings[core];
 
@@ -837,245 +760,6 @@ NPROF_API int nprof_sys_trace_get_stats(uint32_t core, struct nprof_sys_trace_st
 	if (NPROF_SIZED_VALID(stats, nprof_sys_trace_stats, NPROF_SIZED_OUT))
 		return -EINVAL;
 	memset((char *)stats + sizeof(stats->size), 0, stats->size - sizeof(stats->size));
-	ring_stats(core, stats);
+	nprof_st_ring_stats(core, stats);
 	return 0;
-}
-
-/* ---- fetch as JSON ------------------------------------------------------------------ */
-
-struct nprof_sys_trace_fetch_options {
-	uint64_t max_events_per_nc;	/* 0: all pending */
-	uint32_t nc;			/* ring, or NPROF_SYS_TRACE_ALL_CORES */
-};
-
-NPROF_API struct nprof_sys_trace_fetch_options *nprof_sys_trace_fetch_options_allocate(void)
-{
-	struct nprof_sys_trace_fetch_options *o = calloc(1, sizeof(*o));
-
-	if (!o)
-		return nprof_err_ptr(ENOMEM, "cannot allocate system-trace fetch options");
-	o->nc = NPROF_SYS_TRACE_ALL_CORES;
-	return o;
-}
-
-NPROF_API void nprof_sys_trace_fetch_options_free(struct nprof_sys_trace_fetch_options *opts)
-{
-	free(opts);
-}
-
-NPROF_API int nprof_sys_trace_fetch_options_set_defaults(struct nprof_sys_trace_fetch_options *opts)
-{
-	if (!opts)
-		return nprof_err(EINVAL, "system-trace fetch options are NULL");
-	opts->max_events_per_nc = 0;
-	opts->nc = NPROF_SYS_TRACE_ALL_CORES;
-	return 0;
-}
-
-NPROF_API int nprof_sys_trace_fetch_options_set_max_events_per_nc(
-	struct nprof_sys_trace_fetch_options *opts, uint64_t max)
-{
-	if (!opts)
-		return nprof_err(EINVAL, "system-trace fetch options are NULL");
-	opts->max_events_per_nc = max;
-	return 0;
-}
-
-NPROF_API int nprof_sys_trace_fetch_options_set_nc_idx(struct nprof_sys_trace_fetch_options *opts,
-						       uint32_t nc)
-{
-	if (!opts)
-		return nprof_err(EINVAL, "system-trace fetch options are NULL");
-	if (nc > NPROF_SYS_TRACE_NO_CORE && nc != NPROF_SYS_TRACE_ALL_CORES)
-		return nprof_err(EINVAL,
-				 "core index %u is out of range [0, %d] (or %d for no core, %u for all)",
-				 nc, NPROF_MAX_CORES - 1, NPROF_SYS_TRACE_NO_CORE,
-				 NPROF_SYS_TRACE_ALL_CORES);
-	opts->nc = nc;
-	return 0;
-}
-
-static void json_core(struct nprof_json *j, uint32_t core)
-{
-	if (core == NPROF_SYS_TRACE_NO_CORE)
-		nprof_json_null(j);
-	else
-		nprof_json_u64(j, core);
-}
-
-static void json_event(struct nprof_json *j, const struct nprof_sys_trace_record *rec,
-		       const char *instance_id, int64_t gid)
-{
-	uint32_t i;
-
-	nprof_json_obj_begin(j);
-	nprof_json_key(j, "id");
-	nprof_json_u64(j, rec->id);
-	nprof_json_key(j, "name");
-	nprof_json_str(j, nprof_sys_trace_event_type_name(rec->type));
-	nprof_json_key(j, "type");
-	nprof_json_u64(j, rec->type);
-	nprof_json_key(j, "group");
-	nprof_json_str(j, nprof_st_group_name(rec->type));
-	nprof_json_key(j, "source");
-	nprof_json_str(j, source_names[rec->source]);
-	nprof_json_key(j, "start_ns");
-	nprof_json_u64(j, rec->start_ns);
-	nprof_json_key(j, "end_ns");
-	nprof_json_u64(j, rec->end_ns);
-	nprof_json_key(j, "duration_ns");
-	nprof_json_u64(j, rec->end_ns - rec->start_ns);
-	nprof_json_key(j, "instance_id");
-	nprof_json_str(j, instance_id);
-	nprof_json_key(j, "pid");
-	nprof_json_u64(j, rec->pid);
-	nprof_json_key(j, "tid");
-	nprof_json_u64(j, rec->tid);
-	nprof_json_key(j, "core_index");
-	json_core(j, rec->core);
-	nprof_json_key(j, "worker_global_id");
-	if (gid >= 0)
-		nprof_json_u64(j, (uint64_t)gid);
-	else
-		nprof_json_null(j);
-	nprof_json_key(j, "model_id");
-	if (rec->flags & NPROF_SYS_TRACE_F_MODEL_ID)
-		nprof_json_u64(j, rec->model_id);
-	else
-		nprof_json_null(j);
-	nprof_json_key(j, "flow_ids");
-	nprof_json_arr_begin(j);
-	if (rec->flags & NPROF_SYS_TRACE_F_FLOW_ID)
-		nprof_json_u64(j, rec->flow_id);
-	nprof_json_arr_end(j);
-	nprof_json_key(j, "attributes");
-	nprof_json_obj_begin(j);
-	for (i = 0; i < rec->nattrs; i++) {
-		const struct nprof_sys_trace_attr *a = &rec->attrs[i];
-
-		nprof_json_key(j, a->key);
-		switch (a->type) {
-		case NPROF_SYS_TRACE_ATTR_INT:
-			nprof_json_i64(j, a->v.i);
-			break;
-		case NPROF_SYS_TRACE_ATTR_UINT:
-			nprof_json_u64(j, a->v.u);
-			break;
-		case NPROF_SYS_TRACE_ATTR_DOUBLE:
-			nprof_json_double(j, a->v.d);
-			break;
-		default:
-			nprof_json_str(j, a->v.s);
-			break;
-		}
-	}
-	nprof_json_obj_end(j);
-	nprof_json_obj_end(j);
-}
-
-struct fetch_ring {
-	uint32_t core;
-	uint64_t fetched;
-};
-
-NPROF_API int nprof_sys_trace_fetch_events(char **buf, size_t *len,
-					   const struct nprof_sys_trace_fetch_options *opts)
-{
-	struct nprof_sys_trace_fetch_options def = { 0, NPROF_SYS_TRACE_ALL_CORES };
-	struct nprof_sys_trace_record *recs;
-	struct fetch_ring fetched[NPROF_ST_RINGS];
-	struct nprof_st_session s;
-	uint32_t first, last, c;
-	size_t nrings = 0, i;
-	struct nprof_json j;
-	int ret;
-
-	if (!buf || !len)
-		return nprof_err(EINVAL, "fetch output buffer or length pointer is NULL");
-	*buf = NULL;
-	*len = 0;
-	if (!opts)
-		opts = &def;
-	if (opts->nc == NPROF_SYS_TRACE_ALL_CORES) {
-		first = 0;
-		last = NPROF_SYS_TRACE_NO_CORE;
-	} else {
-		first = last = opts->nc;
-	}
-	recs = malloc(ST_READ_CHUNK * sizeof(*recs));
-	if (!recs)
-		return nprof_err(ENOMEM, "cannot allocate the fetch buffer");
-	nprof_st_session_get(&s);
-
-	nprof_json_init(&j);
-	nprof_json_obj_begin(&j);
-	nprof_json_key(&j, "clock_domain");
-	nprof_json_str(&j, "CLOCK_MONOTONIC");
-	nprof_json_key(&j, "instance_id");
-	nprof_json_str(&j, s.instance_id);
-	nprof_json_key(&j, "pid");
-	nprof_json_u64(&j, s.pid);
-	nprof_json_key(&j, "active");
-	nprof_json_bool(&j, s.active);
-	nprof_json_key(&j, "events");
-	nprof_json_arr_begin(&j);
-	for (c = first; c <= last; c++) {
-		struct nprof_sys_trace_stats st;
-		uint64_t want, got = 0;
-
-		ring_stats(c, &st);
-		if (opts->nc == NPROF_SYS_TRACE_ALL_CORES && !st.recorded)
-			continue;
-		/* Only what is pending now: a busy writer cannot keep the fetch going. */
-		want = st.pending;
-		if (opts->max_events_per_nc && opts->max_events_per_nc < want)
-			want = opts->max_events_per_nc;
-		while (got < want) {
-			uint64_t left = want - got;
-			size_t n = ring_take(c, recs, left < ST_READ_CHUNK ? (size_t)left : ST_READ_CHUNK);
-
-			if (!n)
-				break;
-			for (i = 0; i < n; i++)
-				json_event(&j, &recs[i], s.instance_id, s.worker_gid);
-			got += n;
-		}
-		fetched[nrings].core = c;
-		fetched[nrings].fetched = got;
-		nrings++;
-	}
-	nprof_json_arr_end(&j);
-	nprof_json_key(&j, "rings");
-	nprof_json_arr_begin(&j);
-	for (i = 0; i < nrings; i++) {
-		struct nprof_sys_trace_stats st;
-
-		ring_stats(fetched[i].core, &st);
-		nprof_json_obj_begin(&j);
-		nprof_json_key(&j, "core_index");
-		json_core(&j, fetched[i].core);
-		nprof_json_key(&j, "capacity");
-		nprof_json_u64(&j, st.capacity);
-		nprof_json_key(&j, "fetched");
-		nprof_json_u64(&j, fetched[i].fetched);
-		nprof_json_key(&j, "pending");
-		nprof_json_u64(&j, st.pending);
-		nprof_json_key(&j, "recorded");
-		nprof_json_u64(&j, st.recorded);
-		nprof_json_key(&j, "overwritten");
-		nprof_json_u64(&j, st.overwritten);
-		nprof_json_obj_end(&j);
-	}
-	nprof_json_arr_end(&j);
-	nprof_json_obj_end(&j);
-	free(recs);
-	ret = nprof_json_finish(&j, buf, len);
-	if (ret)
-		return nprof_err(-ret, "cannot build the system-trace JSON: %s", strerror(-ret));
-	return 0;
-}
-
-NPROF_API void nprof_sys_trace_buffer_free(char *buf)
-{
-	free(buf);
 }

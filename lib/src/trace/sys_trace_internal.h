@@ -25,6 +25,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <neuronprof/output.h>
@@ -63,6 +64,14 @@ struct nprof_st_session {
 };
 
 void nprof_st_session_get(struct nprof_st_session *s);
+
+/* Events copied per lock hold when reading, so writers never wait long. */
+#define NPROF_ST_READ_CHUNK	256
+
+/* Take up to @max pending events of ring @core, oldest first; how many. */
+size_t nprof_st_ring_take(uint32_t core, struct nprof_sys_trace_record *out, size_t max);
+/* Capacity, pending, recorded and overwritten counts of ring @core. */
+void nprof_st_ring_stats(uint32_t core, struct nprof_sys_trace_stats *st);
 
 /*
  * nprof_st_set_signal_context() - this thread is (no longer) saving data
