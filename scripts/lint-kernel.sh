@@ -5,7 +5,8 @@
 # the uapi header) must pass checkpatch.pl --strict with no error, warning or
 # check, and both modules must build with W=1 and -Werror for the Debian 6.1
 # kernel, and every kernel-doc directive in Documentation/ must find what it
-# names. Each file, directive and the build count as one test. Ends with
+# names, and every DOC: section of driver/ must be named by one. Each file,
+# directive, DOC: section and the build count as one test. Ends with
 # "N passed, N failed".
 set -uo pipefail
 
@@ -61,6 +62,21 @@ done < <(awk '/^\.\. kernel-doc::/ { f = $3; next }
 	      f && /^   :doc:/ { sub(/^   :doc: */, ""); print FILENAME "|" f "|doc: " $0; f = ""; next }
 	      f && /^   :export:/ { print FILENAME "|" f "|export"; f = ""; next }
 	      { f = "" }' Documentation/*.rst)
+
+# Every DOC: section of driver/ is pulled into Documentation/ by such a
+# directive (file and title): a DOC block no page shows is a comment nobody
+# reads. One test per DOC: section.
+directives=$(awk '/^\.\. kernel-doc::/ { f = $3; next }
+		  f && /^   :doc:/ { sub(/^   :doc: */, ""); print f "|" $0; f = ""; next }
+		  { f = "" }' Documentation/*.rst)
+while IFS='|' read -r file title; do
+	if grep -qxF "$file|$title" <<<"$directives"; then
+		pass=$((pass + 1))
+	else
+		echo "kernel-doc: $file: DOC: $title is in no Documentation/*.rst directive"
+		fail=$((fail + 1))
+	fi
+done < <(grep -rn --include='*.[ch]' '^ \* DOC: ' driver | sed 's/^\([^:]*\):[0-9]*: \* DOC: */\1|/')
 
 # W=1 -Werror build in a scratch copy, so the tree's own objects are untouched.
 work=$(mktemp -d "${TMPDIR:-/tmp}/nprof-lint.XXXXXX") || exit 1

@@ -267,7 +267,7 @@ int nprof_observe_check(void);
 int nprof_charge(struct nprof_charge *c, u64 pages);
 void nprof_uncharge(struct nprof_charge *c);
 
-/* neuronprof_sub.c: subscriptions and their file. */
+/* neuronprof_sub.c: subscriptions. */
 unsigned long nprof_queue_slot(const struct nprof_device_desc *desc,
 			       const struct nprof_queue_id *q);
 void nprof_queue_kill(struct nprof_queue *queue);
@@ -277,6 +277,10 @@ int nprof_ioctl_nq_holders(struct drm_device *drm, void *data,
 			   struct drm_file *file);
 int nprof_ioctl_nq_subscribe(struct drm_device *drm, void *data,
 			     struct drm_file *file);
+void nprof_sub_destroy(struct nprof_sub *sub);
+
+/* neuronprof_sub_file.c: the subscription's file. */
+extern const struct file_operations nprof_sub_fops;
 
 /**
  * struct nprof_subscribe_call - how NQ_SUBSCRIBE reaches its handler.
@@ -300,7 +304,6 @@ int nprof_subscribe_validate(const struct nprof_device_desc *desc,
 			     const char **why);
 struct nprof_sub *nprof_sub_create(struct nprof_device *ndev,
 				   const struct drm_neuronprof_nq_subscribe *args);
-void nprof_sub_destroy(struct nprof_sub *sub);
 __poll_t nprof_sub_poll_mask(struct nprof_sub *sub);
 int nprof_sub_drain(struct nprof_sub *sub, struct neuronprof_nq_drain *d);
 int nprof_desc_validate(const struct nprof_device_desc *desc,

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: observation and memory policy
+ *
  * neuronprof policy: who may observe a device, and whom the memory of a ring
  * is charged to. Both follow perf and the DRM perf streams (i915/xe), whose
  * knobs administrators already know.

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: ring producer
+ *
  * neuronprof ring: the arithmetic of one ring shared with userspace and its
  * producer. No locking here: the subscription serialises every call on a
  * ring with its spinlock (struct nprof_sub.lock). Documentation/ring.rst is

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: fault injection
+ *
  * Fault injection for simulated devices, in debugfs and never in the uapi:
  * /sys/kernel/debug/neuronprof_sim/<id>/<knob>. Each knob holds a number,
  * 0 meaning off; enabling any of them taints the kernel with TAINT_TEST, since

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
+/**
+ * DOC: simulated device
+ *
  * One simulated Neuron device: the platform driver whose probe announces the
  * device to the neuronprof core and whose remove unplugs it, and the provider
  * callbacks (queue start/stop, flush, program execution) with their fault
