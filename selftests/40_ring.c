@@ -99,7 +99,7 @@ TEST_F_TIMEOUT(core_queues, everything_delivered_or_lost, 120)
 	ASSERT_LT(0, n);
 	for (k = 0; k < n; k++) {
 		ret = selftest_ring_open(self->dev.fd, &q[k], ring_size, 0,
-				      &self->rings[k]);
+					 &self->rings[k]);
 		ASSERT_EQ(0, ret)
 			TH_LOG("subscribe+mmap %s kind %u index %u engine %u: %s",
 			       nprof_qt_name(q[k].type), q[k].kind, q[k].index,
@@ -201,7 +201,7 @@ TEST_F(core_queues, other_core_untouched)
 	ASSERT_LT(0, n);
 	for (k = 0; k < n; k++) {
 		ret = selftest_ring_open(self->dev.fd, &q[k], info->min_ring_size,
-				      0, &self->rings[k]);
+					 0, &self->rings[k]);
 		ASSERT_EQ(0, ret) TH_LOG("%s", strerror(-ret));
 		self->n = k + 1;
 	}
@@ -235,7 +235,7 @@ FIXTURE_SETUP(ring)
 	SETUP_SIM_DEV(&self->dev, DEV_ID, NULL);
 	REQUIRE_SIM_EXEC(&self->dev);
 	ret = selftest_ring_open(self->dev.fd, &trace0, self->dev.info.min_ring_size,
-			      0, &self->r);
+				 0, &self->r);
 	ASSERT_EQ(0, ret) TH_LOG("subscribe+mmap: %s", strerror(-ret));
 	self->esz = self->dev.info.entry_size;
 	self->cap = self->dev.info.min_ring_size / self->esz;
@@ -313,7 +313,7 @@ TEST_F(ring, poll_woken_at_end_of_exec_below_watermark)
 
 	q.engine = 1;
 	ret = selftest_ring_open(self->dev.fd, &q, self->dev.info.min_ring_size,
-			      (__u32)self->dev.info.min_ring_size, &hi);
+				 (__u32)self->dev.info.min_ring_size, &hi);
 	ASSERT_EQ(0, ret);
 	w.fd = hi.fd;
 	ASSERT_EQ(0, pthread_create(&th, NULL, waiter_fn, &w));
@@ -442,7 +442,7 @@ TEST_F(ring, read_whole_entries)
 		ASSERT_EQ(0u, (size_t)n % self->esz);
 		for (off = 0; off < (size_t)n; off += self->esz) {
 			ASSERT_EQ(0, selftest_ring_check_entry(&self->r,
-				  (const void *)(buf + off), NULL))
+							       (const void *)(buf + off), NULL))
 				TH_LOG("%s", self->r.err);
 		}
 		total += (__u64)n;
@@ -484,7 +484,7 @@ TEST_F(ring, read_without_mapping_accounts_all)
 
 		for (off = 0; off < n; off += (ssize_t)self->esz) {
 			ASSERT_EQ(0, selftest_ring_check_entry(&acc,
-				  (const void *)(buf + off), NULL))
+							       (const void *)(buf + off), NULL))
 				TH_LOG("%s", acc.err);
 		}
 	}
@@ -571,7 +571,7 @@ TEST_F(ring, poll_in_until_flush_consumed)
 
 	q.engine = 3;
 	ret = selftest_ring_open(self->dev.fd, &q, self->dev.info.min_ring_size,
-			      (__u32)self->dev.info.min_ring_size, &hi);
+				 (__u32)self->dev.info.min_ring_size, &hi);
 	ASSERT_EQ(0, ret);
 	nprof_exec_init(&ex, 0, MODEL_ID, 1, 0, 0, 0);
 	ex.instructions[3] = 6;
@@ -1025,7 +1025,7 @@ TEST_F_TIMEOUT(fanout, stalled_subscriber_loses_only_its_own, 120)
 		if (late && k == 0)
 			continue;	/* subscribes after the first execution */
 		ret = selftest_ring_open(self->dev.fd, &trace0, k == stalled ? small : big, 0,
-				      &self->r[k]);
+					 &self->r[k]);
 		ASSERT_EQ(0, ret) TH_LOG("subscriber %d: %s", k, strerror(-ret));
 	}
 	for (k = 0; k < stalled; k++) {

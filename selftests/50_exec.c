@@ -48,9 +48,9 @@ static int do_exec(FIXTURE_DATA(exec) *self)
  * about @want bytes.
  */
 static struct selftest_ring *add_ring_sized(struct __test_metadata *_metadata,
-					 FIXTURE_DATA(exec) *self, __u32 kind,
-					 __u32 index, __u32 type, __u32 engine,
-					 __u64 want)
+					    FIXTURE_DATA(exec) *self, __u32 kind,
+					    __u32 index, __u32 type, __u32 engine,
+					    __u64 want)
 {
 	struct selftest_queue q = { kind, index, type, engine };
 	struct selftest_ring *r = &self->rings[self->n];
@@ -164,7 +164,7 @@ TEST_F(exec, too_many_notifications)
 TEST_F(exec, deadline_passed_etimedout)
 {
 	struct selftest_ring *r = add_ring(_metadata, self, NEURONPROF_TARGET_CORE,
-					0, NEURONPROF_QT_INFER_STATUS, 0);
+					   0, NEURONPROF_QT_INFER_STATUS, 0);
 
 	self->ex.timeout_ns = nprof_now_ns() - 1;
 	ASSERT_ERRNO(ETIMEDOUT, do_exec(self));
@@ -193,11 +193,11 @@ TEST_F_TIMEOUT(exec, deadline_mid_program_accounts_partial, 120)
 {
 	/* Room for the status entries of thousands of iterations. */
 	struct selftest_ring *st = add_ring_sized(_metadata, self,
-					       NEURONPROF_TARGET_CORE, 0,
-					       NEURONPROF_QT_INFER_STATUS, 0,
-					       1ull << 20);
+						  NEURONPROF_TARGET_CORE, 0,
+						  NEURONPROF_QT_INFER_STATUS, 0,
+						  1ull << 20);
 	struct selftest_ring *tr = add_ring(_metadata, self, NEURONPROF_TARGET_CORE,
-					 0, NEURONPROF_QT_TRACE, 0);
+					    0, NEURONPROF_QT_TRACE, 0);
 
 	nprof_exec_init(&self->ex, 0, MODEL_ID, NEURONPROF_SIM_MAX_ITERATIONS,
 			0, 0, 0);
@@ -280,7 +280,7 @@ TEST_F(exec, error_flag_status_and_entries)
 TEST_F(exec, no_error_no_error_entries)
 {
 	struct selftest_ring *err = add_ring(_metadata, self, NEURONPROF_TARGET_CORE,
-					  0, NEURONPROF_QT_ERROR, 0);
+					     0, NEURONPROF_QT_ERROR, 0);
 
 	ASSERT_EQ(0, do_exec(self));
 	EXPECT_EQ(0u, self->ex.status);
@@ -291,7 +291,7 @@ TEST_F(exec, no_error_no_error_entries)
 TEST_F(exec, throttle_flag_throttle_entries)
 {
 	struct selftest_ring *th = add_ring(_metadata, self, NEURONPROF_TARGET_CORE,
-					 0, NEURONPROF_QT_THROTTLE, 0);
+					    0, NEURONPROF_QT_THROTTLE, 0);
 
 	ASSERT_EQ(0, do_exec(self));
 	EXPECT_EQ(0ull, self->ex.produced[NEURONPROF_QT_THROTTLE]);
@@ -414,7 +414,7 @@ TEST_F_TIMEOUT(exec, parallel_cores, 120)
 TEST_F_TIMEOUT(exec, same_core_serialised, 120)
 {
 	struct selftest_ring *st = add_ring(_metadata, self, NEURONPROF_TARGET_CORE,
-					 0, NEURONPROF_QT_INFER_STATUS, 0);
+					    0, NEURONPROF_QT_INFER_STATUS, 0);
 	struct exec_thread t[2];
 	pthread_t th[2];
 	__u64 prod, cons, last_model = ~0ull, switches = 0;
@@ -465,7 +465,7 @@ TEST_F_TIMEOUT(exec, subscribe_churn_during_exec, 120)
 		struct selftest_ring r;
 
 		ret = selftest_ring_open(self->dev.fd, &q, self->dev.info.min_ring_size,
-				      0, &r);
+					 0, &r);
 		ASSERT_EQ(0, ret) TH_LOG("round %d: %s", k, strerror(-ret));
 		ASSERT_RING_OK(&r, selftest_ring_consume(&r, NULL));
 		seen += r.delivered + r.hdr->lost;

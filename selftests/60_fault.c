@@ -48,7 +48,7 @@ static void open_ring(struct __test_metadata *_metadata,
 		      FIXTURE_DATA(fault) *self)
 {
 	int ret = selftest_ring_open(self->dev.fd, &trace0,
-				  self->dev.info.min_ring_size, 0, &self->r);
+				     self->dev.info.min_ring_size, 0, &self->r);
 
 	ASSERT_EQ(0, ret) TH_LOG("subscribe+mmap: %s", strerror(-ret));
 }

@@ -141,7 +141,7 @@ FIXTURE_SETUP(hostile)
 	SETUP_SIM_DEV(&self->dev, DEV_ID, NULL);
 	REQUIRE_SIM_EXEC(&self->dev);
 	ret = selftest_ring_open(self->dev.fd, &trace0, self->dev.info.min_ring_size,
-			      0, &self->r);
+				 0, &self->r);
 	ASSERT_EQ(0, ret) TH_LOG("subscribe+mmap: %s", strerror(-ret));
 }
 

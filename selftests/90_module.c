@@ -286,7 +286,7 @@ TEST_F_TIMEOUT(modules, unload_reload_loop, 300)
 
 		new_dev(_metadata, self);
 		ret = selftest_ring_open(self->dev.fd, &trace0,
-				      self->dev.info.min_ring_size, 0, &r);
+					 self->dev.info.min_ring_size, 0, &r);
 		ASSERT_EQ(0, ret) TH_LOG("%s", strerror(-ret));
 		nprof_exec_init(&ex, 0, MODEL_ID, 2, 5, 0, 1);
 		ASSERT_EQ(0, nprof_exec(self->dev.fd, &ex));

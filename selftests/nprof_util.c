@@ -451,7 +451,7 @@ void selftest_ring_unmap(struct selftest_ring *r)
 
 /* Subscribe @q and map its ring; on failure nothing is left open. */
 int selftest_ring_open(int devfd, const struct selftest_queue *q, __u64 ring_size,
-		    __u32 watermark, struct selftest_ring *r)
+		       __u32 watermark, struct selftest_ring *r)
 {
 	int ret;
 
@@ -500,8 +500,8 @@ void selftest_ring_set_consumer(struct selftest_ring *r, __u64 pos)
 
 /* Check one entry against the queue and @exp and account it. */
 int selftest_ring_check_entry(struct selftest_ring *r,
-			   const struct neuronprof_notification *n,
-			   const struct nprof_expect *exp)
+			      const struct neuronprof_notification *n,
+			      const struct nprof_expect *exp)
 {
 	const char *qn = nprof_qt_name(r->q.type);
 
@@ -601,7 +601,7 @@ long selftest_ring_consume(struct selftest_ring *r, const struct nprof_expect *e
  * again, and cross-check NQ_DRAIN's report against the header page.
  */
 int selftest_ring_settle(struct selftest_ring *r, const struct nprof_expect *exp,
-		      bool flush)
+			 bool flush)
 {
 	struct neuronprof_nq_drain d;
 	int ret;

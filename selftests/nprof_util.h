@@ -119,7 +119,7 @@ void nprof_exec_init(struct drm_neuronprof_sim_exec *ex, __u32 core,
 
 /* Rings. */
 int selftest_ring_open(int devfd, const struct selftest_queue *q, __u64 ring_size,
-		    __u32 watermark, struct selftest_ring *r);
+		       __u32 watermark, struct selftest_ring *r);
 int selftest_ring_map(struct selftest_ring *r);
 void selftest_ring_unmap(struct selftest_ring *r);
 void selftest_ring_close(struct selftest_ring *r);
@@ -128,10 +128,10 @@ __u64 selftest_ring_consumer_pos(const struct selftest_ring *r);
 void selftest_ring_set_consumer(struct selftest_ring *r, __u64 pos);
 long selftest_ring_consume(struct selftest_ring *r, const struct nprof_expect *exp);
 int selftest_ring_check_entry(struct selftest_ring *r,
-			   const struct neuronprof_notification *n,
-			   const struct nprof_expect *exp);
+			      const struct neuronprof_notification *n,
+			      const struct nprof_expect *exp);
 int selftest_ring_settle(struct selftest_ring *r, const struct nprof_expect *exp,
-		      bool flush);
+			 bool flush);
 
 /* Every queue of a NeuronCore and of the TopSPs that serve it. */
 int nprof_core_queues(const struct drm_neuronprof_device_info *info,

@@ -237,21 +237,21 @@ struct nprof_sub {
 
 /* neuronprof_ring.c: ring arithmetic and the producer. */
 void nprof_kring_init(struct nprof_kring *ring, void *mem, u64 size, u32 watermark,
-		     const struct nprof_queue_id *q);
+		      const struct nprof_queue_id *q);
 void nprof_kring_set_format(struct nprof_kring *ring, u32 raw_format, u32 clock_domain);
 bool nprof_kring_consumer_valid(u64 last, u64 next, u64 prod);
 u64 nprof_kring_unread(const struct nprof_kring *ring);
 void nprof_kring_sync_consumer(struct nprof_kring *ring);
 void nprof_kring_consume(struct nprof_kring *ring, u64 pos);
 enum nprof_notify_result nprof_kring_produce(struct nprof_kring *ring,
-					    struct neuronprof_notification *n,
-					    bool force_lost, bool *wake);
+					     struct neuronprof_notification *n,
+					     bool force_lost, bool *wake);
 void nprof_kring_set_flags(struct nprof_kring *ring, u32 flags);
 void nprof_kring_produce_batch(struct nprof_kring *ring,
-			      const struct neuronprof_notification *n, u32 count,
-			      bool force_lost, u32 *delivered, bool *wake);
+			       const struct neuronprof_notification *n, u32 count,
+			       bool force_lost, u32 *delivered, bool *wake);
 u32 nprof_kring_fan_out(struct nprof_kring *ring, const struct neuronprof_notification *src,
-		       u32 count, bool *wake);
+			u32 count, bool *wake);
 void nprof_kring_lose(struct nprof_kring *ring, u64 count);
 
 /* neuronprof_policy.c: who may observe, and memory accounting. */

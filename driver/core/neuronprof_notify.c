@@ -169,7 +169,7 @@ enum nprof_notify_result nprof_notify_batch(struct nprof_device *ndev,
 		spin_lock_irqsave(&queue->lock, flags);
 		for (i = 0; i < queue->nr_subs; i++) {
 			nprof_kring_produce_batch(&queue->subs[i]->ring, n, count,
-						 force_lost, &delivered, &w);
+						  force_lost, &delivered, &w);
 			if (!i || delivered < stats.delivered)
 				stats.delivered = delivered;
 			if (w)

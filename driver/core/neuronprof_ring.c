@@ -46,7 +46,7 @@ static_assert(sizeof(struct neuronprof_ring_header) <= PAGE_SIZE);
  * @q: the queue the ring belongs to.
  */
 void nprof_kring_init(struct nprof_kring *ring, void *mem, u64 size, u32 watermark,
-		     const struct nprof_queue_id *q)
+		      const struct nprof_queue_id *q)
 {
 	struct neuronprof_ring_header *hdr = mem;
 
@@ -190,8 +190,8 @@ EXPORT_SYMBOL_IF_KUNIT(nprof_kring_consume);
  * Return: NPROF_NOTIFY_DELIVERED or NPROF_NOTIFY_LOST.
  */
 enum nprof_notify_result nprof_kring_produce(struct nprof_kring *ring,
-					    struct neuronprof_notification *n,
-					    bool force_lost, bool *wake)
+					     struct neuronprof_notification *n,
+					     bool force_lost, bool *wake)
 {
 	u64 unread;
 
@@ -243,8 +243,8 @@ EXPORT_SYMBOL_IF_KUNIT(nprof_kring_produce);
  * across both.
  */
 void nprof_kring_produce_batch(struct nprof_kring *ring,
-			      const struct neuronprof_notification *n, u32 count,
-			      bool force_lost, u32 *delivered, bool *wake)
+			       const struct neuronprof_notification *n, u32 count,
+			       bool force_lost, u32 *delivered, bool *wake)
 {
 	const u64 es = NPROF_ENTRY_SIZE;
 	u64 unread, room, k, i, first, off;
@@ -303,7 +303,7 @@ EXPORT_SYMBOL_IF_KUNIT(nprof_kring_produce_batch);
  * Return: how many were delivered.
  */
 u32 nprof_kring_fan_out(struct nprof_kring *ring, const struct neuronprof_notification *src,
-		       u32 count, bool *wake)
+			u32 count, bool *wake)
 {
 	const u64 es = NPROF_ENTRY_SIZE;
 	struct neuronprof_notification *d;

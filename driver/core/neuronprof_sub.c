@@ -375,7 +375,7 @@ nprof_sub_create(struct nprof_device *ndev,
 		goto err_uncharge;
 	}
 	nprof_kring_init(&sub->ring, sub->mem, args->ring_size, args->watermark,
-			&sub->q);
+			 &sub->q);
 	nprof_kring_set_format(&sub->ring, ndev->desc.raw_format, ndev->desc.clock_domain);
 
 	if (!try_module_get(sub->owner)) {
