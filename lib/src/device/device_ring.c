@@ -138,16 +138,23 @@ static int make_spans(const struct nprof_ring *ring, uint64_t begin, uint64_t en
 	return (int)(len / ring->entry_size);
 }
 
-NPROF_API int nprof_ring_peek(struct nprof_ring *ring, struct nprof_ring_spans *sp)
+/* The checked consumer and producer positions of @ring; 0 or -errno with a message. */
+static int load_positions(struct nprof_ring *ring, const struct nprof_ring_spans *sp,
+			  uint64_t *cons, uint64_t *prod)
 {
-	uint64_t prod, cons;
-	int ret;
-
 	if (!ring || !sp)
 		return nprof_err(EINVAL, "ring or spans is NULL");
-	prod = nprof_ring_load_producer(ring);	/* C */
-	cons = nprof_ring_load_consumer(ring);
-	ret = check_positions(ring, cons, prod);
+	*prod = nprof_ring_load_producer(ring);	/* C */
+	*cons = nprof_ring_load_consumer(ring);
+	return check_positions(ring, *cons, *prod);
+}
+
+NPROF_API int nprof_ring_peek(struct nprof_ring *ring, struct nprof_ring_spans *sp)
+{
+	uint64_t prod = 0, cons = 0;
+	int ret;
+
+	ret = load_positions(ring, sp, &cons, &prod);
 	if (ret)
 		return ret;
 	return make_spans(ring, cons, prod, sp);
@@ -156,14 +163,10 @@ NPROF_API int nprof_ring_peek(struct nprof_ring *ring, struct nprof_ring_spans *
 NPROF_API int nprof_ring_window(struct nprof_ring *ring, uint64_t begin, uint64_t end,
 				struct nprof_ring_spans *sp)
 {
-	uint64_t prod, cons;
+	uint64_t prod = 0, cons = 0;
 	int ret;
 
-	if (!ring || !sp)
-		return nprof_err(EINVAL, "ring or spans is NULL");
-	prod = nprof_ring_load_producer(ring);	/* C */
-	cons = nprof_ring_load_consumer(ring);
-	ret = check_positions(ring, cons, prod);
+	ret = load_positions(ring, sp, &cons, &prod);
 	if (ret)
 		return ret;
 	if ((begin | end) & (ring->entry_size - 1))
