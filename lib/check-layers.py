@@ -5,7 +5,9 @@
 usage: check-layers.py [--graph] [--src DIR] [--include DIR] [--readme FILE] OBJDIR
 
 OBJDIR holds one object per source file, as the build leaves them:
-OBJDIR/<folder>/<file>.o for lib/src/<folder>/<file>.c. For each object,
+OBJDIR/<folder>/<file>.o for lib/src/<folder>/<file>.c. A folder may sit
+inside another (trace/base/ in trace/): it is a folder of its own, with its
+own layer, and the one around it does not contain it. For each object,
 `nm` gives the symbols it defines and the ones it leaves undefined; an
 undefined symbol defined by another object is a use of that file (a call,
 or a reference to its data). That is the file-level call graph.
@@ -90,7 +92,19 @@ def ruled_tables(text):
     return tables
 
 
-FOLDER_REF = re.compile(r"(?<![\w./])([a-z][a-z0-9_]*)/(?![\w.])")
+# A folder, "util/", or a folder inside one, "trace/base/".
+FOLDER_REF = re.compile(r"(?<![\w./])([a-z][a-z0-9_]*(?:/[a-z][a-z0-9_]*)*)/(?![\w.])")
+
+
+def subfolders(top):
+    """(folder, path) of every folder below @top, nested ones as "a/b"."""
+    out = []
+    for root, dirs, _ in os.walk(top):
+        dirs.sort()
+        rel = os.path.relpath(root, top)
+        if rel != ".":
+            out.append((rel.replace(os.sep, "/"), root))
+    return sorted(out)
 
 
 def read_readme(path):
@@ -168,15 +182,15 @@ def include_graph(srcdir, incdir):
     nodes, edges = set(), collections.defaultdict(set)
     files = []
     if srcdir and os.path.isdir(srcdir):
-        for folder in sorted(os.listdir(srcdir)):
-            sub = os.path.join(srcdir, folder)
-            if not os.path.isdir(sub):
-                continue
+        for folder, sub in subfolders(srcdir):
             for f in sorted(os.listdir(sub)):
+                path = os.path.join(sub, f)
+                if not os.path.isfile(path):
+                    continue
                 if f.endswith(".c"):
-                    files.append((f"{folder}/{f[:-2]}", os.path.join(sub, f), folder))
+                    files.append((f"{folder}/{f[:-2]}", path, folder))
                 elif f.endswith(".h"):
-                    files.append((f"{folder}/{f}", os.path.join(sub, f), folder))
+                    files.append((f"{folder}/{f}", path, folder))
     if incdir and os.path.isdir(incdir):
         for f in sorted(os.listdir(incdir)):
             if f.endswith(".h"):
@@ -267,12 +281,9 @@ def main(argv):
         return 2
 
     files = {}
-    for folder in sorted(os.listdir(objdir)):
-        sub = os.path.join(objdir, folder)
-        if not os.path.isdir(sub):
-            continue
+    for folder, sub in subfolders(objdir):
         for f in sorted(os.listdir(sub)):
-            if f.endswith(".o"):
+            if f.endswith(".o") and os.path.isfile(os.path.join(sub, f)):
                 files[f"{folder}/{f[:-2]}"] = os.path.join(sub, f)
     if not files:
         print(f"check-layers: no objects under {objdir}/<folder>/", file=sys.stderr)
@@ -298,7 +309,7 @@ def main(argv):
     def folder_of(node):
         if node.startswith("<"):
             return owner.get(node[1 + len(PUBLIC):-1])
-        return node.split("/")[0]
+        return node.rsplit("/", 1)[0]
 
     for node in sorted(inc_nodes):
         if node.startswith("<") and folder_of(node) is None:

@@ -4,8 +4,9 @@
 # test-layers.sh: the library's layering (check-layers.py) on the objects and
 # sources of this build ($LAYERS_OBJDIR, default build/obj), then on made-up
 # objects that break it, so the checker is known to catch a file cycle, a
-# folder cycle, an upward use and a use on one layer that the using folder's
-# "may call" list leaves out; then on the real tree with one thing changed:
+# folder cycle, an upward use, a use on one layer that the using folder's
+# "may call" list leaves out and a folder inside another (trace/base/) that
+# keeps its own layer; then on the real tree with one thing changed:
 # an edited src/README (the checker's only table), an upward #include
 # planted in a source file and in a public header, and two headers that
 # include each other. Last line "N passed, N failed".
@@ -68,7 +69,7 @@ else
 	not_ok "a file cycle inside a folder is caught"
 fi
 # capture/ and trace/ share layer 4, but capture/ may not call trace/ (its
-# events go through util/tracepoint.h): a sideways use without a cycle.
+# events go through trace/base/tracepoint.h): a sideways use without a cycle.
 rm -f "$work/obj/util/b.o"
 obj util/a 'int ua(void); int ua(void) { return 1; }'
 mkdir -p "$work/obj/capture" "$work/obj/trace"
@@ -82,6 +83,30 @@ if [ $rc -ne 0 ] && printf '%s\n' "$out" | grep -q "use outside what capture/ ma
 else
 	printf '%s\n' "$out"
 	not_ok "a use on one layer outside the folder's may-call list is caught"
+fi
+
+# trace/base/ sits inside trace/ but is a folder of its own on layer 1: a
+# use of trace/ from it runs up, and capture/ may call it but not trace/.
+mkdir -p "$work/obj/trace/base"
+obj trace/base/b 'int tt(void); int bb(void); int bb(void) { return tt(); }'
+out=$(fake "$work/obj")
+rc=$?
+if [ $rc -ne 0 ] && printf '%s\n' "$out" | grep -q "upward use: trace/base/b (layer 1) -> trace/t (layer 4): tt"; then
+	ok "a folder inside another is a folder of its own, with its own layer"
+else
+	printf '%s\n' "$out"
+	not_ok "a folder inside another is a folder of its own, with its own layer"
+fi
+rm -f "$work/obj/trace/base/b.o"
+obj trace/base/b 'int bb(void); int bb(void) { return 1; }'
+obj capture/c 'int bb(void); int cc(void); int cc(void) { return bb(); }'
+out=$(fake "$work/obj")
+rc=$?
+if [ $rc -eq 0 ]; then
+	ok "capture/ may call trace/base/"
+else
+	printf '%s\n' "$out"
+	not_ok "capture/ may call trace/base/"
 fi
 
 # ---- the real tree with one thing changed ----
@@ -161,11 +186,12 @@ rm -rf "$work/inc"
 
 # Two headers of one folder that include each other: a file cycle.
 cp -R "$here/src" "$work/src"
-printf '#include "util/json.h"\n' >> "$work/src/util/sys_trace_clock.h"
-printf '#include "util/sys_trace_clock.h"\n' >> "$work/src/util/json.h"
+printf '#include "trace/base/tracepoint.h"\n' >> "$work/src/trace/base/sys_trace_clock.h"
+printf '#include "trace/base/sys_trace_clock.h"\n' >> "$work/src/trace/base/tracepoint.h"
 out=$(real --src "$work/src" --readme "$here/src/README")
 rc=$?
-if [ $rc -ne 0 ] && printf '%s\n' "$out" | grep -q 'file cycle: util/json.h <-> util/sys_trace_clock.h'; then
+if [ $rc -ne 0 ] &&
+   printf '%s\n' "$out" | grep -q 'file cycle: trace/base/sys_trace_clock.h <-> trace/base/tracepoint.h'; then
 	ok "two headers that include each other are a file cycle"
 else
 	printf '%s\n' "$out"

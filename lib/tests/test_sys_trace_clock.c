@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Host tests of the system trace's clock (util/sys_trace_clock.c): the
+ * Host tests of the system trace's clock (trace/base/sys_trace_clock.c): the
  * kernel's TSC conversion on fixed mult/shift values (no overflow for large
  * TSC values), the CPU-flag and clocksource conditions, the fallback forced
  * by NPROF_SYS_TRACE_CLOCK, the TSC read path on a page built here (so it
@@ -21,7 +21,7 @@
 #include <neuronprof/sys_trace.h>
 
 #include "harness.h"
-#include "util/sys_trace_clock.h"
+#include "trace/base/sys_trace_clock.h"
 
 /* Seconds of the accuracy run, the interval between samples, the bound. */
 #define RUN_SECONDS	10

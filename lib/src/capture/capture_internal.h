@@ -6,7 +6,7 @@
  *
  * capture/ is layer 4 of the library (lib/src/README): it may call util/,
  * model/, ntff/, output/ and device/, and records its system-trace events
- * through util/tracepoint.h; never trace/, config/, the modes or session/.
+ * through trace/base/tracepoint.h; never trace/, config/, the modes or session/.
  */
 #ifndef NEURONPROF_CAPTURE_INTERNAL_H
 #define NEURONPROF_CAPTURE_INTERNAL_H

@@ -29,7 +29,7 @@
 #include "capture/capture_stream.h"
 #include "ntff/ntff_internal.h"
 #include "util/internal.h"
-#include "util/tracepoint.h"
+#include "trace/base/tracepoint.h"
 
 /* ---- system trace ---------------------------------------------------------------- */
 

@@ -5,7 +5,7 @@
  *
  * capture/ is layer 4 of the library (lib/src/README): it may call util/,
  * model/, ntff/, output/, device/ and record trace points through
- * util/tracepoint.h; never trace/ (same layer, the other way round), the
+ * trace/base/tracepoint.h; never trace/ (same layer, the other way round), the
  * modes, config/ or session/.
  */
 #ifndef NEURONPROF_CAPTURE_ENGINES_H

@@ -20,7 +20,7 @@
 #include "device/device_internal.h"
 #include "ntff/ntff_internal.h"
 #include "util/internal.h"
-#include "util/tracepoint.h"
+#include "trace/base/tracepoint.h"
 
 /* ---- system trace ------------------------------------------------------------ */
 

@@ -8,7 +8,7 @@
  * device/ is layer 3 of the library (lib/src/README): it may call util/
  * and ntff/ (whose entry-size bounds a device's entries must meet, a
  * header's constants only); it records its system-
- * trace events through util/tracepoint.h, never by calling trace/.
+ * trace events through trace/base/tracepoint.h, never by calling trace/.
  */
 #ifndef NEURONPROF_DEVICE_INTERNAL_H
 #define NEURONPROF_DEVICE_INTERNAL_H

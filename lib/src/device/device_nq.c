@@ -13,7 +13,7 @@
 
 #include "device/device_internal.h"
 #include "util/internal.h"
-#include "util/tracepoint.h"
+#include "trace/base/tracepoint.h"
 
 static const char *qt_name(uint32_t qt)
 {

@@ -263,7 +263,7 @@ static void *map_slots(uint64_t cap, size_t *len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-/* The recorder handed down to the device and capture layers (util/tracepoint.h). */
+/* The recorder handed down to the device and capture layers (trace/base/tracepoint.h). */
 static const struct nprof_tracepoint_ops st_tracepoint_ops;
 
 static void set_masks(uint64_t type_mask, const uint8_t *capture)

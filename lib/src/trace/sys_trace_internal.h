@@ -2,11 +2,12 @@
 /*
  * The host trace (layer 4 of the library, see README): the system-trace
  * rings, the system monitor and the system-profile writer (the event
- * taxonomy they record is util/'s, with the trace points). Internals
- * shared by its files and by the layers above.
+ * taxonomy they record is trace/base/'s, with the trace points and the
+ * clock). Internals shared by its files and by the layers above.
  *
- * May call: util/, model/, ntff/, output/ (never device/ or capture/, which
- * record their events through util/tracepoint.h, nor anything above).
+ * May call: util/, model/, ntff/, output/, trace/base/ (never device/ or
+ * capture/, which record their events through trace/base/tracepoint.h, nor
+ * anything above).
  *
  * An entry point above this layer traces itself like this; when the trace is
  * off or filters the event out, the cost is two loads and no clock read:
@@ -17,7 +18,7 @@
  *	... the work ...
  *	nprof_sys_trace_end(&ev);
  *
- * nprof_st_wanted() (util/tracepoint.h) answers the filter question alone,
+ * nprof_st_wanted() (trace/base/tracepoint.h) answers the filter question alone,
  * for code that wants to skip preparing attributes.
  */
 #ifndef NEURONPROF_SYS_TRACE_INTERNAL_H
@@ -31,7 +32,7 @@
 #include <neuronprof/output.h>
 #include <neuronprof/sys_trace.h>
 
-#include "util/tracepoint.h"
+#include "trace/base/tracepoint.h"
 
 /* The system-trace configuration (config/config.c keeps its setters). */
 struct nprof_sys_trace_config {

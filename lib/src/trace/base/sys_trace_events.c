@@ -2,7 +2,7 @@
 /*
  * The system-trace event taxonomy: names of enum nprof_sys_trace_event_type
  * and the "hardware"/"software" groups (Documentation/library.rst). It is
- * the vocabulary of every trace point, so it sits in util/ beside them.
+ * the vocabulary of every trace point, so it sits in trace/base/ beside them.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 #include <neuronprof/sys_trace_events.h>
 
 #include "util/internal.h"
-#include "util/tracepoint.h"
+#include "trace/base/tracepoint.h"
 
 /* Indexed by enum nprof_sys_trace_event_type; the order is ABI. */
 static const char *const event_names[NPROF_SYS_TRACE_EVENT_COUNT] = {

@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "util/tracepoint.h"
+#include "trace/base/tracepoint.h"
 
 _Atomic uint64_t nprof_st_type_mask;
 _Atomic uint64_t nprof_st_core_mask[NPROF_ST_MASK_WORDS];

@@ -68,7 +68,7 @@
 #include <neuronprof/sys_trace_events.h>
 
 #include "util/internal.h"
-#include "util/sys_trace_clock.h"
+#include "trace/base/sys_trace_clock.h"
 
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)

@@ -2,8 +2,8 @@
 /*
  * The clock of every timestamp the library takes (sys_trace_clock.c):
  * CLOCK_MONOTONIC nanoseconds from the TSC where the kernel says that is
- * exact, clock_gettime() otherwise. In util/ because every layer takes
- * timestamps (the device layer's trace points too); the public entry points
+ * exact, clock_gettime() otherwise. In trace/base/, on the lowest layer,
+ * because every layer takes timestamps (the device layer's trace points too); the public entry points
  * are nprof_sys_trace_clock_ns() and nprof_sys_trace_clock()
  * (<neuronprof/sys_trace.h>). What follows is for tests.
  *

@@ -13,7 +13,8 @@
  *	... the work ...
  *	nprof_tp_end(&ev);
  *
- * May call: nothing (the recorder is reached through the installed ops).
+ * The folder trace/base/ (layer 1, see README) may call util/; this header
+ * calls nothing (the recorder is reached through the installed ops).
  */
 #ifndef NEURONPROF_TRACEPOINT_H
 #define NEURONPROF_TRACEPOINT_H
