@@ -427,9 +427,9 @@ static void nprof_sim_exec_work(struct work_struct *work)
 
 /* The program of validated SIM_EXEC arguments (see nprof_hw_ops.sim_exec). */
 static void nprof_sim_exec_program(const struct drm_neuronprof_sim_exec *args,
-				   struct nprof_sim_program *prog)
+				   struct nprof_sim_gen_program *prog)
 {
-	*prog = (struct nprof_sim_program) {
+	*prog = (struct nprof_sim_gen_program) {
 		.seed = READ_ONCE(nprof_sim_seed),
 		.model_id = args->model_id,
 		.iterations = args->iterations,
@@ -462,7 +462,7 @@ static void nprof_sim_exec_program(const struct drm_neuronprof_sim_exec *args,
 int nprof_sim_exec(struct nprof_device *ndev, struct drm_neuronprof_sim_exec *args)
 {
 	struct nprof_sim_device *sdev = nprof_device_priv(ndev);
-	struct nprof_sim_program prog;
+	struct nprof_sim_gen_program prog;
 	struct nprof_sim_core *core;
 	struct nprof_sim_exec_ctx ctx = {
 		.sdev = sdev,

@@ -445,7 +445,7 @@ static int nprof_sim_topsps(struct nprof_sim_run *run, u64 start, u64 *end)
 
 static int nprof_sim_iteration(struct nprof_sim_run *run)
 {
-	const struct nprof_sim_program *prog = run->prog;
+	const struct nprof_sim_gen_program *prog = run->prog;
 	bool raise = prog->error && run->iteration == prog->iterations - 1;
 	u32 status = raise ? NPROF_SIM_EXEC_ERROR_STATUS : 0;
 	u64 t0 = run->next_start, launch = t0 + NPROF_SIM_LAUNCH_NS;
@@ -559,7 +559,7 @@ EXPORT_SYMBOL_IF_KUNIT(nprof_sim_program_run);
  *
  * Return: the total.
  */
-u64 nprof_sim_program_count(const struct nprof_sim_program *prog, u32 engines,
+u64 nprof_sim_program_count(const struct nprof_sim_gen_program *prog, u32 engines,
 			    u32 topsps_per_core, u64 counts[NEURONPROF_QT_COUNT])
 {
 	u64 c[NEURONPROF_QT_COUNT] = { 0 };

@@ -61,7 +61,8 @@ void nprof_sim_fill_desc(const struct nprof_sim_arch *a,
 			 struct neuronprof_code_name *names);
 
 /**
- * struct nprof_sim_program - a synthetic program, as SIM_EXEC describes it.
+ * struct nprof_sim_gen_program - a synthetic program, as SIM_EXEC describes it
+ * to the generator (the library's own is struct nprof_sim_program).
  * @model_id: written into every notification.
  * @iterations: 1..NEURONPROF_SIM_MAX_ITERATIONS.
  * @instructions: TRACE entries per engine per iteration.
@@ -70,7 +71,7 @@ void nprof_sim_fill_desc(const struct nprof_sim_arch *a,
  * @error: raise an execution error in the last iteration.
  * @seed: seeds the jitter of the device-time model (nprof_sim_jitter_seed()).
  */
-struct nprof_sim_program {
+struct nprof_sim_gen_program {
 	u64 seed;
 	u32 model_id;
 	u32 iterations;
@@ -115,7 +116,7 @@ struct nprof_sim_program {
  * @status: out: 0, or NPROF_SIM_EXEC_ERROR_STATUS once the error was raised.
  */
 struct nprof_sim_run {
-	const struct nprof_sim_program *prog;
+	const struct nprof_sim_gen_program *prog;
 	u32 core;
 	u32 engines;
 	u32 topsps_per_core;
@@ -181,7 +182,7 @@ u32 nprof_sim_jitter_seed(u64 seed, u32 model_id, u32 iteration, u32 engine);
 #define NPROF_SIM_POLL_INTERVAL		1024
 
 int nprof_sim_program_run(struct nprof_sim_run *run);
-u64 nprof_sim_program_count(const struct nprof_sim_program *prog, u32 engines,
+u64 nprof_sim_program_count(const struct nprof_sim_gen_program *prog, u32 engines,
 			    u32 topsps_per_core, u64 counts[NEURONPROF_QT_COUNT]);
 
 /**

@@ -105,7 +105,7 @@ static struct sim_test_rec *sim_test_rec_new(struct kunit *test, unsigned int ca
 
 struct sim_test_case {
 	const char *name;
-	struct nprof_sim_program prog;
+	struct nprof_sim_gen_program prog;
 	u32 core;
 	u32 engines;
 	u32 topsps_per_core;
@@ -437,7 +437,7 @@ struct ref_iter {
 
 #define REF_MAX_INSNS	64
 
-static void ref_iteration(const struct nprof_sim_program *p, u32 engines, u32 topsps,
+static void ref_iteration(const struct nprof_sim_gen_program *p, u32 engines, u32 topsps,
 			  u32 it, u64 t0, struct ref_iter *r,
 			  u64 insn_ts[NEURONPROF_MAX_ENGINES][REF_MAX_INSNS])
 {
@@ -480,7 +480,7 @@ static void sim_model_schedule(struct kunit *test)
 	struct sim_test_rec *rec = sim_test_rec_new(test, SIM_TEST_MAX_RECORDS);
 	u64 (*insn)[REF_MAX_INSNS] = kunit_kcalloc(test, NEURONPROF_MAX_ENGINES,
 						   sizeof(*insn), GFP_KERNEL);
-	struct nprof_sim_program prog = c->prog;
+	struct nprof_sim_gen_program prog = c->prog;
 	struct nprof_sim_run run = sim_test_case_run(c, rec);
 	struct ref_iter r = { 0 };
 	u32 it = U32_MAX, dma_i = 0, first_topsp = c->core * c->topsps_per_core;
@@ -574,7 +574,7 @@ static void sim_model_costs(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, nprof_sim_jitter_seed(7, 9, 3, 2) & 1, 1U);
 }
 
-static u64 sim_model_stop_of(struct kunit *test, const struct nprof_sim_program *p,
+static u64 sim_model_stop_of(struct kunit *test, const struct nprof_sim_gen_program *p,
 			     u32 engines, u64 *trace_sum)
 {
 	struct sim_test_rec *rec = sim_test_rec_new(test, SIM_TEST_MAX_RECORDS);
@@ -606,9 +606,9 @@ static u64 sim_model_stop_of(struct kunit *test, const struct nprof_sim_program 
  */
 static void sim_model_concurrency(struct kunit *test)
 {
-	struct nprof_sim_program one = { .iterations = 1, .instructions = { 64 } };
-	struct nprof_sim_program two = { .iterations = 1, .instructions = { 64, 64 } };
-	struct nprof_sim_program dma = { .iterations = 1, .instructions = { 1 },
+	struct nprof_sim_gen_program one = { .iterations = 1, .instructions = { 64 } };
+	struct nprof_sim_gen_program two = { .iterations = 1, .instructions = { 64, 64 } };
+	struct nprof_sim_gen_program dma = { .iterations = 1, .instructions = { 1 },
 					 .dma_transfers = 1000 };
 	u64 busy1, busy2, len1, len2, lend, busyd, bytes = 0;
 	u32 i;
@@ -630,7 +630,7 @@ static void sim_model_concurrency(struct kunit *test)
 	KUNIT_EXPECT_NE(test, sim_model_stop_of(test, &one, 2, &busy2), len1);
 }
 
-static const struct nprof_sim_program sim_test_three_iterations = {
+static const struct nprof_sim_gen_program sim_test_three_iterations = {
 	.model_id = 9, .iterations = 3, .instructions = { 2, 2 }, .dma_transfers = 1,
 };
 
@@ -681,7 +681,7 @@ static void sim_program_poll_between_iterations(struct kunit *test)
 /* Long iterations poll every NPROF_SIM_POLL_INTERVAL notifications. */
 static void sim_program_poll_mid_iteration(struct kunit *test)
 {
-	static const struct nprof_sim_program prog = {
+	static const struct nprof_sim_gen_program prog = {
 		.iterations = 1, .instructions = { 3 * NPROF_SIM_POLL_INTERVAL },
 	};
 	struct sim_test_rec *rec = sim_test_rec_new(test, 4 * NPROF_SIM_POLL_INTERVAL);
@@ -1251,7 +1251,7 @@ static void sim_test_del_during_exec(struct kunit *test, unsigned int scale)
 {
 	struct nprof_sim_device *sdev = sim_test_dev_new(test, SIM_TEST_ID, "trn1");
 	struct sim_test_exec_thread *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
-	struct nprof_sim_program prog;
+	struct nprof_sim_gen_program prog;
 	struct task_struct *task;
 	unsigned int waited;
 
@@ -1261,7 +1261,7 @@ static void sim_test_del_during_exec(struct kunit *test, unsigned int scale)
 	/* About 2^26 notifications: far longer than the test waits for it. */
 	sim_test_exec_args(&t->args, 1, SIM_TEST_LONG_ITERATIONS, SIM_TEST_LONG_INSNS);
 	t->args.dma_transfers = 0;
-	prog = (struct nprof_sim_program) {
+	prog = (struct nprof_sim_gen_program) {
 		.iterations = SIM_TEST_LONG_ITERATIONS,
 		.instructions = { SIM_TEST_LONG_INSNS, SIM_TEST_LONG_INSNS },
 	};
@@ -1397,7 +1397,7 @@ static void sim_test_same_times(struct kunit *test,
 	const struct nprof_kring *ir = &infer->ring, *tr = &trace->ring;
 	const struct neuronprof_notification *first = (const void *)(ir->data +
 							(ir->cons & (ir->size - 1)));
-	struct nprof_sim_program prog = {
+	struct nprof_sim_gen_program prog = {
 		.seed = READ_ONCE(nprof_sim_seed),
 		.model_id = args->model_id,
 		.iterations = args->iterations,
@@ -1704,7 +1704,7 @@ static int sim_bench_emit(struct nprof_sim_run *run, const struct nprof_queue_id
 /* The generator alone: program, timestamps and a copy into a buffer. */
 static void sim_bench_generator(struct kunit *test)
 {
-	static const struct nprof_sim_program prog = {
+	static const struct nprof_sim_gen_program prog = {
 		.iterations = 1, .instructions = { SIM_BENCH_ENTRIES - 4 },
 	};
 	struct sim_bench_buf b = { 0 };

@@ -291,7 +291,7 @@ static void log_capture(enum nprof_log_level level, const char *msg, void *ctx)
 TEST(plan_trn2_core_and_its_topsps)
 {
 	struct nprof_device_info info = fake_trn2_info();
-	struct nprof_queue_id ids[64];
+	struct nprof_capture_qid ids[64];
 	size_t n, i, per_type[NEURONPROF_QT_COUNT] = { 0 };
 
 	n = nprof_capture_plan(&info, 3, ids, 64);
@@ -319,7 +319,7 @@ TEST(plan_trn2_core_and_its_topsps)
 TEST(plan_trn1_topsps_serve_three_per_core)
 {
 	struct nprof_device_info info = fake_trn2_info();
-	struct nprof_queue_id ids[64];
+	struct nprof_capture_qid ids[64];
 	size_t n, i, topsps = 0;
 
 	info.num_cores = 2;
@@ -338,7 +338,7 @@ TEST(plan_trn1_topsps_serve_three_per_core)
 TEST(plan_drops_unknown_queue_types_with_a_debug_message)
 {
 	struct nprof_device_info info = fake_trn2_info();
-	struct nprof_queue_id ids[64];
+	struct nprof_capture_qid ids[64];
 	size_t n, i;
 
 	info.core_queue_types |= 1u << 12;

@@ -484,7 +484,7 @@ static uint64_t drain_cb(void *arg, uint64_t key)
 int nprof_cap_subscribe_all(struct nprof_capture *cap, struct cap_core *c)
 {
 	const struct nprof_device_info *info = &cap->dev->info;
-	struct nprof_queue_id *ids;
+	struct nprof_capture_qid *ids;
 	size_t n, i, unstreamed = 0;
 	char why[256] = "";
 	int ret = 0;

@@ -52,7 +52,7 @@
 
 /* A subscribed queue of a core. */
 struct cap_queue {
-	struct nprof_queue_id id;
+	struct nprof_capture_qid id;
 	struct nprof_nq *nq;
 	uint64_t lost_base;		/* the ring's lost count at the subscription */
 	uint64_t lost_seen;		/* ... when last added to the progress page */

@@ -19,8 +19,8 @@
 
 struct nprof_capture;
 
-/* One queue of a device. */
-struct nprof_queue_id {
+/* One queue of a device (the kernel's providers have struct nprof_queue_id). */
+struct nprof_capture_qid {
 	uint32_t target_kind;
 	uint32_t target_index;
 	uint32_t queue_type;
@@ -37,7 +37,7 @@ struct nprof_queue_id {
  * Return: the number of queues (which may exceed @max).
  */
 size_t nprof_capture_plan(const struct nprof_device_info *info, uint32_t nc,
-			  struct nprof_queue_id *out, size_t max);
+			  struct nprof_capture_qid *out, size_t max);
 
 /*
  * nprof_capture_session_start() of a capture about one model (MODEL,

@@ -12,16 +12,16 @@
 #include "ntff/ntff_internal.h"
 #include "util/internal.h"
 
-static void plan_add(struct nprof_queue_id *out, size_t max, size_t *n, uint32_t kind,
+static void plan_add(struct nprof_capture_qid *out, size_t max, size_t *n, uint32_t kind,
 		     uint32_t index, uint32_t type, uint32_t engine)
 {
 	if (*n < max)
-		out[*n] = (struct nprof_queue_id){ kind, index, type, engine };
+		out[*n] = (struct nprof_capture_qid){ kind, index, type, engine };
 	(*n)++;
 }
 
 static void plan_target(const struct nprof_device_info *info, uint32_t nc, uint32_t kind,
-			uint32_t index, struct nprof_queue_id *out, size_t max, size_t *n)
+			uint32_t index, struct nprof_capture_qid *out, size_t max, size_t *n)
 {
 	uint32_t types = kind == NPROF_TARGET_CORE ? info->core_queue_types : info->topsp_queue_types;
 	uint32_t type, engine, engines;
@@ -44,7 +44,7 @@ static void plan_target(const struct nprof_device_info *info, uint32_t nc, uint3
 }
 
 size_t nprof_capture_plan(const struct nprof_device_info *info, uint32_t nc,
-			  struct nprof_queue_id *out, size_t max)
+			  struct nprof_capture_qid *out, size_t max)
 {
 	uint32_t per = info->num_cores ? info->num_topsps / info->num_cores : 0;
 	size_t n = 0;
