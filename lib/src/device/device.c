@@ -46,6 +46,19 @@ uint32_t nprof_device_trace_core(const struct nprof_device *dev, uint32_t target
 	return dev->trace_core_base + core;
 }
 
+/* Append attribute @key to @a at *@n, as a number or (@s not NULL) a string. */
+static void add_attr(struct nprof_sys_trace_attr *a, uint32_t *n, const char *key, uint64_t u,
+		     const char *s)
+{
+	a[*n].key = key;
+	a[*n].type = s ? NPROF_SYS_TRACE_ATTR_STR : NPROF_SYS_TRACE_ATTR_UINT;
+	if (s)
+		a[*n].v.s = s;
+	else
+		a[*n].v.u = u;
+	(*n)++;
+}
+
 /*
  * The attributes of device_open and device_close: the device index, its
  * node (interned: the device and its path go away before the event is
@@ -59,24 +72,13 @@ static uint32_t device_attrs(const struct nprof_device *dev, bool open,
 	uint32_t n = 0;
 
 	memset(a, 0, NPROF_SYS_TRACE_MAX_ATTRS * sizeof(*a));
-	a[n].key = "device";
-	a[n].type = NPROF_SYS_TRACE_ATTR_UINT;
-	a[n++].v.u = dev->info.device_index;
-	if (path) {
-		a[n].key = "path";
-		a[n].type = NPROF_SYS_TRACE_ATTR_STR;
-		a[n++].v.s = path;
-	}
-	if (open) {
-		a[n].key = "cores";
-		a[n].type = NPROF_SYS_TRACE_ATTR_UINT;
-		a[n++].v.u = dev->info.num_cores;
-	}
-	if (provider) {
-		a[n].key = "provider";
-		a[n].type = NPROF_SYS_TRACE_ATTR_STR;
-		a[n++].v.s = provider;
-	}
+	add_attr(a, &n, "device", dev->info.device_index, NULL);
+	if (path)
+		add_attr(a, &n, "path", 0, path);
+	if (open)
+		add_attr(a, &n, "cores", dev->info.num_cores, NULL);
+	if (provider)
+		add_attr(a, &n, "provider", 0, provider);
 	return n;
 }
 

@@ -16,7 +16,7 @@
 #include "trace/monitor_internal.h"
 
 /* Parse an unsigned decimal at *p, skipping blanks first; 0 or -1. */
-static int parse_u64(const char **p, uint64_t *v)
+static int next_field_u64(const char **p, uint64_t *v)
 {
 	const char *s = *p;
 	uint64_t x = 0;
@@ -57,7 +57,7 @@ static int parse_cpu_values(const char *s, struct cpu_snap *c)
 	int i;
 
 	for (i = 0; i < 8 && !line_end(s); i++)
-		if (parse_u64(&s, &v[i]))
+		if (next_field_u64(&s, &v[i]))
 			return -1;
 	if (i < 4)
 		return -1;
@@ -111,7 +111,7 @@ int nprof_monitor_read_stat(struct nprof_monitor *m, bool grow)
 			have_agg = true;
 			continue;
 		}
-		if (parse_u64(&s, &id) || id >= MAX_CPUS || parse_cpu_values(s, &c)) {
+		if (next_field_u64(&s, &id) || id >= MAX_CPUS || parse_cpu_values(s, &c)) {
 			ret = nprof_err(EPROTO, "%s: line %u: cannot parse a per-CPU line",
 					m->path_stat, lineno);
 			goto out;
@@ -169,7 +169,7 @@ static int read_kv_file(struct nprof_monitor *m, const char *path, const char *c
 		if (i == nkeys)
 			continue;
 		s = m->line + strlen(keys[i]) + 1;
-		if (parse_u64(&s, &v)) {
+		if (next_field_u64(&s, &v)) {
 			ret = nprof_err(EPROTO, "%s: line %u: bad value of %s", path, lineno, keys[i]);
 			goto out;
 		}
