@@ -195,6 +195,8 @@ u64 nprof_nn_consumed(const struct nprof_nn_arch *arch, u32 size, u32 old_head,
 		      u32 new_head, u32 *first);
 struct nprof_nn_device *nprof_nn_find(const struct neuron_nq_hook_dev *hd);
 #if IS_ENABLED(CONFIG_KUNIT)
+typedef void (*nprof_nn_io_read_t)(void *dst, const void __iomem *src, size_t len);
+extern nprof_nn_io_read_t nprof_nn_io_read;
 struct nprof_device *nprof_nn_ndev(u32 device_index);
 int nprof_nn_set_format(u32 entry_size, u32 head_mode);
 struct mutex *nprof_nn_queue_lock(const struct neuron_nq_hook_dev *hd,

@@ -596,17 +596,42 @@ static __always_inline void nprof_nn_fill(const struct nprof_notify_span *span,
 	*idx = at;
 }
 
+#if IS_ENABLED(CONFIG_KUNIT)
+/*
+ * KUnit: reads device memory instead of memcpy_fromio() when set (a test's
+ * fake BAR4, which checks the context it is read in).
+ */
+nprof_nn_io_read_t nprof_nn_io_read;
+EXPORT_SYMBOL_IF_KUNIT(nprof_nn_io_read);
+#endif
+
+static void nprof_nn_read_io(void *dst, const void __iomem *src, size_t len)
+{
+#if IS_ENABLED(CONFIG_KUNIT)
+	nprof_nn_io_read_t read = READ_ONCE(nprof_nn_io_read);
+
+	if (read) {
+		read(dst, src, len);
+		return;
+	}
+#endif
+	memcpy_fromio(dst, src, len);
+}
+
 /*
  * @len bytes of a device-memory ring from byte @off on (wrapping at @size)
  * into @dst, through the BAR4 mapping the vendor uses (memcpy_fromio()).
+ * Context: may sleep, interrupts on: uncached reads over PCIe are slow
+ * (16 KiB can take longer than the 50 us an interrupts-off span may last).
  */
 static void nprof_nn_fromio(u8 *dst, const void __iomem *io, u32 size, u32 off, u32 len)
 {
 	u32 first = min(len, size - off);
 
-	memcpy_fromio(dst, io + off, first);
+	might_sleep();
+	nprof_nn_read_io(dst, io + off, first);
 	if (len > first)
-		memcpy_fromio(dst + first, io, len - first);
+		nprof_nn_read_io(dst + first, io, len - first);
 }
 
 /*
@@ -645,6 +670,15 @@ static void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq
 	}
 	while (done < count) {
 		want = min_t(u32, count - done, NPROF_NN_SPAN / parts);
+		/*
+		 * Device memory: this round's entries through BAR4 into the
+		 * bounce before the span begins, with interrupts on; what the
+		 * span does not take is read again in the next round. The
+		 * queue's lock keeps a halt out, and the device does not write
+		 * consumed entries before this head write lands.
+		 */
+		if (nq->io)
+			nprof_nn_fromio(nq->bounce, nq->io, nq->size, idx * es, want * es);
 		if (nprof_notify_begin(ndev, &nq->q, want * parts, &span))
 			return;		/* unsubscribed meanwhile */
 		got = min(span.count / parts, want);
@@ -657,15 +691,14 @@ static void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq
 				.model_id = model_id,
 			};
 		tail.f.iteration = (u32)nq->captured;
-		/* Device memory: this span's entries through BAR4 first, into the bounce. */
+		/* Device memory: from the bounce, read above. */
 		ring = nq->va;
 		at = idx;
 		fn = n;
-		if (nq->io && got) {
-			nprof_nn_fromio(nq->bounce, nq->io, nq->size, idx * es, got * es);
+		if (nq->io) {
 			ring = nq->bounce;
 			at = 0;
-			fn = got;
+			fn = want;
 		}
 		switch (parts) {
 		case 1:
