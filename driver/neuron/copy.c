@@ -160,6 +160,7 @@ void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq,
 	union nprof_nn_mid mid[NPROF_NN_ENTRY_SIZE_MAX / NEURONPROF_RAW_BYTES_PER_ENTRY];
 	union nprof_nn_tail tail = { .f.model_id = dev->arch.raw_format };
 	u32 done = 0, idx = first, want, got, p, at, fn;
+	bool read_ahead = true;
 	const u8 *ring;
 
 	lockdep_assert_held(&nq->lock);
@@ -174,13 +175,21 @@ void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq,
 		 * bounce before the span begins, with interrupts on; what the
 		 * span does not take is read again in the next round. The
 		 * queue's lock keeps a halt out, and the device does not write
-		 * consumed entries before this head write lands.
+		 * consumed entries before this head write lands. After a span
+		 * without room (the rings are full) nothing is read for the
+		 * rounds that only count losses; a span that finds room again
+		 * is given back unused and the round read first.
 		 */
-		if (nq->io)
+		if (nq->io && read_ahead)
 			nprof_nn_fromio(nq->bounce, nq->io, nq->size, idx * es, want * es);
 		if (nprof_notify_begin(ndev, &nq->q, want * parts, &span))
 			return;		/* unsubscribed meanwhile */
 		got = min(span.count / parts, want);
+		if (nq->io && !read_ahead && got) {
+			nprof_notify_end(&span, 0, 0);
+			read_ahead = true;
+			continue;
+		}
 		for (p = 0; p < parts; p++)
 			mid[p].f = (struct nprof_nn_entry_mid){
 				.queue_type = span.queue_type,
@@ -225,6 +234,7 @@ void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq,
 			if (idx >= n)
 				idx -= n;
 		}
+		read_ahead = got;
 		nprof_notify_end(&span, got * parts, want * parts);
 		nq->captured += want;
 		done += want;

@@ -182,9 +182,40 @@ static void nn_dm_short_span_read_again(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&nn_dm_atomic_reads), 0);
 }
 
+/*
+ * A head write while the neuronprof ring is full: the rounds that can
+ * only count losses read nothing from device memory (on hardware each
+ * such round would cost 16 KiB of uncached reads for nothing): two rounds
+ * are read, the one that fills the ring and the first that finds it full.
+ */
+static void nn_dm_full_ring_reads_nothing(struct kunit *test)
+{
+	struct nn_dm_ctx *ctx = test->priv;
+	/* A one-page ring: 64 ring entries, 32 device entries of 64 bytes. */
+	int q = nn_dm_setup(test, NEURONPROF_QT_TRACE, PAGE_SIZE, SZ_64K);
+	u64 ring_entries = PAGE_SIZE / NPROF_ENTRY_SIZE;
+
+	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 1000), 1000L);
+	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 1000, true), 1000L);
+	/* delivered + lost = consumed, in ring entries; the first ones arrived. */
+	KUNIT_EXPECT_EQ(test, ctx->sub->ring.prod, ring_entries * NPROF_ENTRY_SIZE);
+	KUNIT_EXPECT_EQ(test, ctx->sub->ring.prod / NPROF_ENTRY_SIZE + ctx->sub->ring.lost,
+			2000ULL);
+	nn_dm_check(test, q, 0, 0, 0);
+	KUNIT_EXPECT_LE(test, atomic64_read(&nn_dm_bytes),
+			2LL * NPROF_NN_SPAN * NEURONPROF_RAW_BYTES_PER_ENTRY);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nn_dm_atomic_reads), 0);
+	/* Room again (the reader read them all): the next head write reads and delivers. */
+	smp_store_release(&ctx->sub->ring.cons_page->consumer_pos, ctx->sub->ring.prod);
+	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 10), 10L);
+	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 10, true), 10L);
+	KUNIT_EXPECT_EQ(test, ctx->sub->ring.prod, (ring_entries + 20) * NPROF_ENTRY_SIZE);
+}
+
 static struct kunit_case nn_dm_cases[] = {
 	KUNIT_CASE(nn_dm_reads_with_irqs_on),
 	KUNIT_CASE(nn_dm_short_span_read_again),
+	KUNIT_CASE(nn_dm_full_ring_reads_nothing),
 	{}
 };
 
