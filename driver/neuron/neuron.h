@@ -193,8 +193,13 @@ bool nprof_nn_map_queue(const struct nprof_nn_device *dev,
 			const struct neuron_nq_hook_qid *qid, struct nprof_queue_id *q);
 u64 nprof_nn_consumed(const struct nprof_nn_arch *arch, u32 size, u32 old_head,
 		      u32 new_head, u32 *first);
+u32 nprof_nn_head_pos(const struct nprof_nn_arch *arch, u32 es, u32 size, u32 head);
+void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq,
+		   u32 first, u32 count, u64 uncaptured);
 struct nprof_nn_device *nprof_nn_find(const struct neuron_nq_hook_dev *hd);
 #if IS_ENABLED(CONFIG_KUNIT)
+typedef void (*nprof_nn_io_read_t)(void *dst, const void __iomem *src, size_t len);
+extern nprof_nn_io_read_t nprof_nn_io_read;
 struct nprof_device *nprof_nn_ndev(u32 device_index);
 int nprof_nn_set_format(u32 entry_size, u32 head_mode);
 struct mutex *nprof_nn_queue_lock(const struct neuron_nq_hook_dev *hd,

@@ -43,7 +43,9 @@
  * its type's size.
  *
  * Queues in device memory are read through the vendor's BAR4 mapping
- * (memcpy_fromio() into a bounce buffer per round of a copy). One that
+ * (memcpy_fromio() into a bounce buffer per round of a copy, before the
+ * round takes the subscription's lock: uncached reads with interrupts on;
+ * what the round cannot deliver is read again in the next). One that
  * BAR4 does not cover cannot be read: subscribing to it fails with
  * EOPNOTSUPP, and a subscribed queue that is (re)programmed there gets
  * NEURONPROF_RING_UNREADABLE in its ring's flags.
@@ -54,6 +56,11 @@
  * lag, the phase bit, the register set of head writes, where a queue
  * programmed in new memory is written, what a head register read returns;
  * per architecture.
+ *
+ * The module's files, one job each: provider.c (this: devices, queues and
+ * head writes through the hook), params.c (the parameters), heads.c (what
+ * a head value means), copy.c (a head write's copy into the ring),
+ * calibrate.c (the calibration mode).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -63,142 +70,15 @@
 #include <linux/io.h>
 #include <linux/log2.h>
 #include <linux/module.h>
-#include <linux/moduleparam.h>
 #include <linux/rwsem.h>
 #include <linux/platform_device.h>
 #include <linux/sizes.h>
-#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/srcu.h>
 #include <linux/string.h>
-#include <linux/timekeeping.h>
 #include <kunit/visibility.h>
 
 #include "neuron.h"
-
-static struct nprof_nn_arch nprof_nn_archs[] = {
-	{ .name = "v2", .vendor_arch = 2, .raw_format = NEURONPROF_RAW_FORMAT_NEURON_V2,
-	  .engines_per_core = 5, .entry_size = 64, .head_mode = NPROF_NN_HEAD_RING_ENTRIES },
-	{ .name = "v3", .vendor_arch = 3, .raw_format = NEURONPROF_RAW_FORMAT_NEURON_V3,
-	  .engines_per_core = 5, .entry_size = 64, .head_mode = NPROF_NN_HEAD_RING_ENTRIES },
-};
-
-/**
- * nprof_nn_entry_size_valid() - whether a value fits the entry_size_* parameters.
- * @v: bytes.
- *
- * A power of two from NEURONPROF_RAW_BYTES_PER_ENTRY (32: a device entry is
- * one or more whole raw entries, never a fraction of one) to
- * NPROF_NN_ENTRY_SIZE_MAX.
- *
- * Return: true if valid.
- */
-bool nprof_nn_entry_size_valid(u32 v)
-{
-	return is_power_of_2(v) && v >= NEURONPROF_RAW_BYTES_PER_ENTRY &&
-	       v <= NPROF_NN_ENTRY_SIZE_MAX;
-}
-EXPORT_SYMBOL_IF_KUNIT(nprof_nn_entry_size_valid);
-
-/*
- * The parameters are checked when set, at load and through sysfs, so an
- * invalid value never reaches the table; a device takes a copy of its
- * architecture's values when it is added, so a write affects devices added
- * afterwards only.
- */
-static int nprof_nn_param_entry_size_set(const char *val, const struct kernel_param *kp)
-{
-	u32 v;
-	int ret = kstrtou32(val, 0, &v);
-
-	if (ret)
-		return ret;
-	if (!nprof_nn_entry_size_valid(v))
-		return -EINVAL;
-	WRITE_ONCE(*(u32 *)kp->arg, v);
-	return 0;
-}
-
-static int nprof_nn_param_head_mode_set(const char *val, const struct kernel_param *kp)
-{
-	u32 v;
-	int ret = kstrtou32(val, 0, &v);
-
-	if (ret)
-		return ret;
-	if (v > NPROF_NN_HEAD_COUNTER_ENTRIES)
-		return -EINVAL;
-	WRITE_ONCE(*(u32 *)kp->arg, v);
-	return 0;
-}
-
-const struct kernel_param_ops nprof_nn_entry_size_ops = {
-	.set = nprof_nn_param_entry_size_set,
-	.get = param_get_uint,
-};
-EXPORT_SYMBOL_IF_KUNIT(nprof_nn_entry_size_ops);
-
-const struct kernel_param_ops nprof_nn_head_mode_ops = {
-	.set = nprof_nn_param_head_mode_set,
-	.get = param_get_uint,
-};
-EXPORT_SYMBOL_IF_KUNIT(nprof_nn_head_mode_ops);
-
-module_param_cb(entry_size_v2, &nprof_nn_entry_size_ops, &nprof_nn_archs[0].entry_size, 0644);
-MODULE_PARM_DESC(entry_size_v2, "UNVERIFIED: bytes of a NeuronCore-v2 queue entry, a power of two from 32 to 256 (default 64); devices added after a change use it");
-module_param_cb(entry_size_v3, &nprof_nn_entry_size_ops, &nprof_nn_archs[1].entry_size, 0644);
-MODULE_PARM_DESC(entry_size_v3, "UNVERIFIED: bytes of a NeuronCore-v3 queue entry, a power of two from 32 to 256 (default 64); devices added after a change use it");
-module_param_cb(head_mode_v2, &nprof_nn_head_mode_ops, &nprof_nn_archs[0].head_mode, 0644);
-MODULE_PARM_DESC(head_mode_v2, "UNVERIFIED: what a v2 head register holds: 0 entry index in the ring (default), 1 byte offset in the ring, 2 free-running 32-bit entry counter");
-module_param_cb(head_mode_v3, &nprof_nn_head_mode_ops, &nprof_nn_archs[1].head_mode, 0644);
-MODULE_PARM_DESC(head_mode_v3, "UNVERIFIED: what a v3 head register holds: 0 entry index in the ring (default), 1 byte offset in the ring, 2 free-running 32-bit entry counter");
-
-/*
- * The facts `neuronprof calibrate` measures beyond entry size and head
- * unit (Documentation/hardware.rst); it writes them as a modprobe options
- * file. Checked when a device is added (nprof_nn_arch_of()).
- */
-module_param_array_named(type_entry_size_v2, nprof_nn_archs[0].type_entry_size, uint, NULL,
-			 0644);
-MODULE_PARM_DESC(type_entry_size_v2,
-		 "UNVERIFIED: entry bytes per vendor queue type (TRACE,NOTIFY,EVENT,ERROR,TRACE_DMA,THROTTLE), 0 for entry_size_v2");
-module_param_named(head_lag_v2, nprof_nn_archs[0].head_lag, uint, 0644);
-MODULE_PARM_DESC(head_lag_v2, "UNVERIFIED: bytes the head lags the consumed position (default 0)");
-module_param_named(phase_bit_v2, nprof_nn_archs[0].phase_bit, uint, 0644);
-MODULE_PARM_DESC(phase_bit_v2,
-		 "UNVERIFIED: head bit the runtime flips on a wrap, 0 for none (default)");
-module_param_named(head_sets_v2, nprof_nn_archs[0].head_sets, uint, 0644);
-MODULE_PARM_DESC(head_sets_v2,
-		 "UNVERIFIED: 0 a head write is for the queue last programmed in its register set (default); 1 for type set/16, engine set%16");
-module_param_named(reprogram_v2, nprof_nn_archs[0].reprogram, uint, 0644);
-MODULE_PARM_DESC(reprogram_v2,
-		 "UNVERIFIED: a queue programmed in new memory is written from 0 its head register (default), 1 reset_head_v2");
-module_param_named(reset_head_v2, nprof_nn_archs[0].reset_head, uint, 0644);
-MODULE_PARM_DESC(reset_head_v2, "UNVERIFIED: the head register after a reset (with reprogram_v2=1)");
-module_param_named(head_read_v2, nprof_nn_archs[0].head_read, uint, 0644);
-MODULE_PARM_DESC(head_read_v2,
-		 "UNVERIFIED: 1 a read of a head register returns the last head written, the baseline of a queue found programmed already (default 0: its first head write is)");
-
-module_param_array_named(type_entry_size_v3, nprof_nn_archs[1].type_entry_size, uint, NULL,
-			 0644);
-MODULE_PARM_DESC(type_entry_size_v3,
-		 "UNVERIFIED: entry bytes per vendor queue type (TRACE,NOTIFY,EVENT,ERROR,TRACE_DMA,THROTTLE), 0 for entry_size_v3");
-module_param_named(head_lag_v3, nprof_nn_archs[1].head_lag, uint, 0644);
-MODULE_PARM_DESC(head_lag_v3, "UNVERIFIED: bytes the head lags the consumed position (default 0)");
-module_param_named(phase_bit_v3, nprof_nn_archs[1].phase_bit, uint, 0644);
-MODULE_PARM_DESC(phase_bit_v3,
-		 "UNVERIFIED: head bit the runtime flips on a wrap, 0 for none (default)");
-module_param_named(head_sets_v3, nprof_nn_archs[1].head_sets, uint, 0644);
-MODULE_PARM_DESC(head_sets_v3,
-		 "UNVERIFIED: 0 a head write is for the queue last programmed in its register set (default); 1 for type set/16, engine set%16");
-module_param_named(reprogram_v3, nprof_nn_archs[1].reprogram, uint, 0644);
-MODULE_PARM_DESC(reprogram_v3,
-		 "UNVERIFIED: a queue programmed in new memory is written from 0 its head register (default), 1 reset_head_v3");
-module_param_named(reset_head_v3, nprof_nn_archs[1].reset_head, uint, 0644);
-MODULE_PARM_DESC(reset_head_v3, "UNVERIFIED: the head register after a reset (with reprogram_v3=1)");
-module_param_named(head_read_v3, nprof_nn_archs[1].head_read, uint, 0644);
-MODULE_PARM_DESC(head_read_v3,
-		 "UNVERIFIED: 1 a read of a head register returns the last head written, the baseline of a queue found programmed already (default 0: its first head write is)");
 
 /* Patch 7 of the hook: the queues a device has already (optional). */
 static void (*nprof_nn_for_each_queue)(const struct neuron_nq_hook_ops *ops,
@@ -216,57 +96,6 @@ static void (*nprof_nn_for_each_queue)(const struct neuron_nq_hook_ops *ops,
 static DECLARE_RWSEM(nprof_nn_lock);
 DEFINE_STATIC_SRCU(nprof_nn_srcu);
 static LIST_HEAD(nprof_nn_devices);
-
-/*
- * The calibrated facts: entry sizes as entry_size's, a lag of whole
- * entries of every type below 1 MiB, a phase bit (not with a counter; a
- * head that still is past its ring without it is refused as a head), the
- * two switches 0 or 1.
- */
-static bool nprof_nn_facts_valid(const struct nprof_nn_arch *a)
-{
-	unsigned int t;
-
-	for (t = 0; t < NPROF_NN_NQ_TYPES; t++) {
-		u32 es = a->type_entry_size[t] ?: a->entry_size;
-
-		if (!nprof_nn_entry_size_valid(es) || a->head_lag % es)
-			return false;
-	}
-	return a->head_lag < SZ_1M && a->head_sets <= 1 && a->reprogram <= 1 && a->head_read <= 1 &&
-	       (!a->phase_bit ||
-		(a->phase_bit < 32 && a->head_mode != NPROF_NN_HEAD_COUNTER_ENTRIES));
-}
-
-/**
- * nprof_nn_arch_of() - the architecture of a vendor arch value, as the
- *	parameters are now.
- * @vendor_arch: the vendor's enum neuron_arch.
- * @arch: out, a copy.
- *
- * Return: false for an architecture without profiling support (v1). The
- * parameters were checked when set; they are checked again here so that
- * nothing below ever divides by a part count of 0.
- */
-bool nprof_nn_arch_of(u32 vendor_arch, struct nprof_nn_arch *arch)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(nprof_nn_archs); i++) {
-		const struct nprof_nn_arch *a = &nprof_nn_archs[i];
-
-		if (a->vendor_arch != vendor_arch)
-			continue;
-		*arch = *a;
-		arch->entry_size = READ_ONCE(a->entry_size);
-		arch->head_mode = READ_ONCE(a->head_mode);
-		return nprof_nn_entry_size_valid(arch->entry_size) &&
-		       arch->head_mode <= NPROF_NN_HEAD_COUNTER_ENTRIES &&
-		       nprof_nn_facts_valid(arch);
-	}
-	return false;
-}
-EXPORT_SYMBOL_IF_KUNIT(nprof_nn_arch_of);
 
 /* Key of a hook queue address: target, id, block (main or SDMA engine), register. */
 static unsigned long nprof_nn_key(const struct neuron_nq_hook_qid *qid)
@@ -298,25 +127,6 @@ static struct nprof_nn_queue *nprof_nn_lookup(struct nprof_nn_device *dev,
 	if (dev->arch.head_sets)
 		return xa_load(&dev->queues, nprof_nn_ident(qid));
 	return xa_load(&dev->live, nprof_nn_key(qid));
-}
-
-/* The ring position a head value stands for: phase bit cleared, lag added. */
-static u32 nprof_nn_head_pos(const struct nprof_nn_arch *arch, u32 es, u32 size, u32 head)
-{
-	u32 n = size / es;
-
-	if (arch->phase_bit)
-		head &= ~BIT(arch->phase_bit);
-	if (!arch->head_lag)
-		return head;
-	switch (arch->head_mode) {
-	case NPROF_NN_HEAD_RING_BYTES:
-		return head < size ? (head + arch->head_lag) % size : head;
-	case NPROF_NN_HEAD_RING_ENTRIES:
-		return head < n ? (head + arch->head_lag / es) % n : head;
-	default:
-		return head + arch->head_lag / es;
-	}
 }
 
 /* Key of a neuronprof queue in nprof_nn_device.subscribed. */
@@ -374,51 +184,6 @@ bool nprof_nn_map_queue(const struct nprof_nn_device *dev,
 EXPORT_SYMBOL_IF_KUNIT(nprof_nn_map_queue);
 
 /**
- * nprof_nn_consumed() - entries the runtime consumed with one head write.
- * @arch: the architecture (its head_mode and entry_size).
- * @size: bytes of the ring.
- * @old_head: the previous head value (0 right after programming).
- * @new_head: the written one.
- * @first: out, ring index of the first consumed entry.
- *
- * A free-running counter that moves backwards cannot be told from a
- * re-program the hook did not see: that is NPROF_NN_RESYNC, never a count
- * of lost entries (a backwards step would otherwise look like nearly 2^32
- * of them).
- *
- * Return: consumed entries, more than the ring holds only with a counter
- * (the runtime skipped head writes; less than 2^31); NPROF_NN_RESYNC; or
- * NPROF_NN_BAD_HEAD for a head value that cannot be one in this mode (out
- * of the ring, misaligned).
- */
-u64 nprof_nn_consumed(const struct nprof_nn_arch *arch, u32 size, u32 old_head,
-		      u32 new_head, u32 *first)
-{
-	u32 n = size / arch->entry_size, d;
-
-	switch (arch->head_mode) {
-	case NPROF_NN_HEAD_RING_BYTES:
-		if (new_head >= size || new_head % arch->entry_size)
-			return NPROF_NN_BAD_HEAD;
-		old_head /= arch->entry_size;
-		new_head /= arch->entry_size;
-		fallthrough;
-	case NPROF_NN_HEAD_RING_ENTRIES:
-		if (new_head >= n)
-			return NPROF_NN_BAD_HEAD;
-		*first = old_head % n;
-		return (new_head + n - *first) % n;
-	default:
-		d = new_head - old_head;
-		if ((s32)d < 0)
-			return NPROF_NN_RESYNC;
-		*first = old_head % n;
-		return d;
-	}
-}
-EXPORT_SYMBOL_IF_KUNIT(nprof_nn_consumed);
-
-/**
  * nprof_nn_find() - the provider's device of a hook device.
  * @hd: the hook's device.
  *
@@ -471,28 +236,6 @@ struct nprof_device *nprof_nn_ndev(u32 device_index)
 EXPORT_SYMBOL_IF_KUNIT(nprof_nn_ndev);
 
 /**
- * nprof_nn_set_format() - set entry size and head mode of v2 (KUnit), for
- *	devices added afterwards, through the parameters' checks.
- * @entry_size: bytes.
- * @head_mode: enum nprof_nn_head_mode.
- *
- * Return: 0, or -EINVAL (nothing changed) for a value the parameters refuse.
- */
-int nprof_nn_set_format(u32 entry_size, u32 head_mode)
-{
-	const struct kernel_param es = { .arg = &nprof_nn_archs[0].entry_size };
-	const struct kernel_param hm = { .arg = &nprof_nn_archs[0].head_mode };
-	char buf[2][16];
-
-	snprintf(buf[0], sizeof(buf[0]), "%u", entry_size);
-	snprintf(buf[1], sizeof(buf[1]), "%u", head_mode);
-	if (!nprof_nn_entry_size_valid(entry_size) || head_mode > NPROF_NN_HEAD_COUNTER_ENTRIES)
-		return -EINVAL;
-	return nprof_nn_entry_size_ops.set(buf[0], &es) ?: nprof_nn_head_mode_ops.set(buf[1], &hm);
-}
-EXPORT_SYMBOL_IF_KUNIT(nprof_nn_set_format);
-
-/**
  * nprof_nn_queue_lock() - the lock that a head write, copy or halt of one
  *	queue holds (KUnit: holding it stands for a copy in flight).
  * @hd: the hook's device.
@@ -516,191 +259,6 @@ struct mutex *nprof_nn_queue_lock(const struct neuron_nq_hook_dev *hd,
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_nn_queue_lock);
 #endif
-
-/*
- * The fields of a ring entry between seq and payload, in the uapi's order,
- * so that the hot path writes them with one copy.
- */
-struct nprof_nn_entry_mid {
-	u16 queue_type;
-	u16 engine;
-	u32 code;
-	u32 model_id;
-	u32 iteration;
-};
-
-#define NPROF_NN_MID_OFF(f) \
-	(offsetof(struct neuronprof_notification, f) - \
-	 offsetof(struct neuronprof_notification, queue_type))
-static_assert(NPROF_NN_MID_OFF(engine) == offsetof(struct nprof_nn_entry_mid, engine));
-static_assert(NPROF_NN_MID_OFF(code) == offsetof(struct nprof_nn_entry_mid, code));
-static_assert(NPROF_NN_MID_OFF(model_id) == offsetof(struct nprof_nn_entry_mid, model_id));
-static_assert(NPROF_NN_MID_OFF(iteration) == offsetof(struct nprof_nn_entry_mid, iteration));
-static_assert(NPROF_NN_MID_OFF(payload) == sizeof(struct nprof_nn_entry_mid));
-
-/*
- * The same 16 bytes as two words: the first (queue type, engine, code)
- * depends only on the part, the second (raw format, iteration) only on the
- * device entry, so the hot path stores two words it mostly has at hand.
- */
-union nprof_nn_mid {
-	struct nprof_nn_entry_mid f;
-	u64 w[2];
-};
-
-union nprof_nn_tail {
-	struct {
-		u32 model_id;
-		u32 iteration;
-	} f;
-	u64 w;
-};
-
-static_assert(sizeof(union nprof_nn_mid) == 16);
-static_assert(offsetof(struct nprof_nn_entry_mid, model_id) == 8);
-
-/*
- * Write @got device entries, from ring index *@idx of @nq on, as @parts ring
- * entries each at the start of @span; advance *@idx. The callers
- * pass @parts as a constant, so that the part loop unrolls and the header
- * words stay in registers: what is left per ring entry is its four header
- * stores and the copy of its 32 raw bytes.
- */
-static __always_inline void nprof_nn_fill(const struct nprof_notify_span *span,
-					  const u8 *ring, u32 es, u32 n,
-					  u32 *idx, u32 got, const u32 parts,
-					  const union nprof_nn_mid *mid, u64 now,
-					  union nprof_nn_tail tail)
-{
-	struct neuronprof_notification *e = span->entries;
-	const u8 *src = ring + (size_t)*idx * es;
-	u32 i, p, at = *idx;
-	u64 seq = span->seq, *w;
-
-	for (i = 0; i < got; i++) {
-		for (p = 0; p < parts; p++, e++) {
-			e->timestamp_ns = now;
-			e->seq = seq++;
-			w = (u64 *)&e->queue_type;
-			w[0] = mid[p].w[0];
-			w[1] = tail.w;
-			memcpy(e->payload, src, NEURONPROF_RAW_BYTES_PER_ENTRY);
-			src += NEURONPROF_RAW_BYTES_PER_ENTRY;
-		}
-		tail.f.iteration++;
-		if (++at == n) {
-			at = 0;
-			src = ring;
-		}
-	}
-	*idx = at;
-}
-
-/*
- * @len bytes of a device-memory ring from byte @off on (wrapping at @size)
- * into @dst, through the BAR4 mapping the vendor uses (memcpy_fromio()).
- */
-static void nprof_nn_fromio(u8 *dst, const void __iomem *io, u32 size, u32 off, u32 len)
-{
-	u32 first = min(len, size - off);
-
-	memcpy_fromio(dst, io + off, first);
-	if (len > first)
-		memcpy_fromio(dst + first, io, len - first);
-}
-
-/*
- * Copy @count device entries from ring index @first of @nq into its
- * subscription, after counting @uncaptured more as lost (in one step,
- * whatever their number). Each device entry becomes entry_size / 32 ring
- * entries, all delivered or all lost: ring sizes and positions stay
- * multiples of that. @count is at most one device ring.
- *
- * This is the head-write hot path (bench/neuron_head_write.sh): the header
- * fields that do not change within a head write are computed once, the
- * source walks the device ring without a division per entry, the copy is
- * specialised for each entry size (nprof_nn_fill()), and each
- * nprof_notify_begin() span takes up to NPROF_NN_SPAN ring entries, which
- * bounds how long the subscription's lock is held with interrupts off.
- */
-static void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq,
-			  u32 first, u32 count, u64 uncaptured)
-{
-	struct nprof_device *ndev = READ_ONCE(dev->ndev);
-	const u32 es = nq->es;
-	const u32 parts = es / NEURONPROF_RAW_BYTES_PER_ENTRY;
-	const u32 n = nq->size / es;
-	const u32 model_id = dev->arch.raw_format;
-	const u64 now = ktime_get_ns();
-	struct nprof_notify_span span;
-	union nprof_nn_mid mid[NPROF_NN_ENTRY_SIZE_MAX / NEURONPROF_RAW_BYTES_PER_ENTRY];
-	union nprof_nn_tail tail = { .f.model_id = dev->arch.raw_format };
-	u32 done = 0, idx = first, want, got, p, at, fn;
-	const u8 *ring;
-
-	lockdep_assert_held(&nq->lock);
-	if (uncaptured) {
-		nprof_notify_lost(ndev, &nq->q, uncaptured * parts);
-		nq->captured += uncaptured;
-	}
-	while (done < count) {
-		want = min_t(u32, count - done, NPROF_NN_SPAN / parts);
-		if (nprof_notify_begin(ndev, &nq->q, want * parts, &span))
-			return;		/* unsubscribed meanwhile */
-		got = min(span.count / parts, want);
-		for (p = 0; p < parts; p++)
-			mid[p].f = (struct nprof_nn_entry_mid){
-				.queue_type = span.queue_type,
-				.engine = span.engine,
-				.code = NEURONPROF_RAW_CODE(NEURONPROF_RAW_BYTES_PER_ENTRY,
-							    p, parts),
-				.model_id = model_id,
-			};
-		tail.f.iteration = (u32)nq->captured;
-		/* Device memory: this span's entries through BAR4 first, into the bounce. */
-		ring = nq->va;
-		at = idx;
-		fn = n;
-		if (nq->io && got) {
-			nprof_nn_fromio(nq->bounce, nq->io, nq->size, idx * es, got * es);
-			ring = nq->bounce;
-			at = 0;
-			fn = got;
-		}
-		switch (parts) {
-		case 1:
-			nprof_nn_fill(&span, ring, es, fn, &at, got, 1, mid, now, tail);
-			break;
-		case 2:
-			nprof_nn_fill(&span, ring, es, fn, &at, got, 2, mid, now, tail);
-			break;
-		case 4:
-			nprof_nn_fill(&span, ring, es, fn, &at, got, 4, mid, now, tail);
-			break;
-		default:
-			nprof_nn_fill(&span, ring, es, fn, &at, got, parts, mid, now, tail);
-			break;
-		}
-		idx = nq->io ? (idx + got) % n : at;
-		/*
-		 * Room that stops at the end of the data area goes on at its
-		 * start in the next round; only a full ring loses entries.
-		 */
-		if (got) {
-			want = got;
-		} else {
-			idx += want % n;
-			if (idx >= n)
-				idx -= n;
-		}
-		nprof_notify_end(&span, got * parts, want * parts);
-		nq->captured += want;
-		done += want;
-		/* Interrupts are on again; a copy of a whole ring yields between spans. */
-		if (done < count)
-			cond_resched();
-	}
-}
 
 static bool nprof_nn_is_subscribed(struct nprof_nn_device *dev, const struct nprof_queue_id *q)
 {

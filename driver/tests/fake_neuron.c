@@ -95,6 +95,8 @@ static DEFINE_MUTEX(fake_lock);
 static struct fake_dev fake_devs[NPROF_FAKE_MAX_DEVICES];
 /* Queue callbacks and head writes are not reported (KUnit: a hook registered late). */
 static bool fake_blind;
+/* Device-memory queues are handed to the hook with .io (their host memory). */
+static bool fake_devmem_io;
 
 /* ---- the hook, as driver/neuron/vendor/0001 exports it ------------------ */
 
@@ -408,7 +410,8 @@ int nprof_fake_program_at(int dev, u32 target, u32 id, u32 nq_type, u32 instance
 		goto out;
 	*fq = (struct fake_queue) {
 		.used = true,
-		.hq = { .qid = qid, .on_host = on_host, .size = size, .va = on_host ? va : NULL },
+		.hq = { .qid = qid, .on_host = on_host, .size = size, .va = on_host ? va : NULL,
+			.io = !on_host && fake_devmem_io ? (__force void __iomem *)va : NULL },
 		.mem = va,
 	};
 	fq->block = fake_block(d, &qid);
@@ -786,6 +789,20 @@ void nprof_fake_set_blind(bool blind)
 	mutex_unlock(&fake_lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_fake_set_blind);
+
+/**
+ * nprof_fake_set_devmem_io() - while @io, a queue programmed in "device
+ *	memory" is handed to the hook with its ring as .io, as the vendor's
+ *	BAR4 mapping would be (KUnit; read it through nprof_nn_io_read).
+ * @io: the state.
+ */
+void nprof_fake_set_devmem_io(bool io)
+{
+	mutex_lock(&fake_lock);
+	fake_devmem_io = io;
+	mutex_unlock(&fake_lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_fake_set_devmem_io);
 
 /**
  * nprof_fake_ring() - the host memory of a queue's ring (KUnit).

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite neuronprof_neuron_devmem: queues in device memory, read by
+ * the provider (driver/neuron/provider.c) through BAR4. The fake neuron.ko
+ * hands the hook its ring as the BAR4 mapping, and the provider reads it
+ * through this suite's read function, which checks the context of every
+ * read: device memory is read with interrupts on, outside the spans a
+ * copy holds a subscription's lock in (uncached reads over PCIe are slow,
+ * and such a span is bounded to 50 us). Every case also checks that each
+ * consumed entry arrived once, in order, with the device's bytes.
+ */
+
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/err.h>
+#include <linux/io.h>
+#include <linux/irqflags.h>
+#include <linux/sizes.h>
+
+#include "core/neuronprof_core.h"
+#include "fake_neuron.h"
+#include "neuron/neuron.h"
+
+static atomic_t nn_dm_reads, nn_dm_atomic_reads;
+static atomic64_t nn_dm_bytes;
+
+/*
+ * The fake BAR4 (the fake's "device memory" is host memory, which UML's
+ * memcpy_fromio() cannot read): counts reads, and those made with
+ * interrupts off (as under a subscription's lock).
+ */
+static void nn_dm_read(void *dst, const void __iomem *src, size_t len)
+{
+	atomic_inc(&nn_dm_reads);
+	atomic64_add(len, &nn_dm_bytes);
+	if (irqs_disabled())
+		atomic_inc(&nn_dm_atomic_reads);
+	memcpy(dst, (__force const void *)src, len);
+}
+
+struct nn_dm_ctx {
+	int dev;
+	struct nprof_sub *sub;
+};
+
+static int nn_dm_init(struct kunit *test)
+{
+	struct nn_dm_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+
+	if (!ctx)
+		return -ENOMEM;
+	ctx->dev = -1;
+	test->priv = ctx;
+	if (nprof_nn_set_format(64, NPROF_NN_HEAD_RING_ENTRIES))
+		return -EINVAL;
+	nprof_fake_set_format(64, NPROF_NN_HEAD_RING_ENTRIES);
+	atomic_set(&nn_dm_reads, 0);
+	atomic_set(&nn_dm_atomic_reads, 0);
+	atomic64_set(&nn_dm_bytes, 0);
+	WRITE_ONCE(nprof_nn_io_read, nn_dm_read);
+	nprof_fake_set_devmem_io(true);
+	return 0;
+}
+
+static void nn_dm_exit(struct kunit *test)
+{
+	struct nn_dm_ctx *ctx = test->priv;
+
+	if (ctx->sub)
+		nprof_sub_destroy(ctx->sub);
+	if (ctx->dev >= 0)
+		nprof_fake_remove(ctx->dev);
+	nprof_fake_set_devmem_io(false);
+	WRITE_ONCE(nprof_nn_io_read, NULL);
+}
+
+/* A trn1-like device, a subscription and a queue of @size bytes in device memory. */
+static int nn_dm_setup(struct kunit *test, u32 type, u64 ring_size, u32 size)
+{
+	struct nn_dm_ctx *ctx = test->priv;
+	const struct drm_neuronprof_nq_subscribe args = {
+		.target_kind = NEURONPROF_TARGET_CORE, .target_index = 0,
+		.queue_type = type, .engine = 1, .ring_size = ring_size,
+	};
+	struct nprof_device *ndev;
+	int q;
+
+	ctx->dev = nprof_fake_add(2, 2, 6);
+	KUNIT_ASSERT_GE(test, ctx->dev, 0);
+	ndev = nprof_nn_ndev(ctx->dev);
+	KUNIT_ASSERT_NOT_NULL(test, ndev);
+	ctx->sub = nprof_sub_create(ndev, &args);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ctx->sub));
+	/* Vendor type 0 (TRACE) is neuronprof's TRACE. */
+	q = nprof_fake_program_at(ctx->dev, NEURON_NQ_HOOK_NC, 0, 0, 1, size, false);
+	KUNIT_ASSERT_GE(test, q, 0);
+	/* Subscribable: the fake handed the hook a BAR4 mapping of it. */
+	KUNIT_ASSERT_FALSE(test, READ_ONCE(ctx->sub->ring.hdr->flags) &
+			   NEURONPROF_RING_UNREADABLE);
+	return q;
+}
+
+/*
+ * Check the ring entries from byte @from to the producer: device entries
+ * @first.. of fake queue @q in order, two ring entries each (64-byte
+ * device entries), ring entry @from / 64 being sequence number @seq.
+ */
+static void nn_dm_check(struct kunit *test, int q, u64 from, u64 seq, u32 first)
+{
+	struct nprof_ring *ring = &((struct nn_dm_ctx *)test->priv)->sub->ring;
+	u64 pos, i = 0;
+
+	for (pos = from; pos < ring->prod; pos += NPROF_ENTRY_SIZE, i++) {
+		const struct neuronprof_notification *e =
+			(const void *)(ring->data + (pos & (ring->size - 1)));
+		u32 dev_seq = first + i / 2, p = i % 2;
+
+		KUNIT_ASSERT_EQ(test, e->seq, seq + i);
+		KUNIT_ASSERT_EQ(test, e->code, NEURONPROF_RAW_CODE(32, p, 2));
+		if (!p)
+			KUNIT_ASSERT_EQ(test, e->payload[0], NPROF_FAKE_WORD0(q, dev_seq));
+		else
+			KUNIT_ASSERT_EQ(test, ((const u8 *)e->payload)[0], (u8)(dev_seq + 32));
+	}
+}
+
+/*
+ * Head writes of a device-memory queue, across its wrap: every read of
+ * device memory happens with interrupts on, not in atomic context, and
+ * the entries arrive in order.
+ */
+static void nn_dm_reads_with_irqs_on(struct kunit *test)
+{
+	struct nn_dm_ctx *ctx = test->priv;
+	int q = nn_dm_setup(test, NEURONPROF_QT_TRACE, 16 * PAGE_SIZE, 64 * 64);
+	int round;
+
+	for (round = 0; round < 5; round++) {
+		KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 50), 50L);
+		KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 30, true), 30L);
+		KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 20, true), 20L);
+	}
+	KUNIT_EXPECT_EQ(test, ctx->sub->ring.lost, 0ULL);
+	KUNIT_EXPECT_EQ(test, ctx->sub->ring.prod, 500 * NPROF_ENTRY_SIZE);
+	nn_dm_check(test, q, 0, 0, 0);
+	KUNIT_EXPECT_GE(test, atomic_read(&nn_dm_reads), 10);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nn_dm_atomic_reads), 0);
+}
+
+/*
+ * One head write of 1000 entries: rounds of NPROF_NN_SPAN ring entries,
+ * one of which meets the end of the neuronprof ring's data area and takes
+ * fewer entries than it read; the rest is read again in the next round
+ * (so more bytes are read than consumed), and nothing arrives twice or
+ * out of order.
+ */
+static void nn_dm_short_span_read_again(struct kunit *test)
+{
+	struct nn_dm_ctx *ctx = test->priv;
+	/* 64 KiB of device ring: 1024 entries. */
+	int q = nn_dm_setup(test, NEURONPROF_QT_TRACE, 32 * PAGE_SIZE, SZ_64K);
+	u64 from;
+
+	/* 100 device entries (200 ring entries), read by the reader. */
+	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 100), 100L);
+	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 100, true), 100L);
+	KUNIT_ASSERT_EQ(test, ctx->sub->ring.prod, 200 * NPROF_ENTRY_SIZE);
+	nn_dm_check(test, q, 0, 0, 0);
+	from = ctx->sub->ring.prod;
+	/* The reader read them: publishes the consumer position as a reader does. */
+	smp_store_release(&ctx->sub->ring.cons_page->consumer_pos, from);
+	atomic64_set(&nn_dm_bytes, 0);
+	/* 1000 more in one head write: 2000 ring entries, past the data area's end. */
+	KUNIT_ASSERT_GT(test, from + 2000 * NPROF_ENTRY_SIZE, ctx->sub->ring.size);
+	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 1000), 1000L);
+	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 1000, true), 1000L);
+	KUNIT_EXPECT_EQ(test, ctx->sub->ring.lost, 0ULL);
+	KUNIT_EXPECT_EQ(test, ctx->sub->ring.prod, from + 2000 * NPROF_ENTRY_SIZE);
+	nn_dm_check(test, q, from, 200, 100);
+	/* A short span: some entries were read twice. */
+	KUNIT_EXPECT_GT(test, atomic64_read(&nn_dm_bytes), 1000LL * 64);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nn_dm_atomic_reads), 0);
+}
+
+/*
+ * A head write while the neuronprof ring is full: the rounds that can
+ * only count losses read nothing from device memory (on hardware each
+ * such round would cost 16 KiB of uncached reads for nothing): two rounds
+ * are read, the one that fills the ring and the first that finds it full.
+ */
+static void nn_dm_full_ring_reads_nothing(struct kunit *test)
+{
+	struct nn_dm_ctx *ctx = test->priv;
+	/* A one-page ring: 64 ring entries, 32 device entries of 64 bytes. */
+	int q = nn_dm_setup(test, NEURONPROF_QT_TRACE, PAGE_SIZE, SZ_64K);
+	u64 ring_entries = PAGE_SIZE / NPROF_ENTRY_SIZE;
+
+	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 1000), 1000L);
+	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 1000, true), 1000L);
+	/* delivered + lost = consumed, in ring entries; the first ones arrived. */
+	KUNIT_EXPECT_EQ(test, ctx->sub->ring.prod, ring_entries * NPROF_ENTRY_SIZE);
+	KUNIT_EXPECT_EQ(test, ctx->sub->ring.prod / NPROF_ENTRY_SIZE + ctx->sub->ring.lost,
+			2000ULL);
+	nn_dm_check(test, q, 0, 0, 0);
+	KUNIT_EXPECT_LE(test, atomic64_read(&nn_dm_bytes),
+			2LL * NPROF_NN_SPAN * NEURONPROF_RAW_BYTES_PER_ENTRY);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nn_dm_atomic_reads), 0);
+	/* Room again (the reader read them all): the next head write reads and delivers. */
+	smp_store_release(&ctx->sub->ring.cons_page->consumer_pos, ctx->sub->ring.prod);
+	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 10), 10L);
+	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 10, true), 10L);
+	KUNIT_EXPECT_EQ(test, ctx->sub->ring.prod, (ring_entries + 20) * NPROF_ENTRY_SIZE);
+}
+
+static struct kunit_case nn_dm_cases[] = {
+	KUNIT_CASE(nn_dm_reads_with_irqs_on),
+	KUNIT_CASE(nn_dm_short_span_read_again),
+	KUNIT_CASE(nn_dm_full_ring_reads_nothing),
+	{}
+};
+
+static struct kunit_suite nn_dm_suite = {
+	.name = "neuronprof_neuron_devmem",
+	.init = nn_dm_init,
+	.exit = nn_dm_exit,
+	.test_cases = nn_dm_cases,
+};
+
+kunit_test_suites(&nn_dm_suite);
+
+MODULE_DESCRIPTION("KUnit tests of neuronprof_neuron: queues in device memory");
+MODULE_LICENSE("GPL");
