@@ -77,6 +77,7 @@ while IFS='|' read -r bench goal pat expr op target; do
 	fi
 	printf '%-26s %-70s %-24s %s\n' "$bench" "$goal ($op $target)" "$fig" "$result"
 done <<<"$rules"
+printf '%-26s %s\n' crc32c "no goal (bytes per second and cycles per byte of each path reported)"
 printf '%-26s %s\n' fanout "no goal (each subscriber's cost is reported)"
 printf '%-26s %s\n' neuron_head_write "no goal (information only under TCG; the goal is neuron_head_write_native's)"
 
