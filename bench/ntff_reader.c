@@ -82,12 +82,11 @@ static void pmd_mapped(const char *path, long *pmd_kib, long *rss_kib)
 		return;
 	*pmd_kib = *rss_kib = 0;
 	while (fgets(line, sizeof(line), f)) {
-		size_t n = strlen(line), k = strlen(path);
+		size_t n = strlen(line), k = strlen(path), h;
 
 		if (n && line[n - 1] == '\n')
 			line[--n] = '\0';
-		size_t h = strspn(line, "0123456789abcdef");
-
+		h = strspn(line, "0123456789abcdef");
 		/* A mapping's first line: "start-end perms offset dev inode path". */
 		if (h && line[h] == '-') {
 			ours = n >= k && !strcmp(line + n - k, path);
