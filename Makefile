@@ -18,7 +18,8 @@
 #                   report (report.html) in ./demo-output
 #                   (scripts/demo.sh; DEMO_SHORT=1 for a short run)
 #   make bench      every benchmark (bench/, the tool's export benchmark),
-#                   each ending with its ratio to a baseline
+#                   each ending with its ratio to a baseline, then one
+#                   table of every goal, met or not, and the CPU it ran on
 #   make install    modules into $(DESTDIR)/lib/modules/$(KVER)/extra (+ depmod),
 #                   library, headers, pkg-config file, tool, man pages and
 #                   the hook command neuronprof-neuron-hook with its patch

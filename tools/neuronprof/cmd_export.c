@@ -3,7 +3,8 @@
  * neuronprof export: a profile as a Chrome trace-event JSON file, a native
  * Perfetto trace or an SQLite database. The formats are the table of
  * export/formats.c; the work common to the timeline formats is in
- * export/export.c, each format in export/export_<format>.c.
+ * export/export.c (with export_layout.c and export_walk.c), each format in
+ * export/export_<format>*.c.
  *
  * -o OUT is written by the rule of output.c: a regular file through a
  * temporary renamed over it once complete, so it is never half written; a

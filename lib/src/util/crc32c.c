@@ -184,11 +184,32 @@ static void crc_init(void)
 }
 
 #ifdef HAVE_X86_CRC
+#include <xmmintrin.h>
+
+/*
+ * Software prefetch distance of the three-stream loop, ahead of the front
+ * it reads in address order: for each 64 bytes that each stream consumes,
+ * the three lines HW_PREFETCH_AHEAD bytes past the front are asked for.
+ * A profile's data is checksummed one block (16 KiB) at a time, and the
+ * caller then reads the block from the cache; without the prefetches
+ * nothing asks for the next block while that happens, and the checksum of
+ * memory that is not cached ran at 0.8-0.95 of a streaming read() of a
+ * mapped file (AMD EPYC, Zen 2, no AVX-512); with them at 1.05-1.2.
+ * 2, 4, 8, 12, 16 and 32 KiB were tried there; 8 KiB did best, as for the
+ * folding loop. Prefetches never fault, so running past the end of the
+ * buffer is harmless, and they cost nothing measurable on cached data.
+ */
+#define HW_PREFETCH_AHEAD	8192
+#define PREFETCH3(a)	(_mm_prefetch((const char *)(a), _MM_HINT_T0), \
+			 _mm_prefetch((const char *)(a) + 64, _MM_HINT_T0), \
+			 _mm_prefetch((const char *)(a) + 128, _MM_HINT_T0))
+
 __attribute__((target("sse4.2")))
 static uint32_t crc_hw_raw(uint32_t r, const unsigned char *p, size_t len)
 {
 	uint64_t c0, c1, c2, w0, w1, w2;
-	size_t i;
+	const unsigned char *ahead;
+	size_t i, k;
 
 	while (len && ((uintptr_t)p & 7)) {
 		r = _mm_crc32_u8(r, *p++);
@@ -197,14 +218,19 @@ static uint32_t crc_hw_raw(uint32_t r, const unsigned char *p, size_t len)
 	c0 = r;
 	/* Three streams of LONG_BLOCK bytes, joined by shifting. */
 	while (len >= 3 * LONG_BLOCK) {
+		ahead = p + HW_PREFETCH_AHEAD;
 		c1 = c2 = 0;
-		for (i = 0; i < LONG_BLOCK; i += 8) {
-			memcpy(&w0, p + i, 8);
-			memcpy(&w1, p + LONG_BLOCK + i, 8);
-			memcpy(&w2, p + 2 * LONG_BLOCK + i, 8);
-			c0 = _mm_crc32_u64(c0, w0);
-			c1 = _mm_crc32_u64(c1, w1);
-			c2 = _mm_crc32_u64(c2, w2);
+		for (i = 0; i < LONG_BLOCK; i += 64) {
+			PREFETCH3(ahead);
+			ahead += 3 * 64;
+			for (k = i; k < i + 64; k += 8) {
+				memcpy(&w0, p + k, 8);
+				memcpy(&w1, p + LONG_BLOCK + k, 8);
+				memcpy(&w2, p + 2 * LONG_BLOCK + k, 8);
+				c0 = _mm_crc32_u64(c0, w0);
+				c1 = _mm_crc32_u64(c1, w1);
+				c2 = _mm_crc32_u64(c2, w2);
+			}
 		}
 		c0 = shift(shift_long, (uint32_t)c0) ^ (uint32_t)c1;
 		c0 = shift(shift_long, (uint32_t)c0) ^ (uint32_t)c2;
@@ -212,14 +238,19 @@ static uint32_t crc_hw_raw(uint32_t r, const unsigned char *p, size_t len)
 		len -= 3 * LONG_BLOCK;
 	}
 	while (len >= 3 * SHORT_BLOCK) {
+		ahead = p + HW_PREFETCH_AHEAD;
 		c1 = c2 = 0;
-		for (i = 0; i < SHORT_BLOCK; i += 8) {
-			memcpy(&w0, p + i, 8);
-			memcpy(&w1, p + SHORT_BLOCK + i, 8);
-			memcpy(&w2, p + 2 * SHORT_BLOCK + i, 8);
-			c0 = _mm_crc32_u64(c0, w0);
-			c1 = _mm_crc32_u64(c1, w1);
-			c2 = _mm_crc32_u64(c2, w2);
+		for (i = 0; i < SHORT_BLOCK; i += 64) {
+			PREFETCH3(ahead);
+			ahead += 3 * 64;
+			for (k = i; k < i + 64; k += 8) {
+				memcpy(&w0, p + k, 8);
+				memcpy(&w1, p + SHORT_BLOCK + k, 8);
+				memcpy(&w2, p + 2 * SHORT_BLOCK + k, 8);
+				c0 = _mm_crc32_u64(c0, w0);
+				c1 = _mm_crc32_u64(c1, w1);
+				c2 = _mm_crc32_u64(c2, w2);
+			}
 		}
 		c0 = shift(shift_short, (uint32_t)c0) ^ (uint32_t)c1;
 		c0 = shift(shift_short, (uint32_t)c0) ^ (uint32_t)c2;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * neuronprof export --format sqlite: a profile as an SQLite database, for
+ * neuronprof export --format sqlite, the rows: a profile as an SQLite database, for
  * analysis with SQL, in the spirit of Nsight Systems' export. The schema is
  * documented in Documentation/analysis.rst, with the queries that
  * reproduce summary's tables (Documentation/analysis-queries.sql, which the
@@ -13,7 +13,8 @@
  * entries (a device whose entries are not decoded) are kept as bytes in
  * `raw_entries`. With several machines, every time is moved onto one
  * timeline as the JSON and Perfetto exports do (machines.h), and `machines`
- * says how.
+ * says how. This file writes the rows; the schema they go into is
+ * export_sqlite_schema.c.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -31,158 +32,8 @@
 #include "analysis/summary.h"
 #include "analysis/timing.h"
 
-#define SCHEMA_VERSION	"7"
+#include "export/export_sqlite.h"
 
-static const char schema[] =
-	"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);\n"
-	"CREATE TABLE strings (id INTEGER PRIMARY KEY, value TEXT NOT NULL UNIQUE);\n"
-	/* Enum tables: the names of the integer codes other tables hold. */
-	"CREATE TABLE host_event_types (type INTEGER PRIMARY KEY, name TEXT NOT NULL);\n"
-	"CREATE TABLE statuses (status INTEGER PRIMARY KEY, name TEXT);\n"
-	/* The runtime's public status codes (NRT_STATUS); others get a NULL name. */
-	"INSERT INTO statuses VALUES (0, 'NRT_SUCCESS'), (1, 'NRT_FAILURE'), (2, 'NRT_INVALID'),"
-	" (3, 'NRT_INVALID_HANDLE'), (4, 'NRT_RESOURCE'), (5, 'NRT_TIMEOUT'), (6, 'NRT_HW_ERROR'),"
-	" (7, 'NRT_QUEUE_FULL'), (9, 'NRT_LOAD_NOT_ENOUGH_NC'),"
-	" (10, 'NRT_UNSUPPORTED_NEFF_VERSION'), (13, 'NRT_UNINITIALIZED'), (14, 'NRT_CLOSED'),"
-	" (1002, 'NRT_EXEC_BAD_INPUT'), (1003, 'NRT_EXEC_COMPLETED_WITH_NUM_ERR'),"
-	" (1004, 'NRT_EXEC_COMPLETED_WITH_ERR'), (1005, 'NRT_EXEC_NC_BUSY'),"
-	" (1100, 'NRT_COLL_PENDING'), (1204, 'NRT_EXEC_SW_NQ_OVERFLOW');\n"
-	"CREATE TABLE machines (id INTEGER PRIMARY KEY, name TEXT NOT NULL, hostname TEXT,"
-	" clock TEXT NOT NULL, mapping_monotonic_ns INTEGER, mapping_realtime_ns INTEGER,"
-	" offset_ns INTEGER NOT NULL);\n"
-	"CREATE TABLE recordings (id INTEGER PRIMARY KEY,"
-	" path_id INTEGER NOT NULL REFERENCES strings (id),"
-	" machine_id INTEGER NOT NULL REFERENCES machines (id));\n"
-	"CREATE TABLE files (id INTEGER PRIMARY KEY,"
-	" recording_id INTEGER NOT NULL REFERENCES recordings (id),"
-	" path_id INTEGER NOT NULL REFERENCES strings (id), pid INTEGER, instance_id TEXT,"
-	" hostname_id INTEGER REFERENCES strings (id), core INTEGER, capture_kind TEXT,"
-	" session_id INTEGER, model_name_id INTEGER REFERENCES strings (id), model_id INTEGER,"
-	" start_ns INTEGER, end_ns INTEGER, clock_id INTEGER);\n"
-	"CREATE TABLE devices (id INTEGER PRIMARY KEY, device_index INTEGER, arch TEXT,"
-	" provider TEXT, num_cores INTEGER, num_topsps INTEGER, engines_per_core INTEGER,"
-	" raw_format TEXT, raw_entry_size INTEGER, clock_domain TEXT);\n"
-	"CREATE TABLE code_names (device_id INTEGER NOT NULL REFERENCES devices (id),"
-	" queue_type TEXT NOT NULL, code INTEGER NOT NULL, code_hex TEXT NOT NULL,"
-	" name TEXT NOT NULL, PRIMARY KEY (device_id, queue_type, code));\n"
-	"CREATE TABLE cores (id INTEGER PRIMARY KEY,"
-	" recording_id INTEGER NOT NULL REFERENCES recordings (id),"
-	" device_id INTEGER NOT NULL REFERENCES devices (id), core INTEGER NOT NULL,"
-	" vcore INTEGER);\n"
-	"CREATE TABLE queues (id INTEGER PRIMARY KEY,"
-	" file_id INTEGER NOT NULL REFERENCES files (id), record INTEGER NOT NULL,"
-	" core_id INTEGER NOT NULL REFERENCES cores (id), queue_type TEXT NOT NULL,"
-	" unit_kind TEXT, unit_index INTEGER, target_kind TEXT, target_index INTEGER,"
-	" engine INTEGER, entry_size INTEGER, entry_count INTEGER, lost_count INTEGER,"
-	" first_seq INTEGER, last_seq INTEGER, records INTEGER NOT NULL);\n"
-	"CREATE TABLE entries (queue_id INTEGER NOT NULL REFERENCES queues (id),"
-	" ts_ns INTEGER NOT NULL, seq INTEGER, code INTEGER, model_id INTEGER, iteration INTEGER,"
-	" payload0 INTEGER, payload1 INTEGER, payload2 INTEGER, payload3 INTEGER);\n"
-	"CREATE TABLE raw_entries (queue_id INTEGER NOT NULL REFERENCES queues (id),"
-	" ts_ns INTEGER NOT NULL, seq INTEGER, entry_index INTEGER NOT NULL,"
-	" part INTEGER NOT NULL, parts INTEGER NOT NULL, bytes BLOB NOT NULL);\n"
-	"CREATE TABLE instructions (queue_id INTEGER NOT NULL REFERENCES queues (id),"
-	" start_ns INTEGER NOT NULL, end_ns INTEGER, dur_ns INTEGER,"
-	" opcode INTEGER, seq INTEGER, model_id INTEGER, iteration INTEGER, pc INTEGER,"
-	" operand0 INTEGER, operand1 INTEGER);\n"
-	"CREATE TABLE inferences (core_id INTEGER NOT NULL REFERENCES cores (id),"
-	" model_id INTEGER, iteration INTEGER, start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER,"
-	" status INTEGER REFERENCES statuses (status));\n"
-	"CREATE TABLE host_events (id INTEGER PRIMARY KEY,"
-	" recording_id INTEGER NOT NULL REFERENCES recordings (id), event_id INTEGER,"
-	" name_id INTEGER NOT NULL REFERENCES strings (id),"
-	" type INTEGER REFERENCES host_event_types (type),"
-	" source_id INTEGER REFERENCES strings (id), start_ns INTEGER, end_ns INTEGER,"
-	" dur_ns INTEGER, pid INTEGER, tid INTEGER, core INTEGER, model_id INTEGER,"
-	" flow_id INTEGER, instance_id TEXT);\n"
-	"CREATE TABLE executions (id INTEGER PRIMARY KEY,"
-	" core_id INTEGER NOT NULL REFERENCES cores (id), idx INTEGER, model_id INTEGER,"
-	" start_ns INTEGER, end_ns INTEGER, latency_ns INTEGER, iterations INTEGER,"
-	" failed INTEGER, host_event_id INTEGER REFERENCES host_events (id));\n"
-	"CREATE TABLE cpu_samples (recording_id INTEGER NOT NULL REFERENCES recordings (id),"
-	" ts_ns INTEGER, interval_ns INTEGER, utilization_pct REAL, user_pct REAL,"
-	" system_pct REAL, iowait_pct REAL);\n"
-	"CREATE TABLE mem_samples (recording_id INTEGER NOT NULL REFERENCES recordings (id),"
-	" ts_ns INTEGER, used_bytes INTEGER, available_bytes INTEGER,"
-	" process_rss_bytes INTEGER);\n"
-	/* Instructions with the device's name of their opcode (NULL: none). */
-	"CREATE VIEW instruction_ops AS SELECT i.queue_id, q.core_id, q.unit_kind, q.unit_index,"
-	" i.start_ns, i.end_ns, i.dur_ns, n.name AS op, printf('0x%06x', i.opcode) AS code,"
-	" i.opcode, i.model_id, i.iteration FROM instructions i JOIN queues q ON q.id = i.queue_id"
-	" JOIN cores c ON c.id = q.core_id LEFT JOIN code_names n ON n.device_id = c.device_id"
-	" AND n.queue_type = q.queue_type AND n.code = i.opcode;\n"
-	/* The models the files name: a MODEL or CONTINUOUS capture's model_name. */
-	"CREATE VIEW models AS SELECT DISTINCT r.id AS recording_id, f.model_id,"
-	" s.value AS name FROM files f JOIN recordings r ON r.id = f.recording_id"
-	" JOIN strings s ON s.id = f.model_name_id"
-	" WHERE f.capture_kind IN ('model', 'continuous');\n"
-	"CREATE VIEW dma AS SELECT q.core_id, q.engine, e.ts_ns, e.code AS dma_queue,"
-	" e.payload0 AS bytes, e.payload1 AS src, e.payload2 AS dst"
-	" FROM entries e JOIN queues q ON q.id = e.queue_id WHERE q.queue_type = 'DMA';\n"
-	"CREATE VIEW errors AS SELECT q.core_id, q.queue_type, q.target_index, e.ts_ns, e.code,"
-	" e.payload0 FROM entries e JOIN queues q ON q.id = e.queue_id"
-	" WHERE q.queue_type IN ('ERROR', 'TOPSP_ERROR');\n"
-	/*
-	 * Where each queue of decoded entries lost entries
-	 * (Documentation/analysis.rst, Loss windows): each sequence gap
-	 * between the rows around it, and what its rings counted beyond the
-	 * gaps from its last row (the file's start without one) to the
-	 * file's end. Raw queues have none.
-	 */
-	"CREATE VIEW loss_windows AS WITH r AS ("
-	" SELECT queue_id, ts_ns AS ts, seq, 0 AS t, rowid AS rid FROM entries"
-	" UNION ALL SELECT queue_id, start_ns, seq, 1, rowid FROM instructions"
-	" UNION ALL SELECT queue_id, ts_ns, seq, 2, rowid FROM raw_entries),"
-	" s AS (SELECT queue_id, ts, seq, lag(ts) OVER w AS prev_ts, lag(seq) OVER w AS prev_seq,"
-	" row_number() OVER (PARTITION BY queue_id ORDER BY t DESC, rid DESC) AS back"
-	" FROM r WINDOW w AS (PARTITION BY queue_id ORDER BY t, rid)),"
-	" g AS (SELECT queue_id, prev_ts AS start_ns, ts AS end_ns, seq - prev_seq - 1 AS lost"
-	" FROM s WHERE seq > prev_seq + 1),"
-	" t AS (SELECT q.id AS queue_id, coalesce((SELECT ts FROM s WHERE s.queue_id = q.id"
-	" AND back = 1), f.start_ns, 0) AS start_ns, coalesce(f.end_ns, 0) AS end_ns,"
-	" q.lost_count - coalesce((SELECT sum(lost) FROM g WHERE g.queue_id = q.id), 0) AS lost"
-	" FROM queues q JOIN files f ON f.id = q.file_id)"
-	" SELECT q.core_id, w.queue_id, q.queue_type, q.unit_kind, q.unit_index, w.kind,"
-	" w.start_ns, max(w.start_ns, w.end_ns) AS end_ns, w.lost FROM"
-	" (SELECT queue_id, 'sequence_gap' AS kind, start_ns, end_ns, lost FROM g"
-	" UNION ALL SELECT queue_id, 'after_last_entry', start_ns, end_ns, lost FROM t"
-	" WHERE lost > 0) w JOIN queues q ON q.id = w.queue_id JOIN cores c ON c.id = q.core_id"
-	" JOIN devices d ON d.id = c.device_id WHERE d.raw_format IS NULL;\n"
-	"CREATE VIEW throttle AS SELECT q.core_id, e.ts_ns, e.code AS level,"
-	" e.payload0 AS clock_pct FROM entries e JOIN queues q ON q.id = e.queue_id"
-	" WHERE q.queue_type = 'THROTTLE';\n"
-	/*
-	 * Execution k of every core of every machine, compared as `summary`
-	 * compares machines (xhost.h): the slowest and the fastest by latency,
-	 * ties to the first by machine, device and core.
-	 */
-	"CREATE VIEW machine_executions AS WITH x AS (SELECT e.idx, r.machine_id,"
-	" m.name AS machine, d.device_index AS device, c.core, e.latency_ns"
-	" FROM executions e JOIN cores c ON c.id = e.core_id"
-	" JOIN recordings r ON r.id = c.recording_id JOIN machines m ON m.id = r.machine_id"
-	" JOIN devices d ON d.id = c.device_id),"
-	" y AS (SELECT x.*, ROW_NUMBER() OVER (PARTITION BY idx ORDER BY latency_ns DESC,"
-	" machine_id, device, core) AS slow_rank, ROW_NUMBER() OVER (PARTITION BY idx"
-	" ORDER BY latency_ns, machine_id, device, core) AS fast_rank,"
-	" COUNT(*) OVER (PARTITION BY idx) AS cores FROM x)"
-	" SELECT s.idx, s.cores,"
-	" (SELECT COUNT(DISTINCT machine_id) FROM x WHERE x.idx = s.idx) AS machines,"
-	" s.machine AS slowest_machine, s.device AS slowest_device, s.core AS slowest_core,"
-	" s.latency_ns AS slowest_ns, f.machine AS fastest_machine, f.device AS fastest_device,"
-	" f.core AS fastest_core, f.latency_ns AS fastest_ns,"
-	" s.latency_ns - f.latency_ns AS skew_ns"
-	" FROM y s JOIN y f ON f.idx = s.idx AND f.fast_rank = 1 WHERE s.slow_rank = 1;\n";
-
-static const char indices[] =
-	"CREATE INDEX entries_queue_ts ON entries (queue_id, ts_ns);\n"
-	"CREATE INDEX raw_entries_queue ON raw_entries (queue_id, entry_index);\n"
-	"CREATE INDEX instructions_queue_ts ON instructions (queue_id, start_ns);\n"
-	"CREATE INDEX instructions_opcode ON instructions (opcode);\n"
-	"CREATE INDEX inferences_core ON inferences (core_id, start_ns);\n"
-	"CREATE INDEX executions_core ON executions (core_id, start_ns);\n"
-	"CREATE INDEX host_events_name ON host_events (name_id);\n"
-	"CREATE INDEX host_events_time ON host_events (recording_id, start_ns);\n"
-	"CREATE INDEX queues_core ON queues (core_id, queue_type);\n";
 
 enum stmt {
 	ST_STRING, ST_MACHINE, ST_RECORDING, ST_RAW, ST_FILE, ST_DEVICE, ST_CODE_NAME, ST_CORE,
@@ -850,13 +701,13 @@ int sqlite_export(const struct profile *prof, const char *source, const char *pa
 	/* The file is a fresh temporary renamed only when complete: no journal needed. */
 	exec_sql(&q, SQLITE_EXPORT_PRAGMAS, "pragmas");
 	exec_sql(&q, "BEGIN", "begin the transaction");
-	exec_sql(&q, schema, "create the schema");
+	exec_sql(&q, sqlite_schema, "create the schema");
 	/* The schema's own rows (the statuses) are rows of the database too. */
 	q.rows = (uint64_t)sqlite3_total_changes64(q.db);
 	for (int i = 0; i < ST_COUNT && !q.rc; i++)
 		stmt_prepare(&q, (enum stmt)i);
 	b_text(&q, ST_META, 1, "schema_version");
-	b_text(&q, ST_META, 2, SCHEMA_VERSION);
+	b_text(&q, ST_META, 2, SQLITE_SCHEMA_VERSION);
 	step(&q, ST_META);
 	b_text(&q, ST_META, 1, "producer");
 	b_text(&q, ST_META, 2, nprof_version_string());
@@ -878,7 +729,7 @@ int sqlite_export(const struct profile *prof, const char *source, const char *pa
 	machines_free(&mach);
 	recordings_free(recs, nrec);
 	if (!q.rc)
-		exec_sql(&q, indices, "create the indices");
+		exec_sql(&q, sqlite_indices, "create the indices");
 	if (!q.rc)
 		exec_sql(&q, "COMMIT", "commit");
 	for (int i = 0; i < ST_COUNT; i++)

@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: MIT
+/*
+ * neuronprof(1) export, the walk of one queue: every entry once, in
+ * device order across its records, pairing starts with stops, timing
+ * instructions, marking loss windows, and handing the events to the
+ * format's callbacks (the table in export.h). The tracks it writes to are
+ * export_layout.c's.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export/export.h"
+#include "export/export_internal.h"
+#include "util/fmt.h"
+#include "analysis/machines.h"
+#include "analysis/names.h"
+#include "analysis/summary.h"
+#include "analysis/timing.h"
+
+/* An opcode of the queue walked: its name in the profile, its hex spelling. */
+struct opcode_slot {
+	uint32_t code;
+	bool valid;
+	const char *op;
+	char hex[CODE_LEN];
+};
+
+#define OPCODE_SLOTS	64
+
+/* Everything the walk of one queue needs. */
+struct walk {
+	const struct xformat *fmt;
+	void *ctx;
+	struct export_stats *st;
+	const struct xtrack *t;
+	const struct xtrack *level, *clock;	/* counter tracks, for THROTTLE */
+	struct instr_clock clk;			/* TRACE: the duration model */
+	const struct nprof_ntff_device *raw;	/* the device of a raw queue, else NULL */
+	const struct prof_file *file;		/* of the queue: its names (names.h) */
+	/* The queue's entries, across its records (walk_begin(), walk_next()). */
+	struct queue_iter it;
+	struct seq_track seq;
+	/*
+	 * Entries lost before the entry walk_next() just gave: its caller
+	 * emits the instant "lost N" with emit_lost() once the events before
+	 * that entry are written (a TRACE queue's pending instruction), so
+	 * that a track's events start in time order.
+	 */
+	uint64_t lost;
+	uint64_t gap_from;		/* the entry before those lost: where the window starts */
+	uint64_t prev_ts;		/* the queue's previous entry, if @have_prev */
+	bool have_prev;
+	uint64_t gaps;			/* entries missing from its sequence numbers so far */
+	struct progress *pg;
+	uint64_t *done;
+	/* Opcodes met in the queue, by code (instruction()); cleared per queue. */
+	struct opcode_slot ops[OPCODE_SLOTS];
+};
+
+static int instant(struct walk *w, const char *cat, const char *name, uint64_t ts,
+		   const struct xarg *args, int nargs)
+{
+	w->st->instants++;
+	return w->fmt->instant(w->ctx, w->t, cat, name, ts + (uint64_t)w->t->proc->shift, args,
+			       nargs);
+}
+
+/* Arguments every event of an entry carries. */
+static int base_args(struct xarg *a, const struct entry *e)
+{
+	a[0] = (struct xarg){ .key = "model_id", .kind = XARG_U64, .u = e->model_id };
+	a[1] = (struct xarg){ .key = "iteration", .kind = XARG_U64, .u = e->iteration };
+	a[2] = (struct xarg){ .key = "seq", .kind = XARG_U64, .u = e->seq };
+	return 3;
+}
+
+/* @code spelled CODE_FMT ("0x000102") into @buf, fast (per instruction). */
+static const char *code_hex(uint32_t code, char buf[CODE_LEN])
+{
+	*fmt_hex(fmt_str(buf, "0x"), code, 6) = '\0';
+	return buf;
+}
+
+static int unmatched(struct walk *w, const char *cat, const char *what, const struct entry *e)
+{
+	struct xarg a[XARGS_MAX];
+	char code[CODE_LEN];
+	int n = base_args(a, e);
+
+	a[n++] = (struct xarg){ .key = "code", .kind = XARG_STR, .s = code_hex(e->code, code) };
+	return instant(w, cat, what, e->ts, a, n);
+}
+
+static int pair_slice(struct walk *w, enum xslice_style style, const char *cat,
+		      const char *name, const struct entry *s, const struct entry *e,
+		      const char *start_key, const char *end_key)
+{
+	struct xarg a[XARGS_MAX];
+	int n = base_args(a, s);
+
+	a[n++] = (struct xarg){ .key = start_key, .kind = XARG_U64, .u = s->payload[0] };
+	if (end_key)
+		a[n++] = (struct xarg){ .key = end_key, .kind = XARG_U64, .u = e->payload[0] };
+	w->st->slices++;
+	return w->fmt->slice(w->ctx, w->t, style, cat, name, 0,
+			     s->ts + (uint64_t)w->t->proc->shift,
+			     e->ts + (uint64_t)w->t->proc->shift, a, n, 0, 0);
+}
+
+/*
+ * An instruction as a slice, its end given by the timing model: named by
+ * the device's name of its opcode with the opcode in its "code" argument,
+ * else named by the opcode itself (which needs no second copy: the
+ * instructions of a recording without names cost what they did).
+ */
+static int instruction(struct walk *w, const struct entry *e, uint64_t end)
+{
+	struct opcode_slot *s = &w->ops[e->code % OPCODE_SLOTS];
+	const char *op, *code;
+	struct xarg a[4];
+	int n = 0;
+
+	/* A program runs a few opcodes over and over: each is looked up once. */
+	if (!s->valid || s->code != e->code) {
+		s->code = e->code;
+		s->valid = true;
+		s->op = file_code_name(w->file, e->queue_type, e->code);
+		code_hex(e->code, s->hex);
+	}
+	op = s->op;
+	code = s->hex;
+	if (op)
+		a[n++] = (struct xarg){ .key = "code", .kind = XARG_STR, .s = code };
+	a[n++] = (struct xarg){ .key = "pc", .kind = XARG_HEX, .u = e->payload[0] };
+	a[n++] = (struct xarg){ .key = "operand0", .kind = XARG_HEX, .u = e->payload[1] };
+	a[n++] = (struct xarg){ .key = "operand1", .kind = XARG_HEX, .u = e->payload[2] };
+	w->st->slices++;
+	return w->fmt->slice(w->ctx, w->t, XSLICE_COMPLETE, "instruction", op ? op : code,
+			     op ? (uint64_t)(uintptr_t)op : XNAME_KEY_CODE(e->code),
+			     e->ts + (uint64_t)w->t->proc->shift, end + (uint64_t)w->t->proc->shift,
+			     a, n, 0, 0);
+}
+
+/* Group name used in slice names: "vector", "engine 7", "TopSP 3". */
+static void unit_name(const struct xtrack *t, char *buf, size_t len)
+{
+	const char *en = engine_name(t->engine);
+
+	if (topsp_type(t->queue_type))
+		snprintf(buf, len, "TopSP %u", t->target_index);
+	else if (en)
+		snprintf(buf, len, "%s", en);
+	else
+		snprintf(buf, len, "engine %u", t->engine);
+}
+
+/*
+ * A loss window (Documentation/analysis.rst) on the queue's track: the
+ * slice "lost N" from @start to @end, its count in arg "lost", where it is
+ * in arg "kind", and the last sequence number before it (@after_seq).
+ */
+static int loss_slice(struct walk *w, uint64_t start, uint64_t end, uint64_t lost,
+		      bool tail, uint64_t after_seq, bool have_seq)
+{
+	struct xarg a[3];
+	char name[32];
+	int n = 0;
+
+	snprintf(name, sizeof(name), "lost %" PRIu64, lost);
+	a[n++] = (struct xarg){ .key = "lost", .kind = XARG_U64, .u = lost };
+	a[n++] = (struct xarg){ .key = "kind", .kind = XARG_STR,
+				.s = tail ? "after the last entry" : "sequence gap" };
+	if (have_seq)
+		a[n++] = (struct xarg){ .key = "after_seq", .kind = XARG_U64, .u = after_seq };
+	w->st->lost_markers++;
+	w->st->lost_entries += lost;
+	w->st->slices++;
+	return w->fmt->slice(w->ctx, w->t, XSLICE_COMPLETE, "lost", name, 0,
+			     start + (uint64_t)w->t->proc->shift,
+			     (end > start ? end : start) + (uint64_t)w->t->proc->shift, a, n, 0, 0);
+}
+
+/* The loss window of the w->lost (non-zero) entries missing before entry @e. */
+static int lost_marker(struct walk *w, const struct entry *e)
+{
+	uint64_t lost = w->lost;
+
+	w->lost = 0;
+	return loss_slice(w, w->gap_from, e->ts, lost, false, e->seq - lost - 1, true);
+}
+
+/* The loss window of the entries lost before entry @e, if any; checked per entry. */
+static inline int emit_lost(struct walk *w, const struct entry *e)
+{
+	return w->lost ? lost_marker(w, e) : 0;
+}
+
+/*
+ * After a queue's last entry: the window of what its rings counted lost
+ * beyond its sequence gaps, from its last entry (the capture's start
+ * without one) to the capture's stop; *@tail says whether there is one.
+ */
+static int emit_tail_loss(struct walk *w, const struct prof_file *f,
+			  const struct nprof_ntff_queue *q, bool *tail)
+{
+	uint64_t beyond = q->lost_count > w->gaps ? q->lost_count - w->gaps : 0;
+
+	*tail = beyond > 0;
+	if (!beyond)
+		return 0;
+	return loss_slice(w, w->have_prev ? w->prev_ts : f->info.start_ns, f->info.stop_ns,
+			  beyond, true, 0, false);
+}
+
+/*
+ * Raw entries have no loss windows (their layout is not known, nothing is
+ * timed): the instant "lost N" at the entry after the gap, with the count.
+ */
+static int raw_lost_marker(struct walk *w, const struct entry *e)
+{
+	uint64_t lost = w->lost;
+	struct xarg a[2];
+	char name[32];
+
+	w->lost = 0;
+	snprintf(name, sizeof(name), "lost %" PRIu64, lost);
+	a[0] = (struct xarg){ .key = "lost", .kind = XARG_U64, .u = lost };
+	a[1] = (struct xarg){ .key = "after_seq", .kind = XARG_U64, .u = e->seq - lost - 1 };
+	return instant(w, "lost", name, e->ts, a, 2);
+}
+
+/* Start walking the entries of queue @lq of @f; @done counts them for @pg. */
+static void walk_begin(struct walk *w, const struct prof_file *f, const struct prof_queue *lq,
+		       struct progress *pg, uint64_t *done)
+{
+	w->file = f;
+	for (size_t i = 0; i < OPCODE_SLOTS; i++)
+		w->ops[i].valid = false;
+	queue_iter_init(&w->it, f, lq);
+	w->seq = (struct seq_track){ 0 };
+	w->have_prev = false;
+	w->gaps = 0;
+	w->pg = pg;
+	w->done = done;
+}
+
+/*
+ * The queue's next entry into @e, decoded and counted; where its sequence
+ * number skips, w->lost says by how much (the caller emits it with
+ * emit_lost()). False at the end of the queue, once *@ret is set by the
+ * caller's handling of an entry, and then *@ret is the result of the walk.
+ */
+static bool walk_next(struct walk *w, struct entry *e, int *ret)
+{
+	const void *p;
+
+	if (*ret || !(p = queue_iter_next(&w->it)))
+		return false;
+	entry_decode(p, w->it.entry_size, e);
+	progress_update(w->pg, ++*w->done);
+	w->st->entries++;
+	w->lost = seq_skipped(&w->seq, e->seq);
+	w->gaps += w->lost;
+	w->gap_from = w->prev_ts;
+	w->prev_ts = e->ts;
+	w->have_prev = true;
+	return true;
+}
+
+/*
+ * A queue of raw entries: an instant "raw <format>" per ring entry with its
+ * bytes, never decoded; its time is what the device's clock domain says
+ * (the capture time for NEURONPROF_CLOCK_CAPTURED).
+ */
+static int walk_raw(struct walk *w)
+{
+	char name[32], hex[2 * NEURONPROF_RAW_BYTES_PER_ENTRY + 1];
+	struct raw_part part;
+	struct xarg a[7];
+	struct entry e;
+	int ret = 0;
+
+	snprintf(name, sizeof(name), "raw %s", raw_format_name(w->raw->raw_format));
+	while (walk_next(w, &e, &ret)) {
+		ret = w->lost ? raw_lost_marker(w, &e) : 0;
+		if (ret)
+			break;
+		raw_part_of(&e, &part);
+		a[0] = (struct xarg){ .key = "entry", .kind = XARG_U64, .u = part.index };
+		a[1] = (struct xarg){ .key = "part", .kind = XARG_U64, .u = part.part };
+		a[2] = (struct xarg){ .key = "parts", .kind = XARG_U64, .u = part.parts };
+		a[3] = (struct xarg){ .key = "bytes", .kind = XARG_STR,
+				      .s = hex_bytes(hex, part.bytes, part.len) };
+		a[4] = (struct xarg){ .key = "seq", .kind = XARG_U64, .u = e.seq };
+		a[5] = (struct xarg){ .key = "timestamp", .kind = XARG_STR,
+				      .s = w->raw->clock_domain == NEURONPROF_CLOCK_CAPTURED ?
+					   "capture time" : "device time" };
+		a[6] = (struct xarg){ .key = "decoded", .kind = XARG_STR, .s = "no" };
+		ret = instant(w, "raw", name, e.ts, a, 7);
+	}
+	return ret;
+}
+
+/*
+ * The start @e of a pair (an inference, an event) becomes *@start; one
+ * still *@open is reported as @what, unmatched.
+ */
+static int pair_start(struct walk *w, const char *cat, const char *what, struct entry *start,
+		      bool *open, const struct entry *e)
+{
+	int ret = *open ? unmatched(w, cat, what, start) : 0;
+
+	*start = *e;
+	*open = true;
+	return ret;
+}
+
+/*
+ * A queue of decoded entries, all its records in order: pairs, instructions
+ * and sequence numbers continue from one record to the next.
+ */
+static int walk_queue(struct walk *w, const struct prof_file *f, const struct prof_queue *lq,
+		      struct progress *pg, uint64_t *done)
+{
+	const struct nprof_ntff_queue *q = &lq->q;
+	struct entry e, start = { 0 }, pend = { 0 };
+	bool open = false, have_pend = false, tail;
+	char name[64], unit[32];
+	const char *dn;
+	struct xarg a[XARGS_MAX];
+	int n, ret = 0;
+
+	walk_begin(w, f, lq, pg, done);
+	if (w->raw) {
+		ret = walk_raw(w);
+		w->st->lost_recorded += q->lost_count;
+		w->st->seq_gaps += w->gaps;
+		return ret;
+	}
+	unit_name(w->t, unit, sizeof(unit));
+	while (walk_next(w, &e, &ret)) {
+		/*
+		 * No pair spans a loss: a start before it stays unmatched. A
+		 * TRACE queue's pending instruction, cut by the loss, is not
+		 * drawn (below).
+		 */
+		if (w->lost && open) {
+			ret = unmatched(w, q->queue_type == NEURONPROF_QT_INFER_STATUS ?
+					"infer" : "event", q->queue_type ==
+					NEURONPROF_QT_INFER_STATUS ? "infer start without stop" :
+					"event start without end", &start);
+			open = false;
+		}
+		if (!ret && q->queue_type != NEURONPROF_QT_TRACE &&
+		    q->queue_type != NEURONPROF_QT_TOPSP_TRACE)
+			ret = emit_lost(w, &e);
+		if (ret)
+			break;
+		switch (q->queue_type) {
+		case NEURONPROF_QT_INFER_STATUS:
+			if (e.code == NEURONPROF_INFER_START) {
+				ret = pair_start(w, "infer", "infer start without stop", &start,
+						 &open, &e);
+			} else if (e.code == NEURONPROF_INFER_STOP) {
+				if (open) {
+					const char *mn = files_model_name(&w->file, 1,
+									  start.model_id);
+
+					/* A file's model name may be of any length. */
+					if (mn)
+						snprintf(name, sizeof(name), "%.*s iteration",
+							 (int)sizeof(name) - 11, mn);
+					else
+						*fmt_str(fmt_u64(fmt_str(name, "model "),
+								 start.model_id), " iteration") = '\0';
+					ret = pair_slice(w, XSLICE_COMPLETE, "infer", name, &start,
+							 &e, "iterations", "status");
+					open = false;
+				} else {
+					ret = unmatched(w, "infer", "infer stop without start", &e);
+				}
+			} else {
+				ret = unmatched(w, "infer", "infer status", &e);
+			}
+			break;
+		case NEURONPROF_QT_EVENT:
+		case NEURONPROF_QT_TOPSP_EVENT:
+			if (e.code == EVENT_CODE_START) {
+				ret = pair_start(w, "event", "event start without end", &start,
+						 &open, &e);
+			} else if (e.code == EVENT_CODE_END && open) {
+				*fmt_str(fmt_str(name, unit), " iteration") = '\0';
+				ret = pair_slice(w, XSLICE_BEGIN_END, "event", name, &start, &e,
+						 q->queue_type == NEURONPROF_QT_EVENT ?
+						 "instructions" : "topsp", NULL);
+				open = false;
+			} else if (e.code == EVENT_CODE_END) {
+				ret = unmatched(w, "event", "event end without start", &e);
+			} else {
+				snprintf(name, sizeof(name), "event %u", e.code);
+				ret = unmatched(w, "event", name, &e);
+			}
+			break;
+		case NEURONPROF_QT_TRACE:
+		case NEURONPROF_QT_TOPSP_TRACE:
+			/* An instruction ends when the next entry of its queue says. */
+			if (have_pend && w->lost)
+				w->st->cut++;
+			else if (have_pend)
+				ret = instruction(w, &pend, instr_end(&w->clk, pend.ts, true, e.ts));
+			if (!ret)
+				ret = emit_lost(w, &e);
+			pend = e;
+			have_pend = true;
+			break;
+		case NEURONPROF_QT_DMA:
+			dn = file_code_name(f, e.queue_type, e.code);
+			if (dn)
+				*fmt_u64(fmt_str(fmt_str(name, dn), " queue "), e.code) = '\0';
+			else
+				*fmt_u64(fmt_str(name, "dma queue "), e.code) = '\0';
+			n = base_args(a, &e);
+			a[n++] = (struct xarg){ .key = "bytes", .kind = XARG_U64, .u = e.payload[0] };
+			a[n++] = (struct xarg){ .key = "src", .kind = XARG_HEX, .u = e.payload[1] };
+			a[n++] = (struct xarg){ .key = "dst", .kind = XARG_HEX, .u = e.payload[2] };
+			ret = instant(w, "dma", name, e.ts, a, n);
+			break;
+		case NEURONPROF_QT_ERROR:
+		case NEURONPROF_QT_TOPSP_ERROR:
+			*fmt_u64(fmt_str(name, "error "), e.code) = '\0';
+			n = base_args(a, &e);
+			a[n++] = (struct xarg){ .key = "payload0", .kind = XARG_U64,
+						.u = e.payload[0] };
+			ret = instant(w, "error", name, e.ts, a, n);
+			break;
+		case NEURONPROF_QT_THROTTLE: {
+			struct xcounter c[2] = {
+				{ .track = w->level, .key = "level", .value = (int64_t)e.code },
+				{ .track = w->clock, .key = "clock_percent",
+				  .value = (int64_t)e.payload[0] },
+			};
+
+			w->st->counters++;
+			ret = w->fmt->counter(w->ctx, w->t->proc, "throttle",
+					      e.ts + (uint64_t)w->t->proc->shift, c, 2);
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	if (!ret && open)
+		ret = unmatched(w, q->queue_type == NEURONPROF_QT_INFER_STATUS ? "infer" : "event",
+				q->queue_type == NEURONPROF_QT_INFER_STATUS ?
+				"infer start without stop" : "event start without end", &start);
+	w->st->lost_recorded += q->lost_count;
+	w->st->seq_gaps += w->gaps;
+	/* Losses after the last entry: their window, and the last instruction is cut. */
+	if (!ret)
+		ret = emit_tail_loss(w, f, q, &tail);
+	if (!ret && have_pend && tail)
+		w->st->cut++;
+	else if (!ret && have_pend)
+		ret = instruction(w, &pend, instr_end(&w->clk, pend.ts, false, 0));
+	return ret;
+}
+
+
+int export_queue(const struct layout *l, const struct timing *tm, uint32_t machine,
+		 const struct prof_file *f, size_t k, const struct xtrack *t,
+		 const struct xformat *fmt, void *ctx, struct progress *pg, uint64_t *done,
+		 struct export_stats *st)
+{
+	const struct nprof_ntff_queue *q = &f->lqueues[k].q;
+	struct walk w = { .fmt = fmt, .ctx = ctx, .st = st, .t = t,
+			  .raw = file_is_raw(f) ? &f->info.device : NULL };
+	bool tsp = q->queue_type == NEURONPROF_QT_TOPSP_TRACE;
+	int ret;
+
+	instr_clock_init(&w.clk, timing_core_of(tm, machine, f->info.device.device_index,
+						queue_core(f, q)),
+			 tsp, tsp ? q->target_index : q->engine);
+	if (q->queue_type == NEURONPROF_QT_THROTTLE && !w.raw) {
+		w.level = counter_track(l, w.t->proc, XCOUNTER_THROTTLE_LEVEL);
+		w.clock = counter_track(l, w.t->proc, XCOUNTER_THROTTLE_CLOCK);
+	}
+	ret = walk_queue(&w, f, &f->lqueues[k], pg, done);
+	instr_clock_free(&w.clk);
+	return ret;
+}
