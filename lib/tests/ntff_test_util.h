@@ -203,7 +203,7 @@ static inline void put16(unsigned char *buf, size_t off, uint16_t v)
  * and @msg in the message.
  */
 static inline void expect_reject_flags(const unsigned char *buf, size_t len, unsigned int flags, int err,
-				const char *msg)
+				       const char *msg)
 {
 	unsigned char *copy = malloc(len ? len : 1);
 	struct nprof_ntff_reader *r;
@@ -232,7 +232,7 @@ static inline void expect_reject(const unsigned char *buf, size_t len, int err, 
  * checksum, so only the semantic check can catch it.
  */
 static inline unsigned char *with_metadata(const struct sample *s, void (*edit)(Neuronprof__Ntff__NtffInfo *),
-				    size_t *out_len)
+					   size_t *out_len)
 {
 	struct nprof_ntff_header h;
 	Neuronprof__Ntff__NtffInfo *m;
@@ -258,7 +258,7 @@ static inline unsigned char *with_metadata(const struct sample *s, void (*edit)(
 }
 
 static inline int write_raw(const char *d, const char *name, const struct nprof_ntff_info *info,
-		     const struct neuronprof_notification *ring, size_t n)
+			    const struct neuronprof_notification *ring, size_t n)
 {
 	struct nprof_ntff_queue_desc q = {
 		.size = sizeof(q), .queue_type = NEURONPROF_QT_DMA,

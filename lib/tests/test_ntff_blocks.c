@@ -814,4 +814,5 @@ TEST(ntff_blocks_detect_bit_flips)
 	free(b);
 	free(s.buf);
 }
+
 HARNESS_MAIN

@@ -54,4 +54,5 @@ TEST(crc32c_vectors_and_paths)
 	}
 	printf("# crc32c hardware path: %s\n", nprof_crc32c_hw_available() ? "yes" : "no");
 }
+
 HARNESS_MAIN

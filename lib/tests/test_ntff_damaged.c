@@ -253,4 +253,5 @@ TEST(ntff_reader_open_errors)
 	CHECK_CONTAINS(nprof_strerror_last(), "empty.ntff: truncated: 0 bytes");
 	rm_rf(dir);
 }
+
 HARNESS_MAIN

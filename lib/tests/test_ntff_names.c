@@ -194,4 +194,5 @@ TEST(ntff_code_names_reader_checks)
 	free(b);
 	free(s.buf);
 }
+
 HARNESS_MAIN

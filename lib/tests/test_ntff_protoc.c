@@ -115,4 +115,5 @@ TEST(ntff_metadata_decodes_with_protoc)
 	CHECK_INT(saw_seq, 1);
 	rm_rf(dir);
 }
+
 HARNESS_MAIN

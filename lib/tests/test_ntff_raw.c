@@ -204,4 +204,5 @@ TEST(ntff_old_files_read_as_not_raw)
 	free(b);
 	free(s.buf);
 }
+
 HARNESS_MAIN

@@ -314,4 +314,5 @@ TEST(ntff_writer_abort_and_errors)
 	free(ring);
 	rm_rf(dir);
 }
+
 HARNESS_MAIN

@@ -195,4 +195,5 @@ TEST(ntff_writer_through_a_symlink_to_another_file_system)
 	rm_rf(other);
 	rm_rf(dir);
 }
+
 HARNESS_MAIN

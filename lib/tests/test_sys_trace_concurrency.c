@@ -101,4 +101,5 @@ TEST(concurrent_recording_accounts_for_every_event)
 	CHECK_INT(total_rec, ok);
 	finish();
 }
+
 HARNESS_MAIN

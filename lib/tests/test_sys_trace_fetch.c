@@ -413,4 +413,5 @@ TEST(json_checker_rejects_bad_json)
 	CHECK(!json_valid("{\"a\":NaN}"));
 	CHECK(!json_valid("[1] [2]"));
 }
+
 HARNESS_MAIN

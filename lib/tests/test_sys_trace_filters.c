@@ -181,4 +181,5 @@ TEST(filter_event_types_through_config_setters)
 	nprof_sys_trace_config_free(cfg);
 	nprof_inspect_config_free(icfg);
 }
+
 HARNESS_MAIN

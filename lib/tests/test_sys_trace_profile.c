@@ -354,4 +354,5 @@ TEST(system_profile_into_a_character_device)
 	CHECK_INT(dir_entries(tdir), 2);	/* the node and ntrace.pb */
 	rm_rf(tdir);
 }
+
 HARNESS_MAIN

@@ -170,4 +170,5 @@ TEST(forked_child_records_its_own_pid)
 	CHECK_INT(got[1], pid);	/* the child's only thread */
 	finish();
 }
+
 HARNESS_MAIN

@@ -196,4 +196,5 @@ TEST(huge_rings_are_reserved_not_committed)
 	finish();
 	nprof_sys_trace_config_free(cfg);
 }
+
 HARNESS_MAIN
