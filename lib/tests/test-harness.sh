@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
 # test-harness.sh: harness.h itself. A program with three TEST()s built with
@@ -9,9 +9,9 @@ set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 cc=${CC:-cc}
 cflags="-std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -I$here/include -I$here/../uapi $(pkg-config --cflags libdrm)"
-pass=0 fail=0
-ok() { echo "ok: $1"; pass=$((pass + 1)); }
-not_ok() { echo "not ok: $1"; fail=$((fail + 1)); }
+repo=$(cd "$here/.." && pwd)
+# shellcheck source=../../tests/lib.sh
+. "$repo/tests/lib.sh"
 work=$(mktemp -d "${TMPDIR:-/tmp}/nprof-harness.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 cat > "$work/three.c" <<'SRC'
@@ -49,5 +49,4 @@ else
 	sed 's/^/# /' "$work/out"
 	not_ok "a case past MAX_TESTS=2 fails the run (exit $rc)"
 fi
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
