@@ -9,6 +9,9 @@
 #   ok NAME / not_ok NAME [DETAIL...] / skipped NAME WHY
 #                       one result line (not_ok: each DETAIL on a "# " line);
 #                       N counts the results so far
+#   result NAME STATUS [LOG]
+#                       ok when STATUS is 0, else not_ok with LOG's last
+#                       $RESULT_SHOW_LINES lines (all when unset) on "# " lines
 #   check NAME CMD...   a test that passes when CMD succeeds; CMD's output is
 #                       shown only on failure, its first $CHECK_SHOW_LINES
 #                       lines (all when unset)
@@ -42,6 +45,17 @@ not_ok() {
 skipped() {
 	skip=$((skip + 1))
 	echo "ok $((pass + fail + skip)) - $1 # SKIP $2"
+}
+
+result() {
+	if [ "$2" -eq 0 ]; then
+		ok "$1"
+	else
+		not_ok "$1"
+		if [ -n "${3:-}" ] && [ -s "$3" ]; then
+			tail -n "${RESULT_SHOW_LINES:-+1}" "$3" | sed 's/^/# /'
+		fi
+	fi
 }
 
 check() {
