@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# `make check`: build everything, then run every test layer in order and
-# sum their results.
+# `make check`: build everything, then run every test layer (in two lanes,
+# see below) and sum their results.
 #
-#   build   make modules, lib, tools (a failure counts as one failed test;
+#   build   make modules, lib, tools and the tool's gen_fixtures and gen_diff
+#           (a failure counts as one failed test;
 #           a successful build counts nothing)
 #   host    the uapi layout test (scripts/uapi-layout/run.sh), the kernel
 #           lint (scripts/lint-kernel.sh: checkpatch --strict, W=1 -Werror), the
@@ -40,9 +41,12 @@
 #   host  the rest: host/uapi, host/kernel-lint (a scratch copy),
 #         host/lib, host/compat, host/python (reads tools/build), kunit (its
 #         own cache and flock), install, packages (a copy of the tree)
-# No two layers share a temporary directory (each makes its own with
-# mktemp), a build output they write, or a fixed port (the exporter and
-# Prometheus tests ask the kernel for free ports, Dask binds port 0). Each
+# No two layers of different lanes share a temporary directory (each makes
+# its own with mktemp), a build output they write (the build step makes
+# everything both lanes' makes need, the tool's gen_fixtures and gen_diff
+# included, so those makes find it up to date), or a fixed port (the
+# exporter and Prometheus tests ask the kernel for free ports, Dask binds
+# port 0). Each
 # layer's output goes whole to its log and, when it ends, whole to stdout
 # under "=== NAME: CMD"; the summary lists the layers in the order below.
 #
@@ -272,6 +276,22 @@ if selected build; then
 	done
 fi
 
+# The tool's test programs that layers of both lanes build (host/tools in
+# the vm lane, host/python in the host lane): built here, before the lanes
+# start, so that no two makes write the same file at once.
+if selected build; then
+	echo
+	echo "=== build: make -C tools build/tests/gen_fixtures build/tests/gen_diff"
+	start=$SECONDS
+	if "$MAKE" -j"$jobs" --no-print-directory -C tools build/tests/gen_fixtures build/tests/gen_diff \
+		2>&1 | tee "$logdir/build-fixtures.log"; [ "${PIPESTATUS[0]}" -eq 0 ]; then
+		record "build/fixtures" "built" $((SECONDS - start))
+	else
+		add 0 1 0
+		record "build/fixtures" "FAILED (counts as 1 failed)" $((SECONDS - start))
+	fi
+fi
+
 if [ -n "${CHECK_LAYER_TABLE:-}" ]; then
 	# shellcheck source=/dev/null
 	. "$CHECK_LAYER_TABLE" || exit 2
@@ -296,7 +316,7 @@ fi
 
 echo
 echo "=== summary ($((SECONDS - t0)) s, wall clock)"
-for part in modules lib tools; do
+for part in modules lib tools fixtures; do
 	[ -f "$logdir/build-$part.row" ] && cat "$logdir/build-$part.row"
 done
 for name in "${order[@]}"; do
