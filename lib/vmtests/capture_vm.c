@@ -115,12 +115,13 @@ static void program_for(uint32_t nc, int exec, struct nprof_sim_program *p)
 			p->instructions[e] = 150;	/* 3 x 150 TRACE per engine, 64 slots */
 }
 
-/* "" for the first device, "device N: " for another (messages). */
+/* Into @buf: "" for the first device, "device N: " for another (messages). */
 static const char *dev_tag(const struct core_run *r, char *buf, size_t len)
 {
 	if (!r->device_index)
-		return "";
-	snprintf(buf, len, "device %u: ", r->device_index);
+		buf[0] = '\0';
+	else
+		snprintf(buf, len, "device %u: ", r->device_index);
 	return buf;
 }
 
