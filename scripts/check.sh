@@ -7,7 +7,8 @@
 #   build   make modules, lib, tools and the tool's gen_fixtures and gen_diff
 #           (a failure counts as one failed test;
 #           a successful build counts nothing)
-#   host    the uapi layout test (scripts/uapi-layout/run.sh), the kernel
+#   host    the uapi layout test (scripts/uapi-layout/run.sh), this driver
+#           on made-up layers (tests/check/run.sh), the kernel
 #           lint (scripts/lint-kernel.sh: checkpatch --strict, W=1 -Werror), the
 #           vendor hook (scripts/vendor-hook-test.sh: the vendor tree with and
 #           without driver/neuron/vendor/ builds and loads in the VM), and
@@ -38,7 +39,8 @@
 #         build in a directory a VM layer also builds in: host/vendor-hook,
 #         host/tools (its VM tests), host/kselftest (selftests/, as vm
 #         does), vm, vm/neuron-rig (tools/build), lib/vmtests*, demo
-#   host  the rest: host/uapi, host/kernel-lint (a scratch copy),
+#   host  the rest: host/uapi, host/check (this driver on made-up layers),
+#         host/kernel-lint (a scratch copy),
 #         host/lib, host/compat, host/python (reads tools/build), kunit (its
 #         own cache and flock), install, packages (a copy of the tree)
 # No two layers of different lanes share a temporary directory (each makes
@@ -182,6 +184,8 @@ layer() {
 define_layers() {
 	local d t
 	layer host host/uapi bash "$here/uapi-layout/run.sh"
+	# This driver on made-up layers: the lanes, the order, the sums.
+	layer host host/check bash tests/check/run.sh
 	layer host host/kernel-lint bash "$here/lint-kernel.sh"
 	# The vendor hook: the patched and unpatched vendor trees build (W=1,
 	# no new warning) and load in the VM next to the provider (skipped
