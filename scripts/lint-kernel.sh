@@ -17,8 +17,8 @@ cd "$repo" || exit 1
 src=$(bash "$here/linux-src.sh" | tail -n 1) || { echo "lint: no kernel source"; exit 1; }
 kver=${KVER:-$(bash "$here/kver.sh")}
 kdir=${KDIR:-/lib/modules/$kver/build}
-pass=0
-fail=0
+# shellcheck source=../tests/lib.sh
+. "$repo/tests/lib.sh"
 
 while IFS= read -r f; do
 	# The only exemptions: BIT() does not exist for userspace, so the uapi
@@ -33,11 +33,10 @@ while IFS= read -r f; do
 	out=$("$src/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types \
 		${ignore:+--ignore "$ignore"} -f "$f" 2>&1)
 	if [ -z "$out" ]; then
-		pass=$((pass + 1))
+		ok "checkpatch: $f"
 	else
-		echo "checkpatch: $f:"
-		echo "$out"
-		fail=$((fail + 1))
+		not_ok "checkpatch: $f"
+		sed 's/^/# /' <<<"$out"
 	fi
 done < <(find driver uapi -name '*.[ch]' ! -name '*.mod.c' | sort)
 
@@ -52,11 +51,10 @@ while IFS='|' read -r rst file what; do
 	esac
 	out=$(perl "$src/scripts/kernel-doc" -rst "${sel[@]}" "$file" 2>&1 | grep -v 'Sphinx version')
 	if [ -n "$(grep -v 'warning' <<<"$out" | tr -d '[:space:]')" ] && ! grep -q 'warning' <<<"$out"; then
-		pass=$((pass + 1))
+		ok "kernel-doc: $rst: $file ($what)"
 	else
-		echo "kernel-doc: $rst: $file ($what): nothing, or a warning:"
-		echo "$out" | head -n 5
-		fail=$((fail + 1))
+		not_ok "kernel-doc: $rst: $file ($what): nothing, or a warning:"
+		echo "$out" | head -n 5 | sed 's/^/# /'
 	fi
 done < <(awk '/^\.\. kernel-doc::/ { f = $3; next }
 	      f && /^   :doc:/ { sub(/^   :doc: */, ""); print FILENAME "|" f "|doc: " $0; f = ""; next }
@@ -87,12 +85,10 @@ if make -s -C "$kdir" M="$work" CONFIG_DRM_NEURONPROF=m CONFIG_DRM_NEURONPROF_SI
 	CONFIG_DRM_NEURONPROF_NEURON=m CONFIG_DRM_NEURONPROF_FAKE_NEURON=m \
 	W=1 KCFLAGS=-Werror modules > "$work/build.log" 2>&1 &&
 	! grep -E 'warning:' "$work/build.log"; then
-	pass=$((pass + 1))
+	ok "the modules build with W=1 -Werror"
 else
-	echo "W=1 -Werror build failed:"
-	cat "$work/build.log"
-	fail=$((fail + 1))
+	not_ok "the modules build with W=1 -Werror"
+	sed 's/^/# /' "$work/build.log"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -45,26 +45,16 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 kver=${KVER:-$(bash "$here/kver.sh")}
 kdir=${KDIR:-/lib/modules/$kver/build}
-pass=0
-fail=0
-n=0
+# The result lines and their counts; result DESC STATUS [LOG] shows the
+# last 40 lines of LOG on failure.
+# shellcheck source=../tests/lib.sh
+. "$repo/tests/lib.sh"
+RESULT_SHOW_LINES=40
 
-result() {
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then
-		pass=$((pass + 1))
-		echo "ok $n - $1"
-	else
-		fail=$((fail + 1))
-		echo "not ok $n - $1"
-		[ -n "${3:-}" ] && [ -s "$3" ] && tail -n 40 "$3" | sed 's/^/# /'
-	fi
-}
-
+# skip WHY: no vendor tree or kernel tree, so the whole layer is skipped.
 skip() {
-	echo "vendor-hook: skipped: $1"
-	echo "0 passed, 0 failed, 1 skipped"
-	exit 0
+	skipped "the vendor hook" "$1"
+	finish
 }
 
 src=$(bash "$here/vendor-tree.sh")
@@ -208,10 +198,8 @@ result "the patched neuron.ko exports neuron_nq_hook_register" $?
 
 # The VM part.
 prov=$repo/driver/neuron/neuronprof_neuron.ko
-skipped=0
 if [ "${VENDOR_HOOK_VM:-1}" = 0 ]; then
-	echo "vendor-hook: VM part skipped (VENDOR_HOOK_VM=0)"
-	skipped=1
+	skipped "vm: the VM part" "VENDOR_HOOK_VM=0"
 elif [ ! -f "$prov" ] || [ ! -f "$repo/driver/core/neuronprof.ko" ]; then
 	echo "vendor-hook: the VM part needs make modules"
 	result "modules built for the VM part" 1
@@ -255,9 +243,4 @@ GUEST
 	result "vm: the run completed with a clean kernel log (vm-run status $rc)" $? "$work/vm.log"
 fi
 
-if [ "$skipped" -gt 0 ]; then
-	echo "$pass passed, $fail failed, $skipped skipped"
-else
-	echo "$pass passed, $fail failed"
-fi
-[ "$fail" -eq 0 ]
+finish

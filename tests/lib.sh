@@ -1,11 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# What the shell test layers under tests/ share, sourced after `set -uo
-# pipefail` with $repo set: TAP-style result lines, their counts, and the
-# final `N passed, N failed[, N skipped]` line.
+# What every shell test layer shares (tests/*/run.sh, lib/tests/*.sh,
+# tools/tests/run.sh, scripts/*-test.sh), sourced after `set -uo pipefail`
+# with $repo set: TAP-style result lines numbered as lib/tests/harness.h
+# numbers the C tests' ("ok N - name"), their counts, and the final
+# `N passed, N failed[, N skipped]` line.
 #
 #   ok NAME / not_ok NAME [DETAIL...] / skipped NAME WHY
-#                       one result line (not_ok: each DETAIL on a "# " line)
+#                       one result line (not_ok: each DETAIL on a "# " line);
+#                       N counts the results so far
+#   result NAME STATUS [LOG]
+#                       ok when STATUS is 0, else not_ok with LOG's last
+#                       $RESULT_SHOW_LINES lines (all when unset) on "# " lines
 #   check NAME CMD...   a test that passes when CMD succeeds; CMD's output is
 #                       shown only on failure, its first $CHECK_SHOW_LINES
 #                       lines (all when unset)
@@ -26,19 +32,30 @@ skip=0
 
 ok() {
 	pass=$((pass + 1))
-	echo "ok - $*"
+	echo "ok $((pass + fail + skip)) - $*"
 }
 
 not_ok() {
 	fail=$((fail + 1))
-	echo "not ok - $1"
+	echo "not ok $((pass + fail + skip)) - $1"
 	shift
 	[ $# -eq 0 ] || printf '# %s\n' "$@"
 }
 
 skipped() {
 	skip=$((skip + 1))
-	echo "ok - $1 # SKIP $2"
+	echo "ok $((pass + fail + skip)) - $1 # SKIP $2"
+}
+
+result() {
+	if [ "$2" -eq 0 ]; then
+		ok "$1"
+	else
+		not_ok "$1"
+		if [ -n "${3:-}" ] && [ -s "$3" ]; then
+			tail -n "${RESULT_SHOW_LINES:-+1}" "$3" | sed 's/^/# /'
+		fi
+	fi
 }
 
 check() {

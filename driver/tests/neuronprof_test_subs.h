@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The in-kernel subscriptions a KUnit test holds (neuronprof_unplug_test.c,
- * neuronprof_sim_test.c): created through the list, so that the suite's exit
- * destroys whatever a failed assertion left behind.
+ * neuronprof_sim_device_test.c, neuronprof_sim_bench_test.c): created
+ * through the list, so that the suite's exit destroys whatever a failed
+ * assertion left behind.
  */
 #ifndef _NEURONPROF_TEST_SUBS_H_
 #define _NEURONPROF_TEST_SUBS_H_

@@ -1,11 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A small TAP-like test harness: TEST() registers a case, CHECK*() record
- * failures without stopping the case, SKIP() ends it as skipped. The program
- * prints "ok N - name" / "not ok N - name" per case and ends with
- * "N passed, N failed, N skipped"; it exits 1 if any case failed.
- * A program registers at most MAX_TESTS cases: one more makes the run fail
- * with a "not ok" line that says so, rather than leave cases out unnoticed.
+ * The C test harness of every layer (KTAP-style output), in two forms:
+ *
+ * Registered cases (the library's host tests, compat's): TEST() registers a
+ * case, CHECK*() record failures without stopping the case, SKIP() ends it
+ * as skipped. The program prints "ok N - name" / "not ok N - name" per case
+ * and ends with "N passed, N failed, N skipped"; it exits 1 if any case
+ * failed. A program registers at most MAX_TESTS cases: one more makes the
+ * run fail with a "not ok" line that says so, rather than leave cases out
+ * unnoticed.
+ *
+ * Results as they are found (programs that walk a recording or a VM run and
+ * report each finding: lib/vmtests*, the tool's unit programs, the vendor
+ * hook's decoder test): harness_result() prints "ok N - what" or
+ * "not ok N - what", harness_skip() "ok N - what # SKIP why",
+ * harness_diag() a "# " line under it; all three may be called from several
+ * threads. harness_done() prints "N passed, N failed" (", N skipped" when
+ * some were) and returns the exit status, 1 if any failed.
+ *
+ * Defining HARNESS_STANDALONE before including this file leaves out the
+ * library (CHECK_ERR_MSG), for a program built without its headers.
  */
 #ifndef NPROF_TEST_HARNESS_H
 #define NPROF_TEST_HARNESS_H
@@ -13,13 +27,18 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#ifndef HARNESS_STANDALONE
 #include <neuronprof/neuronprof.h>
+#endif
 
 typedef void (*test_fn)(void);
 
@@ -86,6 +105,7 @@ static inline void harness_register(const char *name, test_fn fn)
 			FAIL("%s == \"%s\" does not contain \"%s\"", #hay, h_ ? h_ : "(null)", n_); \
 	} while (0)
 
+#ifndef HARNESS_STANDALONE
 /* expr must return -err and leave exactly msg as the last error. */
 #define CHECK_ERR_MSG(expr, err, msg) \
 	do { \
@@ -96,6 +116,7 @@ static inline void harness_register(const char *name, test_fn fn)
 		else if (strcmp(nprof_strerror_last(), (msg))) \
 			FAIL("%s: message \"%s\", expected \"%s\"", #expr, nprof_strerror_last(), (msg)); \
 	} while (0)
+#endif
 
 #define SKIP(reason) \
 	do { \
@@ -132,6 +153,100 @@ static inline int harness_main(void)
 	}
 	printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
 	return failed ? 1 : 0;
+}
+
+/* ---- results as they are found ------------------------------------------ */
+
+static pthread_mutex_t harness_lock = PTHREAD_MUTEX_INITIALIZER;
+static int harness_n, harness_passed, harness_failed, harness_skipped;
+
+/*
+ * One result line: "ok N - " or "not ok N - ", @fmt, then " # SKIP @skip"
+ * (when not NULL), for a program's own wrapper that takes a va_list.
+ */
+static inline void harness_vresult(bool ok, const char *skip, const char *fmt, va_list ap)
+{
+	pthread_mutex_lock(&harness_lock);
+	printf("%s %d - ", ok ? "ok" : "not ok", ++harness_n);
+	vprintf(fmt, ap);
+	if (skip)
+		printf(" # SKIP %s", skip);
+	printf("\n");
+	if (!ok)
+		harness_failed++;
+	else if (skip)
+		harness_skipped++;
+	else
+		harness_passed++;
+	fflush(stdout);
+	pthread_mutex_unlock(&harness_lock);
+}
+
+static inline void harness_result(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static inline void harness_result(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	harness_vresult(ok, NULL, fmt, ap);
+	va_end(ap);
+}
+
+static inline void harness_skip(const char *why, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static inline void harness_skip(const char *why, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	harness_vresult(true, why, fmt, ap);
+	va_end(ap);
+}
+
+/* A "# " line: what a result line's reader needs to know about it. */
+static inline void harness_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline void harness_diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&harness_lock);
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	pthread_mutex_unlock(&harness_lock);
+}
+
+/* harness_diag() of a va_list. */
+static inline void harness_vdiag(const char *fmt, va_list ap)
+{
+	pthread_mutex_lock(&harness_lock);
+	printf("# ");
+	vprintf(fmt, ap);
+	printf("\n");
+	fflush(stdout);
+	pthread_mutex_unlock(&harness_lock);
+}
+
+/* The result line of the results so far; returns the exit status. */
+static inline int harness_done(void)
+{
+	pthread_mutex_lock(&harness_lock);
+	if (harness_skipped)
+		printf("%d passed, %d failed, %d skipped\n", harness_passed, harness_failed,
+		       harness_skipped);
+	else
+		printf("%d passed, %d failed\n", harness_passed, harness_failed);
+	fflush(stdout);
+	pthread_mutex_unlock(&harness_lock);
+	return harness_failed ? 1 : 0;
+}
+
+/* The results so far: failed ones. */
+static inline int harness_failures(void)
+{
+	return harness_failed;
 }
 
 #define HARNESS_MAIN \

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
 # test-abi.sh: the version nodes of the built libneuronprof.so ($ABI_LIB,
@@ -16,9 +16,9 @@ version=${VERSION:-$(sed -n 's/^#define NPROF_VERSION_\(MAJOR\|MINOR\|PATCH\) \(
 	"$here/include/neuronprof/common.h" | paste -sd.)}
 lib=${ABI_LIB:-$here/build/libneuronprof.so.$version}
 cc=${CC:-cc}
-pass=0 fail=0
-ok() { echo "ok: $1"; pass=$((pass + 1)); }
-not_ok() { echo "not ok: $1"; fail=$((fail + 1)); }
+repo=$(cd "$here/.." && pwd)
+# shellcheck source=../../tests/lib.sh
+. "$repo/tests/lib.sh"
 work=$(mktemp -d "${TMPDIR:-/tmp}/nprof-abi.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 
@@ -240,5 +240,4 @@ for f in wrong-node missing; do
 		not_ok "a symbols file with a $f symbol is caught"
 	fi
 done
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -1,17 +1,20 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
 # test-harness.sh: harness.h itself. A program with three TEST()s built with
 # MAX_TESTS=3 runs all three and passes; built with MAX_TESTS=2 it must not
 # pass quietly with two: it reports the case it could not run as "not ok"
-# and exits 1. Last line "N passed, N failed".
+# and exits 1. The results-as-found form (harness_result, harness_skip,
+# harness_diag, harness_done) numbers its lines, counts a skip apart and
+# exits 1 after a failure, with and without the library's headers. Last line
+# "N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 cc=${CC:-cc}
 cflags="-std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -I$here/include -I$here/../uapi $(pkg-config --cflags libdrm)"
-pass=0 fail=0
-ok() { echo "ok: $1"; pass=$((pass + 1)); }
-not_ok() { echo "not ok: $1"; fail=$((fail + 1)); }
+repo=$(cd "$here/.." && pwd)
+# shellcheck source=../../tests/lib.sh
+. "$repo/tests/lib.sh"
 work=$(mktemp -d "${TMPDIR:-/tmp}/nprof-harness.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 cat > "$work/three.c" <<'SRC'
@@ -49,5 +52,48 @@ else
 	sed 's/^/# /' "$work/out"
 	not_ok "a case past MAX_TESTS=2 fails the run (exit $rc)"
 fi
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+
+# Results as they are found: numbered in order, a skip counted apart, the
+# result line and the exit status from what was reported; diagnostics on
+# "# " lines; HARNESS_STANDALONE builds without the library's headers.
+cat > "$work/found.c" <<'SRC'
+#include "harness.h"
+int main(int argc, char **argv)
+{
+	harness_result(true, "first %d", 1);
+	harness_diag("about %s", "the second");
+	harness_result(argc < 2, "second");
+	harness_skip("not here", "third");
+	(void)argv;
+	return harness_done();
+}
+SRC
+# shellcheck disable=SC2086
+if "$cc" $cflags -I"$here/tests" -o "$work/found" "$work/found.c" &&
+   "$cc" -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -DHARNESS_STANDALONE -I"$here/tests" \
+	-o "$work/found-alone" "$work/found.c"; then
+	"$work/found" > "$work/out" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ] && [ "$(cat "$work/out")" = "ok 1 - first 1
+# about the second
+ok 2 - second
+ok 3 - third # SKIP not here
+2 passed, 0 failed, 1 skipped" ]; then
+		ok "results as found: numbered lines, a diagnostic, a skip, the result line, exit 0"
+	else
+		sed 's/^/# /' "$work/out"
+		not_ok "results as found: numbered lines, a diagnostic, a skip, the result line, exit 0 (exit $rc)"
+	fi
+	"$work/found-alone" fail > "$work/out" 2>&1
+	rc=$?
+	if [ $rc -eq 1 ] && grep -qx "not ok 2 - second" "$work/out" &&
+	   grep -qx "1 passed, 1 failed, 1 skipped" "$work/out"; then
+		ok "results as found: a failed one is not ok and exits 1 (built without the library)"
+	else
+		sed 's/^/# /' "$work/out"
+		not_ok "results as found: a failed one is not ok and exits 1 (exit $rc)"
+	fi
+else
+	not_ok "results as found: found.c builds, with and without the library's headers"
+fi
+finish

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
 # test-layers.sh: the library's layering (check-layers.py) on the objects and
@@ -15,9 +15,9 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 objdir=${LAYERS_OBJDIR:-build/obj}
 cc=${CC:-cc}
 py=${PYTHON:-/usr/bin/python3}
-pass=0 fail=0
-ok() { echo "ok: $1"; pass=$((pass + 1)); }
-not_ok() { echo "not ok: $1"; fail=$((fail + 1)); }
+repo=$(cd "$here/.." && pwd)
+# shellcheck source=../../tests/lib.sh
+. "$repo/tests/lib.sh"
 
 if out=$($py "$here/check-layers.py" "$objdir" 2>&1); then
 	ok "the library's objects: $out"
@@ -198,5 +198,4 @@ else
 	not_ok "two headers that include each other are a file cycle"
 fi
 rm -rf "$work/src"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -38,7 +38,8 @@
  *                         attribute) for every pair; the key "model" is the
  *                         event's model id. NAME "*" is any event.
  *
- * Prints "ok - ..." or "not ok - ... (why)" per line, then "N passed, N failed".
+ * Prints "ok N - ..." or "not ok N - ... (why)" per line (lib/tests/harness.h),
+ * then "N passed, N failed".
  *
  *   check_inspect OUTDIR SCENARIO...
  *
@@ -62,26 +63,22 @@
 #include <neuronprof/ntff.h>
 
 #include "system_profile.pb-c.h"
+#include "../tests/harness.h"
 
-static int passed, failed;
-
+/* One result: "SCENARIO: LINE", and why when it failed. */
 static void result(int ok, const char *scenario, const char *line, const char *fmt, ...)
 {
+	char why[1024];
 	va_list ap;
 
-	printf("%s - %s: %s", ok ? "ok" : "not ok", scenario, line);
-	if (!ok && fmt) {
-		printf(" (");
-		va_start(ap, fmt);
-		vprintf(fmt, ap);
-		va_end(ap);
-		printf(")");
+	if (ok || !fmt) {
+		harness_result(ok, "%s: %s", scenario, line);
+		return;
 	}
-	printf("\n");
-	if (ok)
-		passed++;
-	else
-		failed++;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	harness_result(false, "%s: %s (%s)", scenario, line, why);
 }
 
 /* Entries of @dir other than . and ..; with @re, only matching ones. */
@@ -570,6 +567,5 @@ int main(int argc, char **argv)
 		}
 		fclose(f);
 	}
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return harness_done();
 }

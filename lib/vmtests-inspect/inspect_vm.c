@@ -62,25 +62,24 @@
 #include <neuronprof/profile.h>
 #include <neuronprof/runtime.h>
 
-static int passed, failed;
+#include "../tests/harness.h"
+
 static FILE *expect_file;
 
+/* One result; a failed one names the library's last error. */
+static void check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void check(int ok, const char *fmt, ...)
 {
+	char what[1024];
 	va_list ap;
 
-	printf("%s - ", ok ? "ok" : "not ok");
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	if (!ok)
-		printf(" (%s)", nprof_strerror_last());
-	printf("\n");
-	fflush(stdout);
 	if (ok)
-		passed++;
+		harness_result(true, "%s", what);
 	else
-		failed++;
+		harness_result(false, "%s (%s)", what, nprof_strerror_last());
 }
 
 static void expect(const char *fmt, ...)
@@ -617,7 +616,7 @@ static void scenario_crash_stream(int sig)
 	}
 	expect("nohidden $S");
 	fflush(NULL);
-	printf("%d passed, %d failed\n", passed, failed);
+	harness_done();
 	fflush(stdout);
 	if (sig == SIGABRT)
 		abort();
@@ -702,7 +701,7 @@ static void scenario_session(bool crash, int devices)
 	if (crash) {
 		/* The crash flush writes all of it: no stop, no close. */
 		fflush(NULL);
-		printf("%d passed, %d failed\n", passed, failed);
+		harness_done();
 		fflush(stdout);
 		abort();
 	}
@@ -899,6 +898,5 @@ int main(int argc, char **argv)
 	else
 		check(0, "unknown scenario %s", what);
 	fclose(expect_file);
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return harness_done();
 }

@@ -48,6 +48,8 @@
 #include <neuronprof/device.h>
 #include <neuronprof/ntff.h>
 
+#include "../tests/harness.h"
+
 #define NCORES		8
 #define ENGINES		5
 #define LOSSY_CORE	7
@@ -58,45 +60,6 @@
 #define NEW_DEVICE	"/sys/bus/platform/drivers/neuronprof_sim/new_device"
 #define SECOND_SUBDIR	"device1"
 #define SECOND_MODELS	1000	/* added to the second device's model ids */
-
-static int passed, failed, testno;
-static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void result(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void result(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	pthread_mutex_lock(&out_lock);
-	printf("%s %d - ", ok ? "ok" : "not ok", ++testno);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (ok)
-		passed++;
-	else
-		failed++;
-	fflush(stdout);
-	pthread_mutex_unlock(&out_lock);
-}
-
-static void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	pthread_mutex_lock(&out_lock);
-	printf("# ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	pthread_mutex_unlock(&out_lock);
-}
 
 struct exec_rec {
 	struct nprof_sim_program prog;
@@ -152,12 +115,13 @@ static void program_for(uint32_t nc, int exec, struct nprof_sim_program *p)
 			p->instructions[e] = 150;	/* 3 x 150 TRACE per engine, 64 slots */
 }
 
-/* "" for the first device, "device N: " for another (messages). */
+/* Into @buf: "" for the first device, "device N: " for another (messages). */
 static const char *dev_tag(const struct core_run *r, char *buf, size_t len)
 {
 	if (!r->device_index)
-		return "";
-	snprintf(buf, len, "device %u: ", r->device_index);
+		buf[0] = '\0';
+	else
+		snprintf(buf, len, "device %u: ", r->device_index);
 	return buf;
 }
 
@@ -175,12 +139,12 @@ static void exec_and_stop(struct core_run *r, int first, int last)
 		x->prog.model_id += r->model_offset;
 		x->res.size = sizeof(x->res);
 		x->ret = nprof_device_sim_exec(r->dev, &x->prog, &x->res);
-		result(!x->ret, "%score %u: SIM_EXEC %d (model %u, %u iterations, flags 0x%x)%s%s",
+		harness_result(!x->ret, "%score %u: SIM_EXEC %d (model %u, %u iterations, flags 0x%x)%s%s",
 		       tag, r->nc, i, x->prog.model_id, x->prog.iterations, x->prog.flags,
 		       x->ret ? ": " : "", x->ret ? nprof_strerror_last() : "");
 	}
 	r->stop_ret = nprof_capture_session_stop(r->cap, r->nc, &r->session_id);
-	result(!r->stop_ret, "%score %u: session stopped, id %" PRIu64 "%s%s", tag, r->nc,
+	harness_result(!r->stop_ret, "%score %u: session stopped, id %" PRIu64 "%s%s", tag, r->nc,
 	       r->session_id, r->stop_ret ? ": " : "", r->stop_ret ? nprof_strerror_last() : "");
 	if (r->stop_ret)
 		return;
@@ -194,7 +158,7 @@ static void serialize(struct core_run *r)
 
 	dev_tag(r, tag, sizeof(tag));
 	r->ser_ret = nprof_capture_session_serialize(r->cap, r->nc, r->session_id, r->outdir);
-	result(!r->ser_ret, "%score %u: session %" PRIu64 " serialized into %s%s%s", tag, r->nc,
+	harness_result(!r->ser_ret, "%score %u: session %" PRIu64 " serialized into %s%s%s", tag, r->nc,
 	       r->session_id, r->outdir, r->ser_ret ? ": " : "",
 	       r->ser_ret ? nprof_strerror_last() : "");
 }
@@ -223,17 +187,17 @@ static void check_counts(const struct core_run *r)
 			produced[t] += r->execs[i].res.produced[t];
 	for (t = 0; ok && t < QT; t++)
 		if (r->stats.entries[t] + r->stats.lost[t] != produced[t]) {
-			diag("%score %u type %d: %" PRIu64 " entries + %" PRIu64 " lost != %" PRIu64
+			harness_diag("%score %u type %d: %" PRIu64 " entries + %" PRIu64 " lost != %" PRIu64
 			     " produced", tag, r->nc, t, r->stats.entries[t], r->stats.lost[t], produced[t]);
 			ok = false;
 		}
-	result(ok, "%score %u: entries + lost == produced for every queue type", tag, r->nc);
+	harness_result(ok, "%score %u: entries + lost == produced for every queue type", tag, r->nc);
 	if (r->nc == LOSSY_CORE) {
 		uint64_t lost = 0;
 
 		for (t = 0; t < QT; t++)
 			lost += r->stats.lost[t];
-		result(lost > 0 && (r->stats.ring_flags & NPROF_RING_OVERFLOWED),
+		harness_result(lost > 0 && (r->stats.ring_flags & NPROF_RING_OVERFLOWED),
 		       "core %u: one-page rings lost %" PRIu64 " notifications and say OVERFLOWED",
 		       r->nc, lost);
 	}
@@ -314,7 +278,7 @@ static void long_session(struct nprof_device *dev, uint32_t nc, bool zero_copy,
 	cap = nprof_capture_create(dev, &o);
 	r->cap = cap;
 	ret = cap ? nprof_capture_session_start(cap, nc) : -errno;
-	result(!ret, "core %u: long session %s, one-page rings, started%s%s", nc, what,
+	harness_result(!ret, "core %u: long session %s, one-page rings, started%s%s", nc, what,
 	       ret ? ": " : "", ret ? nprof_strerror_last() : "");
 	if (ret) {
 		nprof_capture_close(cap);
@@ -327,7 +291,7 @@ static void long_session(struct nprof_device *dev, uint32_t nc, bool zero_copy,
 		x->res.size = sizeof(x->res);
 		x->ret = nprof_device_sim_exec(dev, &x->prog, &x->res);
 		if (x->ret) {
-			result(false, "core %u: long session: SIM_EXEC %d: %s", nc, i,
+			harness_result(false, "core %u: long session: SIM_EXEC %d: %s", nc, i,
 			       nprof_strerror_last());
 			break;
 		}
@@ -337,12 +301,12 @@ static void long_session(struct nprof_device *dev, uint32_t nc, bool zero_copy,
 		for (t = 0; t < QT; t++)
 			produced[t] += x->res.produced[t];
 	}
-	result(!sync_fail, "core %u: long session %s: %d syncs failed", nc, what, sync_fail);
+	harness_result(!sync_fail, "core %u: long session %s: %d syncs failed", nc, what, sync_fail);
 	r->stop_ret = nprof_capture_session_stop(cap, nc, &r->session_id);
 	r->stats.size = sizeof(r->stats);
 	r->stats_ret = r->stop_ret ? r->stop_ret :
 				     nprof_capture_session_stats(cap, nc, r->session_id, &r->stats);
-	result(!r->stats_ret, "core %u: long session %s stopped%s%s", nc, what,
+	harness_result(!r->stats_ret, "core %u: long session %s stopped%s%s", nc, what,
 	       r->stats_ret ? ": " : "", r->stats_ret ? nprof_strerror_last() : "");
 	if (r->stats_ret) {
 		nprof_capture_close(cap);
@@ -354,19 +318,19 @@ static void long_session(struct nprof_device *dev, uint32_t nc, bool zero_copy,
 	/* Every TRACE queue got 40 rings' worth; one ring of each was kept without streaming. */
 	below = produced[NEURONPROF_QT_TRACE] - (uint64_t)ENGINES * 64;
 	if (zero_copy)
-		result(r->stats.entries[NEURONPROF_QT_TRACE] == (uint64_t)ENGINES * 64 &&
+		harness_result(r->stats.entries[NEURONPROF_QT_TRACE] == (uint64_t)ENGINES * 64 &&
 		       r->stats.lost[NEURONPROF_QT_TRACE] == below,
 		       "core %u: without streaming TRACE kept %" PRIu64 " (one ring per engine) and lost %" PRIu64 " of %" PRIu64,
 		       nc, r->stats.entries[NEURONPROF_QT_TRACE], r->stats.lost[NEURONPROF_QT_TRACE],
 		       produced[NEURONPROF_QT_TRACE]);
 	else
-		result(lost == 0 && produced[NEURONPROF_QT_DMA] >= 20ULL * 64 * ENGINES &&
+		harness_result(lost == 0 && produced[NEURONPROF_QT_DMA] >= 20ULL * 64 * ENGINES &&
 		       produced[NEURONPROF_QT_TOPSP_TRACE] >= 20ULL * 64 * 2,
 		       "core %u: streaming lost %" PRIu64 " of %" PRIu64 " TRACE, %" PRIu64 " DMA, %" PRIu64 " TOPSP_TRACE notifications (20 rings and more per queue)",
 		       nc, lost, produced[NEURONPROF_QT_TRACE], produced[NEURONPROF_QT_DMA],
 		       produced[NEURONPROF_QT_TOPSP_TRACE]);
 	r->ser_ret = nprof_capture_session_serialize(cap, nc, r->session_id, outdir);
-	result(!r->ser_ret, "core %u: long session %s serialized into %s%s%s", nc, what, outdir,
+	harness_result(!r->ser_ret, "core %u: long session %s serialized into %s%s%s", nc, what, outdir,
 	       r->ser_ret ? ": " : "", r->ser_ret ? nprof_strerror_last() : "");
 	nprof_capture_close(cap);
 	r->cap = NULL;
@@ -381,27 +345,27 @@ static struct nprof_device *diagnose_and_open(void)
 	for (i = 0; i < 4; i++)
 		nodes[i].size = sizeof(nodes[i]);
 	n = nprof_device_list(nodes, 4);
-	result(n == 0, "no neuronprof device before any module is loaded (found %d)", n);
+	harness_result(n == 0, "no neuronprof device before any module is loaded (found %d)", n);
 
 	dev = nprof_device_open(NPROF_DEVICE_ANY, 0);
-	result(!dev && errno == ENODEV &&
+	harness_result(!dev && errno == ENODEV &&
 	       strstr(nprof_strerror_last(), "the kernel module neuronprof is installed but not loaded"),
 	       "no device, module not loaded: \"%s\"", nprof_strerror_last());
 	nprof_device_close(dev);
 
 	dev = nprof_device_open(NPROF_DEVICE_ANY, NPROF_DEVICE_LOAD_MODULE);
-	result(!dev && errno == ENODEV &&
+	harness_result(!dev && errno == ENODEV &&
 	       strstr(nprof_strerror_last(),
 		      "neuronprof is loaded but no device is registered; no Neuron hardware was found and neuronprof_sim is not loaded"),
 	       "no device after loading neuronprof.ko alone: \"%s\"", nprof_strerror_last());
 	nprof_device_close(dev);
 
 	dev = nprof_device_open(NPROF_DEVICE_ANY, NPROF_DEVICE_LOAD_SIM);
-	result(dev != NULL, "nprof_device_open() loads neuronprof_sim and opens %s%s%s",
+	harness_result(dev != NULL, "nprof_device_open() loads neuronprof_sim and opens %s%s%s",
 	       dev ? nprof_device_path(dev) : "nothing", dev ? "" : ": ",
 	       dev ? "" : nprof_strerror_last());
 	n = nprof_device_list(nodes, 4);
-	result(n == 1 && nodes[0].device_index == 0 && nodes[0].arch == 3 &&
+	harness_result(n == 1 && nodes[0].device_index == 0 && nodes[0].arch == 3 &&
 	       !strcmp(nodes[0].provider, "sim") && nodes[0].num_cores == NCORES,
 	       "libdrm enumeration finds one trn2 sim device (found %d: %s)", n,
 	       n > 0 ? nodes[0].path : "-");
@@ -441,7 +405,7 @@ static void second_device(struct nprof_capture *cap0, const char *subdir_path, s
 	memset(r, 0, sizeof(*r));
 	r->stop_ret = r->ser_ret = -ENOENT;	/* nothing to put in the manifest yet */
 	ret = sim_new_device(1);
-	result(!ret, "second simulated device created through %s%s%s", NEW_DEVICE,
+	harness_result(!ret, "second simulated device created through %s%s%s", NEW_DEVICE,
 	       ret ? ": " : "", ret ? strerror(-ret) : "");
 	if (ret)
 		return;
@@ -461,7 +425,7 @@ static void second_device(struct nprof_capture *cap0, const char *subdir_path, s
 	for (i = 0; ok && i < 2; i++)
 		ok = nodes[i].arch == 3 && !strcmp(nodes[i].provider, "sim") &&
 		     nodes[i].num_cores == NCORES;
-	result(ok, "nprof_device_list() finds both sim devices, sorted by index (found %d: %s index %u, %s index %u)",
+	harness_result(ok, "nprof_device_list() finds both sim devices, sorted by index (found %d: %s index %u, %s index %u)",
 	       n, n > 0 ? nodes[0].path : "-", n > 0 ? nodes[0].device_index : 0,
 	       n > 1 ? nodes[1].path : "-", n > 1 ? nodes[1].device_index : 0);
 	if (n != 2)
@@ -473,7 +437,7 @@ static void second_device(struct nprof_capture *cap0, const char *subdir_path, s
 	     i0.device_index == nodes[0].device_index && i1.device_index == nodes[1].device_index &&
 	     !strcmp(nprof_device_path(d0), nodes[0].path) &&
 	     !strcmp(nprof_device_path(d1), nodes[1].path);
-	result(ok, "each device opens by its index: GET_INFO device_index %u at %s, %u at %s%s%s",
+	harness_result(ok, "each device opens by its index: GET_INFO device_index %u at %s, %u at %s%s%s",
 	       i0.device_index, d0 ? nprof_device_path(d0) : "-", i1.device_index,
 	       d1 ? nprof_device_path(d1) : "-", ok ? "" : ": ", ok ? "" : nprof_strerror_last());
 	nprof_device_close(d0);
@@ -483,17 +447,17 @@ static void second_device(struct nprof_capture *cap0, const char *subdir_path, s
 	}
 	*dev1 = d1;
 	*cap1 = nprof_capture_create(d1, NULL);
-	result(*cap1 != NULL, "device %u: capture engine created%s%s", i1.device_index,
+	harness_result(*cap1 != NULL, "device %u: capture engine created%s%s", i1.device_index,
 	       *cap1 ? "" : ": ", *cap1 ? "" : nprof_strerror_last());
 	if (!*cap1)
 		return;
 
 	/* The same core number on both devices: distinct queues, no EBUSY. */
 	ret = nprof_capture_session_start(*cap1, 0);
-	result(!ret, "device %u: core 0 session started%s%s", i1.device_index, ret ? ": " : "",
+	harness_result(!ret, "device %u: core 0 session started%s%s", i1.device_index, ret ? ": " : "",
 	       ret ? nprof_strerror_last() : "");
 	ret0 = nprof_capture_session_start(cap0, 0);
-	result(!ret0, "device 0: core 0 session started alongside it%s%s", ret0 ? ": " : "",
+	harness_result(!ret0, "device 0: core 0 session started alongside it%s%s", ret0 ? ": " : "",
 	       ret0 ? nprof_strerror_last() : "");
 	if (ret)
 		return;
@@ -518,7 +482,7 @@ static void second_device(struct nprof_capture *cap0, const char *subdir_path, s
 			ret0 = nprof_capture_session_stats(cap0, 0, id0, &st0);
 		for (t = 0; !ret0 && t < QT; t++)
 			seen0 += st0.entries[t] + st0.lost[t];
-		result(!ret0 && seen0 == 0 && produced > 0,
+		harness_result(!ret0 && seen0 == 0 && produced > 0,
 		       "device 0: core 0 saw %" PRIu64 " of the %" PRIu64 " notifications device %u produced%s%s",
 		       seen0, produced, i1.device_index, ret0 ? ": " : "",
 		       ret0 ? nprof_strerror_last() : "");
@@ -527,7 +491,7 @@ static void second_device(struct nprof_capture *cap0, const char *subdir_path, s
 	if (r->stop_ret)
 		return;
 	ret = mkdir(subdir_path, 0755) ? -errno : 0;
-	result(!ret, "%s created%s%s", subdir_path, ret ? ": " : "", ret ? strerror(-ret) : "");
+	harness_result(!ret, "%s created%s%s", subdir_path, ret ? ": " : "", ret ? strerror(-ret) : "");
 	if (ret) {
 		r->ser_ret = ret;
 		return;
@@ -558,7 +522,7 @@ int main(int argc, char **argv)
 	if (!dev)
 		goto out;
 	ret = nprof_device_get_info(dev, &info);
-	result(!ret && info.arch == 3 && info.num_cores == NCORES && info.num_topsps == 16 &&
+	harness_result(!ret && info.arch == 3 && info.num_cores == NCORES && info.num_topsps == 16 &&
 	       info.engines_per_core == ENGINES && info.entry_size == 64 &&
 	       (info.caps & NPROF_DEVICE_CAP_SIM_EXEC) && (info.caps & NPROF_DEVICE_CAP_FLUSH),
 	       "GET_INFO: arch %u, %u cores, %u TopSPs, %u engines, %u-byte entries, caps 0x%" PRIx64,
@@ -572,7 +536,7 @@ int main(int argc, char **argv)
 		small.ring_size[t] = 1;	/* rounded up to one page */
 	small.flags = NPROF_CAPTURE_ZERO_COPY;	/* the seed's behaviour: what does not fit is lost */
 	lossy = nprof_capture_create(dev, &small);
-	result(cap && lossy, "two capture engines on the device");
+	harness_result(cap && lossy, "two capture engines on the device");
 	if (!cap || !lossy)
 		goto out;
 
@@ -580,11 +544,11 @@ int main(int argc, char **argv)
 		struct nprof_capture *c = nc == LOSSY_CORE ? lossy : cap;
 
 		ret = nprof_capture_session_start(c, nc);
-		result(!ret, "core %u: session started%s%s", nc, ret ? ": " : "",
+		harness_result(!ret, "core %u: session started%s%s", nc, ret ? ": " : "",
 		       ret ? nprof_strerror_last() : "");
 	}
 	ret = nprof_capture_session_start(cap, 3);
-	result(ret == -EBUSY, "a second start on core 3 fails with EBUSY (%d: %s)", ret,
+	harness_result(ret == -EBUSY, "a second start on core 3 fails with EBUSY (%d: %s)", ret,
 	       nprof_strerror_last());
 	/*
 	 * The other engine holds core 7's queues; since uapi 4 a queue takes
@@ -601,7 +565,7 @@ int main(int argc, char **argv)
 
 		if (!sret)
 			sret = nprof_capture_session_drop(cap, LOSSY_CORE, sid);
-		result(both && !sret && nprof_capture_session_active(cap, LOSSY_CORE) == 0 &&
+		harness_result(both && !sret && nprof_capture_session_active(cap, LOSSY_CORE) == 0 &&
 		       nprof_capture_session_active(lossy, LOSSY_CORE) == 1,
 		       "core 7 on a second engine: a second subscriber beside the first, stopped and dropped (%d: %s)",
 		       ret, ret ? nprof_strerror_last() : "ok");
@@ -618,7 +582,7 @@ int main(int argc, char **argv)
 	for (nc = 0; nc < NCORES; nc++)
 		pthread_join(threads[nc], NULL);
 	for (nc = 0; nc < NCORES; nc++) {
-		result(runs[nc].session_id == 0, "core %u: first session id is 0", nc);
+		harness_result(runs[nc].session_id == 0, "core %u: first session id is 0", nc);
 		check_counts(&runs[nc]);
 	}
 
@@ -629,14 +593,14 @@ int main(int argc, char **argv)
 	again.cap = cap;
 	again.outdir = argv[1];
 	ret = nprof_capture_session_start(cap, 0);
-	result(!ret, "core 0: second session started%s%s", ret ? ": " : "",
+	harness_result(!ret, "core 0: second session started%s%s", ret ? ": " : "",
 	       ret ? nprof_strerror_last() : "");
 	core_thread(&again);
-	result(again.session_id == 1, "core 0: second session id is 1 (%" PRIu64 ")",
+	harness_result(again.session_id == 1, "core 0: second session id is 1 (%" PRIu64 ")",
 	       again.session_id);
 	check_counts(&again);
 	ret = nprof_capture_session_serialize(cap, 0, 0, argv[1]);
-	result(ret == -ENOENT && !strcmp(nprof_strerror_last(), "unable to find profile session id 0"),
+	harness_result(ret == -ENOENT && !strcmp(nprof_strerror_last(), "unable to find profile session id 0"),
 	       "serializing session 0 again: \"%s\"", nprof_strerror_last());
 
 	/*
@@ -650,10 +614,10 @@ int main(int argc, char **argv)
 		reuse[t].cap = cap;
 		reuse[t].outdir = argv[1];
 		ret = nprof_capture_session_start(cap, 1);
-		result(!ret, "core 1: session %d started%s%s", t + 1, ret ? ": " : "",
+		harness_result(!ret, "core 1: session %d started%s%s", t + 1, ret ? ": " : "",
 		       ret ? nprof_strerror_last() : "");
 		exec_and_stop(&reuse[t], t, t);
-		result(reuse[t].session_id == (uint64_t)t + 1, "core 1: session id %" PRIu64,
+		harness_result(reuse[t].session_id == (uint64_t)t + 1, "core 1: session id %" PRIu64,
 		       reuse[t].session_id);
 		check_counts(&reuse[t]);
 	}
@@ -665,13 +629,13 @@ int main(int argc, char **argv)
 
 	snprintf(subdir, sizeof(subdir), "%s/%s", argv[1], LONG_SUBDIR);
 	ret = mkdir(subdir, 0755) ? -errno : 0;
-	result(!ret, "%s created%s%s", subdir, ret ? ": " : "", ret ? strerror(-ret) : "");
+	harness_result(!ret, "%s created%s%s", subdir, ret ? ": " : "", ret ? strerror(-ret) : "");
 	long_session(dev, 2, false, subdir, &longs[0]);
 	long_session(dev, 3, true, subdir, &longs[1]);
 
 	snprintf(path, sizeof(path), "%s/manifest.txt", argv[1]);
 	m = fopen(path, "w");
-	result(m != NULL, "manifest %s created", path);
+	harness_result(m != NULL, "manifest %s created", path);
 	if (m) {
 		fprintf(m, "device arch %u cores %u topsps %u engines %u entry_size %u clock %u\n",
 			info.arch, info.num_cores, info.num_topsps, info.engines_per_core,
@@ -692,7 +656,7 @@ int main(int argc, char **argv)
 		for (t = 0; t < 2; t++)
 			if (!longs[t].ser_ret && !longs[t].stop_ret)
 				manifest_session(m, &longs[t], 4096, -1);
-		result(!fclose(m), "manifest written");
+		harness_result(!fclose(m), "manifest written");
 	}
 out:
 	nprof_capture_close(cap);
@@ -700,6 +664,5 @@ out:
 	nprof_capture_close(cap1);
 	nprof_device_close(dev1);
 	nprof_device_close(dev);
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return harness_done();
 }

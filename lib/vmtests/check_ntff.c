@@ -40,6 +40,8 @@
 #include <drm/neuronprof_drm.h>
 #include <neuronprof/ntff.h>
 
+#include "../tests/harness.h"
+
 #define QT		NEURONPROF_QT_COUNT
 #define MAX_EXECS	96
 #define MAX_SESSIONS	64
@@ -87,7 +89,6 @@ struct equeue {
 	int nrecs;
 };
 
-static int passed, failed, testno;
 static int problems;	/* diagnostics printed for the current check */
 
 static void result(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -95,15 +96,9 @@ static void result(bool ok, const char *fmt, ...)
 {
 	va_list ap;
 
-	printf("%s %d - ", ok ? "ok" : "not ok", ++testno);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	harness_vresult(ok, NULL, fmt, ap);
 	va_end(ap);
-	printf("\n");
-	if (ok)
-		passed++;
-	else
-		failed++;
 	problems = 0;
 }
 
@@ -111,14 +106,14 @@ static void result(bool ok, const char *fmt, ...)
 static bool problem(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static bool problem(const char *fmt, ...)
 {
+	char msg[1024];
 	va_list ap;
 
 	if (problems++ < 10) {
-		printf("#   ");
 		va_start(ap, fmt);
-		vprintf(fmt, ap);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
 		va_end(ap);
-		printf("\n");
+		harness_diag("  %s", msg);
 	}
 	return false;
 }
@@ -149,7 +144,7 @@ static int read_manifest(const char *path, struct device *dev, struct session *s
 
 	*nss = 0;
 	if (!f) {
-		printf("# cannot open %s: %s\n", path, strerror(errno));
+		harness_diag("cannot open %s: %s", path, strerror(errno));
 		return -1;
 	}
 	while (fgets(line, sizeof(line), f)) {
@@ -202,7 +197,7 @@ static int read_manifest(const char *path, struct device *dev, struct session *s
 	fclose(f);
 	return got_dev ? 0 : -1;
 bad:
-	printf("# %s: cannot parse: %s", path, line);
+	harness_diag("%s: cannot parse: %.*s", path, (int)strcspn(line, "\n"), line);
 	fclose(f);
 	return -1;
 }
@@ -802,6 +797,5 @@ int main(int argc, char **argv)
 			check_session(argv[1], argv[2], &dev, &ss[i], ss, nss);
 		check_no_strays(argv[1], ss, nss);
 	}
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return harness_done();
 }

@@ -12,21 +12,20 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
 build=${1:?usage: run.sh TOOLS_BUILD_DIR}
 py=${PYTHON:-/usr/bin/python3}
+# fatal, for what the tests need; the tests print their own lines.
+# shellcheck source=../../tests/lib.sh
+. "$repo/tests/lib.sh"
 
 for f in "$build/neuronprof" "$build/tests/gen_fixtures" "$build/tests/gen_diff"; do
-	if [ ! -x "$f" ]; then
-		echo "not ok 1 - $f is not built (make -C tools)"
-		echo "0 passed, 1 failed"
-		exit 1
-	fi
+	[ -x "$f" ] || fatal "$f is not built (make -C tools)"
 done
 if ! missing=$("$py" -c 'import pandas, distributed' 2>&1); then
-	echo "not ok 1 - $py has pandas and distributed (scripts/deps.sh: python3-pandas, python3-distributed)"
+	not_ok "$py has pandas and distributed (scripts/deps.sh: python3-pandas, python3-distributed)"
 	sed 's/^/# /' <<<"$missing"
-	echo "0 passed, 1 failed"
-	exit 1
+	finish
 fi
 # No network: a LocalCluster on 127.0.0.1 is all the tests use. No
 # __pycache__ left in the tree.

@@ -33,24 +33,10 @@ fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/uapi-layout.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-passed=0
-failed=0
-n=0
-
-# result DESC STATUS [LOGFILE]: records one test; on failure shows the log.
-result() {
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then
-		passed=$((passed + 1))
-		echo "ok $n - $1"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n - $1"
-		if [ -n "${3:-}" ] && [ -s "$3" ]; then
-			sed 's/^/# /' "$3"
-		fi
-	fi
-}
+# The result lines and their counts; result DESC STATUS [LOGFILE] records
+# one test and shows the log on failure.
+# shellcheck source=../../tests/lib.sh
+. "$repo/tests/lib.sh"
 
 cwarn=(-Wall -Wextra -Werror -pedantic)
 # C11 is the oldest standard libdrm's drm_mode.h (anonymous unions) allows
@@ -72,8 +58,7 @@ done
 # Layout program, generated from the header.
 if ! python3 "$here/gen_layout.py" "$header" >"$work/layout.c" 2>"$work/gen.log"; then
 	result "generate layout program from $(basename "$header")" 1 "$work/gen.log"
-	echo "$passed passed, $failed failed"
-	exit 1
+	finish
 fi
 
 # i386 programs run natively where the host kernel has IA32 emulation, else
@@ -149,5 +134,4 @@ if [ -f "$ref" ]; then
 	done < <(awk '$1 == "struct" { print $2, $4 }' "$ref")
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -56,6 +56,9 @@
 #include "neuron_nq_hook_decode.h"
 #include "trn_emu_regs.h"	/* driver/tests/: the rig's restatement */
 
+#define HARNESS_STANDALONE	/* the library's headers are not on the path */
+#include "../../lib/tests/harness.h"
+
 #if NQ_V == 2
 #define EMU_CORE(nc)		CORE_NOTIFIC(nc)
 #define EMU_SDMA(nc, e)		SDMA_NOTIFIC(nc, e)
@@ -70,16 +73,9 @@
 #define SETS		96
 #define HEAD(i)		(NOTIFIC_NQ_BASE_ADDR_LO_OFFSET(i) + 0xc)
 
-static int pass, fail, n;
-
 static void result(int ok, const char *what)
 {
-	n++;
-	if (ok)
-		pass++;
-	else
-		fail++;
-	printf("%s %d - %s: %s\n", ok ? "ok" : "not ok", n, ARCH, what);
+	harness_result(ok, "%s: %s", ARCH, what);
 }
 
 /* @off decodes to exactly @want; a message on stdout if not. */
@@ -89,12 +85,12 @@ static int is(u64 off, const struct neuron_nq_hook_qid *want)
 
 	memset(&got, 0xa5, sizeof(got));
 	if (decode(off, &got)) {
-		printf("# 0x%" PRIx64 ": not decoded\n", off);
+		harness_diag("0x%" PRIx64 ": not decoded", off);
 		return 0;
 	}
 	if (got.target != want->target || got.id != want->id || got.nq_type != want->nq_type ||
 	    got.instance != want->instance || got.sdma != want->sdma || got.reg != want->reg) {
-		printf("# 0x%" PRIx64 ": target %u id %u type %u instance %u sdma %u reg %u, want %u %u %u %u %u %u\n",
+		harness_diag("0x%" PRIx64 ": target %u id %u type %u instance %u sdma %u reg %u, want %u %u %u %u %u %u",
 		       off, got.target, got.id, got.nq_type, got.instance, got.sdma, got.reg,
 		       want->target, want->id, want->nq_type, want->instance, want->sdma, want->reg);
 		return 0;
@@ -107,7 +103,7 @@ static int not_head(u64 off)
 	struct neuron_nq_hook_qid got;
 
 	if (!decode(off, &got)) {
-		printf("# 0x%" PRIx64 " decoded as a head (target %u id %u reg %u sdma %u)\n",
+		harness_diag("0x%" PRIx64 " decoded as a head (target %u id %u reg %u sdma %u)",
 		       off, got.target, got.id, got.reg, got.sdma);
 		return 0;
 	}
@@ -247,6 +243,5 @@ int main(void)
 	literals();
 	exhaustive();
 	rig_map();
-	printf("%d passed, %d failed\n", pass, fail);
-	return fail != 0;
+	return harness_done();
 }

@@ -28,17 +28,17 @@
 #include <string.h>
 
 #include "analysis/fields.h"
+#include "../../lib/tests/harness.h"
 
-static int n, failed;
-
+/* One result: @got (freed here) is @want; both shown when not. */
 static void check(const char *name, char *got, const char *want)
 {
-	n++;
-	if (!strcmp(got, want)) {
-		printf("ok %d - %s\n", n, name);
-	} else {
-		failed++;
-		printf("not ok %d - %s\n# got:  [%s]\n# want: [%s]\n", n, name, got, want);
+	bool ok = !strcmp(got, want);
+
+	harness_result(ok, "%s", name);
+	if (!ok) {
+		harness_diag("got:  [%s]", got);
+		harness_diag("want: [%s]", want);
 	}
 	free(got);
 }
@@ -197,6 +197,5 @@ int main(void)
 	      "999ns\n1.000us\n4.400us\n999.999us\n1.000ms\n1.235ms\n2.000s\n");
 	check("durations: field_dur_short(), three significant digits",
 	      durations(field_dur_short), "999ns\n1us\n4.4us\n1e+03us\n1ms\n1.23ms\n2s\n");
-	printf("%d passed, %d failed\n", n - failed, failed);
-	return failed ? 1 : 0;
+	return harness_done();
 }

@@ -33,22 +33,19 @@
 
 #include "util/prom.h"
 #include "util/util.h"
+#include "../../lib/tests/harness.h"
 
-static int n, failed, skipped;
-
+/* One result; a failed one's reason on a "# " line. */
+static void result(bool ok, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void result(bool ok, const char *name, const char *fmt, ...)
 {
 	va_list ap;
 
-	n++;
-	printf("%sok %d - %s\n", ok ? "" : "not ", n, name);
+	harness_result(ok, "%s", name);
 	if (!ok) {
-		failed++;
-		printf("# ");
 		va_start(ap, fmt);
-		vprintf(fmt, ap);
+		harness_vdiag(fmt, ap);
 		va_end(ap);
-		printf("\n");
 	}
 }
 
@@ -251,9 +248,7 @@ static void t_textfile(const char *dir)
 		t_refuse("a character device is refused", dev, "is a character device, not a regular file");
 		unlink(dev);
 	} else {
-		n++;
-		printf("ok %d - a character device is refused # SKIP mknod: not permitted here\n", n);
-		skipped++;
+		harness_skip("mknod: not permitted here", "a character device is refused");
 	}
 	{
 		char why2[512] = "";
@@ -287,6 +282,5 @@ int main(int argc, char **argv)
 	t_render();
 	t_monotonic(argv[1]);
 	t_textfile(argv[1]);
-	printf("%d passed, %d failed, %d skipped\n", n - failed - skipped, failed, skipped);
-	return failed ? 1 : 0;
+	return harness_done();
 }

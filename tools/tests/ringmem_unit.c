@@ -23,21 +23,18 @@
 
 #include "util/ringmem.h"
 #include "util/util.h"
+#include "../../lib/tests/harness.h"
 
-static int n, failed;
-
+/* One result; a failed one's reason on a "# " line. */
+static void result(bool ok, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void result(bool ok, const char *name, const char *fmt, ...)
 {
 	va_list ap;
 
-	n++;
-	printf("%s %d - %s\n", ok ? "ok" : "not ok", n, name);
+	harness_result(ok, "%s", name);
 	if (!ok) {
-		failed++;
 		va_start(ap, fmt);
-		printf("# ");
-		vprintf(fmt, ap);
-		printf("\n");
+		harness_vdiag(fmt, ap);
 		va_end(ap);
 	}
 }
@@ -187,6 +184,5 @@ int main(int argc, char **argv)
 	result(l.memlock == UINT64_MAX, "CAP_IPC_LOCK lifts the memlock limit", "memlock %llu",
 	       (unsigned long long)l.memlock);
 
-	printf("%d tests, %d failed\n", n, failed);
-	return failed ? 1 : 0;
+	return harness_done();
 }

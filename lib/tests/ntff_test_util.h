@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the NTFF container tests (test_ntff_*.c) share: a scratch directory,
+ * whole-file reads and writes, sample files written by the library's writer
+ * and the edits that damage them.
+ */
+#ifndef NPROF_TEST_NTFF_TEST_UTIL_H
+#define NPROF_TEST_NTFF_TEST_UTIL_H
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <drm/neuronprof_drm.h>
+
+#include "harness.h"
+#include "special_files.h"
+#include "util/internal.h"
+#include "ntff/ntff_internal.h"
+
+#define ENTRY sizeof(struct neuronprof_notification)
+
+static char dir[128];
+
+static inline const char *fresh_dir(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/nprof-test-ntff-XXXXXX");
+	return mkdtemp(dir);
+}
+
+static inline void *read_whole(const char *path, size_t *len)
+{
+	struct stat st;
+	void *buf;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || fstat(fd, &st)) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (buf && read(fd, buf, (size_t)st.st_size) != st.st_size) {
+		free(buf);
+		buf = NULL;
+	}
+	close(fd);
+	*len = (size_t)st.st_size;
+	return buf;
+}
+
+static inline int write_whole(const char *path, const void *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, buf, len) == (ssize_t)len;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* A ring of @n entries with seq = base + i, as the device would write them. */
+static inline struct neuronprof_notification *make_ring(size_t n, uint16_t qt, uint64_t base)
+{
+	struct neuronprof_notification *r = calloc(n, ENTRY);
+	size_t i;
+
+	for (i = 0; r && i < n; i++) {
+		r[i].timestamp_ns = 1000 + 10 * (base + i);
+		r[i].seq = base + i;
+		r[i].queue_type = qt;
+		r[i].engine = 2;
+		r[i].code = (uint32_t)(0xc0de0000u + i);
+		r[i].model_id = 77;
+		r[i].payload[3] = ~(uint64_t)i;
+	}
+	return r;
+}
+
+static const struct nprof_ntff_info sample_info = {
+	.size = sizeof(struct nprof_ntff_info),
+	.pid = 4242,
+	.core = 1,
+	.capture_kind = NPROF_NTFF_CAPTURE_MODEL,
+	.clock_id = 1,
+	.session_id = 3,
+	.model_id = 77,
+	.model_name = "resnet50",
+	.instance_id = "i-0123456789abcdef0",
+	.hostname = "trn1-host",
+	.start_ns = 1000,
+	.stop_ns = 99999,
+	.device = {
+		.arch = NEURONPROF_ARCH_TRN1,
+		.uapi_version = NEURONPROF_UAPI_VERSION,
+		.num_cores = 2,
+		.num_topsps = 6,
+		.engines_per_core = 4,
+		.entry_size = 64,
+		.device_index = 0,
+		.provider = "sim",
+	},
+};
+
+/*
+ * Write a file with: a TRACE queue whose ring wrapped (entries 40..63 then
+ * 0..19 of the ring, seq 1000..1043), an empty ERROR queue with 5 lost, and
+ * a TOPSP_EVENT queue in one span. Returns the path in @path.
+ */
+static inline int write_sample(const char *d, const char *name, char *path, size_t plen)
+{
+	struct neuronprof_notification *ring, *ev;
+	struct nprof_ntff_queue_desc q = { .size = sizeof(q) };
+	struct nprof_ntff_writer *w;
+	size_t i;
+	int ret;
+
+	ring = make_ring(64, NEURONPROF_QT_TRACE, 0);
+	ev = make_ring(10, NEURONPROF_QT_TOPSP_EVENT, 500);
+	/* Ring positions 40..63 hold seq 1000..1023, 0..19 hold 1024..1043. */
+	for (i = 0; i < 64; i++)
+		ring[i].seq = i >= 40 ? 1000 + (i - 40) : 1024 + i;
+	w = nprof_ntff_writer_create(d, name, 0);
+	if (!w)
+		return -errno;
+	CHECK_INT(nprof_ntff_writer_set_info(w, &sample_info), 0);
+	q.queue_type = NEURONPROF_QT_TRACE;
+	q.target_kind = NEURONPROF_TARGET_CORE;
+	q.target_index = 1;
+	q.engine = 2;
+	q.entry_size = ENTRY;
+	q.lost_count = 0;
+	CHECK_INT(nprof_ntff_writer_append(w, &q, &ring[40], 24 * ENTRY, &ring[0], 20 * ENTRY), 0);
+	q.queue_type = NEURONPROF_QT_ERROR;
+	q.engine = 0;
+	q.lost_count = 5;
+	q.ring_flags = NEURONPROF_RING_OVERFLOWED;
+	CHECK_INT(nprof_ntff_writer_append(w, &q, NULL, 0, NULL, 0), 1);
+	q.queue_type = NEURONPROF_QT_TOPSP_EVENT;
+	q.target_kind = NEURONPROF_TARGET_TOPSP;
+	q.target_index = 3;
+	q.lost_count = 0;
+	q.ring_flags = 0;
+	CHECK_INT(nprof_ntff_writer_append(w, &q, NULL, 0, ev, 10 * ENTRY), 2);
+	/* Nothing under the final name before finalize. */
+	snprintf(path, plen, "%s/%s", d, name);
+	CHECK(access(path, F_OK) && errno == ENOENT);
+	ret = nprof_ntff_writer_finalize(w);
+	free(ring);
+	free(ev);
+	return ret;
+}
+
+struct sample {
+	unsigned char *buf;
+	size_t len;
+};
+
+static inline int load_sample(struct sample *s)
+{
+	char path[PATH_MAX];
+
+	if (!fresh_dir())
+		return -1;
+	if (write_sample(dir, "s.ntff", path, sizeof(path)))
+		return -1;
+	s->buf = read_whole(path, &s->len);
+	rm_rf(dir);
+	return s->buf ? 0 : -1;
+}
+
+/* Re-seal the header checksum after editing header fields. */
+static inline void reseal(unsigned char *buf)
+{
+	uint32_t c = htole32(nprof_crc32c_update(0, buf, NTFF_HEADER_CSUM_SPAN));
+
+	memcpy(buf + offsetof(struct nprof_ntff_header, header_csum), &c, 4);
+}
+
+static inline void put64(unsigned char *buf, size_t off, uint64_t v)
+{
+	v = htole64(v);
+	memcpy(buf + off, &v, 8);
+}
+
+static inline void put16(unsigned char *buf, size_t off, uint16_t v)
+{
+	v = htole16(v);
+	memcpy(buf + off, &v, 2);
+}
+
+/*
+ * Open a copy of @len bytes of @buf with @flags; expect failure with @err
+ * and @msg in the message.
+ */
+static inline void expect_reject_flags(const unsigned char *buf, size_t len, unsigned int flags, int err,
+				       const char *msg)
+{
+	unsigned char *copy = malloc(len ? len : 1);
+	struct nprof_ntff_reader *r;
+
+	memcpy(copy, buf, len);
+	r = nprof_ntff_reader_open_mem(copy, len, flags);
+	if (r) {
+		FAIL("accepted a file that should fail with \"%s\"", msg);
+		nprof_ntff_reader_close(r);
+	} else {
+		if (errno != err)
+			FAIL("errno %d, expected %d (%s)", errno, err, nprof_strerror_last());
+		if (!strstr(nprof_strerror_last(), msg))
+			FAIL("message \"%s\" lacks \"%s\"", nprof_strerror_last(), msg);
+	}
+	free(copy);
+}
+
+static inline void expect_reject(const unsigned char *buf, size_t len, int err, const char *msg)
+{
+	expect_reject_flags(buf, len, NPROF_NTFF_READ_VERIFY_AT_OPEN, err, msg);
+}
+
+/*
+ * Re-encode the sample with its metadata edited by @edit, resealing every
+ * checksum, so only the semantic check can catch it.
+ */
+static inline unsigned char *with_metadata(const struct sample *s, void (*edit)(Neuronprof__Ntff__NtffInfo *),
+					   size_t *out_len)
+{
+	struct nprof_ntff_header h;
+	Neuronprof__Ntff__NtffInfo *m;
+	unsigned char *out;
+	size_t mlen;
+
+	nprof_ntff_header_decode(s->buf, &h);
+	m = neuronprof__ntff__ntff_info__unpack(NULL, h.metadata_length, s->buf + h.metadata_offset);
+	if (!m)
+		return NULL;
+	edit(m);
+	mlen = neuronprof__ntff__ntff_info__get_packed_size(m);
+	*out_len = h.metadata_offset + mlen;
+	out = malloc(*out_len);
+	memcpy(out, s->buf, h.metadata_offset);
+	neuronprof__ntff__ntff_info__pack(m, out + h.metadata_offset);
+	neuronprof__ntff__ntff_info__free_unpacked(m, NULL);
+	h.metadata_length = mlen;
+	h.metadata_csum = nprof_crc32c_update(0, out + h.metadata_offset, mlen);
+	nprof_ntff_header_encode(&h, out);
+	reseal(out);
+	return out;
+}
+
+static inline int write_raw(const char *d, const char *name, const struct nprof_ntff_info *info,
+			    const struct neuronprof_notification *ring, size_t n)
+{
+	struct nprof_ntff_queue_desc q = {
+		.size = sizeof(q), .queue_type = NEURONPROF_QT_DMA,
+		.target_kind = NEURONPROF_TARGET_CORE, .target_index = 1, .engine = 3,
+		.entry_size = ENTRY,
+	};
+	struct nprof_ntff_writer *w = nprof_ntff_writer_create(d, name, 0);
+	int ret;
+
+	if (!w)
+		return -errno;
+	ret = nprof_ntff_writer_set_info(w, info);
+	if (!ret)
+		ret = nprof_ntff_writer_append(w, &q, ring, n * ENTRY, NULL, 0) < 0 ? -1 : 0;
+	if (ret) {
+		nprof_ntff_writer_abort(w);
+		return ret;
+	}
+	return nprof_ntff_writer_finalize(w);
+}
+
+static const struct nprof_ntff_code_name sample_names[] = {
+	{ NEURONPROF_QT_TRACE, 0x100, "matmult" },
+	{ NEURONPROF_QT_TRACE, 0x101, "matmult" },
+	{ NEURONPROF_QT_TRACE, 0x203, "tensor_tensor" },
+	{ NEURONPROF_QT_DMA, 5, "dma_copy" },
+	{ NEURONPROF_QT_TOPSP_TRACE, 0x7f01, "collective.v2" },
+};
+
+/* The sample file with sample_names, written as write_sample() does. */
+static inline int load_named_sample(struct sample *s)
+{
+	struct nprof_ntff_info in = sample_info;
+	struct neuronprof_notification *ring;
+	char path[PATH_MAX];
+	int ret;
+
+	s->buf = NULL;
+	in.code_names = sample_names;
+	in.num_code_names = 5;
+	ring = make_ring(8, NEURONPROF_QT_TRACE, 0);
+	if (!ring || !fresh_dir()) {
+		free(ring);
+		return -ENOMEM;
+	}
+	ret = write_raw(dir, "named.ntff", &in, ring, 8);
+	free(ring);
+	snprintf(path, sizeof(path), "%s/named.ntff", dir);
+	if (!ret) {
+		s->buf = read_whole(path, &s->len);
+		ret = s->buf ? 0 : -EIO;
+	}
+	rm_rf(dir);
+	return ret;
+}
+
+#endif /* NPROF_TEST_NTFF_TEST_UTIL_H */
