@@ -35,7 +35,7 @@ static inline const char *fresh_dir(void)
 	return mkdtemp(dir);
 }
 
-static inline void *read_whole(const char *path, size_t *len)
+static inline void *ntff_test_read_whole(const char *path, size_t *len)
 {
 	struct stat st;
 	void *buf;
@@ -116,7 +116,7 @@ static const struct nprof_ntff_info sample_info = {
  * 0..19 of the ring, seq 1000..1043), an empty ERROR queue with 5 lost, and
  * a TOPSP_EVENT queue in one span. Returns the path in @path.
  */
-static inline int write_sample(const char *d, const char *name, char *path, size_t plen)
+static inline int ntff_test_write_sample(const char *d, const char *name, char *path, size_t plen)
 {
 	struct neuronprof_notification *ring, *ev;
 	struct nprof_ntff_queue_desc q = { .size = sizeof(q) };
@@ -171,15 +171,15 @@ static inline int load_sample(struct sample *s)
 
 	if (!fresh_dir())
 		return -1;
-	if (write_sample(dir, "s.ntff", path, sizeof(path)))
+	if (ntff_test_write_sample(dir, "s.ntff", path, sizeof(path)))
 		return -1;
-	s->buf = read_whole(path, &s->len);
+	s->buf = ntff_test_read_whole(path, &s->len);
 	rm_rf(dir);
 	return s->buf ? 0 : -1;
 }
 
 /* Re-seal the header checksum after editing header fields. */
-static inline void reseal(unsigned char *buf)
+static inline void ntff_test_reseal(unsigned char *buf)
 {
 	uint32_t c = htole32(nprof_crc32c_update(0, buf, NTFF_HEADER_CSUM_SPAN));
 
@@ -253,11 +253,11 @@ static inline unsigned char *with_metadata(const struct sample *s, void (*edit)(
 	h.metadata_length = mlen;
 	h.metadata_csum = nprof_crc32c_update(0, out + h.metadata_offset, mlen);
 	nprof_ntff_header_encode(&h, out);
-	reseal(out);
+	ntff_test_reseal(out);
 	return out;
 }
 
-static inline int write_raw(const char *d, const char *name, const struct nprof_ntff_info *info,
+static inline int ntff_test_write_raw(const char *d, const char *name, const struct nprof_ntff_info *info,
 			    const struct neuronprof_notification *ring, size_t n)
 {
 	struct nprof_ntff_queue_desc q = {
@@ -288,7 +288,7 @@ static const struct nprof_ntff_code_name sample_names[] = {
 	{ NEURONPROF_QT_TOPSP_TRACE, 0x7f01, "collective.v2" },
 };
 
-/* The sample file with sample_names, written as write_sample() does. */
+/* The sample file with sample_names, written as ntff_test_write_sample() does. */
 static inline int load_named_sample(struct sample *s)
 {
 	struct nprof_ntff_info in = sample_info;
@@ -304,11 +304,11 @@ static inline int load_named_sample(struct sample *s)
 		free(ring);
 		return -ENOMEM;
 	}
-	ret = write_raw(dir, "named.ntff", &in, ring, 8);
+	ret = ntff_test_write_raw(dir, "named.ntff", &in, ring, 8);
 	free(ring);
 	snprintf(path, sizeof(path), "%s/named.ntff", dir);
 	if (!ret) {
-		s->buf = read_whole(path, &s->len);
+		s->buf = ntff_test_read_whole(path, &s->len);
 		ret = s->buf ? 0 : -EIO;
 	}
 	rm_rf(dir);

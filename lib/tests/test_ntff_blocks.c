@@ -128,7 +128,7 @@ static int load_blocks_sample(struct sample *s)
 		return -1;
 	if (write_blocks_sample(dir, "b.ntff", path, sizeof(path)))
 		return -1;
-	s->buf = read_whole(path, &s->len);
+	s->buf = ntff_test_read_whole(path, &s->len);
 	rm_rf(dir);
 	return s->buf ? 0 : -1;
 }
@@ -200,7 +200,7 @@ TEST(ntff_blocks_round_trip)
 		return;
 	}
 	CHECK_INT(write_blocks_sample(dir, "b.ntff", path, sizeof(path)), 0);
-	file = read_whole(path, &flen);
+	file = ntff_test_read_whole(path, &flen);
 	r = nprof_ntff_reader_open(path, NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	lazy = nprof_ntff_reader_open(path, NPROF_NTFF_READ_VERIFY_LAZY);
 	/* The default mode is the one-pass mode, NPROF_NTFF_READ_VERIFY_LAZY. */
@@ -538,7 +538,7 @@ static unsigned char *with_block_size(const struct sample *s, uint32_t block_siz
 	h.block_table_csum = nprof_crc32c_update(0, out + h.block_table_offset, 4 * n);
 	h.metadata_offset = h.block_table_offset + 4 * n;
 	nprof_ntff_header_encode(&h, out);
-	reseal(out);
+	ntff_test_reseal(out);
 	return out;
 }
 
@@ -555,7 +555,7 @@ static unsigned char *with_field(const struct sample *s, size_t off, int bits, u
 	} else {
 		put64(b, off, v);
 	}
-	reseal(b);
+	ntff_test_reseal(b);
 	return b;
 }
 
@@ -651,7 +651,7 @@ TEST(ntff_blocks_rejects_bad_layout)
 		CHECK_INT(nprof_ntff_writer_finalize(w), 0);
 		free(e);
 		snprintf(path, sizeof(path), "%s/e.ntff", dir);
-		big.buf = read_whole(path, &big.len);
+		big.buf = ntff_test_read_whole(path, &big.len);
 		rm_rf(dir);
 		if (big.buf) {
 			b = with_block_size(&big, 4096, &len);
@@ -796,7 +796,7 @@ TEST(ntff_blocks_detect_bit_flips)
 	b[h.block_table_offset + 4 * 2] ^= 0x01;
 	h.block_table_csum = nprof_crc32c_update(0, b + h.block_table_offset, h.block_table_length);
 	nprof_ntff_header_encode(&h, b);
-	reseal(b);
+	ntff_test_reseal(b);
 	expect_reject(b, s.len, EBADMSG,
 		      "in block 2 (bytes 8192..12287 of the data region, queue record 1 (DMA core 0 engine 1))");
 	r = nprof_ntff_reader_open_mem(b, s.len, NPROF_NTFF_READ_VERIFY_LAZY);

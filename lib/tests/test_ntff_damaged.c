@@ -60,18 +60,18 @@ TEST(ntff_rejects_damaged_files)
 	/* Unknown major version; a higher minor is accepted. */
 	memcpy(b, s.buf, s.len);
 	put16(b, 8, 3);
-	reseal(b);
+	ntff_test_reseal(b);
 	expect_reject(b, s.len, EPROTONOSUPPORT,
 		      "NTFF version 3.3 is not supported: major version 3 is unknown (this reader reads 1.x and 2.x)");
 	/* Major 2 is for raw entries only, and raw entries are major 2 only. */
 	memcpy(b, s.buf, s.len);
 	put16(b, 8, 2);
-	reseal(b);
+	ntff_test_reseal(b);
 	expect_reject(b, s.len, EBADMSG, "major version 2 with raw format 0 (raw entries are major 2, others 1)");
 	memcpy(b, s.buf, s.len);
 	put16(b, 10, 7);
 	b[0x60] = 1;	/* a later minor may use reserved bytes */
-	reseal(b);
+	ntff_test_reseal(b);
 	{
 		struct nprof_ntff_reader *r = nprof_ntff_reader_open_mem(b, s.len, NPROF_NTFF_READ_VERIFY_AT_OPEN);
 
@@ -84,11 +84,11 @@ TEST(ntff_rejects_damaged_files)
 	}
 	memcpy(b, s.buf, s.len);
 	b[0x60] = 1;
-	reseal(b);
+	ntff_test_reseal(b);
 	expect_reject(b, s.len, EBADMSG, "reserved header byte at offset 96 is 0x01, not 0");
 	memcpy(b, s.buf, s.len);
 	b[0x7b] = 0x80;
-	reseal(b);
+	ntff_test_reseal(b);
 	expect_reject(b, s.len, EBADMSG, "reserved header byte at offset 123 is 0x80, not 0");
 
 	/* Bit flips: header, data, metadata. */
@@ -122,31 +122,31 @@ TEST(ntff_rejects_damaged_files)
 	/* Oversized and overflowing offsets. */
 	memcpy(b, s.buf, s.len);
 	put64(b, offsetof(struct nprof_ntff_header, metadata_offset), 1ULL << 40);
-	reseal(b);
+	ntff_test_reseal(b);
 	expect_reject(b, s.len, EBADMSG, "metadata [offset 1099511627776, length");
 	memcpy(b, s.buf, s.len);
 	put64(b, offsetof(struct nprof_ntff_header, data_offset), UINT64_MAX - 8);
-	reseal(b);
+	ntff_test_reseal(b);
 	expect_reject(b, s.len, EBADMSG, "data region [offset 18446744073709551607, length 3456] extends past the end");
 	memcpy(b, s.buf, s.len);
 	put64(b, offsetof(struct nprof_ntff_header, data_length), UINT64_MAX);
-	reseal(b);
+	ntff_test_reseal(b);
 	expect_reject(b, s.len, EBADMSG, "data region [offset 128, length 18446744073709551615] extends past the end");
 	memcpy(b, s.buf, s.len);
 	put64(b, offsetof(struct nprof_ntff_header, data_offset), 64);
-	reseal(b);
+	ntff_test_reseal(b);
 	expect_reject(b, s.len, EBADMSG, "overlaps the 128-byte header");
 	memcpy(b, s.buf, s.len);
 	put64(b, offsetof(struct nprof_ntff_header, data_length), h.data_length + 8);
-	reseal(b);
+	ntff_test_reseal(b);
 	expect_reject(b, s.len, EBADMSG, "overlap");
 	memcpy(b, s.buf, s.len);
 	b[offsetof(struct nprof_ntff_header, checksum_type)] = 9;
-	reseal(b);
+	ntff_test_reseal(b);
 	expect_reject(b, s.len, EBADMSG, "unknown checksum type 9");
 	memcpy(b, s.buf, s.len);
 	b[offsetof(struct nprof_ntff_header, header_size)] = 100;
-	reseal(b);
+	ntff_test_reseal(b);
 	expect_reject(b, s.len, EBADMSG, "header size 100 is outside [128,");
 
 	free(b);
@@ -217,7 +217,7 @@ TEST(ntff_rejects_bad_trace_info)
 		memset(b + h.metadata_offset, 0xff, h.metadata_length);
 		h.metadata_csum = nprof_crc32c_update(0, b + h.metadata_offset, h.metadata_length);
 		nprof_ntff_header_encode(&h, b);
-		reseal(b);
+		ntff_test_reseal(b);
 		expect_reject(b, s.len, EBADMSG, "is not a valid ntff_info message");
 		free(b);
 	}

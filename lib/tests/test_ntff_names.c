@@ -87,26 +87,26 @@ TEST(ntff_code_names_writer_rules)
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		memcpy(names, sample_names, sizeof(names));
 		names[bad[i].at] = bad[i].c;
-		CHECK_INT(write_raw(dir, "bad.ntff", &in, ring, 4), -EINVAL);
+		CHECK_INT(ntff_test_write_raw(dir, "bad.ntff", &in, ring, 4), -EINVAL);
 		CHECK_CONTAINS(nprof_strerror_last(), bad[i].msg);
 	}
 	/* The longest name is fine. */
 	memcpy(names, sample_names, sizeof(names));
 	names[0].name = "abcdefghijklmnopqrstu.9";
-	CHECK_INT(write_raw(dir, "long.ntff", &in, ring, 4), 0);
+	CHECK_INT(ntff_test_write_raw(dir, "long.ntff", &in, ring, 4), 0);
 	/* A count without names, and names of a raw device. */
 	in.code_names = NULL;
-	CHECK_INT(write_raw(dir, "bad.ntff", &in, ring, 4), -EINVAL);
+	CHECK_INT(ntff_test_write_raw(dir, "bad.ntff", &in, ring, 4), -EINVAL);
 	CHECK_CONTAINS(nprof_strerror_last(), "without the names");
 	in.code_names = sample_names;
 	in.device.raw_format = NEURONPROF_RAW_FORMAT_NEURON_V2;
 	in.device.raw_entry_size = 64;
-	CHECK_INT(write_raw(dir, "bad.ntff", &in, ring, 4), -EINVAL);
+	CHECK_INT(ntff_test_write_raw(dir, "bad.ntff", &in, ring, 4), -EINVAL);
 	CHECK_CONTAINS(nprof_strerror_last(), "raw device names nothing");
 	/* A library 1.1.0 caller's struct ends before the names: none written. */
 	in = sample_info;
 	in.size = NPROF_NTFF_INFO_SIZE_V2;
-	CHECK_INT(write_raw(dir, "v2.ntff", &in, ring, 4), 0);
+	CHECK_INT(ntff_test_write_raw(dir, "v2.ntff", &in, ring, 4), 0);
 	free(ring);
 	rm_rf(dir);
 }
@@ -170,7 +170,7 @@ TEST(ntff_code_names_reader_checks)
 	b = with_metadata(&s, edit_names_raw, &len);
 	if (b) {
 		put16(b, 8, NPROF_NTFF_VERSION_MAJOR_RAW);
-		reseal(b);
+		ntff_test_reseal(b);
 		expect_reject(b, len, EBADMSG, "raw device names nothing");
 	}
 	free(b);
@@ -179,7 +179,7 @@ TEST(ntff_code_names_reader_checks)
 	CHECK(b != NULL);
 	if (b) {
 		put16(b, 10, 1);
-		reseal(b);
+		ntff_test_reseal(b);
 	}
 	r = b ? nprof_ntff_reader_open_mem(b, len, NPROF_NTFF_READ_VERIFY_AT_OPEN) : NULL;
 	CHECK(r != NULL);

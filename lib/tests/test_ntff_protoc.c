@@ -81,7 +81,7 @@ TEST(ntff_metadata_decodes_with_protoc)
 		FAIL("mkdtemp");
 		return;
 	}
-	CHECK_INT(write_sample(dir, "p.ntff", path, sizeof(path)), 0);
+	CHECK_INT(ntff_test_write_sample(dir, "p.ntff", path, sizeof(path)), 0);
 	r = nprof_ntff_reader_open(path, NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	CHECK(r != NULL);
 	if (!r) {

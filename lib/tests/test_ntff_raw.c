@@ -67,7 +67,7 @@ static struct nprof_ntff_reader *open_raw_file(const char *name, const struct np
 		*ring = NULL;
 		return NULL;
 	}
-	ret = write_raw(dir, name, info, *ring, n);
+	ret = ntff_test_write_raw(dir, name, info, *ring, n);
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	if (ret)
 		FAIL("writing %s: %d: %s", path, ret, nprof_strerror_last());
@@ -110,7 +110,7 @@ TEST(ntff_raw_round_trip)
 
 	/* A raw format without its device entry size describes nothing. */
 	in.device.raw_entry_size = 0;
-	CHECK(write_raw(dir, "bad.ntff", &in, ring, 12) == -EINVAL);
+	CHECK(ntff_test_write_raw(dir, "bad.ntff", &in, ring, 12) == -EINVAL);
 	CHECK_CONTAINS(nprof_strerror_last(), "raw format 1 without a raw entry size");
 	free(ring);
 	rm_rf(dir);
@@ -183,7 +183,7 @@ TEST(ntff_old_files_read_as_not_raw)
 	b = with_metadata(&s, edit_drop_raw, &len);
 	CHECK(b != NULL);
 	put16(b, 10, 0);
-	reseal(b);
+	ntff_test_reseal(b);
 	r = b ? nprof_ntff_reader_open_mem(b, len, NPROF_NTFF_READ_VERIFY_AT_OPEN) : NULL;
 	CHECK(r != NULL);
 	if (r) {

@@ -39,7 +39,7 @@ TEST(ntff_round_trip)
 		FAIL("mkdtemp");
 		return;
 	}
-	CHECK_INT(write_sample(dir, "profile.ntff", path, sizeof(path)), 0);
+	CHECK_INT(ntff_test_write_sample(dir, "profile.ntff", path, sizeof(path)), 0);
 	/* Only the final file: the temporary one was renamed. */
 	CHECK_INT(dir_entries(dir), 1);
 	CHECK(!stat(path, &st) && (st.st_mode & 0777) == (0644 & ~(mode_t)umask(022)));
@@ -291,7 +291,7 @@ TEST(ntff_writer_abort_and_errors)
 	CHECK_INT(dir_entries(dir), 1);
 	{
 		size_t len;
-		char *b = read_whole(path, &len);
+		char *b = ntff_test_read_whole(path, &len);
 
 		CHECK(b && len == 4 && !memcmp(b, "keep", 4));
 		free(b);
