@@ -107,7 +107,7 @@ static int nn_dm_setup(struct kunit *test, u32 type, u64 ring_size, u32 size)
  */
 static void nn_dm_check(struct kunit *test, int q, u64 from, u64 seq, u32 first)
 {
-	struct nprof_ring *ring = &((struct nn_dm_ctx *)test->priv)->sub->ring;
+	struct nprof_kring *ring = &((struct nn_dm_ctx *)test->priv)->sub->ring;
 	u64 pos, i = 0;
 
 	for (pos = from; pos < ring->prod; pos += NPROF_ENTRY_SIZE, i++) {
