@@ -44,6 +44,26 @@ bool nprof_capture_control_open(void);
 bool nprof_capture_control_present(void);
 bool nprof_capture_control_enabled(void);
 
+/*
+ * The output of an inspect session (Documentation/capture.rst, "Output
+ * limits"): _begin() arms it for the session directory @dirfd (its path
+ * @dir, for the messages) with at most @limit bytes of entries (0: no
+ * limit); _claim() is asked before @len bytes of entries are written and
+ * says whether to write them: no once the limit or the directory's free
+ * space (less a reserve for the files' metadata) would be passed, and from
+ * then on, saying why once; _drop() counts entries that were not written;
+ * _failed() stops the output after a write failed with @err (ENOSPC,
+ * EFBIG, EDQUOT), saying so once; _end() says once how much was written
+ * where, if the output stopped, and disarms it. Without _begin() (the
+ * capture API on its own) every write is allowed.
+ */
+void nprof_capture_output_begin(int dirfd, const char *dir, uint64_t limit);
+bool nprof_capture_output_claim(uint64_t len);
+void nprof_capture_output_drop(uint64_t entries);
+void nprof_capture_output_failed(int err);
+bool nprof_capture_output_stopped(void);
+void nprof_capture_output_end(void);
+
 /* ---- the drainer -------------------------------------------------------------- */
 
 struct nprof_drainer;
