@@ -8,7 +8,9 @@
  * the limit, with one message for the whole session (not one per queue);
  * a write that fails for the file size limit (RLIMIT_FSIZE, SIGXFSZ
  * ignored: EFBIG, as a full disk's ENOSPC) stops the output with one
- * message too.
+ * message too. The control page's switch_seq rotates a SESSION capture's
+ * output: each change starts a new file at the next execution, and the
+ * files hold exactly the executions between the switches.
  *
  * The fake device's rings are one page (64 entries) and its SIM_EXEC paces
  * itself to the streaming consumer, so nothing here depends on timing.
@@ -16,6 +18,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -258,6 +261,69 @@ TEST(failed_write_stops_output_once)
 	CHECK_INT(waitpid(pid, &status, 0), pid);
 	CHECK(WIFEXITED(status));
 	CHECK_INT(WEXITSTATUS(status), 0);
+}
+
+/* Entries per queue of a capture of @it iterations on a fake trn2 core: 24 queues. */
+#define ENTRIES(it)	(24L * (it))
+
+/* Executions 1 to 9, execution e of e iterations; switches before 4 and 8. */
+TEST(switch_seq_rotates_the_files)
+{
+	struct nprof_control_page *page;
+	struct nprof_inspect_config *cfg;
+	struct nprof_ntff_info info;
+	struct nprof_model *m;
+	char dir[PATH_MAX], fdstr[16];
+	struct scratch s;
+	struct fakex x;
+	int fd;
+
+	fd = memfd_create("nprof-control", 0);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	CHECK_INT(ftruncate(fd, sizeof(*page)), 0);
+	page = mmap(NULL, sizeof(*page), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(page != MAP_FAILED);
+	if (page == MAP_FAILED)
+		return;
+	page->magic = NPROF_CONTROL_MAGIC;
+	__atomic_store_n(&page->enabled, 1, __ATOMIC_RELEASE);
+	snprintf(fdstr, sizeof(fdstr), "%d", fd);
+	setenv(NPROF_CONTROL_FD_ENV, fdstr, 1);
+
+	CHECK(!scratch_enter(&s));
+	CHECK_INT(fakex_setup(&x, 1), 0);
+	cfg = cfg_new("out", NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
+	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
+	CHECK(nprof_inspect_session_dir(dir, sizeof(dir)) > 0);
+	m = nprof_model_load("rotated", 1, 1);
+	for (uint32_t e = 1; m && e <= 9; e++) {
+		struct nprof_sim_program p = fakex_prog(e, false);
+		struct nprof_sim_result res = { .size = sizeof(res) };
+
+		if (e == 4 || e == 8)
+			__atomic_add_fetch(&page->switch_seq, 1, __ATOMIC_RELEASE);
+		CHECK_INT(nprof_model_sim_execute(m, &p, &res), 0);
+	}
+	CHECK_INT(nprof_inspect_stop(), 0);
+	CHECK_INT(ntff_check(dir, "profile_nc_1_session_0.ntff", &info), ENTRIES(1 + 2 + 3));
+	CHECK_INT(info.exec_first, 1);
+	CHECK_INT(info.exec_last, 3);
+	CHECK_INT(ntff_check(dir, "profile_nc_1_session_1.ntff", &info), ENTRIES(4 + 5 + 6 + 7));
+	CHECK_INT(info.exec_first, 4);
+	CHECK_INT(info.exec_last, 7);
+	CHECK_INT(ntff_check(dir, "profile_nc_1_session_2.ntff", &info), ENTRIES(8 + 9));
+	CHECK_INT(info.exec_first, 8);
+	CHECK_INT(info.exec_last, 9);
+	nprof_model_unload(m);
+	nprof_inspect_close();
+	nprof_inspect_config_free(cfg);
+	fakex_teardown(&x);
+	scratch_leave(&s);
+	unsetenv(NPROF_CONTROL_FD_ENV);
+	munmap(page, sizeof(*page));
+	close(fd);
 }
 
 HARNESS_MAIN

@@ -43,6 +43,8 @@ void nprof_progress_add(uint64_t entries, uint64_t bytes, uint64_t lost);
 bool nprof_capture_control_open(void);
 bool nprof_capture_control_present(void);
 bool nprof_capture_control_enabled(void);
+/* The page's switch_seq (0 without a page): a new value asks for a new file. */
+uint64_t nprof_capture_control_switch(void);
 
 /*
  * The output of an inspect session (Documentation/capture.rst, "Output

@@ -10,7 +10,9 @@
  * begin arms nothing; the execution hooks count each core's executions and
  * start its capture when an execution that is wanted begins (in the range,
  * and the control page says enabled), and stop and write it when one that
- * is not wanted begins, when the range's last execution ends, or at stop.
+ * is not wanted begins, when the range's last execution ends, or at stop;
+ * one that begins after the page's switch_seq changed ends the open window
+ * and opens the next with it (a tool's --switch-output).
  * Each window is one file, and its description says which executions it
  * holds (exec_first, exec_last).
  */
@@ -48,6 +50,7 @@ struct win_core {
 	uint64_t count;			/* executions begun on the core this session */
 	uint64_t first;			/* the execution the open window began with */
 	uint64_t windows;		/* windows written: the next one's session id */
+	uint64_t switch_seq;		/* the control page's switch_seq when it opened */
 	bool open;			/* a window (capture session) is open */
 	struct nprof_capture *cap;
 	uint32_t local;
@@ -206,6 +209,7 @@ static void session_exec_begin(const struct nprof_session_view *s, const struct 
 {
 	uint32_t vnc = m->vnc;
 	struct win_core *w = &win[vnc < NPROF_MAX_CORES ? vnc : 0];
+	uint64_t sw = nprof_capture_control_switch();
 	bool want;
 	int ret;
 
@@ -216,9 +220,10 @@ static void session_exec_begin(const struct nprof_session_view *s, const struct 
 	w->count++;
 	want = (!s->exec_first || (w->count >= s->exec_first && w->count <= s->exec_last)) &&
 	       nprof_capture_control_enabled();
-	if (w->open && !want) {
+	/* Not wanted any more, or a switch asked for: the window ends before this execution. */
+	if (w->open && (!want || w->switch_seq != sw))
 		window_close(s, vnc, w->count - 1, false);
-	} else if (!w->open && want) {
+	if (!w->open && want) {
 		ret = nprof_rt_capture_start(vnc, NULL, &w->cap, &w->local);
 		if (ret) {
 			nprof_log(NPROF_LOG_WARN,
@@ -227,6 +232,7 @@ static void session_exec_begin(const struct nprof_session_view *s, const struct 
 		} else {
 			w->open = true;
 			w->first = w->count;
+			w->switch_seq = sw;
 		}
 	}
 	pthread_mutex_unlock(&win_lock);
