@@ -26,7 +26,7 @@
 #include "tool.h"
 
 enum { REC_MODE, REC_CORES, REC_EXECUTIONS, REC_DEVICE, REC_MODEL_NAME, REC_SYSPROF,
-       REC_NO_SYSPROF, REC_MAX_EVENTS, REC_DELAY, REC_CONTROL };
+       REC_NO_SYSPROF, REC_MAX_EVENTS, REC_DELAY, REC_CONTROL, REC_SWITCH_OUTPUT };
 
 /* --executions A-B: executions A to B (from 1, inclusive) of each core's SESSION capture. */
 static int parse_exec_range(struct record_opts *o, const char *arg)
@@ -81,6 +81,13 @@ static int record_opt(const struct opt *opt, const char *arg, void *ctx)
 		return record_control_parse_delay(&o->ctl, arg);
 	case REC_CONTROL:
 		return record_control_parse(&o->ctl, arg);
+	case REC_SWITCH_OUTPUT:
+		if (record_rotate_parse(&o->rot, arg))
+			return EXIT_USAGE;
+		o->ctl.rotate = true;
+		if (!o->command_only)
+			o->command_only = "switch-output";
+		break;
 	case REC_DEVICE:
 		if (parse_u64("--device", arg, 0, INT32_MAX, false, &o->device))
 			return EXIT_USAGE;
@@ -118,6 +125,7 @@ int cmd_record(int argc, char **argv)
 		.model_id = 1,
 		.sysprof = -1,
 		.ctl = { .fd = -1, .ctl_fd = -1, .ack_fd = -1 },
+		.rot = { .mode = ROTATE_NONE },
 	};
 	const char **syn = &o.synthetic_only;
 	const struct opt opts[] = {
@@ -139,9 +147,10 @@ int cmd_record(int argc, char **argv)
 			"(instead of --executions); command: stop it with\n"
 			"SIGTERM after SEC seconds"),
 		OPT_SIZE(0, "max-size", &o.max_size, "SIZE", 1ULL << 20, 1ULL << 40,
-			 "synthetic: run no more executions once the next\n"
-			 "could take the recording past SIZE (1M to 1T; K, M, G)",
-			 .first = syn),
+			 "stop writing entries before the recording passes\n"
+			 "SIZE (1M to 1T; K, M, G): the rest count as lost,\n"
+			 "the command runs on; synthetic: also no more\n"
+			 "executions once the next could pass it"),
 		OPT_BOOL(0, "no-streaming", &o.no_streaming,
 			 "keep entries in the rings until the profile is\n"
 			 "written (NEURON_RT_INSPECT_STREAMING=0): what does not\n"
@@ -195,12 +204,29 @@ int cmd_record(int argc, char **argv)
 		OPT_GROUP("Command-only options:"),
 		OPT_BOOL(0, "on-fail", &o.on_fail, "NEURON_RT_INSPECT_ON_FAIL=1",
 			 .first = &o.command_only),
+		OPT_CALLBACK(0, "switch-output", "signal|SIZE|TIME", record_opt, REC_SWITCH_OUTPUT,
+			     "new files at SIGUSR2, every SIZE of entries (B, K,\n"
+			     "M, G: 100M) or every TIME (s, m, h, d: 30s), at the\n"
+			     "next execution (SESSION mode, the default with it)"),
+		OPT_U64(0, "switch-max-files", &o.rot.max_files, "N", 1, 1000000,
+			"with --switch-output: keep the newest N files of\n"
+			"each core, remove the older ones", .first = &o.command_only),
 		OPT_END(),
 	};
 	int rc;
 
 	if (opts_parse(argc, argv, opts, &o, &rc))
 		return rc;
+	if (o.rot.max_files && !record_rotate_wanted(&o.rot))
+		return usage_error("--switch-max-files keeps the newest of the files --switch-output "
+				   "starts: add --switch-output");
+	/* Files switch between the capture windows of SESSION mode. */
+	if (record_rotate_wanted(&o.rot)) {
+		if (o.mode && strcmp(o.mode, "session"))
+			return usage_error("--switch-output starts new files of SESSION captures: "
+					   "not with --mode %s", o.mode);
+		o.mode = "session";
+	}
 	/* A MODEL range's window is decided at its first execution: no switch inside it. */
 	if (o.exec_first && record_control_wanted(&o.ctl) &&
 	    (optind < argc ? !o.mode || !strcmp(o.mode, "model") : !record_session_mode(&o)))

@@ -10,10 +10,12 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <neuronprof/config.h>
 
 #include "record_control.h"
+#include "record_rotate.h"
 
 struct record_opts {
 	const char *outdir;
@@ -40,6 +42,8 @@ struct record_opts {
 	/* capture ranges: --executions A-B, --delay, --control */
 	uint64_t exec_first, exec_last;	/* 0, 0: every execution */
 	struct record_control ctl;
+	/* output rotation: --switch-output, --switch-max-files */
+	struct record_rotate rot;
 };
 
 /* CLOCK_MONOTONIC now, in nanoseconds. */
@@ -56,11 +60,12 @@ int record_command(struct record_opts *o, char **cmd);
 
 /*
  * record_output.c: -o's check (0, or -1 after the usage error); the bytes
- * under a directory; after a run with --max-size, the recording's size
- * against the limit (0, or -1 when over it).
+ * of the files under a directory modified at @since or later (0: all);
+ * after a run with --max-size, the recording's size against the limit (0,
+ * or -1 when over it).
  */
 int record_check_outdir(const char *dir);
-uint64_t record_dir_bytes(const char *dir);
-int record_max_size_report(const struct record_opts *o, const char *dir);
+uint64_t record_dir_bytes(const char *dir, time_t since);
+int record_max_size_report(const struct record_opts *o, const char *dir, time_t since);
 
 #endif /* NEURONPROF_RECORD_H */

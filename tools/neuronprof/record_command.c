@@ -28,7 +28,7 @@
 #include "util/options.h"
 #include "tool.h"
 
-#define MAX_ENV	(9 + NPROF_QUEUE_TYPES)
+#define MAX_ENV	(12 + NPROF_QUEUE_TYPES)
 
 struct env_list {
 	char *v[MAX_ENV + 1];
@@ -107,6 +107,8 @@ static int build_env(const struct record_opts *o, struct env_list *e)
 			       o->exec_first, o->exec_last);
 	if (o->no_streaming)
 		ok &= !env_add(e, "NEURON_RT_INSPECT_STREAMING", "0");
+	if (o->max_size)
+		ok &= !env_add(e, "NEURON_RT_INSPECT_CAPTURE_MAX_SIZE", "%" PRIu64, o->max_size);
 	if (o->cores)
 		ok &= !env_add(e, "NEURON_RT_INSPECT_EVENT_FILTER_NC", "%s", o->cores);
 	if (o->event_types)
@@ -164,6 +166,7 @@ static int wait_command(struct record_opts *o, pid_t pid, const char *name,
 			poll(p, o->ctl.ctl_fd >= 0 ? 2 : 1, delay >= 0 && delay < 1000 ? delay : 1000);
 		}
 		record_control_poll(&o->ctl);
+		record_rotate_tick(&o->rot, &o->ctl, st);
 		record_status_tick(st, false);
 	}
 	if (pfd >= 0)
@@ -178,6 +181,7 @@ int record_command(struct record_opts *o, char **cmd)
 	struct env_list env = { .n = 0 };
 	struct record_status st = { .fd = -1 };
 	int status, ret;
+	time_t started;
 	pid_t pid;
 
 	if (o->synthetic_only)
@@ -216,7 +220,14 @@ int record_command(struct record_opts *o, char **cmd)
 		env_free(&env);
 		return EXIT_FAIL;
 	}
+	if (record_rotate_start(&o->rot, o->outdir, &st)) {
+		record_control_finish(&o->ctl);
+		record_status_finish(&st);
+		env_free(&env);
+		return EXIT_FAIL;
+	}
 	fflush(NULL);
+	started = time(NULL);
 	pid = fork();
 	if (pid < 0) {
 		record_control_finish(&o->ctl);
@@ -240,6 +251,7 @@ int record_command(struct record_opts *o, char **cmd)
 	sigaction(SIGQUIT, &old_quit, NULL);
 	record_status_finish(&st);
 	record_control_finish(&o->ctl);
+	record_rotate_finish(&o->rot);
 	env_free(&env);
 	if (status == -1)
 		return fail("cannot wait for %s: %s", cmd[0], strerror(errno));
@@ -253,5 +265,7 @@ int record_command(struct record_opts *o, char **cmd)
 	fprintf(stderr, "neuronprof: record: %s exited with status %d; %d .ntff file%s under %s\n",
 		cmd[0], ret, count_ntff(o->outdir, 0), count_ntff(o->outdir, 0) == 1 ? "" : "s",
 		o->outdir);
+	if (o->max_size && record_max_size_report(o, o->outdir, started) && !ret)
+		ret = EXIT_FAIL;
 	return ret;
 }

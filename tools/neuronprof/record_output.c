@@ -51,8 +51,8 @@ int record_check_outdir(const char *dir)
 	return 0;
 }
 
-/* The bytes of the regular files under @dir, recursively. */
-uint64_t record_dir_bytes(const char *dir)
+/* The bytes of the regular files under @dir, recursively, modified at @since or later. */
+uint64_t record_dir_bytes(const char *dir, time_t since)
 {
 	uint64_t total = 0;
 	struct dirent *d;
@@ -70,8 +70,8 @@ uint64_t record_dir_bytes(const char *dir)
 		if (lstat(path, &sb))
 			continue;
 		if (S_ISDIR(sb.st_mode))
-			total += record_dir_bytes(path);
-		else if (S_ISREG(sb.st_mode))
+			total += record_dir_bytes(path, since);
+		else if (S_ISREG(sb.st_mode) && sb.st_mtime >= since)
 			total += (uint64_t)sb.st_size;
 	}
 	closedir(dp);
@@ -79,13 +79,14 @@ uint64_t record_dir_bytes(const char *dir)
 }
 
 /*
- * After a run with --max-size: the recording's size against the limit, on
- * stderr (stdout stays the result). Return: 0, or -1 when it is over the
- * limit (which the estimate is there to prevent).
+ * After a run with --max-size: the recording's size (its files under @dir
+ * modified at @since or later) against the limit, on stderr (stdout stays
+ * the result). Return: 0, or -1 when it is over the limit (which the
+ * library's limit and the synthetic model's estimate are there to prevent).
  */
-int record_max_size_report(const struct record_opts *o, const char *dir)
+int record_max_size_report(const struct record_opts *o, const char *dir, time_t since)
 {
-	uint64_t bytes = record_dir_bytes(dir);
+	uint64_t bytes = record_dir_bytes(dir, since);
 
 	if (bytes > o->max_size) {
 		fail("%s: %" PRIu64 " bytes, over --max-size %" PRIu64, dir, bytes, o->max_size);
@@ -95,8 +96,8 @@ int record_max_size_report(const struct record_opts *o, const char *dir)
 		warn("--max-size %" PRIu64 ": stopped before the next executions would pass it; "
 		     "%s holds %" PRIu64 " bytes", o->max_size, dir, bytes);
 	else
-		fprintf(stderr, "neuronprof: record: %s holds %" PRIu64 " bytes, within --max-size %"
-			PRIu64 "\n", dir, bytes, o->max_size);
+		fprintf(stderr, "neuronprof: record: %s holds %" PRIu64 " bytes%s, within --max-size %"
+			PRIu64 "\n", dir, bytes, since ? " of this recording" : "", o->max_size);
 	return 0;
 }
 

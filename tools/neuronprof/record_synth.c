@@ -183,6 +183,11 @@ static int build_config(const struct record_opts *o, const uint32_t *vncs, int n
 			goto out;
 		}
 	}
+	/* The library stops writing at the limit; the rounds below stop before it. */
+	if (o->max_size && nprof_inspect_config_set_capture_max_size(cfg, o->max_size)) {
+		ret = usage_error("--max-size: %s", nprof_strerror_last());
+		goto out;
+	}
 	if (o->exec_first && nprof_inspect_config_set_capture_executions(cfg, o->exec_first,
 									  o->exec_last)) {
 		fail("%s", nprof_strerror_last());
@@ -625,7 +630,7 @@ int record_synthetic(struct record_opts *o)
 	/* Also after a mismatch: the figures show what is off. */
 	if (prof.files)
 		print_results(o, cr, ncores, node, dir, &prof);
-	if (o->max_size && record_max_size_report(o, dir) && !ret)
+	if (o->max_size && record_max_size_report(o, dir, 0) && !ret)
 		ret = EXIT_FAIL;
 out:
 	/* A session that failed half way still writes what it captured. */

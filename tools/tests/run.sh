@@ -259,6 +259,7 @@ suite() {
 			"$np" record --ring-size 8T -- true
 	}
 	run "--ring-size: one grammar in record, top and exporter" t_ring_size_units
+	run "record: --max-size and --switch-output reach the command, their grammar (see record_limits.sh)" bash "$here/record_limits.sh" "$build" "$tmp/record_limits${label:+-san}"
 	run "--ring-size grammar and ring memory check (ringmem_unit)" \
 		"$build/tests/ringmem_unit" "$(mktemp -d "$tmp/ringmem.XXXXXX")"
 
@@ -2313,6 +2314,7 @@ print((max(x["last_ns"] for x in c) - min(x["first_ns"] for x in c)) / 1e9)' "$t
 			vm_test vm_exporter
 		run "record, top and exporter on the same queues in a VM, each delivered + lost = produced; rings refused up front; a freed queue taken back (see vm_fanout.sh)" \
 			vm_test vm_fanout
+		run "record -- CMD bounded: --max-size, a full disk, --switch-output with --switch-max-files (see vm_limits.sh)" vm_test vm_limits
 	fi
 }
 
