@@ -60,29 +60,58 @@ static pthread_mutex_t win_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct win_core win[NPROF_MAX_CORES];
 static bool windowed;			/* this session captures in windows */
 
-/* Disarm the cores armed so far; @failed_vnc names the core that failed. */
+/*
+ * The cores armed so far, in ascending order as they were armed, as runs:
+ * "NC 8-10, 12" (global numbers, those of the file names).
+ */
+static void armed_list(char *buf, size_t len)
+{
+	size_t i, j, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < narmed && n < len; i = j) {
+		for (j = i + 1; j < narmed && armed[j].vnc == armed[j - 1].vnc + 1; j++)
+			;
+		if (j - i > 1)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s%u-%u", i ? ", " : "",
+					      i ? "" : "NC ", armed[i].vnc, armed[j - 1].vnc);
+		else
+			n += (size_t)snprintf(buf + n, len - n, "%s%s%u", i ? ", " : "",
+					      i ? "" : "NC ", armed[i].vnc);
+	}
+}
+
+/*
+ * Disarm the cores armed so far, in the order they were armed; @failed_vnc
+ * names the core that failed (UINT32_MAX: none, an abort).
+ */
 static void rollback_cores(uint32_t failed_vnc)
 {
+	char list[256], failed[64];
+	bool all = true;
 	size_t i;
 
-	for (i = narmed; i-- > 0;) {
+	armed_list(list, sizeof(list));
+	nprof_rt_nc_name(failed_vnc, failed, sizeof(failed));
+	for (i = 0; i < narmed; i++) {
 		struct armed_core *a = &armed[i];
+		char name[64];
 		uint64_t sid;
 		int ret;
 
 		ret = nprof_capture_session_stop(a->cap, a->local, &sid);
 		if (!ret)
 			ret = nprof_capture_session_drop(a->cap, a->local, sid);
-		if (ret)
-			nprof_log(NPROF_LOG_ERROR,
-				  "Failed to cleanup session on NC %u after failure to start on NC %u: %s",
-				  a->vnc, failed_vnc, nprof_err_current());
-		else
-			nprof_log(NPROF_LOG_INFO,
-				  "stopped the profile session of NC %u after the failure to start on NC %u",
-				  a->vnc, failed_vnc);
+		if (ret) {
+			all = false;
+			nprof_log(NPROF_LOG_ERROR, "cannot drop the profile session of %s: %s",
+				  nprof_rt_nc_name(a->vnc, name, sizeof(name)), nprof_err_current());
+		}
 		nprof_rt_capture_put(a->vnc);
 	}
+	if (narmed && failed_vnc != UINT32_MAX)
+		nprof_log(NPROF_LOG_INFO, "stopped and dropped the profile sessions of %s%s after the failure to start on %s",
+			  list, all ? "" : " (not all: above)", failed);
 	narmed = 0;
 }
 
@@ -121,18 +150,20 @@ static int session_begin(const struct nprof_session_view *s)
 		ret = nprof_rt_capture_start(vnc, NULL, &a->cap, &a->local);
 		if (ret) {
 			size_t before = narmed;
-			char why[1024];
+			char why[1024], name[64], list[256];
 
 			snprintf(why, sizeof(why), "%s", nprof_err_current());
+			nprof_rt_nc_name(vnc, name, sizeof(name));
+			armed_list(list, sizeof(list));
 			rollback_cores(vnc);
 			free(armed);
 			armed = NULL;
 			if (!before)
-				return nprof_err(-ret, "cannot start the device profile session on NC %u: %s",
-						 vnc, why);
+				return nprof_err(-ret, "cannot start the device profile session on %s: %s",
+						 name, why);
 			return nprof_err(-ret,
-					 "cannot start the device profile session on NC %u: %s (the sessions already started on the cores before NC %u were stopped and dropped)",
-					 vnc, why, vnc);
+					 "cannot start the device profile session on %s: %s (the sessions already started on %s were stopped and dropped)",
+					 name, why, list);
 		}
 		a->vnc = vnc;
 		narmed++;
