@@ -65,8 +65,10 @@ static uint64_t synthetic_ring_size(uint32_t queue_type)
 
 /* What one core of the synthetic model did and what its profile holds. */
 struct core_result {
+	uint32_t device;		/* the device's index */
 	uint32_t core;			/* device-local index */
 	uint32_t vnc;			/* virtual core: the library's numbering */
+	char name[48];			/* "NC <vnc> (device <d> core <c>)", as the library says */
 	uint32_t executions;		/* executions the profile covers */
 	uint32_t status;		/* first failure among them, else 0 */
 	uint64_t session_id;
@@ -249,8 +251,8 @@ static int run_model(struct record_opts *o, const struct nprof_device_info *info
 	for (int i = 0; i < n; i++) {
 		models[i] = nprof_model_load(o->model_name, o->model_id, cr[i].vnc);
 		if (!models[i]) {
-			ret = fail("cannot load model %s on NeuronCore %u: %s", o->model_name,
-				   cr[i].vnc, nprof_strerror_last());
+			ret = fail("cannot load model %s on %s: %s", o->model_name,
+				   cr[i].name, nprof_strerror_last());
 			goto out;
 		}
 	}
@@ -295,8 +297,8 @@ static int run_model(struct record_opts *o, const struct nprof_device_info *info
 			for (uint32_t e = 0; e < info->engines_per_core && e < NPROF_MAX_ENGINES; e++)
 				prog.instructions[e] = (uint32_t)o->instructions;
 			if (nprof_model_sim_execute(models[i], &prog, &res)) {
-				ret = fail("execution %u of model %s on NeuronCore %u: %s", x + 1,
-					   o->model_name, cr[i].vnc, nprof_strerror_last());
+				ret = fail("execution %u of model %s on %s: %s", x + 1,
+					   o->model_name, cr[i].name, nprof_strerror_last());
 				goto out;
 			}
 			record_status_tick(st, false);
@@ -318,8 +320,8 @@ static int run_model(struct record_opts *o, const struct nprof_device_info *info
 out:
 	for (int i = 0; i < n; i++) {
 		if (models[i] && nprof_model_unload(models[i]) && !ret)
-			ret = fail("cannot unload model %s on NeuronCore %u: %s", o->model_name,
-				   cr[i].vnc, nprof_strerror_last());
+			ret = fail("cannot unload model %s on %s: %s", o->model_name,
+				   cr[i].name, nprof_strerror_last());
 	}
 	free(models);
 	return ret;
@@ -382,15 +384,15 @@ static int verify(const struct record_opts *o, const char *dir, struct core_resu
 				continue;	/* the model's file of another core */
 			if (f->info.core != cr[i].vnc || f->info.capture_kind !=
 			    (record_session_mode(o) ? NPROF_NTFF_CAPTURE_SESSION : NPROF_NTFF_CAPTURE_MODEL)) {
-				ret = fail("%s: describes a %s capture of NeuronCore %u, expected a %s "
-					   "capture of NeuronCore %u", f->path,
+				ret = fail("%s: describes a %s capture of NC %u, expected a %s "
+					   "capture of %s", f->path,
 					   capture_kind_name(f->info.capture_kind), f->info.core,
-					   record_session_mode(o) ? "session" : "model", cr[i].vnc);
+					   record_session_mode(o) ? "session" : "model", cr[i].name);
 				continue;
 			}
 			/* Capture windows: one file per window, their sum checked below. */
 			if (cr[i].file && cr[i].files < 2) {
-				ret = fail("NeuronCore %u has two profiles in %s: %s and %s", cr[i].vnc,
+				ret = fail("%s has two profiles in %s: %s and %s", cr[i].name,
 					   dir, cr[i].file, name);
 				continue;
 			}
@@ -409,16 +411,16 @@ static int verify(const struct record_opts *o, const char *dir, struct core_resu
 			}
 		}
 		if (!cr[i].file && cr[i].files) {
-			ret = fail("NeuronCore %u: no profile %s%s in %s (the library's messages above "
-				   "say why)", cr[i].vnc, want, "<id>.ntff", dir);
+			ret = fail("%s: no profile %s%s in %s (the library's messages above "
+				   "say why)", cr[i].name, want, "<id>.ntff", dir);
 			continue;
 		}
 		for (uint32_t t = 0; t < NPROF_QUEUE_TYPES; t++) {
 			if (cr[i].captured[t] + cr[i].lost[t] == cr[i].produced[t])
 				continue;
-			ret = fail("NeuronCore %u, %s: the simulator produced %" PRIu64
+			ret = fail("%s, %s: the simulator produced %" PRIu64
 				   " notifications but %s holds %" PRIu64 " and counts %" PRIu64
-				   " lost", cr[i].vnc, queue_name(t), cr[i].produced[t], cr[i].file,
+				   " lost", cr[i].name, queue_name(t), cr[i].produced[t], cr[i].file,
 				   cr[i].captured[t], cr[i].lost[t]);
 		}
 	}
@@ -511,12 +513,12 @@ static void print_results(const struct record_opts *o, const struct core_result 
 			prod += cr[i].produced[t];
 		}
 		if (record_session_mode(o))
-			printf("  %s: NeuronCore %u, session %" PRIu64 ", %u execution%s", cr[i].file,
-			       cr[i].vnc, cr[i].session_id, cr[i].executions,
+			printf("  %s: %s, session %" PRIu64 ", %u execution%s", cr[i].file,
+			       cr[i].name, cr[i].session_id, cr[i].executions,
 			       cr[i].executions == 1 ? "" : "s");
 		else
-			printf("  %s: NeuronCore %u, model %s (id %" PRIu64 "), first of %" PRIu64
-			       " execution%s", cr[i].file, cr[i].vnc, o->model_name, o->model_id,
+			printf("  %s: %s, model %s (id %" PRIu64 "), first of %" PRIu64
+			       " execution%s", cr[i].file, cr[i].name, o->model_name, o->model_id,
 			       o->executions, o->executions == 1 ? "" : "s");
 		printf(": %" PRIu64 " entries, %" PRIu64 " lost, %" PRIu64 " produced%s\n", cap,
 		       lost, prod, cr[i].status ? " (execution raised an error)" : "");
@@ -588,8 +590,11 @@ int record_synthetic(struct record_opts *o)
 	for (uint32_t c = 0; c < info.num_cores && base + c < NPROF_MAX_CORES; c++) {
 		if (o->cores && !(o->core_map[c / 8] & (1u << (c % 8))))
 			continue;
+		cr[ncores].device = info.device_index;
 		cr[ncores].core = c;
 		cr[ncores].vnc = base + c;
+		snprintf(cr[ncores].name, sizeof(cr[ncores].name), "NC %u (device %u core %u)",
+			 base + c, info.device_index, c);
 		vncs[ncores] = base + c;
 		ncores++;
 	}
