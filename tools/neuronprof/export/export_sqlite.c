@@ -31,7 +31,8 @@
 #include "analysis/summary.h"
 #include "analysis/timing.h"
 
-#define SCHEMA_VERSION	"7"
+/* 8: queues.unit_name, the unit as summary names it ("0:tensor", "topsp3"). */
+#define SCHEMA_VERSION	"8"
 
 static const char schema[] =
 	"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);\n"
@@ -74,7 +75,7 @@ static const char schema[] =
 	" core_id INTEGER NOT NULL REFERENCES cores (id), queue_type TEXT NOT NULL,"
 	" unit_kind TEXT, unit_index INTEGER, target_kind TEXT, target_index INTEGER,"
 	" engine INTEGER, entry_size INTEGER, entry_count INTEGER, lost_count INTEGER,"
-	" first_seq INTEGER, last_seq INTEGER, records INTEGER NOT NULL);\n"
+	" first_seq INTEGER, last_seq INTEGER, records INTEGER NOT NULL, unit_name TEXT);\n"
 	"CREATE TABLE entries (queue_id INTEGER NOT NULL REFERENCES queues (id),"
 	" ts_ns INTEGER NOT NULL, seq INTEGER, code INTEGER, model_id INTEGER, iteration INTEGER,"
 	" payload0 INTEGER, payload1 INTEGER, payload2 INTEGER, payload3 INTEGER);\n"
@@ -600,6 +601,7 @@ static void write_queue(struct sq *q, struct sq_rec *r, const struct prof_file *
 	bool have_pend = false;
 	struct seq_track seq = { 0 };
 	uint64_t gaps = 0, g;
+	char un[32];		/* unit_name, bound until the row is stepped */
 	const void *p;
 
 	b_i64(q, ST_QUEUE, 1, file_id);
@@ -622,6 +624,20 @@ static void write_queue(struct sq *q, struct sq_rec *r, const struct prof_file *
 	b_u64(q, ST_QUEUE, 13, qu->first_seq);
 	b_u64(q, ST_QUEUE, 14, qu->last_seq);
 	b_u64(q, ST_QUEUE, 15, lq->nrec);
+	if (unit) {
+		/* The name summary's tables give the unit (unit_label()). */
+		const char *en = tsp ? NULL : engine_name(qu->engine);
+
+		if (tsp)
+			snprintf(un, sizeof(un), "topsp%u", qu->target_index);
+		else if (en)
+			snprintf(un, sizeof(un), "%u:%s", qu->engine, en);
+		else
+			snprintf(un, sizeof(un), "%u", qu->engine);
+		b_text(q, ST_QUEUE, 16, un);
+	} else {
+		b_null(q, ST_QUEUE, 16);
+	}
 	qid = step(q, ST_QUEUE);
 
 	if (file_is_raw(f)) {
