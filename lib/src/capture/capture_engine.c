@@ -340,16 +340,16 @@ int nprof_cap_stream_window(struct nprof_capture *cap, const struct cap_queue *q
 	if (!len && !desc.lost_count && !flags && w->recorded)
 		return 0;
 	ret = nprof_stream_append(ring, pw, &desc, w->streamed, upto);
-	if (ret == -ENOSPC || ret == -EFBIG || ret == -EDQUOT) {
-		/*
-		 * A full disk (or file size limit) stops the output, once for
-		 * all queues; a drain moves on so that the ring keeps flowing.
-		 */
-		nprof_capture_output_failed(-ret);
-		if (!final) {
-			skip_window(ring, w, upto, lost);
-			return 0;
-		}
+	/*
+	 * A full disk (or file size limit) stops an inspect session's output,
+	 * once for all queues, and a drain moves on so that the ring keeps
+	 * flowing. Without a session's output (the capture API on its own)
+	 * the entries stay in the ring for the next try, as before.
+	 */
+	if ((ret == -ENOSPC || ret == -EFBIG || ret == -EDQUOT) &&
+	    nprof_capture_output_failed(-ret) && !final) {
+		skip_window(ring, w, upto, lost);
+		return 0;
 	}
 	if (ret)
 		return ret;

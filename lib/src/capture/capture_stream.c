@@ -144,12 +144,16 @@ void nprof_capture_output_drop(uint64_t entries)
 	nprof_progress_add(0, 0, entries);
 }
 
-void nprof_capture_output_failed(int err)
+bool nprof_capture_output_failed(int err)
 {
+	bool armed;
+
 	pthread_mutex_lock(&out_lock);
-	if (out.dirfd >= 0)
+	armed = out.dirfd >= 0;
+	if (armed)
 		output_stop(err, 0);
 	pthread_mutex_unlock(&out_lock);
+	return armed;
 }
 
 bool nprof_capture_output_stopped(void)

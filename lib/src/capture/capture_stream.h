@@ -55,14 +55,15 @@ uint64_t nprof_capture_control_switch(void);
  * space (less a reserve for the files' metadata) would be passed, and from
  * then on, saying why once; _drop() counts entries that were not written;
  * _failed() stops the output after a write failed with @err (ENOSPC,
- * EFBIG, EDQUOT), saying so once; _end() says once how much was written
+ * EFBIG, EDQUOT), saying so once, and says whether it did (false without
+ * _begin(): the caller keeps the entries for the next try); _end() says once how much was written
  * where, if the output stopped, and disarms it. Without _begin() (the
  * capture API on its own) every write is allowed.
  */
 void nprof_capture_output_begin(int dirfd, const char *dir, uint64_t limit);
 bool nprof_capture_output_claim(uint64_t len);
 void nprof_capture_output_drop(uint64_t entries);
-void nprof_capture_output_failed(int err);
+bool nprof_capture_output_failed(int err);
 bool nprof_capture_output_stopped(void);
 void nprof_capture_output_end(void);
 
