@@ -110,7 +110,7 @@ if len(fs) != 2:
     fail(f"sw: {len(fs)} files left, expected 2 (--switch-max-files 2): {fs}")
 import re
 m = re.search(r"--switch-output: (\d+) switch(?:es)?; --switch-max-files 2: (\d+) older file", err)
-if not m or int(m.group(1)) < 2 or int(m.group(2)) != len(files("sw")) and int(m.group(2)) < 1:
+if not m or int(m.group(1)) < 2 or int(m.group(2)) < 1:
     fail(f"sw: record's rotation report: {err}")
 r = json.load(open(os.path.join(out, "sw-summary.json")))["recordings"][0]
 wins = sorted((x["first_execution"], x["last_execution"]) for x in r.get("capture_ranges", []))
