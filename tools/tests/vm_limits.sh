@@ -5,7 +5,8 @@
 #   tests/vm_limits.sh BUILD_DIR WORK_DIR
 # Boots the Debian kernel in QEMU with the modules (scripts/vm-run.sh),
 # loads neuronprof_sim and records tests/model_run (a runtime's inspect
-# session executing 40 programs of about 200 KB of entries each on core 0):
+# session executing 40 programs of about 200 KB of entries each on core 0;
+# 1 MiB rings, as the runtime's defaults would not fit the VM):
 #  - with --max-size 2M: the command runs to its end (exit 0), the library
 #    says once that it stopped writing (no message per queue), the
 #    recording stays within 2 MiB, and its files, complete, hold entries
@@ -25,16 +26,16 @@ vm_setup "$@"
 {
 	guest_prelude
 	cat <<'EOF'
-$np record --mode session --cores 0 --max-size 2M -o /out/lim -- /tool/model_run 0 40 64 0 \
+$np record --mode session --cores 0 --ring-size 1M --max-size 2M -o /out/lim -- /tool/model_run 0 40 64 0 \
 	>/out/lim.txt 2>/out/lim.err
 echo $? >/out/lim.rc
 mkdir -p /tmp/small && mount -t tmpfs -o size=4m tmpfs /tmp/small || echo "cannot mount a tmpfs" >/out/errors
-$np record --mode session --cores 0 -o /tmp/small/rec -- /tool/model_run 0 40 64 0 \
+$np record --mode session --cores 0 --ring-size 1M -o /tmp/small/rec -- /tool/model_run 0 40 64 0 \
 	>/out/full.txt 2>/out/full.err
 echo $? >/out/full.rc
 cp -r /tmp/small/rec /out/full
 umount /tmp/small
-$np record --cores 0 --switch-output=1M --switch-max-files 2 -o /out/sw -- \
+$np record --cores 0 --ring-size 1M --switch-output=1M --switch-max-files 2 -o /out/sw -- \
 	/tool/model_run 0 30 64 300 >/out/sw.txt 2>/out/sw.err
 echo $? >/out/sw.rc
 EOF
