@@ -205,7 +205,8 @@ static void prune(struct record_rotate *r)
 	if (!r->max_files || !r->dir)
 		return;
 	collect(r, r->dir, 0, &files, &n, &cap);
-	qsort(files, n, sizeof(*files), cmp_file);
+	if (n)
+		qsort(files, n, sizeof(*files), cmp_file);
 	for (size_t i = 0; i < n; i++) {
 		if (i && (strcmp(files[i].dir, files[i - 1].dir) || files[i].nc != files[i - 1].nc))
 			kept = 0;
