@@ -357,8 +357,9 @@ NPROF_API int nprof_inspect_config_get_capture_executions(const struct nprof_ins
  *	reserve of 512 KiB), at least 1 MiB; 0 (the default): no limit.
  *
  * Whatever the limit, a write that would leave less than the reserve free
- * on the output's file system is not made either. Once a write is refused
- * (or fails with ENOSPC, EFBIG or EDQUOT), the session's captures stop
+ * on the output's file system is cut short too. Once a write is cut short
+ * at the limit (or fails with ENOSPC, EFBIG or EDQUOT), the session's
+ * captures stop
  * writing entries: they count them as lost in the files instead, and the
  * files stay complete. The library says so once, naming the directory and
  * the bytes written, and again at the session's stop with the entries

@@ -319,20 +319,29 @@ int nprof_cap_stream_window(struct nprof_capture *cap, const struct cap_queue *q
 			    uint64_t lost, uint32_t flags, bool progress, bool final)
 {
 	struct nprof_ring *ring = nprof_nq_ring(q->nq);
-	uint64_t len = upto - w->streamed;
+	uint64_t len = upto - w->streamed, end = upto;
 	struct nprof_ntff_queue_desc desc;
 	int ret;
 
 	/*
-	 * Past the output's limit or free space (nprof_capture_output_claim()):
-	 * the entries are not written but counted as lost, in the queue's next
-	 * record (a drain writes none: the session's final write does).
+	 * Up to the output's limit or free space (nprof_capture_output_claim()):
+	 * the entries past it are not written but counted as lost, in the
+	 * queue's next record (a drain writes none: the session's final write
+	 * does).
 	 */
-	if (len && !nprof_capture_output_claim(len)) {
-		skip_window(ring, w, upto, lost);
-		len = 0;
+	if (len) {
+		uint64_t ok = nprof_capture_output_claim(len, ring->entry_size);
+
+		if (ok < len) {
+			upto = w->streamed + ok;
+			len = ok;
+		}
+	}
+	if (!len && end != w->streamed) {
+		skip_window(ring, w, end, lost);
 		if (!final)
 			return 0;
+		upto = end;
 	}
 	queue_desc(q, &desc);
 	desc.lost_count = (lost > w->lost_attr ? lost - w->lost_attr : 0) + w->skipped;
@@ -348,7 +357,7 @@ int nprof_cap_stream_window(struct nprof_capture *cap, const struct cap_queue *q
 	 */
 	if ((ret == -ENOSPC || ret == -EFBIG || ret == -EDQUOT) &&
 	    nprof_capture_output_failed(-ret) && !final) {
-		skip_window(ring, w, upto, lost);
+		skip_window(ring, w, end, lost);
 		return 0;
 	}
 	if (ret)
@@ -362,7 +371,18 @@ int nprof_cap_stream_window(struct nprof_capture *cap, const struct cap_queue *q
 		__atomic_fetch_add(&cap->streamed_bytes, len, __ATOMIC_RELAXED);
 		nprof_progress_add(len / ring->entry_size, len, 0);
 	}
-	return 0;
+	if (upto == end)
+		return 0;
+	/* Written up to the limit: the rest is skipped, and the final write says so. */
+	skip_window(ring, w, end, lost);
+	if (!final)
+		return 0;
+	queue_desc(q, &desc);
+	desc.lost_count = w->skipped;
+	ret = nprof_stream_append(ring, pw, &desc, end, end);
+	if (!ret)
+		w->skipped = 0;
+	return ret;
 }
 
 /*

@@ -111,29 +111,37 @@ void nprof_capture_output_begin(int dirfd, const char *dir, uint64_t limit)
 	pthread_mutex_unlock(&out_lock);
 }
 
-bool nprof_capture_output_claim(uint64_t len)
+uint64_t nprof_capture_output_claim(uint64_t len, uint32_t entry_size)
 {
+	uint64_t room = UINT64_MAX;
 	struct statvfs sv;
-	bool ok = true;
 
 	pthread_mutex_lock(&out_lock);
 	if (out.dirfd < 0)
 		goto out;
 	if (out.stop) {
-		ok = false;
-	} else if (out.limit && out.bytes + len + OUTPUT_RESERVE > out.limit) {
+		room = 0;
+		goto out;
+	}
+	if (out.limit)
+		room = out.limit > out.bytes + OUTPUT_RESERVE ? out.limit - out.bytes - OUTPUT_RESERVE : 0;
+	if (room < len) {
 		output_stop(OUT_STOP_LIMIT, len);
-		ok = false;
 	} else if (!fstatvfs(out.dirfd, &sv) &&
 		   (uint64_t)sv.f_bavail * sv.f_frsize < len + OUTPUT_RESERVE) {
+		uint64_t avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+
+		room = avail > OUTPUT_RESERVE ? avail - OUTPUT_RESERVE : 0;
 		output_stop(ENOSPC, len);
-		ok = false;
-	} else {
-		out.bytes += len;
 	}
+	if (room >= len)
+		room = len;
+	else if (entry_size)
+		room -= room % entry_size;
+	out.bytes += room;
 out:
 	pthread_mutex_unlock(&out_lock);
-	return ok;
+	return room < len ? room : len;
 }
 
 void nprof_capture_output_drop(uint64_t entries)
