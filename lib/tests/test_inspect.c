@@ -381,7 +381,7 @@ TEST(session_mode_rolls_back)
 	x.fd[0]->subscribe_err = ENOSPC;
 	CHECK_INT(nprof_inspect_begin_with_options(cfg), -ENOSPC);
 	CHECK_CONTAINS(nprof_strerror_last(), "cannot start the device profile session on NC 3");
-	CHECK_CONTAINS(nprof_strerror_last(), "before NC 3 were stopped and dropped");
+	CHECK_CONTAINS(nprof_strerror_last(), "already started on NC 0-2 were stopped and dropped");
 	CHECK_INT(fake_subscribed(x.fd[0]), 0);
 	CHECK_INT(nprof_inspect_is_active(), 0);
 	CHECK_INT(nprof_sys_trace_is_active(), 0);

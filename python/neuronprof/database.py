@@ -18,6 +18,18 @@ import sqlite3
 
 import pandas as pd
 
+# The tool's engine_name(), by engine index.
+ENGINES = ("tensor", "vector", "scalar", "gpsimd", "sync")
+
+
+def unit_name(kind, index):
+    """A unit as every output of the tool names it: "0:tensor", "7", "topsp3"
+    (summary's tables, diff, queues.unit_name of schema 8)."""
+    index = int(index)
+    if kind == "topsp":
+        return "topsp%d" % index
+    return "%d:%s" % (index, ENGINES[index]) if index < len(ENGINES) else "%d" % index
+
 # Version 6 spelled every time with its unit (start_ns, end_ns, dur_ns,
 # latency_ns, ts_ns) and has the code_names table of the ops' names; the
 # columns read here are those of version 6.
@@ -184,7 +196,8 @@ class Database:
         # op: the device's name of the code (None when it names none); code
         # spelled as every output of the tool spells it, 0x000102.
         cols = ["recording", "device", "core", "unit_kind", "unit_index", "op", "code", "count",
-                "total_ns", "min_ns", "avg_ns", "median_ns", "p95_ns", "max_ns", "busy_pct"]
+                "total_ns", "min_ns", "avg_ns", "median_ns", "p95_ns", "max_ns", "busy_pct",
+                "unit"]
         out = []
         unit_key = ["recording", "device", "core", "unit_kind", "unit_index"]
         for ukey, unit in rows.groupby(unit_key, sort=True):
@@ -196,7 +209,8 @@ class Database:
                 out.append(list(ukey) + [names[0] if names else None, "0x%06x" % int(code),
                                          len(d), total, d[0], total // len(d),
                                          _nearest_rank(d, 50), _nearest_rank(d, 95), d[-1],
-                                         round(100.0 * total / busy, 2) if busy else 0.0])
+                                         round(100.0 * total / busy, 2) if busy else 0.0,
+                                         unit_name(ukey[3], ukey[4])])
         frame = pd.DataFrame(out, columns=cols)
         if len(frame):
             frame = frame.sort_values(unit_key + ["total_ns", "code"],

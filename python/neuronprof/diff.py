@@ -26,7 +26,7 @@ import sqlite3
 import numpy as np
 import pandas as pd
 
-from .database import Database, _frame
+from .database import Database, _frame, unit_name
 from .machines import _busy_by_core
 
 MIN_SAMPLES = 8
@@ -283,7 +283,6 @@ def diff(base, new, alpha=0.05):
 
 # ---- diff --json's document ------------------------------------------------------------
 
-ENGINES = ("tensor", "vector", "scalar", "gpsimd", "sync")   # the tool's engine_name()
 KIND_ORDER = {"op": 0, "op_all": 1, "latency": 2, "busy": 3, "util": 4, "dma_bytes": 5,
               "errors": 6}
 
@@ -298,9 +297,7 @@ def _g6(v):
 
 
 def _unit(kind, index):
-    if kind == "topsp":
-        return "topsp%d" % index
-    return "%d:%s" % (index, ENGINES[index]) if index < len(ENGINES) else "%d" % index
+    return unit_name(kind, index)
 
 
 def _names(path):

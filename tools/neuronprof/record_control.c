@@ -76,7 +76,13 @@ int record_control_parse_delay(struct record_control *rc, const char *arg)
 
 bool record_control_wanted(const struct record_control *rc)
 {
-	return rc->delay_given || rc->ctl_path;
+	return rc->delay_given || rc->ctl_path || rc->rotate;
+}
+
+void record_control_switch(struct record_control *rc)
+{
+	if (rc->page)
+		__atomic_add_fetch(&rc->page->switch_seq, 1, __ATOMIC_RELEASE);
 }
 
 static int open_fifo(const char *path, const char *what)

@@ -23,6 +23,7 @@ struct record_control {
 	char line[64];				/* a command being read */
 	size_t len;
 	uint64_t enables, disables;		/* commands obeyed */
+	bool rotate;				/* --switch-output: a page to switch files */
 };
 
 /* Parse --control's value; 0 or EXIT_USAGE after the message. */
@@ -46,6 +47,9 @@ void record_control_poll(struct record_control *rc);
 
 /* Milliseconds until --delay's moment (-1: none pending), for poll(). */
 int record_control_timeout_ms(const struct record_control *rc);
+
+/* Ask the library for a new file of every core (--switch-output). */
+void record_control_switch(struct record_control *rc);
 
 /* Is capture enabled now? */
 bool record_control_enabled(const struct record_control *rc);

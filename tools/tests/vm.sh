@@ -391,7 +391,7 @@ check chrome-json "$work/model-export.json" ph.X=$((host_model + 4 + 2 + 648)) p
 
 # 1 MiB rings hold 16384 entries: of 20000 instructions per engine 3616 are
 # lost, and counted. Lost at the end of a ring leaves no gap in sequence numbers.
-grep -Eq '^  profile_nc_2_session_0.ntff: NeuronCore 2, session 0, 1 execution: 81938 entries, 18080 lost, 100018 produced$' \
+grep -Eq '^  profile_nc_2_session_0.ntff: NC 2 \(device 0 core 2\), session 0, 1 execution: 81938 entries, 18080 lost, 100018 produced$' \
 	"$out/small.txt" || bad "small rings: $(cat "$out/small.txt")"
 sml=$(sed -n 's|^session directory /out/\([^ ]*\) .*|\1|p' "$out/small.txt")
 "$np" summary --json "$out/$sml" >"$work/small.json" || bad "summary of the small-ring recording"

@@ -103,7 +103,7 @@ PY
 done
 # Beyond what the drainer sustains, what is lost is counted and reported:
 # entries + lost = produced, the 372000 the program produces.
-line=$(grep -E '^  profile_nc_0_session_0.ntff: NeuronCore 0, session 0, 40 executions: [0-9]+ entries, [0-9]+ lost, 372000 produced$' "$out/fast.txt")
+line=$(grep -E '^  profile_nc_0_session_0.ntff: NC 0 \(device 0 core 0\), session 0, 40 executions: [0-9]+ entries, [0-9]+ lost, 372000 produced$' "$out/fast.txt")
 if [ "$(cat "$out/fast.rc" 2>/dev/null)" != 0 ] || [ -z "$line" ]; then
 	bad "record at time_scale 5: $(cat "$out/fast.txt")"
 else

@@ -286,10 +286,15 @@ struct nprof_progress_page {
  * begins while @enabled is 0 is not captured, the first one that begins
  * while it is 1 starts a new capture session (a new file), and the first
  * one that begins while it is 0 again ends it; a MODEL capture captures
- * the first execution of each model that begins while @enabled is 1. The
- * page is looked up at each inspect session's begin. The library reads @enabled
- * (relaxed atomic loads) at each execution's begin and never writes it.
- * Documentation/capture.rst, "Capture windows".
+ * the first execution of each model that begins while @enabled is 1. In
+ * SESSION mode, an execution that begins while a window is open and
+ * @switch_seq differs from its value when the window opened ends that
+ * window and opens the next one (a new file) with it: a tool rotates the
+ * output (neuronprof record --switch-output) by adding 1 to @switch_seq
+ * (added in 1.4.0 with the page; a page of 16 bytes reads it as 0). The
+ * page is looked up at each inspect session's begin. The library reads
+ * @enabled and @switch_seq (atomic loads) at each execution's begin and
+ * never writes them. Documentation/capture.rst, "Capture windows".
  */
 #define NPROF_CONTROL_FD_ENV	"NEURONPROF_CONTROL_FD"
 #define NPROF_CONTROL_MAGIC	0x6e70636f6e74726cULL	/* "npcontrl" */
@@ -297,6 +302,7 @@ struct nprof_progress_page {
 struct nprof_control_page {
 	uint64_t magic;
 	uint64_t enabled;
+	uint64_t switch_seq;
 };
 
 /*

@@ -349,6 +349,36 @@ NPROF_API int nprof_inspect_config_get_capture_executions(const struct nprof_ins
 							  uint64_t *first, uint64_t *last);
 
 /**
+ * nprof_inspect_config_set_capture_max_size() - bound what the session's
+ * device profiles write (NEURON_RT_INSPECT_CAPTURE_MAX_SIZE=SIZE; added in
+ * 1.4.0).
+ * @bytes: at most this many bytes of entries over all the session's files
+ *	(each file's metadata and the system profile come on top, within a
+ *	reserve of 512 KiB), at least 1 MiB; 0 (the default): no limit.
+ *
+ * Whatever the limit, a write that would leave less than the reserve free
+ * on the output's file system is cut short too. Once a write is cut short
+ * at the limit (or fails with ENOSPC, EFBIG or EDQUOT), the session's
+ * captures stop
+ * writing entries: they count them as lost in the files instead, and the
+ * files stay complete. The library says so once, naming the directory and
+ * the bytes written, and again at the session's stop with the entries
+ * counted as lost. Documentation/capture.rst, "Output limits".
+ *
+ * Return: 0, or -EINVAL for a NULL @cfg or @bytes from 1 to 1 MiB - 1.
+ */
+NPROF_API int nprof_inspect_config_set_capture_max_size(struct nprof_inspect_config *cfg,
+							uint64_t bytes);
+
+/**
+ * nprof_inspect_config_get_capture_max_size() - the limit (0: none; added
+ * in 1.4.0).
+ *
+ * Return: the limit in bytes, 0 without one or for a NULL @cfg.
+ */
+NPROF_API uint64_t nprof_inspect_config_get_capture_max_size(const struct nprof_inspect_config *cfg);
+
+/**
  * nprof_inspect_config_set_ring_size() - ring size of one queue type.
  * @queue_type: an enum neuronprof_queue_type value (below NPROF_QUEUE_TYPES).
  * @bytes: requested ring size in bytes, a whole number of MiB within

@@ -299,39 +299,90 @@ static void queue_desc(const struct cap_queue *q, struct nprof_ntff_queue_desc *
 	desc->entry_size = nprof_nq_ring(q->nq)->entry_size;
 }
 
-/*
- * Append ring positions [@w->streamed, @upto) of queue @q to @pw, with the
- * losses up to @lost not attributed yet and @flags, and move the window on.
- * Nothing is appended when there is nothing new and the queue already has a
- * record in the file. @progress: count the bytes as streamed (a pending
- * file's). Return 0 or -errno (the window is then unchanged).
- */
+/* Move window @w of @ring on to @upto without writing: the entries count as lost. */
+static void skip_window(struct nprof_ring *ring, struct cap_window *w, uint64_t upto, uint64_t lost)
+{
+	uint64_t n = (upto - w->streamed) / ring->entry_size;
+
+	w->skipped += n;
+	nprof_capture_output_drop(n);
+	w->streamed = upto;
+	if (lost > w->lost_attr) {
+		w->skipped += lost - w->lost_attr;
+		w->lost_attr = lost;
+	}
+}
+
+/* Documented in capture_engine.h. */
 int nprof_cap_stream_window(struct nprof_capture *cap, const struct cap_queue *q,
 			    struct nprof_ntff_writer *pw, struct cap_window *w, uint64_t upto,
-			    uint64_t lost, uint32_t flags, bool progress)
+			    uint64_t lost, uint32_t flags, bool progress, bool final)
 {
 	struct nprof_ring *ring = nprof_nq_ring(q->nq);
-	uint64_t len = upto - w->streamed;
+	uint64_t len = upto - w->streamed, end = upto;
 	struct nprof_ntff_queue_desc desc;
 	int ret;
 
+	/*
+	 * Up to the output's limit or free space (nprof_capture_output_claim()):
+	 * the entries past it are not written but counted as lost, in the
+	 * queue's next record (a drain writes none: the session's final write
+	 * does).
+	 */
+	if (len) {
+		uint64_t ok = nprof_capture_output_claim(len, ring->entry_size);
+
+		if (ok < len) {
+			upto = w->streamed + ok;
+			len = ok;
+		}
+	}
+	if (!len && end != w->streamed) {
+		skip_window(ring, w, end, lost);
+		if (!final)
+			return 0;
+		upto = end;
+	}
 	queue_desc(q, &desc);
-	desc.lost_count = lost > w->lost_attr ? lost - w->lost_attr : 0;
+	desc.lost_count = (lost > w->lost_attr ? lost - w->lost_attr : 0) + w->skipped;
 	desc.ring_flags = flags;
 	if (!len && !desc.lost_count && !flags && w->recorded)
 		return 0;
 	ret = nprof_stream_append(ring, pw, &desc, w->streamed, upto);
+	/*
+	 * A full disk (or file size limit) stops an inspect session's output,
+	 * once for all queues, and a drain moves on so that the ring keeps
+	 * flowing. Without a session's output (the capture API on its own)
+	 * the entries stay in the ring for the next try, as before.
+	 */
+	if ((ret == -ENOSPC || ret == -EFBIG || ret == -EDQUOT) &&
+	    nprof_capture_output_failed(-ret) && !final) {
+		skip_window(ring, w, end, lost);
+		return 0;
+	}
 	if (ret)
 		return ret;
 	w->streamed = upto;
 	if (lost > w->lost_attr)
 		w->lost_attr = lost;
+	w->skipped = 0;
 	w->recorded = true;
 	if (len && progress) {
 		__atomic_fetch_add(&cap->streamed_bytes, len, __ATOMIC_RELAXED);
 		nprof_progress_add(len / ring->entry_size, len, 0);
 	}
-	return 0;
+	if (upto == end)
+		return 0;
+	/* Written up to the limit: the rest is skipped, and the final write says so. */
+	skip_window(ring, w, end, lost);
+	if (!final)
+		return 0;
+	queue_desc(q, &desc);
+	desc.lost_count = w->skipped;
+	ret = nprof_stream_append(ring, pw, &desc, end, end);
+	if (!ret)
+		w->skipped = 0;
+	return ret;
 }
 
 /*
@@ -396,8 +447,9 @@ static uint64_t pull_queue(struct nprof_capture *cap, struct cap_core *c, size_t
 								 ring->entry_size) : 0;
 			if (cut)
 				upto = c->active[i].streamed + cut;
-			ret = nprof_cap_stream_window(cap, q, c->active_pw, &c->active[i], upto, lost, 0, true);
-			if (ret && !q->stream_err)
+			ret = nprof_cap_stream_window(cap, q, c->active_pw, &c->active[i], upto, lost, 0, true,
+						      false);
+			if (ret && !q->stream_err && !nprof_capture_output_stopped())
 				nprof_cap_queue_warn(c, q, "cannot be written");
 			q->stream_err = ret;
 		}

@@ -81,6 +81,7 @@ struct cap_window {
 	uint64_t lost_end;
 	uint64_t lost_attr;
 	uint32_t ring_flags;
+	uint64_t skipped;		/* entries not written (output stopped), not yet in a record */
 	bool recorded;
 };
 
@@ -180,11 +181,14 @@ void nprof_cap_queue_snapshot(struct cap_core *c, struct nprof_nq *nq, bool flus
  * losses up to @lost not attributed yet and @flags, and move the window on.
  * Nothing is appended when there is nothing new and the queue already has a
  * record in the file. @progress: count the bytes as streamed (a pending
- * file's). Return 0 or -errno (the window is then unchanged).
+ * file's). @final: the session's last write of the queue (not a drain's).
+ * Once the output stopped (nprof_capture_output_claim()), the entries are
+ * skipped and counted as lost, in the final write's record. Return 0 or
+ * -errno (the window is then unchanged).
  */
 int nprof_cap_stream_window(struct nprof_capture *cap, const struct cap_queue *q,
 			    struct nprof_ntff_writer *pw, struct cap_window *w, uint64_t upto,
-			    uint64_t lost, uint32_t flags, bool progress);
+			    uint64_t lost, uint32_t flags, bool progress, bool final);
 
 /* Report the losses of queue @q not reported yet to the progress page. Called locked. */
 void nprof_cap_account_lost(struct cap_queue *q);

@@ -222,8 +222,8 @@ NPROF_API int nprof_capture_session_stop(struct nprof_capture *cap, uint32_t nc,
 		/* Streaming: the rest into the file now, while the session is active. */
 		if (c->active_pw) {
 			ret = nprof_cap_stream_window(cap, q, c->active_pw, w, w->end,
-						      w->lost_end, w->ring_flags, true);
-			if (ret && !q->stream_err)
+						      w->lost_end, w->ring_flags, true, true);
+			if (ret && !q->stream_err && !nprof_capture_output_stopped())
 				nprof_cap_queue_warn(c, q, "cannot be written");
 			q->stream_err = ret;
 			ret = 0;
@@ -387,7 +387,7 @@ static int write_session(struct nprof_capture *cap, struct cap_core *c, struct c
 	/* What is still in the rings; every queue gets a record, even without entries. */
 	for (i = 0; !ret && i < c->nqueues; i++)
 		ret = nprof_cap_stream_window(cap, &c->queues[i], w, &win[i], win[i].end,
-					      win[i].lost_end, win[i].ring_flags, s->pw != NULL);
+					      win[i].lost_end, win[i].ring_flags, s->pw != NULL, true);
 	if (s->pw) {
 		if (!ret)
 			ret = nprof_ntff_writer_commit(&s->pw, dirfd, name);

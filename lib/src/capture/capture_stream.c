@@ -29,6 +29,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <neuronprof/capture.h>
@@ -58,6 +59,133 @@ int nprof_stream_append(struct nprof_ring *ring, struct nprof_ntff_writer *w,
 	}
 	ret = nprof_ntff_writer_append(w, desc, s.ptr[0], s.len[0], s.ptr[1], s.len[1]);
 	return ret < 0 ? ret : 0;
+}
+
+/* ---- output limits ------------------------------------------------------------ */
+
+/*
+ * Room kept for what is written besides entries (record headers, block
+ * tables, descriptions, the system profile): the limit and the free space
+ * are compared with the entries' bytes plus this.
+ */
+#define OUTPUT_RESERVE		(512ULL << 10)
+
+static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	int dirfd;			/* -1: not armed */
+	char dir[PATH_MAX];
+	uint64_t limit;			/* bytes of entries; 0: none */
+	uint64_t bytes;			/* bytes of entries written */
+	uint64_t dropped;		/* entries not written since the output stopped */
+	int stop;			/* 0, or why the output stopped (below) */
+} out = { .dirfd = -1 };
+
+#define OUT_STOP_LIMIT		(-1)	/* out.stop: the limit; else the errno */
+
+/* Say once why the output stopped. Called locked. */
+static void output_stop(int why, uint64_t need)
+{
+	if (out.stop)
+		return;
+	out.stop = why;
+	if (why == OUT_STOP_LIMIT)
+		nprof_log(NPROF_LOG_WARN,
+			  "capture output limit of %llu bytes reached (%llu bytes of entries written into %s, %llu more asked for): capture stops writing; from now on entries are counted as lost and the files stay complete",
+			  (unsigned long long)out.limit, (unsigned long long)out.bytes, out.dir,
+			  (unsigned long long)need);
+	else
+		nprof_log(NPROF_LOG_ERROR,
+			  "%s: %s after %llu bytes of entries: capture stops writing; from now on entries are counted as lost",
+			  out.dir, strerror(why), (unsigned long long)out.bytes);
+}
+
+void nprof_capture_output_begin(int dirfd, const char *dir, uint64_t limit)
+{
+	pthread_mutex_lock(&out_lock);
+	out.dirfd = dirfd;
+	snprintf(out.dir, sizeof(out.dir), "%s", dir ? dir : ".");
+	out.limit = limit;
+	out.bytes = 0;
+	out.dropped = 0;
+	out.stop = 0;
+	pthread_mutex_unlock(&out_lock);
+}
+
+uint64_t nprof_capture_output_claim(uint64_t len, uint32_t entry_size)
+{
+	uint64_t room = UINT64_MAX;
+	struct statvfs sv;
+
+	pthread_mutex_lock(&out_lock);
+	if (out.dirfd < 0)
+		goto out;
+	if (out.stop) {
+		room = 0;
+		goto out;
+	}
+	if (out.limit)
+		room = out.limit > out.bytes + OUTPUT_RESERVE ? out.limit - out.bytes - OUTPUT_RESERVE : 0;
+	if (room < len) {
+		output_stop(OUT_STOP_LIMIT, len);
+	} else if (!fstatvfs(out.dirfd, &sv) &&
+		   (uint64_t)sv.f_bavail * sv.f_frsize < len + OUTPUT_RESERVE) {
+		uint64_t avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+
+		room = avail > OUTPUT_RESERVE ? avail - OUTPUT_RESERVE : 0;
+		output_stop(ENOSPC, len);
+	}
+	if (room >= len)
+		room = len;
+	else if (entry_size)
+		room -= room % entry_size;
+	out.bytes += room;
+out:
+	pthread_mutex_unlock(&out_lock);
+	return room < len ? room : len;
+}
+
+void nprof_capture_output_drop(uint64_t entries)
+{
+	pthread_mutex_lock(&out_lock);
+	out.dropped += entries;
+	pthread_mutex_unlock(&out_lock);
+	nprof_progress_add(0, 0, entries);
+}
+
+bool nprof_capture_output_failed(int err)
+{
+	bool armed;
+
+	pthread_mutex_lock(&out_lock);
+	armed = out.dirfd >= 0;
+	if (armed)
+		output_stop(err, 0);
+	pthread_mutex_unlock(&out_lock);
+	return armed;
+}
+
+bool nprof_capture_output_stopped(void)
+{
+	bool stopped;
+
+	pthread_mutex_lock(&out_lock);
+	stopped = out.stop != 0;
+	pthread_mutex_unlock(&out_lock);
+	return stopped;
+}
+
+void nprof_capture_output_end(void)
+{
+	pthread_mutex_lock(&out_lock);
+	if (out.dirfd >= 0 && out.stop)
+		nprof_log(NPROF_LOG_WARN,
+			  "%s holds %llu bytes of entries: capture stopped writing (%s), and %llu entries after that are counted as lost",
+			  out.dir, (unsigned long long)out.bytes,
+			  out.stop == OUT_STOP_LIMIT ? "the output limit" : strerror(out.stop),
+			  (unsigned long long)out.dropped);
+	out.dirfd = -1;
+	out.stop = 0;
+	pthread_mutex_unlock(&out_lock);
 }
 
 /* ---- progress page ------------------------------------------------------------ */
@@ -143,6 +271,11 @@ bool nprof_capture_control_present(void)
 bool nprof_capture_control_enabled(void)
 {
 	return !control_page || __atomic_load_n(&control_page->enabled, __ATOMIC_ACQUIRE) != 0;
+}
+
+uint64_t nprof_capture_control_switch(void)
+{
+	return control_page ? __atomic_load_n(&control_page->switch_seq, __ATOMIC_ACQUIRE) : 0;
 }
 
 void nprof_progress_add(uint64_t entries, uint64_t bytes, uint64_t lost)

@@ -43,6 +43,30 @@ void nprof_progress_add(uint64_t entries, uint64_t bytes, uint64_t lost);
 bool nprof_capture_control_open(void);
 bool nprof_capture_control_present(void);
 bool nprof_capture_control_enabled(void);
+/* The page's switch_seq (0 without a page): a new value asks for a new file. */
+uint64_t nprof_capture_control_switch(void);
+
+/*
+ * The output of an inspect session (Documentation/capture.rst, "Output
+ * limits"): _begin() arms it for the session directory @dirfd (its path
+ * @dir, for the messages) with at most @limit bytes of entries (0: no
+ * limit); _claim() is asked before @len bytes of entries (of @entry_size
+ * bytes each) are written and returns how many to write: all of them, or
+ * the whole entries that still fit when the limit or the directory's free
+ * space (less a reserve for the files' metadata) would be passed, saying
+ * why once, and none from then on; _drop() counts entries that were not written;
+ * _failed() stops the output after a write failed with @err (ENOSPC,
+ * EFBIG, EDQUOT), saying so once, and says whether it did (false without
+ * _begin(): the caller keeps the entries for the next try); _end() says once how much was written
+ * where, if the output stopped, and disarms it. Without _begin() (the
+ * capture API on its own) every write is allowed.
+ */
+void nprof_capture_output_begin(int dirfd, const char *dir, uint64_t limit);
+uint64_t nprof_capture_output_claim(uint64_t len, uint32_t entry_size);
+void nprof_capture_output_drop(uint64_t entries);
+bool nprof_capture_output_failed(int err);
+bool nprof_capture_output_stopped(void);
+void nprof_capture_output_end(void);
 
 /* ---- the drainer -------------------------------------------------------------- */
 

@@ -193,6 +193,26 @@ int nprof_rt_device(uint32_t vnc, struct nprof_device **dev, uint32_t *local)
 	return ret;
 }
 
+const char *nprof_rt_nc_name(uint32_t vnc, char *buf, size_t len)
+{
+	size_t i;
+
+	/* Not rt_find(): a name must not replace the error being reported. */
+	snprintf(buf, len, "NC %u", vnc);
+	pthread_mutex_lock(&rt_lock);
+	for (i = 0; rt_refs && i < rt_ndevs; i++) {
+		const struct rt_dev *d = &rt_devs[i];
+
+		if (vnc >= d->first_vnc && vnc - d->first_vnc < d->ncores) {
+			snprintf(buf, len, "NC %u (device %u core %u)", vnc,
+				 d->dev->info.device_index, vnc - d->first_vnc);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&rt_lock);
+	return buf;
+}
+
 int nprof_rt_capture_get(uint32_t vnc, struct nprof_capture **cap, uint32_t *local)
 {
 	struct rt_dev *d;

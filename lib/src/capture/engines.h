@@ -45,6 +45,13 @@ uint32_t nprof_rt_num_cores(void);
 int nprof_rt_device(uint32_t vnc, struct nprof_device **dev, uint32_t *local);
 
 /*
+ * The name of virtual core @vnc in messages: "NC 8 (device 1 core 0)", the
+ * library's global number (that of file names) and the device's own, or
+ * "NC 8" when no device holds it. Returns @buf.
+ */
+const char *nprof_rt_nc_name(uint32_t vnc, char *buf, size_t len);
+
+/*
  * The capture engine of the device holding @vnc, created on first use with
  * the ring sizes of nprof_rt_set_capture_opts(); counts a user of it (and
  * holds a registry reference) until nprof_rt_capture_put(). The engine is

@@ -461,6 +461,22 @@ NPROF_API int nprof_inspect_config_get_capture_executions(const struct nprof_ins
 	return 0;
 }
 
+NPROF_API int nprof_inspect_config_set_capture_max_size(struct nprof_inspect_config *cfg,
+							uint64_t bytes)
+{
+	CHECK_CFG(cfg);
+	if (bytes && bytes < NPROF_CAPTURE_MAX_SIZE_MIN)
+		return nprof_err(EINVAL, "capture size limit %" PRIu64
+				 " bytes: at least 1 MiB (0: no limit)", bytes);
+	cfg->max_size = bytes;
+	return 0;
+}
+
+NPROF_API uint64_t nprof_inspect_config_get_capture_max_size(const struct nprof_inspect_config *cfg)
+{
+	return cfg ? cfg->max_size : 0;
+}
+
 NPROF_API uint64_t nprof_ring_size_default(uint32_t queue_type)
 {
 	return queue_type < NPROF_QT_COUNT ? ring_size_default[queue_type] : 0;

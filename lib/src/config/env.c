@@ -279,6 +279,25 @@ static int parse_exec_range(const char *var, const char *v, struct nprof_inspect
 	return 0;
 }
 
+/* SIZE: bytes, or with a K, M or G suffix (binary: 1K = 1024), 0: no limit. */
+static int parse_max_size(const char *var, const char *v, struct nprof_inspect_config *cfg)
+{
+	size_t len = strlen(v);
+	unsigned int shift = 0;
+	uint64_t n;
+
+	if (len && strchr("KMG", v[len - 1])) {
+		shift = v[len - 1] == 'K' ? 10 : v[len - 1] == 'M' ? 20 : 30;
+		len--;
+	}
+	if (parse_u64(v, len, &n) || n > (UINT64_MAX >> shift))
+		return nprof_err(EINVAL, "%s: expected a size in bytes (K, M, G suffixes), got '%s'",
+				 var, v);
+	if (nprof_inspect_config_set_capture_max_size(cfg, n << shift))
+		return nprof_err(EINVAL, "%s=%s: %s", var, v, nprof_err_current());
+	return 0;
+}
+
 static int parse_all(const struct env_ctx *e, struct nprof_inspect_config *cfg)
 {
 	const char *v;
@@ -362,6 +381,13 @@ static int parse_all(const struct env_ctx *e, struct nprof_inspect_config *cfg)
 			return ret;
 	}
 
+	v = env_get(e, ENV_PREFIX "CAPTURE_MAX_SIZE");
+	if (v) {
+		ret = parse_max_size(ENV_PREFIX "CAPTURE_MAX_SIZE", v, cfg);
+		if (ret)
+			return ret;
+	}
+
 	return parse_ring_sizes(e, cfg);
 }
 
@@ -372,6 +398,7 @@ static bool known_var(const char *name, size_t len)
 		"ENABLE", "OUTPUT_DIR", "SYSTEM_PROFILE", "DEVICE_PROFILE", "ON_FAIL",
 		"CPU_UTIL", "HOST_MEMORY", "EVENT_FILTER_NC", "EVENT_FILTER_TYPE",
 		"SYS_TRACE_MAX_EVENTS_PER_NC", "STREAMING", "CAPTURE_EXECUTIONS",
+		"CAPTURE_MAX_SIZE",
 	};
 	char buf[96];
 	size_t i;

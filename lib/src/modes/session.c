@@ -10,7 +10,9 @@
  * begin arms nothing; the execution hooks count each core's executions and
  * start its capture when an execution that is wanted begins (in the range,
  * and the control page says enabled), and stop and write it when one that
- * is not wanted begins, when the range's last execution ends, or at stop.
+ * is not wanted begins, when the range's last execution ends, or at stop;
+ * one that begins after the page's switch_seq changed ends the open window
+ * and opens the next with it (a tool's --switch-output).
  * Each window is one file, and its description says which executions it
  * holds (exec_first, exec_last).
  */
@@ -48,6 +50,7 @@ struct win_core {
 	uint64_t count;			/* executions begun on the core this session */
 	uint64_t first;			/* the execution the open window began with */
 	uint64_t windows;		/* windows written: the next one's session id */
+	uint64_t switch_seq;		/* the control page's switch_seq when it opened */
 	bool open;			/* a window (capture session) is open */
 	struct nprof_capture *cap;
 	uint32_t local;
@@ -57,29 +60,58 @@ static pthread_mutex_t win_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct win_core win[NPROF_MAX_CORES];
 static bool windowed;			/* this session captures in windows */
 
-/* Disarm the cores armed so far; @failed_vnc names the core that failed. */
+/*
+ * The cores armed so far, in ascending order as they were armed, as runs:
+ * "NC 8-10, 12" (global numbers, those of the file names).
+ */
+static void armed_list(char *buf, size_t len)
+{
+	size_t i, j, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < narmed && n < len; i = j) {
+		for (j = i + 1; j < narmed && armed[j].vnc == armed[j - 1].vnc + 1; j++)
+			;
+		if (j - i > 1)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s%u-%u", i ? ", " : "",
+					      i ? "" : "NC ", armed[i].vnc, armed[j - 1].vnc);
+		else
+			n += (size_t)snprintf(buf + n, len - n, "%s%s%u", i ? ", " : "",
+					      i ? "" : "NC ", armed[i].vnc);
+	}
+}
+
+/*
+ * Disarm the cores armed so far, in the order they were armed; @failed_vnc
+ * names the core that failed (UINT32_MAX: none, an abort).
+ */
 static void rollback_cores(uint32_t failed_vnc)
 {
+	char list[256], failed[64];
+	bool all = true;
 	size_t i;
 
-	for (i = narmed; i-- > 0;) {
+	armed_list(list, sizeof(list));
+	nprof_rt_nc_name(failed_vnc, failed, sizeof(failed));
+	for (i = 0; i < narmed; i++) {
 		struct armed_core *a = &armed[i];
+		char name[64];
 		uint64_t sid;
 		int ret;
 
 		ret = nprof_capture_session_stop(a->cap, a->local, &sid);
 		if (!ret)
 			ret = nprof_capture_session_drop(a->cap, a->local, sid);
-		if (ret)
-			nprof_log(NPROF_LOG_ERROR,
-				  "Failed to cleanup session on NC %u after failure to start on NC %u: %s",
-				  a->vnc, failed_vnc, nprof_err_current());
-		else
-			nprof_log(NPROF_LOG_INFO,
-				  "stopped the profile session of NC %u after the failure to start on NC %u",
-				  a->vnc, failed_vnc);
+		if (ret) {
+			all = false;
+			nprof_log(NPROF_LOG_ERROR, "cannot drop the profile session of %s: %s",
+				  nprof_rt_nc_name(a->vnc, name, sizeof(name)), nprof_err_current());
+		}
 		nprof_rt_capture_put(a->vnc);
 	}
+	if (narmed && failed_vnc != UINT32_MAX)
+		nprof_log(NPROF_LOG_INFO, "stopped and dropped the profile sessions of %s%s after the failure to start on %s",
+			  list, all ? "" : " (not all: above)", failed);
 	narmed = 0;
 }
 
@@ -118,18 +150,20 @@ static int session_begin(const struct nprof_session_view *s)
 		ret = nprof_rt_capture_start(vnc, NULL, &a->cap, &a->local);
 		if (ret) {
 			size_t before = narmed;
-			char why[1024];
+			char why[1024], name[64], list[256];
 
 			snprintf(why, sizeof(why), "%s", nprof_err_current());
+			nprof_rt_nc_name(vnc, name, sizeof(name));
+			armed_list(list, sizeof(list));
 			rollback_cores(vnc);
 			free(armed);
 			armed = NULL;
 			if (!before)
-				return nprof_err(-ret, "cannot start the device profile session on NC %u: %s",
-						 vnc, why);
+				return nprof_err(-ret, "cannot start the device profile session on %s: %s",
+						 name, why);
 			return nprof_err(-ret,
-					 "cannot start the device profile session on NC %u: %s (the sessions already started on the cores before NC %u were stopped and dropped)",
-					 vnc, why, vnc);
+					 "cannot start the device profile session on %s: %s (the sessions already started on %s were stopped and dropped)",
+					 name, why, list);
 		}
 		a->vnc = vnc;
 		narmed++;
@@ -206,6 +240,7 @@ static void session_exec_begin(const struct nprof_session_view *s, const struct 
 {
 	uint32_t vnc = m->vnc;
 	struct win_core *w = &win[vnc < NPROF_MAX_CORES ? vnc : 0];
+	uint64_t sw = nprof_capture_control_switch();
 	bool want;
 	int ret;
 
@@ -216,9 +251,10 @@ static void session_exec_begin(const struct nprof_session_view *s, const struct 
 	w->count++;
 	want = (!s->exec_first || (w->count >= s->exec_first && w->count <= s->exec_last)) &&
 	       nprof_capture_control_enabled();
-	if (w->open && !want) {
+	/* Not wanted any more, or a switch asked for: the window ends before this execution. */
+	if (w->open && (!want || w->switch_seq != sw))
 		window_close(s, vnc, w->count - 1, false);
-	} else if (!w->open && want) {
+	if (!w->open && want) {
 		ret = nprof_rt_capture_start(vnc, NULL, &w->cap, &w->local);
 		if (ret) {
 			nprof_log(NPROF_LOG_WARN,
@@ -227,6 +263,7 @@ static void session_exec_begin(const struct nprof_session_view *s, const struct 
 		} else {
 			w->open = true;
 			w->first = w->count;
+			w->switch_seq = sw;
 		}
 	}
 	pthread_mutex_unlock(&win_lock);

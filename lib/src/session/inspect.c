@@ -203,6 +203,7 @@ static void rollback(void)
 		nprof_sys_trace_stop();
 		nprof_sys_trace_release();
 	}
+	nprof_capture_output_end();
 	if (nprof_insp.view.dirfd >= 0)
 		close(nprof_insp.view.dirfd);
 	remove_session_dir();
@@ -259,6 +260,8 @@ static int begin_locked(struct nprof_inspect_config *cfg)
 		goto fail;
 	}
 	v->dirfd = fd;
+	/* Writes of the session's captures stop at its limit or a full disk. */
+	nprof_capture_output_begin(fd, nprof_insp.dir, nprof_inspect_config_get_capture_max_size(cfg));
 
 	if (acts & NPROF_ACTIVITY_SYSTEM_PROFILE) {
 		ret = nprof_sys_trace_start(nprof_inspect_config_sys_trace(cfg));
@@ -461,6 +464,8 @@ static int harvest_locked(bool crash)
 		ret = keep_first(ret, r);
 	}
 	nprof_insp.nbegun = 0;
+	/* One message for a stopped output, whatever queues it stopped. */
+	nprof_capture_output_end();
 
 	trace_point(NPROF_EV_INSPECT_STOP, t0);
 	if (nprof_insp.monitor) {

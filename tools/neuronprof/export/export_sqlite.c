@@ -451,6 +451,7 @@ static void write_queue(struct sq *q, struct sq_rec *r, const struct prof_file *
 	bool have_pend = false;
 	struct seq_track seq = { 0 };
 	uint64_t gaps = 0, g;
+	char un[32];		/* unit_name, bound until the row is stepped */
 	const void *p;
 
 	b_i64(q, ST_QUEUE, 1, file_id);
@@ -473,6 +474,20 @@ static void write_queue(struct sq *q, struct sq_rec *r, const struct prof_file *
 	b_u64(q, ST_QUEUE, 13, qu->first_seq);
 	b_u64(q, ST_QUEUE, 14, qu->last_seq);
 	b_u64(q, ST_QUEUE, 15, lq->nrec);
+	if (unit) {
+		/* The name summary's tables give the unit (unit_label()). */
+		const char *en = tsp ? NULL : engine_name(qu->engine);
+
+		if (tsp)
+			snprintf(un, sizeof(un), "topsp%u", qu->target_index);
+		else if (en)
+			snprintf(un, sizeof(un), "%u:%s", qu->engine, en);
+		else
+			snprintf(un, sizeof(un), "%u", qu->engine);
+		b_text(q, ST_QUEUE, 16, un);
+	} else {
+		b_null(q, ST_QUEUE, 16);
+	}
 	qid = step(q, ST_QUEUE);
 
 	if (file_is_raw(f)) {

@@ -7,7 +7,8 @@
 #define NEURONPROF_TOOL_EXPORT_SQLITE_H
 
 /* meta.schema_version; raise it with any change to the schema. */
-#define SQLITE_SCHEMA_VERSION	"7"
+/* 8: queues.unit_name, the unit as summary names it ("0:tensor", "topsp3"). */
+#define SQLITE_SCHEMA_VERSION	"8"
 
 /* CREATE TABLE and CREATE VIEW statements, made before any row. */
 extern const char sqlite_schema[];

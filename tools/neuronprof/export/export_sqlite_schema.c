@@ -48,7 +48,7 @@ const char sqlite_schema[] =
 	" core_id INTEGER NOT NULL REFERENCES cores (id), queue_type TEXT NOT NULL,"
 	" unit_kind TEXT, unit_index INTEGER, target_kind TEXT, target_index INTEGER,"
 	" engine INTEGER, entry_size INTEGER, entry_count INTEGER, lost_count INTEGER,"
-	" first_seq INTEGER, last_seq INTEGER, records INTEGER NOT NULL);\n"
+	" first_seq INTEGER, last_seq INTEGER, records INTEGER NOT NULL, unit_name TEXT);\n"
 	"CREATE TABLE entries (queue_id INTEGER NOT NULL REFERENCES queues (id),"
 	" ts_ns INTEGER NOT NULL, seq INTEGER, code INTEGER, model_id INTEGER, iteration INTEGER,"
 	" payload0 INTEGER, payload1 INTEGER, payload2 INTEGER, payload3 INTEGER);\n"

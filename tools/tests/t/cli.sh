@@ -133,6 +133,8 @@ t_ring_size_units() {
 		"$np" record --ring-size 8T -- true
 }
 run "--ring-size: one grammar in record, top and exporter" t_ring_size_units
+run "record: --max-size and --switch-output reach the command, their grammar (see record_limits.sh)" bash "$here/record_limits.sh" "$build" "$tmp/record_limits${label:+-san}"
+run "one name per unit: summary, SQLite queues.unit_name and the Python ops frame (see unit_names.sh)" bash "$here/unit_names.sh" "$build" "$fx/prof" "$tmp/unit_names${label:+-san}" "$py"
 run "--ring-size grammar and ring memory check (ringmem_unit)" \
 	"$build/tests/ringmem_unit" "$(mktemp -d "$tmp/ringmem.XXXXXX")"
 

@@ -13,7 +13,7 @@ t_sqlite() {
 	"$np" export --format sqlite -o "$tmp/p.db" "$prof" >"$tmp/o" || return 1
 	has "$tmp/p.db: 58 entries from 2 files, 6 host events, 2 executions: " "$tmp/o" &&
 	[ "$(sqlite3 "$tmp/p.db" 'PRAGMA integrity_check')" = ok ] &&
-	# Schema 7: every reference a declared foreign key that holds, the
+	# Schema 8: every reference a declared foreign key that holds, the
 	# integer enums named by their tables.
 	[ "$(sqlite3 "$tmp/p.db" 'PRAGMA foreign_key_check')" = "" ] &&
 	[ "$(sqlite3 "$tmp/p.db" "SELECT count(*) FROM pragma_foreign_key_list('executions')
@@ -21,7 +21,7 @@ t_sqlite() {
 		USING (status) WHERE i.status != 0; SELECT count(*) FROM host_events h JOIN
 		host_event_types t USING (type) JOIN strings n ON n.id = h.name_id WHERE t.name = n.value;
 		SELECT value FROM meta WHERE key = 'schema_version'" | tr '\n' ' ')" = \
-		"1 NRT_EXEC_COMPLETED_WITH_ERR 6 7 " ] ||
+		"1 NRT_EXEC_COMPLETED_WITH_ERR 6 8 " ] ||
 		{ echo "foreign keys or enum tables"; sqlite3 "$tmp/p.db" 'PRAGMA foreign_key_check; SELECT * FROM statuses; SELECT * FROM host_event_types'; return 1; }
 	[ "$(sqlite3 "$tmp/p.db" 'SELECT count(*) FROM instructions; SELECT count(*) FROM entries;
 		SELECT count(*) FROM recordings; SELECT count(*) FROM host_events;

@@ -30,4 +30,5 @@ else
 		vm_test vm_exporter
 	run "record, top and exporter on the same queues in a VM, each delivered + lost = produced; rings refused up front; a freed queue taken back (see vm_fanout.sh)" \
 		vm_test vm_fanout
+	run "record -- CMD bounded: --max-size, a full disk, --switch-output with --switch-max-files (see vm_limits.sh)" vm_test vm_limits
 fi
