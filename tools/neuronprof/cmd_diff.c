@@ -19,6 +19,7 @@
 #include "util/options.h"
 #include "diff_input.h"
 #include "tool.h"
+#include "util/progress.h"
 
 /* Version of the layout of diff --json ("format_version"). */
 #define DIFF_JSON_VERSION	1

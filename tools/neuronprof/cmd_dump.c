@@ -13,6 +13,7 @@
 #include "analysis/profile.h"
 #include "util/options.h"
 #include "tool.h"
+#include "util/progress.h"
 
 
 struct dump_opts {

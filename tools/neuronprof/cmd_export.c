@@ -22,6 +22,7 @@
 #include "util/output.h"
 #include "util/options.h"
 #include "tool.h"
+#include "util/progress.h"
 
 void export_describe(FILE *f)
 {

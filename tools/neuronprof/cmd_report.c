@@ -28,6 +28,7 @@
 #include "util/options.h"
 #include "diff_input.h"
 #include "tool.h"
+#include "util/progress.h"
 
 
 #define DOC_MODEL	"Documentation/analysis.rst, &ldquo;The timing model&rdquo;"

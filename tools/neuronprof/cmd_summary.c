@@ -30,6 +30,7 @@
 #include "util/options.h"
 #include "tool.h"
 #include "analysis/xhost.h"
+#include "util/progress.h"
 
 /* ---- text ---------------------------------------------------------------------- */
 

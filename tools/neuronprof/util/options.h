@@ -23,6 +23,7 @@
 #include <unistd.h>	/* optind: where the operands start */
 
 #include "util/ringmem.h"
+#include "util/progress.h"
 
 enum opt_kind {
 	OPT_KIND_END,
