@@ -24,6 +24,7 @@
 #include <neuronprof/monitor.h>
 
 #include "util/internal.h"
+#include "util/parse.h"
 
 #define DEFAULT_PROC_STAT	"/proc/stat"
 #define DEFAULT_PROC_MEMINFO	"/proc/meminfo"
@@ -91,25 +92,20 @@ struct nprof_monitor {
 /* ---- parsing ------------------------------------------------------------------ */
 
 /* Parse an unsigned decimal at *p, skipping blanks first; 0 or -1. */
-static int parse_u64(const char **p, uint64_t *v)
+static int parse_field(const char **p, uint64_t *v)
 {
 	const char *s = *p;
-	uint64_t x = 0;
+	size_t n;
 
 	while (*s == ' ' || *s == '\t')
 		s++;
-	if (*s < '0' || *s > '9')
+	n = strspn(s, "0123456789");
+	if (nprof_parse_u64(s, n, 10, v))
 		return -1;
-	while (*s >= '0' && *s <= '9') {
-		if (x > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
-			return -1;
-		x = x * 10 + (uint64_t)(*s - '0');
-		s++;
-	}
+	s += n;
 	if (*s && *s != ' ' && *s != '\t' && *s != '\n')
 		return -1;
 	*p = s;
-	*v = x;
 	return 0;
 }
 
@@ -132,7 +128,7 @@ static int parse_cpu_values(const char *s, struct cpu_snap *c)
 	int i;
 
 	for (i = 0; i < 8 && !line_end(s); i++)
-		if (parse_u64(&s, &v[i]))
+		if (parse_field(&s, &v[i]))
 			return -1;
 	if (i < 4)
 		return -1;
@@ -186,7 +182,7 @@ static int read_stat(struct nprof_monitor *m, bool grow)
 			have_agg = true;
 			continue;
 		}
-		if (parse_u64(&s, &id) || id >= MAX_CPUS || parse_cpu_values(s, &c)) {
+		if (parse_field(&s, &id) || id >= MAX_CPUS || parse_cpu_values(s, &c)) {
 			ret = nprof_err(EPROTO, "%s: line %u: cannot parse a per-CPU line",
 					m->path_stat, lineno);
 			goto out;
@@ -244,7 +240,7 @@ static int read_kv_file(struct nprof_monitor *m, const char *path, const char *c
 		if (i == nkeys)
 			continue;
 		s = m->line + strlen(keys[i]) + 1;
-		if (parse_u64(&s, &v)) {
+		if (parse_field(&s, &v)) {
 			ret = nprof_err(EPROTO, "%s: line %u: bad value of %s", path, lineno, keys[i]);
 			goto out;
 		}
