@@ -14,7 +14,7 @@
 #include "analysis/fields.h"
 #include "analysis/names.h"
 #include "analysis/summary.h"
-#include "analysis/summary_json.h"
+#include "ui/summary_json.h"
 #include "util/json.h"
 #include "util/options.h"
 #include "diff_input.h"

@@ -23,7 +23,7 @@
 #include "util/output.h"
 #include "analysis/names.h"
 #include "analysis/summary.h"
-#include "analysis/summary_json.h"
+#include "ui/summary_json.h"
 #include "analysis/timeline.h"
 #include "util/options.h"
 #include "diff_input.h"
