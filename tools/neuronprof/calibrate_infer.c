@@ -7,19 +7,14 @@
  * the lag and where the device starts.
  */
 #include <errno.h>
-#include <signal.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "util/options.h"
 #include "tool.h"
 #include "calibrate.h"
+#include "util/util.h"
 
 static uint64_t gcd64(uint64_t a, uint64_t b)
 {

@@ -4,19 +4,14 @@
  * Documentation/hardware.rst) read into one struct cq per queue.
  */
 #include <errno.h>
-#include <signal.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "util/options.h"
 #include "tool.h"
 #include "calibrate.h"
+#include "util/util.h"
 
 struct cq cal_queues[MAX_QUEUES];
 size_t cal_nqueues;
@@ -132,7 +127,6 @@ int cal_parse_line(const char *line)
 	}
 	return 0;
 }
-
 
 int cal_read_log(const char *path, char **text, size_t *len)
 {

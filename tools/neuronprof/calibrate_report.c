@@ -5,19 +5,10 @@
  * missing where the evidence does not decide, and the neuronprof_neuron
  * parameters to set when everything was decided.
  */
-#include <errno.h>
-#include <signal.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "util/options.h"
-#include "tool.h"
 #include "calibrate.h"
 
 const char *const cal_unit_names[3] = { "entry index", "byte offset", "free-running counter" };

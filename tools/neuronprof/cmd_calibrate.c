@@ -28,9 +28,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util/options.h"
 #include "tool.h"
 #include "calibrate.h"
+#include "util/util.h"
+#include "util/options.h"
 
 static int set_param(const char *v)
 {

@@ -3,32 +3,18 @@
  * neuronprof exporter, live: the queues of a device watched as top watches
  * them (live.h) and folded into the metrics every --interval.
  */
-#include <arpa/inet.h>
-#include <errno.h>
-#include <inttypes.h>
-#include <math.h>
-#include <microhttpd.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <pthread.h>
-#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <drm/neuronprof_drm.h>
 #include <neuronprof/device.h>
 
-#include "analysis/profile.h"
 #include "analysis/summary.h"
 #include "live.h"
-#include "util/options.h"
-#include "tool.h"
-#include "util/prom.h"
 #include "exporter.h"
+#include "util/util.h"
+#include "util/prom.h"
 
 /* ---- live: a device --------------------------------------------------------- */
 

@@ -3,32 +3,18 @@
  * neuronprof exporter: its metric families (names, help, types; the list
  * is Documentation/analysis.rst's) and the labels of their series.
  */
-#include <arpa/inet.h>
-#include <errno.h>
-#include <inttypes.h>
-#include <math.h>
-#include <microhttpd.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include <drm/neuronprof_drm.h>
 #include <neuronprof/device.h>
 
-#include "analysis/profile.h"
 #include "analysis/summary.h"
 #include "live.h"
-#include "util/options.h"
-#include "tool.h"
-#include "util/prom.h"
 #include "exporter.h"
+#include "util/util.h"
+#include "util/prom.h"
 
 const struct prom_family families[F_COUNT] = {
 	[F_ENGINE_BUSY] = { "neuronprof_engine_busy_seconds_total",
