@@ -87,7 +87,8 @@ int cmd_calibrate(int argc, char **argv)
 	const struct opt opts[] = {
 		OPT_SECONDS(0, "duration", &duration_ns, 1000000, 86400 * 1000000000ULL,
 			    "log for SEC seconds (default 10), or until COMMAND ends"),
-		OPT_STRING(0, "from", &from, "LOG", "infer from a calibration log saved earlier"),
+		OPT_STRING(0, "from", &from, "LOG", "infer from a calibration log saved earlier",
+			   .syn = SYN_NONE),
 		OPT_STRING(0, "config", &config, "FILE",
 			   "write the provider's configuration there when every fact\n"
 			   "was decided (an options line for /etc/modprobe.d/)"),

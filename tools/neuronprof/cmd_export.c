@@ -93,7 +93,8 @@ int cmd_export(int argc, char **argv)
 	int ret;
 	const struct opt opts[] = {
 		OPT_CALLBACK('f', "format", "FMT", export_format_opt, 0,
-			     "output format (required): one of the formats above"),
+			     "output format (required): one of the formats above",
+			     .syn = "--format FMT"),
 		OPT_STRING('o', "output", &outpath, "OUT",
 			   "write to OUT (default, and '-': standard output; a\n"
 			   "Perfetto trace or a database is binary and never goes\n"

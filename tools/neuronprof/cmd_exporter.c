@@ -80,17 +80,18 @@ int cmd_exporter(int argc, char **argv)
 		OPT_CALLBACK(0, "replay-speed", "FACTOR", parse_speed, 0,
 			     "recording time per wall-clock time (default 1: as\n"
 			     "recorded; 0.001: a thousand times slower; 0: all\n"
-			     "at once)", .first = &speed_given),
+			     "at once)", .first = &speed_given, .syn_join = SYN_IN),
 		OPT_STRING(0, "textfile", &x.textfile, "PATH.prom",
 			   "write the metrics to PATH.prom for node exporter's\n"
 			   "textfile collector, replaced atomically every interval"),
 		OPT_STRING(0, "listen", &listen_at, "ADDR:PORT",
 			   "serve http://ADDR:PORT/metrics (default " EXPORTER_LISTEN_DEFAULT ");\n"
-			   "'none': no HTTP server"),
+			   "'none': no HTTP server", .syn = "[--listen ADDR:PORT | --listen none]"),
 		OPT_U64(0, "interval", &interval_ms, "MS", EXPORTER_INTERVAL_MIN, 3600000,
 			"publish every MS milliseconds (default 5000, at least 100)"),
 		OPT_U64('n', "count", &x.count, "N", 1, UINT64_MAX,
-			"stop after N publications (default: until ^C or SIGTERM)"),
+			"stop after N publications (default: until ^C or SIGTERM)",
+			.syn = "[-n N | --count N]"),
 		OPT_END(),
 	};
 

@@ -43,7 +43,8 @@ int cmd_report(int argc, char **argv)
 		OPT_BOOL(0, "keep-going", &keep, "skip files that do not read, say so on the page, exit 1"),
 		OPT_BOOL(0, "diff", &diff,
 			 "the page of diff BASE NEW (or BASE... -- NEW...): regressions\n"
-			 "first, BASE and NEW plotted side by side on shared axes"),
+			 "first, BASE and NEW plotted side by side on shared axes",
+			 .syn = SYN_NONE),
 		OPT_PROGRESS(&pmode),
 		OPT_END(),
 	};

@@ -44,7 +44,7 @@ int cmd_summary(int argc, char **argv)
 		OPT_BOOL(0, "json", &json, "one JSON document"),
 		OPT_STRING(0, "csv", &csv_dir, "DIR",
 			   "one CSV file per table into DIR (created if missing;\n"
-			   "checked before any work)"),
+			   "checked before any work)", .syn_join = SYN_OR),
 		OPT_U64(0, "top", &top, "N", 1, 1000000,
 			"rows per ranked table: ops per engine, ops across cores,\n"
 			"idle gaps of a core and of its units, executions listed\n"
