@@ -16,6 +16,7 @@
 #include "analysis/histogram.h"
 #include "analysis/summary.h"
 #include "analysis/timeline.h"
+#include "ui/html.h"
 
 #define DOC_MODEL	"Documentation/analysis.rst, &ldquo;The timing model&rdquo;"
 #define DOC_OVERTIME	"Documentation/analysis.rst, &ldquo;Over time&rdquo;"
@@ -45,9 +46,6 @@ void report_page(FILE *f, const char *const *paths, size_t npaths, size_t skippe
 		 uint64_t entries);
 
 /* ---- report_html.c ---- */
-
-/* @s with &, <, >, " and ' as entities. */
-void html_esc(FILE *f, const char *s);
 
 /* The colours of the plots' series. */
 extern const char *const palette[8];
@@ -79,7 +77,7 @@ void page_hosts(FILE *f, const struct rec_stats *st, size_t nrec);
 /* ---- report_json.c ---- */
 
 /* The JSON document, safe inside <script>: "</" is written "<\/". */
-void data_block(FILE *out, const char *const *paths, size_t npaths, size_t skipped,
-		struct rec_stats *st, struct rec_timeline *tl, size_t nrec, size_t nbuckets);
+void report_json_data(FILE *out, const char *const *paths, size_t npaths, size_t skipped,
+		      struct rec_stats *st, struct rec_timeline *tl, size_t nrec, size_t nbuckets);
 
 #endif

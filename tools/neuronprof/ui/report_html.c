@@ -18,21 +18,6 @@
 #include "analysis/summary_columns.h"
 #include "util/util.h"
 
-/* @s with &, <, >, " and ' as entities. */
-void html_esc(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&#39;", f); break;
-		default: fputc(*s, f);
-		}
-	}
-}
-
 const char *const palette[8] = {
 	"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#9c755f", "#bab0ac",
 };
@@ -333,6 +318,6 @@ void report_page(FILE *f, const char *const *paths, size_t npaths, size_t skippe
 		page_hosts(f, st, nrec);
 	for (size_t i = 0; i < nrec; i++)
 		page_recording(f, &st[i], &tl[i], i);
-	data_block(f, paths, npaths, skipped, st, tl, nrec, nbuckets);
+	report_json_data(f, paths, npaths, skipped, st, tl, nrec, nbuckets);
 	fprintf(f, "<script>\n%s</script>\n</body>\n</html>\n", page_script);
 }

@@ -112,8 +112,8 @@ static void rec_json(struct json *j, const struct rec_stats *s, const struct rec
 }
 
 /* The JSON document, safe inside <script>: "</" is written "<\/". */
-void data_block(FILE *out, const char *const *paths, size_t npaths, size_t skipped,
-		       struct rec_stats *st, struct rec_timeline *tl, size_t nrec, size_t nbuckets)
+void report_json_data(FILE *out, const char *const *paths, size_t npaths, size_t skipped,
+		      struct rec_stats *st, struct rec_timeline *tl, size_t nrec, size_t nbuckets)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -141,13 +141,6 @@ void data_block(FILE *out, const char *const *paths, size_t npaths, size_t skipp
 	jw_obj_end(&j);
 	jw_finish(&j);
 	fclose(m);
-	fputs("<script type=\"application/json\" id=\"report-data\">", out);
-	for (size_t i = 0; i < len; i++) {
-		if (buf[i] == '<' && i + 1 < len && buf[i + 1] == '/')
-			fputs("<\\", out);
-		else
-			fputc(buf[i], out);
-	}
-	fputs("</script>\n", out);
+	html_json_script(out, "<script type=\"application/json\" id=\"report-data\">", buf, len);
 	free(buf);
 }
