@@ -64,7 +64,7 @@ int nprof_place_follow(struct nprof_place *p, const char *label, char *why, size
 			return -ELOOP;
 		}
 		/* Another user's link may be a trap in a shared directory. */
-		if (p->st.st_uid != geteuid() && p->st.st_uid != 0) {
+		if (!p->any_owner && p->st.st_uid != geteuid() && p->st.st_uid != 0) {
 			snprintf(why, len, "cannot write %s: the symbolic link %s belongs to uid %u, "
 				 "neither this user nor root", label, p->name,
 				 (unsigned int)p->st.st_uid);

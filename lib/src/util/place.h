@@ -2,9 +2,9 @@
 /*
  * Where a named output lands (place.c): its symbolic links followed, by
  * the one rule of every writer of the project (Documentation/design.rst,
- * "Writing an output"): at most 40 links, each owned by the effective uid
- * or root, each naming a file (not a directory) in the directory its other
- * components name. The library's writers (tmpfile.c) and the tool's
+ * "Writing an output"): at most 40 links, each naming a file (not a
+ * directory) in the directory its other components name, and, for the
+ * library's writers, each owned by the effective uid or root. The library's writers (tmpfile.c) and the tool's
  * outputs (tools/neuronprof/util/output.c) both follow links with it.
  *
  * The tool builds this file too (libneuronprof_common.a, lib/Makefile):
@@ -30,6 +30,8 @@
  * @dir: with @track_dir, the path of @dirfd as the caller named it at
  *	first, then joined with each link's directory part.
  * @track_dir: keep @dir.
+ * @any_owner: follow links of any owner (the tool: its user named the path,
+ *	as cp follows it); else only the effective uid's and root's.
  * @exists: something is at @name (after nprof_place_follow()).
  * @st: what, when it exists (lstat(), not followed: never a link then).
  */
@@ -39,6 +41,7 @@ struct nprof_place {
 	char name[NAME_MAX + 1];
 	char dir[PATH_MAX];
 	bool track_dir;
+	bool any_owner;
 	bool exists;
 	struct stat st;
 };

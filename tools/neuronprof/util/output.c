@@ -30,13 +30,13 @@
 
 /*
  * The path @name leads to once its symbolic links are followed (allocated),
- * and what is there (*exists false for a new name): the library's rule
- * (lib/src/util/place.h), which refuses another user's link as the
- * library's writers do. NULL after a message.
+ * and what is there (*exists false for a new name): the library's walk
+ * (lib/src/util/place.h), following links of any owner as cp does. NULL
+ * after a message.
  */
 static char *resolve(const char *name, struct stat *st, bool *exists)
 {
-	struct nprof_place p = { .track_dir = true };
+	struct nprof_place p = { .track_dir = true, .any_owner = true };
 	const char *slash = strrchr(name, '/'), *base = slash ? slash + 1 : name;
 	char why[PATH_MAX + 256], dir[PATH_MAX], *final = NULL;
 	int ret;
