@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * neuronprof(1): what the two halves of a recording's statistics share:
- * the pass over the entries (summary.c) and the finish once every entry
- * is in (summary_finish.c).
+ * the pass over the entries (summary.c), which calls the finish once every
+ * entry is in (summary_finish.c), and the building blocks both use
+ * (dist.c).
  */
 #ifndef NEURONPROF_TOOL_SUMMARY_INTERNAL_H
 #define NEURONPROF_TOOL_SUMMARY_INTERNAL_H

@@ -3,7 +3,8 @@
  * neuronprof(1): report's page (Documentation/tool.rst, "report"), written
  * by three files, one per language: the HTML around everything and its
  * tables' script (report_html.c), the inline SVG plots (report_svg.c) and
- * the embedded JSON data the tables are built from (report_json.c).
+ * the embedded JSON data the tables are built from (report_json.c); the
+ * page calls the other two, which call only html.h.
  */
 #ifndef NEURONPROF_TOOL_REPORT_H
 #define NEURONPROF_TOOL_REPORT_H
@@ -47,12 +48,6 @@ void report_page(FILE *f, const char *const *paths, size_t npaths, size_t skippe
 
 /* ---- report_html.c ---- */
 
-/* The colours of the plots' series. */
-extern const char *const palette[8];
-#define NPAL	(sizeof(palette) / sizeof(palette[0]))
-
-/* A model as every command shows it: "name (model 7)" or "model 7", escaped. */
-void model_label(FILE *f, const char *name, uint32_t id);
 
 /* The place of a sortable table of the embedded data's @kind (built by the page's script). */
 void html_table(FILE *f, const char *kind, size_t rec, long core, long model);
@@ -71,8 +66,9 @@ void svg_ops(FILE *f, const struct core_stats *c, unsigned int top);
 /* A histogram @h of @what ("latency", ...) of a model. */
 void svg_hist(FILE *f, const struct hist *h, const char *what, uint32_t model,
 	      const char *name);
-/* The recordings side by side (several machines or PATHs). */
-void page_hosts(FILE *f, const struct rec_stats *st, size_t nrec);
+/* The plots of the recordings side by side: one panel per recording, on one axis. */
+enum host_plot { HOST_BUSY, HOST_UTIL, HOST_LAT };
+void host_plot(FILE *f, const struct rec_stats *st, size_t nrec, enum host_plot what);
 
 /* ---- report_json.c ---- */
 

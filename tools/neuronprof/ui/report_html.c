@@ -18,24 +18,7 @@
 #include "analysis/summary_columns.h"
 #include "util/util.h"
 
-const char *const palette[8] = {
-	"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948", "#9c755f", "#bab0ac",
-};
 
-/*
- * A model as every command shows it (tool.rst, Conventions): its name with
- * its id when its files carry one ("synthetic_mlp (model 7)"), else
- * "model 7"; escaped.
- */
-void model_label(FILE *f, const char *name, uint32_t id)
-{
-	if (name && *name) {
-		html_esc(f, name);
-		fprintf(f, " (model %u)", id);
-	} else {
-		fprintf(f, "model %u", id);
-	}
-}
 
 
 static const char page_style[] =
@@ -292,6 +275,39 @@ static void path_list(FILE *f, const char *const *paths, size_t npaths)
 		html_esc(f, paths[i]);
 	}
 }
+
+/* The recordings side by side: their list, then the plots of report_svg.c. */
+static void page_hosts(FILE *f, const struct rec_stats *st, size_t nrec)
+{
+	fputs("<h2>Recordings side by side</h2>\n<ul>", f);
+	for (size_t i = 0; i < nrec; i++) {
+		fprintf(f, "<li><a href=\"#r%zu\">", i);
+		html_esc(f, st[i].rec->path);
+		fputs("</a></li>", f);
+	}
+	fputs("</ul>\n", f);
+	html_table(f, "recordings", nrec, -1, -1);
+	fputs("<h3>Busy time per NeuronCore</h3>\n<p class=\"def\">One panel per recording "
+	      "(machine), all on one axis, from 0 to the busiest core of all of them: the union "
+	      "of the intervals of each core's engine and TopSP instructions (summary&rsquo;s "
+	      "<code>busy_ns</code>). Defined in " DOC_MODEL " (busy time).</p>\n", f);
+	host_plot(f, st, nrec, HOST_BUSY);
+	fputs("<h3>Utilisation per NeuronCore</h3>\n<p class=\"def\">Busy time over each core's "
+	      "active span, 0 to 100% in every panel. Defined in " DOC_MODEL
+	      " (utilisation).</p>\n", f);
+	host_plot(f, st, nrec, HOST_UTIL);
+	html_numbers(f, "Numbers behind the plots: per recording and core", "hostcores", nrec, -1, -1,
+		false);
+	fputs("<h3>Execution latency per model</h3>\n<p class=\"def\">Per recording and model, "
+	      "the executions' device latency: a line from the shortest to the longest, a box "
+	      "from the median (the dark tick) to p99, the median and the count written after; "
+	      "one axis for all the panels, from 0 to the longest execution of all. Defined in "
+	      DOC_MODEL " (execution, distributions) and " DOC_SUMMARY ".</p>\n", f);
+	host_plot(f, st, nrec, HOST_LAT);
+	html_numbers(f, "Numbers behind the plot: per recording and model", "hostmodels", nrec, -1, -1,
+		false);
+}
+
 
 void report_page(FILE *f, const char *const *paths, size_t npaths, size_t skipped,
 		 struct rec_stats *st, struct rec_timeline *tl, size_t nrec, size_t nbuckets,

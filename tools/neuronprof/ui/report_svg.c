@@ -326,8 +326,6 @@ void svg_hist(FILE *f, const struct hist *h, const char *what, uint32_t model,
 #define HOST_ROW	20
 #define HOST_TOP	26
 
-enum host_plot { HOST_BUSY, HOST_UTIL, HOST_LAT };
-
 static int host_panel_w(size_t nrec)
 {
 	return nrec <= 3 ? (SVG_W - (int)(nrec - 1) * 12) / (int)nrec : (SVG_W - 24) / 3;
@@ -443,7 +441,7 @@ static void host_panel(FILE *f, const struct rec_stats *s, size_t ri, enum host_
 	fputs("</svg>\n", f);
 }
 
-static void host_plot(FILE *f, const struct rec_stats *st, size_t nrec, enum host_plot what)
+void host_plot(FILE *f, const struct rec_stats *st, size_t nrec, enum host_plot what)
 {
 	uint64_t scale = 0;
 	size_t rows = 0;
@@ -466,35 +464,3 @@ static void host_plot(FILE *f, const struct rec_stats *st, size_t nrec, enum hos
 		host_panel(f, &st[i], i, what, scale, rows, host_panel_w(nrec));
 	fputs("</div>\n", f);
 }
-
-void page_hosts(FILE *f, const struct rec_stats *st, size_t nrec)
-{
-	fputs("<h2>Recordings side by side</h2>\n<ul>", f);
-	for (size_t i = 0; i < nrec; i++) {
-		fprintf(f, "<li><a href=\"#r%zu\">", i);
-		html_esc(f, st[i].rec->path);
-		fputs("</a></li>", f);
-	}
-	fputs("</ul>\n", f);
-	html_table(f, "recordings", nrec, -1, -1);
-	fputs("<h3>Busy time per NeuronCore</h3>\n<p class=\"def\">One panel per recording "
-	      "(machine), all on one axis, from 0 to the busiest core of all of them: the union "
-	      "of the intervals of each core's engine and TopSP instructions (summary&rsquo;s "
-	      "<code>busy_ns</code>). Defined in " DOC_MODEL " (busy time).</p>\n", f);
-	host_plot(f, st, nrec, HOST_BUSY);
-	fputs("<h3>Utilisation per NeuronCore</h3>\n<p class=\"def\">Busy time over each core's "
-	      "active span, 0 to 100% in every panel. Defined in " DOC_MODEL
-	      " (utilisation).</p>\n", f);
-	host_plot(f, st, nrec, HOST_UTIL);
-	html_numbers(f, "Numbers behind the plots: per recording and core", "hostcores", nrec, -1, -1,
-		false);
-	fputs("<h3>Execution latency per model</h3>\n<p class=\"def\">Per recording and model, "
-	      "the executions' device latency: a line from the shortest to the longest, a box "
-	      "from the median (the dark tick) to p99, the median and the count written after; "
-	      "one axis for all the panels, from 0 to the longest execution of all. Defined in "
-	      DOC_MODEL " (execution, distributions) and " DOC_SUMMARY ".</p>\n", f);
-	host_plot(f, st, nrec, HOST_LAT);
-	html_numbers(f, "Numbers behind the plot: per recording and model", "hostmodels", nrec, -1, -1,
-		false);
-}
-
