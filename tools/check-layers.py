@@ -4,7 +4,8 @@
 
 check-layers.py [DIR]: reads every .c and .h under DIR (default: the
 neuronprof/ beside this script) and the #include "..." lines between its
-folders. From the bottom: util/, analysis/, export/, then the subcommands
+folders. From the bottom: util/, analysis/, ui/ (the writers of each
+output format), export/, then the subcommands
 at the top (the files directly in DIR). A file may include its own layer
 and those below; an include that runs up is an error, and so is a circle
 of includes between files. Prints the arrows between layers and how many
@@ -14,7 +15,7 @@ import os
 import re
 import sys
 
-LAYERS = ["util", "analysis", "export", "."]
+LAYERS = ["util", "analysis", "ui", "export", "."]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 

@@ -14,11 +14,12 @@
 #include "analysis/fields.h"
 #include "analysis/names.h"
 #include "analysis/summary.h"
-#include "analysis/summary_json.h"
+#include "ui/summary_json.h"
 #include "util/json.h"
 #include "util/options.h"
 #include "diff_input.h"
 #include "tool.h"
+#include "util/progress.h"
 
 /* Version of the layout of diff --json ("format_version"). */
 #define DIFF_JSON_VERSION	1
@@ -607,7 +608,8 @@ int cmd_diff(int argc, char **argv)
 	int ret = 0;
 	const struct opt opts[] = {
 		OPT_BOOL(0, "json", &o.json, "one JSON document"),
-		OPT_BOOL(0, "csv", &o.csv, "one CSV table on stdout, a row per comparison"),
+		OPT_BOOL(0, "csv", &o.csv, "one CSV table on stdout, a row per comparison",
+			 .syn_join = SYN_OR),
 		OPT_U64(0, "top", &o.top, "N", 1, 1000000,
 			"rows of each text table (default 15: one screen)"),
 		OPT_BOOL(0, "ns", &o.raw_ns, "durations in the text as whole nanoseconds"),

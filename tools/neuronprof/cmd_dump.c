@@ -13,6 +13,7 @@
 #include "analysis/profile.h"
 #include "util/options.h"
 #include "tool.h"
+#include "util/progress.h"
 
 
 struct dump_opts {
@@ -393,7 +394,7 @@ int cmd_dump(int argc, char **argv)
 		OPT_U64(0, "entries", &o.max_entries, "N", 0, UINT64_MAX,
 			"at most N entries per queue record (default: all)"),
 		OPT_CALLBACK(0, "no-entries", NULL, dump_no_entries, 0,
-			     "no entries, only the header and metadata"),
+			     "no entries, only the header and metadata", .syn_join = SYN_OR),
 		OPT_PROGRESS(&o.progress),
 		OPT_END(),
 	};

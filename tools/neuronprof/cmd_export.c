@@ -23,6 +23,7 @@
 #include "util/output.h"
 #include "util/options.h"
 #include "tool.h"
+#include "util/progress.h"
 
 void export_describe(FILE *f)
 {
@@ -93,7 +94,8 @@ int cmd_export(int argc, char **argv)
 	int ret;
 	const struct opt opts[] = {
 		OPT_CALLBACK('f', "format", "FMT", export_format_opt, 0,
-			     "output format (required): one of the formats above"),
+			     "output format (required): one of the formats above",
+			     .syn = "--format FMT"),
 		OPT_STRING('o', "output", &outpath, "OUT",
 			   "write to OUT (default, and '-': standard output; a\n"
 			   "Perfetto trace or a database is binary and never goes\n"

@@ -198,7 +198,7 @@ int cmd_sim(int argc, char **argv)
 		OPT_CALLBACK(0, "executions", "N", sim_opt, SIM_EXECUTIONS,
 			     "programs per core (default 1)"),
 		OPT_SECONDS(0, "duration", &o.duration_ns, 1000000, 7 * 86400 * 1000000000ULL,
-			"run programs back to back for SEC seconds instead"),
+			"run programs back to back for SEC seconds instead", .syn_join = SYN_OR),
 		OPT_U64(0, "iterations", &o.iterations, "N", 1, NEURONPROF_SIM_MAX_ITERATIONS,
 			"iterations per program (default 4)"),
 		OPT_U64(0, "instructions", &o.instructions, "N", 0, NEURONPROF_SIM_MAX_INSTRUCTIONS,

@@ -378,10 +378,10 @@ int cmd_top(int argc, char **argv)
 		OPT_CALLBACK(0, "batch", NULL, top_mode_opt, TOP_BATCH,
 			     "a text sample per interval on stdout"),
 		OPT_CALLBACK(0, "json", NULL, top_mode_opt, TOP_JSON,
-			     "a JSON sample per line per interval on stdout"),
+			     "a JSON sample per line per interval on stdout", .syn_join = SYN_OR),
 		OPT_U64('n', "count", &t.count, "N", 1, UINT64_MAX,
 			"stop after N samples, as top -n and perf top do\n"
-			"(default: until q, ^C or SIGTERM)"),
+			"(default: until q, ^C or SIGTERM)", .syn = "[-n N | --count N]"),
 		OPT_END(),
 	};
 

@@ -2,8 +2,9 @@
 /*
  * neuronprof(1): the subcommands, in the order "neuronprof --help" lists
  * them: the function running each (cmd_<name>.c), its line in that list,
- * and its synopsis and description, which "neuronprof CMD --help" prints
- * before the options of the command's own table (options.h).
+ * and what "neuronprof CMD --help" prints besides the options of the
+ * command's own table (options.h), from which its synopsis is made: the
+ * operands, other forms of the command, and its description.
  */
 #include "tool.h"
 
@@ -13,7 +14,6 @@ const struct subcommand subcommands[] = {
 		.summary = "list neuronprof devices and what they offer",
 		.desc = {
 			.name = "devices",
-			.synopsis = "devices [--json]",
 			.about = "List the neuronprof devices (DRM render nodes of the neuronprof driver):\n"
 				 "node, driver version, architecture, NeuronCores, TopSPs, engines, queue\n"
 				 "types per target kind, ring size limits, clock and capabilities. Nodes\n"
@@ -25,7 +25,6 @@ const struct subcommand subcommands[] = {
 		.summary = "check the kernel modules and device nodes, say how to fix them",
 		.desc = {
 			.name = "doctor",
-			.synopsis = "doctor [--json] [--module-dir DIR]",
 			.about = "Check what neuronprof needs: the kernel modules neuronprof and\n"
 				 "neuronprof_sim (installed for the running kernel? loaded? with which\n"
 				 "parameters?), the DRM render nodes of neuronprof devices and whether this\n"
@@ -38,8 +37,8 @@ const struct subcommand subcommands[] = {
 		.summary = "measure a Neuron device's queue entry size and head unit",
 		.desc = {
 			.name = "calibrate",
-			.synopsis = "calibrate [--duration SEC] [-o REPORT] [-- COMMAND...]\n"
-				    "calibrate --from LOG [-o REPORT]",
+			.operands = "[-- COMMAND...]",
+			.forms = "calibrate --from LOG [-o REPORT]",
 			.about = "Measure the entry size and head unit of the notification queues of a\n"
 				 "Neuron device while a workload runs, and print the neuronprof_neuron\n"
 				 "parameters to set. Needs root, neuron.ko with the hook and\n"
@@ -51,6 +50,7 @@ const struct subcommand subcommands[] = {
 		.summary = "capture a profile on the simulator, or of a command",
 		.desc = {
 			.name = "record",
+			/* Its table holds every synthetic and inspect option: summarised here. */
 			.synopsis = "record [--mode session|model] [--cores LIST] [--executions N]\n"
 				    "                  [--iterations N] [--system-profile] [--cpu-util]\n"
 				    "                  [--host-memory] [-o DIR] [synthetic options]\n"
@@ -74,8 +74,7 @@ const struct subcommand subcommands[] = {
 		.summary = "print an NTFF file: header, metadata, entries",
 		.desc = {
 			.name = "dump",
-			.synopsis = "dump [--json] [--entries N | --no-entries]\n"
-				    "                [--progress=auto|always|never] FILE",
+			.operands = "FILE",
 			.about = "Print an NTFF profile: its header, the capture and device description,\n"
 				 "each queue record and its entries.\n",
 		},
@@ -85,8 +84,7 @@ const struct subcommand subcommands[] = {
 		.summary = "per-core and per-engine activity of a profile",
 		.desc = {
 			.name = "summary",
-			.synopsis = "summary [--json | --csv DIR] [--top N] [--ns] [--brief]\n"
-				    "                   [--keep-going] [--progress=auto|always|never] PATH...",
+			.operands = "PATH...",
 			.about = "Where the time went, per recording: each PATH is an NTFF file or a\n"
 				 "directory, searched recursively; each directory holding profiles (a\n"
 				 "session directory) is one recording, summarized on its own, in the order\n"
@@ -107,11 +105,8 @@ const struct subcommand subcommands[] = {
 		.summary = "what changed between two recordings, and whether it is real",
 		.desc = {
 			.name = "diff",
-			.synopsis = "diff [--json | --csv] [--top N] [--ns] [--alpha A]\n"
-				    "                [--fail-above PCT] [--fail-above-op PCT]\n"
-				    "                [--fail-above-latency PCT] [--fail-above-busy PCT]\n"
-				    "                [--fail-above-dma PCT] [--fail-on-errors] BASE NEW\n"
-				    "diff [options] BASE... -- NEW...",
+			.operands = "BASE NEW",
+			.forms = "diff [options] BASE... -- NEW...",
 			.about = "Compare two recordings of one machine, BASE and NEW (each an NTFF file\n"
 				 "or a directory, as summary takes them; several PATHs per side with --\n"
 				 "between the sides), with summary's numbers: every op per core, engine\n"
@@ -130,9 +125,8 @@ const struct subcommand subcommands[] = {
 		.summary = "one self-contained HTML page of a profile, with plots",
 		.desc = {
 			.name = "report",
-			.synopsis = "report [-o FILE] [--buckets N] [--top N] [--keep-going]\n"
-				    "                  [--progress=auto|always|never] PATH...\n"
-				    "report --diff [-o FILE] [--top N] BASE NEW",
+			.operands = "PATH...",
+			.forms = "report --diff [-o FILE] [--top N] BASE NEW",
 			.about = "One self-contained HTML page (inline SVG plots, inline script and style,\n"
 				 "nothing fetched) of the recordings under each PATH (an NTFF file or a\n"
 				 "directory, as summary takes them), with the numbers of summary: per\n"
@@ -154,8 +148,7 @@ const struct subcommand subcommands[] = {
 		.summary = "convert a profile to Chrome trace JSON, Perfetto or SQLite",
 		.desc = {
 			.name = "export",
-			.synopsis = "export --format FMT [-o OUT] [--keep-going]\n"
-				    "                  [--progress=auto|always|never] PATH",
+			.operands = "PATH",
 			.about = "Convert a profile (an NTFF file, or a directory searched recursively for\n"
 				 ".ntff files and the system profile files ntrace.pb, cpu_util.pb and\n"
 				 "host_mem.pb) into a timeline. A file that does not read fails the export;\n"
@@ -170,8 +163,6 @@ const struct subcommand subcommands[] = {
 		.summary = "a live view of a device: utilisation, rates, queues",
 		.desc = {
 			.name = "top",
-			.synopsis = "top [--device N] [--interval MS] [--ring-size BYTES]\n"
-				    "               [--batch | --json] [-n N | --count N]",
 			.about = "A live view of a device, refreshed every interval: per core and engine the\n"
 				 "utilisation (as summary defines it), instructions/s, inferences/s and their\n"
 				 "latency, DMA bandwidth, throttle level and the model id of the last\n"
@@ -186,10 +177,6 @@ const struct subcommand subcommands[] = {
 		.summary = "a device's activity (or a recording's) as Prometheus metrics",
 		.desc = {
 			.name = "exporter",
-			.synopsis = "exporter [--device N] [--ring-size BYTES]\n"
-				    "                    [--replay RECORDING [--replay-speed FACTOR]]\n"
-				    "                    [--textfile PATH.prom] [--listen ADDR:PORT | --listen none]\n"
-				    "                    [--interval MS] [-n N | --count N]",
 			.about = "Publishes a device's activity as Prometheus metrics, per device, core,\n"
 				 "engine and queue: busy time, instructions, DMA bytes, inferences, errors,\n"
 				 "throttle level, entries delivered and lost, ring fill. The queues are\n"
@@ -203,9 +190,7 @@ const struct subcommand subcommands[] = {
 		.summary = "run a workload on the simulator (sim run), to watch or record",
 		.desc = {
 			.name = "sim",
-			.synopsis = "sim run [--device N] [--cores LIST] [--executions N | --duration SEC]\n"
-				    "                   [--iterations N] [--instructions N] [--dma N]\n"
-				    "                   [--errors N] [--throttle] [--model-id N] [--json]",
+			.usage = "sim run",
 			.about = "Runs synthetic programs on NeuronCores of a simulated device\n"
 				 "(neuronprof_sim), every chosen core at once, N programs each or back to\n"
 				 "back for SEC seconds (SIGINT or SIGTERM ends it after the programs\n"

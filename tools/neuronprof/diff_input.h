@@ -13,6 +13,7 @@
 #include "analysis/diff.h"
 #include "analysis/summary.h"
 #include "util/util.h"
+#include "util/progress.h"
 
 /* One side: its PATHs loaded, and all their files as one recording. */
 struct diff_input {

@@ -16,6 +16,7 @@
 
 #include "analysis/diff.h"
 #include "analysis/fields.h"
+#include "ui/html.h"
 #include "util/output.h"
 #include "diff_input.h"
 #include "tool.h"
@@ -23,19 +24,6 @@
 #define HIST_BINS	30
 #define PANEL_W		320
 #define PANEL_H		110
-
-static void esc(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f); break;
-		}
-	}
-}
 
 static const char *sdur(uint64_t ns, char *buf, size_t len)
 {
@@ -178,7 +166,7 @@ static void bars(FILE *f, const struct diff_row *const *rows, size_t n)
 
 		fprintf(f, "<text class=\"lbl%s\" x=\"%d\" y=\"%d\">", is_regression(r) ? " reg" : "",
 			lw - 6, y + 13);
-		esc(f, label(r, lb, sizeof(lb)));
+		html_esc(f, label(r, lb, sizeof(lb)));
 		fprintf(f, "</text>\n<rect class=\"base\" x=\"%d\" y=\"%d\" width=\"%.1f\" "
 			"height=\"8\"><title>BASE %.0f ns</title></rect>\n", lw, y + 2, wb,
 			r->base.per_exec);
@@ -199,9 +187,9 @@ static void table_row(FILE *f, const struct diff_row *r)
 	char what[160], where[64];
 
 	fputs("<tr><td>", f);
-	esc(f, diff_row_what(r, what, sizeof(what)));
+	html_esc(f, diff_row_what(r, what, sizeof(what)));
 	fputs("</td><td>", f);
-	esc(f, diff_row_where(r, where, sizeof(where)));
+	html_esc(f, diff_row_where(r, where, sizeof(where)));
 	fprintf(f, "</td><td>%" PRIu64 "</td><td>%" PRIu64 "</td><td>%.3f</td><td>%.3f</td>",
 		r->base.n, r->new.n, r->base.value, r->new.value);
 	if (r->has_pct)
@@ -241,14 +229,7 @@ static void data_block(FILE *f, const struct diff *d, const struct diff_input *i
 	}
 	diff_json_write(m, d, in, &off);
 	fclose(m);
-	fputs("<script type=\"application/json\" id=\"diff-data\">\n", f);
-	for (size_t i = 0; i < len; i++) {
-		if (buf[i] == '<' && i + 1 < len && buf[i + 1] == '/')
-			fputs("<\\", f);
-		else
-			fputc(buf[i], f);
-	}
-	fputs("</script>\n", f);
+	html_json_script(f, "<script type=\"application/json\" id=\"diff-data\">\n", buf, len);
 	free(buf);
 }
 
@@ -258,7 +239,7 @@ static void side_line(FILE *f, const char *which, const struct diff_input *in,
 	fprintf(f, "<p><b>%s</b> ", which);
 	for (size_t i = 0; i < in->npaths; i++) {
 		fputs(i ? " " : "", f);
-		esc(f, in->paths[i]);
+		html_esc(f, in->paths[i]);
 	}
 	fprintf(f, ": %zu files, %zu cores, %" PRIu64 " executions, %" PRIu64 " entries</p>\n",
 		t->files, t->cores, t->executions, t->entries);
@@ -297,9 +278,9 @@ static void page(FILE *f, const struct diff *d, const struct diff_input *in, siz
 		if (r->has_pct)
 			snprintf(pct, sizeof(pct), "%+.1f%%", r->change_pct);
 		fputs("<div class=\"regression\" data-what=\"", f);
-		esc(f, label(r, lb, sizeof(lb)));
+		html_esc(f, label(r, lb, sizeof(lb)));
 		fputs("\"><h3>", f);
-		esc(f, lb);
+		html_esc(f, lb);
 		fprintf(f, ": %s, %+.0f ns per execution (n %" PRIu64 " / %" PRIu64 ")</h3>\n", pct,
 			r->change_per_exec, r->base.n, r->new.n);
 		hist_pair(f, r);
@@ -318,9 +299,9 @@ static void page(FILE *f, const struct diff *d, const struct diff_input *in, siz
 		if (r->kind != DIFF_LATENCY)
 			continue;
 		fputs("<div class=\"latency\" data-what=\"", f);
-		esc(f, label(r, lb, sizeof(lb)));
+		html_esc(f, label(r, lb, sizeof(lb)));
 		fputs("\"><h3>", f);
-		esc(f, lb);
+		html_esc(f, lb);
 		fprintf(f, ": %s</h3>\n", diff_verdict(r));
 		hist_pair(f, r);
 		fputs("</div>\n", f);

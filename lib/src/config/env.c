@@ -16,6 +16,7 @@
 #include <neuronprof/sys_trace_events.h>
 
 #include "config/config_internal.h"
+#include "util/parse.h"
 
 #define ENV_PREFIX		"NEURON_RT_INSPECT_"
 #define ENV_BUF_PREFIX		"NEURON_RT_PROFILE_BUF_"
@@ -44,32 +45,10 @@ static int parse_bool(const char *var, const char *v, bool *out)
 	return nprof_err(EINVAL, "%s: expected 0 or 1, got '%s'", var, v);
 }
 
-/* Decimal digits only; -EINVAL "not a number" or -ERANGE on overflow. */
-static int parse_u64(const char *s, size_t len, uint64_t *out)
-{
-	uint64_t v = 0;
-	size_t i;
-
-	if (!len)
-		return -EINVAL;
-	for (i = 0; i < len; i++) {
-		unsigned int d;
-
-		if (s[i] < '0' || s[i] > '9')
-			return -EINVAL;
-		d = (unsigned int)(s[i] - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return -ERANGE;
-		v = v * 10 + d;
-	}
-	*out = v;
-	return 0;
-}
-
 static int parse_number_in_range(const char *var, const char *v, uint64_t lo, uint64_t hi,
 				 uint64_t *out)
 {
-	int ret = parse_u64(v, strlen(v), out);
+	int ret = nprof_parse_u64(v, strlen(v), 10, out);
 
 	if (ret == -EINVAL)
 		return nprof_err(EINVAL, "%s: '%s' is not a non-negative decimal number", var, v);
@@ -84,7 +63,7 @@ static int parse_core(const char *var, const char *whole, const char *s, size_t 
 		      uint32_t *core)
 {
 	uint64_t v = 0;
-	int ret = parse_u64(s, len, &v);
+	int ret = nprof_parse_u64(s, len, 10, &v);
 
 	if (ret == -EINVAL)
 		return nprof_err(EINVAL, "%s: bad core index '%.*s' in '%s'", var, (int)len, s, whole);
@@ -269,8 +248,8 @@ static int parse_exec_range(const char *var, const char *v, struct nprof_inspect
 	size_t len = dash ? (size_t)(dash - v) : strlen(v);
 	uint64_t first, last;
 
-	if (parse_u64(v, len, &first) || (dash ? parse_u64(dash + 1, strlen(dash + 1), &last) :
-					  (last = first, 0)) ||
+	if (nprof_parse_u64(v, len, 10, &first) ||
+	    (dash ? nprof_parse_u64(dash + 1, strlen(dash + 1), 10, &last) : (last = first, 0)) ||
 	    !first || last < first)
 		return nprof_err(EINVAL, "%s: expected A-B with 1 <= A <= B (executions counted from 1), got '%s'",
 				 var, v);

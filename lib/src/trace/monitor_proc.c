@@ -13,28 +13,24 @@
 #include <string.h>
 
 #include "util/internal.h"
+#include "util/parse.h"
 #include "trace/monitor_internal.h"
 
 /* Parse an unsigned decimal at *p, skipping blanks first; 0 or -1. */
 static int next_field_u64(const char **p, uint64_t *v)
 {
 	const char *s = *p;
-	uint64_t x = 0;
+	size_t n;
 
 	while (*s == ' ' || *s == '\t')
 		s++;
-	if (*s < '0' || *s > '9')
+	n = strspn(s, "0123456789");
+	if (nprof_parse_u64(s, n, 10, v))
 		return -1;
-	while (*s >= '0' && *s <= '9') {
-		if (x > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
-			return -1;
-		x = x * 10 + (uint64_t)(*s - '0');
-		s++;
-	}
+	s += n;
 	if (*s && *s != ' ' && *s != '\t' && *s != '\n')
 		return -1;
 	*p = s;
-	*v = x;
 	return 0;
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The JSON writer of json.h.
+ * The JSON writer of json.h, shared by the library and the tool.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,6 +15,13 @@ void nprof_json_init(struct nprof_json *j)
 {
 	memset(j, 0, sizeof(*j));
 	j->first[0] = true;
+}
+
+void nprof_json_init_file(struct nprof_json *j, FILE *f, bool pretty)
+{
+	nprof_json_init(j);
+	j->f = f;
+	j->pretty = pretty;
 }
 
 static bool reserve(struct nprof_json *j, size_t more)
@@ -46,11 +53,23 @@ static bool reserve(struct nprof_json *j, size_t more)
 
 static void put(struct nprof_json *j, const char *s, size_t n)
 {
+	if (j->f) {
+		fwrite(s, 1, n, j->f);
+		return;
+	}
 	if (!reserve(j, n))
 		return;
 	memcpy(j->buf + j->len, s, n);
 	j->len += n;
 	j->buf[j->len] = '\0';
+}
+
+/* A newline and the indent of the current level (pretty output). */
+static void indent(struct nprof_json *j)
+{
+	put(j, "\n", 1);
+	for (int i = 0; i < j->depth; i++)
+		put(j, "  ", 2);
 }
 
 /* Separator before a value or a key at the current level. */
@@ -63,6 +82,8 @@ static void sep(struct nprof_json *j)
 	if (!j->first[j->depth])
 		put(j, ",", 1);
 	j->first[j->depth] = false;
+	if (j->pretty && j->depth > 0)
+		indent(j);
 }
 
 static void open_container(struct nprof_json *j, char c)
@@ -80,13 +101,18 @@ static void open_container(struct nprof_json *j, char c)
 
 static void close_container(struct nprof_json *j, char c)
 {
+	bool empty;
+
 	if (j->depth == 0 || j->after_key) {
 		if (!j->err)
 			j->err = -EINVAL;
 		return;
 	}
-	put(j, &c, 1);
+	empty = j->first[j->depth];
 	j->depth--;
+	if (j->pretty && !empty)
+		indent(j);
+	put(j, &c, 1);
 }
 
 void nprof_json_obj_begin(struct nprof_json *j)
@@ -210,7 +236,10 @@ void nprof_json_key(struct nprof_json *j, const char *key)
 {
 	sep(j);
 	put_escaped(j, key);
-	put(j, ":", 1);
+	if (j->pretty)
+		put(j, ": ", 2);
+	else
+		put(j, ":", 1);
 	j->after_key = true;
 }
 
@@ -251,6 +280,12 @@ void nprof_json_double(struct nprof_json *j, double v)
 	n = snprintf(b, sizeof(b), "%.17g", v);
 	sep(j);
 	put(j, b, (size_t)n);
+}
+
+void nprof_json_raw(struct nprof_json *j, const char *text)
+{
+	sep(j);
+	put(j, text, strlen(text));
 }
 
 void nprof_json_null(struct nprof_json *j)

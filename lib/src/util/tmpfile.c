@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "util/internal.h"
+#include "util/place.h"
 
 static uint64_t tmp_suffix(void)
 {
@@ -117,81 +118,6 @@ int nprof_tmpfile_create(int dirfd, const char *name, char *tmp, size_t size)
 
 /* ---- putting a complete file at its name ------------------------------------ */
 
-#define PLACE_MAX_LINKS	40	/* as the kernel's path walk (MAXSYMLINKS) */
-
-/* Where a name leads once its symbolic links are followed. */
-struct place_target {
-	int dirfd;			/* the directory holding @name */
-	bool own_dirfd;			/* opened while following a link */
-	char name[NAME_MAX + 1];
-	bool exists;
-	struct stat st;			/* of @name when it exists */
-};
-
-static void target_set_dir(struct place_target *t, int dirfd)
-{
-	if (t->own_dirfd)
-		close(t->dirfd);
-	t->dirfd = dirfd;
-	t->own_dirfd = true;
-}
-
-/* Follow @t's name while it is a symbolic link. Return: 0 or -errno with the message. */
-static int target_resolve(struct place_target *t, const char *label)
-{
-	char link[PATH_MAX];
-	const char *base;
-	char *slash;
-	ssize_t n;
-	int fd;
-
-	for (int hops = 0;; hops++) {
-		if (fstatat(t->dirfd, t->name, &t->st, AT_SYMLINK_NOFOLLOW)) {
-			if (errno != ENOENT)
-				return nprof_err(errno, "cannot look at %s: %s", label, strerror(errno));
-			t->exists = false;
-			return 0;
-		}
-		t->exists = true;
-		if (!S_ISLNK(t->st.st_mode))
-			return 0;
-		if (hops == PLACE_MAX_LINKS)
-			return nprof_err(ELOOP, "cannot write %s: more than %d symbolic links",
-					 label, PLACE_MAX_LINKS);
-		/* As on the output path: another user's link may be a trap in a shared directory. */
-		if (t->st.st_uid != geteuid() && t->st.st_uid != 0)
-			return nprof_err(EPERM, "cannot write %s: the symbolic link %s belongs to uid %u, "
-					 "neither this user nor root", label, t->name,
-					 (unsigned int)t->st.st_uid);
-		n = readlinkat(t->dirfd, t->name, link, sizeof(link));
-		if (n < 0)
-			return nprof_err(errno, "cannot read the link %s: %s", label, strerror(errno));
-		if ((size_t)n >= sizeof(link))
-			return nprof_err(ENAMETOOLONG, "the link %s is too long to follow", label);
-		link[n] = '\0';
-		/* The link's last component, in the directory its other components name. */
-		slash = strrchr(link, '/');
-		base = slash ? slash + 1 : link;
-		if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
-			return nprof_err(EISDIR, "cannot write %s: the link %s names a directory",
-					 label, link);
-		if (strlen(base) > NAME_MAX)
-			return nprof_err(ENAMETOOLONG, "cannot write %s: the link %s names a file "
-					 "name longer than %d bytes", label, link, NAME_MAX);
-		if (slash) {
-			*slash = '\0';
-			fd = openat(t->dirfd, slash == link ? "/" : link,
-				    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-			if (fd < 0)
-				return nprof_err(errno, "cannot write %s: the directory %s its link "
-						 "leads to: %s", label, slash == link ? "/" : link,
-						 strerror(errno));
-			target_set_dir(t, fd);
-		}
-		memmove(t->name, base, strlen(base) + 1);
-	}
-}
-
 /* Copy all of @in (from offset 0) to @out at its current position. */
 static int copy_all(int in, int out, const char *label)
 {
@@ -246,7 +172,7 @@ static int copy_all(int in, int out, const char *label)
 }
 
 /* A device or a FIFO: the bytes go into it; nothing is renamed or unlinked there. */
-static int place_in_place(int fd, int tmpdirfd, char *tmp, const struct place_target *t,
+static int place_in_place(int fd, int tmpdirfd, char *tmp, const struct nprof_place *t,
 			  const char *label, bool *placed)
 {
 	int out, ret;
@@ -273,7 +199,7 @@ static bool same_dir(int a, int b)
 }
 
 /* Absent or a regular file: a temporary in the target's directory, renamed over it. */
-static int place_rename(int fd, int tmpdirfd, char *tmp, const struct place_target *t,
+static int place_rename(int fd, int tmpdirfd, char *tmp, const struct nprof_place *t,
 			bool noreplace, const char *label, bool *placed)
 {
 	unsigned int flags = noreplace ? RENAME_NOREPLACE : 0;
@@ -334,24 +260,28 @@ placed:
 int nprof_tmpfile_place(int fd, int tmpdirfd, char *tmp, int dirfd, const char *name,
 			bool noreplace, const char *label, bool *placed)
 {
-	struct place_target t = { .dirfd = dirfd };
+	struct nprof_place t = { .dirfd = dirfd };
 	bool done = false;
-	int ret;
+	char why[PATH_MAX + 256];
+	int ret = 0;
 
 	if (strlen(name) > NAME_MAX)
 		return nprof_err(ENAMETOOLONG, "cannot write %s: name longer than %d bytes", label,
 				 NAME_MAX);
 	memcpy(t.name, name, strlen(name) + 1);
 	/* Nothing may exist under the name: no link is followed, the rename says EEXIST. */
-	ret = noreplace ? 0 : target_resolve(&t, label);
+	if (!noreplace) {
+		ret = nprof_place_follow(&t, label, why, sizeof(why));
+		if (ret)
+			ret = nprof_err(-ret, "%s", why);
+	}
 	if (!ret && t.exists && S_ISDIR(t.st.st_mode))
 		ret = nprof_err(EISDIR, "cannot write %s: it is a directory", label);
 	else if (!ret && !noreplace && t.exists && !S_ISREG(t.st.st_mode))
 		ret = place_in_place(fd, tmpdirfd, tmp, &t, label, &done);
 	else if (!ret)
 		ret = place_rename(fd, tmpdirfd, tmp, &t, noreplace, label, &done);
-	if (t.own_dirfd)
-		close(t.dirfd);
+	nprof_place_release(&t);
 	if (placed)
 		*placed = done;
 	return ret;

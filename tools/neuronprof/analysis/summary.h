@@ -13,6 +13,7 @@
 #include "analysis/profile.h"
 #include "analysis/timing.h"
 #include "util/util.h"
+#include "util/progress.h"
 
 /* A recording: the NTFF files and system profile of one directory. */
 struct recording {

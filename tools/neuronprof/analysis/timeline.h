@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "analysis/summary.h"
+#include "util/progress.h"
 
 struct unit_timeline {
 	uint64_t *busy;			/* ns per bucket */

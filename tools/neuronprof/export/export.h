@@ -42,6 +42,7 @@
 
 #include "analysis/profile.h"
 #include "util/util.h"
+#include "util/progress.h"
 
 /*
  * Process ids of NeuronCores: XPID_DEVICE_BASE + 1000 * device + core. The

@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * neuronprof(1): a streaming JSON writer.
- *
- * Output is produced as it is described, never built in memory, so a dump
- * of millions of entries needs no more memory than one of ten. The writer
- * tracks nesting to place commas; keys are given for members of objects and
- * NULL for elements of arrays. Strings are escaped per RFC 8259 (control
- * characters as \u00XX; bytes >= 0x80 pass through, so UTF-8 stays UTF-8
- * and other bytes are replaced by U+FFFD to keep the document valid).
+ * neuronprof(1): the tool's JSON output, the library's one JSON writer
+ * (lib/src/util/json.h) writing straight to a stream: output is produced
+ * as it is described, never built in memory, so a dump of millions of
+ * entries needs no more memory than one of ten. Layered on top here: a
+ * key with every value (NULL for elements of arrays), NULL strings as
+ * null, and the number forms the text output prints (fixed decimals,
+ * "%.6g", hex strings).
  */
 #ifndef NEURONPROF_TOOL_JSON_H
 #define NEURONPROF_TOOL_JSON_H
@@ -16,13 +15,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define JSON_MAX_DEPTH	32
+#include "src/util/json.h"
 
 struct json {
-	FILE *f;
-	bool pretty;		/* newline and indent before every member */
-	int depth;
-	bool first[JSON_MAX_DEPTH];
+	struct nprof_json w;
 };
 
 void jw_init(struct json *j, FILE *f, bool pretty);

@@ -13,6 +13,8 @@
 #define OPT_VAL_LONG	256
 /* Option labels longer than this put their help on the next line. */
 #define OPT_COL_MAX	24
+/* The synopsis wraps before this column. */
+#define SYN_WIDTH	80
 
 const struct cmd_desc *tool_desc;
 
@@ -80,15 +82,12 @@ static void opt_usage_line(FILE *f, const struct opt *o, int col)
 	}
 }
 
-void opts_usage(FILE *f, const struct cmd_desc *d, const struct opt *opts)
+/* @s's lines after "Usage: " and "       ", "neuronprof " before those not starting with blanks. */
+static void usage_lines(FILE *f, const char *s, bool first)
 {
-	const char *s = d->synopsis, *nl;
-	size_t n = opts_count(opts);
-	char label[128];
-	int col = 0, w;
+	const char *nl;
 
-	fputs("Usage: ", f);
-	for (bool first = true;; first = false) {
+	for (;; first = false) {
 		nl = strchr(s, '\n');
 		/* A line starting with blanks continues the one above. */
 		fprintf(f, "%s%s%.*s\n", first ? "" : "       ", *s == ' ' ? "" : "neuronprof ",
@@ -96,6 +95,84 @@ void opts_usage(FILE *f, const struct cmd_desc *d, const struct opt *opts)
 		if (!nl || !nl[1])
 			break;
 		s = nl + 1;
+	}
+}
+
+/* @o as the synopsis shows it by default: "[-o FILE]", "[--json]", "[--top N]". */
+static void syn_default(const struct opt *o, char *buf, size_t len)
+{
+	if (o->short_name)
+		snprintf(buf, len, "[-%c%s%s]", o->short_name, o->argh ? " " : "",
+			 o->argh ? o->argh : "");
+	else
+		snprintf(buf, len, "[--%s%s%s]", o->long_name, o->argh ? " " : "",
+			 o->argh ? o->argh : "");
+}
+
+/*
+ * The synopsis's first line made from @opts: "Usage: neuronprof CMD", each
+ * option as its @syn says, then the operands; wrapped before SYN_WIDTH
+ * columns, the lines that continue it indented under its first option.
+ */
+static void synopsis(FILE *f, const struct cmd_desc *d, const struct opt *opts, size_t n)
+{
+	char items[64][160], frag[160];
+	size_t ni = 0;
+	int col, indent;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct opt *o = &opts[i];
+		size_t len;
+
+		if (o->kind == OPT_KIND_GROUP || (o->syn && !*o->syn))
+			continue;
+		if (o->syn)
+			snprintf(frag, sizeof(frag), "%s", o->syn);
+		else
+			syn_default(o, frag, sizeof(frag));
+		if (o->syn_join == SYN_ALONE || !ni) {
+			if (ni < sizeof(items) / sizeof(items[0]))
+				snprintf(items[ni++], sizeof(items[0]), "%s", frag);
+			continue;
+		}
+		/* Into the brackets of the one before: "[a | b]" or "[a [b]]". */
+		len = strlen(items[ni - 1]);
+		items[ni - 1][len - 1] = '\0';
+		if (o->syn_join == SYN_OR && frag[0] == '[') {
+			frag[strlen(frag) - 1] = '\0';
+			snprintf(items[ni - 1] + len - 1, sizeof(items[0]) - (len - 1), " | %s]",
+				 frag + 1);
+		} else {
+			snprintf(items[ni - 1] + len - 1, sizeof(items[0]) - (len - 1), " %s]", frag);
+		}
+	}
+	if (d->operands && ni < sizeof(items) / sizeof(items[0]))
+		snprintf(items[ni++], sizeof(items[0]), "%s", d->operands);
+	col = fprintf(f, "Usage: neuronprof %s", d->usage ? d->usage : d->name);
+	indent = col + 1;
+	for (size_t i = 0; i < ni; i++) {
+		int w = (int)strlen(items[i]);
+
+		if (col > indent && col + 1 + w > SYN_WIDTH)
+			col = fprintf(f, "\n%*s", indent - 1, "") - 1;
+		col += fprintf(f, " %s", items[i]);
+	}
+	fputc('\n', f);
+}
+
+void opts_usage(FILE *f, const struct cmd_desc *d, const struct opt *opts)
+{
+	size_t n = opts_count(opts);
+	char label[128];
+	int col = 0, w;
+
+	if (d->synopsis) {
+		fputs("Usage: ", f);
+		usage_lines(f, d->synopsis, true);
+	} else {
+		synopsis(f, d, opts, n);
+		if (d->forms)
+			usage_lines(f, d->forms, false);
 	}
 	fprintf(f, "\n%s", d->about);
 	if (d->describe)

@@ -6,9 +6,10 @@
  * without being parsed.
  *
  * A command declares its options in a table ending with OPT_END(); its
- * synopsis lines, what it does and notes after the options are its struct
- * cmd_desc in the list of commands (commands.c), which main() makes the
- * running one (tool_desc). opts_parse() parses argv with getopt_long()
+ * synopsis is made from that table (each option as @syn says, the default
+ * "[--name ARG]"), followed by the operands of its struct cmd_desc in the
+ * list of commands (commands.c), which also holds what it does and any
+ * other form of the command; main() makes the running one tool_desc. opts_parse() parses argv with getopt_long()
  * ("+": options stop at the first operand or "--"), stores each value
  * where its entry points, checks numbers against their ranges, answers
  * -h/--help (added to every table) with the usage text of tool_desc and
@@ -23,6 +24,7 @@
 #include <unistd.h>	/* optind: where the operands start */
 
 #include "util/ringmem.h"
+#include "util/progress.h"
 
 enum opt_kind {
 	OPT_KIND_END,
@@ -38,6 +40,16 @@ enum opt_kind {
 };
 
 struct opt;
+
+/* How an option joins the one before it in the synopsis (struct opt's @syn_join). */
+enum syn_join {
+	SYN_ALONE,		/* "[-a] [-b]" */
+	SYN_OR,			/* "[-a | -b]": one or the other */
+	SYN_IN,			/* "[-a [-b]]": -b only with -a */
+};
+
+/* struct opt's @syn for an option the synopsis leaves out (shown in another form). */
+#define SYN_NONE	""
 
 /* Return: 0, or EXIT_USAGE after printing a usage error. */
 typedef int (*opt_cb)(const struct opt *opt, const char *arg, void *ctx);
@@ -58,6 +70,10 @@ typedef int (*opt_cb)(const struct opt *opt, const char *arg, void *ctx);
  * @first: when set and *@first is NULL, given the option's long name
  *	("dma") the first time one of the options sharing it is given (to say
  *	which option a later check refuses).
+ * @syn: the option in its command's synopsis when not the default
+ *	"[-s ARGH]" (a letter) or "[--long ARGH]", brackets included; SYN_NONE
+ *	leaves it out.
+ * @syn_join: how it joins the option before it there (enum syn_join).
  */
 struct opt {
 	enum opt_kind kind;
@@ -70,6 +86,8 @@ struct opt {
 	opt_cb cb;
 	int tag;
 	const char **first;
+	const char *syn;
+	enum syn_join syn_join;
 };
 
 /*
@@ -101,7 +119,7 @@ struct opt {
 #define OPT_PROGRESS(v) \
 	{ .kind = OPT_KIND_PROGRESS, .long_name = "progress", .value = (v), .argh = "WHEN", \
 	  .help = "progress bar on stderr: auto (default: on a terminal,\n" \
-		  "for long work), always or never" }
+		  "for long work), always or never", .syn = "[--progress=auto|always|never]" }
 #define OPT_CALLBACK(s, l, a, c, t, h, ...) \
 	{ .kind = OPT_KIND_CALLBACK, .short_name = (s), .long_name = (l), .argh = (a), \
 	  .cb = (c), .tag = (t), .help = (h), ##__VA_ARGS__ }
@@ -109,8 +127,14 @@ struct opt {
 /**
  * struct cmd_desc - what a command's usage text says besides its options.
  * @name: the subcommand ("record").
- * @synopsis: the usage lines after "neuronprof ", '\n' between them; a line
- *	starting with blanks continues the one above (printed without "neuronprof ").
+ * @usage: the words after "neuronprof " on the synopsis's first line, before
+ *	the options (default: @name; "sim run").
+ * @operands: what follows the options on that line ("PATH..."), or NULL.
+ * @forms: further forms of the command, one usage line each after
+ *	"neuronprof ", '\n' between them, or NULL.
+ * @synopsis: when set, the usage lines as written here instead of made
+ *	from the table (a line starting with blanks continues the one above):
+ *	for a command whose table has more options than its synopsis names.
  * @about: what the command does (a paragraph, lines ending in '\n').
  * @describe: when set, writes more of the description after @about (a list
  *	that comes from a table, say).
@@ -118,6 +142,9 @@ struct opt {
  */
 struct cmd_desc {
 	const char *name;
+	const char *usage;
+	const char *operands;
+	const char *forms;
 	const char *synopsis;
 	const char *about;
 	void (*describe)(FILE *f);

@@ -9,7 +9,8 @@
  *     the command takes it) is written in place: never renamed over, never
  *     unlinked, never truncated;
  *   - a symbolic link is followed to the file it names (created if it does
- *     not exist), which the two rules above then apply to: the link stays;
+ *     not exist), which the two rules above then apply to: the link stays
+ *     (followed by the library's own code, lib/src/util/place.c);
  *   - a directory is refused before any work is done.
  */
 #include <errno.h>
@@ -25,57 +26,70 @@
 
 #include "util/output.h"
 #include "util/util.h"
-
-#define MAX_LINKS	40	/* as the kernel's path walk */
+#include "src/util/place.h"
 
 /*
  * The path @name leads to once its symbolic links are followed (allocated),
- * and what is there (*exists false for a new name). NULL after a message.
+ * and what is there (*exists false for a new name): the library's walk
+ * (lib/src/util/place.h), following links of any owner as cp does. NULL
+ * after a message.
  */
 static char *resolve(const char *name, struct stat *st, bool *exists)
 {
-	char *p = xstrdup(name);
+	struct nprof_place p = { .track_dir = true, .any_owner = true };
+	const char *slash = strrchr(name, '/'), *base = slash ? slash + 1 : name;
+	char why[PATH_MAX + 256], dir[PATH_MAX], *final = NULL;
+	int ret;
 
-	for (int hops = 0;; hops++) {
-		char link[PATH_MAX], *slash, *next;
-		ssize_t n;
-
-		if (lstat(p, st)) {
-			if (errno == ENOENT) {
-				*exists = false;
-				return p;
+	/* "dir/", "." or "..": a directory, which output_open() refuses. */
+	if (!*base || !strcmp(base, ".") || !strcmp(base, "..") || strlen(base) > NAME_MAX) {
+		if (lstat(name, st)) {
+			if (errno != ENOENT) {
+				fail("cannot write %s: %s", name, strerror(errno));
+				return NULL;
 			}
-			fail("cannot write %s: %s", name, strerror(errno));
-			break;
-		}
-		*exists = true;
-		if (!S_ISLNK(st->st_mode))
-			return p;
-		if (hops == MAX_LINKS) {
-			fail("cannot write %s: more than %d symbolic links", name, MAX_LINKS);
-			break;
-		}
-		n = readlink(p, link, sizeof(link));
-		if (n < 0 || (size_t)n >= sizeof(link)) {
-			fail("cannot read the link %s: %s", p,
-			     n < 0 ? strerror(errno) : "too long");
-			break;
-		}
-		link[n] = '\0';
-		/* A relative link is relative to the directory holding it. */
-		slash = strrchr(p, '/');
-		if (link[0] == '/' || !slash) {
-			next = xstrdup(link);
+			*exists = false;
 		} else {
-			next = xrealloc(NULL, (size_t)(slash - p) + 2 + (size_t)n);
-			memcpy(next, p, (size_t)(slash - p) + 1);
-			memcpy(next + (slash - p) + 1, link, (size_t)n + 1);
+			*exists = true;
 		}
-		free(p);
-		p = next;
+		return xstrdup(name);
 	}
-	free(p);
-	return NULL;
+	if (!slash)
+		snprintf(p.dir, sizeof(p.dir), ".");
+	else if (slash == name)
+		snprintf(p.dir, sizeof(p.dir), "/");
+	else
+		snprintf(p.dir, sizeof(p.dir), "%.*s", (int)(slash - name), name);
+	memcpy(p.name, base, strlen(base) + 1);
+	p.dirfd = open(p.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (p.dirfd < 0) {
+		/* A new file in a directory that output_open() will make. */
+		if (errno == ENOENT) {
+			*exists = false;
+			return xstrdup(name);
+		}
+		fail("cannot write %s: %s", name, strerror(errno));
+		return NULL;
+	}
+	p.own_dirfd = true;
+	snprintf(dir, sizeof(dir), "%s", p.dir);
+	ret = nprof_place_follow(&p, name, why, sizeof(why));
+	if (ret) {
+		fail("%s", why);
+	} else {
+		*exists = p.exists;
+		*st = p.st;
+		if (!strcmp(p.name, base) && !strcmp(p.dir, dir)) {
+			final = xstrdup(name);	/* no link on the way */
+		} else {
+			size_t n = strlen(p.dir) + 1 + strlen(p.name) + 1;
+
+			final = xrealloc(NULL, n);
+			snprintf(final, n, "%s/%s", p.dir, p.name);
+		}
+	}
+	nprof_place_release(&p);
+	return final;
 }
 
 /*

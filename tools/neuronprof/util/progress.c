@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "util/util.h"
+#include "util/progress.h"
 
 #define BAR_WIDTH	40
 #define REDRAW_NS	100000000ULL

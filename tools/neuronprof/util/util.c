@@ -13,6 +13,7 @@
 #include <neuronprof/ntff.h>
 
 #include "util/util.h"
+#include "src/util/parse.h"
 
 const char *tool_cmd = NULL;
 
@@ -208,9 +209,9 @@ int parse_seconds(const char *what, const char *s, uint64_t min_ns, uint64_t max
 int parse_u64(const char *what, const char *s, uint64_t min, uint64_t max, bool suffixes,
 	      uint64_t *out)
 {
-	unsigned long long v;
-	uint64_t mult = 1;
-	char *end;
+	uint64_t v, mult = 1;
+	size_t len;
+	int ret;
 
 	/* A negative number is a number: say what the option takes instead. */
 	if (s && *s == '-' && s[1] >= '0' && s[1] <= '9') {
@@ -223,36 +224,28 @@ int parse_u64(const char *what, const char *s, uint64_t min, uint64_t max, bool 
 				    size_str(min, suffixes, (char[32]){ 0 }, 32));
 		return -1;
 	}
-	/* strtoull accepts a sign and leading blanks; a count never has them. */
 	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ' || *s == '\t') {
 		usage_error("%s: '%s' is not a number", what, s ? s : "");
 		return -1;
 	}
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno == ERANGE) {
-		usage_error("%s: '%s' is too large", what, s);
-		return -1;
-	}
-	if (end == s) {
-		usage_error("%s: '%s' is not a number", what, s);
-		return -1;
-	}
-	if (*end && suffixes && !end[1]) {
-		switch (*end) {
-		case 'k': case 'K': mult = 1ULL << 10; end++; break;
-		case 'm': case 'M': mult = 1ULL << 20; end++; break;
-		case 'g': case 'G': mult = 1ULL << 30; end++; break;
+	len = strlen(s);
+	if (suffixes && len > 1) {
+		switch (s[len - 1]) {
+		case 'k': case 'K': mult = 1ULL << 10; len--; break;
+		case 'm': case 'M': mult = 1ULL << 20; len--; break;
+		case 'g': case 'G': mult = 1ULL << 30; len--; break;
 		default: break;
 		}
 	}
-	if (*end) {
-		usage_error("%s: '%s' is not a number%s", what, s,
-			    suffixes ? " (suffixes K, M, G are allowed)" : "");
+	/* The library's parser: decimal, 0x hex or 0 octal, as strtoull(..., 0) reads them. */
+	ret = nprof_parse_u64(s, len, 0, &v);
+	if (ret == -ERANGE || (!ret && v > UINT64_MAX / mult)) {
+		usage_error("%s: '%s' is too large", what, s);
 		return -1;
 	}
-	if (v > UINT64_MAX / mult) {
-		usage_error("%s: '%s' is too large", what, s);
+	if (ret) {
+		usage_error("%s: '%s' is not a number%s", what, s,
+			    suffixes && *s >= '0' && *s <= '9' ? " (suffixes K, M, G are allowed)" : "");
 		return -1;
 	}
 	v *= mult;

@@ -2,8 +2,9 @@
 /*
  * neuronprof(1): the tool's bottom layer (util/): messages and the exit
  * status convention, number and list parsing, allocation that cannot
- * fail, the names of the uapi's numbers, and the progress bar. Everything
- * above includes it; it includes nothing of the tool's.
+ * fail, and the names of the uapi's numbers. Everything above includes it;
+ * it includes nothing of the tool's. The progress bar has its own header,
+ * progress.h.
  *
  * Exit status of every subcommand: 0 on success, 1 when the work failed
  * (a file that does not read, no device, a problem that doctor found), 2
@@ -125,40 +126,5 @@ const char *clock_domain_name(uint32_t domain);
 
 /* @n bytes as lower-case hex into @buf (2 * @n + 1 bytes); returns @buf. */
 char *hex_bytes(char *buf, const unsigned char *p, size_t n);
-
-/* ---- progress bar on a terminal (progress.c) ---------------------------- */
-
-enum progress_mode {
-	PROGRESS_AUTO,		/* on when stderr is a terminal and the work is long */
-	PROGRESS_ALWAYS,
-	PROGRESS_NEVER,
-};
-
-/* Below this many entries the work is short and AUTO shows no bar. */
-#define PROGRESS_AUTO_MIN	200000ULL
-
-struct progress {
-	bool on;
-	const char *label;
-	uint64_t total;
-	uint64_t next_check;	/* done count at which the clock is read again */
-	uint64_t last_ns;
-	int last_permille;
-};
-
-void progress_start(struct progress *p, enum progress_mode mode, const char *label,
-		    uint64_t total);
-void progress_slow(struct progress *p, uint64_t done);
-void progress_finish(struct progress *p);
-
-/* Cheap enough to call once per entry: a compare, nothing more, most of the time. */
-static inline void progress_update(struct progress *p, uint64_t done)
-{
-	if (p->on && done >= p->next_check)
-		progress_slow(p, done);
-}
-
-/* Parses --progress=auto|always|never; returns 0 or -1 (usage error printed). */
-int parse_progress(const char *s, enum progress_mode *mode);
 
 #endif /* NEURONPROF_UTIL_H */

@@ -64,6 +64,7 @@ t_help_synopsis() {
 	done
 }
 run "every --help: usage continuation lines indented under the first option" t_help_synopsis
+run "every --help: the synopsis names every option of the table, and only those (synopsis.sh)" bash "$here/synopsis.sh" "$build"
 
 # The man page carries every option each command's --help lists, and
 # the synopsis the options that were missing from it.

@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * neuronprof(1): the JSON of a recording's statistics, and the columns of the
- * sections summary also writes as text and CSV (summary_json.h).
+ * neuronprof(1): the columns of every section summary writes (fields.h):
+ * one table per section, which drives its text, JSON and CSV writers
+ * (ui/summary_text.c, ui/summary_json.c, ui/summary_csv.c) and report's
+ * tables; and the rows they read (summary_columns.h).
  */
-#include "analysis/summary_json.h"
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/summary_columns.h"
 #include "analysis/names.h"
+#include "util/util.h"
 
 FIELD_GET(gap_label, struct gap_row, s, r->label)
 FIELD_GET(gap_kind, struct gap_row, s, !r->u ? "core" : r->u->topsp ? "topsp" : "engine")
@@ -360,140 +367,277 @@ static const struct field loss_columns[] = {
 };
 const struct field_table loss_fields = FIELD_TABLE(loss_columns);
 
-void json_dist_fields(struct json *j, const struct dist *d, unsigned int pcts)
-{
-	jw_u64(j, "count", d->count);
-	jw_u64(j, "total_ns", d->total);
-	jw_u64(j, "min_ns", d->min);
-	jw_u64(j, "avg_ns", d->avg);
-	jw_u64(j, "median_ns", d->median);
-	if (pcts & DIST_P95)
-		jw_u64(j, "p95_ns", d->p95);
-	if (pcts & DIST_P99)
-		jw_u64(j, "p99_ns", d->p99);
-	jw_u64(j, "max_ns", d->max);
-}
 
-void json_dist(struct json *j, const char *key, const struct dist *d, unsigned int pcts)
-{
-	jw_obj_begin(j, key);
-	json_dist_fields(j, d, pcts);
-	jw_obj_end(j);
-}
+/* ---- the sections' columns (fields.h) ------------------------------------------ */
 
-void json_idle_gaps(struct json *j, const struct top_gaps *g, const struct core_stats *c)
+/* The cores of @x: "0-7", "0,2,5" or, over several devices, "0:0-7,1:0". */
+static const char *xop_cores(const struct rec_stats *s, const struct xop *x, char *buf,
+			     size_t len)
 {
-	jw_arr_begin(j, "idle_gaps");
-	for (size_t i = 0; i < g->n; i++) {
-		struct gap_row r;
+	bool devs = s->ncores && s->cores[0].dev != s->cores[s->ncores - 1].dev;
+	size_t o = 0;
 
-		gap_row(&r, c, NULL, &g->g[i], i + 1);
-		fields_json_obj(j, NULL, &gap_fields, &r);
+	buf[0] = 0;
+	for (size_t i = 0; i < x->ncores && o < len; i++) {
+		const struct core_stats *c = &s->cores[x->cores[i]], *p, *n;
+		size_t j = i;
+
+		/* A run of consecutive core numbers of one device. */
+		while (j + 1 < x->ncores) {
+			p = &s->cores[x->cores[j]];
+			n = &s->cores[x->cores[j + 1]];
+			if (n->dev != p->dev || n->core != p->core + 1)
+				break;
+			j++;
+		}
+		n = &s->cores[x->cores[j]];
+		if (devs)
+			o += (size_t)snprintf(buf + o, len - o, "%s%u:", i ? "," : "", c->dev);
+		else if (i)
+			o += (size_t)snprintf(buf + o, len - o, ",");
+		if (o >= len)
+			break;
+		if (j > i)
+			o += (size_t)snprintf(buf + o, len - o, "%u-%u", c->core, n->core);
+		else
+			o += (size_t)snprintf(buf + o, len - o, "%u", c->core);
+		i = j;
 	}
-	jw_arr_end(j);
+	return buf;
 }
 
-void json_capture_ranges(struct json *j, const struct recording *r)
+/* host event types: a row is a struct host_row. */
+
+FIELD_GET(host_name, struct host_row, s, r->h->name)
+
+static const struct field host_columns[] = {
+	SAME("name", "event", -20, FK_STR, host_name),
+	SAME("count", "count", 7, FK_U64, field_dist_count),
+	SAME("total_ns", "total", 12, FK_NS, field_dist_total),
+	SAME("min_ns", NULL, 12, FK_NS, field_dist_min),
+	SAME("avg_ns", "avg", 12, FK_NS, field_dist_avg),
+	SAME("median_ns", "median", 12, FK_NS, field_dist_median),
+	SAME("p99_ns", "p99", 12, FK_NS, field_dist_p99),
+	SAME("max_ns", "max", 12, FK_NS, field_dist_max),
+};
+const struct field_table host_fields = FIELD_TABLE(host_columns);
+
+/*
+ * ops across cores: a row is a struct xop_row, filled by xop_row(); the
+ * cores of each are a column of the text and CSV, an array in JSON.
+ */
+
+FIELD_GET(xop_label, struct xop_row, s, r->label)
+FIELD_GET(xop_kind, struct xop_row, s, r->x->topsp ? "topsp" : "engine")
+FIELD_GET(xop_index, struct xop_row, u, r->x->index)
+FIELD_GET(xop_op, struct xop_row, s, xop_name(r->s, r->x))
+FIELD_GET(xop_code, struct xop_row, u, r->x->code)
+FIELD_GET(xop_text_cores, struct xop_row, s, r->cores)
+FIELD_GET(xop_csv_cores, struct xop_row, s, r->list)
+
+static const struct field xop_columns[] = {
+	FIELD(NULL, NULL, "unit", -12, FK_STR, xop_label),
+	FIELD("unit_kind", "unit", NULL, 0, FK_STR, xop_kind),
+	FIELD("unit_index", "index", NULL, 0, FK_U64, xop_index),
+	OP_FIELDS(xop_op, xop_code),
+	SAME("p99_ns", NULL, 0, FK_NS, field_dist_p99),
+	SAME("max_ns", NULL, 0, FK_NS, field_dist_max),
+	FIELD(NULL, NULL, "cores", FIELD_LAST, FK_STR, xop_text_cores),
+	FIELD(NULL, "cores", NULL, 0, FK_STR, xop_csv_cores),
+};
+const struct field_table xop_fields = FIELD_TABLE(xop_columns);
+
+/* The row of @x; @csv: with its list of cores (freed by xop_row_free()). */
+void xop_row(struct xop_row *r, const struct rec_stats *s, const struct xop *x, bool csv)
 {
-	size_t n = 0;
+	struct unit u = { .topsp = x->topsp, .index = x->index };
 
-	for (size_t i = 0; i < r->nfiles; i++)
-		n += r->files[i]->info.exec_first != 0;
-	if (!n)
-		return;
-	jw_arr_begin(j, "capture_ranges");
-	for (size_t i = 0; i < r->nfiles; i++) {
-		const struct prof_file *f = r->files[i];
+	*r = (struct xop_row){ .d = &x->d, .s = s, .x = x };
+	unit_label(&u, r->label, sizeof(r->label));
+	xop_cores(s, x, r->cores, sizeof(r->cores));
+	if (csv) {
+		size_t len = x->ncores * 24 + 1, o = 0;
 
-		if (!f->info.exec_first)
-			continue;
-		jw_obj_begin(j, NULL);
-		jw_str(j, "file", f->path);
-		jw_u64(j, "core", f->info.core);
-		jw_u64(j, "first_execution", f->info.exec_first);
-		jw_u64(j, "last_execution", f->info.exec_last);
-		jw_obj_end(j);
+		r->list = xcalloc(len, 1);
+		for (size_t k = 0; k < x->ncores; k++)
+			o += (size_t)snprintf(r->list + o, len - o, "%s%u:%u", k ? ";" : "",
+					      s->cores[x->cores[k]].dev,
+					      s->cores[x->cores[k]].core);
 	}
-	jw_arr_end(j);
 }
 
-void json_recording_fields(struct json *j, const struct rec_stats *s)
+void xop_row_free(struct xop_row *r)
 {
-	jw_str(j, "path", s->rec->path);
-	jw_u64(j, "files", s->rec->nfiles);
-	jw_u64(j, "queue_records", s->queues);
-	jw_u64(j, "entries", s->entries);
-	json_capture_ranges(j, s->rec);
+	free(r->list);
 }
 
-void json_raw_queues(struct json *j, const struct rec_stats *s)
-{
-	jw_arr_begin(j, "raw_queues");
-	for (size_t i = 0; i < s->nraws; i++) {
-		struct raw_row rr;
+/* errors by code of a core: a row is a struct err_row (the core first: CORE_ID_FIELDS). */
 
-		raw_row(&rr, &s->raws[i]);
-		fields_json_obj(j, NULL, &raw_fields, &rr);
+FIELD_GET(err_code, struct err_row, u, r->e->code)
+FIELD_GET(err_count, struct err_row, u, r->e->count)
+FIELD_GET(err_first_at, struct err_row, u, r->e->first_ns - r->c->first)
+FIELD_GET(err_first, struct err_row, u, r->e->first_ns)
+
+static const struct field err_columns[] = {
+	CORE_ID_FIELDS,
+	SAME("code", "code", -8, FK_U64, err_code),
+	SAME("count", "count", 7, FK_U64, err_count),
+	FIELD(NULL, NULL, "first_at", 12, FK_NS, err_first_at),
+	SAME("first_ns", NULL, 0, FK_NS, err_first),
+};
+const struct field_table err_fields = FIELD_TABLE(err_columns);
+
+
+
+
+void totals(const struct rec_stats *s, struct totals *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (size_t i = 0; i < s->ncores; i++) {
+		const struct core_stats *c = &s->cores[i];
+
+		for (size_t k = 0; k < c->nunits; k++) {
+			t->instructions += c->units[k].instructions;
+			t->events += c->units[k].events;
+			t->dma += c->units[k].dma;
+			t->dma_bytes += c->units[k].dma_bytes;
+		}
+		t->inferences += c->inferences;
+		t->infer_failed += c->infer_failed;
+		t->executions += c->ct ? c->ct->nexec : 0;
+		t->errors += c->errors;
+		t->throttles += c->throttles;
+		t->lost += c->lost;
+		t->gaps += c->gaps;
 	}
-	jw_arr_end(j);
+	for (size_t i = 0; i < s->nlosses; i++)
+		if (s->losses[i].gaps > s->losses[i].lost)
+			t->unexplained++;
 }
 
-void json_losses(struct json *j, const struct rec_stats *s)
+/* Executions of every core in one list, longest first (ties: time order). */
+
+static int cmp_exec_ref(const void *a, const void *b)
 {
-	jw_arr_begin(j, "losses");
-	for (size_t i = 0; i < s->nlosses; i++) {
-		const struct queue_loss *l = &s->losses[i];
+	const struct exec_ref *x = a, *y = b;
 
-		fields_json_obj(j, NULL, &loss_fields, &l);
-	}
-	jw_arr_end(j);
+	return cmp_int(y->x->stop - y->x->start, x->x->stop - x->x->start) ?:
+	       cmp_int(x->x->start, y->x->start);
 }
 
-void json_loss_windows(struct json *j, const struct core_stats *c)
+struct exec_ref *exec_list(const struct rec_stats *s, size_t *n, bool by_latency)
 {
-	if (!c->nlw)
-		return;
-	jw_arr_begin(j, "loss_windows");
-	for (size_t i = 0; i < c->nlw; i++)
-		fields_json_obj(j, NULL, &loss_window_fields,
-				&(struct lw_row){ c, &c->lw[i] });
-	jw_arr_end(j);
+	struct exec_ref *v;
+	size_t k = 0, total = 0;
+
+	for (size_t i = 0; i < s->timing.ncores; i++)
+		total += s->timing.cores[i].nexec;
+	v = xcalloc(total, sizeof(*v));
+	for (size_t i = 0; i < s->timing.ncores; i++)
+		for (size_t j = 0; j < s->timing.cores[i].nexec; j++)
+			v[k++] = (struct exec_ref){ .ct = &s->timing.cores[i],
+						    .x = &s->timing.cores[i].exec[j], .index = j };
+	if (by_latency && total > 1)
+		qsort(v, total, sizeof(*v), cmp_exec_ref);
+	*n = total;
+	return v;
 }
 
-void json_throttle(struct json *j, const struct core_stats *c)
+/* The name of model @id in @s (its files' model_name), or NULL. */
+const char *model_name_of(const struct rec_stats *s, uint32_t id)
 {
-	jw_arr_begin(j, "throttle");
-	for (size_t i = 0; i < c->nlevels; i++)
-		fields_json_obj(j, NULL, &level_fields,
-				&(struct level_row){ c, &c->levels[i] });
-	jw_arr_end(j);
+	for (size_t i = 0; i < s->nmodels; i++)
+		if (s->models[i].model_id == id)
+			return s->models[i].name;
+	return NULL;
 }
 
-void json_unit_fields(struct json *j, const struct unit *u, const struct core_stats *c,
-		      size_t top)
+
+uint64_t host_ns(const Neuronprof__System__NtraceEvent *h)
 {
-	struct unit_row ur;
-
-	unit_row(&ur, c, u);
-	fields_json(j, &unit_fields, &ur);
-	jw_arr_begin(j, "ops");
-	for (size_t i = 0; i < u->nops && i < top; i++) {
-		struct unit_op_row r;
-
-		unit_op_row(&r, c, u, &u->ops[i]);
-		fields_json_obj(j, NULL, &unit_op_fields, &r);
-	}
-	jw_arr_end(j);
-	json_idle_gaps(j, &u->idle, c);
+	return h->end_ns > h->start_ns ? h->end_ns - h->start_ns : 0;
 }
 
-void json_model_fields(struct json *j, const struct model_stats *m)
+/* models (their JSON nests three distributions): a row is a struct model_row. */
+
+FIELD_GET(model_name, struct model_row, s, r->m->name)
+FIELD_GET(model_id, struct model_row, u, r->m->model_id)
+FIELD_GET(model_failed, struct model_row, u, r->m->failed)
+FIELD_GET(model_host, struct model_row, u, r->m->host_matched)
+FIELD_GET(model_host_avg, struct model_row, u, r->m->host.avg)
+FIELD_GET(model_overhead_avg, struct model_row, u, r->m->overhead.avg)
+
+static const struct field model_columns[] = {
+	FIELD(NULL, "model", "model", -16, FK_STR, model_name),
+	FIELD(NULL, "model_id", "model_id", -8, FK_U64, model_id),
+	FIELD(NULL, "count", "count", 6, FK_U64, field_dist_count),
+	FIELD(NULL, "failed", "failed", 6, FK_U64, model_failed),
+	FIELD(NULL, "min_ns", "min", 12, FK_NS, field_dist_min),
+	FIELD(NULL, "avg_ns", "avg", 12, FK_NS, field_dist_avg),
+	FIELD(NULL, "median_ns", "median", 12, FK_NS, field_dist_median),
+	FIELD(NULL, "p99_ns", "p99", 12, FK_NS, field_dist_p99),
+	FIELD(NULL, "max_ns", "max", 12, FK_NS, field_dist_max),
+	FIELD(NULL, "host_matched", "host", 6, FK_U64, model_host),
+	FIELD(NULL, "host_avg_ns", "host_avg", 12, FK_NS, model_host_avg),
+	FIELD(NULL, "host_overhead_avg_ns", "overhead_avg", 12, FK_NS, model_overhead_avg),
+};
+const struct field_table model_fields = FIELD_TABLE(model_columns);
+
+/*
+ * executions (the text's columns differ: a start relative to its core, the
+ * host call's side by side): a row is a struct exec_row.
+ */
+
+#define XR(r)	((r)->e->x)
+FIELD_GET(ex_dev, struct exec_row, u, r->e->ct->dev)
+FIELD_GET(ex_core, struct exec_row, u, r->e->ct->core)
+FIELD_GET(ex_index, struct exec_row, u, r->e->index)
+FIELD_GET(ex_model, struct exec_row, s, model_name_of(r->s, XR(r)->model_id))
+FIELD_GET(ex_model_id, struct exec_row, u, XR(r)->model_id)
+FIELD_GET(ex_start, struct exec_row, u, XR(r)->start)
+FIELD_GET(ex_end, struct exec_row, u, XR(r)->stop)
+FIELD_GET(ex_latency, struct exec_row, u, XR(r)->stop - XR(r)->start)
+FIELD_GET(ex_iterations, struct exec_row, u, XR(r)->iterations)
+FIELD_GET(ex_failed, struct exec_row, b, XR(r)->failed)
+FIELD_GET(ex_host_start, struct exec_row, u, XR(r)->host->start_ns)
+FIELD_GET(ex_host_end, struct exec_row, u, XR(r)->host->end_ns)
+FIELD_GET(ex_host_ns, struct exec_row, u, host_ns(XR(r)->host))
+FIELD_GET(ex_before, struct exec_row, u, XR(r)->start - XR(r)->host->start_ns)
+FIELD_GET(ex_after, struct exec_row, u,
+	  XR(r)->host->end_ns > XR(r)->stop ? XR(r)->host->end_ns - XR(r)->stop : 0)
+FIELD_GET(ex_flow, struct exec_row, u, XR(r)->host->flow_ids[0])
+
+static bool ex_has_host(const void *row)
 {
-	jw_str(j, "model", m->name);
-	jw_u64(j, "model_id", m->model_id);
-	jw_u64(j, "failed", m->failed);
-	json_dist(j, "latency", &m->lat, DIST_P99);
-	jw_u64(j, "host_matched", m->host_matched);
-	json_dist(j, "host_call", &m->host, DIST_P99);
-	json_dist(j, "host_overhead", &m->overhead, DIST_P99);
+	return XR((const struct exec_row *)row)->host;
 }
+
+static bool ex_has_flow(const void *row)
+{
+	const struct execution *x = XR((const struct exec_row *)row);
+
+	return x->host && x->host->n_flow_ids;
+}
+#undef XR
+
+static const struct field exec_columns[] = {
+	SAME("device", NULL, 0, FK_U64, ex_dev),
+	SAME("core", NULL, 0, FK_U64, ex_core),
+	SAME("index", NULL, 0, FK_U64, ex_index),
+	FIELD("model", NULL, NULL, 0, FK_STR, ex_model),
+	SAME("model_id", NULL, 0, FK_U64, ex_model_id),
+	SAME("start_ns", NULL, 0, FK_NS, ex_start),
+	SAME("end_ns", NULL, 0, FK_NS, ex_end),
+	SAME("latency_ns", NULL, 0, FK_NS, ex_latency),
+	SAME("iterations", NULL, 0, FK_U64, ex_iterations),
+	SAME("failed", NULL, 0, FK_BOOL, ex_failed),
+	FIELD_OPT("host_call", NULL, NULL, 0, FK_BEGIN, NULL, ex_has_host),
+	FIELD_OPT("start_ns", "host_start_ns", NULL, 0, FK_NS, ex_host_start, ex_has_host),
+	FIELD_OPT("end_ns", "host_end_ns", NULL, 0, FK_NS, ex_host_end, ex_has_host),
+	FIELD_OPT("duration_ns", "host_duration_ns", NULL, 0, FK_NS, ex_host_ns, ex_has_host),
+	FIELD_OPT("before_ns", "before_ns", NULL, 0, FK_NS, ex_before, ex_has_host),
+	FIELD_OPT("after_ns", "after_ns", NULL, 0, FK_NS, ex_after, ex_has_host),
+	FIELD_OPT("flow_id", "flow_id", NULL, 0, FK_U64, ex_flow, ex_has_flow),
+	FIELD_OPT(NULL, NULL, NULL, 0, FK_END, NULL, NULL),
+};
+const struct field_table exec_fields = FIELD_TABLE(exec_columns);

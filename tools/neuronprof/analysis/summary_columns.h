@@ -1,18 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * neuronprof(1): the JSON of a recording's statistics (summary.h), written
- * once for both documents that carry them: summary --json and the data
- * embedded in report's page. Each writes the fields of one object; the
- * caller opens and closes it and may add its own fields.
+ * neuronprof(1): summary's column tables, all in one place (fields.h):
+ * each section of a recording's statistics (summary.h) and of the machines
+ * compared (xhost.h) has one table, which its text, JSON and CSV writers
+ * (ui/summary_*.c) and report's tables all read, and the row a table reads.
+ * Defined in summary_columns.c and, for the machines, xhost_columns.c.
  */
-#ifndef NEURONPROF_TOOL_SUMMARY_JSON_H
-#define NEURONPROF_TOOL_SUMMARY_JSON_H
+#ifndef NEURONPROF_TOOL_SUMMARY_COLUMNS_H
+#define NEURONPROF_TOOL_SUMMARY_COLUMNS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "analysis/fields.h"
 #include "analysis/summary.h"
-#include "util/json.h"
+#include "analysis/xhost.h"
 
 /*
  * The columns (fields.h) of the sections summary writes as text and CSV too:
@@ -101,46 +104,98 @@ void unit_op_row(struct unit_op_row *r, const struct core_stats *c, const struct
 void gap_row(struct gap_row *r, const struct core_stats *c, const struct unit *u,
 	     const struct idle_gap *g, size_t rank);
 
-/* Percentiles json_dist_fields() adds. */
-#define DIST_P95	(1U << 0)
-#define DIST_P99	(1U << 1)
+/*
+ * The rows of the other sections: a host event type (host_row), an op
+ * across cores (xop_row, filled by xop_row()), an error code of a core
+ * (err_row), a model (model_row) and an execution (exec_row, of an
+ * exec_ref from exec_list()); and of the machines compared: a machine
+ * (machine_row), an execution index (mexec_row, filled by mexec_row()) and
+ * an op differing most (mop_row).
+ */
+struct host_row {
+	const struct dist *d;
+	const struct host_type *h;
+};
 
-/* count, total_ns, min_ns, avg_ns, median_ns, then the @pcts asked for, max_ns. */
-void json_dist_fields(struct json *j, const struct dist *d, unsigned int pcts);
+struct xop_row {
+	const struct dist *d;
+	const struct rec_stats *s;
+	const struct xop *x;
+	char label[32], cores[128];
+	char *list;		/* CSV: device:core pairs, ';' between them */
+};
 
-/* json_dist_fields() in an object named @key. */
-void json_dist(struct json *j, const char *key, const struct dist *d, unsigned int pcts);
+struct err_row {
+	const struct core_stats *c;
+	const struct code_count *e;
+};
 
-/* "idle_gaps": @g, longest first, each placed in @c's executions. */
-void json_idle_gaps(struct json *j, const struct top_gaps *g, const struct core_stats *c);
+struct machine_row {
+	const struct xhost *x;
+	size_t k;
+};
 
-/* A recording: its path, how many files, queue records and entries. */
-void json_recording_fields(struct json *j, const struct rec_stats *s);
+struct mexec_row {
+	const struct xhost *x;
+	const struct xhost_exec *e;
+	char slow[160], fast[160];
+};
+
+struct mop_row {
+	const struct xhost *x;
+	const struct xhost_opdiff *d;
+	size_t rank;
+};
+
+struct totals {
+	uint64_t instructions, events, dma, dma_bytes, inferences, infer_failed, executions,
+		 errors, throttles, lost, gaps, unexplained;
+};
+
+struct exec_ref {
+	const struct core_timing *ct;
+	const struct execution *x;
+	size_t index;
+};
+
+struct model_row {
+	const struct dist *d;
+	const struct model_stats *m;
+};
+
+struct exec_row {
+	const struct rec_stats *s;
+	const struct exec_ref *e;
+};
+
+
+/* Their tables. */
+extern const struct field_table host_fields, xop_fields, err_fields, model_fields,
+	exec_fields, machine_fields, mexec_fields, mop_fields;
 
 /*
- * "capture_ranges": [{file, core, first_execution, last_execution}] of the
- * files of @r limited to a range of executions (NTFF 1.3); nothing when
- * none is.
+ * The row of @x, an op across the cores of @s; with @csv its cores listed
+ * in ->list too (xop_row_free() frees it).
  */
-void json_capture_ranges(struct json *j, const struct recording *r);
+void xop_row(struct xop_row *r, const struct rec_stats *s, const struct xop *x, bool csv);
+void xop_row_free(struct xop_row *r);
 
-/* "raw_queues": the queues of raw entries of @s. */
-void json_raw_queues(struct json *j, const struct rec_stats *s);
+/* The row of @e, an execution index of the machines compared @x. */
+void mexec_row(struct mexec_row *r, const struct xhost *x, const struct xhost_exec *e);
 
-/* "losses": the queues of @s that lost entries. */
-void json_losses(struct json *j, const struct rec_stats *s);
+/* The totals of @s over its cores (the text's and JSON's "totals"). */
+void totals(const struct rec_stats *s, struct totals *t);
 
-/* "throttle": the time @c spent at each throttle level. */
-void json_throttle(struct json *j, const struct core_stats *c);
+/*
+ * Every execution of @s, *@n of them (allocated), longest first with
+ * @by_latency (ties in time order), else core by core in time order.
+ */
+struct exec_ref *exec_list(const struct rec_stats *s, size_t *n, bool by_latency);
 
-/* The core's "loss_windows" array, when it has any (nothing otherwise). */
-void json_loss_windows(struct json *j, const struct core_stats *c);
+/* The name of model @id in @s (its files' model_name), or NULL. */
+const char *model_name_of(const struct rec_stats *s, uint32_t id);
 
-/* An engine or TopSP: its counts, times, its first @top ops and its idle gaps. */
-void json_unit_fields(struct json *j, const struct unit *u, const struct core_stats *c,
-		      size_t top);
-
-/* A model: its name, id, failures and its latency, host call and overhead. */
-void json_model_fields(struct json *j, const struct model_stats *m);
+/* The duration of the host call @h (0 when it ends before it starts). */
+uint64_t host_ns(const Neuronprof__System__NtraceEvent *h);
 
 #endif
