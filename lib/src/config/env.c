@@ -269,7 +269,7 @@ static int parse_max_size(const char *var, const char *v, struct nprof_inspect_c
 		shift = v[len - 1] == 'K' ? 10 : v[len - 1] == 'M' ? 20 : 30;
 		len--;
 	}
-	if (parse_u64(v, len, &n) || n > (UINT64_MAX >> shift))
+	if (nprof_parse_u64(v, len, 10, &n) || n > (UINT64_MAX >> shift))
 		return nprof_err(EINVAL, "%s: expected a size in bytes (K, M, G suffixes), got '%s'",
 				 var, v);
 	if (nprof_inspect_config_set_capture_max_size(cfg, n << shift))
