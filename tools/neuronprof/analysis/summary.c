@@ -12,6 +12,7 @@
 
 #include "analysis/names.h"
 #include "analysis/summary.h"
+#include "raw.h"
 #include "util/util.h"
 
 static void dist_of(struct dist *d, uint64_t *v, size_t n)
@@ -320,10 +321,11 @@ static void add_raw_queue(struct rec_stats *s, const struct prof_file *f,
 	struct seq_track seq = { 0 };
 	struct queue_iter it;
 	struct raw_queue *rq;
+	struct raw_parts rp;
 	struct raw_part part;
 	uint32_t prev_index = 0;
+	uint64_t base = *done;
 	struct entry e;
-	const void *p;
 
 	rq = XAPPEND(s->raws, s->nraws);
 	*rq = (struct raw_queue){
@@ -332,12 +334,12 @@ static void add_raw_queue(struct rec_stats *s, const struct prof_file *f,
 		.clock_domain = f->info.device.clock_domain, .entries = q->entry_count,
 	};
 	queue_iter_init(&it, f, lq);
-	while ((p = queue_iter_next(&it))) {
-		entry_decode(p, it.entry_size, &e);
-		progress_update(pg, ++*done);
+	raw_parts_init(&rp, f, raw_slot_queue, &it);
+	while (raw_parts_next(&rp, &e, &part)) {
+		*done = base + rp.slots;
+		progress_update(pg, *done);
 		if (s->obs && s->obs->entry)
 			s->obs->entry(s->obs->ctx, f, lq, rq->core, &e);
-		raw_part_of(&e, &part);
 		/* Parts of one device entry are consecutive and share its index. */
 		if (!seq.have_prev || part.index != prev_index)
 			rq->device_entries++;
