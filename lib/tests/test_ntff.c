@@ -227,7 +227,7 @@ TEST(ntff_round_trip)
 	}
 	h = nprof_ntff_reader_header(r);
 	CHECK_INT(h->version_major, 1);
-	CHECK_INT(h->version_minor, 3);
+	CHECK_INT(h->version_minor, 4);
 	CHECK_INT(h->header_size, 128);
 	CHECK_INT(h->data_offset, 128);
 	CHECK_INT(h->data_length, 54 * ENTRY);
@@ -771,10 +771,15 @@ TEST(ntff_rejects_damaged_files)
 
 	/* Unknown major version; a higher minor is accepted. */
 	memcpy(b, s.buf, s.len);
-	put16(b, 8, 3);
+	put16(b, 8, 4);
 	reseal(b);
 	expect_reject(b, s.len, EPROTONOSUPPORT,
-		      "NTFF version 3.3 is not supported: major version 3 is unknown (this reader reads 1.x and 2.x)");
+		      "NTFF version 4.4 is not supported: major version 4 is unknown (this reader reads 1.x, 2.x and 3.x)");
+	/* Major 3 is for packed raw records only. */
+	memcpy(b, s.buf, s.len);
+	put16(b, 8, 3);
+	reseal(b);
+	expect_reject(b, s.len, EBADMSG, "major version 3 with raw format 0 (raw entries are major 2, others 1), packed 0");
 	/* Major 2 is for raw entries only, and raw entries are major 2 only. */
 	memcpy(b, s.buf, s.len);
 	put16(b, 8, 2);
@@ -2039,7 +2044,7 @@ TEST(ntff_code_names_round_trip)
 	r = nprof_ntff_reader_open_mem(s.buf, s.len, NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	CHECK(r != NULL);
 	if (r) {
-		CHECK_INT(nprof_ntff_reader_header(r)->version_minor, 3);
+		CHECK_INT(nprof_ntff_reader_header(r)->version_minor, 4);
 		CHECK_INT(nprof_ntff_reader_info(r, &out), 0);
 		CHECK_INT(out.num_code_names, 5);
 		for (i = 0; out.code_names && i < 5 && i < out.num_code_names; i++) {

@@ -462,9 +462,9 @@ static int validate(struct nprof_ntff_reader *r)
 	    (raw_format != NEURONPROF_RAW_FORMAT_NONE && packed == 1) !=
 	    (h->version_major == NPROF_NTFF_VERSION_MAJOR_PACKED) ||
 	    (raw_format == NEURONPROF_RAW_FORMAT_NONE && packed))
-		return BAD(r, "major version %u with raw format %u, packed %u (raw entries are major %d, packed records %d, others %d)",
-			   h->version_major, raw_format, packed, NPROF_NTFF_VERSION_MAJOR_RAW,
-			   NPROF_NTFF_VERSION_MAJOR_PACKED, NPROF_NTFF_VERSION_MAJOR);
+		return BAD(r, "major version %u with raw format %u (raw entries are major %d, others %d), packed %u (packed raw records are major %d)",
+			   h->version_major, raw_format, NPROF_NTFF_VERSION_MAJOR_RAW,
+			   NPROF_NTFF_VERSION_MAJOR, packed, NPROF_NTFF_VERSION_MAJOR_PACKED);
 	r->packed = packed;
 	ret = read_code_names(r, raw_format);
 	if (ret)
