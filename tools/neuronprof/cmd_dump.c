@@ -11,7 +11,7 @@
 #include "util/json.h"
 #include "analysis/names.h"
 #include "analysis/profile.h"
-#include "raw.h"
+#include "analysis/raw.h"
 #include "util/options.h"
 #include "tool.h"
 

@@ -12,7 +12,7 @@
 
 #include "analysis/names.h"
 #include "analysis/summary.h"
-#include "raw.h"
+#include "analysis/raw.h"
 #include "util/util.h"
 
 static void dist_of(struct dist *d, uint64_t *v, size_t n)

@@ -16,7 +16,7 @@
 #include "analysis/names.h"
 #include "analysis/summary.h"
 #include "analysis/timing.h"
-#include "raw.h"
+#include "analysis/raw.h"
 
 struct layout {
 	struct xproc **procs;

@@ -30,7 +30,7 @@
 #include "analysis/names.h"
 #include "analysis/summary.h"
 #include "analysis/timing.h"
-#include "raw.h"
+#include "analysis/raw.h"
 
 #define SCHEMA_VERSION	"7"
 
