@@ -234,8 +234,9 @@ static void dump_text(const struct prof_file *f, const struct dump_opts *o, stru
 	printf("  %zu code names%s\n", in->num_code_names,
 	       in->num_code_names ? " (the device's)" : ": codes are shown as codes");
 	if (file_is_raw(f))
-		printf("  raw entries, not decoded: format %s (%u), device entries of %u bytes\n",
-		       raw_format_name(d->raw_format), d->raw_format, d->raw_entry_size);
+		printf("  raw entries, not decoded: format %s (%u), device entries of %u bytes%s\n",
+		       raw_format_name(d->raw_format), d->raw_format, d->raw_entry_size,
+		       d->raw_packed ? ", in packed records" : "");
 	if (d->clock_domain != NEURONPROF_CLOCK_PRODUCED)
 		printf("  timestamps: %s (%u)%s\n", clock_domain_name(d->clock_domain),
 		       d->clock_domain, d->clock_domain == NEURONPROF_CLOCK_CAPTURED ?
@@ -340,6 +341,8 @@ static void dump_json(const struct prof_file *f, const struct dump_opts *o, stru
 	if (file_is_raw(f))
 		jw_str(&j, "raw_format_name", raw_format_name(d->raw_format));
 	jw_u64(&j, "raw_entry_size", d->raw_entry_size);
+	if (d->raw_packed)
+		jw_u64(&j, "raw_packed", d->raw_packed);
 	jw_arr_begin(&j, "code_names");
 	for (size_t i = 0; i < in->num_code_names; i++) {
 		char code[CODE_LEN];

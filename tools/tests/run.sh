@@ -1144,6 +1144,7 @@ host-c $((2000100 - 4500000 + 1700000000000000000))" ] || { echo "inferences:"; 
 		done
 	}
 	run "raw recordings of the first raw record (provider on the rig) read as they did: dump, dump --json, summary, export json, sqlite raw_entries" t_raw_record_1
+	. "$here/raw_record.sh"
 
 	# The database keeps raw entries as bytes: a row per ring entry with its
 	# device entry's index, its part, its capture time, and its queue; no

@@ -331,7 +331,7 @@ static void add_raw_queue(struct rec_stats *s, const struct prof_file *f,
 	*rq = (struct raw_queue){
 		.dev = f->info.device.device_index,
 		.core = queue_core(f, q), .format = f->info.device.raw_format,
-		.clock_domain = f->info.device.clock_domain, .entries = q->entry_count,
+		.clock_domain = f->info.device.clock_domain,
 	};
 	queue_iter_init(&it, f, lq);
 	raw_parts_init(&rp, f, raw_slot_queue, &it);
@@ -340,6 +340,7 @@ static void add_raw_queue(struct rec_stats *s, const struct prof_file *f,
 		progress_update(pg, *done);
 		if (s->obs && s->obs->entry)
 			s->obs->entry(s->obs->ctx, f, lq, rq->core, &e);
+		rq->entries++;
 		/* Parts of one device entry are consecutive and share its index. */
 		if (!seq.have_prev || part.index != prev_index)
 			rq->device_entries++;
@@ -349,7 +350,8 @@ static void add_raw_queue(struct rec_stats *s, const struct prof_file *f,
 	rq->q = queue_loss_of(f, lq, gaps);
 	if (s->obs && s->obs->queue_done)
 		s->obs->queue_done(s->obs->ctx, f, lq, rq->core, gaps);
-	s->raw_entries += q->entry_count;
+	/* In 32-byte parts: a packed record's count as the unpacked ring entries'. */
+	s->raw_entries += rq->entries;
 	loss_add(s, f, lq, gaps);
 }
 
