@@ -555,10 +555,10 @@ static void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq
 	const u32 es = nq->es;
 	const u32 parts = es / NEURONPROF_RAW_BYTES_PER_ENTRY;
 	const u32 n = nq->size / es;
-	const u64 now = ktime_get_ns();
 	struct neuronprof_notification *h;
 	struct nprof_notify_span span;
 	u32 done = 0, idx = first, want, got, run;
+	u64 now = 0;
 	const u8 *src;
 	u8 *dst;
 
@@ -578,6 +578,9 @@ static void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq
 			return;		/* unsubscribed meanwhile */
 		got = span.count ? min_t(u32, want, (span.count - 1) * NPROF_NN_SLOT / es) : 0;
 		if (got) {
+			/* The capture time, once per head write; not for a queue nobody reads. */
+			if (!now)
+				now = ktime_get_ns();
 			h = span.entries;
 			h->timestamp_ns = now;
 			h->seq = span.seq;
