@@ -50,7 +50,7 @@ extern "C" {
 #define NPROF_DEVICE_CAP_SIM_EXEC	(1ULL << 0)	/* nprof_device_sim_exec() works */
 #define NPROF_DEVICE_CAP_FLUSH		(1ULL << 1)	/* drains can flush in-flight entries */
 #define NPROF_DEVICE_CAP_RAW		(1ULL << 2)	/* entries are raw device entries */
-#define NPROF_DEVICE_CAP_RAW_PACKED	(1ULL << 3)	/* raw, in packed records (uapi 5, 1.5.0) */
+#define NPROF_DEVICE_CAP_RAW_PACKED	(1ULL << 3)	/* raw, in packed records (uapi 5) */
 
 /* Bits of nprof_ring_state.flags (NEURONPROF_RING_*). */
 #define NPROF_RING_OVERFLOWED		(1U << 0)	/* at least one entry was lost */

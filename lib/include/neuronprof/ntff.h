@@ -48,8 +48,8 @@ extern "C" {
  */
 #define NPROF_NTFF_VERSION_MAJOR_RAW	2
 /*
- * Files of packed raw records (nprof_ntff_device.raw_packed, NTFF 1.4 and
- * library 1.5): a queue record's data is headers each followed by the
+ * Files of packed raw records (nprof_ntff_device.raw_packed, NTFF 1.4): a
+ * queue record's data is headers each followed by the
  * device's bytes (uapi NEURONPROF_RAW_PACKED), which a reader of major 2
  * would decode as raw entries, so they have this major version. This
  * reader reads majors 1 to 3.
@@ -219,7 +219,7 @@ NPROF_API const char *nprof_ntff_block_type_name(uint32_t block_type);
  * raw entry (uapi/drm/neuronprof_drm.h): code NEURONPROF_RAW_CODE(len, part, parts),
  * model_id the raw format, iteration the index of the device entry, the
  * device's bytes in the payload; its layout is not known to this library.
- * @raw_packed (library 1.5, NTFF 1.4, in the bytes that were a zero pad
+ * @raw_packed (NTFF 1.4, in the four bytes that were the zero pad2
  * before) says the raw entries are packed records instead: a header
  * (code NEURONPROF_RAW_PACKED) followed by the device's bytes, 64 per
  * entry (uapi/drm/neuronprof_drm.h); such a file has major version
