@@ -552,9 +552,10 @@ static void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq
 			  u32 first, u32 count, u64 uncaptured)
 {
 	struct nprof_device *ndev = READ_ONCE(dev->ndev);
-	const u32 es = nq->es;
+	/* Entry and ring sizes are powers of two: no division on this path. */
+	const u32 es = nq->es, shift = ilog2(es);
 	const u32 parts = es / NEURONPROF_RAW_BYTES_PER_ENTRY;
-	const u32 n = nq->size / es;
+	const u32 n = nq->size >> shift;
 	struct neuronprof_notification *h;
 	struct nprof_notify_span span;
 	u32 done = 0, idx = first, want, got, run;
@@ -569,14 +570,14 @@ static void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq
 	}
 	while (done < count) {
 		want = min_t(u32, count - done,
-			     NPROF_NN_SPAN * NEURONPROF_RAW_BYTES_PER_ENTRY / es);
+			     (NPROF_NN_SPAN * NEURONPROF_RAW_BYTES_PER_ENTRY) >> shift);
 		/* Device memory: this round's entries through BAR4 into the bounce first. */
 		if (nq->io)
 			nprof_nn_fromio(nq->bounce, nq->io, nq->size, idx * es, want * es);
 		if (nprof_notify_begin_packed(ndev, &nq->q, NEURONPROF_RAW_PACKED_SLOTS(want * es),
 					      es, &span))
 			return;		/* unsubscribed meanwhile */
-		got = span.count ? min_t(u32, want, (span.count - 1) * NPROF_NN_SLOT / es) : 0;
+		got = span.count ? min_t(u32, want, ((span.count - 1) * NPROF_NN_SLOT) >> shift) : 0;
 		if (got) {
 			/* The capture time, once per head write; not for a queue nobody reads. */
 			if (!now)
@@ -605,7 +606,7 @@ static void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq
 				       NPROF_NN_SLOT - (got * es) % NPROF_NN_SLOT);
 			want = got;
 		}
-		idx = (idx + want) % n;
+		idx = (idx + want) & (n - 1);
 		nprof_notify_end_packed(&span, got ? NEURONPROF_RAW_PACKED_SLOTS(got * es) : 0,
 					got ? 0 : (u64)want * parts);
 		nq->captured += want;
@@ -675,9 +676,9 @@ static void nprof_nn_head_write(const struct neuron_nq_hook_dev *hd,
 	if (!consumed || !READ_ONCE(dev->ndev) || !nprof_nn_is_subscribed(dev, &nq->q))
 		goto unlock;
 	/* Only the last ring's worth is still in memory; older ones count as lost. */
-	n = nq->size / nq->es;
+	n = nq->size >> ilog2(nq->es);	/* powers of two */
 	capturable = min_t(u64, consumed, n);
-	nprof_nn_copy(dev, nq, (first + (consumed - capturable)) % n, capturable,
+	nprof_nn_copy(dev, nq, (first + (consumed - capturable)) & (n - 1), capturable,
 		      consumed - capturable);
 unlock:
 	mutex_unlock(&nq->lock);
