@@ -171,7 +171,7 @@ VISIBLE_IF_KUNIT int nprof_desc_validate(const struct nprof_device_desc *desc,
 	if (!(desc->caps & NPROF_RAW_CAPS) != !desc->raw_format ||
 	    (desc->caps & NPROF_RAW_CAPS) == NPROF_RAW_CAPS ||
 	    desc->raw_format > NEURONPROF_RAW_FORMAT_NEURON_V3) {
-		*why = "NEURONPROF_CAP_RAW or _RAW_PACKED must be set exactly with a known raw_format";
+		*why = "NEURONPROF_CAP_RAW or _RAW_PACKED must come exactly with a raw_format";
 		return -EINVAL;
 	}
 	if (desc->per_engine_queue_types & ~desc->core_queue_types) {

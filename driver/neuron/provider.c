@@ -577,7 +577,9 @@ static void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq
 		if (nprof_notify_begin_packed(ndev, &nq->q, NEURONPROF_RAW_PACKED_SLOTS(want * es),
 					      es, &span))
 			return;		/* unsubscribed meanwhile */
-		got = span.count ? min_t(u32, want, ((span.count - 1) * NPROF_NN_SLOT) >> shift) : 0;
+		got = 0;
+		if (span.count)
+			got = min_t(u32, want, ((span.count - 1) * NPROF_NN_SLOT) >> shift);
 		if (got) {
 			/* The capture time, once per head write; not for a queue nobody reads. */
 			if (!now)

@@ -182,7 +182,8 @@ static void nb_span(struct kunit *test)
 	nb_check_delivered(test, (u64)NB_SPAN_WRITES * per_span + 3ULL * (c->n - 1));
 	spans = DIV_ROUND_UP((u64)(c->n - 1), per_span);
 	kunit_info(test, "neuron_head_write_native: interrupts-off span: a head write of one full span (one packed record of %u ring entries: %u device entries of %u bytes) took %llu ns median, %llu ns at the 95th percentile, %llu ns at most of %d (the most includes the host descheduling this UML process); a head write of a whole %u KiB device ring (%llu spans, the source not in the cache, yielding between spans) took %llu ns worst of 3, %llu ns a span\n",
-		   (u32)NEURONPROF_RAW_PACKED_SLOTS(per_span * NB_ES), per_span, NB_ES, med, p95, worst, NB_SPAN_WRITES,
+		   (u32)NEURONPROF_RAW_PACKED_SLOTS(per_span * NB_ES), per_span, NB_ES, med, p95,
+		   worst, NB_SPAN_WRITES,
 		   NB_BIG_RING / 1024, spans, whole, whole / spans);
 	bound = max(p95, whole / spans);
 	kunit_info(test, "neuron_head_write_native: worst interrupts-off span: %llu.%llu us (the larger of a one-span head write's 95th percentile and a span of a whole-ring head write, each an upper bound of a span; goal <= 50 us)\n",
@@ -290,7 +291,8 @@ static void nb_bounds(struct kunit *test)
 		tc = min(tc, ktime_get_ns() - t0);
 		t0 = ktime_get_ns();
 		for (r = 0; r < NB_BATCH; r++) {
-			KUNIT_ASSERT_EQ(test, nprof_notify_begin_packed(ndev, &q, 2, NB_ES, &span), 0);
+			KUNIT_ASSERT_EQ(test,
+					nprof_notify_begin_packed(ndev, &q, 2, NB_ES, &span), 0);
 			nprof_notify_end_packed(&span, 0, 0);
 		}
 		ts = min(ts, ktime_get_ns() - t0);

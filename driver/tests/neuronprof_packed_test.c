@@ -91,7 +91,8 @@ static void np_walk(struct kunit *test, struct nprof_sub *sub, int q, u32 es, u6
 		    u64 seq0, u64 index0, struct np_walk *w)
 {
 	struct nprof_ring *ring = &sub->ring;
-	u64 pos = from, seq = seq0, i, j;
+	const u32 parts = es / NEURONPROF_RAW_BYTES_PER_ENTRY;
+	u64 pos = from, seq = seq0, i, j, slots;
 	u32 bytes;
 
 	*w = (struct np_walk){ .next_index = index0 };
@@ -101,16 +102,16 @@ static void np_walk(struct kunit *test, struct nprof_sub *sub, int q, u32 es, u6
 		const u8 *b = (const u8 *)(h + 1);
 
 		bytes = NEURONPROF_RAW_PACKED_BYTES(h->payload[1]);
+		slots = NEURONPROF_RAW_PACKED_SLOTS(bytes);
 		if (h->code != NEURONPROF_RAW_PACKED ||
 		    h->model_id != NEURONPROF_RAW_FORMAT_NEURON_V2 ||
 		    h->queue_type != NEURONPROF_QT_TRACE || h->payload[2] || h->payload[3] ||
-		    (pos & (ring->size - 1)) + NEURONPROF_RAW_PACKED_SLOTS(bytes) * NPROF_ENTRY_SIZE >
-		    ring->size) {
+		    (pos & (ring->size - 1)) + slots * NPROF_ENTRY_SIZE > ring->size) {
 			KUNIT_FAIL(test, "bad header at ring position %llu", pos);
 			w->bad = true;
 			break;
 		}
-		pos += NEURONPROF_RAW_PACKED_SLOTS(bytes) * NPROF_ENTRY_SIZE;
+		pos += slots * NPROF_ENTRY_SIZE;
 		if (!bytes) {
 			w->fillers++;
 			continue;
@@ -121,8 +122,7 @@ static void np_walk(struct kunit *test, struct nprof_sub *sub, int q, u32 es, u6
 		KUNIT_EXPECT_GE(test, h->payload[0], w->next_index);
 		KUNIT_EXPECT_EQ(test, h->iteration, (u32)h->payload[0]);
 		/* The seq gap is what was lost: 32-byte parts of the skipped entries. */
-		KUNIT_EXPECT_EQ(test, h->seq - seq,
-				(h->payload[0] - w->next_index) * (es / NEURONPROF_RAW_BYTES_PER_ENTRY));
+		KUNIT_EXPECT_EQ(test, h->seq - seq, (h->payload[0] - w->next_index) * parts);
 		w->gaps += h->seq - seq;
 		for (i = 0; i < bytes / es; i++) {
 			u64 idx = h->payload[0] + i;
@@ -162,6 +162,7 @@ static void np_head_write(struct kunit *test, int q, u32 n)
 /* A reader that keeps up releases everything. */
 static void np_consume(struct nprof_sub *sub)
 {
+	/* D of Documentation/ring.rst: the consumer's release store. */
 	smp_store_release(&sub->ring.cons_page->consumer_pos, sub->ring.prod);
 }
 
@@ -221,7 +222,8 @@ static void np_test_fan_out(struct kunit *test)
 		entries += n;
 		produced += 2 * n;
 		/* The small ring: check what arrived since the last round, then release. */
-		np_walk(test, c->sub[1], q, 64, from1, c->sub[1]->ring.seq - 2 * n, entries - n, &w);
+		np_walk(test, c->sub[1], q, 64, from1, c->sub[1]->ring.seq - 2 * n, entries - n,
+			&w);
 		KUNIT_EXPECT_EQ(test, w.entries, (u64)n);
 		KUNIT_EXPECT_FALSE(test, w.bad);
 		from1 = c->sub[1]->ring.prod;
