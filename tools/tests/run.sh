@@ -1040,7 +1040,7 @@ host-c $((2000100 - 4500000 + 1700000000000000000))" ] || { echo "inferences:"; 
 	raw=$fx/raw/raw.ntff
 	t_raw_dump() {
 		"$np" dump "$raw" >"$tmp/rd.txt" || return 1
-		has "version 2.3," "$tmp/rd.txt" &&
+		has "version 2.4," "$tmp/rd.txt" &&
 		has "raw entries, not decoded: format neuron-v2 (1), device entries of 64 bytes" "$tmp/rd.txt" &&
 		has "timestamps: captured (1), when the host captured each entry" "$tmp/rd.txt" &&
 		has "    seq 0 ts 3000100 raw neuron-v2 entry 0 part 0/2: 404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f" "$tmp/rd.txt" &&
@@ -1070,7 +1070,7 @@ host-c $((2000100 - 4500000 + 1700000000000000000))" ] || { echo "inferences:"; 
 
 	t_dump_not_raw() {
 		"$np" dump "$basic" >"$tmp/bd.txt" && "$np" dump --json --no-entries "$basic" >"$tmp/bd.json" || return 1
-		has "version 1.3," "$tmp/bd.txt" &&
+		has "version 1.4," "$tmp/bd.txt" &&
 		count_is 0 'raw|timestamps:' "$tmp/bd.txt" &&
 		check dump-json "$tmp/bd.json" header.version_major=1 device.raw_format=0 \
 			device.clock_domain=0 device.clock_domain_name=produced
