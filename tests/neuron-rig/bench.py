@@ -53,11 +53,14 @@ def captured_problem(out, kind, t, run):
         return f"{e.filename}: {e.strerror}"
     if rc != "0":
         return f"neuronprof record exited with status {rc}"
-    recs = re.findall(r"^\s+\[\d+\] .*?, (\d+) entries, lost (\d+),", dump, re.M)
+    recs = re.findall(r"^\s+\[\d+\] .*?, (\d+) entries, lost (\d+), seq (\d+)\.\.(\d+),",
+                      dump, re.M)
     if not recs:
         return "no queue records in its profiles (" + (dump.strip().splitlines() or ["no profile"])[-1] + ")"
-    entries = sum(int(e) for e, _ in recs)
-    lost = sum(int(lo) for _, lo in recs)
+    # Delivered 32-byte parts: a record's seq range (packed raw records take
+    # one seq per 32 device bytes, as the unpacked ring entries did).
+    entries = sum(int(b) - int(a) + 1 for e, _, a, b in recs if int(e))
+    lost = sum(int(lo) for _, lo, _, _ in recs)
     want = run.consumed * (run.es // RAW_BYTES_PER_ENTRY)
     if entries != want or lost:
         return (f"{entries} ring entries delivered and {lost} lost, where the runtime consumed "
