@@ -10,7 +10,8 @@ each kind its record's exit status (onT.rc, nostreamT.rc) and `neuronprof
 dump --entries 0` of the profiles it wrote (onT.dump, nostreamT.dump).
 
 First each captured run must have delivered every device entry the
-runtime consumed (its entry_size / 32 ring entries each) and lost none: a
+runtime consumed (entry_size / 32 sequence numbers each, the parts of
+its records) and lost none: a
 capture that dropped entries costs less and would flatter the figure, so
 then nothing else is printed and the exit status is 1. Then: the medians,
 what capture without streaming adds and, last, what capture as record
