@@ -227,6 +227,7 @@ struct nprof_sub;
  * @engine: engine to write into every entry.
  * @sub: private to the core.
  * @flags: private to the core.
+ * @unread: private to the core.
  */
 struct nprof_notify_span {
 	struct neuronprof_notification *entries;
@@ -236,11 +237,15 @@ struct nprof_notify_span {
 	u16 engine;
 	struct nprof_sub *sub;
 	unsigned long flags;
+	u64 unread;
 };
 
 int nprof_notify_begin(struct nprof_device *ndev, const struct nprof_queue_id *q,
 		       u32 count, struct nprof_notify_span *span);
 u32 nprof_notify_end(struct nprof_notify_span *span, u32 written, u32 produced);
+int nprof_notify_begin_packed(struct nprof_device *ndev, const struct nprof_queue_id *q,
+			      u32 slots, u32 es, struct nprof_notify_span *span);
+u64 nprof_notify_end_packed(struct nprof_notify_span *span, u32 written, u64 lost);
 
 /**
  * nprof_queues_flushed() - tell the core that every queue of a core and its

@@ -93,7 +93,8 @@ TEST_F(neuron, raw_device_info)
 	const struct drm_neuronprof_device_info *i = &self->dev.info;
 
 	EXPECT_EQ(NEURONPROF_UAPI_VERSION, i->uapi_version);
-	EXPECT_TRUE(i->caps & NEURONPROF_CAP_RAW);
+	EXPECT_TRUE(i->caps & NEURONPROF_CAP_RAW_PACKED);
+	EXPECT_FALSE(i->caps & NEURONPROF_CAP_RAW);
 	EXPECT_EQ(NEURONPROF_RAW_FORMAT_NEURON_V2, i->raw_format);
 	EXPECT_EQ(64u, i->raw_entry_size);
 	EXPECT_EQ(NEURONPROF_CLOCK_CAPTURED, i->clock_domain);
@@ -120,25 +121,33 @@ TEST_F(neuron, raw_device_names_nothing)
 	EXPECT_EQ(0u, names.count);
 }
 
-/* Check @n raw entries from @r's start: fake queue @q's entries @first.. */
-static int check_raw(struct selftest_ring *r, int q, __u32 first, __u64 n)
+/*
+ * Check the packed raw records in the first @len bytes of @r: fake queue
+ * @q's device entries of 64 bytes from @first on, in order, each record's
+ * seq the next one (two per device entry). Returns the device entries, or
+ * -1.
+ */
+static long check_raw(struct selftest_ring *r, int q, __u32 first, __u64 len)
 {
-	__u64 i;
+	__u64 pos = 0, seq = 0, idx = first, i;
 
-	for (i = 0; i < n; i++) {
-		const struct neuronprof_notification *e = (const void *)
-			(r->data + (i * r->entry_size) % r->sub.ring_size);
+	while (pos < len) {
+		const struct neuronprof_notification *h = (const void *)
+			(r->data + pos % r->sub.ring_size);
+		__u32 bytes = NEURONPROF_RAW_PACKED_BYTES(h->payload[1]);
 
-		if (e->seq != i || e->code != NEURONPROF_RAW_CODE(32, 0, 2) ||
-		    e->model_id != NEURONPROF_RAW_FORMAT_NEURON_V2 ||
-		    e->payload[0] != WORD0(q, first + i / 2))
+		if (h->seq != seq || h->code != NEURONPROF_RAW_PACKED ||
+		    h->model_id != NEURONPROF_RAW_FORMAT_NEURON_V2 || h->payload[0] != idx ||
+		    NEURONPROF_RAW_PACKED_ENTRY_SIZE(h->payload[1]) != 64 || bytes % 64)
 			return -1;
-		i++;
-		e = (const void *)(r->data + (i * r->entry_size) % r->sub.ring_size);
-		if (e->code != NEURONPROF_RAW_CODE(32, 1, 2))
-			return -1;
+		for (i = 0; i < bytes / 64; i++)
+			if (h[1 + i].timestamp_ns != WORD0(q, idx + i))
+				return -1;
+		pos += NEURONPROF_RAW_PACKED_SLOTS(bytes) * r->entry_size;
+		seq += NEURONPROF_RAW_PACKED_SEQS(bytes);
+		idx += bytes / 64;
 	}
-	return 0;
+	return pos == len ? (long)(idx - first) : -1;
 }
 
 TEST_F(neuron, capture_wrap_and_overflow)
@@ -148,23 +157,25 @@ TEST_F(neuron, capture_wrap_and_overflow)
 	__u64 prod, lost;
 	int fq, round;
 
-	/* The default entry size is 64 bytes: two ring entries each. */
+	/*
+	 * The default entry size is 64 bytes: a head write of 50 is a packed
+	 * record of 51 ring entries (100 seqs); the ring holds 256, five.
+	 */
 	ASSERT_EQ(0, selftest_ring_open(self->dev.fd, &q, 4 * nprof_page_size(), 0, &r));
 	fq = (int)ctl("program %d 0 1 0 7 %u", self->fdev, DEV_RING);
 	ASSERT_LE(0, fq);
-	for (round = 0; round < 4; round++) {
+	for (round = 0; round < 6; round++) {
 		ASSERT_EQ(50, ctl("produce %d %d 50", self->fdev, fq));
 		ASSERT_EQ(50, ctl("consume %d %d 50", self->fdev, fq));
 	}
 	prod = selftest_ring_producer(&r);
 	lost = __atomic_load_n(&r.hdr->lost, __ATOMIC_RELAXED);
-	/* 200 device entries = 400 ring entries; the ring holds 256. */
-	EXPECT_EQ(400u, prod / r.entry_size + lost);
-	EXPECT_EQ(256u, prod / r.entry_size);
+	EXPECT_EQ(5 * 51u, prod / r.entry_size);
+	EXPECT_EQ(100u, lost);
 	EXPECT_TRUE(r.hdr->flags & NEURONPROF_RING_OVERFLOWED);
 	EXPECT_EQ(NEURONPROF_RAW_FORMAT_NEURON_V2, r.hdr->raw_format);
 	EXPECT_EQ(NEURONPROF_CLOCK_CAPTURED, r.hdr->clock_domain);
-	EXPECT_EQ(0, check_raw(&r, fq, 0, prod / r.entry_size));
+	EXPECT_EQ(250, check_raw(&r, fq, 0, prod));
 	selftest_ring_close(&r);
 }
 
@@ -195,9 +206,9 @@ TEST_F(neuron, removal_while_mapped_and_polled)
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	EXPECT_EQ(0, st);
 	EXPECT_TRUE(r.hdr->flags & NEURONPROF_RING_DEAD);
-	/* The mapping is still readable: the 10 entries are there. */
-	EXPECT_EQ(20u, selftest_ring_producer(&r) / r.entry_size);
-	EXPECT_EQ(0, check_raw(&r, fq, 0, 20));
+	/* The mapping is still readable: the 10 entries are there, one record. */
+	EXPECT_EQ(11u, selftest_ring_producer(&r) / r.entry_size);
+	EXPECT_EQ(10, check_raw(&r, fq, 0, selftest_ring_producer(&r)));
 	selftest_ring_close(&r);
 	self->fdev = (int)ctl("add 2 2 6");	/* for the teardown */
 }
@@ -230,7 +241,7 @@ TEST_F(neuron, two_processes)
 		ok = fd >= 0;
 		if (fd >= 0)
 			close(fd);
-		ok = ok && selftest_ring_producer(&cr) / cr.entry_size == 2 * 7;
+		ok = ok && selftest_ring_producer(&cr) / cr.entry_size == 1 + 7;
 		_exit(ok ? 0 : 1);
 	}
 	ASSERT_EQ(0, selftest_ring_open(self->dev.fd, &q0, nprof_page_size(), 0, &r));
@@ -246,8 +257,8 @@ TEST_F(neuron, two_processes)
 	ASSERT_EQ(1, write(down[1], "g", 1));
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	EXPECT_EQ(0, st);
-	EXPECT_EQ(10u, selftest_ring_producer(&r) / r.entry_size);
-	EXPECT_EQ(0, check_raw(&r, fq0, 0, 10));
+	EXPECT_EQ(6u, selftest_ring_producer(&r) / r.entry_size);
+	EXPECT_EQ(5, check_raw(&r, fq0, 0, selftest_ring_producer(&r)));
 	selftest_ring_close(&r);
 }
 

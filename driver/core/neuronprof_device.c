@@ -48,7 +48,8 @@
 #define NPROF_TOPSP_TYPES_ALL	(GENMASK(NEURONPROF_QT_TOPSP_ERROR, NEURONPROF_QT_TOPSP_TRACE) | \
 				 GENMASK(NEURONPROF_QT_TOPSP_THROTTLE, NEURONPROF_QT_TOPSP_NOTIFY))
 #define NPROF_CAPS_ALL		(NEURONPROF_CAP_SIM_EXEC | NEURONPROF_CAP_FLUSH | \
-				 NEURONPROF_CAP_RAW)
+				 NEURONPROF_CAP_RAW | NEURONPROF_CAP_RAW_PACKED)
+#define NPROF_RAW_CAPS		(NEURONPROF_CAP_RAW | NEURONPROF_CAP_RAW_PACKED)
 #define NPROF_SIM_EXEC_FLAGS	(NEURONPROF_SIM_EXEC_ERROR | NEURONPROF_SIM_EXEC_THROTTLE)
 
 /* device_index of each registered device. */
@@ -91,7 +92,7 @@ static int nprof_code_names_validate(const struct nprof_device_desc *desc,
 		*why = "more than NEURONPROF_MAX_CODE_NAMES code names";
 		return -EINVAL;
 	}
-	if (desc->num_code_names && (desc->caps & NEURONPROF_CAP_RAW)) {
+	if (desc->num_code_names && (desc->caps & NPROF_RAW_CAPS)) {
 		*why = "a device of raw entries names no codes";
 		return -EINVAL;
 	}
@@ -167,9 +168,10 @@ VISIBLE_IF_KUNIT int nprof_desc_validate(const struct nprof_device_desc *desc,
 		*why = "unknown clock domain";
 		return -EINVAL;
 	}
-	if (!(desc->caps & NEURONPROF_CAP_RAW) != !desc->raw_format ||
+	if (!(desc->caps & NPROF_RAW_CAPS) != !desc->raw_format ||
+	    (desc->caps & NPROF_RAW_CAPS) == NPROF_RAW_CAPS ||
 	    desc->raw_format > NEURONPROF_RAW_FORMAT_NEURON_V3) {
-		*why = "NEURONPROF_CAP_RAW must be set exactly with a known raw_format";
+		*why = "NEURONPROF_CAP_RAW or _RAW_PACKED must come exactly with a raw_format";
 		return -EINVAL;
 	}
 	if (desc->per_engine_queue_types & ~desc->core_queue_types) {

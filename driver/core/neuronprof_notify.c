@@ -414,6 +414,244 @@ u32 nprof_notify_end(struct nprof_notify_span *span, u32 written, u32 produced)
 }
 EXPORT_SYMBOL_GPL(nprof_notify_end);
 
+/*
+ * Packed raw records (uapi NEURONPROF_RAW_PACKED): a header entry and the
+ * device's bytes after it, copied whole. The provider writes one in place
+ * with nprof_notify_begin_packed()/nprof_notify_end_packed(); the other
+ * rings of the queue get a copy of each record as a unit, with their own
+ * seq in its header (nprof_kring_put_packed()).
+ */
+
+/* Write @n fillers (headers of 0 bytes, no seq) at @ring's producer position. */
+static void nprof_kring_fill(struct nprof_kring *ring, u64 n)
+{
+	struct neuronprof_notification *f;
+
+	for (; n; n--) {
+		f = (void *)(ring->data + (ring->prod & (ring->size - 1)));
+		*f = (struct neuronprof_notification){
+			.seq = ring->seq, .queue_type = ring->queue_type, .engine = ring->engine,
+			.code = NEURONPROF_RAW_PACKED, .model_id = ring->hdr->raw_format,
+		};
+		ring->prod += NPROF_ENTRY_SIZE;
+	}
+}
+
+/*
+ * Contiguous room for a packed record in @ring (its consumer synced), in
+ * ring entries, at most @want, or 0 if less than @min (a header and one
+ * device entry). When what is left before the end of the data area is less
+ * than @min but the room after it is not, *@skip fillers come first and
+ * the room is counted from the start of the data area.
+ */
+static u64 nprof_kring_packed_room(const struct nprof_kring *ring, u64 want, u64 min, u64 *skip)
+{
+	u64 free = (ring->size - nprof_kring_unread(ring)) / NPROF_ENTRY_SIZE;
+	u64 end = (ring->size - (ring->prod & (ring->size - 1))) / NPROF_ENTRY_SIZE;
+	u64 room;
+
+	*skip = 0;
+	if (end < min && free >= end + min) {
+		*skip = end;
+		free -= end;
+		end = ring->size / NPROF_ENTRY_SIZE;
+	}
+	room = min3(want, free, end);
+	return room < min ? 0 : room;
+}
+
+/*
+ * Copy the packed record @h (its bytes in the entries after it) into
+ * @ring as whole device entries: split into two records where the room
+ * stops at the end of the data area, the rest counted as lost when the
+ * ring is full. Publishes nothing.
+ */
+static void nprof_kring_put_packed(struct nprof_kring *ring, const struct neuronprof_notification *h)
+{
+	u32 bytes = NEURONPROF_RAW_PACKED_BYTES(h->payload[1]);
+	u32 es = NEURONPROF_RAW_PACKED_ENTRY_SIZE(h->payload[1]);
+	const u8 *src = (const u8 *)(h + 1);
+	struct neuronprof_notification *d;
+	u64 index = h->payload[0], room, skip;
+	u32 k;
+
+	while (bytes) {
+		room = nprof_kring_packed_room(ring, NEURONPROF_RAW_PACKED_SLOTS(bytes),
+					      NEURONPROF_RAW_PACKED_SLOTS(es), &skip);
+		if (!room)
+			break;
+		nprof_kring_fill(ring, skip);
+		k = min_t(u64, bytes / es, (room - 1) * NPROF_ENTRY_SIZE / es) * es;
+		d = (void *)(ring->data + (ring->prod & (ring->size - 1)));
+		*d = *h;
+		d->seq = ring->seq;
+		d->queue_type = ring->queue_type;
+		d->engine = ring->engine;
+		d->iteration = (u32)index;
+		d->payload[0] = index;
+		d->payload[1] = NEURONPROF_RAW_PACKED_INFO(k, es);
+		memcpy(d + 1, src, k);
+		ring->prod += NEURONPROF_RAW_PACKED_SLOTS(k) * NPROF_ENTRY_SIZE;
+		ring->seq += NEURONPROF_RAW_PACKED_SEQS(k);
+		src += k;
+		bytes -= k;
+		index += k / es;
+	}
+	nprof_kring_lose(ring, NEURONPROF_RAW_PACKED_SEQS(bytes));
+}
+
+/**
+ * nprof_notify_begin_packed() - reserve room in a queue's ring to write one
+ *	packed raw record in place.
+ * @ndev: the device (NEURONPROF_CAP_RAW_PACKED).
+ * @q: the queue.
+ * @slots: ring entries of the record the provider would write
+ *	(NEURONPROF_RAW_PACKED_SLOTS() of its bytes), 2 to NPROF_NOTIFY_BATCH_MAX.
+ * @es: bytes of one device entry (a record holds whole ones).
+ * @span: out: where to write it.
+ *
+ * As nprof_notify_begin(), for records: @span->count is the contiguous
+ * room, at most @slots, and either 0 (no room for a header and one device
+ * entry) or at least that. When the room before the end of the data area
+ * is too small for that and the room at its start is not, fillers are put
+ * there and the span starts at the start. The provider writes the header
+ * (seq @span->seq, queue_type @span->queue_type, engine @span->engine) and
+ * the bytes after it, and calls nprof_notify_end_packed().
+ *
+ * Context: any; the provider must not sleep between begin and end.
+ * Return: 0 with the lock held, or -ENOENT as nprof_notify_begin().
+ */
+int nprof_notify_begin_packed(struct nprof_device *ndev, const struct nprof_queue_id *q,
+			      u32 slots, u32 es, struct nprof_notify_span *span)
+	__acquires(span->sub->lock)
+{
+	const u64 min = NEURONPROF_RAW_PACKED_SLOTS(es);
+	struct nprof_queue *queue;
+	struct nprof_kring *ring;
+	struct nprof_sub *sub;
+	u64 room, best = 0, skip, best_skip = 0;
+	u32 i;
+
+	if (slots < 2 || slots > NPROF_NOTIFY_BATCH_MAX || !es ||
+	    !nprof_queue_valid(&ndev->desc, q))
+		return -ENOENT;
+
+	rcu_read_lock();
+	queue = nprof_queue_find(ndev, q);
+	if (!queue)
+		goto none;
+	spin_lock_irqsave(&queue->lock, span->flags);
+	if (!queue->nr_subs) {
+		spin_unlock_irqrestore(&queue->lock, span->flags);
+		goto none;
+	}
+	sub = queue->subs[0];
+	for (i = 0; i < queue->nr_subs; i++) {
+		ring = &queue->subs[i]->ring;
+		nprof_kring_sync_consumer(ring);		/* A */
+		room = nprof_kring_packed_room(ring, slots, min, &skip);
+		if (room > best) {
+			best = room;
+			best_skip = skip;
+			sub = queue->subs[i];
+		}
+	}
+	ring = &sub->ring;
+	span->unread = nprof_kring_unread(ring);
+	nprof_kring_fill(ring, best_skip);
+	span->sub = sub;
+	span->entries = (void *)(ring->data + (ring->prod & (ring->size - 1)));
+	span->count = best;
+	span->seq = ring->seq;
+	span->queue_type = ring->queue_type;
+	span->engine = ring->engine;
+	return 0;	/* rcu_read_lock() and the lock held until nprof_notify_end_packed() */
+none:
+	rcu_read_unlock();
+	return -ENOENT;
+}
+EXPORT_SYMBOL_GPL(nprof_notify_begin_packed);
+
+/* @ring's readers are due a wakeup: its unread bytes went from @unread across the watermark. */
+static bool nprof_kring_crossed(const struct nprof_kring *ring, u64 unread)
+{
+	return unread < ring->watermark && nprof_kring_unread(ring) >= ring->watermark;
+}
+
+/**
+ * nprof_notify_end_packed() - publish the packed record(s) written after
+ *	nprof_notify_begin_packed().
+ * @span: the span nprof_notify_begin_packed() filled.
+ * @written: ring entries written at @span->entries, whole records (each
+ *	NEURONPROF_RAW_PACKED_SLOTS() of its bytes), at most @span->count.
+ * @lost: sequence numbers produced after them that were not written (one
+ *	per 32 device bytes), counted as lost in every ring.
+ *
+ * Each other ring of the queue gets a copy of each record as a unit: its
+ * header with that ring's seq, its bytes as they are (split in two where
+ * that ring's room stops at the end of its data area; what does not fit in
+ * a full ring is lost there, counted in sequence numbers). Then the lock
+ * is released and readers woken as nprof_notify_end() does.
+ *
+ * Return: the sequence numbers counted as lost in the span's ring.
+ */
+u64 nprof_notify_end_packed(struct nprof_notify_span *span, u32 written, u64 lost)
+	__releases(span->sub->lock)
+{
+	struct nprof_sub *wake[NEURONPROF_MAX_SUBSCRIBERS];
+	struct nprof_sub *sub = span->sub, *other;
+	struct nprof_queue *queue = sub->queue;
+	struct nprof_kring *ring = &sub->ring;
+	const struct neuronprof_notification *h;
+	u32 i, at, n, nwake = 0;
+	u64 unread, seqs = 0, bytes;
+
+	if (WARN_ON_ONCE(written > span->count))
+		written = span->count;
+	/* The records: a header the provider did not write ends them. */
+	for (at = 0; at < written; at += n) {
+		h = &span->entries[at];
+		bytes = NEURONPROF_RAW_PACKED_BYTES(h->payload[1]);
+		n = NEURONPROF_RAW_PACKED_SLOTS(bytes);
+		if (WARN_ON_ONCE(h->code != NEURONPROF_RAW_PACKED || n > written - at))
+			break;
+		seqs += NEURONPROF_RAW_PACKED_SEQS(bytes);
+	}
+	written = at;
+	for (i = 0; i < queue->nr_subs; i++) {
+		other = queue->subs[i];
+		if (other == sub)
+			continue;
+		unread = nprof_kring_unread(&other->ring);
+		for (at = 0; at < written; at += NEURONPROF_RAW_PACKED_SLOTS(bytes)) {
+			h = &span->entries[at];
+			bytes = NEURONPROF_RAW_PACKED_BYTES(h->payload[1]);
+			nprof_kring_put_packed(&other->ring, h);
+		}
+		nprof_kring_lose(&other->ring, lost);
+		if (nprof_kring_unread(&other->ring) != unread) {
+			/* B, as in nprof_kring_publish(). */
+			smp_store_release(&other->ring.hdr->producer_pos, other->ring.prod);
+			if (nprof_kring_crossed(&other->ring, unread))
+				wake[nwake++] = other;
+		}
+	}
+	ring->prod += (u64)written * NPROF_ENTRY_SIZE;
+	if (ring->prod - ring->cons != span->unread) {
+		/* B: the record (and fillers before it) before the position that covers them. */
+		smp_store_release(&ring->hdr->producer_pos, ring->prod);
+		if (nprof_kring_crossed(ring, span->unread))
+			wake[nwake++] = sub;
+	}
+	ring->seq += seqs;
+	nprof_kring_lose(ring, lost);
+	spin_unlock_irqrestore(&queue->lock, span->flags);
+	nprof_wake(wake, nwake);
+	rcu_read_unlock();
+	return lost;
+}
+EXPORT_SYMBOL_GPL(nprof_notify_end_packed);
+
 /* Flush @count consecutive targets of one kind: their slots are one range. */
 static void nprof_flush_targets(struct nprof_device *ndev, u32 kind, u32 first,
 				u32 count)

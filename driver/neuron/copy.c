@@ -3,7 +3,8 @@
  * neuronprof_neuron: the head-write copy. One job: the entries one head
  * write consumed, from the queue's ring in host memory or, through BAR4
  * and a bounce buffer, in device memory, into the subscription's ring as
- * raw entries (nprof_nn_copy()); the hot path of bench/neuron_head_write.sh.
+ * packed raw records (nprof_nn_copy()); the hot path of
+ * bench/neuron_head_write_native.sh.
  */
 
 #include <linux/export.h>
@@ -16,84 +17,8 @@
 
 #include "neuron.h"
 
-/*
- * The fields of a ring entry between seq and payload, in the uapi's order,
- * so that the hot path writes them with one copy.
- */
-struct nprof_nn_entry_mid {
-	u16 queue_type;
-	u16 engine;
-	u32 code;
-	u32 model_id;
-	u32 iteration;
-};
-
-#define NPROF_NN_MID_OFF(f) \
-	(offsetof(struct neuronprof_notification, f) - \
-	 offsetof(struct neuronprof_notification, queue_type))
-static_assert(NPROF_NN_MID_OFF(engine) == offsetof(struct nprof_nn_entry_mid, engine));
-static_assert(NPROF_NN_MID_OFF(code) == offsetof(struct nprof_nn_entry_mid, code));
-static_assert(NPROF_NN_MID_OFF(model_id) == offsetof(struct nprof_nn_entry_mid, model_id));
-static_assert(NPROF_NN_MID_OFF(iteration) == offsetof(struct nprof_nn_entry_mid, iteration));
-static_assert(NPROF_NN_MID_OFF(payload) == sizeof(struct nprof_nn_entry_mid));
-
-/*
- * The same 16 bytes as two words: the first (queue type, engine, code)
- * depends only on the part, the second (raw format, iteration) only on the
- * device entry, so the hot path stores two words it mostly has at hand.
- */
-union nprof_nn_mid {
-	struct nprof_nn_entry_mid f;
-	u64 w[2];
-};
-
-union nprof_nn_tail {
-	struct {
-		u32 model_id;
-		u32 iteration;
-	} f;
-	u64 w;
-};
-
-static_assert(sizeof(union nprof_nn_mid) == 16);
-static_assert(offsetof(struct nprof_nn_entry_mid, model_id) == 8);
-
-/*
- * Write @got device entries, from ring index *@idx of @nq on, as @parts ring
- * entries each at the start of @span; advance *@idx. The callers
- * pass @parts as a constant, so that the part loop unrolls and the header
- * words stay in registers: what is left per ring entry is its four header
- * stores and the copy of its 32 raw bytes.
- */
-static __always_inline void nprof_nn_fill(const struct nprof_notify_span *span,
-					  const u8 *ring, u32 es, u32 n,
-					  u32 *idx, u32 got, const u32 parts,
-					  const union nprof_nn_mid *mid, u64 now,
-					  union nprof_nn_tail tail)
-{
-	struct neuronprof_notification *e = span->entries;
-	const u8 *src = ring + (size_t)*idx * es;
-	u32 i, p, at = *idx;
-	u64 seq = span->seq, *w;
-
-	for (i = 0; i < got; i++) {
-		for (p = 0; p < parts; p++, e++) {
-			e->timestamp_ns = now;
-			e->seq = seq++;
-			w = (u64 *)&e->queue_type;
-			w[0] = mid[p].w[0];
-			w[1] = tail.w;
-			memcpy(e->payload, src, NEURONPROF_RAW_BYTES_PER_ENTRY);
-			src += NEURONPROF_RAW_BYTES_PER_ENTRY;
-		}
-		tail.f.iteration++;
-		if (++at == n) {
-			at = 0;
-			src = ring;
-		}
-	}
-	*idx = at;
-}
+/* Bytes of a ring entry: a packed record's bytes fill them 64 at a time. */
+#define NPROF_NN_SLOT	sizeof(struct neuronprof_notification)
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /*
@@ -136,32 +61,33 @@ static void nprof_nn_fromio(u8 *dst, const void __iomem *io, u32 size, u32 off, 
 /*
  * Copy @count device entries from ring index @first of @nq into its
  * subscription, after counting @uncaptured more as lost (in one step,
- * whatever their number). Each device entry becomes entry_size / 32 ring
- * entries, all delivered or all lost: ring sizes and positions stay
- * multiples of that. @count is at most one device ring.
+ * whatever their number). @count is at most one device ring.
  *
- * This is the head-write hot path (bench/neuron_head_write.sh): the header
- * fields that do not change within a head write are computed once, the
- * source walks the device ring without a division per entry, the copy is
- * specialised for each entry size (nprof_nn_fill()), and each
- * nprof_notify_begin() span takes up to NPROF_NN_SPAN ring entries, which
- * bounds how long the subscription's lock is held with interrupts off.
+ * This is the head-write hot path (bench/neuron_head_write_native.sh): the
+ * entries go as packed raw records (uapi NEURONPROF_RAW_PACKED), a header
+ * and the consumed bytes copied whole with memcpy() (two calls where the
+ * device ring wraps). Each nprof_notify_begin_packed() span holds one
+ * record of up to NPROF_NN_SPAN * 32 device bytes, which bounds how long
+ * the subscription's lock is held with interrupts off; what its room does
+ * not take goes on in the next round (at the start of the data area), and
+ * only a full ring loses entries, counted in sequence numbers (one per 32
+ * bytes, as unpacked raw entries took).
  */
 void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq,
 		   u32 first, u32 count, u64 uncaptured)
 {
 	struct nprof_device *ndev = READ_ONCE(dev->ndev);
-	const u32 es = nq->es;
+	/* Entry and ring sizes are powers of two: no division on this path. */
+	const u32 es = nq->es, shift = ilog2(es);
 	const u32 parts = es / NEURONPROF_RAW_BYTES_PER_ENTRY;
-	const u32 n = nq->size / es;
-	const u32 model_id = dev->arch.raw_format;
-	const u64 now = ktime_get_ns();
+	const u32 n = nq->size >> shift;
+	struct neuronprof_notification *h;
 	struct nprof_notify_span span;
-	union nprof_nn_mid mid[NPROF_NN_ENTRY_SIZE_MAX / NEURONPROF_RAW_BYTES_PER_ENTRY];
-	union nprof_nn_tail tail = { .f.model_id = dev->arch.raw_format };
-	u32 done = 0, idx = first, want, got, p, at, fn;
+	u32 done = 0, idx = first, want, got, run;
 	bool read_ahead = true;
-	const u8 *ring;
+	u64 now = 0;
+	const u8 *src;
+	u8 *dst;
 
 	lockdep_assert_held(&nq->lock);
 	if (uncaptured) {
@@ -169,7 +95,8 @@ void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq,
 		nq->captured += uncaptured;
 	}
 	while (done < count) {
-		want = min_t(u32, count - done, NPROF_NN_SPAN / parts);
+		want = min_t(u32, count - done,
+			     (NPROF_NN_SPAN * NEURONPROF_RAW_BYTES_PER_ENTRY) >> shift);
 		/*
 		 * Device memory: this round's entries through BAR4 into the
 		 * bounce before the span begins, with interrupts on; what the
@@ -182,60 +109,49 @@ void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq,
 		 */
 		if (nq->io && read_ahead)
 			nprof_nn_fromio(nq->bounce, nq->io, nq->size, idx * es, want * es);
-		if (nprof_notify_begin(ndev, &nq->q, want * parts, &span))
+		if (nprof_notify_begin_packed(ndev, &nq->q, NEURONPROF_RAW_PACKED_SLOTS(want * es),
+					      es, &span))
 			return;		/* unsubscribed meanwhile */
-		got = min(span.count / parts, want);
+		got = 0;
+		if (span.count)
+			got = min_t(u32, want, ((span.count - 1) * NPROF_NN_SLOT) >> shift);
 		if (nq->io && !read_ahead && got) {
-			nprof_notify_end(&span, 0, 0);
+			nprof_notify_end_packed(&span, 0, 0);
 			read_ahead = true;
 			continue;
 		}
-		for (p = 0; p < parts; p++)
-			mid[p].f = (struct nprof_nn_entry_mid){
-				.queue_type = span.queue_type,
-				.engine = span.engine,
-				.code = NEURONPROF_RAW_CODE(NEURONPROF_RAW_BYTES_PER_ENTRY,
-							    p, parts),
-				.model_id = model_id,
-			};
-		tail.f.iteration = (u32)nq->captured;
-		/* Device memory: from the bounce, read above. */
-		ring = nq->va;
-		at = idx;
-		fn = n;
-		if (nq->io) {
-			ring = nq->bounce;
-			at = 0;
-			fn = want;
-		}
-		switch (parts) {
-		case 1:
-			nprof_nn_fill(&span, ring, es, fn, &at, got, 1, mid, now, tail);
-			break;
-		case 2:
-			nprof_nn_fill(&span, ring, es, fn, &at, got, 2, mid, now, tail);
-			break;
-		case 4:
-			nprof_nn_fill(&span, ring, es, fn, &at, got, 4, mid, now, tail);
-			break;
-		default:
-			nprof_nn_fill(&span, ring, es, fn, &at, got, parts, mid, now, tail);
-			break;
-		}
-		idx = nq->io ? (idx + got) % n : at;
-		/*
-		 * Room that stops at the end of the data area goes on at its
-		 * start in the next round; only a full ring loses entries.
-		 */
 		if (got) {
+			/* The capture time, once per head write; not for a queue nobody reads. */
+			if (!now)
+				now = ktime_get_ns();
+			h = span.entries;
+			h->timestamp_ns = now;
+			h->seq = span.seq;
+			h->queue_type = span.queue_type;
+			h->engine = span.engine;
+			h->code = NEURONPROF_RAW_PACKED;
+			h->model_id = dev->arch.raw_format;
+			h->iteration = (u32)nq->captured;
+			h->payload[0] = nq->captured;
+			h->payload[1] = NEURONPROF_RAW_PACKED_INFO(got * es, es);
+			h->payload[2] = 0;
+			h->payload[3] = 0;
+			dst = (u8 *)(h + 1);
+			src = nq->io ? nq->bounce : (const u8 *)nq->va + (size_t)idx * es;
+			run = nq->io ? got : min(got, n - idx);
+			memcpy(dst, src, (size_t)run * es);
+			if (got > run)
+				memcpy(dst + (size_t)run * es, nq->va, (size_t)(got - run) * es);
+			/* An odd number of 32-byte entries: the last ring entry's other half. */
+			if ((got * es) % NPROF_NN_SLOT)
+				memset(dst + (size_t)got * es, 0,
+				       NPROF_NN_SLOT - (got * es) % NPROF_NN_SLOT);
 			want = got;
-		} else {
-			idx += want % n;
-			if (idx >= n)
-				idx -= n;
 		}
+		idx = (idx + want) & (n - 1);
 		read_ahead = got;
-		nprof_notify_end(&span, got * parts, want * parts);
+		nprof_notify_end_packed(&span, got ? NEURONPROF_RAW_PACKED_SLOTS(got * es) : 0,
+					got ? 0 : (u64)want * parts);
 		nq->captured += want;
 		done += want;
 		/* Interrupts are on again; a copy of a whole ring yields between spans. */

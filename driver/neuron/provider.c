@@ -319,9 +319,9 @@ static void nprof_nn_head_write(const struct neuron_nq_hook_dev *hd,
 	if (!consumed || !READ_ONCE(dev->ndev) || !nprof_nn_is_subscribed(dev, &nq->q))
 		goto unlock;
 	/* Only the last ring's worth is still in memory; older ones count as lost. */
-	n = nq->size / nq->es;
+	n = nq->size >> ilog2(nq->es);	/* powers of two */
 	capturable = min_t(u64, consumed, n);
-	nprof_nn_copy(dev, nq, (first + (consumed - capturable)) % n, capturable,
+	nprof_nn_copy(dev, nq, (first + (consumed - capturable)) & (n - 1), capturable,
 		      consumed - capturable);
 unlock:
 	mutex_unlock(&nq->lock);
@@ -522,7 +522,7 @@ static void nprof_nn_fill_desc(const struct neuron_nq_hook_dev *hd,
 		.per_engine_queue_types = all,
 		.min_ring_size = PAGE_SIZE,
 		.max_ring_size = SZ_256M,
-		.caps = NEURONPROF_CAP_RAW,
+		.caps = NEURONPROF_CAP_RAW_PACKED,
 		.queue_instances = NEURONPROF_MAX_INSTANCES,
 		.clock_domain = NEURONPROF_CLOCK_CAPTURED,
 		.raw_format = arch->raw_format,

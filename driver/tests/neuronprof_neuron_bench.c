@@ -19,11 +19,14 @@
  * an instance patches in. The provider's copy calls the same memcpy().
  *
  * Cases, in the order they print:
- * - span: the time interrupts stay off, which is one nprof_notify_begin()
- *   to nprof_notify_end() span of at most NPROF_NN_SPAN ring entries: each
+ * - span: the time interrupts stay off, which is one
+ *   nprof_notify_begin_packed() to nprof_notify_end_packed() span of one
+ *   packed record of at most NPROF_NN_SPAN * 32 device bytes: each
  *   of many head writes that fill exactly one span is timed whole (an
  *   upper bound of its span), and a head write of a whole 4 MiB device
  *   ring is timed and divided by its spans;
+ * - bounds: what the fixed part of a head write cannot go below here: the
+ *   clock read of its capture time and the core's begin/end of a span;
  * - ratio: 64 device entries of 64 bytes per head write (the rig's
  *   benchmark shape), 5 runs, each of 10 batches of 200 head writes, each
  *   batch followed by 200 memcpy()s; a run counts the fastest batch of
@@ -178,8 +181,9 @@ static void nb_span(struct kunit *test)
 	}
 	nb_check_delivered(test, (u64)NB_SPAN_WRITES * per_span + 3ULL * (c->n - 1));
 	spans = DIV_ROUND_UP((u64)(c->n - 1), per_span);
-	kunit_info(test, "neuron_head_write_native: interrupts-off span: a head write of one full span (%u ring entries, %u device entries of %u bytes) took %llu ns median, %llu ns at the 95th percentile, %llu ns at most of %d (the most includes the host descheduling this UML process); a head write of a whole %u KiB device ring (%llu spans, the source not in the cache, yielding between spans) took %llu ns worst of 3, %llu ns a span\n",
-		   NPROF_NN_SPAN, per_span, NB_ES, med, p95, worst, NB_SPAN_WRITES,
+	kunit_info(test, "neuron_head_write_native: interrupts-off span: a head write of one full span (one packed record of %u ring entries: %u device entries of %u bytes) took %llu ns median, %llu ns at the 95th percentile, %llu ns at most of %d (the most includes the host descheduling this UML process); a head write of a whole %u KiB device ring (%llu spans, the source not in the cache, yielding between spans) took %llu ns worst of 3, %llu ns a span\n",
+		   (u32)NEURONPROF_RAW_PACKED_SLOTS(per_span * NB_ES), per_span, NB_ES, med, p95,
+		   worst, NB_SPAN_WRITES,
 		   NB_BIG_RING / 1024, spans, whole, whole / spans);
 	bound = max(p95, whole / spans);
 	kunit_info(test, "neuron_head_write_native: worst interrupts-off span: %llu.%llu us (the larger of a one-span head write's 95th percentile and a span of a whole-ring head write, each an upper bound of a span; goal <= 50 us)\n",
@@ -259,8 +263,48 @@ static void nb_ratio(struct kunit *test)
 		   mr / 1000, mr % 1000 / 10, NB_RUNS);
 }
 
+/*
+ * What bounds the fixed part of a head write on this host: the capture
+ * time's clock read (ktime_get_ns(), one per head write; UML reads the
+ * host's CLOCK_MONOTONIC through clock_gettime()) and the core's
+ * nprof_notify_begin_packed()/nprof_notify_end_packed() of a span that
+ * writes nothing (lookup, lock with interrupts off, room, publication),
+ * each the fastest of NB_RUNS batches of NB_BATCH.
+ */
+static void nb_bounds(struct kunit *test)
+{
+	const struct nprof_queue_id q = {
+		.kind = NEURONPROF_TARGET_CORE, .index = 0, .type = NEURONPROF_QT_TRACE,
+	};
+	struct nb_ctx *c = test->priv;
+	struct nprof_notify_span span;
+	struct nprof_device *ndev;
+	u64 tc = U64_MAX, ts = U64_MAX, t0, sink = 0;
+	int run, r;
+
+	nb_setup(test, NB_RING, NB_SUB_RING);
+	ndev = nprof_nn_ndev(c->dev);
+	for (run = 0; run < NB_RUNS * NB_BATCHES; run++) {
+		t0 = ktime_get_ns();
+		for (r = 0; r < NB_BATCH; r++)
+			sink += ktime_get_ns();
+		tc = min(tc, ktime_get_ns() - t0);
+		t0 = ktime_get_ns();
+		for (r = 0; r < NB_BATCH; r++) {
+			KUNIT_ASSERT_EQ(test,
+					nprof_notify_begin_packed(ndev, &q, 2, NB_ES, &span), 0);
+			nprof_notify_end_packed(&span, 0, 0);
+		}
+		ts = min(ts, ktime_get_ns() - t0);
+	}
+	OPTIMIZER_HIDE_VAR(sink);
+	kunit_info(test, "neuron_head_write_native: bounds of the fixed part: the capture time's clock read (ktime_get_ns()) %llu ns; the core's begin/end of an empty packed span %llu ns\n",
+		   tc / NB_BATCH, ts / NB_BATCH);
+}
+
 static struct kunit_case nb_cases[] = {
 	KUNIT_CASE(nb_span),
+	KUNIT_CASE(nb_bounds),
 	KUNIT_CASE(nb_ratio),
 	{}
 };

@@ -19,6 +19,7 @@
 
 #include "core/neuronprof_core.h"
 #include "fake_neuron.h"
+#include "neuronprof_packed_walk.h"
 #include "neuron/neuron.h"
 
 static atomic_t nn_dm_reads, nn_dm_atomic_reads;
@@ -101,27 +102,28 @@ static int nn_dm_setup(struct kunit *test, u32 type, u64 ring_size, u32 size)
 }
 
 /*
- * Check the ring entries from byte @from to the producer: device entries
- * @first.. of fake queue @q in order, two ring entries each (64-byte
- * device entries), ring entry @from / 64 being sequence number @seq.
+ * Check the packed records from ring byte @from to the producer: device
+ * entries @first.. of fake queue @q in order, two 32-byte parts each
+ * (64-byte device entries), the first part being sequence number @seq.
+ * Returns the parts checked.
  */
-static void nn_dm_check(struct kunit *test, int q, u64 from, u64 seq, u32 first)
+static u64 nn_dm_check(struct kunit *test, int q, u64 from, u64 seq, u32 first)
 {
-	struct nprof_kring *ring = &((struct nn_dm_ctx *)test->priv)->sub->ring;
-	u64 pos, i = 0;
+	struct nprof_sub *sub = ((struct nn_dm_ctx *)test->priv)->sub;
+	struct neuronprof_notification e;
+	u64 i;
 
-	for (pos = from; pos < ring->prod; pos += NPROF_ENTRY_SIZE, i++) {
-		const struct neuronprof_notification *e =
-			(const void *)(ring->data + (pos & (ring->size - 1)));
+	for (i = 0; nn_part(test, sub, from, i, &e); i++) {
 		u32 dev_seq = first + i / 2, p = i % 2;
 
-		KUNIT_ASSERT_EQ(test, e->seq, seq + i);
-		KUNIT_ASSERT_EQ(test, e->code, NEURONPROF_RAW_CODE(32, p, 2));
+		KUNIT_ASSERT_EQ(test, e.seq, seq + i);
+		KUNIT_ASSERT_EQ(test, e.code, NEURONPROF_RAW_CODE(32, p, 2));
 		if (!p)
-			KUNIT_ASSERT_EQ(test, e->payload[0], NPROF_FAKE_WORD0(q, dev_seq));
+			KUNIT_ASSERT_EQ(test, e.payload[0], NPROF_FAKE_WORD0(q, dev_seq));
 		else
-			KUNIT_ASSERT_EQ(test, ((const u8 *)e->payload)[0], (u8)(dev_seq + 32));
+			KUNIT_ASSERT_EQ(test, ((const u8 *)e.payload)[0], (u8)(dev_seq + 32));
 	}
+	return i;
 }
 
 /*
@@ -141,42 +143,43 @@ static void nn_dm_reads_with_irqs_on(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 20, true), 20L);
 	}
 	KUNIT_EXPECT_EQ(test, ctx->sub->ring.lost, 0ULL);
-	KUNIT_EXPECT_EQ(test, ctx->sub->ring.prod, 500 * NPROF_ENTRY_SIZE);
-	nn_dm_check(test, q, 0, 0, 0);
+	KUNIT_EXPECT_EQ(test, nn_dm_check(test, q, 0, 0, 0), 500ULL);
 	KUNIT_EXPECT_GE(test, atomic_read(&nn_dm_reads), 10);
 	KUNIT_EXPECT_EQ(test, atomic_read(&nn_dm_atomic_reads), 0);
 }
 
 /*
- * One head write of 1000 entries: rounds of NPROF_NN_SPAN ring entries,
- * one of which meets the end of the neuronprof ring's data area and takes
- * fewer entries than it read; the rest is read again in the next round
+ * One head write of 1000 entries: rounds of NPROF_NN_SPAN * 32 device
+ * bytes, one of which meets the end of the neuronprof ring's data area and
+ * takes fewer entries than it read; the rest is read again in the next round
  * (so more bytes are read than consumed), and nothing arrives twice or
  * out of order.
  */
 static void nn_dm_short_span_read_again(struct kunit *test)
 {
 	struct nn_dm_ctx *ctx = test->priv;
-	/* 64 KiB of device ring: 1024 entries. */
-	int q = nn_dm_setup(test, NEURONPROF_QT_TRACE, 32 * PAGE_SIZE, SZ_64K);
+	/*
+	 * 64 KiB of device ring (1024 entries), a 64 KiB neuronprof ring
+	 * (1024 ring entries): 100 device entries are one record of 101
+	 * ring entries, 1000 more are rounds of 256 (records of 257), the
+	 * fourth of which meets the data area's end with room for 151.
+	 */
+	int q = nn_dm_setup(test, NEURONPROF_QT_TRACE, 16 * PAGE_SIZE, SZ_64K);
 	u64 from;
 
-	/* 100 device entries (200 ring entries), read by the reader. */
 	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 100), 100L);
 	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 100, true), 100L);
-	KUNIT_ASSERT_EQ(test, ctx->sub->ring.prod, 200 * NPROF_ENTRY_SIZE);
-	nn_dm_check(test, q, 0, 0, 0);
+	KUNIT_ASSERT_EQ(test, ctx->sub->ring.prod, 101 * NPROF_ENTRY_SIZE);
+	KUNIT_EXPECT_EQ(test, nn_dm_check(test, q, 0, 0, 0), 200ULL);
 	from = ctx->sub->ring.prod;
 	/* The reader read them: publishes the consumer position as a reader does. */
 	smp_store_release(&ctx->sub->ring.cons_page->consumer_pos, from);
 	atomic64_set(&nn_dm_bytes, 0);
-	/* 1000 more in one head write: 2000 ring entries, past the data area's end. */
-	KUNIT_ASSERT_GT(test, from + 2000 * NPROF_ENTRY_SIZE, ctx->sub->ring.size);
+	KUNIT_ASSERT_GT(test, from + (1000 + 4) * NPROF_ENTRY_SIZE, ctx->sub->ring.size);
 	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 1000), 1000L);
 	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 1000, true), 1000L);
 	KUNIT_EXPECT_EQ(test, ctx->sub->ring.lost, 0ULL);
-	KUNIT_EXPECT_EQ(test, ctx->sub->ring.prod, from + 2000 * NPROF_ENTRY_SIZE);
-	nn_dm_check(test, q, from, 200, 100);
+	KUNIT_EXPECT_EQ(test, nn_dm_check(test, q, from, 200, 100), 2000ULL);
 	/* A short span: some entries were read twice. */
 	KUNIT_EXPECT_GT(test, atomic64_read(&nn_dm_bytes), 1000LL * 64);
 	KUNIT_EXPECT_EQ(test, atomic_read(&nn_dm_atomic_reads), 0);
@@ -193,23 +196,23 @@ static void nn_dm_full_ring_reads_nothing(struct kunit *test)
 	struct nn_dm_ctx *ctx = test->priv;
 	/* A one-page ring: 64 ring entries, 32 device entries of 64 bytes. */
 	int q = nn_dm_setup(test, NEURONPROF_QT_TRACE, PAGE_SIZE, SZ_64K);
-	u64 ring_entries = PAGE_SIZE / NPROF_ENTRY_SIZE;
+	u64 ring_entries = PAGE_SIZE / NPROF_ENTRY_SIZE, from;
 
 	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 1000), 1000L);
 	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 1000, true), 1000L);
-	/* delivered + lost = consumed, in ring entries; the first ones arrived. */
+	/* delivered + lost = consumed, in 32-byte parts; the first ones arrived. */
 	KUNIT_EXPECT_EQ(test, ctx->sub->ring.prod, ring_entries * NPROF_ENTRY_SIZE);
-	KUNIT_EXPECT_EQ(test, ctx->sub->ring.prod / NPROF_ENTRY_SIZE + ctx->sub->ring.lost,
-			2000ULL);
-	nn_dm_check(test, q, 0, 0, 0);
+	KUNIT_EXPECT_EQ(test, nn_dm_check(test, q, 0, 0, 0) + ctx->sub->ring.lost, 2000ULL);
 	KUNIT_EXPECT_LE(test, atomic64_read(&nn_dm_bytes),
 			2LL * NPROF_NN_SPAN * NEURONPROF_RAW_BYTES_PER_ENTRY);
 	KUNIT_EXPECT_EQ(test, atomic_read(&nn_dm_atomic_reads), 0);
 	/* Room again (the reader read them all): the next head write reads and delivers. */
-	smp_store_release(&ctx->sub->ring.cons_page->consumer_pos, ctx->sub->ring.prod);
+	from = ctx->sub->ring.prod;
+	smp_store_release(&ctx->sub->ring.cons_page->consumer_pos, from);
 	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 10), 10L);
 	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 10, true), 10L);
-	KUNIT_EXPECT_EQ(test, ctx->sub->ring.prod, (ring_entries + 20) * NPROF_ENTRY_SIZE);
+	/* One record: a header and the 10 entries. */
+	KUNIT_EXPECT_EQ(test, ctx->sub->ring.prod, from + 11 * NPROF_ENTRY_SIZE);
 }
 
 static struct kunit_case nn_dm_cases[] = {

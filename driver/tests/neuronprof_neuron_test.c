@@ -20,6 +20,7 @@
 
 #include "core/neuronprof_core.h"
 #include "fake_neuron.h"
+#include "neuronprof_packed_walk.h"
 #include "neuron/neuron.h"
 
 #define NN_RING		(64 * 64)	/* device ring: 64 entries of 64 bytes */
@@ -84,29 +85,36 @@ static struct nprof_sub *nn_test_subscribe(struct kunit *test, struct nprof_devi
 
 /*
  * Check the ring holds device entries @first.. of fake queue @q in order,
- * @parts ring entries each; return the device entries delivered.
+ * @parts 32-byte parts each; return the device entries delivered.
  */
 static u64 nn_test_check_ring(struct kunit *test, struct nprof_sub *sub, int q, u32 first,
 			      u32 parts)
 {
-	struct nprof_kring *ring = &sub->ring;
-	u64 pos, i = 0;
+	struct neuronprof_notification e;
+	u64 i;
 
-	for (pos = 0; pos < ring->prod; pos += NPROF_ENTRY_SIZE, i++) {
-		const struct neuronprof_notification *e =
-			(const void *)(ring->data + (pos & (ring->size - 1)));
+	for (i = 0; nn_part(test, sub, 0, i, &e); i++) {
 		u32 seq = first + i / parts, p = i % parts;
 
-		KUNIT_ASSERT_EQ(test, e->seq, i);
-		KUNIT_ASSERT_EQ(test, e->code, NEURONPROF_RAW_CODE(32, p, parts));
-		KUNIT_ASSERT_EQ(test, e->model_id, (u32)NEURONPROF_RAW_FORMAT_NEURON_V2);
-		KUNIT_ASSERT_EQ(test, e->iteration, (u32)(i / parts));
+		KUNIT_ASSERT_EQ(test, e.seq, i);
+		KUNIT_ASSERT_EQ(test, e.code, NEURONPROF_RAW_CODE(32, p, parts));
+		KUNIT_ASSERT_EQ(test, e.model_id, (u32)NEURONPROF_RAW_FORMAT_NEURON_V2);
+		KUNIT_ASSERT_EQ(test, e.iteration, (u32)(i / parts));
 		if (!p)
-			KUNIT_ASSERT_EQ(test, e->payload[0], NPROF_FAKE_WORD0(q, seq));
+			KUNIT_ASSERT_EQ(test, e.payload[0], NPROF_FAKE_WORD0(q, seq));
 		else
-			KUNIT_ASSERT_EQ(test, ((const u8 *)e->payload)[0], (u8)(seq + 32 * p));
+			KUNIT_ASSERT_EQ(test, ((const u8 *)e.payload)[0], (u8)(seq + 32 * p));
 	}
 	return i / parts;
+}
+
+/* Part @i delivered from ring position 0 on (the test fails without one). */
+static struct neuronprof_notification nn_part_at(struct kunit *test, struct nprof_sub *sub, u64 i)
+{
+	struct neuronprof_notification e = {};
+
+	KUNIT_EXPECT_TRUE(test, nn_part(test, sub, 0, i, &e));
+	return e;
 }
 
 /* The device is announced with what the provider knows. */
@@ -121,7 +129,8 @@ static void nn_test_device_info(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, d->queue_instances, (u32)NEURONPROF_MAX_INSTANCES);
 	KUNIT_EXPECT_EQ(test, d->raw_format, (u32)NEURONPROF_RAW_FORMAT_NEURON_V2);
 	KUNIT_EXPECT_EQ(test, d->clock_domain, (u32)NEURONPROF_CLOCK_CAPTURED);
-	KUNIT_EXPECT_TRUE(test, d->caps & NEURONPROF_CAP_RAW);
+	KUNIT_EXPECT_TRUE(test, d->caps & NEURONPROF_CAP_RAW_PACKED);
+	KUNIT_EXPECT_FALSE(test, d->caps & NEURONPROF_CAP_RAW);
 	KUNIT_EXPECT_TRUE(test, d->core_queue_types & BIT(NEURONPROF_QT_NOTIFY));
 	KUNIT_EXPECT_TRUE(test, d->topsp_queue_types & BIT(NEURONPROF_QT_TOPSP_DMA));
 }
@@ -152,35 +161,49 @@ static void nn_test_wrap(struct kunit *test)
 	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 0, 4, 2, NN_RING);
 	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 10), 10L);
 	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 10, true), 10L);
-	KUNIT_EXPECT_EQ(test, sub->ring.prod, 500 * NPROF_ENTRY_SIZE);
+	KUNIT_EXPECT_EQ(test, nn_parts(test, sub, 0), 500ULL);
 }
 
-/* A copy that reaches the end of the neuronprof ring goes on at its start. */
+/*
+ * A copy that reaches the end of the neuronprof ring goes on at its start:
+ * the record is cut in two, each whole device entries with its own header.
+ */
 static void nn_test_ring_wraps_mid_copy(struct kunit *test)
 {
 	struct nprof_device *ndev = nn_test_device(test);
 	struct nn_test_ctx *ctx = test->priv;
 	struct nprof_sub *sub;
-	const struct neuronprof_notification *e;
+	const struct neuronprof_notification *h;
 	int q;
 
 	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_THROTTLE, 0,
 				PAGE_SIZE);
 	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 0, 5, 0, NN_RING);
 	KUNIT_ASSERT_GE(test, q, 0);
-	/* 20 device entries of 64 bytes: 40 of the ring's 64 entries. */
-	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 20), 20L);
-	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 20, true), 20L);
-	/* The reader consumed all 40: 24 entries of room at the end, 64 in all. */
-	smp_store_release(&sub->ring.cons_page->consumer_pos, 40 * NPROF_ENTRY_SIZE);
-	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 20), 20L);
-	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 20, true), 20L);
+	/* 40 device entries of 64 bytes: a record of 41 of the ring's 64 entries. */
+	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 40), 40L);
+	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 40, true), 40L);
+	KUNIT_ASSERT_EQ(test, sub->ring.prod, 41 * NPROF_ENTRY_SIZE);
+	/* The reader consumed it: 23 entries of room at the end, 64 in all. */
+	smp_store_release(&sub->ring.cons_page->consumer_pos, 41 * NPROF_ENTRY_SIZE);
+	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 40), 40L);
+	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 40, true), 40L);
 	KUNIT_EXPECT_EQ(test, sub->ring.lost, 0ULL);
-	KUNIT_EXPECT_EQ(test, sub->ring.prod, 80 * NPROF_ENTRY_SIZE);
-	/* The 65th ring entry, wrapped: device entry 32, part 0. */
-	e = (const void *)sub->ring.data;
-	KUNIT_EXPECT_EQ(test, e->seq, 64ULL);
-	KUNIT_EXPECT_EQ(test, e->payload[0], NPROF_FAKE_WORD0(q, 32));
+	/* 22 entries before the end (23 ring entries), 18 after it (19). */
+	KUNIT_EXPECT_EQ(test, sub->ring.prod, (64 + 19) * NPROF_ENTRY_SIZE);
+	KUNIT_EXPECT_EQ(test, sub->ring.seq, 160ULL);
+	h = (const void *)(sub->ring.data + 41 * NPROF_ENTRY_SIZE);
+	KUNIT_EXPECT_EQ(test, h->seq, 80ULL);
+	KUNIT_EXPECT_EQ(test, h->payload[0], 40ULL);
+	KUNIT_EXPECT_EQ(test, h->payload[1], NEURONPROF_RAW_PACKED_INFO(22 * 64, 64));
+	h = (const void *)sub->ring.data;
+	KUNIT_EXPECT_EQ(test, h->code, NEURONPROF_RAW_PACKED);
+	KUNIT_EXPECT_EQ(test, h->seq, 124ULL);
+	KUNIT_EXPECT_EQ(test, h->payload[0], 62ULL);
+	KUNIT_EXPECT_EQ(test, h->iteration, 62U);
+	KUNIT_EXPECT_EQ(test, h->payload[1], NEURONPROF_RAW_PACKED_INFO(18 * 64, 64));
+	KUNIT_EXPECT_EQ(test, h[1].timestamp_ns, NPROF_FAKE_WORD0(q, 62));
+	KUNIT_EXPECT_EQ(test, nn_parts(test, sub, 41 * NPROF_ENTRY_SIZE), 80ULL);
 }
 
 /* Entries of 128 bytes: four ring entries each, never split by a loss. */
@@ -195,7 +218,10 @@ static void nn_test_four_parts_and_overflow(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, nprof_nn_set_format(128, NPROF_NN_HEAD_RING_BYTES), 0);
 	nprof_fake_set_format(128, NPROF_NN_HEAD_RING_BYTES);
 	ndev = nn_test_device(test);
-	/* 64 ring entries: room for 16 device entries. */
+	/*
+	 * 64 ring entries: a record of the first 25 device entries (51 ring
+	 * entries), one of 6 in the 13 left, then the ring is full.
+	 */
 	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_NOTIFY, 0,
 				PAGE_SIZE);
 	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 0, 1, 0, 2 * PAGE_SIZE);
@@ -205,10 +231,10 @@ static void nn_test_four_parts_and_overflow(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 25), 25L);
 	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 25, true), 25L);
 	delivered = nn_test_check_ring(test, sub, q, 0, 4);
-	KUNIT_EXPECT_EQ(test, delivered, 16ULL);
-	/* delivered + lost = produced, in ring entries. */
-	KUNIT_EXPECT_EQ(test, sub->ring.prod / NPROF_ENTRY_SIZE + sub->ring.lost, 200ULL);
-	KUNIT_EXPECT_EQ(test, sub->ring.lost, 136ULL);
+	KUNIT_EXPECT_EQ(test, delivered, 31ULL);
+	/* delivered + lost = produced, in 32-byte parts (sequence numbers). */
+	KUNIT_EXPECT_EQ(test, nn_parts(test, sub, 0) + sub->ring.lost, 200ULL);
+	KUNIT_EXPECT_EQ(test, sub->ring.lost, 4 * 19ULL);
 	KUNIT_EXPECT_EQ(test, sub->ring.seq, 200ULL);
 	KUNIT_EXPECT_TRUE(test, sub->ring.flags & NEURONPROF_RING_OVERFLOWED);
 }
@@ -239,11 +265,10 @@ static void nn_test_head_passes_a_ring(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, nprof_fake_head_reg(ctx->dev, q), 150U);
 	/* 86 device entries lost, 64 delivered, two ring entries each. */
 	KUNIT_EXPECT_EQ(test, sub->ring.lost, 2 * (150ULL - 64));
-	KUNIT_EXPECT_EQ(test, sub->ring.prod / NPROF_ENTRY_SIZE, 2 * 64ULL);
+	KUNIT_EXPECT_EQ(test, nn_parts(test, sub, 0), 2 * 64ULL);
 	/* The delivered ones are the last 64, after the lost. */
-	KUNIT_EXPECT_EQ(test, ((struct neuronprof_notification *)sub->ring.data)->seq, 172ULL);
-	KUNIT_EXPECT_EQ(test, ((struct neuronprof_notification *)sub->ring.data)->payload[0],
-			NPROF_FAKE_WORD0(q, 86));
+	KUNIT_EXPECT_EQ(test, nn_part_at(test, sub, 0).seq, 172ULL);
+	KUNIT_EXPECT_EQ(test, nn_part_at(test, sub, 0).payload[0], NPROF_FAKE_WORD0(q, 86));
 }
 
 /* A core reset halts the queues; reprogrammed, they go on from head 0. */
@@ -266,12 +291,10 @@ static void nn_test_core_reset(struct kunit *test)
 	KUNIT_ASSERT_GE(test, q, 0);
 	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 10), 10L);
 	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 10, true), 10L);
-	KUNIT_EXPECT_EQ(test, sub->ring.prod / NPROF_ENTRY_SIZE, 2 * 50ULL);
+	KUNIT_EXPECT_EQ(test, nn_parts(test, sub, 0), 2 * 50ULL);
 	KUNIT_EXPECT_EQ(test, sub->ring.lost, 0ULL);
 	/* The new ring's entries restart from its first (device seq 0). */
-	KUNIT_EXPECT_EQ(test, ((struct neuronprof_notification *)
-			       (sub->ring.data + 80 * NPROF_ENTRY_SIZE))->payload[0],
-			NPROF_FAKE_WORD0(q, 0));
+	KUNIT_EXPECT_EQ(test, nn_part_at(test, sub, 80).payload[0], NPROF_FAKE_WORD0(q, 0));
 }
 
 struct nn_halt_race {
@@ -325,7 +348,7 @@ static void nn_test_halt_during_copy(struct kunit *test)
 		cond_resched();
 	KUNIT_EXPECT_EQ(test, nprof_fake_halt(ctx->dev, r.q), 0);
 	wait_for_completion(&r.done);
-	KUNIT_EXPECT_EQ(test, sub->ring.prod / NPROF_ENTRY_SIZE + sub->ring.lost,
+	KUNIT_EXPECT_EQ(test, nn_parts(test, sub, 0) + sub->ring.lost,
 			2 * (u64)r.consumed);
 	KUNIT_EXPECT_EQ(test, nn_test_check_ring(test, sub, r.q, 0, 2),
 			(u64)r.consumed - sub->ring.lost / 2);
@@ -428,11 +451,11 @@ static void nn_test_counter_backwards(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 5), 5L);
 	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 5, true), 5L);
 	KUNIT_EXPECT_EQ(test, sub->ring.lost, 0ULL);
-	KUNIT_ASSERT_EQ(test, sub->ring.prod / NPROF_ENTRY_SIZE, 30ULL);
+	KUNIT_ASSERT_EQ(test, nn_parts(test, sub, 0), 30ULL);
 	/* Device entries 0..9, then 0..4 of the restarted queue. */
 	for (i = 0; i < 15; i++)
-		KUNIT_EXPECT_EQ(test, ((const struct neuronprof_notification *)sub->ring.data)
-				[2 * i].payload[0], NPROF_FAKE_WORD0(q, i < 10 ? i : i - 10));
+		KUNIT_EXPECT_EQ(test, nn_part_at(test, sub, 2 * i).payload[0],
+				NPROF_FAKE_WORD0(q, i < 10 ? i : i - 10));
 }
 
 /*
@@ -494,7 +517,7 @@ static void nn_test_counter_huge_gap(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, nprof_fake_rebase_head(ctx->dev, q, S32_MAX - 1), 0);
 	KUNIT_EXPECT_EQ(test, sub->ring.seq, 2ULL * S32_MAX);
 	KUNIT_EXPECT_EQ(test, sub->ring.lost, 2ULL * (S32_MAX - 1 - 64));
-	KUNIT_EXPECT_EQ(test, sub->ring.prod / NPROF_ENTRY_SIZE, 2ULL * (1 + 64));
+	KUNIT_EXPECT_EQ(test, nn_parts(test, sub, 0), 2ULL * (1 + 64));
 }
 
 /* The counter rules themselves. */
@@ -646,7 +669,7 @@ static void nn_test_devices_in_parallel(struct kunit *test)
 
 		/* The runtime writes B's head (as BAR_WRITE would, after consuming 10). */
 		nprof_nn_hook_ops.head_write(hd_b, &qid_b, 10);
-		KUNIT_EXPECT_EQ(test, sub->ring.prod / NPROF_ENTRY_SIZE, 20ULL);
+		KUNIT_EXPECT_EQ(test, nn_parts(test, sub, 0), 20ULL);
 		KUNIT_EXPECT_FALSE(test, completion_done(&h.halted));
 
 		complete(&h.release);

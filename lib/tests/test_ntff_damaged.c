@@ -59,10 +59,15 @@ TEST(ntff_rejects_damaged_files)
 
 	/* Unknown major version; a higher minor is accepted. */
 	memcpy(b, s.buf, s.len);
-	put16(b, 8, 3);
+	put16(b, 8, 4);
 	ntff_test_reseal(b);
 	expect_reject(b, s.len, EPROTONOSUPPORT,
-		      "NTFF version 3.3 is not supported: major version 3 is unknown (this reader reads 1.x and 2.x)");
+		      "NTFF version 4.4 is not supported: major version 4 is unknown (this reader reads 1.x, 2.x and 3.x)");
+	/* Major 3 is for packed raw records only. */
+	memcpy(b, s.buf, s.len);
+	put16(b, 8, 3);
+	ntff_test_reseal(b);
+	expect_reject(b, s.len, EBADMSG, "major version 3 with raw format 0 (raw entries are major 2, others 1), packed 0");
 	/* Major 2 is for raw entries only, and raw entries are major 2 only. */
 	memcpy(b, s.buf, s.len);
 	put16(b, 8, 2);

@@ -36,7 +36,7 @@ TEST(ntff_code_names_round_trip)
 	r = nprof_ntff_reader_open_mem(s.buf, s.len, NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	CHECK(r != NULL);
 	if (r) {
-		CHECK_INT(nprof_ntff_reader_header(r)->version_minor, 3);
+		CHECK_INT(nprof_ntff_reader_header(r)->version_minor, 4);
 		CHECK_INT(nprof_ntff_reader_info(r, &out), 0);
 		CHECK_INT(out.num_code_names, 5);
 		for (i = 0; out.code_names && i < 5 && i < out.num_code_names; i++) {

@@ -53,7 +53,7 @@ TEST(ntff_round_trip)
 	}
 	h = nprof_ntff_reader_header(r);
 	CHECK_INT(h->version_major, 1);
-	CHECK_INT(h->version_minor, 3);
+	CHECK_INT(h->version_minor, 4);
 	CHECK_INT(h->header_size, 128);
 	CHECK_INT(h->data_offset, 128);
 	CHECK_INT(h->data_length, 54 * ENTRY);

@@ -10,7 +10,8 @@ each kind its record's exit status (onT.rc, nostreamT.rc) and `neuronprof
 dump --entries 0` of the profiles it wrote (onT.dump, nostreamT.dump).
 
 First each captured run must have delivered every device entry the
-runtime consumed (its entry_size / 32 ring entries each) and lost none: a
+runtime consumed (entry_size / 32 sequence numbers each, the parts of
+its records) and lost none: a
 capture that dropped entries costs less and would flatter the figure, so
 then nothing else is printed and the exit status is 1. Then: the medians,
 what capture without streaming adds and, last, what capture as record
@@ -53,11 +54,14 @@ def captured_problem(out, kind, t, run):
         return f"{e.filename}: {e.strerror}"
     if rc != "0":
         return f"neuronprof record exited with status {rc}"
-    recs = re.findall(r"^\s+\[\d+\] .*?, (\d+) entries, lost (\d+),", dump, re.M)
+    recs = re.findall(r"^\s+\[\d+\] .*?, (\d+) entries, lost (\d+), seq (\d+)\.\.(\d+),",
+                      dump, re.M)
     if not recs:
         return "no queue records in its profiles (" + (dump.strip().splitlines() or ["no profile"])[-1] + ")"
-    entries = sum(int(e) for e, _ in recs)
-    lost = sum(int(lo) for _, lo in recs)
+    # Delivered 32-byte parts: a record's seq range (packed raw records take
+    # one seq per 32 device bytes, as the unpacked ring entries did).
+    entries = sum(int(b) - int(a) + 1 for e, _, a, b in recs if int(e))
+    lost = sum(int(lo) for _, lo, _, _ in recs)
     want = run.consumed * (run.es // RAW_BYTES_PER_ENTRY)
     if entries != want or lost:
         return (f"{entries} ring entries delivered and {lost} lost, where the runtime consumed "

@@ -11,6 +11,7 @@
 #include "util/json.h"
 #include "analysis/names.h"
 #include "analysis/profile.h"
+#include "analysis/raw.h"
 #include "util/options.h"
 #include "tool.h"
 #include "util/progress.h"
@@ -81,6 +82,36 @@ static void raw_line(FILE *out, const struct entry *e, uint32_t format, struct r
 	if (raw_asm_add(a, &p))
 		fprintf(out, "      entry %u (%zu bytes): %s\n", a->index, a->len,
 			hex_bytes(hex, a->bytes, a->len));
+}
+
+/* Opens an entry's JSON object with what every entry has, raw or not. */
+static void entry_json_begin(struct json *j, const struct entry *e);
+static void raw_json(struct json *j, const struct entry *e, uint32_t format);
+
+/*
+ * The raw parts of one queue record (raw.h: either raw record), from at
+ * most @max of its ring entries: lines into stdout, or objects into @j.
+ * Returns the ring entries read; *@done counts them for @pg.
+ */
+static uint64_t dump_raw(const struct prof_file *f, struct nprof_ntff_entry_iter *it,
+			 uint64_t max, struct raw_asm *a, struct json *j, struct progress *pg,
+			 uint64_t *done)
+{
+	uint64_t base = *done;
+	struct raw_parts rp;
+	struct raw_part part;
+	struct entry e;
+
+	raw_parts_init(&rp, f, raw_slot_record, it);
+	while (rp.slots < max && raw_parts_next(&rp, &e, &part)) {
+		if (j)
+			raw_json(j, &e, f->info.device.raw_format);
+		else
+			raw_line(stdout, &e, f->info.device.raw_format, a);
+		progress_update(pg, base + rp.slots);
+	}
+	*done = base + rp.slots;
+	return rp.slots;
 }
 
 /* Opens an entry's JSON object with what every entry has, raw or not. */
@@ -204,8 +235,9 @@ static void dump_text(const struct prof_file *f, const struct dump_opts *o, stru
 	printf("  %zu code names%s\n", in->num_code_names,
 	       in->num_code_names ? " (the device's)" : ": codes are shown as codes");
 	if (file_is_raw(f))
-		printf("  raw entries, not decoded: format %s (%u), device entries of %u bytes\n",
-		       raw_format_name(d->raw_format), d->raw_format, d->raw_entry_size);
+		printf("  raw entries, not decoded: format %s (%u), device entries of %u bytes%s\n",
+		       raw_format_name(d->raw_format), d->raw_format, d->raw_entry_size,
+		       d->raw_packed ? ", in packed records" : "");
 	if (d->clock_domain != NEURONPROF_CLOCK_PRODUCED)
 		printf("  timestamps: %s (%u)%s\n", clock_domain_name(d->clock_domain),
 		       d->clock_domain, d->clock_domain == NEURONPROF_CLOCK_CAPTURED ?
@@ -235,14 +267,13 @@ static void dump_text(const struct prof_file *f, const struct dump_opts *o, stru
 		       q->ring_flags, ring_flags_text(q->ring_flags, flags, sizeof(flags)));
 		nprof_ntff_entry_iter_init(&it, q);
 		asm_->next = 0;
-		while (n < o->max_entries && (p = nprof_ntff_entry_iter_next(&it))) {
+		if (file_is_raw(f))
+			n = dump_raw(f, &it, o->max_entries, asm_, NULL, pg, &done);
+		while (!file_is_raw(f) && n < o->max_entries && (p = nprof_ntff_entry_iter_next(&it))) {
 			struct entry e;
 
 			entry_decode(p, q->entry_size, &e);
-			if (file_is_raw(f))
-				raw_line(stdout, &e, d->raw_format, asm_);
-			else
-				entry_line(stdout, f, &e);
+			entry_line(stdout, f, &e);
 			progress_update(pg, ++done);
 			n++;
 		}
@@ -311,6 +342,8 @@ static void dump_json(const struct prof_file *f, const struct dump_opts *o, stru
 	if (file_is_raw(f))
 		jw_str(&j, "raw_format_name", raw_format_name(d->raw_format));
 	jw_u64(&j, "raw_entry_size", d->raw_entry_size);
+	if (d->raw_packed)
+		jw_u64(&j, "raw_packed", d->raw_packed);
 	jw_arr_begin(&j, "code_names");
 	for (size_t i = 0; i < in->num_code_names; i++) {
 		char code[CODE_LEN];
@@ -350,14 +383,14 @@ static void dump_json(const struct prof_file *f, const struct dump_opts *o, stru
 		if (o->max_entries) {
 			jw_arr_begin(&j, "entries");
 			nprof_ntff_entry_iter_init(&it, q);
-			while (n < o->max_entries && (p = nprof_ntff_entry_iter_next(&it))) {
+			if (file_is_raw(f))
+				n = dump_raw(f, &it, o->max_entries, NULL, &j, pg, &done);
+			while (!file_is_raw(f) && n < o->max_entries &&
+			       (p = nprof_ntff_entry_iter_next(&it))) {
 				struct entry e;
 
 				entry_decode(p, q->entry_size, &e);
-				if (file_is_raw(f))
-					raw_json(&j, &e, d->raw_format);
-				else
-					entry_json(&j, f, &e);
+				entry_json(&j, f, &e);
 				progress_update(pg, ++done);
 				n++;
 			}

@@ -28,7 +28,7 @@ extern "C" {
 #define NEURONPROF_DRIVER_NAME		"neuronprof"
 
 /** NEURONPROF_UAPI_VERSION - bumped when a struct grows or semantics extend. */
-#define NEURONPROF_UAPI_VERSION		4
+#define NEURONPROF_UAPI_VERSION		5
 
 /*
  * DRM ioctls on the render node (driver-private range). SIM_EXEC belongs to
@@ -200,6 +200,7 @@ struct neuronprof_notification {
 #define NEURONPROF_CAP_SIM_EXEC		(1ULL << 0)	/* SIM_EXEC is supported */
 #define NEURONPROF_CAP_FLUSH		(1ULL << 1)	/* NQ_DRAIN can flush */
 #define NEURONPROF_CAP_RAW		(1ULL << 2)	/* entries are raw device entries */
+#define NEURONPROF_CAP_RAW_PACKED	(1ULL << 3)	/* raw, in packed records (uapi 5) */
 
 /* code of a raw entry: bytes in this entry's payload, part, parts. */
 #define NEURONPROF_RAW_CODE(len, part, parts) \
@@ -209,6 +210,37 @@ struct neuronprof_notification {
 #define NEURONPROF_RAW_PARTS(code)	(((code) >> 16) & 0xff)
 /* Raw bytes one ring entry carries (sizeof payload). */
 #define NEURONPROF_RAW_BYTES_PER_ENTRY	32
+
+/*
+ * Packed raw records (uapi 5, devices with NEURONPROF_CAP_RAW_PACKED
+ * instead of NEURONPROF_CAP_RAW): what one capture of consecutive device
+ * entries delivers is one record: a header entry followed by the device's
+ * bytes as they were, copied whole into the ring entries after it
+ * (NEURONPROF_RAW_PACKED_SLOTS() entries in all, never across the end of
+ * the data area). Only the header is a struct neuronprof_notification:
+ * @timestamp_ns the capture time, @seq the first of its sequence numbers,
+ * @queue_type and @engine as usual, @code NEURONPROF_RAW_PACKED, @model_id
+ * the raw format, @iteration the low 32 bits of payload[0], payload[0]
+ * the index of its first device entry among those the queue consumed
+ * since the subscription (delivered or not), payload[1]
+ * NEURONPROF_RAW_PACKED_INFO(bytes, entry size), payload[2] and [3] zero.
+ * A record takes NEURONPROF_RAW_PACKED_SEQS(bytes) sequence numbers: one
+ * per 32 device bytes, as many as the unpacked raw entries of uapi 4 took,
+ * so seq gaps and lost counts mean the same in both. A header with 0 bytes
+ * is a filler: one ring entry, no sequence number, put where the room left
+ * before the end of the data area is too small for a record. The ring
+ * entries after a header hold bytes, not entries: a reader walks headers.
+ * A reader that does not know the packing sees NEURONPROF_CAP_RAW_PACKED
+ * without NEURONPROF_CAP_RAW and a raw format, and refuses the device.
+ */
+#define NEURONPROF_RAW_PACKED		0x80000000u	/* code of a packed record's header */
+#define NEURONPROF_RAW_PACKED_INFO(bytes, es) ((__u64)(__u32)(bytes) | (__u64)(es) << 32)
+#define NEURONPROF_RAW_PACKED_BYTES(info)	((__u32)(info))
+#define NEURONPROF_RAW_PACKED_ENTRY_SIZE(info)	((__u32)((info) >> 32))
+/* Ring entries of a record of @bytes: its header and the bytes, 64 per entry. */
+#define NEURONPROF_RAW_PACKED_SLOTS(bytes)	(1 + ((__u64)(bytes) + 63) / 64)
+/* Sequence numbers a record of @bytes takes. */
+#define NEURONPROF_RAW_PACKED_SEQS(bytes)	((__u64)(bytes) / NEURONPROF_RAW_BYTES_PER_ENTRY)
 
 /*
  * Raw formats (device_info.raw_format, a raw entry's model_id): whose

@@ -50,6 +50,7 @@ extern "C" {
 #define NPROF_DEVICE_CAP_SIM_EXEC	(1ULL << 0)	/* nprof_device_sim_exec() works */
 #define NPROF_DEVICE_CAP_FLUSH		(1ULL << 1)	/* drains can flush in-flight entries */
 #define NPROF_DEVICE_CAP_RAW		(1ULL << 2)	/* entries are raw device entries */
+#define NPROF_DEVICE_CAP_RAW_PACKED	(1ULL << 3)	/* raw, in packed records (uapi 5) */
 
 /* Bits of nprof_ring_state.flags (NEURONPROF_RING_*). */
 #define NPROF_RING_OVERFLOWED		(1U << 0)	/* at least one entry was lost */
@@ -185,7 +186,7 @@ NPROF_API const char *nprof_device_path(const struct nprof_device *dev);
  * @clock_domain: what timestamps measure (NEURONPROF_CLOCK_*: when the
  *	device produced an entry, or when the host captured it) (added in 1.1.0).
  * @raw_format: NEURONPROF_RAW_FORMAT_* of the entries, NONE unless @caps
- *	has NPROF_DEVICE_CAP_RAW (added in 1.1.0).
+ *	has NPROF_DEVICE_CAP_RAW or NPROF_DEVICE_CAP_RAW_PACKED (added in 1.1.0).
  * @raw_entry_size: bytes of one device entry when raw, else 0 (added in 1.1.0).
  *
  * A caller built against library 1.0.0 passes the size of the struct ending

@@ -39,7 +39,7 @@ extern "C" {
 #define NPROF_NTFF_MAGIC		"NTFF\r\n\x1a\n"	/* 8 bytes, no NUL */
 #define NPROF_NTFF_MAGIC_LEN		8
 #define NPROF_NTFF_VERSION_MAJOR	1
-#define NPROF_NTFF_VERSION_MINOR	3
+#define NPROF_NTFF_VERSION_MINOR	4
 /*
  * Files whose entries are raw device entries (nprof_ntff_device.raw_format
  * not NONE) have this major version: a reader of major 1 only would decode
@@ -47,6 +47,14 @@ extern "C" {
  * the same format; this reader reads both.
  */
 #define NPROF_NTFF_VERSION_MAJOR_RAW	2
+/*
+ * Files of packed raw records (nprof_ntff_device.raw_packed, NTFF 1.4): a
+ * queue record's data is headers each followed by the
+ * device's bytes (uapi NEURONPROF_RAW_PACKED), which a reader of major 2
+ * would decode as raw entries, so they have this major version. This
+ * reader reads majors 1 to 3.
+ */
+#define NPROF_NTFF_VERSION_MAJOR_PACKED	3
 #define NPROF_NTFF_HEADER_SIZE		128
 
 /* Checksum algorithms (header.checksum_type). */
@@ -211,6 +219,12 @@ NPROF_API const char *nprof_ntff_block_type_name(uint32_t block_type);
  * raw entry (uapi/drm/neuronprof_drm.h): code NEURONPROF_RAW_CODE(len, part, parts),
  * model_id the raw format, iteration the index of the device entry, the
  * device's bytes in the payload; its layout is not known to this library.
+ * @raw_packed (NTFF 1.4, in the four bytes that were the zero pad2
+ * before) says the raw entries are packed records instead: a header
+ * (code NEURONPROF_RAW_PACKED) followed by the device's bytes, 64 per
+ * entry (uapi/drm/neuronprof_drm.h); such a file has major version
+ * NPROF_NTFF_VERSION_MAJOR_PACKED, and every append of its queues holds
+ * whole records (the writer refuses any other).
  */
 struct nprof_ntff_device {
 	uint32_t arch;			/* enum neuronprof_arch */
@@ -225,7 +239,7 @@ struct nprof_ntff_device {
 	uint32_t clock_domain;		/* NEURONPROF_CLOCK_*: what timestamps measure */
 	uint32_t raw_format;		/* NEURONPROF_RAW_FORMAT_*, NONE if not raw */
 	uint32_t raw_entry_size;	/* bytes of one device entry, 0 if not raw */
-	uint32_t pad2;			/* zero */
+	uint32_t raw_packed;		/* 1: raw entries in packed records (NTFF 1.4), else 0 */
 };
 
 /* Longest name of a code (nprof_ntff_code_name.name), its NUL excluded. */

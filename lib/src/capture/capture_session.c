@@ -128,6 +128,9 @@ int nprof_capture_session_start_for(struct nprof_capture *cap, uint32_t nc,
 	/* Streaming: the file is written from now on; without one, the rings keep it all. */
 	if (cap->streaming) {
 		c->active_pw = nprof_ntff_writer_create_pending(cap->spool_dir);
+		/* Its appends are packed records: the info that says so comes at the end. */
+		if (c->active_pw && cap->dev->info.caps & NPROF_DEVICE_CAP_RAW_PACKED)
+			nprof_ntff_writer_set_raw_packed(c->active_pw);
 		c->active_pw_errno = c->active_pw ? 0 : errno;
 		free(c->active_pw_err);
 		c->active_pw_err = c->active_pw ? NULL : strdup(nprof_err_current());
@@ -343,6 +346,7 @@ static void session_info(const struct nprof_capture *cap, const struct cap_core 
 	info->device.clock_domain = di->clock_domain;
 	info->device.raw_format = di->raw_format;
 	info->device.raw_entry_size = di->raw_entry_size;
+	info->device.raw_packed = !!(di->caps & NPROF_DEVICE_CAP_RAW_PACKED);
 	info->code_names = cap->dev->names;
 	info->num_code_names = cap->dev->num_names;
 }

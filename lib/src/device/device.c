@@ -117,11 +117,14 @@ int nprof_device_info_check(const struct nprof_device_info *info)
 		return nprof_err(EPROTO, "device reports entry size %u (expected a power of two from %zu)",
 				 es, sizeof(struct neuronprof_notification));
 	/* Raw entries are carried into NTFF as such, which needs their format. */
-	if (!(info->caps & NEURONPROF_CAP_RAW) != (info->raw_format == NEURONPROF_RAW_FORMAT_NONE) ||
+	if (!(info->caps & (NEURONPROF_CAP_RAW | NEURONPROF_CAP_RAW_PACKED)) !=
+	    (info->raw_format == NEURONPROF_RAW_FORMAT_NONE) ||
+	    (info->caps & NEURONPROF_CAP_RAW && info->caps & NEURONPROF_CAP_RAW_PACKED) ||
 	    (info->raw_format != NEURONPROF_RAW_FORMAT_NONE && !info->raw_entry_size))
 		return nprof_err(EPROTO, "device reports raw capability %d with raw format %u and "
-				 "raw entry size %u", !!(info->caps & NEURONPROF_CAP_RAW),
-				 info->raw_format, info->raw_entry_size);
+				 "raw entry size %u, packed %d", !!(info->caps & NEURONPROF_CAP_RAW),
+				 info->raw_format, info->raw_entry_size,
+				 !!(info->caps & NEURONPROF_CAP_RAW_PACKED));
 	if (info->clock_domain > NEURONPROF_CLOCK_CAPTURED)
 		return nprof_err(EPROTO, "device reports clock domain %u (expected %d or %d)",
 				 info->clock_domain, NEURONPROF_CLOCK_PRODUCED,

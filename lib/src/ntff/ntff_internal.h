@@ -135,4 +135,33 @@ static inline uint64_t ntff_entry_seq(const unsigned char *entry)
 	return le64toh(v);
 }
 
+/*
+ * What the packed raw records (uapi NEURONPROF_RAW_PACKED) of one span of a
+ * queue's data say: @first and @last, the first and last sequence number of
+ * the 32-byte parts their bytes hold (a record of b bytes takes b / 32 from
+ * its header's seq on), both 0 when no record holds bytes (fillers only);
+ * @parts, how many. ntff_packed_walk() fills it.
+ */
+struct ntff_packed_span {
+	uint64_t first, last, parts;
+	bool any;
+};
+
+/*
+ * Walk the packed records of @len bytes at @p (64-byte ring entries): they
+ * must be whole records, each a header of code NEURONPROF_RAW_PACKED whose
+ * bytes are whole device entries of its entry size (a power of two from 32
+ * to 256), with seqs that go forward. NULL if good, else what is wrong (a
+ * static string), *@at the byte offset of the header at fault.
+ */
+const char *ntff_packed_walk(const unsigned char *p, uint64_t len, struct ntff_packed_span *s,
+			     uint64_t *at);
+
+/*
+ * Make @w a writer of packed raw records before anything is appended (a
+ * pending writer learns its info only at the end): its appends are then
+ * walked as records, and the file gets NPROF_NTFF_VERSION_MAJOR_PACKED.
+ */
+int nprof_ntff_writer_set_raw_packed(struct nprof_ntff_writer *w);
+
 #endif /* NEURONPROF_NTFF_INTERNAL_H */

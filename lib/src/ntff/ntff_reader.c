@@ -35,6 +35,7 @@ struct nprof_ntff_reader {
 	void *map;			/* mmap()ed region, NULL for open_mem */
 	size_t map_len;
 	struct nprof_ntff_header hdr;	/* host byte order */
+	bool packed;			/* major 3: packed raw records */
 	Neuronprof__Ntff__NtffInfo *info;
 	struct nprof_ntff_code_name *names;	/* info->device->code_names, checked */
 	size_t nnames;
@@ -132,11 +133,12 @@ static int validate_header(struct nprof_ntff_reader *r)
 	memcpy(&minor, r->base + 10, 2);
 	major = le16toh(major);
 	minor = le16toh(minor);
-	if (major != NPROF_NTFF_VERSION_MAJOR && major != NPROF_NTFF_VERSION_MAJOR_RAW)
+	if (major != NPROF_NTFF_VERSION_MAJOR && major != NPROF_NTFF_VERSION_MAJOR_RAW &&
+	    major != NPROF_NTFF_VERSION_MAJOR_PACKED)
 		return nprof_err(EPROTONOSUPPORT,
-				 "%s: NTFF version %u.%u is not supported: major version %u is unknown (this reader reads %d.x and %d.x)",
+				 "%s: NTFF version %u.%u is not supported: major version %u is unknown (this reader reads %d.x, %d.x and %d.x)",
 				 r->what, major, minor, major, NPROF_NTFF_VERSION_MAJOR,
-				 NPROF_NTFF_VERSION_MAJOR_RAW);
+				 NPROF_NTFF_VERSION_MAJOR_RAW, NPROF_NTFF_VERSION_MAJOR_PACKED);
 	if (r->len < NPROF_NTFF_HEADER_SIZE)
 		return BAD(r, "truncated: %zu bytes, shorter than the %d-byte NTFF header", r->len,
 			   NPROF_NTFF_HEADER_SIZE);
@@ -285,6 +287,39 @@ static int verify_range(struct nprof_ntff_reader *r, uint64_t off, uint64_t len,
 	return 0;
 }
 
+/*
+ * A queue record of packed raw records (major 3): whole records of 64-byte
+ * entries, and its first/last seq those of the parts its records hold
+ * (both 0 when none holds bytes). Every header is read, one per record.
+ */
+static int validate_packed(struct nprof_ntff_reader *r, size_t i,
+			   const Neuronprof__Ntff__TraceInfo *t)
+{
+	struct ntff_packed_span s;
+	const char *why;
+	uint64_t at;
+	int ret;
+
+	if (t->entry_size != sizeof(struct neuronprof_notification))
+		return BAD(r, "trace_info %zu: packed records in entries of %llu bytes, not %zu", i,
+			   (unsigned long long)t->entry_size, sizeof(struct neuronprof_notification));
+	why = ntff_packed_walk(r->data + t->data_offset, t->data_length, &s, &at);
+	if (!why && (t->first_seq != s.first || t->last_seq != s.last))
+		why = "first/last seq differ from its records'";
+	if (!why)
+		return 0;
+	/* As for entries: a corrupt block is the better diagnosis. */
+	if (t->data_length && !(r->flags & NPROF_NTFF_READ_NO_DATA_CSUM)) {
+		ret = verify_range(r, t->data_offset, t->data_length, i);
+		if (ret)
+			return ret;
+	}
+	return BAD(r, "trace_info %zu: %s (byte %llu of its records; first/last seq %llu/%llu, its records' %llu/%llu)",
+		   i, why, (unsigned long long)at, (unsigned long long)t->first_seq,
+		   (unsigned long long)t->last_seq, (unsigned long long)s.first,
+		   (unsigned long long)s.last);
+}
+
 static int validate_trace(struct nprof_ntff_reader *r, size_t i, const Neuronprof__Ntff__TraceInfo *t)
 {
 	uint32_t tt, bt;
@@ -326,6 +361,8 @@ static int validate_trace(struct nprof_ntff_reader *r, size_t i, const Neuronpro
 		return BAD(r, "trace_info %zu: entry count %llu does not match %llu bytes of %llu-byte entries",
 			   i, (unsigned long long)t->entry_count, (unsigned long long)t->data_length,
 			   (unsigned long long)es);
+	if (r->packed)
+		return validate_packed(r, i, t);
 	if (t->entry_count) {
 		const unsigned char *first = r->data + t->data_offset;
 		const unsigned char *last = first + t->data_length - es;
@@ -394,7 +431,7 @@ static int read_code_names(struct nprof_ntff_reader *r, uint32_t raw_format)
 static int validate(struct nprof_ntff_reader *r)
 {
 	const struct nprof_ntff_header *h;
-	uint32_t raw_format;
+	uint32_t raw_format, packed;
 	uint64_t blk;
 	size_t i;
 	int ret;
@@ -418,11 +455,20 @@ static int validate(struct nprof_ntff_reader *r)
 			   (unsigned long long)h->metadata_length,
 			   (unsigned long long)h->metadata_offset);
 	raw_format = r->info->device ? r->info->device->raw_format : NEURONPROF_RAW_FORMAT_NONE;
-	/* Raw entries only in files that readers of major 1 refuse. */
-	if ((raw_format != NEURONPROF_RAW_FORMAT_NONE) != (h->version_major == NPROF_NTFF_VERSION_MAJOR_RAW))
-		return BAD(r, "major version %u with raw format %u (raw entries are major %d, others %d)",
+	packed = r->info->device ? r->info->device->raw_packed : 0;
+	/*
+	 * Raw entries only in files that readers of major 1 refuse, packed
+	 * records only in files that readers of majors 1 and 2 refuse.
+	 */
+	if ((raw_format != NEURONPROF_RAW_FORMAT_NONE && !packed) !=
+	    (h->version_major == NPROF_NTFF_VERSION_MAJOR_RAW) ||
+	    (raw_format != NEURONPROF_RAW_FORMAT_NONE && packed == 1) !=
+	    (h->version_major == NPROF_NTFF_VERSION_MAJOR_PACKED) ||
+	    (raw_format == NEURONPROF_RAW_FORMAT_NONE && packed))
+		return BAD(r, "major version %u with raw format %u (raw entries are major %d, others %d), packed %u (packed raw records are major %d)",
 			   h->version_major, raw_format, NPROF_NTFF_VERSION_MAJOR_RAW,
-			   NPROF_NTFF_VERSION_MAJOR);
+			   NPROF_NTFF_VERSION_MAJOR, packed, NPROF_NTFF_VERSION_MAJOR_PACKED);
+	r->packed = packed;
 	ret = read_code_names(r, raw_format);
 	if (ret)
 		return ret;
@@ -622,6 +668,7 @@ NPROF_API int nprof_ntff_reader_info(const struct nprof_ntff_reader *r, struct n
 		out.device.clock_domain = d->clock_domain;
 		out.device.raw_format = d->raw_format;
 		out.device.raw_entry_size = d->raw_entry_size;
+		out.device.raw_packed = d->raw_packed;
 	}
 	out.code_names = r->names;
 	out.num_code_names = r->nnames;

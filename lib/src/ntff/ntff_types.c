@@ -192,3 +192,50 @@ const char *nprof_ntff_code_names_problem(const struct nprof_ntff_code_name *nam
 	}
 	return NULL;
 }
+
+const char *ntff_packed_walk(const unsigned char *p, uint64_t len, struct ntff_packed_span *s,
+			     uint64_t *at)
+{
+	const uint64_t es64 = sizeof(struct neuronprof_notification);
+	uint64_t off = 0, seq, info, next = 0, slots;
+	uint32_t code, bytes, es;
+
+	*s = (struct ntff_packed_span){ 0 };
+	if (len % es64) {
+		*at = 0;
+		return "packed records in a length that is not a multiple of 64";
+	}
+	while (off < len) {
+		const unsigned char *h = p + off;
+
+		*at = off;
+		memcpy(&code, h + offsetof(struct neuronprof_notification, code), sizeof(code));
+		memcpy(&info, h + offsetof(struct neuronprof_notification, payload[1]), sizeof(info));
+		code = le32toh(code);
+		info = le64toh(info);
+		seq = ntff_entry_seq(h);
+		bytes = NEURONPROF_RAW_PACKED_BYTES(info);
+		es = NEURONPROF_RAW_PACKED_ENTRY_SIZE(info);
+		if (code != NEURONPROF_RAW_PACKED)
+			return "a packed record's header has another code";
+		slots = NEURONPROF_RAW_PACKED_SLOTS(bytes);
+		if (slots > (len - off) / es64)
+			return "a packed record runs past the end of its queue record";
+		off += slots * es64;
+		if (!bytes)
+			continue;	/* a filler */
+		if (es < NEURONPROF_RAW_BYTES_PER_ENTRY || es > 256 || (es & (es - 1)) || bytes % es)
+			return "a packed record's bytes are not whole device entries of a valid size";
+		if (s->any && seq < next)
+			return "a packed record's seq goes back";
+		if (seq > UINT64_MAX - NEURONPROF_RAW_PACKED_SEQS(bytes))
+			return "a packed record's seq overflows";
+		if (!s->any)
+			s->first = seq;
+		s->any = true;
+		next = seq + NEURONPROF_RAW_PACKED_SEQS(bytes);
+		s->last = next - 1;
+		s->parts += NEURONPROF_RAW_PACKED_SEQS(bytes);
+	}
+	return NULL;
+}

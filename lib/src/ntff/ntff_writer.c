@@ -39,6 +39,7 @@ struct nprof_ntff_writer {
 	uint64_t data_len;
 	uint32_t block_size;		/* a power of two */
 	bool block_size_set;		/* by nprof_ntff_writer_set_block_size() */
+	bool raw_packed;		/* appends are packed raw records */
 	uint32_t block_csum;		/* CRC32C of the partial block at data_len */
 	uint32_t *blocks;		/* CRC32C of each complete block */
 	size_t nblocks;
@@ -262,6 +263,14 @@ NPROF_API int nprof_ntff_writer_set_info(struct nprof_ntff_writer *w,
 	if (info->device.raw_format != NEURONPROF_RAW_FORMAT_NONE && !info->device.raw_entry_size)
 		return nprof_err(EINVAL, "raw format %u without a raw entry size",
 				 info->device.raw_format);
+	if (info->device.raw_packed > 1 ||
+	    (info->device.raw_packed && info->device.raw_format == NEURONPROF_RAW_FORMAT_NONE))
+		return nprof_err(EINVAL, "raw_packed %u with raw format %u", info->device.raw_packed,
+				 info->device.raw_format);
+	/* The appends so far were taken as what they are. */
+	if (!info->device.raw_packed != !w->raw_packed && w->ntraces)
+		return nprof_err(EINVAL, "raw_packed %u, but queues were appended as %s",
+				 info->device.raw_packed, w->raw_packed ? "packed records" : "entries");
 	if ((info->exec_first || info->exec_last) &&
 	    (!info->exec_first || info->exec_last < info->exec_first))
 		return nprof_err(EINVAL, "execution range %" PRIu64 "-%" PRIu64 " is empty",
@@ -305,6 +314,9 @@ NPROF_API int nprof_ntff_writer_set_info(struct nprof_ntff_writer *w,
 	w->device.has_clock_domain = 1, w->device.clock_domain = info->device.clock_domain;
 	w->device.has_raw_format = 1, w->device.raw_format = info->device.raw_format;
 	w->device.has_raw_entry_size = 1, w->device.raw_entry_size = info->device.raw_entry_size;
+	w->device.has_raw_packed = info->device.raw_packed != 0;
+	w->device.raw_packed = info->device.raw_packed;
+	w->raw_packed = info->device.raw_packed;
 	m->device = &w->device;
 	return 0;
 }
@@ -411,11 +423,20 @@ static bool same_queue_as_last(const struct nprof_ntff_writer *w,
 	       (!t->entry_count || !has_entries || first_seq > t->last_seq);
 }
 
+int nprof_ntff_writer_set_raw_packed(struct nprof_ntff_writer *w)
+{
+	if (w->ntraces)
+		return nprof_err(EINVAL, "packed raw records declared after queues were appended");
+	w->raw_packed = true;
+	return 0;
+}
+
 uint64_t nprof_ntff_writer_page_cut(const struct nprof_ntff_writer *w, uint64_t len, uint32_t es)
 {
 	uint64_t past = (NPROF_NTFF_HEADER_SIZE + w->data_len + len) % NTFF_WRITE_ALIGN;
 
-	if (!es || past >= len || past % es)
+	/* A packed record is appended whole; a page boundary may fall inside one. */
+	if (!es || w->raw_packed || past >= len || past % es)
 		return 0;
 	return len - past;
 }
@@ -447,7 +468,10 @@ NPROF_API int nprof_ntff_writer_append(struct nprof_ntff_writer *w,
 				       const void *span1, size_t len1)
 {
 	const unsigned char *first = NULL, *last = NULL;
+	struct ntff_packed_span ps[2] = { 0 };
+	uint64_t first_seq = 0, last_seq = 0, at;
 	Neuronprof__Ntff__TraceInfo *ti;
+	const char *why;
 	uint32_t trace_type, block_type, block_csum;
 	struct iovec iov[2];
 	int iovcnt = 0, ret;
@@ -500,6 +524,28 @@ NPROF_API int nprof_ntff_writer_append(struct nprof_ntff_writer *w,
 			first = span1;
 		last = (const unsigned char *)span1 + len1 - es;
 	}
+	first_seq = first ? ntff_entry_seq(first) : 0;
+	last_seq = last ? ntff_entry_seq(last) : 0;
+	if (w->raw_packed) {
+		/* Whole records, each span (a ring's wrap is between records); seqs of their parts. */
+		if (es != sizeof(struct neuronprof_notification))
+			return nprof_err(EINVAL, "packed raw records in entries of %zu bytes, not %zu",
+					 es, sizeof(struct neuronprof_notification));
+		why = ntff_packed_walk(span0, len0, &ps[0], &at);
+		if (!why) {
+			why = ntff_packed_walk(span1, len1, &ps[1], &at);
+			at += len0;
+		}
+		if (!why && ps[0].any && ps[1].any && ps[1].first <= ps[0].last)
+			why = "a packed record's seq goes back", at = len0;
+		if (why)
+			return nprof_err(EINVAL, "cannot append queue type %u: %s (byte %" PRIu64
+					 " of the %" PRIu64 " appended)", desc->queue_type, why, at,
+					 total);
+		first = ps[0].any || ps[1].any ? (const unsigned char *)span0 : NULL;
+		first_seq = ps[0].any ? ps[0].first : ps[1].first;
+		last_seq = ps[1].any ? ps[1].last : ps[0].last;
+	}
 	if (w->ntraces == w->traces_cap) {
 		size_t cap = w->traces_cap ? 2 * w->traces_cap : 16;
 		void *p = realloc(w->traces, cap * sizeof(*w->traces));
@@ -546,12 +592,13 @@ NPROF_API int nprof_ntff_writer_append(struct nprof_ntff_writer *w,
 		csum_span(w, span1, len1, w->data_len + len0);
 	}
 
-	if (same_queue_as_last(w, desc, first != NULL, first ? ntff_entry_seq(first) : 0)) {
+	if (same_queue_as_last(w, desc, first != NULL, first_seq)) {
 		ti = &w->traces[w->ntraces - 1];
 		if (first) {
-			if (!ti->entry_count)
-				ti->first_seq = ntff_entry_seq(first);
-			ti->last_seq = ntff_entry_seq(last);
+			/* A packed record without entries is a filler: no seqs yet. */
+			if (!ti->entry_count || (w->raw_packed && !ti->first_seq && !ti->last_seq))
+				ti->first_seq = first_seq;
+			ti->last_seq = last_seq;
 		}
 		ti->entry_count += total / es;
 		ti->data_length += total;
@@ -572,8 +619,8 @@ NPROF_API int nprof_ntff_writer_append(struct nprof_ntff_writer *w,
 	ti->has_entry_size = 1, ti->entry_size = desc->entry_size;
 	ti->has_entry_count = 1, ti->entry_count = total / es;
 	ti->has_lost_count = 1, ti->lost_count = desc->lost_count;
-	ti->has_first_seq = 1, ti->first_seq = first ? ntff_entry_seq(first) : 0;
-	ti->has_last_seq = 1, ti->last_seq = last ? ntff_entry_seq(last) : 0;
+	ti->has_first_seq = 1, ti->first_seq = first ? first_seq : 0;
+	ti->has_last_seq = 1, ti->last_seq = first ? last_seq : 0;
 	ti->has_data_offset = 1, ti->data_offset = w->data_len;
 	ti->has_data_length = 1, ti->data_length = total;
 	ti->has_ring_flags = 1, ti->ring_flags = desc->ring_flags;
@@ -670,7 +717,8 @@ static int write_trailer(struct nprof_ntff_writer *w)
 
 	memset(&h, 0, sizeof(h));
 	memcpy(h.magic, NPROF_NTFF_MAGIC, NPROF_NTFF_MAGIC_LEN);
-	h.version_major = w->device.raw_format != NEURONPROF_RAW_FORMAT_NONE ?
+	h.version_major = w->raw_packed ? NPROF_NTFF_VERSION_MAJOR_PACKED :
+			  w->device.raw_format != NEURONPROF_RAW_FORMAT_NONE ?
 				  NPROF_NTFF_VERSION_MAJOR_RAW : NPROF_NTFF_VERSION_MAJOR;
 	h.version_minor = NPROF_NTFF_VERSION_MINOR;
 	h.header_size = NPROF_NTFF_HEADER_SIZE;

@@ -15,6 +15,7 @@
 #include "analysis/names.h"
 #include "analysis/summary.h"
 #include "analysis/summary_internal.h"
+#include "analysis/raw.h"
 #include "util/util.h"
 
 /* ---- ops of a unit: an open-addressing table of opcode -> op_stats ------- */
@@ -214,24 +215,26 @@ static void add_raw_queue(struct rec_stats *s, const struct prof_file *f,
 	struct seq_track seq = { 0 };
 	struct queue_iter it;
 	struct raw_queue *rq;
+	struct raw_parts rp;
 	struct raw_part part;
 	uint32_t prev_index = 0;
+	uint64_t base = *done;
 	struct entry e;
-	const void *p;
 
 	rq = XAPPEND(s->raws, s->nraws);
 	*rq = (struct raw_queue){
 		.dev = f->info.device.device_index,
 		.core = queue_core(f, q), .format = f->info.device.raw_format,
-		.clock_domain = f->info.device.clock_domain, .entries = q->entry_count,
+		.clock_domain = f->info.device.clock_domain,
 	};
 	queue_iter_init(&it, f, lq);
-	while ((p = queue_iter_next(&it))) {
-		entry_decode(p, it.entry_size, &e);
-		progress_update(pg, ++*done);
+	raw_parts_init(&rp, f, raw_slot_queue, &it);
+	while (raw_parts_next(&rp, &e, &part)) {
+		*done = base + rp.slots;
+		progress_update(pg, *done);
 		if (s->obs && s->obs->entry)
 			s->obs->entry(s->obs->ctx, f, lq, rq->core, &e);
-		raw_part_of(&e, &part);
+		rq->entries++;
 		/* Parts of one device entry are consecutive and share its index. */
 		if (!seq.have_prev || part.index != prev_index)
 			rq->device_entries++;
@@ -241,7 +244,8 @@ static void add_raw_queue(struct rec_stats *s, const struct prof_file *f,
 	rq->q = queue_loss_of(f, lq, gaps);
 	if (s->obs && s->obs->queue_done)
 		s->obs->queue_done(s->obs->ctx, f, lq, rq->core, gaps);
-	s->raw_entries += q->entry_count;
+	/* In 32-byte parts: a packed record's count as the unpacked ring entries'. */
+	s->raw_entries += rq->entries;
 	loss_add(s, f, lq, gaps);
 }
 

@@ -31,6 +31,7 @@
 #include "analysis/names.h"
 #include "analysis/summary.h"
 #include "analysis/timing.h"
+#include "analysis/raw.h"
 
 #include "export/export_sqlite.h"
 
@@ -406,18 +407,19 @@ static void write_instruction(struct sq *q, int64_t qid, const struct entry *e, 
 static void write_raw(struct sq *q, const struct prof_file *f, const struct prof_queue *lq,
 		      int64_t qid, struct progress *pg, uint64_t *done)
 {
+	uint64_t base = *done;
+	struct raw_parts rp;
 	struct raw_part part;
 	struct queue_iter it;
 	struct entry e;
-	const void *p;
 
 	queue_iter_init(&it, f, lq);
-	while (!q->rc && (p = queue_iter_next(&it))) {
-		entry_decode(p, it.entry_size, &e);
-		progress_update(pg, ++*done);
+	raw_parts_init(&rp, f, raw_slot_queue, &it);
+	while (!q->rc && raw_parts_next(&rp, &e, &part)) {
+		*done = base + rp.slots;
+		progress_update(pg, *done);
 		q->stats->entries++;
 		q->stats->raw_entries++;
-		raw_part_of(&e, &part);
 		b_entry(q, ST_RAW, qid, &e);
 		b_u64(q, ST_RAW, 4, part.index);
 		b_u64(q, ST_RAW, 5, part.part);

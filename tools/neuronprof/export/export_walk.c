@@ -17,6 +17,7 @@
 #include "analysis/names.h"
 #include "analysis/summary.h"
 #include "analysis/timing.h"
+#include "analysis/raw.h"
 
 /* An opcode of the queue walked: its name in the profile, its hex spelling. */
 struct opcode_slot {
@@ -251,6 +252,8 @@ static void walk_begin(struct walk *w, const struct prof_file *f, const struct p
  * emit_lost()). False at the end of the queue, once *@ret is set by the
  * caller's handling of an entry, and then *@ret is the result of the walk.
  */
+static void walk_take(struct walk *w, const struct entry *e);
+
 static bool walk_next(struct walk *w, struct entry *e, int *ret)
 {
 	const void *p;
@@ -259,13 +262,36 @@ static bool walk_next(struct walk *w, struct entry *e, int *ret)
 		return false;
 	entry_decode(p, w->it.entry_size, e);
 	progress_update(w->pg, ++*w->done);
+	walk_take(w, e);
+	return true;
+}
+
+/*
+ * walk_next() of a raw queue: its next part (raw.h), as the entry that
+ * carries it and as bytes; progress counts ring entries.
+ */
+static bool walk_next_raw(struct walk *w, struct raw_parts *rp, struct entry *e,
+			  struct raw_part *part, int *ret)
+{
+	uint64_t before = rp->slots;
+
+	if (*ret || !raw_parts_next(rp, e, part))
+		return false;
+	*w->done += rp->slots - before;
+	progress_update(w->pg, *w->done);
+	walk_take(w, e);
+	return true;
+}
+
+/* What walk_next() does with each entry it takes. */
+static void walk_take(struct walk *w, const struct entry *e)
+{
 	w->st->entries++;
 	w->lost = seq_skipped(&w->seq, e->seq);
 	w->gaps += w->lost;
 	w->gap_from = w->prev_ts;
 	w->prev_ts = e->ts;
 	w->have_prev = true;
-	return true;
 }
 
 /*
@@ -276,17 +302,18 @@ static bool walk_next(struct walk *w, struct entry *e, int *ret)
 static int walk_raw(struct walk *w)
 {
 	char name[32], hex[2 * NEURONPROF_RAW_BYTES_PER_ENTRY + 1];
+	struct raw_parts rp;
 	struct raw_part part;
 	struct xarg a[7];
 	struct entry e;
 	int ret = 0;
 
 	snprintf(name, sizeof(name), "raw %s", raw_format_name(w->raw->raw_format));
-	while (walk_next(w, &e, &ret)) {
+	raw_parts_init(&rp, w->file, raw_slot_queue, &w->it);
+	while (walk_next_raw(w, &rp, &e, &part, &ret)) {
 		ret = w->lost ? raw_lost_marker(w, &e) : 0;
 		if (ret)
 			break;
-		raw_part_of(&e, &part);
 		a[0] = (struct xarg){ .key = "entry", .kind = XARG_U64, .u = part.index };
 		a[1] = (struct xarg){ .key = "part", .kind = XARG_U64, .u = part.part };
 		a[2] = (struct xarg){ .key = "parts", .kind = XARG_U64, .u = part.parts };

@@ -13,7 +13,7 @@
 raw=$fx/raw/raw.ntff
 t_raw_dump() {
 	"$np" dump "$raw" >"$tmp/rd.txt" || return 1
-	has "version 2.3," "$tmp/rd.txt" &&
+	has "version 2.4," "$tmp/rd.txt" &&
 	has "raw entries, not decoded: format neuron-v2 (1), device entries of 64 bytes" "$tmp/rd.txt" &&
 	has "timestamps: captured (1), when the host captured each entry" "$tmp/rd.txt" &&
 	has "    seq 0 ts 3000100 raw neuron-v2 entry 0 part 0/2: 404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f" "$tmp/rd.txt" &&
@@ -43,7 +43,7 @@ run "dump of raw entries: format, parts, bytes in hex, reassembled entries, noth
 
 t_dump_not_raw() {
 	"$np" dump "$basic" >"$tmp/bd.txt" && "$np" dump --json --no-entries "$basic" >"$tmp/bd.json" || return 1
-	has "version 1.3," "$tmp/bd.txt" &&
+	has "version 1.4," "$tmp/bd.txt" &&
 	count_is 0 'raw|timestamps:' "$tmp/bd.txt" &&
 	check_py dump-json "$tmp/bd.json" header.version_major=1 device.raw_format=0 \
 		device.clock_domain=0 device.clock_domain_name=produced
@@ -117,6 +117,7 @@ t_raw_record_1() {
 	done
 }
 run "raw recordings of the first raw record (provider on the rig) read as they did: dump, dump --json, summary, export json, sqlite raw_entries" t_raw_record_1
+. "$here/raw_record.sh"
 
 # The database keeps raw entries as bytes: a row per ring entry with its
 # device entry's index, its part, its capture time, and its queue; no
