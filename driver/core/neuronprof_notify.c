@@ -466,7 +466,8 @@ static u64 nprof_kring_packed_room(const struct nprof_kring *ring, u64 want, u64
  * stops at the end of the data area, the rest counted as lost when the
  * ring is full. Publishes nothing.
  */
-static void nprof_kring_put_packed(struct nprof_kring *ring, const struct neuronprof_notification *h)
+static void nprof_kring_put_packed(struct nprof_kring *ring,
+				   const struct neuronprof_notification *h)
 {
 	u32 bytes = NEURONPROF_RAW_PACKED_BYTES(h->payload[1]);
 	u32 es = NEURONPROF_RAW_PACKED_ENTRY_SIZE(h->payload[1]);
@@ -477,7 +478,7 @@ static void nprof_kring_put_packed(struct nprof_kring *ring, const struct neuron
 
 	while (bytes) {
 		room = nprof_kring_packed_room(ring, NEURONPROF_RAW_PACKED_SLOTS(bytes),
-					      NEURONPROF_RAW_PACKED_SLOTS(es), &skip);
+					       NEURONPROF_RAW_PACKED_SLOTS(es), &skip);
 		if (!room)
 			break;
 		nprof_kring_fill(ring, skip);

@@ -208,6 +208,7 @@ static void nn_dm_full_ring_reads_nothing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&nn_dm_atomic_reads), 0);
 	/* Room again (the reader read them all): the next head write reads and delivers. */
 	from = ctx->sub->ring.prod;
+	/* The reader read them all: publishes its position as a reader does. */
 	smp_store_release(&ctx->sub->ring.cons_page->consumer_pos, from);
 	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 10), 10L);
 	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 10, true), 10L);

@@ -19,7 +19,7 @@
  * past the last. Fillers are skipped; a bad header fails the test.
  */
 static inline bool nn_part(struct kunit *test, struct nprof_sub *sub, u64 from, u64 i,
-		    struct neuronprof_notification *e)
+			   struct neuronprof_notification *e)
 {
 	struct nprof_kring *ring = &sub->ring;
 	u64 pos = from, seqs;

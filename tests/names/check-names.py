@@ -45,8 +45,8 @@ ALLOWED = {
 KNOWN = {
     ("struct", "nprof_device"): "kernel (driver/core, driver/neuron, driver/tests) and "
                                 "library (public): the kernel's is to be renamed",
-    ("function", "parse_u64"): "the one number parser of lib and tools is not written yet",
-    ("function", "parse_core_list"): "the same, for core lists (lib config/ and the tool)",
+    ("function", "parse_core_list"): "core lists are parsed by lib config/ and by the tool: "
+                                     "to become one parser, as numbers did",
 }
 
 

@@ -20,7 +20,7 @@
 
 #define SLOT sizeof(struct neuronprof_notification)
 
-static int fail(const char *what)
+static int pack_fail(const char *what)
 {
 	fprintf(stderr, "pack_raw: %s: %s\n", what, strerror(errno));
 	return 1;
@@ -82,9 +82,9 @@ int main(int argc, char **argv)
 	}
 	r = nprof_ntff_reader_open(argv[1], NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	if (!r)
-		return fail(argv[1]);
+		return pack_fail(argv[1]);
 	if (nprof_ntff_reader_info(r, &info))
-		return fail("info");
+		return pack_fail("info");
 	if (info.device.raw_format == NEURONPROF_RAW_FORMAT_NONE || info.device.raw_packed) {
 		fprintf(stderr, "pack_raw: %s is not a recording of unpacked raw entries\n", argv[1]);
 		return 1;
@@ -92,7 +92,7 @@ int main(int argc, char **argv)
 	info.device.raw_packed = 1;
 	w = nprof_ntff_writer_create(argv[2], argv[3], 0);
 	if (!w || nprof_ntff_writer_set_info(w, &info))
-		return fail("writer");
+		return pack_fail("writer");
 	nq = nprof_ntff_reader_queue_count(r);
 	for (i = 0; i < nq; i++) {
 		struct nprof_ntff_queue q = { .size = sizeof(q) };
@@ -102,13 +102,13 @@ int main(int argc, char **argv)
 		size_t n, o;
 
 		if (nprof_ntff_reader_queue(r, (size_t)i, &q))
-			return fail("queue");
+			return pack_fail("queue");
 		n = q.entry_count;
 		parts = n ? NEURONPROF_RAW_PARTS(((const struct neuronprof_notification *)
 						  q.entries)->code) : 1;
 		out = calloc(2 * n + 1, SLOT);
 		if (!out)
-			return fail("calloc");
+			return pack_fail("calloc");
 		o = n ? pack(q.entries, n, parts ? parts : 1, out) : 0;
 		if (n && !o) {
 			fprintf(stderr, "pack_raw: queue record %d is not whole device entries\n", i);
@@ -122,11 +122,11 @@ int main(int argc, char **argv)
 		d.ring_flags = q.ring_flags;
 		d.lost_count = q.lost_count;
 		if (nprof_ntff_writer_append(w, &d, n ? out : NULL, n ? o * SLOT : 0, NULL, 0) < 0)
-			return fail("append");
+			return pack_fail("append");
 		free(out);
 	}
 	if (nprof_ntff_writer_finalize(w))
-		return fail("finalize");
+		return pack_fail("finalize");
 	nprof_ntff_reader_close(r);
 	return 0;
 }

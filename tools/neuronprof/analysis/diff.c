@@ -417,7 +417,7 @@ static int cmp_row(const void *a, const void *b)
 	       cmp_int(x->model_id, y->model_id);
 }
 
-static void totals(struct diff_total *t, const struct rec_stats *s)
+static void side_totals(struct diff_total *t, const struct rec_stats *s)
 {
 	t->cores = s->ncores;
 	t->files = s->rec->nfiles;
@@ -434,8 +434,8 @@ void diff_build(struct diff *d, const struct rec_stats *b, const struct rec_stat
 {
 	memset(d, 0, sizeof(*d));
 	d->alpha = alpha;
-	totals(&d->base, b);
-	totals(&d->new, n);
+	side_totals(&d->base, b);
+	side_totals(&d->new, n);
 	cores(d, b, n);
 	all_ops(d, b, n);
 	models(d, b, n);
