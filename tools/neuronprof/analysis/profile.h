@@ -162,7 +162,8 @@ static inline void entry_decode(const void *src, uint32_t entry_size, struct ent
 
 /*
  * file_record() - record @i (< f->nqueues) of @f, as the file holds it, into
- * @q; its entries inside the reader's mapping.
+ * @q; its entries inside the reader's mapping (NULL for a file opened in one
+ * pass, f->one_pass: walk it with queue_iter).
  */
 void file_record(const struct prof_file *f, size_t i, struct nprof_ntff_queue *q);
 
