@@ -329,7 +329,7 @@ void *pvalloc(size_t n)
 	return counted(__libc_memalign(page, (n + page - 1) / page * page));
 }
 
-/* One export, profile loading included (the tool does the same work). */
+/* One export, profile loading included (the tool does the same work, in one pass). */
 static double export_once(const char *path, bool perfetto, uint64_t *bytes)
 {
 	cookie_io_functions_t io = { .write = count_write };
@@ -343,7 +343,7 @@ static double export_once(const char *path, bool perfetto, uint64_t *bytes)
 	*bytes = 0;
 	out = fopencookie(bytes, "w", io);
 
-	if (!out || profile_load(path, &prof))
+	if (!out || profile_load_one_pass(path, &prof))
 		die("export setup");
 	setvbuf(out, NULL, _IOFBF, 1 << 20);
 	progress_start(&pg, PROGRESS_NEVER, "export", prof.entries);
@@ -429,7 +429,7 @@ static double sqlite_once(const char *path, const char *dir, uint64_t *rows, cha
 
 	snprintf(db, sizeof(db), "%s/bench-export-%d.db", dir, (int)getpid());
 	unlink(db);
-	if (profile_load(path, &prof))
+	if (profile_load_one_pass(path, &prof))
 		die("export setup");
 	progress_start(&pg, PROGRESS_NEVER, "export", prof.entries);
 	ret = sqlite_export(&prof, path, db, db, &pg, &st);

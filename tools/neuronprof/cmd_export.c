@@ -128,8 +128,8 @@ int cmd_export(int argc, char **argv)
 	 * FILE operand that does not read fails.
 	 */
 	is_dir = !stat(argv[optind], &sb) && S_ISDIR(sb.st_mode);
-	if (profile_load_skipping(argv[optind], &prof, is_dir && keep ? "--keep-going" : NULL,
-				  &nskip)) {
+	if (is_dir && keep ? profile_load_skipping(argv[optind], &prof, "--keep-going", &nskip) :
+	    profile_load_one_pass(argv[optind], &prof)) {
 		output_abort(&out);
 		return EXIT_FAIL;
 	}

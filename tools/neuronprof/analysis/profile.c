@@ -23,6 +23,9 @@
  */
 static const char *skip_why;
 
+/* profile_load_one_pass()'s mode while it runs. */
+static bool load_one_pass;
+
 /* A problem with one file: an error, or with --keep-going a warning that it is skipped. */
 static void __attribute__((format(printf, 1, 2))) file_problem(const char *fmt, ...)
 {
@@ -355,20 +358,75 @@ void file_record(const struct prof_file *f, size_t i, struct nprof_ntff_queue *q
 	}
 }
 
+/*
+ * One-pass mode: the current record's next chunk, verified by the library,
+ * into @it->it; false at the record's end, or at a damaged block (reported,
+ * and the file marked damaged so that every later walk of it ends too).
+ */
+static bool queue_iter_chunk(struct queue_iter *it)
+{
+	const void *p;
+	int n;
+
+	if (it->f->damaged) {
+		n = -EBADMSG;
+	} else {
+		n = nprof_ntff_chunk_iter_next(&it->chunks, &p);
+		if (n > 0) {
+			it->it.pos = p;
+			it->it.end = it->it.pos + (size_t)n * it->entry_size;
+			it->it.step = it->entry_size;
+			return true;
+		}
+	}
+	it->in_record = false;
+	if (n < 0) {
+		if (!it->f->damaged) {
+			/* The library's message names the file and the block, as at open. */
+			fail("%s", nprof_strerror_last());
+			/* The reader is the file's, not the walk's: so is what it found. */
+			((struct prof_file *)it->f)->damaged = true;
+		}
+		it->left = 0;
+	}
+	return false;
+}
+
 bool queue_iter_record(struct queue_iter *it)
 {
 	const struct nprof_ntff_queue *id = &it->lq->q;
 	struct nprof_ntff_queue r;
 
+	if (it->in_record && queue_iter_chunk(it))
+		return true;
 	while (it->left) {
-		file_record(it->f, it->next++, &r);
+		size_t idx = it->next++;
+
+		file_record(it->f, idx, &r);
 		if (!same_queue(&r, id))
 			continue;
 		it->left--;
-		nprof_ntff_entry_iter_init(&it->it, &r);
 		it->entry_size = r.entry_size;
-		return true;
+		if (!it->f->one_pass) {
+			nprof_ntff_entry_iter_init(&it->it, &r);
+			return true;
+		}
+		if (nprof_ntff_chunk_iter_init(&it->chunks, it->f->reader, idx)) {
+			fail("%s: queue record %zu: %s", it->f->path, idx, nprof_strerror_last());
+			exit(EXIT_FAIL);
+		}
+		it->in_record = true;
+		if (queue_iter_chunk(it))
+			return true;
 	}
+	return false;
+}
+
+bool profile_damaged(const struct profile *p)
+{
+	for (size_t i = 0; i < p->nfiles; i++)
+		if (p->files[i].damaged)
+			return true;
 	return false;
 }
 
@@ -380,9 +438,12 @@ static int open_file(struct prof_file *f, char *path)
 	/*
 	 * Every block verified at open: the analyses walk queues several
 	 * times through entries pointers, and a damaged file fails here, never
-	 * part-way through a command (Documentation/design.rst).
+	 * part-way through a command (Documentation/design.rst). The export
+	 * walks each queue once and checks profile_damaged() before it commits
+	 * its output: one pass (profile_load_one_pass()).
 	 */
-	f->reader = nprof_ntff_reader_open(path, NPROF_NTFF_READ_VERIFY_AT_OPEN);
+	f->one_pass = load_one_pass;
+	f->reader = nprof_ntff_reader_open(path, f->one_pass ? 0 : NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	if (!f->reader) {
 		/* The library's message names the file and the failed check. */
 		file_problem("%s", nprof_strerror_last());
@@ -413,6 +474,16 @@ static void free_list(struct path_list *l)
 int profile_load(const char *path, struct profile *p)
 {
 	return profile_load_opts(path, p, false, NULL);
+}
+
+int profile_load_one_pass(const char *path, struct profile *p)
+{
+	int ret;
+
+	load_one_pass = true;
+	ret = profile_load_skipping(path, p, NULL, NULL);
+	load_one_pass = false;
+	return ret;
 }
 
 /* Frees what open_file() took of a file that did not read. */

@@ -49,6 +49,8 @@ struct prof_file {
 	size_t nlqueues;		/* queues, in the order of their first record */
 	struct prof_queue *lqueues;
 	uint64_t entries;	/* over all its queues */
+	bool one_pass;		/* opened in the library's one-pass mode (profile_load_one_pass()) */
+	bool damaged;		/* one_pass: a walk found a data block that fails its checksum */
 };
 
 /*
@@ -102,6 +104,22 @@ int profile_load_opts(const char *path, struct profile *p, bool keep_going, size
  */
 int profile_load_skipping(const char *path, struct profile *p, const char *why,
 			  size_t *skipped);
+
+/*
+ * profile_load_one_pass() - profile_load() with each NTFF file opened in
+ * the library's default one-pass mode: the data blocks are not checksummed
+ * at open but by the queue walks (queue_iter), each block once, just before
+ * its entries are handed out, so that the file is read once, not twice. A
+ * block that fails its checksum is reported (the library's message, as at
+ * open: "PATH: data checksum mismatch ...") when a walk reaches it; that
+ * walk, and every later one of the file, then ends there, and
+ * profile_damaged() says so. For a caller that walks each queue once
+ * (export) and checks profile_damaged() before it commits its output.
+ */
+int profile_load_one_pass(const char *path, struct profile *p);
+
+/* True once a walk of a profile_load_one_pass() profile met a damaged block. */
+bool profile_damaged(const struct profile *p);
 void profile_free(struct profile *p);
 
 /*
@@ -144,7 +162,8 @@ static inline void entry_decode(const void *src, uint32_t entry_size, struct ent
 
 /*
  * file_record() - record @i (< f->nqueues) of @f, as the file holds it, into
- * @q; its entries inside the reader's mapping.
+ * @q; its entries inside the reader's mapping (NULL for a file opened in one
+ * pass, f->one_pass: walk it with queue_iter).
  */
 void file_record(const struct prof_file *f, size_t i, struct nprof_ntff_queue *q);
 
@@ -163,7 +182,9 @@ struct queue_iter {
 	const struct prof_file *f;
 	const struct prof_queue *lq;
 	size_t next, left;			/* next record to look at; records still to walk */
-	struct nprof_ntff_entry_iter it;	/* inside the current record */
+	struct nprof_ntff_entry_iter it;	/* inside the current record (one_pass: chunk) */
+	struct nprof_ntff_chunk_iter chunks;	/* one_pass: the current record's chunks */
+	bool in_record;				/* one_pass: @chunks is walking a record */
 	uint32_t entry_size;			/* of the current record */
 };
 
@@ -175,10 +196,14 @@ static inline void queue_iter_init(struct queue_iter *it, const struct prof_file
 	it->next = lq->first;
 	it->left = lq->nrec;
 	it->it = (struct nprof_ntff_entry_iter){ 0 };
+	it->in_record = false;
 	it->entry_size = lq->q.entry_size;
 }
 
-/* Moves @it to the queue's next record; false after its last one. */
+/*
+ * Moves @it to the queue's next record (one_pass: next verified chunk);
+ * false after its last one, or at a damaged block (one_pass).
+ */
 bool queue_iter_record(struct queue_iter *it);
 
 /* The queue's next entry, or NULL after its last record's last one. */

@@ -340,7 +340,12 @@ int export_run(const struct profile *prof, const char *source, const struct xfor
 	free(files);
 	flows_build(&fl, &tm);
 	layout_build(&l, prof, &tm, &mach);
-	ret = fmt->begin(ctx, source);
+	/*
+	 * A profile loaded in one pass (profile_load_one_pass()) has its data
+	 * blocks verified as the walks reach them: a damaged one, reported by
+	 * the walk, fails the export (the caller then discards its output).
+	 */
+	ret = profile_damaged(prof) ? -1 : fmt->begin(ctx, source);
 	for (size_t i = 0; !ret && i < l.nprocs; i++)
 		ret = fmt->process(ctx, l.procs[i]);
 	for (size_t i = 0; !ret && i < l.ntracks; i++)
@@ -356,6 +361,8 @@ int export_run(const struct profile *prof, const char *source, const struct xfor
 		order[i] = i;
 		first[i] = file_first_ts(&prof->files[i]);
 	}
+	if (profile_damaged(prof))
+		ret = -1;
 	sort_machine = mach.file_machine;
 	sort_first = first;
 	if (prof->nfiles > 1)
@@ -367,9 +374,12 @@ int export_run(const struct profile *prof, const char *source, const struct xfor
 		size_t i = order[n];
 		const struct prof_file *f = &prof->files[i];
 
-		for (size_t k = 0; !ret && k < f->nlqueues; k++)
+		for (size_t k = 0; !ret && k < f->nlqueues; k++) {
 			ret = export_queue(&l, &tm, mach.file_machine[i], f, k, l.qtrack[i][k], fmt,
 					   ctx, pg, &done, st);
+			if (f->damaged)
+				ret = -1;
+		}
 	}
 	if (!ret)
 		ret = walk_executions(&l, &tm, &fl, prof, mach.file_machine, fmt, ctx, st);

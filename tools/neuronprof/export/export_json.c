@@ -40,9 +40,20 @@ struct key_slot {
 	char text[SLOT];	/* "key": */
 };
 
+/* Slice names remembered by their name_key (see name_slot()). */
+#define NAME_CACHE	256
+#define NAME_SLOT	48
+
+struct name_slot {
+	uint64_t key;		/* 0: empty */
+	size_t len;
+	char text[NAME_SLOT];	/* the name's bytes, no quotes */
+};
+
 struct json_export {
 	bool first;
 	struct key_slot keys[KEY_CACHE];
+	struct name_slot names[NAME_CACHE];
 	/* What follows the name for one track, category and phase (see tail()). */
 	const struct xtrack *tail_track;
 	const char *tail_cat;
@@ -65,6 +76,7 @@ struct json_export *json_export_new(FILE *out)
 			x->frac[i][3] = (char)('0' + i % 10);
 		}
 		memset(x->keys, 0, sizeof(x->keys));
+		memset(x->names, 0, sizeof(x->names));
 		x->tail_track = NULL;
 		x->first = true;
 		x->ob.f = out;
@@ -267,6 +279,31 @@ static const struct key_slot *key_slot(struct json_export *x, const char *key)
 }
 
 /*
+ * The bytes of slice name @name, remembered by its name_key @key (non-zero;
+ * the same for every slice named by the same string, export.h), so that an
+ * instruction's name is one fixed-size copy, not a byte-by-byte check.
+ * NULL when it needs the escaper or does not fit a slot (copy_plain() then
+ * decides).
+ */
+static const struct name_slot *name_slot(struct json_export *x, const char *name, uint64_t key)
+{
+	struct name_slot *ns = &x->names[((key * 0x9e3779b97f4a7c15ULL) >> 56) % NAME_CACHE];
+	char *end;
+
+	if (ns->key == key)
+		return ns;
+	ns->key = 0;
+	if (strnlen(name, NAME_SLOT) >= NAME_SLOT)
+		return NULL;
+	end = copy_plain(ns->text, name);
+	if (!end)
+		return NULL;
+	ns->len = (size_t)(end - ns->text);
+	ns->key = key;
+	return ns;
+}
+
+/*
  * ","cat":"C","ph":"P","pid":N,"tid":N,"ts": for a track, category and
  * phase, formatted when one of them changes. False if C needs the escaper.
  */
@@ -383,20 +420,28 @@ static char *put_ts(const struct json_export *x, char *p, uint64_t ns)
  * long.
  */
 static bool fast_event(struct json_export *x, const struct xtrack *t, char ph, const char *name,
-		       const char *cat, uint64_t ts, const uint64_t *dur, bool instant,
-		       const struct xarg *a, int n)
+		       uint64_t name_key, const char *cat, uint64_t ts, const uint64_t *dur,
+		       bool instant, const struct xarg *a, int n)
 {
+	const struct name_slot *ns;
 	char *p;
 
 	if (n > XARGS_MAX || !tail(x, t, cat, ph))
 		return false;
+	ns = name_key ? name_slot(x, name, name_key) : NULL;
 	p = ob_reserve(&x->ob, FAST_ROOM);
 	if (!x->first)
 		p = PUT(p, ",\n");
 	p = PUT(p, "{\"name\":\"");
-	p = copy_plain(p, name);
-	if (!p)
-		return false;
+	if (ns) {
+		/* The whole slot: a fixed-size copy; only len of it counts. */
+		memcpy(p, ns->text, NAME_SLOT);
+		p += ns->len;
+	} else {
+		p = copy_plain(p, name);
+		if (!p)
+			return false;
+	}
 	/* The whole slot: a fixed-size copy; only tail_len of it counts. */
 	if (x->tail_len <= 64)
 		memcpy(p, x->tail, 64);
@@ -525,7 +570,6 @@ static int j_slice(void *ctx, const struct xtrack *t, enum xslice_style style, c
 {
 	struct json_export *x = ctx;
 
-	(void)name_key;	/* JSON writes every name out */
 	if (flow_out)
 		flow(x, 's', flow_out, t, ts);
 	if (flow_in)
@@ -533,7 +577,7 @@ static int j_slice(void *ctx, const struct xtrack *t, enum xslice_style style, c
 	if (style == XSLICE_COMPLETE) {
 		uint64_t dur = end_ts - ts;
 
-		if (fast_event(x, t, 'X', name, cat, ts, &dur, false, a, n))
+		if (fast_event(x, t, 'X', name, name_key, cat, ts, &dur, false, a, n))
 			return 0;
 		head(x, name, cat, 'X', t);
 		ts_us(x, ts);
@@ -543,13 +587,13 @@ static int j_slice(void *ctx, const struct xtrack *t, enum xslice_style style, c
 		ob_mem(&x->ob, "}", 1);
 		return 0;
 	}
-	if (!fast_event(x, t, 'B', name, cat, ts, NULL, false, a, n)) {
+	if (!fast_event(x, t, 'B', name, name_key, cat, ts, NULL, false, a, n)) {
 		head(x, name, cat, 'B', t);
 		ts_us(x, ts);
 		args(x, a, n);
 		ob_mem(&x->ob, "}", 1);
 	}
-	if (fast_event(x, t, 'E', name, cat, end_ts, NULL, false, NULL, -1))
+	if (fast_event(x, t, 'E', name, name_key, cat, end_ts, NULL, false, NULL, -1))
 		return 0;
 	head(x, name, cat, 'E', t);
 	ts_us(x, end_ts);
@@ -562,7 +606,7 @@ static int j_instant(void *ctx, const struct xtrack *t, const char *cat, const c
 {
 	struct json_export *x = ctx;
 
-	if (fast_event(x, t, 'i', name, cat, ts, NULL, true, a, n))
+	if (fast_event(x, t, 'i', name, 0, cat, ts, NULL, true, a, n))
 		return 0;
 	head(x, name, cat, 'i', t);
 	ts_us(x, ts);

@@ -739,12 +739,18 @@ int sqlite_export(const struct profile *prof, const char *source, const char *pa
 	mid = xcalloc(mach.n + 1, sizeof(*mid));
 	for (size_t i = 0; i < mach.n && !q.rc; i++)
 		mid[i] = write_machine(&q, &mach.v[i]);
-	for (size_t i = 0; i < nrec && !q.rc; i++)
+	for (size_t i = 0; i < nrec && !q.rc; i++) {
 		write_recording(&q, &recs[i], mid[mach.rec_machine[i]],
 				mach.v[mach.rec_machine[i]].shift, pg, &done);
+		/* One-pass loading: a damaged block, reported by the walk, fails the export. */
+		if (profile_damaged(prof))
+			q.rc = -1;
+	}
 	free(mid);
 	machines_free(&mach);
 	recordings_free(recs, nrec);
+	if (profile_damaged(prof))
+		q.rc = -1;
 	if (!q.rc)
 		exec_sql(&q, sqlite_indices, "create the indices");
 	if (!q.rc)

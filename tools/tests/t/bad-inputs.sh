@@ -121,6 +121,7 @@ t_no_partial() {
 	return 0
 }
 run "failed export leaves no output file; bad -o file named, not its temporary" t_no_partial
+run "export of a file damaged past its first block: each format fails naming the block, leaves no file; --keep-going skips it (export_damaged.sh)" bash "$here/export_damaged.sh" "$build" "$tmp/damaged"
 
 # A write that fails half way (the file size limit, as a full disk):
 # every format names the -o file, never the temporary it writes first,
