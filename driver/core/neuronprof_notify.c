@@ -68,6 +68,41 @@ static void nprof_wake(struct nprof_sub **subs, u32 n)
 		wake_up_interruptible_poll(&subs[i]->wq, EPOLLIN | EPOLLRDNORM);
 }
 
+/*
+ * The queue @q of @ndev, locked, if it has a subscriber: rcu_read_lock()
+ * and the queue's lock with interrupts saved in *@flags are held on
+ * return, until nprof_queue_unlock(). NULL, with nothing held, when @q is
+ * not a queue of @ndev or nobody subscribed it.
+ */
+static struct nprof_queue *nprof_queue_lock(struct nprof_device *ndev,
+					    const struct nprof_queue_id *q,
+					    unsigned long *flags)
+{
+	struct nprof_queue *queue;
+
+	if (!nprof_queue_valid(&ndev->desc, q))
+		return NULL;
+	rcu_read_lock();
+	queue = nprof_queue_find(ndev, q);
+	if (queue) {
+		spin_lock_irqsave(&queue->lock, *flags);
+		if (queue->nr_subs)
+			return queue;
+		spin_unlock_irqrestore(&queue->lock, *flags);
+	}
+	rcu_read_unlock();
+	return NULL;
+}
+
+/* Undo nprof_queue_lock(), waking the readers of @n subscriptions in between. */
+static void nprof_queue_unlock(struct nprof_queue *queue, unsigned long flags,
+			       struct nprof_sub **wake, u32 n)
+{
+	spin_unlock_irqrestore(&queue->lock, flags);
+	nprof_wake(wake, n);
+	rcu_read_unlock();
+}
+
 /**
  * nprof_notify() - produce one notification into a queue.
  * @ndev: the device.
@@ -99,26 +134,19 @@ enum nprof_notify_result nprof_notify(struct nprof_device *ndev,
 	u32 i, nwake = 0;
 	bool w;
 
-	if (!nprof_queue_valid(&ndev->desc, q))
+	queue = nprof_queue_lock(ndev, q, &flags);
+	if (!queue)
 		return NPROF_NOTIFY_UNSUBSCRIBED;
-
-	rcu_read_lock();
-	queue = nprof_queue_find(ndev, q);
-	if (queue) {
-		spin_lock_irqsave(&queue->lock, flags);
-		for (i = 0; i < queue->nr_subs; i++) {
-			if (nprof_kring_produce(&queue->subs[i]->ring, n, force_lost, &w) ==
-			    NPROF_NOTIFY_LOST)
-				ret = NPROF_NOTIFY_LOST;
-			else if (ret == NPROF_NOTIFY_UNSUBSCRIBED)
-				ret = NPROF_NOTIFY_DELIVERED;
-			if (w)
-				wake[nwake++] = queue->subs[i];
-		}
-		spin_unlock_irqrestore(&queue->lock, flags);
-		nprof_wake(wake, nwake);
+	for (i = 0; i < queue->nr_subs; i++) {
+		if (nprof_kring_produce(&queue->subs[i]->ring, n, force_lost, &w) ==
+		    NPROF_NOTIFY_LOST)
+			ret = NPROF_NOTIFY_LOST;
+		else if (ret == NPROF_NOTIFY_UNSUBSCRIBED)
+			ret = NPROF_NOTIFY_DELIVERED;
+		if (w)
+			wake[nwake++] = queue->subs[i];
 	}
-	rcu_read_unlock();
+	nprof_queue_unlock(queue, flags, wake, nwake);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(nprof_notify);
@@ -160,29 +188,22 @@ enum nprof_notify_result nprof_notify_batch(struct nprof_device *ndev,
 	u32 i, delivered, nwake = 0;
 	bool w;
 
-	if (!count || count > NPROF_NOTIFY_BATCH_MAX || !nprof_queue_valid(&ndev->desc, q))
+	if (!count || count > NPROF_NOTIFY_BATCH_MAX)
 		goto out;
-
-	rcu_read_lock();
-	queue = nprof_queue_find(ndev, q);
-	if (queue) {
-		spin_lock_irqsave(&queue->lock, flags);
-		for (i = 0; i < queue->nr_subs; i++) {
-			nprof_kring_produce_batch(&queue->subs[i]->ring, n, count,
-						  force_lost, &delivered, &w);
-			if (!i || delivered < stats.delivered)
-				stats.delivered = delivered;
-			if (w)
-				wake[nwake++] = queue->subs[i];
-		}
-		if (i) {
-			stats.lost = count - stats.delivered;
-			ret = stats.lost ? NPROF_NOTIFY_LOST : NPROF_NOTIFY_DELIVERED;
-		}
-		spin_unlock_irqrestore(&queue->lock, flags);
-		nprof_wake(wake, nwake);
+	queue = nprof_queue_lock(ndev, q, &flags);
+	if (!queue)
+		goto out;
+	for (i = 0; i < queue->nr_subs; i++) {
+		nprof_kring_produce_batch(&queue->subs[i]->ring, n, count,
+					  force_lost, &delivered, &w);
+		if (!i || delivered < stats.delivered)
+			stats.delivered = delivered;
+		if (w)
+			wake[nwake++] = queue->subs[i];
 	}
-	rcu_read_unlock();
+	stats.lost = count - stats.delivered;
+	ret = stats.lost ? NPROF_NOTIFY_LOST : NPROF_NOTIFY_DELIVERED;
+	nprof_queue_unlock(queue, flags, wake, nwake);
 out:
 	if (st)
 		*st = stats;
@@ -213,20 +234,15 @@ enum nprof_notify_result nprof_notify_lost(struct nprof_device *ndev,
 	unsigned long flags;
 	u32 i;
 
-	if (!count || !nprof_queue_valid(&ndev->desc, q))
+	if (!count)
 		return ret;
-	rcu_read_lock();
-	queue = nprof_queue_find(ndev, q);
-	if (queue) {
-		spin_lock_irqsave(&queue->lock, flags);
-		for (i = 0; i < queue->nr_subs; i++) {
-			nprof_kring_lose(&queue->subs[i]->ring, count);
-			ret = NPROF_NOTIFY_LOST;
-		}
-		spin_unlock_irqrestore(&queue->lock, flags);
-	}
-	rcu_read_unlock();
-	return ret;
+	queue = nprof_queue_lock(ndev, q, &flags);
+	if (!queue)
+		return ret;
+	for (i = 0; i < queue->nr_subs; i++)
+		nprof_kring_lose(&queue->subs[i]->ring, count);
+	nprof_queue_unlock(queue, flags, NULL, 0);
+	return NPROF_NOTIFY_LOST;
 }
 EXPORT_SYMBOL_GPL(nprof_notify_lost);
 
@@ -245,23 +261,15 @@ bool nprof_queue_set_flags(struct nprof_device *ndev, const struct nprof_queue_i
 {
 	struct nprof_queue *queue;
 	unsigned long irq;
-	bool ret = false;
 	u32 i;
 
-	if (!nprof_queue_valid(&ndev->desc, q))
+	queue = nprof_queue_lock(ndev, q, &irq);
+	if (!queue)
 		return false;
-	rcu_read_lock();
-	queue = nprof_queue_find(ndev, q);
-	if (queue) {
-		spin_lock_irqsave(&queue->lock, irq);
-		for (i = 0; i < queue->nr_subs; i++) {
-			nprof_kring_set_flags(&queue->subs[i]->ring, flags);
-			ret = true;
-		}
-		spin_unlock_irqrestore(&queue->lock, irq);
-	}
-	rcu_read_unlock();
-	return ret;
+	for (i = 0; i < queue->nr_subs; i++)
+		nprof_kring_set_flags(&queue->subs[i]->ring, flags);
+	nprof_queue_unlock(queue, irq, NULL, 0);
+	return true;
 }
 EXPORT_SYMBOL_GPL(nprof_queue_set_flags);
 
@@ -309,18 +317,11 @@ int nprof_notify_begin(struct nprof_device *ndev, const struct nprof_queue_id *q
 	u64 room, best = 0;
 	u32 i;
 
-	if (!count || count > NPROF_NOTIFY_BATCH_MAX || !nprof_queue_valid(&ndev->desc, q))
+	if (!count || count > NPROF_NOTIFY_BATCH_MAX)
 		return -ENOENT;
-
-	rcu_read_lock();
-	queue = nprof_queue_find(ndev, q);
+	queue = nprof_queue_lock(ndev, q, &span->flags);
 	if (!queue)
-		goto none;
-	spin_lock_irqsave(&queue->lock, span->flags);
-	if (!queue->nr_subs) {
-		spin_unlock_irqrestore(&queue->lock, span->flags);
-		goto none;
-	}
+		return -ENOENT;
 	sub = queue->subs[0];
 	for (i = 0; i < queue->nr_subs; i++) {
 		ring = &queue->subs[i]->ring;
@@ -339,9 +340,6 @@ int nprof_notify_begin(struct nprof_device *ndev, const struct nprof_queue_id *q
 	span->queue_type = ring->queue_type;
 	span->engine = ring->engine;
 	return 0;	/* rcu_read_lock() and the lock held until nprof_notify_end() */
-none:
-	rcu_read_unlock();
-	return -ENOENT;
 }
 EXPORT_SYMBOL_GPL(nprof_notify_begin);
 
@@ -533,19 +531,11 @@ int nprof_notify_begin_packed(struct nprof_device *ndev, const struct nprof_queu
 	u64 room, best = 0, skip, best_skip = 0;
 	u32 i;
 
-	if (slots < 2 || slots > NPROF_NOTIFY_BATCH_MAX || !es ||
-	    !nprof_queue_valid(&ndev->desc, q))
+	if (slots < 2 || slots > NPROF_NOTIFY_BATCH_MAX || !es)
 		return -ENOENT;
-
-	rcu_read_lock();
-	queue = nprof_queue_find(ndev, q);
+	queue = nprof_queue_lock(ndev, q, &span->flags);
 	if (!queue)
-		goto none;
-	spin_lock_irqsave(&queue->lock, span->flags);
-	if (!queue->nr_subs) {
-		spin_unlock_irqrestore(&queue->lock, span->flags);
-		goto none;
-	}
+		return -ENOENT;
 	sub = queue->subs[0];
 	for (i = 0; i < queue->nr_subs; i++) {
 		ring = &queue->subs[i]->ring;
@@ -567,9 +557,6 @@ int nprof_notify_begin_packed(struct nprof_device *ndev, const struct nprof_queu
 	span->queue_type = ring->queue_type;
 	span->engine = ring->engine;
 	return 0;	/* rcu_read_lock() and the lock held until nprof_notify_end_packed() */
-none:
-	rcu_read_unlock();
-	return -ENOENT;
 }
 EXPORT_SYMBOL_GPL(nprof_notify_begin_packed);
 
