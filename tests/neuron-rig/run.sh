@@ -34,6 +34,10 @@
 #          (this is how their "before" is shown).
 # RIG_HOOK_DIR applies the hook series from another directory (with patch,
 # after the fixes unless RIG_SERIES=hooks), e.g. an older version of it.
+# RIG_PERSONAS="SPEC..." replaces the personalities' list (below),
+# RIG_SEED repeats a drawn one, RIG_V3_PERSONAS="NAME..." names those the
+# trn2 runs too (default p-default p-flipall p-seedN; "none" for none),
+# RIG_PERSONAS_ONLY=1 runs only the personalities (on both devices).
 # RIG_HOSTILE=0 leaves the hostile runtime's scenarios out, RIG_HOSTILE_ONLY
 # selects some by name; RIG_CALIBRATE=0
 # leaves out calibration, the device-memory queues and the parameter
