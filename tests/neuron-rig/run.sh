@@ -699,27 +699,27 @@ if [ $prov = 1 ]; then
 # persona_checks PREFIX DEVICE SPEC...: each personality's results on
 # DEVICE (its files under PREFIX), with the seconds it took in the VM.
 persona_checks() {
-	local p=$1 dev=$2 s name es rc
+	local p=$1 dev=$2 s name es rc n
 	shift 2
 	for s in "$@"; do
 		IFS=/ read -r name _ _ es _ <<<"$s"
-		echo "# $name ($dev): $(cat "$out/$p$name.time" 2>/dev/null || echo '?') s (calibration and capture)"
-		name=$p$name
+		n=$name name=$p$name
+		echo "# $n ($dev): $(cat "$out/$name.time" 2>/dev/null || echo '?') s (calibration and capture)"
 		if [ "${RIG_TOLD:-0}" != 1 ] && [ "$(cat "$out/$name.cal.rc" 2>/dev/null)" != 0 ]; then
 			# Undecided: it must say which fact and why, and configure nothing;
 			# only p-undecided's calibration lacks the evidence.
-			[ "${name#"$p"}" = p-undecided ] && grep -q "not enough data" "$out/$name.cal.out" 2>/dev/null &&
+			[ "$n" = p-undecided ] && grep -q "not enough data" "$out/$name.cal.out" 2>/dev/null &&
 				[ ! -s "$out/$name.conf" ]
-			result "$name ($dev): calibrate cannot decide and names the fact ($(grep -m1 -o 'not enough data.*' "$out/$name.cal.out" 2>/dev/null))" $? "$out/$name.cal.out"
+			result "$n ($dev): calibrate cannot decide and names the fact ($(grep -m1 -o 'not enough data.*' "$out/$name.cal.out" 2>/dev/null))" $? "$out/$name.cal.out"
 			continue
 		fi
 		[ "$(cat "$out/$name.play.rc" 2>/dev/null)" = 0 ]
-		result "$name ($dev): the runtime's steps succeed ($(cat "$out/$name.flags" 2>/dev/null))" $? "$out/$name.play"
+		result "$n ($dev): the runtime's steps succeed ($(cat "$out/$name.flags" 2>/dev/null))" $? "$out/$name.play"
 		[ "$(cat "$out/$name.record.rc" 2>/dev/null)" = 0 ]
-		result "$name ($dev): neuronprof record succeeds" $? "$out/$name.record"
+		result "$n ($dev): neuronprof record succeeds" $? "$out/$name.record"
 		check_capture "$name" "$es"
 		rc=$?
-		result "$name ($dev): configured by calibrate ($(sed -n 's/^options neuronprof_neuron //p' "$out/$name.conf" 2>/dev/null)), every consumed byte arrives once, delivered + lost = consumed" $rc "$work/$name.check"
+		result "$n ($dev): configured by calibrate ($(sed -n 's/^options neuronprof_neuron //p' "$out/$name.conf" 2>/dev/null)), every consumed byte arrives once, delivered + lost = consumed" $rc "$work/$name.check"
 		[ $rc -eq 0 ] && sed 's/^/# /' "$work/$name.check"
 	done
 }
