@@ -339,7 +339,9 @@ rewind="reset realloc:core:1:0:4:4096 produce:0:10 consume:0:10 rewind:0:8 produ
 # facts that are not public, handed to the device model and the runtime
 # player and hidden from the provider and calibrate.
 # name/unit/start/es/type entry sizes/lag/phase bit/typed sets/reprogram/
-# init write/placement
+# init write/placement[/head read]: head read "pos", a read of a head
+# register returns the device's consumed position (nrt_play -H), else the
+# last head written.
 personas=(
 	"p-default/index/0/64/0,0,0,0,0,0/0/0/0/reset/1/host"
 	"p-flipall/byte/5/128/64,0,32,0,32,0/256/30/1/head/1/dev"
@@ -352,10 +354,12 @@ personas=(
 	"p-counter-lag/counter/3/128/0,0,0,0,0,0/256/0/0/reset/1/host"
 	"p-devmem/index/0/64/0,0,0,0,0,0/0/0/0/reset/1/dev"
 	"p-undecided/index/0/64/0,0,0,0,0,0/0/0/0/reset/1/host"
+	"p-headread/byte/0/64/0,0,0,0,0,0/256/31/0/reset/1/host/pos"
 )
 # One more, drawn from the parameter space by a seed printed in the log
 # (RIG_SEED to repeat one): a counter head with re-programming from the
-# head is not drawn (nrt_play's counter restarts from the reset's start).
+# head is not drawn (nrt_play's counter restarts from the reset's start),
+# nor the head read (to keep the seeds of earlier logs).
 seed=${RIG_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
 echo "neuron-rig: drawn personality seed $seed (RIG_SEED=$seed repeats it)"
 RANDOM=$seed
@@ -553,6 +557,7 @@ personas() {
 		[ "\$8" = 1 ] && flags="\$flags -T"
 		[ "\${10}" = 0 ] && flags="\$flags -I"
 		[ "\${11}" = dev ] && flags="\$flags -D"
+		[ "\${12:-last}" = pos ] && flags="\$flags -H"
 		echo "\$flags" >/out/\$name.flags
 		if [ "${RIG_TOLD:-0}" = 1 ]; then
 			case \$2 in index) m=0 ;; byte) m=1 ;; *) m=2 ;; esac
@@ -702,7 +707,7 @@ persona_checks() {
 	local p=$1 dev=$2 s name es rc n
 	shift 2
 	for s in "$@"; do
-		IFS=/ read -r name _ _ es _ <<<"$s"
+		IFS=/ read -r name _ _ es _ _ _ _ _ _ _ hr <<<"$s"
 		n=$name name=$p$name
 		echo "# $n ($dev): $(cat "$out/$name.time" 2>/dev/null || echo '?') s (calibration and capture)"
 		if [ "${RIG_TOLD:-0}" != 1 ] && [ "$(cat "$out/$name.cal.rc" 2>/dev/null)" != 0 ]; then
@@ -712,6 +717,13 @@ persona_checks() {
 				[ ! -s "$out/$name.conf" ]
 			result "$n ($dev): calibrate cannot decide and names the fact ($(grep -m1 -o 'not enough data.*' "$out/$name.cal.out" 2>/dev/null))" $? "$out/$name.cal.out"
 			continue
+		fi
+		if [ "${hr:-last}" = pos ] && [ "${RIG_TOLD:-0}" != 1 ]; then
+			# A register that reads the consumed position, not the head
+			# written: calibrate must not take a read as the runtime's head.
+			grep -q "head_read_v[23]=0" "$out/$name.conf" 2>/dev/null &&
+				grep -q "a read of a head register does not return the last head written" "$out/$name.cal.out"
+			result "$n ($dev): calibrate finds that a read of a head register is not the last head written (head_read 0)" $? "$out/$name.cal.out"
 		fi
 		[ "$(cat "$out/$name.play.rc" 2>/dev/null)" = 0 ]
 		result "$n ($dev): the runtime's steps succeed ($(cat "$out/$name.flags" 2>/dev/null))" $? "$out/$name.play"
