@@ -71,7 +71,8 @@
  * is fine) is when the device sees the queue. Reading it back gives the
  * result of the last command, with the queue's start index and entry size;
  * ``queues`` lists every programmed queue with what was produced; ``programmed``
- * every register set whose base or size is not zero.
+ * every register set whose base or size is not zero; ``headread`` sets what
+ * a read of one head register returns (emu_headread_write()).
  *
  * Entry I of a queue (I counts from 0 at programming; it lands at ring
  * index start + I) starts with the
@@ -671,6 +672,56 @@ static const struct file_operations emu_produce_fops = {
 	.llseek = default_llseek,
 };
 
+/*
+ * ``headread`` takes ``OFFSET VALUE``: from now on a read of the head
+ * register at BAR2 offset OFFSET returns VALUE. The personality whose
+ * head register reads the device's own consumed position, not the last
+ * head the runtime wrote: the runtime player (nrt_play -H) writes it after
+ * each head write, as the device would update its register. OFFSET must
+ * be the head register of a register set of a notification block.
+ */
+static bool emu_is_head_reg(struct emu *e, u64 off)
+{
+	unsigned int b, n;
+
+	for (b = EMU_CORE; b < EMU_BLOCKS; b++)
+		for (n = 0; n < block_count(e->arch, b); n++) {
+			u64 first = block_offset(e->arch, b, n) + NQ_SET(0);
+
+			if (off >= first && off < first + (NQ_SET(NQ_SETS) - NQ_SET(0)) &&
+			    (off - first) % (NQ_SET(1) - NQ_SET(0)) == NQ_HEAD)
+				return true;
+		}
+	return false;
+}
+
+static ssize_t emu_headread_write(struct file *f, const char __user *ubuf,
+				  size_t len, loff_t *pos)
+{
+	char buf[48];
+	u64 off;
+	u32 v;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = 0;
+	if (sscanf(buf, "%llx %u", &off, &v) != 2 || off + 4 > apb_size ||
+	    !emu_is_head_reg(emu, off))
+		return -EINVAL;
+	mutex_lock(&emu->lock);
+	apb_wr(emu, off, v);
+	mutex_unlock(&emu->lock);
+	return len;
+}
+
+static const struct file_operations emu_headread_fops = {
+	.owner = THIS_MODULE,
+	.write = emu_headread_write,
+	.llseek = default_llseek,
+};
+
 static ssize_t emu_config_write(struct file *f, const char __user *ubuf,
 				size_t len, loff_t *pos)
 {
@@ -927,6 +978,7 @@ static int __init emu_init(void)
 	e->dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	debugfs_create_file("config", 0600, e->dir, NULL, &emu_config_fops);
 	debugfs_create_file("produce", 0600, e->dir, NULL, &emu_produce_fops);
+	debugfs_create_file("headread", 0200, e->dir, NULL, &emu_headread_fops);
 	debugfs_create_file("queues", 0400, e->dir, NULL, &emu_queues_fops);
 	debugfs_create_file("programmed", 0400, e->dir, NULL, &emu_programmed_fops);
 	pr_info("%s function %04x:00:00.0 (%s DHAL), BAR2 0x%lx+0x%lx, BAR4 0x%lx+0x%lx\n",

@@ -12,7 +12,7 @@
  *
  * Usage: nrt_play [-e ENTRY_SIZE] [-u index|byte|counter] [-s HEAD_START]
  *                 [-E T0,T1,T2,T3,T4,T5] [-L LAG] [-I] [-P BIT] [-T]
- *                 [-R reset|head] [-D] [-d DEVICE] STEP...
+ *                 [-R reset|head] [-D] [-H] [-d DEVICE] STEP...
  * The options are the rig's personality (Documentation/neuron-rig.rst),
  * handed to the emulated device too: -E the entry size of each vendor
  * queue type (0: -e); -L the head lags the consumed position by LAG bytes
@@ -24,7 +24,10 @@
  * decoder's reading), not the set the driver programmed (ENGINE); -R where
  * the device writes a queue re-programmed without a reset (trn_emu.c); -D
  * every queue in device memory (BAR4; its entries are not read back here),
- * as if each init step said :dev.
+ * as if each init step said :dev; -H a read of a head register returns the
+ * device's consumed position (the head without the lag and the phase bit,
+ * in the head unit), not the last head written: after each head write the
+ * player has the device model set the register to it (``headread``).
  * Steps (Q counts the queues asked for, from 0):
  *   init:core|ts:ID:NQ_TYPE:ENGINE:SIZE[:dev]   NOTIFICATIONS_INIT_V2
  *   realloc:core|ts:ID:NQ_TYPE:ENGINE:SIZE      ..._WITH_REALLOC_V2
@@ -109,7 +112,7 @@ static int fd = -1;
 static unsigned int entry_size = 64, head_start;
 static unsigned int type_es[6], lag, phase_bit, typed_sets, no_init_head;
 static const char *reprogram = "reset";
-static int all_dev;
+static int all_dev, read_pos;
 static enum unit unit = U_INDEX;
 static __u64 bar0;
 static int v3;		/* the device is a trn2: NEURON_ARCH_V3 */
@@ -195,7 +198,7 @@ static void bar_write(const char *step, __u64 off, __u32 v)
 		die(step, "NEURON_IOCTL_BAR_WRITE");
 }
 
-static __u32 head_value(struct queue *q);
+static void head_write(const char *step, struct queue *q);
 
 /*
  * The device sees a programmed queue at its first produce (trn_emu.c):
@@ -309,7 +312,7 @@ static void queue_init(const char *step, char *args, int realloc_)
 	 * in a queue the driver programmed (not one handed out again).
 	 */
 	if (lag && !no_init_head && realloc_)
-		bar_write(step, q->head_reg, head_value(q));
+		head_write(step, q);
 }
 
 static struct queue *queue_arg(const char *step, char **p)
@@ -350,24 +353,52 @@ static void check_entry(const char *step, struct queue *q, unsigned long long se
 }
 
 /*
+ * @q's position in the head unit, @l bytes behind it, without a phase bit.
+ */
+static __u32 head_pos(const struct queue *q, unsigned int l, __u32 *off_out)
+{
+	long long pos = (long long)(q->start + q->pos) * q->es - l;
+	__u32 off = (__u32)(((pos % q->size) + q->size) % q->size);
+
+	*off_out = off;
+	if (unit == U_COUNTER)
+		return (__u32)(head_start + q->pos) - l / q->es;
+	return unit == U_BYTE ? off : off / q->es;
+}
+
+/*
  * The head the runtime writes for its position: LAG bytes behind it, in
  * the head unit, with the phase bit flipped on each wrap of the head (as
  * 2.1.5 tracked it: a head below the last one).
  */
 static __u32 head_value(struct queue *q)
 {
-	long long pos = (long long)(q->start + q->pos) * q->es - lag;
-	__u32 off = (__u32)(((pos % q->size) + q->size) % q->size), v;
+	__u32 off, v = head_pos(q, lag, &off);
 
 	if (unit == U_COUNTER)
-		return (__u32)(head_start + q->pos) - lag / q->es;
-	v = unit == U_BYTE ? off : off / q->es;
+		return v;
 	if (q->heads++ && off < q->last_off)
 		q->phase ^= 1;
 	q->last_off = off;
 	if (phase_bit && q->phase)
 		v |= 1u << phase_bit;
 	return v;
+}
+
+/*
+ * Write @q's head; with -H the device model then makes the register read
+ * the consumed position (no lag, no phase bit).
+ */
+static void head_write(const char *step, struct queue *q)
+{
+	char buf[64];
+	__u32 off;
+
+	bar_write(step, q->head_reg, head_value(q));
+	if (!read_pos)
+		return;
+	snprintf(buf, sizeof(buf), "%llx %u", (unsigned long long)q->head_reg, head_pos(q, 0, &off));
+	write_file(step, EMU "headread", buf);
 }
 
 static void consume(const char *step, struct queue *q, unsigned long n, unsigned long every)
@@ -384,7 +415,7 @@ static void consume(const char *step, struct queue *q, unsigned long n, unsigned
 		}
 		q->pos++;
 		if ((i + 1) % every == 0 || i + 1 == n)
-			bar_write(step, q->head_reg, head_value(q));
+			head_write(step, q);
 	}
 }
 
@@ -587,7 +618,7 @@ int main(int argc, char **argv)
 	char buf[96];
 	int c, i;
 
-	while ((c = getopt(argc, argv, "e:u:s:d:E:L:IP:TR:D")) != -1) {
+	while ((c = getopt(argc, argv, "e:u:s:d:E:L:IP:TR:DH")) != -1) {
 		switch (c) {
 		case 'e':
 			entry_size = strtoul(optarg, NULL, 0);
@@ -627,8 +658,11 @@ int main(int argc, char **argv)
 		case 'D':
 			all_dev = 1;
 			break;
+		case 'H':
+			read_pos = 1;
+			break;
 		default:
-			fprintf(stderr, "usage: nrt_play [-e ENTRY_SIZE] [-u index|byte|counter] [-s HEAD_START] [-E T0,..,T5] [-L LAG] [-I] [-P BIT] [-T] [-R reset|head] [-D] [-d DEVICE] STEP...\n");
+			fprintf(stderr, "usage: nrt_play [-e ENTRY_SIZE] [-u index|byte|counter] [-s HEAD_START] [-E T0,..,T5] [-L LAG] [-I] [-P BIT] [-T] [-R reset|head] [-D] [-H] [-d DEVICE] STEP...\n");
 			return 2;
 		}
 	}
@@ -695,7 +729,7 @@ int main(int argc, char **argv)
 			unsigned long n = strtoul(p, NULL, 10);
 
 			q->pos = n > q->pos ? 0 : q->pos - n;
-			bar_write(name, q->head_reg, head_value(q));
+			head_write(name, q);
 		} else if (!strcmp(name, "reset")) {
 			struct neuron_ioctl_device_reset r = {
 				.nc_map = *p ? (__u32)strtoul(p, NULL, 0) : NEURON_NC_MAP_DEVICE,

@@ -34,6 +34,10 @@
 #          (this is how their "before" is shown).
 # RIG_HOOK_DIR applies the hook series from another directory (with patch,
 # after the fixes unless RIG_SERIES=hooks), e.g. an older version of it.
+# RIG_PERSONAS="SPEC..." replaces the personalities' list (below),
+# RIG_SEED repeats a drawn one, RIG_V3_PERSONAS="NAME..." names those the
+# trn2 runs too (default p-default p-flipall p-seedN; "none" for none),
+# RIG_PERSONAS_ONLY=1 runs only the personalities (on both devices).
 # RIG_HOSTILE=0 leaves the hostile runtime's scenarios out, RIG_HOSTILE_ONLY
 # selects some by name; RIG_CALIBRATE=0
 # leaves out calibration, the device-memory queues and the parameter
@@ -335,7 +339,9 @@ rewind="reset realloc:core:1:0:4:4096 produce:0:10 consume:0:10 rewind:0:8 produ
 # facts that are not public, handed to the device model and the runtime
 # player and hidden from the provider and calibrate.
 # name/unit/start/es/type entry sizes/lag/phase bit/typed sets/reprogram/
-# init write/placement
+# init write/placement[/head read]: head read "pos", a read of a head
+# register returns the device's consumed position (nrt_play -H), else the
+# last head written.
 personas=(
 	"p-default/index/0/64/0,0,0,0,0,0/0/0/0/reset/1/host"
 	"p-flipall/byte/5/128/64,0,32,0,32,0/256/30/1/head/1/dev"
@@ -348,10 +354,12 @@ personas=(
 	"p-counter-lag/counter/3/128/0,0,0,0,0,0/256/0/0/reset/1/host"
 	"p-devmem/index/0/64/0,0,0,0,0,0/0/0/0/reset/1/dev"
 	"p-undecided/index/0/64/0,0,0,0,0,0/0/0/0/reset/1/host"
+	"p-headread/byte/0/64/0,0,0,0,0,0/256/31/0/reset/1/host/pos"
 )
 # One more, drawn from the parameter space by a seed printed in the log
 # (RIG_SEED to repeat one): a counter head with re-programming from the
-# head is not drawn (nrt_play's counter restarts from the reset's start).
+# head is not drawn (nrt_play's counter restarts from the reset's start),
+# nor the head read (to keep the seeds of earlier logs).
 seed=${RIG_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
 echo "neuron-rig: drawn personality seed $seed (RIG_SEED=$seed repeats it)"
 RANDOM=$seed
@@ -379,6 +387,15 @@ draw d_place host dev
 personas+=("p-seed$seed/$d_unit/$((RANDOM % 8))/$d_es/$t0,0,$t2,0,$t4,0/$d_lag/$d_phase/$d_typed/$d_reprog/$d_init/$d_place")
 [ -n "${RIG_PERSONAS:-}" ] && read -ra personas <<<"$RIG_PERSONAS"
 echo "neuron-rig: personalities: ${personas[*]}"
+# The trn2 (v3 DHAL) runs the personalities named in RIG_V3_PERSONAS (by
+# default p-default, p-flipall and the drawn one; "none" for none) of the
+# list above: fewer than the trn1, as each costs a calibration and a capture.
+v3names=${RIG_V3_PERSONAS-p-default p-flipall p-seed$seed}
+v3personas=()
+for s in "${personas[@]}"; do
+	case " $v3names " in *" ${s%%/*} "*) v3personas+=("$s") ;; esac
+done
+echo "neuron-rig: trn2 personalities: ${v3personas[*]}"
 # What a personality's runtime does: the main steps, then queue 0 (core 0
 # TRACE engine 1) re-programmed in new memory without a reset (item 7 of
 # Documentation/hardware.rst's table), then core 1 TRACE engine 3, whose
@@ -399,6 +416,24 @@ pcal="$pcal realloc:core:0:0:9:4096"
 for _ in $(seq 10); do pcal="$pcal produce:4:4 consume:4:4"; done
 # ... and core 1's EVENT queue handed out again (what a head register read returns).
 pcal="$pcal init:core:1:2:3:4096"
+# The same on the trn2, on the blocks of its scenarios (v3steps): core 5
+# TRACE engine 1, its TRACE_DMA on SDMA engine 2, core 2 EVENT engine 3,
+# TopSP 11; then core 5's TRACE queue re-programmed without a reset and
+# core 2 TRACE engine 3 sharing the EVENT queue's register set. Its
+# resets are TPB resets of cores 2 and 5 (the device model does not see
+# the driver's device reset on v3).
+v3reset="reset:0x24"
+v3psteps="$v3steps realloc:core:5:0:1:8192 produce:4:40 heads:4:40:5 realloc:core:2:0:3:4096"
+v3psteps="$v3psteps produce:5:30 heads:5:30:4"
+v3pcal="$v3reset realloc:core:5:0:9:4096 realloc:core:5:4:2:4096 realloc:core:2:2:3:4096 realloc:ts:11:0:0:4096"
+for _ in $(seq 25); do
+	v3pcal="$v3pcal produce:0:16 consume:0:16 produce:1:16 consume:1:16 produce:2:16 consume:2:16"
+	v3pcal="$v3pcal produce:3:16 consume:3:16"
+done
+v3pcal_short=$v3pcal
+v3pcal="$v3pcal realloc:core:5:0:9:4096"
+for _ in $(seq 10); do v3pcal="$v3pcal produce:4:4 consume:4:4"; done
+v3pcal="$v3pcal init:core:2:2:3:4096"
 # Queues programmed before neuronprof_neuron loads: the runtime programs
 # and consumes, waits while the provider (configured as p-default was) and
 # a capture start, and goes on with the same queues; only what it consumes
@@ -507,36 +542,44 @@ unload() {
 	done
 }
 
-# personas LIST: per personality, calibrate infers its facts and writes
-# the provider's configuration; the provider loads it; record captures
-# while the runtime plays the personality's steps.
+# personas PREFIX LIST: per personality, calibrate infers its facts and
+# writes the provider's configuration; the provider loads it; record
+# captures while the runtime plays the personality's steps. PREFIX v3-
+# plays the trn2's steps. Each personality's seconds go to PREFIXNAME.time.
 personas() {
-	for s in \$1; do
+	p=\$1 v=2 ps="$psteps" pc="$pcal" sc="$pcal_short" rs=reset
+	[ "\$p" = v3- ] && v=3 ps="$v3psteps" pc="$v3pcal" sc="$v3pcal_short" rs=$v3reset
+	for s in \$2; do
+		t0=\$(date +%s)
 		set -- \$(echo \$s | tr / ' ')
-		name=\$1
+		name=\$p\$1
 		flags="-u \$2 -s \$3 -e \$4 -E \$5 -L \$6 -P \$7 -R \$9"
 		[ "\$8" = 1 ] && flags="\$flags -T"
 		[ "\${10}" = 0 ] && flags="\$flags -I"
 		[ "\${11}" = dev ] && flags="\$flags -D"
+		[ "\${12:-last}" = pos ] && flags="\$flags -H"
 		echo "\$flags" >/out/\$name.flags
 		if [ "${RIG_TOLD:-0}" = 1 ]; then
 			case \$2 in index) m=0 ;; byte) m=1 ;; *) m=2 ;; esac
-			echo "options neuronprof_neuron entry_size_v2=\$4 head_mode_v2=\$m" >/out/\$name.conf
+			echo "options neuronprof_neuron entry_size_v\$v=\$4 head_mode_v\$v=\$m" >/out/\$name.conf
 		else
 			modprobe neuronprof_neuron
-			cal="$pcal"
-			[ \$name = p-undecided ] && cal="$pcal_short"
+			cal="\$pc"
+			[ \$1 = p-undecided ] && cal="\$sc"
 			# Calibrated on host-memory queues: a device-memory ring is not
 			# cleared when allocated, so where the device wrote cannot be told.
 			/rig/neuronprof calibrate --duration 300 -o /out/\$name.cal --config /out/\$name.conf \\
 				-- /rig/nrt_play \$(echo \$flags | sed 's/ -D//') \$cal >/out/\$name.cal.out 2>&1
 			echo \$? >/out/\$name.cal.rc
 			rmmod neuronprof_neuron
-			[ "\$(cat /out/\$name.cal.rc)" = 0 ] || continue
+			if [ "\$(cat /out/\$name.cal.rc)" != 0 ]; then
+				echo \$((\$(date +%s) - t0)) >/out/\$name.time
+				continue
+			fi
 		fi
 		modprobe neuronprof_neuron \$(sed -n 's/^options neuronprof_neuron //p' /out/\$name.conf) ||
 			echo "provider \$name: \$?" >>/out/errors
-		/rig/nrt_play reset >/dev/null 2>&1
+		/rig/nrt_play \$rs >/dev/null 2>&1
 		/rig/neuronprof record --mode session --ring-size 1M --duration 60 -o /out/\$name \\
 			-- /rig/inspect_run /tmp/\$name.ready >/out/\$name.record 2>&1 &
 		rp=\$!
@@ -545,19 +588,20 @@ personas() {
 			sleep 0.1
 			n=\$((n + 1))
 		done
-		/rig/nrt_play \$flags $psteps >/out/\$name.play 2>&1
+		/rig/nrt_play \$flags \$ps >/out/\$name.play 2>&1
 		echo \$? >/out/\$name.play.rc
 		cat /sys/kernel/debug/neuronprof_trn_emu/queues >/out/\$name.queues
 		kill -TERM \$(pidof inspect_run) 2>/dev/null
 		wait \$rp
 		echo \$? >/out/\$name.record.rc
 		rmmod neuronprof_neuron
+		echo \$((\$(date +%s) - t0)) >/out/\$name.time
 	done
 }
 
 probe v2 ""
 if [ $prov = 1 ]; then
-personas "${personas[*]}"
+personas "" "${personas[*]}"
 rm -f /tmp/exgo /tmp/exgo.waiting
 /rig/nrt_play \$(cat /out/p-default.flags) $existing >/out/existing.play 2>&1 &
 pp=\$!
@@ -607,7 +651,7 @@ for t in \$(seq ${RIG_DEVBENCH_RUNS:-3}); do
 done
 rmmod neuronprof_neuron
 fi
-[ "${RIG_PERSONAS_ONLY:-0}" = 1 ] && { unload /out/rmmod.rc; dmesg >/out/dmesg.txt; exit 0; }
+if [ "${RIG_PERSONAS_ONLY:-0}" != 1 ]; then
 scenarios "$(scenario_list 2)"
 if [ $prov = 1 ] && [ ${RIG_CALIBRATE:-1} = 1 ]; then
 calibrate "" 32:index 64:index 128:index 32:byte 64:byte 128:byte 32:counter 64:counter 128:counter
@@ -626,6 +670,7 @@ done
 : >/out/params.done
 fi
 hostile "" "$hostile_v2"
+fi
 unload /out/rmmod.rc
 dmesg >/out/dmesg.txt
 
@@ -633,12 +678,15 @@ dmesg >/out/dmesg.txt
 [ "\$(cat /out/rmmod.rc 2>/dev/null)" = 0 ] || exit 0
 dmesg -c >/dev/null
 probe v3 v3-
+[ $prov = 1 ] && personas v3- "${v3personas[*]}"
+if [ "${RIG_PERSONAS_ONLY:-0}" != 1 ]; then
 scenarios "$(scenario_list 3)"
 if [ $prov = 1 ] && [ ${RIG_CALIBRATE:-1} = 1 ]; then
 calibrate v3- 32:index 64:byte 128:counter
 rmmod neuronprof_neuron
 fi
 hostile v3- "$hostile_v3"
+fi
 unload /out/v3-rmmod.rc
 dmesg >/out/v3-dmesg.txt
 EOF
@@ -653,25 +701,41 @@ result "neuron.ko, neuronprof and the emulated function unload" $? "$out/dmesg.t
 grep -q "nd0: reset request .* completed" "$out/probe.log" 2>/dev/null && grep -q "^c" "$out/dev.txt" 2>/dev/null
 result "the vendor's neuron.ko probes the emulated trn1 and its reset completes: /dev/neuron0" $? "$out/probe.log"
 if [ $prov = 1 ]; then
-for s in "${personas[@]}"; do
-	IFS=/ read -r name _ _ es _ <<<"$s"
-	if [ "${RIG_TOLD:-0}" != 1 ] && [ "$(cat "$out/$name.cal.rc" 2>/dev/null)" != 0 ]; then
-		# Undecided: it must say which fact and why, and configure nothing;
-		# only p-undecided's calibration lacks the evidence.
-		[ "$name" = p-undecided ] && grep -q "not enough data" "$out/$name.cal.out" 2>/dev/null &&
-			[ ! -s "$out/$name.conf" ]
-		result "$name: calibrate cannot decide and names the fact ($(grep -m1 -o 'not enough data.*' "$out/$name.cal.out" 2>/dev/null))" $? "$out/$name.cal.out"
-		continue
-	fi
-	[ "$(cat "$out/$name.play.rc" 2>/dev/null)" = 0 ]
-	result "$name: the runtime's steps succeed ($(cat "$out/$name.flags" 2>/dev/null))" $? "$out/$name.play"
-	[ "$(cat "$out/$name.record.rc" 2>/dev/null)" = 0 ]
-	result "$name: neuronprof record succeeds" $? "$out/$name.record"
-	check_capture "$name" "$es"
-	rc=$?
-	result "$name: configured by calibrate ($(sed -n 's/^options neuronprof_neuron //p' "$out/$name.conf" 2>/dev/null)), every consumed byte arrives once, delivered + lost = consumed" $rc "$work/$name.check"
-	[ $rc -eq 0 ] && sed 's/^/# /' "$work/$name.check"
-done
+# persona_checks PREFIX DEVICE SPEC...: each personality's results on
+# DEVICE (its files under PREFIX), with the seconds it took in the VM.
+persona_checks() {
+	local p=$1 dev=$2 s name es rc n
+	shift 2
+	for s in "$@"; do
+		IFS=/ read -r name _ _ es _ _ _ _ _ _ _ hr <<<"$s"
+		n=$name name=$p$name
+		echo "# $n ($dev): $(cat "$out/$name.time" 2>/dev/null || echo '?') s (calibration and capture)"
+		if [ "${RIG_TOLD:-0}" != 1 ] && [ "$(cat "$out/$name.cal.rc" 2>/dev/null)" != 0 ]; then
+			# Undecided: it must say which fact and why, and configure nothing;
+			# only p-undecided's calibration lacks the evidence.
+			[ "$n" = p-undecided ] && grep -q "not enough data" "$out/$name.cal.out" 2>/dev/null &&
+				[ ! -s "$out/$name.conf" ]
+			result "$n ($dev): calibrate cannot decide and names the fact ($(grep -m1 -o 'not enough data.*' "$out/$name.cal.out" 2>/dev/null))" $? "$out/$name.cal.out"
+			continue
+		fi
+		if [ "${hr:-last}" = pos ] && [ "${RIG_TOLD:-0}" != 1 ]; then
+			# A register that reads the consumed position, not the head
+			# written: calibrate must not take a read as the runtime's head.
+			grep -q "head_read_v[23]=0" "$out/$name.conf" 2>/dev/null &&
+				grep -q "a read of a head register does not return the last head written" "$out/$name.cal.out"
+			result "$n ($dev): calibrate finds that a read of a head register is not the last head written (head_read 0)" $? "$out/$name.cal.out"
+		fi
+		[ "$(cat "$out/$name.play.rc" 2>/dev/null)" = 0 ]
+		result "$n ($dev): the runtime's steps succeed ($(cat "$out/$name.flags" 2>/dev/null))" $? "$out/$name.play"
+		[ "$(cat "$out/$name.record.rc" 2>/dev/null)" = 0 ]
+		result "$n ($dev): neuronprof record succeeds" $? "$out/$name.record"
+		check_capture "$name" "$es"
+		rc=$?
+		result "$n ($dev): configured by calibrate ($(sed -n 's/^options neuronprof_neuron //p' "$out/$name.conf" 2>/dev/null)), every consumed byte arrives once, delivered + lost = consumed" $rc "$work/$name.check"
+		[ $rc -eq 0 ] && sed 's/^/# /' "$work/$name.check"
+	done
+}
+persona_checks "" trn1 "${personas[@]}"
 [ "$(cat "$out/existing.play.rc" 2>/dev/null)" = 0 ] && [ "$(cat "$out/existing.record.rc" 2>/dev/null)" = 0 ]
 result "queues programmed before neuronprof_neuron loaded: the runtime and record succeed" $? "$out/existing.play"
 check_capture existing 64
@@ -686,12 +750,13 @@ for where in dev host; do
 done
 grep -h "ring entries\|lost" "$out"/devbench-*-on.dump 2>/dev/null | sed 's/^/# /' | head -n 8
 fi
-[ "${RIG_PERSONAS_ONLY:-0}" = 1 ] && finish
 grep -q "trn2 function .*(v3 DHAL)" "$out/v3-probe.log" 2>/dev/null &&
 	grep -q "nd0: reset request .* completed" "$out/v3-probe.log" && grep -q "^c" "$out/v3-dev.txt" 2>/dev/null
 result "the vendor's neuron.ko probes the emulated trn2 (v3 DHAL) and its reset completes: /dev/neuron0" $? "$out/v3-probe.log"
 [ "$(cat "$out/v3-rmmod.rc" 2>/dev/null)" = 0 ]
 result "neuron.ko, neuronprof and the emulated trn2 unload" $? "$out/v3-dmesg.txt"
+[ $prov = 1 ] && persona_checks v3- trn2 "${v3personas[@]}"
+[ "${RIG_PERSONAS_ONLY:-0}" = 1 ] && finish
 
 cal=${RIG_CALIBRATE:-1}
 [ $prov = 1 ] || cal=0
