@@ -361,8 +361,10 @@ NPROF_API int nprof_inspect_config_get_capture_executions(const struct nprof_ins
  * file as it is written (NTFF 1.4, nprof_ntff_queue.trimmed_count: the
  * sequence numbers left out are not counted as lost), and the file records
  * the range (nprof_ntff_info.iter_first/iter_last). Entries of a device of
- * raw entries carry no iteration: a session on one fails to begin with
- * -EOPNOTSUPP. 0, 0 (the default) keeps every iteration.
+ * raw entries carry no iteration: its capture cannot start (-EOPNOTSUPP;
+ * a SESSION session armed at begin fails to begin, MODEL captures and
+ * capture windows log it at the execution). 0, 0 (the default) keeps every
+ * iteration.
  *
  * Return: 0, or -EINVAL for a NULL @cfg, @first 0 with @last not 0, @last
  * below @first or above 2^32.
