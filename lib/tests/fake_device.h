@@ -155,6 +155,8 @@ static inline uint64_t fake_produce(struct fake_dev *fd, struct fake_queue *q, u
 		e.engine = (uint16_t)q->engine;
 		e.code = (uint32_t)i;
 		e.model_id = model_id;
+		/* fakex_sim_exec() produces one per iteration: entry i is iteration i. */
+		e.iteration = (uint32_t)i;
 		if (q->data_size - (q->prod - cons) < es) {
 			q->lost++;
 			__atomic_store_n(&q->hdr->lost, q->lost, __ATOMIC_RELAXED);

@@ -25,24 +25,27 @@
 #include "util/options.h"
 #include "tool.h"
 
-enum { REC_MODE, REC_CORES, REC_EXECUTIONS, REC_DEVICE, REC_MODEL_NAME, REC_SYSPROF,
+enum { REC_MODE, REC_CORES, REC_EXECUTIONS, REC_ITERATIONS, REC_DEVICE, REC_MODEL_NAME, REC_SYSPROF,
        REC_NO_SYSPROF, REC_MAX_EVENTS, REC_DELAY, REC_CONTROL, REC_SWITCH_OUTPUT };
 
-/* --executions A-B: executions A to B (from 1, inclusive) of each core's SESSION capture. */
-static int parse_exec_range(struct record_opts *o, const char *arg)
+/*
+ * --executions A-B: executions A to B (from 1, inclusive) of each core's
+ * SESSION capture; --iterations A-B: iterations A to B (from 1, inclusive,
+ * at most @max) of every execution. @opt names the option.
+ */
+static int parse_range(const char *opt, const char *arg, uint64_t max, uint64_t *a, uint64_t *b)
 {
 	const char *dash = strchr(arg, '-');
 	char first[32];
 
 	if ((size_t)(dash - arg) >= sizeof(first))
-		return usage_error("--executions %s: expected N or A-B", arg);
+		return usage_error("%s %s: expected N or A-B", opt, arg);
 	memcpy(first, arg, (size_t)(dash - arg));
 	first[dash - arg] = '\0';
-	if (parse_u64("--executions", first, 1, UINT32_MAX, false, &o->exec_first) ||
-	    parse_u64("--executions", dash + 1, 1, UINT32_MAX, false, &o->exec_last))
+	if (parse_u64(opt, first, 1, max, false, a) || parse_u64(opt, dash + 1, 1, max, false, b))
 		return EXIT_USAGE;
-	if (o->exec_last < o->exec_first)
-		return usage_error("--executions %s: the range ends before it begins", arg);
+	if (*b < *a)
+		return usage_error("%s %s: the range ends before it begins", opt, arg);
 	return 0;
 }
 
@@ -70,12 +73,27 @@ static int record_opt(const struct opt *opt, const char *arg, void *ctx)
 			if (o->synthetic_only && !strcmp(o->synthetic_only, "executions") &&
 			    !o->executions_given)
 				o->synthetic_only = NULL;
-			return parse_exec_range(o, arg);
+			return parse_range("--executions", arg, UINT32_MAX, &o->exec_first,
+					   &o->exec_last);
 		}
 		if (parse_u64("--executions", arg, 1, NEURONPROF_SIM_MAX_ITERATIONS, false,
 			      &o->executions))
 			return EXIT_USAGE;
 		o->executions_given = true;
+		break;
+	case REC_ITERATIONS:
+		/* A-B: iterations kept (both modes); N: the synthetic program's iterations. */
+		if (strchr(arg, '-')) {
+			if (o->synthetic_only && !strcmp(o->synthetic_only, "iterations") &&
+			    !o->iterations_given)
+				o->synthetic_only = NULL;
+			return parse_range("--iterations", arg, (uint64_t)UINT32_MAX + 1,
+					   &o->iter_first, &o->iter_last);
+		}
+		if (parse_u64("--iterations", arg, 1, NEURONPROF_SIM_MAX_ITERATIONS, false,
+			      &o->iterations))
+			return EXIT_USAGE;
+		o->iterations_given = true;
 		break;
 	case REC_DELAY:
 		return record_control_parse_delay(&o->ctl, arg);
@@ -181,8 +199,10 @@ int cmd_record(int argc, char **argv)
 			     "executions of the model per core (default 1);\n"
 			     "A-B (also with a command): keep only executions A\n"
 			     "to B of each core (SESSION) or model (MODEL)", .first = syn),
-		OPT_U64(0, "iterations", &o.iterations, "N", 1, NEURONPROF_SIM_MAX_ITERATIONS,
-			"iterations per execution (default 4, at most 65536)", .first = syn),
+		OPT_CALLBACK(0, "iterations", "N|A-B", record_opt, REC_ITERATIONS,
+			     "iterations per execution (default 4, at most\n"
+			     "65536); A-B (also with a command): keep only the\n"
+			     "entries of iterations A to B of every execution", .first = syn),
 		OPT_U64(0, "instructions", &o.instructions, "N", 0, NEURONPROF_SIM_MAX_INSTRUCTIONS,
 			"instructions per engine per iteration (default 32)", .first = syn),
 		OPT_U64(0, "dma", &o.dma, "N", 0, NEURONPROF_SIM_MAX_DMA,

@@ -41,6 +41,8 @@ struct record_opts {
 	const char *command_only;	/* first command-only option seen */
 	/* capture ranges: --executions A-B, --delay, --control */
 	uint64_t exec_first, exec_last;	/* 0, 0: every execution */
+	uint64_t iter_first, iter_last;	/* --iterations A-B; 0, 0: every iteration */
+	bool iterations_given;		/* --iterations N */
 	struct record_control ctl;
 	/* output rotation: --switch-output, --switch-max-files */
 	struct record_rotate rot;

@@ -105,6 +105,9 @@ static int build_env(const struct record_opts *o, struct env_list *e)
 	if (o->exec_first)
 		ok &= !env_add(e, "NEURON_RT_INSPECT_CAPTURE_EXECUTIONS", "%" PRIu64 "-%" PRIu64,
 			       o->exec_first, o->exec_last);
+	if (o->iter_first)
+		ok &= !env_add(e, "NEURON_RT_INSPECT_CAPTURE_ITERATIONS", "%" PRIu64 "-%" PRIu64,
+			       o->iter_first, o->iter_last);
 	if (o->no_streaming)
 		ok &= !env_add(e, "NEURON_RT_INSPECT_STREAMING", "0");
 	if (o->max_size)

@@ -73,6 +73,7 @@ struct core_result {
 	uint32_t status;		/* first failure among them, else 0 */
 	uint64_t session_id;
 	uint64_t produced[NPROF_QUEUE_TYPES];
+	uint64_t trimmed[NPROF_QUEUE_TYPES];	/* left out for --iterations A-B */
 	uint64_t captured[NPROF_QUEUE_TYPES];
 	uint64_t lost[NPROF_QUEUE_TYPES];
 	const char *file;		/* in the loaded profile; NULL if none */
@@ -192,6 +193,11 @@ static int build_config(const struct record_opts *o, const uint32_t *vncs, int n
 	}
 	if (o->exec_first && nprof_inspect_config_set_capture_executions(cfg, o->exec_first,
 									  o->exec_last)) {
+		fail("%s", nprof_strerror_last());
+		goto out;
+	}
+	if (o->iter_first && nprof_inspect_config_set_capture_iterations(cfg, o->iter_first,
+									  o->iter_last)) {
 		fail("%s", nprof_strerror_last());
 		goto out;
 	}
@@ -335,6 +341,26 @@ static const char *base_name(const char *path)
 }
 
 /*
+ * Of @produced notifications of queue type @t, those of the iterations
+ * --iterations A-B keeps: the simulator gives every iteration the same
+ * notifications of each type but ERROR and TOPSP_ERROR, which only the
+ * last iteration of an erroring execution has (driver/sim/program.c).
+ */
+static uint64_t kept_of(const struct record_opts *o, uint32_t t, uint64_t produced)
+{
+	uint64_t last = o->iter_last < o->iterations ? o->iter_last : o->iterations;
+
+	if (!o->iter_first)
+		return produced;
+	if (t == NEURONPROF_QT_ERROR || t == NEURONPROF_QT_TOPSP_ERROR)
+		return o->iter_last >= o->iterations && o->iter_first <= o->iterations ?
+		       produced : 0;
+	if (o->iter_first > last)
+		return 0;
+	return produced / o->iterations * (last - o->iter_first + 1);
+}
+
+/*
  * Reads the session directory back with the tool's own loader (every file
  * validated, checksums included) and matches each core with its file: the
  * entries in the file plus the losses it records must be what the simulator
@@ -408,6 +434,7 @@ static int verify(const struct record_opts *o, const char *dir, struct core_resu
 					continue;
 				cr[i].captured[r.queue_type] += r.entry_count;
 				cr[i].lost[r.queue_type] += r.lost_count;
+				cr[i].trimmed[r.queue_type] += r.trimmed_count;
 			}
 		}
 		if (!cr[i].file && cr[i].files) {
@@ -416,12 +443,19 @@ static int verify(const struct record_opts *o, const char *dir, struct core_resu
 			continue;
 		}
 		for (uint32_t t = 0; t < NPROF_QUEUE_TYPES; t++) {
-			if (cr[i].captured[t] + cr[i].lost[t] == cr[i].produced[t])
-				continue;
-			ret = fail("%s, %s: the simulator produced %" PRIu64
-				   " notifications but %s holds %" PRIu64 " and counts %" PRIu64
-				   " lost", cr[i].name, queue_name(t), cr[i].produced[t], cr[i].file,
-				   cr[i].captured[t], cr[i].lost[t]);
+			uint64_t kept = kept_of(o, t, cr[i].produced[t]);
+
+			if (cr[i].captured[t] + cr[i].lost[t] + cr[i].trimmed[t] != cr[i].produced[t])
+				ret = fail("%s, %s: the simulator produced %" PRIu64
+					   " notifications but %s holds %" PRIu64 ", counts %" PRIu64
+					   " lost and %" PRIu64 " trimmed", cr[i].name, queue_name(t),
+					   cr[i].produced[t], cr[i].file, cr[i].captured[t],
+					   cr[i].lost[t], cr[i].trimmed[t]);
+			else if (!cr[i].lost[t] && cr[i].captured[t] != kept)
+				ret = fail("%s, %s: iterations %" PRIu64 "-%" PRIu64 " of the "
+					   "simulator's are %" PRIu64 " notifications, but %s holds %"
+					   PRIu64, cr[i].name, queue_name(t), o->iter_first,
+					   o->iter_last, kept, cr[i].file, cr[i].captured[t]);
 		}
 	}
 	if (nwant != prof->nfiles)
@@ -463,6 +497,10 @@ static void print_results(const struct record_opts *o, const struct core_result 
 			jw_u64(&j, "capture_first_execution", o->exec_first);
 			jw_u64(&j, "capture_last_execution", o->exec_last);
 		}
+		if (o->iter_first) {
+			jw_u64(&j, "capture_first_iteration", o->iter_first);
+			jw_u64(&j, "capture_last_iteration", o->iter_last);
+		}
 		jw_arr_begin(&j, "cores");
 		for (int i = 0; i < n; i++) {
 			jw_obj_begin(&j, NULL);
@@ -479,6 +517,7 @@ static void print_results(const struct record_opts *o, const struct core_result 
 				jw_u64(&j, "produced", cr[i].produced[t]);
 				jw_u64(&j, "captured", cr[i].captured[t]);
 				jw_u64(&j, "lost", cr[i].lost[t]);
+				jw_u64(&j, "trimmed", cr[i].trimmed[t]);
 				jw_obj_end(&j);
 			}
 			jw_obj_end(&j);
@@ -505,12 +544,13 @@ static void print_results(const struct record_opts *o, const struct core_result 
 	printf("session directory %s (%s capture, %s)\n", dir,
 	       record_session_mode(o) ? "SESSION" : "MODEL", node);
 	for (int i = 0; i < n; i++) {
-		uint64_t cap = 0, lost = 0, prod = 0;
+		uint64_t cap = 0, lost = 0, prod = 0, trim = 0;
 
 		for (uint32_t t = 0; t < NPROF_QUEUE_TYPES; t++) {
 			cap += cr[i].captured[t];
 			lost += cr[i].lost[t];
 			prod += cr[i].produced[t];
+			trim += cr[i].trimmed[t];
 		}
 		if (record_session_mode(o))
 			printf("  %s: %s, session %" PRIu64 ", %u execution%s", cr[i].file,
@@ -520,8 +560,12 @@ static void print_results(const struct record_opts *o, const struct core_result 
 			printf("  %s: %s, model %s (id %" PRIu64 "), first of %" PRIu64
 			       " execution%s", cr[i].file, cr[i].name, o->model_name, o->model_id,
 			       o->executions, o->executions == 1 ? "" : "s");
-		printf(": %" PRIu64 " entries, %" PRIu64 " lost, %" PRIu64 " produced%s\n", cap,
-		       lost, prod, cr[i].status ? " (execution raised an error)" : "");
+		printf(": %" PRIu64 " entries, %" PRIu64 " lost, %" PRIu64 " produced", cap, lost,
+		       prod);
+		if (o->iter_first)
+			printf(", %" PRIu64 " outside iterations %" PRIu64 "-%" PRIu64 " left out",
+			       trim, o->iter_first, o->iter_last);
+		printf("%s\n", cr[i].status ? " (execution raised an error)" : "");
 	}
 	if (sysw & 1)
 		printf("  ntrace.pb: %zu host events\n", sp && sp->ntrace ? sp->ntrace->n_events : 0);

@@ -249,6 +249,15 @@ static bool fixture_named;
 /* --exec-range A-B: the executions every file says it holds (0, 0: none). */
 static uint64_t fixture_exec_first, fixture_exec_last;
 
+/*
+ * --iter-range A-B: the iterations every file says it holds (0, 0: none);
+ * before each entry but a queue's first, FIXTURE_TRIM sequence numbers are
+ * left out as a capture of the range leaves them (trimmed_count), so each
+ * entry's seq grows by FIXTURE_TRIM per entry before it.
+ */
+static uint64_t fixture_iter_first, fixture_iter_last;
+#define FIXTURE_TRIM	3
+
 /* Entries per append with --split; 0: each queue in one append. */
 static size_t fixture_chunk;
 
@@ -267,6 +276,20 @@ static void append_queue(struct nprof_ntff_writer *w, const struct queue *q, siz
 		.lost_count = from ? 0 : q->lost,
 	};
 
+	if (fixture_iter_first && !fixture_raw) {
+		/* One append per entry, each after the FIXTURE_TRIM left out before it. */
+		for (size_t k = from; k < from + n; k++) {
+			struct neuronprof_notification e = q->e[k];
+
+			e.seq += FIXTURE_TRIM * k;
+			d.trimmed_count = k ? FIXTURE_TRIM : 0;
+			if (nprof_ntff_writer_append(w, &d, &e, ENTRY, NULL, 0) < 0)
+				die("append");
+			d.lost_count = 0;
+			d.ring_flags = 0;
+		}
+		return;
+	}
 	if (nprof_ntff_writer_append(w, &d, q->e + from, n * ENTRY, NULL, 0) < 0)
 		die("append");
 }
@@ -307,6 +330,9 @@ static void write_file(struct fixture *f, const char *dir, const char *name, uin
 	}
 	info.exec_first = fixture_exec_first;
 	info.exec_last = fixture_exec_last;
+	/* Raw entries carry no iteration: their files never hold a range. */
+	info.iter_first = fixture_raw ? 0 : fixture_iter_first;
+	info.iter_last = fixture_raw ? 0 : fixture_iter_last;
 	if (fixture_named) {
 		info.device.uapi_version = NEURONPROF_UAPI_VERSION;
 		info.capture_kind = NPROF_NTFF_CAPTURE_MODEL;
@@ -797,6 +823,8 @@ static const char usage_text[] =
 	"       gen_fixtures [--split C] --fleet N DIR    N machines' recordings\n"
 	"       gen_fixtures [--split C] --loss DIR       the planted-loss fixtures\n"
 	"       gen_fixtures --exec-range A-B ...         any of these, holding executions A-B\n"
+	"       gen_fixtures --iter-range A-B ...         any of these, holding iterations A-B\n"
+	"                                                 (3 seqs left out before each entry)\n"
 	"       gen_fixtures -h | --help                  this text\n";
 
 int main(int argc, char **argv)
@@ -813,6 +841,16 @@ int main(int argc, char **argv)
 			   &fixture_exec_last) != 2 || !fixture_exec_first ||
 		    fixture_exec_last < fixture_exec_first) {
 			fprintf(stderr, "gen_fixtures: --exec-range needs A-B with 1 <= A <= B\n");
+			return 2;
+		}
+		argc -= 2;
+		argv += 2;
+	}
+	if (argc > 2 && !strcmp(argv[1], "--iter-range")) {
+		if (sscanf(argv[2], "%" SCNu64 "-%" SCNu64, &fixture_iter_first,
+			   &fixture_iter_last) != 2 || !fixture_iter_first ||
+		    fixture_iter_last < fixture_iter_first) {
+			fprintf(stderr, "gen_fixtures: --iter-range needs A-B with 1 <= A <= B\n");
 			return 2;
 		}
 		argc -= 2;

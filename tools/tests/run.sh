@@ -24,7 +24,7 @@
 # the simulator's device-time model), vm_top.sh (top beside a load, losing
 # nothing) and vm_exporter.sh (exporter beside a load: its metrics against
 # what the simulator produced) and vm_capture.sh (capture ranges: --executions
-# A-B, --control); they are skipped when the modules are
+# A-B, --control, --iterations A-B); they are skipped when the modules are
 # not built (make modules) or NPROF_SKIP_VM=1. vm_fanout.sh runs record, top
 # and exporter at once on the same queues and checks the ring memory refusal.
 set -uo pipefail

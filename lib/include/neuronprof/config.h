@@ -349,6 +349,39 @@ NPROF_API int nprof_inspect_config_get_capture_executions(const struct nprof_ins
 							  uint64_t *first, uint64_t *last);
 
 /**
+ * nprof_inspect_config_set_capture_iterations() - keep only a range of
+ * iterations of every execution
+ * (NEURON_RT_INSPECT_CAPTURE_ITERATIONS=A-B; added in 1.4.0).
+ * @first: first iteration kept, counted from 1 (iteration N is the entries
+ *	whose iteration member is N - 1: the device counts from 0).
+ * @last: last iteration kept (inclusive), at least @first, at most 2^32.
+ *
+ * SESSION and MODEL captures write only the decoded entries whose
+ * iteration lies in the range; the rest of each queue is left out of the
+ * file as it is written (NTFF 1.4, nprof_ntff_queue.trimmed_count: the
+ * sequence numbers left out are not counted as lost), and the file records
+ * the range (nprof_ntff_info.iter_first/iter_last). Entries of a device of
+ * raw entries carry no iteration: its capture cannot start (-EOPNOTSUPP;
+ * a SESSION session armed at begin fails to begin, MODEL captures and
+ * capture windows log it at the execution). 0, 0 (the default) keeps every
+ * iteration.
+ *
+ * Return: 0, or -EINVAL for a NULL @cfg, @first 0 with @last not 0, @last
+ * below @first or above 2^32.
+ */
+NPROF_API int nprof_inspect_config_set_capture_iterations(struct nprof_inspect_config *cfg,
+							  uint64_t first, uint64_t last);
+
+/**
+ * nprof_inspect_config_get_capture_iterations() - the iterations kept (0,
+ * 0: every iteration; added in 1.4.0).
+ *
+ * Return: 0, or -EINVAL for NULL arguments.
+ */
+NPROF_API int nprof_inspect_config_get_capture_iterations(const struct nprof_inspect_config *cfg,
+							  uint64_t *first, uint64_t *last);
+
+/**
  * nprof_inspect_config_set_capture_max_size() - bound what the session's
  * device profiles write (NEURON_RT_INSPECT_CAPTURE_MAX_SIZE=SIZE; added in
  * 1.4.0).

@@ -288,6 +288,12 @@ struct nprof_ntff_code_name {
  *	to (counted from 1, inclusive; per core for SESSION, per model on its
  *	core for MODEL captures), or 0, 0 for a capture not limited to one
  *	(added in 1.4.0, NTFF 1.3; older files read as 0, 0).
+ * @iter_first, @iter_last: the range of iterations the file's decoded
+ *	entries were limited to (counted from 1: iteration N is the entries
+ *	whose iteration member is N - 1; inclusive, @iter_last at most 2^32),
+ *	or 0, 0 when every iteration was kept (added in 1.4.0, NTFF 1.4; older
+ *	files read as 0, 0). A writer refuses a range with raw entries. What
+ *	it leaves out is the queues' trimmed_count, not loss.
  *
  * Strings and arrays returned by the reader point into the reader and stay valid until
  * it is closed; the writer copies the strings it is given.
@@ -310,6 +316,8 @@ struct nprof_ntff_info {
 	size_t num_code_names;
 	uint64_t exec_first;
 	uint64_t exec_last;
+	uint64_t iter_first;
+	uint64_t iter_last;
 };
 
 /* sizeof(struct nprof_ntff_info) in library 1.0.0 (NTFF 1.0). */
@@ -333,6 +341,11 @@ struct nprof_ntff_info {
  * @lost_count: notifications the queue lost during the span these entries
  *	cover (the growth of the ring header's lost counter since the queue's
  *	previous append).
+ * @trimmed_count: sequence numbers left out on purpose just before these
+ *	entries, since the queue's previous append (entries outside the
+ *	capture's iteration range; added in 1.4.0, NTFF 1.4): not lost. An
+ *	append with it starts a new record unless the queue's last record has
+ *	no entries yet. A caller of an older size has none.
  */
 struct nprof_ntff_queue_desc {
 	size_t size;
@@ -343,7 +356,11 @@ struct nprof_ntff_queue_desc {
 	uint32_t entry_size;
 	uint32_t ring_flags;
 	uint64_t lost_count;
+	uint64_t trimmed_count;
 };
+
+/* sizeof(struct nprof_ntff_queue_desc) before library 1.4.0. */
+#define NPROF_NTFF_QUEUE_DESC_SIZE_V1	offsetof(struct nprof_ntff_queue_desc, trimmed_count)
 
 /*
  * struct nprof_ntff_queue - one trace_info record of a file, as read.
@@ -363,6 +380,9 @@ struct nprof_ntff_queue_desc {
  *	NPROF_NTFF_READ_VERIFY_AT_OPEN or NPROF_NTFF_READ_NO_DATA_CSUM; NULL
  *	for the default one-pass reader, whose entries are unverified until
  *	the chunk iterator hands them out (nprof_ntff_chunk_iter_next()).
+ * @trimmed_count: sequence numbers the writer left out on purpose just
+ *	before @first_seq, after the queue's previous record (NTFF 1.4, added
+ *	in 1.4.0; 0 in older files): a gap of that many is not loss.
  */
 struct nprof_ntff_queue {
 	size_t size;
@@ -381,7 +401,11 @@ struct nprof_ntff_queue {
 	uint64_t data_offset;
 	uint64_t data_length;
 	const void *entries;
+	uint64_t trimmed_count;
 };
+
+/* sizeof(struct nprof_ntff_queue) before library 1.4.0. */
+#define NPROF_NTFF_QUEUE_SIZE_V1	offsetof(struct nprof_ntff_queue, trimmed_count)
 
 /* ---- writer --------------------------------------------------------------- */
 

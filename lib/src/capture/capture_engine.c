@@ -7,6 +7,7 @@
  * capture_session.c; capture_engine.h describes the state both share.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -38,6 +39,20 @@ static const char *default_spool_dir(void)
 }
 
 static uint64_t drain_cb(void *arg, uint64_t key);
+
+int nprof_capture_set_iterations(struct nprof_capture *cap, uint64_t first, uint64_t last)
+{
+	if ((first || last) && (!first || last < first || last > (uint64_t)UINT32_MAX + 1))
+		return nprof_err(EINVAL, "iteration range %" PRIu64 "-%" PRIu64
+				 " is empty or past 2^32", first, last);
+	if (first && cap->dev->info.raw_format != NEURONPROF_RAW_FORMAT_NONE)
+		return nprof_err(EOPNOTSUPP, "device %u gives raw entries, which carry no iteration: "
+				 "it cannot keep only iterations %" PRIu64 "-%" PRIu64,
+				 cap->dev->info.device_index, first, last);
+	cap->keep.first = first;
+	cap->keep.last = last;
+	return 0;
+}
 
 NPROF_API struct nprof_capture *nprof_capture_create(struct nprof_device *dev,
 						     const struct nprof_capture_opts *opts)
@@ -348,7 +363,7 @@ int nprof_cap_stream_window(struct nprof_capture *cap, const struct cap_queue *q
 	desc.ring_flags = flags;
 	if (!len && !desc.lost_count && !flags && w->recorded)
 		return 0;
-	ret = nprof_stream_append(ring, pw, &desc, w->streamed, upto);
+	ret = nprof_stream_append(ring, pw, &desc, w->streamed, upto, &cap->keep);
 	/*
 	 * A full disk (or file size limit) stops an inspect session's output,
 	 * once for all queues, and a drain moves on so that the ring keeps
@@ -379,7 +394,7 @@ int nprof_cap_stream_window(struct nprof_capture *cap, const struct cap_queue *q
 		return 0;
 	queue_desc(q, &desc);
 	desc.lost_count = w->skipped;
-	ret = nprof_stream_append(ring, pw, &desc, end, end);
+	ret = nprof_stream_append(ring, pw, &desc, end, end, NULL);
 	if (!ret)
 		w->skipped = 0;
 	return ret;

@@ -48,6 +48,7 @@
 #include <neuronprof/output.h>
 
 #include "capture/capture_internal.h"
+#include "capture/capture_stream.h"
 #include "device/device_internal.h"
 
 /* A subscribed queue of a core. */
@@ -137,6 +138,7 @@ struct nprof_capture {
 	uint64_t streamed_bytes;	/* atomic */
 	char instance_id[NPROF_INSTANCE_ID_MAX + 1];
 	char hostname[256];
+	struct nprof_iter_range keep;	/* iterations written (nprof_capture_set_iterations()) */
 	uint32_t ncores;
 	struct cap_core cores[];
 };

@@ -78,4 +78,17 @@ int nprof_capture_session_serialize_named(struct nprof_capture *cap, uint32_t nc
 					  uint64_t session_id, int dirfd, const char *fname,
 					  const struct nprof_capture_label *label);
 
+/*
+ * Write only the decoded entries of iterations @first to @last (counted
+ * from 1: iteration N is the entries whose iteration member is N - 1) of
+ * every queue into the files, from now on; 0, 0 writes every entry. The
+ * entries left out are each record's trimmed_count (not lost) and the
+ * files say the range (nprof_ntff_info.iter_first/iter_last). Set before
+ * any session starts.
+ *
+ * Return: 0, -EOPNOTSUPP for a device of raw entries (they carry no
+ * iteration), -EINVAL for an empty range or one past 2^32.
+ */
+int nprof_capture_set_iterations(struct nprof_capture *cap, uint64_t first, uint64_t last);
+
 #endif /* NEURONPROF_CAPTURE_INTERNAL_H */

@@ -331,6 +331,8 @@ static void session_info(const struct nprof_capture *cap, const struct cap_core 
 	info->model_id = label ? label->model_id : 0;
 	info->exec_first = label ? label->exec_first : 0;
 	info->exec_last = label ? label->exec_last : 0;
+	info->iter_first = cap->keep.first;
+	info->iter_last = cap->keep.last;
 	info->instance_id = cap->instance_id[0] ? cap->instance_id : NULL;
 	info->hostname = cap->hostname[0] ? cap->hostname : NULL;
 	info->start_ns = s->start_ns;

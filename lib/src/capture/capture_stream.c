@@ -23,6 +23,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,8 +47,70 @@
 
 /* ---- ring to file ------------------------------------------------------------ */
 
+/* Whether the entry at @p (of @es bytes) is of an iteration @keep keeps. */
+static bool iter_kept(const unsigned char *p, size_t es, const struct nprof_iter_range *keep)
+{
+	uint32_t it = 0;
+
+	/* Members beyond the entry size read as zero, as everywhere. */
+	if (es >= offsetof(struct neuronprof_notification, iteration) + sizeof(it))
+		memcpy(&it, p + offsetof(struct neuronprof_notification, iteration), sizeof(it));
+	return (uint64_t)it + 1 >= keep->first && (uint64_t)it + 1 <= keep->last;
+}
+
+/*
+ * The entries of @keep's iterations in the spans @s, each run of them one
+ * append carrying the entries left out just before it. The first append
+ * carries @desc's losses and flags. Entries left out at the end go into an
+ * append without entries, which starts the queue's next record (the
+ * writer extends a record without entries with the next append's): so
+ * every record's trimmed_count is what was left out just before its first
+ * entry, and the queue costs a record per run of kept entries, not per drain.
+ */
+static int append_kept(struct nprof_ntff_writer *w, const struct nprof_ntff_queue_desc *desc,
+		       const struct nprof_ring_spans *s, size_t es,
+		       const struct nprof_iter_range *keep)
+{
+	struct nprof_ntff_queue_desc d = *desc;
+	uint64_t trimmed_n = 0, *trimmed = &trimmed_n;
+	bool appended = false;
+	size_t k, off, run;
+	int ret;
+
+	d.size = sizeof(d);
+	for (k = 0; k < 2; k++) {
+		const unsigned char *p = s->ptr[k];
+
+		for (off = 0; off < s->len[k]; off += run) {
+			if (!iter_kept(p + off, es, keep)) {
+				++*trimmed;
+				run = es;
+				continue;
+			}
+			for (run = es; off + run < s->len[k] && iter_kept(p + off + run, es, keep);
+			     run += es)
+				;
+			d.trimmed_count = *trimmed;
+			ret = nprof_ntff_writer_append(w, &d, p + off, run, NULL, 0);
+			if (ret < 0)
+				return ret;
+			*trimmed = 0;
+			d.lost_count = 0;
+			d.ring_flags = 0;
+			appended = true;
+		}
+	}
+	if (appended && !*trimmed)
+		return 0;
+	/* The queue's record without entries: its losses, or what was left out last. */
+	d.trimmed_count = *trimmed;
+	ret = nprof_ntff_writer_append(w, &d, NULL, 0, NULL, 0);
+	return ret < 0 ? ret : 0;
+}
+
 int nprof_stream_append(struct nprof_ring *ring, struct nprof_ntff_writer *w,
-			const struct nprof_ntff_queue_desc *desc, uint64_t begin, uint64_t end)
+			const struct nprof_ntff_queue_desc *desc, uint64_t begin, uint64_t end,
+			const struct nprof_iter_range *keep)
 {
 	struct nprof_ring_spans s = { 0 };
 	int ret;
@@ -57,6 +120,8 @@ int nprof_stream_append(struct nprof_ring *ring, struct nprof_ntff_writer *w,
 		if (ret < 0)
 			return ret;
 	}
+	if (keep && keep->first)
+		return append_kept(w, desc, &s, ring->entry_size, keep);
 	ret = nprof_ntff_writer_append(w, desc, s.ptr[0], s.len[0], s.ptr[1], s.len[1]);
 	return ret < 0 ? ret : 0;
 }

@@ -19,14 +19,23 @@
 struct nprof_ntff_writer;
 struct nprof_ntff_queue_desc;
 
+/* Iterations kept (counted from 1, inclusive); 0, 0: every entry. */
+struct nprof_iter_range {
+	uint64_t first, last;
+};
+
 /*
  * Append ring positions [@begin, @end) of a queue (entries the consumer has
  * not released) to @w as the one or two spans of the mapping, under @desc;
  * an empty range still makes a record (with @desc's losses and flags).
- * Return 0 or -errno with the message.
+ * With a range in @keep (NULL or 0, 0: none), only the entries of its
+ * iterations are written, each run of them as its own append whose
+ * trimmed_count is the entries left out just before it. Return 0 or -errno
+ * with the message.
  */
 int nprof_stream_append(struct nprof_ring *ring, struct nprof_ntff_writer *w,
-			const struct nprof_ntff_queue_desc *desc, uint64_t begin, uint64_t end);
+			const struct nprof_ntff_queue_desc *desc, uint64_t begin, uint64_t end,
+			const struct nprof_iter_range *keep);
 
 /*
  * Add to the progress page of NPROF_PROGRESS_FD_ENV, if the process was

@@ -41,6 +41,7 @@ static unsigned int rt_refs;
 static uint32_t rt_ncores;
 static char rt_why[512];		/* why there is no device, for messages */
 static struct nprof_capture_opts rt_opts = { .size = sizeof(rt_opts) };
+static uint64_t rt_keep_first, rt_keep_last;	/* nprof_rt_set_capture_iterations() */
 static char rt_spool_dir[PATH_MAX];	/* rt_opts.spool_dir points here */
 static struct nprof_device *test_devs[RT_MAX_DEVICES];
 static size_t test_ndevs;
@@ -228,6 +229,12 @@ int nprof_rt_capture_get(uint32_t vnc, struct nprof_capture **cap, uint32_t *loc
 			ret = -errno;
 			goto out;
 		}
+		ret = nprof_capture_set_iterations(d->cap, rt_keep_first, rt_keep_last);
+		if (ret) {
+			nprof_capture_close(d->cap);
+			d->cap = NULL;
+			goto out;
+		}
 	}
 	d->cap_users++;
 	/* A capture keeps the devices open even if its model is unloaded. */
@@ -283,6 +290,14 @@ void nprof_rt_set_capture_opts(const struct nprof_capture_opts *opts)
 	}
 	rt_opts.spool_dir = rt_spool_dir[0] ? rt_spool_dir : NULL;
 	rt_opts.size = sizeof(rt_opts);
+	pthread_mutex_unlock(&rt_lock);
+}
+
+void nprof_rt_set_capture_iterations(uint64_t first, uint64_t last)
+{
+	pthread_mutex_lock(&rt_lock);
+	rt_keep_first = first;
+	rt_keep_last = last;
 	pthread_mutex_unlock(&rt_lock);
 }
 

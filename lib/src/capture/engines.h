@@ -75,6 +75,13 @@ int nprof_rt_capture_start(uint32_t vnc, const uint64_t *model_id, struct nprof_
 void nprof_rt_set_capture_opts(const struct nprof_capture_opts *opts);
 
 /*
+ * Iterations the engines created from now on write (counted from 1; 0, 0:
+ * every one; see nprof_capture_set_iterations()). An engine on a device
+ * of raw entries then fails to be created, -EOPNOTSUPP.
+ */
+void nprof_rt_set_capture_iterations(uint64_t first, uint64_t last);
+
+/*
  * Test seam: use these @n devices instead of enumerating (they are not
  * closed by the registry); @n may be 0 for a registry without devices.
  * @devs NULL restores enumeration. -EBUSY while referenced.

@@ -219,6 +219,8 @@ static void inspect_defaults(struct nprof_inspect_config *cfg)
 	cfg->enable_inspect_on_fail = false;
 	cfg->streaming = true;
 	cfg->exec_first = 0;
+	cfg->iter_first = 0;
+	cfg->iter_last = 0;
 	cfg->exec_last = 0;
 	memset(cfg->capture_nc, 1, sizeof(cfg->capture_nc));
 	for (i = 0; i < NPROF_QT_COUNT; i++)
@@ -458,6 +460,30 @@ NPROF_API int nprof_inspect_config_get_capture_executions(const struct nprof_ins
 		return nprof_err(EINVAL, "NULL range");
 	*first = cfg->exec_first;
 	*last = cfg->exec_last;
+	return 0;
+}
+
+NPROF_API int nprof_inspect_config_set_capture_iterations(struct nprof_inspect_config *cfg,
+							  uint64_t first, uint64_t last)
+{
+	CHECK_CFG(cfg);
+	if ((first || last) && (!first || last < first || last > (uint64_t)UINT32_MAX + 1))
+		return nprof_err(EINVAL, "iteration range %" PRIu64 "-%" PRIu64
+				 ": iterations count from 1 to 4294967296 and the range must not be empty",
+				 first, last);
+	cfg->iter_first = first;
+	cfg->iter_last = last;
+	return 0;
+}
+
+NPROF_API int nprof_inspect_config_get_capture_iterations(const struct nprof_inspect_config *cfg,
+							  uint64_t *first, uint64_t *last)
+{
+	CHECK_CFG(cfg);
+	if (!first || !last)
+		return nprof_err(EINVAL, "NULL range");
+	*first = cfg->iter_first;
+	*last = cfg->iter_last;
 	return 0;
 }
 

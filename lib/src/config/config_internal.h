@@ -34,6 +34,7 @@ struct nprof_inspect_config {
 	uint8_t capture_nc[NPROF_MAX_CORES];
 	uint64_t ring_size[NPROF_QUEUE_TYPES];	/* bytes */
 	uint64_t exec_first, exec_last;		/* capture range; 0, 0: every execution */
+	uint64_t iter_first, iter_last;		/* iterations kept; 0, 0: every iteration */
 	uint64_t max_size;			/* bytes of entries written; 0: no limit */
 	struct nprof_sys_trace_config sys_trace;
 	char output_dir[PATH_MAX];

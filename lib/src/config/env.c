@@ -241,8 +241,12 @@ int nprof_env_streaming(void)
 	return b;
 }
 
-/* "A-B" (executions A to B, counted from 1, inclusive) or "A" (A alone). */
-static int parse_exec_range(const char *var, const char *v, struct nprof_inspect_config *cfg)
+/*
+ * "A-B" (executions or iterations A to B, counted from 1, inclusive) or "A"
+ * (A alone), into *@first and *@last; @what names what is counted.
+ */
+static int parse_range(const char *var, const char *what, uint64_t max, const char *v,
+		       uint64_t *out_first, uint64_t *out_last)
 {
 	const char *dash = strchr(v, '-');
 	size_t len = dash ? (size_t)(dash - v) : strlen(v);
@@ -250,11 +254,11 @@ static int parse_exec_range(const char *var, const char *v, struct nprof_inspect
 
 	if (nprof_parse_u64(v, len, 10, &first) ||
 	    (dash ? nprof_parse_u64(dash + 1, strlen(dash + 1), 10, &last) : (last = first, 0)) ||
-	    !first || last < first)
-		return nprof_err(EINVAL, "%s: expected A-B with 1 <= A <= B (executions counted from 1), got '%s'",
-				 var, v);
-	cfg->exec_first = first;
-	cfg->exec_last = last;
+	    !first || last < first || last > max)
+		return nprof_err(EINVAL, "%s: expected A-B with 1 <= A <= B (%s counted from 1), got '%s'",
+				 var, what, v);
+	*out_first = first;
+	*out_last = last;
 	return 0;
 }
 
@@ -355,7 +359,16 @@ static int parse_all(const struct env_ctx *e, struct nprof_inspect_config *cfg)
 
 	v = env_get(e, ENV_PREFIX "CAPTURE_EXECUTIONS");
 	if (v) {
-		ret = parse_exec_range(ENV_PREFIX "CAPTURE_EXECUTIONS", v, cfg);
+		ret = parse_range(ENV_PREFIX "CAPTURE_EXECUTIONS", "executions", UINT64_MAX, v,
+				  &cfg->exec_first, &cfg->exec_last);
+		if (ret)
+			return ret;
+	}
+
+	v = env_get(e, ENV_PREFIX "CAPTURE_ITERATIONS");
+	if (v) {
+		ret = parse_range(ENV_PREFIX "CAPTURE_ITERATIONS", "iterations",
+				  (uint64_t)UINT32_MAX + 1, v, &cfg->iter_first, &cfg->iter_last);
 		if (ret)
 			return ret;
 	}
@@ -376,7 +389,7 @@ static bool known_var(const char *name, size_t len)
 	static const char *const inspect[] = {
 		"ENABLE", "OUTPUT_DIR", "SYSTEM_PROFILE", "DEVICE_PROFILE", "ON_FAIL",
 		"CPU_UTIL", "HOST_MEMORY", "EVENT_FILTER_NC", "EVENT_FILTER_TYPE",
-		"SYS_TRACE_MAX_EVENTS_PER_NC", "STREAMING", "CAPTURE_EXECUTIONS",
+		"SYS_TRACE_MAX_EVENTS_PER_NC", "STREAMING", "CAPTURE_EXECUTIONS", "CAPTURE_ITERATIONS",
 		"CAPTURE_MAX_SIZE",
 	};
 	char buf[96];

@@ -677,6 +677,11 @@ NPROF_API int nprof_ntff_reader_info(const struct nprof_ntff_reader *r, struct n
 		out.exec_first = m->first_execution;
 		out.exec_last = m->last_execution;
 	}
+	if (m->has_first_iteration && m->has_last_iteration && m->first_iteration &&
+	    m->last_iteration >= m->first_iteration) {
+		out.iter_first = m->first_iteration;
+		out.iter_last = m->last_iteration;
+	}
 	/* Older callers' structs end before the raw fields or the names. */
 	memcpy(info, &out, size < sizeof(out) ? size : sizeof(out));
 	return 0;
@@ -698,7 +703,7 @@ NPROF_API int nprof_ntff_reader_queue(const struct nprof_ntff_reader *r, size_t 
 
 	if (!r || !q)
 		return nprof_err(EINVAL, "NTFF reader or queue is NULL");
-	if (NPROF_SIZED_VALID(q, nprof_ntff_queue, NPROF_SIZED_OUT))
+	if (NPROF_SIZED_VALID_SINCE(q, nprof_ntff_queue, NPROF_NTFF_QUEUE_SIZE_V1, NPROF_SIZED_OUT))
 		return -EINVAL;
 	size = q->size;
 	if (idx >= r->info->n_trace)
@@ -723,7 +728,9 @@ NPROF_API int nprof_ntff_reader_queue(const struct nprof_ntff_reader *r, size_t 
 	out.data_length = t->data_length;
 	/* A one-pass reader has not verified them: only the chunk iterator may. */
 	out.entries = r->flags & NPROF_NTFF_READ_VERIFY_LAZY ? NULL : r->data + t->data_offset;
-	memcpy(q, &out, sizeof(out));
+	out.trimmed_count = t->has_trimmed_count ? t->trimmed_count : 0;
+	/* An older caller's struct ends before trimmed_count. */
+	memcpy(q, &out, size < sizeof(out) ? size : sizeof(out));
 	return 0;
 }
 

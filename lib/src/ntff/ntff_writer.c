@@ -275,6 +275,15 @@ NPROF_API int nprof_ntff_writer_set_info(struct nprof_ntff_writer *w,
 	    (!info->exec_first || info->exec_last < info->exec_first))
 		return nprof_err(EINVAL, "execution range %" PRIu64 "-%" PRIu64 " is empty",
 				 info->exec_first, info->exec_last);
+	if ((info->iter_first || info->iter_last) &&
+	    (!info->iter_first || info->iter_last < info->iter_first ||
+	     info->iter_last > (uint64_t)UINT32_MAX + 1))
+		return nprof_err(EINVAL, "iteration range %" PRIu64 "-%" PRIu64
+				 " is empty or past 2^32", info->iter_first, info->iter_last);
+	if (info->iter_first && info->device.raw_format != NEURONPROF_RAW_FORMAT_NONE)
+		return nprof_err(EINVAL, "iteration range %" PRIu64 "-%" PRIu64
+				 " with raw entries, which carry no iteration",
+				 info->iter_first, info->iter_last);
 	why = nprof_ntff_code_names_problem(info->code_names, info->num_code_names,
 					    info->device.raw_format, &at);
 	if (why)
@@ -304,6 +313,8 @@ NPROF_API int nprof_ntff_writer_set_info(struct nprof_ntff_writer *w,
 	m->has_stop_ns = 1, m->stop_ns = info->stop_ns;
 	m->has_first_execution = info->exec_first != 0, m->first_execution = info->exec_first;
 	m->has_last_execution = info->exec_first != 0, m->last_execution = info->exec_last;
+	m->has_first_iteration = info->iter_first != 0, m->first_iteration = info->iter_first;
+	m->has_last_iteration = info->iter_first != 0, m->last_iteration = info->iter_last;
 	w->device.has_arch = 1, w->device.arch = info->device.arch;
 	w->device.has_uapi_version = 1, w->device.uapi_version = info->device.uapi_version;
 	w->device.has_num_cores = 1, w->device.num_cores = info->device.num_cores;
@@ -469,7 +480,7 @@ NPROF_API int nprof_ntff_writer_append(struct nprof_ntff_writer *w,
 {
 	const unsigned char *first = NULL, *last = NULL;
 	struct ntff_packed_span ps[2] = { 0 };
-	uint64_t first_seq = 0, last_seq = 0, at;
+	uint64_t first_seq = 0, last_seq = 0, at, trimmed;
 	Neuronprof__Ntff__TraceInfo *ti;
 	const char *why;
 	uint32_t trace_type, block_type, block_csum;
@@ -483,8 +494,12 @@ NPROF_API int nprof_ntff_writer_append(struct nprof_ntff_writer *w,
 		return nprof_err(EINVAL, "NTFF writer or queue descriptor is NULL");
 	if (w->error)
 		return writer_replay(w);
-	if (NPROF_SIZED_VALID(desc, nprof_ntff_queue_desc, NPROF_SIZED_IN))
+	if (NPROF_SIZED_VALID_SINCE(desc, nprof_ntff_queue_desc, NPROF_NTFF_QUEUE_DESC_SIZE_V1,
+				    NPROF_SIZED_IN))
 		return -EINVAL;
+	trimmed = desc->size > NPROF_NTFF_QUEUE_DESC_SIZE_V1 ? desc->trimmed_count : 0;
+	if (trimmed && w->raw_packed)
+		return nprof_err(EINVAL, "cannot trim entries of packed raw records");
 	if (nprof_ntff_map_queue_type(desc->queue_type, &trace_type, &block_type))
 		return nprof_err(EINVAL, "cannot append queue type %u: not a known queue type",
 				 desc->queue_type);
@@ -592,8 +607,11 @@ NPROF_API int nprof_ntff_writer_append(struct nprof_ntff_writer *w,
 		csum_span(w, span1, len1, w->data_len + len0);
 	}
 
-	if (same_queue_as_last(w, desc, first != NULL, first_seq)) {
+	if (same_queue_as_last(w, desc, first != NULL, first_seq) &&
+	    (!trimmed || !w->traces[w->ntraces - 1].entry_count)) {
 		ti = &w->traces[w->ntraces - 1];
+		if (trimmed)
+			ti->has_trimmed_count = 1, ti->trimmed_count += trimmed;
 		if (first) {
 			/* A packed record without entries is a filler: no seqs yet. */
 			if (!ti->entry_count || (w->raw_packed && !ti->first_seq && !ti->last_seq))
@@ -624,6 +642,7 @@ NPROF_API int nprof_ntff_writer_append(struct nprof_ntff_writer *w,
 	ti->has_data_offset = 1, ti->data_offset = w->data_len;
 	ti->has_data_length = 1, ti->data_length = total;
 	ti->has_ring_flags = 1, ti->ring_flags = desc->ring_flags;
+	ti->has_trimmed_count = trimmed != 0, ti->trimmed_count = trimmed;
 	w->data_len += total;
 	return (int)w->ntraces++;
 }

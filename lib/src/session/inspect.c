@@ -197,6 +197,7 @@ static void rollback(void)
 	if (nprof_insp.rt_ref)
 		nprof_rt_put();
 	nprof_rt_set_capture_opts(NULL);
+	nprof_rt_set_capture_iterations(0, 0);
 	if (nprof_insp.monitor)
 		nprof_monitor_free(nprof_insp.monitor);
 	if (nprof_insp.sys_trace_owned) {
@@ -213,6 +214,7 @@ static void rollback(void)
 static int begin_locked(struct nprof_inspect_config *cfg)
 {
 	struct nprof_capture_opts copts = { .size = sizeof(copts) };
+	uint64_t iter_first, iter_last;
 	struct nprof_session_view *v = &nprof_insp.view;
 	const char *base = nprof_inspect_config_get_output_dir(cfg);
 	unsigned int acts;
@@ -297,6 +299,8 @@ static int begin_locked(struct nprof_inspect_config *cfg)
 		/* Spools next to the files they become: the same disk, no tmpfs. */
 		copts.spool_dir = nprof_insp.dir;
 		nprof_rt_set_capture_opts(&copts);
+		nprof_inspect_config_get_capture_iterations(cfg, &iter_first, &iter_last);
+		nprof_rt_set_capture_iterations(iter_first, iter_last);
 		nprof_rt_get();
 		nprof_insp.rt_ref = true;
 	}
@@ -522,6 +526,7 @@ static int harvest_locked(bool crash)
 	if (nprof_insp.rt_ref) {
 		nprof_rt_put();
 		nprof_rt_set_capture_opts(NULL);
+		nprof_rt_set_capture_iterations(0, 0);
 		nprof_insp.rt_ref = false;
 	}
 	if (nprof_insp.view.dirfd >= 0) {

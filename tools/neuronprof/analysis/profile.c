@@ -267,6 +267,7 @@ static void queue_merge(struct prof_queue *lq, size_t i, const struct nprof_ntff
 			q->last_seq = r->last_seq;
 		q->entry_count += r->entry_count;
 		q->lost_count += r->lost_count;
+		q->trimmed_count += r->trimmed_count;
 		q->data_length += r->data_length;
 		q->ring_flags |= r->ring_flags;
 	}
@@ -407,6 +408,7 @@ bool queue_iter_record(struct queue_iter *it)
 			continue;
 		it->left--;
 		it->entry_size = r.entry_size;
+		it->trimmed += r.trimmed_count;
 		if (!it->f->one_pass) {
 			nprof_ntff_entry_iter_init(&it->it, &r);
 			return true;

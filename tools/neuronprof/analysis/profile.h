@@ -186,6 +186,12 @@ struct queue_iter {
 	struct nprof_ntff_chunk_iter chunks;	/* one_pass: the current record's chunks */
 	bool in_record;				/* one_pass: @chunks is walking a record */
 	uint32_t entry_size;			/* of the current record */
+	/*
+	 * Sequence numbers the writer left out on purpose (--iterations A-B)
+	 * just before the next entry: the trimmed_count of the records entered
+	 * since the last entry handed out, which seq_skipped_iter() takes.
+	 */
+	uint64_t trimmed;
 };
 
 static inline void queue_iter_init(struct queue_iter *it, const struct prof_file *f,
@@ -198,6 +204,7 @@ static inline void queue_iter_init(struct queue_iter *it, const struct prof_file
 	it->it = (struct nprof_ntff_entry_iter){ 0 };
 	it->in_record = false;
 	it->entry_size = lq->q.entry_size;
+	it->trimmed = 0;
 }
 
 /*
@@ -235,6 +242,19 @@ static inline uint64_t seq_skipped(struct seq_track *t, uint64_t seq)
 	t->prev = seq;
 	t->have_prev = true;
 	return skipped;
+}
+
+/*
+ * seq_skipped() of an entry @it just handed out, less the sequence numbers
+ * the writer left out on purpose before it (NTFF 1.4 trimmed_count, a
+ * capture of a range of iterations): only what is left is lost.
+ */
+static inline uint64_t seq_skipped_iter(struct seq_track *t, struct queue_iter *it, uint64_t seq)
+{
+	uint64_t skipped = seq_skipped(t, seq), trimmed = it->trimmed;
+
+	it->trimmed = 0;
+	return skipped > trimmed ? skipped - trimmed : 0;
 }
 
 /*

@@ -133,10 +133,15 @@ void recording_print_ranges(const struct recording *r, const char *indent)
 		const struct prof_file *f = r->files[i];
 		const char *base = strrchr(f->path, '/');
 
-		if (!f->info.exec_first)
+		if (!f->info.exec_first && !f->info.iter_first)
 			continue;
-		printf("%scaptured executions %" PRIu64 "-%" PRIu64 " of NeuronCore %u (%s)\n",
-		       indent, f->info.exec_first, f->info.exec_last, f->info.core,
-		       base ? base + 1 : f->path);
+		printf("%scaptured ", indent);
+		if (f->info.exec_first)
+			printf("executions %" PRIu64 "-%" PRIu64 "%s", f->info.exec_first,
+			       f->info.exec_last, f->info.iter_first ? ", " : "");
+		if (f->info.iter_first)
+			printf("iterations %" PRIu64 "-%" PRIu64 " of %s", f->info.iter_first,
+			       f->info.iter_last, f->info.exec_first ? "each" : "every execution");
+		printf(" of NeuronCore %u (%s)\n", f->info.core, base ? base + 1 : f->path);
 	}
 }

@@ -238,7 +238,7 @@ static void add_raw_queue(struct rec_stats *s, const struct prof_file *f,
 		/* Parts of one device entry are consecutive and share its index. */
 		if (!seq.have_prev || part.index != prev_index)
 			rq->device_entries++;
-		gaps += seq_skipped(&seq, e.seq);
+		gaps += seq_skipped_iter(&seq, &it, e.seq);
 		prev_index = part.index;
 	}
 	rq->q = queue_loss_of(f, lq, gaps);
@@ -290,7 +290,7 @@ static void add_queue(struct rec_stats *s, const struct prof_file *f, const stru
 	while ((p = queue_iter_next(&it))) {
 		entry_decode(p, it.entry_size, &e);
 		progress_update(pg, ++*done);
-		skipped = seq_skipped(&seq, e.seq);
+		skipped = seq_skipped_iter(&seq, &it, e.seq);
 		gaps += skipped;
 		if (skipped)
 			loss_window_add(c, q, prev_ts, e.ts, skipped, false);

@@ -101,7 +101,7 @@ static void add_queue(struct rec_timeline *tl, const struct rec_stats *s,
 
 		entry_decode(p, it.entry_size, &e);
 		progress_update(pg, ++*done);
-		g = seq_skipped(&seq, e.seq);
+		g = seq_skipped_iter(&seq, &it, e.seq);
 		gaps += g;
 		if (g)
 			t->gaps[timeline_bucket(t, e.ts)] += g;

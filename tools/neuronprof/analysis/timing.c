@@ -112,7 +112,7 @@ static bool stream_pair(struct timing_stream *s, struct inference *out)
 	while ((p = queue_iter_next(&s->it))) {
 		entry_decode(p, s->it.entry_size, &e);
 		/* A pair never spans a loss: a start before a sequence gap is dropped. */
-		if (seq_skipped(&s->seq, e.seq)) {
+		if (seq_skipped_iter(&s->seq, &s->it, e.seq)) {
 			if (s->open && s->infer)
 				s->unmatched_starts++;
 			s->open = false;

@@ -503,7 +503,7 @@ static void write_queue(struct sq *q, struct sq_rec *r, const struct prof_file *
 		entry_decode(p, it.entry_size, &e);
 		progress_update(pg, ++*done);
 		q->stats->entries++;
-		g = seq_skipped(&seq, e.seq);
+		g = seq_skipped_iter(&seq, &it, e.seq);
 		gaps += g;
 		if (trace) {
 			/* An instruction ends when the next entry of its queue says, or a loss cuts it. */

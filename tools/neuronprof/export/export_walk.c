@@ -287,7 +287,7 @@ static bool walk_next_raw(struct walk *w, struct raw_parts *rp, struct entry *e,
 static void walk_take(struct walk *w, const struct entry *e)
 {
 	w->st->entries++;
-	w->lost = seq_skipped(&w->seq, e->seq);
+	w->lost = seq_skipped_iter(&w->seq, &w->it, e->seq);
 	w->gaps += w->lost;
 	w->gap_from = w->prev_ts;
 	w->prev_ts = e->ts;

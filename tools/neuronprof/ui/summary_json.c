@@ -52,20 +52,26 @@ void json_capture_ranges(struct json *j, const struct recording *r)
 	size_t n = 0;
 
 	for (size_t i = 0; i < r->nfiles; i++)
-		n += r->files[i]->info.exec_first != 0;
+		n += r->files[i]->info.exec_first || r->files[i]->info.iter_first;
 	if (!n)
 		return;
 	jw_arr_begin(j, "capture_ranges");
 	for (size_t i = 0; i < r->nfiles; i++) {
 		const struct prof_file *f = r->files[i];
 
-		if (!f->info.exec_first)
+		if (!f->info.exec_first && !f->info.iter_first)
 			continue;
 		jw_obj_begin(j, NULL);
 		jw_str(j, "file", f->path);
 		jw_u64(j, "core", f->info.core);
-		jw_u64(j, "first_execution", f->info.exec_first);
-		jw_u64(j, "last_execution", f->info.exec_last);
+		if (f->info.exec_first) {
+			jw_u64(j, "first_execution", f->info.exec_first);
+			jw_u64(j, "last_execution", f->info.exec_last);
+		}
+		if (f->info.iter_first) {
+			jw_u64(j, "first_iteration", f->info.iter_first);
+			jw_u64(j, "last_iteration", f->info.iter_last);
+		}
 		jw_obj_end(j);
 	}
 	jw_arr_end(j);

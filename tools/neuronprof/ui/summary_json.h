@@ -32,9 +32,10 @@ void json_idle_gaps(struct json *j, const struct top_gaps *g, const struct core_
 void json_recording_fields(struct json *j, const struct rec_stats *s);
 
 /*
- * "capture_ranges": [{file, core, first_execution, last_execution}] of the
- * files of @r limited to a range of executions (NTFF 1.3); nothing when
- * none is.
+ * "capture_ranges": [{file, core, first_execution, last_execution,
+ * first_iteration, last_iteration}] of the files of @r limited to a range
+ * of executions (NTFF 1.3) or of iterations (NTFF 1.4), each pair present
+ * only when the file has that range; nothing when none is.
  */
 void json_capture_ranges(struct json *j, const struct recording *r);
 

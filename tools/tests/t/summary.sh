@@ -46,6 +46,46 @@ PY
 	"$np" summary --brief "$fx/prof" >"$tmp/rs" && ! grep -q "captured executions" "$tmp/rs"
 }
 run "summary and diff: the capture range a file records (NTFF 1.3)" t_capture_ranges
+
+# Files of a capture of a range of iterations (NTFF 1.4: record
+# --iterations A-B): every entry but a queue's first follows 3 sequence
+# numbers the writer left out (trimmed_count). The analyses count none of
+# them as lost: the losses, gaps, loss windows and every other figure are
+# those of the same entries without the trims; summary and diff say the
+# range, in text and JSON.
+t_iteration_ranges() {
+	rm -rf "$tmp/iters" && "$build/tests/gen_fixtures" --iter-range 2-3 "$tmp/iters" \
+		>/dev/null || return 1
+	"$np" summary --json "$tmp/iters/prof" >"$tmp/is.json" &&
+	"$np" summary --json "$fx/prof" >"$tmp/fs.json" &&
+	"$np" summary --brief "$tmp/iters/prof" >"$tmp/is" || return 1
+	has "captured iterations 2-3 of every execution of NeuronCore 0 (profile_nc_0_session_3.ntff)" "$tmp/is" &&
+	"$np" diff "$tmp/iters/prof" "$fx/prof" >"$tmp/id" || return 1
+	count_is 1 "captured iterations 2-3 of every execution of NeuronCore 1 \(profile_nc_1_session_0.ntff\)" "$tmp/id" &&
+	"$np" diff --json "$tmp/iters/prof" "$fx/prof" >"$tmp/id.json" &&
+	"$py" - "$tmp/is.json" "$tmp/fs.json" "$tmp/id.json" <<'PY' || return 1
+import json, sys
+s = json.load(open(sys.argv[1]))["recordings"][0]
+f = json.load(open(sys.argv[2]))["recordings"][0]
+d = json.load(open(sys.argv[3]))
+assert [(x["core"], x["first_iteration"], x["last_iteration"]) for x in s["capture_ranges"]] \
+    == [(0, 2, 3)], s["capture_ranges"]
+assert "first_execution" not in s["capture_ranges"][0], s["capture_ranges"]
+# The same entries, losses and figures as without the trims.
+for k in ("entries", "cores", "ops_across_cores", "models", "totals"):
+    assert s[k] == f[k], (k, s[k], f[k])
+# Losses name the file and its records, which the trims split: the rest agrees.
+strip = lambda ls: [{k: v for k, v in x.items() if k not in ("file", "record", "records")}
+                    for x in ls]
+assert s["losses"] and strip(s["losses"]) == strip(f["losses"]), (s["losses"], f["losses"])
+b = d["base"]["capture_ranges"]
+assert sorted((x["core"], x["first_iteration"], x["last_iteration"]) for x in b) == \
+    [(0, 2, 3), (1, 2, 3)], b
+assert "capture_ranges" not in d["new"], d["new"]
+PY
+	! grep -q "captured iterations" "$tmp/rs"
+}
+run "summary and diff: the iteration range a file records, trims not lost (NTFF 1.4)" t_iteration_ranges
 # prof/ holds two recordings: prof/ (core 0 and the system profile) and
 # prof/sub/ (core 1); each is summarized on its own.
 t_summary_text() {

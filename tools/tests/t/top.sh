@@ -43,6 +43,15 @@ t_record_range_env() {
 	has "NEURON_RT_INSPECT_CAPTURE_EXECUTIONS=100-110" "$tmp/env"
 }
 run "record -- CMD: --executions A-B passes the capture range" t_record_range_env
+t_record_iter_env() {
+	"$np" record -o "$tmp/recdir" --iterations 2-3 -- env \
+		>"$tmp/env" 2>"$tmp/e" || { cat "$tmp/e"; return 1; }
+	has "NEURON_RT_INSPECT_CAPTURE_ITERATIONS=2-3" "$tmp/env" &&
+	! grep -q "NEURON_RT_INSPECT_CAPTURE_EXECUTIONS" "$tmp/env"
+}
+run "record -- CMD: --iterations A-B passes the iteration range" t_record_iter_env
+run "record: --iterations A-B that ends before it begins" \
+	expect_exit 2 "--iterations 3-2: the range ends before it begins" "$np" record --iterations 3-2
 run "record -- CMD: --executions A-B with --delay needs SESSION mode" \
 	expect_exit 2 "with --delay or --control needs --mode session" \
 	"$np" record --executions 1-2 --delay 1 -- true

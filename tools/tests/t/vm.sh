@@ -24,7 +24,7 @@ else
 	run "recordings in a VM equal the simulator's device-time model (see vm_model.sh)" \
 		vm_test vm_model
 	run "top beside sim_run in a VM loses nothing (see vm_top.sh)" vm_test vm_top
-	run "record --executions 100-110 of 200 holds exactly those; --control enables and disables twice (see vm_capture.sh)" \
+	run "record --executions 100-110 of 200 holds exactly those; --control enables and disables twice; --iterations 2-4 (see vm_capture.sh)" \
 		vm_test vm_capture
 	run "exporter beside sim_run in a VM: entries delivered as produced, none lost, promtool accepts both outputs (see vm_exporter.sh)" \
 		vm_test vm_exporter
