@@ -12,7 +12,11 @@
       their start, one timeline per core) carries the same numbers; with
       several recordings, the panels side by side (busy time and
       utilisation per core, latency per model) hold summary's numbers of
-      each, on one axis per plot, each bar or box where they put it
+      each, on one axis per plot, each bar or box where they put it; the
+      errors by code of each core and in total are summary's counts (the
+      table is there, or "No errors" is said; the error queues' losses
+      are said); every op and model label fits its column, or ends in an
+      ellipsis with the whole label in its tooltip
   report_check.py buckets REPORT.html REC DUMP.json...
       the busy time per bucket of every engine and TopSP of recording REC,
       recomputed from dump --json of its files with the timing model of
@@ -20,6 +24,7 @@
   report_check.py dom DOM.html REPORT.html
       DOM.html: what a browser made of REPORT.html (chromium --dump-dom):
       the script ran, and every table holds one row per element of the data
+      (the errors table: its device, core, code, name, count and lost cells)
 
 Prints what differs ("# ..." lines) and exits 1, or exits 0.
 """
