@@ -14,6 +14,9 @@
 #include "analysis/summary_columns.h"
 #include "util/util.h"
 
+/* Room for a model label (model_label()'s text). */
+#define MODEL_LABEL_LEN	256
+
 /* About the width of a character of the plots' 11px labels, in px. */
 #define LABEL_CHAR_W	6.6
 
@@ -352,6 +355,7 @@ void svg_hist(FILE *f, const struct hist *h, const char *what, uint32_t model,
 	      const char *name)
 {
 	const int W = 460, H = 160, L = 40, B = 30;
+	char title[MODEL_LABEL_LEN + 32];
 	uint64_t max = 0;
 	double bw;
 
@@ -361,9 +365,14 @@ void svg_hist(FILE *f, const struct hist *h, const char *what, uint32_t model,
 	bw = (double)(W - L - 10) / (double)h->nb;
 	fprintf(f, "<svg class=\"hist\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
 		"height=\"%d\" role=\"img\" data-model=\"%u\" data-what=\"%s\">\n", W, H, model, what);
+	if (name && *name)
+		snprintf(title, sizeof(title), "%s (model %u): %s", name, model, what);
+	else
+		snprintf(title, sizeof(title), "model %u: %s", model, what);
 	fprintf(f, "<text class=\"title\" x=\"%d\" y=\"12\">", L);
-	model_label(f, name, model);
-	fprintf(f, ": %s</text>\n", what);
+	/* Bold: about a tenth wider than the labels. */
+	fit_label(f, title, (W - L - 4) * 9 / 10);
+	fputs("</text>\n", f);
 	for (size_t i = 0; i < h->nb; i++) {
 		double bh = max ? (double)h->counts[i] / (double)max * (H - B - 24) : 0;
 
@@ -395,7 +404,6 @@ void svg_hist(FILE *f, const struct hist *h, const char *what, uint32_t model,
 #define HOST_TOP	26
 
 /* A model as model_label() writes it, unescaped, in @buf. */
-#define MODEL_LABEL_LEN	256
 static const char *model_text(const struct model_stats *m, char *buf, size_t len)
 {
 	if (m->name && *m->name)
