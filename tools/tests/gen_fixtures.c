@@ -15,6 +15,7 @@
  *                                      a fleet (below), for the Python
  *                                      analysis (python/tests)
  *        gen_fixtures [--split C] --loss DIR  the planted-loss fixtures
+ *        gen_fixtures [--split C] --errors DIR  errors of two codes on two cores
  *                                      (below)
  *        gen_fixtures --exec-range A-B ...  any of the above, every file
  *                                      saying it holds executions A to B
@@ -99,6 +100,17 @@
  * in core 0's last execution; the DMA queue of odd machines records 1 lost.
  * The planted straggler: fleet-5's core 1, whose op 0x502 takes 7000 ns
  * more in execution 2 (fleets of 6 machines or more).
+ *
+ * With --errors, DIR/profile_nc_C_session_0.ntff for cores C = 0 and 1 of a
+ * device that names some codes: TRACE 0x100 "activation_gelu_approx3" (the
+ * longest name NTFF allows) and 0x101 "matmult", ERROR 0x31
+ * "nc_sema_timeout"; ERROR 0x32 has no name. Each core runs 3 inferences
+ * of model 5: START, on engine 0 an EVENT start, TRACE 0x100 and 0x101, an
+ * EVENT end, an ERROR 0x31 (core 0 also an ERROR 0x32 in inference 2), a
+ * TOPSP_ERROR 0x32 on its first TopSP (3 * C) in inference 1, STOP; 100
+ * ns between entries. Core 1's ERROR queue loses the 0x31 of inference 1
+ * (a sequence gap, lost = 1). Errors: core 0 3 x 0x31 and 2 x 0x32,
+ * core 1 2 x 0x31 and 1 x 0x32, 1 lost on an error queue.
  *
  * With --loss, planted losses (Documentation/analysis.rst, Loss windows),
  * core 0 running 4 iterations of: INFER_STATUS start, on engines 0 and 1 an
@@ -246,6 +258,13 @@ static const struct nprof_ntff_code_name fixture_names[] = {
 	{ NEURONPROF_QT_TOPSP_TRACE, 0x700, "collective" },
 };
 static bool fixture_named;
+/* The names of --errors (see the header). */
+static const struct nprof_ntff_code_name fixture_err_names[] = {
+	{ NEURONPROF_QT_TRACE, 0x100, "activation_gelu_approx3" },
+	{ NEURONPROF_QT_TRACE, 0x101, "matmult" },
+	{ NEURONPROF_QT_ERROR, 0x31, "nc_sema_timeout" },
+};
+static bool fixture_errors;
 /* --exec-range A-B: the executions every file says it holds (0, 0: none). */
 static uint64_t fixture_exec_first, fixture_exec_last;
 
@@ -340,6 +359,11 @@ static void write_file(struct fixture *f, const char *dir, const char *name, uin
 		info.model_id = f->model_id;
 		info.code_names = fixture_names;
 		info.num_code_names = sizeof(fixture_names) / sizeof(fixture_names[0]);
+	}
+	if (fixture_errors) {
+		info.device.uapi_version = NEURONPROF_UAPI_VERSION;
+		info.code_names = fixture_err_names;
+		info.num_code_names = sizeof(fixture_err_names) / sizeof(fixture_err_names[0]);
 	}
 	if (!w)
 		die(name);
@@ -571,6 +595,50 @@ static void loss_fixtures(const char *dir)
 	loss_workload(&f);
 	write_file(&f, dir, "gapped.ntff", 0, 0);
 	fixture_free(&f);
+}
+
+/* The --errors fixtures (see the header): errors of two codes on two cores. */
+static void error_fixtures(const char *dir)
+{
+	struct fixture f;
+	char name[64];
+
+	mkdir_or_die(dir);
+	fixture_errors = true;
+	for (uint32_t c = 0; c < 2; c++) {
+		memset(&f, 0, sizeof(f));
+		f.now = 6000000 + 1000000 * c;
+		f.model_id = 5;
+		for (uint32_t it = 0; it < 3; it++) {
+			emit(&f, NEURONPROF_QT_INFER_STATUS, CORE, c, 0, NEURONPROF_INFER_START, it,
+			     3, 0, 0, 0);
+			emit(&f, NEURONPROF_QT_EVENT, CORE, c, 0, 1, it, 2, 0, 0, 0);
+			emit(&f, NEURONPROF_QT_TRACE, CORE, c, 0, 0x100, it, 0, 0, 0, 0);
+			emit(&f, NEURONPROF_QT_TRACE, CORE, c, 0, 0x101, it, 16, 0, 0, 0);
+			emit(&f, NEURONPROF_QT_EVENT, CORE, c, 0, 2, it, 0, 0, 0, 0);
+			if (c == 1 && it == 1) {
+				struct queue *q = queue(&f, NEURONPROF_QT_ERROR, CORE, c, 0);
+
+				/* Lost: its time and sequence number pass all the same. */
+				f.now += 100;
+				q->next_seq++;
+				q->lost++;
+			} else {
+				emit(&f, NEURONPROF_QT_ERROR, CORE, c, 0, 0x31, it, it, 0, 0, 0);
+			}
+			if (c == 0 && it == 2)
+				emit(&f, NEURONPROF_QT_ERROR, CORE, c, 0, 0x32, it, it, 0, 0, 0);
+			if (it == 1)
+				emit(&f, NEURONPROF_QT_TOPSP_ERROR, TOPSP, 3 * c, 0, 0x32, it, it, 0,
+				     0, 0);
+			emit(&f, NEURONPROF_QT_INFER_STATUS, CORE, c, 0, NEURONPROF_INFER_STOP, it,
+			     0, 0, 0, 0);
+		}
+		snprintf(name, sizeof(name), "profile_nc_%u_session_0.ntff", c);
+		write_file(&f, dir, name, c, 0);
+		fixture_free(&f);
+	}
+	fixture_errors = false;
 }
 
 /* A large profile for benchmarks: the simulator's pattern, repeated. */
@@ -822,6 +890,7 @@ static const char usage_text[] =
 	"       gen_fixtures [--split C] --jitter N FILE  the same, 50 to 249 ns steps\n"
 	"       gen_fixtures [--split C] --fleet N DIR    N machines' recordings\n"
 	"       gen_fixtures [--split C] --loss DIR       the planted-loss fixtures\n"
+	"       gen_fixtures [--split C] --errors DIR     errors of two codes on two cores\n"
 	"       gen_fixtures --exec-range A-B ...         any of these, holding executions A-B\n"
 	"       gen_fixtures --iter-range A-B ...         any of these, holding iterations A-B\n"
 	"                                                 (3 seqs left out before each entry)\n"
@@ -864,6 +933,10 @@ int main(int argc, char **argv)
 		}
 		argc -= 2;
 		argv += 2;
+	}
+	if (argc == 3 && !strcmp(argv[1], "--errors")) {
+		error_fixtures(argv[2]);
+		return 0;
 	}
 	if (argc == 3 && !strcmp(argv[1], "--loss")) {
 		loss_fixtures(argv[2]);

@@ -12,7 +12,11 @@
       their start, one timeline per core) carries the same numbers; with
       several recordings, the panels side by side (busy time and
       utilisation per core, latency per model) hold summary's numbers of
-      each, on one axis per plot, each bar or box where they put it
+      each, on one axis per plot, each bar or box where they put it; the
+      errors by code of each core and in total are summary's counts (the
+      table is there, or "No errors" is said; the error queues' losses
+      are said); every op and model label fits its column, or ends in an
+      ellipsis with the whole label in its tooltip
   report_check.py buckets REPORT.html REC DUMP.json...
       the busy time per bucket of every engine and TopSP of recording REC,
       recomputed from dump --json of its files with the timing model of
@@ -20,6 +24,7 @@
   report_check.py dom DOM.html REPORT.html
       DOM.html: what a browser made of REPORT.html (chromium --dump-dom):
       the script ran, and every table holds one row per element of the data
+      (the errors table: its device, core, code, name, count and lost cells)
 
 Prints what differs ("# ..." lines) and exits 1, or exits 0.
 """
@@ -47,6 +52,11 @@ class Page(html.parser.HTMLParser):
         self.body = {}
         self.svg = None          # attrs of the svg being read
         self.in_svg = []         # (tag, attrs, attrs of its svg) of every element in an svg
+        self.raw = ""
+        self.said = {}           # ("noerrors"|"errlost", recording): count or data-lost
+        self.section = -1
+        self.cells = []          # per table (as tables): its rows' cell texts
+        self.td = None
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -57,17 +67,32 @@ class Page(html.parser.HTMLParser):
             self.in_svg.append((tag, a, self.svg))
         if tag == "body":
             self.body = a
+        if tag == "section" and a.get("id", "").startswith("r"):
+            self.section = int(a["id"][1:])
+        cls = a.get("class", "").split()
+        if tag == "p" and "noerrors" in cls:
+            k = ("noerrors", self.section)
+            self.said[k] = self.said.get(k, 0) + 1
+        if tag == "p" and "errlost" in cls:
+            self.said[("errlost", self.section)] = a.get("data-lost")
+        if tag == "td" and self.in_tbody and self.tbl is not None:
+            self.td = []
         if tag == "script" and a.get("id") == "report-data":
             self.in_data = True
         if tag == "div" and "tbl" in a.get("class", "").split():
             self.tbl = [a, 0]
             self.tables.append(self.tbl)
+            self.cells.append([])
         if tag == "tbody":
             self.in_tbody = True
         if tag == "tr" and self.in_tbody and self.tbl is not None:
             self.tbl[1] += 1
+            self.cells[-1].append([])
 
     def handle_endtag(self, tag):
+        if tag == "td" and self.td is not None:
+            self.cells[-1][-1].append("".join(self.td))
+            self.td = None
         if tag == "svg":
             self.svg = None
         if tag == "script" and self.in_data:
@@ -79,13 +104,16 @@ class Page(html.parser.HTMLParser):
             self.tbl = None if not self.in_tbody else self.tbl
 
     def handle_data(self, d):
+        if self.td is not None:
+            self.td.append(d)
         if self.in_data:
             self.text.append(d)
 
 
 def load_page(path):
     p = Page()
-    p.feed(open(path, encoding="utf-8").read())
+    p.raw = open(path, encoding="utf-8").read()
+    p.feed(p.raw)
     p.close()
     if p.data is None:
         errors.append(f"{path}: no report-data block")
@@ -130,7 +158,7 @@ def data(report, summary, top):
     svg_tl = [a for t, a in page.elems if t == "svg" and a.get("class") == "timeline"]
     svg_idle = [a for t, a in page.elems if t == "rect" and a.get("class") == "idle"]
     want_ops, want_bins, want_tl, want_idle, want_idle_x = [], [], [], [], []
-    for dr, sr in zip(d["recordings"], s["recordings"]):
+    for ri, (dr, sr) in enumerate(zip(d["recordings"], s["recordings"])):
         rt = f"recording {sr['path']}"
         expect(f"{rt} files", dr["files"], sr["files"])
         expect(f"{rt} entries", dr["entries"], sr["entries"])
@@ -215,6 +243,7 @@ def data(report, summary, top):
                [(q["file"], q["device"], q["core"], q["queue_type"], q["engine"], q["format"],
                  q["entries"], q["device_entries"], q["lost"], q["seq_gaps"])
                 for q in sr["raw_queues"]])
+        errors_by_code(page, rt, ri, dr, sr)
         expect(f"{rt} losses (every member)", dr["losses"], sr["losses"])
         expect(f"{rt} raw queues (every member)", dr["raw_queues"], sr["raw_queues"])
     expect("SVG op bars (unit, code, total_ns)",
@@ -228,8 +257,89 @@ def data(report, summary, top):
            len(got_x) == len(want_idle_x) and all(abs(g - x) <= 0.11 for g, x in
                                                  zip(got_x, want_idle_x)), True)
     side_by_side(page, s)
+    labels_fit(page, d, top)
     expect("SVG timelines (device, core, buckets)",
            [(a["data-device"], a["data-core"], a["data-buckets"]) for a in svg_tl], want_tl)
+
+
+ERROR_QUEUES = ("ERROR", "TOPSP_ERROR")
+
+
+def errors_by_code(page, rt, ri, dr, sr):
+    """The errors by code the page embeds are summary's (per core: code, count,
+    first_ns, every member summary has), with a name and a last time; the
+    recording's total per code adds the cores' up; what the error queues lost
+    is what summary's losses of those queues say; the page shows a table of
+    them, or says "No errors"."""
+    if "errors_total" not in dr:
+        errors.append(f"{rt}: no errors_total in the page's data")
+        return
+    want_total, first, last = collections.OrderedDict(), {}, {}
+    for dc, sc in zip(dr["cores"], sr["cores"]):
+        ct = f"{rt} device {sc['device']} core {sc['core']}"
+        expect(f"{ct} errors by code",
+               [{k: e[k] for k in es} for e, es in zip(dc["errors_by_code"], sc["errors_by_code"])],
+               sc["errors_by_code"])
+        expect(f"{ct} errors by code add up to its errors",
+               sum(e["count"] for e in dc["errors_by_code"]), sc["errors"])
+        for e in dc["errors_by_code"]:
+            expect(f"{ct} code {e['code']} first <= last", e["first_ns"] <= e["last_ns"], True)
+            want_total[e["code"]] = want_total.get(e["code"], 0) + e["count"]
+            first[e["code"]] = min(first.get(e["code"], e["first_ns"]), e["first_ns"])
+            last[e["code"]] = max(last.get(e["code"], e["last_ns"]), e["last_ns"])
+    t = dr["errors_total"]
+    expect(f"{rt} errors (total)", t["errors"], sr["totals"]["errors"])
+    expect(f"{rt} errors by code (total)",
+           [(e["code"], e["count"], e["first_ns"], e["last_ns"]) for e in t["errors_by_code"]],
+           [(c, n, first[c], last[c]) for c, n in want_total.items()])
+    lost = sum(max(l["lost"], l["seq_gaps"]) for l in sr["losses"]
+               if l["queue_type"] in ERROR_QUEUES)
+    expect(f"{rt} lost on error queues", t["error_queue_lost"], lost)
+    tables = [a for a, _ in page.tables if a.get("data-kind") == "errors"
+              and a.get("data-rec") == str(ri)]
+    expect(f"{rt} errors table", len(tables), 1 if t["errors"] else 0)
+    expect(f"{rt} \"No errors\" said", page.said.get(("noerrors", ri), 0), 0 if t["errors"] else 1)
+    expect(f"{rt} error-queue losses said", page.said.get(("errlost", ri)), str(lost) if lost else None)
+
+
+def label_text(inner):
+    """The whole label of an SVG <text>'s markup, and what it shows."""
+    m = re.match(r"<title>(.*?)</title>(.*)", inner, re.S)
+    if m:
+        return html.unescape(m.group(1)), html.unescape(m.group(2))
+    return html.unescape(inner), html.unescape(inner)
+
+
+def labels_fit(page, d, top):
+    """Every op label of the ops plots and every model label of the side-by-side
+    latency panels fits its column (at least 6 px a character, the column's
+    right end at the text's x): whole, or its start and an ellipsis with the
+    whole label (unit, the device's name of the op, code) in its tooltip."""
+    want = []
+    for r in d["recordings"]:
+        for c in r["cores"]:
+            for u in units(c):
+                want += [f"{u['label']} {o['op'] + ' ' if o['op'] else ''}{o['code']}"
+                         for o in u["ops"][:top]]
+    got = []
+    for svg in re.findall(r'<svg class="ops"[^>]*>(.*?)</svg>', page.raw, re.S):
+        for x, inner in re.findall(r'<text class="lbl" x="(\d+)"[^>]*>(.*?)</text>', svg, re.S):
+            whole, shown = label_text(inner)
+            got.append(whole)
+            fits(f"op label {whole!r}", whole, shown, int(x) - 8)
+    expect("SVG op labels (whole: unit, name, code)", got, want)
+    for svg in re.findall(r'<svg class="hostlat"[^>]*>(.*?)</svg>', page.raw, re.S):
+        for x, inner in re.findall(r'<text class="lbl" x="(\d+)"[^>]*>(.*?)</text>', svg, re.S):
+            whole, shown = label_text(inner)
+            fits(f"model label {whole!r}", whole, shown, int(x) - 4)
+
+
+def fits(what, whole, shown, width):
+    if shown == whole:
+        expect(f"{what} fits ({width} px)", len(whole) * 6 <= width, True)
+    else:
+        expect(f"{what} ellipsized: its start, then ...", shown.endswith("\u2026") and
+               whole.startswith(shown[:-1]) and len(shown) * 6 <= width, True)
 
 
 def near(a, b):
@@ -372,7 +482,7 @@ def dom(dom_path, report):
     expect("tables", len(after.tables), len(page.tables))
     if d is None:
         return
-    for a, rows in after.tables:
+    for (a, rows), cells in zip(after.tables, after.cells):
         kind, ri = a.get("data-kind"), int(a.get("data-rec", 0))
         r = d["recordings"][ri] if ri < len(d["recordings"]) else None
         if kind == "recordings":
@@ -395,6 +505,16 @@ def dom(dom_path, report):
             want = len(r["losses"])
         elif kind == "raw":
             want = len(r["raw_queues"])
+        elif kind == "errors":
+            t = r["errors_total"]
+            rows_want = [[str(c["device"]), str(c["core"]), str(e["code"]), e["name"] or "-",
+                          str(e["count"]), str(c["error_queue_lost"])]
+                         for c in r["cores"] for e in c["errors_by_code"]]
+            rows_want += [["all", "all", str(e["code"]), e["name"] or "-", str(e["count"]),
+                           str(t["error_queue_lost"])] for e in t["errors_by_code"]]
+            expect(f"errors table of recording {ri} (device, core, code, name, count, lost)",
+                   [row[:6] for row in cells], rows_want)
+            want = len(rows_want)
         else:
             errors.append(f"unknown table kind {kind!r}")
             continue

@@ -84,6 +84,23 @@ const char *unit_op_name(const struct core_stats *c, const struct unit *u, uint3
 			    u->topsp ? NEURONPROF_QT_TOPSP_TRACE : NEURONPROF_QT_TRACE, code);
 }
 
+const char *error_code_name(const struct core_stats *c, uint32_t code)
+{
+	return code_name_in(c->names, c->nnames, NEURONPROF_QT_ERROR, code) ?:
+	       code_name_in(c->names, c->nnames, NEURONPROF_QT_TOPSP_ERROR, code);
+}
+
+uint64_t error_queue_lost(const struct core_stats *c)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < c->nlw; i++)
+		if (c->lw[i].queue_type == NEURONPROF_QT_ERROR ||
+		    c->lw[i].queue_type == NEURONPROF_QT_TOPSP_ERROR)
+			n += c->lw[i].lost;
+	return n;
+}
+
 const char *xop_name(const struct rec_stats *s, const struct xop *x)
 {
 	const struct unit u = { .topsp = x->topsp, .index = x->index };
@@ -119,11 +136,14 @@ static void error_add(struct core_stats *c, uint32_t code, uint64_t ts)
 			c->errs[i].count++;
 			if (ts < c->errs[i].first_ns)
 				c->errs[i].first_ns = ts;
+			if (ts > c->errs[i].last_ns)
+				c->errs[i].last_ns = ts;
 			return;
 		}
 	}
 	c->errs = xgrow1(c->errs, c->nerrs, sizeof(*c->errs));
-	c->errs[c->nerrs++] = (struct code_count){ .code = code, .count = 1, .first_ns = ts };
+	c->errs[c->nerrs++] = (struct code_count){ .code = code, .count = 1, .first_ns = ts,
+						      .last_ns = ts };
 }
 
 /* One TRACE entry whose end is now known. */

@@ -134,9 +134,10 @@ struct loss_window {
 	bool tail;
 };
 
+/* An error code of a core: how many ERROR and TOPSP_ERROR entries had it, first and last. */
 struct code_count {
 	uint32_t code;
-	uint64_t count, first_ns;
+	uint64_t count, first_ns, last_ns;
 };
 
 struct level_time {
@@ -293,6 +294,18 @@ struct rec_stats {
 
 /* The name the device of @c gives an instruction of unit @u (@code), or NULL. */
 const char *unit_op_name(const struct core_stats *c, const struct unit *u, uint32_t code);
+
+/*
+ * The device's name of error code @code of @c (its ERROR queues' name, else
+ * its TOPSP_ERROR queues'), or NULL: the names of the ops' codes (names.h).
+ */
+const char *error_code_name(const struct core_stats *c, uint32_t code);
+
+/*
+ * The entries @c's ERROR and TOPSP_ERROR queues lost (the sum of their loss
+ * windows: counted by the rings or missing from sequence numbers).
+ */
+uint64_t error_queue_lost(const struct core_stats *c);
 
 /* The name of cross-core op @x, from the first core that ran it, or NULL. */
 const char *xop_name(const struct rec_stats *s, const struct xop *x);

@@ -67,6 +67,12 @@ static const char page_script[] =
 	"function idle(c){var r=[];function add(l,gs){gs.forEach(function(g,i){r.push([l,i+1,"
 	"g.idle_ns,g.at_ns,g.start_ns,g.end_ns,g.where]);});}add('core',c.idle_gaps);"
 	"c.engines.concat(c.topsps).forEach(function(u){add(u.label,u.idle_gaps);});return r;}\n"
+	"function errs(r){var x=[];r.cores.forEach(function(c){c.errors_by_code.forEach(function(e){"
+	"x.push([c.device,c.core,e.code,e.name===null?'-':e.name,e.count,c.error_queue_lost,"
+	"e.first_ns-c.first_ns,e.last_ns-c.first_ns,e.first_ns,e.last_ns]);});});"
+	"var t=r.errors_total;t.errors_by_code.forEach(function(e){x.push(['all','all',e.code,"
+	"e.name===null?'-':e.name,e.count,t.error_queue_lost,'','',e.first_ns,e.last_ns]);});"
+	"return x;}\n"
 	"function hist(h){return h.counts.map(function(n,i){return [h.lo_ns+i*h.bin_ns,"
 	"h.lo_ns+(i+1)*h.bin_ns,n];});}\n"
 	"var K={\n"
@@ -94,6 +100,8 @@ static const char page_script[] =
 	" losses:[['file','record','records','queue','target','engine','lost','seq_gaps','explained'],"
 	"function(r){return r.losses.map(function(l){return [l.file,l.record,l.records,l.queue_type,"
 	"l.target_kind+' '+l.target_index,l.engine,l.lost,l.seq_gaps,l.explained?'yes':'NO'];});}],\n"
+	" errors:[['device','core','code','name','count','lost on error queues','first_at_ns',"
+	"'last_at_ns','first_ns','last_ns'],errs],\n"
 	" raw:[['file','device','core','queue','engine','format','entries','device_entries','lost',"
 	"'seq_gaps'],function(r){return r.raw_queues.map(function(q){return [q.file,q.device,q.core,"
 	"q.queue_type,q.engine,q.format,q.entries,q.device_entries,q.lost,q.seq_gaps];});}],\n"
@@ -191,6 +199,47 @@ static void page_core(FILE *f, const struct rec_stats *s, size_t ri, size_t ci,
 	html_numbers(f, "Numbers behind the plot: ops", "ops", ri, (long)ci, -1, true);
 }
 
+/*
+ * Errors by code: per core, each code its ERROR and TOPSP_ERROR entries
+ * carried (summary's &ldquo;errors by code&rdquo;, with the device's name and
+ * the last time), then the recording's total per code; what the error
+ * queues lost beside the counts, which are of the entries delivered.
+ */
+static void page_errors(FILE *f, const struct rec_stats *s, size_t ri)
+{
+	uint64_t total = 0, lost = 0;
+
+	for (size_t i = 0; i < s->ncores; i++) {
+		total += s->cores[i].errors;
+		lost += error_queue_lost(&s->cores[i]);
+	}
+	fputs("<h3>Errors by code</h3>\n<p class=\"def\">Per NeuronCore, each code of its ERROR "
+	      "and TOPSP_ERROR entries with its count, the device&rsquo;s name of the code where "
+	      "it names it, its first and last time (offsets from the core&rsquo;s first "
+	      "timestamp, and absolute); then the total per code of the recording (device and "
+	      "core &ldquo;all&rdquo;), as summary&rsquo;s &ldquo;errors by code&rdquo;. Defined "
+	      "in " DOC_SUMMARY ".</p>\n", f);
+	if (lost) {
+		fprintf(f, "<p class=\"note errlost\" data-lost=\"%" PRIu64 "\">The error queues "
+			"lost %" PRIu64 " entr%s (", lost, lost, lost == 1 ? "y" : "ies");
+		for (size_t i = 0, k = 0; i < s->ncores; i++) {
+			const struct core_stats *c = &s->cores[i];
+			uint64_t n = error_queue_lost(c);
+
+			if (n)
+				fprintf(f, "%sdevice %u NeuronCore %u: %" PRIu64, k++ ? ", " : "",
+					c->dev, c->core, n);
+		}
+		fputs("): each was an error whose code is not known, so the counts above are "
+		      "of the errors delivered. See " DOC_LOSSES ".</p>\n", f);
+	}
+	if (!total)
+		fputs("<p class=\"empty noerrors\">No errors: no ERROR or TOPSP_ERROR entry in "
+		      "this recording.</p>\n", f);
+	else
+		html_table(f, "errors", ri, -1, -1);
+}
+
 static void page_recording(FILE *f, const struct rec_stats *s, const struct rec_timeline *tl,
 			   size_t ri)
 {
@@ -250,6 +299,7 @@ static void page_recording(FILE *f, const struct rec_stats *s, const struct rec_
 	if (s->nmodels)
 		html_numbers(f, "Per model", "models", ri, -1, -1, true);
 
+	page_errors(f, s, ri);
 	fputs("<h3>Lost entries</h3>\n<p class=\"def\">Per queue that lost entries: what its "
 	      "rings counted (lost) and what is missing from its sequence numbers; where the "
 	      "gaps were seen is marked on the timelines above. Defined in " DOC_LOSSES

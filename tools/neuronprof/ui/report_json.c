@@ -48,6 +48,77 @@ static void unit_json(struct json *j, const struct unit *u, const struct unit_ti
 	jw_obj_end(j);
 }
 
+/* An error code: summary's columns (err_fields), its name and its last time. */
+static void err_json(struct json *j, const struct core_stats *c, const struct code_count *e)
+{
+	jw_obj_begin(j, NULL);
+	fields_json(j, &err_fields, &(struct err_row){ c, e });
+	jw_str(j, "name", error_code_name(c, e->code));
+	jw_u64(j, "last_ns", e->last_ns);
+	jw_obj_end(j);
+}
+
+/*
+ * The recording's errors by code over its cores, in the order first seen
+ * (core by core): the sum of the cores' counts, the first and last times,
+ * the name of the first core that names it, how many cores saw it.
+ */
+static void errors_total_json(struct json *j, const struct rec_stats *s)
+{
+	struct code_count *v = NULL;
+	const char **names = NULL;
+	uint64_t *ncores = NULL, total = 0, lost = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->ncores; i++) {
+		const struct core_stats *c = &s->cores[i];
+
+		total += c->errors;
+		lost += error_queue_lost(c);
+		for (size_t k = 0; k < c->nerrs; k++) {
+			const struct code_count *e = &c->errs[k];
+			size_t x = 0;
+
+			while (x < n && v[x].code != e->code)
+				x++;
+			if (x == n) {
+				v = xgrow1(v, n, sizeof(*v));
+				names = xgrow1(names, n, sizeof(*names));
+				ncores = xgrow1(ncores, n, sizeof(*ncores));
+				v[n] = *e;
+				names[n] = NULL;
+				ncores[n++] = 0;
+			} else {
+				v[x].count += e->count;
+				if (e->first_ns < v[x].first_ns)
+					v[x].first_ns = e->first_ns;
+				if (e->last_ns > v[x].last_ns)
+					v[x].last_ns = e->last_ns;
+			}
+			if (!names[x])
+				names[x] = error_code_name(c, e->code);
+			ncores[x]++;
+		}
+	}
+	jw_u64(j, "errors", total);
+	jw_u64(j, "error_queue_lost", lost);
+	jw_arr_begin(j, "errors_by_code");
+	for (size_t x = 0; x < n; x++) {
+		jw_obj_begin(j, NULL);
+		jw_u64(j, "code", v[x].code);
+		jw_str(j, "name", names[x]);
+		jw_u64(j, "count", v[x].count);
+		jw_u64(j, "first_ns", v[x].first_ns);
+		jw_u64(j, "last_ns", v[x].last_ns);
+		jw_u64(j, "cores", ncores[x]);
+		jw_obj_end(j);
+	}
+	jw_arr_end(j);
+	free(v);
+	free(names);
+	free(ncores);
+}
+
 static void core_json(struct json *j, const struct core_stats *c, const struct core_timeline *t,
 		      unsigned int top)
 {
@@ -74,6 +145,11 @@ static void core_json(struct json *j, const struct core_stats *c, const struct c
 	jw_arr_end(j);
 	json_throttle(j, c);
 	json_loss_windows(j, c);
+	jw_u64(j, "error_queue_lost", error_queue_lost(c));
+	jw_arr_begin(j, "errors_by_code");
+	for (size_t i = 0; i < c->nerrs; i++)
+		err_json(j, c, &c->errs[i]);
+	jw_arr_end(j);
 	jw_obj_end(j);
 }
 
@@ -108,6 +184,9 @@ static void rec_json(struct json *j, const struct rec_stats *s, const struct rec
 	jw_arr_end(j);
 	json_losses(j, s);
 	json_raw_queues(j, s);
+	jw_obj_begin(j, "errors_total");
+	errors_total_json(j, s);
+	jw_obj_end(j);
 	jw_obj_end(j);
 }
 

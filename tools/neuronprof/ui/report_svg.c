@@ -14,6 +14,57 @@
 #include "analysis/summary_columns.h"
 #include "util/util.h"
 
+/* Room for a model label (model_label()'s text). */
+#define MODEL_LABEL_LEN	256
+
+/* About the width of a character of the plots' 11px labels, in px. */
+#define LABEL_CHAR_W	6.6
+
+/* The width @s takes as a label, about. */
+static int label_w(const char *s)
+{
+	return (int)((double)strlen(s) * LABEL_CHAR_W + 0.999);
+}
+
+/*
+ * @s as a label of at most @w px, escaped: whole where it fits; else its
+ * start and "&hellip;", the whole of it in a <title> (the tooltip), so
+ * that nothing is lost.
+ */
+static void fit_label(FILE *f, const char *s, int w)
+{
+	size_t n = strlen(s), fit = (size_t)((double)(w > 0 ? w : 0) / LABEL_CHAR_W);
+	char *head;
+
+	if (n <= fit) {
+		html_esc(f, s);
+		return;
+	}
+	fputs("<title>", f);
+	html_esc(f, s);
+	fputs("</title>", f);
+	n = fit ? fit - 1 : 0;
+	while (n && ((unsigned char)s[n] & 0xc0) == 0x80)	/* not inside a UTF-8 character */
+		n--;
+	head = xcalloc(n + 1, 1);
+	memcpy(head, s, n);
+	html_esc(f, head);
+	free(head);
+	fputs("&hellip;", f);
+}
+
+/* An op's label: its unit, the device's name of it where there is one, its code. */
+static const char *op_label(const struct core_stats *c, const struct unit *u,
+			    const struct op_stats *o, char *buf, size_t len)
+{
+	const char *op = unit_op_name(c, u, o->code);
+	char code[CODE_LEN];
+
+	snprintf(buf, len, "%s %s%s%s", U(u), op ? op : "", op ? " " : "",
+		 code_str(o->code, code));
+	return buf;
+}
+
 static double xpos(const struct core_timeline *t, uint64_t ts)
 {
 	double span = (double)t->nb * (double)t->width;
@@ -234,45 +285,65 @@ void svg_timeline(FILE *f, const struct rec_stats *s, const struct core_stats *c
 	free(dma);
 }
 
+/*
+ * The ops' label column: wide enough for the longest label (about
+ * LABEL_CHAR_W a character), from the timeline's label column and the
+ * gap before the bars up to OPS_LABEL_MAX, where a longer label ends in
+ * "..." with the whole of it in its tooltip.
+ */
+#define OPS_LABEL_MIN	(LABEL_W + 40)
+#define OPS_LABEL_MAX	400
+
 void svg_ops(FILE *f, const struct core_stats *c, unsigned int top)
 {
 	uint64_t max = 0;
 	size_t rows = 0;
-	int y = 4, bar = 14;
+	int y = 4, bar = 14, lw = OPS_LABEL_MIN;
+	char label[96];
 
 	for (size_t k = 0; k < c->nunits; k++)
 		for (size_t i = 0; i < c->units[k].nops && i < top; i++) {
+			const struct unit *u = &c->units[k];
+			int w = label_w(op_label(c, u, &u->ops[i], label, sizeof(label))) + 8;
+
 			rows++;
-			if (c->units[k].ops[i].d.total > max)
-				max = c->units[k].ops[i].d.total;
+			if (u->ops[i].d.total > max)
+				max = u->ops[i].d.total;
+			if (w > lw)
+				lw = w;
 		}
 	if (!rows) {
 		fputs("<p class=\"empty\">No instructions on this core: no ops to rank.</p>\n", f);
 		return;
 	}
+	if (lw > OPS_LABEL_MAX)
+		lw = OPS_LABEL_MAX;
 	fprintf(f, "<svg class=\"ops\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-		"height=\"%zu\" role=\"img\">\n", SVG_W, rows * (size_t)(bar + 4) + 8);
+		"height=\"%zu\" role=\"img\" data-label-w=\"%d\">\n", SVG_W,
+		rows * (size_t)(bar + 4) + 8, lw);
 	for (size_t k = 0; k < c->nunits; k++) {
 		const struct unit *u = &c->units[k];
 
 		for (size_t i = 0; i < u->nops && i < top; i++) {
 			const struct op_stats *o = &u->ops[i];
-			double w = max ? (double)o->d.total / (double)max * (PLOT_W - 330) : 0;
-
-			const char *op = unit_op_name(c, u, o->code);
+			/* The bars are as long as before where the labels fit in OPS_LABEL_MIN. */
+			double w = max ? (double)o->d.total / (double)max *
+					 (PLOT_W - 330 - (lw - OPS_LABEL_MIN)) : 0;
 			char code[CODE_LEN];
 
-			/* Names are [a-z0-9_.]: nothing to escape in the markup. */
 			code_str(o->code, code);
-			fprintf(f, "<text class=\"lbl\" x=\"%d\" y=\"%d\">%s %s%s%s</text>",
-				LABEL_W + 40, y + bar - 3, U(u), op ? op : "", op ? " " : "", code);
+			fprintf(f, "<text class=\"lbl\" x=\"%d\" y=\"%d\">", lw, y + bar - 3);
+			fit_label(f, op_label(c, u, o, label, sizeof(label)), lw - 8);
+			fputs("</text>", f);
 			fprintf(f, "<rect class=\"op\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
 				"fill=\"%s\" data-unit=\"%s\" data-code=\"%s\" data-total-ns=\"%" PRIu64
-				"\"><title>count %" PRIu64 ", median %s, p95 %s</title></rect>",
-				LABEL_W + 46, y, w < 1 ? 1 : w, bar, palette[k % NPAL], U(u), code,
-				o->d.total, o->d.count, D(o->d.median), D(o->d.p95));
+				"\"><title>", lw + 6, y, w < 1 ? 1 : w, bar, palette[k % NPAL], U(u), code,
+				o->d.total);
+			html_esc(f, label);
+			fprintf(f, ": count %" PRIu64 ", median %s, p95 %s</title></rect>",
+				o->d.count, D(o->d.median), D(o->d.p95));
 			fprintf(f, "<text class=\"val\" x=\"%.1f\" y=\"%d\">%s (%.2f%% of the unit, %"
-				PRIu64 "&times;)</text>\n", LABEL_W + 52 + (w < 1 ? 1 : w), y + bar - 3,
+				PRIu64 "&times;)</text>\n", lw + 12 + (w < 1 ? 1 : w), y + bar - 3,
 				D(o->d.total), o->busy_pct, o->d.count);
 			y += bar + 4;
 		}
@@ -284,6 +355,7 @@ void svg_hist(FILE *f, const struct hist *h, const char *what, uint32_t model,
 	      const char *name)
 {
 	const int W = 460, H = 160, L = 40, B = 30;
+	char title[MODEL_LABEL_LEN + 32];
 	uint64_t max = 0;
 	double bw;
 
@@ -293,9 +365,14 @@ void svg_hist(FILE *f, const struct hist *h, const char *what, uint32_t model,
 	bw = (double)(W - L - 10) / (double)h->nb;
 	fprintf(f, "<svg class=\"hist\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
 		"height=\"%d\" role=\"img\" data-model=\"%u\" data-what=\"%s\">\n", W, H, model, what);
+	if (name && *name)
+		snprintf(title, sizeof(title), "%s (model %u): %s", name, model, what);
+	else
+		snprintf(title, sizeof(title), "model %u: %s", model, what);
 	fprintf(f, "<text class=\"title\" x=\"%d\" y=\"12\">", L);
-	model_label(f, name, model);
-	fprintf(f, ": %s</text>\n", what);
+	/* Bold: about a tenth wider than the labels. */
+	fit_label(f, title, (W - L - 4) * 9 / 10);
+	fputs("</text>\n", f);
 	for (size_t i = 0; i < h->nb; i++) {
 		double bh = max ? (double)h->counts[i] / (double)max * (H - B - 24) : 0;
 
@@ -326,6 +403,16 @@ void svg_hist(FILE *f, const struct hist *h, const char *what, uint32_t model,
 #define HOST_ROW	20
 #define HOST_TOP	26
 
+/* A model as model_label() writes it, unescaped, in @buf. */
+static const char *model_text(const struct model_stats *m, char *buf, size_t len)
+{
+	if (m->name && *m->name)
+		snprintf(buf, len, "%s (model %u)", m->name, m->model_id);
+	else
+		snprintf(buf, len, "model %u", m->model_id);
+	return buf;
+}
+
 static int host_panel_w(size_t nrec)
 {
 	return nrec <= 3 ? (SVG_W - (int)(nrec - 1) * 12) / (int)nrec : (SVG_W - 24) / 3;
@@ -343,24 +430,24 @@ static void short_path(FILE *f, const char *path, size_t max)
 	html_esc(f, path);
 }
 
-static double host_x(uint64_t v, double scale, int plot)
+static double host_x(int hl, uint64_t v, double scale, int plot)
 {
-	return HOST_L + (scale > 0 ? (double)v / scale : 0) * plot;
+	return hl + (scale > 0 ? (double)v / scale : 0) * plot;
 }
 
 static void host_panel(FILE *f, const struct rec_stats *s, size_t ri, enum host_plot what,
-		       uint64_t scale, size_t rows, int pw)
+		       uint64_t scale, size_t rows, int pw, int hl)
 {
 	static const char *const cls[] = { "hostbusy", "hostutil", "hostlat" };
-	int plot = pw - HOST_L - HOST_R, y = HOST_TOP;
+	int plot = pw - hl - HOST_R, y = HOST_TOP;
 	int h = HOST_TOP + (int)(rows ? rows : 1) * HOST_ROW + 18;
 	double sc = what == HOST_UTIL ? 100.0 : (double)scale;
-	char lbl[32];
+	char lbl[MODEL_LABEL_LEN];
 
 	fprintf(f, "<svg class=\"%s\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
 		"height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" data-rec=\"%zu\" "
 		"data-scale=\"%" PRIu64 "\" data-x0=\"%d\" data-plot-w=\"%d\">\n", cls[what], pw, h,
-		pw, h, ri, what == HOST_UTIL ? 100 : scale, HOST_L, plot);
+		pw, h, ri, what == HOST_UTIL ? 100 : scale, hl, plot);
 	fprintf(f, "<text class=\"title\" x=\"4\" y=\"14\"><title>");
 	html_esc(f, s->rec->path);
 	fputs("</title>", f);
@@ -368,7 +455,7 @@ static void host_panel(FILE *f, const struct rec_stats *s, size_t ri, enum host_
 	fputs("</text>\n", f);
 	/* The shared axis: 0, half, all of the scale. */
 	for (int q = 0; q <= 2; q++) {
-		double x = HOST_L + (double)plot * q / 2;
+		double x = hl + (double)plot * q / 2;
 
 		fprintf(f, "<line class=\"tick\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
 			"<text class=\"axis\" x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">", x,
@@ -384,22 +471,22 @@ static void host_panel(FILE *f, const struct rec_stats *s, size_t ri, enum host_
 	if (what != HOST_LAT) {
 		if (!s->ncores)
 			fprintf(f, "<text class=\"axis\" x=\"%d\" y=\"%d\">no NeuronCore</text>\n",
-				HOST_L + 4, y + 14);
+				hl + 4, y + 14);
 		for (size_t i = 0; i < s->ncores; i++, y += HOST_ROW) {
 			const struct core_stats *c = &s->cores[i];
 			double w = what == HOST_UTIL ? c->util_pct / 100.0 * plot :
-				   host_x(c->busy, sc, plot) - HOST_L;
+				   host_x(hl, c->busy, sc, plot) - hl;
 
 			snprintf(lbl, sizeof(lbl), "d%u nc%u", c->dev, c->core);
-			fprintf(f, "<text class=\"lbl\" x=\"%d\" y=\"%d\">%s</text>", HOST_L - 4,
+			fprintf(f, "<text class=\"lbl\" x=\"%d\" y=\"%d\">%s</text>", hl - 4,
 				y + 13, lbl);
 			fprintf(f, "<rect class=\"hbar\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
 				"fill=\"%s\" data-device=\"%u\" data-core=\"%u\" data-busy-ns=\"%" PRIu64
 				"\" data-util-pct=\"%.2f\"><title>device %u NeuronCore %u: busy %s, "
-				"%.2f%% of its span %s</title></rect>", HOST_L, y + 2, w, HOST_ROW - 5,
+				"%.2f%% of its span %s</title></rect>", hl, y + 2, w, HOST_ROW - 5,
 				palette[ri % NPAL], c->dev, c->core, c->busy, c->util_pct, c->dev,
 				c->core, D(c->busy), c->util_pct, D(c->any ? c->last - c->first : 0));
-			fprintf(f, "<text class=\"val\" x=\"%.1f\" y=\"%d\">", HOST_L + w + 4, y + 13);
+			fprintf(f, "<text class=\"val\" x=\"%.1f\" y=\"%d\">", hl + w + 4, y + 13);
 			if (what == HOST_UTIL)
 				fprintf(f, "%.2f%%", c->util_pct);
 			else
@@ -409,16 +496,16 @@ static void host_panel(FILE *f, const struct rec_stats *s, size_t ri, enum host_
 	} else {
 		if (!s->nmodels)
 			fprintf(f, "<text class=\"axis\" x=\"%d\" y=\"%d\">no executions</text>\n",
-				HOST_L + 4, y + 14);
+				hl + 4, y + 14);
 		for (size_t i = 0; i < s->nmodels; i++, y += HOST_ROW) {
 			const struct model_stats *m = &s->models[i];
 			const struct dist *d = &m->lat;
-			double x0 = host_x(d->min, sc, plot), x1 = host_x(d->max, sc, plot);
-			double xm = host_x(d->median, sc, plot), x9 = host_x(d->p99, sc, plot);
+			double x0 = host_x(hl, d->min, sc, plot), x1 = host_x(hl, d->max, sc, plot);
+			double xm = host_x(hl, d->median, sc, plot), x9 = host_x(hl, d->p99, sc, plot);
 			int mid = y + HOST_ROW / 2;
 
-			fprintf(f, "<text class=\"lbl\" x=\"%d\" y=\"%d\">", HOST_L - 4, y + 13);
-			model_label(f, m->name, m->model_id);
+			fprintf(f, "<text class=\"lbl\" x=\"%d\" y=\"%d\">", hl - 4, y + 13);
+			fit_label(f, model_text(m, lbl, sizeof(lbl)), hl - 8);
 			fputs("</text>", f);
 			fprintf(f, "<line class=\"range\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>",
 				x0, mid, x1 < x0 + 1 ? x0 + 1 : x1, mid);
@@ -443,24 +530,37 @@ static void host_panel(FILE *f, const struct rec_stats *s, size_t ri, enum host_
 
 void host_plot(FILE *f, const struct rec_stats *st, size_t nrec, enum host_plot what)
 {
+	int pw = host_panel_w(nrec), hl = HOST_L;
+	char lbl[MODEL_LABEL_LEN];
 	uint64_t scale = 0;
 	size_t rows = 0;
 
+	/*
+	 * The label column of every panel: the longest model label's, up to
+	 * what leaves a plot of 100 px; a longer label ends in "..." with the
+	 * whole of it in its tooltip.
+	 */
 	for (size_t i = 0; i < nrec; i++) {
 		const struct rec_stats *s = &st[i];
 
 		if (what == HOST_LAT) {
 			rows = s->nmodels > rows ? s->nmodels : rows;
-			for (size_t k = 0; k < s->nmodels; k++)
+			for (size_t k = 0; k < s->nmodels; k++) {
+				int w = label_w(model_text(&s->models[k], lbl, sizeof(lbl))) + 8;
+
 				scale = s->models[k].lat.max > scale ? s->models[k].lat.max : scale;
+				hl = w > hl ? w : hl;
+			}
 		} else {
 			rows = s->ncores > rows ? s->ncores : rows;
 			for (size_t k = 0; k < s->ncores; k++)
 				scale = s->cores[k].busy > scale ? s->cores[k].busy : scale;
 		}
 	}
+	if (hl > pw - HOST_R - 100)
+		hl = pw - HOST_R - 100;
 	fputs("<div class=\"hosts\">\n", f);
 	for (size_t i = 0; i < nrec; i++)
-		host_panel(f, &st[i], i, what, scale, rows, host_panel_w(nrec));
+		host_panel(f, &st[i], i, what, scale, rows, pw, hl);
 	fputs("</div>\n", f);
 }

@@ -48,6 +48,33 @@ t_report_buckets() {
 }
 run "report: busy time per bucket recomputed from dump --json" t_report_buckets
 
+# Errors by code (gen_fixtures --errors: two codes on two cores, an error
+# lost on core 1, an op named with the longest name NTFF allows): the
+# table and the data equal summary --json's counts; a recording without
+# errors says so; long op and model labels fit or end in an ellipsis with
+# the whole in the tooltip (report_check.py data checks all of these).
+t_report_errors() {
+	"$gen" --errors "$fx/rerrs" &&
+	"$np" report --top 3 -o "$tmp/r.html" "$fx/rerrs" &&
+	"$np" summary --json --top 3 "$fx/rerrs" >"$tmp/s.json" &&
+	"$py" "$here/report_check.py" data "$tmp/r.html" "$tmp/s.json" 3 &&
+	check_py summary-json "$tmp/s.json" recordings.0.totals.errors=8 &&
+	count_is 1 'data-kind="errors"' "$tmp/r.html" &&
+	has '<p class="note errlost" data-lost="1">The error queues lost 1 entry (device 0 NeuronCore 1: 1)' "$tmp/r.html" &&
+	count_is 2 '<text class="lbl" x="[0-9]+" y="[0-9]+">0:tensor activation_gelu_approx3 0x000100</text>' "$tmp/r.html" &&
+	count_is 0 '<p class="empty noerrors">' "$tmp/r.html" || return 1
+	"$np" report -o "$tmp/g.html" "$fx/gap.ntff" &&
+	has '<p class="empty noerrors">No errors: no ERROR or TOPSP_ERROR entry' "$tmp/g.html" &&
+	count_is 0 'data-kind="errors"' "$tmp/g.html" || return 1
+	# Three panels side by side: the model label column cannot hold
+	# "synthetic_mlp (model 7)"; it ends in an ellipsis, whole in the tooltip.
+	"$np" report --top 3 -o "$tmp/r.html" "$fx/named" "$fx/rerrs" "$prof" 2>/dev/null &&
+	"$np" summary --json --top 3 "$fx/named" "$fx/rerrs" "$prof" >"$tmp/s.json" 2>/dev/null &&
+	"$py" "$here/report_check.py" data "$tmp/r.html" "$tmp/s.json" 3 &&
+	count_is 1 '<title>synthetic_mlp \(model 7\)</title>synthetic_mlp[^<]*&hellip;</text>' "$tmp/r.html"
+}
+run "report: errors by code per core and in total equal summary --json (two codes, two cores, a loss); no errors said; long labels fit" t_report_errors
+
 # What cannot be shown is said; a file that does not read is an error
 # that leaves no page, or with --keep-going a page that says so.
 t_report_bad() {
@@ -83,14 +110,15 @@ run "report without PATH: exit 2" expect_exit 2 "missing PATH" "$np" report -o "
 t_report_browser() {
 	local name p ud shots=$build/test-output
 	mkdir -p "$shots" || return 1
-	"$gen" --jitter 20000 "$fx/rjitter.ntff" || return 1
-	for name in prof hosts markup machines; do
+	"$gen" --jitter 20000 "$fx/rjitter.ntff" && "$gen" --errors "$fx/rerrs" || return 1
+	for name in prof hosts markup machines errors; do
 		set --
 		case $name in
 		prof) set -- "$prof" ;;
 		hosts) set -- "$fx/hosts" ;;
 		markup) set -- "$fx/mark</script><b>&\"'x" ;;
 		machines) set -- "$fx/hosts" "$prof" "$fx/rjitter.ntff" ;;
+		errors) set -- "$fx/rerrs" "$fx/named" ;;
 		esac
 		"$np" report -o "$tmp/report-$name.html" "$@" || return 1
 		ud=$(mktemp -d "$tmp/chromium.XXXXXX")
