@@ -123,13 +123,13 @@ if [ -s "$tmp/session.json" ] && [ -s "$tmp/model.json" ]; then
 	done
 	# What the demo printed agrees with the files.
 	me=$(field "$m" recordings.0.cores.0.entries)
-	if grep -Eq "^  ${model}_vnc_0.ntff: NeuronCore 0, model $model \(id 2\), first of $executions executions: $me entries, 0 lost, $me produced$" "$log"; then
+	if grep -Eq "^  ${model}_vnc_0.ntff: NC 0 \(device 0 core 0\), model $model \(id 2\), first of $executions executions: $me entries, 0 lost, $me produced$" "$log"; then
 		ok "the MODEL record line of core 0 says $me entries"
 	else
 		not_ok "the MODEL record line of core 0" "$(grep "_vnc_0.ntff" "$log")"
 	fi
 	se=$(field "$s" recordings.0.cores.1.entries)
-	if grep -Eq "^  profile_nc_1_session_0.ntff: NeuronCore 1, session 0, $executions executions: $se entries, 0 lost, $se produced$" "$log"; then
+	if grep -Eq "^  profile_nc_1_session_0.ntff: NC 1 \(device 0 core 1\), session 0, $executions executions: $se entries, 0 lost, $se produced$" "$log"; then
 		ok "the SESSION record line of core 1 says $se entries"
 	else
 		not_ok "the SESSION record line of core 1" "$(grep "profile_nc_1" "$log")"

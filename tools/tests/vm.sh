@@ -232,7 +232,7 @@ status simbad 2
 grep -q -- "--cores 9: device 0 has 8 NeuronCores (0 to 7)" "$out/simbad.txt" ||
 	bad "sim run --cores 9: $(cat "$out/simbad.txt")"
 # 1 iteration: 2 INFER_STATUS, 5 x (32 TRACE + 2 EVENT), 8 DMA, 2 x (1 TOPSP_TRACE + 2 TOPSP_EVENT).
-count=$(grep -Ec '^  profile_nc_[0-7]_session_0.ntff: NeuronCore [0-7], session 0, 1 execution: 186 entries, 0 lost, 186 produced$' "$out/all.txt")
+count=$(grep -Ec '^  profile_nc_[0-7]_session_0.ntff: NC [0-7] \(device 0 core [0-7]\), session 0, 1 execution: 186 entries, 0 lost, 186 produced$' "$out/all.txt")
 [ "$count" = 8 ] || bad "record --cores all: $(cat "$out/all.txt")"
 grep -q -- "--cores 9: /dev/dri/renderD[0-9]* has 8 NeuronCores (0 to 7)" "$out/badcore.txt" ||
 	bad "record --cores 9: $(cat "$out/badcore.txt")"
