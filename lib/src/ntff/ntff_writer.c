@@ -35,11 +35,6 @@ static int writer_fail(struct nprof_ntff_writer *w, int ret)
 	return ret;
 }
 
-int ntff_writer_replay(const struct nprof_ntff_writer *w)
-{
-	return nprof_err(-w->error, "%s", w->error_msg ? w->error_msg : "NTFF writer failed earlier");
-}
-
 static int check_name(const char *name)
 {
 	size_t len;

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/internal.h"
 #include "ntff/ntff_internal.h"
 
 struct nprof_ntff_writer {
@@ -43,7 +44,10 @@ struct nprof_ntff_writer {
 };
 
 /* The error a failed writer keeps, reported again (its message set); negative errno. */
-int ntff_writer_replay(const struct nprof_ntff_writer *w);
+static inline int ntff_writer_replay(const struct nprof_ntff_writer *w)
+{
+	return nprof_err(-w->error, "%s", w->error_msg ? w->error_msg : "NTFF writer failed earlier");
+}
 
 /* Free the copies of the device's code names a writer holds. */
 void ntff_writer_free_names(struct nprof_ntff_writer *w);
