@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -311,6 +312,38 @@ static inline int ntff_model_name(const char *dir, const char *name, char *out, 
 }
 
 /* A configuration writing into @base with @activities; inspect enabled. */
+/*
+ * A control page (record --control's, as record makes it): a memfd the
+ * library finds through NPROF_CONTROL_FD_ENV, mapped here with @enabled
+ * set; *@fdp is its descriptor. NULL (the failure checked) if it cannot be
+ * made.
+ */
+static inline struct nprof_control_page *control_page_new(int enabled, int *fdp)
+{
+	struct nprof_control_page *page;
+	char fdstr[16];
+	int fd;
+
+	fd = memfd_create("nprof-control", 0);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return NULL;
+	CHECK_INT(ftruncate(fd, sizeof(*page)), 0);
+	page = mmap(NULL, sizeof(*page), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CHECK(page != MAP_FAILED);
+	if (page == MAP_FAILED) {
+		close(fd);
+		return NULL;
+	}
+	page->magic = NPROF_CONTROL_MAGIC;
+	__atomic_store_n(&page->enabled, enabled, __ATOMIC_RELEASE);
+	snprintf(fdstr, sizeof(fdstr), "%d", fd);
+	/* The library maps the page at its first look, the next session's begin. */
+	setenv(NPROF_CONTROL_FD_ENV, fdstr, 1);
+	*fdp = fd;
+	return page;
+}
+
 static inline struct nprof_inspect_config *cfg_new(const char *base, unsigned int activities,
 						   enum nprof_device_profile_mode mode)
 {

@@ -273,24 +273,14 @@ TEST(switch_seq_rotates_the_files)
 	struct nprof_inspect_config *cfg;
 	struct nprof_ntff_info info;
 	struct nprof_model *m;
-	char dir[PATH_MAX], fdstr[16];
+	char dir[PATH_MAX];
 	struct scratch s;
 	struct fakex x;
 	int fd;
 
-	fd = memfd_create("nprof-control", 0);
-	CHECK(fd >= 0);
-	if (fd < 0)
+	page = control_page_new(1, &fd);
+	if (!page)
 		return;
-	CHECK_INT(ftruncate(fd, sizeof(*page)), 0);
-	page = mmap(NULL, sizeof(*page), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	CHECK(page != MAP_FAILED);
-	if (page == MAP_FAILED)
-		return;
-	page->magic = NPROF_CONTROL_MAGIC;
-	__atomic_store_n(&page->enabled, 1, __ATOMIC_RELEASE);
-	snprintf(fdstr, sizeof(fdstr), "%d", fd);
-	setenv(NPROF_CONTROL_FD_ENV, fdstr, 1);
 
 	CHECK(!scratch_enter(&s));
 	CHECK_INT(fakex_setup(&x, 1), 0);

@@ -212,26 +212,15 @@ TEST(control_page_two_windows)
 	struct nprof_inspect_config *cfg;
 	struct nprof_ntff_info info;
 	struct nprof_model *m;
-	char dir[PATH_MAX], fdstr[16];
+	char dir[PATH_MAX];
 	struct scratch s;
 	struct fakex x;
 	size_t f = 0;
 	int fd;
 
-	fd = memfd_create("nprof-control", 0);
-	CHECK(fd >= 0);
-	if (fd < 0)
+	page = control_page_new(0, &fd);
+	if (!page)
 		return;
-	CHECK_INT(ftruncate(fd, sizeof(*page)), 0);
-	page = mmap(NULL, sizeof(*page), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	CHECK(page != MAP_FAILED);
-	if (page == MAP_FAILED)
-		return;
-	page->magic = NPROF_CONTROL_MAGIC;
-	__atomic_store_n(&page->enabled, 0, __ATOMIC_RELEASE);
-	snprintf(fdstr, sizeof(fdstr), "%d", fd);
-	/* The library maps the page at its first look, which is this session's begin. */
-	setenv(NPROF_CONTROL_FD_ENV, fdstr, 1);
 
 	CHECK(!scratch_enter(&s));
 	CHECK_INT(fakex_setup(&x, 1), 0);
@@ -321,23 +310,14 @@ TEST(control_page_model_mode)
 	struct nprof_inspect_config *cfg;
 	struct nprof_ntff_info info;
 	struct nprof_model *m;
-	char dir[PATH_MAX], fdstr[16], name[NAME_MAX + 1];
+	char dir[PATH_MAX], name[NAME_MAX + 1];
 	struct scratch s;
 	struct fakex x;
 	int fd;
 
-	fd = memfd_create("nprof-control", 0);
-	CHECK(fd >= 0);
-	if (fd < 0)
+	page = control_page_new(0, &fd);
+	if (!page)
 		return;
-	CHECK_INT(ftruncate(fd, sizeof(*page)), 0);
-	page = mmap(NULL, sizeof(*page), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	CHECK(page != MAP_FAILED);
-	if (page == MAP_FAILED)
-		return;
-	page->magic = NPROF_CONTROL_MAGIC;
-	snprintf(fdstr, sizeof(fdstr), "%d", fd);
-	setenv(NPROF_CONTROL_FD_ENV, fdstr, 1);
 	CHECK(!scratch_enter(&s));
 	CHECK_INT(fakex_setup(&x, 1), 0);
 	cfg = cfg_new("out", NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_MODEL);
