@@ -5,9 +5,7 @@
  * layout.
  */
 
-#include "neuronprof_core_test.h"
-
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+#include "neuronprof_test_util.h"
 
 #define DESC(member, val)	PATCH(struct nprof_device_desc, member, val)
 
@@ -219,20 +217,18 @@ static void device_test_names_good(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, nprof_desc_validate(&desc, &tp_ops, &why), 0);
 }
 
-/* 2 cores with 3 TopSPs each, 4 engines: the fixed cost is 4 + 12 per iteration. */
-static const struct nprof_device_desc sim_desc = {
-	.provider = "kunit",
-	.arch = NEURONPROF_ARCH_TRN1,
-	.num_cores = 2,
-	.num_topsps = 6,
-	.engines_per_core = 4,
-	.core_queue_types = CORE_TYPES,
-	.topsp_queue_types = TOPSP_TYPES,
-	.per_engine_queue_types = ENGINE_TYPES,
-	.min_ring_size = PAGE_SIZE,
-	.max_ring_size = 16 * PAGE_SIZE,
-	.caps = NEURONPROF_CAP_SIM_EXEC,
-};
+/*
+ * test_desc as a simulator declares it: 2 cores with 3 TopSPs each, 4
+ * engines, so the fixed cost is 4 + 12 per iteration.
+ */
+static struct nprof_device_desc sim_desc(void)
+{
+	struct nprof_device_desc desc = test_desc;
+
+	desc.min_ring_size = PAGE_SIZE;
+	desc.caps = NEURONPROF_CAP_SIM_EXEC;
+	return desc;
+}
 
 static const struct drm_neuronprof_sim_exec exec_base = {
 	.core = 0,
@@ -291,23 +287,25 @@ KUNIT_ARRAY_PARAM(exec_good, exec_good_cases, patch_case_desc);
 static void device_test_exec_bad(struct kunit *test)
 {
 	const struct patch_case *c = test->param_value;
+	const struct nprof_device_desc desc = sim_desc();
 	struct drm_neuronprof_sim_exec args = exec_base;
 	const char *why = NULL;
 
 	apply_patches(&args, c->p, ARRAY_SIZE(c->p));
-	KUNIT_EXPECT_EQ(test, nprof_sim_exec_validate(&sim_desc, &args, &why), -EINVAL);
+	KUNIT_EXPECT_EQ(test, nprof_sim_exec_validate(&desc, &args, &why), -EINVAL);
 	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, why);
 }
 
 static void device_test_exec_good(struct kunit *test)
 {
 	const struct patch_case *c = test->param_value;
+	const struct nprof_device_desc desc = sim_desc();
 	struct drm_neuronprof_sim_exec args = exec_base;
 	const char *why = NULL;
 	int ret;
 
 	apply_patches(&args, c->p, ARRAY_SIZE(c->p));
-	ret = nprof_sim_exec_validate(&sim_desc, &args, &why);
+	ret = nprof_sim_exec_validate(&desc, &args, &why);
 	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "rejected: %s", why ? why : "?");
 }
 
@@ -356,7 +354,7 @@ static void device_test_queue_slots(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, count, NPROF_MAX_CORES * 6UL * 16 + NPROF_MAX_TOPSPS * 3UL);
 }
 
-static struct kunit_case device_cases[] = {
+struct kunit_case nprof_device_cases[] = {
 	KUNIT_CASE_PARAM(device_test_desc_bad, desc_bad_gen_params),
 	KUNIT_CASE(device_test_desc_good),
 	KUNIT_CASE(device_test_desc_names_and_ops),
@@ -367,13 +365,3 @@ static struct kunit_case device_cases[] = {
 	KUNIT_CASE(device_test_queue_slots),
 	{}
 };
-
-static struct kunit_suite device_suite = {
-	.name = "neuronprof_device",
-	.test_cases = device_cases,
-};
-
-kunit_test_suite(device_suite);
-
-MODULE_DESCRIPTION("KUnit tests of neuronprof device descriptions");
-MODULE_LICENSE("GPL");

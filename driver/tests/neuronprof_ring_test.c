@@ -4,9 +4,7 @@
  * lost accounting, watermark wakeups and hostile consumer positions.
  */
 
-#include "neuronprof_core_test.h"
-
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+#include "neuronprof_test_util.h"
 
 static const struct nprof_queue_id ring_test_q = {
 	.kind = NEURONPROF_TARGET_CORE,
@@ -155,40 +153,35 @@ static void ring_test_force_lost(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ring_at(ring, 0)->seq, 1ULL);
 }
 
+/*
+ * One ring_put() per character of @wakes, each expected to wake readers
+ * ('1') or not ('0').
+ */
+static void ring_expect_wakes(struct kunit *test, struct nprof_kring *ring, const char *wakes)
+{
+	const char *c;
+	bool wake;
+
+	for (c = wakes; *c; c++) {
+		ring_put(ring, 0, false, &wake);
+		KUNIT_EXPECT_EQ_MSG(test, wake, *c == '1', "entry %td of \"%s\"", c - wakes, wakes);
+	}
+}
+
 static void ring_test_watermark_crossing(struct kunit *test)
 {
 	struct nprof_kring *ring = ring_new(test, PAGE_SIZE, 3 * ENTRY);
-	bool wake;
 
-	ring_put(ring, 0, false, &wake);
-	KUNIT_EXPECT_FALSE(test, wake);
-	ring_put(ring, 0, false, &wake);
-	KUNIT_EXPECT_FALSE(test, wake);
-	ring_put(ring, 0, false, &wake);
-	KUNIT_EXPECT_TRUE(test, wake);
-	/* Above the watermark already: readers were woken once. */
-	ring_put(ring, 0, false, &wake);
-	KUNIT_EXPECT_FALSE(test, wake);
-
+	/* The third entry reaches the watermark; above it, readers were woken once. */
+	ring_expect_wakes(test, ring, "0010");
 	/* Once the consumer caught up, crossing again wakes again. */
 	ring_user_consume(ring, ring->prod);
-	ring_put(ring, 0, false, &wake);
-	KUNIT_EXPECT_FALSE(test, wake);
-	ring_put(ring, 0, false, &wake);
-	KUNIT_EXPECT_FALSE(test, wake);
-	ring_put(ring, 0, false, &wake);
-	KUNIT_EXPECT_TRUE(test, wake);
+	ring_expect_wakes(test, ring, "001");
 }
 
 static void ring_test_watermark_zero(struct kunit *test)
 {
-	struct nprof_kring *ring = ring_new(test, PAGE_SIZE, 0);
-	bool wake;
-
-	ring_put(ring, 0, false, &wake);
-	KUNIT_EXPECT_TRUE(test, wake);
-	ring_put(ring, 0, false, &wake);
-	KUNIT_EXPECT_FALSE(test, wake);
+	ring_expect_wakes(test, ring_new(test, PAGE_SIZE, 0), "10");
 }
 
 static void ring_test_consumer_valid(struct kunit *test)
@@ -382,7 +375,7 @@ static void ring_test_batch_force_lost(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ring_at(ring, 0)->seq, 3ULL);
 }
 
-static struct kunit_case ring_cases[] = {
+struct kunit_case nprof_ring_cases[] = {
 	KUNIT_CASE(ring_test_init_header),
 	KUNIT_CASE(ring_test_fill_then_overflow),
 	KUNIT_CASE(ring_test_wrap),
@@ -399,13 +392,3 @@ static struct kunit_case ring_cases[] = {
 	KUNIT_CASE(ring_test_batch_force_lost),
 	{}
 };
-
-static struct kunit_suite ring_suite = {
-	.name = "neuronprof_ring",
-	.test_cases = ring_cases,
-};
-
-kunit_test_suite(ring_suite);
-
-MODULE_DESCRIPTION("KUnit tests of the neuronprof ring");
-MODULE_LICENSE("GPL");

@@ -4,58 +4,15 @@
  * against a memcpy of the entry. It reports, it never asserts on time.
  */
 
-#include <kunit/test.h>
-#include <linux/completion.h>
-#include <linux/delay.h>
-#include <linux/kthread.h>
-#include <linux/sched/signal.h>
-#include <linux/sched/task.h>
-#include <linux/mutex.h>
-#include <linux/err.h>
-#include <linux/string.h>
-#include <linux/timekeeping.h>
-#include <linux/vmalloc.h>
-
-#include "core/neuronprof_core.h"
-#include "sim/sim.h"
-#include "neuronprof_test_subs.h"
-#include "neuronprof_sim_test.h"
-
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+#include "neuronprof_test_util.h"
 
 #define SIM_BENCH_ENTRIES	65536U
 
 #define SIM_BENCH_RING_SIZE	(SIM_BENCH_ENTRIES * NPROF_ENTRY_SIZE)
 
-/*
- * The baseline: copy one prepared entry into consecutive slots of a buffer
- * as large as the ring, like the producer's final memcpy.
- */
-static u64 sim_bench_memcpy_ns(struct kunit *test)
-{
-	struct neuronprof_notification src = { .code = 1, .model_id = 2 };
-	struct neuronprof_notification *buf;
-	unsigned int i;
-	u64 t0, t;
-
-	/* vmalloc()ed like the ring, and populated at once like it. */
-	buf = vzalloc(SIM_BENCH_RING_SIZE);
-	KUNIT_ASSERT_NOT_NULL(test, buf);
-	t0 = ktime_get_ns();
-	for (i = 0; i < SIM_BENCH_ENTRIES; i++) {
-		src.seq = i;
-		memcpy(&buf[i], &src, sizeof(src));
-		/* Keep the compiler from merging or dropping the copies. */
-		barrier();
-	}
-	t = ktime_get_ns() - t0;
-	vfree(buf);
-	return t;
-}
-
 static void sim_bench_report(struct kunit *test, const char *what, u64 t_prod)
 {
-	u64 t_copy = sim_bench_memcpy_ns(test);
+	u64 t_copy = nprof_bench_memcpy_ns(test, SIM_BENCH_ENTRIES, 1);
 	u64 prod_ps = div_u64(t_prod * 1000, SIM_BENCH_ENTRIES);
 	u64 copy_ps = div_u64(t_copy * 1000, SIM_BENCH_ENTRIES) ?: 1;
 
@@ -128,20 +85,8 @@ static void sim_bench_notify(struct kunit *test)
 	sim_bench_report(test, "SIM_EXEC through nprof_notify into a ring", t0);
 }
 
-static struct kunit_case sim_bench_cases[] = {
+struct kunit_case nprof_sim_bench_cases[] = {
 	KUNIT_CASE(sim_bench_generator),
 	KUNIT_CASE(sim_bench_notify),
 	{}
 };
-
-static struct kunit_suite sim_bench_suite = {
-	.name = "neuronprof_sim_bench",
-	.init = sim_device_init,
-	.exit = sim_device_exit,
-	.test_cases = sim_bench_cases,
-};
-
-kunit_test_suite(sim_bench_suite);
-
-MODULE_DESCRIPTION("KUnit benchmark of neuronprof_sim's generator");
-MODULE_LICENSE("GPL");

@@ -5,31 +5,7 @@
  * removal during an execution).
  */
 
-#include <kunit/test.h>
-#include <linux/completion.h>
-#include <linux/delay.h>
-#include <linux/kthread.h>
-#include <linux/sched/signal.h>
-#include <linux/sched/task.h>
-#include <linux/mutex.h>
-#include <linux/err.h>
-#include <linux/string.h>
-#include <linux/timekeeping.h>
-#include <linux/vmalloc.h>
-
-#include "core/neuronprof_core.h"
-#include "sim/sim.h"
-#include "neuronprof_test_subs.h"
-#include "neuronprof_sim_test.h"
-
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
-
-static void sim_test_unsubscribe(struct kunit *test, struct nprof_sub *sub)
-{
-	struct sim_test_ctx *ctx = test->priv;
-
-	nprof_test_subs_destroy(test, &ctx->subs, sub);
-}
+#include "neuronprof_test_util.h"
 
 static bool sim_test_active(struct nprof_sim_device *sdev, const struct nprof_queue_id *q)
 {
@@ -676,7 +652,7 @@ static void sim_device_del_during_stalled_flush(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, t->sub->ring.flags & NEURONPROF_RING_DEAD);
 }
 
-static struct kunit_case sim_device_cases[] = {
+struct kunit_case nprof_sim_device_cases[] = {
 	KUNIT_CASE(sim_device_new_del),
 	KUNIT_CASE(sim_device_queue_layout),
 	KUNIT_CASE(sim_device_exec_unsubscribed),
@@ -694,15 +670,3 @@ static struct kunit_case sim_device_cases[] = {
 	KUNIT_CASE(sim_device_del_during_stalled_flush),
 	{}
 };
-
-static struct kunit_suite sim_device_suite = {
-	.name = "neuronprof_sim_device",
-	.init = sim_device_init,
-	.exit = sim_device_exit,
-	.test_cases = sim_device_cases,
-};
-
-kunit_test_suite(sim_device_suite);
-
-MODULE_DESCRIPTION("KUnit tests of neuronprof_sim: simulated devices");
-MODULE_LICENSE("GPL");

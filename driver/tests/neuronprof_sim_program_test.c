@@ -5,24 +5,7 @@
  * stops), the device-time model recomputed, and the parser of new_device.
  */
 
-#include <kunit/test.h>
-#include <linux/completion.h>
-#include <linux/delay.h>
-#include <linux/kthread.h>
-#include <linux/sched/signal.h>
-#include <linux/sched/task.h>
-#include <linux/mutex.h>
-#include <linux/err.h>
-#include <linux/string.h>
-#include <linux/timekeeping.h>
-#include <linux/vmalloc.h>
-
-#include "core/neuronprof_core.h"
-#include "sim/sim.h"
-#include "neuronprof_test_subs.h"
-#include "neuronprof_sim_test.h"
-
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+#include "neuronprof_test_util.h"
 
 /* Small enough to index by (kind, index < 16, type < 16, engine < 8). */
 #define SIM_TEST_KEYS		(2 * 16 * 16 * 8)
@@ -112,18 +95,28 @@ static void sim_test_case_desc(const struct sim_test_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(sim_program, sim_test_cases, sim_test_case_desc);
 
+/* A run of @prog on core 0 of a topology, recording into @rec, never polled. */
+static struct nprof_sim_run sim_test_run(const struct nprof_sim_gen_program *prog,
+					 u32 engines, u32 topsps_per_core,
+					 struct sim_test_rec *rec)
+{
+	return (struct nprof_sim_run) {
+		.prog = prog,
+		.engines = engines,
+		.topsps_per_core = topsps_per_core,
+		.emit = sim_test_emit,
+		.priv = rec,
+	};
+}
+
 /* A run of a case's program on its core, recording into @rec. */
 static struct nprof_sim_run sim_test_case_run(const struct sim_test_case *c,
 					      struct sim_test_rec *rec)
 {
-	return (struct nprof_sim_run) {
-		.prog = &c->prog,
-		.core = c->core,
-		.engines = c->engines,
-		.topsps_per_core = c->topsps_per_core,
-		.emit = sim_test_emit,
-		.priv = rec,
-	};
+	struct nprof_sim_run run = sim_test_run(&c->prog, c->engines, c->topsps_per_core, rec);
+
+	run.core = c->core;
+	return run;
 }
 
 static struct sim_test_rec *sim_test_run_case(struct kunit *test,
@@ -519,13 +512,11 @@ static u64 sim_model_stop_of(struct kunit *test, const struct nprof_sim_gen_prog
 			     u32 engines, u64 *trace_sum)
 {
 	struct sim_test_rec *rec = sim_test_rec_new(test, SIM_TEST_MAX_RECORDS);
-	struct nprof_sim_run run = {
-		.prog = p, .engines = engines, .emit = sim_test_emit, .priv = rec,
-		.start_ns = 5000,
-	};
+	struct nprof_sim_run run = sim_test_run(p, engines, 0, rec);
 	u64 start = 0, stop = 0;
 	unsigned int i;
 
+	run.start_ns = 5000;
 	KUNIT_EXPECT_EQ(test, nprof_sim_program_run(&run), 0);
 	*trace_sum = 0;
 	for (i = 0; i < rec->nr; i++) {
@@ -579,13 +570,7 @@ static const struct nprof_sim_gen_program sim_test_three_iterations = {
 static void sim_program_emit_error_stops(struct kunit *test)
 {
 	struct sim_test_rec *rec = sim_test_rec_new(test, SIM_TEST_MAX_RECORDS);
-	struct nprof_sim_run run = {
-		.prog = &sim_test_three_iterations,
-		.engines = 4,
-		.topsps_per_core = 3,
-		.emit = sim_test_emit,
-		.priv = rec,
-	};
+	struct nprof_sim_run run = sim_test_run(&sim_test_three_iterations, 4, 3, rec);
 
 	rec->fail_at = 5;
 	KUNIT_EXPECT_EQ(test, nprof_sim_program_run(&run), -EIO);
@@ -598,17 +583,11 @@ static void sim_program_emit_error_stops(struct kunit *test)
 static void sim_program_poll_between_iterations(struct kunit *test)
 {
 	struct sim_test_rec *rec = sim_test_rec_new(test, SIM_TEST_MAX_RECORDS);
-	struct nprof_sim_run run = {
-		.prog = &sim_test_three_iterations,
-		.engines = 4,
-		.topsps_per_core = 3,
-		.emit = sim_test_emit,
-		.poll = sim_test_poll,
-		.priv = rec,
-	};
+	struct nprof_sim_run run = sim_test_run(&sim_test_three_iterations, 4, 3, rec);
 	u64 per_iteration = nprof_sim_program_count(&sim_test_three_iterations, 4, 3, NULL) / 3;
 	unsigned int i;
 
+	run.poll = sim_test_poll;
 	rec->stop_iteration = 2;
 	KUNIT_EXPECT_EQ(test, nprof_sim_program_run(&run), -ETIMEDOUT);
 	KUNIT_EXPECT_EQ(test, rec->polls_boundary, 3ULL);
@@ -626,14 +605,9 @@ static void sim_program_poll_mid_iteration(struct kunit *test)
 		.iterations = 1, .instructions = { 3 * NPROF_SIM_POLL_INTERVAL },
 	};
 	struct sim_test_rec *rec = sim_test_rec_new(test, 4 * NPROF_SIM_POLL_INTERVAL);
-	struct nprof_sim_run run = {
-		.prog = &prog,
-		.engines = 1,
-		.emit = sim_test_emit,
-		.poll = sim_test_poll,
-		.priv = rec,
-	};
+	struct nprof_sim_run run = sim_test_run(&prog, 1, 0, rec);
 
+	run.poll = sim_test_poll;
 	KUNIT_ASSERT_EQ(test, nprof_sim_program_run(&run), 0);
 	/* 3 * interval TRACE + 2 EVENT + 2 INFER_STATUS entries. */
 	KUNIT_EXPECT_EQ(test, run.emitted, 3ULL * NPROF_SIM_POLL_INTERVAL + 4);
@@ -645,12 +619,7 @@ static void sim_program_poll_mid_iteration(struct kunit *test)
 static void sim_program_bad_run(struct kunit *test)
 {
 	struct sim_test_rec *rec = sim_test_rec_new(test, 16);
-	struct nprof_sim_run run = {
-		.prog = &sim_test_three_iterations,
-		.engines = 0,
-		.emit = sim_test_emit,
-		.priv = rec,
-	};
+	struct nprof_sim_run run = sim_test_run(&sim_test_three_iterations, 0, 0, rec);
 
 	KUNIT_EXPECT_EQ(test, nprof_sim_program_run(&run), -EINVAL);
 	run.engines = NEURONPROF_MAX_ENGINES + 1;
@@ -801,7 +770,7 @@ static void sim_program_parse_new_device(struct kunit *test)
 				    -EINVAL, "input \"%s\"", bad[i]);
 }
 
-static struct kunit_case sim_program_cases[] = {
+struct kunit_case nprof_sim_program_cases[] = {
 	KUNIT_CASE_PARAM(sim_program_counts, sim_program_gen_params),
 	KUNIT_CASE_PARAM(sim_program_ordering, sim_program_gen_params),
 	KUNIT_CASE_PARAM(sim_program_timestamps, sim_program_gen_params),
@@ -817,13 +786,3 @@ static struct kunit_case sim_program_cases[] = {
 	KUNIT_CASE(sim_program_parse_new_device),
 	{}
 };
-
-static struct kunit_suite sim_program_suite = {
-	.name = "neuronprof_sim_program",
-	.test_cases = sim_program_cases,
-};
-
-kunit_test_suite(sim_program_suite);
-
-MODULE_DESCRIPTION("KUnit tests of neuronprof_sim: the program generator");
-MODULE_LICENSE("GPL");

@@ -4,9 +4,7 @@
  * tables of bad and good inputs, and the queue check nprof_notify() uses.
  */
 
-#include "neuronprof_core_test.h"
-
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+#include "neuronprof_test_util.h"
 
 #define SUB(member, val)	PATCH(struct drm_neuronprof_nq_subscribe, member, val)
 
@@ -104,19 +102,9 @@ static void subscribe_test_queue_valid(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, nprof_queue_valid(&test_desc, &q));
 }
 
-static struct kunit_case subscribe_cases[] = {
+struct kunit_case nprof_subscribe_cases[] = {
 	KUNIT_CASE_PARAM(subscribe_test_bad, sub_bad_gen_params),
 	KUNIT_CASE_PARAM(subscribe_test_good, sub_good_gen_params),
 	KUNIT_CASE(subscribe_test_queue_valid),
 	{}
 };
-
-static struct kunit_suite subscribe_suite = {
-	.name = "neuronprof_subscribe",
-	.test_cases = subscribe_cases,
-};
-
-kunit_test_suite(subscribe_suite);
-
-MODULE_DESCRIPTION("KUnit tests of neuronprof subscription validation");
-MODULE_LICENSE("GPL");
