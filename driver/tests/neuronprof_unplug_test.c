@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite neuronprof_unplug: a device registered by the test provider
- * (neuronprof_core_test.h) on a test root device, subscribed in-kernel,
+ * (neuronprof_test_util.c) on a test root device, subscribed in-kernel,
  * flushed, drained, fed from hard IRQ context, and unregistered while a
  * subscription is live.
  */
