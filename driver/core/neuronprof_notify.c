@@ -103,6 +103,31 @@ static void nprof_queue_unlock(struct nprof_queue *queue, unsigned long flags,
 	rcu_read_unlock();
 }
 
+/*
+ * Count @lost notifications as lost in, and raise the NEURONPROF_RING_*
+ * bits @flags in, the ring of every subscription of @q (either may be 0).
+ * False when nobody subscribed @q.
+ */
+static bool nprof_queue_mark(struct nprof_device *ndev, const struct nprof_queue_id *q,
+			     u64 lost, u32 flags)
+{
+	struct nprof_queue *queue;
+	unsigned long irq;
+	u32 i;
+
+	queue = nprof_queue_lock(ndev, q, &irq);
+	if (!queue)
+		return false;
+	for (i = 0; i < queue->nr_subs; i++) {
+		if (lost)
+			nprof_kring_lose(&queue->subs[i]->ring, lost);
+		if (flags)
+			nprof_kring_set_flags(&queue->subs[i]->ring, flags);
+	}
+	nprof_queue_unlock(queue, irq, NULL, 0);
+	return true;
+}
+
 /**
  * nprof_notify() - produce one notification into a queue.
  * @ndev: the device.
@@ -229,20 +254,9 @@ EXPORT_SYMBOL_GPL(nprof_notify_batch);
 enum nprof_notify_result nprof_notify_lost(struct nprof_device *ndev,
 					   const struct nprof_queue_id *q, u64 count)
 {
-	enum nprof_notify_result ret = NPROF_NOTIFY_UNSUBSCRIBED;
-	struct nprof_queue *queue;
-	unsigned long flags;
-	u32 i;
-
-	if (!count)
-		return ret;
-	queue = nprof_queue_lock(ndev, q, &flags);
-	if (!queue)
-		return ret;
-	for (i = 0; i < queue->nr_subs; i++)
-		nprof_kring_lose(&queue->subs[i]->ring, count);
-	nprof_queue_unlock(queue, flags, NULL, 0);
-	return NPROF_NOTIFY_LOST;
+	if (count && nprof_queue_mark(ndev, q, count, 0))
+		return NPROF_NOTIFY_LOST;
+	return NPROF_NOTIFY_UNSUBSCRIBED;
 }
 EXPORT_SYMBOL_GPL(nprof_notify_lost);
 
@@ -259,17 +273,7 @@ EXPORT_SYMBOL_GPL(nprof_notify_lost);
 bool nprof_queue_set_flags(struct nprof_device *ndev, const struct nprof_queue_id *q,
 			   u32 flags)
 {
-	struct nprof_queue *queue;
-	unsigned long irq;
-	u32 i;
-
-	queue = nprof_queue_lock(ndev, q, &irq);
-	if (!queue)
-		return false;
-	for (i = 0; i < queue->nr_subs; i++)
-		nprof_kring_set_flags(&queue->subs[i]->ring, flags);
-	nprof_queue_unlock(queue, irq, NULL, 0);
-	return true;
+	return nprof_queue_mark(ndev, q, 0, flags);
 }
 EXPORT_SYMBOL_GPL(nprof_queue_set_flags);
 
@@ -280,6 +284,19 @@ static u64 nprof_kring_span_room(struct nprof_kring *ring, u32 count)
 
 	return min3((u64)count, (ring->size - nprof_kring_unread(ring)) / NPROF_ENTRY_SIZE,
 		    (ring->size - off) / NPROF_ENTRY_SIZE);
+}
+
+/* @span: @count entries of @sub's ring at its producer position. */
+static void nprof_span_at(struct nprof_notify_span *span, struct nprof_sub *sub, u32 count)
+{
+	struct nprof_kring *ring = &sub->ring;
+
+	span->sub = sub;
+	span->entries = (void *)(ring->data + (ring->prod & (ring->size - 1)));
+	span->count = count;
+	span->seq = ring->seq;
+	span->queue_type = ring->queue_type;
+	span->engine = ring->engine;
 }
 
 /**
@@ -332,13 +349,7 @@ int nprof_notify_begin(struct nprof_device *ndev, const struct nprof_queue_id *q
 			sub = queue->subs[i];
 		}
 	}
-	ring = &sub->ring;
-	span->sub = sub;
-	span->entries = (void *)(ring->data + (ring->prod & (ring->size - 1)));
-	span->count = best;
-	span->seq = ring->seq;
-	span->queue_type = ring->queue_type;
-	span->engine = ring->engine;
+	nprof_span_at(span, sub, best);
 	return 0;	/* rcu_read_lock() and the lock held until nprof_notify_end() */
 }
 EXPORT_SYMBOL_GPL(nprof_notify_begin);
@@ -550,12 +561,7 @@ int nprof_notify_begin_packed(struct nprof_device *ndev, const struct nprof_queu
 	ring = &sub->ring;
 	span->unread = nprof_kring_unread(ring);
 	nprof_kring_fill(ring, best_skip);
-	span->sub = sub;
-	span->entries = (void *)(ring->data + (ring->prod & (ring->size - 1)));
-	span->count = best;
-	span->seq = ring->seq;
-	span->queue_type = ring->queue_type;
-	span->engine = ring->engine;
+	nprof_span_at(span, sub, best);
 	return 0;	/* rcu_read_lock() and the lock held until nprof_notify_end_packed() */
 }
 EXPORT_SYMBOL_GPL(nprof_notify_begin_packed);

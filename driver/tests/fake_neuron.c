@@ -181,6 +181,14 @@ static struct fake_queue *fake_queue_get(struct fake_dev *d, int q)
 	return &d->q[q];
 }
 
+/* Takes fake_lock: @dev's queue @q, or NULL; its device (or NULL) in *@d. */
+static struct fake_queue *fake_queue_lock(int dev, int q, struct fake_dev **d)
+{
+	mutex_lock(&fake_lock);
+	*d = fake_dev_get(dev);
+	return fake_queue_get(*d, q);
+}
+
 /*
  * A register of the fake BAR. It is ordinary memory, so it is accessed as
  * such (UML's readl()/writel() only reach its own emulated I/O regions).
@@ -497,9 +505,7 @@ int nprof_fake_mem_free(int dev, int q)
 	u32 nq_id;
 	int idx;
 
-	mutex_lock(&fake_lock);
-	d = fake_dev_get(dev);
-	fq = fake_queue_get(d, q);
+	fq = fake_queue_lock(dev, q, &d);
 	if (!fq) {
 		mutex_unlock(&fake_lock);
 		return -ENOENT;
@@ -659,9 +665,7 @@ long nprof_fake_consume(int dev, int q, u32 n, bool write_head)
 	struct fake_dev *d;
 	long ret = -ENOENT;
 
-	mutex_lock(&fake_lock);
-	d = fake_dev_get(dev);
-	fq = fake_queue_get(d, q);
+	fq = fake_queue_lock(dev, q, &d);
 	if (!fq)
 		goto out;
 	ret = -EINVAL;
@@ -680,6 +684,33 @@ out:
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_fake_consume);
 
+/*
+ * The runtime's head counter of @dev's queue @q changes without anything
+ * consumed, and the runtime writes it: with @restart the queue starts over
+ * (hardware and runtime at 0), else the counter moves by @delta.
+ */
+static int fake_rewrite_head(int dev, int q, bool restart, u32 delta)
+{
+	struct fake_queue *fq;
+	struct fake_dev *d;
+	int ret = -ENOENT;
+
+	fq = fake_queue_lock(dev, q, &d);
+	if (fq) {
+		if (restart) {
+			fq->tail = 0;
+			fq->head = 0;
+			fq->head_base = 0;
+		} else {
+			fq->head_base += delta;
+		}
+		fake_write_head(d, fq);
+		ret = 0;
+	}
+	mutex_unlock(&fake_lock);
+	return ret;
+}
+
 /**
  * nprof_fake_rebase_head() - the runtime's head counter jumps by @delta
  *	without anything consumed (a counter re-programmed behind the hook's
@@ -693,20 +724,7 @@ EXPORT_SYMBOL_IF_KUNIT(nprof_fake_consume);
  */
 int nprof_fake_rebase_head(int dev, int q, u32 delta)
 {
-	struct fake_queue *fq;
-	struct fake_dev *d;
-	int ret = -ENOENT;
-
-	mutex_lock(&fake_lock);
-	d = fake_dev_get(dev);
-	fq = fake_queue_get(d, q);
-	if (fq) {
-		fq->head_base += delta;
-		fake_write_head(d, fq);
-		ret = 0;
-	}
-	mutex_unlock(&fake_lock);
-	return ret;
+	return fake_rewrite_head(dev, q, false, delta);
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_fake_rebase_head);
 
@@ -722,22 +740,7 @@ EXPORT_SYMBOL_IF_KUNIT(nprof_fake_rebase_head);
  */
 int nprof_fake_restart(int dev, int q)
 {
-	struct fake_queue *fq;
-	struct fake_dev *d;
-	int ret = -ENOENT;
-
-	mutex_lock(&fake_lock);
-	d = fake_dev_get(dev);
-	fq = fake_queue_get(d, q);
-	if (fq) {
-		fq->tail = 0;
-		fq->head = 0;
-		fq->head_base = 0;
-		fake_write_head(d, fq);
-		ret = 0;
-	}
-	mutex_unlock(&fake_lock);
-	return ret;
+	return fake_rewrite_head(dev, q, true, 0);
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_fake_restart);
 

@@ -46,15 +46,21 @@ static const struct patch_case desc_bad_cases[] = {
 
 KUNIT_ARRAY_PARAM(desc_bad, desc_bad_cases, patch_case_desc);
 
+/* Descriptions of a device with the test provider's ops, patched from test_desc. */
+static int desc_validate(const void *desc, const char **why)
+{
+	return nprof_desc_validate(desc, &tp_ops, why);
+}
+
+static const struct patch_target desc_target = {
+	.base = &test_desc,
+	.size = sizeof(test_desc),
+	.validate = desc_validate,
+};
+
 static void device_test_desc_bad(struct kunit *test)
 {
-	const struct patch_case *c = test->param_value;
-	struct nprof_device_desc desc = test_desc;
-	const char *why = NULL;
-
-	apply_patches(&desc, c->p, ARRAY_SIZE(c->p));
-	KUNIT_EXPECT_EQ(test, nprof_desc_validate(&desc, &tp_ops, &why), -EINVAL);
-	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, why);
+	patch_case_check(test, &desc_target, false);
 }
 
 static void device_test_desc_good(struct kunit *test)
@@ -284,29 +290,28 @@ static const struct patch_case exec_good_cases[] = {
 
 KUNIT_ARRAY_PARAM(exec_good, exec_good_cases, patch_case_desc);
 
+/* SIM_EXEC arguments for sim_desc(), patched from exec_base. */
+static int exec_validate(const void *args, const char **why)
+{
+	const struct nprof_device_desc desc = sim_desc();
+
+	return nprof_sim_exec_validate(&desc, args, why);
+}
+
+static const struct patch_target exec_target = {
+	.base = &exec_base,
+	.size = sizeof(exec_base),
+	.validate = exec_validate,
+};
+
 static void device_test_exec_bad(struct kunit *test)
 {
-	const struct patch_case *c = test->param_value;
-	const struct nprof_device_desc desc = sim_desc();
-	struct drm_neuronprof_sim_exec args = exec_base;
-	const char *why = NULL;
-
-	apply_patches(&args, c->p, ARRAY_SIZE(c->p));
-	KUNIT_EXPECT_EQ(test, nprof_sim_exec_validate(&desc, &args, &why), -EINVAL);
-	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, why);
+	patch_case_check(test, &exec_target, false);
 }
 
 static void device_test_exec_good(struct kunit *test)
 {
-	const struct patch_case *c = test->param_value;
-	const struct nprof_device_desc desc = sim_desc();
-	struct drm_neuronprof_sim_exec args = exec_base;
-	const char *why = NULL;
-	int ret;
-
-	apply_patches(&args, c->p, ARRAY_SIZE(c->p));
-	ret = nprof_sim_exec_validate(&desc, &args, &why);
-	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "rejected: %s", why ? why : "?");
+	patch_case_check(test, &exec_target, true);
 }
 
 /*

@@ -63,27 +63,26 @@ static const struct patch_case sub_good_cases[] = {
 
 KUNIT_ARRAY_PARAM(sub_good, sub_good_cases, patch_case_desc);
 
+/* Subscriptions of test_desc, patched from sub_base. */
+static int subscribe_validate(const void *args, const char **why)
+{
+	return nprof_subscribe_validate(&test_desc, args, why);
+}
+
+static const struct patch_target subscribe_target = {
+	.base = &sub_base,
+	.size = sizeof(sub_base),
+	.validate = subscribe_validate,
+};
+
 static void subscribe_test_bad(struct kunit *test)
 {
-	const struct patch_case *c = test->param_value;
-	struct drm_neuronprof_nq_subscribe args = sub_base;
-	const char *why = NULL;
-
-	apply_patches(&args, c->p, ARRAY_SIZE(c->p));
-	KUNIT_EXPECT_EQ(test, nprof_subscribe_validate(&test_desc, &args, &why), -EINVAL);
-	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, why);
+	patch_case_check(test, &subscribe_target, false);
 }
 
 static void subscribe_test_good(struct kunit *test)
 {
-	const struct patch_case *c = test->param_value;
-	struct drm_neuronprof_nq_subscribe args = sub_base;
-	const char *why = NULL;
-	int ret;
-
-	apply_patches(&args, c->p, ARRAY_SIZE(c->p));
-	ret = nprof_subscribe_validate(&test_desc, &args, &why);
-	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "rejected: %s", why ? why : "?");
+	patch_case_check(test, &subscribe_target, true);
 }
 
 /* The queue check used by nprof_notify() agrees with subscribe's. */

@@ -71,6 +71,31 @@ void patch_case_desc(const struct patch_case *c, char *desc)
 	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
 }
 
+/*
+ * The patch case test->param_value applied to a copy of @t's base, then
+ * validated: a good case (@valid) is accepted; a bad one is refused with
+ * -EINVAL and a reason.
+ */
+void patch_case_check(struct kunit *test, const struct patch_target *t, bool valid)
+{
+	const struct patch_case *c = test->param_value;
+	const char *why = NULL;
+	void *args;
+	int ret;
+
+	args = kunit_kmalloc(test, t->size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, args);
+	memcpy(args, t->base, t->size);
+	apply_patches(args, c->p, ARRAY_SIZE(c->p));
+	ret = t->validate(args, &why);
+	if (valid) {
+		KUNIT_EXPECT_EQ_MSG(test, ret, 0, "rejected: %s", why ? why : "?");
+	} else {
+		KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+		KUNIT_EXPECT_NOT_ERR_OR_NULL(test, why);
+	}
+}
+
 const struct nprof_device_desc test_desc = {
 	.provider = "kunit",
 	.arch = NEURONPROF_ARCH_TRN1,

@@ -88,8 +88,19 @@ struct patch_case {
 	struct field_patch p[3];
 };
 
+/*
+ * What a table of patch cases is checked against: a valid argument struct
+ * @base of @size bytes, and the validation a patched copy goes through.
+ */
+struct patch_target {
+	const void *base;
+	size_t size;
+	int (*validate)(const void *args, const char **why);
+};
+
 void apply_patches(void *base, const struct field_patch *p, int n);
 void patch_case_desc(const struct patch_case *c, char *desc);
+void patch_case_check(struct kunit *test, const struct patch_target *t, bool valid);
 
 static inline const struct neuronprof_notification *
 ring_at(const struct nprof_kring *ring, u64 pos)
