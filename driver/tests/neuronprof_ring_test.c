@@ -160,11 +160,12 @@ static void ring_test_force_lost(struct kunit *test)
 static void ring_expect_wakes(struct kunit *test, struct nprof_kring *ring, const char *wakes)
 {
 	const char *c;
-	bool wake;
+	bool wake, want;
 
 	for (c = wakes; *c; c++) {
+		want = *c == '1';
 		ring_put(ring, 0, false, &wake);
-		KUNIT_EXPECT_EQ_MSG(test, wake, *c == '1', "entry %td of \"%s\"", c - wakes, wakes);
+		KUNIT_EXPECT_EQ_MSG(test, wake, want, "entry %td of \"%s\"", c - wakes, wakes);
 	}
 }
 
