@@ -223,7 +223,7 @@ int record_command(struct record_opts *o, char **cmd)
 		env_free(&env);
 		return EXIT_FAIL;
 	}
-	if (record_rotate_start(&o->rot, o->outdir, &st)) {
+	if (record_rotate_start(&o->rot, &o->ctl, o->outdir, &st)) {
 		record_control_finish(&o->ctl);
 		record_status_finish(&st);
 		env_free(&env);

@@ -85,6 +85,12 @@ void record_control_switch(struct record_control *rc)
 		__atomic_add_fetch(&rc->page->switch_seq, 1, __ATOMIC_RELEASE);
 }
 
+void record_control_switch_size(struct record_control *rc, uint64_t bytes)
+{
+	if (rc->page)
+		__atomic_store_n(&rc->page->switch_size, bytes, __ATOMIC_RELEASE);
+}
+
 static int open_fifo(const char *path, const char *what)
 {
 	struct stat st;

@@ -3,16 +3,19 @@
  * neuronprof record: output rotation, as perf record's --switch-output and
  * --switch-max-files.
  *
- * --switch-output=signal|SIZE|TIME asks the library for a new file of every
- * core at SIGUSR2, when the entries written since the last switch reach
- * SIZE (the library's progress page, record_status.c), or every TIME. The
- * switch goes through the control page (record_control.c): this process
- * adds 1 to its switch_seq and the library ends each core's open capture
- * window at the next execution that begins there, writing its file
- * (profile_nc_<nc>_session_<w>.ntff, w counting the core's windows), and
- * opens the next window with that execution. So files switch at execution
- * boundaries, never inside an execution, and a SIZE is reached, not cut
- * at: a file holds the executions that began before the switch.
+ * --switch-output=signal|TIME asks the library for a new file of every
+ * core at SIGUSR2 or every TIME. The switch goes through the control page
+ * (record_control.c): this process adds 1 to its switch_seq and the
+ * library ends each core's open capture window at the next execution that
+ * begins there, writing its file (profile_nc_<nc>_session_<w>.ntff, w
+ * counting the core's windows), and opens the next window with that
+ * execution. --switch-output=SIZE is decided by the library itself, which
+ * writes the files and so knows their size at every execution's begin:
+ * this process puts SIZE into the page's switch_size, and a core's window
+ * ends at the first execution that begins once it holds SIZE bytes of
+ * entries. So files switch at execution boundaries, never inside an
+ * execution, and a SIZE is reached, not cut at: a file's entries pass
+ * SIZE by at most those of its last execution.
  *
  * --switch-max-files=N keeps the newest N complete files of each core of
  * the recording (the highest w) and removes the older ones, as soon as a
@@ -114,8 +117,11 @@ static uint64_t bytes_now(const struct record_status *st)
 	return bytes;
 }
 
-int record_rotate_start(struct record_rotate *r, const char *dir, const struct record_status *st)
+int record_rotate_start(struct record_rotate *r, struct record_control *ctl, const char *dir,
+			const struct record_status *st)
 {
+	if (r->mode == ROTATE_SIZE)
+		record_control_switch_size(ctl, r->size);
 	r->dir = dir;
 	r->since = time(NULL);
 	r->base_ns = now_ns();
@@ -196,15 +202,23 @@ static int cmp_file(const void *a, const void *b)
 	return x->w > y->w ? -1 : x->w < y->w ? 1 : 0;
 }
 
-/* Remove each core's files beyond the newest max_files. */
+/*
+ * Remove each core's files beyond the newest max_files; with a SIZE, count
+ * the switches the library made (a core's newest file is its w-th switch).
+ */
 static void prune(struct record_rotate *r)
 {
 	struct rot_file *files = NULL;
 	size_t n = 0, cap = 0, kept = 0;
 
-	if (!r->max_files || !r->dir)
+	if (!r->dir || (!r->max_files && r->mode != ROTATE_SIZE))
 		return;
 	collect(r, r->dir, 0, &files, &n, &cap);
+	for (size_t i = 0; i < n && r->mode == ROTATE_SIZE; i++)
+		if (files[i].w > r->switches)
+			r->switches = files[i].w;
+	if (!r->max_files)
+		n = 0;
 	if (n)
 		qsort(files, n, sizeof(*files), cmp_file);
 	for (size_t i = 0; i < n; i++) {
@@ -235,7 +249,7 @@ void record_rotate_tick(struct record_rotate *r, struct record_control *ctl,
 		switch_signal = 0;
 		break;
 	case ROTATE_SIZE:
-		now_switch = bytes - r->base_bytes >= r->size;
+		/* The library switches by itself (the page's switch_size). */
 		break;
 	case ROTATE_TIME:
 		now_switch = now - r->base_ns >= r->period_ns;

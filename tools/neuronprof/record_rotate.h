@@ -24,7 +24,7 @@ struct record_rotate {
 	const char *dir;		/* where the recording's files appear */
 	time_t since;			/* its files are modified at or after this */
 	uint64_t base_bytes, base_ns;	/* at the last switch */
-	uint64_t switches, removed;
+	uint64_t switches, removed;	/* SIZE: the most switches a core made */
 };
 
 /* Parse --switch-output's value (signal, SIZE with B/K/M/G, TIME with s/m/h/d); 0 or EXIT_USAGE. */
@@ -35,15 +35,17 @@ bool record_rotate_wanted(const struct record_rotate *r);
 
 /*
  * Start watching: the recording's files appear under @dir from now on
- * (SIGUSR2 asks for a switch in signal mode). 0, or EXIT_FAIL after the
- * message.
+ * (SIGUSR2 asks for a switch in signal mode; a SIZE goes into the control
+ * page @ctl, for the library to switch by itself). 0, or EXIT_FAIL after
+ * the message.
  */
-int record_rotate_start(struct record_rotate *r, const char *dir, const struct record_status *st);
+int record_rotate_start(struct record_rotate *r, struct record_control *ctl, const char *dir,
+			const struct record_status *st);
 
 /*
- * Switch when the size, time or signal says so (through the control page
- * @ctl: the library starts the next file at the next execution that
- * begins), and remove the files beyond --switch-max-files; never blocks.
+ * Switch when the time or signal says so (through the control page @ctl:
+ * the library starts the next file at the next execution that begins), and
+ * remove the files beyond --switch-max-files; never blocks.
  */
 void record_rotate_tick(struct record_rotate *r, struct record_control *ctl,
 			const struct record_status *st);
