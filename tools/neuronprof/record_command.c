@@ -210,6 +210,11 @@ int record_command(struct record_opts *o, char **cmd)
 		env_free(&env);
 		return EXIT_USAGE;
 	}
+	/* Refused before it runs rather than OOM-killed once its runtime subscribes. */
+	if (record_check_command_rings(cmd[0], env.v, o->ring_size)) {
+		env_free(&env);
+		return EXIT_FAIL;
+	}
 
 	/* The command inherits the progress page's descriptor and variable. */
 	if (record_status_start(&st)) {

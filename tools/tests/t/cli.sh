@@ -138,6 +138,8 @@ run "record: --max-size and --switch-output reach the command, their grammar (se
 run "one name per unit: summary, SQLite queues.unit_name and the Python ops frame (see unit_names.sh)" bash "$here/unit_names.sh" "$build" "$fx/prof" "$tmp/unit_names${label:+-san}" "$py"
 run "--ring-size grammar and ring memory check (ringmem_unit)" \
 	"$build/tests/ringmem_unit" "$(mktemp -d "$tmp/ringmem.XXXXXX")"
+run "record -- CMD: the rings its runtime would ask for, checked before it runs (record_rings_unit)" \
+	"$build/tests/record_rings_unit"
 
 run "summary --top -1: exit 2, says it must be positive" \
 	expect_exit 2 "--top: -1 is negative: it must be positive" "$np" summary --top -1 "$basic"
