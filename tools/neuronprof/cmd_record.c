@@ -182,7 +182,7 @@ int cmd_record(int argc, char **argv)
 			     "the host system trace: ntrace.pb, trace_info.pb\n"
 			     "(--no-system-profile: off; synthetic default off)"),
 		OPT_CALLBACK(0, "no-system-profile", NULL, record_opt, REC_NO_SYSPROF,
-			     "no host system trace"),
+			     "no host system trace", .syn_join = SYN_OR),
 		OPT_BOOL(0, "cpu-util", &o.cpu_util, "CPU utilisation samples: cpu_util.pb"),
 		OPT_BOOL(0, "host-memory", &o.host_mem, "host and process memory samples: host_mem.pb"),
 		OPT_STRING(0, "event-types", &o.event_types, "LIST",
@@ -190,7 +190,7 @@ int cmd_record(int argc, char **argv)
 			   "^name to exclude)"),
 		OPT_CALLBACK(0, "max-events", "N", record_opt, REC_MAX_EVENTS,
 			     "system trace events kept per NeuronCore"),
-		OPT_GROUP("Synthetic options:"),
+		OPT_FORM("Synthetic options:", ""),
 		OPT_CALLBACK(0, "device", "N", record_opt, REC_DEVICE,
 			     "device index (default: the first); --cores are its\n"
 			     "own cores, files name them by the library's global\n"
@@ -221,7 +221,7 @@ int cmd_record(int argc, char **argv)
 		OPT_SECONDS(0, "timeout", &o.timeout_ns, 1000000, 86400 * 1000000000ULL,
 			"give up on an execution after SEC seconds", .first = syn),
 		OPT_BOOL(0, "json", &o.json, "machine-readable result", .first = syn),
-		OPT_GROUP("Command-only options:"),
+		OPT_FORM("Command-only options:", "-- CMD [ARGS...]"),
 		OPT_BOOL(0, "on-fail", &o.on_fail, "NEURON_RT_INSPECT_ON_FAIL=1",
 			 .first = &o.command_only),
 		OPT_CALLBACK(0, "switch-output", "signal|SIZE|TIME", record_opt, REC_SWITCH_OUTPUT,

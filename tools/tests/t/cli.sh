@@ -65,6 +65,8 @@ t_help_synopsis() {
 }
 run "every --help: usage continuation lines indented under the first option" t_help_synopsis
 run "every --help: the synopsis names every option of the table, and only those (synopsis.sh)" bash "$here/synopsis.sh" "$build"
+run "neuronprof(1): its SYNOPSIS and COMMANDS name the options of every --help, and only those (man_options.py)" \
+	"$py" "$here/man_options.py" "$repo/man/neuronprof.1" "$np" "diff=$repo/man/neuronprof-diff.1"
 
 # The man page carries every option each command's --help lists, and
 # the synopsis the options that were missing from it.
