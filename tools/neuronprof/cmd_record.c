@@ -49,6 +49,30 @@ static int parse_range(const char *opt, const char *arg, uint64_t max, uint64_t 
 	return 0;
 }
 
+/*
+ * --executions and --iterations (@name): A-B a range (of at most
+ * @range_max) into *@first, *@last, which applies to a command too; N the
+ * synthetic model's count into *@count, *@given set.
+ */
+static int count_or_range(struct record_opts *o, const char *name, const char *arg,
+			  uint64_t range_max, uint64_t *first, uint64_t *last, uint64_t *count,
+			  bool *given)
+{
+	char opt[32];
+
+	snprintf(opt, sizeof(opt), "--%s", name);
+	if (strchr(arg, '-')) {
+		/* The range applies to a command too: not a synthetic-only use. */
+		if (o->synthetic_only && !strcmp(o->synthetic_only, name) && !*given)
+			o->synthetic_only = NULL;
+		return parse_range(opt, arg, range_max, first, last);
+	}
+	if (parse_u64(opt, arg, 1, NEURONPROF_SIM_MAX_ITERATIONS, false, count))
+		return EXIT_USAGE;
+	*given = true;
+	return 0;
+}
+
 static int record_opt(const struct opt *opt, const char *arg, void *ctx)
 {
 	struct record_opts *o = ctx;
@@ -68,33 +92,13 @@ static int record_opt(const struct opt *opt, const char *arg, void *ctx)
 		break;
 	case REC_EXECUTIONS:
 		/* A-B: the capture range (both modes); N: the synthetic model's executions. */
-		if (strchr(arg, '-')) {
-			/* The range applies to a command too: not a synthetic-only use. */
-			if (o->synthetic_only && !strcmp(o->synthetic_only, "executions") &&
-			    !o->executions_given)
-				o->synthetic_only = NULL;
-			return parse_range("--executions", arg, UINT32_MAX, &o->exec_first,
-					   &o->exec_last);
-		}
-		if (parse_u64("--executions", arg, 1, NEURONPROF_SIM_MAX_ITERATIONS, false,
-			      &o->executions))
-			return EXIT_USAGE;
-		o->executions_given = true;
-		break;
+		return count_or_range(o, "executions", arg, UINT32_MAX, &o->exec_first,
+				      &o->exec_last, &o->executions, &o->executions_given);
 	case REC_ITERATIONS:
 		/* A-B: iterations kept (both modes); N: the synthetic program's iterations. */
-		if (strchr(arg, '-')) {
-			if (o->synthetic_only && !strcmp(o->synthetic_only, "iterations") &&
-			    !o->iterations_given)
-				o->synthetic_only = NULL;
-			return parse_range("--iterations", arg, (uint64_t)UINT32_MAX + 1,
-					   &o->iter_first, &o->iter_last);
-		}
-		if (parse_u64("--iterations", arg, 1, NEURONPROF_SIM_MAX_ITERATIONS, false,
-			      &o->iterations))
-			return EXIT_USAGE;
-		o->iterations_given = true;
-		break;
+		return count_or_range(o, "iterations", arg, (uint64_t)UINT32_MAX + 1,
+				      &o->iter_first, &o->iter_last, &o->iterations,
+				      &o->iterations_given);
 	case REC_DELAY:
 		return record_control_parse_delay(&o->ctl, arg);
 	case REC_CONTROL:

@@ -52,6 +52,15 @@ struct record_opts {
 /* CLOCK_MONOTONIC now, in nanoseconds. */
 uint64_t record_monotonic_ns(void);
 
+/*
+ * record_page_share() - a zeroed page of @size bytes shared with the
+ * library of this process or of the recorded command: a memfd (inherited:
+ * no close-on-exec) named @name, mapped here, its descriptor named by the
+ * environment variable @env. *@fd gets the descriptor. NULL after the
+ * message ("cannot create the @what page: ...").
+ */
+void *record_page_share(const char *name, size_t size, const char *env, const char *what, int *fd);
+
 /* Whether the options ask for a SESSION capture (the synthetic default). */
 bool record_session_mode(const struct record_opts *o);
 

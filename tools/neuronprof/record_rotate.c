@@ -36,6 +36,7 @@
 
 #include <neuronprof/capture.h>
 
+#include "record.h"
 #include "record_control.h"
 #include "record_rotate.h"
 #include "record_status.h"
@@ -48,14 +49,6 @@ static void on_usr2(int sig)
 {
 	(void)sig;
 	switch_signal = 1;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 int record_rotate_parse(struct record_rotate *r, const char *arg)
@@ -124,7 +117,7 @@ int record_rotate_start(struct record_rotate *r, struct record_control *ctl, con
 		record_control_switch_size(ctl, r->size);
 	r->dir = dir;
 	r->since = time(NULL);
-	r->base_ns = now_ns();
+	r->base_ns = record_monotonic_ns();
 	r->base_bytes = bytes_now(st);
 	if (r->mode == ROTATE_SIGNAL) {
 		struct sigaction sa = { .sa_handler = on_usr2 };
@@ -238,7 +231,7 @@ static void prune(struct record_rotate *r)
 void record_rotate_tick(struct record_rotate *r, struct record_control *ctl,
 			const struct record_status *st)
 {
-	uint64_t now = now_ns(), bytes = bytes_now(st);
+	uint64_t now = record_monotonic_ns(), bytes = bytes_now(st);
 	bool now_switch = false;
 
 	switch (r->mode) {
