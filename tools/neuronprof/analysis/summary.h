@@ -35,8 +35,9 @@ void recordings_free(struct recording *r, size_t n);
 /*
  * recording_print_ranges() - one line per file of @r whose capture was
  * limited to a range of executions or iterations (NTFF 1.3: record
- * --executions A-B, --iterations A-B, a --delay or --control window), each starting with @indent: the core, the
- * executions and the file. Nothing for files that were not.
+ * --executions A-B, --iterations A-B, a --delay or --control window),
+ * each starting with @indent: the core, the range and the file. Nothing
+ * for files that were not.
  */
 void recording_print_ranges(const struct recording *r, const char *indent);
 
