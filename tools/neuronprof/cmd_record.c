@@ -229,9 +229,10 @@ int cmd_record(int argc, char **argv)
 		OPT_BOOL(0, "on-fail", &o.on_fail, "NEURON_RT_INSPECT_ON_FAIL=1",
 			 .first = &o.command_only),
 		OPT_CALLBACK(0, "switch-output", "signal|SIZE|TIME", record_opt, REC_SWITCH_OUTPUT,
-			     "new files at SIGUSR2, every SIZE of entries (B, K,\n"
-			     "M, G: 100M) or every TIME (s, m, h, d: 30s), at the\n"
-			     "next execution (SESSION mode, the default with it)"),
+			     "new files at SIGUSR2, every TIME (s, m, h, d: 30s)\n"
+			     "or once a core's file holds SIZE of entries (B, K,\n"
+			     "M, G: 100M), at the next execution (SESSION mode,\n"
+			     "the default with it)"),
 		OPT_U64(0, "switch-max-files", &o.rot.max_files, "N", 1, 1000000,
 			"with --switch-output: keep the newest N files of\n"
 			"each core, remove the older ones", .first = &o.command_only),
