@@ -39,7 +39,6 @@
 #include "record.h"
 #include "record_control.h"
 #include "record_rotate.h"
-#include "record_status.h"
 #include "tool.h"
 #include "util/util.h"
 
@@ -102,23 +101,13 @@ bool record_rotate_wanted(const struct record_rotate *r)
 	return r->mode != ROTATE_NONE;
 }
 
-static uint64_t bytes_now(const struct record_status *st)
-{
-	uint64_t entries, bytes, lost;
-
-	record_status_read(st, &entries, &bytes, &lost);
-	return bytes;
-}
-
-int record_rotate_start(struct record_rotate *r, struct record_control *ctl, const char *dir,
-			const struct record_status *st)
+int record_rotate_start(struct record_rotate *r, struct record_control *ctl, const char *dir)
 {
 	if (r->mode == ROTATE_SIZE)
 		record_control_switch_size(ctl, r->size);
 	r->dir = dir;
 	r->since = time(NULL);
 	r->base_ns = record_monotonic_ns();
-	r->base_bytes = bytes_now(st);
 	if (r->mode == ROTATE_SIGNAL) {
 		struct sigaction sa = { .sa_handler = on_usr2 };
 
@@ -228,10 +217,9 @@ static void prune(struct record_rotate *r)
 	free(files);
 }
 
-void record_rotate_tick(struct record_rotate *r, struct record_control *ctl,
-			const struct record_status *st)
+void record_rotate_tick(struct record_rotate *r, struct record_control *ctl)
 {
-	uint64_t now = record_monotonic_ns(), bytes = bytes_now(st);
+	uint64_t now = record_monotonic_ns();
 	bool now_switch = false;
 
 	switch (r->mode) {
@@ -252,7 +240,6 @@ void record_rotate_tick(struct record_rotate *r, struct record_control *ctl,
 		record_control_switch(ctl);
 		r->switches++;
 		r->base_ns = now;
-		r->base_bytes = bytes;
 	}
 	prune(r);
 }
