@@ -265,6 +265,10 @@ static void dump_text(const struct prof_file *f, const struct dump_opts *o, stru
 		       nprof_ntff_block_type_name(q->block_type), q->entry_count, q->lost_count,
 		       q->first_seq, q->last_seq, q->entry_size, q->data_offset, q->data_length,
 		       q->ring_flags, ring_flags_text(q->ring_flags, flags, sizeof(flags)));
+		/* Left out on purpose (an iteration range), not lost: only where there are some. */
+		if (q->trimmed_count)
+			printf("      trimmed %" PRIu64 " (sequence numbers left out just before "
+			       "this record by an iteration range, not lost)\n", q->trimmed_count);
 		nprof_ntff_entry_iter_init(&it, q);
 		asm_->next = 0;
 		if (file_is_raw(f))
@@ -375,6 +379,9 @@ static void dump_json(const struct prof_file *f, const struct dump_opts *o, stru
 		jw_u64(&j, "entry_size", q->entry_size);
 		jw_u64(&j, "entry_count", q->entry_count);
 		jw_u64(&j, "lost_count", q->lost_count);
+		/* As in the text: only where an iteration range left entries out. */
+		if (q->trimmed_count)
+			jw_u64(&j, "trimmed_count", q->trimmed_count);
 		jw_u64(&j, "first_seq", q->first_seq);
 		jw_u64(&j, "last_seq", q->last_seq);
 		jw_u64(&j, "data_offset", q->data_offset);

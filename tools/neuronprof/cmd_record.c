@@ -49,6 +49,30 @@ static int parse_range(const char *opt, const char *arg, uint64_t max, uint64_t 
 	return 0;
 }
 
+/*
+ * --executions and --iterations (@name): A-B a range (of at most
+ * @range_max) into *@first, *@last, which applies to a command too; N the
+ * synthetic model's count into *@count, *@given set.
+ */
+static int count_or_range(struct record_opts *o, const char *name, const char *arg,
+			  uint64_t range_max, uint64_t *first, uint64_t *last, uint64_t *count,
+			  bool *given)
+{
+	char opt[32];
+
+	snprintf(opt, sizeof(opt), "--%s", name);
+	if (strchr(arg, '-')) {
+		/* The range applies to a command too: not a synthetic-only use. */
+		if (o->synthetic_only && !strcmp(o->synthetic_only, name) && !*given)
+			o->synthetic_only = NULL;
+		return parse_range(opt, arg, range_max, first, last);
+	}
+	if (parse_u64(opt, arg, 1, NEURONPROF_SIM_MAX_ITERATIONS, false, count))
+		return EXIT_USAGE;
+	*given = true;
+	return 0;
+}
+
 static int record_opt(const struct opt *opt, const char *arg, void *ctx)
 {
 	struct record_opts *o = ctx;
@@ -68,33 +92,13 @@ static int record_opt(const struct opt *opt, const char *arg, void *ctx)
 		break;
 	case REC_EXECUTIONS:
 		/* A-B: the capture range (both modes); N: the synthetic model's executions. */
-		if (strchr(arg, '-')) {
-			/* The range applies to a command too: not a synthetic-only use. */
-			if (o->synthetic_only && !strcmp(o->synthetic_only, "executions") &&
-			    !o->executions_given)
-				o->synthetic_only = NULL;
-			return parse_range("--executions", arg, UINT32_MAX, &o->exec_first,
-					   &o->exec_last);
-		}
-		if (parse_u64("--executions", arg, 1, NEURONPROF_SIM_MAX_ITERATIONS, false,
-			      &o->executions))
-			return EXIT_USAGE;
-		o->executions_given = true;
-		break;
+		return count_or_range(o, "executions", arg, UINT32_MAX, &o->exec_first,
+				      &o->exec_last, &o->executions, &o->executions_given);
 	case REC_ITERATIONS:
 		/* A-B: iterations kept (both modes); N: the synthetic program's iterations. */
-		if (strchr(arg, '-')) {
-			if (o->synthetic_only && !strcmp(o->synthetic_only, "iterations") &&
-			    !o->iterations_given)
-				o->synthetic_only = NULL;
-			return parse_range("--iterations", arg, (uint64_t)UINT32_MAX + 1,
-					   &o->iter_first, &o->iter_last);
-		}
-		if (parse_u64("--iterations", arg, 1, NEURONPROF_SIM_MAX_ITERATIONS, false,
-			      &o->iterations))
-			return EXIT_USAGE;
-		o->iterations_given = true;
-		break;
+		return count_or_range(o, "iterations", arg, (uint64_t)UINT32_MAX + 1,
+				      &o->iter_first, &o->iter_last, &o->iterations,
+				      &o->iterations_given);
 	case REC_DELAY:
 		return record_control_parse_delay(&o->ctl, arg);
 	case REC_CONTROL:
@@ -182,7 +186,7 @@ int cmd_record(int argc, char **argv)
 			     "the host system trace: ntrace.pb, trace_info.pb\n"
 			     "(--no-system-profile: off; synthetic default off)"),
 		OPT_CALLBACK(0, "no-system-profile", NULL, record_opt, REC_NO_SYSPROF,
-			     "no host system trace"),
+			     "no host system trace", .syn_join = SYN_OR),
 		OPT_BOOL(0, "cpu-util", &o.cpu_util, "CPU utilisation samples: cpu_util.pb"),
 		OPT_BOOL(0, "host-memory", &o.host_mem, "host and process memory samples: host_mem.pb"),
 		OPT_STRING(0, "event-types", &o.event_types, "LIST",
@@ -190,7 +194,7 @@ int cmd_record(int argc, char **argv)
 			   "^name to exclude)"),
 		OPT_CALLBACK(0, "max-events", "N", record_opt, REC_MAX_EVENTS,
 			     "system trace events kept per NeuronCore"),
-		OPT_GROUP("Synthetic options:"),
+		OPT_FORM("Synthetic options:", ""),
 		OPT_CALLBACK(0, "device", "N", record_opt, REC_DEVICE,
 			     "device index (default: the first); --cores are its\n"
 			     "own cores, files name them by the library's global\n"
@@ -221,13 +225,14 @@ int cmd_record(int argc, char **argv)
 		OPT_SECONDS(0, "timeout", &o.timeout_ns, 1000000, 86400 * 1000000000ULL,
 			"give up on an execution after SEC seconds", .first = syn),
 		OPT_BOOL(0, "json", &o.json, "machine-readable result", .first = syn),
-		OPT_GROUP("Command-only options:"),
+		OPT_FORM("Command-only options:", "-- CMD [ARGS...]"),
 		OPT_BOOL(0, "on-fail", &o.on_fail, "NEURON_RT_INSPECT_ON_FAIL=1",
 			 .first = &o.command_only),
 		OPT_CALLBACK(0, "switch-output", "signal|SIZE|TIME", record_opt, REC_SWITCH_OUTPUT,
-			     "new files at SIGUSR2, every SIZE of entries (B, K,\n"
-			     "M, G: 100M) or every TIME (s, m, h, d: 30s), at the\n"
-			     "next execution (SESSION mode, the default with it)"),
+			     "new files at SIGUSR2, every TIME (s, m, h, d: 30s)\n"
+			     "or once a core's file holds SIZE of entries (B, K,\n"
+			     "M, G: 100M), at the next execution (SESSION mode,\n"
+			     "the default with it)"),
 		OPT_U64(0, "switch-max-files", &o.rot.max_files, "N", 1, 1000000,
 			"with --switch-output: keep the newest N files of\n"
 			"each core, remove the older ones", .first = &o.command_only),

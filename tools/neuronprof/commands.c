@@ -50,11 +50,6 @@ const struct subcommand subcommands[] = {
 		.summary = "capture a profile on the simulator, or of a command",
 		.desc = {
 			.name = "record",
-			/* Its table holds every synthetic and inspect option: summarised here. */
-			.synopsis = "record [--mode session|model] [--cores LIST] [--executions N]\n"
-				    "                  [--iterations N] [--system-profile] [--cpu-util]\n"
-				    "                  [--host-memory] [-o DIR] [synthetic options]\n"
-				    "record [inspect options] [-o DIR] -- CMD [ARGS...]",
 			.about = "Without a command: one inspect session on simulated NeuronCores\n"
 				 "(neuronprof_sim). A synthetic model is loaded on every chosen core and\n"
 				 "executed N times through the library's runtime hooks; everything is written\n"

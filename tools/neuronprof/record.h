@@ -9,6 +9,7 @@
 #define NEURONPROF_RECORD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -51,6 +52,15 @@ struct record_opts {
 /* CLOCK_MONOTONIC now, in nanoseconds. */
 uint64_t record_monotonic_ns(void);
 
+/*
+ * record_page_share() - a zeroed page of @size bytes shared with the
+ * library of this process or of the recorded command: a memfd (inherited:
+ * no close-on-exec) named @name, mapped here, its descriptor named by the
+ * environment variable @env. *@fd gets the descriptor. NULL after the
+ * message ("cannot create the @what page: ...").
+ */
+void *record_page_share(const char *name, size_t size, const char *env, const char *what, int *fd);
+
 /* Whether the options ask for a SESSION capture (the synthetic default). */
 bool record_session_mode(const struct record_opts *o);
 
@@ -69,5 +79,28 @@ int record_command(struct record_opts *o, char **cmd);
 int record_check_outdir(const char *dir);
 uint64_t record_dir_bytes(const char *dir, time_t since);
 int record_max_size_report(const struct record_opts *o, const char *dir, time_t since);
+
+/*
+ * record_rings.c: the ring memory of a recording, before anything runs.
+ * _plan_cores() adds the rings of @ncores cores of a device described by
+ * @info, @size bytes per queue type (the library's queue plan);
+ * _command_rings() checks those a command's runtime would ask for with
+ * @cfg on the devices @infos (in index order) against the device maximum
+ * (for @asked, the --ring-size given, 0: none) and @lim: 0 when they fit,
+ * else -1 with @why (util/ringmem.h); record_check_command_rings() does
+ * that for command @cmd with the inspect variables @envp over this
+ * process's environment, on the devices present: 0, or EXIT_FAIL after the
+ * message naming the total and the limit.
+ */
+struct nprof_device_info;
+struct nprof_inspect_config;
+struct ring_limits;
+struct ring_plan;
+void record_ring_plan_cores(struct ring_plan *p, const struct nprof_device_info *info,
+			    size_t ncores, const uint64_t size[NPROF_QUEUE_TYPES]);
+int record_command_rings(const struct nprof_inspect_config *cfg, uint64_t asked,
+			 const struct nprof_device_info *infos, size_t ndev,
+			 const struct ring_limits *lim, char *why, size_t len);
+int record_check_command_rings(const char *cmd, char *const envp[], uint64_t asked);
 
 #endif /* NEURONPROF_RECORD_H */

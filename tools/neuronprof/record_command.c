@@ -169,7 +169,7 @@ static int wait_command(struct record_opts *o, pid_t pid, const char *name,
 			poll(p, o->ctl.ctl_fd >= 0 ? 2 : 1, delay >= 0 && delay < 1000 ? delay : 1000);
 		}
 		record_control_poll(&o->ctl);
-		record_rotate_tick(&o->rot, &o->ctl, st);
+		record_rotate_tick(&o->rot, &o->ctl);
 		record_status_tick(st, false);
 	}
 	if (pfd >= 0)
@@ -210,6 +210,11 @@ int record_command(struct record_opts *o, char **cmd)
 		env_free(&env);
 		return EXIT_USAGE;
 	}
+	/* Refused before it runs rather than OOM-killed once its runtime subscribes. */
+	if (record_check_command_rings(cmd[0], env.v, o->ring_size)) {
+		env_free(&env);
+		return EXIT_FAIL;
+	}
 
 	/* The command inherits the progress page's descriptor and variable. */
 	if (record_status_start(&st)) {
@@ -223,7 +228,7 @@ int record_command(struct record_opts *o, char **cmd)
 		env_free(&env);
 		return EXIT_FAIL;
 	}
-	if (record_rotate_start(&o->rot, o->outdir, &st)) {
+	if (record_rotate_start(&o->rot, &o->ctl, o->outdir)) {
 		record_control_finish(&o->ctl);
 		record_status_finish(&st);
 		env_free(&env);

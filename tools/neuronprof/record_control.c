@@ -29,16 +29,9 @@
 
 #include <neuronprof/capture.h>
 
+#include "record.h"
 #include "record_control.h"
 #include "tool.h"
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 int record_control_parse(struct record_control *rc, const char *spec)
 {
@@ -85,6 +78,12 @@ void record_control_switch(struct record_control *rc)
 		__atomic_add_fetch(&rc->page->switch_seq, 1, __ATOMIC_RELEASE);
 }
 
+void record_control_switch_size(struct record_control *rc, uint64_t bytes)
+{
+	if (rc->page)
+		__atomic_store_n(&rc->page->switch_size, bytes, __ATOMIC_RELEASE);
+}
+
 static int open_fifo(const char *path, const char *what)
 {
 	struct stat st;
@@ -107,9 +106,6 @@ static void set_enabled(struct record_control *rc, bool on)
 
 int record_control_start(struct record_control *rc)
 {
-	char num[16];
-	int fd;
-
 	rc->fd = rc->ctl_fd = rc->ack_fd = -1;
 	rc->page = NULL;
 	if (rc->ctl_path) {
@@ -122,27 +118,14 @@ int record_control_start(struct record_control *rc)
 		if (rc->ack_fd < 0)
 			return EXIT_FAIL;
 	}
-	/* Inherited by the recorded command: no close-on-exec. */
-	fd = memfd_create("neuronprof-control", 0);
-	if (fd < 0 || ftruncate(fd, (off_t)sizeof(*rc->page))) {
-		if (fd >= 0)
-			close(fd);
-		return fail("cannot create the control page: %s", strerror(errno));
-	}
-	rc->page = mmap(NULL, sizeof(*rc->page), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (rc->page == MAP_FAILED) {
-		rc->page = NULL;
-		close(fd);
-		return fail("cannot map the control page: %s", strerror(errno));
-	}
-	rc->fd = fd;
+	rc->page = record_page_share("neuronprof-control", sizeof(*rc->page), NPROF_CONTROL_FD_ENV,
+				     "control", &rc->fd);
+	if (!rc->page)
+		return EXIT_FAIL;
 	rc->page->magic = NPROF_CONTROL_MAGIC;
 	set_enabled(rc, !rc->delay_given || rc->delay_ms == 0);
 	if (rc->delay_given && rc->delay_ms > 0)
-		rc->enable_at_ns = now_ns() + (uint64_t)rc->delay_ms * 1000000ULL;
-	snprintf(num, sizeof(num), "%d", fd);
-	if (setenv(NPROF_CONTROL_FD_ENV, num, 1))
-		return fail("cannot set %s: %s", NPROF_CONTROL_FD_ENV, strerror(errno));
+		rc->enable_at_ns = record_monotonic_ns() + (uint64_t)rc->delay_ms * 1000000ULL;
 	return 0;
 }
 
@@ -176,7 +159,7 @@ void record_control_poll(struct record_control *rc)
 
 	if (!rc->page)
 		return;
-	if (rc->enable_at_ns && now_ns() >= rc->enable_at_ns) {
+	if (rc->enable_at_ns && record_monotonic_ns() >= rc->enable_at_ns) {
 		set_enabled(rc, true);
 		rc->enable_at_ns = 0;
 	}
@@ -199,7 +182,7 @@ void record_control_poll(struct record_control *rc)
 
 int record_control_timeout_ms(const struct record_control *rc)
 {
-	uint64_t now = now_ns();
+	uint64_t now = record_monotonic_ns();
 
 	if (!rc->enable_at_ns)
 		return -1;

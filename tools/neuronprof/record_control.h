@@ -51,6 +51,13 @@ int record_control_timeout_ms(const struct record_control *rc);
 /* Ask the library for a new file of every core (--switch-output). */
 void record_control_switch(struct record_control *rc);
 
+/*
+ * Ask the library to start a new file of a core itself at the first
+ * execution that begins once the core's file holds @bytes of entries
+ * (--switch-output SIZE; the page's switch_size).
+ */
+void record_control_switch_size(struct record_control *rc, uint64_t bytes);
+
 /* Is capture enabled now? */
 bool record_control_enabled(const struct record_control *rc);
 

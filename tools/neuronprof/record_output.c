@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
  * neuronprof record: the output's checks and size limits. -o's check before
- * any work, the bytes a recording holds, and what --max-size says of them.
+ * any work, the bytes a recording holds, and what --max-size says of them;
+ * and the two helpers record's files share: the clock, and the pages
+ * (progress, control) shared with the library.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <neuronprof/output.h>
 
@@ -22,6 +28,33 @@ uint64_t record_monotonic_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+void *record_page_share(const char *name, size_t size, const char *env, const char *what, int *fd)
+{
+	char num[16];
+	void *page;
+
+	*fd = memfd_create(name, 0);
+	if (*fd < 0 || ftruncate(*fd, (off_t)size)) {
+		fail("cannot create the %s page: %s", what, strerror(errno));
+		goto close;
+	}
+	page = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+	if (page == MAP_FAILED) {
+		fail("cannot map the %s page: %s", what, strerror(errno));
+		goto close;
+	}
+	snprintf(num, sizeof(num), "%d", *fd);
+	if (!setenv(env, num, 1))
+		return page;
+	fail("cannot set %s: %s", env, strerror(errno));
+	munmap(page, size);
+close:
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+	return NULL;
 }
 
 bool record_session_mode(const struct record_opts *o)

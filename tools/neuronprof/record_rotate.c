@@ -3,16 +3,19 @@
  * neuronprof record: output rotation, as perf record's --switch-output and
  * --switch-max-files.
  *
- * --switch-output=signal|SIZE|TIME asks the library for a new file of every
- * core at SIGUSR2, when the entries written since the last switch reach
- * SIZE (the library's progress page, record_status.c), or every TIME. The
- * switch goes through the control page (record_control.c): this process
- * adds 1 to its switch_seq and the library ends each core's open capture
- * window at the next execution that begins there, writing its file
- * (profile_nc_<nc>_session_<w>.ntff, w counting the core's windows), and
- * opens the next window with that execution. So files switch at execution
- * boundaries, never inside an execution, and a SIZE is reached, not cut
- * at: a file holds the executions that began before the switch.
+ * --switch-output=signal|TIME asks the library for a new file of every
+ * core at SIGUSR2 or every TIME. The switch goes through the control page
+ * (record_control.c): this process adds 1 to its switch_seq and the
+ * library ends each core's open capture window at the next execution that
+ * begins there, writing its file (profile_nc_<nc>_session_<w>.ntff, w
+ * counting the core's windows), and opens the next window with that
+ * execution. --switch-output=SIZE is decided by the library itself, which
+ * writes the files and so knows their size at every execution's begin:
+ * this process puts SIZE into the page's switch_size, and a core's window
+ * ends at the first execution that begins once it holds SIZE bytes of
+ * entries. So files switch at execution boundaries, never inside an
+ * execution, and a SIZE is reached, not cut at: a file's entries pass
+ * SIZE by at most those of its last execution.
  *
  * --switch-max-files=N keeps the newest N complete files of each core of
  * the recording (the highest w) and removes the older ones, as soon as a
@@ -33,9 +36,9 @@
 
 #include <neuronprof/capture.h>
 
+#include "record.h"
 #include "record_control.h"
 #include "record_rotate.h"
-#include "record_status.h"
 #include "tool.h"
 #include "util/util.h"
 
@@ -45,14 +48,6 @@ static void on_usr2(int sig)
 {
 	(void)sig;
 	switch_signal = 1;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 int record_rotate_parse(struct record_rotate *r, const char *arg)
@@ -106,20 +101,13 @@ bool record_rotate_wanted(const struct record_rotate *r)
 	return r->mode != ROTATE_NONE;
 }
 
-static uint64_t bytes_now(const struct record_status *st)
+int record_rotate_start(struct record_rotate *r, struct record_control *ctl, const char *dir)
 {
-	uint64_t entries, bytes, lost;
-
-	record_status_read(st, &entries, &bytes, &lost);
-	return bytes;
-}
-
-int record_rotate_start(struct record_rotate *r, const char *dir, const struct record_status *st)
-{
+	if (r->mode == ROTATE_SIZE)
+		record_control_switch_size(ctl, r->size);
 	r->dir = dir;
 	r->since = time(NULL);
-	r->base_ns = now_ns();
-	r->base_bytes = bytes_now(st);
+	r->base_ns = record_monotonic_ns();
 	if (r->mode == ROTATE_SIGNAL) {
 		struct sigaction sa = { .sa_handler = on_usr2 };
 
@@ -196,15 +184,23 @@ static int cmp_file(const void *a, const void *b)
 	return x->w > y->w ? -1 : x->w < y->w ? 1 : 0;
 }
 
-/* Remove each core's files beyond the newest max_files. */
+/*
+ * Remove each core's files beyond the newest max_files; with a SIZE, count
+ * the switches the library made (a core's newest file is its w-th switch).
+ */
 static void prune(struct record_rotate *r)
 {
 	struct rot_file *files = NULL;
 	size_t n = 0, cap = 0, kept = 0;
 
-	if (!r->max_files || !r->dir)
+	if (!r->dir || (!r->max_files && r->mode != ROTATE_SIZE))
 		return;
 	collect(r, r->dir, 0, &files, &n, &cap);
+	for (size_t i = 0; i < n && r->mode == ROTATE_SIZE; i++)
+		if (files[i].w > r->switches)
+			r->switches = files[i].w;
+	if (!r->max_files)
+		n = 0;
 	if (n)
 		qsort(files, n, sizeof(*files), cmp_file);
 	for (size_t i = 0; i < n; i++) {
@@ -221,10 +217,9 @@ static void prune(struct record_rotate *r)
 	free(files);
 }
 
-void record_rotate_tick(struct record_rotate *r, struct record_control *ctl,
-			const struct record_status *st)
+void record_rotate_tick(struct record_rotate *r, struct record_control *ctl)
 {
-	uint64_t now = now_ns(), bytes = bytes_now(st);
+	uint64_t now = record_monotonic_ns();
 	bool now_switch = false;
 
 	switch (r->mode) {
@@ -235,7 +230,7 @@ void record_rotate_tick(struct record_rotate *r, struct record_control *ctl,
 		switch_signal = 0;
 		break;
 	case ROTATE_SIZE:
-		now_switch = bytes - r->base_bytes >= r->size;
+		/* The library switches by itself (the page's switch_size). */
 		break;
 	case ROTATE_TIME:
 		now_switch = now - r->base_ns >= r->period_ns;
@@ -245,7 +240,6 @@ void record_rotate_tick(struct record_rotate *r, struct record_control *ctl,
 		record_control_switch(ctl);
 		r->switches++;
 		r->base_ns = now;
-		r->base_bytes = bytes;
 	}
 	prune(r);
 }

@@ -10,55 +10,29 @@
  * drawn on stderr when it is a terminal, at most once a second, and erased
  * at the end; scripts never see it.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <neuronprof/capture.h>
 
+#include "record.h"
 #include "record_status.h"
 #include "tool.h"
 
 #define STATUS_PERIOD_NS	1000000000ULL
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 int record_status_start(struct record_status *st)
 {
-	char num[16];
-	int fd;
-
 	memset(st, 0, sizeof(*st));
-	st->fd = -1;
 	st->on = isatty(STDERR_FILENO);
-	st->start_ns = st->last_ns = now_ns();
-	/* Inherited by the recorded command: no close-on-exec. */
-	fd = memfd_create("neuronprof-progress", 0);
-	if (fd < 0 || ftruncate(fd, (off_t)sizeof(*st->page))) {
-		if (fd >= 0)
-			close(fd);
-		return fail("cannot create the progress page: %s", strerror(errno));
-	}
-	st->page = mmap(NULL, sizeof(*st->page), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (st->page == MAP_FAILED) {
-		st->page = NULL;
-		close(fd);
-		return fail("cannot map the progress page: %s", strerror(errno));
-	}
+	st->start_ns = st->last_ns = record_monotonic_ns();
+	st->page = record_page_share("neuronprof-progress", sizeof(*st->page), NPROF_PROGRESS_FD_ENV,
+				     "progress", &st->fd);
+	if (!st->page)
+		return EXIT_FAIL;
 	st->page->magic = NPROF_PROGRESS_MAGIC;
-	st->fd = fd;
-	snprintf(num, sizeof(num), "%d", fd);
-	if (setenv(NPROF_PROGRESS_FD_ENV, num, 1))
-		return fail("cannot set %s: %s", NPROF_PROGRESS_FD_ENV, strerror(errno));
 	return 0;
 }
 
@@ -72,7 +46,7 @@ void record_status_read(const struct record_status *st, uint64_t *entries, uint6
 
 void record_status_tick(struct record_status *st, bool force)
 {
-	uint64_t now = now_ns(), entries, bytes, lost;
+	uint64_t now = record_monotonic_ns(), entries, bytes, lost;
 	double rate;
 
 	if (!st->on || (!force && now - st->last_ns < STATUS_PERIOD_NS))

@@ -114,31 +114,20 @@ static int first_vnc(uint32_t device_index, uint32_t *vnc)
 
 /*
  * The rings a synthetic capture of @ncores cores asks for (the library's
- * queue plan: every core queue, per engine where the type has one, and the
- * queues of the core's TopSPs), checked against the device and the host
+ * queue plan, record_rings.c), checked against the device and the host
  * before anything is subscribed (util/ringmem.h).
  */
 static int check_ring_memory(const struct record_opts *o, const struct nprof_device_info *info,
 			     int ncores, const char *node)
 {
-	uint32_t per = info->num_cores ? info->num_topsps / info->num_cores : 0;
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	struct ring_plan plan = { .fewer = " or fewer --cores" };
+	uint64_t size[NPROF_QUEUE_TYPES];
 	struct ring_limits lim;
 	char why[512];
 
-	for (uint32_t t = 0; t < NPROF_QUEUE_TYPES; t++) {
-		uint64_t size = o->ring_size ? o->ring_size : synthetic_ring_size(t);
-		size_t n = 0;
-
-		if (info->core_queue_types & (1u << t))
-			n += info->per_engine_queue_types & (1u << t) ? info->engines_per_core : 1;
-		if (info->topsp_queue_types & (1u << t))
-			n += per;
-		if (size < info->min_ring_size)
-			size = info->min_ring_size;
-		ring_plan_add(&plan, size, n * (size_t)ncores, page);
-	}
+	for (uint32_t t = 0; t < NPROF_QUEUE_TYPES; t++)
+		size[t] = o->ring_size ? o->ring_size : synthetic_ring_size(t);
+	record_ring_plan_cores(&plan, info, (size_t)ncores, size);
 	ring_limits_read(&lim, "");
 	if (ring_plan_check(&plan, info->max_ring_size, &lim, why, sizeof(why)))
 		return fail("cannot record %d NeuronCore%s of %s: %s", ncores, ncores == 1 ? "" : "s",

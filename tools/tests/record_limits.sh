@@ -5,7 +5,8 @@
 #   tests/record_limits.sh BUILD_DIR WORK_DIR
 # What reaches a recorded command (`record ... -- env` prints it):
 # --max-size as NEURON_RT_INSPECT_CAPTURE_MAX_SIZE in bytes, which the
-# library's parser accepts; --switch-output a control page and SESSION mode;
+# library's parser accepts; --switch-output a control page and SESSION mode
+# (a SIZE in the page's switch_size);
 # and the refusals of the grammar (perf's: signal, SIZE with B/K/M/G, TIME
 # with s/m/h/d) and of the combinations. The captures themselves, on the
 # simulator, are tests/vm_limits.sh's. Prints what failed and exits 1, or
@@ -55,6 +56,16 @@ want_env --switch-output=100M -- '^NEURON_RT_INSPECT_DEVICE_PROFILE=session$' '^
 want_env --switch-output=30s --switch-max-files 3 -- '^NEURONPROF_CONTROL_FD=[0-9]+$'
 want_env --switch-output=signal --mode session -- '^NEURON_RT_INSPECT_DEVICE_PROFILE=session$'
 grep -q "switch-output: 0 switches" "$work/err" || bad "no rotation report: $(cat "$work/err")"
+# A SIZE goes into the control page (its 4th word, switch_size) for the library
+# to switch by itself; a TIME leaves it 0 (record bumps switch_seq).
+page_words() {
+	"$np" record -o "$work/rec" "$@" -- sh -c 'od -An -tu8 -v /proc/self/fd/$NEURONPROF_CONTROL_FD' \
+		2>"$work/err" | tr -s ' \n' ' ' | sed 's/^ //; s/ $//'
+}
+w=$(page_words --switch-output=3M)
+[ "$(cut -d' ' -f4 <<<"$w")" = 3145728 ] || bad "--switch-output=3M: control page words '$w', switch_size not 3145728"
+w=$(page_words --switch-output=30s)
+[ "$(cut -d' ' -f4 <<<"$w")" = 0 ] || bad "--switch-output=30s: control page words '$w', switch_size not 0"
 
 refused "--switch-output 100: expected signal, a size with a B, K, M or G suffix" --switch-output=100 -- true
 refused "--switch-output 512K: a size of at least 1M" --switch-output=512K -- true

@@ -4,9 +4,8 @@
 # Each command's synopsis is made from its option table (util/options.c),
 # run by tests/run.sh:
 #   tests/synopsis.sh BUILD_DIR
-# For every command but record (whose synopsis summarises its synthetic and
-# inspect options, commands.c), every option its --help lists is named in
-# its usage lines, and nothing in the usage lines is an option the list
+# For every command, every option its --help lists is named in its usage
+# lines (record's in one of its two forms), and nothing in the usage lines is an option the list
 # does not have; the usage lines fit in 80 columns unless one option alone
 # does not. Prints what failed and exits 1, or exits 0.
 set -uo pipefail
@@ -15,7 +14,7 @@ build=$(cd "${1:?usage: synopsis.sh BUILD_DIR}" && pwd)
 np=$build/neuronprof
 failed=0
 
-for c in devices doctor calibrate dump summary diff report export top exporter sim; do
+for c in devices doctor calibrate record dump summary diff report export top exporter sim; do
 	h=$("$np" "$c" --help) || { echo "FAIL: $c --help: exit status $?"; failed=1; continue; }
 	usage=$(sed -n '/^Usage:/,/^$/p' <<<"$h")
 	listed=$(sed '1,/^$/d' <<<"$h" | grep -E '^ +(-[a-z], )?--[a-z]' | grep -oE -- '--[a-z][a-z-]*' |

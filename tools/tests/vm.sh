@@ -42,7 +42,7 @@ $np record --cores 0 --iterations 2 --instructions 4 --dma 1 --duration 2 -o /tm
 	--json >/out/dur.json 2>/out/dur.err
 echo $? >/out/dur.rc
 rm -rf /tmp/dur
-$np record --duration 1 -o /out/durcmd -- sleep 60 >/out/durcmd.txt 2>&1; echo $? >/out/durcmd.rc
+$np record --cores 0 --ring-size 1M --duration 1 -o /out/durcmd -- sleep 60 >/out/durcmd.txt 2>&1; echo $? >/out/durcmd.rc
 # A bounded recording: executions for up to 20 s, stopped at 2 MiB.
 $np record --cores 0-1 --iterations 4 --instructions 64 --dma 4 --duration 20 --max-size 2M \
 	-o /tmp/max --json >/out/max.json 2>/out/max.err

@@ -16,7 +16,12 @@
 #  - with --switch-output=1M --switch-max-files 2 (executions 300 ms
 #    apart): record switches files at least twice, removes the older ones
 #    and leaves the newest two, which hold consecutive executions ending
-#    with the last one.
+#    with the last one; the library switches at the first execution that
+#    begins once a file holds 1 MiB of entries, so the older of the two
+#    holds at least 1 MiB of entries and less than 1 MiB plus one of its
+#    (equal) executions, and the newer one less than that;
+#  - with --ring-size 64M on every core: refused before the command runs,
+#    naming the rings' total and the limit (exit 1, the command never ran).
 # Prints what failed and exits 1, or exits 0.
 set -uo pipefail
 
@@ -38,6 +43,8 @@ umount /tmp/small
 $np record --cores 0 --ring-size 1M --switch-output=1M --switch-max-files 2 -o /out/sw -- \
 	/tool/model_run 0 30 64 300 >/out/sw.txt 2>/out/sw.err
 echo $? >/out/sw.rc
+$np record --ring-size 64M -o /out/big -- /tool/model_run 0 1 1 0 >/out/big.txt 2>/out/big.err
+echo $? >/out/big.rc
 EOF
 } >"$work/guest.sh"
 
@@ -119,6 +126,33 @@ if len(wins) != 2 or wins[0][1] + 1 != wins[1][0] or wins[1][1] != 30:
     fail(f"sw: the two files left hold executions {wins}, expected consecutive ranges ending with 30")
 else:
     print(f"sw: {m.group(1) if m else '?'} switches, files left hold executions {wins}")
+# The size of each file left: its entries in bytes, against 1 MiB and one execution's.
+MiB = 1 << 20
+for f in fs:
+    d = json.load(open(f + ".json"))
+    b = sum(q["entry_count"] * q["entry_size"] for q in d["queues"])
+    print(f"sw: {os.path.basename(f)}: {b} bytes of entries")
+if len(wins) == 2 and len(fs) == 2:
+    sizes = sorted((os.path.basename(f), sum(q["entry_count"] * q["entry_size"]
+                    for q in json.load(open(f + ".json"))["queues"])) for f in fs)
+    # profile_nc_0_session_<w>: the older file has the lower w
+    sizes.sort(key=lambda x: int(re.search(r"_session_(\d+)\.ntff$", x[0]).group(1)))
+    (older, bo), (newer, bn) = sizes
+    n_old = wins[0][1] - wins[0][0] + 1
+    per = bo / n_old
+    if not (MiB <= bo < MiB + per):
+        fail(f"sw: {older} holds {bo} bytes of entries in {n_old} executions: not within [1 MiB, 1 MiB + one execution ({per:.0f}))")
+    if bn >= MiB + per:
+        fail(f"sw: {newer}, the last file, holds {bn} bytes of entries: past 1 MiB + one execution")
+
+big_rc = open(os.path.join(out, "big.rc")).read().strip()
+big_err = open(os.path.join(out, "big.err")).read()
+if big_rc != "1" or "not running /tool/model_run: the rings its runtime would ask for do not fit" not in big_err \
+        or "rings take" not in big_err or os.path.exists(os.path.join(out, "big.txt")) and \
+        open(os.path.join(out, "big.txt")).read():
+    fail(f"big: --ring-size 64M on every core: exit {big_rc}, expected 1 with the refusal and no run: {big_err}")
+else:
+    print(f"big: refused: {big_err.strip()}")
 sys.exit(0 if ok else 1)
 PY
 

@@ -291,10 +291,18 @@ struct nprof_progress_page {
  * @switch_seq differs from its value when the window opened ends that
  * window and opens the next one (a new file) with it: a tool rotates the
  * output (neuronprof record --switch-output) by adding 1 to @switch_seq
- * (added in 1.4.0 with the page; a page of 16 bytes reads it as 0). The
- * page is looked up at each inspect session's begin. The library reads
- * @enabled and @switch_seq (atomic loads) at each execution's begin and
- * never writes them. Documentation/capture.rst, "Capture windows".
+ * (added in 1.4.0 with the page; a page of 16 bytes reads it as 0). With
+ * @switch_size not 0, an execution that begins once the open window holds
+ * @switch_size bytes of entries or more (counted over the core's queues
+ * from the window's first entry up to each ring's producer, what the
+ * window's file will hold before an iteration range trims it) ends that
+ * window and opens the next one with it, as a new @switch_seq does: the
+ * library decides the switch itself, so a file's entries never exceed
+ * @switch_size by more than its last execution's (record --switch-output
+ * SIZE; a page of 24 bytes reads it as 0). The page is looked up at each
+ * inspect session's begin. The library reads @enabled, @switch_seq and
+ * @switch_size (atomic loads) at each execution's begin and never writes
+ * them. Documentation/capture.rst, "Capture windows".
  */
 #define NPROF_CONTROL_FD_ENV	"NEURONPROF_CONTROL_FD"
 #define NPROF_CONTROL_MAGIC	0x6e70636f6e74726cULL	/* "npcontrl" */
@@ -303,6 +311,7 @@ struct nprof_control_page {
 	uint64_t magic;
 	uint64_t enabled;
 	uint64_t switch_seq;
+	uint64_t switch_size;
 };
 
 /*

@@ -79,6 +79,18 @@ int nprof_capture_session_serialize_named(struct nprof_capture *cap, uint32_t nc
 					  const struct nprof_capture_label *label);
 
 /*
+ * The bytes of entries core @nc's active session holds so far: over its
+ * queues, from the session's first entry up to the producer's position in
+ * the ring (written into its file or not yet), as its file will hold them
+ * (before an iteration range trims them) if it stopped now. Cheap: reads
+ * the mapped ring headers, no call into the kernel.
+ *
+ * Return: 0 with *@bytes, -EINVAL (with the message) when no session is
+ * active there, or the errors of a core that cannot be entered.
+ */
+int nprof_capture_session_bytes(struct nprof_capture *cap, uint32_t nc, uint64_t *bytes);
+
+/*
  * Write only the decoded entries of iterations @first to @last (counted
  * from 1: iteration N is the entries whose iteration member is N - 1) of
  * every queue into the files, from now on; 0, 0 writes every entry. The

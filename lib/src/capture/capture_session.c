@@ -169,6 +169,33 @@ NPROF_API int nprof_capture_session_active(struct nprof_capture *cap, uint32_t n
 	return ret;
 }
 
+int nprof_capture_session_bytes(struct nprof_capture *cap, uint32_t nc, uint64_t *bytes)
+{
+	struct cap_core *c;
+	uint64_t sum = 0;
+	int ret;
+
+	ret = nprof_cap_core_get(cap, nc, &c);
+	if (ret)
+		return ret;
+	if (!c->active) {
+		ret = nprof_err(EINVAL, "no active profile session for NC %u", nc);
+		goto out;
+	}
+	for (size_t i = 0; i < c->nqueues; i++) {
+		const struct nprof_ring *ring = nprof_nq_ring(c->queues[i].nq);
+		uint64_t prod = nprof_ring_load_producer(ring);
+
+		/* A producer before the window's start (a reused ring's snapshot) adds nothing. */
+		if ((int64_t)(prod - c->active[i].begin) > 0)
+			sum += prod - c->active[i].begin;
+	}
+	*bytes = sum;
+out:
+	nprof_cap_core_put(c);
+	return ret;
+}
+
 NPROF_API int nprof_capture_session_stop(struct nprof_capture *cap, uint32_t nc,
 					 uint64_t *session_id)
 {

@@ -343,6 +343,11 @@ uint64_t nprof_capture_control_switch(void)
 	return control_page ? __atomic_load_n(&control_page->switch_seq, __ATOMIC_ACQUIRE) : 0;
 }
 
+uint64_t nprof_capture_control_switch_size(void)
+{
+	return control_page ? __atomic_load_n(&control_page->switch_size, __ATOMIC_ACQUIRE) : 0;
+}
+
 void nprof_progress_add(uint64_t entries, uint64_t bytes, uint64_t lost)
 {
 	pthread_once(&progress_once, progress_map);

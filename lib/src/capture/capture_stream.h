@@ -54,6 +54,8 @@ bool nprof_capture_control_present(void);
 bool nprof_capture_control_enabled(void);
 /* The page's switch_seq (0 without a page): a new value asks for a new file. */
 uint64_t nprof_capture_control_switch(void);
+/* The page's switch_size (0 without a page or a size): a window's bytes that ask for a new file. */
+uint64_t nprof_capture_control_switch_size(void);
 
 /*
  * The output of an inspect session (Documentation/capture.rst, "Output

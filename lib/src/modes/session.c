@@ -12,7 +12,11 @@
  * and the control page says enabled), and stop and write it when one that
  * is not wanted begins, when the range's last execution ends, or at stop;
  * one that begins after the page's switch_seq changed ends the open window
- * and opens the next with it (a tool's --switch-output).
+ * and opens the next with it (a tool's --switch-output), and so does one
+ * that begins once the window holds the page's switch_size bytes of
+ * entries or more (--switch-output SIZE: the first execution boundary at
+ * or after SIZE, so a file's entries pass SIZE by at most its last
+ * execution's).
  * Each window is one file, and its description says which executions it
  * holds (exec_first, exec_last).
  */
@@ -185,6 +189,18 @@ static int keep_first(int ret, int r)
 }
 
 /*
+ * Whether core @vnc's open window holds @limit bytes of entries or more
+ * (0: no limit). Called with win_lock held.
+ */
+static bool window_full(uint32_t vnc, uint64_t limit)
+{
+	struct win_core *w = &win[vnc];
+	uint64_t bytes;
+
+	return limit && !nprof_capture_session_bytes(w->cap, w->local, &bytes) && bytes >= limit;
+}
+
+/*
  * Stop core @vnc's open window and write it, saying that it holds
  * executions w->first to @last. Called with win_lock held.
  */
@@ -251,8 +267,12 @@ static void session_exec_begin(const struct nprof_session_view *s, const struct 
 	w->count++;
 	want = (!s->exec_first || (w->count >= s->exec_first && w->count <= s->exec_last)) &&
 	       nprof_capture_control_enabled();
-	/* Not wanted any more, or a switch asked for: the window ends before this execution. */
-	if (w->open && (!want || w->switch_seq != sw))
+	/*
+	 * Not wanted any more, a switch asked for, or the window's size
+	 * reached: the window ends before this execution.
+	 */
+	if (w->open && (!want || w->switch_seq != sw ||
+			window_full(vnc, nprof_capture_control_switch_size())))
 		window_close(s, vnc, w->count - 1, false);
 	if (!w->open && want) {
 		ret = nprof_rt_capture_start(vnc, NULL, &w->cap, &w->local);

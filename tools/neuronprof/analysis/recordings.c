@@ -5,6 +5,7 @@
  * or a system profile.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,21 +128,33 @@ void paths_free(struct path_set *ps)
 	free(ps->recs);
 }
 
+bool recording_range_text(const struct prof_file *f, char *buf, size_t len)
+{
+	const char *base = strrchr(f->path, '/');
+	size_t n = 0;
+
+	if (!f->info.exec_first && !f->info.iter_first)
+		return false;
+	n += (size_t)snprintf(buf, len, "captured ");
+	if (f->info.exec_first && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "executions %" PRIu64 "-%" PRIu64 "%s",
+				      f->info.exec_first, f->info.exec_last,
+				      f->info.iter_first ? ", " : "");
+	if (f->info.iter_first && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "iterations %" PRIu64 "-%" PRIu64 " of %s",
+				      f->info.iter_first, f->info.iter_last,
+				      f->info.exec_first ? "each" : "every execution");
+	if (n < len)
+		snprintf(buf + n, len - n, " of NeuronCore %u (%s)", f->info.core,
+			 base ? base + 1 : f->path);
+	return true;
+}
+
 void recording_print_ranges(const struct recording *r, const char *indent)
 {
-	for (size_t i = 0; i < r->nfiles; i++) {
-		const struct prof_file *f = r->files[i];
-		const char *base = strrchr(f->path, '/');
+	char line[PATH_MAX + 160];
 
-		if (!f->info.exec_first && !f->info.iter_first)
-			continue;
-		printf("%scaptured ", indent);
-		if (f->info.exec_first)
-			printf("executions %" PRIu64 "-%" PRIu64 "%s", f->info.exec_first,
-			       f->info.exec_last, f->info.iter_first ? ", " : "");
-		if (f->info.iter_first)
-			printf("iterations %" PRIu64 "-%" PRIu64 " of %s", f->info.iter_first,
-			       f->info.iter_last, f->info.exec_first ? "each" : "every execution");
-		printf(" of NeuronCore %u (%s)\n", f->info.core, base ? base + 1 : f->path);
-	}
+	for (size_t i = 0; i < r->nfiles; i++)
+		if (recording_range_text(r->files[i], line, sizeof(line)))
+			printf("%s%s\n", indent, line);
 }

@@ -34,11 +34,20 @@ void recordings_free(struct recording *r, size_t n);
 
 /*
  * recording_print_ranges() - one line per file of @r whose capture was
- * limited to a range of executions (NTFF 1.3: record --executions A-B, a
- * --delay or --control window), each starting with @indent: the core, the
- * executions and the file. Nothing for files that were not.
+ * limited to a range of executions or iterations (NTFF 1.3: record
+ * --executions A-B, --iterations A-B, a --delay or --control window),
+ * each starting with @indent: the core, the range and the file. Nothing
+ * for files that were not.
  */
 void recording_print_ranges(const struct recording *r, const char *indent);
+
+/*
+ * recording_range_text() - that line of file @f, without indent or newline,
+ * into @buf ("captured executions 3-5, iterations 2-4 of each of NeuronCore
+ * 0 (profile_nc_0_session_0.ntff)"): true, or false when @f's capture had
+ * no range (@buf untouched).
+ */
+bool recording_range_text(const struct prof_file *f, char *buf, size_t len);
 
 /* One PATH of a command line, loaded and split into its recordings. */
 struct path_recordings {

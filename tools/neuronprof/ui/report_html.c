@@ -9,6 +9,7 @@
  * page where the plot would be.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -250,6 +251,16 @@ static void page_recording(FILE *f, const struct rec_stats *s, const struct rec_
 	fprintf(f, "</h2>\n<p>%zu file%s, %" PRIu64 " entries, %zu NeuronCore%s%s.</p>\n", r->nfiles,
 		r->nfiles == 1 ? "" : "s", s->entries, s->ncores, s->ncores == 1 ? "" : "s",
 		r->sys && r->sys->ntrace ? ", with a system trace" : ", no system trace");
+	/* The capture ranges, as summary says them. */
+	for (size_t i = 0; i < r->nfiles; i++) {
+		char line[PATH_MAX + 160];
+
+		if (!recording_range_text(r->files[i], line, sizeof(line)))
+			continue;
+		fputs("<p class=\"range\">", f);
+		html_esc(f, line);
+		fputs(".</p>\n", f);
+	}
 	if (s->nraws)
 		fprintf(f, "<p class=\"note\">%" PRIu64 " raw entries in %zu queues are not decoded "
 			"(their layout is not known): they give no utilisation, op, latency or "

@@ -82,15 +82,15 @@ static void opt_usage_line(FILE *f, const struct opt *o, int col)
 	}
 }
 
-/* @s's lines after "Usage: " and "       ", "neuronprof " before those not starting with blanks. */
-static void usage_lines(FILE *f, const char *s, bool first)
+/* @s's lines after "       ", "neuronprof " before those not starting with blanks. */
+static void usage_lines(FILE *f, const char *s)
 {
 	const char *nl;
 
-	for (;; first = false) {
+	for (;;) {
 		nl = strchr(s, '\n');
 		/* A line starting with blanks continues the one above. */
-		fprintf(f, "%s%s%.*s\n", first ? "" : "       ", *s == ' ' ? "" : "neuronprof ",
+		fprintf(f, "       %s%.*s\n", *s == ' ' ? "" : "neuronprof ",
 			nl ? (int)(nl - s) : (int)strlen(s), s);
 		if (!nl || !nl[1])
 			break;
@@ -109,18 +109,20 @@ static void syn_default(const struct opt *o, char *buf, size_t len)
 			 o->argh ? o->argh : "");
 }
 
-/*
- * The synopsis's first line made from @opts: "Usage: neuronprof CMD", each
- * option as its @syn says, then the operands; wrapped before SYN_WIDTH
- * columns, the lines that continue it indented under its first option.
- */
-static void synopsis(FILE *f, const struct cmd_desc *d, const struct opt *opts, size_t n)
-{
-	char items[64][160], frag[160];
-	size_t ni = 0;
-	int col, indent;
+#define SYN_ITEMS	64
 
-	for (size_t i = 0; i < n; i++) {
+/* The synopsis's items: "[-o FILE]", "[--a | --b]", ..., the operands last. */
+struct syn_items {
+	char item[SYN_ITEMS][160];
+	size_t n;
+};
+
+/* Add @opts[@from, @to) to @it, each as its @syn says, joined as its @syn_join says. */
+static void syn_add(struct syn_items *it, const struct opt *opts, size_t from, size_t to)
+{
+	char frag[160];
+
+	for (size_t i = from; i < to; i++) {
 		const struct opt *o = &opts[i];
 		size_t len;
 
@@ -130,34 +132,80 @@ static void synopsis(FILE *f, const struct cmd_desc *d, const struct opt *opts, 
 			snprintf(frag, sizeof(frag), "%s", o->syn);
 		else
 			syn_default(o, frag, sizeof(frag));
-		if (o->syn_join == SYN_ALONE || !ni) {
-			if (ni < sizeof(items) / sizeof(items[0]))
-				snprintf(items[ni++], sizeof(items[0]), "%s", frag);
+		if (o->syn_join == SYN_ALONE || !it->n) {
+			if (it->n < SYN_ITEMS)
+				snprintf(it->item[it->n++], sizeof(it->item[0]), "%s", frag);
 			continue;
 		}
 		/* Into the brackets of the one before: "[a | b]" or "[a [b]]". */
-		len = strlen(items[ni - 1]);
-		items[ni - 1][len - 1] = '\0';
+		len = strlen(it->item[it->n - 1]);
+		it->item[it->n - 1][len - 1] = '\0';
 		if (o->syn_join == SYN_OR && frag[0] == '[') {
 			frag[strlen(frag) - 1] = '\0';
-			snprintf(items[ni - 1] + len - 1, sizeof(items[0]) - (len - 1), " | %s]",
-				 frag + 1);
+			snprintf(it->item[it->n - 1] + len - 1, sizeof(it->item[0]) - (len - 1),
+				 " | %s]", frag + 1);
 		} else {
-			snprintf(items[ni - 1] + len - 1, sizeof(items[0]) - (len - 1), " %s]", frag);
+			snprintf(it->item[it->n - 1] + len - 1, sizeof(it->item[0]) - (len - 1),
+				 " %s]", frag);
 		}
 	}
-	if (d->operands && ni < sizeof(items) / sizeof(items[0]))
-		snprintf(items[ni++], sizeof(items[0]), "%s", d->operands);
-	col = fprintf(f, "Usage: neuronprof %s", d->usage ? d->usage : d->name);
+}
+
+/*
+ * One usage line: @lead ("Usage: " or blanks), "neuronprof CMD", the items
+ * and @operands; wrapped before SYN_WIDTH columns, the lines that continue
+ * it indented under its first option.
+ */
+static void syn_line(FILE *f, const char *lead, const struct cmd_desc *d, struct syn_items *it,
+		     const char *operands)
+{
+	int col, indent;
+
+	if (operands && *operands && it->n < SYN_ITEMS)
+		snprintf(it->item[it->n++], sizeof(it->item[0]), "%s", operands);
+	col = fprintf(f, "%sneuronprof %s", lead, d->usage ? d->usage : d->name);
 	indent = col + 1;
-	for (size_t i = 0; i < ni; i++) {
-		int w = (int)strlen(items[i]);
+	for (size_t i = 0; i < it->n; i++) {
+		int w = (int)strlen(it->item[i]);
 
 		if (col > indent && col + 1 + w > SYN_WIDTH)
 			col = fprintf(f, "\n%*s", indent - 1, "") - 1;
-		col += fprintf(f, " %s", items[i]);
+		col += fprintf(f, " %s", it->item[i]);
 	}
 	fputc('\n', f);
+}
+
+/*
+ * The synopsis made from @opts: one line of every option and the operands;
+ * or, for a table with forms (OPT_FORM()), one line per form of the options
+ * before the first form and those of the form, ending with its operands.
+ */
+static void synopsis(FILE *f, const struct cmd_desc *d, const struct opt *opts, size_t n)
+{
+	size_t first = n, lines = 0;
+
+	for (size_t i = 0; i < n && first == n; i++)
+		if (opts[i].kind == OPT_KIND_GROUP && opts[i].form)
+			first = i;
+	if (first == n) {
+		struct syn_items it = { .n = 0 };
+
+		syn_add(&it, opts, 0, n);
+		syn_line(f, "Usage: ", d, &it, d->operands);
+		return;
+	}
+	for (size_t i = first; i < n; i++) {
+		struct syn_items it = { .n = 0 };
+		size_t end = i + 1;
+
+		if (opts[i].kind != OPT_KIND_GROUP || !opts[i].form)
+			continue;
+		while (end < n && !(opts[end].kind == OPT_KIND_GROUP && opts[end].form))
+			end++;
+		syn_add(&it, opts, 0, first);
+		syn_add(&it, opts, i + 1, end);
+		syn_line(f, lines++ ? "       " : "Usage: ", d, &it, opts[i].form);
+	}
 }
 
 void opts_usage(FILE *f, const struct cmd_desc *d, const struct opt *opts)
@@ -166,14 +214,9 @@ void opts_usage(FILE *f, const struct cmd_desc *d, const struct opt *opts)
 	char label[128];
 	int col = 0, w;
 
-	if (d->synopsis) {
-		fputs("Usage: ", f);
-		usage_lines(f, d->synopsis, true);
-	} else {
-		synopsis(f, d, opts, n);
-		if (d->forms)
-			usage_lines(f, d->forms, false);
-	}
+	synopsis(f, d, opts, n);
+	if (d->forms)
+		usage_lines(f, d->forms);
 	fprintf(f, "\n%s", d->about);
 	if (d->describe)
 		d->describe(f);

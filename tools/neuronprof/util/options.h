@@ -7,7 +7,8 @@
  *
  * A command declares its options in a table ending with OPT_END(); its
  * synopsis is made from that table (each option as @syn says, the default
- * "[--name ARG]"), followed by the operands of its struct cmd_desc in the
+ * "[--name ARG]"; one usage line per form, OPT_FORM(), for a table that has
+ * them), followed by the operands of its struct cmd_desc in the
  * list of commands (commands.c), which also holds what it does and any
  * other form of the command; main() makes the running one tool_desc. opts_parse() parses argv with getopt_long()
  * ("+": options stop at the first operand or "--"), stores each value
@@ -74,6 +75,8 @@ typedef int (*opt_cb)(const struct opt *opt, const char *arg, void *ctx);
  *	"[-s ARGH]" (a letter) or "[--long ARGH]", brackets included; SYN_NONE
  *	leaves it out.
  * @syn_join: how it joins the option before it there (enum syn_join).
+ * @form: of a heading (OPT_FORM()), the operands of the form it starts;
+ *	NULL for a heading that starts none.
  */
 struct opt {
 	enum opt_kind kind;
@@ -88,6 +91,7 @@ struct opt {
 	const char **first;
 	const char *syn;
 	enum syn_join syn_join;
+	const char *form;
 };
 
 /*
@@ -97,6 +101,14 @@ struct opt {
 #define OPT_END()	{ .kind = OPT_KIND_END }
 #define OPT_GROUP(title) \
 	{ .kind = OPT_KIND_GROUP, .help = (title) }
+/*
+ * A heading that starts a form of the command: its options, up to the next
+ * form, with those before the first form (every form's), make a usage line
+ * of their own that ends with @operands ("" for none): "record [common]
+ * [synthetic]", "record [common] [command-only] -- CMD [ARGS...]".
+ */
+#define OPT_FORM(title, operands) \
+	{ .kind = OPT_KIND_GROUP, .help = (title), .form = (operands) }
 #define OPT_BOOL(s, l, v, h, ...) \
 	{ .kind = OPT_KIND_BOOL, .short_name = (s), .long_name = (l), .value = (v), .help = (h), \
 	  ##__VA_ARGS__ }
@@ -132,9 +144,6 @@ struct opt {
  * @operands: what follows the options on that line ("PATH..."), or NULL.
  * @forms: further forms of the command, one usage line each after
  *	"neuronprof ", '\n' between them, or NULL.
- * @synopsis: when set, the usage lines as written here instead of made
- *	from the table (a line starting with blanks continues the one above):
- *	for a command whose table has more options than its synopsis names.
  * @about: what the command does (a paragraph, lines ending in '\n').
  * @describe: when set, writes more of the description after @about (a list
  *	that comes from a table, say).
@@ -145,7 +154,6 @@ struct cmd_desc {
 	const char *usage;
 	const char *operands;
 	const char *forms;
-	const char *synopsis;
 	const char *about;
 	void (*describe)(FILE *f);
 	const char *notes;

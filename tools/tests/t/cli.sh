@@ -65,6 +65,8 @@ t_help_synopsis() {
 }
 run "every --help: usage continuation lines indented under the first option" t_help_synopsis
 run "every --help: the synopsis names every option of the table, and only those (synopsis.sh)" bash "$here/synopsis.sh" "$build"
+run "neuronprof(1): its SYNOPSIS and COMMANDS name the options of every --help, and only those (man_options.py)" \
+	"$py" "$here/man_options.py" "$repo/man/neuronprof.1" "$np" "diff=$repo/man/neuronprof-diff.1"
 
 # The man page carries every option each command's --help lists, and
 # the synopsis the options that were missing from it.
@@ -138,6 +140,8 @@ run "record: --max-size and --switch-output reach the command, their grammar (se
 run "one name per unit: summary, SQLite queues.unit_name and the Python ops frame (see unit_names.sh)" bash "$here/unit_names.sh" "$build" "$fx/prof" "$tmp/unit_names${label:+-san}" "$py"
 run "--ring-size grammar and ring memory check (ringmem_unit)" \
 	"$build/tests/ringmem_unit" "$(mktemp -d "$tmp/ringmem.XXXXXX")"
+run "record -- CMD: the rings its runtime would ask for, checked before it runs (record_rings_unit)" \
+	"$build/tests/record_rings_unit"
 
 run "summary --top -1: exit 2, says it must be positive" \
 	expect_exit 2 "--top: -1 is negative: it must be positive" "$np" summary --top -1 "$basic"

@@ -46,5 +46,19 @@ t_dump_json_noent() {
 }
 run "dump --json --no-entries: metadata only" t_dump_json_noent
 
+# An iteration range's files: each record says what was left out before it (trimmed_count).
+t_dump_trimmed() {
+	rm -rf "$tmp/dtrim" && "$build/tests/gen_fixtures" --iter-range 2-3 "$tmp/dtrim" >/dev/null || return 1
+	"$np" dump --no-entries "$tmp/dtrim/basic.ntff" >"$tmp/d" &&
+	count_is 0 '^      trimmed 0 ' "$tmp/d" &&
+	has "      trimmed 3 (sequence numbers left out just before this record by an iteration range, not lost)" "$tmp/d" &&
+	"$np" dump --json --no-entries "$tmp/dtrim/basic.ntff" >"$tmp/d.json" &&
+	check_py dump-json "$tmp/d.json" queues.1.trimmed_count=3 &&
+	"$py" -c 'import json, sys; sys.exit("trimmed_count" in json.load(open(sys.argv[1]))["queues"][0])' \
+		"$tmp/d.json" || { echo "trimmed_count in record 0, which trims nothing"; return 1; }
+	"$np" dump --no-entries "$basic" >"$tmp/d" && count_is 0 'trimmed' "$tmp/d"
+}
+run "dump: a record's trimmed_count (text and JSON, where not 0)" t_dump_trimmed
+
 run "dump of a directory: exit 1, says so" \
 	expect_exit 1 "is a directory; dump reads one NTFF file" "$np" dump "$prof"

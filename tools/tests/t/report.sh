@@ -177,3 +177,15 @@ t_out_mkdir() {
 		{ echo "outputs missing"; find "$d"; return 1; }
 }
 run "export, report and summary --csv into missing directories: made, as record -o" t_out_mkdir
+
+# A capture range (here an iteration range) is on the page as summary says it.
+t_report_range() {
+	rm -rf "$tmp/rrange" && "$gen" --iter-range 2-3 "$tmp/rrange" >/dev/null || return 1
+	"$np" summary "$tmp/rrange/basic.ntff" >"$tmp/rrange.txt" &&
+	"$np" report -o "$tmp/rrange.html" "$tmp/rrange/basic.ntff" || return 1
+	line=$(grep -m1 '^  captured ' "$tmp/rrange.txt" | sed 's/^  //')
+	[ -n "$line" ] || { echo "summary says no range"; return 1; }
+	has "<p class=\"range\">$line.</p>" "$tmp/rrange.html" &&
+	"$np" report -o "$tmp/rrange0.html" "$basic" && count_is 0 'class="range"' "$tmp/rrange0.html"
+}
+run "report: the captured iteration range, as summary says it" t_report_range
