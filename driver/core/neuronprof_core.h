@@ -55,7 +55,8 @@ struct module;
 #define NPROF_SIM_PER_TOPSP_FIXED	4
 
 /**
- * struct nprof_drmdev - one device a provider registered.
+ * struct nprof_drmdev - one device a provider registered, a DRM device (the
+ * library names its handle of a device struct nprof_device).
  * @drm: the DRM device; its render node is the device's uapi.
  * @desc: copy of the provider's description (@desc.provider points at
  *	@provider).
