@@ -39,7 +39,7 @@
 
 struct device;
 struct module;
-struct nprof_device;
+struct nprof_drmdev;
 
 /**
  * struct nprof_queue_id - address of one notification queue.
@@ -144,20 +144,20 @@ struct nprof_device_desc {
  */
 struct nprof_hw_ops {
 	struct module *owner;
-	int (*queue_start)(struct nprof_device *ndev, const struct nprof_queue_id *q);
-	void (*queue_stop)(struct nprof_device *ndev, const struct nprof_queue_id *q);
-	int (*flush)(struct nprof_device *ndev, const struct nprof_queue_id *q);
-	int (*sim_exec)(struct nprof_device *ndev, struct drm_neuronprof_sim_exec *args);
+	int (*queue_start)(struct nprof_drmdev *ndev, const struct nprof_queue_id *q);
+	void (*queue_stop)(struct nprof_drmdev *ndev, const struct nprof_queue_id *q);
+	int (*flush)(struct nprof_drmdev *ndev, const struct nprof_queue_id *q);
+	int (*sim_exec)(struct nprof_drmdev *ndev, struct drm_neuronprof_sim_exec *args);
 };
 
-struct nprof_device *nprof_device_alloc(struct device *parent,
+struct nprof_drmdev *nprof_device_alloc(struct device *parent,
 					const struct nprof_device_desc *desc,
 					const struct nprof_hw_ops *ops, void *priv);
-int nprof_device_publish(struct nprof_device *ndev);
-void nprof_device_unregister(struct nprof_device *ndev);
-void nprof_device_free(struct nprof_device *ndev);
-void *nprof_device_priv(struct nprof_device *ndev);
-const struct nprof_device_desc *nprof_device_desc(struct nprof_device *ndev);
+int nprof_device_publish(struct nprof_drmdev *ndev);
+void nprof_device_unregister(struct nprof_drmdev *ndev);
+void nprof_device_free(struct nprof_drmdev *ndev);
+void *nprof_device_priv(struct nprof_drmdev *ndev);
+const struct nprof_device_desc *nprof_device_desc(struct nprof_drmdev *ndev);
 bool nprof_queue_valid(const struct nprof_device_desc *desc,
 		       const struct nprof_queue_id *q);
 
@@ -187,7 +187,7 @@ enum nprof_notify_result {
  *
  * Return: an enum nprof_notify_result.
  */
-enum nprof_notify_result nprof_notify(struct nprof_device *ndev,
+enum nprof_notify_result nprof_notify(struct nprof_drmdev *ndev,
 				      const struct nprof_queue_id *q,
 				      struct neuronprof_notification *n,
 				      bool force_lost);
@@ -205,15 +205,15 @@ struct nprof_notify_stats {
 	u32 lost;
 };
 
-enum nprof_notify_result nprof_notify_batch(struct nprof_device *ndev,
+enum nprof_notify_result nprof_notify_batch(struct nprof_drmdev *ndev,
 					    const struct nprof_queue_id *q,
 					    const struct neuronprof_notification *n,
 					    u32 count, bool force_lost,
 					    struct nprof_notify_stats *st);
 
-enum nprof_notify_result nprof_notify_lost(struct nprof_device *ndev,
+enum nprof_notify_result nprof_notify_lost(struct nprof_drmdev *ndev,
 					   const struct nprof_queue_id *q, u64 count);
-bool nprof_queue_set_flags(struct nprof_device *ndev, const struct nprof_queue_id *q,
+bool nprof_queue_set_flags(struct nprof_drmdev *ndev, const struct nprof_queue_id *q,
 			   u32 flags);
 
 struct nprof_sub;
@@ -240,10 +240,10 @@ struct nprof_notify_span {
 	u64 unread;
 };
 
-int nprof_notify_begin(struct nprof_device *ndev, const struct nprof_queue_id *q,
+int nprof_notify_begin(struct nprof_drmdev *ndev, const struct nprof_queue_id *q,
 		       u32 count, struct nprof_notify_span *span);
 u32 nprof_notify_end(struct nprof_notify_span *span, u32 written, u32 produced);
-int nprof_notify_begin_packed(struct nprof_device *ndev, const struct nprof_queue_id *q,
+int nprof_notify_begin_packed(struct nprof_drmdev *ndev, const struct nprof_queue_id *q,
 			      u32 slots, u32 es, struct nprof_notify_span *span);
 u64 nprof_notify_end_packed(struct nprof_notify_span *span, u32 written, u64 lost);
 
@@ -254,6 +254,6 @@ u64 nprof_notify_end_packed(struct nprof_notify_span *span, u32 written, u64 los
  * @ndev: the device.
  * @core: the NeuronCore.
  */
-void nprof_queues_flushed(struct nprof_device *ndev, u32 core);
+void nprof_queues_flushed(struct nprof_drmdev *ndev, u32 core);
 
 #endif /* _NEURONPROF_PROVIDER_H_ */

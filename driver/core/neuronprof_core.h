@@ -55,7 +55,8 @@ struct module;
 #define NPROF_SIM_PER_TOPSP_FIXED	4
 
 /**
- * struct nprof_device - one device a provider registered.
+ * struct nprof_drmdev - one device a provider registered, a DRM device (the
+ * library names its handle of a device struct nprof_device).
  * @drm: the DRM device; its render node is the device's uapi.
  * @desc: copy of the provider's description (@desc.provider points at
  *	@provider).
@@ -73,7 +74,7 @@ struct module;
  *	subscription and stays until the device is released.
  * @subs_lock: see below.
  */
-struct nprof_device {
+struct nprof_drmdev {
 	struct drm_device drm;
 	struct nprof_device_desc desc;
 	char provider[16];
@@ -91,9 +92,9 @@ struct nprof_device {
 	struct mutex subs_lock;
 };
 
-static inline struct nprof_device *to_nprof_device(struct drm_device *drm)
+static inline struct nprof_drmdev *to_nprof_drmdev(struct drm_device *drm)
 {
-	return container_of(drm, struct nprof_device, drm);
+	return container_of(drm, struct nprof_drmdev, drm);
 }
 
 /**
@@ -215,7 +216,7 @@ struct nprof_queue {
  *	dropping the lock).
  */
 struct nprof_sub {
-	struct nprof_device *ndev;
+	struct nprof_drmdev *ndev;
 	struct nprof_queue_id q;
 	struct nprof_queue *queue;
 	/* &@queue->lock: protects @ring, @flush_pos, @read_pos, @detached, @dead. */
@@ -302,7 +303,7 @@ struct nprof_subscribe_call {
 int nprof_subscribe_validate(const struct nprof_device_desc *desc,
 			     const struct drm_neuronprof_nq_subscribe *args,
 			     const char **why);
-struct nprof_sub *nprof_sub_create(struct nprof_device *ndev,
+struct nprof_sub *nprof_sub_create(struct nprof_drmdev *ndev,
 				   const struct drm_neuronprof_nq_subscribe *args);
 __poll_t nprof_sub_poll_mask(struct nprof_sub *sub);
 int nprof_sub_drain(struct nprof_sub *sub, struct neuronprof_nq_drain *d);

@@ -127,7 +127,7 @@ VISIBLE_IF_KUNIT int nprof_desc_validate(const struct nprof_device_desc *desc,
 					 const struct nprof_hw_ops *ops,
 					 const char **why)
 {
-	const size_t max = sizeof_field(struct nprof_device, provider);
+	const size_t max = sizeof_field(struct nprof_drmdev, provider);
 	size_t len;
 
 	if (!desc || !ops) {
@@ -277,7 +277,7 @@ EXPORT_SYMBOL_IF_KUNIT(nprof_sim_exec_validate);
 /* The last reference to the DRM device is gone: so is every subscription. */
 static void nprof_device_release(struct drm_device *drm, void *unused)
 {
-	struct nprof_device *ndev = to_nprof_device(drm);
+	struct nprof_drmdev *ndev = to_nprof_drmdev(drm);
 	struct nprof_queue *queue;
 	unsigned long slot;
 
@@ -305,11 +305,11 @@ static void nprof_device_release(struct drm_device *drm, void *unused)
  * Return: the device, or ERR_PTR(-EINVAL) for an invalid @parent, @desc or
  * @ops, or ERR_PTR(-ENOMEM).
  */
-struct nprof_device *nprof_device_alloc(struct device *parent,
+struct nprof_drmdev *nprof_device_alloc(struct device *parent,
 					const struct nprof_device_desc *desc,
 					const struct nprof_hw_ops *ops, void *priv)
 {
-	struct nprof_device *ndev;
+	struct nprof_drmdev *ndev;
 	const char *why;
 	void *group;
 	int ret;
@@ -327,7 +327,7 @@ struct nprof_device *nprof_device_alloc(struct device *parent,
 	if (!group)
 		return ERR_PTR(-ENOMEM);
 
-	ndev = devm_drm_dev_alloc(parent, &nprof_drm_driver, struct nprof_device, drm);
+	ndev = devm_drm_dev_alloc(parent, &nprof_drm_driver, struct nprof_drmdev, drm);
 	if (IS_ERR(ndev)) {
 		ret = PTR_ERR(ndev);
 		goto err_group;
@@ -388,7 +388,7 @@ EXPORT_SYMBOL_GPL(nprof_device_alloc);
  * drm_dev_register(), after which @ndev is still unpublished (drop it with
  * nprof_device_free()).
  */
-int nprof_device_publish(struct nprof_device *ndev)
+int nprof_device_publish(struct nprof_drmdev *ndev)
 {
 	int ret;
 
@@ -416,7 +416,7 @@ EXPORT_SYMBOL_GPL(nprof_device_publish);
  *
  * Context: process context; may sleep.
  */
-void nprof_device_free(struct nprof_device *ndev)
+void nprof_device_free(struct nprof_drmdev *ndev)
 {
 	if (WARN_ON(ndev->published)) {
 		nprof_device_unregister(ndev);
@@ -447,7 +447,7 @@ EXPORT_SYMBOL_GPL(nprof_device_free);
  *
  * Context: process context; may sleep.
  */
-void nprof_device_unregister(struct nprof_device *ndev)
+void nprof_device_unregister(struct nprof_drmdev *ndev)
 {
 	struct nprof_queue *queue;
 	unsigned long slot;
@@ -474,7 +474,7 @@ EXPORT_SYMBOL_GPL(nprof_device_unregister);
  *
  * Return: the @priv given to nprof_device_alloc().
  */
-void *nprof_device_priv(struct nprof_device *ndev)
+void *nprof_device_priv(struct nprof_drmdev *ndev)
 {
 	return ndev->priv;
 }
@@ -486,7 +486,7 @@ EXPORT_SYMBOL_GPL(nprof_device_priv);
  *
  * Return: the core's copy of the description given to nprof_device_alloc().
  */
-const struct nprof_device_desc *nprof_device_desc(struct nprof_device *ndev)
+const struct nprof_device_desc *nprof_device_desc(struct nprof_drmdev *ndev)
 {
 	return &ndev->desc;
 }

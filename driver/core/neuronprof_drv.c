@@ -72,7 +72,7 @@
 #define NPROF_DEVICE_INFO_SIZE_V1 \
 	offsetofend(struct drm_neuronprof_device_info, reserved)
 
-static void nprof_fill_info(const struct nprof_device *ndev,
+static void nprof_fill_info(const struct nprof_drmdev *ndev,
 			    struct drm_neuronprof_device_info *info)
 {
 	const struct nprof_device_desc *d = &ndev->desc;
@@ -105,7 +105,7 @@ static void nprof_fill_info(const struct nprof_device *ndev,
  * device's name table as @size holds (the caller checked @size against the
  * header). Returns the bytes written.
  */
-static int nprof_copy_code_names(const struct nprof_device *ndev, void __user *data,
+static int nprof_copy_code_names(const struct nprof_drmdev *ndev, void __user *data,
 				 u32 size, u32 *written)
 {
 	const struct nprof_device_desc *d = &ndev->desc;
@@ -138,7 +138,7 @@ static int nprof_copy_code_names(const struct nprof_device *ndev, void __user *d
 static int nprof_ioctl_get_info(struct drm_device *drm, void *data,
 				struct drm_file *file)
 {
-	struct nprof_device *ndev = to_nprof_device(drm);
+	struct nprof_drmdev *ndev = to_nprof_drmdev(drm);
 	struct drm_neuronprof_get_info *args = data;
 	struct drm_neuronprof_device_info info;
 	u32 size, need, min_size;
@@ -210,7 +210,7 @@ out:
 static int nprof_ioctl_sim_exec(struct drm_device *drm, void *data,
 				struct drm_file *file)
 {
-	struct nprof_device *ndev = to_nprof_device(drm);
+	struct nprof_drmdev *ndev = to_nprof_drmdev(drm);
 	struct drm_neuronprof_sim_exec *args = data;
 	const char *why;
 	int idx, ret;

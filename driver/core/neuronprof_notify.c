@@ -50,7 +50,7 @@
  * The queue @q of @ndev if it has a subscriber, under rcu_read_lock() (the
  * caller's). A queue nobody subscribed costs this lookup and one load.
  */
-static struct nprof_queue *nprof_queue_find(struct nprof_device *ndev,
+static struct nprof_queue *nprof_queue_find(struct nprof_drmdev *ndev,
 					    const struct nprof_queue_id *q)
 {
 	struct nprof_queue *queue;
@@ -74,7 +74,7 @@ static void nprof_wake(struct nprof_sub **subs, u32 n)
  * return, until nprof_queue_unlock(). NULL, with nothing held, when @q is
  * not a queue of @ndev or nobody subscribed it.
  */
-static struct nprof_queue *nprof_queue_lock(struct nprof_device *ndev,
+static struct nprof_queue *nprof_queue_lock(struct nprof_drmdev *ndev,
 					    const struct nprof_queue_id *q,
 					    unsigned long *flags)
 {
@@ -108,7 +108,7 @@ static void nprof_queue_unlock(struct nprof_queue *queue, unsigned long flags,
  * bits @flags in, the ring of every subscription of @q (either may be 0).
  * False when nobody subscribed @q.
  */
-static bool nprof_queue_mark(struct nprof_device *ndev, const struct nprof_queue_id *q,
+static bool nprof_queue_mark(struct nprof_drmdev *ndev, const struct nprof_queue_id *q,
 			     u64 lost, u32 flags)
 {
 	struct nprof_queue *queue;
@@ -147,7 +147,7 @@ static bool nprof_queue_mark(struct nprof_device *ndev, const struct nprof_queue
  * NPROF_NOTIFY_UNSUBSCRIBED when nobody subscribed @q (or it does not
  * exist, or the device was unregistered).
  */
-enum nprof_notify_result nprof_notify(struct nprof_device *ndev,
+enum nprof_notify_result nprof_notify(struct nprof_drmdev *ndev,
 				      const struct nprof_queue_id *q,
 				      struct neuronprof_notification *n,
 				      bool force_lost)
@@ -199,7 +199,7 @@ EXPORT_SYMBOL_GPL(nprof_notify);
  * NPROF_NOTIFY_LOST when at least one was lost in a ring, else
  * NPROF_NOTIFY_DELIVERED.
  */
-enum nprof_notify_result nprof_notify_batch(struct nprof_device *ndev,
+enum nprof_notify_result nprof_notify_batch(struct nprof_drmdev *ndev,
 					    const struct nprof_queue_id *q,
 					    const struct neuronprof_notification *n,
 					    u32 count, bool force_lost,
@@ -251,7 +251,7 @@ EXPORT_SYMBOL_GPL(nprof_notify_batch);
  * Context: any, including hard IRQ.
  * Return: NPROF_NOTIFY_UNSUBSCRIBED, or NPROF_NOTIFY_LOST.
  */
-enum nprof_notify_result nprof_notify_lost(struct nprof_device *ndev,
+enum nprof_notify_result nprof_notify_lost(struct nprof_drmdev *ndev,
 					   const struct nprof_queue_id *q, u64 count)
 {
 	if (count && nprof_queue_mark(ndev, q, count, 0))
@@ -270,7 +270,7 @@ EXPORT_SYMBOL_GPL(nprof_notify_lost);
  * Context: any, including hard IRQ.
  * Return: true if at least one subscription got them.
  */
-bool nprof_queue_set_flags(struct nprof_device *ndev, const struct nprof_queue_id *q,
+bool nprof_queue_set_flags(struct nprof_drmdev *ndev, const struct nprof_queue_id *q,
 			   u32 flags)
 {
 	return nprof_queue_mark(ndev, q, 0, flags);
@@ -324,7 +324,7 @@ static void nprof_span_at(struct nprof_notify_span *span, struct nprof_sub *sub,
  * Return: 0 with the lock held, or -ENOENT when nobody subscribed @q (or it
  * does not exist, or the device is gone): then nothing is held.
  */
-int nprof_notify_begin(struct nprof_device *ndev, const struct nprof_queue_id *q,
+int nprof_notify_begin(struct nprof_drmdev *ndev, const struct nprof_queue_id *q,
 		       u32 count, struct nprof_notify_span *span)
 	__acquires(span->sub->lock)
 {
@@ -531,7 +531,7 @@ static void nprof_kring_put_packed(struct nprof_kring *ring,
  * Context: any; the provider must not sleep between begin and end.
  * Return: 0 with the lock held, or -ENOENT as nprof_notify_begin().
  */
-int nprof_notify_begin_packed(struct nprof_device *ndev, const struct nprof_queue_id *q,
+int nprof_notify_begin_packed(struct nprof_drmdev *ndev, const struct nprof_queue_id *q,
 			      u32 slots, u32 es, struct nprof_notify_span *span)
 	__acquires(span->sub->lock)
 {
@@ -647,7 +647,7 @@ u64 nprof_notify_end_packed(struct nprof_notify_span *span, u32 written, u64 los
 EXPORT_SYMBOL_GPL(nprof_notify_end_packed);
 
 /* Flush @count consecutive targets of one kind: their slots are one range. */
-static void nprof_flush_targets(struct nprof_device *ndev, u32 kind, u32 first,
+static void nprof_flush_targets(struct nprof_drmdev *ndev, u32 kind, u32 first,
 				u32 count)
 {
 	const struct nprof_queue_id base = { .kind = kind, .index = first };
@@ -672,7 +672,7 @@ static void nprof_flush_targets(struct nprof_device *ndev, u32 kind, u32 first,
  *
  * Context: any, including hard IRQ.
  */
-void nprof_queues_flushed(struct nprof_device *ndev, u32 core)
+void nprof_queues_flushed(struct nprof_drmdev *ndev, u32 core)
 {
 	const struct nprof_device_desc *d = &ndev->desc;
 	u32 per_core;

@@ -102,7 +102,7 @@ bool nprof_queue_valid(const struct nprof_device_desc *desc,
 EXPORT_SYMBOL_GPL(nprof_queue_valid);
 
 /**
- * nprof_queue_slot() - index of a valid queue in nprof_device.queues.
+ * nprof_queue_slot() - index of a valid queue in nprof_drmdev.queues.
  * @desc: the device.
  * @q: the queue, valid for @desc.
  *
@@ -250,7 +250,7 @@ void nprof_queue_kill(struct nprof_queue *queue)
 }
 
 /* The queue's struct, created on its first subscription. */
-static struct nprof_queue *nprof_queue_get(struct nprof_device *ndev,
+static struct nprof_queue *nprof_queue_get(struct nprof_drmdev *ndev,
 					   const struct nprof_queue_id *q)
 {
 	unsigned long slot = nprof_queue_slot(&ndev->desc, q);
@@ -309,7 +309,7 @@ void nprof_queue_free(struct nprof_queue *queue)
  * queue_start.
  */
 VISIBLE_IF_KUNIT struct nprof_sub *
-nprof_sub_create(struct nprof_device *ndev,
+nprof_sub_create(struct nprof_drmdev *ndev,
 		 const struct drm_neuronprof_nq_subscribe *args)
 {
 	struct nprof_queue *queue;
@@ -438,7 +438,7 @@ EXPORT_SYMBOL_IF_KUNIT(nprof_sub_create);
  */
 void nprof_sub_destroy(struct nprof_sub *sub)
 {
-	struct nprof_device *ndev = sub->ndev;
+	struct nprof_drmdev *ndev = sub->ndev;
 	struct nprof_queue *queue = sub->queue;
 	struct module *owner = sub->owner;
 	int idx;
@@ -527,7 +527,7 @@ int nprof_ioctl_nq_subscribe(struct drm_device *drm, void *data,
 	int fd, ret;
 
 	/* nprof_sub_create() enters the device for the provider call. */
-	sub = nprof_sub_create(to_nprof_device(drm), args);
+	sub = nprof_sub_create(to_nprof_drmdev(drm), args);
 	if (IS_ERR(sub))
 		return PTR_ERR(sub);
 	fd = get_unused_fd_flags(O_CLOEXEC);
@@ -579,7 +579,7 @@ err_destroy:
 int nprof_ioctl_nq_holders(struct drm_device *drm, void *data,
 			   struct drm_file *file)
 {
-	struct nprof_device *ndev = to_nprof_device(drm);
+	struct nprof_drmdev *ndev = to_nprof_drmdev(drm);
 	struct drm_neuronprof_nq_holders *args = data;
 	const struct nprof_queue_id q = {
 		.kind = args->target_kind,

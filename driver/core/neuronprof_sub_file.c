@@ -69,7 +69,7 @@ EXPORT_SYMBOL_IF_KUNIT(nprof_sub_poll_mask);
 VISIBLE_IF_KUNIT int nprof_sub_drain(struct nprof_sub *sub,
 				     struct neuronprof_nq_drain *d)
 {
-	struct nprof_device *ndev = sub->ndev;
+	struct nprof_drmdev *ndev = sub->ndev;
 	struct nprof_kring *ring = &sub->ring;
 	unsigned long flags;
 	bool wake = false;

@@ -76,7 +76,7 @@ static void nprof_nn_fromio(u8 *dst, const void __iomem *io, u32 size, u32 off, 
 void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq,
 		   u32 first, u32 count, u64 uncaptured)
 {
-	struct nprof_device *ndev = READ_ONCE(dev->ndev);
+	struct nprof_drmdev *ndev = READ_ONCE(dev->ndev);
 	/* Entry and ring sizes are powers of two: no division on this path. */
 	const u32 es = nq->es, shift = ilog2(es);
 	const u32 parts = es / NEURONPROF_RAW_BYTES_PER_ENTRY;

@@ -149,7 +149,7 @@ struct nprof_nn_device {
 	const struct neuron_nq_hook_dev *hd;
 	struct nprof_nn_arch arch;
 	struct platform_device *pdev;
-	struct nprof_device *ndev;
+	struct nprof_drmdev *ndev;
 	struct nprof_device_desc desc;
 	/*
 	 * Serialises changes to @queues, @subscribed and @ndev; head writes
@@ -200,7 +200,7 @@ struct nprof_nn_device *nprof_nn_find(const struct neuron_nq_hook_dev *hd);
 #if IS_ENABLED(CONFIG_KUNIT)
 typedef void (*nprof_nn_io_read_t)(void *dst, const void __iomem *src, size_t len);
 extern nprof_nn_io_read_t nprof_nn_io_read;
-struct nprof_device *nprof_nn_ndev(u32 device_index);
+struct nprof_drmdev *nprof_nn_ndev(u32 device_index);
 int nprof_nn_set_format(u32 entry_size, u32 head_mode);
 struct mutex *nprof_nn_queue_lock(const struct neuron_nq_hook_dev *hd,
 				  const struct neuron_nq_hook_qid *qid);

@@ -221,9 +221,9 @@ static struct nprof_nn_device *nprof_nn_find_srcu(const struct neuron_nq_hook_de
  *
  * Return: the device or NULL.
  */
-struct nprof_device *nprof_nn_ndev(u32 device_index)
+struct nprof_drmdev *nprof_nn_ndev(u32 device_index)
 {
-	struct nprof_device *ndev = NULL;
+	struct nprof_drmdev *ndev = NULL;
 	struct nprof_nn_device *dev;
 
 	down_read(&nprof_nn_lock);
@@ -426,7 +426,7 @@ static void nprof_nn_queue_halted(const struct neuron_nq_hook_dev *hd,
 {
 	struct nprof_nn_device *dev;
 	struct nprof_nn_queue *nq;
-	struct nprof_device *ndev;
+	struct nprof_drmdev *ndev;
 
 	nprof_nn_cal_halted(hd, hq);
 	down_read(&nprof_nn_lock);
@@ -458,7 +458,7 @@ out:
  * where the caller gets an errno; if it is programmed there later, its ring
  * gets NEURONPROF_RING_UNREADABLE (nprof_nn_queue_programmed()).
  */
-static int nprof_nn_queue_start(struct nprof_device *ndev, const struct nprof_queue_id *q)
+static int nprof_nn_queue_start(struct nprof_drmdev *ndev, const struct nprof_queue_id *q)
 {
 	struct nprof_nn_device *dev = nprof_device_priv(ndev);
 	struct nprof_nn_queue *nq;
@@ -486,7 +486,7 @@ static int nprof_nn_queue_start(struct nprof_device *ndev, const struct nprof_qu
 	return ret;
 }
 
-static void nprof_nn_queue_stop(struct nprof_device *ndev, const struct nprof_queue_id *q)
+static void nprof_nn_queue_stop(struct nprof_drmdev *ndev, const struct nprof_queue_id *q)
 {
 	struct nprof_nn_device *dev = nprof_device_priv(ndev);
 
@@ -549,7 +549,7 @@ static void nprof_nn_free(struct nprof_nn_device *dev)
 static void nprof_nn_device_added(const struct neuron_nq_hook_dev *hd)
 {
 	struct nprof_nn_device *dev;
-	struct nprof_device *ndev;
+	struct nprof_drmdev *ndev;
 	struct nprof_nn_arch arch;
 	int ret;
 

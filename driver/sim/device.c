@@ -179,7 +179,7 @@ int nprof_sim_queue_index(const struct nprof_sim_device *sdev,
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_sim_queue_index);
 
-static int nprof_sim_queue_start(struct nprof_device *ndev,
+static int nprof_sim_queue_start(struct nprof_drmdev *ndev,
 				 const struct nprof_queue_id *q)
 {
 	struct nprof_sim_device *sdev = nprof_device_priv(ndev);
@@ -198,7 +198,7 @@ static int nprof_sim_queue_start(struct nprof_device *ndev,
 	return 0;
 }
 
-static void nprof_sim_queue_stop(struct nprof_device *ndev,
+static void nprof_sim_queue_stop(struct nprof_drmdev *ndev,
 				 const struct nprof_queue_id *q)
 {
 	struct nprof_sim_device *sdev = nprof_device_priv(ndev);
@@ -209,7 +209,7 @@ static void nprof_sim_queue_stop(struct nprof_device *ndev,
 			      q->kind, q->index, q->type, q->engine);
 }
 
-static int nprof_sim_flush(struct nprof_device *ndev,
+static int nprof_sim_flush(struct nprof_drmdev *ndev,
 			   const struct nprof_queue_id *q)
 {
 	struct nprof_sim_device *sdev = nprof_device_priv(ndev);
@@ -459,7 +459,7 @@ static void nprof_sim_exec_program(const struct drm_neuronprof_sim_exec *args,
  * args->timeout_ns passed before an iteration; -ENODEV when the device is
  * being removed. produced counts what was produced until then.
  */
-int nprof_sim_exec(struct nprof_device *ndev, struct drm_neuronprof_sim_exec *args)
+int nprof_sim_exec(struct nprof_drmdev *ndev, struct drm_neuronprof_sim_exec *args)
 {
 	struct nprof_sim_device *sdev = nprof_device_priv(ndev);
 	struct nprof_sim_gen_program prog;
@@ -550,7 +550,7 @@ int nprof_sim_probe(struct platform_device *pdev)
 	struct nprof_sim_pdata *pdata = dev_get_platdata(&pdev->dev);
 	const struct nprof_sim_arch *arch;
 	struct nprof_sim_device *sdev;
-	struct nprof_device *ndev;
+	struct nprof_drmdev *ndev;
 	u32 i;
 	int err;
 

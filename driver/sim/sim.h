@@ -260,7 +260,7 @@ struct nprof_sim_device {
 	u32 id;
 	const struct nprof_sim_arch *arch;
 	struct nprof_device_desc desc;
-	struct nprof_device *ndev;
+	struct nprof_drmdev *ndev;
 
 	u32 queue_base[2];
 	u32 queue_stride[2];
@@ -303,7 +303,7 @@ int nprof_sim_remove(struct platform_device *pdev);
 
 int nprof_sim_queue_index(const struct nprof_sim_device *sdev,
 			  const struct nprof_queue_id *q);
-int nprof_sim_exec(struct nprof_device *ndev,
+int nprof_sim_exec(struct nprof_drmdev *ndev,
 		   struct drm_neuronprof_sim_exec *args);
 
 int nprof_sim_parse_new_device(const char *buf, u32 *id,

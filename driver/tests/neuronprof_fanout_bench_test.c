@@ -41,7 +41,7 @@ static u64 fanout_bench_round(struct kunit *test, struct nprof_sub **subs, int n
 {
 	const struct nprof_queue_id q = { NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 0 };
 	struct neuronprof_notification src = { .code = 1, .model_id = 2 };
-	struct nprof_device *ndev = ((struct tp_ctx *)test->priv)->ndev;
+	struct nprof_drmdev *ndev = ((struct tp_ctx *)test->priv)->ndev;
 	struct nprof_notify_span span;
 	unsigned int done = 0, i;
 	u64 t0;

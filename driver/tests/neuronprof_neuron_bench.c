@@ -102,7 +102,7 @@ static void nb_setup(struct kunit *test, u32 ring, u64 sub_ring)
 		.target_kind = NEURONPROF_TARGET_CORE, .target_index = 0,
 		.queue_type = NEURONPROF_QT_TRACE, .engine = 0, .ring_size = sub_ring,
 	};
-	struct nprof_device *ndev;
+	struct nprof_drmdev *ndev;
 
 	c->dev = nprof_fake_add(2, 2, 6);
 	KUNIT_ASSERT_GE(test, c->dev, 0);
@@ -278,7 +278,7 @@ static void nb_bounds(struct kunit *test)
 	};
 	struct nb_ctx *c = test->priv;
 	struct nprof_notify_span span;
-	struct nprof_device *ndev;
+	struct nprof_drmdev *ndev;
 	u64 tc = U64_MAX, ts = U64_MAX, t0, sink = 0;
 	int run, r;
 

@@ -83,7 +83,7 @@ static int nn_dm_setup(struct kunit *test, u32 type, u64 ring_size, u32 size)
 		.target_kind = NEURONPROF_TARGET_CORE, .target_index = 0,
 		.queue_type = type, .engine = 1, .ring_size = ring_size,
 	};
-	struct nprof_device *ndev;
+	struct nprof_drmdev *ndev;
 	int q;
 
 	ctx->dev = nprof_fake_add(2, 2, 6);

@@ -57,10 +57,10 @@ static void nn_test_exit(struct kunit *test)
 }
 
 /* A trn1-like device (2 cores, 6 TopSPs) and its neuronprof device. */
-static struct nprof_device *nn_test_device(struct kunit *test)
+static struct nprof_drmdev *nn_test_device(struct kunit *test)
 {
 	struct nn_test_ctx *ctx = test->priv;
-	struct nprof_device *ndev;
+	struct nprof_drmdev *ndev;
 
 	ctx->dev = nprof_fake_add(2, 2, 6);
 	KUNIT_ASSERT_GE(test, ctx->dev, 0);
@@ -69,7 +69,7 @@ static struct nprof_device *nn_test_device(struct kunit *test)
 	return ndev;
 }
 
-static struct nprof_sub *nn_test_subscribe(struct kunit *test, struct nprof_device *ndev,
+static struct nprof_sub *nn_test_subscribe(struct kunit *test, struct nprof_drmdev *ndev,
 					   u32 kind, u32 index, u32 type, u32 engine, u64 size)
 {
 	struct nn_test_ctx *ctx = test->priv;
@@ -120,7 +120,7 @@ static struct neuronprof_notification nn_part_at(struct kunit *test, struct npro
 /* The device is announced with what the provider knows. */
 static void nn_test_device_info(struct kunit *test)
 {
-	struct nprof_device *ndev = nn_test_device(test);
+	struct nprof_drmdev *ndev = nn_test_device(test);
 	const struct nprof_device_desc *d = nprof_device_desc(ndev);
 
 	KUNIT_EXPECT_STREQ(test, d->provider, "neuron");
@@ -138,7 +138,7 @@ static void nn_test_device_info(struct kunit *test)
 /* Consumed entries arrive in order across the device ring's wrap. */
 static void nn_test_wrap(struct kunit *test)
 {
-	struct nprof_device *ndev = nn_test_device(test);
+	struct nprof_drmdev *ndev = nn_test_device(test);
 	struct nn_test_ctx *ctx = test->priv;
 	struct nprof_sub *sub;
 	int q, round;
@@ -170,7 +170,7 @@ static void nn_test_wrap(struct kunit *test)
  */
 static void nn_test_ring_wraps_mid_copy(struct kunit *test)
 {
-	struct nprof_device *ndev = nn_test_device(test);
+	struct nprof_drmdev *ndev = nn_test_device(test);
 	struct nn_test_ctx *ctx = test->priv;
 	struct nprof_sub *sub;
 	const struct neuronprof_notification *h;
@@ -210,7 +210,7 @@ static void nn_test_ring_wraps_mid_copy(struct kunit *test)
 static void nn_test_four_parts_and_overflow(struct kunit *test)
 {
 	struct nn_test_ctx *ctx = test->priv;
-	struct nprof_device *ndev;
+	struct nprof_drmdev *ndev;
 	struct nprof_sub *sub;
 	u64 delivered;
 	int q;
@@ -246,7 +246,7 @@ static void nn_test_four_parts_and_overflow(struct kunit *test)
 static void nn_test_head_passes_a_ring(struct kunit *test)
 {
 	struct nn_test_ctx *ctx = test->priv;
-	struct nprof_device *ndev;
+	struct nprof_drmdev *ndev;
 	struct nprof_sub *sub;
 	int q, i;
 
@@ -274,7 +274,7 @@ static void nn_test_head_passes_a_ring(struct kunit *test)
 /* A core reset halts the queues; reprogrammed, they go on from head 0. */
 static void nn_test_core_reset(struct kunit *test)
 {
-	struct nprof_device *ndev = nn_test_device(test);
+	struct nprof_drmdev *ndev = nn_test_device(test);
 	struct nn_test_ctx *ctx = test->priv;
 	struct nprof_sub *sub;
 	int q;
@@ -330,7 +330,7 @@ static int nn_test_runtime(void *arg)
  */
 static void nn_test_halt_during_copy(struct kunit *test)
 {
-	struct nprof_device *ndev = nn_test_device(test);
+	struct nprof_drmdev *ndev = nn_test_device(test);
 	struct nn_test_ctx *ctx = test->priv;
 	struct nn_halt_race r = { .dev = ctx->dev };
 	struct task_struct *t;
@@ -357,7 +357,7 @@ static void nn_test_halt_during_copy(struct kunit *test)
 /* Removal with a live subscription: it dies, the ring stays readable. */
 static void nn_test_remove_subscribed(struct kunit *test)
 {
-	struct nprof_device *ndev = nn_test_device(test);
+	struct nprof_drmdev *ndev = nn_test_device(test);
 	struct nn_test_ctx *ctx = test->priv;
 	struct nprof_sub *sub;
 	int q;
@@ -389,7 +389,7 @@ static void nn_test_params_checked(struct kunit *test)
 	u32 es = 64, hm = NPROF_NN_HEAD_RING_ENTRIES;
 	const struct kernel_param kes = { .arg = &es }, khm = { .arg = &hm };
 	struct nn_test_ctx *ctx = test->priv;
-	struct nprof_device *ndev;
+	struct nprof_drmdev *ndev;
 	struct nprof_sub *sub;
 	unsigned int i;
 	int q;
@@ -430,7 +430,7 @@ static void nn_test_params_checked(struct kunit *test)
 static void nn_test_counter_backwards(struct kunit *test)
 {
 	struct nn_test_ctx *ctx = test->priv;
-	struct nprof_device *ndev;
+	struct nprof_drmdev *ndev;
 	struct nprof_sub *sub;
 	int q, i;
 
@@ -468,7 +468,7 @@ static void nn_test_counter_backwards(struct kunit *test)
 static void nn_test_first_seen_queue_baseline(struct kunit *test)
 {
 	struct nn_test_ctx *ctx = test->priv;
-	struct nprof_device *ndev;
+	struct nprof_drmdev *ndev;
 	struct nprof_sub *sub;
 	int q, q2;
 
@@ -501,7 +501,7 @@ static void nn_test_first_seen_queue_baseline(struct kunit *test)
 static void nn_test_counter_huge_gap(struct kunit *test)
 {
 	struct nn_test_ctx *ctx = test->priv;
-	struct nprof_device *ndev;
+	struct nprof_drmdev *ndev;
 	struct nprof_sub *sub;
 	int q;
 
@@ -547,7 +547,7 @@ static void nn_test_consumed_rules(struct kunit *test)
  */
 static void nn_test_device_memory(struct kunit *test)
 {
-	struct nprof_device *ndev = nn_test_device(test);
+	struct nprof_drmdev *ndev = nn_test_device(test);
 	struct nn_test_ctx *ctx = test->priv;
 	const struct drm_neuronprof_nq_subscribe args = {
 		.target_kind = NEURONPROF_TARGET_CORE, .target_index = 0,
@@ -618,7 +618,7 @@ static void nn_test_devices_in_parallel(struct kunit *test)
 	};
 	struct nn_test_ctx *ctx = test->priv;
 	const struct neuron_nq_hook_dev *hd_b;
-	struct nprof_device *ndev_b;
+	struct nprof_drmdev *ndev_b;
 	struct nn_hold h = {
 		.hq_a = { .qid = { .target = NEURON_NQ_HOOK_NC, .id = 1, .nq_type = 0,
 				   .instance = 2, .reg = 2 },

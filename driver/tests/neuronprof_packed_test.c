@@ -57,7 +57,7 @@ static void np_setup(struct kunit *test, u32 es, const u64 *ring_sizes, int n)
 	struct drm_neuronprof_nq_subscribe args = {
 		.target_kind = NEURONPROF_TARGET_CORE, .queue_type = NEURONPROF_QT_TRACE,
 	};
-	struct nprof_device *ndev;
+	struct nprof_drmdev *ndev;
 	int i;
 
 	KUNIT_ASSERT_EQ(test, nprof_nn_set_format(es, NPROF_NN_HEAD_RING_ENTRIES), 0);

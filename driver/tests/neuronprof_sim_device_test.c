@@ -263,7 +263,7 @@ static void sim_device_exec_timeout_and_error_knob(struct kunit *test)
 }
 
 struct sim_test_exec_thread {
-	struct nprof_device *ndev;
+	struct nprof_drmdev *ndev;
 	struct drm_neuronprof_sim_exec args;
 	int ret;
 	struct completion done;

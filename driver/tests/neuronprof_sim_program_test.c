@@ -671,21 +671,21 @@ static void sim_program_arch_topologies(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, nprof_sim_arch_by_id(4));
 }
 
-static int sim_names_start(struct nprof_device *ndev, const struct nprof_queue_id *q)
+static int sim_names_start(struct nprof_drmdev *ndev, const struct nprof_queue_id *q)
 {
 	return 0;
 }
 
-static void sim_names_stop(struct nprof_device *ndev, const struct nprof_queue_id *q)
+static void sim_names_stop(struct nprof_drmdev *ndev, const struct nprof_queue_id *q)
 {
 }
 
-static int sim_names_flush(struct nprof_device *ndev, const struct nprof_queue_id *q)
+static int sim_names_flush(struct nprof_drmdev *ndev, const struct nprof_queue_id *q)
 {
 	return 0;
 }
 
-static int sim_names_exec(struct nprof_device *ndev, struct drm_neuronprof_sim_exec *args)
+static int sim_names_exec(struct nprof_drmdev *ndev, struct drm_neuronprof_sim_exec *args)
 {
 	return 0;
 }

@@ -14,7 +14,7 @@ MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 /* nprof_sub_create(), remembered in @s if it succeeds. */
 struct nprof_sub *nprof_test_subs_create(struct kunit *test, struct nprof_test_subs *s,
-					 struct nprof_device *ndev,
+					 struct nprof_drmdev *ndev,
 					 const struct drm_neuronprof_nq_subscribe *args)
 {
 	struct nprof_sub *sub;
@@ -120,7 +120,7 @@ const struct drm_neuronprof_nq_subscribe sub_base = {
 
 /* ---- the test provider ---------------------------------------------------- */
 
-static int tp_queue_start(struct nprof_device *ndev, const struct nprof_queue_id *q)
+static int tp_queue_start(struct nprof_drmdev *ndev, const struct nprof_queue_id *q)
 {
 	struct tp_ctx *ctx = nprof_device_priv(ndev);
 
@@ -130,14 +130,14 @@ static int tp_queue_start(struct nprof_device *ndev, const struct nprof_queue_id
 	return 0;
 }
 
-static void tp_queue_stop(struct nprof_device *ndev, const struct nprof_queue_id *q)
+static void tp_queue_stop(struct nprof_drmdev *ndev, const struct nprof_queue_id *q)
 {
 	struct tp_ctx *ctx = nprof_device_priv(ndev);
 
 	atomic_inc(&ctx->stops);
 }
 
-static int tp_flush(struct nprof_device *ndev, const struct nprof_queue_id *q)
+static int tp_flush(struct nprof_drmdev *ndev, const struct nprof_queue_id *q)
 {
 	struct tp_ctx *ctx = nprof_device_priv(ndev);
 
@@ -146,7 +146,7 @@ static int tp_flush(struct nprof_device *ndev, const struct nprof_queue_id *q)
 }
 
 /* Never registered with a device: only its presence in an ops struct matters. */
-int tp_sim_exec(struct nprof_device *ndev, struct drm_neuronprof_sim_exec *args)
+int tp_sim_exec(struct nprof_drmdev *ndev, struct drm_neuronprof_sim_exec *args)
 {
 	return -EOPNOTSUPP;
 }
@@ -165,10 +165,10 @@ const struct nprof_hw_ops tp_ops_noflush = {
 };
 
 /* What a provider does: allocate, initialise, then publish. */
-struct nprof_device *tp_register(struct device *parent, const struct nprof_device_desc *desc,
+struct nprof_drmdev *tp_register(struct device *parent, const struct nprof_device_desc *desc,
 				 const struct nprof_hw_ops *ops, void *priv)
 {
-	struct nprof_device *ndev = nprof_device_alloc(parent, desc, ops, priv);
+	struct nprof_drmdev *ndev = nprof_device_alloc(parent, desc, ops, priv);
 	int ret;
 
 	if (IS_ERR(ndev))
@@ -224,7 +224,7 @@ static int tp_unplug_init(struct kunit *test)
 	return tp_fixture_init(test, &test_desc, "neuronprof_kunit");
 }
 
-struct nprof_sub *tp_subscribe(struct kunit *test, struct nprof_device *ndev,
+struct nprof_sub *tp_subscribe(struct kunit *test, struct nprof_drmdev *ndev,
 			       const struct drm_neuronprof_nq_subscribe *args)
 {
 	struct tp_ctx *ctx = test->priv;
@@ -347,7 +347,7 @@ void sim_test_unsubscribe(struct kunit *test, struct nprof_sub *sub)
  * The sim_exec callback as the core calls it: with the outputs zeroed (the
  * core validates the arguments too; these tests pass valid ones).
  */
-int sim_test_exec(struct nprof_device *ndev, struct drm_neuronprof_sim_exec *args)
+int sim_test_exec(struct nprof_drmdev *ndev, struct drm_neuronprof_sim_exec *args)
 {
 	args->status = 0;
 	memset(args->produced, 0, sizeof(args->produced));

@@ -55,7 +55,7 @@ struct nprof_test_subs {
 };
 
 struct nprof_sub *nprof_test_subs_create(struct kunit *test, struct nprof_test_subs *s,
-					 struct nprof_device *ndev,
+					 struct nprof_drmdev *ndev,
 					 const struct drm_neuronprof_nq_subscribe *args);
 void nprof_test_subs_destroy(struct kunit *test, struct nprof_test_subs *s,
 			     struct nprof_sub *sub);
@@ -119,8 +119,8 @@ extern const struct drm_neuronprof_nq_subscribe sub_base;
 struct tp_ctx {
 	struct kunit *test;
 	struct device *parent;
-	struct nprof_device *ndev;
-	struct nprof_device *ndev_noflush;
+	struct nprof_drmdev *ndev;
+	struct nprof_drmdev *ndev_noflush;
 	bool unregistered;
 	struct nprof_test_subs subs;
 	atomic_t starts;
@@ -133,13 +133,13 @@ struct tp_ctx {
 extern const struct nprof_hw_ops tp_ops;
 extern const struct nprof_hw_ops tp_ops_noflush;
 
-int tp_sim_exec(struct nprof_device *ndev, struct drm_neuronprof_sim_exec *args);
-struct nprof_device *tp_register(struct device *parent, const struct nprof_device_desc *desc,
+int tp_sim_exec(struct nprof_drmdev *ndev, struct drm_neuronprof_sim_exec *args);
+struct nprof_drmdev *tp_register(struct device *parent, const struct nprof_device_desc *desc,
 				 const struct nprof_hw_ops *ops, void *priv);
 int tp_fixture_init(struct kunit *test, const struct nprof_device_desc *desc,
 		    const char *parent_name);
 void tp_fixture_exit(struct kunit *test);
-struct nprof_sub *tp_subscribe(struct kunit *test, struct nprof_device *ndev,
+struct nprof_sub *tp_subscribe(struct kunit *test, struct nprof_drmdev *ndev,
 			       const struct drm_neuronprof_nq_subscribe *args);
 void tp_unsubscribe(struct kunit *test, struct nprof_sub *sub);
 void tp_consume_all(struct nprof_sub *sub);
@@ -186,7 +186,7 @@ struct nprof_sub *sim_test_try_subscribe(struct kunit *test, struct nprof_sim_de
 struct nprof_sub *sim_test_subscribe(struct kunit *test, struct nprof_sim_device *sdev,
 				     u32 kind, u32 index, u32 type, u32 engine, u64 ring_size);
 void sim_test_unsubscribe(struct kunit *test, struct nprof_sub *sub);
-int sim_test_exec(struct nprof_device *ndev, struct drm_neuronprof_sim_exec *args);
+int sim_test_exec(struct nprof_drmdev *ndev, struct drm_neuronprof_sim_exec *args);
 
 /* ---- benchmarks ----------------------------------------------------------- */
 

@@ -8,7 +8,7 @@
 
 #include "neuronprof_test_util.h"
 
-static enum nprof_notify_result tp_notify(struct nprof_device *ndev,
+static enum nprof_notify_result tp_notify(struct nprof_drmdev *ndev,
 					  const struct drm_neuronprof_nq_subscribe *args,
 					  u32 code)
 {
@@ -506,7 +506,7 @@ static void unplug_test_flushed_wakes(struct kunit *test)
 
 struct tp_irq {
 	struct hrtimer timer;
-	struct nprof_device *ndev;
+	struct nprof_drmdev *ndev;
 	enum nprof_notify_result res;
 	bool hardirq;
 	struct completion done;
@@ -579,7 +579,7 @@ static void unplug_test_code_names_copied(struct kunit *test)
 	struct nprof_device_desc desc = test_desc;
 	const struct nprof_device_desc *d;
 	struct neuronprof_code_name *names;
-	struct nprof_device *ndev;
+	struct nprof_drmdev *ndev;
 
 	names = kunit_kcalloc(test, 2, sizeof(*names), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, names);
@@ -606,7 +606,7 @@ static void unplug_test_code_names_copied(struct kunit *test)
 static void unplug_test_alloc_unpublished(struct kunit *test)
 {
 	struct tp_ctx *ctx = test->priv;
-	struct nprof_device *ndev;
+	struct nprof_drmdev *ndev;
 	int index;
 
 	ndev = nprof_device_alloc(ctx->parent, &test_desc, &tp_ops, ctx);

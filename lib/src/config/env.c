@@ -58,60 +58,19 @@ static int parse_number_in_range(const char *var, const char *v, uint64_t lo, ui
 	return 0;
 }
 
-/* One element "N" of a core list; the message quotes the element and list. */
-static int parse_core(const char *var, const char *whole, const char *s, size_t len,
-		      uint32_t *core)
+/* "0", "0,2,4", "0-3", "0-3,8" -> cores[] flags, by the project's one core-list parser. */
+static int parse_cores(const char *var, const char *v, uint8_t cores[NPROF_MAX_CORES])
 {
-	uint64_t v = 0;
-	int ret = nprof_parse_u64(s, len, 10, &v);
+	uint8_t map[NPROF_MAX_CORES / 8];
+	char why[4096];
+	unsigned int c;
+	int ret = nprof_parse_core_list(v, map, NPROF_MAX_CORES, why, sizeof(why));
 
-	if (ret == -EINVAL)
-		return nprof_err(EINVAL, "%s: bad core index '%.*s' in '%s'", var, (int)len, s, whole);
-	if (ret == -ERANGE || v >= NPROF_MAX_CORES)
-		return nprof_err(EINVAL, "%s: core index %.*s is out of range [0, %d] in '%s'", var,
-				 (int)len, s, NPROF_MAX_CORES - 1, whole);
-	*core = (uint32_t)v;
+	if (ret)
+		return nprof_err(EINVAL, "%s: %s", var, why);
+	for (c = 0; c < NPROF_MAX_CORES; c++)
+		cores[c] = (map[c / 8] >> (c % 8)) & 1;
 	return 0;
-}
-
-/* "0", "0,2,4", "0-3", "0-3,8" -> cores[] flags. */
-static int parse_core_list(const char *var, const char *v, uint8_t cores[NPROF_MAX_CORES])
-{
-	const char *p = v;
-
-	memset(cores, 0, NPROF_MAX_CORES);
-	if (!*v)
-		return nprof_err(EINVAL, "%s: empty core list", var);
-	for (;;) {
-		const char *end = strchr(p, ',');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		const char *dash = memchr(p, '-', len);
-		uint32_t lo, hi, c;
-		int ret;
-
-		if (!len)
-			return nprof_err(EINVAL, "%s: empty element in '%s'", var, v);
-		if (dash) {
-			ret = parse_core(var, v, p, (size_t)(dash - p), &lo);
-			if (!ret)
-				ret = parse_core(var, v, dash + 1, len - (size_t)(dash - p) - 1, &hi);
-			if (ret)
-				return ret;
-			if (lo > hi)
-				return nprof_err(EINVAL, "%s: range '%.*s' is reversed in '%s'", var,
-						 (int)len, p, v);
-		} else {
-			ret = parse_core(var, v, p, len, &lo);
-			if (ret)
-				return ret;
-			hi = lo;
-		}
-		for (c = lo; c <= hi; c++)
-			cores[c] = 1;
-		if (!end)
-			return 0;
-		p = end + 1;
-	}
 }
 
 /* "name,hardware,^name" -> mask; no positive item means "all but ...". */
@@ -332,7 +291,7 @@ static int parse_all(const struct env_ctx *e, struct nprof_inspect_config *cfg)
 	if (v) {
 		uint8_t cores[NPROF_MAX_CORES];
 
-		ret = parse_core_list(ENV_PREFIX "EVENT_FILTER_NC", v, cores);
+		ret = parse_cores(ENV_PREFIX "EVENT_FILTER_NC", v, cores);
 		if (ret)
 			return ret;
 		/* As nprof_inspect_config_set_capture_enabled_for_nc() would. */

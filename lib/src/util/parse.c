@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * The number parser of parse.h.
+ * The number parser and the core-list parser of parse.h.
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "util/parse.h"
 
@@ -52,4 +54,70 @@ int nprof_parse_u64(const char *s, size_t len, int base, uint64_t *out)
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+/* One index "N" of a core list; the message quotes the element and the list. */
+static int parse_core(const char *whole, const char *s, size_t len, unsigned int nbits,
+		      unsigned int *core, char *why, size_t why_len)
+{
+	uint64_t v = 0;
+	int ret = nprof_parse_u64(s, len, 10, &v);
+
+	if (ret == -EINVAL) {
+		snprintf(why, why_len, "bad core index '%.*s' in '%s'", (int)len, s, whole);
+		return -EINVAL;
+	}
+	if (ret == -ERANGE || v >= nbits) {
+		snprintf(why, why_len, "core index %.*s is out of range [0, %u] in '%s'", (int)len,
+			 s, nbits - 1, whole);
+		return -ERANGE;
+	}
+	*core = (unsigned int)v;
+	return 0;
+}
+
+int nprof_parse_core_list(const char *s, uint8_t *bitmap, unsigned int nbits, char *why,
+			  size_t len)
+{
+	const char *p = s;
+
+	memset(bitmap, 0, (nbits + 7) / 8);
+	if (!*s) {
+		snprintf(why, len, "empty core list");
+		return -EINVAL;
+	}
+	for (;;) {
+		const char *end = strchr(p, ',');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		const char *dash = memchr(p, '-', n);
+		unsigned int lo, hi, c;
+		int ret;
+
+		if (!n) {
+			snprintf(why, len, "empty element in '%s'", s);
+			return -EINVAL;
+		}
+		if (dash) {
+			ret = parse_core(s, p, (size_t)(dash - p), nbits, &lo, why, len);
+			if (!ret)
+				ret = parse_core(s, dash + 1, n - (size_t)(dash - p) - 1, nbits, &hi,
+						 why, len);
+			if (ret)
+				return ret;
+			if (lo > hi) {
+				snprintf(why, len, "range '%.*s' is reversed in '%s'", (int)n, p, s);
+				return -EINVAL;
+			}
+		} else {
+			ret = parse_core(s, p, n, nbits, &lo, why, len);
+			if (ret)
+				return ret;
+			hi = lo;
+		}
+		for (c = lo; c <= hi; c++)
+			bitmap[c / 8] |= (uint8_t)(1u << (c % 8));
+		if (!end)
+			return 0;
+		p = end + 1;
+	}
 }

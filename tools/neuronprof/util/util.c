@@ -259,69 +259,25 @@ int parse_u64(const char *what, const char *s, uint64_t min, uint64_t max, bool 
 	return 0;
 }
 
-static int parse_index(const char *what, const char *whole, const char *p, const char **endp,
-		       unsigned int nbits, unsigned long *out)
-{
-	unsigned long v = 0;
-	const char *q = p;
-
-	while (*q >= '0' && *q <= '9') {
-		v = v * 10 + (unsigned long)(*q - '0');
-		if (v >= nbits) {
-			usage_error("%s: core %.*s in '%s' is out of range (0 to %u)", what,
-				    (int)(strspn(p, "0123456789")), p, whole, nbits - 1);
-			return -1;
-		}
-		q++;
-	}
-	if (q == p) {
-		usage_error("%s: expected a core index at '%s' in '%s'", what, p, whole);
-		return -1;
-	}
-	*endp = q;
-	*out = v;
-	return 0;
-}
-
 int parse_core_list(const char *what, const char *s, uint8_t *bitmap, unsigned int nbits)
 {
-	const char *p = s;
+	char why[4096];
+	int ret;
 
-	memset(bitmap, 0, (nbits + 7) / 8);
-	if (!s || !*s) {
-		usage_error("%s: empty core list", what);
-		return -1;
-	}
-	if (!strcmp(s, "all")) {
+	if (s && !strcmp(s, "all")) {
+		memset(bitmap, 0, (nbits + 7) / 8);
 		for (unsigned int i = 0; i < nbits; i++)
 			bitmap[i / 8] |= (uint8_t)(1u << (i % 8));
 		return 0;
 	}
-	for (;;) {
-		unsigned long lo, hi;
-
-		if (parse_index(what, s, p, &p, nbits, &lo))
-			return -1;
-		hi = lo;
-		if (*p == '-') {
-			if (parse_index(what, s, p + 1, &p, nbits, &hi))
-				return -1;
-			if (hi < lo) {
-				usage_error("%s: range %lu-%lu in '%s' goes backwards", what, lo, hi, s);
-				return -1;
-			}
-		}
-		for (unsigned long i = lo; i <= hi; i++)
-			bitmap[i / 8] |= (uint8_t)(1u << (i % 8));
-		if (!*p)
-			return 0;
-		if (*p != ',') {
-			usage_error("%s: unexpected '%c' in '%s' (expected a list like 0,2-3)", what,
-				    *p, s);
-			return -1;
-		}
-		p++;
+	/* The library's parser; the tool adds "all" and what a list looks like. */
+	ret = nprof_parse_core_list(s ? s : "", bitmap, nbits, why, sizeof(why));
+	if (ret) {
+		usage_error("%s: %s%s", what, why,
+			    ret == -ERANGE ? "" : " (expected a list like 0,2-3, or all)");
+		return -1;
 	}
+	return 0;
 }
 
 const char *arch_name(uint32_t arch)

@@ -78,9 +78,11 @@ int parse_seconds(const char *what, const char *s, uint64_t min_ns, uint64_t max
 		  uint64_t *out_ns);
 
 /*
- * parse_core_list() - "0", "0,2,4", "0-3", "all" and combinations into a
- * bitmap of @nbits bits (all set for "all").
- * Return: 0, or -1 after printing a usage error naming the bad part.
+ * parse_core_list() - "0", "0,2,4", "0-3" and combinations (the library's
+ * nprof_parse_core_list(), src/util/parse.h), or "all", into a bitmap of
+ * @nbits bits (all set for "all").
+ * Return: 0, or -1 after printing a usage error naming @what, the bad
+ * element and the whole list, and for a malformed one what a list is like.
  */
 int parse_core_list(const char *what, const char *s, uint8_t *bitmap, unsigned int nbits);
 

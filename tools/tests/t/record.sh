@@ -22,7 +22,7 @@ run "record: /dev/null refused as output, exit 2" \
 run "record --iterations 0: exit 2, range named" \
 	expect_exit 2 "--iterations: 0 is out of range \[1, 65536\]" "$np" record --iterations 0
 run "record --cores with a bad list: exit 2" \
-	expect_exit 2 "--cores: expected a core index at 'x' in '0-x'" "$np" record --cores 0-x
+	expect_exit 2 "--cores: bad core index 'x' in '0-x'" "$np" record --cores 0-x
 run "record --duration with --executions: exit 2" \
 	expect_exit 2 "--duration and --executions both say how long to run" \
 	"$np" record --duration 5 --executions 2
