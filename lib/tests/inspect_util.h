@@ -210,42 +210,66 @@ static inline int dir_hidden(const char *dir)
 	return n;
 }
 
-/* First entry of @dir whose name starts with @prefix, into @out. */
-static inline bool dir_find(const char *dir, const char *prefix, char *out, size_t len)
+/*
+ * Entries of @dir whose name starts with @prefix (NULL: every entry but "."
+ * and ".."); the first one's name into @out unless it is NULL. -1 if @dir
+ * cannot be read.
+ */
+static inline int dir_scan(const char *dir, const char *prefix, char *out, size_t len)
 {
 	struct dirent *de;
 	DIR *d = opendir(dir);
-	bool found = false;
+	int n = 0;
 
 	if (!d)
-		return false;
-	while (!found && (de = readdir(d))) {
-		if (!strncmp(de->d_name, prefix, strlen(prefix))) {
+		return -1;
+	while ((de = readdir(d))) {
+		if (prefix ? strncmp(de->d_name, prefix, strlen(prefix)) :
+			     !strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (!n++ && out)
 			snprintf(out, len, "%s", de->d_name);
-			found = true;
-		}
 	}
 	closedir(d);
-	return found;
+	return n;
+}
+
+/* First entry of @dir whose name starts with @prefix, into @out. */
+static inline bool dir_find(const char *dir, const char *prefix, char *out, size_t len)
+{
+	return dir_scan(dir, prefix, out, len) > 0;
 }
 
 /* First entry of @dir other than "." and "..", into @out. */
 static inline bool dir_first(const char *dir, char *out, size_t len)
 {
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	bool found = false;
+	return dir_scan(dir, NULL, out, len) > 0;
+}
 
-	if (!d)
-		return false;
-	while (!found && (de = readdir(d))) {
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
-			snprintf(out, len, "%s", de->d_name);
-			found = true;
-		}
+/*
+ * Open @dir/@name verifying it, and read its description into @info: the
+ * reader, or NULL (said on a "#" line) if the file does not open or has no
+ * description.
+ */
+static inline struct nprof_ntff_reader *ntff_open_in(const char *dir, const char *name,
+						     struct nprof_ntff_info *info)
+{
+	struct nprof_ntff_reader *r;
+	char path[2 * PATH_MAX];
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+		return NULL;
+	r = nprof_ntff_reader_open(path, NPROF_NTFF_READ_VERIFY_AT_OPEN);
+	if (!r) {
+		printf("#   %s: %s\n", path, nprof_strerror_last());
+		return NULL;
 	}
-	closedir(d);
-	return found;
+	info->size = sizeof(*info);
+	if (nprof_ntff_reader_info(r, info)) {
+		nprof_ntff_reader_close(r);
+		return NULL;
+	}
+	return r;
 }
 
 /*
@@ -254,23 +278,12 @@ static inline bool dir_first(const char *dir, char *out, size_t len)
  */
 static inline long ntff_check(const char *dir, const char *name, struct nprof_ntff_info *info)
 {
-	struct nprof_ntff_reader *r;
-	char path[2 * PATH_MAX];
+	struct nprof_ntff_reader *r = ntff_open_in(dir, name, info);
 	long total = 0;
 	int n, i;
 
-	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+	if (!r)
 		return -1;
-	r = nprof_ntff_reader_open(path, NPROF_NTFF_READ_VERIFY_AT_OPEN);
-	if (!r) {
-		printf("#   %s: %s\n", path, nprof_strerror_last());
-		return -1;
-	}
-	info->size = sizeof(*info);
-	if (nprof_ntff_reader_info(r, info)) {
-		nprof_ntff_reader_close(r);
-		return -1;
-	}
 	n = nprof_ntff_reader_queue_count(r);
 	for (i = 0; i < n; i++) {
 		struct nprof_ntff_queue q = { .size = sizeof(q) };
@@ -293,16 +306,12 @@ static inline long ntff_check(const char *dir, const char *name, struct nprof_nt
 /* The model name stored in an NTFF file, into @out. */
 static inline int ntff_model_name(const char *dir, const char *name, char *out, size_t len)
 {
-	struct nprof_ntff_info info = { .size = sizeof(info) };
-	struct nprof_ntff_reader *r;
-	char path[2 * PATH_MAX];
+	struct nprof_ntff_info info;
+	struct nprof_ntff_reader *r = ntff_open_in(dir, name, &info);
 
-	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
-		return -1;
-	r = nprof_ntff_reader_open(path, NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	if (!r)
 		return -1;
-	if (nprof_ntff_reader_info(r, &info) || !info.model_name) {
+	if (!info.model_name) {
 		nprof_ntff_reader_close(r);
 		return -1;
 	}
@@ -311,7 +320,6 @@ static inline int ntff_model_name(const char *dir, const char *name, char *out, 
 	return 0;
 }
 
-/* A configuration writing into @base with @activities; inspect enabled. */
 /*
  * A control page (record --control's, as record makes it): a memfd the
  * library finds through NPROF_CONTROL_FD_ENV, mapped here with @enabled
@@ -344,6 +352,15 @@ static inline struct nprof_control_page *control_page_new(int enabled, int *fdp)
 	return page;
 }
 
+/* Undo control_page_new(): the variable unset, the page unmapped, @fd closed. */
+static inline void control_page_free(struct nprof_control_page *page, int fd)
+{
+	unsetenv(NPROF_CONTROL_FD_ENV);
+	munmap(page, sizeof(*page));
+	close(fd);
+}
+
+/* A configuration writing into @base with @activities; inspect enabled. */
 static inline struct nprof_inspect_config *cfg_new(const char *base, unsigned int activities,
 						   enum nprof_device_profile_mode mode)
 {
@@ -364,6 +381,84 @@ static inline struct nprof_inspect_config *cfg_new(const char *base, unsigned in
 	for (t = 0; t < NPROF_QUEUE_TYPES; t++)
 		nprof_inspect_config_set_ring_size(cfg, t, 1ULL << 20);
 	return cfg;
+}
+
+/* Capture on cores @first to @last of @cfg only. */
+static inline void cfg_cores(struct nprof_inspect_config *cfg, uint32_t first, uint32_t last)
+{
+	uint32_t nc;
+
+	for (nc = 0; nc < NPROF_MAX_CORES; nc++)
+		nprof_inspect_config_set_capture_enabled_for_nc(cfg, nc, nc >= first && nc <= last);
+}
+
+/*
+ * One execution of @m running @iterations, failing if @fail: 0, or the
+ * execution's error, or -1000 if its status is not the one expected.
+ */
+static inline int fakex_run(struct nprof_model *m, uint32_t iterations, bool fail)
+{
+	struct nprof_sim_program p = fakex_prog(iterations, fail);
+	struct nprof_sim_result res = { .size = sizeof(res) };
+	int ret = nprof_model_sim_execute(m, &p, &res);
+
+	if (!ret && res.status != (fail ? 1004u : 0u))
+		return -1000;
+	return ret;
+}
+
+/* ---- one session on fake devices ------------------------------------------------ */
+
+/*
+ * The frame most session tests share: a scratch directory made the current
+ * one, @ndev fake trn2 devices, and a configuration (cfg_new()) of
+ * @activities and @mode writing into out/. fxs_open() makes them, the test
+ * adjusts f->cfg, fxs_begin() begins the session and puts its directory
+ * into f->dir; fxs_close() closes the session (again, if the test did) and
+ * undoes the rest.
+ */
+struct fx_session {
+	struct scratch s;
+	struct fakex x;
+	struct nprof_inspect_config *cfg;
+	char dir[PATH_MAX];
+};
+
+static inline void fxs_open(struct fx_session *f, int ndev, unsigned int activities,
+			    enum nprof_device_profile_mode mode)
+{
+	memset(f->dir, 0, sizeof(f->dir));
+	CHECK(!scratch_enter(&f->s));
+	CHECK_INT(fakex_setup(&f->x, ndev), 0);
+	f->cfg = cfg_new("out", activities, mode);
+	CHECK(f->cfg != NULL);
+}
+
+static inline void fxs_begin(struct fx_session *f)
+{
+	CHECK_INT(nprof_inspect_begin_with_options(f->cfg), 0);
+	CHECK(nprof_inspect_session_dir(f->dir, sizeof(f->dir)) > 0);
+}
+
+static inline void fxs_close(struct fx_session *f)
+{
+	nprof_inspect_close();
+	nprof_inspect_config_free(f->cfg);
+	fakex_teardown(&f->x);
+	scratch_leave(&f->s);
+}
+
+/* The session directory out/<instance>-<pid>/<ns> that child @pid made. */
+static inline bool child_session_dir(pid_t pid, char *out, size_t len)
+{
+	char inst[NPROF_INSTANCE_ID_MAX + 1], parent[PATH_MAX], leaf[NAME_MAX + 1];
+
+	if (nprof_output_instance_id(NULL, inst, sizeof(inst)) < 0)
+		return false;
+	snprintf(parent, sizeof(parent), "out/%s-%ld", inst, (long)pid);
+	if (!dir_first(parent, leaf, sizeof(leaf)))
+		return false;
+	return snprintf(out, len, "%s/%s", parent, leaf) < (int)len;
 }
 
 #endif /* NPROF_INSPECT_UTIL_H */

@@ -22,14 +22,6 @@
 /* Queues of a session on a fake trn2 core. */
 #define QUEUES		24
 
-static int run(struct nprof_model *m, uint32_t iterations)
-{
-	struct nprof_sim_program p = fakex_prog(iterations, false);
-	struct nprof_sim_result res = { .size = sizeof(res) };
-
-	return nprof_model_sim_execute(m, &p, &res);
-}
-
 TEST(config_capture_iterations)
 {
 	struct nprof_inspect_config *cfg = nprof_inspect_config_allocate();
@@ -175,30 +167,22 @@ fail:
  */
 static void session_case(bool streaming)
 {
-	struct nprof_inspect_config *cfg;
+	struct fx_session f;
 	struct nprof_ntff_info info;
 	struct queue_walk tot;
 	struct nprof_model *m;
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct fakex x;
-	uint32_t nc;
 
-	CHECK(!scratch_enter(&s));
-	CHECK_INT(fakex_setup(&x, 1), 0);
-	cfg = cfg_new("out", NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
-	for (nc = 0; nc < NPROF_MAX_CORES; nc++)
-		nprof_inspect_config_set_capture_enabled_for_nc(cfg, nc, nc == 2);
-	CHECK_INT(nprof_inspect_config_set_streaming(cfg, streaming), 0);
-	CHECK_INT(nprof_inspect_config_set_capture_iterations(cfg, 2, 4), 0);
-	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
-	CHECK(nprof_inspect_session_dir(dir, sizeof(dir)) > 0);
+	fxs_open(&f, 1, NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
+	cfg_cores(f.cfg, 2, 2);
+	CHECK_INT(nprof_inspect_config_set_streaming(f.cfg, streaming), 0);
+	CHECK_INT(nprof_inspect_config_set_capture_iterations(f.cfg, 2, 4), 0);
+	fxs_begin(&f);
 	m = nprof_model_load("iters", 5, 2);
 	CHECK(m != NULL);
 	for (uint32_t e = 1; m && e <= 10; e++)
-		CHECK_INT(run(m, 6), 0);
+		CHECK_INT(fakex_run(m, 6, false), 0);
 	CHECK_INT(nprof_inspect_stop(), 0);
-	CHECK_INT(walk_file(dir, "profile_nc_2_session_0.ntff", 2, 4, &info, &tot), 0);
+	CHECK_INT(walk_file(f.dir, "profile_nc_2_session_0.ntff", 2, 4, &info, &tot), 0);
 	CHECK_INT(tot.entries, QUEUES * 10 * 3);
 	CHECK_INT(tot.trimmed, QUEUES * 10 * 3);
 	CHECK_INT(tot.bad_iter, 0);
@@ -207,10 +191,7 @@ static void session_case(bool streaming)
 	CHECK_INT(info.iter_last, 4);
 	CHECK_INT(info.exec_first, 0);
 	nprof_model_unload(m);
-	nprof_inspect_close();
-	nprof_inspect_config_free(cfg);
-	fakex_teardown(&x);
-	scratch_leave(&s);
+	fxs_close(&f);
 }
 
 TEST(session_keeps_only_its_iterations)
@@ -226,28 +207,23 @@ TEST(session_keeps_only_its_iterations_streaming)
 /* MODEL: executions 2-3 of the model, iterations 1-1 of each. */
 TEST(model_range_and_iterations)
 {
-	struct nprof_inspect_config *cfg;
+	struct fx_session f;
 	struct nprof_ntff_info info;
 	struct queue_walk tot;
 	struct nprof_model *m;
-	char dir[PATH_MAX], name[NAME_MAX + 1];
-	struct scratch s;
-	struct fakex x;
+	char name[NAME_MAX + 1];
 
-	CHECK(!scratch_enter(&s));
-	CHECK_INT(fakex_setup(&x, 1), 0);
-	cfg = cfg_new("out", NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_MODEL);
-	CHECK_INT(nprof_inspect_config_set_capture_executions(cfg, 2, 3), 0);
-	CHECK_INT(nprof_inspect_config_set_capture_iterations(cfg, 1, 1), 0);
-	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
-	CHECK(nprof_inspect_session_dir(dir, sizeof(dir)) > 0);
+	fxs_open(&f, 1, NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_MODEL);
+	CHECK_INT(nprof_inspect_config_set_capture_executions(f.cfg, 2, 3), 0);
+	CHECK_INT(nprof_inspect_config_set_capture_iterations(f.cfg, 1, 1), 0);
+	fxs_begin(&f);
 	m = nprof_model_load("first_iter", 9, 4);
 	CHECK(m != NULL);
 	for (uint32_t e = 1; m && e <= 4; e++)
-		CHECK_INT(run(m, 5), 0);
+		CHECK_INT(fakex_run(m, 5, false), 0);
 	CHECK_INT(nprof_inspect_stop(), 0);
-	CHECK(dir_find(dir, "first_iter_vnc_", name, sizeof(name)));
-	CHECK_INT(walk_file(dir, name, 1, 1, &info, &tot), 0);
+	CHECK(dir_find(f.dir, "first_iter_vnc_", name, sizeof(name)));
+	CHECK_INT(walk_file(f.dir, name, 1, 1, &info, &tot), 0);
 	CHECK_INT(tot.entries, QUEUES * 2);
 	CHECK_INT(tot.trimmed, QUEUES * 2 * 4);
 	CHECK_INT(tot.bad_iter, 0);
@@ -258,10 +234,7 @@ TEST(model_range_and_iterations)
 	CHECK_INT(info.iter_first, 1);
 	CHECK_INT(info.iter_last, 1);
 	nprof_model_unload(m);
-	nprof_inspect_close();
-	nprof_inspect_config_free(cfg);
-	fakex_teardown(&x);
-	scratch_leave(&s);
+	fxs_close(&f);
 }
 
 /* Raw entries carry no iteration: the engine refuses the range, the writer too. */

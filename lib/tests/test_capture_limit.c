@@ -119,8 +119,7 @@ static struct nprof_inspect_config *begin(uint64_t limit, char *dir, size_t len)
 	struct nprof_inspect_config *cfg;
 
 	cfg = cfg_new("out", NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
-	for (uint32_t nc = 0; nc < NPROF_MAX_CORES; nc++)
-		nprof_inspect_config_set_capture_enabled_for_nc(cfg, nc, nc == 2);
+	cfg_cores(cfg, 2, 2);
 	CHECK_INT(nprof_inspect_config_set_capture_max_size(cfg, limit), 0);
 	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
 	CHECK(nprof_inspect_session_dir(dir, len) > 0);
@@ -269,24 +268,18 @@ TEST(failed_write_stops_output_once)
 /* Executions 1 to 9, execution e of e iterations; switches before 4 and 8. */
 TEST(switch_seq_rotates_the_files)
 {
+	struct fx_session f;
 	struct nprof_control_page *page;
-	struct nprof_inspect_config *cfg;
 	struct nprof_ntff_info info;
 	struct nprof_model *m;
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct fakex x;
 	int fd;
 
 	page = control_page_new(1, &fd);
 	if (!page)
 		return;
 
-	CHECK(!scratch_enter(&s));
-	CHECK_INT(fakex_setup(&x, 1), 0);
-	cfg = cfg_new("out", NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
-	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
-	CHECK(nprof_inspect_session_dir(dir, sizeof(dir)) > 0);
+	fxs_open(&f, 1, NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
+	fxs_begin(&f);
 	m = nprof_model_load("rotated", 1, 1);
 	for (uint32_t e = 1; m && e <= 9; e++) {
 		struct nprof_sim_program p = fakex_prog(e, false);
@@ -297,23 +290,18 @@ TEST(switch_seq_rotates_the_files)
 		CHECK_INT(nprof_model_sim_execute(m, &p, &res), 0);
 	}
 	CHECK_INT(nprof_inspect_stop(), 0);
-	CHECK_INT(ntff_check(dir, "profile_nc_1_session_0.ntff", &info), ENTRIES(1 + 2 + 3));
+	CHECK_INT(ntff_check(f.dir, "profile_nc_1_session_0.ntff", &info), ENTRIES(1 + 2 + 3));
 	CHECK_INT(info.exec_first, 1);
 	CHECK_INT(info.exec_last, 3);
-	CHECK_INT(ntff_check(dir, "profile_nc_1_session_1.ntff", &info), ENTRIES(4 + 5 + 6 + 7));
+	CHECK_INT(ntff_check(f.dir, "profile_nc_1_session_1.ntff", &info), ENTRIES(4 + 5 + 6 + 7));
 	CHECK_INT(info.exec_first, 4);
 	CHECK_INT(info.exec_last, 7);
-	CHECK_INT(ntff_check(dir, "profile_nc_1_session_2.ntff", &info), ENTRIES(8 + 9));
+	CHECK_INT(ntff_check(f.dir, "profile_nc_1_session_2.ntff", &info), ENTRIES(8 + 9));
 	CHECK_INT(info.exec_first, 8);
 	CHECK_INT(info.exec_last, 9);
 	nprof_model_unload(m);
-	nprof_inspect_close();
-	nprof_inspect_config_free(cfg);
-	fakex_teardown(&x);
-	scratch_leave(&s);
-	unsetenv(NPROF_CONTROL_FD_ENV);
-	munmap(page, sizeof(*page));
-	close(fd);
+	fxs_close(&f);
+	control_page_free(page, fd);
 }
 
 HARNESS_MAIN

@@ -111,19 +111,6 @@ static bool exited_with(const struct child *c, int code)
 	return WIFEXITED(c->status) && WEXITSTATUS(c->status) == code;
 }
 
-/* The session directory out/<instance>-<pid>/<ns> of child @pid. */
-static bool session_dir_of(pid_t pid, char *out, size_t len)
-{
-	char inst[NPROF_INSTANCE_ID_MAX + 1], parent[PATH_MAX], leaf[NAME_MAX + 1];
-
-	if (nprof_output_instance_id(NULL, inst, sizeof(inst)) < 0)
-		return false;
-	snprintf(parent, sizeof(parent), "out/%s-%ld", inst, (long)pid);
-	if (!dir_first(parent, leaf, sizeof(leaf)))
-		return false;
-	return snprintf(out, len, "%s/%s", parent, leaf) < (int)len;
-}
-
 static void begin_or_exit(unsigned int acts, enum nprof_device_profile_mode mode)
 {
 	struct nprof_inspect_config *cfg = cfg_new("out", acts, mode);
@@ -230,7 +217,7 @@ TEST(segfault_flushes_the_system_profile)
 	CHECK(died_of(&c, SIGSEGV));
 	CHECK_CONTAINS(c.err, "Interrupt signal (11) received. Finishing saving profiling data");
 	CHECK_CONTAINS(c.err, "profiling data saved in out/");
-	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
+	CHECK(child_session_dir(c.pid, dir, sizeof(dir)));
 	check_system_profile(dir, 0);
 	check_messages(dir, c.pid);
 	scratch_leave(&s);
@@ -239,15 +226,13 @@ TEST(segfault_flushes_the_system_profile)
 static void child_abort_with_device(void *arg)
 {
 	struct fakex x;
-	uint32_t nc;
 	struct nprof_inspect_config *cfg;
 
 	(void)arg;
 	if (fakex_setup(&x, 1))
 		_exit(97);
 	cfg = cfg_new("out", NPROF_ACTIVITY_ALL, NPROF_DEVICE_PROFILE_SESSION);
-	for (nc = 2; nc < NPROF_MAX_CORES; nc++)
-		nprof_inspect_config_set_capture_enabled_for_nc(cfg, nc, false);
+	cfg_cores(cfg, 0, 1);
 	if (nprof_inspect_begin_with_options(cfg))
 		_exit(98);
 	fake_produce(x.fd[0], fake_find(x.fd[0], NPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 1), 9, 3);
@@ -266,7 +251,7 @@ TEST(abort_flushes_device_sessions)
 	run_child(&c, child_abort_with_device, NULL);
 	CHECK(died_of(&c, SIGABRT));
 	CHECK_CONTAINS(c.err, "Interrupt signal (6) received");
-	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
+	CHECK(child_session_dir(c.pid, dir, sizeof(dir)));
 	CHECK_INT(ntff_check(dir, "profile_nc_0_session_0.ntff", &info), 9);
 	CHECK_INT(info.pid, c.pid);
 	CHECK_INT(ntff_check(dir, "profile_nc_1_session_0.ntff", &info), 4);
@@ -290,7 +275,7 @@ TEST(exit_without_stop_flushes)
 	CHECK(!scratch_enter(&s));
 	run_child(&c, child_exit, NULL);
 	CHECK(exited_with(&c, 3));
-	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
+	CHECK(child_session_dir(c.pid, dir, sizeof(dir)));
 	check_system_profile(dir, 0);
 	check_messages(dir, c.pid);
 	scratch_leave(&s);
@@ -329,7 +314,7 @@ TEST(sigterm_chains_to_the_previous_siginfo_handler)
 	run_child(&c, child_sigterm_chained, NULL);
 	CHECK(exited_with(&c, 42));
 	CHECK_CONTAINS(c.err, "Interrupt signal (15) received");
-	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
+	CHECK(child_session_dir(c.pid, dir, sizeof(dir)));
 	check_system_profile(dir, 0);
 	scratch_leave(&s);
 }
@@ -371,7 +356,7 @@ TEST(sigint_chains_to_a_handler_that_returns)
 	CHECK(!scratch_enter(&s));
 	run_child(&c, child_sigint_returns, NULL);
 	CHECK(exited_with(&c, 0));
-	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
+	CHECK(child_session_dir(c.pid, dir, sizeof(dir)));
 	check_system_profile(dir, 0);
 	scratch_leave(&s);
 }
@@ -402,7 +387,7 @@ TEST(an_ignored_signal_stays_ignored)
 	run_child(&c, child_sigint_ignored, NULL);
 	CHECK(exited_with(&c, 0));
 	CHECK(!strstr(c.err, "Interrupt signal"));
-	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
+	CHECK(child_session_dir(c.pid, dir, sizeof(dir)));
 	check_system_profile(dir, 0);
 	scratch_leave(&s);
 }
@@ -430,7 +415,7 @@ TEST(flush_skips_when_the_crashing_thread_holds_the_lock)
 	CHECK(died_of(&c, SIGSEGV));
 	CHECK_CONTAINS(c.err, "the inspect session lock is held by the thread that stopped");
 	CHECK(c.seconds < 5);
-	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
+	CHECK(child_session_dir(c.pid, dir, sizeof(dir)));
 	CHECK_INT(dir_entries(dir), 0);
 	scratch_leave(&s);
 }
@@ -473,7 +458,7 @@ TEST(flush_gives_up_when_another_thread_keeps_the_lock)
 	CHECK(died_of(&c, SIGSEGV));
 	CHECK_CONTAINS(c.err, "the inspect session lock stayed busy for 200 ms");
 	CHECK(c.seconds < 5);
-	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
+	CHECK(child_session_dir(c.pid, dir, sizeof(dir)));
 	CHECK_INT(dir_entries(dir), 0);
 	scratch_leave(&s);
 }
@@ -482,15 +467,13 @@ static void child_hung_flush(void *arg)
 {
 	struct nprof_inspect_config *cfg;
 	struct fakex x;
-	uint32_t nc;
 
 	(void)arg;
 	if (fakex_setup(&x, 1))
 		_exit(97);
 	nprof_crash_set_timeouts(1000, 300);
 	cfg = cfg_new("out", NPROF_ACTIVITY_ALL, NPROF_DEVICE_PROFILE_SESSION);
-	for (nc = 1; nc < NPROF_MAX_CORES; nc++)
-		nprof_inspect_config_set_capture_enabled_for_nc(cfg, nc, false);
+	cfg_cores(cfg, 0, 0);
 	if (nprof_inspect_begin_with_options(cfg))
 		_exit(98);
 	/* Every drain now blocks: the harvest hangs in the first one. */
@@ -509,7 +492,7 @@ TEST(watchdog_ends_a_hung_flush)
 	CHECK(died_of(&c, SIGSEGV));
 	CHECK_CONTAINS(c.err, "saving profiling data did not finish within 300 ms");
 	CHECK(c.seconds < 10);
-	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
+	CHECK(child_session_dir(c.pid, dir, sizeof(dir)));
 	/* Nothing was complete: nothing is there, not even a temporary file. */
 	CHECK_INT(dir_entries(dir), 0);
 	scratch_leave(&s);
@@ -543,7 +526,7 @@ TEST(fault_inside_a_ring_lock_still_saves)
 	 */
 	CHECK(strstr(c.err, "did not finish within") == NULL);
 	CHECK_CONTAINS(c.err, "profiling data saved in");
-	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
+	CHECK(child_session_dir(c.pid, dir, sizeof(dir)));
 	check_system_profile(dir, 0);
 	scratch_leave(&s);
 }
@@ -606,7 +589,7 @@ TEST(forked_children_leave_the_parent_session_alone)
 	CHECK(!scratch_enter(&s));
 	run_child(&c, child_forks, NULL);
 	CHECK(exited_with(&c, 0));
-	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
+	CHECK(child_session_dir(c.pid, dir, sizeof(dir)));
 	CHECK(file_exists(dir, "ntrace.pb"));
 	CHECK(file_exists(dir, "trace_info.pb"));
 	CHECK_INT(dir_entries(dir), 2);
