@@ -407,6 +407,54 @@ static inline int fakex_run(struct nprof_model *m, uint32_t iterations, bool fai
 	return ret;
 }
 
+/* ---- range settings of the configuration ------------------------------------- */
+
+/*
+ * One step of a test of a range setting (executions, iterations): parse
+ * @env ("NAME=value") into the configuration, or with @env NULL set
+ * @first-@last; the step must return @ret, and when it succeeds the
+ * getter must read @first-@last back.
+ */
+struct range_step {
+	const char *env;
+	uint64_t first, last;
+	int ret;
+};
+
+typedef int (*cfg_range_set_fn)(struct nprof_inspect_config *cfg, uint64_t first, uint64_t last);
+typedef int (*cfg_range_get_fn)(const struct nprof_inspect_config *cfg, uint64_t *first,
+				uint64_t *last);
+
+/* Run @n @steps in order on @cfg through @set and @get. */
+static inline void check_range_steps(struct nprof_inspect_config *cfg, cfg_range_set_fn set,
+				     cfg_range_get_fn get, const struct range_step *steps,
+				     size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct range_step *st = &steps[i];
+		char *env[2] = { (char *)st->env, NULL };
+		uint64_t a = 7, b = 7;
+		int ret;
+
+		ret = st->env ? nprof_inspect_config_parse_envp(cfg, env) :
+				set(cfg, st->first, st->last);
+		if (ret != st->ret)
+			FAIL("step %zu (%s %llu-%llu) returned %d, expected %d", i,
+			     st->env ? st->env : "set", (unsigned long long)st->first,
+			     (unsigned long long)st->last, ret, st->ret);
+		if (ret || st->ret)
+			continue;
+		CHECK_INT(get(cfg, &a, &b), 0);
+		if (a != st->first || b != st->last)
+			FAIL("step %zu (%s): read back %llu-%llu, expected %llu-%llu", i,
+			     st->env ? st->env : "set", (unsigned long long)a,
+			     (unsigned long long)b, (unsigned long long)st->first,
+			     (unsigned long long)st->last);
+	}
+}
+
 /* ---- one session on fake devices ------------------------------------------------ */
 
 /*

@@ -24,41 +24,33 @@
 
 TEST(config_capture_iterations)
 {
+	static const struct range_step steps[] = {
+		{ NULL, 2, 4, 0 },
+		{ NULL, 1, 1ULL << 32, 0 },
+		{ NULL, 1, (1ULL << 32) + 1, -EINVAL },
+		{ NULL, 0, 3, -EINVAL },
+		{ NULL, 5, 4, -EINVAL },
+		{ NULL, 0, 0, 0 },
+		{ "NEURON_RT_INSPECT_CAPTURE_ITERATIONS=3-9", 3, 9, 0 },
+		{ "NEURON_RT_INSPECT_CAPTURE_ITERATIONS=5", 5, 5, 0 },
+		{ "NEURON_RT_INSPECT_CAPTURE_ITERATIONS=9-3", 0, 0, -EINVAL },
+		{ "NEURON_RT_INSPECT_CAPTURE_ITERATIONS=0-3", 0, 0, -EINVAL },
+		{ "NEURON_RT_INSPECT_CAPTURE_ITERATIONS=1-4294967297", 0, 0, -EINVAL },
+	};
 	struct nprof_inspect_config *cfg = nprof_inspect_config_allocate();
-	char *env[2] = { NULL, NULL };
 	uint64_t a = 7, b = 7;
 
 	CHECK(cfg != NULL);
+	if (!cfg)
+		return;
 	CHECK_INT(nprof_inspect_config_get_capture_iterations(cfg, &a, &b), 0);
 	CHECK_INT(a, 0);
 	CHECK_INT(b, 0);
-	CHECK_INT(nprof_inspect_config_set_capture_iterations(cfg, 2, 4), 0);
-	CHECK_INT(nprof_inspect_config_get_capture_iterations(cfg, &a, &b), 0);
-	CHECK_INT(a, 2);
-	CHECK_INT(b, 4);
-	CHECK_INT(nprof_inspect_config_set_capture_iterations(cfg, 1, 1ULL << 32), 0);
-	CHECK_INT(nprof_inspect_config_set_capture_iterations(cfg, 1, (1ULL << 32) + 1), -EINVAL);
-	CHECK_INT(nprof_inspect_config_set_capture_iterations(cfg, 0, 3), -EINVAL);
-	CHECK_INT(nprof_inspect_config_set_capture_iterations(cfg, 5, 4), -EINVAL);
+	check_range_steps(cfg, nprof_inspect_config_set_capture_iterations,
+			  nprof_inspect_config_get_capture_iterations, steps,
+			  sizeof(steps) / sizeof(steps[0]));
 	CHECK_INT(nprof_inspect_config_set_capture_iterations(NULL, 1, 1), -EINVAL);
 	CHECK_INT(nprof_inspect_config_get_capture_iterations(cfg, &a, NULL), -EINVAL);
-	CHECK_INT(nprof_inspect_config_set_capture_iterations(cfg, 0, 0), 0);
-	env[0] = "NEURON_RT_INSPECT_CAPTURE_ITERATIONS=3-9";
-	CHECK_INT(nprof_inspect_config_parse_envp(cfg, env), 0);
-	nprof_inspect_config_get_capture_iterations(cfg, &a, &b);
-	CHECK_INT(a, 3);
-	CHECK_INT(b, 9);
-	env[0] = "NEURON_RT_INSPECT_CAPTURE_ITERATIONS=5";
-	CHECK_INT(nprof_inspect_config_parse_envp(cfg, env), 0);
-	nprof_inspect_config_get_capture_iterations(cfg, &a, &b);
-	CHECK_INT(a, 5);
-	CHECK_INT(b, 5);
-	env[0] = "NEURON_RT_INSPECT_CAPTURE_ITERATIONS=9-3";
-	CHECK_INT(nprof_inspect_config_parse_envp(cfg, env), -EINVAL);
-	env[0] = "NEURON_RT_INSPECT_CAPTURE_ITERATIONS=0-3";
-	CHECK_INT(nprof_inspect_config_parse_envp(cfg, env), -EINVAL);
-	env[0] = "NEURON_RT_INSPECT_CAPTURE_ITERATIONS=1-4294967297";
-	CHECK_INT(nprof_inspect_config_parse_envp(cfg, env), -EINVAL);
 	/* The executions' variable is untouched by it. */
 	nprof_inspect_config_get_capture_executions(cfg, &a, &b);
 	CHECK_INT(a, 0);

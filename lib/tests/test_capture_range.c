@@ -27,38 +27,30 @@ static long span(long a, long b)
 
 TEST(config_capture_range)
 {
+	static const struct range_step steps[] = {
+		{ NULL, 100, 110, 0 },
+		{ NULL, 0, 3, -EINVAL },
+		{ NULL, 5, 4, -EINVAL },
+		{ "NEURON_RT_INSPECT_CAPTURE_EXECUTIONS=3-9", 3, 9, 0 },
+		{ "NEURON_RT_INSPECT_CAPTURE_EXECUTIONS=12", 12, 12, 0 },
+		{ "NEURON_RT_INSPECT_CAPTURE_EXECUTIONS=9-3", 0, 0, -EINVAL },
+		{ "NEURON_RT_INSPECT_CAPTURE_EXECUTIONS=0-3", 0, 0, -EINVAL },
+		{ "NEURON_RT_INSPECT_CAPTURE_EXECUTIONS=3-", 0, 0, -EINVAL },
+	};
 	struct nprof_inspect_config *cfg = nprof_inspect_config_allocate();
-	char *env[2] = { NULL, NULL };
 	uint64_t a = 7, b = 7;
 
 	CHECK(cfg != NULL);
+	if (!cfg)
+		return;
 	CHECK_INT(nprof_inspect_config_get_capture_executions(cfg, &a, &b), 0);
 	CHECK_INT(a, 0);
 	CHECK_INT(b, 0);
-	CHECK_INT(nprof_inspect_config_set_capture_executions(cfg, 100, 110), 0);
-	CHECK_INT(nprof_inspect_config_get_capture_executions(cfg, &a, &b), 0);
-	CHECK_INT(a, 100);
-	CHECK_INT(b, 110);
-	CHECK_INT(nprof_inspect_config_set_capture_executions(cfg, 0, 3), -EINVAL);
-	CHECK_INT(nprof_inspect_config_set_capture_executions(cfg, 5, 4), -EINVAL);
+	check_range_steps(cfg, nprof_inspect_config_set_capture_executions,
+			  nprof_inspect_config_get_capture_executions, steps,
+			  sizeof(steps) / sizeof(steps[0]));
 	CHECK_INT(nprof_inspect_config_set_capture_executions(NULL, 1, 1), -EINVAL);
 	CHECK_INT(nprof_inspect_config_get_capture_executions(cfg, NULL, &b), -EINVAL);
-	env[0] = "NEURON_RT_INSPECT_CAPTURE_EXECUTIONS=3-9";
-	CHECK_INT(nprof_inspect_config_parse_envp(cfg, env), 0);
-	nprof_inspect_config_get_capture_executions(cfg, &a, &b);
-	CHECK_INT(a, 3);
-	CHECK_INT(b, 9);
-	env[0] = "NEURON_RT_INSPECT_CAPTURE_EXECUTIONS=12";
-	CHECK_INT(nprof_inspect_config_parse_envp(cfg, env), 0);
-	nprof_inspect_config_get_capture_executions(cfg, &a, &b);
-	CHECK_INT(a, 12);
-	CHECK_INT(b, 12);
-	env[0] = "NEURON_RT_INSPECT_CAPTURE_EXECUTIONS=9-3";
-	CHECK_INT(nprof_inspect_config_parse_envp(cfg, env), -EINVAL);
-	env[0] = "NEURON_RT_INSPECT_CAPTURE_EXECUTIONS=0-3";
-	CHECK_INT(nprof_inspect_config_parse_envp(cfg, env), -EINVAL);
-	env[0] = "NEURON_RT_INSPECT_CAPTURE_EXECUTIONS=3-";
-	CHECK_INT(nprof_inspect_config_parse_envp(cfg, env), -EINVAL);
 	nprof_inspect_config_free(cfg);
 }
 
