@@ -40,6 +40,18 @@
 #include <neuronprof/neuronprof.h>
 #endif
 
+/* HARNESS_ASAN: 1 in a build with AddressSanitizer (GCC's or Clang's way of saying so), else 0. */
+#if defined(__SANITIZE_ADDRESS__)
+#define HARNESS_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HARNESS_ASAN 1
+#endif
+#endif
+#ifndef HARNESS_ASAN
+#define HARNESS_ASAN 0
+#endif
+
 typedef void (*test_fn)(void);
 
 struct test_case {

@@ -201,14 +201,6 @@ TEST(streaming_session_twenty_rings_long_loses_nothing)
 }
 
 /* The progress page also counts the losses of a capture that does not stream. */
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-
 /*
  * Entries go from the rings to the file without the heap: twenty rings of
  * every queue streamed grow the heap by the file's queue records only (one
@@ -223,7 +215,7 @@ TEST(streaming_keeps_the_heap_flat)
 	uint64_t id;
 	int round, records = 0;
 
-#ifdef UNDER_ASAN
+#if HARNESS_ASAN
 	SKIP("AddressSanitizer's allocator does not report through mallinfo2()");
 #endif
 	if (setup(&f, 0, NULL))

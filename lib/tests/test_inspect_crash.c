@@ -23,17 +23,6 @@
 #include "trace/sys_trace_internal.h"
 #include "system_profile.pb-c.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-#ifndef UNDER_ASAN
-#define UNDER_ASAN 0
-#endif
-
 #define CHILD_TIMEOUT_S	30
 
 /*
@@ -103,7 +92,7 @@ static bool died_of(const struct child *c, int sig)
 {
 	if (WIFSIGNALED(c->status))
 		return WTERMSIG(c->status) == sig;
-	return UNDER_ASAN && sig == SIGSEGV && WIFEXITED(c->status) && WEXITSTATUS(c->status) != 0;
+	return HARNESS_ASAN && sig == SIGSEGV && WIFEXITED(c->status) && WEXITSTATUS(c->status) != 0;
 }
 
 static bool exited_with(const struct child *c, int code)
@@ -197,6 +186,76 @@ static void check_system_profile(const char *dir, int others)
 	CHECK_INT(dir_hidden(dir), 0);
 }
 
+/*
+ * What a crash test expects of its child: how it ended (died of @sig as it
+ * would have without the library, or with @sig 0 exited with @code), what
+ * its stderr holds (@err) and does not (@not_err), the seconds it may take
+ * at most (@seconds, 0: any), and what its session directory holds: the
+ * system profile and @others files more, nothing, or what @then checks
+ * (which runs in every case it is given).
+ */
+enum crash_dir { CRASH_DIR_SYSTEM_PROFILE, CRASH_DIR_EMPTY, CRASH_DIR_THEN };
+
+struct crash_case {
+	void (*child)(void *arg);
+	int sig, code;
+	const char *err[2], *not_err;
+	double seconds;
+	enum crash_dir holds;
+	int others;
+	void (*then)(const char *dir, pid_t pid);
+};
+
+/* Run @k's child in a scratch directory and check what it left. */
+static void crash_test(const struct crash_case *k)
+{
+	char dir[PATH_MAX];
+	struct scratch s;
+	struct child c;
+	size_t i;
+
+	CHECK(!scratch_enter(&s));
+	run_child(&c, k->child, NULL);
+	if (k->sig)
+		CHECK(died_of(&c, k->sig));
+	else
+		CHECK(exited_with(&c, k->code));
+	for (i = 0; i < sizeof(k->err) / sizeof(k->err[0]) && k->err[i]; i++)
+		CHECK_CONTAINS(c.err, k->err[i]);
+	if (k->not_err)
+		CHECK(!strstr(c.err, k->not_err));
+	if (k->seconds)
+		CHECK(c.seconds < k->seconds);
+	CHECK(child_session_dir(c.pid, dir, sizeof(dir)));
+	if (k->holds == CRASH_DIR_SYSTEM_PROFILE)
+		check_system_profile(dir, k->others);
+	else if (k->holds == CRASH_DIR_EMPTY)
+		CHECK_INT(dir_entries(dir), 0);
+	if (k->then)
+		k->then(dir, c.pid);
+	scratch_leave(&s);
+}
+
+/* The device sessions of child_abort_with_device(), flushed with its pid. */
+static void check_device_sessions(const char *dir, pid_t pid)
+{
+	struct nprof_ntff_info info;
+
+	CHECK_INT(ntff_check(dir, "profile_nc_0_session_0.ntff", &info), 9);
+	CHECK_INT(info.pid, pid);
+	CHECK_INT(ntff_check(dir, "profile_nc_1_session_0.ntff", &info), 4);
+}
+
+/* The session child_forks() closed itself: its two system files, complete. */
+static void check_parent_session(const char *dir, pid_t pid)
+{
+	(void)pid;
+	CHECK(file_exists(dir, "ntrace.pb"));
+	CHECK(file_exists(dir, "trace_info.pb"));
+	CHECK_INT(dir_entries(dir), 2);
+	CHECK_INT(dir_hidden(dir), 0);
+}
+
 /* ---- the flush ------------------------------------------------------------------ */
 
 static void child_segfault(void *arg)
@@ -208,19 +267,15 @@ static void child_segfault(void *arg)
 
 TEST(segfault_flushes_the_system_profile)
 {
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct child c;
+	static const struct crash_case k = {
+		.child = child_segfault,
+		.sig = SIGSEGV,
+		.err = { "Interrupt signal (11) received. Finishing saving profiling data",
+			 "profiling data saved in out/" },
+		.then = check_messages,
+	};
 
-	CHECK(!scratch_enter(&s));
-	run_child(&c, child_segfault, NULL);
-	CHECK(died_of(&c, SIGSEGV));
-	CHECK_CONTAINS(c.err, "Interrupt signal (11) received. Finishing saving profiling data");
-	CHECK_CONTAINS(c.err, "profiling data saved in out/");
-	CHECK(child_session_dir(c.pid, dir, sizeof(dir)));
-	check_system_profile(dir, 0);
-	check_messages(dir, c.pid);
-	scratch_leave(&s);
+	crash_test(&k);
 }
 
 static void child_abort_with_device(void *arg)
@@ -242,21 +297,15 @@ static void child_abort_with_device(void *arg)
 
 TEST(abort_flushes_device_sessions)
 {
-	struct nprof_ntff_info info;
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct child c;
+	static const struct crash_case k = {
+		.child = child_abort_with_device,
+		.sig = SIGABRT,
+		.err = { "Interrupt signal (6) received" },
+		.others = 2,
+		.then = check_device_sessions,
+	};
 
-	CHECK(!scratch_enter(&s));
-	run_child(&c, child_abort_with_device, NULL);
-	CHECK(died_of(&c, SIGABRT));
-	CHECK_CONTAINS(c.err, "Interrupt signal (6) received");
-	CHECK(child_session_dir(c.pid, dir, sizeof(dir)));
-	CHECK_INT(ntff_check(dir, "profile_nc_0_session_0.ntff", &info), 9);
-	CHECK_INT(info.pid, c.pid);
-	CHECK_INT(ntff_check(dir, "profile_nc_1_session_0.ntff", &info), 4);
-	check_system_profile(dir, 2);
-	scratch_leave(&s);
+	crash_test(&k);
 }
 
 static void child_exit(void *arg)
@@ -268,17 +317,13 @@ static void child_exit(void *arg)
 
 TEST(exit_without_stop_flushes)
 {
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct child c;
+	static const struct crash_case k = {
+		.child = child_exit,
+		.code = 3,
+		.then = check_messages,
+	};
 
-	CHECK(!scratch_enter(&s));
-	run_child(&c, child_exit, NULL);
-	CHECK(exited_with(&c, 3));
-	CHECK(child_session_dir(c.pid, dir, sizeof(dir)));
-	check_system_profile(dir, 0);
-	check_messages(dir, c.pid);
-	scratch_leave(&s);
+	crash_test(&k);
 }
 
 /* ---- chaining -------------------------------------------------------------------- */
@@ -306,17 +351,13 @@ static void child_sigterm_chained(void *arg)
 
 TEST(sigterm_chains_to_the_previous_siginfo_handler)
 {
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct child c;
+	static const struct crash_case k = {
+		.child = child_sigterm_chained,
+		.code = 42,
+		.err = { "Interrupt signal (15) received" },
+	};
 
-	CHECK(!scratch_enter(&s));
-	run_child(&c, child_sigterm_chained, NULL);
-	CHECK(exited_with(&c, 42));
-	CHECK_CONTAINS(c.err, "Interrupt signal (15) received");
-	CHECK(child_session_dir(c.pid, dir, sizeof(dir)));
-	check_system_profile(dir, 0);
-	scratch_leave(&s);
+	crash_test(&k);
 }
 
 static volatile sig_atomic_t got_sigint;
@@ -349,16 +390,12 @@ static void child_sigint_returns(void *arg)
 
 TEST(sigint_chains_to_a_handler_that_returns)
 {
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct child c;
+	static const struct crash_case k = {
+		.child = child_sigint_returns,
+		.code = 0,
+	};
 
-	CHECK(!scratch_enter(&s));
-	run_child(&c, child_sigint_returns, NULL);
-	CHECK(exited_with(&c, 0));
-	CHECK(child_session_dir(c.pid, dir, sizeof(dir)));
-	check_system_profile(dir, 0);
-	scratch_leave(&s);
+	crash_test(&k);
 }
 
 static void child_sigint_ignored(void *arg)
@@ -379,17 +416,13 @@ static void child_sigint_ignored(void *arg)
 
 TEST(an_ignored_signal_stays_ignored)
 {
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct child c;
+	static const struct crash_case k = {
+		.child = child_sigint_ignored,
+		.code = 0,
+		.not_err = "Interrupt signal",
+	};
 
-	CHECK(!scratch_enter(&s));
-	run_child(&c, child_sigint_ignored, NULL);
-	CHECK(exited_with(&c, 0));
-	CHECK(!strstr(c.err, "Interrupt signal"));
-	CHECK(child_session_dir(c.pid, dir, sizeof(dir)));
-	check_system_profile(dir, 0);
-	scratch_leave(&s);
+	crash_test(&k);
 }
 
 /* ---- giving up instead of hanging ---------------------------------------------- */
@@ -406,18 +439,15 @@ static void child_crash_holding_lock(void *arg)
 
 TEST(flush_skips_when_the_crashing_thread_holds_the_lock)
 {
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct child c;
+	static const struct crash_case k = {
+		.child = child_crash_holding_lock,
+		.sig = SIGSEGV,
+		.err = { "the inspect session lock is held by the thread that stopped" },
+		.seconds = 5,
+		.holds = CRASH_DIR_EMPTY,
+	};
 
-	CHECK(!scratch_enter(&s));
-	run_child(&c, child_crash_holding_lock, NULL);
-	CHECK(died_of(&c, SIGSEGV));
-	CHECK_CONTAINS(c.err, "the inspect session lock is held by the thread that stopped");
-	CHECK(c.seconds < 5);
-	CHECK(child_session_dir(c.pid, dir, sizeof(dir)));
-	CHECK_INT(dir_entries(dir), 0);
-	scratch_leave(&s);
+	crash_test(&k);
 }
 
 static volatile int holder_ready;
@@ -449,18 +479,15 @@ static void child_crash_lock_busy(void *arg)
 
 TEST(flush_gives_up_when_another_thread_keeps_the_lock)
 {
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct child c;
+	static const struct crash_case k = {
+		.child = child_crash_lock_busy,
+		.sig = SIGSEGV,
+		.err = { "the inspect session lock stayed busy for 200 ms" },
+		.seconds = 5,
+		.holds = CRASH_DIR_EMPTY,
+	};
 
-	CHECK(!scratch_enter(&s));
-	run_child(&c, child_crash_lock_busy, NULL);
-	CHECK(died_of(&c, SIGSEGV));
-	CHECK_CONTAINS(c.err, "the inspect session lock stayed busy for 200 ms");
-	CHECK(c.seconds < 5);
-	CHECK(child_session_dir(c.pid, dir, sizeof(dir)));
-	CHECK_INT(dir_entries(dir), 0);
-	scratch_leave(&s);
+	crash_test(&k);
 }
 
 static void child_hung_flush(void *arg)
@@ -483,19 +510,16 @@ static void child_hung_flush(void *arg)
 
 TEST(watchdog_ends_a_hung_flush)
 {
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct child c;
-
-	CHECK(!scratch_enter(&s));
-	run_child(&c, child_hung_flush, NULL);
-	CHECK(died_of(&c, SIGSEGV));
-	CHECK_CONTAINS(c.err, "saving profiling data did not finish within 300 ms");
-	CHECK(c.seconds < 10);
-	CHECK(child_session_dir(c.pid, dir, sizeof(dir)));
 	/* Nothing was complete: nothing is there, not even a temporary file. */
-	CHECK_INT(dir_entries(dir), 0);
-	scratch_leave(&s);
+	static const struct crash_case k = {
+		.child = child_hung_flush,
+		.sig = SIGSEGV,
+		.err = { "saving profiling data did not finish within 300 ms" },
+		.seconds = 10,
+		.holds = CRASH_DIR_EMPTY,
+	};
+
+	crash_test(&k);
 }
 
 /* The fault hits while this thread holds ring locks (inside a record). */
@@ -513,22 +537,18 @@ static void child_fault_in_record(void *arg)
 
 TEST(fault_inside_a_ring_lock_still_saves)
 {
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct child c;
-
-	CHECK(!scratch_enter(&s));
-	run_child(&c, child_fault_in_record, NULL);
-	CHECK(died_of(&c, SIGSEGV));
 	/*
 	 * The flush gave up on the two held rings (their events are lost)
 	 * instead of waiting for the watchdog, and saved everything else.
 	 */
-	CHECK(strstr(c.err, "did not finish within") == NULL);
-	CHECK_CONTAINS(c.err, "profiling data saved in");
-	CHECK(child_session_dir(c.pid, dir, sizeof(dir)));
-	check_system_profile(dir, 0);
-	scratch_leave(&s);
+	static const struct crash_case k = {
+		.child = child_fault_in_record,
+		.sig = SIGSEGV,
+		.not_err = "did not finish within",
+		.err = { "profiling data saved in" },
+	};
+
+	crash_test(&k);
 }
 
 /* ---- fork ------------------------------------------------------------------------------ */
@@ -570,7 +590,7 @@ static void child_forks(void *arg)
 		waitpid(pid, &status, 0);
 		if (i == 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
 			_exit(61);
-		if (i == 1 && !WIFSIGNALED(status) && !UNDER_ASAN)
+		if (i == 1 && !WIFSIGNALED(status) && !HARNESS_ASAN)
 			_exit(62);
 		if (dir_entries(dir) != 0)
 			_exit(63 + i);
@@ -582,19 +602,14 @@ static void child_forks(void *arg)
 
 TEST(forked_children_leave_the_parent_session_alone)
 {
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct child c;
+	static const struct crash_case k = {
+		.child = child_forks,
+		.code = 0,
+		.holds = CRASH_DIR_THEN,
+		.then = check_parent_session,
+	};
 
-	CHECK(!scratch_enter(&s));
-	run_child(&c, child_forks, NULL);
-	CHECK(exited_with(&c, 0));
-	CHECK(child_session_dir(c.pid, dir, sizeof(dir)));
-	CHECK(file_exists(dir, "ntrace.pb"));
-	CHECK(file_exists(dir, "trace_info.pb"));
-	CHECK_INT(dir_entries(dir), 2);
-	CHECK_INT(dir_hidden(dir), 0);
-	scratch_leave(&s);
+	crash_test(&k);
 }
 
 HARNESS_MAIN

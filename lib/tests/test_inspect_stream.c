@@ -191,51 +191,42 @@ static void crash_child(int sig, uint64_t extra)
 	_exit(96);
 }
 
-/* Fork crash_child(@sig); return its pid after it died, with *@status. */
-static pid_t crash(int sig, int *status)
+/*
+ * Fork crash_child(@sig) in a scratch directory: it must die of @sig, and
+ * its session directory (begin made it) hold the session's profile when
+ * @saved, else nothing, not even a spool.
+ */
+static void crash_case(int sig, bool saved)
 {
-	pid_t pid = fork();
+	char dir[PATH_MAX];
+	struct scratch s;
+	int status = 0;
+	pid_t pid;
 
+	CHECK(!scratch_enter(&s));
+	pid = fork();
 	if (pid == 0)
 		crash_child(sig, 10);
 	if (pid > 0)
-		waitpid(pid, status, 0);
-	return pid;
+		waitpid(pid, &status, 0);
+	CHECK(pid > 0 && WIFSIGNALED(status) && WTERMSIG(status) == sig);
+	CHECK(child_session_dir(pid, dir, sizeof(dir)));
+	/* Twenty rings spooled and ten entries still in each ring: all there, in order. */
+	if (saved)
+		CHECK_INT(check_file(dir, "profile_nc_0_session_0.ntff", TOTAL + 10, 0), 24);
+	CHECK_INT(dir_entries(dir), saved ? 1 : 0);
+	CHECK_INT(dir_hidden(dir), 0);
+	scratch_leave(&s);
 }
 
 TEST(abort_during_streaming_capture_leaves_complete_files)
 {
-	char dir[PATH_MAX];
-	struct scratch s;
-	int status = 0;
-	pid_t pid;
-
-	CHECK(!scratch_enter(&s));
-	pid = crash(SIGABRT, &status);
-	CHECK(pid > 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
-	CHECK(child_session_dir(pid, dir, sizeof(dir)));
-	/* Twenty rings spooled and ten entries still in each ring: all there, in order. */
-	CHECK_INT(check_file(dir, "profile_nc_0_session_0.ntff", TOTAL + 10, 0), 24);
-	CHECK_INT(dir_entries(dir), 1);
-	CHECK_INT(dir_hidden(dir), 0);
-	scratch_leave(&s);
+	crash_case(SIGABRT, true);
 }
 
 TEST(sigkill_during_streaming_capture_leaves_no_file)
 {
-	char dir[PATH_MAX];
-	struct scratch s;
-	int status = 0;
-	pid_t pid;
-
-	CHECK(!scratch_enter(&s));
-	pid = crash(SIGKILL, &status);
-	CHECK(pid > 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-	/* The session directory exists (begin made it); nothing is in it, not even a spool. */
-	CHECK(child_session_dir(pid, dir, sizeof(dir)));
-	CHECK_INT(dir_entries(dir), 0);
-	CHECK_INT(dir_hidden(dir), 0);
-	scratch_leave(&s);
+	crash_case(SIGKILL, false);
 }
 
 HARNESS_MAIN
