@@ -425,17 +425,29 @@ typedef int (*cfg_range_set_fn)(struct nprof_inspect_config *cfg, uint64_t first
 typedef int (*cfg_range_get_fn)(const struct nprof_inspect_config *cfg, uint64_t *first,
 				uint64_t *last);
 
-/* Run @n @steps in order on @cfg through @set and @get. */
-static inline void check_range_steps(struct nprof_inspect_config *cfg, cfg_range_set_fn set,
-				     cfg_range_get_fn get, const struct range_step *steps,
-				     size_t n)
+/*
+ * The test of a range setting: a new configuration has none (0-0), @n
+ * @steps run in order through @set and @get, neither takes a NULL
+ * configuration or pointer, and the @other range setting stays 0-0
+ * throughout.
+ */
+static inline void check_range_setting(cfg_range_set_fn set, cfg_range_get_fn get,
+				       cfg_range_get_fn other, const struct range_step *steps,
+				       size_t n)
 {
+	struct nprof_inspect_config *cfg = nprof_inspect_config_allocate();
+	uint64_t a = 7, b = 7;
 	size_t i;
 
+	CHECK(cfg != NULL);
+	if (!cfg)
+		return;
+	CHECK_INT(get(cfg, &a, &b), 0);
+	CHECK_INT(a, 0);
+	CHECK_INT(b, 0);
 	for (i = 0; i < n; i++) {
 		const struct range_step *st = &steps[i];
 		char *env[2] = { (char *)st->env, NULL };
-		uint64_t a = 7, b = 7;
 		int ret;
 
 		ret = st->env ? nprof_inspect_config_parse_envp(cfg, env) :
@@ -446,6 +458,7 @@ static inline void check_range_steps(struct nprof_inspect_config *cfg, cfg_range
 			     (unsigned long long)st->last, ret, st->ret);
 		if (ret || st->ret)
 			continue;
+		a = b = 7;
 		CHECK_INT(get(cfg, &a, &b), 0);
 		if (a != st->first || b != st->last)
 			FAIL("step %zu (%s): read back %llu-%llu, expected %llu-%llu", i,
@@ -453,6 +466,14 @@ static inline void check_range_steps(struct nprof_inspect_config *cfg, cfg_range
 			     (unsigned long long)b, (unsigned long long)st->first,
 			     (unsigned long long)st->last);
 	}
+	CHECK_INT(set(NULL, 1, 1), -EINVAL);
+	CHECK_INT(get(cfg, NULL, &b), -EINVAL);
+	CHECK_INT(get(cfg, &a, NULL), -EINVAL);
+	a = b = 7;
+	CHECK_INT(other(cfg, &a, &b), 0);
+	CHECK_INT(a, 0);
+	CHECK_INT(b, 0);
+	nprof_inspect_config_free(cfg);
 }
 
 /* ---- one session on fake devices ------------------------------------------------ */

@@ -37,24 +37,11 @@ TEST(config_capture_iterations)
 		{ "NEURON_RT_INSPECT_CAPTURE_ITERATIONS=0-3", 0, 0, -EINVAL },
 		{ "NEURON_RT_INSPECT_CAPTURE_ITERATIONS=1-4294967297", 0, 0, -EINVAL },
 	};
-	struct nprof_inspect_config *cfg = nprof_inspect_config_allocate();
-	uint64_t a = 7, b = 7;
 
-	CHECK(cfg != NULL);
-	if (!cfg)
-		return;
-	CHECK_INT(nprof_inspect_config_get_capture_iterations(cfg, &a, &b), 0);
-	CHECK_INT(a, 0);
-	CHECK_INT(b, 0);
-	check_range_steps(cfg, nprof_inspect_config_set_capture_iterations,
-			  nprof_inspect_config_get_capture_iterations, steps,
-			  sizeof(steps) / sizeof(steps[0]));
-	CHECK_INT(nprof_inspect_config_set_capture_iterations(NULL, 1, 1), -EINVAL);
-	CHECK_INT(nprof_inspect_config_get_capture_iterations(cfg, &a, NULL), -EINVAL);
-	/* The executions' variable is untouched by it. */
-	nprof_inspect_config_get_capture_executions(cfg, &a, &b);
-	CHECK_INT(a, 0);
-	nprof_inspect_config_free(cfg);
+	check_range_setting(nprof_inspect_config_set_capture_iterations,
+			    nprof_inspect_config_get_capture_iterations,
+			    nprof_inspect_config_get_capture_executions, steps,
+			    sizeof(steps) / sizeof(steps[0]));
 }
 
 /* What one queue's records of a file say, in file order. */

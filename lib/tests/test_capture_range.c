@@ -37,21 +37,11 @@ TEST(config_capture_range)
 		{ "NEURON_RT_INSPECT_CAPTURE_EXECUTIONS=0-3", 0, 0, -EINVAL },
 		{ "NEURON_RT_INSPECT_CAPTURE_EXECUTIONS=3-", 0, 0, -EINVAL },
 	};
-	struct nprof_inspect_config *cfg = nprof_inspect_config_allocate();
-	uint64_t a = 7, b = 7;
 
-	CHECK(cfg != NULL);
-	if (!cfg)
-		return;
-	CHECK_INT(nprof_inspect_config_get_capture_executions(cfg, &a, &b), 0);
-	CHECK_INT(a, 0);
-	CHECK_INT(b, 0);
-	check_range_steps(cfg, nprof_inspect_config_set_capture_executions,
-			  nprof_inspect_config_get_capture_executions, steps,
-			  sizeof(steps) / sizeof(steps[0]));
-	CHECK_INT(nprof_inspect_config_set_capture_executions(NULL, 1, 1), -EINVAL);
-	CHECK_INT(nprof_inspect_config_get_capture_executions(cfg, NULL, &b), -EINVAL);
-	nprof_inspect_config_free(cfg);
+	check_range_setting(nprof_inspect_config_set_capture_executions,
+			    nprof_inspect_config_get_capture_executions,
+			    nprof_inspect_config_get_capture_iterations, steps,
+			    sizeof(steps) / sizeof(steps[0]));
 }
 
 TEST(session_range_holds_exactly_its_executions)

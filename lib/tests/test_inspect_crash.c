@@ -278,18 +278,31 @@ TEST(segfault_flushes_the_system_profile)
 	crash_test(&k);
 }
 
+/*
+ * In a child: a session of every activity with SESSION device profiles of
+ * cores 0 to @last of one fake device @x; the child exits if it cannot
+ * begin.
+ */
+static void begin_device_or_exit(struct fakex *x, uint32_t last)
+{
+	struct nprof_inspect_config *cfg;
+
+	if (fakex_setup(x, 1))
+		_exit(97);
+	cfg = cfg_new("out", NPROF_ACTIVITY_ALL, NPROF_DEVICE_PROFILE_SESSION);
+	if (!cfg)
+		_exit(98);
+	cfg_cores(cfg, 0, last);
+	if (nprof_inspect_begin_with_options(cfg))
+		_exit(98);
+}
+
 static void child_abort_with_device(void *arg)
 {
 	struct fakex x;
-	struct nprof_inspect_config *cfg;
 
 	(void)arg;
-	if (fakex_setup(&x, 1))
-		_exit(97);
-	cfg = cfg_new("out", NPROF_ACTIVITY_ALL, NPROF_DEVICE_PROFILE_SESSION);
-	cfg_cores(cfg, 0, 1);
-	if (nprof_inspect_begin_with_options(cfg))
-		_exit(98);
+	begin_device_or_exit(&x, 1);
 	fake_produce(x.fd[0], fake_find(x.fd[0], NPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 1), 9, 3);
 	fake_produce(x.fd[0], fake_find(x.fd[0], NPROF_TARGET_CORE, 1, NEURONPROF_QT_DMA, 0), 4, 3);
 	abort();
@@ -492,17 +505,11 @@ TEST(flush_gives_up_when_another_thread_keeps_the_lock)
 
 static void child_hung_flush(void *arg)
 {
-	struct nprof_inspect_config *cfg;
 	struct fakex x;
 
 	(void)arg;
-	if (fakex_setup(&x, 1))
-		_exit(97);
 	nprof_crash_set_timeouts(1000, 300);
-	cfg = cfg_new("out", NPROF_ACTIVITY_ALL, NPROF_DEVICE_PROFILE_SESSION);
-	cfg_cores(cfg, 0, 0);
-	if (nprof_inspect_begin_with_options(cfg))
-		_exit(98);
+	begin_device_or_exit(&x, 0);
 	/* Every drain now blocks: the harvest hangs in the first one. */
 	x.fd[0]->block = true;
 	segfault();
