@@ -482,25 +482,37 @@ static inline void check_range_setting(cfg_range_set_fn set, cfg_range_get_fn ge
  * The frame most session tests share: a scratch directory made the current
  * one, @ndev fake trn2 devices, and a configuration (cfg_new()) of
  * @activities and @mode writing into out/. fxs_open() makes them, the test
- * adjusts f->cfg, fxs_begin() begins the session and puts its directory
- * into f->dir; fxs_close() closes the session (again, if the test did) and
- * undoes the rest.
+ * adjusts f->cfg (and may add a control page with fxs_control()),
+ * fxs_begin() begins the session and puts its directory into f->dir;
+ * fxs_close() closes the session (again, if the test did) and undoes the
+ * rest.
  */
 struct fx_session {
 	struct scratch s;
 	struct fakex x;
 	struct nprof_inspect_config *cfg;
 	char dir[PATH_MAX];
+	struct nprof_control_page *page;
+	int page_fd;
 };
 
 static inline void fxs_open(struct fx_session *f, int ndev, unsigned int activities,
 			    enum nprof_device_profile_mode mode)
 {
 	memset(f->dir, 0, sizeof(f->dir));
+	f->page = NULL;
+	f->page_fd = -1;
 	CHECK(!scratch_enter(&f->s));
 	CHECK_INT(fakex_setup(&f->x, ndev), 0);
 	f->cfg = cfg_new("out", activities, mode);
 	CHECK(f->cfg != NULL);
+}
+
+/* A control page with capture @enabled, which the session maps at its begin; false if none. */
+static inline bool fxs_control(struct fx_session *f, int enabled)
+{
+	f->page = control_page_new(enabled, &f->page_fd);
+	return f->page != NULL;
 }
 
 static inline void fxs_begin(struct fx_session *f)
@@ -509,12 +521,38 @@ static inline void fxs_begin(struct fx_session *f)
 	CHECK(nprof_inspect_session_dir(f->dir, sizeof(f->dir)) > 0);
 }
 
+/*
+ * Load model @name (@id) on @core, run it @executions times, execution e
+ * of @iterations iterations (of e when @iterations is 0), after
+ * @before(@f, e) if given; then stop the session. The model, or NULL (the
+ * case failed) if it did not load.
+ */
+static inline struct nprof_model *fxs_run_model(struct fx_session *f, const char *name,
+						uint32_t id, uint32_t core, uint32_t executions,
+						uint32_t iterations,
+						void (*before)(struct fx_session *f, uint32_t e))
+{
+	struct nprof_model *m = nprof_model_load(name, id, core);
+	uint32_t e;
+
+	CHECK(m != NULL);
+	for (e = 1; m && e <= executions; e++) {
+		if (before)
+			before(f, e);
+		CHECK_INT(fakex_run(m, iterations ? iterations : e, false), 0);
+	}
+	CHECK_INT(nprof_inspect_stop(), 0);
+	return m;
+}
+
 static inline void fxs_close(struct fx_session *f)
 {
 	nprof_inspect_close();
 	nprof_inspect_config_free(f->cfg);
 	fakex_teardown(&f->x);
 	scratch_leave(&f->s);
+	if (f->page)
+		control_page_free(f->page, f->page_fd);
 }
 
 /* The session directory out/<instance>-<pid>/<ns> that child @pid made. */

@@ -156,11 +156,7 @@ static void session_case(bool streaming)
 	CHECK_INT(nprof_inspect_config_set_streaming(f.cfg, streaming), 0);
 	CHECK_INT(nprof_inspect_config_set_capture_iterations(f.cfg, 2, 4), 0);
 	fxs_begin(&f);
-	m = nprof_model_load("iters", 5, 2);
-	CHECK(m != NULL);
-	for (uint32_t e = 1; m && e <= 10; e++)
-		CHECK_INT(fakex_run(m, 6, false), 0);
-	CHECK_INT(nprof_inspect_stop(), 0);
+	m = fxs_run_model(&f, "iters", 5, 2, 10, 6, NULL);
 	CHECK_INT(walk_file(f.dir, "profile_nc_2_session_0.ntff", 2, 4, &info, &tot), 0);
 	CHECK_INT(tot.entries, QUEUES * 10 * 3);
 	CHECK_INT(tot.trimmed, QUEUES * 10 * 3);
@@ -196,11 +192,7 @@ TEST(model_range_and_iterations)
 	CHECK_INT(nprof_inspect_config_set_capture_executions(f.cfg, 2, 3), 0);
 	CHECK_INT(nprof_inspect_config_set_capture_iterations(f.cfg, 1, 1), 0);
 	fxs_begin(&f);
-	m = nprof_model_load("first_iter", 9, 4);
-	CHECK(m != NULL);
-	for (uint32_t e = 1; m && e <= 4; e++)
-		CHECK_INT(fakex_run(m, 5, false), 0);
-	CHECK_INT(nprof_inspect_stop(), 0);
+	m = fxs_run_model(&f, "first_iter", 9, 4, 4, 5, NULL);
 	CHECK(dir_find(f.dir, "first_iter_vnc_", name, sizeof(name)));
 	CHECK_INT(walk_file(f.dir, name, 1, 1, &info, &tot), 0);
 	CHECK_INT(tot.entries, QUEUES * 2);

@@ -259,30 +259,25 @@ TEST(failed_write_stops_output_once)
 #define ENTRIES(it)	(24L * (it))
 
 /* Executions 1 to 9, execution e of e iterations; switches before 4 and 8. */
+static void switch_before_4_and_8(struct fx_session *f, uint32_t e)
+{
+	if (e == 4 || e == 8)
+		__atomic_add_fetch(&f->page->switch_seq, 1, __ATOMIC_RELEASE);
+}
+
 TEST(switch_seq_rotates_the_files)
 {
 	struct fx_session f;
-	struct nprof_control_page *page;
 	struct nprof_ntff_info info;
 	struct nprof_model *m;
-	int fd;
-
-	page = control_page_new(1, &fd);
-	if (!page)
-		return;
 
 	fxs_open(&f, 1, NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
-	fxs_begin(&f);
-	m = nprof_model_load("rotated", 1, 1);
-	for (uint32_t e = 1; m && e <= 9; e++) {
-		struct nprof_sim_program p = fakex_prog(e, false);
-		struct nprof_sim_result res = { .size = sizeof(res) };
-
-		if (e == 4 || e == 8)
-			__atomic_add_fetch(&page->switch_seq, 1, __ATOMIC_RELEASE);
-		CHECK_INT(nprof_model_sim_execute(m, &p, &res), 0);
+	if (!fxs_control(&f, 1)) {
+		fxs_close(&f);
+		return;
 	}
-	CHECK_INT(nprof_inspect_stop(), 0);
+	fxs_begin(&f);
+	m = fxs_run_model(&f, "rotated", 1, 1, 9, 0, switch_before_4_and_8);
 	CHECK_INT(ntff_check(f.dir, "profile_nc_1_session_0.ntff", &info), ENTRIES(1 + 2 + 3));
 	CHECK_INT(info.exec_first, 1);
 	CHECK_INT(info.exec_last, 3);
@@ -294,7 +289,6 @@ TEST(switch_seq_rotates_the_files)
 	CHECK_INT(info.exec_last, 9);
 	nprof_model_unload(m);
 	fxs_close(&f);
-	control_page_free(page, fd);
 }
 
 HARNESS_MAIN

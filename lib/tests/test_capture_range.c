@@ -93,11 +93,7 @@ TEST(session_range_cut_by_stop)
 	fxs_open(&f, 1, NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
 	CHECK_INT(nprof_inspect_config_set_capture_executions(f.cfg, 3, 50), 0);
 	fxs_begin(&f);
-	m = nprof_model_load("short", 1, 0);
-	CHECK(m != NULL);
-	for (uint32_t e = 1; m && e <= 6; e++)
-		CHECK_INT(fakex_run(m, e, false), 0);
-	CHECK_INT(nprof_inspect_stop(), 0);
+	m = fxs_run_model(&f, "short", 1, 0, 6, 0, NULL);
 	CHECK_INT(dir_scan(f.dir, "profile_nc_", NULL, 0), 1);
 	CHECK_INT(ntff_check(f.dir, "profile_nc_0_session_0.ntff", &info), ENTRIES(span(3, 6)));
 	CHECK_INT(info.exec_first, 3);
@@ -116,10 +112,7 @@ TEST(session_without_range_says_none)
 	fxs_open(&f, 1, NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
 	cfg_cores(f.cfg, 0, 0);
 	fxs_begin(&f);
-	m = nprof_model_load("whole", 1, 0);
-	for (uint32_t e = 1; m && e <= 3; e++)
-		CHECK_INT(fakex_run(m, e, false), 0);
-	CHECK_INT(nprof_inspect_stop(), 0);
+	m = fxs_run_model(&f, "whole", 1, 0, 3, 0, NULL);
 	CHECK_INT(ntff_check(f.dir, "profile_nc_0_session_0.ntff", &info), ENTRIES(span(1, 3)));
 	CHECK_INT(info.exec_first, 0);
 	CHECK_INT(info.exec_last, 0);
@@ -132,32 +125,32 @@ TEST(session_without_range_says_none)
  * at first, enabled for executions 4-6, disabled, enabled for 10-11,
  * disabled again: two files holding exactly those executions.
  */
-TEST(control_page_two_windows)
+static void flip_windows(struct fx_session *f, uint32_t e)
 {
-	struct fx_session f;
 	static const struct { uint32_t exec; uint64_t enabled; } flips[] = {
 		{ 4, 1 }, { 7, 0 }, { 10, 1 }, { 12, 0 },
 	};
-	struct nprof_control_page *page;
+	size_t i;
+
+	for (i = 0; i < sizeof(flips) / sizeof(flips[0]); i++)
+		if (flips[i].exec == e)
+			__atomic_store_n(&f->page->enabled, flips[i].enabled, __ATOMIC_RELEASE);
+}
+
+TEST(control_page_two_windows)
+{
+	struct fx_session f;
 	struct nprof_ntff_info info;
 	struct nprof_model *m;
-	size_t next = 0;
-	int fd;
-
-	page = control_page_new(0, &fd);
-	if (!page)
-		return;
 
 	fxs_open(&f, 1, NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
+	if (!fxs_control(&f, 0)) {
+		fxs_close(&f);
+		return;
+	}
 	fxs_begin(&f);
 	CHECK_INT(fakex_subscribed(&f.x), 0);
-	m = nprof_model_load("windowed", 1, 1);
-	for (uint32_t e = 1; m && e <= 14; e++) {
-		if (next < sizeof(flips) / sizeof(flips[0]) && flips[next].exec == e)
-			__atomic_store_n(&page->enabled, flips[next++].enabled, __ATOMIC_RELEASE);
-		CHECK_INT(fakex_run(m, e, false), 0);
-	}
-	CHECK_INT(nprof_inspect_stop(), 0);
+	m = fxs_run_model(&f, "windowed", 1, 1, 14, 0, flip_windows);
 	CHECK_INT(dir_scan(f.dir, "profile_nc_", NULL, 0), 2);
 	CHECK_INT(ntff_check(f.dir, "profile_nc_1_session_0.ntff", &info), ENTRIES(span(4, 6)));
 	CHECK_INT(info.exec_first, 4);
@@ -167,7 +160,6 @@ TEST(control_page_two_windows)
 	CHECK_INT(info.exec_last, 11);
 	nprof_model_unload(m);
 	fxs_close(&f);
-	control_page_free(page, fd);
 }
 
 /*
@@ -214,32 +206,30 @@ TEST(model_range)
 }
 
 /* MODEL mode: the first execution of the model that begins while capture is enabled. */
+static void enable_from_third(struct fx_session *f, uint32_t e)
+{
+	__atomic_store_n(&f->page->enabled, e >= 3, __ATOMIC_RELEASE);
+}
+
 TEST(control_page_model_mode)
 {
 	struct fx_session f;
-	struct nprof_control_page *page;
 	struct nprof_ntff_info info;
 	struct nprof_model *m;
 	char name[NAME_MAX + 1];
-	int fd;
 
-	page = control_page_new(0, &fd);
-	if (!page)
-		return;
 	fxs_open(&f, 1, NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_MODEL);
-	fxs_begin(&f);
-	m = nprof_model_load("gated", 4, 0);
-	for (uint32_t e = 1; m && e <= 4; e++) {
-		__atomic_store_n(&page->enabled, e >= 3, __ATOMIC_RELEASE);
-		CHECK_INT(fakex_run(m, e, false), 0);
+	if (!fxs_control(&f, 0)) {
+		fxs_close(&f);
+		return;
 	}
-	CHECK_INT(nprof_inspect_stop(), 0);
+	fxs_begin(&f);
+	m = fxs_run_model(&f, "gated", 4, 0, 4, 0, enable_from_third);
 	CHECK(dir_find(f.dir, "gated_vnc_", name, sizeof(name)));
 	CHECK_INT(ntff_check(f.dir, name, &info), ENTRIES(3));
 	CHECK_INT(info.capture_kind, NPROF_NTFF_CAPTURE_MODEL);
 	nprof_model_unload(m);
 	fxs_close(&f);
-	control_page_free(page, fd);
 }
 
 HARNESS_MAIN
