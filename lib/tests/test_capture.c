@@ -13,47 +13,10 @@
 
 #include <neuronprof/capture.h>
 
-#include "capture/capture_internal.h"
-#include "fake_device.h"
-#include "harness.h"
+#include "capture_fixture.h"
 #include "trace_util.h"
 
 #define ES	64u
-
-struct fixture {
-	struct fake_dev *fd;
-	struct nprof_device *dev;
-	struct nprof_capture *cap;
-	char dir[64];
-};
-
-/*
- * An engine on a fresh fake device described by @info with @flags
- * (NPROF_CAPTURE_ZERO_COPY or 0: streaming) and its spools in @spool_dir
- * (NULL: the fixture's scratch directory).
- */
-static int setup_device(struct fixture *f, const struct nprof_device_info *info,
-			uint64_t ring_size, uint32_t flags, const char *spool_dir)
-{
-	struct nprof_capture_opts opts = { .size = sizeof(opts) };
-	const char *tmp = getenv("TMPDIR");
-	int t;
-
-	memset(f, 0, sizeof(*f));
-	snprintf(f->dir, sizeof(f->dir), "%s/nprof-capture-test.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(f->dir))
-		return -1;
-	f->fd = fake_dev_new();
-	f->dev = nprof_device_create(info, &fake_ops, f->fd);
-	for (t = 0; t < NPROF_QUEUE_TYPES; t++)
-		opts.ring_size[t] = ring_size;
-	opts.flags = flags;
-	opts.spool_dir = spool_dir ? spool_dir : f->dir;
-	f->cap = nprof_capture_create(f->dev, &opts);
-	if (!f->fd || !f->dev || !f->cap)
-		return -1;
-	return 0;
-}
 
 /* An engine on a fresh fake trn2 device (see setup_device()). */
 static int setup_mode(struct fixture *f, uint64_t ring_size, uint32_t flags, const char *spool_dir)
@@ -69,30 +32,10 @@ static int setup(struct fixture *f, uint64_t ring_size)
 	return setup_mode(f, ring_size, NPROF_CAPTURE_ZERO_COPY, NULL);
 }
 
-static void teardown(struct fixture *f)
-{
-	nprof_capture_close(f->cap);
-	if (f->fd)
-		CHECK_INT(fake_subscribed(f->fd), 0);
-	nprof_device_close(f->dev);
-	if (f->fd)
-		fake_dev_free(f->fd);
-	rm_rf(f->dir);
-}
-
 static struct fake_queue *queue(struct fixture *f, uint32_t kind, uint32_t index, uint32_t type,
 				uint32_t engine)
 {
 	return fake_find(f->fd, kind, index, type, engine);
-}
-
-static char *file_of(struct fixture *f, uint32_t nc, uint64_t id)
-{
-	static char path[256];
-
-	snprintf(path, sizeof(path), "%s/profile_nc_%u_session_%llu.ntff", f->dir, nc,
-		 (unsigned long long)id);
-	return path;
 }
 
 /*
@@ -484,7 +427,7 @@ TEST(reused_rings_wrap_and_sessions_serialize_out_of_order)
 TEST(failed_serialize_keeps_the_session)
 {
 	struct fixture f;
-	char missing[128];
+	char missing[sizeof(f.dir) + 16];
 	uint64_t id;
 
 	if (setup(&f, 0))

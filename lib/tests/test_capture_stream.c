@@ -29,10 +29,9 @@
 #include <neuronprof/capture.h>
 
 #include "capture/capture_engine.h"
-#include "capture/capture_internal.h"
 #include "capture/capture_stream.h"
 #include "ntff/ntff_internal.h"
-#include "fake_device.h"
+#include "capture_fixture.h"
 #include "harness.h"
 #include "ntff_check.h"
 #include "special_files.h"
@@ -47,58 +46,17 @@
 /* Heap a queue record of a file being written may take, at most (twice its size). */
 #define NPROF_TEST_RECORD_HEAP	512
 
-struct fixture {
-	struct fake_dev *fd;
-	struct nprof_device *dev;
-	struct nprof_capture *cap;
-	char dir[256];
-};
-
 /* A fixture whose rings are @ring bytes. */
 static int setup_ring(struct fixture *f, uint32_t flags, const char *spool_dir, uint64_t ring)
 {
 	struct nprof_device_info info = fake_trn2_info();
-	struct nprof_capture_opts opts = { .size = sizeof(opts) };
-	const char *tmp = getenv("TMPDIR");
-	int t;
 
-	memset(f, 0, sizeof(*f));
-	snprintf(f->dir, sizeof(f->dir), "%s/nprof-stream-test.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(f->dir))
-		return -1;
-	f->fd = fake_dev_new();
-	f->dev = nprof_device_create(&info, &fake_ops, f->fd);
-	for (t = 0; t < NPROF_QUEUE_TYPES; t++)
-		opts.ring_size[t] = ring;
-	opts.flags = flags;
-	opts.spool_dir = spool_dir ? spool_dir : f->dir;
-	f->cap = nprof_capture_create(f->dev, &opts);
-	return f->fd && f->dev && f->cap ? 0 : -1;
+	return setup_device(f, &info, ring, flags, spool_dir);
 }
 
 static int setup(struct fixture *f, uint32_t flags, const char *spool_dir)
 {
 	return setup_ring(f, flags, spool_dir, RING);
-}
-
-static void teardown(struct fixture *f)
-{
-	nprof_capture_close(f->cap);
-	if (f->fd)
-		CHECK_INT(fake_subscribed(f->fd), 0);
-	nprof_device_close(f->dev);
-	if (f->fd)
-		fake_dev_free(f->fd);
-	rm_rf(f->dir);
-}
-
-static char *file_of(struct fixture *f, uint32_t nc, uint64_t id)
-{
-	static char path[512];
-
-	snprintf(path, sizeof(path), "%s/profile_nc_%u_session_%llu.ntff", f->dir, nc,
-		 (unsigned long long)id);
-	return path;
 }
 
 /* Whether fake queue @q belongs to core @nc (its own, or a TopSP serving it). */
