@@ -72,6 +72,26 @@ static int find_record(struct nprof_ntff_reader *r, uint32_t kind, uint32_t inde
 	return -1;
 }
 
+/*
+ * The file of session @id of core @nc, open, and its record of the core's
+ * queue @type (engine 0) in @q; NULL (the case failed) if either is not
+ * there.
+ */
+static struct nprof_ntff_reader *open_record(struct fixture *f, uint32_t nc, uint64_t id,
+					     uint32_t type, struct nprof_ntff_queue *q)
+{
+	struct nprof_ntff_reader *r;
+
+	r = nprof_ntff_reader_open(file_of(f, nc, id), NPROF_NTFF_READ_VERIFY_AT_OPEN);
+	CHECK(r != NULL);
+	if (r && find_record(r, NPROF_TARGET_CORE, nc, type, 0, q) < 0) {
+		FAIL("no record of core %u queue type %u in %s", nc, type, file_of(f, nc, id));
+		nprof_ntff_reader_close(r);
+		r = NULL;
+	}
+	return r;
+}
+
 TEST(state_machine_errors)
 {
 	struct fixture f;
@@ -393,16 +413,14 @@ TEST(reused_rings_wrap_and_sessions_serialize_out_of_order)
 	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id1, f.dir), 0);
 	CHECK_INT(fake_subscribed(f.fd), 0);
 
-	r = nprof_ntff_reader_open(file_of(&f, 0, id0), NPROF_NTFF_READ_VERIFY_AT_OPEN);
-	CHECK(r && find_record(r, NPROF_TARGET_CORE, 0, NEURONPROF_QT_INFER_STATUS, 0, &q) >= 0);
+	r = open_record(&f, 0, id0, NEURONPROF_QT_INFER_STATUS, &q);
 	if (r) {
 		CHECK_INT(q.entry_count, 40);
 		CHECK_INT(q.last_seq, 39);
 		CHECK_INT(q.lost_count, 0);
 		nprof_ntff_reader_close(r);
 	}
-	r = nprof_ntff_reader_open(file_of(&f, 0, id1), NPROF_NTFF_READ_VERIFY_AT_OPEN);
-	CHECK(r && find_record(r, NPROF_TARGET_CORE, 0, NEURONPROF_QT_INFER_STATUS, 0, &q) >= 0);
+	r = open_record(&f, 0, id1, NEURONPROF_QT_INFER_STATUS, &q);
 	if (r) {
 		/* seq 45..63 delivered, 64..74 lost, 75..94 delivered. */
 		CHECK_INT(q.entry_count, 39);
@@ -575,30 +593,39 @@ TEST(start_failure_names_an_unreadable_queue)
 	teardown(&f);
 }
 
-TEST(failed_drains_still_harvest_the_mapped_rings)
+/*
+ * A session of NC 7 in which @n THROTTLE entries are produced, then *@fail
+ * set to @err before the stop: every entry is still harvested. The
+ * session's id.
+ */
+static uint64_t harvest_despite(struct fixture *f, int *fail, int err, uint64_t n)
 {
 	struct nprof_capture_stats st = { .size = sizeof(st) };
+	uint64_t id = 0;
+
+	CHECK_INT(nprof_capture_session_start(f->cap, 7), 0);
+	fake_produce(f->fd, queue(f, NPROF_TARGET_CORE, 7, NEURONPROF_QT_THROTTLE, 0), n, 1);
+	*fail = err;
+	CHECK_INT(nprof_capture_session_stop(f->cap, 7, &id), 0);
+	CHECK_INT(nprof_capture_session_stats(f->cap, 7, id, &st), 0);
+	CHECK_INT(st.entries[NEURONPROF_QT_THROTTLE], n);
+	return id;
+}
+
+TEST(failed_drains_still_harvest_the_mapped_rings)
+{
 	struct fixture f;
 	uint64_t id;
 
 	if (setup(&f, 0))
 		FAIL("setup: %s", nprof_strerror_last());
 	nprof_log_set_handler(NULL, NULL, NPROF_LOG_ERROR);	/* the warnings are expected */
-	CHECK_INT(nprof_capture_session_start(f.cap, 7), 0);
-	fake_produce(f.fd, queue(&f, NPROF_TARGET_CORE, 7, NEURONPROF_QT_THROTTLE, 0), 4, 1);
-	f.fd->flush_err = ETIMEDOUT;	/* flush fails: drain without */
-	CHECK_INT(nprof_capture_session_stop(f.cap, 7, &id), 0);
-	CHECK_INT(nprof_capture_session_stats(f.cap, 7, id, &st), 0);
-	CHECK_INT(st.entries[NEURONPROF_QT_THROTTLE], 4);
+	/* The flush fails: drain without. */
+	id = harvest_despite(&f, &f.fd->flush_err, ETIMEDOUT, 4);
 	CHECK_INT(nprof_capture_session_drop(f.cap, 7, id), 0);
-
 	f.fd->flush_err = 0;
-	CHECK_INT(nprof_capture_session_start(f.cap, 7), 0);
-	fake_produce(f.fd, queue(&f, NPROF_TARGET_CORE, 7, NEURONPROF_QT_THROTTLE, 0), 5, 1);
-	f.fd->drain_err = ENODEV;	/* device gone: read the header */
-	CHECK_INT(nprof_capture_session_stop(f.cap, 7, &id), 0);
-	CHECK_INT(nprof_capture_session_stats(f.cap, 7, id, &st), 0);
-	CHECK_INT(st.entries[NEURONPROF_QT_THROTTLE], 5);
+	/* The device is gone: read the header. */
+	id = harvest_despite(&f, &f.fd->drain_err, ENODEV, 5);
 	CHECK_INT(nprof_capture_session_serialize(f.cap, 7, id, f.dir), 0);
 	nprof_log_set_handler(NULL, NULL, NPROF_LOG_WARN);
 	teardown(&f);
@@ -720,16 +747,20 @@ static void *core_thread(void *arg)
 	return NULL;
 }
 
-TEST(cores_run_in_parallel)
+/*
+ * Eight threads each run twenty sessions on a core of their own, on an
+ * engine of @flags (the fake backend is not thread-safe: each thread has
+ * its own queues).
+ */
+static void parallel_case(uint32_t flags)
 {
 	struct core_worker w[8];
 	pthread_t t[8];
 	struct fixture f;
 	uint32_t i;
 
-	if (setup(&f, 4096))
+	if (setup_mode(&f, 4096, flags, NULL))
 		FAIL("setup: %s", nprof_strerror_last());
-	/* The fake backend is not thread-safe: give each thread its own queues. */
 	for (i = 0; i < 8; i++) {
 		w[i] = (struct core_worker){ &f, i, 0 };
 		pthread_create(&t[i], NULL, core_thread, &w[i]);
@@ -743,26 +774,14 @@ TEST(cores_run_in_parallel)
 	teardown(&f);
 }
 
+TEST(cores_run_in_parallel)
+{
+	parallel_case(NPROF_CAPTURE_ZERO_COPY);
+}
+
 TEST(streaming_cores_run_in_parallel)
 {
-	struct core_worker w[8];
-	pthread_t t[8];
-	struct fixture f;
-	uint32_t i;
-
-	if (setup_mode(&f, 4096, 0, NULL))
-		FAIL("setup: %s", nprof_strerror_last());
-	for (i = 0; i < 8; i++) {
-		w[i] = (struct core_worker){ &f, i, 0 };
-		pthread_create(&t[i], NULL, core_thread, &w[i]);
-	}
-	for (i = 0; i < 8; i++) {
-		pthread_join(t[i], NULL);
-		CHECK_INT(w[i].failures, 0);
-	}
-	CHECK_INT(access(file_of(&f, 5, 18), F_OK), 0);
-	CHECK_INT(access(file_of(&f, 5, 19), F_OK), -1);
-	teardown(&f);
+	parallel_case(0);
 }
 
 TEST(options_from_config)
