@@ -27,6 +27,29 @@ static int is_dir(const char *path)
 	return !lstat(path, &st) && S_ISDIR(st.st_mode);
 }
 
+/* Whether @d/@sub is a directory. */
+static int is_dir_in(const char *d, const char *sub)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", d, sub);
+	return is_dir(path);
+}
+
+/* nprof_output_mkdir_p() of @d/@sub (of @sub when @d is NULL) must succeed. */
+static void mkdir_p_ok(const char *d, const char *sub)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s%s%s", d ? d : "", d ? "/" : "", sub);
+	fd = nprof_output_mkdir_p(path, 0755);
+	if (fd < 0)
+		FAIL("nprof_output_mkdir_p(\"%s\") == %d: %s", path, fd, nprof_strerror_last());
+	else
+		close(fd);
+}
+
 TEST(output_check_base)
 {
 	static const char *const refused_tmp[] = { "./tmp", "tmp", "./tmp/", ".//tmp", "tmp/.", "x/../tmp" };
@@ -181,28 +204,15 @@ TEST(output_mkdir_p_creates_nested)
 		CHECK(!mkdirat(fd, "inside", 0755));
 		close(fd);
 	}
-	snprintf(path, sizeof(path), "%s/a/b/c/d/inside", d);
-	CHECK(is_dir(path));
+	CHECK(is_dir_in(d, "a/b/c/d/inside"));
 	/* Again: everything exists. */
-	snprintf(path, sizeof(path), "%s/a/b/c/d", d);
-	fd = nprof_output_mkdir_p(path, 0755);
-	CHECK(fd >= 0);
-	if (fd >= 0)
-		close(fd);
+	mkdir_p_ok(d, "a/b/c/d");
 	/* "..", and a relative path. */
-	snprintf(path, sizeof(path), "%s/a/b/../e", d);
-	fd = nprof_output_mkdir_p(path, 0755);
-	CHECK(fd >= 0);
-	if (fd >= 0)
-		close(fd);
-	snprintf(path, sizeof(path), "%s/a/e", d);
-	CHECK(is_dir(path));
+	mkdir_p_ok(d, "a/b/../e");
+	CHECK(is_dir_in(d, "a/e"));
 	CHECK(getcwd(cwd, sizeof(cwd)) != NULL);
 	CHECK(!chdir(d));
-	fd = nprof_output_mkdir_p("rel/x", 0755);
-	CHECK(fd >= 0);
-	if (fd >= 0)
-		close(fd);
+	mkdir_p_ok(NULL, "rel/x");
 	CHECK(is_dir("rel/x"));
 	CHECK(!chdir(cwd));
 
@@ -222,7 +232,6 @@ TEST(output_mkdir_p_own_symlinks_followed)
 {
 	char path[PATH_MAX], link[PATH_MAX], target[PATH_MAX];
 	const char *d = fresh_dir();
-	int fd;
 
 	if (!d) {
 		FAIL("mkdtemp");
@@ -235,20 +244,10 @@ TEST(output_mkdir_p_own_symlinks_followed)
 	CHECK(!symlink(target, link));
 	snprintf(link, sizeof(link), "%s/rel", d);
 	CHECK(!symlink("real", link));
-	snprintf(path, sizeof(path), "%s/abs/x/y", d);
-	fd = nprof_output_mkdir_p(path, 0755);
-	CHECK(fd >= 0);
-	if (fd >= 0)
-		close(fd);
-	snprintf(path, sizeof(path), "%s/rel/z", d);
-	fd = nprof_output_mkdir_p(path, 0755);
-	CHECK(fd >= 0);
-	if (fd >= 0)
-		close(fd);
-	snprintf(path, sizeof(path), "%s/real/x/y", d);
-	CHECK(is_dir(path));
-	snprintf(path, sizeof(path), "%s/real/z", d);
-	CHECK(is_dir(path));
+	mkdir_p_ok(d, "abs/x/y");
+	mkdir_p_ok(d, "rel/z");
+	CHECK(is_dir_in(d, "real/x/y"));
+	CHECK(is_dir_in(d, "real/z"));
 
 	/* A loop of links ends with ELOOP instead of spinning. */
 	snprintf(link, sizeof(link), "%s/loop1", d);

@@ -116,81 +116,78 @@ static int jnumber(struct jp *j)
 	return 0;
 }
 
-static int jvalue(struct jp *j)
+/*
+ * The members of an object (@close '}': "key": value pairs) or the
+ * elements of an array (@close ']') after its opening bracket, through the
+ * closing one.
+ */
+static int jitems(struct jp *j, char close)
 {
 	jws(j);
-	if (++j->depth > 64)
-		return -1;
-	switch (*j->p) {
-	case '{':
+	if (*j->p == close) {
 		j->p++;
+		return 0;
+	}
+	for (;;) {
 		jws(j);
-		if (*j->p == '}') {
-			j->p++;
-			break;
-		}
-		for (;;) {
-			jws(j);
+		if (close == '}') {
 			if (jstring(j))
 				return -1;
 			jws(j);
 			if (*j->p++ != ':')
 				return -1;
-			if (jvalue(j))
-				return -1;
-			jws(j);
-			if (*j->p == ',') {
-				j->p++;
-				continue;
-			}
-			if (*j->p++ != '}')
-				return -1;
-			break;
 		}
-		break;
+		if (jvalue(j))
+			return -1;
+		jws(j);
+		if (*j->p != ',')
+			break;
+		j->p++;
+	}
+	return *j->p++ == close ? 0 : -1;
+}
+
+/* The literal @word (true, false, null). */
+static int jliteral(struct jp *j, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (strncmp(j->p, word, n))
+		return -1;
+	j->p += n;
+	return 0;
+}
+
+static int jvalue(struct jp *j)
+{
+	int ret;
+
+	jws(j);
+	if (++j->depth > 64)
+		return -1;
+	switch (*j->p) {
+	case '{':
 	case '[':
 		j->p++;
-		jws(j);
-		if (*j->p == ']') {
-			j->p++;
-			break;
-		}
-		for (;;) {
-			if (jvalue(j))
-				return -1;
-			jws(j);
-			if (*j->p == ',') {
-				j->p++;
-				continue;
-			}
-			if (*j->p++ != ']')
-				return -1;
-			break;
-		}
+		ret = jitems(j, j->p[-1] == '{' ? '}' : ']');
 		break;
 	case '"':
-		if (jstring(j))
-			return -1;
+		ret = jstring(j);
 		break;
 	case 't':
-		if (strncmp(j->p, "true", 4))
-			return -1;
-		j->p += 4;
+		ret = jliteral(j, "true");
 		break;
 	case 'f':
-		if (strncmp(j->p, "false", 5))
-			return -1;
-		j->p += 5;
+		ret = jliteral(j, "false");
 		break;
 	case 'n':
-		if (strncmp(j->p, "null", 4))
-			return -1;
-		j->p += 4;
+		ret = jliteral(j, "null");
 		break;
 	default:
-		if (jnumber(j))
-			return -1;
+		ret = jnumber(j);
 	}
+	if (ret)
+		return -1;
 	j->depth--;
 	return 0;
 }
