@@ -257,6 +257,40 @@ static inline unsigned char *with_metadata(const struct sample *s, void (*edit)(
 	return out;
 }
 
+/* An edit of a sample's metadata (with_metadata()). */
+typedef void (*ntff_test_edit_fn)(Neuronprof__Ntff__NtffInfo *m);
+
+/*
+ * The sample @s with its metadata edited by @edit and then, unless @off is
+ * 0, the header's 16-bit field at @off (8: the major version, 10: the
+ * minor) set to @v, resealed: a buffer of *@len bytes the caller frees, or
+ * NULL (the case failed) if it cannot be made.
+ */
+static inline unsigned char *with_edit(const struct sample *s, ntff_test_edit_fn edit, size_t off,
+				       uint16_t v, size_t *len)
+{
+	unsigned char *b = with_metadata(s, edit, len);
+
+	CHECK(b != NULL);
+	if (b && off) {
+		put16(b, off, v);
+		ntff_test_reseal(b);
+	}
+	return b;
+}
+
+/* The file with_edit() makes must be refused at open with @err and @msg. */
+static inline void expect_edit_rejected(const struct sample *s, ntff_test_edit_fn edit, size_t off,
+					uint16_t v, int err, const char *msg)
+{
+	size_t len;
+	unsigned char *b = with_edit(s, edit, off, v, &len);
+
+	if (b)
+		expect_reject(b, len, err, msg);
+	free(b);
+}
+
 static inline int ntff_test_write_raw(const char *d, const char *name, const struct nprof_ntff_info *info,
 			    const struct neuronprof_notification *ring, size_t n)
 {
