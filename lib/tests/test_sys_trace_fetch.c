@@ -263,7 +263,7 @@ TEST(fetch_returns_each_event_once)
 	struct nprof_sys_trace_fetch_options *o = nprof_sys_trace_fetch_options_allocate();
 	char *b;
 
-	if (!o || restart(NULL, 100))
+	if (!o || trace_restart(NULL, 100))
 		{ FAIL("setup"); return; }
 	for (int i = 0; i < 3; i++)
 		rec(NPROF_EV_NRT_EXECUTE, 0, 100 + (uint64_t)i);
@@ -312,14 +312,14 @@ TEST(fetch_returns_each_event_once)
 	CHECK_ERR_MSG(nprof_sys_trace_fetch_events(NULL, NULL, o), EINVAL,
 		      "fetch output buffer or length pointer is NULL");
 	nprof_sys_trace_fetch_options_free(o);
-	finish();
+	trace_end_all();
 }
 
 TEST(fetch_reports_overwritten_events)
 {
 	char *b;
 
-	if (restart(NULL, 3))
+	if (trace_restart(NULL, 3))
 		{ FAIL("start"); return; }
 	for (int i = 0; i < 8; i++)
 		rec(NPROF_EV_NRT_EXECUTE, 6, (uint64_t)i);
@@ -328,7 +328,7 @@ TEST(fetch_reports_overwritten_events)
 			  "\"overwritten\":5}");
 	CHECK_CONTAINS(b, "\"start_ns\":5,");
 	nprof_sys_trace_buffer_free(b);
-	finish();
+	trace_end_all();
 }
 
 TEST(fetch_json_is_valid_with_hostile_strings)
@@ -348,7 +348,7 @@ TEST(fetch_json_is_valid_with_hostile_strings)
 	char *b;
 	int i;
 
-	if (restart(NULL, 16))
+	if (trace_restart(NULL, 16))
 		{ FAIL("start"); return; }
 	nprof_sys_trace_set_worker_global_id(12);
 	for (i = 0; i < 4; i++)
@@ -368,7 +368,7 @@ TEST(fetch_json_is_valid_with_hostile_strings)
 	b = fetch(NULL);
 	nprof_sys_trace_set_worker_global_id(-1);
 	if (!b) {
-		finish();
+		trace_end_all();
 		return;
 	}
 	CHECK_CONTAINS(b, "\"k\\\"ey\\n\":\"quote \\\" backslash \\\\ slash /\"");
@@ -377,7 +377,7 @@ TEST(fetch_json_is_valid_with_hostile_strings)
 	CHECK_CONTAINS(b, "\"nan\":null,\"neg\":-9223372036854775808,\"max\":18446744073709551615,\"pi\":3.25");
 	CHECK_CONTAINS(b, "\"core_index\":null,\"worker_global_id\":12,\"model_id\":null,\"flow_ids\":[77]");
 	if (!have_python()) {
-		finish();
+		trace_end_all();
 		nprof_sys_trace_buffer_free(b);
 		SKIP("python3 is not installed (the C checker passed)");
 	}
@@ -396,7 +396,7 @@ TEST(fetch_json_is_valid_with_hostile_strings)
 		"assert r[\"fetched\"] == 2 and r[\"recorded\"] == 2\n"),
 		0);
 	nprof_sys_trace_buffer_free(b);
-	finish();
+	trace_end_all();
 }
 
 TEST(json_checker_rejects_bad_json)

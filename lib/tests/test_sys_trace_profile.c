@@ -112,7 +112,7 @@ TEST(system_profile_files_decode)
 	mo.proc_meminfo = mem_p;
 	mo.proc_self_status = status_p;
 
-	if (restart(NULL, 2))
+	if (trace_restart(NULL, 2))
 		{ FAIL("start"); return; }
 	mon = nprof_monitor_start(&mo);
 	if (!mon)
@@ -273,7 +273,7 @@ TEST(system_profile_files_decode)
 	po.files = 0;
 	CHECK_INT(nprof_system_profile_write("/nonexistent-dir-for-test", &po), -ENOENT);
 	CHECK_CONTAINS(nprof_strerror_last(), "cannot open directory /nonexistent-dir-for-test");
-	finish();
+	trace_end_all();
 	snprintf(path, sizeof(path), "rm -rf '%s'", tdir);
 	if (system(path))
 		printf("# cannot remove %s\n", tdir);
