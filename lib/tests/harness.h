@@ -26,6 +26,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -309,6 +310,43 @@ static inline int dir_entries(const char *path)
 			n++;
 	closedir(d);
 	return n;
+}
+
+/*
+ * The bytes of file @path in a buffer the caller frees, with a NUL after
+ * them (so a text file is a string); their count into *@len. NULL if the
+ * file cannot be read whole.
+ */
+static inline void *read_whole(const char *path, size_t *len)
+{
+	struct stat st;
+	char *buf = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	if (!fstat(fd, &st) && (buf = malloc((size_t)st.st_size + 1))) {
+		if (read(fd, buf, (size_t)st.st_size) == st.st_size) {
+			buf[st.st_size] = '\0';
+			*len = (size_t)st.st_size;
+		} else {
+			free(buf);
+			buf = NULL;
+		}
+	}
+	close(fd);
+	return buf;
+}
+
+/* Write @text into file @path (created or truncated); the case fails if it cannot. */
+static inline void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(text, f) < 0)
+		FAIL("cannot write %s", path);
+	if (f && fclose(f))
+		FAIL("cannot write %s", path);
 }
 
 #endif /* NPROF_TEST_HARNESS_H */

@@ -37,23 +37,7 @@ static inline const char *fresh_dir(void)
 
 static inline void *ntff_test_read_whole(const char *path, size_t *len)
 {
-	struct stat st;
-	void *buf;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0 || fstat(fd, &st)) {
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (buf && read(fd, buf, (size_t)st.st_size) != st.st_size) {
-		free(buf);
-		buf = NULL;
-	}
-	close(fd);
-	*len = (size_t)st.st_size;
-	return buf;
+	return read_whole(path, len);
 }
 
 static inline int write_whole(const char *path, const void *buf, size_t len)

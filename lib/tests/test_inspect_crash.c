@@ -115,27 +115,13 @@ static void begin_or_exit(unsigned int acts, enum nprof_device_profile_mode mode
 #define SYS_ACTS	(NPROF_ACTIVITY_SYSTEM_PROFILE | NPROF_ACTIVITY_CPU_UTIL | \
 			 NPROF_ACTIVITY_HOST_MEMORY)
 
+/* The bytes of @dir/@name (read_whole()). */
 static uint8_t *slurp(const char *dir, const char *name, size_t *len)
 {
 	char path[2 * PATH_MAX];
-	uint8_t *buf = NULL;
-	struct stat st;
-	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return NULL;
-	if (!fstat(fd, &st) && st.st_size > 0) {
-		buf = malloc((size_t)st.st_size);
-		if (buf && read(fd, buf, (size_t)st.st_size) != st.st_size) {
-			free(buf);
-			buf = NULL;
-		}
-		*len = (size_t)st.st_size;
-	}
-	close(fd);
-	return buf;
+	return read_whole(path, len);
 }
 
 /*

@@ -62,16 +62,6 @@ static const char *const STATUS =
 			FAIL("%s == %.12f, expected %.12f", #a, (double)(a), e_); \
 	} while (0)
 
-static void put(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f || fputs(text, f) < 0)
-		FAIL("cannot write %s", path);
-	if (f)
-		fclose(f);
-}
-
 static int fixtures(void)
 {
 	snprintf(fdir, sizeof(fdir), "/tmp/nprof-test-monitor-XXXXXX");
@@ -82,9 +72,9 @@ static int fixtures(void)
 	snprintf(stat_p, sizeof(stat_p), "%s/stat", fdir);
 	snprintf(mem_p, sizeof(mem_p), "%s/meminfo", fdir);
 	snprintf(status_p, sizeof(status_p), "%s/status", fdir);
-	put(stat_p, STAT_A);
-	put(mem_p, MEMINFO);
-	put(status_p, STATUS);
+	write_text(stat_p, STAT_A);
+	write_text(mem_p, MEMINFO);
+	write_text(status_p, STATUS);
 	return 0;
 }
 
@@ -173,7 +163,7 @@ static void sample_stat(struct nprof_monitor *m, const char *stat, size_t i, int
 	struct nprof_monitor_sample s;
 	struct nprof_cpu_util c[8];
 
-	put(stat_p, stat);
+	write_text(stat_p, stat);
 	CHECK_INT(nprof_monitor_sample_now(m), 0);
 	CHECK_INT(nprof_monitor_get_sample(m, i, &s, c, 8), n);
 	if (k >= n)
@@ -216,7 +206,7 @@ TEST(cpu_utilisation_from_two_stat_readings)
 	m = monitor_on_fixtures(0);
 	if (!m)
 		return;
-	put(stat_p, STAT_B);
+	write_text(stat_p, STAT_B);
 	CHECK_INT(nprof_monitor_stop(m), 0);
 	CHECK_INT(nprof_monitor_sample_count(m), 2);
 
@@ -278,7 +268,7 @@ TEST(cpu_hotplug_between_readings)
 
 	if (fixtures())
 		return;
-	put(stat_p, "cpu  30 0 0 300 0 0 0 0\ncpu0 10 0 0 100 0 0 0 0\n"
+	write_text(stat_p, "cpu  30 0 0 300 0 0 0 0\ncpu0 10 0 0 100 0 0 0 0\n"
 		    "cpu2 20 0 0 200 0 0 0 0\n");
 	o = fixture_opts();
 	m = start_on_fixtures(&o);
@@ -323,7 +313,7 @@ TEST(memory_fields)
 	CHECK_INT(s.mem.process_vm, 250000ULL * 1024);
 
 	/* A kernel without MemAvailable: free + buffers + cached. */
-	put(mem_p, "MemTotal: 1000 kB\nMemFree: 100 kB\nBuffers: 50 kB\nCached: 250 kB\n");
+	write_text(mem_p, "MemTotal: 1000 kB\nMemFree: 100 kB\nBuffers: 50 kB\nCached: 250 kB\n");
 	CHECK_INT(nprof_monitor_sample_now(m), 0);
 	CHECK_INT(nprof_monitor_get_sample(m, 1, &s, NULL, 0), 0);
 	CHECK_INT(s.mem.host_available, 400 * 1024);
@@ -353,8 +343,8 @@ static void check_start_fails(const char *stat_text, const char *mem_text, int e
 	struct nprof_monitor_opts o = fixture_opts();
 	struct nprof_monitor *m;
 
-	put(stat_p, stat_text);
-	put(mem_p, mem_text);
+	write_text(stat_p, stat_text);
+	write_text(mem_p, mem_text);
 	m = nprof_monitor_start(&o);
 	CHECK(m == NULL);
 	if (m) {
@@ -422,7 +412,7 @@ static void put_step(int k)
 
 	snprintf(buf, sizeof(buf), "cpu  %d 0 0 %d 0 0 0 0\ncpu0 %d 0 0 %d 0 0 0 0\n", 100 + 10 * k,
 		 1000 + 30 * k, 100 + 10 * k, 1000 + 30 * k);
-	put(stat_p, buf);
+	write_text(stat_p, buf);
 }
 
 TEST(full_buffer_is_decimated_exactly)
@@ -516,12 +506,12 @@ TEST(unreadable_file_while_running_is_counted)
 	m = monitor_on_fixtures(0);
 	if (!m)
 		return;
-	put(stat_p, "garbage\n");
+	write_text(stat_p, "garbage\n");
 	CHECK_INT(nprof_monitor_sample_now(m), -EPROTO);
 	CHECK_INT(nprof_monitor_get_stats(m, &st), 0);
 	CHECK_INT(st.read_errors, 1);
 	CHECK_INT(st.samples, 1);
-	put(stat_p, STAT_B);
+	write_text(stat_p, STAT_B);
 	CHECK_INT(nprof_monitor_sample_now(m), 0);
 	CHECK_INT(nprof_monitor_sample_count(m), 2);
 	nprof_monitor_free(m);	/* running: stops the thread, no stop sample */

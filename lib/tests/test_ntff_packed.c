@@ -83,21 +83,6 @@ static struct nprof_ntff_queue_desc trace_desc(void)
 	};
 }
 
-/* A file's bytes into a buffer of its own (freed by the caller). */
-static unsigned char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	unsigned char *buf = NULL;
-	struct stat st;
-
-	if (!f)
-		return NULL;
-	if (!fstat(fileno(f), &st) && (buf = malloc((size_t)st.st_size)))
-		*len = fread(buf, 1, (size_t)st.st_size, f);
-	fclose(f);
-	return buf;
-}
-
 /*
  * A ring of 64 entries as a capture sees it: records at 0 (10 entries of
  * 64 bytes, seq 0..19) and 11 (30 entries, seq 20..79), then a drain; a
@@ -296,7 +281,7 @@ TEST(packed_reader_refuses_a_bad_header)
 	CHECK_INT(nprof_ntff_writer_append(w, &q, ring, n * ENTRY, NULL, 0), 0);
 	CHECK_INT(nprof_ntff_writer_finalize(w), 0);
 	snprintf(path, sizeof(path), "%s/b.ntff", dir);
-	buf = slurp(path, &len);
+	buf = read_whole(path, &len);
 	CHECK(buf != NULL && len > NPROF_NTFF_HEADER_SIZE + n * ENTRY);
 	if (!buf)
 		goto out;

@@ -122,18 +122,6 @@ TEST(output_session_dir_template)
 		      "session directory under 'out' does not fit in 10 bytes");
 }
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f) {
-		FAIL("cannot create %s", path);
-		return;
-	}
-	fputs(text, f);
-	fclose(f);
-}
-
 TEST(output_instance_id)
 {
 	char tag[PATH_MAX], cloud[PATH_MAX], id[NPROF_INSTANCE_ID_MAX + 1], host[256];
@@ -150,18 +138,18 @@ TEST(output_instance_id)
 	p.cloud_instance_id = cloud;
 	p.hostname = "build host/7";
 
-	write_file(tag, "i-0123456789abcdef0\n");
-	write_file(cloud, "i-00000000\n");
+	write_text(tag, "i-0123456789abcdef0\n");
+	write_text(cloud, "i-00000000\n");
 	CHECK_INT(nprof_output_instance_id(&p, id, sizeof(id)), 19);
 	CHECK_STR(id, "i-0123456789abcdef0");
 
 	/* A non-EC2 asset tag falls through to cloud-init's id. */
-	write_file(tag, "Not Specified\n");
+	write_text(tag, "Not Specified\n");
 	CHECK_INT(nprof_output_instance_id(&p, id, sizeof(id)), 10);
 	CHECK_STR(id, "i-00000000");
 
 	/* Neither: the host name, made safe for a path. */
-	write_file(cloud, "i-XYZ\n");
+	write_text(cloud, "i-XYZ\n");
 	CHECK_INT(nprof_output_instance_id(&p, id, sizeof(id)), 12);
 	CHECK_STR(id, "build_host_7");
 	p.hostname = "..";
@@ -218,7 +206,7 @@ TEST(output_mkdir_p_creates_nested)
 
 	/* A file in the way. */
 	snprintf(path, sizeof(path), "%s/file", d);
-	write_file(path, "x");
+	write_text(path, "x");
 	snprintf(path, sizeof(path), "%s/file/sub", d);
 	fd = nprof_output_mkdir_p(path, 0755);
 	CHECK_INT(fd, -ENOTDIR);

@@ -26,35 +26,6 @@
 
 static char tdir[128];
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f || fputs(text, f) < 0)
-		FAIL("cannot write %s", path);
-	if (f)
-		fclose(f);
-}
-
-static void *slurp(const char *path, size_t *len)
-{
-	struct stat st;
-	void *buf = NULL;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0)
-		return NULL;
-	if (!fstat(fd, &st)) {
-		buf = malloc((size_t)st.st_size + 1);
-		if (buf && read(fd, buf, (size_t)st.st_size) != st.st_size) {
-			free(buf);
-			buf = NULL;
-		}
-		*len = (size_t)st.st_size;
-	}
-	close(fd);
-	return buf;
-}
 
 /* Lines of `protoc --decode=<msg>` on @file that equal @line exactly. */
 static int protoc_count(const char *msg, const char *file, const char *line)
@@ -104,10 +75,10 @@ TEST(system_profile_files_decode)
 	snprintf(stat_p, sizeof(stat_p), "%s/stat.fixture", tdir);
 	snprintf(mem_p, sizeof(mem_p), "%s/meminfo.fixture", tdir);
 	snprintf(status_p, sizeof(status_p), "%s/status.fixture", tdir);
-	write_file(stat_p, "cpu  100 0 100 800 0 0 0 0 0 0\ncpu0 50 0 50 400 0 0 0 0 0 0\n"
+	write_text(stat_p, "cpu  100 0 100 800 0 0 0 0 0 0\ncpu0 50 0 50 400 0 0 0 0 0 0\n"
 			   "cpu1 50 0 50 400 0 0 0 0 0 0\nintr 1 2 3\n");
-	write_file(mem_p, "MemTotal: 1000 kB\nMemFree: 300 kB\nMemAvailable: 600 kB\n");
-	write_file(status_p, "Name: x\nVmSize: 50 kB\nVmHWM: 30 kB\nVmRSS: 20 kB\n");
+	write_text(mem_p, "MemTotal: 1000 kB\nMemFree: 300 kB\nMemAvailable: 600 kB\n");
+	write_text(status_p, "Name: x\nVmSize: 50 kB\nVmHWM: 30 kB\nVmRSS: 20 kB\n");
 	mo.proc_stat = stat_p;
 	mo.proc_meminfo = mem_p;
 	mo.proc_self_status = status_p;
@@ -121,9 +92,9 @@ TEST(system_profile_files_decode)
 	for (int i = 0; i < 3; i++)
 		rec(NPROF_EV_MODEL_LOAD, 3, 2000 + (uint64_t)i);	/* one overwritten */
 	rec(NPROF_EV_INSPECT_BEGIN, NPROF_SYS_TRACE_NO_CORE, 10);
-	write_file(stat_p, "cpu  150 0 150 900 0 0 0 0 0 0\ncpu0 100 0 50 450 0 0 0 0 0 0\n"
+	write_text(stat_p, "cpu  150 0 150 900 0 0 0 0 0 0\ncpu0 100 0 50 450 0 0 0 0 0 0\n"
 			   "cpu1 50 0 100 450 0 0 0 0 0 0\n");
-	write_file(mem_p, "MemTotal: 1000 kB\nMemFree: 100 kB\nMemAvailable: 400 kB\n");
+	write_text(mem_p, "MemTotal: 1000 kB\nMemFree: 100 kB\nMemAvailable: 400 kB\n");
 	CHECK_INT(nprof_monitor_stop(mon), 0);
 	CHECK_INT(nprof_sys_trace_stop(), 0);
 
@@ -158,7 +129,7 @@ TEST(system_profile_files_decode)
 
 	/* Field-level checks with the generated decoder. */
 	snprintf(path, sizeof(path), "%s/ntrace.pb", tdir);
-	buf = slurp(path, &len);
+	buf = read_whole(path, &len);
 	nt = buf ? neuronprof__system__ntrace__unpack(NULL, len, buf) : NULL;
 	free(buf);
 	CHECK(nt != NULL);
@@ -187,7 +158,7 @@ TEST(system_profile_files_decode)
 		FAIL("ntrace has %zu events, expected 4", nt ? nt->n_events : 0);
 	}
 	snprintf(path, sizeof(path), "%s/trace_info.pb", tdir);
-	buf = slurp(path, &len);
+	buf = read_whole(path, &len);
 	ti = buf ? neuronprof__system__trace_info__unpack(NULL, len, buf) : NULL;
 	free(buf);
 	CHECK(ti != NULL);
@@ -217,7 +188,7 @@ TEST(system_profile_files_decode)
 		CHECK_STR(ti->event_types[NPROF_EV_HW_NOTIFY]->name, "hw_notify");
 	}
 	snprintf(path, sizeof(path), "%s/cpu_util.pb", tdir);
-	buf = slurp(path, &len);
+	buf = read_whole(path, &len);
 	cu = buf ? neuronprof__system__cpu_util__unpack(NULL, len, buf) : NULL;
 	free(buf);
 	CHECK(cu != NULL);
@@ -236,7 +207,7 @@ TEST(system_profile_files_decode)
 		FAIL("cpu_util has %zu samples, expected 2", cu ? cu->n_samples : 0);
 	}
 	snprintf(path, sizeof(path), "%s/host_mem.pb", tdir);
-	buf = slurp(path, &len);
+	buf = read_whole(path, &len);
 	hm = buf ? neuronprof__system__host_mem__unpack(NULL, len, buf) : NULL;
 	free(buf);
 	CHECK(hm != NULL);
@@ -311,7 +282,7 @@ TEST(system_profile_into_a_fifo_and_through_a_symlink)
 	CHECK_INT(fifo_reader_finish(reader, false), 0);
 	snprintf(path, sizeof(path), "%s/trace_info.pb", tdir);
 	CHECK(is_fifo(path));
-	buf = slurp(got, &len);
+	buf = read_whole(got, &len);
 	ti = buf ? neuronprof__system__trace_info__unpack(NULL, len, buf) : NULL;
 	CHECK(ti != NULL);
 	if (ti) {
