@@ -35,6 +35,26 @@ static inline const char *fresh_dir(void)
 	return mkdtemp(dir);
 }
 
+/*
+ * A writer of @name in a fresh scratch directory (dir): NULL (the case
+ * failed, the directory gone) if either cannot be made.
+ */
+static inline struct nprof_ntff_writer *fresh_writer(const char *name)
+{
+	struct nprof_ntff_writer *w;
+
+	if (!fresh_dir()) {
+		FAIL("mkdtemp");
+		return NULL;
+	}
+	w = nprof_ntff_writer_create(dir, name, 0);
+	if (!w) {
+		FAIL("cannot create %s/%s: %s", dir, name, nprof_strerror_last());
+		rm_rf(dir);
+	}
+	return w;
+}
+
 static inline void *ntff_test_read_whole(const char *path, size_t *len)
 {
 	return read_whole(path, len);
@@ -149,17 +169,30 @@ struct sample {
 	size_t len;
 };
 
-static inline int load_sample(struct sample *s)
+/* A function that writes a file @name in @d; its path into @path. */
+typedef int (*ntff_test_write_fn)(const char *d, const char *name, char *path, size_t plen);
+
+/* The bytes of the file @write makes under @name in a scratch directory, into @s. */
+static inline int load_written(struct sample *s, ntff_test_write_fn write, const char *name)
 {
 	char path[PATH_MAX];
 
+	s->buf = NULL;
 	if (!fresh_dir())
 		return -1;
-	if (ntff_test_write_sample(dir, "s.ntff", path, sizeof(path)))
+	if (write(dir, name, path, sizeof(path))) {
+		rm_rf(dir);
 		return -1;
+	}
 	s->buf = ntff_test_read_whole(path, &s->len);
 	rm_rf(dir);
 	return s->buf ? 0 : -1;
+}
+
+/* The bytes of ntff_test_write_sample()'s file, into @s. */
+static inline int load_sample(struct sample *s)
+{
+	return load_written(s, ntff_test_write_sample, "s.ntff");
 }
 
 /* Re-seal the header checksum after editing header fields. */
