@@ -39,6 +39,16 @@ static inline const char *fresh_dir(void)
  * A writer of @name in a fresh scratch directory (dir): NULL (the case
  * failed, the directory gone) if either cannot be made.
  */
+/* A writer of @name in @d; NULL (the case failed) if it cannot be made. */
+static inline struct nprof_ntff_writer *new_writer(const char *d, const char *name)
+{
+	struct nprof_ntff_writer *w = nprof_ntff_writer_create(d, name, 0);
+
+	if (!w)
+		FAIL("cannot create %s/%s: %s", d, name, nprof_strerror_last());
+	return w;
+}
+
 static inline struct nprof_ntff_writer *fresh_writer(const char *name)
 {
 	struct nprof_ntff_writer *w;
@@ -47,11 +57,9 @@ static inline struct nprof_ntff_writer *fresh_writer(const char *name)
 		FAIL("mkdtemp");
 		return NULL;
 	}
-	w = nprof_ntff_writer_create(dir, name, 0);
-	if (!w) {
-		FAIL("cannot create %s/%s: %s", dir, name, nprof_strerror_last());
+	w = new_writer(dir, name);
+	if (!w)
 		rm_rf(dir);
-	}
 	return w;
 }
 

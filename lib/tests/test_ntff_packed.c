@@ -17,8 +17,7 @@
 #include "harness.h"
 #include "util/internal.h"
 #include "ntff/ntff_internal.h"
-
-#define ENTRY sizeof(struct neuronprof_notification)
+#include "ntff_test_util.h"
 
 static const struct nprof_ntff_info packed_info = {
 	.size = sizeof(struct nprof_ntff_info),
@@ -94,7 +93,7 @@ TEST(packed_round_trip)
 {
 	struct neuronprof_notification *ring = calloc(64, ENTRY), *wrap = calloc(64, ENTRY);
 	struct nprof_ntff_queue_desc q = trace_desc();
-	char dir[] = "/tmp/nprof-packed.XXXXXX", path[PATH_MAX] = "";
+	char path[PATH_MAX] = "";
 	const struct nprof_ntff_header *h;
 	struct nprof_ntff_queue rec = { .size = sizeof(rec) };
 	struct nprof_ntff_info in = { .size = sizeof(in) };
@@ -102,7 +101,7 @@ TEST(packed_round_trip)
 	struct nprof_ntff_writer *w;
 	size_t at = 0, at2;
 
-	if (!ring || !wrap || !mkdtemp(dir)) {
+	if (!ring || !wrap || !fresh_dir()) {
 		FAIL("setup");
 		return;
 	}
@@ -115,8 +114,7 @@ TEST(packed_round_trip)
 	CHECK_INT(at2, 64);
 	CHECK_INT(put_record(wrap, 128, 64, 5, 64), 6);
 
-	w = nprof_ntff_writer_create(dir, "p.ntff", 0);
-	CHECK(w != NULL);
+	w = new_writer(dir, "p.ntff");
 	if (!w)
 		goto out;
 	CHECK_INT(nprof_ntff_writer_set_info(w, &packed_info), 0);
@@ -164,18 +162,16 @@ TEST(packed_append_refuses_what_is_not_records)
 {
 	struct neuronprof_notification *ring = calloc(64, ENTRY);
 	struct nprof_ntff_queue_desc q = trace_desc();
-	char dir[] = "/tmp/nprof-packed.XXXXXX";
 	struct nprof_ntff_writer *w;
 	size_t n;
 
-	if (!ring || !mkdtemp(dir)) {
+	if (!ring || !fresh_dir()) {
 		FAIL("setup");
 		return;
 	}
 	n = put_record(ring, 0, 0, 10, 64);
 	put_record(ring + n, 0, 10, 4, 64);
-	w = nprof_ntff_writer_create(dir, "x.ntff", 0);
-	CHECK(w != NULL);
+	w = new_writer(dir, "x.ntff");
 	if (!w)
 		goto out;
 	CHECK_INT(nprof_ntff_writer_set_info(w, &packed_info), 0);
@@ -212,17 +208,15 @@ TEST(packed_declared_before_appends)
 	struct neuronprof_notification *ring = calloc(16, ENTRY);
 	struct nprof_ntff_queue_desc q = trace_desc();
 	struct nprof_ntff_info info = packed_info;
-	char dir[] = "/tmp/nprof-packed.XXXXXX";
 	struct nprof_ntff_writer *w;
 
-	if (!ring || !mkdtemp(dir)) {
+	if (!ring || !fresh_dir()) {
 		FAIL("setup");
 		return;
 	}
 	info.device.raw_format = NEURONPROF_RAW_FORMAT_NONE;
 	info.device.raw_entry_size = 0;
-	w = nprof_ntff_writer_create(dir, "y.ntff", 0);
-	CHECK(w != NULL);
+	w = new_writer(dir, "y.ntff");
 	if (!w)
 		goto out;
 	CHECK_INT(nprof_ntff_writer_set_info(w, &info), -EINVAL);
@@ -237,8 +231,7 @@ TEST(packed_declared_before_appends)
 	CHECK_INT(nprof_ntff_writer_set_raw_packed(w), -EINVAL);
 	nprof_ntff_writer_abort(w);
 	/* A pending writer learns it first and its info at the end. */
-	w = nprof_ntff_writer_create(dir, "z.ntff", 0);
-	CHECK(w != NULL);
+	w = new_writer(dir, "z.ntff");
 	if (!w)
 		goto out;
 	CHECK_INT(nprof_ntff_writer_set_raw_packed(w), 0);
@@ -261,20 +254,19 @@ TEST(packed_reader_refuses_a_bad_header)
 {
 	struct neuronprof_notification *ring = calloc(32, ENTRY);
 	struct nprof_ntff_queue_desc q = trace_desc();
-	char dir[] = "/tmp/nprof-packed.XXXXXX", path[PATH_MAX] = "";
+	char path[PATH_MAX] = "";
 	struct nprof_ntff_reader *r;
 	struct nprof_ntff_writer *w;
 	unsigned char *buf = NULL;
 	size_t n, len = 0, off;
 
-	if (!ring || !mkdtemp(dir)) {
+	if (!ring || !fresh_dir()) {
 		FAIL("setup");
 		return;
 	}
 	n = put_record(ring, 0, 0, 10, 64);
 	n += put_record(ring + n, 20, 10, 10, 64);
-	w = nprof_ntff_writer_create(dir, "b.ntff", 0);
-	CHECK(w != NULL);
+	w = new_writer(dir, "b.ntff");
 	if (!w)
 		goto out;
 	CHECK_INT(nprof_ntff_writer_set_info(w, &packed_info), 0);
