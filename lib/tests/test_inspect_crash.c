@@ -21,6 +21,7 @@
 #include "harness.h"
 #include "inspect_util.h"
 #include "trace/sys_trace_internal.h"
+#include "ntrace_util.h"
 #include "system_profile.pb-c.h"
 
 #define CHILD_TIMEOUT_S	30
@@ -115,15 +116,6 @@ static void begin_or_exit(unsigned int acts, enum nprof_device_profile_mode mode
 #define SYS_ACTS	(NPROF_ACTIVITY_SYSTEM_PROFILE | NPROF_ACTIVITY_CPU_UTIL | \
 			 NPROF_ACTIVITY_HOST_MEMORY)
 
-/* The bytes of @dir/@name (read_whole()). */
-static uint8_t *slurp(const char *dir, const char *name, size_t *len)
-{
-	char path[2 * PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return read_whole(path, len);
-}
-
 /*
  * The flush wrote real system-profile messages: ntrace.pb holds the event
  * the child recorded and the session's own begin/stop events, and
@@ -135,11 +127,9 @@ static void check_messages(const char *dir, pid_t pid)
 	Neuronprof__System__Ntrace *nt;
 	const char *leaf = strrchr(dir, '/');
 	bool user = false, begin = false, stop = false;
-	uint8_t *buf;
-	size_t len = 0, i;
+	size_t i;
 
-	buf = slurp(dir, "ntrace.pb", &len);
-	nt = buf ? neuronprof__system__ntrace__unpack(NULL, len, buf) : NULL;
+	nt = ntrace_load(dir);
 	CHECK(nt != NULL);
 	for (i = 0; nt && i < nt->n_events; i++) {
 		user |= !strcmp(nt->events[i]->name, "user") && nt->events[i]->pid == (uint32_t)pid;
@@ -147,18 +137,14 @@ static void check_messages(const char *dir, pid_t pid)
 		stop |= !strcmp(nt->events[i]->name, "inspect_stop");
 	}
 	CHECK(user && begin && stop);
-	if (nt)
-		neuronprof__system__ntrace__free_unpacked(nt, NULL);
-	free(buf);
-	buf = slurp(dir, "trace_info.pb", &len);
-	ti = buf ? neuronprof__system__trace_info__unpack(NULL, len, buf) : NULL;
+	ntrace_free(nt);
+	ti = pb_load(&neuronprof__system__trace_info__descriptor, dir, "trace_info.pb");
 	CHECK(ti != NULL);
 	if (ti) {
 		CHECK_INT(ti->pid, pid);
 		CHECK(leaf && ti->session_init_ns == strtoull(leaf + 1, NULL, 10));
 		neuronprof__system__trace_info__free_unpacked(ti, NULL);
 	}
-	free(buf);
 }
 
 /* The four system-profile files, complete, and nothing else in @dir. */

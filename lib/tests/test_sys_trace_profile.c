@@ -23,6 +23,7 @@
 #include "trace/sys_trace_internal.h"
 #include "system_profile.pb-c.h"
 #include "sys_trace_test_util.h"
+#include "ntrace_util.h"
 
 static char tdir[128];
 
@@ -66,8 +67,6 @@ TEST(system_profile_files_decode)
 	Neuronprof__System__CpuUtil *cu = NULL;
 	Neuronprof__System__HostMem *hm = NULL;
 	struct nprof_monitor *mon;
-	uint8_t *buf;
-	size_t len;
 
 	snprintf(tdir, sizeof(tdir), "/tmp/nprof-test-sysprof-XXXXXX");
 	if (!mkdtemp(tdir))
@@ -128,10 +127,7 @@ TEST(system_profile_files_decode)
 	}
 
 	/* Field-level checks with the generated decoder. */
-	snprintf(path, sizeof(path), "%s/ntrace.pb", tdir);
-	buf = read_whole(path, &len);
-	nt = buf ? neuronprof__system__ntrace__unpack(NULL, len, buf) : NULL;
-	free(buf);
+	nt = pb_load(&neuronprof__system__ntrace__descriptor, tdir, "ntrace.pb");
 	CHECK(nt != NULL);
 	if (nt && nt->n_events == 4) {
 		Neuronprof__System__NtraceEvent *e = nt->events[0];
@@ -157,10 +153,7 @@ TEST(system_profile_files_decode)
 	} else {
 		FAIL("ntrace has %zu events, expected 4", nt ? nt->n_events : 0);
 	}
-	snprintf(path, sizeof(path), "%s/trace_info.pb", tdir);
-	buf = read_whole(path, &len);
-	ti = buf ? neuronprof__system__trace_info__unpack(NULL, len, buf) : NULL;
-	free(buf);
+	ti = pb_load(&neuronprof__system__trace_info__descriptor, tdir, "trace_info.pb");
 	CHECK(ti != NULL);
 	if (ti) {
 		CHECK_STR(ti->instance_id, "i-0123456789abcdef0");
@@ -187,10 +180,7 @@ TEST(system_profile_files_decode)
 			}
 		CHECK_STR(ti->event_types[NPROF_EV_HW_NOTIFY]->name, "hw_notify");
 	}
-	snprintf(path, sizeof(path), "%s/cpu_util.pb", tdir);
-	buf = read_whole(path, &len);
-	cu = buf ? neuronprof__system__cpu_util__unpack(NULL, len, buf) : NULL;
-	free(buf);
+	cu = pb_load(&neuronprof__system__cpu_util__descriptor, tdir, "cpu_util.pb");
 	CHECK(cu != NULL);
 	if (cu && cu->n_samples == 2) {
 		Neuronprof__System__CpuUtilSample *s = cu->samples[1];
@@ -206,10 +196,7 @@ TEST(system_profile_files_decode)
 	} else {
 		FAIL("cpu_util has %zu samples, expected 2", cu ? cu->n_samples : 0);
 	}
-	snprintf(path, sizeof(path), "%s/host_mem.pb", tdir);
-	buf = read_whole(path, &len);
-	hm = buf ? neuronprof__system__host_mem__unpack(NULL, len, buf) : NULL;
-	free(buf);
+	hm = pb_load(&neuronprof__system__host_mem__descriptor, tdir, "host_mem.pb");
 	CHECK(hm != NULL);
 	if (hm && hm->n_samples == 2) {
 		CHECK_INT(hm->samples[0]->host_used_bytes, 400 * 1024);
@@ -259,9 +246,7 @@ TEST(system_profile_into_a_fifo_and_through_a_symlink)
 	struct nprof_system_profile_opts po = { .size = sizeof(po) };
 	char path[PATH_MAX], got[PATH_MAX], sub[PATH_MAX];
 	Neuronprof__System__TraceInfo *ti;
-	size_t len = 0;
 	pid_t reader;
-	void *buf;
 
 	snprintf(tdir, sizeof(tdir), "/tmp/nprof-sysprof-special-XXXXXX");
 	if (!mkdtemp(tdir)) {
@@ -282,14 +267,12 @@ TEST(system_profile_into_a_fifo_and_through_a_symlink)
 	CHECK_INT(fifo_reader_finish(reader, false), 0);
 	snprintf(path, sizeof(path), "%s/trace_info.pb", tdir);
 	CHECK(is_fifo(path));
-	buf = read_whole(got, &len);
-	ti = buf ? neuronprof__system__trace_info__unpack(NULL, len, buf) : NULL;
+	ti = pb_load(&neuronprof__system__trace_info__descriptor, NULL, got);
 	CHECK(ti != NULL);
 	if (ti) {
 		CHECK_STR(ti->instance_id, "i-0123456789abcdef0");
 		neuronprof__system__trace_info__free_unpacked(ti, NULL);
 	}
-	free(buf);
 	snprintf(path, sizeof(path), "%s/cpu_util.pb", tdir);
 	CHECK(is_symlink(path));
 	snprintf(path, sizeof(path), "%s/kept/cpu.pb", tdir);
