@@ -485,8 +485,7 @@ TEST(capture_events_once_per_capture)
 	CHECK_INT(nprof_capture_session_start(f.cap, 1), -EBUSY);
 	CHECK_INT(trace_take(1, &tlog), 24 + 1);
 	CHECK_INT(trace_count(&tlog, NPROF_EV_NQ_SUBSCRIBE), 24);
-	r = trace_nth(&tlog, NPROF_EV_PROFILE_START, 0);
-	CHECK(r != NULL);
+	r = trace_want(&tlog, NPROF_EV_PROFILE_START, 0);
 	if (r) {
 		CHECK_INT(r->core, 1);
 		CHECK_INT(r->flags, 0);
@@ -498,15 +497,13 @@ TEST(capture_events_once_per_capture)
 	CHECK_INT(trace_take(1, &tlog), 24 + 1 + 1);
 	CHECK_INT(trace_count(&tlog, NPROF_EV_NQ_DRAIN), 24);
 	CHECK_INT(rec_uint(trace_nth(&tlog, NPROF_EV_NQ_DRAIN, 5), "flush"), 1);
-	r = trace_nth(&tlog, NPROF_EV_NQ_OVERFLOW, 0);
-	CHECK(r != NULL);
+	r = trace_want(&tlog, NPROF_EV_NQ_OVERFLOW, 0);
 	if (r) {
 		CHECK_STR(rec_str(r, "queue_type"), "EVENT");
 		CHECK_INT(rec_uint(r, "engine"), 0);
 		CHECK_INT(rec_uint(r, "lost"), 36);
 	}
-	r = trace_nth(&tlog, NPROF_EV_PROFILE_STOP, 0);
-	CHECK(r != NULL);
+	r = trace_want(&tlog, NPROF_EV_PROFILE_STOP, 0);
 	if (r) {
 		CHECK_INT(r->core, 1);
 		CHECK_INT(rec_uint(r, "session_id"), id0);
@@ -528,12 +525,12 @@ TEST(capture_events_once_per_capture)
 	CHECK_INT(nprof_capture_session_drop(f.cap, 1, id1), 0);
 	CHECK_INT(trace_take(1, &tlog), 2);
 	CHECK_INT(trace_count(&tlog, NPROF_EV_PROFILE_SERIALIZE), 2);
-	r = trace_nth(&tlog, NPROF_EV_PROFILE_SERIALIZE, 0);
+	r = trace_want(&tlog, NPROF_EV_PROFILE_SERIALIZE, 0);
 	if (r) {
 		CHECK_INT(rec_uint(r, "session_id"), id0);
 		CHECK(rec_attr(r, "error") && rec_attr(r, "error")->v.i == EBADF);
 	}
-	r = trace_nth(&tlog, NPROF_EV_PROFILE_SERIALIZE, 1);
+	r = trace_want(&tlog, NPROF_EV_PROFILE_SERIALIZE, 1);
 	if (r) {
 		CHECK_INT(r->nattrs, 1);
 		CHECK_INT(rec_uint(r, "session_id"), id0);

@@ -603,6 +603,14 @@ TEST(open_validates_arguments)
 	CHECK_STR(nprof_strerror_last(), "cannot open /nonexistent/renderD128: No such file or directory");
 }
 
+/* A fake trn2 device on @fd with @ops (NULL if @fd is). */
+static struct nprof_device *trn2_on(struct fake_dev *fd, const struct nprof_device_ops *ops)
+{
+	struct nprof_device_info info = fake_trn2_info();
+
+	return fd ? nprof_device_create(&info, ops, fd) : NULL;
+}
+
 /* The queue the subscription tests take: core 2's DMA queue of engine 3, a 5000-byte ring. */
 static struct nprof_nq_params dma_params(void)
 {
@@ -616,9 +624,8 @@ static struct nprof_nq_params dma_params(void)
 
 TEST(device_ring_size_rounding_and_topsp_mapping)
 {
-	struct nprof_device_info info = fake_trn2_info();
 	struct fake_dev *fd = fake_dev_new();
-	struct nprof_device *dev = nprof_device_create(&info, &fake_ops, fd);
+	struct nprof_device *dev = trn2_on(fd, &fake_ops);
 	uint64_t page = (uint64_t)fake_page();
 
 	CHECK(dev);
@@ -638,9 +645,8 @@ TEST(device_ring_size_rounding_and_topsp_mapping)
 
 TEST(subscription_through_the_device_layer)
 {
-	struct nprof_device_info info = fake_trn2_info();
 	struct fake_dev *fd = fake_dev_new();
-	struct nprof_device *dev = nprof_device_create(&info, &fake_ops, fd);
+	struct nprof_device *dev = trn2_on(fd, &fake_ops);
 	struct nprof_nq_params p = dma_params();
 	struct nprof_nq_drain_state st = { .size = sizeof(st) };
 	struct nprof_ring_spans sp;
@@ -662,7 +668,7 @@ TEST(subscription_through_the_device_layer)
 		struct nprof_device *dev_old;
 
 		old.holders = NULL;
-		dev_old = nprof_device_create(&info, &old, fd);
+		dev_old = trn2_on(fd, &old);
 		CHECK(dev_old);
 		CHECK(!nprof_nq_subscribe(dev_old, &p));
 		CHECK_INT(errno, EBUSY);
@@ -708,8 +714,7 @@ TEST(device_events_on_the_no_core_ring)
 	info.num_cores = 0;
 	CHECK(!nprof_device_create(&info, &fake_ops, fd));
 	CHECK_INT(trace_take(NPROF_SYS_TRACE_NO_CORE, &tlog), 1);
-	r = trace_nth(&tlog, NPROF_EV_DEVICE_OPEN, 0);
-	CHECK(r != NULL);
+	r = trace_want(&tlog, NPROF_EV_DEVICE_OPEN, 0);
 	if (r) {
 		CHECK_INT(r->core, NPROF_SYS_TRACE_NO_CORE);
 		CHECK_INT(r->source, NPROF_SYS_TRACE_SRC_NEURON_RT);
@@ -723,8 +728,7 @@ TEST(device_events_on_the_no_core_ring)
 	CHECK(!nprof_device_open_path("/dev/null"));
 	nprof_device_close(dev);
 	CHECK_INT(trace_take(NPROF_SYS_TRACE_NO_CORE, &tlog), 1);
-	r = trace_nth(&tlog, NPROF_EV_DEVICE_CLOSE, 0);
-	CHECK(r != NULL);
+	r = trace_want(&tlog, NPROF_EV_DEVICE_CLOSE, 0);
 	if (r) {
 		CHECK_INT(r->core, NPROF_SYS_TRACE_NO_CORE);
 		CHECK_INT(rec_uint(r, "device"), 3);
@@ -745,9 +749,8 @@ TEST(device_events_on_the_no_core_ring)
  */
 TEST(queue_events_on_the_queue_core)
 {
-	struct nprof_device_info info = fake_trn2_info();
 	struct fake_dev *fd = fake_dev_new();
-	struct nprof_device *dev = nprof_device_create(&info, &fake_ops, fd);
+	struct nprof_device *dev = trn2_on(fd, &fake_ops);
 	struct nprof_nq_params p = dma_params();
 	struct nprof_nq_params t = { .size = sizeof(p), .target_kind = NPROF_TARGET_TOPSP,
 				     .target_index = 5, .queue_type = NEURONPROF_QT_TOPSP_EVENT,
@@ -766,7 +769,7 @@ TEST(queue_events_on_the_queue_core)
 	CHECK(!nprof_nq_subscribe(dev, &p));	/* EBUSY */
 	CHECK_INT(trace_take(2, &tlog), 2);
 	CHECK_INT(trace_count(&tlog, NPROF_EV_NQ_SUBSCRIBE), 2);
-	r = trace_nth(&tlog, NPROF_EV_NQ_SUBSCRIBE, 0);
+	r = trace_want(&tlog, NPROF_EV_NQ_SUBSCRIBE, 0);
 	if (r) {
 		CHECK_INT(r->core, 2);
 		CHECK_INT(r->nattrs, 4);
@@ -775,7 +778,7 @@ TEST(queue_events_on_the_queue_core)
 		CHECK_INT(rec_uint(r, "engine"), 3);
 		CHECK_INT(rec_uint(r, "ring_size"), 8192);	/* as rounded */
 	}
-	r = trace_nth(&tlog, NPROF_EV_NQ_SUBSCRIBE, 1);
+	r = trace_want(&tlog, NPROF_EV_NQ_SUBSCRIBE, 1);
 	if (r) {
 		CHECK_STR(rec_str(r, "queue_type"), "TOPSP_EVENT");
 		CHECK_INT(rec_uint(r, "topsp"), 5);
@@ -791,7 +794,7 @@ TEST(queue_events_on_the_queue_core)
 	fake_produce(fd, q, 3, 7);
 	CHECK_INT(nprof_nq_drain(nq, NPROF_NQ_DRAIN_FLUSH, &st), 0);
 	CHECK_INT(trace_take(2, &tlog), 1);
-	r = trace_nth(&tlog, NPROF_EV_NQ_DRAIN, 0);
+	r = trace_want(&tlog, NPROF_EV_NQ_DRAIN, 0);
 	if (r) {
 		CHECK_STR(rec_str(r, "queue_type"), "DMA");
 		CHECK_INT(rec_uint(r, "engine"), 3);
@@ -803,13 +806,12 @@ TEST(queue_events_on_the_queue_core)
 	CHECK_INT(nprof_nq_drain(nq, 0, &st), 0);
 	CHECK_INT(st.lost, 5);
 	CHECK_INT(trace_take(2, &tlog), 2);
-	r = trace_nth(&tlog, NPROF_EV_NQ_DRAIN, 0);
+	r = trace_want(&tlog, NPROF_EV_NQ_DRAIN, 0);
 	if (r) {
 		CHECK_INT(rec_uint(r, "flush"), 0);
 		CHECK_INT(rec_uint(r, "pending_entries"), 128);
 	}
-	r = trace_nth(&tlog, NPROF_EV_NQ_OVERFLOW, 0);
-	CHECK(r != NULL);
+	r = trace_want(&tlog, NPROF_EV_NQ_OVERFLOW, 0);
 	if (r) {
 		CHECK_INT(r->core, 2);
 		CHECK_INT(r->start_ns, r->end_ns);
@@ -831,7 +833,7 @@ TEST(queue_events_on_the_queue_core)
 		FAIL("cannot restart the trace");
 	CHECK_INT(nprof_nq_drain(nq, 0, &st), 0);
 	CHECK_INT(trace_take(2, &tlog), 2);
-	r = trace_nth(&tlog, NPROF_EV_NQ_OVERFLOW, 0);
+	r = trace_want(&tlog, NPROF_EV_NQ_OVERFLOW, 0);
 	if (r) {
 		CHECK_INT(rec_uint(r, "lost"), 10);
 		CHECK_INT(rec_uint(r, "lost_total"), 19);

@@ -14,6 +14,8 @@
 
 #include <neuronprof/sys_trace.h>
 
+#include "harness.h"
+
 #define TRACE_LOG_MAX	1024
 
 /* Events taken out of one ring, oldest first. */
@@ -100,6 +102,17 @@ static inline const struct nprof_sys_trace_record *trace_nth(const struct trace_
 		if (log->r[i].type == type && !nth--)
 			return &log->r[i];
 	return NULL;
+}
+
+/* trace_nth(), and the case fails if there is no such event. */
+static inline const struct nprof_sys_trace_record *trace_want(const struct trace_log *log,
+							      uint32_t type, size_t nth)
+{
+	const struct nprof_sys_trace_record *r = trace_nth(log, type, nth);
+
+	if (!r)
+		FAIL("no event %zu of type %u among the %zu taken", nth, type, log->n);
+	return r;
 }
 
 static inline const struct nprof_sys_trace_attr *rec_attr(const struct nprof_sys_trace_record *r,
