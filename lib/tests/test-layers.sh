@@ -113,6 +113,14 @@ fi
 
 # ---- the real tree with one thing changed ----
 real() { $py "$here/check-layers.py" "$@" "$objdir"; }
+# readme_caught WHAT README PATTERN: the real tree against an edited README
+# fails and says PATTERN (an edit that changed nothing proves nothing).
+readme_caught() {
+	out=$(real --readme "$2")
+	rc=$?
+	cmp -s "$here/src/README" "$2" && rc=0
+	caught "$1" $rc "$out" "$3"
+}
 
 # The count of arrows up the layers is printed, and is 0.
 out=$(real)
@@ -126,20 +134,12 @@ fi
 # The layer table is the README's: capture/ moved down to layer 2 makes its
 # uses of device/ (layer 3) upward, with no change to the sources.
 sed 's|^4      capture/ |2      capture/ |' "$here/src/README" > "$work/README.lowered"
-out=$(real --readme "$work/README.lowered")
-rc=$?
-# An edit that changed nothing proves nothing.
-cmp -s "$here/src/README" "$work/README.lowered" && rc=0
-caught "a README that lowers capture/ makes capture/'s calls of device/ upward" $rc "$out" \
-	'upward use: capture/[a-z_]* (layer 2) -> device/[a-z_]* (layer 3)'
+readme_caught "a README that lowers capture/ makes capture/'s calls of device/ upward" \
+	"$work/README.lowered" 'upward use: capture/[a-z_]* (layer 2) -> device/[a-z_]* (layer 3)'
 # ... and so is the may-call column: model/ may no longer call util/.
 awk '/^1      model\/ /{sub(/util\/$/, "nothing")} {print}' "$here/src/README" > "$work/README.nocall"
-out=$(real --readme "$work/README.nocall")
-rc=$?
-# An edit that changed nothing proves nothing.
-cmp -s "$here/src/README" "$work/README.nocall" && rc=0
-caught "a README whose model/ may not call util/ fails model/'s calls of util/" $rc "$out" \
-	'use outside what model/ may call: model/registry -> util/error: nprof_err'
+readme_caught "a README whose model/ may not call util/ fails model/'s calls of util/" \
+	"$work/README.nocall" 'use outside what model/ may call: model/registry -> util/error: nprof_err'
 # ... and so is the public headers' table: a header it leaves out fails.
 grep -v '^modes/ ' "$here/src/README" > "$work/README.noheader"
 out=$(real --readme "$work/README.noheader")

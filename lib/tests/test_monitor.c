@@ -518,33 +518,37 @@ TEST(unreadable_file_while_running_is_counted)
 	cleanup();
 }
 
-TEST(forked_child_can_stop_an_inherited_monitor)
+/*
+ * A monitor sampling every @period_ms, @settle_us after its start stopped
+ * and freed in a forked child, then in the parent
+ * (stop_in_forked_child_then_parent()).
+ */
+static void forked_case(uint32_t period_ms, useconds_t settle_us)
 {
-	struct nprof_monitor *m;
+	struct nprof_monitor *m = monitor_on_fixtures(period_ms);
 
-	m = monitor_on_fixtures(5);
 	if (!m)
 		return;
+	if (settle_us)
+		usleep(settle_us);
 	stop_in_forked_child_then_parent(m);
 	cleanup();
+}
+
+TEST(forked_child_can_stop_an_inherited_monitor)
+{
+	forked_case(5, 0);
 }
 
 /*
  * The child inherits the condition variable the parent's sampler waits on,
  * with that waiter counted: destroying it there must not wait for a thread
- * the child does not have.
+ * the child does not have. The sampler waits on its condition variable
+ * when fork() happens.
  */
 TEST(forked_child_frees_a_monitor_whose_sampler_waits)
 {
-	struct nprof_monitor *m;
-
-	/* The sampler waits on its condition variable when fork() happens. */
-	m = monitor_on_fixtures(60000);
-	if (!m)
-		return;
-	usleep(100 * 1000);
-	stop_in_forked_child_then_parent(m);
-	cleanup();
+	forked_case(60000, 100 * 1000);
 }
 
 TEST(real_proc_files)

@@ -27,6 +27,16 @@
 
 static char tdir[128];
 
+/* A fresh scratch directory in tdir; false (the case failed) if none. */
+static bool fresh_tdir(void)
+{
+	snprintf(tdir, sizeof(tdir), "/tmp/nprof-test-sysprof-XXXXXX");
+	if (mkdtemp(tdir))
+		return true;
+	FAIL("mkdtemp");
+	return false;
+}
+
 
 /* Lines of `protoc --decode=<msg>` on @file that equal @line exactly. */
 static int protoc_count(const char *msg, const char *file, const char *line)
@@ -68,9 +78,8 @@ TEST(system_profile_files_decode)
 	Neuronprof__System__HostMem *hm = NULL;
 	struct nprof_monitor *mon;
 
-	snprintf(tdir, sizeof(tdir), "/tmp/nprof-test-sysprof-XXXXXX");
-	if (!mkdtemp(tdir))
-		{ FAIL("mkdtemp"); return; }
+	if (!fresh_tdir())
+		return;
 	snprintf(stat_p, sizeof(stat_p), "%s/stat.fixture", tdir);
 	snprintf(mem_p, sizeof(mem_p), "%s/meminfo.fixture", tdir);
 	snprintf(status_p, sizeof(status_p), "%s/status.fixture", tdir);
@@ -248,11 +257,8 @@ TEST(system_profile_into_a_fifo_and_through_a_symlink)
 	Neuronprof__System__TraceInfo *ti;
 	pid_t reader;
 
-	snprintf(tdir, sizeof(tdir), "/tmp/nprof-sysprof-special-XXXXXX");
-	if (!mkdtemp(tdir)) {
-		FAIL("mkdtemp");
+	if (!fresh_tdir())
 		return;
-	}
 	po.instance_id = "i-0123456789abcdef0";
 	po.files = NPROF_SYSPROF_TRACE_INFO | NPROF_SYSPROF_CPU_UTIL;
 	snprintf(path, sizeof(path), "%s/trace_info.pb", tdir);
@@ -290,11 +296,8 @@ TEST(system_profile_into_a_character_device)
 	char path[PATH_MAX];
 	const char *why;
 
-	snprintf(tdir, sizeof(tdir), "/tmp/nprof-sysprof-special-XXXXXX");
-	if (!mkdtemp(tdir)) {
-		FAIL("mkdtemp");
+	if (!fresh_tdir())
 		return;
-	}
 	po.instance_id = "i-0123456789abcdef0";
 	po.files = NPROF_SYSPROF_NTRACE | NPROF_SYSPROF_TRACE_INFO;
 	snprintf(path, sizeof(path), "%s/trace_info.pb", tdir);
