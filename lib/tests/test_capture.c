@@ -558,36 +558,40 @@ TEST(capture_events_once_per_capture)
 	teardown(&f);
 }
 
-TEST(start_failure_unsubscribes_what_it_subscribed)
+/*
+ * The @at-th subscription of NC 6's start fails with @err: the start fails
+ * with @err and @msg and leaves nothing subscribed, nor a session; when
+ * @retry, a start after it succeeds.
+ */
+static void start_failure_case(int at, int err, const char *msg, bool retry)
 {
 	struct fixture f;
 
 	if (setup(&f, 0))
 		FAIL("setup: %s", nprof_strerror_last());
-	f.fd->subscribe_fail_at = 10;
-	f.fd->subscribe_err = ENOSPC;
-	CHECK_INT(nprof_capture_session_start(f.cap, 6), -ENOSPC);
-	CHECK_STR(nprof_strerror_last(),
-		  "cannot start a profile session on NC 6: cannot subscribe core 6 EVENT (type 1) engine 4 on (test device 0) with a 1048576-byte ring: No space left on device");
+	f.fd->subscribe_fail_at = at;
+	f.fd->subscribe_err = err;
+	CHECK_ERR_MSG(nprof_capture_session_start(f.cap, 6), err, msg);
 	CHECK_INT(fake_subscribed(f.fd), 0);
 	CHECK_INT(nprof_capture_session_active(f.cap, 6), 0);
-	CHECK_INT(nprof_capture_session_start(f.cap, 6), 0);
+	if (retry)
+		CHECK_INT(nprof_capture_session_start(f.cap, 6), 0);
 	teardown(&f);
+}
+
+TEST(start_failure_unsubscribes_what_it_subscribed)
+{
+	start_failure_case(10, ENOSPC,
+			   "cannot start a profile session on NC 6: cannot subscribe core 6 EVENT (type 1) engine 4 on (test device 0) with a 1048576-byte ring: No space left on device",
+			   true);
 }
 
 /* A queue the provider cannot read (neuron: device memory) says so. */
 TEST(start_failure_names_an_unreadable_queue)
 {
-	struct fixture f;
-
-	if (setup(&f, 0))
-		FAIL("setup: %s", nprof_strerror_last());
-	f.fd->subscribe_fail_at = 1;
-	f.fd->subscribe_err = EOPNOTSUPP;
-	CHECK_ERR_MSG(nprof_capture_session_start(f.cap, 6), EOPNOTSUPP,
-		      "cannot start a profile session on NC 6: cannot subscribe core 6 TRACE (type 0) engine 0 on (test device 0): the provider cannot read this queue where the runtime put it (neuron: in device memory, which neuronprof does not capture; Documentation/hardware.rst)");
-	CHECK_INT(fake_subscribed(f.fd), 0);
-	teardown(&f);
+	start_failure_case(1, EOPNOTSUPP,
+			   "cannot start a profile session on NC 6: cannot subscribe core 6 TRACE (type 0) engine 0 on (test device 0): the provider cannot read this queue where the runtime put it (neuron: in device memory, which neuronprof does not capture; Documentation/hardware.rst)",
+			   false);
 }
 
 /*
