@@ -110,6 +110,13 @@ static inline int fakex_setup(struct fakex *x, int ndev)
 	return nprof_rt_set_test_devices(x->dev, (size_t)ndev);
 }
 
+/* The @at-th subscription (from 1) on fake device @i of @x fails with @err. */
+static inline void fakex_fail_subscribe(struct fakex *x, int i, int at, int err)
+{
+	x->fd[i]->subscribe_fail_at = at;
+	x->fd[i]->subscribe_err = err;
+}
+
 static inline int fakex_subscribed(const struct fakex *x)
 {
 	int i, n = 0;

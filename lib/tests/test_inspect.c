@@ -362,8 +362,7 @@ TEST(session_mode_rolls_back)
 	fxs_open(&f, 1, NPROF_ACTIVITY_ALL, NPROF_DEVICE_PROFILE_SESSION);
 	cfg_cores(f.cfg, 0, 3);
 	/* Cores 0..2 subscribe 24 queues each; core 3 fails at its 5th. */
-	f.x.fd[0]->subscribe_fail_at = 3 * 24 + 5;
-	f.x.fd[0]->subscribe_err = ENOSPC;
+	fakex_fail_subscribe(&f.x, 0, 3 * 24 + 5, ENOSPC);
 	CHECK_INT(nprof_inspect_begin_with_options(f.cfg), -ENOSPC);
 	CHECK_CONTAINS(nprof_strerror_last(), "cannot start the device profile session on NC 3");
 	CHECK_CONTAINS(nprof_strerror_last(), "already started on NC 0-2 were stopped and dropped");
@@ -480,8 +479,7 @@ TEST(failed_begin_releases_the_continuous_exclusion)
 	struct fx_session f;
 
 	fxs_open(&f, 1, NPROF_ACTIVITY_ALL, NPROF_DEVICE_PROFILE_SESSION);
-	f.x.fd[0]->subscribe_fail_at = 1;
-	f.x.fd[0]->subscribe_err = ENOSPC;
+	fakex_fail_subscribe(&f.x, 0, 1, ENOSPC);
 	CHECK_INT(nprof_inspect_begin_with_options(f.cfg), -ENOSPC);
 	CHECK_INT(nprof_inspect_is_active(), 0);
 	CHECK_INT(nprof_profile_continuous_start(NULL), 0);

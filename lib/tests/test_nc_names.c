@@ -34,8 +34,7 @@ TEST(rollback_names_cores_both_ways)
 	fxs_open(&f, 2, NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
 	cfg_cores(f.cfg, 8, 11);
 	/* Device 1's cores 0..2 (NC 8-10) subscribe 24 queues each; core 3 fails at its 5th. */
-	f.x.fd[1]->subscribe_fail_at = 3 * 24 + 5;
-	f.x.fd[1]->subscribe_err = ENOSPC;
+	fakex_fail_subscribe(&f.x, 1, 3 * 24 + 5, ENOSPC);
 	nprof_log_set_handler(keep_log, NULL, NPROF_LOG_INFO);
 	CHECK_INT(nprof_inspect_begin_with_options(f.cfg), -ENOSPC);
 	nprof_log_set_handler(NULL, NULL, NPROF_LOG_WARN);
