@@ -146,10 +146,10 @@
 #include <neuronprof/ntff.h>
 #include <neuronprof/sys_trace.h>
 
+#include "gen_util.h"
 #include "system_profile.pb-c.h"
 
 #define MAX_QUEUES	32
-#define ENTRY		sizeof(struct neuronprof_notification)
 
 struct queue {
 	uint32_t qt, kind, index, engine;
@@ -171,13 +171,6 @@ struct fixture {
 	uint32_t drop_types;		/* ... of these queue types (bit per type) */
 };
 
-static void die(const char *what)
-{
-	fprintf(stderr, "gen_fixtures: %s: %s\n", what, nprof_strerror_last()[0] ?
-		nprof_strerror_last() : strerror(errno));
-	exit(1);
-}
-
 static struct queue *queue(struct fixture *f, uint32_t qt, uint32_t kind, uint32_t index,
 			   uint32_t engine)
 {
@@ -188,12 +181,7 @@ static struct queue *queue(struct fixture *f, uint32_t qt, uint32_t kind, uint32
 		if (q->qt == qt && q->kind == kind && q->index == index && q->engine == engine)
 			return q;
 	}
-	if (f->nq == MAX_QUEUES) {
-		errno = ENOSPC;
-		die("too many queues");
-	}
-	q = &f->q[f->nq++];
-	memset(q, 0, sizeof(*q));
+	q = gen_new_queue(f->q, &f->nq, MAX_QUEUES, sizeof(*q));
 	q->qt = qt;
 	q->kind = kind;
 	q->index = index;
@@ -217,14 +205,7 @@ static void emit(struct fixture *f, uint32_t qt, uint32_t kind, uint32_t index, 
 		q->lost++;
 		return;
 	}
-	if (q->n == q->cap) {
-		q->cap = q->cap ? q->cap * 2 : 16;
-		q->e = realloc(q->e, q->cap * ENTRY);
-		if (!q->e)
-			die("realloc");
-	}
-	n = &q->e[q->n++];
-	memset(n, 0, sizeof(*n));
+	n = gen_push(&q->e, &q->n, &q->cap, 16);
 	if (f->jitter) {
 		f->jitter = f->jitter * 1103515245u + 12345u;
 		f->now += 50 + (f->jitter >> 16) % 200;
@@ -327,16 +308,8 @@ static void write_file(struct fixture *f, const char *dir, const char *name, uin
 		.hostname = "fixture-host",
 		.start_ns = 1000000,
 		.stop_ns = f->now + 1000,
-		.device = {
-			.arch = NEURONPROF_ARCH_TRN1,
-			.uapi_version = 1,	/* a recording from a version-1 sim module */
-			.num_cores = 2,
-			.num_topsps = 6,
-			.engines_per_core = 4,
-			.entry_size = ENTRY,
-			.device_index = 0,
-			.provider = "sim",
-		},
+		/* A recording from a version-1 sim module. */
+		.device = gen_trn1_sim(1),
 	};
 	struct nprof_ntff_writer *w = nprof_ntff_writer_create(dir, name, 0);
 
