@@ -14,7 +14,8 @@
  * report each finding: lib/vmtests*, the tool's unit programs, the vendor
  * hook's decoder test): harness_result() prints "ok N - what" or
  * "not ok N - what", harness_skip() "ok N - what # SKIP why",
- * harness_diag() a "# " line under it; all three may be called from several
+ * harness_diag() a "# " line under it, harness_check() a result with its
+ * reason on such a line when it failed; all three may be called from several
  * threads. harness_done() prints "N passed, N failed" (", N skipped" when
  * some were) and returns the exit status, 1 if any failed.
  *
@@ -240,6 +241,21 @@ static inline void harness_vdiag(const char *fmt, va_list ap)
 	printf("\n");
 	fflush(stdout);
 	pthread_mutex_unlock(&harness_lock);
+}
+
+/* harness_result() of @what, and when it failed a "# " line of why (@fmt). */
+static inline void harness_check(bool ok, const char *what, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static inline void harness_check(bool ok, const char *what, const char *fmt, ...)
+{
+	va_list ap;
+
+	harness_result(ok, "%s", what);
+	if (!ok) {
+		va_start(ap, fmt);
+		harness_vdiag(fmt, ap);
+		va_end(ap);
+	}
 }
 
 /* The result line of the results so far; returns the exit status. */
