@@ -3,8 +3,9 @@
 # Shell helpers of the tool's tests, sourced (not run):
 #   tests/run.sh                 pick_python
 #   tests/vm.sh, vm_model.sh,    vm_setup (their arguments and variables),
-#   vm_top.sh, vm_exporter.sh    guest_prelude (the start of a guest script),
-#                                vm_run (the VM boot), bad (a failure)
+#   vm_top.sh, vm_exporter.sh,   guest_prelude (the start of a guest script),
+#   vm_capture.sh, vm_limits.sh  vm_run (the VM boot), bad (a failure),
+#                                exited_0 (guest commands' statuses)
 
 # pick_python: sets py to a python3 with the protobuf module Debian installs
 # for the system interpreter (python3-protobuf): the python3 first in PATH
@@ -45,6 +46,16 @@ vm_setup() {
 bad() {
 	echo "FAIL: $*"
 	failed=1
+}
+
+# exited_0 NAME...: each guest command's status ($out/NAME.rc) is 0; a
+# failure (bad) names it and shows its $out/NAME.err.
+exited_0() {
+	local t rc
+	for t; do
+		rc=$(cat "$out/$t.rc" 2>/dev/null)
+		[ "$rc" = 0 ] || bad "record ($t) exited with '$rc': $(cat "$out/$t.err" 2>/dev/null)"
+	done
 }
 
 # guest_prelude [MODPROBE_ARGS]: the start of a guest script, for busybox

@@ -43,10 +43,7 @@ EOF
 
 vm_run "$build/tests/model_run:/tool/model_run"
 
-for t in lim full sw; do
-	rc=$(cat "$out/$t.rc" 2>/dev/null)
-	[ "$rc" = 0 ] || bad "record ($t) exited with '$rc': $(cat "$out/$t.err" 2>/dev/null)"
-done
+exited_0 lim full sw
 for f in $(find "$out/lim" "$out/full" "$out/sw" -name '*.ntff' 2>/dev/null); do
 	"$np" dump --json --no-entries "$f" >"$f.json" 2>"$f.err" || bad "dump $f: $(cat "$f.err")"
 done
@@ -55,14 +52,10 @@ for t in lim full sw; do
 		bad "summary $t: $(cat "$out/$t-summary.err")"
 done
 
-"$py" - "$out" <<'PY' || bad "bounded recordings (above)"
+PYTHONPATH="$here" "$py" - "$out" <<'PY' || bad "bounded recordings (above)"
 import glob, json, os, sys
+from vm_check import done, fail
 out = sys.argv[1]
-ok = True
-def fail(msg):
-    global ok
-    print("FAIL:", msg)
-    ok = False
 
 def produced(t):
     for line in open(os.path.join(out, t + ".txt")):
@@ -119,7 +112,7 @@ if len(wins) != 2 or wins[0][1] + 1 != wins[1][0] or wins[1][1] != 30:
     fail(f"sw: the two files left hold executions {wins}, expected consecutive ranges ending with 30")
 else:
     print(f"sw: {m.group(1) if m else '?'} switches, files left hold executions {wins}")
-sys.exit(0 if ok else 1)
+done()
 PY
 
 exit $failed
