@@ -869,6 +869,25 @@ static const char usage_text[] =
 	"                                                 (3 seqs left out before each entry)\n"
 	"       gen_fixtures -h | --help                  this text\n";
 
+/*
+ * Option @opt A-B (1 <= A <= B) at the front of the arguments, taken off
+ * them into @first and @last; false (said) if it is there but malformed.
+ */
+static bool range_option(int *argc, char ***argv, const char *opt, uint64_t *first,
+			 uint64_t *last)
+{
+	if (*argc <= 2 || strcmp((*argv)[1], opt))
+		return true;
+	if (sscanf((*argv)[2], "%" SCNu64 "-%" SCNu64, first, last) != 2 || !*first ||
+	    *last < *first) {
+		fprintf(stderr, "gen_fixtures: %s needs A-B with 1 <= A <= B\n", opt);
+		return false;
+	}
+	*argc -= 2;
+	*argv += 2;
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	struct fixture f;
@@ -878,26 +897,9 @@ int main(int argc, char **argv)
 		fputs(usage_text, stdout);
 		return 0;
 	}
-	if (argc > 2 && !strcmp(argv[1], "--exec-range")) {
-		if (sscanf(argv[2], "%" SCNu64 "-%" SCNu64, &fixture_exec_first,
-			   &fixture_exec_last) != 2 || !fixture_exec_first ||
-		    fixture_exec_last < fixture_exec_first) {
-			fprintf(stderr, "gen_fixtures: --exec-range needs A-B with 1 <= A <= B\n");
-			return 2;
-		}
-		argc -= 2;
-		argv += 2;
-	}
-	if (argc > 2 && !strcmp(argv[1], "--iter-range")) {
-		if (sscanf(argv[2], "%" SCNu64 "-%" SCNu64, &fixture_iter_first,
-			   &fixture_iter_last) != 2 || !fixture_iter_first ||
-		    fixture_iter_last < fixture_iter_first) {
-			fprintf(stderr, "gen_fixtures: --iter-range needs A-B with 1 <= A <= B\n");
-			return 2;
-		}
-		argc -= 2;
-		argv += 2;
-	}
+	if (!range_option(&argc, &argv, "--exec-range", &fixture_exec_first, &fixture_exec_last) ||
+	    !range_option(&argc, &argv, "--iter-range", &fixture_iter_first, &fixture_iter_last))
+		return 2;
 	if (argc > 2 && !strcmp(argv[1], "--split")) {
 		fixture_chunk = strtoull(argv[2], NULL, 0);
 		if (!fixture_chunk) {
