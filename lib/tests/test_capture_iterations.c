@@ -140,6 +140,23 @@ fail:
 }
 
 /*
+ * @dir/@name holds @entries entries, all of iterations @first to @last, and
+ * @trimmed sequence numbers left out, each gap between a queue's records
+ * explained by the later one's trimmed_count; its description into @info.
+ */
+static void check_walk(const char *dir, const char *name, uint64_t first, uint64_t last,
+		       long entries, long trimmed, struct nprof_ntff_info *info)
+{
+	struct queue_walk tot;
+
+	CHECK_INT(walk_file(dir, name, first, last, info, &tot), 0);
+	CHECK_INT(tot.entries, entries);
+	CHECK_INT(tot.trimmed, trimmed);
+	CHECK_INT(tot.bad_iter, 0);
+	CHECK_INT(tot.unexplained, 0);
+}
+
+/*
  * SESSION: ten executions of six iterations each, iterations 2-4 kept: three
  * entries per queue per execution, and of the six sequence numbers of each
  * execution three left out, every one of them accounted as trimmed.
@@ -148,7 +165,6 @@ static void session_case(bool streaming)
 {
 	struct fx_session f;
 	struct nprof_ntff_info info;
-	struct queue_walk tot;
 	struct nprof_model *m;
 
 	fxs_open(&f, 1, NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
@@ -157,11 +173,8 @@ static void session_case(bool streaming)
 	CHECK_INT(nprof_inspect_config_set_capture_iterations(f.cfg, 2, 4), 0);
 	fxs_begin(&f);
 	m = fxs_run_model(&f, "iters", 5, 2, 10, 6, NULL);
-	CHECK_INT(walk_file(f.dir, "profile_nc_2_session_0.ntff", 2, 4, &info, &tot), 0);
-	CHECK_INT(tot.entries, QUEUES * 10 * 3);
-	CHECK_INT(tot.trimmed, QUEUES * 10 * 3);
-	CHECK_INT(tot.bad_iter, 0);
-	CHECK_INT(tot.unexplained, 0);
+	check_walk(f.dir, "profile_nc_2_session_0.ntff", 2, 4, QUEUES * 10 * 3, QUEUES * 10 * 3,
+		   &info);
 	CHECK_INT(info.iter_first, 2);
 	CHECK_INT(info.iter_last, 4);
 	CHECK_INT(info.exec_first, 0);
@@ -184,7 +197,6 @@ TEST(model_range_and_iterations)
 {
 	struct fx_session f;
 	struct nprof_ntff_info info;
-	struct queue_walk tot;
 	struct nprof_model *m;
 	char name[NAME_MAX + 1];
 
@@ -194,11 +206,7 @@ TEST(model_range_and_iterations)
 	fxs_begin(&f);
 	m = fxs_run_model(&f, "first_iter", 9, 4, 4, 5, NULL);
 	CHECK(dir_find(f.dir, "first_iter_vnc_", name, sizeof(name)));
-	CHECK_INT(walk_file(f.dir, name, 1, 1, &info, &tot), 0);
-	CHECK_INT(tot.entries, QUEUES * 2);
-	CHECK_INT(tot.trimmed, QUEUES * 2 * 4);
-	CHECK_INT(tot.bad_iter, 0);
-	CHECK_INT(tot.unexplained, 0);
+	check_walk(f.dir, name, 1, 1, QUEUES * 2, QUEUES * 2 * 4, &info);
 	CHECK_INT(info.capture_kind, NPROF_NTFF_CAPTURE_MODEL);
 	CHECK_INT(info.exec_first, 2);
 	CHECK_INT(info.exec_last, 3);
