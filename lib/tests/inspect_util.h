@@ -310,6 +310,17 @@ static inline long ntff_check(const char *dir, const char *name, struct nprof_nt
 	return total;
 }
 
+/* @dir/@name validates and holds @entries entries, of executions @first to @last (0-0: none said). */
+static inline void check_execs(const char *dir, const char *name, long entries, uint64_t first,
+			       uint64_t last)
+{
+	struct nprof_ntff_info info;
+
+	CHECK_INT(ntff_check(dir, name, &info), entries);
+	CHECK_INT(info.exec_first, first);
+	CHECK_INT(info.exec_last, last);
+}
+
 /* The model name stored in an NTFF file, into @out. */
 static inline int ntff_model_name(const char *dir, const char *name, char *out, size_t len)
 {

@@ -268,7 +268,6 @@ static void switch_before_4_and_8(struct fx_session *f, uint32_t e)
 TEST(switch_seq_rotates_the_files)
 {
 	struct fx_session f;
-	struct nprof_ntff_info info;
 	struct nprof_model *m;
 
 	fxs_open(&f, 1, NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
@@ -278,15 +277,9 @@ TEST(switch_seq_rotates_the_files)
 	}
 	fxs_begin(&f);
 	m = fxs_run_model(&f, "rotated", 1, 1, 9, 0, switch_before_4_and_8);
-	CHECK_INT(ntff_check(f.dir, "profile_nc_1_session_0.ntff", &info), ENTRIES(1 + 2 + 3));
-	CHECK_INT(info.exec_first, 1);
-	CHECK_INT(info.exec_last, 3);
-	CHECK_INT(ntff_check(f.dir, "profile_nc_1_session_1.ntff", &info), ENTRIES(4 + 5 + 6 + 7));
-	CHECK_INT(info.exec_first, 4);
-	CHECK_INT(info.exec_last, 7);
-	CHECK_INT(ntff_check(f.dir, "profile_nc_1_session_2.ntff", &info), ENTRIES(8 + 9));
-	CHECK_INT(info.exec_first, 8);
-	CHECK_INT(info.exec_last, 9);
+	check_execs(f.dir, "profile_nc_1_session_0.ntff", ENTRIES(1 + 2 + 3), 1, 3);
+	check_execs(f.dir, "profile_nc_1_session_1.ntff", ENTRIES(4 + 5 + 6 + 7), 4, 7);
+	check_execs(f.dir, "profile_nc_1_session_2.ntff", ENTRIES(8 + 9), 8, 9);
 	nprof_model_unload(m);
 	fxs_close(&f);
 }

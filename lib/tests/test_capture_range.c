@@ -87,7 +87,6 @@ TEST(session_range_holds_exactly_its_executions)
 TEST(session_range_cut_by_stop)
 {
 	struct fx_session f;
-	struct nprof_ntff_info info;
 	struct nprof_model *m;
 
 	fxs_open(&f, 1, NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
@@ -95,9 +94,7 @@ TEST(session_range_cut_by_stop)
 	fxs_begin(&f);
 	m = fxs_run_model(&f, "short", 1, 0, 6, 0, NULL);
 	CHECK_INT(dir_scan(f.dir, "profile_nc_", NULL, 0), 1);
-	CHECK_INT(ntff_check(f.dir, "profile_nc_0_session_0.ntff", &info), ENTRIES(span(3, 6)));
-	CHECK_INT(info.exec_first, 3);
-	CHECK_INT(info.exec_last, 6);
+	check_execs(f.dir, "profile_nc_0_session_0.ntff", ENTRIES(span(3, 6)), 3, 6);
 	nprof_model_unload(m);
 	fxs_close(&f);
 }
@@ -106,16 +103,13 @@ TEST(session_range_cut_by_stop)
 TEST(session_without_range_says_none)
 {
 	struct fx_session f;
-	struct nprof_ntff_info info;
 	struct nprof_model *m;
 
 	fxs_open(&f, 1, NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
 	cfg_cores(f.cfg, 0, 0);
 	fxs_begin(&f);
 	m = fxs_run_model(&f, "whole", 1, 0, 3, 0, NULL);
-	CHECK_INT(ntff_check(f.dir, "profile_nc_0_session_0.ntff", &info), ENTRIES(span(1, 3)));
-	CHECK_INT(info.exec_first, 0);
-	CHECK_INT(info.exec_last, 0);
+	check_execs(f.dir, "profile_nc_0_session_0.ntff", ENTRIES(span(1, 3)), 0, 0);
 	nprof_model_unload(m);
 	fxs_close(&f);
 }
@@ -140,7 +134,6 @@ static void flip_windows(struct fx_session *f, uint32_t e)
 TEST(control_page_two_windows)
 {
 	struct fx_session f;
-	struct nprof_ntff_info info;
 	struct nprof_model *m;
 
 	fxs_open(&f, 1, NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
@@ -152,12 +145,8 @@ TEST(control_page_two_windows)
 	CHECK_INT(fakex_subscribed(&f.x), 0);
 	m = fxs_run_model(&f, "windowed", 1, 1, 14, 0, flip_windows);
 	CHECK_INT(dir_scan(f.dir, "profile_nc_", NULL, 0), 2);
-	CHECK_INT(ntff_check(f.dir, "profile_nc_1_session_0.ntff", &info), ENTRIES(span(4, 6)));
-	CHECK_INT(info.exec_first, 4);
-	CHECK_INT(info.exec_last, 6);
-	CHECK_INT(ntff_check(f.dir, "profile_nc_1_session_1.ntff", &info), ENTRIES(span(10, 11)));
-	CHECK_INT(info.exec_first, 10);
-	CHECK_INT(info.exec_last, 11);
+	check_execs(f.dir, "profile_nc_1_session_0.ntff", ENTRIES(span(4, 6)), 4, 6);
+	check_execs(f.dir, "profile_nc_1_session_1.ntff", ENTRIES(span(10, 11)), 10, 11);
 	nprof_model_unload(m);
 	fxs_close(&f);
 }
