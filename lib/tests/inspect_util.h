@@ -526,12 +526,7 @@ static inline void fxs_open(struct fx_session *f, int ndev, unsigned int activit
 	CHECK(f->cfg != NULL);
 }
 
-/* A control page with capture @enabled, which the session maps at its begin; false if none. */
-static inline bool fxs_control(struct fx_session *f, int enabled)
-{
-	f->page = control_page_new(enabled, &f->page_fd);
-	return f->page != NULL;
-}
+
 
 static inline void fxs_begin(struct fx_session *f)
 {
@@ -571,6 +566,18 @@ static inline void fxs_close(struct fx_session *f)
 	scratch_leave(&f->s);
 	if (f->page)
 		control_page_free(f->page, f->page_fd);
+}
+
+/*
+ * A control page with capture @enabled, which the session maps at its
+ * begin; false (the case failed, the frame closed) if there is none.
+ */
+static inline bool fxs_control(struct fx_session *f, int enabled)
+{
+	f->page = control_page_new(enabled, &f->page_fd);
+	if (!f->page)
+		fxs_close(f);
+	return f->page != NULL;
 }
 
 /* The session directory out/<instance>-<pid>/<ns> that child @pid made. */

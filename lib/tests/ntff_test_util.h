@@ -203,6 +203,18 @@ static inline int load_sample(struct sample *s)
 	return load_written(s, ntff_test_write_sample, "s.ntff");
 }
 
+/* A reader of the @len bytes at @buf, verified at open; NULL (the case failed) if none. */
+static inline struct nprof_ntff_reader *open_buf(const void *buf, size_t len)
+{
+	struct nprof_ntff_reader *r = NULL;
+
+	if (buf)
+		r = nprof_ntff_reader_open_mem(buf, len, NPROF_NTFF_READ_VERIFY_AT_OPEN);
+	if (!r)
+		FAIL("the file does not open: %s", nprof_strerror_last());
+	return r;
+}
+
 /* Re-seal the header checksum after editing header fields. */
 static inline void ntff_test_reseal(unsigned char *buf)
 {

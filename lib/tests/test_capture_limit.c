@@ -271,10 +271,8 @@ TEST(switch_seq_rotates_the_files)
 	struct nprof_model *m;
 
 	fxs_open(&f, 1, NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
-	if (!fxs_control(&f, 1)) {
-		fxs_close(&f);
+	if (!fxs_control(&f, 1))
 		return;
-	}
 	fxs_begin(&f);
 	m = fxs_run_model(&f, "rotated", 1, 1, 9, 0, switch_before_4_and_8);
 	check_execs(f.dir, "profile_nc_1_session_0.ntff", ENTRIES(1 + 2 + 3), 1, 3);

@@ -33,8 +33,7 @@ TEST(ntff_code_names_round_trip)
 	CHECK_INT(load_named_sample(&s), 0);
 	if (!s.buf)
 		return;
-	r = nprof_ntff_reader_open_mem(s.buf, s.len, NPROF_NTFF_READ_VERIFY_AT_OPEN);
-	CHECK(r != NULL);
+	r = open_buf(s.buf, s.len);
 	if (r) {
 		CHECK_INT(nprof_ntff_reader_header(r)->version_minor, 4);
 		CHECK_INT(nprof_ntff_reader_info(r, &out), 0);
@@ -165,8 +164,7 @@ TEST(ntff_code_names_reader_checks)
 			     "raw device names nothing");
 	/* An NTFF 1.1 file: minor 1, no names. */
 	b = with_edit(&s, edit_drop_names, 10, 1, &len);
-	r = b ? nprof_ntff_reader_open_mem(b, len, NPROF_NTFF_READ_VERIFY_AT_OPEN) : NULL;
-	CHECK(r != NULL);
+	r = open_buf(b, len);
 	if (r) {
 		out.num_code_names = 9;
 		CHECK_INT(nprof_ntff_reader_info(r, &out), 0);

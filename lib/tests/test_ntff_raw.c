@@ -181,8 +181,7 @@ TEST(ntff_old_files_read_as_not_raw)
 	if (!s.buf)
 		return;
 	b = with_edit(&s, edit_drop_raw, 10, 0, &len);
-	r = b ? nprof_ntff_reader_open_mem(b, len, NPROF_NTFF_READ_VERIFY_AT_OPEN) : NULL;
-	CHECK(r != NULL);
+	r = open_buf(b, len);
 	if (r) {
 		CHECK_INT(nprof_ntff_reader_header(r)->version_minor, 0);
 		out.device.raw_format = out.device.clock_domain = out.device.raw_entry_size = 7;
