@@ -63,6 +63,16 @@ static inline void teardown(struct fixture *f)
 	rm_rf(f->dir);
 }
 
+/* Stop core @nc's session and write its file into the fixture's directory; the session's id. */
+static inline uint64_t stop_and_write(struct fixture *f, uint32_t nc)
+{
+	uint64_t id = UINT64_MAX;
+
+	CHECK_INT(nprof_capture_session_stop(f->cap, nc, &id), 0);
+	CHECK_INT(nprof_capture_session_serialize(f->cap, nc, id, f->dir), 0);
+	return id;
+}
+
 /* The file of SESSION capture @id of core @nc. */
 static inline char *file_of(struct fixture *f, uint32_t nc, uint64_t id)
 {

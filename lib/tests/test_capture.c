@@ -539,8 +539,7 @@ TEST(capture_events_once_per_capture)
 	/* About a model, on a device whose cores the registry numbers from 8. */
 	f.dev->trace_core_base = 8;
 	CHECK_INT(nprof_capture_session_start_for(f.cap, 2, &model), 0);
-	CHECK_INT(nprof_capture_session_stop(f.cap, 2, &id), 0);
-	CHECK_INT(nprof_capture_session_serialize(f.cap, 2, id, f.dir), 0);
+	id = stop_and_write(&f, 2);
 	CHECK_INT(trace_take(2, &tlog), 0);
 	CHECK_INT(trace_take(10, &tlog), 24 + 1 + 24 + 1 + 1);
 	for (uint32_t type = NPROF_EV_PROFILE_START; type <= NPROF_EV_PROFILE_SERIALIZE; type++) {

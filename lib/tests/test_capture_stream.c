@@ -188,8 +188,7 @@ TEST(streaming_keeps_the_heap_flat)
 		wait_drained(&f, 0);
 	}
 	after = mallinfo2().uordblks;
-	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
-	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
+	id = stop_and_write(&f, 0);
 	r = nprof_ntff_reader_open(file_of(&f, 0, id), NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	CHECK(r != NULL);
 	if (r) {
@@ -218,8 +217,7 @@ TEST(zero_copy_session_loses_exactly_what_does_not_fit)
 		delivered += produce_core(&f, 0, BATCH, 1);
 	CHECK_INT(delivered, 24ULL * RING_ENTRIES);
 	CHECK_INT(nprof_capture_session_sync(f.cap, 0), 0);	/* nothing to move */
-	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
-	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
+	id = stop_and_write(&f, 0);
 	CHECK_INT(check_file(file_of(&f, 0, id), RING_ENTRIES, 0, TOTAL - RING_ENTRIES), 24);
 	teardown(&f);
 	/* Losses counted at stop; nothing spooled. */
@@ -242,8 +240,7 @@ TEST(stop_moves_what_the_drainer_has_not)
 	CHECK_INT(produce_core(&f, 0, 3 * BATCH, 1), 24ULL * 3 * BATCH);
 	wait_drained(&f, 0);
 	CHECK_INT(produce_core(&f, 0, BATCH - 1, 1), 24ULL * (BATCH - 1));
-	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
-	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
+	id = stop_and_write(&f, 0);
 	CHECK_INT(check_file(file_of(&f, 0, id), 4 * BATCH - 1, 0, 0), 24);
 	teardown(&f);
 }
@@ -295,8 +292,7 @@ TEST(woken_drains_end_on_page_boundaries_and_sync_writes_the_rest)
 	CHECK_INT(nprof_capture_get_progress(f.cap, &p), 0);
 	CHECK_INT(p.bytes, 24 * n * ES);
 	wait_drained(&f, 0);
-	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
-	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
+	id = stop_and_write(&f, 0);
 	CHECK_INT(check_file(file_of(&f, 0, id), n, 0, 0), 24);
 	teardown(&f);
 }
@@ -360,8 +356,7 @@ TEST(tail_pass_writes_what_woken_drains_left_without_a_wakeup)
 		CHECK_INT(__atomic_load_n(&q->wakes, __ATOMIC_RELAXED), 1);
 		CHECK_INT(__atomic_load_n(&q->cons->consumer_pos, __ATOMIC_ACQUIRE), q->prod);
 	}
-	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
-	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
+	id = stop_and_write(&f, 0);
 	CHECK_INT(check_file(file_of(&f, 0, id), n, 0, 0), 24);
 	teardown(&f);
 }
@@ -413,8 +408,7 @@ TEST(empty_stashed_window_behind_the_drainer)
 	CHECK_INT(nprof_capture_session_start(f.cap, 0), 0);
 	CHECK_INT(produce_core(&f, 0, 2 * BATCH, 1), 24 * 2 * BATCH);
 	CHECK_INT(nprof_capture_session_sync(f.cap, 0), 0);
-	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id1), 0);
-	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id1, f.dir), 0);
+	id1 = stop_and_write(&f, 0);
 	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id0, f.dir), 0);
 	CHECK_INT(check_file(file_of(&f, 0, id0), 0, 0, 0), 24);
 	CHECK_INT(check_file(file_of(&f, 0, id1), 2 * BATCH, 0, 0), 24);
@@ -448,8 +442,7 @@ TEST(serialize_copies_across_file_systems)
 	CHECK_INT(nprof_capture_session_start(f.cap, 0), 0);
 	CHECK_INT(produce_core(&f, 0, 3 * BATCH, 1), 24 * 3 * BATCH);
 	CHECK_INT(nprof_capture_session_sync(f.cap, 0), 0);
-	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
-	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
+	id = stop_and_write(&f, 0);
 	CHECK_INT(check_file(file_of(&f, 0, id), 3 * BATCH, 0, 0), 24);
 	CHECK_INT(dir_entries(spool), 0);
 	CHECK_INT(dir_entries(f.dir), 1);
@@ -553,8 +546,7 @@ TEST(spool_that_cannot_be_created_falls_back_to_the_rings)
 	CHECK_INT(produce_core(&f, 0, 100, 1), 24ULL * RING_ENTRIES);
 	CHECK_ERR_MSG(nprof_capture_session_sync(f.cap, 0), ENOENT,
 		      "NC 0: the profile session does not stream: cannot open directory /nonexistent-nprof-spool-dir: No such file or directory");
-	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
-	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
+	id = stop_and_write(&f, 0);
 	CHECK_INT(check_file(file_of(&f, 0, id), RING_ENTRIES, 0, 100 - RING_ENTRIES), 24);
 	teardown(&f);
 }
@@ -594,8 +586,7 @@ TEST(write_that_fails_keeps_entries_in_the_rings_and_is_retried)
 	CHECK_INT(setrlimit(RLIMIT_FSIZE, &old), 0);
 	signal(SIGXFSZ, old_xfsz);
 	CHECK_INT(nprof_capture_session_sync(f.cap, 0), 0);
-	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
-	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
+	id = stop_and_write(&f, 0);
 	CHECK_INT(check_file(file_of(&f, 0, id), BATCH + RING_ENTRIES, 0, RING_ENTRIES + 1), 24);
 	teardown(&f);
 }
@@ -604,7 +595,6 @@ TEST(write_that_fails_keeps_entries_in_the_rings_and_is_retried)
 TEST(spools_leave_no_file)
 {
 	struct fixture f;
-	uint64_t id;
 
 	if (setup(&f, 0, NULL))
 		FAIL("setup: %s", nprof_strerror_last());
@@ -613,8 +603,7 @@ TEST(spools_leave_no_file)
 	CHECK_INT(nprof_capture_session_sync(f.cap, 0), 0);
 	/* Hidden names count too: a temporary file is not allowed either. */
 	CHECK_INT(dir_entries(f.dir), 0);
-	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
-	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
+	stop_and_write(&f, 0);
 	CHECK_INT(dir_entries(f.dir), 1);
 	teardown(&f);
 }
@@ -644,8 +633,7 @@ TEST(forked_child_lets_go_of_the_engine)
 	CHECK_INT(waitpid(pid, &status, 0), pid);
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	CHECK_INT(produce_core(&f, 0, BATCH, 1), 24 * BATCH);
-	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
-	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
+	id = stop_and_write(&f, 0);
 	CHECK_INT(check_file(file_of(&f, 0, id), 2 * BATCH, 0, 0), 24);
 	teardown(&f);
 }
