@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 #
 # Shell helpers of the tool's tests, sourced (not run):
-#   tests/run.sh                 pick_python
+#   tests/run.sh                 pick_python, raw_reads_as_made (t/raw.sh,
+#                                raw_record.sh)
 #   tests/vm.sh, vm_model.sh,    vm_setup (their arguments and variables),
 #   vm_top.sh, vm_exporter.sh,   guest_prelude (the start of a guest script),
 #   vm_capture.sh, vm_limits.sh  vm_run (the VM boot), bad (a failure),
@@ -20,6 +21,21 @@ pick_python() {
 		fi
 	done
 	py=python3
+}
+
+# raw_reads_as_made FIXTURE: each rig recording of fixtures/FIXTURE
+# (scenarios index64, byte32, counter128) reads as it did when it was made:
+# what raw_record.py prints of it (dump, dump --json, summary --json,
+# export json, sqlite raw_entries) is its .expected. Uses $np, $py, $here,
+# $tmp of tests/run.sh.
+raw_reads_as_made() {
+	local f d=$here/fixtures/$1
+
+	for f in index64 byte32 counter128; do
+		(cd "$d" && "$py" "$here/raw_record.py" "$np" "$f.ntff") >"$tmp/$1-$f.txt" || return 1
+		diff -u "$d/$f.expected" "$tmp/$1-$f.txt" | head -n 20
+		cmp -s "$d/$f.expected" "$tmp/$1-$f.txt" || { echo "$f.ntff reads differently"; return 1; }
+	done
 }
 
 # vm_setup "$@": the arguments of a VM test, BUILD_DIR WORK_DIR. Sets here
