@@ -215,6 +215,16 @@ static inline struct nprof_ntff_reader *open_buf(const void *buf, size_t len)
 	return r;
 }
 
+/* @load into @s: true when @s holds the file, else the case failed. */
+static inline bool got_sample(int (*load)(struct sample *s), struct sample *s)
+{
+	if (load(s) || !s->buf) {
+		FAIL("cannot make the sample file");
+		return false;
+	}
+	return true;
+}
+
 /* Re-seal the header checksum after editing header fields. */
 static inline void ntff_test_reseal(unsigned char *buf)
 {

@@ -30,8 +30,7 @@ TEST(ntff_code_names_round_trip)
 	struct sample s;
 	size_t i;
 
-	CHECK_INT(load_named_sample(&s), 0);
-	if (!s.buf)
+	if (!got_sample(load_named_sample, &s))
 		return;
 	r = open_buf(s.buf, s.len);
 	if (r) {
@@ -150,8 +149,7 @@ TEST(ntff_code_names_reader_checks)
 	struct sample s;
 	size_t len;
 
-	CHECK_INT(load_named_sample(&s), 0);
-	if (!s.buf)
+	if (!got_sample(load_named_sample, &s))
 		return;
 	expect_edit_rejected(&s, edit_names_unsorted, 0, 0, EBADMSG,
 			     "not sorted by (queue_type, code) or a pair twice (code name 2 of 5)");

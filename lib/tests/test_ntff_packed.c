@@ -82,6 +82,28 @@ static struct nprof_ntff_queue_desc trace_desc(void)
 	};
 }
 
+/* A ring of @n entries and a fresh scratch directory; NULL (the case failed) without them. */
+static struct neuronprof_notification *packed_setup(size_t n)
+{
+	struct neuronprof_notification *ring = calloc(n, ENTRY);
+
+	if (!ring || !fresh_dir()) {
+		FAIL("setup");
+		free(ring);
+		return NULL;
+	}
+	return ring;
+}
+
+/* Undo packed_setup() of @ring, @path (if any) removed. */
+static void packed_teardown(struct neuronprof_notification *ring, const char *path)
+{
+	free(ring);
+	if (path && path[0])
+		unlink(path);
+	rmdir(dir);
+}
+
 /*
  * A ring of 64 entries as a capture sees it: records at 0 (10 entries of
  * 64 bytes, seq 0..19) and 11 (30 entries, seq 20..79), then a drain; a
@@ -160,15 +182,13 @@ out:
 /* An append must be whole packed records, their seqs going forward. */
 TEST(packed_append_refuses_what_is_not_records)
 {
-	struct neuronprof_notification *ring = calloc(64, ENTRY);
+	struct neuronprof_notification *ring = packed_setup(64);
 	struct nprof_ntff_queue_desc q = trace_desc();
 	struct nprof_ntff_writer *w;
 	size_t n;
 
-	if (!ring || !fresh_dir()) {
-		FAIL("setup");
+	if (!ring)
 		return;
-	}
 	n = put_record(ring, 0, 0, 10, 64);
 	put_record(ring + n, 0, 10, 4, 64);
 	w = new_writer(dir, "x.ntff");
@@ -198,22 +218,19 @@ TEST(packed_append_refuses_what_is_not_records)
 	CHECK_INT(nprof_ntff_writer_append(w, &q, ring, n * ENTRY, NULL, 0), 0);
 	nprof_ntff_writer_abort(w);
 out:
-	free(ring);
-	rmdir(dir);
+	packed_teardown(ring, NULL);
 }
 
 /* Packed or not is said before anything is appended, and only of raw entries. */
 TEST(packed_declared_before_appends)
 {
-	struct neuronprof_notification *ring = calloc(16, ENTRY);
+	struct neuronprof_notification *ring = packed_setup(16);
 	struct nprof_ntff_queue_desc q = trace_desc();
 	struct nprof_ntff_info info = packed_info;
 	struct nprof_ntff_writer *w;
 
-	if (!ring || !fresh_dir()) {
-		FAIL("setup");
+	if (!ring)
 		return;
-	}
 	info.device.raw_format = NEURONPROF_RAW_FORMAT_NONE;
 	info.device.raw_entry_size = 0;
 	w = new_writer(dir, "y.ntff");
@@ -241,8 +258,7 @@ TEST(packed_declared_before_appends)
 	CHECK_INT(nprof_ntff_writer_set_info(w, &packed_info), 0);
 	nprof_ntff_writer_abort(w);
 out:
-	free(ring);
-	rmdir(dir);
+	packed_teardown(ring, NULL);
 }
 
 /*
@@ -252,7 +268,7 @@ out:
  */
 TEST(packed_reader_refuses_a_bad_header)
 {
-	struct neuronprof_notification *ring = calloc(32, ENTRY);
+	struct neuronprof_notification *ring = packed_setup(32);
 	struct nprof_ntff_queue_desc q = trace_desc();
 	char path[PATH_MAX] = "";
 	struct nprof_ntff_reader *r;
@@ -260,10 +276,8 @@ TEST(packed_reader_refuses_a_bad_header)
 	unsigned char *buf = NULL;
 	size_t n, len = 0, off;
 
-	if (!ring || !fresh_dir()) {
-		FAIL("setup");
+	if (!ring)
 		return;
-	}
 	n = put_record(ring, 0, 0, 10, 64);
 	n += put_record(ring + n, 20, 10, 10, 64);
 	w = new_writer(dir, "b.ntff");
@@ -295,10 +309,7 @@ TEST(packed_reader_refuses_a_bad_header)
 	nprof_ntff_reader_close(r);
 out:
 	free(buf);
-	free(ring);
-	if (path[0])
-		unlink(path);
-	rmdir(dir);
+	packed_teardown(ring, path);
 }
 
 HARNESS_MAIN

@@ -177,8 +177,7 @@ TEST(ntff_old_files_read_as_not_raw)
 	struct sample s;
 	size_t len;
 
-	CHECK_INT(load_sample(&s), 0);
-	if (!s.buf)
+	if (!got_sample(load_sample, &s))
 		return;
 	b = with_edit(&s, edit_drop_raw, 10, 0, &len);
 	r = open_buf(b, len);
