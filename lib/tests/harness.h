@@ -14,7 +14,8 @@
  * report each finding: lib/vmtests*, the tool's unit programs, the vendor
  * hook's decoder test): harness_result() prints "ok N - what" or
  * "not ok N - what", harness_skip() "ok N - what # SKIP why",
- * harness_diag() a "# " line under it; all three may be called from several
+ * harness_diag() a "# " line under it, harness_check() a result with its
+ * reason on such a line when it failed; all three may be called from several
  * threads. harness_done() prints "N passed, N failed" (", N skipped" when
  * some were) and returns the exit status, 1 if any failed.
  *
@@ -26,6 +27,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -38,6 +40,18 @@
 
 #ifndef HARNESS_STANDALONE
 #include <neuronprof/neuronprof.h>
+#endif
+
+/* HARNESS_ASAN: 1 in a build with AddressSanitizer (GCC's or Clang's way of saying so), else 0. */
+#if defined(__SANITIZE_ADDRESS__)
+#define HARNESS_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HARNESS_ASAN 1
+#endif
+#endif
+#ifndef HARNESS_ASAN
+#define HARNESS_ASAN 0
 #endif
 
 typedef void (*test_fn)(void);
@@ -229,6 +243,21 @@ static inline void harness_vdiag(const char *fmt, va_list ap)
 	pthread_mutex_unlock(&harness_lock);
 }
 
+/* harness_result() of @what, and when it failed a "# " line of why (@fmt). */
+static inline void harness_check(bool ok, const char *what, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static inline void harness_check(bool ok, const char *what, const char *fmt, ...)
+{
+	va_list ap;
+
+	harness_result(ok, "%s", what);
+	if (!ok) {
+		va_start(ap, fmt);
+		harness_vdiag(fmt, ap);
+		va_end(ap);
+	}
+}
+
 /* The result line of the results so far; returns the exit status. */
 static inline int harness_done(void)
 {
@@ -297,6 +326,43 @@ static inline int dir_entries(const char *path)
 			n++;
 	closedir(d);
 	return n;
+}
+
+/*
+ * The bytes of file @path in a buffer the caller frees, with a NUL after
+ * them (so a text file is a string); their count into *@len. NULL if the
+ * file cannot be read whole.
+ */
+static inline void *read_whole(const char *path, size_t *len)
+{
+	struct stat st;
+	char *buf = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	if (!fstat(fd, &st) && (buf = malloc((size_t)st.st_size + 1))) {
+		if (read(fd, buf, (size_t)st.st_size) == st.st_size) {
+			buf[st.st_size] = '\0';
+			*len = (size_t)st.st_size;
+		} else {
+			free(buf);
+			buf = NULL;
+		}
+	}
+	close(fd);
+	return buf;
+}
+
+/* Write @text into file @path (created or truncated); the case fails if it cannot. */
+static inline void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(text, f) < 0)
+		FAIL("cannot write %s", path);
+	if (f && fclose(f))
+		FAIL("cannot write %s", path);
 }
 
 #endif /* NPROF_TEST_HARNESS_H */

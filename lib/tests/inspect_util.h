@@ -110,6 +110,13 @@ static inline int fakex_setup(struct fakex *x, int ndev)
 	return nprof_rt_set_test_devices(x->dev, (size_t)ndev);
 }
 
+/* The @at-th subscription (from 1) on fake device @i of @x fails with @err. */
+static inline void fakex_fail_subscribe(struct fakex *x, int i, int at, int err)
+{
+	x->fd[i]->subscribe_fail_at = at;
+	x->fd[i]->subscribe_err = err;
+}
+
 static inline int fakex_subscribed(const struct fakex *x)
 {
 	int i, n = 0;
@@ -210,42 +217,66 @@ static inline int dir_hidden(const char *dir)
 	return n;
 }
 
-/* First entry of @dir whose name starts with @prefix, into @out. */
-static inline bool dir_find(const char *dir, const char *prefix, char *out, size_t len)
+/*
+ * Entries of @dir whose name starts with @prefix (NULL: every entry but "."
+ * and ".."); the first one's name into @out unless it is NULL. -1 if @dir
+ * cannot be read.
+ */
+static inline int dir_scan(const char *dir, const char *prefix, char *out, size_t len)
 {
 	struct dirent *de;
 	DIR *d = opendir(dir);
-	bool found = false;
+	int n = 0;
 
 	if (!d)
-		return false;
-	while (!found && (de = readdir(d))) {
-		if (!strncmp(de->d_name, prefix, strlen(prefix))) {
+		return -1;
+	while ((de = readdir(d))) {
+		if (prefix ? strncmp(de->d_name, prefix, strlen(prefix)) :
+			     !strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (!n++ && out)
 			snprintf(out, len, "%s", de->d_name);
-			found = true;
-		}
 	}
 	closedir(d);
-	return found;
+	return n;
+}
+
+/* First entry of @dir whose name starts with @prefix, into @out. */
+static inline bool dir_find(const char *dir, const char *prefix, char *out, size_t len)
+{
+	return dir_scan(dir, prefix, out, len) > 0;
 }
 
 /* First entry of @dir other than "." and "..", into @out. */
 static inline bool dir_first(const char *dir, char *out, size_t len)
 {
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	bool found = false;
+	return dir_scan(dir, NULL, out, len) > 0;
+}
 
-	if (!d)
-		return false;
-	while (!found && (de = readdir(d))) {
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
-			snprintf(out, len, "%s", de->d_name);
-			found = true;
-		}
+/*
+ * Open @dir/@name verifying it, and read its description into @info: the
+ * reader, or NULL (said on a "#" line) if the file does not open or has no
+ * description.
+ */
+static inline struct nprof_ntff_reader *ntff_open_in(const char *dir, const char *name,
+						     struct nprof_ntff_info *info)
+{
+	struct nprof_ntff_reader *r;
+	char path[2 * PATH_MAX];
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+		return NULL;
+	r = nprof_ntff_reader_open(path, NPROF_NTFF_READ_VERIFY_AT_OPEN);
+	if (!r) {
+		printf("#   %s: %s\n", path, nprof_strerror_last());
+		return NULL;
 	}
-	closedir(d);
-	return found;
+	info->size = sizeof(*info);
+	if (nprof_ntff_reader_info(r, info)) {
+		nprof_ntff_reader_close(r);
+		return NULL;
+	}
+	return r;
 }
 
 /*
@@ -254,23 +285,12 @@ static inline bool dir_first(const char *dir, char *out, size_t len)
  */
 static inline long ntff_check(const char *dir, const char *name, struct nprof_ntff_info *info)
 {
-	struct nprof_ntff_reader *r;
-	char path[2 * PATH_MAX];
+	struct nprof_ntff_reader *r = ntff_open_in(dir, name, info);
 	long total = 0;
 	int n, i;
 
-	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+	if (!r)
 		return -1;
-	r = nprof_ntff_reader_open(path, NPROF_NTFF_READ_VERIFY_AT_OPEN);
-	if (!r) {
-		printf("#   %s: %s\n", path, nprof_strerror_last());
-		return -1;
-	}
-	info->size = sizeof(*info);
-	if (nprof_ntff_reader_info(r, info)) {
-		nprof_ntff_reader_close(r);
-		return -1;
-	}
 	n = nprof_ntff_reader_queue_count(r);
 	for (i = 0; i < n; i++) {
 		struct nprof_ntff_queue q = { .size = sizeof(q) };
@@ -290,19 +310,26 @@ static inline long ntff_check(const char *dir, const char *name, struct nprof_nt
 	return total;
 }
 
+/* @dir/@name validates and holds @entries entries, of executions @first to @last (0-0: none said). */
+static inline void check_execs(const char *dir, const char *name, long entries, uint64_t first,
+			       uint64_t last)
+{
+	struct nprof_ntff_info info;
+
+	CHECK_INT(ntff_check(dir, name, &info), entries);
+	CHECK_INT(info.exec_first, first);
+	CHECK_INT(info.exec_last, last);
+}
+
 /* The model name stored in an NTFF file, into @out. */
 static inline int ntff_model_name(const char *dir, const char *name, char *out, size_t len)
 {
-	struct nprof_ntff_info info = { .size = sizeof(info) };
-	struct nprof_ntff_reader *r;
-	char path[2 * PATH_MAX];
+	struct nprof_ntff_info info;
+	struct nprof_ntff_reader *r = ntff_open_in(dir, name, &info);
 
-	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
-		return -1;
-	r = nprof_ntff_reader_open(path, NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	if (!r)
 		return -1;
-	if (nprof_ntff_reader_info(r, &info) || !info.model_name) {
+	if (!info.model_name) {
 		nprof_ntff_reader_close(r);
 		return -1;
 	}
@@ -311,7 +338,6 @@ static inline int ntff_model_name(const char *dir, const char *name, char *out, 
 	return 0;
 }
 
-/* A configuration writing into @base with @activities; inspect enabled. */
 /*
  * A control page (record --control's, as record makes it): a memfd the
  * library finds through NPROF_CONTROL_FD_ENV, mapped here with @enabled
@@ -344,6 +370,15 @@ static inline struct nprof_control_page *control_page_new(int enabled, int *fdp)
 	return page;
 }
 
+/* Undo control_page_new(): the variable unset, the page unmapped, @fd closed. */
+static inline void control_page_free(struct nprof_control_page *page, int fd)
+{
+	unsetenv(NPROF_CONTROL_FD_ENV);
+	munmap(page, sizeof(*page));
+	close(fd);
+}
+
+/* A configuration writing into @base with @activities; inspect enabled. */
 static inline struct nprof_inspect_config *cfg_new(const char *base, unsigned int activities,
 						   enum nprof_device_profile_mode mode)
 {
@@ -364,6 +399,198 @@ static inline struct nprof_inspect_config *cfg_new(const char *base, unsigned in
 	for (t = 0; t < NPROF_QUEUE_TYPES; t++)
 		nprof_inspect_config_set_ring_size(cfg, t, 1ULL << 20);
 	return cfg;
+}
+
+/* Capture on cores @first to @last of @cfg only. */
+static inline void cfg_cores(struct nprof_inspect_config *cfg, uint32_t first, uint32_t last)
+{
+	uint32_t nc;
+
+	for (nc = 0; nc < NPROF_MAX_CORES; nc++)
+		nprof_inspect_config_set_capture_enabled_for_nc(cfg, nc, nc >= first && nc <= last);
+}
+
+/*
+ * One execution of @m running @iterations, failing if @fail: 0, or the
+ * execution's error, or -1000 if its status is not the one expected.
+ */
+static inline int fakex_run(struct nprof_model *m, uint32_t iterations, bool fail)
+{
+	struct nprof_sim_program p = fakex_prog(iterations, fail);
+	struct nprof_sim_result res = { .size = sizeof(res) };
+	int ret = nprof_model_sim_execute(m, &p, &res);
+
+	if (!ret && res.status != (fail ? 1004u : 0u))
+		return -1000;
+	return ret;
+}
+
+/* ---- range settings of the configuration ------------------------------------- */
+
+/*
+ * One step of a test of a range setting (executions, iterations): parse
+ * @env ("NAME=value") into the configuration, or with @env NULL set
+ * @first-@last; the step must return @ret, and when it succeeds the
+ * getter must read @first-@last back.
+ */
+struct range_step {
+	const char *env;
+	uint64_t first, last;
+	int ret;
+};
+
+typedef int (*cfg_range_set_fn)(struct nprof_inspect_config *cfg, uint64_t first, uint64_t last);
+typedef int (*cfg_range_get_fn)(const struct nprof_inspect_config *cfg, uint64_t *first,
+				uint64_t *last);
+
+/*
+ * The test of a range setting: a new configuration has none (0-0), @n
+ * @steps run in order through @set and @get, neither takes a NULL
+ * configuration or pointer, and the @other range setting stays 0-0
+ * throughout.
+ */
+static inline void check_range_setting(cfg_range_set_fn set, cfg_range_get_fn get,
+				       cfg_range_get_fn other, const struct range_step *steps,
+				       size_t n)
+{
+	struct nprof_inspect_config *cfg = nprof_inspect_config_allocate();
+	uint64_t a = 7, b = 7;
+	size_t i;
+
+	CHECK(cfg != NULL);
+	if (!cfg)
+		return;
+	CHECK_INT(get(cfg, &a, &b), 0);
+	CHECK_INT(a, 0);
+	CHECK_INT(b, 0);
+	for (i = 0; i < n; i++) {
+		const struct range_step *st = &steps[i];
+		char *env[2] = { (char *)st->env, NULL };
+		int ret;
+
+		ret = st->env ? nprof_inspect_config_parse_envp(cfg, env) :
+				set(cfg, st->first, st->last);
+		if (ret != st->ret)
+			FAIL("step %zu (%s %llu-%llu) returned %d, expected %d", i,
+			     st->env ? st->env : "set", (unsigned long long)st->first,
+			     (unsigned long long)st->last, ret, st->ret);
+		if (ret || st->ret)
+			continue;
+		a = b = 7;
+		CHECK_INT(get(cfg, &a, &b), 0);
+		if (a != st->first || b != st->last)
+			FAIL("step %zu (%s): read back %llu-%llu, expected %llu-%llu", i,
+			     st->env ? st->env : "set", (unsigned long long)a,
+			     (unsigned long long)b, (unsigned long long)st->first,
+			     (unsigned long long)st->last);
+	}
+	CHECK_INT(set(NULL, 1, 1), -EINVAL);
+	CHECK_INT(get(cfg, NULL, &b), -EINVAL);
+	CHECK_INT(get(cfg, &a, NULL), -EINVAL);
+	a = b = 7;
+	CHECK_INT(other(cfg, &a, &b), 0);
+	CHECK_INT(a, 0);
+	CHECK_INT(b, 0);
+	nprof_inspect_config_free(cfg);
+}
+
+/* ---- one session on fake devices ------------------------------------------------ */
+
+/*
+ * The frame most session tests share: a scratch directory made the current
+ * one, @ndev fake trn2 devices, and a configuration (cfg_new()) of
+ * @activities and @mode writing into out/. fxs_open() makes them, the test
+ * adjusts f->cfg (and may add a control page with fxs_control()),
+ * fxs_begin() begins the session and puts its directory into f->dir;
+ * fxs_close() closes the session (again, if the test did) and undoes the
+ * rest.
+ */
+struct fx_session {
+	struct scratch s;
+	struct fakex x;
+	struct nprof_inspect_config *cfg;
+	char dir[PATH_MAX];
+	struct nprof_control_page *page;
+	int page_fd;
+};
+
+static inline void fxs_open(struct fx_session *f, int ndev, unsigned int activities,
+			    enum nprof_device_profile_mode mode)
+{
+	memset(f->dir, 0, sizeof(f->dir));
+	f->page = NULL;
+	f->page_fd = -1;
+	CHECK(!scratch_enter(&f->s));
+	CHECK_INT(fakex_setup(&f->x, ndev), 0);
+	f->cfg = cfg_new("out", activities, mode);
+	CHECK(f->cfg != NULL);
+}
+
+
+
+static inline void fxs_begin(struct fx_session *f)
+{
+	CHECK_INT(nprof_inspect_begin_with_options(f->cfg), 0);
+	CHECK(nprof_inspect_session_dir(f->dir, sizeof(f->dir)) > 0);
+}
+
+/*
+ * Load model @name (@id) on @core, run it @executions times, execution e
+ * of @iterations iterations (of e when @iterations is 0), after
+ * @before(@f, e) if given; then stop the session. The model, or NULL (the
+ * case failed) if it did not load.
+ */
+static inline struct nprof_model *fxs_run_model(struct fx_session *f, const char *name,
+						uint32_t id, uint32_t core, uint32_t executions,
+						uint32_t iterations,
+						void (*before)(struct fx_session *f, uint32_t e))
+{
+	struct nprof_model *m = nprof_model_load(name, id, core);
+	uint32_t e;
+
+	CHECK(m != NULL);
+	for (e = 1; m && e <= executions; e++) {
+		if (before)
+			before(f, e);
+		CHECK_INT(fakex_run(m, iterations ? iterations : e, false), 0);
+	}
+	CHECK_INT(nprof_inspect_stop(), 0);
+	return m;
+}
+
+static inline void fxs_close(struct fx_session *f)
+{
+	nprof_inspect_close();
+	nprof_inspect_config_free(f->cfg);
+	fakex_teardown(&f->x);
+	scratch_leave(&f->s);
+	if (f->page)
+		control_page_free(f->page, f->page_fd);
+}
+
+/*
+ * A control page with capture @enabled, which the session maps at its
+ * begin; false (the case failed, the frame closed) if there is none.
+ */
+static inline bool fxs_control(struct fx_session *f, int enabled)
+{
+	f->page = control_page_new(enabled, &f->page_fd);
+	if (!f->page)
+		fxs_close(f);
+	return f->page != NULL;
+}
+
+/* The session directory out/<instance>-<pid>/<ns> that child @pid made. */
+static inline bool child_session_dir(pid_t pid, char *out, size_t len)
+{
+	char inst[NPROF_INSTANCE_ID_MAX + 1], parent[PATH_MAX], leaf[NAME_MAX + 1];
+
+	if (nprof_output_instance_id(NULL, inst, sizeof(inst)) < 0)
+		return false;
+	snprintf(parent, sizeof(parent), "out/%s-%ld", inst, (long)pid);
+	if (!dir_first(parent, leaf, sizeof(leaf)))
+		return false;
+	return snprintf(out, len, "%s/%s", parent, leaf) < (int)len;
 }
 
 #endif /* NPROF_INSPECT_UTIL_H */

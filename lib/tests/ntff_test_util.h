@@ -35,25 +35,37 @@ static inline const char *fresh_dir(void)
 	return mkdtemp(dir);
 }
 
-static inline void *ntff_test_read_whole(const char *path, size_t *len)
+/*
+ * A writer of @name in a fresh scratch directory (dir): NULL (the case
+ * failed, the directory gone) if either cannot be made.
+ */
+/* A writer of @name in @d; NULL (the case failed) if it cannot be made. */
+static inline struct nprof_ntff_writer *new_writer(const char *d, const char *name)
 {
-	struct stat st;
-	void *buf;
-	int fd = open(path, O_RDONLY);
+	struct nprof_ntff_writer *w = nprof_ntff_writer_create(d, name, 0);
 
-	if (fd < 0 || fstat(fd, &st)) {
-		if (fd >= 0)
-			close(fd);
+	if (!w)
+		FAIL("cannot create %s/%s: %s", d, name, nprof_strerror_last());
+	return w;
+}
+
+static inline struct nprof_ntff_writer *fresh_writer(const char *name)
+{
+	struct nprof_ntff_writer *w;
+
+	if (!fresh_dir()) {
+		FAIL("mkdtemp");
 		return NULL;
 	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (buf && read(fd, buf, (size_t)st.st_size) != st.st_size) {
-		free(buf);
-		buf = NULL;
-	}
-	close(fd);
-	*len = (size_t)st.st_size;
-	return buf;
+	w = new_writer(dir, name);
+	if (!w)
+		rm_rf(dir);
+	return w;
+}
+
+static inline void *ntff_test_read_whole(const char *path, size_t *len)
+{
+	return read_whole(path, len);
 }
 
 static inline int write_whole(const char *path, const void *buf, size_t len)
@@ -165,17 +177,52 @@ struct sample {
 	size_t len;
 };
 
-static inline int load_sample(struct sample *s)
+/* A function that writes a file @name in @d; its path into @path. */
+typedef int (*ntff_test_write_fn)(const char *d, const char *name, char *path, size_t plen);
+
+/* The bytes of the file @write makes under @name in a scratch directory, into @s. */
+static inline int load_written(struct sample *s, ntff_test_write_fn write, const char *name)
 {
 	char path[PATH_MAX];
 
+	s->buf = NULL;
 	if (!fresh_dir())
 		return -1;
-	if (ntff_test_write_sample(dir, "s.ntff", path, sizeof(path)))
+	if (write(dir, name, path, sizeof(path))) {
+		rm_rf(dir);
 		return -1;
+	}
 	s->buf = ntff_test_read_whole(path, &s->len);
 	rm_rf(dir);
 	return s->buf ? 0 : -1;
+}
+
+/* The bytes of ntff_test_write_sample()'s file, into @s. */
+static inline int load_sample(struct sample *s)
+{
+	return load_written(s, ntff_test_write_sample, "s.ntff");
+}
+
+/* A reader of the @len bytes at @buf, verified at open; NULL (the case failed) if none. */
+static inline struct nprof_ntff_reader *open_buf(const void *buf, size_t len)
+{
+	struct nprof_ntff_reader *r = NULL;
+
+	if (buf)
+		r = nprof_ntff_reader_open_mem(buf, len, NPROF_NTFF_READ_VERIFY_AT_OPEN);
+	if (!r)
+		FAIL("the file does not open: %s", nprof_strerror_last());
+	return r;
+}
+
+/* @load into @s: true when @s holds the file, else the case failed. */
+static inline bool got_sample(int (*load)(struct sample *s), struct sample *s)
+{
+	if (load(s) || !s->buf) {
+		FAIL("cannot make the sample file");
+		return false;
+	}
+	return true;
 }
 
 /* Re-seal the header checksum after editing header fields. */
@@ -255,6 +302,40 @@ static inline unsigned char *with_metadata(const struct sample *s, void (*edit)(
 	nprof_ntff_header_encode(&h, out);
 	ntff_test_reseal(out);
 	return out;
+}
+
+/* An edit of a sample's metadata (with_metadata()). */
+typedef void (*ntff_test_edit_fn)(Neuronprof__Ntff__NtffInfo *m);
+
+/*
+ * The sample @s with its metadata edited by @edit and then, unless @off is
+ * 0, the header's 16-bit field at @off (8: the major version, 10: the
+ * minor) set to @v, resealed: a buffer of *@len bytes the caller frees, or
+ * NULL (the case failed) if it cannot be made.
+ */
+static inline unsigned char *with_edit(const struct sample *s, ntff_test_edit_fn edit, size_t off,
+				       uint16_t v, size_t *len)
+{
+	unsigned char *b = with_metadata(s, edit, len);
+
+	CHECK(b != NULL);
+	if (b && off) {
+		put16(b, off, v);
+		ntff_test_reseal(b);
+	}
+	return b;
+}
+
+/* The file with_edit() makes must be refused at open with @err and @msg. */
+static inline void expect_edit_rejected(const struct sample *s, ntff_test_edit_fn edit, size_t off,
+					uint16_t v, int err, const char *msg)
+{
+	size_t len;
+	unsigned char *b = with_edit(s, edit, off, v, &len);
+
+	if (b)
+		expect_reject(b, len, err, msg);
+	free(b);
 }
 
 static inline int ntff_test_write_raw(const char *d, const char *name, const struct nprof_ntff_info *info,

@@ -2,7 +2,8 @@
 /*
  * Questions the session-layer host tests ask about the ntrace.pb a session
  * wrote (decoded with the library's generated protobuf-c code): how many
- * events of a kind, on which core, with which attribute or model.
+ * events of a kind, on which core, with which attribute or model; and any
+ * system-profile file decoded (pb_load()).
  */
 #ifndef NPROF_NTRACE_UTIL_H
 #define NPROF_NTRACE_UTIL_H
@@ -18,29 +19,33 @@
 
 #include <neuronprof/sys_trace.h>
 
+#include "harness.h"
 #include "system_profile.pb-c.h"
+
+/*
+ * Message @desc decoded from file @name in @dir (of path @name when @dir is
+ * NULL); NULL if it cannot be read or decoded. Release with
+ * protobuf_c_message_free_unpacked().
+ */
+static inline void *pb_load(const ProtobufCMessageDescriptor *desc, const char *dir, const char *name)
+{
+	char path[2 * PATH_MAX];
+	size_t len = 0;
+	void *buf, *m;
+
+	if (snprintf(path, sizeof(path), "%s%s%s", dir ? dir : "", dir ? "/" : "", name) >=
+	    (int)sizeof(path))
+		return NULL;
+	buf = read_whole(path, &len);
+	m = buf ? protobuf_c_message_unpack(desc, NULL, len, buf) : NULL;
+	free(buf);
+	return m;
+}
 
 /* ntrace.pb of @dir decoded, or NULL; release with ntrace_free(). */
 static inline Neuronprof__System__Ntrace *ntrace_load(const char *dir)
 {
-	Neuronprof__System__Ntrace *nt = NULL;
-	char path[2 * PATH_MAX];
-	uint8_t *buf = NULL;
-	struct stat st;
-	int fd;
-
-	if (snprintf(path, sizeof(path), "%s/ntrace.pb", dir) >= (int)sizeof(path))
-		return NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	if (!fstat(fd, &st) && st.st_size >= 0)
-		buf = malloc((size_t)st.st_size + 1);
-	if (buf && read(fd, buf, (size_t)st.st_size) == st.st_size)
-		nt = neuronprof__system__ntrace__unpack(NULL, (size_t)st.st_size, buf);
-	free(buf);
-	close(fd);
-	return nt;
+	return pb_load(&neuronprof__system__ntrace__descriptor, dir, "ntrace.pb");
 }
 
 static inline void ntrace_free(Neuronprof__System__Ntrace *nt)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the system trace tests (test_sys_trace_*.c) share: the helpers that
- * restart and finish the trace, read its statistics and record an event.
+ * read the trace's statistics and record an event; trace_util.h's restart
+ * and end it.
  */
 #ifndef NPROF_TEST_SYS_TRACE_TEST_UTIL_H
 #define NPROF_TEST_SYS_TRACE_TEST_UTIL_H
@@ -23,39 +24,11 @@
 
 #include "harness.h"
 #include "special_files.h"
+#include "trace_util.h"
 #include "trace/sys_trace_internal.h"
 #include "system_profile.pb-c.h"
 
 #define SRC_RT	NPROF_SYS_TRACE_SRC_NEURON_RT
-
-/* Start a fresh trace with @cfg (or the defaults with @max events per core). */
-static inline int restart(const struct nprof_sys_trace_config *cfg, uint64_t max)
-{
-	struct nprof_sys_trace_config *def = NULL;
-	int ret;
-
-	nprof_sys_trace_stop();
-	nprof_sys_trace_release();
-	if (!cfg) {
-		def = nprof_sys_trace_config_allocate();
-		if (!def)
-			return -ENOMEM;
-		if (max)
-			nprof_sys_trace_config_set_max_events_per_nc(def, max);
-		cfg = def;
-	}
-	ret = nprof_sys_trace_start(cfg);
-	nprof_sys_trace_config_free(def);
-	if (ret)
-		printf("# start: %s\n", nprof_strerror_last());
-	return ret;
-}
-
-static inline void finish(void)
-{
-	nprof_sys_trace_stop();
-	nprof_sys_trace_release();
-}
 
 static inline struct nprof_sys_trace_stats stats_of(uint32_t core)
 {

@@ -83,6 +83,23 @@ int nprof_b(void) { return 2; }
 int nprof_c(void) { return 3; }
 #endif
 EOF
+# vmap NODE-1.0-SYMBOLS NODE-1.1-SYMBOLS [orphan]: a version script whose
+# NEURONPROF_1.0 exports the first list (words; "" for none), NEURONPROF_1.1
+# the second, the 1.1 node inheriting 1.0 unless the third word is orphan.
+vmap() {
+	printf 'NEURONPROF_1.0 {\n'
+	if [ -n "$1" ]; then
+		printf '\tglobal:\n'
+		printf '\t\t%s;\n' $1
+	fi
+	printf '\tlocal:\n\t\t*;\n};\nNEURONPROF_1.1 {\n\tglobal:\n'
+	printf '\t\t%s;\n' $2
+	if [ "${3:-}" = orphan ]; then
+		printf '};\n'
+	else
+		printf '} NEURONPROF_1.0;\n'
+	fi
+}
 mklib() { # mklib NAME MAP-TEXT [CFLAGS...]
 	name=$1 map=$2
 	shift 2
@@ -90,6 +107,14 @@ mklib() { # mklib NAME MAP-TEXT [CFLAGS...]
 	rm -f "$work/$name.so"
 	"$cc" -shared -fPIC -o "$work/$name.so" "$@" -Wl,--version-script="$work/$name.map" "$work/lib.c" ||
 		not_ok "the made-up library $name links"
+}
+check_passes() { # check_passes WHAT VERSION LIB MAP ABI
+	if out=$(VERSION=$2 sh "$here/check-exports.sh" "$3" "$4" "$5" 2>&1); then
+		ok "$1"
+	else
+		printf '%s\n' "$out" | sed 's/^/# /'
+		not_ok "$1"
+	fi
 }
 check_fails() { # check_fails WHAT EXPECTED-MESSAGE VERSION LIB MAP ABI
 	what=$1 msg=$2
@@ -105,35 +130,11 @@ check_fails() { # check_fails WHAT EXPECTED-MESSAGE VERSION LIB MAP ABI
 	fi
 }
 printf 'NEURONPROF_1.0 nprof_a\nNEURONPROF_1.1 nprof_b\n' > "$work/good.abi"
-good_map='NEURONPROF_1.0 {
-	global:
-		nprof_a;
-	local:
-		*;
-};
-NEURONPROF_1.1 {
-	global:
-		nprof_b;
-} NEURONPROF_1.0;'
-mklib good "$good_map"
-if out=$(VERSION=1.1.0 sh "$here/check-exports.sh" "$work/good.so" "$work/good.map" "$work/good.abi" 2>&1); then
-	ok "a library whose nodes match its list passes"
-else
-	printf '%s\n' "$out" | sed 's/^/# /'
-	not_ok "a library whose nodes match its list passes"
-fi
+mklib good "$(vmap nprof_a nprof_b)"
+check_passes "a library whose nodes match its list passes" \
+	1.1.0 "$work/good.so" "$work/good.map" "$work/good.abi"
 # A new symbol added to the released 1.0 node.
-mklib old-node 'NEURONPROF_1.0 {
-	global:
-		nprof_a;
-		nprof_c;
-	local:
-		*;
-};
-NEURONPROF_1.1 {
-	global:
-		nprof_b;
-} NEURONPROF_1.0;' -DWITH_C
+mklib old-node "$(vmap "nprof_a nprof_c" nprof_b)" -DWITH_C
 check_fails "a new symbol added to an old node is caught" "+NEURONPROF_1.0 nprof_c" \
 	1.1.0 "$work/old-node.so" "$work/old-node.map" "$work/good.abi"
 # ... and listed in the new node, but put in the old one in the map.
@@ -141,28 +142,11 @@ printf 'NEURONPROF_1.0 nprof_a\nNEURONPROF_1.1 nprof_b\nNEURONPROF_1.1 nprof_c\n
 check_fails "a symbol the list puts in 1.1 but the map in 1.0 is caught" "-NEURONPROF_1.1 nprof_c" \
 	1.1.0 "$work/old-node.so" "$work/old-node.map" "$work/c-in-1.1.abi"
 # A released symbol moved to the newer node.
-mklib moved 'NEURONPROF_1.0 {
-	local:
-		*;
-};
-NEURONPROF_1.1 {
-	global:
-		nprof_a;
-		nprof_b;
-} NEURONPROF_1.0;'
+mklib moved "$(vmap "" "nprof_a nprof_b")"
 check_fails "a symbol moved from 1.0 to 1.1 is caught" "-NEURONPROF_1.0 nprof_a" \
 	1.1.0 "$work/moved.so" "$work/moved.map" "$work/good.abi"
 # A 1.1 node that does not inherit 1.0.
-mklib orphan 'NEURONPROF_1.0 {
-	global:
-		nprof_a;
-	local:
-		*;
-};
-NEURONPROF_1.1 {
-	global:
-		nprof_b;
-};'
+mklib orphan "$(vmap nprof_a nprof_b orphan)"
 check_fails "a node that does not inherit the one before it is caught" \
 	"version node NEURONPROF_1.1 inherits nothing where it should inherit NEURONPROF_1.0" \
 	1.1.0 "$work/orphan.so" "$work/orphan.map" "$work/good.abi"
@@ -180,26 +164,12 @@ int nprof_a_1_0(void) { return 1; }
 int nprof_a_1_1(void) { return 11; }
 int nprof_b(void) { return 2; }
 EOF
-printf '%s\n' 'NEURONPROF_1.0 {
-	global:
-		nprof_a;
-	local:
-		*;
-};
-NEURONPROF_1.1 {
-	global:
-		nprof_a;
-		nprof_b;
-} NEURONPROF_1.0;' > "$work/twover.map"
+vmap nprof_a "nprof_a nprof_b" > "$work/twover.map"
 "$cc" -shared -fPIC -o "$work/twover.so" -Wl,--version-script="$work/twover.map" "$work/twover.c" ||
 	not_ok "the made-up library twover links"
 printf 'NEURONPROF_1.0 nprof_a\nNEURONPROF_1.1 nprof_a\nNEURONPROF_1.1 nprof_b\n' > "$work/twover.abi"
-if out=$(VERSION=1.1.0 sh "$here/check-exports.sh" "$work/twover.so" "$work/twover.map" "$work/twover.abi" 2>&1); then
-	ok "a function with an old and a default version, both listed, passes"
-else
-	printf '%s\n' "$out" | sed 's/^/# /'
-	not_ok "a function with an old and a default version, both listed, passes"
-fi
+check_passes "a function with an old and a default version, both listed, passes" \
+	1.1.0 "$work/twover.so" "$work/twover.map" "$work/twover.abi"
 check_fails "a function's default version missing from the list is caught" "+NEURONPROF_1.1 nprof_a" \
 	1.1.0 "$work/twover.so" "$work/twover.map" "$work/good.abi"
 # An old version whose default version is gone.
@@ -210,6 +180,18 @@ printf 'NEURONPROF_1.0 nprof_a\nNEURONPROF_1.1 nprof_b\n' > "$work/lone.abi"
 check_fails "an old version with no default version in a newer node is caught" \
 	"nprof_a@NEURONPROF_1.0 is an old version with no default version in a newer node" \
 	1.1.0 "$work/lone.so" "$work/twover.map" "$work/lone.abi"
+# debian_refuses WHAT SYMBOLS MESSAGE: debian_agrees finds SYMBOLS at odds
+# with good.abi and says MESSAGE.
+debian_refuses() {
+	if out=$(debian_agrees "$work/good.abi" "$2"); then
+		not_ok "$1"
+	elif printf '%s\n' "$out" | grep -qF -- "$3"; then
+		ok "$1"
+	else
+		printf '%s\n' "$out"
+		not_ok "$1"
+	fi
+}
 # Symbols files that disagree with the list.
 printf 'lib.so.1 lib1 #MINVER#\n NEURONPROF_1.0@NEURONPROF_1.0 1.0.0\n NEURONPROF_1.1@NEURONPROF_1.1 1.1.0\n nprof_a@NEURONPROF_1.0 1.0.0\n nprof_b@NEURONPROF_1.1 1.1.0\n' \
 	> "$work/good.symbols"
@@ -219,25 +201,13 @@ else
 	not_ok "a symbols file that agrees with its list passes"
 fi
 sed 's/^ nprof_b@NEURONPROF_1.1 1.1.0$/ nprof_b@NEURONPROF_1.1 1.0.0/' "$work/good.symbols" > "$work/early.symbols"
-if out=$(debian_agrees "$work/good.abi" "$work/early.symbols"); then
-	not_ok "a 1.1 symbol the symbols file dates 1.0.0 is caught"
-elif printf '%s\n' "$out" | grep -qF "nprof_b@NEURONPROF_1.1 1.0.0 (node NEURONPROF_1.1 is 1.1.0)"; then
-	ok "a 1.1 symbol the symbols file dates 1.0.0 is caught"
-else
-	printf '%s\n' "$out"
-	not_ok "a 1.1 symbol the symbols file dates 1.0.0 is caught"
-fi
+debian_refuses "a 1.1 symbol the symbols file dates 1.0.0 is caught" "$work/early.symbols" \
+	"nprof_b@NEURONPROF_1.1 1.0.0 (node NEURONPROF_1.1 is 1.1.0)"
 sed 's/NEURONPROF_1.1 1.1.0$/NEURONPROF_1.0 1.0.0/; s/^ nprof_b@NEURONPROF_1.1/ nprof_b@NEURONPROF_1.0/' \
 	"$work/good.symbols" > "$work/wrong-node.symbols"
 grep -v '^ nprof_a@' "$work/good.symbols" > "$work/missing.symbols"
 for f in wrong-node missing; do
-	if out=$(debian_agrees "$work/good.abi" "$work/$f.symbols"); then
-		not_ok "a symbols file with a $f symbol is caught"
-	elif printf '%s\n' "$out" | grep -q "list different symbols"; then
-		ok "a symbols file with a $f symbol is caught"
-	else
-		printf '%s\n' "$out"
-		not_ok "a symbols file with a $f symbol is caught"
-	fi
+	debian_refuses "a symbols file with a $f symbol is caught" "$work/$f.symbols" \
+		"list different symbols"
 done
 finish

@@ -26,6 +26,28 @@ else
 	not_ok "the library's objects have a cycle, an upward use or a use outside a may-call list"
 fi
 
+# caught WHAT RC OUT PATTERN...: ok if the check failed (RC not 0) and its
+# output OUT matches every grep PATTERN, and none of those written !PATTERN;
+# else OUT is shown and the case fails.
+caught() {
+	what=$1 rc=$2 out=$3
+	shift 3
+	good=1
+	[ "$rc" -ne 0 ] || good=0
+	for pat in "$@"; do
+		case $pat in
+		!*) ! printf '%s\n' "$out" | grep -q -- "${pat#!}" || good=0 ;;
+		*) printf '%s\n' "$out" | grep -q -- "$pat" || good=0 ;;
+		esac
+	done
+	if [ $good -eq 1 ]; then
+		ok "$what"
+	else
+		printf '%s\n' "$out"
+		not_ok "$what"
+	fi
+}
+
 work=$(mktemp -d "${TMPDIR:-/tmp}/nprof-layers.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/obj/util" "$work/obj/device" "$work/obj/session" "$work/nosrc" "$work/noinc"
@@ -49,25 +71,15 @@ fi
 # util calls device: an upward use, and a folder cycle.
 obj util/a 'int dd(void); int ua(void); int ua(void) { return 0; } int ub(void); int ub(void) { return dd(); }'
 out=$(fake "$work/obj")
-rc=$?
-if [ $rc -ne 0 ] && printf '%s\n' "$out" | grep -q 'upward use: util/a (layer 1) -> device/d (layer 3): dd' &&
-   printf '%s\n' "$out" | grep -q 'folder cycle: device <-> util'; then
-	ok "an upward use and the folder cycle it makes are caught"
-else
-	printf '%s\n' "$out"
-	not_ok "an upward use and the folder cycle it makes are caught"
-fi
+caught "an upward use and the folder cycle it makes are caught" $? "$out" \
+	'upward use: util/a (layer 1) -> device/d (layer 3): dd' \
+	'folder cycle: device <-> util'
 # Two files of one folder calling each other: a file cycle.
 obj util/a 'int ub(void); int ua(void); int ua(void) { return ub(); }'
 obj util/b 'int ua(void); int ub(void); int ub(void) { return ua(); }'
 out=$(fake "$work/obj")
-rc=$?
-if [ $rc -ne 0 ] && printf '%s\n' "$out" | grep -q 'file cycle: util/a <-> util/b'; then
-	ok "a file cycle inside a folder is caught"
-else
-	printf '%s\n' "$out"
-	not_ok "a file cycle inside a folder is caught"
-fi
+caught "a file cycle inside a folder is caught" $? "$out" \
+	'file cycle: util/a <-> util/b'
 # capture/ and trace/ share layer 4, but capture/ may not call trace/ (its
 # events go through trace/base/tracepoint.h): a sideways use without a cycle.
 rm -f "$work/obj/util/b.o"
@@ -76,27 +88,17 @@ mkdir -p "$work/obj/capture" "$work/obj/trace"
 obj trace/t 'int ua(void); int tt(void); int tt(void) { return ua(); }'
 obj capture/c 'int tt(void); int cc(void); int cc(void) { return tt(); }'
 out=$(fake "$work/obj")
-rc=$?
-if [ $rc -ne 0 ] && printf '%s\n' "$out" | grep -q "use outside what capture/ may call: capture/c -> trace/t: tt" &&
-   ! printf '%s\n' "$out" | grep -q 'cycle\|upward'; then
-	ok "a use on one layer outside the folder's may-call list is caught"
-else
-	printf '%s\n' "$out"
-	not_ok "a use on one layer outside the folder's may-call list is caught"
-fi
+caught "a use on one layer outside the folder's may-call list is caught" $? "$out" \
+	"use outside what capture/ may call: capture/c -> trace/t: tt" \
+	'!cycle\|upward'
 
 # trace/base/ sits inside trace/ but is a folder of its own on layer 1: a
 # use of trace/ from it runs up, and capture/ may call it but not trace/.
 mkdir -p "$work/obj/trace/base"
 obj trace/base/b 'int tt(void); int bb(void); int bb(void) { return tt(); }'
 out=$(fake "$work/obj")
-rc=$?
-if [ $rc -ne 0 ] && printf '%s\n' "$out" | grep -q "upward use: trace/base/b (layer 1) -> trace/t (layer 4): tt"; then
-	ok "a folder inside another is a folder of its own, with its own layer"
-else
-	printf '%s\n' "$out"
-	not_ok "a folder inside another is a folder of its own, with its own layer"
-fi
+caught "a folder inside another is a folder of its own, with its own layer" $? "$out" \
+	"upward use: trace/base/b (layer 1) -> trace/t (layer 4): tt"
 rm -f "$work/obj/trace/base/b.o"
 obj trace/base/b 'int bb(void); int bb(void) { return 1; }'
 obj capture/c 'int bb(void); int cc(void); int cc(void) { return bb(); }'
@@ -111,6 +113,14 @@ fi
 
 # ---- the real tree with one thing changed ----
 real() { $py "$here/check-layers.py" "$@" "$objdir"; }
+# readme_caught WHAT README PATTERN: the real tree against an edited README
+# fails and says PATTERN (an edit that changed nothing proves nothing).
+readme_caught() {
+	out=$(real --readme "$2")
+	rc=$?
+	cmp -s "$here/src/README" "$2" && rc=0
+	caught "$1" $rc "$out" "$3"
+}
 
 # The count of arrows up the layers is printed, and is 0.
 out=$(real)
@@ -124,64 +134,33 @@ fi
 # The layer table is the README's: capture/ moved down to layer 2 makes its
 # uses of device/ (layer 3) upward, with no change to the sources.
 sed 's|^4      capture/ |2      capture/ |' "$here/src/README" > "$work/README.lowered"
-out=$(real --readme "$work/README.lowered")
-rc=$?
-if ! cmp -s "$here/src/README" "$work/README.lowered" && [ $rc -ne 0 ] &&
-   printf '%s\n' "$out" | grep -q 'upward use: capture/[a-z_]* (layer 2) -> device/[a-z_]* (layer 3)'; then
-	ok "a README that lowers capture/ makes capture/'s calls of device/ upward"
-else
-	printf '%s\n' "$out"
-	not_ok "a README that lowers capture/ makes capture/'s calls of device/ upward"
-fi
+readme_caught "a README that lowers capture/ makes capture/'s calls of device/ upward" \
+	"$work/README.lowered" 'upward use: capture/[a-z_]* (layer 2) -> device/[a-z_]* (layer 3)'
 # ... and so is the may-call column: model/ may no longer call util/.
 awk '/^1      model\/ /{sub(/util\/$/, "nothing")} {print}' "$here/src/README" > "$work/README.nocall"
-out=$(real --readme "$work/README.nocall")
-rc=$?
-if ! cmp -s "$here/src/README" "$work/README.nocall" && [ $rc -ne 0 ] &&
-   printf '%s\n' "$out" | grep -q 'use outside what model/ may call: model/registry -> util/error: nprof_err'; then
-	ok "a README whose model/ may not call util/ fails model/'s calls of util/"
-else
-	printf '%s\n' "$out"
-	not_ok "a README whose model/ may not call util/ fails model/'s calls of util/"
-fi
+readme_caught "a README whose model/ may not call util/ fails model/'s calls of util/" \
+	"$work/README.nocall" 'use outside what model/ may call: model/registry -> util/error: nprof_err'
 # ... and so is the public headers' table: a header it leaves out fails.
 grep -v '^modes/ ' "$here/src/README" > "$work/README.noheader"
 out=$(real --readme "$work/README.noheader")
-rc=$?
-if [ $rc -ne 0 ] && printf '%s\n' "$out" | grep -q '<neuronprof/profile.h>: public header with no folder'; then
-	ok "a public header the README does not place fails"
-else
-	printf '%s\n' "$out"
-	not_ok "a public header the README does not place fails"
-fi
+caught "a public header the README does not place fails" $? "$out" \
+	'<neuronprof/profile.h>: public header with no folder'
 
 # An upward #include planted in a source file of the bottom layer.
 cp -R "$here/src" "$work/src"
 printf '#include "session/session_internal.h"\n' >> "$work/src/util/names.c"
 out=$(real --src "$work/src" --readme "$here/src/README")
-rc=$?
-if [ $rc -ne 0 ] &&
-   printf '%s\n' "$out" | grep -q 'upward include: util/names (layer 1) -> session/session_internal.h (layer 6)' &&
-   printf '%s\n' "$out" | grep -q ' arrows between folders, 1 running up the layers: util/ -> session/$'; then
-	ok "a planted upward include in a source file fails, and is counted"
-else
-	printf '%s\n' "$out"
-	not_ok "a planted upward include in a source file fails, and is counted"
-fi
+caught "a planted upward include in a source file fails, and is counted" $? "$out" \
+	'upward include: util/names (layer 1) -> session/session_internal.h (layer 6)' \
+	' arrows between folders, 1 running up the layers: util/ -> session/$'
 rm -rf "$work/src"
 
 # An upward #include planted in a public header (common.h is util/'s).
 cp -R "$here/include/neuronprof" "$work/inc"
 printf '#include <neuronprof/inspect.h>\n' >> "$work/inc/common.h"
 out=$(real --include "$work/inc")
-rc=$?
-if [ $rc -ne 0 ] &&
-   printf '%s\n' "$out" | grep -q 'upward include: <neuronprof/common.h> (layer 1) -> <neuronprof/inspect.h> (layer 6)'; then
-	ok "a planted upward include in a public header fails"
-else
-	printf '%s\n' "$out"
-	not_ok "a planted upward include in a public header fails"
-fi
+caught "a planted upward include in a public header fails" $? "$out" \
+	'upward include: <neuronprof/common.h> (layer 1) -> <neuronprof/inspect.h> (layer 6)'
 rm -rf "$work/inc"
 
 # Two headers of one folder that include each other: a file cycle.
@@ -189,13 +168,7 @@ cp -R "$here/src" "$work/src"
 printf '#include "trace/base/tracepoint.h"\n' >> "$work/src/trace/base/sys_trace_clock.h"
 printf '#include "trace/base/sys_trace_clock.h"\n' >> "$work/src/trace/base/tracepoint.h"
 out=$(real --src "$work/src" --readme "$here/src/README")
-rc=$?
-if [ $rc -ne 0 ] &&
-   printf '%s\n' "$out" | grep -q 'file cycle: trace/base/sys_trace_clock.h <-> trace/base/tracepoint.h'; then
-	ok "two headers that include each other are a file cycle"
-else
-	printf '%s\n' "$out"
-	not_ok "two headers that include each other are a file cycle"
-fi
+caught "two headers that include each other are a file cycle" $? "$out" \
+	'file cycle: trace/base/sys_trace_clock.h <-> trace/base/tracepoint.h'
 rm -rf "$work/src"
 finish

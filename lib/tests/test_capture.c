@@ -13,47 +13,10 @@
 
 #include <neuronprof/capture.h>
 
-#include "capture/capture_internal.h"
-#include "fake_device.h"
-#include "harness.h"
+#include "capture_fixture.h"
 #include "trace_util.h"
 
 #define ES	64u
-
-struct fixture {
-	struct fake_dev *fd;
-	struct nprof_device *dev;
-	struct nprof_capture *cap;
-	char dir[64];
-};
-
-/*
- * An engine on a fresh fake device described by @info with @flags
- * (NPROF_CAPTURE_ZERO_COPY or 0: streaming) and its spools in @spool_dir
- * (NULL: the fixture's scratch directory).
- */
-static int setup_device(struct fixture *f, const struct nprof_device_info *info,
-			uint64_t ring_size, uint32_t flags, const char *spool_dir)
-{
-	struct nprof_capture_opts opts = { .size = sizeof(opts) };
-	const char *tmp = getenv("TMPDIR");
-	int t;
-
-	memset(f, 0, sizeof(*f));
-	snprintf(f->dir, sizeof(f->dir), "%s/nprof-capture-test.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(f->dir))
-		return -1;
-	f->fd = fake_dev_new();
-	f->dev = nprof_device_create(info, &fake_ops, f->fd);
-	for (t = 0; t < NPROF_QUEUE_TYPES; t++)
-		opts.ring_size[t] = ring_size;
-	opts.flags = flags;
-	opts.spool_dir = spool_dir ? spool_dir : f->dir;
-	f->cap = nprof_capture_create(f->dev, &opts);
-	if (!f->fd || !f->dev || !f->cap)
-		return -1;
-	return 0;
-}
 
 /* An engine on a fresh fake trn2 device (see setup_device()). */
 static int setup_mode(struct fixture *f, uint64_t ring_size, uint32_t flags, const char *spool_dir)
@@ -69,30 +32,10 @@ static int setup(struct fixture *f, uint64_t ring_size)
 	return setup_mode(f, ring_size, NPROF_CAPTURE_ZERO_COPY, NULL);
 }
 
-static void teardown(struct fixture *f)
-{
-	nprof_capture_close(f->cap);
-	if (f->fd)
-		CHECK_INT(fake_subscribed(f->fd), 0);
-	nprof_device_close(f->dev);
-	if (f->fd)
-		fake_dev_free(f->fd);
-	rm_rf(f->dir);
-}
-
 static struct fake_queue *queue(struct fixture *f, uint32_t kind, uint32_t index, uint32_t type,
 				uint32_t engine)
 {
 	return fake_find(f->fd, kind, index, type, engine);
-}
-
-static char *file_of(struct fixture *f, uint32_t nc, uint64_t id)
-{
-	static char path[256];
-
-	snprintf(path, sizeof(path), "%s/profile_nc_%u_session_%llu.ntff", f->dir, nc,
-		 (unsigned long long)id);
-	return path;
 }
 
 /*
@@ -127,6 +70,26 @@ static int find_record(struct nprof_ntff_reader *r, uint32_t kind, uint32_t inde
 			return i;
 	}
 	return -1;
+}
+
+/*
+ * The file of session @id of core @nc, open, and its record of the core's
+ * queue @type (engine 0) in @q; NULL (the case failed) if either is not
+ * there.
+ */
+static struct nprof_ntff_reader *open_record(struct fixture *f, uint32_t nc, uint64_t id,
+					     uint32_t type, struct nprof_ntff_queue *q)
+{
+	struct nprof_ntff_reader *r;
+
+	r = nprof_ntff_reader_open(file_of(f, nc, id), NPROF_NTFF_READ_VERIFY_AT_OPEN);
+	CHECK(r != NULL);
+	if (r && find_record(r, NPROF_TARGET_CORE, nc, type, 0, q) < 0) {
+		FAIL("no record of core %u queue type %u in %s", nc, type, file_of(f, nc, id));
+		nprof_ntff_reader_close(r);
+		r = NULL;
+	}
+	return r;
 }
 
 TEST(state_machine_errors)
@@ -450,16 +413,14 @@ TEST(reused_rings_wrap_and_sessions_serialize_out_of_order)
 	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id1, f.dir), 0);
 	CHECK_INT(fake_subscribed(f.fd), 0);
 
-	r = nprof_ntff_reader_open(file_of(&f, 0, id0), NPROF_NTFF_READ_VERIFY_AT_OPEN);
-	CHECK(r && find_record(r, NPROF_TARGET_CORE, 0, NEURONPROF_QT_INFER_STATUS, 0, &q) >= 0);
+	r = open_record(&f, 0, id0, NEURONPROF_QT_INFER_STATUS, &q);
 	if (r) {
 		CHECK_INT(q.entry_count, 40);
 		CHECK_INT(q.last_seq, 39);
 		CHECK_INT(q.lost_count, 0);
 		nprof_ntff_reader_close(r);
 	}
-	r = nprof_ntff_reader_open(file_of(&f, 0, id1), NPROF_NTFF_READ_VERIFY_AT_OPEN);
-	CHECK(r && find_record(r, NPROF_TARGET_CORE, 0, NEURONPROF_QT_INFER_STATUS, 0, &q) >= 0);
+	r = open_record(&f, 0, id1, NEURONPROF_QT_INFER_STATUS, &q);
 	if (r) {
 		/* seq 45..63 delivered, 64..74 lost, 75..94 delivered. */
 		CHECK_INT(q.entry_count, 39);
@@ -484,7 +445,7 @@ TEST(reused_rings_wrap_and_sessions_serialize_out_of_order)
 TEST(failed_serialize_keeps_the_session)
 {
 	struct fixture f;
-	char missing[128];
+	char missing[sizeof(f.dir) + 16];
 	uint64_t id;
 
 	if (setup(&f, 0))
@@ -524,8 +485,7 @@ TEST(capture_events_once_per_capture)
 	CHECK_INT(nprof_capture_session_start(f.cap, 1), -EBUSY);
 	CHECK_INT(trace_take(1, &tlog), 24 + 1);
 	CHECK_INT(trace_count(&tlog, NPROF_EV_NQ_SUBSCRIBE), 24);
-	r = trace_nth(&tlog, NPROF_EV_PROFILE_START, 0);
-	CHECK(r != NULL);
+	r = trace_want(&tlog, NPROF_EV_PROFILE_START, 0);
 	if (r) {
 		CHECK_INT(r->core, 1);
 		CHECK_INT(r->flags, 0);
@@ -537,15 +497,13 @@ TEST(capture_events_once_per_capture)
 	CHECK_INT(trace_take(1, &tlog), 24 + 1 + 1);
 	CHECK_INT(trace_count(&tlog, NPROF_EV_NQ_DRAIN), 24);
 	CHECK_INT(rec_uint(trace_nth(&tlog, NPROF_EV_NQ_DRAIN, 5), "flush"), 1);
-	r = trace_nth(&tlog, NPROF_EV_NQ_OVERFLOW, 0);
-	CHECK(r != NULL);
+	r = trace_want(&tlog, NPROF_EV_NQ_OVERFLOW, 0);
 	if (r) {
 		CHECK_STR(rec_str(r, "queue_type"), "EVENT");
 		CHECK_INT(rec_uint(r, "engine"), 0);
 		CHECK_INT(rec_uint(r, "lost"), 36);
 	}
-	r = trace_nth(&tlog, NPROF_EV_PROFILE_STOP, 0);
-	CHECK(r != NULL);
+	r = trace_want(&tlog, NPROF_EV_PROFILE_STOP, 0);
 	if (r) {
 		CHECK_INT(r->core, 1);
 		CHECK_INT(rec_uint(r, "session_id"), id0);
@@ -567,12 +525,12 @@ TEST(capture_events_once_per_capture)
 	CHECK_INT(nprof_capture_session_drop(f.cap, 1, id1), 0);
 	CHECK_INT(trace_take(1, &tlog), 2);
 	CHECK_INT(trace_count(&tlog, NPROF_EV_PROFILE_SERIALIZE), 2);
-	r = trace_nth(&tlog, NPROF_EV_PROFILE_SERIALIZE, 0);
+	r = trace_want(&tlog, NPROF_EV_PROFILE_SERIALIZE, 0);
 	if (r) {
 		CHECK_INT(rec_uint(r, "session_id"), id0);
 		CHECK(rec_attr(r, "error") && rec_attr(r, "error")->v.i == EBADF);
 	}
-	r = trace_nth(&tlog, NPROF_EV_PROFILE_SERIALIZE, 1);
+	r = trace_want(&tlog, NPROF_EV_PROFILE_SERIALIZE, 1);
 	if (r) {
 		CHECK_INT(r->nattrs, 1);
 		CHECK_INT(rec_uint(r, "session_id"), id0);
@@ -581,8 +539,7 @@ TEST(capture_events_once_per_capture)
 	/* About a model, on a device whose cores the registry numbers from 8. */
 	f.dev->trace_core_base = 8;
 	CHECK_INT(nprof_capture_session_start_for(f.cap, 2, &model), 0);
-	CHECK_INT(nprof_capture_session_stop(f.cap, 2, &id), 0);
-	CHECK_INT(nprof_capture_session_serialize(f.cap, 2, id, f.dir), 0);
+	id = stop_and_write(&f, 2);
 	CHECK_INT(trace_take(2, &tlog), 0);
 	CHECK_INT(trace_take(10, &tlog), 24 + 1 + 24 + 1 + 1);
 	for (uint32_t type = NPROF_EV_PROFILE_START; type <= NPROF_EV_PROFILE_SERIALIZE; type++) {
@@ -600,62 +557,75 @@ TEST(capture_events_once_per_capture)
 	teardown(&f);
 }
 
-TEST(start_failure_unsubscribes_what_it_subscribed)
+/*
+ * The @at-th subscription of NC 6's start fails with @err: the start fails
+ * with @err and @msg and leaves nothing subscribed, nor a session; when
+ * @retry, a start after it succeeds.
+ */
+static void start_failure_case(int at, int err, const char *msg, bool retry)
 {
 	struct fixture f;
 
 	if (setup(&f, 0))
 		FAIL("setup: %s", nprof_strerror_last());
-	f.fd->subscribe_fail_at = 10;
-	f.fd->subscribe_err = ENOSPC;
-	CHECK_INT(nprof_capture_session_start(f.cap, 6), -ENOSPC);
-	CHECK_STR(nprof_strerror_last(),
-		  "cannot start a profile session on NC 6: cannot subscribe core 6 EVENT (type 1) engine 4 on (test device 0) with a 1048576-byte ring: No space left on device");
+	f.fd->subscribe_fail_at = at;
+	f.fd->subscribe_err = err;
+	CHECK_ERR_MSG(nprof_capture_session_start(f.cap, 6), err, msg);
 	CHECK_INT(fake_subscribed(f.fd), 0);
 	CHECK_INT(nprof_capture_session_active(f.cap, 6), 0);
-	CHECK_INT(nprof_capture_session_start(f.cap, 6), 0);
+	if (retry)
+		CHECK_INT(nprof_capture_session_start(f.cap, 6), 0);
 	teardown(&f);
+}
+
+TEST(start_failure_unsubscribes_what_it_subscribed)
+{
+	start_failure_case(10, ENOSPC,
+			   "cannot start a profile session on NC 6: cannot subscribe core 6 EVENT (type 1) engine 4 on (test device 0) with a 1048576-byte ring: No space left on device",
+			   true);
 }
 
 /* A queue the provider cannot read (neuron: device memory) says so. */
 TEST(start_failure_names_an_unreadable_queue)
 {
-	struct fixture f;
+	start_failure_case(1, EOPNOTSUPP,
+			   "cannot start a profile session on NC 6: cannot subscribe core 6 TRACE (type 0) engine 0 on (test device 0): the provider cannot read this queue where the runtime put it (neuron: in device memory, which neuronprof does not capture; Documentation/hardware.rst)",
+			   false);
+}
 
-	if (setup(&f, 0))
-		FAIL("setup: %s", nprof_strerror_last());
-	f.fd->subscribe_fail_at = 1;
-	f.fd->subscribe_err = EOPNOTSUPP;
-	CHECK_ERR_MSG(nprof_capture_session_start(f.cap, 6), EOPNOTSUPP,
-		      "cannot start a profile session on NC 6: cannot subscribe core 6 TRACE (type 0) engine 0 on (test device 0): the provider cannot read this queue where the runtime put it (neuron: in device memory, which neuronprof does not capture; Documentation/hardware.rst)");
-	CHECK_INT(fake_subscribed(f.fd), 0);
-	teardown(&f);
+/*
+ * A session of NC 7 in which @n THROTTLE entries are produced, then *@fail
+ * set to @err before the stop: every entry is still harvested. The
+ * session's id.
+ */
+static uint64_t harvest_despite(struct fixture *f, int *fail, int err, uint64_t n)
+{
+	struct nprof_capture_stats st = { .size = sizeof(st) };
+	uint64_t id = 0;
+
+	CHECK_INT(nprof_capture_session_start(f->cap, 7), 0);
+	fake_produce(f->fd, queue(f, NPROF_TARGET_CORE, 7, NEURONPROF_QT_THROTTLE, 0), n, 1);
+	*fail = err;
+	CHECK_INT(nprof_capture_session_stop(f->cap, 7, &id), 0);
+	CHECK_INT(nprof_capture_session_stats(f->cap, 7, id, &st), 0);
+	CHECK_INT(st.entries[NEURONPROF_QT_THROTTLE], n);
+	return id;
 }
 
 TEST(failed_drains_still_harvest_the_mapped_rings)
 {
-	struct nprof_capture_stats st = { .size = sizeof(st) };
 	struct fixture f;
 	uint64_t id;
 
 	if (setup(&f, 0))
 		FAIL("setup: %s", nprof_strerror_last());
 	nprof_log_set_handler(NULL, NULL, NPROF_LOG_ERROR);	/* the warnings are expected */
-	CHECK_INT(nprof_capture_session_start(f.cap, 7), 0);
-	fake_produce(f.fd, queue(&f, NPROF_TARGET_CORE, 7, NEURONPROF_QT_THROTTLE, 0), 4, 1);
-	f.fd->flush_err = ETIMEDOUT;	/* flush fails: drain without */
-	CHECK_INT(nprof_capture_session_stop(f.cap, 7, &id), 0);
-	CHECK_INT(nprof_capture_session_stats(f.cap, 7, id, &st), 0);
-	CHECK_INT(st.entries[NEURONPROF_QT_THROTTLE], 4);
+	/* The flush fails: drain without. */
+	id = harvest_despite(&f, &f.fd->flush_err, ETIMEDOUT, 4);
 	CHECK_INT(nprof_capture_session_drop(f.cap, 7, id), 0);
-
 	f.fd->flush_err = 0;
-	CHECK_INT(nprof_capture_session_start(f.cap, 7), 0);
-	fake_produce(f.fd, queue(&f, NPROF_TARGET_CORE, 7, NEURONPROF_QT_THROTTLE, 0), 5, 1);
-	f.fd->drain_err = ENODEV;	/* device gone: read the header */
-	CHECK_INT(nprof_capture_session_stop(f.cap, 7, &id), 0);
-	CHECK_INT(nprof_capture_session_stats(f.cap, 7, id, &st), 0);
-	CHECK_INT(st.entries[NEURONPROF_QT_THROTTLE], 5);
+	/* The device is gone: read the header. */
+	id = harvest_despite(&f, &f.fd->drain_err, ENODEV, 5);
 	CHECK_INT(nprof_capture_session_serialize(f.cap, 7, id, f.dir), 0);
 	nprof_log_set_handler(NULL, NULL, NPROF_LOG_WARN);
 	teardown(&f);
@@ -777,16 +747,20 @@ static void *core_thread(void *arg)
 	return NULL;
 }
 
-TEST(cores_run_in_parallel)
+/*
+ * Eight threads each run twenty sessions on a core of their own, on an
+ * engine of @flags (the fake backend is not thread-safe: each thread has
+ * its own queues).
+ */
+static void parallel_case(uint32_t flags)
 {
 	struct core_worker w[8];
 	pthread_t t[8];
 	struct fixture f;
 	uint32_t i;
 
-	if (setup(&f, 4096))
+	if (setup_mode(&f, 4096, flags, NULL))
 		FAIL("setup: %s", nprof_strerror_last());
-	/* The fake backend is not thread-safe: give each thread its own queues. */
 	for (i = 0; i < 8; i++) {
 		w[i] = (struct core_worker){ &f, i, 0 };
 		pthread_create(&t[i], NULL, core_thread, &w[i]);
@@ -800,26 +774,14 @@ TEST(cores_run_in_parallel)
 	teardown(&f);
 }
 
+TEST(cores_run_in_parallel)
+{
+	parallel_case(NPROF_CAPTURE_ZERO_COPY);
+}
+
 TEST(streaming_cores_run_in_parallel)
 {
-	struct core_worker w[8];
-	pthread_t t[8];
-	struct fixture f;
-	uint32_t i;
-
-	if (setup_mode(&f, 4096, 0, NULL))
-		FAIL("setup: %s", nprof_strerror_last());
-	for (i = 0; i < 8; i++) {
-		w[i] = (struct core_worker){ &f, i, 0 };
-		pthread_create(&t[i], NULL, core_thread, &w[i]);
-	}
-	for (i = 0; i < 8; i++) {
-		pthread_join(t[i], NULL);
-		CHECK_INT(w[i].failures, 0);
-	}
-	CHECK_INT(access(file_of(&f, 5, 18), F_OK), 0);
-	CHECK_INT(access(file_of(&f, 5, 19), F_OK), -1);
-	teardown(&f);
+	parallel_case(0);
 }
 
 TEST(options_from_config)

@@ -22,55 +22,26 @@
 /* Queues of a session on a fake trn2 core. */
 #define QUEUES		24
 
-static int run(struct nprof_model *m, uint32_t iterations)
-{
-	struct nprof_sim_program p = fakex_prog(iterations, false);
-	struct nprof_sim_result res = { .size = sizeof(res) };
-
-	return nprof_model_sim_execute(m, &p, &res);
-}
-
 TEST(config_capture_iterations)
 {
-	struct nprof_inspect_config *cfg = nprof_inspect_config_allocate();
-	char *env[2] = { NULL, NULL };
-	uint64_t a = 7, b = 7;
+	static const struct range_step steps[] = {
+		{ NULL, 2, 4, 0 },
+		{ NULL, 1, 1ULL << 32, 0 },
+		{ NULL, 1, (1ULL << 32) + 1, -EINVAL },
+		{ NULL, 0, 3, -EINVAL },
+		{ NULL, 5, 4, -EINVAL },
+		{ NULL, 0, 0, 0 },
+		{ "NEURON_RT_INSPECT_CAPTURE_ITERATIONS=3-9", 3, 9, 0 },
+		{ "NEURON_RT_INSPECT_CAPTURE_ITERATIONS=5", 5, 5, 0 },
+		{ "NEURON_RT_INSPECT_CAPTURE_ITERATIONS=9-3", 0, 0, -EINVAL },
+		{ "NEURON_RT_INSPECT_CAPTURE_ITERATIONS=0-3", 0, 0, -EINVAL },
+		{ "NEURON_RT_INSPECT_CAPTURE_ITERATIONS=1-4294967297", 0, 0, -EINVAL },
+	};
 
-	CHECK(cfg != NULL);
-	CHECK_INT(nprof_inspect_config_get_capture_iterations(cfg, &a, &b), 0);
-	CHECK_INT(a, 0);
-	CHECK_INT(b, 0);
-	CHECK_INT(nprof_inspect_config_set_capture_iterations(cfg, 2, 4), 0);
-	CHECK_INT(nprof_inspect_config_get_capture_iterations(cfg, &a, &b), 0);
-	CHECK_INT(a, 2);
-	CHECK_INT(b, 4);
-	CHECK_INT(nprof_inspect_config_set_capture_iterations(cfg, 1, 1ULL << 32), 0);
-	CHECK_INT(nprof_inspect_config_set_capture_iterations(cfg, 1, (1ULL << 32) + 1), -EINVAL);
-	CHECK_INT(nprof_inspect_config_set_capture_iterations(cfg, 0, 3), -EINVAL);
-	CHECK_INT(nprof_inspect_config_set_capture_iterations(cfg, 5, 4), -EINVAL);
-	CHECK_INT(nprof_inspect_config_set_capture_iterations(NULL, 1, 1), -EINVAL);
-	CHECK_INT(nprof_inspect_config_get_capture_iterations(cfg, &a, NULL), -EINVAL);
-	CHECK_INT(nprof_inspect_config_set_capture_iterations(cfg, 0, 0), 0);
-	env[0] = "NEURON_RT_INSPECT_CAPTURE_ITERATIONS=3-9";
-	CHECK_INT(nprof_inspect_config_parse_envp(cfg, env), 0);
-	nprof_inspect_config_get_capture_iterations(cfg, &a, &b);
-	CHECK_INT(a, 3);
-	CHECK_INT(b, 9);
-	env[0] = "NEURON_RT_INSPECT_CAPTURE_ITERATIONS=5";
-	CHECK_INT(nprof_inspect_config_parse_envp(cfg, env), 0);
-	nprof_inspect_config_get_capture_iterations(cfg, &a, &b);
-	CHECK_INT(a, 5);
-	CHECK_INT(b, 5);
-	env[0] = "NEURON_RT_INSPECT_CAPTURE_ITERATIONS=9-3";
-	CHECK_INT(nprof_inspect_config_parse_envp(cfg, env), -EINVAL);
-	env[0] = "NEURON_RT_INSPECT_CAPTURE_ITERATIONS=0-3";
-	CHECK_INT(nprof_inspect_config_parse_envp(cfg, env), -EINVAL);
-	env[0] = "NEURON_RT_INSPECT_CAPTURE_ITERATIONS=1-4294967297";
-	CHECK_INT(nprof_inspect_config_parse_envp(cfg, env), -EINVAL);
-	/* The executions' variable is untouched by it. */
-	nprof_inspect_config_get_capture_executions(cfg, &a, &b);
-	CHECK_INT(a, 0);
-	nprof_inspect_config_free(cfg);
+	check_range_setting(nprof_inspect_config_set_capture_iterations,
+			    nprof_inspect_config_get_capture_iterations,
+			    nprof_inspect_config_get_capture_executions, steps,
+			    sizeof(steps) / sizeof(steps[0]));
 }
 
 /* What one queue's records of a file say, in file order. */
@@ -169,48 +140,46 @@ fail:
 }
 
 /*
+ * @dir/@name holds @entries entries, all of iterations @first to @last, and
+ * @trimmed sequence numbers left out, each gap between a queue's records
+ * explained by the later one's trimmed_count; its description into @info.
+ */
+static void check_walk(const char *dir, const char *name, uint64_t first, uint64_t last,
+		       long entries, long trimmed, struct nprof_ntff_info *info)
+{
+	struct queue_walk tot;
+
+	CHECK_INT(walk_file(dir, name, first, last, info, &tot), 0);
+	CHECK_INT(tot.entries, entries);
+	CHECK_INT(tot.trimmed, trimmed);
+	CHECK_INT(tot.bad_iter, 0);
+	CHECK_INT(tot.unexplained, 0);
+}
+
+/*
  * SESSION: ten executions of six iterations each, iterations 2-4 kept: three
  * entries per queue per execution, and of the six sequence numbers of each
  * execution three left out, every one of them accounted as trimmed.
  */
 static void session_case(bool streaming)
 {
-	struct nprof_inspect_config *cfg;
+	struct fx_session f;
 	struct nprof_ntff_info info;
-	struct queue_walk tot;
 	struct nprof_model *m;
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct fakex x;
-	uint32_t nc;
 
-	CHECK(!scratch_enter(&s));
-	CHECK_INT(fakex_setup(&x, 1), 0);
-	cfg = cfg_new("out", NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
-	for (nc = 0; nc < NPROF_MAX_CORES; nc++)
-		nprof_inspect_config_set_capture_enabled_for_nc(cfg, nc, nc == 2);
-	CHECK_INT(nprof_inspect_config_set_streaming(cfg, streaming), 0);
-	CHECK_INT(nprof_inspect_config_set_capture_iterations(cfg, 2, 4), 0);
-	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
-	CHECK(nprof_inspect_session_dir(dir, sizeof(dir)) > 0);
-	m = nprof_model_load("iters", 5, 2);
-	CHECK(m != NULL);
-	for (uint32_t e = 1; m && e <= 10; e++)
-		CHECK_INT(run(m, 6), 0);
-	CHECK_INT(nprof_inspect_stop(), 0);
-	CHECK_INT(walk_file(dir, "profile_nc_2_session_0.ntff", 2, 4, &info, &tot), 0);
-	CHECK_INT(tot.entries, QUEUES * 10 * 3);
-	CHECK_INT(tot.trimmed, QUEUES * 10 * 3);
-	CHECK_INT(tot.bad_iter, 0);
-	CHECK_INT(tot.unexplained, 0);
+	fxs_open(&f, 1, NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
+	cfg_cores(f.cfg, 2, 2);
+	CHECK_INT(nprof_inspect_config_set_streaming(f.cfg, streaming), 0);
+	CHECK_INT(nprof_inspect_config_set_capture_iterations(f.cfg, 2, 4), 0);
+	fxs_begin(&f);
+	m = fxs_run_model(&f, "iters", 5, 2, 10, 6, NULL);
+	check_walk(f.dir, "profile_nc_2_session_0.ntff", 2, 4, QUEUES * 10 * 3, QUEUES * 10 * 3,
+		   &info);
 	CHECK_INT(info.iter_first, 2);
 	CHECK_INT(info.iter_last, 4);
 	CHECK_INT(info.exec_first, 0);
 	nprof_model_unload(m);
-	nprof_inspect_close();
-	nprof_inspect_config_free(cfg);
-	fakex_teardown(&x);
-	scratch_leave(&s);
+	fxs_close(&f);
 }
 
 TEST(session_keeps_only_its_iterations)
@@ -226,42 +195,25 @@ TEST(session_keeps_only_its_iterations_streaming)
 /* MODEL: executions 2-3 of the model, iterations 1-1 of each. */
 TEST(model_range_and_iterations)
 {
-	struct nprof_inspect_config *cfg;
+	struct fx_session f;
 	struct nprof_ntff_info info;
-	struct queue_walk tot;
 	struct nprof_model *m;
-	char dir[PATH_MAX], name[NAME_MAX + 1];
-	struct scratch s;
-	struct fakex x;
+	char name[NAME_MAX + 1];
 
-	CHECK(!scratch_enter(&s));
-	CHECK_INT(fakex_setup(&x, 1), 0);
-	cfg = cfg_new("out", NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_MODEL);
-	CHECK_INT(nprof_inspect_config_set_capture_executions(cfg, 2, 3), 0);
-	CHECK_INT(nprof_inspect_config_set_capture_iterations(cfg, 1, 1), 0);
-	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
-	CHECK(nprof_inspect_session_dir(dir, sizeof(dir)) > 0);
-	m = nprof_model_load("first_iter", 9, 4);
-	CHECK(m != NULL);
-	for (uint32_t e = 1; m && e <= 4; e++)
-		CHECK_INT(run(m, 5), 0);
-	CHECK_INT(nprof_inspect_stop(), 0);
-	CHECK(dir_find(dir, "first_iter_vnc_", name, sizeof(name)));
-	CHECK_INT(walk_file(dir, name, 1, 1, &info, &tot), 0);
-	CHECK_INT(tot.entries, QUEUES * 2);
-	CHECK_INT(tot.trimmed, QUEUES * 2 * 4);
-	CHECK_INT(tot.bad_iter, 0);
-	CHECK_INT(tot.unexplained, 0);
+	fxs_open(&f, 1, NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_MODEL);
+	CHECK_INT(nprof_inspect_config_set_capture_executions(f.cfg, 2, 3), 0);
+	CHECK_INT(nprof_inspect_config_set_capture_iterations(f.cfg, 1, 1), 0);
+	fxs_begin(&f);
+	m = fxs_run_model(&f, "first_iter", 9, 4, 4, 5, NULL);
+	CHECK(dir_find(f.dir, "first_iter_vnc_", name, sizeof(name)));
+	check_walk(f.dir, name, 1, 1, QUEUES * 2, QUEUES * 2 * 4, &info);
 	CHECK_INT(info.capture_kind, NPROF_NTFF_CAPTURE_MODEL);
 	CHECK_INT(info.exec_first, 2);
 	CHECK_INT(info.exec_last, 3);
 	CHECK_INT(info.iter_first, 1);
 	CHECK_INT(info.iter_last, 1);
 	nprof_model_unload(m);
-	nprof_inspect_close();
-	nprof_inspect_config_free(cfg);
-	fakex_teardown(&x);
-	scratch_leave(&s);
+	fxs_close(&f);
 }
 
 /* Raw entries carry no iteration: the engine refuses the range, the writer too. */

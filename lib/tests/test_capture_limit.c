@@ -119,20 +119,29 @@ static struct nprof_inspect_config *begin(uint64_t limit, char *dir, size_t len)
 	struct nprof_inspect_config *cfg;
 
 	cfg = cfg_new("out", NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
-	for (uint32_t nc = 0; nc < NPROF_MAX_CORES; nc++)
-		nprof_inspect_config_set_capture_enabled_for_nc(cfg, nc, nc == 2);
+	cfg_cores(cfg, 2, 2);
 	CHECK_INT(nprof_inspect_config_set_capture_max_size(cfg, limit), 0);
 	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
 	CHECK(nprof_inspect_session_dir(dir, len) > 0);
 	return cfg;
 }
 
-TEST(session_stops_writing_at_the_limit)
+/* What one run of the big model left: its file's entries, lost and size. */
+struct big_run {
+	uint64_t entries, lost;
+	long long size;
+};
+
+/*
+ * One execution of ITERATIONS on core 2 in a SESSION capture under @limit
+ * (0: none), on the paced fake device, the log's messages counted in seen;
+ * what its file holds into @out.
+ */
+static void run_big(uint64_t limit, struct big_run *out)
 {
 	struct nprof_sim_program p = fakex_prog(ITERATIONS, false);
 	struct nprof_sim_result res = { .size = sizeof(res) };
 	struct nprof_inspect_config *cfg;
-	uint64_t entries, lost;
 	char dir[PATH_MAX], path[2 * PATH_MAX];
 	struct nprof_model *m;
 	struct scratch s;
@@ -140,34 +149,23 @@ TEST(session_stops_writing_at_the_limit)
 	struct stat sb;
 	int queues;
 
+	memset(out, 0, sizeof(*out));
 	CHECK(!scratch_enter(&s));
 	CHECK_INT(setup(&x), 0);
 	memset(&seen, 0, sizeof(seen));
 	nprof_log_set_handler(count_log, NULL, NPROF_LOG_WARN);
-	cfg = begin(LIMIT, dir, sizeof(dir));
+	cfg = begin(limit, dir, sizeof(dir));
 	m = nprof_model_load("big", 5, 2);
 	CHECK(m != NULL);
 	CHECK_INT(m ? nprof_model_sim_execute(m, &p, &res) : -1, 0);
 	CHECK_INT(nprof_inspect_stop(), 0);
 	nprof_log_set_handler(NULL, NULL, NPROF_LOG_WARN);
-
 	snprintf(path, sizeof(path), "%s/profile_nc_2_session_0.ntff", dir);
-	CHECK_INT(sum_file(path, &entries, &lost, &queues), 0);
-	/* Numbers stay true: what was not written is counted as lost. */
-	CHECK_INT(entries + lost, (uint64_t)QUEUES * ITERATIONS);
-	CHECK(lost > 0);
-	CHECK(entries > 0);
-	/* Entries up to the limit less the reserve, the file within the limit. */
-	CHECK(entries * 64 <= LIMIT - (512u << 10));
+	CHECK_INT(sum_file(path, &out->entries, &out->lost, &queues), 0);
 	CHECK(!stat(path, &sb));
+	out->size = (long long)sb.st_size;
 	printf("#   %llu entries written, %llu lost, file %lld bytes\n",
-	       (unsigned long long)entries, (unsigned long long)lost, (long long)sb.st_size);
-	CHECK((uint64_t)sb.st_size <= LIMIT);
-	/* Once for the session, not once per queue; and once at the stop. */
-	CHECK_INT(seen.stops, 1);
-	CHECK_INT(seen.per_queue, 0);
-	CHECK_INT(seen.summary, 1);
-
+	       (unsigned long long)out->entries, (unsigned long long)out->lost, out->size);
 	nprof_model_unload(m);
 	nprof_inspect_close();
 	nprof_inspect_config_free(cfg);
@@ -175,40 +173,34 @@ TEST(session_stops_writing_at_the_limit)
 	scratch_leave(&s);
 }
 
+TEST(session_stops_writing_at_the_limit)
+{
+	struct big_run r;
+
+	run_big(LIMIT, &r);
+	/* Numbers stay true: what was not written is counted as lost. */
+	CHECK_INT(r.entries + r.lost, (uint64_t)QUEUES * ITERATIONS);
+	CHECK(r.lost > 0);
+	CHECK(r.entries > 0);
+	/* Entries up to the limit less the reserve, the file within the limit. */
+	CHECK(r.entries * 64 <= LIMIT - (512u << 10));
+	CHECK((uint64_t)r.size <= LIMIT);
+	/* Once for the session, not once per queue; and once at the stop. */
+	CHECK_INT(seen.stops, 1);
+	CHECK_INT(seen.per_queue, 0);
+	CHECK_INT(seen.summary, 1);
+}
+
 /* The same run without a limit: every entry is written, nothing said. */
 TEST(session_without_limit_writes_everything)
 {
-	struct nprof_sim_program p = fakex_prog(ITERATIONS, false);
-	struct nprof_sim_result res = { .size = sizeof(res) };
-	struct nprof_inspect_config *cfg;
-	uint64_t entries, lost;
-	char dir[PATH_MAX], path[2 * PATH_MAX];
-	struct nprof_model *m;
-	struct scratch s;
-	struct fakex x;
-	int queues;
+	struct big_run r;
 
-	CHECK(!scratch_enter(&s));
-	CHECK_INT(setup(&x), 0);
-	memset(&seen, 0, sizeof(seen));
-	nprof_log_set_handler(count_log, NULL, NPROF_LOG_WARN);
-	cfg = begin(0, dir, sizeof(dir));
-	m = nprof_model_load("big", 5, 2);
-	CHECK(m != NULL);
-	CHECK_INT(m ? nprof_model_sim_execute(m, &p, &res) : -1, 0);
-	CHECK_INT(nprof_inspect_stop(), 0);
-	nprof_log_set_handler(NULL, NULL, NPROF_LOG_WARN);
-	snprintf(path, sizeof(path), "%s/profile_nc_2_session_0.ntff", dir);
-	CHECK_INT(sum_file(path, &entries, &lost, &queues), 0);
-	CHECK_INT(entries, (uint64_t)QUEUES * ITERATIONS);
-	CHECK_INT(lost, 0);
+	run_big(0, &r);
+	CHECK_INT(r.entries, (uint64_t)QUEUES * ITERATIONS);
+	CHECK_INT(r.lost, 0);
 	CHECK_INT(seen.stops, 0);
 	CHECK_INT(seen.summary, 0);
-	nprof_model_unload(m);
-	nprof_inspect_close();
-	nprof_inspect_config_free(cfg);
-	fakex_teardown(&x);
-	scratch_leave(&s);
 }
 
 /*
@@ -267,53 +259,27 @@ TEST(failed_write_stops_output_once)
 #define ENTRIES(it)	(24L * (it))
 
 /* Executions 1 to 9, execution e of e iterations; switches before 4 and 8. */
+static void switch_before_4_and_8(struct fx_session *f, uint32_t e)
+{
+	if (e == 4 || e == 8)
+		__atomic_add_fetch(&f->page->switch_seq, 1, __ATOMIC_RELEASE);
+}
+
 TEST(switch_seq_rotates_the_files)
 {
-	struct nprof_control_page *page;
-	struct nprof_inspect_config *cfg;
-	struct nprof_ntff_info info;
+	struct fx_session f;
 	struct nprof_model *m;
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct fakex x;
-	int fd;
 
-	page = control_page_new(1, &fd);
-	if (!page)
+	fxs_open(&f, 1, NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
+	if (!fxs_control(&f, 1))
 		return;
-
-	CHECK(!scratch_enter(&s));
-	CHECK_INT(fakex_setup(&x, 1), 0);
-	cfg = cfg_new("out", NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
-	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
-	CHECK(nprof_inspect_session_dir(dir, sizeof(dir)) > 0);
-	m = nprof_model_load("rotated", 1, 1);
-	for (uint32_t e = 1; m && e <= 9; e++) {
-		struct nprof_sim_program p = fakex_prog(e, false);
-		struct nprof_sim_result res = { .size = sizeof(res) };
-
-		if (e == 4 || e == 8)
-			__atomic_add_fetch(&page->switch_seq, 1, __ATOMIC_RELEASE);
-		CHECK_INT(nprof_model_sim_execute(m, &p, &res), 0);
-	}
-	CHECK_INT(nprof_inspect_stop(), 0);
-	CHECK_INT(ntff_check(dir, "profile_nc_1_session_0.ntff", &info), ENTRIES(1 + 2 + 3));
-	CHECK_INT(info.exec_first, 1);
-	CHECK_INT(info.exec_last, 3);
-	CHECK_INT(ntff_check(dir, "profile_nc_1_session_1.ntff", &info), ENTRIES(4 + 5 + 6 + 7));
-	CHECK_INT(info.exec_first, 4);
-	CHECK_INT(info.exec_last, 7);
-	CHECK_INT(ntff_check(dir, "profile_nc_1_session_2.ntff", &info), ENTRIES(8 + 9));
-	CHECK_INT(info.exec_first, 8);
-	CHECK_INT(info.exec_last, 9);
+	fxs_begin(&f);
+	m = fxs_run_model(&f, "rotated", 1, 1, 9, 0, switch_before_4_and_8);
+	check_execs(f.dir, "profile_nc_1_session_0.ntff", ENTRIES(1 + 2 + 3), 1, 3);
+	check_execs(f.dir, "profile_nc_1_session_1.ntff", ENTRIES(4 + 5 + 6 + 7), 4, 7);
+	check_execs(f.dir, "profile_nc_1_session_2.ntff", ENTRIES(8 + 9), 8, 9);
 	nprof_model_unload(m);
-	nprof_inspect_close();
-	nprof_inspect_config_free(cfg);
-	fakex_teardown(&x);
-	scratch_leave(&s);
-	unsetenv(NPROF_CONTROL_FD_ENV);
-	munmap(page, sizeof(*page));
-	close(fd);
+	fxs_close(&f);
 }
 
 HARNESS_MAIN

@@ -16,14 +16,6 @@
 #include "harness.h"
 #include "inspect_util.h"
 
-static int run(struct nprof_model *m, uint32_t iterations)
-{
-	struct nprof_sim_program p = fakex_prog(iterations, false);
-	struct nprof_sim_result res = { .size = sizeof(res) };
-
-	return nprof_model_sim_execute(m, &p, &res);
-}
-
 /* Entries per queue of a capture of @it iterations on a fake trn2 core: 24 queues. */
 #define ENTRIES(it)	(24L * (it))
 
@@ -35,167 +27,91 @@ static long span(long a, long b)
 
 TEST(config_capture_range)
 {
-	struct nprof_inspect_config *cfg = nprof_inspect_config_allocate();
-	char *env[2] = { NULL, NULL };
-	uint64_t a = 7, b = 7;
+	static const struct range_step steps[] = {
+		{ NULL, 100, 110, 0 },
+		{ NULL, 0, 3, -EINVAL },
+		{ NULL, 5, 4, -EINVAL },
+		{ "NEURON_RT_INSPECT_CAPTURE_EXECUTIONS=3-9", 3, 9, 0 },
+		{ "NEURON_RT_INSPECT_CAPTURE_EXECUTIONS=12", 12, 12, 0 },
+		{ "NEURON_RT_INSPECT_CAPTURE_EXECUTIONS=9-3", 0, 0, -EINVAL },
+		{ "NEURON_RT_INSPECT_CAPTURE_EXECUTIONS=0-3", 0, 0, -EINVAL },
+		{ "NEURON_RT_INSPECT_CAPTURE_EXECUTIONS=3-", 0, 0, -EINVAL },
+	};
 
-	CHECK(cfg != NULL);
-	CHECK_INT(nprof_inspect_config_get_capture_executions(cfg, &a, &b), 0);
-	CHECK_INT(a, 0);
-	CHECK_INT(b, 0);
-	CHECK_INT(nprof_inspect_config_set_capture_executions(cfg, 100, 110), 0);
-	CHECK_INT(nprof_inspect_config_get_capture_executions(cfg, &a, &b), 0);
-	CHECK_INT(a, 100);
-	CHECK_INT(b, 110);
-	CHECK_INT(nprof_inspect_config_set_capture_executions(cfg, 0, 3), -EINVAL);
-	CHECK_INT(nprof_inspect_config_set_capture_executions(cfg, 5, 4), -EINVAL);
-	CHECK_INT(nprof_inspect_config_set_capture_executions(NULL, 1, 1), -EINVAL);
-	CHECK_INT(nprof_inspect_config_get_capture_executions(cfg, NULL, &b), -EINVAL);
-	env[0] = "NEURON_RT_INSPECT_CAPTURE_EXECUTIONS=3-9";
-	CHECK_INT(nprof_inspect_config_parse_envp(cfg, env), 0);
-	nprof_inspect_config_get_capture_executions(cfg, &a, &b);
-	CHECK_INT(a, 3);
-	CHECK_INT(b, 9);
-	env[0] = "NEURON_RT_INSPECT_CAPTURE_EXECUTIONS=12";
-	CHECK_INT(nprof_inspect_config_parse_envp(cfg, env), 0);
-	nprof_inspect_config_get_capture_executions(cfg, &a, &b);
-	CHECK_INT(a, 12);
-	CHECK_INT(b, 12);
-	env[0] = "NEURON_RT_INSPECT_CAPTURE_EXECUTIONS=9-3";
-	CHECK_INT(nprof_inspect_config_parse_envp(cfg, env), -EINVAL);
-	env[0] = "NEURON_RT_INSPECT_CAPTURE_EXECUTIONS=0-3";
-	CHECK_INT(nprof_inspect_config_parse_envp(cfg, env), -EINVAL);
-	env[0] = "NEURON_RT_INSPECT_CAPTURE_EXECUTIONS=3-";
-	CHECK_INT(nprof_inspect_config_parse_envp(cfg, env), -EINVAL);
-	nprof_inspect_config_free(cfg);
-}
-
-/* One file in @dir starting with @prefix; its name into @out. */
-static int count_prefix(const char *dir, const char *prefix)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((de = readdir(d)))
-		n += !strncmp(de->d_name, prefix, strlen(prefix));
-	closedir(d);
-	return n;
+	check_range_setting(nprof_inspect_config_set_capture_executions,
+			    nprof_inspect_config_get_capture_executions,
+			    nprof_inspect_config_get_capture_iterations, steps,
+			    sizeof(steps) / sizeof(steps[0]));
 }
 
 TEST(session_range_holds_exactly_its_executions)
 {
-	struct nprof_inspect_config *cfg;
+	struct fx_session f;
 	struct nprof_ntff_info info;
 	struct nprof_model *m, *other;
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct fakex x;
-	uint32_t nc;
 
-	CHECK(!scratch_enter(&s));
-	CHECK_INT(fakex_setup(&x, 1), 0);
-	cfg = cfg_new("out", NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
-	for (nc = 0; nc < NPROF_MAX_CORES; nc++)
-		nprof_inspect_config_set_capture_enabled_for_nc(cfg, nc, nc == 2);
-	CHECK_INT(nprof_inspect_config_set_capture_executions(cfg, 100, 110), 0);
-	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
+	fxs_open(&f, 1, NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
+	cfg_cores(f.cfg, 2, 2);
+	CHECK_INT(nprof_inspect_config_set_capture_executions(f.cfg, 100, 110), 0);
+	fxs_begin(&f);
 	/* A range arms nothing at begin. */
-	CHECK_INT(fakex_subscribed(&x), 0);
-	CHECK(nprof_inspect_session_dir(dir, sizeof(dir)) > 0);
+	CHECK_INT(fakex_subscribed(&f.x), 0);
 	m = nprof_model_load("ranged", 5, 2);
 	other = nprof_model_load("elsewhere", 6, 3);
 	CHECK(m && other);
 	for (uint32_t e = 1; m && other && e <= 200; e++) {
 		/* Execution e runs e iterations: each execution's entries differ in number. */
-		CHECK_INT(run(m, e), 0);
+		CHECK_INT(fakex_run(m, e, false), 0);
 		/* Executions on another core are not counted on core 2, nor captured. */
-		CHECK_INT(run(other, 1), 0);
+		CHECK_INT(fakex_run(other, 1, false), 0);
 		if (e == 99)
-			CHECK_INT(fakex_subscribed(&x), 0);
+			CHECK_INT(fakex_subscribed(&f.x), 0);
 		if (e == 100)
-			CHECK_INT(fakex_subscribed(&x), 24);
+			CHECK_INT(fakex_subscribed(&f.x), 24);
 		if (e == 110)
-			CHECK_INT(fakex_subscribed(&x), 0);
+			CHECK_INT(fakex_subscribed(&f.x), 0);
 	}
 	CHECK_INT(nprof_inspect_stop(), 0);
-	CHECK_INT(count_prefix(dir, "profile_nc_"), 1);
-	CHECK_INT(ntff_check(dir, "profile_nc_2_session_0.ntff", &info), ENTRIES(span(100, 110)));
+	CHECK_INT(dir_scan(f.dir, "profile_nc_", NULL, 0), 1);
+	CHECK_INT(ntff_check(f.dir, "profile_nc_2_session_0.ntff", &info), ENTRIES(span(100, 110)));
 	CHECK_INT(info.capture_kind, NPROF_NTFF_CAPTURE_SESSION);
 	CHECK_INT(info.core, 2);
 	CHECK_INT(info.exec_first, 100);
 	CHECK_INT(info.exec_last, 110);
 	nprof_model_unload(m);
 	nprof_model_unload(other);
-	nprof_inspect_close();
-	nprof_inspect_config_free(cfg);
-	fakex_teardown(&x);
-	scratch_leave(&s);
+	fxs_close(&f);
 }
 
 /* A range that the run does not reach the end of: the file says where it stopped. */
 TEST(session_range_cut_by_stop)
 {
-	struct nprof_inspect_config *cfg;
-	struct nprof_ntff_info info;
+	struct fx_session f;
 	struct nprof_model *m;
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct fakex x;
 
-	CHECK(!scratch_enter(&s));
-	CHECK_INT(fakex_setup(&x, 1), 0);
-	cfg = cfg_new("out", NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
-	CHECK_INT(nprof_inspect_config_set_capture_executions(cfg, 3, 50), 0);
-	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
-	CHECK(nprof_inspect_session_dir(dir, sizeof(dir)) > 0);
-	m = nprof_model_load("short", 1, 0);
-	CHECK(m != NULL);
-	for (uint32_t e = 1; m && e <= 6; e++)
-		CHECK_INT(run(m, e), 0);
-	CHECK_INT(nprof_inspect_stop(), 0);
-	CHECK_INT(count_prefix(dir, "profile_nc_"), 1);
-	CHECK_INT(ntff_check(dir, "profile_nc_0_session_0.ntff", &info), ENTRIES(span(3, 6)));
-	CHECK_INT(info.exec_first, 3);
-	CHECK_INT(info.exec_last, 6);
+	fxs_open(&f, 1, NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
+	CHECK_INT(nprof_inspect_config_set_capture_executions(f.cfg, 3, 50), 0);
+	fxs_begin(&f);
+	m = fxs_run_model(&f, "short", 1, 0, 6, 0, NULL);
+	CHECK_INT(dir_scan(f.dir, "profile_nc_", NULL, 0), 1);
+	check_execs(f.dir, "profile_nc_0_session_0.ntff", ENTRIES(span(3, 6)), 3, 6);
 	nprof_model_unload(m);
-	nprof_inspect_close();
-	nprof_inspect_config_free(cfg);
-	fakex_teardown(&x);
-	scratch_leave(&s);
+	fxs_close(&f);
 }
 
 /* Without a range or control the file says nothing of executions. */
 TEST(session_without_range_says_none)
 {
-	struct nprof_inspect_config *cfg;
-	struct nprof_ntff_info info;
+	struct fx_session f;
 	struct nprof_model *m;
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct fakex x;
 
-	CHECK(!scratch_enter(&s));
-	CHECK_INT(fakex_setup(&x, 1), 0);
-	cfg = cfg_new("out", NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
-	for (uint32_t nc = 0; nc < NPROF_MAX_CORES; nc++)
-		nprof_inspect_config_set_capture_enabled_for_nc(cfg, nc, nc == 0);
-	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
-	CHECK(nprof_inspect_session_dir(dir, sizeof(dir)) > 0);
-	m = nprof_model_load("whole", 1, 0);
-	for (uint32_t e = 1; m && e <= 3; e++)
-		CHECK_INT(run(m, e), 0);
-	CHECK_INT(nprof_inspect_stop(), 0);
-	CHECK_INT(ntff_check(dir, "profile_nc_0_session_0.ntff", &info), ENTRIES(span(1, 3)));
-	CHECK_INT(info.exec_first, 0);
-	CHECK_INT(info.exec_last, 0);
+	fxs_open(&f, 1, NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
+	cfg_cores(f.cfg, 0, 0);
+	fxs_begin(&f);
+	m = fxs_run_model(&f, "whole", 1, 0, 3, 0, NULL);
+	check_execs(f.dir, "profile_nc_0_session_0.ntff", ENTRIES(span(1, 3)), 0, 0);
 	nprof_model_unload(m);
-	nprof_inspect_close();
-	nprof_inspect_config_free(cfg);
-	fakex_teardown(&x);
-	scratch_leave(&s);
+	fxs_close(&f);
 }
 
 /*
@@ -203,53 +119,34 @@ TEST(session_without_range_says_none)
  * at first, enabled for executions 4-6, disabled, enabled for 10-11,
  * disabled again: two files holding exactly those executions.
  */
-TEST(control_page_two_windows)
+static void flip_windows(struct fx_session *f, uint32_t e)
 {
 	static const struct { uint32_t exec; uint64_t enabled; } flips[] = {
 		{ 4, 1 }, { 7, 0 }, { 10, 1 }, { 12, 0 },
 	};
-	struct nprof_control_page *page;
-	struct nprof_inspect_config *cfg;
-	struct nprof_ntff_info info;
+	size_t i;
+
+	for (i = 0; i < sizeof(flips) / sizeof(flips[0]); i++)
+		if (flips[i].exec == e)
+			__atomic_store_n(&f->page->enabled, flips[i].enabled, __ATOMIC_RELEASE);
+}
+
+TEST(control_page_two_windows)
+{
+	struct fx_session f;
 	struct nprof_model *m;
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct fakex x;
-	size_t f = 0;
-	int fd;
 
-	page = control_page_new(0, &fd);
-	if (!page)
+	fxs_open(&f, 1, NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
+	if (!fxs_control(&f, 0))
 		return;
-
-	CHECK(!scratch_enter(&s));
-	CHECK_INT(fakex_setup(&x, 1), 0);
-	cfg = cfg_new("out", NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
-	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
-	CHECK_INT(fakex_subscribed(&x), 0);
-	CHECK(nprof_inspect_session_dir(dir, sizeof(dir)) > 0);
-	m = nprof_model_load("windowed", 1, 1);
-	for (uint32_t e = 1; m && e <= 14; e++) {
-		if (f < sizeof(flips) / sizeof(flips[0]) && flips[f].exec == e)
-			__atomic_store_n(&page->enabled, flips[f++].enabled, __ATOMIC_RELEASE);
-		CHECK_INT(run(m, e), 0);
-	}
-	CHECK_INT(nprof_inspect_stop(), 0);
-	CHECK_INT(count_prefix(dir, "profile_nc_"), 2);
-	CHECK_INT(ntff_check(dir, "profile_nc_1_session_0.ntff", &info), ENTRIES(span(4, 6)));
-	CHECK_INT(info.exec_first, 4);
-	CHECK_INT(info.exec_last, 6);
-	CHECK_INT(ntff_check(dir, "profile_nc_1_session_1.ntff", &info), ENTRIES(span(10, 11)));
-	CHECK_INT(info.exec_first, 10);
-	CHECK_INT(info.exec_last, 11);
+	fxs_begin(&f);
+	CHECK_INT(fakex_subscribed(&f.x), 0);
+	m = fxs_run_model(&f, "windowed", 1, 1, 14, 0, flip_windows);
+	CHECK_INT(dir_scan(f.dir, "profile_nc_", NULL, 0), 2);
+	check_execs(f.dir, "profile_nc_1_session_0.ntff", ENTRIES(span(4, 6)), 4, 6);
+	check_execs(f.dir, "profile_nc_1_session_1.ntff", ENTRIES(span(10, 11)), 10, 11);
 	nprof_model_unload(m);
-	nprof_inspect_close();
-	nprof_inspect_config_free(cfg);
-	fakex_teardown(&x);
-	scratch_leave(&s);
-	unsetenv(NPROF_CONTROL_FD_ENV);
-	munmap(page, sizeof(*page));
-	close(fd);
+	fxs_close(&f);
 }
 
 /*
@@ -259,87 +156,65 @@ TEST(control_page_two_windows)
  */
 TEST(model_range)
 {
-	struct nprof_inspect_config *cfg;
+	struct fx_session f;
 	struct nprof_ntff_info info;
 	struct nprof_model *m, *cut;
-	char dir[PATH_MAX], name[NAME_MAX + 1];
-	struct scratch s;
-	struct fakex x;
+	char name[NAME_MAX + 1];
 
-	CHECK(!scratch_enter(&s));
-	CHECK_INT(fakex_setup(&x, 1), 0);
-	cfg = cfg_new("out", NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_MODEL);
-	CHECK_INT(nprof_inspect_config_set_capture_executions(cfg, 3, 5), 0);
-	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
-	CHECK(nprof_inspect_session_dir(dir, sizeof(dir)) > 0);
+	fxs_open(&f, 1, NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_MODEL);
+	CHECK_INT(nprof_inspect_config_set_capture_executions(f.cfg, 3, 5), 0);
+	fxs_begin(&f);
 	m = nprof_model_load("ranged", 9, 4);
 	cut = nprof_model_load("cut", 8, 5);
 	CHECK(m && cut);
 	for (uint32_t e = 1; m && cut && e <= 7; e++) {
-		CHECK_INT(run(m, e), 0);
+		CHECK_INT(fakex_run(m, e, false), 0);
 		if (e <= 4)
-			CHECK_INT(run(cut, e), 0);
+			CHECK_INT(fakex_run(cut, e, false), 0);
 		if (e == 2)
-			CHECK_INT(fakex_subscribed(&x), 0);
+			CHECK_INT(fakex_subscribed(&f.x), 0);
 	}
 	CHECK_INT(nprof_inspect_stop(), 0);
-	CHECK(dir_find(dir, "ranged_vnc_", name, sizeof(name)));
-	CHECK_INT(ntff_check(dir, name, &info), ENTRIES(span(3, 5)));
+	CHECK(dir_find(f.dir, "ranged_vnc_", name, sizeof(name)));
+	CHECK_INT(ntff_check(f.dir, name, &info), ENTRIES(span(3, 5)));
 	CHECK_INT(info.capture_kind, NPROF_NTFF_CAPTURE_MODEL);
 	CHECK_INT(info.core, 4);
 	CHECK_INT(info.exec_first, 3);
 	CHECK_INT(info.exec_last, 5);
-	CHECK(dir_find(dir, "cut_vnc_", name, sizeof(name)));
-	CHECK_INT(ntff_check(dir, name, &info), ENTRIES(span(3, 4)));
+	CHECK(dir_find(f.dir, "cut_vnc_", name, sizeof(name)));
+	CHECK_INT(ntff_check(f.dir, name, &info), ENTRIES(span(3, 4)));
 	CHECK_INT(info.core, 5);
 	CHECK_INT(info.exec_first, 3);
 	CHECK_INT(info.exec_last, 4);
-	CHECK_INT(fakex_subscribed(&x), 0);
+	CHECK_INT(fakex_subscribed(&f.x), 0);
 	nprof_model_unload(m);
 	nprof_model_unload(cut);
-	nprof_inspect_close();
-	nprof_inspect_config_free(cfg);
-	fakex_teardown(&x);
-	scratch_leave(&s);
+	fxs_close(&f);
 }
 
 /* MODEL mode: the first execution of the model that begins while capture is enabled. */
+static void enable_from_third(struct fx_session *f, uint32_t e)
+{
+	__atomic_store_n(&f->page->enabled, e >= 3, __ATOMIC_RELEASE);
+}
+
 TEST(control_page_model_mode)
 {
-	struct nprof_control_page *page;
-	struct nprof_inspect_config *cfg;
+	struct fx_session f;
 	struct nprof_ntff_info info;
 	struct nprof_model *m;
-	char dir[PATH_MAX], name[NAME_MAX + 1];
-	struct scratch s;
-	struct fakex x;
-	int fd;
+	char name[NAME_MAX + 1];
 
-	page = control_page_new(0, &fd);
-	if (!page)
+	fxs_open(&f, 1, NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_MODEL);
+	if (!fxs_control(&f, 0))
 		return;
-	CHECK(!scratch_enter(&s));
-	CHECK_INT(fakex_setup(&x, 1), 0);
-	cfg = cfg_new("out", NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_MODEL);
-	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
-	CHECK(nprof_inspect_session_dir(dir, sizeof(dir)) > 0);
-	m = nprof_model_load("gated", 4, 0);
-	for (uint32_t e = 1; m && e <= 4; e++) {
-		__atomic_store_n(&page->enabled, e >= 3, __ATOMIC_RELEASE);
-		CHECK_INT(run(m, e), 0);
-	}
-	CHECK_INT(nprof_inspect_stop(), 0);
-	CHECK(dir_find(dir, "gated_vnc_", name, sizeof(name)));
-	CHECK_INT(ntff_check(dir, name, &info), ENTRIES(3));
+	fxs_begin(&f);
+	m = fxs_run_model(&f, "gated", 4, 0, 4, 0, enable_from_third);
+	CHECK(dir_find(f.dir, "gated_vnc_", name, sizeof(name)));
+	CHECK_INT(ntff_check(f.dir, name, &info), ENTRIES(3));
 	CHECK_INT(info.capture_kind, NPROF_NTFF_CAPTURE_MODEL);
 	nprof_model_unload(m);
-	nprof_inspect_close();
-	nprof_inspect_config_free(cfg);
-	fakex_teardown(&x);
-	scratch_leave(&s);
-	unsetenv(NPROF_CONTROL_FD_ENV);
-	munmap(page, sizeof(*page));
-	close(fd);
+	fxs_close(&f);
 }
 
 HARNESS_MAIN

@@ -29,10 +29,9 @@
 #include <neuronprof/capture.h>
 
 #include "capture/capture_engine.h"
-#include "capture/capture_internal.h"
 #include "capture/capture_stream.h"
 #include "ntff/ntff_internal.h"
-#include "fake_device.h"
+#include "capture_fixture.h"
 #include "harness.h"
 #include "ntff_check.h"
 #include "special_files.h"
@@ -47,58 +46,17 @@
 /* Heap a queue record of a file being written may take, at most (twice its size). */
 #define NPROF_TEST_RECORD_HEAP	512
 
-struct fixture {
-	struct fake_dev *fd;
-	struct nprof_device *dev;
-	struct nprof_capture *cap;
-	char dir[256];
-};
-
 /* A fixture whose rings are @ring bytes. */
 static int setup_ring(struct fixture *f, uint32_t flags, const char *spool_dir, uint64_t ring)
 {
 	struct nprof_device_info info = fake_trn2_info();
-	struct nprof_capture_opts opts = { .size = sizeof(opts) };
-	const char *tmp = getenv("TMPDIR");
-	int t;
 
-	memset(f, 0, sizeof(*f));
-	snprintf(f->dir, sizeof(f->dir), "%s/nprof-stream-test.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(f->dir))
-		return -1;
-	f->fd = fake_dev_new();
-	f->dev = nprof_device_create(&info, &fake_ops, f->fd);
-	for (t = 0; t < NPROF_QUEUE_TYPES; t++)
-		opts.ring_size[t] = ring;
-	opts.flags = flags;
-	opts.spool_dir = spool_dir ? spool_dir : f->dir;
-	f->cap = nprof_capture_create(f->dev, &opts);
-	return f->fd && f->dev && f->cap ? 0 : -1;
+	return setup_device(f, &info, ring, flags, spool_dir);
 }
 
 static int setup(struct fixture *f, uint32_t flags, const char *spool_dir)
 {
 	return setup_ring(f, flags, spool_dir, RING);
-}
-
-static void teardown(struct fixture *f)
-{
-	nprof_capture_close(f->cap);
-	if (f->fd)
-		CHECK_INT(fake_subscribed(f->fd), 0);
-	nprof_device_close(f->dev);
-	if (f->fd)
-		fake_dev_free(f->fd);
-	rm_rf(f->dir);
-}
-
-static char *file_of(struct fixture *f, uint32_t nc, uint64_t id)
-{
-	static char path[512];
-
-	snprintf(path, sizeof(path), "%s/profile_nc_%u_session_%llu.ntff", f->dir, nc,
-		 (unsigned long long)id);
-	return path;
 }
 
 /* Whether fake queue @q belongs to core @nc (its own, or a TopSP serving it). */
@@ -201,14 +159,6 @@ TEST(streaming_session_twenty_rings_long_loses_nothing)
 }
 
 /* The progress page also counts the losses of a capture that does not stream. */
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-
 /*
  * Entries go from the rings to the file without the heap: twenty rings of
  * every queue streamed grow the heap by the file's queue records only (one
@@ -223,7 +173,7 @@ TEST(streaming_keeps_the_heap_flat)
 	uint64_t id;
 	int round, records = 0;
 
-#ifdef UNDER_ASAN
+#if HARNESS_ASAN
 	SKIP("AddressSanitizer's allocator does not report through mallinfo2()");
 #endif
 	if (setup(&f, 0, NULL))
@@ -238,8 +188,7 @@ TEST(streaming_keeps_the_heap_flat)
 		wait_drained(&f, 0);
 	}
 	after = mallinfo2().uordblks;
-	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
-	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
+	id = stop_and_write(&f, 0);
 	r = nprof_ntff_reader_open(file_of(&f, 0, id), NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	CHECK(r != NULL);
 	if (r) {
@@ -268,8 +217,7 @@ TEST(zero_copy_session_loses_exactly_what_does_not_fit)
 		delivered += produce_core(&f, 0, BATCH, 1);
 	CHECK_INT(delivered, 24ULL * RING_ENTRIES);
 	CHECK_INT(nprof_capture_session_sync(f.cap, 0), 0);	/* nothing to move */
-	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
-	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
+	id = stop_and_write(&f, 0);
 	CHECK_INT(check_file(file_of(&f, 0, id), RING_ENTRIES, 0, TOTAL - RING_ENTRIES), 24);
 	teardown(&f);
 	/* Losses counted at stop; nothing spooled. */
@@ -292,8 +240,7 @@ TEST(stop_moves_what_the_drainer_has_not)
 	CHECK_INT(produce_core(&f, 0, 3 * BATCH, 1), 24ULL * 3 * BATCH);
 	wait_drained(&f, 0);
 	CHECK_INT(produce_core(&f, 0, BATCH - 1, 1), 24ULL * (BATCH - 1));
-	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
-	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
+	id = stop_and_write(&f, 0);
 	CHECK_INT(check_file(file_of(&f, 0, id), 4 * BATCH - 1, 0, 0), 24);
 	teardown(&f);
 }
@@ -345,8 +292,7 @@ TEST(woken_drains_end_on_page_boundaries_and_sync_writes_the_rest)
 	CHECK_INT(nprof_capture_get_progress(f.cap, &p), 0);
 	CHECK_INT(p.bytes, 24 * n * ES);
 	wait_drained(&f, 0);
-	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
-	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
+	id = stop_and_write(&f, 0);
 	CHECK_INT(check_file(file_of(&f, 0, id), n, 0, 0), 24);
 	teardown(&f);
 }
@@ -410,8 +356,7 @@ TEST(tail_pass_writes_what_woken_drains_left_without_a_wakeup)
 		CHECK_INT(__atomic_load_n(&q->wakes, __ATOMIC_RELAXED), 1);
 		CHECK_INT(__atomic_load_n(&q->cons->consumer_pos, __ATOMIC_ACQUIRE), q->prod);
 	}
-	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
-	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
+	id = stop_and_write(&f, 0);
 	CHECK_INT(check_file(file_of(&f, 0, id), n, 0, 0), 24);
 	teardown(&f);
 }
@@ -463,8 +408,7 @@ TEST(empty_stashed_window_behind_the_drainer)
 	CHECK_INT(nprof_capture_session_start(f.cap, 0), 0);
 	CHECK_INT(produce_core(&f, 0, 2 * BATCH, 1), 24 * 2 * BATCH);
 	CHECK_INT(nprof_capture_session_sync(f.cap, 0), 0);
-	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id1), 0);
-	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id1, f.dir), 0);
+	id1 = stop_and_write(&f, 0);
 	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id0, f.dir), 0);
 	CHECK_INT(check_file(file_of(&f, 0, id0), 0, 0, 0), 24);
 	CHECK_INT(check_file(file_of(&f, 0, id1), 2 * BATCH, 0, 0), 24);
@@ -498,8 +442,7 @@ TEST(serialize_copies_across_file_systems)
 	CHECK_INT(nprof_capture_session_start(f.cap, 0), 0);
 	CHECK_INT(produce_core(&f, 0, 3 * BATCH, 1), 24 * 3 * BATCH);
 	CHECK_INT(nprof_capture_session_sync(f.cap, 0), 0);
-	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
-	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
+	id = stop_and_write(&f, 0);
 	CHECK_INT(check_file(file_of(&f, 0, id), 3 * BATCH, 0, 0), 24);
 	CHECK_INT(dir_entries(spool), 0);
 	CHECK_INT(dir_entries(f.dir), 1);
@@ -603,8 +546,7 @@ TEST(spool_that_cannot_be_created_falls_back_to_the_rings)
 	CHECK_INT(produce_core(&f, 0, 100, 1), 24ULL * RING_ENTRIES);
 	CHECK_ERR_MSG(nprof_capture_session_sync(f.cap, 0), ENOENT,
 		      "NC 0: the profile session does not stream: cannot open directory /nonexistent-nprof-spool-dir: No such file or directory");
-	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
-	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
+	id = stop_and_write(&f, 0);
 	CHECK_INT(check_file(file_of(&f, 0, id), RING_ENTRIES, 0, 100 - RING_ENTRIES), 24);
 	teardown(&f);
 }
@@ -644,8 +586,7 @@ TEST(write_that_fails_keeps_entries_in_the_rings_and_is_retried)
 	CHECK_INT(setrlimit(RLIMIT_FSIZE, &old), 0);
 	signal(SIGXFSZ, old_xfsz);
 	CHECK_INT(nprof_capture_session_sync(f.cap, 0), 0);
-	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
-	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
+	id = stop_and_write(&f, 0);
 	CHECK_INT(check_file(file_of(&f, 0, id), BATCH + RING_ENTRIES, 0, RING_ENTRIES + 1), 24);
 	teardown(&f);
 }
@@ -654,7 +595,6 @@ TEST(write_that_fails_keeps_entries_in_the_rings_and_is_retried)
 TEST(spools_leave_no_file)
 {
 	struct fixture f;
-	uint64_t id;
 
 	if (setup(&f, 0, NULL))
 		FAIL("setup: %s", nprof_strerror_last());
@@ -663,8 +603,7 @@ TEST(spools_leave_no_file)
 	CHECK_INT(nprof_capture_session_sync(f.cap, 0), 0);
 	/* Hidden names count too: a temporary file is not allowed either. */
 	CHECK_INT(dir_entries(f.dir), 0);
-	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
-	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
+	stop_and_write(&f, 0);
 	CHECK_INT(dir_entries(f.dir), 1);
 	teardown(&f);
 }
@@ -694,8 +633,7 @@ TEST(forked_child_lets_go_of_the_engine)
 	CHECK_INT(waitpid(pid, &status, 0), pid);
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	CHECK_INT(produce_core(&f, 0, BATCH, 1), 24 * BATCH);
-	CHECK_INT(nprof_capture_session_stop(f.cap, 0, &id), 0);
-	CHECK_INT(nprof_capture_session_serialize(f.cap, 0, id, f.dir), 0);
+	id = stop_and_write(&f, 0);
 	CHECK_INT(check_file(file_of(&f, 0, id), 2 * BATCH, 0, 0), 24);
 	teardown(&f);
 }

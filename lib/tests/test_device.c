@@ -37,6 +37,36 @@ static struct nprof_ring *attach(struct fake_queue *q)
 				 (size_t)q->data_size);
 }
 
+/* A 64-entry ring on a fake queue and its consumer: the ring tests' fixture. */
+struct ring_fx {
+	struct fake_dev *fd;
+	struct fake_queue *q;
+	struct nprof_ring *r;
+	struct nprof_ring_spans sp;
+};
+
+static void ring_open(struct ring_fx *f)
+{
+	f->fd = fake_dev_new();
+	f->q = f->fd ? ring_fixture(f->fd, 4096) : NULL;
+	f->r = f->q ? attach(f->q) : NULL;
+	CHECK(f->r);
+}
+
+static void ring_close(struct ring_fx *f)
+{
+	nprof_ring_detach(f->r);
+	fake_dev_free(f->fd);
+}
+
+/* @n entries produced, peeked and released: the consumer stands after them. */
+static void ring_consume(struct ring_fx *f, uint64_t n)
+{
+	CHECK_INT(fake_produce(f->fd, f->q, n, 1), n);
+	CHECK_INT(nprof_ring_peek(f->r, &f->sp), n);
+	CHECK_INT(nprof_ring_release(f->r, f->sp.end), 0);
+}
+
 static uint64_t seq_at(const void *p)
 {
 	const struct neuronprof_notification *n = p;
@@ -46,126 +76,104 @@ static uint64_t seq_at(const void *p)
 
 TEST(ring_empty_peek)
 {
-	struct fake_dev *fd = fake_dev_new();
-	struct fake_queue *q = ring_fixture(fd, 4096);
-	struct nprof_ring_spans sp;
-	struct nprof_ring *r = attach(q);
+	struct ring_fx f;
 
-	CHECK(r);
-	CHECK_INT(nprof_ring_peek(r, &sp), 0);
-	CHECK_INT(sp.len[0], 0);
-	CHECK_INT(sp.len[1], 0);
-	CHECK(sp.ptr[0] == NULL && sp.ptr[1] == NULL);
-	CHECK_INT(sp.begin, 0);
-	CHECK_INT(sp.end, 0);
-	nprof_ring_detach(r);
-	fake_dev_free(fd);
+	ring_open(&f);
+	CHECK_INT(nprof_ring_peek(f.r, &f.sp), 0);
+	CHECK_INT(f.sp.len[0], 0);
+	CHECK_INT(f.sp.len[1], 0);
+	CHECK(f.sp.ptr[0] == NULL && f.sp.ptr[1] == NULL);
+	CHECK_INT(f.sp.begin, 0);
+	CHECK_INT(f.sp.end, 0);
+	ring_close(&f);
 }
 
 TEST(ring_peek_without_wrap_then_release)
 {
-	struct fake_dev *fd = fake_dev_new();
-	struct fake_queue *q = ring_fixture(fd, 4096);
+	struct ring_fx f;
 	struct nprof_ring_state st = { .size = sizeof(st) };
-	struct nprof_ring_spans sp;
-	struct nprof_ring *r = attach(q);
 
-	CHECK_INT(fake_produce(fd, q, 10, 1), 10);
-	CHECK_INT(nprof_ring_peek(r, &sp), 10);
-	CHECK(sp.ptr[0] == q->data);
-	CHECK_INT(sp.len[0], 10 * ES);
-	CHECK(sp.ptr[1] == NULL);
-	CHECK_INT(sp.len[1], 0);
-	CHECK_INT(seq_at(sp.ptr[0]), 0);
-	CHECK_INT(seq_at((const char *)sp.ptr[0] + 9 * ES), 9);
-	CHECK_INT(nprof_ring_release(r, sp.end), 0);
-	CHECK_INT(q->cons->consumer_pos, 10 * ES);
-	CHECK_INT(nprof_ring_peek(r, &sp), 0);
-	CHECK_INT(nprof_ring_get_state(r, &st), 0);
+	ring_open(&f);
+	CHECK_INT(fake_produce(f.fd, f.q, 10, 1), 10);
+	CHECK_INT(nprof_ring_peek(f.r, &f.sp), 10);
+	CHECK(f.sp.ptr[0] == f.q->data);
+	CHECK_INT(f.sp.len[0], 10 * ES);
+	CHECK(f.sp.ptr[1] == NULL);
+	CHECK_INT(f.sp.len[1], 0);
+	CHECK_INT(seq_at(f.sp.ptr[0]), 0);
+	CHECK_INT(seq_at((const char *)f.sp.ptr[0] + 9 * ES), 9);
+	CHECK_INT(nprof_ring_release(f.r, f.sp.end), 0);
+	CHECK_INT(f.q->cons->consumer_pos, 10 * ES);
+	CHECK_INT(nprof_ring_peek(f.r, &f.sp), 0);
+	CHECK_INT(nprof_ring_get_state(f.r, &st), 0);
 	CHECK_INT(st.producer_pos, 10 * ES);
 	CHECK_INT(st.consumer_pos, 10 * ES);
 	CHECK_INT(st.ring_size, 4096);
 	CHECK_INT(st.entry_size, ES);
 	CHECK_INT(st.queue_type, NEURONPROF_QT_TRACE);
-	nprof_ring_detach(r);
-	fake_dev_free(fd);
+	ring_close(&f);
 }
 
 TEST(ring_peek_with_wrap_gives_two_spans_in_order)
 {
-	struct fake_dev *fd = fake_dev_new();
-	struct fake_queue *q = ring_fixture(fd, 4096);	/* 64 entries */
-	struct nprof_ring_spans sp;
-	struct nprof_ring *r = attach(q);
+	struct ring_fx f;
 	const char *p;
 	uint64_t i, want = 50;
 
-	CHECK_INT(fake_produce(fd, q, 50, 1), 50);
-	CHECK_INT(nprof_ring_peek(r, &sp), 50);
-	CHECK_INT(nprof_ring_release(r, sp.end), 0);
+	ring_open(&f);
+	ring_consume(&f, 50);
 	/* 30 more: 14 fit before the end of the data area, 16 wrap. */
-	CHECK_INT(fake_produce(fd, q, 30, 1), 30);
-	CHECK_INT(nprof_ring_peek(r, &sp), 30);
-	CHECK(sp.ptr[0] == q->data + 50 * ES);
-	CHECK_INT(sp.len[0], 14 * ES);
-	CHECK(sp.ptr[1] == q->data);
-	CHECK_INT(sp.len[1], 16 * ES);
-	CHECK_INT(sp.begin, 50 * ES);
-	CHECK_INT(sp.end, 80 * ES);
-	for (p = sp.ptr[0], i = 0; i < 14; i++, p += ES)
+	CHECK_INT(fake_produce(f.fd, f.q, 30, 1), 30);
+	CHECK_INT(nprof_ring_peek(f.r, &f.sp), 30);
+	CHECK(f.sp.ptr[0] == f.q->data + 50 * ES);
+	CHECK_INT(f.sp.len[0], 14 * ES);
+	CHECK(f.sp.ptr[1] == f.q->data);
+	CHECK_INT(f.sp.len[1], 16 * ES);
+	CHECK_INT(f.sp.begin, 50 * ES);
+	CHECK_INT(f.sp.end, 80 * ES);
+	for (p = f.sp.ptr[0], i = 0; i < 14; i++, p += ES)
 		CHECK_INT(seq_at(p), want++);
-	for (p = sp.ptr[1], i = 0; i < 16; i++, p += ES)
+	for (p = f.sp.ptr[1], i = 0; i < 16; i++, p += ES)
 		CHECK_INT(seq_at(p), want++);
-	nprof_ring_detach(r);
-	fake_dev_free(fd);
+	ring_close(&f);
 }
 
 TEST(ring_peek_ending_exactly_at_the_end_has_one_span)
 {
-	struct fake_dev *fd = fake_dev_new();
-	struct fake_queue *q = ring_fixture(fd, 4096);
-	struct nprof_ring_spans sp;
-	struct nprof_ring *r = attach(q);
+	struct ring_fx f;
 
-	fake_produce(fd, q, 40, 1);
-	nprof_ring_peek(r, &sp);
-	nprof_ring_release(r, sp.end);
-	CHECK_INT(fake_produce(fd, q, 24, 1), 24);	/* 40..63: up to the end */
-	CHECK_INT(nprof_ring_peek(r, &sp), 24);
-	CHECK_INT(sp.len[0], 24 * ES);
-	CHECK(sp.ptr[1] == NULL);
-	CHECK_INT(sp.len[1], 0);
-	nprof_ring_release(r, sp.end);
-	CHECK_INT(fake_produce(fd, q, 1, 1), 1);	/* starts at offset 0 again */
-	CHECK_INT(nprof_ring_peek(r, &sp), 1);
-	CHECK(sp.ptr[0] == q->data);
-	nprof_ring_detach(r);
-	fake_dev_free(fd);
+	ring_open(&f);
+	ring_consume(&f, 40);
+	CHECK_INT(fake_produce(f.fd, f.q, 24, 1), 24);	/* 40..63: up to the end */
+	CHECK_INT(nprof_ring_peek(f.r, &f.sp), 24);
+	CHECK_INT(f.sp.len[0], 24 * ES);
+	CHECK(f.sp.ptr[1] == NULL);
+	CHECK_INT(f.sp.len[1], 0);
+	nprof_ring_release(f.r, f.sp.end);
+	CHECK_INT(fake_produce(f.fd, f.q, 1, 1), 1);	/* starts at offset 0 again */
+	CHECK_INT(nprof_ring_peek(f.r, &f.sp), 1);
+	CHECK(f.sp.ptr[0] == f.q->data);
+	ring_close(&f);
 }
 
 TEST(ring_full_ring_and_loss)
 {
-	struct fake_dev *fd = fake_dev_new();
-	struct fake_queue *q = ring_fixture(fd, 4096);
+	struct ring_fx f;
 	struct nprof_ring_state st = { .size = sizeof(st) };
-	struct nprof_ring_spans sp;
-	struct nprof_ring *r = attach(q);
 
-	fake_produce(fd, q, 10, 1);
-	nprof_ring_peek(r, &sp);
-	nprof_ring_release(r, sp.end);
+	ring_open(&f);
+	ring_consume(&f, 10);
 	/* 70 more into 64 slots: 64 delivered, 6 lost, wrapping at 54. */
-	CHECK_INT(fake_produce(fd, q, 70, 1), 64);
-	CHECK_INT(nprof_ring_peek(r, &sp), 64);
-	CHECK_INT(sp.len[0], 54 * ES);
-	CHECK_INT(sp.len[1], 10 * ES);
-	CHECK_INT(seq_at(sp.ptr[0]), 10);
-	CHECK_INT(seq_at((const char *)sp.ptr[1] + 9 * ES), 73);
-	CHECK_INT(nprof_ring_get_state(r, &st), 0);
+	CHECK_INT(fake_produce(f.fd, f.q, 70, 1), 64);
+	CHECK_INT(nprof_ring_peek(f.r, &f.sp), 64);
+	CHECK_INT(f.sp.len[0], 54 * ES);
+	CHECK_INT(f.sp.len[1], 10 * ES);
+	CHECK_INT(seq_at(f.sp.ptr[0]), 10);
+	CHECK_INT(seq_at((const char *)f.sp.ptr[1] + 9 * ES), 73);
+	CHECK_INT(nprof_ring_get_state(f.r, &st), 0);
 	CHECK_INT(st.lost, 6);
 	CHECK(st.flags & NPROF_RING_OVERFLOWED);
-	nprof_ring_detach(r);
-	fake_dev_free(fd);
+	ring_close(&f);
 }
 
 TEST(ring_positions_wrapping_2_64)
@@ -196,59 +204,53 @@ TEST(ring_positions_wrapping_2_64)
 
 TEST(ring_window_and_release_are_validated)
 {
-	struct fake_dev *fd = fake_dev_new();
-	struct fake_queue *q = ring_fixture(fd, 4096);
-	struct nprof_ring_spans sp;
-	struct nprof_ring *r = attach(q);
+	struct ring_fx f;
 
-	fake_produce(fd, q, 20, 1);
-	CHECK_INT(nprof_ring_window(r, 5 * ES, 12 * ES, &sp), 7);
-	CHECK(sp.ptr[0] == q->data + 5 * ES);
-	CHECK_INT(nprof_ring_window(r, 0, 0, &sp), 0);
-	CHECK_INT(nprof_ring_window(r, 20 * ES, 20 * ES, &sp), 0);
-	CHECK_ERR_MSG(nprof_ring_window(r, 5 * ES, 21 * ES, &sp), EINVAL,
+	ring_open(&f);
+	fake_produce(f.fd, f.q, 20, 1);
+	CHECK_INT(nprof_ring_window(f.r, 5 * ES, 12 * ES, &f.sp), 7);
+	CHECK(f.sp.ptr[0] == f.q->data + 5 * ES);
+	CHECK_INT(nprof_ring_window(f.r, 0, 0, &f.sp), 0);
+	CHECK_INT(nprof_ring_window(f.r, 20 * ES, 20 * ES, &f.sp), 0);
+	CHECK_ERR_MSG(nprof_ring_window(f.r, 5 * ES, 21 * ES, &f.sp), EINVAL,
 		      "ring window [320, 1344) is outside the unreleased range [0, 1280)");
-	CHECK_ERR_MSG(nprof_ring_window(r, 12 * ES, 5 * ES, &sp), EINVAL,
+	CHECK_ERR_MSG(nprof_ring_window(f.r, 12 * ES, 5 * ES, &f.sp), EINVAL,
 		      "ring window [768, 320) is outside the unreleased range [0, 1280)");
-	CHECK_ERR_MSG(nprof_ring_window(r, 1, 2 * ES, &sp), EINVAL,
+	CHECK_ERR_MSG(nprof_ring_window(f.r, 1, 2 * ES, &f.sp), EINVAL,
 		      "ring window [1, 128) is not a whole number of 64-byte entries");
-	CHECK_INT(nprof_ring_release(r, 8 * ES), 0);
-	CHECK_ERR_MSG(nprof_ring_window(r, 4 * ES, 10 * ES, &sp), EINVAL,
+	CHECK_INT(nprof_ring_release(f.r, 8 * ES), 0);
+	CHECK_ERR_MSG(nprof_ring_window(f.r, 4 * ES, 10 * ES, &f.sp), EINVAL,
 		      "ring window [256, 640) is outside the unreleased range [512, 1280)");
-	CHECK_ERR_MSG(nprof_ring_release(r, 4 * ES), EINVAL,
+	CHECK_ERR_MSG(nprof_ring_release(f.r, 4 * ES), EINVAL,
 		      "cannot release ring to position 256: not a whole entry in [consumer 512, producer 1280]");
-	CHECK_ERR_MSG(nprof_ring_release(r, 21 * ES), EINVAL,
+	CHECK_ERR_MSG(nprof_ring_release(f.r, 21 * ES), EINVAL,
 		      "cannot release ring to position 1344: not a whole entry in [consumer 512, producer 1280]");
-	CHECK_INT(nprof_ring_release(r, 20 * ES), 0);
-	CHECK_INT(nprof_ring_peek(NULL, &sp), -EINVAL);
-	CHECK_INT(nprof_ring_peek(r, NULL), -EINVAL);
-	nprof_ring_detach(r);
-	fake_dev_free(fd);
+	CHECK_INT(nprof_ring_release(f.r, 20 * ES), 0);
+	CHECK_INT(nprof_ring_peek(NULL, &f.sp), -EINVAL);
+	CHECK_INT(nprof_ring_peek(f.r, NULL), -EINVAL);
+	ring_close(&f);
 }
 
 TEST(ring_corrupt_positions_are_reported)
 {
-	struct fake_dev *fd = fake_dev_new();
-	struct fake_queue *q = ring_fixture(fd, 4096);
-	struct nprof_ring_spans sp;
-	struct nprof_ring *r = attach(q);
+	struct ring_fx f;
 
+	ring_open(&f);
 	/* More unread than the ring holds. */
-	q->hdr->producer_pos = 65 * ES;
-	CHECK_ERR_MSG(nprof_ring_peek(r, &sp), EIO,
+	f.q->hdr->producer_pos = 65 * ES;
+	CHECK_ERR_MSG(nprof_ring_peek(f.r, &f.sp), EIO,
 		      "ring of queue type 0 target 0/0 engine 0: consumer position 0 and producer position 4160 are inconsistent (ring size 4096, entry size 64)");
 	/* Producer behind the consumer. */
-	q->hdr->producer_pos = 0;
-	q->cons->consumer_pos = ES;
-	CHECK_INT(nprof_ring_peek(r, &sp), -EIO);
+	f.q->hdr->producer_pos = 0;
+	f.q->cons->consumer_pos = ES;
+	CHECK_INT(nprof_ring_peek(f.r, &f.sp), -EIO);
 	/* Not a whole entry. */
-	q->cons->consumer_pos = 0;
-	q->hdr->producer_pos = 10;
-	CHECK_INT(nprof_ring_peek(r, &sp), -EIO);
-	CHECK_INT(nprof_ring_window(r, 0, 0, &sp), -EIO);
-	CHECK_INT(nprof_ring_release(r, 0), -EIO);
-	nprof_ring_detach(r);
-	fake_dev_free(fd);
+	f.q->cons->consumer_pos = 0;
+	f.q->hdr->producer_pos = 10;
+	CHECK_INT(nprof_ring_peek(f.r, &f.sp), -EIO);
+	CHECK_INT(nprof_ring_window(f.r, 0, 0, &f.sp), -EIO);
+	CHECK_INT(nprof_ring_release(f.r, 0), -EIO);
+	ring_close(&f);
 }
 
 TEST(ring_attach_refuses_bad_layouts)
@@ -415,52 +417,74 @@ static void hooks_reset(enum nprof_mod_state core, enum nprof_mod_state sim)
 	nprof_device_set_hooks(&h);
 }
 
+/* A module state and the message (with @err) it must give. */
+struct missing_case {
+	struct nprof_mod_report r;
+	int err;
+	const char *msg;
+};
+
+static void check_missing(const struct missing_case *c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		CHECK_ERR_MSG(nprof_device_missing_error(&c[i].r), c[i].err, c[i].msg);
+}
+
 TEST(missing_message_not_installed)
 {
-	struct nprof_mod_report r = { .core = NPROF_MOD_NOT_INSTALLED, .sim = NPROF_MOD_NOT_INSTALLED,
-				      .release = "6.1.0-57-amd64" };
+	static const struct missing_case c[] = {
+		{ { .core = NPROF_MOD_NOT_INSTALLED, .sim = NPROF_MOD_NOT_INSTALLED,
+		    .release = "6.1.0-57-amd64" }, ENODEV,
+		  "no neuronprof device: the kernel module neuronprof is not installed for kernel 6.1.0-57-amd64 (build and install it for the running kernel with 'make install KVER=$(uname -r)')" },
+		/* Without the running kernel's headers there is nothing to build with. */
+		{ { .core = NPROF_MOD_NOT_INSTALLED, .sim = NPROF_MOD_NOT_INSTALLED,
+		    .release = "6.1.0-57-amd64", .no_headers = true }, ENODEV,
+		  "no neuronprof device: the kernel module neuronprof is not installed for kernel 6.1.0-57-amd64, and that kernel has no headers to build it with (install linux-headers-6.1.0-57-amd64, then 'make install KVER=$(uname -r)'; or try neuronprof on simulated devices in a VM with 'make demo')" },
+	};
 
-	CHECK_ERR_MSG(nprof_device_missing_error(&r), ENODEV,
-		      "no neuronprof device: the kernel module neuronprof is not installed for kernel 6.1.0-57-amd64 (build and install it for the running kernel with 'make install KVER=$(uname -r)')");
-	/* Without the running kernel's headers there is nothing to build with. */
-	r.no_headers = true;
-	CHECK_ERR_MSG(nprof_device_missing_error(&r), ENODEV,
-		      "no neuronprof device: the kernel module neuronprof is not installed for kernel 6.1.0-57-amd64, and that kernel has no headers to build it with (install linux-headers-6.1.0-57-amd64, then 'make install KVER=$(uname -r)'; or try neuronprof on simulated devices in a VM with 'make demo')");
+	check_missing(c, sizeof(c) / sizeof(c[0]));
 }
 
 TEST(missing_message_installed_not_loaded)
 {
-	struct nprof_mod_report r = { .core = NPROF_MOD_NOT_LOADED, .sim = NPROF_MOD_NOT_LOADED };
+	static const struct missing_case c[] = {
+		{ { .core = NPROF_MOD_NOT_LOADED, .sim = NPROF_MOD_NOT_LOADED }, ENODEV,
+		  "no neuronprof device: the kernel module neuronprof is installed but not loaded (load it with 'modprobe neuronprof_sim' for simulated devices, or let the library load it with NPROF_DEVICE_LOAD_SIM or NPROF_DEVICE_LOAD_MODULE)" },
+	};
 
-	CHECK_ERR_MSG(nprof_device_missing_error(&r), ENODEV,
-		      "no neuronprof device: the kernel module neuronprof is installed but not loaded (load it with 'modprobe neuronprof_sim' for simulated devices, or let the library load it with NPROF_DEVICE_LOAD_SIM or NPROF_DEVICE_LOAD_MODULE)");
+	check_missing(c, sizeof(c) / sizeof(c[0]));
 }
 
+/* What the message adds for each state of neuronprof_sim. */
 TEST(missing_message_loaded_without_devices)
 {
-	struct nprof_mod_report r = { .core = NPROF_MOD_LOADED, .sim = NPROF_MOD_LOADED };
+	static const struct missing_case c[] = {
+		{ { .core = NPROF_MOD_LOADED, .sim = NPROF_MOD_LOADED }, ENODEV,
+		  "no neuronprof device: the kernel module neuronprof is loaded but no device is registered; neuronprof_sim is loaded without devices: create one by writing an id to /sys/bus/platform/drivers/neuronprof_sim/new_device" },
+		{ { .core = NPROF_MOD_LOADED, .sim = NPROF_MOD_NOT_LOADED }, ENODEV,
+		  "no neuronprof device: the kernel module neuronprof is loaded but no device is registered; no Neuron hardware was found and neuronprof_sim is not loaded ('modprobe neuronprof_sim' adds simulated devices)" },
+		{ { .core = NPROF_MOD_LOADED, .sim = NPROF_MOD_NOT_INSTALLED }, ENODEV,
+		  "no neuronprof device: the kernel module neuronprof is loaded but no device is registered; no Neuron hardware was found and neuronprof_sim is not installed" },
+	};
 
-	CHECK_ERR_MSG(nprof_device_missing_error(&r), ENODEV,
-		      "no neuronprof device: the kernel module neuronprof is loaded but no device is registered; neuronprof_sim is loaded without devices: create one by writing an id to /sys/bus/platform/drivers/neuronprof_sim/new_device");
-	r.sim = NPROF_MOD_NOT_LOADED;
-	CHECK_ERR_MSG(nprof_device_missing_error(&r), ENODEV,
-		      "no neuronprof device: the kernel module neuronprof is loaded but no device is registered; no Neuron hardware was found and neuronprof_sim is not loaded ('modprobe neuronprof_sim' adds simulated devices)");
-	r.sim = NPROF_MOD_NOT_INSTALLED;
-	CHECK_ERR_MSG(nprof_device_missing_error(&r), ENODEV,
-		      "no neuronprof device: the kernel module neuronprof is loaded but no device is registered; no Neuron hardware was found and neuronprof_sim is not installed");
+	check_missing(c, sizeof(c) / sizeof(c[0]));
 }
 
 TEST(missing_message_unknown_and_denied)
 {
-	struct nprof_mod_report r = { .core = NPROF_MOD_UNKNOWN, .why_unknown = "libkmod cannot look up neuronprof: Out of memory" };
+	static const struct missing_case c[] = {
+		{ { .core = NPROF_MOD_UNKNOWN,
+		    .why_unknown = "libkmod cannot look up neuronprof: Out of memory" }, ENODEV,
+		  "no neuronprof device, and the state of the kernel module neuronprof is unknown: libkmod cannot look up neuronprof: Out of memory" },
+		{ { .core = NPROF_MOD_LOADED,
+		    .why_unknown = "libkmod cannot look up neuronprof: Out of memory",
+		    .denied_node = "/dev/dri/renderD129", .denied_errno = EACCES }, EACCES,
+		  "no neuronprof device could be opened: /dev/dri/renderD129: Permission denied (check the permissions of the render node)" },
+	};
 
-	CHECK_ERR_MSG(nprof_device_missing_error(&r), ENODEV,
-		      "no neuronprof device, and the state of the kernel module neuronprof is unknown: libkmod cannot look up neuronprof: Out of memory");
-	r.core = NPROF_MOD_LOADED;
-	snprintf(r.denied_node, sizeof(r.denied_node), "/dev/dri/renderD129");
-	r.denied_errno = EACCES;
-	CHECK_ERR_MSG(nprof_device_missing_error(&r), EACCES,
-		      "no neuronprof device could be opened: /dev/dri/renderD129: Permission denied (check the permissions of the render node)");
+	check_missing(c, sizeof(c) / sizeof(c[0]));
 }
 
 static void drm_node(struct nprof_drm_node *n, const char *path, unsigned int maj,
@@ -579,11 +603,29 @@ TEST(open_validates_arguments)
 	CHECK_STR(nprof_strerror_last(), "cannot open /nonexistent/renderD128: No such file or directory");
 }
 
-TEST(device_ring_size_rounding_and_topsp_mapping)
+/* A fake trn2 device on @fd with @ops (NULL if @fd is). */
+static struct nprof_device *trn2_on(struct fake_dev *fd, const struct nprof_device_ops *ops)
 {
 	struct nprof_device_info info = fake_trn2_info();
+
+	return fd ? nprof_device_create(&info, ops, fd) : NULL;
+}
+
+/* The queue the subscription tests take: core 2's DMA queue of engine 3, a 5000-byte ring. */
+static struct nprof_nq_params dma_params(void)
+{
+	struct nprof_nq_params p = {
+		.size = sizeof(p), .target_kind = NPROF_TARGET_CORE, .target_index = 2,
+		.queue_type = NEURONPROF_QT_DMA, .engine = 3, .ring_size = 5000,
+	};
+
+	return p;
+}
+
+TEST(device_ring_size_rounding_and_topsp_mapping)
+{
 	struct fake_dev *fd = fake_dev_new();
-	struct nprof_device *dev = nprof_device_create(&info, &fake_ops, fd);
+	struct nprof_device *dev = trn2_on(fd, &fake_ops);
 	uint64_t page = (uint64_t)fake_page();
 
 	CHECK(dev);
@@ -603,12 +645,9 @@ TEST(device_ring_size_rounding_and_topsp_mapping)
 
 TEST(subscription_through_the_device_layer)
 {
-	struct nprof_device_info info = fake_trn2_info();
 	struct fake_dev *fd = fake_dev_new();
-	struct nprof_device *dev = nprof_device_create(&info, &fake_ops, fd);
-	struct nprof_nq_params p = { .size = sizeof(p), .target_kind = NPROF_TARGET_CORE,
-				     .target_index = 2, .queue_type = NEURONPROF_QT_DMA,
-				     .engine = 3, .ring_size = 5000 };
+	struct nprof_device *dev = trn2_on(fd, &fake_ops);
+	struct nprof_nq_params p = dma_params();
 	struct nprof_nq_drain_state st = { .size = sizeof(st) };
 	struct nprof_ring_spans sp;
 	struct nprof_nq *nq, *again;
@@ -629,7 +668,7 @@ TEST(subscription_through_the_device_layer)
 		struct nprof_device *dev_old;
 
 		old.holders = NULL;
-		dev_old = nprof_device_create(&info, &old, fd);
+		dev_old = trn2_on(fd, &old);
 		CHECK(dev_old);
 		CHECK(!nprof_nq_subscribe(dev_old, &p));
 		CHECK_INT(errno, EBUSY);
@@ -675,8 +714,7 @@ TEST(device_events_on_the_no_core_ring)
 	info.num_cores = 0;
 	CHECK(!nprof_device_create(&info, &fake_ops, fd));
 	CHECK_INT(trace_take(NPROF_SYS_TRACE_NO_CORE, &tlog), 1);
-	r = trace_nth(&tlog, NPROF_EV_DEVICE_OPEN, 0);
-	CHECK(r != NULL);
+	r = trace_want(&tlog, NPROF_EV_DEVICE_OPEN, 0);
 	if (r) {
 		CHECK_INT(r->core, NPROF_SYS_TRACE_NO_CORE);
 		CHECK_INT(r->source, NPROF_SYS_TRACE_SRC_NEURON_RT);
@@ -690,8 +728,7 @@ TEST(device_events_on_the_no_core_ring)
 	CHECK(!nprof_device_open_path("/dev/null"));
 	nprof_device_close(dev);
 	CHECK_INT(trace_take(NPROF_SYS_TRACE_NO_CORE, &tlog), 1);
-	r = trace_nth(&tlog, NPROF_EV_DEVICE_CLOSE, 0);
-	CHECK(r != NULL);
+	r = trace_want(&tlog, NPROF_EV_DEVICE_CLOSE, 0);
 	if (r) {
 		CHECK_INT(r->core, NPROF_SYS_TRACE_NO_CORE);
 		CHECK_INT(rec_uint(r, "device"), 3);
@@ -712,12 +749,9 @@ TEST(device_events_on_the_no_core_ring)
  */
 TEST(queue_events_on_the_queue_core)
 {
-	struct nprof_device_info info = fake_trn2_info();
 	struct fake_dev *fd = fake_dev_new();
-	struct nprof_device *dev = nprof_device_create(&info, &fake_ops, fd);
-	struct nprof_nq_params p = { .size = sizeof(p), .target_kind = NPROF_TARGET_CORE,
-				     .target_index = 2, .queue_type = NEURONPROF_QT_DMA,
-				     .engine = 3, .ring_size = 5000 };
+	struct nprof_device *dev = trn2_on(fd, &fake_ops);
+	struct nprof_nq_params p = dma_params();
 	struct nprof_nq_params t = { .size = sizeof(p), .target_kind = NPROF_TARGET_TOPSP,
 				     .target_index = 5, .queue_type = NEURONPROF_QT_TOPSP_EVENT,
 				     .ring_size = 4096 };
@@ -735,7 +769,7 @@ TEST(queue_events_on_the_queue_core)
 	CHECK(!nprof_nq_subscribe(dev, &p));	/* EBUSY */
 	CHECK_INT(trace_take(2, &tlog), 2);
 	CHECK_INT(trace_count(&tlog, NPROF_EV_NQ_SUBSCRIBE), 2);
-	r = trace_nth(&tlog, NPROF_EV_NQ_SUBSCRIBE, 0);
+	r = trace_want(&tlog, NPROF_EV_NQ_SUBSCRIBE, 0);
 	if (r) {
 		CHECK_INT(r->core, 2);
 		CHECK_INT(r->nattrs, 4);
@@ -744,7 +778,7 @@ TEST(queue_events_on_the_queue_core)
 		CHECK_INT(rec_uint(r, "engine"), 3);
 		CHECK_INT(rec_uint(r, "ring_size"), 8192);	/* as rounded */
 	}
-	r = trace_nth(&tlog, NPROF_EV_NQ_SUBSCRIBE, 1);
+	r = trace_want(&tlog, NPROF_EV_NQ_SUBSCRIBE, 1);
 	if (r) {
 		CHECK_STR(rec_str(r, "queue_type"), "TOPSP_EVENT");
 		CHECK_INT(rec_uint(r, "topsp"), 5);
@@ -760,7 +794,7 @@ TEST(queue_events_on_the_queue_core)
 	fake_produce(fd, q, 3, 7);
 	CHECK_INT(nprof_nq_drain(nq, NPROF_NQ_DRAIN_FLUSH, &st), 0);
 	CHECK_INT(trace_take(2, &tlog), 1);
-	r = trace_nth(&tlog, NPROF_EV_NQ_DRAIN, 0);
+	r = trace_want(&tlog, NPROF_EV_NQ_DRAIN, 0);
 	if (r) {
 		CHECK_STR(rec_str(r, "queue_type"), "DMA");
 		CHECK_INT(rec_uint(r, "engine"), 3);
@@ -772,13 +806,12 @@ TEST(queue_events_on_the_queue_core)
 	CHECK_INT(nprof_nq_drain(nq, 0, &st), 0);
 	CHECK_INT(st.lost, 5);
 	CHECK_INT(trace_take(2, &tlog), 2);
-	r = trace_nth(&tlog, NPROF_EV_NQ_DRAIN, 0);
+	r = trace_want(&tlog, NPROF_EV_NQ_DRAIN, 0);
 	if (r) {
 		CHECK_INT(rec_uint(r, "flush"), 0);
 		CHECK_INT(rec_uint(r, "pending_entries"), 128);
 	}
-	r = trace_nth(&tlog, NPROF_EV_NQ_OVERFLOW, 0);
-	CHECK(r != NULL);
+	r = trace_want(&tlog, NPROF_EV_NQ_OVERFLOW, 0);
 	if (r) {
 		CHECK_INT(r->core, 2);
 		CHECK_INT(r->start_ns, r->end_ns);
@@ -800,7 +833,7 @@ TEST(queue_events_on_the_queue_core)
 		FAIL("cannot restart the trace");
 	CHECK_INT(nprof_nq_drain(nq, 0, &st), 0);
 	CHECK_INT(trace_take(2, &tlog), 2);
-	r = trace_nth(&tlog, NPROF_EV_NQ_OVERFLOW, 0);
+	r = trace_want(&tlog, NPROF_EV_NQ_OVERFLOW, 0);
 	if (r) {
 		CHECK_INT(rec_uint(r, "lost"), 10);
 		CHECK_INT(rec_uint(r, "lost_total"), 19);

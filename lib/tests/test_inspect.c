@@ -326,76 +326,58 @@ static void check_session_trace(const char *dir)
 /* SESSION mode on two fake devices: virtual cores, the capture filter, the files. */
 TEST(session_mode_on_two_devices)
 {
+	struct fx_session f;
 	struct nprof_ntff_info info;
-	struct nprof_inspect_config *cfg;
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct fakex x;
-	uint32_t nc;
 
-	CHECK(!scratch_enter(&s));
-	CHECK_INT(fakex_setup(&x, 2), 0);
-	cfg = cfg_new("out", NPROF_ACTIVITY_ALL, NPROF_DEVICE_PROFILE_SESSION);
-	for (nc = 0; nc < NPROF_MAX_CORES; nc++)
-		nprof_inspect_config_set_capture_enabled_for_nc(cfg, nc, nc == 1 || nc == 9);
-	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
+	fxs_open(&f, 2, NPROF_ACTIVITY_ALL, NPROF_DEVICE_PROFILE_SESSION);
+	cfg_cores(f.cfg, 1, 1);
+	nprof_inspect_config_set_capture_enabled_for_nc(f.cfg, 9, true);
+	fxs_begin(&f);
 	/* Core 1 of device 0 and core 1 of device 1 (virtual core 9): 24 queues each. */
-	CHECK_INT(fake_subscribed(x.fd[0]), 24);
-	CHECK_INT(fake_subscribed(x.fd[1]), 24);
-	CHECK(fake_produce(x.fd[0], fake_find(x.fd[0], NPROF_TARGET_CORE, 1, NEURONPROF_QT_TRACE, 0), 7, 5) == 7);
-	CHECK(fake_produce(x.fd[1], fake_find(x.fd[1], NPROF_TARGET_CORE, 1, NEURONPROF_QT_ERROR, 0), 3, 6) == 3);
-	CHECK(nprof_inspect_session_dir(dir, sizeof(dir)) > 0);
+	CHECK_INT(fake_subscribed(f.x.fd[0]), 24);
+	CHECK_INT(fake_subscribed(f.x.fd[1]), 24);
+	CHECK(fake_produce(f.x.fd[0], fake_find(f.x.fd[0], NPROF_TARGET_CORE, 1, NEURONPROF_QT_TRACE, 0), 7, 5) == 7);
+	CHECK(fake_produce(f.x.fd[1], fake_find(f.x.fd[1], NPROF_TARGET_CORE, 1, NEURONPROF_QT_ERROR, 0), 3, 6) == 3);
 	CHECK_INT(nprof_inspect_stop(), 0);
-	CHECK_INT(fakex_subscribed(&x), 0);
-	CHECK_INT(ntff_check(dir, "profile_nc_1_session_0.ntff", &info), 7);
+	CHECK_INT(fakex_subscribed(&f.x), 0);
+	CHECK_INT(ntff_check(f.dir, "profile_nc_1_session_0.ntff", &info), 7);
 	CHECK_INT(info.capture_kind, NPROF_NTFF_CAPTURE_SESSION);
 	CHECK_INT(info.core, 1);
-	CHECK_INT(ntff_check(dir, "profile_nc_9_session_0.ntff", &info), 3);
+	CHECK_INT(ntff_check(f.dir, "profile_nc_9_session_0.ntff", &info), 3);
 	CHECK_INT(info.core, 9);
 	CHECK_INT(info.device.device_index, 1);
-	CHECK(file_exists(dir, "ntrace.pb"));
+	CHECK(file_exists(f.dir, "ntrace.pb"));
 	/* Two profiles and the four system-profile files, nothing else. */
-	CHECK_INT(dir_entries(dir), 6);
-	check_session_trace(dir);
+	CHECK_INT(dir_entries(f.dir), 6);
+	check_session_trace(f.dir);
 	CHECK_INT(nprof_inspect_close(), 0);
-	nprof_inspect_config_free(cfg);
-	fakex_teardown(&x);
-	scratch_leave(&s);
+	fxs_close(&f);
 }
 
 /* A core that cannot start rolls back every core armed before it. */
 TEST(session_mode_rolls_back)
 {
-	struct nprof_inspect_config *cfg;
-	struct scratch s;
-	struct fakex x;
-	uint32_t nc;
+	struct fx_session f;
 
-	CHECK(!scratch_enter(&s));
-	CHECK_INT(fakex_setup(&x, 1), 0);
-	cfg = cfg_new("out", NPROF_ACTIVITY_ALL, NPROF_DEVICE_PROFILE_SESSION);
-	for (nc = 4; nc < NPROF_MAX_CORES; nc++)
-		nprof_inspect_config_set_capture_enabled_for_nc(cfg, nc, false);
+	fxs_open(&f, 1, NPROF_ACTIVITY_ALL, NPROF_DEVICE_PROFILE_SESSION);
+	cfg_cores(f.cfg, 0, 3);
 	/* Cores 0..2 subscribe 24 queues each; core 3 fails at its 5th. */
-	x.fd[0]->subscribe_fail_at = 3 * 24 + 5;
-	x.fd[0]->subscribe_err = ENOSPC;
-	CHECK_INT(nprof_inspect_begin_with_options(cfg), -ENOSPC);
+	fakex_fail_subscribe(&f.x, 0, 3 * 24 + 5, ENOSPC);
+	CHECK_INT(nprof_inspect_begin_with_options(f.cfg), -ENOSPC);
 	CHECK_CONTAINS(nprof_strerror_last(), "cannot start the device profile session on NC 3");
 	CHECK_CONTAINS(nprof_strerror_last(), "already started on NC 0-2 were stopped and dropped");
-	CHECK_INT(fake_subscribed(x.fd[0]), 0);
+	CHECK_INT(fake_subscribed(f.x.fd[0]), 0);
 	CHECK_INT(nprof_inspect_is_active(), 0);
 	CHECK_INT(nprof_sys_trace_is_active(), 0);
 	/* The empty session directories are gone again. */
 	CHECK_INT(dir_entries("out"), 0);
 	/* And a session can begin after it. */
-	x.fd[0]->subscribe_fail_at = 0;
-	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
-	CHECK_INT(fake_subscribed(x.fd[0]), 4 * 24);
+	f.x.fd[0]->subscribe_fail_at = 0;
+	CHECK_INT(nprof_inspect_begin_with_options(f.cfg), 0);
+	CHECK_INT(fake_subscribed(f.x.fd[0]), 4 * 24);
 	CHECK_INT(nprof_inspect_close(), 0);
-	CHECK_INT(fake_subscribed(x.fd[0]), 0);
-	nprof_inspect_config_free(cfg);
-	fakex_teardown(&x);
-	scratch_leave(&s);
+	CHECK_INT(fake_subscribed(f.x.fd[0]), 0);
+	fxs_close(&f);
 }
 
 /* SESSION mode without any device: a warning, and the rest of the session. */
@@ -494,22 +476,15 @@ TEST(continuous_refuses_the_device_profile_environment)
  */
 TEST(failed_begin_releases_the_continuous_exclusion)
 {
-	struct nprof_inspect_config *cfg;
-	struct scratch s;
-	struct fakex x;
+	struct fx_session f;
 
-	CHECK(!scratch_enter(&s));
-	CHECK_INT(fakex_setup(&x, 1), 0);
-	cfg = cfg_new("out", NPROF_ACTIVITY_ALL, NPROF_DEVICE_PROFILE_SESSION);
-	x.fd[0]->subscribe_fail_at = 1;
-	x.fd[0]->subscribe_err = ENOSPC;
-	CHECK_INT(nprof_inspect_begin_with_options(cfg), -ENOSPC);
+	fxs_open(&f, 1, NPROF_ACTIVITY_ALL, NPROF_DEVICE_PROFILE_SESSION);
+	fakex_fail_subscribe(&f.x, 0, 1, ENOSPC);
+	CHECK_INT(nprof_inspect_begin_with_options(f.cfg), -ENOSPC);
 	CHECK_INT(nprof_inspect_is_active(), 0);
 	CHECK_INT(nprof_profile_continuous_start(NULL), 0);
 	CHECK_INT(nprof_profile_continuous_stop(), 0);
-	nprof_inspect_config_free(cfg);
-	fakex_teardown(&x);
-	scratch_leave(&s);
+	fxs_close(&f);
 }
 
 /* The session records its own events and the runtime hooks' into the trace. */

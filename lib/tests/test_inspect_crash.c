@@ -21,18 +21,8 @@
 #include "harness.h"
 #include "inspect_util.h"
 #include "trace/sys_trace_internal.h"
+#include "ntrace_util.h"
 #include "system_profile.pb-c.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-#ifndef UNDER_ASAN
-#define UNDER_ASAN 0
-#endif
 
 #define CHILD_TIMEOUT_S	30
 
@@ -103,25 +93,12 @@ static bool died_of(const struct child *c, int sig)
 {
 	if (WIFSIGNALED(c->status))
 		return WTERMSIG(c->status) == sig;
-	return UNDER_ASAN && sig == SIGSEGV && WIFEXITED(c->status) && WEXITSTATUS(c->status) != 0;
+	return HARNESS_ASAN && sig == SIGSEGV && WIFEXITED(c->status) && WEXITSTATUS(c->status) != 0;
 }
 
 static bool exited_with(const struct child *c, int code)
 {
 	return WIFEXITED(c->status) && WEXITSTATUS(c->status) == code;
-}
-
-/* The session directory out/<instance>-<pid>/<ns> of child @pid. */
-static bool session_dir_of(pid_t pid, char *out, size_t len)
-{
-	char inst[NPROF_INSTANCE_ID_MAX + 1], parent[PATH_MAX], leaf[NAME_MAX + 1];
-
-	if (nprof_output_instance_id(NULL, inst, sizeof(inst)) < 0)
-		return false;
-	snprintf(parent, sizeof(parent), "out/%s-%ld", inst, (long)pid);
-	if (!dir_first(parent, leaf, sizeof(leaf)))
-		return false;
-	return snprintf(out, len, "%s/%s", parent, leaf) < (int)len;
 }
 
 static void begin_or_exit(unsigned int acts, enum nprof_device_profile_mode mode)
@@ -139,29 +116,6 @@ static void begin_or_exit(unsigned int acts, enum nprof_device_profile_mode mode
 #define SYS_ACTS	(NPROF_ACTIVITY_SYSTEM_PROFILE | NPROF_ACTIVITY_CPU_UTIL | \
 			 NPROF_ACTIVITY_HOST_MEMORY)
 
-static uint8_t *slurp(const char *dir, const char *name, size_t *len)
-{
-	char path[2 * PATH_MAX];
-	uint8_t *buf = NULL;
-	struct stat st;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return NULL;
-	if (!fstat(fd, &st) && st.st_size > 0) {
-		buf = malloc((size_t)st.st_size);
-		if (buf && read(fd, buf, (size_t)st.st_size) != st.st_size) {
-			free(buf);
-			buf = NULL;
-		}
-		*len = (size_t)st.st_size;
-	}
-	close(fd);
-	return buf;
-}
-
 /*
  * The flush wrote real system-profile messages: ntrace.pb holds the event
  * the child recorded and the session's own begin/stop events, and
@@ -173,11 +127,9 @@ static void check_messages(const char *dir, pid_t pid)
 	Neuronprof__System__Ntrace *nt;
 	const char *leaf = strrchr(dir, '/');
 	bool user = false, begin = false, stop = false;
-	uint8_t *buf;
-	size_t len = 0, i;
+	size_t i;
 
-	buf = slurp(dir, "ntrace.pb", &len);
-	nt = buf ? neuronprof__system__ntrace__unpack(NULL, len, buf) : NULL;
+	nt = ntrace_load(dir);
 	CHECK(nt != NULL);
 	for (i = 0; nt && i < nt->n_events; i++) {
 		user |= !strcmp(nt->events[i]->name, "user") && nt->events[i]->pid == (uint32_t)pid;
@@ -185,18 +137,14 @@ static void check_messages(const char *dir, pid_t pid)
 		stop |= !strcmp(nt->events[i]->name, "inspect_stop");
 	}
 	CHECK(user && begin && stop);
-	if (nt)
-		neuronprof__system__ntrace__free_unpacked(nt, NULL);
-	free(buf);
-	buf = slurp(dir, "trace_info.pb", &len);
-	ti = buf ? neuronprof__system__trace_info__unpack(NULL, len, buf) : NULL;
+	ntrace_free(nt);
+	ti = pb_load(&neuronprof__system__trace_info__descriptor, dir, "trace_info.pb");
 	CHECK(ti != NULL);
 	if (ti) {
 		CHECK_INT(ti->pid, pid);
 		CHECK(leaf && ti->session_init_ns == strtoull(leaf + 1, NULL, 10));
 		neuronprof__system__trace_info__free_unpacked(ti, NULL);
 	}
-	free(buf);
 }
 
 /* The four system-profile files, complete, and nothing else in @dir. */
@@ -207,6 +155,76 @@ static void check_system_profile(const char *dir, int others)
 	CHECK(file_exists(dir, "cpu_util.pb"));
 	CHECK(file_exists(dir, "host_mem.pb"));
 	CHECK_INT(dir_entries(dir), 4 + others);
+	CHECK_INT(dir_hidden(dir), 0);
+}
+
+/*
+ * What a crash test expects of its child: how it ended (died of @sig as it
+ * would have without the library, or with @sig 0 exited with @code), what
+ * its stderr holds (@err) and does not (@not_err), the seconds it may take
+ * at most (@seconds, 0: any), and what its session directory holds: the
+ * system profile and @others files more, nothing, or what @then checks
+ * (which runs in every case it is given).
+ */
+enum crash_dir { CRASH_DIR_SYSTEM_PROFILE, CRASH_DIR_EMPTY, CRASH_DIR_THEN };
+
+struct crash_case {
+	void (*child)(void *arg);
+	int sig, code;
+	const char *err[2], *not_err;
+	double seconds;
+	enum crash_dir holds;
+	int others;
+	void (*then)(const char *dir, pid_t pid);
+};
+
+/* Run @k's child in a scratch directory and check what it left. */
+static void crash_test(const struct crash_case *k)
+{
+	char dir[PATH_MAX];
+	struct scratch s;
+	struct child c;
+	size_t i;
+
+	CHECK(!scratch_enter(&s));
+	run_child(&c, k->child, NULL);
+	if (k->sig)
+		CHECK(died_of(&c, k->sig));
+	else
+		CHECK(exited_with(&c, k->code));
+	for (i = 0; i < sizeof(k->err) / sizeof(k->err[0]) && k->err[i]; i++)
+		CHECK_CONTAINS(c.err, k->err[i]);
+	if (k->not_err)
+		CHECK(!strstr(c.err, k->not_err));
+	if (k->seconds)
+		CHECK(c.seconds < k->seconds);
+	CHECK(child_session_dir(c.pid, dir, sizeof(dir)));
+	if (k->holds == CRASH_DIR_SYSTEM_PROFILE)
+		check_system_profile(dir, k->others);
+	else if (k->holds == CRASH_DIR_EMPTY)
+		CHECK_INT(dir_entries(dir), 0);
+	if (k->then)
+		k->then(dir, c.pid);
+	scratch_leave(&s);
+}
+
+/* The device sessions of child_abort_with_device(), flushed with its pid. */
+static void check_device_sessions(const char *dir, pid_t pid)
+{
+	struct nprof_ntff_info info;
+
+	CHECK_INT(ntff_check(dir, "profile_nc_0_session_0.ntff", &info), 9);
+	CHECK_INT(info.pid, pid);
+	CHECK_INT(ntff_check(dir, "profile_nc_1_session_0.ntff", &info), 4);
+}
+
+/* The session child_forks() closed itself: its two system files, complete. */
+static void check_parent_session(const char *dir, pid_t pid)
+{
+	(void)pid;
+	CHECK(file_exists(dir, "ntrace.pb"));
+	CHECK(file_exists(dir, "trace_info.pb"));
+	CHECK_INT(dir_entries(dir), 2);
 	CHECK_INT(dir_hidden(dir), 0);
 }
 
@@ -221,35 +239,42 @@ static void child_segfault(void *arg)
 
 TEST(segfault_flushes_the_system_profile)
 {
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct child c;
+	static const struct crash_case k = {
+		.child = child_segfault,
+		.sig = SIGSEGV,
+		.err = { "Interrupt signal (11) received. Finishing saving profiling data",
+			 "profiling data saved in out/" },
+		.then = check_messages,
+	};
 
-	CHECK(!scratch_enter(&s));
-	run_child(&c, child_segfault, NULL);
-	CHECK(died_of(&c, SIGSEGV));
-	CHECK_CONTAINS(c.err, "Interrupt signal (11) received. Finishing saving profiling data");
-	CHECK_CONTAINS(c.err, "profiling data saved in out/");
-	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
-	check_system_profile(dir, 0);
-	check_messages(dir, c.pid);
-	scratch_leave(&s);
+	crash_test(&k);
+}
+
+/*
+ * In a child: a session of every activity with SESSION device profiles of
+ * cores 0 to @last of one fake device @x; the child exits if it cannot
+ * begin.
+ */
+static void begin_device_or_exit(struct fakex *x, uint32_t last)
+{
+	struct nprof_inspect_config *cfg;
+
+	if (fakex_setup(x, 1))
+		_exit(97);
+	cfg = cfg_new("out", NPROF_ACTIVITY_ALL, NPROF_DEVICE_PROFILE_SESSION);
+	if (!cfg)
+		_exit(98);
+	cfg_cores(cfg, 0, last);
+	if (nprof_inspect_begin_with_options(cfg))
+		_exit(98);
 }
 
 static void child_abort_with_device(void *arg)
 {
 	struct fakex x;
-	uint32_t nc;
-	struct nprof_inspect_config *cfg;
 
 	(void)arg;
-	if (fakex_setup(&x, 1))
-		_exit(97);
-	cfg = cfg_new("out", NPROF_ACTIVITY_ALL, NPROF_DEVICE_PROFILE_SESSION);
-	for (nc = 2; nc < NPROF_MAX_CORES; nc++)
-		nprof_inspect_config_set_capture_enabled_for_nc(cfg, nc, false);
-	if (nprof_inspect_begin_with_options(cfg))
-		_exit(98);
+	begin_device_or_exit(&x, 1);
 	fake_produce(x.fd[0], fake_find(x.fd[0], NPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 1), 9, 3);
 	fake_produce(x.fd[0], fake_find(x.fd[0], NPROF_TARGET_CORE, 1, NEURONPROF_QT_DMA, 0), 4, 3);
 	abort();
@@ -257,21 +282,15 @@ static void child_abort_with_device(void *arg)
 
 TEST(abort_flushes_device_sessions)
 {
-	struct nprof_ntff_info info;
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct child c;
+	static const struct crash_case k = {
+		.child = child_abort_with_device,
+		.sig = SIGABRT,
+		.err = { "Interrupt signal (6) received" },
+		.others = 2,
+		.then = check_device_sessions,
+	};
 
-	CHECK(!scratch_enter(&s));
-	run_child(&c, child_abort_with_device, NULL);
-	CHECK(died_of(&c, SIGABRT));
-	CHECK_CONTAINS(c.err, "Interrupt signal (6) received");
-	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
-	CHECK_INT(ntff_check(dir, "profile_nc_0_session_0.ntff", &info), 9);
-	CHECK_INT(info.pid, c.pid);
-	CHECK_INT(ntff_check(dir, "profile_nc_1_session_0.ntff", &info), 4);
-	check_system_profile(dir, 2);
-	scratch_leave(&s);
+	crash_test(&k);
 }
 
 static void child_exit(void *arg)
@@ -283,17 +302,13 @@ static void child_exit(void *arg)
 
 TEST(exit_without_stop_flushes)
 {
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct child c;
+	static const struct crash_case k = {
+		.child = child_exit,
+		.code = 3,
+		.then = check_messages,
+	};
 
-	CHECK(!scratch_enter(&s));
-	run_child(&c, child_exit, NULL);
-	CHECK(exited_with(&c, 3));
-	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
-	check_system_profile(dir, 0);
-	check_messages(dir, c.pid);
-	scratch_leave(&s);
+	crash_test(&k);
 }
 
 /* ---- chaining -------------------------------------------------------------------- */
@@ -321,17 +336,13 @@ static void child_sigterm_chained(void *arg)
 
 TEST(sigterm_chains_to_the_previous_siginfo_handler)
 {
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct child c;
+	static const struct crash_case k = {
+		.child = child_sigterm_chained,
+		.code = 42,
+		.err = { "Interrupt signal (15) received" },
+	};
 
-	CHECK(!scratch_enter(&s));
-	run_child(&c, child_sigterm_chained, NULL);
-	CHECK(exited_with(&c, 42));
-	CHECK_CONTAINS(c.err, "Interrupt signal (15) received");
-	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
-	check_system_profile(dir, 0);
-	scratch_leave(&s);
+	crash_test(&k);
 }
 
 static volatile sig_atomic_t got_sigint;
@@ -364,16 +375,12 @@ static void child_sigint_returns(void *arg)
 
 TEST(sigint_chains_to_a_handler_that_returns)
 {
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct child c;
+	static const struct crash_case k = {
+		.child = child_sigint_returns,
+		.code = 0,
+	};
 
-	CHECK(!scratch_enter(&s));
-	run_child(&c, child_sigint_returns, NULL);
-	CHECK(exited_with(&c, 0));
-	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
-	check_system_profile(dir, 0);
-	scratch_leave(&s);
+	crash_test(&k);
 }
 
 static void child_sigint_ignored(void *arg)
@@ -394,17 +401,13 @@ static void child_sigint_ignored(void *arg)
 
 TEST(an_ignored_signal_stays_ignored)
 {
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct child c;
+	static const struct crash_case k = {
+		.child = child_sigint_ignored,
+		.code = 0,
+		.not_err = "Interrupt signal",
+	};
 
-	CHECK(!scratch_enter(&s));
-	run_child(&c, child_sigint_ignored, NULL);
-	CHECK(exited_with(&c, 0));
-	CHECK(!strstr(c.err, "Interrupt signal"));
-	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
-	check_system_profile(dir, 0);
-	scratch_leave(&s);
+	crash_test(&k);
 }
 
 /* ---- giving up instead of hanging ---------------------------------------------- */
@@ -421,18 +424,15 @@ static void child_crash_holding_lock(void *arg)
 
 TEST(flush_skips_when_the_crashing_thread_holds_the_lock)
 {
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct child c;
+	static const struct crash_case k = {
+		.child = child_crash_holding_lock,
+		.sig = SIGSEGV,
+		.err = { "the inspect session lock is held by the thread that stopped" },
+		.seconds = 5,
+		.holds = CRASH_DIR_EMPTY,
+	};
 
-	CHECK(!scratch_enter(&s));
-	run_child(&c, child_crash_holding_lock, NULL);
-	CHECK(died_of(&c, SIGSEGV));
-	CHECK_CONTAINS(c.err, "the inspect session lock is held by the thread that stopped");
-	CHECK(c.seconds < 5);
-	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
-	CHECK_INT(dir_entries(dir), 0);
-	scratch_leave(&s);
+	crash_test(&k);
 }
 
 static volatile int holder_ready;
@@ -464,35 +464,24 @@ static void child_crash_lock_busy(void *arg)
 
 TEST(flush_gives_up_when_another_thread_keeps_the_lock)
 {
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct child c;
+	static const struct crash_case k = {
+		.child = child_crash_lock_busy,
+		.sig = SIGSEGV,
+		.err = { "the inspect session lock stayed busy for 200 ms" },
+		.seconds = 5,
+		.holds = CRASH_DIR_EMPTY,
+	};
 
-	CHECK(!scratch_enter(&s));
-	run_child(&c, child_crash_lock_busy, NULL);
-	CHECK(died_of(&c, SIGSEGV));
-	CHECK_CONTAINS(c.err, "the inspect session lock stayed busy for 200 ms");
-	CHECK(c.seconds < 5);
-	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
-	CHECK_INT(dir_entries(dir), 0);
-	scratch_leave(&s);
+	crash_test(&k);
 }
 
 static void child_hung_flush(void *arg)
 {
-	struct nprof_inspect_config *cfg;
 	struct fakex x;
-	uint32_t nc;
 
 	(void)arg;
-	if (fakex_setup(&x, 1))
-		_exit(97);
 	nprof_crash_set_timeouts(1000, 300);
-	cfg = cfg_new("out", NPROF_ACTIVITY_ALL, NPROF_DEVICE_PROFILE_SESSION);
-	for (nc = 1; nc < NPROF_MAX_CORES; nc++)
-		nprof_inspect_config_set_capture_enabled_for_nc(cfg, nc, false);
-	if (nprof_inspect_begin_with_options(cfg))
-		_exit(98);
+	begin_device_or_exit(&x, 0);
 	/* Every drain now blocks: the harvest hangs in the first one. */
 	x.fd[0]->block = true;
 	segfault();
@@ -500,19 +489,16 @@ static void child_hung_flush(void *arg)
 
 TEST(watchdog_ends_a_hung_flush)
 {
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct child c;
-
-	CHECK(!scratch_enter(&s));
-	run_child(&c, child_hung_flush, NULL);
-	CHECK(died_of(&c, SIGSEGV));
-	CHECK_CONTAINS(c.err, "saving profiling data did not finish within 300 ms");
-	CHECK(c.seconds < 10);
-	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
 	/* Nothing was complete: nothing is there, not even a temporary file. */
-	CHECK_INT(dir_entries(dir), 0);
-	scratch_leave(&s);
+	static const struct crash_case k = {
+		.child = child_hung_flush,
+		.sig = SIGSEGV,
+		.err = { "saving profiling data did not finish within 300 ms" },
+		.seconds = 10,
+		.holds = CRASH_DIR_EMPTY,
+	};
+
+	crash_test(&k);
 }
 
 /* The fault hits while this thread holds ring locks (inside a record). */
@@ -530,22 +516,18 @@ static void child_fault_in_record(void *arg)
 
 TEST(fault_inside_a_ring_lock_still_saves)
 {
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct child c;
-
-	CHECK(!scratch_enter(&s));
-	run_child(&c, child_fault_in_record, NULL);
-	CHECK(died_of(&c, SIGSEGV));
 	/*
 	 * The flush gave up on the two held rings (their events are lost)
 	 * instead of waiting for the watchdog, and saved everything else.
 	 */
-	CHECK(strstr(c.err, "did not finish within") == NULL);
-	CHECK_CONTAINS(c.err, "profiling data saved in");
-	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
-	check_system_profile(dir, 0);
-	scratch_leave(&s);
+	static const struct crash_case k = {
+		.child = child_fault_in_record,
+		.sig = SIGSEGV,
+		.not_err = "did not finish within",
+		.err = { "profiling data saved in" },
+	};
+
+	crash_test(&k);
 }
 
 /* ---- fork ------------------------------------------------------------------------------ */
@@ -587,7 +569,7 @@ static void child_forks(void *arg)
 		waitpid(pid, &status, 0);
 		if (i == 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
 			_exit(61);
-		if (i == 1 && !WIFSIGNALED(status) && !UNDER_ASAN)
+		if (i == 1 && !WIFSIGNALED(status) && !HARNESS_ASAN)
 			_exit(62);
 		if (dir_entries(dir) != 0)
 			_exit(63 + i);
@@ -599,19 +581,14 @@ static void child_forks(void *arg)
 
 TEST(forked_children_leave_the_parent_session_alone)
 {
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct child c;
+	static const struct crash_case k = {
+		.child = child_forks,
+		.code = 0,
+		.holds = CRASH_DIR_THEN,
+		.then = check_parent_session,
+	};
 
-	CHECK(!scratch_enter(&s));
-	run_child(&c, child_forks, NULL);
-	CHECK(exited_with(&c, 0));
-	CHECK(session_dir_of(c.pid, dir, sizeof(dir)));
-	CHECK(file_exists(dir, "ntrace.pb"));
-	CHECK(file_exists(dir, "trace_info.pb"));
-	CHECK_INT(dir_entries(dir), 2);
-	CHECK_INT(dir_hidden(dir), 0);
-	scratch_leave(&s);
+	crash_test(&k);
 }
 
 HARNESS_MAIN

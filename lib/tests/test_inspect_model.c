@@ -63,17 +63,6 @@ TEST(record_map_double_stop)
 
 /* ---- MODEL capture ------------------------------------------------------------------ */
 
-static int run(struct nprof_model *m, uint32_t iterations, bool fail)
-{
-	struct nprof_sim_program p = fakex_prog(iterations, fail);
-	struct nprof_sim_result res = { .size = sizeof(res) };
-	int ret = nprof_model_sim_execute(m, &p, &res);
-
-	if (!ret && res.status != (fail ? 1004u : 0u))
-		return -1000;
-	return ret;
-}
-
 /* Entries per queue of a capture of @it iterations on a fake trn2 core: 24 queues. */
 #define ENTRIES(it)	(24L * (it))
 
@@ -111,33 +100,28 @@ static void check_model_trace(const char *dir)
 
 TEST(model_mode_captures_first_execution_per_model_per_core)
 {
+	struct fx_session f;
 	struct nprof_model *a2, *b2, *a3;
-	struct nprof_inspect_config *cfg;
 	struct nprof_ntff_info info;
-	char dir[PATH_MAX], name[256];
-	struct scratch s;
-	struct fakex x;
+	char name[256];
 	size_t done;
 
-	CHECK(!scratch_enter(&s));
-	CHECK_INT(fakex_setup(&x, 1), 0);
-	cfg = cfg_new("out", NPROF_ACTIVITY_ALL, NPROF_DEVICE_PROFILE_MODEL);
-	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
+	fxs_open(&f, 1, NPROF_ACTIVITY_ALL, NPROF_DEVICE_PROFILE_MODEL);
+	fxs_begin(&f);
 	/* MODEL mode arms nothing at begin. */
-	CHECK_INT(fakex_subscribed(&x), 0);
-	CHECK(nprof_inspect_session_dir(dir, sizeof(dir)) > 0);
+	CHECK_INT(fakex_subscribed(&f.x), 0);
 	a2 = nprof_model_load("resnet/a", 11, 2);
 	b2 = nprof_model_load("bert", 12, 2);
 	a3 = nprof_model_load("resnet/a", 11, 3);
 	CHECK(a2 && b2 && a3);
-	CHECK_INT(run(a2, 3, false), 0);
-	CHECK_INT(run(a2, 5, false), 0);
-	CHECK_INT(run(b2, 2, false), 0);
-	CHECK_INT(run(a2, 7, true), 0);
-	CHECK_INT(run(b2, 4, false), 0);
-	CHECK_INT(run(a3, 6, false), 0);
+	CHECK_INT(fakex_run(a2, 3, false), 0);
+	CHECK_INT(fakex_run(a2, 5, false), 0);
+	CHECK_INT(fakex_run(b2, 2, false), 0);
+	CHECK_INT(fakex_run(a2, 7, true), 0);
+	CHECK_INT(fakex_run(b2, 4, false), 0);
+	CHECK_INT(fakex_run(a3, 6, false), 0);
 	/* Nothing stays subscribed between executions. */
-	CHECK_INT(fakex_subscribed(&x), 0);
+	CHECK_INT(fakex_subscribed(&f.x), 0);
 	CHECK_INT(nprof_records_count(&done), 3);
 	CHECK_INT(done, 3);
 
@@ -146,55 +130,45 @@ TEST(model_mode_captures_first_execution_per_model_per_core)
 	 * interned 0, 1 and 2 in load order, whatever their cores. '/' is not
 	 * a file name character: it becomes '_'.
 	 */
-	CHECK_INT(ntff_check(dir, "resnet_a_vnc_0.ntff", &info), ENTRIES(3));
+	CHECK_INT(ntff_check(f.dir, "resnet_a_vnc_0.ntff", &info), ENTRIES(3));
 	CHECK_INT(info.capture_kind, NPROF_NTFF_CAPTURE_MODEL);
 	CHECK_INT(info.core, 2);
 	CHECK_INT(info.model_id, 11);
-	CHECK_INT(ntff_model_name(dir, "resnet_a_vnc_0.ntff", name, sizeof(name)), 0);
+	CHECK_INT(ntff_model_name(f.dir, "resnet_a_vnc_0.ntff", name, sizeof(name)), 0);
 	CHECK_STR(name, "resnet/a");
-	CHECK_INT(ntff_check(dir, "bert_vnc_1.ntff", &info), ENTRIES(2));
+	CHECK_INT(ntff_check(f.dir, "bert_vnc_1.ntff", &info), ENTRIES(2));
 	CHECK_INT(info.model_id, 12);
-	CHECK_INT(ntff_check(dir, "resnet_a_vnc_2.ntff", &info), ENTRIES(6));
+	CHECK_INT(ntff_check(f.dir, "resnet_a_vnc_2.ntff", &info), ENTRIES(6));
 	CHECK_INT(info.core, 3);
 	CHECK_INT(nprof_inspect_stop(), 0);
 	/* Three profiles and the system profile. */
-	CHECK_INT(dir_entries(dir), 3 + 4);
-	CHECK_INT(dir_hidden(dir), 0);
-	check_model_trace(dir);
+	CHECK_INT(dir_entries(f.dir), 3 + 4);
+	CHECK_INT(dir_hidden(f.dir), 0);
+	check_model_trace(f.dir);
 	CHECK_INT(nprof_model_unload(a2), 0);
 	CHECK_INT(nprof_model_unload(b2), 0);
 	CHECK_INT(nprof_model_unload(a3), 0);
 	CHECK_INT(nprof_inspect_close(), 0);
 	CHECK_INT(nprof_records_count(NULL), 0);
 	CHECK(!path_exists("tmp"));
-	nprof_inspect_config_free(cfg);
-	fakex_teardown(&x);
-	scratch_leave(&s);
+	fxs_close(&f);
 }
 
 /* Per-core filter: a core that is not captured gets no MODEL profile. */
 TEST(model_mode_respects_the_core_filter)
 {
-	struct nprof_inspect_config *cfg;
+	struct fx_session f;
 	struct nprof_model *m;
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct fakex x;
 
-	CHECK(!scratch_enter(&s));
-	CHECK_INT(fakex_setup(&x, 1), 0);
-	cfg = cfg_new("out", NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_MODEL);
-	nprof_inspect_config_set_capture_enabled_for_nc(cfg, 4, false);
-	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
-	CHECK(nprof_inspect_session_dir(dir, sizeof(dir)) > 0);
+	fxs_open(&f, 1, NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_MODEL);
+	nprof_inspect_config_set_capture_enabled_for_nc(f.cfg, 4, false);
+	fxs_begin(&f);
 	m = nprof_model_load("m", 1, 4);
-	CHECK_INT(run(m, 2, false), 0);
-	CHECK_INT(dir_entries(dir), 0);
+	CHECK_INT(fakex_run(m, 2, false), 0);
+	CHECK_INT(dir_entries(f.dir), 0);
 	CHECK_INT(nprof_model_unload(m), 0);
 	CHECK_INT(nprof_inspect_close(), 0);
-	nprof_inspect_config_free(cfg);
-	fakex_teardown(&x);
-	scratch_leave(&s);
+	fxs_close(&f);
 }
 
 /*
@@ -204,47 +178,42 @@ TEST(model_mode_respects_the_core_filter)
  */
 TEST(on_fail_salvages_into_tmp)
 {
-	char dir[PATH_MAX], salv[PATH_MAX], name[256];
-	struct nprof_inspect_config *cfg;
+	struct fx_session f;
+	char salv[PATH_MAX], name[256];
 	struct nprof_ntff_info info;
 	struct nprof_model *m, *other;
-	struct scratch s;
-	struct fakex x;
 	int fd;
 
-	CHECK(!scratch_enter(&s));
-	CHECK_INT(fakex_setup(&x, 1), 0);
+	fxs_open(&f, 1, NPROF_ACTIVITY_ALL, NPROF_DEVICE_PROFILE_MODEL);
 	/* Someone else's file in ./tmp: it must survive our cleanup. */
 	CHECK(!mkdir("tmp", 0755));
 	fd = open("tmp/foreign.txt", O_CREAT | O_WRONLY, 0644);
 	CHECK(fd >= 0 && write(fd, "x", 1) == 1);
 	close(fd);
-	cfg = cfg_new("out", NPROF_ACTIVITY_ALL, NPROF_DEVICE_PROFILE_MODEL);
-	nprof_inspect_config_set_enable_inspect(cfg, false);
-	nprof_inspect_config_set_enable_inspect_on_fail(cfg, true);
-	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
+	nprof_inspect_config_set_enable_inspect(f.cfg, false);
+	nprof_inspect_config_set_enable_inspect_on_fail(f.cfg, true);
+	fxs_begin(&f);
 	/* Inspect off: no activity is armed, only on-fail capture. */
 	CHECK_INT(nprof_sys_trace_is_active(), 0);
-	CHECK(nprof_inspect_session_dir(dir, sizeof(dir)) > 0);
 	CHECK(nprof_inspect_salvage_dir(salv, sizeof(salv)) > 0);
 	m = nprof_model_load("failing", 21, 5);
 	other = nprof_model_load("steady", 22, 6);
-	CHECK_INT(run(m, 2, false), 0);
-	CHECK_INT(run(other, 2, false), 0);
+	CHECK_INT(fakex_run(m, 2, false), 0);
+	CHECK_INT(fakex_run(other, 2, false), 0);
 	CHECK_INT(nprof_records_count(NULL), 0);
-	CHECK_INT(dir_entries(dir), 0);
+	CHECK_INT(dir_entries(f.dir), 0);
 	CHECK(!path_exists(salv));
-	CHECK_INT(run(m, 3, true), 0);
-	CHECK_INT(dir_entries(dir), 0);
+	CHECK_INT(fakex_run(m, 3, true), 0);
+	CHECK_INT(dir_entries(f.dir), 0);
 	CHECK_INT(ntff_check(salv, "failing_vnc_0.ntff", &info), ENTRIES(3));
 	CHECK_INT(info.capture_kind, NPROF_NTFF_CAPTURE_MODEL);
 	CHECK_INT(ntff_model_name(salv, "failing_vnc_0.ntff", name, sizeof(name)), 0);
 	CHECK_STR(name, "failing");
 	/* The record is complete: later failures of it are not captured again. */
-	CHECK_INT(run(m, 9, true), 0);
+	CHECK_INT(fakex_run(m, 9, true), 0);
 	CHECK_INT(ntff_check(salv, "failing_vnc_0.ntff", &info), ENTRIES(3));
 	CHECK_INT(dir_entries(salv), 1);
-	CHECK_INT(fakex_subscribed(&x), 0);
+	CHECK_INT(fakex_subscribed(&f.x), 0);
 	CHECK_INT(nprof_model_unload(m), 0);
 	CHECK_INT(nprof_model_unload(other), 0);
 	CHECK_INT(nprof_inspect_stop(), 0);
@@ -254,94 +223,77 @@ TEST(on_fail_salvages_into_tmp)
 	CHECK(!path_exists(salv));
 	CHECK(path_exists("tmp/foreign.txt"));
 	unlink("tmp/foreign.txt");
-	nprof_inspect_config_free(cfg);
-	fakex_teardown(&x);
-	scratch_leave(&s);
+	fxs_close(&f);
 }
 
 /* MODEL mode with on-fail: a wanted profile of a failed execution is salvaged too. */
 TEST(model_and_on_fail)
 {
-	char dir[PATH_MAX], salv[PATH_MAX];
-	struct nprof_inspect_config *cfg;
+	struct fx_session f;
+	char salv[PATH_MAX];
 	struct nprof_ntff_info info;
 	struct nprof_model *ok, *bad;
-	struct scratch s;
-	struct fakex x;
 
-	CHECK(!scratch_enter(&s));
-	CHECK_INT(fakex_setup(&x, 1), 0);
-	cfg = cfg_new("out", NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_MODEL);
-	nprof_inspect_config_set_enable_inspect_on_fail(cfg, true);
-	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
-	CHECK(nprof_inspect_session_dir(dir, sizeof(dir)) > 0);
+	fxs_open(&f, 1, NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_MODEL);
+	nprof_inspect_config_set_enable_inspect_on_fail(f.cfg, true);
+	fxs_begin(&f);
 	CHECK(nprof_inspect_salvage_dir(salv, sizeof(salv)) > 0);
 	ok = nprof_model_load("ok", 1, 0);
 	bad = nprof_model_load("bad", 2, 1);
-	CHECK_INT(run(ok, 2, false), 0);
-	CHECK_INT(run(bad, 3, true), 0);
-	CHECK_INT(ntff_check(dir, "ok_vnc_0.ntff", &info), ENTRIES(2));
-	CHECK(!file_exists(dir, "bad_vnc_1.ntff"));
+	CHECK_INT(fakex_run(ok, 2, false), 0);
+	CHECK_INT(fakex_run(bad, 3, true), 0);
+	CHECK_INT(ntff_check(f.dir, "ok_vnc_0.ntff", &info), ENTRIES(2));
+	CHECK(!file_exists(f.dir, "bad_vnc_1.ntff"));
 	CHECK_INT(ntff_check(salv, "bad_vnc_1.ntff", &info), ENTRIES(3));
 	CHECK(!file_exists(salv, "ok_vnc_0.ntff"));
 	nprof_model_unload(ok);
 	nprof_model_unload(bad);
 	CHECK_INT(nprof_inspect_close(), 0);
-	CHECK(file_exists(dir, "ok_vnc_0.ntff"));
+	CHECK(file_exists(f.dir, "ok_vnc_0.ntff"));
 	CHECK(!path_exists("tmp"));
-	nprof_inspect_config_free(cfg);
-	fakex_teardown(&x);
-	scratch_leave(&s);
+	fxs_close(&f);
 }
 
 /* A stop while an execution runs abandons its capture; the end is quiet. */
 TEST(stop_during_execution_abandons)
 {
-	struct nprof_inspect_config *cfg;
+	struct fx_session f;
 	struct nprof_model *m;
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct fakex x;
 
-	CHECK(!scratch_enter(&s));
-	CHECK_INT(fakex_setup(&x, 1), 0);
-	cfg = cfg_new("out", NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_MODEL);
-	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
-	CHECK(nprof_inspect_session_dir(dir, sizeof(dir)) > 0);
+	fxs_open(&f, 1, NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_MODEL);
+	fxs_begin(&f);
 	m = nprof_model_load("long", 3, 7);
 	CHECK_INT(nprof_model_execute_begin(m), 0);
-	CHECK_INT(fakex_subscribed(&x), 24);
+	CHECK_INT(fakex_subscribed(&f.x), 24);
 	CHECK_INT(nprof_inspect_stop(), 0);
-	CHECK_INT(fakex_subscribed(&x), 0);
+	CHECK_INT(fakex_subscribed(&f.x), 0);
 	CHECK_INT(nprof_model_execute_end(m, 0), 0);
-	CHECK_INT(dir_entries(dir), 0);
+	CHECK_INT(dir_entries(f.dir), 0);
 	CHECK_INT(nprof_inspect_close(), 0);
 	/* Same, with the records cleared by close before the execution ends. */
-	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
+	CHECK_INT(nprof_inspect_begin_with_options(f.cfg), 0);
 	CHECK_INT(nprof_model_execute_begin(m), 0);
 	CHECK_INT(nprof_inspect_close(), 0);
 	CHECK_INT(nprof_model_execute_end(m, 0), 0);
-	CHECK_INT(fakex_subscribed(&x), 0);
+	CHECK_INT(fakex_subscribed(&f.x), 0);
 	/*
 	 * Stopped, then a new session begun while the execution runs: its end
 	 * leaves the new session alone, which captures the model afresh.
 	 */
-	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
+	CHECK_INT(nprof_inspect_begin_with_options(f.cfg), 0);
 	CHECK_INT(nprof_model_execute_begin(m), 0);
 	CHECK_INT(nprof_inspect_stop(), 0);
-	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
-	CHECK(nprof_inspect_session_dir(dir, sizeof(dir)) > 0);
+	CHECK_INT(nprof_inspect_begin_with_options(f.cfg), 0);
+	CHECK(nprof_inspect_session_dir(f.dir, sizeof(f.dir)) > 0);
 	CHECK_INT(nprof_records_count(NULL), 0);
 	CHECK_INT(nprof_model_execute_end(m, 0), 0);
 	CHECK_INT(nprof_records_count(NULL), 0);
-	CHECK_INT(run(m, 2, false), 0);
-	CHECK_INT(dir_entries(dir), 1);
+	CHECK_INT(fakex_run(m, 2, false), 0);
+	CHECK_INT(dir_entries(f.dir), 1);
 	CHECK_INT(nprof_inspect_close(), 0);
-	CHECK_INT(fakex_subscribed(&x), 0);
+	CHECK_INT(fakex_subscribed(&f.x), 0);
 	CHECK_INT(nprof_model_unload(m), 0);
-	nprof_inspect_config_free(cfg);
-	fakex_teardown(&x);
-	scratch_leave(&s);
+	fxs_close(&f);
 }
 
 /*
@@ -351,24 +303,18 @@ TEST(stop_during_execution_abandons)
  */
 TEST(abandoned_capture_is_traced_without_serialize)
 {
-	struct nprof_inspect_config *cfg;
+	struct fx_session f;
 	Neuronprof__System__Ntrace *nt;
 	struct nprof_model *m;
-	char dir[PATH_MAX];
-	struct scratch s;
-	struct fakex x;
 
-	CHECK(!scratch_enter(&s));
-	CHECK_INT(fakex_setup(&x, 1), 0);
-	cfg = cfg_new("out", NPROF_ACTIVITY_DEVICE_PROFILE | NPROF_ACTIVITY_SYSTEM_PROFILE,
-		      NPROF_DEVICE_PROFILE_MODEL);
-	CHECK_INT(nprof_inspect_begin_with_options(cfg), 0);
-	CHECK(nprof_inspect_session_dir(dir, sizeof(dir)) > 0);
+	fxs_open(&f, 1, NPROF_ACTIVITY_DEVICE_PROFILE | NPROF_ACTIVITY_SYSTEM_PROFILE,
+		 NPROF_DEVICE_PROFILE_MODEL);
+	fxs_begin(&f);
 	m = nprof_model_load("long", 3, 7);
 	CHECK_INT(nprof_model_execute_begin(m), 0);
 	CHECK_INT(nprof_inspect_stop(), 0);
 	CHECK_INT(nprof_model_execute_end(m, 0), 0);
-	nt = ntrace_load(dir);
+	nt = ntrace_load(f.dir);
 	CHECK(nt != NULL);
 	CHECK_INT(nt ? nt->n_events : 0, 2 + 1 + 1 + 24 + 24 + 1);
 	CHECK_INT(ntrace_count_model(nt, "profile_start", 7, 3), 1);
@@ -380,9 +326,7 @@ TEST(abandoned_capture_is_traced_without_serialize)
 	ntrace_free(nt);
 	CHECK_INT(nprof_inspect_close(), 0);
 	CHECK_INT(nprof_model_unload(m), 0);
-	nprof_inspect_config_free(cfg);
-	fakex_teardown(&x);
-	scratch_leave(&s);
+	fxs_close(&f);
 }
 
 TEST(hooks_refuse_misuse)
@@ -474,8 +418,8 @@ TEST(direct_profile_start_stop)
 		      "a profile is already being captured into prof/direct.ntff");
 	/* The core is taken: another file on it cannot start. */
 	CHECK_INT(nprof_profile_start(m, "prof/other.ntff"), -EBUSY);
-	CHECK_INT(run(m, 2, false), 0);
-	CHECK_INT(run(m, 3, false), 0);
+	CHECK_INT(fakex_run(m, 2, false), 0);
+	CHECK_INT(fakex_run(m, 3, false), 0);
 	CHECK_INT(nprof_profile_stop("prof/direct.ntff"), 0);
 	CHECK_INT(ntff_check("prof", "direct.ntff", &info), ENTRIES(5));
 	CHECK_INT(info.capture_kind, NPROF_NTFF_CAPTURE_MODEL);
@@ -529,14 +473,14 @@ TEST(continuous_saves_last_execution)
 	b = nprof_model_load("b", 42, 1);
 	CHECK_ERR_MSG(nprof_profile_continuous_save(1, o), ENOENT,
 		      "no execution on NC 1 was captured since continuous profiling started or the last save");
-	CHECK_INT(run(a, 2, false), 0);
-	CHECK_INT(run(b, 4, false), 0);
+	CHECK_INT(fakex_run(a, 2, false), 0);
+	CHECK_INT(fakex_run(b, 4, false), 0);
 	/* The last execution is kept, its rings stay subscribed. */
 	CHECK_INT(fakex_subscribed(&x), 24);
 	CHECK_INT(nprof_model_execute_begin(a), 0);
 	CHECK_INT(nprof_profile_continuous_save(1, o), -EBUSY);
 	CHECK_INT(nprof_model_execute_end(a, 0), 0);
-	CHECK_INT(run(b, 3, false), 0);
+	CHECK_INT(fakex_run(b, 3, false), 0);
 	CHECK_INT(nprof_profile_continuous_save(1, NULL), -EINVAL);
 	CHECK_INT(nprof_profile_continuous_save(1, o), 0);
 	CHECK_INT(fakex_subscribed(&x), 0);
@@ -555,14 +499,14 @@ TEST(continuous_saves_last_execution)
 	/* Saved once: a second save needs another execution. */
 	CHECK_INT(nprof_profile_continuous_save(1, o), -ENOENT);
 	CHECK_INT(nprof_profile_continuous_save(NPROF_MAX_CORES, o), -EINVAL);
-	CHECK_INT(run(a, 1, true), 0);
+	CHECK_INT(fakex_run(a, 1, true), 0);
 	CHECK_INT(fakex_subscribed(&x), 24);
 	CHECK_INT(nprof_profile_continuous_stop(), 0);
 	CHECK_INT(fakex_subscribed(&x), 0);
 	CHECK_INT(nprof_profile_continuous_is_enabled(), 0);
 	CHECK_INT(nprof_profile_continuous_save(1, o), -EINVAL);
 	/* Executions after the stop capture nothing. */
-	CHECK_INT(run(a, 1, false), 0);
+	CHECK_INT(fakex_run(a, 1, false), 0);
 	CHECK_INT(fakex_subscribed(&x), 0);
 	/*
 	 * Every captured execution: a, b, a, b, a (models 41, 42) each with a

@@ -39,14 +39,6 @@ static int setup(struct fakex *x, bool pace)
 	return 0;
 }
 
-static int run(struct nprof_model *m, uint32_t iterations)
-{
-	struct nprof_sim_program p = fakex_prog(iterations, false);
-	struct nprof_sim_result res = { .size = sizeof(res) };
-
-	return nprof_model_sim_execute(m, &p, &res);
-}
-
 /* The queues of profile @name in @dir: @entries each from seq 0, @lost lost; their number. */
 static int check_file(const char *dir, const char *name, uint64_t entries, uint64_t lost)
 {
@@ -73,7 +65,7 @@ static void model_capture(bool streaming)
 	CHECK(nprof_inspect_session_dir(dir, sizeof(dir)) > 0);
 	m = nprof_model_load("long", 7, 2);
 	CHECK(m != NULL);
-	CHECK_INT(run(m, TOTAL), 0);
+	CHECK_INT(fakex_run(m, TOTAL, false), 0);
 	if (streaming)
 		CHECK_INT(check_file(dir, "long_vnc_0.ntff", TOTAL, 0), 24);
 	else
@@ -135,8 +127,8 @@ static void continuous(bool streaming)
 	CHECK_INT(nprof_profile_continuous_start(o), 0);
 	m = nprof_model_load("long", 9, 1);
 	CHECK(m != NULL);
-	CHECK_INT(run(m, TOTAL / 2), 0);
-	CHECK_INT(run(m, TOTAL), 0);	/* the last execution is the one saved */
+	CHECK_INT(fakex_run(m, TOTAL / 2, false), 0);
+	CHECK_INT(fakex_run(m, TOTAL, false), 0);	/* the last execution is the one saved */
 	CHECK_INT(nprof_profile_continuous_save(1, o), 0);
 	CHECK(dir_find("cont", "model_", name, sizeof(name)));
 	if (streaming)
@@ -199,63 +191,42 @@ static void crash_child(int sig, uint64_t extra)
 	_exit(96);
 }
 
-/* Fork crash_child(@sig); return its pid after it died, with *@status. */
-static pid_t crash(int sig, int *status)
+/*
+ * Fork crash_child(@sig) in a scratch directory: it must die of @sig, and
+ * its session directory (begin made it) hold the session's profile when
+ * @saved, else nothing, not even a spool.
+ */
+static void crash_case(int sig, bool saved)
 {
-	pid_t pid = fork();
+	char dir[PATH_MAX];
+	struct scratch s;
+	int status = 0;
+	pid_t pid;
 
+	CHECK(!scratch_enter(&s));
+	pid = fork();
 	if (pid == 0)
 		crash_child(sig, 10);
 	if (pid > 0)
-		waitpid(pid, status, 0);
-	return pid;
-}
-
-static bool child_session_dir(pid_t pid, char *out, size_t len)
-{
-	char inst[NPROF_INSTANCE_ID_MAX + 1], parent[PATH_MAX], leaf[NAME_MAX + 1];
-
-	if (nprof_output_instance_id(NULL, inst, sizeof(inst)) < 0)
-		return false;
-	snprintf(parent, sizeof(parent), "out/%s-%ld", inst, (long)pid);
-	if (!dir_first(parent, leaf, sizeof(leaf)))
-		return false;
-	return snprintf(out, len, "%s/%s", parent, leaf) < (int)len;
+		waitpid(pid, &status, 0);
+	CHECK(pid > 0 && WIFSIGNALED(status) && WTERMSIG(status) == sig);
+	CHECK(child_session_dir(pid, dir, sizeof(dir)));
+	/* Twenty rings spooled and ten entries still in each ring: all there, in order. */
+	if (saved)
+		CHECK_INT(check_file(dir, "profile_nc_0_session_0.ntff", TOTAL + 10, 0), 24);
+	CHECK_INT(dir_entries(dir), saved ? 1 : 0);
+	CHECK_INT(dir_hidden(dir), 0);
+	scratch_leave(&s);
 }
 
 TEST(abort_during_streaming_capture_leaves_complete_files)
 {
-	char dir[PATH_MAX];
-	struct scratch s;
-	int status = 0;
-	pid_t pid;
-
-	CHECK(!scratch_enter(&s));
-	pid = crash(SIGABRT, &status);
-	CHECK(pid > 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
-	CHECK(child_session_dir(pid, dir, sizeof(dir)));
-	/* Twenty rings spooled and ten entries still in each ring: all there, in order. */
-	CHECK_INT(check_file(dir, "profile_nc_0_session_0.ntff", TOTAL + 10, 0), 24);
-	CHECK_INT(dir_entries(dir), 1);
-	CHECK_INT(dir_hidden(dir), 0);
-	scratch_leave(&s);
+	crash_case(SIGABRT, true);
 }
 
 TEST(sigkill_during_streaming_capture_leaves_no_file)
 {
-	char dir[PATH_MAX];
-	struct scratch s;
-	int status = 0;
-	pid_t pid;
-
-	CHECK(!scratch_enter(&s));
-	pid = crash(SIGKILL, &status);
-	CHECK(pid > 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-	/* The session directory exists (begin made it); nothing is in it, not even a spool. */
-	CHECK(child_session_dir(pid, dir, sizeof(dir)));
-	CHECK_INT(dir_entries(dir), 0);
-	CHECK_INT(dir_hidden(dir), 0);
-	scratch_leave(&s);
+	crash_case(SIGKILL, false);
 }
 
 HARNESS_MAIN

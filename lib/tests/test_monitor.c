@@ -55,15 +55,12 @@ static const char *const STATUS =
 	"VmRSS:\t   80000 kB\n"
 	"Threads:\t4\n";
 
-static void put(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f || fputs(text, f) < 0)
-		FAIL("cannot write %s", path);
-	if (f)
-		fclose(f);
-}
+#define CHECK_PCT(a, num, den) \
+	do { \
+		double e_ = 100.0 * (double)(num) / (double)(den); \
+		if (fabs((a) - e_) > 1e-9) \
+			FAIL("%s == %.12f, expected %.12f", #a, (double)(a), e_); \
+	} while (0)
 
 static int fixtures(void)
 {
@@ -75,9 +72,9 @@ static int fixtures(void)
 	snprintf(stat_p, sizeof(stat_p), "%s/stat", fdir);
 	snprintf(mem_p, sizeof(mem_p), "%s/meminfo", fdir);
 	snprintf(status_p, sizeof(status_p), "%s/status", fdir);
-	put(stat_p, STAT_A);
-	put(mem_p, MEMINFO);
-	put(status_p, STATUS);
+	write_text(stat_p, STAT_A);
+	write_text(mem_p, MEMINFO);
+	write_text(status_p, STATUS);
 	return 0;
 }
 
@@ -120,6 +117,63 @@ static struct nprof_monitor *start_on_fixtures(const struct nprof_monitor_opts *
 }
 
 /*
+ * The fixtures made and a monitor started on them, sampling every
+ * @period_ms (0: so seldom that the thread never samples); NULL (the case
+ * failed, the fixtures removed) if either fails.
+ */
+static struct nprof_monitor *monitor_on_fixtures(uint32_t period_ms)
+{
+	struct nprof_monitor_opts o;
+
+	if (fixtures())
+		return NULL;
+	o = fixture_opts();
+	if (period_ms)
+		o.period_ms = period_ms;
+	return start_on_fixtures(&o);
+}
+
+/*
+ * The fixtures made and a monitor of @what alone (CPU or memory) started
+ * on them, the other kind's file named where nothing is, to show that it
+ * is not read; NULL as monitor_on_fixtures().
+ */
+static struct nprof_monitor *monitor_of_one(uint32_t what)
+{
+	struct nprof_monitor_opts o;
+
+	if (fixtures())
+		return NULL;
+	o = fixture_opts();
+	o.what = what;
+	if (what == NPROF_MONITOR_CPU)
+		o.proc_meminfo = "/nonexistent/meminfo";
+	else
+		o.proc_stat = "/nonexistent/stat";
+	return start_on_fixtures(&o);
+}
+
+/*
+ * /proc/stat becomes @stat and a sample is taken: sample @i must hold @n
+ * CPUs, the one at @k being cpu @cpu with @ticks ticks, @busy of them busy.
+ */
+static void sample_stat(struct nprof_monitor *m, const char *stat, size_t i, int n, int k,
+			uint32_t cpu, uint64_t ticks, uint64_t busy)
+{
+	struct nprof_monitor_sample s;
+	struct nprof_cpu_util c[8];
+
+	write_text(stat_p, stat);
+	CHECK_INT(nprof_monitor_sample_now(m), 0);
+	CHECK_INT(nprof_monitor_get_sample(m, i, &s, c, 8), n);
+	if (k >= n)
+		return;
+	CHECK_INT(c[k].cpu, cpu);
+	CHECK_INT(c[k].total_ticks, ticks);
+	CHECK_PCT(c[k].util_pct, busy, ticks);
+}
+
+/*
  * Stop and free @m in a forked child, which has no sampler thread (stop must
  * not wait for one), and check that the child saw at least two samples;
  * then stop and free it in the parent.
@@ -142,28 +196,17 @@ static void stop_in_forked_child_then_parent(struct nprof_monitor *m)
 	nprof_monitor_free(m);
 }
 
-#define CHECK_PCT(a, num, den) \
-	do { \
-		double e_ = 100.0 * (double)(num) / (double)(den); \
-		if (fabs((a) - e_) > 1e-9) \
-			FAIL("%s == %.12f, expected %.12f", #a, (double)(a), e_); \
-	} while (0)
-
 TEST(cpu_utilisation_from_two_stat_readings)
 {
-	struct nprof_monitor_opts o;
 	struct nprof_monitor_sample s;
 	struct nprof_cpu_util c[4];
 	struct nprof_monitor *m;
 	int n;
 
-	if (fixtures())
-		return;
-	o = fixture_opts();
-	m = start_on_fixtures(&o);
+	m = monitor_on_fixtures(0);
 	if (!m)
 		return;
-	put(stat_p, STAT_B);
+	write_text(stat_p, STAT_B);
 	CHECK_INT(nprof_monitor_stop(m), 0);
 	CHECK_INT(nprof_monitor_sample_count(m), 2);
 
@@ -225,7 +268,7 @@ TEST(cpu_hotplug_between_readings)
 
 	if (fixtures())
 		return;
-	put(stat_p, "cpu  30 0 0 300 0 0 0 0\ncpu0 10 0 0 100 0 0 0 0\n"
+	write_text(stat_p, "cpu  30 0 0 300 0 0 0 0\ncpu0 10 0 0 100 0 0 0 0\n"
 		    "cpu2 20 0 0 200 0 0 0 0\n");
 	o = fixture_opts();
 	m = start_on_fixtures(&o);
@@ -236,39 +279,22 @@ TEST(cpu_hotplug_between_readings)
 	CHECK_INT(nprof_monitor_get_sample(m, 0, &s, c, 8), 2);
 	CHECK_INT(c[0].cpu, 0);
 	CHECK_INT(c[1].cpu, 2);
-	/* cpu1 comes online, cpu2 goes away, cpu5 has no slot. */
-	put(stat_p, "cpu  60 0 0 600 0 0 0 0\ncpu0 20 0 0 200 0 0 0 0\n"
-		    "cpu1 5 0 0 50 0 0 0 0\ncpu5 1 0 0 1 0 0 0 0\n");
-	CHECK_INT(nprof_monitor_sample_now(m), 0);
-	/* Only cpu0 was online in both readings. */
-	CHECK_INT(nprof_monitor_get_sample(m, 1, &s, c, 8), 1);
-	CHECK_INT(c[0].cpu, 0);
-	CHECK_INT(c[0].total_ticks, 110);
-	CHECK_PCT(c[0].util_pct, 10, 110);
+	/* cpu1 comes online, cpu2 goes away, cpu5 has no slot: only cpu0 was online in both. */
+	sample_stat(m, "cpu  60 0 0 600 0 0 0 0\ncpu0 20 0 0 200 0 0 0 0\n"
+		       "cpu1 5 0 0 50 0 0 0 0\ncpu5 1 0 0 1 0 0 0 0\n", 1, 1, 0, 0, 110, 10);
 	/* cpu1 is back in the next interval. */
-	put(stat_p, "cpu  70 0 0 700 0 0 0 0\ncpu0 30 0 0 300 0 0 0 0\n"
-		    "cpu1 15 0 0 60 0 0 0 0\n");
-	CHECK_INT(nprof_monitor_sample_now(m), 0);
-	CHECK_INT(nprof_monitor_get_sample(m, 2, &s, c, 8), 2);
-	CHECK_INT(c[1].cpu, 1);
-	CHECK_INT(c[1].total_ticks, 20);
-	CHECK_PCT(c[1].util_pct, 10, 20);
+	sample_stat(m, "cpu  70 0 0 700 0 0 0 0\ncpu0 30 0 0 300 0 0 0 0\n"
+		       "cpu1 15 0 0 60 0 0 0 0\n", 2, 2, 1, 1, 20, 10);
 	nprof_monitor_free(m);
 	cleanup();
 }
 
 TEST(memory_fields)
 {
-	struct nprof_monitor_opts o;
 	struct nprof_monitor_sample s;
 	struct nprof_monitor *m;
 
-	if (fixtures())
-		return;
-	o = fixture_opts();
-	o.what = NPROF_MONITOR_MEMORY;
-	o.proc_stat = "/nonexistent/stat";	/* not read: CPU is off */
-	m = start_on_fixtures(&o);
+	m = monitor_of_one(NPROF_MONITOR_MEMORY);
 	if (!m)
 		return;
 	CHECK_INT(nprof_monitor_get_sample(m, 0, &s, NULL, 0), 0);
@@ -287,7 +313,7 @@ TEST(memory_fields)
 	CHECK_INT(s.mem.process_vm, 250000ULL * 1024);
 
 	/* A kernel without MemAvailable: free + buffers + cached. */
-	put(mem_p, "MemTotal: 1000 kB\nMemFree: 100 kB\nBuffers: 50 kB\nCached: 250 kB\n");
+	write_text(mem_p, "MemTotal: 1000 kB\nMemFree: 100 kB\nBuffers: 50 kB\nCached: 250 kB\n");
 	CHECK_INT(nprof_monitor_sample_now(m), 0);
 	CHECK_INT(nprof_monitor_get_sample(m, 1, &s, NULL, 0), 0);
 	CHECK_INT(s.mem.host_available, 400 * 1024);
@@ -299,22 +325,15 @@ TEST(memory_fields)
 
 TEST(cpu_only_has_no_memory)
 {
-	struct nprof_monitor_opts o;
 	struct nprof_monitor_sample s;
 	struct nprof_monitor *m;
 
-	if (fixtures())
+	m = monitor_of_one(NPROF_MONITOR_CPU);
+	if (!m)
 		return;
-	o = fixture_opts();
-	o.what = NPROF_MONITOR_CPU;
-	o.proc_meminfo = "/nonexistent/meminfo";
-	m = nprof_monitor_start(&o);
-	CHECK(m != NULL);
-	if (m) {
-		CHECK_INT(nprof_monitor_get_sample(m, 0, &s, NULL, 0), 2);
-		CHECK_INT(s.has_mem, 0);
-		CHECK_INT(s.mem.host_total, 0);
-	}
+	CHECK_INT(nprof_monitor_get_sample(m, 0, &s, NULL, 0), 2);
+	CHECK_INT(s.has_mem, 0);
+	CHECK_INT(s.mem.host_total, 0);
 	nprof_monitor_free(m);
 	cleanup();
 }
@@ -324,8 +343,8 @@ static void check_start_fails(const char *stat_text, const char *mem_text, int e
 	struct nprof_monitor_opts o = fixture_opts();
 	struct nprof_monitor *m;
 
-	put(stat_p, stat_text);
-	put(mem_p, mem_text);
+	write_text(stat_p, stat_text);
+	write_text(mem_p, mem_text);
 	m = nprof_monitor_start(&o);
 	CHECK(m == NULL);
 	if (m) {
@@ -393,7 +412,7 @@ static void put_step(int k)
 
 	snprintf(buf, sizeof(buf), "cpu  %d 0 0 %d 0 0 0 0\ncpu0 %d 0 0 %d 0 0 0 0\n", 100 + 10 * k,
 		 1000 + 30 * k, 100 + 10 * k, 1000 + 30 * k);
-	put(stat_p, buf);
+	write_text(stat_p, buf);
 }
 
 TEST(full_buffer_is_decimated_exactly)
@@ -459,14 +478,9 @@ TEST(sampler_thread_samples_periodically)
 {
 	struct nprof_monitor_stats st = { .size = sizeof(st) };
 	struct timespec ts = { 0, 150 * 1000000L };
-	struct nprof_monitor_opts o;
 	struct nprof_monitor *m;
 
-	if (fixtures())
-		return;
-	o = fixture_opts();
-	o.period_ms = 10;
-	m = start_on_fixtures(&o);
+	m = monitor_on_fixtures(10);
 	if (!m)
 		return;
 	CHECK_INT(nprof_monitor_get_stats(m, &st), 0);
@@ -487,64 +501,54 @@ TEST(sampler_thread_samples_periodically)
 TEST(unreadable_file_while_running_is_counted)
 {
 	struct nprof_monitor_stats st = { .size = sizeof(st) };
-	struct nprof_monitor_opts o;
 	struct nprof_monitor *m;
 
-	if (fixtures())
-		return;
-	o = fixture_opts();
-	m = start_on_fixtures(&o);
+	m = monitor_on_fixtures(0);
 	if (!m)
 		return;
-	put(stat_p, "garbage\n");
+	write_text(stat_p, "garbage\n");
 	CHECK_INT(nprof_monitor_sample_now(m), -EPROTO);
 	CHECK_INT(nprof_monitor_get_stats(m, &st), 0);
 	CHECK_INT(st.read_errors, 1);
 	CHECK_INT(st.samples, 1);
-	put(stat_p, STAT_B);
+	write_text(stat_p, STAT_B);
 	CHECK_INT(nprof_monitor_sample_now(m), 0);
 	CHECK_INT(nprof_monitor_sample_count(m), 2);
 	nprof_monitor_free(m);	/* running: stops the thread, no stop sample */
 	cleanup();
 }
 
-TEST(forked_child_can_stop_an_inherited_monitor)
+/*
+ * A monitor sampling every @period_ms, @settle_us after its start stopped
+ * and freed in a forked child, then in the parent
+ * (stop_in_forked_child_then_parent()).
+ */
+static void forked_case(uint32_t period_ms, useconds_t settle_us)
 {
-	struct nprof_monitor_opts o;
-	struct nprof_monitor *m;
+	struct nprof_monitor *m = monitor_on_fixtures(period_ms);
 
-	if (fixtures())
-		return;
-	o = fixture_opts();
-	o.period_ms = 5;
-	m = start_on_fixtures(&o);
 	if (!m)
 		return;
+	if (settle_us)
+		usleep(settle_us);
 	stop_in_forked_child_then_parent(m);
 	cleanup();
+}
+
+TEST(forked_child_can_stop_an_inherited_monitor)
+{
+	forked_case(5, 0);
 }
 
 /*
  * The child inherits the condition variable the parent's sampler waits on,
  * with that waiter counted: destroying it there must not wait for a thread
- * the child does not have.
+ * the child does not have. The sampler waits on its condition variable
+ * when fork() happens.
  */
 TEST(forked_child_frees_a_monitor_whose_sampler_waits)
 {
-	struct nprof_monitor_opts o;
-	struct nprof_monitor *m;
-
-	if (fixtures())
-		return;
-	o = fixture_opts();
-	/* The sampler waits on its condition variable when fork() happens. */
-	o.period_ms = 60000;
-	m = start_on_fixtures(&o);
-	if (!m)
-		return;
-	usleep(100 * 1000);
-	stop_in_forked_child_then_parent(m);
-	cleanup();
+	forked_case(60000, 100 * 1000);
 }
 
 TEST(real_proc_files)

@@ -29,21 +29,14 @@ static void keep_log(enum nprof_log_level level, const char *msg, void *ctx)
 
 TEST(rollback_names_cores_both_ways)
 {
-	struct nprof_inspect_config *cfg;
-	struct scratch s;
-	struct fakex x;
-	uint32_t nc;
+	struct fx_session f;
 
-	CHECK(!scratch_enter(&s));
-	CHECK_INT(fakex_setup(&x, 2), 0);
-	cfg = cfg_new("out", NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
-	for (nc = 0; nc < NPROF_MAX_CORES; nc++)
-		nprof_inspect_config_set_capture_enabled_for_nc(cfg, nc, nc >= 8 && nc <= 11);
+	fxs_open(&f, 2, NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
+	cfg_cores(f.cfg, 8, 11);
 	/* Device 1's cores 0..2 (NC 8-10) subscribe 24 queues each; core 3 fails at its 5th. */
-	x.fd[1]->subscribe_fail_at = 3 * 24 + 5;
-	x.fd[1]->subscribe_err = ENOSPC;
+	fakex_fail_subscribe(&f.x, 1, 3 * 24 + 5, ENOSPC);
 	nprof_log_set_handler(keep_log, NULL, NPROF_LOG_INFO);
-	CHECK_INT(nprof_inspect_begin_with_options(cfg), -ENOSPC);
+	CHECK_INT(nprof_inspect_begin_with_options(f.cfg), -ENOSPC);
 	nprof_log_set_handler(NULL, NULL, NPROF_LOG_WARN);
 	CHECK_CONTAINS(nprof_strerror_last(),
 		       "cannot start the device profile session on NC 11 (device 1 core 3): ");
@@ -52,11 +45,8 @@ TEST(rollback_names_cores_both_ways)
 	CHECK_INT(rollback_lines, 1);
 	CHECK_CONTAINS(infos, "stopped and dropped the profile sessions of NC 8-10 after the "
 			      "failure to start on NC 11 (device 1 core 3)");
-	CHECK_INT(fake_subscribed(x.fd[1]), 0);
-	nprof_inspect_close();
-	nprof_inspect_config_free(cfg);
-	fakex_teardown(&x);
-	scratch_leave(&s);
+	CHECK_INT(fake_subscribed(f.x.fd[1]), 0);
+	fxs_close(&f);
 }
 
 HARNESS_MAIN

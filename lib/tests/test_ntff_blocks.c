@@ -122,15 +122,7 @@ static int write_blocks_sample(const char *d, const char *name, char *path, size
 
 static int load_blocks_sample(struct sample *s)
 {
-	char path[PATH_MAX];
-
-	if (!fresh_dir())
-		return -1;
-	if (write_blocks_sample(dir, "b.ntff", path, sizeof(path)))
-		return -1;
-	s->buf = ntff_test_read_whole(path, &s->len);
-	rm_rf(dir);
-	return s->buf ? 0 : -1;
+	return load_written(s, write_blocks_sample, "b.ntff");
 }
 
 /*
@@ -313,12 +305,9 @@ TEST(ntff_blocks_default_size)
 	int err, crossing = 0, chunks = 0, mode;
 	size_t k;
 
-	if (!fresh_dir()) {
-		FAIL("mkdtemp");
+	w = fresh_writer("d.ntff");
+	if (!w)
 		return;
-	}
-	w = nprof_ntff_writer_create(dir, "d.ntff", 0);
-	CHECK(w != NULL);
 	if (!w)
 		goto out;
 	for (k = 0; k < appends; k++) {
@@ -431,12 +420,9 @@ TEST(ntff_blocks_writer_rules)
 	unsigned char *e = make_entries(2, 8192, 0);
 	struct nprof_ntff_writer *w;
 
-	if (!fresh_dir()) {
-		FAIL("mkdtemp");
+	w = fresh_writer("w.ntff");
+	if (!w)
 		return;
-	}
-	w = nprof_ntff_writer_create(dir, "w.ntff", 0);
-	CHECK(w != NULL);
 	CHECK_ERR_MSG(nprof_ntff_writer_set_block_size(w, 0), EINVAL,
 		      "NTFF block size 0 is not a power of two in [4096, 1073741824]");
 	CHECK_INT(nprof_ntff_writer_set_block_size(w, 12288), -EINVAL);

@@ -30,11 +30,9 @@ TEST(ntff_code_names_round_trip)
 	struct sample s;
 	size_t i;
 
-	CHECK_INT(load_named_sample(&s), 0);
-	if (!s.buf)
+	if (!got_sample(load_named_sample, &s))
 		return;
-	r = nprof_ntff_reader_open_mem(s.buf, s.len, NPROF_NTFF_READ_VERIFY_AT_OPEN);
-	CHECK(r != NULL);
+	r = open_buf(s.buf, s.len);
 	if (r) {
 		CHECK_INT(nprof_ntff_reader_header(r)->version_minor, 4);
 		CHECK_INT(nprof_ntff_reader_info(r, &out), 0);
@@ -151,38 +149,20 @@ TEST(ntff_code_names_reader_checks)
 	struct sample s;
 	size_t len;
 
-	CHECK_INT(load_named_sample(&s), 0);
-	if (!s.buf)
+	if (!got_sample(load_named_sample, &s))
 		return;
-	b = with_metadata(&s, edit_names_unsorted, &len);
-	if (b)
-		expect_reject(b, len, EBADMSG, "not sorted by (queue_type, code) or a pair twice (code name 2 of 5)");
-	free(b);
-	b = with_metadata(&s, edit_name_bad, &len);
-	if (b)
-		expect_reject(b, len, EBADMSG, "1 to 23 characters of [a-z0-9_.] (code name 1 of 5)");
-	free(b);
-	b = with_metadata(&s, edit_name_missing, &len);
-	if (b)
-		expect_reject(b, len, EBADMSG, "code name 4 lacks its queue type, code or name");
-	free(b);
+	expect_edit_rejected(&s, edit_names_unsorted, 0, 0, EBADMSG,
+			     "not sorted by (queue_type, code) or a pair twice (code name 2 of 5)");
+	expect_edit_rejected(&s, edit_name_bad, 0, 0, EBADMSG,
+			     "1 to 23 characters of [a-z0-9_.] (code name 1 of 5)");
+	expect_edit_rejected(&s, edit_name_missing, 0, 0, EBADMSG,
+			     "code name 4 lacks its queue type, code or name");
 	/* Names in a raw file (major 2, so that only the names are wrong). */
-	b = with_metadata(&s, edit_names_raw, &len);
-	if (b) {
-		put16(b, 8, NPROF_NTFF_VERSION_MAJOR_RAW);
-		ntff_test_reseal(b);
-		expect_reject(b, len, EBADMSG, "raw device names nothing");
-	}
-	free(b);
+	expect_edit_rejected(&s, edit_names_raw, 8, NPROF_NTFF_VERSION_MAJOR_RAW, EBADMSG,
+			     "raw device names nothing");
 	/* An NTFF 1.1 file: minor 1, no names. */
-	b = with_metadata(&s, edit_drop_names, &len);
-	CHECK(b != NULL);
-	if (b) {
-		put16(b, 10, 1);
-		ntff_test_reseal(b);
-	}
-	r = b ? nprof_ntff_reader_open_mem(b, len, NPROF_NTFF_READ_VERIFY_AT_OPEN) : NULL;
-	CHECK(r != NULL);
+	b = with_edit(&s, edit_drop_names, 10, 1, &len);
+	r = open_buf(b, len);
 	if (r) {
 		out.num_code_names = 9;
 		CHECK_INT(nprof_ntff_reader_info(r, &out), 0);

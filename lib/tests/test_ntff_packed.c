@@ -17,8 +17,7 @@
 #include "harness.h"
 #include "util/internal.h"
 #include "ntff/ntff_internal.h"
-
-#define ENTRY sizeof(struct neuronprof_notification)
+#include "ntff_test_util.h"
 
 static const struct nprof_ntff_info packed_info = {
 	.size = sizeof(struct nprof_ntff_info),
@@ -83,19 +82,26 @@ static struct nprof_ntff_queue_desc trace_desc(void)
 	};
 }
 
-/* A file's bytes into a buffer of its own (freed by the caller). */
-static unsigned char *slurp(const char *path, size_t *len)
+/* A ring of @n entries and a fresh scratch directory; NULL (the case failed) without them. */
+static struct neuronprof_notification *packed_setup(size_t n)
 {
-	FILE *f = fopen(path, "rb");
-	unsigned char *buf = NULL;
-	struct stat st;
+	struct neuronprof_notification *ring = calloc(n, ENTRY);
 
-	if (!f)
+	if (!ring || !fresh_dir()) {
+		FAIL("setup");
+		free(ring);
 		return NULL;
-	if (!fstat(fileno(f), &st) && (buf = malloc((size_t)st.st_size)))
-		*len = fread(buf, 1, (size_t)st.st_size, f);
-	fclose(f);
-	return buf;
+	}
+	return ring;
+}
+
+/* Undo packed_setup() of @ring, @path (if any) removed. */
+static void packed_teardown(struct neuronprof_notification *ring, const char *path)
+{
+	free(ring);
+	if (path && path[0])
+		unlink(path);
+	rmdir(dir);
 }
 
 /*
@@ -109,7 +115,7 @@ TEST(packed_round_trip)
 {
 	struct neuronprof_notification *ring = calloc(64, ENTRY), *wrap = calloc(64, ENTRY);
 	struct nprof_ntff_queue_desc q = trace_desc();
-	char dir[] = "/tmp/nprof-packed.XXXXXX", path[PATH_MAX] = "";
+	char path[PATH_MAX] = "";
 	const struct nprof_ntff_header *h;
 	struct nprof_ntff_queue rec = { .size = sizeof(rec) };
 	struct nprof_ntff_info in = { .size = sizeof(in) };
@@ -117,7 +123,7 @@ TEST(packed_round_trip)
 	struct nprof_ntff_writer *w;
 	size_t at = 0, at2;
 
-	if (!ring || !wrap || !mkdtemp(dir)) {
+	if (!ring || !wrap || !fresh_dir()) {
 		FAIL("setup");
 		return;
 	}
@@ -130,8 +136,7 @@ TEST(packed_round_trip)
 	CHECK_INT(at2, 64);
 	CHECK_INT(put_record(wrap, 128, 64, 5, 64), 6);
 
-	w = nprof_ntff_writer_create(dir, "p.ntff", 0);
-	CHECK(w != NULL);
+	w = new_writer(dir, "p.ntff");
 	if (!w)
 		goto out;
 	CHECK_INT(nprof_ntff_writer_set_info(w, &packed_info), 0);
@@ -177,20 +182,16 @@ out:
 /* An append must be whole packed records, their seqs going forward. */
 TEST(packed_append_refuses_what_is_not_records)
 {
-	struct neuronprof_notification *ring = calloc(64, ENTRY);
+	struct neuronprof_notification *ring = packed_setup(64);
 	struct nprof_ntff_queue_desc q = trace_desc();
-	char dir[] = "/tmp/nprof-packed.XXXXXX";
 	struct nprof_ntff_writer *w;
 	size_t n;
 
-	if (!ring || !mkdtemp(dir)) {
-		FAIL("setup");
+	if (!ring)
 		return;
-	}
 	n = put_record(ring, 0, 0, 10, 64);
 	put_record(ring + n, 0, 10, 4, 64);
-	w = nprof_ntff_writer_create(dir, "x.ntff", 0);
-	CHECK(w != NULL);
+	w = new_writer(dir, "x.ntff");
 	if (!w)
 		goto out;
 	CHECK_INT(nprof_ntff_writer_set_info(w, &packed_info), 0);
@@ -217,27 +218,22 @@ TEST(packed_append_refuses_what_is_not_records)
 	CHECK_INT(nprof_ntff_writer_append(w, &q, ring, n * ENTRY, NULL, 0), 0);
 	nprof_ntff_writer_abort(w);
 out:
-	free(ring);
-	rmdir(dir);
+	packed_teardown(ring, NULL);
 }
 
 /* Packed or not is said before anything is appended, and only of raw entries. */
 TEST(packed_declared_before_appends)
 {
-	struct neuronprof_notification *ring = calloc(16, ENTRY);
+	struct neuronprof_notification *ring = packed_setup(16);
 	struct nprof_ntff_queue_desc q = trace_desc();
 	struct nprof_ntff_info info = packed_info;
-	char dir[] = "/tmp/nprof-packed.XXXXXX";
 	struct nprof_ntff_writer *w;
 
-	if (!ring || !mkdtemp(dir)) {
-		FAIL("setup");
+	if (!ring)
 		return;
-	}
 	info.device.raw_format = NEURONPROF_RAW_FORMAT_NONE;
 	info.device.raw_entry_size = 0;
-	w = nprof_ntff_writer_create(dir, "y.ntff", 0);
-	CHECK(w != NULL);
+	w = new_writer(dir, "y.ntff");
 	if (!w)
 		goto out;
 	CHECK_INT(nprof_ntff_writer_set_info(w, &info), -EINVAL);
@@ -252,8 +248,7 @@ TEST(packed_declared_before_appends)
 	CHECK_INT(nprof_ntff_writer_set_raw_packed(w), -EINVAL);
 	nprof_ntff_writer_abort(w);
 	/* A pending writer learns it first and its info at the end. */
-	w = nprof_ntff_writer_create(dir, "z.ntff", 0);
-	CHECK(w != NULL);
+	w = new_writer(dir, "z.ntff");
 	if (!w)
 		goto out;
 	CHECK_INT(nprof_ntff_writer_set_raw_packed(w), 0);
@@ -263,8 +258,7 @@ TEST(packed_declared_before_appends)
 	CHECK_INT(nprof_ntff_writer_set_info(w, &packed_info), 0);
 	nprof_ntff_writer_abort(w);
 out:
-	free(ring);
-	rmdir(dir);
+	packed_teardown(ring, NULL);
 }
 
 /*
@@ -274,29 +268,26 @@ out:
  */
 TEST(packed_reader_refuses_a_bad_header)
 {
-	struct neuronprof_notification *ring = calloc(32, ENTRY);
+	struct neuronprof_notification *ring = packed_setup(32);
 	struct nprof_ntff_queue_desc q = trace_desc();
-	char dir[] = "/tmp/nprof-packed.XXXXXX", path[PATH_MAX] = "";
+	char path[PATH_MAX] = "";
 	struct nprof_ntff_reader *r;
 	struct nprof_ntff_writer *w;
 	unsigned char *buf = NULL;
 	size_t n, len = 0, off;
 
-	if (!ring || !mkdtemp(dir)) {
-		FAIL("setup");
+	if (!ring)
 		return;
-	}
 	n = put_record(ring, 0, 0, 10, 64);
 	n += put_record(ring + n, 20, 10, 10, 64);
-	w = nprof_ntff_writer_create(dir, "b.ntff", 0);
-	CHECK(w != NULL);
+	w = new_writer(dir, "b.ntff");
 	if (!w)
 		goto out;
 	CHECK_INT(nprof_ntff_writer_set_info(w, &packed_info), 0);
 	CHECK_INT(nprof_ntff_writer_append(w, &q, ring, n * ENTRY, NULL, 0), 0);
 	CHECK_INT(nprof_ntff_writer_finalize(w), 0);
 	snprintf(path, sizeof(path), "%s/b.ntff", dir);
-	buf = slurp(path, &len);
+	buf = read_whole(path, &len);
 	CHECK(buf != NULL && len > NPROF_NTFF_HEADER_SIZE + n * ENTRY);
 	if (!buf)
 		goto out;
@@ -318,10 +309,7 @@ TEST(packed_reader_refuses_a_bad_header)
 	nprof_ntff_reader_close(r);
 out:
 	free(buf);
-	free(ring);
-	if (path[0])
-		unlink(path);
-	rmdir(dir);
+	packed_teardown(ring, path);
 }
 
 HARNESS_MAIN

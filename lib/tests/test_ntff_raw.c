@@ -177,15 +177,10 @@ TEST(ntff_old_files_read_as_not_raw)
 	struct sample s;
 	size_t len;
 
-	CHECK_INT(load_sample(&s), 0);
-	if (!s.buf)
+	if (!got_sample(load_sample, &s))
 		return;
-	b = with_metadata(&s, edit_drop_raw, &len);
-	CHECK(b != NULL);
-	put16(b, 10, 0);
-	ntff_test_reseal(b);
-	r = b ? nprof_ntff_reader_open_mem(b, len, NPROF_NTFF_READ_VERIFY_AT_OPEN) : NULL;
-	CHECK(r != NULL);
+	b = with_edit(&s, edit_drop_raw, 10, 0, &len);
+	r = open_buf(b, len);
 	if (r) {
 		CHECK_INT(nprof_ntff_reader_header(r)->version_minor, 0);
 		out.device.raw_format = out.device.clock_domain = out.device.raw_entry_size = 7;
@@ -197,11 +192,7 @@ TEST(ntff_old_files_read_as_not_raw)
 	}
 	nprof_ntff_reader_close(r);
 	free(b);
-	b = with_metadata(&s, edit_raw_in_v1, &len);
-	CHECK(b != NULL);
-	if (b)
-		expect_reject(b, len, EBADMSG, "major version 1 with raw format 1");
-	free(b);
+	expect_edit_rejected(&s, edit_raw_in_v1, 0, 0, EBADMSG, "major version 1 with raw format 1");
 	free(s.buf);
 }
 

@@ -153,12 +153,9 @@ TEST(ntff_consecutive_drains_share_a_record)
 	uint64_t want = 0;
 	int k;
 
-	if (!fresh_dir()) {
-		FAIL("mkdtemp");
+	w = fresh_writer("m.ntff");
+	if (!w)
 		return;
-	}
-	w = nprof_ntff_writer_create(dir, "m.ntff", 0);
-	CHECK(w != NULL);
 	/* Three drains of one queue: seq 0..7, 8..15, 16..23; one record. */
 	for (k = 0; k < 3; k++) {
 		int i;
@@ -246,12 +243,9 @@ TEST(ntff_writer_abort_and_errors)
 	char path[PATH_MAX];
 	int fd;
 
-	if (!fresh_dir()) {
-		FAIL("mkdtemp");
+	w = fresh_writer("a.ntff");
+	if (!w)
 		return;
-	}
-	w = nprof_ntff_writer_create(dir, "a.ntff", 0);
-	CHECK(w != NULL);
 	CHECK_INT(nprof_ntff_writer_append(w, &q, ring, 4 * ENTRY, NULL, 0), 0);
 	/* The temporary file exists, hidden, and the final name does not. */
 	CHECK_INT(dir_entries(dir), 1);

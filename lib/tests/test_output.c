@@ -27,6 +27,29 @@ static int is_dir(const char *path)
 	return !lstat(path, &st) && S_ISDIR(st.st_mode);
 }
 
+/* Whether @d/@sub is a directory. */
+static int is_dir_in(const char *d, const char *sub)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", d, sub);
+	return is_dir(path);
+}
+
+/* nprof_output_mkdir_p() of @d/@sub (of @sub when @d is NULL) must succeed. */
+static void mkdir_p_ok(const char *d, const char *sub)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s%s%s", d ? d : "", d ? "/" : "", sub);
+	fd = nprof_output_mkdir_p(path, 0755);
+	if (fd < 0)
+		FAIL("nprof_output_mkdir_p(\"%s\") == %d: %s", path, fd, nprof_strerror_last());
+	else
+		close(fd);
+}
+
 TEST(output_check_base)
 {
 	static const char *const refused_tmp[] = { "./tmp", "tmp", "./tmp/", ".//tmp", "tmp/.", "x/../tmp" };
@@ -99,18 +122,6 @@ TEST(output_session_dir_template)
 		      "session directory under 'out' does not fit in 10 bytes");
 }
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f) {
-		FAIL("cannot create %s", path);
-		return;
-	}
-	fputs(text, f);
-	fclose(f);
-}
-
 TEST(output_instance_id)
 {
 	char tag[PATH_MAX], cloud[PATH_MAX], id[NPROF_INSTANCE_ID_MAX + 1], host[256];
@@ -127,18 +138,18 @@ TEST(output_instance_id)
 	p.cloud_instance_id = cloud;
 	p.hostname = "build host/7";
 
-	write_file(tag, "i-0123456789abcdef0\n");
-	write_file(cloud, "i-00000000\n");
+	write_text(tag, "i-0123456789abcdef0\n");
+	write_text(cloud, "i-00000000\n");
 	CHECK_INT(nprof_output_instance_id(&p, id, sizeof(id)), 19);
 	CHECK_STR(id, "i-0123456789abcdef0");
 
 	/* A non-EC2 asset tag falls through to cloud-init's id. */
-	write_file(tag, "Not Specified\n");
+	write_text(tag, "Not Specified\n");
 	CHECK_INT(nprof_output_instance_id(&p, id, sizeof(id)), 10);
 	CHECK_STR(id, "i-00000000");
 
 	/* Neither: the host name, made safe for a path. */
-	write_file(cloud, "i-XYZ\n");
+	write_text(cloud, "i-XYZ\n");
 	CHECK_INT(nprof_output_instance_id(&p, id, sizeof(id)), 12);
 	CHECK_STR(id, "build_host_7");
 	p.hostname = "..";
@@ -181,34 +192,21 @@ TEST(output_mkdir_p_creates_nested)
 		CHECK(!mkdirat(fd, "inside", 0755));
 		close(fd);
 	}
-	snprintf(path, sizeof(path), "%s/a/b/c/d/inside", d);
-	CHECK(is_dir(path));
+	CHECK(is_dir_in(d, "a/b/c/d/inside"));
 	/* Again: everything exists. */
-	snprintf(path, sizeof(path), "%s/a/b/c/d", d);
-	fd = nprof_output_mkdir_p(path, 0755);
-	CHECK(fd >= 0);
-	if (fd >= 0)
-		close(fd);
+	mkdir_p_ok(d, "a/b/c/d");
 	/* "..", and a relative path. */
-	snprintf(path, sizeof(path), "%s/a/b/../e", d);
-	fd = nprof_output_mkdir_p(path, 0755);
-	CHECK(fd >= 0);
-	if (fd >= 0)
-		close(fd);
-	snprintf(path, sizeof(path), "%s/a/e", d);
-	CHECK(is_dir(path));
+	mkdir_p_ok(d, "a/b/../e");
+	CHECK(is_dir_in(d, "a/e"));
 	CHECK(getcwd(cwd, sizeof(cwd)) != NULL);
 	CHECK(!chdir(d));
-	fd = nprof_output_mkdir_p("rel/x", 0755);
-	CHECK(fd >= 0);
-	if (fd >= 0)
-		close(fd);
+	mkdir_p_ok(NULL, "rel/x");
 	CHECK(is_dir("rel/x"));
 	CHECK(!chdir(cwd));
 
 	/* A file in the way. */
 	snprintf(path, sizeof(path), "%s/file", d);
-	write_file(path, "x");
+	write_text(path, "x");
 	snprintf(path, sizeof(path), "%s/file/sub", d);
 	fd = nprof_output_mkdir_p(path, 0755);
 	CHECK_INT(fd, -ENOTDIR);
@@ -222,7 +220,6 @@ TEST(output_mkdir_p_own_symlinks_followed)
 {
 	char path[PATH_MAX], link[PATH_MAX], target[PATH_MAX];
 	const char *d = fresh_dir();
-	int fd;
 
 	if (!d) {
 		FAIL("mkdtemp");
@@ -235,20 +232,10 @@ TEST(output_mkdir_p_own_symlinks_followed)
 	CHECK(!symlink(target, link));
 	snprintf(link, sizeof(link), "%s/rel", d);
 	CHECK(!symlink("real", link));
-	snprintf(path, sizeof(path), "%s/abs/x/y", d);
-	fd = nprof_output_mkdir_p(path, 0755);
-	CHECK(fd >= 0);
-	if (fd >= 0)
-		close(fd);
-	snprintf(path, sizeof(path), "%s/rel/z", d);
-	fd = nprof_output_mkdir_p(path, 0755);
-	CHECK(fd >= 0);
-	if (fd >= 0)
-		close(fd);
-	snprintf(path, sizeof(path), "%s/real/x/y", d);
-	CHECK(is_dir(path));
-	snprintf(path, sizeof(path), "%s/real/z", d);
-	CHECK(is_dir(path));
+	mkdir_p_ok(d, "abs/x/y");
+	mkdir_p_ok(d, "rel/z");
+	CHECK(is_dir_in(d, "real/x/y"));
+	CHECK(is_dir_in(d, "real/z"));
 
 	/* A loop of links ends with ELOOP instead of spinning. */
 	snprintf(link, sizeof(link), "%s/loop1", d);

@@ -73,7 +73,7 @@ TEST(concurrent_recording_accounts_for_every_event)
 	uint64_t ok = 0, total_rec = 0;
 	void *ret;
 
-	if (restart(NULL, 1000))
+	if (trace_restart(NULL, 1000))
 		{ FAIL("start"); return; }
 	atomic_store(&conc_done, 0);
 	atomic_store(&conc_drained[0], 0);
@@ -99,7 +99,7 @@ TEST(concurrent_recording_accounts_for_every_event)
 		CHECK(st.pending <= 1000);
 	}
 	CHECK_INT(total_rec, ok);
-	finish();
+	trace_end_all();
 }
 
 HARNESS_MAIN

@@ -116,81 +116,78 @@ static int jnumber(struct jp *j)
 	return 0;
 }
 
-static int jvalue(struct jp *j)
+/*
+ * The members of an object (@close '}': "key": value pairs) or the
+ * elements of an array (@close ']') after its opening bracket, through the
+ * closing one.
+ */
+static int jitems(struct jp *j, char close)
 {
 	jws(j);
-	if (++j->depth > 64)
-		return -1;
-	switch (*j->p) {
-	case '{':
+	if (*j->p == close) {
 		j->p++;
+		return 0;
+	}
+	for (;;) {
 		jws(j);
-		if (*j->p == '}') {
-			j->p++;
-			break;
-		}
-		for (;;) {
-			jws(j);
+		if (close == '}') {
 			if (jstring(j))
 				return -1;
 			jws(j);
 			if (*j->p++ != ':')
 				return -1;
-			if (jvalue(j))
-				return -1;
-			jws(j);
-			if (*j->p == ',') {
-				j->p++;
-				continue;
-			}
-			if (*j->p++ != '}')
-				return -1;
-			break;
 		}
-		break;
+		if (jvalue(j))
+			return -1;
+		jws(j);
+		if (*j->p != ',')
+			break;
+		j->p++;
+	}
+	return *j->p++ == close ? 0 : -1;
+}
+
+/* The literal @word (true, false, null). */
+static int jliteral(struct jp *j, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (strncmp(j->p, word, n))
+		return -1;
+	j->p += n;
+	return 0;
+}
+
+static int jvalue(struct jp *j)
+{
+	int ret;
+
+	jws(j);
+	if (++j->depth > 64)
+		return -1;
+	switch (*j->p) {
+	case '{':
 	case '[':
 		j->p++;
-		jws(j);
-		if (*j->p == ']') {
-			j->p++;
-			break;
-		}
-		for (;;) {
-			if (jvalue(j))
-				return -1;
-			jws(j);
-			if (*j->p == ',') {
-				j->p++;
-				continue;
-			}
-			if (*j->p++ != ']')
-				return -1;
-			break;
-		}
+		ret = jitems(j, j->p[-1] == '{' ? '}' : ']');
 		break;
 	case '"':
-		if (jstring(j))
-			return -1;
+		ret = jstring(j);
 		break;
 	case 't':
-		if (strncmp(j->p, "true", 4))
-			return -1;
-		j->p += 4;
+		ret = jliteral(j, "true");
 		break;
 	case 'f':
-		if (strncmp(j->p, "false", 5))
-			return -1;
-		j->p += 5;
+		ret = jliteral(j, "false");
 		break;
 	case 'n':
-		if (strncmp(j->p, "null", 4))
-			return -1;
-		j->p += 4;
+		ret = jliteral(j, "null");
 		break;
 	default:
-		if (jnumber(j))
-			return -1;
+		ret = jnumber(j);
 	}
+	if (ret)
+		return -1;
 	j->depth--;
 	return 0;
 }
@@ -266,7 +263,7 @@ TEST(fetch_returns_each_event_once)
 	struct nprof_sys_trace_fetch_options *o = nprof_sys_trace_fetch_options_allocate();
 	char *b;
 
-	if (!o || restart(NULL, 100))
+	if (!o || trace_restart(NULL, 100))
 		{ FAIL("setup"); return; }
 	for (int i = 0; i < 3; i++)
 		rec(NPROF_EV_NRT_EXECUTE, 0, 100 + (uint64_t)i);
@@ -315,14 +312,14 @@ TEST(fetch_returns_each_event_once)
 	CHECK_ERR_MSG(nprof_sys_trace_fetch_events(NULL, NULL, o), EINVAL,
 		      "fetch output buffer or length pointer is NULL");
 	nprof_sys_trace_fetch_options_free(o);
-	finish();
+	trace_end_all();
 }
 
 TEST(fetch_reports_overwritten_events)
 {
 	char *b;
 
-	if (restart(NULL, 3))
+	if (trace_restart(NULL, 3))
 		{ FAIL("start"); return; }
 	for (int i = 0; i < 8; i++)
 		rec(NPROF_EV_NRT_EXECUTE, 6, (uint64_t)i);
@@ -331,7 +328,7 @@ TEST(fetch_reports_overwritten_events)
 			  "\"overwritten\":5}");
 	CHECK_CONTAINS(b, "\"start_ns\":5,");
 	nprof_sys_trace_buffer_free(b);
-	finish();
+	trace_end_all();
 }
 
 TEST(fetch_json_is_valid_with_hostile_strings)
@@ -351,7 +348,7 @@ TEST(fetch_json_is_valid_with_hostile_strings)
 	char *b;
 	int i;
 
-	if (restart(NULL, 16))
+	if (trace_restart(NULL, 16))
 		{ FAIL("start"); return; }
 	nprof_sys_trace_set_worker_global_id(12);
 	for (i = 0; i < 4; i++)
@@ -371,7 +368,7 @@ TEST(fetch_json_is_valid_with_hostile_strings)
 	b = fetch(NULL);
 	nprof_sys_trace_set_worker_global_id(-1);
 	if (!b) {
-		finish();
+		trace_end_all();
 		return;
 	}
 	CHECK_CONTAINS(b, "\"k\\\"ey\\n\":\"quote \\\" backslash \\\\ slash /\"");
@@ -380,7 +377,7 @@ TEST(fetch_json_is_valid_with_hostile_strings)
 	CHECK_CONTAINS(b, "\"nan\":null,\"neg\":-9223372036854775808,\"max\":18446744073709551615,\"pi\":3.25");
 	CHECK_CONTAINS(b, "\"core_index\":null,\"worker_global_id\":12,\"model_id\":null,\"flow_ids\":[77]");
 	if (!have_python()) {
-		finish();
+		trace_end_all();
 		nprof_sys_trace_buffer_free(b);
 		SKIP("python3 is not installed (the C checker passed)");
 	}
@@ -399,7 +396,7 @@ TEST(fetch_json_is_valid_with_hostile_strings)
 		"assert r[\"fetched\"] == 2 and r[\"recorded\"] == 2\n"),
 		0);
 	nprof_sys_trace_buffer_free(b);
-	finish();
+	trace_end_all();
 }
 
 TEST(json_checker_rejects_bad_json)

@@ -75,7 +75,7 @@ TEST(filter_cores_from_environment_list_and_ranges)
 
 	if (!cfg)
 		return;
-	if (restart(nprof_inspect_config_sys_trace(cfg), 0))
+	if (trace_restart(nprof_inspect_config_sys_trace(cfg), 0))
 		{ FAIL("start"); return; }
 	for (c = 0; c < 10; c++) {
 		int want = c == 0 || c == 2 || c == 3 || c == 7;
@@ -87,7 +87,7 @@ TEST(filter_cores_from_environment_list_and_ranges)
 	CHECK_INT(rec(NPROF_EV_NRT_EXECUTE, 255, 1), 0);
 	/* The core filter does not apply to events not tied to a core. */
 	CHECK_INT(rec(NPROF_EV_NRT_EXECUTE, NPROF_SYS_TRACE_NO_CORE, 1), 1);
-	finish();
+	trace_end_all();
 	nprof_inspect_config_free(cfg);
 }
 
@@ -99,7 +99,7 @@ TEST(filter_cores_through_config_setters)
 	if (!cfg || !icfg)
 		{ FAIL("alloc"); return; }
 	CHECK_INT(nprof_sys_trace_config_set_capture_enabled_for_nc(cfg, 4, false), 0);
-	if (restart(cfg, 0))
+	if (trace_restart(cfg, 0))
 		{ FAIL("start"); return; }
 	CHECK_INT(rec(NPROF_EV_NRT_EXECUTE, 4, 1), 0);
 	CHECK_INT(rec(NPROF_EV_NRT_EXECUTE, 5, 1), 1);
@@ -109,11 +109,11 @@ TEST(filter_cores_through_config_setters)
 
 	/* The inspect config's per-core setter reaches the embedded trace config. */
 	CHECK_INT(nprof_inspect_config_set_capture_enabled_for_nc(icfg, 9, false), 0);
-	if (restart(nprof_inspect_config_sys_trace(icfg), 0))
+	if (trace_restart(nprof_inspect_config_sys_trace(icfg), 0))
 		{ FAIL("start"); return; }
 	CHECK_INT(rec(NPROF_EV_NRT_EXECUTE, 9, 1), 0);
 	CHECK_INT(rec(NPROF_EV_NRT_EXECUTE, 8, 1), 1);
-	finish();
+	trace_end_all();
 	nprof_sys_trace_config_free(cfg);
 	nprof_inspect_config_free(icfg);
 }
@@ -129,7 +129,7 @@ static void check_type_filter(const char *filter, uint64_t want)
 	cfg = config_from_env(env);
 	if (!cfg)
 		return;
-	if (restart(nprof_inspect_config_sys_trace(cfg), 0)) {
+	if (trace_restart(nprof_inspect_config_sys_trace(cfg), 0)) {
 		FAIL("start");
 		return;
 	}
@@ -137,7 +137,7 @@ static void check_type_filter(const char *filter, uint64_t want)
 	if (got != want)
 		FAIL("filter '%s': recorded types %#llx, expected %#llx", filter,
 		     (unsigned long long)got, (unsigned long long)want);
-	finish();
+	trace_end_all();
 	nprof_inspect_config_free(cfg);
 }
 
@@ -167,17 +167,17 @@ TEST(filter_event_types_through_config_setters)
 	CHECK_INT(nprof_sys_trace_config_set_capture_enabled_for_event_type(cfg, "software", false), 0);
 	CHECK_INT(nprof_sys_trace_config_set_capture_enabled_for_event_type(cfg, "model_load", true), 0);
 	CHECK_INT(nprof_sys_trace_config_set_capture_enabled_for_event_type(cfg, "hw_notify", false), 0);
-	if (restart(cfg, 0))
+	if (trace_restart(cfg, 0))
 		{ FAIL("start"); return; }
 	got = recorded_types(0);
 	CHECK_INT(got, (NPROF_SYS_TRACE_HARDWARE_MASK & ~type_bit("hw_notify")) | type_bit("model_load"));
 
 	CHECK_INT(nprof_inspect_config_set_capture_enabled_for_event_type_string(icfg, "hardware",
 										  false), 0);
-	if (restart(nprof_inspect_config_sys_trace(icfg), 0))
+	if (trace_restart(nprof_inspect_config_sys_trace(icfg), 0))
 		{ FAIL("start"); return; }
 	CHECK_INT(recorded_types(0), NPROF_SYS_TRACE_ALL_MASK & ~NPROF_SYS_TRACE_HARDWARE_MASK);
-	finish();
+	trace_end_all();
 	nprof_sys_trace_config_free(cfg);
 	nprof_inspect_config_free(icfg);
 }

@@ -23,38 +23,20 @@
 #include "trace/sys_trace_internal.h"
 #include "system_profile.pb-c.h"
 #include "sys_trace_test_util.h"
+#include "ntrace_util.h"
 
 static char tdir[128];
 
-static void write_file(const char *path, const char *text)
+/* A fresh scratch directory in tdir; false (the case failed) if none. */
+static bool fresh_tdir(void)
 {
-	FILE *f = fopen(path, "w");
-
-	if (!f || fputs(text, f) < 0)
-		FAIL("cannot write %s", path);
-	if (f)
-		fclose(f);
+	snprintf(tdir, sizeof(tdir), "/tmp/nprof-test-sysprof-XXXXXX");
+	if (mkdtemp(tdir))
+		return true;
+	FAIL("mkdtemp");
+	return false;
 }
 
-static void *slurp(const char *path, size_t *len)
-{
-	struct stat st;
-	void *buf = NULL;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0)
-		return NULL;
-	if (!fstat(fd, &st)) {
-		buf = malloc((size_t)st.st_size + 1);
-		if (buf && read(fd, buf, (size_t)st.st_size) != st.st_size) {
-			free(buf);
-			buf = NULL;
-		}
-		*len = (size_t)st.st_size;
-	}
-	close(fd);
-	return buf;
-}
 
 /* Lines of `protoc --decode=<msg>` on @file that equal @line exactly. */
 static int protoc_count(const char *msg, const char *file, const char *line)
@@ -95,24 +77,21 @@ TEST(system_profile_files_decode)
 	Neuronprof__System__CpuUtil *cu = NULL;
 	Neuronprof__System__HostMem *hm = NULL;
 	struct nprof_monitor *mon;
-	uint8_t *buf;
-	size_t len;
 
-	snprintf(tdir, sizeof(tdir), "/tmp/nprof-test-sysprof-XXXXXX");
-	if (!mkdtemp(tdir))
-		{ FAIL("mkdtemp"); return; }
+	if (!fresh_tdir())
+		return;
 	snprintf(stat_p, sizeof(stat_p), "%s/stat.fixture", tdir);
 	snprintf(mem_p, sizeof(mem_p), "%s/meminfo.fixture", tdir);
 	snprintf(status_p, sizeof(status_p), "%s/status.fixture", tdir);
-	write_file(stat_p, "cpu  100 0 100 800 0 0 0 0 0 0\ncpu0 50 0 50 400 0 0 0 0 0 0\n"
+	write_text(stat_p, "cpu  100 0 100 800 0 0 0 0 0 0\ncpu0 50 0 50 400 0 0 0 0 0 0\n"
 			   "cpu1 50 0 50 400 0 0 0 0 0 0\nintr 1 2 3\n");
-	write_file(mem_p, "MemTotal: 1000 kB\nMemFree: 300 kB\nMemAvailable: 600 kB\n");
-	write_file(status_p, "Name: x\nVmSize: 50 kB\nVmHWM: 30 kB\nVmRSS: 20 kB\n");
+	write_text(mem_p, "MemTotal: 1000 kB\nMemFree: 300 kB\nMemAvailable: 600 kB\n");
+	write_text(status_p, "Name: x\nVmSize: 50 kB\nVmHWM: 30 kB\nVmRSS: 20 kB\n");
 	mo.proc_stat = stat_p;
 	mo.proc_meminfo = mem_p;
 	mo.proc_self_status = status_p;
 
-	if (restart(NULL, 2))
+	if (trace_restart(NULL, 2))
 		{ FAIL("start"); return; }
 	mon = nprof_monitor_start(&mo);
 	if (!mon)
@@ -121,9 +100,9 @@ TEST(system_profile_files_decode)
 	for (int i = 0; i < 3; i++)
 		rec(NPROF_EV_MODEL_LOAD, 3, 2000 + (uint64_t)i);	/* one overwritten */
 	rec(NPROF_EV_INSPECT_BEGIN, NPROF_SYS_TRACE_NO_CORE, 10);
-	write_file(stat_p, "cpu  150 0 150 900 0 0 0 0 0 0\ncpu0 100 0 50 450 0 0 0 0 0 0\n"
+	write_text(stat_p, "cpu  150 0 150 900 0 0 0 0 0 0\ncpu0 100 0 50 450 0 0 0 0 0 0\n"
 			   "cpu1 50 0 100 450 0 0 0 0 0 0\n");
-	write_file(mem_p, "MemTotal: 1000 kB\nMemFree: 100 kB\nMemAvailable: 400 kB\n");
+	write_text(mem_p, "MemTotal: 1000 kB\nMemFree: 100 kB\nMemAvailable: 400 kB\n");
 	CHECK_INT(nprof_monitor_stop(mon), 0);
 	CHECK_INT(nprof_sys_trace_stop(), 0);
 
@@ -157,10 +136,7 @@ TEST(system_profile_files_decode)
 	}
 
 	/* Field-level checks with the generated decoder. */
-	snprintf(path, sizeof(path), "%s/ntrace.pb", tdir);
-	buf = slurp(path, &len);
-	nt = buf ? neuronprof__system__ntrace__unpack(NULL, len, buf) : NULL;
-	free(buf);
+	nt = pb_load(&neuronprof__system__ntrace__descriptor, tdir, "ntrace.pb");
 	CHECK(nt != NULL);
 	if (nt && nt->n_events == 4) {
 		Neuronprof__System__NtraceEvent *e = nt->events[0];
@@ -186,10 +162,7 @@ TEST(system_profile_files_decode)
 	} else {
 		FAIL("ntrace has %zu events, expected 4", nt ? nt->n_events : 0);
 	}
-	snprintf(path, sizeof(path), "%s/trace_info.pb", tdir);
-	buf = slurp(path, &len);
-	ti = buf ? neuronprof__system__trace_info__unpack(NULL, len, buf) : NULL;
-	free(buf);
+	ti = pb_load(&neuronprof__system__trace_info__descriptor, tdir, "trace_info.pb");
 	CHECK(ti != NULL);
 	if (ti) {
 		CHECK_STR(ti->instance_id, "i-0123456789abcdef0");
@@ -216,10 +189,7 @@ TEST(system_profile_files_decode)
 			}
 		CHECK_STR(ti->event_types[NPROF_EV_HW_NOTIFY]->name, "hw_notify");
 	}
-	snprintf(path, sizeof(path), "%s/cpu_util.pb", tdir);
-	buf = slurp(path, &len);
-	cu = buf ? neuronprof__system__cpu_util__unpack(NULL, len, buf) : NULL;
-	free(buf);
+	cu = pb_load(&neuronprof__system__cpu_util__descriptor, tdir, "cpu_util.pb");
 	CHECK(cu != NULL);
 	if (cu && cu->n_samples == 2) {
 		Neuronprof__System__CpuUtilSample *s = cu->samples[1];
@@ -235,10 +205,7 @@ TEST(system_profile_files_decode)
 	} else {
 		FAIL("cpu_util has %zu samples, expected 2", cu ? cu->n_samples : 0);
 	}
-	snprintf(path, sizeof(path), "%s/host_mem.pb", tdir);
-	buf = slurp(path, &len);
-	hm = buf ? neuronprof__system__host_mem__unpack(NULL, len, buf) : NULL;
-	free(buf);
+	hm = pb_load(&neuronprof__system__host_mem__descriptor, tdir, "host_mem.pb");
 	CHECK(hm != NULL);
 	if (hm && hm->n_samples == 2) {
 		CHECK_INT(hm->samples[0]->host_used_bytes, 400 * 1024);
@@ -273,7 +240,7 @@ TEST(system_profile_files_decode)
 	po.files = 0;
 	CHECK_INT(nprof_system_profile_write("/nonexistent-dir-for-test", &po), -ENOENT);
 	CHECK_CONTAINS(nprof_strerror_last(), "cannot open directory /nonexistent-dir-for-test");
-	finish();
+	trace_end_all();
 	snprintf(path, sizeof(path), "rm -rf '%s'", tdir);
 	if (system(path))
 		printf("# cannot remove %s\n", tdir);
@@ -288,15 +255,10 @@ TEST(system_profile_into_a_fifo_and_through_a_symlink)
 	struct nprof_system_profile_opts po = { .size = sizeof(po) };
 	char path[PATH_MAX], got[PATH_MAX], sub[PATH_MAX];
 	Neuronprof__System__TraceInfo *ti;
-	size_t len = 0;
 	pid_t reader;
-	void *buf;
 
-	snprintf(tdir, sizeof(tdir), "/tmp/nprof-sysprof-special-XXXXXX");
-	if (!mkdtemp(tdir)) {
-		FAIL("mkdtemp");
+	if (!fresh_tdir())
 		return;
-	}
 	po.instance_id = "i-0123456789abcdef0";
 	po.files = NPROF_SYSPROF_TRACE_INFO | NPROF_SYSPROF_CPU_UTIL;
 	snprintf(path, sizeof(path), "%s/trace_info.pb", tdir);
@@ -311,14 +273,12 @@ TEST(system_profile_into_a_fifo_and_through_a_symlink)
 	CHECK_INT(fifo_reader_finish(reader, false), 0);
 	snprintf(path, sizeof(path), "%s/trace_info.pb", tdir);
 	CHECK(is_fifo(path));
-	buf = slurp(got, &len);
-	ti = buf ? neuronprof__system__trace_info__unpack(NULL, len, buf) : NULL;
+	ti = pb_load(&neuronprof__system__trace_info__descriptor, NULL, got);
 	CHECK(ti != NULL);
 	if (ti) {
 		CHECK_STR(ti->instance_id, "i-0123456789abcdef0");
 		neuronprof__system__trace_info__free_unpacked(ti, NULL);
 	}
-	free(buf);
 	snprintf(path, sizeof(path), "%s/cpu_util.pb", tdir);
 	CHECK(is_symlink(path));
 	snprintf(path, sizeof(path), "%s/kept/cpu.pb", tdir);
@@ -336,11 +296,8 @@ TEST(system_profile_into_a_character_device)
 	char path[PATH_MAX];
 	const char *why;
 
-	snprintf(tdir, sizeof(tdir), "/tmp/nprof-sysprof-special-XXXXXX");
-	if (!mkdtemp(tdir)) {
-		FAIL("mkdtemp");
+	if (!fresh_tdir())
 		return;
-	}
 	po.instance_id = "i-0123456789abcdef0";
 	po.files = NPROF_SYSPROF_NTRACE | NPROF_SYSPROF_TRACE_INFO;
 	snprintf(path, sizeof(path), "%s/trace_info.pb", tdir);

@@ -29,7 +29,7 @@ TEST(record_rejects_bad_arguments)
 	struct nprof_sys_trace_attr a = { .key = "k", .type = NPROF_SYS_TRACE_ATTR_STR, .v.s = NULL };
 	struct nprof_sys_trace_event ev = { .type = 0, .core = 0, .attrs = &a, .nattrs = 1 };
 
-	if (restart(NULL, 8))
+	if (trace_restart(NULL, 8))
 		{ FAIL("start"); return; }
 	CHECK_ERR_MSG(nprof_sys_trace_record(NPROF_SYS_TRACE_EVENT_COUNT, SRC_RT, 0, 1, 2), EINVAL,
 		      "unknown system-trace event type 38");
@@ -55,7 +55,7 @@ TEST(record_rejects_bad_arguments)
 	ev.flags = 0;
 	CHECK_INT(nprof_sys_trace_record_event(&ev), 1);
 	/* Arguments are checked even while the trace is off. */
-	finish();
+	trace_end_all();
 	CHECK_ERR_MSG(nprof_sys_trace_record(0, SRC_RT, 0, 5, 4), EINVAL,
 		      "event ends (4 ns) before it starts (5 ns)");
 	CHECK_INT(nprof_sys_trace_record(0, SRC_RT, 0, 4, 5), 0);
@@ -75,7 +75,7 @@ TEST(begin_end_pair)
 	if (!cfg)
 		{ FAIL("alloc"); return; }
 	nprof_sys_trace_config_set_capture_enabled_for_event_type(cfg, "nrt_load", false);
-	if (restart(cfg, 0))
+	if (trace_restart(cfg, 0))
 		{ FAIL("start"); return; }
 	before = nprof_sys_trace_now();
 	CHECK_INT(nprof_sys_trace_begin(&ev, NPROF_EV_TENSOR_WRITE, NPROF_SYS_TRACE_SRC_FRAMEWORK, 2), 1);
@@ -104,7 +104,7 @@ TEST(begin_end_pair)
 	CHECK_INT(stats_of(2).recorded, 1);
 	CHECK_ERR_MSG(nprof_sys_trace_begin(&ev, 99, SRC_RT, 2), EINVAL, "unknown system-trace event type 99");
 	CHECK_INT(nprof_sys_trace_end(&ev), 0);
-	finish();
+	trace_end_all();
 	nprof_sys_trace_config_free(cfg);
 }
 
@@ -143,7 +143,7 @@ TEST(forked_child_records_its_own_pid)
 	pid_t pid;
 	uint32_t got[2] = { 0, 0 };
 
-	if (restart(NULL, 8))
+	if (trace_restart(NULL, 8))
 		{ FAIL("start"); return; }
 	if (pipe(pipefd))
 		{ FAIL("pipe"); return; }
@@ -168,7 +168,7 @@ TEST(forked_child_records_its_own_pid)
 	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	CHECK_INT(got[0], pid);
 	CHECK_INT(got[1], pid);	/* the child's only thread */
-	finish();
+	trace_end_all();
 }
 
 HARNESS_MAIN

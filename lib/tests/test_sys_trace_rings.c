@@ -31,7 +31,7 @@ TEST(overwrite_counts_oldest_per_core)
 	struct nprof_sys_trace_stats st;
 	int i, n;
 
-	if (restart(NULL, 4))
+	if (trace_restart(NULL, 4))
 		{ FAIL("start"); return; }
 	for (i = 0; i < 10; i++)
 		CHECK_INT(rec(NPROF_EV_NRT_EXECUTE, 3, 1000 + i), 1);
@@ -65,7 +65,7 @@ TEST(overwrite_counts_oldest_per_core)
 	CHECK_INT(st.consumed, 4);
 	CHECK_INT(st.pending, 0);
 	CHECK_INT(nprof_sys_trace_drain(3, r, 8), 0);
-	finish();
+	trace_end_all();
 }
 
 TEST(overwrite_only_counts_unread_events)
@@ -73,7 +73,7 @@ TEST(overwrite_only_counts_unread_events)
 	struct nprof_sys_trace_record r[8];
 	struct nprof_sys_trace_stats st;
 
-	if (restart(NULL, 4))
+	if (trace_restart(NULL, 4))
 		{ FAIL("start"); return; }
 	for (int i = 0; i < 3; i++)
 		rec(NPROF_EV_MODEL_LOAD, 0, (uint64_t)i);
@@ -91,7 +91,7 @@ TEST(overwrite_only_counts_unread_events)
 	CHECK_INT(r[3].start_ns, 6);
 	/* The gap in sequence numbers (3 -> 4 missing one) is the overwrite. */
 	CHECK_INT(r[0].id & 0xffffffffffULL, 4);
-	finish();
+	trace_end_all();
 }
 
 TEST(max_one_event_per_core)
@@ -99,7 +99,7 @@ TEST(max_one_event_per_core)
 	struct nprof_sys_trace_record r;
 	struct nprof_sys_trace_stats st;
 
-	if (restart(NULL, 1))
+	if (trace_restart(NULL, 1))
 		{ FAIL("start"); return; }
 	for (int i = 0; i < 5; i++)
 		rec(NPROF_EV_USER, NPROF_SYS_TRACE_NO_CORE, (uint64_t)i);
@@ -110,14 +110,14 @@ TEST(max_one_event_per_core)
 	CHECK_INT(r.start_ns, 4);
 	CHECK_INT(r.core, NPROF_SYS_TRACE_NO_CORE);
 	CHECK_INT(r.id >> 40, NPROF_SYS_TRACE_NO_CORE);
-	finish();
+	trace_end_all();
 }
 
 TEST(stop_keeps_events_and_start_discards_them)
 {
 	struct nprof_sys_trace_record r[4];
 
-	if (restart(NULL, 16))
+	if (trace_restart(NULL, 16))
 		{ FAIL("start"); return; }
 	CHECK_INT(nprof_sys_trace_is_active(), 1);
 	rec(NPROF_EV_NRT_LOAD, 1, 5);
@@ -127,12 +127,12 @@ TEST(stop_keeps_events_and_start_discards_them)
 	CHECK_INT(stats_of(1).pending, 1);
 	CHECK_ERR_MSG(nprof_sys_trace_stop(), EALREADY, "the system trace is not active");
 
-	if (restart(NULL, 16))
+	if (trace_restart(NULL, 16))
 		{ FAIL("restart"); return; }
 	CHECK_INT(stats_of(1).pending, 0);
 	CHECK_INT(stats_of(1).recorded, 0);
 	CHECK_INT(nprof_sys_trace_drain(1, r, 4), 0);
-	finish();
+	trace_end_all();
 }
 
 TEST(control_errors)
@@ -140,12 +140,12 @@ TEST(control_errors)
 	struct nprof_sys_trace_config *cfg = nprof_sys_trace_config_allocate();
 
 	CHECK_ERR_MSG(nprof_sys_trace_start(NULL), EINVAL, "system-trace config is NULL");
-	if (restart(NULL, 8))
+	if (trace_restart(NULL, 8))
 		{ FAIL("start"); return; }
 	CHECK_ERR_MSG(nprof_sys_trace_start(cfg), EBUSY, "the system trace is already active");
 	CHECK_ERR_MSG(nprof_sys_trace_release(), EBUSY,
 		      "the system trace is active; stop it before releasing it");
-	finish();
+	trace_end_all();
 	CHECK_INT(nprof_sys_trace_is_active(), 0);
 	nprof_sys_trace_config_free(cfg);
 }
@@ -174,7 +174,7 @@ TEST(huge_rings_are_reserved_not_committed)
 		FAIL("alloc");
 		return;
 	}
-	finish();
+	trace_end_all();
 	/* 2^28 events of 128 bytes: 32 GiB per ring, 257 rings. */
 	nprof_sys_trace_config_set_max_events_per_nc(cfg, NPROF_SYS_TRACE_MAX_EVENTS_LIMIT);
 	before = vm_rss_kb();
@@ -193,7 +193,7 @@ TEST(huge_rings_are_reserved_not_committed)
 		if (before < 0 || after < 0 || after - before > 16 * 1024)
 			FAIL("RSS grew from %ld kB to %ld kB", before, after);
 	}
-	finish();
+	trace_end_all();
 	nprof_sys_trace_config_free(cfg);
 }
 

@@ -7,11 +7,14 @@
 #ifndef NPROF_TRACE_UTIL_H
 #define NPROF_TRACE_UTIL_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <neuronprof/sys_trace.h>
+
+#include "harness.h"
 
 #define TRACE_LOG_MAX	1024
 
@@ -21,22 +24,36 @@ struct trace_log {
 	size_t n;
 };
 
-/* A fresh trace of every type on every core (whatever ran before is dropped). */
-static inline int trace_start_all(void)
+/*
+ * A fresh trace with @cfg, or when @cfg is NULL the defaults with @max
+ * events per core (0: the default number); whatever ran before is dropped.
+ */
+static inline int trace_restart(const struct nprof_sys_trace_config *cfg, uint64_t max)
 {
-	struct nprof_sys_trace_config *cfg = nprof_sys_trace_config_allocate();
+	struct nprof_sys_trace_config *def = NULL;
 	int ret;
 
-	if (!cfg)
-		return -1;
 	nprof_sys_trace_stop();
 	nprof_sys_trace_release();
-	nprof_sys_trace_config_set_max_events_per_nc(cfg, TRACE_LOG_MAX);
+	if (!cfg) {
+		def = nprof_sys_trace_config_allocate();
+		if (!def)
+			return -ENOMEM;
+		if (max)
+			nprof_sys_trace_config_set_max_events_per_nc(def, max);
+		cfg = def;
+	}
 	ret = nprof_sys_trace_start(cfg);
-	nprof_sys_trace_config_free(cfg);
+	nprof_sys_trace_config_free(def);
 	if (ret)
 		printf("# trace start: %s\n", nprof_strerror_last());
 	return ret;
+}
+
+/* A fresh trace of every type on every core, TRACE_LOG_MAX events each. */
+static inline int trace_start_all(void)
+{
+	return trace_restart(NULL, TRACE_LOG_MAX);
 }
 
 static inline void trace_end_all(void)
@@ -85,6 +102,17 @@ static inline const struct nprof_sys_trace_record *trace_nth(const struct trace_
 		if (log->r[i].type == type && !nth--)
 			return &log->r[i];
 	return NULL;
+}
+
+/* trace_nth(), and the case fails if there is no such event. */
+static inline const struct nprof_sys_trace_record *trace_want(const struct trace_log *log,
+							      uint32_t type, size_t nth)
+{
+	const struct nprof_sys_trace_record *r = trace_nth(log, type, nth);
+
+	if (!r)
+		FAIL("no event %zu of type %u among the %zu taken", nth, type, log->n);
+	return r;
 }
 
 static inline const struct nprof_sys_trace_attr *rec_attr(const struct nprof_sys_trace_record *r,

@@ -84,15 +84,21 @@ struct core_run {
 	bool streamed;			/* a long session of a streaming engine */
 };
 
+/* An empty program of model @model_id on core @nc. */
+static void program_init(struct nprof_sim_program *p, uint32_t nc, uint32_t model_id)
+{
+	memset(p, 0, sizeof(*p));
+	p->size = sizeof(*p);
+	p->core = nc;
+	p->model_id = model_id;
+}
+
 /* Programs differ per core: iterations, instructions, DMA and flags. */
 static void program_for(uint32_t nc, int exec, struct nprof_sim_program *p)
 {
 	uint32_t e;
 
-	memset(p, 0, sizeof(*p));
-	p->size = sizeof(*p);
-	p->core = nc;
-	p->model_id = 1000 + nc * 10 + (uint32_t)exec;
+	program_init(p, nc, 1000 + nc * 10 + (uint32_t)exec);
 	if (exec == 1) {
 		/* A short second execution: the session spans executions. */
 		p->iterations = 1;
@@ -239,10 +245,7 @@ static void long_program(uint32_t nc, int i, struct nprof_sim_program *p)
 {
 	uint32_t e;
 
-	memset(p, 0, sizeof(*p));
-	p->size = sizeof(*p);
-	p->core = nc;
-	p->model_id = 5000 + nc * 100 + (uint32_t)i;
+	program_init(p, nc, 5000 + nc * 100 + (uint32_t)i);
 	p->iterations = 16;
 	for (e = 0; e < ENGINES; e++)
 		p->instructions[e] = 2;

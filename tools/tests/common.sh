@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: MIT
 #
 # Shell helpers of the tool's tests, sourced (not run):
-#   tests/run.sh                 pick_python
+#   tests/run.sh                 pick_python, raw_reads_as_made (t/raw.sh,
+#                                raw_record.sh)
 #   tests/vm.sh, vm_model.sh,    vm_setup (their arguments and variables),
-#   vm_top.sh, vm_exporter.sh    guest_prelude (the start of a guest script),
-#                                vm_run (the VM boot), bad (a failure)
+#   vm_top.sh, vm_exporter.sh,   guest_prelude (the start of a guest script),
+#   vm_capture.sh, vm_limits.sh  vm_run (the VM boot), bad (a failure),
+#                                exited_0 (guest commands' statuses)
 
 # pick_python: sets py to a python3 with the protobuf module Debian installs
 # for the system interpreter (python3-protobuf): the python3 first in PATH
@@ -19,6 +21,21 @@ pick_python() {
 		fi
 	done
 	py=python3
+}
+
+# raw_reads_as_made FIXTURE: each rig recording of fixtures/FIXTURE
+# (scenarios index64, byte32, counter128) reads as it did when it was made:
+# what raw_record.py prints of it (dump, dump --json, summary --json,
+# export json, sqlite raw_entries) is its .expected. Uses $np, $py, $here,
+# $tmp of tests/run.sh.
+raw_reads_as_made() {
+	local f d=$here/fixtures/$1
+
+	for f in index64 byte32 counter128; do
+		(cd "$d" && "$py" "$here/raw_record.py" "$np" "$f.ntff") >"$tmp/$1-$f.txt" || return 1
+		diff -u "$d/$f.expected" "$tmp/$1-$f.txt" | head -n 20
+		cmp -s "$d/$f.expected" "$tmp/$1-$f.txt" || { echo "$f.ntff reads differently"; return 1; }
+	done
 }
 
 # vm_setup "$@": the arguments of a VM test, BUILD_DIR WORK_DIR. Sets here
@@ -45,6 +62,16 @@ vm_setup() {
 bad() {
 	echo "FAIL: $*"
 	failed=1
+}
+
+# exited_0 NAME...: each guest command's status ($out/NAME.rc) is 0; a
+# failure (bad) names it and shows its $out/NAME.err.
+exited_0() {
+	local t rc
+	for t; do
+		rc=$(cat "$out/$t.rc" 2>/dev/null)
+		[ "$rc" = 0 ] || bad "record ($t) exited with '$rc': $(cat "$out/$t.err" 2>/dev/null)"
+	done
 }
 
 # guest_prelude [MODPROBE_ARGS]: the start of a guest script, for busybox

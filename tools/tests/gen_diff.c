@@ -40,7 +40,8 @@
 #include <drm/neuronprof_drm.h>
 #include <neuronprof/ntff.h>
 
-#define ENTRY		sizeof(struct neuronprof_notification)
+#include "gen_util.h"
+
 #define MAX_QUEUES	8
 
 struct queue {
@@ -56,13 +57,6 @@ struct core {
 	int nq;
 	uint64_t rng;
 };
-
-static void die(const char *what)
-{
-	fprintf(stderr, "gen_diff: %s: %s\n", what, nprof_strerror_last()[0] ?
-		nprof_strerror_last() : strerror(errno));
-	exit(1);
-}
 
 /* xorshift64*: a factor uniform in [0.9, 1.1). */
 static double factor(struct core *c)
@@ -83,23 +77,11 @@ static void emit(struct core *c, uint32_t qt, uint32_t engine, uint64_t ts, uint
 		if (c->q[i].qt == qt && c->q[i].engine == engine)
 			q = &c->q[i];
 	if (!q) {
-		if (c->nq == MAX_QUEUES) {
-			errno = ENOSPC;
-			die("too many queues");
-		}
-		q = &c->q[c->nq++];
-		memset(q, 0, sizeof(*q));
+		q = gen_new_queue(c->q, &c->nq, MAX_QUEUES, sizeof(*q));
 		q->qt = qt;
 		q->engine = engine;
 	}
-	if (q->n == q->cap) {
-		q->cap = q->cap ? q->cap * 2 : 64;
-		q->e = realloc(q->e, q->cap * ENTRY);
-		if (!q->e)
-			die("realloc");
-	}
-	n = &q->e[q->n++];
-	memset(n, 0, sizeof(*n));
+	n = gen_push(&q->e, &q->n, &q->cap, 64);
 	n->timestamp_ns = ts;
 	n->seq = q->seq++;
 	n->queue_type = (uint16_t)qt;
@@ -162,16 +144,7 @@ static void write_core(struct core *c, const char *dir)
 		.instance_id = "i-0d1ff0000000000001",
 		.hostname = "diff-host",
 		.start_ns = 1000000,
-		.device = {
-			.arch = NEURONPROF_ARCH_TRN1,
-			.uapi_version = NEURONPROF_UAPI_VERSION,
-			.num_cores = 2,
-			.num_topsps = 6,
-			.engines_per_core = 4,
-			.entry_size = ENTRY,
-			.device_index = 0,
-			.provider = "sim",
-		},
+		.device = gen_trn1_sim(NEURONPROF_UAPI_VERSION),
 	};
 	char name[64];
 	struct nprof_ntff_writer *w;

@@ -146,10 +146,10 @@
 #include <neuronprof/ntff.h>
 #include <neuronprof/sys_trace.h>
 
+#include "gen_util.h"
 #include "system_profile.pb-c.h"
 
 #define MAX_QUEUES	32
-#define ENTRY		sizeof(struct neuronprof_notification)
 
 struct queue {
 	uint32_t qt, kind, index, engine;
@@ -171,13 +171,6 @@ struct fixture {
 	uint32_t drop_types;		/* ... of these queue types (bit per type) */
 };
 
-static void die(const char *what)
-{
-	fprintf(stderr, "gen_fixtures: %s: %s\n", what, nprof_strerror_last()[0] ?
-		nprof_strerror_last() : strerror(errno));
-	exit(1);
-}
-
 static struct queue *queue(struct fixture *f, uint32_t qt, uint32_t kind, uint32_t index,
 			   uint32_t engine)
 {
@@ -188,12 +181,7 @@ static struct queue *queue(struct fixture *f, uint32_t qt, uint32_t kind, uint32
 		if (q->qt == qt && q->kind == kind && q->index == index && q->engine == engine)
 			return q;
 	}
-	if (f->nq == MAX_QUEUES) {
-		errno = ENOSPC;
-		die("too many queues");
-	}
-	q = &f->q[f->nq++];
-	memset(q, 0, sizeof(*q));
+	q = gen_new_queue(f->q, &f->nq, MAX_QUEUES, sizeof(*q));
 	q->qt = qt;
 	q->kind = kind;
 	q->index = index;
@@ -217,14 +205,7 @@ static void emit(struct fixture *f, uint32_t qt, uint32_t kind, uint32_t index, 
 		q->lost++;
 		return;
 	}
-	if (q->n == q->cap) {
-		q->cap = q->cap ? q->cap * 2 : 16;
-		q->e = realloc(q->e, q->cap * ENTRY);
-		if (!q->e)
-			die("realloc");
-	}
-	n = &q->e[q->n++];
-	memset(n, 0, sizeof(*n));
+	n = gen_push(&q->e, &q->n, &q->cap, 16);
 	if (f->jitter) {
 		f->jitter = f->jitter * 1103515245u + 12345u;
 		f->now += 50 + (f->jitter >> 16) % 200;
@@ -327,16 +308,8 @@ static void write_file(struct fixture *f, const char *dir, const char *name, uin
 		.hostname = "fixture-host",
 		.start_ns = 1000000,
 		.stop_ns = f->now + 1000,
-		.device = {
-			.arch = NEURONPROF_ARCH_TRN1,
-			.uapi_version = 1,	/* a recording from a version-1 sim module */
-			.num_cores = 2,
-			.num_topsps = 6,
-			.engines_per_core = 4,
-			.entry_size = ENTRY,
-			.device_index = 0,
-			.provider = "sim",
-		},
+		/* A recording from a version-1 sim module. */
+		.device = gen_trn1_sim(1),
 	};
 	struct nprof_ntff_writer *w = nprof_ntff_writer_create(dir, name, 0);
 
@@ -896,6 +869,25 @@ static const char usage_text[] =
 	"                                                 (3 seqs left out before each entry)\n"
 	"       gen_fixtures -h | --help                  this text\n";
 
+/*
+ * Option @opt A-B (1 <= A <= B) at the front of the arguments, taken off
+ * them into @first and @last; false (said) if it is there but malformed.
+ */
+static bool range_option(int *argc, char ***argv, const char *opt, uint64_t *first,
+			 uint64_t *last)
+{
+	if (*argc <= 2 || strcmp((*argv)[1], opt))
+		return true;
+	if (sscanf((*argv)[2], "%" SCNu64 "-%" SCNu64, first, last) != 2 || !*first ||
+	    *last < *first) {
+		fprintf(stderr, "gen_fixtures: %s needs A-B with 1 <= A <= B\n", opt);
+		return false;
+	}
+	*argc -= 2;
+	*argv += 2;
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	struct fixture f;
@@ -905,26 +897,9 @@ int main(int argc, char **argv)
 		fputs(usage_text, stdout);
 		return 0;
 	}
-	if (argc > 2 && !strcmp(argv[1], "--exec-range")) {
-		if (sscanf(argv[2], "%" SCNu64 "-%" SCNu64, &fixture_exec_first,
-			   &fixture_exec_last) != 2 || !fixture_exec_first ||
-		    fixture_exec_last < fixture_exec_first) {
-			fprintf(stderr, "gen_fixtures: --exec-range needs A-B with 1 <= A <= B\n");
-			return 2;
-		}
-		argc -= 2;
-		argv += 2;
-	}
-	if (argc > 2 && !strcmp(argv[1], "--iter-range")) {
-		if (sscanf(argv[2], "%" SCNu64 "-%" SCNu64, &fixture_iter_first,
-			   &fixture_iter_last) != 2 || !fixture_iter_first ||
-		    fixture_iter_last < fixture_iter_first) {
-			fprintf(stderr, "gen_fixtures: --iter-range needs A-B with 1 <= A <= B\n");
-			return 2;
-		}
-		argc -= 2;
-		argv += 2;
-	}
+	if (!range_option(&argc, &argv, "--exec-range", &fixture_exec_first, &fixture_exec_last) ||
+	    !range_option(&argc, &argv, "--iter-range", &fixture_iter_first, &fixture_iter_last))
+		return 2;
 	if (argc > 2 && !strcmp(argv[1], "--split")) {
 		fixture_chunk = strtoull(argv[2], NULL, 0);
 		if (!fixture_chunk) {

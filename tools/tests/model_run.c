@@ -22,49 +22,41 @@
 #include <neuronprof/inspect.h>
 #include <neuronprof/runtime.h>
 
+#include "sim_util.h"
+
 int main(int argc, char **argv)
 {
 	uint64_t produced[NPROF_QUEUE_TYPES] = { 0 };
-	struct nprof_device_info info = { .size = sizeof(info) };
-	unsigned long core, count, iters, pause_ms, i;
-	struct nprof_device *dev;
+	unsigned long a[4], i;
 	struct nprof_model *m;
 	struct timespec ts;
+	uint32_t engines;
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: %s CORE COUNT ITERATIONS PAUSE_MS\n", argv[0]);
+	if (!sim_args(argc, argv, "CORE COUNT ITERATIONS PAUSE_MS", 4, a))
 		return 2;
-	}
-	core = strtoul(argv[1], NULL, 0);
-	count = strtoul(argv[2], NULL, 0);
-	iters = strtoul(argv[3], NULL, 0);
-	pause_ms = strtoul(argv[4], NULL, 0);
-	dev = nprof_device_open(NPROF_DEVICE_ANY, 0);
-	if (!dev || nprof_device_get_info(dev, &info)) {
-		fprintf(stderr, "model_run: %s\n", nprof_strerror_last());
+	engines = sim_engines("model_run", NULL);
+	if (!engines)
 		return 1;
-	}
-	nprof_device_close(dev);
 	if (nprof_inspect_begin()) {
 		fprintf(stderr, "model_run: %s\n", nprof_strerror_last());
 		return 1;
 	}
-	m = nprof_model_load("model_run", 9, (uint32_t)core);
+	m = nprof_model_load("model_run", 9, (uint32_t)a[0]);
 	if (!m) {
 		fprintf(stderr, "model_run: %s\n", nprof_strerror_last());
 		return 1;
 	}
-	ts.tv_sec = (time_t)(pause_ms / 1000);
-	ts.tv_nsec = (long)(pause_ms % 1000) * 1000000L;
-	for (i = 0; i < count; i++) {
+	ts.tv_sec = (time_t)(a[3] / 1000);
+	ts.tv_nsec = (long)(a[3] % 1000) * 1000000L;
+	for (i = 0; i < a[1]; i++) {
 		struct nprof_sim_program p = {
 			.size = sizeof(p),
-			.iterations = (uint32_t)iters,
+			.iterations = (uint32_t)a[2],
 			.dma_transfers = 1,
 		};
 		struct nprof_sim_result res = { .size = sizeof(res) };
 
-		for (uint32_t e = 0; e < info.engines_per_core && e < NPROF_MAX_ENGINES; e++)
+		for (uint32_t e = 0; e < engines; e++)
 			p.instructions[e] = 8;
 		if (nprof_model_sim_execute(m, &p, &res)) {
 			fprintf(stderr, "model_run: execution %lu: %s\n", i + 1, nprof_strerror_last());
@@ -72,7 +64,7 @@ int main(int argc, char **argv)
 		}
 		for (int t = 0; t < NPROF_QUEUE_TYPES; t++)
 			produced[t] += res.produced[t];
-		if (pause_ms)
+		if (a[3])
 			nanosleep(&ts, NULL);
 	}
 	nprof_model_unload(m);
@@ -80,9 +72,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "model_run: %s\n", nprof_strerror_last());
 		return 1;
 	}
-	printf("executions %lu\nproduced ", count);
-	for (int t = 0; t < NPROF_QUEUE_TYPES; t++)
-		printf("%s%" PRIu64, t ? "," : "", produced[t]);
-	printf("\n");
+	printf("executions %lu\n", a[1]);
+	sim_print_produced(produced);
 	return 0;
 }

@@ -35,20 +35,6 @@
 #include "util/util.h"
 #include "../../lib/tests/harness.h"
 
-/* One result; a failed one's reason on a "# " line. */
-static void result(bool ok, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void result(bool ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	harness_result(ok, "%s", name);
-	if (!ok) {
-		va_start(ap, fmt);
-		harness_vdiag(fmt, ap);
-		va_end(ap);
-	}
-}
-
 static const struct prom_family fams[] = {
 	{ "t_a_total", "A counter\\with a backslash\nand a line feed.", PROM_COUNTER, PROM_INT },
 	{ "t_b_seconds_total", "Seconds.", PROM_COUNTER, PROM_NS_AS_SECONDS },
@@ -81,32 +67,34 @@ static void t_render(void)
 	p.s[b1].u = 1234567890123ULL;
 	p.s[c1].d = 0.25;
 	if (prom_render(&p, &buf, &len)) {
-		result(false, "render", "prom_render failed");
+		harness_check(false, "render", "prom_render failed");
 		return;
 	}
-	result(a1 == a3 && p.n == 4, "a series asked for twice is one series",
-	       "a1 %zu a3 %zu, %zu series", a1, a3, p.n);
-	result(strstr(buf, "t_a_total{core=\"0\",engine=\"x\\\"y\\\\z\\nw\"} 7\n") != NULL,
-	       "label values: backslash, double quote and line feed escaped", "got:\n%s", buf);
-	result(strstr(buf, "t_a_total{core=\"1\"} 18446744073709551615\n") != NULL,
-	       "a label whose value is NULL is left out", "got:\n%s", buf);
-	result(strstr(buf, "# HELP t_a_total A counter\\\\with a backslash\\nand a line feed.\n") != NULL,
-	       "HELP text escaped", "got:\n%s", buf);
-	result(count_of(buf, "# HELP t_a_total ") == 1 && count_of(buf, "# TYPE t_a_total counter\n") == 1 &&
-	       count_of(buf, "# TYPE t_b_seconds_total counter\n") == 1 &&
-	       count_of(buf, "# TYPE t_c_ratio gauge\n") == 1,
-	       "HELP and TYPE once per family", "got:\n%s", buf);
+	harness_check(a1 == a3 && p.n == 4, "a series asked for twice is one series",
+		      "a1 %zu a3 %zu, %zu series", a1, a3, p.n);
+	harness_check(strstr(buf, "t_a_total{core=\"0\",engine=\"x\\\"y\\\\z\\nw\"} 7\n") != NULL,
+		      "label values: backslash, double quote and line feed escaped", "got:\n%s", buf);
+	harness_check(strstr(buf, "t_a_total{core=\"1\"} 18446744073709551615\n") != NULL,
+		      "a label whose value is NULL is left out", "got:\n%s", buf);
+	harness_check(strstr(buf, "# HELP t_a_total A counter\\\\with a backslash\\nand a line "
+			      "feed.\n") != NULL,
+		      "HELP text escaped", "got:\n%s", buf);
+	harness_check(count_of(buf, "# HELP t_a_total ") == 1 &&
+		      count_of(buf, "# TYPE t_a_total counter\n") == 1 &&
+		      count_of(buf, "# TYPE t_b_seconds_total counter\n") == 1 &&
+		      count_of(buf, "# TYPE t_c_ratio gauge\n") == 1,
+		      "HELP and TYPE once per family", "got:\n%s", buf);
 	/* Every series of a family follows its TYPE line, before the next family's HELP. */
 	{
 		const char *ta = strstr(buf, "# TYPE t_a_total"), *hb = strstr(buf, "# HELP t_b_");
 		const char *s1 = strstr(buf, "t_a_total{core=\"0\""), *s2 = strstr(buf, "t_a_total{core=\"1\"");
 
-		result(ta && hb && s1 && s2 && ta < s1 && ta < s2 && s1 < hb && s2 < hb,
-		       "a family's series grouped under its HELP and TYPE", "got:\n%s", buf);
+		harness_check(ta && hb && s1 && s2 && ta < s1 && ta < s2 && s1 < hb && s2 < hb,
+			      "a family's series grouped under its HELP and TYPE", "got:\n%s", buf);
 	}
-	result(strstr(buf, "t_b_seconds_total{core=\"0\"} 1234.567890123\n") != NULL,
-	       "nanoseconds as exact decimal seconds", "got:\n%s", buf);
-	result(strstr(buf, "t_c_ratio 0.25\n") != NULL, "a gauge without labels", "got:\n%s", buf);
+	harness_check(strstr(buf, "t_b_seconds_total{core=\"0\"} 1234.567890123\n") != NULL,
+		      "nanoseconds as exact decimal seconds", "got:\n%s", buf);
+	harness_check(strstr(buf, "t_c_ratio 0.25\n") != NULL, "a gauge without labels", "got:\n%s", buf);
 	free(buf);
 	prom_free(&p);
 }
@@ -184,7 +172,8 @@ static void t_monotonic(const char *dir)
 		last_a = va;
 		last_b = vb;
 	}
-	result(ok && last_b > 0, "counters never go down across rewrites of the textfile", "%s", msg);
+	harness_check(ok && last_b > 0, "counters never go down across rewrites of the textfile",
+		      "%s", msg);
 	prom_free(&p);
 }
 
@@ -212,9 +201,9 @@ static void t_refuse(const char *name, const char *path, const char *want)
 			  after.st_ino == before.st_ino : lstat(path, &after) != 0;
 	char why2[512] = "";
 
-	result(rc == -1 && strstr(why, want) && same &&
-	       textfile_check(path, why2, sizeof(why2)) == -1,
-	       name, "rc %d, why '%s' (want '%s'), left as it was: %d", rc, why, want, same);
+	harness_check(rc == -1 && strstr(why, want) && same &&
+		      textfile_check(path, why2, sizeof(why2)) == -1,
+		      name, "rc %d, why '%s' (want '%s'), left as it was: %d", rc, why, want, same);
 }
 
 /* t_refuse() on @path that the call @call made, returning @rc: a test that fails if it did not. */
@@ -222,7 +211,7 @@ static void t_refuse_made(const char *name, int rc, const char *call, const char
 			  const char *want)
 {
 	if (rc)
-		result(false, name, "%s failed", call);
+		harness_check(false, name, "%s failed", call);
 	else
 		t_refuse(name, path, want);
 }
@@ -234,13 +223,13 @@ static void t_textfile(const char *dir)
 	struct stat st;
 
 	snprintf(path, sizeof(path), "%s/new.prom", dir);
-	result(!textfile_write(path, "a 1\n", 4, why, sizeof(why)) && !stat(path, &st) &&
-	       (st.st_mode & 07777) == 0644 && S_ISREG(st.st_mode),
-	       "a new name: written, mode 0644", "%s", why);
-	result(!textfile_write(path, "a 2\n", 4, why, sizeof(why)) && (back = slurp(path)) &&
-	       !strcmp(back, "a 2\n"), "a regular file: replaced", "%s", why);
+	harness_check(!textfile_write(path, "a 1\n", 4, why, sizeof(why)) && !stat(path, &st) &&
+		      (st.st_mode & 07777) == 0644 && S_ISREG(st.st_mode),
+		      "a new name: written, mode 0644", "%s", why);
+	harness_check(!textfile_write(path, "a 2\n", 4, why, sizeof(why)) && (back = slurp(path)) &&
+		      !strcmp(back, "a 2\n"), "a regular file: replaced", "%s", why);
 	free(back);
-	result(no_temporaries(dir), "no temporary file left behind", "a dot file in %s", dir);
+	harness_check(no_temporaries(dir), "no temporary file left behind", "a dot file in %s", dir);
 
 	/* A device node named .prom: made where root may, else /dev/null's own checks. */
 	snprintf(dev, sizeof(dev), "%s/null.prom", dir);
@@ -254,8 +243,8 @@ static void t_textfile(const char *dir)
 		char why2[512] = "";
 		int rc = textfile_check("/dev/null", why2, sizeof(why2));
 
-		result(rc == -1 && strstr(why2, ".prom"), "a name not ending in .prom is refused",
-		       "rc %d why '%s'", rc, why2);
+		harness_check(rc == -1 && strstr(why2, ".prom"), "a name not ending in .prom is refused",
+			      "rc %d why '%s'", rc, why2);
 	}
 	snprintf(fifo, sizeof(fifo), "%s/fifo.prom", dir);
 	t_refuse_made("a FIFO is refused", mkfifo(fifo, 0644), "mkfifo", fifo,
@@ -268,8 +257,8 @@ static void t_textfile(const char *dir)
 		      "is a directory, not a regular file");
 	snprintf(bad, sizeof(bad), "%s/missing/x.prom", dir);
 	t_refuse("a directory that does not exist is refused", bad, "missing");
-	result(no_temporaries(dir), "no temporary file left behind by a refusal",
-	       "a dot file in %s", dir);
+	harness_check(no_temporaries(dir), "no temporary file left behind by a refusal",
+		      "a dot file in %s", dir);
 }
 
 int main(int argc, char **argv)

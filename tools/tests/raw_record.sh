@@ -54,13 +54,7 @@ t_raw_record_packed_same() {
 run "packed raw records read as the unpacked ones of the same capture, part by part: dump, dump --json, summary, export json, sqlite raw_entries" t_raw_record_packed_same
 
 t_raw_record_2() {
-	local f d=$here/fixtures/raw-record-2
-
-	for f in index64 byte32 counter128; do
-		(cd "$d" && "$py" "$here/raw_record.py" "$np" "$f.ntff") >"$tmp/rr2-$f.txt" || return 1
-		diff -u "$d/$f.expected" "$tmp/rr2-$f.txt" | head -n 20
-		cmp -s "$d/$f.expected" "$tmp/rr2-$f.txt" || { echo "$f.ntff reads differently"; return 1; }
-	done
+	raw_reads_as_made raw-record-2
 }
 [ -d "$here/fixtures/raw-record-2" ] &&
 	run "raw recordings of packed records (provider on the rig) read as they did: dump, dump --json, summary, export json, sqlite raw_entries" t_raw_record_2

@@ -25,20 +25,6 @@
 #include "util/util.h"
 #include "../../lib/tests/harness.h"
 
-/* One result; a failed one's reason on a "# " line. */
-static void result(bool ok, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void result(bool ok, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	harness_result(ok, "%s", name);
-	if (!ok) {
-		va_start(ap, fmt);
-		harness_vdiag(fmt, ap);
-		va_end(ap);
-	}
-}
-
 static void size_ok(const char *s, uint64_t min, uint64_t want)
 {
 	uint64_t v = 0;
@@ -46,7 +32,7 @@ static void size_ok(const char *s, uint64_t min, uint64_t want)
 	char name[96];
 
 	snprintf(name, sizeof(name), "ring size %s is %llu", s, (unsigned long long)want);
-	result(!r && v == want, name, "returned %d, value %llu", r, (unsigned long long)v);
+	harness_check(!r && v == want, name, "returned %d, value %llu", r, (unsigned long long)v);
 }
 
 static void size_bad(const char *s, uint64_t min)
@@ -57,7 +43,7 @@ static void size_bad(const char *s, uint64_t min)
 
 	snprintf(name, sizeof(name), "ring size '%s' (min %llu) is refused", s,
 		 (unsigned long long)min);
-	result(r == -1 && v == 12345, name, "returned %d, value %llu", r, (unsigned long long)v);
+	harness_check(r == -1 && v == 12345, name, "returned %d, value %llu", r, (unsigned long long)v);
 }
 
 static void put(const char *dir, const char *rel, const char *text)
@@ -80,13 +66,34 @@ static void put(const char *dir, const char *rel, const char *text)
 	fclose(f);
 }
 
+/*
+ * The plan @p checked against the limits @l, on a device whose rings are
+ * at most 64 MiB: refused (-1) when @refused, and then its reason holds
+ * each of the strings that follow @what (up to a NULL).
+ */
+static void plan_case(const struct ring_plan *p, const struct ring_limits *l, bool refused,
+		      const char *what, ...)
+{
+	char why[512] = "";
+	const char *s;
+	bool ok;
+	va_list ap;
+	int r;
+
+	r = ring_plan_check(p, 64ULL << 20, l, why, sizeof(why));
+	ok = refused ? r == -1 : r == 0;
+	va_start(ap, what);
+	while (ok && refused && (s = va_arg(ap, const char *)))
+		ok = strstr(why, s) != NULL;
+	va_end(ap);
+	harness_check(ok, what, "returned %d: %s", r, why);
+}
+
 int main(int argc, char **argv)
 {
 	const uint64_t page = 4096, M = 1ULL << 20;
 	struct ring_limits none = { UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX }, l;
 	struct ring_plan p = { 0 };
-	char why[512];
-	int r;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: ringmem_unit WORK_DIR\n");
@@ -116,50 +123,34 @@ int main(int argc, char **argv)
 	/* A plan: 24 rings of 64 MiB, as record --ring-size 64M --cores 0. */
 	ring_plan_add(&p, 64 * M, 24, page);
 	p.fewer = " or fewer --cores";
-	result(p.total == 24 * (64 * M + 2 * page) && p.rings == 24 && p.largest == 64 * M,
-	       "a plan counts each ring with its two pages", "total %llu rings %zu largest %llu",
-	       (unsigned long long)p.total, p.rings, (unsigned long long)p.largest);
+	harness_check(p.total == 24 * (64 * M + 2 * page) && p.rings == 24 && p.largest == 64 * M,
+		      "a plan counts each ring with its two pages", "total %llu rings %zu largest %llu",
+		      (unsigned long long)p.total, p.rings, (unsigned long long)p.largest);
 
-	r = ring_plan_check(&p, 64 * M, &none, why, sizeof(why));
-	result(!r, "no limit: 24 x 64M passes", "refused: %s", why);
-
+	plan_case(&p, &none, false, "no limit: 24 x 64M passes", NULL);
 	l = none;
 	l.mem_available = 800 * M;
 	l.avail = 400 * M;
-	r = ring_plan_check(&p, 64 * M, &l, why, sizeof(why));
-	result(r == -1 && strstr(why, "24 rings take 1.5 GiB") && strstr(why, "400 MiB") &&
-		       strstr(why, "MemAvailable 800 MiB") && strstr(why, "or fewer --cores"),
-	       "24 x 64M above half of MemAvailable: refused, naming total and limit", "r %d: %s", r,
-	       why);
-
+	plan_case(&p, &l, true, "24 x 64M above half of MemAvailable: refused, naming total and limit",
+		  "24 rings take 1.5 GiB", "400 MiB", "MemAvailable 800 MiB", "or fewer --cores", NULL);
 	l = none;
 	l.memlock = 64 * M;
-	r = ring_plan_check(&p, 64 * M, &l, why, sizeof(why));
-	result(r == -1 && strstr(why, "1.5 GiB") && strstr(why, "64 MiB") &&
-		       strstr(why, "RLIMIT_MEMLOCK"),
-	       "above the memlock limit: refused, naming total and limit", "r %d: %s", r, why);
-
+	plan_case(&p, &l, true, "above the memlock limit: refused, naming total and limit",
+		  "1.5 GiB", "64 MiB", "RLIMIT_MEMLOCK", NULL);
 	l = none;
 	l.cgroup = 100 * M;
-	r = ring_plan_check(&p, 64 * M, &l, why, sizeof(why));
-	result(r == -1 && strstr(why, "1.5 GiB") && strstr(why, "100 MiB") &&
-		       strstr(why, "cgroup"),
-	       "above the cgroup's room: refused, naming total and limit", "r %d: %s", r, why);
-
+	plan_case(&p, &l, true, "above the cgroup's room: refused, naming total and limit",
+		  "1.5 GiB", "100 MiB", "cgroup", NULL);
 	l = none;
 	l.avail = p.total;
-	r = ring_plan_check(&p, 64 * M, &l, why, sizeof(why));
-	result(!r, "exactly at the limit: passes", "refused: %s", why);
+	plan_case(&p, &l, false, "exactly at the limit: passes", NULL);
 	l.avail = p.total - 1;
-	r = ring_plan_check(&p, 64 * M, &l, why, sizeof(why));
-	result(r == -1, "one byte above the limit: refused", "passed");
+	plan_case(&p, &l, true, "one byte above the limit: refused", NULL);
 
 	memset(&p, 0, sizeof(p));
 	ring_plan_add(&p, 1ULL << 30, 1, page);
-	r = ring_plan_check(&p, 64 * M, &none, why, sizeof(why));
-	result(r == -1 && strstr(why, "1 GiB ring") && strstr(why, "max_ring_size 64 MiB") &&
-		       strstr(why, "--ring-size 64M or less"),
-	       "a ring above the device's maximum: refused", "r %d: %s", r, why);
+	plan_case(&p, &none, true, "a ring above the device's maximum: refused",
+		  "1 GiB ring", "max_ring_size 64 MiB", "--ring-size 64M or less", NULL);
 
 	/* The limits from a fake /proc and /sys. */
 	put(argv[1], "proc/meminfo", "MemTotal:        1000000 kB\nMemAvailable:     819200 kB\n");
@@ -171,18 +162,18 @@ int main(int argc, char **argv)
 	put(argv[1], "sys/fs/cgroup/system.slice/memory.current", "104857600\n");
 	put(argv[1], "sys/module/neuronprof/parameters/mlock_kb", "8256\n");
 	ring_limits_read(&l, argv[1]);
-	result(l.mem_available == 800 * M && l.avail == 400 * M,
-	       "MemAvailable read, half of it for rings", "available %llu share %llu",
-	       (unsigned long long)l.mem_available, (unsigned long long)l.avail);
-	result(l.cgroup == 100 * M, "the tightest cgroup ancestor's room", "cgroup %llu",
-	       (unsigned long long)l.cgroup);
-	result(l.memlock == UINT64_MAX || l.memlock >= 8256ULL * 1024,
-	       "memlock: RLIMIT_MEMLOCK plus mlock_kb (or unlimited)", "memlock %llu",
-	       (unsigned long long)l.memlock);
+	harness_check(l.mem_available == 800 * M && l.avail == 400 * M,
+		      "MemAvailable read, half of it for rings", "available %llu share %llu",
+		      (unsigned long long)l.mem_available, (unsigned long long)l.avail);
+	harness_check(l.cgroup == 100 * M, "the tightest cgroup ancestor's room", "cgroup %llu",
+		      (unsigned long long)l.cgroup);
+	harness_check(l.memlock == UINT64_MAX || l.memlock >= 8256ULL * 1024,
+		      "memlock: RLIMIT_MEMLOCK plus mlock_kb (or unlimited)", "memlock %llu",
+		      (unsigned long long)l.memlock);
 	put(argv[1], "proc/self/status", "Name:\tx\nCapEff:\t0000000000004000\n");
 	ring_limits_read(&l, argv[1]);
-	result(l.memlock == UINT64_MAX, "CAP_IPC_LOCK lifts the memlock limit", "memlock %llu",
-	       (unsigned long long)l.memlock);
+	harness_check(l.memlock == UINT64_MAX, "CAP_IPC_LOCK lifts the memlock limit", "memlock %llu",
+		      (unsigned long long)l.memlock);
 
 	return harness_done();
 }

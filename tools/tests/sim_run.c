@@ -17,52 +17,43 @@
 #include <neuronprof/config.h>
 #include <neuronprof/device.h>
 
+#include "sim_util.h"
+
 int main(int argc, char **argv)
 {
 	uint64_t produced[NPROF_QUEUE_TYPES] = { 0 }, iterations = 0;
-	struct nprof_device_info info = { .size = sizeof(info) };
-	struct nprof_device *dev;
-	unsigned long core, count, iters, instr, dma;
+	struct nprof_device *dev = NULL;
+	unsigned long a[5];
+	uint32_t engines;
 
-	if (argc != 6) {
-		fprintf(stderr, "usage: %s CORE COUNT ITERATIONS INSTRUCTIONS DMA\n", argv[0]);
+	if (!sim_args(argc, argv, "CORE COUNT ITERATIONS INSTRUCTIONS DMA", 5, a))
 		return 2;
-	}
-	core = strtoul(argv[1], NULL, 0);
-	count = strtoul(argv[2], NULL, 0);
-	iters = strtoul(argv[3], NULL, 0);
-	instr = strtoul(argv[4], NULL, 0);
-	dma = strtoul(argv[5], NULL, 0);
-	dev = nprof_device_open(NPROF_DEVICE_ANY, 0);
-	if (!dev || nprof_device_get_info(dev, &info)) {
-		fprintf(stderr, "sim_run: %s\n", nprof_strerror_last());
+	engines = sim_engines("sim_run", &dev);
+	if (!engines)
 		return 1;
-	}
-	for (unsigned long i = 0; i < count; i++) {
+	for (unsigned long i = 0; i < a[1]; i++) {
 		struct nprof_sim_program p = {
 			.size = sizeof(p),
-			.core = (uint32_t)core,
+			.core = (uint32_t)a[0],
 			.model_id = 77,
-			.iterations = (uint32_t)iters,
-			.dma_transfers = (uint32_t)dma,
+			.iterations = (uint32_t)a[2],
+			.dma_transfers = (uint32_t)a[4],
 			.flags = NPROF_SIM_EXEC_THROTTLE,
 		};
 		struct nprof_sim_result res = { .size = sizeof(res) };
 
-		for (uint32_t e = 0; e < info.engines_per_core && e < NPROF_MAX_ENGINES; e++)
-			p.instructions[e] = (uint32_t)instr;
+		for (uint32_t e = 0; e < engines; e++)
+			p.instructions[e] = (uint32_t)a[3];
 		if (nprof_device_sim_exec(dev, &p, &res)) {
 			fprintf(stderr, "sim_run: program %lu: %s\n", i, nprof_strerror_last());
 			return 1;
 		}
-		iterations += iters;
+		iterations += a[2];
 		for (int t = 0; t < NPROF_QUEUE_TYPES; t++)
 			produced[t] += res.produced[t];
 	}
-	printf("iterations %" PRIu64 "\nproduced ", iterations);
-	for (int t = 0; t < NPROF_QUEUE_TYPES; t++)
-		printf("%s%" PRIu64, t ? "," : "", produced[t]);
-	printf("\n");
+	printf("iterations %" PRIu64 "\n", iterations);
+	sim_print_produced(produced);
 	nprof_device_close(dev);
 	return 0;
 }

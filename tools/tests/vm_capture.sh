@@ -66,21 +66,14 @@ EOF
 
 vm_run
 
-for t in range mrange ctl iters miters; do
-	rc=$(cat "$out/$t.rc" 2>/dev/null)
-	[ "$rc" = 0 ] || bad "record ($t) exited with '$rc': $(cat "$out/$t.err" 2>/dev/null)"
-done
+exited_0 range mrange ctl iters miters
 [ "$(cat "$out/ctl.acks" 2>/dev/null)" = "$(printf 'enable ack\ndisable ack\nenable ack\ndisable ack')" ] ||
 	bad "control FIFO acks: $(cat "$out/ctl.acks" 2>/dev/null)"
 
-"$py" - "$out" <<'PY' || bad "capture ranges (above)"
+PYTHONPATH="$here" "$py" - "$out" <<'PY' || bad "capture ranges (above)"
 import json, os, sys
+from vm_check import done, fail
 out = sys.argv[1]
-ok = True
-def fail(msg):
-    global ok
-    print("FAIL:", msg)
-    ok = False
 
 rec = json.load(open(os.path.join(out, "range.json")))
 for c in rec["cores"]:
@@ -138,7 +131,7 @@ for t, want in (("iters", [(0, None, 2, 4)]), ("miters", [(3, (3, 4), 2, 4)])):
     if got != want or r.get("losses"):
         fail(f"{t}: capture_ranges {got}, losses {r.get('losses')}")
     print(f"{t}: {cap} of {prod} notifications kept (iterations 2-4), {trim} trimmed, none lost")
-sys.exit(0 if ok else 1)
+done()
 PY
 
 exit $failed

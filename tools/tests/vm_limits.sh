@@ -50,10 +50,7 @@ EOF
 
 vm_run "$build/tests/model_run:/tool/model_run"
 
-for t in lim full sw; do
-	rc=$(cat "$out/$t.rc" 2>/dev/null)
-	[ "$rc" = 0 ] || bad "record ($t) exited with '$rc': $(cat "$out/$t.err" 2>/dev/null)"
-done
+exited_0 lim full sw
 for f in $(find "$out/lim" "$out/full" "$out/sw" -name '*.ntff' 2>/dev/null); do
 	"$np" dump --json --no-entries "$f" >"$f.json" 2>"$f.err" || bad "dump $f: $(cat "$f.err")"
 done
@@ -62,14 +59,10 @@ for t in lim full sw; do
 		bad "summary $t: $(cat "$out/$t-summary.err")"
 done
 
-"$py" - "$out" <<'PY' || bad "bounded recordings (above)"
+PYTHONPATH="$here" "$py" - "$out" <<'PY' || bad "bounded recordings (above)"
 import glob, json, os, sys
+from vm_check import done, fail
 out = sys.argv[1]
-ok = True
-def fail(msg):
-    global ok
-    print("FAIL:", msg)
-    ok = False
 
 def produced(t):
     for line in open(os.path.join(out, t + ".txt")):
@@ -153,7 +146,7 @@ if big_rc != "1" or "not running /tool/model_run: the rings its runtime would as
     fail(f"big: --ring-size 64M on every core: exit {big_rc}, expected 1 with the refusal and no run: {big_err}")
 else:
     print(f"big: refused: {big_err.strip()}")
-sys.exit(0 if ok else 1)
+done()
 PY
 
 exit $failed

@@ -14,8 +14,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <neuronprof/device.h>
+#include <neuronprof/ntff.h>
 
 struct nprof_capture;
 
@@ -66,6 +68,18 @@ struct nprof_capture_label {
 	bool has_session_id;		/* the caller's session id, not the engine's */
 	uint64_t session_id;
 };
+
+/* The description of a MODEL capture of model @name (@id) on virtual core @vnc. */
+static inline void nprof_capture_label_model(struct nprof_capture_label *label, uint32_t vnc,
+					     const char *name, uint64_t id)
+{
+	memset(label, 0, sizeof(*label));
+	label->capture_kind = NPROF_NTFF_CAPTURE_MODEL;
+	label->has_core = true;
+	label->core = vnc;
+	label->model_name = name;
+	label->model_id = id;
+}
 
 /*
  * nprof_capture_session_serialize_at() under another file name and

@@ -159,12 +159,7 @@ NPROF_API int nprof_profile_stop(const char *filename)
 		nprof_capture_session_drop(d->cap, d->local, sid);
 		goto put;
 	}
-	memset(&label, 0, sizeof(label));
-	label.capture_kind = NPROF_NTFF_CAPTURE_MODEL;
-	label.has_core = true;
-	label.core = d->vnc;
-	label.model_name = d->model_name;
-	label.model_id = d->model_id;
+	nprof_capture_label_model(&label, d->vnc, d->model_name, d->model_id);
 	ret = nprof_capture_session_serialize_named(d->cap, d->local, sid, fd, base, &label);
 	close(fd);
 	if (ret)

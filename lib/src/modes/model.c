@@ -253,12 +253,7 @@ static int model_exec_end(const struct nprof_session_view *s, const struct nprof
 		nprof_records_erase(r.name);
 		goto put;
 	}
-	memset(&label, 0, sizeof(label));
-	label.capture_kind = NPROF_NTFF_CAPTURE_MODEL;
-	label.has_core = true;
-	label.core = r.vnc;
-	label.model_name = r.model_name;
-	label.model_id = r.model_id;
+	nprof_capture_label_model(&label, r.vnc, r.model_name, r.model_id);
 	if (r.exec_first) {
 		label.exec_first = r.exec_first;
 		label.exec_last = ec->range_n;
@@ -289,12 +284,7 @@ static void range_stop(const struct nprof_session_view *s, const struct nprof_re
 	struct nprof_capture_label label;
 	uint64_t sid;
 
-	memset(&label, 0, sizeof(label));
-	label.capture_kind = NPROF_NTFF_CAPTURE_MODEL;
-	label.has_core = true;
-	label.core = r->vnc;
-	label.model_name = r->model_name;
-	label.model_id = r->model_id;
+	nprof_capture_label_model(&label, r->vnc, r->model_name, r->model_id);
 	label.exec_first = r->exec_first;
 	label.exec_last = range_count_of(r->name);
 	if (label.exec_last < label.exec_first)

@@ -172,10 +172,15 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
 	return len;
 }
 
+/* The characters JSON escapes with a letter, and their letters. */
+static const char letter_escaped[] = "\"\\\n\r\t\b\f";
+static const char escape_letter[] = "\"\\nrtbf";
+
 static void put_escaped(struct nprof_json *j, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t n = strlen(str), i = 0, run;
+	const char *e;
 	char esc[8];
 
 	put(j, "\"", 1);
@@ -189,43 +194,23 @@ static void put_escaped(struct nprof_json *j, const char *str)
 			i = run;
 			continue;
 		}
-		switch (s[i]) {
-		case '"':
-			put(j, "\\\"", 2);
-			break;
-		case '\\':
-			put(j, "\\\\", 2);
-			break;
-		case '\n':
-			put(j, "\\n", 2);
-			break;
-		case '\r':
-			put(j, "\\r", 2);
-			break;
-		case '\t':
-			put(j, "\\t", 2);
-			break;
-		case '\b':
-			put(j, "\\b", 2);
-			break;
-		case '\f':
-			put(j, "\\f", 2);
-			break;
-		default:
-			if (s[i] < 0x20) {
-				snprintf(esc, sizeof(esc), "\\u%04x", s[i]);
-				put(j, esc, 6);
-			} else {
-				size_t len = utf8_seq(s + i, n - i);
+		e = memchr(letter_escaped, s[i], sizeof(letter_escaped) - 1);
+		if (e) {
+			esc[0] = '\\';
+			esc[1] = escape_letter[e - letter_escaped];
+			put(j, esc, 2);
+		} else if (s[i] < 0x20) {
+			snprintf(esc, sizeof(esc), "\\u%04x", s[i]);
+			put(j, esc, 6);
+		} else {
+			size_t len = utf8_seq(s + i, n - i);
 
-				if (len) {
-					put(j, str + i, len);
-					i += len;
-					continue;
-				}
-				put(j, "\\ufffd", 6);
+			if (len) {
+				put(j, str + i, len);
+				i += len;
+				continue;
 			}
-			break;
+			put(j, "\\ufffd", 6);
 		}
 		i++;
 	}

@@ -109,12 +109,7 @@ run "export of raw entries: JSON and Perfetto instants 'raw <format>' with their
 # json and the database's raw_entries say about raw entries; the
 # .expected files are its output then).
 t_raw_record_1() {
-	local f d=$here/fixtures/raw-record-1
-	for f in index64 byte32 counter128; do
-		(cd "$d" && "$py" "$here/raw_record.py" "$np" "$f.ntff") >"$tmp/rr-$f.txt" || return 1
-		diff -u "$d/$f.expected" "$tmp/rr-$f.txt" | head -n 20
-		cmp -s "$d/$f.expected" "$tmp/rr-$f.txt" || { echo "$f.ntff reads differently"; return 1; }
-	done
+	raw_reads_as_made raw-record-1
 }
 run "raw recordings of the first raw record (provider on the rig) read as they did: dump, dump --json, summary, export json, sqlite raw_entries" t_raw_record_1
 . "$here/raw_record.sh"
