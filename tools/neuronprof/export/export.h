@@ -178,6 +178,19 @@ struct xformat {
 		     const struct xarg *args, int nargs, uint64_t flow_out, uint64_t flow_in);
 	int (*instant)(void *ctx, const struct xtrack *t, const char *cat, const char *name,
 		       uint64_t ts, const struct xarg *args, int nargs);
+	/*
+	 * An instruction, nearly every event of an export: exactly the slice
+	 * slice() would be given (XSLICE_COMPLETE, category "instruction",
+	 * @name with its @name_key, from @ts to @end_ts, no flow) with the
+	 * arguments "code" (XARG_STR, opcode @code as CODE_FMT; only when
+	 * @named, the slice then named by the device's name of it), "pc",
+	 * "operand0" and "operand1" (XARG_HEX), in that order, and the same
+	 * bytes out. Its own callback so that a format can keep what repeats
+	 * (everything but the numbers) per track and opcode; NULL: slice().
+	 */
+	int (*instr)(void *ctx, const struct xtrack *t, const char *name, uint64_t name_key,
+		     uint32_t code, bool named, uint64_t ts, uint64_t end_ts, uint64_t pc,
+		     uint64_t op0, uint64_t op1);
 	int (*counter)(void *ctx, const struct xproc *p, const char *name, uint64_t ts,
 		       const struct xcounter *series, int n);
 	/*
@@ -191,7 +204,7 @@ struct xformat {
 /*
  * DEFINE_XFORMAT(name, p) - the struct xformat @name of a format whose
  * callbacks are p_begin(), p_process(), p_track(), p_slice(), p_instant(),
- * p_counter() and p_end(), as the kernel's DEFINE_SHOW_ATTRIBUTE() builds
+ * p_instr(), p_counter() and p_end(), as the kernel's DEFINE_SHOW_ATTRIBUTE() builds
  * file operations from a prefix: a format that lacks one does not build.
  */
 #define DEFINE_XFORMAT(name, p)					\
@@ -201,9 +214,18 @@ struct xformat {
 		.track = p##_track,				\
 		.slice = p##_slice,				\
 		.instant = p##_instant,				\
+		.instr = p##_instr,				\
 		.counter = p##_counter,				\
 		.end = p##_end,					\
 	}
+
+/*
+ * xinstr_slice() - instruction @name as @fmt's slice() callback takes it:
+ * what xformat.instr stands for, the fallback of a format's instr().
+ */
+int xinstr_slice(const struct xformat *fmt, void *ctx, const struct xtrack *t, const char *name,
+		 uint64_t name_key, uint32_t code, bool named, uint64_t ts, uint64_t end_ts,
+		 uint64_t pc, uint64_t op0, uint64_t op1);
 
 /*
  * Counter series (xtrack.queue_type of XT_COUNTER tracks): THROTTLE of a

@@ -50,6 +50,25 @@ struct name_slot {
 	char text[NAME_SLOT];	/* the name's bytes, no quotes */
 };
 
+/*
+ * What repeats in the instructions of one track and opcode (see j_instr()):
+ * the bytes up to the timestamp, and those from the duration to the first
+ * hex digit of "pc".
+ */
+#define INSTR_CACHE	256
+#define INSTR_HEAD	192
+#define INSTR_ARGS	48
+
+struct instr_slot {
+	const struct xtrack *t;		/* NULL: empty */
+	uint64_t key;			/* name_key */
+	uint32_t code;
+	bool named;
+	uint8_t head_len, args_len;
+	char head[INSTR_HEAD];		/* ,\n{"name":"N","cat":"instruction","ph":"X",...,"ts": */
+	char args[INSTR_ARGS];		/* ,"args":{["code":"0x000102",]"pc":"0x */
+};
+
 struct json_export {
 	bool first;
 	struct key_slot keys[KEY_CACHE];
@@ -61,6 +80,11 @@ struct json_export {
 	size_t tail_len;
 	char tail[160];
 	char frac[1000][4];	/* ".000" to ".999" */
+	/* The microseconds of the last timestamp put_ts() wrote, and their digits. */
+	uint64_t last_us;
+	size_t last_us_len;
+	char last_us_text[24];
+	struct instr_slot instrs[INSTR_CACHE];
 	struct obuf ob;
 };
 
@@ -78,6 +102,10 @@ struct json_export *json_export_new(FILE *out)
 		memset(x->keys, 0, sizeof(x->keys));
 		memset(x->names, 0, sizeof(x->names));
 		x->tail_track = NULL;
+		x->last_us = UINT64_MAX;	/* no timestamp's: at most UINT64_MAX / 1000 */
+		x->last_us_len = 0;
+		for (int i = 0; i < INSTR_CACHE; i++)
+			x->instrs[i].t = NULL;
 		x->first = true;
 		x->ob.f = out;
 		x->ob.len = 0;
@@ -403,12 +431,35 @@ static char *put_hex(char *p, uint64_t v)
 	return p + n;
 }
 
-/* A time in microseconds with the nanoseconds as three decimals, as ts_us(). */
-static char *put_ts(const struct json_export *x, char *p, uint64_t ns)
+/*
+ * A time in microseconds with the nanoseconds as three decimals, as
+ * ts_us(). Events of a queue come microseconds apart or less: the digits of
+ * the microseconds are those of the last timestamp more often than not, and
+ * are then copied (a fixed-size copy; only their length counts).
+ */
+static char *put_ts(struct json_export *x, char *p, uint64_t ns)
 {
 	uint64_t us = ns / 1000;
 
-	p = fmt_u64(p, us);
+	if (us != x->last_us) {
+		x->last_us = us;
+		x->last_us_len = (size_t)(fmt_u64(x->last_us_text, us) - x->last_us_text);
+	}
+	memcpy(p, x->last_us_text, sizeof(x->last_us_text));
+	p += x->last_us_len;
+	memcpy(p, x->frac[ns - us * 1000], 4);
+	return p + 4;
+}
+
+/* A duration, as put_ts(): most are below a microsecond. */
+static char *put_dur(const struct json_export *x, char *p, uint64_t ns)
+{
+	uint64_t us = ns / 1000;
+
+	if (!us)
+		*p++ = '0';
+	else
+		p = fmt_u64(p, us);
 	memcpy(p, x->frac[ns - us * 1000], 4);
 	return p + 4;
 }
@@ -451,7 +502,7 @@ static bool fast_event(struct json_export *x, const struct xtrack *t, char ph, c
 	p = put_ts(x, p, ts);
 	if (dur) {
 		p = PUT(p, ",\"dur\":");
-		p = put_ts(x, p, *dur);
+		p = put_dur(x, p, *dur);
 	}
 	if (instant)
 		p = PUT(p, ",\"s\":\"t\"");
@@ -598,6 +649,86 @@ static int j_slice(void *ctx, const struct xtrack *t, enum xslice_style style, c
 	head(x, name, cat, 'E', t);
 	ts_us(x, end_ts);
 	ob_mem(&x->ob, "}", 1);
+	return 0;
+}
+
+/*
+ * The slot of the instructions of track @t named @name (@key) for opcode
+ * @code, filled on first use; NULL when the name needs the escaper or is
+ * long (fast_event() and the slow path then decide), or before the first
+ * event (which has no separator).
+ */
+static const struct instr_slot *instr_slot(struct json_export *x, const struct xtrack *t,
+					   const char *name, uint64_t key, uint32_t code,
+					   bool named)
+{
+	uint64_t h = ((uint64_t)(uintptr_t)t ^ key * 0x9e3779b97f4a7c15ULL ^ (uint64_t)code << 32) *
+		     0xff51afd7ed558ccdULL;
+	struct instr_slot *s = &x->instrs[(h >> 56) % INSTR_CACHE];
+	char *p, *end;
+
+	if (s->t == t && s->key == key && s->code == code && s->named == named)
+		return s;
+	if (x->first || strnlen(name, NAME_SLOT) >= NAME_SLOT)
+		return NULL;
+	s->t = NULL;
+	p = PUT(s->head, ",\n{\"name\":\"");
+	end = copy_plain(p, name);
+	if (!end)
+		return NULL;
+	p = PUT(end, "\",\"cat\":\"instruction\",\"ph\":\"X\",\"pid\":");
+	p = fmt_i64(p, t->proc->pid);
+	p = PUT(p, ",\"tid\":");
+	p = fmt_i64(p, t->tid);
+	p = PUT(p, ",\"ts\":");
+	s->head_len = (uint8_t)(p - s->head);
+	p = PUT(s->args, ",\"args\":{");
+	if (named) {
+		p = PUT(p, "\"code\":\"0x");
+		p = fmt_hex(p, code, 6);
+		p = PUT(p, "\",");
+	}
+	p = PUT(p, "\"pc\":\"0x");
+	s->args_len = (uint8_t)(p - s->args);
+	s->t = t;
+	s->key = key;
+	s->code = code;
+	s->named = named;
+	return s;
+}
+
+/*
+ * An instruction: the bytes fast_event() writes for it (the test
+ * export_instr checks), the parts that repeat copied from its slot.
+ */
+static int j_instr(void *ctx, const struct xtrack *t, const char *name, uint64_t name_key,
+		   uint32_t code, bool named, uint64_t ts, uint64_t end_ts, uint64_t pc,
+		   uint64_t op0, uint64_t op1)
+{
+	struct json_export *x = ctx;
+	const struct instr_slot *s = instr_slot(x, t, name, name_key, code, named);
+	char *p;
+
+	if (!s)
+		return xinstr_slice(&json_format, ctx, t, name, name_key, code, named, ts, end_ts,
+				    pc, op0, op1);
+	p = ob_reserve(&x->ob, FAST_ROOM);
+	/* The whole slot: fixed-size copies; only their lengths count. */
+	if (s->head_len <= 128)
+		memcpy(p, s->head, 128);
+	else
+		memcpy(p, s->head, INSTR_HEAD);
+	p = put_ts(x, p + s->head_len, ts);
+	p = PUT(p, ",\"dur\":");
+	p = put_dur(x, p, end_ts - ts);
+	memcpy(p, s->args, INSTR_ARGS);
+	p = put_hex(p + s->args_len, pc);
+	p = PUT(p, "\",\"operand0\":\"0x");
+	p = put_hex(p, op0);
+	p = PUT(p, "\",\"operand1\":\"0x");
+	p = put_hex(p, op1);
+	p = PUT(p, "\"}}");
+	ob_commit(&x->ob, p);
 	return 0;
 }
 

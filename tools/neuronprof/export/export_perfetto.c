@@ -127,6 +127,20 @@ static uint64_t intern(struct perfetto_export *x, struct intern *t, uint32_t fie
 	return t->iid[h];
 }
 
+/* The iid of @s in @t, or 0 when it is not there; defines nothing. */
+static uint64_t intern_lookup(const struct intern *t, const char *s)
+{
+	size_t len, h;
+	uint32_t hv = hash_str(s, &len);
+
+	if (!t->slots)
+		return 0;
+	for (h = hv & (t->slots - 1); t->key[h]; h = (h + 1) & (t->slots - 1))
+		if (t->hash[h] == hv && !strcmp(t->key[h], s))
+			return t->iid[h];
+	return 0;
+}
+
 /* intern() of a category or annotation name, through @c. */
 static uint64_t intern_addr(struct perfetto_export *x, struct intern *t, struct addr_cache *c,
 			    uint32_t field, const char *s)
@@ -557,6 +571,134 @@ static int p_slice(void *ctx, const struct xtrack *t, enum xslice_style style, c
 	p = pbc_uint(p, PKT_TIMESTAMP, end_ts);
 	memcpy(p, x->end_event, sizeof(x->end_event));
 	pb_commit(&x->e, pbc_close(pkt, p + x->end_len));
+	return 0;
+}
+
+/* The slot of instructions of track @t, name_key @key, opcode @code. */
+static struct pf_instr_slot *pf_slot(struct perfetto_export *x, const struct xtrack *t,
+				     uint64_t key, uint32_t code)
+{
+	uint64_t h = ((uint64_t)(uintptr_t)t ^ key * 0x9e3779b97f4a7c15ULL ^ (uint64_t)code << 32) *
+		     0xff51afd7ed558ccdULL;
+
+	return &x->instrs[(h >> 56) % INSTR_CACHE];
+}
+
+/*
+ * Fills the slot of an instruction just written through named_event(),
+ * from the iids it interned; left empty when one of them is not interned
+ * (a full table) or the template does not fit.
+ */
+static void pf_instr_fill(struct perfetto_export *x, const struct xtrack *t, const char *name,
+			  uint64_t key, uint32_t code, bool named)
+{
+	static const char *const keys[3] = { "pc", "operand0", "operand1" };
+	struct pf_instr_slot *s = pf_slot(x, t, key, code);
+	uint64_t cat_iid, nm_iid, code_iid = 0, key_iid[3];
+	uint8_t tmp[INSTR_TE + 32], *p, *at;
+	char hex[16];
+
+	s->t = NULL;
+	cat_iid = intern_lookup(&x->cats, "instruction");
+	nm_iid = intern_lookup(&x->names, name);
+	if (named)
+		code_iid = intern_lookup(&x->keys, "code");
+	if (!cat_iid || !nm_iid || (named && !code_iid))
+		return;
+	for (int i = 0; i < 3; i++) {
+		key_iid[i] = intern_lookup(&x->keys, keys[i]);
+		if (!key_iid[i] || key_iid[i] >= 1u << 21)
+			return;
+		/* As annotation() writes them, the length patched per event. */
+		p = pbc_open(s->pre[i], TE_DEBUG_ANNOTATIONS, &at);
+		p = pbc_uint(p, DA_NAME_IID, key_iid[i]);
+		p = pb_varint_at(p, (uint64_t)DA_POINTER << 3 | PB_VARINT);
+		s->pre_len[i] = (uint8_t)(p - s->pre[i]);
+	}
+	/* As named_event() writes them, after the track event's tag and length. */
+	p = pbc_uint(tmp, TE_TYPE, TYPE_SLICE_BEGIN);
+	p = pbc_uint(p, TE_TRACK_UUID, t->uuid);
+	p = pbc_uint(p, TE_CATEGORY_IIDS, cat_iid);
+	p = pbc_uint(p, TE_NAME_IID, nm_iid);
+	if (named) {
+		*fmt_hex(fmt_str(hex, "0x"), code, 6) = '\0';
+		p = pbc_open(p, TE_DEBUG_ANNOTATIONS, &at);
+		p = pbc_uint(p, DA_NAME_IID, code_iid);
+		p = pbc_bytes(p, DA_STRING, hex, strlen(hex));
+		p = pbc_close(at, p);
+	}
+	if (p - tmp > INSTR_TE)
+		return;
+	memcpy(s->te, tmp, (size_t)(p - tmp));
+	s->te_len = (uint8_t)(p - tmp);
+	/* As p_slice() writes it. */
+	p = pbc_open(s->end, PKT_TRACK_EVENT, &at);
+	p = pbc_uint(p, TE_TYPE, TYPE_SLICE_END);
+	p = pbc_uint(p, TE_TRACK_UUID, t->uuid);
+	s->end_len = (uint8_t)(pbc_close(at, p) - s->end);
+	s->t = t;
+	s->key = key;
+	s->code = code;
+	s->named = named;
+}
+
+/*
+ * An instruction: the bytes p_slice() writes for it (the test export_instr
+ * checks), a begin and an end packet, from its slot. The first of a slot
+ * goes through p_slice(), which defines what it interns.
+ */
+static int p_instr(void *ctx, const struct xtrack *t, const char *name, uint64_t name_key,
+		   uint32_t code, bool named, uint64_t ts, uint64_t end_ts, uint64_t pc,
+		   uint64_t op0, uint64_t op1)
+{
+	/* TRACE_PACKET, its length (patched), sequence id 1, the flags, the timestamp's tag. */
+	static const uint8_t begin[8] = {
+		TRACE_PACKET << 3 | PB_LEN, 0, PKT_SEQUENCE_ID << 3 | PB_VARINT, SEQUENCE_ID,
+		PKT_SEQUENCE_FLAGS << 3 | PB_VARINT, SEQ_NEEDS_INCREMENTAL_STATE,
+		PKT_TIMESTAMP << 3 | PB_VARINT, 0,
+	};
+	static const uint8_t end[8] = {
+		TRACE_PACKET << 3 | PB_LEN, 0, PKT_SEQUENCE_ID << 3 | PB_VARINT, SEQUENCE_ID,
+		PKT_TIMESTAMP << 3 | PB_VARINT, 0, 0, 0,
+	};
+	struct perfetto_export *x = ctx;
+	const struct pf_instr_slot *s = pf_slot(x, t, name_key, code);
+	const uint64_t v[3] = { pc, op0, op1 };
+	uint8_t *p, *pkt, *te;
+	int ret;
+
+	if (s->t != t || s->key != name_key || s->code != code || s->named != named) {
+		ret = xinstr_slice(&perfetto_format, ctx, t, name, name_key, code, named, ts,
+				   end_ts, pc, op0, op1);
+		if (!ret)
+			pf_instr_fill(x, t, name, name_key, code, named);
+		return ret;
+	}
+	if (!packet_room(x, 256))
+		return -1;
+	p = pb_cursor(&x->e);
+	memcpy(p, begin, sizeof(begin));
+	pkt = p + 1;
+	p = pb_varint_at(p + 7, ts);
+	*p = PKT_TRACK_EVENT << 3 | PB_LEN;
+	te = p + 1;
+	memcpy(p + 2, s->te, INSTR_TE);
+	p += 2 + s->te_len;
+	for (int i = 0; i < 3; i++) {
+		uint8_t *at = p + 1;
+
+		memcpy(p, s->pre[i], sizeof(s->pre[i]));
+		p = pb_varint_at(p + s->pre_len[i], v[i]);
+		*at = (uint8_t)(p - at - 1);
+	}
+	p = pbc_close(te, p);
+	p = pbc_close(pkt, p);
+	/* The end: as p_slice() writes it. */
+	memcpy(p, end, sizeof(end));
+	pkt = p + 1;
+	p = pb_varint_at(p + 5, end_ts);
+	memcpy(p, s->end, sizeof(s->end));
+	pb_commit(&x->e, pbc_close(pkt, p + s->end_len));
 	return 0;
 }
 

@@ -123,8 +123,30 @@ struct addr_cache {
 #define NAME_CACHE	1024
 #define KEY_CACHE	1024
 
+/*
+ * An instruction of one track and opcode (p_instr()): its begin's track
+ * event up to its arguments' values (type, track, category, name, the
+ * "code" annotation when it has one), each hex argument's annotation up to
+ * its value, and its end's track event.
+ */
+#define INSTR_CACHE	256
+#define INSTR_TE	64
+
+struct pf_instr_slot {
+	const struct xtrack *t;		/* NULL: empty */
+	uint64_t key;			/* name_key */
+	uint32_t code;
+	bool named;
+	uint8_t te_len, end_len;
+	uint8_t pre_len[3];
+	uint8_t te[INSTR_TE];
+	uint8_t pre[3][8];		/* pc, operand0, operand1 */
+	uint8_t end[24];
+};
+
 struct perfetto_export {
 	struct pbenc e;
+	struct pf_instr_slot instrs[INSTR_CACHE];
 	struct intern names, cats, keys;
 	struct addr_cache cat_addr, key_addr;
 	struct {

@@ -131,12 +131,18 @@ static int instruction(struct walk *w, const struct entry *e, uint64_t end)
 	}
 	op = s->op;
 	code = s->hex;
+	w->st->slices++;
+	if (w->fmt->instr)
+		return w->fmt->instr(w->ctx, w->t, op ? op : code,
+				     op ? (uint64_t)(uintptr_t)op : XNAME_KEY_CODE(e->code),
+				     e->code, op != NULL, e->ts + (uint64_t)w->t->proc->shift,
+				     end + (uint64_t)w->t->proc->shift, e->payload[0],
+				     e->payload[1], e->payload[2]);
 	if (op)
 		a[n++] = (struct xarg){ .key = "code", .kind = XARG_STR, .s = code };
 	a[n++] = (struct xarg){ .key = "pc", .kind = XARG_HEX, .u = e->payload[0] };
 	a[n++] = (struct xarg){ .key = "operand0", .kind = XARG_HEX, .u = e->payload[1] };
 	a[n++] = (struct xarg){ .key = "operand1", .kind = XARG_HEX, .u = e->payload[2] };
-	w->st->slices++;
 	return w->fmt->slice(w->ctx, w->t, XSLICE_COMPLETE, "instruction", op ? op : code,
 			     op ? (uint64_t)(uintptr_t)op : XNAME_KEY_CODE(e->code),
 			     e->ts + (uint64_t)w->t->proc->shift, end + (uint64_t)w->t->proc->shift,
