@@ -55,7 +55,7 @@ struct name_slot {
  * the bytes up to the timestamp, and those from the duration to the first
  * hex digit of "pc".
  */
-#define INSTR_CACHE	256
+#define INSTR_CACHE	1024
 #define INSTR_HEAD	192
 #define INSTR_ARGS	48
 
@@ -664,13 +664,18 @@ static const struct instr_slot *instr_slot(struct json_export *x, const struct x
 {
 	uint64_t h = ((uint64_t)(uintptr_t)t ^ key * 0x9e3779b97f4a7c15ULL ^ (uint64_t)code << 32) *
 		     0xff51afd7ed558ccdULL;
-	struct instr_slot *s = &x->instrs[(h >> 56) % INSTR_CACHE];
+	struct instr_slot *s = &x->instrs[(h >> 54) % (INSTR_CACHE / 2) * 2];
 	char *p, *end;
 
-	if (s->t == t && s->key == key && s->code == code && s->named == named)
-		return s;
+	/* Two ways: a new slot goes first, the one it replaces second. */
+	if (s[0].t == t && s[0].key == key && s[0].code == code && s[0].named == named)
+		return &s[0];
+	if (s[1].t == t && s[1].key == key && s[1].code == code && s[1].named == named)
+		return &s[1];
 	if (x->first || strnlen(name, NAME_SLOT) >= NAME_SLOT)
 		return NULL;
+	if (s[0].t)
+		s[1] = s[0];
 	s->t = NULL;
 	p = PUT(s->head, ",\n{\"name\":\"");
 	end = copy_plain(p, name);

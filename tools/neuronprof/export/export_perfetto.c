@@ -574,14 +574,17 @@ static int p_slice(void *ctx, const struct xtrack *t, enum xslice_style style, c
 	return 0;
 }
 
-/* The slot of instructions of track @t, name_key @key, opcode @code. */
+/*
+ * The two slots (ways) where the instructions of track @t, name_key @key,
+ * opcode @code may be: a new one goes first, the one it replaces second.
+ */
 static struct pf_instr_slot *pf_slot(struct perfetto_export *x, const struct xtrack *t,
 				     uint64_t key, uint32_t code)
 {
 	uint64_t h = ((uint64_t)(uintptr_t)t ^ key * 0x9e3779b97f4a7c15ULL ^ (uint64_t)code << 32) *
 		     0xff51afd7ed558ccdULL;
 
-	return &x->instrs[(h >> 56) % INSTR_CACHE];
+	return &x->instrs[(h >> 54) % (INSTR_CACHE / 2) * 2];
 }
 
 /*
@@ -598,6 +601,8 @@ static void pf_instr_fill(struct perfetto_export *x, const struct xtrack *t, con
 	uint8_t tmp[INSTR_TE + 32], *p, *at;
 	char hex[16];
 
+	if (s[0].t)
+		s[1] = s[0];
 	s->t = NULL;
 	cat_iid = intern_lookup(&x->cats, "instruction");
 	nm_iid = intern_lookup(&x->names, name);
@@ -667,6 +672,8 @@ static int p_instr(void *ctx, const struct xtrack *t, const char *name, uint64_t
 	uint8_t *p, *pkt, *te;
 	int ret;
 
+	if (s->t != t || s->key != name_key || s->code != code || s->named != named)
+		s++;
 	if (s->t != t || s->key != name_key || s->code != code || s->named != named) {
 		ret = xinstr_slice(&perfetto_format, ctx, t, name, name_key, code, named, ts,
 				   end_ts, pc, op0, op1);

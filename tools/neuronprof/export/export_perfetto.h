@@ -129,7 +129,7 @@ struct addr_cache {
  * "code" annotation when it has one), each hex argument's annotation up to
  * its value, and its end's track event.
  */
-#define INSTR_CACHE	256
+#define INSTR_CACHE	1024
 #define INSTR_TE	64
 
 struct pf_instr_slot {
