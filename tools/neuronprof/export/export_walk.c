@@ -115,12 +115,18 @@ static int pair_slice(struct walk *w, enum xslice_style style, const char *cat,
  * else named by the opcode itself (which needs no second copy: the
  * instructions of a recording without names cost what they did).
  */
-static int instruction(struct walk *w, const struct entry *e, uint64_t end)
+/* What an instruction's slice takes of its entry. */
+struct instr_entry {
+	uint64_t ts, pc, op0, op1;
+	uint32_t code;
+	uint16_t queue_type;
+};
+
+static int instruction(struct walk *w, const struct instr_entry *e, uint64_t end)
 {
 	struct opcode_slot *s = &w->ops[e->code % OPCODE_SLOTS];
-	const char *op, *code;
-	struct xarg a[4];
-	int n = 0;
+	uint64_t shift = (uint64_t)w->t->proc->shift;
+	const char *op;
 
 	/* A program runs a few opcodes over and over: each is looked up once. */
 	if (!s->valid || s->code != e->code) {
@@ -130,23 +136,15 @@ static int instruction(struct walk *w, const struct entry *e, uint64_t end)
 		code_hex(e->code, s->hex);
 	}
 	op = s->op;
-	code = s->hex;
 	w->st->slices++;
-	if (w->fmt->instr)
-		return w->fmt->instr(w->ctx, w->t, op ? op : code,
-				     op ? (uint64_t)(uintptr_t)op : XNAME_KEY_CODE(e->code),
-				     e->code, op != NULL, e->ts + (uint64_t)w->t->proc->shift,
-				     end + (uint64_t)w->t->proc->shift, e->payload[0],
-				     e->payload[1], e->payload[2]);
-	if (op)
-		a[n++] = (struct xarg){ .key = "code", .kind = XARG_STR, .s = code };
-	a[n++] = (struct xarg){ .key = "pc", .kind = XARG_HEX, .u = e->payload[0] };
-	a[n++] = (struct xarg){ .key = "operand0", .kind = XARG_HEX, .u = e->payload[1] };
-	a[n++] = (struct xarg){ .key = "operand1", .kind = XARG_HEX, .u = e->payload[2] };
-	return w->fmt->slice(w->ctx, w->t, XSLICE_COMPLETE, "instruction", op ? op : code,
-			     op ? (uint64_t)(uintptr_t)op : XNAME_KEY_CODE(e->code),
-			     e->ts + (uint64_t)w->t->proc->shift, end + (uint64_t)w->t->proc->shift,
-			     a, n, 0, 0);
+	if (!w->fmt->instr)
+		return xinstr_slice(w->fmt, w->ctx, w->t, op ? op : s->hex,
+				    op ? (uint64_t)(uintptr_t)op : XNAME_KEY_CODE(e->code),
+				    e->code, op != NULL, e->ts + shift, end + shift, e->pc, e->op0,
+				    e->op1);
+	return w->fmt->instr(w->ctx, w->t, op ? op : s->hex,
+			     op ? (uint64_t)(uintptr_t)op : XNAME_KEY_CODE(e->code), e->code,
+			     op != NULL, e->ts + shift, end + shift, e->pc, e->op0, e->op1);
 }
 
 /* Group name used in slice names: "vector", "engine 7", "TopSP 3". */
@@ -350,6 +348,81 @@ static int pair_start(struct walk *w, const char *cat, const char *what, struct 
 }
 
 /*
+ * What walk_queue() does with a TRACE or TOPSP_TRACE queue, nearly all the
+ * entries of a profile, in a loop of its own: each entry ends the
+ * instruction before it (cut instead where entries were lost between
+ * them), then the loss window before it, if any; after the last, the
+ * window of what the rings lost beyond the gaps, and the last instruction
+ * (cut by that loss, if any).
+ */
+static int walk_trace(struct walk *w, const struct prof_file *f, const struct nprof_ntff_queue *q)
+{
+	uint64_t done = *w->done, entries = 0, cut = 0;
+	struct instr_entry pend = { 0 };
+	bool have_pend = false, tail;
+	unsigned char pad[sizeof(struct neuronprof_notification)];
+	const unsigned char *p;
+	int ret = 0;
+
+	/*
+	 * Only what an instruction takes is decoded, into locals: the walk
+	 * of the other queues keeps a struct entry on the stack and each
+	 * member read back from it waits for its store.
+	 */
+	while ((p = queue_iter_next(&w->it))) {
+		uint64_t ts, seq;
+
+		/* Members beyond a short entry read as zero (entry_decode()). */
+		if (w->it.entry_size < sizeof(pad)) {
+			memset(pad, 0, sizeof(pad));
+			memcpy(pad, p, w->it.entry_size);
+			p = pad;
+		}
+		ts = ENTRY_LD(p, uint64_t, timestamp_ns, le64toh);
+		seq = ENTRY_LD(p, uint64_t, seq, le64toh);
+		progress_update(w->pg, ++done);
+		entries++;
+		/* walk_take() */
+		w->lost = seq_skipped_iter(&w->seq, &w->it, seq);
+		w->gaps += w->lost;
+		w->gap_from = w->prev_ts;
+		w->prev_ts = ts;
+		w->have_prev = true;
+		if (have_pend && w->lost)
+			cut++;
+		else if (have_pend)
+			ret = instruction(w, &pend, instr_end(&w->clk, pend.ts, true, ts));
+		if (!ret && w->lost) {
+			uint64_t lost = w->lost;
+
+			w->lost = 0;
+			ret = loss_slice(w, w->gap_from, ts, lost, false, seq - lost - 1, true);
+		}
+		if (ret)
+			break;
+		pend.ts = ts;
+		pend.pc = ENTRY_LD(p, uint64_t, payload[0], le64toh);
+		pend.op0 = ENTRY_LD(p, uint64_t, payload[1], le64toh);
+		pend.op1 = ENTRY_LD(p, uint64_t, payload[2], le64toh);
+		pend.code = ENTRY_LD(p, uint32_t, code, le32toh);
+		pend.queue_type = ENTRY_LD(p, uint16_t, queue_type, le16toh);
+		have_pend = true;
+	}
+	*w->done = done;
+	w->st->entries += entries;
+	w->st->cut += cut;
+	w->st->lost_recorded += q->lost_count;
+	w->st->seq_gaps += w->gaps;
+	if (!ret)
+		ret = emit_tail_loss(w, f, q, &tail);
+	if (!ret && have_pend && tail)
+		w->st->cut++;
+	else if (!ret && have_pend)
+		ret = instruction(w, &pend, instr_end(&w->clk, pend.ts, false, 0));
+	return ret;
+}
+
+/*
  * A queue of decoded entries, all its records in order: pairs, instructions
  * and sequence numbers continue from one record to the next.
  */
@@ -357,8 +430,8 @@ static int walk_queue(struct walk *w, const struct prof_file *f, const struct pr
 		      struct progress *pg, uint64_t *done)
 {
 	const struct nprof_ntff_queue *q = &lq->q;
-	struct entry e, start = { 0 }, pend = { 0 };
-	bool open = false, have_pend = false, tail;
+	struct entry e, start = { 0 };
+	bool open = false, tail;
 	char name[64], unit[32];
 	const char *dn;
 	struct xarg a[XARGS_MAX];
@@ -371,13 +444,11 @@ static int walk_queue(struct walk *w, const struct prof_file *f, const struct pr
 		w->st->seq_gaps += w->gaps;
 		return ret;
 	}
+	if (q->queue_type == NEURONPROF_QT_TRACE || q->queue_type == NEURONPROF_QT_TOPSP_TRACE)
+		return walk_trace(w, f, q);
 	unit_name(w->t, unit, sizeof(unit));
 	while (walk_next(w, &e, &ret)) {
-		/*
-		 * No pair spans a loss: a start before it stays unmatched. A
-		 * TRACE queue's pending instruction, cut by the loss, is not
-		 * drawn (below).
-		 */
+		/* No pair spans a loss: a start before it stays unmatched. */
 		if (w->lost && open) {
 			ret = unmatched(w, q->queue_type == NEURONPROF_QT_INFER_STATUS ?
 					"infer" : "event", q->queue_type ==
@@ -385,8 +456,7 @@ static int walk_queue(struct walk *w, const struct prof_file *f, const struct pr
 					"event start without end", &start);
 			open = false;
 		}
-		if (!ret && q->queue_type != NEURONPROF_QT_TRACE &&
-		    q->queue_type != NEURONPROF_QT_TOPSP_TRACE)
+		if (!ret)
 			ret = emit_lost(w, &e);
 		if (ret)
 			break;
@@ -435,18 +505,6 @@ static int walk_queue(struct walk *w, const struct prof_file *f, const struct pr
 				ret = unmatched(w, "event", name, &e);
 			}
 			break;
-		case NEURONPROF_QT_TRACE:
-		case NEURONPROF_QT_TOPSP_TRACE:
-			/* An instruction ends when the next entry of its queue says. */
-			if (have_pend && w->lost)
-				w->st->cut++;
-			else if (have_pend)
-				ret = instruction(w, &pend, instr_end(&w->clk, pend.ts, true, e.ts));
-			if (!ret)
-				ret = emit_lost(w, &e);
-			pend = e;
-			have_pend = true;
-			break;
 		case NEURONPROF_QT_DMA:
 			dn = file_code_name(f, e.queue_type, e.code);
 			if (dn)
@@ -489,13 +547,9 @@ static int walk_queue(struct walk *w, const struct prof_file *f, const struct pr
 				"infer start without stop" : "event start without end", &start);
 	w->st->lost_recorded += q->lost_count;
 	w->st->seq_gaps += w->gaps;
-	/* Losses after the last entry: their window, and the last instruction is cut. */
+	/* Losses after the last entry: their window. */
 	if (!ret)
 		ret = emit_tail_loss(w, f, q, &tail);
-	if (!ret && have_pend && tail)
-		w->st->cut++;
-	else if (!ret && have_pend)
-		ret = instruction(w, &pend, instr_end(&w->clk, pend.ts, false, 0));
 	return ret;
 }
 
