@@ -30,23 +30,22 @@ const char *host_source_name(uint32_t source)
 	}
 }
 
-int xinstr_slice(const struct xformat *fmt, void *ctx, const struct xtrack *t, const char *name,
-		 uint64_t name_key, uint32_t code, bool named, uint64_t ts, uint64_t end_ts,
-		 uint64_t pc, uint64_t op0, uint64_t op1)
+int xinstr_slice(const struct xformat *fmt, void *ctx, const struct xtrack *t,
+		 const struct xinstr *in)
 {
 	char hex[CODE_LEN];
 	struct xarg a[4];
 	int n = 0;
 
-	if (named) {
-		*fmt_hex(fmt_str(hex, "0x"), code, 6) = '\0';
+	if (in->named) {
+		*fmt_hex(fmt_str(hex, "0x"), in->code, 6) = '\0';
 		a[n++] = (struct xarg){ .key = "code", .kind = XARG_STR, .s = hex };
 	}
-	a[n++] = (struct xarg){ .key = "pc", .kind = XARG_HEX, .u = pc };
-	a[n++] = (struct xarg){ .key = "operand0", .kind = XARG_HEX, .u = op0 };
-	a[n++] = (struct xarg){ .key = "operand1", .kind = XARG_HEX, .u = op1 };
-	return fmt->slice(ctx, t, XSLICE_COMPLETE, "instruction", name, name_key, ts, end_ts, a, n,
-			  0, 0);
+	a[n++] = (struct xarg){ .key = "pc", .kind = XARG_HEX, .u = in->pc };
+	a[n++] = (struct xarg){ .key = "operand0", .kind = XARG_HEX, .u = in->op0 };
+	a[n++] = (struct xarg){ .key = "operand1", .kind = XARG_HEX, .u = in->op1 };
+	return fmt->slice(ctx, t, XSLICE_COMPLETE, "instruction", in->name, in->name_key, in->ts,
+			  in->end_ts, a, n, 0, 0);
 }
 
 static int cmp_event_id(const void *a, const void *b)

@@ -703,37 +703,42 @@ static const struct instr_slot *instr_slot(struct json_export *x, const struct x
 }
 
 /*
- * An instruction: the bytes fast_event() writes for it (the test
- * export_instr checks), the parts that repeat copied from its slot.
+ * Instructions: the bytes fast_event() writes for each (the test
+ * export_fast checks), the parts that repeat copied from its slot.
  */
-static int j_instr(void *ctx, const struct xtrack *t, const char *name, uint64_t name_key,
-		   uint32_t code, bool named, uint64_t ts, uint64_t end_ts, uint64_t pc,
-		   uint64_t op0, uint64_t op1)
+static int j_instrs(void *ctx, const struct xtrack *t, const struct xinstr *v, size_t n)
 {
 	struct json_export *x = ctx;
-	const struct instr_slot *s = instr_slot(x, t, name, name_key, code, named);
-	char *p;
 
-	if (!s)
-		return xinstr_slice(&json_format, ctx, t, name, name_key, code, named, ts, end_ts,
-				    pc, op0, op1);
-	p = ob_reserve(&x->ob, FAST_ROOM);
-	/* The whole slot: fixed-size copies; only their lengths count. */
-	if (s->head_len <= 128)
-		memcpy(p, s->head, 128);
-	else
-		memcpy(p, s->head, INSTR_HEAD);
-	p = put_ts(x, p + s->head_len, ts);
-	p = PUT(p, ",\"dur\":");
-	p = put_dur(x, p, end_ts - ts);
-	memcpy(p, s->args, INSTR_ARGS);
-	p = put_hex(p + s->args_len, pc);
-	p = PUT(p, "\",\"operand0\":\"0x");
-	p = put_hex(p, op0);
-	p = PUT(p, "\",\"operand1\":\"0x");
-	p = put_hex(p, op1);
-	p = PUT(p, "\"}}");
-	ob_commit(&x->ob, p);
+	for (size_t i = 0; i < n; i++) {
+		const struct xinstr *in = &v[i];
+		const struct instr_slot *s = instr_slot(x, t, in->name, in->name_key, in->code,
+							in->named);
+		char *p;
+
+		if (!s) {
+			if (xinstr_slice(&json_format, ctx, t, in))
+				return -1;
+			continue;
+		}
+		p = ob_reserve(&x->ob, FAST_ROOM);
+		/* The whole slot: fixed-size copies; only their lengths count. */
+		if (s->head_len <= 128)
+			memcpy(p, s->head, 128);
+		else
+			memcpy(p, s->head, INSTR_HEAD);
+		p = put_ts(x, p + s->head_len, in->ts);
+		p = PUT(p, ",\"dur\":");
+		p = put_dur(x, p, in->end_ts - in->ts);
+		memcpy(p, s->args, INSTR_ARGS);
+		p = put_hex(p + s->args_len, in->pc);
+		p = PUT(p, "\",\"operand0\":\"0x");
+		p = put_hex(p, in->op0);
+		p = PUT(p, "\",\"operand1\":\"0x");
+		p = put_hex(p, in->op1);
+		p = PUT(p, "\"}}");
+		ob_commit(&x->ob, p);
+	}
 	return 0;
 }
 

@@ -648,13 +648,11 @@ static void pf_instr_fill(struct perfetto_export *x, const struct xtrack *t, con
 }
 
 /*
- * An instruction: the bytes p_slice() writes for it (the test export_instr
+ * Instructions: the bytes p_slice() writes for each (the test export_fast
  * checks), a begin and an end packet, from its slot. The first of a slot
  * goes through p_slice(), which defines what it interns.
  */
-static int p_instr(void *ctx, const struct xtrack *t, const char *name, uint64_t name_key,
-		   uint32_t code, bool named, uint64_t ts, uint64_t end_ts, uint64_t pc,
-		   uint64_t op0, uint64_t op1)
+static int p_instrs(void *ctx, const struct xtrack *t, const struct xinstr *v, size_t n)
 {
 	/* TRACE_PACKET, its length (patched), sequence id 1, the flags, the timestamp's tag. */
 	static const uint8_t begin[8] = {
@@ -667,45 +665,49 @@ static int p_instr(void *ctx, const struct xtrack *t, const char *name, uint64_t
 		PKT_TIMESTAMP << 3 | PB_VARINT, 0, 0, 0,
 	};
 	struct perfetto_export *x = ctx;
-	const struct pf_instr_slot *s = pf_slot(x, t, name_key, code);
-	const uint64_t v[3] = { pc, op0, op1 };
-	uint8_t *p, *pkt, *te;
-	int ret;
 
-	if (s->t != t || s->key != name_key || s->code != code || s->named != named)
-		s++;
-	if (s->t != t || s->key != name_key || s->code != code || s->named != named) {
-		ret = xinstr_slice(&perfetto_format, ctx, t, name, name_key, code, named, ts,
-				   end_ts, pc, op0, op1);
-		if (!ret)
-			pf_instr_fill(x, t, name, name_key, code, named);
-		return ret;
-	}
-	if (!packet_room(x, 256))
-		return -1;
-	p = pb_cursor(&x->e);
-	memcpy(p, begin, sizeof(begin));
-	pkt = p + 1;
-	p = pb_varint_at(p + 7, ts);
-	*p = PKT_TRACK_EVENT << 3 | PB_LEN;
-	te = p + 1;
-	memcpy(p + 2, s->te, INSTR_TE);
-	p += 2 + s->te_len;
-	for (int i = 0; i < 3; i++) {
-		uint8_t *at = p + 1;
+	for (size_t i = 0; i < n; i++) {
+		const struct xinstr *in = &v[i];
+		const struct pf_instr_slot *s = pf_slot(x, t, in->name_key, in->code);
+		const uint64_t a[3] = { in->pc, in->op0, in->op1 };
+		uint8_t *p, *pkt, *te;
 
-		memcpy(p, s->pre[i], sizeof(s->pre[i]));
-		p = pb_varint_at(p + s->pre_len[i], v[i]);
-		*at = (uint8_t)(p - at - 1);
+		if (s->t != t || s->key != in->name_key || s->code != in->code ||
+		    s->named != in->named)
+			s++;
+		if (s->t != t || s->key != in->name_key || s->code != in->code ||
+		    s->named != in->named) {
+			if (xinstr_slice(&perfetto_format, ctx, t, in))
+				return -1;
+			pf_instr_fill(x, t, in->name, in->name_key, in->code, in->named);
+			continue;
+		}
+		if (!packet_room(x, 256))
+			return -1;
+		p = pb_cursor(&x->e);
+		memcpy(p, begin, sizeof(begin));
+		pkt = p + 1;
+		p = pb_varint_at(p + 7, in->ts);
+		*p = PKT_TRACK_EVENT << 3 | PB_LEN;
+		te = p + 1;
+		memcpy(p + 2, s->te, INSTR_TE);
+		p += 2 + s->te_len;
+		for (int k = 0; k < 3; k++) {
+			uint8_t *at = p + 1;
+
+			memcpy(p, s->pre[k], sizeof(s->pre[k]));
+			p = pb_varint_at(p + s->pre_len[k], a[k]);
+			*at = (uint8_t)(p - at - 1);
+		}
+		p = pbc_close(te, p);
+		p = pbc_close(pkt, p);
+		/* The end: as p_slice() writes it. */
+		memcpy(p, end, sizeof(end));
+		pkt = p + 1;
+		p = pb_varint_at(p + 5, in->end_ts);
+		memcpy(p, s->end, sizeof(s->end));
+		pb_commit(&x->e, pbc_close(pkt, p + s->end_len));
 	}
-	p = pbc_close(te, p);
-	p = pbc_close(pkt, p);
-	/* The end: as p_slice() writes it. */
-	memcpy(p, end, sizeof(end));
-	pkt = p + 1;
-	p = pb_varint_at(p + 5, end_ts);
-	memcpy(p, s->end, sizeof(s->end));
-	pb_commit(&x->e, pbc_close(pkt, p + s->end_len));
 	return 0;
 }
 

@@ -122,29 +122,69 @@ struct instr_entry {
 	uint16_t queue_type;
 };
 
-static int instruction(struct walk *w, const struct instr_entry *e, uint64_t end)
+/* Instructions collected before they go to the format (xformat.instrs). */
+#define INSTR_BATCH	128
+
+struct instr_batch {
+	size_t n;
+	struct xinstr v[INSTR_BATCH];
+};
+
+/* The instructions of @b to the format, in order. */
+static int instr_flush(struct walk *w, struct instr_batch *b)
+{
+	size_t n = b->n;
+	int ret = 0;
+
+	b->n = 0;
+	w->st->slices += n;
+	if (w->fmt->instrs)
+		return n ? w->fmt->instrs(w->ctx, w->t, b->v, n) : 0;
+	for (size_t i = 0; i < n && !ret; i++)
+		ret = xinstr_slice(w->fmt, w->ctx, w->t, &b->v[i]);
+	return ret;
+}
+
+/*
+ * An instruction as a slice, its end given by the timing model, into @b:
+ * named by the device's name of its opcode with the opcode in its "code"
+ * argument, else named by the opcode itself (which needs no second copy:
+ * the instructions of a recording without names cost what they did).
+ */
+static int instruction(struct walk *w, struct instr_batch *b, const struct instr_entry *e,
+		       uint64_t end)
 {
 	struct opcode_slot *s = &w->ops[e->code % OPCODE_SLOTS];
 	uint64_t shift = (uint64_t)w->t->proc->shift;
-	const char *op;
+	struct xinstr *in;
+	int ret;
 
 	/* A program runs a few opcodes over and over: each is looked up once. */
 	if (!s->valid || s->code != e->code) {
+		/* The batch may name instructions by the slot's spelling. */
+		ret = instr_flush(w, b);
+		if (ret)
+			return ret;
 		s->code = e->code;
 		s->valid = true;
 		s->op = file_code_name(w->file, e->queue_type, e->code);
 		code_hex(e->code, s->hex);
+	} else if (b->n == INSTR_BATCH) {
+		ret = instr_flush(w, b);
+		if (ret)
+			return ret;
 	}
-	op = s->op;
-	w->st->slices++;
-	if (!w->fmt->instr)
-		return xinstr_slice(w->fmt, w->ctx, w->t, op ? op : s->hex,
-				    op ? (uint64_t)(uintptr_t)op : XNAME_KEY_CODE(e->code),
-				    e->code, op != NULL, e->ts + shift, end + shift, e->pc, e->op0,
-				    e->op1);
-	return w->fmt->instr(w->ctx, w->t, op ? op : s->hex,
-			     op ? (uint64_t)(uintptr_t)op : XNAME_KEY_CODE(e->code), e->code,
-			     op != NULL, e->ts + shift, end + shift, e->pc, e->op0, e->op1);
+	in = &b->v[b->n++];
+	in->name = s->op ? s->op : s->hex;
+	in->name_key = s->op ? (uint64_t)(uintptr_t)s->op : XNAME_KEY_CODE(e->code);
+	in->ts = e->ts + shift;
+	in->end_ts = end + shift;
+	in->pc = e->pc;
+	in->op0 = e->op0;
+	in->op1 = e->op1;
+	in->code = e->code;
+	in->named = s->op != NULL;
+	return 0;
 }
 
 /* Group name used in slice names: "vector", "engine 7", "TopSP 3". */
@@ -353,64 +393,79 @@ static int pair_start(struct walk *w, const char *cat, const char *what, struct 
  * instruction before it (cut instead where entries were lost between
  * them), then the loss window before it, if any; after the last, the
  * window of what the rings lost beyond the gaps, and the last instruction
- * (cut by that loss, if any).
+ * (cut by that loss, if any). The entries of a chunk (queue_iter) are
+ * walked with the state in locals, only what an instruction takes is
+ * decoded, and the instructions go to the format in batches; progress is
+ * counted per chunk.
  */
 static int walk_trace(struct walk *w, const struct prof_file *f, const struct nprof_ntff_queue *q)
 {
-	uint64_t done = *w->done, entries = 0, cut = 0;
-	struct instr_entry pend = { 0 };
-	bool have_pend = false, tail;
 	unsigned char pad[sizeof(struct neuronprof_notification)];
-	const unsigned char *p;
+	uint64_t done = *w->done, entries = 0, cut = 0;
+	uint64_t prev_ts = w->prev_ts;
+	struct instr_entry pend = { 0 };
+	bool have_pend = false, have_prev = w->have_prev, tail;
+	struct instr_batch b;
 	int ret = 0;
 
-	/*
-	 * Only what an instruction takes is decoded, into locals: the walk
-	 * of the other queues keeps a struct entry on the stack and each
-	 * member read back from it waits for its store.
-	 */
-	while ((p = queue_iter_next(&w->it))) {
-		uint64_t ts, seq;
+	b.n = 0;
+	for (;;) {
+		const unsigned char *p = w->it.it.pos, *end = w->it.it.end;
+		size_t step = w->it.it.step;
 
-		/* Members beyond a short entry read as zero (entry_decode()). */
-		if (w->it.entry_size < sizeof(pad)) {
-			memset(pad, 0, sizeof(pad));
-			memcpy(pad, p, w->it.entry_size);
-			p = pad;
+		if (p == end) {
+			if (!queue_iter_record(&w->it))
+				break;
+			continue;
 		}
-		ts = ENTRY_LD(p, uint64_t, timestamp_ns, le64toh);
-		seq = ENTRY_LD(p, uint64_t, seq, le64toh);
-		progress_update(w->pg, ++done);
-		entries++;
-		/* walk_take() */
-		w->lost = seq_skipped_iter(&w->seq, &w->it, seq);
-		w->gaps += w->lost;
-		w->gap_from = w->prev_ts;
-		w->prev_ts = ts;
-		w->have_prev = true;
-		if (have_pend && w->lost)
-			cut++;
-		else if (have_pend)
-			ret = instruction(w, &pend, instr_end(&w->clk, pend.ts, true, ts));
-		if (!ret && w->lost) {
-			uint64_t lost = w->lost;
+		for (; p != end && !ret; p += step) {
+			const unsigned char *e = p;
+			uint64_t ts, seq, lost;
 
-			w->lost = 0;
-			ret = loss_slice(w, w->gap_from, ts, lost, false, seq - lost - 1, true);
+			/* Members beyond a short entry read as zero (entry_decode()). */
+			if (step < sizeof(pad)) {
+				memset(pad, 0, sizeof(pad));
+				memcpy(pad, p, step);
+				e = pad;
+			}
+			ts = ENTRY_LD(e, uint64_t, timestamp_ns, le64toh);
+			seq = ENTRY_LD(e, uint64_t, seq, le64toh);
+			entries++;
+			lost = seq_skipped_iter(&w->seq, &w->it, seq);
+			if (lost) {
+				/* The instruction before a loss is cut; the loss's window follows. */
+				w->gaps += lost;
+				cut += have_pend;
+				ret = instr_flush(w, &b);
+				if (!ret)
+					ret = loss_slice(w, prev_ts, ts, lost, false, seq - lost - 1,
+							 true);
+			} else if (have_pend) {
+				ret = instruction(w, &b, &pend,
+						  instr_end(&w->clk, pend.ts, true, ts));
+			}
+			prev_ts = ts;
+			have_prev = true;
+			pend.ts = ts;
+			pend.pc = ENTRY_LD(e, uint64_t, payload[0], le64toh);
+			pend.op0 = ENTRY_LD(e, uint64_t, payload[1], le64toh);
+			pend.op1 = ENTRY_LD(e, uint64_t, payload[2], le64toh);
+			pend.code = ENTRY_LD(e, uint32_t, code, le32toh);
+			pend.queue_type = ENTRY_LD(e, uint16_t, queue_type, le16toh);
+			have_pend = true;
 		}
+		w->it.it.pos = p;
 		if (ret)
 			break;
-		pend.ts = ts;
-		pend.pc = ENTRY_LD(p, uint64_t, payload[0], le64toh);
-		pend.op0 = ENTRY_LD(p, uint64_t, payload[1], le64toh);
-		pend.op1 = ENTRY_LD(p, uint64_t, payload[2], le64toh);
-		pend.code = ENTRY_LD(p, uint32_t, code, le32toh);
-		pend.queue_type = ENTRY_LD(p, uint16_t, queue_type, le16toh);
-		have_pend = true;
+		progress_update(w->pg, done + entries);
 	}
-	*w->done = done;
+	if (!ret)
+		ret = instr_flush(w, &b);
+	*w->done = done + entries;
 	w->st->entries += entries;
 	w->st->cut += cut;
+	w->prev_ts = prev_ts;
+	w->have_prev = have_prev;
 	w->st->lost_recorded += q->lost_count;
 	w->st->seq_gaps += w->gaps;
 	if (!ret)
@@ -418,7 +473,9 @@ static int walk_trace(struct walk *w, const struct prof_file *f, const struct np
 	if (!ret && have_pend && tail)
 		w->st->cut++;
 	else if (!ret && have_pend)
-		ret = instruction(w, &pend, instr_end(&w->clk, pend.ts, false, 0));
+		ret = instruction(w, &b, &pend, instr_end(&w->clk, pend.ts, false, 0));
+	if (!ret)
+		ret = instr_flush(w, &b);
 	return ret;
 }
 
