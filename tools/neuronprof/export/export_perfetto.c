@@ -652,6 +652,14 @@ static void pf_instr_fill(struct perfetto_export *x, const struct xtrack *t, con
  * checks), a begin and an end packet, from its slot. The first of a slot
  * goes through p_slice(), which defines what it interns.
  */
+/*
+ * The most an instruction's two packets take, with the copies of whole
+ * templates: a begin of 2 + 4 + 11 bytes, a track event of 2 + INSTR_TE +
+ * 3 x (8 + 10) and a packet length that may grow by 1; an end of 2 + 2 +
+ * 11 + 24.
+ */
+#define PF_INSTR_MAX	256
+
 static int p_instrs(void *ctx, const struct xtrack *t, const struct xinstr *v, size_t n)
 {
 	/* TRACE_PACKET, its length (patched), sequence id 1, the flags, the timestamp's tag. */
@@ -665,26 +673,33 @@ static int p_instrs(void *ctx, const struct xtrack *t, const struct xinstr *v, s
 		PKT_TIMESTAMP << 3 | PB_VARINT, 0, 0, 0,
 	};
 	struct perfetto_export *x = ctx;
+	uint8_t *p = NULL;
 
 	for (size_t i = 0; i < n; i++) {
 		const struct xinstr *in = &v[i];
 		const struct pf_instr_slot *s = pf_slot(x, t, in->name_key, in->code);
 		const uint64_t a[3] = { in->pc, in->op0, in->op1 };
-		uint8_t *p, *pkt, *te;
+		uint8_t *pkt, *te;
 
 		if (s->t != t || s->key != in->name_key || s->code != in->code ||
 		    s->named != in->named)
 			s++;
 		if (s->t != t || s->key != in->name_key || s->code != in->code ||
 		    s->named != in->named) {
+			if (p)
+				pb_commit(&x->e, p);
+			p = NULL;
 			if (xinstr_slice(&perfetto_format, ctx, t, in))
 				return -1;
 			pf_instr_fill(x, t, in->name, in->name_key, in->code, in->named);
 			continue;
 		}
-		if (!packet_room(x, 256))
-			return -1;
-		p = pb_cursor(&x->e);
+		/* Room for the rest of the batch, asked for once: PF_INSTR_MAX bytes each. */
+		if (!p) {
+			if (!packet_room(x, PF_INSTR_MAX * (n - i)))
+				return -1;
+			p = pb_cursor(&x->e);
+		}
 		memcpy(p, begin, sizeof(begin));
 		pkt = p + 1;
 		p = pb_varint_at(p + 7, in->ts);
@@ -706,8 +721,10 @@ static int p_instrs(void *ctx, const struct xtrack *t, const struct xinstr *v, s
 		pkt = p + 1;
 		p = pb_varint_at(p + 5, in->end_ts);
 		memcpy(p, s->end, sizeof(s->end));
-		pb_commit(&x->e, pbc_close(pkt, p + s->end_len));
+		p = pbc_close(pkt, p + s->end_len);
 	}
+	if (p)
+		pb_commit(&x->e, p);
 	return 0;
 }
 

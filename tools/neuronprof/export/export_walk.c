@@ -151,26 +151,36 @@ static int instr_flush(struct walk *w, struct instr_batch *b)
  * argument, else named by the opcode itself (which needs no second copy:
  * the instructions of a recording without names cost what they did).
  */
-static int instruction(struct walk *w, struct instr_batch *b, const struct instr_entry *e,
-		       uint64_t end)
+static int instr_room(struct walk *w, struct instr_batch *b, const struct instr_entry *e)
+{
+	struct opcode_slot *s = &w->ops[e->code % OPCODE_SLOTS];
+	int ret;
+
+	/* The batch may name instructions by the slot's spelling. */
+	ret = instr_flush(w, b);
+	if (ret || (s->valid && s->code == e->code))
+		return ret;
+	s->code = e->code;
+	s->valid = true;
+	s->op = file_code_name(w->file, e->queue_type, e->code);
+	code_hex(e->code, s->hex);
+	return 0;
+}
+
+static inline __attribute__((always_inline)) int
+instruction(struct walk *w, struct instr_batch *b, const struct instr_entry *e, uint64_t end)
 {
 	struct opcode_slot *s = &w->ops[e->code % OPCODE_SLOTS];
 	uint64_t shift = (uint64_t)w->t->proc->shift;
 	struct xinstr *in;
 	int ret;
 
-	/* A program runs a few opcodes over and over: each is looked up once. */
-	if (!s->valid || s->code != e->code) {
-		/* The batch may name instructions by the slot's spelling. */
-		ret = instr_flush(w, b);
-		if (ret)
-			return ret;
-		s->code = e->code;
-		s->valid = true;
-		s->op = file_code_name(w->file, e->queue_type, e->code);
-		code_hex(e->code, s->hex);
-	} else if (b->n == INSTR_BATCH) {
-		ret = instr_flush(w, b);
+	/*
+	 * A program runs a few opcodes over and over: each is looked up once
+	 * (instr_room()), when the batch has room.
+	 */
+	if (!s->valid || s->code != e->code || b->n == INSTR_BATCH) {
+		ret = instr_room(w, b, e);
 		if (ret)
 			return ret;
 	}
