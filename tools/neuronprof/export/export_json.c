@@ -51,23 +51,22 @@ struct name_slot {
 };
 
 /*
- * What repeats in the instructions of one track and opcode (see j_instr()):
- * the bytes up to the timestamp, and those from the duration to the first
- * hex digit of "pc".
+ * What repeats in the instructions of one name and opcode (see j_instrs()):
+ * the name's bytes, and those from "args" to the first hex digit of "pc".
+ * Two cache lines, as few as the copies need: the slots of the opcodes a
+ * program runs stay in the cache while the output streams past.
  */
-#define INSTR_CACHE	1024
-#define INSTR_HEAD	192
-#define INSTR_ARGS	48
+#define INSTR_CACHE	512
+#define INSTR_ARGS	40
 
 struct instr_slot {
-	const struct xtrack *t;		/* NULL: empty */
-	uint64_t key;			/* name_key */
+	uint64_t key;			/* name_key; 0: empty */
 	uint32_t code;
 	bool named;
-	uint8_t head_len, args_len;
-	char head[INSTR_HEAD];		/* ,\n{"name":"N","cat":"instruction","ph":"X",...,"ts": */
-	char args[INSTR_ARGS];		/* ,"args":{["code":"0x000102",]"pc":"0x */
-};
+	uint8_t name_len, args_len;
+	char name[NAME_SLOT];		/* the name's bytes, no quotes */
+	char args[INSTR_ARGS];		/* ","args":{["code":"0x000102",]"pc":"0x */
+} __attribute__((aligned(64)));
 
 struct json_export {
 	bool first;
@@ -90,8 +89,11 @@ struct json_export {
 
 struct json_export *json_export_new(FILE *out)
 {
-	struct json_export *x = malloc(sizeof(*x));
+	struct json_export *x;
 
+	/* Aligned as its instruction slots are. */
+	if (posix_memalign((void **)&x, 64, sizeof(*x)))
+		x = NULL;
 	if (x) {
 		for (int i = 0; i < 1000; i++) {
 			x->frac[i][0] = '.';
@@ -105,7 +107,7 @@ struct json_export *json_export_new(FILE *out)
 		x->last_us = UINT64_MAX;	/* no timestamp's: at most UINT64_MAX / 1000 */
 		x->last_us_len = 0;
 		for (int i = 0; i < INSTR_CACHE; i++)
-			x->instrs[i].t = NULL;
+			x->instrs[i].key = 0;
 		x->first = true;
 		x->ob.f = out;
 		x->ob.len = 0;
@@ -653,40 +655,31 @@ static int j_slice(void *ctx, const struct xtrack *t, enum xslice_style style, c
 }
 
 /*
- * The slot of the instructions of track @t named @name (@key) for opcode
- * @code, filled on first use; NULL when the name needs the escaper or is
- * long (fast_event() and the slow path then decide), or before the first
- * event (which has no separator).
+ * The slot of the instructions named @name (@key) of opcode @code, filled
+ * on first use; NULL when the name needs the escaper or is long
+ * (fast_event() and the slow path then decide).
  */
-static const struct instr_slot *instr_slot(struct json_export *x, const struct xtrack *t,
-					   const char *name, uint64_t key, uint32_t code,
-					   bool named)
+static const struct instr_slot *instr_slot(struct json_export *x, const char *name,
+					   uint64_t key, uint32_t code, bool named)
 {
-	uint64_t h = ((uint64_t)(uintptr_t)t ^ key * 0x9e3779b97f4a7c15ULL ^ (uint64_t)code << 32) *
-		     0xff51afd7ed558ccdULL;
+	uint64_t h = (key * 0x9e3779b97f4a7c15ULL ^ (uint64_t)code << 32) * 0xff51afd7ed558ccdULL;
 	struct instr_slot *s = &x->instrs[(h >> 54) % (INSTR_CACHE / 2) * 2];
 	char *p, *end;
 
 	/* Two ways: a new slot goes first, the one it replaces second. */
-	if (s[0].t == t && s[0].key == key && s[0].code == code && s[0].named == named)
+	if (s[0].key == key && s[0].code == code && s[0].named == named)
 		return &s[0];
-	if (s[1].t == t && s[1].key == key && s[1].code == code && s[1].named == named)
+	if (s[1].key == key && s[1].code == code && s[1].named == named)
 		return &s[1];
-	if (x->first || strnlen(name, NAME_SLOT) >= NAME_SLOT)
+	if (strnlen(name, NAME_SLOT) >= NAME_SLOT)
 		return NULL;
-	if (s[0].t)
+	if (s[0].key)
 		s[1] = s[0];
-	s->t = NULL;
-	p = PUT(s->head, ",\n{\"name\":\"");
-	end = copy_plain(p, name);
+	s->key = 0;
+	end = copy_plain(s->name, name);
 	if (!end)
 		return NULL;
-	p = PUT(end, "\",\"cat\":\"instruction\",\"ph\":\"X\",\"pid\":");
-	p = fmt_i64(p, t->proc->pid);
-	p = PUT(p, ",\"tid\":");
-	p = fmt_i64(p, t->tid);
-	p = PUT(p, ",\"ts\":");
-	s->head_len = (uint8_t)(p - s->head);
+	s->name_len = (uint8_t)(end - s->name);
 	p = PUT(s->args, ",\"args\":{");
 	if (named) {
 		p = PUT(p, "\"code\":\"0x");
@@ -695,7 +688,6 @@ static const struct instr_slot *instr_slot(struct json_export *x, const struct x
 	}
 	p = PUT(p, "\"pc\":\"0x");
 	s->args_len = (uint8_t)(p - s->args);
-	s->t = t;
 	s->key = key;
 	s->code = code;
 	s->named = named;
@@ -704,30 +696,43 @@ static const struct instr_slot *instr_slot(struct json_export *x, const struct x
 
 /*
  * Instructions: the bytes fast_event() writes for each (the test
- * export_fast checks), the parts that repeat copied from its slot.
+ * export_instr checks), the parts that repeat copied whole: the name and
+ * the start of the arguments from its slot, what follows the name from
+ * the track's (made once per batch).
  */
 static int j_instrs(void *ctx, const struct xtrack *t, const struct xinstr *v, size_t n)
 {
 	struct json_export *x = ctx;
+	char tail[128], *p;
+	size_t tail_len;
 
+	p = PUT(tail, "\",\"cat\":\"instruction\",\"ph\":\"X\",\"pid\":");
+	p = fmt_i64(p, t->proc->pid);
+	p = PUT(p, ",\"tid\":");
+	p = fmt_i64(p, t->tid);
+	p = PUT(p, ",\"ts\":");
+	tail_len = (size_t)(p - tail);
 	for (size_t i = 0; i < n; i++) {
 		const struct xinstr *in = &v[i];
-		const struct instr_slot *s = instr_slot(x, t, in->name, in->name_key, in->code,
+		const struct instr_slot *s = instr_slot(x, in->name, in->name_key, in->code,
 							in->named);
-		char *p;
 
-		if (!s) {
+		/* The very first event has no separator: fast_event() writes it. */
+		if (!s || x->first) {
 			if (xinstr_slice(&json_format, ctx, t, in))
 				return -1;
 			continue;
 		}
 		p = ob_reserve(&x->ob, FAST_ROOM);
-		/* The whole slot: fixed-size copies; only their lengths count. */
-		if (s->head_len <= 128)
-			memcpy(p, s->head, 128);
+		/* Whole slots: fixed-size copies; only their lengths count. */
+		p = PUT(p, ",\n{\"name\":\"");
+		memcpy(p, s->name, NAME_SLOT);
+		p += s->name_len;
+		if (tail_len <= 64)
+			memcpy(p, tail, 64);
 		else
-			memcpy(p, s->head, INSTR_HEAD);
-		p = put_ts(x, p + s->head_len, in->ts);
+			memcpy(p, tail, sizeof(tail));
+		p = put_ts(x, p + tail_len, in->ts);
 		p = PUT(p, ",\"dur\":");
 		p = put_dur(x, p, in->end_ts - in->ts);
 		memcpy(p, s->args, INSTR_ARGS);

@@ -168,10 +168,10 @@ static int instr_room(struct walk *w, struct instr_batch *b, const struct instr_
 }
 
 static inline __attribute__((always_inline)) int
-instruction(struct walk *w, struct instr_batch *b, const struct instr_entry *e, uint64_t end)
+instruction(struct walk *w, struct instr_batch *b, const struct instr_entry *e, uint64_t end,
+	    uint64_t shift)
 {
 	struct opcode_slot *s = &w->ops[e->code % OPCODE_SLOTS];
-	uint64_t shift = (uint64_t)w->t->proc->shift;
 	struct xinstr *in;
 	int ret;
 
@@ -412,7 +412,7 @@ static int walk_trace(struct walk *w, const struct prof_file *f, const struct np
 {
 	unsigned char pad[sizeof(struct neuronprof_notification)];
 	uint64_t done = *w->done, entries = 0, cut = 0;
-	uint64_t prev_ts = w->prev_ts;
+	uint64_t prev_ts = w->prev_ts, shift = (uint64_t)w->t->proc->shift;
 	struct instr_entry pend = { 0 };
 	bool have_pend = false, have_prev = w->have_prev, tail;
 	struct instr_batch b;
@@ -452,7 +452,7 @@ static int walk_trace(struct walk *w, const struct prof_file *f, const struct np
 							 true);
 			} else if (have_pend) {
 				ret = instruction(w, &b, &pend,
-						  instr_end(&w->clk, pend.ts, true, ts));
+						  instr_end(&w->clk, pend.ts, true, ts), shift);
 			}
 			prev_ts = ts;
 			have_prev = true;
@@ -483,7 +483,7 @@ static int walk_trace(struct walk *w, const struct prof_file *f, const struct np
 	if (!ret && have_pend && tail)
 		w->st->cut++;
 	else if (!ret && have_pend)
-		ret = instruction(w, &b, &pend, instr_end(&w->clk, pend.ts, false, 0));
+		ret = instruction(w, &b, &pend, instr_end(&w->clk, pend.ts, false, 0), shift);
 	if (!ret)
 		ret = instr_flush(w, &b);
 	return ret;
