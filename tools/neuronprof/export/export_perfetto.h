@@ -124,29 +124,29 @@ struct addr_cache {
 #define KEY_CACHE	1024
 
 /*
- * An instruction of one track and opcode (p_instr()): its begin's track
- * event up to its arguments' values (type, track, category, name, the
- * "code" annotation when it has one), each hex argument's annotation up to
- * its value, and its end's track event.
+ * What repeats in instructions (p_instrs()): per name and opcode, the
+ * begin's track event from the name's iid to the arguments' values (the
+ * "code" annotation when it has one), in one cache line; per export, each
+ * hex argument's annotation up to its value, and the category's iid.
  */
-#define INSTR_CACHE	1024
-#define INSTR_TE	64
+#define INSTR_CACHE	512
+#define INSTR_NAME	44
 
 struct pf_instr_slot {
-	const struct xtrack *t;		/* NULL: empty */
-	uint64_t key;			/* name_key */
+	uint64_t key;			/* name_key; 0: empty */
 	uint32_t code;
 	bool named;
-	uint8_t te_len, end_len;
-	uint8_t pre_len[3];
-	uint8_t te[INSTR_TE];
-	uint8_t pre[3][8];		/* pc, operand0, operand1 */
-	uint8_t end[24];
-};
+	uint8_t len;
+	uint8_t bytes[INSTR_NAME];
+} __attribute__((aligned(64)));
 
 struct perfetto_export {
-	struct pbenc e;
 	struct pf_instr_slot instrs[INSTR_CACHE];
+	bool instr_ready;		/* instr_cat, instr_pre made */
+	uint64_t instr_cat;
+	uint8_t instr_pre_len[3];
+	uint8_t instr_pre[3][8];	/* pc, operand0, operand1 */
+	struct pbenc e;
 	struct intern names, cats, keys;
 	struct addr_cache cat_addr, key_addr;
 	struct {
