@@ -115,86 +115,81 @@ static int pair_slice(struct walk *w, enum xslice_style style, const char *cat,
  * else named by the opcode itself (which needs no second copy: the
  * instructions of a recording without names cost what they did).
  */
-/* What an instruction's slice takes of its entry. */
-struct instr_entry {
-	uint64_t ts, pc, op0, op1;
-	uint32_t code;
-	uint16_t queue_type;
-};
-
-/* Instructions collected before they go to the format (xformat.instrs). */
+/*
+ * Instructions collected before they go to the format (xformat.instrs):
+ * @n finished ones, and after them the pending one, the last entry of the
+ * queue, whose end the next entry gives: its members are those of its
+ * entry (the timestamp without the clock shift) until instr_finish().
+ */
 #define INSTR_BATCH	128
 
 struct instr_batch {
 	size_t n;
-	struct xinstr v[INSTR_BATCH];
+	struct xinstr v[INSTR_BATCH + 1];
 };
 
-/* The instructions of @b to the format, in order. */
+/* The finished instructions of @b to the format, in order; the pending one moves first. */
 static int instr_flush(struct walk *w, struct instr_batch *b)
 {
 	size_t n = b->n;
 	int ret = 0;
 
+	if (!n)
+		return 0;
 	b->n = 0;
 	w->st->slices += n;
 	if (w->fmt->instrs)
-		return n ? w->fmt->instrs(w->ctx, w->t, b->v, n) : 0;
-	for (size_t i = 0; i < n && !ret; i++)
+		ret = w->fmt->instrs(w->ctx, w->t, b->v, n);
+	for (size_t i = 0; i < n && !ret && !w->fmt->instrs; i++)
 		ret = xinstr_slice(w->fmt, w->ctx, w->t, &b->v[i]);
+	b->v[0] = b->v[n];
 	return ret;
 }
 
-/*
- * An instruction as a slice, its end given by the timing model, into @b:
- * named by the device's name of its opcode with the opcode in its "code"
- * argument, else named by the opcode itself (which needs no second copy:
- * the instructions of a recording without names cost what they did).
- */
-static int instr_room(struct walk *w, struct instr_batch *b, const struct instr_entry *e)
+/* A new opcode @code (of queue type @qt) for its slot, once the batch is out. */
+static int instr_opcode(struct walk *w, struct instr_batch *b, uint32_t code, uint16_t qt)
 {
-	struct opcode_slot *s = &w->ops[e->code % OPCODE_SLOTS];
+	struct opcode_slot *s = &w->ops[code % OPCODE_SLOTS];
 	int ret;
 
 	/* The batch may name instructions by the slot's spelling. */
 	ret = instr_flush(w, b);
-	if (ret || (s->valid && s->code == e->code))
+	if (ret)
 		return ret;
-	s->code = e->code;
+	s->code = code;
 	s->valid = true;
-	s->op = file_code_name(w->file, e->queue_type, e->code);
-	code_hex(e->code, s->hex);
+	s->op = file_code_name(w->file, qt, code);
+	code_hex(code, s->hex);
 	return 0;
 }
 
+/*
+ * The pending instruction of @b (of an entry of queue type @qt) ends at
+ * @end, given by the timing model: named by the device's name of its
+ * opcode with the opcode in its "code" argument, else named by the opcode
+ * itself (which needs no second copy: the instructions of a recording
+ * without names cost what they did).
+ */
 static inline __attribute__((always_inline)) int
-instruction(struct walk *w, struct instr_batch *b, const struct instr_entry *e, uint64_t end,
-	    uint64_t shift)
+instr_finish(struct walk *w, struct instr_batch *b, uint16_t qt, uint64_t end, uint64_t shift)
 {
-	struct opcode_slot *s = &w->ops[e->code % OPCODE_SLOTS];
-	struct xinstr *in;
+	struct xinstr *in = &b->v[b->n];
+	struct opcode_slot *s = &w->ops[in->code % OPCODE_SLOTS];
 	int ret;
 
-	/*
-	 * A program runs a few opcodes over and over: each is looked up once
-	 * (instr_room()), when the batch has room.
-	 */
-	if (!s->valid || s->code != e->code || b->n == INSTR_BATCH) {
-		ret = instr_room(w, b, e);
+	/* A program runs a few opcodes over and over: each is looked up once. */
+	if (!s->valid || s->code != in->code) {
+		ret = instr_opcode(w, b, in->code, qt);
 		if (ret)
 			return ret;
+		in = &b->v[0];
 	}
-	in = &b->v[b->n++];
 	in->name = s->op ? s->op : s->hex;
-	in->name_key = s->op ? (uint64_t)(uintptr_t)s->op : XNAME_KEY_CODE(e->code);
-	in->ts = e->ts + shift;
-	in->end_ts = end + shift;
-	in->pc = e->pc;
-	in->op0 = e->op0;
-	in->op1 = e->op1;
-	in->code = e->code;
+	in->name_key = s->op ? (uint64_t)(uintptr_t)s->op : XNAME_KEY_CODE(in->code);
 	in->named = s->op != NULL;
-	return 0;
+	in->ts += shift;
+	in->end_ts = end + shift;
+	return ++b->n == INSTR_BATCH ? instr_flush(w, b) : 0;
 }
 
 /* Group name used in slice names: "vector", "engine 7", "TopSP 3". */
@@ -413,9 +408,9 @@ static int walk_trace(struct walk *w, const struct prof_file *f, const struct np
 	unsigned char pad[sizeof(struct neuronprof_notification)];
 	uint64_t done = *w->done, entries = 0, cut = 0;
 	uint64_t prev_ts = w->prev_ts, shift = (uint64_t)w->t->proc->shift;
-	struct instr_entry pend = { 0 };
 	bool have_pend = false, have_prev = w->have_prev, tail;
 	struct instr_batch b;
+	uint16_t pend_qt = 0;
 	int ret = 0;
 
 	b.n = 0;
@@ -431,6 +426,7 @@ static int walk_trace(struct walk *w, const struct prof_file *f, const struct np
 		for (; p != end && !ret; p += step) {
 			const unsigned char *e = p;
 			uint64_t ts, seq, lost;
+			struct xinstr *in;
 
 			/* Members beyond a short entry read as zero (entry_decode()). */
 			if (step < sizeof(pad)) {
@@ -451,17 +447,19 @@ static int walk_trace(struct walk *w, const struct prof_file *f, const struct np
 					ret = loss_slice(w, prev_ts, ts, lost, false, seq - lost - 1,
 							 true);
 			} else if (have_pend) {
-				ret = instruction(w, &b, &pend,
-						  instr_end(&w->clk, pend.ts, true, ts), shift);
+				ret = instr_finish(w, &b, pend_qt,
+						   instr_end(&w->clk, b.v[b.n].ts, true, ts), shift);
 			}
 			prev_ts = ts;
 			have_prev = true;
-			pend.ts = ts;
-			pend.pc = ENTRY_LD(e, uint64_t, payload[0], le64toh);
-			pend.op0 = ENTRY_LD(e, uint64_t, payload[1], le64toh);
-			pend.op1 = ENTRY_LD(e, uint64_t, payload[2], le64toh);
-			pend.code = ENTRY_LD(e, uint32_t, code, le32toh);
-			pend.queue_type = ENTRY_LD(e, uint16_t, queue_type, le16toh);
+			/* This entry's instruction is the pending one now. */
+			in = &b.v[b.n];
+			in->ts = ts;
+			in->pc = ENTRY_LD(e, uint64_t, payload[0], le64toh);
+			in->op0 = ENTRY_LD(e, uint64_t, payload[1], le64toh);
+			in->op1 = ENTRY_LD(e, uint64_t, payload[2], le64toh);
+			in->code = ENTRY_LD(e, uint32_t, code, le32toh);
+			pend_qt = ENTRY_LD(e, uint16_t, queue_type, le16toh);
 			have_pend = true;
 		}
 		w->it.it.pos = p;
@@ -483,7 +481,8 @@ static int walk_trace(struct walk *w, const struct prof_file *f, const struct np
 	if (!ret && have_pend && tail)
 		w->st->cut++;
 	else if (!ret && have_pend)
-		ret = instruction(w, &b, &pend, instr_end(&w->clk, pend.ts, false, 0), shift);
+		ret = instr_finish(w, &b, pend_qt, instr_end(&w->clk, b.v[b.n].ts, false, 0),
+				   shift);
 	if (!ret)
 		ret = instr_flush(w, &b);
 	return ret;
