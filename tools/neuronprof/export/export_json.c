@@ -397,7 +397,7 @@ static uint64_t hex8(uint32_t v)
  * stored shifted so that the significant ones come first; the bytes past
  * the end are overwritten by what follows.
  */
-static inline char *put_hex(char *p, uint64_t v)
+static inline __attribute__((always_inline)) char *put_hex(char *p, uint64_t v)
 {
 	int n = (64 - __builtin_clzll(v | 1) + 3) / 4;
 	uint64_t h[2];

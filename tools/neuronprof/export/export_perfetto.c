@@ -714,7 +714,7 @@ static int p_instrs(void *ctx, const struct xtrack *t, const struct xinstr *v, s
 		}
 		memcpy(p, begin, sizeof(begin));
 		pkt = p + 1;
-		p = pb_varint_at(p + 7, in->ts);
+		p = pb_varint_wide_at(p + 7, in->ts);
 		*p = PKT_TRACK_EVENT << 3 | PB_LEN;
 		te = p + 1;
 		/* Whole parts: fixed-size copies; only their lengths count. */
@@ -734,7 +734,7 @@ static int p_instrs(void *ctx, const struct xtrack *t, const struct xinstr *v, s
 		/* The end: as p_slice() writes it. */
 		memcpy(p, end, sizeof(end));
 		pkt = p + 1;
-		p = pb_varint_at(p + 5, in->end_ts);
+		p = pb_varint_wide_at(p + 5, in->end_ts);
 		memcpy(p, trk_end, sizeof(trk_end));
 		p = pbc_close(pkt, p + trk_end_len);
 	}
