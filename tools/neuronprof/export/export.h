@@ -170,6 +170,9 @@ struct xinstr {
 	bool named;
 };
 
+/* An instruction's opcode and whether it is named, in one word (a format's cache key). */
+#define XINSTR_TAG(code, named)	((uint64_t)(code) | (uint64_t)(named) << 32)
+
 /*
  * Callbacks of an output format; each returns 0 or -1 after an error message.
  * Categories and argument keys are string literals or strings of the

@@ -57,12 +57,11 @@ struct name_slot {
  * program runs stay in the cache while the output streams past.
  */
 #define INSTR_CACHE	512
-#define INSTR_ARGS	40
+#define INSTR_ARGS	38
 
 struct instr_slot {
 	uint64_t key;			/* name_key; 0: empty */
-	uint32_t code;
-	bool named;
+	uint64_t tag;			/* XINSTR_TAG(code, named) */
 	uint8_t name_len, args_len;
 	char name[NAME_SLOT];		/* the name's bytes, no quotes */
 	char args[INSTR_ARGS];		/* ","args":{["code":"0x000102",]"pc":"0x */
@@ -664,12 +663,13 @@ static const struct instr_slot *instr_slot(struct json_export *x, const char *na
 {
 	uint64_t h = (key * 0x9e3779b97f4a7c15ULL ^ (uint64_t)code << 32) * 0xff51afd7ed558ccdULL;
 	struct instr_slot *s = &x->instrs[(h >> 54) % (INSTR_CACHE / 2) * 2];
+	uint64_t tag = XINSTR_TAG(code, named);
 	char *p, *end;
 
 	/* Two ways: a new slot goes first, the one it replaces second. */
-	if (s[0].key == key && s[0].code == code && s[0].named == named)
+	if (s[0].key == key && s[0].tag == tag)
 		return &s[0];
-	if (s[1].key == key && s[1].code == code && s[1].named == named)
+	if (s[1].key == key && s[1].tag == tag)
 		return &s[1];
 	if (strnlen(name, NAME_SLOT) >= NAME_SLOT)
 		return NULL;
@@ -689,8 +689,7 @@ static const struct instr_slot *instr_slot(struct json_export *x, const char *na
 	p = PUT(p, "\"pc\":\"0x");
 	s->args_len = (uint8_t)(p - s->args);
 	s->key = key;
-	s->code = code;
-	s->named = named;
+	s->tag = tag;
 	return s;
 }
 

@@ -640,8 +640,7 @@ static void pf_instr_fill(struct perfetto_export *x, const char *name, uint64_t 
 	memcpy(s->bytes, tmp, (size_t)(p - tmp));
 	s->len = (uint8_t)(p - tmp);
 	s->key = key;
-	s->code = code;
-	s->named = named;
+	s->tag = XINSTR_TAG(code, named);
 }
 
 /*
@@ -680,12 +679,12 @@ static int p_instrs(void *ctx, const struct xtrack *t, const struct xinstr *v, s
 		const struct xinstr *in = &v[i];
 		const struct pf_instr_slot *s = pf_slot(x, in->name_key, in->code);
 		const uint64_t a[3] = { in->pc, in->op0, in->op1 };
+		uint64_t tag = XINSTR_TAG(in->code, in->named);
 		uint8_t *pkt, *te;
 
-		if (s->key != in->name_key || s->code != in->code || s->named != in->named)
+		if (s->key != in->name_key || s->tag != tag)
 			s++;
-		if (s->key != in->name_key || s->code != in->code || s->named != in->named ||
-		    !x->instr_ready) {
+		if (s->key != in->name_key || s->tag != tag || !x->instr_ready) {
 			if (p)
 				pb_commit(&x->e, p);
 			p = NULL;
@@ -722,6 +721,7 @@ static int p_instrs(void *ctx, const struct xtrack *t, const struct xinstr *v, s
 		p += 2 + trk_len;
 		memcpy(p, s->bytes, INSTR_NAME);
 		p += s->len;
+#pragma GCC unroll 3
 		for (int k = 0; k < 3; k++) {
 			uint8_t *at = p + 1;
 

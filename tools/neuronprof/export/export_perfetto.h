@@ -130,12 +130,11 @@ struct addr_cache {
  * hex argument's annotation up to its value, and the category's iid.
  */
 #define INSTR_CACHE	512
-#define INSTR_NAME	44
+#define INSTR_NAME	47
 
 struct pf_instr_slot {
 	uint64_t key;			/* name_key; 0: empty */
-	uint32_t code;
-	bool named;
+	uint64_t tag;			/* XINSTR_TAG(code, named) */
 	uint8_t len;
 	uint8_t bytes[INSTR_NAME];
 } __attribute__((aligned(64)));

@@ -25,6 +25,9 @@ struct opcode_slot {
 	bool valid;
 	const char *op;
 	char hex[CODE_LEN];
+	/* What an instruction of it is named (struct xinstr). */
+	const char *name;
+	uint64_t name_key;
 };
 
 #define OPCODE_SLOTS	64
@@ -160,6 +163,8 @@ static int instr_opcode(struct walk *w, struct instr_batch *b, uint32_t code, ui
 	s->valid = true;
 	s->op = file_code_name(w->file, qt, code);
 	code_hex(code, s->hex);
+	s->name = s->op ? s->op : s->hex;
+	s->name_key = s->op ? (uint64_t)(uintptr_t)s->op : XNAME_KEY_CODE(code);
 	return 0;
 }
 
@@ -184,8 +189,8 @@ instr_finish(struct walk *w, struct instr_batch *b, uint16_t qt, uint64_t end, u
 			return ret;
 		in = &b->v[0];
 	}
-	in->name = s->op ? s->op : s->hex;
-	in->name_key = s->op ? (uint64_t)(uintptr_t)s->op : XNAME_KEY_CODE(in->code);
+	in->name = s->name;
+	in->name_key = s->name_key;
 	in->named = s->op != NULL;
 	in->ts += shift;
 	in->end_ts = end + shift;
