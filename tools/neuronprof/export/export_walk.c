@@ -398,6 +398,61 @@ static int pair_start(struct walk *w, const char *cat, const char *what, struct 
 }
 
 /*
+ * instr_end() through a cache: the bound the timing model puts on an
+ * instruction at @ts (the stop of the inference and of the EVENT window it
+ * is in) stays the same while neither cursor moves and neither starts,
+ * that is while @ts stays in [k->lo, k->hi]; outside, instr_end()'s steps
+ * run and the range is made anew. Most instructions of a window fall in
+ * the range of the one before.
+ */
+struct end_cache {
+	uint64_t lo, hi, bound;		/* lo > hi: empty */
+};
+
+/* Narrows @k to where cursor @t, just moved to @ts, neither moves nor starts. */
+static inline void end_range(const struct timing_cursor *t, uint64_t ts, struct end_cache *k)
+{
+	if (!t->have)
+		return;			/* for good: a cursor that ended stays ended */
+	if (t->cur.stop < k->hi)
+		k->hi = t->cur.stop;	/* >= ts: instr_end() moved it that far */
+	if (t->cur.start <= ts) {
+		if (t->cur.start > k->lo)
+			k->lo = t->cur.start;
+	} else if (t->cur.start - 1 < k->hi) {
+		k->hi = t->cur.start - 1;
+	}
+}
+
+static inline uint64_t instr_end_cached(struct instr_clock *c, struct end_cache *k, uint64_t ts,
+					bool has_next, uint64_t next_ts)
+{
+	uint64_t bound;
+
+	if (ts < k->lo || ts > k->hi) {
+		/* instr_end()'s steps, its bound kept. */
+		bound = UINT64_MAX;
+		while (c->inf.have && c->inf.cur.stop < ts)
+			timing_cursor_next(&c->inf);
+		if (c->inf.have && c->inf.cur.start <= ts)
+			bound = c->inf.cur.stop;
+		while (c->win.have && c->win.cur.stop < ts)
+			timing_cursor_next(&c->win);
+		if (c->win.have && c->win.cur.start <= ts && c->win.cur.stop < bound)
+			bound = c->win.cur.stop;
+		k->bound = bound;
+		k->lo = 0;
+		k->hi = UINT64_MAX;
+		end_range(&c->inf, ts, k);
+		end_range(&c->win, ts, k);
+	}
+	bound = k->bound;
+	if (bound == UINT64_MAX)
+		return has_next ? next_ts : ts;
+	return has_next && next_ts < bound ? next_ts : bound;
+}
+
+/*
  * What walk_queue() does with a TRACE or TOPSP_TRACE queue, nearly all the
  * entries of a profile, in a loop of its own: each entry ends the
  * instruction before it (cut instead where entries were lost between
@@ -414,6 +469,7 @@ static int walk_trace(struct walk *w, const struct prof_file *f, const struct np
 	uint64_t done = *w->done, entries = 0, cut = 0;
 	uint64_t prev_ts = w->prev_ts, shift = (uint64_t)w->t->proc->shift;
 	bool have_pend = false, have_prev = w->have_prev, tail;
+	struct end_cache ec = { .lo = 1, .hi = 0 };
 	struct instr_batch b;
 	uint16_t pend_qt = 0;
 	int ret = 0;
@@ -422,12 +478,21 @@ static int walk_trace(struct walk *w, const struct prof_file *f, const struct np
 	for (;;) {
 		const unsigned char *p = w->it.it.pos, *end = w->it.it.end;
 		size_t step = w->it.it.step;
+		struct seq_track sq;
+		uint64_t trimmed;
 
 		if (p == end) {
 			if (!queue_iter_record(&w->it))
 				break;
 			continue;
 		}
+		/*
+		 * seq_skipped_iter() in locals: the sequence numbers left out on
+		 * purpose are those of the records entered before this chunk.
+		 */
+		sq = w->seq;
+		trimmed = w->it.trimmed;
+		w->it.trimmed = 0;
 		for (; p != end && !ret; p += step) {
 			const unsigned char *e = p;
 			uint64_t ts, seq, lost;
@@ -442,7 +507,9 @@ static int walk_trace(struct walk *w, const struct prof_file *f, const struct np
 			ts = ENTRY_LD(e, uint64_t, timestamp_ns, le64toh);
 			seq = ENTRY_LD(e, uint64_t, seq, le64toh);
 			entries++;
-			lost = seq_skipped_iter(&w->seq, &w->it, seq);
+			lost = seq_skipped(&sq, seq);
+			lost = lost > trimmed ? lost - trimmed : 0;
+			trimmed = 0;
 			if (lost) {
 				/* The instruction before a loss is cut; the loss's window follows. */
 				w->gaps += lost;
@@ -453,7 +520,8 @@ static int walk_trace(struct walk *w, const struct prof_file *f, const struct np
 							 true);
 			} else if (have_pend) {
 				ret = instr_finish(w, &b, pend_qt,
-						   instr_end(&w->clk, b.v[b.n].ts, true, ts), shift);
+						   instr_end_cached(&w->clk, &ec, b.v[b.n].ts, true,
+								    ts), shift);
 			}
 			prev_ts = ts;
 			have_prev = true;
@@ -468,6 +536,7 @@ static int walk_trace(struct walk *w, const struct prof_file *f, const struct np
 			have_pend = true;
 		}
 		w->it.it.pos = p;
+		w->seq = sq;
 		if (ret)
 			break;
 		progress_update(w->pg, done + entries);
@@ -486,8 +555,8 @@ static int walk_trace(struct walk *w, const struct prof_file *f, const struct np
 	if (!ret && have_pend && tail)
 		w->st->cut++;
 	else if (!ret && have_pend)
-		ret = instr_finish(w, &b, pend_qt, instr_end(&w->clk, b.v[b.n].ts, false, 0),
-				   shift);
+		ret = instr_finish(w, &b, pend_qt,
+				   instr_end_cached(&w->clk, &ec, b.v[b.n].ts, false, 0), shift);
 	if (!ret)
 		ret = instr_flush(w, &b);
 	return ret;
