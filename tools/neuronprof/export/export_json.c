@@ -52,20 +52,25 @@ struct name_slot {
 
 /*
  * What repeats in the instructions of one name and opcode (see j_instrs()):
- * the name's bytes, and those from "args" to the first hex digit of "pc".
- * Two cache lines, as few as the copies need: the slots of the opcodes a
- * program runs stay in the cache while the output streams past.
+ * the name's bytes in one cache line, and for a named instruction those
+ * from "args" to the first hex digit of "pc" in a second: the slots of the
+ * opcodes a program runs stay in the cache while the output streams past.
  */
 #define INSTR_CACHE	512
 #define INSTR_ARGS	38
+
+#define INSTR_NAME	46
 
 struct instr_slot {
 	uint64_t key;			/* name_key; 0: empty */
 	uint64_t tag;			/* XINSTR_TAG(code, named) */
 	uint8_t name_len, args_len;
-	char name[NAME_SLOT];		/* the name's bytes, no quotes */
-	char args[INSTR_ARGS];		/* ","args":{["code":"0x000102",]"pc":"0x */
+	char name[INSTR_NAME];		/* the name's bytes, no quotes */
+	/* Named instructions only (the others' are INSTR_ARGS_PLAIN): a second line. */
+	char args[INSTR_ARGS];		/* ,"args":{"code":"0x000102","pc":"0x */
 } __attribute__((aligned(64)));
+
+#define INSTR_ARGS_PLAIN	",\"args\":{\"pc\":\"0x"
 
 struct json_export {
 	bool first;
@@ -671,7 +676,7 @@ static const struct instr_slot *instr_slot(struct json_export *x, const char *na
 		return &s[0];
 	if (s[1].key == key && s[1].tag == tag)
 		return &s[1];
-	if (strnlen(name, NAME_SLOT) >= NAME_SLOT)
+	if (strnlen(name, INSTR_NAME) >= INSTR_NAME)
 		return NULL;
 	if (s[0].key)
 		s[1] = s[0];
@@ -725,7 +730,7 @@ static int j_instrs(void *ctx, const struct xtrack *t, const struct xinstr *v, s
 		p = ob_reserve(&x->ob, FAST_ROOM);
 		/* Whole slots: fixed-size copies; only their lengths count. */
 		p = PUT(p, ",\n{\"name\":\"");
-		memcpy(p, s->name, NAME_SLOT);
+		memcpy(p, s->name, INSTR_NAME);
 		p += s->name_len;
 		if (tail_len <= 64)
 			memcpy(p, tail, 64);
@@ -734,8 +739,13 @@ static int j_instrs(void *ctx, const struct xtrack *t, const struct xinstr *v, s
 		p = put_ts(x, p + tail_len, in->ts);
 		p = PUT(p, ",\"dur\":");
 		p = put_dur(x, p, in->end_ts - in->ts);
-		memcpy(p, s->args, INSTR_ARGS);
-		p = put_hex(p + s->args_len, in->pc);
+		if (in->named) {
+			memcpy(p, s->args, INSTR_ARGS);
+			p += s->args_len;
+		} else {
+			p = PUT(p, INSTR_ARGS_PLAIN);
+		}
+		p = put_hex(p, in->pc);
 		p = PUT(p, "\",\"operand0\":\"0x");
 		p = put_hex(p, in->op0);
 		p = PUT(p, "\",\"operand1\":\"0x");
