@@ -26,70 +26,9 @@
 #include <neuronprof/common.h>
 
 #include "export/export.h"
+#include "export/export_json.h"
 #include "util/fmt.h"
 #include "util/json.h"
-
-/* Argument keys remembered by address (see key_slot()). */
-#define KEY_CACHE	256
-#define TAIL_CAT_MAX	64
-#define SLOT		64
-
-struct key_slot {
-	const char *s;
-	size_t len;
-	char text[SLOT];	/* "key": */
-};
-
-/* Slice names remembered by their name_key (see name_slot()). */
-#define NAME_CACHE	256
-#define NAME_SLOT	48
-
-struct name_slot {
-	uint64_t key;		/* 0: empty */
-	size_t len;
-	char text[NAME_SLOT];	/* the name's bytes, no quotes */
-};
-
-/*
- * What repeats in the instructions of one name and opcode (see j_instrs()):
- * the name's bytes in one cache line, and for a named instruction those
- * from "args" to the first hex digit of "pc" in a second: the slots of the
- * opcodes a program runs stay in the cache while the output streams past.
- */
-#define INSTR_CACHE	512
-#define INSTR_ARGS	38
-
-#define INSTR_NAME	46
-
-struct instr_slot {
-	uint64_t key;			/* name_key; 0: empty */
-	uint64_t tag;			/* XINSTR_TAG(code, named) */
-	uint8_t name_len, args_len;
-	char name[INSTR_NAME];		/* the name's bytes, no quotes */
-	/* Named instructions only (the others' are INSTR_ARGS_PLAIN): a second line. */
-	char args[INSTR_ARGS];		/* ,"args":{"code":"0x000102","pc":"0x */
-} __attribute__((aligned(64)));
-
-#define INSTR_ARGS_PLAIN	",\"args\":{\"pc\":\"0x"
-
-struct json_export {
-	bool first;
-	struct key_slot keys[KEY_CACHE];
-	struct name_slot names[NAME_CACHE];
-	/* What follows the name for one track, category and phase (see tail()). */
-	const struct xtrack *tail_track;
-	const char *tail_cat;
-	char tail_ph;
-	size_t tail_len;
-	char tail[160];
-	char frac[1000][4];	/* ".000" to ".999" */
-	/* The microseconds of the last timestamp put_ts() wrote, and their digits. */
-	uint64_t last_us;
-	size_t last_us_len;
-	char last_us_text[24];
-	struct instr_slot instrs[INSTR_CACHE];
-	struct obuf ob;
-};
 
 struct json_export *json_export_new(FILE *out)
 {
@@ -248,39 +187,6 @@ static void head(struct json_export *x, const char *name, const char *cat, char 
  * compiler does in a few vector moves; only the used length counts.
  */
 
-/* Room the fast path asks for: enough for its longest event (FAST_STR_MAX strings). */
-#define FAST_ROOM	4096
-#define FAST_STR_MAX	128
-
-/* A byte that JSON needs escaped, or that the fast path leaves to the escaper. */
-static inline bool needs_escape(unsigned char c)
-{
-	return c < 0x20 || c >= 0x7f || c == '"' || c == '\\';
-}
-
-/*
- * Copies the string @s to @p while checking it; returns the end, or NULL
- * if it needs escaping or is longer than FAST_STR_MAX. Byte by byte, with
- * one table lookup each: names were just written byte by byte, and a wider
- * load of them (strlen()'s, a word's) would wait for those stores to land.
- */
-static char *copy_plain(char *p, const char *s)
-{
-	/* 1 for the bytes that end the fast path: NUL and those needs_escape() names. */
-	static const uint8_t stop[256] = {
-		[0 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1, [0x7f ... 0xff] = 1,
-	};
-	unsigned char c = 0;
-	int i;
-
-	for (i = 0; i < FAST_STR_MAX; i++) {
-		c = (unsigned char)s[i];
-		if (stop[c])
-			break;
-		p[i] = (char)c;
-	}
-	return c ? NULL : p + i;
-}
 
 /*
  * "key": of an argument key, formatted once per address: the walk's keys
@@ -368,107 +274,6 @@ static bool tail(struct json_export *x, const struct xtrack *t, const char *cat,
 	return true;
 }
 
-static char *put(char *p, const char *s, size_t n)
-{
-	memcpy(p, s, n);
-	return p + n;
-}
-
-#define PUT(p, lit)	put(p, lit, sizeof(lit) - 1)
-
-/* Eight nibbles of @v, most significant first, as lowercase hex characters in memory order. */
-static uint64_t hex8(uint32_t v)
-{
-	uint64_t d = v, m;
-
-	/* Each nibble to a byte of its own, the least significant in byte 0... */
-	d = (d | d << 16) & 0x0000ffff0000ffffULL;
-	d = (d | d << 8) & 0x00ff00ff00ff00ffULL;
-	d = (d | d << 4) & 0x0f0f0f0f0f0f0f0fULL;
-	/* ...then to '0'..'9' and 'a'..'f' (39 more than '0' + 10)... */
-	m = ((d + 0x0606060606060606ULL) >> 4) & 0x0101010101010101ULL;
-	d += 0x3030303030303030ULL + m * 39;
-	/* ...the most significant first in memory. */
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	d = __builtin_bswap64(d);
-#endif
-	return d;
-}
-
-/*
- * Lowercase hex of @v, no leading zeros, at @p, which has 16 bytes of room:
- * the digits are made four (two table lookups) or eight at a time and
- * stored shifted so that the significant ones come first; the bytes past
- * the end are overwritten by what follows.
- */
-static inline __attribute__((always_inline)) char *put_hex(char *p, uint64_t v)
-{
-	int n = (64 - __builtin_clzll(v | 1) + 3) / 4;
-	uint64_t h[2];
-
-	if (n <= 4) {
-		/* Most arguments (addresses within a program, operands) are short. */
-		uint16_t hi, lo;
-		uint32_t w;
-
-		memcpy(&hi, fmt_hex_pairs + 2 * ((v >> 8) & 0xff), 2);
-		memcpy(&lo, fmt_hex_pairs + 2 * (v & 0xff), 2);
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-		w = (uint32_t)hi | (uint32_t)lo << 16;
-#else
-		w = (uint32_t)hi << 16 | lo;
-#endif
-
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-		w >>= 8 * (4 - n);
-#else
-		w <<= 8 * (4 - n);
-#endif
-		memcpy(p, &w, 4);
-	} else if (n <= 8) {
-		h[0] = hex8((uint32_t)v << (4 * (8 - n)));
-		memcpy(p, h, 8);
-	} else {
-		v <<= 4 * (16 - n);
-		h[0] = hex8((uint32_t)(v >> 32));
-		h[1] = hex8((uint32_t)v);
-		memcpy(p, h, 16);
-	}
-	return p + n;
-}
-
-/*
- * A time in microseconds with the nanoseconds as three decimals, as
- * ts_us(). Events of a queue come microseconds apart or less: the digits of
- * the microseconds are those of the last timestamp more often than not, and
- * are then copied (a fixed-size copy; only their length counts).
- */
-static char *put_ts(struct json_export *x, char *p, uint64_t ns)
-{
-	uint64_t us = ns / 1000;
-
-	if (us != x->last_us) {
-		x->last_us = us;
-		x->last_us_len = (size_t)(fmt_u64(x->last_us_text, us) - x->last_us_text);
-	}
-	memcpy(p, x->last_us_text, sizeof(x->last_us_text));
-	p += x->last_us_len;
-	memcpy(p, x->frac[ns - us * 1000], 4);
-	return p + 4;
-}
-
-/* A duration, as put_ts(): most are below a microsecond. */
-static char *put_dur(const struct json_export *x, char *p, uint64_t ns)
-{
-	uint64_t us = ns / 1000;
-
-	if (!us)
-		*p++ = '0';
-	else
-		p = fmt_u64(p, us);
-	memcpy(p, x->frac[ns - us * 1000], 4);
-	return p + 4;
-}
 
 /*
  * One event: {"name":...,"cat":...,"ph":"P","pid":N,"tid":N,"ts":T, then
@@ -658,103 +463,12 @@ static int j_slice(void *ctx, const struct xtrack *t, enum xslice_style style, c
 	return 0;
 }
 
-/*
- * The slot of the instructions named @name (@key) of opcode @code, filled
- * on first use; NULL when the name needs the escaper or is long
- * (fast_event() and the slow path then decide).
- */
-static const struct instr_slot *instr_slot(struct json_export *x, const char *name,
-					   uint64_t key, uint32_t code, bool named)
-{
-	uint64_t h = (key * 0x9e3779b97f4a7c15ULL ^ (uint64_t)code << 32) * 0xff51afd7ed558ccdULL;
-	struct instr_slot *s = &x->instrs[(h >> 54) % (INSTR_CACHE / 2) * 2];
-	uint64_t tag = XINSTR_TAG(code, named);
-	char *p, *end;
-
-	/* Two ways: a new slot goes first, the one it replaces second. */
-	if (s[0].key == key && s[0].tag == tag)
-		return &s[0];
-	if (s[1].key == key && s[1].tag == tag)
-		return &s[1];
-	if (strnlen(name, INSTR_NAME) >= INSTR_NAME)
-		return NULL;
-	if (s[0].key)
-		s[1] = s[0];
-	s->key = 0;
-	end = copy_plain(s->name, name);
-	if (!end)
-		return NULL;
-	s->name_len = (uint8_t)(end - s->name);
-	p = PUT(s->args, ",\"args\":{");
-	if (named) {
-		p = PUT(p, "\"code\":\"0x");
-		p = fmt_hex(p, code, 6);
-		p = PUT(p, "\",");
-	}
-	p = PUT(p, "\"pc\":\"0x");
-	s->args_len = (uint8_t)(p - s->args);
-	s->key = key;
-	s->tag = tag;
-	return s;
-}
-
-/*
- * Instructions: the bytes fast_event() writes for each (the test
- * export_instr checks), the parts that repeat copied whole: the name and
- * the start of the arguments from its slot, what follows the name from
- * the track's (made once per batch).
- */
+/* The instructions: export_json_instrs.c. */
 static int j_instrs(void *ctx, const struct xtrack *t, const struct xinstr *v, size_t n)
 {
-	struct json_export *x = ctx;
-	char tail[128], *p;
-	size_t tail_len;
-
-	p = PUT(tail, "\",\"cat\":\"instruction\",\"ph\":\"X\",\"pid\":");
-	p = fmt_i64(p, t->proc->pid);
-	p = PUT(p, ",\"tid\":");
-	p = fmt_i64(p, t->tid);
-	p = PUT(p, ",\"ts\":");
-	tail_len = (size_t)(p - tail);
-	for (size_t i = 0; i < n; i++) {
-		const struct xinstr *in = &v[i];
-		const struct instr_slot *s = instr_slot(x, in->name, in->name_key, in->code,
-							in->named);
-
-		/* The very first event has no separator: fast_event() writes it. */
-		if (!s || x->first) {
-			if (xinstr_slice(&json_format, ctx, t, in))
-				return -1;
-			continue;
-		}
-		p = ob_reserve(&x->ob, FAST_ROOM);
-		/* Whole slots: fixed-size copies; only their lengths count. */
-		p = PUT(p, ",\n{\"name\":\"");
-		memcpy(p, s->name, INSTR_NAME);
-		p += s->name_len;
-		if (tail_len <= 64)
-			memcpy(p, tail, 64);
-		else
-			memcpy(p, tail, sizeof(tail));
-		p = put_ts(x, p + tail_len, in->ts);
-		p = PUT(p, ",\"dur\":");
-		p = put_dur(x, p, in->end_ts - in->ts);
-		if (in->named) {
-			memcpy(p, s->args, INSTR_ARGS);
-			p += s->args_len;
-		} else {
-			p = PUT(p, INSTR_ARGS_PLAIN);
-		}
-		p = put_hex(p, in->pc);
-		p = PUT(p, "\",\"operand0\":\"0x");
-		p = put_hex(p, in->op0);
-		p = PUT(p, "\",\"operand1\":\"0x");
-		p = put_hex(p, in->op1);
-		p = PUT(p, "\"}}");
-		ob_commit(&x->ob, p);
-	}
-	return 0;
+	return json_instrs(ctx, t, v, n);
 }
+
 
 static int j_instant(void *ctx, const struct xtrack *t, const char *cat, const char *name,
 		     uint64_t ts, const struct xarg *a, int n)

@@ -209,4 +209,25 @@ static inline int packet_end(struct perfetto_export *x)
 int perfetto_process(void *ctx, const struct xproc *p);
 int perfetto_track(void *ctx, const struct xtrack *t);
 
+/* Room a packet needs, up to the next flush; false (message given) when out of memory. */
+static inline bool packet_room(struct perfetto_export *x, size_t n)
+{
+	struct pbenc *e = &x->e;
+
+	if (e->len >= PBENC_FLUSH || e->nomem)
+		pb_flush(e);
+	pb_need(e, n);
+	if (e->nomem) {
+		fail("out of memory");
+		return false;
+	}
+	return true;
+}
+
+/* The iid of @s in @t, or 0 when it is not there; defines nothing. */
+uint64_t perfetto_intern_lookup(const struct intern *t, const char *s);
+
+/* The instructions of xformat.instrs (export_perfetto_instrs.c). */
+int perfetto_instrs(void *ctx, const struct xtrack *t, const struct xinstr *v, size_t n);
+
 #endif /* NEURONPROF_TOOL_EXPORT_PERFETTO_H */
