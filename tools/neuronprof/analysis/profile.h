@@ -9,6 +9,7 @@
 
 #include <endian.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -138,26 +139,39 @@ struct entry {
 	uint64_t payload[4];
 };
 
+/* The little-endian member of type @type at @member of the entry at @src. */
+#define ENTRY_LD(src, type, member, conv) ({					\
+	type v_;								\
+	memcpy(&v_, (const unsigned char *)(src) +				\
+	       offsetof(struct neuronprof_notification, member), sizeof(v_));	\
+	conv(v_);								\
+})
+
 static inline void entry_decode(const void *src, uint32_t entry_size, struct entry *e)
 {
 	struct neuronprof_notification n;
 
-	/* memcpy: entries of an in-memory image need not be aligned. */
-	if (entry_size >= sizeof(n)) {
-		memcpy(&n, src, sizeof(n));
-	} else {
+	/*
+	 * memcpy: entries of an in-memory image need not be aligned. A whole
+	 * entry is read member by member: a copy of it to the stack read back
+	 * in smaller pieces waits for the copy's stores to land.
+	 */
+	if (entry_size < sizeof(n)) {
 		memset(&n, 0, sizeof(n));
 		memcpy(&n, src, entry_size);
+		src = &n;
 	}
-	e->ts = le64toh(n.timestamp_ns);
-	e->seq = le64toh(n.seq);
-	e->queue_type = le16toh(n.queue_type);
-	e->engine = le16toh(n.engine);
-	e->code = le32toh(n.code);
-	e->model_id = le32toh(n.model_id);
-	e->iteration = le32toh(n.iteration);
-	for (int i = 0; i < 4; i++)
-		e->payload[i] = le64toh(n.payload[i]);
+	e->ts = ENTRY_LD(src, uint64_t, timestamp_ns, le64toh);
+	e->seq = ENTRY_LD(src, uint64_t, seq, le64toh);
+	e->queue_type = ENTRY_LD(src, uint16_t, queue_type, le16toh);
+	e->engine = ENTRY_LD(src, uint16_t, engine, le16toh);
+	e->code = ENTRY_LD(src, uint32_t, code, le32toh);
+	e->model_id = ENTRY_LD(src, uint32_t, model_id, le32toh);
+	e->iteration = ENTRY_LD(src, uint32_t, iteration, le32toh);
+	e->payload[0] = ENTRY_LD(src, uint64_t, payload[0], le64toh);
+	e->payload[1] = ENTRY_LD(src, uint64_t, payload[1], le64toh);
+	e->payload[2] = ENTRY_LD(src, uint64_t, payload[2], le64toh);
+	e->payload[3] = ENTRY_LD(src, uint64_t, payload[3], le64toh);
 }
 
 /*

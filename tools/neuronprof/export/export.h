@@ -155,6 +155,25 @@ struct xcounter {
 #define XNAME_KEY_CODE(code)	(1ULL << 62 | (uint32_t)(code))
 
 /*
+ * struct xinstr - an instruction: the slice (XSLICE_COMPLETE, category
+ * "instruction", no flow) named @name, @name_key, from @ts to @end_ts, with
+ * the arguments "code" (XARG_STR, opcode @code as CODE_FMT; only when
+ * @named, the slice then named by the device's name of it), "pc",
+ * "operand0" and "operand1" (XARG_HEX), in that order.
+ */
+struct xinstr {
+	const char *name;
+	uint64_t name_key;
+	uint64_t ts, end_ts;
+	uint64_t pc, op0, op1;
+	uint32_t code;
+	bool named;
+};
+
+/* An instruction's opcode and whether it is named, in one word (a format's cache key). */
+#define XINSTR_TAG(code, named)	((uint64_t)(code) | (uint64_t)(named) << 32)
+
+/*
  * Callbacks of an output format; each returns 0 or -1 after an error message.
  * Categories and argument keys are string literals or strings of the
  * profile, unchanged for the whole export, so a format may remember them by
@@ -178,6 +197,14 @@ struct xformat {
 		     const struct xarg *args, int nargs, uint64_t flow_out, uint64_t flow_in);
 	int (*instant)(void *ctx, const struct xtrack *t, const char *cat, const char *name,
 		       uint64_t ts, const struct xarg *args, int nargs);
+	/*
+	 * Instructions, nearly every event of an export, @n of them on track
+	 * @t, in order: each exactly the slice slice() would be given (see
+	 * struct xinstr) and the same bytes out. A callback of their own, for
+	 * a batch, so that a format can keep what repeats (everything but the
+	 * numbers) per track and opcode and loop over the numbers.
+	 */
+	int (*instrs)(void *ctx, const struct xtrack *t, const struct xinstr *v, size_t n);
 	int (*counter)(void *ctx, const struct xproc *p, const char *name, uint64_t ts,
 		       const struct xcounter *series, int n);
 	/*
@@ -191,7 +218,7 @@ struct xformat {
 /*
  * DEFINE_XFORMAT(name, p) - the struct xformat @name of a format whose
  * callbacks are p_begin(), p_process(), p_track(), p_slice(), p_instant(),
- * p_counter() and p_end(), as the kernel's DEFINE_SHOW_ATTRIBUTE() builds
+ * p_instrs(), p_counter() and p_end(), as the kernel's DEFINE_SHOW_ATTRIBUTE() builds
  * file operations from a prefix: a format that lacks one does not build.
  */
 #define DEFINE_XFORMAT(name, p)					\
@@ -201,9 +228,17 @@ struct xformat {
 		.track = p##_track,				\
 		.slice = p##_slice,				\
 		.instant = p##_instant,				\
+		.instrs = p##_instrs,				\
 		.counter = p##_counter,				\
 		.end = p##_end,					\
 	}
+
+/*
+ * xinstr_slice() - instruction @in as @fmt's slice() callback takes it:
+ * what xformat.instrs stands for, a format's fallback.
+ */
+int xinstr_slice(const struct xformat *fmt, void *ctx, const struct xtrack *t,
+		 const struct xinstr *in);
 
 /*
  * Counter series (xtrack.queue_type of XT_COUNTER tracks): THROTTLE of a

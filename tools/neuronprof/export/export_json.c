@@ -26,48 +26,17 @@
 #include <neuronprof/common.h>
 
 #include "export/export.h"
+#include "export/export_json.h"
 #include "util/fmt.h"
 #include "util/json.h"
 
-/* Argument keys remembered by address (see key_slot()). */
-#define KEY_CACHE	256
-#define TAIL_CAT_MAX	64
-#define SLOT		64
-
-struct key_slot {
-	const char *s;
-	size_t len;
-	char text[SLOT];	/* "key": */
-};
-
-/* Slice names remembered by their name_key (see name_slot()). */
-#define NAME_CACHE	256
-#define NAME_SLOT	48
-
-struct name_slot {
-	uint64_t key;		/* 0: empty */
-	size_t len;
-	char text[NAME_SLOT];	/* the name's bytes, no quotes */
-};
-
-struct json_export {
-	bool first;
-	struct key_slot keys[KEY_CACHE];
-	struct name_slot names[NAME_CACHE];
-	/* What follows the name for one track, category and phase (see tail()). */
-	const struct xtrack *tail_track;
-	const char *tail_cat;
-	char tail_ph;
-	size_t tail_len;
-	char tail[160];
-	char frac[1000][4];	/* ".000" to ".999" */
-	struct obuf ob;
-};
-
 struct json_export *json_export_new(FILE *out)
 {
-	struct json_export *x = malloc(sizeof(*x));
+	struct json_export *x;
 
+	/* Aligned as its instruction slots are. */
+	if (posix_memalign((void **)&x, 64, sizeof(*x)))
+		x = NULL;
 	if (x) {
 		for (int i = 0; i < 1000; i++) {
 			x->frac[i][0] = '.';
@@ -78,6 +47,10 @@ struct json_export *json_export_new(FILE *out)
 		memset(x->keys, 0, sizeof(x->keys));
 		memset(x->names, 0, sizeof(x->names));
 		x->tail_track = NULL;
+		x->last_us = UINT64_MAX;	/* no timestamp's: at most UINT64_MAX / 1000 */
+		x->last_us_len = 0;
+		for (int i = 0; i < INSTR_CACHE; i++)
+			x->instrs[i].key = 0;
 		x->first = true;
 		x->ob.f = out;
 		x->ob.len = 0;
@@ -214,39 +187,6 @@ static void head(struct json_export *x, const char *name, const char *cat, char 
  * compiler does in a few vector moves; only the used length counts.
  */
 
-/* Room the fast path asks for: enough for its longest event (FAST_STR_MAX strings). */
-#define FAST_ROOM	4096
-#define FAST_STR_MAX	128
-
-/* A byte that JSON needs escaped, or that the fast path leaves to the escaper. */
-static inline bool needs_escape(unsigned char c)
-{
-	return c < 0x20 || c >= 0x7f || c == '"' || c == '\\';
-}
-
-/*
- * Copies the string @s to @p while checking it; returns the end, or NULL
- * if it needs escaping or is longer than FAST_STR_MAX. Byte by byte, with
- * one table lookup each: names were just written byte by byte, and a wider
- * load of them (strlen()'s, a word's) would wait for those stores to land.
- */
-static char *copy_plain(char *p, const char *s)
-{
-	/* 1 for the bytes that end the fast path: NUL and those needs_escape() names. */
-	static const uint8_t stop[256] = {
-		[0 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1, [0x7f ... 0xff] = 1,
-	};
-	unsigned char c = 0;
-	int i;
-
-	for (i = 0; i < FAST_STR_MAX; i++) {
-		c = (unsigned char)s[i];
-		if (stop[c])
-			break;
-		p[i] = (char)c;
-	}
-	return c ? NULL : p + i;
-}
 
 /*
  * "key": of an argument key, formatted once per address: the walk's keys
@@ -334,84 +274,6 @@ static bool tail(struct json_export *x, const struct xtrack *t, const char *cat,
 	return true;
 }
 
-static char *put(char *p, const char *s, size_t n)
-{
-	memcpy(p, s, n);
-	return p + n;
-}
-
-#define PUT(p, lit)	put(p, lit, sizeof(lit) - 1)
-
-/* Eight nibbles of @v, most significant first, as lowercase hex characters in memory order. */
-static uint64_t hex8(uint32_t v)
-{
-	uint64_t d = v, m;
-
-	/* Each nibble to a byte of its own, the least significant in byte 0... */
-	d = (d | d << 16) & 0x0000ffff0000ffffULL;
-	d = (d | d << 8) & 0x00ff00ff00ff00ffULL;
-	d = (d | d << 4) & 0x0f0f0f0f0f0f0f0fULL;
-	/* ...then to '0'..'9' and 'a'..'f' (39 more than '0' + 10)... */
-	m = ((d + 0x0606060606060606ULL) >> 4) & 0x0101010101010101ULL;
-	d += 0x3030303030303030ULL + m * 39;
-	/* ...the most significant first in memory. */
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	d = __builtin_bswap64(d);
-#endif
-	return d;
-}
-
-/*
- * Lowercase hex of @v, no leading zeros, at @p, which has 16 bytes of room:
- * the digits are made four (two table lookups) or eight at a time and
- * stored shifted so that the significant ones come first; the bytes past
- * the end are overwritten by what follows.
- */
-static char *put_hex(char *p, uint64_t v)
-{
-	int n = (64 - __builtin_clzll(v | 1) + 3) / 4;
-	uint64_t h[2];
-
-	if (n <= 4) {
-		/* Most arguments (addresses within a program, operands) are short. */
-		uint16_t hi, lo;
-		uint32_t w;
-
-		memcpy(&hi, fmt_hex_pairs + 2 * ((v >> 8) & 0xff), 2);
-		memcpy(&lo, fmt_hex_pairs + 2 * (v & 0xff), 2);
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-		w = (uint32_t)hi | (uint32_t)lo << 16;
-#else
-		w = (uint32_t)hi << 16 | lo;
-#endif
-
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-		w >>= 8 * (4 - n);
-#else
-		w <<= 8 * (4 - n);
-#endif
-		memcpy(p, &w, 4);
-	} else if (n <= 8) {
-		h[0] = hex8((uint32_t)v << (4 * (8 - n)));
-		memcpy(p, h, 8);
-	} else {
-		v <<= 4 * (16 - n);
-		h[0] = hex8((uint32_t)(v >> 32));
-		h[1] = hex8((uint32_t)v);
-		memcpy(p, h, 16);
-	}
-	return p + n;
-}
-
-/* A time in microseconds with the nanoseconds as three decimals, as ts_us(). */
-static char *put_ts(const struct json_export *x, char *p, uint64_t ns)
-{
-	uint64_t us = ns / 1000;
-
-	p = fmt_u64(p, us);
-	memcpy(p, x->frac[ns - us * 1000], 4);
-	return p + 4;
-}
 
 /*
  * One event: {"name":...,"cat":...,"ph":"P","pid":N,"tid":N,"ts":T, then
@@ -451,7 +313,7 @@ static bool fast_event(struct json_export *x, const struct xtrack *t, char ph, c
 	p = put_ts(x, p, ts);
 	if (dur) {
 		p = PUT(p, ",\"dur\":");
-		p = put_ts(x, p, *dur);
+		p = put_dur(x, p, *dur);
 	}
 	if (instant)
 		p = PUT(p, ",\"s\":\"t\"");
@@ -600,6 +462,13 @@ static int j_slice(void *ctx, const struct xtrack *t, enum xslice_style style, c
 	ob_mem(&x->ob, "}", 1);
 	return 0;
 }
+
+/* The instructions: export_json_instrs.c. */
+static int j_instrs(void *ctx, const struct xtrack *t, const struct xinstr *v, size_t n)
+{
+	return json_instrs(ctx, t, v, n);
+}
+
 
 static int j_instant(void *ctx, const struct xtrack *t, const char *cat, const char *name,
 		     uint64_t ts, const struct xarg *a, int n)

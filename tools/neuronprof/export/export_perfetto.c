@@ -127,6 +127,19 @@ static uint64_t intern(struct perfetto_export *x, struct intern *t, uint32_t fie
 	return t->iid[h];
 }
 
+uint64_t perfetto_intern_lookup(const struct intern *t, const char *s)
+{
+	size_t len, h;
+	uint32_t hv = hash_str(s, &len);
+
+	if (!t->slots)
+		return 0;
+	for (h = hv & (t->slots - 1); t->key[h]; h = (h + 1) & (t->slots - 1))
+		if (t->hash[h] == hv && !strcmp(t->key[h], s))
+			return t->iid[h];
+	return 0;
+}
+
 /* intern() of a category or annotation name, through @c. */
 static uint64_t intern_addr(struct perfetto_export *x, struct intern *t, struct addr_cache *c,
 			    uint32_t field, const char *s)
@@ -147,10 +160,12 @@ static uint64_t intern_addr(struct perfetto_export *x, struct intern *t, struct 
 
 struct perfetto_export *perfetto_export_new(FILE *out)
 {
-	struct perfetto_export *x = calloc(1, sizeof(*x));
+	struct perfetto_export *x;
 
-	if (!x)
+	/* Aligned as its instruction slots are. */
+	if (posix_memalign((void **)&x, 64, sizeof(*x)))
 		return NULL;
+	memset(x, 0, sizeof(*x));
 	if (pb_init(&x->e, out)) {
 		free(x);
 		return NULL;
@@ -285,21 +300,6 @@ static uint64_t keyed_name_iid(struct perfetto_export *x, const char *s, uint64_
 		x->key_cache[h].iid = iid;
 	}
 	return iid;
-}
-
-/* Room a packet needs, up to the next flush; false (message given) when out of memory. */
-static inline bool packet_room(struct perfetto_export *x, size_t n)
-{
-	struct pbenc *e = &x->e;
-
-	if (e->len >= PBENC_FLUSH || e->nomem)
-		pb_flush(e);
-	pb_need(e, n);
-	if (e->nomem) {
-		fail("out of memory");
-		return false;
-	}
-	return true;
 }
 
 static uint8_t *annotation(uint8_t *p, const struct xarg *a, uint64_t key_iid)
@@ -558,6 +558,12 @@ static int p_slice(void *ctx, const struct xtrack *t, enum xslice_style style, c
 	memcpy(p, x->end_event, sizeof(x->end_event));
 	pb_commit(&x->e, pbc_close(pkt, p + x->end_len));
 	return 0;
+}
+
+/* The instructions: export_perfetto_instrs.c. */
+static int p_instrs(void *ctx, const struct xtrack *t, const struct xinstr *v, size_t n)
+{
+	return perfetto_instrs(ctx, t, v, n);
 }
 
 static int p_instant(void *ctx, const struct xtrack *t, const char *cat, const char *name,

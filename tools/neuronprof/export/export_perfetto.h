@@ -123,7 +123,28 @@ struct addr_cache {
 #define NAME_CACHE	1024
 #define KEY_CACHE	1024
 
+/*
+ * What repeats in instructions (p_instrs()): per name and opcode, the
+ * begin's track event from the name's iid to the arguments' values (the
+ * "code" annotation when it has one), in one cache line; per export, each
+ * hex argument's annotation up to its value, and the category's iid.
+ */
+#define INSTR_CACHE	512
+#define INSTR_NAME	47
+
+struct pf_instr_slot {
+	uint64_t key;			/* name_key; 0: empty */
+	uint64_t tag;			/* XINSTR_TAG(code, named) */
+	uint8_t len;
+	uint8_t bytes[INSTR_NAME];
+} __attribute__((aligned(64)));
+
 struct perfetto_export {
+	struct pf_instr_slot instrs[INSTR_CACHE];
+	bool instr_ready;		/* instr_cat, instr_pre made */
+	uint64_t instr_cat;
+	uint8_t instr_pre_len[3];
+	uint8_t instr_pre[3][8];	/* pc, operand0, operand1 */
 	struct pbenc e;
 	struct intern names, cats, keys;
 	struct addr_cache cat_addr, key_addr;
@@ -187,5 +208,26 @@ static inline int packet_end(struct perfetto_export *x)
 /* The format's process and track callbacks (struct xformat): their descriptors. */
 int perfetto_process(void *ctx, const struct xproc *p);
 int perfetto_track(void *ctx, const struct xtrack *t);
+
+/* Room a packet needs, up to the next flush; false (message given) when out of memory. */
+static inline bool packet_room(struct perfetto_export *x, size_t n)
+{
+	struct pbenc *e = &x->e;
+
+	if (e->len >= PBENC_FLUSH || e->nomem)
+		pb_flush(e);
+	pb_need(e, n);
+	if (e->nomem) {
+		fail("out of memory");
+		return false;
+	}
+	return true;
+}
+
+/* The iid of @s in @t, or 0 when it is not there; defines nothing. */
+uint64_t perfetto_intern_lookup(const struct intern *t, const char *s);
+
+/* The instructions of xformat.instrs (export_perfetto_instrs.c). */
+int perfetto_instrs(void *ctx, const struct xtrack *t, const struct xinstr *v, size_t n);
 
 #endif /* NEURONPROF_TOOL_EXPORT_PERFETTO_H */

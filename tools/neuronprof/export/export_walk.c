@@ -25,6 +25,9 @@ struct opcode_slot {
 	bool valid;
 	const char *op;
 	char hex[CODE_LEN];
+	/* What an instruction of it is named (struct xinstr). */
+	const char *name;
+	uint64_t name_key;
 };
 
 #define OPCODE_SLOTS	64
@@ -115,32 +118,83 @@ static int pair_slice(struct walk *w, enum xslice_style style, const char *cat,
  * else named by the opcode itself (which needs no second copy: the
  * instructions of a recording without names cost what they did).
  */
-static int instruction(struct walk *w, const struct entry *e, uint64_t end)
+/*
+ * Instructions collected before they go to the format (xformat.instrs):
+ * @n finished ones, and after them the pending one, the last entry of the
+ * queue, whose end the next entry gives: its members are those of its
+ * entry (the timestamp without the clock shift) until instr_finish().
+ */
+#define INSTR_BATCH	128
+
+struct instr_batch {
+	size_t n;
+	struct xinstr v[INSTR_BATCH + 1];
+};
+
+/* The finished instructions of @b to the format, in order; the pending one moves first. */
+static int instr_flush(struct walk *w, struct instr_batch *b)
 {
-	struct opcode_slot *s = &w->ops[e->code % OPCODE_SLOTS];
-	const char *op, *code;
-	struct xarg a[4];
-	int n = 0;
+	size_t n = b->n;
+	int ret = 0;
+
+	if (!n)
+		return 0;
+	b->n = 0;
+	w->st->slices += n;
+	if (w->fmt->instrs)
+		ret = w->fmt->instrs(w->ctx, w->t, b->v, n);
+	for (size_t i = 0; i < n && !ret && !w->fmt->instrs; i++)
+		ret = xinstr_slice(w->fmt, w->ctx, w->t, &b->v[i]);
+	b->v[0] = b->v[n];
+	return ret;
+}
+
+/* A new opcode @code (of queue type @qt) for its slot, once the batch is out. */
+static int instr_opcode(struct walk *w, struct instr_batch *b, uint32_t code, uint16_t qt)
+{
+	struct opcode_slot *s = &w->ops[code % OPCODE_SLOTS];
+	int ret;
+
+	/* The batch may name instructions by the slot's spelling. */
+	ret = instr_flush(w, b);
+	if (ret)
+		return ret;
+	s->code = code;
+	s->valid = true;
+	s->op = file_code_name(w->file, qt, code);
+	code_hex(code, s->hex);
+	s->name = s->op ? s->op : s->hex;
+	s->name_key = s->op ? (uint64_t)(uintptr_t)s->op : XNAME_KEY_CODE(code);
+	return 0;
+}
+
+/*
+ * The pending instruction of @b (of an entry of queue type @qt) ends at
+ * @end, given by the timing model: named by the device's name of its
+ * opcode with the opcode in its "code" argument, else named by the opcode
+ * itself (which needs no second copy: the instructions of a recording
+ * without names cost what they did).
+ */
+static inline __attribute__((always_inline)) int
+instr_finish(struct walk *w, struct instr_batch *b, uint16_t qt, uint64_t end, uint64_t shift)
+{
+	struct xinstr *in = &b->v[b->n];
+	struct opcode_slot *s = &w->ops[in->code % OPCODE_SLOTS];
+	int ret;
 
 	/* A program runs a few opcodes over and over: each is looked up once. */
-	if (!s->valid || s->code != e->code) {
-		s->code = e->code;
-		s->valid = true;
-		s->op = file_code_name(w->file, e->queue_type, e->code);
-		code_hex(e->code, s->hex);
+	if (!s->valid || s->code != in->code) {
+		ret = instr_opcode(w, b, in->code, qt);
+		if (ret)
+			return ret;
+		in = &b->v[0];
 	}
-	op = s->op;
-	code = s->hex;
-	if (op)
-		a[n++] = (struct xarg){ .key = "code", .kind = XARG_STR, .s = code };
-	a[n++] = (struct xarg){ .key = "pc", .kind = XARG_HEX, .u = e->payload[0] };
-	a[n++] = (struct xarg){ .key = "operand0", .kind = XARG_HEX, .u = e->payload[1] };
-	a[n++] = (struct xarg){ .key = "operand1", .kind = XARG_HEX, .u = e->payload[2] };
-	w->st->slices++;
-	return w->fmt->slice(w->ctx, w->t, XSLICE_COMPLETE, "instruction", op ? op : code,
-			     op ? (uint64_t)(uintptr_t)op : XNAME_KEY_CODE(e->code),
-			     e->ts + (uint64_t)w->t->proc->shift, end + (uint64_t)w->t->proc->shift,
-			     a, n, 0, 0);
+	in->name = s->name;
+	in->name_key = s->name_key;
+	in->named = s->op != NULL;
+	in->ts += shift;
+	in->end_ts = end + shift;
+	return ++b->n == INSTR_BATCH ? instr_flush(w, b) : 0;
 }
 
 /* Group name used in slice names: "vector", "engine 7", "TopSP 3". */
@@ -344,6 +398,171 @@ static int pair_start(struct walk *w, const char *cat, const char *what, struct 
 }
 
 /*
+ * instr_end() through a cache: the bound the timing model puts on an
+ * instruction at @ts (the stop of the inference and of the EVENT window it
+ * is in) stays the same while neither cursor moves and neither starts,
+ * that is while @ts stays in [k->lo, k->hi]; outside, instr_end()'s steps
+ * run and the range is made anew. Most instructions of a window fall in
+ * the range of the one before.
+ */
+struct end_cache {
+	uint64_t lo, hi, bound;		/* lo > hi: empty */
+};
+
+/* Narrows @k to where cursor @t, just moved to @ts, neither moves nor starts. */
+static inline void end_range(const struct timing_cursor *t, uint64_t ts, struct end_cache *k)
+{
+	if (!t->have)
+		return;			/* for good: a cursor that ended stays ended */
+	if (t->cur.stop < k->hi)
+		k->hi = t->cur.stop;	/* >= ts: instr_end() moved it that far */
+	if (t->cur.start <= ts) {
+		if (t->cur.start > k->lo)
+			k->lo = t->cur.start;
+	} else if (t->cur.start - 1 < k->hi) {
+		k->hi = t->cur.start - 1;
+	}
+}
+
+static inline uint64_t instr_end_cached(struct instr_clock *c, struct end_cache *k, uint64_t ts,
+					bool has_next, uint64_t next_ts)
+{
+	uint64_t bound;
+
+	if (ts < k->lo || ts > k->hi) {
+		/* instr_end()'s steps, its bound kept. */
+		bound = UINT64_MAX;
+		while (c->inf.have && c->inf.cur.stop < ts)
+			timing_cursor_next(&c->inf);
+		if (c->inf.have && c->inf.cur.start <= ts)
+			bound = c->inf.cur.stop;
+		while (c->win.have && c->win.cur.stop < ts)
+			timing_cursor_next(&c->win);
+		if (c->win.have && c->win.cur.start <= ts && c->win.cur.stop < bound)
+			bound = c->win.cur.stop;
+		k->bound = bound;
+		k->lo = 0;
+		k->hi = UINT64_MAX;
+		end_range(&c->inf, ts, k);
+		end_range(&c->win, ts, k);
+	}
+	bound = k->bound;
+	if (bound == UINT64_MAX)
+		return has_next ? next_ts : ts;
+	return has_next && next_ts < bound ? next_ts : bound;
+}
+
+/*
+ * What walk_queue() does with a TRACE or TOPSP_TRACE queue, nearly all the
+ * entries of a profile, in a loop of its own: each entry ends the
+ * instruction before it (cut instead where entries were lost between
+ * them), then the loss window before it, if any; after the last, the
+ * window of what the rings lost beyond the gaps, and the last instruction
+ * (cut by that loss, if any). The entries of a chunk (queue_iter) are
+ * walked with the state in locals, only what an instruction takes is
+ * decoded, and the instructions go to the format in batches; progress is
+ * counted per chunk.
+ */
+static int walk_trace(struct walk *w, const struct prof_file *f, const struct nprof_ntff_queue *q)
+{
+	unsigned char pad[sizeof(struct neuronprof_notification)];
+	uint64_t done = *w->done, entries = 0, cut = 0;
+	uint64_t prev_ts = w->prev_ts, shift = (uint64_t)w->t->proc->shift;
+	bool have_pend = false, have_prev = w->have_prev, tail;
+	struct end_cache ec = { .lo = 1, .hi = 0 };
+	struct instr_batch b;
+	uint16_t pend_qt = 0;
+	int ret = 0;
+
+	b.n = 0;
+	for (;;) {
+		const unsigned char *p = w->it.it.pos, *end = w->it.it.end;
+		size_t step = w->it.it.step;
+		struct seq_track sq;
+		uint64_t trimmed;
+
+		if (p == end) {
+			if (!queue_iter_record(&w->it))
+				break;
+			continue;
+		}
+		/*
+		 * seq_skipped_iter() in locals: the sequence numbers left out on
+		 * purpose are those of the records entered before this chunk.
+		 */
+		sq = w->seq;
+		trimmed = w->it.trimmed;
+		w->it.trimmed = 0;
+		for (; p != end && !ret; p += step) {
+			const unsigned char *e = p;
+			uint64_t ts, seq, lost;
+			struct xinstr *in;
+
+			/* Members beyond a short entry read as zero (entry_decode()). */
+			if (step < sizeof(pad)) {
+				memset(pad, 0, sizeof(pad));
+				memcpy(pad, p, step);
+				e = pad;
+			}
+			ts = ENTRY_LD(e, uint64_t, timestamp_ns, le64toh);
+			seq = ENTRY_LD(e, uint64_t, seq, le64toh);
+			entries++;
+			lost = seq_skipped(&sq, seq);
+			lost = lost > trimmed ? lost - trimmed : 0;
+			trimmed = 0;
+			if (lost) {
+				/* The instruction before a loss is cut; the loss's window follows. */
+				w->gaps += lost;
+				cut += have_pend;
+				ret = instr_flush(w, &b);
+				if (!ret)
+					ret = loss_slice(w, prev_ts, ts, lost, false, seq - lost - 1,
+							 true);
+			} else if (have_pend) {
+				ret = instr_finish(w, &b, pend_qt,
+						   instr_end_cached(&w->clk, &ec, b.v[b.n].ts, true,
+								    ts), shift);
+			}
+			prev_ts = ts;
+			have_prev = true;
+			/* This entry's instruction is the pending one now. */
+			in = &b.v[b.n];
+			in->ts = ts;
+			in->pc = ENTRY_LD(e, uint64_t, payload[0], le64toh);
+			in->op0 = ENTRY_LD(e, uint64_t, payload[1], le64toh);
+			in->op1 = ENTRY_LD(e, uint64_t, payload[2], le64toh);
+			in->code = ENTRY_LD(e, uint32_t, code, le32toh);
+			pend_qt = ENTRY_LD(e, uint16_t, queue_type, le16toh);
+			have_pend = true;
+		}
+		w->it.it.pos = p;
+		w->seq = sq;
+		if (ret)
+			break;
+		progress_update(w->pg, done + entries);
+	}
+	if (!ret)
+		ret = instr_flush(w, &b);
+	*w->done = done + entries;
+	w->st->entries += entries;
+	w->st->cut += cut;
+	w->prev_ts = prev_ts;
+	w->have_prev = have_prev;
+	w->st->lost_recorded += q->lost_count;
+	w->st->seq_gaps += w->gaps;
+	if (!ret)
+		ret = emit_tail_loss(w, f, q, &tail);
+	if (!ret && have_pend && tail)
+		w->st->cut++;
+	else if (!ret && have_pend)
+		ret = instr_finish(w, &b, pend_qt,
+				   instr_end_cached(&w->clk, &ec, b.v[b.n].ts, false, 0), shift);
+	if (!ret)
+		ret = instr_flush(w, &b);
+	return ret;
+}
+
+/*
  * A queue of decoded entries, all its records in order: pairs, instructions
  * and sequence numbers continue from one record to the next.
  */
@@ -351,8 +570,8 @@ static int walk_queue(struct walk *w, const struct prof_file *f, const struct pr
 		      struct progress *pg, uint64_t *done)
 {
 	const struct nprof_ntff_queue *q = &lq->q;
-	struct entry e, start = { 0 }, pend = { 0 };
-	bool open = false, have_pend = false, tail;
+	struct entry e, start = { 0 };
+	bool open = false, tail;
 	char name[64], unit[32];
 	const char *dn;
 	struct xarg a[XARGS_MAX];
@@ -365,13 +584,11 @@ static int walk_queue(struct walk *w, const struct prof_file *f, const struct pr
 		w->st->seq_gaps += w->gaps;
 		return ret;
 	}
+	if (q->queue_type == NEURONPROF_QT_TRACE || q->queue_type == NEURONPROF_QT_TOPSP_TRACE)
+		return walk_trace(w, f, q);
 	unit_name(w->t, unit, sizeof(unit));
 	while (walk_next(w, &e, &ret)) {
-		/*
-		 * No pair spans a loss: a start before it stays unmatched. A
-		 * TRACE queue's pending instruction, cut by the loss, is not
-		 * drawn (below).
-		 */
+		/* No pair spans a loss: a start before it stays unmatched. */
 		if (w->lost && open) {
 			ret = unmatched(w, q->queue_type == NEURONPROF_QT_INFER_STATUS ?
 					"infer" : "event", q->queue_type ==
@@ -379,8 +596,7 @@ static int walk_queue(struct walk *w, const struct prof_file *f, const struct pr
 					"event start without end", &start);
 			open = false;
 		}
-		if (!ret && q->queue_type != NEURONPROF_QT_TRACE &&
-		    q->queue_type != NEURONPROF_QT_TOPSP_TRACE)
+		if (!ret)
 			ret = emit_lost(w, &e);
 		if (ret)
 			break;
@@ -429,18 +645,6 @@ static int walk_queue(struct walk *w, const struct prof_file *f, const struct pr
 				ret = unmatched(w, "event", name, &e);
 			}
 			break;
-		case NEURONPROF_QT_TRACE:
-		case NEURONPROF_QT_TOPSP_TRACE:
-			/* An instruction ends when the next entry of its queue says. */
-			if (have_pend && w->lost)
-				w->st->cut++;
-			else if (have_pend)
-				ret = instruction(w, &pend, instr_end(&w->clk, pend.ts, true, e.ts));
-			if (!ret)
-				ret = emit_lost(w, &e);
-			pend = e;
-			have_pend = true;
-			break;
 		case NEURONPROF_QT_DMA:
 			dn = file_code_name(f, e.queue_type, e.code);
 			if (dn)
@@ -483,13 +687,9 @@ static int walk_queue(struct walk *w, const struct prof_file *f, const struct pr
 				"infer start without stop" : "event start without end", &start);
 	w->st->lost_recorded += q->lost_count;
 	w->st->seq_gaps += w->gaps;
-	/* Losses after the last entry: their window, and the last instruction is cut. */
+	/* Losses after the last entry: their window. */
 	if (!ret)
 		ret = emit_tail_loss(w, f, q, &tail);
-	if (!ret && have_pend && tail)
-		w->st->cut++;
-	else if (!ret && have_pend)
-		ret = instruction(w, &pend, instr_end(&w->clk, pend.ts, false, 0));
 	return ret;
 }
 

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+/*
+ * neuronprof export --format json, the instructions (xformat.instrs):
+ * nearly every event of an export, written from what repeats per name and
+ * opcode (a slot) and per track (once per batch), with the same bytes as
+ * fast_event() in export_json.c writes for them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "export/export.h"
+#include "export/export_json.h"
+
+/*
+ * The slot of the instructions named @name (@key) of opcode @code, filled
+ * on first use; NULL when the name needs the escaper or is long
+ * (fast_event() and the slow path then decide).
+ */
+static const struct instr_slot *instr_slot(struct json_export *x, const char *name,
+					   uint64_t key, uint32_t code, bool named)
+{
+	uint64_t h = (key * 0x9e3779b97f4a7c15ULL ^ (uint64_t)code << 32) * 0xff51afd7ed558ccdULL;
+	struct instr_slot *s = &x->instrs[(h >> 54) % (INSTR_CACHE / 2) * 2];
+	uint64_t tag = XINSTR_TAG(code, named);
+	char *p, *end;
+
+	/* Two ways: a new slot goes first, the one it replaces second. */
+	if (s[0].key == key && s[0].tag == tag)
+		return &s[0];
+	if (s[1].key == key && s[1].tag == tag)
+		return &s[1];
+	if (strnlen(name, INSTR_NAME) >= INSTR_NAME)
+		return NULL;
+	if (s[0].key)
+		s[1] = s[0];
+	s->key = 0;
+	end = copy_plain(s->name, name);
+	if (!end)
+		return NULL;
+	s->name_len = (uint8_t)(end - s->name);
+	p = PUT(s->args, ",\"args\":{");
+	if (named) {
+		p = PUT(p, "\"code\":\"0x");
+		p = fmt_hex(p, code, 6);
+		p = PUT(p, "\",");
+	}
+	p = PUT(p, "\"pc\":\"0x");
+	s->args_len = (uint8_t)(p - s->args);
+	s->key = key;
+	s->tag = tag;
+	return s;
+}
+
+/*
+ * Instructions: the bytes fast_event() writes for each (the test
+ * export_instr checks), the parts that repeat copied whole: the name and
+ * the start of the arguments from its slot, what follows the name from
+ * the track's (made once per batch).
+ */
+int json_instrs(void *ctx, const struct xtrack *t, const struct xinstr *v, size_t n)
+{
+	struct json_export *x = ctx;
+	char tail[128], *p;
+	size_t tail_len;
+
+	p = PUT(tail, "\",\"cat\":\"instruction\",\"ph\":\"X\",\"pid\":");
+	p = fmt_i64(p, t->proc->pid);
+	p = PUT(p, ",\"tid\":");
+	p = fmt_i64(p, t->tid);
+	p = PUT(p, ",\"ts\":");
+	tail_len = (size_t)(p - tail);
+	for (size_t i = 0; i < n; i++) {
+		const struct xinstr *in = &v[i];
+		const struct instr_slot *s = instr_slot(x, in->name, in->name_key, in->code,
+							in->named);
+
+		/* The very first event has no separator: fast_event() writes it. */
+		if (!s || x->first) {
+			if (xinstr_slice(&json_format, ctx, t, in))
+				return -1;
+			continue;
+		}
+		p = ob_reserve(&x->ob, FAST_ROOM);
+		/* Whole slots: fixed-size copies; only their lengths count. */
+		p = PUT(p, ",\n{\"name\":\"");
+		memcpy(p, s->name, INSTR_NAME);
+		p += s->name_len;
+		if (tail_len <= 64)
+			memcpy(p, tail, 64);
+		else
+			memcpy(p, tail, sizeof(tail));
+		p = put_ts(x, p + tail_len, in->ts);
+		p = PUT(p, ",\"dur\":");
+		p = put_dur(x, p, in->end_ts - in->ts);
+		if (in->named) {
+			memcpy(p, s->args, INSTR_ARGS);
+			p += s->args_len;
+		} else {
+			p = PUT(p, INSTR_ARGS_PLAIN);
+		}
+		p = put_hex(p, in->pc);
+		p = PUT(p, "\",\"operand0\":\"0x");
+		p = put_hex(p, in->op0);
+		p = PUT(p, "\",\"operand1\":\"0x");
+		p = put_hex(p, in->op1);
+		p = PUT(p, "\"}}");
+		ob_commit(&x->ob, p);
+	}
+	return 0;
+}
