@@ -336,6 +336,7 @@ int nprof_cap_stream_window(struct nprof_capture *cap, const struct cap_queue *q
 	struct nprof_ring *ring = nprof_nq_ring(q->nq);
 	uint64_t len = upto - w->streamed, end = upto;
 	struct nprof_ntff_queue_desc desc;
+	uint64_t stored = nprof_ntff_writer_stored(pw);
 	int ret;
 
 	/*
@@ -377,6 +378,10 @@ int nprof_cap_stream_window(struct nprof_capture *cap, const struct cap_queue *q
 	}
 	if (ret)
 		return ret;
+	/* A compressed file took fewer bytes than it was granted: the limit counts those. */
+	stored = nprof_ntff_writer_stored(pw) - stored;
+	if (len > stored)
+		nprof_capture_output_unclaim(len - stored);
 	w->streamed = upto;
 	if (lost > w->lost_attr)
 		w->lost_attr = lost;
