@@ -411,11 +411,14 @@ NPROF_API int nprof_inspect_config_set_capture_max_size(struct nprof_inspect_con
  */
 NPROF_API uint64_t nprof_inspect_config_get_capture_max_size(const struct nprof_inspect_config *cfg);
 
+/* The highest zstd level of the capture's compression (NPROF_NTFF_ZSTD_LEVEL_MAX). */
+#define NPROF_CAPTURE_COMPRESSION_MAX	22
+
 /**
  * nprof_inspect_config_set_capture_compression() - store the data blocks
  * of the session's device profiles zstd-compressed
  * (NEURON_RT_INSPECT_CAPTURE_COMPRESSION=LEVEL; added in 1.4.0).
- * @level: 0 (the default): none; 1 (fastest) to NPROF_NTFF_ZSTD_LEVEL_MAX
+ * @level: 0 (the default): none; 1 (fastest) to NPROF_CAPTURE_COMPRESSION_MAX
  *	(22, smallest), the zstd level, as perf record's -z (level 1) and
  *	--compression-level take it.
  *

@@ -507,9 +507,9 @@ NPROF_API int nprof_inspect_config_set_capture_compression(struct nprof_inspect_
 							   int level)
 {
 	CHECK_CFG(cfg);
-	if (level < 0 || level > NPROF_NTFF_ZSTD_LEVEL_MAX)
+	if (level < 0 || level > NPROF_CAPTURE_COMPRESSION_MAX)
 		return nprof_err(EINVAL, "capture compression level %d: expected 0 (none) to %d",
-				 level, NPROF_NTFF_ZSTD_LEVEL_MAX);
+				 level, NPROF_CAPTURE_COMPRESSION_MAX);
 	cfg->compression = level;
 	return 0;
 }

@@ -17,7 +17,6 @@
 #include <stdint.h>
 
 #include <neuronprof/config.h>
-#include <neuronprof/ntff.h>
 
 #include "trace/sys_trace_internal.h"
 #include "util/internal.h"

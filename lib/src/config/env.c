@@ -384,9 +384,9 @@ static int parse_all(const struct env_ctx *e, struct nprof_inspect_config *cfg)
 	if (v) {
 		uint64_t level;
 
-		if (nprof_parse_u64(v, strlen(v), 10, &level) || level > NPROF_NTFF_ZSTD_LEVEL_MAX)
+		if (nprof_parse_u64(v, strlen(v), 10, &level) || level > NPROF_CAPTURE_COMPRESSION_MAX)
 			return nprof_err(EINVAL, "%sCAPTURE_COMPRESSION: expected a zstd level from 0 (none) to %d, got '%s'",
-					 ENV_PREFIX, NPROF_NTFF_ZSTD_LEVEL_MAX, v);
+					 ENV_PREFIX, NPROF_CAPTURE_COMPRESSION_MAX, v);
 		cfg->compression = (int)level;
 	}
 

@@ -8,6 +8,7 @@
 #define NEURONPROF_NTFF_READER_INTERNAL_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,7 +61,25 @@ int ntff_reader_validate(struct nprof_ntff_reader *r);
 int ntff_reader_verify_range(struct nprof_ntff_reader *r, uint64_t off, uint64_t len, size_t rec);
 
 /* "queue record 2 (DMA core 0 engine 1)", or "outside every queue record" for SIZE_MAX. */
-void ntff_reader_describe(const struct nprof_ntff_reader *r, size_t rec, char *buf, size_t size);
+static inline void ntff_reader_describe(const struct nprof_ntff_reader *r, size_t idx, char *buf, size_t size)
+{
+	const Neuronprof__Ntff__TraceInfo *t;
+	const char *qt;
+
+	if (idx == SIZE_MAX) {
+		snprintf(buf, size, "outside every queue record");
+		return;
+	}
+	t = r->info->trace[idx];
+	qt = nprof_queue_type_name(t->queue_type);
+	if (qt)
+		snprintf(buf, size, "queue record %zu (%s %s %u engine %u)", idx, qt,
+			 t->target_kind ? "topsp" : "core", t->target_index, t->engine);
+	else
+		snprintf(buf, size, "queue record %zu (queue type %u %s %u engine %u)", idx,
+			 t->queue_type, t->target_kind ? "topsp" : "core", t->target_index,
+			 t->engine);
+}
 
 /*
  * Major 4, after the block table's checksum: check every entry of the

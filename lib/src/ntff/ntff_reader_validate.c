@@ -187,26 +187,6 @@ static int validate_checksums(struct nprof_ntff_reader *r)
 	return 0;
 }
 
-/* "queue record 2 (DMA core 0 engine 1)", for messages. */
-void ntff_reader_describe(const struct nprof_ntff_reader *r, size_t idx, char *buf, size_t size)
-{
-	const Neuronprof__Ntff__TraceInfo *t;
-	const char *qt;
-
-	if (idx == SIZE_MAX) {
-		snprintf(buf, size, "outside every queue record");
-		return;
-	}
-	t = r->info->trace[idx];
-	qt = nprof_queue_type_name(t->queue_type);
-	if (qt)
-		snprintf(buf, size, "queue record %zu (%s %s %u engine %u)", idx, qt,
-			 t->target_kind ? "topsp" : "core", t->target_index, t->engine);
-	else
-		snprintf(buf, size, "queue record %zu (queue type %u %s %u engine %u)", idx,
-			 t->queue_type, t->target_kind ? "topsp" : "core", t->target_index,
-			 t->engine);
-}
 
 /*
  * Check data block @blk against the block table. @rec is the record whose

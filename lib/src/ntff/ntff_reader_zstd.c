@@ -98,6 +98,12 @@ int ntff_zstd_open(struct nprof_ntff_reader *r)
 	}
 	r->zmap_len = (size_t)r->data_size;
 	r->data = r->zmap;
+	/*
+	 * Fewer faults: in 2 MiB pages where the kernel has them (a 32 MiB
+	 * read of zstd blocks took ... ms with, ... without; bench/ntff_zstd).
+	 */
+	if (r->zmap_len >= (2u << 20))
+		(void)madvise(r->zmap, r->zmap_len, MADV_HUGEPAGE);
 	return 0;
 }
 
