@@ -11,8 +11,9 @@
  * API of the writer and the reader.
  *
  * Writer: entries go from the caller's memory (typically the mapped ring) to
- * the file with writev(), never through a heap copy; the block checksums
- * are computed over the same memory. The file appears under its final name only
+ * the file with writev(), never through a heap copy (but when asked to
+ * compress the blocks: nprof_ntff_writer_set_compression()); the block
+ * checksums are computed over the same memory. The file appears under its final name only
  * when complete (temporary name, fsync, rename, fsync of the directory).
  *
  * Reader: maps the file and validates everything but the data blocks before
