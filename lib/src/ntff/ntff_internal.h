@@ -113,6 +113,9 @@ void nprof_ntff_writer_forget(struct nprof_ntff_writer *w);
  */
 uint64_t nprof_ntff_writer_stored(const struct nprof_ntff_writer *w);
 
+/* Whether @w stores its blocks compressed (nprof_ntff_writer_set_compression()). */
+bool nprof_ntff_writer_compressed(const struct nprof_ntff_writer *w);
+
 /* Number of blocks of @block_size covering @data_length bytes. */
 static inline uint64_t ntff_block_count(uint64_t data_length, uint32_t block_size)
 {

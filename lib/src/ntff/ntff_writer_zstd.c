@@ -296,3 +296,8 @@ uint64_t nprof_ntff_writer_stored(const struct nprof_ntff_writer *w)
 		return w->data_len;
 	return w->zstored + w->data_len % w->block_size;
 }
+
+bool nprof_ntff_writer_compressed(const struct nprof_ntff_writer *w)
+{
+	return w && w->zlevel;
+}
