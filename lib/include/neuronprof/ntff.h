@@ -606,6 +606,16 @@ struct nprof_ntff_reader;
  * - NPROF_NTFF_READ_NO_DATA_CSUM: the data blocks are not checked at all
  *   (corruption of entries goes unnoticed); entries pointers are given.
  *
+ * A file of compressed blocks (NPROF_NTFF_VERSION_MAJOR_ZSTD) reads the
+ * same way, each block decompressed once, after its stored bytes pass
+ * their checksum, into an anonymous mapping that every pointer handed out
+ * points into (valid until close): in the default mode as the chunk
+ * iterator reaches it (and, here, the blocks of each record's first and
+ * last entries, or of every packed record, which this reads), in the other
+ * two modes every block here (NO_DATA_CSUM without the checksums). The
+ * table entries are checked with the block table (Documentation/ntff.rst,
+ * "Compressed blocks").
+ *
  * Up to library 1.2, flags 0 meant NPROF_NTFF_READ_VERIFY_AT_OPEN; programs
  * linked against those versions (symbol version NEURONPROF_1.0) keep that
  * meaning. A program rebuilt against 1.3 that uses entries pointers must ask
