@@ -6,7 +6,8 @@
 # the variables (np, gen, build, label, tmp, fx, basic, prof, py, here,
 # tools, repo, ko_core, ko_sim); not run on its own.
 #
-# Every fixture, and a recording of many blocks (gen_diff), written again
+# Every fixture, packed raw records (pack_raw of a raw recording) and a
+# recording of many blocks (gen_diff), written again
 # with compressed blocks by the library's writer (tests/ntff_zcopy.c, which
 # checks that the copy's records and metadata are the original's): every
 # reader must print of the copy exactly what it prints of the original.
@@ -22,6 +23,10 @@ t_zstd_copies() {
 	for f in "${zpaths[@]}"; do
 		cp -r "$fx/$f" "$zplain/" || return 1
 	done
+	# Packed raw records (NTFF 3.x) of a committed raw recording, compressed too.
+	mkdir -p "$zplain/packed" &&
+	"$build/tests/pack_raw" "$here/fixtures/raw-record-1/counter128.ntff" "$zplain/packed" \
+		packed.ntff &&
 	"$build/tests/gen_diff" --executions 400 "$zplain/many" >/dev/null &&
 	cp -r "$zplain" "$zcomp" || return 1
 	while IFS= read -r f; do
@@ -82,7 +87,7 @@ zsame() {
 	    sys.exit("dump --json differs beyond the header")
 	PY
 }
-for p in "${zpaths[@]}" many many/profile_nc_1_session_0.ntff; do
+for p in "${zpaths[@]}" packed/packed.ntff many many/profile_nc_1_session_0.ntff; do
 	run "zstd: $p reads the same compressed: dump, summary, export json/perfetto/sqlite, report" \
 		zsame "$p"
 done
