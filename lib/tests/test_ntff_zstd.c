@@ -489,6 +489,15 @@ TEST(ntff_zstd_refused_by_older_readers)
 	memset(b + offsetof(struct nprof_ntff_header, reserved), 0, 8);
 	ntff_test_reseal(b);
 	expect_reject(b, len, EBADMSG, "block table length");
+	/* Compressed blocks of more than 256 KiB: no writer makes them. */
+	memcpy(b, buf, len);
+	{
+		uint32_t v = htole32(1u << 19);
+
+		memcpy(b + offsetof(struct nprof_ntff_header, block_size), &v, 4);
+	}
+	ntff_test_reseal(b);
+	expect_reject(b, len, EBADMSG, "block size 524288 of compressed blocks is over 262144");
 	/* A later major is refused as older readers refuse this one. */
 	memcpy(b, buf, len);
 	put16(b, 8, 5);

@@ -55,6 +55,9 @@ static int validate_blocks(struct nprof_ntff_reader *r)
 	if (bs < NPROF_NTFF_BLOCK_SIZE_MIN || bs > NPROF_NTFF_BLOCK_SIZE_MAX || (bs & (bs - 1)))
 		return BAD(r, "block size %u is not a power of two in [%u, %u]", bs,
 			   NPROF_NTFF_BLOCK_SIZE_MIN, NPROF_NTFF_BLOCK_SIZE_MAX);
+	/* Compressed blocks are at most an entry's largest size (a writer's largest). */
+	if (r->zstd && bs > NTFF_MAX_ENTRY_SIZE)
+		return BAD(r, "block size %u of compressed blocks is over %u", bs, NTFF_MAX_ENTRY_SIZE);
 	r->block_shift = (unsigned int)__builtin_ctz(bs);
 	r->nblocks = ntff_block_count(r->data_size, bs);
 	/* Major 4: 16 bytes per block (offset, stored length, checksum). */
