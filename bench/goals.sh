@@ -80,6 +80,10 @@ done <<<"$rules"
 printf '%-26s %s\n' crc32c "no goal (bytes per second and cycles per byte of each path reported)"
 printf '%-26s %s\n' fanout "no goal (each subscriber's cost is reported)"
 printf '%-26s %s\n' neuron_head_write "no goal (information only under TCG; the goal is neuron_head_write_native's)"
+# ntff_zstd: no goal; its figures against plain blocks, as information.
+zl=$(grep -a '^ratio zstd 1 / plain measured in this run (simulator-shaped' "$log" | tail -n 1 |
+	sed -n 's/^ratio zstd 1 \/ plain measured in this run (simulator-shaped entries): \(.*\) (no goal: information)$/\1/p')
+printf '%-26s %s\n' ntff_zstd "no goal; zstd 1 / plain, simulator-shaped entries: ${zl:-not run}"
 
 model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 flags=" $(sed -n 's/^flags[[:space:]]*: //p' /proc/cpuinfo | head -n 1) "

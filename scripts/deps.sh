@@ -14,7 +14,7 @@ PKGS=(
 	libdrm-dev libkmod-dev libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
 	dkms man-db libsqlite3-dev sqlite3 chromium fonts-dejavu-core
 	debhelper dh-dkms dpkg-dev fakeroot lintian rpm
-	libmicrohttpd-dev prometheus prometheus-node-exporter curl
+	libmicrohttpd-dev prometheus prometheus-node-exporter curl libzstd-dev
 	python3-pandas python3-distributed universal-ctags
 )
 

@@ -55,9 +55,10 @@ static int write_file(const char *dir, const char *name, int nqueues, int entrie
 /*
  * 4 KiB blocks: 81 entries of 64 bytes, then 250 of 24 bytes in two spans,
  * then 16 of 64 bytes: 12 KiB of data, 3 blocks, the last partial, and the
- * 24-byte entries cross a block boundary.
+ * 24-byte entries cross a block boundary; with @zlevel, the blocks zstd
+ * frames (NTFF major 4).
  */
-static int write_blocks(const char *dir, const char *name)
+static int write_blocks(const char *dir, const char *name, int zlevel)
 {
 	static const struct { uint32_t qt, es, n; } recs[] = {
 		{ NEURONPROF_QT_TRACE, 64, 81 }, { NEURONPROF_QT_DMA, 24, 250 },
@@ -72,7 +73,8 @@ static int write_blocks(const char *dir, const char *name)
 	w = nprof_ntff_writer_create(dir, name, 0);
 	if (!w)
 		return -errno;
-	if (nprof_ntff_writer_set_block_size(w, NPROF_NTFF_BLOCK_SIZE_MIN))
+	if (nprof_ntff_writer_set_block_size(w, NPROF_NTFF_BLOCK_SIZE_MIN) ||
+	    nprof_ntff_writer_set_compression(w, zlevel))
 		goto fail;
 	for (k = 0; k < 3; k++) {
 		words = recs[k].es / 8;
@@ -99,7 +101,8 @@ int main(int argc, char **argv)
 	}
 	if (write_file(argv[1], "empty.ntff", 0, 0, 0) || write_file(argv[1], "one.ntff", 1, 4, 0) ||
 	    write_file(argv[1], "wrapped.ntff", 1, 8, 3) || write_file(argv[1], "all-types.ntff", 9, 2, 0) ||
-	    write_blocks(argv[1], "blocks.ntff")) {
+	    write_blocks(argv[1], "blocks.ntff", 0) ||
+	    write_blocks(argv[1], "blocks-zstd.ntff", 1)) {
 		fprintf(stderr, "gen_ntff_corpus: %s\n", nprof_strerror_last());
 		return 1;
 	}

@@ -59,10 +59,10 @@ TEST(ntff_rejects_damaged_files)
 
 	/* Unknown major version; a higher minor is accepted. */
 	memcpy(b, s.buf, s.len);
-	put16(b, 8, 4);
+	put16(b, 8, 5);
 	ntff_test_reseal(b);
 	expect_reject(b, s.len, EPROTONOSUPPORT,
-		      "NTFF version 4.4 is not supported: major version 4 is unknown (this reader reads 1.x, 2.x and 3.x)");
+		      "NTFF version 5.4 is not supported: major version 5 is unknown (this reader reads 1.x, 2.x, 3.x and 4.x)");
 	/* Major 3 is for packed raw records only. */
 	memcpy(b, s.buf, s.len);
 	put16(b, 8, 3);

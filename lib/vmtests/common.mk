@@ -10,7 +10,7 @@ CC		?= cc
 PKG_CONFIG	?= pkg-config
 CFLAGS		?= -O2 -g
 
-PKGS		:= libprotobuf-c libdrm libkmod
+PKGS		:= libprotobuf-c libdrm libkmod libzstd
 WARN_FLAGS	:= -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 ALL_CFLAGS	= -std=gnu11 $(WARN_FLAGS) -D_GNU_SOURCE -pthread -I../include -I../../uapi \
 		  $(shell $(PKG_CONFIG) --cflags $(PKGS)) $(CFLAGS)

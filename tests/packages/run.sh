@@ -174,7 +174,7 @@ check "libnrtprof1 has a symbols file for libnrtprof.so.1 (version node NRT_2.0.
 check "neuronprof (the tool) depends on libneuronprof1 (>= $version) through its symbols" \
 	bash -c 'grep -q "libneuronprof1 (>= $2)" <<<"$1"' _ "$(field neuronprof Depends)" "$version"
 check "libneuronprof-dev depends on libneuronprof1 (= $deb_version) and the -dev packages its .pc requires" \
-	bash -c 'for d in "libneuronprof1 (= $2)" libdrm-dev libkmod-dev libprotobuf-c-dev; do grep -qF "$d" <<<"$1" || exit 1; done' \
+	bash -c 'for d in "libneuronprof1 (= $2)" libdrm-dev libkmod-dev libprotobuf-c-dev libzstd-dev; do grep -qF "$d" <<<"$1" || exit 1; done' \
 	_ "$(field libneuronprof-dev Depends)" "$deb_version"
 check "python3-neuronprof is Architecture: all and depends on python3, python3-pandas and python3-distributed" \
 	bash -c '[ "$1" = all ] && for d in python3 python3-pandas python3-distributed; do grep -Eq "(^|, )$d( |,|$)" <<<"$2" || exit 1; done' \

@@ -193,6 +193,17 @@ static const char *target_kind_name(uint32_t kind)
 	       "unknown";
 }
 
+/* Major 4 (compressed blocks): the data region's length once decompressed, else 0. */
+static uint64_t zstd_data_size(const struct nprof_ntff_header *h)
+{
+	uint64_t v;
+
+	if (h->version_major != NPROF_NTFF_VERSION_MAJOR_ZSTD)
+		return 0;
+	memcpy(&v, h->reserved, sizeof(v));
+	return le64toh(v);
+}
+
 static void dump_text(const struct prof_file *f, const struct dump_opts *o, struct progress *pg,
 		      struct raw_asm *asm_)
 {
@@ -208,6 +219,10 @@ static void dump_text(const struct prof_file *f, const struct dump_opts *o, stru
 	       h->checksum_type == NPROF_NTFF_CSUM_CRC32C ? "crc32c" : "unknown");
 	printf("  data: offset %" PRIu64 ", length %" PRIu64 ", blocks of %u bytes\n",
 	       h->data_offset, h->data_length, h->block_size);
+	if (zstd_data_size(h))
+		printf("  compressed: zstd, %" PRIu64 " bytes of entries stored in %" PRIu64
+		       " (ratio %.2f)\n", zstd_data_size(h), h->data_length,
+		       h->data_length ? (double)zstd_data_size(h) / (double)h->data_length : 0.0);
 	printf("  block table: offset %" PRIu64 ", length %" PRIu64 ", checksum 0x%08x\n",
 	       h->block_table_offset, h->block_table_length, h->block_table_csum);
 	printf("  metadata: offset %" PRIu64 ", length %" PRIu64 ", checksum 0x%08x\n",
@@ -309,6 +324,8 @@ static void dump_json(const struct prof_file *f, const struct dump_opts *o, stru
 	jw_hex(&j, "metadata_csum", h->metadata_csum);
 	jw_u64(&j, "data_offset", h->data_offset);
 	jw_u64(&j, "data_length", h->data_length);
+	if (zstd_data_size(h))
+		jw_u64(&j, "data_size", zstd_data_size(h));
 	jw_u64(&j, "block_size", h->block_size);
 	jw_u64(&j, "block_table_offset", h->block_table_offset);
 	jw_u64(&j, "block_table_length", h->block_table_length);

@@ -18,6 +18,7 @@
 #include <neuronprof/config.h>
 #include <neuronprof/device.h>
 #include <neuronprof/inspect.h>
+#include <neuronprof/ntff.h>
 #include <neuronprof/output.h>
 
 #include "record.h"
@@ -173,6 +174,11 @@ int cmd_record(int argc, char **argv)
 			 "SIZE (1M to 1T; K, M, G): the rest count as lost,\n"
 			 "the command runs on; synthetic: also no more\n"
 			 "executions once the next could pass it"),
+		OPT_BOOL('z', NULL, &o.compress,
+			 "compress the profiles' data blocks with zstd, level 1\n"
+			 "(NEURON_RT_INSPECT_CAPTURE_COMPRESSION=1; as perf's)"),
+		OPT_U64(0, "compression-level", &o.compression, "N", 1, NPROF_NTFF_ZSTD_LEVEL_MAX,
+			"compress with zstd level N: 1 (fastest) to 22\n(smallest)"),
 		OPT_BOOL(0, "no-streaming", &o.no_streaming,
 			 "keep entries in the rings until the profile is\n"
 			 "written (NEURON_RT_INSPECT_STREAMING=0): what does not\n"

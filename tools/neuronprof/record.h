@@ -32,6 +32,8 @@ struct record_opts {
 	uint64_t device, executions, iterations, instructions, dma, model_id, timeout_ns;
 	uint64_t duration_ns;		/* 0: not given */
 	uint64_t max_size;		/* --max-size, 0: none */
+	bool compress;			/* -z */
+	uint64_t compression;		/* --compression-level, 0: not given */
 	bool max_size_hit;		/* run_model() stopped for it */
 	bool executions_given, no_streaming;
 	const char *model_name;
@@ -48,6 +50,12 @@ struct record_opts {
 	/* output rotation: --switch-output, --switch-max-files */
 	struct record_rotate rot;
 };
+
+/* The zstd level of -z and --compression-level (0: none). */
+static inline int record_zlevel(const struct record_opts *o)
+{
+	return o->compression ? (int)o->compression : o->compress ? 1 : 0;
+}
 
 /* CLOCK_MONOTONIC now, in nanoseconds. */
 uint64_t record_monotonic_ns(void);

@@ -112,6 +112,8 @@ static int build_env(const struct record_opts *o, struct env_list *e)
 		ok &= !env_add(e, "NEURON_RT_INSPECT_STREAMING", "0");
 	if (o->max_size)
 		ok &= !env_add(e, "NEURON_RT_INSPECT_CAPTURE_MAX_SIZE", "%" PRIu64, o->max_size);
+	if (record_zlevel(o))
+		ok &= !env_add(e, "NEURON_RT_INSPECT_CAPTURE_COMPRESSION", "%d", record_zlevel(o));
 	if (o->cores)
 		ok &= !env_add(e, "NEURON_RT_INSPECT_EVENT_FILTER_NC", "%s", o->cores);
 	if (o->event_types)

@@ -180,6 +180,10 @@ static int build_config(const struct record_opts *o, const uint32_t *vncs, int n
 		ret = usage_error("--max-size: %s", nprof_strerror_last());
 		goto out;
 	}
+	if (nprof_inspect_config_set_capture_compression(cfg, record_zlevel(o))) {
+		ret = usage_error("--compression-level: %s", nprof_strerror_last());
+		goto out;
+	}
 	if (o->exec_first && nprof_inspect_config_set_capture_executions(cfg, o->exec_first,
 									  o->exec_last)) {
 		fail("%s", nprof_strerror_last());

@@ -129,7 +129,7 @@ summary_sql() {
 # and one word in this list.
 subjects=(cli dump summary report export-chrome export-perfetto losses raw
 	export-sqlite heldout names queues bad-inputs outputs progress record top
-	devices calibrate exporter cores vm)
+	devices calibrate exporter cores zstd vm)
 
 # The built modules, for doctor's installed-but-not-loaded test and the VM tests.
 ko_core=$repo/driver/core/neuronprof.ko

@@ -411,6 +411,36 @@ NPROF_API int nprof_inspect_config_set_capture_max_size(struct nprof_inspect_con
  */
 NPROF_API uint64_t nprof_inspect_config_get_capture_max_size(const struct nprof_inspect_config *cfg);
 
+/* The highest zstd level of the capture's compression (NPROF_NTFF_ZSTD_LEVEL_MAX). */
+#define NPROF_CAPTURE_COMPRESSION_MAX	22
+
+/**
+ * nprof_inspect_config_set_capture_compression() - store the data blocks
+ * of the session's device profiles zstd-compressed
+ * (NEURON_RT_INSPECT_CAPTURE_COMPRESSION=LEVEL; added in 1.4.0).
+ * @level: 0 (the default): none; 1 (fastest) to NPROF_CAPTURE_COMPRESSION_MAX
+ *	(22, smallest), the zstd level, as perf record's -z (level 1) and
+ *	--compression-level take it.
+ *
+ * The files are then NTFF major 4 (nprof_ntff_writer_set_compression(),
+ * Documentation/ntff.rst "Compressed blocks"), which this library reads
+ * transparently and older readers refuse. The capture size limit
+ * (nprof_inspect_config_set_capture_max_size()) still counts the bytes
+ * entries take before compression, an upper bound of what is stored.
+ *
+ * Return: 0, or -EINVAL for a NULL @cfg or a level out of range.
+ */
+NPROF_API int nprof_inspect_config_set_capture_compression(struct nprof_inspect_config *cfg,
+							   int level);
+
+/**
+ * nprof_inspect_config_get_capture_compression() - the zstd level (0:
+ * none; added in 1.4.0).
+ *
+ * Return: the level, 0 without compression or for a NULL @cfg.
+ */
+NPROF_API int nprof_inspect_config_get_capture_compression(const struct nprof_inspect_config *cfg);
+
 /**
  * nprof_inspect_config_set_ring_size() - ring size of one queue type.
  * @queue_type: an enum neuronprof_queue_type value (below NPROF_QUEUE_TYPES).

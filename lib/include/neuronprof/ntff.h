@@ -11,8 +11,9 @@
  * API of the writer and the reader.
  *
  * Writer: entries go from the caller's memory (typically the mapped ring) to
- * the file with writev(), never through a heap copy; the block checksums
- * are computed over the same memory. The file appears under its final name only
+ * the file with writev(), never through a heap copy (but when asked to
+ * compress the blocks: nprof_ntff_writer_set_compression()); the block
+ * checksums are computed over the same memory. The file appears under its final name only
  * when complete (temporary name, fsync, rename, fsync of the directory).
  *
  * Reader: maps the file and validates everything but the data blocks before
@@ -55,6 +56,27 @@ extern "C" {
  * reader reads majors 1 to 3.
  */
 #define NPROF_NTFF_VERSION_MAJOR_PACKED	3
+/*
+ * Files whose data blocks are stored compressed (nprof_ntff_writer_set_compression(),
+ * library 1.4): the data region holds each block as stored (as is, or one
+ * zstd frame), the block table has NPROF_NTFF_ZBLOCK_ENTRY_SIZE bytes per
+ * block, and the header's reserved bytes 0 to 7 give the data region's
+ * length once decompressed. A reader of majors 1 to 3 would take the stored
+ * bytes for entries, so such files have this major version, whatever their
+ * entries (plain, raw or packed raw records, as device_info says). This
+ * reader reads majors 1 to 4.
+ */
+#define NPROF_NTFF_VERSION_MAJOR_ZSTD	4
+/*
+ * A major-4 block table entry, little-endian: u64 offset of the block's
+ * stored bytes from the start of the data region, u32 their length with
+ * NPROF_NTFF_ZBLOCK_ZSTD set when they are a zstd frame (else the block's
+ * bytes as is), u32 CRC32C of the stored bytes.
+ */
+#define NPROF_NTFF_ZBLOCK_ENTRY_SIZE	16
+#define NPROF_NTFF_ZBLOCK_ZSTD		(1u << 31)
+/* zstd levels of nprof_ntff_writer_set_compression(): 0 (none), 1 to 22. */
+#define NPROF_NTFF_ZSTD_LEVEL_MAX	22
 #define NPROF_NTFF_HEADER_SIZE		128
 
 /* Checksum algorithms (header.checksum_type). */
@@ -103,7 +125,10 @@ extern "C" {
  * @block_table_offset: offset of the block table: one little-endian u32
  *	checksum per data block, in order.
  * @block_table_length: its length, 4 * ceil(data_length / block_size).
- * @reserved: zero in 1.0.
+ * @reserved: zero in 1.0; in major 4 (NPROF_NTFF_VERSION_MAJOR_ZSTD) bytes
+ *	0 to 7 are the little-endian u64 length of the data region once
+ *	decompressed, on which the blocks and the records' offsets count,
+ *	while @data_length is what the region stores.
  * @header_csum: checksum of bytes 0..123 of the header.
  */
 struct nprof_ntff_header {
@@ -439,6 +464,26 @@ NPROF_API struct nprof_ntff_writer *nprof_ntff_writer_createat(int dirfd, const 
 							       unsigned int flags);
 
 /**
+ * nprof_ntff_writer_set_compression() - store data blocks compressed.
+ * @level: 0, blocks as is (the default); 1 to NPROF_NTFF_ZSTD_LEVEL_MAX, the
+ *	zstd level (1 fastest; perf record -z's default).
+ *
+ * Only before the first append. Each complete data block is compressed on
+ * its own as one zstd frame, and stored so when that is shorter, else as
+ * is; the block table then gives each block's stored offset, length and
+ * the CRC32C of its stored bytes, and the file has major version
+ * NPROF_NTFF_VERSION_MAJOR_ZSTD, which older readers refuse. Readers of
+ * this library decompress such files transparently (Documentation/ntff.rst,
+ * "Compressed blocks"). The writer then holds one block of entries and the
+ * compressed output of an append on its heap (a copy it otherwise avoids),
+ * and 16 bytes of table per block.
+ *
+ * Return: 0; -EINVAL (NULL writer, a level out of range, data already
+ * appended); -ENOMEM.
+ */
+NPROF_API int nprof_ntff_writer_set_compression(struct nprof_ntff_writer *w, int level);
+
+/**
  * nprof_ntff_writer_set_info() - describe the capture (may be called any
  * number of times before finalize; the last call wins). Strings are copied.
  *
@@ -560,6 +605,16 @@ struct nprof_ntff_reader;
  *   again by the caller).
  * - NPROF_NTFF_READ_NO_DATA_CSUM: the data blocks are not checked at all
  *   (corruption of entries goes unnoticed); entries pointers are given.
+ *
+ * A file of compressed blocks (NPROF_NTFF_VERSION_MAJOR_ZSTD) reads the
+ * same way, each block decompressed once, after its stored bytes pass
+ * their checksum, into an anonymous mapping that every pointer handed out
+ * points into (valid until close): in the default mode as the chunk
+ * iterator reaches it (and, here, the blocks of each record's first and
+ * last entries, or of every packed record, which this reads), in the other
+ * two modes every block here (NO_DATA_CSUM without the checksums). The
+ * table entries are checked with the block table (Documentation/ntff.rst,
+ * "Compressed blocks").
  *
  * Up to library 1.2, flags 0 meant NPROF_NTFF_READ_VERIFY_AT_OPEN; programs
  * linked against those versions (symbol version NEURONPROF_1.0) keep that

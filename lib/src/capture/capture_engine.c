@@ -336,6 +336,7 @@ int nprof_cap_stream_window(struct nprof_capture *cap, const struct cap_queue *q
 	struct nprof_ring *ring = nprof_nq_ring(q->nq);
 	uint64_t len = upto - w->streamed, end = upto;
 	struct nprof_ntff_queue_desc desc;
+	uint64_t stored = nprof_ntff_writer_stored(pw);
 	int ret;
 
 	/*
@@ -377,6 +378,16 @@ int nprof_cap_stream_window(struct nprof_capture *cap, const struct cap_queue *q
 	}
 	if (ret)
 		return ret;
+	/*
+	 * A compressed file took fewer bytes than it was granted: the limit
+	 * and the progress page count those (a plain file's bytes are len).
+	 * The bytes of its partial block count as they are until the block
+	 * is complete and compressed, so this may be less than nothing: the
+	 * difference modulo 2^64, and len - stored what to give back.
+	 */
+	stored = nprof_ntff_writer_compressed(pw) ? nprof_ntff_writer_stored(pw) - stored : len;
+	if (stored != len)
+		nprof_capture_output_unclaim(len - stored);
 	w->streamed = upto;
 	if (lost > w->lost_attr)
 		w->lost_attr = lost;
@@ -384,7 +395,8 @@ int nprof_cap_stream_window(struct nprof_capture *cap, const struct cap_queue *q
 	w->recorded = true;
 	if (len && progress) {
 		__atomic_fetch_add(&cap->streamed_bytes, len, __ATOMIC_RELAXED);
-		nprof_progress_add(len / ring->entry_size, len, 0);
+		/* The bytes the file took (modulo 2^64 as above: the sum stays true). */
+		nprof_progress_add(len / ring->entry_size, stored, 0);
 	}
 	if (upto == end)
 		return 0;

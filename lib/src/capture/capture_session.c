@@ -128,6 +128,11 @@ int nprof_capture_session_start_for(struct nprof_capture *cap, uint32_t nc,
 	/* Streaming: the file is written from now on; without one, the rings keep it all. */
 	if (cap->streaming) {
 		c->active_pw = nprof_ntff_writer_create_pending(cap->spool_dir);
+		/* Compressed blocks, as the session asked (0: none). */
+		if (c->active_pw &&
+		    nprof_ntff_writer_set_compression(c->active_pw, nprof_capture_output_zlevel()))
+			nprof_log(NPROF_LOG_WARN, "NC %u: the profile is not compressed: %s", nc,
+				  nprof_err_current());
 		/* Its appends are packed records: the info that says so comes at the end. */
 		if (c->active_pw && cap->dev->info.caps & NPROF_DEVICE_CAP_RAW_PACKED)
 			nprof_ntff_writer_set_raw_packed(c->active_pw);
@@ -409,8 +414,12 @@ static int write_session(struct nprof_capture *cap, struct cap_core *c, struct c
 			return ret;
 	}
 	/* Without a file written while it ran, the whole session is in the rings. */
-	if (!w)
+	if (!w) {
 		w = nprof_ntff_writer_createat(dirfd, name, 0);
+		if (w && nprof_ntff_writer_set_compression(w, nprof_capture_output_zlevel()))
+			nprof_log(NPROF_LOG_WARN, "%s is not compressed: %s", name,
+				  nprof_err_current());
+	}
 	if (!w)
 		return nprof_err(errno, "cannot serialize profile session id %llu of NC %u: %s",
 				 (unsigned long long)s->id, c->nc, nprof_err_current());

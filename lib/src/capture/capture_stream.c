@@ -143,6 +143,7 @@ static struct {
 	uint64_t bytes;			/* bytes of entries written */
 	uint64_t dropped;		/* entries not written since the output stopped */
 	int stop;			/* 0, or why the output stopped (below) */
+	int zlevel;			/* zstd level of the files; 0: none */
 } out = { .dirfd = -1 };
 
 #define OUT_STOP_LIMIT		(-1)	/* out.stop: the limit; else the errno */
@@ -250,6 +251,32 @@ void nprof_capture_output_end(void)
 			  (unsigned long long)out.dropped);
 	out.dirfd = -1;
 	out.stop = 0;
+	out.zlevel = 0;
+	pthread_mutex_unlock(&out_lock);
+}
+
+void nprof_capture_output_compression(int level)
+{
+	pthread_mutex_lock(&out_lock);
+	out.zlevel = level;
+	pthread_mutex_unlock(&out_lock);
+}
+
+int nprof_capture_output_zlevel(void)
+{
+	int level;
+
+	pthread_mutex_lock(&out_lock);
+	level = out.zlevel;
+	pthread_mutex_unlock(&out_lock);
+	return level;
+}
+
+void nprof_capture_output_unclaim(uint64_t bytes)
+{
+	pthread_mutex_lock(&out_lock);
+	if (out.dirfd >= 0)
+		out.bytes -= bytes < out.bytes ? bytes : out.bytes;
 	pthread_mutex_unlock(&out_lock);
 }
 

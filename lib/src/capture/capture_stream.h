@@ -79,6 +79,18 @@ bool nprof_capture_output_failed(int err);
 bool nprof_capture_output_stopped(void);
 void nprof_capture_output_end(void);
 
+/*
+ * The zstd level (0: none) of the NTFF files the session's captures write
+ * (nprof_inspect_config_set_capture_compression()), set with _begin()'s
+ * session and back to 0 at _end(); _zlevel() reads it. _unclaim() gives
+ * back @bytes that _claim() granted but the disk did not take: a
+ * compressed file stores less than the entries' bytes, and the limit
+ * counts what is stored.
+ */
+void nprof_capture_output_compression(int level);
+int nprof_capture_output_zlevel(void);
+void nprof_capture_output_unclaim(uint64_t bytes);
+
 /* ---- the drainer -------------------------------------------------------------- */
 
 struct nprof_drainer;

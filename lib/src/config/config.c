@@ -503,6 +503,22 @@ NPROF_API uint64_t nprof_inspect_config_get_capture_max_size(const struct nprof_
 	return cfg ? cfg->max_size : 0;
 }
 
+NPROF_API int nprof_inspect_config_set_capture_compression(struct nprof_inspect_config *cfg,
+							   int level)
+{
+	CHECK_CFG(cfg);
+	if (level < 0 || level > NPROF_CAPTURE_COMPRESSION_MAX)
+		return nprof_err(EINVAL, "capture compression level %d: expected 0 (none) to %d",
+				 level, NPROF_CAPTURE_COMPRESSION_MAX);
+	cfg->compression = level;
+	return 0;
+}
+
+NPROF_API int nprof_inspect_config_get_capture_compression(const struct nprof_inspect_config *cfg)
+{
+	return cfg ? cfg->compression : 0;
+}
+
 NPROF_API uint64_t nprof_ring_size_default(uint32_t queue_type)
 {
 	return queue_type < NPROF_QT_COUNT ? ring_size_default[queue_type] : 0;

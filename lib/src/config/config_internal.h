@@ -36,6 +36,7 @@ struct nprof_inspect_config {
 	uint64_t exec_first, exec_last;		/* capture range; 0, 0: every execution */
 	uint64_t iter_first, iter_last;		/* iterations kept; 0, 0: every iteration */
 	uint64_t max_size;			/* bytes of entries written; 0: no limit */
+	int compression;			/* zstd level of the NTFF files; 0: none */
 	struct nprof_sys_trace_config sys_trace;
 	char output_dir[PATH_MAX];
 };

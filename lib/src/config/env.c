@@ -339,6 +339,16 @@ static int parse_all(const struct env_ctx *e, struct nprof_inspect_config *cfg)
 			return ret;
 	}
 
+	v = env_get(e, ENV_PREFIX "CAPTURE_COMPRESSION");
+	if (v) {
+		uint64_t level;
+
+		if (nprof_parse_u64(v, strlen(v), 10, &level) || level > NPROF_CAPTURE_COMPRESSION_MAX)
+			return nprof_err(EINVAL, "%sCAPTURE_COMPRESSION: expected a zstd level from 0 (none) to %d, got '%s'",
+					 ENV_PREFIX, NPROF_CAPTURE_COMPRESSION_MAX, v);
+		cfg->compression = (int)level;
+	}
+
 	return parse_ring_sizes(e, cfg);
 }
 
@@ -349,7 +359,7 @@ static bool known_var(const char *name, size_t len)
 		"ENABLE", "OUTPUT_DIR", "SYSTEM_PROFILE", "DEVICE_PROFILE", "ON_FAIL",
 		"CPU_UTIL", "HOST_MEMORY", "EVENT_FILTER_NC", "EVENT_FILTER_TYPE",
 		"SYS_TRACE_MAX_EVENTS_PER_NC", "STREAMING", "CAPTURE_EXECUTIONS", "CAPTURE_ITERATIONS",
-		"CAPTURE_MAX_SIZE",
+		"CAPTURE_MAX_SIZE", "CAPTURE_COMPRESSION",
 	};
 	char buf[96];
 	size_t i;

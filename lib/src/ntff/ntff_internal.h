@@ -106,6 +106,16 @@ int nprof_ntff_writer_commit(struct nprof_ntff_writer **wp, int dirfd, const cha
  */
 void nprof_ntff_writer_forget(struct nprof_ntff_writer *w);
 
+/*
+ * Bytes of data @w has taken on disk or will: its data length, or for a
+ * compressed writer the stored blocks plus the bytes of the partial block
+ * (at most what they will take). 0 for NULL.
+ */
+uint64_t nprof_ntff_writer_stored(const struct nprof_ntff_writer *w);
+
+/* Whether @w stores its blocks compressed (nprof_ntff_writer_set_compression()). */
+bool nprof_ntff_writer_compressed(const struct nprof_ntff_writer *w);
+
 /* Number of blocks of @block_size covering @data_length bytes. */
 static inline uint64_t ntff_block_count(uint64_t data_length, uint32_t block_size)
 {

@@ -47,6 +47,7 @@ NPROF_API void nprof_ntff_reader_close(struct nprof_ntff_reader *r)
 	if (r->map)
 		munmap(r->map, r->map_len);
 	free(r->verified);
+	ntff_zstd_close(r);
 	free((char *)r->what);
 	free(r);
 }
@@ -324,7 +325,7 @@ NPROF_API int nprof_ntff_chunk_iter_next(struct nprof_ntff_chunk_iter *it, const
 	pos = it->pos;
 	es = it->entry_size;
 	/* The state is the caller's memory: never let it point outside the data. */
-	if (it->end > r->hdr.data_length || pos > it->end || es < NTFF_MIN_ENTRY_SIZE ||
+	if (it->end > r->data_size || pos > it->end || es < NTFF_MIN_ENTRY_SIZE ||
 	    es > r->hdr.block_size || (it->end - pos) % es)
 		return nprof_err(EINVAL, "NTFF chunk iterator state is inconsistent (position %llu, end %llu, entry size %u)",
 				 (unsigned long long)pos, (unsigned long long)it->end, es);

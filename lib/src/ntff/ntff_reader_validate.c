@@ -55,13 +55,20 @@ static int validate_blocks(struct nprof_ntff_reader *r)
 	if (bs < NPROF_NTFF_BLOCK_SIZE_MIN || bs > NPROF_NTFF_BLOCK_SIZE_MAX || (bs & (bs - 1)))
 		return BAD(r, "block size %u is not a power of two in [%u, %u]", bs,
 			   NPROF_NTFF_BLOCK_SIZE_MIN, NPROF_NTFF_BLOCK_SIZE_MAX);
+	/* Compressed blocks are at most an entry's largest size (a writer's largest). */
+	if (r->zstd && bs > NTFF_MAX_ENTRY_SIZE)
+		return BAD(r, "block size %u of compressed blocks is over %u", bs, NTFF_MAX_ENTRY_SIZE);
 	r->block_shift = (unsigned int)__builtin_ctz(bs);
-	r->nblocks = ntff_block_count(h->data_length, bs);
-	want = r->nblocks * NTFF_BLOCK_CSUM_SIZE;
+	r->nblocks = ntff_block_count(r->data_size, bs);
+	/* Major 4: 16 bytes per block (offset, stored length, checksum). */
+	if (r->nblocks > UINT64_MAX / NPROF_NTFF_ZBLOCK_ENTRY_SIZE)
+		return BAD(r, "data region of %llu bytes is too large",
+			   (unsigned long long)r->data_size);
+	want = r->nblocks * (r->zstd ? NPROF_NTFF_ZBLOCK_ENTRY_SIZE : NTFF_BLOCK_CSUM_SIZE);
 	if (h->block_table_length != want)
 		return BAD(r, "block table length %llu does not match the %llu-byte data region: %llu blocks of %u bytes need %llu",
 			   (unsigned long long)h->block_table_length,
-			   (unsigned long long)h->data_length, (unsigned long long)r->nblocks, bs,
+			   (unsigned long long)r->data_size, (unsigned long long)r->nblocks, bs,
 			   (unsigned long long)want);
 	r->table = r->base + h->block_table_offset;
 	return 0;
@@ -93,11 +100,12 @@ static int validate_header(struct nprof_ntff_reader *r)
 	major = le16toh(major);
 	minor = le16toh(minor);
 	if (major != NPROF_NTFF_VERSION_MAJOR && major != NPROF_NTFF_VERSION_MAJOR_RAW &&
-	    major != NPROF_NTFF_VERSION_MAJOR_PACKED)
+	    major != NPROF_NTFF_VERSION_MAJOR_PACKED && major != NPROF_NTFF_VERSION_MAJOR_ZSTD)
 		return nprof_err(EPROTONOSUPPORT,
-				 "%s: NTFF version %u.%u is not supported: major version %u is unknown (this reader reads %d.x, %d.x and %d.x)",
+				 "%s: NTFF version %u.%u is not supported: major version %u is unknown (this reader reads %d.x, %d.x, %d.x and %d.x)",
 				 r->what, major, minor, major, NPROF_NTFF_VERSION_MAJOR,
-				 NPROF_NTFF_VERSION_MAJOR_RAW, NPROF_NTFF_VERSION_MAJOR_PACKED);
+				 NPROF_NTFF_VERSION_MAJOR_RAW, NPROF_NTFF_VERSION_MAJOR_PACKED,
+				 NPROF_NTFF_VERSION_MAJOR_ZSTD);
 	if (r->len < NPROF_NTFF_HEADER_SIZE)
 		return BAD(r, "truncated: %zu bytes, shorter than the %d-byte NTFF header", r->len,
 			   NPROF_NTFF_HEADER_SIZE);
@@ -112,9 +120,18 @@ static int validate_header(struct nprof_ntff_reader *r)
 	if (csum != h->header_csum)
 		return BAD(r, "header checksum mismatch: stored 0x%08x, computed 0x%08x",
 			   h->header_csum, csum);
+	/* Major 4: reserved bytes 0-7 are the data region's decompressed length. */
+	r->zstd = h->version_major == NPROF_NTFF_VERSION_MAJOR_ZSTD;
+	r->data_size = h->data_length;
+	if (r->zstd) {
+		uint64_t size;
+
+		memcpy(&size, h->reserved, sizeof(size));
+		r->data_size = le64toh(size);
+	}
 	/* A newer minor may use reserved bytes; this one must not. */
 	if (h->version_minor <= NPROF_NTFF_VERSION_MINOR)
-		for (i = 0; i < sizeof(h->reserved); i++)
+		for (i = r->zstd ? sizeof(uint64_t) : 0; i < sizeof(h->reserved); i++)
 			if (h->reserved[i])
 				return BAD(r, "reserved header byte at offset %zu is 0x%02x, not 0",
 					   offsetof(struct nprof_ntff_header, reserved) + i,
@@ -153,6 +170,7 @@ static int validate_header(struct nprof_ntff_reader *r)
 		return BAD(r, "data offset %llu is not a multiple of 8",
 			   (unsigned long long)h->data_offset);
 	r->data = r->base + h->data_offset;
+	r->stored = r->data;
 	return validate_blocks(r);
 }
 
@@ -172,20 +190,6 @@ static int validate_checksums(struct nprof_ntff_reader *r)
 	return 0;
 }
 
-/* "queue record 2 (DMA core 0 engine 1)", for messages. */
-static void describe_record(const struct nprof_ntff_reader *r, size_t idx, char *buf, size_t size)
-{
-	const Neuronprof__Ntff__TraceInfo *t = r->info->trace[idx];
-	const char *qt = nprof_queue_type_name(t->queue_type);
-
-	if (qt)
-		snprintf(buf, size, "queue record %zu (%s %s %u engine %u)", idx, qt,
-			 t->target_kind ? "topsp" : "core", t->target_index, t->engine);
-	else
-		snprintf(buf, size, "queue record %zu (queue type %u %s %u engine %u)", idx,
-			 t->queue_type, t->target_kind ? "topsp" : "core", t->target_index,
-			 t->engine);
-}
 
 /*
  * Check data block @blk against the block table. @rec is the record whose
@@ -194,11 +198,14 @@ static void describe_record(const struct nprof_ntff_reader *r, size_t idx, char 
  */
 static int check_block(const struct nprof_ntff_reader *r, uint64_t blk, size_t rec)
 {
-	uint64_t start = blk << r->block_shift, len = r->hdr.data_length - start;
+	uint64_t start = blk << r->block_shift, len = r->data_size - start;
 	uint32_t stored, csum;
 	char what[160];
 	size_t i;
 
+	/* Major 4: the stored block is checked, then decompressed (its own branch). */
+	if (r->zstd)
+		return ntff_zstd_block(r, blk, rec);
 	if (len > (1ULL << r->block_shift))
 		len = 1ULL << r->block_shift;
 	memcpy(&stored, r->table + blk * NTFF_BLOCK_CSUM_SIZE, sizeof(stored));
@@ -209,10 +216,7 @@ static int check_block(const struct nprof_ntff_reader *r, uint64_t blk, size_t r
 	for (i = 0; rec == SIZE_MAX && r->info && i < r->info->n_trace; i++)
 		if (overlap(r->info->trace[i]->data_offset, r->info->trace[i]->data_length, start, len))
 			rec = i;
-	if (rec == SIZE_MAX)
-		snprintf(what, sizeof(what), "outside every queue record");
-	else
-		describe_record(r, rec, what, sizeof(what));
+	ntff_reader_describe(r, rec, what, sizeof(what));
 	return BAD(r, "data checksum mismatch: stored 0x%08x, computed 0x%08x in block %llu (bytes %llu..%llu of the data region, %s)",
 		   stored, csum, (unsigned long long)blk, (unsigned long long)start,
 		   (unsigned long long)(start + len - 1), what);
@@ -262,6 +266,12 @@ static int validate_packed(struct nprof_ntff_reader *r, size_t i,
 	if (t->entry_size != sizeof(struct neuronprof_notification))
 		return BAD(r, "trace_info %zu: packed records in entries of %llu bytes, not %zu", i,
 			   (unsigned long long)t->entry_size, sizeof(struct neuronprof_notification));
+	/* Compressed, one pass: the record's blocks, decompressed to be walked. */
+	if (r->zstd && r->verified && t->data_length) {
+		ret = ntff_reader_verify_range(r, t->data_offset, t->data_length, i);
+		if (ret)
+			return ret;
+	}
 	why = ntff_packed_walk(r->data + t->data_offset, t->data_length, &s, &at);
 	if (!why && (t->first_seq != s.first || t->last_seq != s.last))
 		why = "first/last seq differ from its records'";
@@ -306,10 +316,10 @@ static int validate_trace(struct nprof_ntff_reader *r, size_t i, const Neuronpro
 	if (es > r->hdr.block_size)
 		return BAD(r, "trace_info %zu: entry size %llu exceeds the block size %u", i,
 			   (unsigned long long)es, r->hdr.block_size);
-	if (!in_bounds(t->data_offset, t->data_length, r->hdr.data_length))
+	if (!in_bounds(t->data_offset, t->data_length, r->data_size))
 		return BAD(r, "trace_info %zu: entries [offset %llu, length %llu] lie outside the %llu-byte data region",
 			   i, (unsigned long long)t->data_offset, (unsigned long long)t->data_length,
-			   (unsigned long long)r->hdr.data_length);
+			   (unsigned long long)r->data_size);
 	if (t->data_offset % 8)
 		return BAD(r, "trace_info %zu: data offset %llu is not a multiple of 8", i,
 			   (unsigned long long)t->data_offset);
@@ -325,8 +335,19 @@ static int validate_trace(struct nprof_ntff_reader *r, size_t i, const Neuronpro
 	if (t->entry_count) {
 		const unsigned char *first = r->data + t->data_offset;
 		const unsigned char *last = first + t->data_length - es;
-		uint64_t fs = ntff_entry_seq(first), ls = ntff_entry_seq(last);
+		uint64_t fs, ls;
 		int ret;
+
+		/* Compressed, one pass: the blocks of the first and last entries, decompressed. */
+		if (r->zstd && r->verified) {
+			ret = ntff_reader_verify_range(r, t->data_offset, es, i);
+			if (!ret)
+				ret = ntff_reader_verify_range(r, t->data_offset + t->data_length - es, es, i);
+			if (ret)
+				return ret;
+		}
+		fs = ntff_entry_seq(first);
+		ls = ntff_entry_seq(last);
 
 		/*
 		 * The entries' blocks are not verified yet (a one-pass reader never
@@ -398,6 +419,8 @@ int ntff_reader_validate(struct nprof_ntff_reader *r)
 	ret = validate_header(r);
 	if (!ret)
 		ret = validate_checksums(r);
+	if (!ret && r->zstd)
+		ret = ntff_zstd_open(r);
 	if (ret)
 		return ret;
 	if (r->flags & NPROF_NTFF_READ_VERIFY_LAZY) {
@@ -419,10 +442,12 @@ int ntff_reader_validate(struct nprof_ntff_reader *r)
 	 * Raw entries only in files that readers of major 1 refuse, packed
 	 * records only in files that readers of majors 1 and 2 refuse.
 	 */
-	if ((raw_format != NEURONPROF_RAW_FORMAT_NONE && !packed) !=
-	    (h->version_major == NPROF_NTFF_VERSION_MAJOR_RAW) ||
-	    (raw_format != NEURONPROF_RAW_FORMAT_NONE && packed == 1) !=
-	    (h->version_major == NPROF_NTFF_VERSION_MAJOR_PACKED) ||
+	/* Major 4 holds any of the three kinds: device_info alone says which. */
+	if ((!r->zstd && ((raw_format != NEURONPROF_RAW_FORMAT_NONE && !packed) !=
+			  (h->version_major == NPROF_NTFF_VERSION_MAJOR_RAW) ||
+			  (raw_format != NEURONPROF_RAW_FORMAT_NONE && packed == 1) !=
+			  (h->version_major == NPROF_NTFF_VERSION_MAJOR_PACKED))) ||
+	    (r->zstd && packed > 1) ||
 	    (raw_format == NEURONPROF_RAW_FORMAT_NONE && packed))
 		return BAD(r, "major version %u with raw format %u (raw entries are major %d, others %d), packed %u (packed raw records are major %d)",
 			   h->version_major, raw_format, NPROF_NTFF_VERSION_MAJOR_RAW,
@@ -431,12 +456,22 @@ int ntff_reader_validate(struct nprof_ntff_reader *r)
 	ret = read_code_names(r, raw_format);
 	if (ret)
 		return ret;
+	/*
+	 * Compressed, the modes that give entries pointers: every block is
+	 * decompressed now (verified too, but with NO_DATA_CSUM), in file order.
+	 */
+	if (r->zstd && !r->verified)
+		for (blk = 0; blk < r->nblocks; blk++) {
+			ret = ntff_zstd_block(r, blk, SIZE_MAX);
+			if (ret)
+				return ret;
+		}
 	for (i = 0; i < r->info->n_trace; i++) {
 		ret = validate_trace(r, i, r->info->trace[i]);
 		if (ret)
 			return ret;
 	}
-	if (r->flags & (NPROF_NTFF_READ_NO_DATA_CSUM | NPROF_NTFF_READ_VERIFY_LAZY))
+	if (r->flags & (NPROF_NTFF_READ_NO_DATA_CSUM | NPROF_NTFF_READ_VERIFY_LAZY) || r->zstd)
 		return 0;
 	/* In file order, so that pages are faulted in sequentially. */
 	for (blk = 0; blk < r->nblocks; blk++) {

@@ -393,6 +393,14 @@ NPROF_API int nprof_ntff_writer_append(struct nprof_ntff_writer *w,
 		w->traces = p;
 		w->traces_cap = cap;
 	}
+	if (w->zlevel) {
+		/* Compressed blocks (ntff_writer_zstd.c): stored as they complete. */
+		ret = ntff_wz_append(w, span0, len0, span1, len1);
+		if (ret)
+			return w->pending ? ret : writer_fail(w, ret);
+		start_writeback(w, w->zstored);
+		goto record;
+	}
 	ret = reserve_blocks(w, total);
 	if (ret)
 		return ret;
@@ -430,6 +438,7 @@ NPROF_API int nprof_ntff_writer_append(struct nprof_ntff_writer *w,
 		csum_span(w, span1, len1, w->data_len + len0);
 	}
 
+record:
 	if (same_queue_as_last(w, desc, first != NULL, first_seq) &&
 	    (!trimmed || !w->traces[w->ntraces - 1].entry_count)) {
 		ti = &w->traces[w->ntraces - 1];
@@ -483,6 +492,7 @@ static void writer_free(struct nprof_ntff_writer *w)
 	ntff_writer_free_names(w);
 	free(w->traces);
 	free(w->blocks);
+	ntff_wz_free(w);
 	free(w->name);
 	free(w->tmpname);
 	free(w->error_msg);
@@ -509,8 +519,12 @@ static int write_trailer(struct nprof_ntff_writer *w)
 	Neuronprof__Ntff__TraceInfo **ptrs = NULL;
 	struct nprof_ntff_header h;
 	uint32_t *table = w->blocks;
+	unsigned char *ztable = NULL;
+	const unsigned char *ztail = NULL;
+	size_t ztail_len = 0;
+	uint64_t stored;
 	uint8_t *meta = NULL;
-	struct iovec iov[2];
+	struct iovec iov[3];
 	struct timespec ts;
 	size_t i, mlen, tlen, nblocks = w->nblocks, swapped = 0;
 	char producer[32];
@@ -543,34 +557,61 @@ static int write_trailer(struct nprof_ntff_writer *w)
 	 * slot past w->nblocks and the byte order are put back below, so a
 	 * failed finalize can be retried.
 	 */
-	if (w->data_len % w->block_size)
-		table[nblocks++] = w->block_csum;
-	for (i = 0; i < nblocks; i++)
-		table[i] = htole32(table[i]);
-	swapped = nblocks;
-	tlen = nblocks * NTFF_BLOCK_CSUM_SIZE;
-	iov[0].iov_base = table;
-	iov[0].iov_len = tlen;
-	iov[1].iov_base = meta;
-	iov[1].iov_len = mlen;
-	ret = write_all(w, iov, 2, NPROF_NTFF_HEADER_SIZE + w->data_len);
+	if (w->zlevel) {
+		/* Compressed: the partial block's stored bytes, then the 16-byte entries. */
+		ztable = ntff_wz_table(w, &ztail, &ztail_len, &tlen);
+		if (!ztable) {
+			ret = -errno;
+			goto out;
+		}
+		stored = w->zstored;
+		iov[0].iov_base = (void *)ztail;
+		iov[0].iov_len = ztail_len;
+		iov[1].iov_base = ztable;
+		iov[1].iov_len = tlen;
+		iov[2].iov_base = meta;
+		iov[2].iov_len = mlen;
+		ret = write_all(w, iov, 3, NPROF_NTFF_HEADER_SIZE + stored);
+		stored += ztail_len;
+	} else {
+		if (w->data_len % w->block_size)
+			table[nblocks++] = w->block_csum;
+		for (i = 0; i < nblocks; i++)
+			table[i] = htole32(table[i]);
+		swapped = nblocks;
+		tlen = nblocks * NTFF_BLOCK_CSUM_SIZE;
+		stored = w->data_len;
+		iov[0].iov_base = table;
+		iov[0].iov_len = tlen;
+		iov[1].iov_base = meta;
+		iov[1].iov_len = mlen;
+		ret = write_all(w, iov, 2, NPROF_NTFF_HEADER_SIZE + w->data_len);
+	}
 	if (ret)
 		goto out;
 
 	memset(&h, 0, sizeof(h));
 	memcpy(h.magic, NPROF_NTFF_MAGIC, NPROF_NTFF_MAGIC_LEN);
-	h.version_major = w->raw_packed ? NPROF_NTFF_VERSION_MAJOR_PACKED :
+	h.version_major = w->zlevel ? NPROF_NTFF_VERSION_MAJOR_ZSTD :
+			  w->raw_packed ? NPROF_NTFF_VERSION_MAJOR_PACKED :
 			  w->device.raw_format != NEURONPROF_RAW_FORMAT_NONE ?
 				  NPROF_NTFF_VERSION_MAJOR_RAW : NPROF_NTFF_VERSION_MAJOR;
 	h.version_minor = NPROF_NTFF_VERSION_MINOR;
 	h.header_size = NPROF_NTFF_HEADER_SIZE;
 	h.checksum_type = NPROF_NTFF_CSUM_CRC32C;
 	h.data_offset = NPROF_NTFF_HEADER_SIZE;
-	h.data_length = w->data_len;
+	h.data_length = stored;
+	if (w->zlevel) {
+		uint64_t size = htole64(w->data_len);
+
+		/* Major 4: the region's length once decompressed, in reserved bytes 0-7. */
+		memcpy(h.reserved, &size, sizeof(size));
+	}
 	h.block_size = w->block_size;
-	h.block_table_offset = NPROF_NTFF_HEADER_SIZE + w->data_len;
+	h.block_table_offset = NPROF_NTFF_HEADER_SIZE + stored;
 	h.block_table_length = tlen;
-	h.block_table_csum = nprof_crc32c_update(0, table, tlen);
+	h.block_table_csum = nprof_crc32c_update(0, ztable ? (const void *)ztable : (const void *)table,
+						 tlen);
 	h.metadata_offset = h.block_table_offset + tlen;
 	h.metadata_length = mlen;
 	h.metadata_csum = nprof_crc32c_update(0, meta, mlen);
@@ -599,6 +640,7 @@ out:
 	w->info.producer = NULL;
 	for (i = 0; i < swapped; i++)
 		table[i] = le32toh(table[i]);
+	free(ztable);
 	free(ptrs);
 	free(meta);
 	return ret;

@@ -32,6 +32,15 @@ struct nprof_ntff_writer {
 	uint32_t *blocks;		/* CRC32C of each complete block */
 	size_t nblocks;
 	size_t blocks_cap;
+	/* Compressed blocks (ntff_writer_zstd.c); zlevel 0: blocks as is. */
+	int zlevel;
+	void *zcctx;			/* ZSTD_CCtx */
+	unsigned char *zpart;		/* the partial block's bytes at data_len */
+	unsigned char *zsave;		/* zpart before a pending writer's append */
+	unsigned char *zout;		/* stored blocks not written yet */
+	size_t zout_len, zout_cap;
+	uint64_t zstored;		/* bytes of stored blocks, written or in zout */
+	struct ntff_zblock *zblocks;	/* one per complete block (nblocks) */
 	Neuronprof__Ntff__NtffInfo info;
 	Neuronprof__Ntff__DeviceInfo device;
 	/* device.code_names: the messages, their pointers, the names' copies. */
@@ -42,6 +51,36 @@ struct nprof_ntff_writer {
 	size_t ntraces;
 	size_t traces_cap;
 };
+
+/* A major-4 block table entry, in host order. */
+struct ntff_zblock {
+	uint64_t off;			/* of the stored bytes, from the data region's start */
+	uint32_t len;			/* stored bytes | NPROF_NTFF_ZBLOCK_ZSTD */
+	uint32_t csum;			/* CRC32C of the stored bytes */
+};
+
+/*
+ * Store the complete blocks that @len0 bytes at @span0 then @len1 at
+ * @span1 (appended at w->data_len) complete, compressed, and keep the rest
+ * in w->zpart; the caller then adds the bytes to w->data_len. On failure
+ * the block state is as before the call (a pending writer retries).
+ * Return: 0 or a negative errno, the message set.
+ */
+int ntff_wz_append(struct nprof_ntff_writer *w, const void *span0, size_t len0,
+		   const void *span1, size_t len1);
+
+/*
+ * The block table of a compressed writer, little-endian, with its partial
+ * last block (stored at data offset w->zstored, its bytes in *@tail, of
+ * *@tail_len bytes, to be written before the table): a new buffer of
+ * *@tlen bytes, freed by the caller; the writer's state is unchanged.
+ * NULL with the message set on failure.
+ */
+unsigned char *ntff_wz_table(struct nprof_ntff_writer *w, const unsigned char **tail,
+			     size_t *tail_len, size_t *tlen);
+
+/* Free what a compressed writer holds. */
+void ntff_wz_free(struct nprof_ntff_writer *w);
 
 /* The error a failed writer keeps, reported again (its message set); negative errno. */
 static inline int ntff_writer_replay(const struct nprof_ntff_writer *w)

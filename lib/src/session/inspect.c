@@ -264,6 +264,7 @@ static int begin_locked(struct nprof_inspect_config *cfg)
 	v->dirfd = fd;
 	/* Writes of the session's captures stop at its limit or a full disk. */
 	nprof_capture_output_begin(fd, nprof_insp.dir, nprof_inspect_config_get_capture_max_size(cfg));
+	nprof_capture_output_compression(nprof_inspect_config_get_capture_compression(cfg));
 
 	if (acts & NPROF_ACTIVITY_SYSTEM_PROFILE) {
 		ret = nprof_sys_trace_start(nprof_inspect_config_sys_trace(cfg));

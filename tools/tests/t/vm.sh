@@ -31,4 +31,6 @@ else
 	run "record, top and exporter on the same queues in a VM, each delivered + lost = produced; rings refused up front; a freed queue taken back (see vm_fanout.sh)" \
 		vm_test vm_fanout
 	run "record -- CMD bounded: --max-size, a full disk, --switch-output with --switch-max-files (see vm_limits.sh)" vm_test vm_limits
+	run "record -z and --compression-level: NTFF major 4, read back exactly, within --max-size; the same outputs as a plain copy (see vm_zstd.sh)" \
+		vm_test vm_zstd
 fi
