@@ -269,11 +269,64 @@ static void fold(struct live *l, const struct live_queue *q,
 	}
 }
 
+/*
+ * The 32-byte parts of the packed raw records at @p (uapi
+ * NEURONPROF_RAW_PACKED; records never cross the end of the data area, so
+ * a span holds whole ones): a header entry, then the device's bytes, 64 per
+ * ring entry; a record of B bytes is B / 32 parts, as many as the sequence
+ * numbers it takes and as the walker of the recordings (analysis/raw.h)
+ * gives. A header that is not one (the provider writes none) ends the
+ * span, as it ends that walker.
+ */
+static uint64_t packed_parts(const unsigned char *p, size_t len, size_t step)
+{
+	const struct neuronprof_notification *h;
+	uint64_t parts = 0, slots;
+	uint32_t bytes, es;
+
+	for (size_t off = 0; step && len - off >= step; off += slots * step) {
+		h = (const void *)(p + off);
+		bytes = NEURONPROF_RAW_PACKED_BYTES(h->payload[1]);
+		es = NEURONPROF_RAW_PACKED_ENTRY_SIZE(h->payload[1]);
+		slots = NEURONPROF_RAW_PACKED_SLOTS(bytes);
+		if (h->code != NEURONPROF_RAW_PACKED ||
+		    (bytes && (es < NEURONPROF_RAW_BYTES_PER_ENTRY ||
+			       es % NEURONPROF_RAW_BYTES_PER_ENTRY)) ||
+		    slots > (len - off) / step)
+			break;
+		parts += NEURONPROF_RAW_PACKED_SEQS(bytes);	/* 0 for a filler */
+	}
+	return parts;
+}
+
+/*
+ * A device of raw entries (NPROF_DEVICE_CAP_RAW, or _RAW_PACKED in packed
+ * records) gives its own entries as bytes, whose layout is not known here:
+ * as in summary, nothing of them is read as instructions, inferences, DMA,
+ * errors or throttling, and a queue's entries count 32-byte parts (a
+ * packed record's header and byte entries are not entries), the unit of
+ * its sequence numbers and of its ring's lost count.
+ */
+void live_fold_span(struct live *l, struct live_queue *q, const void *p, size_t len)
+{
+	const size_t step = l->info.entry_size;
+
+	if (l->info.caps & NPROF_DEVICE_CAP_RAW_PACKED) {
+		q->entries += packed_parts(p, len, step);
+		return;
+	}
+	if (step)
+		q->entries += len / step;
+	if ((l->info.caps & NPROF_DEVICE_CAP_RAW) || l->info.raw_format != NEURONPROF_RAW_FORMAT_NONE)
+		return;
+	for (size_t off = 0; step && off < len; off += step)
+		fold(l, q, (const void *)((const char *)p + off));
+}
+
 void live_drain_queue(struct live *l, struct live_queue *q, bool flush)
 {
 	struct nprof_ring *ring;
 	struct nprof_ring_spans sp;
-	int n;
 
 	if (!q->nq)
 		return;
@@ -283,15 +336,12 @@ void live_drain_queue(struct live *l, struct live_queue *q, bool flush)
 		nprof_nq_drain(q->nq, NPROF_NQ_DRAIN_FLUSH, &st);
 	}
 	ring = nprof_nq_ring(q->nq);
-	n = nprof_ring_peek(ring, &sp);
-	if (n <= 0)
+	if (nprof_ring_peek(ring, &sp) <= 0)
 		return;
 	if (sp.end - sp.begin > q->fill_max)
 		q->fill_max = sp.end - sp.begin;
 	for (int s = 0; s < 2; s++)
-		for (size_t off = 0; off < sp.len[s]; off += l->info.entry_size)
-			fold(l, q, (const void *)((const char *)sp.ptr[s] + off));
-	q->entries += (uint64_t)n;
+		live_fold_span(l, q, sp.ptr[s], sp.len[s]);
 	nprof_ring_release(ring, sp.end);
 }
 

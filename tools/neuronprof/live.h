@@ -13,7 +13,12 @@
  * instruction intervals), instructions (TRACE entries), inferences and
  * their latency (INFER_STATUS start to stop), DMA transfers and bytes,
  * errors, the last throttle level, and per queue the entries consumed, the
- * highest fill seen before a drain and the notifications lost. A queue
+ * highest fill seen before a drain and the notifications lost. On a device
+ * of raw entries (NPROF_DEVICE_CAP_RAW or NPROF_DEVICE_CAP_RAW_PACKED)
+ * nothing is decoded, as in summary: only the queues' figures count, in
+ * 32-byte parts (a packed record of B device bytes is B / 32 entries, not
+ * its ring entries), the unit of the sequence numbers and of the ring's
+ * lost count, so entries + lost is what the queue produced. A queue
  * already has up to NEURONPROF_MAX_SUBSCRIBERS other subscribers (record,
  * another top or exporter), each with its own ring; one that is full
  * (EBUSY) is counted busy and subscribed again at each live_wait() until it
@@ -46,7 +51,7 @@ struct live_queue {
 	uint64_t ring_size;
 	uint64_t lost_mark;		/* at the last sample */
 	uint64_t fill_max;		/* bytes unread at a drain, this interval */
-	uint64_t entries;		/* total consumed */
+	uint64_t entries;		/* total consumed (raw: 32-byte parts) */
 };
 
 struct u64v {
@@ -114,6 +119,13 @@ struct live {
  */
 int live_open(struct live *l, int device, uint64_t ring);
 void live_free(struct live *l);
+
+/*
+ * live_fold_span() - fold @len bytes of @q's ring at @p (whole ring
+ * entries, one span of what a drain peeked; with packed raw records, whole
+ * records) into @l's figures, as the device's caps and raw format say.
+ */
+void live_fold_span(struct live *l, struct live_queue *q, const void *p, size_t len);
 
 /* Consume one ring, or every ring; @flush asks for in-flight notifications first. */
 void live_drain_queue(struct live *l, struct live_queue *q, bool flush);

@@ -8,7 +8,9 @@ tests/prometheus.sh (Debian's /usr/bin/python3, standard library only).
       summary's figures for the one recording of SUMMARY_JSON: per core the
       busy time, inferences, errors, entries (sum over its queues) and
       entries lost (sum over its queues); per engine and TopSP the busy
-      time and instructions; per engine the DMA transfers and bytes.
+      time and instructions; per engine the DMA transfers and bytes; per
+      core and queue type of raw queues the entries (32-byte parts) and
+      entries lost.
   prom_check.py monotonic FILE...
       every counter (a *_total series) of each FILE is at least its value
       in the FILE before it; series only appear, never vanish.
@@ -85,6 +87,22 @@ def expected(summary_path):
                 ('neuronprof_engine_busy_seconds_total', lab, t['busy_ns'] / 1e9),
                 ('neuronprof_engine_instructions_total', lab, t['instructions']),
             ]
+    # Raw queues (no core figures: nothing is decoded): per device, core and
+    # queue type, the entries (32-byte parts, packed or not) and the lost.
+    raw = {}
+    for q in s['recordings'][0].get('raw_queues', []):
+        k = (str(q['device']), str(q['core']), q['queue_type'].lower())
+        n = raw.setdefault(k, [0, 0])
+        n[0] += q['entries']
+        n[1] += q['lost']
+    for (d, c, qt), (n, lost) in sorted(raw.items()):
+        lab = {'device': d, 'core': c, 'queue': qt}
+        want += [
+            ('sum:neuronprof_queue_entries_total', lab, n),
+            ('sum:neuronprof_queue_lost_entries_total', lab, lost),
+        ]
+    if not want:
+        raise SystemExit(f'{summary_path}: no figures to check')
     return want
 
 

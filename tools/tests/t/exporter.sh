@@ -82,6 +82,15 @@ t_exporter_replay() {
 run "exporter --replay basic.ntff: summary's figures, losses as metrics" t_exporter_replay "$basic"
 run "exporter --replay a directory of two cores: summary's figures" \
 	t_exporter_replay "$fx/straggler/2"
+t_exporter_replay_raw() {
+	local f
+	t_exporter_replay "$fx/raw/raw.ntff" || return 1
+	for f in index64 byte32 counter128; do
+		t_exporter_replay "$here/fixtures/raw-record-2/$f.ntff" || return 1
+	done
+}
+run "exporter --replay of raw recordings, packed or not: summary's entries (32-byte parts) and losses per queue type" \
+	t_exporter_replay_raw
 t_exporter_loss() {
 	"$np" exporter --replay "$basic" --replay-speed 0 -n 1 --listen none \
 		--textfile "$tmp/l.prom" || return 1

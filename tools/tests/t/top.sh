@@ -101,3 +101,70 @@ run "record -- CMD: the library's parser rejects a bad event type" \
 	"$np" record --event-types bogus -- true
 run "record -- CMD: /dev/null refused as output" \
 	expect_exit 2 "'/dev/null' is refused" "$np" record -o /dev/null -- true
+
+# live_check FILE: what top and exporter count of FILE's entries when a ring
+# gives them (tests/live_unit, live.c's fold) is what summary --json says of
+# FILE: per queue the entries (raw: 32-byte parts) and the lost count, and
+# entries + lost is what the queue produced (its last seq + 1); the totals
+# of instructions, DMA, DMA bytes, inferences and errors (none on a raw
+# device, which nothing decodes; on a decoded one, those that live counts
+# as summary does: DMA, DMA bytes, inferences).
+live_check() {
+	"$build/tests/live_unit" "$1" >"$tmp/lu.json" || return 1
+	"$np" summary --json "$1" >"$tmp/lu-sum.json" || return 1
+	"$py" - "$tmp/lu.json" "$tmp/lu-sum.json" <<'PY'
+import json, sys
+live = [json.loads(l) for l in open(sys.argv[1])]
+rec = json.load(open(sys.argv[2]))["recordings"][0]
+tot = live.pop()["totals"]
+qs = {(q["target_kind"], q["target_index"], q["queue_type"], q["engine"]): q for q in live}
+bad = []
+if "raw_queues" in rec and rec["raw_queues"]:
+    want = {}
+    for q in rec["raw_queues"]:
+        k = (q["target_kind"], q["target_index"], q["queue_type"], q["engine"])
+        w = want.setdefault(k, {"entries": 0, "lost": 0})
+        w["entries"] += q["entries"]
+        w["lost"] += q["lost"]
+    if set(want) != set(qs):
+        bad.append(f"queues {sorted(qs)} != summary's {sorted(want)}")
+    for k, w in want.items():
+        g = qs.get(k, {})
+        for f in ("entries", "lost"):
+            if g.get(f) != w[f]:
+                bad.append(f"{k} {f}: live {g.get(f)}, summary {w[f]}")
+    if sum(q["entries"] for q in live) != rec["raw_entries"]:
+        bad.append(f"entries: live {sum(q['entries'] for q in live)}, summary raw_entries {rec['raw_entries']}")
+    names = ("instructions", "dma", "dma_bytes", "inferences", "errors")
+    if not any(q["entries"] for q in live):
+        bad.append("no raw entries counted at all")
+else:
+    if sum(q["entries"] for q in live) != rec["entries"]:
+        bad.append(f"entries: live {sum(q['entries'] for q in live)}, summary {rec['entries']}")
+    names = ("dma", "dma_bytes", "inferences")
+for n in names:
+    if tot[n] != rec["totals"][n]:
+        bad.append(f"{n}: live {tot[n]}, summary {rec['totals'][n]}")
+for k, q in qs.items():
+    if q["produced"] and q["entries"] + q["lost"] != q["produced"]:
+        bad.append(f"{k}: entries {q['entries']} + lost {q['lost']} != produced {q['produced']}")
+if bad:
+    sys.exit("\n".join(bad))
+PY
+}
+t_live_counts() {
+	local f w=$tmp/live-packed
+
+	mkdir -p "$w" || return 1
+	live_check "$basic" || return 1
+	# Unpacked raw entries (NPROF_DEVICE_CAP_RAW): parts on TRACE and DMA queues.
+	live_check "$fx/raw/raw.ntff" || return 1
+	for f in index64 byte32 counter128; do
+		# Packed records the provider wrote on the rig, and those packed here of
+		# the unpacked recording of the same capture.
+		live_check "$here/fixtures/raw-record-2/$f.ntff" || return 1
+		"$build/tests/pack_raw" "$here/fixtures/raw-record-1/$f.ntff" "$w" "$f.ntff" &&
+			live_check "$w/$f.ntff" || return 1
+	done
+}
+run "top and exporter count a ring's entries as summary counts the recording: raw ones (packed or not) in 32-byte parts, nothing decoded; delivered + lost = produced" t_live_counts
