@@ -39,7 +39,8 @@
 # trn2 runs too (default p-default p-flipall p-seedN; "none" for none),
 # RIG_PERSONAS_ONLY=1 runs only the personalities (on both devices).
 # RIG_HOSTILE=0 leaves the hostile runtime's scenarios out, RIG_HOSTILE_ONLY
-# selects some by name; RIG_CALIBRATE=0
+# selects some by name (and leaves the personalities out: with RIG_ONLY=none
+# and RIG_CALIBRATE=0 a run is the hostile steps alone); RIG_CALIBRATE=0
 # leaves out calibration, the device-memory queues and the parameter
 # checks (to look at a few scenarios quickly, with RIG_ONLY).
 #
@@ -48,8 +49,9 @@
 # the hole when it does not): BAR_READ of a kernel address (linux_banner),
 # DEVICE_INFO's BAR addresses, an unaligned BAR_WRITE, BAR_WRITEs past
 # BAR0's end, a BAR_WRITE of 2^30 registers, NOTIFICATIONS_INIT with
-# engine index 16 (TRACE_DMA, TRACE, TopSP), and the emulated device
-# writing into a queue whose memory the runtime freed with MEM_FREE.
+# engine index 16 (TRACE_DMA, TRACE, TopSP), the emulated device
+# writing into a queue whose memory the runtime freed with MEM_FREE, and a
+# MEM_FREE of a freed handle freeing the allocation that took its index.
 #
 # Ends with "N passed, N failed[, N skipped]".
 set -uo pipefail
@@ -114,6 +116,10 @@ series=${RIG_SERIES:-both}
 hookdir=${RIG_HOOK_DIR:-}
 prov=1
 [ "$series" = fixes ] && prov=0
+# The personalities (and the captures of existing queues and device
+# memory after them) need the provider; RIG_HOSTILE_ONLY leaves them out.
+pers=$prov
+[ -n "${RIG_HOSTILE_ONLY:-}" ] && pers=0
 case $series in
 both | fixes)
 	if [ -z "$hookdir" ] || [ "$series" = fixes ]; then
@@ -315,10 +321,10 @@ hostile_v2="devinfo:devinfo kread:kread wunaligned:wunaligned bigcount:bigcount"
 hostile_v2="$hostile_v2 engine-dma:badinit:core:0:4:16:4096 engine-trace:badinit:core:0:0:16:4096"
 hostile_v2="$hostile_v2 engine-ts:badinit:ts:0:0:16:4096"
 hostile_v2="$hostile_v2 memfree:reset,realloc:core:0:0:5:4096,produce:0:4,consume:0:4,free:0,freed:0:4"
-hostile_v2="$hostile_v2 wpast-end:wpast:0 wpast-3:wpast:3"
+hostile_v2="$hostile_v2 stale:stale wpast-end:wpast:0 wpast-3:wpast:3"
 hostile_v3="devinfo:devinfo kread:kread wunaligned:wunaligned engine-dma:badinit:core:1:4:16:4096"
 hostile_v3="$hostile_v3 memfree:reset:0x24,realloc:core:5:0:5:4096,produce:0:4,consume:0:4,free:0,freed:0:4"
-hostile_v3="$hostile_v3 wpast-end:wpast:0"
+hostile_v3="$hostile_v3 stale:stale wpast-end:wpast:0"
 [ "${RIG_HOSTILE:-1}" = 1 ] || hostile_v2= hostile_v3=
 # RIG_HOSTILE_ONLY="NAME...": only those hostile steps (to show the holes
 # of a driver without the fixes without the faults of wpast-*).
@@ -600,7 +606,7 @@ personas() {
 }
 
 probe v2 ""
-if [ $prov = 1 ]; then
+if [ $pers = 1 ]; then
 personas "" "${personas[*]}"
 rm -f /tmp/exgo /tmp/exgo.waiting
 /rig/nrt_play \$(cat /out/p-default.flags) $existing >/out/existing.play 2>&1 &
@@ -678,7 +684,7 @@ dmesg >/out/dmesg.txt
 [ "\$(cat /out/rmmod.rc 2>/dev/null)" = 0 ] || exit 0
 dmesg -c >/dev/null
 probe v3 v3-
-[ $prov = 1 ] && personas v3- "${v3personas[*]}"
+[ $pers = 1 ] && personas v3- "${v3personas[*]}"
 if [ "${RIG_PERSONAS_ONLY:-0}" != 1 ]; then
 scenarios "$(scenario_list 3)"
 if [ $prov = 1 ] && [ ${RIG_CALIBRATE:-1} = 1 ]; then
@@ -700,7 +706,7 @@ result "neuron.ko, neuronprof and the emulated function unload" $? "$out/dmesg.t
 
 grep -q "nd0: reset request .* completed" "$out/probe.log" 2>/dev/null && grep -q "^c" "$out/dev.txt" 2>/dev/null
 result "the vendor's neuron.ko probes the emulated trn1 and its reset completes: /dev/neuron0" $? "$out/probe.log"
-if [ $prov = 1 ]; then
+if [ $pers = 1 ]; then
 # persona_checks PREFIX DEVICE SPEC...: each personality's results on
 # DEVICE (its files under PREFIX), with the seconds it took in the VM.
 persona_checks() {
@@ -755,7 +761,7 @@ grep -q "trn2 function .*(v3 DHAL)" "$out/v3-probe.log" 2>/dev/null &&
 result "the vendor's neuron.ko probes the emulated trn2 (v3 DHAL) and its reset completes: /dev/neuron0" $? "$out/v3-probe.log"
 [ "$(cat "$out/v3-rmmod.rc" 2>/dev/null)" = 0 ]
 result "neuron.ko, neuronprof and the emulated trn2 unload" $? "$out/v3-dmesg.txt"
-[ $prov = 1 ] && persona_checks v3- trn2 "${v3personas[@]}"
+[ $pers = 1 ] && persona_checks v3- trn2 "${v3personas[@]}"
 [ "${RIG_PERSONAS_ONLY:-0}" = 1 ] && finish
 
 cal=${RIG_CALIBRATE:-1}
