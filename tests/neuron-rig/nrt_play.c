@@ -57,6 +57,8 @@
  *                   NOTIFICATIONS_INIT_WITH_REALLOC_V2 with that engine index
  *   freed:Q:N       after free:Q, the emulated hardware writes N entries into
  *                   queue Q's registers: refused when the queue was halted
+ *   extinfo         MEM_GET_EXTENDED_INFO of a live allocation must answer its
+ *                   handle, not a kernel address
  *   stale           MEM_FREE of a freed handle after another allocation took
  *                   its index: refused when B, the new allocation, survives
  *   bench:Q:K:N[:US]
@@ -672,6 +674,41 @@ static void hostile_stale(const char *step)
 	hole(step, msg);
 }
 
+/*
+ * MEM_GET_EXTENDED_INFO of a live allocation must name it by its handle:
+ * 2.24.7.0 answers with the chunk's kernel address in mem_handle.
+ */
+static void hostile_extinfo(const char *step)
+{
+	__u64 h = mem_alloc(step, 4096);
+	struct neuron_ioctl_mem_get_extended_info x;
+	char msg[160];
+	int rc;
+
+	memset(&x, 0, sizeof(x));
+	x.mem_handle = h;
+	x.version = 1;
+	rc = ioctl(fd, NEURON_IOCTL_MEM_GET_EXTENDED_INFO, &x);
+	errno = rc < 0 ? errno : rc;	/* the driver returns a positive errno too */
+	if (rc)
+		die(step, "NEURON_IOCTL_MEM_GET_EXTENDED_INFO of a live handle");
+	errno = mem_free(h);
+	if (errno)
+		die(step, "MEM_FREE of a live handle");
+	if (kernel_address(x.mem_handle)) {
+		snprintf(msg, sizeof(msg), "MEM_GET_EXTENDED_INFO of handle 0x%llx answered the kernel address 0x%llx",
+			 (unsigned long long)h, (unsigned long long)x.mem_handle);
+		hole(step, msg);
+	}
+	if (x.mem_handle != h) {
+		snprintf(msg, sizeof(msg), "MEM_GET_EXTENDED_INFO of handle 0x%llx answered mem_handle 0x%llx",
+			 (unsigned long long)h, (unsigned long long)x.mem_handle);
+		hole(step, msg);
+	}
+	printf("refused %s: mem_handle is the handle 0x%llx, version %u\n", step,
+	       (unsigned long long)x.mem_handle, x.version);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dev = "/dev/neuron0";
@@ -886,6 +923,8 @@ int main(int argc, char **argv)
 			hostile_bigcount(name);
 		} else if (!strcmp(name, "badinit")) {
 			hostile_badinit(name, p);
+		} else if (!strcmp(name, "extinfo")) {
+			hostile_extinfo(name);
 		} else if (!strcmp(name, "stale")) {
 			hostile_stale(name);
 		} else if (!strcmp(name, "freed")) {
