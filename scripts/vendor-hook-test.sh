@@ -16,6 +16,7 @@
 #     vendor's own address maps with tests/vendor-hook/decode_test.c and
 #     checked on literal offsets (0x3040110c: a v2 TRACE_DMA head) and on
 #     every register set the driver programs;
+#   - a tree carrying an older fixes series is refused, untouched;
 #   - patch 5: mc_free() tells the hook before it frees anything; fix 4:
 #     mc_free() halts a queue still using the memory after telling the hook
 #     and before it frees anything;
@@ -164,6 +165,17 @@ bash "$here/neuron-vendor-hook.sh" apply --src "$work/old" > "$work/old.log" 2>&
 [ $? -eq 1 ] && grep -q "carries hook version 1 from another neuronprof" "$work/old.log"
 result "a tree with an older hook version is refused" $? "$work/old.log"
 rm -rf "$work/old"
+
+# A tree that carries an older fixes series (here all but the last fix) is
+# refused, not patched again.
+cp -a "$work/plain" "$work/oldfix"
+for p in "${fixes[@]:0:${#fixes[@]}-1}"; do patch -d "$work/oldfix" -p1 -s -f < "$p"; done > "$work/oldfix.log" 2>&1
+cp -a "$work/oldfix" "$work/oldfix.orig"
+bash "$here/neuron-vendor-hook.sh" apply --src "$work/oldfix" >> "$work/oldfix.log" 2>&1
+[ $? -eq 1 ] && grep -q "carries an older fixes series" "$work/oldfix.log" &&
+	diff -r "$work/oldfix.orig" "$work/oldfix" >> "$work/oldfix.log" 2>&1
+result "a tree with an older fixes series is refused and left untouched" $? "$work/oldfix.log"
+rm -rf "$work/oldfix" "$work/oldfix.orig"
 
 cp -a "$work/plain" "$work/other"
 sed -i 's/^PACKAGE_VERSION=.*/PACKAGE_VERSION=2.99.0.0/' "$work/other/dkms.conf"
