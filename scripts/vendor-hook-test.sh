@@ -17,6 +17,10 @@
 #     checked on literal offsets (0x3040110c: a v2 TRACE_DMA head) and on
 #     every register set the driver programs;
 #   - a tree carrying an older fixes series is refused, untouched;
+#   - fix 7: the vendor's handle table (neuron_mc_handle.c) is built in
+#     userspace with tests/vendor-hook/mch_test.c: with the fixes a stale
+#     handle finds nothing, without them it finds the chunk that took its
+#     index;
 #   - patch 5: mc_free() tells the hook before it frees anything; fix 4:
 #     mc_free() halts a queue still using the memory after telling the hook
 #     and before it frees anything;
@@ -142,6 +146,23 @@ for v in 2 3; do
 	result "v$v head decoder against the vendor's address map: $(tail -n 1 "$work/decode_v$v.log")" $rc \
 		"$work/decode_v$v.log"
 done
+# Fix 7: the handle table with the fixes refuses stale handles; the same
+# test finds the hole in the vendor's table (so it can fail).
+mch_test() {
+	rm -rf "$work/mch-$1"
+	mkdir -p "$work/mch-$1"
+	cp "$work/$1"/neuron_mc_handle.[ch] "$work/mch-$1/" && cp -r "$repo/tests/vendor-hook/mch/." "$work/mch-$1/" &&
+		${CC:-cc} -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -pthread -DKBUILD_MODNAME='"neuron"' \
+			-I "$work/mch-$1" -o "$work/mch-$1/mch_test" "$repo/tests/vendor-hook/mch_test.c" \
+			"$work/mch-$1/neuron_mc_handle.c" > "$work/mch-$1.log" 2>&1 &&
+		"$work/mch-$1/mch_test" >> "$work/mch-$1.log" 2>&1
+}
+mch_test fixes
+result "fix 7: the handle table refuses stale handles: $(tail -n 1 "$work/mch-fixes.log")" $? "$work/mch-fixes.log"
+mch_test plain
+[ $? -eq 1 ] && grep -q "^not ok .*A's stale handle finds nothing" "$work/mch-plain.log"
+result "without fix 7 the same test finds the vendor's table handing a stale handle the new chunk" $? "$work/mch-plain.log"
+
 # Patch 5: in mc_free(), the hook is told after the last reference is
 # dropped and before any of the memory is given back.
 awk '/^void mc_free\(/ { f = 1 } f && /neuron_nq_hook_mc_free\(/ && !seen { hook = NR; seen = 1 }
