@@ -371,7 +371,7 @@ unpack_out() {
 		tr -d '\r' | base64 -d | tar -xz -C "$outdir"
 }
 
-pattern='BUG:|WARNING:|Oops|KASAN|UBSAN|general protection'
+pattern='BUG:|kernel BUG at|WARNING:|Oops|KASAN|UBSAN|general protection'
 if grep -Eq "$pattern" "$work/console.log"; then
 	# What the guest wrote still comes back, to show what led there.
 	unpack_out
