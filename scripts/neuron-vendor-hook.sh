@@ -23,7 +23,8 @@
 # Two series, in git format-patch form: fixes/ (fixes of the vendor's
 # driver, each one proposed to the vendor: BAR_READ/BAR_WRITE bounds, no
 # kernel addresses in DEVICE_INFO, engine indices, a freed queue halted
-# first) and the hook (0*.patch), applied after the fixes. Both are
+# first, queue slots under one lock, stale memory handles refused, no
+# kernel address in MEM_GET_EXTENDED_INFO) and the hook (0*.patch), applied after the fixes. Both are
 # written against aws-neuronx 2.24.7.0; any other version is refused
 # before anything is touched. Exit status: 0 done, 1 failure, 2 unsupported
 # version or no vendor tree.
@@ -99,11 +100,17 @@ applied() {
 	[ -f "$src/neuron_nq_hook.c" ] && grep -q 'EXPORT_SYMBOL_GPL(neuron_nq_hook_register)' "$src/neuron_nq_hook.c"
 }
 
-# The fixes series is applied when mc_free() halts a freed queue (fix 4)
-# and DEVICE_INFO reports no kernel address (fix 2).
-fixes_applied() {
+# The fixes series is applied when mc_free() halts a freed queue (fix 4),
+# DEVICE_INFO reports no kernel address (fix 2), handles carry a
+# generation (fix 7) and MEM_GET_EXTENDED_INFO answers the handle (fix 8,
+# the last); an older series lacks the last two.
+fixes_begun() {
 	grep -q 'nnq_release_mc(mpset->nd, mc)' "$src/neuron_mempool.c" 2>/dev/null &&
 		grep -q 'NCDEV_BAR0_ADDRESS' "$src/neuron_cdev.c" 2>/dev/null
+}
+fixes_applied() {
+	fixes_begun && grep -q 'NMCH_GEN_MASK' "$src/neuron_mc_handle.c" 2>/dev/null &&
+		grep -q 'local.mem_handle = mc->mc_handle' "$src/neuron_cdev.c" 2>/dev/null
 }
 
 # Contract version of the series (patch 1 adds the header) and of a tree's hook.
@@ -133,6 +140,8 @@ apply() {
 			echo "neuron-vendor-hook: $src already carries the fixes"
 			return 0
 		fi
+	elif fixes_begun; then
+		die "$src carries an older fixes series (an older neuronprof applied it). Restore the vendor source (reinstall aws-neuronx-dkms=$SUPPORTED*) and run this again"
 	else
 		list=("$patches"/fixes/0*.patch)
 	fi

@@ -16,6 +16,11 @@
 #     vendor's own address maps with tests/vendor-hook/decode_test.c and
 #     checked on literal offsets (0x3040110c: a v2 TRACE_DMA head) and on
 #     every register set the driver programs;
+#   - a tree carrying an older fixes series is refused, untouched;
+#   - fix 7: the vendor's handle table (neuron_mc_handle.c) is built in
+#     userspace with tests/vendor-hook/mch_test.c: with the fixes a stale
+#     handle finds nothing, without them it finds the chunk that took its
+#     index;
 #   - patch 5: mc_free() tells the hook before it frees anything; fix 4:
 #     mc_free() halts a queue still using the memory after telling the hook
 #     and before it frees anything;
@@ -141,6 +146,23 @@ for v in 2 3; do
 	result "v$v head decoder against the vendor's address map: $(tail -n 1 "$work/decode_v$v.log")" $rc \
 		"$work/decode_v$v.log"
 done
+# Fix 7: the handle table with the fixes refuses stale handles; the same
+# test finds the hole in the vendor's table (so it can fail).
+mch_test() {
+	rm -rf "$work/mch-$1"
+	mkdir -p "$work/mch-$1"
+	cp "$work/$1"/neuron_mc_handle.[ch] "$work/mch-$1/" && cp -r "$repo/tests/vendor-hook/mch/." "$work/mch-$1/" &&
+		${CC:-cc} -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -pthread -DKBUILD_MODNAME='"neuron"' \
+			-I "$work/mch-$1" -o "$work/mch-$1/mch_test" "$repo/tests/vendor-hook/mch_test.c" \
+			"$work/mch-$1/neuron_mc_handle.c" > "$work/mch-$1.log" 2>&1 &&
+		"$work/mch-$1/mch_test" >> "$work/mch-$1.log" 2>&1
+}
+mch_test fixes
+result "fix 7: the handle table refuses stale handles: $(tail -n 1 "$work/mch-fixes.log")" $? "$work/mch-fixes.log"
+mch_test plain
+[ $? -eq 1 ] && grep -q "^not ok .*A's stale handle finds nothing" "$work/mch-plain.log"
+result "without fix 7 the same test finds the vendor's table handing a stale handle the new chunk" $? "$work/mch-plain.log"
+
 # Patch 5: in mc_free(), the hook is told after the last reference is
 # dropped and before any of the memory is given back.
 awk '/^void mc_free\(/ { f = 1 } f && /neuron_nq_hook_mc_free\(/ && !seen { hook = NR; seen = 1 }
@@ -164,6 +186,17 @@ bash "$here/neuron-vendor-hook.sh" apply --src "$work/old" > "$work/old.log" 2>&
 [ $? -eq 1 ] && grep -q "carries hook version 1 from another neuronprof" "$work/old.log"
 result "a tree with an older hook version is refused" $? "$work/old.log"
 rm -rf "$work/old"
+
+# A tree that carries an older fixes series (here all but the last fix) is
+# refused, not patched again.
+cp -a "$work/plain" "$work/oldfix"
+for p in "${fixes[@]:0:${#fixes[@]}-1}"; do patch -d "$work/oldfix" -p1 -s -f < "$p"; done > "$work/oldfix.log" 2>&1
+cp -a "$work/oldfix" "$work/oldfix.orig"
+bash "$here/neuron-vendor-hook.sh" apply --src "$work/oldfix" >> "$work/oldfix.log" 2>&1
+[ $? -eq 1 ] && grep -q "carries an older fixes series" "$work/oldfix.log" &&
+	diff -r "$work/oldfix.orig" "$work/oldfix" >> "$work/oldfix.log" 2>&1
+result "a tree with an older fixes series is refused and left untouched" $? "$work/oldfix.log"
+rm -rf "$work/oldfix" "$work/oldfix.orig"
 
 cp -a "$work/plain" "$work/other"
 sed -i 's/^PACKAGE_VERSION=.*/PACKAGE_VERSION=2.99.0.0/' "$work/other/dkms.conf"

@@ -26,8 +26,9 @@
 # `modprobe neuronprof_sim` resolves its dependencies.
 #
 # Exit status: the command's status if the run was clean; 124 if the VM hit
-# the timeout; 123 if the kernel log shows BUG:, WARNING:, Oops, KASAN,
-# UBSAN or a general protection fault (whatever the command returned; /out
+# the timeout; 123 if the kernel log shows BUG:, a BUG_ON() ("kernel BUG
+# at"), WARNING:, Oops, KASAN, UBSAN or a general protection fault
+# (whatever the command returned; /out
 # still comes back if the guest archived it);
 # 122 if the guest died before reporting a status; 125 if the VM could not
 # be prepared (a bad command line included). --help prints this text and
@@ -371,7 +372,7 @@ unpack_out() {
 		tr -d '\r' | base64 -d | tar -xz -C "$outdir"
 }
 
-pattern='BUG:|WARNING:|Oops|KASAN|UBSAN|general protection'
+pattern='BUG:|kernel BUG at|WARNING:|Oops|KASAN|UBSAN|general protection'
 if grep -Eq "$pattern" "$work/console.log"; then
 	# What the guest wrote still comes back, to show what led there.
 	unpack_out

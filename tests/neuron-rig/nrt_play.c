@@ -57,6 +57,10 @@
  *                   NOTIFICATIONS_INIT_WITH_REALLOC_V2 with that engine index
  *   freed:Q:N       after free:Q, the emulated hardware writes N entries into
  *                   queue Q's registers: refused when the queue was halted
+ *   extinfo         MEM_GET_EXTENDED_INFO of a live allocation must answer its
+ *                   handle, not a kernel address
+ *   stale           MEM_FREE of a freed handle after another allocation took
+ *                   its index: refused when B, the new allocation, survives
  *   bench:Q:K:N[:US]
  *                   N rounds: the hardware writes K entries, the runtime
  *                   consumes them with one head write; prints the mean ns
@@ -611,6 +615,100 @@ static void hostile_freed(const char *step, struct queue *q, unsigned long n)
 	hole(step, buf);
 }
 
+/* NEURON_IOCTL_MEM_ALLOC_V2 of @size bytes of host memory: the handle. */
+static __u64 mem_alloc(const char *step, __u64 size)
+{
+	__u64 h = 0;
+	struct neuron_ioctl_mem_alloc_v2 a = { .size = size, .align = 0, .host_memory = 1,
+					       .mem_handle = &h };
+
+	if (ioctl(fd, NEURON_IOCTL_MEM_ALLOC_V2, &a))
+		die(step, "NEURON_IOCTL_MEM_ALLOC_V2");
+	return h;
+}
+
+/* NEURON_IOCTL_MEM_FREE of @h: 0 or the errno. */
+static int mem_free(__u64 h)
+{
+	struct neuron_ioctl_mem_free f = { .mem_handle = h };
+
+	return ioctl(fd, NEURON_IOCTL_MEM_FREE, &f) ? errno : 0;
+}
+
+/*
+ * MEM_FREE of a stale handle: A allocated and freed, B allocated (the
+ * vendor's handle table hands B A's handle), then A's handle freed again.
+ * The driver must refuse it and leave B alone: B's own MEM_FREE then
+ * succeeds. Otherwise the stale free freed B, which B's own MEM_FREE shows
+ * (its handle names no memory any more).
+ */
+static void hostile_stale(const char *step)
+{
+	__u64 a, b;
+	char msg[200];
+	int err, berr;
+
+	a = mem_alloc(step, 4096);
+	errno = mem_free(a);
+	if (errno)
+		die(step, "MEM_FREE of a live handle");
+	b = mem_alloc(step, 4096);
+	printf("%s: A's handle 0x%llx (freed), B's handle 0x%llx\n", step,
+	       (unsigned long long)a, (unsigned long long)b);
+	err = mem_free(a);
+	berr = mem_free(b);
+	if (err) {
+		errno = berr;
+		if (berr)
+			die(step, "the stale MEM_FREE was refused, but B's own MEM_FREE failed");
+		refused(step, err);
+		return;
+	}
+	if (berr)
+		snprintf(msg, sizeof(msg),
+			 "MEM_FREE of A's stale handle 0x%llx freed B (B's own MEM_FREE of 0x%llx then failed: %s)",
+			 (unsigned long long)a, (unsigned long long)b, strerror(berr));
+	else
+		snprintf(msg, sizeof(msg), "MEM_FREE of A's stale handle 0x%llx succeeded",
+			 (unsigned long long)a);
+	hole(step, msg);
+}
+
+/*
+ * MEM_GET_EXTENDED_INFO of a live allocation must name it by its handle:
+ * 2.24.7.0 answers with the chunk's kernel address in mem_handle.
+ */
+static void hostile_extinfo(const char *step)
+{
+	__u64 h = mem_alloc(step, 4096);
+	struct neuron_ioctl_mem_get_extended_info x;
+	char msg[160];
+	int rc;
+
+	memset(&x, 0, sizeof(x));
+	x.mem_handle = h;
+	x.version = 1;
+	rc = ioctl(fd, NEURON_IOCTL_MEM_GET_EXTENDED_INFO, &x);
+	errno = rc < 0 ? errno : rc;	/* the driver returns a positive errno too */
+	if (rc)
+		die(step, "NEURON_IOCTL_MEM_GET_EXTENDED_INFO of a live handle");
+	errno = mem_free(h);
+	if (errno)
+		die(step, "MEM_FREE of a live handle");
+	if (kernel_address(x.mem_handle)) {
+		snprintf(msg, sizeof(msg), "MEM_GET_EXTENDED_INFO of handle 0x%llx answered the kernel address 0x%llx",
+			 (unsigned long long)h, (unsigned long long)x.mem_handle);
+		hole(step, msg);
+	}
+	if (x.mem_handle != h) {
+		snprintf(msg, sizeof(msg), "MEM_GET_EXTENDED_INFO of handle 0x%llx answered mem_handle 0x%llx",
+			 (unsigned long long)h, (unsigned long long)x.mem_handle);
+		hole(step, msg);
+	}
+	printf("refused %s: mem_handle is the handle 0x%llx, version %u\n", step,
+	       (unsigned long long)x.mem_handle, x.version);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dev = "/dev/neuron0";
@@ -825,6 +923,10 @@ int main(int argc, char **argv)
 			hostile_bigcount(name);
 		} else if (!strcmp(name, "badinit")) {
 			hostile_badinit(name, p);
+		} else if (!strcmp(name, "extinfo")) {
+			hostile_extinfo(name);
+		} else if (!strcmp(name, "stale")) {
+			hostile_stale(name);
 		} else if (!strcmp(name, "freed")) {
 			struct queue *q = queue_arg(name, &p);
 

@@ -33,13 +33,16 @@
 #          open, and the hostile runtime's scenarios are expected to fail
 #          (this is how their "before" is shown).
 # RIG_HOOK_DIR applies the hook series from another directory (with patch,
-# after the fixes unless RIG_SERIES=hooks), e.g. an older version of it.
+# after the fixes unless RIG_SERIES=hooks), e.g. an older version of it;
+# RIG_FIXES_DIR the fixes series (with patch), e.g. the series with one fix
+# left out, to measure how often the race that fix closes is seen.
 # RIG_PERSONAS="SPEC..." replaces the personalities' list (below),
 # RIG_SEED repeats a drawn one, RIG_V3_PERSONAS="NAME..." names those the
 # trn2 runs too (default p-default p-flipall p-seedN; "none" for none),
 # RIG_PERSONAS_ONLY=1 runs only the personalities (on both devices).
 # RIG_HOSTILE=0 leaves the hostile runtime's scenarios out, RIG_HOSTILE_ONLY
-# selects some by name; RIG_CALIBRATE=0
+# selects some by name (and leaves the personalities out: with RIG_ONLY=none
+# and RIG_CALIBRATE=0 a run is the hostile steps alone); RIG_CALIBRATE=0
 # leaves out calibration, the device-memory queues and the parameter
 # checks (to look at a few scenarios quickly, with RIG_ONLY).
 #
@@ -48,8 +51,10 @@
 # the hole when it does not): BAR_READ of a kernel address (linux_banner),
 # DEVICE_INFO's BAR addresses, an unaligned BAR_WRITE, BAR_WRITEs past
 # BAR0's end, a BAR_WRITE of 2^30 registers, NOTIFICATIONS_INIT with
-# engine index 16 (TRACE_DMA, TRACE, TopSP), and the emulated device
-# writing into a queue whose memory the runtime freed with MEM_FREE.
+# engine index 16 (TRACE_DMA, TRACE, TopSP), the emulated device
+# writing into a queue whose memory the runtime freed with MEM_FREE, a
+# MEM_FREE of a freed handle freeing the allocation that took its index,
+# and MEM_GET_EXTENDED_INFO answering a kernel address for a handle.
 #
 # Ends with "N passed, N failed[, N skipped]".
 set -uo pipefail
@@ -112,16 +117,23 @@ fi
 echo "vendor tree: $src"
 series=${RIG_SERIES:-both}
 hookdir=${RIG_HOOK_DIR:-}
+fixdir=${RIG_FIXES_DIR:-}
 prov=1
 [ "$series" = fixes ] && prov=0
+# The personalities (and the captures of existing queues and device
+# memory after them) need the provider; RIG_HOSTILE_ONLY leaves them out.
+pers=$prov
+[ -n "${RIG_HOSTILE_ONLY:-}" ] && pers=0
 case $series in
 both | fixes)
-	if [ -z "$hookdir" ] || [ "$series" = fixes ]; then
+	if [ -z "$fixdir" ] && { [ -z "$hookdir" ] || [ "$series" = fixes ]; }; then
 		opt=
 		[ "$series" = fixes ] && opt=--fixes-only
 		bash "$repo/scripts/neuron-vendor-hook.sh" apply $opt --src "$work/tree" >"$work/apply.log" 2>&1
 	else
-		for p in "$repo"/driver/neuron/vendor/fixes/0*.patch "$hookdir"/0*.patch; do
+		hp=()
+		[ "$series" = both ] && hp=("${hookdir:-$repo/driver/neuron/vendor}"/0*.patch)
+		for p in "${fixdir:-$repo/driver/neuron/vendor/fixes}"/0*.patch "${hp[@]}"; do
 			patch -d "$work/tree" -p1 -s -f <"$p" || break
 		done >"$work/apply.log" 2>&1
 	fi
@@ -133,12 +145,14 @@ hooks)
 	;;
 *) fatal "RIG_SERIES=$series: want both, fixes or hooks" ;;
 esac
-result "the vendor series apply ($series${hookdir:+, hook series from $hookdir})" $? "$work/apply.log"
+result "the vendor series apply ($series${hookdir:+, hook series from $hookdir}${fixdir:+, fixes from $fixdir})" $? "$work/apply.log"
 sed -i 's/ -Werror//' "$work/tree/Kbuild"
 make -C "$kdir" M="$work/tree" -j"${NPROF_JOBS:-2}" modules >"$work/build.log" 2>&1
 result "the vendor neuron.ko ($series) builds" $? "$work/build.log"
 cc -Wall -Wextra -Werror -O2 -I"$work/tree" -I"$repo/driver/tests" -o "$work/nrt_play" "$here/nrt_play.c" >"$work/cc.log" 2>&1
 result "nrt_play builds against the vendor's neuron_ioctl.h" $? "$work/cc.log"
+cc -Wall -Wextra -Werror -O2 -pthread -I"$work/tree" -I"$repo/driver/tests" -o "$work/nrt_race" "$here/nrt_race.c" >"$work/cc-race.log" 2>&1
+result "nrt_race builds against the vendor's neuron_ioctl.h" $? "$work/cc-race.log"
 [ -f "$work/tree/neuron.ko" ] && [ -x "$work/nrt_play" ] || finish
 
 # check_capture NAME ENTRY_SIZE: check.py on what record wrote under
@@ -173,6 +187,7 @@ vm_run() {
 		--ko "$work/tree/neuron.ko" --ko "$emu" --ko "$repo/driver/core/neuronprof.ko" \
 		--ko "${RIG_PROVIDER:-$repo/driver/neuron/neuronprof_neuron.ko}" \
 		--file "$emu:/rig/neuronprof_trn_emu.ko" --file "$work/nrt_play:/rig/nrt_play" \
+		--file "$work/nrt_race:/rig/nrt_race" \
 		--file "$np:/rig/neuronprof" --file "$repo/tools/build/tests/inspect_run:/rig/inspect_run" \
 		--file "$1:/rig/guest.sh" -- sh /rig/guest.sh >"$work/vm.log" 2>&1
 }
@@ -315,15 +330,21 @@ hostile_v2="devinfo:devinfo kread:kread wunaligned:wunaligned bigcount:bigcount"
 hostile_v2="$hostile_v2 engine-dma:badinit:core:0:4:16:4096 engine-trace:badinit:core:0:0:16:4096"
 hostile_v2="$hostile_v2 engine-ts:badinit:ts:0:0:16:4096"
 hostile_v2="$hostile_v2 memfree:reset,realloc:core:0:0:5:4096,produce:0:4,consume:0:4,free:0,freed:0:4"
-hostile_v2="$hostile_v2 wpast-end:wpast:0 wpast-3:wpast:3"
+hostile_v2="$hostile_v2 stale:stale extinfo:extinfo wpast-end:wpast:0 wpast-3:wpast:3"
 hostile_v3="devinfo:devinfo kread:kread wunaligned:wunaligned engine-dma:badinit:core:1:4:16:4096"
 hostile_v3="$hostile_v3 memfree:reset:0x24,realloc:core:5:0:5:4096,produce:0:4,consume:0:4,free:0,freed:0:4"
-hostile_v3="$hostile_v3 wpast-end:wpast:0"
-[ "${RIG_HOSTILE:-1}" = 1 ] || hostile_v2= hostile_v3=
+hostile_v3="$hostile_v3 stale:stale extinfo:extinfo wpast-end:wpast:0"
+# The races of fixes 5 and 6 (nrt_race.c), each run for RIG_RACE_SECONDS
+# (10) on each device, after the hostile steps; selected with the hostile
+# steps (RIG_HOSTILE, RIG_HOSTILE_ONLY) by the names race-initfree and
+# race-resetinit.
+races_v2="race-initfree race-resetinit"
+races_v3="race-initfree race-resetinit"
+[ "${RIG_HOSTILE:-1}" = 1 ] || hostile_v2= hostile_v3= races_v2= races_v3=
 # RIG_HOSTILE_ONLY="NAME...": only those hostile steps (to show the holes
 # of a driver without the fixes without the faults of wpast-*).
 if [ -n "${RIG_HOSTILE_ONLY:-}" ]; then
-	for v in hostile_v2 hostile_v3; do
+	for v in hostile_v2 hostile_v3 races_v2 races_v3; do
 		sel=
 		for h in ${!v}; do
 			case " $RIG_HOSTILE_ONLY " in *" ${h%%:*} "*) sel="$sel $h" ;; esac
@@ -531,6 +552,29 @@ hostile() {
 	rmmod neuronprof_neuron 2>/dev/null
 	true
 }
+# races PREFIX LIST: nrt_race per race-NAME (with the provider loaded where
+# it can be), each bounded: a thread stuck in the driver must not hang the
+# run.
+races() {
+	p=\$1
+	modprobe neuronprof_neuron 2>/dev/null
+	for r in \$2; do
+		name=\${r#race-}
+		rm -f /out/\${p}\$r.rc
+		# A runtime stuck in the driver (killed by a BUG_ON with a lock held)
+		# must not hold the guest's output open either.
+		( /rig/nrt_race -t ${RIG_RACE_SECONDS:-10} \$name >/out/\${p}\$r.out 2>&1; echo \$? >/out/\${p}\$r.rc ) \
+			</dev/null >/dev/null 2>&1 &
+		n=0
+		while [ ! -e /out/\${p}\$r.rc ] && [ \$n -lt $((${RIG_RACE_SECONDS:-10} * 10 + 300)) ]; do
+			sleep 0.1
+			n=\$((n + 1))
+		done
+		[ -e /out/\${p}\$r.rc ] || echo stuck >/out/\${p}\$r.rc
+	done
+	rmmod neuronprof_neuron 2>/dev/null
+	true
+}
 # unload RCFILE: removal runs the vendor's nnq_destroy_all(); bounded, so
 # that /out comes back even if it never returns.
 unload() {
@@ -600,7 +644,7 @@ personas() {
 }
 
 probe v2 ""
-if [ $prov = 1 ]; then
+if [ $pers = 1 ]; then
 personas "" "${personas[*]}"
 rm -f /tmp/exgo /tmp/exgo.waiting
 /rig/nrt_play \$(cat /out/p-default.flags) $existing >/out/existing.play 2>&1 &
@@ -670,6 +714,7 @@ done
 : >/out/params.done
 fi
 hostile "" "$hostile_v2"
+races "" "$races_v2"
 fi
 unload /out/rmmod.rc
 dmesg >/out/dmesg.txt
@@ -678,7 +723,7 @@ dmesg >/out/dmesg.txt
 [ "\$(cat /out/rmmod.rc 2>/dev/null)" = 0 ] || exit 0
 dmesg -c >/dev/null
 probe v3 v3-
-[ $prov = 1 ] && personas v3- "${v3personas[*]}"
+[ $pers = 1 ] && personas v3- "${v3personas[*]}"
 if [ "${RIG_PERSONAS_ONLY:-0}" != 1 ]; then
 scenarios "$(scenario_list 3)"
 if [ $prov = 1 ] && [ ${RIG_CALIBRATE:-1} = 1 ]; then
@@ -686,6 +731,7 @@ calibrate v3- 32:index 64:byte 128:counter
 rmmod neuronprof_neuron
 fi
 hostile v3- "$hostile_v3"
+races v3- "$races_v3"
 fi
 unload /out/v3-rmmod.rc
 dmesg >/out/v3-dmesg.txt
@@ -700,7 +746,7 @@ result "neuron.ko, neuronprof and the emulated function unload" $? "$out/dmesg.t
 
 grep -q "nd0: reset request .* completed" "$out/probe.log" 2>/dev/null && grep -q "^c" "$out/dev.txt" 2>/dev/null
 result "the vendor's neuron.ko probes the emulated trn1 and its reset completes: /dev/neuron0" $? "$out/probe.log"
-if [ $prov = 1 ]; then
+if [ $pers = 1 ]; then
 # persona_checks PREFIX DEVICE SPEC...: each personality's results on
 # DEVICE (its files under PREFIX), with the seconds it took in the VM.
 persona_checks() {
@@ -755,7 +801,7 @@ grep -q "trn2 function .*(v3 DHAL)" "$out/v3-probe.log" 2>/dev/null &&
 result "the vendor's neuron.ko probes the emulated trn2 (v3 DHAL) and its reset completes: /dev/neuron0" $? "$out/v3-probe.log"
 [ "$(cat "$out/v3-rmmod.rc" 2>/dev/null)" = 0 ]
 result "neuron.ko, neuronprof and the emulated trn2 unload" $? "$out/v3-dmesg.txt"
-[ $prov = 1 ] && persona_checks v3- trn2 "${v3personas[@]}"
+[ $pers = 1 ] && persona_checks v3- trn2 "${v3personas[@]}"
 [ "${RIG_PERSONAS_ONLY:-0}" = 1 ] && finish
 
 cal=${RIG_CALIBRATE:-1}
@@ -795,6 +841,18 @@ hostile_checks() {
 }
 hostile_checks "" trn1 "$hostile_v2"
 hostile_checks v3- trn2 "$hostile_v3"
+# race_checks PREFIX DEVICE LIST: no round of a race failed.
+race_checks() {
+	local p=$1 dev=$2 r what
+	for r in $3; do
+		what=$(grep -h -m1 '^race ' "$out/$p$r.out" 2>/dev/null | cut -c1-160)
+		[ "$(cat "$out/$p$r.rc" 2>/dev/null)" = 0 ] && grep -q "^race .* 0 failed" "$out/$p$r.out"
+		result "hostile runtime ($dev) $r: no round fails (${what:-no answer: $(cat "$out/$p$r.rc" 2>/dev/null)})" $? \
+			"$out/$p$r.out"
+	done
+}
+race_checks "" trn1 "$races_v2"
+race_checks v3- trn2 "$races_v3"
 
 if [ "$cal" = 1 ]; then
 # calibrated PREFIX V DEVICE ES:UNIT...: calibrate's verdicts.
