@@ -152,12 +152,12 @@ static void write_core(struct core *c, const char *dir)
 	snprintf(name, sizeof(name), "profile_nc_%u_session_0.ntff", c->core);
 	w = nprof_ntff_writer_create(dir, name, 0);
 	if (!w)
-		die(name);
+		gen_die(name);
 	for (int i = 0; i < c->nq; i++)
 		if (c->q[i].n && c->q[i].e[c->q[i].n - 1].timestamp_ns + 1000 > info.stop_ns)
 			info.stop_ns = c->q[i].e[c->q[i].n - 1].timestamp_ns + 1000;
 	if (nprof_ntff_writer_set_info(w, &info))
-		die("set_info");
+		gen_die("set_info");
 	for (int i = 0; i < c->nq; i++) {
 		struct nprof_ntff_queue_desc d = {
 			.size = sizeof(d),
@@ -169,11 +169,11 @@ static void write_core(struct core *c, const char *dir)
 		};
 
 		if (nprof_ntff_writer_append(w, &d, c->q[i].e, c->q[i].n * ENTRY, NULL, 0) < 0)
-			die("append");
+			gen_die("append");
 		free(c->q[i].e);
 	}
 	if (nprof_ntff_writer_finalize(w))
-		die("finalize");
+		gen_die("finalize");
 }
 
 static const char usage[] = "usage: gen_diff [--seed S] [--executions N] [--planted] DIR\n";
@@ -201,7 +201,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (mkdir(argv[i], 0755) && errno != EEXIST)
-		die(argv[i]);
+		gen_die(argv[i]);
 	for (uint32_t k = 0; k < 2; k++) {
 		struct core c = { .core = k };
 

@@ -284,14 +284,14 @@ static void append_queue(struct nprof_ntff_writer *w, const struct queue *q, siz
 			e.seq += FIXTURE_TRIM * k;
 			d.trimmed_count = k ? FIXTURE_TRIM : 0;
 			if (nprof_ntff_writer_append(w, &d, &e, ENTRY, NULL, 0) < 0)
-				die("append");
+				gen_die("append");
 			d.lost_count = 0;
 			d.ring_flags = 0;
 		}
 		return;
 	}
 	if (nprof_ntff_writer_append(w, &d, q->e + from, n * ENTRY, NULL, 0) < 0)
-		die("append");
+		gen_die("append");
 }
 
 static void write_file(struct fixture *f, const char *dir, const char *name, uint32_t core,
@@ -339,9 +339,9 @@ static void write_file(struct fixture *f, const char *dir, const char *name, uin
 		info.num_code_names = sizeof(fixture_err_names) / sizeof(fixture_err_names[0]);
 	}
 	if (!w)
-		die(name);
+		gen_die(name);
 	if (nprof_ntff_writer_set_info(w, &info))
-		die("set_info");
+		gen_die("set_info");
 	if (!fixture_chunk) {
 		for (int i = 0; i < f->nq; i++)
 			append_queue(w, &f->q[i], 0, f->q[i].n);
@@ -362,7 +362,7 @@ static void write_file(struct fixture *f, const char *dir, const char *name, uin
 		}
 	}
 	if (nprof_ntff_writer_finalize(w))
-		die("finalize");
+		gen_die("finalize");
 }
 
 static void fixture_free(struct fixture *f)
@@ -696,7 +696,7 @@ static void large_jitter(struct fixture *f, uint64_t entries)
 static void record(const struct nprof_sys_trace_event *ev)
 {
 	if (nprof_sys_trace_record_event(ev) != 1)
-		die("nprof_sys_trace_record_event");
+		gen_die("nprof_sys_trace_record_event");
 }
 
 static void *second_thread(void *arg)
@@ -735,10 +735,10 @@ static void system_profile(const char *dir)
 	pthread_t th;
 
 	if (!cfg || nprof_sys_trace_start(cfg))
-		die("nprof_sys_trace_start");
+		gen_die("nprof_sys_trace_start");
 	mon = nprof_monitor_start(&mopts);
 	if (!mon)
-		die("nprof_monitor_start");
+		gen_die("nprof_monitor_start");
 	record(&ev);			/* iteration 0 */
 	ev.start_ns = 1002300;		/* iteration 1 */
 	ev.end_ns = 1004600;
@@ -755,12 +755,12 @@ static void system_profile(const char *dir)
 	};
 	record(&ev);
 	if (pthread_create(&th, NULL, second_thread, NULL) || pthread_join(th, NULL))
-		die("pthread");
+		gen_die("pthread");
 	if (nprof_monitor_sample_now(mon) || nprof_monitor_stop(mon))
-		die("monitor");
+		gen_die("monitor");
 	sopts.monitor = mon;
 	if (nprof_sys_trace_stop() || nprof_system_profile_write(dir, &sopts))
-		die("nprof_system_profile_write");
+		gen_die("nprof_system_profile_write");
 	nprof_monitor_free(mon);
 	nprof_sys_trace_release();
 	nprof_sys_trace_config_free(cfg);
@@ -783,19 +783,19 @@ static void write_trace_info(const char *dir, const char *instance, uint64_t mon
 	len = neuronprof__system__trace_info__get_packed_size(&ti);
 	buf = malloc(len ? len : 1);
 	if (!buf)
-		die("malloc");
+		gen_die("malloc");
 	neuronprof__system__trace_info__pack(&ti, buf);
 	snprintf(path, sizeof(path), "%s/trace_info.pb", dir);
 	fp = fopen(path, "wb");
 	if (!fp || fwrite(buf, 1, len, fp) != len || fclose(fp))
-		die(path);
+		gen_die(path);
 	free(buf);
 }
 
 static void mkdir_or_die(const char *path)
 {
 	if (mkdir(path, 0755) && errno != EEXIST)
-		die(path);
+		gen_die(path);
 }
 
 static void write_text(const char *path, const char *text)
@@ -803,7 +803,7 @@ static void write_text(const char *path, const char *text)
 	FILE *fp = fopen(path, "w");
 
 	if (!fp || fputs(text, fp) < 0 || fclose(fp))
-		die(path);
+		gen_die(path);
 }
 
 /*
@@ -931,7 +931,7 @@ int main(int argc, char **argv)
 		char *copy = strdup(argv[3]), *slash, *name, *dir;
 
 		if (!copy)
-			die("strdup");
+			gen_die("strdup");
 		slash = strrchr(copy, '/');
 		if (slash) {
 			*slash = '\0';

@@ -19,7 +19,7 @@
 #define ENTRY		sizeof(struct neuronprof_notification)
 
 /* Exit 1 after "<program>: @what: <why>", the library's last error or errno's. */
-__attribute__((noreturn)) static void die(const char *what)
+__attribute__((noreturn)) static void gen_die(const char *what)
 {
 	fprintf(stderr, "%s: %s: %s\n", program_invocation_short_name, what,
 		nprof_strerror_last()[0] ? nprof_strerror_last() : strerror(errno));
@@ -37,7 +37,7 @@ static struct neuronprof_notification *gen_push(struct neuronprof_notification *
 		*cap = *cap ? *cap * 2 : first;
 		*e = realloc(*e, *cap * ENTRY);
 		if (!*e)
-			die("realloc");
+			gen_die("realloc");
 	}
 	memset(&(*e)[*n], 0, ENTRY);
 	return &(*e)[(*n)++];
@@ -50,7 +50,7 @@ static void *gen_new_queue(void *slots, int *n, int max, size_t size)
 
 	if (*n == max) {
 		errno = ENOSPC;
-		die("too many queues");
+		gen_die("too many queues");
 	}
 	q = (char *)slots + (size_t)(*n)++ * size;
 	memset(q, 0, size);

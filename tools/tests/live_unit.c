@@ -31,7 +31,7 @@ struct qsum {
 	uint64_t lost, produced;
 };
 
-static int die(const char *what)
+static int fail_with(const char *what)
 {
 	fprintf(stderr, "live_unit: %s: %s\n", what, nprof_strerror_last());
 	return 1;
@@ -52,10 +52,10 @@ int main(int argc, char **argv)
 	}
 	r = nprof_ntff_reader_open(argv[1], NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	if (!r || nprof_ntff_reader_info(r, &info))
-		return die(argv[1]);
+		return fail_with(argv[1]);
 	nq = nprof_ntff_reader_queue_count(r);
 	if (nq < 0)
-		return die("queue count");
+		return fail_with("queue count");
 
 	memset(&l, 0, sizeof(l));
 	l.info.size = sizeof(l.info);
@@ -74,7 +74,7 @@ int main(int argc, char **argv)
 	l.q = calloc(nq ? (size_t)nq : 1, sizeof(*l.q));
 	qs = calloc(nq ? (size_t)nq : 1, sizeof(*qs));
 	if (!l.cores || !l.q || !qs)
-		return die("out of memory");
+		return fail_with("out of memory");
 
 	for (int i = 0; i < nq; i++) {
 		struct nprof_ntff_queue q = { .size = sizeof(q) };
@@ -82,7 +82,7 @@ int main(int argc, char **argv)
 		size_t k;
 
 		if (nprof_ntff_reader_queue(r, (size_t)i, &q))
-			return die("queue");
+			return fail_with("queue");
 		/* A queue's records in order, as its ring gave them: one live queue. */
 		for (k = 0; k < l.nq; k++)
 			if (l.q[k].kind == q.target_kind && l.q[k].index == q.target_index &&

@@ -139,7 +139,7 @@ static int scan_dir(const char *dir, struct path_list *l, struct path_list *sys,
 }
 
 /* Reads @dir/@name whole; 0 and *buf NULL if it does not exist. */
-static int read_whole(const char *dir, const char *name, uint8_t **buf, size_t *len)
+static int read_profile_file(const char *dir, const char *name, uint8_t **buf, size_t *len)
 {
 	char path[PATH_MAX];
 	struct stat st;
@@ -191,7 +191,7 @@ static int load_message(const char *dir, const char *name,
 	size_t len;
 
 	*out = NULL;
-	if (read_whole(dir, name, &buf, &len))
+	if (read_profile_file(dir, name, &buf, &len))
 		return -1;
 	if (!buf)
 		return 0;
