@@ -18,6 +18,7 @@
 #include "neuron_nq_hook.h"
 
 struct platform_device;
+struct task_struct;
 
 /* Vendor queue types (NQ_TYPE_* of the vendor's neuron_driver_shared.h). */
 #define NPROF_NN_NQ_TYPES		6
@@ -143,6 +144,8 @@ struct nprof_nn_queue {
  * @live: per register set (nprof_nn_key()), the queue last programmed in
  *	new memory there: the one the device writes. Queues of different
  *	types share a set (nnq_set_hwaddr_v2/_v3 write set = engine index).
+ * @walker: the task walking the device's queue table at an announcement
+ *	by the probe (queues found then were programmed before it), or NULL.
  */
 struct nprof_nn_device {
 	struct list_head node;
@@ -160,6 +163,7 @@ struct nprof_nn_device {
 	struct xarray queues;
 	struct xarray subscribed;
 	struct xarray live;
+	struct task_struct *walker;
 };
 
 /*

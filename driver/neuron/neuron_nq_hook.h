@@ -114,7 +114,9 @@ struct neuron_nq_hook_queue {
  * run concurrently for different queues.
  *
  * @version: NEURON_NQ_HOOK_VERSION.
- * @device_added: a device finished probing (or existed at registration).
+ * @device_added: a device is probed, before its device node exists and so
+ *	before any of its queues can be programmed (or it existed at
+ *	registration).
  * @device_removed: a device is being removed; its queues were halted first.
  *	After it returns @d is gone.
  * @queue_programmed: the driver wrote base and size of a queue, or handed an
@@ -163,8 +165,8 @@ int neuron_nq_hook_register(const struct neuron_nq_hook_ops *ops);
  * memory lock: a queue whose memory is freed meanwhile is announced
  * halted after this returns. Queues programmed while it runs are reported
  * by the driver as usual, possibly also here. For a module that loads
- * after the runtime programmed its queues, or a device whose queues were
- * programmed before device_added.
+ * after the runtime programmed its queues (a device announced by its
+ * probe has none yet: it is announced before its device node exists).
  *
  * Context: only from @ops->device_added (registration holds the lock that
  * keeps @d).

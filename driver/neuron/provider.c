@@ -71,6 +71,7 @@
 #include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/rwsem.h>
+#include <linux/sched.h>
 #include <linux/platform_device.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -96,6 +97,27 @@ static void (*nprof_nn_for_each_queue)(const struct neuron_nq_hook_ops *ops,
 static DECLARE_RWSEM(nprof_nn_lock);
 DEFINE_STATIC_SRCU(nprof_nn_srcu);
 static LIST_HEAD(nprof_nn_devices);
+
+/*
+ * Queues the hook's walk found when a device was announced by its probe
+ * (not at this module's registration): programmed before the device was
+ * announced, which the hook series rules out (patch 2 announces a device
+ * before its device node exists). The rig asserts 0; each is logged.
+ */
+static atomic_t nprof_nn_early = ATOMIC_INIT(0);
+static struct task_struct *nprof_nn_registrar;	/* in nprof_nn_init()'s registration */
+
+static int nprof_nn_early_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&nprof_nn_early));
+}
+
+static const struct kernel_param_ops nprof_nn_early_ops = {
+	.get = nprof_nn_early_get,
+};
+module_param_cb(early_queues, &nprof_nn_early_ops, NULL, 0444);
+MODULE_PARM_DESC(early_queues,
+		 "queues found programmed when a device was announced by its probe, before the announcement (0 unless the hook announces devices too late)");
 
 /* Key of a hook queue address: target, id, block (main or SDMA engine), register. */
 static unsigned long nprof_nn_key(const struct neuron_nq_hook_qid *qid)
@@ -346,6 +368,12 @@ static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
 	dev = nprof_nn_find(hd);
 	if (!dev || !nprof_nn_map_queue(dev, &hq->qid, &q))
 		goto out;
+	if (READ_ONCE(dev->walker) == current) {
+		atomic_inc(&nprof_nn_early);
+		dev_warn(&dev->pdev->dev,
+			 "queue %u/%u/%u/%u was programmed before neuron%u was announced\n",
+			 q.kind, q.index, q.type, q.engine, hd->device_index);
+	}
 	es = dev->arch.type_entry_size[hq->qid.nq_type] ?: dev->arch.entry_size;
 	if (!unreadable && (hq->size < es || !is_power_of_2(hq->size))) {
 		dev_info_ratelimited(&dev->pdev->dev, "queue %u/%u/%u/%u: bad size %u, not captured\n",
@@ -609,8 +637,13 @@ static void nprof_nn_device_added(const struct neuron_nq_hook_dev *hd)
 	 * them without programming them again (the device is listed, so each
 	 * is added as if handed out again).
 	 */
-	if (nprof_nn_for_each_queue)
+	if (nprof_nn_for_each_queue) {
+		/* At a probe's announcement there are none (early_queues). */
+		if (READ_ONCE(nprof_nn_registrar) != current)
+			WRITE_ONCE(dev->walker, current);
 		nprof_nn_for_each_queue(&nprof_nn_hook_ops, hd);
+		WRITE_ONCE(dev->walker, NULL);
+	}
 	return;
 
 err_unlist:
@@ -679,7 +712,10 @@ static int __init nprof_nn_init(void)
 		goto err_put;
 	}
 	nprof_nn_cal_init();
+	/* Registration announces the devices there are (device_added). */
+	WRITE_ONCE(nprof_nn_registrar, current);
 	ret = nprof_nn_register(&nprof_nn_hook_ops);
+	WRITE_ONCE(nprof_nn_registrar, NULL);
 	if (ret) {
 		nprof_nn_cal_exit();
 		pr_err("registering with neuron.ko's hook failed: %d%s\n", ret,

@@ -12,7 +12,9 @@
  *
  * Usage: nrt_play [-e ENTRY_SIZE] [-u index|byte|counter] [-s HEAD_START]
  *                 [-E T0,T1,T2,T3,T4,T5] [-L LAG] [-I] [-P BIT] [-T]
- *                 [-R reset|head] [-D] [-H] [-d DEVICE] STEP...
+ *                 [-R reset|head] [-D] [-H] [-W MS] [-d DEVICE] STEP...
+ * -W: the device may not exist yet: open it again until it opens, for up
+ * to MS milliseconds (a runtime started while the device is probed).
  * The options are the rig's personality (Documentation/neuron-rig.rst),
  * handed to the emulated device too: -E the entry size of each vendor
  * queue type (0: -e); -L the head lags the consumed position by LAG bytes
@@ -614,11 +616,12 @@ static void hostile_freed(const char *step, struct queue *q, unsigned long n)
 int main(int argc, char **argv)
 {
 	const char *dev = "/dev/neuron0";
+	unsigned long wait_ms = 0;
 	struct neuron_ioctl_device_info info;
 	char buf[96];
 	int c, i;
 
-	while ((c = getopt(argc, argv, "e:u:s:d:E:L:IP:TR:DH")) != -1) {
+	while ((c = getopt(argc, argv, "e:u:s:d:E:L:IP:TR:DHW:")) != -1) {
 		switch (c) {
 		case 'e':
 			entry_size = strtoul(optarg, NULL, 0);
@@ -661,12 +664,26 @@ int main(int argc, char **argv)
 		case 'H':
 			read_pos = 1;
 			break;
+		case 'W':
+			wait_ms = strtoul(optarg, NULL, 0);
+			break;
 		default:
-			fprintf(stderr, "usage: nrt_play [-e ENTRY_SIZE] [-u index|byte|counter] [-s HEAD_START] [-E T0,..,T5] [-L LAG] [-I] [-P BIT] [-T] [-R reset|head] [-D] [-H] [-d DEVICE] STEP...\n");
+			fprintf(stderr, "usage: nrt_play [-e ENTRY_SIZE] [-u index|byte|counter] [-s HEAD_START] [-E T0,..,T5] [-L LAG] [-I] [-P BIT] [-T] [-R reset|head] [-D] [-H] [-W MS] [-d DEVICE] STEP...\n");
 			return 2;
 		}
 	}
 	fd = open(dev, O_RDWR);
+	if (wait_ms) {
+		struct timespec t0, t;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		t = t0;
+		while (fd < 0 && (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 <
+				 (long)wait_ms) {
+			fd = open(dev, O_RDWR);
+			clock_gettime(CLOCK_MONOTONIC, &t);
+		}
+	}
 	if (fd < 0)
 		die("open", dev);
 	memset(&info, 0, sizeof(info));

@@ -38,6 +38,9 @@
 # RIG_SEED repeats a drawn one, RIG_V3_PERSONAS="NAME..." names those the
 # trn2 runs too (default p-default p-flipall p-seedN; "none" for none),
 # RIG_PERSONAS_ONLY=1 runs only the personalities (on both devices).
+# RIG_EARLY=0 leaves out the runtime that opens the device while it is
+# probed (the hook must announce a device before its queues can be
+# programmed; neuronprof_neuron's early_queues stays 0).
 # RIG_HOSTILE=0 leaves the hostile runtime's scenarios out, RIG_HOSTILE_ONLY
 # selects some by name; RIG_CALIBRATE=0
 # leaves out calibration, the device-memory queues and the parameter
@@ -674,6 +677,31 @@ fi
 unload /out/rmmod.rc
 dmesg >/out/dmesg.txt
 
+# A runtime that opens the device while it is probed: neuronprof_neuron is
+# loaded before the device appears, and the runtime opens /dev/neuron0 as
+# soon as it exists and programs a queue. With no_reset=1 the driver marks
+# the device ready inside its probe (nr_start_ncs()), so the runtime's
+# NOTIFICATIONS_INIT can come before the probe ends. Every queue must be
+# programmed after the hook announced the device: the walk at the
+# announcement finds none (early_queues 0).
+if [ $prov = 1 ] && [ "${RIG_EARLY:-1}" = 1 ] && [ "\$(cat /out/rmmod.rc 2>/dev/null)" = 0 ]; then
+	dmesg -c >/dev/null
+	modprobe neuron no_reset=1 mempool_small_pool_size=0 && modprobe neuronprof &&
+		modprobe neuronprof_neuron || echo "early: modules: \$?" >>/out/errors
+	/rig/nrt_play -W 30000 realloc:core:0:0:1:4096 realloc:ts:1:0:0:4096 produce:0:4 \\
+		consume:0:4 >/out/early.play 2>&1 &
+	ep=\$!
+	sleep 1
+	insmod /rig/neuronprof_trn_emu.ko arch=v2 base=0x100000000 || echo "early: emu: \$?" >>/out/errors
+	wait \$ep
+	echo \$? >/out/early.play.rc
+	cat /sys/module/neuronprof_neuron/parameters/early_queues >/out/early.count 2>&1
+	rmmod neuronprof_neuron
+	unload /out/early-rmmod.rc
+	dmesg >/out/early.dmesg
+	[ "\$(cat /out/early-rmmod.rc 2>/dev/null)" = 0 ] || exit 0
+fi
+
 # The trn2, in the same VM: the vendor's driver takes its v3 DHAL.
 [ "\$(cat /out/rmmod.rc 2>/dev/null)" = 0 ] || exit 0
 dmesg -c >/dev/null
@@ -749,6 +777,12 @@ for where in dev host; do
 	done
 done
 grep -h "ring entries\|lost" "$out"/devbench-*-on.dump 2>/dev/null | sed 's/^/# /' | head -n 8
+fi
+if [ $prov = 1 ] && [ "${RIG_EARLY:-1}" = 1 ]; then
+	[ "$(cat "$out/early.play.rc" 2>/dev/null)" = 0 ]
+	result "a runtime that opens the device while it is probed: its steps succeed" $? "$out/early.play"
+	[ "$(cat "$out/early.count" 2>/dev/null)" = 0 ] && ! grep -q "was programmed before neuron" "$out/early.dmesg"
+	result "the hook announces the device before its queues can be programmed (queues found programmed at the announcement: $(cat "$out/early.count" 2>/dev/null))" $? "$out/early.dmesg"
 fi
 grep -q "trn2 function .*(v3 DHAL)" "$out/v3-probe.log" 2>/dev/null &&
 	grep -q "nd0: reset request .* completed" "$out/v3-probe.log" && grep -q "^c" "$out/v3-dev.txt" 2>/dev/null
