@@ -311,6 +311,11 @@ static void nprof_nn_head_write(const struct neuron_nq_hook_dev *hd,
 	if (!nq)
 		goto out;
 	mutex_lock(&nq->lock);
+	/* What the device's head in the queue's own register set is now. */
+	if (qid->reg == nq->qid.reg && qid->sdma == nq->qid.sdma) {
+		nq->written = head;
+		nq->written_ok = true;
+	}
 	if (!nq->va && !nq->io)
 		goto unlock;
 	/* The queue's entry size; the head as a position (calibrated facts). */
@@ -355,9 +360,11 @@ static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
 				      const struct neuron_nq_hook_queue *hq)
 {
 	struct nprof_nn_device *dev;
-	struct nprof_nn_queue *nq;
+	struct nprof_nn_queue *nq, *prev;
 	struct nprof_queue_id q;
 	unsigned long key = nprof_nn_ident(&hq->qid);
+	u32 written = 0;
+	bool written_ok = false;
 	/* Host memory through its kernel address, device memory through BAR4. */
 	bool unreadable = hq->on_host ? !hq->va : !hq->io;
 	u8 *bounce = NULL;
@@ -399,11 +406,22 @@ static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
 		}
 	}
 	/*
+	 * The last head written to the register set since the last core
+	 * reset, kept by the queue the device wrote there until now.
+	 */
+	prev = xa_load(&dev->live, nprof_nn_key(&hq->qid));
+	if (prev && hq->fresh) {
+		mutex_lock(&prev->lock);
+		written = prev->written;
+		written_ok = prev->written_ok;
+		mutex_unlock(&prev->lock);
+	}
+	/*
 	 * The device writes the queue last programmed in new memory in a
 	 * register set; one handed out again without programming is that
 	 * set's only if the provider knows no other (it loaded since).
 	 */
-	if (hq->fresh || !xa_load(&dev->live, nprof_nn_key(&hq->qid)))
+	if (hq->fresh || !prev)
 		xa_store(&dev->live, nprof_nn_key(&hq->qid), nq, GFP_KERNEL);
 	mutex_lock(&nq->lock);
 	if (!hq->fresh && (nq->va || nq->io) && nq->va == hq->va && nq->io == hq->io &&
@@ -425,8 +443,16 @@ static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
 	 * queue programmed in new memory is a calibrated fact (reprogram).
 	 */
 	if (hq->fresh) {
+		u32 h = hq->head;
+
+		/* A read that says nothing: the last head written, or the reset's. */
+		if (dev->arch.head_read == NPROF_NN_HEAD_READ_FIXED)
+			h = written_ok ? written : dev->arch.reset_head;
 		nq->head = dev->arch.reprogram ? dev->arch.reset_head :
-			   dev->arch.phase_bit ? hq->head & ~BIT(dev->arch.phase_bit) : hq->head;
+			   dev->arch.phase_bit ? h & ~BIT(dev->arch.phase_bit) : h;
+		/* The set's head goes on in the queue the device writes now. */
+		nq->written = written;
+		nq->written_ok = written_ok;
 	} else {
 		struct nprof_nn_arch arch = dev->arch;
 
@@ -434,7 +460,7 @@ static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
 		arch.entry_size = es;
 		nq->head = nprof_nn_head_pos(&arch, es, hq->size, hq->head);
 	}
-	nq->synced = hq->fresh || dev->arch.head_read;
+	nq->synced = hq->fresh || dev->arch.head_read == NPROF_NN_HEAD_READ_LAST;
 	mutex_unlock(&nq->lock);
 	if (unreadable) {
 		dev_info_ratelimited(&dev->pdev->dev, "queue %u/%u/%u/%u: in device memory, not captured\n",
@@ -455,12 +481,25 @@ static void nprof_nn_queue_halted(const struct neuron_nq_hook_dev *hd,
 	struct nprof_nn_device *dev;
 	struct nprof_nn_queue *nq;
 	struct nprof_device *ndev;
+	unsigned long key;
 
 	nprof_nn_cal_halted(hd, hq);
 	down_read(&nprof_nn_lock);
 	dev = nprof_nn_find(hd);
 	if (!dev)
 		goto out;
+	/*
+	 * A core reset (fresh, patch 9) resets the heads of the core's
+	 * register sets (of a TopSP's, for a TopSP queue): no head written
+	 * before it says where the device writes next.
+	 */
+	xa_for_each(&dev->queues, key, nq) {
+		if (!hq->fresh || nq->qid.target != hq->qid.target || nq->qid.id != hq->qid.id)
+			continue;
+		mutex_lock(&nq->lock);
+		nq->written_ok = false;
+		mutex_unlock(&nq->lock);
+	}
 	nq = xa_load(&dev->queues, nprof_nn_ident(&hq->qid));
 	if (!nq)
 		goto out;
