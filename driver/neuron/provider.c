@@ -30,7 +30,11 @@
  * runtime left it), starts at the head register's value if a read returns
  * the last head written (head_read); otherwise it has no baseline until
  * its first head write: that write sets it, and what it consumed is
- * neither delivered nor counted. In counter mode a head that moves
+ * neither delivered nor counted. Where a head register read returns one
+ * value whatever was written (head_read 2), a queue programmed in new
+ * memory from the head register starts where the last head written to its
+ * register set since the last core reset points (kept per set; the hook
+ * announces core resets), or at reset_head. In counter mode a head that moves
  * backwards is a re-program the hook did not see: the queue resynchronises
  * on it the same way. So bytes written before the queue was programmed, or
  * before the provider knew where its head was, are never delivered.
