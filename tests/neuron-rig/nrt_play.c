@@ -13,8 +13,12 @@
  * Usage: nrt_play [-e ENTRY_SIZE] [-u index|byte|counter] [-s HEAD_START]
  *                 [-E T0,T1,T2,T3,T4,T5] [-L LAG] [-I] [-P BIT] [-T]
  *                 [-R reset|head] [-D] [-H] [-Z VALUE] [-W MS] [-d DEVICE] STEP...
- * -W: the device may not exist yet: open it again until it opens, for up
- * to MS milliseconds (a runtime started while the device is probed); the
+ * -W: the device may not exist yet: wait up to MS milliseconds for its
+ * node, then 20 ms more, then open it again until it opens (a runtime
+ * started while the device is probed). The 20 ms step around a hole of
+ * the vendor's driver: ncdev_init_device_node() (neuron_cdev.c:3050-3101)
+ * creates the node before it sets the node's device, and an open in
+ * between dereferences NULL in ncdev_open() (an oops). The
  * device model's ``config`` is then not written (its debugfs files appear
  * only after the probe), so only init and realloc steps make sense.
  * The options are the rig's personality (Documentation/neuron-rig.rst),
@@ -685,12 +689,16 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	fd = open(dev, O_RDWR);
+	fd = wait_ms ? -1 : open(dev, O_RDWR);
 	if (wait_ms) {
 		struct timespec t0, t;
 
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		t = t0;
+		while (access(dev, F_OK) &&
+		       (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < (long)wait_ms)
+			clock_gettime(CLOCK_MONOTONIC, &t);
+		usleep(20000);
 		while (fd < 0 && (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 <
 				 (long)wait_ms) {
 			fd = open(dev, O_RDWR);
