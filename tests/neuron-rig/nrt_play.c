@@ -18,8 +18,10 @@
  * started while the device is probed). The 20 ms step around a hole of
  * the vendor's driver: ncdev_init_device_node() (neuron_cdev.c:3050-3101)
  * creates the node before it sets the node's device, and an open in
- * between dereferences NULL in ncdev_open() (an oops). The
- * device model's ``config`` is then not written (its debugfs files appear
+ * between dereferences NULL in ncdev_open() (an oops). No DEVICE_INFO
+ * then (the device is taken for a trn1), so that the first
+ * NOTIFICATIONS_INIT follows the open at once, and the device model's
+ * ``config`` is not written (its debugfs files appear
  * only after the probe), so only init and realloc steps make sense.
  * The options are the rig's personality (Documentation/neuron-rig.rst),
  * handed to the emulated device too: -E the entry size of each vendor
@@ -708,7 +710,9 @@ int main(int argc, char **argv)
 	if (fd < 0)
 		die("open", dev);
 	memset(&info, 0, sizeof(info));
-	if (ioctl(fd, NEURON_IOCTL_DEVICE_INFO, &info))
+	/* -W: the first NOTIFICATIONS_INIT as soon as the device opens (a trn1). */
+	info.architecture = 2;
+	if (!wait_ms && ioctl(fd, NEURON_IOCTL_DEVICE_INFO, &info))
 		die("open", "NEURON_IOCTL_DEVICE_INFO");
 	bar0 = info.bar_address[0];
 	/* enum neuron_arch (neuron_arch.h): NEURON_ARCH_V2 2, NEURON_ARCH_V3 3. */
