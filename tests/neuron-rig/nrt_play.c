@@ -15,7 +15,7 @@
  *                 [-R reset|head] [-D] [-H] [-Z VALUE] [-W MS] [-d DEVICE] STEP...
  * -W: the device may not exist yet: wait up to MS milliseconds for its
  * node, then 20 ms more, then open it again until it opens (a runtime
- * started while the device is probed). The 20 ms step around a hole of
+ * started while the device is probed). The 20 ms steps around a hole of
  * the vendor's driver: ncdev_init_device_node() (neuron_cdev.c:3050-3101)
  * creates the node before it sets the node's device, and an open in
  * between dereferences NULL in ncdev_open() (an oops). No DEVICE_INFO
