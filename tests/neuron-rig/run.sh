@@ -697,12 +697,17 @@ dmesg >/out/dmesg.txt
 # the device ready inside its probe (nr_start_ncs()), so the runtime's
 # NOTIFICATIONS_INIT can come before the probe ends. Every queue must be
 # programmed after the hook announced the device: the walk at the
-# announcement finds none (early_queues 0).
+# announcement finds none (early_queues 0). The runtime keeps the device
+# open 3 s: closing it before the probe initialised the datastore
+# dereferences NULL in the vendor's neuron_ds_clear() (ncdev_release(), an
+# oops), as opening it before the node's device is set does in
+# ncdev_open() (nrt_play -W waits 20 ms for that).
 if [ $prov = 1 ] && [ "${RIG_EARLY:-1}" = 1 ] && [ "\$(cat /out/rmmod.rc 2>/dev/null)" = 0 ]; then
 	dmesg -c >/dev/null
 	modprobe neuron no_reset=1 mempool_small_pool_size=0 && modprobe neuronprof &&
 		modprobe neuronprof_neuron || echo "early: modules: \$?" >>/out/errors
-	/rig/nrt_play -W 30000 realloc:core:0:0:1:4096 realloc:ts:1:0:0:4096 >/out/early.play 2>&1 &
+	/rig/nrt_play -W 30000 realloc:core:0:0:1:4096 realloc:ts:1:0:0:4096 sleep:3000 \\
+		>/out/early.play 2>&1 &
 	ep=\$!
 	sleep 1
 	insmod /rig/neuronprof_trn_emu.ko arch=v2 base=0x100000000 || echo "early: emu: \$?" >>/out/errors
