@@ -56,7 +56,7 @@ struct module;
 
 /**
  * struct nprof_drmdev - one device a provider registered, a DRM device (the
- * library names its handle of a device struct nprof_device).
+ * library names its handle of a device struct nprof_drmdev).
  * @drm: the DRM device; its render node is the device's uapi.
  * @desc: copy of the provider's description (@desc.provider points at
  *	@provider).

@@ -18,15 +18,18 @@
  * (root only) prints it, one line per fact::
  *
  *   device DEV arch ARCH
- *   queue DEV nc|ts ID SDMA INSTANCE REG SIZE ON_HOST TYPE ENGINE HEAD FRESH
+ *   queue DEV nc|ts ID SDMA INSTANCE REG SIZE ON_HOST TYPE ENGINE HEAD FRESH PREV
  *   head DEV nc|ts ID SDMA INSTANCE REG VALUE NS FIRST END
  *   ring DEV nc|ts ID SDMA INSTANCE REG HEX...
  *
  * A queue is named as the hook names it (struct neuron_nq_hook_qid); for a
  * queue outside an SDMA block INSTANCE is printed as 0, as its head writes
  * cannot tell it. A queue line also gives the vendor queue type and
- * engine index asked for, the head register when programmed and whether in
- * new memory; a queue handed out again keeps its head lines and gets
+ * engine index asked for, the head register when programmed, whether in
+ * new memory and the last head written to the register set before, since
+ * the log began and the last reset of its core (``-`` for none: where the
+ * device writes it, if not from the reset, when a read of the register
+ * says nothing); a queue handed out again keeps its head lines and gets
  *
  *   again DEV nc|ts ID SDMA INSTANCE REG HEAD N
  *
@@ -74,6 +77,10 @@ struct cal_queue {
 	bool on_host;
 	u8 nq_type, engine, fresh;
 	u32 head;		/* the head register when programmed */
+	u32 written;		/* the last head written to the set, if written_ok */
+	bool written_ok;	/* since the log began and the core's last reset */
+	u32 prev;		/* @written when programmed, if prev_ok */
+	bool prev_ok;
 	bool again;		/* handed out again since: */
 	u32 again_head;		/* the head register then */
 	u32 again_at;		/* head writes logged before */
@@ -99,6 +106,8 @@ static void cal_clear_log(void)
 	u32 i;
 
 	for (i = 0; i < cal_nqueues; i++) {
+		cal_queues[i].written_ok = false;
+		cal_queues[i].prev_ok = false;
 		cal_queues[i].nheads = 0;
 		cal_queues[i].dropped = 0;
 		cal_queues[i].ring_len = 0;
@@ -204,6 +213,8 @@ void nprof_nn_cal_programmed(const struct neuron_nq_hook_dev *hd,
 			q->head = hq->head;
 			q->fresh = hq->fresh;
 			q->again = false;
+			q->prev = q->written;
+			q->prev_ok = q->written_ok;
 		}
 		q->on_host = hq->on_host && hq->va;
 		q->va = q->on_host ? hq->va : NULL;
@@ -245,6 +256,11 @@ void nprof_nn_cal_halted(const struct neuron_nq_hook_dev *hd,
 		q->va = NULL;	/* its memory is about to be freed */
 		q->io = NULL;
 	}
+	/* A core reset (patch 9) resets the heads of its register sets. */
+	for (i = 0; hq->fresh && i < cal_nqueues; i++)
+		if (cal_queues[i].dev == hd->device_index &&
+		    cal_queues[i].target == hq->qid.target && cal_queues[i].id == hq->qid.id)
+			cal_queues[i].written_ok = false;
 	for (i = 0; hq->va && i < cal_nqueues; i++)
 		if (cal_queues[i].dev == hd->device_index && cal_queues[i].va == hq->va) {
 			cal_queues[i].va = NULL;
@@ -288,6 +304,8 @@ void nprof_nn_cal_head(const struct neuron_nq_hook_dev *hd,
 	q = cal_on ? cal_find(hd->device_index, qid, true) : NULL;
 	if (!q)
 		goto out;
+	q->written = head;
+	q->written_ok = true;
 	if (!q->heads)
 		q->heads = kvcalloc(CAL_HEADS, sizeof(*q->heads), GFP_KERNEL);
 	if (!q->heads || q->nheads == CAL_HEADS) {
@@ -340,8 +358,11 @@ static int cal_show(struct seq_file *m, void *v)
 		snprintf(key, sizeof(key), "%u %s %u %u %u %u", q->dev,
 			 q->target == NEURON_NQ_HOOK_TOPSP ? "ts" : "nc", q->id, q->sdma,
 			 q->instance, q->reg);
-		if (q->size)
-			seq_printf(m, "queue %s %u %u %u %u %u %u\n", key, q->size, q->on_host,
+		if (q->size && q->prev_ok)
+			seq_printf(m, "queue %s %u %u %u %u %u %u %u\n", key, q->size, q->on_host,
+				   q->nq_type, q->engine, q->head, q->fresh, q->prev);
+		else if (q->size)
+			seq_printf(m, "queue %s %u %u %u %u %u %u -\n", key, q->size, q->on_host,
 				   q->nq_type, q->engine, q->head, q->fresh);
 		for (j = 0; j < q->nheads; j++)
 			seq_printf(m, "head %s %u %llu %u %u\n", key, q->heads[j].value,

@@ -18,6 +18,7 @@
 #include "neuron_nq_hook.h"
 
 struct platform_device;
+struct task_struct;
 
 /* Vendor queue types (NQ_TYPE_* of the vendor's neuron_driver_shared.h). */
 #define NPROF_NN_NQ_TYPES		6
@@ -57,9 +58,14 @@ enum nprof_nn_head_mode {
  *	head register points then; 1: from @reset_head, the head register's
  *	value after a reset.
  * @reset_head: see @reprogram.
- * @head_read: a read of the head register returns the last head the
- *	runtime wrote: the baseline of a queue found programmed already (else
- *	its first head write sets it).
+ * @head_read: what a read of the head register returns: 1 the last head
+ *	the runtime wrote (NPROF_NN_HEAD_READ_LAST), the baseline of a queue
+ *	found programmed already (else its first head write sets it); 0
+ *	something else; 2 one value whatever was written
+ *	(NPROF_NN_HEAD_READ_FIXED): the read says nothing, and a queue
+ *	programmed in new memory with @reprogram 0 starts where the last head
+ *	written to its register set since the last core reset points (the
+ *	provider follows them), or at @reset_head.
  */
 struct nprof_nn_arch {
 	const char *name;
@@ -76,6 +82,10 @@ struct nprof_nn_arch {
 	u32 reset_head;
 	u32 head_read;
 };
+
+/* nprof_nn_arch.head_read: a read returns the last head written; one value. */
+#define NPROF_NN_HEAD_READ_LAST		1
+#define NPROF_NN_HEAD_READ_FIXED	2
 
 /* Vendor queue types with an entry size parameter each (type_entry_size_*). */
 static_assert(NPROF_NN_NQ_TYPES == 6);
@@ -110,6 +120,12 @@ static_assert(NPROF_NN_NQ_TYPES == 6);
  *	then, or its value after a reset).
  * @synced: @head is known: the queue was programmed in new memory, or a
  *	head was written since the provider learnt of it.
+ * @written: the last head value written to its register set since the
+ *	last core reset, while it was the set's queue the device writes
+ *	(from the set's previous queue when programmed there in new memory);
+ *	valid if @written_ok. Where the device writes a queue programmed
+ *	again without a reset when a head read says nothing (head_read 2).
+ * @written_ok: see @written.
  * @captured: device entries captured since the subscription (the raw
  *	entries' iteration).
  */
@@ -125,6 +141,8 @@ struct nprof_nn_queue {
 	u32 es;
 	u32 head;
 	bool synced;
+	u32 written;
+	bool written_ok;
 	u64 captured;
 };
 
@@ -143,6 +161,8 @@ struct nprof_nn_queue {
  * @live: per register set (nprof_nn_key()), the queue last programmed in
  *	new memory there: the one the device writes. Queues of different
  *	types share a set (nnq_set_hwaddr_v2/_v3 write set = engine index).
+ * @walker: the task walking the device's queue table at an announcement
+ *	by the probe (queues found then were programmed before it), or NULL.
  */
 struct nprof_nn_device {
 	struct list_head node;
@@ -160,6 +180,7 @@ struct nprof_nn_device {
 	struct xarray queues;
 	struct xarray subscribed;
 	struct xarray live;
+	struct task_struct *walker;
 };
 
 /*

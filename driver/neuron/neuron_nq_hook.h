@@ -17,7 +17,7 @@
 struct device;
 
 /* Version of this contract; neuron_nq_hook_register() refuses another one. */
-#define NEURON_NQ_HOOK_VERSION		3
+#define NEURON_NQ_HOOK_VERSION		4
 
 /* Target of a queue (struct neuron_nq_hook_qid.target). */
 #define NEURON_NQ_HOOK_NC		0	/* a NeuronCore */
@@ -83,10 +83,14 @@ struct neuron_nq_hook_qid {
  * @on_host: the ring is in host memory (else in device memory).
  * @size: bytes of the ring, a power of two.
  * @va: kernel address of a host-memory ring, NULL for device memory.
- * @fresh: queue_programmed only: 1 when the driver has just written base and
+ * @fresh: queue_programmed: 1 when the driver has just written base and
  *	size for new memory (nothing consumed yet); 0 when an existing queue
  *	is handed to the runtime again, its head wherever the runtime left
- *	it. 0 for queue_halted.
+ *	it. queue_halted: 1 when the queue's NeuronCore is reset, or the
+ *	device removed (nnq_destroy_nc(): the device resets the core's
+ *	register sets, heads included), announced for each queue the core
+ *	has (its NeuronCore, SDMA and TopSP queues) after the queue's
+ *	ordinary halt; 0 for any other halt (reallocation, the memory freed).
  * @pad: 0.
  * @io: a device-memory ring as the driver maps device memory, through BAR4
  *	(read it with memcpy_fromio()); NULL for host memory or a ring BAR4
@@ -114,7 +118,9 @@ struct neuron_nq_hook_queue {
  * run concurrently for different queues.
  *
  * @version: NEURON_NQ_HOOK_VERSION.
- * @device_added: a device finished probing (or existed at registration).
+ * @device_added: a device is probed, before its device node exists and so
+ *	before any of its queues can be programmed (or it existed at
+ *	registration).
  * @device_removed: a device is being removed; its queues were halted first.
  *	After it returns @d is gone.
  * @queue_programmed: the driver wrote base and size of a queue, or handed an
@@ -163,8 +169,8 @@ int neuron_nq_hook_register(const struct neuron_nq_hook_ops *ops);
  * memory lock: a queue whose memory is freed meanwhile is announced
  * halted after this returns. Queues programmed while it runs are reported
  * by the driver as usual, possibly also here. For a module that loads
- * after the runtime programmed its queues, or a device whose queues were
- * programmed before device_added.
+ * after the runtime programmed its queues (a device announced by its
+ * probe has none yet: it is announced before its device node exists).
  *
  * Context: only from @ops->device_added (registration holds the lock that
  * keeps @d).

@@ -114,10 +114,10 @@ module_param_named(reprogram_v2, nprof_nn_archs[0].reprogram, uint, 0644);
 MODULE_PARM_DESC(reprogram_v2,
 		 "UNVERIFIED: a queue programmed in new memory is written from 0 its head register (default), 1 reset_head_v2");
 module_param_named(reset_head_v2, nprof_nn_archs[0].reset_head, uint, 0644);
-MODULE_PARM_DESC(reset_head_v2, "UNVERIFIED: the head register after a reset (with reprogram_v2=1)");
+MODULE_PARM_DESC(reset_head_v2, "UNVERIFIED: the head register after a reset (with reprogram_v2=1, or head_read_v2=2)");
 module_param_named(head_read_v2, nprof_nn_archs[0].head_read, uint, 0644);
 MODULE_PARM_DESC(head_read_v2,
-		 "UNVERIFIED: 1 a read of a head register returns the last head written, the baseline of a queue found programmed already (default 0: its first head write is)");
+		 "UNVERIFIED: 1 a read of a head register returns the last head written, the baseline of a queue found programmed already (default 0: its first head write is); 2 it returns one value whatever was written: the heads written since the last core reset say where a re-programmed queue starts");
 
 module_param_array_named(type_entry_size_v3, nprof_nn_archs[1].type_entry_size, uint, NULL,
 			 0644);
@@ -135,16 +135,16 @@ module_param_named(reprogram_v3, nprof_nn_archs[1].reprogram, uint, 0644);
 MODULE_PARM_DESC(reprogram_v3,
 		 "UNVERIFIED: a queue programmed in new memory is written from 0 its head register (default), 1 reset_head_v3");
 module_param_named(reset_head_v3, nprof_nn_archs[1].reset_head, uint, 0644);
-MODULE_PARM_DESC(reset_head_v3, "UNVERIFIED: the head register after a reset (with reprogram_v3=1)");
+MODULE_PARM_DESC(reset_head_v3, "UNVERIFIED: the head register after a reset (with reprogram_v3=1, or head_read_v3=2)");
 module_param_named(head_read_v3, nprof_nn_archs[1].head_read, uint, 0644);
 MODULE_PARM_DESC(head_read_v3,
-		 "UNVERIFIED: 1 a read of a head register returns the last head written, the baseline of a queue found programmed already (default 0: its first head write is)");
+		 "UNVERIFIED: 1 a read of a head register returns the last head written, the baseline of a queue found programmed already (default 0: its first head write is); 2 it returns one value whatever was written: the heads written since the last core reset say where a re-programmed queue starts");
 
 /*
  * The calibrated facts: entry sizes as entry_size's, a lag of whole
  * entries of every type below 1 MiB, a phase bit (not with a counter; a
  * head that still is past its ring without it is refused as a head), the
- * two switches 0 or 1.
+ * two switches 0 or 1, head_read 0 to 2.
  */
 static bool nprof_nn_facts_valid(const struct nprof_nn_arch *a)
 {
@@ -156,7 +156,8 @@ static bool nprof_nn_facts_valid(const struct nprof_nn_arch *a)
 		if (!nprof_nn_entry_size_valid(es) || a->head_lag % es)
 			return false;
 	}
-	return a->head_lag < SZ_1M && a->head_sets <= 1 && a->reprogram <= 1 && a->head_read <= 1 &&
+	return a->head_lag < SZ_1M && a->head_sets <= 1 && a->reprogram <= 1 &&
+	       a->head_read <= NPROF_NN_HEAD_READ_FIXED &&
 	       (!a->phase_bit ||
 		(a->phase_bit < 32 && a->head_mode != NPROF_NN_HEAD_COUNTER_ENTRIES));
 }

@@ -30,7 +30,11 @@
  * runtime left it), starts at the head register's value if a read returns
  * the last head written (head_read); otherwise it has no baseline until
  * its first head write: that write sets it, and what it consumed is
- * neither delivered nor counted. In counter mode a head that moves
+ * neither delivered nor counted. Where a head register read returns one
+ * value whatever was written (head_read 2), a queue programmed in new
+ * memory from the head register starts where the last head written to its
+ * register set since the last core reset points (kept per set; the hook
+ * announces core resets), or at reset_head. In counter mode a head that moves
  * backwards is a re-program the hook did not see: the queue resynchronises
  * on it the same way. So bytes written before the queue was programmed, or
  * before the provider knew where its head was, are never delivered.
@@ -71,6 +75,7 @@
 #include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/rwsem.h>
+#include <linux/sched.h>
 #include <linux/platform_device.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -96,6 +101,27 @@ static void (*nprof_nn_for_each_queue)(const struct neuron_nq_hook_ops *ops,
 static DECLARE_RWSEM(nprof_nn_lock);
 DEFINE_STATIC_SRCU(nprof_nn_srcu);
 static LIST_HEAD(nprof_nn_devices);
+
+/*
+ * Queues the hook's walk found when a device was announced by its probe
+ * (not at this module's registration): programmed before the device was
+ * announced, which the hook series rules out (patch 2 announces a device
+ * before its device node exists). The rig asserts 0; each is logged.
+ */
+static atomic_t nprof_nn_early = ATOMIC_INIT(0);
+static struct task_struct *nprof_nn_registrar;	/* in nprof_nn_init()'s registration */
+
+static int nprof_nn_early_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&nprof_nn_early));
+}
+
+static const struct kernel_param_ops nprof_nn_early_ops = {
+	.get = nprof_nn_early_get,
+};
+module_param_cb(early_queues, &nprof_nn_early_ops, NULL, 0444);
+MODULE_PARM_DESC(early_queues,
+		 "queues found programmed when a device was announced by its probe, before the announcement (0 unless the hook announces devices too late)");
 
 /* Key of a hook queue address: target, id, block (main or SDMA engine), register. */
 static unsigned long nprof_nn_key(const struct neuron_nq_hook_qid *qid)
@@ -289,6 +315,11 @@ static void nprof_nn_head_write(const struct neuron_nq_hook_dev *hd,
 	if (!nq)
 		goto out;
 	mutex_lock(&nq->lock);
+	/* What the device's head in the queue's own register set is now. */
+	if (qid->reg == nq->qid.reg && qid->sdma == nq->qid.sdma) {
+		nq->written = head;
+		nq->written_ok = true;
+	}
 	if (!nq->va && !nq->io)
 		goto unlock;
 	/* The queue's entry size; the head as a position (calibrated facts). */
@@ -333,9 +364,11 @@ static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
 				      const struct neuron_nq_hook_queue *hq)
 {
 	struct nprof_nn_device *dev;
-	struct nprof_nn_queue *nq;
+	struct nprof_nn_queue *nq, *prev;
 	struct nprof_queue_id q;
 	unsigned long key = nprof_nn_ident(&hq->qid);
+	u32 written = 0;
+	bool written_ok = false;
 	/* Host memory through its kernel address, device memory through BAR4. */
 	bool unreadable = hq->on_host ? !hq->va : !hq->io;
 	u8 *bounce = NULL;
@@ -346,6 +379,12 @@ static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
 	dev = nprof_nn_find(hd);
 	if (!dev || !nprof_nn_map_queue(dev, &hq->qid, &q))
 		goto out;
+	if (READ_ONCE(dev->walker) == current) {
+		atomic_inc(&nprof_nn_early);
+		dev_warn(&dev->pdev->dev,
+			 "queue %u/%u/%u/%u was programmed before neuron%u was announced\n",
+			 q.kind, q.index, q.type, q.engine, hd->device_index);
+	}
 	es = dev->arch.type_entry_size[hq->qid.nq_type] ?: dev->arch.entry_size;
 	if (!unreadable && (hq->size < es || !is_power_of_2(hq->size))) {
 		dev_info_ratelimited(&dev->pdev->dev, "queue %u/%u/%u/%u: bad size %u, not captured\n",
@@ -371,11 +410,22 @@ static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
 		}
 	}
 	/*
+	 * The last head written to the register set since the last core
+	 * reset, kept by the queue the device wrote there until now.
+	 */
+	prev = xa_load(&dev->live, nprof_nn_key(&hq->qid));
+	if (prev && hq->fresh) {
+		mutex_lock(&prev->lock);
+		written = prev->written;
+		written_ok = prev->written_ok;
+		mutex_unlock(&prev->lock);
+	}
+	/*
 	 * The device writes the queue last programmed in new memory in a
 	 * register set; one handed out again without programming is that
 	 * set's only if the provider knows no other (it loaded since).
 	 */
-	if (hq->fresh || !xa_load(&dev->live, nprof_nn_key(&hq->qid)))
+	if (hq->fresh || !prev)
 		xa_store(&dev->live, nprof_nn_key(&hq->qid), nq, GFP_KERNEL);
 	mutex_lock(&nq->lock);
 	if (!hq->fresh && (nq->va || nq->io) && nq->va == hq->va && nq->io == hq->io &&
@@ -397,8 +447,16 @@ static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
 	 * queue programmed in new memory is a calibrated fact (reprogram).
 	 */
 	if (hq->fresh) {
+		u32 h = hq->head;
+
+		/* A read that says nothing: the last head written, or the reset's. */
+		if (dev->arch.head_read == NPROF_NN_HEAD_READ_FIXED)
+			h = written_ok ? written : dev->arch.reset_head;
 		nq->head = dev->arch.reprogram ? dev->arch.reset_head :
-			   dev->arch.phase_bit ? hq->head & ~BIT(dev->arch.phase_bit) : hq->head;
+			   dev->arch.phase_bit ? h & ~BIT(dev->arch.phase_bit) : h;
+		/* The set's head goes on in the queue the device writes now. */
+		nq->written = written;
+		nq->written_ok = written_ok;
 	} else {
 		struct nprof_nn_arch arch = dev->arch;
 
@@ -406,7 +464,7 @@ static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
 		arch.entry_size = es;
 		nq->head = nprof_nn_head_pos(&arch, es, hq->size, hq->head);
 	}
-	nq->synced = hq->fresh || dev->arch.head_read;
+	nq->synced = hq->fresh || dev->arch.head_read == NPROF_NN_HEAD_READ_LAST;
 	mutex_unlock(&nq->lock);
 	if (unreadable) {
 		dev_info_ratelimited(&dev->pdev->dev, "queue %u/%u/%u/%u: in device memory, not captured\n",
@@ -427,12 +485,25 @@ static void nprof_nn_queue_halted(const struct neuron_nq_hook_dev *hd,
 	struct nprof_nn_device *dev;
 	struct nprof_nn_queue *nq;
 	struct nprof_drmdev *ndev;
+	unsigned long key;
 
 	nprof_nn_cal_halted(hd, hq);
 	down_read(&nprof_nn_lock);
 	dev = nprof_nn_find(hd);
 	if (!dev)
 		goto out;
+	/*
+	 * A core reset (fresh, patch 9) resets the heads of the core's
+	 * register sets (of a TopSP's, for a TopSP queue): no head written
+	 * before it says where the device writes next.
+	 */
+	xa_for_each(&dev->queues, key, nq) {
+		if (!hq->fresh || nq->qid.target != hq->qid.target || nq->qid.id != hq->qid.id)
+			continue;
+		mutex_lock(&nq->lock);
+		nq->written_ok = false;
+		mutex_unlock(&nq->lock);
+	}
 	nq = xa_load(&dev->queues, nprof_nn_ident(&hq->qid));
 	if (!nq)
 		goto out;
@@ -609,8 +680,13 @@ static void nprof_nn_device_added(const struct neuron_nq_hook_dev *hd)
 	 * them without programming them again (the device is listed, so each
 	 * is added as if handed out again).
 	 */
-	if (nprof_nn_for_each_queue)
+	if (nprof_nn_for_each_queue) {
+		/* At a probe's announcement there are none (early_queues). */
+		if (READ_ONCE(nprof_nn_registrar) != current)
+			WRITE_ONCE(dev->walker, current);
 		nprof_nn_for_each_queue(&nprof_nn_hook_ops, hd);
+		WRITE_ONCE(dev->walker, NULL);
+	}
 	return;
 
 err_unlist:
@@ -679,7 +755,10 @@ static int __init nprof_nn_init(void)
 		goto err_put;
 	}
 	nprof_nn_cal_init();
+	/* Registration announces the devices there are (device_added). */
+	WRITE_ONCE(nprof_nn_registrar, current);
 	ret = nprof_nn_register(&nprof_nn_hook_ops);
+	WRITE_ONCE(nprof_nn_registrar, NULL);
 	if (ret) {
 		nprof_nn_cal_exit();
 		pr_err("registering with neuron.ko's hook failed: %d%s\n", ret,

@@ -72,7 +72,13 @@
  * result of the last command, with the queue's start index and entry size;
  * ``queues`` lists every programmed queue with what was produced; ``programmed``
  * every register set whose base or size is not zero; ``headread`` sets what
- * a read of one head register returns (emu_headread_write()).
+ * a read of one head register returns (emu_headread_write()). ``config``'s
+ * ``head_read=N`` makes every head register read N (0, or its reset
+ * value) whatever was written, from the next reset on: the device keeps
+ * its own head (the reset's start, then each head written, which the
+ * runtime player reports through ``headwritten``), and writes a queue
+ * re-programmed with ``reprogram=head`` from there; ``head_read=last``
+ * (default) reads the last value written.
  *
  * Entry I of a queue (I counts from 0 at programming; it lands at ring
  * index start + I) starts with the
@@ -233,6 +239,13 @@ struct emu_queue {
 	u32 start;		/* ring index of entry 0 */
 	u64 produced;		/* entries since programming */
 	u64 bytes;
+	/*
+	 * With a head register that reads one value (head_read=N): the
+	 * device's own head, the reset's start or the last head written
+	 * (``headwritten``), which the register does not show.
+	 */
+	u32 head;
+	bool head_kept;
 };
 
 struct emu {
@@ -258,6 +271,8 @@ struct emu {
 	unsigned int type_entry_size[6];
 	bool from_head;		/* a re-programmed queue is written from its head register */
 	unsigned int phase_bit;	/* 0, or the head register bit the runtime flips on a wrap */
+	bool read_fixed;	/* a read of a head register returns @read_value */
+	u32 read_value;
 	struct emu_queue *q[EMU_BLOCKS];	/* [instance * NQ_SETS + set] */
 	u64 resets;
 	u64 fw_requests;
@@ -409,6 +424,8 @@ static unsigned int block_core(const struct emu_arch *a, enum emu_block b, unsig
 static void emu_reset_queues(struct emu *e, u32 map)
 {
 	unsigned int b, n, s, shift;
+	struct emu_queue *q;
+	u32 h;
 
 	for (b = EMU_CORE; b < EMU_BLOCKS; b++) {
 		shift = b == EMU_CORE ? 0 : b == EMU_SDMA ? 8 : 16;
@@ -422,9 +439,12 @@ static void emu_reset_queues(struct emu *e, u32 map)
 				apb_wr(e, off + NQ_BASE_HI, 0);
 				apb_wr(e, off + NQ_SIZE, 0);
 				/* Where the device starts writing a fresh queue. */
-				apb_wr(e, off + NQ_HEAD, e->head_bytes ?
-				       e->head_start * e->entry_size : e->head_start);
-				memset(emu_q(e, b, n, s), 0, sizeof(struct emu_queue));
+				h = e->head_bytes ? e->head_start * e->entry_size : e->head_start;
+				apb_wr(e, off + NQ_HEAD, e->read_fixed ? e->read_value : h);
+				q = emu_q(e, b, n, s);
+				memset(q, 0, sizeof(*q));
+				q->head = h;
+				q->head_kept = e->read_fixed;
 			}
 		}
 	}
@@ -563,8 +583,10 @@ static int emu_produce(struct emu *e, enum emu_block b, unsigned int n,
 		 * register points now, which without a reset is wherever the
 		 * runtime left it. The phase bit is not a position.
 		 */
-		u32 h = e->phase_bit ? apb_rd(e, off + NQ_HEAD) & ~BIT(e->phase_bit) :
-			apb_rd(e, off + NQ_HEAD);
+		u32 h = q->head_kept ? q->head : apb_rd(e, off + NQ_HEAD);
+
+		if (e->phase_bit)
+			h &= ~BIT(e->phase_bit);
 
 		q->pa = pa;
 		q->size = size;
@@ -680,7 +702,7 @@ static const struct file_operations emu_produce_fops = {
  * each head write, as the device would update its register. OFFSET must
  * be the head register of a register set of a notification block.
  */
-static bool emu_is_head_reg(struct emu *e, u64 off)
+static struct emu_queue *emu_head_reg(struct emu *e, u64 off)
 {
 	unsigned int b, n;
 
@@ -690,9 +712,9 @@ static bool emu_is_head_reg(struct emu *e, u64 off)
 
 			if (off >= first && off < first + (NQ_SET(NQ_SETS) - NQ_SET(0)) &&
 			    (off - first) % (NQ_SET(1) - NQ_SET(0)) == NQ_HEAD)
-				return true;
+				return emu_q(e, b, n, (off - first) / (NQ_SET(1) - NQ_SET(0)));
 		}
-	return false;
+	return NULL;
 }
 
 static ssize_t emu_headread_write(struct file *f, const char __user *ubuf,
@@ -708,7 +730,7 @@ static ssize_t emu_headread_write(struct file *f, const char __user *ubuf,
 		return -EFAULT;
 	buf[len] = 0;
 	if (sscanf(buf, "%llx %u", &off, &v) != 2 || off + 4 > apb_size ||
-	    !emu_is_head_reg(emu, off))
+	    !emu_head_reg(emu, off))
 		return -EINVAL;
 	mutex_lock(&emu->lock);
 	apb_wr(emu, off, v);
@@ -721,6 +743,59 @@ static const struct file_operations emu_headread_fops = {
 	.write = emu_headread_write,
 	.llseek = default_llseek,
 };
+
+/*
+ * ``headwritten`` takes ``OFFSET``: the runtime has just written the head
+ * register at BAR2 offset OFFSET. With a register that reads one value
+ * (``config`` head_read=N), the device takes what was written as its own
+ * head (where it writes a queue re-programmed there without a reset, with
+ * reprogram=head) and the register reads N again: the runtime player
+ * (nrt_play -Z) tells the model after each head write, as the device
+ * would see the write land. Without head_read=N it does nothing.
+ */
+static ssize_t emu_headwritten_write(struct file *f, const char __user *ubuf,
+				     size_t len, loff_t *pos)
+{
+	struct emu_queue *q;
+	u64 off;
+	int ret = kstrtou64_from_user(ubuf, len, 16, &off);
+
+	if (ret)
+		return ret;
+	if (off + 4 > apb_size)
+		return -EINVAL;
+	mutex_lock(&emu->lock);
+	q = emu_head_reg(emu, off);
+	if (q && emu->read_fixed) {
+		q->head = apb_rd(emu, off);
+		q->head_kept = true;
+		apb_wr(emu, off, emu->read_value);
+	}
+	mutex_unlock(&emu->lock);
+	return q ? len : -EINVAL;
+}
+
+static const struct file_operations emu_headwritten_fops = {
+	.owner = THIS_MODULE,
+	.write = emu_headwritten_write,
+	.llseek = default_llseek,
+};
+
+/* ``head_read=last`` or ``head_read=N`` of ``config``; false for another token. */
+static bool emu_config_head_read(struct emu *e, const char *tok)
+{
+	unsigned int v;
+
+	if (!strcmp(tok, "head_read=last")) {
+		e->read_fixed = false;
+		return true;
+	}
+	if (sscanf(tok, "head_read=%u", &v) != 1)
+		return false;
+	e->read_fixed = true;
+	e->read_value = v;
+	return true;
+}
 
 static ssize_t emu_config_write(struct file *f, const char __user *ubuf,
 				size_t len, loff_t *pos)
@@ -757,7 +832,7 @@ static ssize_t emu_config_write(struct file *f, const char __user *ubuf,
 			emu->head_bytes = true;
 		else if (!strcmp(tok, "head_unit=index") || !strcmp(tok, "head_unit=counter"))
 			emu->head_bytes = false;
-		else
+		else if (!emu_config_head_read(emu, tok))
 			ret = -EINVAL;
 	}
 	mutex_unlock(&emu->lock);
@@ -767,12 +842,13 @@ static ssize_t emu_config_write(struct file *f, const char __user *ubuf,
 static int emu_config_show(struct seq_file *m, void *v)
 {
 	mutex_lock(&emu->lock);
-	seq_printf(m, "arch=%s entry_size=%u head_start=%u head_unit=%s type_entry_size=%u,%u,%u,%u,%u,%u reprogram=%s phase_bit=%u resets=%llu fw_requests=%llu\n",
+	seq_printf(m, "arch=%s entry_size=%u head_start=%u head_unit=%s type_entry_size=%u,%u,%u,%u,%u,%u reprogram=%s phase_bit=%u head_read=%d resets=%llu fw_requests=%llu\n",
 		   emu->arch->name, emu->entry_size, emu->head_start,
 		   emu->head_bytes ? "byte" : "entries", emu->type_entry_size[0],
 		   emu->type_entry_size[1], emu->type_entry_size[2], emu->type_entry_size[3],
 		   emu->type_entry_size[4], emu->type_entry_size[5],
-		   emu->from_head ? "head" : "reset", emu->phase_bit, emu->resets,
+		   emu->from_head ? "head" : "reset", emu->phase_bit,
+		   emu->read_fixed ? (int)emu->read_value : -1, emu->resets,
 		   emu->fw_requests);
 	mutex_unlock(&emu->lock);
 	return 0;
@@ -979,6 +1055,7 @@ static int __init emu_init(void)
 	debugfs_create_file("config", 0600, e->dir, NULL, &emu_config_fops);
 	debugfs_create_file("produce", 0600, e->dir, NULL, &emu_produce_fops);
 	debugfs_create_file("headread", 0200, e->dir, NULL, &emu_headread_fops);
+	debugfs_create_file("headwritten", 0200, e->dir, NULL, &emu_headwritten_fops);
 	debugfs_create_file("queues", 0400, e->dir, NULL, &emu_queues_fops);
 	debugfs_create_file("programmed", 0400, e->dir, NULL, &emu_programmed_fops);
 	pr_info("%s function %04x:00:00.0 (%s DHAL), BAR2 0x%lx+0x%lx, BAR4 0x%lx+0x%lx\n",

@@ -12,7 +12,17 @@
  *
  * Usage: nrt_play [-e ENTRY_SIZE] [-u index|byte|counter] [-s HEAD_START]
  *                 [-E T0,T1,T2,T3,T4,T5] [-L LAG] [-I] [-P BIT] [-T]
- *                 [-R reset|head] [-D] [-H] [-d DEVICE] STEP...
+ *                 [-R reset|head] [-D] [-H] [-Z VALUE] [-W MS] [-d DEVICE] STEP...
+ * -W: the device may not exist yet: wait up to MS milliseconds for its
+ * node, then 20 ms more, then open it again until it opens (a runtime
+ * started while the device is probed). The 20 ms steps around a hole of
+ * the vendor's driver: ncdev_init_device_node() (neuron_cdev.c:3050-3101)
+ * creates the node before it sets the node's device, and an open in
+ * between dereferences NULL in ncdev_open() (an oops). No DEVICE_INFO
+ * then (the device is taken for a trn1), so that the first
+ * NOTIFICATIONS_INIT follows the open at once, and the device model's
+ * ``config`` is not written (its debugfs files appear
+ * only after the probe), so only init and realloc steps make sense.
  * The options are the rig's personality (Documentation/neuron-rig.rst),
  * handed to the emulated device too: -E the entry size of each vendor
  * queue type (0: -e); -L the head lags the consumed position by LAG bytes
@@ -27,7 +37,10 @@
  * as if each init step said :dev; -H a read of a head register returns the
  * device's consumed position (the head without the lag and the phase bit,
  * in the head unit), not the last head written: after each head write the
- * player has the device model set the register to it (``headread``).
+ * player has the device model set the register to it (``headread``); -Z a
+ * read of a head register returns VALUE (0, or its reset value) whatever
+ * was written: the device model keeps its own head, and the player tells
+ * it of each head write (``headwritten``).
  * Steps (Q counts the queues asked for, from 0):
  *   init:core|ts:ID:NQ_TYPE:ENGINE:SIZE[:dev]   NOTIFICATIONS_INIT_V2
  *   realloc:core|ts:ID:NQ_TYPE:ENGINE:SIZE      ..._WITH_REALLOC_V2
@@ -117,6 +130,7 @@ static unsigned int entry_size = 64, head_start;
 static unsigned int type_es[6], lag, phase_bit, typed_sets, no_init_head;
 static const char *reprogram = "reset";
 static int all_dev, read_pos;
+static const char *read_fixed;	/* -Z: what a head register read returns */
 static enum unit unit = U_INDEX;
 static __u64 bar0;
 static int v3;		/* the device is a trn2: NEURON_ARCH_V3 */
@@ -399,6 +413,10 @@ static void head_write(const char *step, struct queue *q)
 	__u32 off;
 
 	bar_write(step, q->head_reg, head_value(q));
+	if (read_fixed) {
+		snprintf(buf, sizeof(buf), "%llx", (unsigned long long)q->head_reg);
+		write_file(step, EMU "headwritten", buf);
+	}
 	if (!read_pos)
 		return;
 	snprintf(buf, sizeof(buf), "%llx %u", (unsigned long long)q->head_reg, head_pos(q, 0, &off));
@@ -712,11 +730,12 @@ static void hostile_extinfo(const char *step)
 int main(int argc, char **argv)
 {
 	const char *dev = "/dev/neuron0";
+	unsigned long wait_ms = 0;
 	struct neuron_ioctl_device_info info;
 	char buf[96];
 	int c, i;
 
-	while ((c = getopt(argc, argv, "e:u:s:d:E:L:IP:TR:DH")) != -1) {
+	while ((c = getopt(argc, argv, "e:u:s:d:E:L:IP:TR:DHW:Z:")) != -1) {
 		switch (c) {
 		case 'e':
 			entry_size = strtoul(optarg, NULL, 0);
@@ -759,16 +778,39 @@ int main(int argc, char **argv)
 		case 'H':
 			read_pos = 1;
 			break;
+		case 'W':
+			wait_ms = strtoul(optarg, NULL, 0);
+			break;
+		case 'Z':
+			read_fixed = optarg;
+			break;
 		default:
-			fprintf(stderr, "usage: nrt_play [-e ENTRY_SIZE] [-u index|byte|counter] [-s HEAD_START] [-E T0,..,T5] [-L LAG] [-I] [-P BIT] [-T] [-R reset|head] [-D] [-H] [-d DEVICE] STEP...\n");
+			fprintf(stderr, "usage: nrt_play [-e ENTRY_SIZE] [-u index|byte|counter] [-s HEAD_START] [-E T0,..,T5] [-L LAG] [-I] [-P BIT] [-T] [-R reset|head] [-D] [-H] [-Z VALUE] [-W MS] [-d DEVICE] STEP...\n");
 			return 2;
 		}
 	}
-	fd = open(dev, O_RDWR);
+	fd = wait_ms ? -1 : open(dev, O_RDWR);
+	if (wait_ms) {
+		struct timespec t0, t;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		t = t0;
+		while (access(dev, F_OK) &&
+		       (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < (long)wait_ms)
+			clock_gettime(CLOCK_MONOTONIC, &t);
+		usleep(20000);
+		while (fd < 0 && (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 <
+				 (long)wait_ms) {
+			fd = open(dev, O_RDWR);
+			clock_gettime(CLOCK_MONOTONIC, &t);
+		}
+	}
 	if (fd < 0)
 		die("open", dev);
 	memset(&info, 0, sizeof(info));
-	if (ioctl(fd, NEURON_IOCTL_DEVICE_INFO, &info))
+	/* -W: the first NOTIFICATIONS_INIT as soon as the device opens (a trn1). */
+	info.architecture = 2;
+	if (!wait_ms && ioctl(fd, NEURON_IOCTL_DEVICE_INFO, &info))
 		die("open", "NEURON_IOCTL_DEVICE_INFO");
 	bar0 = info.bar_address[0];
 	/* enum neuron_arch (neuron_arch.h): NEURON_ARCH_V2 2, NEURON_ARCH_V3 3. */
@@ -776,15 +818,15 @@ int main(int argc, char **argv)
 	if (info.architecture != 2 && info.architecture != 3)
 		die("open", "the device is neither v2 (trn1) nor v3 (trn2)");
 	v3 = info.architecture == 3;
-	{
+	if (!wait_ms) {
 		char cfg[200];
 
 		snprintf(cfg, sizeof(cfg),
-			 "entry_size=%u head_start=%u head_unit=%s type_entry_size=%u,%u,%u,%u,%u,%u reprogram=%s phase_bit=%u",
+			 "entry_size=%u head_start=%u head_unit=%s type_entry_size=%u,%u,%u,%u,%u,%u reprogram=%s phase_bit=%u head_read=%s",
 			 entry_size, head_start,
 			 unit == U_BYTE ? "byte" : unit == U_COUNTER ? "counter" : "index",
 			 type_es[0], type_es[1], type_es[2], type_es[3], type_es[4], type_es[5],
-			 reprogram, phase_bit);
+			 reprogram, phase_bit, read_fixed ? read_fixed : "last");
 		write_file("config", EMU "config", cfg);
 	}
 

@@ -40,6 +40,9 @@
 # RIG_SEED repeats a drawn one, RIG_V3_PERSONAS="NAME..." names those the
 # trn2 runs too (default p-default p-flipall p-seedN; "none" for none),
 # RIG_PERSONAS_ONLY=1 runs only the personalities (on both devices).
+# RIG_EARLY=0 leaves out the runtime that opens the device while it is
+# probed (the hook must announce a device before its queues can be
+# programmed; neuronprof_neuron's early_queues stays 0).
 # RIG_HOSTILE=0 leaves the hostile runtime's scenarios out, RIG_HOSTILE_ONLY
 # selects some by name (and leaves the personalities out: with RIG_ONLY=none
 # and RIG_CALIBRATE=0 a run is the hostile steps alone); RIG_CALIBRATE=0
@@ -361,8 +364,10 @@ rewind="reset realloc:core:1:0:4:4096 produce:0:10 consume:0:10 rewind:0:8 produ
 # player and hidden from the provider and calibrate.
 # name/unit/start/es/type entry sizes/lag/phase bit/typed sets/reprogram/
 # init write/placement[/head read]: head read "pos", a read of a head
-# register returns the device's consumed position (nrt_play -H), else the
-# last head written.
+# register returns the device's consumed position (nrt_play -H); "zero",
+# it returns 0 whatever was written, "reset", the value a reset leaves
+# in it (the start, in the head's unit), whatever was written (nrt_play
+# -Z); else the last head written.
 personas=(
 	"p-default/index/0/64/0,0,0,0,0,0/0/0/0/reset/1/host"
 	"p-flipall/byte/5/128/64,0,32,0,32,0/256/30/1/head/1/dev"
@@ -376,6 +381,8 @@ personas=(
 	"p-devmem/index/0/64/0,0,0,0,0,0/0/0/0/reset/1/dev"
 	"p-undecided/index/0/64/0,0,0,0,0,0/0/0/0/reset/1/host"
 	"p-headread/byte/0/64/0,0,0,0,0,0/256/31/0/reset/1/host/pos"
+	"p-headzero/index/3/64/0,0,0,0,0,0/0/0/0/head/1/host/zero"
+	"p-headreset/byte/5/64/0,0,0,0,0,0/0/0/0/reset/1/host/reset"
 )
 # One more, drawn from the parameter space by a seed printed in the log
 # (RIG_SEED to repeat one): a counter head with re-programming from the
@@ -411,7 +418,7 @@ echo "neuron-rig: personalities: ${personas[*]}"
 # The trn2 (v3 DHAL) runs the personalities named in RIG_V3_PERSONAS (by
 # default p-default, p-flipall and the drawn one; "none" for none) of the
 # list above: fewer than the trn1, as each costs a calibration and a capture.
-v3names=${RIG_V3_PERSONAS-p-default p-flipall p-seed$seed}
+v3names=${RIG_V3_PERSONAS-p-default p-flipall p-headzero p-seed$seed}
 v3personas=()
 for s in "${personas[@]}"; do
 	case " $v3names " in *" ${s%%/*} "*) v3personas+=("$s") ;; esac
@@ -461,6 +468,9 @@ v3pcal="$v3pcal init:core:2:2:3:4096"
 # after that (mark) is expected.
 existing="reset realloc:core:0:0:1:4096 realloc:ts:1:0:0:4096 produce:0:10 consume:0:10 produce:1:5"
 existing="$existing consume:1:5 wait:/tmp/exgo mark:0 mark:1 produce:0:30 heads:0:30:7 produce:1:20 consume:1:20"
+# RIG_CONF_SED: a sed expression applied to each personality's
+# configuration before the provider loads it (to show how a capture fails
+# with one fact configured wrong, e.g. 's/head_read_v2=2/head_read_v2=1/').
 # RIG_TOLD=1: the provider is told the entry size and head unit, as the
 # scenarios above do, instead of being configured by calibrate (how the
 # personalities fail against a provider that knows only those two).
@@ -602,6 +612,12 @@ personas() {
 		[ "\${10}" = 0 ] && flags="\$flags -I"
 		[ "\${11}" = dev ] && flags="\$flags -D"
 		[ "\${12:-last}" = pos ] && flags="\$flags -H"
+		[ "\${12:-last}" = zero ] && flags="\$flags -Z 0"
+		if [ "\${12:-last}" = reset ]; then
+			rv=\$3
+			[ \$2 = byte ] && rv=\$((\$3 * \$4))
+			flags="\$flags -Z \$rv"
+		fi
 		echo "\$flags" >/out/\$name.flags
 		if [ "${RIG_TOLD:-0}" = 1 ]; then
 			case \$2 in index) m=0 ;; byte) m=1 ;; *) m=2 ;; esac
@@ -621,6 +637,7 @@ personas() {
 				continue
 			fi
 		fi
+		[ -n "${RIG_CONF_SED:-}" ] && sed -i "${RIG_CONF_SED:-}" /out/\$name.conf
 		modprobe neuronprof_neuron \$(sed -n 's/^options neuronprof_neuron //p' /out/\$name.conf) ||
 			echo "provider \$name: \$?" >>/out/errors
 		/rig/nrt_play \$rs >/dev/null 2>&1
@@ -719,6 +736,35 @@ fi
 unload /out/rmmod.rc
 dmesg >/out/dmesg.txt
 
+# A runtime that opens the device while it is probed: neuronprof_neuron is
+# loaded before the device appears, and the runtime opens /dev/neuron0 as
+# soon as it exists and programs a queue. With no_reset=1 the driver marks
+# the device ready inside its probe (nr_start_ncs()), so the runtime's
+# NOTIFICATIONS_INIT can come before the probe ends. Every queue must be
+# programmed after the hook announced the device: the walk at the
+# announcement finds none (early_queues 0). The runtime keeps the device
+# open 3 s: closing it before the probe initialised the datastore
+# dereferences NULL in the vendor's neuron_ds_clear() (ncdev_release(), an
+# oops), as opening it before the node's device is set does in
+# ncdev_open() (nrt_play -W waits 20 ms for that).
+if [ $prov = 1 ] && [ "${RIG_EARLY:-1}" = 1 ] && [ "\$(cat /out/rmmod.rc 2>/dev/null)" = 0 ]; then
+	dmesg -c >/dev/null
+	modprobe neuron no_reset=1 mempool_small_pool_size=0 && modprobe neuronprof &&
+		modprobe neuronprof_neuron || echo "early: modules: \$?" >>/out/errors
+	/rig/nrt_play -W 30000 realloc:core:0:0:1:4096 realloc:ts:1:0:0:4096 sleep:3000 \\
+		>/out/early.play 2>&1 &
+	ep=\$!
+	sleep 1
+	insmod /rig/neuronprof_trn_emu.ko arch=v2 base=0x100000000 || echo "early: emu: \$?" >>/out/errors
+	wait \$ep
+	echo \$? >/out/early.play.rc
+	cat /sys/module/neuronprof_neuron/parameters/early_queues >/out/early.count 2>&1
+	rmmod neuronprof_neuron
+	unload /out/early-rmmod.rc
+	dmesg >/out/early.dmesg
+	[ "\$(cat /out/early-rmmod.rc 2>/dev/null)" = 0 ] || exit 0
+fi
+
 # The trn2, in the same VM: the vendor's driver takes its v3 DHAL.
 [ "\$(cat /out/rmmod.rc 2>/dev/null)" = 0 ] || exit 0
 dmesg -c >/dev/null
@@ -771,6 +817,13 @@ persona_checks() {
 				grep -q "a read of a head register does not return the last head written" "$out/$name.cal.out"
 			result "$n ($dev): calibrate finds that a read of a head register is not the last head written (head_read 0)" $? "$out/$name.cal.out"
 		fi
+		if [ "${hr:-last}" = zero ] || [ "${hr:-last}" = reset ] && [ "${RIG_TOLD:-0}" != 1 ]; then
+			# A register that reads one value: calibrate must find it and
+			# follow the heads written (head_read 2), not take a read.
+			grep -q "head_read_v[23]=2" "$out/$name.conf" 2>/dev/null &&
+				grep -q "a read of a head register returns [0-9]* whatever was written" "$out/$name.cal.out"
+			result "$n ($dev): calibrate finds that a read of a head register returns one value whatever was written (head_read 2)" $? "$out/$name.cal.out"
+		fi
 		[ "$(cat "$out/$name.play.rc" 2>/dev/null)" = 0 ]
 		result "$n ($dev): the runtime's steps succeed ($(cat "$out/$name.flags" 2>/dev/null))" $? "$out/$name.play"
 		[ "$(cat "$out/$name.record.rc" 2>/dev/null)" = 0 ]
@@ -795,6 +848,13 @@ for where in dev host; do
 	done
 done
 grep -h "ring entries\|lost" "$out"/devbench-*-on.dump 2>/dev/null | sed 's/^/# /' | head -n 8
+fi
+if [ $prov = 1 ] && [ "${RIG_EARLY:-1}" = 1 ]; then
+	[ "$(cat "$out/early.play.rc" 2>/dev/null)" = 0 ]
+	result "a runtime that opens the device while it is probed: its steps succeed" $? "$out/early.play"
+	early=$(cat "$out/early.count" 2>/dev/null)
+	[ "$early" = 0 ] && ! grep -q "was programmed before neuron" "$out/early.dmesg"
+	result "the hook announces the device before its queues can be programmed (queues found programmed at the announcement: ${early:-none read})" $? "$out/early.dmesg"
 fi
 grep -q "trn2 function .*(v3 DHAL)" "$out/v3-probe.log" 2>/dev/null &&
 	grep -q "nd0: reset request .* completed" "$out/v3-probe.log" && grep -q "^c" "$out/v3-dev.txt" 2>/dev/null

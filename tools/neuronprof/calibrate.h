@@ -35,6 +35,12 @@ struct cq {
 	int have_type;
 	unsigned int nq_type, engine, fresh;
 	uint32_t head0;
+	/* The last head written to the set before (since the log began and a reset). */
+	int have_prev;
+	uint32_t prev;
+	/* Handed out again: the head register's value then. */
+	int have_again;
+	uint32_t again_head;
 	uint32_t *heads, *first, *end;	/* end 0: no ring bytes at that write */
 	size_t nheads, cap;
 	uint8_t *ring;

@@ -43,7 +43,7 @@ static int hexval(int c)
 /* Parse one line of the log; 0, or -1 for a line that is not one. */
 int cal_parse_line(const char *line)
 {
-	char t[8], key[64], rest[16];
+	char t[8], key[64], rest[16], prev[16];
 	unsigned int dev, id, sdma, inst, reg, ty, en, fr;
 	unsigned long long a, b, c, d2;
 	int n = 0;
@@ -68,15 +68,19 @@ int cal_parse_line(const char *line)
 	snprintf(q->target, sizeof(q->target), "%s", t);
 	line += n;
 	if (!strcmp(rest, "queue")) {
-		int k = sscanf(line, "%llu %llu %u %u %llu %u", &a, &b, &ty, &en, &c, &fr);
+		int k = sscanf(line, "%llu %llu %u %u %llu %u %15s", &a, &b, &ty, &en, &c, &fr, prev);
 
-		if (k != 2 && k != 6)
+		if (k != 2 && k != 6 && k != 7)
 			return -1;
+		/* PREV: the last head written to the set before, or "-" (older logs: none). */
+		q->have_prev = k == 7 && strcmp(prev, "-");
+		if (q->have_prev)
+			q->prev = (uint32_t)strtoul(prev, NULL, 10);
 		q->size = (uint32_t)a;
 		q->on_host = (int)b;
 		q->have_size = 1;
-		q->have_type = k == 6;
-		if (k == 6) {
+		q->have_type = k >= 6;
+		if (k >= 6) {
 			q->nq_type = ty;
 			q->engine = en;
 			q->head0 = (uint32_t)c;
@@ -103,6 +107,8 @@ int cal_parse_line(const char *line)
 		/* Handed out again after N head writes: does a read give the last one? */
 		if (sscanf(line, "%llu %llu", &a, &b) != 2)
 			return -1;
+		q->have_again = 1;
+		q->again_head = (uint32_t)a;
 		if (b && b <= q->nheads) {
 			if ((uint32_t)a == q->heads[b - 1])
 				q->read_eq++;

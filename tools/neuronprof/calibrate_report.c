@@ -25,7 +25,10 @@ int cal_report(FILE *out, FILE *conf)
 		int tconf[6] = { 0 }, lag = -1, lagq = 0, phase = -1, phaseq = 0, nophase = 0;
 		int from_head = 0, from_reset = 0, reset_head = -1, head_differs = 0;
 		int64_t reset_raw = -1;
-		int bad = 0, read_eq = 0, read_ne = 0;
+		int reprog, hread;
+		int bad = 0, read_eq = 0, read_ne = 0, fixed = 0, reads = 0, fh = 0, fr = 0, famb = 0;
+		int64_t fixed_val = -1, s_pos = -1, s_raw = -1;
+		const char *s_why = NULL;
 		char seen_not[64] = "";
 		size_t i;
 
@@ -39,6 +42,36 @@ int cal_report(FILE *out, FILE *conf)
 				read_ne += cal_queues[i].read_ne;
 			}
 		}
+		/*
+		 * A read that returns one value whatever was written: every head
+		 * register read (at programming in new memory, and of a queue
+		 * handed out again) gave the same value, and a queue handed out
+		 * again read other than its last head written. Not with heads
+		 * written to other register sets (then the reads are of registers
+		 * nobody writes).
+		 */
+		fixed = read_ne > 0 && !(typed && !own);
+		for (i = 0; i < cal_nqueues && fixed; i++) {
+			struct cq *q = &cal_queues[i];
+			unsigned int a = q->dev < 64 && cal_dev_arch[q->dev] ? cal_dev_arch[q->dev] : 2;
+			uint32_t r[2];
+			int k, nr = 0;
+
+			if (a != arch)
+				continue;
+			if (q->have_type && q->fresh)
+				r[nr++] = q->head0;
+			if (q->have_again)
+				r[nr++] = q->again_head;
+			for (k = 0; k < nr; k++, reads++) {
+				if (fixed_val < 0)
+					fixed_val = r[k];
+				else if (fixed_val != r[k])
+					fixed = 0;
+			}
+		}
+		if (reads < 2)
+			fixed = 0;
 		/* The phase bit: first where it shows twice, then where it may show less. */
 		for (i = 0, u = -1; i < cal_nqueues; i++) {
 			struct cq *q = &cal_queues[i];
@@ -155,7 +188,7 @@ int cal_report(FILE *out, FILE *conf)
 					lag = l;
 				lagq++;
 			}
-			if (q->start < 0)
+			if (q->start < 0 || fixed)
 				continue;
 			h = cal_pos_of((enum unit)bu, es, n, q->head0);
 			/*
@@ -172,6 +205,50 @@ int cal_report(FILE *out, FILE *conf)
 			} else {
 				from_reset++;
 			}
+		}
+		/*
+		 * With a read that says nothing, where the device writes is read
+		 * against the heads written: queues programmed with no head
+		 * written to their set since the last reset start where the
+		 * reset leaves the head (all at one position); one programmed
+		 * again without a reset starts there ("from the reset") or where
+		 * the last head written to its set points ("from the head").
+		 */
+		for (i = 0; i < cal_nqueues && fixed; i++) {
+			struct cq *q = &cal_queues[i];
+			unsigned int a = q->dev < 64 && cal_dev_arch[q->dev] ? cal_dev_arch[q->dev] : 2;
+			uint32_t es = q->have_type && q->nq_type < 6 && tes[q->nq_type] ?
+				      tes[q->nq_type] : (uint32_t)be * 32;
+
+			if (a != arch || !q->have_size || !q->have_type || !q->fresh || q->start < 0 ||
+			    q->have_prev)
+				continue;
+			if (s_pos < 0) {
+				s_pos = q->start;
+				s_raw = bu == U_BYTE ? (int64_t)q->start * es : q->start;
+			} else if (s_pos != q->start) {
+				s_why = "the queues programmed after a reset start at different places";
+			}
+		}
+		if (fixed && bu == U_COUNTER)
+			s_why = "a counter's value after a reset is not in the ring, and the register reads one value";
+		for (i = 0; i < cal_nqueues && fixed && s_pos >= 0 && !s_why; i++) {
+			struct cq *q = &cal_queues[i];
+			unsigned int a = q->dev < 64 && cal_dev_arch[q->dev] ? cal_dev_arch[q->dev] : 2;
+			uint32_t es = q->have_type && q->nq_type < 6 && tes[q->nq_type] ?
+				      tes[q->nq_type] : (uint32_t)be * 32, p;
+
+			if (a != arch || !q->have_size || !q->have_type || !q->fresh || q->start < 0 ||
+			    !q->have_prev)
+				continue;
+			p = cal_pos_of((enum unit)bu, es, q->size / es,
+				       phase > 0 ? q->prev & ~(1u << phase) : q->prev);
+			if (p == (uint32_t)q->start && p != (uint32_t)s_pos)
+				fh++;
+			else if ((uint32_t)q->start == (uint32_t)s_pos && p != (uint32_t)s_pos)
+				fr++;
+			else
+				famb++;
 		}
 		/* Written from the reset's start: each of those at the others' register value. */
 		for (i = 0; i < cal_nqueues && from_reset && reset_raw >= 0; i++) {
@@ -224,7 +301,24 @@ int cal_report(FILE *out, FILE *conf)
 				"not enough data: no head write of a queue other than TRACE or TRACE_DMA");
 			undecided = 1;
 		}
-		if (from_reset && from_head && !head_differs) {
+		if (fixed) {
+			reset_head = -1;
+			if (s_why || s_pos < 0 || (!fh && !fr) || (fh && fr)) {
+				fprintf(out, "v%u: where a queue programmed again without a reset is written: %s\n",
+					arch, s_why ? s_why : s_pos < 0 ?
+					"not enough data: no queue programmed after a reset to compare with" :
+					fh && fr ? "the queues disagree" :
+					"not enough data: no queue programmed again without a reset away from where a reset leaves the head (the register reads one value, so only the heads written tell)");
+				undecided = 1;
+			} else {
+				reset_head = (int)s_raw;
+				fprintf(out, "v%u: a queue programmed in new memory is written from %s (%d queues programmed again without a reset against the last head written; head %d after a reset, from where the device wrote)\n",
+					arch, fh ? "where the last head written to its register set since a reset points" :
+					"the reset's start", fh + fr, reset_head);
+				from_head = fh;
+				from_reset = fr;
+			}
+		} else if (from_reset && from_head && !head_differs) {
 			fprintf(out, "v%u: a queue programmed in new memory is written from the reset's start (%d queues programmed again without a reset; head register %d after a reset)\n",
 				arch, from_reset, reset_head);
 		} else if (from_head && !from_reset && head_differs) {
@@ -240,7 +334,11 @@ int cal_report(FILE *out, FILE *conf)
 			undecided = 1;
 		}
 		/* A read of the head register: only where heads are written to it. */
-		if (typed && !own) {
+		if (fixed) {
+			read_eq = 2;
+			fprintf(out, "v%u: a read of a head register returns %lld whatever was written (%d reads, %d of a queue handed out again after other heads): it says nothing, the heads written do\n",
+				arch, (long long)fixed_val, reads, read_ne);
+		} else if (typed && !own) {
 			read_eq = 0;
 			fprintf(out, "v%u: a read of a head register does not return the runtime's head (it writes other register sets)\n",
 				arch);
@@ -258,16 +356,18 @@ int cal_report(FILE *out, FILE *conf)
 		}
 		if (undecided)
 			continue;
+		/* Written from the reset's start: reprogram 1 (with a fixed read, reset_head either way). */
+		reprog = fixed ? (fr ? 1 : 0) : (reset_head >= 0 ? 1 : 0);
+		hread = fixed ? 2 : read_eq ? 1 : 0;
 		fprintf(out, "set: modprobe neuronprof_neuron entry_size_v%u=%u head_mode_v%u=%d type_entry_size_v%u=%u,%u,%u,%u,%u,%u head_lag_v%u=%d phase_bit_v%u=%d head_sets_v%u=%d reprogram_v%u=%d reset_head_v%u=%d head_read_v%u=%d\n",
 			arch, be * 32, arch, bu, arch, tes[0], tes[1], tes[2], tes[3], tes[4], tes[5],
-			arch, lag, arch, phase, arch, typed ? 1 : 0, arch, reset_head >= 0 ? 1 : 0,
-			arch, reset_head >= 0 ? reset_head : 0, arch, read_eq ? 1 : 0);
+			arch, lag, arch, phase, arch, typed ? 1 : 0, arch, reprog,
+			arch, reset_head >= 0 ? reset_head : 0, arch, hread);
 		if (conf)
 			fprintf(conf, "entry_size_v%u=%u head_mode_v%u=%d type_entry_size_v%u=%u,%u,%u,%u,%u,%u head_lag_v%u=%d phase_bit_v%u=%d head_sets_v%u=%d reprogram_v%u=%d reset_head_v%u=%d head_read_v%u=%d ",
 				arch, be * 32, arch, bu, arch, tes[0], tes[1], tes[2], tes[3], tes[4],
 				tes[5], arch, lag, arch, phase, arch, typed ? 1 : 0, arch,
-				reset_head >= 0 ? 1 : 0, arch, reset_head >= 0 ? reset_head : 0, arch,
-				read_eq ? 1 : 0);
+				reprog, arch, reset_head >= 0 ? reset_head : 0, arch, hread);
 	}
 	if (!any) {
 		fprintf(out, "not enough data: the log holds no queue (was a workload running?)\n");

@@ -57,6 +57,25 @@ run "calibrate: a head naming the last entry read is one entry of lag" t_calibra
 	"entry_size_v2=64 head_mode_v2=0 type_entry_size_v2=64,0,64,0,64,0 head_lag_v2=64 phase_bit_v2=0 head_sets_v2=0 reprogram_v2=1 reset_head_v2=0 head_read_v2=1"
 run "calibrate: entry sizes per queue type" t_calibrate_rig p-types \
 	"entry_size_v2=64 head_mode_v2=1 type_entry_size_v2=64,0,128,0,32,0 head_lag_v2=0 phase_bit_v2=0 head_sets_v2=0 reprogram_v2=1 reset_head_v2=0 head_read_v2=1"
+run "calibrate: a head register that reads 0, re-programmed queues written from the last head written" t_calibrate_rig p-headzero \
+	"entry_size_v2=64 head_mode_v2=0 type_entry_size_v2=64,0,64,0,64,0 head_lag_v2=0 phase_bit_v2=0 head_sets_v2=0 reprogram_v2=0 reset_head_v2=3 head_read_v2=2"
+run "calibrate: a head register that reads its reset value, re-programmed queues written from the reset's start" t_calibrate_rig p-headreset \
+	"entry_size_v2=64 head_mode_v2=1 type_entry_size_v2=64,0,64,0,64,0 head_lag_v2=0 phase_bit_v2=0 head_sets_v2=0 reprogram_v2=1 reset_head_v2=320 head_read_v2=2"
+# A register that reads one value: without the re-programmed queue, or
+# without the last head written before each programming (a hook before
+# its patch 9), where a re-programmed queue is written is not decided.
+t_calibrate_fixed_undecided() {
+	gzip -dc "$here/calibration/p-headzero.log.gz" | "$@" >"$tmp/cal.log" || return 1
+	"$np" calibrate --from "$tmp/cal.log" -o - --config "$tmp/cal.conf" >"$tmp/cal.out" 2>&1
+	[ $? -eq 1 ] && [ ! -s "$tmp/cal.conf" ] &&
+		has "returns 0 whatever was written" "$tmp/cal.out" &&
+		has "where a queue programmed again without a reset is written: " "$tmp/cal.out" ||
+		{ cat "$tmp/cal.out"; return 1; }
+}
+run "calibrate: a head register that reads 0 and no queue programmed again: not decided" \
+	t_calibrate_fixed_undecided grep -v " nc 0 0 0 9 "
+run "calibrate: a head register that reads 0 and no head written before each programming: not decided" \
+	t_calibrate_fixed_undecided sed -E 's/^(queue .*) [0-9-]+$/\1/'
 t_calibrate_rig_undecided() {
 	gzip -dc "$here/calibration/p-undecided.log.gz" >"$tmp/cal.log" || return 1
 	"$np" calibrate --from "$tmp/cal.log" -o - --config "$tmp/cal.conf" >"$tmp/cal.out" 2>&1
