@@ -158,7 +158,8 @@ mch_test() {
 		"$work/mch-$1/mch_test" >> "$work/mch-$1.log" 2>&1
 }
 mch_test fixes
-result "fix 7: the handle table refuses stale handles: $(tail -n 1 "$work/mch-fixes.log")" $? "$work/mch-fixes.log"
+rc=$?	# before the command substitution below changes $?
+result "fix 7: the handle table refuses stale handles: $(tail -n 1 "$work/mch-fixes.log")" $rc "$work/mch-fixes.log"
 mch_test plain
 [ $? -eq 1 ] && grep -q "^not ok .*A's stale handle finds nothing" "$work/mch-plain.log"
 result "without fix 7 the same test finds the vendor's table handing a stale handle the new chunk" $? "$work/mch-plain.log"

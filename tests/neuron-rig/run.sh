@@ -807,7 +807,8 @@ persona_checks() {
 			# only p-undecided's calibration lacks the evidence.
 			[ "$n" = p-undecided ] && grep -q "not enough data" "$out/$name.cal.out" 2>/dev/null &&
 				[ ! -s "$out/$name.conf" ]
-			result "$n ($dev): calibrate cannot decide and names the fact ($(grep -m1 -o 'not enough data.*' "$out/$name.cal.out" 2>/dev/null))" $? "$out/$name.cal.out"
+			rc=$?	# before the command substitution below changes $?
+			result "$n ($dev): calibrate cannot decide and names the fact ($(grep -m1 -o 'not enough data.*' "$out/$name.cal.out" 2>/dev/null))" $rc "$out/$name.cal.out"
 			continue
 		fi
 		if [ "${hr:-last}" = pos ] && [ "${RIG_TOLD:-0}" != 1 ]; then
@@ -825,7 +826,8 @@ persona_checks() {
 			result "$n ($dev): calibrate finds that a read of a head register returns one value whatever was written (head_read 2)" $? "$out/$name.cal.out"
 		fi
 		[ "$(cat "$out/$name.play.rc" 2>/dev/null)" = 0 ]
-		result "$n ($dev): the runtime's steps succeed ($(cat "$out/$name.flags" 2>/dev/null))" $? "$out/$name.play"
+		rc=$?	# before the command substitution below changes $?
+		result "$n ($dev): the runtime's steps succeed ($(cat "$out/$name.flags" 2>/dev/null))" $rc "$out/$name.play"
 		[ "$(cat "$out/$name.record.rc" 2>/dev/null)" = 0 ]
 		result "$n ($dev): neuronprof record succeeds" $? "$out/$name.record"
 		check_capture "$name" "$es"
@@ -903,11 +905,12 @@ hostile_checks "" trn1 "$hostile_v2"
 hostile_checks v3- trn2 "$hostile_v3"
 # race_checks PREFIX DEVICE LIST: no round of a race failed.
 race_checks() {
-	local p=$1 dev=$2 r what
+	local p=$1 dev=$2 r what rc
 	for r in $3; do
 		what=$(grep -h -m1 '^race ' "$out/$p$r.out" 2>/dev/null | cut -c1-160)
 		[ "$(cat "$out/$p$r.rc" 2>/dev/null)" = 0 ] && grep -q "^race .* 0 failed" "$out/$p$r.out"
-		result "hostile runtime ($dev) $r: no round fails (${what:-no answer: $(cat "$out/$p$r.rc" 2>/dev/null)})" $? \
+		rc=$?	# before the command substitution below changes $?
+		result "hostile runtime ($dev) $r: no round fails (${what:-no answer: $(cat "$out/$p$r.rc" 2>/dev/null)})" $rc \
 			"$out/$p$r.out"
 	done
 }
