@@ -566,6 +566,15 @@ static int p_instrs(void *ctx, const struct xtrack *t, const struct xinstr *v, s
 	return perfetto_instrs(ctx, t, v, n);
 }
 
+/* DMA transfers: the instant path (templates per category and arguments) is the fast one. */
+static int p_dmas(void *ctx, const struct xtrack *t, const struct xdma *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (xdma_instant(&perfetto_format, ctx, t, &v[i]))
+			return -1;
+	return 0;
+}
+
 static int p_instant(void *ctx, const struct xtrack *t, const char *cat, const char *name,
 		     uint64_t ts, const struct xarg *a, int n)
 {
