@@ -215,5 +215,7 @@ static inline char *put_dur(const struct json_export *x, char *p, uint64_t ns)
 
 /* The instructions of xformat.instrs (export_json_instrs.c). */
 int json_instrs(void *ctx, const struct xtrack *t, const struct xinstr *v, size_t n);
+/* The DMA transfers of xformat.dmas (export_json_instrs.c). */
+int json_dmas(void *ctx, const struct xtrack *t, const struct xdma *v, size_t n);
 
 #endif /* NEURONPROF_TOOL_EXPORT_JSON_H */
