@@ -111,13 +111,13 @@ static inline char *copy_plain(char *p, const char *s)
 	return c ? NULL : p + i;
 }
 
-static inline char *put(char *p, const char *s, size_t n)
+static inline char *xj_put(char *p, const char *s, size_t n)
 {
 	memcpy(p, s, n);
 	return p + n;
 }
 
-#define PUT(p, lit)	put(p, lit, sizeof(lit) - 1)
+#define PUT(p, lit)	xj_put(p, lit, sizeof(lit) - 1)
 
 /* Eight nibbles of @v, most significant first, as lowercase hex characters in memory order. */
 static inline uint64_t hex8(uint32_t v)

@@ -144,7 +144,7 @@ int json_dmas(void *ctx, const struct xtrack *t, const struct xdma *v, size_t n)
 			else
 				p = NULL;
 			if (p) {
-				p = put(p, tail, tail_len);
+				p = xj_put(p, tail, tail_len);
 				len[k] = (uint8_t)(p - pre[k]);
 			} else {
 				len[k] = 1;
