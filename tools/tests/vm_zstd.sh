@@ -14,8 +14,8 @@
 #    (the library's NEURON_RT_INSPECT_CAPTURE_COMPRESSION, streamed): exit
 #    0, files of major 4 within 2 MiB, entries plus lost equal to what the
 #    simulator produced;
-#  - the synthetic model (1 core, up to 1000 executions, 128 KiB rings)
-#    under --max-size 3M with -z and without: both exit 0 within 3 MiB,
+#  - the synthetic model (1 core, up to 200 executions, 1 MiB rings)
+#    under --max-size 4M with -z and without: both exit 0 within 4 MiB,
 #    and the -z run executes more (the rounds stop at what the files
 #    store, not at the uncompressed bytes: record_limit.c).
 # On the host, each compressed recording is written again with plain blocks
@@ -39,7 +39,7 @@ $np record --mode session --cores 0 --ring-size 1M --compression-level 3 --max-s
 echo $? >/out/zlim.rc
 for t in zsyn psyn; do
 	z=; [ $t = zsyn ] && z=-z
-	$np record --cores 0 --executions 1000 --ring-size 128K --max-size 3M $z -o /out/$t --json \
+	$np record --cores 0 --executions 200 --ring-size 1M --max-size 4M $z -o /out/$t --json \
 		>/out/$t.json 2>/out/$t.err
 	echo $? >/out/$t.rc
 done
@@ -128,12 +128,12 @@ if size("zlim") > 2 << 20:
 def executions(t):
     return sum(c["executions"] for c in json.load(open(os.path.join(out, t + ".json")))["cores"])
 for t in ("zsyn", "psyn"):
-    if size(t) > 3 << 20:
-        fail(f"{t}: {size(t)} bytes, over --max-size 3M")
+    if size(t) > 4 << 20:
+        fail(f"{t}: {size(t)} bytes, over --max-size 4M")
 if not executions("zsyn") > executions("psyn"):
-    fail(f"--max-size 3M: -z ran {executions('zsyn')} executions, plain {executions('psyn')}: "
+    fail(f"--max-size 4M: -z ran {executions('zsyn')} executions, plain {executions('psyn')}: "
          "the compressed run should store more of them")
-print(f"--max-size 3M: -z {executions('zsyn')} executions in {size('zsyn')} bytes, plain "
+print(f"--max-size 4M: -z {executions('zsyn')} executions in {size('zsyn')} bytes, plain "
       f"{executions('psyn')} in {size('psyn')} bytes")
 print(f"z: {size('z')} bytes, p: {size('p')} bytes; zlim: {size('zlim')} bytes, "
       f"{entries} entries + {lost} lost = {produced} produced")
