@@ -2,8 +2,10 @@
 /*
  * KUnit suite neuronprof_neuron_bench: what the provider's head-write path
  * costs, natively. Not a test suite: it asserts nothing about time and is
- * built only with its own kunitconfig (driver/tests/bench/.kunitconfig,
- * without KASAN and lockdep), by bench/neuron_head_write_native.sh, which
+ * in the neuron tests' module (listed in neuronprof_neuron_test_util.c,
+ * whose fixture it runs in) only with CONFIG_DRM_NEURONPROF_NEURON_KUNIT_BENCH,
+ * which its own kunitconfig sets (driver/tests/bench/.kunitconfig,
+ * without KASAN and lockdep), run by bench/neuron_head_write_native.sh, which
  * `make bench` runs. UML runs kernel code on the host's CPU, so this
  * measures the code the provider runs on an instance, not an emulation.
  *
