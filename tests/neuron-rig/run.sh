@@ -404,7 +404,13 @@ draw d_es 32 64 128
 draw t0 0 32 64 128
 draw t2 0 32 64 128
 draw t4 0 32 64 128
-draw d_lag 0 0 256 "$d_es"
+# A lag the runtime can write in every queue's unit: whole entries of the
+# largest size drawn (a 64-byte lag on 128-byte entries is no head at all).
+d_esmax=$d_es
+for v in "$t0" "$t2" "$t4"; do
+	[ "$v" -gt "$d_esmax" ] && d_esmax=$v
+done
+draw d_lag 0 0 256 "$d_esmax"
 d_phase=0
 [ "$d_unit" = counter ] || draw d_phase 0 16 24 31
 draw d_reprog reset head
