@@ -57,7 +57,10 @@
 # engine index 16 (TRACE_DMA, TRACE, TopSP), the emulated device
 # writing into a queue whose memory the runtime freed with MEM_FREE, a
 # MEM_FREE of a freed handle freeing the allocation that took its index,
-# and MEM_GET_EXTENDED_INFO answering a kernel address for a handle.
+# and MEM_GET_EXTENDED_INFO answering a kernel address for a handle; the
+# races of fixes 5 and 6 (nrt_race.c: race-initfree, race-resetinit) and
+# the probe race of fixes 9 and 10 (nrt_probe.c: race-probe, opening and
+# closing the device while it is probed, RIG_PROBE_ROUNDS (5) times).
 #
 # Ends with "N passed, N failed[, N skipped]".
 set -uo pipefail
