@@ -18,7 +18,9 @@
  *        neither waits for nor attaches to the device): its open and
  *        flush read the node's device too (fix 9).
  *
- * Each counts its opens that succeeded and those refused, by errno. After
+ * Each counts its opens that succeeded and those refused, by errno; a
+ * thread that does not come back from its loop died in the driver (an
+ * oops kills the thread, not the process). After
  * SECONDS from the node's appearance, the device must open (O_RDWR,
  * EAGAIN retried for up to 10 s: the probe may still be running) and
  * answer DEVICE_INFO as a trn1 or trn2: a driver that refused every open
@@ -32,10 +34,10 @@
  * Usage: nrt_probe [-t SECONDS] [-w WAIT_S] [-d DEVICE]
  * Prints "probe: node after N ms; rw: O opened, R refused (EAGAIN), ...;
  * then: DEVICE_INFO architecture A"; exit status 0 when the device was
- * usable after the loop and no open failed with an errno other than
- * ENOENT (no node yet), ENXIO or ENODEV (none yet or already gone) and
- * EAGAIN, 1 otherwise, 2 when the node never appeared within WAIT_S (60)
- * seconds.
+ * usable after the loop, no thread died and no open failed with an errno
+ * other than ENOENT (no node yet), ENXIO or ENODEV (none yet or already
+ * gone) and EAGAIN, 1 otherwise, 2 when the node never appeared within
+ * WAIT_S (60) seconds.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -55,6 +57,7 @@ struct looper {
 	pthread_t thread;
 	unsigned long opened, again, absent, other;
 	int other_errno;
+	int done;	/* 0 after the join: the thread died in the driver */
 };
 
 static const char *dev = "/dev/neuron0";
@@ -87,6 +90,7 @@ static void *loop(void *arg)
 			l->other_errno = errno;
 		}
 	}
+	l->done = 1;
 	return NULL;
 }
 
@@ -140,6 +144,10 @@ int main(int argc, char **argv)
 		       l[i].opened, l[i].again, l[i].absent, l[i].other);
 		if (l[i].other) {
 			printf(" (last: %s)", strerror(l[i].other_errno));
+			bad = 1;
+		}
+		if (!l[i].done) {
+			printf(" (died in the driver)");
 			bad = 1;
 		}
 	}
