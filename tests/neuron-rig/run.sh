@@ -348,9 +348,9 @@ hostile_v3="$hostile_v3 stale:stale extinfo:extinfo wpast-end:wpast:0"
 # race-resetinit.
 races_v2="race-initfree race-resetinit"
 races_v3="race-initfree race-resetinit"
-# The probe race of fixes 9 and 10 (nrt_probe.c), on the trn1 after the
-# early-open step, RIG_PROBE_ROUNDS (5) times: neuron.ko is loaded with
-# no_reset=1 (the device is marked ready inside the probe, before its
+# The probe race of fixes 9 and 10 (nrt_probe.c), on the trn1 again after
+# the trn2 (last: without the fixes it oopses), RIG_PROBE_ROUNDS (5)
+# times: neuron.ko is loaded with no_reset=1 (the device is marked ready inside the probe, before its
 # datastore exists) and the emulated function appears while nrt_probe
 # opens and closes /dev/neuron0 in a tight loop; selected with the
 # hostile steps by the name race-probe.
@@ -777,11 +777,29 @@ if [ $prov = 1 ] && [ "${RIG_EARLY:-1}" = 1 ] && [ "\$(cat /out/rmmod.rc 2>/dev/
 	[ "\$(cat /out/early-rmmod.rc 2>/dev/null)" = 0 ] || exit 0
 fi
 
-# The probe race (fixes 9 and 10): nrt_probe opens and closes the device
-# from the moment its node appears, for 2 s; each round bounded, and the
-# rounds stop at the first oops or stuck runtime (the VM is then left as
-# it is: nothing more can be unloaded).
-if [ -n "$probe_race" ] && [ "\$(cat /out/rmmod.rc 2>/dev/null)" = 0 ]; then
+# The trn2, in the same VM: the vendor's driver takes its v3 DHAL.
+[ "\$(cat /out/rmmod.rc 2>/dev/null)" = 0 ] || exit 0
+dmesg -c >/dev/null
+probe v3 v3-
+[ $pers = 1 ] && personas v3- "${v3personas[*]}"
+if [ "${RIG_PERSONAS_ONLY:-0}" != 1 ]; then
+scenarios "$(scenario_list 3)"
+if [ $prov = 1 ] && [ ${RIG_CALIBRATE:-1} = 1 ]; then
+calibrate v3- 32:index 64:byte 128:counter
+rmmod neuronprof_neuron
+fi
+hostile v3- "$hostile_v3"
+races v3- "$races_v3"
+fi
+unload /out/v3-rmmod.rc
+dmesg >/out/v3-dmesg.txt
+
+# The probe race (fixes 9 and 10), last: without the fixes it oopses.
+# nrt_probe opens and closes the device from the moment its node appears,
+# for 2 s; each round bounded, and the rounds stop at the first oops or
+# stuck runtime (the VM is then left as it is: nothing more can be
+# unloaded).
+if [ -n "$probe_race" ] && [ "\$(cat /out/v3-rmmod.rc 2>/dev/null)" = 0 ]; then
 	dmesg -c >/dev/null
 	: >/out/probe-race.rcs
 	for i in \$(seq ${RIG_PROBE_ROUNDS:-5}); do
@@ -817,23 +835,6 @@ if [ -n "$probe_race" ] && [ "\$(cat /out/rmmod.rc 2>/dev/null)" = 0 ]; then
 	done
 	dmesg >/out/probe-race.dmesg
 fi
-
-# The trn2, in the same VM: the vendor's driver takes its v3 DHAL.
-[ "\$(cat /out/rmmod.rc 2>/dev/null)" = 0 ] || exit 0
-dmesg -c >/dev/null
-probe v3 v3-
-[ $pers = 1 ] && personas v3- "${v3personas[*]}"
-if [ "${RIG_PERSONAS_ONLY:-0}" != 1 ]; then
-scenarios "$(scenario_list 3)"
-if [ $prov = 1 ] && [ ${RIG_CALIBRATE:-1} = 1 ]; then
-calibrate v3- 32:index 64:byte 128:counter
-rmmod neuronprof_neuron
-fi
-hostile v3- "$hostile_v3"
-races v3- "$races_v3"
-fi
-unload /out/v3-rmmod.rc
-dmesg >/out/v3-dmesg.txt
 EOF
 
 vm_run "$work/guest.sh"
