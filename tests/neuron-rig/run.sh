@@ -350,10 +350,10 @@ races_v2="race-initfree race-resetinit"
 races_v3="race-initfree race-resetinit"
 # The probe race of fixes 9 and 10 (nrt_probe.c), on the trn1 again after
 # the trn2 (last: without the fixes it oopses), RIG_PROBE_ROUNDS (5)
-# times: neuron.ko is loaded with no_reset=1 (the device is marked ready inside the probe, before its
-# datastore exists) and the emulated function appears while nrt_probe
-# opens and closes /dev/neuron0 in a tight loop; selected with the
-# hostile steps by the name race-probe.
+# times: neuron.ko is loaded with no_reset=1 (the device is marked ready
+# inside the probe, before its datastore exists) and the emulated function
+# appears while nrt_probe opens and closes /dev/neuron0 in a tight loop;
+# selected with the hostile steps by the name race-probe.
 probe_race=race-probe
 [ "${RIG_HOSTILE:-1}" = 1 ] || hostile_v2= hostile_v3= races_v2= races_v3= probe_race=
 # RIG_HOSTILE_ONLY="NAME...": only those hostile steps (to show the holes
