@@ -976,7 +976,7 @@ if [ -n "$probe_race" ]; then
 	rcs=$(tr '\n' ' ' <"$out/probe-race.rcs" 2>/dev/null)
 	again=$(grep -o '[0-9]* refused (EAGAIN)' "$out/probe-race.out" 2>/dev/null | awk '{ n += $1 } END { print n + 0 }')
 	[ -s "$out/probe-race.dmesg" ] && ! grep -q "BUG:\|Oops\|general protection" "$out/probe-race.dmesg" &&
-		[ "$(echo $rcs)" = "$(printf '0 %.0s' $(seq "${RIG_PROBE_ROUNDS:-5}") | sed 's/ $//')" ]
+		[ "$rcs" = "$(printf '0 %.0s' $(seq "${RIG_PROBE_ROUNDS:-5}"))" ]
 	rc=$?
 	if [ $rc -ne 0 ] && [ -s "$out/probe-race.dmesg" ]; then
 		grep -m1 -B2 -A12 "BUG:\|Oops\|general protection" "$out/probe-race.dmesg" >"$work/probe-race.why" 2>/dev/null ||
