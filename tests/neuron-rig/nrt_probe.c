@@ -5,8 +5,9 @@
  * uapi (open, close, and NEURON_IOCTL_DEVICE_INFO of neuron_ioctl.h of the
  * vendor tree, included at build time), for the holes that fixes 9 and
  * 10 of driver/neuron/vendor/fixes/ close. Started before the emulated
- * function appears (neuron.ko already loaded), it runs three threads from
- * the moment the node exists:
+ * function appears (neuron.ko already loaded), it runs three threads that
+ * try to open the node before it exists (so that the first open follows
+ * its creation at once) until SECONDS after it appeared:
  *
  *   rw   open(O_RDWR) and close, again and again: an open between the
  *        node's creation and the setting of its device dereferences NULL
@@ -61,7 +62,7 @@ struct looper {
 };
 
 static const char *dev = "/dev/neuron0";
-static double t_end;
+static volatile double t_end = 1e300;	/* until the node appears + SECONDS */
 
 static double now(void)
 {
@@ -122,20 +123,24 @@ int main(int argc, char **argv)
 		}
 	}
 	t0 = now();
-	while (access(dev, F_OK)) {
-		if (now() - t0 > wait_s) {
-			fprintf(stderr, "nrt_probe: %s did not appear in %.0f s\n", dev, wait_s);
-			return 2;
-		}
-	}
-	t_node = now();
-	t_end = t_node + seconds;
 	for (i = 0; i < 3; i++) {
 		if (pthread_create(&l[i].thread, NULL, loop, &l[i])) {
 			fprintf(stderr, "nrt_probe: pthread_create failed\n");
 			return 2;
 		}
 	}
+	while (access(dev, F_OK)) {
+		if (now() - t0 > wait_s) {
+			fprintf(stderr, "nrt_probe: %s did not appear in %.0f s\n", dev, wait_s);
+			t_end = 0;
+			for (i = 0; i < 3; i++)
+				pthread_join(l[i].thread, NULL);
+			return 2;
+		}
+		usleep(1000);
+	}
+	t_node = now();
+	t_end = t_node + seconds;
 	for (i = 0; i < 3; i++)
 		pthread_join(l[i].thread, NULL);
 	printf("probe: node after %.0f ms", (t_node - t0) * 1000);
