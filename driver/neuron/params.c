@@ -84,14 +84,27 @@ const struct kernel_param_ops nprof_nn_head_mode_ops = {
 };
 EXPORT_SYMBOL_IF_KUNIT(nprof_nn_head_mode_ops);
 
-module_param_cb(entry_size_v2, &nprof_nn_entry_size_ops, &nprof_nn_archs[0].entry_size, 0644);
-MODULE_PARM_DESC(entry_size_v2, "UNVERIFIED: bytes of a NeuronCore-v2 queue entry, a power of two from 32 to 256 (default 64); devices added after a change use it");
-module_param_cb(entry_size_v3, &nprof_nn_entry_size_ops, &nprof_nn_archs[1].entry_size, 0644);
-MODULE_PARM_DESC(entry_size_v3, "UNVERIFIED: bytes of a NeuronCore-v3 queue entry, a power of two from 32 to 256 (default 64); devices added after a change use it");
-module_param_cb(head_mode_v2, &nprof_nn_head_mode_ops, &nprof_nn_archs[0].head_mode, 0644);
-MODULE_PARM_DESC(head_mode_v2, "UNVERIFIED: what a v2 head register holds: 0 entry index in the ring (default), 1 byte offset in the ring, 2 free-running 32-bit entry counter");
-module_param_cb(head_mode_v3, &nprof_nn_head_mode_ops, &nprof_nn_archs[1].head_mode, 0644);
-MODULE_PARM_DESC(head_mode_v3, "UNVERIFIED: what a v3 head register holds: 0 entry index in the ring (default), 1 byte offset in the ring, 2 free-running 32-bit entry counter");
+/*
+ * One unsigned parameter of each architecture, @name_v2 setting member
+ * @member of v2's table row and @name_v3 v3's, both set through @ops (which
+ * may check the value), with one description: module_param_named() but for
+ * the ops. Each name is written out in full where the macro is used, so
+ * that a search for a parameter's name finds its definition.
+ */
+#define NPROF_NN_PARAM_PAIR(name_v2, name_v3, ops, member, desc)		\
+	param_check_uint(name_v2, &nprof_nn_archs[0].member);			\
+	module_param_cb(name_v2, ops, &nprof_nn_archs[0].member, 0644);		\
+	__MODULE_PARM_TYPE(name_v2, "uint");					\
+	MODULE_PARM_DESC(name_v2, desc);					\
+	param_check_uint(name_v3, &nprof_nn_archs[1].member);			\
+	module_param_cb(name_v3, ops, &nprof_nn_archs[1].member, 0644);		\
+	__MODULE_PARM_TYPE(name_v3, "uint");					\
+	MODULE_PARM_DESC(name_v3, desc)
+
+NPROF_NN_PARAM_PAIR(entry_size_v2, entry_size_v3, &nprof_nn_entry_size_ops, entry_size,
+		    "UNVERIFIED: bytes of a queue entry of the NeuronCore version the name ends in, a power of two from 32 to 256 (default 64); devices added after a change use it");
+NPROF_NN_PARAM_PAIR(head_mode_v2, head_mode_v3, &nprof_nn_head_mode_ops, head_mode,
+		    "UNVERIFIED: what a head register of the NeuronCore version the name ends in holds: 0 entry index in the ring (default), 1 byte offset in the ring, 2 free-running 32-bit entry counter");
 
 /*
  * The facts `neuronprof calibrate` measures beyond entry size and head
@@ -102,43 +115,22 @@ module_param_array_named(type_entry_size_v2, nprof_nn_archs[0].type_entry_size, 
 			 0644);
 MODULE_PARM_DESC(type_entry_size_v2,
 		 "UNVERIFIED: entry bytes per vendor queue type (TRACE,NOTIFY,EVENT,ERROR,TRACE_DMA,THROTTLE), 0 for entry_size_v2");
-module_param_named(head_lag_v2, nprof_nn_archs[0].head_lag, uint, 0644);
-MODULE_PARM_DESC(head_lag_v2, "UNVERIFIED: bytes the head lags the consumed position (default 0)");
-module_param_named(phase_bit_v2, nprof_nn_archs[0].phase_bit, uint, 0644);
-MODULE_PARM_DESC(phase_bit_v2,
-		 "UNVERIFIED: head bit the runtime flips on a wrap, 0 for none (default)");
-module_param_named(head_sets_v2, nprof_nn_archs[0].head_sets, uint, 0644);
-MODULE_PARM_DESC(head_sets_v2,
-		 "UNVERIFIED: 0 a head write is for the queue last programmed in its register set (default); 1 for type set/16, engine set%16");
-module_param_named(reprogram_v2, nprof_nn_archs[0].reprogram, uint, 0644);
-MODULE_PARM_DESC(reprogram_v2,
-		 "UNVERIFIED: a queue programmed in new memory is written from 0 its head register (default), 1 reset_head_v2");
-module_param_named(reset_head_v2, nprof_nn_archs[0].reset_head, uint, 0644);
-MODULE_PARM_DESC(reset_head_v2, "UNVERIFIED: the head register after a reset (with reprogram_v2=1, or head_read_v2=2)");
-module_param_named(head_read_v2, nprof_nn_archs[0].head_read, uint, 0644);
-MODULE_PARM_DESC(head_read_v2,
-		 "UNVERIFIED: 1 a read of a head register returns the last head written, the baseline of a queue found programmed already (default 0: its first head write is); 2 it returns one value whatever was written: the heads written since the last core reset say where a re-programmed queue starts");
-
 module_param_array_named(type_entry_size_v3, nprof_nn_archs[1].type_entry_size, uint, NULL,
 			 0644);
 MODULE_PARM_DESC(type_entry_size_v3,
 		 "UNVERIFIED: entry bytes per vendor queue type (TRACE,NOTIFY,EVENT,ERROR,TRACE_DMA,THROTTLE), 0 for entry_size_v3");
-module_param_named(head_lag_v3, nprof_nn_archs[1].head_lag, uint, 0644);
-MODULE_PARM_DESC(head_lag_v3, "UNVERIFIED: bytes the head lags the consumed position (default 0)");
-module_param_named(phase_bit_v3, nprof_nn_archs[1].phase_bit, uint, 0644);
-MODULE_PARM_DESC(phase_bit_v3,
-		 "UNVERIFIED: head bit the runtime flips on a wrap, 0 for none (default)");
-module_param_named(head_sets_v3, nprof_nn_archs[1].head_sets, uint, 0644);
-MODULE_PARM_DESC(head_sets_v3,
-		 "UNVERIFIED: 0 a head write is for the queue last programmed in its register set (default); 1 for type set/16, engine set%16");
-module_param_named(reprogram_v3, nprof_nn_archs[1].reprogram, uint, 0644);
-MODULE_PARM_DESC(reprogram_v3,
-		 "UNVERIFIED: a queue programmed in new memory is written from 0 its head register (default), 1 reset_head_v3");
-module_param_named(reset_head_v3, nprof_nn_archs[1].reset_head, uint, 0644);
-MODULE_PARM_DESC(reset_head_v3, "UNVERIFIED: the head register after a reset (with reprogram_v3=1, or head_read_v3=2)");
-module_param_named(head_read_v3, nprof_nn_archs[1].head_read, uint, 0644);
-MODULE_PARM_DESC(head_read_v3,
-		 "UNVERIFIED: 1 a read of a head register returns the last head written, the baseline of a queue found programmed already (default 0: its first head write is); 2 it returns one value whatever was written: the heads written since the last core reset say where a re-programmed queue starts");
+NPROF_NN_PARAM_PAIR(head_lag_v2, head_lag_v3, &param_ops_uint, head_lag,
+		    "UNVERIFIED: bytes the head lags the consumed position (default 0)");
+NPROF_NN_PARAM_PAIR(phase_bit_v2, phase_bit_v3, &param_ops_uint, phase_bit,
+		    "UNVERIFIED: head bit the runtime flips on a wrap, 0 for none (default)");
+NPROF_NN_PARAM_PAIR(head_sets_v2, head_sets_v3, &param_ops_uint, head_sets,
+		    "UNVERIFIED: 0 a head write is for the queue last programmed in its register set (default); 1 for type set/16, engine set%16");
+NPROF_NN_PARAM_PAIR(reprogram_v2, reprogram_v3, &param_ops_uint, reprogram,
+		    "UNVERIFIED: a queue programmed in new memory is written from 0 its head register (default), 1 reset_head_v2 (reset_head_v3 for reprogram_v3)");
+NPROF_NN_PARAM_PAIR(reset_head_v2, reset_head_v3, &param_ops_uint, reset_head,
+		    "UNVERIFIED: the head register after a reset (with reprogram_v2=1 or head_read_v2=2; for reset_head_v3, reprogram_v3=1 or head_read_v3=2)");
+NPROF_NN_PARAM_PAIR(head_read_v2, head_read_v3, &param_ops_uint, head_read,
+		    "UNVERIFIED: 1 a read of a head register returns the last head written, the baseline of a queue found programmed already (default 0: its first head write is); 2 it returns one value whatever was written: the heads written since the last core reset say where a re-programmed queue starts");
 
 /*
  * The calibrated facts: entry sizes as entry_size's, a lag of whole

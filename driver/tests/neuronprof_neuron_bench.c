@@ -2,8 +2,10 @@
 /*
  * KUnit suite neuronprof_neuron_bench: what the provider's head-write path
  * costs, natively. Not a test suite: it asserts nothing about time and is
- * built only with its own kunitconfig (driver/tests/bench/.kunitconfig,
- * without KASAN and lockdep), by bench/neuron_head_write_native.sh, which
+ * in the neuron tests' module (listed in neuronprof_neuron_test_util.c,
+ * whose fixture it runs in) only with CONFIG_DRM_NEURONPROF_NEURON_KUNIT_BENCH,
+ * which its own kunitconfig sets (driver/tests/bench/.kunitconfig,
+ * without KASAN and lockdep), run by bench/neuron_head_write_native.sh, which
  * `make bench` runs. UML runs kernel code on the host's CPU, so this
  * measures the code the provider runs on an instance, not an emulation.
  *
@@ -43,9 +45,7 @@
 #include <linux/sort.h>
 #include <linux/vmalloc.h>
 
-#include "core/neuronprof_core.h"
-#include "fake_neuron.h"
-#include "neuron/neuron.h"
+#include "neuronprof_neuron_test_util.h"
 
 #define NB_ES		64		/* device entry bytes */
 #define NB_PER_WRITE	64		/* device entries per head write */
@@ -59,6 +59,7 @@
 #define NB_BIG_SUB	SZ_16M
 #define NB_SPAN_WRITES	200
 
+/* The bench's device, subscription and queue (the fixture, nn_ctx, removes them). */
 struct nb_ctx {
 	int dev;
 	int q;
@@ -70,48 +71,19 @@ struct nb_ctx {
 	u32 head;
 };
 
-static int nb_init(struct kunit *test)
+/* A device, core 0's TRACE queue of engine 0 programmed and subscribed. */
+static struct nb_ctx *nb_setup(struct kunit *test, u32 ring, u64 sub_ring)
 {
 	struct nb_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
-
-	if (!c)
-		return -ENOMEM;
-	c->dev = -1;
-	test->priv = c;
-	if (nprof_nn_set_format(NB_ES, NPROF_NN_HEAD_RING_ENTRIES))
-		return -EINVAL;
-	nprof_fake_set_format(NB_ES, NPROF_NN_HEAD_RING_ENTRIES);
-	return 0;
-}
-
-static void nb_exit(struct kunit *test)
-{
-	struct nb_ctx *c = test->priv;
-
-	if (c->sub)
-		nprof_sub_destroy(c->sub);
-	if (c->dev >= 0)
-		nprof_fake_remove(c->dev);
-}
-
-/* A device, core 0's TRACE queue of engine 0 programmed and subscribed. */
-static void nb_setup(struct kunit *test, u32 ring, u64 sub_ring)
-{
-	struct nb_ctx *c = test->priv;
 	const struct drm_neuronprof_nq_subscribe args = {
 		.target_kind = NEURONPROF_TARGET_CORE, .target_index = 0,
 		.queue_type = NEURONPROF_QT_TRACE, .engine = 0, .ring_size = sub_ring,
 	};
-	struct nprof_drmdev *ndev;
 
-	c->dev = nprof_fake_add(2, 2, 6);
-	KUNIT_ASSERT_GE(test, c->dev, 0);
-	ndev = nprof_nn_ndev(c->dev);
-	KUNIT_ASSERT_NOT_NULL(test, ndev);
-	c->sub = nprof_sub_create(ndev, &args);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(c->sub));
-	c->q = nprof_fake_program(c->dev, NEURON_NQ_HOOK_NC, 0, 0, 0, ring);
-	KUNIT_ASSERT_GE(test, c->q, 0);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->sub = nn_subscribe(test, nn_device(test), &args);
+	c->dev = ((struct nn_ctx *)test->priv)->dev;
+	c->q = nn_program(test, NEURON_NQ_HOOK_NC, 0, 0, 0, ring);
 	c->n = ring / NB_ES;
 	/* The device's bytes: every entry written once. */
 	KUNIT_ASSERT_EQ(test, nprof_fake_produce(c->dev, c->q, c->n - 1), (long)c->n - 1);
@@ -122,6 +94,7 @@ static void nb_setup(struct kunit *test, u32 ring, u64 sub_ring)
 	/* Register set 0 of core 0's block, as the hook decodes its head. */
 	c->qid = (struct neuron_nq_hook_qid){ .target = NEURON_NQ_HOOK_NC };
 	c->head = 0;
+	return c;
 }
 
 /* The runtime consumes @count entries; the drainer then frees the ring. */
@@ -147,10 +120,8 @@ static u64 nb_median(u64 *v, int n)
 }
 
 /* Nothing was lost: every timed head write copied all it consumed. */
-static void nb_check_delivered(struct kunit *test, u64 device_entries)
+static void nb_check_delivered(struct kunit *test, struct nb_ctx *c, u64 device_entries)
 {
-	struct nb_ctx *c = test->priv;
-
 	KUNIT_EXPECT_EQ(test, c->sub->ring.lost, 0ULL);
 	KUNIT_EXPECT_EQ(test, c->sub->ring.seq,
 			device_entries * (NB_ES / NEURONPROF_RAW_BYTES_PER_ENTRY));
@@ -158,12 +129,12 @@ static void nb_check_delivered(struct kunit *test, u64 device_entries)
 
 static void nb_span(struct kunit *test)
 {
-	struct nb_ctx *c = test->priv;
+	struct nb_ctx *c;
 	const u32 per_span = NPROF_NN_SPAN / (NB_ES / NEURONPROF_RAW_BYTES_PER_ENTRY);
 	u64 t[NB_SPAN_WRITES], worst = 0, whole = 0, spans, t0, d, med, p95, bound;
 	int i;
 
-	nb_setup(test, NB_BIG_RING, NB_BIG_SUB);
+	c = nb_setup(test, NB_BIG_RING, NB_BIG_SUB);
 	for (i = 0; i < NB_SPAN_WRITES; i++) {
 		t0 = ktime_get_ns();
 		nb_head_write(c, per_span);
@@ -179,7 +150,7 @@ static void nb_span(struct kunit *test)
 		d = ktime_get_ns() - t0;
 		whole = max(whole, d);
 	}
-	nb_check_delivered(test, (u64)NB_SPAN_WRITES * per_span + 3ULL * (c->n - 1));
+	nb_check_delivered(test, c, (u64)NB_SPAN_WRITES * per_span + 3ULL * (c->n - 1));
 	spans = DIV_ROUND_UP((u64)(c->n - 1), per_span);
 	kunit_info(test, "neuron_head_write_native: interrupts-off span: a head write of one full span (one packed record of %u ring entries: %u device entries of %u bytes) took %llu ns median, %llu ns at the 95th percentile, %llu ns at most of %d (the most includes the host descheduling this UML process); a head write of a whole %u KiB device ring (%llu spans, the source not in the cache, yielding between spans) took %llu ns worst of 3, %llu ns a span\n",
 		   (u32)NEURONPROF_RAW_PACKED_SLOTS(per_span * NB_ES), per_span, NB_ES, med, p95,
@@ -192,7 +163,7 @@ static void nb_span(struct kunit *test)
 
 static void nb_ratio(struct kunit *test)
 {
-	struct nb_ctx *c = test->priv;
+	struct nb_ctx *c;
 	const size_t bytes = NB_PER_WRITE * NB_ES;
 	u64 tp[NB_RUNS], tm[NB_RUNS], ratio[NB_RUNS], t1[NB_RUNS], tu[NB_RUNS], t0, mp, mm, mr;
 	struct neuron_nq_hook_qid unsub = { .target = NEURON_NQ_HOOK_NC, .id = 1 };
@@ -202,7 +173,7 @@ static void nb_ratio(struct kunit *test)
 	u8 *dst;
 	int run, r, b;
 
-	nb_setup(test, NB_RING, NB_SUB_RING);
+	c = nb_setup(test, NB_RING, NB_SUB_RING);
 	/* Core 1's TRACE queue of engine 0: programmed, nobody subscribed. */
 	KUNIT_ASSERT_GE(test, nprof_fake_program(c->dev, NEURON_NQ_HOOK_NC, 1, 0, 0, NB_RING), 0);
 	dst = vmalloc(NB_SUB_RING);
@@ -249,7 +220,7 @@ static void nb_ratio(struct kunit *test)
 			   ratio[run] % 1000 / 10);
 	}
 	vfree(dst);
-	nb_check_delivered(test, (u64)NB_ROUNDS * NB_PER_WRITE +
+	nb_check_delivered(test, c, (u64)NB_ROUNDS * NB_PER_WRITE +
 			   (u64)NB_RUNS * NB_BATCHES * NB_BATCH * (NB_PER_WRITE + 1));
 	kunit_info(test, "neuron_head_write_native: fixed costs: a head write of 1 device entry %llu ns, of %u to a queue nobody subscribed %llu ns (medians)\n",
 		   nb_median(t1, NB_RUNS) / NB_BATCH, NB_PER_WRITE,
@@ -276,13 +247,13 @@ static void nb_bounds(struct kunit *test)
 	const struct nprof_queue_id q = {
 		.kind = NEURONPROF_TARGET_CORE, .index = 0, .type = NEURONPROF_QT_TRACE,
 	};
-	struct nb_ctx *c = test->priv;
+	struct nb_ctx *c;
 	struct nprof_notify_span span;
 	struct nprof_drmdev *ndev;
 	u64 tc = U64_MAX, ts = U64_MAX, t0, sink = 0;
 	int run, r;
 
-	nb_setup(test, NB_RING, NB_SUB_RING);
+	c = nb_setup(test, NB_RING, NB_SUB_RING);
 	ndev = nprof_nn_ndev(c->dev);
 	for (run = 0; run < NB_RUNS * NB_BATCHES; run++) {
 		t0 = ktime_get_ns();
@@ -302,22 +273,9 @@ static void nb_bounds(struct kunit *test)
 		   tc / NB_BATCH, ts / NB_BATCH);
 }
 
-static struct kunit_case nb_cases[] = {
+struct kunit_case nb_cases[] = {
 	KUNIT_CASE(nb_span),
 	KUNIT_CASE(nb_bounds),
 	KUNIT_CASE(nb_ratio),
 	{}
 };
-
-static struct kunit_suite nb_suite = {
-	.name = "neuronprof_neuron_bench",
-	.init = nb_init,
-	.exit = nb_exit,
-	.test_cases = nb_cases,
-};
-
-kunit_test_suite(nb_suite);
-
-MODULE_DESCRIPTION("neuronprof: the provider's head-write path against a memcpy (benchmark)");
-MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

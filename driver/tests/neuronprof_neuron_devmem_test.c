@@ -17,10 +17,8 @@
 #include <linux/irqflags.h>
 #include <linux/sizes.h>
 
-#include "core/neuronprof_core.h"
-#include "fake_neuron.h"
+#include "neuronprof_neuron_test_util.h"
 #include "neuronprof_packed_walk.h"
-#include "neuron/neuron.h"
 
 static atomic_t nn_dm_reads, nn_dm_atomic_reads;
 static atomic64_t nn_dm_bytes;
@@ -39,22 +37,13 @@ static void nn_dm_read(void *dst, const void __iomem *src, size_t len)
 	memcpy(dst, (__force const void *)src, len);
 }
 
-struct nn_dm_ctx {
-	int dev;
-	struct nprof_sub *sub;
-};
-
-static int nn_dm_init(struct kunit *test)
+/* The fixture's, with this suite's read function and the fake's BAR4. */
+int nn_dm_init(struct kunit *test)
 {
-	struct nn_dm_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	int ret = nn_init(test);
 
-	if (!ctx)
-		return -ENOMEM;
-	ctx->dev = -1;
-	test->priv = ctx;
-	if (nprof_nn_set_format(64, NPROF_NN_HEAD_RING_ENTRIES))
-		return -EINVAL;
-	nprof_fake_set_format(64, NPROF_NN_HEAD_RING_ENTRIES);
+	if (ret)
+		return ret;
 	atomic_set(&nn_dm_reads, 0);
 	atomic_set(&nn_dm_atomic_reads, 0);
 	atomic64_set(&nn_dm_bytes, 0);
@@ -63,14 +52,9 @@ static int nn_dm_init(struct kunit *test)
 	return 0;
 }
 
-static void nn_dm_exit(struct kunit *test)
+void nn_dm_exit(struct kunit *test)
 {
-	struct nn_dm_ctx *ctx = test->priv;
-
-	if (ctx->sub)
-		nprof_sub_destroy(ctx->sub);
-	if (ctx->dev >= 0)
-		nprof_fake_remove(ctx->dev);
+	nn_exit(test);
 	nprof_fake_set_devmem_io(false);
 	WRITE_ONCE(nprof_nn_io_read, NULL);
 }
@@ -78,26 +62,19 @@ static void nn_dm_exit(struct kunit *test)
 /* A trn1-like device, a subscription and a queue of @size bytes in device memory. */
 static int nn_dm_setup(struct kunit *test, u32 type, u64 ring_size, u32 size)
 {
-	struct nn_dm_ctx *ctx = test->priv;
+	struct nn_ctx *ctx = test->priv;
 	const struct drm_neuronprof_nq_subscribe args = {
 		.target_kind = NEURONPROF_TARGET_CORE, .target_index = 0,
 		.queue_type = type, .engine = 1, .ring_size = ring_size,
 	};
-	struct nprof_drmdev *ndev;
+	struct nprof_sub *sub = nn_subscribe(test, nn_device(test), &args);
 	int q;
 
-	ctx->dev = nprof_fake_add(2, 2, 6);
-	KUNIT_ASSERT_GE(test, ctx->dev, 0);
-	ndev = nprof_nn_ndev(ctx->dev);
-	KUNIT_ASSERT_NOT_NULL(test, ndev);
-	ctx->sub = nprof_sub_create(ndev, &args);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(ctx->sub));
 	/* Vendor type 0 (TRACE) is neuronprof's TRACE. */
 	q = nprof_fake_program_at(ctx->dev, NEURON_NQ_HOOK_NC, 0, 0, 1, size, false);
 	KUNIT_ASSERT_GE(test, q, 0);
 	/* Subscribable: the fake handed the hook a BAR4 mapping of it. */
-	KUNIT_ASSERT_FALSE(test, READ_ONCE(ctx->sub->ring.hdr->flags) &
-			   NEURONPROF_RING_UNREADABLE);
+	KUNIT_ASSERT_FALSE(test, READ_ONCE(sub->ring.hdr->flags) & NEURONPROF_RING_UNREADABLE);
 	return q;
 }
 
@@ -109,7 +86,7 @@ static int nn_dm_setup(struct kunit *test, u32 type, u64 ring_size, u32 size)
  */
 static u64 nn_dm_check(struct kunit *test, int q, u64 from, u64 seq, u32 first)
 {
-	struct nprof_sub *sub = ((struct nn_dm_ctx *)test->priv)->sub;
+	struct nprof_sub *sub = ((struct nn_ctx *)test->priv)->sub[0];
 	struct neuronprof_notification e;
 	u64 i;
 
@@ -133,7 +110,7 @@ static u64 nn_dm_check(struct kunit *test, int q, u64 from, u64 seq, u32 first)
  */
 static void nn_dm_reads_with_irqs_on(struct kunit *test)
 {
-	struct nn_dm_ctx *ctx = test->priv;
+	struct nn_ctx *ctx = test->priv;
 	int q = nn_dm_setup(test, NEURONPROF_QT_TRACE, 16 * PAGE_SIZE, 64 * 64);
 	int round;
 
@@ -142,7 +119,7 @@ static void nn_dm_reads_with_irqs_on(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 30, true), 30L);
 		KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 20, true), 20L);
 	}
-	KUNIT_EXPECT_EQ(test, ctx->sub->ring.lost, 0ULL);
+	KUNIT_EXPECT_EQ(test, ctx->sub[0]->ring.lost, 0ULL);
 	KUNIT_EXPECT_EQ(test, nn_dm_check(test, q, 0, 0, 0), 500ULL);
 	KUNIT_EXPECT_GE(test, atomic_read(&nn_dm_reads), 10);
 	KUNIT_EXPECT_EQ(test, atomic_read(&nn_dm_atomic_reads), 0);
@@ -157,7 +134,7 @@ static void nn_dm_reads_with_irqs_on(struct kunit *test)
  */
 static void nn_dm_short_span_read_again(struct kunit *test)
 {
-	struct nn_dm_ctx *ctx = test->priv;
+	struct nn_ctx *ctx = test->priv;
 	/*
 	 * 64 KiB of device ring (1024 entries), a 64 KiB neuronprof ring
 	 * (1024 ring entries): 100 device entries are one record of 101
@@ -167,18 +144,16 @@ static void nn_dm_short_span_read_again(struct kunit *test)
 	int q = nn_dm_setup(test, NEURONPROF_QT_TRACE, 16 * PAGE_SIZE, SZ_64K);
 	u64 from;
 
-	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 100), 100L);
-	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 100, true), 100L);
-	KUNIT_ASSERT_EQ(test, ctx->sub->ring.prod, 101 * NPROF_ENTRY_SIZE);
+	nn_head_write(test, q, 100);
+	KUNIT_ASSERT_EQ(test, ctx->sub[0]->ring.prod, 101 * NPROF_ENTRY_SIZE);
 	KUNIT_EXPECT_EQ(test, nn_dm_check(test, q, 0, 0, 0), 200ULL);
-	from = ctx->sub->ring.prod;
+	from = ctx->sub[0]->ring.prod;
 	/* The reader read them: publishes the consumer position as a reader does. */
-	smp_store_release(&ctx->sub->ring.cons_page->consumer_pos, from);
+	smp_store_release(&ctx->sub[0]->ring.cons_page->consumer_pos, from);
 	atomic64_set(&nn_dm_bytes, 0);
-	KUNIT_ASSERT_GT(test, from + (1000 + 4) * NPROF_ENTRY_SIZE, ctx->sub->ring.size);
-	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 1000), 1000L);
-	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 1000, true), 1000L);
-	KUNIT_EXPECT_EQ(test, ctx->sub->ring.lost, 0ULL);
+	KUNIT_ASSERT_GT(test, from + (1000 + 4) * NPROF_ENTRY_SIZE, ctx->sub[0]->ring.size);
+	nn_head_write(test, q, 1000);
+	KUNIT_EXPECT_EQ(test, ctx->sub[0]->ring.lost, 0ULL);
 	KUNIT_EXPECT_EQ(test, nn_dm_check(test, q, from, 200, 100), 2000ULL);
 	/* A short span: some entries were read twice. */
 	KUNIT_EXPECT_GT(test, atomic64_read(&nn_dm_bytes), 1000LL * 64);
@@ -193,44 +168,30 @@ static void nn_dm_short_span_read_again(struct kunit *test)
  */
 static void nn_dm_full_ring_reads_nothing(struct kunit *test)
 {
-	struct nn_dm_ctx *ctx = test->priv;
+	struct nn_ctx *ctx = test->priv;
 	/* A one-page ring: 64 ring entries, 32 device entries of 64 bytes. */
 	int q = nn_dm_setup(test, NEURONPROF_QT_TRACE, PAGE_SIZE, SZ_64K);
 	u64 ring_entries = PAGE_SIZE / NPROF_ENTRY_SIZE, from;
 
-	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 1000), 1000L);
-	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 1000, true), 1000L);
+	nn_head_write(test, q, 1000);
 	/* delivered + lost = consumed, in 32-byte parts; the first ones arrived. */
-	KUNIT_EXPECT_EQ(test, ctx->sub->ring.prod, ring_entries * NPROF_ENTRY_SIZE);
-	KUNIT_EXPECT_EQ(test, nn_dm_check(test, q, 0, 0, 0) + ctx->sub->ring.lost, 2000ULL);
+	KUNIT_EXPECT_EQ(test, ctx->sub[0]->ring.prod, ring_entries * NPROF_ENTRY_SIZE);
+	KUNIT_EXPECT_EQ(test, nn_dm_check(test, q, 0, 0, 0) + ctx->sub[0]->ring.lost, 2000ULL);
 	KUNIT_EXPECT_LE(test, atomic64_read(&nn_dm_bytes),
 			2LL * NPROF_NN_SPAN * NEURONPROF_RAW_BYTES_PER_ENTRY);
 	KUNIT_EXPECT_EQ(test, atomic_read(&nn_dm_atomic_reads), 0);
 	/* Room again (the reader read them all): the next head write reads and delivers. */
-	from = ctx->sub->ring.prod;
+	from = ctx->sub[0]->ring.prod;
 	/* The reader read them all: publishes its position as a reader does. */
-	smp_store_release(&ctx->sub->ring.cons_page->consumer_pos, from);
-	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 10), 10L);
-	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 10, true), 10L);
+	smp_store_release(&ctx->sub[0]->ring.cons_page->consumer_pos, from);
+	nn_head_write(test, q, 10);
 	/* One record: a header and the 10 entries. */
-	KUNIT_EXPECT_EQ(test, ctx->sub->ring.prod, from + 11 * NPROF_ENTRY_SIZE);
+	KUNIT_EXPECT_EQ(test, ctx->sub[0]->ring.prod, from + 11 * NPROF_ENTRY_SIZE);
 }
 
-static struct kunit_case nn_dm_cases[] = {
+struct kunit_case nn_dm_cases[] = {
 	KUNIT_CASE(nn_dm_reads_with_irqs_on),
 	KUNIT_CASE(nn_dm_short_span_read_again),
 	KUNIT_CASE(nn_dm_full_ring_reads_nothing),
 	{}
 };
-
-static struct kunit_suite nn_dm_suite = {
-	.name = "neuronprof_neuron_devmem",
-	.init = nn_dm_init,
-	.exit = nn_dm_exit,
-	.test_cases = nn_dm_cases,
-};
-
-kunit_test_suites(&nn_dm_suite);
-
-MODULE_DESCRIPTION("KUnit tests of neuronprof_neuron: queues in device memory");
-MODULE_LICENSE("GPL");

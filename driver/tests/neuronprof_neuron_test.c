@@ -18,69 +18,20 @@
 #include <linux/poll.h>
 #include <linux/string.h>
 
-#include "core/neuronprof_core.h"
-#include "fake_neuron.h"
+#include "neuronprof_neuron_test_util.h"
 #include "neuronprof_packed_walk.h"
-#include "neuron/neuron.h"
 
 #define NN_RING		(64 * 64)	/* device ring: 64 entries of 64 bytes */
-
-struct nn_test_ctx {
-	int dev;
-	struct nprof_sub *sub;
-};
-
-static int nn_test_init(struct kunit *test)
-{
-	struct nn_test_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
-
-	if (!ctx)
-		return -ENOMEM;
-	ctx->dev = -1;
-	test->priv = ctx;
-	if (nprof_nn_set_format(64, NPROF_NN_HEAD_RING_ENTRIES))
-		return -EINVAL;
-	nprof_fake_set_format(64, NPROF_NN_HEAD_RING_ENTRIES);
-	return 0;
-}
-
-static void nn_test_exit(struct kunit *test)
-{
-	struct nn_test_ctx *ctx = test->priv;
-
-	if (ctx->sub)
-		nprof_sub_destroy(ctx->sub);
-	if (ctx->dev >= 0)
-		nprof_fake_remove(ctx->dev);
-	KUNIT_EXPECT_EQ(test, nprof_nn_set_format(64, NPROF_NN_HEAD_RING_ENTRIES), 0);
-	nprof_fake_set_format(64, NPROF_NN_HEAD_RING_ENTRIES);
-}
-
-/* A trn1-like device (2 cores, 6 TopSPs) and its neuronprof device. */
-static struct nprof_drmdev *nn_test_device(struct kunit *test)
-{
-	struct nn_test_ctx *ctx = test->priv;
-	struct nprof_drmdev *ndev;
-
-	ctx->dev = nprof_fake_add(2, 2, 6);
-	KUNIT_ASSERT_GE(test, ctx->dev, 0);
-	ndev = nprof_nn_ndev(ctx->dev);
-	KUNIT_ASSERT_NOT_NULL(test, ndev);
-	return ndev;
-}
 
 static struct nprof_sub *nn_test_subscribe(struct kunit *test, struct nprof_drmdev *ndev,
 					   u32 kind, u32 index, u32 type, u32 engine, u64 size)
 {
-	struct nn_test_ctx *ctx = test->priv;
 	const struct drm_neuronprof_nq_subscribe args = {
 		.target_kind = kind, .target_index = index, .queue_type = type,
 		.engine = engine, .ring_size = size,
 	};
 
-	ctx->sub = nprof_sub_create(ndev, &args);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(ctx->sub));
-	return ctx->sub;
+	return nn_subscribe(test, ndev, &args);
 }
 
 /*
@@ -120,7 +71,7 @@ static struct neuronprof_notification nn_part_at(struct kunit *test, struct npro
 /* The device is announced with what the provider knows. */
 static void nn_test_device_info(struct kunit *test)
 {
-	struct nprof_drmdev *ndev = nn_test_device(test);
+	struct nprof_drmdev *ndev = nn_device(test);
 	const struct nprof_device_desc *d = nprof_device_desc(ndev);
 
 	KUNIT_EXPECT_STREQ(test, d->provider, "neuron");
@@ -138,15 +89,14 @@ static void nn_test_device_info(struct kunit *test)
 /* Consumed entries arrive in order across the device ring's wrap. */
 static void nn_test_wrap(struct kunit *test)
 {
-	struct nprof_drmdev *ndev = nn_test_device(test);
-	struct nn_test_ctx *ctx = test->priv;
+	struct nprof_drmdev *ndev = nn_device(test);
+	struct nn_ctx *ctx = test->priv;
 	struct nprof_sub *sub;
 	int q, round;
 
 	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 1, NEURONPROF_QT_TRACE, 3,
 				16 * PAGE_SIZE);
-	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 1, 0, 3, NN_RING);
-	KUNIT_ASSERT_GE(test, q, 0);
+	q = nn_program(test, NEURON_NQ_HOOK_NC, 1, 0, 3, NN_RING);
 	for (round = 0; round < 5; round++) {
 		KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 50), 50L);
 		KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 30, true), 30L);
@@ -159,8 +109,7 @@ static void nn_test_wrap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sub->ring.lost, 0ULL);
 	/* A queue nobody subscribed is not copied: the DMA one of core 0. */
 	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 0, 4, 2, NN_RING);
-	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 10), 10L);
-	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 10, true), 10L);
+	nn_head_write(test, q, 10);
 	KUNIT_EXPECT_EQ(test, nn_parts(test, sub, 0), 500ULL);
 }
 
@@ -170,24 +119,20 @@ static void nn_test_wrap(struct kunit *test)
  */
 static void nn_test_ring_wraps_mid_copy(struct kunit *test)
 {
-	struct nprof_drmdev *ndev = nn_test_device(test);
-	struct nn_test_ctx *ctx = test->priv;
+	struct nprof_drmdev *ndev = nn_device(test);
 	struct nprof_sub *sub;
 	const struct neuronprof_notification *h;
 	int q;
 
 	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_THROTTLE, 0,
 				PAGE_SIZE);
-	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 0, 5, 0, NN_RING);
-	KUNIT_ASSERT_GE(test, q, 0);
+	q = nn_program(test, NEURON_NQ_HOOK_NC, 0, 5, 0, NN_RING);
 	/* 40 device entries of 64 bytes: a record of 41 of the ring's 64 entries. */
-	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 40), 40L);
-	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 40, true), 40L);
+	nn_head_write(test, q, 40);
 	KUNIT_ASSERT_EQ(test, sub->ring.prod, 41 * NPROF_ENTRY_SIZE);
 	/* The reader consumed it: 23 entries of room at the end, 64 in all. */
 	smp_store_release(&sub->ring.cons_page->consumer_pos, 41 * NPROF_ENTRY_SIZE);
-	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 40), 40L);
-	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 40, true), 40L);
+	nn_head_write(test, q, 40);
 	KUNIT_EXPECT_EQ(test, sub->ring.lost, 0ULL);
 	/* 22 entries before the end (23 ring entries), 18 after it (19). */
 	KUNIT_EXPECT_EQ(test, sub->ring.prod, (64 + 19) * NPROF_ENTRY_SIZE);
@@ -209,27 +154,21 @@ static void nn_test_ring_wraps_mid_copy(struct kunit *test)
 /* Entries of 128 bytes: four ring entries each, never split by a loss. */
 static void nn_test_four_parts_and_overflow(struct kunit *test)
 {
-	struct nn_test_ctx *ctx = test->priv;
 	struct nprof_drmdev *ndev;
 	struct nprof_sub *sub;
 	u64 delivered;
 	int q;
 
-	KUNIT_ASSERT_EQ(test, nprof_nn_set_format(128, NPROF_NN_HEAD_RING_BYTES), 0);
-	nprof_fake_set_format(128, NPROF_NN_HEAD_RING_BYTES);
-	ndev = nn_test_device(test);
+	ndev = nn_format_device(test, 128, NPROF_NN_HEAD_RING_BYTES);
 	/*
 	 * 64 ring entries: a record of the first 25 device entries (51 ring
 	 * entries), one of 6 in the 13 left, then the ring is full.
 	 */
 	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_NOTIFY, 0,
 				PAGE_SIZE);
-	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 0, 1, 0, 2 * PAGE_SIZE);
-	KUNIT_ASSERT_GE(test, q, 0);
-	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 25), 25L);
-	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 25, true), 25L);
-	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 25), 25L);
-	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 25, true), 25L);
+	q = nn_program(test, NEURON_NQ_HOOK_NC, 0, 1, 0, 2 * PAGE_SIZE);
+	nn_head_write(test, q, 25);
+	nn_head_write(test, q, 25);
 	delivered = nn_test_check_ring(test, sub, q, 0, 4);
 	KUNIT_EXPECT_EQ(test, delivered, 31ULL);
 	/* delivered + lost = produced, in 32-byte parts (sequence numbers). */
@@ -245,18 +184,15 @@ static void nn_test_four_parts_and_overflow(struct kunit *test)
  */
 static void nn_test_head_passes_a_ring(struct kunit *test)
 {
-	struct nn_test_ctx *ctx = test->priv;
+	struct nn_ctx *ctx = test->priv;
 	struct nprof_drmdev *ndev;
 	struct nprof_sub *sub;
 	int q, i;
 
-	KUNIT_ASSERT_EQ(test, nprof_nn_set_format(64, NPROF_NN_HEAD_COUNTER_ENTRIES), 0);
-	nprof_fake_set_format(64, NPROF_NN_HEAD_COUNTER_ENTRIES);
-	ndev = nn_test_device(test);
+	ndev = nn_format_device(test, 64, NPROF_NN_HEAD_COUNTER_ENTRIES);
 	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_TOPSP, 5, NEURONPROF_QT_TOPSP_TRACE,
 				0, 16 * PAGE_SIZE);
-	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_TOPSP, 5, 0, 0, NN_RING);
-	KUNIT_ASSERT_GE(test, q, 0);
+	q = nn_program(test, NEURON_NQ_HOOK_TOPSP, 5, 0, 0, NN_RING);
 	/* 150 entries consumed without a head write, then one write. */
 	for (i = 0; i < 3; i++) {
 		KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 50), 50L);
@@ -274,23 +210,20 @@ static void nn_test_head_passes_a_ring(struct kunit *test)
 /* A core reset halts the queues; reprogrammed, they go on from head 0. */
 static void nn_test_core_reset(struct kunit *test)
 {
-	struct nprof_drmdev *ndev = nn_test_device(test);
-	struct nn_test_ctx *ctx = test->priv;
+	struct nprof_drmdev *ndev = nn_device(test);
+	struct nn_ctx *ctx = test->priv;
 	struct nprof_sub *sub;
 	int q;
 
 	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_EVENT, 0,
 				16 * PAGE_SIZE);
 	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 0, 2, 0, NN_RING);
-	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 40), 40L);
-	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 40, true), 40L);
+	nn_head_write(test, q, 40);
 	KUNIT_ASSERT_EQ(test, nprof_fake_reset_core(ctx->dev, 0), 1);
 	/* Halted and freed: nothing of it is read any more. */
 	KUNIT_EXPECT_EQ(test, nprof_fake_consume(ctx->dev, q, 0, true), -ENOENT);
-	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 0, 2, 0, NN_RING);
-	KUNIT_ASSERT_GE(test, q, 0);
-	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 10), 10L);
-	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 10, true), 10L);
+	q = nn_program(test, NEURON_NQ_HOOK_NC, 0, 2, 0, NN_RING);
+	nn_head_write(test, q, 10);
 	KUNIT_EXPECT_EQ(test, nn_parts(test, sub, 0), 2 * 50ULL);
 	KUNIT_EXPECT_EQ(test, sub->ring.lost, 0ULL);
 	/* The new ring's entries restart from its first (device seq 0). */
@@ -330,8 +263,8 @@ static int nn_test_runtime(void *arg)
  */
 static void nn_test_halt_during_copy(struct kunit *test)
 {
-	struct nprof_drmdev *ndev = nn_test_device(test);
-	struct nn_test_ctx *ctx = test->priv;
+	struct nprof_drmdev *ndev = nn_device(test);
+	struct nn_ctx *ctx = test->priv;
 	struct nn_halt_race r = { .dev = ctx->dev };
 	struct task_struct *t;
 	struct nprof_sub *sub;
@@ -339,8 +272,7 @@ static void nn_test_halt_during_copy(struct kunit *test)
 
 	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 1, NEURONPROF_QT_ERROR, 0,
 				256 * PAGE_SIZE);
-	r.q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 1, 3, 0, NN_RING);
-	KUNIT_ASSERT_GE(test, r.q, 0);
+	r.q = nn_program(test, NEURON_NQ_HOOK_NC, 1, 3, 0, NN_RING);
 	init_completion(&r.done);
 	t = kthread_run(nn_test_runtime, &r, "nn_test_runtime");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
@@ -357,16 +289,15 @@ static void nn_test_halt_during_copy(struct kunit *test)
 /* Removal with a live subscription: it dies, the ring stays readable. */
 static void nn_test_remove_subscribed(struct kunit *test)
 {
-	struct nprof_drmdev *ndev = nn_test_device(test);
-	struct nn_test_ctx *ctx = test->priv;
+	struct nprof_drmdev *ndev = nn_device(test);
+	struct nn_ctx *ctx = test->priv;
 	struct nprof_sub *sub;
 	int q;
 
 	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_DMA, 15,
 				16 * PAGE_SIZE);
 	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 0, 4, 15, NN_RING);
-	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 20), 20L);
-	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 20, true), 20L);
+	nn_head_write(test, q, 20);
 	KUNIT_ASSERT_EQ(test, nprof_fake_remove(ctx->dev), 0);
 	ctx->dev = -1;
 	KUNIT_EXPECT_TRUE(test, sub->dead);
@@ -388,7 +319,6 @@ static void nn_test_params_checked(struct kunit *test)
 						  "64k", "" };
 	u32 es = 64, hm = NPROF_NN_HEAD_RING_ENTRIES;
 	const struct kernel_param kes = { .arg = &es }, khm = { .arg = &hm };
-	struct nn_test_ctx *ctx = test->priv;
 	struct nprof_drmdev *ndev;
 	struct nprof_sub *sub;
 	unsigned int i;
@@ -410,14 +340,12 @@ static void nn_test_params_checked(struct kunit *test)
 
 	/* The table itself refuses 16: the old crash (parts = 16 / 32 = 0). */
 	KUNIT_EXPECT_EQ(test, nprof_nn_set_format(16, NPROF_NN_HEAD_RING_ENTRIES), -EINVAL);
-	ndev = nn_test_device(test);
+	ndev = nn_device(test);
 	KUNIT_EXPECT_EQ(test, nprof_device_desc(ndev)->raw_entry_size, 64U);
 	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 0,
 				16 * PAGE_SIZE);
-	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 0, 0, 0, NN_RING);
-	KUNIT_ASSERT_GE(test, q, 0);
-	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 10), 10L);
-	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 10, true), 10L);
+	q = nn_program(test, NEURON_NQ_HOOK_NC, 0, 0, 0, NN_RING);
+	nn_head_write(test, q, 10);
 	KUNIT_EXPECT_EQ(test, nn_test_check_ring(test, sub, q, 0, 2), 10ULL);
 }
 
@@ -429,27 +357,22 @@ static void nn_test_params_checked(struct kunit *test)
  */
 static void nn_test_counter_backwards(struct kunit *test)
 {
-	struct nn_test_ctx *ctx = test->priv;
+	struct nn_ctx *ctx = test->priv;
 	struct nprof_drmdev *ndev;
 	struct nprof_sub *sub;
 	int q, i;
 
-	KUNIT_ASSERT_EQ(test, nprof_nn_set_format(64, NPROF_NN_HEAD_COUNTER_ENTRIES), 0);
-	nprof_fake_set_format(64, NPROF_NN_HEAD_COUNTER_ENTRIES);
-	ndev = nn_test_device(test);
+	ndev = nn_format_device(test, 64, NPROF_NN_HEAD_COUNTER_ENTRIES);
 	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 1, NEURONPROF_QT_NOTIFY, 2,
 				16 * PAGE_SIZE);
-	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 1, 1, 2, NN_RING);
-	KUNIT_ASSERT_GE(test, q, 0);
-	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 10), 10L);
-	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 10, true), 10L);
+	q = nn_program(test, NEURON_NQ_HOOK_NC, 1, 1, 2, NN_RING);
+	nn_head_write(test, q, 10);
 	/* Restarted behind the hook's back: the counter drops from 10 to 0. */
 	KUNIT_ASSERT_EQ(test, nprof_fake_restart(ctx->dev, q), 0);
 	KUNIT_EXPECT_EQ(test, nprof_fake_head_reg(ctx->dev, q), 0U);
 	KUNIT_EXPECT_EQ(test, sub->ring.lost, 0ULL);
 	KUNIT_EXPECT_EQ(test, sub->ring.seq, 20ULL);
-	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 5), 5L);
-	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 5, true), 5L);
+	nn_head_write(test, q, 5);
 	KUNIT_EXPECT_EQ(test, sub->ring.lost, 0ULL);
 	KUNIT_ASSERT_EQ(test, nn_parts(test, sub, 0), 30ULL);
 	/* Device entries 0..9, then 0..4 of the restarted queue. */
@@ -467,29 +390,25 @@ static void nn_test_counter_backwards(struct kunit *test)
  */
 static void nn_test_first_seen_queue_baseline(struct kunit *test)
 {
-	struct nn_test_ctx *ctx = test->priv;
+	struct nn_ctx *ctx = test->priv;
 	struct nprof_drmdev *ndev;
 	struct nprof_sub *sub;
 	int q, q2;
 
-	ndev = nn_test_device(test);
+	ndev = nn_device(test);
 	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_TOPSP, 2, NEURONPROF_QT_TOPSP_EVENT,
 				0, 16 * PAGE_SIZE);
 	nprof_fake_set_blind(true);
-	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_TOPSP, 2, 2, 0, NN_RING);
-	KUNIT_ASSERT_GE(test, q, 0);
-	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 30), 30L);
-	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 30, true), 30L);
+	q = nn_program(test, NEURON_NQ_HOOK_TOPSP, 2, 2, 0, NN_RING);
+	nn_head_write(test, q, 30);
 	nprof_fake_set_blind(false);
 	/* NOTIFICATIONS_INIT again: the same queue, handed out again. */
 	q2 = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_TOPSP, 2, 2, 0, NN_RING);
 	KUNIT_ASSERT_EQ(test, q2, q);
-	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 10), 10L);
-	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 10, true), 10L);
+	nn_head_write(test, q, 10);
 	KUNIT_EXPECT_EQ(test, sub->ring.seq, 0ULL);
 	KUNIT_EXPECT_EQ(test, sub->ring.prod, 0ULL);
-	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 7), 7L);
-	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 7, true), 7L);
+	nn_head_write(test, q, 7);
 	KUNIT_EXPECT_EQ(test, nn_test_check_ring(test, sub, q, 40, 2), 7ULL);
 	KUNIT_EXPECT_EQ(test, sub->ring.lost, 0ULL);
 }
@@ -500,20 +419,16 @@ static void nn_test_first_seen_queue_baseline(struct kunit *test)
  */
 static void nn_test_counter_huge_gap(struct kunit *test)
 {
-	struct nn_test_ctx *ctx = test->priv;
+	struct nn_ctx *ctx = test->priv;
 	struct nprof_drmdev *ndev;
 	struct nprof_sub *sub;
 	int q;
 
-	KUNIT_ASSERT_EQ(test, nprof_nn_set_format(64, NPROF_NN_HEAD_COUNTER_ENTRIES), 0);
-	nprof_fake_set_format(64, NPROF_NN_HEAD_COUNTER_ENTRIES);
-	ndev = nn_test_device(test);
+	ndev = nn_format_device(test, 64, NPROF_NN_HEAD_COUNTER_ENTRIES);
 	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 1,
 				16 * PAGE_SIZE);
-	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 0, 0, 1, NN_RING);
-	KUNIT_ASSERT_GE(test, q, 0);
-	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 1), 1L);
-	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 1, true), 1L);
+	q = nn_program(test, NEURON_NQ_HOOK_NC, 0, 0, 1, NN_RING);
+	nn_head_write(test, q, 1);
 	KUNIT_ASSERT_EQ(test, nprof_fake_rebase_head(ctx->dev, q, S32_MAX - 1), 0);
 	KUNIT_EXPECT_EQ(test, sub->ring.seq, 2ULL * S32_MAX);
 	KUNIT_EXPECT_EQ(test, sub->ring.lost, 2ULL * (S32_MAX - 1 - 64));
@@ -547,8 +462,8 @@ static void nn_test_consumed_rules(struct kunit *test)
  */
 static void nn_test_device_memory(struct kunit *test)
 {
-	struct nprof_drmdev *ndev = nn_test_device(test);
-	struct nn_test_ctx *ctx = test->priv;
+	struct nprof_drmdev *ndev = nn_device(test);
+	struct nn_ctx *ctx = test->priv;
 	const struct drm_neuronprof_nq_subscribe args = {
 		.target_kind = NEURONPROF_TARGET_CORE, .target_index = 0,
 		.queue_type = NEURONPROF_QT_NOTIFY, .engine = 0, .ring_size = PAGE_SIZE,
@@ -569,8 +484,7 @@ static void nn_test_device_memory(struct kunit *test)
 	q = nprof_fake_program_at(ctx->dev, NEURON_NQ_HOOK_NC, 1, 2, 0, NN_RING, false);
 	KUNIT_ASSERT_GE(test, q, 0);
 	KUNIT_EXPECT_TRUE(test, READ_ONCE(sub->ring.hdr->flags) & NEURONPROF_RING_UNREADABLE);
-	KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 10), 10L);
-	KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 10, true), 10L);
+	nn_head_write(test, q, 10);
 	KUNIT_EXPECT_EQ(test, sub->ring.prod, 0ULL);
 }
 
@@ -616,7 +530,7 @@ static void nn_test_devices_in_parallel(struct kunit *test)
 	const struct neuron_nq_hook_qid qid_b = {
 		.target = NEURON_NQ_HOOK_NC, .id = 0, .nq_type = 1, .instance = 0, .reg = 16,
 	};
-	struct nn_test_ctx *ctx = test->priv;
+	struct nn_ctx *ctx = test->priv;
 	const struct neuron_nq_hook_dev *hd_b;
 	struct nprof_drmdev *ndev_b;
 	struct nn_hold h = {
@@ -628,9 +542,8 @@ static void nn_test_devices_in_parallel(struct kunit *test)
 	struct nprof_sub *sub;
 	int dev_b, q_a, q_b;
 
-	nn_test_device(test);
-	q_a = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 1, 0, 2, NN_RING);
-	KUNIT_ASSERT_GE(test, q_a, 0);
+	nn_device(test);
+	q_a = nn_program(test, NEURON_NQ_HOOK_NC, 1, 0, 2, NN_RING);
 	h.hd_a = nprof_fake_hook_dev(ctx->dev);
 	KUNIT_ASSERT_NOT_NULL(test, h.hd_a);
 	h.lock = nprof_nn_queue_lock(h.hd_a, &h.hq_a.qid);
@@ -690,15 +603,13 @@ static void nn_test_devices_in_parallel(struct kunit *test)
  */
 static void nn_test_cal_halt_engine_16(struct kunit *test)
 {
-	struct nn_test_ctx *ctx = test->priv;
+	struct nn_ctx *ctx = test->priv;
 	void *va, *low;
 	int q, q_low;
 
-	nn_test_device(test);
-	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 0, 0, 17, NN_RING);
-	KUNIT_ASSERT_GE(test, q, 0);
-	q_low = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 1, 0, 3, NN_RING);
-	KUNIT_ASSERT_GE(test, q_low, 0);
+	nn_device(test);
+	q = nn_program(test, NEURON_NQ_HOOK_NC, 0, 0, 17, NN_RING);
+	q_low = nn_program(test, NEURON_NQ_HOOK_NC, 1, 0, 3, NN_RING);
 	va = nprof_fake_ring(ctx->dev, q);
 	low = nprof_fake_ring(ctx->dev, q_low);
 	KUNIT_ASSERT_NOT_NULL(test, va);
@@ -714,7 +625,7 @@ static void nn_test_cal_halt_engine_16(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, nprof_nn_cal_holds(ctx->dev, va));
 }
 
-static struct kunit_case nn_cases[] = {
+struct kunit_case nn_cases[] = {
 	KUNIT_CASE(nn_test_device_info),
 	KUNIT_CASE(nn_test_wrap),
 	KUNIT_CASE(nn_test_ring_wraps_mid_copy),
@@ -733,15 +644,3 @@ static struct kunit_case nn_cases[] = {
 	KUNIT_CASE(nn_test_cal_halt_engine_16),
 	{}
 };
-
-static struct kunit_suite nn_suite = {
-	.name = "neuronprof_neuron",
-	.init = nn_test_init,
-	.exit = nn_test_exit,
-	.test_cases = nn_cases,
-};
-
-kunit_test_suites(&nn_suite);
-
-MODULE_DESCRIPTION("KUnit tests of neuronprof_neuron with the fake neuron.ko");
-MODULE_LICENSE("GPL");

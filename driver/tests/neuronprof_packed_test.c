@@ -13,64 +13,21 @@
 #include <kunit/test.h>
 #include <linux/err.h>
 
-#include "core/neuronprof_core.h"
-#include "fake_neuron.h"
-#include "neuron/neuron.h"
-
-#define NP_MAX_SUBS	3
-
-struct np_ctx {
-	int dev;
-	struct nprof_sub *sub[NP_MAX_SUBS];
-};
-
-static int np_init(struct kunit *test)
-{
-	struct np_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
-
-	if (!c)
-		return -ENOMEM;
-	c->dev = -1;
-	test->priv = c;
-	return 0;
-}
-
-static void np_exit(struct kunit *test)
-{
-	struct np_ctx *c = test->priv;
-	int i;
-
-	for (i = 0; i < NP_MAX_SUBS; i++)
-		if (c->sub[i])
-			nprof_sub_destroy(c->sub[i]);
-	if (c->dev >= 0)
-		nprof_fake_remove(c->dev);
-	/* The next suite gets the defaults back. */
-	nprof_nn_set_format(64, NPROF_NN_HEAD_RING_ENTRIES);
-	nprof_fake_set_format(64, NPROF_NN_HEAD_RING_ENTRIES);
-}
+#include "neuronprof_neuron_test_util.h"
 
 /* A device with entries of @es bytes; @n subscriptions of core 0's TRACE queue of engine 0. */
 static void np_setup(struct kunit *test, u32 es, const u64 *ring_sizes, int n)
 {
-	struct np_ctx *c = test->priv;
 	struct drm_neuronprof_nq_subscribe args = {
 		.target_kind = NEURONPROF_TARGET_CORE, .queue_type = NEURONPROF_QT_TRACE,
 	};
-	struct nprof_drmdev *ndev;
+	struct nprof_drmdev *ndev = nn_format_device(test, es, NPROF_NN_HEAD_RING_ENTRIES);
 	int i;
 
-	KUNIT_ASSERT_EQ(test, nprof_nn_set_format(es, NPROF_NN_HEAD_RING_ENTRIES), 0);
-	nprof_fake_set_format(es, NPROF_NN_HEAD_RING_ENTRIES);
-	c->dev = nprof_fake_add(2, 2, 6);
-	KUNIT_ASSERT_GE(test, c->dev, 0);
-	ndev = nprof_nn_ndev(c->dev);
-	KUNIT_ASSERT_NOT_NULL(test, ndev);
 	KUNIT_EXPECT_TRUE(test, nprof_device_desc(ndev)->caps & NEURONPROF_CAP_RAW_PACKED);
 	for (i = 0; i < n; i++) {
 		args.ring_size = ring_sizes[i];
-		c->sub[i] = nprof_sub_create(ndev, &args);
-		KUNIT_ASSERT_FALSE(test, IS_ERR(c->sub[i]));
+		nn_subscribe(test, ndev, &args);
 	}
 }
 
@@ -150,15 +107,6 @@ static void np_walk(struct kunit *test, struct nprof_sub *sub, int q, u32 es, u6
 	}
 }
 
-/* The runtime produces and consumes @n entries of @q with one head write. */
-static void np_head_write(struct kunit *test, int q, u32 n)
-{
-	struct np_ctx *c = test->priv;
-
-	KUNIT_ASSERT_EQ(test, nprof_fake_produce(c->dev, q, n), (long)n);
-	KUNIT_ASSERT_EQ(test, nprof_fake_consume(c->dev, q, n, true), (long)n);
-}
-
 /* A reader that keeps up releases everything. */
 static void np_consume(struct nprof_sub *sub)
 {
@@ -173,16 +121,15 @@ static void np_consume(struct nprof_sub *sub)
 static void np_test_one_record(struct kunit *test)
 {
 	static const u64 sizes[] = { 16 * PAGE_SIZE };
-	struct np_ctx *c = test->priv;
+	struct nn_ctx *c = test->priv;
 	const struct neuronprof_notification *h;
 	struct np_walk w;
 	int q;
 
 	np_setup(test, 64, sizes, 1);
-	q = nprof_fake_program(c->dev, NEURON_NQ_HOOK_NC, 0, 0, 0, 64 * 64);
-	KUNIT_ASSERT_GE(test, q, 0);
-	np_head_write(test, q, 50);
-	np_head_write(test, q, 30);	/* wraps the device ring of 64 */
+	q = nn_program(test, NEURON_NQ_HOOK_NC, 0, 0, 0, 64 * 64);
+	nn_head_write(test, q, 50);
+	nn_head_write(test, q, 30);	/* wraps the device ring of 64 */
 	h = (const void *)c->sub[0]->ring.data;
 	KUNIT_EXPECT_EQ(test, h->seq, 0ULL);
 	KUNIT_EXPECT_EQ(test, h->payload[1], NEURONPROF_RAW_PACKED_INFO(50 * 64, 64));
@@ -207,18 +154,17 @@ static void np_test_one_record(struct kunit *test)
 static void np_test_fan_out(struct kunit *test)
 {
 	static const u64 sizes[] = { 64 * PAGE_SIZE, PAGE_SIZE, PAGE_SIZE };
-	struct np_ctx *c = test->priv;
+	struct nn_ctx *c = test->priv;
 	u64 produced = 0, entries = 0, from1 = 0;
 	struct np_walk w;
 	int q, round;
 
 	np_setup(test, 64, sizes, 3);
-	q = nprof_fake_program(c->dev, NEURON_NQ_HOOK_NC, 0, 0, 0, 64 * 64);
-	KUNIT_ASSERT_GE(test, q, 0);
+	q = nn_program(test, NEURON_NQ_HOOK_NC, 0, 0, 0, 64 * 64);
 	for (round = 0; round < 12; round++) {
 		u32 n = 7 + round * 3;	/* records of 8 to 41 ring entries */
 
-		np_head_write(test, q, n);
+		nn_head_write(test, q, n);
 		entries += n;
 		produced += 2 * n;
 		/* The small ring: check what arrived since the last round, then release. */
@@ -260,21 +206,20 @@ static void np_test_fan_out(struct kunit *test)
 static void np_test_fillers(struct kunit *test)
 {
 	static const u64 sizes[] = { PAGE_SIZE, PAGE_SIZE };
-	struct np_ctx *c = test->priv;
+	struct nn_ctx *c = test->priv;
 	const struct neuronprof_notification *h;
 	struct np_walk w;
 	int q, i;
 
 	np_setup(test, 256, sizes, 2);
-	q = nprof_fake_program(c->dev, NEURON_NQ_HOOK_NC, 0, 0, 0, 16 * 256);
-	KUNIT_ASSERT_GE(test, q, 0);
+	q = nn_program(test, NEURON_NQ_HOOK_NC, 0, 0, 0, 16 * 256);
 	/* 15 entries: a record of 61 of the 64 ring entries; 3 left before the end. */
-	np_head_write(test, q, 15);
+	nn_head_write(test, q, 15);
 	for (i = 0; i < 2; i++) {
 		KUNIT_EXPECT_EQ(test, c->sub[i]->ring.prod, 61 * NPROF_ENTRY_SIZE);
 		np_consume(c->sub[i]);
 	}
-	np_head_write(test, q, 2);
+	nn_head_write(test, q, 2);
 	for (i = 0; i < 2; i++) {
 		struct nprof_kring *ring = &c->sub[i]->ring;
 
@@ -304,22 +249,21 @@ static void np_test_fillers(struct kunit *test)
 static void np_test_full_ring_loses_its_share(struct kunit *test)
 {
 	static const u64 sizes[] = { PAGE_SIZE, 16 * PAGE_SIZE };
-	struct np_ctx *c = test->priv;
+	struct nn_ctx *c = test->priv;
 	struct np_walk w;
 	int q;
 
 	np_setup(test, 64, sizes, 2);
-	q = nprof_fake_program(c->dev, NEURON_NQ_HOOK_NC, 0, 0, 0, 64 * 64);
-	KUNIT_ASSERT_GE(test, q, 0);
-	np_head_write(test, q, 60);	/* 61 of the small ring's 64 */
-	np_head_write(test, q, 10);	/* 3 left: a header and 2 entries, 8 lost */
+	q = nn_program(test, NEURON_NQ_HOOK_NC, 0, 0, 0, 64 * 64);
+	nn_head_write(test, q, 60);	/* 61 of the small ring's 64 */
+	nn_head_write(test, q, 10);	/* 3 left: a header and 2 entries, 8 lost */
 	KUNIT_EXPECT_EQ(test, c->sub[0]->ring.prod, 64 * NPROF_ENTRY_SIZE);
 	KUNIT_EXPECT_EQ(test, c->sub[0]->ring.lost, 2 * 8ULL);
 	np_walk(test, c->sub[0], q, 64, 0, 0, 0, &w);
 	KUNIT_EXPECT_FALSE(test, w.bad);
 	KUNIT_EXPECT_EQ(test, w.entries, 60ULL + 2);
 	np_consume(c->sub[0]);
-	np_head_write(test, q, 5);
+	nn_head_write(test, q, 5);
 	KUNIT_EXPECT_EQ(test, c->sub[0]->ring.seq, 150ULL);
 	np_walk(test, c->sub[0], q, 64, 64 * NPROF_ENTRY_SIZE, 124, 62, &w);
 	KUNIT_EXPECT_EQ(test, w.gaps, 16ULL);
@@ -330,23 +274,10 @@ static void np_test_full_ring_loses_its_share(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->sub[1]->ring.lost, 0ULL);
 }
 
-static struct kunit_case np_cases[] = {
+struct kunit_case np_cases[] = {
 	KUNIT_CASE(np_test_one_record),
 	KUNIT_CASE(np_test_fan_out),
 	KUNIT_CASE(np_test_fillers),
 	KUNIT_CASE(np_test_full_ring_loses_its_share),
 	{}
 };
-
-static struct kunit_suite np_suite = {
-	.name = "neuronprof_packed",
-	.init = np_init,
-	.exit = np_exit,
-	.test_cases = np_cases,
-};
-
-kunit_test_suite(np_suite);
-
-MODULE_DESCRIPTION("neuronprof: packed raw records and their fan-out (KUnit)");
-MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

@@ -39,6 +39,7 @@
 #include "util/json.h"
 #include "analysis/profile.h"
 #include "record.h"
+#include "record_limit.h"
 #include "record_status.h"
 #include "util/options.h"
 #include "tool.h"
@@ -221,22 +222,30 @@ out:
 	return ret;
 }
 
-/* Runs the executions; every model is loaded before and unloaded after. */
 /*
- * --max-size: what the recording will hold at most, estimated as it goes:
- * every notification produced into the captured executions written whole
- * (an upper bound: the lost ones are not), plus a reserve for the files'
- * headers, metadata and the system profile. A round of executions starts
- * only while the estimate plus one more round like the last stays within
- * the limit (Documentation/tool.rst, "record").
+ * --max-size: a round of executions (one per core) starts only while what
+ * the recording will hold at most stays within the limit with one more
+ * round like the last (record_max_size_reached(), Documentation/tool.rst,
+ * "record"): the bytes the files took so far, from the progress page
+ * (compressed ones with -z), plus every notification produced into the
+ * captured executions and not yet written or counted as lost, written
+ * whole, plus the last round whole.
  */
-#define MAX_SIZE_RESERVE	(512ULL << 10)
-
-static bool max_size_reached(const struct record_opts *o, uint64_t est, uint64_t round)
+static bool max_size_reached(const struct record_opts *o, const struct record_status *st,
+			     uint32_t entry_size, uint64_t produced, uint64_t round)
 {
-	return o->max_size && est + round + MAX_SIZE_RESERVE > o->max_size;
+	struct record_limit_state s = { .produced = produced };
+	uint64_t entries, lost;
+
+	if (!o->max_size)
+		return false;
+	record_status_read(st, &entries, &s.stored, &lost);
+	s.streamed = entries * entry_size;
+	s.lost = lost * entry_size;
+	return record_max_size_reached(o->max_size, &s, round);
 }
 
+/* Runs the executions; every model is loaded before and unloaded after. */
 static int run_model(struct record_opts *o, const struct nprof_device_info *info,
 		     struct core_result *cr, int n, struct record_status *st)
 {
@@ -268,7 +277,7 @@ static int run_model(struct record_opts *o, const struct nprof_device_info *info
 		record_control_poll(&o->ctl);
 		enabled = record_control_enabled(&o->ctl);
 
-		if (x && max_size_reached(o, est, round)) {
+		if (x && max_size_reached(o, st, info->entry_size, est + round, round)) {
 			o->max_size_hit = true;
 			break;
 		}

@@ -10,7 +10,10 @@
  * escaper, some longer than the slots), on three tracks of two processes,
  * more opcodes than the slots hold (evictions), timestamps, durations and
  * operands of every width, an instruction as the very first event, and
- * other slices and instants in between.
+ * other slices and instants in between. The same for the DMA transfers
+ * (xformat.dmas against xdma_instant(): the instants instant() takes):
+ * names per slot of a batch, some needing JSON's escaper, numbers of every
+ * width, a transfer as the very first event, instructions in between.
  *
  * Prints "ok" and exits 0, or names the format and the first differing
  * byte and exits 1.
@@ -174,10 +177,97 @@ static void check(bool perfetto)
 	free(b.buf);
 }
 
+/* Names of DMA transfers: as the walk spells them, and some that need the escaper. */
+static const char *const dma_names[] = {
+	"dma queue 0", "dma queue 17", "dma queue 4294967295", "qSyncIO queue 3",
+	"a \"quoted\" queue 5", "caf\xc3\xa9 queue 6",
+	"a_dma_name_of_sixty_three_bytes_0123456789abcdef0123 queue 1234",
+	"a DMA name longer than sixty-four bytes, which JSON's batch leaves to instant()",
+};
+
+#define DMA_NAMES	(sizeof(dma_names) / sizeof(dma_names[0]))
+
+static void check_dma(bool perfetto)
+{
+	const struct xformat *fmt = perfetto ? &perfetto_format : &json_format;
+	struct xproc procs[2] = { { .pid = 7, .uuid = 1 }, { .pid = -2147483647, .uuid = 2 } };
+	struct xtrack tracks[3] = {
+		{ .proc = &procs[0], .tid = 1, .uuid = 3, .kind = XT_QUEUE },
+		{ .proc = &procs[0], .tid = 2147483647, .uuid = 4, .kind = XT_QUEUE },
+		{ .proc = &procs[1], .tid = -1, .uuid = 1ULL << 50, .kind = XT_QUEUE },
+	};
+	static struct xdma batch[300];
+	const char *slot_name[XDMA_SLOTS];
+	struct out a, b;
+	uint64_t ts = 1000;
+	size_t k, n;
+	int ev = 0;
+
+	open_out(&a, perfetto);
+	open_out(&b, perfetto);
+	fmt->begin(a.x, "src");
+	fmt->begin(b.x, "src");
+	while (ev < EVENTS) {
+		const struct xtrack *t = &tracks[rnd() % 3];
+
+		/* A batch's slot keeps its name for the batch, as the walk's does. */
+		for (k = 0; k < XDMA_SLOTS; k++)
+			slot_name[k] = dma_names[rnd() % (rnd() % 4 ? 2 : DMA_NAMES)];
+		n = 1 + rnd() % 300;
+		for (k = 0; k < n; k++) {
+			struct xdma *d = &batch[k];
+
+			ts = rnd() % 16 ? ts + rnd() % 3000 : rnd_width();
+			d->ts = ts;
+			d->slot = (uint32_t)(rnd() % XDMA_SLOTS);
+			d->name = slot_name[d->slot];
+			d->model_id = rnd() % 2 ? rnd() % 8 : rnd_width();
+			d->iteration = rnd() % 2 ? rnd() % 100000 : rnd_width();
+			d->seq = rnd_width();
+			d->bytes = rnd() % 2 ? rnd() % 0x100000 : rnd_width();
+			d->src = rnd_width();
+			d->dst = rnd() % 2 ? rnd() % 0x10000 : rnd_width();
+		}
+		if (fmt->dmas(a.x, t, batch, n))
+			FAIL("dmas() failed");
+		for (k = 0; k < n; k++)
+			if (xdma_instant(fmt, b.x, t, &batch[k]))
+				FAIL("instant() failed");
+		ev += (int)n;
+		/* Other events in between, the same to both. */
+		if (rnd() % 2) {
+			struct xinstr in = { .name = "0x000102", .name_key = XNAME_KEY_CODE(0x102),
+					     .ts = ts, .end_ts = ts + 7, .pc = rnd_width(),
+					     .code = 0x102 };
+			struct xarg arg = { .key = "seq", .kind = XARG_U64, .u = rnd_width() };
+
+			if (fmt->instrs(a.x, t, &in, 1) || xinstr_slice(fmt, b.x, t, &in) ||
+			    fmt->instant(a.x, t, "error", "error 3", ts, &arg, 1) ||
+			    fmt->instant(b.x, t, "error", "error 3", ts, &arg, 1))
+				FAIL("other events failed");
+		}
+	}
+	fmt->end(a.x, &(struct export_stats){ 0 });
+	fmt->end(b.x, &(struct export_stats){ 0 });
+	close_out(&a, perfetto);
+	close_out(&b, perfetto);
+	for (k = 0; k < a.len && k < b.len && a.buf[k] == b.buf[k]; k++)
+		;
+	if (k < a.len || k < b.len)
+		FAIL("%s: dmas() and instant() differ at byte %zu of %zu / %zu",
+		     perfetto ? "perfetto" : "json", k, a.len, b.len);
+	if (a.len < (size_t)EVENTS * 20)
+		FAIL("%s: only %zu bytes written", perfetto ? "perfetto" : "json", a.len);
+	free(a.buf);
+	free(b.buf);
+}
+
 int main(void)
 {
 	check(false);
 	check(true);
+	check_dma(false);
+	check_dma(true);
 	puts("ok");
 	return 0;
 }

@@ -13,7 +13,11 @@
 #  - tests/model_run under record --compression-level 3 --max-size 2M
 #    (the library's NEURON_RT_INSPECT_CAPTURE_COMPRESSION, streamed): exit
 #    0, files of major 4 within 2 MiB, entries plus lost equal to what the
-#    simulator produced.
+#    simulator produced;
+#  - the synthetic model (1 core, up to 200 executions, 1 MiB rings)
+#    under --max-size 4M with -z and without: both exit 0 within 4 MiB,
+#    and the -z run executes more (the rounds stop at what the files
+#    store, not at the uncompressed bytes: record_limit.c).
 # On the host, each compressed recording is written again with plain blocks
 # (tests/ntff_zcopy.c, level 0): summary --json and the Perfetto and SQLite
 # exports of the two are the same bytes.
@@ -33,16 +37,22 @@ echo $? >/out/p.rc
 $np record --mode session --cores 0 --ring-size 1M --compression-level 3 --max-size 2M -o /out/zlim -- \
 	/tool/model_run 0 40 64 0 >/out/zlim.txt 2>/out/zlim.err
 echo $? >/out/zlim.rc
+for t in zsyn psyn; do
+	z=; [ $t = zsyn ] && z=-z
+	$np record --cores 0 --executions 200 --ring-size 1M --max-size 4M $z -o /out/$t --json \
+		>/out/$t.json 2>/out/$t.err
+	echo $? >/out/$t.rc
+done
 EOF
 } >"$work/guest.sh"
 
 vm_run "$build/tests/model_run:/tool/model_run"
 
-for t in z p zlim; do
+for t in z p zlim zsyn psyn; do
 	rc=$(cat "$out/$t.rc" 2>/dev/null)
 	[ "$rc" = 0 ] || bad "record ($t) exited with '$rc': $(cat "$out/$t.err" 2>/dev/null)"
 done
-for f in $(find "$out/z" "$out/p" "$out/zlim" -name '*.ntff' 2>/dev/null); do
+for f in $(find "$out/z" "$out/p" "$out/zlim" "$out/zsyn" "$out/psyn" -name '*.ntff' 2>/dev/null); do
 	"$np" dump --json --no-entries "$f" >"$f.json" 2>"$f.err" || bad "dump $f: $(cat "$f.err")"
 done
 
@@ -85,7 +95,7 @@ def files(t):
 def size(t):
     return sum(os.path.getsize(f) for f in files(t))
 
-for t, major in (("z", 4), ("p", 1), ("zlim", 4)):
+for t, major in (("z", 4), ("p", 1), ("zlim", 4), ("zsyn", 4), ("psyn", 1)):
     if not files(t):
         fail(f"{t}: no file")
     for f in files(t):
@@ -115,6 +125,16 @@ if entries + lost != produced or not entries:
     fail(f"zlim: {entries} entries + {lost} lost != {produced} produced")
 if size("zlim") > 2 << 20:
     fail(f"zlim: {size('zlim')} bytes, over --max-size 2M")
+def executions(t):
+    return sum(c["executions"] for c in json.load(open(os.path.join(out, t + ".json")))["cores"])
+for t in ("zsyn", "psyn"):
+    if size(t) > 4 << 20:
+        fail(f"{t}: {size(t)} bytes, over --max-size 4M")
+if not executions("zsyn") > executions("psyn"):
+    fail(f"--max-size 4M: -z ran {executions('zsyn')} executions, plain {executions('psyn')}: "
+         "the compressed run should store more of them")
+print(f"--max-size 4M: -z {executions('zsyn')} executions in {size('zsyn')} bytes, plain "
+      f"{executions('psyn')} in {size('psyn')} bytes")
 print(f"z: {size('z')} bytes, p: {size('p')} bytes; zlim: {size('zlim')} bytes, "
       f"{entries} entries + {lost} lost = {produced} produced")
 sys.exit(0 if ok else 1)

@@ -425,8 +425,9 @@ NPROF_API uint64_t nprof_inspect_config_get_capture_max_size(const struct nprof_
  * The files are then NTFF major 4 (nprof_ntff_writer_set_compression(),
  * Documentation/ntff.rst "Compressed blocks"), which this library reads
  * transparently and older readers refuse. The capture size limit
- * (nprof_inspect_config_set_capture_max_size()) still counts the bytes
- * entries take before compression, an upper bound of what is stored.
+ * (nprof_inspect_config_set_capture_max_size()) counts the bytes stored;
+ * a write is granted while its entries fit uncompressed
+ * (Documentation/capture.rst, "Output limits").
  *
  * Return: 0, or -EINVAL for a NULL @cfg or a level out of range.
  */

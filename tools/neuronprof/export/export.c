@@ -30,6 +30,21 @@ const char *host_source_name(uint32_t source)
 	}
 }
 
+int xdma_instant(const struct xformat *fmt, void *ctx, const struct xtrack *t,
+		 const struct xdma *d)
+{
+	const struct xarg a[6] = {
+		{ .key = "model_id", .kind = XARG_U64, .u = d->model_id },
+		{ .key = "iteration", .kind = XARG_U64, .u = d->iteration },
+		{ .key = "seq", .kind = XARG_U64, .u = d->seq },
+		{ .key = "bytes", .kind = XARG_U64, .u = d->bytes },
+		{ .key = "src", .kind = XARG_HEX, .u = d->src },
+		{ .key = "dst", .kind = XARG_HEX, .u = d->dst },
+	};
+
+	return fmt->instant(ctx, t, "dma", d->name, d->ts, a, 6);
+}
+
 int xinstr_slice(const struct xformat *fmt, void *ctx, const struct xtrack *t,
 		 const struct xinstr *in)
 {

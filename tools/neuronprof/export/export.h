@@ -170,6 +170,24 @@ struct xinstr {
 	bool named;
 };
 
+/*
+ * struct xdma - a DMA transfer: the instant (category "dma") named @name at
+ * @ts, with the arguments "model_id", "iteration", "seq", "bytes" (XARG_U64),
+ * "src" and "dst" (XARG_HEX), in that order. @slot (below XDMA_SLOTS) is the
+ * same for every transfer of a batch named by the same string, which stays
+ * where @name points for the whole batch, so that a format may keep what
+ * repeats per slot for the batch.
+ */
+#define XDMA_SLOTS	16
+
+struct xdma {
+	const char *name;
+	uint64_t ts;
+	uint64_t model_id, iteration, seq;
+	uint64_t bytes, src, dst;
+	uint32_t slot;
+};
+
 /* An instruction's opcode and whether it is named, in one word (a format's cache key). */
 #define XINSTR_TAG(code, named)	((uint64_t)(code) | (uint64_t)(named) << 32)
 
@@ -205,6 +223,12 @@ struct xformat {
 	 * numbers) per track and opcode and loop over the numbers.
 	 */
 	int (*instrs)(void *ctx, const struct xtrack *t, const struct xinstr *v, size_t n);
+	/*
+	 * DMA transfers, @n of them on track @t, in order: each exactly the
+	 * instant instant() would be given (see struct xdma) and the same
+	 * bytes out; a batch, as instrs(). NULL: instant() one by one.
+	 */
+	int (*dmas)(void *ctx, const struct xtrack *t, const struct xdma *v, size_t n);
 	int (*counter)(void *ctx, const struct xproc *p, const char *name, uint64_t ts,
 		       const struct xcounter *series, int n);
 	/*
@@ -218,7 +242,7 @@ struct xformat {
 /*
  * DEFINE_XFORMAT(name, p) - the struct xformat @name of a format whose
  * callbacks are p_begin(), p_process(), p_track(), p_slice(), p_instant(),
- * p_instrs(), p_counter() and p_end(), as the kernel's DEFINE_SHOW_ATTRIBUTE() builds
+ * p_instrs(), p_dmas(), p_counter() and p_end(), as the kernel's DEFINE_SHOW_ATTRIBUTE() builds
  * file operations from a prefix: a format that lacks one does not build.
  */
 #define DEFINE_XFORMAT(name, p)					\
@@ -229,6 +253,7 @@ struct xformat {
 		.slice = p##_slice,				\
 		.instant = p##_instant,				\
 		.instrs = p##_instrs,				\
+		.dmas = p##_dmas,				\
 		.counter = p##_counter,				\
 		.end = p##_end,					\
 	}
@@ -239,6 +264,13 @@ struct xformat {
  */
 int xinstr_slice(const struct xformat *fmt, void *ctx, const struct xtrack *t,
 		 const struct xinstr *in);
+
+/*
+ * xdma_instant() - DMA transfer @d as @fmt's instant() callback takes it:
+ * what xformat.dmas stands for, a format's fallback.
+ */
+int xdma_instant(const struct xformat *fmt, void *ctx, const struct xtrack *t,
+		 const struct xdma *d);
 
 /*
  * Counter series (xtrack.queue_type of XT_COUNTER tracks): THROTTLE of a

@@ -470,6 +470,12 @@ static int j_instrs(void *ctx, const struct xtrack *t, const struct xinstr *v, s
 }
 
 
+/* The DMA transfers: export_json_instrs.c. */
+static int j_dmas(void *ctx, const struct xtrack *t, const struct xdma *v, size_t n)
+{
+	return json_dmas(ctx, t, v, n);
+}
+
 static int j_instant(void *ctx, const struct xtrack *t, const char *cat, const char *name,
 		     uint64_t ts, const struct xarg *a, int n)
 {

@@ -111,13 +111,13 @@ static inline char *copy_plain(char *p, const char *s)
 	return c ? NULL : p + i;
 }
 
-static inline char *put(char *p, const char *s, size_t n)
+static inline char *xj_put(char *p, const char *s, size_t n)
 {
 	memcpy(p, s, n);
 	return p + n;
 }
 
-#define PUT(p, lit)	put(p, lit, sizeof(lit) - 1)
+#define PUT(p, lit)	xj_put(p, lit, sizeof(lit) - 1)
 
 /* Eight nibbles of @v, most significant first, as lowercase hex characters in memory order. */
 static inline uint64_t hex8(uint32_t v)
@@ -215,5 +215,7 @@ static inline char *put_dur(const struct json_export *x, char *p, uint64_t ns)
 
 /* The instructions of xformat.instrs (export_json_instrs.c). */
 int json_instrs(void *ctx, const struct xtrack *t, const struct xinstr *v, size_t n);
+/* The DMA transfers of xformat.dmas (export_json_instrs.c). */
+int json_dmas(void *ctx, const struct xtrack *t, const struct xdma *v, size_t n);
 
 #endif /* NEURONPROF_TOOL_EXPORT_JSON_H */

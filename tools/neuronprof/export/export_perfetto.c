@@ -566,6 +566,49 @@ static int p_instrs(void *ctx, const struct xtrack *t, const struct xinstr *v, s
 	return perfetto_instrs(ctx, t, v, n);
 }
 
+/*
+ * DMA transfers: the bytes p_instant() writes for each (the test
+ * export_instr checks). The first of a batch and the first of each name
+ * (slot, struct xdma) go through p_instant(), which interns the name and
+ * leaves the templates of the category and arguments; the others, with the
+ * same category, keys and kinds and a name interned, are what named_event()
+ * would give repeat_event(), and go there with the name's iid of the slot.
+ */
+static int p_dmas(void *ctx, const struct xtrack *t, const struct xdma *v, size_t n)
+{
+	struct perfetto_export *x = ctx;
+	uint64_t iid[XDMA_SLOTS] = { 0 };
+
+	for (size_t i = 0; i < n; i++) {
+		const struct xdma *d = &v[i];
+		uint32_t k = d->slot % XDMA_SLOTS;
+
+		if (iid[k] && x->prev_cat && x->prev_tmpl) {
+			struct xarg a[6];
+
+			/* repeat_event() takes the values; keys and kinds are the template's. */
+			a[0].u = d->model_id;
+			a[1].u = d->iteration;
+			a[2].u = d->seq;
+			a[3].u = d->bytes;
+			a[4].u = d->src;
+			a[5].u = d->dst;
+			if (repeat_event(x, TYPE_INSTANT, t, x->prev_cat_iid, iid[k], d->ts, a, 6,
+					 128 + 48 * 6))
+				return -1;
+			continue;
+		}
+		if (xdma_instant(&perfetto_format, ctx, t, d))
+			return -1;
+		/* Interned by that instant if it could be: no definition to write now. */
+		x->ndef = 0;
+		iid[k] = name_iid(x, d->name);
+		if (x->ndef)
+			return fail("a DMA transfer's name was not interned by its instant");
+	}
+	return 0;
+}
+
 static int p_instant(void *ctx, const struct xtrack *t, const char *cat, const char *name,
 		     uint64_t ts, const struct xarg *a, int n)
 {

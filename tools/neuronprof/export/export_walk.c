@@ -60,6 +60,12 @@ struct walk {
 	uint64_t *done;
 	/* Opcodes met in the queue, by code (instruction()); cleared per queue. */
 	struct opcode_slot ops[OPCODE_SLOTS];
+	/* A DMA queue's names of its queue numbers (walk_queue()), by number; cleared per queue. */
+	struct dma_name {
+		uint32_t code;
+		bool used;
+		char name[64];
+	} dma_names[XDMA_SLOTS];
 };
 
 static int instant(struct walk *w, const char *cat, const char *name, uint64_t ts,
@@ -563,6 +569,65 @@ static int walk_trace(struct walk *w, const struct prof_file *f, const struct np
 }
 
 /*
+ * DMA transfers collected before they go to the format (xformat.dmas); a
+ * transfer's name is that of its slot in struct walk, which keeps it until
+ * the batch is out.
+ */
+#define DMA_BATCH	128
+
+struct dma_batch {
+	size_t n;
+	struct xdma v[DMA_BATCH];
+};
+
+static int dma_flush(struct walk *w, struct dma_batch *b)
+{
+	size_t n = b->n;
+	int ret = 0;
+
+	b->n = 0;
+	w->st->instants += n;
+	if (w->fmt->dmas)
+		return n ? w->fmt->dmas(w->ctx, w->t, b->v, n) : 0;
+	for (size_t i = 0; i < n && !ret; i++)
+		ret = xdma_instant(w->fmt, w->ctx, w->t, &b->v[i]);
+	return ret;
+}
+
+/*
+ * DMA transfer @e into batch @b: named "NAME queue Q" by the device's name
+ * NAME of its queue Q, else "dma queue Q", spelled once per queue number
+ * into its slot (the batch goes out first when the slot changes hands).
+ */
+static int dma_add(struct walk *w, const struct prof_file *f, struct dma_batch *b,
+		   const struct entry *e)
+{
+	struct dma_name *s = &w->dma_names[e->code % XDMA_SLOTS];
+	struct xdma *d;
+	int ret;
+
+	if (!s->used || s->code != e->code) {
+		const char *dn = file_code_name(f, e->queue_type, e->code);
+
+		ret = dma_flush(w, b);
+		if (ret)
+			return ret;
+		if (dn)
+			*fmt_u64(fmt_str(fmt_str(s->name, dn), " queue "), e->code) = '\0';
+		else
+			*fmt_u64(fmt_str(s->name, "dma queue "), e->code) = '\0';
+		s->code = e->code;
+		s->used = true;
+	}
+	d = &b->v[b->n++];
+	*d = (struct xdma){ .name = s->name, .ts = e->ts + (uint64_t)w->t->proc->shift,
+			    .model_id = e->model_id, .iteration = e->iteration, .seq = e->seq,
+			    .bytes = e->payload[0], .src = e->payload[1], .dst = e->payload[2],
+			    .slot = e->code % XDMA_SLOTS };
+	return b->n == DMA_BATCH ? dma_flush(w, b) : 0;
+}
+
+/*
  * A queue of decoded entries, all its records in order: pairs, instructions
  * and sequence numbers continue from one record to the next.
  */
@@ -571,9 +636,9 @@ static int walk_queue(struct walk *w, const struct prof_file *f, const struct pr
 {
 	const struct nprof_ntff_queue *q = &lq->q;
 	struct entry e, start = { 0 };
+	struct dma_batch db;
 	bool open = false, tail;
 	char name[64], unit[32];
-	const char *dn;
 	struct xarg a[XARGS_MAX];
 	int n, ret = 0;
 
@@ -587,9 +652,13 @@ static int walk_queue(struct walk *w, const struct prof_file *f, const struct pr
 	if (q->queue_type == NEURONPROF_QT_TRACE || q->queue_type == NEURONPROF_QT_TOPSP_TRACE)
 		return walk_trace(w, f, q);
 	unit_name(w->t, unit, sizeof(unit));
+	db.n = 0;
 	while (walk_next(w, &e, &ret)) {
+		/* The transfers before a loss go out before its marker. */
+		if (w->lost)
+			ret = dma_flush(w, &db);
 		/* No pair spans a loss: a start before it stays unmatched. */
-		if (w->lost && open) {
+		if (!ret && w->lost && open) {
 			ret = unmatched(w, q->queue_type == NEURONPROF_QT_INFER_STATUS ?
 					"infer" : "event", q->queue_type ==
 					NEURONPROF_QT_INFER_STATUS ? "infer start without stop" :
@@ -646,16 +715,7 @@ static int walk_queue(struct walk *w, const struct prof_file *f, const struct pr
 			}
 			break;
 		case NEURONPROF_QT_DMA:
-			dn = file_code_name(f, e.queue_type, e.code);
-			if (dn)
-				*fmt_u64(fmt_str(fmt_str(name, dn), " queue "), e.code) = '\0';
-			else
-				*fmt_u64(fmt_str(name, "dma queue "), e.code) = '\0';
-			n = base_args(a, &e);
-			a[n++] = (struct xarg){ .key = "bytes", .kind = XARG_U64, .u = e.payload[0] };
-			a[n++] = (struct xarg){ .key = "src", .kind = XARG_HEX, .u = e.payload[1] };
-			a[n++] = (struct xarg){ .key = "dst", .kind = XARG_HEX, .u = e.payload[2] };
-			ret = instant(w, "dma", name, e.ts, a, n);
+			ret = dma_add(w, f, &db, &e);
 			break;
 		case NEURONPROF_QT_ERROR:
 		case NEURONPROF_QT_TOPSP_ERROR:
@@ -681,6 +741,8 @@ static int walk_queue(struct walk *w, const struct prof_file *f, const struct pr
 			break;
 		}
 	}
+	if (!ret)
+		ret = dma_flush(w, &db);
 	if (!ret && open)
 		ret = unmatched(w, q->queue_type == NEURONPROF_QT_INFER_STATUS ? "infer" : "event",
 				q->queue_type == NEURONPROF_QT_INFER_STATUS ?

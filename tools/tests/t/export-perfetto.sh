@@ -44,5 +44,5 @@ t_perfetto_python() {
 		flows=1 "flow:nrt_execute>model 7 execution=1" "name:nrt_execute=2" lanes=1
 }
 run "export perfetto: python protobuf decodes; interned ids, flags, nesting, flows" t_perfetto_python
-run "export instructions: the batch path (xformat.instrs) writes the bytes of the slice path, JSON and Perfetto" \
+run "export instructions and DMA transfers: the batch paths (xformat.instrs, .dmas) write the bytes of the slice and instant paths, JSON and Perfetto" \
 	"$build/tests/export_instr"

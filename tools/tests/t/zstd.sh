@@ -40,6 +40,8 @@ t_zstd_copies() {
 	[ "$(stat -c %s "$zcomp/many/profile_nc_0_session_0.ntff")" -lt \
 	  "$(( $(stat -c %s "$zplain/many/profile_nc_0_session_0.ntff") / 4 ))" ]
 }
+run "record without a command: --max-size counts the bytes the files store (record_limit_unit)" \
+	"$build/tests/record_limit_unit"
 run "zstd: every fixture and a many-block recording copied with compressed blocks" t_zstd_copies
 
 # The outputs of PATH (relative, the same in both trees) must be the same bytes.
