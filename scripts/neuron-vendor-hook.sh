@@ -24,7 +24,8 @@
 # driver, each one proposed to the vendor: BAR_READ/BAR_WRITE bounds, no
 # kernel addresses in DEVICE_INFO, engine indices, a freed queue halted
 # first, queue slots under one lock, stale memory handles refused, no
-# kernel address in MEM_GET_EXTENDED_INFO) and the hook (0*.patch), applied after the fixes. Both are
+# kernel address in MEM_GET_EXTENDED_INFO, no open of a device its probe
+# has not finished) and the hook (0*.patch), applied after the fixes. Both are
 # written against aws-neuronx 2.24.7.0; any other version is refused
 # before anything is touched. Exit status: 0 done, 1 failure, 2 unsupported
 # version or no vendor tree.
@@ -102,15 +103,21 @@ applied() {
 
 # The fixes series is applied when mc_free() halts a freed queue (fix 4),
 # DEVICE_INFO reports no kernel address (fix 2), handles carry a
-# generation (fix 7) and MEM_GET_EXTENDED_INFO answers the handle (fix 8,
-# the last); an older series lacks the last two.
+# generation (fix 7), MEM_GET_EXTENDED_INFO answers the handle (fix 8),
+# a device node's device is set before cdev_add() (fix 9) and open refuses
+# a device its probe has not published (fix 10, the last); an older series
+# lacks some of the last four.
 fixes_begun() {
 	grep -q 'nnq_release_mc(mpset->nd, mc)' "$src/neuron_mempool.c" 2>/dev/null &&
 		grep -q 'NCDEV_BAR0_ADDRESS' "$src/neuron_cdev.c" 2>/dev/null
 }
 fixes_applied() {
 	fixes_begun && grep -q 'NMCH_GEN_MASK' "$src/neuron_mc_handle.c" 2>/dev/null &&
-		grep -q 'local.mem_handle = mc->mc_handle' "$src/neuron_cdev.c" 2>/dev/null
+		grep -q 'local.mem_handle = mc->mc_handle' "$src/neuron_cdev.c" 2>/dev/null &&
+		grep -q 'devnode->ndev = ndev;' "$src/neuron_cdev.c" &&
+		[ "$(grep -n -m1 'devnode->ndev = ndev;' "$src/neuron_cdev.c" | cut -d: -f1)" -lt \
+			"$(grep -n -m1 'ret = cdev_add(cdev, devno, 1);' "$src/neuron_cdev.c" | cut -d: -f1)" ] &&
+		grep -q 'smp_load_acquire(&neuron_devices\[nd->device_index\]) != nd' "$src/neuron_cdev.c"
 }
 
 # Contract version of the series (patch 1 adds the header) and of a tree's hook.

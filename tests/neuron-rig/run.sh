@@ -57,7 +57,10 @@
 # engine index 16 (TRACE_DMA, TRACE, TopSP), the emulated device
 # writing into a queue whose memory the runtime freed with MEM_FREE, a
 # MEM_FREE of a freed handle freeing the allocation that took its index,
-# and MEM_GET_EXTENDED_INFO answering a kernel address for a handle.
+# and MEM_GET_EXTENDED_INFO answering a kernel address for a handle; the
+# races of fixes 5 and 6 (nrt_race.c: race-initfree, race-resetinit) and
+# the probe race of fixes 9 and 10 (nrt_probe.c: race-probe, opening and
+# closing the device while it is probed, RIG_PROBE_ROUNDS (5) times).
 #
 # Ends with "N passed, N failed[, N skipped]".
 set -uo pipefail
@@ -156,6 +159,8 @@ cc -Wall -Wextra -Werror -O2 -I"$work/tree" -I"$repo/driver/tests" -o "$work/nrt
 result "nrt_play builds against the vendor's neuron_ioctl.h" $? "$work/cc.log"
 cc -Wall -Wextra -Werror -O2 -pthread -I"$work/tree" -I"$repo/driver/tests" -o "$work/nrt_race" "$here/nrt_race.c" >"$work/cc-race.log" 2>&1
 result "nrt_race builds against the vendor's neuron_ioctl.h" $? "$work/cc-race.log"
+cc -Wall -Wextra -Werror -O2 -pthread -I"$work/tree" -o "$work/nrt_probe" "$here/nrt_probe.c" >"$work/cc-probe.log" 2>&1
+result "nrt_probe builds against the vendor's neuron_ioctl.h" $? "$work/cc-probe.log"
 [ -f "$work/tree/neuron.ko" ] && [ -x "$work/nrt_play" ] || finish
 
 # check_capture NAME ENTRY_SIZE: check.py on what record wrote under
@@ -190,7 +195,7 @@ vm_run() {
 		--ko "$work/tree/neuron.ko" --ko "$emu" --ko "$repo/driver/core/neuronprof.ko" \
 		--ko "${RIG_PROVIDER:-$repo/driver/neuron/neuronprof_neuron.ko}" \
 		--file "$emu:/rig/neuronprof_trn_emu.ko" --file "$work/nrt_play:/rig/nrt_play" \
-		--file "$work/nrt_race:/rig/nrt_race" \
+		--file "$work/nrt_race:/rig/nrt_race" --file "$work/nrt_probe:/rig/nrt_probe" \
 		--file "$np:/rig/neuronprof" --file "$repo/tools/build/tests/inspect_run:/rig/inspect_run" \
 		--file "$1:/rig/guest.sh" -- sh /rig/guest.sh >"$work/vm.log" 2>&1
 }
@@ -343,11 +348,18 @@ hostile_v3="$hostile_v3 stale:stale extinfo:extinfo wpast-end:wpast:0"
 # race-resetinit.
 races_v2="race-initfree race-resetinit"
 races_v3="race-initfree race-resetinit"
-[ "${RIG_HOSTILE:-1}" = 1 ] || hostile_v2= hostile_v3= races_v2= races_v3=
+# The probe race of fixes 9 and 10 (nrt_probe.c), on the trn1 again after
+# the trn2 (last: without the fixes it oopses), RIG_PROBE_ROUNDS (5)
+# times: neuron.ko is loaded with no_reset=1 (the device is marked ready
+# inside the probe, before its datastore exists) and the emulated function
+# appears while nrt_probe opens and closes /dev/neuron0 in a tight loop;
+# selected with the hostile steps by the name race-probe.
+probe_race=race-probe
+[ "${RIG_HOSTILE:-1}" = 1 ] || hostile_v2= hostile_v3= races_v2= races_v3= probe_race=
 # RIG_HOSTILE_ONLY="NAME...": only those hostile steps (to show the holes
 # of a driver without the fixes without the faults of wpast-*).
 if [ -n "${RIG_HOSTILE_ONLY:-}" ]; then
-	for v in hostile_v2 hostile_v3 races_v2 races_v3; do
+	for v in hostile_v2 hostile_v3 races_v2 races_v3 probe_race; do
 		sel=
 		for h in ${!v}; do
 			case " $RIG_HOSTILE_ONLY " in *" ${h%%:*} "*) sel="$sel $h" ;; esac
@@ -787,6 +799,48 @@ races v3- "$races_v3"
 fi
 unload /out/v3-rmmod.rc
 dmesg >/out/v3-dmesg.txt
+
+# The probe race (fixes 9 and 10), last: without the fixes it oopses.
+# nrt_probe opens and closes the device from the moment its node appears,
+# for 2 s; each round bounded, and the rounds stop at the first oops or
+# stuck runtime (the VM is then left as it is: nothing more can be
+# unloaded).
+if [ -n "$probe_race" ] && [ "\$(cat /out/v3-rmmod.rc 2>/dev/null)" = 0 ]; then
+	dmesg -c >/dev/null
+	: >/out/probe-race.rcs
+	for i in \$(seq ${RIG_PROBE_ROUNDS:-5}); do
+		modprobe neuron no_reset=1 mempool_small_pool_size=0 || echo "probe-race: neuron: \$?" >>/out/errors
+		rm -f /out/probe-race.rc
+		( /rig/nrt_probe -t 2 >>/out/probe-race.out 2>&1; echo \$? >/out/probe-race.rc ) \
+			</dev/null >/dev/null 2>&1 &
+		sleep 0.5
+		insmod /rig/neuronprof_trn_emu.ko arch=v2 base=0x100000000 || echo "probe-race: emu: \$?" >>/out/errors
+		n=0
+		while [ ! -e /out/probe-race.rc ] && [ \$n -lt 300 ]; do
+			sleep 0.1
+			n=\$((n + 1))
+		done
+		rc=\$(cat /out/probe-race.rc 2>/dev/null || echo stuck)
+		echo \$rc >>/out/probe-race.rcs
+		if [ \$rc = stuck ] || dmesg | grep -q "BUG:\\|Oops\\|general protection"; then
+			dmesg >/out/probe-race.dmesg
+			exit 0
+		fi
+		rm -f /out/probe-race-rmmod.rc
+		( rmmod neuron neuronprof_trn_emu; echo \$? >/out/probe-race-rmmod.rc ) &
+		n=0
+		while [ ! -e /out/probe-race-rmmod.rc ] && [ \$n -lt 100 ]; do
+			sleep 0.1
+			n=\$((n + 1))
+		done
+		if [ "\$(cat /out/probe-race-rmmod.rc 2>/dev/null)" != 0 ]; then
+			echo "probe-race: rmmod: \$(cat /out/probe-race-rmmod.rc 2>/dev/null || echo stuck)" >>/out/errors
+			dmesg >/out/probe-race.dmesg
+			exit 0
+		fi
+	done
+	dmesg >/out/probe-race.dmesg
+fi
 EOF
 
 vm_run "$work/guest.sh"
@@ -922,6 +976,24 @@ race_checks() {
 }
 race_checks "" trn1 "$races_v2"
 race_checks v3- trn2 "$races_v3"
+# The probe race: every round's nrt_probe found the device usable after
+# the loop, none got stuck, and the kernel log of the rounds shows no oops.
+if [ -n "$probe_race" ]; then
+	rcs=$(tr '\n' ' ' <"$out/probe-race.rcs" 2>/dev/null)
+	again=$(grep -o '[0-9]* refused (EAGAIN)' "$out/probe-race.out" 2>/dev/null | awk '{ n += $1 } END { print n + 0 }')
+	[ -s "$out/probe-race.dmesg" ] && ! grep -q "BUG:\|Oops\|general protection" "$out/probe-race.dmesg" &&
+		[ "$rcs" = "$(printf '0 %.0s' $(seq "${RIG_PROBE_ROUNDS:-5}"))" ]
+	rc=$?
+	if [ $rc -ne 0 ] && [ -s "$out/probe-race.dmesg" ]; then
+		grep -m1 -B2 -A12 "BUG:\|Oops\|general protection" "$out/probe-race.dmesg" >"$work/probe-race.why" 2>/dev/null ||
+			cp "$out/probe-race.out" "$work/probe-race.why"
+	else
+		cp "$out/probe-race.out" "$work/probe-race.why" 2>/dev/null
+	fi
+	result "hostile runtime (trn1) race-probe: opening and closing the device while it is probed, ${RIG_PROBE_ROUNDS:-5} rounds: no oops, the device usable after each (rounds' status: ${rcs:-none}; opens refused with EAGAIN: $again)" $rc \
+		"$work/probe-race.why"
+	sed 's/^/# /' "$out/probe-race.out" 2>/dev/null | head -n 10
+fi
 
 if [ "$cal" = 1 ]; then
 # calibrated PREFIX V DEVICE ES:UNIT...: calibrate's verdicts.
