@@ -52,6 +52,22 @@ static const struct instr_slot *instr_slot(struct json_export *x, const char *na
 }
 
 /*
+ * What follows an event's name up to its timestamp on track @t, made once
+ * per batch into @buf: the category and phase in @head, then the track's
+ * pid and tid. Returns its length.
+ */
+static size_t track_tail(char *buf, const char *head, const struct xtrack *t)
+{
+	char *p = xj_put(buf, head, strlen(head));
+
+	p = fmt_i64(p, t->proc->pid);
+	p = PUT(p, ",\"tid\":");
+	p = fmt_i64(p, t->tid);
+	p = PUT(p, ",\"ts\":");
+	return (size_t)(p - buf);
+}
+
+/*
  * Instructions: the bytes fast_event() writes for each (the test
  * export_instr checks), the parts that repeat copied whole: the name and
  * the start of the arguments from its slot, what follows the name from
@@ -63,12 +79,7 @@ int json_instrs(void *ctx, const struct xtrack *t, const struct xinstr *v, size_
 	char tail[128], *p;
 	size_t tail_len;
 
-	p = PUT(tail, "\",\"cat\":\"instruction\",\"ph\":\"X\",\"pid\":");
-	p = fmt_i64(p, t->proc->pid);
-	p = PUT(p, ",\"tid\":");
-	p = fmt_i64(p, t->tid);
-	p = PUT(p, ",\"ts\":");
-	tail_len = (size_t)(p - tail);
+	tail_len = track_tail(tail, "\",\"cat\":\"instruction\",\"ph\":\"X\",\"pid\":", t);
 	for (size_t i = 0; i < n; i++) {
 		const struct xinstr *in = &v[i];
 		const struct instr_slot *s = instr_slot(x, in->name, in->name_key, in->code,
@@ -126,12 +137,7 @@ int json_dmas(void *ctx, const struct xtrack *t, const struct xdma *v, size_t n)
 	uint8_t len[XDMA_SLOTS] = { 0 };
 	size_t tail_len;
 
-	p = PUT(tail, "\",\"cat\":\"dma\",\"ph\":\"i\",\"pid\":");
-	p = fmt_i64(p, t->proc->pid);
-	p = PUT(p, ",\"tid\":");
-	p = fmt_i64(p, t->tid);
-	p = PUT(p, ",\"ts\":");
-	tail_len = (size_t)(p - tail);
+	tail_len = track_tail(tail, "\",\"cat\":\"dma\",\"ph\":\"i\",\"pid\":", t);
 	for (size_t i = 0; i < n; i++) {
 		const struct xdma *d = &v[i];
 		uint32_t k = d->slot % XDMA_SLOTS;
