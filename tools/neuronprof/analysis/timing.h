@@ -221,12 +221,11 @@ static inline void instr_clock_free(struct instr_clock *c)
 }
 
 /*
- * instr_end() - when the instruction at @ts ends, given the timestamp of
- * the next entry of its queue (@has_next false for the last one). Calls
- * must come with non-decreasing @ts.
+ * instr_bound() - the end of the inference or window that holds @ts
+ * (the earlier of the two), UINT64_MAX when neither does; moves both
+ * cursors up to @ts. Calls must come with non-decreasing @ts.
  */
-static inline uint64_t instr_end(struct instr_clock *c, uint64_t ts, bool has_next,
-				 uint64_t next_ts)
+static inline uint64_t instr_bound(struct instr_clock *c, uint64_t ts)
 {
 	uint64_t bound = UINT64_MAX;
 
@@ -238,9 +237,30 @@ static inline uint64_t instr_end(struct instr_clock *c, uint64_t ts, bool has_ne
 		timing_cursor_next(&c->win);
 	if (c->win.have && c->win.cur.start <= ts && c->win.cur.stop < bound)
 		bound = c->win.cur.stop;
+	return bound;
+}
+
+/*
+ * instr_end_at() - when an instruction ends, given @bound from
+ * instr_bound() and the timestamp of the next entry of its queue
+ * (@has_next false for the last one).
+ */
+static inline uint64_t instr_end_at(uint64_t bound, uint64_t ts, bool has_next, uint64_t next_ts)
+{
 	if (bound == UINT64_MAX)
 		return has_next ? next_ts : ts;
 	return has_next && next_ts < bound ? next_ts : bound;
+}
+
+/*
+ * instr_end() - when the instruction at @ts ends, given the timestamp of
+ * the next entry of its queue (@has_next false for the last one). Calls
+ * must come with non-decreasing @ts.
+ */
+static inline uint64_t instr_end(struct instr_clock *c, uint64_t ts, bool has_next,
+				 uint64_t next_ts)
+{
+	return instr_end_at(instr_bound(c, ts), ts, has_next, next_ts);
 }
 
 /* Nearest-rank percentile @p (0 < p <= 100) of @n sorted values; 0 if n = 0. */

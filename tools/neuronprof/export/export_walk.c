@@ -433,29 +433,15 @@ static inline void end_range(const struct timing_cursor *t, uint64_t ts, struct 
 static inline uint64_t instr_end_cached(struct instr_clock *c, struct end_cache *k, uint64_t ts,
 					bool has_next, uint64_t next_ts)
 {
-	uint64_t bound;
-
 	if (ts < k->lo || ts > k->hi) {
-		/* instr_end()'s steps, its bound kept. */
-		bound = UINT64_MAX;
-		while (c->inf.have && c->inf.cur.stop < ts)
-			timing_cursor_next(&c->inf);
-		if (c->inf.have && c->inf.cur.start <= ts)
-			bound = c->inf.cur.stop;
-		while (c->win.have && c->win.cur.stop < ts)
-			timing_cursor_next(&c->win);
-		if (c->win.have && c->win.cur.start <= ts && c->win.cur.stop < bound)
-			bound = c->win.cur.stop;
-		k->bound = bound;
+		/* instr_end()'s bound, kept while neither cursor moves. */
+		k->bound = instr_bound(c, ts);
 		k->lo = 0;
 		k->hi = UINT64_MAX;
 		end_range(&c->inf, ts, k);
 		end_range(&c->win, ts, k);
 	}
-	bound = k->bound;
-	if (bound == UINT64_MAX)
-		return has_next ? next_ts : ts;
-	return has_next && next_ts < bound ? next_ts : bound;
+	return instr_end_at(k->bound, ts, has_next, next_ts);
 }
 
 /*
