@@ -31,23 +31,8 @@
 #include "util/json.h"
 #include "util/pbenc.h"
 
-static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
-/* A value of a random width: 0 to 64 significant bits. */
-static uint64_t rnd_width(void)
-{
-	unsigned int bits = (unsigned int)(rnd() % 65);
-
-	return bits ? rnd() >> (64 - bits) : 0;
-}
+#define RND_SEED 0x9e3779b97f4a7c15ULL
+#include "rnd.h"
 
 #define FAIL(...) do { fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); exit(1); } while (0)
 

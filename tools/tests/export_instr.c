@@ -25,23 +25,8 @@
 
 #include "export/export.h"
 
-static uint64_t rng = 0x2545f4914f6cdd1dULL;
-
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
-/* A value of a random width: 0 to 64 bits. */
-static uint64_t rnd_width(void)
-{
-	unsigned int bits = (unsigned int)(rnd() % 65);
-
-	return bits ? rnd() >> (64 - bits) : 0;
-}
+#define RND_SEED 0x2545f4914f6cdd1dULL
+#include "rnd.h"
 
 #define FAIL(...)							\
 	do {								\
