@@ -40,7 +40,12 @@
 # VM_APPEND (more kernel command line, e.g. memmap= for the Trainium rig;
 # it follows VM_CLOCK, so its clocksource= wins), VM_CLOCK (the guest's
 # clock, default "tsc=reliable clocksource=tsc"; empty: the kernel's choice,
-# QEMU's emulated HPET under TCG),
+# QEMU's emulated HPET under TCG), VM_ICOUNT (empty, the default: the guest's
+# clock is the host's; N: QEMU's -icount shift=N,sleep=on, the guest's
+# clock counts the instructions it executed, 2^N ns each, and jumps over
+# idle time, so what the guest sees of time does not depend on the host's
+# load; with one CPU only (VM_SMP=1): QEMU's icount runs every CPU in one
+# thread, and bringing up a second hangs the 6.1 kernel here),
 # BUSYBOX (a static busybox, default /bin/busybox), QEMU (default
 # qemu-system-x86_64).
 set -uo pipefail
@@ -104,6 +109,13 @@ VM_SMP=${VM_SMP:-2}
 # clock_gettime(), so every timestamp a test takes costs emulation time
 # (Documentation/design.rst, "Test rigs").
 VM_CLOCK=${VM_CLOCK-tsc=reliable clocksource=tsc}
+VM_ICOUNT=${VM_ICOUNT:-}
+icount=()
+if [ -n "$VM_ICOUNT" ]; then
+	[[ $VM_ICOUNT =~ ^[0-9]$ ]] || die "VM_ICOUNT=$VM_ICOUNT: expected a shift of 0 to 9"
+	[ "$VM_SMP" = 1 ] || die "VM_ICOUNT needs VM_SMP=1 (got $VM_SMP)"
+	icount=(-icount "shift=$VM_ICOUNT,sleep=on")
+fi
 BUSYBOX=${BUSYBOX:-/bin/busybox}
 QEMU=${QEMU:-qemu-system-x86_64}
 moddir=$VM_MODULES_ROOT/lib/modules/$KVER
@@ -315,7 +327,7 @@ chmod +x "$root/init" || die "cannot write $root/init"
 : >"$work/stderr"
 : >"$work/ctl"
 
-"$QEMU" -accel tcg -cpu max -m "$VM_MEM" -smp "$VM_SMP" -nographic -no-reboot \
+"$QEMU" -accel tcg -cpu max -m "$VM_MEM" -smp "$VM_SMP" "${icount[@]}" -nographic -no-reboot \
 	-nodefaults -monitor none \
 	-kernel "$VM_KERNEL" -initrd "$work/initramfs.cpio" \
 	-append "console=ttyS0 panic=-1 8250.nr_uarts=4 rdinit=/init${VM_CLOCK:+ $VM_CLOCK}${VM_APPEND:+ $VM_APPEND}" \

@@ -6,6 +6,13 @@
  * /sys/kernel/debug/neuronprof_sim/<id>/<knob>. Each knob holds a number,
  * 0 meaning off; enabling any of them taints the kernel with TAINT_TEST, since
  * a kernel whose devices were told to misbehave is a test kernel.
+ *
+ * One more file reports rather than injects: pace_behind_ns is the most host
+ * time a paced execution was found behind its device-time pace since 0 was
+ * last written to it (see "Device time" in Documentation/simulator.rst).
+ * A test that expects record to keep up with the device's pace reads it to
+ * tell a drainer too slow from a host that did not let the device keep its
+ * pace (an execution behind its pace produces what is due at memory speed).
  */
 
 #include <linux/bug.h>
@@ -70,6 +77,30 @@ static int nprof_sim_knob_set(void *data, u64 val)
 DEFINE_DEBUGFS_ATTRIBUTE(nprof_sim_knob_fops, nprof_sim_knob_get,
 			 nprof_sim_knob_set, "%llu\n");
 
+static int nprof_sim_pace_behind_get(void *data, u64 *val)
+{
+	struct nprof_sim_device *sdev = data;
+
+	*val = atomic64_read(&sdev->pace_behind_max);
+	return 0;
+}
+
+static int nprof_sim_pace_behind_set(void *data, u64 val)
+{
+	struct nprof_sim_device *sdev = data;
+
+	if (val) {
+		dev_err(sdev->dev, "pace_behind_ns: only 0 (reset) can be written, not %llu\n",
+			val);
+		return -EINVAL;
+	}
+	atomic64_set(&sdev->pace_behind_max, 0);
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(nprof_sim_pace_behind_fops, nprof_sim_pace_behind_get,
+			 nprof_sim_pace_behind_set, "%llu\n");
+
 /**
  * nprof_sim_debugfs_init() - create the knobs of a device.
  * @sdev: the device.
@@ -91,6 +122,9 @@ void nprof_sim_debugfs_init(struct nprof_sim_device *sdev)
 		debugfs_create_file_unsafe(nprof_sim_knob_infos[i].name, 0600,
 					   sdev->debugfs, &sdev->knobs[i],
 					   &nprof_sim_knob_fops);
+	atomic64_set(&sdev->pace_behind_max, 0);
+	debugfs_create_file_unsafe("pace_behind_ns", 0600, sdev->debugfs, sdev,
+				   &nprof_sim_pace_behind_fops);
 }
 
 /**

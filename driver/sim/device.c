@@ -287,20 +287,30 @@ struct nprof_sim_exec_ctx {
  * they took on the device (scaled by time_scale), if that is more than
  * @ahead away. Removal and a cancel end the sleep; the caller checks for
  * them. The sleep is TASK_IDLE: the worker has no signals to take, and a long
- * pace is neither load nor a hung task.
+ * pace is neither load nor a hung task. How far the host clock is past the
+ * due time (a host too slow or too loaded to keep the pace) raises the
+ * device's pace_behind_max.
  */
 static void nprof_sim_exec_pace(struct nprof_sim_exec_ctx *ctx, u64 ahead)
 {
 	struct nprof_sim_run *run = &ctx->run;
+	atomic64_t *behind_max = &ctx->sdev->pace_behind_max;
 	DEFINE_WAIT(wait);
-	u64 target;
+	u64 target, now;
+	s64 behind, max;
 	ktime_t kt;
 
 	if (!ctx->scale || run->last_ts <= run->start_ns)
 		return;
 	target = ctx->host_start + div_u64((run->last_ts - run->start_ns) * ctx->scale, 100);
-	if (target <= ktime_get_ns() + ahead)
+	now = ktime_get_ns();
+	if (target <= now + ahead) {
+		behind = now - target;
+		max = atomic64_read(behind_max);
+		while (behind > max && !atomic64_try_cmpxchg(behind_max, &max, behind))
+			;
 		return;
+	}
 	kt = ns_to_ktime(target);
 	prepare_to_wait(&ctx->sdev->dying_wq, &wait, TASK_IDLE);
 	if (!READ_ONCE(ctx->sdev->dying) && !READ_ONCE(ctx->cancel))

@@ -252,6 +252,10 @@ struct nprof_sim_knob {
  * @knobs: the fault-injection knobs, by enum nprof_sim_knob_id.
  * @unstarted_built: TRACE entries built into the scratch buffer of
  *	executions under NPROF_SIM_BUILD_UNSTARTED.
+ * @pace_behind_max: the most host time, in ns, a paced execution was
+ *	found behind its device-time pace since this was last reset (debugfs
+ *	pace_behind_ns): the host did not give the device its pace, and the
+ *	execution then produced what was due at memory speed.
  * @code_names: the name table @desc points to (nprof_sim_code_names()).
  * @cores: per-core state.
  */
@@ -275,6 +279,7 @@ struct nprof_sim_device {
 	atomic_t tainted;
 	struct nprof_sim_knob knobs[NPROF_SIM_NUM_KNOBS];
 	atomic64_t unstarted_built;
+	atomic64_t pace_behind_max;
 	struct neuronprof_code_name code_names[NPROF_SIM_MAX_CODE_NAMES];
 
 	struct nprof_sim_core cores[];
