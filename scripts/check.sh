@@ -13,7 +13,9 @@
 #           vendor hook (scripts/vendor-hook-test.sh: the vendor tree with and
 #           without driver/neuron/vendor/ builds and loads in the VM), and
 #           `make -C DIR check` for lib/, compat/, tools/ and python/ where their
-#           Makefile has a check target (python/: neuronprof-analyze on a Dask
+#           Makefile has a check target (tools/: `make -C tools check-host`
+#           here, all but its VM tests, and `make -C tools check-vm`, those,
+#           as the layer vm/tools; python/: neuronprof-analyze on a Dask
 #           LocalCluster against summary, about 35 s), and tests/kselftest/run.sh
 #           (the kselftest conventions of selftests/: install, run_tests, the
 #           runner)
@@ -37,11 +39,13 @@
 # Two lanes run at once after the build, each its layers in order:
 #   vm    every layer that boots QEMU (one VM at a time), and those that
 #         build in a directory a VM layer also builds in: host/vendor-hook,
-#         host/tools (its VM tests), host/kselftest (selftests/, as vm
+#         vm/tools (the tool's VM tests), host/kselftest (selftests/, as vm
 #         does), vm, vm/neuron-rig (tools/build), lib/vmtests*, demo
 #   host  the rest: host/uapi, host/check (this driver on made-up layers),
 #         host/kernel-lint (a scratch copy),
-#         host/lib, host/compat, host/python (reads tools/build), kunit (its
+#         host/lib, host/compat, host/tools (the tool's other tests, and
+#         its sanitizer build in tools/build/san), host/python (reads
+#         tools/build), kunit (its
 #         own cache and flock), install, packages (a copy of the tree)
 # No two layers of different lanes share a temporary directory (each makes
 # its own with mktemp), a build output they write (the build step makes
@@ -194,13 +198,15 @@ define_layers() {
 	# without a tree).
 	layer vm host/vendor-hook bash "$here/vendor-hook-test.sh"
 	for d in lib compat tools python; do
-		# tools: its end-to-end tests boot the VM.
-		t=host
-		[ "$d" = tools ] && t=vm
-		if has_check "$d"; then
-			layer "$t" "host/$d" "$MAKE" -j"$jobs" --no-print-directory -C "$d" check
+		if ! has_check "$d"; then
+			layer host "host/$d" not_present "no check target in $d/Makefile"
+		elif [ "$d" = tools ]; then
+			# tools: its end-to-end tests boot the VM; the rest runs
+			# in the host lane.
+			layer host host/tools "$MAKE" -j"$jobs" --no-print-directory -C tools check-host
+			layer vm vm/tools "$MAKE" -j"$jobs" --no-print-directory -C tools check-vm
 		else
-			layer "$t" "host/$d" not_present "no check target in $d/Makefile"
+			layer host "host/$d" "$MAKE" -j"$jobs" --no-print-directory -C "$d" check
 		fi
 	done
 	if [ -f tests/kselftest/run.sh ]; then
@@ -282,14 +288,14 @@ if selected build; then
 	done
 fi
 
-# The tool's test programs that layers of both lanes build (host/tools in
-# the vm lane, host/python in the host lane): built here, before the lanes
-# start, so that no two makes write the same file at once.
+# The tool's test programs that layers of both lanes build (host/tools and
+# host/python in the host lane, vm/tools in the vm lane): built here, before
+# the lanes start, so that no two makes write the same file at once.
 if selected build; then
 	echo
-	echo "=== build: make -C tools build/tests/gen_fixtures build/tests/gen_diff"
+	echo "=== build: make -C tools check-programs"
 	start=$SECONDS
-	if "$MAKE" -j"$jobs" --no-print-directory -C tools build/tests/gen_fixtures build/tests/gen_diff \
+	if "$MAKE" -j"$jobs" --no-print-directory -C tools check-programs \
 		2>&1 | tee "$logdir/build-fixtures.log"; [ "${PIPESTATUS[0]}" -eq 0 ]; then
 		record "build/fixtures" "built" $((SECONDS - start))
 	else

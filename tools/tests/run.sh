@@ -27,6 +27,10 @@
 # A-B, --control, --iterations A-B); they are skipped when the modules are
 # not built (make modules) or NPROF_SKIP_VM=1. vm_fanout.sh runs record, top
 # and exporter at once on the same queues and checks the ring memory refusal.
+#
+# NPROF_TOOLS_PART picks a part (make check-host, make check-vm): all (the
+# default), host (every subject but vm, and the source layers) or vm (the
+# vm subject alone, after the fixtures; give it BUILD_DIR only).
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -147,14 +151,25 @@ suite() {
 	basic=$fx/basic.ntff
 	prof=$fx/prof
 	for s in "${subjects[@]}"; do
+		case $part:$s in
+		host:vm) continue ;;
+		vm:vm) ;;
+		vm:*) continue ;;
+		esac
 		# shellcheck source=/dev/null
 		. "$here/t/$s.sh"
 	done
 }
 
+part=${NPROF_TOOLS_PART:-all}
+case $part in
+all|host|vm) ;;
+*) echo "run.sh: NPROF_TOOLS_PART=$part: expected all, host or vm" >&2; exit 2 ;;
+esac
+
 # The tool's source layers, once (not per build).
 label=
-. "$here/t/layers.sh"
+[ "$part" = vm ] || . "$here/t/layers.sh"
 
 label=
 for build in "${builds[@]}"; do
