@@ -51,6 +51,24 @@ static void device_test_desc_bad(struct kunit *test)
 	patch_case_check(test, PATCH_DESC, false);
 }
 
+/*
+ * test_desc at every limit: the most cores, TopSPs, engines, queue
+ * instances and the largest ring a description may declare, every
+ * NeuronCore queue type per engine.
+ */
+static struct nprof_device_desc largest_desc(void)
+{
+	struct nprof_device_desc desc = test_desc;
+
+	desc.num_cores = NPROF_MAX_CORES;
+	desc.num_topsps = NPROF_MAX_TOPSPS;
+	desc.engines_per_core = NEURONPROF_MAX_ENGINES;
+	desc.per_engine_queue_types = CORE_TYPES;
+	desc.queue_instances = NEURONPROF_MAX_INSTANCES;
+	desc.max_ring_size = NPROF_RING_SIZE_LIMIT;
+	return desc;
+}
+
 static void device_test_desc_good(struct kunit *test)
 {
 	struct nprof_device_desc desc = test_desc;
@@ -61,10 +79,9 @@ static void device_test_desc_good(struct kunit *test)
 	desc.max_ring_size = desc.min_ring_size;
 	desc.caps = 0;
 	KUNIT_EXPECT_EQ(test, nprof_desc_validate(&desc, &tp_ops_noflush, &why), 0);
-	desc.num_cores = NPROF_MAX_CORES;
-	desc.num_topsps = NPROF_MAX_TOPSPS;
-	desc.engines_per_core = NEURONPROF_MAX_ENGINES;
-	desc.max_ring_size = NPROF_RING_SIZE_LIMIT;
+	desc = largest_desc();
+	KUNIT_EXPECT_EQ(test, nprof_desc_validate(&desc, &tp_ops, &why), 0);
+	desc.caps = 0;
 	KUNIT_EXPECT_EQ(test, nprof_desc_validate(&desc, &tp_ops_noflush, &why), 0);
 }
 
@@ -276,15 +293,7 @@ static void device_test_exec_good(struct kunit *test)
  */
 static void device_test_queue_slots(struct kunit *test)
 {
-	const struct nprof_device_desc desc = {
-		.num_cores = NPROF_MAX_CORES,
-		.num_topsps = NPROF_MAX_TOPSPS,
-		.engines_per_core = NEURONPROF_MAX_ENGINES,
-		.core_queue_types = CORE_TYPES,
-		.topsp_queue_types = TOPSP_TYPES,
-		.per_engine_queue_types = CORE_TYPES,
-		.queue_instances = NEURONPROF_MAX_INSTANCES,
-	};
+	const struct nprof_device_desc desc = largest_desc();
 	const unsigned long per_target = NEURONPROF_QT_MAX * NEURONPROF_MAX_INSTANCES;
 	const unsigned long nbits = (NPROF_MAX_CORES + NPROF_MAX_TOPSPS) * per_target;
 	struct nprof_queue_id q;
