@@ -277,13 +277,44 @@ bool nprof_queue_set_flags(struct nprof_drmdev *ndev, const struct nprof_queue_i
 }
 EXPORT_SYMBOL_GPL(nprof_queue_set_flags);
 
-/* Contiguous entries @ring has room for at its producer position, at most @count. */
-static u64 nprof_kring_span_room(struct nprof_kring *ring, u32 count)
+/*
+ * Contiguous room in @ring (its consumer synced) at its producer position,
+ * in ring entries: at most @want, or 0 if less than @min (1 for
+ * notifications; a header and one device entry for a packed record). When
+ * what is left before the end of the data area is less than @min but the
+ * room after it is not, *@skip fillers (nprof_kring_fill()) come first and
+ * the room is counted from the start of the data area. With @min 1 there
+ * are never fillers: at least one entry is left before the end.
+ */
+static u64 nprof_kring_room(const struct nprof_kring *ring, u64 want, u64 min, u64 *skip)
 {
-	u64 off = ring->prod & (ring->size - 1);
+	u64 free = (ring->size - nprof_kring_unread(ring)) / NPROF_ENTRY_SIZE;
+	u64 end = (ring->size - (ring->prod & (ring->size - 1))) / NPROF_ENTRY_SIZE;
+	u64 room;
 
-	return min3((u64)count, (ring->size - nprof_kring_unread(ring)) / NPROF_ENTRY_SIZE,
-		    (ring->size - off) / NPROF_ENTRY_SIZE);
+	*skip = 0;
+	if (end < min && free >= end + min) {
+		*skip = end;
+		free -= end;
+		end = ring->size / NPROF_ENTRY_SIZE;
+	}
+	room = min3(want, free, end);
+	return room < min ? 0 : room;
+}
+
+/* Write @n fillers (headers of 0 bytes, no seq) at @ring's producer position. */
+static void nprof_kring_fill(struct nprof_kring *ring, u64 n)
+{
+	struct neuronprof_notification *f;
+
+	for (; n; n--) {
+		f = (void *)(ring->data + (ring->prod & (ring->size - 1)));
+		*f = (struct neuronprof_notification){
+			.seq = ring->seq, .queue_type = ring->queue_type, .engine = ring->engine,
+			.code = NEURONPROF_RAW_PACKED, .model_id = ring->hdr->raw_format,
+		};
+		ring->prod += NPROF_ENTRY_SIZE;
+	}
 }
 
 /* @span: @count entries of @sub's ring at its producer position. */
@@ -297,6 +328,44 @@ static void nprof_span_at(struct nprof_notify_span *span, struct nprof_sub *sub,
 	span->seq = ring->seq;
 	span->queue_type = ring->queue_type;
 	span->engine = ring->engine;
+}
+
+/*
+ * Lock @q and reserve @span in the ring of @q's subscriptions that has the
+ * most contiguous room for @want entries (nprof_kring_room(), at least
+ * @min), its fillers written first. Return: 0 with the lock held until
+ * nprof_notify_end() or nprof_notify_end_packed(), or -ENOENT with nothing
+ * held when nobody subscribed @q.
+ */
+static int nprof_span_reserve(struct nprof_drmdev *ndev, const struct nprof_queue_id *q,
+			      u64 want, u64 min, struct nprof_notify_span *span)
+	__acquires(span->sub->lock)
+{
+	struct nprof_queue *queue;
+	struct nprof_kring *ring;
+	struct nprof_sub *sub;
+	u64 room, best = 0, skip, best_skip = 0;
+	u32 i;
+
+	queue = nprof_queue_lock(ndev, q, &span->flags);
+	if (!queue)
+		return -ENOENT;
+	sub = queue->subs[0];
+	for (i = 0; i < queue->nr_subs; i++) {
+		ring = &queue->subs[i]->ring;
+		nprof_kring_sync_consumer(ring);		/* A */
+		room = nprof_kring_room(ring, want, min, &skip);
+		if (room > best) {
+			best = room;
+			best_skip = skip;
+			sub = queue->subs[i];
+		}
+	}
+	ring = &sub->ring;
+	span->unread = nprof_kring_unread(ring);
+	nprof_kring_fill(ring, best_skip);
+	nprof_span_at(span, sub, best);
+	return 0;	/* rcu_read_lock() and the lock held until the end */
 }
 
 /**
@@ -328,29 +397,9 @@ int nprof_notify_begin(struct nprof_drmdev *ndev, const struct nprof_queue_id *q
 		       u32 count, struct nprof_notify_span *span)
 	__acquires(span->sub->lock)
 {
-	struct nprof_queue *queue;
-	struct nprof_kring *ring;
-	struct nprof_sub *sub;
-	u64 room, best = 0;
-	u32 i;
-
 	if (!count || count > NPROF_NOTIFY_BATCH_MAX)
 		return -ENOENT;
-	queue = nprof_queue_lock(ndev, q, &span->flags);
-	if (!queue)
-		return -ENOENT;
-	sub = queue->subs[0];
-	for (i = 0; i < queue->nr_subs; i++) {
-		ring = &queue->subs[i]->ring;
-		nprof_kring_sync_consumer(ring);		/* A */
-		room = nprof_kring_span_room(ring, count);
-		if (room > best) {
-			best = room;
-			sub = queue->subs[i];
-		}
-	}
-	nprof_span_at(span, sub, best);
-	return 0;	/* rcu_read_lock() and the lock held until nprof_notify_end() */
+	return nprof_span_reserve(ndev, q, count, 1, span);
 }
 EXPORT_SYMBOL_GPL(nprof_notify_begin);
 
@@ -416,9 +465,7 @@ u32 nprof_notify_end(struct nprof_notify_span *span, u32 written, u32 produced)
 	}
 	if (nprof_kring_publish(&sub->ring, written, lost))
 		wake[nwake++] = sub;
-	spin_unlock_irqrestore(&queue->lock, span->flags);
-	nprof_wake(wake, nwake);
-	rcu_read_unlock();
+	nprof_queue_unlock(queue, span->flags, wake, nwake);
 	return lost;
 }
 EXPORT_SYMBOL_GPL(nprof_notify_end);
@@ -430,44 +477,6 @@ EXPORT_SYMBOL_GPL(nprof_notify_end);
  * rings of the queue get a copy of each record as a unit, with their own
  * seq in its header (nprof_kring_put_packed()).
  */
-
-/* Write @n fillers (headers of 0 bytes, no seq) at @ring's producer position. */
-static void nprof_kring_fill(struct nprof_kring *ring, u64 n)
-{
-	struct neuronprof_notification *f;
-
-	for (; n; n--) {
-		f = (void *)(ring->data + (ring->prod & (ring->size - 1)));
-		*f = (struct neuronprof_notification){
-			.seq = ring->seq, .queue_type = ring->queue_type, .engine = ring->engine,
-			.code = NEURONPROF_RAW_PACKED, .model_id = ring->hdr->raw_format,
-		};
-		ring->prod += NPROF_ENTRY_SIZE;
-	}
-}
-
-/*
- * Contiguous room for a packed record in @ring (its consumer synced), in
- * ring entries, at most @want, or 0 if less than @min (a header and one
- * device entry). When what is left before the end of the data area is less
- * than @min but the room after it is not, *@skip fillers come first and
- * the room is counted from the start of the data area.
- */
-static u64 nprof_kring_packed_room(const struct nprof_kring *ring, u64 want, u64 min, u64 *skip)
-{
-	u64 free = (ring->size - nprof_kring_unread(ring)) / NPROF_ENTRY_SIZE;
-	u64 end = (ring->size - (ring->prod & (ring->size - 1))) / NPROF_ENTRY_SIZE;
-	u64 room;
-
-	*skip = 0;
-	if (end < min && free >= end + min) {
-		*skip = end;
-		free -= end;
-		end = ring->size / NPROF_ENTRY_SIZE;
-	}
-	room = min3(want, free, end);
-	return room < min ? 0 : room;
-}
 
 /*
  * Copy the packed record @h (its bytes in the entries after it) into
@@ -486,8 +495,8 @@ static void nprof_kring_put_packed(struct nprof_kring *ring,
 	u32 k;
 
 	while (bytes) {
-		room = nprof_kring_packed_room(ring, NEURONPROF_RAW_PACKED_SLOTS(bytes),
-					       NEURONPROF_RAW_PACKED_SLOTS(es), &skip);
+		room = nprof_kring_room(ring, NEURONPROF_RAW_PACKED_SLOTS(bytes),
+					NEURONPROF_RAW_PACKED_SLOTS(es), &skip);
 		if (!room)
 			break;
 		nprof_kring_fill(ring, skip);
@@ -535,34 +544,9 @@ int nprof_notify_begin_packed(struct nprof_drmdev *ndev, const struct nprof_queu
 			      u32 slots, u32 es, struct nprof_notify_span *span)
 	__acquires(span->sub->lock)
 {
-	const u64 min = NEURONPROF_RAW_PACKED_SLOTS(es);
-	struct nprof_queue *queue;
-	struct nprof_kring *ring;
-	struct nprof_sub *sub;
-	u64 room, best = 0, skip, best_skip = 0;
-	u32 i;
-
 	if (slots < 2 || slots > NPROF_NOTIFY_BATCH_MAX || !es)
 		return -ENOENT;
-	queue = nprof_queue_lock(ndev, q, &span->flags);
-	if (!queue)
-		return -ENOENT;
-	sub = queue->subs[0];
-	for (i = 0; i < queue->nr_subs; i++) {
-		ring = &queue->subs[i]->ring;
-		nprof_kring_sync_consumer(ring);		/* A */
-		room = nprof_kring_packed_room(ring, slots, min, &skip);
-		if (room > best) {
-			best = room;
-			best_skip = skip;
-			sub = queue->subs[i];
-		}
-	}
-	ring = &sub->ring;
-	span->unread = nprof_kring_unread(ring);
-	nprof_kring_fill(ring, best_skip);
-	nprof_span_at(span, sub, best);
-	return 0;	/* rcu_read_lock() and the lock held until nprof_notify_end_packed() */
+	return nprof_span_reserve(ndev, q, slots, NEURONPROF_RAW_PACKED_SLOTS(es), span);
 }
 EXPORT_SYMBOL_GPL(nprof_notify_begin_packed);
 
@@ -639,9 +623,7 @@ u64 nprof_notify_end_packed(struct nprof_notify_span *span, u32 written, u64 los
 	}
 	ring->seq += seqs;
 	nprof_kring_lose(ring, lost);
-	spin_unlock_irqrestore(&queue->lock, span->flags);
-	nprof_wake(wake, nwake);
-	rcu_read_unlock();
+	nprof_queue_unlock(queue, span->flags, wake, nwake);
 	return lost;
 }
 EXPORT_SYMBOL_GPL(nprof_notify_end_packed);

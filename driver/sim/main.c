@@ -15,13 +15,13 @@
 #include <linux/err.h>
 #include <linux/export.h>
 #include <linux/kernel.h>
-#include <linux/list.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/platform_device.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/xarray.h>
 #include <kunit/visibility.h>
 
 #include "sim.h"
@@ -71,32 +71,10 @@ MODULE_PARM_DESC(time_scale, "Host time an execution takes, in percent of its de
 /* The architecture named by the arch parameter, checked at load. */
 static const struct nprof_sim_arch *nprof_sim_default_arch;
 
-/**
- * struct nprof_sim_entry - a device the module created.
- * @list: in nprof_sim_devices.
- * @id: its id.
- * @pdev: its platform device.
- */
-struct nprof_sim_entry {
-	struct list_head list;
-	u32 id;
-	struct platform_device *pdev;
-};
-
-/* Protects nprof_sim_devices, and serialises device creation and removal. */
+/* The platform devices the module created, by id. */
+static DEFINE_XARRAY(nprof_sim_devices);
+/* Serialises device creation and removal, and look-ups with them. */
 static DEFINE_MUTEX(nprof_sim_devices_lock);
-static LIST_HEAD(nprof_sim_devices);
-
-static struct nprof_sim_entry *nprof_sim_entry_find(u32 id)
-{
-	struct nprof_sim_entry *e;
-
-	lockdep_assert_held(&nprof_sim_devices_lock);
-	list_for_each_entry(e, &nprof_sim_devices, list)
-		if (e->id == id)
-			return e;
-	return NULL;
-}
 
 /**
  * nprof_sim_dev_new() - create a simulated device.
@@ -116,43 +94,39 @@ int nprof_sim_dev_new(u32 id, const struct nprof_sim_arch *arch)
 		.size_data = sizeof(pdata),
 	};
 	struct nprof_sim_pdata *bound;
-	struct nprof_sim_entry *e;
+	struct platform_device *pdev;
 	int err;
 
 	if (id > NPROF_SIM_MAX_ID)
 		return -EINVAL;
-	e = kzalloc(sizeof(*e), GFP_KERNEL);
-	if (!e)
-		return -ENOMEM;
-	e->id = id;
-
 	mutex_lock(&nprof_sim_devices_lock);
-	if (nprof_sim_entry_find(id)) {
+	if (xa_load(&nprof_sim_devices, id)) {
 		err = -EEXIST;
 		goto err_unlock;
 	}
-	e->pdev = platform_device_register_full(&info);
-	if (IS_ERR(e->pdev)) {
-		err = PTR_ERR(e->pdev);
+	pdev = platform_device_register_full(&info);
+	if (IS_ERR(pdev)) {
+		err = PTR_ERR(pdev);
 		pr_err("device %u: cannot add platform device: %d\n", id, err);
 		goto err_unlock;
 	}
 	/* Probing is synchronous: it ran, and left its result in the copy. */
-	bound = dev_get_platdata(&e->pdev->dev);
-	if (!e->pdev->dev.driver) {
+	bound = dev_get_platdata(&pdev->dev);
+	if (!pdev->dev.driver) {
 		err = bound->probe_err ? bound->probe_err : -ENODEV;
 		pr_err("device %u: probe failed: %d\n", id, err);
 		goto err_unregister;
 	}
-	list_add_tail(&e->list, &nprof_sim_devices);
+	err = xa_err(xa_store(&nprof_sim_devices, id, pdev, GFP_KERNEL));
+	if (err)
+		goto err_unregister;
 	mutex_unlock(&nprof_sim_devices_lock);
 	return 0;
 
 err_unregister:
-	platform_device_unregister(e->pdev);
+	platform_device_unregister(pdev);
 err_unlock:
 	mutex_unlock(&nprof_sim_devices_lock);
-	kfree(e);
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_sim_dev_new);
@@ -168,20 +142,15 @@ EXPORT_SYMBOL_IF_KUNIT(nprof_sim_dev_new);
  */
 int nprof_sim_dev_del(u32 id)
 {
-	struct nprof_sim_entry *e;
+	struct platform_device *pdev;
 
 	mutex_lock(&nprof_sim_devices_lock);
-	e = nprof_sim_entry_find(id);
-	if (!e) {
-		mutex_unlock(&nprof_sim_devices_lock);
-		return -ENOENT;
-	}
-	list_del(&e->list);
+	pdev = xa_erase(&nprof_sim_devices, id);
 	/* Under the lock, so new_device cannot reuse the id before it is gone. */
-	platform_device_unregister(e->pdev);
+	if (pdev)
+		platform_device_unregister(pdev);
 	mutex_unlock(&nprof_sim_devices_lock);
-	kfree(e);
-	return 0;
+	return pdev ? 0 : -ENOENT;
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_sim_dev_del);
 
@@ -196,12 +165,12 @@ EXPORT_SYMBOL_IF_KUNIT(nprof_sim_dev_del);
 struct nprof_sim_device *nprof_sim_dev_find(u32 id)
 {
 	struct nprof_sim_device *sdev = NULL;
-	struct nprof_sim_entry *e;
+	struct platform_device *pdev;
 
 	mutex_lock(&nprof_sim_devices_lock);
-	e = nprof_sim_entry_find(id);
-	if (e)
-		sdev = platform_get_drvdata(e->pdev);
+	pdev = xa_load(&nprof_sim_devices, id);
+	if (pdev)
+		sdev = platform_get_drvdata(pdev);
 	mutex_unlock(&nprof_sim_devices_lock);
 	return sdev;
 }
@@ -332,13 +301,13 @@ static struct platform_driver nprof_sim_driver = {
 
 static void nprof_sim_del_all(void)
 {
-	struct nprof_sim_entry *e, *tmp;
+	struct platform_device *pdev;
+	unsigned long id;
 
 	mutex_lock(&nprof_sim_devices_lock);
-	list_for_each_entry_safe(e, tmp, &nprof_sim_devices, list) {
-		list_del(&e->list);
-		platform_device_unregister(e->pdev);
-		kfree(e);
+	xa_for_each(&nprof_sim_devices, id, pdev) {
+		xa_erase(&nprof_sim_devices, id);
+		platform_device_unregister(pdev);
 	}
 	mutex_unlock(&nprof_sim_devices_lock);
 }

@@ -46,21 +46,27 @@ static const struct patch_case desc_bad_cases[] = {
 
 KUNIT_ARRAY_PARAM(desc_bad, desc_bad_cases, patch_case_desc);
 
-/* Descriptions of a device with the test provider's ops, patched from test_desc. */
-static int desc_validate(const void *desc, const char **why)
-{
-	return nprof_desc_validate(desc, &tp_ops, why);
-}
-
-static const struct patch_target desc_target = {
-	.base = &test_desc,
-	.size = sizeof(test_desc),
-	.validate = desc_validate,
-};
-
 static void device_test_desc_bad(struct kunit *test)
 {
-	patch_case_check(test, &desc_target, false);
+	patch_case_check(test, PATCH_DESC, false);
+}
+
+/*
+ * test_desc at every limit: the most cores, TopSPs, engines, queue
+ * instances and the largest ring a description may declare, every
+ * NeuronCore queue type per engine.
+ */
+static struct nprof_device_desc largest_desc(void)
+{
+	struct nprof_device_desc desc = test_desc;
+
+	desc.num_cores = NPROF_MAX_CORES;
+	desc.num_topsps = NPROF_MAX_TOPSPS;
+	desc.engines_per_core = NEURONPROF_MAX_ENGINES;
+	desc.per_engine_queue_types = CORE_TYPES;
+	desc.queue_instances = NEURONPROF_MAX_INSTANCES;
+	desc.max_ring_size = NPROF_RING_SIZE_LIMIT;
+	return desc;
 }
 
 static void device_test_desc_good(struct kunit *test)
@@ -73,10 +79,9 @@ static void device_test_desc_good(struct kunit *test)
 	desc.max_ring_size = desc.min_ring_size;
 	desc.caps = 0;
 	KUNIT_EXPECT_EQ(test, nprof_desc_validate(&desc, &tp_ops_noflush, &why), 0);
-	desc.num_cores = NPROF_MAX_CORES;
-	desc.num_topsps = NPROF_MAX_TOPSPS;
-	desc.engines_per_core = NEURONPROF_MAX_ENGINES;
-	desc.max_ring_size = NPROF_RING_SIZE_LIMIT;
+	desc = largest_desc();
+	KUNIT_EXPECT_EQ(test, nprof_desc_validate(&desc, &tp_ops, &why), 0);
+	desc.caps = 0;
 	KUNIT_EXPECT_EQ(test, nprof_desc_validate(&desc, &tp_ops_noflush, &why), 0);
 }
 
@@ -223,29 +228,11 @@ static void device_test_names_good(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, nprof_desc_validate(&desc, &tp_ops, &why), 0);
 }
 
-/*
- * test_desc as a simulator declares it: 2 cores with 3 TopSPs each, 4
- * engines, so the fixed cost is 4 + 12 per iteration.
- */
-static struct nprof_device_desc sim_desc(void)
-{
-	struct nprof_device_desc desc = test_desc;
-
-	desc.min_ring_size = PAGE_SIZE;
-	desc.caps = NEURONPROF_CAP_SIM_EXEC;
-	return desc;
-}
-
-static const struct drm_neuronprof_sim_exec exec_base = {
-	.core = 0,
-	.iterations = 1,
-	.instructions = { 10 },
-};
-
 #define EXEC(member, val)	PATCH(struct drm_neuronprof_sim_exec, member, val)
 
 /*
- * 2^16 iterations of (instructions + 2 per engine + 4 per core + 4 per TopSP)
+ * On test_desc (2 cores with 3 TopSPs each, 4 engines), 2^16 iterations of
+ * (instructions + 2 per engine + 4 per core + 4 per TopSP)
  * = 2^16 * (1006 + 2 + 4 + 12) = 2^26: exactly the limit.
  */
 #define EXEC_LIMIT_ITERATIONS	65536
@@ -290,28 +277,14 @@ static const struct patch_case exec_good_cases[] = {
 
 KUNIT_ARRAY_PARAM(exec_good, exec_good_cases, patch_case_desc);
 
-/* SIM_EXEC arguments for sim_desc(), patched from exec_base. */
-static int exec_validate(const void *args, const char **why)
-{
-	const struct nprof_device_desc desc = sim_desc();
-
-	return nprof_sim_exec_validate(&desc, args, why);
-}
-
-static const struct patch_target exec_target = {
-	.base = &exec_base,
-	.size = sizeof(exec_base),
-	.validate = exec_validate,
-};
-
 static void device_test_exec_bad(struct kunit *test)
 {
-	patch_case_check(test, &exec_target, false);
+	patch_case_check(test, PATCH_SIM_EXEC, false);
 }
 
 static void device_test_exec_good(struct kunit *test)
 {
-	patch_case_check(test, &exec_target, true);
+	patch_case_check(test, PATCH_SIM_EXEC, true);
 }
 
 /*
@@ -320,15 +293,7 @@ static void device_test_exec_good(struct kunit *test)
  */
 static void device_test_queue_slots(struct kunit *test)
 {
-	const struct nprof_device_desc desc = {
-		.num_cores = NPROF_MAX_CORES,
-		.num_topsps = NPROF_MAX_TOPSPS,
-		.engines_per_core = NEURONPROF_MAX_ENGINES,
-		.core_queue_types = CORE_TYPES,
-		.topsp_queue_types = TOPSP_TYPES,
-		.per_engine_queue_types = CORE_TYPES,
-		.queue_instances = NEURONPROF_MAX_INSTANCES,
-	};
+	const struct nprof_device_desc desc = largest_desc();
 	const unsigned long per_target = NEURONPROF_QT_MAX * NEURONPROF_MAX_INSTANCES;
 	const unsigned long nbits = (NPROF_MAX_CORES + NPROF_MAX_TOPSPS) * per_target;
 	struct nprof_queue_id q;

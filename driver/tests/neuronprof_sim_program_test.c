@@ -671,33 +671,6 @@ static void sim_program_arch_topologies(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, nprof_sim_arch_by_id(4));
 }
 
-static int sim_names_start(struct nprof_drmdev *ndev, const struct nprof_queue_id *q)
-{
-	return 0;
-}
-
-static void sim_names_stop(struct nprof_drmdev *ndev, const struct nprof_queue_id *q)
-{
-}
-
-static int sim_names_flush(struct nprof_drmdev *ndev, const struct nprof_queue_id *q)
-{
-	return 0;
-}
-
-static int sim_names_exec(struct nprof_drmdev *ndev, struct drm_neuronprof_sim_exec *args)
-{
-	return 0;
-}
-
-/* Callbacks matching the simulator's capabilities, for nprof_desc_validate(). */
-static const struct nprof_hw_ops sim_names_ops = {
-	.queue_start = sim_names_start,
-	.queue_stop = sim_names_stop,
-	.flush = sim_names_flush,
-	.sim_exec = sim_names_exec,
-};
-
 /*
  * The name table: what the core accepts (sorted, valid names), naming
  * every opcode and DMA queue the program produces after the NKI families.
@@ -706,6 +679,7 @@ static void sim_program_code_names(struct kunit *test)
 {
 	const struct nprof_sim_arch *a = nprof_sim_arch_by_name("trn2");
 	struct neuronprof_code_name *names;
+	struct nprof_hw_ops ops = tp_ops;
 	struct nprof_device_desc desc;
 	const char *why = NULL;
 	u32 n, i;
@@ -714,7 +688,9 @@ static void sim_program_code_names(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, names);
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	nprof_sim_fill_desc(a, &desc, names);
-	KUNIT_EXPECT_EQ(test, nprof_desc_validate(&desc, &sim_names_ops, &why), 0);
+	/* The test provider's callbacks, and the sim_exec the capabilities need. */
+	ops.sim_exec = tp_sim_exec;
+	KUNIT_EXPECT_EQ(test, nprof_desc_validate(&desc, &ops, &why), 0);
 	n = desc.num_code_names;
 	KUNIT_ASSERT_EQ(test, n, 5U * 32 + 16 + 1);
 	/* Opcode (e + 1) << 8 | k of engine e, in order. */

@@ -63,26 +63,14 @@ static const struct patch_case sub_good_cases[] = {
 
 KUNIT_ARRAY_PARAM(sub_good, sub_good_cases, patch_case_desc);
 
-/* Subscriptions of test_desc, patched from sub_base. */
-static int subscribe_validate(const void *args, const char **why)
-{
-	return nprof_subscribe_validate(&test_desc, args, why);
-}
-
-static const struct patch_target subscribe_target = {
-	.base = &sub_base,
-	.size = sizeof(sub_base),
-	.validate = subscribe_validate,
-};
-
 static void subscribe_test_bad(struct kunit *test)
 {
-	patch_case_check(test, &subscribe_target, false);
+	patch_case_check(test, PATCH_SUBSCRIBE, false);
 }
 
 static void subscribe_test_good(struct kunit *test)
 {
-	patch_case_check(test, &subscribe_target, true);
+	patch_case_check(test, PATCH_SUBSCRIBE, true);
 }
 
 /* The queue check used by nprof_notify() agrees with subscribe's. */

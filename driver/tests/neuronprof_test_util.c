@@ -71,23 +71,46 @@ void patch_case_desc(const struct patch_case *c, char *desc)
 	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
 }
 
+/* A copy of @what's valid struct, for @test. */
+static void *patch_base_dup(struct kunit *test, enum patch_subject what)
+{
+	static const struct {
+		const void *base;
+		size_t size;
+	} bases[] = {
+		[PATCH_DESC] = { &test_desc, sizeof(test_desc) },
+		[PATCH_SUBSCRIBE] = { &sub_base, sizeof(sub_base) },
+		[PATCH_SIM_EXEC] = { &sim_exec_base, sizeof(sim_exec_base) },
+	};
+	void *args = kunit_kmalloc(test, bases[what].size, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, args);
+	return memcpy(args, bases[what].base, bases[what].size);
+}
+
 /*
- * The patch case test->param_value applied to a copy of @t's base, then
- * validated: a good case (@valid) is accepted; a bad one is refused with
- * -EINVAL and a reason.
+ * The patch case test->param_value applied to a copy of @what's valid
+ * struct, then validated as the core does for test_desc: a good case
+ * (@valid) is accepted; a bad one is refused with -EINVAL and a reason.
  */
-void patch_case_check(struct kunit *test, const struct patch_target *t, bool valid)
+void patch_case_check(struct kunit *test, enum patch_subject what, bool valid)
 {
 	const struct patch_case *c = test->param_value;
+	void *args = patch_base_dup(test, what);
 	const char *why = NULL;
-	void *args;
 	int ret;
 
-	args = kunit_kmalloc(test, t->size, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, args);
-	memcpy(args, t->base, t->size);
 	apply_patches(args, c->p, ARRAY_SIZE(c->p));
-	ret = t->validate(args, &why);
+	switch (what) {
+	case PATCH_DESC:
+		ret = nprof_desc_validate(args, &tp_ops, &why);
+		break;
+	case PATCH_SUBSCRIBE:
+		ret = nprof_subscribe_validate(&test_desc, args, &why);
+		break;
+	default:
+		ret = nprof_sim_exec_validate(&test_desc, args, &why);
+	}
 	if (valid) {
 		KUNIT_EXPECT_EQ_MSG(test, ret, 0, "rejected: %s", why ? why : "?");
 	} else {
@@ -116,6 +139,12 @@ const struct drm_neuronprof_nq_subscribe sub_base = {
 	.queue_type = NEURONPROF_QT_TRACE,
 	.engine = 0,
 	.ring_size = 4 * PAGE_SIZE,
+};
+
+const struct drm_neuronprof_sim_exec sim_exec_base = {
+	.core = 0,
+	.iterations = 1,
+	.instructions = { 10 },
 };
 
 /* ---- the test provider ---------------------------------------------------- */

@@ -3,9 +3,10 @@
  * The fixtures every KUnit suite of the neuronprof core and simulator shares
  * (one test module, neuronprof_kunit; the code is in neuronprof_test_util.c):
  * the in-kernel subscriptions a test holds, table-driven argument patches,
- * the reference device description and subscription, the test provider and
- * its device, simulated devices and a recorder of generated notifications,
- * the benchmarks' memcpy baseline, and each suite's table of cases.
+ * the reference device description, subscription and SIM_EXEC, the test
+ * provider and its device, simulated devices and a recorder of generated
+ * notifications, the benchmarks' memcpy baseline, and each suite's table of
+ * cases.
  */
 #ifndef _NEURONPROF_TEST_UTIL_H_
 #define _NEURONPROF_TEST_UTIL_H_
@@ -89,18 +90,18 @@ struct patch_case {
 };
 
 /*
- * What a table of patch cases is checked against: a valid argument struct
- * @base of @size bytes, and the validation a patched copy goes through.
+ * What a table of patch cases patches: a valid argument struct for
+ * test_desc, which a patched copy of goes through the core's validation.
  */
-struct patch_target {
-	const void *base;
-	size_t size;
-	int (*validate)(const void *args, const char **why);
+enum patch_subject {
+	PATCH_DESC,		/* test_desc itself, nprof_desc_validate() with tp_ops */
+	PATCH_SUBSCRIBE,	/* sub_base, nprof_subscribe_validate() */
+	PATCH_SIM_EXEC,		/* sim_exec_base, nprof_sim_exec_validate() */
 };
 
 void apply_patches(void *base, const struct field_patch *p, int n);
 void patch_case_desc(const struct patch_case *c, char *desc);
-void patch_case_check(struct kunit *test, const struct patch_target *t, bool valid);
+void patch_case_check(struct kunit *test, enum patch_subject what, bool valid);
 
 static inline const struct neuronprof_notification *
 ring_at(const struct nprof_kring *ring, u64 pos)
@@ -112,6 +113,8 @@ ring_at(const struct nprof_kring *ring, u64 pos)
 extern const struct nprof_device_desc test_desc;
 /* A valid subscription of test_desc: the TRACE queue of core 0, engine 0. */
 extern const struct drm_neuronprof_nq_subscribe sub_base;
+/* A valid SIM_EXEC of test_desc: one iteration of 10 instructions on core 0. */
+extern const struct drm_neuronprof_sim_exec sim_exec_base;
 
 /* ---- the test provider ---------------------------------------------------- */
 
