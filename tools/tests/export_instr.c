@@ -121,24 +121,20 @@ static uint64_t run_ts(struct run *r)
 	return r->ts;
 }
 
-/* @n instructions: in one batch to instrs() of @a, one by one to slice() of @b. */
-static void run_instrs(struct run *r, const struct xtrack *t, const struct xinstr *in, size_t n)
+/*
+ * A batch of @n instructions @in, or else of @n DMA transfers @d: to @a in
+ * one call of instrs() or dmas(), to @b one by one through slice() or
+ * instant().
+ */
+static void run_batch(struct run *r, const struct xtrack *t, const struct xinstr *in,
+		      const struct xdma *d, size_t n)
 {
-	if (r->fmt->instrs(r->a.x, t, in, n))
-		FAIL("instrs() failed");
+	if (in ? r->fmt->instrs(r->a.x, t, in, n) : r->fmt->dmas(r->a.x, t, d, n))
+		FAIL("%s() failed", in ? "instrs" : "dmas");
 	for (size_t k = 0; k < n; k++)
-		if (xinstr_slice(r->fmt, r->b.x, t, &in[k]))
-			FAIL("slice() failed");
-}
-
-/* @n DMA transfers: in one batch to dmas() of @a, one by one to instant() of @b. */
-static void run_dmas(struct run *r, const struct xtrack *t, const struct xdma *d, size_t n)
-{
-	if (r->fmt->dmas(r->a.x, t, d, n))
-		FAIL("dmas() failed");
-	for (size_t k = 0; k < n; k++)
-		if (xdma_instant(r->fmt, r->b.x, t, &d[k]))
-			FAIL("instant() failed");
+		if (in ? xinstr_slice(r->fmt, r->b.x, t, &in[k]) :
+			 xdma_instant(r->fmt, r->b.x, t, &d[k]))
+			FAIL("%s() failed", in ? "slice" : "instant");
 }
 
 /* The same instant at the last timestamp to both exports; nonzero when one fails. */
@@ -205,7 +201,7 @@ static void check(bool perfetto)
 				in->name_key = XNAME_KEY_CODE(code);
 			}
 		}
-		run_instrs(&r, t, batch, n);
+		run_batch(&r, t, batch, NULL, n);
 		r.ev += (int)n;
 		/* Other events in between, the same to both. */
 		if (rnd() % 2) {
@@ -264,7 +260,7 @@ static void check_dma(bool perfetto)
 			d->src = rnd_width();
 			d->dst = rnd() % 2 ? rnd() % 0x10000 : rnd_width();
 		}
-		run_dmas(&r, t, batch, n);
+		run_batch(&r, t, NULL, batch, n);
 		r.ev += (int)n;
 		/* Other events in between, the same to both. */
 		if (rnd() % 2) {
@@ -273,7 +269,7 @@ static void check_dma(bool perfetto)
 					     .code = 0x102 };
 			struct xarg arg = { .key = "seq", .kind = XARG_U64, .u = rnd_width() };
 
-			run_instrs(&r, t, &in, 1);
+			run_batch(&r, t, &in, NULL, 1);
 			if (run_instant(&r, t, "error", "error 3", &arg, 1))
 				FAIL("other events failed");
 		}
