@@ -77,28 +77,106 @@ static void close_out(struct out *o, bool perfetto)
 	fclose(o->f);
 }
 
+/*
+ * Two exports of the same events in one format: @a takes them in batches,
+ * @b one by one; the tracks they go to (three of two processes), the last
+ * timestamp and how many events so far.
+ */
+struct run {
+	const struct xformat *fmt;
+	bool perfetto;
+	struct xproc procs[2];
+	struct xtrack tracks[3];
+	struct out a, b;
+	uint64_t ts;
+	int ev;
+};
+
+/*
+ * Begins @r's exports, with its processes' pids @pid and the tracks' tids
+ * @tid and Perfetto uuids @uuid (the third track of the second process):
+ * numbers of every width.
+ */
+static void run_begin(struct run *r, bool perfetto, const int32_t pid[2], const int32_t tid[3],
+		      const uint64_t uuid[3])
+{
+	*r = (struct run){ .fmt = perfetto ? &perfetto_format : &json_format,
+			   .perfetto = perfetto, .ts = 1000 };
+	for (int i = 0; i < 2; i++)
+		r->procs[i] = (struct xproc){ .pid = pid[i], .uuid = 1 + (uint64_t)i };
+	for (int i = 0; i < 3; i++)
+		r->tracks[i] = (struct xtrack){ .proc = &r->procs[i / 2], .tid = tid[i],
+						.uuid = uuid[i],
+						.kind = XT_QUEUE };
+	open_out(&r->a, perfetto);
+	open_out(&r->b, perfetto);
+	r->fmt->begin(r->a.x, "src");
+	r->fmt->begin(r->b.x, "src");
+}
+
+/* The next event's timestamp: of every width now and then, else close after the last. */
+static uint64_t run_ts(struct run *r)
+{
+	r->ts = rnd() % 16 ? r->ts + rnd() % 3000 : rnd_width();
+	return r->ts;
+}
+
+/*
+ * A batch of @n instructions @in, or else of @n DMA transfers @d: to @a in
+ * one call of instrs() or dmas(), to @b one by one through slice() or
+ * instant().
+ */
+static void run_batch(struct run *r, const struct xtrack *t, const struct xinstr *in,
+		      const struct xdma *d, size_t n)
+{
+	if (in ? r->fmt->instrs(r->a.x, t, in, n) : r->fmt->dmas(r->a.x, t, d, n))
+		FAIL("%s() failed", in ? "instrs" : "dmas");
+	for (size_t k = 0; k < n; k++)
+		if (in ? xinstr_slice(r->fmt, r->b.x, t, &in[k]) :
+			 xdma_instant(r->fmt, r->b.x, t, &d[k]))
+			FAIL("%s() failed", in ? "slice" : "instant");
+}
+
+/* The same instant at the last timestamp to both exports; nonzero when one fails. */
+static int run_instant(struct run *r, const struct xtrack *t, const char *cat, const char *name,
+		       const struct xarg *args, size_t nargs)
+{
+	return r->fmt->instant(r->a.x, t, cat, name, r->ts, args, nargs) ||
+	       r->fmt->instant(r->b.x, t, cat, name, r->ts, args, nargs);
+}
+
+/* Ends both exports and fails unless they are the same bytes; @what names the paths. */
+static void run_end(struct run *r, const char *what)
+{
+	const char *name = r->perfetto ? "perfetto" : "json";
+	struct out *a = &r->a, *b = &r->b;
+	size_t k;
+
+	r->fmt->end(a->x, &(struct export_stats){ 0 });
+	r->fmt->end(b->x, &(struct export_stats){ 0 });
+	close_out(a, r->perfetto);
+	close_out(b, r->perfetto);
+	for (k = 0; k < a->len && k < b->len && a->buf[k] == b->buf[k]; k++)
+		;
+	if (k < a->len || k < b->len)
+		FAIL("%s: %s differ at byte %zu of %zu / %zu", name, what, k, a->len, b->len);
+	if (a->len < (size_t)EVENTS * 20)
+		FAIL("%s: only %zu bytes written", name, a->len);
+	free(a->buf);
+	free(b->buf);
+}
+
 static void check(bool perfetto)
 {
-	const struct xformat *fmt = perfetto ? &perfetto_format : &json_format;
-	struct xproc procs[2] = { { .pid = 10000000, .uuid = 1 }, { .pid = -5, .uuid = 2 } };
-	struct xtrack tracks[3] = {
-		{ .proc = &procs[0], .tid = 100, .uuid = 3, .kind = XT_QUEUE },
-		{ .proc = &procs[0], .tid = 104, .uuid = 300, .kind = XT_QUEUE },
-		{ .proc = &procs[1], .tid = 4194304, .uuid = 1ULL << 40, .kind = XT_QUEUE },
-	};
 	static struct xinstr batch[300];
 	static char hex[300][16];
-	struct out a, b;
-	uint64_t ts = 1000;
+	struct run r;
 	size_t k, n;
-	int ev = 0;
 
-	open_out(&a, perfetto);
-	open_out(&b, perfetto);
-	fmt->begin(a.x, "src");
-	fmt->begin(b.x, "src");
-	while (ev < EVENTS) {
-		const struct xtrack *t = &tracks[rnd() % 3];
+	run_begin(&r, perfetto, (int32_t[]){ 10000000, -5 }, (int32_t[]){ 100, 104, 4194304 },
+		  (uint64_t[]){ 3, 300, 1ULL << 40 });
+	while (r.ev < EVENTS) {
+		const struct xtrack *t = &r.tracks[rnd() % 3];
 		/* Mostly a few opcodes over and over, sometimes any of many. */
 		uint32_t span = rnd() % 4 ? 40 : OPCODES;
 
@@ -107,10 +185,8 @@ static void check(bool perfetto)
 			struct xinstr *in = &batch[k];
 			uint32_t code = (uint32_t)(rnd() % span);
 
-			/* Timestamps of every width now and then, else close together. */
-			ts = rnd() % 16 ? ts + rnd() % 3000 : rnd_width();
-			in->ts = ts;
-			in->end_ts = ts + (rnd() % 4 ? rnd() % 2000 : rnd_width() / 2);
+			in->ts = run_ts(&r);
+			in->end_ts = in->ts + (rnd() % 4 ? rnd() % 2000 : rnd_width() / 2);
 			in->pc = rnd() % 2 ? rnd() % 0x10000 : rnd_width();
 			in->op0 = rnd_width();
 			in->op1 = rnd() % 2 ? rnd() % 0x100 : rnd_width();
@@ -125,12 +201,8 @@ static void check(bool perfetto)
 				in->name_key = XNAME_KEY_CODE(code);
 			}
 		}
-		if (fmt->instrs(a.x, t, batch, n))
-			FAIL("instrs() failed");
-		for (k = 0; k < n; k++)
-			if (xinstr_slice(fmt, b.x, t, &batch[k]))
-				FAIL("slice() failed");
-		ev += (int)n;
+		run_batch(&r, t, batch, NULL, n);
+		r.ev += (int)n;
 		/* Other events in between, the same to both. */
 		if (rnd() % 2) {
 			struct xarg args[2] = {
@@ -138,28 +210,15 @@ static void check(bool perfetto)
 				{ .key = "code", .kind = XARG_STR, .s = "0x000102" },
 			};
 
-			if (fmt->instant(a.x, t, "dma", "dma queue 3", ts, args, 2) ||
-			    fmt->instant(b.x, t, "dma", "dma queue 3", ts, args, 2) ||
-			    fmt->slice(a.x, t, XSLICE_BEGIN_END, "event", "vector iteration", 0, ts,
-				       ts + 5, args, 1, 0, 0) ||
-			    fmt->slice(b.x, t, XSLICE_BEGIN_END, "event", "vector iteration", 0, ts,
-				       ts + 5, args, 1, 0, 0))
+			if (run_instant(&r, t, "dma", "dma queue 3", args, 2) ||
+			    r.fmt->slice(r.a.x, t, XSLICE_BEGIN_END, "event", "vector iteration", 0,
+					 r.ts, r.ts + 5, args, 1, 0, 0) ||
+			    r.fmt->slice(r.b.x, t, XSLICE_BEGIN_END, "event", "vector iteration", 0,
+					 r.ts, r.ts + 5, args, 1, 0, 0))
 				FAIL("other events failed");
 		}
 	}
-	fmt->end(a.x, &(struct export_stats){ 0 });
-	fmt->end(b.x, &(struct export_stats){ 0 });
-	close_out(&a, perfetto);
-	close_out(&b, perfetto);
-	for (k = 0; k < a.len && k < b.len && a.buf[k] == b.buf[k]; k++)
-		;
-	if (k < a.len || k < b.len)
-		FAIL("%s: instrs() and slice() differ at byte %zu of %zu / %zu",
-		     perfetto ? "perfetto" : "json", k, a.len, b.len);
-	if (a.len < (size_t)EVENTS * 20)
-		FAIL("%s: only %zu bytes written", perfetto ? "perfetto" : "json", a.len);
-	free(a.buf);
-	free(b.buf);
+	run_end(&r, "instrs() and slice()");
 }
 
 /* Names of DMA transfers: as the walk spells them, and some that need the escaper. */
@@ -174,26 +233,15 @@ static const char *const dma_names[] = {
 
 static void check_dma(bool perfetto)
 {
-	const struct xformat *fmt = perfetto ? &perfetto_format : &json_format;
-	struct xproc procs[2] = { { .pid = 7, .uuid = 1 }, { .pid = -2147483647, .uuid = 2 } };
-	struct xtrack tracks[3] = {
-		{ .proc = &procs[0], .tid = 1, .uuid = 3, .kind = XT_QUEUE },
-		{ .proc = &procs[0], .tid = 2147483647, .uuid = 4, .kind = XT_QUEUE },
-		{ .proc = &procs[1], .tid = -1, .uuid = 1ULL << 50, .kind = XT_QUEUE },
-	};
 	static struct xdma batch[300];
 	const char *slot_name[XDMA_SLOTS];
-	struct out a, b;
-	uint64_t ts = 1000;
+	struct run r;
 	size_t k, n;
-	int ev = 0;
 
-	open_out(&a, perfetto);
-	open_out(&b, perfetto);
-	fmt->begin(a.x, "src");
-	fmt->begin(b.x, "src");
-	while (ev < EVENTS) {
-		const struct xtrack *t = &tracks[rnd() % 3];
+	run_begin(&r, perfetto, (int32_t[]){ 7, -2147483647 }, (int32_t[]){ 1, 2147483647, -1 },
+		  (uint64_t[]){ 3, 4, 1ULL << 50 });
+	while (r.ev < EVENTS) {
+		const struct xtrack *t = &r.tracks[rnd() % 3];
 
 		/* A batch's slot keeps its name for the batch, as the walk's does. */
 		for (k = 0; k < XDMA_SLOTS; k++)
@@ -202,8 +250,7 @@ static void check_dma(bool perfetto)
 		for (k = 0; k < n; k++) {
 			struct xdma *d = &batch[k];
 
-			ts = rnd() % 16 ? ts + rnd() % 3000 : rnd_width();
-			d->ts = ts;
+			d->ts = run_ts(&r);
 			d->slot = (uint32_t)(rnd() % XDMA_SLOTS);
 			d->name = slot_name[d->slot];
 			d->model_id = rnd() % 2 ? rnd() % 8 : rnd_width();
@@ -213,38 +260,21 @@ static void check_dma(bool perfetto)
 			d->src = rnd_width();
 			d->dst = rnd() % 2 ? rnd() % 0x10000 : rnd_width();
 		}
-		if (fmt->dmas(a.x, t, batch, n))
-			FAIL("dmas() failed");
-		for (k = 0; k < n; k++)
-			if (xdma_instant(fmt, b.x, t, &batch[k]))
-				FAIL("instant() failed");
-		ev += (int)n;
+		run_batch(&r, t, NULL, batch, n);
+		r.ev += (int)n;
 		/* Other events in between, the same to both. */
 		if (rnd() % 2) {
 			struct xinstr in = { .name = "0x000102", .name_key = XNAME_KEY_CODE(0x102),
-					     .ts = ts, .end_ts = ts + 7, .pc = rnd_width(),
+					     .ts = r.ts, .end_ts = r.ts + 7, .pc = rnd_width(),
 					     .code = 0x102 };
 			struct xarg arg = { .key = "seq", .kind = XARG_U64, .u = rnd_width() };
 
-			if (fmt->instrs(a.x, t, &in, 1) || xinstr_slice(fmt, b.x, t, &in) ||
-			    fmt->instant(a.x, t, "error", "error 3", ts, &arg, 1) ||
-			    fmt->instant(b.x, t, "error", "error 3", ts, &arg, 1))
+			run_batch(&r, t, &in, NULL, 1);
+			if (run_instant(&r, t, "error", "error 3", &arg, 1))
 				FAIL("other events failed");
 		}
 	}
-	fmt->end(a.x, &(struct export_stats){ 0 });
-	fmt->end(b.x, &(struct export_stats){ 0 });
-	close_out(&a, perfetto);
-	close_out(&b, perfetto);
-	for (k = 0; k < a.len && k < b.len && a.buf[k] == b.buf[k]; k++)
-		;
-	if (k < a.len || k < b.len)
-		FAIL("%s: dmas() and instant() differ at byte %zu of %zu / %zu",
-		     perfetto ? "perfetto" : "json", k, a.len, b.len);
-	if (a.len < (size_t)EVENTS * 20)
-		FAIL("%s: only %zu bytes written", perfetto ? "perfetto" : "json", a.len);
-	free(a.buf);
-	free(b.buf);
+	run_end(&r, "dmas() and instant()");
 }
 
 int main(void)

@@ -8,24 +8,15 @@
  * bytes are IN's), so every reader that reads both must print the same of
  * them (tools/tests/t/zstd.sh).
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include <neuronprof/ntff.h>
-#include <neuronprof/neuronprof.h>
-
-static int zfail(const char *what)
-{
-	fprintf(stderr, "ntff_zcopy: %s: %s\n", what, nprof_strerror_last());
-	return 1;
-}
+#include "ntff_copy.h"
 
 int main(int argc, char **argv)
 {
-	struct nprof_ntff_info info = { .size = sizeof(info) };
+	struct nprof_ntff_info info;
 	struct nprof_ntff_reader *r, *c;
 	struct nprof_ntff_writer *w;
 	const void *m0, *m1;
@@ -37,35 +28,22 @@ int main(int argc, char **argv)
 		fprintf(stderr, "Usage: ntff_zcopy IN.ntff DIR NAME LEVEL\n");
 		return 2;
 	}
-	r = nprof_ntff_reader_open(argv[1], NPROF_NTFF_READ_VERIFY_AT_OPEN);
-	if (!r)
-		return zfail(argv[1]);
-	if (nprof_ntff_reader_info(r, &info))
-		return zfail("info");
+	r = copy_open(argv[1], &info);
 	w = nprof_ntff_writer_create(argv[2], argv[3], 0);
 	if (!w || nprof_ntff_writer_set_compression(w, atoi(argv[4])) ||
 	    nprof_ntff_writer_set_info(w, &info))
-		return zfail("writer");
+		copy_die("writer");
 	nq = nprof_ntff_reader_queue_count(r);
 	for (i = 0; i < nq; i++) {
-		struct nprof_ntff_queue q = { .size = sizeof(q) };
-		struct nprof_ntff_queue_desc d = { .size = sizeof(d) };
+		struct nprof_ntff_queue q;
+		struct nprof_ntff_queue_desc d;
 		int at;
 
-		if (nprof_ntff_reader_queue(r, (size_t)i, &q))
-			return zfail("queue");
-		d.queue_type = q.queue_type;
-		d.target_kind = q.target_kind;
-		d.target_index = q.target_index;
-		d.engine = q.engine;
-		d.entry_size = q.entry_size;
-		d.ring_flags = q.ring_flags;
-		d.lost_count = q.lost_count;
-		d.trimmed_count = q.trimmed_count;
+		copy_queue(r, i, &q, &d);
 		at = nprof_ntff_writer_append(w, &d, q.data_length ? q.entries : NULL,
 					      q.data_length, NULL, 0);
 		if (at < 0)
-			return zfail("append");
+			copy_die("append");
 		if (at != i) {
 			fprintf(stderr, "ntff_zcopy: queue record %d of %s went to record %d\n", i,
 				argv[1], at);
@@ -73,11 +51,11 @@ int main(int argc, char **argv)
 		}
 	}
 	if (nprof_ntff_writer_finalize(w))
-		return zfail("finalize");
+		copy_die("finalize");
 	snprintf(path, sizeof(path), "%s/%s", argv[2], argv[3]);
 	c = nprof_ntff_reader_open(path, NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	if (!c)
-		return zfail(path);
+		copy_die(path);
 	m0 = nprof_ntff_reader_metadata(r, &l0);
 	m1 = nprof_ntff_reader_metadata(c, &l1);
 	if (l0 != l1 || memcmp(m0, m1, l0)) {

@@ -6,25 +6,19 @@
  * consecutive device entries of one queue record with the same capture
  * time and consecutive sequence numbers become one record (a header with
  * the first one's seq, index and time, then their bytes), each queue
- * record's lost count and ring flags as they were. tools/tests/raw_record.sh
+ * record's lost and trimmed counts and ring flags as they were. tools/tests/raw_record.sh
  * checks that every reader prints of the packed file what it prints of the
  * unpacked one, part by part.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <neuronprof/ntff.h>
 #include <drm/neuronprof_drm.h>
 
-#define SLOT sizeof(struct neuronprof_notification)
+#include "ntff_copy.h"
 
-static int pack_fail(const char *what)
-{
-	fprintf(stderr, "pack_raw: %s: %s\n", what, strerror(errno));
-	return 1;
-}
+#define SLOT sizeof(struct neuronprof_notification)
 
 /*
  * Pack the @n ring entries at @e (whole device entries of @parts parts
@@ -71,7 +65,7 @@ static size_t pack(const struct neuronprof_notification *e, size_t n, uint32_t p
 
 int main(int argc, char **argv)
 {
-	struct nprof_ntff_info info = { .size = sizeof(info) };
+	struct nprof_ntff_info info;
 	struct nprof_ntff_reader *r;
 	struct nprof_ntff_writer *w;
 	int nq, i;
@@ -80,11 +74,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "Usage: pack_raw IN.ntff DIR NAME\n");
 		return 2;
 	}
-	r = nprof_ntff_reader_open(argv[1], NPROF_NTFF_READ_VERIFY_AT_OPEN);
-	if (!r)
-		return pack_fail(argv[1]);
-	if (nprof_ntff_reader_info(r, &info))
-		return pack_fail("info");
+	r = copy_open(argv[1], &info);
 	if (info.device.raw_format == NEURONPROF_RAW_FORMAT_NONE || info.device.raw_packed) {
 		fprintf(stderr, "pack_raw: %s is not a recording of unpacked raw entries\n", argv[1]);
 		return 1;
@@ -92,41 +82,33 @@ int main(int argc, char **argv)
 	info.device.raw_packed = 1;
 	w = nprof_ntff_writer_create(argv[2], argv[3], 0);
 	if (!w || nprof_ntff_writer_set_info(w, &info))
-		return pack_fail("writer");
+		copy_die("writer");
 	nq = nprof_ntff_reader_queue_count(r);
 	for (i = 0; i < nq; i++) {
-		struct nprof_ntff_queue q = { .size = sizeof(q) };
-		struct nprof_ntff_queue_desc d = { .size = sizeof(d) };
+		struct nprof_ntff_queue q;
+		struct nprof_ntff_queue_desc d;
 		struct neuronprof_notification *out;
 		uint32_t parts;
 		size_t n, o;
 
-		if (nprof_ntff_reader_queue(r, (size_t)i, &q))
-			return pack_fail("queue");
+		copy_queue(r, i, &q, &d);
 		n = q.entry_count;
 		parts = n ? NEURONPROF_RAW_PARTS(((const struct neuronprof_notification *)
 						  q.entries)->code) : 1;
 		out = calloc(2 * n + 1, SLOT);
 		if (!out)
-			return pack_fail("calloc");
+			copy_die("calloc");
 		o = n ? pack(q.entries, n, parts ? parts : 1, out) : 0;
 		if (n && !o) {
 			fprintf(stderr, "pack_raw: queue record %d is not whole device entries\n", i);
 			return 1;
 		}
-		d.queue_type = q.queue_type;
-		d.target_kind = q.target_kind;
-		d.target_index = q.target_index;
-		d.engine = q.engine;
-		d.entry_size = q.entry_size;
-		d.ring_flags = q.ring_flags;
-		d.lost_count = q.lost_count;
 		if (nprof_ntff_writer_append(w, &d, n ? out : NULL, n ? o * SLOT : 0, NULL, 0) < 0)
-			return pack_fail("append");
+			copy_die("append");
 		free(out);
 	}
 	if (nprof_ntff_writer_finalize(w))
-		return pack_fail("finalize");
+		copy_die("finalize");
 	nprof_ntff_reader_close(r);
 	return 0;
 }

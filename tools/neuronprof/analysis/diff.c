@@ -61,8 +61,23 @@ static double per(uint64_t total, uint64_t execs)
 	return execs ? (double)total / (double)execs : (double)total;
 }
 
-static void side_dist(struct diff_side *s, const struct dist *d, uint64_t execs)
+/* Side @side of @r (0: BASE, 1: NEW). */
+static struct diff_side *row_side(struct diff_row *r, int side)
 {
+	return side ? &r->new : &r->base;
+}
+
+/*
+ * Side @side of @r from the distribution @d over @execs executions, and its
+ * samples @samples (the test's). An item of both sides fills both in one
+ * row, added from BASE: its own side and then the other's.
+ */
+static void side_dist(struct diff_row *r, int side, const struct dist *d, uint64_t execs,
+		      const uint64_t *samples)
+{
+	struct diff_side *s = row_side(r, side);
+
+	*(side ? &r->sn : &r->sb) = samples;
 	s->present = true;
 	s->n = d->count;
 	s->total = d->total;
@@ -82,6 +97,17 @@ static struct diff_row *row_add(struct diff *d, enum diff_kind kind)
 	return r;
 }
 
+/*
+ * A row of @kind for an item of side @side whose match on the other side
+ * is @other (NULL: none); NULL when the item has one there and this is NEW:
+ * an item of both sides is one row, added from BASE.
+ */
+static struct diff_row *row_add_once(struct diff *d, enum diff_kind kind, int side,
+				     const void *other)
+{
+	return side == 1 && other ? NULL : row_add(d, kind);
+}
+
 static const struct core_stats *core_find(const struct rec_stats *s, uint32_t dev, uint32_t core)
 {
 	for (size_t i = 0; i < s->ncores; i++)
@@ -96,13 +122,6 @@ static const struct op_stats *op_find(const struct unit *u, uint32_t code)
 		if (u->ops[i].code == code)
 			return &u->ops[i];
 	return NULL;
-}
-
-static void op_side(struct diff_side *s, const uint64_t **samples, const struct core_stats *c,
-		    const struct op_stats *o)
-{
-	side_dist(s, &o->d, core_execs(c));
-	*samples = o->dur;
 }
 
 /* The ops of the units of @c (of BASE) and @cn (of NEW); either may be NULL. */
@@ -120,12 +139,10 @@ static void core_ops(struct diff *d, const struct core_stats *cb, const struct c
 
 			for (size_t i = 0; i < u->nops; i++) {
 				const struct op_stats *op = &u->ops[i], *oop = op_find(ou, op->code);
-				struct diff_row *r;
+				struct diff_row *r = row_add_once(d, DIFF_OP, side, oop);
 
-				/* A op of both sides is added once, from BASE. */
-				if (side == 1 && oop)
+				if (!r)
 					continue;
-				r = row_add(d, DIFF_OP);
 				r->dev = c->dev;
 				r->core = c->core;
 				r->topsp = u->topsp;
@@ -135,13 +152,9 @@ static void core_ops(struct diff *d, const struct core_stats *cb, const struct c
 				r->name = unit_op_name(c, u, op->code);
 				if (!r->name && oop)
 					r->name = unit_op_name(o, ou, op->code);
-				if (side == 0) {
-					op_side(&r->base, &r->sb, c, op);
-					if (oop)
-						op_side(&r->new, &r->sn, o, oop);
-				} else {
-					op_side(&r->new, &r->sn, c, op);
-				}
+				side_dist(r, side, &op->d, core_execs(c), op->dur);
+				if (oop)
+					side_dist(r, !side, &oop->d, core_execs(o), oop->dur);
 			}
 		}
 	}
@@ -166,13 +179,6 @@ static uint64_t xop_execs(const struct rec_stats *s, const struct xop *x)
 	return n;
 }
 
-static void xop_side(struct diff_side *sd, const uint64_t **samples, const struct rec_stats *s,
-		     const struct xop *x)
-{
-	side_dist(sd, &x->d, xop_execs(s, x));
-	*samples = x->dur;
-}
-
 static void all_ops(struct diff *d, const struct rec_stats *b, const struct rec_stats *n)
 {
 	const struct rec_stats *ss[2] = { b, n };
@@ -182,24 +188,19 @@ static void all_ops(struct diff *d, const struct rec_stats *b, const struct rec_
 
 		for (size_t i = 0; i < s->nxops; i++) {
 			const struct xop *x = &s->xops[i], *ox = xop_find(o, x);
-			struct diff_row *r;
+			struct diff_row *r = row_add_once(d, DIFF_OP_ALL, side, ox);
 
-			if (side == 1 && ox)
+			if (!r)
 				continue;
-			r = row_add(d, DIFF_OP_ALL);
 			r->topsp = x->topsp;
 			r->unit = x->index;
 			r->code = x->code;
 			r->name = xop_name(s, x);
 			if (!r->name && ox)
 				r->name = xop_name(o, ox);
-			if (side == 0) {
-				xop_side(&r->base, &r->sb, s, x);
-				if (ox)
-					xop_side(&r->new, &r->sn, o, ox);
-			} else {
-				xop_side(&r->new, &r->sn, s, x);
-			}
+			side_dist(r, side, &x->d, xop_execs(s, x), x->dur);
+			if (ox)
+				side_dist(r, !side, &ox->d, xop_execs(o, ox), ox->dur);
 		}
 	}
 }
@@ -233,13 +234,12 @@ static const struct model_stats *model_find(const struct rec_stats *s, uint32_t 
 	return NULL;
 }
 
-static void model_side(struct diff_side *sd, const uint64_t **samples,
-		       const struct rec_stats *s, const struct model_stats *m)
+static void model_side(struct diff_row *r, int side, const struct rec_stats *s,
+		       const struct model_stats *m)
 {
 	size_t n;
 
-	side_dist(sd, &m->lat, m->lat.count);
-	*samples = latencies(s, m->model_id, &n);
+	side_dist(r, side, &m->lat, m->lat.count, latencies(s, m->model_id, &n));
 }
 
 static void models(struct diff *d, const struct rec_stats *b, const struct rec_stats *n)
@@ -251,21 +251,16 @@ static void models(struct diff *d, const struct rec_stats *b, const struct rec_s
 
 		for (size_t i = 0; i < s->nmodels; i++) {
 			const struct model_stats *m = &s->models[i], *om = model_find(o, m->model_id);
-			struct diff_row *r;
+			struct diff_row *r = row_add_once(d, DIFF_LATENCY, side, om);
 
-			if (side == 1 && om)
+			if (!r)
 				continue;
-			r = row_add(d, DIFF_LATENCY);
 			r->own = true;
 			r->model_id = m->model_id;
 			r->name = m->name ? m->name : om ? om->name : NULL;
-			if (side == 0) {
-				model_side(&r->base, &r->sb, s, m);
-				if (om)
-					model_side(&r->new, &r->sn, o, om);
-			} else {
-				model_side(&r->new, &r->sn, s, m);
-			}
+			model_side(r, side, s, m);
+			if (om)
+				model_side(r, !side, o, om);
 		}
 	}
 }
@@ -327,9 +322,9 @@ static void cores(struct diff *d, const struct rec_stats *b, const struct rec_st
 
 				r->dev = c->dev;
 				r->core = c->core;
-				counter_side(side ? &r->new : &r->base, kinds[k], c);
-				if (!side && oc)
-					counter_side(&r->new, kinds[k], oc);
+				counter_side(row_side(r, side), kinds[k], c);
+				if (oc)
+					counter_side(row_side(r, !side), kinds[k], oc);
 			}
 		}
 	}

@@ -49,16 +49,16 @@ struct level_row {
 	const struct level_time *l;
 };
 
-/*
- * An idle gap of a core (@u NULL) or of one of its units, @rank its place
- * among them; label and where filled by gap_row().
- */
 /* A loss window of a core (CORE_ID_FIELDS read the core). */
 struct lw_row {
 	const struct core_stats *c;
 	const struct loss_window *w;
 };
 
+/*
+ * An idle gap of a core (@u NULL) or of one of its units, @rank its place
+ * among them; label and where filled by gap_row().
+ */
 struct gap_row {
 	const struct core_stats *c;
 	const struct unit *u;

@@ -58,36 +58,39 @@ const struct field_table machine_fields = FIELD_TABLE(machine_columns);
 FIELD_GET(mx_index, struct mexec_row, u, r->e->index)
 FIELD_GET(mx_cores, struct mexec_row, u, r->e->cores)
 FIELD_GET(mx_machines, struct mexec_row, u, r->e->machines)
-FIELD_GET(mx_slow_label, struct mexec_row, s, r->slow)
-FIELD_GET(mx_slow_machine, struct mexec_row, s, r->x->m[r->e->slow.machine].name)
-FIELD_GET(mx_slow_dev, struct mexec_row, u, r->e->slow.dev)
-FIELD_GET(mx_slow_core, struct mexec_row, u, r->e->slow.core)
-FIELD_GET(mx_slow_ns, struct mexec_row, u, r->e->slow.ns)
-FIELD_GET(mx_fast_label, struct mexec_row, s, r->fast)
-FIELD_GET(mx_fast_machine, struct mexec_row, s, r->x->m[r->e->fast.machine].name)
-FIELD_GET(mx_fast_dev, struct mexec_row, u, r->e->fast.dev)
-FIELD_GET(mx_fast_core, struct mexec_row, u, r->e->fast.core)
-FIELD_GET(mx_fast_ns, struct mexec_row, u, r->e->fast.ns)
 FIELD_GET(mx_skew, struct mexec_row, u, r->e->skew_ns)
+
+/* The accessors of one side of an execution index, @side: slow or fast. */
+#define MEXEC_SIDE_GET(side)								\
+	FIELD_GET(mx_##side##_label, struct mexec_row, s, r->side)			\
+	FIELD_GET(mx_##side##_machine, struct mexec_row, s,				\
+		  r->x->m[r->e->side.machine].name)					\
+	FIELD_GET(mx_##side##_dev, struct mexec_row, u, r->e->side.dev)			\
+	FIELD_GET(mx_##side##_core, struct mexec_row, u, r->e->side.core)		\
+	FIELD_GET(mx_##side##_ns, struct mexec_row, u, r->e->side.ns)
+
+MEXEC_SIDE_GET(slow)
+MEXEC_SIDE_GET(fast)
+
+/*
+ * The columns of one side, @side's accessors, named @name: a JSON object of
+ * that name, CSV columns "@name_...", the text's label and latency.
+ */
+#define MEXEC_SIDE_FIELDS(side, name)							\
+	FIELD(name, NULL, NULL, 0, FK_BEGIN, NULL),					\
+	FIELD(NULL, NULL, name, -32, FK_STR, mx_##side##_label),			\
+	FIELD("machine", name "_machine", NULL, 0, FK_STR, mx_##side##_machine),	\
+	FIELD("device", name "_device", NULL, 0, FK_U64, mx_##side##_dev),		\
+	FIELD("core", name "_core", NULL, 0, FK_U64, mx_##side##_core),			\
+	FIELD("latency_ns", name "_ns", "latency", 12, FK_NS, mx_##side##_ns),		\
+	FIELD(NULL, NULL, NULL, 0, FK_END, NULL)
 
 static const struct field mexec_columns[] = {
 	SAME("index", "index", -6, FK_U64, mx_index),
 	SAME("cores", "cores", 5, FK_U64, mx_cores),
 	SAME("machines", NULL, 0, FK_U64, mx_machines),
-	FIELD("slowest", NULL, NULL, 0, FK_BEGIN, NULL),
-	FIELD(NULL, NULL, "slowest", -32, FK_STR, mx_slow_label),
-	FIELD("machine", "slowest_machine", NULL, 0, FK_STR, mx_slow_machine),
-	FIELD("device", "slowest_device", NULL, 0, FK_U64, mx_slow_dev),
-	FIELD("core", "slowest_core", NULL, 0, FK_U64, mx_slow_core),
-	FIELD("latency_ns", "slowest_ns", "latency", 12, FK_NS, mx_slow_ns),
-	FIELD(NULL, NULL, NULL, 0, FK_END, NULL),
-	FIELD("fastest", NULL, NULL, 0, FK_BEGIN, NULL),
-	FIELD(NULL, NULL, "fastest", -32, FK_STR, mx_fast_label),
-	FIELD("machine", "fastest_machine", NULL, 0, FK_STR, mx_fast_machine),
-	FIELD("device", "fastest_device", NULL, 0, FK_U64, mx_fast_dev),
-	FIELD("core", "fastest_core", NULL, 0, FK_U64, mx_fast_core),
-	FIELD("latency_ns", "fastest_ns", "latency", 12, FK_NS, mx_fast_ns),
-	FIELD(NULL, NULL, NULL, 0, FK_END, NULL),
+	MEXEC_SIDE_FIELDS(slow, "slowest"),
+	MEXEC_SIDE_FIELDS(fast, "fastest"),
 	SAME("skew_ns", "skew", 12, FK_NS, mx_skew),
 };
 const struct field_table mexec_fields = FIELD_TABLE(mexec_columns);

@@ -22,35 +22,33 @@ enum csv_table {
 };
 _Static_assert(CSV_TABLES == SUMMARY_CSV_TABLES, "summary_csv.h counts the tables");
 
-static const char *const csv_name[CSV_TABLES] = {
-	"cores.csv", "units.csv", "ops.csv", "idle_gaps.csv", "throttle.csv", "errors.csv",
-	"models.csv", "executions.csv", "host_events.csv", "losses.csv", "raw_queues.csv",
-	"ops_across_cores.csv", "machines.csv", "machine_executions.csv", "machine_ops.csv",
-	"loss_windows.csv", "observed.csv",
-};
-
-/* The columns of each table; @lead, when not NULL, is a first column ahead of them. */
+/*
+ * Each table: its file, its columns and, when not NULL, a first column
+ * ahead of them (@lead; the machines compared span the recordings).
+ */
+#define PER_RECORDING	"recording"
 static const struct {
+	const char *name;
 	const struct field_table *t;
 	const char *lead;
-} csv_fields[CSV_TABLES] = {
-	[CSV_CORES] = { &core_fields, "recording" },
-	[CSV_UNITS] = { &unit_fields, "recording" },
-	[CSV_GAPS] = { &gap_fields, "recording" },
-	[CSV_OPS] = { &unit_op_fields, "recording" },
-	[CSV_THROTTLE] = { &level_fields, "recording" },
-	[CSV_ERRORS] = { &err_fields, "recording" },
-	[CSV_MODELS] = { &model_fields, "recording" },
-	[CSV_EXECUTIONS] = { &exec_fields, "recording" },
-	[CSV_HOST] = { &host_fields, "recording" },
-	[CSV_LOSSES] = { &loss_fields, "recording" },
-	[CSV_RAW] = { &raw_fields, "recording" },
-	[CSV_XOPS] = { &xop_fields, "recording" },
-	[CSV_MACHINES] = { &machine_fields, NULL },
-	[CSV_MEXEC] = { &mexec_fields, NULL },
-	[CSV_MOPS] = { &mop_fields, NULL },
-	[CSV_LOSS_WINDOWS] = { &loss_window_fields, "recording" },
-	[CSV_OBSERVED] = { &observed_fields, "recording" },
+} csv_tables[CSV_TABLES] = {
+	[CSV_CORES] = { "cores.csv", &core_fields, PER_RECORDING },
+	[CSV_UNITS] = { "units.csv", &unit_fields, PER_RECORDING },
+	[CSV_OPS] = { "ops.csv", &unit_op_fields, PER_RECORDING },
+	[CSV_GAPS] = { "idle_gaps.csv", &gap_fields, PER_RECORDING },
+	[CSV_THROTTLE] = { "throttle.csv", &level_fields, PER_RECORDING },
+	[CSV_ERRORS] = { "errors.csv", &err_fields, PER_RECORDING },
+	[CSV_MODELS] = { "models.csv", &model_fields, PER_RECORDING },
+	[CSV_EXECUTIONS] = { "executions.csv", &exec_fields, PER_RECORDING },
+	[CSV_HOST] = { "host_events.csv", &host_fields, PER_RECORDING },
+	[CSV_LOSSES] = { "losses.csv", &loss_fields, PER_RECORDING },
+	[CSV_RAW] = { "raw_queues.csv", &raw_fields, PER_RECORDING },
+	[CSV_XOPS] = { "ops_across_cores.csv", &xop_fields, PER_RECORDING },
+	[CSV_MACHINES] = { "machines.csv", &machine_fields, NULL },
+	[CSV_MEXEC] = { "machine_executions.csv", &mexec_fields, NULL },
+	[CSV_MOPS] = { "machine_ops.csv", &mop_fields, NULL },
+	[CSV_LOSS_WINDOWS] = { "loss_windows.csv", &loss_window_fields, PER_RECORDING },
+	[CSV_OBSERVED] = { "observed.csv", &observed_fields, PER_RECORDING },
 };
 
 static void csv_recording(FILE **f, const struct rec_stats *s)
@@ -169,7 +167,7 @@ static int csv_open(const char *dir, struct output *o)
 	for (int i = 0; i < CSV_TABLES; i++) {
 		char *path;
 
-		if (asprintf(&path, "%s/%s", dir, csv_name[i]) < 0)
+		if (asprintf(&path, "%s/%s", dir, csv_tables[i].name) < 0)
 			path = NULL;
 		if (!path || output_open(&o[i], path, 0)) {
 			if (!path)
@@ -181,7 +179,7 @@ static int csv_open(const char *dir, struct output *o)
 			}
 			return -1;
 		}
-		fields_csv_header(o[i].f, csv_fields[i].t, csv_fields[i].lead);
+		fields_csv_header(o[i].f, csv_tables[i].t, csv_tables[i].lead);
 	}
 	return 0;
 }
