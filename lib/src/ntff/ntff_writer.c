@@ -192,26 +192,33 @@ static int write_all(struct nprof_ntff_writer *w, struct iovec *iov, int iovcnt,
  * plus the partial one finalize adds, so that checksumming cannot fail half
  * way through an append.
  */
-static int reserve_blocks(struct nprof_ntff_writer *w, uint64_t more)
+int ntff_writer_grow_table(void *tablep, size_t elem, size_t *cap, uint64_t need)
 {
-	uint64_t need = ntff_block_count(w->data_len + more, w->block_size);
-	size_t cap;
-	void *p;
+	void *table, *p;
+	size_t n;
 
-	if (need <= w->blocks_cap)
+	if (need <= *cap)
 		return 0;
-	if (need > SIZE_MAX / 2 / sizeof(*w->blocks))
+	if (need > SIZE_MAX / 2 / elem)
 		return nprof_err(ENOMEM, "cannot hold a block table of %llu blocks",
 				 (unsigned long long)need);
-	cap = w->blocks_cap ? w->blocks_cap : 16;
-	while (cap < need)
-		cap *= 2;
-	p = realloc(w->blocks, cap * sizeof(*w->blocks));
+	n = *cap ? *cap : 16;
+	while (n < need)
+		n *= 2;
+	/* @tablep is a uint32_t ** or a struct ntff_zblock **: copied, not cast. */
+	memcpy(&table, tablep, sizeof(table));
+	p = realloc(table, n * elem);
 	if (!p)
-		return nprof_err(ENOMEM, "cannot grow the block table to %zu blocks", cap);
-	w->blocks = p;
-	w->blocks_cap = cap;
+		return nprof_err(ENOMEM, "cannot grow the block table to %zu blocks", n);
+	memcpy(tablep, &p, sizeof(p));
+	*cap = n;
 	return 0;
+}
+
+static int reserve_blocks(struct nprof_ntff_writer *w, uint64_t more)
+{
+	return ntff_writer_grow_table(&w->blocks, sizeof(*w->blocks), &w->blocks_cap,
+				      ntff_block_count(w->data_len + more, w->block_size));
 }
 
 /*

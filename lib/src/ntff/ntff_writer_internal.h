@@ -88,6 +88,15 @@ static inline int ntff_writer_replay(const struct nprof_ntff_writer *w)
 	return nprof_err(-w->error, "%s", w->error_msg ? w->error_msg : "NTFF writer failed earlier");
 }
 
+/*
+ * Make room for @need entries in the block table whose pointer is at
+ * @tablep (the plain writer's &w->blocks of CRCs or the compressed
+ * writer's &w->zblocks), of @elem-byte entries with room for *@cap now:
+ * grown by doubling, the pointer and *@cap updated. Return: 0, or -ENOMEM
+ * with the message set and the table as it was.
+ */
+int ntff_writer_grow_table(void *tablep, size_t elem, size_t *cap, uint64_t need);
+
 /* Free the copies of the device's code names a writer holds. */
 void ntff_writer_free_names(struct nprof_ntff_writer *w);
 
