@@ -192,29 +192,6 @@ static int write_all(struct nprof_ntff_writer *w, struct iovec *iov, int iovcnt,
  * plus the partial one finalize adds, so that checksumming cannot fail half
  * way through an append.
  */
-int ntff_writer_grow_table(void *tablep, size_t elem, size_t *cap, uint64_t need)
-{
-	void *table, *p;
-	size_t n;
-
-	if (need <= *cap)
-		return 0;
-	if (need > SIZE_MAX / 2 / elem)
-		return nprof_err(ENOMEM, "cannot hold a block table of %llu blocks",
-				 (unsigned long long)need);
-	n = *cap ? *cap : 16;
-	while (n < need)
-		n *= 2;
-	/* @tablep is a uint32_t ** or a struct ntff_zblock **: copied, not cast. */
-	memcpy(&table, tablep, sizeof(table));
-	p = realloc(table, n * elem);
-	if (!p)
-		return nprof_err(ENOMEM, "cannot grow the block table to %zu blocks", n);
-	memcpy(tablep, &p, sizeof(p));
-	*cap = n;
-	return 0;
-}
-
 static int reserve_blocks(struct nprof_ntff_writer *w, uint64_t more)
 {
 	return ntff_writer_grow_table(&w->blocks, sizeof(*w->blocks), &w->blocks_cap,
