@@ -513,11 +513,26 @@ fail:
 		}								\
 	} while (0)
 
+/*
+ * A repeated message field's storage, which protobuf-c wants as an array of
+ * pointers: @ptrs (of type T **) set to @n pointers followed, in the same
+ * zeroed block, by the @n messages they point at; NULL if it cannot be had.
+ * One free() releases it.
+ */
+#define ALLOC_REPEATED(ptrs, n)							\
+	do {									\
+		size_t n_ = (n), i_;						\
+		__typeof__(ptrs) p_ = calloc(1, n_ * (sizeof(*p_) + sizeof(**p_)) + 1); \
+										\
+		for (i_ = 0; p_ && i_ < n_; i_++)				\
+			p_[i_] = (__typeof__(*p_))(p_ + n_) + i_;		\
+		(ptrs) = p_;							\
+	} while (0)
+
 static int write_cpu_util(struct writer *w)
 {
-	Neuronprof__System__CpuUtilSample *samples = NULL, **sample_ptrs = NULL;
-	Neuronprof__System__CpuCoreUtil *utils = NULL, **util_ptrs = NULL;
-	Neuronprof__System__CpuCoreUtil *totals = NULL;
+	Neuronprof__System__CpuCoreUtil **utils = NULL, *totals = NULL;
+	Neuronprof__System__CpuUtilSample **samples = NULL;
 	Neuronprof__System__CpuUtil cu;
 	struct host_samples hs;
 	size_t used = 0, i, k;
@@ -532,20 +547,16 @@ static int write_cpu_util(struct writer *w)
 		cu.has_num_cpus = 1;
 		cu.num_cpus = hs.ms.ncpus;
 	}
-	if (hs.n) {
-		samples = calloc(hs.n, sizeof(*samples));
-		sample_ptrs = calloc(hs.n, sizeof(*sample_ptrs));
-		totals = calloc(hs.n, sizeof(*totals));
-		utils = calloc(hs.n * hs.per, sizeof(*utils));
-		util_ptrs = calloc(hs.n * hs.per, sizeof(*util_ptrs));
-		if (!samples || !sample_ptrs || !totals || !utils || !util_ptrs) {
-			ret = nprof_err(ENOMEM, "cannot allocate %zu CPU samples", hs.n);
-			goto out;
-		}
+	ALLOC_REPEATED(samples, hs.n);
+	ALLOC_REPEATED(utils, hs.n * hs.per);
+	totals = calloc(hs.n + 1, sizeof(*totals));
+	if (!samples || !utils || !totals) {
+		ret = nprof_err(ENOMEM, "cannot allocate %zu CPU samples", hs.n);
+		goto out;
 	}
 	for (i = 0; i < hs.n; i++) {
 		const struct nprof_monitor_sample *s = &hs.s[i];
-		Neuronprof__System__CpuUtilSample *ps = &samples[i];
+		Neuronprof__System__CpuUtilSample *ps = samples[i];
 
 		neuronprof__system__cpu_util_sample__init(ps);
 		ps->has_ts_ns = ps->has_interval_ns = 1;
@@ -553,31 +564,25 @@ static int write_cpu_util(struct writer *w)
 		ps->interval_ns = s->interval_ns;
 		fill_core_util(&s->total, true, &totals[i]);
 		ps->total = &totals[i];
-		ps->cpus = &util_ptrs[used];
-		for (k = 0; k < s->ncpus; k++) {
-			fill_core_util(&hs.cpus[i * hs.per + k], false, &utils[used]);
-			util_ptrs[used] = &utils[used];
-			used++;
-			ps->n_cpus++;
-		}
-		sample_ptrs[i] = ps;
+		ps->cpus = &utils[used];
+		for (k = 0; k < s->ncpus; k++)
+			fill_core_util(&hs.cpus[i * hs.per + k], false, utils[used++]);
+		ps->n_cpus = s->ncpus;
 	}
 	cu.n_samples = hs.n;
-	cu.samples = sample_ptrs;
+	cu.samples = samples;
 	ret = put_message(&w->f[F_CPU_UTIL], &cu.base);
 out:
 	free(samples);
-	free(sample_ptrs);
-	free(totals);
 	free(utils);
-	free(util_ptrs);
+	free(totals);
 	host_samples_free(&hs);
 	return ret;
 }
 
 static int write_host_mem(struct writer *w)
 {
-	Neuronprof__System__HostMemSample *samples = NULL, **ptrs = NULL;
+	Neuronprof__System__HostMemSample **samples = NULL;
 	Neuronprof__System__HostMem hm;
 	struct host_samples hs;
 	size_t i;
@@ -588,17 +593,14 @@ static int write_host_mem(struct writer *w)
 		return ret;
 	neuronprof__system__host_mem__init(&hm);
 	SET_HOST_HEADER(hm, w, hs.ms);
-	if (hs.n) {
-		samples = calloc(hs.n, sizeof(*samples));
-		ptrs = calloc(hs.n, sizeof(*ptrs));
-		if (!samples || !ptrs) {
-			ret = nprof_err(ENOMEM, "cannot allocate %zu memory samples", hs.n);
-			goto out;
-		}
+	ALLOC_REPEATED(samples, hs.n);
+	if (!samples) {
+		ret = nprof_err(ENOMEM, "cannot allocate %zu memory samples", hs.n);
+		goto out;
 	}
 	for (i = 0; i < hs.n; i++) {
 		const struct nprof_mem_usage *mem = &hs.s[i].mem;
-		Neuronprof__System__HostMemSample *p = &samples[i];
+		Neuronprof__System__HostMemSample *p = samples[i];
 
 		neuronprof__system__host_mem_sample__init(p);
 		p->has_ts_ns = 1;
@@ -618,14 +620,12 @@ static int write_host_mem(struct writer *w)
 		p->process_rss_bytes = mem->process_rss;
 		p->process_hwm_bytes = mem->process_hwm;
 		p->process_vm_bytes = mem->process_vm;
-		ptrs[i] = p;
 	}
 	hm.n_samples = hs.n;
-	hm.samples = ptrs;
+	hm.samples = samples;
 	ret = put_message(&w->f[F_HOST_MEM], &hm.base);
 out:
 	free(samples);
-	free(ptrs);
 	host_samples_free(&hs);
 	return ret;
 }
