@@ -152,7 +152,7 @@ static const struct nprof_device_ops spy_ops = {
 	.subscribe = spy_subscribe,
 	.drain = fake_drain,
 	.unsubscribe = fake_unsubscribe,
-	.sim_exec = fakex_sim_exec,
+	.sim_exec = fake_sim_exec,
 };
 
 /*

@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,7 +156,7 @@ static inline uint64_t fake_produce(struct fake_dev *fd, struct fake_queue *q, u
 		e.engine = (uint16_t)q->engine;
 		e.code = (uint32_t)i;
 		e.model_id = model_id;
-		/* fakex_sim_exec() produces one per iteration: entry i is iteration i. */
+		/* fake_sim_exec() produces one per iteration: entry i is iteration i. */
 		e.iteration = (uint32_t)i;
 		if (q->data_size - (q->prod - cons) < es) {
 			q->lost++;
@@ -296,11 +297,60 @@ static int fake_holders(struct nprof_device *dev, const struct nprof_nq *nq,
 	return 0;
 }
 
+/*
+ * SIM_EXEC of the fake device (for a device whose info has
+ * NPROF_DEVICE_CAP_SIM_EXEC; inspect_util.h's): every subscribed queue of
+ * the core and of its TopSPs gets @iterations notifications carrying the
+ * model id; the error flag makes the execution report 1004, as the
+ * simulator does.
+ */
+static inline int fake_sim_exec(struct nprof_device *dev, struct drm_neuronprof_sim_exec *args)
+{
+	struct fake_dev *fd = dev->priv;
+	uint32_t per = dev->info.num_topsps / dev->info.num_cores;
+	int i;
+
+	if (args->core >= dev->info.num_cores)
+		return -EINVAL;
+	pthread_mutex_lock(&fd->qm);
+	for (i = 0; i < FAKE_MAX_QUEUES; i++) {
+		struct fake_queue *q = &fd->q[i];
+		bool mine;
+
+		if (!q->used)
+			continue;
+		mine = q->kind == NPROF_TARGET_CORE ? q->index == args->core :
+						      per && q->index / per == args->core;
+		if (!mine)
+			continue;
+		if (fd->pace) {
+			uint64_t left = args->iterations, batch = q->watermark / q->hdr->entry_size;
+
+			while (left) {
+				uint64_t n = left < batch ? left : batch;
+
+				fake_produce(fd, q, n, args->model_id);
+				left -= n;
+				while (__atomic_load_n(&q->cons->consumer_pos, __ATOMIC_ACQUIRE) != q->prod)
+					sched_yield();
+			}
+		} else {
+			fake_produce(fd, q, args->iterations, args->model_id);
+		}
+		if (q->type < 16)
+			args->produced[q->type] += args->iterations;
+	}
+	pthread_mutex_unlock(&fd->qm);
+	args->status = (args->flags & NEURONPROF_SIM_EXEC_ERROR) ? 1004 : 0;
+	return 0;
+}
+
 static const struct nprof_device_ops fake_ops = {
 	.subscribe = fake_subscribe,
 	.drain = fake_drain,
 	.unsubscribe = fake_unsubscribe,
 	.holders = fake_holders,
+	.sim_exec = fake_sim_exec,
 };
 
 /* A trn2-like description: 8 cores, 16 TopSPs, 5 engines, 64-byte entries. */

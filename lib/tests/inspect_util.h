@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Helpers of the session-layer host tests (test_inspect*.c): a fake device
- * (fake_device.h) that also runs synthetic programs, so MODEL, SESSION and
+ * Helpers of the session-layer host tests (test_inspect*.c): fake devices
+ * (fake_device.h) that run synthetic programs, so MODEL, SESSION and
  * continuous captures work end to end without a kernel; scratch
  * directories; and questions about the files a session left.
  */
@@ -30,59 +30,6 @@
 #include "capture/engines.h"
 #include "session/session_internal.h"
 
-/*
- * SIM_EXEC of the fake device: every subscribed queue of the core and of
- * its TopSPs gets @iterations notifications carrying the model id; the
- * error flag makes the execution report 1004, as the simulator does.
- */
-static inline int fakex_sim_exec(struct nprof_device *dev, struct drm_neuronprof_sim_exec *args)
-{
-	struct fake_dev *fd = dev->priv;
-	uint32_t per = dev->info.num_topsps / dev->info.num_cores;
-	int i;
-
-	if (args->core >= dev->info.num_cores)
-		return -EINVAL;
-	pthread_mutex_lock(&fd->qm);
-	for (i = 0; i < FAKE_MAX_QUEUES; i++) {
-		struct fake_queue *q = &fd->q[i];
-		bool mine;
-
-		if (!q->used)
-			continue;
-		mine = q->kind == NPROF_TARGET_CORE ? q->index == args->core :
-						      per && q->index / per == args->core;
-		if (!mine)
-			continue;
-		if (fd->pace) {
-			uint64_t left = args->iterations, batch = q->watermark / q->hdr->entry_size;
-
-			while (left) {
-				uint64_t n = left < batch ? left : batch;
-
-				fake_produce(fd, q, n, args->model_id);
-				left -= n;
-				while (__atomic_load_n(&q->cons->consumer_pos, __ATOMIC_ACQUIRE) != q->prod)
-					sched_yield();
-			}
-		} else {
-			fake_produce(fd, q, args->iterations, args->model_id);
-		}
-		if (q->type < 16)
-			args->produced[q->type] += args->iterations;
-	}
-	pthread_mutex_unlock(&fd->qm);
-	args->status = (args->flags & NEURONPROF_SIM_EXEC_ERROR) ? 1004 : 0;
-	return 0;
-}
-
-static const struct nprof_device_ops fakex_ops = {
-	.subscribe = fake_subscribe,
-	.drain = fake_drain,
-	.unsubscribe = fake_unsubscribe,
-	.sim_exec = fakex_sim_exec,
-};
-
 struct fakex {
 	struct fake_dev *fd[2];
 	struct nprof_device *dev[2];
@@ -102,7 +49,7 @@ static inline int fakex_setup(struct fakex *x, int ndev)
 		x->fd[i] = fake_dev_new();
 		if (!x->fd[i])
 			return -1;
-		x->dev[i] = nprof_device_create(&info, &fakex_ops, x->fd[i]);
+		x->dev[i] = nprof_device_create(&info, &fake_ops, x->fd[i]);
 		if (!x->dev[i])
 			return -1;
 		x->ndev++;

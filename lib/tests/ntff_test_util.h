@@ -275,6 +275,23 @@ static inline void expect_reject(const unsigned char *buf, size_t len, int err, 
 }
 
 /*
+ * A copy of @len bytes of @buf with the header's 16-bit field at @off (8:
+ * the major version, 10: the minor) set to @v, resealed, must be refused
+ * with @err and @msg.
+ */
+static inline void expect_header16_rejected(const unsigned char *buf, size_t len, size_t off,
+					    uint16_t v, int err, const char *msg)
+{
+	unsigned char *b = malloc(len);
+
+	memcpy(b, buf, len);
+	put16(b, off, v);
+	ntff_test_reseal(b);
+	expect_reject(b, len, err, msg);
+	free(b);
+}
+
+/*
  * Re-encode the sample with its metadata edited by @edit, resealing every
  * checksum, so only the semantic check can catch it.
  */

@@ -58,21 +58,14 @@ TEST(ntff_rejects_damaged_files)
 	expect_reject(b, s.len, EBADMSG, "bad magic 58 54 46 46 0d 0a 1a 0a: not an NTFF file");
 
 	/* Unknown major version; a higher minor is accepted. */
-	memcpy(b, s.buf, s.len);
-	put16(b, 8, 5);
-	ntff_test_reseal(b);
-	expect_reject(b, s.len, EPROTONOSUPPORT,
-		      "NTFF version 5.4 is not supported: major version 5 is unknown (this reader reads 1.x, 2.x, 3.x and 4.x)");
+	expect_header16_rejected(s.buf, s.len, 8, 5, EPROTONOSUPPORT,
+				 "NTFF version 5.4 is not supported: major version 5 is unknown (this reader reads 1.x, 2.x, 3.x and 4.x)");
 	/* Major 3 is for packed raw records only. */
-	memcpy(b, s.buf, s.len);
-	put16(b, 8, 3);
-	ntff_test_reseal(b);
-	expect_reject(b, s.len, EBADMSG, "major version 3 with raw format 0 (raw entries are major 2, others 1), packed 0");
+	expect_header16_rejected(s.buf, s.len, 8, 3, EBADMSG,
+				 "major version 3 with raw format 0 (raw entries are major 2, others 1), packed 0");
 	/* Major 2 is for raw entries only, and raw entries are major 2 only. */
-	memcpy(b, s.buf, s.len);
-	put16(b, 8, 2);
-	ntff_test_reseal(b);
-	expect_reject(b, s.len, EBADMSG, "major version 2 with raw format 0 (raw entries are major 2, others 1)");
+	expect_header16_rejected(s.buf, s.len, 8, 2, EBADMSG,
+				 "major version 2 with raw format 0 (raw entries are major 2, others 1)");
 	memcpy(b, s.buf, s.len);
 	put16(b, 10, 7);
 	b[0x60] = 1;	/* a later minor may use reserved bytes */

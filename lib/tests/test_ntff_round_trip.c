@@ -22,6 +22,29 @@
 #include "ntff/ntff_internal.h"
 #include "ntff_test_util.h"
 
+/*
+ * Queue record @i of @r into @q: of queue type @qt, which the file maps to
+ * trace type @tt and block type @bt.
+ */
+static void check_queue_kind(struct nprof_ntff_reader *r, size_t i, struct nprof_ntff_queue *q,
+			     uint32_t qt, uint32_t tt, uint32_t bt)
+{
+	CHECK_INT(nprof_ntff_reader_queue(r, i, q), 0);
+	CHECK_INT(q->queue_type, qt);
+	CHECK_INT(q->trace_type, tt);
+	CHECK_INT(q->block_type, bt);
+}
+
+/* @q holds @count entries, seq @first to @last, from data offset @off. */
+static void check_queue_span(const struct nprof_ntff_queue *q, uint64_t count, uint64_t first,
+			     uint64_t last, uint64_t off)
+{
+	CHECK_INT(q->entry_count, count);
+	CHECK_INT(q->first_seq, first);
+	CHECK_INT(q->last_seq, last);
+	CHECK_INT(q->data_offset, off);
+}
+
 TEST(ntff_round_trip)
 {
 	char path[PATH_MAX];
@@ -86,16 +109,11 @@ TEST(ntff_round_trip)
 	n = nprof_ntff_reader_queue_count(r);
 	CHECK_INT(n, 3);
 
-	CHECK_INT(nprof_ntff_reader_queue(r, 0, &q), 0);
-	CHECK_INT(q.queue_type, NEURONPROF_QT_TRACE);
-	CHECK_INT(q.trace_type, NPROF_NTFF_TRACE_INSTRUCTION);
-	CHECK_INT(q.block_type, NPROF_NTFF_BLOCK_ENGINE);
+	check_queue_kind(r, 0, &q, NEURONPROF_QT_TRACE, NPROF_NTFF_TRACE_INSTRUCTION,
+			 NPROF_NTFF_BLOCK_ENGINE);
 	CHECK_INT(q.target_index, 1);
 	CHECK_INT(q.engine, 2);
-	CHECK_INT(q.entry_count, 44);
-	CHECK_INT(q.first_seq, 1000);
-	CHECK_INT(q.last_seq, 1043);
-	CHECK_INT(q.data_offset, 0);
+	check_queue_span(&q, 44, 1000, 1043, 0);
 	CHECK_INT(q.data_length, 44 * ENTRY);
 	/* Entries come back in ring order across the wrap, one by one. */
 	want = 1000;
@@ -108,26 +126,18 @@ TEST(ntff_round_trip)
 	}
 	CHECK_INT(want, 1044);
 
-	CHECK_INT(nprof_ntff_reader_queue(r, 1, &q), 0);
-	CHECK_INT(q.queue_type, NEURONPROF_QT_ERROR);
-	CHECK_INT(q.trace_type, NPROF_NTFF_TRACE_ERROR);
-	CHECK_INT(q.block_type, NPROF_NTFF_BLOCK_CORE);
+	check_queue_kind(r, 1, &q, NEURONPROF_QT_ERROR, NPROF_NTFF_TRACE_ERROR, NPROF_NTFF_BLOCK_CORE);
 	CHECK_INT(q.entry_count, 0);
 	CHECK_INT(q.lost_count, 5);
 	CHECK_INT(q.ring_flags, NEURONPROF_RING_OVERFLOWED);
 	nprof_ntff_entry_iter_init(&it, &q);
 	CHECK(nprof_ntff_entry_iter_next(&it) == NULL);
 
-	CHECK_INT(nprof_ntff_reader_queue(r, 2, &q), 0);
-	CHECK_INT(q.queue_type, NEURONPROF_QT_TOPSP_EVENT);
-	CHECK_INT(q.trace_type, NPROF_NTFF_TRACE_EVENT);
-	CHECK_INT(q.block_type, NPROF_NTFF_BLOCK_TOPSP);
+	check_queue_kind(r, 2, &q, NEURONPROF_QT_TOPSP_EVENT, NPROF_NTFF_TRACE_EVENT,
+			 NPROF_NTFF_BLOCK_TOPSP);
 	CHECK_INT(q.target_kind, NEURONPROF_TARGET_TOPSP);
 	CHECK_INT(q.target_index, 3);
-	CHECK_INT(q.entry_count, 10);
-	CHECK_INT(q.first_seq, 500);
-	CHECK_INT(q.last_seq, 509);
-	CHECK_INT(q.data_offset, 44 * ENTRY);
+	check_queue_span(&q, 10, 500, 509, 44 * ENTRY);
 	CHECK(((const struct neuronprof_notification *)q.entries)[9].payload[3] == ~(uint64_t)9);
 	CHECK(((uintptr_t)q.entries & 7) == 0);
 

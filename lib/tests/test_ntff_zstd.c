@@ -320,6 +320,39 @@ static bool first_zblock(const unsigned char *buf, uint64_t *blk, uint64_t *at, 
 	return false;
 }
 
+/* The fixture of the damage cases: z.ntff, written at level 1 in a fresh scratch directory (dir). */
+struct zfile {
+	char path[PATH_MAX];
+	unsigned char *buf;	/* its bytes */
+	size_t len;
+	uint64_t blk, at;	/* its first compressed block, stored at byte @at */
+	uint32_t slen;		/* in @slen bytes */
+};
+
+static void z_close(struct zfile *f)
+{
+	free(f->buf);
+	rm_rf(dir);
+}
+
+/* Make @f: false if the case failed (then nothing is left to close). */
+static bool z_open(struct zfile *f)
+{
+	if (!fresh_dir()) {
+		FAIL("mkdtemp");
+		return false;
+	}
+	CHECK_INT(write_file("z.ntff", 1, f->path, sizeof(f->path)), 0);
+	f->buf = ntff_test_read_whole(f->path, &f->len);
+	CHECK(f->buf != NULL);
+	if (f->buf && !first_zblock(f->buf, &f->blk, &f->at, &f->slen))
+		FAIL("no zstd block in the file");
+	else if (f->buf)
+		return true;
+	z_close(f);
+	return false;
+}
+
 /* Put the CRC32C of the stored bytes of @blk in its table entry and reseal. */
 static void reseal_block(unsigned char *buf, uint64_t blk)
 {
@@ -339,39 +372,28 @@ static void reseal_block(unsigned char *buf, uint64_t blk)
 TEST(ntff_zstd_damaged_block)
 {
 	struct nprof_ntff_reader *r;
-	char z[PATH_MAX], msg[256];
-	unsigned char *buf;
-	uint64_t blk, at;
-	uint32_t slen;
-	size_t len, i;
+	char msg[256];
+	struct zfile f;
+	size_t i;
 	int err;
 
-	if (!fresh_dir()) {
-		FAIL("mkdtemp");
+	if (!z_open(&f))
 		return;
-	}
-	CHECK_INT(write_file("z.ntff", 1, z, sizeof(z)), 0);
-	buf = ntff_test_read_whole(z, &len);
-	CHECK(buf != NULL);
-	if (!buf || !first_zblock(buf, &blk, &at, &slen)) {
-		FAIL("no zstd block in the file");
-		goto out;
-	}
 	/* One flipped bit of a stored frame: named like a plain block, with its place in the file. */
-	buf[at + slen / 2] ^= 0x10;
-	CHECK_INT(write_whole(z, buf, len), 0);
+	f.buf[f.at + f.slen / 2] ^= 0x10;
+	CHECK_INT(write_whole(f.path, f.buf, f.len), 0);
 	snprintf(msg, sizeof(msg), " in block %llu (bytes %llu..%llu of the data region, stored zstd-compressed in bytes %llu..%llu of the file, queue record 0 (TRACE core 1 engine 2))",
-		 (unsigned long long)blk, (unsigned long long)blk * BS,
-		 (unsigned long long)(blk + 1) * BS - 1, (unsigned long long)at,
-		 (unsigned long long)(at + slen - 1));
-	r = nprof_ntff_reader_open(z, NPROF_NTFF_READ_VERIFY_AT_OPEN);
+		 (unsigned long long)f.blk, (unsigned long long)f.blk * BS,
+		 (unsigned long long)(f.blk + 1) * BS - 1, (unsigned long long)f.at,
+		 (unsigned long long)(f.at + f.slen - 1));
+	r = nprof_ntff_reader_open(f.path, NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	CHECK(r == NULL && errno == EBADMSG);
-	CHECK_CONTAINS(nprof_strerror_last(), z);
+	CHECK_CONTAINS(nprof_strerror_last(), f.path);
 	CHECK_CONTAINS(nprof_strerror_last(), ": data checksum mismatch: stored 0x");
 	CHECK_CONTAINS(nprof_strerror_last(), msg);
 	nprof_ntff_reader_close(r);
 	/* One pass: open succeeds; the iterator hands out the blocks before, then fails. */
-	r = nprof_ntff_reader_open(z, 0);
+	r = nprof_ntff_reader_open(f.path, 0);
 	CHECK(r != NULL);
 	if (r) {
 		free(chunks(r, 0, 3000 * 64, &err));
@@ -384,26 +406,24 @@ TEST(ntff_zstd_damaged_block)
 	}
 
 	/* A frame that fails to decode although its checksum matches. */
-	buf[at + slen / 2] ^= 0x10;
+	f.buf[f.at + f.slen / 2] ^= 0x10;
 	for (i = 0; i < 4; i++)
-		buf[at + i] = 0xee;	/* not a zstd frame's magic */
-	reseal_block(buf, blk);
-	CHECK_INT(write_whole(z, buf, len), 0);
+		f.buf[f.at + i] = 0xee;	/* not a zstd frame's magic */
+	reseal_block(f.buf, f.blk);
+	CHECK_INT(write_whole(f.path, f.buf, f.len), 0);
 	snprintf(msg, sizeof(msg), "block %llu (bytes %llu..%llu of the data region, a zstd frame in bytes %llu..%llu of the file, queue record 0 (TRACE core 1 engine 2)) does not decompress to its %u bytes: ",
-		 (unsigned long long)blk, (unsigned long long)blk * BS,
-		 (unsigned long long)(blk + 1) * BS - 1, (unsigned long long)at,
-		 (unsigned long long)(at + slen - 1), BS);
-	r = nprof_ntff_reader_open(z, NPROF_NTFF_READ_VERIFY_AT_OPEN);
+		 (unsigned long long)f.blk, (unsigned long long)f.blk * BS,
+		 (unsigned long long)(f.blk + 1) * BS - 1, (unsigned long long)f.at,
+		 (unsigned long long)(f.at + f.slen - 1), BS);
+	r = nprof_ntff_reader_open(f.path, NPROF_NTFF_READ_VERIFY_AT_OPEN);
 	CHECK(r == NULL && errno == EBADMSG);
 	CHECK_CONTAINS(nprof_strerror_last(), msg);
 	nprof_ntff_reader_close(r);
-	r = nprof_ntff_reader_open(z, NPROF_NTFF_READ_NO_DATA_CSUM);
+	r = nprof_ntff_reader_open(f.path, NPROF_NTFF_READ_NO_DATA_CSUM);
 	CHECK(r == NULL && errno == EBADMSG);
 	CHECK_CONTAINS(nprof_strerror_last(), msg);
 	nprof_ntff_reader_close(r);
-out:
-	free(buf);
-	rm_rf(dir);
+	z_close(&f);
 }
 
 /* Edit table entry @blk's offset or length word (resealing) and expect @msg at open. */
@@ -428,86 +448,60 @@ static void table_edit(const unsigned char *orig, size_t len, uint64_t blk, size
 
 TEST(ntff_zstd_damaged_table)
 {
-	char z[PATH_MAX], msg[160];
-	unsigned char *buf;
-	uint64_t blk, at;
-	uint32_t slen;
-	size_t len;
+	struct zfile f;
+	char msg[160];
 
-	if (!fresh_dir()) {
-		FAIL("mkdtemp");
+	if (!z_open(&f))
 		return;
-	}
-	CHECK_INT(write_file("z.ntff", 1, z, sizeof(z)), 0);
-	buf = ntff_test_read_whole(z, &len);
-	if (!buf || !first_zblock(buf, &blk, &at, &slen)) {
-		FAIL("no zstd block in the file");
-		goto out;
-	}
-	snprintf(msg, sizeof(msg), "buffer: block %llu is stored at byte ", (unsigned long long)blk);
-	table_edit(buf, len, blk, 0, 8, msg);
+	snprintf(msg, sizeof(msg), "buffer: block %llu is stored at byte ", (unsigned long long)f.blk);
+	table_edit(f.buf, f.len, f.blk, 0, 8, msg);
 	/* A longer block moves the next one. */
-	snprintf(msg, sizeof(msg), "buffer: block %llu is stored at byte ", (unsigned long long)blk + 1);
-	table_edit(buf, len, blk, 8, 1, msg);
+	snprintf(msg, sizeof(msg), "buffer: block %llu is stored at byte ", (unsigned long long)f.blk + 1);
+	table_edit(f.buf, f.len, f.blk, 8, 1, msg);
 	/* A frame as long as its block (the writer stores such a block as is). */
 	snprintf(msg, sizeof(msg), "buffer: block %llu stores 4096 bytes as a zstd frame for 4096 bytes of data",
-		 (unsigned long long)blk);
-	table_edit(buf, len, blk, 8, BS - slen, msg);
+		 (unsigned long long)f.blk);
+	table_edit(f.buf, f.len, f.blk, 8, BS - f.slen, msg);
 	/* A frame taken for the block as is. */
 	snprintf(msg, sizeof(msg), "buffer: block %llu stores %u bytes as is for 4096 bytes of data",
-		 (unsigned long long)blk, slen);
-	table_edit(buf, len, blk, 8, (uint32_t)-NPROF_NTFF_ZBLOCK_ZSTD, msg);
-out:
-	free(buf);
-	rm_rf(dir);
+		 (unsigned long long)f.blk, f.slen);
+	table_edit(f.buf, f.len, f.blk, 8, (uint32_t)-NPROF_NTFF_ZBLOCK_ZSTD, msg);
+	z_close(&f);
 }
 
 TEST(ntff_zstd_refused_by_older_readers)
 {
-	char z[PATH_MAX];
-	unsigned char *buf, *b;
-	size_t len;
+	struct zfile f;
+	unsigned char *b;
 
-	if (!fresh_dir()) {
-		FAIL("mkdtemp");
+	if (!z_open(&f))
 		return;
-	}
-	CHECK_INT(write_file("z.ntff", 1, z, sizeof(z)), 0);
-	buf = ntff_test_read_whole(z, &len);
-	CHECK(buf != NULL);
-	if (!buf)
-		goto out;
 	/* Readers of majors 1 to 3 refuse major 4 by its number, at the first check. */
-	CHECK_INT(buf[8] | buf[9] << 8, NPROF_NTFF_VERSION_MAJOR_ZSTD);
-	b = malloc(len);
+	CHECK_INT(f.buf[8] | f.buf[9] << 8, NPROF_NTFF_VERSION_MAJOR_ZSTD);
+	b = malloc(f.len);
 	/*
 	 * Were the major that of a plain file, the framing alone would still
 	 * be refused: the table's length is not 4 bytes a block.
 	 */
-	memcpy(b, buf, len);
+	memcpy(b, f.buf, f.len);
 	put16(b, 8, NPROF_NTFF_VERSION_MAJOR);
 	memset(b + offsetof(struct nprof_ntff_header, reserved), 0, 8);
 	ntff_test_reseal(b);
-	expect_reject(b, len, EBADMSG, "block table length");
+	expect_reject(b, f.len, EBADMSG, "block table length");
 	/* Compressed blocks of more than 256 KiB: no writer makes them. */
-	memcpy(b, buf, len);
+	memcpy(b, f.buf, f.len);
 	{
 		uint32_t v = htole32(1u << 19);
 
 		memcpy(b + offsetof(struct nprof_ntff_header, block_size), &v, 4);
 	}
 	ntff_test_reseal(b);
-	expect_reject(b, len, EBADMSG, "block size 524288 of compressed blocks is over 262144");
+	expect_reject(b, f.len, EBADMSG, "block size 524288 of compressed blocks is over 262144");
 	/* A later major is refused as older readers refuse this one. */
-	memcpy(b, buf, len);
-	put16(b, 8, 5);
-	ntff_test_reseal(b);
-	expect_reject(b, len, EPROTONOSUPPORT,
-		      "NTFF version 5.4 is not supported: major version 5 is unknown (this reader reads 1.x, 2.x, 3.x and 4.x)");
 	free(b);
-out:
-	free(buf);
-	rm_rf(dir);
+	expect_header16_rejected(f.buf, f.len, 8, 5, EPROTONOSUPPORT,
+				 "NTFF version 5.4 is not supported: major version 5 is unknown (this reader reads 1.x, 2.x, 3.x and 4.x)");
+	z_close(&f);
 }
 
 TEST(ntff_zstd_pending_writer)

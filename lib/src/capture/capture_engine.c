@@ -669,16 +669,13 @@ void nprof_cap_queue_snapshot(struct cap_core *c, struct nprof_nq *nq, bool flus
 NPROF_API int nprof_capture_get_progress(struct nprof_capture *cap,
 					 struct nprof_capture_progress *p)
 {
-	size_t size, i;
 	uint32_t nc;
+	size_t i;
 
 	if (!cap || !p)
 		return nprof_err(EINVAL, "capture engine or progress is NULL");
-	if (NPROF_SIZED_VALID(p, nprof_capture_progress, NPROF_SIZED_OUT))
+	if (NPROF_SIZED_OUT_CLEAR(p, nprof_capture_progress))
 		return -EINVAL;
-	size = p->size;
-	memset(p, 0, size);
-	p->size = size;
 	p->streaming = cap->streaming;
 	p->bytes = __atomic_load_n(&cap->streamed_bytes, __ATOMIC_RELAXED);
 	p->entries = p->bytes / cap->dev->info.entry_size;

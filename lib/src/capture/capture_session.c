@@ -533,21 +533,18 @@ NPROF_API int nprof_capture_session_stats(struct nprof_capture *cap, uint32_t nc
 {
 	struct cap_session **link, *s;
 	struct cap_core *c;
-	size_t size, i;
+	size_t i;
 	int ret;
 
 	if (!st)
 		return nprof_err(EINVAL, "stats is NULL");
-	ret = NPROF_SIZED_VALID(st, nprof_capture_stats, NPROF_SIZED_OUT);
+	ret = NPROF_SIZED_OUT_CLEAR(st, nprof_capture_stats);
 	if (ret)
 		return ret;
 	ret = session_get(cap, nc, session_id, true, &c, &link);
 	if (ret)
 		return ret;
 	s = *link;
-	size = st->size;
-	memset(st, 0, sizeof(*st));
-	st->size = size;
 	st->start_ns = s->start_ns;
 	st->stop_ns = s->stop_ns;
 	for (i = 0; i < c->nqueues; i++) {

@@ -439,52 +439,59 @@ NPROF_API int nprof_inspect_config_get_streaming(const struct nprof_inspect_conf
 	return cfg->streaming;
 }
 
+/*
+ * The capture ranges (executions, iterations): [@first, @last] counting
+ * from 1 up to @max, or 0-0 for every one. @what and @unit name them in
+ * the message, @upto the bound ("" when there is none).
+ */
+static int set_range(uint64_t *first_out, uint64_t *last_out, uint64_t first, uint64_t last,
+		     uint64_t max, const char *what, const char *unit, const char *upto)
+{
+	if ((first || last) && (!first || last < first || last > max))
+		return nprof_err(EINVAL, "%s range %" PRIu64 "-%" PRIu64
+				 ": %s count from 1%s and the range must not be empty",
+				 what, first, last, unit, upto);
+	*first_out = first;
+	*last_out = last;
+	return 0;
+}
+
+static int get_range(uint64_t first_in, uint64_t last_in, uint64_t *first, uint64_t *last)
+{
+	if (!first || !last)
+		return nprof_err(EINVAL, "NULL range");
+	*first = first_in;
+	*last = last_in;
+	return 0;
+}
+
 NPROF_API int nprof_inspect_config_set_capture_executions(struct nprof_inspect_config *cfg,
 							  uint64_t first, uint64_t last)
 {
 	CHECK_CFG(cfg);
-	if ((first || last) && (!first || last < first))
-		return nprof_err(EINVAL, "capture range %" PRIu64 "-%" PRIu64
-				 ": executions count from 1 and the range must not be empty",
-				 first, last);
-	cfg->exec_first = first;
-	cfg->exec_last = last;
-	return 0;
+	return set_range(&cfg->exec_first, &cfg->exec_last, first, last, UINT64_MAX, "capture", "executions", "");
 }
 
 NPROF_API int nprof_inspect_config_get_capture_executions(const struct nprof_inspect_config *cfg,
 							  uint64_t *first, uint64_t *last)
 {
 	CHECK_CFG(cfg);
-	if (!first || !last)
-		return nprof_err(EINVAL, "NULL range");
-	*first = cfg->exec_first;
-	*last = cfg->exec_last;
-	return 0;
+	return get_range(cfg->exec_first, cfg->exec_last, first, last);
 }
 
 NPROF_API int nprof_inspect_config_set_capture_iterations(struct nprof_inspect_config *cfg,
 							  uint64_t first, uint64_t last)
 {
 	CHECK_CFG(cfg);
-	if ((first || last) && (!first || last < first || last > (uint64_t)UINT32_MAX + 1))
-		return nprof_err(EINVAL, "iteration range %" PRIu64 "-%" PRIu64
-				 ": iterations count from 1 to 4294967296 and the range must not be empty",
-				 first, last);
-	cfg->iter_first = first;
-	cfg->iter_last = last;
-	return 0;
+	return set_range(&cfg->iter_first, &cfg->iter_last, first, last, (uint64_t)UINT32_MAX + 1,
+			 "iteration", "iterations", " to 4294967296");
 }
 
 NPROF_API int nprof_inspect_config_get_capture_iterations(const struct nprof_inspect_config *cfg,
 							  uint64_t *first, uint64_t *last)
 {
 	CHECK_CFG(cfg);
-	if (!first || !last)
-		return nprof_err(EINVAL, "NULL range");
-	*first = cfg->iter_first;
-	*last = cfg->iter_last;
-	return 0;
+	return get_range(cfg->iter_first, cfg->iter_last, first, last);
 }
 
 NPROF_API int nprof_inspect_config_set_capture_max_size(struct nprof_inspect_config *cfg,

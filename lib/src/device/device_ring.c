@@ -204,15 +204,10 @@ NPROF_API int nprof_ring_release(struct nprof_ring *ring, uint64_t pos)
 
 NPROF_API int nprof_ring_get_state(const struct nprof_ring *ring, struct nprof_ring_state *st)
 {
-	size_t size;
-
 	if (!ring || !st)
 		return nprof_err(EINVAL, "ring or state is NULL");
-	if (NPROF_SIZED_VALID(st, nprof_ring_state, NPROF_SIZED_OUT))
+	if (NPROF_SIZED_OUT_CLEAR(st, nprof_ring_state))
 		return -EINVAL;
-	size = st->size;
-	memset(st, 0, sizeof(*st));
-	st->size = size;
 	st->producer_pos = nprof_ring_load_producer(ring);
 	st->consumer_pos = nprof_ring_load_consumer(ring);
 	st->lost = __atomic_load_n(&ring->hdr->lost, __ATOMIC_RELAXED);

@@ -201,6 +201,43 @@ static bool window_full(uint32_t vnc, uint64_t limit)
 }
 
 /*
+ * The harvest of one core's SESSION capture (@cap, @local): stop it and
+ * write it into the session directory as described by @label, under the
+ * name of window *@window (counted on when the stop succeeds) or, when
+ * @window is NULL, of the engine's session id; dropped if it cannot be
+ * written. The core's capture is released unless @crash.
+ * Return: 0 or the -errno of the stop or the write, the message recorded
+ * and logged.
+ */
+static int harvest_core(const struct nprof_session_view *s, struct nprof_capture *cap,
+			uint32_t local, uint32_t vnc, const struct nprof_capture_label *label,
+			uint64_t *window, bool crash)
+{
+	char name[NAME_MAX + 1];
+	uint64_t sid;
+	int ret;
+
+	/* The engine records profile_stop and profile_serialize. */
+	ret = nprof_capture_session_stop(cap, local, &sid);
+	if (ret) {
+		nprof_log(NPROF_LOG_ERROR, "Failed to stop device profile session on NC %u: %s", vnc,
+			  nprof_err_current());
+	} else {
+		nprof_output_session_ntff_name(name, sizeof(name), vnc, window ? (*window)++ : sid);
+		ret = nprof_capture_session_serialize_named(cap, local, sid, s->dirfd, name, label);
+		if (ret) {
+			ret = nprof_err(-ret, "cannot write %s/%s: %s", s->dir, name,
+					nprof_err_current());
+			nprof_log(NPROF_LOG_ERROR, "%s", nprof_err_current());
+			nprof_capture_session_drop(cap, local, sid);
+		}
+	}
+	if (!crash)
+		nprof_rt_capture_put(vnc);
+	return ret;
+}
+
+/*
  * Stop core @vnc's open window and write it, saying that it holds
  * executions w->first to @last. Called with win_lock held.
  */
@@ -216,33 +253,13 @@ static int window_close(const struct nprof_session_view *s, uint32_t vnc, uint64
 		.has_session_id = true,
 		.session_id = w->windows,
 	};
-	char name[NAME_MAX + 1];
-	uint64_t sid;
-	int ret;
 
 	w->open = false;
-	ret = nprof_capture_session_stop(w->cap, w->local, &sid);
-	if (ret) {
-		nprof_log(NPROF_LOG_ERROR, "Failed to stop device profile session on NC %u: %s", vnc,
-			  nprof_err_current());
-	} else {
-		/*
-		 * The engine closes between windows and counts its ids from 0
-		 * again: the session id of a window is its number on the core.
-		 */
-		nprof_output_session_ntff_name(name, sizeof(name), vnc, w->windows++);
-		ret = nprof_capture_session_serialize_named(w->cap, w->local, sid, s->dirfd, name,
-							    &label);
-		if (ret) {
-			ret = nprof_err(-ret, "cannot write %s/%s: %s", s->dir, name,
-					nprof_err_current());
-			nprof_log(NPROF_LOG_ERROR, "%s", nprof_err_current());
-			nprof_capture_session_drop(w->cap, w->local, sid);
-		}
-	}
-	if (!crash)
-		nprof_rt_capture_put(vnc);
-	return ret;
+	/*
+	 * The engine closes between windows and counts its ids from 0 again:
+	 * the session id of a window is its number on the core.
+	 */
+	return harvest_core(s, w->cap, w->local, vnc, &label, &w->windows, crash);
 }
 
 static bool session_windowed(const struct nprof_session_view *s, uint32_t vnc)
@@ -318,7 +335,7 @@ static int session_stop(const struct nprof_session_view *s, bool crash)
 			if (!win[i].open)
 				continue;
 			r = window_close(s, (uint32_t)i, win[i].count, crash);
-			ret = ret ? ret : r;
+			ret = keep_first(ret, r);
 		}
 		windowed = false;
 		pthread_mutex_unlock(&win_lock);
@@ -332,29 +349,9 @@ static int session_stop(const struct nprof_session_view *s, bool crash)
 			.has_core = true,
 			.core = a->vnc,
 		};
-		char name[NAME_MAX + 1];
-		uint64_t sid;
 
-		/* The engine records profile_stop and profile_serialize. */
-		r = nprof_capture_session_stop(a->cap, a->local, &sid);
-		if (r) {
-			nprof_log(NPROF_LOG_ERROR, "Failed to stop device profile session on NC %u: %s",
-				  a->vnc, nprof_err_current());
-			ret = keep_first(ret, r);
-		} else {
-			nprof_output_session_ntff_name(name, sizeof(name), a->vnc, sid);
-			r = nprof_capture_session_serialize_named(a->cap, a->local, sid, s->dirfd,
-								  name, &label);
-			if (r) {
-				nprof_log(NPROF_LOG_ERROR, "cannot write the device profile of NC %u: %s",
-					  a->vnc, nprof_err_current());
-				ret = keep_first(ret, nprof_err(-r, "cannot write %s/%s: %s", s->dir,
-								name, nprof_err_current()));
-				nprof_capture_session_drop(a->cap, a->local, sid);
-			}
-		}
-		if (!crash)
-			nprof_rt_capture_put(a->vnc);
+		r = harvest_core(s, a->cap, a->local, a->vnc, &label, NULL, crash);
+		ret = keep_first(ret, r);
 	}
 	if (!crash) {
 		free(armed);

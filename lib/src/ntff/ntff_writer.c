@@ -194,24 +194,8 @@ static int write_all(struct nprof_ntff_writer *w, struct iovec *iov, int iovcnt,
  */
 static int reserve_blocks(struct nprof_ntff_writer *w, uint64_t more)
 {
-	uint64_t need = ntff_block_count(w->data_len + more, w->block_size);
-	size_t cap;
-	void *p;
-
-	if (need <= w->blocks_cap)
-		return 0;
-	if (need > SIZE_MAX / 2 / sizeof(*w->blocks))
-		return nprof_err(ENOMEM, "cannot hold a block table of %llu blocks",
-				 (unsigned long long)need);
-	cap = w->blocks_cap ? w->blocks_cap : 16;
-	while (cap < need)
-		cap *= 2;
-	p = realloc(w->blocks, cap * sizeof(*w->blocks));
-	if (!p)
-		return nprof_err(ENOMEM, "cannot grow the block table to %zu blocks", cap);
-	w->blocks = p;
-	w->blocks_cap = cap;
-	return 0;
+	return ntff_writer_grow_table(&w->blocks, sizeof(*w->blocks), &w->blocks_cap,
+				      ntff_block_count(w->data_len + more, w->block_size));
 }
 
 /*

@@ -7,9 +7,12 @@
 #ifndef NEURONPROF_NTFF_WRITER_INTERNAL_H
 #define NEURONPROF_NTFF_WRITER_INTERNAL_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "util/internal.h"
 #include "ntff/ntff_internal.h"
@@ -86,6 +89,37 @@ void ntff_wz_free(struct nprof_ntff_writer *w);
 static inline int ntff_writer_replay(const struct nprof_ntff_writer *w)
 {
 	return nprof_err(-w->error, "%s", w->error_msg ? w->error_msg : "NTFF writer failed earlier");
+}
+
+/*
+ * Make room for @need entries in the block table whose pointer is at
+ * @tablep (the plain writer's &w->blocks of CRCs or the compressed
+ * writer's &w->zblocks), of @elem-byte entries with room for *@cap now:
+ * grown by doubling, the pointer and *@cap updated. Return: 0, or -ENOMEM
+ * with the message set and the table as it was.
+ */
+static inline int ntff_writer_grow_table(void *tablep, size_t elem, size_t *cap,
+					 uint64_t need)
+{
+	void *table, *p;
+	size_t n;
+
+	if (need <= *cap)
+		return 0;
+	if (need > SIZE_MAX / 2 / elem)
+		return nprof_err(ENOMEM, "cannot hold a block table of %llu blocks",
+				 (unsigned long long)need);
+	n = *cap ? *cap : 16;
+	while (n < need)
+		n *= 2;
+	/* @tablep is a uint32_t ** or a struct ntff_zblock **: copied, not cast. */
+	memcpy(&table, tablep, sizeof(table));
+	p = realloc(table, n * elem);
+	if (!p)
+		return nprof_err(ENOMEM, "cannot grow the block table to %zu blocks", n);
+	memcpy(tablep, &p, sizeof(p));
+	*cap = n;
+	return 0;
 }
 
 /* Free the copies of the device's code names a writer holds. */

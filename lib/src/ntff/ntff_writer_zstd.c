@@ -159,7 +159,6 @@ static int wz_alloc(struct nprof_ntff_writer *w, uint64_t more)
 {
 	uint64_t need = ntff_block_count(w->data_len + more, w->block_size);
 	size_t bound = ZSTD_compressBound(w->block_size);
-	void *p;
 
 	if (!w->zpart) {
 		w->zout_cap = bound > ZOUT_CAP ? bound : ZOUT_CAP;
@@ -175,23 +174,7 @@ static int wz_alloc(struct nprof_ntff_writer *w, uint64_t more)
 					 w->block_size);
 		}
 	}
-	if (need <= w->blocks_cap)
-		return 0;
-	if (need > SIZE_MAX / 2 / sizeof(*w->zblocks))
-		return nprof_err(ENOMEM, "cannot hold a block table of %llu blocks",
-				 (unsigned long long)need);
-	{
-		size_t cap = w->blocks_cap ? w->blocks_cap : 16;
-
-		while (cap < need)
-			cap *= 2;
-		p = realloc(w->zblocks, cap * sizeof(*w->zblocks));
-		if (!p)
-			return nprof_err(ENOMEM, "cannot grow the block table to %zu blocks", cap);
-		w->zblocks = p;
-		w->blocks_cap = cap;
-	}
-	return 0;
+	return ntff_writer_grow_table(&w->zblocks, sizeof(*w->zblocks), &w->blocks_cap, need);
 }
 
 int ntff_wz_append(struct nprof_ntff_writer *w, const void *span0, size_t len0,

@@ -523,9 +523,8 @@ NPROF_API int nprof_monitor_get_stats(const struct nprof_monitor *m, struct npro
 
 	if (!m || !st)
 		return nprof_err(EINVAL, "monitor or stats is NULL");
-	if (NPROF_SIZED_VALID(st, nprof_monitor_stats, NPROF_SIZED_OUT))
+	if (NPROF_SIZED_OUT_CLEAR(st, nprof_monitor_stats))
 		return -EINVAL;
-	memset((char *)st + sizeof(st->size), 0, st->size - sizeof(st->size));
 	pthread_mutex_lock(&mm->lock);
 	st->samples = m->count;
 	st->taken = m->taken;

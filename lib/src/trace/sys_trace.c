@@ -757,9 +757,8 @@ NPROF_API int nprof_sys_trace_get_stats(uint32_t core, struct nprof_sys_trace_st
 				 core, NPROF_MAX_CORES - 1, NPROF_SYS_TRACE_NO_CORE);
 	if (!stats)
 		return nprof_err(EINVAL, "stats is NULL");
-	if (NPROF_SIZED_VALID(stats, nprof_sys_trace_stats, NPROF_SIZED_OUT))
+	if (NPROF_SIZED_OUT_CLEAR(stats, nprof_sys_trace_stats))
 		return -EINVAL;
-	memset((char *)stats + sizeof(stats->size), 0, stats->size - sizeof(stats->size));
 	nprof_st_ring_stats(core, stats);
 	return 0;
 }

@@ -65,8 +65,9 @@ NPROF_API int nprof_sys_trace_fetch_options_set_nc_idx(struct nprof_sys_trace_fe
 	return 0;
 }
 
-static void json_core(struct nprof_json *j, uint32_t core)
+static void json_core(struct nprof_json *j, const char *key, uint32_t core)
 {
+	nprof_json_key(j, key);
 	if (core == NPROF_SYS_TRACE_NO_CORE)
 		nprof_json_null(j);
 	else
@@ -79,30 +80,18 @@ static void json_event(struct nprof_json *j, const struct nprof_sys_trace_record
 	uint32_t i;
 
 	nprof_json_obj_begin(j);
-	nprof_json_key(j, "id");
-	nprof_json_u64(j, rec->id);
-	nprof_json_key(j, "name");
-	nprof_json_str(j, nprof_sys_trace_event_type_name(rec->type));
-	nprof_json_key(j, "type");
-	nprof_json_u64(j, rec->type);
-	nprof_json_key(j, "group");
-	nprof_json_str(j, nprof_st_group_name(rec->type));
-	nprof_json_key(j, "source");
-	nprof_json_str(j, nprof_sys_trace_source_name(rec->source));
-	nprof_json_key(j, "start_ns");
-	nprof_json_u64(j, rec->start_ns);
-	nprof_json_key(j, "end_ns");
-	nprof_json_u64(j, rec->end_ns);
-	nprof_json_key(j, "duration_ns");
-	nprof_json_u64(j, rec->end_ns - rec->start_ns);
-	nprof_json_key(j, "instance_id");
-	nprof_json_str(j, instance_id);
-	nprof_json_key(j, "pid");
-	nprof_json_u64(j, rec->pid);
-	nprof_json_key(j, "tid");
-	nprof_json_u64(j, rec->tid);
-	nprof_json_key(j, "core_index");
-	json_core(j, rec->core);
+	nprof_json_key_u64(j, "id", rec->id);
+	nprof_json_key_str(j, "name", nprof_sys_trace_event_type_name(rec->type));
+	nprof_json_key_u64(j, "type", rec->type);
+	nprof_json_key_str(j, "group", nprof_st_group_name(rec->type));
+	nprof_json_key_str(j, "source", nprof_sys_trace_source_name(rec->source));
+	nprof_json_key_u64(j, "start_ns", rec->start_ns);
+	nprof_json_key_u64(j, "end_ns", rec->end_ns);
+	nprof_json_key_u64(j, "duration_ns", rec->end_ns - rec->start_ns);
+	nprof_json_key_str(j, "instance_id", instance_id);
+	nprof_json_key_u64(j, "pid", rec->pid);
+	nprof_json_key_u64(j, "tid", rec->tid);
+	json_core(j, "core_index", rec->core);
 	nprof_json_key(j, "worker_global_id");
 	if (gid >= 0)
 		nprof_json_u64(j, (uint64_t)gid);
@@ -179,14 +168,10 @@ NPROF_API int nprof_sys_trace_fetch_events(char **buf, size_t *len,
 
 	nprof_json_init(&j);
 	nprof_json_obj_begin(&j);
-	nprof_json_key(&j, "clock_domain");
-	nprof_json_str(&j, "CLOCK_MONOTONIC");
-	nprof_json_key(&j, "instance_id");
-	nprof_json_str(&j, s.instance_id);
-	nprof_json_key(&j, "pid");
-	nprof_json_u64(&j, s.pid);
-	nprof_json_key(&j, "active");
-	nprof_json_bool(&j, s.active);
+	nprof_json_key_str(&j, "clock_domain", "CLOCK_MONOTONIC");
+	nprof_json_key_str(&j, "instance_id", s.instance_id);
+	nprof_json_key_u64(&j, "pid", s.pid);
+	nprof_json_key_bool(&j, "active", s.active);
 	nprof_json_key(&j, "events");
 	nprof_json_arr_begin(&j);
 	for (c = first; c <= last; c++) {
@@ -223,18 +208,12 @@ NPROF_API int nprof_sys_trace_fetch_events(char **buf, size_t *len,
 
 		nprof_st_ring_stats(fetched[i].core, &st);
 		nprof_json_obj_begin(&j);
-		nprof_json_key(&j, "core_index");
-		json_core(&j, fetched[i].core);
-		nprof_json_key(&j, "capacity");
-		nprof_json_u64(&j, st.capacity);
-		nprof_json_key(&j, "fetched");
-		nprof_json_u64(&j, fetched[i].fetched);
-		nprof_json_key(&j, "pending");
-		nprof_json_u64(&j, st.pending);
-		nprof_json_key(&j, "recorded");
-		nprof_json_u64(&j, st.recorded);
-		nprof_json_key(&j, "overwritten");
-		nprof_json_u64(&j, st.overwritten);
+		json_core(&j, "core_index", fetched[i].core);
+		nprof_json_key_u64(&j, "capacity", st.capacity);
+		nprof_json_key_u64(&j, "fetched", fetched[i].fetched);
+		nprof_json_key_u64(&j, "pending", st.pending);
+		nprof_json_key_u64(&j, "recorded", st.recorded);
+		nprof_json_key_u64(&j, "overwritten", st.overwritten);
 		nprof_json_obj_end(&j);
 	}
 	nprof_json_arr_end(&j);

@@ -432,174 +432,201 @@ static void fill_core_util(const struct nprof_cpu_util *u, bool aggregate,
 }
 
 /*
- * The monitor's statistics and how many samples it holds, for the two host
- * files; no monitor means no samples and no statistics.
+ * The monitor's samples for one host file, read before its message is
+ * built: its statistics, and the kept samples that have the file's part
+ * (CPU figures for cpu_util.pb, with up to @per rows each in @cpus, and
+ * @s[i].ncpus the rows stored; memory figures for host_mem.pb). No
+ * monitor means no samples and no statistics.
  */
-static int monitor_samples(const struct writer *w, struct nprof_monitor_stats *ms,
-			   size_t *nsamples)
+struct host_samples {
+	struct nprof_monitor_stats ms;
+	struct nprof_monitor_sample *s;
+	struct nprof_cpu_util *cpus;	/* per rows a sample */
+	size_t n, per;
+};
+
+static void host_samples_free(struct host_samples *hs)
 {
+	free(hs->s);
+	free(hs->cpus);
+}
+
+static int host_samples_get(const struct writer *w, bool cpu, struct host_samples *hs)
+{
+	size_t count, i;
 	int ret, n;
 
-	*nsamples = 0;
+	memset(hs, 0, sizeof(*hs));
+	hs->ms.size = sizeof(hs->ms);
 	if (!w->mon)
 		return 0;
-	ret = nprof_monitor_get_stats(w->mon, ms);
+	ret = nprof_monitor_get_stats(w->mon, &hs->ms);
 	if (ret)
 		return ret;
 	n = nprof_monitor_sample_count(w->mon);
-	if (n < 0)
+	if (n <= 0)
 		return n;
-	*nsamples = (size_t)n;
+	count = (size_t)n;
+	hs->per = cpu ? (hs->ms.ncpus ? hs->ms.ncpus : 1) : 0;
+	hs->s = calloc(count, sizeof(*hs->s));
+	hs->cpus = calloc(cpu ? count * hs->per : 1, sizeof(*hs->cpus));
+	if (!hs->s || !hs->cpus) {
+		ret = nprof_err(ENOMEM, "cannot allocate %zu %s samples", count,
+				cpu ? "CPU" : "memory");
+		goto fail;
+	}
+	for (i = 0; i < count; i++) {
+		struct nprof_monitor_sample *s = &hs->s[hs->n];
+
+		n = nprof_monitor_get_sample(w->mon, i, s, &hs->cpus[hs->n * hs->per], hs->per);
+		if (n < 0) {
+			ret = n;
+			goto fail;
+		}
+		if (!(cpu ? s->has_cpu : s->has_mem))
+			continue;
+		s->ncpus = (uint32_t)((size_t)n < hs->per ? (size_t)n : hs->per);
+		hs->n++;
+	}
 	return 0;
+fail:
+	host_samples_free(hs);
+	return ret;
 }
+
+/*
+ * The members cpu_util and host_mem share (generated structs of two
+ * types): who wrote the file and, with a monitor, its sampling.
+ */
+#define SET_HOST_HEADER(m, w, ms)						\
+	do {									\
+		(m).instance_id = (char *)(w)->instance_id;			\
+		(m).has_pid = 1;						\
+		(m).pid = (w)->pid;						\
+		(m).clock_domain = "CLOCK_MONOTONIC";				\
+		if ((w)->mon) {							\
+			(m).has_period_ms = (m).has_effective_period_ms = 1;	\
+			(m).has_decimations = 1;				\
+			(m).period_ms = (ms).period_ms;				\
+			(m).effective_period_ms = (ms).effective_period_ms;	\
+			(m).decimations = (uint32_t)(ms).decimations;		\
+		}								\
+	} while (0)
+
+/*
+ * A repeated message field's storage, which protobuf-c wants as an array of
+ * pointers: @ptrs (of type T **) set to @n pointers followed, in the same
+ * zeroed block, by the @n messages they point at; NULL if it cannot be had.
+ * One free() releases it.
+ */
+#define ALLOC_REPEATED(ptrs, n)							\
+	do {									\
+		size_t n_ = (n), i_;						\
+		__typeof__(ptrs) p_ = calloc(1, n_ * (sizeof(*p_) + sizeof(**p_)) + 1); \
+										\
+		for (i_ = 0; p_ && i_ < n_; i_++)				\
+			p_[i_] = (__typeof__(*p_))(p_ + n_) + i_;		\
+		(ptrs) = p_;							\
+	} while (0)
 
 static int write_cpu_util(struct writer *w)
 {
-	struct nprof_monitor_stats ms = { .size = sizeof(ms) };
-	Neuronprof__System__CpuUtilSample *samples = NULL, **sample_ptrs = NULL;
-	Neuronprof__System__CpuCoreUtil *utils = NULL, **util_ptrs = NULL;
-	Neuronprof__System__CpuCoreUtil *totals = NULL;
-	struct nprof_cpu_util *cpus = NULL;
+	Neuronprof__System__CpuCoreUtil **utils = NULL, *totals = NULL;
+	Neuronprof__System__CpuUtilSample **samples = NULL;
 	Neuronprof__System__CpuUtil cu;
-	size_t nsamples, nkept = 0, used = 0, i, k;
-	int ret, n;
+	struct host_samples hs;
+	size_t used = 0, i, k;
+	int ret;
 
-	neuronprof__system__cpu_util__init(&cu);
-	cu.instance_id = (char *)w->instance_id;
-	cu.has_pid = 1;
-	cu.pid = w->pid;
-	cu.clock_domain = "CLOCK_MONOTONIC";
-	ret = monitor_samples(w, &ms, &nsamples);
+	ret = host_samples_get(w, true, &hs);
 	if (ret)
 		return ret;
+	neuronprof__system__cpu_util__init(&cu);
+	SET_HOST_HEADER(cu, w, hs.ms);
 	if (w->mon) {
-		cu.has_period_ms = cu.has_effective_period_ms = cu.has_num_cpus = 1;
-		cu.has_decimations = 1;
-		cu.period_ms = ms.period_ms;
-		cu.effective_period_ms = ms.effective_period_ms;
-		cu.num_cpus = ms.ncpus;
-		cu.decimations = (uint32_t)ms.decimations;
+		cu.has_num_cpus = 1;
+		cu.num_cpus = hs.ms.ncpus;
 	}
-	if (nsamples) {
-		size_t per = ms.ncpus ? ms.ncpus : 1;
-
-		samples = calloc(nsamples, sizeof(*samples));
-		sample_ptrs = calloc(nsamples, sizeof(*sample_ptrs));
-		totals = calloc(nsamples, sizeof(*totals));
-		utils = calloc(nsamples * per, sizeof(*utils));
-		util_ptrs = calloc(nsamples * per, sizeof(*util_ptrs));
-		cpus = calloc(per, sizeof(*cpus));
-		if (!samples || !sample_ptrs || !totals || !utils || !util_ptrs || !cpus) {
-			ret = nprof_err(ENOMEM, "cannot allocate %zu CPU samples", nsamples);
-			goto out;
-		}
-		for (i = 0; i < nsamples; i++) {
-			struct nprof_monitor_sample s;
-			Neuronprof__System__CpuUtilSample *ps = &samples[nkept];
-
-			n = nprof_monitor_get_sample(w->mon, i, &s, cpus, per);
-			if (n < 0) {
-				ret = n;
-				goto out;
-			}
-			if (!s.has_cpu)
-				continue;
-			neuronprof__system__cpu_util_sample__init(ps);
-			ps->has_ts_ns = ps->has_interval_ns = 1;
-			ps->ts_ns = s.ts_ns;
-			ps->interval_ns = s.interval_ns;
-			fill_core_util(&s.total, true, &totals[nkept]);
-			ps->total = &totals[nkept];
-			ps->cpus = &util_ptrs[used];
-			for (k = 0; k < (size_t)n && k < per; k++) {
-				fill_core_util(&cpus[k], false, &utils[used]);
-				util_ptrs[used] = &utils[used];
-				used++;
-				ps->n_cpus++;
-			}
-			sample_ptrs[nkept++] = ps;
-		}
+	ALLOC_REPEATED(samples, hs.n);
+	ALLOC_REPEATED(utils, hs.n * hs.per);
+	totals = calloc(hs.n + 1, sizeof(*totals));
+	if (!samples || !utils || !totals) {
+		ret = nprof_err(ENOMEM, "cannot allocate %zu CPU samples", hs.n);
+		goto out;
 	}
-	cu.n_samples = nkept;
-	cu.samples = sample_ptrs;
+	for (i = 0; i < hs.n; i++) {
+		const struct nprof_monitor_sample *s = &hs.s[i];
+		Neuronprof__System__CpuUtilSample *ps = samples[i];
+
+		neuronprof__system__cpu_util_sample__init(ps);
+		ps->has_ts_ns = ps->has_interval_ns = 1;
+		ps->ts_ns = s->ts_ns;
+		ps->interval_ns = s->interval_ns;
+		fill_core_util(&s->total, true, &totals[i]);
+		ps->total = &totals[i];
+		ps->cpus = &utils[used];
+		for (k = 0; k < s->ncpus; k++)
+			fill_core_util(&hs.cpus[i * hs.per + k], false, utils[used++]);
+		ps->n_cpus = s->ncpus;
+	}
+	cu.n_samples = hs.n;
+	cu.samples = samples;
 	ret = put_message(&w->f[F_CPU_UTIL], &cu.base);
 out:
 	free(samples);
-	free(sample_ptrs);
-	free(totals);
 	free(utils);
-	free(util_ptrs);
-	free(cpus);
+	free(totals);
+	host_samples_free(&hs);
 	return ret;
 }
 
 static int write_host_mem(struct writer *w)
 {
-	struct nprof_monitor_stats ms = { .size = sizeof(ms) };
-	Neuronprof__System__HostMemSample *samples = NULL, **ptrs = NULL;
+	Neuronprof__System__HostMemSample **samples = NULL;
 	Neuronprof__System__HostMem hm;
-	size_t nsamples, nkept = 0, i;
-	int ret, n;
+	struct host_samples hs;
+	size_t i;
+	int ret;
 
-	neuronprof__system__host_mem__init(&hm);
-	hm.instance_id = (char *)w->instance_id;
-	hm.has_pid = 1;
-	hm.pid = w->pid;
-	hm.clock_domain = "CLOCK_MONOTONIC";
-	ret = monitor_samples(w, &ms, &nsamples);
+	ret = host_samples_get(w, false, &hs);
 	if (ret)
 		return ret;
-	if (w->mon) {
-		hm.has_period_ms = hm.has_effective_period_ms = hm.has_decimations = 1;
-		hm.period_ms = ms.period_ms;
-		hm.effective_period_ms = ms.effective_period_ms;
-		hm.decimations = (uint32_t)ms.decimations;
+	neuronprof__system__host_mem__init(&hm);
+	SET_HOST_HEADER(hm, w, hs.ms);
+	ALLOC_REPEATED(samples, hs.n);
+	if (!samples) {
+		ret = nprof_err(ENOMEM, "cannot allocate %zu memory samples", hs.n);
+		goto out;
 	}
-	if (nsamples) {
-		samples = calloc(nsamples, sizeof(*samples));
-		ptrs = calloc(nsamples, sizeof(*ptrs));
-		if (!samples || !ptrs) {
-			ret = nprof_err(ENOMEM, "cannot allocate %zu memory samples", nsamples);
-			goto out;
-		}
-		for (i = 0; i < nsamples; i++) {
-			Neuronprof__System__HostMemSample *p = &samples[nkept];
-			struct nprof_monitor_sample s;
+	for (i = 0; i < hs.n; i++) {
+		const struct nprof_mem_usage *mem = &hs.s[i].mem;
+		Neuronprof__System__HostMemSample *p = samples[i];
 
-			n = nprof_monitor_get_sample(w->mon, i, &s, NULL, 0);
-			if (n < 0) {
-				ret = n;
-				goto out;
-			}
-			if (!s.has_mem)
-				continue;
-			neuronprof__system__host_mem_sample__init(p);
-			p->has_ts_ns = 1;
-			p->ts_ns = s.ts_ns;
-			p->has_host_total_bytes = p->has_host_available_bytes = p->has_host_used_bytes = 1;
-			p->has_host_free_bytes = p->has_host_buffers_bytes = p->has_host_cached_bytes = 1;
-			p->has_swap_total_bytes = p->has_swap_free_bytes = 1;
-			p->has_process_rss_bytes = p->has_process_hwm_bytes = p->has_process_vm_bytes = 1;
-			p->host_total_bytes = s.mem.host_total;
-			p->host_available_bytes = s.mem.host_available;
-			p->host_used_bytes = s.mem.host_used;
-			p->host_free_bytes = s.mem.host_free;
-			p->host_buffers_bytes = s.mem.host_buffers;
-			p->host_cached_bytes = s.mem.host_cached;
-			p->swap_total_bytes = s.mem.swap_total;
-			p->swap_free_bytes = s.mem.swap_free;
-			p->process_rss_bytes = s.mem.process_rss;
-			p->process_hwm_bytes = s.mem.process_hwm;
-			p->process_vm_bytes = s.mem.process_vm;
-			ptrs[nkept++] = p;
-		}
+		neuronprof__system__host_mem_sample__init(p);
+		p->has_ts_ns = 1;
+		p->ts_ns = hs.s[i].ts_ns;
+		p->has_host_total_bytes = p->has_host_available_bytes = p->has_host_used_bytes = 1;
+		p->has_host_free_bytes = p->has_host_buffers_bytes = p->has_host_cached_bytes = 1;
+		p->has_swap_total_bytes = p->has_swap_free_bytes = 1;
+		p->has_process_rss_bytes = p->has_process_hwm_bytes = p->has_process_vm_bytes = 1;
+		p->host_total_bytes = mem->host_total;
+		p->host_available_bytes = mem->host_available;
+		p->host_used_bytes = mem->host_used;
+		p->host_free_bytes = mem->host_free;
+		p->host_buffers_bytes = mem->host_buffers;
+		p->host_cached_bytes = mem->host_cached;
+		p->swap_total_bytes = mem->swap_total;
+		p->swap_free_bytes = mem->swap_free;
+		p->process_rss_bytes = mem->process_rss;
+		p->process_hwm_bytes = mem->process_hwm;
+		p->process_vm_bytes = mem->process_vm;
 	}
-	hm.n_samples = nkept;
-	hm.samples = ptrs;
+	hm.n_samples = hs.n;
+	hm.samples = samples;
 	ret = put_message(&w->f[F_HOST_MEM], &hm.base);
 out:
 	free(samples);
-	free(ptrs);
+	host_samples_free(&hs);
 	return ret;
 }
 

@@ -159,6 +159,17 @@ int nprof_sized_valid(const void *p, size_t oldest, size_t ours, enum nprof_size
 #define NPROF_SIZED_VALID_SINCE(p, type, oldest, dir) \
 	nprof_sized_valid((p), (oldest), sizeof(struct type), (dir), "struct " #type)
 
+/*
+ * An entry point's first step with a struct @type it fills, @p: checked as
+ * NPROF_SIZED_VALID(@p, @type, NPROF_SIZED_OUT) does, then its @ours bytes
+ * past size zeroed (the caller's bytes past them are left alone), so that
+ * what the entry point does not set reads 0. Return: 0 or -EINVAL.
+ */
+#define NPROF_SIZED_OUT_CLEAR(p, type) \
+	nprof_sized_out_clear((p), sizeof(struct type), "struct " #type)
+
+int nprof_sized_out_clear(void *p, size_t ours, const char *name);
+
 /* Number of queue types the library knows (NPROF_QUEUE_TYPES). */
 #define NPROF_QT_COUNT	NPROF_QUEUE_TYPES
 

@@ -288,6 +288,24 @@ void nprof_json_bool(struct nprof_json *j, bool v)
 		put(j, "false", 5);
 }
 
+void nprof_json_key_str(struct nprof_json *j, const char *key, const char *s)
+{
+	nprof_json_key(j, key);
+	nprof_json_str(j, s);
+}
+
+void nprof_json_key_u64(struct nprof_json *j, const char *key, uint64_t v)
+{
+	nprof_json_key(j, key);
+	nprof_json_u64(j, v);
+}
+
+void nprof_json_key_bool(struct nprof_json *j, const char *key, bool v)
+{
+	nprof_json_key(j, key);
+	nprof_json_bool(j, v);
+}
+
 int nprof_json_finish(struct nprof_json *j, char **buf, size_t *len)
 {
 	int err = j->err;

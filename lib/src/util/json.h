@@ -53,6 +53,10 @@ void nprof_json_i64(struct nprof_json *j, int64_t v);
 void nprof_json_double(struct nprof_json *j, double v);
 void nprof_json_null(struct nprof_json *j);
 void nprof_json_bool(struct nprof_json *j, bool v);
+/* A member of the object being written: "@key": value. */
+void nprof_json_key_str(struct nprof_json *j, const char *key, const char *s);
+void nprof_json_key_u64(struct nprof_json *j, const char *key, uint64_t v);
+void nprof_json_key_bool(struct nprof_json *j, const char *key, bool v);
 /* A value already in its JSON form (a number the caller formatted its own way). */
 void nprof_json_raw(struct nprof_json *j, const char *text);
 

@@ -37,3 +37,15 @@ int nprof_sized_valid(const void *p, size_t oldest, size_t ours, enum nprof_size
 		errno = -ret;
 	return ret;
 }
+
+int nprof_sized_out_clear(void *p, size_t ours, const char *name)
+{
+	size_t size;
+	int ret = nprof_sized_valid(p, ours, ours, NPROF_SIZED_OUT, name);
+
+	if (ret)
+		return ret;
+	memcpy(&size, p, sizeof(size));
+	memset((char *)p + sizeof(size), 0, (size < ours ? size : ours) - sizeof(size));
+	return 0;
+}
