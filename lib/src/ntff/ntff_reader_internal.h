@@ -55,6 +55,20 @@ struct nprof_ntff_reader {
 int ntff_reader_validate(struct nprof_ntff_reader *r);
 
 /*
+ * Check data block @blk against the block table. @rec is the record whose
+ * entries are wanted, for the message; SIZE_MAX names the first record with
+ * entries in the block, if any. Return: 0 or -EBADMSG.
+ */
+int ntff_reader_check_block(const struct nprof_ntff_reader *r, uint64_t blk, size_t rec);
+
+/*
+ * NPROF_NTFF_READ_VERIFY_AT_OPEN, uncompressed: check every data block,
+ * on up to two threads (ntff_reader_verify.c); the result and message are
+ * those of checking them in file order. Return: 0 or -EBADMSG.
+ */
+int ntff_reader_verify_all(struct nprof_ntff_reader *r);
+
+/*
  * One-pass mode: verify the data blocks [@off, @off + @len) of queue record
  * @rec touches that were not verified yet. Return: 0 or -EBADMSG.
  */

@@ -196,7 +196,7 @@ static int validate_checksums(struct nprof_ntff_reader *r)
  * entries are wanted, for the message; SIZE_MAX names the first record with
  * entries in the block, if any.
  */
-static int check_block(const struct nprof_ntff_reader *r, uint64_t blk, size_t rec)
+int ntff_reader_check_block(const struct nprof_ntff_reader *r, uint64_t blk, size_t rec)
 {
 	uint64_t start = blk << r->block_shift, len = r->data_size - start;
 	uint32_t stored, csum;
@@ -222,7 +222,7 @@ static int check_block(const struct nprof_ntff_reader *r, uint64_t blk, size_t r
 		   (unsigned long long)(start + len - 1), what);
 }
 
-/* check_block() once per reader: a verified block is remembered. */
+/* ntff_reader_check_block() once per reader: a verified block is remembered. */
 static int verify_block(struct nprof_ntff_reader *r, uint64_t blk, size_t rec)
 {
 	uint64_t bit = 1ULL << (blk % 64);
@@ -230,7 +230,7 @@ static int verify_block(struct nprof_ntff_reader *r, uint64_t blk, size_t rec)
 
 	if (r->verified[blk / 64] & bit)
 		return 0;
-	ret = check_block(r, blk, rec);
+	ret = ntff_reader_check_block(r, blk, rec);
 	if (!ret)
 		r->verified[blk / 64] |= bit;
 	return ret;
@@ -243,7 +243,7 @@ int ntff_reader_verify_range(struct nprof_ntff_reader *r, uint64_t off, uint64_t
 	int ret;
 
 	for (blk = off >> r->block_shift; blk <= last; blk++) {
-		ret = r->verified ? verify_block(r, blk, rec) : check_block(r, blk, rec);
+		ret = r->verified ? verify_block(r, blk, rec) : ntff_reader_check_block(r, blk, rec);
 		if (ret)
 			return ret;
 	}
@@ -473,11 +473,6 @@ int ntff_reader_validate(struct nprof_ntff_reader *r)
 	}
 	if (r->flags & (NPROF_NTFF_READ_NO_DATA_CSUM | NPROF_NTFF_READ_VERIFY_LAZY) || r->zstd)
 		return 0;
-	/* In file order, so that pages are faulted in sequentially. */
-	for (blk = 0; blk < r->nblocks; blk++) {
-		ret = check_block(r, blk, SIZE_MAX);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	/* Every block, on up to two threads (ntff_reader_verify.c). */
+	return ntff_reader_verify_all(r);
 }
