@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * NTFF reader, NPROF_NTFF_READ_VERIFY_AT_OPEN: the CRC32C of every data
- * block at open, on the calling thread and, for a large data region, one
- * helper thread beside it.
+ * NTFF reader: the checks of the data blocks against the block table, one
+ * block at a time (the one-pass mode's chunk iterator, and the records'
+ * first and last entries at open) or all of them at open
+ * (NPROF_NTFF_READ_VERIFY_AT_OPEN), on the calling thread and, for a large
+ * data region, one helper thread beside it.
  *
  * A 256 MiB file takes one core about as long to checksum as a streaming
  * read() takes to copy it, and the caller then iterates it a second time
@@ -25,6 +27,7 @@
  * other value, or none: up to 2 threads); so does a process allowed on one
  * CPU only.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -58,7 +61,66 @@ struct verify_job {
 	atomic_int refs;		/* the calling thread's and the helper's */
 };
 
-/* Block @blk's checksum matches the table (ntff_reader_check_block()'s test, no message). */
+/*
+ * Check data block @blk against the block table. @rec is the record whose
+ * entries are wanted, for the message; SIZE_MAX names the first record with
+ * entries in the block, if any.
+ */
+static int check_block(const struct nprof_ntff_reader *r, uint64_t blk, size_t rec)
+{
+	uint64_t start = blk << r->block_shift, len = r->data_size - start;
+	uint32_t stored, csum;
+	char what[160];
+	size_t i;
+
+	/* Major 4: the stored block is checked, then decompressed (its own branch). */
+	if (r->zstd)
+		return ntff_zstd_block(r, blk, rec);
+	if (len > (1ULL << r->block_shift))
+		len = 1ULL << r->block_shift;
+	memcpy(&stored, r->table + blk * NTFF_BLOCK_CSUM_SIZE, sizeof(stored));
+	stored = le32toh(stored);
+	csum = nprof_crc32c_update(0, r->data + start, (size_t)len);
+	if (csum == stored)
+		return 0;
+	for (i = 0; rec == SIZE_MAX && r->info && i < r->info->n_trace; i++)
+		if (ntff_reader_overlap(r->info->trace[i]->data_offset, r->info->trace[i]->data_length, start, len))
+			rec = i;
+	ntff_reader_describe(r, rec, what, sizeof(what));
+	return BAD(r, "data checksum mismatch: stored 0x%08x, computed 0x%08x in block %llu (bytes %llu..%llu of the data region, %s)",
+		   stored, csum, (unsigned long long)blk, (unsigned long long)start,
+		   (unsigned long long)(start + len - 1), what);
+}
+
+/* check_block() once per reader: a verified block is remembered. */
+static int verify_block(struct nprof_ntff_reader *r, uint64_t blk, size_t rec)
+{
+	uint64_t bit = 1ULL << (blk % 64);
+	int ret;
+
+	if (r->verified[blk / 64] & bit)
+		return 0;
+	ret = check_block(r, blk, rec);
+	if (!ret)
+		r->verified[blk / 64] |= bit;
+	return ret;
+}
+
+/* Verify the blocks holding data bytes [off, off + len), len > 0. */
+int ntff_reader_verify_range(struct nprof_ntff_reader *r, uint64_t off, uint64_t len, size_t rec)
+{
+	uint64_t blk, last = (off + len - 1) >> r->block_shift;
+	int ret;
+
+	for (blk = off >> r->block_shift; blk <= last; blk++) {
+		ret = r->verified ? verify_block(r, blk, rec) : check_block(r, blk, rec);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Block @blk's checksum matches the table (check_block()'s test, no message). */
 static bool block_ok(const struct verify_job *j, uint64_t blk)
 {
 	uint64_t start = blk << j->block_shift, len = j->data_size - start;
@@ -147,7 +209,7 @@ int ntff_reader_verify_all(struct nprof_ntff_reader *r)
 	if (r->data_size < VERIFY_PAR_MIN || !want_helper() || !(j = calloc(1, sizeof(*j)))) {
 		/* In file order, so that pages are faulted in sequentially. */
 		for (blk = 0; blk < r->nblocks; blk++) {
-			ret = ntff_reader_check_block(r, blk, SIZE_MAX);
+			ret = check_block(r, blk, SIZE_MAX);
 			if (ret)
 				return ret;
 		}
@@ -177,5 +239,5 @@ int ntff_reader_verify_all(struct nprof_ntff_reader *r)
 	bad = atomic_load(&j->bad);
 	job_put(j);
 	/* The message of the first damaged block, made on this thread. */
-	return bad == NO_BAD ? 0 : ntff_reader_check_block(r, bad, SIZE_MAX);
+	return bad == NO_BAD ? 0 : check_block(r, bad, SIZE_MAX);
 }
