@@ -656,6 +656,44 @@ static double baseline_once(const struct brows *b, const char *dir)
 	return t0;
 }
 
+/*
+ * BENCH_EXPORT_ONLY=json|perfetto: that export alone, ONLY_RUNS times, for
+ * perf record/perf stat (no goals judged, nothing else measured);
+ * BENCH_EXPORT_ONLY=keep: the profile only, kept, its path printed (a
+ * recording for tools/tests/export_compare.sh).
+ */
+#define ONLY_RUNS	20
+
+static int only(const char *path, const char *what)
+{
+	bool perfetto = !strcmp(what, "perfetto");
+	double best = 1e30, cpu = 1e30, t;
+	uint64_t bytes = 0, n = 0;
+
+	if (!strcmp(what, "keep")) {
+		printf("%s\n", path);
+		return 0;
+	}
+	if (!perfetto && strcmp(what, "json")) {
+		unlink(path);
+		fprintf(stderr, "bench-export: BENCH_EXPORT_ONLY is json, perfetto or keep, not %s\n", what);
+		return 2;
+	}
+	read_once(path, &n);
+	for (int i = 0; i < ONLY_RUNS; i++) {
+		double c = cpu_now();
+
+		t = export_once(path, perfetto, &bytes);
+		best = t < best ? t : best;
+		cpu = min_d(cpu, cpu_now() - c);
+	}
+	unlink(path);
+	printf("export %s alone: best of %d runs %.3f s, %.2f M entries/s (cpu %.2f M/s), %llu bytes out\n",
+	       what, ONLY_RUNS, best, (double)n / best / 1e6, (double)n / cpu / 1e6,
+	       (unsigned long long)bytes);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t entries = argc > 1 ? strtoull(argv[1], NULL, 0) : 2000000;
@@ -675,6 +713,8 @@ int main(int argc, char **argv)
 	snprintf(name, sizeof(name), "bench-export-%d.ntff", (int)getpid());
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	generate(dir, name, entries);
+	if (getenv("BENCH_EXPORT_ONLY"))
+		return only(path, getenv("BENCH_EXPORT_ONLY"));
 	/* The rows of the SQLite baseline: those of one export, read back. */
 	sqlite_once(path, dir, &rows, db);
 	rows_load(db, &base);

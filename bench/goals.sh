@@ -5,7 +5,9 @@
 # benchmark in bench/ (as documented with each one), the figure the run in
 # LOG printed for it, and whether it was met; then the CPU the run was on
 # (/proc/cpuinfo's model name and the flags that choose the CRC32C path,
-# the library's choice among them, lib/src/util/crc32c.c).
+# the library's choice among them, lib/src/util/crc32c.c), the load average
+# (the goals are judged on wall time) and how many threads the reader's
+# verify-at-open checksums ran on.
 #
 # A benchmark that did not run (skipped: no modules, no kernel source; or
 # the run stopped before it) shows "not run". A benchmark whose goal line
@@ -100,4 +102,8 @@ pc=$(grep -a '^page cache: ' "$log" | tail -n 1)
 printf 'goals met %d, not met %d, not run %d\n' "$met" "$missed" "$notrun"
 printf 'cpu: %s (%d cpus); flags:%s; CRC32C path: %s\n' "$model" "$(nproc)" "$have" "$path"
 [ -z "$pc" ] || printf 'ntff_reader %s\n' "$pc"
+# Wall-time goals on a shared machine: how busy it was, and the reader's threads.
+printf 'load average at the end (1, 5, 15 min): %s; verify-at-open checksum threads: %s\n' \
+	"$(cut -d' ' -f1-3 /proc/loadavg)" \
+	"$([ "${NPROF_NTFF_VERIFY_THREADS:-}" = 1 ] && echo "1 (NPROF_NTFF_VERIFY_THREADS=1)" || echo "up to 2")"
 exit 0

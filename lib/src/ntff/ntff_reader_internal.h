@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The NTFF reader's state, shared by its two files: ntff_reader.c (open,
- * accessors, the entry and chunk iterators) and ntff_reader_validate.c
- * (the checks of a file's framing at open, and of its data blocks).
+ * The NTFF reader's state, shared by its files: ntff_reader.c (open,
+ * accessors, the entry and chunk iterators), ntff_reader_validate.c (the
+ * checks of a file's framing at open), ntff_reader_verify.c (the checks of
+ * its data blocks) and ntff_reader_zstd.c (compressed blocks).
  */
 #ifndef NEURONPROF_NTFF_READER_INTERNAL_H
 #define NEURONPROF_NTFF_READER_INTERNAL_H
@@ -53,6 +54,20 @@ struct nprof_ntff_reader {
  * handed out. Return: 0 or a negative errno, the reason set.
  */
 int ntff_reader_validate(struct nprof_ntff_reader *r);
+
+/*
+ * NPROF_NTFF_READ_VERIFY_AT_OPEN, uncompressed: check every data block,
+ * on up to two threads (ntff_reader_verify.c); the result and message are
+ * those of checking them in file order. Return: 0 or -EBADMSG.
+ */
+int ntff_reader_verify_all(struct nprof_ntff_reader *r);
+
+/* Two non-empty ranges, both known to be in bounds, share a byte. */
+static inline bool ntff_reader_overlap(uint64_t a_off, uint64_t a_len, uint64_t b_off,
+				       uint64_t b_len)
+{
+	return a_len && b_len && a_off < b_off + b_len && b_off < a_off + a_len;
+}
 
 /*
  * One-pass mode: verify the data blocks [@off, @off + @len) of queue record

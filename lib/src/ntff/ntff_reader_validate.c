@@ -2,7 +2,8 @@
 /*
  * NTFF reader: the checks of a file at open. One job: everything
  * ntff_reader.c hands out is first checked here (header, block table,
- * metadata, queue records, packed raw records, the data blocks' CRC32C),
+ * metadata, queue records, packed raw records; the data blocks are
+ * ntff_reader_verify.c's),
  * and every refusal says which check failed and with what values.
  */
 #include <errno.h>
@@ -38,12 +39,6 @@ static int past_end(const struct nprof_ntff_reader *r, const char *what, uint64_
 			   (unsigned long long)end, r->len);
 	return BAD(r, "%s [offset %llu, length %llu] extends past the end of the file (%zu bytes)",
 		   what, (unsigned long long)off, (unsigned long long)len, r->len);
-}
-
-/* Two non-empty ranges, both known to be in bounds, share a byte. */
-static bool overlap(uint64_t a_off, uint64_t a_len, uint64_t b_off, uint64_t b_len)
-{
-	return a_len && b_len && a_off < b_off + b_len && b_off < a_off + a_len;
 }
 
 static int validate_blocks(struct nprof_ntff_reader *r)
@@ -149,17 +144,17 @@ static int validate_header(struct nprof_ntff_reader *r)
 			   (unsigned long long)h->metadata_offset,
 			   (unsigned long long)h->data_offset,
 			   (unsigned long long)h->block_table_offset, h->header_size);
-	if (overlap(h->metadata_offset, h->metadata_length, h->data_offset, h->data_length))
+	if (ntff_reader_overlap(h->metadata_offset, h->metadata_length, h->data_offset, h->data_length))
 		return BAD(r, "metadata [%llu, +%llu] and data [%llu, +%llu] overlap",
 			   (unsigned long long)h->metadata_offset,
 			   (unsigned long long)h->metadata_length,
 			   (unsigned long long)h->data_offset, (unsigned long long)h->data_length);
-	if (overlap(h->block_table_offset, h->block_table_length, h->data_offset, h->data_length))
+	if (ntff_reader_overlap(h->block_table_offset, h->block_table_length, h->data_offset, h->data_length))
 		return BAD(r, "block table [%llu, +%llu] and data [%llu, +%llu] overlap",
 			   (unsigned long long)h->block_table_offset,
 			   (unsigned long long)h->block_table_length,
 			   (unsigned long long)h->data_offset, (unsigned long long)h->data_length);
-	if (overlap(h->block_table_offset, h->block_table_length, h->metadata_offset,
+	if (ntff_reader_overlap(h->block_table_offset, h->block_table_length, h->metadata_offset,
 		    h->metadata_length))
 		return BAD(r, "block table [%llu, +%llu] and metadata [%llu, +%llu] overlap",
 			   (unsigned long long)h->block_table_offset,
@@ -190,65 +185,6 @@ static int validate_checksums(struct nprof_ntff_reader *r)
 	return 0;
 }
 
-
-/*
- * Check data block @blk against the block table. @rec is the record whose
- * entries are wanted, for the message; SIZE_MAX names the first record with
- * entries in the block, if any.
- */
-static int check_block(const struct nprof_ntff_reader *r, uint64_t blk, size_t rec)
-{
-	uint64_t start = blk << r->block_shift, len = r->data_size - start;
-	uint32_t stored, csum;
-	char what[160];
-	size_t i;
-
-	/* Major 4: the stored block is checked, then decompressed (its own branch). */
-	if (r->zstd)
-		return ntff_zstd_block(r, blk, rec);
-	if (len > (1ULL << r->block_shift))
-		len = 1ULL << r->block_shift;
-	memcpy(&stored, r->table + blk * NTFF_BLOCK_CSUM_SIZE, sizeof(stored));
-	stored = le32toh(stored);
-	csum = nprof_crc32c_update(0, r->data + start, (size_t)len);
-	if (csum == stored)
-		return 0;
-	for (i = 0; rec == SIZE_MAX && r->info && i < r->info->n_trace; i++)
-		if (overlap(r->info->trace[i]->data_offset, r->info->trace[i]->data_length, start, len))
-			rec = i;
-	ntff_reader_describe(r, rec, what, sizeof(what));
-	return BAD(r, "data checksum mismatch: stored 0x%08x, computed 0x%08x in block %llu (bytes %llu..%llu of the data region, %s)",
-		   stored, csum, (unsigned long long)blk, (unsigned long long)start,
-		   (unsigned long long)(start + len - 1), what);
-}
-
-/* check_block() once per reader: a verified block is remembered. */
-static int verify_block(struct nprof_ntff_reader *r, uint64_t blk, size_t rec)
-{
-	uint64_t bit = 1ULL << (blk % 64);
-	int ret;
-
-	if (r->verified[blk / 64] & bit)
-		return 0;
-	ret = check_block(r, blk, rec);
-	if (!ret)
-		r->verified[blk / 64] |= bit;
-	return ret;
-}
-
-/* Verify the blocks holding data bytes [off, off + len), len > 0. */
-int ntff_reader_verify_range(struct nprof_ntff_reader *r, uint64_t off, uint64_t len, size_t rec)
-{
-	uint64_t blk, last = (off + len - 1) >> r->block_shift;
-	int ret;
-
-	for (blk = off >> r->block_shift; blk <= last; blk++) {
-		ret = r->verified ? verify_block(r, blk, rec) : check_block(r, blk, rec);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
 
 /*
  * A queue record of packed raw records (major 3): whole records of 64-byte
@@ -473,11 +409,6 @@ int ntff_reader_validate(struct nprof_ntff_reader *r)
 	}
 	if (r->flags & (NPROF_NTFF_READ_NO_DATA_CSUM | NPROF_NTFF_READ_VERIFY_LAZY) || r->zstd)
 		return 0;
-	/* In file order, so that pages are faulted in sequentially. */
-	for (blk = 0; blk < r->nblocks; blk++) {
-		ret = check_block(r, blk, SIZE_MAX);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	/* Every block, on up to two threads (ntff_reader_verify.c). */
+	return ntff_reader_verify_all(r);
 }

@@ -455,6 +455,8 @@ static inline uint64_t instr_end_cached(struct instr_clock *c, struct end_cache 
  * decoded, and the instructions go to the format in batches; progress is
  * counted per chunk.
  */
+#define WALK_AHEAD	16384
+
 static int walk_trace(struct walk *w, const struct prof_file *f, const struct nprof_ntff_queue *q)
 {
 	unsigned char pad[sizeof(struct neuronprof_notification)];
@@ -496,6 +498,11 @@ static int walk_trace(struct walk *w, const struct prof_file *f, const struct np
 				memcpy(pad, p, step);
 				e = pad;
 			}
+			/*
+			 * The line one block ahead: by the time the library
+			 * checksums the next block, it is in the cache.
+			 */
+			__builtin_prefetch(p + WALK_AHEAD);
 			ts = ENTRY_LD(e, uint64_t, timestamp_ns, le64toh);
 			seq = ENTRY_LD(e, uint64_t, seq, le64toh);
 			entries++;
