@@ -16,22 +16,26 @@ A -> B when A uses a symbol that B defines:
   - from the objects: `nm` gives what each object defines (its global
     symbols) and what it leaves undefined; an undefined symbol of A.o that
     B.o defines is a use of B by A (a call, or a reference to its data);
-  - from the headers: a static inline function or a macro defined in a
-    header H.h belongs to H.c when H.c exists beside it (H.c is the file
-    whose job the header declares). What such an inline or macro uses
-    (any identifier in its body that another file of the tree defines, or
-    another header's inline or macro) is a use by H.c, whether or not any
-    object instantiates it; a file whose source names it uses H.c. An
-    undefined symbol of A.o that A.c does not name itself but an inline
-    or macro it names does is counted there, as H.c's use, not as A's.
-    An inline in a header with no .c of its own is A's code wherever A
-    names it: the objects show its uses in A.o already.
+  - from the headers: a static inline function defined in a header H.h
+    belongs to H.c when H.c exists beside it (a header named after a .c
+    file is that file's interface; a header shared by several files of one
+    job, such as an ..._internal.h, has no .c of its own). What such an
+    inline uses (any identifier in its body, members aside, that another
+    file of the tree defines, or another header's inline) is a use by H.c,
+    whether or not any object instantiates it; a file whose source names
+    the inline uses H.c. An undefined symbol of A.o that A.c does not name
+    itself but an inline of H.h it names reaches is counted there, as
+    H.c's use, not as A's. An inline in a header with no .c of its own is
+    the code of each file that names it: the objects show its uses as
+    that file's already. Macros are not followed: what one expands to is
+    in the objects of the files that expand it, as their own use.
 
 A circle is a strongly connected component of that graph with more than
 one file: files that reach each other through uses, so none of them can
 be read, tested or moved down a layer without the others. Each is printed
 with the edges inside it and, on each edge, the symbols that make it (for
-an inline or macro: its name and header). Exits 1 when any tree has one,
+an inline: "callee (in inline, header)" on the header's .c's edge,
+"inline (header)" on its caller's). Exits 1 when any tree has one,
 2 when a tree cannot be read (no objects, a source with no object or one
 newer than its object: run make first). With --graph every edge is
 printed. The last line: "check-circles: N trees, N files, N edges, N circles".
@@ -207,9 +211,9 @@ def read_tree(srcdir, objdir):
             edges[a][b].add(what)
 
     def expand(code_of, toks):
-        """The pieces @toks name that belong to another file, and every token
-        of the code @code_of holds (its own and that of the ownerless
-        inlines and macros it names, transitively)."""
+        """The inlines @toks name that belong to another file, and every
+        token of the code of @code_of (its own and that of the inlines with
+        no .c, or its own, it names, transitively)."""
         named, seen, todo = [], set(), list(toks)
         allt = set(toks)
         while todo:
@@ -229,7 +233,7 @@ def read_tree(srcdir, objdir):
     reach_memo = {}
 
     def reach(name, header):
-        """Every token an owned inline or macro reaches through other pieces."""
+        """Every token an inline reaches, through other inlines too."""
         key = (name, header)
         if key in reach_memo:
             return reach_memo[key]
@@ -268,7 +272,7 @@ def read_tree(srcdir, objdir):
             if o is None or o == rel:
                 continue
             if s not in allt and s in via:
-                continue	# an owned inline's or macro's use: its .c's, above
+                continue	# an inline's use: its header's .c's, above
             add(rel, o, s)
     return set(objects), edges
 
