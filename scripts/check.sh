@@ -42,7 +42,8 @@
 #         vm/tools (the tool's VM tests), host/kselftest (selftests/, as vm
 #         does), vm, vm/neuron-rig (tools/build), lib/vmtests*, demo
 #   host  the rest: host/uapi, host/check (this driver on made-up layers),
-#         host/kernel-lint (a scratch copy),
+#         host/kernel-lint (a scratch copy), host/names, host/circles (reads
+#         the objects in lib/build and tools/build),
 #         host/lib, host/compat, host/tools (the tool's other tests, and
 #         its sanitizer build in tools/build/san), host/python (reads
 #         tools/build), kunit (its
@@ -193,6 +194,10 @@ define_layers() {
 	layer host host/kernel-lint bash "$here/lint-kernel.sh"
 	# One name, one definition across kernel, library, selftests and tools.
 	layer host host/names python3 tests/names/check-names.py
+	# No circle of uses between the files of lib/src or of the tool
+	# (scripts/check-circles.py on the objects the build made), shown to
+	# catch planted ones.
+	layer host host/circles bash tests/circles/run.sh
 	# The vendor hook: the patched and unpatched vendor trees build (W=1,
 	# no new warning) and load in the VM next to the provider (skipped
 	# without a tree).

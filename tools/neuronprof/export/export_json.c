@@ -26,7 +26,7 @@
 #include <neuronprof/common.h>
 
 #include "export/export.h"
-#include "export/export_json.h"
+#include "export/export_json_internal.h"
 #include "util/fmt.h"
 #include "util/json.h"
 
@@ -466,14 +466,14 @@ static int j_slice(void *ctx, const struct xtrack *t, enum xslice_style style, c
 /* The instructions: export_json_instrs.c. */
 static int j_instrs(void *ctx, const struct xtrack *t, const struct xinstr *v, size_t n)
 {
-	return json_instrs(ctx, t, v, n);
+	return json_instrs(&json_format, ctx, t, v, n);
 }
 
 
 /* The DMA transfers: export_json_instrs.c. */
 static int j_dmas(void *ctx, const struct xtrack *t, const struct xdma *v, size_t n)
 {
-	return json_dmas(ctx, t, v, n);
+	return json_dmas(&json_format, ctx, t, v, n);
 }
 
 static int j_instant(void *ctx, const struct xtrack *t, const char *cat, const char *name,

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "export/export.h"
-#include "export/export_json.h"
+#include "export/export_json_internal.h"
 
 /*
  * The slot of the instructions named @name (@key) of opcode @code, filled
@@ -73,7 +73,8 @@ static size_t track_tail(char *buf, const char *head, const struct xtrack *t)
  * the start of the arguments from its slot, what follows the name from
  * the track's (made once per batch).
  */
-int json_instrs(void *ctx, const struct xtrack *t, const struct xinstr *v, size_t n)
+int json_instrs(const struct xformat *fmt, void *ctx, const struct xtrack *t,
+		const struct xinstr *v, size_t n)
 {
 	struct json_export *x = ctx;
 	char tail[128], *p;
@@ -87,7 +88,7 @@ int json_instrs(void *ctx, const struct xtrack *t, const struct xinstr *v, size_
 
 		/* The very first event has no separator: fast_event() writes it. */
 		if (!s || x->first) {
-			if (xinstr_slice(&json_format, ctx, t, in))
+			if (xinstr_slice(fmt, ctx, t, in))
 				return -1;
 			continue;
 		}
@@ -129,7 +130,8 @@ int json_instrs(void *ctx, const struct xtrack *t, const struct xinstr *v, size_
  * xdma) made once per batch on first use: the separator, the name and what
  * follows it up to the timestamp; then the numbers.
  */
-int json_dmas(void *ctx, const struct xtrack *t, const struct xdma *v, size_t n)
+int json_dmas(const struct xformat *fmt, void *ctx, const struct xtrack *t,
+	      const struct xdma *v, size_t n)
 {
 	struct json_export *x = ctx;
 	char pre[XDMA_SLOTS][DMA_PRE], tail[96], *p;
@@ -158,7 +160,7 @@ int json_dmas(void *ctx, const struct xtrack *t, const struct xdma *v, size_t n)
 		}
 		/* The very first event has no separator: fast_event() writes it. */
 		if (len[k] == 1 || x->first) {
-			if (xdma_instant(&json_format, ctx, t, d))
+			if (xdma_instant(fmt, ctx, t, d))
 				return -1;
 			continue;
 		}

@@ -36,19 +36,7 @@
 #include "export/export.h"
 #include "util/pbenc.h"
 
-#include "export/export_perfetto.h"
-
-
-static uint32_t hash_str(const char *s, size_t *len)
-{
-	uint32_t h = 2166136261u;
-	const char *p = s;
-
-	for (; *p; p++)
-		h = (h ^ (uint8_t)*p) * 16777619u;
-	*len = (size_t)(p - s);
-	return h;
-}
+#include "export/export_perfetto_internal.h"
 
 static int intern_grow(struct intern *t)
 {
@@ -125,19 +113,6 @@ static uint64_t intern(struct perfetto_export *x, struct intern *t, uint32_t fie
 	t->n++;
 	x->def[x->ndef++] = (struct pending){ .field = field, .iid = t->iid[h], .s = t->key[h] };
 	return t->iid[h];
-}
-
-uint64_t perfetto_intern_lookup(const struct intern *t, const char *s)
-{
-	size_t len, h;
-	uint32_t hv = hash_str(s, &len);
-
-	if (!t->slots)
-		return 0;
-	for (h = hv & (t->slots - 1); t->key[h]; h = (h + 1) & (t->slots - 1))
-		if (t->hash[h] == hv && !strcmp(t->key[h], s))
-			return t->iid[h];
-	return 0;
 }
 
 /* intern() of a category or annotation name, through @c. */
@@ -563,7 +538,7 @@ static int p_slice(void *ctx, const struct xtrack *t, enum xslice_style style, c
 /* The instructions: export_perfetto_instrs.c. */
 static int p_instrs(void *ctx, const struct xtrack *t, const struct xinstr *v, size_t n)
 {
-	return perfetto_instrs(ctx, t, v, n);
+	return perfetto_instrs(&perfetto_format, ctx, t, v, n);
 }
 
 /*

@@ -13,7 +13,7 @@
 #include "util/fmt.h"
 #include "util/pbenc.h"
 
-#include "export/export_perfetto.h"
+#include "export/export_perfetto_internal.h"
 
 /*
  * The two slots (ways) where the instructions named by @key of opcode
@@ -97,7 +97,8 @@ static void pf_instr_fill(struct perfetto_export *x, const char *name, uint64_t 
  * export's. The first of a slot goes through p_slice(), which defines what
  * it interns.
  */
-int perfetto_instrs(void *ctx, const struct xtrack *t, const struct xinstr *v, size_t n)
+int perfetto_instrs(const struct xformat *fmt, void *ctx, const struct xtrack *t,
+		    const struct xinstr *v, size_t n)
 {
 	/* TRACE_PACKET, its length (patched), sequence id 1, the flags, the timestamp's tag. */
 	static const uint8_t begin[8] = {
@@ -127,7 +128,7 @@ int perfetto_instrs(void *ctx, const struct xtrack *t, const struct xinstr *v, s
 			if (p)
 				pb_commit(&x->e, p);
 			p = NULL;
-			if (xinstr_slice(&perfetto_format, ctx, t, in))
+			if (xinstr_slice(fmt, ctx, t, in))
 				return -1;
 			pf_instr_fill(x, in->name, in->name_key, in->code, in->named);
 			continue;

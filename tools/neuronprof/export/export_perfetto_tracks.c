@@ -8,7 +8,7 @@
  */
 #include <stdio.h>
 
-#include "export/export_perfetto.h"
+#include "export/export_perfetto_internal.h"
 
 /* A packet describing the track @uuid named @name, open for more of its fields. */
 static void track_begin(struct perfetto_export *x, uint64_t uuid, const char *name)

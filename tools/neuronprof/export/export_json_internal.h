@@ -2,11 +2,12 @@
 /*
  * neuronprof export --format json: what its two files share: the
  * exporter's state, the slots of what repeats, and the formatting of the
- * fast paths (export_json.c: every event; export_json_instrs.c: the
- * instructions, nearly all of them).
+ * fast paths (export_json.c: every event and the format's table;
+ * export_json_instrs.c: the instructions, nearly all of them, and the DMA
+ * transfers). Below both, it calls neither.
  */
-#ifndef NEURONPROF_TOOL_EXPORT_JSON_H
-#define NEURONPROF_TOOL_EXPORT_JSON_H
+#ifndef NEURONPROF_TOOL_EXPORT_JSON_INTERNAL_H
+#define NEURONPROF_TOOL_EXPORT_JSON_INTERNAL_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -213,9 +214,15 @@ static inline char *put_dur(const struct json_export *x, char *p, uint64_t ns)
 	return p + 4;
 }
 
-/* The instructions of xformat.instrs (export_json_instrs.c). */
-int json_instrs(void *ctx, const struct xtrack *t, const struct xinstr *v, size_t n);
-/* The DMA transfers of xformat.dmas (export_json_instrs.c). */
-int json_dmas(void *ctx, const struct xtrack *t, const struct xdma *v, size_t n);
+/*
+ * The instructions of xformat.instrs and the DMA transfers of xformat.dmas
+ * (export_json_instrs.c); what takes no fast path goes through @fmt's
+ * slice() or instant() (xinstr_slice(), xdma_instant()), @fmt being the
+ * format's table, which export_json.c hands down.
+ */
+int json_instrs(const struct xformat *fmt, void *ctx, const struct xtrack *t,
+		const struct xinstr *v, size_t n);
+int json_dmas(const struct xformat *fmt, void *ctx, const struct xtrack *t,
+	      const struct xdma *v, size_t n);
 
-#endif /* NEURONPROF_TOOL_EXPORT_JSON_H */
+#endif /* NEURONPROF_TOOL_EXPORT_JSON_INTERNAL_H */

@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * neuronprof export --format perfetto: what the track descriptors
- * (export_perfetto_tracks.c) and the events (export_perfetto.c) share: the
- * field numbers of Perfetto's protos, the writer's state, and the framing
- * of a packet.
+ * neuronprof export --format perfetto: what its three files, the events
+ * and the format's table (export_perfetto.c), the track descriptors
+ * (export_perfetto_tracks.c) and the instructions
+ * (export_perfetto_instrs.c), share: the field numbers of Perfetto's
+ * protos, the writer's state, the framing of a packet and the look-up of
+ * an interned string. Below all three, it calls none of them.
  */
-#ifndef NEURONPROF_TOOL_EXPORT_PERFETTO_H
-#define NEURONPROF_TOOL_EXPORT_PERFETTO_H
+#ifndef NEURONPROF_TOOL_EXPORT_PERFETTO_INTERNAL_H
+#define NEURONPROF_TOOL_EXPORT_PERFETTO_INTERNAL_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "export/export.h"
 #include "util/fmt.h"
@@ -224,10 +227,38 @@ static inline bool packet_room(struct perfetto_export *x, size_t n)
 	return true;
 }
 
+/* FNV-1a of @s, its length in *@len: the interning tables' hash. */
+static inline uint32_t hash_str(const char *s, size_t *len)
+{
+	uint32_t h = 2166136261u;
+	const char *p = s;
+
+	for (; *p; p++)
+		h = (h ^ (uint8_t)*p) * 16777619u;
+	*len = (size_t)(p - s);
+	return h;
+}
+
 /* The iid of @s in @t, or 0 when it is not there; defines nothing. */
-uint64_t perfetto_intern_lookup(const struct intern *t, const char *s);
+static inline uint64_t perfetto_intern_lookup(const struct intern *t, const char *s)
+{
+	size_t len, h;
+	uint32_t hv = hash_str(s, &len);
 
-/* The instructions of xformat.instrs (export_perfetto_instrs.c). */
-int perfetto_instrs(void *ctx, const struct xtrack *t, const struct xinstr *v, size_t n);
+	if (!t->slots)
+		return 0;
+	for (h = hv & (t->slots - 1); t->key[h]; h = (h + 1) & (t->slots - 1))
+		if (t->hash[h] == hv && !strcmp(t->key[h], s))
+			return t->iid[h];
+	return 0;
+}
 
-#endif /* NEURONPROF_TOOL_EXPORT_PERFETTO_H */
+/*
+ * The instructions of xformat.instrs (export_perfetto_instrs.c); what
+ * takes no fast path goes through @fmt's slice() (xinstr_slice()), @fmt
+ * being the format's table, which export_perfetto.c hands down.
+ */
+int perfetto_instrs(const struct xformat *fmt, void *ctx, const struct xtrack *t,
+		    const struct xinstr *v, size_t n);
+
+#endif /* NEURONPROF_TOOL_EXPORT_PERFETTO_INTERNAL_H */
