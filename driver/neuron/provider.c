@@ -34,9 +34,9 @@
  * value whatever was written (head_read 2), a queue programmed in new
  * memory from the head register starts where the last head written to its
  * register set since the last core reset points (kept per set; the hook
- * announces every core reset, queues or not), or at reset_head. In counter mode a head that moves
- * backwards is a re-program the hook did not see: the queue resynchronises
- * on it the same way. So bytes written before the queue was programmed, or
+ * announces every core reset, queues or not), or at reset_head. In
+ * counter mode a head that moves backwards is a re-program the hook did
+ * not see: the queue resynchronises on it the same way. So bytes written before the queue was programmed, or
  * before the provider knew where its head was, are never delivered.
  *
  * A head value is a position once its phase bit is cleared and the head
