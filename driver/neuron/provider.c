@@ -36,8 +36,9 @@
  * register set since the last core reset points (kept per set; the hook
  * announces every core reset, queues or not), or at reset_head. In
  * counter mode a head that moves backwards is a re-program the hook did
- * not see: the queue resynchronises on it the same way. So bytes written before the queue was programmed, or
- * before the provider knew where its head was, are never delivered.
+ * not see: the queue resynchronises on it the same way. So bytes written
+ * before the queue was programmed, or before the provider knew where its
+ * head was, are never delivered.
  *
  * A head value is a position once its phase bit is cleared and the head
  * lag added; a head write is for the queue last programmed in new memory
