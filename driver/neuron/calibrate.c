@@ -256,16 +256,31 @@ void nprof_nn_cal_halted(const struct neuron_nq_hook_dev *hd,
 		q->va = NULL;	/* its memory is about to be freed */
 		q->io = NULL;
 	}
-	/* A core reset (patch 9) resets the heads of its register sets. */
-	for (i = 0; hq->fresh && i < cal_nqueues; i++)
-		if (cal_queues[i].dev == hd->device_index &&
-		    cal_queues[i].target == hq->qid.target && cal_queues[i].id == hq->qid.id)
-			cal_queues[i].written_ok = false;
 	for (i = 0; hq->va && i < cal_nqueues; i++)
 		if (cal_queues[i].dev == hd->device_index && cal_queues[i].va == hq->va) {
 			cal_queues[i].va = NULL;
 			cal_queues[i].io = NULL;
 		}
+	mutex_unlock(&cal_lock);
+}
+
+/*
+ * A core reset (patch 10, whatever queues the core has) resets the heads
+ * of the register sets of the core, its SDMA engines and its TopSPs.
+ */
+void nprof_nn_cal_reset(const struct neuron_nq_hook_dev *hd, u32 nc_id)
+{
+	u32 per = hd->nc_count ? hd->ts_count / hd->nc_count : 0, i;
+	struct cal_queue *q;
+
+	mutex_lock(&cal_lock);
+	for (i = 0; i < cal_nqueues; i++) {
+		q = &cal_queues[i];
+		if (q->dev == hd->device_index &&
+		    (q->target == NEURON_NQ_HOOK_TOPSP ? per && q->id / per == nc_id :
+		     q->id == nc_id))
+			q->written_ok = false;
+	}
 	mutex_unlock(&cal_lock);
 }
 

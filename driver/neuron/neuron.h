@@ -206,6 +206,7 @@ void nprof_nn_cal_halted(const struct neuron_nq_hook_dev *hd,
 			 const struct neuron_nq_hook_queue *hq);
 void nprof_nn_cal_head(const struct neuron_nq_hook_dev *hd,
 		       const struct neuron_nq_hook_qid *qid, u32 head);
+void nprof_nn_cal_reset(const struct neuron_nq_hook_dev *hd, u32 nc_id);
 #if IS_ENABLED(CONFIG_KUNIT)
 bool nprof_nn_cal_holds(u32 device_index, const void *va);
 #endif
@@ -223,6 +224,7 @@ typedef void (*nprof_nn_io_read_t)(void *dst, const void __iomem *src, size_t le
 extern nprof_nn_io_read_t nprof_nn_io_read;
 struct nprof_drmdev *nprof_nn_ndev(u32 device_index);
 int nprof_nn_set_format(u32 entry_size, u32 head_mode);
+int nprof_nn_set_head_read(u32 head_read, u32 reprogram, u32 reset_head);
 struct mutex *nprof_nn_queue_lock(const struct neuron_nq_hook_dev *hd,
 				  const struct neuron_nq_hook_qid *qid);
 #endif

@@ -17,7 +17,7 @@
 struct device;
 
 /* Version of this contract; neuron_nq_hook_register() refuses another one. */
-#define NEURON_NQ_HOOK_VERSION		4
+#define NEURON_NQ_HOOK_VERSION		5
 
 /* Target of a queue (struct neuron_nq_hook_qid.target). */
 #define NEURON_NQ_HOOK_NC		0	/* a NeuronCore */
@@ -134,6 +134,14 @@ struct neuron_nq_hook_queue {
  *	once for the same memory. After it returns @q->va must not be touched.
  * @head_write: the runtime writes @head to a queue's head register; the
  *	write reaches the device after the callback returned.
+ * @core_reset: NeuronCore @nc_id of @d is reset (nnq_destroy_nc(): NC_RESET,
+ *	the device's reset, removal), whether or not it has queues: the
+ *	device resets the register sets of the core's block, of its SDMA
+ *	engines' blocks and of its TopSPs' (TopSP @nc_id * ts_count /
+ *	nc_count and the ts_count / nc_count - 1 after it), heads included.
+ *	Called once per core and reset, after the core's queues were
+ *	announced halted (queue_halted, fresh 1), under the driver's memory
+ *	lock: no queue of the device is programmed meanwhile.
  */
 struct neuron_nq_hook_ops {
 	u32 version;
@@ -145,6 +153,7 @@ struct neuron_nq_hook_ops {
 			     const struct neuron_nq_hook_queue *q);
 	void (*head_write)(const struct neuron_nq_hook_dev *d,
 			   const struct neuron_nq_hook_qid *qid, u32 head);
+	void (*core_reset)(const struct neuron_nq_hook_dev *d, u32 nc_id);
 };
 
 /**

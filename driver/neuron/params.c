@@ -206,4 +206,26 @@ int nprof_nn_set_format(u32 entry_size, u32 head_mode)
 	return nprof_nn_entry_size_ops.set(buf[0], &es) ?: nprof_nn_head_mode_ops.set(buf[1], &hm);
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_nn_set_format);
+
+/**
+ * nprof_nn_set_head_read() - set head_read, reprogram and reset_head of v2
+ *	(KUnit), for devices added afterwards.
+ * @head_read: what a head register read returns (NPROF_NN_HEAD_READ_*).
+ * @reprogram: where a queue programmed in new memory is written from.
+ * @reset_head: the head register after a reset.
+ *
+ * Return: 0, or -EINVAL (nothing changed) for a value the parameters refuse.
+ */
+int nprof_nn_set_head_read(u32 head_read, u32 reprogram, u32 reset_head)
+{
+	struct nprof_nn_arch *a = &nprof_nn_archs[0];
+
+	if (head_read > NPROF_NN_HEAD_READ_FIXED || reprogram > 1)
+		return -EINVAL;
+	WRITE_ONCE(a->head_read, head_read);
+	WRITE_ONCE(a->reprogram, reprogram);
+	WRITE_ONCE(a->reset_head, reset_head);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_nn_set_head_read);
 #endif

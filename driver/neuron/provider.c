@@ -34,10 +34,11 @@
  * value whatever was written (head_read 2), a queue programmed in new
  * memory from the head register starts where the last head written to its
  * register set since the last core reset points (kept per set; the hook
- * announces core resets), or at reset_head. In counter mode a head that moves
- * backwards is a re-program the hook did not see: the queue resynchronises
- * on it the same way. So bytes written before the queue was programmed, or
- * before the provider knew where its head was, are never delivered.
+ * announces every core reset, queues or not), or at reset_head. In
+ * counter mode a head that moves backwards is a re-program the hook did
+ * not see: the queue resynchronises on it the same way. So bytes written
+ * before the queue was programmed, or before the provider knew where its
+ * head was, are never delivered.
  *
  * A head value is a position once its phase bit is cleared and the head
  * lag added; a head write is for the queue last programmed in new memory
@@ -485,25 +486,12 @@ static void nprof_nn_queue_halted(const struct neuron_nq_hook_dev *hd,
 	struct nprof_nn_device *dev;
 	struct nprof_nn_queue *nq;
 	struct nprof_drmdev *ndev;
-	unsigned long key;
 
 	nprof_nn_cal_halted(hd, hq);
 	down_read(&nprof_nn_lock);
 	dev = nprof_nn_find(hd);
 	if (!dev)
 		goto out;
-	/*
-	 * A core reset (fresh, patch 9) resets the heads of the core's
-	 * register sets (of a TopSP's, for a TopSP queue): no head written
-	 * before it says where the device writes next.
-	 */
-	xa_for_each(&dev->queues, key, nq) {
-		if (!hq->fresh || nq->qid.target != hq->qid.target || nq->qid.id != hq->qid.id)
-			continue;
-		mutex_lock(&nq->lock);
-		nq->written_ok = false;
-		mutex_unlock(&nq->lock);
-	}
 	nq = xa_load(&dev->queues, nprof_nn_ident(&hq->qid));
 	if (!nq)
 		goto out;
@@ -520,6 +508,34 @@ static void nprof_nn_queue_halted(const struct neuron_nq_hook_dev *hd,
 		nq->on_host = true;
 	}
 	mutex_unlock(&nq->lock);
+out:
+	up_read(&nprof_nn_lock);
+}
+
+/*
+ * A core reset (patch 10, whatever queues the core has) resets the register
+ * sets of the core, of its SDMA engines and of its TopSPs, heads included:
+ * no head written before it says where the device writes next.
+ */
+static void nprof_nn_core_reset(const struct neuron_nq_hook_dev *hd, u32 nc_id)
+{
+	u32 per = hd->nc_count ? hd->ts_count / hd->nc_count : 0;
+	struct nprof_nn_device *dev;
+	struct nprof_nn_queue *nq;
+	unsigned long key;
+
+	nprof_nn_cal_reset(hd, nc_id);
+	down_read(&nprof_nn_lock);
+	dev = nprof_nn_find(hd);
+	if (!dev)
+		goto out;
+	xa_for_each(&dev->queues, key, nq) {
+		mutex_lock(&nq->lock);
+		if (nq->qid.target == NEURON_NQ_HOOK_TOPSP ? per && nq->qid.id / per == nc_id :
+		    nq->qid.id == nc_id)
+			nq->written_ok = false;
+		mutex_unlock(&nq->lock);
+	}
 out:
 	up_read(&nprof_nn_lock);
 }
@@ -736,6 +752,7 @@ const struct neuron_nq_hook_ops nprof_nn_hook_ops = {
 	.queue_programmed = nprof_nn_queue_programmed,
 	.queue_halted = nprof_nn_queue_halted,
 	.head_write = nprof_nn_head_write,
+	.core_reset = nprof_nn_core_reset,
 };
 EXPORT_SYMBOL_IF_KUNIT(nprof_nn_hook_ops);
 

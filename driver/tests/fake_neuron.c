@@ -23,7 +23,12 @@
  * (set i of a core or TopSP block: type i / 16, instance i % 16; set 0 of
  * an SDMA block: TRACE_DMA), on the fake's own flat layout. A core reset
  * and a device removal halt (queue_halted) before freeing, as
- * nnq_destroy_nc() and neuron_pci_remove() do.
+ * nnq_destroy_nc() and neuron_pci_remove() do; a core reset then resets
+ * the head registers of the core's blocks (its own, its SDMA engines',
+ * its TopSPs') and is announced (core_reset), queues or not (patch 10).
+ * With nprof_fake_set_head_fixed() (KUnit) a head register reads one value
+ * whatever was written, and the device writes a queue programmed in new
+ * memory from where its register set's head points.
  *
  * Control: the functions of fake_neuron.h (KUnit), or debugfs
  * neuronprof_fake_neuron/ctl (kselftests): write one command, read back the
@@ -97,6 +102,13 @@ static struct fake_dev fake_devs[NPROF_FAKE_MAX_DEVICES];
 static bool fake_blind;
 /* Device-memory queues are handed to the hook with .io (their host memory). */
 static bool fake_devmem_io;
+/*
+ * nprof_fake_set_head_fixed(): a head register read returns fake_read_value;
+ * a fresh queue is written from its set's head; a reset leaves
+ * fake_reset_value in the core's head registers (else 0).
+ */
+static bool fake_head_fixed;
+static u32 fake_read_value, fake_reset_value;
 
 /* ---- the hook, as driver/neuron/vendor/0001 exports it ------------------ */
 
@@ -106,7 +118,7 @@ int neuron_nq_hook_register(const struct neuron_nq_hook_ops *ops)
 
 	if (!ops || ops->version != NEURON_NQ_HOOK_VERSION || !ops->device_added ||
 	    !ops->device_removed || !ops->queue_programmed || !ops->queue_halted ||
-	    !ops->head_write)
+	    !ops->head_write || !ops->core_reset)
 		return -EINVAL;
 	mutex_lock(&fake_lock);
 	if (rcu_dereference_protected(fake_hook, lockdep_is_held(&fake_lock))) {
@@ -380,6 +392,7 @@ int nprof_fake_program_at(int dev, u32 target, u32 id, u32 nq_type, u32 instance
 	};
 	struct fake_dev *d;
 	int i, ret = -EINVAL;
+	u32 h, start;
 	void *va;
 
 	mutex_lock(&fake_lock);
@@ -428,7 +441,17 @@ int nprof_fake_program_at(int dev, u32 target, u32 id, u32 nq_type, u32 instance
 	WRITE_ONCE(*fake_reg(d, fq->block, qid.reg, NQ_REG_BASE_LO),
 		   lower_32_bits(virt_to_phys(va)));
 	WRITE_ONCE(*fake_reg(d, fq->block, qid.reg, NQ_REG_SIZE_OFF), size);
-	WRITE_ONCE(*fake_reg(d, fq->block, qid.reg, NQ_REG_HEAD), 0);
+	if (fake_head_fixed) {
+		/* The device writes from its set's head; a read says fake_read_value. */
+		h = READ_ONCE(*fake_reg(d, fq->block, qid.reg, NQ_REG_HEAD));
+		start = head_mode == 2 ? h : (head_mode == 1 ? h / entry_size : h) %
+					     (size / entry_size);
+		fq->tail = start;
+		fq->head = start;
+		fq->hq.head = fake_read_value;
+	} else {
+		WRITE_ONCE(*fake_reg(d, fq->block, qid.reg, NQ_REG_HEAD), 0);
+	}
 	fake_call_queue(d, fq, true, true);
 	ret = fq - d->q;
 out:
@@ -533,9 +556,21 @@ int nprof_fake_mem_free(int dev, int q)
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_fake_mem_free);
 
+/* The head registers of a block after a reset. */
+static void fake_reset_heads(struct fake_dev *d, u32 block)
+{
+	u32 s;
+
+	for (s = 0; s < 6 * NQ_INSTANCES; s++)
+		WRITE_ONCE(*fake_reg(d, block, s, NQ_REG_HEAD),
+			   fake_head_fixed ? fake_reset_value : 0);
+}
+
 /**
  * nprof_fake_reset_core() - a core reset (nnq_destroy_nc()): every queue of
- *	the core and of its TopSPs is halted, then freed.
+ *	the core and of its TopSPs is halted, then freed; the head registers
+ *	of the core's, its SDMA engines' and its TopSPs' blocks are reset;
+ *	the reset is announced (core_reset), queues or not.
  * @dev: the device.
  * @core: the core.
  *
@@ -543,8 +578,9 @@ EXPORT_SYMBOL_IF_KUNIT(nprof_fake_mem_free);
  */
 int nprof_fake_reset_core(int dev, u32 core)
 {
+	const struct neuron_nq_hook_ops *ops;
 	struct fake_dev *d;
-	int i, n = 0;
+	int i, n = 0, idx;
 	u32 per;
 
 	mutex_lock(&fake_lock);
@@ -564,6 +600,18 @@ int nprof_fake_reset_core(int dev, u32 core)
 			continue;
 		fake_halt_locked(d, &d->q[i]);
 		n++;
+	}
+	fake_reset_heads(d, core);
+	for (i = 0; i < SDMA_PER_CORE; i++)
+		fake_reset_heads(d, d->hd.nc_count + core * SDMA_PER_CORE + i);
+	for (i = core * per; per && i < (core + 1) * per; i++)
+		fake_reset_heads(d, d->hd.nc_count * (1 + SDMA_PER_CORE) + i);
+	if (!fake_blind) {
+		idx = srcu_read_lock(&fake_hook_srcu);
+		ops = srcu_dereference(fake_hook, &fake_hook_srcu);
+		if (ops)
+			ops->core_reset(&d->hd, core);
+		srcu_read_unlock(&fake_hook_srcu, idx);
 	}
 	mutex_unlock(&fake_lock);
 	return n;
@@ -806,6 +854,28 @@ void nprof_fake_set_devmem_io(bool io)
 	mutex_unlock(&fake_lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_fake_set_devmem_io);
+
+/**
+ * nprof_fake_set_head_fixed() - while @on, a read of a head register returns
+ *	@read whatever was written (the head the hook gets when a queue is
+ *	programmed), the device writes a queue programmed in new memory from
+ *	where its register set's head points (the last head written to the
+ *	set, or the reset's value), and a core reset leaves @reset in the
+ *	core's head registers (KUnit; the provider's head_read 2, reprogram 0).
+ *	Off: a programmed queue starts at 0, a reset leaves 0.
+ * @on: the state.
+ * @read: what a read returns.
+ * @reset: a head register's value after a reset.
+ */
+void nprof_fake_set_head_fixed(bool on, u32 read, u32 reset)
+{
+	mutex_lock(&fake_lock);
+	fake_head_fixed = on;
+	fake_read_value = read;
+	fake_reset_value = reset;
+	mutex_unlock(&fake_lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(nprof_fake_set_head_fixed);
 
 /**
  * nprof_fake_ring() - the host memory of a queue's ring (KUnit).

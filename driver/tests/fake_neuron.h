@@ -33,6 +33,7 @@ u32 nprof_fake_head_reg(int dev, int q);
 void nprof_fake_set_format(u32 size, u32 mode);
 void nprof_fake_set_blind(bool blind);
 void nprof_fake_set_devmem_io(bool io);
+void nprof_fake_set_head_fixed(bool on, u32 read, u32 reset);
 struct neuron_nq_hook_dev;
 const struct neuron_nq_hook_dev *nprof_fake_hook_dev(int dev);
 void *nprof_fake_ring(int dev, int q);

@@ -41,8 +41,11 @@ extern struct kunit_case nn_cases[];
 extern struct kunit_case nn_dm_cases[];
 extern struct kunit_case np_cases[];
 extern struct kunit_case nb_cases[];
+extern struct kunit_case nn_hr_cases[];
 
 int nn_dm_init(struct kunit *test);
 void nn_dm_exit(struct kunit *test);
+int nn_hr_init(struct kunit *test);
+void nn_hr_exit(struct kunit *test);
 
 #endif /* _NEURONPROF_NEURON_TEST_UTIL_H_ */

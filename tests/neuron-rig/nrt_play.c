@@ -53,7 +53,9 @@
  *   rewind:Q:N      write a head N entries behind the last one (a runtime
  *                   that restarts its count), not consumption
  *   reset[:NC_MAP]  NEURON_IOCTL_NC_RESET and wait for it (the emulated
- *                   device's head registers then read HEAD_START)
+ *                   device's head registers then read HEAD_START); the
+ *                   driver destroys the cores' queues, and what they
+ *                   consumed before stays counted in their lines
  *   sleep:MS
  *   wait:PATH       create PATH.waiting, then wait (up to 60 s) until PATH exists
  *   mark:Q          what Q consumed so far is left out of its line (base=)
@@ -886,9 +888,6 @@ int main(int argc, char **argv)
 			errno = 0;
 			if (rd.result)
 				die(name, "the reset failed");
-			for (c = 0; c < (int)nq; c++)
-				qs[c].produced = qs[c].consumed = qs[c].pos = qs[c].heads = qs[c].phase =
-					qs[c].base = 0;
 		} else if (!strcmp(name, "bench")) {
 			struct queue *q = queue_arg(name, &p);
 			unsigned long k = strtoul(p, &p, 10), rounds = 0, gap_us = 0, r;

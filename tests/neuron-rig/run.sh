@@ -480,6 +480,16 @@ v3pcal_short=$v3pcal
 v3pcal="$v3pcal realloc:core:5:0:9:4096"
 for _ in $(seq 10); do v3pcal="$v3pcal produce:4:4 consume:4:4"; done
 v3pcal="$v3pcal init:core:2:2:3:4096"
+# A personality whose head register reads one value (head_read 2) goes on:
+# the runtime frees every queue of core 0 (core 5 on the trn2: its TRACE,
+# TRACE_DMA and TopSP queues), resets (the device; the trn2 cores 2 and 5),
+# so that the core is reset while it has no queue programmed, and programs
+# the core's TRACE engine 1 queue again in new memory. The device writes it
+# from the reset's start; the last head written to its register set before
+# the reset no longer counts (hook patch 10 announces the reset: patch 9
+# announced only the queues a reset found).
+prsteps="free:4 free:1 free:3 reset realloc:core:0:0:1:4096 produce:6:30 heads:6:30:3"
+v3prsteps="free:4 free:1 free:3 $v3reset realloc:core:5:0:1:4096 produce:6:30 heads:6:30:3"
 # Queues programmed before neuronprof_neuron loads: the runtime programs
 # and consumes, waits while the provider (configured as p-default was) and
 # a capture start, and goes on with the same queues; only what it consumes
@@ -619,8 +629,8 @@ unload() {
 # captures while the runtime plays the personality's steps. PREFIX v3-
 # plays the trn2's steps. Each personality's seconds go to PREFIXNAME.time.
 personas() {
-	p=\$1 v=2 ps="$psteps" pc="$pcal" sc="$pcal_short" rs=reset
-	[ "\$p" = v3- ] && v=3 ps="$v3psteps" pc="$v3pcal" sc="$v3pcal_short" rs=$v3reset
+	p=\$1 v=2 ps="$psteps" pc="$pcal" sc="$pcal_short" rs=reset pr="$prsteps"
+	[ "\$p" = v3- ] && v=3 ps="$v3psteps" pc="$v3pcal" sc="$v3pcal_short" rs=$v3reset pr="$v3prsteps"
 	for s in \$2; do
 		t0=\$(date +%s)
 		set -- \$(echo \$s | tr / ' ')
@@ -637,6 +647,8 @@ personas() {
 			flags="\$flags -Z \$rv"
 		fi
 		echo "\$flags" >/out/\$name.flags
+		pst="\$ps"
+		case "\${12:-last}" in zero | reset) pst="\$ps \$pr" ;; esac
 		if [ "${RIG_TOLD:-0}" = 1 ]; then
 			case \$2 in index) m=0 ;; byte) m=1 ;; *) m=2 ;; esac
 			echo "options neuronprof_neuron entry_size_v\$v=\$4 head_mode_v\$v=\$m" >/out/\$name.conf
@@ -667,7 +679,7 @@ personas() {
 			sleep 0.1
 			n=\$((n + 1))
 		done
-		/rig/nrt_play \$flags \$ps >/out/\$name.play 2>&1
+		/rig/nrt_play \$flags \$pst >/out/\$name.play 2>&1
 		echo \$? >/out/\$name.play.rc
 		cat /sys/kernel/debug/neuronprof_trn_emu/queues >/out/\$name.queues
 		kill -TERM \$(pidof inspect_run) 2>/dev/null
