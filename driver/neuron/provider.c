@@ -101,6 +101,7 @@ static void (*nprof_nn_for_each_queue)(const struct neuron_nq_hook_ops *ops,
  */
 static DECLARE_RWSEM(nprof_nn_lock);
 DEFINE_SRCU(nprof_nn_srcu);
+EXPORT_SYMBOL_IF_KUNIT(nprof_nn_srcu);
 LIST_HEAD(nprof_nn_devices);
 
 /*
