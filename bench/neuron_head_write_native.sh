@@ -8,8 +8,10 @@
 # rebuilds the test suites' cache. UML runs the provider's code on this
 # CPU; the baseline is UML's memcpy() (memcpy_orig: UML applies no
 # alternatives, so not the ERMS rep movsb of a kernel on an instance).
-# Prints the worst interrupts-off span, then the per-run figures, and last
-# the median of 5 paired runs of head write / memcpy. Information for a
+# Prints the interrupts-off span figures, what each piece of a head write
+# costs timed alone, a table of head writes of 1, 8, 64 and 512 entries
+# against memcpy, then the per-run figures of 64 entries of 64 bytes, and
+# last the median of 5 paired runs of head write / memcpy (the goal's figure). Information for a
 # person, not a pass/fail check (no timed assertion): it fails only when
 # the suite cannot run or a head write lost entries.
 #

@@ -59,13 +59,24 @@ static struct nprof_queue *nprof_queue_find(struct nprof_drmdev *ndev,
 	return queue && READ_ONCE(queue->nr_subs) ? queue : NULL;
 }
 
-/* Wake the readers of @n subscriptions, after the queue's lock is dropped. */
+/*
+ * Wake the readers of @n subscriptions, after the queue's lock is dropped,
+ * which published what they wait for. A subscription nobody waits on costs
+ * one load, not the wait queue's lock: a reader adds itself to @wq
+ * (poll_wait(), wait_event_interruptible()) before it takes the queue's
+ * lock to look at the ring (nprof_sub_poll_mask()), so either it took the
+ * lock after the producer and sees what was published, or its entry in
+ * @wq was written before the producer took the lock and is seen here.
+ */
 static void nprof_wake(struct nprof_sub **subs, u32 n)
 {
 	u32 i;
 
-	for (i = 0; i < n; i++)
-		wake_up_interruptible_poll(&subs[i]->wq, EPOLLIN | EPOLLRDNORM);
+	for (i = 0; i < n; i++) {
+		/* Ordered by the queue's lock, as above. */
+		if (waitqueue_active(&subs[i]->wq))
+			wake_up_interruptible_poll(&subs[i]->wq, EPOLLIN | EPOLLRDNORM);
+	}
 }
 
 /*

@@ -8,14 +8,20 @@
 
 #include <linux/export.h>
 #include <linux/kernel.h>
+#include <linux/log2.h>
 #include <kunit/visibility.h>
 
 #include "neuron.h"
 
-/* The ring position a head value stands for: phase bit cleared, lag added. */
+/*
+ * The ring position a head value stands for: phase bit cleared, lag added.
+ * Entry and ring sizes are powers of two (nprof_nn_entry_size_valid(), and
+ * the provider captures no other ring): this runs on every head write, so
+ * it shifts and masks where a division would cost more than the rest.
+ */
 u32 nprof_nn_head_pos(const struct nprof_nn_arch *arch, u32 es, u32 size, u32 head)
 {
-	u32 n = size / es;
+	const u32 shift = ilog2(es), n = size >> shift;
 
 	if (arch->phase_bit)
 		head &= ~BIT(arch->phase_bit);
@@ -23,13 +29,14 @@ u32 nprof_nn_head_pos(const struct nprof_nn_arch *arch, u32 es, u32 size, u32 he
 		return head;
 	switch (arch->head_mode) {
 	case NPROF_NN_HEAD_RING_BYTES:
-		return head < size ? (head + arch->head_lag) % size : head;
+		return head < size ? (head + arch->head_lag) & (size - 1) : head;
 	case NPROF_NN_HEAD_RING_ENTRIES:
-		return head < n ? (head + arch->head_lag / es) % n : head;
+		return head < n ? (head + (arch->head_lag >> shift)) & (n - 1) : head;
 	default:
-		return head + arch->head_lag / es;
+		return head + (arch->head_lag >> shift);
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(nprof_nn_head_pos);
 
 /**
  * nprof_nn_consumed() - entries the runtime consumed with one head write.
@@ -52,25 +59,27 @@ u32 nprof_nn_head_pos(const struct nprof_nn_arch *arch, u32 es, u32 size, u32 he
 u64 nprof_nn_consumed(const struct nprof_nn_arch *arch, u32 size, u32 old_head,
 		      u32 new_head, u32 *first)
 {
-	u32 n = size / arch->entry_size, d;
+	/* Powers of two, as in nprof_nn_head_pos(). */
+	const u32 shift = ilog2(arch->entry_size), n = size >> shift;
+	u32 d;
 
 	switch (arch->head_mode) {
 	case NPROF_NN_HEAD_RING_BYTES:
-		if (new_head >= size || new_head % arch->entry_size)
+		if (new_head >= size || (new_head & (arch->entry_size - 1)))
 			return NPROF_NN_BAD_HEAD;
-		old_head /= arch->entry_size;
-		new_head /= arch->entry_size;
+		old_head >>= shift;
+		new_head >>= shift;
 		fallthrough;
 	case NPROF_NN_HEAD_RING_ENTRIES:
 		if (new_head >= n)
 			return NPROF_NN_BAD_HEAD;
-		*first = old_head % n;
-		return (new_head + n - *first) % n;
+		*first = old_head & (n - 1);
+		return (new_head - *first) & (n - 1);
 	default:
 		d = new_head - old_head;
 		if ((s32)d < 0)
 			return NPROF_NN_RESYNC;
-		*first = old_head % n;
+		*first = old_head & (n - 1);
 		return d;
 	}
 }

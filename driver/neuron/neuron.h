@@ -18,6 +18,7 @@
 #include "neuron_nq_hook.h"
 
 struct platform_device;
+struct srcu_struct;
 struct task_struct;
 
 /* Vendor queue types (NQ_TYPE_* of the vendor's neuron_driver_shared.h). */
@@ -189,6 +190,59 @@ struct nprof_nn_device {
  */
 #define NPROF_NN_SPAN			512
 
+/*
+ * The provider's devices (provider.c): listed and unlisted under
+ * nprof_nn_lock; head writes find theirs under nprof_nn_srcu (head_write.c).
+ */
+extern struct list_head nprof_nn_devices;
+extern struct srcu_struct nprof_nn_srcu;
+
+/* Key of a hook queue address: target, id, block (main or SDMA engine), register. */
+static inline unsigned long nprof_nn_key(const struct neuron_nq_hook_qid *qid)
+{
+	unsigned long block = qid->sdma ? 1 + qid->instance : 0;
+
+	return (((unsigned long)qid->target * 256 + qid->id) * 17 + block) * 256 + qid->reg;
+}
+
+/*
+ * Key of a queue in nprof_nn_device.queues: target, id, vendor type and
+ * instance (engine index, or SDMA engine), so that queues the driver puts
+ * in one register set are kept apart.
+ */
+static inline unsigned long nprof_nn_ident(const struct neuron_nq_hook_qid *qid)
+{
+	return (((unsigned long)qid->target * 256 + qid->id) * 8 + qid->nq_type) * 256 +
+	       qid->instance;
+}
+
+/*
+ * The queue a head write of @qid is for (Context: nprof_nn_lock
+ * held, or nprof_nn_srcu read-held):
+ * head_sets 1, the queue its set decodes to; else the queue last
+ * programmed in new memory in that set, which the device writes.
+ */
+static inline struct nprof_nn_queue *
+nprof_nn_lookup(struct nprof_nn_device *dev, const struct neuron_nq_hook_qid *qid)
+{
+	if (dev->arch.head_sets)
+		return xa_load(&dev->queues, nprof_nn_ident(qid));
+	return xa_load(&dev->live, nprof_nn_key(qid));
+}
+
+/* Key of a neuronprof queue in nprof_nn_device.subscribed. */
+static inline unsigned long nprof_nn_slot(const struct nprof_queue_id *q)
+{
+	return (((unsigned long)q->kind * 256 + q->index) * NEURONPROF_QT_MAX + q->type) *
+	       NEURONPROF_MAX_INSTANCES + q->engine;
+}
+
+static inline bool nprof_nn_is_subscribed(struct nprof_nn_device *dev,
+					  const struct nprof_queue_id *q)
+{
+	return xa_load(&dev->subscribed, nprof_nn_slot(q));
+}
+
 extern const struct neuron_nq_hook_ops nprof_nn_hook_ops;
 
 extern const struct kernel_param_ops nprof_nn_entry_size_ops;
@@ -216,8 +270,8 @@ bool nprof_nn_map_queue(const struct nprof_nn_device *dev,
 u64 nprof_nn_consumed(const struct nprof_nn_arch *arch, u32 size, u32 old_head,
 		      u32 new_head, u32 *first);
 u32 nprof_nn_head_pos(const struct nprof_nn_arch *arch, u32 es, u32 size, u32 head);
-void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq,
-		   u32 first, u32 count, u64 uncaptured);
+void nprof_nn_head_write(const struct neuron_nq_hook_dev *hd,
+			 const struct neuron_nq_hook_qid *qid, u32 head);
 struct nprof_nn_device *nprof_nn_find(const struct neuron_nq_hook_dev *hd);
 #if IS_ENABLED(CONFIG_KUNIT)
 typedef void (*nprof_nn_io_read_t)(void *dst, const void __iomem *src, size_t len);

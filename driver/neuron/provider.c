@@ -64,7 +64,8 @@
  *
  * The module's files, one job each: provider.c (this: devices, queues and
  * head writes through the hook), params.c (the parameters), heads.c (what
- * a head value means), copy.c (a head write's copy into the ring),
+ * a head value means), head_write.c (a head write: the queue it
+ * is for, what it consumed, the copy into the ring),
  * calibrate.c (the calibration mode).
  */
 
@@ -100,8 +101,9 @@ static void (*nprof_nn_for_each_queue)(const struct neuron_nq_hook_ops *ops,
  * synchronize_srcu(), which waits for the head writes that found it.
  */
 static DECLARE_RWSEM(nprof_nn_lock);
-DEFINE_STATIC_SRCU(nprof_nn_srcu);
-static LIST_HEAD(nprof_nn_devices);
+DEFINE_SRCU(nprof_nn_srcu);
+EXPORT_SYMBOL_IF_KUNIT(nprof_nn_srcu);
+LIST_HEAD(nprof_nn_devices);
 
 /*
  * Queues the hook's walk found when a device was announced by its probe
@@ -123,45 +125,6 @@ static const struct kernel_param_ops nprof_nn_early_ops = {
 module_param_cb(early_queues, &nprof_nn_early_ops, NULL, 0444);
 MODULE_PARM_DESC(early_queues,
 		 "queues found programmed when a device was announced by its probe, before the announcement (0 unless the hook announces devices too late)");
-
-/* Key of a hook queue address: target, id, block (main or SDMA engine), register. */
-static unsigned long nprof_nn_key(const struct neuron_nq_hook_qid *qid)
-{
-	unsigned long block = qid->sdma ? 1 + qid->instance : 0;
-
-	return (((unsigned long)qid->target * 256 + qid->id) * 17 + block) * 256 + qid->reg;
-}
-
-/*
- * Key of a queue in nprof_nn_device.queues: target, id, vendor type and
- * instance (engine index, or SDMA engine), so that queues the driver puts
- * in one register set are kept apart.
- */
-static unsigned long nprof_nn_ident(const struct neuron_nq_hook_qid *qid)
-{
-	return (((unsigned long)qid->target * 256 + qid->id) * 8 + qid->nq_type) * 256 +
-	       qid->instance;
-}
-
-/*
- * The queue a head write of @qid is for (Context: nprof_nn_lock held):
- * head_sets 1, the queue its set decodes to; else the queue last
- * programmed in new memory in that set, which the device writes.
- */
-static struct nprof_nn_queue *nprof_nn_lookup(struct nprof_nn_device *dev,
-					      const struct neuron_nq_hook_qid *qid)
-{
-	if (dev->arch.head_sets)
-		return xa_load(&dev->queues, nprof_nn_ident(qid));
-	return xa_load(&dev->live, nprof_nn_key(qid));
-}
-
-/* Key of a neuronprof queue in nprof_nn_device.subscribed. */
-static unsigned long nprof_nn_slot(const struct nprof_queue_id *q)
-{
-	return (((unsigned long)q->kind * 256 + q->index) * NEURONPROF_QT_MAX + q->type) *
-	       NEURONPROF_MAX_INSTANCES + q->engine;
-}
 
 static const u8 nprof_nn_core_types[NPROF_NN_NQ_TYPES] = {
 	NEURONPROF_QT_TRACE, NEURONPROF_QT_NOTIFY, NEURONPROF_QT_EVENT,
@@ -229,18 +192,6 @@ struct nprof_nn_device *nprof_nn_find(const struct neuron_nq_hook_dev *hd)
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_nn_find);
 
-/* nprof_nn_find() for a head write. Context: nprof_nn_srcu read-held. */
-static struct nprof_nn_device *nprof_nn_find_srcu(const struct neuron_nq_hook_dev *hd)
-{
-	struct nprof_nn_device *dev;
-
-	list_for_each_entry_srcu(dev, &nprof_nn_devices, node,
-				 srcu_read_lock_held(&nprof_nn_srcu))
-		if (dev->hd == hd)
-			return dev;
-	return NULL;
-}
-
 #if IS_ENABLED(CONFIG_KUNIT)
 /**
  * nprof_nn_ndev() - the neuronprof device of a neuron device (KUnit).
@@ -286,80 +237,6 @@ struct mutex *nprof_nn_queue_lock(const struct neuron_nq_hook_dev *hd,
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_nn_queue_lock);
 #endif
-
-static bool nprof_nn_is_subscribed(struct nprof_nn_device *dev, const struct nprof_queue_id *q)
-{
-	return xa_load(&dev->subscribed, nprof_nn_slot(q));
-}
-
-/*
- * Under nprof_nn_srcu: @dev stays; its queues are freed only with it, so a
- * queue found in @dev->queues stays too. The caller may sleep (the hook's
- * contract): the copy yields between spans.
- */
-static void nprof_nn_head_write(const struct neuron_nq_hook_dev *hd,
-				const struct neuron_nq_hook_qid *qid, u32 head)
-{
-	struct nprof_nn_device *dev;
-	struct nprof_nn_queue *nq;
-	struct nprof_nn_arch arch;
-	u64 consumed, capturable;
-	u32 first = 0, n;
-	int idx;
-
-	nprof_nn_cal_head(hd, qid, head);
-	idx = srcu_read_lock(&nprof_nn_srcu);
-	dev = nprof_nn_find_srcu(hd);
-	if (!dev)
-		goto out;
-	nq = nprof_nn_lookup(dev, qid);
-	if (!nq)
-		goto out;
-	mutex_lock(&nq->lock);
-	/* What the device's head in the queue's own register set is now. */
-	if (qid->reg == nq->qid.reg && qid->sdma == nq->qid.sdma) {
-		nq->written = head;
-		nq->written_ok = true;
-	}
-	if (!nq->va && !nq->io)
-		goto unlock;
-	/* The queue's entry size; the head as a position (calibrated facts). */
-	arch = dev->arch;
-	arch.entry_size = nq->es;
-	head = nprof_nn_head_pos(&arch, nq->es, nq->size, head);
-	if (!nq->synced) {
-		/* The baseline of a queue first seen handed out again. */
-		nq->head = head;
-		nq->synced = true;
-		goto unlock;
-	}
-	consumed = nprof_nn_consumed(&arch, nq->size, nq->head, head, &first);
-	if (consumed == NPROF_NN_BAD_HEAD) {
-		dev_warn_ratelimited(&dev->pdev->dev,
-				     "queue %u/%u/%u/%u: head %u is not a head in head_mode %u\n",
-				     nq->q.kind, nq->q.index, nq->q.type, nq->q.engine,
-				     head, dev->arch.head_mode);
-		goto unlock;
-	}
-	nq->head = head;
-	if (consumed == NPROF_NN_RESYNC) {
-		dev_info_ratelimited(&dev->pdev->dev,
-				     "queue %u/%u/%u/%u: head counter went back to %u: taken as a re-program, nothing counted\n",
-				     nq->q.kind, nq->q.index, nq->q.type, nq->q.engine, head);
-		goto unlock;
-	}
-	if (!consumed || !READ_ONCE(dev->ndev) || !nprof_nn_is_subscribed(dev, &nq->q))
-		goto unlock;
-	/* Only the last ring's worth is still in memory; older ones count as lost. */
-	n = nq->size >> ilog2(nq->es);	/* powers of two */
-	capturable = min_t(u64, consumed, n);
-	nprof_nn_copy(dev, nq, (first + (consumed - capturable)) & (n - 1), capturable,
-		      consumed - capturable);
-unlock:
-	mutex_unlock(&nq->lock);
-out:
-	srcu_read_unlock(&nprof_nn_srcu, idx);
-}
 
 static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
 				      const struct neuron_nq_hook_queue *hq)

@@ -25,10 +25,15 @@
  *   nprof_notify_begin_packed() to nprof_notify_end_packed() span of one
  *   packed record of at most NPROF_NN_SPAN * 32 device bytes: each
  *   of many head writes that fill exactly one span is timed whole (an
- *   upper bound of its span), and a head write of a whole 4 MiB device
- *   ring is timed and divided by its spans;
- * - bounds: what the fixed part of a head write cannot go below here: the
- *   clock read of its capture time and the core's begin/end of a span;
+ *   upper bound of its span; the 95th percentile counts), and head writes
+ *   of a whole 4 MiB device ring are timed and divided by their spans (the
+ *   median of NB_WHOLE counts; both leave out the host descheduling UML);
+ * - bounds: what each piece of the fixed part of a head write costs here,
+ *   timed alone (the clock read of its capture time, the core's begin/end
+ *   of a span, the lookups, locks, head arithmetic and wakeup), against a
+ *   head write of one device entry;
+ * - sizes: head writes of 1, 8, 64 and 512 device entries against a
+ *   memcpy() of their bytes, to show how the fixed part amortises;
  * - ratio: 64 device entries of 64 bytes per head write (the rig's
  *   benchmark shape), 5 runs, each of 10 batches of 200 head writes, each
  *   batch followed by 200 memcpy()s; a run counts the fastest batch of
@@ -42,7 +47,9 @@
 #include <linux/err.h>
 #include <linux/ktime.h>
 #include <linux/sizes.h>
+#include <linux/poll.h>
 #include <linux/sort.h>
+#include <linux/srcu.h>
 #include <linux/vmalloc.h>
 
 #include "neuronprof_neuron_test_util.h"
@@ -58,6 +65,7 @@
 #define NB_BIG_RING	SZ_4M		/* device ring of the span case */
 #define NB_BIG_SUB	SZ_16M
 #define NB_SPAN_WRITES	200
+#define NB_WHOLE	5		/* head writes of a whole big ring */
 
 /* The bench's device, subscription and queue (the fixture, nn_ctx, removes them). */
 struct nb_ctx {
@@ -69,6 +77,7 @@ struct nb_ctx {
 	u8 *ring;
 	u32 n;		/* device entries in the ring */
 	u32 head;
+	u64 delivered;	/* device entries consumed by head writes */
 };
 
 /* A device, core 0's TRACE queue of engine 0 programmed and subscribed. */
@@ -101,6 +110,7 @@ static struct nb_ctx *nb_setup(struct kunit *test, u32 ring, u64 sub_ring)
 static __always_inline void nb_head_write(struct nb_ctx *c, u32 count)
 {
 	c->head = (c->head + count) % c->n;
+	c->delivered += count;
 	nprof_nn_hook_ops.head_write(c->hd, &c->qid, c->head);
 	/* As a drainer's release store (the core reads it with an acquire). */
 	smp_store_release(&c->sub->ring.cons_page->consumer_pos, READ_ONCE(c->sub->ring.prod));
@@ -120,18 +130,19 @@ static u64 nb_median(u64 *v, int n)
 }
 
 /* Nothing was lost: every timed head write copied all it consumed. */
-static void nb_check_delivered(struct kunit *test, struct nb_ctx *c, u64 device_entries)
+static void nb_check_delivered(struct kunit *test, struct nb_ctx *c)
 {
 	KUNIT_EXPECT_EQ(test, c->sub->ring.lost, 0ULL);
 	KUNIT_EXPECT_EQ(test, c->sub->ring.seq,
-			device_entries * (NB_ES / NEURONPROF_RAW_BYTES_PER_ENTRY));
+			c->delivered * (NB_ES / NEURONPROF_RAW_BYTES_PER_ENTRY));
 }
 
 static void nb_span(struct kunit *test)
 {
 	struct nb_ctx *c;
 	const u32 per_span = NPROF_NN_SPAN / (NB_ES / NEURONPROF_RAW_BYTES_PER_ENTRY);
-	u64 t[NB_SPAN_WRITES], worst = 0, whole = 0, spans, t0, d, med, p95, bound;
+	u64 t[NB_SPAN_WRITES], tw[NB_WHOLE], worst = 0, whole, whole_worst = 0, spans, t0, med, p95;
+	u64 bound;
 	int i;
 
 	c = nb_setup(test, NB_BIG_RING, NB_BIG_SUB);
@@ -143,21 +154,27 @@ static void nb_span(struct kunit *test)
 	}
 	med = nb_median(t, NB_SPAN_WRITES);
 	p95 = t[NB_SPAN_WRITES * 95 / 100];
-	/* A whole ring but one entry, the most one head write consumes, three times. */
-	for (i = 0; i < 3; i++) {
+	/*
+	 * A whole ring but one entry, the most one head write consumes,
+	 * NB_WHOLE times: the median per span, as the 95th percentile above,
+	 * leaves out the host descheduling this UML process (the worst
+	 * is printed too).
+	 */
+	for (i = 0; i < NB_WHOLE; i++) {
 		t0 = ktime_get_ns();
 		nb_head_write(c, c->n - 1);
-		d = ktime_get_ns() - t0;
-		whole = max(whole, d);
+		tw[i] = ktime_get_ns() - t0;
+		whole_worst = max(whole_worst, tw[i]);
 	}
-	nb_check_delivered(test, c, (u64)NB_SPAN_WRITES * per_span + 3ULL * (c->n - 1));
+	whole = nb_median(tw, NB_WHOLE);
+	nb_check_delivered(test, c);
 	spans = DIV_ROUND_UP((u64)(c->n - 1), per_span);
-	kunit_info(test, "neuron_head_write_native: interrupts-off span: a head write of one full span (one packed record of %u ring entries: %u device entries of %u bytes) took %llu ns median, %llu ns at the 95th percentile, %llu ns at most of %d (the most includes the host descheduling this UML process); a head write of a whole %u KiB device ring (%llu spans, the source not in the cache, yielding between spans) took %llu ns worst of 3, %llu ns a span\n",
+	kunit_info(test, "neuron_head_write_native: interrupts-off span: a head write of one full span (one packed record of %u ring entries: %u device entries of %u bytes) took %llu ns median, %llu ns at the 95th percentile, %llu ns at most of %d (the most includes the host descheduling this UML process); a head write of a whole %u KiB device ring (%llu spans, yielding between spans) took %llu ns median of %d (%llu ns the worst, with the host's descheduling), %llu ns a span\n",
 		   (u32)NEURONPROF_RAW_PACKED_SLOTS(per_span * NB_ES), per_span, NB_ES, med, p95,
 		   worst, NB_SPAN_WRITES,
-		   NB_BIG_RING / 1024, spans, whole, whole / spans);
+		   NB_BIG_RING / 1024, spans, whole, NB_WHOLE, whole_worst, whole / spans);
 	bound = max(p95, whole / spans);
-	kunit_info(test, "neuron_head_write_native: worst interrupts-off span: %llu.%llu us (the larger of a one-span head write's 95th percentile and a span of a whole-ring head write, each an upper bound of a span; goal <= 50 us)\n",
+	kunit_info(test, "neuron_head_write_native: worst interrupts-off span: %llu.%llu us (the larger of a one-span head write's 95th percentile and a span of a whole-ring head write, the median of whole-ring head writes' spans; goal <= 50 us)\n",
 		   bound / 1000, bound % 1000 / 100);
 }
 
@@ -220,8 +237,7 @@ static void nb_ratio(struct kunit *test)
 			   ratio[run] % 1000 / 10);
 	}
 	vfree(dst);
-	nb_check_delivered(test, c, (u64)NB_ROUNDS * NB_PER_WRITE +
-			   (u64)NB_RUNS * NB_BATCHES * NB_BATCH * (NB_PER_WRITE + 1));
+	nb_check_delivered(test, c);
 	kunit_info(test, "neuron_head_write_native: fixed costs: a head write of 1 device entry %llu ns, of %u to a queue nobody subscribed %llu ns (medians)\n",
 		   nb_median(t1, NB_RUNS) / NB_BATCH, NB_PER_WRITE,
 		   nb_median(tu, NB_RUNS) / NB_BATCH);
@@ -234,48 +250,139 @@ static void nb_ratio(struct kunit *test)
 		   mr / 1000, mr % 1000 / 10, NB_RUNS);
 }
 
+/* Stands for a queue's spinlock in the timing of the pieces. */
+static DEFINE_SPINLOCK(nb_lock);
+
+/* Time @op, NB_BATCH times in a row, the fastest of NB_RUNS * NB_BATCHES batches: ns per op. */
+#define NB_TIME(op) ({							\
+	u64 __best = U64_MAX, __t0;					\
+	int __run, __r;							\
+									\
+	for (__run = 0; __run < NB_RUNS * NB_BATCHES; __run++) {	\
+		__t0 = ktime_get_ns();					\
+		for (__r = 0; __r < NB_BATCH; __r++) {			\
+			op;						\
+		}							\
+		__best = min(__best, ktime_get_ns() - __t0);		\
+	}								\
+	__best / NB_BATCH;						\
+})
+
 /*
- * What bounds the fixed part of a head write on this host: the capture
- * time's clock read (ktime_get_ns(), one per head write; UML reads the
- * host's CLOCK_MONOTONIC through clock_gettime()) and the core's
- * nprof_notify_begin_packed()/nprof_notify_end_packed() of a span that
- * writes nothing (lookup, lock with interrupts off, room, publication),
- * each the fastest of NB_RUNS batches of NB_BATCH.
+ * What each piece of a head write costs on this host, timed alone with
+ * the primitives the path uses, on the bench's device and queue: the
+ * device's SRCU read section; the queue's lookup in its device (one
+ * xa_load()); its mutex; the head value's arithmetic (heads.c); the
+ * subscription check; the capture time's clock read (ktime_get_ns(), one
+ * per head write; UML reads the host's CLOCK_MONOTONIC through
+ * clock_gettime()); the core's nprof_notify_begin_packed()/
+ * nprof_notify_end_packed() of a span that writes nothing (lookup, lock
+ * with interrupts off, room, publication); a wakeup of a ring nobody waits
+ * on; a memcpy() of one entry. Their sum is compared with a head write of
+ * one device entry. The first line is the format the figures have had
+ * since the bench began (bench/neuron_head_write_native.sh's readers).
  */
 static void nb_bounds(struct kunit *test)
 {
 	const struct nprof_queue_id q = {
 		.kind = NEURONPROF_TARGET_CORE, .index = 0, .type = NEURONPROF_QT_TRACE,
 	};
-	struct nb_ctx *c;
+	struct nprof_nn_arch arch;
+	struct nprof_nn_device *dev;
+	struct nprof_nn_queue *nq;
 	struct nprof_notify_span span;
 	struct nprof_drmdev *ndev;
-	u64 tc = U64_MAX, ts = U64_MAX, t0, sink = 0;
-	int run, r;
+	struct mutex *lock;	/* the queue's, which a head write holds */
+	struct nb_ctx *c;
+	unsigned long flags;
+	u64 tirq, tnoirq;
+	u64 tc, tf, ts, tsrcu, tlook, tmx, tarith, tsub, twake, tcpy, t1, sum, sink = 0;
+	u32 first = 0, h = 0;
+	u8 entry[NB_ES];
+	int idx;
 
 	c = nb_setup(test, NB_RING, NB_SUB_RING);
 	ndev = nprof_nn_ndev(c->dev);
-	for (run = 0; run < NB_RUNS * NB_BATCHES; run++) {
-		t0 = ktime_get_ns();
-		for (r = 0; r < NB_BATCH; r++)
-			sink += ktime_get_ns();
-		tc = min(tc, ktime_get_ns() - t0);
-		t0 = ktime_get_ns();
-		for (r = 0; r < NB_BATCH; r++) {
-			KUNIT_ASSERT_EQ(test,
-					nprof_notify_begin_packed(ndev, &q, 2, NB_ES, &span), 0);
-			nprof_notify_end_packed(&span, 0, 0);
-		}
-		ts = min(ts, ktime_get_ns() - t0);
-	}
+	KUNIT_ASSERT_NOT_NULL(test, ndev);
+	dev = nprof_device_priv(ndev);
+	lock = nprof_nn_queue_lock(c->hd, &c->qid);
+	KUNIT_ASSERT_NOT_NULL(test, lock);
+	nq = container_of(lock, struct nprof_nn_queue, lock);
+	arch = dev->arch;
+	arch.entry_size = nq->es;
+
+	tc = NB_TIME(sink += ktime_get_ns());
+	tf = NB_TIME(sink += ktime_get_mono_fast_ns());
+	ts = NB_TIME(KUNIT_ASSERT_EQ(test, nprof_notify_begin_packed(ndev, &q, 2, NB_ES, &span), 0);
+		     nprof_notify_end_packed(&span, 0, 0));
+	tsrcu = NB_TIME(idx = srcu_read_lock(&nprof_nn_srcu);
+			srcu_read_unlock(&nprof_nn_srcu, idx));
+	tlook = NB_TIME(sink += (unsigned long)nprof_nn_lookup(dev, &c->qid);
+			OPTIMIZER_HIDE_VAR(dev));
+	tmx = NB_TIME(mutex_lock(lock); mutex_unlock(lock));
+	tarith = NB_TIME(h = (h + 1) & (c->n - 1); OPTIMIZER_HIDE_VAR(h);
+			sink += nprof_nn_consumed(&arch, nq->size, nq->head,
+						  nprof_nn_head_pos(&arch, nq->es, nq->size, h),
+						  &first));
+	tsub = NB_TIME(sink += nprof_nn_is_subscribed(dev, &nq->q); OPTIMIZER_HIDE_VAR(dev));
+	tirq = NB_TIME(spin_lock_irqsave(&nb_lock, flags); spin_unlock_irqrestore(&nb_lock, flags));
+	tnoirq = NB_TIME(spin_lock(&nb_lock); spin_unlock(&nb_lock));
+	twake = NB_TIME(wake_up_interruptible_poll(&c->sub->wq, EPOLLIN | EPOLLRDNORM));
+	tcpy = NB_TIME(memcpy(entry, c->ring, NB_ES); OPTIMIZER_HIDE_VAR(entry[0]));
+	t1 = NB_TIME(nb_head_write(c, 1));
+	nb_check_delivered(test, c);
 	OPTIMIZER_HIDE_VAR(sink);
-	kunit_info(test, "neuron_head_write_native: bounds of the fixed part: the capture time's clock read (ktime_get_ns()) %llu ns; the core's begin/end of an empty packed span %llu ns\n",
-		   tc / NB_BATCH, ts / NB_BATCH);
+	kunit_info(test, "neuron_head_write_native: bounds of the fixed part: the capture time's clock read (ktime_get_ns()) %llu ns (ktime_get_mono_fast_ns(), the same clock read without the timekeeper's seqcount, %llu ns); the core's begin/end of an empty packed span %llu ns\n",
+		   tc, tf, ts);
+	sum = tsrcu + tlook + tmx + tarith + tsub + tc + ts + twake + tcpy;
+	kunit_info(test, "neuron_head_write_native: pieces (ns, each timed alone): SRCU read section %llu, queue lookup %llu, queue mutex %llu, head arithmetic %llu, subscription check %llu, clock read %llu, empty packed span %llu, wakeup nobody waits for %llu, memcpy() of one %u-byte entry %llu; sum %llu against a head write of one device entry %llu\n",
+		   tsrcu, tlook, tmx, tarith, tsub, tc, ts, twake, NB_ES, tcpy, sum, t1);
+	kunit_info(test, "neuron_head_write_native: of the span: a spinlock taken with interrupts saved and off %llu ns, without %llu ns\n",
+		   tirq, tnoirq);
+}
+
+/*
+ * How the fixed part amortises: head writes of 1, 8, 64 and 512 device
+ * entries against a memcpy() of their bytes, each the fastest of
+ * NB_BATCHES batches of NB_BATCH, the head aligned to the size first (so
+ * neither copy wraps). 512 entries of 64 bytes take two spans.
+ */
+static void nb_sizes(struct kunit *test)
+{
+	static const u32 sizes[] = { 1, 8, 64, 512 };
+	struct nb_ctx *c;
+	u64 tp, tm, r;
+	size_t bytes, dst_off = 0;
+	u32 i, src;
+	u8 *dst;
+
+	c = nb_setup(test, NB_RING, NB_SUB_RING);
+	dst = vmalloc(NB_SUB_RING);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	memset(dst, 0, NB_SUB_RING);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		bytes = (size_t)sizes[i] * NB_ES;
+		if (c->head % sizes[i])
+			nb_head_write(c, sizes[i] - c->head % sizes[i]);
+		src = c->head;
+		dst_off = 0;
+		tp = NB_TIME(nb_head_write(c, sizes[i]));
+		tm = NB_TIME(memcpy(dst + dst_off, c->ring + (size_t)src * NB_ES, bytes);
+			     OPTIMIZER_HIDE_VAR(dst);
+			     src = (src + sizes[i]) % c->n;
+			     dst_off = (dst_off + bytes) % NB_SUB_RING);
+		r = div64_u64(tp * 1000, max(tm, 1ULL));
+		kunit_info(test, "neuron_head_write_native: size table: %u device entries (%zu bytes): head write %llu ns, memcpy %llu ns, %llu.%02llux\n",
+			   sizes[i], bytes, tp, tm, r / 1000, r % 1000 / 10);
+	}
+	vfree(dst);
+	nb_check_delivered(test, c);
 }
 
 struct kunit_case nb_cases[] = {
 	KUNIT_CASE(nb_span),
 	KUNIT_CASE(nb_bounds),
+	KUNIT_CASE(nb_sizes),
 	KUNIT_CASE(nb_ratio),
 	{}
 };

@@ -40,6 +40,7 @@ void nn_head_write(struct kunit *test, int q, u32 n);
 extern struct kunit_case nn_cases[];
 extern struct kunit_case nn_dm_cases[];
 extern struct kunit_case np_cases[];
+extern struct kunit_case nw_cases[];
 extern struct kunit_case nb_cases[];
 extern struct kunit_case nn_hr_cases[];
 

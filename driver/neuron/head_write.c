@@ -1,16 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * neuronprof_neuron: the head-write copy. One job: the entries one head
- * write consumed, from the queue's ring in host memory or, through BAR4
- * and a bounce buffer, in device memory, into the subscription's ring as
- * packed raw records (nprof_nn_copy()); the hot path of
+ * neuronprof_neuron: the head write. One job: on the hook's head_write, the
+ * entries the runtime consumed, from the queue's ring in host memory or,
+ * through BAR4 and a bounce buffer, in device memory, into the
+ * subscription's ring as packed raw records; the hot path of
  * bench/neuron_head_write_native.sh.
  */
+
+/**
+ * DOC: head write
+ *
+ * nprof_nn_head_write() is the hook's head_write (provider.c lists it in
+ * nprof_nn_hook_ops). It finds the device under nprof_nn_srcu and the queue
+ * the written register set is for (nprof_nn_lookup()), takes only that
+ * queue's mutex, turns the head into a position (heads.c) and, for a queue
+ * somebody subscribed, copies the consumed entries (at most one device
+ * ring; older ones count as lost) into the ring with nprof_nn_copy(): one
+ * packed record per span, a header slot and the consumed bytes copied with
+ * memcpy(). What the path costs, piece by piece, is measured by
+ * bench/neuron_head_write_native.sh (Documentation/hardware.rst).
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/export.h>
 #include <linux/io.h>
 #include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/platform_device.h>
 #include <linux/sched.h>
+#include <linux/srcu.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <kunit/visibility.h>
@@ -73,8 +92,8 @@ static void nprof_nn_fromio(u8 *dst, const void __iomem *io, u32 size, u32 off, 
  * only a full ring loses entries, counted in sequence numbers (one per 32
  * bytes, as unpacked raw entries took).
  */
-void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq,
-		   u32 first, u32 count, u64 uncaptured)
+static void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq,
+			  u32 first, u32 count, u64 uncaptured)
 {
 	struct nprof_drmdev *ndev = READ_ONCE(dev->ndev);
 	/* Entry and ring sizes are powers of two: no division on this path. */
@@ -158,4 +177,92 @@ void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq,
 		if (done < count)
 			cond_resched();
 	}
+}
+
+/* nprof_nn_find() for a head write. Context: nprof_nn_srcu read-held. */
+static struct nprof_nn_device *nprof_nn_find_srcu(const struct neuron_nq_hook_dev *hd)
+{
+	struct nprof_nn_device *dev;
+
+	list_for_each_entry_srcu(dev, &nprof_nn_devices, node,
+				 srcu_read_lock_held(&nprof_nn_srcu))
+		if (dev->hd == hd)
+			return dev;
+	return NULL;
+}
+
+/**
+ * nprof_nn_head_write() - the hook's head_write: capture what a head write
+ *	consumed.
+ * @hd: the hook's device.
+ * @qid: the register set written.
+ * @head: the value written.
+ *
+ * Under nprof_nn_srcu: the device stays; its queues are freed only with it,
+ * so a queue found in its tables stays too.
+ *
+ * Context: may sleep (the hook's contract): the copy yields between spans.
+ */
+void nprof_nn_head_write(const struct neuron_nq_hook_dev *hd,
+			 const struct neuron_nq_hook_qid *qid, u32 head)
+{
+	struct nprof_nn_device *dev;
+	struct nprof_nn_queue *nq;
+	struct nprof_nn_arch arch;
+	u64 consumed, capturable;
+	u32 first = 0, n;
+	int idx;
+
+	nprof_nn_cal_head(hd, qid, head);
+	idx = srcu_read_lock(&nprof_nn_srcu);
+	dev = nprof_nn_find_srcu(hd);
+	if (!dev)
+		goto out;
+	nq = nprof_nn_lookup(dev, qid);
+	if (!nq)
+		goto out;
+	mutex_lock(&nq->lock);
+	/* What the device's head in the queue's own register set is now. */
+	if (qid->reg == nq->qid.reg && qid->sdma == nq->qid.sdma) {
+		nq->written = head;
+		nq->written_ok = true;
+	}
+	if (!nq->va && !nq->io)
+		goto unlock;
+	/* The queue's entry size; the head as a position (calibrated facts). */
+	arch = dev->arch;
+	arch.entry_size = nq->es;
+	head = nprof_nn_head_pos(&arch, nq->es, nq->size, head);
+	if (!nq->synced) {
+		/* The baseline of a queue first seen handed out again. */
+		nq->head = head;
+		nq->synced = true;
+		goto unlock;
+	}
+	consumed = nprof_nn_consumed(&arch, nq->size, nq->head, head, &first);
+	if (consumed == NPROF_NN_BAD_HEAD) {
+		dev_warn_ratelimited(&dev->pdev->dev,
+				     "queue %u/%u/%u/%u: head %u is not a head in head_mode %u\n",
+				     nq->q.kind, nq->q.index, nq->q.type, nq->q.engine,
+				     head, dev->arch.head_mode);
+		goto unlock;
+	}
+	nq->head = head;
+	if (consumed == NPROF_NN_RESYNC) {
+		dev_info_ratelimited(&dev->pdev->dev,
+				     "queue %u/%u/%u/%u: head counter went back to %u: taken as a re-program, nothing counted\n",
+				     nq->q.kind, nq->q.index, nq->q.type, nq->q.engine, head);
+		goto unlock;
+	}
+	if (!consumed || !READ_ONCE(dev->ndev) || !nprof_nn_is_subscribed(dev, &nq->q))
+		goto unlock;
+	/* Only the last ring's worth is still in memory; older ones count as lost. */
+	n = nq->size >> ilog2(nq->es);	/* powers of two */
+	capturable = min_t(u64, consumed, n);
+	nprof_nn_copy(dev, nq, (first + (consumed - capturable)) & (n - 1), capturable,
+		      consumed - capturable);
+unlock:
+	mutex_unlock(&nq->lock);
+out:
+	srcu_read_unlock(&nprof_nn_srcu, idx);
 }
