@@ -79,6 +79,24 @@ static void hr_expect(struct kunit *test, struct nprof_sub *sub, u64 *at, int q,
 }
 
 /*
+ * One round on core 0's TRACE queue of engine 1: its last queue @q freed
+ * (when q >= 0), a new one programmed, @n entries consumed and delivered
+ * from head @first. Returns the new queue.
+ */
+static int hr_round(struct kunit *test, struct nprof_sub *sub, u64 *at, int q, u32 first,
+		    u32 n)
+{
+	struct nn_ctx *ctx = test->priv;
+
+	if (q >= 0)
+		KUNIT_ASSERT_EQ(test, nprof_fake_mem_free(ctx->dev, q), 0);
+	q = nn_program(test, NEURON_NQ_HOOK_NC, 0, 0, 1, HR_RING);
+	nn_head_write(test, q, n);
+	hr_expect(test, sub, at, q, first, n);
+	return q;
+}
+
+/*
  * A head written to a register set is kept: the queue programmed there in
  * new memory after the last one's memory was freed (no reset between)
  * starts from it, not from the read (0) or reset_head (3).
@@ -95,19 +113,11 @@ static void hr_test_kept_head(struct kunit *test)
 	/* The runtime resets the core first: its head registers read 3 ... */
 	KUNIT_ASSERT_EQ(test, nprof_fake_reset_core(ctx->dev, 0), 0);
 	/* ... and a read says 0: the device writes from 3, reset_head. */
-	q = nn_program(test, NEURON_NQ_HOOK_NC, 0, 0, 1, HR_RING);
-	nn_head_write(test, q, 20);
-	hr_expect(test, sub, &at, q, HR_RESET, 20);
+	q = hr_round(test, sub, &at, -1, HR_RESET, 20);
 	/* The set's head is 23; its queue's memory goes, the registers stay. */
-	KUNIT_ASSERT_EQ(test, nprof_fake_mem_free(ctx->dev, q), 0);
-	q = nn_program(test, NEURON_NQ_HOOK_NC, 0, 0, 1, HR_RING);
-	nn_head_write(test, q, 10);
-	hr_expect(test, sub, &at, q, 23, 10);
+	q = hr_round(test, sub, &at, q, 23, 10);
 	/* And the next one goes on from that queue's last head, 33. */
-	KUNIT_ASSERT_EQ(test, nprof_fake_mem_free(ctx->dev, q), 0);
-	q = nn_program(test, NEURON_NQ_HOOK_NC, 0, 0, 1, HR_RING);
-	nn_head_write(test, q, 40);
-	hr_expect(test, sub, &at, q, 33, 40);
+	hr_round(test, sub, &at, q, 33, 40);
 }
 
 /*
@@ -138,9 +148,7 @@ static void hr_test_reset_clears(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, nprof_fake_mem_free(ctx->dev, q), 0);
 	KUNIT_ASSERT_EQ(test, nprof_fake_mem_free(ctx->dev, t), 0);
 	KUNIT_ASSERT_EQ(test, nprof_fake_reset_core(ctx->dev, 1), 0);
-	q = nn_program(test, NEURON_NQ_HOOK_NC, 0, 0, 1, HR_RING);
-	nn_head_write(test, q, 5);
-	hr_expect(test, sub, &at, q, 23, 5);
+	q = hr_round(test, sub, &at, -1, 23, 5);
 	KUNIT_ASSERT_EQ(test, nprof_fake_mem_free(ctx->dev, q), 0);
 	/* Core 0 is reset with no queue: its sets' and its TopSPs' heads are 3. */
 	KUNIT_ASSERT_EQ(test, nprof_fake_reset_core(ctx->dev, 0), 0);
@@ -152,9 +160,7 @@ static void hr_test_reset_clears(struct kunit *test)
 	hr_expect(test, tsub, &tat, t, HR_RESET, 4);
 	/* A reset with the queues there (patch 9's halts, then patch 10's reset). */
 	KUNIT_ASSERT_EQ(test, nprof_fake_reset_core(ctx->dev, 0), 2);
-	q = nn_program(test, NEURON_NQ_HOOK_NC, 0, 0, 1, HR_RING);
-	nn_head_write(test, q, 9);
-	hr_expect(test, sub, &at, q, HR_RESET, 9);
+	hr_round(test, sub, &at, -1, HR_RESET, 9);
 }
 
 /*
