@@ -42,15 +42,15 @@ void nn_hr_exit(struct kunit *test)
 	nprof_fake_set_head_fixed(false, 0, 0);
 }
 
-static struct nprof_sub *hr_subscribe(struct kunit *test, u32 kind, u32 index, u32 type,
-				      u32 engine)
+static struct nprof_sub *hr_subscribe(struct kunit *test, struct nprof_drmdev *ndev, u32 kind,
+				      u32 index, u32 type, u32 engine)
 {
 	const struct drm_neuronprof_nq_subscribe args = {
 		.target_kind = kind, .target_index = index, .queue_type = type,
 		.engine = engine, .ring_size = 16 * PAGE_SIZE,
 	};
 
-	return nn_subscribe(test, nn_device(test), &args);
+	return nn_subscribe(test, ndev, &args);
 }
 
 /*
@@ -103,12 +103,13 @@ static int hr_round(struct kunit *test, struct nprof_sub *sub, u64 *at, int q, u
  */
 static void hr_test_kept_head(struct kunit *test)
 {
+	struct nprof_drmdev *ndev = nn_device(test);
 	struct nn_ctx *ctx = test->priv;
 	struct nprof_sub *sub;
 	u64 at = 0;
 	int q;
 
-	sub = hr_subscribe(test, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 1);
+	sub = hr_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 1);
 	/* The runtime resets the core first: its head registers read 3 ... */
 	KUNIT_ASSERT_EQ(test, nprof_fake_reset_core(ctx->dev, 0), 0);
 	/* ... and a read says 0: the device writes from 3, reset_head. */
@@ -127,14 +128,15 @@ static void hr_test_kept_head(struct kunit *test)
  */
 static void hr_test_reset_clears(struct kunit *test)
 {
+	struct nprof_drmdev *ndev = nn_device(test);
 	struct nn_ctx *ctx = test->priv;
 	struct nprof_sub *sub, *tsub;
 	u64 at = 0, tat = 0;
 	int q, t;
 
-	sub = hr_subscribe(test, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 1);
+	sub = hr_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 1);
 	/* TopSP 0 is core 0's (3 TopSPs per core). */
-	tsub = hr_subscribe(test, NEURONPROF_TARGET_TOPSP, 0, NEURONPROF_QT_TOPSP_TRACE, 0);
+	tsub = hr_subscribe(test, ndev, NEURONPROF_TARGET_TOPSP, 0, NEURONPROF_QT_TOPSP_TRACE, 0);
 	KUNIT_ASSERT_EQ(test, nprof_fake_reset_core(ctx->dev, 0), 0);
 	q = nn_program(test, NEURON_NQ_HOOK_NC, 0, 0, 1, HR_RING);
 	t = nn_program(test, NEURON_NQ_HOOK_TOPSP, 0, 0, 0, HR_RING);
@@ -170,12 +172,13 @@ static void hr_test_reset_clears(struct kunit *test)
  */
 static void hr_test_reprogram(struct kunit *test)
 {
+	struct nprof_drmdev *ndev = nn_device(test);
 	struct nn_ctx *ctx = test->priv;
 	struct nprof_sub *sub;
 	u64 at = 0;
 	int q;
 
-	sub = hr_subscribe(test, NEURONPROF_TARGET_CORE, 1, NEURONPROF_QT_EVENT, 0);
+	sub = hr_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 1, NEURONPROF_QT_EVENT, 0);
 	KUNIT_ASSERT_EQ(test, nprof_fake_reset_core(ctx->dev, 1), 0);
 	q = nn_program(test, NEURON_NQ_HOOK_NC, 1, 2, 0, HR_RING);
 	nn_head_write(test, q, 30);
