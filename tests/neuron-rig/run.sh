@@ -1106,7 +1106,7 @@ case " $probe_fail " in
 *" probe-fail "*)
 	grep -q "fail_probe: nmetric_init returns -ENOMEM" "$out/probe-fail.dmesg" 2>/dev/null &&
 		grep -q "^reset threads: 0$" "$out/probe-fail.out" &&
-		[ "$(grep -c "No such file" "$out/probe-fail.out")" = 3 ] &&
+		[ "$(grep -ci "no such file" "$out/probe-fail.out")" = 3 ] &&
 		grep -q "^open: [1-9]" "$out/probe-fail.out" && grep -q "^open after rmmod: [1-9]" "$out/probe-fail.out" &&
 		grep -q "^rmmod neuron: 0$" "$out/probe-fail.out" &&
 		! grep -q "BUG:\|Oops\|general protection\|ncdev is not NULL" "$out/probe-fail.dmesg"
