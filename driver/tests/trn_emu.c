@@ -98,6 +98,7 @@
 #include <linux/delay.h>
 #include <linux/io.h>
 #include <linux/ioport.h>
+#include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -959,6 +960,58 @@ static void emu_power_on(struct emu *e)
 	emu_reset_queues(e, ~0U);
 }
 
+/*
+ * Probe fault injection (fail_probe=SYMBOL), for the rig's test of the
+ * vendor probe's failure paths (fix 11 of driver/neuron/vendor/fixes/).
+ * The distro kernel has no CONFIG_FAULT_INJECTION (under which the
+ * vendor's own neuron_fail_mc_alloc would fail an allocation), so the
+ * emulated function's first probe makes the named function of neuron.ko
+ * return -ENOMEM once, through a kretprobe armed only while the function
+ * is added to the bus (the driver must be loaded before). Name a step whose
+ * own failure path in the probe undoes what the step did (nmetric_init:
+ * its thread is stopped there), so that what is left behind is the probe's.
+ */
+static char *fail_probe;
+module_param(fail_probe, charp, 0444);
+MODULE_PARM_DESC(fail_probe, "a neuron.ko function the first probe sees fail with -ENOMEM (test of the probe's failure paths)");
+
+static atomic_t emu_fail_once;
+
+static int emu_fail_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	if (atomic_xchg(&emu_fail_once, 0)) {
+		regs_set_return_value(regs, -ENOMEM);
+		pr_info("fail_probe: %s returns -ENOMEM\n", fail_probe);
+	}
+	return 0;
+}
+
+static struct kretprobe emu_fail_rp = { .handler = emu_fail_ret };
+
+static int emu_fail_arm(void)
+{
+	int ret;
+
+	if (!fail_probe || !*fail_probe)
+		return 0;
+	emu_fail_rp.kp.symbol_name = fail_probe;
+	atomic_set(&emu_fail_once, 1);
+	ret = register_kretprobe(&emu_fail_rp);
+	if (ret)
+		pr_err("fail_probe=%s: cannot probe it (%d): load neuron.ko first\n",
+		       fail_probe, ret);
+	return ret;
+}
+
+static void emu_fail_disarm(void)
+{
+	if (!fail_probe || !*fail_probe)
+		return;
+	unregister_kretprobe(&emu_fail_rp);
+	if (atomic_read(&emu_fail_once))
+		pr_warn("fail_probe: %s was not called\n", fail_probe);
+}
+
 static int __init emu_init(void)
 {
 	LIST_HEAD(resources);
@@ -1036,6 +1089,9 @@ static int __init emu_init(void)
 	e->busn.start = 0;
 	e->busn.end = 0;
 	e->busn.flags = IORESOURCE_BUS;
+	ret = emu_fail_arm();
+	if (ret)
+		goto err_thread;
 	e->sd.domain = emu_find_free_domain();
 	e->sd.node = NUMA_NO_NODE;
 	pci_add_resource(&resources, &e->busn);
@@ -1043,12 +1099,14 @@ static int __init emu_init(void)
 	e->bus = pci_create_root_bus(NULL, 0, &emu_pci_ops, &e->sd, &resources);
 	if (!e->bus) {
 		pci_free_resource_list(&resources);
+		emu_fail_disarm();
 		ret = -ENODEV;
 		goto err_thread;
 	}
 	pci_scan_child_bus(e->bus);
 	pci_bus_claim_resources(e->bus);
 	pci_bus_add_devices(e->bus);
+	emu_fail_disarm();
 	e->pdev = pci_get_slot(e->bus, 0);
 
 	e->dir = debugfs_create_dir(KBUILD_MODNAME, NULL);

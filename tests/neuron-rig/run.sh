@@ -60,7 +60,12 @@
 # and MEM_GET_EXTENDED_INFO answering a kernel address for a handle; the
 # races of fixes 5 and 6 (nrt_race.c: race-initfree, race-resetinit) and
 # the probe race of fixes 9 and 10 (nrt_probe.c: race-probe, opening and
-# closing the device while it is probed, RIG_PROBE_ROUNDS (5) times).
+# closing the device while it is probed, RIG_PROBE_ROUNDS (5) times); a
+# device unbound from neuron-driver and bound again (rebind, fix 12) and a
+# probe that fails after the node exists (probe-fail, fix 11: the emulated
+# function makes nmetric_init() fail, trn_emu.c fail_probe), then the node
+# opened before and after neuron.ko is unloaded (a node that outlives
+# neuron.ko is opened only with RIG_PROBE_FAIL_OOPS=1: the oops hangs the VM).
 #
 # Ends with "N passed, N failed[, N skipped]".
 set -uo pipefail
@@ -355,11 +360,15 @@ races_v3="race-initfree race-resetinit"
 # appears while nrt_probe opens and closes /dev/neuron0 in a tight loop;
 # selected with the hostile steps by the name race-probe.
 probe_race=race-probe
-[ "${RIG_HOSTILE:-1}" = 1 ] || hostile_v2= hostile_v3= races_v2= races_v3= probe_race=
+# The removal and the failed probe of fixes 12 and 11, last of all (without
+# fix 11 the open of the node after neuron.ko is unloaded oopses): rebind
+# and probe-fail.
+probe_fail="rebind probe-fail"
+[ "${RIG_HOSTILE:-1}" = 1 ] || hostile_v2= hostile_v3= races_v2= races_v3= probe_race= probe_fail=
 # RIG_HOSTILE_ONLY="NAME...": only those hostile steps (to show the holes
 # of a driver without the fixes without the faults of wpast-*).
 if [ -n "${RIG_HOSTILE_ONLY:-}" ]; then
-	for v in hostile_v2 hostile_v3 races_v2 races_v3 probe_race; do
+	for v in hostile_v2 hostile_v3 races_v2 races_v3 probe_race probe_fail; do
 		sel=
 		for h in ${!v}; do
 			case " $RIG_HOSTILE_ONLY " in *" ${h%%:*} "*) sel="$sel $h" ;; esac
@@ -853,6 +862,89 @@ if [ -n "$probe_race" ] && [ "\$(cat /out/v3-rmmod.rc 2>/dev/null)" = 0 ]; then
 	done
 	dmesg >/out/probe-race.dmesg
 fi
+
+# Fix 12: the trn1 unbound from neuron-driver and bound again; the probe
+# finds its routing id's slot of neuron_devices[] taken unless the removal
+# cleared it (dup_helper_enable=0: no "modprobe -r neuron" scheduled).
+# Fix 11: the trn1's probe fails in nmetric_init(), after /dev/neuron0
+# exists; then the node is opened, neuron.ko unloaded, the node opened
+# again. Last: without fix 11 the second open oopses.
+wait_file() {
+	n=0
+	while [ ! -e \$1 ] && [ \$n -lt 100 ]; do
+		sleep 0.1
+		n=\$((n + 1))
+	done
+}
+if [ -n "$probe_fail" ] && [ ! -d /sys/module/neuron ] && [ ! -d /sys/module/neuronprof_trn_emu ]; then
+	case " $probe_fail " in
+	*" rebind "*)
+		dmesg -c >/dev/null
+		modprobe neuron dup_helper_enable=0 mempool_small_pool_size=0 || echo "rebind: neuron: \$?" >>/out/errors
+		insmod /rig/neuronprof_trn_emu.ko arch=v2 base=0x100000000 || echo "rebind: emu: \$?" >>/out/errors
+		n=0
+		while [ "\$(dmesg | grep -c 'nd0: reset request .* completed')" -lt 1 ] && [ \$n -lt 300 ]; do
+			sleep 0.1
+			n=\$((n + 1))
+		done
+		drv=/sys/bus/pci/drivers/neuron-driver
+		bdf=\$(ls \$drv | grep ':' | head -n 1)
+		echo "bound: \$bdf" >/out/rebind.out
+		echo \$bdf >\$drv/unbind 2>>/out/rebind.out
+		echo "unbind: \$?" >>/out/rebind.out
+		ls /dev/neuron0 >>/out/rebind.out 2>&1
+		echo \$bdf >\$drv/bind 2>>/out/rebind.out
+		echo \$? >/out/rebind.bind
+		n=0
+		while [ "\$(dmesg | grep -c 'nd0: reset request .* completed')" -lt 2 ] && [ \$n -lt 300 ] &&
+			[ "\$(cat /out/rebind.bind)" = 0 ]; do
+			sleep 0.1
+			n=\$((n + 1))
+		done
+		# <> would create a file where the node is missing.
+		if [ -c /dev/neuron0 ]; then
+			( : <>/dev/neuron0 ) 2>>/out/rebind.out
+			echo \$? >/out/rebind.open
+		else
+			echo "no node" >/out/rebind.open
+		fi
+		( rmmod neuron neuronprof_trn_emu; echo \$? >/out/rebind-rmmod.rc ) &
+		wait_file /out/rebind-rmmod.rc
+		dmesg >/out/rebind.dmesg
+		;;
+	esac
+	case " $probe_fail " in
+	*" probe-fail "*)
+		[ -d /sys/module/neuron ] && exit 0
+		dmesg -c >/dev/null
+		modprobe neuron mempool_small_pool_size=0 || echo "probe-fail: neuron: \$?" >>/out/errors
+		insmod /rig/neuronprof_trn_emu.ko arch=v2 base=0x100000000 fail_probe=nmetric_init ||
+			echo "probe-fail: emu: \$?" >>/out/errors
+		# The reset the probe queued runs (or not) meanwhile.
+		sleep 2
+		ls -l /dev/neuron0 >/out/probe-fail.out 2>&1
+		[ -e /dev/neuron0 ] && [ ! -c /dev/neuron0 ] && echo "/dev/neuron0 is no device node" >>/out/probe-fail.out
+		echo "reset threads: \$(cat /proc/[0-9]*/comm 2>/dev/null | grep -c '^nd0 reset')" >>/out/probe-fail.out
+		( : </dev/neuron0 ) 2>>/out/probe-fail.out
+		echo "open: \$?" >>/out/probe-fail.out
+		( rmmod neuron; echo \$? >/out/probe-fail-rmmod.rc ) &
+		wait_file /out/probe-fail-rmmod.rc
+		echo "rmmod neuron: \$(cat /out/probe-fail-rmmod.rc 2>/dev/null || echo stuck)" >>/out/probe-fail.out
+		# A node that outlived neuron.ko opens into the module's freed
+		# memory: an oops in chrdev_open() with cdev_lock held, after which
+		# no character device opens and the VM hangs (RIG_PROBE_FAIL_OOPS=1).
+		if [ -c /dev/neuron0 ] && [ "${RIG_PROBE_FAIL_OOPS:-0}" != 1 ]; then
+			echo "open after rmmod: skipped, the node outlived neuron.ko" >>/out/probe-fail.out
+		else
+			( : </dev/neuron0 ) 2>>/out/probe-fail.out
+			echo "open after rmmod: \$?" >>/out/probe-fail.out
+		fi
+		sleep 1
+		dmesg >/out/probe-fail.dmesg
+		rmmod neuronprof_trn_emu
+		;;
+	esac
+fi
 EOF
 
 vm_run "$work/guest.sh"
@@ -1006,6 +1098,38 @@ if [ -n "$probe_race" ]; then
 		"$work/probe-race.why"
 	sed 's/^/# /' "$out/probe-race.out" 2>/dev/null | head -n 10
 fi
+
+# Fix 12: the device bound again probes (its slot was cleared) and opens.
+case " $probe_fail " in
+*" rebind "*)
+	[ "$(cat "$out/rebind.bind" 2>/dev/null)" = 0 ] && [ "$(cat "$out/rebind.open" 2>/dev/null)" = 0 ] &&
+		! grep -q "duplicate routing id\|BUG:\|Oops\|general protection" "$out/rebind.dmesg" 2>/dev/null &&
+		[ "$(cat "$out/rebind-rmmod.rc" 2>/dev/null)" = 0 ]
+	rc=$?
+	{ cat "$out/rebind.out"; grep -m3 "duplicate routing id\|BUG:\|Oops\|general protection" "$out/rebind.dmesg"; } \
+		>"$work/rebind.why" 2>/dev/null
+	result "hostile runtime (trn1) rebind: a device unbound and bound again probes and opens (bind status $(cat "$out/rebind.bind" 2>/dev/null || echo none))" $rc "$work/rebind.why"
+	;;
+esac
+# Fix 11: the probe failed where it was made to (the emulated function's
+# log says so) and left no node, no reset thread, nothing to open before
+# or after neuron.ko is unloaded, and no oops.
+case " $probe_fail " in
+*" probe-fail "*)
+	grep -q "fail_probe: nmetric_init returns -ENOMEM" "$out/probe-fail.dmesg" 2>/dev/null &&
+		grep -q "^reset threads: 0$" "$out/probe-fail.out" &&
+		[ "$(grep -ci "no such file" "$out/probe-fail.out")" = 3 ] &&
+		grep -q "^open: [1-9]" "$out/probe-fail.out" && grep -q "^open after rmmod: [1-9]" "$out/probe-fail.out" &&
+		grep -q "^rmmod neuron: 0$" "$out/probe-fail.out" &&
+		! grep -q "BUG:\|Oops\|general protection\|ncdev is not NULL" "$out/probe-fail.dmesg"
+	rc=$?
+	{ cat "$out/probe-fail.out"; grep "fail_probe\|probe of\|nd0: reset request\|ncdev is not NULL" "$out/probe-fail.dmesg"
+		grep -m1 -B2 -A12 "BUG:\|Oops\|general protection" "$out/probe-fail.dmesg"; } \
+		>"$work/probe-fail.why" 2>/dev/null
+	result "hostile runtime (trn1) probe-fail: a probe failing after the node exists leaves no node, no reset thread, no oops on open" $rc \
+		"$work/probe-fail.why"
+	;;
+esac
 
 if [ "$cal" = 1 ]; then
 # calibrated PREFIX V DEVICE ES:UNIT...: calibrate's verdicts.
