@@ -46,6 +46,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+from graph_scc import circles  # noqa: E402
+
 NM = os.environ.get("NM", "nm")
 PUBLIC = "neuronprof/"
 
@@ -212,40 +215,6 @@ def include_graph(srcdir, incdir):
     return nodes, edges
 
 
-def find_cycles(nodes, edges):
-    """Strongly connected components of more than one node (or a self loop)."""
-    index, low, stack, on, comps = {}, {}, [], set(), []
-    counter = [0]
-
-    def visit(v):
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on.add(v)
-        for w in sorted(edges.get(v, ())):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                comps.append(sorted(comp))
-
-    sys.setrecursionlimit(10000)
-    for v in sorted(nodes):
-        if v not in index:
-            visit(v)
-    return comps
-
-
 def parse_args(argv):
     here = os.path.dirname(os.path.abspath(__file__))
     opts = {"graph": False, "src": os.path.join(here, "src"),
@@ -347,10 +316,10 @@ def main(argv):
     for _, a, b, _ in edges:
         file_edges[a].add(b)
     nodes = set(files) | inc_nodes
-    for comp in find_cycles(nodes, file_edges):
+    for comp in circles(nodes, file_edges):
         errors.append("file cycle: " + " <-> ".join(comp))
     folders = {folder_of(n) for n in nodes} - {None}
-    for comp in find_cycles(folders, folder_edges):
+    for comp in circles(folders, folder_edges):
         errors.append("folder cycle: " + " <-> ".join(comp))
 
     if opts["graph"]:

@@ -46,6 +46,8 @@ import re
 import subprocess
 import sys
 
+from graph_scc import circles
+
 NM = os.environ.get("NM", "nm")
 
 IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -275,40 +277,6 @@ def read_tree(srcdir, objdir):
                 continue	# an inline's use: its header's .c's, above
             add(rel, o, s)
     return set(objects), edges
-
-
-def circles(nodes, edges):
-    """Strongly connected components of more than one node (Tarjan)."""
-    index, low, stack, on, comps = {}, {}, [], set(), []
-    counter = [0]
-
-    def visit(v):
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on.add(v)
-        for w in sorted(edges.get(v, ())):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                comps.append(sorted(comp))
-
-    sys.setrecursionlimit(max(10000, 4 * len(nodes)))
-    for v in sorted(nodes):
-        if v not in index:
-            visit(v)
-    return sorted(comps)
 
 
 def main(argv):
