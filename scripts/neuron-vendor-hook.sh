@@ -106,9 +106,10 @@ applied() {
 # generation (fix 7), MEM_GET_EXTENDED_INFO answers the handle (fix 8),
 # a device node's device is set before cdev_add() (fix 9), open refuses
 # a device its probe has not published (fix 10), a failed probe closes the
-# device it initialised (fix 11) and removal clears the device's slot of
-# neuron_devices[] (fix 12, the last); an older series lacks some of the
-# last six.
+# device it initialised (fix 11), removal clears the device's slot of
+# neuron_devices[] (fix 12) and DEVICE_BDF_EXT checks its index against
+# the table (fix 13, the last); an older series lacks some of the last
+# seven.
 fixes_begun() {
 	grep -q 'nnq_release_mc(mpset->nd, mc)' "$src/neuron_mempool.c" 2>/dev/null &&
 		grep -q 'NCDEV_BAR0_ADDRESS' "$src/neuron_cdev.c" 2>/dev/null
@@ -121,7 +122,8 @@ fixes_applied() {
 			"$(grep -n -m1 'ret = cdev_add(cdev, devno, 1);' "$src/neuron_cdev.c" | cut -d: -f1)" ] &&
 		grep -q 'smp_load_acquire(&neuron_devices\[nd->device_index\]) != nd' "$src/neuron_cdev.c" &&
 		grep -q 'if (nd->ncdev)' "$src/neuron_pci.c" &&
-		grep -q 'smp_store_release(&neuron_devices\[nd->device_index\], NULL)' "$src/neuron_pci.c"
+		grep -q 'smp_store_release(&neuron_devices\[nd->device_index\], NULL)' "$src/neuron_pci.c" &&
+		grep -q 'if (arg.nd_index >= MAX_NEURON_DEVICE_COUNT - offset)' "$src/neuron_cdev.c"
 }
 
 # Contract version of the series (patch 1 adds the header) and of a tree's hook.

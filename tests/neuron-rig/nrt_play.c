@@ -76,6 +76,10 @@
  *                   handle, not a kernel address
  *   stale           MEM_FREE of a freed handle after another allocation took
  *                   its index: refused when B, the new allocation, survives
+ *   bdfext          DEVICE_BDF_EXT, on a second open of the device O_WRONLY
+ *                   (any user's), of device 0 (must answer) and of the
+ *                   indices 64, 255, 256 and 2^32 - 1 past the driver's
+ *                   64-device table: refused, never a kernel BUG
  *   bench:Q:K:N[:US]
  *                   N rounds: the hardware writes K entries, the runtime
  *                   consumes them with one head write; prints the mean ns
@@ -729,6 +733,42 @@ static void hostile_extinfo(const char *step)
 	       (unsigned long long)x.mem_handle, x.version);
 }
 
+/*
+ * DEVICE_BDF_EXT of an index past the driver's table of 64 devices must be
+ * refused: 2.24.7.0 truncates nd_index + the device's index to a u8 for
+ * neuron_pci_get_device(), whose BUG_ON() takes 64..255 (a kernel BUG
+ * from any open of the node), and 256 reads device 0.
+ */
+static void hostile_bdfext(const char *step, const char *dev)
+{
+	static const __u32 bad[] = { 64, 255, 256, 0xffffffffu };
+	struct neuron_ioctl_device_bdf_ext b;
+	char msg[160];
+	unsigned int i;
+	int wfd = open(dev, O_WRONLY);
+
+	if (wfd < 0)
+		die(step, "open O_WRONLY");
+	memset(&b, 0, sizeof(b));
+	if (ioctl(wfd, NEURON_IOCTL_DEVICE_BDF_EXT, &b))
+		die(step, "NEURON_IOCTL_DEVICE_BDF_EXT of device 0");
+	printf("%s: device 0 is %04x:%02x:%02x.%u\n", step, b.domain, b.bus_number, b.slot, b.func);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&b, 0, sizeof(b));
+		b.nd_index = bad[i];
+		fflush(stdout);	/* what was refused before a BUG kills us */
+		if (!ioctl(wfd, NEURON_IOCTL_DEVICE_BDF_EXT, &b)) {
+			snprintf(msg, sizeof(msg), "DEVICE_BDF_EXT of device %u answered %04x:%02x:%02x.%u",
+				 bad[i], b.domain, b.bus_number, b.slot, b.func);
+			hole(step, msg);
+		}
+		if (errno != EINVAL && errno != ENODEV)
+			die(step, "DEVICE_BDF_EXT past the table failed, but not with EINVAL or ENODEV");
+		printf("refused %s: device %u: %s\n", step, bad[i], strerror(errno));
+	}
+	close(wfd);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dev = "/dev/neuron0";
@@ -968,6 +1008,8 @@ int main(int argc, char **argv)
 			hostile_extinfo(name);
 		} else if (!strcmp(name, "stale")) {
 			hostile_stale(name);
+		} else if (!strcmp(name, "bdfext")) {
+			hostile_bdfext(name, dev);
 		} else if (!strcmp(name, "freed")) {
 			struct queue *q = queue_arg(name, &p);
 

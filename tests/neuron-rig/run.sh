@@ -57,7 +57,9 @@
 # engine index 16 (TRACE_DMA, TRACE, TopSP), the emulated device
 # writing into a queue whose memory the runtime freed with MEM_FREE, a
 # MEM_FREE of a freed handle freeing the allocation that took its index,
-# and MEM_GET_EXTENDED_INFO answering a kernel address for a handle; the
+# MEM_GET_EXTENDED_INFO answering a kernel address for a handle, and
+# DEVICE_BDF_EXT of devices 64, 255, 256 and 2^32 - 1 on an O_WRONLY open
+# (bdfext, fix 13: a kernel BUG without it); the
 # races of fixes 5 and 6 (nrt_race.c: race-initfree, race-resetinit) and
 # the probe race of fixes 9 and 10 (nrt_probe.c: race-probe, opening and
 # closing the device while it is probed, RIG_PROBE_ROUNDS (5) times); a
@@ -337,16 +339,16 @@ small="reset realloc:core:0:0:1:1024 realloc:core:0:2:3:2048 produce:0:10 consum
 small="$small produce:0:12 heads:0:12:4 produce:1:20 consume:1:20 produce:1:30 heads:1:30:10"
 small="$small produce:0:15 consume:0:15 produce:1:25 heads:1:25:5 produce:0:14 heads:0:14:7"
 # The hostile runtime, one nrt_play per hole so that each is seen on its
-# own: name and steps (commas for spaces). wpast goes last: without the
-# fixes it faults in the kernel.
+# own: name and steps (commas for spaces). wpast and bdfext go last:
+# without the fixes they fault in the kernel (bdfext: a kernel BUG).
 hostile_v2="devinfo:devinfo kread:kread wunaligned:wunaligned bigcount:bigcount"
 hostile_v2="$hostile_v2 engine-dma:badinit:core:0:4:16:4096 engine-trace:badinit:core:0:0:16:4096"
 hostile_v2="$hostile_v2 engine-ts:badinit:ts:0:0:16:4096"
 hostile_v2="$hostile_v2 memfree:reset,realloc:core:0:0:5:4096,produce:0:4,consume:0:4,free:0,freed:0:4"
-hostile_v2="$hostile_v2 stale:stale extinfo:extinfo wpast-end:wpast:0 wpast-3:wpast:3"
+hostile_v2="$hostile_v2 stale:stale extinfo:extinfo wpast-end:wpast:0 wpast-3:wpast:3 bdfext:bdfext"
 hostile_v3="devinfo:devinfo kread:kread wunaligned:wunaligned engine-dma:badinit:core:1:4:16:4096"
 hostile_v3="$hostile_v3 memfree:reset:0x24,realloc:core:5:0:5:4096,produce:0:4,consume:0:4,free:0,freed:0:4"
-hostile_v3="$hostile_v3 stale:stale extinfo:extinfo wpast-end:wpast:0"
+hostile_v3="$hostile_v3 stale:stale extinfo:extinfo wpast-end:wpast:0 bdfext:bdfext"
 # The races of fixes 5 and 6 (nrt_race.c), each run for RIG_RACE_SECONDS
 # (10) on each device, after the hostile steps; selected with the hostile
 # steps (RIG_HOSTILE, RIG_HOSTILE_ONLY) by the names race-initfree and
