@@ -264,7 +264,7 @@ for t in 1 2 3 4 5; do
 	play off
 	captured on --ring-size 8M
 	play off2
-	captured nostream --no-streaming --ring-size 32M
+	captured nostream --no-streaming --ring-size 32M --cores 0
 done
 true
 GUEST
