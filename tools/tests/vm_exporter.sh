@@ -41,7 +41,7 @@ echo $? >/out/exporter.rc
 GUEST
 } >"$work/guest.sh"
 
-vm_run "$build/tests/sim_run:/tool/sim_run"
+VM_SMP=1 VM_ICOUNT=1 vm_run "$build/tests/sim_run:/tool/sim_run"
 for f in m.prom http.prom; do
 	if command -v promtool >/dev/null; then
 		promtool check metrics <"$out/$f" >"$work/promtool.$f" 2>&1 ||

@@ -77,7 +77,7 @@ wait
 GUEST
 } >"$work/guest.sh"
 
-VM_TIMEOUT=${VM_TIMEOUT:-600} vm_run
+VM_SMP=1 VM_ICOUNT=1 VM_TIMEOUT=${VM_TIMEOUT:-600} vm_run
 [ "$failed" = 0 ] || exit 1
 
 "$py" - "$out" <<'PY' || failed=1

@@ -50,7 +50,7 @@ GUEST
 	done
 } >"$work/guest.sh"
 
-vm_run "$build/tests/sim_run:/tool/sim_run"
+VM_SMP=1 VM_ICOUNT=1 vm_run "$build/tests/sim_run:/tool/sim_run"
 # A guest that could not load the simulator has nothing to check.
 [ "$failed" = 0 ] || exit 1
 
