@@ -216,10 +216,10 @@ def read_tree(srcdir, objdir):
         """The inlines @toks name that belong to another file, and every
         token of the code of @code_of (its own and that of the inlines with
         no .c, or its own, it names, transitively)."""
-        named, seen, todo = [], set(), list(toks)
+        named, seen, worklist = [], set(), list(toks)
         allt = set(toks)
-        while todo:
-            t = todo.pop()
+        while worklist:
+            t = worklist.pop()
             for header, own, ptoks in pieces.get(t, ()):
                 if (t, header) in seen:
                     continue
@@ -227,7 +227,7 @@ def read_tree(srcdir, objdir):
                 if own is None or own == code_of:
                     new = ptoks - allt
                     allt |= new
-                    todo.extend(new)
+                    worklist.extend(new)
                 else:
                     named.append((t, header, own))
         return named, allt
