@@ -192,6 +192,22 @@ struct xdma {
 #define XINSTR_TAG(code, named)	((uint64_t)(code) | (uint64_t)(named) << 32)
 
 /*
+ * A format's cache of what repeats per instruction name and opcode: slots
+ * keyed by name_key (0: empty) and XINSTR_TAG, XINSTR_CACHE of them, two
+ * ways per set. xinstr_set() is the index of the first way of the
+ * instructions named by @key of opcode @code; a new slot goes first, the
+ * one it replaces second.
+ */
+#define XINSTR_CACHE	512
+
+static inline size_t xinstr_set(uint64_t key, uint32_t code)
+{
+	uint64_t h = (key * 0x9e3779b97f4a7c15ULL ^ (uint64_t)code << 32) * 0xff51afd7ed558ccdULL;
+
+	return (h >> 54) % (XINSTR_CACHE / 2) * 2;
+}
+
+/*
  * Callbacks of an output format; each returns 0 or -1 after an error message.
  * Categories and argument keys are string literals or strings of the
  * profile, unchanged for the whole export, so a format may remember them by

@@ -49,7 +49,7 @@ struct json_export *json_export_new(FILE *out)
 		x->tail_track = NULL;
 		x->last_us = UINT64_MAX;	/* no timestamp's: at most UINT64_MAX / 1000 */
 		x->last_us_len = 0;
-		for (int i = 0; i < INSTR_CACHE; i++)
+		for (int i = 0; i < XINSTR_CACHE; i++)
 			x->instrs[i].key = 0;
 		x->first = true;
 		x->ob.f = out;

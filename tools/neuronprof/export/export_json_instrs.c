@@ -19,12 +19,10 @@
 static const struct instr_slot *instr_slot(struct json_export *x, const char *name,
 					   uint64_t key, uint32_t code, bool named)
 {
-	uint64_t h = (key * 0x9e3779b97f4a7c15ULL ^ (uint64_t)code << 32) * 0xff51afd7ed558ccdULL;
-	struct instr_slot *s = &x->instrs[(h >> 54) % (INSTR_CACHE / 2) * 2];
+	struct instr_slot *s = &x->instrs[xinstr_set(key, code)];
 	uint64_t tag = XINSTR_TAG(code, named);
 	char *p, *end;
 
-	/* Two ways: a new slot goes first, the one it replaces second. */
 	if (s[0].key == key && s[0].tag == tag)
 		return &s[0];
 	if (s[1].key == key && s[1].tag == tag)

@@ -38,14 +38,13 @@ struct name_slot {
 };
 
 /*
- * What repeats in the instructions of one name and opcode (see j_instrs()):
+ * What repeats in the instructions of one name and opcode (see j_instrs();
+ * the slots are looked up by xinstr_set(), export.h):
  * the name's bytes in one cache line, and for a named instruction those
  * from "args" to the first hex digit of "pc" in a second: the slots of the
  * opcodes a program runs stay in the cache while the output streams past.
  */
-#define INSTR_CACHE	512
 #define INSTR_ARGS	38
-
 #define INSTR_NAME	46
 
 struct instr_slot {
@@ -74,7 +73,7 @@ struct json_export {
 	uint64_t last_us;
 	size_t last_us_len;
 	char last_us_text[24];
-	struct instr_slot instrs[INSTR_CACHE];
+	struct instr_slot instrs[XINSTR_CACHE];
 	struct obuf ob;
 };
 

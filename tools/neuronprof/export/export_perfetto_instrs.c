@@ -16,17 +16,6 @@
 #include "export/export_perfetto_internal.h"
 
 /*
- * The two slots (ways) where the instructions named by @key of opcode
- * @code may be: a new one goes first, the one it replaces second.
- */
-static struct pf_instr_slot *pf_slot(struct perfetto_export *x, uint64_t key, uint32_t code)
-{
-	uint64_t h = (key * 0x9e3779b97f4a7c15ULL ^ (uint64_t)code << 32) * 0xff51afd7ed558ccdULL;
-
-	return &x->instrs[(h >> 54) % (INSTR_CACHE / 2) * 2];
-}
-
-/*
  * After an instruction written through named_event(), from the iids it
  * interned: the export's parts (once), and the slot of its name and
  * opcode; left empty when one of them is not interned (a full table) or
@@ -36,7 +25,7 @@ static void pf_instr_fill(struct perfetto_export *x, const char *name, uint64_t 
 			  uint32_t code, bool named)
 {
 	static const char *const keys[3] = { "pc", "operand0", "operand1" };
-	struct pf_instr_slot *s = pf_slot(x, key, code);
+	struct pf_instr_slot *s = &x->instrs[xinstr_set(key, code)];
 	uint64_t nm_iid, code_iid = 0;
 	uint8_t tmp[INSTR_NAME + 32], *p, *at;
 	char hex[16];
@@ -117,7 +106,7 @@ int perfetto_instrs(const struct xformat *fmt, void *ctx, const struct xtrack *t
 
 	for (size_t i = 0; i < n; i++) {
 		const struct xinstr *in = &v[i];
-		const struct pf_instr_slot *s = pf_slot(x, in->name_key, in->code);
+		const struct pf_instr_slot *s = &x->instrs[xinstr_set(in->name_key, in->code)];
 		const uint64_t a[3] = { in->pc, in->op0, in->op1 };
 		uint64_t tag = XINSTR_TAG(in->code, in->named);
 		uint8_t *pkt, *te;

@@ -132,7 +132,6 @@ struct addr_cache {
  * "code" annotation when it has one), in one cache line; per export, each
  * hex argument's annotation up to its value, and the category's iid.
  */
-#define INSTR_CACHE	512
 #define INSTR_NAME	47
 
 struct pf_instr_slot {
@@ -143,7 +142,7 @@ struct pf_instr_slot {
 } __attribute__((aligned(64)));
 
 struct perfetto_export {
-	struct pf_instr_slot instrs[INSTR_CACHE];
+	struct pf_instr_slot instrs[XINSTR_CACHE];
 	bool instr_ready;		/* instr_cat, instr_pre made */
 	uint64_t instr_cat;
 	uint8_t instr_pre_len[3];
