@@ -124,6 +124,33 @@ static const struct op_stats *op_find(const struct unit *u, uint32_t code)
 	return NULL;
 }
 
+/* An op as one side has it: its durations, their samples, the executions, its name. */
+struct op_side {
+	const struct dist *d;
+	const uint64_t *dur;
+	uint64_t execs;
+	const char *name;
+};
+
+/*
+ * The op of unit @unit (a TopSP if @topsp) of opcode @code into @r: side
+ * @side is @mine, the other side @other (NULL: it has no such op). Named as
+ * BASE's device names it, else as NEW's.
+ */
+static void op_row(struct diff_row *r, int side, bool topsp, uint32_t unit, uint32_t code,
+		   const struct op_side *mine, const struct op_side *other)
+{
+	r->topsp = topsp;
+	r->unit = unit;
+	r->code = code;
+	r->name = mine->name;
+	if (!r->name && other)
+		r->name = other->name;
+	side_dist(r, side, mine->d, mine->execs, mine->dur);
+	if (other)
+		side_dist(r, !side, other->d, other->execs, other->dur);
+}
+
 /* The ops of the units of @c (of BASE) and @cn (of NEW); either may be NULL. */
 static void core_ops(struct diff *d, const struct core_stats *cb, const struct core_stats *cn)
 {
@@ -145,16 +172,11 @@ static void core_ops(struct diff *d, const struct core_stats *cb, const struct c
 					continue;
 				r->dev = c->dev;
 				r->core = c->core;
-				r->topsp = u->topsp;
-				r->unit = u->index;
-				r->code = op->code;
-				/* The name BASE's device gives it, else NEW's. */
-				r->name = unit_op_name(c, u, op->code);
-				if (!r->name && oop)
-					r->name = unit_op_name(o, ou, op->code);
-				side_dist(r, side, &op->d, core_execs(c), op->dur);
-				if (oop)
-					side_dist(r, !side, &oop->d, core_execs(o), oop->dur);
+				op_row(r, side, u->topsp, u->index, op->code,
+				       &(struct op_side){ &op->d, op->dur, core_execs(c),
+							  unit_op_name(c, u, op->code) },
+				       oop ? &(struct op_side){ &oop->d, oop->dur, core_execs(o),
+								unit_op_name(o, ou, op->code) } : NULL);
 			}
 		}
 	}
@@ -192,15 +214,10 @@ static void all_ops(struct diff *d, const struct rec_stats *b, const struct rec_
 
 			if (!r)
 				continue;
-			r->topsp = x->topsp;
-			r->unit = x->index;
-			r->code = x->code;
-			r->name = xop_name(s, x);
-			if (!r->name && ox)
-				r->name = xop_name(o, ox);
-			side_dist(r, side, &x->d, xop_execs(s, x), x->dur);
-			if (ox)
-				side_dist(r, !side, &ox->d, xop_execs(o, ox), ox->dur);
+			op_row(r, side, x->topsp, x->index, x->code,
+			       &(struct op_side){ &x->d, x->dur, xop_execs(s, x), xop_name(s, x) },
+			       ox ? &(struct op_side){ &ox->d, ox->dur, xop_execs(o, ox),
+						       xop_name(o, ox) } : NULL);
 		}
 	}
 }
