@@ -36,7 +36,8 @@ struct diff_opts {
 	enum progress_mode pmode;
 };
 
-enum { DO_ALPHA, DO_ABOVE, DO_OP, DO_LATENCY, DO_BUSY, DO_DMA };
+/* The options' tags: a threshold of the gate (enum diff_gate_kind), or these. */
+enum { DO_ABOVE = GATE_N, DO_ALPHA };
 
 static int diff_opt(const struct opt *opt, const char *arg, void *ctx)
 {
@@ -57,13 +58,10 @@ static int diff_opt(const struct opt *opt, const char *arg, void *ctx)
 	if (v < 0 || v > 1000000)
 		return usage_error("--%s: %s is not a percentage from 0 to 1000000",
 				   opt->long_name, arg);
-	switch (opt->tag) {
-	case DO_ABOVE: o->above = v; break;
-	case DO_OP: o->gate.op = v; break;
-	case DO_LATENCY: o->gate.latency = v; break;
-	case DO_BUSY: o->gate.busy = v; break;
-	default: o->gate.dma = v; break;
-	}
+	if (opt->tag == DO_ABOVE)
+		o->above = v;
+	else
+		o->gate.pct[opt->tag] = v;
 	return 0;
 }
 
@@ -444,10 +442,12 @@ void diff_json_write(FILE *f, const struct diff *d, const struct diff_input *in,
 	jw_u64(&j, "min_samples", DIFF_MIN_SAMPLES);
 	jw_obj_end(&j);
 	jw_obj_begin(&j, "gate");
-	json_gate_value(&j, "op_pct", gate->op);
-	json_gate_value(&j, "latency_pct", gate->latency);
-	json_gate_value(&j, "busy_pct", gate->busy);
-	json_gate_value(&j, "dma_pct", gate->dma);
+	for (int k = 0; k < GATE_N; k++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "%s_pct", diff_gate_names[k]);
+		json_gate_value(&j, key, gate->pct[k]);
+	}
 	jw_bool(&j, "errors", gate->errors);
 	jw_obj_end(&j);
 	jw_arr_begin(&j, "rows");
@@ -600,7 +600,6 @@ int cmd_diff(int argc, char **argv)
 {
 	struct diff_opts o = {
 		.top = 15, .alpha = 0.05, .above = -1,
-		.gate = { .op = -1, .latency = -1, .busy = -1, .dma = -1 },
 		.pmode = PROGRESS_AUTO,
 	};
 	struct diff_input in[2] = { 0 };
@@ -620,16 +619,16 @@ int cmd_diff(int argc, char **argv)
 		OPT_CALLBACK(0, "fail-above", "PCT", diff_opt, DO_ABOVE,
 			     "an op (per core or across cores) or a model's\n"
 			     "latency significantly slower by more than PCT %"),
-		OPT_CALLBACK(0, "fail-above-op", "PCT", diff_opt, DO_OP,
+		OPT_CALLBACK(0, "fail-above-op", "PCT", diff_opt, GATE_OP,
 			     "an op's mean duration significantly slower by\n"
 			     "more than PCT % (overrides --fail-above for ops)"),
-		OPT_CALLBACK(0, "fail-above-latency", "PCT", diff_opt, DO_LATENCY,
+		OPT_CALLBACK(0, "fail-above-latency", "PCT", diff_opt, GATE_LATENCY,
 			     "a model's mean execution latency significantly\n"
 			     "slower by more than PCT %"),
-		OPT_CALLBACK(0, "fail-above-busy", "PCT", diff_opt, DO_BUSY,
+		OPT_CALLBACK(0, "fail-above-busy", "PCT", diff_opt, GATE_BUSY,
 			     "a core's busy time per execution up by more than\n"
 			     "PCT % (one value per recording: no test)"),
-		OPT_CALLBACK(0, "fail-above-dma", "PCT", diff_opt, DO_DMA,
+		OPT_CALLBACK(0, "fail-above-dma", "PCT", diff_opt, GATE_DMA,
 			     "a core's DMA bytes per execution up by more than\n"
 			     "PCT % (no test)"),
 		OPT_BOOL(0, "fail-on-errors", &o.gate.errors, "a core with more errors in NEW"),
@@ -637,15 +636,16 @@ int cmd_diff(int argc, char **argv)
 		OPT_END(),
 	};
 
+	diff_gate_off(&o.gate);
 	if (opts_parse(argc, argv, opts, &o, &ret))
 		return ret;
 	if (o.json && o.csv)
 		return usage_error("--json and --csv are exclusive");
 	if (o.above >= 0) {
-		if (o.gate.op < 0)
-			o.gate.op = o.above;
-		if (o.gate.latency < 0)
-			o.gate.latency = o.above;
+		if (o.gate.pct[GATE_OP] < 0)
+			o.gate.pct[GATE_OP] = o.above;
+		if (o.gate.pct[GATE_LATENCY] < 0)
+			o.gate.pct[GATE_LATENCY] = o.above;
 	}
 	ret = diff_inputs_parse(in, argc, argv, optind);
 	if (ret)

@@ -218,7 +218,7 @@ static const char style[] =
 /* The JSON document inside a script element: "</" cannot end it early. */
 static void data_block(FILE *f, const struct diff *d, const struct diff_input *in)
 {
-	const struct diff_gate off = { .op = -1, .latency = -1, .busy = -1, .dma = -1 };
+	struct diff_gate off;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
@@ -227,6 +227,7 @@ static void data_block(FILE *f, const struct diff *d, const struct diff_input *i
 		fputs("<script type=\"application/json\" id=\"diff-data\">null</script>\n", f);
 		return;
 	}
+	diff_gate_off(&off);
 	diff_json_write(m, d, in, &off);
 	fclose(m);
 	html_json_script(f, "<script type=\"application/json\" id=\"diff-data\">\n", buf, len);

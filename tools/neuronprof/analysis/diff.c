@@ -511,6 +511,17 @@ const char *diff_verdict(const struct diff_row *r)
 	return "unchanged";
 }
 
+const char *const diff_gate_names[GATE_N] = {
+	[GATE_OP] = "op", [GATE_LATENCY] = "latency", [GATE_BUSY] = "busy", [GATE_DMA] = "dma",
+};
+
+void diff_gate_off(struct diff_gate *g)
+{
+	for (int k = 0; k < GATE_N; k++)
+		g->pct[k] = -1;
+	g->errors = false;
+}
+
 bool diff_regressed(const struct diff_row *r, const struct diff_gate *g)
 {
 	double thr;
@@ -518,16 +529,16 @@ bool diff_regressed(const struct diff_row *r, const struct diff_gate *g)
 	switch (r->kind) {
 	case DIFF_OP:
 	case DIFF_OP_ALL:
-		thr = g->op;
+		thr = g->pct[GATE_OP];
 		break;
 	case DIFF_LATENCY:
-		thr = g->latency;
+		thr = g->pct[GATE_LATENCY];
 		break;
 	case DIFF_BUSY:
-		thr = g->busy;
+		thr = g->pct[GATE_BUSY];
 		break;
 	case DIFF_DMA:
-		thr = g->dma;
+		thr = g->pct[GATE_DMA];
 		break;
 	case DIFF_ERRORS:
 		return g->errors && r->change > 0;

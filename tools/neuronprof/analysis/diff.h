@@ -128,16 +128,27 @@ double diff_mann_whitney(const uint64_t *a, size_t na, const uint64_t *b, size_t
 			 double *u, double *z);
 
 /*
- * Thresholds of the gate, in percent; a negative value is off.
- * @op: a significant change of an op's mean duration (per core or across).
- * @latency: a significant change of a model's mean latency.
- * @busy, @dma: a core's busy time or DMA bytes (per execution): no test.
- * @errors: any core with more errors in NEW.
+ * The thresholds of the gate, in percent: GATE_OP, a significant change of
+ * an op's mean duration (per core or across); GATE_LATENCY, of a model's
+ * mean latency; GATE_BUSY, GATE_DMA, a core's busy time or DMA bytes per
+ * execution (no test). diff_gate_names[] names them as diff's JSON does
+ * ("<name>_pct") and its options (--fail-above-<name>).
+ */
+enum diff_gate_kind { GATE_OP, GATE_LATENCY, GATE_BUSY, GATE_DMA, GATE_N };
+
+extern const char *const diff_gate_names[GATE_N];
+
+/*
+ * The gate: @pct, a threshold per kind, negative: off; @errors: any core
+ * with more errors in NEW.
  */
 struct diff_gate {
-	double op, latency, busy, dma;
+	double pct[GATE_N];
 	bool errors;
 };
+
+/* diff_gate_off() - @g with every threshold off. */
+void diff_gate_off(struct diff_gate *g);
 
 /* diff_regressed() - whether @r regresses past @g. */
 bool diff_regressed(const struct diff_row *r, const struct diff_gate *g);
