@@ -522,29 +522,23 @@ void diff_gate_off(struct diff_gate *g)
 	g->errors = false;
 }
 
+/* The threshold a row of each kind is held to; GATE_N: none (errors: the gate's own). */
+static const enum diff_gate_kind kind_gate[] = {
+	[DIFF_OP] = GATE_OP, [DIFF_OP_ALL] = GATE_OP, [DIFF_LATENCY] = GATE_LATENCY,
+	[DIFF_BUSY] = GATE_BUSY, [DIFF_UTIL] = GATE_N, [DIFF_DMA] = GATE_DMA,
+	[DIFF_ERRORS] = GATE_N,
+};
+
 bool diff_regressed(const struct diff_row *r, const struct diff_gate *g)
 {
 	double thr;
 
-	switch (r->kind) {
-	case DIFF_OP:
-	case DIFF_OP_ALL:
-		thr = g->pct[GATE_OP];
-		break;
-	case DIFF_LATENCY:
-		thr = g->pct[GATE_LATENCY];
-		break;
-	case DIFF_BUSY:
-		thr = g->pct[GATE_BUSY];
-		break;
-	case DIFF_DMA:
-		thr = g->pct[GATE_DMA];
-		break;
-	case DIFF_ERRORS:
+	if (r->kind == DIFF_ERRORS)
 		return g->errors && r->change > 0;
-	default:
+	if ((size_t)r->kind >= sizeof(kind_gate) / sizeof(kind_gate[0]) ||
+	    kind_gate[r->kind] == GATE_N)
 		return false;
-	}
+	thr = g->pct[kind_gate[r->kind]];
 	if (thr < 0 || !r->has_pct || r->change_pct <= thr)
 		return false;
 	return is_samples(r->kind) ? r->significant && r->z > 0 : true;
