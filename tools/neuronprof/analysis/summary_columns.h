@@ -147,9 +147,29 @@ struct mop_row {
 	size_t rank;
 };
 
+/*
+ * A recording's totals over its cores (totals()): X(member, JSON key) for
+ * each, in the order of the JSON's "totals", which is written from this
+ * list; struct totals has a uint64_t member each.
+ */
+#define TOTALS(X)							\
+	X(instructions, "instructions")					\
+	X(events, "events")						\
+	X(dma, "dma")							\
+	X(dma_bytes, "dma_bytes")					\
+	X(inferences, "inferences")					\
+	X(infer_failed, "inferences_failed")				\
+	X(executions, "executions")					\
+	X(errors, "errors")						\
+	X(throttles, "throttle_events")					\
+	X(lost, "lost")							\
+	X(gaps, "seq_gaps")						\
+	X(unexplained, "records_with_unexplained_gaps")
+
 struct totals {
-	uint64_t instructions, events, dma, dma_bytes, inferences, infer_failed, executions,
-		 errors, throttles, lost, gaps, unexplained;
+#define TOTAL_MEMBER(member, key)	uint64_t member;
+	TOTALS(TOTAL_MEMBER)
+#undef TOTAL_MEMBER
 };
 
 struct exec_ref {

@@ -251,18 +251,9 @@ static void json_recording(struct json *j, const struct rec_stats *s)
 		jw_null(j, "host");
 	}
 	jw_obj_begin(j, "totals");
-	jw_u64(j, "instructions", t.instructions);
-	jw_u64(j, "events", t.events);
-	jw_u64(j, "dma", t.dma);
-	jw_u64(j, "dma_bytes", t.dma_bytes);
-	jw_u64(j, "inferences", t.inferences);
-	jw_u64(j, "inferences_failed", t.infer_failed);
-	jw_u64(j, "executions", t.executions);
-	jw_u64(j, "errors", t.errors);
-	jw_u64(j, "throttle_events", t.throttles);
-	jw_u64(j, "lost", t.lost);
-	jw_u64(j, "seq_gaps", t.gaps);
-	jw_u64(j, "records_with_unexplained_gaps", t.unexplained);
+#define TOTAL_JSON(member, key)	jw_u64(j, key, t.member);
+	TOTALS(TOTAL_JSON)
+#undef TOTAL_JSON
 	jw_obj_end(j);
 	jw_u64(j, "raw_entries", s->raw_entries);
 	json_raw_queues(j, s);
