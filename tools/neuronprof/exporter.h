@@ -36,11 +36,47 @@
  */
 #define EXPORTER_DRAIN_GAP_MS	50
 
+/*
+ * The metric families, in the order of their F_ values (the list of
+ * Documentation/analysis.rst): X(id, name, type, unit, help) each, from
+ * which the enum of their ids and families[] (exporter_metrics.c) are made.
+ */
+#define EXPORTER_FAMILIES(X) \
+	X(F_ENGINE_BUSY, "neuronprof_engine_busy_seconds_total", PROM_COUNTER, PROM_NS_AS_SECONDS, \
+	  "Time the engine (or TopSP) spent in instructions (summary's busy time).") \
+	X(F_ENGINE_INSTR, "neuronprof_engine_instructions_total", PROM_COUNTER, PROM_INT, \
+	  "Instructions (TRACE entries) the engine (or TopSP) executed.") \
+	X(F_ENGINE_DMA, "neuronprof_engine_dma_transfers_total", PROM_COUNTER, PROM_INT, \
+	  "DMA transfers (DMA entries) of the engine.") \
+	X(F_ENGINE_DMA_BYTES, "neuronprof_engine_dma_bytes_total", PROM_COUNTER, PROM_INT, \
+	  "Bytes the engine's DMA transfers moved.") \
+	X(F_CORE_BUSY, "neuronprof_core_busy_seconds_total", PROM_COUNTER, PROM_NS_AS_SECONDS, \
+	  "Time the NeuronCore had any engine in an instruction (the union of its engines' busy time).") \
+	X(F_CORE_INFER, "neuronprof_core_inferences_total", PROM_COUNTER, PROM_INT, \
+	  "Inferences (INFER_STATUS start/stop pairs) the NeuronCore completed.") \
+	X(F_CORE_ERRORS, "neuronprof_core_errors_total", PROM_COUNTER, PROM_INT, \
+	  "Error notifications of the NeuronCore and its TopSPs.") \
+	X(F_CORE_THROTTLE, "neuronprof_core_throttle_level", PROM_GAUGE, PROM_INT, \
+	  "The NeuronCore's last throttle level (0: not throttled).") \
+	X(F_QUEUE_ENTRIES, "neuronprof_queue_entries_total", PROM_COUNTER, PROM_INT, \
+	  "Entries the queue delivered to the exporter.") \
+	X(F_QUEUE_LOST, "neuronprof_queue_lost_entries_total", PROM_COUNTER, PROM_INT, \
+	  "Entries the queue lost because its ring was full.") \
+	X(F_QUEUE_GAPS, "neuronprof_queue_sequence_gaps_total", PROM_COUNTER, PROM_INT, \
+	  "Sequence numbers the queue's entries skip (entries that vanished, counted or not).") \
+	X(F_QUEUE_FILL, "neuronprof_queue_ring_fill_ratio", PROM_GAUGE, PROM_REAL, \
+	  "Highest fill of the queue's ring seen before a drain in the last interval (0 to 1).") \
+	X(F_QUEUE_CAPTURED, "neuronprof_queue_captured_elsewhere", PROM_GAUGE, PROM_INT, \
+	  "1 while the queue has as many subscribers as it takes, so the exporter does not see it (it subscribes once one is freed).") \
+	X(F_REPLAY_PROGRESS, "neuronprof_exporter_replay_progress_ratio", PROM_GAUGE, PROM_REAL, \
+	  "Share of the recording's changes of these metrics replayed so far (1: the replay is over).") \
+	X(F_PUBLICATIONS, "neuronprof_exporter_publications_total", PROM_COUNTER, PROM_INT, \
+	  "Times the exporter has published its metrics.")
+
 enum {
-	F_ENGINE_BUSY, F_ENGINE_INSTR, F_ENGINE_DMA, F_ENGINE_DMA_BYTES,
-	F_CORE_BUSY, F_CORE_INFER, F_CORE_ERRORS, F_CORE_THROTTLE,
-	F_QUEUE_ENTRIES, F_QUEUE_LOST, F_QUEUE_GAPS, F_QUEUE_FILL, F_QUEUE_CAPTURED,
-	F_REPLAY_PROGRESS, F_PUBLICATIONS,
+#define FAMILY_ID(id, name, type, unit, help)	id,
+	EXPORTER_FAMILIES(FAMILY_ID)
+#undef FAMILY_ID
 	F_COUNT
 };
 
