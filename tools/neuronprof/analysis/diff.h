@@ -131,8 +131,8 @@ double diff_mann_whitney(const uint64_t *a, size_t na, const uint64_t *b, size_t
  * The thresholds of the gate, in percent: GATE_OP, a significant change of
  * an op's mean duration (per core or across); GATE_LATENCY, of a model's
  * mean latency; GATE_BUSY, GATE_DMA, a core's busy time or DMA bytes per
- * execution (no test). diff_gate_names[] names them as diff's JSON does
- * ("<name>_pct") and its options (--fail-above-<name>).
+ * execution (no test). diff_gate_names[] names them, as the keys of
+ * diff's JSON ("<name>_pct") and its options (--fail-above-<name>) do.
  */
 enum diff_gate_kind { GATE_OP, GATE_LATENCY, GATE_BUSY, GATE_DMA, GATE_N };
 
