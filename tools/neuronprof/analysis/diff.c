@@ -373,9 +373,28 @@ static void change_of(struct diff_row *r)
 	}
 }
 
+/*
+ * What a row of each kind is: its name (diff_kind_name()), whether it
+ * compares samples of durations (which are tested), and the threshold of
+ * the gate it is held to (GATE_N: none; errors have the gate's own).
+ */
+static const struct {
+	const char *name;
+	bool samples;
+	enum diff_gate_kind gate;
+} kinds[] = {
+	[DIFF_OP] = { "op", true, GATE_OP },
+	[DIFF_OP_ALL] = { "op_all", true, GATE_OP },
+	[DIFF_LATENCY] = { "latency", true, GATE_LATENCY },
+	[DIFF_BUSY] = { "busy", false, GATE_BUSY },
+	[DIFF_UTIL] = { "util", false, GATE_N },
+	[DIFF_DMA] = { "dma_bytes", false, GATE_DMA },
+	[DIFF_ERRORS] = { "errors", false, GATE_N },
+};
+
 static bool is_samples(enum diff_kind k)
 {
-	return k == DIFF_OP || k == DIFF_OP_ALL || k == DIFF_LATENCY;
+	return kinds[k].samples;
 }
 
 static int cmp_p(const void *a, const void *b)
@@ -480,15 +499,7 @@ void diff_free(struct diff *d)
 
 const char *diff_kind_name(enum diff_kind k)
 {
-	switch (k) {
-	case DIFF_OP: return "op";
-	case DIFF_OP_ALL: return "op_all";
-	case DIFF_LATENCY: return "latency";
-	case DIFF_BUSY: return "busy";
-	case DIFF_UTIL: return "util";
-	case DIFF_DMA: return "dma_bytes";
-	default: return "errors";
-	}
+	return kinds[k].name;
 }
 
 const char *diff_verdict(const struct diff_row *r)
@@ -522,23 +533,15 @@ void diff_gate_off(struct diff_gate *g)
 	g->errors = false;
 }
 
-/* The threshold a row of each kind is held to; GATE_N: none (errors: the gate's own). */
-static const enum diff_gate_kind kind_gate[] = {
-	[DIFF_OP] = GATE_OP, [DIFF_OP_ALL] = GATE_OP, [DIFF_LATENCY] = GATE_LATENCY,
-	[DIFF_BUSY] = GATE_BUSY, [DIFF_UTIL] = GATE_N, [DIFF_DMA] = GATE_DMA,
-	[DIFF_ERRORS] = GATE_N,
-};
-
 bool diff_regressed(const struct diff_row *r, const struct diff_gate *g)
 {
 	double thr;
 
 	if (r->kind == DIFF_ERRORS)
 		return g->errors && r->change > 0;
-	if ((size_t)r->kind >= sizeof(kind_gate) / sizeof(kind_gate[0]) ||
-	    kind_gate[r->kind] == GATE_N)
+	if (kinds[r->kind].gate == GATE_N)
 		return false;
-	thr = g->pct[kind_gate[r->kind]];
+	thr = g->pct[kinds[r->kind].gate];
 	if (thr < 0 || !r->has_pct || r->change_pct <= thr)
 		return false;
 	return is_samples(r->kind) ? r->significant && r->z > 0 : true;
