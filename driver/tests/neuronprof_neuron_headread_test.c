@@ -21,6 +21,7 @@
 #define HR_RING		(64 * 64)	/* device ring: 64 entries of 64 bytes */
 #define HR_READ		0		/* what a head register read returns */
 #define HR_RESET	3		/* a head register after a reset */
+#define HR_SUB		(16 * PAGE_SIZE)	/* a subscription's ring: 256 entries */
 
 /* The fixture's, with the provider and the fake set to a head read that says nothing. */
 int nn_hr_init(struct kunit *test)
@@ -42,15 +43,20 @@ void nn_hr_exit(struct kunit *test)
 	nprof_fake_set_head_fixed(false, 0, 0);
 }
 
-static struct nprof_sub *hr_subscribe(struct kunit *test, struct nprof_drmdev *ndev, u32 kind,
-				      u32 index, u32 type, u32 engine)
+/*
+ * A device, a subscription of queue @type of @engine of core @core, and
+ * that core reset, as the runtime does first: its head registers read
+ * reset_head.
+ */
+static struct nprof_sub *hr_reset_core_sub(struct kunit *test, u32 core, u32 type, u32 engine)
 {
-	const struct drm_neuronprof_nq_subscribe args = {
-		.target_kind = kind, .target_index = index, .queue_type = type,
-		.engine = engine, .ring_size = 16 * PAGE_SIZE,
-	};
+	struct nprof_drmdev *ndev = nn_device(test);
+	struct nn_ctx *ctx = test->priv;
+	struct nprof_sub *sub;
 
-	return nn_subscribe(test, ndev, &args);
+	sub = nn_subscribe_queue(test, ndev, NEURONPROF_TARGET_CORE, core, type, engine, HR_SUB);
+	KUNIT_ASSERT_EQ(test, nprof_fake_reset_core(ctx->dev, core), 0);
+	return sub;
 }
 
 /*
@@ -97,22 +103,36 @@ static int hr_round(struct kunit *test, struct nprof_sub *sub, u64 *at, int q, u
 }
 
 /*
+ * Core 0 reset, then its TRACE queue of engine 1 (subscribed as @sub[0])
+ * and TopSP 0's TRACE queue (@sub[1]) programmed anew, in @q[0] and @q[1]:
+ * both start at reset_head; @n0 and @n1 entries consumed and delivered.
+ */
+static void hr_reset_core0(struct kunit *test, struct nprof_sub *const sub[2], u64 at[2],
+			   int q[2], u32 n0, u32 n1)
+{
+	struct nn_ctx *ctx = test->priv;
+
+	KUNIT_ASSERT_EQ(test, nprof_fake_reset_core(ctx->dev, 0), 0);
+	q[0] = nn_program(test, NEURON_NQ_HOOK_NC, 0, 0, 1, HR_RING);
+	q[1] = nn_program(test, NEURON_NQ_HOOK_TOPSP, 0, 0, 0, HR_RING);
+	nn_head_write(test, q[0], n0);
+	nn_head_write(test, q[1], n1);
+	hr_expect(test, sub[0], &at[0], q[0], HR_RESET, n0);
+	hr_expect(test, sub[1], &at[1], q[1], HR_RESET, n1);
+}
+
+/*
  * A head written to a register set is kept: the queue programmed there in
  * new memory after the last one's memory was freed (no reset between)
  * starts from it, not from the read (0) or reset_head (3).
  */
 static void hr_test_kept_head(struct kunit *test)
 {
-	struct nprof_drmdev *ndev = nn_device(test);
-	struct nn_ctx *ctx = test->priv;
-	struct nprof_sub *sub;
+	struct nprof_sub *sub = hr_reset_core_sub(test, 0, NEURONPROF_QT_TRACE, 1);
 	u64 at = 0;
 	int q;
 
-	sub = hr_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 1);
-	/* The runtime resets the core first: its head registers read 3 ... */
-	KUNIT_ASSERT_EQ(test, nprof_fake_reset_core(ctx->dev, 0), 0);
-	/* ... and a read says 0: the device writes from 3, reset_head. */
+	/* The head registers read 3 and a read says 0: the device writes from 3, reset_head. */
 	q = hr_round(test, sub, &at, -1, HR_RESET, 20);
 	/* The set's head is 23; its queue's memory goes, the registers stay. */
 	q = hr_round(test, sub, &at, q, 23, 10);
@@ -130,37 +150,27 @@ static void hr_test_reset_clears(struct kunit *test)
 {
 	struct nprof_drmdev *ndev = nn_device(test);
 	struct nn_ctx *ctx = test->priv;
-	struct nprof_sub *sub, *tsub;
-	u64 at = 0, tat = 0;
-	int q, t;
+	struct nprof_sub *sub[2];
+	u64 at[2] = { 0, 0 };
+	int q[2];
 
-	sub = hr_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 1);
+	sub[0] = nn_subscribe_queue(test, ndev, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 1,
+				    HR_SUB);
 	/* TopSP 0 is core 0's (3 TopSPs per core). */
-	tsub = hr_subscribe(test, ndev, NEURONPROF_TARGET_TOPSP, 0, NEURONPROF_QT_TOPSP_TRACE, 0);
-	KUNIT_ASSERT_EQ(test, nprof_fake_reset_core(ctx->dev, 0), 0);
-	q = nn_program(test, NEURON_NQ_HOOK_NC, 0, 0, 1, HR_RING);
-	t = nn_program(test, NEURON_NQ_HOOK_TOPSP, 0, 0, 0, HR_RING);
-	nn_head_write(test, q, 20);
-	nn_head_write(test, t, 7);
-	hr_expect(test, sub, &at, q, HR_RESET, 20);
-	hr_expect(test, tsub, &tat, t, HR_RESET, 7);
+	sub[1] = nn_subscribe_queue(test, ndev, NEURONPROF_TARGET_TOPSP, 0,
+				    NEURONPROF_QT_TOPSP_TRACE, 0, HR_SUB);
+	hr_reset_core0(test, sub, at, q, 20, 7);
 	/* Core 0 has no queue left; core 1 is reset: core 0's heads stay. */
-	KUNIT_ASSERT_EQ(test, nprof_fake_mem_free(ctx->dev, q), 0);
-	KUNIT_ASSERT_EQ(test, nprof_fake_mem_free(ctx->dev, t), 0);
+	KUNIT_ASSERT_EQ(test, nprof_fake_mem_free(ctx->dev, q[0]), 0);
+	KUNIT_ASSERT_EQ(test, nprof_fake_mem_free(ctx->dev, q[1]), 0);
 	KUNIT_ASSERT_EQ(test, nprof_fake_reset_core(ctx->dev, 1), 0);
-	q = hr_round(test, sub, &at, -1, 23, 5);
-	KUNIT_ASSERT_EQ(test, nprof_fake_mem_free(ctx->dev, q), 0);
+	q[0] = hr_round(test, sub[0], &at[0], -1, 23, 5);
+	KUNIT_ASSERT_EQ(test, nprof_fake_mem_free(ctx->dev, q[0]), 0);
 	/* Core 0 is reset with no queue: its sets' and its TopSPs' heads are 3. */
-	KUNIT_ASSERT_EQ(test, nprof_fake_reset_core(ctx->dev, 0), 0);
-	q = nn_program(test, NEURON_NQ_HOOK_NC, 0, 0, 1, HR_RING);
-	t = nn_program(test, NEURON_NQ_HOOK_TOPSP, 0, 0, 0, HR_RING);
-	nn_head_write(test, q, 12);
-	nn_head_write(test, t, 4);
-	hr_expect(test, sub, &at, q, HR_RESET, 12);
-	hr_expect(test, tsub, &tat, t, HR_RESET, 4);
+	hr_reset_core0(test, sub, at, q, 12, 4);
 	/* A reset with the queues there (patch 9's halts, then patch 10's reset). */
 	KUNIT_ASSERT_EQ(test, nprof_fake_reset_core(ctx->dev, 0), 2);
-	hr_round(test, sub, &at, -1, HR_RESET, 9);
+	hr_round(test, sub[0], &at[0], -1, HR_RESET, 9);
 }
 
 /*
@@ -172,14 +182,11 @@ static void hr_test_reset_clears(struct kunit *test)
  */
 static void hr_test_reprogram(struct kunit *test)
 {
-	struct nprof_drmdev *ndev = nn_device(test);
+	struct nprof_sub *sub = hr_reset_core_sub(test, 1, NEURONPROF_QT_EVENT, 0);
 	struct nn_ctx *ctx = test->priv;
-	struct nprof_sub *sub;
 	u64 at = 0;
 	int q;
 
-	sub = hr_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 1, NEURONPROF_QT_EVENT, 0);
-	KUNIT_ASSERT_EQ(test, nprof_fake_reset_core(ctx->dev, 1), 0);
 	q = nn_program(test, NEURON_NQ_HOOK_NC, 1, 2, 0, HR_RING);
 	nn_head_write(test, q, 30);
 	hr_expect(test, sub, &at, q, HR_RESET, 30);

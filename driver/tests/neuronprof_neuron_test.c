@@ -23,17 +23,6 @@
 
 #define NN_RING		(64 * 64)	/* device ring: 64 entries of 64 bytes */
 
-static struct nprof_sub *nn_test_subscribe(struct kunit *test, struct nprof_drmdev *ndev,
-					   u32 kind, u32 index, u32 type, u32 engine, u64 size)
-{
-	const struct drm_neuronprof_nq_subscribe args = {
-		.target_kind = kind, .target_index = index, .queue_type = type,
-		.engine = engine, .ring_size = size,
-	};
-
-	return nn_subscribe(test, ndev, &args);
-}
-
 /*
  * Check the ring holds device entries @first.. of fake queue @q in order,
  * @parts 32-byte parts each; return the device entries delivered.
@@ -94,8 +83,8 @@ static void nn_test_wrap(struct kunit *test)
 	struct nprof_sub *sub;
 	int q, round;
 
-	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 1, NEURONPROF_QT_TRACE, 3,
-				16 * PAGE_SIZE);
+	sub = nn_subscribe_queue(test, ndev, NEURONPROF_TARGET_CORE, 1, NEURONPROF_QT_TRACE, 3,
+				 16 * PAGE_SIZE);
 	q = nn_program(test, NEURON_NQ_HOOK_NC, 1, 0, 3, NN_RING);
 	for (round = 0; round < 5; round++) {
 		KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 50), 50L);
@@ -124,8 +113,8 @@ static void nn_test_ring_wraps_mid_copy(struct kunit *test)
 	const struct neuronprof_notification *h;
 	int q;
 
-	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_THROTTLE, 0,
-				PAGE_SIZE);
+	sub = nn_subscribe_queue(test, ndev, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_THROTTLE, 0,
+				 PAGE_SIZE);
 	q = nn_program(test, NEURON_NQ_HOOK_NC, 0, 5, 0, NN_RING);
 	/* 40 device entries of 64 bytes: a record of 41 of the ring's 64 entries. */
 	nn_head_write(test, q, 40);
@@ -164,8 +153,8 @@ static void nn_test_four_parts_and_overflow(struct kunit *test)
 	 * 64 ring entries: a record of the first 25 device entries (51 ring
 	 * entries), one of 6 in the 13 left, then the ring is full.
 	 */
-	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_NOTIFY, 0,
-				PAGE_SIZE);
+	sub = nn_subscribe_queue(test, ndev, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_NOTIFY, 0,
+				 PAGE_SIZE);
 	q = nn_program(test, NEURON_NQ_HOOK_NC, 0, 1, 0, 2 * PAGE_SIZE);
 	nn_head_write(test, q, 25);
 	nn_head_write(test, q, 25);
@@ -190,8 +179,8 @@ static void nn_test_head_passes_a_ring(struct kunit *test)
 	int q, i;
 
 	ndev = nn_format_device(test, 64, NPROF_NN_HEAD_COUNTER_ENTRIES);
-	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_TOPSP, 5, NEURONPROF_QT_TOPSP_TRACE,
-				0, 16 * PAGE_SIZE);
+	sub = nn_subscribe_queue(test, ndev, NEURONPROF_TARGET_TOPSP, 5, NEURONPROF_QT_TOPSP_TRACE,
+				 0, 16 * PAGE_SIZE);
 	q = nn_program(test, NEURON_NQ_HOOK_TOPSP, 5, 0, 0, NN_RING);
 	/* 150 entries consumed without a head write, then one write. */
 	for (i = 0; i < 3; i++) {
@@ -215,8 +204,8 @@ static void nn_test_core_reset(struct kunit *test)
 	struct nprof_sub *sub;
 	int q;
 
-	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_EVENT, 0,
-				16 * PAGE_SIZE);
+	sub = nn_subscribe_queue(test, ndev, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_EVENT, 0,
+				 16 * PAGE_SIZE);
 	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 0, 2, 0, NN_RING);
 	nn_head_write(test, q, 40);
 	KUNIT_ASSERT_EQ(test, nprof_fake_reset_core(ctx->dev, 0), 1);
@@ -270,8 +259,8 @@ static void nn_test_halt_during_copy(struct kunit *test)
 	struct nprof_sub *sub;
 	unsigned long i;
 
-	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 1, NEURONPROF_QT_ERROR, 0,
-				256 * PAGE_SIZE);
+	sub = nn_subscribe_queue(test, ndev, NEURONPROF_TARGET_CORE, 1, NEURONPROF_QT_ERROR, 0,
+				 256 * PAGE_SIZE);
 	r.q = nn_program(test, NEURON_NQ_HOOK_NC, 1, 3, 0, NN_RING);
 	init_completion(&r.done);
 	t = kthread_run(nn_test_runtime, &r, "nn_test_runtime");
@@ -294,8 +283,8 @@ static void nn_test_remove_subscribed(struct kunit *test)
 	struct nprof_sub *sub;
 	int q;
 
-	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_DMA, 15,
-				16 * PAGE_SIZE);
+	sub = nn_subscribe_queue(test, ndev, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_DMA, 15,
+				 16 * PAGE_SIZE);
 	q = nprof_fake_program(ctx->dev, NEURON_NQ_HOOK_NC, 0, 4, 15, NN_RING);
 	nn_head_write(test, q, 20);
 	KUNIT_ASSERT_EQ(test, nprof_fake_remove(ctx->dev), 0);
@@ -342,8 +331,8 @@ static void nn_test_params_checked(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, nprof_nn_set_format(16, NPROF_NN_HEAD_RING_ENTRIES), -EINVAL);
 	ndev = nn_device(test);
 	KUNIT_EXPECT_EQ(test, nprof_device_desc(ndev)->raw_entry_size, 64U);
-	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 0,
-				16 * PAGE_SIZE);
+	sub = nn_subscribe_queue(test, ndev, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 0,
+				 16 * PAGE_SIZE);
 	q = nn_program(test, NEURON_NQ_HOOK_NC, 0, 0, 0, NN_RING);
 	nn_head_write(test, q, 10);
 	KUNIT_EXPECT_EQ(test, nn_test_check_ring(test, sub, q, 0, 2), 10ULL);
@@ -363,8 +352,8 @@ static void nn_test_counter_backwards(struct kunit *test)
 	int q, i;
 
 	ndev = nn_format_device(test, 64, NPROF_NN_HEAD_COUNTER_ENTRIES);
-	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 1, NEURONPROF_QT_NOTIFY, 2,
-				16 * PAGE_SIZE);
+	sub = nn_subscribe_queue(test, ndev, NEURONPROF_TARGET_CORE, 1, NEURONPROF_QT_NOTIFY, 2,
+				 16 * PAGE_SIZE);
 	q = nn_program(test, NEURON_NQ_HOOK_NC, 1, 1, 2, NN_RING);
 	nn_head_write(test, q, 10);
 	/* Restarted behind the hook's back: the counter drops from 10 to 0. */
@@ -396,8 +385,8 @@ static void nn_test_first_seen_queue_baseline(struct kunit *test)
 	int q, q2;
 
 	ndev = nn_device(test);
-	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_TOPSP, 2, NEURONPROF_QT_TOPSP_EVENT,
-				0, 16 * PAGE_SIZE);
+	sub = nn_subscribe_queue(test, ndev, NEURONPROF_TARGET_TOPSP, 2, NEURONPROF_QT_TOPSP_EVENT,
+				 0, 16 * PAGE_SIZE);
 	nprof_fake_set_blind(true);
 	q = nn_program(test, NEURON_NQ_HOOK_TOPSP, 2, 2, 0, NN_RING);
 	nn_head_write(test, q, 30);
@@ -425,8 +414,8 @@ static void nn_test_counter_huge_gap(struct kunit *test)
 	int q;
 
 	ndev = nn_format_device(test, 64, NPROF_NN_HEAD_COUNTER_ENTRIES);
-	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 1,
-				16 * PAGE_SIZE);
+	sub = nn_subscribe_queue(test, ndev, NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_TRACE, 1,
+				 16 * PAGE_SIZE);
 	q = nn_program(test, NEURON_NQ_HOOK_NC, 0, 0, 1, NN_RING);
 	nn_head_write(test, q, 1);
 	KUNIT_ASSERT_EQ(test, nprof_fake_rebase_head(ctx->dev, q, S32_MAX - 1), 0);
@@ -478,8 +467,8 @@ static void nn_test_device_memory(struct kunit *test)
 	if (!IS_ERR(sub))
 		nprof_sub_destroy(sub);
 
-	sub = nn_test_subscribe(test, ndev, NEURONPROF_TARGET_CORE, 1, NEURONPROF_QT_EVENT, 0,
-				16 * PAGE_SIZE);
+	sub = nn_subscribe_queue(test, ndev, NEURONPROF_TARGET_CORE, 1, NEURONPROF_QT_EVENT, 0,
+				 16 * PAGE_SIZE);
 	KUNIT_EXPECT_FALSE(test, sub->ring.flags & NEURONPROF_RING_UNREADABLE);
 	q = nprof_fake_program_at(ctx->dev, NEURON_NQ_HOOK_NC, 1, 2, 0, NN_RING, false);
 	KUNIT_ASSERT_GE(test, q, 0);

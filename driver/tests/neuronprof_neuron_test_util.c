@@ -81,6 +81,18 @@ struct nprof_sub *nn_subscribe(struct kunit *test, struct nprof_drmdev *ndev,
 	return sub;
 }
 
+/* A subscription of queue @type of @engine of target @kind @index, a ring of @ring_size bytes. */
+struct nprof_sub *nn_subscribe_queue(struct kunit *test, struct nprof_drmdev *ndev, u32 kind,
+				     u32 index, u32 type, u32 engine, u64 ring_size)
+{
+	const struct drm_neuronprof_nq_subscribe args = {
+		.target_kind = kind, .target_index = index, .queue_type = type,
+		.engine = engine, .ring_size = ring_size,
+	};
+
+	return nn_subscribe(test, ndev, &args);
+}
+
 /* The runtime programs a queue of the device in host memory; its fake queue index. */
 int nn_program(struct kunit *test, u32 target, u32 id, u32 nq_type, u32 engine, u32 size)
 {

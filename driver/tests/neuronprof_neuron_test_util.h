@@ -32,6 +32,8 @@ struct nprof_drmdev *nn_device(struct kunit *test);
 struct nprof_drmdev *nn_format_device(struct kunit *test, u32 entry_size, u32 head_mode);
 struct nprof_sub *nn_subscribe(struct kunit *test, struct nprof_drmdev *ndev,
 			       const struct drm_neuronprof_nq_subscribe *args);
+struct nprof_sub *nn_subscribe_queue(struct kunit *test, struct nprof_drmdev *ndev, u32 kind,
+				     u32 index, u32 type, u32 engine, u64 ring_size);
 int nn_program(struct kunit *test, u32 target, u32 id, u32 nq_type, u32 engine, u32 size);
 void nn_head_write(struct kunit *test, int q, u32 n);
 

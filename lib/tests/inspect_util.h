@@ -447,8 +447,8 @@ static inline void check_range_setting(cfg_range_set_fn set, cfg_range_get_fn ge
  * The frame most session tests share: a scratch directory made the current
  * one, @ndev fake trn2 devices, and a configuration (cfg_new()) of
  * @activities and @mode writing into out/. fxs_open() makes them, the test
- * adjusts f->cfg (and may add a control page with fxs_control()),
- * fxs_begin() begins the session and puts its directory into f->dir;
+ * adjusts f->cfg, fxs_begin() begins the session and puts its directory
+ * into f->dir (fxs_open_controlled() does all three with a control page);
  * fxs_close() closes the session (again, if the test did) and undoes the
  * rest.
  */
@@ -516,15 +516,22 @@ static inline void fxs_close(struct fx_session *f)
 }
 
 /*
- * A control page with capture @enabled, which the session maps at its
- * begin; false (the case failed, the frame closed) if there is none.
+ * The frame of one fake device and device profiles in @mode, with a
+ * control page of capture @enabled that the session maps at its begin,
+ * the session begun; false (the case failed, the frame closed) if there is
+ * no page.
  */
-static inline bool fxs_control(struct fx_session *f, int enabled)
+static inline bool fxs_open_controlled(struct fx_session *f, enum nprof_device_profile_mode mode,
+				       int enabled)
 {
+	fxs_open(f, 1, NPROF_ACTIVITY_DEVICE_PROFILE, mode);
 	f->page = control_page_new(enabled, &f->page_fd);
-	if (!f->page)
+	if (!f->page) {
 		fxs_close(f);
-	return f->page != NULL;
+		return false;
+	}
+	fxs_begin(f);
+	return true;
 }
 
 /* The session directory out/<instance>-<pid>/<ns> that child @pid made. */

@@ -35,10 +35,6 @@ static inline const char *fresh_dir(void)
 	return mkdtemp(dir);
 }
 
-/*
- * A writer of @name in a fresh scratch directory (dir): NULL (the case
- * failed, the directory gone) if either cannot be made.
- */
 /* A writer of @name in @d; NULL (the case failed) if it cannot be made. */
 static inline struct nprof_ntff_writer *new_writer(const char *d, const char *name)
 {
@@ -49,6 +45,10 @@ static inline struct nprof_ntff_writer *new_writer(const char *d, const char *na
 	return w;
 }
 
+/*
+ * A writer of @name in a fresh scratch directory (dir): NULL (the case
+ * failed, the directory gone) if either cannot be made.
+ */
 static inline struct nprof_ntff_writer *fresh_writer(const char *name)
 {
 	struct nprof_ntff_writer *w;

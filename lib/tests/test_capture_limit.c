@@ -270,10 +270,8 @@ TEST(switch_seq_rotates_the_files)
 	struct fx_session f;
 	struct nprof_model *m;
 
-	fxs_open(&f, 1, NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
-	if (!fxs_control(&f, 1))
+	if (!fxs_open_controlled(&f, NPROF_DEVICE_PROFILE_SESSION, 1))
 		return;
-	fxs_begin(&f);
 	m = fxs_run_model(&f, "rotated", 1, 1, 9, 0, switch_before_4_and_8);
 	check_execs(f.dir, "profile_nc_1_session_0.ntff", ENTRIES(1 + 2 + 3), 1, 3);
 	check_execs(f.dir, "profile_nc_1_session_1.ntff", ENTRIES(4 + 5 + 6 + 7), 4, 7);

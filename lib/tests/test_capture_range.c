@@ -136,10 +136,8 @@ TEST(control_page_two_windows)
 	struct fx_session f;
 	struct nprof_model *m;
 
-	fxs_open(&f, 1, NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_SESSION);
-	if (!fxs_control(&f, 0))
+	if (!fxs_open_controlled(&f, NPROF_DEVICE_PROFILE_SESSION, 0))
 		return;
-	fxs_begin(&f);
 	CHECK_INT(fakex_subscribed(&f.x), 0);
 	m = fxs_run_model(&f, "windowed", 1, 1, 14, 0, flip_windows);
 	CHECK_INT(dir_scan(f.dir, "profile_nc_", NULL, 0), 2);
@@ -205,10 +203,8 @@ TEST(control_page_model_mode)
 	struct nprof_model *m;
 	char name[NAME_MAX + 1];
 
-	fxs_open(&f, 1, NPROF_ACTIVITY_DEVICE_PROFILE, NPROF_DEVICE_PROFILE_MODEL);
-	if (!fxs_control(&f, 0))
+	if (!fxs_open_controlled(&f, NPROF_DEVICE_PROFILE_MODEL, 0))
 		return;
-	fxs_begin(&f);
 	m = fxs_run_model(&f, "gated", 4, 0, 4, 0, enable_from_third);
 	CHECK(dir_find(f.dir, "gated_vnc_", name, sizeof(name)));
 	CHECK_INT(ntff_check(f.dir, name, &info), ENTRIES(3));

@@ -505,9 +505,9 @@ NPROF_API int nprof_capture_session_serialize(struct nprof_capture *cap, uint32_
 
 	if (!dir)
 		return nprof_err(EINVAL, "output directory is NULL");
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = nprof_dir_open(dir);
 	if (fd < 0)
-		return nprof_err(errno, "cannot open directory %s: %s", dir, strerror(errno));
+		return fd;
 	ret = nprof_capture_session_serialize_at(cap, nc, session_id, fd);
 	close(fd);
 	return ret;

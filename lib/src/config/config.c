@@ -41,6 +41,15 @@ static const uint64_t ring_size_default[NPROF_QT_COUNT] = {
 	1 * MiB,	/* TOPSP_ERROR */
 };
 
+/* An int entry point's check of its configuration argument. */
+#define CHECK_NOT_NULL(p, what) \
+	do { \
+		if (!(p)) \
+			return nprof_err(EINVAL, what " is NULL"); \
+	} while (0)
+#define CHECK_CFG(cfg)	CHECK_NOT_NULL(cfg, "inspect config")
+#define CHECK_ST(st)	CHECK_NOT_NULL(st, "system-trace config")
+
 /* ---- activities --------------------------------------------------------- */
 
 NPROF_API int nprof_activity_from_name(const char *name)
@@ -75,8 +84,7 @@ NPROF_API int nprof_inspect_config_get_all_activity_types(const char ***names, s
 NPROF_API int nprof_inspect_config_get_enabled_activity_types(const struct nprof_inspect_config *cfg,
 							      const char ***names, size_t *count)
 {
-	if (!cfg)
-		return nprof_err(EINVAL, "inspect config is NULL");
+	CHECK_CFG(cfg);
 	return nprof_dup_name_list(activity_names, ARRAY_SIZE(activity_names), cfg->activities,
 				   names, count);
 }
@@ -112,8 +120,7 @@ NPROF_API void nprof_sys_trace_config_free(struct nprof_sys_trace_config *cfg)
 
 NPROF_API int nprof_sys_trace_config_set_defaults(struct nprof_sys_trace_config *cfg)
 {
-	if (!cfg)
-		return nprof_err(EINVAL, "system-trace config is NULL");
+	CHECK_ST(cfg);
 	sys_trace_defaults(cfg);
 	return 0;
 }
@@ -121,8 +128,7 @@ NPROF_API int nprof_sys_trace_config_set_defaults(struct nprof_sys_trace_config 
 NPROF_API int nprof_sys_trace_config_set_max_events_per_nc(struct nprof_sys_trace_config *cfg,
 							   uint64_t max_events)
 {
-	if (!cfg)
-		return nprof_err(EINVAL, "system-trace config is NULL");
+	CHECK_ST(cfg);
 	if (max_events < 1 || max_events > NPROF_SYS_TRACE_MAX_EVENTS_LIMIT)
 		return nprof_err(EINVAL, "max events per core %llu is out of range [1, %llu]",
 				 (unsigned long long)max_events, NPROF_SYS_TRACE_MAX_EVENTS_LIMIT);
@@ -145,8 +151,7 @@ static int check_nc(uint32_t nc)
 NPROF_API int nprof_sys_trace_config_set_capture_enabled_for_nc(struct nprof_sys_trace_config *cfg,
 								uint32_t nc, bool enable)
 {
-	if (!cfg)
-		return nprof_err(EINVAL, "system-trace config is NULL");
+	CHECK_ST(cfg);
 	if (check_nc(nc))
 		return -EINVAL;
 	cfg->capture_nc[nc] = enable;
@@ -156,8 +161,7 @@ NPROF_API int nprof_sys_trace_config_set_capture_enabled_for_nc(struct nprof_sys
 NPROF_API int nprof_sys_trace_config_get_capture_enabled_for_nc(const struct nprof_sys_trace_config *cfg,
 								uint32_t nc)
 {
-	if (!cfg)
-		return nprof_err(EINVAL, "system-trace config is NULL");
+	CHECK_ST(cfg);
 	if (check_nc(nc))
 		return -EINVAL;
 	return cfg->capture_nc[nc];
@@ -169,8 +173,7 @@ NPROF_API int nprof_sys_trace_config_set_capture_enabled_for_event_type(
 	uint64_t mask;
 	int ret;
 
-	if (!cfg)
-		return nprof_err(EINVAL, "system-trace config is NULL");
+	CHECK_ST(cfg);
 	ret = nprof_sys_trace_event_selector(event_type, &mask);
 	if (ret)
 		return ret;
@@ -195,8 +198,7 @@ NPROF_API void nprof_sys_trace_free_event_types(const char **names, size_t count
 NPROF_API int nprof_sys_trace_config_get_enabled_event_types(const struct nprof_sys_trace_config *cfg,
 							     const char ***names, size_t *count)
 {
-	if (!cfg)
-		return nprof_err(EINVAL, "system-trace config is NULL");
+	CHECK_ST(cfg);
 	return nprof_dup_name_list(nprof_sys_trace_event_names(), NPROF_SYS_TRACE_EVENT_COUNT,
 				   cfg->event_type_mask, names, count);
 }
@@ -243,12 +245,6 @@ NPROF_API void nprof_inspect_config_free(struct nprof_inspect_config *cfg)
 {
 	free(cfg);
 }
-
-#define CHECK_CFG(cfg) \
-	do { \
-		if (!(cfg)) \
-			return nprof_err(EINVAL, "inspect config is NULL"); \
-	} while (0)
 
 NPROF_API int nprof_inspect_config_set_defaults(struct nprof_inspect_config *cfg)
 {

@@ -120,6 +120,17 @@ static void slot_release(uint32_t vnc, struct slot *s)
 	s->cap = NULL;
 }
 
+/*
+ * A slot's stopped capture waits for a save; if continuous profiling was
+ * stopped meanwhile, nobody will save it and it goes. Called locked.
+ */
+static void slot_stash(uint32_t vnc, struct slot *s)
+{
+	s->state = SLOT_STASHED;
+	if (!atomic_load(&cont_enabled))
+		slot_release(vnc, s);
+}
+
 NPROF_API int nprof_profile_continuous_start(const struct nprof_profile_continuous_options *opts)
 {
 	struct nprof_capture_opts zc = { .size = sizeof(zc), .flags = NPROF_CAPTURE_ZERO_COPY };
@@ -250,9 +261,7 @@ static int continuous_exec_end(const struct nprof_session_view *v,
 			  s->model_name, vnc, nprof_err_current());
 		slot_release(vnc, s);
 	} else {
-		s->state = SLOT_STASHED;
-		if (!atomic_load(&cont_enabled))
-			slot_release(vnc, s);
+		slot_stash(vnc, s);
 	}
 	pthread_mutex_unlock(&cont_lock);
 	return 0;
@@ -328,9 +337,7 @@ NPROF_API int nprof_profile_continuous_save(uint32_t vnc,
 		nprof_log(NPROF_LOG_INFO, "continuous profile of NC %u saved as %s/%s", vnc,
 			  opts->output_dir, name);
 	} else {
-		s->state = SLOT_STASHED;
-		if (!atomic_load(&cont_enabled))
-			slot_release(vnc, s);
+		slot_stash(vnc, s);
 	}
 	pthread_mutex_unlock(&cont_lock);
 	return ret;

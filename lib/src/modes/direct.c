@@ -110,7 +110,6 @@ static int open_parent(const char *path, const char **base)
 {
 	char dir[PATH_MAX];
 	const char *slash = strrchr(path, '/');
-	int fd;
 
 	if (!slash) {
 		snprintf(dir, sizeof(dir), ".");
@@ -123,10 +122,7 @@ static int open_parent(const char *path, const char **base)
 	}
 	if (!**base)
 		return nprof_err(EINVAL, "%s names a directory, not a file", path);
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return nprof_err(errno, "cannot open directory %s: %s", dir, strerror(errno));
-	return fd;
+	return nprof_dir_open(dir);
 }
 
 NPROF_API int nprof_profile_stop(const char *filename)

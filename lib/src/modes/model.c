@@ -258,13 +258,9 @@ static int model_exec_end(const struct nprof_session_view *s, const struct nprof
 		label.exec_first = r.exec_first;
 		label.exec_last = ec->range_n;
 	}
-	ret = nprof_capture_session_serialize_named(r.cap, r.local, sid, s->dirfd, r.name, &label);
-	if (ret) {
-		ret = nprof_err(-ret, "cannot write %s/%s: %s", s->dir, r.name, nprof_err_current());
-		nprof_log(NPROF_LOG_ERROR, "%s", nprof_err_current());
-		nprof_capture_session_drop(r.cap, r.local, sid);
+	ret = nprof_mode_write_harvest(s, r.cap, r.local, sid, r.name, &label);
+	if (ret)
 		goto put;
-	}
 	if (failed && r.on_fail) {
 		ret = nprof_onfail_salvage(s, r.name);
 		if (ret)
@@ -289,11 +285,8 @@ static void range_stop(const struct nprof_session_view *s, const struct nprof_re
 	label.exec_last = range_count_of(r->name);
 	if (label.exec_last < label.exec_first)
 		label.exec_last = label.exec_first;
-	if (!nprof_capture_session_stop(r->cap, r->local, &sid) &&
-	    nprof_capture_session_serialize_named(r->cap, r->local, sid, s->dirfd, r->name, &label)) {
-		nprof_log(NPROF_LOG_ERROR, "cannot write %s/%s: %s", s->dir, r->name, nprof_err_current());
-		nprof_capture_session_drop(r->cap, r->local, sid);
-	}
+	if (!nprof_capture_session_stop(r->cap, r->local, &sid))
+		nprof_mode_write_harvest(s, r->cap, r->local, sid, r->name, &label);
 	if (!crash)
 		nprof_rt_capture_put(r->vnc);
 }

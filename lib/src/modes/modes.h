@@ -95,6 +95,18 @@ extern const struct nprof_mode_ops nprof_mode_session;
 /* onfail.c: the salvage directory ./tmp of profiles of failed executions. */
 extern const struct nprof_mode_ops nprof_mode_onfail;
 
+struct nprof_capture_label;
+
+/*
+ * harvest.c: write the stopped capture session @sid of (@cap, @local) into
+ * the session directory of @s as @name, described by @label; dropped if it
+ * cannot be written. Return: 0, or -errno with "cannot write <dir>/<name>:
+ * <why>" recorded and logged.
+ */
+int nprof_mode_write_harvest(const struct nprof_session_view *s, struct nprof_capture *cap,
+			     uint32_t local, uint64_t sid, const char *name,
+			     const struct nprof_capture_label *label);
+
 /* Is continuous profiling enabled? (A MODEL capture then steps aside.) */
 bool nprof_continuous_enabled(void);
 

@@ -224,13 +224,7 @@ static int harvest_core(const struct nprof_session_view *s, struct nprof_capture
 			  nprof_err_current());
 	} else {
 		nprof_output_session_ntff_name(name, sizeof(name), vnc, window ? (*window)++ : sid);
-		ret = nprof_capture_session_serialize_named(cap, local, sid, s->dirfd, name, label);
-		if (ret) {
-			ret = nprof_err(-ret, "cannot write %s/%s: %s", s->dir, name,
-					nprof_err_current());
-			nprof_log(NPROF_LOG_ERROR, "%s", nprof_err_current());
-			nprof_capture_session_drop(cap, local, sid);
-		}
+		ret = nprof_mode_write_harvest(s, cap, local, sid, name, label);
 	}
 	if (!crash)
 		nprof_rt_capture_put(vnc);

@@ -138,7 +138,7 @@ NPROF_API struct nprof_ntff_writer *nprof_ntff_writer_createat(int dirfd, const 
 NPROF_API struct nprof_ntff_writer *nprof_ntff_writer_create(const char *dir, const char *name,
 							     unsigned int flags)
 {
-	int fd, err, ret;
+	int fd, ret;
 
 	if (!dir)
 		return nprof_err_ptr(EINVAL, "NTFF directory is NULL");
@@ -147,10 +147,10 @@ NPROF_API struct nprof_ntff_writer *nprof_ntff_writer_create(const char *dir, co
 		errno = -ret;
 		return NULL;
 	}
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = nprof_dir_open(dir);
 	if (fd < 0) {
-		err = errno;
-		return nprof_err_ptr(err, "cannot open directory %s: %s", dir, strerror(err));
+		errno = -fd;
+		return NULL;
 	}
 	return writer_open(fd, name, flags, -1);
 }
@@ -661,10 +661,10 @@ struct nprof_ntff_writer *nprof_ntff_writer_create_pending(const char *dir)
 	int dfd, fd, err;
 	char *label;
 
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = nprof_dir_open(dir);
 	if (dfd < 0) {
-		err = errno;
-		return nprof_err_ptr(err, "cannot open directory %s: %s", dir, strerror(err));
+		errno = -dfd;
+		return NULL;
 	}
 	fd = openat(dfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
 	err = errno;

@@ -718,9 +718,9 @@ NPROF_API int nprof_system_profile_write(const char *dir, const struct nprof_sys
 
 	if (!dir)
 		return nprof_err(EINVAL, "system profile directory is NULL");
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = nprof_dir_open(dir);
 	if (fd < 0)
-		return nprof_err(errno, "cannot open directory %s: %s", dir, strerror(errno));
+		return fd;
 	ret = nprof_system_profile_writeat(fd, opts);
 	close(fd);
 	return ret;

@@ -63,6 +63,13 @@ uint32_t nprof_crc32c_update_crc32_insn(uint32_t crc, const void *buf, size_t le
 /* Whether nprof_crc32c_update() uses the SSE4.2 instruction. */
 int nprof_crc32c_hw_available(void);
 
+/*
+ * Open the directory @dir for a writer to write in (O_RDONLY | O_DIRECTORY
+ * | O_CLOEXEC): the descriptor, or -errno with "cannot open directory @dir:
+ * <why>" recorded.
+ */
+int nprof_dir_open(const char *dir);
+
 /* The temporary name of a file "name" is ".name.<16 hex digits>.tmp". */
 #define NPROF_TMP_EXTRA	(1 + 1 + 16 + 4)
 

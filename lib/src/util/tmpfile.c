@@ -5,7 +5,8 @@
  * never sees a partial file under its final name; and the one function that
  * puts a complete file at its name, which renames over a regular file only:
  * a device or a FIFO is written in place, a symbolic link is followed
- * (Documentation/design.rst, "Writing an output").
+ * (Documentation/design.rst, "Writing an output"). Also how a writer given
+ * a directory by name opens it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +23,15 @@
 
 #include "util/internal.h"
 #include "util/place.h"
+
+int nprof_dir_open(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return nprof_err(errno, "cannot open directory %s: %s", dir, strerror(errno));
+	return fd;
+}
 
 static uint64_t tmp_suffix(void)
 {
