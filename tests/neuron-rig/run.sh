@@ -40,6 +40,8 @@
 # RIG_SEED repeats a drawn one, RIG_V3_PERSONAS="NAME..." names those the
 # trn2 runs too (default p-default p-flipall p-seedN; "none" for none),
 # RIG_PERSONAS_ONLY=1 runs only the personalities (on both devices).
+# RIG_DMA=0 leaves out the vendor's DMA copy on the device model's
+# host-device queues (nrt_play dmacopy, trn_emu_udma.c).
 # RIG_EARLY=0 leaves out the runtime that opens the device while it is
 # probed (the hook must announce a device before its queues can be
 # programmed; neuronprof_neuron's early_queues stays 0).
@@ -702,6 +704,16 @@ personas() {
 }
 
 probe v2 ""
+# The vendor's own DMA copy on each core's host-device queue, which the
+# device model executes (trn_emu_udma.c): MEM_BUF_COPY to and from device
+# memory and MEM_COPY from it to host memory must bring every byte back.
+if [ "${RIG_DMA:-1}" = 1 ]; then
+	for c in 0:200000:2 1:4096:3; do
+		/rig/nrt_play dmacopy:\$c >>/out/dmacopy.out 2>&1
+		echo \$? >>/out/dmacopy.rc
+	done
+	cat /sys/kernel/debug/neuronprof_trn_emu/udma >/out/dmacopy.udma 2>&1
+fi
 if [ $pers = 1 ]; then
 personas "" "${personas[*]}"
 rm -f /tmp/exgo /tmp/exgo.waiting
@@ -958,6 +970,14 @@ result "neuron.ko, neuronprof and the emulated function unload" $? "$out/dmesg.t
 
 grep -q "nd0: reset request .* completed" "$out/probe.log" 2>/dev/null && grep -q "^c" "$out/dev.txt" 2>/dev/null
 result "the vendor's neuron.ko probes the emulated trn1 and its reset completes: /dev/neuron0" $? "$out/probe.log"
+if [ "${RIG_DMA:-1}" = 1 ]; then
+	# Both copies succeeded, and the device model executed descriptors on
+	# both cores' queues, with no error.
+	[ "$(tr -d '\n' <"$out/dmacopy.rc" 2>/dev/null)" = 00 ] &&
+		[ "$(grep -c '^dmacopy ok' "$out/dmacopy.out" 2>/dev/null)" = 2 ] &&
+		[ "$(grep -c 'pairs [1-9][0-9]* .*errors 0$' "$out/dmacopy.udma" 2>/dev/null)" = 2 ]
+	result "the vendor's DMA copy (MEM_BUF_COPY, MEM_COPY) through device memory brings every byte back on both cores' host-device queues (the device model's UDMA: $(tr '\n' ';' <"$out/dmacopy.udma" 2>/dev/null))" $? "$out/dmacopy.out"
+fi
 if [ $pers = 1 ]; then
 # persona_checks PREFIX DEVICE SPEC...: each personality's results on
 # DEVICE (its files under PREFIX), with the seconds it took in the VM.
