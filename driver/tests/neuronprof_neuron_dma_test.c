@@ -14,6 +14,7 @@
 #include <kunit/test.h>
 #include <linux/atomic.h>
 #include <linux/io.h>
+#include <linux/irqflags.h>
 #include <linux/mm.h>
 #include <linux/sizes.h>
 #include <linux/string.h>
@@ -21,7 +22,7 @@
 #include "neuronprof_neuron_test_util.h"
 #include "neuronprof_packed_walk.h"
 
-static atomic_t nn_dma_calls, nn_dma_wraps, nn_dma_fromio;
+static atomic_t nn_dma_calls, nn_dma_wraps, nn_dma_fromio, nn_dma_atomic;
 static atomic64_t nn_dma_bytes;
 /* The copy that fails (counting from 1), 0 for none. */
 static atomic_t nn_dma_fail_at;
@@ -32,6 +33,10 @@ static int nn_dma_read(const struct neuron_nq_hook_dev *d, const struct neuron_n
 		       const void __iomem *io, u32 off, void *buf, u32 len)
 {
 	int call = atomic_inc_return(&nn_dma_calls);
+
+	/* The copy waits for an engine: never inside a span (interrupts off). */
+	if (irqs_disabled())
+		atomic_inc(&nn_dma_atomic);
 
 	if (!d || !qid || !io || !len || off >= nn_dma_ring_size ||
 	    len > nn_dma_ring_size - off || !virt_addr_valid(buf) ||
@@ -65,6 +70,7 @@ static int nn_dma_init(struct kunit *test)
 	atomic_set(&nn_dma_calls, 0);
 	atomic_set(&nn_dma_wraps, 0);
 	atomic_set(&nn_dma_fromio, 0);
+	atomic_set(&nn_dma_atomic, 0);
 	atomic_set(&nn_dma_fail_at, 0);
 	atomic64_set(&nn_dma_bytes, 0);
 	WRITE_ONCE(nprof_nn_io_read, nn_dma_fromio_read);
@@ -128,8 +134,8 @@ static u64 nn_dma_check(struct kunit *test, int q, u64 from, u64 seq, u32 first)
 /*
  * Head writes of a 64-entry device-memory ring, 250 entries across its
  * wraps: each arrives once, in order, read by the DMA copy (a wrapping
- * round in two copies, none past the ring's end), exactly the consumed
- * bytes, and nothing through BAR4.
+ * round in two copies, none past the ring's end) with interrupts on,
+ * exactly the consumed bytes, and nothing through BAR4.
  */
 static void nn_dma_delivers_consumed(struct kunit *test)
 {
@@ -149,6 +155,7 @@ static void nn_dma_delivers_consumed(struct kunit *test)
 	KUNIT_EXPECT_GE(test, atomic_read(&nn_dma_wraps), 1);
 	KUNIT_EXPECT_GT(test, atomic_read(&nn_dma_calls), 10);
 	KUNIT_EXPECT_EQ(test, atomic_read(&nn_dma_fromio), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nn_dma_atomic), 0);
 }
 
 /*

@@ -56,7 +56,10 @@
  * engine would: nothing more is copied, so the driver's wait times out,
  * until the queue is reset. ``udma`` (debugfs) shows each core's queue:
  * engine offset, queue, heads, pairs and bytes copied, errors, halted.
- * The copy's speed is the model's (memcpy in the VM), not a PCIe link's.
+ * The thread runs at the lowest real-time priority (sched_set_fifo_low()),
+ * so that a copy does not wait behind the VM's other tasks on that CPU (an
+ * engine does not share a CPU). The copy's speed is the model's (memcpy in
+ * the VM, and the thread's wake-up under QEMU), not a PCIe link's.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -296,11 +299,14 @@ struct emu_udma *emu_udma_start(const struct emu_udma_cfg *cfg)
 	u->dram = ioremap(cfg->dram_pa, cfg->dram_size);
 	if (!u->bounce || !u->dram)
 		goto err;
-	u->thread = kthread_run(udma_thread, u, "neuronprof_udma");
+	u->thread = kthread_create(udma_thread, u, "neuronprof_udma");
 	if (IS_ERR(u->thread)) {
 		ret = PTR_ERR(u->thread);
 		goto err;
 	}
+	/* An engine does not wait for the CPU: nor does its model behind the VM's tasks. */
+	sched_set_fifo_low(u->thread);
+	wake_up_process(u->thread);
 	return u;
 err:
 	if (u->dram)
