@@ -41,7 +41,10 @@
 # trn2 runs too (default p-default p-flipall p-seedN; "none" for none),
 # RIG_PERSONAS_ONLY=1 runs only the personalities (on both devices).
 # RIG_DMA=0 leaves out the vendor's DMA copy on the device model's
-# host-device queues (nrt_play dmacopy, trn_emu_udma.c).
+# host-device queues (nrt_play dmacopy, trn_emu_udma.c); RIG_DMA_COPIES
+# ("NC:SIZE:ROUNDS...", default "0:200000:2 1:4096:3") names the copies;
+# RIG_EMU_ARGS adds parameters to the emulated function's insmod (udma=0:
+# no DMA copy completes, how the check's "before" is shown).
 # RIG_EARLY=0 leaves out the runtime that opens the device while it is
 # probed (the hook must announce a device before its queues can be
 # programmed; neuronprof_neuron's early_queues stays 0).
@@ -521,7 +524,7 @@ cat >"$work/guest.sh" <<EOF
 # probe ARCH PREFIX: load the emulated function and the vendor's driver,
 # wait for the first device reset to complete.
 probe() {
-	insmod /rig/neuronprof_trn_emu.ko arch=\$1 base=0x100000000 || echo "emu \$1: \$?" >>/out/errors
+	insmod /rig/neuronprof_trn_emu.ko arch=\$1 base=0x100000000 ${RIG_EMU_ARGS:-} || echo "emu \$1: \$?" >>/out/errors
 	# The driver's pool for small device allocations lies at the top of
 	# HBM 0 (mempool_small_pool_size, 1 GiB below 16 GiB), past the
 	# emulated BAR4 (64 MiB; on an instance BAR4 covers the HBM): without
@@ -708,7 +711,7 @@ probe v2 ""
 # device model executes (trn_emu_udma.c): MEM_BUF_COPY to and from device
 # memory and MEM_COPY from it to host memory must bring every byte back.
 if [ "${RIG_DMA:-1}" = 1 ]; then
-	for c in 0:200000:2 1:4096:3; do
+	for c in ${RIG_DMA_COPIES:-0:200000:2 1:4096:3}; do
 		/rig/nrt_play dmacopy:\$c >>/out/dmacopy.out 2>&1
 		echo \$? >>/out/dmacopy.rc
 	done
@@ -1013,10 +1016,14 @@ result "the vendor's neuron.ko probes the emulated trn1 and its reset completes:
 if [ "${RIG_DMA:-1}" = 1 ]; then
 	# Both copies succeeded, and the device model executed descriptors on
 	# both cores' queues, with no error.
-	[ "$(tr -d '\n' <"$out/dmacopy.rc" 2>/dev/null)" = 00 ] &&
-		[ "$(grep -c '^dmacopy ok' "$out/dmacopy.out" 2>/dev/null)" = 2 ] &&
-		[ "$(grep -c 'pairs [1-9][0-9]* .*errors 0$' "$out/dmacopy.udma" 2>/dev/null)" = 2 ]
-	result "the vendor's DMA copy (MEM_BUF_COPY, MEM_COPY) through device memory brings every byte back on both cores' host-device queues (the device model's UDMA: $(tr '\n' ';' <"$out/dmacopy.udma" 2>/dev/null))" $? "$out/dmacopy.out"
+	copies=${RIG_DMA_COPIES:-0:200000:2 1:4096:3}
+	ncopies=$(wc -w <<<"$copies")
+	ncores=$(tr ' ' '\n' <<<"$copies" | cut -d: -f1 | sort -u | wc -l)
+	[ "$(tr -d '\n' <"$out/dmacopy.rc" 2>/dev/null)" = "$(printf '0%.0s' $(seq "$ncopies"))" ] &&
+		[ "$(grep -c '^dmacopy ok' "$out/dmacopy.out" 2>/dev/null)" = "$ncopies" ] &&
+		[ "$(grep -c 'pairs [1-9][0-9]* .*errors 0$' "$out/dmacopy.udma" 2>/dev/null)" -ge "$ncores" ] &&
+		! grep -q 'errors [1-9]' "$out/dmacopy.udma"
+	result "the vendor's DMA copy (MEM_BUF_COPY, MEM_COPY) through device memory brings every byte back on each core's host-device queue ($copies; the device model's UDMA: $(tr '\n' ';' <"$out/dmacopy.udma" 2>/dev/null))" $? "$out/dmacopy.out"
 fi
 if [ $pers = 1 ]; then
 # persona_checks PREFIX DEVICE SPEC...: each personality's results on
