@@ -1023,7 +1023,8 @@ if [ "${RIG_DMA:-1}" = 1 ]; then
 		[ "$(grep -c '^dmacopy ok' "$out/dmacopy.out" 2>/dev/null)" = "$ncopies" ] &&
 		[ "$(grep -c 'pairs [1-9][0-9]* .*errors 0$' "$out/dmacopy.udma" 2>/dev/null)" -ge "$ncores" ] &&
 		! grep -q 'errors [1-9]' "$out/dmacopy.udma"
-	result "the vendor's DMA copy (MEM_BUF_COPY, MEM_COPY) through device memory brings every byte back on each core's host-device queue ($copies; the device model's UDMA: $(tr '\n' ';' <"$out/dmacopy.udma" 2>/dev/null))" $? "$out/dmacopy.out"
+	rc=$?	# before the command substitution below changes $?
+	result "the vendor's DMA copy (MEM_BUF_COPY, MEM_COPY) through device memory brings every byte back on each core's host-device queue ($copies; the device model's UDMA: $(tr '\n' ';' <"$out/dmacopy.udma" 2>/dev/null))" $rc "$out/dmacopy.out"
 fi
 if [ $pers = 1 ]; then
 # persona_checks PREFIX DEVICE SPEC...: each personality's results on
@@ -1079,7 +1080,8 @@ if [ -s "$out/p-devmem-dma.conf" ]; then
 	b=$(awk '{ s += $12 } END { print s + 0 }' "$out/p-devmem-dma.udma-before" 2>/dev/null)
 	a=$(awk '{ s += $12 } END { print s + 0 }' "$out/p-devmem-dma.udma-after" 2>/dev/null)
 	[ "${a:-0}" -gt "${b:-0}" ] && ! grep -q "errors [1-9]" "$out/p-devmem-dma.udma-after"
-	result "p-devmem-dma (trn1): the provider read the device-memory queues by the vendor's DMA copy (the device model executed $((${a:-0} - ${b:-0})) descriptor pairs)" $? "$out/p-devmem-dma.udma-after"
+	rc=$?
+	result "p-devmem-dma (trn1): the provider read the device-memory queues by the vendor's DMA copy (the device model executed $((${a:-0} - ${b:-0})) descriptor pairs)" $rc "$out/p-devmem-dma.udma-after"
 fi
 [ "$(cat "$out/existing.play.rc" 2>/dev/null)" = 0 ] && [ "$(cat "$out/existing.record.rc" 2>/dev/null)" = 0 ]
 result "queues programmed before neuronprof_neuron loaded: the runtime and record succeed" $? "$out/existing.play"
