@@ -19,6 +19,16 @@
  * packed record per span, a header slot and the consumed bytes copied with
  * memcpy(). What the path costs, piece by piece, is measured by
  * bench/neuron_head_write_native.sh (Documentation/hardware.rst).
+ *
+ * A ring in device memory is read into the queue's bounce buffer, one
+ * round (at most 16 KiB) at a time, before the round's span begins:
+ * through BAR4 with memcpy_fromio() (devmem_read=fromio, the default), or
+ * (devmem_read=dma) by the vendor's DMA copy, neuron_nq_hook_dma_read(),
+ * which queues the copy on the core's host-device engine and polls for
+ * it. A DMA copy that fails (the engine timed out, or the driver no longer
+ * holds the queue) delivers nothing of its round: the round's entries are
+ * counted lost (a rate-limited message says why), never delivered from
+ * whatever the bounce held.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -48,6 +58,10 @@ nprof_nn_io_read_t nprof_nn_io_read;
 EXPORT_SYMBOL_IF_KUNIT(nprof_nn_io_read);
 #endif
 
+/* The hook's neuron_nq_hook_dma_read() when devmem_read=dma (provider.c). */
+nprof_nn_dma_read_t nprof_nn_dma_read;
+EXPORT_SYMBOL_IF_KUNIT(nprof_nn_dma_read);
+
 static void nprof_nn_read_io(void *dst, const void __iomem *src, size_t len)
 {
 #if IS_ENABLED(CONFIG_KUNIT)
@@ -75,6 +89,31 @@ static void nprof_nn_fromio(u8 *dst, const void __iomem *io, u32 size, u32 off, 
 	nprof_nn_read_io(dst, io + off, first);
 	if (len > first)
 		nprof_nn_read_io(dst + first, io, len - first);
+}
+
+/*
+ * @len bytes of @nq's device-memory ring from byte @off on (wrapping at its
+ * size) into its bounce, by the vendor's DMA copy (devmem_read=dma): 0 or
+ * the hook's error, after which the bounce holds nothing of the ring's.
+ * Context: may sleep (the copy waits for the engine), @nq->lock held: the
+ * hook's contract for the copy (it keeps the queue's halt, and so its
+ * memory's free, from completing meanwhile).
+ */
+static int nprof_nn_dma(struct nprof_nn_device *dev, struct nprof_nn_queue *nq, u32 off,
+			u32 len)
+{
+	nprof_nn_dma_read_t read = READ_ONCE(nprof_nn_dma_read);
+	u32 first = min(len, nq->size - off);
+	int ret;
+
+	might_sleep();
+	lockdep_assert_held(&nq->lock);
+	if (!read)
+		return -ENODEV;
+	ret = read(dev->hd, &nq->qid, nq->io, off, nq->bounce, first);
+	if (!ret && len > first)
+		ret = read(dev->hd, &nq->qid, nq->io, 0, nq->bounce + first, len - first);
+	return ret;
 }
 
 /*
@@ -126,8 +165,24 @@ static void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq
 		 * rounds that only count losses; a span that finds room again
 		 * is given back unused and the round read first.
 		 */
-		if (nq->io && read_ahead)
+		if (nq->io && read_ahead && nprof_nn_devmem_read == NPROF_NN_DEVMEM_DMA) {
+			int err = nprof_nn_dma(dev, nq, idx * es, want * es);
+
+			if (err) {
+				/* Nothing of this round is delivered: it is counted lost. */
+				dev_warn_ratelimited(&dev->pdev->dev,
+						     "queue %u/%u/%u/%u: DMA read of %u bytes failed (%d): %u entries lost\n",
+						     nq->q.kind, nq->q.index, nq->q.type,
+						     nq->q.engine, want * es, err, want);
+				nprof_notify_lost(ndev, &nq->q, (u64)want * parts);
+				nq->captured += want;
+				idx = (idx + want) & (n - 1);
+				done += want;
+				continue;
+			}
+		} else if (nq->io && read_ahead) {
 			nprof_nn_fromio(nq->bounce, nq->io, nq->size, idx * es, want * es);
+		}
 		if (nprof_notify_begin_packed(ndev, &nq->q, NEURONPROF_RAW_PACKED_SLOTS(want * es),
 					      es, &span))
 			return;		/* unsubscribed meanwhile */

@@ -110,7 +110,8 @@ static_assert(NPROF_NN_NQ_TYPES == 6);
  * @io: its ring in device memory through the vendor's BAR4 mapping, NULL
  *	when halted or in host memory.
  * @bounce: for a ring in device memory: what one round of a head write
- *	copies, read from @io first (NPROF_NN_SPAN raw entries' bytes).
+ *	copies, read from @io first (NPROF_NN_SPAN raw entries' bytes, 16 KiB;
+ *	kmalloc(): physically contiguous, as the vendor's DMA copy needs).
  * @on_host: the ring can be read: in host memory, or in device memory
  *	through BAR4 (a subscription to one that cannot is refused).
  * @size: bytes of the ring.
@@ -273,6 +274,17 @@ u32 nprof_nn_head_pos(const struct nprof_nn_arch *arch, u32 es, u32 size, u32 he
 void nprof_nn_head_write(const struct neuron_nq_hook_dev *hd,
 			 const struct neuron_nq_hook_qid *qid, u32 head);
 struct nprof_nn_device *nprof_nn_find(const struct neuron_nq_hook_dev *hd);
+/* How a head write reads a ring in device memory (devmem_read). */
+enum nprof_nn_devmem_read {
+	NPROF_NN_DEVMEM_FROMIO,		/* memcpy_fromio() through BAR4 */
+	NPROF_NN_DEVMEM_DMA,		/* the vendor's DMA copy, neuron_nq_hook_dma_read() */
+};
+
+extern int nprof_nn_devmem_read;
+typedef int (*nprof_nn_dma_read_t)(const struct neuron_nq_hook_dev *d,
+				   const struct neuron_nq_hook_qid *qid, const void __iomem *io,
+				   u32 off, void *buf, u32 len);
+extern nprof_nn_dma_read_t nprof_nn_dma_read;
 #if IS_ENABLED(CONFIG_KUNIT)
 typedef void (*nprof_nn_io_read_t)(void *dst, const void __iomem *src, size_t len);
 extern nprof_nn_io_read_t nprof_nn_io_read;

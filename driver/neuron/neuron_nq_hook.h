@@ -17,7 +17,7 @@
 struct device;
 
 /* Version of this contract; neuron_nq_hook_register() refuses another one. */
-#define NEURON_NQ_HOOK_VERSION		5
+#define NEURON_NQ_HOOK_VERSION		6
 
 /* Target of a queue (struct neuron_nq_hook_qid.target). */
 #define NEURON_NQ_HOOK_NC		0	/* a NeuronCore */
@@ -186,6 +186,39 @@ int neuron_nq_hook_register(const struct neuron_nq_hook_ops *ops);
  */
 void neuron_nq_hook_for_each_queue(const struct neuron_nq_hook_ops *ops,
 				   const struct neuron_nq_hook_dev *d);
+
+/**
+ * neuron_nq_hook_dma_read() - read a device-memory queue with the driver's
+ *	DMA copy.
+ * @d: the device, as the hook was given it.
+ * @qid: the queue, as queue_programmed announced it.
+ * @io: the queue's io, as queue_programmed announced it.
+ * @off: byte offset in the ring.
+ * @buf: where the bytes go: kernel memory that is physically contiguous
+ *	and in the linear map (kmalloc(), not vmalloc()), as the driver's
+ *	own DMA copy-outs use.
+ * @len: bytes, at most the ring's size less @off (no wrap).
+ *
+ * Copies through the DMA engine the driver uses for the queue's
+ * NeuronCore's host-device copies (ndma_memcpy_buf_from_mc()), and waits
+ * for it, behind every copy queued on that engine before (model loads,
+ * MEM_BUF_COPY, MEM_COPY), polling (udelay()). The alternative to reading
+ * @io with memcpy_fromio().
+ *
+ * Context: process, may sleep; from a queue callback of the registered
+ * table (head_write), for a queue announced by queue_programmed and not
+ * yet by queue_halted, whose queue_halted the caller keeps from returning
+ * meanwhile (it holds the lock its queue_halted takes). The driver's
+ * memory lock is not taken here and must not be held by the caller:
+ * mc_free() announces a halt under it.
+ *
+ * Return: 0; -EINVAL for bad arguments; -ENODEV when @d is gone; -ESTALE
+ * when the driver holds no device-memory queue at @io for @qid; -EIO when
+ * the engine's copy failed (timeout): the bytes in @buf are not the ring's.
+ */
+int neuron_nq_hook_dma_read(const struct neuron_nq_hook_dev *d,
+			    const struct neuron_nq_hook_qid *qid, const void __iomem *io,
+			    u32 off, void *buf, u32 len);
 
 /**
  * neuron_nq_hook_unregister() - remove the callback table.

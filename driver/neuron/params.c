@@ -12,6 +12,8 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/sizes.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
 #include <kunit/visibility.h>
 
 #include "neuron.h"
@@ -105,6 +107,42 @@ NPROF_NN_PARAM_PAIR(entry_size_v2, entry_size_v3, &nprof_nn_entry_size_ops, entr
 		    "UNVERIFIED: bytes of a queue entry of the NeuronCore version the name ends in, a power of two from 32 to 256 (default 64); devices added after a change use it");
 NPROF_NN_PARAM_PAIR(head_mode_v2, head_mode_v3, &nprof_nn_head_mode_ops, head_mode,
 		    "UNVERIFIED: what a head register of the NeuronCore version the name ends in holds: 0 entry index in the ring (default), 1 byte offset in the ring, 2 free-running 32-bit entry counter");
+
+/*
+ * devmem_read: how a head write reads a queue in device memory, fromio
+ * (default) or dma; read at load (the hook's function is looked up then).
+ */
+int nprof_nn_devmem_read = NPROF_NN_DEVMEM_FROMIO;
+EXPORT_SYMBOL_IF_KUNIT(nprof_nn_devmem_read);
+
+static const char *const nprof_nn_devmem_names[] = {
+	[NPROF_NN_DEVMEM_FROMIO] = "fromio",
+	[NPROF_NN_DEVMEM_DMA] = "dma",
+};
+
+static int nprof_nn_param_devmem_set(const char *val, const struct kernel_param *kp)
+{
+	int i = sysfs_match_string(nprof_nn_devmem_names, val);
+
+	if (i < 0)
+		return -EINVAL;
+	*(int *)kp->arg = i;
+	return 0;
+}
+
+static int nprof_nn_param_devmem_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", nprof_nn_devmem_names[*(int *)kp->arg]);
+}
+
+static const struct kernel_param_ops nprof_nn_devmem_ops = {
+	.set = nprof_nn_param_devmem_set,
+	.get = nprof_nn_param_devmem_get,
+};
+module_param_cb(devmem_read, &nprof_nn_devmem_ops, &nprof_nn_devmem_read, 0444);
+__MODULE_PARM_TYPE(devmem_read, "string");
+MODULE_PARM_DESC(devmem_read,
+		 "how a head write reads a queue in device memory: fromio, memcpy_fromio() through BAR4 (default); dma, the vendor's DMA copy into a host buffer (hook patch 11); set at load");
 
 /*
  * The facts `neuronprof calibrate` measures beyond entry size and head

@@ -50,7 +50,10 @@
  * Queues in device memory are read through the vendor's BAR4 mapping
  * (memcpy_fromio() into a bounce buffer per round of a copy, before the
  * round takes the subscription's lock: uncached reads with interrupts on;
- * what the round cannot deliver is read again in the next). One that
+ * what the round cannot deliver is read again in the next), or, with
+ * devmem_read=dma, by the vendor's DMA copy into the same bounce
+ * (neuron_nq_hook_dma_read(), hook patch 11; a copy that fails counts its
+ * round lost). One that
  * BAR4 does not cover cannot be read: subscribing to it fails with
  * EOPNOTSUPP, and a subscribed queue that is (re)programmed there gets
  * NEURONPROF_RING_UNREADABLE in its ring's flags.
@@ -271,7 +274,7 @@ static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
 	}
 	if (!hq->on_host && hq->io) {
 		/* A head write copies at most NPROF_NN_SPAN ring entries per round. */
-		bounce = kvmalloc(NPROF_NN_SPAN * NEURONPROF_RAW_BYTES_PER_ENTRY, GFP_KERNEL);
+		bounce = kmalloc(NPROF_NN_SPAN * NEURONPROF_RAW_BYTES_PER_ENTRY, GFP_KERNEL);
 		if (!bounce)
 			unreadable = true;
 	}
@@ -354,7 +357,7 @@ unlock:
 	mutex_unlock(&dev->lock);
 out:
 	up_read(&nprof_nn_lock);
-	kvfree(bounce);
+	kfree(bounce);
 }
 
 static void nprof_nn_queue_halted(const struct neuron_nq_hook_dev *hd,
@@ -501,7 +504,7 @@ static void nprof_nn_free(struct nprof_nn_device *dev)
 
 	xa_for_each(&dev->queues, key, nq) {
 		mutex_destroy(&nq->lock);
-		kvfree(nq->bounce);
+		kfree(nq->bounce);
 		kfree(nq);
 	}
 	xa_destroy(&dev->queues);
@@ -643,8 +646,15 @@ static int __init nprof_nn_init(void)
 	nprof_nn_register = symbol_get(neuron_nq_hook_register);
 	nprof_nn_unregister = symbol_get(neuron_nq_hook_unregister);
 	nprof_nn_for_each_queue = symbol_get(neuron_nq_hook_for_each_queue);
+	if (nprof_nn_devmem_read == NPROF_NN_DEVMEM_DMA)
+		nprof_nn_dma_read = symbol_get(neuron_nq_hook_dma_read);
 	if (!nprof_nn_register || !nprof_nn_unregister) {
 		pr_err("neuron.ko is not loaded or does not carry the neuronprof hook: load it first (modprobe neuron); if it is loaded, apply the hook with neuronprof-neuron-hook install (package neuronprof-dkms, or make install), or from the neuronprof sources with scripts/neuron-vendor-hook.sh install (Documentation/hardware.rst)\n");
+		ret = -ENODEV;
+		goto err_put;
+	}
+	if (nprof_nn_devmem_read == NPROF_NN_DEVMEM_DMA && !nprof_nn_dma_read) {
+		pr_err("devmem_read=dma: neuron.ko's hook has no neuron_nq_hook_dma_read (hook patch 11)\n");
 		ret = -ENODEV;
 		goto err_put;
 	}
@@ -669,6 +679,9 @@ err_put:
 		symbol_put(neuron_nq_hook_unregister);
 	if (nprof_nn_for_each_queue)
 		symbol_put(neuron_nq_hook_for_each_queue);
+	if (nprof_nn_dma_read)
+		symbol_put(neuron_nq_hook_dma_read);
+	nprof_nn_dma_read = NULL;
 	return ret;
 }
 
@@ -690,6 +703,8 @@ static void __exit nprof_nn_exit(void)
 	symbol_put(neuron_nq_hook_unregister);
 	if (nprof_nn_for_each_queue)
 		symbol_put(neuron_nq_hook_for_each_queue);
+	if (nprof_nn_dma_read)
+		symbol_put(neuron_nq_hook_dma_read);
 }
 
 module_init(nprof_nn_init);

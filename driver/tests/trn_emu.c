@@ -50,7 +50,13 @@
  *   hardware would: a host-memory ring through the host address, a
  *   device-memory ring in BAR4's memory (the device address is the BAR4
  *   offset, as mmap_get_bar4_offset_v2() has it; on v3 for the first HBM
- *   only), with the entry size and the start position the test chose.
+ *   only), with the entry size and the start position the test chose;
+ * - a second thread executes the descriptors of each core's host-device
+ *   DMA queue, the one the driver's ndma_memcpy() uses (trn_emu_udma.c,
+ *   its DOC says how): MEM_BUF_COPY, MEM_COPY and ndma_memcpy_buf_from_mc()
+ *   complete, copying between guest memory and BAR4's. ``udma=0`` leaves
+ *   it out (every DMA copy then waits for its timeout); ``udma``
+ *   (debugfs) shows what it copied.
  *
  * Control, /sys/kernel/debug/neuronprof_trn_emu/: ``config`` takes
  * ``entry_size=N head_start=N head_unit=index|byte|counter``, which the
@@ -111,6 +117,7 @@
 #include <asm/unaligned.h>
 
 #include "trn_emu_regs.h"
+#include "trn_emu_udma.h"
 
 #define EMU_VENDOR		0x1d0f	/* AMZN_VENDOR_ID, neuron_device.h:35 */
 #define EMU_REVISION		0xff	/* REVID_QEMU, neuron_arch.c:24 */
@@ -159,6 +166,8 @@ static const char *const block_names[] = { "core", "ts", "sdma" };
  * @core_block: BAR offset of core @n's notification block.
  * @ts_block: of TopSP @n's.
  * @sdma_block: of SDMA engine @e of core @n's.
+ * @h2t_udma: BAR offset of the UDMA engine of core @n's host-device copies.
+ * @h2t_qid: that engine's queue for core @n.
  */
 struct emu_arch {
 	const char *name, *product;
@@ -172,6 +181,8 @@ struct emu_arch {
 	u64 (*core_block)(unsigned int n);
 	u64 (*ts_block)(unsigned int n);
 	u64 (*sdma_block)(unsigned int n, unsigned int e);
+	u64 (*h2t_udma)(unsigned int n);
+	unsigned int (*h2t_qid)(unsigned int n);
 };
 
 static u64 v2_core(unsigned int n) { return CORE_NOTIFIC(n); }
@@ -180,6 +191,10 @@ static u64 v2_sdma(unsigned int n, unsigned int e) { return SDMA_NOTIFIC(n, e); 
 static u64 v3_core(unsigned int n) { return EMU_V3_CORE_NOTIFIC(n); }
 static u64 v3_ts(unsigned int n) { return EMU_V3_TS_NOTIFIC(n); }
 static u64 v3_sdma(unsigned int n, unsigned int e) { return EMU_V3_SDMA_NOTIFIC(n, e); }
+static u64 v2_h2t(unsigned int n) { return EMU_V2_H2T_UDMA(n); }
+static unsigned int v2_h2t_qid(unsigned int n) { return EMU_V2_H2T_QID(n); }
+static u64 v3_h2t(unsigned int n) { return EMU_V3_H2T_UDMA(n); }
+static unsigned int v3_h2t_qid(unsigned int n) { return EMU_V3_H2T_QID(n); }
 
 static const struct emu_arch emu_archs[] = {
 	{
@@ -199,6 +214,7 @@ static const struct emu_arch emu_archs[] = {
 		.host_base = 0x100000000000ULL, .host_mask = 0x1f00000000000ULL,
 		.nc = 2, .ts = 6,		/* V2_NC_PER_DEVICE, V2_TS_PER_DEVICE */
 		.core_block = v2_core, .ts_block = v2_ts, .sdma_block = v2_sdma,
+		.h2t_udma = v2_h2t, .h2t_qid = v2_h2t_qid,
 	},
 	{
 		.name = "v3", .product = "trn2",
@@ -214,6 +230,7 @@ static const struct emu_arch emu_archs[] = {
 		.host_base = 0x400000000000ULL, .host_mask = ~0x3fffffffffffULL,
 		.nc = 8, .ts = 16,		/* V3_NC_PER_DEVICE, V3_TS_PER_DEVICE */
 		.core_block = v3_core, .ts_block = v3_ts, .sdma_block = v3_sdma,
+		.h2t_udma = v3_h2t, .h2t_qid = v3_h2t_qid,
 	},
 };
 
@@ -229,6 +246,9 @@ MODULE_PARM_DESC(apb_size, "bytes of the register BAR (BAR2), a power of two cov
 static unsigned long dram_size;
 module_param(dram_size, ulong, 0444);
 MODULE_PARM_DESC(dram_size, "bytes of the device-memory BAR (BAR4), a power of two (default 64 MiB for v2, 256 MiB for v3)");
+static bool udma = true;
+module_param(udma, bool, 0444);
+MODULE_PARM_DESC(udma, "execute the host-device DMA queues' descriptors (default 1; 0: no DMA copy completes)");
 static unsigned int routing_id;
 module_param(routing_id, uint, 0444);
 MODULE_PARM_DESC(routing_id, "routing id the firmware reports (default 0)");
@@ -263,6 +283,7 @@ struct emu {
 
 	void __iomem *apb;
 	struct task_struct *thread;
+	struct emu_udma *udma;	/* the host-device DMA queues, or NULL */
 
 	struct mutex lock;	/* everything below */
 	unsigned int entry_size;
@@ -919,6 +940,14 @@ static int emu_programmed_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(emu_programmed);
 
+/* Each core's host-device DMA queue (trn_emu_udma.c). */
+static int emu_udma_dbg_show(struct seq_file *m, void *v)
+{
+	emu_udma_show(m, emu->udma);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(emu_udma_dbg);
+
 /* ---- the host bridge ------------------------------------------------- */
 
 static int emu_find_free_domain(void)
@@ -1084,6 +1113,20 @@ static int __init emu_init(void)
 		ret = PTR_ERR(e->thread);
 		goto err_unmap;
 	}
+	if (udma) {
+		struct emu_udma_cfg uc = {
+			.apb = e->apb, .dram_pa = base + apb_size, .dram_size = dram_size,
+			.host_base = a->host_base, .host_mask = a->host_mask, .nc = a->nc,
+			.eng_off = a->h2t_udma, .qid = a->h2t_qid,
+		};
+
+		e->udma = emu_udma_start(&uc);
+		if (IS_ERR(e->udma)) {
+			ret = PTR_ERR(e->udma);
+			e->udma = NULL;
+			goto err_thread;
+		}
+	}
 
 	e->busn.name = "neuronprof_trn_emu bus";
 	e->busn.start = 0;
@@ -1091,7 +1134,7 @@ static int __init emu_init(void)
 	e->busn.flags = IORESOURCE_BUS;
 	ret = emu_fail_arm();
 	if (ret)
-		goto err_thread;
+		goto err_udma;
 	e->sd.domain = emu_find_free_domain();
 	e->sd.node = NUMA_NO_NODE;
 	pci_add_resource(&resources, &e->busn);
@@ -1101,7 +1144,7 @@ static int __init emu_init(void)
 		pci_free_resource_list(&resources);
 		emu_fail_disarm();
 		ret = -ENODEV;
-		goto err_thread;
+		goto err_udma;
 	}
 	pci_scan_child_bus(e->bus);
 	pci_bus_claim_resources(e->bus);
@@ -1116,10 +1159,13 @@ static int __init emu_init(void)
 	debugfs_create_file("headwritten", 0200, e->dir, NULL, &emu_headwritten_fops);
 	debugfs_create_file("queues", 0400, e->dir, NULL, &emu_queues_fops);
 	debugfs_create_file("programmed", 0400, e->dir, NULL, &emu_programmed_fops);
+	debugfs_create_file("udma", 0400, e->dir, NULL, &emu_udma_dbg_fops);
 	pr_info("%s function %04x:00:00.0 (%s DHAL), BAR2 0x%lx+0x%lx, BAR4 0x%lx+0x%lx\n",
 		a->product, e->sd.domain, a->name, base, apb_size, base + apb_size, dram_size);
 	return 0;
 
+err_udma:
+	emu_udma_stop(e->udma);
 err_thread:
 	kthread_stop(e->thread);
 err_unmap:
@@ -1143,6 +1189,7 @@ static void __exit emu_exit(void)
 	pci_stop_root_bus(e->bus);
 	pci_remove_root_bus(e->bus);
 	pci_unlock_rescan_remove();
+	emu_udma_stop(e->udma);
 	kthread_stop(e->thread);
 	iounmap(e->apb);
 	for (b = 0; b < EMU_BLOCKS; b++)

@@ -75,4 +75,55 @@
 #define EMU_ENTRY_WORD0(key, i)		(0xE3D0ULL << 48 | (unsigned long long)(key) << 32 | \
 					 (unsigned int)(i))
 
+/*
+ * The UDMA queue a core's host-device copies go through (ndma_memcpy(),
+ * neuron_dma.c:566, on ndmar_get_h2t_eng_id()/_qid()). trn1: core 0 uses
+ * engine 32 (V2_D2H_IDX), core 1 engine 33 (V2_H2D_IDX), queue 0
+ * (v2/neuron_dhal_v2.c:535-549, v2/address_map.h:98-99), their UDMA
+ * registers at V2_APB_D2H/H2D_UDMA_BASE - V2_APB_BASE into the APB window
+ * at V2_PCIE_BAR0_APB_OFFSET (v2/neuron_dhal_v2.c:1414-1420,
+ * v2/address_map.h:79,87,170-171). trn2: SENG nc / 2 picks D2H_0, H2D_0,
+ * D2H_1, H2D_1, queue nc % 2 (v3/neuron_dhal_v3.c:741-762), at
+ * V3_APB_IO_0/1_D2H/H2D_UDMA_BASE - V3_APB_IO_0/1_BASE into IO die 0 or 1
+ * (v3/neuron_dhal_v3.c:1649-1654, v3/address_map.h:86-87,122-123,191-194).
+ */
+#define EMU_V2_H2T_UDMA(nc)	((nc) ? 0x30d00000ULL : 0x30600000ULL)
+#define EMU_V2_H2T_QID(nc)	0U
+#define EMU_V3_H2T_UDMA(nc)	((nc) / 4 * 0x40000000ULL + 0x6800000ULL +	\
+				 (nc) / 2 % 2 * 0x100000ULL)
+#define EMU_V3_H2T_QID(nc)	((nc) % 2U)
+
+/*
+ * A UDMA engine's queue registers (struct unit_regs_v4, udma/udma_regs.h:627-635;
+ * udma_init(), udma/udma_main.c:287-306): M2S (TX, source) queue @q at
+ * 0x1000 + 0x1000 * q, S2M (RX, destination) queue @q 0x20000 further
+ * (struct udma_m2s_regs_v4 :132-143, udma_s2m_regs_v4 :382-390), each with
+ * the ring's base (low, high), length in descriptors, head, tail increment
+ * and tail (struct udma_rings_regs :638-653), and its software control,
+ * where udma_q_reset() (udma/udma_main.c:404-422) writes RST_Q (bit 8,
+ * udma/udma_regs.h:282,432) when the driver (re)initialises the queue.
+ */
+#define UDMA_M2S_Q(q)		(0x1000ULL + 0x1000ULL * (q))
+#define UDMA_S2M_Q(q)		(0x21000ULL + 0x1000ULL * (q))
+#define UDMA_Q_DRBP_LO		0x28
+#define UDMA_Q_DRBP_HI		0x2c
+#define UDMA_Q_DRL		0x30
+#define UDMA_Q_DRHP		0x34
+#define UDMA_Q_DRTP_INC		0x38
+#define UDMA_Q_DRTP		0x3c
+#define UDMA_M2S_Q_SW_CTRL	0xb0
+#define UDMA_S2M_Q_SW_CTRL	0x64
+#define UDMA_Q_SW_CTRL_RST_Q	0x100U
+
+/*
+ * A descriptor, 16 bytes (union udma_desc, udma/udma.h:38-58): word 0 the
+ * length in bits 0-15 (0 is 64 KiB, udma_m2m_build_tx_descriptor(),
+ * udma/udma_m2m.c:289-296) and the ring id in bits 24-25 (:65); the
+ * buffer's address in bytes 8-15, the source for M2S, the destination
+ * for S2M.
+ */
+#define UDMA_DESC_SIZE		16
+#define UDMA_DESC_LEN_MASK	0xffffU
+#define UDMA_DESC_MAX_LEN	0x10000U
+
 #endif /* _NEURONPROF_TRN_EMU_REGS_H_ */

@@ -59,6 +59,14 @@
  *   sleep:MS
  *   wait:PATH       create PATH.waiting, then wait (up to 60 s) until PATH exists
  *   mark:Q          what Q consumed so far is left out of its line (base=)
+ *   dmacopy:NC:SIZE:ROUNDS  the vendor's DMA copy, through the core's
+ *                   host-device queue (the device model's UDMA): allocate
+ *                   SIZE bytes of core NC's device memory, then ROUNDS times
+ *                   write a pattern into it with MEM_BUF_COPY (host to
+ *                   device) and read it back with MEM_BUF_COPY (device to
+ *                   host, ndma_memcpy_buf_from_mc()), and MEM_COPY it to a
+ *                   host allocation read back too; prints "dmacopy ok ..."
+ *                   or exits 1 naming the first byte that differs
  * Steps of a hostile runtime (each passes when the driver refuses, prints
  * "refused STEP: ERRNO"; one the driver lets through prints "HOLE STEP:
  * what happened" and exits 1):
@@ -659,6 +667,83 @@ static int mem_free(__u64 h)
 	return ioctl(fd, NEURON_IOCTL_MEM_FREE, &f) ? errno : 0;
 }
 
+/* NEURON_IOCTL_MEM_BUF_COPY64 of @size bytes between @buf and @h + @off. */
+static void buf_copy(const char *step, __u64 h, void *buf, __u64 off, __u64 size, int to_handle)
+{
+	struct neuron_ioctl_mem_buf_copy64 c = { .mem_handle = h, .buffer = buf, .size = size,
+						 .offset = off, .copy_to_mem_handle = to_handle };
+
+	if (ioctl(fd, NEURON_IOCTL_MEM_BUF_COPY64, &c))
+		die(step, to_handle ? "NEURON_IOCTL_MEM_BUF_COPY64 to device memory" :
+			  "NEURON_IOCTL_MEM_BUF_COPY64 from device memory");
+}
+
+/* Fail @step at the first byte of @got that is not @want's. */
+static void same(const char *step, const char *what, const unsigned char *want,
+		 const unsigned char *got, size_t size, unsigned int round)
+{
+	size_t i;
+
+	for (i = 0; i < size; i++)
+		if (want[i] != got[i]) {
+			fprintf(stderr, "%s: round %u, %s: byte %zu is 0x%02x, want 0x%02x\n",
+				step, round, what, i, got[i], want[i]);
+			exit(1);
+		}
+}
+
+/*
+ * The vendor's DMA copy on core @arg's host-device queue (the step's
+ * comment above): every byte must come back, each round a new pattern.
+ */
+static void dmacopy(const char *step, const char *arg)
+{
+	unsigned int nc = 0, rounds = 1, r;
+	unsigned long size = 0;
+	__u64 dev = 0, host;
+	unsigned char *want, *got;
+	size_t i;
+
+	if (sscanf(arg, "%u:%lu:%u", &nc, &size, &rounds) < 2 || !size || size > (1UL << 24)) {
+		errno = EINVAL;
+		die(step, "want dmacopy:NC:SIZE[:ROUNDS]");
+	}
+	{
+		struct neuron_ioctl_mem_alloc_v2 a = { .size = size, .align = 0, .host_memory = 0,
+						       .nc_id = nc, .mem_handle = &dev };
+
+		if (ioctl(fd, NEURON_IOCTL_MEM_ALLOC_V2, &a))
+			die(step, "NEURON_IOCTL_MEM_ALLOC_V2 of device memory");
+	}
+	host = mem_alloc(step, size);
+	want = malloc(size);
+	got = malloc(size);
+	if (!want || !got)
+		die(step, "malloc");
+	for (r = 0; r < rounds; r++) {
+		struct neuron_ioctl_mem_copy64 c = { .src_mem_handle = dev, .dst_mem_handle = host,
+						     .size = size };
+
+		for (i = 0; i < size; i++)
+			want[i] = (unsigned char)(i * 131 + r * 17 + i / 251);
+		buf_copy(step, dev, want, 0, size, 1);
+		memset(got, 0, size);
+		buf_copy(step, dev, got, 0, size, 0);
+		same(step, "MEM_BUF_COPY back from device memory", want, got, size, r);
+		if (ioctl(fd, NEURON_IOCTL_MEM_COPY64, &c))
+			die(step, "NEURON_IOCTL_MEM_COPY64 device to host");
+		memset(got, 0, size);
+		buf_copy(step, host, got, 0, size, 0);
+		same(step, "MEM_COPY from device to host memory", want, got, size, r);
+	}
+	printf("dmacopy ok core %u %lu bytes %u rounds\n", nc, size, rounds);
+	free(want);
+	free(got);
+	mem_free(host);
+	mem_free(dev);
+}
+
+
 /*
  * MEM_FREE of a stale handle: A allocated and freed, B allocated (the
  * vendor's handle table hands B A's handle), then A's handle freed again.
@@ -1014,6 +1099,8 @@ int main(int argc, char **argv)
 			struct queue *q = queue_arg(name, &p);
 
 			hostile_freed(name, q, strtoul(p, NULL, 10));
+		} else if (!strcmp(name, "dmacopy")) {
+			dmacopy(name, p);
 		} else if (!strcmp(name, "sleep")) {
 			usleep(strtoul(p, NULL, 10) * 1000);
 		} else {

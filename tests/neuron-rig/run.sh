@@ -40,6 +40,11 @@
 # RIG_SEED repeats a drawn one, RIG_V3_PERSONAS="NAME..." names those the
 # trn2 runs too (default p-default p-flipall p-seedN; "none" for none),
 # RIG_PERSONAS_ONLY=1 runs only the personalities (on both devices).
+# RIG_DMA=0 leaves out the vendor's DMA copy on the device model's
+# host-device queues (nrt_play dmacopy, trn_emu_udma.c); RIG_DMA_COPIES
+# ("NC:SIZE:ROUNDS...", default "0:200000:2 1:4096:3") names the copies;
+# RIG_EMU_ARGS adds parameters to the emulated function's insmod (udma=0:
+# no DMA copy completes, how the check's "before" is shown).
 # RIG_EARLY=0 leaves out the runtime that opens the device while it is
 # probed (the hook must announce a device before its queues can be
 # programmed; neuronprof_neuron's early_queues stays 0).
@@ -519,7 +524,7 @@ cat >"$work/guest.sh" <<EOF
 # probe ARCH PREFIX: load the emulated function and the vendor's driver,
 # wait for the first device reset to complete.
 probe() {
-	insmod /rig/neuronprof_trn_emu.ko arch=\$1 base=0x100000000 || echo "emu \$1: \$?" >>/out/errors
+	insmod /rig/neuronprof_trn_emu.ko arch=\$1 base=0x100000000 ${RIG_EMU_ARGS:-} || echo "emu \$1: \$?" >>/out/errors
 	# The driver's pool for small device allocations lies at the top of
 	# HBM 0 (mempool_small_pool_size, 1 GiB below 16 GiB), past the
 	# emulated BAR4 (64 MiB; on an instance BAR4 covers the HBM): without
@@ -702,6 +707,16 @@ personas() {
 }
 
 probe v2 ""
+# The vendor's own DMA copy on each core's host-device queue, which the
+# device model executes (trn_emu_udma.c): MEM_BUF_COPY to and from device
+# memory and MEM_COPY from it to host memory must bring every byte back.
+if [ "${RIG_DMA:-1}" = 1 ]; then
+	for c in ${RIG_DMA_COPIES:-0:200000:2 1:4096:3}; do
+		/rig/nrt_play dmacopy:\$c >>/out/dmacopy.out 2>&1
+		echo \$? >>/out/dmacopy.rc
+	done
+	cat /sys/kernel/debug/neuronprof_trn_emu/udma >/out/dmacopy.udma 2>&1
+fi
 if [ $pers = 1 ]; then
 personas "" "${personas[*]}"
 rm -f /tmp/exgo /tmp/exgo.waiting
@@ -726,13 +741,49 @@ kill -TERM \$(pidof inspect_run) 2>/dev/null
 wait \$rp
 echo \$? >/out/existing.record.rc
 rmmod neuronprof_neuron
-# What a captured head write costs on a queue in device memory (read
-# through BAR4) and in host memory: 64 entries of 64 bytes per head write,
-# not subscribed and captured, RIG_DEVBENCH_RUNS (3) times each, in turn.
+# p-devmem again, its device-memory queues read by the vendor's DMA copy
+# (devmem_read=dma, hook patch 11) on the device model's UDMA: the same
+# configuration otherwise, the same steps.
+if [ -s /out/p-devmem.conf ]; then
+	name=p-devmem-dma
+	t0=\$(date +%s)
+	cp /out/p-devmem.flags /out/\$name.flags
+	cp /out/p-devmem.cal.rc /out/\$name.cal.rc 2>/dev/null
+	sed '/^options neuronprof_neuron/s/\$/ devmem_read=dma/' /out/p-devmem.conf >/out/\$name.conf
+	cat /sys/kernel/debug/neuronprof_trn_emu/udma >/out/\$name.udma-before
+	modprobe neuronprof_neuron \$(sed -n 's/^options neuronprof_neuron //p' /out/\$name.conf) ||
+		echo "provider \$name: \$?" >>/out/errors
+	/rig/nrt_play reset >/dev/null 2>&1
+	/rig/neuronprof record --mode session --ring-size 1M --duration 60 -o /out/\$name \\
+		-- /rig/inspect_run /tmp/\$name.ready >/out/\$name.record 2>&1 &
+	rp=\$!
+	n=0
+	while [ ! -e /tmp/\$name.ready ] && [ \$n -lt 100 ] && kill -0 \$rp 2>/dev/null; do
+		sleep 0.1
+		n=\$((n + 1))
+	done
+	/rig/nrt_play \$(cat /out/\$name.flags) $psteps >/out/\$name.play 2>&1
+	echo \$? >/out/\$name.play.rc
+	kill -TERM \$(pidof inspect_run) 2>/dev/null
+	wait \$rp
+	echo \$? >/out/\$name.record.rc
+	cat /sys/kernel/debug/neuronprof_trn_emu/udma >/out/\$name.udma-after
+	rmmod neuronprof_neuron
+	echo \$((\$(date +%s) - t0)) >/out/\$name.time
+fi
+# What a captured head write costs on a queue in device memory, read
+# through BAR4 (dev) or by the vendor's DMA copy (dma, devmem_read=dma),
+# and in host memory: 64 entries of 64 bytes per head write, not
+# subscribed and captured, RIG_DEVBENCH_RUNS (3) times each, in turn.
 modprobe neuronprof_neuron \$(sed -n 's/^options neuronprof_neuron //p' /out/p-default.conf)
 for t in \$(seq ${RIG_DEVBENCH_RUNS:-3}); do
-	for where in dev host; do
-		d=; [ \$where = dev ] && d=-D
+	for where in dev dma host; do
+		d=; [ \$where != host ] && d=-D
+		if [ \$where = dma ]; then
+			rmmod neuronprof_neuron
+			modprobe neuronprof_neuron \$(sed -n 's/^options neuronprof_neuron //p' /out/p-default.conf) \\
+				devmem_read=dma || echo "provider devbench dma: \$?" >>/out/errors
+		fi
 		/rig/nrt_play \$d reset realloc:core:0:0:1:65536 bench:0:64:500:200 >>/out/devbench-\$where-off.txt 2>&1
 		/rig/neuronprof record --mode session --ring-size 8M --duration 60 -o /out/devbench \\
 			-- /rig/inspect_run /tmp/devbench.ready >/out/devbench.record 2>&1 &
@@ -749,6 +800,10 @@ for t in \$(seq ${RIG_DEVBENCH_RUNS:-3}); do
 			/rig/neuronprof dump --entries 0 \$f
 		done >>/out/devbench-\$where-on.dump 2>&1
 		rm -rf /out/devbench /tmp/devbench.ready
+		if [ \$where = dma ]; then
+			rmmod neuronprof_neuron
+			modprobe neuronprof_neuron \$(sed -n 's/^options neuronprof_neuron //p' /out/p-default.conf)
+		fi
 	done
 done
 rmmod neuronprof_neuron
@@ -958,6 +1013,19 @@ result "neuron.ko, neuronprof and the emulated function unload" $? "$out/dmesg.t
 
 grep -q "nd0: reset request .* completed" "$out/probe.log" 2>/dev/null && grep -q "^c" "$out/dev.txt" 2>/dev/null
 result "the vendor's neuron.ko probes the emulated trn1 and its reset completes: /dev/neuron0" $? "$out/probe.log"
+if [ "${RIG_DMA:-1}" = 1 ]; then
+	# Both copies succeeded, and the device model executed descriptors on
+	# both cores' queues, with no error.
+	copies=${RIG_DMA_COPIES:-0:200000:2 1:4096:3}
+	ncopies=$(wc -w <<<"$copies")
+	ncores=$(tr ' ' '\n' <<<"$copies" | cut -d: -f1 | sort -u | wc -l)
+	[ "$(tr -d '\n' <"$out/dmacopy.rc" 2>/dev/null)" = "$(printf '0%.0s' $(seq "$ncopies"))" ] &&
+		[ "$(grep -c '^dmacopy ok' "$out/dmacopy.out" 2>/dev/null)" = "$ncopies" ] &&
+		[ "$(grep -c 'pairs [1-9][0-9]* .*errors 0$' "$out/dmacopy.udma" 2>/dev/null)" -ge "$ncores" ] &&
+		! grep -q 'errors [1-9]' "$out/dmacopy.udma"
+	rc=$?	# before the command substitution below changes $?
+	result "the vendor's DMA copy (MEM_BUF_COPY, MEM_COPY) through device memory brings every byte back on each core's host-device queue ($copies; the device model's UDMA: $(tr '\n' ';' <"$out/dmacopy.udma" 2>/dev/null))" $rc "$out/dmacopy.out"
+fi
 if [ $pers = 1 ]; then
 # persona_checks PREFIX DEVICE SPEC...: each personality's results on
 # DEVICE (its files under PREFIX), with the seconds it took in the VM.
@@ -1003,19 +1071,38 @@ persona_checks() {
 	done
 }
 persona_checks "" trn1 "${personas[@]}"
+if [ -s "$out/p-devmem-dma.conf" ]; then
+	for s in "${personas[@]}"; do
+		[ "${s%%/*}" = p-devmem ] && persona_checks "" trn1 "p-devmem-dma/${s#*/}"
+	done
+	# Its device-memory queues were read by DMA: the device model executed
+	# descriptors meanwhile, without an error.
+	b=$(awk '{ s += $12 } END { print s + 0 }' "$out/p-devmem-dma.udma-before" 2>/dev/null)
+	a=$(awk '{ s += $12 } END { print s + 0 }' "$out/p-devmem-dma.udma-after" 2>/dev/null)
+	[ "${a:-0}" -gt "${b:-0}" ] && ! grep -q "errors [1-9]" "$out/p-devmem-dma.udma-after"
+	rc=$?
+	result "p-devmem-dma (trn1): the provider read the device-memory queues by the vendor's DMA copy (the device model executed $((${a:-0} - ${b:-0})) descriptor pairs)" $rc "$out/p-devmem-dma.udma-after"
+fi
 [ "$(cat "$out/existing.play.rc" 2>/dev/null)" = 0 ] && [ "$(cat "$out/existing.record.rc" 2>/dev/null)" = 0 ]
 result "queues programmed before neuronprof_neuron loaded: the runtime and record succeed" $? "$out/existing.play"
 check_capture existing 64
 rc=$?
 result "queues programmed before neuronprof_neuron loaded: what the runtime consumed after the capture began arrives, delivered + lost = consumed" $rc "$work/existing.check"
 [ $rc -eq 0 ] && sed 's/^/# /' "$work/existing.check"
-for where in dev host; do
+for where in dev dma host; do
 	for c in off on; do
 		echo "# head write, queue in $where memory, $([ $c = on ] && echo captured || echo not subscribed):" \
 			$(sed -n 's/.*head write \([0-9]*\) ns.*/\1/p' "$out/devbench-$where-$c.txt" 2>/dev/null | tr '\n' ' ') ns
 	done
+	# What the capture adds per head write (4 KiB consumed), medians of the runs.
+	on=$(sed -n 's/.*head write \([0-9]*\) ns.*/\1/p' "$out/devbench-$where-on.txt" 2>/dev/null | sort -n |
+		awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }')
+	off=$(sed -n 's/.*head write \([0-9]*\) ns.*/\1/p' "$out/devbench-$where-off.txt" 2>/dev/null | sort -n |
+		awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }')
+	[ -n "$on" ] && [ -n "$off" ] &&
+		echo "# $where: a captured head write adds $((on - off)) ns, $(((on - off) / 4)) ns per KiB (medians)"
 done
-grep -h "ring entries\|lost" "$out"/devbench-*-on.dump 2>/dev/null | sed 's/^/# /' | head -n 8
+grep -h "ring entries\|lost" "$out"/devbench-*-on.dump 2>/dev/null | sed 's/^/# /' | head -n 12
 fi
 if [ $prov = 1 ] && [ "${RIG_EARLY:-1}" = 1 ]; then
 	[ "$(cat "$out/early.play.rc" 2>/dev/null)" = 0 ]
