@@ -42,7 +42,8 @@
 # RIG_PERSONAS_ONLY=1 runs only the personalities (on both devices).
 # RIG_DMA=0 leaves out the vendor's DMA copy on the device model's
 # host-device queues (nrt_play dmacopy, trn_emu_udma.c); RIG_DMA_COPIES
-# ("NC:SIZE:ROUNDS...", default "0:200000:2 1:4096:3") names the copies;
+# ("NC:SIZE:ROUNDS...", default "0:200000:2 1:4096:3") names the trn1's
+# copies, RIG_DMA_COPIES_V3 (default "0:65536:2 5:4096:2") the trn2's;
 # RIG_EMU_ARGS adds parameters to the emulated function's insmod (udma=0:
 # no DMA copy completes, how the check's "before" is shown).
 # RIG_EARLY=0 leaves out the runtime that opens the device while it is
@@ -360,6 +361,11 @@ hostile_v3="$hostile_v3 stale:stale extinfo:extinfo wpast-end:wpast:0 bdfext:bdf
 # race-resetinit.
 races_v2="race-initfree race-resetinit"
 races_v3="race-initfree race-resetinit"
+# The vendor's DMA copies (nrt_play dmacopy:NC:SIZE:ROUNDS) on each
+# device: on the trn1 cores 0 and 1 (engines 32 and 33), on the trn2 cores
+# 0 and 5, one on each IO die (each its SENG's host engine, queues 0 and 1).
+dma_v2=${RIG_DMA_COPIES:-0:200000:2 1:4096:3}
+dma_v3=${RIG_DMA_COPIES_V3:-0:65536:2 5:4096:2}
 # The probe race of fixes 9 and 10 (nrt_probe.c), on the trn1 again after
 # the trn2 (last: without the fixes it oopses), RIG_PROBE_ROUNDS (5)
 # times: neuron.ko is loaded with no_reset=1 (the device is marked ready
@@ -706,17 +712,20 @@ personas() {
 	done
 }
 
-probe v2 ""
-# The vendor's own DMA copy on each core's host-device queue, which the
-# device model executes (trn_emu_udma.c): MEM_BUF_COPY to and from device
-# memory and MEM_COPY from it to host memory must bring every byte back.
-if [ "${RIG_DMA:-1}" = 1 ]; then
-	for c in ${RIG_DMA_COPIES:-0:200000:2 1:4096:3}; do
-		/rig/nrt_play dmacopy:\$c >>/out/dmacopy.out 2>&1
-		echo \$? >>/out/dmacopy.rc
+# dmacopy PREFIX COPIES: the vendor's own DMA copy on each core's
+# host-device queue, which the device model executes (trn_emu_udma.c):
+# MEM_BUF_COPY to and from device memory and MEM_COPY from it to host
+# memory must bring every byte back.
+dmacopy() {
+	[ "${RIG_DMA:-1}" = 1 ] || return 0
+	for c in \$2; do
+		/rig/nrt_play dmacopy:\$c >>/out/\$1dmacopy.out 2>&1
+		echo \$? >>/out/\$1dmacopy.rc
 	done
-	cat /sys/kernel/debug/neuronprof_trn_emu/udma >/out/dmacopy.udma 2>&1
-fi
+	cat /sys/kernel/debug/neuronprof_trn_emu/udma >/out/\$1dmacopy.udma 2>&1
+}
+probe v2 ""
+dmacopy "" "$dma_v2"
 if [ $pers = 1 ]; then
 personas "" "${personas[*]}"
 rm -f /tmp/exgo /tmp/exgo.waiting
@@ -865,6 +874,7 @@ fi
 [ "\$(cat /out/rmmod.rc 2>/dev/null)" = 0 ] || exit 0
 dmesg -c >/dev/null
 probe v3 v3-
+dmacopy v3- "$dma_v3"
 [ $pers = 1 ] && personas v3- "${v3personas[*]}"
 if [ "${RIG_PERSONAS_ONLY:-0}" != 1 ]; then
 scenarios "$(scenario_list 3)"
@@ -1013,19 +1023,21 @@ result "neuron.ko, neuronprof and the emulated function unload" $? "$out/dmesg.t
 
 grep -q "nd0: reset request .* completed" "$out/probe.log" 2>/dev/null && grep -q "^c" "$out/dev.txt" 2>/dev/null
 result "the vendor's neuron.ko probes the emulated trn1 and its reset completes: /dev/neuron0" $? "$out/probe.log"
-if [ "${RIG_DMA:-1}" = 1 ]; then
-	# Both copies succeeded, and the device model executed descriptors on
-	# both cores' queues, with no error.
-	copies=${RIG_DMA_COPIES:-0:200000:2 1:4096:3}
+# dma_checks PREFIX DEVICE COPIES: every copy succeeded, and the device
+# model executed descriptors on each core's queue, with no error.
+dma_checks() {
+	local copies=$3 ncopies ncores rc
+	[ "${RIG_DMA:-1}" = 1 ] || return 0
 	ncopies=$(wc -w <<<"$copies")
 	ncores=$(tr ' ' '\n' <<<"$copies" | cut -d: -f1 | sort -u | wc -l)
-	[ "$(tr -d '\n' <"$out/dmacopy.rc" 2>/dev/null)" = "$(printf '0%.0s' $(seq "$ncopies"))" ] &&
-		[ "$(grep -c '^dmacopy ok' "$out/dmacopy.out" 2>/dev/null)" = "$ncopies" ] &&
-		[ "$(grep -c 'pairs [1-9][0-9]* .*errors 0$' "$out/dmacopy.udma" 2>/dev/null)" -ge "$ncores" ] &&
-		! grep -q 'errors [1-9]' "$out/dmacopy.udma"
+	[ "$(tr -d '\n' <"$out/$1dmacopy.rc" 2>/dev/null)" = "$(printf '0%.0s' $(seq "$ncopies"))" ] &&
+		[ "$(grep -c '^dmacopy ok' "$out/$1dmacopy.out" 2>/dev/null)" = "$ncopies" ] &&
+		[ "$(grep -c 'pairs [1-9][0-9]* .*errors 0$' "$out/$1dmacopy.udma" 2>/dev/null)" -ge "$ncores" ] &&
+		! grep -q 'errors [1-9]' "$out/$1dmacopy.udma"
 	rc=$?	# before the command substitution below changes $?
-	result "the vendor's DMA copy (MEM_BUF_COPY, MEM_COPY) through device memory brings every byte back on each core's host-device queue ($copies; the device model's UDMA: $(tr '\n' ';' <"$out/dmacopy.udma" 2>/dev/null))" $rc "$out/dmacopy.out"
-fi
+	result "the vendor's DMA copy (MEM_BUF_COPY, MEM_COPY) through device memory brings every byte back on each core's host-device queue ($2: $copies; the device model's UDMA: $(tr '\n' ';' <"$out/$1dmacopy.udma" 2>/dev/null))" $rc "$out/$1dmacopy.out"
+}
+dma_checks "" trn1 "$dma_v2"
 if [ $pers = 1 ]; then
 # persona_checks PREFIX DEVICE SPEC...: each personality's results on
 # DEVICE (its files under PREFIX), with the seconds it took in the VM.
@@ -1114,6 +1126,7 @@ fi
 grep -q "trn2 function .*(v3 DHAL)" "$out/v3-probe.log" 2>/dev/null &&
 	grep -q "nd0: reset request .* completed" "$out/v3-probe.log" && grep -q "^c" "$out/v3-dev.txt" 2>/dev/null
 result "the vendor's neuron.ko probes the emulated trn2 (v3 DHAL) and its reset completes: /dev/neuron0" $? "$out/v3-probe.log"
+dma_checks v3- trn2 "$dma_v3"
 [ "$(cat "$out/v3-rmmod.rc" 2>/dev/null)" = 0 ]
 result "neuron.ko, neuronprof and the emulated trn2 unload" $? "$out/v3-dmesg.txt"
 [ $pers = 1 ] && persona_checks v3- trn2 "${v3personas[@]}"
