@@ -59,50 +59,6 @@ void nn_dm_exit(struct kunit *test)
 	WRITE_ONCE(nprof_nn_io_read, NULL);
 }
 
-/* A trn1-like device, a subscription and a queue of @size bytes in device memory. */
-static int nn_dm_setup(struct kunit *test, u32 type, u64 ring_size, u32 size)
-{
-	struct nn_ctx *ctx = test->priv;
-	const struct drm_neuronprof_nq_subscribe args = {
-		.target_kind = NEURONPROF_TARGET_CORE, .target_index = 0,
-		.queue_type = type, .engine = 1, .ring_size = ring_size,
-	};
-	struct nprof_sub *sub = nn_subscribe(test, nn_device(test), &args);
-	int q;
-
-	/* Vendor type 0 (TRACE) is neuronprof's TRACE. */
-	q = nprof_fake_program_at(ctx->dev, NEURON_NQ_HOOK_NC, 0, 0, 1, size, false);
-	KUNIT_ASSERT_GE(test, q, 0);
-	/* Subscribable: the fake handed the hook a BAR4 mapping of it. */
-	KUNIT_ASSERT_FALSE(test, READ_ONCE(sub->ring.hdr->flags) & NEURONPROF_RING_UNREADABLE);
-	return q;
-}
-
-/*
- * Check the packed records from ring byte @from to the producer: device
- * entries @first.. of fake queue @q in order, two 32-byte parts each
- * (64-byte device entries), the first part being sequence number @seq.
- * Returns the parts checked.
- */
-static u64 nn_dm_check(struct kunit *test, int q, u64 from, u64 seq, u32 first)
-{
-	struct nprof_sub *sub = ((struct nn_ctx *)test->priv)->sub[0];
-	struct neuronprof_notification e;
-	u64 i;
-
-	for (i = 0; nn_part(test, sub, from, i, &e); i++) {
-		u32 dev_seq = first + i / 2, p = i % 2;
-
-		KUNIT_ASSERT_EQ(test, e.seq, seq + i);
-		KUNIT_ASSERT_EQ(test, e.code, NEURONPROF_RAW_CODE(32, p, 2));
-		if (!p)
-			KUNIT_ASSERT_EQ(test, e.payload[0], NPROF_FAKE_WORD0(q, dev_seq));
-		else
-			KUNIT_ASSERT_EQ(test, ((const u8 *)e.payload)[0], (u8)(dev_seq + 32));
-	}
-	return i;
-}
-
 /*
  * Head writes of a device-memory queue, across its wrap: every read of
  * device memory happens with interrupts on, not in atomic context, and
@@ -111,7 +67,7 @@ static u64 nn_dm_check(struct kunit *test, int q, u64 from, u64 seq, u32 first)
 static void nn_dm_reads_with_irqs_on(struct kunit *test)
 {
 	struct nn_ctx *ctx = test->priv;
-	int q = nn_dm_setup(test, NEURONPROF_QT_TRACE, 16 * PAGE_SIZE, 64 * 64);
+	int q = nn_devmem_queue(test, NEURONPROF_QT_TRACE, 16 * PAGE_SIZE, 64 * 64);
 	int round;
 
 	for (round = 0; round < 5; round++) {
@@ -120,7 +76,7 @@ static void nn_dm_reads_with_irqs_on(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 20, true), 20L);
 	}
 	KUNIT_EXPECT_EQ(test, ctx->sub[0]->ring.lost, 0ULL);
-	KUNIT_EXPECT_EQ(test, nn_dm_check(test, q, 0, 0, 0), 500ULL);
+	KUNIT_EXPECT_EQ(test, nn_check_parts(test, q, 0, 0, 0), 500ULL);
 	KUNIT_EXPECT_GE(test, atomic_read(&nn_dm_reads), 10);
 	KUNIT_EXPECT_EQ(test, atomic_read(&nn_dm_atomic_reads), 0);
 }
@@ -141,12 +97,12 @@ static void nn_dm_short_span_read_again(struct kunit *test)
 	 * ring entries, 1000 more are rounds of 256 (records of 257), the
 	 * fourth of which meets the data area's end with room for 151.
 	 */
-	int q = nn_dm_setup(test, NEURONPROF_QT_TRACE, 16 * PAGE_SIZE, SZ_64K);
+	int q = nn_devmem_queue(test, NEURONPROF_QT_TRACE, 16 * PAGE_SIZE, SZ_64K);
 	u64 from;
 
 	nn_head_write(test, q, 100);
 	KUNIT_ASSERT_EQ(test, ctx->sub[0]->ring.prod, 101 * NPROF_ENTRY_SIZE);
-	KUNIT_EXPECT_EQ(test, nn_dm_check(test, q, 0, 0, 0), 200ULL);
+	KUNIT_EXPECT_EQ(test, nn_check_parts(test, q, 0, 0, 0), 200ULL);
 	from = ctx->sub[0]->ring.prod;
 	/* The reader read them: publishes the consumer position as a reader does. */
 	smp_store_release(&ctx->sub[0]->ring.cons_page->consumer_pos, from);
@@ -154,7 +110,7 @@ static void nn_dm_short_span_read_again(struct kunit *test)
 	KUNIT_ASSERT_GT(test, from + (1000 + 4) * NPROF_ENTRY_SIZE, ctx->sub[0]->ring.size);
 	nn_head_write(test, q, 1000);
 	KUNIT_EXPECT_EQ(test, ctx->sub[0]->ring.lost, 0ULL);
-	KUNIT_EXPECT_EQ(test, nn_dm_check(test, q, from, 200, 100), 2000ULL);
+	KUNIT_EXPECT_EQ(test, nn_check_parts(test, q, from, 200, 100), 2000ULL);
 	/* A short span: some entries were read twice. */
 	KUNIT_EXPECT_GT(test, atomic64_read(&nn_dm_bytes), 1000LL * 64);
 	KUNIT_EXPECT_EQ(test, atomic_read(&nn_dm_atomic_reads), 0);
@@ -170,13 +126,13 @@ static void nn_dm_full_ring_reads_nothing(struct kunit *test)
 {
 	struct nn_ctx *ctx = test->priv;
 	/* A one-page ring: 64 ring entries, 32 device entries of 64 bytes. */
-	int q = nn_dm_setup(test, NEURONPROF_QT_TRACE, PAGE_SIZE, SZ_64K);
+	int q = nn_devmem_queue(test, NEURONPROF_QT_TRACE, PAGE_SIZE, SZ_64K);
 	u64 ring_entries = PAGE_SIZE / NPROF_ENTRY_SIZE, from;
 
 	nn_head_write(test, q, 1000);
 	/* delivered + lost = consumed, in 32-byte parts; the first ones arrived. */
 	KUNIT_EXPECT_EQ(test, ctx->sub[0]->ring.prod, ring_entries * NPROF_ENTRY_SIZE);
-	KUNIT_EXPECT_EQ(test, nn_dm_check(test, q, 0, 0, 0) + ctx->sub[0]->ring.lost, 2000ULL);
+	KUNIT_EXPECT_EQ(test, nn_check_parts(test, q, 0, 0, 0) + ctx->sub[0]->ring.lost, 2000ULL);
 	KUNIT_EXPECT_LE(test, atomic64_read(&nn_dm_bytes),
 			2LL * NPROF_NN_SPAN * NEURONPROF_RAW_BYTES_PER_ENTRY);
 	KUNIT_EXPECT_EQ(test, atomic_read(&nn_dm_atomic_reads), 0);

@@ -92,43 +92,8 @@ static void nn_dma_exit(struct kunit *test)
 /* A trn1-like device, a subscription and a TRACE queue of @size bytes in device memory. */
 static int nn_dma_setup(struct kunit *test, u32 size)
 {
-	struct nn_ctx *ctx = test->priv;
-	const struct drm_neuronprof_nq_subscribe args = {
-		.target_kind = NEURONPROF_TARGET_CORE, .target_index = 0,
-		.queue_type = NEURONPROF_QT_TRACE, .engine = 1, .ring_size = 16 * PAGE_SIZE,
-	};
-	struct nprof_sub *sub = nn_subscribe(test, nn_device(test), &args);
-	int q;
-
 	nn_dma_ring_size = size;
-	q = nprof_fake_program_at(ctx->dev, NEURON_NQ_HOOK_NC, 0, 0, 1, size, false);
-	KUNIT_ASSERT_GE(test, q, 0);
-	KUNIT_ASSERT_FALSE(test, READ_ONCE(sub->ring.hdr->flags) & NEURONPROF_RING_UNREADABLE);
-	return q;
-}
-
-/*
- * Check the packed records from ring byte @from to the producer: device
- * entries @first.. of fake queue @q in order, two 32-byte parts each, the
- * first part being sequence number @seq. Returns the parts checked.
- */
-static u64 nn_dma_check(struct kunit *test, int q, u64 from, u64 seq, u32 first)
-{
-	struct nprof_sub *sub = ((struct nn_ctx *)test->priv)->sub[0];
-	struct neuronprof_notification e;
-	u64 i;
-
-	for (i = 0; nn_part(test, sub, from, i, &e); i++) {
-		u32 dev_seq = first + i / 2, p = i % 2;
-
-		KUNIT_ASSERT_EQ(test, e.seq, seq + i);
-		KUNIT_ASSERT_EQ(test, e.code, NEURONPROF_RAW_CODE(32, p, 2));
-		if (!p)
-			KUNIT_ASSERT_EQ(test, e.payload[0], NPROF_FAKE_WORD0(q, dev_seq));
-		else
-			KUNIT_ASSERT_EQ(test, ((const u8 *)e.payload)[0], (u8)(dev_seq + 32));
-	}
-	return i;
+	return nn_devmem_queue(test, NEURONPROF_QT_TRACE, 16 * PAGE_SIZE, size);
 }
 
 /*
@@ -149,7 +114,7 @@ static void nn_dma_delivers_consumed(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 20, true), 20L);
 	}
 	KUNIT_EXPECT_EQ(test, ctx->sub[0]->ring.lost, 0ULL);
-	KUNIT_EXPECT_EQ(test, nn_dma_check(test, q, 0, 0, 0), 500ULL);
+	KUNIT_EXPECT_EQ(test, nn_check_parts(test, q, 0, 0, 0), 500ULL);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&nn_dma_bytes), 250LL * 64);
 	/* 250 entries wrap the 64-entry ring 3 times; some head writes straddle a wrap. */
 	KUNIT_EXPECT_GE(test, atomic_read(&nn_dma_wraps), 1);
@@ -171,7 +136,7 @@ static void nn_dma_failed_copy_counts_lost(struct kunit *test)
 
 	nn_head_write(test, q, 40);
 	KUNIT_ASSERT_EQ(test, ctx->sub[0]->ring.lost, 0ULL);
-	KUNIT_EXPECT_EQ(test, nn_dma_check(test, q, 0, 0, 0), 80ULL);
+	KUNIT_EXPECT_EQ(test, nn_check_parts(test, q, 0, 0, 0), 80ULL);
 	from = ctx->sub[0]->ring.prod;
 	/* The next copy fails (entries 40..69, a round that wraps): 60 parts lost, none written. */
 	atomic_set(&nn_dma_fail_at, atomic_read(&nn_dma_calls) + 1);
@@ -180,7 +145,7 @@ static void nn_dma_failed_copy_counts_lost(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx->sub[0]->ring.prod, from);
 	/* Then 20 more (entries 70..89): delivered, after the lost ones' sequence numbers. */
 	nn_head_write(test, q, 20);
-	KUNIT_EXPECT_EQ(test, nn_dma_check(test, q, from, 140, 70), 40ULL);
+	KUNIT_EXPECT_EQ(test, nn_check_parts(test, q, from, 140, 70), 40ULL);
 	KUNIT_EXPECT_EQ(test, ctx->sub[0]->ring.lost, 60ULL);
 	KUNIT_EXPECT_EQ(test, atomic_read(&nn_dma_fromio), 0);
 }

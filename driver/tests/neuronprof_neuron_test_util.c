@@ -10,6 +10,7 @@
 #include <linux/module.h>
 
 #include "neuronprof_neuron_test_util.h"
+#include "neuronprof_packed_walk.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
@@ -101,6 +102,50 @@ int nn_program(struct kunit *test, u32 target, u32 id, u32 nq_type, u32 engine, 
 
 	KUNIT_ASSERT_GE(test, q, 0);
 	return q;
+}
+
+/*
+ * A subscription of core 0's TRACE engine 1 queue (vendor type 0, @type
+ * for the subscription), a ring of @ring_size bytes, and that queue
+ * programmed in device memory, @size bytes, which the fake hands the hook
+ * a BAR4 mapping of (so it is subscribable); its fake queue index.
+ */
+int nn_devmem_queue(struct kunit *test, u32 type, u64 ring_size, u32 size)
+{
+	struct nn_ctx *ctx = test->priv;
+	struct nprof_sub *sub = nn_subscribe_queue(test, nn_device(test), NEURONPROF_TARGET_CORE,
+						   0, type, 1, ring_size);
+	int q;
+
+	q = nprof_fake_program_at(ctx->dev, NEURON_NQ_HOOK_NC, 0, 0, 1, size, false);
+	KUNIT_ASSERT_GE(test, q, 0);
+	KUNIT_ASSERT_FALSE(test, READ_ONCE(sub->ring.hdr->flags) & NEURONPROF_RING_UNREADABLE);
+	return q;
+}
+
+/*
+ * Check the packed records of the first subscription from ring byte @from
+ * to the producer: device entries @first.. of fake queue @q in order (64
+ * bytes, two 32-byte parts each), the first part being sequence number
+ * @seq. Returns the parts checked.
+ */
+u64 nn_check_parts(struct kunit *test, int q, u64 from, u64 seq, u32 first)
+{
+	struct nprof_sub *sub = ((struct nn_ctx *)test->priv)->sub[0];
+	struct neuronprof_notification e;
+	u64 i;
+
+	for (i = 0; nn_part(test, sub, from, i, &e); i++) {
+		u32 dev_seq = first + i / 2, p = i % 2;
+
+		KUNIT_ASSERT_EQ(test, e.seq, seq + i);
+		KUNIT_ASSERT_EQ(test, e.code, NEURONPROF_RAW_CODE(32, p, 2));
+		if (!p)
+			KUNIT_ASSERT_EQ(test, e.payload[0], NPROF_FAKE_WORD0(q, dev_seq));
+		else
+			KUNIT_ASSERT_EQ(test, ((const u8 *)e.payload)[0], (u8)(dev_seq + 32));
+	}
+	return i;
 }
 
 /* The device produces @n entries of fake queue @q; the runtime consumes them, one head write. */

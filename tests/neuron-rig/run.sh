@@ -527,6 +527,19 @@ existing="$existing consume:1:5 wait:/tmp/exgo mark:0 mark:1 produce:0:30 heads:
 
 cat >"$work/guest.sh" <<EOF
 #!/bin/sh
+# record_start NAME: neuronprof record of one session into /out/NAME, its
+# runtime (inspect_run) waiting on /tmp/NAME.ready; returns once that
+# runtime is ready (at most 10 s), the recorder's pid in rp.
+record_start() {
+	/rig/neuronprof record --mode session --ring-size 1M --duration 60 -o /out/\$1 \\
+		-- /rig/inspect_run /tmp/\$1.ready >/out/\$1.record 2>&1 &
+	rp=\$!
+	n=0
+	while [ ! -e /tmp/\$1.ready ] && [ \$n -lt 100 ] && kill -0 \$rp 2>/dev/null; do
+		sleep 0.1
+		n=\$((n + 1))
+	done
+}
 # probe ARCH PREFIX: load the emulated function and the vendor's driver,
 # wait for the first device reset to complete.
 probe() {
@@ -567,14 +580,7 @@ scenarios() {
 		fi
 		modprobe neuronprof_neuron entry_size_v\$v=\$es head_mode_v\$v=\$mode ||
 			echo "provider \$name: \$?" >>/out/errors
-		/rig/neuronprof record --mode session --ring-size 1M --duration 60 -o /out/\$name \\
-			-- /rig/inspect_run /tmp/\$name.ready >/out/\$name.record 2>&1 &
-		rp=\$!
-		n=0
-		while [ ! -e /tmp/\$name.ready ] && [ \$n -lt 100 ] && kill -0 \$rp 2>/dev/null; do
-			sleep 0.1
-			n=\$((n + 1))
-		done
+		record_start \$name
 		/rig/nrt_play -e \$es -u \$unit -s \$start \$steps >/out/\$name.play 2>&1
 		echo \$? >/out/\$name.play.rc
 		cat /sys/kernel/debug/neuronprof_trn_emu/queues >/out/\$name.queues
@@ -693,14 +699,7 @@ personas() {
 		modprobe neuronprof_neuron \$(sed -n 's/^options neuronprof_neuron //p' /out/\$name.conf) ||
 			echo "provider \$name: \$?" >>/out/errors
 		/rig/nrt_play \$rs >/dev/null 2>&1
-		/rig/neuronprof record --mode session --ring-size 1M --duration 60 -o /out/\$name \\
-			-- /rig/inspect_run /tmp/\$name.ready >/out/\$name.record 2>&1 &
-		rp=\$!
-		n=0
-		while [ ! -e /tmp/\$name.ready ] && [ \$n -lt 100 ] && kill -0 \$rp 2>/dev/null; do
-			sleep 0.1
-			n=\$((n + 1))
-		done
+		record_start \$name
 		/rig/nrt_play \$flags \$pst >/out/\$name.play 2>&1
 		echo \$? >/out/\$name.play.rc
 		cat /sys/kernel/debug/neuronprof_trn_emu/queues >/out/\$name.queues
@@ -735,14 +734,7 @@ n=0
 while [ ! -e /tmp/exgo.waiting ] && [ \$n -lt 300 ]; do sleep 0.1; n=\$((n + 1)); done
 modprobe neuronprof_neuron \$(sed -n 's/^options neuronprof_neuron //p' /out/p-default.conf) ||
 	echo "provider existing: \$?" >>/out/errors
-/rig/neuronprof record --mode session --ring-size 1M --duration 60 -o /out/existing \\
-	-- /rig/inspect_run /tmp/existing.ready >/out/existing.record 2>&1 &
-rp=\$!
-n=0
-while [ ! -e /tmp/existing.ready ] && [ \$n -lt 100 ] && kill -0 \$rp 2>/dev/null; do
-	sleep 0.1
-	n=\$((n + 1))
-done
+record_start existing
 touch /tmp/exgo
 wait \$pp
 echo \$? >/out/existing.play.rc
@@ -763,14 +755,7 @@ if [ -s /out/p-devmem.conf ]; then
 	modprobe neuronprof_neuron \$(sed -n 's/^options neuronprof_neuron //p' /out/\$name.conf) ||
 		echo "provider \$name: \$?" >>/out/errors
 	/rig/nrt_play reset >/dev/null 2>&1
-	/rig/neuronprof record --mode session --ring-size 1M --duration 60 -o /out/\$name \\
-		-- /rig/inspect_run /tmp/\$name.ready >/out/\$name.record 2>&1 &
-	rp=\$!
-	n=0
-	while [ ! -e /tmp/\$name.ready ] && [ \$n -lt 100 ] && kill -0 \$rp 2>/dev/null; do
-		sleep 0.1
-		n=\$((n + 1))
-	done
+	record_start \$name
 	/rig/nrt_play \$(cat /out/\$name.flags) $psteps >/out/\$name.play 2>&1
 	echo \$? >/out/\$name.play.rc
 	kill -TERM \$(pidof inspect_run) 2>/dev/null
