@@ -68,13 +68,8 @@ static void nn_dm_reads_with_irqs_on(struct kunit *test)
 {
 	struct nn_ctx *ctx = test->priv;
 	int q = nn_devmem_queue(test, NEURONPROF_QT_TRACE, 16 * PAGE_SIZE, 64 * 64);
-	int round;
 
-	for (round = 0; round < 5; round++) {
-		KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 50), 50L);
-		KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 30, true), 30L);
-		KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 20, true), 20L);
-	}
+	nn_wrap_rounds(test, q);
 	KUNIT_EXPECT_EQ(test, ctx->sub[0]->ring.lost, 0ULL);
 	KUNIT_EXPECT_EQ(test, nn_check_parts(test, q, 0, 0, 0), 500ULL);
 	KUNIT_EXPECT_GE(test, atomic_read(&nn_dm_reads), 10);

@@ -106,13 +106,8 @@ static void nn_dma_delivers_consumed(struct kunit *test)
 {
 	struct nn_ctx *ctx = test->priv;
 	int q = nn_dma_setup(test, 64 * 64);
-	int round;
 
-	for (round = 0; round < 5; round++) {
-		KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 50), 50L);
-		KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 30, true), 30L);
-		KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 20, true), 20L);
-	}
+	nn_wrap_rounds(test, q);
 	KUNIT_EXPECT_EQ(test, ctx->sub[0]->ring.lost, 0ULL);
 	KUNIT_EXPECT_EQ(test, nn_check_parts(test, q, 0, 0, 0), 500ULL);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&nn_dma_bytes), 250LL * 64);

@@ -148,6 +148,23 @@ u64 nn_check_parts(struct kunit *test, int q, u64 from, u64 seq, u32 first)
 	return i;
 }
 
+/*
+ * Five rounds on fake queue @q: the device produces 50 entries, the
+ * runtime consumes them in head writes of 30 and 20 (250 entries, across
+ * the wraps of a 64-entry ring, some head writes straddling one).
+ */
+void nn_wrap_rounds(struct kunit *test, int q)
+{
+	struct nn_ctx *ctx = test->priv;
+	int round;
+
+	for (round = 0; round < 5; round++) {
+		KUNIT_ASSERT_EQ(test, nprof_fake_produce(ctx->dev, q, 50), 50L);
+		KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 30, true), 30L);
+		KUNIT_ASSERT_EQ(test, nprof_fake_consume(ctx->dev, q, 20, true), 20L);
+	}
+}
+
 /* The device produces @n entries of fake queue @q; the runtime consumes them, one head write. */
 void nn_head_write(struct kunit *test, int q, u32 n)
 {

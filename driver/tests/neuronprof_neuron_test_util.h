@@ -37,6 +37,7 @@ struct nprof_sub *nn_subscribe_queue(struct kunit *test, struct nprof_drmdev *nd
 int nn_program(struct kunit *test, u32 target, u32 id, u32 nq_type, u32 engine, u32 size);
 int nn_devmem_queue(struct kunit *test, u32 type, u64 ring_size, u32 size);
 u64 nn_check_parts(struct kunit *test, int q, u64 from, u64 seq, u32 first);
+void nn_wrap_rounds(struct kunit *test, int q);
 void nn_head_write(struct kunit *test, int q, u32 n);
 
 /* ---- the suites' tables of cases (neuronprof_neuron_test_util.c lists the suites) */
