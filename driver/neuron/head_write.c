@@ -76,31 +76,20 @@ static void nprof_nn_read_io(void *dst, const void __iomem *src, size_t len)
 }
 
 /*
- * @len bytes of a device-memory ring from byte @off on (wrapping at @size)
- * into @dst, through the BAR4 mapping the vendor uses (memcpy_fromio()).
- * Context: may sleep, interrupts on: uncached reads over PCIe are slow
- * (16 KiB can take longer than the 50 us an interrupts-off span may last).
+ * @len bytes of @nq's device-memory ring from byte @off on, wrapping at its
+ * size, into its bounce (two reads where the ring wraps): through the BAR4
+ * mapping the vendor uses (memcpy_fromio(), devmem_read=fromio) or by the
+ * vendor's DMA copy (neuron_nq_hook_dma_read(), devmem_read=dma). Return 0,
+ * or the DMA copy's error, after which the bounce holds nothing of the
+ * ring's.
+ * Context: may sleep, interrupts on (uncached reads over PCIe are slow: 16
+ * KiB can take longer than the 50 us an interrupts-off span may last; the
+ * DMA copy waits for the engine), @nq->lock held: it keeps the queue's
+ * halt, and so its memory's free, from completing meanwhile (the hook's
+ * contract for the DMA copy).
  */
-static void nprof_nn_fromio(u8 *dst, const void __iomem *io, u32 size, u32 off, u32 len)
-{
-	u32 first = min(len, size - off);
-
-	might_sleep();
-	nprof_nn_read_io(dst, io + off, first);
-	if (len > first)
-		nprof_nn_read_io(dst + first, io, len - first);
-}
-
-/*
- * @len bytes of @nq's device-memory ring from byte @off on (wrapping at its
- * size) into its bounce, by the vendor's DMA copy (devmem_read=dma): 0 or
- * the hook's error, after which the bounce holds nothing of the ring's.
- * Context: may sleep (the copy waits for the engine), @nq->lock held: the
- * hook's contract for the copy (it keeps the queue's halt, and so its
- * memory's free, from completing meanwhile).
- */
-static int nprof_nn_dma(struct nprof_nn_device *dev, struct nprof_nn_queue *nq, u32 off,
-			u32 len)
+static int nprof_nn_read_devmem(struct nprof_nn_device *dev, struct nprof_nn_queue *nq,
+				u32 off, u32 len)
 {
 	nprof_nn_dma_read_t read = READ_ONCE(nprof_nn_dma_read);
 	u32 first = min(len, nq->size - off);
@@ -108,6 +97,12 @@ static int nprof_nn_dma(struct nprof_nn_device *dev, struct nprof_nn_queue *nq, 
 
 	might_sleep();
 	lockdep_assert_held(&nq->lock);
+	if (READ_ONCE(nprof_nn_devmem_read) != NPROF_NN_DEVMEM_DMA) {
+		nprof_nn_read_io(nq->bounce, nq->io + off, first);
+		if (len > first)
+			nprof_nn_read_io(nq->bounce + first, nq->io, len - first);
+		return 0;
+	}
 	if (!read)
 		return -ENODEV;
 	ret = read(dev->hd, &nq->qid, nq->io, off, nq->bounce, first);
@@ -156,8 +151,9 @@ static void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq
 		want = min_t(u32, count - done,
 			     (NPROF_NN_SPAN * NEURONPROF_RAW_BYTES_PER_ENTRY) >> shift);
 		/*
-		 * Device memory: this round's entries through BAR4 into the
-		 * bounce before the span begins, with interrupts on; what the
+		 * Device memory: this round's entries into the bounce
+		 * (nprof_nn_read_devmem()) before the span begins, with
+		 * interrupts on; what the
 		 * span does not take is read again in the next round. The
 		 * queue's lock keeps a halt out, and the device does not write
 		 * consumed entries before this head write lands. After a span
@@ -165,8 +161,8 @@ static void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq
 		 * rounds that only count losses; a span that finds room again
 		 * is given back unused and the round read first.
 		 */
-		if (nq->io && read_ahead && nprof_nn_devmem_read == NPROF_NN_DEVMEM_DMA) {
-			int err = nprof_nn_dma(dev, nq, idx * es, want * es);
+		if (nq->io && read_ahead) {
+			int err = nprof_nn_read_devmem(dev, nq, idx * es, want * es);
 
 			if (err) {
 				/* Nothing of this round is delivered: it is counted lost. */
@@ -180,8 +176,6 @@ static void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq
 				done += want;
 				continue;
 			}
-		} else if (nq->io && read_ahead) {
-			nprof_nn_fromio(nq->bounce, nq->io, nq->size, idx * es, want * es);
 		}
 		if (nprof_notify_begin_packed(ndev, &nq->q, NEURONPROF_RAW_PACKED_SLOTS(want * es),
 					      es, &span))
