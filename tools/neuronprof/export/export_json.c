@@ -304,12 +304,7 @@ static bool fast_event(struct json_export *x, const struct xtrack *t, char ph, c
 		if (!p)
 			return false;
 	}
-	/* The whole slot: a fixed-size copy; only tail_len of it counts. */
-	if (x->tail_len <= 64)
-		memcpy(p, x->tail, 64);
-	else
-		memcpy(p, x->tail, sizeof(x->tail));
-	p += x->tail_len;
+	p = put_slot(p, x->tail, x->tail_len, 64, sizeof(x->tail));
 	p = put_ts(x, p, ts);
 	if (dur) {
 		p = PUT(p, ",\"dur\":");
@@ -326,11 +321,7 @@ static bool fast_event(struct json_export *x, const struct xtrack *t, char ph, c
 				return false;
 			if (i)
 				*p++ = ',';
-			if (k->len <= 16)
-				memcpy(p, k->text, 16);
-			else
-				memcpy(p, k->text, SLOT);
-			p += k->len;
+			p = put_slot(p, k->text, k->len, 16, SLOT);
 			switch (a[i].kind) {
 			case XARG_U64:
 				p = fmt_u64(p, a[i].u);

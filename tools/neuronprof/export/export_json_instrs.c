@@ -95,11 +95,8 @@ int json_instrs(const struct xformat *fmt, void *ctx, const struct xtrack *t,
 		p = PUT(p, ",\n{\"name\":\"");
 		memcpy(p, s->name, INSTR_NAME);
 		p += s->name_len;
-		if (tail_len <= 64)
-			memcpy(p, tail, 64);
-		else
-			memcpy(p, tail, sizeof(tail));
-		p = put_ts(x, p + tail_len, in->ts);
+		p = put_slot(p, tail, tail_len, 64, sizeof(tail));
+		p = put_ts(x, p, in->ts);
 		p = PUT(p, ",\"dur\":");
 		p = put_dur(x, p, in->end_ts - in->ts);
 		if (in->named) {
@@ -163,12 +160,8 @@ int json_dmas(const struct xformat *fmt, void *ctx, const struct xtrack *t,
 			continue;
 		}
 		p = ob_reserve(&x->ob, FAST_ROOM);
-		/* A fixed-size copy; only the slot's length counts. */
-		if (len[k] <= 96)
-			memcpy(p, pre[k], 96);
-		else
-			memcpy(p, pre[k], DMA_PRE);
-		p = put_ts(x, p + len[k], d->ts);
+		p = put_slot(p, pre[k], len[k], 96, DMA_PRE);
+		p = put_ts(x, p, d->ts);
 		p = PUT(p, ",\"s\":\"t\",\"args\":{\"model_id\":");
 		p = fmt_u64(p, d->model_id);
 		p = PUT(p, ",\"iteration\":");

@@ -119,6 +119,23 @@ static inline char *xj_put(char *p, const char *s, size_t n)
 
 #define PUT(p, lit)	xj_put(p, lit, sizeof(lit) - 1)
 
+/*
+ * The first @len bytes of @src, a slot of @size bytes, at @p by a
+ * fixed-size copy (a few moves, no call): of @small bytes when @len fits
+ * in them, else of the whole slot; the room after @p holds it. Only @len
+ * of them count: returns p + len.
+ */
+static inline __attribute__((always_inline)) char *put_slot(char *p, const char *src,
+							    size_t len, size_t small,
+							    size_t size)
+{
+	if (len <= small)
+		memcpy(p, src, small);
+	else
+		memcpy(p, src, size);
+	return p + len;
+}
+
 /* Eight nibbles of @v, most significant first, as lowercase hex characters in memory order. */
 static inline uint64_t hex8(uint32_t v)
 {
