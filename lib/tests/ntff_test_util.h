@@ -124,6 +124,23 @@ static const struct nprof_ntff_info sample_info = {
 };
 
 /*
+ * sample_info as a capture of the neuron provider's raw entries says it:
+ * NEURON_V2 entries of 64 bytes, clocks of capture, in packed records when
+ * @packed.
+ */
+static inline struct nprof_ntff_info raw_sample_info(bool packed)
+{
+	struct nprof_ntff_info in = sample_info;
+
+	in.device.provider = "neuron";
+	in.device.clock_domain = NEURONPROF_CLOCK_CAPTURED;
+	in.device.raw_format = NEURONPROF_RAW_FORMAT_NEURON_V2;
+	in.device.raw_entry_size = 64;
+	in.device.raw_packed = packed;
+	return in;
+}
+
+/*
  * Write a file with: a TRACE queue whose ring wrapped (entries 40..63 then
  * 0..19 of the ring, seq 1000..1043), an empty ERROR queue with 5 lost, and
  * a TOPSP_EVENT queue in one span. Returns the path in @path.

@@ -83,15 +83,11 @@ static struct nprof_ntff_reader *open_raw_file(const char *name, const struct np
 
 TEST(ntff_raw_round_trip)
 {
-	struct nprof_ntff_info in = sample_info, out = { .size = sizeof(out) };
+	struct nprof_ntff_info in = raw_sample_info(false), out = { .size = sizeof(out) };
 	struct nprof_ntff_queue q = { .size = sizeof(q) };
 	struct neuronprof_notification *ring;
 	struct nprof_ntff_reader *r;
 
-	in.device.provider = "neuron";
-	in.device.clock_domain = NEURONPROF_CLOCK_CAPTURED;
-	in.device.raw_format = NEURONPROF_RAW_FORMAT_NEURON_V2;
-	in.device.raw_entry_size = 64;
 	r = open_raw_file("raw.ntff", &in, 12, &ring);
 	if (!r)
 		return;
