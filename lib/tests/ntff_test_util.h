@@ -372,6 +372,44 @@ static inline void expect_edit_rejected(const struct sample *s, ntff_test_edit_f
 	free(b);
 }
 
+/* A file with_edit() made, open: its bytes, its reader and the info it reads. */
+struct edited {
+	unsigned char *buf;
+	struct nprof_ntff_reader *r;
+	struct nprof_ntff_info info;
+};
+
+/*
+ * The file with_edit() makes must open, verified, and read its info into
+ * @e->info, all of whose fields are junk before (so that one the reader
+ * leaves unset shows): true, or false (the case failed). edited_close()
+ * after, either way.
+ */
+static inline bool open_edited(struct edited *e, const struct sample *s, ntff_test_edit_fn edit,
+			       size_t off, uint16_t v)
+{
+	size_t len = 0;
+
+	e->buf = with_edit(s, edit, off, v, &len);
+	e->r = open_buf(e->buf, len);
+	memset(&e->info, 0x5a, sizeof(e->info));
+	e->info.size = sizeof(e->info);
+	if (!e->r)
+		return false;
+	if (nprof_ntff_reader_info(e->r, &e->info)) {
+		FAIL("the file's info does not read: %s", nprof_strerror_last());
+		return false;
+	}
+	return true;
+}
+
+/* Undo open_edited(). */
+static inline void edited_close(struct edited *e)
+{
+	nprof_ntff_reader_close(e->r);
+	free(e->buf);
+}
+
 static inline int ntff_test_write_raw(const char *d, const char *name, const struct nprof_ntff_info *info,
 			    const struct neuronprof_notification *ring, size_t n)
 {
