@@ -376,12 +376,12 @@ static inline int fakex_run(struct nprof_model *m, uint32_t iterations, bool fai
 
 /*
  * One step of a test of a range setting (executions, iterations): parse
- * @env ("NAME=value") into the configuration, or with @env NULL set
- * @first-@last; the step must return @ret, and when it succeeds the
- * getter must read @first-@last back.
+ * @value as the setting's variable into the configuration, or with @value
+ * NULL set @first-@last; the step must return @ret, and when it succeeds
+ * the getter must read @first-@last back.
  */
 struct range_step {
-	const char *env;
+	const char *value;
 	uint64_t first, last;
 	int ret;
 };
@@ -390,16 +390,53 @@ typedef int (*cfg_range_set_fn)(struct nprof_inspect_config *cfg, uint64_t first
 typedef int (*cfg_range_get_fn)(const struct nprof_inspect_config *cfg, uint64_t *first,
 				uint64_t *last);
 
+/* Run @st of a test of the setting of variable @var (set, get: check_range_setting()). */
+static inline void range_step_run(struct nprof_inspect_config *cfg, const char *var,
+				  cfg_range_set_fn set, cfg_range_get_fn get, size_t i,
+				  const struct range_step *st)
+{
+	char env0[128];
+	char *env[2] = { env0, NULL };
+	uint64_t a = 7, b = 7;
+	int ret;
+
+	snprintf(env0, sizeof(env0), "%s=%s", var, st->value ? st->value : "");
+	ret = st->value ? nprof_inspect_config_parse_envp(cfg, env) : set(cfg, st->first, st->last);
+	if (ret != st->ret)
+		FAIL("step %zu (%s %llu-%llu) returned %d, expected %d", i,
+		     st->value ? env0 : "set", (unsigned long long)st->first,
+		     (unsigned long long)st->last, ret, st->ret);
+	if (ret || st->ret)
+		return;
+	CHECK_INT(get(cfg, &a, &b), 0);
+	if (a != st->first || b != st->last)
+		FAIL("step %zu (%s): read back %llu-%llu, expected %llu-%llu", i,
+		     st->value ? env0 : "set", (unsigned long long)a, (unsigned long long)b,
+		     (unsigned long long)st->first, (unsigned long long)st->last);
+}
+
 /*
- * The test of a range setting: a new configuration has none (0-0), @n
- * @steps run in order through @set and @get, neither takes a NULL
- * configuration or pointer, and the @other range setting stays 0-0
- * throughout.
+ * The test of the range setting of variable @var: a new configuration has
+ * none (0-0); the rules every capture range follows (counted from 1, not
+ * empty, 0-0 for none; "A-B" or "A") and then the @n @steps of this one
+ * run in order through @set and @get; neither takes a NULL configuration
+ * or pointer, and the @other range setting stays 0-0 throughout.
  */
-static inline void check_range_setting(cfg_range_set_fn set, cfg_range_get_fn get,
+static inline void check_range_setting(const char *var, cfg_range_set_fn set, cfg_range_get_fn get,
 				       cfg_range_get_fn other, const struct range_step *steps,
 				       size_t n)
 {
+	static const struct range_step rules[] = {
+		{ NULL, 2, 4, 0 },
+		{ NULL, 0, 3, -EINVAL },
+		{ NULL, 5, 4, -EINVAL },
+		{ NULL, 0, 0, 0 },
+		{ "3-9", 3, 9, 0 },
+		{ "5", 5, 5, 0 },
+		{ "9-3", 0, 0, -EINVAL },
+		{ "0-3", 0, 0, -EINVAL },
+		{ "3-", 0, 0, -EINVAL },
+	};
 	struct nprof_inspect_config *cfg = nprof_inspect_config_allocate();
 	uint64_t a = 7, b = 7;
 	size_t i;
@@ -410,27 +447,10 @@ static inline void check_range_setting(cfg_range_set_fn set, cfg_range_get_fn ge
 	CHECK_INT(get(cfg, &a, &b), 0);
 	CHECK_INT(a, 0);
 	CHECK_INT(b, 0);
-	for (i = 0; i < n; i++) {
-		const struct range_step *st = &steps[i];
-		char *env[2] = { (char *)st->env, NULL };
-		int ret;
-
-		ret = st->env ? nprof_inspect_config_parse_envp(cfg, env) :
-				set(cfg, st->first, st->last);
-		if (ret != st->ret)
-			FAIL("step %zu (%s %llu-%llu) returned %d, expected %d", i,
-			     st->env ? st->env : "set", (unsigned long long)st->first,
-			     (unsigned long long)st->last, ret, st->ret);
-		if (ret || st->ret)
-			continue;
-		a = b = 7;
-		CHECK_INT(get(cfg, &a, &b), 0);
-		if (a != st->first || b != st->last)
-			FAIL("step %zu (%s): read back %llu-%llu, expected %llu-%llu", i,
-			     st->env ? st->env : "set", (unsigned long long)a,
-			     (unsigned long long)b, (unsigned long long)st->first,
-			     (unsigned long long)st->last);
-	}
+	for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+		range_step_run(cfg, var, set, get, i, &rules[i]);
+	for (i = 0; i < n; i++)
+		range_step_run(cfg, var, set, get, sizeof(rules) / sizeof(rules[0]) + i, &steps[i]);
 	CHECK_INT(set(NULL, 1, 1), -EINVAL);
 	CHECK_INT(get(cfg, NULL, &b), -EINVAL);
 	CHECK_INT(get(cfg, &a, NULL), -EINVAL);

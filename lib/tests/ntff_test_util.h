@@ -124,6 +124,23 @@ static const struct nprof_ntff_info sample_info = {
 };
 
 /*
+ * sample_info as a capture of the neuron provider's raw entries says it:
+ * NEURON_V2 entries of 64 bytes, clocks of capture, in packed records when
+ * @packed.
+ */
+static inline struct nprof_ntff_info raw_sample_info(bool packed)
+{
+	struct nprof_ntff_info in = sample_info;
+
+	in.device.provider = "neuron";
+	in.device.clock_domain = NEURONPROF_CLOCK_CAPTURED;
+	in.device.raw_format = NEURONPROF_RAW_FORMAT_NEURON_V2;
+	in.device.raw_entry_size = 64;
+	in.device.raw_packed = packed;
+	return in;
+}
+
+/*
  * Write a file with: a TRACE queue whose ring wrapped (entries 40..63 then
  * 0..19 of the ring, seq 1000..1043), an empty ERROR queue with 5 lost, and
  * a TOPSP_EVENT queue in one span. Returns the path in @path.
@@ -353,6 +370,44 @@ static inline void expect_edit_rejected(const struct sample *s, ntff_test_edit_f
 	if (b)
 		expect_reject(b, len, err, msg);
 	free(b);
+}
+
+/* A file with_edit() made, open: its bytes, its reader and the info it reads. */
+struct edited {
+	unsigned char *buf;
+	struct nprof_ntff_reader *r;
+	struct nprof_ntff_info info;
+};
+
+/*
+ * The file with_edit() makes must open, verified, and read its info into
+ * @e->info, all of whose fields are junk before (so that one the reader
+ * leaves unset shows): true, or false (the case failed). edited_close()
+ * after, either way.
+ */
+static inline bool open_edited(struct edited *e, const struct sample *s, ntff_test_edit_fn edit,
+			       size_t off, uint16_t v)
+{
+	size_t len = 0;
+
+	e->buf = with_edit(s, edit, off, v, &len);
+	e->r = open_buf(e->buf, len);
+	memset(&e->info, 0x5a, sizeof(e->info));
+	e->info.size = sizeof(e->info);
+	if (!e->r)
+		return false;
+	if (nprof_ntff_reader_info(e->r, &e->info)) {
+		FAIL("the file's info does not read: %s", nprof_strerror_last());
+		return false;
+	}
+	return true;
+}
+
+/* Undo open_edited(). */
+static inline void edited_close(struct edited *e)
+{
+	nprof_ntff_reader_close(e->r);
+	free(e->buf);
 }
 
 static inline int ntff_test_write_raw(const char *d, const char *name, const struct nprof_ntff_info *info,

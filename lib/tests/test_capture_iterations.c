@@ -24,21 +24,15 @@
 
 TEST(config_capture_iterations)
 {
+	/* Up to 2^32 iterations. */
 	static const struct range_step steps[] = {
-		{ NULL, 2, 4, 0 },
 		{ NULL, 1, 1ULL << 32, 0 },
 		{ NULL, 1, (1ULL << 32) + 1, -EINVAL },
-		{ NULL, 0, 3, -EINVAL },
-		{ NULL, 5, 4, -EINVAL },
-		{ NULL, 0, 0, 0 },
-		{ "NEURON_RT_INSPECT_CAPTURE_ITERATIONS=3-9", 3, 9, 0 },
-		{ "NEURON_RT_INSPECT_CAPTURE_ITERATIONS=5", 5, 5, 0 },
-		{ "NEURON_RT_INSPECT_CAPTURE_ITERATIONS=9-3", 0, 0, -EINVAL },
-		{ "NEURON_RT_INSPECT_CAPTURE_ITERATIONS=0-3", 0, 0, -EINVAL },
-		{ "NEURON_RT_INSPECT_CAPTURE_ITERATIONS=1-4294967297", 0, 0, -EINVAL },
+		{ "1-4294967297", 0, 0, -EINVAL },
 	};
 
-	check_range_setting(nprof_inspect_config_set_capture_iterations,
+	check_range_setting("NEURON_RT_INSPECT_CAPTURE_ITERATIONS",
+			    nprof_inspect_config_set_capture_iterations,
 			    nprof_inspect_config_get_capture_iterations,
 			    nprof_inspect_config_get_capture_executions, steps,
 			    sizeof(steps) / sizeof(steps[0]));

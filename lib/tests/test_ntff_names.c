@@ -143,11 +143,8 @@ static void edit_drop_names(Neuronprof__Ntff__NtffInfo *m)
  */
 TEST(ntff_code_names_reader_checks)
 {
-	struct nprof_ntff_info out = { .size = sizeof(out) };
-	struct nprof_ntff_reader *r;
-	unsigned char *b;
+	struct edited e;
 	struct sample s;
-	size_t len;
 
 	if (!got_sample(load_named_sample, &s))
 		return;
@@ -161,17 +158,12 @@ TEST(ntff_code_names_reader_checks)
 	expect_edit_rejected(&s, edit_names_raw, 8, NPROF_NTFF_VERSION_MAJOR_RAW, EBADMSG,
 			     "raw device names nothing");
 	/* An NTFF 1.1 file: minor 1, no names. */
-	b = with_edit(&s, edit_drop_names, 10, 1, &len);
-	r = open_buf(b, len);
-	if (r) {
-		out.num_code_names = 9;
-		CHECK_INT(nprof_ntff_reader_info(r, &out), 0);
-		CHECK_INT(out.num_code_names, 0);
-		CHECK(out.code_names == NULL);
-		CHECK_STR(out.model_name, "resnet50");
+	if (open_edited(&e, &s, edit_drop_names, 10, 1)) {
+		CHECK_INT(e.info.num_code_names, 0);
+		CHECK(e.info.code_names == NULL);
+		CHECK_STR(e.info.model_name, "resnet50");
 	}
-	nprof_ntff_reader_close(r);
-	free(b);
+	edited_close(&e);
 	free(s.buf);
 }
 

@@ -19,26 +19,6 @@
 #include "ntff/ntff_internal.h"
 #include "ntff_test_util.h"
 
-static const struct nprof_ntff_info packed_info = {
-	.size = sizeof(struct nprof_ntff_info),
-	.core = 0,
-	.capture_kind = NPROF_NTFF_CAPTURE_SESSION,
-	.clock_id = 1,
-	.device = {
-		.arch = NEURONPROF_ARCH_TRN1,
-		.uapi_version = NEURONPROF_UAPI_VERSION,
-		.num_cores = 2,
-		.num_topsps = 6,
-		.engines_per_core = 5,
-		.entry_size = 64,
-		.provider = "neuron",
-		.clock_domain = NEURONPROF_CLOCK_CAPTURED,
-		.raw_format = NEURONPROF_RAW_FORMAT_NEURON_V2,
-		.raw_entry_size = 64,
-		.raw_packed = 1,
-	},
-};
-
 /*
  * Write a record of @n device entries of @es bytes from index @index at
  * @seq into @e (the byte j of entry i is (i * 7 + j) & 0xff, so that bytes
@@ -74,31 +54,40 @@ static size_t put_filler(struct neuronprof_notification *e, uint64_t seq)
 	return 1;
 }
 
-static struct nprof_ntff_queue_desc trace_desc(void)
+/*
+ * What a case writes: a ring of entries to fill with records, the TRACE
+ * queue they are appended to and the file's description (packed).
+ */
+struct packed_case {
+	struct neuronprof_notification *ring;
+	struct nprof_ntff_queue_desc q;
+	struct nprof_ntff_info info;
+};
+
+/*
+ * @c with a ring of @n entries, in a fresh scratch directory; false (the
+ * case failed) without them.
+ */
+static bool packed_setup(struct packed_case *c, size_t n)
 {
-	return (struct nprof_ntff_queue_desc){
-		.size = sizeof(struct nprof_ntff_queue_desc), .queue_type = NEURONPROF_QT_TRACE,
+	c->ring = calloc(n, ENTRY);
+	c->q = (struct nprof_ntff_queue_desc){
+		.size = sizeof(c->q), .queue_type = NEURONPROF_QT_TRACE,
 		.target_kind = NEURONPROF_TARGET_CORE, .entry_size = ENTRY,
 	};
-}
-
-/* A ring of @n entries and a fresh scratch directory; NULL (the case failed) without them. */
-static struct neuronprof_notification *packed_setup(size_t n)
-{
-	struct neuronprof_notification *ring = calloc(n, ENTRY);
-
-	if (!ring || !fresh_dir()) {
+	c->info = raw_sample_info(true);
+	if (!c->ring || !fresh_dir()) {
 		FAIL("setup");
-		free(ring);
-		return NULL;
+		free(c->ring);
+		return false;
 	}
-	return ring;
+	return true;
 }
 
-/* Undo packed_setup() of @ring, @path (if any) removed. */
-static void packed_teardown(struct neuronprof_notification *ring, const char *path)
+/* Undo packed_setup() of @c, @path (if any) removed. */
+static void packed_teardown(struct packed_case *c, const char *path)
 {
-	free(ring);
+	free(c->ring);
 	if (path && path[0])
 		unlink(path);
 	rmdir(dir);
@@ -113,8 +102,8 @@ static void packed_teardown(struct neuronprof_notification *ring, const char *pa
  */
 TEST(packed_round_trip)
 {
-	struct neuronprof_notification *ring = calloc(64, ENTRY), *wrap = calloc(64, ENTRY);
-	struct nprof_ntff_queue_desc q = trace_desc();
+	struct neuronprof_notification *ring, *wrap = calloc(64, ENTRY);
+	struct packed_case c;
 	char path[PATH_MAX] = "";
 	const struct nprof_ntff_header *h;
 	struct nprof_ntff_queue rec = { .size = sizeof(rec) };
@@ -123,9 +112,14 @@ TEST(packed_round_trip)
 	struct nprof_ntff_writer *w;
 	size_t at = 0, at2;
 
-	if (!ring || !wrap || !fresh_dir()) {
-		FAIL("setup");
+	if (!packed_setup(&c, 64)) {
+		free(wrap);
 		return;
+	}
+	ring = c.ring;
+	if (!wrap) {
+		FAIL("setup");
+		goto out;
 	}
 	at += put_record(ring + at, 0, 0, 10, 64);
 	at += put_record(ring + at, 20, 10, 30, 64);
@@ -139,11 +133,11 @@ TEST(packed_round_trip)
 	w = new_writer(dir, "p.ntff");
 	if (!w)
 		goto out;
-	CHECK_INT(nprof_ntff_writer_set_info(w, &packed_info), 0);
+	CHECK_INT(nprof_ntff_writer_set_info(w, &c.info), 0);
 	/* A page boundary may fall inside a record: a packed writer never cuts there. */
 	CHECK_INT(nprof_ntff_writer_page_cut(w, 64 * ENTRY, ENTRY), 0);
-	CHECK_INT(nprof_ntff_writer_append(w, &q, ring, 42 * ENTRY, NULL, 0), 0);
-	CHECK_INT(nprof_ntff_writer_append(w, &q, ring + 42, 22 * ENTRY, wrap, 6 * ENTRY), 0);
+	CHECK_INT(nprof_ntff_writer_append(w, &c.q, ring, 42 * ENTRY, NULL, 0), 0);
+	CHECK_INT(nprof_ntff_writer_append(w, &c.q, ring + 42, 22 * ENTRY, wrap, 6 * ENTRY), 0);
 	CHECK_INT(nprof_ntff_writer_finalize(w), 0);
 
 	snprintf(path, sizeof(path), "%s/p.ntff", dir);
@@ -172,79 +166,75 @@ TEST(packed_round_trip)
 	CHECK(r != NULL);
 	nprof_ntff_reader_close(r);
 out:
-	free(ring);
 	free(wrap);
-	if (path[0])
-		unlink(path);
-	rmdir(dir);
+	packed_teardown(&c, path);
 }
 
 /* An append must be whole packed records, their seqs going forward. */
 TEST(packed_append_refuses_what_is_not_records)
 {
-	struct neuronprof_notification *ring = packed_setup(64);
-	struct nprof_ntff_queue_desc q = trace_desc();
+	struct packed_case c;
 	struct nprof_ntff_writer *w;
 	size_t n;
 
-	if (!ring)
+	if (!packed_setup(&c, 64))
 		return;
-	n = put_record(ring, 0, 0, 10, 64);
-	put_record(ring + n, 0, 10, 4, 64);
+	n = put_record(c.ring, 0, 0, 10, 64);
+	put_record(c.ring + n, 0, 10, 4, 64);
 	w = new_writer(dir, "x.ntff");
 	if (!w)
 		goto out;
-	CHECK_INT(nprof_ntff_writer_set_info(w, &packed_info), 0);
+	CHECK_INT(nprof_ntff_writer_set_info(w, &c.info), 0);
 	/* Cut inside the first record. */
-	CHECK_INT(nprof_ntff_writer_append(w, &q, ring, 5 * ENTRY, NULL, 0), -EINVAL);
+	CHECK_INT(nprof_ntff_writer_append(w, &c.q, c.ring, 5 * ENTRY, NULL, 0), -EINVAL);
 	CHECK(strstr(nprof_err_current(), "runs past the end") != NULL);
 	/* The second record's seq goes back. */
-	CHECK_INT(nprof_ntff_writer_append(w, &q, ring, (n + 5) * ENTRY, NULL, 0), -EINVAL);
+	CHECK_INT(nprof_ntff_writer_append(w, &c.q, c.ring, (n + 5) * ENTRY, NULL, 0), -EINVAL);
 	CHECK(strstr(nprof_err_current(), "goes back") != NULL);
 	/* Not a packed header at all. */
-	ring[0].code = NEURONPROF_RAW_CODE(32, 0, 2);
-	CHECK_INT(nprof_ntff_writer_append(w, &q, ring, n * ENTRY, NULL, 0), -EINVAL);
+	c.ring[0].code = NEURONPROF_RAW_CODE(32, 0, 2);
+	CHECK_INT(nprof_ntff_writer_append(w, &c.q, c.ring, n * ENTRY, NULL, 0), -EINVAL);
 	CHECK(strstr(nprof_err_current(), "another code") != NULL);
-	ring[0].code = NEURONPROF_RAW_PACKED;
+	c.ring[0].code = NEURONPROF_RAW_PACKED;
 	/* Device entries of a size that is not one. */
-	ring[0].payload[1] = NEURONPROF_RAW_PACKED_INFO(640, 40);
-	CHECK_INT(nprof_ntff_writer_append(w, &q, ring, n * ENTRY, NULL, 0), -EINVAL);
-	ring[0].payload[1] = NEURONPROF_RAW_PACKED_INFO(640, 64);
+	c.ring[0].payload[1] = NEURONPROF_RAW_PACKED_INFO(640, 40);
+	CHECK_INT(nprof_ntff_writer_append(w, &c.q, c.ring, n * ENTRY, NULL, 0), -EINVAL);
+	c.ring[0].payload[1] = NEURONPROF_RAW_PACKED_INFO(640, 64);
 	/* Entries of another size than the ring's 64 bytes. */
-	q.entry_size = 128;
-	CHECK_INT(nprof_ntff_writer_append(w, &q, ring, 12 * 64, NULL, 0), -EINVAL);
-	q.entry_size = ENTRY;
+	c.q.entry_size = 128;
+	CHECK_INT(nprof_ntff_writer_append(w, &c.q, c.ring, 12 * 64, NULL, 0), -EINVAL);
+	c.q.entry_size = ENTRY;
 	/* Whole records go in. */
-	CHECK_INT(nprof_ntff_writer_append(w, &q, ring, n * ENTRY, NULL, 0), 0);
+	CHECK_INT(nprof_ntff_writer_append(w, &c.q, c.ring, n * ENTRY, NULL, 0), 0);
 	nprof_ntff_writer_abort(w);
 out:
-	packed_teardown(ring, NULL);
+	packed_teardown(&c, NULL);
 }
 
 /* Packed or not is said before anything is appended, and only of raw entries. */
 TEST(packed_declared_before_appends)
 {
-	struct neuronprof_notification *ring = packed_setup(16);
-	struct nprof_ntff_queue_desc q = trace_desc();
-	struct nprof_ntff_info info = packed_info;
+	struct packed_case c;
+	struct nprof_ntff_info info;
 	struct nprof_ntff_writer *w;
 
-	if (!ring)
+	if (!packed_setup(&c, 16))
 		return;
+	info = c.info;
 	info.device.raw_format = NEURONPROF_RAW_FORMAT_NONE;
 	info.device.raw_entry_size = 0;
 	w = new_writer(dir, "y.ntff");
 	if (!w)
 		goto out;
 	CHECK_INT(nprof_ntff_writer_set_info(w, &info), -EINVAL);
-	info = packed_info;
+	info = c.info;
 	info.device.raw_packed = 2;
 	CHECK_INT(nprof_ntff_writer_set_info(w, &info), -EINVAL);
 	/* Appended as raw entries (not packed), then declared packed: refused. */
 	info.device.raw_packed = 0;
 	CHECK_INT(nprof_ntff_writer_set_info(w, &info), 0);
-	CHECK_INT(nprof_ntff_writer_append(w, &q, ring, 16 * ENTRY, NULL, 0), 0);
-	CHECK_INT(nprof_ntff_writer_set_info(w, &packed_info), -EINVAL);
+	CHECK_INT(nprof_ntff_writer_append(w, &c.q, c.ring, 16 * ENTRY, NULL, 0), 0);
+	CHECK_INT(nprof_ntff_writer_set_info(w, &c.info), -EINVAL);
 	CHECK_INT(nprof_ntff_writer_set_raw_packed(w), -EINVAL);
 	nprof_ntff_writer_abort(w);
 	/* A pending writer learns it first and its info at the end. */
@@ -252,13 +242,13 @@ TEST(packed_declared_before_appends)
 	if (!w)
 		goto out;
 	CHECK_INT(nprof_ntff_writer_set_raw_packed(w), 0);
-	put_record(ring, 0, 0, 3, 64);
-	CHECK_INT(nprof_ntff_writer_append(w, &q, ring, 4 * ENTRY, NULL, 0), 0);
+	put_record(c.ring, 0, 0, 3, 64);
+	CHECK_INT(nprof_ntff_writer_append(w, &c.q, c.ring, 4 * ENTRY, NULL, 0), 0);
 	CHECK_INT(nprof_ntff_writer_set_info(w, &info), -EINVAL);	/* raw_packed 0 */
-	CHECK_INT(nprof_ntff_writer_set_info(w, &packed_info), 0);
+	CHECK_INT(nprof_ntff_writer_set_info(w, &c.info), 0);
 	nprof_ntff_writer_abort(w);
 out:
-	packed_teardown(ring, NULL);
+	packed_teardown(&c, NULL);
 }
 
 /*
@@ -268,23 +258,22 @@ out:
  */
 TEST(packed_reader_refuses_a_bad_header)
 {
-	struct neuronprof_notification *ring = packed_setup(32);
-	struct nprof_ntff_queue_desc q = trace_desc();
+	struct packed_case c;
 	char path[PATH_MAX] = "";
 	struct nprof_ntff_reader *r;
 	struct nprof_ntff_writer *w;
 	unsigned char *buf = NULL;
 	size_t n, len = 0, off;
 
-	if (!ring)
+	if (!packed_setup(&c, 32))
 		return;
-	n = put_record(ring, 0, 0, 10, 64);
-	n += put_record(ring + n, 20, 10, 10, 64);
+	n = put_record(c.ring, 0, 0, 10, 64);
+	n += put_record(c.ring + n, 20, 10, 10, 64);
 	w = new_writer(dir, "b.ntff");
 	if (!w)
 		goto out;
-	CHECK_INT(nprof_ntff_writer_set_info(w, &packed_info), 0);
-	CHECK_INT(nprof_ntff_writer_append(w, &q, ring, n * ENTRY, NULL, 0), 0);
+	CHECK_INT(nprof_ntff_writer_set_info(w, &c.info), 0);
+	CHECK_INT(nprof_ntff_writer_append(w, &c.q, c.ring, n * ENTRY, NULL, 0), 0);
 	CHECK_INT(nprof_ntff_writer_finalize(w), 0);
 	snprintf(path, sizeof(path), "%s/b.ntff", dir);
 	buf = read_whole(path, &len);
@@ -309,7 +298,7 @@ TEST(packed_reader_refuses_a_bad_header)
 	nprof_ntff_reader_close(r);
 out:
 	free(buf);
-	packed_teardown(ring, path);
+	packed_teardown(&c, path);
 }
 
 HARNESS_MAIN

@@ -83,15 +83,11 @@ static struct nprof_ntff_reader *open_raw_file(const char *name, const struct np
 
 TEST(ntff_raw_round_trip)
 {
-	struct nprof_ntff_info in = sample_info, out = { .size = sizeof(out) };
+	struct nprof_ntff_info in = raw_sample_info(false), out = { .size = sizeof(out) };
 	struct nprof_ntff_queue q = { .size = sizeof(q) };
 	struct neuronprof_notification *ring;
 	struct nprof_ntff_reader *r;
 
-	in.device.provider = "neuron";
-	in.device.clock_domain = NEURONPROF_CLOCK_CAPTURED;
-	in.device.raw_format = NEURONPROF_RAW_FORMAT_NEURON_V2;
-	in.device.raw_entry_size = 64;
 	r = open_raw_file("raw.ntff", &in, 12, &ring);
 	if (!r)
 		return;
@@ -171,27 +167,19 @@ static void edit_raw_in_v1(Neuronprof__Ntff__NtffInfo *m)
  */
 TEST(ntff_old_files_read_as_not_raw)
 {
-	struct nprof_ntff_info out = { .size = sizeof(out) };
-	struct nprof_ntff_reader *r;
-	unsigned char *b;
+	struct edited e;
 	struct sample s;
-	size_t len;
 
 	if (!got_sample(load_sample, &s))
 		return;
-	b = with_edit(&s, edit_drop_raw, 10, 0, &len);
-	r = open_buf(b, len);
-	if (r) {
-		CHECK_INT(nprof_ntff_reader_header(r)->version_minor, 0);
-		out.device.raw_format = out.device.clock_domain = out.device.raw_entry_size = 7;
-		CHECK_INT(nprof_ntff_reader_info(r, &out), 0);
-		CHECK_INT(out.device.raw_format, NEURONPROF_RAW_FORMAT_NONE);
-		CHECK_INT(out.device.raw_entry_size, 0);
-		CHECK_INT(out.device.clock_domain, NEURONPROF_CLOCK_PRODUCED);
-		CHECK_INT(out.device.num_cores, 2);
+	if (open_edited(&e, &s, edit_drop_raw, 10, 0)) {
+		CHECK_INT(nprof_ntff_reader_header(e.r)->version_minor, 0);
+		CHECK_INT(e.info.device.raw_format, NEURONPROF_RAW_FORMAT_NONE);
+		CHECK_INT(e.info.device.raw_entry_size, 0);
+		CHECK_INT(e.info.device.clock_domain, NEURONPROF_CLOCK_PRODUCED);
+		CHECK_INT(e.info.device.num_cores, 2);
 	}
-	nprof_ntff_reader_close(r);
-	free(b);
+	edited_close(&e);
 	expect_edit_rejected(&s, edit_raw_in_v1, 0, 0, EBADMSG, "major version 1 with raw format 1");
 	free(s.buf);
 }
