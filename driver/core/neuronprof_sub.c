@@ -85,9 +85,10 @@ static int nprof_queue_check(const struct nprof_device_desc *desc,
  * @q: the queue.
  *
  * The one check of a queue address: SUBSCRIBE (nprof_subscribe_validate())
- * and the notify functions use it, so the ops of struct nprof_hw_ops only
- * ever get queues that pass it. A provider calls it for queue addresses of
- * its own making instead of keeping a copy of the rules.
+ * uses it, and the notify functions find only queues SUBSCRIBE made (by
+ * slot and identity, nprof_queue_find()), so the ops of struct nprof_hw_ops
+ * only ever get queues that pass it. A provider calls it for queue
+ * addresses of its own making instead of keeping a copy of the rules.
  *
  * Context: any context.
  * Return: true if it does.
