@@ -236,12 +236,24 @@ struct nprof_sub {
 	struct rcu_head rcu;
 };
 
+/**
+ * nprof_kring_unread() - bytes produced and not yet consumed.
+ * @ring: the ring.
+ *
+ * Inline: the producer asks it several times a span.
+ *
+ * Return: the unread bytes, at most the ring size.
+ */
+static inline u64 nprof_kring_unread(const struct nprof_kring *ring)
+{
+	return ring->prod - ring->cons;
+}
+
 /* neuronprof_ring.c: ring arithmetic and the producer. */
 void nprof_kring_init(struct nprof_kring *ring, void *mem, u64 size, u32 watermark,
 		      const struct nprof_queue_id *q);
 void nprof_kring_set_format(struct nprof_kring *ring, u32 raw_format, u32 clock_domain);
 bool nprof_kring_consumer_valid(u64 last, u64 next, u64 prod);
-u64 nprof_kring_unread(const struct nprof_kring *ring);
 void nprof_kring_sync_consumer(struct nprof_kring *ring);
 void nprof_kring_consume(struct nprof_kring *ring, u64 pos);
 enum nprof_notify_result nprof_kring_produce(struct nprof_kring *ring,

@@ -103,18 +103,6 @@ bool nprof_kring_consumer_valid(u64 last, u64 next, u64 prod)
 EXPORT_SYMBOL_IF_KUNIT(nprof_kring_consumer_valid);
 
 /**
- * nprof_kring_unread() - bytes produced and not yet consumed.
- * @ring: the ring.
- *
- * Return: the unread bytes, at most the ring size.
- */
-u64 nprof_kring_unread(const struct nprof_kring *ring)
-{
-	return ring->prod - ring->cons;
-}
-EXPORT_SYMBOL_IF_KUNIT(nprof_kring_unread);
-
-/**
  * nprof_kring_set_flags() - raise NEURONPROF_RING_* flags.
  * @ring: the ring.
  * @flags: the flags; flags are never cleared.
