@@ -103,29 +103,6 @@ bool nprof_queue_valid(const struct nprof_device_desc *desc,
 EXPORT_SYMBOL_GPL(nprof_queue_valid);
 
 /**
- * nprof_queue_slot() - index of a valid queue in nprof_drmdev.queues.
- * @desc: the device.
- * @q: the queue, valid for @desc.
- *
- * NeuronCores first, then TopSPs; each target takes NEURONPROF_QT_MAX *
- * NEURONPROF_MAX_INSTANCES consecutive slots, so the queues of one target, or
- * of consecutive targets, form one range.
- *
- * Return: the slot.
- */
-unsigned long nprof_queue_slot(const struct nprof_device_desc *desc,
-			       const struct nprof_queue_id *q)
-{
-	unsigned long target = q->index;
-
-	if (q->kind == NEURONPROF_TARGET_TOPSP)
-		target += desc->num_cores;
-	return (target * NEURONPROF_QT_MAX + q->type) * NEURONPROF_MAX_INSTANCES +
-	       q->engine;
-}
-EXPORT_SYMBOL_IF_KUNIT(nprof_queue_slot);
-
-/**
  * nprof_subscribe_validate() - check NQ_SUBSCRIBE arguments against a device.
  * @desc: the device.
  * @args: the arguments; the out members are not looked at.
