@@ -245,7 +245,6 @@ enum nprof_notify_result nprof_kring_produce(struct nprof_kring *ring,
 					     struct neuronprof_notification *n,
 					     bool force_lost, bool *wake);
 void nprof_kring_set_flags(struct nprof_kring *ring, u32 flags);
-
 void nprof_kring_produce_batch(struct nprof_kring *ring,
 			       const struct neuronprof_notification *n, u32 count,
 			       bool force_lost, u32 *delivered, bool *wake);
