@@ -240,9 +240,6 @@ struct nprof_sub {
 void nprof_kring_init(struct nprof_kring *ring, void *mem, u64 size, u32 watermark,
 		      const struct nprof_queue_id *q);
 void nprof_kring_set_format(struct nprof_kring *ring, u32 raw_format, u32 clock_domain);
-bool nprof_kring_consumer_valid(u64 last, u64 next, u64 prod);
-u64 nprof_kring_unread(const struct nprof_kring *ring);
-void nprof_kring_sync_consumer(struct nprof_kring *ring);
 void nprof_kring_consume(struct nprof_kring *ring, u64 pos);
 enum nprof_notify_result nprof_kring_produce(struct nprof_kring *ring,
 					     struct neuronprof_notification *n,
@@ -255,7 +252,85 @@ u32 nprof_kring_fan_out(struct nprof_kring *ring, const struct neuronprof_notifi
 			u32 count, bool *wake);
 void nprof_kring_lose(struct nprof_kring *ring, u64 count);
 
-/* neuronprof_policy.c: who may observe, and memory accounting. */
+/* Inline: each span of a producer runs them. */
+/**
+ * nprof_queue_slot() - index of a valid queue in nprof_drmdev.queues.
+ * @desc: the device.
+ * @q: the queue.
+ *
+ * NeuronCores first, then TopSPs; each target takes NEURONPROF_QT_MAX *
+ * NEURONPROF_MAX_INSTANCES consecutive slots, so the queues of one target, or
+ * of consecutive targets, form one range. An address that is not valid for
+ * @desc may give a valid queue's slot (nprof_queue_find() checks the queue
+ * found there is the one asked for).
+ *
+ * Return: the slot.
+ */
+static inline unsigned long nprof_queue_slot(const struct nprof_device_desc *desc,
+					     const struct nprof_queue_id *q)
+{
+	unsigned long target = q->index;
+
+	if (q->kind == NEURONPROF_TARGET_TOPSP)
+		target += desc->num_cores;
+	return (target * NEURONPROF_QT_MAX + q->type) * NEURONPROF_MAX_INSTANCES +
+	       q->engine;
+}
+
+/**
+ * nprof_kring_unread() - bytes produced and not yet consumed.
+ * @ring: the ring.
+ *
+ * Return: the unread bytes, at most the ring size.
+ */
+static inline u64 nprof_kring_unread(const struct nprof_kring *ring)
+{
+	return ring->prod - ring->cons;
+}
+
+/**
+ * nprof_kring_consumer_valid() - whether a consumer position can be believed.
+ * @last: the last valid consumer position.
+ * @next: the proposed one.
+ * @prod: the producer position.
+ *
+ * Valid means: a multiple of the entry size, not behind @last and not past
+ * @prod. The comparisons are done on distances from @last so that they stay
+ * right when the counters wrap around 2^64.
+ *
+ * Return: true if @next is valid.
+ */
+static inline bool nprof_kring_consumer_valid(u64 last, u64 next, u64 prod)
+{
+	return IS_ALIGNED(next, NPROF_ENTRY_SIZE) && next - last <= prod - last;
+}
+
+/**
+ * nprof_kring_sync_consumer() - take in the consumer position userspace wrote.
+ * @ring: the ring.
+ *
+ * The consumer page is writable by userspace and therefore hostile: it is
+ * read exactly once, and a value that is not entry-aligned, moves backwards
+ * or passes the producer is ignored (the last valid one stays in force) and
+ * flagged with NEURONPROF_RING_BAD_CONSUMER.
+ */
+static inline void nprof_kring_sync_consumer(struct nprof_kring *ring)
+{
+	/*
+	 * A: pairs with userspace's release store D of consumer_pos: once we
+	 * see the new position, its reads of the entries below it are done
+	 * and the space can be written again.
+	 */
+	u64 pos = smp_load_acquire(&ring->cons_page->consumer_pos);
+
+	if (pos == ring->cons)
+		return;
+	if (nprof_kring_consumer_valid(ring->cons, pos, ring->prod))
+		ring->cons = pos;
+	else
+		nprof_kring_set_flags(ring, NEURONPROF_RING_BAD_CONSUMER);
+}
+
 /* neuronprof_device.c: SIM_EXEC arguments checked against the device. */
 int nprof_sim_exec_validate(const struct nprof_device_desc *desc,
 			    const struct drm_neuronprof_sim_exec *args,
@@ -264,13 +339,12 @@ int nprof_sim_exec_validate(const struct nprof_device_desc *desc,
 /* neuronprof_drv.c: the DRM driver every device is created with. */
 extern const struct drm_driver nprof_drm_driver;
 
+/* neuronprof_policy.c: who may observe, and memory accounting. */
 int nprof_observe_check(void);
 int nprof_charge(struct nprof_charge *c, u64 pages);
 void nprof_uncharge(struct nprof_charge *c);
 
 /* neuronprof_sub.c: subscriptions. */
-unsigned long nprof_queue_slot(const struct nprof_device_desc *desc,
-			       const struct nprof_queue_id *q);
 void nprof_queue_kill(struct nprof_queue *queue);
 void nprof_queue_free(struct nprof_queue *queue);
 void nprof_queue_flushed(struct nprof_queue *queue);

@@ -49,6 +49,14 @@
 /*
  * The queue @q of @ndev if it has a subscriber, under rcu_read_lock() (the
  * caller's). A queue nobody subscribed costs this lookup and one load.
+ *
+ * @q comes from a provider and is not checked against the device first
+ * (nprof_queue_valid() costs more than the rest of a packed span): a queue
+ * is stored only for an address SUBSCRIBE validated, at the slot of that
+ * address, so an address that is not a queue of @ndev finds either nothing
+ * or a queue of another address at its slot (nprof_queue_slot() of an
+ * invalid address may alias a valid one), and the identity check refuses
+ * that. What the ops get still passed nprof_queue_valid().
  */
 static struct nprof_queue *nprof_queue_find(struct nprof_drmdev *ndev,
 					    const struct nprof_queue_id *q)
@@ -56,7 +64,10 @@ static struct nprof_queue *nprof_queue_find(struct nprof_drmdev *ndev,
 	struct nprof_queue *queue;
 
 	queue = xa_load(&ndev->queues, nprof_queue_slot(&ndev->desc, q));
-	return queue && READ_ONCE(queue->nr_subs) ? queue : NULL;
+	if (!queue || queue->q.kind != q->kind || queue->q.index != q->index ||
+	    queue->q.type != q->type || queue->q.engine != q->engine)
+		return NULL;
+	return READ_ONCE(queue->nr_subs) ? queue : NULL;
 }
 
 /*
@@ -91,8 +102,6 @@ static struct nprof_queue *nprof_queue_lock(struct nprof_drmdev *ndev,
 {
 	struct nprof_queue *queue;
 
-	if (!nprof_queue_valid(&ndev->desc, q))
-		return NULL;
 	rcu_read_lock();
 	queue = nprof_queue_find(ndev, q);
 	if (queue) {

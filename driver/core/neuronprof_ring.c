@@ -85,36 +85,6 @@ void nprof_kring_set_format(struct nprof_kring *ring, u32 raw_format, u32 clock_
 EXPORT_SYMBOL_IF_KUNIT(nprof_kring_set_format);
 
 /**
- * nprof_kring_consumer_valid() - whether a consumer position can be believed.
- * @last: the last valid consumer position.
- * @next: the proposed one.
- * @prod: the producer position.
- *
- * Valid means: a multiple of the entry size, not behind @last and not past
- * @prod. The comparisons are done on distances from @last so that they stay
- * right when the counters wrap around 2^64.
- *
- * Return: true if @next is valid.
- */
-bool nprof_kring_consumer_valid(u64 last, u64 next, u64 prod)
-{
-	return IS_ALIGNED(next, NPROF_ENTRY_SIZE) && next - last <= prod - last;
-}
-EXPORT_SYMBOL_IF_KUNIT(nprof_kring_consumer_valid);
-
-/**
- * nprof_kring_unread() - bytes produced and not yet consumed.
- * @ring: the ring.
- *
- * Return: the unread bytes, at most the ring size.
- */
-u64 nprof_kring_unread(const struct nprof_kring *ring)
-{
-	return ring->prod - ring->cons;
-}
-EXPORT_SYMBOL_IF_KUNIT(nprof_kring_unread);
-
-/**
  * nprof_kring_set_flags() - raise NEURONPROF_RING_* flags.
  * @ring: the ring.
  * @flags: the flags; flags are never cleared.
@@ -125,33 +95,6 @@ void nprof_kring_set_flags(struct nprof_kring *ring, u32 flags)
 	WRITE_ONCE(ring->hdr->flags, ring->flags);
 }
 EXPORT_SYMBOL_IF_KUNIT(nprof_kring_set_flags);
-
-/**
- * nprof_kring_sync_consumer() - take in the consumer position userspace wrote.
- * @ring: the ring.
- *
- * The consumer page is writable by userspace and therefore hostile: it is
- * read exactly once, and a value that is not entry-aligned, moves backwards
- * or passes the producer is ignored (the last valid one stays in force) and
- * flagged with NEURONPROF_RING_BAD_CONSUMER.
- */
-void nprof_kring_sync_consumer(struct nprof_kring *ring)
-{
-	/*
-	 * A: pairs with userspace's release store D of consumer_pos: once we
-	 * see the new position, its reads of the entries below it are done
-	 * and the space can be written again.
-	 */
-	u64 pos = smp_load_acquire(&ring->cons_page->consumer_pos);
-
-	if (pos == ring->cons)
-		return;
-	if (nprof_kring_consumer_valid(ring->cons, pos, ring->prod))
-		ring->cons = pos;
-	else
-		nprof_kring_set_flags(ring, NEURONPROF_RING_BAD_CONSUMER);
-}
-EXPORT_SYMBOL_IF_KUNIT(nprof_kring_sync_consumer);
 
 /**
  * nprof_kring_consume() - consume on userspace's behalf (read(), NQ_DRAIN).

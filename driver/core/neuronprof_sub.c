@@ -85,9 +85,10 @@ static int nprof_queue_check(const struct nprof_device_desc *desc,
  * @q: the queue.
  *
  * The one check of a queue address: SUBSCRIBE (nprof_subscribe_validate())
- * and the notify functions use it, so the ops of struct nprof_hw_ops only
- * ever get queues that pass it. A provider calls it for queue addresses of
- * its own making instead of keeping a copy of the rules.
+ * uses it, and the notify functions find only queues SUBSCRIBE made (by
+ * slot and identity, nprof_queue_find()), so the ops of struct nprof_hw_ops
+ * only ever get queues that pass it. A provider calls it for queue
+ * addresses of its own making instead of keeping a copy of the rules.
  *
  * Context: any context.
  * Return: true if it does.
@@ -100,29 +101,6 @@ bool nprof_queue_valid(const struct nprof_device_desc *desc,
 	return !nprof_queue_check(desc, q, &why);
 }
 EXPORT_SYMBOL_GPL(nprof_queue_valid);
-
-/**
- * nprof_queue_slot() - index of a valid queue in nprof_drmdev.queues.
- * @desc: the device.
- * @q: the queue, valid for @desc.
- *
- * NeuronCores first, then TopSPs; each target takes NEURONPROF_QT_MAX *
- * NEURONPROF_MAX_INSTANCES consecutive slots, so the queues of one target, or
- * of consecutive targets, form one range.
- *
- * Return: the slot.
- */
-unsigned long nprof_queue_slot(const struct nprof_device_desc *desc,
-			       const struct nprof_queue_id *q)
-{
-	unsigned long target = q->index;
-
-	if (q->kind == NEURONPROF_TARGET_TOPSP)
-		target += desc->num_cores;
-	return (target * NEURONPROF_QT_MAX + q->type) * NEURONPROF_MAX_INSTANCES +
-	       q->engine;
-}
-EXPORT_SYMBOL_IF_KUNIT(nprof_queue_slot);
 
 /**
  * nprof_subscribe_validate() - check NQ_SUBSCRIBE arguments against a device.

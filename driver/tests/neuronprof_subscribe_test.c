@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite neuronprof_subscribe: NQ_SUBSCRIBE argument validation over
- * tables of bad and good inputs, and the queue check nprof_notify() uses.
+ * tables of bad and good inputs, and the queue check (nprof_queue_valid()).
  */
 
 #include "neuronprof_test_util.h"
@@ -73,7 +73,7 @@ static void subscribe_test_good(struct kunit *test)
 	patch_case_check(test, PATCH_SUBSCRIBE, true);
 }
 
-/* The queue check used by nprof_notify() agrees with subscribe's. */
+/* The queue check providers use agrees with subscribe's. */
 static void subscribe_test_queue_valid(struct kunit *test)
 {
 	struct nprof_queue_id q = { NEURONPROF_TARGET_CORE, 1, NEURONPROF_QT_EVENT, 3 };

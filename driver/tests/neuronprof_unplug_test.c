@@ -53,6 +53,62 @@ static void unplug_test_subscribe_notify_release(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ring_at(&sub->ring, 0)->seq, 0ULL);
 }
 
+/*
+ * A queue address that is not one of the device's finds nothing, even where
+ * its slot in the device's table (nprof_queue_slot()) holds a subscribed
+ * queue: a core index past the cores is the first TopSP's slot, an engine
+ * past the instances the next queue type's, an unknown kind a NeuronCore's.
+ * The notify functions take a provider's address as it is (nprof_queue_find()).
+ */
+static void unplug_test_notify_alias(struct kunit *test)
+{
+	static const struct drm_neuronprof_nq_subscribe subs[] = {
+		{ .target_kind = NEURONPROF_TARGET_TOPSP, .queue_type = NEURONPROF_QT_TOPSP_TRACE,
+		  .ring_size = 4 * PAGE_SIZE },
+		{ .target_kind = NEURONPROF_TARGET_CORE, .queue_type = NEURONPROF_QT_EVENT,
+		  .ring_size = 4 * PAGE_SIZE },
+		{ .target_kind = NEURONPROF_TARGET_CORE, .queue_type = NEURONPROF_QT_TRACE,
+		  .ring_size = 4 * PAGE_SIZE },
+	};
+	static const struct nprof_queue_id alias[] = {
+		{ NEURONPROF_TARGET_CORE, 2, NEURONPROF_QT_TOPSP_TRACE, 0 },
+		{ NEURONPROF_TARGET_CORE, 0, NEURONPROF_QT_EVENT - 1, NEURONPROF_MAX_INSTANCES },
+		{ 7, 0, NEURONPROF_QT_TRACE, 0 },
+	};
+	struct tp_ctx *ctx = test->priv;
+	struct neuronprof_notification n = { .code = 1 };
+	struct nprof_notify_span span;
+	struct nprof_sub *sub;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(subs); i++) {
+		const struct nprof_queue_id q = {
+			subs[i].target_kind, subs[i].target_index, subs[i].queue_type,
+			subs[i].engine
+		};
+
+		KUNIT_ASSERT_FALSE(test, nprof_queue_valid(&test_desc, &alias[i]));
+		KUNIT_ASSERT_EQ(test, nprof_queue_slot(&test_desc, &alias[i]),
+				nprof_queue_slot(&test_desc, &q));
+		sub = tp_subscribe(test, ctx->ndev, &subs[i]);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sub);
+		KUNIT_EXPECT_EQ_MSG(test, nprof_notify(ctx->ndev, &alias[i], &n, false),
+				    NPROF_NOTIFY_UNSUBSCRIBED, "alias %u", i);
+		KUNIT_EXPECT_EQ(test, nprof_notify_lost(ctx->ndev, &alias[i], 3),
+				NPROF_NOTIFY_UNSUBSCRIBED);
+		KUNIT_EXPECT_EQ(test, nprof_notify_begin(ctx->ndev, &alias[i], 1, &span), -ENOENT);
+		KUNIT_EXPECT_EQ(test, nprof_notify_begin_packed(ctx->ndev, &alias[i], 2,
+								NPROF_ENTRY_SIZE, &span), -ENOENT);
+		KUNIT_EXPECT_EQ(test, sub->ring.prod, 0ULL);
+		KUNIT_EXPECT_EQ(test, sub->ring.seq, 0ULL);
+		KUNIT_EXPECT_EQ(test, sub->ring.lost, 0ULL);
+		/* The queue itself is found. */
+		KUNIT_EXPECT_EQ(test, nprof_notify(ctx->ndev, &q, &n, false),
+				NPROF_NOTIFY_DELIVERED);
+		tp_unsubscribe(test, sub);
+	}
+}
+
 static void unplug_test_subscriber_limit(struct kunit *test)
 {
 	struct tp_ctx *ctx = test->priv;
@@ -756,6 +812,7 @@ static void unplug_test_charge_split(struct kunit *test)
 
 struct kunit_case nprof_unplug_cases[] = {
 	KUNIT_CASE(unplug_test_subscribe_notify_release),
+	KUNIT_CASE(unplug_test_notify_alias),
 	KUNIT_CASE(unplug_test_subscriber_limit),
 	KUNIT_CASE(unplug_test_fanout_stalled),
 	KUNIT_CASE(unplug_test_fanout_span_room),

@@ -43,7 +43,7 @@
 # RIG_DMA=0 leaves out the vendor's DMA copy on the device model's
 # host-device queues (nrt_play dmacopy, trn_emu_udma.c); RIG_DMA_COPIES
 # ("NC:SIZE:ROUNDS...", default "0:200000:2 1:4096:3") names the trn1's
-# copies, RIG_DMA_COPIES_V3 (default "0:65536:2 5:4096:2") the trn2's;
+# copies, RIG_DMA_COPIES_V3 (default "0:65536:2 3:4096:1 5:4096:2 6:4096:1") the trn2's;
 # RIG_EMU_ARGS adds parameters to the emulated function's insmod (udma=0:
 # no DMA copy completes, how the check's "before" is shown).
 # RIG_EARLY=0 leaves out the runtime that opens the device while it is
@@ -365,7 +365,7 @@ races_v3="race-initfree race-resetinit"
 # device: on the trn1 cores 0 and 1 (engines 32 and 33), on the trn2 cores
 # 0 and 5, one on each IO die (each its SENG's host engine, queues 0 and 1).
 dma_v2=${RIG_DMA_COPIES:-0:200000:2 1:4096:3}
-dma_v3=${RIG_DMA_COPIES_V3:-0:65536:2 5:4096:2}
+dma_v3=${RIG_DMA_COPIES_V3:-0:65536:2 3:4096:1 5:4096:2 6:4096:1}
 # The probe race of fixes 9 and 10 (nrt_probe.c), on the trn1 again after
 # the trn2 (last: without the fixes it oopses), RIG_PROBE_ROUNDS (5)
 # times: neuron.ko is loaded with no_reset=1 (the device is marked ready
