@@ -654,7 +654,7 @@ static int __init nprof_nn_init(void)
 		goto err_put;
 	}
 	if (nprof_nn_devmem_read == NPROF_NN_DEVMEM_DMA && !nprof_nn_dma_read) {
-		pr_err("devmem_read=dma: neuron.ko's hook has no neuron_nq_hook_dma_read (hook patch 11)\n");
+		pr_err("devmem_read=dma: neuron.ko's hook has no neuron_nq_hook_dma_read (hook patch 11): install the current hook series (Documentation/hardware.rst) or load with devmem_read=fromio\n");
 		ret = -ENODEV;
 		goto err_put;
 	}

@@ -743,7 +743,6 @@ static void dmacopy(const char *step, const char *arg)
 	mem_free(dev);
 }
 
-
 /*
  * MEM_FREE of a stale handle: A allocated and freed, B allocated (the
  * vendor's handle table hands B A's handle), then A's handle freed again.

@@ -363,7 +363,8 @@ races_v2="race-initfree race-resetinit"
 races_v3="race-initfree race-resetinit"
 # The vendor's DMA copies (nrt_play dmacopy:NC:SIZE:ROUNDS) on each
 # device: on the trn1 cores 0 and 1 (engines 32 and 33), on the trn2 cores
-# 0 and 5, one on each IO die (each its SENG's host engine, queues 0 and 1).
+# 0, 3, 5 and 6, one on each SENG's host engine (two per IO die; queue 0 on
+# two of them, queue 1 on the others).
 dma_v2=${RIG_DMA_COPIES:-0:200000:2 1:4096:3}
 dma_v3=${RIG_DMA_COPIES_V3:-0:65536:2 3:4096:1 5:4096:2 6:4096:1}
 # The probe race of fixes 9 and 10 (nrt_probe.c), on the trn1 again after
@@ -1086,16 +1087,19 @@ check_capture existing 64
 rc=$?
 result "queues programmed before neuronprof_neuron loaded: what the runtime consumed after the capture began arrives, delivered + lost = consumed" $rc "$work/existing.check"
 [ $rc -eq 0 ] && sed 's/^/# /' "$work/existing.check"
+# devbench_median FILE: the median of the head-write times FILE's runs printed.
+devbench_median() {
+	sed -n 's/.*head write \([0-9]*\) ns.*/\1/p' "$1" 2>/dev/null | sort -n |
+		awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
+}
 for where in dev dma host; do
 	for c in off on; do
 		echo "# head write, queue in $where memory, $([ $c = on ] && echo captured || echo not subscribed):" \
 			$(sed -n 's/.*head write \([0-9]*\) ns.*/\1/p' "$out/devbench-$where-$c.txt" 2>/dev/null | tr '\n' ' ') ns
 	done
 	# What the capture adds per head write (4 KiB consumed), medians of the runs.
-	on=$(sed -n 's/.*head write \([0-9]*\) ns.*/\1/p' "$out/devbench-$where-on.txt" 2>/dev/null | sort -n |
-		awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }')
-	off=$(sed -n 's/.*head write \([0-9]*\) ns.*/\1/p' "$out/devbench-$where-off.txt" 2>/dev/null | sort -n |
-		awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }')
+	on=$(devbench_median "$out/devbench-$where-on.txt")
+	off=$(devbench_median "$out/devbench-$where-off.txt")
 	[ -n "$on" ] && [ -n "$off" ] &&
 		echo "# $where: a captured head write adds $((on - off)) ns, $(((on - off) / 4)) ns per KiB (medians)"
 done
