@@ -17,19 +17,15 @@
 #include "util/options.h"
 #include "util/util.h"
 
-/* Subcommands: argv[0] is the subcommand name. */
-int cmd_devices(int argc, char **argv);
-int cmd_doctor(int argc, char **argv);
-int cmd_calibrate(int argc, char **argv);
-int cmd_dump(int argc, char **argv);
-int cmd_summary(int argc, char **argv);
-int cmd_diff(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_export(int argc, char **argv);
-int cmd_record(int argc, char **argv);
-int cmd_top(int argc, char **argv);
-int cmd_exporter(int argc, char **argv);
-int cmd_sim(int argc, char **argv);
+/*
+ * A subcommand: argv[0] is its name; returns the exit status. Each is
+ * cmd_<name>() of cmd_<name>.c, declared here by this one type, in the
+ * order of the list (commands.c).
+ */
+typedef int subcommand_fn(int argc, char **argv);
+
+subcommand_fn cmd_devices, cmd_doctor, cmd_calibrate, cmd_record, cmd_dump, cmd_summary,
+	cmd_diff, cmd_report, cmd_export, cmd_top, cmd_exporter, cmd_sim;
 
 /* export's list of formats, after its description (cmd_export.c). */
 void export_describe(FILE *f);
@@ -41,7 +37,7 @@ void export_describe(FILE *f);
  * @desc: its "neuronprof <name> --help" but for the options.
  */
 struct subcommand {
-	int (*fn)(int argc, char **argv);
+	subcommand_fn *fn;
 	const char *summary;
 	struct cmd_desc desc;
 };
