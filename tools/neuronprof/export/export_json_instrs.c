@@ -106,10 +106,8 @@ int json_instrs(const struct xformat *fmt, void *ctx, const struct xtrack *t,
 			p = PUT(p, INSTR_ARGS_PLAIN);
 		}
 		p = put_hex(p, in->pc);
-		p = PUT(p, "\",\"operand0\":\"0x");
-		p = put_hex(p, in->op0);
-		p = PUT(p, "\",\"operand1\":\"0x");
-		p = put_hex(p, in->op1);
+		p = PUT_HEX(p, "\",\"operand0\":\"0x", in->op0);
+		p = PUT_HEX(p, "\",\"operand1\":\"0x", in->op1);
 		p = PUT(p, "\"}}");
 		ob_commit(&x->ob, p);
 	}
@@ -162,18 +160,12 @@ int json_dmas(const struct xformat *fmt, void *ctx, const struct xtrack *t,
 		p = ob_reserve(&x->ob, FAST_ROOM);
 		p = put_slot(p, pre[k], len[k], 96, DMA_PRE);
 		p = put_ts(x, p, d->ts);
-		p = PUT(p, ",\"s\":\"t\",\"args\":{\"model_id\":");
-		p = fmt_u64(p, d->model_id);
-		p = PUT(p, ",\"iteration\":");
-		p = fmt_u64(p, d->iteration);
-		p = PUT(p, ",\"seq\":");
-		p = fmt_u64(p, d->seq);
-		p = PUT(p, ",\"bytes\":");
-		p = fmt_u64(p, d->bytes);
-		p = PUT(p, ",\"src\":\"0x");
-		p = put_hex(p, d->src);
-		p = PUT(p, "\",\"dst\":\"0x");
-		p = put_hex(p, d->dst);
+		p = PUT_U64(p, ",\"s\":\"t\",\"args\":{\"model_id\":", d->model_id);
+		p = PUT_U64(p, ",\"iteration\":", d->iteration);
+		p = PUT_U64(p, ",\"seq\":", d->seq);
+		p = PUT_U64(p, ",\"bytes\":", d->bytes);
+		p = PUT_HEX(p, ",\"src\":\"0x", d->src);
+		p = PUT_HEX(p, "\",\"dst\":\"0x", d->dst);
 		p = PUT(p, "\"}}");
 		ob_commit(&x->ob, p);
 	}

@@ -198,6 +198,14 @@ static inline __attribute__((always_inline)) char *put_hex(char *p, uint64_t v)
 }
 
 /*
+ * A member of the fast paths: the literal @lit (the separator, the key and
+ * what opens the value), then @v in decimal (PUT_U64) or in hex digits
+ * (PUT_HEX, put_hex()).
+ */
+#define PUT_U64(p, lit, v)	fmt_u64(PUT(p, lit), v)
+#define PUT_HEX(p, lit, v)	put_hex(PUT(p, lit), v)
+
+/*
  * A time in microseconds with the nanoseconds as three decimals, as
  * ts_us(). Events of a queue come microseconds apart or less: the digits of
  * the microseconds are those of the last timestamp more often than not, and
