@@ -21,7 +21,12 @@
  *    after two spaces;
  *  - fields_json_obj() writes the members in an object of its own, named;
  *  - a duration takes the largest unit it reaches: field_dur() with three
- *    decimals, field_dur_short() with three significant digits.
+ *    decimals, field_dur_short() with three significant digits;
+ *  - a column without an accessor reads its member (FIELD_AT) or the member
+ *    of the struct a member points to (FIELD_VIA) by its size and sign (1,
+ *    2, 4 and 8 bytes beside bytes that are not zero, negative values of
+ *    signed ones), a double, a bool and a string pointer, in all three
+ *    writers; an integer member of a percentage column is its value.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,6 +133,57 @@ static char *json_of(const struct row *r)
 	});
 }
 
+/*
+ * Members of each size and sign, each beside bytes that are not zero (a
+ * read of the wrong size would take them in).
+ */
+struct inner {
+	uint8_t pad;
+	uint16_t u16;
+	int32_t i32;
+	const char *s;
+};
+
+struct mrow {
+	uint8_t u8, next;
+	uint32_t u32;
+	uint64_t u64;
+	int64_t i64;
+	double pct;
+	unsigned int whole;
+	bool flag;
+	const char *name;
+	uint32_t code;
+	const struct inner *in;
+};
+
+static const struct field mcols[] = {
+	SAME("u8", "u8", 4, FK_U64, FIELD_AT(struct mrow, u8)),
+	SAME("u32", "u32", 11, FK_U64, FIELD_AT(struct mrow, u32)),
+	SAME("u64", "u64", 9, FK_NS, FIELD_AT(struct mrow, u64)),
+	SAME("i64", "i64", 10, FK_SNS, FIELD_AT(struct mrow, i64)),
+	SAME("pct", "pct", 7, FK_PCT, FIELD_AT(struct mrow, pct)),
+	SAME("whole", "whole", 7, FK_PCT, FIELD_AT(struct mrow, whole)),
+	SAME("flag", "flag", 6, FK_BOOL, FIELD_AT(struct mrow, flag)),
+	FIELD(NULL, "flag01", NULL, 0, FK_FLAG, FIELD_AT(struct mrow, flag)),
+	SAME("name", "name", -5, FK_STR, FIELD_AT(struct mrow, name)),
+	SAME("code", "code", -8, FK_CODE, FIELD_AT(struct mrow, code)),
+	FIELD("inner", NULL, NULL, 0, FK_BEGIN, NULL),
+	SAME("u16", "u16", 6, FK_U64, FIELD_VIA(struct mrow, in, u16)),
+	SAME("i32", "i32", 6, FK_SNS, FIELD_VIA(struct mrow, in, i32)),
+	SAME("s", "s", FIELD_LAST, FK_STR, FIELD_VIA(struct mrow, in, s)),
+	FIELD(NULL, NULL, NULL, 0, FK_END, NULL),
+};
+static const struct field_table mt = FIELD_TABLE(mcols);
+
+static const struct inner in_full = { .pad = 0x77, .u16 = 65535, .i32 = -5, .s = "in" };
+static const struct inner in_bare = { .pad = 0x77, .u16 = 7 };
+static const struct mrow m_full = {
+	.u8 = 0xfe, .next = 0x11, .u32 = 4000000000u, .u64 = 4400, .i64 = -1500,
+	.pct = 12.345, .whole = 50, .flag = true, .name = "m", .code = 0x102, .in = &in_full,
+};
+static const struct mrow m_bare = { .next = 0xff, .u64 = 1ULL << 40, .i64 = 3, .in = &in_bare };
+
 /* Durations around each unit's threshold, one per line. */
 static char *durations(const char *(*dur)(uint64_t ns, char *buf, size_t len))
 {
@@ -197,5 +253,37 @@ int main(void)
 	      "999ns\n1.000us\n4.400us\n999.999us\n1.000ms\n1.235ms\n2.000s\n");
 	check("durations: field_dur_short(), three significant digits",
 	      durations(field_dur_short), "999ns\n1us\n4.4us\n1e+03us\n1ms\n1.23ms\n2s\n");
+	check("members: JSON", CAPTURE({
+		      struct json j;
+
+		      jw_init(&j, f, false);
+		      jw_arr_begin(&j, NULL);
+		      fields_json_obj(&j, NULL, &mt, &m_full);
+		      fields_json_obj(&j, NULL, &mt, &m_bare);
+		      jw_arr_end(&j);
+		      jw_finish(&j);
+	      }),
+	      "[{\"u8\":254,\"u32\":4000000000,\"u64\":4400,\"i64\":-1500,\"pct\":12.35,"
+	      "\"whole\":50.00,\"flag\":true,\"name\":\"m\",\"code\":\"0x000102\","
+	      "\"inner\":{\"u16\":65535,\"i32\":-5,\"s\":\"in\"}},"
+	      "{\"u8\":0,\"u32\":0,\"u64\":1099511627776,\"i64\":3,\"pct\":0.00,"
+	      "\"whole\":0.00,\"flag\":false,\"name\":null,\"code\":\"0x000000\","
+	      "\"inner\":{\"u16\":7,\"i32\":0,\"s\":null}}]\n");
+	check("members: CSV", CAPTURE({
+		      fields_csv_header(f, &mt, NULL);
+		      fields_csv_row(f, &mt, &m_full, NULL);
+		      fields_csv_row(f, &mt, &m_bare, NULL);
+	      }),
+	      "u8,u32,u64,i64,pct,whole,flag,flag01,name,code,u16,i32,s\n"
+	      "254,4000000000,4400,-1500,12.35,50.00,true,1,m,0x000102,65535,-5,in\n"
+	      "0,0,1099511627776,3,0.00,0.00,false,0,,0x000000,7,0,\n");
+	check("members: text", CAPTURE({
+		      fields_text_header(f, &mt, "");
+		      fields_text_row(f, &mt, &m_full, "", false);
+		      fields_text_row(f, &mt, &m_bare, "", true);
+	      }),
+	      "  u8         u32       u64        i64     pct   whole   flag name  code        u16    i32  s\n"
+	      " 254  4000000000   4.400us   -1.500us  12.35%  50.00%   true m     0x000102  65535   -5ns  in\n"
+	      "   0           0 1099511627776ns       +3ns   0.00%   0.00%  false -     0x000000      7   +0ns  -\n");
 	return harness_done();
 }

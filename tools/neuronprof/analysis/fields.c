@@ -31,6 +31,85 @@ FIRST_GET(dist, struct dist, max, max)
 FIRST_GET(core, struct core_stats, dev, dev)
 FIRST_GET(core, struct core_stats, core, core)
 
+/* The @size bytes at @p as an unsigned (or, @sign, a signed) integer. */
+static uint64_t member_int(const char *p, size_t size, bool sign)
+{
+	uint8_t u8;
+	uint16_t u16;
+	uint32_t u32;
+	uint64_t u64 = 0;
+
+	switch (size) {
+	case 1:
+		memcpy(&u8, p, 1);
+		return sign ? (uint64_t)(int64_t)(int8_t)u8 : u8;
+	case 2:
+		memcpy(&u16, p, 2);
+		return sign ? (uint64_t)(int64_t)(int16_t)u16 : u16;
+	case 4:
+		memcpy(&u32, p, 4);
+		return sign ? (uint64_t)(int64_t)(int32_t)u32 : u32;
+	default:
+		memcpy(&u64, p, sizeof(u64));
+		return u64;
+	}
+}
+
+/*
+ * The value of column @fd in @row: its accessor's, or its member's in the
+ * union's member its kind reads (a member's integer as a percentage,
+ * signed duration or flag where the kind says so).
+ */
+static union field_val field_value(const struct field *fd, const void *row)
+{
+	const struct field_at *at = &fd->at;
+	const char *p = row;
+	union field_val v = { .u = 0 };
+	uint64_t n = 0;
+	double d;
+
+	if (fd->get)
+		return fd->get(row);
+	if (at->via)
+		memcpy(&p, p + at->via - 1, sizeof(p));
+	p += at->off;
+	switch (at->store) {
+	case FS_STR:
+		memcpy(&v.s, p, sizeof(v.s));
+		return v;
+	case FS_DOUBLE:
+		memcpy(&d, p, sizeof(d));
+		if (fd->kind == FK_PCT)
+			v.d = d;
+		return v;
+	case FS_BOOL:
+		n = *(const bool *)p;
+		break;
+	case FS_UINT:
+	case FS_INT:
+		n = member_int(p, at->size, at->store == FS_INT);
+		break;
+	default:
+		return v;
+	}
+	switch (fd->kind) {
+	case FK_SNS:
+		v.i = (int64_t)n;
+		break;
+	case FK_PCT:
+		v.d = at->store == FS_INT ? (double)(int64_t)n : (double)n;
+		break;
+	case FK_BOOL:
+	case FK_FLAG:
+		v.b = n != 0;
+		break;
+	default:
+		v.u = n;
+		break;
+	}
+	return v;
+}
+
 /* @ns in the largest unit it reaches, printed by @fmt (a double, then the unit). */
 static const char *dur_in(uint64_t ns, bool raw_ns, const char *fmt, char *buf, size_t len)
 {
@@ -105,7 +184,7 @@ void fields_json(struct json *j, const struct field_table *tab, const void *row)
 		}
 		if (!fd->json || (fd->present && !fd->present(row)))
 			continue;
-		v = fd->get(row);
+		v = field_value(fd, row);
 		switch (fd->kind) {
 		case FK_U64:
 		case FK_NS:
@@ -183,7 +262,7 @@ void fields_csv_row(FILE *f, const struct field_table *tab, const void *row,
 		first = false;
 		if (fd->present && !fd->present(row))
 			continue;
-		v = fd->get(row);
+		v = field_value(fd, row);
 		switch (fd->kind) {
 		case FK_U64:
 		case FK_NS:
@@ -263,7 +342,7 @@ void fields_text_row(FILE *f, const struct field_table *tab, const void *row,
 			fprintf(f, "%*s", fd->width == FIELD_LAST ? 1 : fd->width, "-");
 			continue;
 		}
-		v = fd->get(row);
+		v = field_value(fd, row);
 		switch (fd->kind) {
 		case FK_U64:
 			snprintf(buf, sizeof(buf), "%" PRIu64, v.u);

@@ -6,10 +6,12 @@
  * declares an array of struct field, one a column, in the order of the
  * columns: the key each has in JSON, its CSV header and its heading in the
  * text table (NULL where a writer leaves it out), its width in the text, its
- * kind (how each writer spells the value) and an accessor reading the value
- * from the section's row; a struct field_table holds that array and its
- * length. fields_json(), fields_csv_header(), fields_csv_row(),
- * fields_text_header() and fields_text_row() then write the JSON members,
+ * kind (how each writer spells the value) and where the value is: a member
+ * of the section's row or of a struct the row points to (FIELD_AT,
+ * FIELD_VIA), or else what an accessor computes from the row; a struct
+ * field_table holds that array and its length. fields_json(),
+ * fields_csv_header(), fields_csv_row(), fields_text_header() and
+ * fields_text_row() then write the JSON members,
  * the CSV header and rows and the text table from that one table, so a
  * column is named and typed in one place.
  */
@@ -51,13 +53,35 @@ union field_val {
  */
 #define FIELD_LAST	0
 
+/* How a member a column reads is stored (its C type): FIELD_AT, FIELD_VIA. */
+enum field_store {
+	FS_NONE,	/* not a member: an accessor */
+	FS_UINT,	/* an unsigned integer (or enum) of 1, 2, 4 or 8 bytes */
+	FS_INT,		/* a signed integer of 1, 2, 4 or 8 bytes */
+	FS_DOUBLE,
+	FS_BOOL,
+	FS_STR,		/* a pointer to a string, not an array */
+};
+
+/*
+ * The member a column reads: at @off in the row itself (@via 0) or in the
+ * struct a pointer at offset @via - 1 of the row points to; @size bytes
+ * stored as @store says.
+ */
+struct field_at {
+	size_t via, off;
+	unsigned char size, store;
+};
+
 struct field {
 	const char *json;	/* JSON key, or NULL */
 	const char *csv;	/* CSV header, or NULL */
 	const char *text;	/* text heading, or NULL */
 	int width;		/* text column width */
 	enum field_kind kind;
+	/* The value: what @get returns, or where it is stored when @get is NULL. */
 	union field_val (*get)(const void *row);
+	struct field_at at;
 	/*
 	 * Optional: whether the row has this value. When not, the CSV cell is
 	 * empty, the text "-", and JSON leaves the member out (an FK_BEGIN
@@ -75,15 +99,47 @@ struct field_table {
 /* The struct field_table of @cols, an array of struct field. */
 #define FIELD_TABLE(cols)	{ cols, sizeof(cols) / sizeof((cols)[0]) }
 
-/* A column; FIELD_OPT: one a row may not have (.present). */
-#define FIELD(json, csv, text, width, kind, get)				\
-	{ json, csv, text, width, kind, get, NULL }
-#define FIELD_OPT(json, csv, text, width, kind, get, present)			\
-	{ json, csv, text, width, kind, get, present }
+/*
+ * A column; FIELD_OPT: one a row may not have (@has: its .present). Its
+ * value (last) is an accessor, or FIELD_AT() or FIELD_VIA() naming the
+ * member it reads, whose commas pass through SAME() and FIELD() as their
+ * variable arguments.
+ */
+#define FIELD(json, csv, text, width, kind, ...)				\
+	{ json, csv, text, width, kind, __VA_ARGS__, .present = NULL }
+#define FIELD_OPT(json, csv, text, width, kind, get, has)			\
+	{ json, csv, text, width, kind, get, .present = has }
 /* A column with the same name in JSON and CSV. */
-#define SAME(key, text, width, kind, get)	FIELD(key, key, text, width, kind, get)
+#define SAME(key, text, width, kind, ...)	FIELD(key, key, text, width, kind, __VA_ARGS__)
 
-/* An accessor @name of a row of type @type (as r) returning @expr in @member. */
+/*
+ * The enum field_store of the member @m by its C type; a type that is none
+ * of them (a char array, a struct) does not compile.
+ */
+#define FIELD_STR_(m)								\
+	_Generic(&(m), char **: FS_STR, const char **: FS_STR, char *const *: FS_STR, \
+		 const char *const *: FS_STR, default: FS_NONE)
+#define FIELD_STORE_(m)								\
+	_Generic((m), _Bool: FS_BOOL, double: FS_DOUBLE,			\
+		 char *: FIELD_STR_(m), const char *: FIELD_STR_(m),		\
+		 signed char: FS_INT, short: FS_INT, int: FS_INT, long: FS_INT,	\
+		 long long: FS_INT, unsigned char: FS_UINT, unsigned short: FS_UINT, \
+		 unsigned int: FS_UINT, unsigned long: FS_UINT,			\
+		 unsigned long long: FS_UINT, default: FS_NONE)
+#define FIELD_STORE(m)	(FIELD_STORE_(m) + 0 * sizeof(char[FIELD_STORE_(m) ? 1 : -1]))
+
+/* The member @m of the row, a @type. */
+#define FIELD_AT(type, m)							\
+	.at = { 0, offsetof(type, m), sizeof(((type *)0)->m), FIELD_STORE(((type *)0)->m) }
+/* The member @m of the struct that the member @ptr of the row (a @type) points to. */
+#define FIELD_VIA(type, ptr, m)							\
+	.at = { 1 + offsetof(type, ptr), offsetof(__typeof__(*((type *)0)->ptr), m),	\
+		sizeof(((type *)0)->ptr->m), FIELD_STORE(((type *)0)->ptr->m) }
+
+/*
+ * An accessor @name of a row of type @type (as r) returning @expr in @member,
+ * for a value that is no member (FIELD_AT, FIELD_VIA).
+ */
 #define FIELD_GET(name, type, member, expr)					\
 	static union field_val name(const void *row_)				\
 	{									\

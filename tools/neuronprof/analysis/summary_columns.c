@@ -13,12 +13,16 @@
 #include "analysis/names.h"
 #include "util/util.h"
 
+/*
+ * A column reading a member of a core (a row that is its struct core_stats)
+ * or of a unit (struct unit_row).
+ */
+#define CORE(m)		FIELD_AT(struct core_stats, m)
+#define UNIT(m)		FIELD_VIA(struct unit_row, u, m)
+
 FIELD_GET(gap_label, struct gap_row, s, r->label)
 FIELD_GET(gap_kind, struct gap_row, s, !r->u ? "core" : r->u->topsp ? "topsp" : "engine")
 FIELD_GET(gap_index, struct gap_row, u, r->u ? r->u->index : r->c->core)
-FIELD_GET(gap_rank, struct gap_row, u, r->rank)
-FIELD_GET(gap_start, struct gap_row, u, r->g->start)
-FIELD_GET(gap_end, struct gap_row, u, r->g->end)
 FIELD_GET(gap_idle, struct gap_row, u, r->g->end - r->g->start)
 FIELD_GET(gap_at, struct gap_row, u, r->g->start - r->c->first)
 FIELD_GET(gap_where, struct gap_row, s, r->where)
@@ -28,9 +32,9 @@ static const struct field gap_columns[] = {
 	CORE_ID_FIELDS,
 	FIELD(NULL, "unit", NULL, 0, FK_STR, gap_kind),
 	FIELD(NULL, "index", NULL, 0, FK_U64, gap_index),
-	FIELD(NULL, "rank", NULL, 0, FK_U64, gap_rank),
-	SAME("start_ns", NULL, 0, FK_NS, gap_start),
-	SAME("end_ns", NULL, 0, FK_NS, gap_end),
+	FIELD(NULL, "rank", NULL, 0, FK_U64, FIELD_AT(struct gap_row, rank)),
+	SAME("start_ns", NULL, 0, FK_NS, FIELD_VIA(struct gap_row, g, start)),
+	SAME("end_ns", NULL, 0, FK_NS, FIELD_VIA(struct gap_row, g, end)),
 	SAME("idle_ns", "idle", 12, FK_NS, gap_idle),
 	SAME("at_ns", "at", 12, FK_NS, gap_at),
 	SAME("where", "where", FIELD_LAST, FK_STR, gap_where),
@@ -49,29 +53,10 @@ void gap_row(struct gap_row *r, const struct core_stats *c, const struct unit *u
 }
 
 FIELD_GET(ur_label, struct unit_row, s, r->label)
-FIELD_GET(ur_dev, struct unit_row, u, r->c->dev)
-FIELD_GET(ur_core, struct unit_row, u, r->c->core)
 FIELD_GET(ur_kind, struct unit_row, s, r->u->topsp ? "topsp" : "engine")
-FIELD_GET(ur_index, struct unit_row, u, r->u->index)
 FIELD_GET(ur_name, struct unit_row, s, engine_name(r->u->index))
-FIELD_GET(ur_instr, struct unit_row, u, r->u->instructions)
-FIELD_GET(ur_events, struct unit_row, u, r->u->events)
-FIELD_GET(ur_slices, struct unit_row, u, r->u->event_slices)
-FIELD_GET(ur_event_busy, struct unit_row, u, r->u->event_busy)
-FIELD_GET(ur_dma, struct unit_row, u, r->u->dma)
-FIELD_GET(ur_dma_bytes, struct unit_row, u, r->u->dma_bytes)
-FIELD_GET(ur_dma_rate, struct unit_row, u, r->u->dma_bytes_per_s)
-FIELD_GET(ur_errors, struct unit_row, u, r->u->errors)
-FIELD_GET(ur_lost, struct unit_row, u, r->u->lost)
-FIELD_GET(ur_gaps, struct unit_row, u, r->u->gaps)
-FIELD_GET(ur_first, struct unit_row, u, r->u->first)
-FIELD_GET(ur_last, struct unit_row, u, r->u->last)
 FIELD_GET(ur_span, struct unit_row, u, r->u->any ? r->u->last - r->u->first : 0)
-FIELD_GET(ur_busy, struct unit_row, u, r->u->busy)
-FIELD_GET(ur_util, struct unit_row, d, r->u->util_pct)
-FIELD_GET(ur_observed, struct unit_row, u, r->u->observed)
 FIELD_GET(ur_core_span, struct unit_row, u, r->c->any ? r->c->last - r->c->first : 0)
-FIELD_GET(ur_cut, struct unit_row, u, r->u->cut)
 FIELD_GET(ur_over, struct unit_row, s, r->u->lossy ? "observed" : "span")
 
 /* Members a unit or core has only when it lost entries (Loss windows). */
@@ -93,10 +78,10 @@ static bool ur_is_engine(const void *row)
 /* The columns naming a unit, first in its own row and in its ops' (struct unit_row). */
 #define UNIT_ID_FIELDS								\
 	FIELD(NULL, NULL, "unit", -12, FK_STR, ur_label),			\
-	FIELD(NULL, "device", NULL, 0, FK_U64, ur_dev),				\
-	FIELD(NULL, "core", NULL, 0, FK_U64, ur_core),				\
+	FIELD(NULL, "device", NULL, 0, FK_U64, FIELD_VIA(struct unit_row, c, dev)), \
+	FIELD(NULL, "core", NULL, 0, FK_U64, FIELD_VIA(struct unit_row, c, core)), \
 	FIELD(NULL, "unit", NULL, 0, FK_STR, ur_kind),				\
-	FIELD(NULL, "index", NULL, 0, FK_U64, ur_index)
+	FIELD(NULL, "index", NULL, 0, FK_U64, UNIT(index))
 
 void unit_row(struct unit_row *r, const struct core_stats *c, const struct unit *u)
 {
@@ -106,13 +91,12 @@ void unit_row(struct unit_row *r, const struct core_stats *c, const struct unit 
 
 FIELD_GET(uop_name, struct unit_op_row, s, unit_op_name(r->ur.c, r->ur.u, r->o->code))
 FIELD_GET(uop_code, struct unit_op_row, u, r->o->code)
-FIELD_GET(uop_busy, struct unit_op_row, d, r->o->busy_pct)
 
 static const struct field unit_op_columns[] = {
 	UNIT_ID_FIELDS,
 	OP_FIELDS(uop_name, uop_code),
 	SAME("max_ns", "max", 12, FK_NS, field_dist_max),
-	SAME("busy_pct", "%busy", 7, FK_PCT, uop_busy),
+	SAME("busy_pct", "%busy", 7, FK_PCT, FIELD_VIA(struct unit_op_row, o, busy_pct)),
 };
 const struct field_table unit_op_fields = FIELD_TABLE(unit_op_columns);
 
@@ -124,41 +108,19 @@ void unit_op_row(struct unit_op_row *r, const struct core_stats *c, const struct
 	r->o = o;
 }
 
-FIELD_GET(lvl_level, struct level_row, u, r->l->level)
-FIELD_GET(lvl_events, struct level_row, u, r->l->events)
-FIELD_GET(lvl_ns, struct level_row, u, r->l->ns)
-FIELD_GET(lvl_pct, struct level_row, d, r->l->pct)
-
 static const struct field level_columns[] = {
 	CORE_ID_FIELDS,
-	SAME("level", "level", -6, FK_U64, lvl_level),
-	SAME("events", "events", 7, FK_U64, lvl_events),
-	SAME("time_ns", "time", 12, FK_NS, lvl_ns),
-	SAME("span_pct", "%span", 8, FK_PCT, lvl_pct),
+	SAME("level", "level", -6, FK_U64, FIELD_VIA(struct level_row, l, level)),
+	SAME("events", "events", 7, FK_U64, FIELD_VIA(struct level_row, l, events)),
+	SAME("time_ns", "time", 12, FK_NS, FIELD_VIA(struct level_row, l, ns)),
+	SAME("span_pct", "%span", 8, FK_PCT, FIELD_VIA(struct level_row, l, pct)),
 };
 const struct field_table level_fields = FIELD_TABLE(level_columns);
 
-FIELD_GET(core_dev, struct core_stats, u, r->dev)
 FIELD_GET(core_arch, struct core_stats, s, arch_name(r->arch))
 FIELD_GET(core_provider, struct core_stats, s, r->provider)
-FIELD_GET(core_core, struct core_stats, u, r->core)
-FIELD_GET(core_entries, struct core_stats, u, r->entries)
-FIELD_GET(core_first, struct core_stats, u, r->first)
-FIELD_GET(core_last, struct core_stats, u, r->last)
 FIELD_GET(core_span, struct core_stats, u, r->any ? r->last - r->first : 0)
-FIELD_GET(core_busy, struct core_stats, u, r->busy)
-FIELD_GET(core_util, struct core_stats, d, r->util_pct)
-FIELD_GET(core_infer, struct core_stats, u, r->inferences)
-FIELD_GET(core_infer_failed, struct core_stats, u, r->infer_failed)
-FIELD_GET(core_infer_busy, struct core_stats, u, r->infer_busy)
 FIELD_GET(core_execs, struct core_stats, u, r->ct ? r->ct->nexec : 0)
-FIELD_GET(core_errors, struct core_stats, u, r->errors)
-FIELD_GET(core_throttles, struct core_stats, u, r->throttles)
-FIELD_GET(core_max_throttle, struct core_stats, u, r->max_throttle)
-FIELD_GET(core_lost, struct core_stats, u, r->lost)
-FIELD_GET(core_gaps, struct core_stats, u, r->gaps)
-FIELD_GET(core_observed, struct core_stats, u, r->observed)
-FIELD_GET(core_cut, struct core_stats, u, r->cut)
 
 static bool core_lossy(const void *row)
 {
@@ -171,30 +133,30 @@ static bool core_lossy(const void *row)
  * times, and CSV has the time in inferences last.
  */
 static const struct field core_columns[] = {
-	SAME("device", "device", -6, FK_U64, core_dev),
+	SAME("device", "device", -6, FK_U64, CORE(dev)),
 	FIELD("arch", NULL, NULL, 0, FK_STR, core_arch),
 	FIELD("provider", NULL, NULL, 0, FK_STR, core_provider),
-	SAME("core", "core", -5, FK_U64, core_core),
-	SAME("entries", "entries", 8, FK_U64, core_entries),
-	FIELD(NULL, NULL, "infer", 6, FK_U64, core_infer),
+	SAME("core", "core", -5, FK_U64, CORE(core)),
+	SAME("entries", "entries", 8, FK_U64, CORE(entries)),
+	FIELD(NULL, NULL, "infer", 6, FK_U64, CORE(inferences)),
 	FIELD(NULL, NULL, "execs", 6, FK_U64, core_execs),
-	SAME("first_ns", NULL, 0, FK_NS, core_first),
-	SAME("last_ns", NULL, 0, FK_NS, core_last),
+	SAME("first_ns", NULL, 0, FK_NS, CORE(first)),
+	SAME("last_ns", NULL, 0, FK_NS, CORE(last)),
 	SAME("span_ns", NULL, 0, FK_NS, core_span),
-	SAME("busy_ns", "busy", 12, FK_NS, core_busy),
-	SAME("utilization_pct", "util%", 8, FK_PCT, core_util),
-	SAME("inferences", NULL, 0, FK_U64, core_infer),
-	SAME("inferences_failed", NULL, 0, FK_U64, core_infer_failed),
-	FIELD("inference_busy_ns", NULL, "in_infer", 12, FK_NS, core_infer_busy),
+	SAME("busy_ns", "busy", 12, FK_NS, CORE(busy)),
+	SAME("utilization_pct", "util%", 8, FK_PCT, CORE(util_pct)),
+	SAME("inferences", NULL, 0, FK_U64, CORE(inferences)),
+	SAME("inferences_failed", NULL, 0, FK_U64, CORE(infer_failed)),
+	FIELD("inference_busy_ns", NULL, "in_infer", 12, FK_NS, CORE(infer_busy)),
 	SAME("executions", NULL, 0, FK_U64, core_execs),
-	SAME("errors", NULL, 0, FK_U64, core_errors),
-	SAME("throttle_events", "throttle", 7, FK_U64, core_throttles),
-	SAME("max_throttle_level", NULL, 0, FK_U64, core_max_throttle),
-	SAME("lost", "lost", 6, FK_U64, core_lost),
-	SAME("seq_gaps", "gaps", 6, FK_U64, core_gaps),
-	FIELD(NULL, "inference_busy_ns", NULL, 0, FK_NS, core_infer_busy),
-	FIELD_OPT("observed_ns", NULL, NULL, 0, FK_NS, core_observed, core_lossy),
-	FIELD_OPT("cut_instructions", NULL, NULL, 0, FK_U64, core_cut, core_lossy),
+	SAME("errors", NULL, 0, FK_U64, CORE(errors)),
+	SAME("throttle_events", "throttle", 7, FK_U64, CORE(throttles)),
+	SAME("max_throttle_level", NULL, 0, FK_U64, CORE(max_throttle)),
+	SAME("lost", "lost", 6, FK_U64, CORE(lost)),
+	SAME("seq_gaps", "gaps", 6, FK_U64, CORE(gaps)),
+	FIELD(NULL, "inference_busy_ns", NULL, 0, FK_NS, CORE(infer_busy)),
+	FIELD_OPT("observed_ns", NULL, NULL, 0, FK_NS, CORE(observed), core_lossy),
+	FIELD_OPT("cut_instructions", NULL, NULL, 0, FK_U64, CORE(cut), core_lossy),
 };
 const struct field_table core_fields = FIELD_TABLE(core_columns);
 
@@ -205,73 +167,68 @@ const struct field_table core_fields = FIELD_TABLE(core_columns);
  */
 static const struct field unit_columns[] = {
 	UNIT_ID_FIELDS,
-	FIELD_OPT("topsp", NULL, NULL, 0, FK_U64, ur_index, ur_is_topsp),
-	FIELD_OPT("engine", NULL, NULL, 0, FK_U64, ur_index, ur_is_engine),
+	FIELD_OPT("topsp", NULL, NULL, 0, FK_U64, UNIT(index), ur_is_topsp),
+	FIELD_OPT("engine", NULL, NULL, 0, FK_U64, UNIT(index), ur_is_engine),
 	FIELD_OPT("name", NULL, NULL, 0, FK_STR, ur_name, ur_is_engine),
-	FIELD(NULL, NULL, "util%", 8, FK_PCT, ur_util),
-	FIELD(NULL, NULL, "busy", 12, FK_NS, ur_busy),
-	FIELD("instructions", "instructions", "instr", 8, FK_U64, ur_instr),
-	SAME("events", "events", 7, FK_U64, ur_events),
-	FIELD("event_slices", NULL, NULL, 0, FK_U64, ur_slices),
-	SAME("event_busy_ns", "event_busy", 12, FK_NS, ur_event_busy),
-	FIELD(NULL, "busy_ns", NULL, 0, FK_NS, ur_busy),
-	FIELD(NULL, "utilization_pct", NULL, 0, FK_PCT, ur_util),
-	FIELD(NULL, "dma", "dma", 6, FK_U64, ur_dma),
-	FIELD(NULL, "dma_bytes", "dma_bytes", 10, FK_U64, ur_dma_bytes),
-	FIELD(NULL, "dma_bytes_per_s", "dma_bytes/s", 11, FK_U64, ur_dma_rate),
-	FIELD(NULL, "errors", NULL, 0, FK_U64, ur_errors),
-	FIELD_OPT("dma", NULL, NULL, 0, FK_U64, ur_dma, ur_is_engine),
-	FIELD_OPT("dma_bytes", NULL, NULL, 0, FK_U64, ur_dma_bytes, ur_is_engine),
-	FIELD_OPT("dma_bytes_per_s", NULL, NULL, 0, FK_U64, ur_dma_rate, ur_is_engine),
-	FIELD_OPT("errors", NULL, NULL, 0, FK_U64, ur_errors, ur_is_topsp),
-	SAME("lost", NULL, 0, FK_U64, ur_lost),
-	SAME("seq_gaps", NULL, 0, FK_U64, ur_gaps),
-	FIELD("first_ns", NULL, NULL, 0, FK_NS, ur_first),
-	FIELD("last_ns", NULL, NULL, 0, FK_NS, ur_last),
+	FIELD(NULL, NULL, "util%", 8, FK_PCT, UNIT(util_pct)),
+	FIELD(NULL, NULL, "busy", 12, FK_NS, UNIT(busy)),
+	FIELD("instructions", "instructions", "instr", 8, FK_U64, UNIT(instructions)),
+	SAME("events", "events", 7, FK_U64, UNIT(events)),
+	FIELD("event_slices", NULL, NULL, 0, FK_U64, UNIT(event_slices)),
+	SAME("event_busy_ns", "event_busy", 12, FK_NS, UNIT(event_busy)),
+	FIELD(NULL, "busy_ns", NULL, 0, FK_NS, UNIT(busy)),
+	FIELD(NULL, "utilization_pct", NULL, 0, FK_PCT, UNIT(util_pct)),
+	FIELD(NULL, "dma", "dma", 6, FK_U64, UNIT(dma)),
+	FIELD(NULL, "dma_bytes", "dma_bytes", 10, FK_U64, UNIT(dma_bytes)),
+	FIELD(NULL, "dma_bytes_per_s", "dma_bytes/s", 11, FK_U64, UNIT(dma_bytes_per_s)),
+	FIELD(NULL, "errors", NULL, 0, FK_U64, UNIT(errors)),
+	FIELD_OPT("dma", NULL, NULL, 0, FK_U64, UNIT(dma), ur_is_engine),
+	FIELD_OPT("dma_bytes", NULL, NULL, 0, FK_U64, UNIT(dma_bytes), ur_is_engine),
+	FIELD_OPT("dma_bytes_per_s", NULL, NULL, 0, FK_U64, UNIT(dma_bytes_per_s), ur_is_engine),
+	FIELD_OPT("errors", NULL, NULL, 0, FK_U64, UNIT(errors), ur_is_topsp),
+	SAME("lost", NULL, 0, FK_U64, UNIT(lost)),
+	SAME("seq_gaps", NULL, 0, FK_U64, UNIT(gaps)),
+	FIELD("first_ns", NULL, NULL, 0, FK_NS, UNIT(first)),
+	FIELD("last_ns", NULL, NULL, 0, FK_NS, UNIT(last)),
 	FIELD("span_ns", NULL, NULL, 0, FK_NS, ur_span),
-	FIELD("busy_ns", NULL, NULL, 0, FK_NS, ur_busy),
-	FIELD("utilization_pct", NULL, NULL, 0, FK_PCT, ur_util),
-	FIELD_OPT("observed_ns", NULL, NULL, 0, FK_NS, ur_observed, ur_lossy),
-	FIELD_OPT("cut_instructions", NULL, NULL, 0, FK_U64, ur_cut, ur_lossy),
+	FIELD("busy_ns", NULL, NULL, 0, FK_NS, UNIT(busy)),
+	FIELD("utilization_pct", NULL, NULL, 0, FK_PCT, UNIT(util_pct)),
+	FIELD_OPT("observed_ns", NULL, NULL, 0, FK_NS, UNIT(observed), ur_lossy),
+	FIELD_OPT("cut_instructions", NULL, NULL, 0, FK_U64, UNIT(cut), ur_lossy),
 };
 const struct field_table unit_fields = FIELD_TABLE(unit_columns);
 
 /* observed.csv: every unit, its observed time and cut instructions. */
 static const struct field observed_columns[] = {
-	FIELD(NULL, "device", NULL, 0, FK_U64, ur_dev),
-	FIELD(NULL, "core", NULL, 0, FK_U64, ur_core),
+	FIELD(NULL, "device", NULL, 0, FK_U64, FIELD_VIA(struct unit_row, c, dev)),
+	FIELD(NULL, "core", NULL, 0, FK_U64, FIELD_VIA(struct unit_row, c, core)),
 	FIELD(NULL, "unit", NULL, 0, FK_STR, ur_kind),
-	FIELD(NULL, "index", NULL, 0, FK_U64, ur_index),
+	FIELD(NULL, "index", NULL, 0, FK_U64, UNIT(index)),
 	FIELD(NULL, "span_ns", NULL, 0, FK_NS, ur_core_span),
-	FIELD(NULL, "observed_ns", NULL, 0, FK_NS, ur_observed),
-	FIELD(NULL, "busy_ns", NULL, 0, FK_NS, ur_busy),
-	FIELD(NULL, "utilization_pct", NULL, 0, FK_PCT, ur_util),
+	FIELD(NULL, "observed_ns", NULL, 0, FK_NS, UNIT(observed)),
+	FIELD(NULL, "busy_ns", NULL, 0, FK_NS, UNIT(busy)),
+	FIELD(NULL, "utilization_pct", NULL, 0, FK_PCT, UNIT(util_pct)),
 	FIELD(NULL, "utilization_over", NULL, 0, FK_STR, ur_over),
-	FIELD(NULL, "cut_instructions", NULL, 0, FK_U64, ur_cut),
+	FIELD(NULL, "cut_instructions", NULL, 0, FK_U64, UNIT(cut)),
 };
 const struct field_table observed_fields = FIELD_TABLE(observed_columns);
 
 FIELD_GET(lw_queue, struct lw_row, s, queue_name(r->w->queue_type))
 FIELD_GET(lw_kind, struct lw_row, s,
 	  r->w->target_kind == NEURONPROF_TARGET_TOPSP ? "topsp" : "core")
-FIELD_GET(lw_target, struct lw_row, u, r->w->target_index)
-FIELD_GET(lw_engine, struct lw_row, u, r->w->engine)
 FIELD_GET(lw_where, struct lw_row, s, r->w->tail ? "after_last_entry" : "sequence_gap")
-FIELD_GET(lw_start, struct lw_row, u, r->w->start)
-FIELD_GET(lw_end, struct lw_row, u, r->w->end)
-FIELD_GET(lw_lost, struct lw_row, u, r->w->lost)
 
 /* A loss window (struct loss_window) of a core: JSON and CSV. */
 static const struct field lw_columns[] = {
 	CORE_ID_FIELDS,
 	SAME("queue_type", NULL, 0, FK_STR, lw_queue),
 	SAME("target_kind", NULL, 0, FK_STR, lw_kind),
-	SAME("target_index", NULL, 0, FK_U64, lw_target),
-	SAME("engine", NULL, 0, FK_U64, lw_engine),
+	SAME("target_index", NULL, 0, FK_U64, FIELD_VIA(struct lw_row, w, target_index)),
+	SAME("engine", NULL, 0, FK_U64, FIELD_VIA(struct lw_row, w, engine)),
 	SAME("kind", NULL, 0, FK_STR, lw_where),
-	SAME("start_ns", NULL, 0, FK_NS, lw_start),
-	SAME("end_ns", NULL, 0, FK_NS, lw_end),
-	SAME("lost", NULL, 0, FK_U64, lw_lost),
+	SAME("start_ns", NULL, 0, FK_NS, FIELD_VIA(struct lw_row, w, start)),
+	SAME("end_ns", NULL, 0, FK_NS, FIELD_VIA(struct lw_row, w, end)),
+	SAME("lost", NULL, 0, FK_U64, FIELD_VIA(struct lw_row, w, lost)),
 };
 const struct field_table loss_window_fields = FIELD_TABLE(lw_columns);
 
@@ -308,8 +265,6 @@ QUEUE_GET(explained, b, q->gaps <= q->lost)
 	SAME("target_index", NULL, 0, FK_U64, queue_target_index),		\
 	SAME("engine", NULL, 0, FK_U64, queue_engine)
 
-FIELD_GET(raw_dev, struct raw_row, u, r->raw->dev)
-FIELD_GET(raw_core, struct raw_row, u, r->raw->core)
 FIELD_GET(raw_target, struct raw_row, s, r->target)
 FIELD_GET(raw_format, struct raw_row, s, raw_format_name(r->raw->format))
 FIELD_GET(raw_clock, struct raw_row, s, clock_domain_name(r->raw->clock_domain))
@@ -321,9 +276,6 @@ static union field_val raw_decoded(const void *row)
 	return (union field_val){ .b = false };
 }
 
-FIELD_GET(raw_entries, struct raw_row, u, r->raw->entries)
-FIELD_GET(raw_dev_entries, struct raw_row, u, r->raw->device_entries)
-
 /*
  * JSON names the queue first, then its device and core; CSV and the text
  * the device and core first, and the text its queue, target and engine
@@ -331,19 +283,20 @@ FIELD_GET(raw_dev_entries, struct raw_row, u, r->raw->device_entries)
  */
 static const struct field raw_columns[] = {
 	QUEUE_FILE_FIELDS,
-	FIELD(NULL, "device", "device", -6, FK_U64, raw_dev),
-	FIELD(NULL, "core", "core", -5, FK_U64, raw_core),
+	FIELD(NULL, "device", "device", -6, FK_U64, FIELD_VIA(struct raw_row, raw, dev)),
+	FIELD(NULL, "core", "core", -5, FK_U64, FIELD_VIA(struct raw_row, raw, core)),
 	QUEUE_TARGET_FIELDS,
 	FIELD(NULL, NULL, "queue", -14, FK_STR, queue_type),
 	FIELD(NULL, NULL, "target", -9, FK_STR, raw_target),
 	FIELD(NULL, NULL, "engine", 6, FK_U64, queue_engine),
-	FIELD("device", NULL, NULL, 0, FK_U64, raw_dev),
-	FIELD("core", NULL, NULL, 0, FK_U64, raw_core),
+	FIELD("device", NULL, NULL, 0, FK_U64, FIELD_VIA(struct raw_row, raw, dev)),
+	FIELD("core", NULL, NULL, 0, FK_U64, FIELD_VIA(struct raw_row, raw, core)),
 	SAME("format", "format", -10, FK_STR, raw_format),
 	SAME("clock_domain", "clock", -9, FK_STR, raw_clock),
 	FIELD("decoded", NULL, NULL, 0, FK_BOOL, raw_decoded),
-	SAME("entries", "entries", 10, FK_U64, raw_entries),
-	SAME("device_entries", "device_entries", 14, FK_U64, raw_dev_entries),
+	SAME("entries", "entries", 10, FK_U64, FIELD_VIA(struct raw_row, raw, entries)),
+	SAME("device_entries", "device_entries", 14, FK_U64,
+	     FIELD_VIA(struct raw_row, raw, device_entries)),
 	SAME("lost", "lost", 8, FK_U64, queue_lost),
 	SAME("seq_gaps", "gaps", 8, FK_U64, queue_gaps),
 };
@@ -366,7 +319,6 @@ static const struct field loss_columns[] = {
 	SAME("explained", NULL, 0, FK_BOOL, queue_explained),
 };
 const struct field_table loss_fields = FIELD_TABLE(loss_columns);
-
 
 /* ---- the sections' columns (fields.h) ------------------------------------------ */
 
@@ -408,10 +360,8 @@ static const char *xop_cores(const struct rec_stats *s, const struct xop *x, cha
 
 /* host event types: a row is a struct host_row. */
 
-FIELD_GET(host_name, struct host_row, s, r->h->name)
-
 static const struct field host_columns[] = {
-	SAME("name", "event", -20, FK_STR, host_name),
+	SAME("name", "event", -20, FK_STR, FIELD_VIA(struct host_row, h, name)),
 	SAME("count", "count", 7, FK_U64, field_dist_count),
 	SAME("total_ns", "total", 12, FK_NS, field_dist_total),
 	SAME("min_ns", NULL, 12, FK_NS, field_dist_min),
@@ -429,21 +379,19 @@ const struct field_table host_fields = FIELD_TABLE(host_columns);
 
 FIELD_GET(xop_label, struct xop_row, s, r->label)
 FIELD_GET(xop_kind, struct xop_row, s, r->x->topsp ? "topsp" : "engine")
-FIELD_GET(xop_index, struct xop_row, u, r->x->index)
 FIELD_GET(xop_op, struct xop_row, s, xop_name(r->s, r->x))
 FIELD_GET(xop_code, struct xop_row, u, r->x->code)
 FIELD_GET(xop_text_cores, struct xop_row, s, r->cores)
-FIELD_GET(xop_csv_cores, struct xop_row, s, r->list)
 
 static const struct field xop_columns[] = {
 	FIELD(NULL, NULL, "unit", -12, FK_STR, xop_label),
 	FIELD("unit_kind", "unit", NULL, 0, FK_STR, xop_kind),
-	FIELD("unit_index", "index", NULL, 0, FK_U64, xop_index),
+	FIELD("unit_index", "index", NULL, 0, FK_U64, FIELD_VIA(struct xop_row, x, index)),
 	OP_FIELDS(xop_op, xop_code),
 	SAME("p99_ns", NULL, 0, FK_NS, field_dist_p99),
 	SAME("max_ns", NULL, 0, FK_NS, field_dist_max),
 	FIELD(NULL, NULL, "cores", FIELD_LAST, FK_STR, xop_text_cores),
-	FIELD(NULL, "cores", NULL, 0, FK_STR, xop_csv_cores),
+	FIELD(NULL, "cores", NULL, 0, FK_STR, FIELD_AT(struct xop_row, list)),
 };
 const struct field_table xop_fields = FIELD_TABLE(xop_columns);
 
@@ -473,22 +421,16 @@ void xop_row_free(struct xop_row *r)
 
 /* errors by code of a core: a row is a struct err_row (the core first: CORE_ID_FIELDS). */
 
-FIELD_GET(err_code, struct err_row, u, r->e->code)
-FIELD_GET(err_count, struct err_row, u, r->e->count)
 FIELD_GET(err_first_at, struct err_row, u, r->e->first_ns - r->c->first)
-FIELD_GET(err_first, struct err_row, u, r->e->first_ns)
 
 static const struct field err_columns[] = {
 	CORE_ID_FIELDS,
-	SAME("code", "code", -8, FK_U64, err_code),
-	SAME("count", "count", 7, FK_U64, err_count),
+	SAME("code", "code", -8, FK_U64, FIELD_VIA(struct err_row, e, code)),
+	SAME("count", "count", 7, FK_U64, FIELD_VIA(struct err_row, e, count)),
 	FIELD(NULL, NULL, "first_at", 12, FK_NS, err_first_at),
-	SAME("first_ns", NULL, 0, FK_NS, err_first),
+	SAME("first_ns", NULL, 0, FK_NS, FIELD_VIA(struct err_row, e, first_ns)),
 };
 const struct field_table err_fields = FIELD_TABLE(err_columns);
-
-
-
 
 void totals(const struct rec_stats *s, struct totals *t)
 {
@@ -552,7 +494,6 @@ const char *model_name_of(const struct rec_stats *s, uint32_t id)
 	return NULL;
 }
 
-
 uint64_t host_ns(const Neuronprof__System__NtraceEvent *h)
 {
 	return h->end_ns > h->start_ns ? h->end_ns - h->start_ns : 0;
@@ -562,8 +503,6 @@ uint64_t host_ns(const Neuronprof__System__NtraceEvent *h)
 
 FIELD_GET(model_name, struct model_row, s, r->m->name)
 FIELD_GET(model_id, struct model_row, u, r->m->model_id)
-FIELD_GET(model_failed, struct model_row, u, r->m->failed)
-FIELD_GET(model_host, struct model_row, u, r->m->host_matched)
 FIELD_GET(model_host_avg, struct model_row, u, r->m->host.avg)
 FIELD_GET(model_overhead_avg, struct model_row, u, r->m->overhead.avg)
 
@@ -571,13 +510,14 @@ static const struct field model_columns[] = {
 	FIELD(NULL, "model", "model", -16, FK_STR, model_name),
 	FIELD(NULL, "model_id", "model_id", -8, FK_U64, model_id),
 	FIELD(NULL, "count", "count", 6, FK_U64, field_dist_count),
-	FIELD(NULL, "failed", "failed", 6, FK_U64, model_failed),
+	FIELD(NULL, "failed", "failed", 6, FK_U64, FIELD_VIA(struct model_row, m, failed)),
 	FIELD(NULL, "min_ns", "min", 12, FK_NS, field_dist_min),
 	FIELD(NULL, "avg_ns", "avg", 12, FK_NS, field_dist_avg),
 	FIELD(NULL, "median_ns", "median", 12, FK_NS, field_dist_median),
 	FIELD(NULL, "p99_ns", "p99", 12, FK_NS, field_dist_p99),
 	FIELD(NULL, "max_ns", "max", 12, FK_NS, field_dist_max),
-	FIELD(NULL, "host_matched", "host", 6, FK_U64, model_host),
+	FIELD(NULL, "host_matched", "host", 6, FK_U64,
+	      FIELD_VIA(struct model_row, m, host_matched)),
 	FIELD(NULL, "host_avg_ns", "host_avg", 12, FK_NS, model_host_avg),
 	FIELD(NULL, "host_overhead_avg_ns", "overhead_avg", 12, FK_NS, model_overhead_avg),
 };
@@ -591,7 +531,6 @@ const struct field_table model_fields = FIELD_TABLE(model_columns);
 #define XR(r)	((r)->e->x)
 FIELD_GET(ex_dev, struct exec_row, u, r->e->ct->dev)
 FIELD_GET(ex_core, struct exec_row, u, r->e->ct->core)
-FIELD_GET(ex_index, struct exec_row, u, r->e->index)
 FIELD_GET(ex_model, struct exec_row, s, model_name_of(r->s, XR(r)->model_id))
 FIELD_GET(ex_model_id, struct exec_row, u, XR(r)->model_id)
 FIELD_GET(ex_start, struct exec_row, u, XR(r)->start)
@@ -623,7 +562,7 @@ static bool ex_has_flow(const void *row)
 static const struct field exec_columns[] = {
 	SAME("device", NULL, 0, FK_U64, ex_dev),
 	SAME("core", NULL, 0, FK_U64, ex_core),
-	SAME("index", NULL, 0, FK_U64, ex_index),
+	SAME("index", NULL, 0, FK_U64, FIELD_VIA(struct exec_row, e, index)),
 	FIELD("model", NULL, NULL, 0, FK_STR, ex_model),
 	SAME("model_id", NULL, 0, FK_U64, ex_model_id),
 	SAME("start_ns", NULL, 0, FK_NS, ex_start),

@@ -55,10 +55,6 @@ const struct field_table machine_fields = FIELD_TABLE(machine_columns);
  * its sides' labels filled by mexec_row().
  */
 
-FIELD_GET(mx_index, struct mexec_row, u, r->e->index)
-FIELD_GET(mx_cores, struct mexec_row, u, r->e->cores)
-FIELD_GET(mx_machines, struct mexec_row, u, r->e->machines)
-FIELD_GET(mx_skew, struct mexec_row, u, r->e->skew_ns)
 
 /* The accessors of one side of an execution index, @side: slow or fast. */
 #define MEXEC_SIDE_GET(side)								\
@@ -86,12 +82,12 @@ MEXEC_SIDE_GET(fast)
 	FIELD(NULL, NULL, NULL, 0, FK_END, NULL)
 
 static const struct field mexec_columns[] = {
-	SAME("index", "index", -6, FK_U64, mx_index),
-	SAME("cores", "cores", 5, FK_U64, mx_cores),
-	SAME("machines", NULL, 0, FK_U64, mx_machines),
+	SAME("index", "index", -6, FK_U64, FIELD_VIA(struct mexec_row, e, index)),
+	SAME("cores", "cores", 5, FK_U64, FIELD_VIA(struct mexec_row, e, cores)),
+	SAME("machines", NULL, 0, FK_U64, FIELD_VIA(struct mexec_row, e, machines)),
 	MEXEC_SIDE_FIELDS(slow, "slowest"),
 	MEXEC_SIDE_FIELDS(fast, "fastest"),
-	SAME("skew_ns", "skew", 12, FK_NS, mx_skew),
+	SAME("skew_ns", "skew", 12, FK_NS, FIELD_VIA(struct mexec_row, e, skew_ns)),
 };
 const struct field_table mexec_fields = FIELD_TABLE(mexec_columns);
 
@@ -111,27 +107,19 @@ void mexec_row(struct mexec_row *r, const struct xhost *x, const struct xhost_ex
 
 /* machines compared, the ops differing most: a row is a struct mop_row. */
 
-FIELD_GET(mop_rank, struct mop_row, u, r->rank)
-FIELD_GET(mop_name, struct mop_row, s, r->d->name)
-FIELD_GET(mop_code, struct mop_row, u, r->d->code)
 FIELD_GET(mop_slow_machine, struct mop_row, s, r->x->m[r->x->slowest].name)
-FIELD_GET(mop_slow_count, struct mop_row, u, r->d->slow_count)
-FIELD_GET(mop_slow_total, struct mop_row, u, r->d->slow_total)
 FIELD_GET(mop_median_machine, struct mop_row, s, r->x->m[r->x->median].name)
-FIELD_GET(mop_median_count, struct mop_row, u, r->d->median_count)
-FIELD_GET(mop_median_total, struct mop_row, u, r->d->median_total)
-FIELD_GET(mop_diff, struct mop_row, i, r->d->diff_ns)
 
 static const struct field mop_columns[] = {
-	FIELD(NULL, "rank", NULL, 0, FK_U64, mop_rank),
-	SAME("op", "op", -18, FK_STR, mop_name),
-	SAME("code", "code", -8, FK_CODE, mop_code),
+	FIELD(NULL, "rank", NULL, 0, FK_U64, FIELD_AT(struct mop_row, rank)),
+	SAME("op", "op", -18, FK_STR, FIELD_VIA(struct mop_row, d, name)),
+	SAME("code", "code", -8, FK_CODE, FIELD_VIA(struct mop_row, d, code)),
 	FIELD(NULL, "slowest_machine", NULL, 0, FK_STR, mop_slow_machine),
-	SAME("slowest_count", "count", 8, FK_U64, mop_slow_count),
-	SAME("slowest_total_ns", "slowest", 12, FK_NS, mop_slow_total),
+	SAME("slowest_count", "count", 8, FK_U64, FIELD_VIA(struct mop_row, d, slow_count)),
+	SAME("slowest_total_ns", "slowest", 12, FK_NS, FIELD_VIA(struct mop_row, d, slow_total)),
 	FIELD(NULL, "median_machine", NULL, 0, FK_STR, mop_median_machine),
-	SAME("median_count", "count", 8, FK_U64, mop_median_count),
-	SAME("median_total_ns", "median", 12, FK_NS, mop_median_total),
-	SAME("difference_ns", "difference", 12, FK_SNS, mop_diff),
+	SAME("median_count", "count", 8, FK_U64, FIELD_VIA(struct mop_row, d, median_count)),
+	SAME("median_total_ns", "median", 12, FK_NS, FIELD_VIA(struct mop_row, d, median_total)),
+	SAME("difference_ns", "difference", 12, FK_SNS, FIELD_VIA(struct mop_row, d, diff_ns)),
 };
 const struct field_table mop_fields = FIELD_TABLE(mop_columns);
