@@ -39,6 +39,21 @@ struct diff_opts {
 /* The options' tags: a threshold of the gate (enum diff_gate_kind), or these. */
 enum { DO_ABOVE = GATE_N, DO_ALPHA };
 
+/* What the option of each threshold, --fail-above-<name> (DIFF_GATES), gates. */
+static const char *const gate_help[GATE_N] = {
+	[GATE_OP] = "an op's mean duration significantly slower by\n"
+		    "more than PCT % (overrides --fail-above for ops)",
+	[GATE_LATENCY] = "a model's mean execution latency significantly\n"
+			 "slower by more than PCT %",
+	[GATE_BUSY] = "a core's busy time per execution up by more than\n"
+		      "PCT % (one value per recording: no test)",
+	[GATE_DMA] = "a core's DMA bytes per execution up by more than\n"
+		     "PCT % (no test)",
+};
+
+#define GATE_OPTION(kind, name)							\
+	OPT_CALLBACK(0, "fail-above-" name, "PCT", diff_opt, kind, gate_help[kind]),
+
 static int diff_opt(const struct opt *opt, const char *arg, void *ctx)
 {
 	struct diff_opts *o = ctx;
@@ -619,18 +634,7 @@ int cmd_diff(int argc, char **argv)
 		OPT_CALLBACK(0, "fail-above", "PCT", diff_opt, DO_ABOVE,
 			     "an op (per core or across cores) or a model's\n"
 			     "latency significantly slower by more than PCT %"),
-		OPT_CALLBACK(0, "fail-above-op", "PCT", diff_opt, GATE_OP,
-			     "an op's mean duration significantly slower by\n"
-			     "more than PCT % (overrides --fail-above for ops)"),
-		OPT_CALLBACK(0, "fail-above-latency", "PCT", diff_opt, GATE_LATENCY,
-			     "a model's mean execution latency significantly\n"
-			     "slower by more than PCT %"),
-		OPT_CALLBACK(0, "fail-above-busy", "PCT", diff_opt, GATE_BUSY,
-			     "a core's busy time per execution up by more than\n"
-			     "PCT % (one value per recording: no test)"),
-		OPT_CALLBACK(0, "fail-above-dma", "PCT", diff_opt, GATE_DMA,
-			     "a core's DMA bytes per execution up by more than\n"
-			     "PCT % (no test)"),
+		DIFF_GATES(GATE_OPTION)
 		OPT_BOOL(0, "fail-on-errors", &o.gate.errors, "a core with more errors in NEW"),
 		OPT_PROGRESS(&o.pmode),
 		OPT_END(),

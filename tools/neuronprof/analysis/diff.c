@@ -522,9 +522,9 @@ const char *diff_verdict(const struct diff_row *r)
 	return "unchanged";
 }
 
-const char *const diff_gate_names[GATE_N] = {
-	[GATE_OP] = "op", [GATE_LATENCY] = "latency", [GATE_BUSY] = "busy", [GATE_DMA] = "dma",
-};
+#define DIFF_GATE_NAME(kind, name)	[kind] = name,
+const char *const diff_gate_names[GATE_N] = { DIFF_GATES(DIFF_GATE_NAME) };
+#undef DIFF_GATE_NAME
 
 void diff_gate_off(struct diff_gate *g)
 {

@@ -128,13 +128,22 @@ double diff_mann_whitney(const uint64_t *a, size_t na, const uint64_t *b, size_t
 			 double *u, double *z);
 
 /*
- * The thresholds of the gate, in percent: GATE_OP, a significant change of
- * an op's mean duration (per core or across); GATE_LATENCY, of a model's
- * mean latency; GATE_BUSY, GATE_DMA, a core's busy time or DMA bytes per
- * execution (no test). diff_gate_names[] names them, as the keys of
- * diff's JSON ("<name>_pct") and its options (--fail-above-<name>) do.
+ * The thresholds of the gate, in percent, X(kind, name) each: GATE_OP, a
+ * significant change of an op's mean duration (per core or across);
+ * GATE_LATENCY, of a model's mean latency; GATE_BUSY, GATE_DMA, a core's
+ * busy time or DMA bytes per execution (no test). From this list come enum
+ * diff_gate_kind, the names of diff_gate_names[], the keys of diff's JSON
+ * ("<name>_pct") and its options (--fail-above-<name>).
  */
-enum diff_gate_kind { GATE_OP, GATE_LATENCY, GATE_BUSY, GATE_DMA, GATE_N };
+#define DIFF_GATES(X)								\
+	X(GATE_OP, "op")							\
+	X(GATE_LATENCY, "latency")						\
+	X(GATE_BUSY, "busy")							\
+	X(GATE_DMA, "dma")
+
+#define DIFF_GATE_KIND(kind, name)	kind,
+enum diff_gate_kind { DIFF_GATES(DIFF_GATE_KIND) GATE_N };
+#undef DIFF_GATE_KIND
 
 extern const char *const diff_gate_names[GATE_N];
 
