@@ -11,9 +11,9 @@
  * FIELD_VIA), or else what an accessor computes from the row; a struct
  * field_table holds that array and its length. fields_json(),
  * fields_csv_header(), fields_csv_row(), fields_text_header() and
- * fields_text_row() then write the JSON members,
- * the CSV header and rows and the text table from that one table, so a
- * column is named and typed in one place.
+ * fields_text_row() then write the JSON members, the CSV header and rows
+ * and the text table from that one table, so a column is named and typed in
+ * one place.
  */
 #ifndef NEURONPROF_TOOL_FIELDS_H
 #define NEURONPROF_TOOL_FIELDS_H
