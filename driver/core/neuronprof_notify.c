@@ -96,9 +96,9 @@ static void nprof_wake(struct nprof_sub **subs, u32 n)
  * return, until nprof_queue_unlock(). NULL, with nothing held, when @q is
  * not a queue of @ndev or nobody subscribed it.
  */
-static struct nprof_queue *nprof_queue_lock(struct nprof_drmdev *ndev,
-					    const struct nprof_queue_id *q,
-					    unsigned long *flags)
+static __always_inline struct nprof_queue *nprof_queue_lock(struct nprof_drmdev *ndev,
+							    const struct nprof_queue_id *q,
+							    unsigned long *flags)
 {
 	struct nprof_queue *queue;
 
@@ -306,7 +306,8 @@ EXPORT_SYMBOL_GPL(nprof_queue_set_flags);
  * the room is counted from the start of the data area. With @min 1 there
  * are never fillers: at least one entry is left before the end.
  */
-static u64 nprof_kring_room(const struct nprof_kring *ring, u64 want, u64 min, u64 *skip)
+static __always_inline u64 nprof_kring_room(const struct nprof_kring *ring, u64 want, u64 min,
+					    u64 *skip)
 {
 	u64 free = (ring->size - nprof_kring_unread(ring)) / NPROF_ENTRY_SIZE;
 	u64 end = (ring->size - (ring->prod & (ring->size - 1))) / NPROF_ENTRY_SIZE;
@@ -357,8 +358,9 @@ static void nprof_span_at(struct nprof_notify_span *span, struct nprof_sub *sub,
  * nprof_notify_end() or nprof_notify_end_packed(), or -ENOENT with nothing
  * held when nobody subscribed @q.
  */
-static int nprof_span_reserve(struct nprof_drmdev *ndev, const struct nprof_queue_id *q,
-			      u64 want, u64 min, struct nprof_notify_span *span)
+static __always_inline int nprof_span_reserve(struct nprof_drmdev *ndev,
+					      const struct nprof_queue_id *q, u64 want, u64 min,
+					      struct nprof_notify_span *span)
 	__acquires(span->sub->lock)
 {
 	struct nprof_queue *queue;
@@ -383,7 +385,8 @@ static int nprof_span_reserve(struct nprof_drmdev *ndev, const struct nprof_queu
 	}
 	ring = &sub->ring;
 	span->unread = nprof_kring_unread(ring);
-	nprof_kring_fill(ring, best_skip);
+	if (best_skip)
+		nprof_kring_fill(ring, best_skip);
 	nprof_span_at(span, sub, best);
 	return 0;	/* rcu_read_lock() and the lock held until the end */
 }
@@ -642,7 +645,8 @@ u64 nprof_notify_end_packed(struct nprof_notify_span *span, u32 written, u64 los
 			wake[nwake++] = sub;
 	}
 	ring->seq += seqs;
-	nprof_kring_lose(ring, lost);
+	if (lost)
+		nprof_kring_lose(ring, lost);
 	nprof_queue_unlock(queue, span->flags, wake, nwake);
 	return lost;
 }
