@@ -13,7 +13,7 @@
  * nprof_nn_head_write() is the hook's head_write (provider.c lists it in
  * nprof_nn_hook_ops). It finds the device under nprof_nn_srcu and the queue
  * the written register set is for (nprof_nn_lookup()), takes only that
- * queue's mutex, turns the head into a position (heads.c) and, for a queue
+ * queue's mutex, turns the head into a position (nprof_nn_head_pos()) and, for a queue
  * somebody subscribed, copies the consumed entries (at most one device
  * ring; older ones count as lost) into the ring with nprof_nn_copy(): one
  * packed record per span, a header slot and the consumed bytes copied with
@@ -257,7 +257,6 @@ void nprof_nn_head_write(const struct neuron_nq_hook_dev *hd,
 {
 	struct nprof_nn_device *dev;
 	struct nprof_nn_queue *nq;
-	struct nprof_nn_arch arch;
 	u64 consumed, capturable;
 	u32 first = 0, n;
 	int idx;
@@ -278,17 +277,15 @@ void nprof_nn_head_write(const struct neuron_nq_hook_dev *hd,
 	}
 	if (!nq->va && !nq->io)
 		goto unlock;
-	/* The queue's entry size; the head as a position (calibrated facts). */
-	arch = dev->arch;
-	arch.entry_size = nq->es;
-	head = nprof_nn_head_pos(&arch, nq->es, nq->size, head);
+	/* The head as a position in the queue's ring (calibrated facts). */
+	head = nprof_nn_head_pos(&dev->arch, nq->es, nq->size, head);
 	if (!nq->synced) {
 		/* The baseline of a queue first seen handed out again. */
 		nq->head = head;
 		nq->synced = true;
 		goto unlock;
 	}
-	consumed = nprof_nn_consumed(&arch, nq->size, nq->head, head, &first);
+	consumed = nprof_nn_consumed(&dev->arch, nq->es, nq->size, nq->head, head, &first);
 	if (consumed == NPROF_NN_BAD_HEAD) {
 		dev_warn_ratelimited(&dev->pdev->dev,
 				     "queue %u/%u/%u/%u: head %u is not a head in head_mode %u\n",

@@ -272,7 +272,8 @@ static DEFINE_SPINLOCK(nb_lock);
  * What each piece of a head write costs on this host, timed alone with
  * the primitives the path uses, on the bench's device and queue: the
  * device's SRCU read section; the queue's lookup in its device (one
- * xa_load()); its mutex; the head value's arithmetic (heads.c); the
+ * xa_load()); its mutex; the head value's arithmetic (nprof_nn_head_pos(),
+ * nprof_nn_consumed()); the
  * subscription check; the capture time's clock read (ktime_get_ns(), one
  * per head write; UML reads the host's CLOCK_MONOTONIC through
  * clock_gettime()); the core's nprof_notify_begin_packed()/
@@ -287,7 +288,6 @@ static void nb_bounds(struct kunit *test)
 	const struct nprof_queue_id q = {
 		.kind = NEURONPROF_TARGET_CORE, .index = 0, .type = NEURONPROF_QT_TRACE,
 	};
-	struct nprof_nn_arch arch;
 	struct nprof_nn_device *dev;
 	struct nprof_nn_queue *nq;
 	struct nprof_notify_span span;
@@ -297,7 +297,7 @@ static void nb_bounds(struct kunit *test)
 	unsigned long flags;
 	u64 tirq, tnoirq;
 	u64 tc, tf, ts, tsrcu, tlook, tmx, tarith, tsub, twake, tcpy, t1, sum, sink = 0;
-	u32 first = 0, h = 0;
+	u32 first = 0, h = 0, pos;
 	u8 entry[NB_ES];
 	int idx;
 
@@ -308,8 +308,6 @@ static void nb_bounds(struct kunit *test)
 	lock = nprof_nn_queue_lock(c->hd, &c->qid);
 	KUNIT_ASSERT_NOT_NULL(test, lock);
 	nq = container_of(lock, struct nprof_nn_queue, lock);
-	arch = dev->arch;
-	arch.entry_size = nq->es;
 
 	tc = NB_TIME(sink += ktime_get_ns());
 	tf = NB_TIME(sink += ktime_get_mono_fast_ns());
@@ -321,9 +319,9 @@ static void nb_bounds(struct kunit *test)
 			OPTIMIZER_HIDE_VAR(dev));
 	tmx = NB_TIME(mutex_lock(lock); mutex_unlock(lock));
 	tarith = NB_TIME(h = (h + 1) & (c->n - 1); OPTIMIZER_HIDE_VAR(h);
-			sink += nprof_nn_consumed(&arch, nq->size, nq->head,
-						  nprof_nn_head_pos(&arch, nq->es, nq->size, h),
-						  &first));
+			 pos = nprof_nn_head_pos(&dev->arch, nq->es, nq->size, h);
+			 sink += nprof_nn_consumed(&dev->arch, nq->es, nq->size, nq->head, pos,
+						   &first));
 	tsub = NB_TIME(sink += nprof_nn_is_subscribed(dev, &nq->q); OPTIMIZER_HIDE_VAR(dev));
 	tirq = NB_TIME(spin_lock_irqsave(&nb_lock, flags); spin_unlock_irqrestore(&nb_lock, flags));
 	tnoirq = NB_TIME(spin_lock(&nb_lock); spin_unlock(&nb_lock));
