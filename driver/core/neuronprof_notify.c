@@ -58,8 +58,8 @@
  * invalid address may alias a valid one), and the identity check refuses
  * that. What the ops get still passed nprof_queue_valid().
  */
-static struct nprof_queue *nprof_queue_find(struct nprof_drmdev *ndev,
-					    const struct nprof_queue_id *q)
+static __always_inline struct nprof_queue *nprof_queue_find(struct nprof_drmdev *ndev,
+							    const struct nprof_queue_id *q)
 {
 	struct nprof_queue *queue;
 

@@ -340,8 +340,21 @@ void nprof_nn_cal_programmed(const struct neuron_nq_hook_dev *hd,
 			     const struct neuron_nq_hook_queue *hq);
 void nprof_nn_cal_halted(const struct neuron_nq_hook_dev *hd,
 			 const struct neuron_nq_hook_queue *hq);
-void nprof_nn_cal_head(const struct neuron_nq_hook_dev *hd,
-		       const struct neuron_nq_hook_qid *qid, u32 head);
+void nprof_nn_cal_log_head(const struct neuron_nq_hook_dev *hd,
+			   const struct neuron_nq_hook_qid *qid, u32 head);
+extern bool nprof_nn_cal_on;
+
+/*
+ * A head write, for the calibration log when the mode is on: every head
+ * write runs the check, so it is inline (one load, no call).
+ */
+static inline void nprof_nn_cal_head(const struct neuron_nq_hook_dev *hd,
+				     const struct neuron_nq_hook_qid *qid, u32 head)
+{
+	if (READ_ONCE(nprof_nn_cal_on))
+		nprof_nn_cal_log_head(hd, qid, head);
+}
+
 void nprof_nn_cal_reset(const struct neuron_nq_hook_dev *hd, u32 nc_id);
 #if IS_ENABLED(CONFIG_KUNIT)
 bool nprof_nn_cal_holds(u32 device_index, const void *va);
