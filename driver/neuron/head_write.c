@@ -113,13 +113,15 @@ static int nprof_nn_read_devmem(struct nprof_nn_device *dev, struct nprof_nn_que
 
 /*
  * Copy @count device entries from ring index @first of @nq into its
- * subscription, after counting @uncaptured more as lost (in one step,
+ * subscription (@queue), after counting @uncaptured more as lost (in one step,
  * whatever their number). @count is at most one device ring.
  *
  * This is the head-write hot path (bench/neuron_head_write_native.sh): the
  * entries go as packed raw records (uapi NEURONPROF_RAW_PACKED), a header
  * and the consumed bytes copied whole with memcpy() (two calls where the
- * device ring wraps). Each nprof_notify_begin_packed() span holds one
+ * device ring wraps). Each span, begun on @queue (the core's handle of the
+ * queue, kept per subscription in nprof_nn_device.subscribed, so a span
+ * does not look the queue up: nprof_notify_begin_packed_at()), holds one
  * record of up to NPROF_NN_SPAN * 32 device bytes, which bounds how long
  * the subscription's lock is held with interrupts off; what its room does
  * not take goes on in the next round (at the start of the data area), and
@@ -127,7 +129,7 @@ static int nprof_nn_read_devmem(struct nprof_nn_device *dev, struct nprof_nn_que
  * bytes, as unpacked raw entries took).
  */
 static void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq,
-			  u32 first, u32 count, u64 uncaptured)
+			  struct nprof_queue *queue, u32 first, u32 count, u64 uncaptured)
 {
 	struct nprof_drmdev *ndev = READ_ONCE(dev->ndev);
 	/* Entry and ring sizes are powers of two: no division on this path. */
@@ -177,8 +179,8 @@ static void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq
 				continue;
 			}
 		}
-		if (nprof_notify_begin_packed(ndev, &nq->q, NEURONPROF_RAW_PACKED_SLOTS(want * es),
-					      es, &span))
+		if (nprof_notify_begin_packed_at(queue, NEURONPROF_RAW_PACKED_SLOTS(want * es), es,
+						 &span))
 			return;		/* unsubscribed meanwhile */
 		got = 0;
 		if (span.count)
@@ -257,6 +259,7 @@ void nprof_nn_head_write(const struct neuron_nq_hook_dev *hd,
 {
 	struct nprof_nn_device *dev;
 	struct nprof_nn_queue *nq;
+	struct nprof_queue *queue;
 	u64 consumed, capturable;
 	u32 first = 0, n;
 	int idx;
@@ -300,12 +303,15 @@ void nprof_nn_head_write(const struct neuron_nq_hook_dev *hd,
 				     nq->q.kind, nq->q.index, nq->q.type, nq->q.engine, head);
 		goto unlock;
 	}
-	if (!consumed || !READ_ONCE(dev->ndev) || !nprof_nn_is_subscribed(dev, &nq->q))
+	if (!consumed || !READ_ONCE(dev->ndev))
+		goto unlock;
+	queue = nprof_nn_subscription(dev, &nq->q);
+	if (!queue)
 		goto unlock;
 	/* Only the last ring's worth is still in memory; older ones count as lost. */
 	n = nq->size >> ilog2(nq->es);	/* powers of two */
 	capturable = min_t(u64, consumed, n);
-	nprof_nn_copy(dev, nq, (first + (consumed - capturable)) & (n - 1), capturable,
+	nprof_nn_copy(dev, nq, queue, (first + (consumed - capturable)) & (n - 1), capturable,
 		      consumed - capturable);
 unlock:
 	mutex_unlock(&nq->lock);

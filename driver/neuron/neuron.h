@@ -161,7 +161,8 @@ struct nprof_nn_queue {
  * @lock: see below.
  * @queues: programmed queues by nprof_nn_key() of their hook address; a
  *	queue is freed only with the device.
- * @subscribed: neuronprof queue slots with a subscriber, by nprof_nn_slot().
+ * @subscribed: the core's handle (nprof_queue_handle()) of each neuronprof
+ *	queue with a subscriber, by nprof_nn_slot().
  * @live: per register set (nprof_nn_key()), the queue last programmed in
  *	new memory there: the one the device writes. Queues of different
  *	types share a set (nnq_set_hwaddr_v2/_v3 write set = engine index).
@@ -240,10 +241,17 @@ static inline unsigned long nprof_nn_slot(const struct nprof_queue_id *q)
 	       NEURONPROF_MAX_INSTANCES + q->engine;
 }
 
+/* The core's handle of @q (nprof_queue_handle()) while somebody subscribed it, else NULL. */
+static inline struct nprof_queue *nprof_nn_subscription(struct nprof_nn_device *dev,
+							const struct nprof_queue_id *q)
+{
+	return xa_load(&dev->subscribed, nprof_nn_slot(q));
+}
+
 static inline bool nprof_nn_is_subscribed(struct nprof_nn_device *dev,
 					  const struct nprof_queue_id *q)
 {
-	return xa_load(&dev->subscribed, nprof_nn_slot(q));
+	return nprof_nn_subscription(dev, q);
 }
 
 /*

@@ -445,8 +445,8 @@ static int nprof_nn_queue_start(struct nprof_drmdev *ndev, const struct nprof_qu
 		dev_info(&dev->pdev->dev, "queue %u/%u/%u/%u is in device memory: cannot subscribe\n",
 			 q->kind, q->index, q->type, q->engine);
 	else
-		ret = xa_err(xa_store(&dev->subscribed, nprof_nn_slot(q), xa_mk_value(1),
-				      GFP_KERNEL));
+		ret = xa_err(xa_store(&dev->subscribed, nprof_nn_slot(q),
+				      nprof_queue_handle(ndev, q), GFP_KERNEL));
 	mutex_unlock(&dev->lock);
 	return ret;
 }

@@ -286,9 +286,11 @@ static DEFINE_SPINLOCK(nb_lock);
  * xa_load()); its mutex; the head value's arithmetic (nprof_nn_head_pos(),
  * nprof_nn_consumed()); the subscription check; the capture time's clock
  * read (ktime_get_ns(), one per head write; UML reads the host's
- * CLOCK_MONOTONIC through clock_gettime()); the core's nprof_notify_begin_packed()/
- * nprof_notify_end_packed() of a span that writes nothing (lookup, lock
- * with interrupts off, room, publication); the wakeup of a ring nobody
+ * CLOCK_MONOTONIC through clock_gettime()); the core's begin/end of a
+ * packed span that writes nothing, on the queue's handle as the head write
+ * does it (nprof_notify_begin_packed_at(): lock with interrupts off, room,
+ * publication; nprof_notify_begin_packed(), which looks the queue up by its
+ * address, is printed apart); the wakeup of a ring nobody
  * waits on, as the core does it (nprof_wake(): a waitqueue_active() load
  * and no wake_up(); the wake_up() it skips is printed apart); a memcpy() of
  * one entry. Their sum is compared with a head write of one device entry.
@@ -307,7 +309,8 @@ static void nb_bounds(struct kunit *test)
 	struct mutex *lock;	/* the queue's, which a head write holds */
 	struct nb_ctx *c;
 	unsigned long flags;
-	u64 tirq, tnoirq;
+	struct nprof_queue *handle;
+	u64 tirq, tnoirq, tsa;
 	u64 tc, tf, ts, tsrcu, tlook, tmx, tarith, tsub, twake, twakeup, tcpy, t1, sum, sink = 0;
 	u32 first = 0, h = 0, pos;
 	u8 entry[NB_ES];
@@ -320,11 +323,18 @@ static void nb_bounds(struct kunit *test)
 	lock = nprof_nn_queue_lock(c->hd, &c->qid);
 	KUNIT_ASSERT_NOT_NULL(test, lock);
 	nq = container_of(lock, struct nprof_nn_queue, lock);
+	handle = nprof_nn_subscription(dev, &q);
+	KUNIT_ASSERT_NOT_NULL(test, handle);
 
 	tc = NB_TIME(sink += ktime_get_ns());
 	tf = NB_TIME(sink += ktime_get_mono_fast_ns());
-	ts = NB_TIME(KUNIT_ASSERT_EQ(test, nprof_notify_begin_packed(ndev, &q, 2, NB_ES, &span), 0);
+	/* As the head write: on the queue's handle, which the provider keeps per subscription. */
+	ts = NB_TIME(KUNIT_ASSERT_EQ(test,
+				     nprof_notify_begin_packed_at(handle, 2, NB_ES, &span), 0);
 		     nprof_notify_end_packed(&span, 0, 0));
+	tsa = NB_TIME(KUNIT_ASSERT_EQ(test,
+				      nprof_notify_begin_packed(ndev, &q, 2, NB_ES, &span), 0);
+		      nprof_notify_end_packed(&span, 0, 0));
 	tsrcu = NB_TIME(idx = srcu_read_lock(&nprof_nn_srcu);
 			srcu_read_unlock(&nprof_nn_srcu, idx));
 	tlook = NB_TIME(sink += (unsigned long)nprof_nn_lookup(dev, &c->qid);
@@ -343,8 +353,8 @@ static void nb_bounds(struct kunit *test)
 	t1 = NB_TIME(nb_head_write(c, 1));
 	nb_check_delivered(test, c);
 	OPTIMIZER_HIDE_VAR(sink);
-	kunit_info(test, "neuron_head_write_native: bounds of the fixed part: the capture time's clock read (ktime_get_ns()) %llu ns (ktime_get_mono_fast_ns(), the same clock read without the timekeeper's seqcount, %llu ns); the core's begin/end of an empty packed span %llu ns\n",
-		   tc, tf, ts);
+	kunit_info(test, "neuron_head_write_native: bounds of the fixed part: the capture time's clock read (ktime_get_ns()) %llu ns (ktime_get_mono_fast_ns(), the same clock read without the timekeeper's seqcount, %llu ns); the core's begin/end of an empty packed span %llu ns (on the queue's handle, as the head write; %llu ns by the queue's address)\n",
+		   tc, tf, ts, tsa);
 	sum = tsrcu + tlook + tmx + tarith + tsub + tc + ts + twake + tcpy;
 	kunit_info(test, "neuron_head_write_native: pieces (ns, each timed alone): SRCU read section %llu, queue lookup %llu, queue mutex %llu, head arithmetic %llu, subscription check %llu, clock read %llu, empty packed span %llu, wakeup nobody waits for (waitqueue_active()) %llu, memcpy() of one %u-byte entry %llu; sum %llu against a head write of one device entry %llu\n",
 		   tsrcu, tlook, tmx, tarith, tsub, tc, ts, twake, NB_ES, tcpy, sum, t1);
