@@ -245,6 +245,11 @@ int nprof_notify_begin(struct nprof_drmdev *ndev, const struct nprof_queue_id *q
 u32 nprof_notify_end(struct nprof_notify_span *span, u32 written, u32 produced);
 int nprof_notify_begin_packed(struct nprof_drmdev *ndev, const struct nprof_queue_id *q,
 			      u32 slots, u32 es, struct nprof_notify_span *span);
+/* A queue's handle: looked up once (in queue_start), spans without a lookup. */
+struct nprof_queue;
+struct nprof_queue *nprof_queue_handle(struct nprof_drmdev *ndev, const struct nprof_queue_id *q);
+int nprof_notify_begin_packed_at(struct nprof_queue *queue, u32 slots, u32 es,
+				 struct nprof_notify_span *span);
 u64 nprof_notify_end_packed(struct nprof_notify_span *span, u32 written, u64 lost);
 
 /**

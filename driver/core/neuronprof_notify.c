@@ -47,8 +47,9 @@
 #include "neuronprof_core.h"
 
 /*
- * The queue @q of @ndev if it has a subscriber, under rcu_read_lock() (the
- * caller's). A queue nobody subscribed costs this lookup and one load.
+ * The queue @q of @ndev if it was ever subscribed, under rcu_read_lock()
+ * (the caller's). A queue nobody subscribed costs this lookup and, in
+ * nprof_queue_take(), one load.
  *
  * @q comes from a provider and is not checked against the device first
  * (nprof_queue_valid() costs more than the rest of a packed span): a queue
@@ -58,8 +59,8 @@
  * invalid address may alias a valid one), and the identity check refuses
  * that. What the ops get still passed nprof_queue_valid().
  */
-static struct nprof_queue *nprof_queue_find(struct nprof_drmdev *ndev,
-					    const struct nprof_queue_id *q)
+static __always_inline struct nprof_queue *nprof_queue_find(struct nprof_drmdev *ndev,
+							    const struct nprof_queue_id *q)
 {
 	struct nprof_queue *queue;
 
@@ -67,7 +68,7 @@ static struct nprof_queue *nprof_queue_find(struct nprof_drmdev *ndev,
 	if (!queue || queue->q.kind != q->kind || queue->q.index != q->index ||
 	    queue->q.type != q->type || queue->q.engine != q->engine)
 		return NULL;
-	return READ_ONCE(queue->nr_subs) ? queue : NULL;
+	return queue;
 }
 
 /*
@@ -91,25 +92,36 @@ static void nprof_wake(struct nprof_sub **subs, u32 n)
 }
 
 /*
+ * Lock @queue, with interrupts saved in *@flags, if it has a subscriber:
+ * true with the lock held. Context: rcu_read_lock() held (the caller's).
+ */
+static __always_inline bool nprof_queue_take(struct nprof_queue *queue, unsigned long *flags)
+{
+	if (!READ_ONCE(queue->nr_subs))
+		return false;
+	spin_lock_irqsave(&queue->lock, *flags);
+	if (queue->nr_subs)
+		return true;
+	spin_unlock_irqrestore(&queue->lock, *flags);
+	return false;
+}
+
+/*
  * The queue @q of @ndev, locked, if it has a subscriber: rcu_read_lock()
  * and the queue's lock with interrupts saved in *@flags are held on
  * return, until nprof_queue_unlock(). NULL, with nothing held, when @q is
  * not a queue of @ndev or nobody subscribed it.
  */
-static struct nprof_queue *nprof_queue_lock(struct nprof_drmdev *ndev,
-					    const struct nprof_queue_id *q,
-					    unsigned long *flags)
+static __always_inline struct nprof_queue *nprof_queue_lock(struct nprof_drmdev *ndev,
+							    const struct nprof_queue_id *q,
+							    unsigned long *flags)
 {
 	struct nprof_queue *queue;
 
 	rcu_read_lock();
 	queue = nprof_queue_find(ndev, q);
-	if (queue) {
-		spin_lock_irqsave(&queue->lock, *flags);
-		if (queue->nr_subs)
-			return queue;
-		spin_unlock_irqrestore(&queue->lock, *flags);
-	}
+	if (queue && nprof_queue_take(queue, flags))
+		return queue;
 	rcu_read_unlock();
 	return NULL;
 }
@@ -306,7 +318,8 @@ EXPORT_SYMBOL_GPL(nprof_queue_set_flags);
  * the room is counted from the start of the data area. With @min 1 there
  * are never fillers: at least one entry is left before the end.
  */
-static u64 nprof_kring_room(const struct nprof_kring *ring, u64 want, u64 min, u64 *skip)
+static __always_inline u64 nprof_kring_room(const struct nprof_kring *ring, u64 want, u64 min,
+					    u64 *skip)
 {
 	u64 free = (ring->size - nprof_kring_unread(ring)) / NPROF_ENTRY_SIZE;
 	u64 end = (ring->size - (ring->prod & (ring->size - 1))) / NPROF_ENTRY_SIZE;
@@ -351,25 +364,18 @@ static void nprof_span_at(struct nprof_notify_span *span, struct nprof_sub *sub,
 }
 
 /*
- * Lock @q and reserve @span in the ring of @q's subscriptions that has the
- * most contiguous room for @want entries (nprof_kring_room(), at least
- * @min), its fillers written first. Return: 0 with the lock held until
- * nprof_notify_end() or nprof_notify_end_packed(), or -ENOENT with nothing
- * held when nobody subscribed @q.
+ * Reserve @span in the ring of the subscriptions of @queue, locked, that
+ * has the most contiguous room for @want entries (nprof_kring_room(), at
+ * least @min), its fillers written first.
  */
-static int nprof_span_reserve(struct nprof_drmdev *ndev, const struct nprof_queue_id *q,
-			      u64 want, u64 min, struct nprof_notify_span *span)
-	__acquires(span->sub->lock)
+static __always_inline void nprof_span_reserve_in(struct nprof_queue *queue, u64 want, u64 min,
+						  struct nprof_notify_span *span)
 {
-	struct nprof_queue *queue;
 	struct nprof_kring *ring;
 	struct nprof_sub *sub;
 	u64 room, best = 0, skip, best_skip = 0;
 	u32 i;
 
-	queue = nprof_queue_lock(ndev, q, &span->flags);
-	if (!queue)
-		return -ENOENT;
 	sub = queue->subs[0];
 	for (i = 0; i < queue->nr_subs; i++) {
 		ring = &queue->subs[i]->ring;
@@ -383,8 +389,27 @@ static int nprof_span_reserve(struct nprof_drmdev *ndev, const struct nprof_queu
 	}
 	ring = &sub->ring;
 	span->unread = nprof_kring_unread(ring);
-	nprof_kring_fill(ring, best_skip);
+	if (best_skip)
+		nprof_kring_fill(ring, best_skip);
 	nprof_span_at(span, sub, best);
+}
+
+/*
+ * Lock @q and reserve @span in it (nprof_span_reserve_in()). Return: 0
+ * with the lock held until nprof_notify_end() or nprof_notify_end_packed(),
+ * or -ENOENT with nothing held when nobody subscribed @q.
+ */
+static __always_inline int nprof_span_reserve(struct nprof_drmdev *ndev,
+					      const struct nprof_queue_id *q, u64 want, u64 min,
+					      struct nprof_notify_span *span)
+	__acquires(span->sub->lock)
+{
+	struct nprof_queue *queue;
+
+	queue = nprof_queue_lock(ndev, q, &span->flags);
+	if (!queue)
+		return -ENOENT;
+	nprof_span_reserve_in(queue, want, min, span);
 	return 0;	/* rcu_read_lock() and the lock held until the end */
 }
 
@@ -570,6 +595,66 @@ int nprof_notify_begin_packed(struct nprof_drmdev *ndev, const struct nprof_queu
 }
 EXPORT_SYMBOL_GPL(nprof_notify_begin_packed);
 
+/**
+ * nprof_queue_handle() - the core's queue of a queue address, for
+ *	nprof_notify_begin_packed_at().
+ * @ndev: the device.
+ * @q: the queue.
+ *
+ * The core creates the queue of @q before the provider's first queue_start
+ * of @q and keeps it, the queue of @q alone, until the device is
+ * released. A provider may look it up once, in queue_start, and hand it to
+ * nprof_notify_begin_packed_at() on every span, which then does not look
+ * @q up again. The handle says nothing about subscriptions: a span on it
+ * after the last subscription went (unsubscription, or the device's
+ * unregistration) finds nobody subscribed, as a span on the address does.
+ *
+ * Context: the provider's queue_start of @q, or later while the device is
+ * not released.
+ * Return: the handle, or NULL if @q was never subscribed.
+ */
+struct nprof_queue *nprof_queue_handle(struct nprof_drmdev *ndev, const struct nprof_queue_id *q)
+{
+	struct nprof_queue *queue;
+
+	rcu_read_lock();
+	queue = nprof_queue_find(ndev, q);
+	rcu_read_unlock();
+	return queue;
+}
+EXPORT_SYMBOL_GPL(nprof_queue_handle);
+
+/**
+ * nprof_notify_begin_packed_at() - nprof_notify_begin_packed() on a queue's
+ *	handle.
+ * @queue: the handle (nprof_queue_handle()); NULL is refused.
+ * @slots: as nprof_notify_begin_packed().
+ * @es: as nprof_notify_begin_packed().
+ * @span: as nprof_notify_begin_packed().
+ *
+ * The same span as nprof_notify_begin_packed() of the handle's address,
+ * without looking the address up.
+ *
+ * Context: any; the provider must not sleep between begin and end.
+ * Return: 0 with the lock held, or -ENOENT (nobody subscribed the queue
+ * now, or @queue is NULL) with nothing held.
+ */
+int nprof_notify_begin_packed_at(struct nprof_queue *queue, u32 slots, u32 es,
+				 struct nprof_notify_span *span)
+	__acquires(span->sub->lock)
+{
+	if (!queue || slots < 2 || slots > NPROF_NOTIFY_BATCH_MAX || !es)
+		return -ENOENT;
+	rcu_read_lock();
+	if (!nprof_queue_take(queue, &span->flags)) {
+		rcu_read_unlock();
+		return -ENOENT;
+	}
+	nprof_span_reserve_in(queue, slots, NEURONPROF_RAW_PACKED_SLOTS(es), span);
+	return 0;	/* rcu_read_lock() and the lock held until the end */
+}
+EXPORT_SYMBOL_GPL(nprof_notify_begin_packed_at);
+
 /* @ring's readers are due a wakeup: its unread bytes went from @unread across the watermark. */
 static bool nprof_kring_crossed(const struct nprof_kring *ring, u64 unread)
 {
@@ -642,7 +727,8 @@ u64 nprof_notify_end_packed(struct nprof_notify_span *span, u32 written, u64 los
 			wake[nwake++] = sub;
 	}
 	ring->seq += seqs;
-	nprof_kring_lose(ring, lost);
+	if (lost)
+		nprof_kring_lose(ring, lost);
 	nprof_queue_unlock(queue, span->flags, wake, nwake);
 	return lost;
 }

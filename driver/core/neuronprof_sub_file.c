@@ -376,3 +376,4 @@ const struct file_operations nprof_sub_fops = {
 	.compat_ioctl	= compat_ptr_ioctl,
 	.llseek		= no_llseek,
 };
+EXPORT_SYMBOL_IF_KUNIT(nprof_sub_fops);

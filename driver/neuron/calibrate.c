@@ -93,12 +93,13 @@ struct cal_queue {
 	u32 ring_len;
 };
 
-/* Serialises the queue table, the log and cal_on. */
+/* Serialises the queue table, the log and nprof_nn_cal_on. */
 static DEFINE_MUTEX(cal_lock);
 static struct cal_queue cal_queues[CAL_QUEUES];
 static u32 cal_nqueues;
 static u32 cal_arch[CAL_DEVICES];
-static bool cal_on;
+/* The calibration mode is on: head writes are logged (nprof_nn_cal_head()). */
+bool nprof_nn_cal_on;
 static struct dentry *cal_dir;
 
 static void cal_clear_log(void)
@@ -122,16 +123,16 @@ static int cal_param_set(const char *val, const struct kernel_param *kp)
 	if (ret)
 		return ret;
 	mutex_lock(&cal_lock);
-	if (on && !cal_on)
+	if (on && !nprof_nn_cal_on)
 		cal_clear_log();
-	cal_on = on;
+	WRITE_ONCE(nprof_nn_cal_on, on);
 	mutex_unlock(&cal_lock);
 	return 0;
 }
 
 static int cal_param_get(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%d\n", READ_ONCE(cal_on));
+	return sysfs_emit(buf, "%d\n", READ_ONCE(nprof_nn_cal_on));
 }
 
 static const struct kernel_param_ops cal_param_ops = {
@@ -308,15 +309,13 @@ bool nprof_nn_cal_holds(u32 device_index, const void *va)
 EXPORT_SYMBOL_IF_KUNIT(nprof_nn_cal_holds);
 #endif
 
-void nprof_nn_cal_head(const struct neuron_nq_hook_dev *hd,
-		       const struct neuron_nq_hook_qid *qid, u32 head)
+void nprof_nn_cal_log_head(const struct neuron_nq_hook_dev *hd,
+			   const struct neuron_nq_hook_qid *qid, u32 head)
 {
 	struct cal_queue *q, *rq;
 
-	if (!READ_ONCE(cal_on))
-		return;
 	mutex_lock(&cal_lock);
-	q = cal_on ? cal_find(hd->device_index, qid, true) : NULL;
+	q = nprof_nn_cal_on ? cal_find(hd->device_index, qid, true) : NULL;
 	if (!q)
 		goto out;
 	q->written = head;
@@ -362,7 +361,7 @@ static int cal_show(struct seq_file *m, void *v)
 	u32 i, j;
 
 	mutex_lock(&cal_lock);
-	seq_printf(m, "# neuronprof_neuron calibration log 1 (calibrate=%d)\n", cal_on);
+	seq_printf(m, "# neuronprof_neuron calibration log 1 (calibrate=%d)\n", nprof_nn_cal_on);
 	for (i = 0; i < CAL_DEVICES; i++)
 		if (cal_arch[i])
 			seq_printf(m, "device %u arch %u\n", i, cal_arch[i]);

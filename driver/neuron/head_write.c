@@ -13,7 +13,7 @@
  * nprof_nn_head_write() is the hook's head_write (provider.c lists it in
  * nprof_nn_hook_ops). It finds the device under nprof_nn_srcu and the queue
  * the written register set is for (nprof_nn_lookup()), takes only that
- * queue's mutex, turns the head into a position (heads.c) and, for a queue
+ * queue's mutex, turns the head into a position (nprof_nn_head_pos()) and, for a queue
  * somebody subscribed, copies the consumed entries (at most one device
  * ring; older ones count as lost) into the ring with nprof_nn_copy(): one
  * packed record per span, a header slot and the consumed bytes copied with
@@ -113,13 +113,15 @@ static int nprof_nn_read_devmem(struct nprof_nn_device *dev, struct nprof_nn_que
 
 /*
  * Copy @count device entries from ring index @first of @nq into its
- * subscription, after counting @uncaptured more as lost (in one step,
+ * subscription (@queue), after counting @uncaptured more as lost (in one step,
  * whatever their number). @count is at most one device ring.
  *
  * This is the head-write hot path (bench/neuron_head_write_native.sh): the
  * entries go as packed raw records (uapi NEURONPROF_RAW_PACKED), a header
  * and the consumed bytes copied whole with memcpy() (two calls where the
- * device ring wraps). Each nprof_notify_begin_packed() span holds one
+ * device ring wraps). Each span, begun on @queue (the core's handle of the
+ * queue, kept per subscription in nprof_nn_device.subscribed, so a span
+ * does not look the queue up: nprof_notify_begin_packed_at()), holds one
  * record of up to NPROF_NN_SPAN * 32 device bytes, which bounds how long
  * the subscription's lock is held with interrupts off; what its room does
  * not take goes on in the next round (at the start of the data area), and
@@ -127,7 +129,7 @@ static int nprof_nn_read_devmem(struct nprof_nn_device *dev, struct nprof_nn_que
  * bytes, as unpacked raw entries took).
  */
 static void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq,
-			  u32 first, u32 count, u64 uncaptured)
+			  struct nprof_queue *queue, u32 first, u32 count, u64 uncaptured)
 {
 	struct nprof_drmdev *ndev = READ_ONCE(dev->ndev);
 	/* Entry and ring sizes are powers of two: no division on this path. */
@@ -177,8 +179,8 @@ static void nprof_nn_copy(struct nprof_nn_device *dev, struct nprof_nn_queue *nq
 				continue;
 			}
 		}
-		if (nprof_notify_begin_packed(ndev, &nq->q, NEURONPROF_RAW_PACKED_SLOTS(want * es),
-					      es, &span))
+		if (nprof_notify_begin_packed_at(queue, NEURONPROF_RAW_PACKED_SLOTS(want * es), es,
+						 &span))
 			return;		/* unsubscribed meanwhile */
 		got = 0;
 		if (span.count)
@@ -257,7 +259,7 @@ void nprof_nn_head_write(const struct neuron_nq_hook_dev *hd,
 {
 	struct nprof_nn_device *dev;
 	struct nprof_nn_queue *nq;
-	struct nprof_nn_arch arch;
+	struct nprof_queue *queue;
 	u64 consumed, capturable;
 	u32 first = 0, n;
 	int idx;
@@ -278,17 +280,15 @@ void nprof_nn_head_write(const struct neuron_nq_hook_dev *hd,
 	}
 	if (!nq->va && !nq->io)
 		goto unlock;
-	/* The queue's entry size; the head as a position (calibrated facts). */
-	arch = dev->arch;
-	arch.entry_size = nq->es;
-	head = nprof_nn_head_pos(&arch, nq->es, nq->size, head);
+	/* The head as a position in the queue's ring (calibrated facts). */
+	head = nprof_nn_head_pos(&dev->arch, nq->es, nq->size, head);
 	if (!nq->synced) {
 		/* The baseline of a queue first seen handed out again. */
 		nq->head = head;
 		nq->synced = true;
 		goto unlock;
 	}
-	consumed = nprof_nn_consumed(&arch, nq->size, nq->head, head, &first);
+	consumed = nprof_nn_consumed(&dev->arch, nq->es, nq->size, nq->head, head, &first);
 	if (consumed == NPROF_NN_BAD_HEAD) {
 		dev_warn_ratelimited(&dev->pdev->dev,
 				     "queue %u/%u/%u/%u: head %u is not a head in head_mode %u\n",
@@ -303,12 +303,15 @@ void nprof_nn_head_write(const struct neuron_nq_hook_dev *hd,
 				     nq->q.kind, nq->q.index, nq->q.type, nq->q.engine, head);
 		goto unlock;
 	}
-	if (!consumed || !READ_ONCE(dev->ndev) || !nprof_nn_is_subscribed(dev, &nq->q))
+	if (!consumed || !READ_ONCE(dev->ndev))
+		goto unlock;
+	queue = nprof_nn_subscription(dev, &nq->q);
+	if (!queue)
 		goto unlock;
 	/* Only the last ring's worth is still in memory; older ones count as lost. */
 	n = nq->size >> ilog2(nq->es);	/* powers of two */
 	capturable = min_t(u64, consumed, n);
-	nprof_nn_copy(dev, nq, (first + (consumed - capturable)) & (n - 1), capturable,
+	nprof_nn_copy(dev, nq, queue, (first + (consumed - capturable)) & (n - 1), capturable,
 		      consumed - capturable);
 unlock:
 	mutex_unlock(&nq->lock);

@@ -7,8 +7,10 @@
 #ifndef _NEURONPROF_NEURON_H_
 #define _NEURONPROF_NEURON_H_
 
+#include <linux/bits.h>
 #include <linux/limits.h>
 #include <linux/list.h>
+#include <linux/log2.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
@@ -159,7 +161,8 @@ struct nprof_nn_queue {
  * @lock: see below.
  * @queues: programmed queues by nprof_nn_key() of their hook address; a
  *	queue is freed only with the device.
- * @subscribed: neuronprof queue slots with a subscriber, by nprof_nn_slot().
+ * @subscribed: the core's handle (nprof_queue_handle()) of each neuronprof
+ *	queue with a subscriber, by nprof_nn_slot().
  * @live: per register set (nprof_nn_key()), the queue last programmed in
  *	new memory there: the one the device writes. Queues of different
  *	types share a set (nnq_set_hwaddr_v2/_v3 write set = engine index).
@@ -238,10 +241,96 @@ static inline unsigned long nprof_nn_slot(const struct nprof_queue_id *q)
 	       NEURONPROF_MAX_INSTANCES + q->engine;
 }
 
+/* The core's handle of @q (nprof_queue_handle()) while somebody subscribed it, else NULL. */
+static inline struct nprof_queue *nprof_nn_subscription(struct nprof_nn_device *dev,
+							const struct nprof_queue_id *q)
+{
+	return xa_load(&dev->subscribed, nprof_nn_slot(q));
+}
+
 static inline bool nprof_nn_is_subscribed(struct nprof_nn_device *dev,
 					  const struct nprof_queue_id *q)
 {
-	return xa_load(&dev->subscribed, nprof_nn_slot(q));
+	return nprof_nn_subscription(dev, q);
+}
+
+/*
+ * Head values: what a value the runtime writes to a head register means,
+ * given the calibrated facts: the ring position it stands for
+ * (nprof_nn_head_pos()) and the entries consumed since the previous one
+ * (nprof_nn_consumed()). Inline: every head write runs both.
+ */
+
+/*
+ * The ring position a head value stands for: phase bit cleared, lag added.
+ * Entry and ring sizes are powers of two (nprof_nn_entry_size_valid(), and
+ * the provider captures no other ring): this runs on every head write, so
+ * it shifts and masks where a division would cost more than the rest.
+ */
+static inline u32 nprof_nn_head_pos(const struct nprof_nn_arch *arch, u32 es, u32 size,
+				    u32 head)
+{
+	const u32 shift = ilog2(es), n = size >> shift;
+
+	if (arch->phase_bit)
+		head &= ~BIT(arch->phase_bit);
+	if (!arch->head_lag)
+		return head;
+	switch (arch->head_mode) {
+	case NPROF_NN_HEAD_RING_BYTES:
+		return head < size ? (head + arch->head_lag) & (size - 1) : head;
+	case NPROF_NN_HEAD_RING_ENTRIES:
+		return head < n ? (head + (arch->head_lag >> shift)) & (n - 1) : head;
+	default:
+		return head + (arch->head_lag >> shift);
+	}
+}
+
+/**
+ * nprof_nn_consumed() - entries the runtime consumed with one head write.
+ * @arch: the architecture (its head_mode).
+ * @es: bytes of the queue's entries (its type's), a power of two.
+ * @size: bytes of the ring.
+ * @old_head: the previous head value (0 right after programming).
+ * @new_head: the written one.
+ * @first: out, ring index of the first consumed entry.
+ *
+ * A free-running counter that moves backwards cannot be told from a
+ * re-program the hook did not see: that is NPROF_NN_RESYNC, never a count
+ * of lost entries (a backwards step would otherwise look like nearly 2^32
+ * of them).
+ *
+ * Return: consumed entries, more than the ring holds only with a counter
+ * (the runtime skipped head writes; less than 2^31); NPROF_NN_RESYNC; or
+ * NPROF_NN_BAD_HEAD for a head value that cannot be one in this mode (out
+ * of the ring, misaligned).
+ */
+static inline u64 nprof_nn_consumed(const struct nprof_nn_arch *arch, u32 es, u32 size,
+				    u32 old_head, u32 new_head, u32 *first)
+{
+	/* Powers of two, as in nprof_nn_head_pos(). */
+	const u32 shift = ilog2(es), n = size >> shift;
+	u32 d;
+
+	switch (arch->head_mode) {
+	case NPROF_NN_HEAD_RING_BYTES:
+		if (new_head >= size || (new_head & (es - 1)))
+			return NPROF_NN_BAD_HEAD;
+		old_head >>= shift;
+		new_head >>= shift;
+		fallthrough;
+	case NPROF_NN_HEAD_RING_ENTRIES:
+		if (new_head >= n)
+			return NPROF_NN_BAD_HEAD;
+		*first = old_head & (n - 1);
+		return (new_head - *first) & (n - 1);
+	default:
+		d = new_head - old_head;
+		if ((s32)d < 0)
+			return NPROF_NN_RESYNC;
+		*first = old_head & (n - 1);
+		return d;
+	}
 }
 
 extern const struct neuron_nq_hook_ops nprof_nn_hook_ops;
@@ -259,8 +348,21 @@ void nprof_nn_cal_programmed(const struct neuron_nq_hook_dev *hd,
 			     const struct neuron_nq_hook_queue *hq);
 void nprof_nn_cal_halted(const struct neuron_nq_hook_dev *hd,
 			 const struct neuron_nq_hook_queue *hq);
-void nprof_nn_cal_head(const struct neuron_nq_hook_dev *hd,
-		       const struct neuron_nq_hook_qid *qid, u32 head);
+void nprof_nn_cal_log_head(const struct neuron_nq_hook_dev *hd,
+			   const struct neuron_nq_hook_qid *qid, u32 head);
+extern bool nprof_nn_cal_on;
+
+/*
+ * A head write, for the calibration log when the mode is on: every head
+ * write runs the check, so it is inline (one load, no call).
+ */
+static inline void nprof_nn_cal_head(const struct neuron_nq_hook_dev *hd,
+				     const struct neuron_nq_hook_qid *qid, u32 head)
+{
+	if (READ_ONCE(nprof_nn_cal_on))
+		nprof_nn_cal_log_head(hd, qid, head);
+}
+
 void nprof_nn_cal_reset(const struct neuron_nq_hook_dev *hd, u32 nc_id);
 #if IS_ENABLED(CONFIG_KUNIT)
 bool nprof_nn_cal_holds(u32 device_index, const void *va);
@@ -268,9 +370,6 @@ bool nprof_nn_cal_holds(u32 device_index, const void *va);
 bool nprof_nn_arch_of(u32 vendor_arch, struct nprof_nn_arch *arch);
 bool nprof_nn_map_queue(const struct nprof_nn_device *dev,
 			const struct neuron_nq_hook_qid *qid, struct nprof_queue_id *q);
-u64 nprof_nn_consumed(const struct nprof_nn_arch *arch, u32 size, u32 old_head,
-		      u32 new_head, u32 *first);
-u32 nprof_nn_head_pos(const struct nprof_nn_arch *arch, u32 es, u32 size, u32 head);
 void nprof_nn_head_write(const struct neuron_nq_hook_dev *hd,
 			 const struct neuron_nq_hook_qid *qid, u32 head);
 struct nprof_nn_device *nprof_nn_find(const struct neuron_nq_hook_dev *hd);

@@ -66,10 +66,11 @@
  * per architecture.
  *
  * The module's files, one job each: provider.c (this: devices, queues and
- * head writes through the hook), params.c (the parameters), heads.c (what
- * a head value means), head_write.c (a head write: the queue it
- * is for, what it consumed, the copy into the ring),
- * calibrate.c (the calibration mode).
+ * head writes through the hook), params.c (the parameters), head_write.c
+ * (a head write: the queue it is for, what it consumed, the copy into the
+ * ring), calibrate.c (the calibration mode); what a head value means is
+ * inline in neuron.h (nprof_nn_head_pos(), nprof_nn_consumed()), which
+ * every head write runs.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -339,11 +340,8 @@ static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
 		nq->written = written;
 		nq->written_ok = written_ok;
 	} else {
-		struct nprof_nn_arch arch = dev->arch;
-
 		/* Found programmed already: the runtime's last head, if a read says it. */
-		arch.entry_size = es;
-		nq->head = nprof_nn_head_pos(&arch, es, hq->size, hq->head);
+		nq->head = nprof_nn_head_pos(&dev->arch, es, hq->size, hq->head);
 	}
 	nq->synced = hq->fresh || dev->arch.head_read == NPROF_NN_HEAD_READ_LAST;
 	mutex_unlock(&nq->lock);
@@ -447,8 +445,8 @@ static int nprof_nn_queue_start(struct nprof_drmdev *ndev, const struct nprof_qu
 		dev_info(&dev->pdev->dev, "queue %u/%u/%u/%u is in device memory: cannot subscribe\n",
 			 q->kind, q->index, q->type, q->engine);
 	else
-		ret = xa_err(xa_store(&dev->subscribed, nprof_nn_slot(q), xa_mk_value(1),
-				      GFP_KERNEL));
+		ret = xa_err(xa_store(&dev->subscribed, nprof_nn_slot(q),
+				      nprof_queue_handle(ndev, q), GFP_KERNEL));
 	mutex_unlock(&dev->lock);
 	return ret;
 }

@@ -433,15 +433,16 @@ static void nn_test_consumed_rules(struct kunit *test)
 					 .head_mode = NPROF_NN_HEAD_RING_ENTRIES };
 	u32 first;
 
-	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&c, 4096, 10, 3, &first), NPROF_NN_RESYNC);
-	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&c, 4096, 0, 0x80000000U, &first), NPROF_NN_RESYNC);
-	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&c, 4096, 0, 150, &first), 150ULL);
-	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&c, 4096, 10, 1000, &first), 990ULL);
+	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&c, 64, 4096, 10, 3, &first), NPROF_NN_RESYNC);
+	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&c, 64, 4096, 0, 0x80000000U, &first),
+			NPROF_NN_RESYNC);
+	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&c, 64, 4096, 0, 150, &first), 150ULL);
+	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&c, 64, 4096, 10, 1000, &first), 990ULL);
 	KUNIT_EXPECT_EQ(test, first, 10U);
 	/* Across the 32-bit wrap, forwards. */
-	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&c, 4096, U32_MAX - 1, 3, &first), 5ULL);
-	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&e, 4096, 60, 2, &first), 6ULL);
-	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&e, 4096, 0, 64, &first), NPROF_NN_BAD_HEAD);
+	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&c, 64, 4096, U32_MAX - 1, 3, &first), 5ULL);
+	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&e, 64, 4096, 60, 2, &first), 6ULL);
+	KUNIT_EXPECT_EQ(test, nprof_nn_consumed(&e, 64, 4096, 0, 64, &first), NPROF_NN_BAD_HEAD);
 }
 
 /*
