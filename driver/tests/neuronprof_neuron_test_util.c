@@ -187,8 +187,6 @@ static struct kunit_suite nn_suites[] = {
 	  .test_cases = nn_hr_cases },
 	{ .name = "neuronprof_head_wake", .init = nn_init, .exit = nn_exit,
 	  .test_cases = nw_cases },
-	{ .name = "neuronprof_head_poll", .init = nn_init, .exit = nn_exit,
-	  .test_cases = np_poll_cases },
 #if IS_ENABLED(CONFIG_DRM_NEURONPROF_NEURON_KUNIT_BENCH)
 	/* Not a test: only in the benchmark's build (driver/tests/bench/.kunitconfig). */
 	{ .name = "neuronprof_neuron_bench", .init = nn_init, .exit = nn_exit,
@@ -197,9 +195,9 @@ static struct kunit_suite nn_suites[] = {
 };
 
 kunit_test_suites(&nn_suites[0], &nn_suites[1], &nn_suites[2], &nn_suites[3],
-		  &nn_suites[4], &nn_suites[5]);
+		  &nn_suites[4]);
 #if IS_ENABLED(CONFIG_DRM_NEURONPROF_NEURON_KUNIT_BENCH)
-kunit_test_suites(&nn_suites[6]);
+kunit_test_suites(&nn_suites[5]);
 #endif
 
 MODULE_DESCRIPTION("KUnit tests of neuronprof_neuron with the fake neuron.ko");

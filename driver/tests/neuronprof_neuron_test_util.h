@@ -46,7 +46,6 @@ extern struct kunit_case nn_cases[];
 extern struct kunit_case nn_dm_cases[];
 extern struct kunit_case np_cases[];
 extern struct kunit_case nw_cases[];
-extern struct kunit_case np_poll_cases[];
 extern struct kunit_case nb_cases[];
 extern struct kunit_case nn_hr_cases[];
 

@@ -433,13 +433,10 @@ static struct kunit_suite nprof_suites[] = {
 	  .test_cases = nprof_sim_device_cases },
 	{ .name = "neuronprof_sim_bench", .init = sim_device_init, .exit = sim_device_exit,
 	  .test_cases = nprof_sim_bench_cases },
-	{ .name = "neuronprof_queue_handle", .init = tp_unplug_init, .exit = tp_fixture_exit,
-	  .test_cases = nprof_queue_handle_cases },
 };
 
 kunit_test_suites(&nprof_suites[0], &nprof_suites[1], &nprof_suites[2], &nprof_suites[3],
-		  &nprof_suites[4], &nprof_suites[5], &nprof_suites[6], &nprof_suites[7],
-		  &nprof_suites[8]);
+		  &nprof_suites[4], &nprof_suites[5], &nprof_suites[6], &nprof_suites[7]);
 
 MODULE_DESCRIPTION("KUnit tests of the neuronprof core and simulator");
 MODULE_LICENSE("GPL");

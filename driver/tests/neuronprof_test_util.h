@@ -205,7 +205,6 @@ extern struct kunit_case nprof_fanout_bench_cases[];
 extern struct kunit_case nprof_sim_program_cases[];
 extern struct kunit_case nprof_sim_device_cases[];
 extern struct kunit_case nprof_sim_bench_cases[];
-extern struct kunit_case nprof_queue_handle_cases[];
 
 int fanout_bench_init(struct kunit *test);
 
