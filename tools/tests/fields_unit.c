@@ -184,6 +184,21 @@ static const struct mrow m_full = {
 };
 static const struct mrow m_bare = { .next = 0xff, .u64 = 1ULL << 40, .i64 = 3, .in = &in_bare };
 
+/* A double member read as each kind that is not a percentage. */
+struct drow {
+	double d;
+};
+
+static const struct field dcols[] = {
+	SAME("u", NULL, 0, FK_U64, FIELD_AT(struct drow, d)),
+	SAME("ns", NULL, 0, FK_NS, FIELD_AT(struct drow, d)),
+	SAME("sns", NULL, 0, FK_SNS, FIELD_AT(struct drow, d)),
+	SAME("flag", NULL, 0, FK_FLAG, FIELD_AT(struct drow, d)),
+	SAME("pct", NULL, 0, FK_PCT, FIELD_AT(struct drow, d)),
+};
+static const struct field_table dt = FIELD_TABLE(dcols);
+static const struct drow drows[] = { { 12.9 }, { -3.7 }, { 0.25 }, { 0 } };
+
 /* Durations around each unit's threshold, one per line. */
 static char *durations(const char *(*dur)(uint64_t ns, char *buf, size_t len))
 {
@@ -285,5 +300,12 @@ int main(void)
 	      "  u8         u32       u64        i64     pct   whole   flag name  code        u16    i32  s\n"
 	      " 254  4000000000   4.400us   -1.500us  12.35%  50.00%   true m     0x000102  65535   -5ns  in\n"
 	      "   0           0 1099511627776ns       +3ns   0.00%   0.00%  false -     0x000000      7   +0ns  -\n");
+	check("members: a double read as a count, duration, signed duration, flag, percentage",
+	      CAPTURE({
+		      fields_csv_header(f, &dt, NULL);
+		      for (size_t i = 0; i < sizeof(drows) / sizeof(drows[0]); i++)
+			      fields_csv_row(f, &dt, &drows[i], NULL);
+	      }),
+	      "u,ns,sns,flag,pct\n12,12,12,1,12.90\n0,0,-3,1,-3.70\n0,0,0,1,0.25\n0,0,0,0,0.00\n");
 	return harness_done();
 }

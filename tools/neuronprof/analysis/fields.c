@@ -79,8 +79,22 @@ static union field_val field_value(const struct field *fd, const void *row)
 		return v;
 	case FS_DOUBLE:
 		memcpy(&d, p, sizeof(d));
-		if (fd->kind == FK_PCT)
+		/* Read as anything but a percentage: its whole part, or whether it is 0. */
+		switch (fd->kind) {
+		case FK_PCT:
 			v.d = d;
+			break;
+		case FK_SNS:
+			v.i = (int64_t)d;
+			break;
+		case FK_BOOL:
+		case FK_FLAG:
+			v.b = d != 0;
+			break;
+		default:
+			v.u = d > 0 ? (uint64_t)d : 0;
+			break;
+		}
 		return v;
 	case FS_BOOL:
 		n = *(const bool *)p;

@@ -58,7 +58,7 @@ enum field_store {
 	FS_NONE,	/* not a member: an accessor */
 	FS_UINT,	/* an unsigned integer (or enum) of 1, 2, 4 or 8 bytes */
 	FS_INT,		/* a signed integer of 1, 2, 4 or 8 bytes */
-	FS_DOUBLE,
+	FS_DOUBLE,	/* itself as FK_PCT, else its whole part (unsigned: 0 if negative) */
 	FS_BOOL,
 	FS_STR,		/* a pointer to a string, not an array */
 };
