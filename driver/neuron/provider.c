@@ -421,15 +421,21 @@ out:
 /*
  * A queue the runtime put in device memory cannot be read: refuse it here,
  * where the caller gets an errno; if it is programmed there later, its ring
- * gets NEURONPROF_RING_UNREADABLE (nprof_nn_queue_programmed()).
+ * gets NEURONPROF_RING_UNREADABLE (nprof_nn_queue_programmed()). A queue
+ * subscribed has the core's handle of it in dev->subscribed, on which the
+ * head write begins its spans.
  */
 static int nprof_nn_queue_start(struct nprof_drmdev *ndev, const struct nprof_queue_id *q)
 {
 	struct nprof_nn_device *dev = nprof_device_priv(ndev);
+	/* The core made its queue before this first start (nprof_queue_handle()). */
+	struct nprof_queue *handle = nprof_queue_handle(ndev, q);
 	struct nprof_nn_queue *nq;
 	unsigned long key;
 	int ret = 0;
 
+	if (!handle)
+		return -ENOENT;
 	mutex_lock(&dev->lock);
 	xa_for_each(&dev->queues, key, nq) {
 		if (memcmp(&nq->q, q, sizeof(*q)))
@@ -445,8 +451,7 @@ static int nprof_nn_queue_start(struct nprof_drmdev *ndev, const struct nprof_qu
 		dev_info(&dev->pdev->dev, "queue %u/%u/%u/%u is in device memory: cannot subscribe\n",
 			 q->kind, q->index, q->type, q->engine);
 	else
-		ret = xa_err(xa_store(&dev->subscribed, nprof_nn_slot(q),
-				      nprof_queue_handle(ndev, q), GFP_KERNEL));
+		ret = xa_err(xa_store(&dev->subscribed, nprof_nn_slot(q), handle, GFP_KERNEL));
 	mutex_unlock(&dev->lock);
 	return ret;
 }
