@@ -342,9 +342,13 @@ int main(int argc, char **argv)
 	int i;
 
 	snprintf(dir, sizeof(dir), "%s/nprof-bench-XXXXXX", base);
-	if (!mib || rounds < 1 || !mkdtemp(dir)) {
-		fprintf(stderr, "ntff_reader: usage: ntff_reader [MiB [ROUNDS]]; scratch directory in %s\n",
-			base);
+	if (!mib || rounds < 1) {
+		fprintf(stderr, "ntff_reader: usage: ntff_reader [MiB [ROUNDS]] (MiB and ROUNDS at least 1)\n");
+		return 1;
+	}
+	if (!mkdtemp(dir)) {
+		fprintf(stderr, "ntff_reader: cannot create a scratch directory in %s (BENCH_DIR): %s\n",
+			base, strerror(errno));
 		return 1;
 	}
 	snprintf(path, sizeof(path), "%s/big.ntff", dir);
