@@ -9,6 +9,7 @@
 
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/poll.h>
 #include <linux/sched.h>
 #include <linux/rcupdate.h>
 #include <linux/sizes.h>
@@ -329,6 +330,21 @@ static inline void nprof_kring_sync_consumer(struct nprof_kring *ring)
 		ring->cons = pos;
 	else
 		nprof_kring_set_flags(ring, NEURONPROF_RING_BAD_CONSUMER);
+}
+
+/**
+ * nprof_sub_wake() - wake @sub's readers, if any wait.
+ * @sub: the subscription.
+ *
+ * After the queue's lock that published what they wait for is dropped: the
+ * lock orders the waitqueue_active() load (nprof_wake()), so a
+ * subscription nobody waits on costs that load, not the wait queue's lock.
+ */
+static inline void nprof_sub_wake(struct nprof_sub *sub)
+{
+	/* Ordered by the queue's lock, dropped before: see nprof_wake(). */
+	if (waitqueue_active(&sub->wq))
+		wake_up_interruptible_poll(&sub->wq, EPOLLIN | EPOLLRDNORM);
 }
 
 /* neuronprof_device.c: SIM_EXEC arguments checked against the device. */

@@ -84,11 +84,8 @@ static void nprof_wake(struct nprof_sub **subs, u32 n)
 {
 	u32 i;
 
-	for (i = 0; i < n; i++) {
-		/* Ordered by the queue's lock, as above. */
-		if (waitqueue_active(&subs[i]->wq))
-			wake_up_interruptible_poll(&subs[i]->wq, EPOLLIN | EPOLLRDNORM);
-	}
+	for (i = 0; i < n; i++)
+		nprof_sub_wake(subs[i]);
 }
 
 /*
@@ -565,37 +562,6 @@ static void nprof_kring_put_packed(struct nprof_kring *ring,
 }
 
 /**
- * nprof_notify_begin_packed() - reserve room in a queue's ring to write one
- *	packed raw record in place.
- * @ndev: the device (NEURONPROF_CAP_RAW_PACKED).
- * @q: the queue.
- * @slots: ring entries of the record the provider would write
- *	(NEURONPROF_RAW_PACKED_SLOTS() of its bytes), 2 to NPROF_NOTIFY_BATCH_MAX.
- * @es: bytes of one device entry (a record holds whole ones).
- * @span: out: where to write it.
- *
- * As nprof_notify_begin(), for records: @span->count is the contiguous
- * room, at most @slots, and either 0 (no room for a header and one device
- * entry) or at least that. When the room before the end of the data area
- * is too small for that and the room at its start is not, fillers are put
- * there and the span starts at the start. The provider writes the header
- * (seq @span->seq, queue_type @span->queue_type, engine @span->engine) and
- * the bytes after it, and calls nprof_notify_end_packed().
- *
- * Context: any; the provider must not sleep between begin and end.
- * Return: 0 with the lock held, or -ENOENT as nprof_notify_begin().
- */
-int nprof_notify_begin_packed(struct nprof_drmdev *ndev, const struct nprof_queue_id *q,
-			      u32 slots, u32 es, struct nprof_notify_span *span)
-	__acquires(span->sub->lock)
-{
-	if (slots < 2 || slots > NPROF_NOTIFY_BATCH_MAX || !es)
-		return -ENOENT;
-	return nprof_span_reserve(ndev, q, slots, NEURONPROF_RAW_PACKED_SLOTS(es), span);
-}
-EXPORT_SYMBOL_GPL(nprof_notify_begin_packed);
-
-/**
  * nprof_queue_handle() - the core's queue of a queue address, for
  *	nprof_notify_begin_packed_at().
  * @ndev: the device.
@@ -654,6 +620,39 @@ int nprof_notify_begin_packed_at(struct nprof_queue *queue, u32 slots, u32 es,
 	return 0;	/* rcu_read_lock() and the lock held until the end */
 }
 EXPORT_SYMBOL_GPL(nprof_notify_begin_packed_at);
+
+/**
+ * nprof_notify_begin_packed() - reserve room in a queue's ring to write one
+ *	packed raw record in place.
+ * @ndev: the device (NEURONPROF_CAP_RAW_PACKED).
+ * @q: the queue.
+ * @slots: ring entries of the record the provider would write
+ *	(NEURONPROF_RAW_PACKED_SLOTS() of its bytes), 2 to NPROF_NOTIFY_BATCH_MAX.
+ * @es: bytes of one device entry (a record holds whole ones).
+ * @span: out: where to write it.
+ *
+ * As nprof_notify_begin(), for records: @span->count is the contiguous
+ * room, at most @slots, and either 0 (no room for a header and one device
+ * entry) or at least that. When the room before the end of the data area
+ * is too small for that and the room at its start is not, fillers are put
+ * there and the span starts at the start. The provider writes the header
+ * (seq @span->seq, queue_type @span->queue_type, engine @span->engine) and
+ * the bytes after it, and calls nprof_notify_end_packed().
+ *
+ * The queue's handle (nprof_queue_handle()) looked up for this one span:
+ * nprof_notify_begin_packed_at() is the same span for a provider that keeps
+ * the handle.
+ *
+ * Context: any; the provider must not sleep between begin and end.
+ * Return: 0 with the lock held, or -ENOENT as nprof_notify_begin().
+ */
+int nprof_notify_begin_packed(struct nprof_drmdev *ndev, const struct nprof_queue_id *q,
+			      u32 slots, u32 es, struct nprof_notify_span *span)
+	__acquires(span->sub->lock)
+{
+	return nprof_notify_begin_packed_at(nprof_queue_handle(ndev, q), slots, es, span);
+}
+EXPORT_SYMBOL_GPL(nprof_notify_begin_packed);
 
 /* @ring's readers are due a wakeup: its unread bytes went from @unread across the watermark. */
 static bool nprof_kring_crossed(const struct nprof_kring *ring, u64 unread)

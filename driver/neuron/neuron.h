@@ -248,12 +248,6 @@ static inline struct nprof_queue *nprof_nn_subscription(struct nprof_nn_device *
 	return xa_load(&dev->subscribed, nprof_nn_slot(q));
 }
 
-static inline bool nprof_nn_is_subscribed(struct nprof_nn_device *dev,
-					  const struct nprof_queue_id *q)
-{
-	return nprof_nn_subscription(dev, q);
-}
-
 /*
  * Head values: what a value the runtime writes to a head register means,
  * given the calibrated facts: the ring position it stands for

@@ -348,7 +348,7 @@ static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
 	if (unreadable) {
 		dev_info_ratelimited(&dev->pdev->dev, "queue %u/%u/%u/%u: in device memory, not captured\n",
 				     q.kind, q.index, q.type, q.engine);
-		if (dev->ndev && nprof_nn_is_subscribed(dev, &q))
+		if (dev->ndev && nprof_nn_subscription(dev, &q))
 			nprof_queue_set_flags(dev->ndev, &q, NEURONPROF_RING_UNREADABLE);
 	}
 unlock:

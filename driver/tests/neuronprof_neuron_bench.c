@@ -250,17 +250,6 @@ static void nb_ratio(struct kunit *test)
 		   mr / 1000, mr % 1000 / 10, NB_RUNS);
 }
 
-/*
- * The wakeup of a subscription, as nprof_wake() does it after the queue's
- * lock is dropped (the lock orders it; nobody waits here).
- */
-static void nb_wake(struct nprof_sub *sub)
-{
-	/* Ordered by the queue's lock in the core; the bench's look, unordered. */
-	if (waitqueue_active(&sub->wq))
-		wake_up_interruptible_poll(&sub->wq, EPOLLIN | EPOLLRDNORM);
-}
-
 /* Stands for a queue's spinlock in the timing of the pieces. */
 static DEFINE_SPINLOCK(nb_lock);
 
@@ -291,7 +280,7 @@ static DEFINE_SPINLOCK(nb_lock);
  * does it (nprof_notify_begin_packed_at(): lock with interrupts off, room,
  * publication; nprof_notify_begin_packed(), which looks the queue up by its
  * address, is printed apart); the wakeup of a ring nobody
- * waits on, as the core does it (nprof_wake(): a waitqueue_active() load
+ * waits on, as the core does it (nprof_sub_wake(): a waitqueue_active() load
  * and no wake_up(); the wake_up() it skips is printed apart); a memcpy() of
  * one entry. Their sum is compared with a head write of one device entry.
  * The first line is the format the figures have had since the bench began
@@ -344,10 +333,11 @@ static void nb_bounds(struct kunit *test)
 			 pos = nprof_nn_head_pos(&dev->arch, nq->es, nq->size, h);
 			 sink += nprof_nn_consumed(&dev->arch, nq->es, nq->size, nq->head, pos,
 						   &first));
-	tsub = NB_TIME(sink += nprof_nn_is_subscribed(dev, &nq->q); OPTIMIZER_HIDE_VAR(dev));
+	tsub = NB_TIME(sink += (unsigned long)nprof_nn_subscription(dev, &nq->q);
+		       OPTIMIZER_HIDE_VAR(dev));
 	tirq = NB_TIME(spin_lock_irqsave(&nb_lock, flags); spin_unlock_irqrestore(&nb_lock, flags));
 	tnoirq = NB_TIME(spin_lock(&nb_lock); spin_unlock(&nb_lock));
-	twake = NB_TIME(nb_wake(c->sub));
+	twake = NB_TIME(nprof_sub_wake(c->sub));
 	twakeup = NB_TIME(wake_up_interruptible_poll(&c->sub->wq, EPOLLIN | EPOLLRDNORM));
 	tcpy = NB_TIME(memcpy(entry, c->ring, NB_ES); OPTIMIZER_HIDE_VAR(entry[0]));
 	t1 = NB_TIME(nb_head_write(c, 1));
