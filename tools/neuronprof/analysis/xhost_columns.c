@@ -55,7 +55,6 @@ const struct field_table machine_fields = FIELD_TABLE(machine_columns);
  * its sides' labels filled by mexec_row().
  */
 
-
 /* The accessors of one side of an execution index, @side: slow or fast. */
 #define MEXEC_SIDE_GET(side)								\
 	FIELD_GET(mx_##side##_label, struct mexec_row, s, r->side)			\
