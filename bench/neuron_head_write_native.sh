@@ -10,8 +10,10 @@
 # alternatives, so not the ERMS rep movsb of a kernel on an instance).
 # Prints the interrupts-off span figures, what each piece of a head write
 # costs timed alone, a table of head writes of 1, 8, 64 and 512 entries
-# against memcpy, then the per-run figures of 64 entries of 64 bytes, and
-# last the median of 5 paired runs of head write / memcpy (the goal's figure). Information for a
+# against memcpy, then the per-run figures of 64 entries of 64 bytes, the
+# floor (the capture time's clock read and the memcpy at the ring's layout,
+# nothing else), and last the median of 5 paired runs of head write /
+# memcpy (the goal's figure). Information for a
 # person, not a pass/fail check (no timed assertion): it fails only when
 # the suite cannot run or a head write lost entries.
 #
