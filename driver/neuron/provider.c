@@ -346,8 +346,11 @@ static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
 	nq->synced = hq->fresh || dev->arch.head_read == NPROF_NN_HEAD_READ_LAST;
 	mutex_unlock(&nq->lock);
 	if (unreadable) {
-		dev_info_ratelimited(&dev->pdev->dev, "queue %u/%u/%u/%u: in device memory, not captured\n",
-				     q.kind, q.index, q.type, q.engine);
+		dev_info_ratelimited(&dev->pdev->dev, "queue %u/%u/%u/%u: its ring cannot be read (%s), not captured\n",
+				     q.kind, q.index, q.type, q.engine,
+				     hq->on_host ? "host memory without a kernel address" :
+				     hq->io ? "no memory for its bounce buffer" :
+				     "device memory that BAR4 does not cover");
 		if (dev->ndev && nprof_nn_subscription(dev, &q))
 			nprof_queue_set_flags(dev->ndev, &q, NEURONPROF_RING_UNREADABLE);
 	}
@@ -419,9 +422,10 @@ out:
 }
 
 /*
- * A queue the runtime put in device memory cannot be read: refuse it here,
- * where the caller gets an errno; if it is programmed there later, its ring
- * gets NEURONPROF_RING_UNREADABLE (nprof_nn_queue_programmed()). A queue
+ * A queue whose ring cannot be read (in device memory that BAR4 does not
+ * cover, nprof_nn_queue_programmed()) is refused here, where the caller
+ * gets an errno; if it is programmed there later, its ring gets
+ * NEURONPROF_RING_UNREADABLE (nprof_nn_queue_programmed()). A queue
  * subscribed has the core's handle of it in dev->subscribed, on which the
  * head write begins its spans.
  */
@@ -448,7 +452,7 @@ static int nprof_nn_queue_start(struct nprof_drmdev *ndev, const struct nprof_qu
 		mutex_unlock(&nq->lock);
 	}
 	if (ret)
-		dev_info(&dev->pdev->dev, "queue %u/%u/%u/%u is in device memory: cannot subscribe\n",
+		dev_info(&dev->pdev->dev, "queue %u/%u/%u/%u: its ring cannot be read: cannot subscribe\n",
 			 q->kind, q->index, q->type, q->engine);
 	else
 		ret = xa_err(xa_store(&dev->subscribed, nprof_nn_slot(q), handle, GFP_KERNEL));
