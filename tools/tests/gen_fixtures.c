@@ -261,6 +261,9 @@ static uint64_t fixture_iter_first, fixture_iter_last;
 /* Entries per append with --split; 0: each queue in one append. */
 static size_t fixture_chunk;
 
+/* --ring-flags: NEURONPROF_RING_* bits every queue's record carries. */
+static uint32_t fixture_ring_flags;
+
 /* Appends entries [@from, @from + @n) of @q, with its losses if @from is 0. */
 static void append_queue(struct nprof_ntff_writer *w, const struct queue *q, size_t from,
 			 size_t n)
@@ -272,7 +275,8 @@ static void append_queue(struct nprof_ntff_writer *w, const struct queue *q, siz
 		.target_index = q->index,
 		.engine = q->engine,
 		.entry_size = ENTRY,
-		.ring_flags = q->lost && !from ? NEURONPROF_RING_OVERFLOWED : 0,
+		.ring_flags = (q->lost && !from ? NEURONPROF_RING_OVERFLOWED : 0) |
+			      fixture_ring_flags,
 		.lost_count = from ? 0 : q->lost,
 	};
 
@@ -864,6 +868,8 @@ static const char usage_text[] =
 	"       gen_fixtures [--split C] --fleet N DIR    N machines' recordings\n"
 	"       gen_fixtures [--split C] --loss DIR       the planted-loss fixtures\n"
 	"       gen_fixtures [--split C] --errors DIR     errors of two codes on two cores\n"
+	"       gen_fixtures --ring-flags F ...           any of these, every queue's record\n"
+	"                                                 carrying ring flags F (NEURONPROF_RING_*)\n"
 	"       gen_fixtures --exec-range A-B ...         any of these, holding executions A-B\n"
 	"       gen_fixtures --iter-range A-B ...         any of these, holding iterations A-B\n"
 	"                                                 (3 seqs left out before each entry)\n"
@@ -900,6 +906,19 @@ int main(int argc, char **argv)
 	if (!range_option(&argc, &argv, "--exec-range", &fixture_exec_first, &fixture_exec_last) ||
 	    !range_option(&argc, &argv, "--iter-range", &fixture_iter_first, &fixture_iter_last))
 		return 2;
+	if (argc > 2 && !strcmp(argv[1], "--ring-flags")) {
+		char *end;
+		unsigned long v = strtoul(argv[2], &end, 0);
+
+		if (*end || !v || v > UINT32_MAX) {
+			fprintf(stderr, "gen_fixtures: --ring-flags needs non-zero flag bits, not '%s'\n",
+				argv[2]);
+			return 2;
+		}
+		fixture_ring_flags = (uint32_t)v;
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc > 2 && !strcmp(argv[1], "--split")) {
 		fixture_chunk = strtoull(argv[2], NULL, 0);
 		if (!fixture_chunk) {

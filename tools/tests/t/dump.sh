@@ -62,3 +62,20 @@ run "dump: a record's trimmed_count (text and JSON, where not 0)" t_dump_trimmed
 
 run "dump of a directory: exit 1, says so" \
 	expect_exit 1 "is a directory; dump reads one NTFF file" "$np" dump "$prof"
+
+# The ring flags a record keeps, each said in words: an unreadable ring's
+# queue holds no entries because the provider could not read it, and the
+# text says where such a queue is (neuron: device memory BAR4 does not cover).
+t_dump_ring_flags() {
+	rm -rf "$tmp/dflags" &&
+	"$gen" --ring-flags 0xf "$tmp/dflags" >/dev/null || return 1
+	"$np" dump --no-entries "$tmp/dflags/basic.ntff" >"$tmp/d" || return 1
+	count_is 14 'ring flags 0xf \(overflowed: entries were lost, dead: the device went away, bad consumer position, unreadable: the provider could not read this queue \(neuron: in device memory that BAR4 does not cover\), its entries are not here\)$' "$tmp/d" &&
+	"$np" dump --no-entries "$basic" >"$tmp/d" &&
+	count_is 0 'unreadable' "$tmp/d" &&
+	expect_exit 2 "--ring-flags needs non-zero flag bits, not '0'" \
+		"$gen" --ring-flags 0 "$tmp/dflags0" &&
+	expect_exit 2 "--ring-flags needs non-zero flag bits, not '4x'" \
+		"$gen" --ring-flags 4x "$tmp/dflags0"
+}
+run "dump: every ring flag in words (an unreadable ring says why its entries are missing); gen_fixtures --ring-flags refuses none and junk" t_dump_ring_flags
