@@ -162,8 +162,7 @@ static void entry_json(struct json *j, const struct prof_file *f, const struct e
  * What a queue's ring flags say, for the text dump: " (overflowed,
  * unreadable: ...)", or "" for none. A queue the provider could not read
  * (a neuron queue in device memory that BAR4 does not cover) holds no
- * entries for that reason, not
- * because nothing happened.
+ * entries for that reason, not because nothing happened.
  */
 static const char *ring_flags_text(uint32_t f, char *buf, size_t len)
 {
