@@ -251,11 +251,16 @@ static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
 	unsigned long key = nprof_nn_ident(&hq->qid);
 	u32 written = 0;
 	bool written_ok = false;
-	/* Host memory through its kernel address, device memory through BAR4. */
-	bool unreadable = hq->on_host ? !hq->va : !hq->io;
+	/* Why the ring cannot be read, or NULL. */
+	const char *unreadable = NULL;
 	u8 *bounce = NULL;
 	u32 es;
 
+	/* Host memory is read through its kernel address, device memory through BAR4. */
+	if (hq->on_host && !hq->va)
+		unreadable = "host memory without a kernel address";
+	else if (!hq->on_host && !hq->io)
+		unreadable = "device memory that BAR4 does not cover";
 	nprof_nn_cal_programmed(hd, hq);
 	down_read(&nprof_nn_lock);
 	dev = nprof_nn_find(hd);
@@ -277,7 +282,7 @@ static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
 		/* A head write copies at most NPROF_NN_SPAN ring entries per round. */
 		bounce = kmalloc(NPROF_NN_SPAN * NEURONPROF_RAW_BYTES_PER_ENTRY, GFP_KERNEL);
 		if (!bounce)
-			unreadable = true;
+			unreadable = "no memory for its bounce buffer";
 	}
 	mutex_lock(&dev->lock);
 	nq = xa_load(&dev->queues, key);
@@ -347,10 +352,7 @@ static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
 	mutex_unlock(&nq->lock);
 	if (unreadable) {
 		dev_info_ratelimited(&dev->pdev->dev, "queue %u/%u/%u/%u: its ring cannot be read (%s), not captured\n",
-				     q.kind, q.index, q.type, q.engine,
-				     hq->on_host ? "host memory without a kernel address" :
-				     hq->io ? "no memory for its bounce buffer" :
-				     "device memory that BAR4 does not cover");
+				     q.kind, q.index, q.type, q.engine, unreadable);
 		if (dev->ndev && nprof_nn_subscription(dev, &q))
 			nprof_queue_set_flags(dev->ndev, &q, NEURONPROF_RING_UNREADABLE);
 	}
