@@ -25,8 +25,7 @@
  * and where their registers are, is in trn_emu_regs.h.
  *
  * The BARs are guest memory, so the driver's register writes are not
- * trapped. This model's thread (``neuronprof_udma``, on the VM's other
- * CPU while the driver polls: the rig's VM has two) looks at each core's
+ * trapped. This model's thread (``neuronprof_udma``) looks at each core's
  * queue every ``udma_poll_us`` (default 10) microseconds when idle: it
  * exchanges each tail-increment register with 0 (an atomic xchg, so a
  * write lands either before the exchange, and is taken, or after it, and
@@ -57,9 +56,19 @@
  * until the queue is reset. ``udma`` (debugfs) shows each core's queue:
  * engine offset, queue, heads, pairs and bytes copied, errors, halted.
  * The thread runs at the lowest real-time priority (sched_set_fifo_low()),
- * so that a copy does not wait behind the VM's other tasks on that CPU (an
- * engine does not share a CPU). The copy's speed is the model's (memcpy in
- * the VM, and the thread's wake-up under QEMU), not a PCIe link's.
+ * so that a copy does not wait behind the VM's other tasks on its CPU (an
+ * engine does not share a CPU). That CPU may be the one where the driver
+ * polls: the scheduler wakes the thread where it last ran, and does not
+ * move it away from a task of the normal class. The poll is in process
+ * context, under a mutex, and never sleeps, so the thread runs there only
+ * if it can preempt the poll: the guest must be fully preemptible
+ * (``preempt=full``, which the rig passes). With the voluntary preemption
+ * Debian's kernel boots with, the copy waits out the driver's timeout
+ * (hundreds of seconds in its QEMU mode) and the guest's watchdog reports
+ * a soft lockup; the rig's dmacopy check runs one copy with the thread
+ * and the driver pinned to the same CPU to show it does not. The copy's
+ * speed is the model's (memcpy in the VM, and the thread's wake-up under
+ * QEMU), not a PCIe link's.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

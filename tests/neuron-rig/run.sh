@@ -200,10 +200,16 @@ check_capture() {
 # microsecond, which would put an emulation artefact into every timestamp
 # the provider takes. RIG_VM_APPEND adds to the guest's command line (the
 # last clocksource= wins: RIG_VM_APPEND=clocksource=hpet to compare).
+# The guest is fully preemptible (preempt=full; Debian's kernel boots with
+# voluntary preemption): the vendor's DMA copy polls for its completion in
+# the ioctl, in process context under a mutex, and the device model's
+# thread that executes the copy (trn_emu_udma.c), when it is woken on the
+# CPU where the driver polls, must preempt the poll, as an engine does not
+# wait for the CPU (the dmacopy check's shared-CPU copy shows it).
 out=$work/out
 vm_run() {
 	mkdir -p "$out"
-	VM_MEM=8G VM_APPEND="memmap=4352M\$0x100000000 tsc=reliable clocksource=tsc ${RIG_VM_APPEND:-}" \
+	VM_MEM=8G VM_APPEND="memmap=4352M\$0x100000000 tsc=reliable clocksource=tsc preempt=full ${RIG_VM_APPEND:-}" \
 		bash "$repo/scripts/vm-run.sh" --timeout "${VM_TIMEOUT:-1200}" --outdir "$out" \
 		--ko "$work/tree/neuron.ko" --ko "$emu" --ko "$repo/driver/core/neuronprof.ko" \
 		--ko "${RIG_PROVIDER:-$repo/driver/neuron/neuronprof_neuron.ko}" \
@@ -715,7 +721,10 @@ personas() {
 # dmacopy PREFIX COPIES: the vendor's own DMA copy on each core's
 # host-device queue, which the device model executes (trn_emu_udma.c):
 # MEM_BUF_COPY to and from device memory and MEM_COPY from it to host
-# memory must bring every byte back.
+# memory must bring every byte back. Then one more copy (the first
+# copy's core, 4096 bytes) with the model's thread and nrt_play both on
+# CPU 0: the copy completes only if the thread preempts the driver's poll
+# (preempt=full, above); the thread's affinity is given back after it.
 dmacopy() {
 	[ "${RIG_DMA:-1}" = 1 ] || return 0
 	for c in \$2; do
@@ -723,6 +732,13 @@ dmacopy() {
 		echo \$? >>/out/\$1dmacopy.rc
 	done
 	cat /sys/kernel/debug/neuronprof_trn_emu/udma >/out/\$1dmacopy.udma 2>&1
+	for f in /proc/[0-9]*/comm; do
+		[ "\$(cat \$f 2>/dev/null)" = neuronprof_udma ] || continue
+		t=\${f%/comm}
+		t=\${t#/proc/}
+	done
+	c=\${2%% *}
+	{ taskset -p 1 \$t && taskset 1 /rig/nrt_play dmacopy:\${c%%:*}:4096:1; echo "rc \$?"; taskset -p ffffffff \$t; } >/out/\$1dmacopy-shared.out 2>&1
 }
 probe v2 ""
 dmacopy "" "$dma_v2"
@@ -1022,6 +1038,9 @@ dma_checks() {
 		! grep -q 'errors [1-9]' "$out/$1dmacopy.udma"
 	rc=$?	# before the command substitution below changes $?
 	result "the vendor's DMA copy (MEM_BUF_COPY, MEM_COPY) through device memory brings every byte back on each core's host-device queue ($2: $copies; the device model's UDMA: $(tr '\n' ';' <"$out/$1dmacopy.udma" 2>/dev/null))" $rc "$out/$1dmacopy.out"
+	grep -q "new affinity mask: 1$" "$out/$1dmacopy-shared.out" 2>/dev/null &&
+		grep -q '^dmacopy ok' "$out/$1dmacopy-shared.out" && grep -qx 'rc 0' "$out/$1dmacopy-shared.out"
+	result "$2: a DMA copy completes while the driver polls for it on the CPU the device model's thread is on (both on CPU 0)" $? "$out/$1dmacopy-shared.out"
 }
 dma_checks "" trn1 "$dma_v2"
 if [ $pers = 1 ]; then
