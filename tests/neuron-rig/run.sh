@@ -732,13 +732,19 @@ dmacopy() {
 		echo \$? >>/out/\$1dmacopy.rc
 	done
 	cat /sys/kernel/debug/neuronprof_trn_emu/udma >/out/\$1dmacopy.udma 2>&1
+	udma_pid=
 	for f in /proc/[0-9]*/comm; do
 		[ "\$(cat \$f 2>/dev/null)" = neuronprof_udma ] || continue
-		t=\${f%/comm}
-		t=\${t#/proc/}
+		udma_pid=\${f%/comm}
+		udma_pid=\${udma_pid#/proc/}
 	done
-	c=\${2%% *}
-	{ taskset -p 1 \$t && taskset 1 /rig/nrt_play dmacopy:\${c%%:*}:4096:1; echo "rc \$?"; taskset -p ffffffff \$t; } >/out/\$1dmacopy-shared.out 2>&1
+	first=\${2%% *}
+	{
+		[ -n "\$udma_pid" ] || echo "no neuronprof_udma thread"
+		taskset -p 1 \$udma_pid && taskset 1 /rig/nrt_play dmacopy:\${first%%:*}:4096:1
+		echo "rc \$?"
+		taskset -p ffffffff \$udma_pid
+	} >/out/\$1dmacopy-shared.out 2>&1
 }
 probe v2 ""
 dmacopy "" "$dma_v2"
