@@ -114,8 +114,9 @@ static_assert(NPROF_NN_NQ_TYPES == 6);
  * @bounce: for a ring in device memory: what one round of a head write
  *	copies, read from @io first (NPROF_NN_SPAN raw entries' bytes, 16 KiB;
  *	kmalloc(): physically contiguous, as the vendor's DMA copy needs).
- * @on_host: the ring can be read: in host memory, or in device memory
- *	through BAR4 (a subscription to one that cannot is refused).
+ * @unreadable: why the ring cannot be read, or NULL when it can (host
+ *	memory through its kernel address, device memory through BAR4); a
+ *	subscription to one that cannot is refused, naming this.
  * @size: bytes of the ring.
  * @es: bytes of its entries (its type's).
  * @head: position of the last head the runtime wrote (head_mode units,
@@ -140,7 +141,7 @@ struct nprof_nn_queue {
 	void *va;
 	void __iomem *io;
 	u8 *bounce;
-	bool on_host;
+	const char *unreadable;
 	u32 size;
 	u32 es;
 	u32 head;

@@ -326,7 +326,7 @@ static void nprof_nn_queue_programmed(const struct neuron_nq_hook_dev *hd,
 	nq->io = unreadable || hq->on_host ? NULL : hq->io;
 	if (nq->io && !nq->bounce)
 		swap(nq->bounce, bounce);
-	nq->on_host = !unreadable;
+	nq->unreadable = unreadable;
 	nq->size = hq->size;
 	nq->es = es;
 	/*
@@ -386,9 +386,9 @@ static void nprof_nn_queue_halted(const struct neuron_nq_hook_dev *hd,
 		ndev = READ_ONCE(dev->ndev);
 		if (ndev && nq->q.kind == NEURONPROF_TARGET_CORE)
 			nprof_queues_flushed(ndev, nq->q.index);
-	} else if (!nq->on_host && !hq->on_host) {
+	} else if (nq->unreadable && !hq->on_host) {
 		/* The queue in device memory is gone: nothing refuses a subscriber now. */
-		nq->on_host = true;
+		nq->unreadable = NULL;
 	}
 	mutex_unlock(&nq->lock);
 out:
@@ -424,9 +424,10 @@ out:
 }
 
 /*
- * A queue whose ring cannot be read (in device memory that BAR4 does not
- * cover, nprof_nn_queue_programmed()) is refused here, where the caller
- * gets an errno; if it is programmed there later, its ring gets
+ * A queue whose ring cannot be read (nprof_nn_queue_programmed() decides
+ * why: in device memory that BAR4 does not cover, say) is refused here,
+ * where the caller gets an errno and the log the reason; if it is
+ * programmed there later, its ring gets
  * NEURONPROF_RING_UNREADABLE (nprof_nn_queue_programmed()). A queue
  * subscribed has the core's handle of it in dev->subscribed, on which the
  * head write begins its spans.
@@ -437,6 +438,7 @@ static int nprof_nn_queue_start(struct nprof_drmdev *ndev, const struct nprof_qu
 	/* The core made its queue before this first start (nprof_queue_handle()). */
 	struct nprof_queue *handle = nprof_queue_handle(ndev, q);
 	struct nprof_nn_queue *nq;
+	const char *unreadable = NULL;
 	unsigned long key;
 	int ret = 0;
 
@@ -447,15 +449,17 @@ static int nprof_nn_queue_start(struct nprof_drmdev *ndev, const struct nprof_qu
 		if (memcmp(&nq->q, q, sizeof(*q)))
 			continue;
 		mutex_lock(&nq->lock);
-		if (!nq->on_host)
+		if (nq->unreadable) {
+			unreadable = nq->unreadable;
 			ret = -EOPNOTSUPP;
+		}
 		/* Captures count from the subscription on. */
 		nq->captured = 0;
 		mutex_unlock(&nq->lock);
 	}
 	if (ret)
-		dev_info(&dev->pdev->dev, "queue %u/%u/%u/%u: its ring cannot be read: cannot subscribe\n",
-			 q->kind, q->index, q->type, q->engine);
+		dev_info(&dev->pdev->dev, "queue %u/%u/%u/%u: its ring cannot be read (%s): cannot subscribe\n",
+			 q->kind, q->index, q->type, q->engine, unreadable);
 	else
 		ret = xa_err(xa_store(&dev->subscribed, nprof_nn_slot(q), handle, GFP_KERNEL));
 	mutex_unlock(&dev->lock);

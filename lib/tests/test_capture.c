@@ -589,7 +589,7 @@ TEST(start_failure_unsubscribes_what_it_subscribed)
 TEST(start_failure_names_an_unreadable_queue)
 {
 	start_failure_case(1, EOPNOTSUPP,
-			   "cannot start a profile session on NC 6: cannot subscribe core 6 TRACE (type 0) engine 0 on (test device 0): the provider cannot read this queue where the runtime put it (neuron: in device memory that the vendor's BAR4 mapping does not cover; Documentation/hardware.rst)",
+			   "cannot start a profile session on NC 6: cannot subscribe core 6 TRACE (type 0) engine 0 on (test device 0): the provider cannot read this queue where the runtime put it (neuron: such as device memory that the vendor's BAR4 mapping does not cover; the kernel log names the reason; Documentation/hardware.rst)",
 			   false);
 }
 

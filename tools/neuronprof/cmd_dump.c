@@ -161,7 +161,7 @@ static void entry_json(struct json *j, const struct prof_file *f, const struct e
 /*
  * What a queue's ring flags say, for the text dump: " (overflowed,
  * unreadable: ...)", or "" for none. A queue the provider could not read
- * (a neuron queue in device memory that BAR4 does not cover) holds no
+ * (a neuron queue in device memory that BAR4 does not cover, say) holds no
  * entries for that reason, not because nothing happened.
  */
 static const char *ring_flags_text(uint32_t f, char *buf, size_t len)
@@ -171,8 +171,9 @@ static const char *ring_flags_text(uint32_t f, char *buf, size_t len)
 		{ NEURONPROF_RING_DEAD, "dead: the device went away" },
 		{ NEURONPROF_RING_BAD_CONSUMER, "bad consumer position" },
 		{ NEURONPROF_RING_UNREADABLE, "unreadable: the provider could not read this queue "
-					 "(neuron: in device memory that BAR4 does not cover), "
-					 "its entries are not here" },
+					 "(neuron: such as device memory that BAR4 does not "
+					 "cover; the kernel log names the reason), its entries "
+					 "are not here" },
 	};
 	size_t n = 0, i;
 

@@ -160,7 +160,7 @@ NPROF_API struct nprof_nq *nprof_nq_subscribe(struct nprof_device *dev,
 			return nprof_err_ptr(EBUSY, "cannot subscribe %s on %s: %s", what, dev->path, who);
 		}
 		if (ret == -EOPNOTSUPP)
-			return nprof_err_ptr(EOPNOTSUPP, "cannot subscribe %s on %s: the provider cannot read this queue where the runtime put it (neuron: in device memory that the vendor's BAR4 mapping does not cover; Documentation/hardware.rst)",
+			return nprof_err_ptr(EOPNOTSUPP, "cannot subscribe %s on %s: the provider cannot read this queue where the runtime put it (neuron: such as device memory that the vendor's BAR4 mapping does not cover; the kernel log names the reason; Documentation/hardware.rst)",
 					     what, dev->path);
 		return nprof_err_ptr(-ret, "cannot subscribe %s on %s with a %llu-byte ring: %s", what,
 				     dev->path, ring_size, strerror(-ret));

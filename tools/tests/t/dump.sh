@@ -65,12 +65,13 @@ run "dump of a directory: exit 1, says so" \
 
 # The ring flags a record keeps, each said in words: an unreadable ring's
 # queue holds no entries because the provider could not read it, and the
-# text says where such a queue is (neuron: device memory BAR4 does not cover).
+# text says where such a queue may be (neuron: device memory BAR4 does not
+# cover, say) and where the reason is.
 t_dump_ring_flags() {
 	rm -rf "$tmp/dflags" &&
 	"$gen" --ring-flags 0xf "$tmp/dflags" >/dev/null || return 1
 	"$np" dump --no-entries "$tmp/dflags/basic.ntff" >"$tmp/d" || return 1
-	count_is 14 'ring flags 0xf \(overflowed: entries were lost, dead: the device went away, bad consumer position, unreadable: the provider could not read this queue \(neuron: in device memory that BAR4 does not cover\), its entries are not here\)$' "$tmp/d" &&
+	count_is 14 'ring flags 0xf \(overflowed: entries were lost, dead: the device went away, bad consumer position, unreadable: the provider could not read this queue \(neuron: such as device memory that BAR4 does not cover; the kernel log names the reason\), its entries are not here\)$' "$tmp/d" &&
 	"$np" dump --no-entries "$basic" >"$tmp/d" &&
 	count_is 0 'unreadable' "$tmp/d" &&
 	expect_exit 2 "--ring-flags needs non-zero flag bits, not '0'" \
